@@ -1,0 +1,57 @@
+//! Money is integer haléře (1 Kč = 100 h), never floats.
+
+/// Largest amount a record may carry: 10^14 h = 1 000 000 000 000 Kč. Anything above is absurd
+/// for a live-game table and is rejected before any arithmetic can overflow.
+pub const MAX_AMOUNT_H: i64 = 100_000_000_000_000;
+
+/// Checks that an amount from a record is non-negative and not absurd.
+pub fn validate_amount(field: &str, amount_h: i64) -> Result<i64, crate::RecordError> {
+    if amount_h < 0 {
+        return Err(crate::RecordError::invalid(
+            field,
+            format!("amount must not be negative (got {amount_h} h)"),
+        ));
+    }
+    if amount_h > MAX_AMOUNT_H {
+        return Err(crate::RecordError::invalid(
+            field,
+            format!("amount {amount_h} h exceeds the absolute limit of {MAX_AMOUNT_H} h"),
+        ));
+    }
+    Ok(amount_h)
+}
+
+/// Formats haléře as Czech koruna, e.g. `900 000,00 Kč`.
+pub fn format_czk(amount_h: i64) -> String {
+    let sign = if amount_h < 0 { "-" } else { "" };
+    let abs = amount_h.unsigned_abs();
+    let koruna = (abs / 100).to_string();
+    let mut grouped = String::with_capacity(koruna.len() + koruna.len() / 3);
+    for (i, c) in koruna.chars().enumerate() {
+        if i > 0 && (koruna.len() - i) % 3 == 0 {
+            grouped.push(' ');
+        }
+        grouped.push(c);
+    }
+    format!("{sign}{grouped},{:02} Kč", abs % 100)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_with_thousands_and_halere() {
+        assert_eq!(format_czk(90_000_000), "900 000,00 Kč");
+        assert_eq!(format_czk(1_005), "10,05 Kč");
+        assert_eq!(format_czk(-250), "-2,50 Kč");
+        assert_eq!(format_czk(0), "0,00 Kč");
+    }
+
+    #[test]
+    fn rejects_negative_and_absurd_amounts() {
+        assert!(validate_amount("x", -1).is_err());
+        assert!(validate_amount("x", MAX_AMOUNT_H + 1).is_err());
+        assert_eq!(validate_amount("x", MAX_AMOUNT_H), Ok(MAX_AMOUNT_H));
+    }
+}

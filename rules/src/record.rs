@@ -1,0 +1,184 @@
+//! Round records as tables submit them. Parsing is strict: unknown fields are rejected.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::roulette::RouletteRound;
+use crate::RecordError;
+
+/// Games of the plan. Codes are short stable strings used in records, tables and reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameCode {
+    Roulette,
+    Blackjack,
+    UltimateTexasHoldem,
+    MoneyWheel1,
+    MoneyWheel2,
+    PokerCash,
+    OpenFaceChinese,
+    PokerTournament,
+}
+
+impl GameCode {
+    pub const ALL: [GameCode; 8] = [
+        GameCode::Roulette,
+        GameCode::Blackjack,
+        GameCode::UltimateTexasHoldem,
+        GameCode::MoneyWheel1,
+        GameCode::MoneyWheel2,
+        GameCode::PokerCash,
+        GameCode::OpenFaceChinese,
+        GameCode::PokerTournament,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameCode::Roulette => "roulette",
+            GameCode::Blackjack => "blackjack",
+            GameCode::UltimateTexasHoldem => "ultimate_texas_holdem",
+            GameCode::MoneyWheel1 => "money_wheel_1",
+            GameCode::MoneyWheel2 => "money_wheel_2",
+            GameCode::PokerCash => "poker_cash",
+            GameCode::OpenFaceChinese => "open_face_chinese",
+            GameCode::PokerTournament => "poker_tournament",
+        }
+    }
+
+    pub fn parse(code: &str) -> Option<GameCode> {
+        GameCode::ALL.into_iter().find(|g| g.as_str() == code)
+    }
+}
+
+impl std::fmt::Display for GameCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The fields every record has, read before the game-specific parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordHeader {
+    pub record_type: String,
+    pub table_id: String,
+    pub seq_no: u64,
+    pub plan_id: String,
+    pub game: Option<String>,
+}
+
+/// Largest sequence number accepted: 2^53 − 1, so every JSON implementation reads it exactly.
+pub const MAX_SEQ_NO: u64 = (1 << 53) - 1;
+
+fn required_str<'a>(record: &'a Value, field: &str) -> Result<&'a str, RecordError> {
+    match record.get(field) {
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(RecordError::invalid(field, "must be a string")),
+        None => Err(RecordError::invalid(field, "is required")),
+    }
+}
+
+/// Checks a short stable identifier: 1–64 characters of `A-Z a-z 0-9 _ - .`.
+pub fn validate_identifier(field: &str, value: &str) -> Result<(), RecordError> {
+    let ok = !value.is_empty()
+        && value.len() <= 64
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(RecordError::invalid(
+            field,
+            format!("`{value}` must be 1-64 characters of letters, digits, '_', '-' or '.'"),
+        ))
+    }
+}
+
+impl RecordHeader {
+    pub fn read(record: &Value) -> Result<RecordHeader, RecordError> {
+        if !record.is_object() {
+            return Err(RecordError::Malformed(
+                "record must be a JSON object".into(),
+            ));
+        }
+        let record_type = required_str(record, "type")?.to_owned();
+        let table_id = required_str(record, "table_id")?.to_owned();
+        validate_identifier("table_id", &table_id)?;
+        let seq_no = match record.get("seq_no") {
+            Some(v) => v.as_u64().filter(|n| *n <= MAX_SEQ_NO).ok_or_else(|| {
+                RecordError::invalid("seq_no", "must be an integer from 0 to 2^53-1")
+            })?,
+            None => return Err(RecordError::invalid("seq_no", "is required")),
+        };
+        let plan_id = required_str(record, "plan_id")?.to_owned();
+        let game = match record.get("game") {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(RecordError::invalid("game", "must be a string")),
+            None => None,
+        };
+        Ok(RecordHeader {
+            record_type,
+            table_id,
+            seq_no,
+            plan_id,
+            game,
+        })
+    }
+}
+
+/// A round of any supported game, fully parsed and structurally valid.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Round {
+    Roulette(RouletteRound),
+}
+
+impl Round {
+    /// Parses and structurally validates a `round` record. Plan-level checks (limits, payouts)
+    /// are not errors here: they become findings of the verdict.
+    pub fn parse(record: &Value) -> Result<Round, RecordError> {
+        let header = RecordHeader::read(record)?;
+        if header.record_type != "round" {
+            return Err(RecordError::UnsupportedType(header.record_type));
+        }
+        let code = header
+            .game
+            .as_deref()
+            .ok_or_else(|| RecordError::invalid("game", "is required for a round"))?;
+        let game = GameCode::parse(code)
+            .ok_or_else(|| RecordError::invalid("game", format!("unknown game code `{code}`")))?;
+        match game {
+            GameCode::Roulette => {
+                let round = RouletteRound::deserialize(record)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                round.validate()?;
+                Ok(Round::Roulette(round))
+            }
+            other => Err(RecordError::UnsupportedGame(other.to_string())),
+        }
+    }
+
+    pub fn game(&self) -> GameCode {
+        match self {
+            Round::Roulette(_) => GameCode::Roulette,
+        }
+    }
+
+    pub fn table_id(&self) -> &str {
+        match self {
+            Round::Roulette(r) => &r.table_id,
+        }
+    }
+
+    pub fn plan_id(&self) -> &str {
+        match self {
+            Round::Roulette(r) => &r.plan_id,
+        }
+    }
+
+    pub fn played_at(&self) -> chrono::DateTime<chrono::Utc> {
+        match self {
+            Round::Roulette(r) => r.played_at,
+        }
+    }
+}

@@ -1,0 +1,643 @@
+//! Ruleta (single zero, 37 pockets): records, adjudication and theoretical figures.
+
+pub mod call_bets;
+pub mod layout;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use self::call_bets::Chips;
+use self::layout::{Position, PositionClass, POCKETS};
+use crate::money::{format_czk, validate_amount};
+use crate::plan::{Plan, RoulettePlan};
+use crate::ratio::Ratio;
+use crate::record::{validate_identifier, GameCode, MAX_SEQ_NO};
+use crate::verdict::{BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
+use crate::{RecordError, RULES_VERSION};
+
+/// Most bets a single spin may carry; more is not a real table.
+pub const MAX_BETS_PER_ROUND: usize = 2_000;
+
+/// The only record type a round may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundType {
+    Round,
+}
+
+/// A roulette spin as the table reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouletteRound {
+    #[serde(rename = "type")]
+    pub record_type: RoundType,
+    pub game: GameCode,
+    pub table_id: String,
+    pub seq_no: u64,
+    pub plan_id: String,
+    /// The table's own id for the spin, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_id: Option<String>,
+    /// When the ball fell (or the spin was declared void), UTC.
+    pub played_at: DateTime<Utc>,
+    pub outcome: SpinOutcome,
+    pub bets: Vec<RouletteBet>,
+}
+
+/// The result of the spin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SpinOutcome {
+    /// The ball fell into this pocket.
+    Number { number: u8 },
+    /// "Chybné roztočení" / No-spin: the game is void and every stake is returned.
+    Void { reason: VoidReason },
+}
+
+/// Why a spin was declared void (Ruleta, 3. HRA).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VoidReason {
+    /// The wheel turned the same way as on the previous spin.
+    WheelNotReversed,
+    /// The ball was spun in the direction of the wheel.
+    BallSpunWithWheel,
+    /// The ball ran fewer than five revolutions (the inspector's call).
+    TooFewRevolutions,
+    /// Any other reason given by the inspector.
+    InspectorDecision,
+}
+
+impl VoidReason {
+    fn as_str(self) -> &'static str {
+        match self {
+            VoidReason::WheelNotReversed => "wheel_not_reversed",
+            VoidReason::BallSpunWithWheel => "ball_spun_with_wheel",
+            VoidReason::TooFewRevolutions => "too_few_revolutions",
+            VoidReason::InspectorDecision => "inspector_decision",
+        }
+    }
+}
+
+/// Bets of the layout and the call bets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BetKind {
+    Straight,
+    Split,
+    Street,
+    Corner,
+    SixLine,
+    #[serde(rename = "dozen_1")]
+    Dozen1,
+    #[serde(rename = "dozen_2")]
+    Dozen2,
+    #[serde(rename = "dozen_3")]
+    Dozen3,
+    #[serde(rename = "column_1")]
+    Column1,
+    #[serde(rename = "column_2")]
+    Column2,
+    #[serde(rename = "column_3")]
+    Column3,
+    Red,
+    Black,
+    Odd,
+    Even,
+    Low,
+    High,
+    /// A number and two wheel neighbours each side: 5 straights.
+    Neighbours,
+    ZeroSpiel,
+    /// Velká série.
+    #[serde(alias = "velka_serie")]
+    Voisins,
+    /// Malá série.
+    #[serde(alias = "mala_serie")]
+    Tiers,
+    Orphelins,
+}
+
+impl BetKind {
+    pub fn is_call_bet(self) -> bool {
+        matches!(
+            self,
+            BetKind::Neighbours
+                | BetKind::ZeroSpiel
+                | BetKind::Voisins
+                | BetKind::Tiers
+                | BetKind::Orphelins
+        )
+    }
+
+    fn inside_class(self) -> Option<PositionClass> {
+        match self {
+            BetKind::Straight => Some(PositionClass::Straight),
+            BetKind::Split => Some(PositionClass::Split),
+            BetKind::Street => Some(PositionClass::Street),
+            BetKind::Corner => Some(PositionClass::Corner),
+            BetKind::SixLine => Some(PositionClass::SixLine),
+            _ => None,
+        }
+    }
+
+    fn outside_position(self) -> Option<Position> {
+        use layout::*;
+        let p = |class, mask| Some(Position::new(class, mask));
+        match self {
+            BetKind::Dozen1 => p(PositionClass::Dozen, DOZEN_MASKS[0]),
+            BetKind::Dozen2 => p(PositionClass::Dozen, DOZEN_MASKS[1]),
+            BetKind::Dozen3 => p(PositionClass::Dozen, DOZEN_MASKS[2]),
+            BetKind::Column1 => p(PositionClass::Column, COLUMN_MASKS[0]),
+            BetKind::Column2 => p(PositionClass::Column, COLUMN_MASKS[1]),
+            BetKind::Column3 => p(PositionClass::Column, COLUMN_MASKS[2]),
+            BetKind::Red => p(PositionClass::EvenChance, RED_MASK),
+            BetKind::Black => p(PositionClass::EvenChance, BLACK_MASK),
+            BetKind::Odd => p(PositionClass::EvenChance, ODD_MASK),
+            BetKind::Even => p(PositionClass::EvenChance, EVEN_MASK),
+            BetKind::Low => p(PositionClass::EvenChance, LOW_MASK),
+            BetKind::High => p(PositionClass::EvenChance, HIGH_MASK),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BetKind::Straight => "straight",
+            BetKind::Split => "split",
+            BetKind::Street => "street",
+            BetKind::Corner => "corner",
+            BetKind::SixLine => "six_line",
+            BetKind::Dozen1 => "dozen_1",
+            BetKind::Dozen2 => "dozen_2",
+            BetKind::Dozen3 => "dozen_3",
+            BetKind::Column1 => "column_1",
+            BetKind::Column2 => "column_2",
+            BetKind::Column3 => "column_3",
+            BetKind::Red => "red",
+            BetKind::Black => "black",
+            BetKind::Odd => "odd",
+            BetKind::Even => "even",
+            BetKind::Low => "low",
+            BetKind::High => "high",
+            BetKind::Neighbours => "neighbours",
+            BetKind::ZeroSpiel => "zero_spiel",
+            BetKind::Voisins => "voisins",
+            BetKind::Tiers => "tiers",
+            BetKind::Orphelins => "orphelins",
+        }
+    }
+}
+
+/// One bet as the table reports it, with what the table paid for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouletteBet {
+    pub bet_id: String,
+    /// Seat or player reference (one chip colour per player).
+    pub player: String,
+    pub kind: BetKind,
+    /// Inside bets: the numbers of the position; neighbours: the centre number.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub numbers: Vec<u8>,
+    /// Stake of a layout bet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stake_h: Option<i64>,
+    /// Value of each chip of a call bet (the stake is chips × chip value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chip_h: Option<i64>,
+    /// Everything handed back for this bet: winnings plus stake, the stake on a void spin, else 0.
+    pub paid_h: i64,
+}
+
+impl RouletteRound {
+    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
+    pub fn validate(&self) -> Result<(), RecordError> {
+        if self.game != GameCode::Roulette {
+            return Err(RecordError::invalid("game", "must be `roulette`"));
+        }
+        validate_identifier("table_id", &self.table_id)?;
+        validate_identifier("plan_id", &self.plan_id)?;
+        if self.seq_no > MAX_SEQ_NO {
+            return Err(RecordError::invalid("seq_no", "must be at most 2^53-1"));
+        }
+        if let SpinOutcome::Number { number } = self.outcome {
+            if number >= POCKETS {
+                return Err(RecordError::invalid(
+                    "outcome.number",
+                    format!("{number} is not a pocket of a single-zero wheel (0-36)"),
+                ));
+            }
+        }
+        if self.bets.len() > MAX_BETS_PER_ROUND {
+            return Err(RecordError::invalid(
+                "bets",
+                format!("at most {MAX_BETS_PER_ROUND} bets per spin"),
+            ));
+        }
+        let mut ids: Vec<&str> = Vec::with_capacity(self.bets.len());
+        for (i, bet) in self.bets.iter().enumerate() {
+            let field = |name: &str| format!("bets[{i}].{name}");
+            validate_identifier(&field("bet_id"), &bet.bet_id)?;
+            validate_identifier(&field("player"), &bet.player)?;
+            if ids.contains(&bet.bet_id.as_str()) {
+                return Err(RecordError::invalid(
+                    field("bet_id"),
+                    format!("`{}` is used twice in this round", bet.bet_id),
+                ));
+            }
+            ids.push(&bet.bet_id);
+            validate_amount(&field("paid_h"), bet.paid_h)?;
+            match (bet.kind.is_call_bet(), bet.stake_h, bet.chip_h) {
+                (false, Some(stake), None) => {
+                    validate_amount(&field("stake_h"), stake)?;
+                }
+                (true, None, Some(chip)) => {
+                    validate_amount(&field("chip_h"), chip)?;
+                }
+                (false, _, _) => {
+                    return Err(RecordError::invalid(
+                        field("stake_h"),
+                        "a layout bet carries `stake_h` (and no `chip_h`)",
+                    ))
+                }
+                (true, _, _) => {
+                    return Err(RecordError::invalid(
+                        field("chip_h"),
+                        "a call bet carries `chip_h`, the value of each chip (and no `stake_h`)",
+                    ))
+                }
+            }
+            let wants_numbers =
+                bet.kind.inside_class().is_some() || bet.kind == BetKind::Neighbours;
+            if !wants_numbers && !bet.numbers.is_empty() {
+                return Err(RecordError::invalid(
+                    field("numbers"),
+                    format!("a `{}` bet names no numbers", bet.kind.as_str()),
+                ));
+            }
+            if wants_numbers && bet.numbers.is_empty() {
+                return Err(RecordError::invalid(
+                    field("numbers"),
+                    format!("a `{}` bet must name its numbers", bet.kind.as_str()),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The chips a bet puts on the layout, or why its numbers are not a position.
+fn chips_of(bet: &RouletteBet) -> Result<Chips, String> {
+    if let Some(class) = bet.kind.inside_class() {
+        return Position::inside(class, &bet.numbers)
+            .map(Chips::single)
+            .ok_or_else(|| {
+                format!(
+                    "numbers {:?} are not a {} of the layout",
+                    bet.numbers,
+                    bet.kind.as_str()
+                )
+            });
+    }
+    if let Some(position) = bet.kind.outside_position() {
+        return Ok(Chips::single(position));
+    }
+    match bet.kind {
+        BetKind::Neighbours => match bet.numbers.as_slice() {
+            [centre] => call_bets::neighbours(*centre)
+                .ok_or_else(|| format!("{centre} is not a number of the wheel")),
+            other => Err(format!(
+                "neighbours name exactly one centre number, not {other:?}"
+            )),
+        },
+        BetKind::ZeroSpiel => Ok(call_bets::zero_spiel()),
+        BetKind::Voisins => Ok(call_bets::voisins()),
+        BetKind::Tiers => Ok(call_bets::tiers()),
+        BetKind::Orphelins => Ok(call_bets::orphelins()),
+        _ => Err(format!("`{}` is not a roulette bet", bet.kind.as_str())),
+    }
+}
+
+/// Stake of each unit chip and the bet's total stake.
+fn unit_and_total(bet: &RouletteBet, chips: Option<&Chips>) -> Result<(i64, i64), RecordError> {
+    match (bet.stake_h, bet.chip_h) {
+        (Some(stake), _) => Ok((stake, stake)),
+        (None, Some(chip)) => {
+            // Neighbours with an impossible centre still took five chips from the player.
+            let count = chips.map_or(
+                if bet.kind == BetKind::Neighbours {
+                    5
+                } else {
+                    1
+                },
+                Chips::chip_count,
+            );
+            let total = chip
+                .checked_mul(count)
+                .ok_or_else(|| RecordError::invalid("bets", "stake overflows"))?;
+            Ok((chip, total))
+        }
+        (None, None) => Err(RecordError::invalid("bets", "bet without a stake")),
+    }
+}
+
+/// What the chips pay when `number` wins, stake included.
+fn payout(chips: &Chips, unit_h: i64, number: u8, plan: &RoulettePlan) -> Option<i64> {
+    let mut total = 0i64;
+    for (position, count) in chips.as_slice() {
+        if position.covers(number) {
+            let multiple = i64::from(position.odds(&plan.odds)) + 1;
+            let win = unit_h
+                .checked_mul(i64::from(*count))?
+                .checked_mul(multiple)?;
+            total = total.checked_add(win)?;
+        }
+    }
+    Some(total)
+}
+
+fn overflow() -> RecordError {
+    RecordError::invalid("bets", "amounts overflow")
+}
+
+/// A stake on one position, summed over the chips one player has there.
+struct PositionStake<'a> {
+    player: &'a str,
+    position: Position,
+    stake_h: i64,
+    bet_ids: Vec<&'a str>,
+}
+
+fn describe(position: Position) -> String {
+    let numbers = position.numbers();
+    let class = match position.class {
+        PositionClass::Straight => "straight",
+        PositionClass::Split => "split",
+        PositionClass::Street => "street",
+        PositionClass::Corner => "corner",
+        PositionClass::SixLine => "six line",
+        PositionClass::Dozen => "dozen",
+        PositionClass::Column => "column",
+        PositionClass::EvenChance => "even chance",
+    };
+    if numbers.len() <= 6 {
+        let list: Vec<String> = numbers.iter().map(u8::to_string).collect();
+        format!("{class} {}", list.join("/"))
+    } else {
+        format!(
+            "{class} {}-{}",
+            numbers.first().unwrap_or(&0),
+            numbers.last().unwrap_or(&0)
+        )
+    }
+}
+
+/// Re-adjudicates a spin: expected payout per bet, limits, maximum win, void handling.
+pub fn adjudicate(
+    rp: &RoulettePlan,
+    plan: &Plan,
+    round: &RouletteRound,
+) -> Result<Verdict, RecordError> {
+    let winning = match round.outcome {
+        SpinOutcome::Number { number } => Some(number),
+        SpinOutcome::Void { .. } => None,
+    };
+    let mut findings = Vec::new();
+    let mut bets = Vec::with_capacity(round.bets.len());
+    let mut positions: Vec<PositionStake<'_>> = Vec::with_capacity(round.bets.len());
+    let (mut stakes_h, mut expected_total_h, mut paid_total_h) = (0i64, 0i64, 0i64);
+
+    for bet in &round.bets {
+        let chips = chips_of(bet);
+        let (unit_h, stake_h) = unit_and_total(bet, chips.as_ref().ok())?;
+        let expected_h = match (&chips, winning) {
+            (Ok(chips), Some(number)) => payout(chips, unit_h, number, rp).ok_or_else(overflow)?,
+            // A void spin returns every stake; a bet that is no position was never accepted.
+            _ => stake_h,
+        };
+        match &chips {
+            Ok(chips) => {
+                for (position, count) in chips.as_slice() {
+                    let chip_stake = unit_h
+                        .checked_mul(i64::from(*count))
+                        .ok_or_else(overflow)?;
+                    match positions
+                        .iter_mut()
+                        .find(|p| p.player == bet.player && p.position == *position)
+                    {
+                        Some(p) => {
+                            p.stake_h = p.stake_h.checked_add(chip_stake).ok_or_else(overflow)?;
+                            if !p.bet_ids.contains(&bet.bet_id.as_str()) {
+                                p.bet_ids.push(&bet.bet_id);
+                            }
+                        }
+                        None => positions.push(PositionStake {
+                            player: &bet.player,
+                            position: *position,
+                            stake_h: chip_stake,
+                            bet_ids: vec![&bet.bet_id],
+                        }),
+                    }
+                }
+            }
+            Err(reason) => findings.push(Finding {
+                kind: FindingKind::InvalidNumber,
+                bet_ids: Some(vec![bet.bet_id.clone()]),
+                expected_h: Some(stake_h),
+                actual_h: Some(bet.paid_h),
+                amount_h: stake_h,
+                message: format!(
+                    "bet {}: {reason}; such a bet cannot be accepted and its stake of {} must be returned",
+                    bet.bet_id,
+                    format_czk(stake_h)
+                ),
+            }),
+        }
+        check_payout(bet, winning.is_none(), expected_h, rp, &mut findings);
+        stakes_h = stakes_h.checked_add(stake_h).ok_or_else(overflow)?;
+        expected_total_h = expected_total_h
+            .checked_add(expected_h)
+            .ok_or_else(overflow)?;
+        paid_total_h = paid_total_h.checked_add(bet.paid_h).ok_or_else(overflow)?;
+        bets.push(BetVerdict {
+            bet_id: bet.bet_id.clone(),
+            player: bet.player.clone(),
+            kind: bet.kind.as_str().to_owned(),
+            stake_h,
+            expected_paid_h: expected_h,
+            paid_h: bet.paid_h,
+        });
+    }
+    check_limits(&positions, rp, &mut findings);
+
+    let outcome = match &round.outcome {
+        SpinOutcome::Number { number } => number.to_string(),
+        SpinOutcome::Void { reason } => format!("void ({})", reason.as_str()),
+    };
+    Ok(Verdict {
+        plan_id: plan.plan_id.clone(),
+        rules_version: RULES_VERSION.to_owned(),
+        game: GameCode::Roulette,
+        table_id: round.table_id.clone(),
+        seq_no: round.seq_no,
+        outcome,
+        void: winning.is_none(),
+        stakes_h,
+        expected_paid_h: expected_total_h,
+        paid_h: paid_total_h,
+        bets,
+        findings,
+    })
+}
+
+fn check_payout(
+    bet: &RouletteBet,
+    void: bool,
+    expected_h: i64,
+    rp: &RoulettePlan,
+    findings: &mut Vec<Finding>,
+) {
+    let paid_h = bet.paid_h;
+    if paid_h != expected_h {
+        let (kind, what) = match (void, paid_h > expected_h) {
+            (true, _) => (
+                FindingKind::VoidHandledWrongly,
+                "void spin: the stake must be returned exactly",
+            ),
+            (false, true) => (FindingKind::Overpaid, "overpaid"),
+            (false, false) => (FindingKind::Underpaid, "underpaid"),
+        };
+        findings.push(Finding {
+            kind,
+            bet_ids: Some(vec![bet.bet_id.clone()]),
+            expected_h: Some(expected_h),
+            actual_h: Some(paid_h),
+            amount_h: (paid_h - expected_h).abs(),
+            message: format!(
+                "bet {} ({}): {what}; paid {}, the plan requires {}",
+                bet.bet_id,
+                bet.kind.as_str(),
+                format_czk(paid_h),
+                format_czk(expected_h)
+            ),
+        });
+    }
+    if !void && paid_h > rp.max_win_h {
+        findings.push(Finding {
+            kind: FindingKind::WinAboveMaximum,
+            bet_ids: Some(vec![bet.bet_id.clone()]),
+            expected_h: Some(rp.max_win_h),
+            actual_h: Some(paid_h),
+            amount_h: paid_h - rp.max_win_h,
+            message: format!(
+                "bet {}: paid {}, above the plan's maximum possible win of {}",
+                bet.bet_id,
+                format_czk(paid_h),
+                format_czk(rp.max_win_h)
+            ),
+        });
+    }
+}
+
+fn check_limits(positions: &[PositionStake<'_>], rp: &RoulettePlan, findings: &mut Vec<Finding>) {
+    for p in positions {
+        let (kind, limit, word) = if p.stake_h < rp.min_bet_h {
+            (
+                FindingKind::StakeBelowMinimum,
+                rp.min_bet_h,
+                "below the minimum",
+            )
+        } else if p.stake_h > rp.max_bet_h {
+            (
+                FindingKind::StakeAboveMaximum,
+                rp.max_bet_h,
+                "above the maximum",
+            )
+        } else {
+            continue;
+        };
+        findings.push(Finding {
+            kind,
+            bet_ids: Some(p.bet_ids.iter().map(|s| (*s).to_owned()).collect()),
+            expected_h: Some(limit),
+            actual_h: Some(p.stake_h),
+            amount_h: (p.stake_h - limit).abs(),
+            message: format!(
+                "player {} staked {} on {}, {word} of {} per bet",
+                p.player,
+                format_czk(p.stake_h),
+                describe(p.position),
+                format_czk(limit)
+            ),
+        });
+    }
+}
+
+/// Expected payout and its variance over the 37 equally likely pockets.
+pub fn round_statistics(rp: &RoulettePlan, round: &RouletteRound) -> RoundStatistics {
+    let mut statistics = RoundStatistics {
+        rtp_stakes_h: 0,
+        expected_payout_mh: 0,
+        payout_variance_h2: 0.0,
+    };
+    if matches!(round.outcome, SpinOutcome::Void { .. }) {
+        return statistics;
+    }
+    let mut valid: Vec<(Chips, i64)> = Vec::with_capacity(round.bets.len());
+    for bet in &round.bets {
+        if let Ok(chips) = chips_of(bet) {
+            if let Ok((unit, total)) = unit_and_total(bet, Some(&chips)) {
+                statistics.rtp_stakes_h = statistics.rtp_stakes_h.saturating_add(total);
+                valid.push((chips, unit));
+            }
+        }
+    }
+    let (mut sum, mut sum_sq) = (0i128, 0i128);
+    for number in 0..POCKETS {
+        let t: i128 = valid
+            .iter()
+            .map(|(chips, unit)| i128::from(payout(chips, *unit, number, rp).unwrap_or(0)))
+            .sum();
+        sum += t;
+        sum_sq += t * t;
+    }
+    let n = i128::from(POCKETS);
+    statistics.expected_payout_mh = i64::try_from(sum * 1000 / n).unwrap_or(i64::MAX);
+    statistics.payout_variance_h2 = (n * sum_sq - sum * sum) as f64 / (n * n) as f64;
+    statistics
+}
+
+/// Theoretical RTP of a bet kind under the plan's pay table, from the layout (never typed in).
+pub fn theoretical_rtp(rp: &RoulettePlan, kind: BetKind) -> Option<Ratio> {
+    let example = match kind {
+        BetKind::Straight => vec![17],
+        BetKind::Split => vec![17, 20],
+        BetKind::Street => vec![16, 17, 18],
+        BetKind::Corner => vec![16, 17, 19, 20],
+        BetKind::SixLine => vec![16, 17, 18, 19, 20, 21],
+        BetKind::Neighbours => vec![17],
+        _ => vec![],
+    };
+    let bet = RouletteBet {
+        bet_id: "x".into(),
+        player: "x".into(),
+        kind,
+        numbers: example,
+        stake_h: (!kind.is_call_bet()).then_some(1),
+        chip_h: kind.is_call_bet().then_some(1),
+        paid_h: 0,
+    };
+    let chips = chips_of(&bet).ok()?;
+    let returned: i64 = (0..POCKETS)
+        .map(|n| payout(&chips, 1, n, rp).unwrap_or(0))
+        .sum();
+    let staked = chips.chip_count() * i64::from(POCKETS);
+    Some(Ratio::new(
+        u64::try_from(returned).ok()?,
+        u64::try_from(staked).ok()?,
+    ))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,387 @@
+//! Hand-computed roulette cases. Amounts in haléře: 100 Kč = 10 000 h.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::{PlanBook, Round};
+
+fn plan() -> Plan {
+    PlanBook::builtin()
+        .unwrap()
+        .get("69games-ziva-hra")
+        .unwrap()
+        .clone()
+}
+
+fn round(outcome: Value, bets: Value) -> Value {
+    json!({
+        "type": "round", "game": "roulette", "table_id": "R01", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T18:00:00Z",
+        "outcome": outcome, "bets": bets
+    })
+}
+
+fn number(n: u8) -> Value {
+    json!({"result": "number", "number": n})
+}
+
+fn verdict(record: Value) -> Verdict {
+    let plan = plan();
+    let Round::Roulette(r) = Round::parse(&record).unwrap();
+    adjudicate(plan.roulette().unwrap(), &plan, &r).unwrap()
+}
+
+fn kinds(v: &Verdict) -> Vec<FindingKind> {
+    v.findings.iter().map(|f| f.kind).collect()
+}
+
+fn bet(id: &str, kind: &str, numbers: &[u8], stake_h: i64, paid_h: i64) -> Value {
+    json!({"bet_id": id, "player": "seat-1", "kind": kind, "numbers": numbers,
+           "stake_h": stake_h, "paid_h": paid_h})
+}
+
+fn call(id: &str, kind: &str, numbers: &[u8], chip_h: i64, paid_h: i64) -> Value {
+    json!({"bet_id": id, "player": "seat-1", "kind": kind, "numbers": numbers,
+           "chip_h": chip_h, "paid_h": paid_h})
+}
+
+#[test]
+fn straight_up_pays_35_to_1_plus_stake() {
+    // 100 Kč on 17, 17 wins: 100 × 35 + 100 = 3 600 Kč = 360 000 h.
+    let v = verdict(round(
+        number(17),
+        json!([bet("b1", "straight", &[17], 10_000, 360_000)]),
+    ));
+    assert!(v.is_clean(), "{:?}", v.findings);
+    assert_eq!(v.expected_paid_h, 360_000);
+    assert_eq!(v.stakes_h, 10_000);
+}
+
+#[test]
+fn every_layout_bet_on_seventeen() {
+    // 17 is black, odd, low (1-18), second dozen (13-24), second column (2-35).
+    // 1 000 Kč = 100 000 h each.
+    let bets = json!([
+        bet("black", "black", &[], 100_000, 200_000), // 1:1 → 100 000 + 100 000
+        bet("red", "red", &[], 100_000, 0),           // loses
+        bet("odd", "odd", &[], 100_000, 200_000),
+        bet("even", "even", &[], 100_000, 0),
+        bet("low", "low", &[], 100_000, 200_000),
+        bet("high", "high", &[], 100_000, 0),
+        bet("d2", "dozen_2", &[], 100_000, 300_000), // 2:1 → 200 000 + 100 000
+        bet("d1", "dozen_1", &[], 100_000, 0),
+        bet("c2", "column_2", &[], 100_000, 300_000), // 17 = 3×5 + 2
+        bet("c3", "column_3", &[], 100_000, 0),
+        bet("split", "split", &[17, 20], 10_000, 180_000), // 17:1 → 170 000 + 10 000
+        bet("street", "street", &[16, 17, 18], 10_000, 120_000), // 11:1 → 110 000 + 10 000
+        bet("corner", "corner", &[13, 14, 16, 17], 10_000, 90_000), // 8:1 → 80 000 + 10 000
+        bet("six", "six_line", &[16, 17, 18, 19, 20, 21], 10_000, 60_000), // 5:1 → 50 000 + 10 000
+    ]);
+    let v = verdict(round(number(17), bets));
+    assert!(v.is_clean(), "{:?}", v.findings);
+    // 3 × 200 000 + 2 × 300 000 + 180 000 + 120 000 + 90 000 + 60 000 = 1 650 000
+    assert_eq!(v.expected_paid_h, 1_650_000);
+    // 10 × 100 000 + 4 × 10 000 = 1 040 000
+    assert_eq!(v.stakes_h, 1_040_000);
+}
+
+#[test]
+fn zero_loses_even_chances_dozens_and_columns_but_pays_zero_positions() {
+    let bets = json!([
+        bet("red", "red", &[], 100_000, 0),
+        bet("even", "even", &[], 100_000, 0),
+        bet("d1", "dozen_1", &[], 100_000, 0),
+        bet("c3", "column_3", &[], 100_000, 0),
+        bet("s03", "split", &[0, 3], 10_000, 180_000), // 17:1 → 180 000
+        bet("st023", "street", &[0, 2, 3], 10_000, 120_000), // 11:1 → 120 000
+        bet("c0123", "corner", &[0, 1, 2, 3], 10_000, 90_000), // 8:1 → 90 000
+    ]);
+    let v = verdict(round(number(0), bets));
+    assert!(v.is_clean(), "{:?}", v.findings);
+    assert_eq!(v.expected_paid_h, 390_000); // 180 000 + 120 000 + 90 000
+}
+
+#[test]
+fn call_bets_pay_their_winning_chips() {
+    // Chip 100 Kč = 10 000 h.
+    // Velká série on 0: street 0/2/3 carries 2 chips: 2 × 10 000 × (11 + 1) = 240 000.
+    let v = verdict(round(
+        number(0),
+        json!([call("v", "voisins", &[], 10_000, 240_000)]),
+    ));
+    assert!(v.is_clean(), "{:?}", v.findings);
+    assert_eq!(v.stakes_h, 90_000); // 9 chips
+
+    // Velká série on 26: corner 25/26/28/29 carries 2 chips: 2 × 10 000 × 9 = 180 000.
+    // Zero spiel on 26: straight 26: 10 000 × 36 = 360 000.
+    let v = verdict(round(
+        number(26),
+        json!([
+            call("v", "velka_serie", &[], 10_000, 180_000),
+            call("z", "zero_spiel", &[], 10_000, 360_000),
+        ]),
+    ));
+    assert!(v.is_clean(), "{:?}", v.findings);
+    assert_eq!(v.stakes_h, 90_000 + 40_000);
+
+    // Orphelins on 17: splits 14/17 and 17/20 both win: 2 × 10 000 × 18 = 360 000.
+    let v = verdict(round(
+        number(17),
+        json!([call("o", "orphelins", &[], 10_000, 360_000)]),
+    ));
+    assert!(v.is_clean(), "{:?}", v.findings);
+    assert_eq!(v.stakes_h, 50_000);
+
+    // Malá série on 33: split 33/36: 10 000 × 18 = 180 000. Neighbours of 5 on 24: 5 000 × 36.
+    let v = verdict(round(
+        number(33),
+        json!([call("t", "mala_serie", &[], 10_000, 180_000)]),
+    ));
+    assert!(v.is_clean(), "{:?}", v.findings);
+    let v = verdict(round(
+        number(24),
+        json!([call("n", "neighbours", &[5], 5_000, 180_000)]),
+    ));
+    assert!(v.is_clean(), "{:?}", v.findings);
+    assert_eq!(v.stakes_h, 25_000); // 5 chips × 5 000
+}
+
+#[test]
+fn overpaid_and_underpaid_with_amounts() {
+    let v = verdict(round(
+        number(1),
+        json!([
+            // 100 Kč on 1 should get 360 000; the table paid 370 000: overpaid by 10 000.
+            bet("b1", "straight", &[1], 10_000, 370_000),
+            // 500 Kč on red (1 is red) should get 100 000; the table only returned the stake.
+            bet("b2", "red", &[], 50_000, 50_000),
+        ]),
+    ));
+    assert_eq!(
+        kinds(&v),
+        vec![FindingKind::Overpaid, FindingKind::Underpaid]
+    );
+    assert_eq!(v.findings[0].amount_h, 10_000);
+    assert_eq!(v.findings[1].amount_h, 50_000);
+    assert_eq!(v.findings[1].expected_h, Some(100_000));
+    assert_eq!(v.paid_h, 420_000);
+}
+
+#[test]
+fn stakes_outside_the_limits() {
+    // 5 Kč (500 h) is 5 Kč under the 10 Kč minimum; 30 000 Kč is 5 000 Kč over the maximum.
+    let v = verdict(round(
+        number(2),
+        json!([
+            bet("low", "straight", &[17], 500, 0),
+            bet("high", "straight", &[18], 3_000_000, 0),
+        ]),
+    ));
+    assert_eq!(
+        kinds(&v),
+        vec![
+            FindingKind::StakeBelowMinimum,
+            FindingKind::StakeAboveMaximum
+        ]
+    );
+    assert_eq!(v.findings[0].amount_h, 500);
+    assert_eq!(v.findings[1].amount_h, 500_000);
+}
+
+#[test]
+fn the_maximum_is_per_player_and_position() {
+    // Two chips of 20 000 Kč by one player on 17 are one bet of 40 000 Kč: 15 000 Kč over.
+    // The same stakes by two players are two bets within the limit.
+    let mut second = bet("b2", "straight", &[17], 2_000_000, 0);
+    let one_player = verdict(round(
+        number(3),
+        json!([bet("b1", "straight", &[17], 2_000_000, 0), second.clone()]),
+    ));
+    assert_eq!(kinds(&one_player), vec![FindingKind::StakeAboveMaximum]);
+    assert_eq!(one_player.findings[0].amount_h, 1_500_000);
+    assert_eq!(
+        one_player.findings[0].bet_ids,
+        Some(vec!["b1".to_owned(), "b2".to_owned()])
+    );
+    second["player"] = json!("seat-2");
+    let two_players = verdict(round(
+        number(3),
+        json!([bet("b1", "straight", &[17], 2_000_000, 0), second]),
+    ));
+    assert!(two_players.is_clean(), "{:?}", two_players.findings);
+}
+
+#[test]
+fn call_bet_chips_are_checked_against_the_limits_position_by_position() {
+    // Velká série with 15 000 Kč chips: street 0/2/3 and corner 25/26/28/29 carry two chips,
+    // 30 000 Kč each, 5 000 Kč (500 000 h) over the maximum; the single chips are fine.
+    let v = verdict(round(
+        number(10),
+        json!([call("v", "voisins", &[], 1_500_000, 0)]),
+    ));
+    assert_eq!(
+        kinds(&v),
+        vec![
+            FindingKind::StakeAboveMaximum,
+            FindingKind::StakeAboveMaximum
+        ]
+    );
+    assert!(v.findings.iter().all(|f| f.amount_h == 500_000));
+    assert!(v.findings[0].message.contains("street 0/2/3"));
+}
+
+#[test]
+fn maximum_win_is_900_000_kc() {
+    // 25 000 Kč on 17 pays 25 000 × 36 = 900 000 Kč: exactly the maximum, no finding.
+    let v = verdict(round(
+        number(17),
+        json!([bet("b", "straight", &[17], 2_500_000, 90_000_000)]),
+    ));
+    assert!(v.is_clean(), "{:?}", v.findings);
+    // 30 000 Kč on 17 "correctly" paid 1 080 000 Kč: above the maximum by 180 000 Kč,
+    // and the stake itself 5 000 Kč over the limit.
+    let v = verdict(round(
+        number(17),
+        json!([bet("b", "straight", &[17], 3_000_000, 108_000_000)]),
+    ));
+    assert_eq!(
+        kinds(&v),
+        vec![FindingKind::WinAboveMaximum, FindingKind::StakeAboveMaximum]
+    );
+    assert_eq!(v.findings[0].amount_h, 18_000_000);
+}
+
+#[test]
+fn void_spin_returns_every_stake() {
+    let void = json!({"result": "void", "reason": "too_few_revolutions"});
+    // Straight 100 Kč and velká série of 10 Kč chips (9 × 1 000 = 9 000 h) come back whole.
+    let v = verdict(round(
+        void.clone(),
+        json!([
+            bet("b1", "straight", &[17], 10_000, 10_000),
+            call("b2", "voisins", &[], 1_000, 9_000),
+        ]),
+    ));
+    assert!(v.is_clean(), "{:?}", v.findings);
+    assert!(v.void);
+    assert_eq!(v.expected_paid_h, 19_000);
+    // Keeping a stake or paying a "win" on a void spin is wrong either way.
+    let v = verdict(round(
+        void,
+        json!([
+            bet("kept", "red", &[], 10_000, 0),
+            bet("paid", "straight", &[17], 10_000, 360_000),
+        ]),
+    ));
+    assert_eq!(
+        kinds(&v),
+        vec![
+            FindingKind::VoidHandledWrongly,
+            FindingKind::VoidHandledWrongly
+        ]
+    );
+    assert_eq!(v.findings[0].amount_h, 10_000);
+    assert_eq!(v.findings[1].amount_h, 350_000); // 360 000 − 10 000
+}
+
+#[test]
+fn numbers_that_are_no_position() {
+    // 1 and 5 do not touch; 37 is no pocket. Such bets are not accepted: stake back.
+    let v = verdict(round(
+        number(1),
+        json!([
+            bet("b1", "split", &[1, 5], 10_000, 10_000),
+            bet("b2", "straight", &[37], 10_000, 10_000),
+            call("b3", "neighbours", &[40], 1_000, 5_000),
+        ]),
+    ));
+    assert_eq!(
+        kinds(&v),
+        vec![
+            FindingKind::InvalidNumber,
+            FindingKind::InvalidNumber,
+            FindingKind::InvalidNumber
+        ]
+    );
+    assert_eq!(v.expected_paid_h, 25_000);
+}
+
+#[test]
+fn malformed_rounds_are_errors_not_findings() {
+    let cases = [
+        round(number(37), json!([])),
+        round(number(1), json!([bet("b", "straight", &[1], -100, 0)])),
+        round(
+            number(1),
+            json!([bet("b", "straight", &[1], 100, i64::MAX)]),
+        ),
+        round(number(1), json!([call("b", "straight", &[1], 100, 0)])),
+        round(number(1), json!([bet("b", "voisins", &[], 100, 0)])),
+        round(number(1), json!([bet("b", "red", &[1], 100, 0)])),
+        round(
+            number(1),
+            json!([
+                bet("b", "straight", &[1], 100, 0),
+                bet("b", "red", &[], 100, 0)
+            ]),
+        ),
+        round(number(1), json!([bet("b", "roulette_royale", &[], 100, 0)])),
+        round(json!({"result": "void", "reason": "because"}), json!([])),
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        assert!(Round::parse(case).is_err(), "case {i} should be rejected");
+    }
+    let mut extra = round(number(1), json!([]));
+    extra["croupier_mood"] = json!("good");
+    assert!(Round::parse(&extra).is_err());
+    let mut extra_in_outcome = round(json!({"result": "number", "number": 1, "x": 1}), json!([]));
+    assert!(Round::parse(&extra_in_outcome).is_err());
+    extra_in_outcome["outcome"] = number(1);
+    assert!(Round::parse(&extra_in_outcome).is_ok());
+}
+
+#[test]
+fn every_bet_kind_returns_36_of_37() {
+    let plan = plan();
+    let rp = plan.roulette().unwrap();
+    for kind in [
+        BetKind::Straight,
+        BetKind::Split,
+        BetKind::Street,
+        BetKind::Corner,
+        BetKind::SixLine,
+        BetKind::Dozen1,
+        BetKind::Column3,
+        BetKind::Red,
+        BetKind::Black,
+        BetKind::Odd,
+        BetKind::Even,
+        BetKind::Low,
+        BetKind::High,
+        BetKind::Neighbours,
+        BetKind::ZeroSpiel,
+        BetKind::Voisins,
+        BetKind::Tiers,
+        BetKind::Orphelins,
+    ] {
+        // e.g. split: 2 numbers × 18 / 37 = 36/37; zero spiel: (3×2×18 + 36)/(4×37) = 144/148.
+        assert_eq!(
+            theoretical_rtp(rp, kind),
+            Some(Ratio::new(36, 37)),
+            "{kind:?}"
+        );
+    }
+}
+
+#[test]
+fn round_statistics_of_a_single_straight() {
+    let plan = plan();
+    let record = round(number(5), json!([bet("b", "straight", &[17], 100, 0)]));
+    let Round::Roulette(r) = Round::parse(&record).unwrap();
+    let s = round_statistics(plan.roulette().unwrap(), &r);
+    // Pays 3 600 h with probability 1/37: mean 3 600/37 = 97.297 h = 97 297 mh (floor).
+    assert_eq!(s.rtp_stakes_h, 100);
+    assert_eq!(s.expected_payout_mh, 97_297);
+    // Variance 3 600² × 36 / 37² = 466 560 000 / 1 369 = 340 803.5 h².
+    assert!((s.payout_variance_h2 - 466_560_000.0 / 1_369.0).abs() < 1e-6);
+}

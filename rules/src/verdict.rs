@@ -1,0 +1,119 @@
+//! What re-adjudication says about a round.
+
+use serde::{Deserialize, Serialize};
+
+use crate::GameCode;
+
+/// Kinds of discrepancy between what the table did and what the plan requires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    /// The table paid more than the plan requires.
+    Overpaid,
+    /// The table paid less than the plan requires.
+    Underpaid,
+    /// A stake (per player and position) below the plan's minimum.
+    StakeBelowMinimum,
+    /// A stake (per player and position) above the plan's maximum.
+    StakeAboveMaximum,
+    /// A payout above the plan's maximum possible win.
+    WinAboveMaximum,
+    /// A bet on numbers that are not a position of the layout.
+    InvalidNumber,
+    /// A void spin where stakes were not returned exactly.
+    VoidHandledWrongly,
+}
+
+impl FindingKind {
+    pub const ALL: [FindingKind; 7] = [
+        FindingKind::Overpaid,
+        FindingKind::Underpaid,
+        FindingKind::StakeBelowMinimum,
+        FindingKind::StakeAboveMaximum,
+        FindingKind::WinAboveMaximum,
+        FindingKind::InvalidNumber,
+        FindingKind::VoidHandledWrongly,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::Overpaid => "overpaid",
+            FindingKind::Underpaid => "underpaid",
+            FindingKind::StakeBelowMinimum => "stake_below_minimum",
+            FindingKind::StakeAboveMaximum => "stake_above_maximum",
+            FindingKind::WinAboveMaximum => "win_above_maximum",
+            FindingKind::InvalidNumber => "invalid_number",
+            FindingKind::VoidHandledWrongly => "void_handled_wrongly",
+        }
+    }
+
+    pub fn parse(kind: &str) -> Option<FindingKind> {
+        FindingKind::ALL.into_iter().find(|k| k.as_str() == kind)
+    }
+}
+
+/// One discrepancy, with the amounts that show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub kind: FindingKind,
+    /// The bet(s) concerned, if the finding is about bets.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub bet_ids: Option<Vec<String>>,
+    /// What the plan requires (payout, or the limit that was crossed).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub expected_h: Option<i64>,
+    /// What the table did (payout, or the stake).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub actual_h: Option<i64>,
+    /// Size of the discrepancy: |actual − expected|, or the excess over a limit.
+    pub amount_h: i64,
+    pub message: String,
+}
+
+/// Expected and reported money for one bet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BetVerdict {
+    pub bet_id: String,
+    pub player: String,
+    pub kind: String,
+    pub stake_h: i64,
+    /// What the plan says the table must hand back for this bet (stake included).
+    pub expected_paid_h: i64,
+    /// What the table reports it handed back.
+    pub paid_h: i64,
+}
+
+/// The result of re-adjudicating one round.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub plan_id: String,
+    pub rules_version: String,
+    pub game: GameCode,
+    pub table_id: String,
+    pub seq_no: u64,
+    /// Human-readable outcome, e.g. `17` or `void (too_few_revolutions)`.
+    pub outcome: String,
+    pub void: bool,
+    pub stakes_h: i64,
+    pub expected_paid_h: i64,
+    pub paid_h: i64,
+    pub bets: Vec<BetVerdict>,
+    pub findings: Vec<Finding>,
+}
+
+impl Verdict {
+    pub fn is_clean(&self) -> bool {
+        self.findings.is_empty()
+    }
+}
+
+/// Theoretical figures of a round for RTP reports. Void rounds contribute nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RoundStatistics {
+    /// Stakes of the bets that count for RTP (valid bets of a non-void round).
+    pub rtp_stakes_h: i64,
+    /// Expected payout of those bets, in milli-haléře (1/1000 h), exact to that precision.
+    pub expected_payout_mh: i64,
+    /// Variance of the round's payout, in h². Statistics only, not money.
+    pub payout_variance_h2: f64,
+}
