@@ -1,0 +1,312 @@
+//! Appending to the ledger: a whole batch in one transaction (group commit), nothing
+//! acknowledged before its transaction has committed.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Bytea, Text, Timestamptz};
+use serde::Serialize;
+use serde_json::json;
+
+use super::models::{AdjudicationRow, LedgerRow, NewFinding, NewSignificantEvent};
+use super::registry::{keys_by_id, KeyValidity};
+use super::schema::{adjudications, findings, ledger_entries, significant_events};
+use crate::entry::{to_micros, Entry};
+use crate::{Envelope, LedgerError, GENESIS_PREV_HASH};
+
+/// Advisory lock serialising appends across every process that writes to this database.
+const LEDGER_APPEND_LOCK: i64 = 0x646f_7a6f_725f_6c67;
+
+/// Rows per INSERT statement (PostgreSQL allows 65 535 bind parameters per statement).
+const INSERT_CHUNK: usize = 2_000;
+
+/// What re-adjudication produced for a round, stored beside its entry.
+#[derive(Debug, Clone)]
+pub struct Derived {
+    pub game: String,
+    pub played_at: DateTime<Utc>,
+    pub verdict: rules::Verdict,
+    pub statistics: rules::RoundStatistics,
+}
+
+/// A signed record whose signature has been verified, ready to append.
+#[derive(Debug, Clone)]
+pub struct Submission {
+    pub envelope: Envelope,
+    pub record_type: String,
+    pub table_id: String,
+    pub seq_no: u64,
+    pub record_hash: [u8; 32],
+    pub derived: Option<Derived>,
+}
+
+/// Proof of acceptance: where the record is in the ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Receipt {
+    pub index: u64,
+    pub entry_hash: [u8; 32],
+    pub received_at: DateTime<Utc>,
+    pub table_id: String,
+    pub seq_no: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AppendOutcome {
+    /// Newly appended.
+    Appended(Receipt),
+    /// The same record was appended before; its original receipt.
+    AlreadyRecorded(Receipt),
+    /// A different record already holds this `(table_id, seq_no)`; logged as a significant event.
+    SeqNoConflict { existing: Receipt },
+    /// The signing key is unknown, of another table, or not valid at the time of receipt.
+    KeyNotValid { key_id: String, reason: String },
+}
+
+#[derive(QueryableByName)]
+struct ExistingRow {
+    #[diesel(sql_type = BigInt)]
+    idx: i64,
+    #[diesel(sql_type = Text)]
+    table_id: String,
+    #[diesel(sql_type = BigInt)]
+    seq_no: i64,
+    #[diesel(sql_type = Bytea)]
+    leaf_hash: Vec<u8>,
+    #[diesel(sql_type = Bytea)]
+    record_hash: Vec<u8>,
+    #[diesel(sql_type = Timestamptz)]
+    received_at: DateTime<Utc>,
+}
+
+pub(crate) fn hash32(bytes: &[u8], what: &str) -> Result<[u8; 32], LedgerError> {
+    bytes
+        .try_into()
+        .map_err(|_| LedgerError::Corrupt(format!("{what} is not 32 bytes")))
+}
+
+fn to_i64(n: u64) -> Result<i64, LedgerError> {
+    i64::try_from(n).map_err(|_| LedgerError::Corrupt(format!("{n} does not fit the ledger")))
+}
+
+/// Records already in the ledger under the batch's `(table_id, seq_no)` pairs.
+fn existing_for(
+    conn: &mut PgConnection,
+    batch: &[Submission],
+) -> Result<HashMap<(String, u64), (Receipt, [u8; 32])>, LedgerError> {
+    let tables: Vec<&str> = batch.iter().map(|s| s.table_id.as_str()).collect();
+    let seqs = batch
+        .iter()
+        .map(|s| to_i64(s.seq_no))
+        .collect::<Result<Vec<_>, _>>()?;
+    let rows: Vec<ExistingRow> = diesel::sql_query(
+        "SELECT l.idx, l.table_id, l.seq_no, l.leaf_hash, l.record_hash, l.received_at \
+         FROM ledger_entries l \
+         JOIN unnest($1::text[], $2::bigint[]) AS k(table_id, seq_no) \
+           ON l.table_id = k.table_id AND l.seq_no = k.seq_no",
+    )
+    .bind::<Array<Text>, _>(tables)
+    .bind::<Array<BigInt>, _>(seqs)
+    .load(conn)?;
+    rows.into_iter()
+        .map(|r| {
+            let receipt = Receipt {
+                index: r.idx as u64,
+                entry_hash: hash32(&r.leaf_hash, "leaf hash")?,
+                received_at: r.received_at,
+                table_id: r.table_id.clone(),
+                seq_no: r.seq_no as u64,
+            };
+            Ok((
+                (r.table_id, r.seq_no as u64),
+                (receipt, hash32(&r.record_hash, "record hash")?),
+            ))
+        })
+        .collect()
+}
+
+/// The last entry's index, hash and time, if the ledger is not empty.
+pub fn head(
+    conn: &mut PgConnection,
+) -> Result<Option<(u64, [u8; 32], DateTime<Utc>)>, LedgerError> {
+    let row: Option<(i64, Vec<u8>, DateTime<Utc>)> = ledger_entries::table
+        .order(ledger_entries::idx.desc())
+        .select((
+            ledger_entries::idx,
+            ledger_entries::leaf_hash,
+            ledger_entries::received_at,
+        ))
+        .first(conn)
+        .optional()?;
+    row.map(|(i, h, t)| Ok((i as u64, hash32(&h, "leaf hash")?, t)))
+        .transpose()
+}
+
+fn key_problem(key: Option<&KeyValidity>, s: &Submission, at: DateTime<Utc>) -> Option<String> {
+    match key {
+        None => Some("key is not registered".into()),
+        Some(k) if k.table_id != s.table_id => Some(format!(
+            "key belongs to table `{}`, not `{}`",
+            k.table_id, s.table_id
+        )),
+        Some(k) if at < k.valid_from => Some(format!("key is valid only from {}", k.valid_from)),
+        Some(k) => k
+            .revoked_at
+            .filter(|r| *r <= at)
+            .map(|r| format!("key was revoked at {r}")),
+    }
+}
+
+/// Appends a batch in one transaction. Outcomes are in batch order.
+pub fn append_batch(
+    conn: &mut PgConnection,
+    batch: &[Submission],
+    now: DateTime<Utc>,
+) -> Result<Vec<AppendOutcome>, LedgerError> {
+    if batch.is_empty() {
+        return Ok(Vec::new());
+    }
+    conn.transaction(|conn| {
+        diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
+            .bind::<BigInt, _>(LEDGER_APPEND_LOCK)
+            .execute(conn)?;
+        let head = head(conn)?;
+        let (mut next_index, mut prev_hash) = match head {
+            Some((i, h, _)) => (i + 1, h),
+            None => (0, GENESIS_PREV_HASH),
+        };
+        // Receipt times never go backwards, even if the clock does.
+        let received_at = to_micros(head.map_or(now, |(_, _, t)| now.max(t)));
+
+        let mut key_ids: Vec<&str> = batch.iter().map(|s| s.envelope.key_id.as_str()).collect();
+        key_ids.sort_unstable();
+        key_ids.dedup();
+        let keys: HashMap<String, KeyValidity> = keys_by_id(conn, &key_ids)?
+            .into_iter()
+            .map(|k| (k.key_id.clone(), k))
+            .collect();
+        let mut known = existing_for(conn, batch)?;
+
+        let mut outcomes = Vec::with_capacity(batch.len());
+        let mut entries = Vec::with_capacity(batch.len());
+        let mut verdicts = Vec::with_capacity(batch.len());
+        let mut found = Vec::new();
+        let mut events = Vec::new();
+        for s in batch {
+            if let Some((receipt, record_hash)) = known.get(&(s.table_id.clone(), s.seq_no)) {
+                if *record_hash == s.record_hash {
+                    outcomes.push(AppendOutcome::AlreadyRecorded(receipt.clone()));
+                } else {
+                    events.push(NewSignificantEvent {
+                        occurred_at: received_at,
+                        kind: "seq_no_conflict".into(),
+                        table_id: s.table_id.clone(),
+                        seq_no: to_i64(s.seq_no)?,
+                        ledger_index: Some(to_i64(receipt.index)?),
+                        details: json!({
+                            "message": "a different record was submitted under a sequence number already in the ledger",
+                            "existing_index": receipt.index,
+                            "existing_record_hash": hex::encode(record_hash),
+                            "rejected_record_hash": hex::encode(s.record_hash),
+                            "rejected_envelope": s.envelope,
+                        }),
+                    });
+                    outcomes.push(AppendOutcome::SeqNoConflict {
+                        existing: receipt.clone(),
+                    });
+                }
+                continue;
+            }
+            if let Some(reason) = key_problem(keys.get(&s.envelope.key_id), s, received_at) {
+                outcomes.push(AppendOutcome::KeyNotValid {
+                    key_id: s.envelope.key_id.clone(),
+                    reason,
+                });
+                continue;
+            }
+            let entry = Entry::build(next_index, received_at, prev_hash, &s.envelope)?;
+            let index = to_i64(next_index)?;
+            entries.push(LedgerRow {
+                idx: index,
+                received_at,
+                prev_hash: prev_hash.to_vec(),
+                leaf_hash: entry.hash.to_vec(),
+                entry: entry.bytes,
+                record_type: s.record_type.clone(),
+                table_id: s.table_id.clone(),
+                seq_no: to_i64(s.seq_no)?,
+                key_id: s.envelope.key_id.clone(),
+                record_hash: s.record_hash.to_vec(),
+            });
+            if let Some(d) = &s.derived {
+                push_derived(index, d, &mut verdicts, &mut found)?;
+            }
+            let receipt = Receipt {
+                index: next_index,
+                entry_hash: entry.hash,
+                received_at,
+                table_id: s.table_id.clone(),
+                seq_no: s.seq_no,
+            };
+            known.insert((s.table_id.clone(), s.seq_no), (receipt.clone(), s.record_hash));
+            outcomes.push(AppendOutcome::Appended(receipt));
+            prev_hash = entry.hash;
+            next_index += 1;
+        }
+        for chunk in entries.chunks(INSERT_CHUNK) {
+            diesel::insert_into(ledger_entries::table).values(chunk).execute(conn)?;
+        }
+        for chunk in verdicts.chunks(INSERT_CHUNK) {
+            diesel::insert_into(adjudications::table).values(chunk).execute(conn)?;
+        }
+        for chunk in found.chunks(INSERT_CHUNK) {
+            diesel::insert_into(findings::table).values(chunk).execute(conn)?;
+        }
+        if !events.is_empty() {
+            diesel::insert_into(significant_events::table).values(&events).execute(conn)?;
+        }
+        Ok(outcomes)
+    })
+}
+
+fn push_derived(
+    index: i64,
+    d: &Derived,
+    verdicts: &mut Vec<AdjudicationRow>,
+    found: &mut Vec<NewFinding>,
+) -> Result<(), LedgerError> {
+    let v = &d.verdict;
+    verdicts.push(AdjudicationRow {
+        ledger_index: index,
+        table_id: v.table_id.clone(),
+        game: d.game.clone(),
+        plan_id: v.plan_id.clone(),
+        rules_version: v.rules_version.clone(),
+        played_at: d.played_at,
+        void: v.void,
+        stakes_h: v.stakes_h,
+        expected_paid_h: v.expected_paid_h,
+        paid_h: v.paid_h,
+        rtp_stakes_h: d.statistics.rtp_stakes_h,
+        expected_payout_mh: d.statistics.expected_payout_mh,
+        payout_variance_h2: d.statistics.payout_variance_h2,
+        finding_count: i32::try_from(v.findings.len()).unwrap_or(i32::MAX),
+        verdict: serde_json::to_value(v)
+            .map_err(|e| LedgerError::Corrupt(format!("verdict does not serialize: {e}")))?,
+    });
+    for f in &v.findings {
+        found.push(NewFinding {
+            ledger_index: index,
+            table_id: v.table_id.clone(),
+            game: d.game.clone(),
+            played_at: d.played_at,
+            kind: f.kind.as_str().to_owned(),
+            bet_ids: json!(f.bet_ids.clone().unwrap_or_default()),
+            expected_h: f.expected_h,
+            actual_h: f.actual_h,
+            amount_h: f.amount_h,
+            message: f.message.clone(),
+        });
+    }
+    Ok(())
+}

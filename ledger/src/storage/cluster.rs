@@ -1,0 +1,361 @@
+//! A PostgreSQL cluster dozor runs itself, from the PostgreSQL binaries on the machine.
+//!
+//! Used when no `DATABASE_URL` is given (under `./var/`) and by tests (throwaway clusters).
+//! PostgreSQL refuses to run as root, so when started as root the binaries run as the
+//! `postgres` OS user. The cluster listens only on a Unix socket inside its own directory, so
+//! clusters never collide on ports.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use diesel::prelude::*;
+
+use crate::LedgerError;
+
+const SOCKET_PORT: u16 = 5432;
+const SUPERUSER: &str = "postgres";
+
+/// The OS account PostgreSQL runs as when dozor itself runs as root.
+#[derive(Debug, Clone)]
+struct Account {
+    name: String,
+    uid: u32,
+    gid: u32,
+}
+
+#[derive(Debug)]
+pub struct LocalCluster {
+    root: PathBuf,
+    bin_dir: PathBuf,
+    run_as: Option<Account>,
+    started_here: bool,
+    _temp: Option<tempfile::TempDir>,
+}
+
+fn cluster_err(message: impl Into<String>) -> LedgerError {
+    LedgerError::Cluster(message.into())
+}
+
+/// Finds `initdb` and `pg_ctl`: `DOZOR_PG_BIN`, then `PATH`, then Debian's versioned directories.
+fn find_bin_dir() -> Result<PathBuf, LedgerError> {
+    let has_tools = |dir: &Path| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file();
+    if let Some(dir) = std::env::var_os("DOZOR_PG_BIN").map(PathBuf::from) {
+        return has_tools(&dir).then_some(dir.clone()).ok_or_else(|| {
+            cluster_err(format!(
+                "DOZOR_PG_BIN={} has no initdb/pg_ctl",
+                dir.display()
+            ))
+        });
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        if let Some(dir) = std::env::split_paths(&path).find(|d| has_tools(d)) {
+            return Ok(dir);
+        }
+    }
+    let mut versions: Vec<PathBuf> = fs::read_dir("/usr/lib/postgresql")
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
+                .collect()
+        })
+        .unwrap_or_default();
+    versions.sort();
+    versions
+        .into_iter()
+        .rev()
+        .find(|d| has_tools(d))
+        .ok_or_else(|| {
+            cluster_err(
+                "PostgreSQL server binaries (initdb, pg_ctl) not found: install PostgreSQL, \
+                 set DOZOR_PG_BIN, or set DATABASE_URL",
+            )
+        })
+}
+
+fn running_as_root() -> bool {
+    fs::metadata("/proc/self")
+        .map(|m| m.uid() == 0)
+        .unwrap_or(false)
+}
+
+fn postgres_account() -> Result<Account, LedgerError> {
+    let passwd =
+        fs::read_to_string("/etc/passwd").map_err(|e| LedgerError::io("reading /etc/passwd", e))?;
+    passwd
+        .lines()
+        .map(|line| line.split(':').collect::<Vec<_>>())
+        .find(|fields| fields.first() == Some(&SUPERUSER))
+        .and_then(|fields| {
+            Some(Account {
+                name: SUPERUSER.to_owned(),
+                uid: fields.get(2)?.parse().ok()?,
+                gid: fields.get(3)?.parse().ok()?,
+            })
+        })
+        .ok_or_else(|| {
+            cluster_err("running as root, but there is no `postgres` OS user to run PostgreSQL as")
+        })
+}
+
+impl LocalCluster {
+    /// The cluster under `root` (e.g. `./var/pg`): created on first use, started if it is not
+    /// running. Durable settings (fsync on).
+    pub fn open(root: &Path) -> Result<LocalCluster, LedgerError> {
+        let mut cluster = LocalCluster::prepare(root.to_path_buf(), None)?;
+        if !cluster.data_dir().join("PG_VERSION").is_file() {
+            cluster.init(false)?;
+        }
+        cluster.start_if_stopped()?;
+        Ok(cluster)
+    }
+
+    /// A throwaway cluster in a temporary directory with fsync off. It is stopped and removed
+    /// when dropped, or by a watchdog when this process exits without dropping it.
+    pub fn temporary() -> Result<LocalCluster, LedgerError> {
+        let temp = tempfile::Builder::new()
+            .prefix("dozor-pg-")
+            .tempdir()
+            .map_err(|e| LedgerError::io("creating a temporary directory", e))?;
+        let mut cluster = LocalCluster::prepare(temp.path().to_path_buf(), Some(temp))?;
+        cluster.init(true)?;
+        cluster.start_if_stopped()?;
+        cluster.spawn_watchdog()?;
+        Ok(cluster)
+    }
+
+    fn prepare(
+        root: PathBuf,
+        temp: Option<tempfile::TempDir>,
+    ) -> Result<LocalCluster, LedgerError> {
+        let bin_dir = find_bin_dir()?;
+        let run_as = if running_as_root() {
+            Some(postgres_account()?)
+        } else {
+            None
+        };
+        fs::create_dir_all(&root)
+            .map_err(|e| LedgerError::io(format!("creating {}", root.display()), e))?;
+        let root = root
+            .canonicalize()
+            .map_err(|e| LedgerError::io(format!("resolving {}", root.display()), e))?;
+        let cluster = LocalCluster {
+            root,
+            bin_dir,
+            run_as,
+            started_here: false,
+            _temp: temp,
+        };
+        fs::create_dir_all(cluster.socket_dir())
+            .map_err(|e| LedgerError::io("creating the socket directory", e))?;
+        if let Some(account) = &cluster.run_as {
+            for dir in [cluster.root.as_path(), cluster.socket_dir().as_path()] {
+                std::os::unix::fs::chown(dir, Some(account.uid), Some(account.gid)).map_err(
+                    |e| LedgerError::io(format!("handing {} to postgres", dir.display()), e),
+                )?;
+            }
+        }
+        Ok(cluster)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn data_dir(&self) -> PathBuf {
+        self.root.join("data")
+    }
+
+    fn socket_dir(&self) -> PathBuf {
+        self.root.join("socket")
+    }
+
+    fn log_file(&self) -> PathBuf {
+        self.root.join("postgres.log")
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let binary = self.bin_dir.join(program);
+        let mut command = match &self.run_as {
+            Some(account) => {
+                let mut c = Command::new("runuser");
+                c.args(["-u", &account.name, "--"]).arg(&binary);
+                c
+            }
+            None => Command::new(&binary),
+        };
+        command.stdin(Stdio::null());
+        command
+    }
+
+    fn run(&self, program: &str, args: &[&OsStr]) -> Result<(), LedgerError> {
+        let output = self
+            .command(program)
+            .args(args)
+            .output()
+            .map_err(|e| LedgerError::io(format!("running {program}"), e))?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            Err(cluster_err(format!(
+                "{program} failed ({}): {}{}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim(),
+                String::from_utf8_lossy(&output.stdout).trim()
+            )))
+        }
+    }
+
+    fn init(&mut self, throwaway: bool) -> Result<(), LedgerError> {
+        let data = self.data_dir();
+        let mut args: Vec<&OsStr> = vec![
+            OsStr::new("-D"),
+            data.as_os_str(),
+            OsStr::new("-U"),
+            OsStr::new(SUPERUSER),
+            OsStr::new("--auth=trust"),
+            OsStr::new("--encoding=UTF8"),
+            OsStr::new("--no-locale"),
+        ];
+        if throwaway {
+            args.push(OsStr::new("--no-sync"));
+        }
+        self.run("initdb", &args)?;
+        let mut settings = format!(
+            "\n# dozor: Unix socket only, inside the cluster directory\n\
+             listen_addresses = ''\n\
+             unix_socket_directories = '{}'\n\
+             port = {SOCKET_PORT}\n\
+             max_connections = 200\n",
+            self.socket_dir().display()
+        );
+        if throwaway {
+            settings.push_str("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n");
+        }
+        let conf = data.join("postgresql.conf");
+        let mut text =
+            fs::read_to_string(&conf).map_err(|e| LedgerError::io("reading postgresql.conf", e))?;
+        text.push_str(&settings);
+        fs::write(&conf, text).map_err(|e| LedgerError::io("writing postgresql.conf", e))?;
+        Ok(())
+    }
+
+    fn is_running(&self) -> bool {
+        let data = self.data_dir();
+        self.command("pg_ctl")
+            .args([OsStr::new("status"), OsStr::new("-D"), data.as_os_str()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    }
+
+    fn start_if_stopped(&mut self) -> Result<(), LedgerError> {
+        if self.is_running() {
+            return Ok(());
+        }
+        let (data, log) = (self.data_dir(), self.log_file());
+        self.run(
+            "pg_ctl",
+            &[
+                OsStr::new("start"),
+                OsStr::new("-w"),
+                OsStr::new("-t"),
+                OsStr::new("60"),
+                OsStr::new("-D"),
+                data.as_os_str(),
+                OsStr::new("-l"),
+                log.as_os_str(),
+            ],
+        )?;
+        self.started_here = true;
+        Ok(())
+    }
+
+    /// Stops the cluster if this process started it.
+    pub fn stop(&mut self) -> Result<(), LedgerError> {
+        if !self.started_here {
+            return Ok(());
+        }
+        let data = self.data_dir();
+        self.run(
+            "pg_ctl",
+            &[
+                OsStr::new("stop"),
+                OsStr::new("-w"),
+                OsStr::new("-m"),
+                OsStr::new("fast"),
+                OsStr::new("-D"),
+                data.as_os_str(),
+            ],
+        )?;
+        self.started_here = false;
+        Ok(())
+    }
+
+    /// Stops and removes a throwaway cluster once this process is gone, even if it never
+    /// drops the cluster (test binaries keep one in a static).
+    fn spawn_watchdog(&self) -> Result<(), LedgerError> {
+        let script = r#"while kill -0 "$1" 2>/dev/null; do sleep 0.5; done
+if [ -n "$5" ]; then runuser -u "$5" -- "$2" stop -m immediate -D "$3"; else "$2" stop -m immediate -D "$3"; fi
+rm -rf "$4""#;
+        let pg_ctl = self.bin_dir.join("pg_ctl");
+        let account = self
+            .run_as
+            .as_ref()
+            .map(|a| a.name.clone())
+            .unwrap_or_default();
+        Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg("dozor-pg-watchdog")
+            .arg(std::process::id().to_string())
+            .arg(&pg_ctl)
+            .arg(self.data_dir())
+            .arg(&self.root)
+            .arg(account)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| LedgerError::io("starting the cluster watchdog", e))?;
+        Ok(())
+    }
+
+    /// A libpq URL for `database` over the cluster's Unix socket.
+    pub fn url(&self, database: &str) -> String {
+        format!(
+            "postgres://{SUPERUSER}@/{database}?host={}&port={SOCKET_PORT}",
+            self.socket_dir().display()
+        )
+    }
+
+    /// Creates `database` unless it exists.
+    pub fn create_database(&self, database: &str) -> Result<(), LedgerError> {
+        if !database
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return Err(cluster_err(format!("unsafe database name `{database}`")));
+        }
+        let mut conn = super::connect(&self.url("postgres"))?;
+        match diesel::sql_query(format!("CREATE DATABASE \"{database}\"")).execute(&mut conn) {
+            Ok(_) => {}
+            Err(diesel::result::Error::DatabaseError(_, info))
+                if info.message().contains("already exists") => {}
+            Err(e) => return Err(e.into()),
+        }
+        Ok(())
+    }
+}
+
+impl Drop for LocalCluster {
+    fn drop(&mut self) {
+        if self._temp.is_some() {
+            let _ = self.stop();
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! PostgreSQL storage of the ledger (diesel). SQL lives here and in `reports`, never in handlers.
+
+pub mod append;
+pub mod cluster;
+pub mod models;
+pub mod reads;
+pub mod registry;
+pub mod schema;
+pub mod testing;
+pub mod verify;
+
+use diesel::pg::PgConnection;
+use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};
+use diesel::Connection as _;
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness as _};
+
+use crate::LedgerError;
+
+pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations");
+
+pub type PgPool = Pool<ConnectionManager<PgConnection>>;
+pub type PooledPg = PooledConnection<ConnectionManager<PgConnection>>;
+
+pub fn connect(url: &str) -> Result<PgConnection, LedgerError> {
+    Ok(PgConnection::establish(url)?)
+}
+
+pub fn pool(url: &str, size: u32) -> Result<PgPool, LedgerError> {
+    Pool::builder()
+        .max_size(size)
+        .connection_timeout(std::time::Duration::from_secs(10))
+        .build(ConnectionManager::<PgConnection>::new(url))
+        .map_err(|e| LedgerError::Connection(e.to_string()))
+}
+
+/// Applies pending migrations; returns the versions applied.
+pub fn migrate(conn: &mut PgConnection) -> Result<Vec<String>, LedgerError> {
+    let applied = conn
+        .run_pending_migrations(MIGRATIONS)
+        .map_err(|e| LedgerError::Migration(e.to_string()))?;
+    Ok(applied.iter().map(ToString::to_string).collect())
+}

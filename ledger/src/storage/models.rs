@@ -1,0 +1,124 @@
+//! Rows as diesel reads and writes them.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+
+use super::schema::*;
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = gaming_tables, check_for_backend(diesel::pg::Pg))]
+pub struct GamingTableRow {
+    pub table_id: String,
+    pub game: String,
+    pub location: String,
+    pub plan_id: String,
+    pub registered_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = table_keys, check_for_backend(diesel::pg::Pg))]
+pub struct TableKeyRow {
+    pub key_id: String,
+    pub table_id: String,
+    pub public_key: Vec<u8>,
+    pub valid_from: DateTime<Utc>,
+    pub registered_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = table_key_revocations, check_for_backend(diesel::pg::Pg))]
+pub struct KeyRevocationRow {
+    pub key_id: String,
+    pub revoked_at: DateTime<Utc>,
+    pub reason: String,
+    pub recorded_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = ledger_entries, check_for_backend(diesel::pg::Pg))]
+pub struct LedgerRow {
+    pub idx: i64,
+    pub received_at: DateTime<Utc>,
+    pub prev_hash: Vec<u8>,
+    pub leaf_hash: Vec<u8>,
+    pub entry: Vec<u8>,
+    pub record_type: String,
+    pub table_id: String,
+    pub seq_no: i64,
+    pub key_id: String,
+    pub record_hash: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Insertable)]
+#[diesel(table_name = significant_events, check_for_backend(diesel::pg::Pg))]
+pub struct NewSignificantEvent {
+    pub occurred_at: DateTime<Utc>,
+    pub kind: String,
+    pub table_id: String,
+    pub seq_no: i64,
+    pub ledger_index: Option<i64>,
+    pub details: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = significant_events, check_for_backend(diesel::pg::Pg))]
+pub struct SignificantEventRow {
+    pub id: i64,
+    pub occurred_at: DateTime<Utc>,
+    pub kind: String,
+    pub table_id: String,
+    pub seq_no: i64,
+    pub ledger_index: Option<i64>,
+    pub details: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = adjudications, check_for_backend(diesel::pg::Pg))]
+pub struct AdjudicationRow {
+    pub ledger_index: i64,
+    pub table_id: String,
+    pub game: String,
+    pub plan_id: String,
+    pub rules_version: String,
+    pub played_at: DateTime<Utc>,
+    pub void: bool,
+    pub stakes_h: i64,
+    pub expected_paid_h: i64,
+    pub paid_h: i64,
+    pub rtp_stakes_h: i64,
+    pub expected_payout_mh: i64,
+    pub payout_variance_h2: f64,
+    pub finding_count: i32,
+    pub verdict: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Insertable)]
+#[diesel(table_name = findings, check_for_backend(diesel::pg::Pg))]
+pub struct NewFinding {
+    pub ledger_index: i64,
+    pub table_id: String,
+    pub game: String,
+    pub played_at: DateTime<Utc>,
+    pub kind: String,
+    pub bet_ids: serde_json::Value,
+    pub expected_h: Option<i64>,
+    pub actual_h: Option<i64>,
+    pub amount_h: i64,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = findings, check_for_backend(diesel::pg::Pg))]
+pub struct FindingRow {
+    pub id: i64,
+    pub ledger_index: i64,
+    pub table_id: String,
+    pub game: String,
+    pub played_at: DateTime<Utc>,
+    pub kind: String,
+    pub bet_ids: serde_json::Value,
+    pub expected_h: Option<i64>,
+    pub actual_h: Option<i64>,
+    pub amount_h: i64,
+    pub message: String,
+}

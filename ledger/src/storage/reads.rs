@@ -1,0 +1,91 @@
+//! Reading the ledger back: entries, sequence gaps, significant events.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Nullable, Text};
+use serde::Serialize;
+
+use super::append::Receipt;
+use super::models::{LedgerRow, SignificantEventRow};
+use super::schema::{ledger_entries, significant_events};
+use crate::LedgerError;
+
+pub fn entry(conn: &mut PgConnection, index: u64) -> Result<Option<LedgerRow>, LedgerError> {
+    let Ok(index) = i64::try_from(index) else {
+        return Ok(None);
+    };
+    Ok(ledger_entries::table
+        .find(index)
+        .select(LedgerRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Number of entries in the ledger.
+pub fn size(conn: &mut PgConnection) -> Result<u64, LedgerError> {
+    Ok(super::append::head(conn)?.map_or(0, |(i, _, _)| i + 1))
+}
+
+pub fn receipt_of(row: &LedgerRow) -> Result<Receipt, LedgerError> {
+    Ok(Receipt {
+        index: row.idx as u64,
+        entry_hash: super::append::hash32(&row.leaf_hash, "leaf hash")?,
+        received_at: row.received_at,
+        table_id: row.table_id.clone(),
+        seq_no: row.seq_no as u64,
+    })
+}
+
+/// A run of sequence numbers missing between two records of a table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, QueryableByName)]
+pub struct SeqGap {
+    #[diesel(sql_type = Text)]
+    pub table_id: String,
+    /// The last sequence number received before the gap.
+    #[diesel(sql_type = BigInt)]
+    pub after_seq_no: i64,
+    /// The first sequence number received after the gap.
+    #[diesel(sql_type = BigInt)]
+    pub before_seq_no: i64,
+    /// How many sequence numbers are missing.
+    #[diesel(sql_type = BigInt)]
+    pub missing: i64,
+}
+
+/// Gaps in each table's `seq_no` sequence (optionally one table's).
+pub fn sequence_gaps(
+    conn: &mut PgConnection,
+    table_id: Option<&str>,
+) -> Result<Vec<SeqGap>, LedgerError> {
+    Ok(diesel::sql_query(
+        "SELECT table_id, seq_no AS after_seq_no, next_seq AS before_seq_no, \
+                next_seq - seq_no - 1 AS missing \
+         FROM (SELECT table_id, seq_no, \
+                      lead(seq_no) OVER (PARTITION BY table_id ORDER BY seq_no) AS next_seq \
+               FROM ledger_entries WHERE $1::text IS NULL OR table_id = $1) s \
+         WHERE next_seq > seq_no + 1 \
+         ORDER BY table_id, seq_no",
+    )
+    .bind::<Nullable<Text>, _>(table_id)
+    .load(conn)?)
+}
+
+pub fn significant_events(
+    conn: &mut PgConnection,
+    table_id: Option<&str>,
+    since: Option<DateTime<Utc>>,
+    limit: i64,
+) -> Result<Vec<SignificantEventRow>, LedgerError> {
+    let mut query = significant_events::table
+        .select(SignificantEventRow::as_select())
+        .order(significant_events::id.asc())
+        .limit(limit)
+        .into_boxed();
+    if let Some(t) = table_id {
+        query = query.filter(significant_events::table_id.eq(t.to_owned()));
+    }
+    if let Some(s) = since {
+        query = query.filter(significant_events::occurred_at.ge(s));
+    }
+    Ok(query.load(conn)?)
+}

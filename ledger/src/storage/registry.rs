@@ -1,0 +1,267 @@
+//! Gaming tables and their ed25519 keys (registration, rotation, revocation).
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use ed25519_dalek::VerifyingKey;
+use thiserror::Error;
+
+use super::models::{GamingTableRow, KeyRevocationRow, TableKeyRow};
+use super::schema::{gaming_tables, table_key_revocations, table_keys};
+use crate::keys::key_id;
+use crate::LedgerError;
+
+#[derive(Debug, Error)]
+pub enum RegistryError {
+    #[error("table `{0}` is already registered")]
+    TableExists(String),
+    #[error("table `{0}` is not registered")]
+    UnknownTable(String),
+    #[error("key {0} is already registered")]
+    KeyExists(String),
+    #[error("key {key_id} does not belong to table `{table_id}`")]
+    UnknownKey { table_id: String, key_id: String },
+    #[error("key {0} is already revoked")]
+    AlreadyRevoked(String),
+    #[error(transparent)]
+    Storage(#[from] LedgerError),
+}
+
+impl From<diesel::result::Error> for RegistryError {
+    fn from(e: diesel::result::Error) -> Self {
+        RegistryError::Storage(LedgerError::Database(e))
+    }
+}
+
+/// A table with its whole key history.
+#[derive(Debug, Clone)]
+pub struct TableWithKeys {
+    pub table: GamingTableRow,
+    pub keys: Vec<(TableKeyRow, Option<KeyRevocationRow>)>,
+}
+
+pub struct NewTable<'a> {
+    pub table_id: &'a str,
+    pub game: &'a str,
+    pub location: &'a str,
+    pub plan_id: &'a str,
+}
+
+fn is_unique_violation(e: &diesel::result::Error) -> bool {
+    matches!(
+        e,
+        diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)
+    )
+}
+
+/// Registers a table and its first key, valid from `now`.
+pub fn register_table(
+    conn: &mut PgConnection,
+    table: NewTable<'_>,
+    key: &VerifyingKey,
+    now: DateTime<Utc>,
+) -> Result<TableWithKeys, RegistryError> {
+    conn.transaction(|conn| {
+        let row = GamingTableRow {
+            table_id: table.table_id.to_owned(),
+            game: table.game.to_owned(),
+            location: table.location.to_owned(),
+            plan_id: table.plan_id.to_owned(),
+            registered_at: now,
+        };
+        diesel::insert_into(gaming_tables::table)
+            .values(&row)
+            .execute(conn)
+            .map_err(|e| {
+                if is_unique_violation(&e) {
+                    RegistryError::TableExists(table.table_id.to_owned())
+                } else {
+                    e.into()
+                }
+            })?;
+        insert_key(conn, table.table_id, key, now, now)?;
+        find_table(conn, table.table_id)?
+            .ok_or_else(|| RegistryError::UnknownTable(table.table_id.to_owned()))
+    })
+}
+
+fn insert_key(
+    conn: &mut PgConnection,
+    table_id: &str,
+    key: &VerifyingKey,
+    valid_from: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<TableKeyRow, RegistryError> {
+    let row = TableKeyRow {
+        key_id: key_id(key),
+        table_id: table_id.to_owned(),
+        public_key: key.as_bytes().to_vec(),
+        valid_from,
+        registered_at: now,
+    };
+    diesel::insert_into(table_keys::table)
+        .values(&row)
+        .execute(conn)
+        .map_err(|e| {
+            if is_unique_violation(&e) {
+                RegistryError::KeyExists(row.key_id.clone())
+            } else {
+                e.into()
+            }
+        })?;
+    Ok(row)
+}
+
+/// Adds a key to a table (rotation); the old keys stay valid until revoked.
+pub fn add_key(
+    conn: &mut PgConnection,
+    table_id: &str,
+    key: &VerifyingKey,
+    valid_from: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<TableKeyRow, RegistryError> {
+    conn.transaction(|conn| {
+        if find_table(conn, table_id)?.is_none() {
+            return Err(RegistryError::UnknownTable(table_id.to_owned()));
+        }
+        insert_key(conn, table_id, key, valid_from, now)
+    })
+}
+
+/// Revokes a key from `revoked_at` on: records it signs received after that are rejected.
+pub fn revoke_key(
+    conn: &mut PgConnection,
+    table_id: &str,
+    key: &str,
+    revoked_at: DateTime<Utc>,
+    reason: &str,
+    now: DateTime<Utc>,
+) -> Result<KeyRevocationRow, RegistryError> {
+    conn.transaction(|conn| {
+        let owner: Option<String> = table_keys::table
+            .find(key)
+            .select(table_keys::table_id)
+            .first(conn)
+            .optional()?;
+        if owner.as_deref() != Some(table_id) {
+            return Err(RegistryError::UnknownKey {
+                table_id: table_id.to_owned(),
+                key_id: key.to_owned(),
+            });
+        }
+        let row = KeyRevocationRow {
+            key_id: key.to_owned(),
+            revoked_at,
+            reason: reason.to_owned(),
+            recorded_at: now,
+        };
+        diesel::insert_into(table_key_revocations::table)
+            .values(&row)
+            .execute(conn)
+            .map_err(|e| {
+                if is_unique_violation(&e) {
+                    RegistryError::AlreadyRevoked(key.to_owned())
+                } else {
+                    e.into()
+                }
+            })?;
+        Ok(row)
+    })
+}
+
+pub fn find_table(
+    conn: &mut PgConnection,
+    table_id: &str,
+) -> Result<Option<TableWithKeys>, RegistryError> {
+    let Some(table) = gaming_tables::table
+        .find(table_id)
+        .select(GamingTableRow::as_select())
+        .first(conn)
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    let keys = table_keys::table
+        .left_join(table_key_revocations::table)
+        .filter(table_keys::table_id.eq(table_id))
+        .order(table_keys::valid_from.asc())
+        .select((
+            TableKeyRow::as_select(),
+            Option::<KeyRevocationRow>::as_select(),
+        ))
+        .load(conn)?;
+    Ok(Some(TableWithKeys { table, keys }))
+}
+
+pub fn list_tables(conn: &mut PgConnection) -> Result<Vec<TableWithKeys>, RegistryError> {
+    let ids: Vec<String> = gaming_tables::table
+        .select(gaming_tables::table_id)
+        .order(gaming_tables::table_id.asc())
+        .load(conn)?;
+    let mut tables = Vec::with_capacity(ids.len());
+    for id in ids {
+        if let Some(t) = find_table(conn, &id)? {
+            tables.push(t);
+        }
+    }
+    Ok(tables)
+}
+
+/// A key as ingest needs it: its table, public key and validity window.
+#[derive(Debug, Clone)]
+pub struct KeyValidity {
+    pub key_id: String,
+    pub table_id: String,
+    pub public_key: VerifyingKey,
+    pub valid_from: DateTime<Utc>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+impl KeyValidity {
+    pub fn valid_at(&self, t: DateTime<Utc>) -> bool {
+        self.valid_from <= t && self.revoked_at.is_none_or(|r| t < r)
+    }
+}
+
+fn validity(
+    key: TableKeyRow,
+    revocation: Option<KeyRevocationRow>,
+) -> Result<KeyValidity, LedgerError> {
+    let bytes: [u8; 32] =
+        key.public_key.as_slice().try_into().map_err(|_| {
+            LedgerError::Corrupt(format!("stored key {} is not 32 bytes", key.key_id))
+        })?;
+    let public_key = VerifyingKey::from_bytes(&bytes)
+        .map_err(|e| LedgerError::Corrupt(format!("stored key {}: {e}", key.key_id)))?;
+    Ok(KeyValidity {
+        key_id: key.key_id,
+        table_id: key.table_id,
+        public_key,
+        valid_from: key.valid_from,
+        revoked_at: revocation.map(|r| r.revoked_at),
+    })
+}
+
+/// Looks up keys by id, with their revocation if any.
+pub fn keys_by_id(conn: &mut PgConnection, ids: &[&str]) -> Result<Vec<KeyValidity>, LedgerError> {
+    let rows: Vec<(TableKeyRow, Option<KeyRevocationRow>)> = table_keys::table
+        .left_join(table_key_revocations::table)
+        .filter(table_keys::key_id.eq_any(ids))
+        .select((
+            TableKeyRow::as_select(),
+            Option::<KeyRevocationRow>::as_select(),
+        ))
+        .load(conn)?;
+    rows.into_iter().map(|(k, r)| validity(k, r)).collect()
+}
+
+/// Every key ever registered, for a full verification walk.
+pub fn all_keys(conn: &mut PgConnection) -> Result<Vec<KeyValidity>, LedgerError> {
+    let rows: Vec<(TableKeyRow, Option<KeyRevocationRow>)> = table_keys::table
+        .left_join(table_key_revocations::table)
+        .select((
+            TableKeyRow::as_select(),
+            Option::<KeyRevocationRow>::as_select(),
+        ))
+        .load(conn)?;
+    rows.into_iter().map(|(k, r)| validity(k, r)).collect()
+}

@@ -1,0 +1,28 @@
+//! Real PostgreSQL for tests: one throwaway cluster per test process, one fresh, migrated
+//! database per test.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+use super::cluster::LocalCluster;
+use crate::LedgerError;
+
+static CLUSTER: OnceLock<Result<LocalCluster, String>> = OnceLock::new();
+static NEXT_DATABASE: AtomicU32 = AtomicU32::new(0);
+
+/// A new database with all migrations applied, on this process's throwaway cluster; its URL.
+pub fn fresh_database() -> Result<String, LedgerError> {
+    let cluster = CLUSTER
+        .get_or_init(|| LocalCluster::temporary().map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| LedgerError::Cluster(e.clone()))?;
+    let name = format!(
+        "dozor_test_{}",
+        NEXT_DATABASE.fetch_add(1, Ordering::SeqCst)
+    );
+    cluster.create_database(&name)?;
+    let url = cluster.url(&name);
+    let mut conn = super::connect(&url)?;
+    super::migrate(&mut conn)?;
+    Ok(url)
+}

@@ -1,0 +1,137 @@
+//! `dozor verify`: re-walks the whole ledger in the database and names the first broken index.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use serde::Serialize;
+
+use super::models::LedgerRow;
+use super::registry::{all_keys, KeyValidity};
+use super::schema::ledger_entries;
+use crate::entry::{format_time, leaf_hash, record_hash};
+use crate::{Entry, LedgerError, GENESIS_PREV_HASH};
+
+const PAGE: i64 = 5_000;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VerifyFailure {
+    pub index: u64,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VerifyReport {
+    /// Entries checked (all of them when there is no failure).
+    pub entries_checked: u64,
+    /// Hash of the last entry checked, hex.
+    pub head_hash: Option<String>,
+    pub failure: Option<VerifyFailure>,
+}
+
+/// Checks one stored row against everything that must hold for it.
+fn check_row(
+    row: &LedgerRow,
+    expected_index: u64,
+    prev_hash: &[u8; 32],
+    keys: &HashMap<String, KeyValidity>,
+) -> Result<[u8; 32], String> {
+    if row.idx as u64 != expected_index {
+        return Err(format!(
+            "entry {expected_index} is missing (next stored index is {})",
+            row.idx
+        ));
+    }
+    let computed = leaf_hash(&row.entry);
+    if row.leaf_hash.as_slice() != computed {
+        return Err("stored entry hash does not match the entry bytes".into());
+    }
+    if row.prev_hash.as_slice() != prev_hash {
+        return Err("prev_hash does not match the hash of the previous entry".into());
+    }
+    let (index, received_at, prev_text, envelope) =
+        Entry::parse(&row.entry).map_err(|e| e.to_string())?;
+    if index != expected_index {
+        return Err(format!("entry bytes carry index {index}"));
+    }
+    if prev_text != hex::encode(prev_hash) {
+        return Err("prev_hash inside the entry does not match the previous entry".into());
+    }
+    if received_at != format_time(row.received_at) {
+        return Err(format!(
+            "received_at column {} differs from the entry's {received_at}",
+            format_time(row.received_at)
+        ));
+    }
+    let key = keys
+        .get(&envelope.key_id)
+        .ok_or_else(|| format!("signed with unknown key {}", envelope.key_id))?;
+    let record = envelope
+        .verify(&key.public_key)
+        .map_err(|e| e.to_string())?;
+    let at: DateTime<Utc> = row.received_at;
+    if !key.valid_at(at) {
+        return Err(format!(
+            "key {} was not valid at {}",
+            key.key_id,
+            format_time(at)
+        ));
+    }
+    let header = rules::RecordHeader::read(&envelope.record).map_err(|e| e.to_string())?;
+    if header.table_id != row.table_id || header.seq_no != row.seq_no as u64 {
+        return Err("table_id/seq_no columns differ from the signed record".into());
+    }
+    if key.table_id != header.table_id {
+        return Err(format!("key {} belongs to another table", key.key_id));
+    }
+    if row.key_id != envelope.key_id || row.record_hash.as_slice() != record_hash(&record) {
+        return Err("key_id/record_hash columns differ from the signed record".into());
+    }
+    Ok(computed)
+}
+
+/// Walks every entry in index order. `progress(checked)` is called after each page.
+pub fn verify_ledger(
+    conn: &mut PgConnection,
+    mut progress: impl FnMut(u64),
+) -> Result<VerifyReport, LedgerError> {
+    let keys: HashMap<String, KeyValidity> = all_keys(conn)?
+        .into_iter()
+        .map(|k| (k.key_id.clone(), k))
+        .collect();
+    let mut prev_hash = GENESIS_PREV_HASH;
+    let mut expected: u64 = 0;
+    loop {
+        let rows: Vec<LedgerRow> = ledger_entries::table
+            .filter(ledger_entries::idx.ge(expected as i64))
+            .order(ledger_entries::idx.asc())
+            .limit(PAGE)
+            .select(LedgerRow::as_select())
+            .load(conn)?;
+        if rows.is_empty() {
+            break;
+        }
+        for row in &rows {
+            match check_row(row, expected, &prev_hash, &keys) {
+                Ok(hash) => prev_hash = hash,
+                Err(reason) => {
+                    return Ok(VerifyReport {
+                        entries_checked: expected,
+                        head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
+                        failure: Some(VerifyFailure {
+                            index: expected,
+                            reason,
+                        }),
+                    })
+                }
+            }
+            expected += 1;
+        }
+        progress(expected);
+    }
+    Ok(VerifyReport {
+        entries_checked: expected,
+        head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
+        failure: None,
+    })
+}

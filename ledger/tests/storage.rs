@@ -1,0 +1,198 @@
+//! The ledger on a real (throwaway) PostgreSQL cluster.
+
+use chrono::{Duration, Utc};
+use diesel::prelude::*;
+use ed25519_dalek::SigningKey;
+use ledger::entry::record_hash;
+use ledger::storage::append::{append_batch, AppendOutcome, Submission};
+use ledger::storage::registry::{register_table, revoke_key, NewTable};
+use ledger::storage::verify::verify_ledger;
+use ledger::storage::{connect, reads, testing};
+use ledger::Envelope;
+use serde_json::json;
+
+fn db() -> PgConnection {
+    connect(&testing::fresh_database().unwrap()).unwrap()
+}
+
+fn submission(key: &SigningKey, table: &str, seq_no: u64, marker: i64) -> Submission {
+    let record = json!({"type": "note", "table_id": table, "seq_no": seq_no,
+                        "plan_id": "p", "marker": marker});
+    let envelope = Envelope::sign(record, key).unwrap();
+    let canonical = envelope.verify(&key.verifying_key()).unwrap();
+    Submission {
+        envelope,
+        record_type: "note".into(),
+        table_id: table.into(),
+        seq_no,
+        record_hash: record_hash(&canonical),
+        derived: None,
+    }
+}
+
+fn setup(conn: &mut PgConnection) -> SigningKey {
+    let key = SigningKey::from_bytes(&[5u8; 32]);
+    let table = NewTable {
+        table_id: "R01",
+        game: "roulette",
+        location: "Praha 1",
+        plan_id: "p",
+    };
+    register_table(
+        conn,
+        table,
+        &key.verifying_key(),
+        Utc::now() - Duration::seconds(5),
+    )
+    .unwrap();
+    key
+}
+
+#[test]
+fn appends_chain_and_verify() {
+    let mut conn = db();
+    let key = setup(&mut conn);
+    let batch: Vec<_> = (1..=5).map(|i| submission(&key, "R01", i, 0)).collect();
+    let out = append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    let receipts: Vec<_> = out
+        .iter()
+        .map(|o| match o {
+            AppendOutcome::Appended(r) => r.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        receipts.iter().map(|r| r.index).collect::<Vec<_>>(),
+        vec![0, 1, 2, 3, 4]
+    );
+    // The chain: each entry's prev_hash is the previous entry's hash.
+    let second = reads::entry(&mut conn, 1).unwrap().unwrap();
+    assert_eq!(second.prev_hash, receipts[0].entry_hash.to_vec());
+    let report = verify_ledger(&mut conn, |_| {}).unwrap();
+    assert!(report.failure.is_none(), "{:?}", report.failure);
+    assert_eq!(report.entries_checked, 5);
+    assert_eq!(report.head_hash, Some(hex::encode(receipts[4].entry_hash)));
+}
+
+#[test]
+fn same_record_same_receipt_and_conflicts_are_events() {
+    let mut conn = db();
+    let key = setup(&mut conn);
+    let first = append_batch(&mut conn, &[submission(&key, "R01", 1, 0)], Utc::now()).unwrap();
+    let again = append_batch(&mut conn, &[submission(&key, "R01", 1, 0)], Utc::now()).unwrap();
+    let (AppendOutcome::Appended(a), AppendOutcome::AlreadyRecorded(b)) = (&first[0], &again[0])
+    else {
+        panic!("{first:?} {again:?}");
+    };
+    assert_eq!(a, b);
+    let conflict = append_batch(&mut conn, &[submission(&key, "R01", 1, 99)], Utc::now()).unwrap();
+    assert!(matches!(&conflict[0], AppendOutcome::SeqNoConflict { existing } if existing == a));
+    assert_eq!(reads::size(&mut conn).unwrap(), 1, "nothing appended");
+    let events = reads::significant_events(&mut conn, Some("R01"), None, 10).unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].kind, "seq_no_conflict");
+    // Within one batch too.
+    let batch = [
+        submission(&key, "R01", 2, 0),
+        submission(&key, "R01", 2, 0),
+        submission(&key, "R01", 2, 1),
+    ];
+    let out = append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    assert!(matches!(out[0], AppendOutcome::Appended(_)));
+    assert!(matches!(out[1], AppendOutcome::AlreadyRecorded(_)));
+    assert!(matches!(out[2], AppendOutcome::SeqNoConflict { .. }));
+}
+
+#[test]
+fn gaps_are_listed() {
+    let mut conn = db();
+    let key = setup(&mut conn);
+    let batch: Vec<_> = [1, 2, 5, 6, 10]
+        .iter()
+        .map(|i| submission(&key, "R01", *i, 0))
+        .collect();
+    append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    let gaps = reads::sequence_gaps(&mut conn, None).unwrap();
+    let spans: Vec<_> = gaps
+        .iter()
+        .map(|g| (g.after_seq_no, g.before_seq_no, g.missing))
+        .collect();
+    // 3 and 4 are missing between 2 and 5; 7, 8 and 9 between 6 and 10.
+    assert_eq!(spans, vec![(2, 5, 2), (6, 10, 3)]);
+}
+
+#[test]
+fn revoked_key_is_refused_after_revocation() {
+    let mut conn = db();
+    let key = setup(&mut conn);
+    let now = Utc::now();
+    let key_id = ledger::keys::key_id(&key.verifying_key());
+    revoke_key(&mut conn, "R01", &key_id, now, "tablet stolen", now).unwrap();
+    let out = append_batch(
+        &mut conn,
+        &[submission(&key, "R01", 1, 0)],
+        now + Duration::seconds(1),
+    )
+    .unwrap();
+    assert!(
+        matches!(&out[0], AppendOutcome::KeyNotValid { reason, .. } if reason.contains("revoked"))
+    );
+    assert_eq!(reads::size(&mut conn).unwrap(), 0);
+}
+
+#[test]
+fn the_database_refuses_update_delete_and_truncate() {
+    let mut conn = db();
+    let key = setup(&mut conn);
+    append_batch(&mut conn, &[submission(&key, "R01", 1, 0)], Utc::now()).unwrap();
+    for statement in [
+        "UPDATE ledger_entries SET seq_no = 7",
+        "DELETE FROM ledger_entries",
+        "TRUNCATE ledger_entries CASCADE",
+        "UPDATE table_keys SET valid_from = now() - interval '1 year'",
+        "DELETE FROM gaming_tables",
+    ] {
+        let err = diesel::sql_query(statement).execute(&mut conn).unwrap_err();
+        assert!(
+            err.to_string().contains("append-only"),
+            "{statement}: {err}"
+        );
+    }
+    assert_eq!(reads::size(&mut conn).unwrap(), 1);
+}
+
+#[test]
+fn verify_names_the_first_tampered_index() {
+    let mut conn = db();
+    let key = setup(&mut conn);
+    let batch: Vec<_> = (1..=6).map(|i| submission(&key, "R01", i, 0)).collect();
+    append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    // A superuser can switch the triggers off; verify must still catch the edit.
+    diesel::sql_query("SET session_replication_role = replica")
+        .execute(&mut conn)
+        .unwrap();
+    diesel::sql_query(
+        "UPDATE ledger_entries SET entry = convert_to(replace(convert_from(entry, 'UTF8'), \
+         '\"marker\":0', '\"marker\":1'), 'UTF8') WHERE idx = 3",
+    )
+    .execute(&mut conn)
+    .unwrap();
+    let report = verify_ledger(&mut conn, |_| {}).unwrap();
+    let failure = report.failure.expect("tampering must be detected");
+    assert_eq!(failure.index, 3);
+    assert!(failure.reason.contains("hash"), "{}", failure.reason);
+    assert_eq!(report.entries_checked, 3);
+
+    // Recomputing the stored hash too moves the break to the next link.
+    diesel::sql_query(
+        "UPDATE ledger_entries SET leaf_hash = sha256('\\x00'::bytea || entry) WHERE idx = 3",
+    )
+    .execute(&mut conn)
+    .unwrap();
+    let failure = verify_ledger(&mut conn, |_| {}).unwrap().failure.unwrap();
+    assert_eq!(
+        failure.index, 3,
+        "the signature no longer matches the record"
+    );
+    assert!(failure.reason.contains("signature"), "{}", failure.reason);
+}

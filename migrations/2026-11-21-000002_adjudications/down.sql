@@ -1,0 +1,2 @@
+DROP TABLE findings;
+DROP TABLE adjudications;
