@@ -1,1 +1,9 @@
-//! stub
+//! Reports over the ledger's derived data: findings and per-game payout/RTP reports.
+
+pub mod daily;
+pub mod error;
+pub mod findings;
+pub mod gaming_day;
+
+pub use error::ReportError;
+pub use gaming_day::GamingDayClock;

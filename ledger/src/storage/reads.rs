@@ -89,3 +89,19 @@ pub fn significant_events(
     }
     Ok(query.load(conn)?)
 }
+
+/// The stored verdict of the round at `index`, if it is a round.
+pub fn verdict(
+    conn: &mut PgConnection,
+    index: u64,
+) -> Result<Option<serde_json::Value>, LedgerError> {
+    use super::schema::adjudications;
+    let Ok(index) = i64::try_from(index) else {
+        return Ok(None);
+    };
+    Ok(adjudications::table
+        .find(index)
+        .select(adjudications::verdict)
+        .first(conn)
+        .optional()?)
+}

@@ -1,0 +1,45 @@
+//! Which PostgreSQL to use: `DATABASE_URL`, or a cluster dozor manages under the data directory.
+
+use std::path::Path;
+
+use ledger::storage::cluster::LocalCluster;
+use ledger::storage::{connect, migrate};
+use ledger::LedgerError;
+
+pub const MANAGED_DATABASE: &str = "dozor";
+
+pub struct Database {
+    pub url: String,
+    /// The managed cluster, when there is no `DATABASE_URL`.
+    pub cluster: Option<LocalCluster>,
+}
+
+impl Database {
+    /// Opens the database and applies pending migrations.
+    pub fn open(url: Option<String>, data_dir: &Path) -> Result<Database, LedgerError> {
+        let database = match url {
+            Some(url) => Database { url, cluster: None },
+            None => {
+                let cluster = LocalCluster::open(&data_dir.join("pg"))?;
+                cluster.create_database(MANAGED_DATABASE)?;
+                Database {
+                    url: cluster.url(MANAGED_DATABASE),
+                    cluster: Some(cluster),
+                }
+            }
+        };
+        let applied = migrate(&mut connect(&database.url)?)?;
+        for version in applied {
+            tracing::info!(%version, "applied migration");
+        }
+        Ok(database)
+    }
+
+    /// Stops the managed cluster if this process started it.
+    pub fn close(mut self) -> Result<(), LedgerError> {
+        match self.cluster.as_mut() {
+            Some(cluster) => cluster.stop(),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Reading the ledger: head, single entries, sequence gaps, significant events.
+
+use actix_web::{get, web, HttpResponse};
+use chrono::{DateTime, Utc};
+use ledger::storage::reads;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::error::{ApiError, ErrorBody};
+use crate::routes::tables::GapView;
+use crate::state::AppState;
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HeadView {
+    /// Number of entries.
+    pub size: u64,
+    /// Hash of the last entry, hex; null for an empty ledger.
+    pub head_hash: Option<String>,
+    pub last_received_at: Option<DateTime<Utc>>,
+}
+
+/// Size and head hash of the ledger.
+#[utoipa::path(get, path = "/api/v1/ledger/head", tag = "ledger", responses((status = 200, body = HeadView)))]
+#[get("/ledger/head")]
+pub async fn head(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let head = web::block(move || -> Result<_, ApiError> {
+        Ok(ledger::storage::append::head(&mut *state.conn()?)?)
+    })
+    .await??;
+    Ok(HttpResponse::Ok().json(HeadView {
+        size: head.map_or(0, |(i, _, _)| i + 1),
+        head_hash: head.map(|(_, h, _)| hex::encode(h)),
+        last_received_at: head.map(|(_, _, t)| t),
+    }))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EntryView {
+    pub index: u64,
+    pub received_at: DateTime<Utc>,
+    /// Hash of the previous entry, hex.
+    pub prev_hash: String,
+    /// SHA-256(0x00 ‖ entry), hex.
+    pub entry_hash: String,
+    /// The entry exactly as hashed (RFC 8785 canonical JSON), as a string.
+    pub entry: String,
+    /// The re-adjudication of the round, if the entry is a round.
+    #[schema(value_type = Option<Object>)]
+    pub verdict: Option<serde_json::Value>,
+}
+
+/// One ledger entry with its hashes and verdict.
+#[utoipa::path(get, path = "/api/v1/ledger/entries/{index}", tag = "ledger",
+    params(("index" = u64, Path)), responses((status = 200, body = EntryView), (status = 404, body = ErrorBody)))]
+#[get("/ledger/entries/{index}")]
+pub async fn entry(
+    state: web::Data<AppState>,
+    path: web::Path<u64>,
+) -> Result<HttpResponse, ApiError> {
+    let index = path.into_inner();
+    let found = web::block(move || -> Result<_, ApiError> {
+        let mut conn = state.conn()?;
+        let Some(row) = reads::entry(&mut conn, index)? else {
+            return Ok(None);
+        };
+        let verdict = reads::verdict(&mut conn, index)?;
+        Ok(Some((row, verdict)))
+    })
+    .await??;
+    let (row, verdict) =
+        found.ok_or_else(|| ApiError::not_found("unknown_entry", format!("no entry {index}")))?;
+    Ok(HttpResponse::Ok().json(EntryView {
+        index,
+        received_at: row.received_at,
+        prev_hash: hex::encode(&row.prev_hash),
+        entry_hash: hex::encode(&row.leaf_hash),
+        entry: String::from_utf8_lossy(&row.entry).into_owned(),
+        verdict,
+    }))
+}
+
+/// Gaps in every table's `seq_no` sequence.
+#[utoipa::path(get, path = "/api/v1/ledger/gaps", tag = "ledger", responses((status = 200, body = Vec<GapView>)))]
+#[get("/ledger/gaps")]
+pub async fn gaps(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let gaps = web::block(move || -> Result<_, ApiError> {
+        Ok(reads::sequence_gaps(&mut *state.conn()?, None)?)
+    })
+    .await??;
+    Ok(HttpResponse::Ok().json(gaps.into_iter().map(GapView::from).collect::<Vec<_>>()))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct EventQuery {
+    pub table_id: Option<String>,
+    pub since: Option<DateTime<Utc>>,
+    /// At most this many (1-1000, default 100).
+    pub limit: Option<i64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EventView {
+    pub id: i64,
+    pub occurred_at: DateTime<Utc>,
+    /// e.g. `seq_no_conflict`
+    pub kind: String,
+    pub table_id: String,
+    pub seq_no: i64,
+    pub ledger_index: Option<i64>,
+    #[schema(value_type = Object)]
+    pub details: serde_json::Value,
+}
+
+/// Significant events: rejected submissions an inspector must see (with the evidence).
+#[utoipa::path(get, path = "/api/v1/significant-events", tag = "ledger", params(EventQuery),
+    responses((status = 200, body = Vec<EventView>), (status = 400, body = ErrorBody)))]
+#[get("/significant-events")]
+pub async fn significant_events(
+    state: web::Data<AppState>,
+    query: web::Query<EventQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
+    let limit = q.limit.unwrap_or(100);
+    if !(1..=1000).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "limit must be 1-1000",
+        ));
+    }
+    let rows = web::block(move || -> Result<_, ApiError> {
+        Ok(reads::significant_events(
+            &mut *state.conn()?,
+            q.table_id.as_deref(),
+            q.since,
+            limit,
+        )?)
+    })
+    .await??;
+    let views: Vec<EventView> = rows
+        .into_iter()
+        .map(|r| EventView {
+            id: r.id,
+            occurred_at: r.occurred_at,
+            kind: r.kind,
+            table_id: r.table_id,
+            seq_no: r.seq_no,
+            ledger_index: r.ledger_index,
+            details: r.details,
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(views))
+}

@@ -1,0 +1,77 @@
+//! HTTP routes, one file per resource. Handlers extract, call the domain, map the result.
+
+pub mod findings;
+pub mod health;
+pub mod ledger;
+pub mod records;
+pub mod reports;
+pub mod tables;
+
+use actix_web::web::{self, Bytes, BytesMut};
+use futures_util::StreamExt as _;
+
+use crate::error::ApiError;
+
+pub const API_PREFIX: &str = "/api/v1";
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(health::health).service(
+        web::scope(API_PREFIX)
+            .service(records::submit)
+            .service(tables::register)
+            .service(tables::list)
+            .service(tables::get)
+            .service(tables::add_key)
+            .service(tables::revoke_key)
+            .service(tables::gaps)
+            .service(ledger::head)
+            .service(ledger::entry)
+            .service(ledger::gaps)
+            .service(ledger::significant_events)
+            .service(findings::list)
+            .service(reports::daily)
+            .service(health::openapi),
+    );
+}
+
+/// Extractor settings that turn malformed input into our `{code, message, details}` errors.
+pub fn extractor_configs(cfg: &mut web::ServiceConfig, body_limit: usize) {
+    cfg.app_data(
+        web::JsonConfig::default()
+            .limit(body_limit)
+            .error_handler(|e, _| {
+                use actix_web::error::JsonPayloadError as J;
+                match e {
+                    J::Overflow { limit } | J::OverflowKnownLength { limit, .. } => {
+                        ApiError::TooLarge { limit }.into()
+                    }
+                    J::ContentType => {
+                        ApiError::bad_request("unsupported_media_type", "send application/json")
+                            .into()
+                    }
+                    other => ApiError::bad_request("malformed_json", other.to_string()).into(),
+                }
+            }),
+    )
+    .app_data(
+        web::QueryConfig::default()
+            .error_handler(|e, _| ApiError::bad_request("invalid_query", e.to_string()).into()),
+    )
+    .app_data(
+        web::PathConfig::default()
+            .error_handler(|e, _| ApiError::bad_request("invalid_path", e.to_string()).into()),
+    );
+}
+
+/// Reads a request body, refusing more than `limit` bytes.
+pub async fn read_body(mut payload: web::Payload, limit: usize) -> Result<Bytes, ApiError> {
+    let mut body = BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| ApiError::bad_request("unreadable_body", e.to_string()))?;
+        if body.len() + chunk.len() > limit {
+            return Err(ApiError::TooLarge { limit });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}

@@ -1,0 +1,305 @@
+//! Gaming tables and their keys.
+
+use actix_web::{get, post, web, HttpResponse};
+use chrono::{DateTime, Utc};
+use ledger::keys::{encode_public_key, parse_public_key};
+use ledger::storage::reads::{sequence_gaps, SeqGap};
+use ledger::storage::registry::{self, NewTable, RegistryError, TableWithKeys};
+use rules::record::validate_identifier;
+use rules::GameCode;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use utoipa::ToSchema;
+
+use crate::error::{ApiError, ErrorBody};
+use crate::state::AppState;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterTable {
+    /// Short stable id: 1-64 of letters, digits, `_ - .`.
+    pub table_id: String,
+    /// Game code, e.g. `roulette`.
+    pub game: String,
+    /// Where the table stands (premises, room).
+    pub location: String,
+    /// Plan the table plays under; the server's default plan if omitted.
+    pub plan_id: Option<String>,
+    /// The table's ed25519 public key, base64 (see `dozor keygen`).
+    pub public_key: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddKey {
+    pub public_key: String,
+    /// When the key starts to be valid; now if omitted.
+    pub valid_from: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RevokeKey {
+    /// Why, for the record (e.g. "terminal replaced", "key compromised").
+    pub reason: String,
+    /// From when the key is invalid; now if omitted. Records received after it are rejected.
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct KeyView {
+    pub key_id: String,
+    pub public_key: String,
+    pub valid_from: DateTime<Utc>,
+    pub revoked_at: Option<DateTime<Utc>>,
+    pub revocation_reason: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TableView {
+    pub table_id: String,
+    pub game: String,
+    pub location: String,
+    pub plan_id: String,
+    pub registered_at: DateTime<Utc>,
+    pub keys: Vec<KeyView>,
+}
+
+impl From<TableWithKeys> for TableView {
+    fn from(t: TableWithKeys) -> Self {
+        TableView {
+            table_id: t.table.table_id,
+            game: t.table.game,
+            location: t.table.location,
+            plan_id: t.table.plan_id,
+            registered_at: t.table.registered_at,
+            keys: t
+                .keys
+                .into_iter()
+                .map(|(k, r)| KeyView {
+                    public_key: ed25519_dalek::VerifyingKey::try_from(k.public_key.as_slice())
+                        .map(|pk| encode_public_key(&pk))
+                        .unwrap_or_default(),
+                    key_id: k.key_id,
+                    valid_from: k.valid_from,
+                    revoked_at: r.as_ref().map(|r| r.revoked_at),
+                    revocation_reason: r.map(|r| r.reason),
+                })
+                .collect(),
+        }
+    }
+}
+
+fn registry_error(e: RegistryError) -> ApiError {
+    match e {
+        RegistryError::TableExists(_)
+        | RegistryError::KeyExists(_)
+        | RegistryError::AlreadyRevoked(_) => ApiError::Conflict {
+            code: "already_exists",
+            message: e.to_string(),
+            details: json!({}),
+        },
+        RegistryError::UnknownTable(_) => ApiError::not_found("unknown_table", e.to_string()),
+        RegistryError::UnknownKey { .. } => ApiError::not_found("unknown_key", e.to_string()),
+        RegistryError::Storage(s) => s.into(),
+    }
+}
+
+fn bad_key(e: ledger::LedgerError) -> ApiError {
+    ApiError::unprocessable(
+        "invalid_public_key",
+        e.to_string(),
+        json!({ "field": "public_key" }),
+    )
+}
+
+/// Register a gaming table with its first ed25519 key.
+#[utoipa::path(post, path = "/api/v1/tables", tag = "tables", request_body = RegisterTable,
+    responses((status = 201, body = TableView), (status = 400, body = ErrorBody),
+              (status = 409, description = "table or key already registered", body = ErrorBody),
+              (status = 422, description = "unknown game or plan, bad key", body = ErrorBody)))]
+#[post("/tables")]
+pub async fn register(
+    state: web::Data<AppState>,
+    body: web::Json<RegisterTable>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let invalid = |field: &str, m: String| {
+        ApiError::unprocessable("invalid_table", m, json!({ "field": field }))
+    };
+    validate_identifier("table_id", &body.table_id)
+        .map_err(|e| invalid("table_id", e.to_string()))?;
+    let game = GameCode::parse(&body.game)
+        .ok_or_else(|| invalid("game", format!("unknown game `{}`", body.game)))?;
+    let location = body.location.trim().to_owned();
+    if location.is_empty() || location.chars().count() > 200 {
+        return Err(invalid(
+            "location",
+            "location must be 1-200 characters".into(),
+        ));
+    }
+    let plan_id = body
+        .plan_id
+        .clone()
+        .unwrap_or_else(|| state.default_plan.clone());
+    let plan = state
+        .plans
+        .get(&plan_id)
+        .ok_or_else(|| invalid("plan_id", format!("unknown plan `{plan_id}`")))?;
+    let adjudicated = match game {
+        GameCode::Roulette => plan.roulette.is_some(),
+        _ => false,
+    };
+    if !adjudicated {
+        return Err(invalid(
+            "game",
+            format!("plan `{plan_id}` has no rules for `{game}` in this version of dozor"),
+        ));
+    }
+    let key = parse_public_key(&body.public_key).map_err(bad_key)?;
+    let shared = state.clone();
+    let table = web::block(move || {
+        let mut conn = shared.conn()?;
+        let new = NewTable {
+            table_id: &body.table_id,
+            game: game.as_str(),
+            location: &location,
+            plan_id: &plan_id,
+        };
+        registry::register_table(&mut conn, new, &key, Utc::now()).map_err(registry_error)
+    })
+    .await??;
+    state.directory.remember_table(&table.table);
+    Ok(HttpResponse::Created().json(TableView::from(table)))
+}
+
+/// All registered tables with their key history.
+#[utoipa::path(get, path = "/api/v1/tables", tag = "tables", responses((status = 200, body = Vec<TableView>)))]
+#[get("/tables")]
+pub async fn list(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let tables =
+        web::block(move || registry::list_tables(&mut *state.conn()?).map_err(registry_error))
+            .await??;
+    Ok(HttpResponse::Ok().json(tables.into_iter().map(TableView::from).collect::<Vec<_>>()))
+}
+
+/// One table with its key history.
+#[utoipa::path(get, path = "/api/v1/tables/{table_id}", tag = "tables",
+    params(("table_id" = String, Path)), responses((status = 200, body = TableView), (status = 404, body = ErrorBody)))]
+#[get("/tables/{table_id}")]
+pub async fn get(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = path.into_inner();
+    let table =
+        web::block(move || registry::find_table(&mut *state.conn()?, &id).map_err(registry_error))
+            .await??;
+    table
+        .map(|t| HttpResponse::Ok().json(TableView::from(t)))
+        .ok_or_else(|| ApiError::not_found("unknown_table", "no such table"))
+}
+
+/// Add a key to a table (key rotation). Earlier keys stay valid until revoked.
+#[utoipa::path(post, path = "/api/v1/tables/{table_id}/keys", tag = "tables", request_body = AddKey,
+    params(("table_id" = String, Path)),
+    responses((status = 201, body = KeyView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+#[post("/tables/{table_id}/keys")]
+pub async fn add_key(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    body: web::Json<AddKey>,
+) -> Result<HttpResponse, ApiError> {
+    let table_id = path.into_inner();
+    let key = parse_public_key(&body.public_key).map_err(bad_key)?;
+    let now = Utc::now();
+    let valid_from = body.valid_from.unwrap_or(now);
+    let row = web::block(move || {
+        registry::add_key(&mut *state.conn()?, &table_id, &key, valid_from, now)
+            .map_err(registry_error)
+    })
+    .await??;
+    Ok(HttpResponse::Created().json(KeyView {
+        public_key: body.public_key.trim().to_owned(),
+        key_id: row.key_id,
+        valid_from: row.valid_from,
+        revoked_at: None,
+        revocation_reason: None,
+    }))
+}
+
+/// Revoke a key: records it signs that arrive after `revoked_at` are rejected.
+#[utoipa::path(post, path = "/api/v1/tables/{table_id}/keys/{key_id}/revoke", tag = "tables", request_body = RevokeKey,
+    params(("table_id" = String, Path), ("key_id" = String, Path)),
+    responses((status = 200, body = KeyView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+#[post("/tables/{table_id}/keys/{key_id}/revoke")]
+pub async fn revoke_key(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+    body: web::Json<RevokeKey>,
+) -> Result<HttpResponse, ApiError> {
+    let (table_id, key_id) = path.into_inner();
+    let reason = body.reason.trim().to_owned();
+    if reason.is_empty() {
+        return Err(ApiError::unprocessable(
+            "invalid_revocation",
+            "a revocation needs a reason",
+            json!({ "field": "reason" }),
+        ));
+    }
+    let now = Utc::now();
+    let revoked_at = body.revoked_at.unwrap_or(now);
+    let shared = state.clone();
+    let table = web::block(move || {
+        let mut conn = shared.conn()?;
+        registry::revoke_key(&mut conn, &table_id, &key_id, revoked_at, &reason, now)
+            .map_err(registry_error)?;
+        registry::find_table(&mut conn, &table_id).map_err(registry_error)
+    })
+    .await??;
+    let view = table
+        .map(TableView::from)
+        .and_then(|t| {
+            t.keys
+                .into_iter()
+                .find(|k| k.revoked_at == Some(revoked_at))
+        })
+        .ok_or_else(|| ApiError::internal("revoked key vanished"))?;
+    state.directory.forget_key(&view.key_id);
+    Ok(HttpResponse::Ok().json(view))
+}
+
+/// Gaps in the table's `seq_no` sequence: records the table numbered but never delivered.
+#[utoipa::path(get, path = "/api/v1/tables/{table_id}/gaps", tag = "tables",
+    params(("table_id" = String, Path)), responses((status = 200, body = Vec<GapView>)))]
+#[get("/tables/{table_id}/gaps")]
+pub async fn gaps(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = path.into_inner();
+    let gaps = web::block(move || -> Result<Vec<SeqGap>, ApiError> {
+        Ok(sequence_gaps(&mut *state.conn()?, Some(&id))?)
+    })
+    .await??;
+    Ok(HttpResponse::Ok().json(gaps.into_iter().map(GapView::from).collect::<Vec<_>>()))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GapView {
+    pub table_id: String,
+    pub after_seq_no: i64,
+    pub before_seq_no: i64,
+    pub missing: i64,
+}
+
+impl From<SeqGap> for GapView {
+    fn from(g: SeqGap) -> Self {
+        GapView {
+            table_id: g.table_id,
+            after_seq_no: g.after_seq_no,
+            before_seq_no: g.before_seq_no,
+            missing: g.missing,
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! Server wiring: state and routes.
+
+use std::sync::Arc;
+
+use actix_web::web;
+use reports::GamingDayClock;
+use rules::PlanBook;
+
+use crate::appender::Appender;
+use crate::routes;
+use crate::state::{AppState, Directory};
+
+pub const DEFAULT_PLAN: &str = "69games-ziva-hra";
+/// 256 KiB: a roulette spin with every bet of a full table is far below this.
+pub const DEFAULT_BODY_LIMIT: usize = 256 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub database_url: String,
+    pub clock: GamingDayClock,
+    pub default_plan: String,
+    pub body_limit: usize,
+    pub pool_size: u32,
+    /// Most records appended in one transaction.
+    pub max_batch: usize,
+}
+
+impl Settings {
+    pub fn new(database_url: String) -> Settings {
+        Settings {
+            database_url,
+            clock: GamingDayClock::default(),
+            default_plan: DEFAULT_PLAN.to_owned(),
+            body_limit: DEFAULT_BODY_LIMIT,
+            pool_size: 16,
+            max_batch: 1_000,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Ledger(#[from] ledger::LedgerError),
+    #[error("plans: {0}")]
+    Plans(#[from] rules::PlanError),
+    #[error("default plan `{0}` is not among the known plans")]
+    UnknownDefaultPlan(String),
+}
+
+pub fn state(settings: &Settings) -> Result<AppState, StartError> {
+    let plans = PlanBook::builtin()?;
+    if plans.get(&settings.default_plan).is_none() {
+        return Err(StartError::UnknownDefaultPlan(
+            settings.default_plan.clone(),
+        ));
+    }
+    Ok(AppState {
+        pool: ledger::storage::pool(&settings.database_url, settings.pool_size)?,
+        plans: Arc::new(plans),
+        clock: settings.clock,
+        appender: Appender::start(settings.database_url.clone(), settings.max_batch, 20_000),
+        directory: Arc::new(Directory::default()),
+        default_plan: settings.default_plan.clone(),
+        body_limit: settings.body_limit,
+    })
+}
+
+/// Routes and extractor settings for an `App`.
+pub fn configure(state: AppState) -> impl Fn(&mut web::ServiceConfig) + Clone {
+    move |cfg: &mut web::ServiceConfig| {
+        let limit = state.body_limit;
+        cfg.app_data(web::Data::new(state.clone()));
+        routes::extractor_configs(cfg, limit);
+        routes::configure(cfg);
+    }
+}

@@ -1,0 +1,253 @@
+//! Realistic roulette spins for demonstrations and benchmarks: seeded, signed like a real
+//! table, with a configurable share of deliberate dealer errors.
+
+use chrono::{DateTime, Utc};
+use ed25519_dalek::SigningKey;
+use rand::seq::SliceRandom as _;
+use rand::{Rng as _, SeedableRng as _};
+use rand_chacha::ChaCha8Rng;
+use rules::{Plan, Round};
+use serde_json::{json, Value};
+use sha2::{Digest as _, Sha256};
+
+/// Chip values on a live table, in Kč.
+const CHIPS_KC: [i64; 8] = [10, 20, 50, 100, 200, 500, 1_000, 5_000];
+
+/// Errors the simulator can inject, as a dealer or a table system might make them.
+pub const INJECTED_ERRORS: [&str; 6] = [
+    "overpaid",
+    "underpaid",
+    "stake_above_maximum",
+    "stake_below_minimum",
+    "void_stake_kept",
+    "invalid_split",
+];
+
+/// A table's key derived from the seed, so a rerun with the same seed signs as the same table.
+pub fn table_key(seed: u64, table_id: &str) -> SigningKey {
+    let digest = Sha256::new()
+        .chain_update(b"dozor-simulated-table")
+        .chain_update(seed.to_be_bytes())
+        .chain_update(table_id.as_bytes())
+        .finalize();
+    SigningKey::from_bytes(&digest.into())
+}
+
+pub struct RouletteSimulator {
+    rng: ChaCha8Rng,
+    plan: Plan,
+    error_share: f64,
+    void_share: f64,
+}
+
+fn bet(id: usize, player: &str, kind: &str, numbers: Vec<u8>, stake_h: i64) -> Value {
+    json!({"bet_id": format!("b{id}"), "player": player, "kind": kind, "numbers": numbers,
+           "stake_h": stake_h, "paid_h": 0})
+}
+
+fn call(id: usize, player: &str, kind: &str, numbers: Vec<u8>, chip_h: i64) -> Value {
+    json!({"bet_id": format!("b{id}"), "player": player, "kind": kind, "numbers": numbers,
+           "chip_h": chip_h, "paid_h": 0})
+}
+
+impl RouletteSimulator {
+    pub fn new(seed: u64, plan: Plan, error_share: f64) -> RouletteSimulator {
+        RouletteSimulator {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            plan,
+            error_share: error_share.clamp(0.0, 1.0),
+            void_share: 0.01,
+        }
+    }
+
+    fn stake_h(&mut self) -> i64 {
+        let chip = CHIPS_KC[self.rng.gen_range(0..6)];
+        chip * self.rng.gen_range(1..=4) * 100
+    }
+
+    fn random_bet(&mut self, id: usize, player: &str) -> Value {
+        let r = &mut self.rng;
+        let roll = r.gen_range(0..100);
+        let stake = {
+            let chip = CHIPS_KC[r.gen_range(0..5)];
+            chip * r.gen_range(1..=4) * 100
+        };
+        match roll {
+            0..=29 => bet(id, player, "straight", vec![r.gen_range(0..=36)], stake),
+            30..=39 => {
+                let a: u8 = r.gen_range(1..=33);
+                let b = if a % 3 != 0 && r.gen_bool(0.5) {
+                    a + 1
+                } else {
+                    a + 3
+                };
+                bet(id, player, "split", vec![a, b], stake)
+            }
+            40..=44 => {
+                let first = 3 * r.gen_range(0..12u8) + 1;
+                bet(
+                    id,
+                    player,
+                    "street",
+                    vec![first, first + 1, first + 2],
+                    stake,
+                )
+            }
+            45..=51 => {
+                let mut a: u8 = r.gen_range(1..=32);
+                if a % 3 == 0 {
+                    a -= 1;
+                }
+                bet(id, player, "corner", vec![a, a + 1, a + 3, a + 4], stake)
+            }
+            52..=55 => {
+                let first = 3 * r.gen_range(0..11u8) + 1;
+                bet(id, player, "six_line", (first..first + 6).collect(), stake)
+            }
+            56..=67 => {
+                let kind = [
+                    "dozen_1", "dozen_2", "dozen_3", "column_1", "column_2", "column_3",
+                ]
+                .choose(r)
+                .copied()
+                .unwrap_or("dozen_1");
+                bet(id, player, kind, vec![], self.stake_h())
+            }
+            68..=89 => {
+                let kind = ["red", "black", "odd", "even", "low", "high"]
+                    .choose(r)
+                    .copied()
+                    .unwrap_or("red");
+                bet(id, player, kind, vec![], self.stake_h())
+            }
+            _ => {
+                let chip = CHIPS_KC[r.gen_range(0..4)] * 100;
+                match r.gen_range(0..5) {
+                    0 => call(id, player, "neighbours", vec![r.gen_range(0..=36)], chip),
+                    1 => call(id, player, "zero_spiel", vec![], chip),
+                    2 => call(id, player, "voisins", vec![], chip),
+                    3 => call(id, player, "tiers", vec![], chip),
+                    _ => call(id, player, "orphelins", vec![], chip),
+                }
+            }
+        }
+    }
+
+    /// One spin with correct payouts, then possibly one injected error (returned by name).
+    pub fn spin(
+        &mut self,
+        table_id: &str,
+        seq_no: u64,
+        played_at: DateTime<Utc>,
+    ) -> (Value, Option<&'static str>) {
+        let players = self.rng.gen_range(1..=6);
+        let mut bets = Vec::new();
+        for p in 1..=players {
+            let player = format!("seat-{p}");
+            for _ in 0..self.rng.gen_range(1..=4) {
+                let id = bets.len() + 1;
+                bets.push(self.random_bet(id, &player));
+            }
+        }
+        let void = self.rng.gen_bool(self.void_share);
+        let injected = self
+            .rng
+            .gen_bool(self.error_share)
+            .then(|| INJECTED_ERRORS[self.rng.gen_range(0..INJECTED_ERRORS.len())]);
+        let void = void || injected == Some("void_stake_kept");
+        let outcome = if void {
+            json!({"result": "void", "reason": "too_few_revolutions"})
+        } else {
+            json!({"result": "number", "number": self.rng.gen_range(0..=36u8)})
+        };
+        let max_bet = self
+            .plan
+            .roulette
+            .as_ref()
+            .map_or(2_500_000, |r| r.max_bet_h);
+        match injected {
+            Some("stake_above_maximum") => {
+                bets[0] = bet(1, "seat-1", "straight", vec![17], max_bet + 500_000)
+            }
+            Some("stake_below_minimum") => bets[0] = bet(1, "seat-1", "straight", vec![17], 500),
+            Some("invalid_split") => bets[0] = bet(1, "seat-1", "split", vec![1, 5], 10_000),
+            _ => {}
+        }
+        let mut record = json!({
+            "type": "round", "game": "roulette", "table_id": table_id, "seq_no": seq_no,
+            "plan_id": self.plan.plan_id, "round_id": format!("{table_id}-{seq_no}"),
+            "played_at": played_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            "outcome": outcome, "bets": bets,
+        });
+        self.pay(&mut record);
+        let bets = record["bets"].as_array_mut();
+        if let Some(bets) = bets {
+            match injected {
+                Some("overpaid") => {
+                    let i = self.rng.gen_range(0..bets.len());
+                    bets[i]["paid_h"] = json!(bets[i]["paid_h"].as_i64().unwrap_or(0) + 10_000);
+                }
+                Some("underpaid") => {
+                    // A win paid as if the stake were smaller, or a winning bet forgotten.
+                    match bets
+                        .iter_mut()
+                        .find(|b| b["paid_h"].as_i64().unwrap_or(0) > 0)
+                    {
+                        Some(b) => b["paid_h"] = json!(b["paid_h"].as_i64().unwrap_or(0) / 2),
+                        None => bets[0]["paid_h"] = json!(-1),
+                    }
+                }
+                Some("void_stake_kept") => bets[0]["paid_h"] = json!(0),
+                _ => {}
+            }
+            // An "underpaid" with nothing won becomes an overpaid losing bet instead.
+            if bets[0]["paid_h"] == json!(-1) {
+                bets[0]["paid_h"] = json!(5_000);
+            }
+        }
+        (record, injected)
+    }
+
+    /// Fills in what a correct table pays.
+    fn pay(&self, record: &mut Value) {
+        let Ok(round) = Round::parse(record) else {
+            return;
+        };
+        let Ok(verdict) = rules::adjudicate(&self.plan, &round) else {
+            return;
+        };
+        if let Some(bets) = record["bets"].as_array_mut() {
+            for (b, v) in bets.iter_mut().zip(&verdict.bets) {
+                b["paid_h"] = json!(v.expected_paid_h);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn correct_spins_adjudicate_clean_and_injected_ones_do_not() {
+        let plan = rules::PlanBook::builtin()
+            .unwrap()
+            .get("69games-ziva-hra")
+            .unwrap()
+            .clone();
+        let mut clean = RouletteSimulator::new(1, plan.clone(), 0.0);
+        for seq in 0..200 {
+            let (record, injected) = clean.spin("T", seq, Utc::now());
+            assert!(injected.is_none());
+            let verdict = rules::adjudicate(&plan, &Round::parse(&record).unwrap()).unwrap();
+            assert!(verdict.is_clean(), "{:?}", verdict.findings);
+        }
+        let mut faulty = RouletteSimulator::new(2, plan.clone(), 1.0);
+        for seq in 0..200 {
+            let (record, injected) = faulty.spin("T", seq, Utc::now());
+            assert!(injected.is_some());
+            let verdict = rules::adjudicate(&plan, &Round::parse(&record).unwrap()).unwrap();
+            assert!(!verdict.is_clean(), "{injected:?} went unnoticed");
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! Daily per-game payout/RTP report: per table and per game, for one gaming day.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Double, Text, Timestamptz};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::{GamingDayClock, ReportError};
+
+/// Count and total amount of one kind of finding.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
+pub struct KindTotal {
+    pub count: i64,
+    pub amount_h: i64,
+}
+
+/// One line of the report: a table, or (table_id = null) all tables of a game.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct PayoutRow {
+    pub game: String,
+    /// The table, or null for the game's total over all tables.
+    pub table_id: Option<String>,
+    pub rounds: i64,
+    pub void_rounds: i64,
+    /// Every stake placed, void rounds included.
+    pub stakes_h: i64,
+    /// Stakes handed back on void rounds.
+    pub returned_stakes_h: i64,
+    /// What the tables paid out on played rounds (wins with their stakes).
+    pub payouts_h: i64,
+    /// What the plan says they should have paid.
+    pub expected_payouts_h: i64,
+    /// Gross gaming revenue: stakes − returned stakes − payouts.
+    pub ggr_h: i64,
+    /// payouts / (stakes − returned stakes), in percent.
+    pub actual_rtp_pct: Option<f64>,
+    /// Theoretical RTP of the bets actually placed, in percent (roulette: 36/37 = 97.2973 %).
+    pub theoretical_rtp_pct: Option<f64>,
+    /// (payouts − theoretical payouts) in standard deviations of the day's payouts.
+    pub deviation_sd: Option<f64>,
+    pub findings: i64,
+    pub findings_amount_h: i64,
+    pub findings_by_kind: BTreeMap<String, KindTotal>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DailyReport {
+    pub gaming_day: NaiveDate,
+    /// The gaming day's bounds in UTC.
+    pub starts_at: DateTime<Utc>,
+    pub ends_at: DateTime<Utc>,
+    pub rows: Vec<PayoutRow>,
+}
+
+#[derive(QueryableByName, Debug)]
+struct Aggregate {
+    #[diesel(sql_type = Text)]
+    game: String,
+    #[diesel(sql_type = Text)]
+    table_id: String,
+    #[diesel(sql_type = BigInt)]
+    rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    void_rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    stakes_h: i64,
+    #[diesel(sql_type = BigInt)]
+    returned_h: i64,
+    #[diesel(sql_type = BigInt)]
+    payouts_h: i64,
+    #[diesel(sql_type = BigInt)]
+    expected_payouts_h: i64,
+    #[diesel(sql_type = BigInt)]
+    rtp_stakes_h: i64,
+    #[diesel(sql_type = BigInt)]
+    expected_payout_mh: i64,
+    #[diesel(sql_type = Double)]
+    variance_h2: f64,
+}
+
+#[derive(QueryableByName, Debug)]
+struct KindAggregate {
+    #[diesel(sql_type = Text)]
+    game: String,
+    #[diesel(sql_type = Text)]
+    table_id: String,
+    #[diesel(sql_type = Text)]
+    kind: String,
+    #[diesel(sql_type = BigInt)]
+    count: i64,
+    #[diesel(sql_type = BigInt)]
+    amount_h: i64,
+}
+
+#[derive(QueryableByName, Debug)]
+struct ActiveTable {
+    #[diesel(sql_type = Text)]
+    game: String,
+    #[diesel(sql_type = Text)]
+    table_id: String,
+}
+
+/// Running sums for a row; the statistics are kept apart from the money.
+#[derive(Debug, Clone, Default)]
+struct Sums {
+    rounds: i64,
+    void_rounds: i64,
+    stakes_h: i64,
+    returned_h: i64,
+    payouts_h: i64,
+    expected_payouts_h: i64,
+    rtp_stakes_h: i64,
+    expected_payout_mh: i64,
+    variance_h2: f64,
+    kinds: BTreeMap<String, KindTotal>,
+}
+
+fn add(a: i64, b: i64) -> Result<i64, ReportError> {
+    a.checked_add(b)
+        .ok_or(ReportError::Overflow("report totals"))
+}
+
+impl Sums {
+    fn absorb(&mut self, o: &Sums) -> Result<(), ReportError> {
+        self.rounds = add(self.rounds, o.rounds)?;
+        self.void_rounds = add(self.void_rounds, o.void_rounds)?;
+        self.stakes_h = add(self.stakes_h, o.stakes_h)?;
+        self.returned_h = add(self.returned_h, o.returned_h)?;
+        self.payouts_h = add(self.payouts_h, o.payouts_h)?;
+        self.expected_payouts_h = add(self.expected_payouts_h, o.expected_payouts_h)?;
+        self.rtp_stakes_h = add(self.rtp_stakes_h, o.rtp_stakes_h)?;
+        self.expected_payout_mh = add(self.expected_payout_mh, o.expected_payout_mh)?;
+        self.variance_h2 += o.variance_h2;
+        for (kind, t) in &o.kinds {
+            let mine = self.kinds.entry(kind.clone()).or_default();
+            mine.count = add(mine.count, t.count)?;
+            mine.amount_h = add(mine.amount_h, t.amount_h)?;
+        }
+        Ok(())
+    }
+
+    fn row(&self, game: &str, table_id: Option<&str>) -> Result<PayoutRow, ReportError> {
+        let played_h = self
+            .stakes_h
+            .checked_sub(self.returned_h)
+            .ok_or(ReportError::Overflow("played stakes"))?;
+        let ggr_h = played_h
+            .checked_sub(self.payouts_h)
+            .ok_or(ReportError::Overflow("GGR"))?;
+        let pct = |x: f64| (x * 1_000_000.0).round() / 10_000.0;
+        let actual_rtp_pct = (played_h > 0).then(|| pct(self.payouts_h as f64 / played_h as f64));
+        let theoretical_rtp_pct = (self.rtp_stakes_h > 0)
+            .then(|| pct(self.expected_payout_mh as f64 / 1000.0 / self.rtp_stakes_h as f64));
+        let deviation_sd = (self.variance_h2 > 0.0).then(|| {
+            let excess = self.payouts_h as f64 - self.expected_payout_mh as f64 / 1000.0;
+            ((excess / self.variance_h2.sqrt()) * 100.0).round() / 100.0
+        });
+        let mut findings = 0;
+        let mut findings_amount_h = 0;
+        for t in self.kinds.values() {
+            findings = add(findings, t.count)?;
+            findings_amount_h = add(findings_amount_h, t.amount_h)?;
+        }
+        Ok(PayoutRow {
+            game: game.to_owned(),
+            table_id: table_id.map(str::to_owned),
+            rounds: self.rounds,
+            void_rounds: self.void_rounds,
+            stakes_h: self.stakes_h,
+            returned_stakes_h: self.returned_h,
+            payouts_h: self.payouts_h,
+            expected_payouts_h: self.expected_payouts_h,
+            ggr_h,
+            actual_rtp_pct,
+            theoretical_rtp_pct,
+            deviation_sd,
+            findings,
+            findings_amount_h,
+            findings_by_kind: self.kinds.clone(),
+        })
+    }
+}
+
+/// Builds the report of one gaming day. Every table registered by the end of the day has a
+/// row, so a day without activity is reported as such.
+pub fn build(
+    conn: &mut PgConnection,
+    clock: &GamingDayClock,
+    day: NaiveDate,
+) -> Result<DailyReport, ReportError> {
+    let (start, end) = clock.bounds(day);
+    let aggregates: Vec<Aggregate> = diesel::sql_query(
+        "SELECT game, table_id, count(*)::bigint AS rounds, \
+                count(*) FILTER (WHERE void)::bigint AS void_rounds, \
+                coalesce(sum(stakes_h), 0)::bigint AS stakes_h, \
+                coalesce(sum(paid_h) FILTER (WHERE void), 0)::bigint AS returned_h, \
+                coalesce(sum(paid_h) FILTER (WHERE NOT void), 0)::bigint AS payouts_h, \
+                coalesce(sum(expected_paid_h) FILTER (WHERE NOT void), 0)::bigint AS expected_payouts_h, \
+                coalesce(sum(rtp_stakes_h), 0)::bigint AS rtp_stakes_h, \
+                coalesce(sum(expected_payout_mh), 0)::bigint AS expected_payout_mh, \
+                coalesce(sum(payout_variance_h2), 0)::float8 AS variance_h2 \
+         FROM adjudications WHERE played_at >= $1 AND played_at < $2 \
+         GROUP BY game, table_id",
+    )
+    .bind::<Timestamptz, _>(start)
+    .bind::<Timestamptz, _>(end)
+    .load(conn)?;
+    let kinds: Vec<KindAggregate> = diesel::sql_query(
+        "SELECT game, table_id, kind, count(*)::bigint AS count, \
+                coalesce(sum(amount_h), 0)::bigint AS amount_h \
+         FROM findings WHERE played_at >= $1 AND played_at < $2 \
+         GROUP BY game, table_id, kind",
+    )
+    .bind::<Timestamptz, _>(start)
+    .bind::<Timestamptz, _>(end)
+    .load(conn)?;
+    let tables: Vec<ActiveTable> =
+        diesel::sql_query("SELECT game, table_id FROM gaming_tables WHERE registered_at < $1")
+            .bind::<Timestamptz, _>(end)
+            .load(conn)?;
+
+    let mut per_table: BTreeMap<(String, String), Sums> = BTreeMap::new();
+    for t in tables {
+        per_table.entry((t.game, t.table_id)).or_default();
+    }
+    for a in aggregates {
+        let s = per_table.entry((a.game, a.table_id)).or_default();
+        s.rounds = a.rounds;
+        s.void_rounds = a.void_rounds;
+        s.stakes_h = a.stakes_h;
+        s.returned_h = a.returned_h;
+        s.payouts_h = a.payouts_h;
+        s.expected_payouts_h = a.expected_payouts_h;
+        s.rtp_stakes_h = a.rtp_stakes_h;
+        s.expected_payout_mh = a.expected_payout_mh;
+        s.variance_h2 = a.variance_h2;
+    }
+    for k in kinds {
+        per_table
+            .entry((k.game, k.table_id))
+            .or_default()
+            .kinds
+            .insert(
+                k.kind,
+                KindTotal {
+                    count: k.count,
+                    amount_h: k.amount_h,
+                },
+            );
+    }
+
+    let mut rows = Vec::new();
+    let mut game_total: Option<(String, Sums)> = None;
+    for ((game, table_id), sums) in &per_table {
+        if let Some((g, total)) = &game_total {
+            if g != game {
+                rows.push(total.row(g, None)?);
+                game_total = None;
+            }
+        }
+        let (_, total) = game_total.get_or_insert_with(|| (game.clone(), Sums::default()));
+        total.absorb(sums)?;
+        rows.push(sums.row(game, Some(table_id))?);
+    }
+    if let Some((g, total)) = &game_total {
+        rows.push(total.row(g, None)?);
+    }
+    Ok(DailyReport {
+        gaming_day: day,
+        starts_at: start,
+        ends_at: end,
+        rows,
+    })
+}
+
+/// The report as CSV (RFC 4180, UTF-8, CRLF line ends); a game total has an empty table_id.
+pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
+    let csv_err = |e: csv::Error| ReportError::Csv(e.to_string());
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new());
+    let mut header = vec![
+        "gaming_day",
+        "game",
+        "table_id",
+        "rounds",
+        "void_rounds",
+        "stakes_h",
+        "returned_stakes_h",
+        "payouts_h",
+        "expected_payouts_h",
+        "ggr_h",
+        "actual_rtp_pct",
+        "theoretical_rtp_pct",
+        "deviation_sd",
+        "findings",
+        "findings_amount_h",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect::<Vec<_>>();
+    header.extend(
+        rules::FindingKind::ALL
+            .iter()
+            .map(|k| format!("findings_{}", k.as_str())),
+    );
+    writer.write_record(&header).map_err(csv_err)?;
+    let opt = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
+    for r in &report.rows {
+        let mut line = vec![
+            report.gaming_day.to_string(),
+            r.game.clone(),
+            r.table_id.clone().unwrap_or_default(),
+            r.rounds.to_string(),
+            r.void_rounds.to_string(),
+            r.stakes_h.to_string(),
+            r.returned_stakes_h.to_string(),
+            r.payouts_h.to_string(),
+            r.expected_payouts_h.to_string(),
+            r.ggr_h.to_string(),
+            opt(r.actual_rtp_pct),
+            opt(r.theoretical_rtp_pct),
+            r.deviation_sd
+                .map(|v| format!("{v:.2}"))
+                .unwrap_or_default(),
+            r.findings.to_string(),
+            r.findings_amount_h.to_string(),
+        ];
+        line.extend(rules::FindingKind::ALL.iter().map(|k| {
+            r.findings_by_kind
+                .get(k.as_str())
+                .map_or(0, |t| t.count)
+                .to_string()
+        }));
+        writer.write_record(&line).map_err(csv_err)?;
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| ReportError::Csv(e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+}
