@@ -1,1 +1,27 @@
-fn main() {}
+//! The `dozor` command line: server, database, keys, adjudication, verification, simulation,
+//! reports and benchmarks.
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let args = cli::Args::parse();
+    match cli::run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            let message = format!("{e:#}").replace('\n', " ");
+            eprintln!("dozor: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

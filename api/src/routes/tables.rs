@@ -3,7 +3,7 @@
 use actix_web::{get, post, web, HttpResponse};
 use chrono::{DateTime, Utc};
 use ledger::keys::{encode_public_key, parse_public_key};
-use ledger::storage::reads::{sequence_gaps, SeqGap};
+use ledger::storage::reads::{last_seq_no, sequence_gaps, SeqGap};
 use ledger::storage::registry::{self, NewTable, RegistryError, TableWithKeys};
 use rules::record::validate_identifier;
 use rules::GameCode;
@@ -63,6 +63,8 @@ pub struct TableView {
     pub plan_id: String,
     pub registered_at: DateTime<Utc>,
     pub keys: Vec<KeyView>,
+    /// Highest `seq_no` the ledger holds for this table (null before the first record).
+    pub last_seq_no: Option<i64>,
 }
 
 impl From<TableWithKeys> for TableView {
@@ -73,6 +75,7 @@ impl From<TableWithKeys> for TableView {
             location: t.table.location,
             plan_id: t.table.plan_id,
             registered_at: t.table.registered_at,
+            last_seq_no: None,
             keys: t
                 .keys
                 .into_iter()
@@ -192,11 +195,18 @@ pub async fn get(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = path.into_inner();
-    let table =
-        web::block(move || registry::find_table(&mut *state.conn()?, &id).map_err(registry_error))
-            .await??;
+    let table = web::block(move || -> Result<_, ApiError> {
+        let mut conn = state.conn()?;
+        let Some(table) = registry::find_table(&mut conn, &id).map_err(registry_error)? else {
+            return Ok(None);
+        };
+        let mut view = TableView::from(table);
+        view.last_seq_no = last_seq_no(&mut conn, &id)?;
+        Ok(Some(view))
+    })
+    .await??;
     table
-        .map(|t| HttpResponse::Ok().json(TableView::from(t)))
+        .map(|t| HttpResponse::Ok().json(t))
         .ok_or_else(|| ApiError::not_found("unknown_table", "no such table"))
 }
 

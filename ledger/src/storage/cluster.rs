@@ -352,6 +352,24 @@ rm -rf "$4""#;
     }
 }
 
+impl LocalCluster {
+    /// Drops `database` if it exists (benchmarks start from an empty database).
+    pub fn drop_database(&self, database: &str) -> Result<(), LedgerError> {
+        if !database
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return Err(cluster_err(format!("unsafe database name `{database}`")));
+        }
+        let mut conn = super::connect(&self.url("postgres"))?;
+        diesel::sql_query(format!(
+            "DROP DATABASE IF EXISTS \"{database}\" WITH (FORCE)"
+        ))
+        .execute(&mut conn)?;
+        Ok(())
+    }
+}
+
 impl Drop for LocalCluster {
     fn drop(&mut self) {
         if self._temp.is_some() {

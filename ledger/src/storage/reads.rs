@@ -105,3 +105,11 @@ pub fn verdict(
         .first(conn)
         .optional()?)
 }
+
+/// Highest `seq_no` recorded for a table.
+pub fn last_seq_no(conn: &mut PgConnection, table_id: &str) -> Result<Option<i64>, LedgerError> {
+    Ok(ledger_entries::table
+        .filter(ledger_entries::table_id.eq(table_id))
+        .select(diesel::dsl::max(ledger_entries::seq_no))
+        .first(conn)?)
+}

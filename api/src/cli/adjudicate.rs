@@ -1,0 +1,53 @@
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, Context as _};
+use rules::{Plan, PlanBook, Round};
+
+#[derive(Debug, clap::Args)]
+pub struct AdjudicateArgs {
+    /// A record or an envelope {record, key_id, signature} (JSON); `-` for standard input.
+    file: PathBuf,
+    /// Plan file (TOML) to adjudicate against instead of the bundled plan the record names.
+    #[arg(long)]
+    plan: Option<PathBuf>,
+    /// Exit with status 1 when the verdict has findings.
+    #[arg(long)]
+    fail_on_findings: bool,
+}
+
+pub fn read_input(path: &Path) -> anyhow::Result<String> {
+    if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text)?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+    }
+}
+
+pub fn run(args: AdjudicateArgs) -> anyhow::Result<ExitCode> {
+    let text = read_input(&args.file)?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not JSON", args.file.display()))?;
+    // An envelope is adjudicated by its record; the signature is the server's business.
+    let record = match value.get("record") {
+        Some(r) if value.get("signature").is_some() => r.clone(),
+        _ => value,
+    };
+    let round = Round::parse(&record).map_err(|e| anyhow!("{e}"))?;
+    let plan: Plan = match &args.plan {
+        Some(path) => Plan::from_toml_str(&read_input(path)?)?,
+        None => PlanBook::builtin()?
+            .get(round.plan_id())
+            .cloned()
+            .ok_or_else(|| anyhow!("unknown plan `{}` (use --plan FILE)", round.plan_id()))?,
+    };
+    let verdict = rules::adjudicate(&plan, &round).map_err(|e| anyhow!("{e}"))?;
+    println!("{}", serde_json::to_string_pretty(&verdict)?);
+    if args.fail_on_findings && !verdict.is_clean() {
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}

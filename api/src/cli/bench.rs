@@ -1,0 +1,244 @@
+//! Benchmarks run as commands, so the figures in docs/PERFORMANCE.md can be reproduced.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use actix_web::{App, HttpServer};
+use anyhow::{anyhow, Context as _};
+use api::server::{self, Settings};
+use api::simulation::{table_key, RouletteSimulator};
+use chrono::Utc;
+use futures_util::{stream, StreamExt as _};
+use ledger::keys::encode_public_key;
+use ledger::storage::cluster::LocalCluster;
+use ledger::Envelope;
+use serde_json::json;
+
+use super::Global;
+
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    kind: BenchKind,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum BenchKind {
+    /// Roulette adjudication alone, on one core.
+    Adjudicate {
+        /// Distinct spins generated (then adjudicated repeatedly for at least 3 s).
+        #[arg(long, default_value_t = 100_000)]
+        rounds: usize,
+    },
+    /// Sustained ingest of signed spins over HTTP into a durable ledger (fsync on).
+    Ingest {
+        /// Signed spins to submit.
+        #[arg(long, default_value_t = 20_000)]
+        rounds: u64,
+        /// Requests in flight at once.
+        #[arg(long, default_value_t = 64)]
+        concurrency: usize,
+        /// Tables submitting.
+        #[arg(long, default_value_t = 16)]
+        tables: usize,
+    },
+}
+
+pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
+    match args.kind {
+        BenchKind::Adjudicate { rounds } => adjudicate(rounds),
+        BenchKind::Ingest {
+            rounds,
+            concurrency,
+            tables,
+        } => ingest(global, rounds, concurrency, tables),
+    }
+}
+
+fn plan() -> anyhow::Result<rules::Plan> {
+    rules::PlanBook::builtin()?
+        .get(server::DEFAULT_PLAN)
+        .cloned()
+        .ok_or_else(|| anyhow!("default plan missing"))
+}
+
+fn adjudicate(rounds: usize) -> anyhow::Result<ExitCode> {
+    let plan = plan()?;
+    let mut simulator = RouletteSimulator::new(1, plan.clone(), 0.05);
+    let parsed: Vec<rules::Round> = (0..rounds as u64)
+        .map(|i| {
+            rules::Round::parse(&simulator.spin("B01", i, Utc::now()).0).map_err(|e| anyhow!("{e}"))
+        })
+        .collect::<Result<_, _>>()?;
+    let bets: usize = parsed
+        .iter()
+        .map(|r| match r {
+            rules::Round::Roulette(s) => s.bets.len(),
+        })
+        .sum();
+    let started = Instant::now();
+    let mut done = 0u64;
+    let mut findings = 0usize;
+    while started.elapsed() < Duration::from_secs(3) {
+        for round in &parsed {
+            let verdict = rules::adjudicate(&plan, round).map_err(|e| anyhow!("{e}"))?;
+            findings += verdict.findings.len();
+            done += 1;
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&json!({
+            "benchmark": "roulette adjudication, one thread",
+            "distinct_spins": rounds,
+            "bets_per_spin": (bets as f64 / rounds as f64 * 100.0).round() / 100.0,
+            "spins_adjudicated": done,
+            "findings": findings,
+            "seconds": (seconds * 1000.0).round() / 1000.0,
+            "spins_per_second": (done as f64 / seconds).round(),
+        }))?
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank.min(sorted.len() - 1)].as_secs_f64() * 1000.0
+}
+
+fn ingest(
+    global: &Global,
+    rounds: u64,
+    concurrency: usize,
+    tables: usize,
+) -> anyhow::Result<ExitCode> {
+    // A dedicated database on the durable cluster (or the given one), emptied for each run.
+    let (url, mut cluster) = match &global.database_url {
+        Some(url) => (url.clone(), None),
+        None => {
+            let cluster = LocalCluster::open(&global.data_dir.join("pg"))?;
+            cluster.drop_database("dozor_bench")?;
+            cluster.create_database("dozor_bench")?;
+            (cluster.url("dozor_bench"), Some(cluster))
+        }
+    };
+    ledger::storage::migrate(&mut ledger::storage::connect(&url)?)?;
+    let state = server::state(&Settings::new(url))?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let server_thread = std::thread::spawn(move || {
+        actix_web::rt::System::new().block_on(async move {
+            let server =
+                HttpServer::new(move || App::new().configure(server::configure(state.clone())))
+                    .workers(2)
+                    .bind("127.0.0.1:0")?;
+            let port = server.addrs().first().map(|a| a.port()).unwrap_or(0);
+            let running = server.run();
+            let _ = tx.send((port, running.handle()));
+            running.await
+        })
+    });
+    let (port, handle) = rx
+        .recv_timeout(Duration::from_secs(30))
+        .context("server did not start")?;
+    let base = format!("http://127.0.0.1:{port}");
+
+    let plan = plan()?;
+    let mut simulator = RouletteSimulator::new(7, plan.clone(), 0.02);
+    let mut bodies = Vec::with_capacity(rounds as usize);
+    let keys: Vec<_> = (0..tables)
+        .map(|t| {
+            (
+                format!("BENCH-{t:02}"),
+                table_key(7, &format!("BENCH-{t:02}")),
+            )
+        })
+        .collect();
+    for i in 0..rounds {
+        let (table_id, key) = &keys[(i as usize) % tables.max(1)];
+        let (record, _) = simulator.spin(table_id, i / tables as u64 + 1, Utc::now());
+        bodies.push(serde_json::to_vec(&Envelope::sign(record, key)?)?);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let result = runtime.block_on(async {
+        let client = reqwest::Client::builder()
+            .pool_max_idle_per_host(concurrency)
+            .build()?;
+        for (table_id, key) in &keys {
+            let r = client
+                .post(format!("{base}/api/v1/tables"))
+                .json(
+                    &json!({"table_id": table_id, "game": "roulette", "location": "benchmark",
+                              "public_key": encode_public_key(&key.verifying_key())}),
+                )
+                .send()
+                .await?;
+            anyhow::ensure!(
+                r.status().as_u16() == 201,
+                "registering {table_id}: {}",
+                r.status()
+            );
+        }
+        let started = Instant::now();
+        let outcomes: Vec<(u16, Duration)> = stream::iter(bodies)
+            .map(|body| {
+                let client = client.clone();
+                let url = format!("{base}/api/v1/records");
+                async move {
+                    let t = Instant::now();
+                    let status = client
+                        .post(url)
+                        .header("content-type", "application/json")
+                        .body(body)
+                        .send()
+                        .await
+                        .map(|r| r.status().as_u16())
+                        .unwrap_or(0);
+                    (status, t.elapsed())
+                }
+            })
+            .buffer_unordered(concurrency.max(1))
+            .collect()
+            .await;
+        anyhow::Ok((started.elapsed(), outcomes))
+    });
+    runtime.block_on(handle.stop(true));
+    let _ = server_thread.join();
+    if let Some(c) = cluster.as_mut() {
+        c.stop()?;
+    }
+    let (elapsed, outcomes) = result?;
+    let accepted = outcomes.iter().filter(|(s, _)| *s == 201).count();
+    let mut latencies: Vec<Duration> = outcomes.iter().map(|(_, d)| *d).collect();
+    latencies.sort_unstable();
+    let seconds = elapsed.as_secs_f64();
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&json!({
+            "benchmark": "signed roulette spins over HTTP into the durable ledger (client and server on this machine)",
+            "spins": rounds,
+            "accepted_201": accepted,
+            "concurrency": concurrency,
+            "tables": tables,
+            "seconds": (seconds * 1000.0).round() / 1000.0,
+            "spins_per_second": (accepted as f64 / seconds).round(),
+            "latency_ms": {
+                "p50": (percentile(&latencies, 50.0) * 100.0).round() / 100.0,
+                "p99": (percentile(&latencies, 99.0) * 100.0).round() / 100.0,
+                "max": (percentile(&latencies, 100.0) * 100.0).round() / 100.0,
+            },
+            "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
+        }))?
+    );
+    Ok(if accepted as u64 == rounds {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,72 @@
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context as _};
+use ledger::keys::{generate, SecretKeyFile};
+use ledger::Envelope;
+
+#[derive(Debug, clap::Args)]
+pub struct KeygenArgs {
+    /// Secret key file to write (JSON; keep it on the table's signing device only).
+    #[arg(long)]
+    out: PathBuf,
+    /// Overwrite an existing file.
+    #[arg(long)]
+    force: bool,
+}
+
+pub fn keygen(args: KeygenArgs) -> anyhow::Result<ExitCode> {
+    if args.out.exists() && !args.force {
+        bail!("{} exists; use --force to overwrite", args.out.display());
+    }
+    let file = SecretKeyFile::new(&generate());
+    let text = serde_json::to_string_pretty(&file)?;
+    write_private(&args.out, &text)?;
+    println!(
+        "{}",
+        serde_json::json!({"key_id": file.key_id, "public_key": file.public_key, "secret_key_file": args.out})
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_private(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    f.write_all(text.as_bytes())?;
+    f.write_all(b"\n")?;
+    Ok(())
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SignArgs {
+    /// Secret key file from `dozor keygen`.
+    #[arg(long)]
+    key: PathBuf,
+    /// The record (JSON); `-` for standard input.
+    record: PathBuf,
+    /// Write the envelope here instead of standard output.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+pub fn sign(args: SignArgs) -> anyhow::Result<ExitCode> {
+    let key = SecretKeyFile::read(&args.key)?;
+    let text = super::adjudicate::read_input(&args.record)?;
+    let record: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not JSON", args.record.display()))?;
+    let envelope = Envelope::sign(record, &key)?;
+    let out = serde_json::to_string_pretty(&envelope)?;
+    match args.out {
+        Some(path) => std::fs::write(&path, out + "\n")
+            .with_context(|| format!("writing {}", path.display()))?,
+        None => println!("{out}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,96 @@
+//! Subcommands.
+
+mod adjudicate;
+mod bench;
+mod keys;
+mod report;
+mod serve;
+mod simulate;
+mod verify;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "dozor",
+    version,
+    about = "Compliance and audit service for live casino games"
+)]
+pub struct Args {
+    /// PostgreSQL to use. Without it, dozor runs its own cluster under the data directory.
+    #[arg(long, env = "DATABASE_URL", global = true)]
+    database_url: Option<String>,
+    /// Where dozor keeps its own PostgreSQL cluster and other state.
+    #[arg(long, env = "DOZOR_DATA_DIR", default_value = "var", global = true)]
+    data_dir: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the HTTP server (applies migrations first).
+    Serve(serve::ServeArgs),
+    /// Apply database migrations and exit.
+    Migrate,
+    /// Create an ed25519 key pair for a gaming table.
+    Keygen(keys::KeygenArgs),
+    /// Sign a record file with a table key: prints the envelope {record, key_id, signature}.
+    Sign(keys::SignArgs),
+    /// Re-adjudicate a record (or envelope) file and print the verdict; touches no ledger.
+    Adjudicate(adjudicate::AdjudicateArgs),
+    /// Re-walk the whole ledger: every hash, link and signature. Names the first broken index.
+    Verify,
+    /// Generate signed roulette spins for N tables and submit them to a running server.
+    Simulate(simulate::SimulateArgs),
+    /// Reports (the nightly job runs `report daily`).
+    Report(report::ReportArgs),
+    /// Benchmarks: `bench adjudicate`, `bench ingest`.
+    Bench(bench::BenchArgs),
+    /// Print the OpenAPI document (as checked in at openapi/openapi.json).
+    Openapi {
+        /// Write to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+/// Settings every database-touching command shares.
+pub struct Global {
+    pub database_url: Option<String>,
+    pub data_dir: PathBuf,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let global = Global {
+        database_url: args.database_url,
+        data_dir: args.data_dir,
+    };
+    match args.command {
+        Command::Serve(a) => serve::run(&global, a),
+        Command::Migrate => {
+            let db = api::database::Database::open(global.database_url.clone(), &global.data_dir)?;
+            println!("migrations applied; database ready");
+            db.close()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Keygen(a) => keys::keygen(a),
+        Command::Sign(a) => keys::sign(a),
+        Command::Adjudicate(a) => adjudicate::run(a),
+        Command::Verify => verify::run(&global),
+        Command::Simulate(a) => simulate::run(a),
+        Command::Report(a) => report::run(&global, a),
+        Command::Bench(a) => bench::run(&global, a),
+        Command::Openapi { out } => {
+            let text = api::openapi::document()?;
+            match out {
+                Some(path) => std::fs::write(&path, text)?,
+                None => print!("{text}"),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

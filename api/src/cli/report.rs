@@ -1,0 +1,70 @@
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use api::database::Database;
+use chrono::{NaiveDate, Utc};
+use ledger::storage::connect;
+use reports::{daily, GamingDayClock};
+
+use super::Global;
+
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    #[command(subcommand)]
+    kind: ReportKind,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum ReportKind {
+    /// Daily per-game payout/RTP report of one gaming day.
+    Daily {
+        /// `YYYY-MM-DD`, `today` or `yesterday` (gaming days, Europe/Prague).
+        #[arg(long, default_value = "yesterday")]
+        day: String,
+        /// `csv` or `json`.
+        #[arg(long, default_value = "csv")]
+        format: String,
+        /// Write to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long, env = "DOZOR_GAMING_DAY_START_HOUR", default_value_t = 6)]
+        gaming_day_start_hour: u32,
+    },
+}
+
+pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let ReportKind::Daily {
+        day,
+        format,
+        out,
+        gaming_day_start_hour,
+    } = args.kind;
+    let clock = GamingDayClock::new(chrono_tz::Europe::Prague, gaming_day_start_hour)
+        .context("--gaming-day-start-hour must be 0-23")?;
+    let today = clock.day_of(Utc::now());
+    let day = match day.as_str() {
+        "today" => today,
+        "yesterday" => today.pred_opt().unwrap_or(today),
+        other => NaiveDate::parse_from_str(other, "%Y-%m-%d")
+            .with_context(|| format!("--day `{other}` is not YYYY-MM-DD, today or yesterday"))?,
+    };
+    if format != "csv" && format != "json" {
+        anyhow::bail!("--format must be csv or json, not `{format}`");
+    }
+    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
+    let report = daily::build(&mut connect(&db.url)?, &clock, day)?;
+    db.close()?;
+    let text = if format == "csv" {
+        daily::to_csv(&report)?
+    } else {
+        serde_json::to_string_pretty(&report)? + "\n"
+    };
+    match out {
+        Some(path) => {
+            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

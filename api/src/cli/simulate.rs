@@ -1,0 +1,134 @@
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context as _};
+use api::simulation::{table_key, RouletteSimulator};
+use chrono::Utc;
+use futures_util::{stream, StreamExt as _};
+use ledger::keys::encode_public_key;
+use ledger::Envelope;
+use serde_json::{json, Value};
+
+#[derive(Debug, clap::Args)]
+pub struct SimulateArgs {
+    /// A running dozor server.
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    server: String,
+    /// Number of roulette tables.
+    #[arg(long, default_value_t = 3)]
+    tables: usize,
+    /// Spins per table.
+    #[arg(long, default_value_t = 100)]
+    rounds: u64,
+    /// Share of spins (0-1) with a deliberate error: wrong payout, stake out of limits, ...
+    #[arg(long, default_value_t = 0.05)]
+    error_share: f64,
+    /// Seed of the random generator (and of the simulated tables' keys).
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Submissions in flight at once.
+    #[arg(long, default_value_t = 16)]
+    concurrency: usize,
+    /// Plan the tables play under.
+    #[arg(long, default_value = api::server::DEFAULT_PLAN)]
+    plan: String,
+}
+
+pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
+    if !(0.0..=1.0).contains(&args.error_share) {
+        bail!("--error-share must be between 0 and 1");
+    }
+    let plan = rules::PlanBook::builtin()?
+        .get(&args.plan)
+        .cloned()
+        .ok_or_else(|| anyhow!("unknown plan `{}`", args.plan))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(simulate(args, plan))
+}
+
+async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitCode> {
+    let client = reqwest::Client::new();
+    let base = args.server.trim_end_matches('/').to_owned();
+    let mut simulator = RouletteSimulator::new(args.seed, plan.clone(), args.error_share);
+    let mut envelopes = Vec::new();
+    let mut injected: BTreeMap<&str, u64> = BTreeMap::new();
+    for t in 1..=args.tables {
+        let table_id = format!("SIM-R{t:02}");
+        let key = table_key(args.seed, &table_id);
+        let registration = client
+            .post(format!("{base}/api/v1/tables"))
+            .json(
+                &json!({"table_id": table_id, "game": "roulette", "plan_id": plan.plan_id,
+                          "location": format!("Simulated pit, roulette {t}"),
+                          "public_key": encode_public_key(&key.verifying_key())}),
+            )
+            .send()
+            .await
+            .with_context(|| format!("cannot reach {base}; is `dozor serve` running?"))?;
+        match registration.status().as_u16() {
+            201 | 409 => {}
+            status => bail!(
+                "registering {table_id}: HTTP {status}: {}",
+                registration.text().await?
+            ),
+        }
+        let table: Value = client
+            .get(format!("{base}/api/v1/tables/{table_id}"))
+            .send()
+            .await?
+            .json()
+            .await?;
+        let first = table["last_seq_no"].as_u64().map_or(1, |s| s + 1);
+        for seq_no in first..first + args.rounds {
+            let (record, error) = simulator.spin(&table_id, seq_no, Utc::now());
+            if let Some(e) = error {
+                *injected.entry(e).or_default() += 1;
+            }
+            envelopes.push(Envelope::sign(record, &key)?);
+        }
+    }
+    let total = envelopes.len();
+    let started = std::time::Instant::now();
+    let statuses: Vec<u16> = stream::iter(envelopes)
+        .map(|envelope| {
+            let client = client.clone();
+            let url = format!("{base}/api/v1/records");
+            async move {
+                match client.post(url).json(&envelope).send().await {
+                    Ok(r) => r.status().as_u16(),
+                    Err(_) => 0,
+                }
+            }
+        })
+        .buffer_unordered(args.concurrency.max(1))
+        .collect()
+        .await;
+    let mut by_status: BTreeMap<u16, usize> = BTreeMap::new();
+    for s in statuses {
+        *by_status.entry(s).or_default() += 1;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&json!({
+            "tables": args.tables,
+            "spins_submitted": total,
+            "http_status_counts": by_status,
+            "injected_errors": injected,
+            "seconds": (seconds * 100.0).round() / 100.0,
+            "findings": format!("{base}/api/v1/findings"),
+            "report": format!("{base}/api/v1/reports/daily?day=<gaming day>&format=csv"),
+        }))?
+    );
+    let failed = by_status
+        .iter()
+        .filter(|(s, _)| **s != 201 && **s != 200)
+        .count();
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
