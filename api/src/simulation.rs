@@ -76,7 +76,7 @@ impl RouletteSimulator {
             0..=29 => bet(id, player, "straight", vec![r.gen_range(0..=36)], stake),
             30..=39 => {
                 let a: u8 = r.gen_range(1..=33);
-                let b = if a % 3 != 0 && r.gen_bool(0.5) {
+                let b = if !a.is_multiple_of(3) && r.gen_bool(0.5) {
                     a + 1
                 } else {
                     a + 3
@@ -95,7 +95,7 @@ impl RouletteSimulator {
             }
             45..=51 => {
                 let mut a: u8 = r.gen_range(1..=32);
-                if a % 3 == 0 {
+                if a.is_multiple_of(3) {
                     a -= 1;
                 }
                 bet(id, player, "corner", vec![a, a + 1, a + 3, a + 4], stake)

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The ledger on a real (throwaway) PostgreSQL cluster.
 
 use chrono::{Duration, Utc};

@@ -28,7 +28,7 @@ pub fn format_czk(amount_h: i64) -> String {
     let koruna = (abs / 100).to_string();
     let mut grouped = String::with_capacity(koruna.len() + koruna.len() / 3);
     for (i, c) in koruna.chars().enumerate() {
-        if i > 0 && (koruna.len() - i) % 3 == 0 {
+        if i > 0 && (koruna.len() - i).is_multiple_of(3) {
             grouped.push(' ');
         }
         grouped.push(c);

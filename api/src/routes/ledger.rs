@@ -28,9 +28,9 @@ pub async fn head(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> 
     })
     .await??;
     Ok(HttpResponse::Ok().json(HeadView {
-        size: head.map_or(0, |(i, _, _)| i + 1),
-        head_hash: head.map(|(_, h, _)| hex::encode(h)),
-        last_received_at: head.map(|(_, _, t)| t),
+        size: head.map_or(0, |h| h.index + 1),
+        head_hash: head.map(|h| hex::encode(h.hash)),
+        last_received_at: head.map(|h| h.received_at),
     }))
 }
 

@@ -249,6 +249,7 @@ pub async fn revoke_key(
     body: web::Json<RevokeKey>,
 ) -> Result<HttpResponse, ApiError> {
     let (table_id, key_id) = path.into_inner();
+    let revoked_key = key_id.clone();
     let reason = body.reason.trim().to_owned();
     if reason.is_empty() {
         return Err(ApiError::unprocessable(
@@ -269,11 +270,7 @@ pub async fn revoke_key(
     .await??;
     let view = table
         .map(TableView::from)
-        .and_then(|t| {
-            t.keys
-                .into_iter()
-                .find(|k| k.revoked_at == Some(revoked_at))
-        })
+        .and_then(|t| t.keys.into_iter().find(|k| k.key_id == revoked_key))
         .ok_or_else(|| ApiError::internal("revoked key vanished"))?;
     state.directory.forget_key(&view.key_id);
     Ok(HttpResponse::Ok().json(view))

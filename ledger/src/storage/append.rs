@@ -89,11 +89,22 @@ fn to_i64(n: u64) -> Result<i64, LedgerError> {
     i64::try_from(n).map_err(|_| LedgerError::Corrupt(format!("{n} does not fit the ledger")))
 }
 
+/// Receipts and record hashes of records in the ledger, by `(table_id, seq_no)`.
+type KnownRecords = HashMap<(String, u64), (Receipt, [u8; 32])>;
+
+/// The last entry of the ledger.
+#[derive(Debug, Clone, Copy)]
+pub struct Head {
+    pub index: u64,
+    pub hash: [u8; 32],
+    pub received_at: DateTime<Utc>,
+}
+
 /// Records already in the ledger under the batch's `(table_id, seq_no)` pairs.
 fn existing_for(
     conn: &mut PgConnection,
     batch: &[Submission],
-) -> Result<HashMap<(String, u64), (Receipt, [u8; 32])>, LedgerError> {
+) -> Result<KnownRecords, LedgerError> {
     let tables: Vec<&str> = batch.iter().map(|s| s.table_id.as_str()).collect();
     let seqs = batch
         .iter()
@@ -126,9 +137,7 @@ fn existing_for(
 }
 
 /// The last entry's index, hash and time, if the ledger is not empty.
-pub fn head(
-    conn: &mut PgConnection,
-) -> Result<Option<(u64, [u8; 32], DateTime<Utc>)>, LedgerError> {
+pub fn head(conn: &mut PgConnection) -> Result<Option<Head>, LedgerError> {
     let row: Option<(i64, Vec<u8>, DateTime<Utc>)> = ledger_entries::table
         .order(ledger_entries::idx.desc())
         .select((
@@ -138,8 +147,14 @@ pub fn head(
         ))
         .first(conn)
         .optional()?;
-    row.map(|(i, h, t)| Ok((i as u64, hash32(&h, "leaf hash")?, t)))
-        .transpose()
+    row.map(|(i, h, t)| {
+        Ok(Head {
+            index: i as u64,
+            hash: hash32(&h, "leaf hash")?,
+            received_at: t,
+        })
+    })
+    .transpose()
 }
 
 fn key_problem(key: Option<&KeyValidity>, s: &Submission, at: DateTime<Utc>) -> Option<String> {
@@ -172,11 +187,11 @@ pub fn append_batch(
             .execute(conn)?;
         let head = head(conn)?;
         let (mut next_index, mut prev_hash) = match head {
-            Some((i, h, _)) => (i + 1, h),
+            Some(h) => (h.index + 1, h.hash),
             None => (0, GENESIS_PREV_HASH),
         };
         // Receipt times never go backwards, even if the clock does.
-        let received_at = to_micros(head.map_or(now, |(_, _, t)| now.max(t)));
+        let received_at = to_micros(head.map_or(now, |h| now.max(h.received_at)));
 
         let mut key_ids: Vec<&str> = batch.iter().map(|s| s.envelope.key_id.as_str()).collect();
         key_ids.sort_unstable();

@@ -23,7 +23,7 @@ pub fn entry(conn: &mut PgConnection, index: u64) -> Result<Option<LedgerRow>, L
 
 /// Number of entries in the ledger.
 pub fn size(conn: &mut PgConnection) -> Result<u64, LedgerError> {
-    Ok(super::append::head(conn)?.map_or(0, |(i, _, _)| i + 1))
+    Ok(super::append::head(conn)?.map_or(0, |h| h.index + 1))
 }
 
 pub fn receipt_of(row: &LedgerRow) -> Result<Receipt, LedgerError> {

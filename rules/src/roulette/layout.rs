@@ -69,7 +69,7 @@ const fn is_red_const(n: u8) -> bool {
 pub const RED_MASK: u64 = mask_where!(|n| is_red_const(n));
 pub const BLACK_MASK: u64 = mask_where!(|n| !is_red_const(n));
 pub const ODD_MASK: u64 = mask_where!(|n| n % 2 == 1);
-pub const EVEN_MASK: u64 = mask_where!(|n| n % 2 == 0);
+pub const EVEN_MASK: u64 = mask_where!(|n| n.is_multiple_of(2));
 pub const LOW_MASK: u64 = mask_where!(|n| n <= 18);
 pub const HIGH_MASK: u64 = mask_where!(|n| n >= 19);
 pub const DOZEN_MASKS: [u64; 3] = [
@@ -80,7 +80,7 @@ pub const DOZEN_MASKS: [u64; 3] = [
 pub const COLUMN_MASKS: [u64; 3] = [
     mask_where!(|n| n % 3 == 1),
     mask_where!(|n| n % 3 == 2),
-    mask_where!(|n| n % 3 == 0),
+    mask_where!(|n| n.is_multiple_of(3)),
 ];
 
 impl Position {
@@ -169,7 +169,7 @@ fn is_split(a: u8, b: u8) -> bool {
     match (a, b) {
         (0, 1..=3) => true,
         (1.., _) if b == a + 3 => b <= 36,
-        (1.., _) if b == a + 1 => a % 3 != 0,
+        (1.., _) if b == a + 1 => !a.is_multiple_of(3),
         _ => false,
     }
 }

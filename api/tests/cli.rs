@@ -1,0 +1,151 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The `dozor` binary as integrators and operators use it.
+
+mod common;
+
+use std::process::Command;
+
+use actix_web::{test as web_test, App};
+use common::*;
+use diesel::RunQueryDsl as _;
+use serde_json::{json, Value};
+
+fn dozor() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dozor"))
+}
+
+#[test]
+fn keygen_sign_and_adjudicate_a_record_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = dir.path().join("table.key");
+    let out = dozor()
+        .args(["keygen", "--out"])
+        .arg(&key_file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let keygen: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(keygen["key_id"].as_str().unwrap().len(), 16);
+    // Refuses to overwrite a key by accident.
+    assert!(!dozor()
+        .args(["keygen", "--out"])
+        .arg(&key_file)
+        .status()
+        .unwrap()
+        .success());
+
+    // Overpaid by 10 Kč: 100 Kč on 17 pays 3 600 Kč, the table paid 3 610 Kč.
+    let record_file = dir.path().join("round.json");
+    let record = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 361_000)]));
+    std::fs::write(&record_file, record.to_string()).unwrap();
+    let envelope_file = dir.path().join("envelope.json");
+    let out = dozor()
+        .args(["sign", "--key"])
+        .arg(&key_file)
+        .arg(&record_file)
+        .arg("--out")
+        .arg(&envelope_file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let envelope: Value =
+        serde_json::from_str(&std::fs::read_to_string(&envelope_file).unwrap()).unwrap();
+    assert_eq!(envelope["key_id"], keygen["key_id"]);
+    let parsed: ledger::Envelope = serde_json::from_value(envelope).unwrap();
+    let public = ledger::keys::parse_public_key(keygen["public_key"].as_str().unwrap()).unwrap();
+    assert!(parsed.verify(&public).is_ok());
+
+    for file in [&record_file, &envelope_file] {
+        let out = dozor().arg("adjudicate").arg(file).output().unwrap();
+        assert!(out.status.success());
+        let verdict: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(verdict["findings"][0]["kind"], "overpaid");
+        assert_eq!(verdict["findings"][0]["amount_h"], 1_000);
+    }
+    let status = dozor()
+        .args(["adjudicate", "--fail-on-findings"])
+        .arg(&record_file)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+
+    // A bad record: one line on stderr, non-zero exit.
+    std::fs::write(&record_file, spin("R01", 1, 37, json!([])).to_string()).unwrap();
+    let out = dozor()
+        .arg("adjudicate")
+        .arg(&record_file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("outcome.number"), "{stderr}");
+}
+
+#[actix_web::test]
+async fn verify_walks_the_ledger_and_names_a_tampered_index() {
+    let (state, url) = state();
+    let app =
+        web_test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let k = key(8);
+    let req = web_test::TestRequest::post()
+        .uri("/api/v1/tables")
+        .set_json(registration("R01", &k))
+        .to_request();
+    assert_eq!(
+        web_test::call_service(&app, req).await.status().as_u16(),
+        201
+    );
+    for seq in 1..=4 {
+        let record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+        let req = web_test::TestRequest::post()
+            .uri("/api/v1/records")
+            .set_json(signed(record, &k))
+            .to_request();
+        assert_eq!(
+            web_test::call_service(&app, req).await.status().as_u16(),
+            201
+        );
+    }
+    let out = dozor()
+        .arg("verify")
+        .env("DATABASE_URL", &url)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["entries_checked"], 4);
+
+    // As superuser, bypass the append-only trigger and change a payout inside entry 2.
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    diesel::sql_query("SET session_replication_role = replica")
+        .execute(&mut conn)
+        .unwrap();
+    diesel::sql_query(
+        "UPDATE ledger_entries SET entry = convert_to(replace(convert_from(entry, 'UTF8'), \
+         '\"paid_h\":360000', '\"paid_h\":3600000'), 'UTF8') WHERE idx = 2",
+    )
+    .execute(&mut conn)
+    .unwrap();
+    let out = dozor()
+        .arg("verify")
+        .env("DATABASE_URL", &url)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["failure"]["index"], 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("BROKEN at index 2"));
+}

@@ -1,0 +1,44 @@
+//! Shared helpers: a real server state on a fresh database of a throwaway cluster.
+#![allow(dead_code)]
+
+use api::server::{self, Settings};
+use api::state::AppState;
+use ed25519_dalek::SigningKey;
+use ledger::keys::encode_public_key;
+use ledger::Envelope;
+use serde_json::{json, Value};
+
+pub fn state() -> (AppState, String) {
+    let url = ledger::storage::testing::fresh_database().unwrap();
+    let mut settings = Settings::new(url.clone());
+    settings.body_limit = 64 * 1024;
+    (server::state(&settings).unwrap(), url)
+}
+
+pub fn key(n: u8) -> SigningKey {
+    SigningKey::from_bytes(&[n; 32])
+}
+
+pub fn registration(table_id: &str, key: &SigningKey) -> Value {
+    json!({"table_id": table_id, "game": "roulette", "location": "Praha, sál 1",
+           "public_key": encode_public_key(&key.verifying_key())})
+}
+
+pub fn spin(table_id: &str, seq_no: u64, number: u8, bets: Value) -> Value {
+    json!({"type": "round", "game": "roulette", "table_id": table_id, "seq_no": seq_no,
+           "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T18:00:00Z",
+           "outcome": {"result": "number", "number": number}, "bets": bets})
+}
+
+pub fn straight(id: &str, number: u8, stake_h: i64, paid_h: i64) -> Value {
+    json!({"bet_id": id, "player": "seat-1", "kind": "straight", "numbers": [number],
+           "stake_h": stake_h, "paid_h": paid_h})
+}
+
+pub fn signed(record: Value, key: &SigningKey) -> Value {
+    serde_json::to_value(Envelope::sign(record, key).unwrap()).unwrap()
+}
+
+pub fn ledger_size(url: &str) -> u64 {
+    ledger::storage::reads::size(&mut ledger::storage::connect(url).unwrap()).unwrap()
+}

@@ -1,0 +1,281 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Ingest over HTTP: receipts, idempotency, conflicts, gaps — and every kind of bad input,
+//! each answered with a clear 4xx `{code, message, details}` and nothing appended.
+
+mod common;
+
+use actix_web::{test, App};
+use api::server;
+use common::*;
+use serde_json::{json, Value};
+
+macro_rules! app {
+    ($state:expr) => {
+        test::init_service(App::new().configure(server::configure($state.clone()))).await
+    };
+}
+
+async fn post<S>(app: &S, uri: &str, body: Value) -> (u16, Value)
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse,
+        Error = actix_web::Error,
+    >,
+{
+    let response = test::call_service(
+        app,
+        test::TestRequest::post()
+            .uri(uri)
+            .set_json(body)
+            .to_request(),
+    )
+    .await;
+    let status = response.status().as_u16();
+    let body: Value =
+        serde_json::from_slice(&test::read_body(response).await).unwrap_or(Value::Null);
+    (status, body)
+}
+
+async fn post_raw<S>(app: &S, uri: &str, body: Vec<u8>) -> (u16, Value)
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse,
+        Error = actix_web::Error,
+    >,
+{
+    let request = test::TestRequest::post()
+        .uri(uri)
+        .insert_header(("content-type", "application/json"))
+        .set_payload(body)
+        .to_request();
+    let response = test::call_service(app, request).await;
+    let status = response.status().as_u16();
+    let body: Value =
+        serde_json::from_slice(&test::read_body(response).await).unwrap_or(Value::Null);
+    (status, body)
+}
+
+async fn get<S>(app: &S, uri: &str) -> (u16, Value)
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse,
+        Error = actix_web::Error,
+    >,
+{
+    let response = test::call_service(app, test::TestRequest::get().uri(uri).to_request()).await;
+    let status = response.status().as_u16();
+    let body: Value =
+        serde_json::from_slice(&test::read_body(response).await).unwrap_or(Value::Null);
+    (status, body)
+}
+
+fn assert_error(status: u16, body: &Value, expected_status: u16, code: &str) {
+    assert_eq!(status, expected_status, "{body}");
+    assert_eq!(body["code"], code, "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+    assert!(body["details"].is_object(), "{body}");
+}
+
+#[actix_web::test]
+async fn receipt_idempotency_conflict_and_gaps() {
+    let (state, url) = state();
+    let app = app!(state);
+    let k = key(1);
+    let (status, table) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
+    assert_eq!(status, 201, "{table}");
+    assert_eq!(table["plan_id"], "69games-ziva-hra");
+
+    let record = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+    let (status, receipt) = post(&app, "/api/v1/records", signed(record.clone(), &k)).await;
+    assert_eq!(status, 201, "{receipt}");
+    assert_eq!(receipt["index"], 0);
+    assert_eq!(receipt["entry_hash"].as_str().unwrap().len(), 64);
+
+    // Same record again: the same receipt, nothing appended.
+    let (status, again) = post(&app, "/api/v1/records", signed(record, &k)).await;
+    assert_eq!(status, 200);
+    assert_eq!(again, receipt);
+
+    // A different record under seq_no 1: 409, and a significant event with the evidence.
+    let other = spin("R01", 1, 5, json!([straight("b1", 17, 10_000, 0)]));
+    let (status, body) = post(&app, "/api/v1/records", signed(other, &k)).await;
+    assert_error(status, &body, 409, "seq_no_conflict");
+    assert_eq!(body["details"]["existing"], receipt);
+    let (_, events) = get(&app, "/api/v1/significant-events?table_id=R01").await;
+    assert_eq!(events.as_array().unwrap().len(), 1);
+    assert_eq!(events[0]["kind"], "seq_no_conflict");
+    assert_eq!(
+        events[0]["details"]["rejected_envelope"]["record"]["outcome"]["number"],
+        5
+    );
+    assert_eq!(ledger_size(&url), 1);
+
+    // seq_no 2 and 3 never arrive.
+    let (status, _) = post(
+        &app,
+        "/api/v1/records",
+        signed(spin("R01", 4, 0, json!([])), &k),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let (_, gaps) = get(&app, "/api/v1/tables/R01/gaps").await;
+    assert_eq!(
+        gaps,
+        json!([{"table_id": "R01", "after_seq_no": 1, "before_seq_no": 4, "missing": 2}])
+    );
+    let (_, table) = get(&app, "/api/v1/tables/R01").await;
+    assert_eq!(table["last_seq_no"], 4);
+
+    // The stored entry carries the envelope and the verdict.
+    let (status, entry) = get(&app, "/api/v1/ledger/entries/0").await;
+    assert_eq!(status, 200);
+    assert_eq!(entry["entry_hash"], receipt["entry_hash"]);
+    assert_eq!(entry["verdict"]["expected_paid_h"], 360_000);
+    assert_eq!(entry["prev_hash"], "0".repeat(64));
+    let (_, head) = get(&app, "/api/v1/ledger/head").await;
+    assert_eq!(head["size"], 2);
+}
+
+#[actix_web::test]
+async fn bad_input_is_refused_and_changes_nothing() {
+    let (state, url) = state();
+    let app = app!(state);
+    let k = key(2);
+    assert_eq!(
+        post(&app, "/api/v1/tables", registration("R01", &k))
+            .await
+            .0,
+        201
+    );
+    let good = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+
+    // Malformed JSON.
+    let (s, b) = post_raw(&app, "/api/v1/records", b"{\"record\": {".to_vec()).await;
+    assert_error(s, &b, 400, "malformed_json");
+    // Unknown field in the envelope; missing signature.
+    let mut extra = signed(good.clone(), &k);
+    extra["comment"] = json!("hi");
+    let (s, b) = post(&app, "/api/v1/records", extra).await;
+    assert_error(s, &b, 400, "invalid_envelope");
+    let mut unsigned = signed(good.clone(), &k);
+    unsigned.as_object_mut().unwrap().remove("signature");
+    let (s, b) = post(&app, "/api/v1/records", unsigned).await;
+    assert_error(s, &b, 400, "invalid_envelope");
+    // Unknown field inside a (validly signed) record.
+    let mut odd = good.clone();
+    odd["croupier"] = json!("Jana");
+    let (s, b) = post(&app, "/api/v1/records", signed(odd, &k)).await;
+    assert_error(s, &b, 422, "invalid_record");
+    // Bad signature: the signature of another record.
+    let mut forged = signed(good.clone(), &k);
+    forged["record"]["bets"][0]["paid_h"] = json!(3_600_000);
+    let (s, b) = post(&app, "/api/v1/records", forged).await;
+    assert_error(s, &b, 422, "bad_signature");
+    let mut garbage = signed(good.clone(), &k);
+    garbage["signature"] = json!("not-base64!!");
+    let (s, b) = post(&app, "/api/v1/records", garbage).await;
+    assert_error(s, &b, 422, "bad_signature");
+    // Unknown key.
+    let (s, b) = post(&app, "/api/v1/records", signed(good.clone(), &key(99))).await;
+    assert_error(s, &b, 422, "unknown_key");
+    // A record for an unregistered table.
+    let (s, b) = post(
+        &app,
+        "/api/v1/records",
+        signed(spin("R99", 1, 1, json!([])), &k),
+    )
+    .await;
+    assert_error(s, &b, 422, "unknown_table");
+    // Wrong game for the table.
+    let mut blackjack = good.clone();
+    blackjack["game"] = json!("blackjack");
+    let (s, b) = post(&app, "/api/v1/records", signed(blackjack, &k)).await;
+    assert_error(s, &b, 422, "wrong_game");
+    // Negative and absurd amounts.
+    for amount in [
+        json!(-100),
+        json!(1e30),
+        json!(9_223_372_036_854_775_807i64),
+        json!(200_000_000_000_000i64),
+    ] {
+        let bad = spin(
+            "R01",
+            1,
+            17,
+            json!([{"bet_id": "b1", "player": "p", "kind": "straight",
+                                             "numbers": [17], "stake_h": amount, "paid_h": 0}]),
+        );
+        // Numbers JCS cannot canonicalize cannot be signed either: send them with some signature.
+        let envelope = match ledger::Envelope::sign(bad.clone(), &k) {
+            Ok(e) => serde_json::to_value(e).unwrap(),
+            Err(_) => json!({"record": bad, "key_id": ledger::keys::key_id(&k.verifying_key()),
+                             "signature": signed(good.clone(), &k)["signature"]}),
+        };
+        let (s, b) = post(&app, "/api/v1/records", envelope).await;
+        assert_error(s, &b, 422, "invalid_record");
+    }
+    // Winning number 37.
+    let (s, b) = post(
+        &app,
+        "/api/v1/records",
+        signed(spin("R01", 1, 37, json!([])), &k),
+    )
+    .await;
+    assert_error(s, &b, 422, "invalid_record");
+    assert_eq!(b["details"]["field"], "outcome.number");
+    // A body over the size limit (64 KiB in this test).
+    let huge = signed(
+        spin("R01", 1, 1, json!([{"bet_id": "x".repeat(70_000)}])),
+        &k,
+    );
+    let (s, b) = post(&app, "/api/v1/records", huge).await;
+    assert_error(s, &b, 413, "payload_too_large");
+    assert_eq!(ledger_size(&url), 0, "nothing may be appended");
+
+    // A revoked key: refused from the revocation on.
+    let key_id = ledger::keys::key_id(&k.verifying_key());
+    let (s, b) = post(
+        &app,
+        &format!("/api/v1/tables/R01/keys/{key_id}/revoke"),
+        json!({"reason": "terminal stolen"}),
+    )
+    .await;
+    assert_eq!(s, 200, "{b}");
+    assert!(b["revoked_at"].is_string());
+    let (s, b) = post(&app, "/api/v1/records", signed(good.clone(), &k)).await;
+    assert_error(s, &b, 422, "key_not_valid");
+    assert_eq!(ledger_size(&url), 0);
+
+    // A rotated key works; the table registry rejects junk too.
+    let (s, b) = post(
+        &app,
+        "/api/v1/tables/R01/keys",
+        json!({"public_key": ledger::keys::encode_public_key(&key(3).verifying_key())}),
+    )
+    .await;
+    assert_eq!(s, 201, "{b}");
+    assert_eq!(
+        post(&app, "/api/v1/records", signed(good, &key(3))).await.0,
+        201
+    );
+    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(4))).await;
+    assert_error(s, &b, 409, "already_exists");
+    let mut bad_table = registration("R02", &key(5));
+    bad_table["game"] = json!("bingo");
+    let (s, b) = post(&app, "/api/v1/tables", bad_table).await;
+    assert_error(s, &b, 422, "invalid_table");
+    let mut bad_key = registration("R02", &key(5));
+    bad_key["public_key"] = json!("AAAA");
+    let (s, b) = post(&app, "/api/v1/tables", bad_key).await;
+    assert_error(s, &b, 422, "invalid_public_key");
+    let (s, b) = get(&app, "/api/v1/findings?kind=nonsense").await;
+    assert_error(s, &b, 400, "invalid_query");
+    let (s, b) = get(&app, "/api/v1/reports/daily?day=2026-13-01").await;
+    assert_error(s, &b, 400, "invalid_query");
+}
