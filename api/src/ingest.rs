@@ -139,10 +139,5 @@ fn adjudicate(state: &AppState, round: &Round) -> Result<Derived, ApiError> {
     })?;
     let verdict = rules::adjudicate(plan, round).map_err(record_error)?;
     let statistics = rules::round_statistics(plan, round).map_err(record_error)?;
-    Ok(Derived {
-        game: round.game().to_string(),
-        played_at: round.played_at(),
-        verdict,
-        statistics,
-    })
+    Ok(Derived::new(round.played_at(), &verdict, statistics)?)
 }

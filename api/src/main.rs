@@ -3,6 +3,10 @@
 
 mod cli;
 
+/// mimalloc: allocation-heavy paths (JSON, verdicts) run measurably faster than with glibc's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::process::ExitCode;
 
 use clap::Parser as _;

@@ -239,14 +239,16 @@ mod tests {
         for seq in 0..200 {
             let (record, injected) = clean.spin("T", seq, Utc::now());
             assert!(injected.is_none());
-            let verdict = rules::adjudicate(&plan, &Round::parse(&record).unwrap()).unwrap();
+            let round = Round::parse(&record).unwrap();
+            let verdict = rules::adjudicate(&plan, &round).unwrap();
             assert!(verdict.is_clean(), "{:?}", verdict.findings);
         }
         let mut faulty = RouletteSimulator::new(2, plan.clone(), 1.0);
         for seq in 0..200 {
             let (record, injected) = faulty.spin("T", seq, Utc::now());
             assert!(injected.is_some());
-            let verdict = rules::adjudicate(&plan, &Round::parse(&record).unwrap()).unwrap();
+            let round = Round::parse(&record).unwrap();
+            let verdict = rules::adjudicate(&plan, &round).unwrap();
             assert!(!verdict.is_clean(), "{injected:?} went unnoticed");
         }
     }

@@ -1,1 +1,61 @@
-fn main() {}
+//! Roulette adjudication throughput on one core: `cargo bench -p dozor-rules`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use rand::{Rng as _, SeedableRng as _};
+use rand_chacha::ChaCha8Rng;
+use rules::{PlanBook, Round};
+use serde_json::json;
+
+/// Spins with a realistic mix: 1-6 players, 1-4 bets each, inside, outside and call bets.
+fn spins(n: usize) -> Vec<Round> {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let kinds = ["red", "black", "odd", "dozen_2", "column_1", "high"];
+    (0..n)
+        .map(|i| {
+            let mut bets = Vec::new();
+            for p in 0..rng.gen_range(1..=6) {
+                for _ in 0..rng.gen_range(1..=4) {
+                    let id = format!("b{}", bets.len());
+                    let player = format!("seat-{p}");
+                    bets.push(match rng.gen_range(0..4) {
+                        0 => json!({"bet_id": id, "player": player, "kind": "straight",
+                                    "numbers": [rng.gen_range(0..=36)], "stake_h": 10_000, "paid_h": 0}),
+                        1 => json!({"bet_id": id, "player": player, "kind": "split",
+                                    "numbers": [14, 17], "stake_h": 5_000, "paid_h": 0}),
+                        2 => json!({"bet_id": id, "player": player, "kind": "voisins",
+                                    "chip_h": 1_000, "paid_h": 0}),
+                        _ => json!({"bet_id": id, "player": player,
+                                    "kind": kinds[rng.gen_range(0..kinds.len())], "stake_h": 20_000, "paid_h": 0}),
+                    });
+                }
+            }
+            let record = json!({"type": "round", "game": "roulette", "table_id": "B", "seq_no": i,
+                                "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T18:00:00Z",
+                                "outcome": {"result": "number", "number": rng.gen_range(0..=36)},
+                                "bets": bets});
+            Round::parse(&record).unwrap()
+        })
+        .collect()
+}
+
+fn adjudication(c: &mut Criterion) {
+    let book = PlanBook::builtin().unwrap();
+    let plan = book.get("69games-ziva-hra").unwrap();
+    let rounds = spins(10_000);
+    let mut group = c.benchmark_group("roulette");
+    group.throughput(Throughput::Elements(rounds.len() as u64));
+    group.bench_function("adjudicate_10k_spins", |b| {
+        b.iter(|| {
+            let mut findings = 0;
+            for round in &rounds {
+                findings += rules::adjudicate(plan, round).unwrap().findings.len();
+            }
+            findings
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, adjudication);
+criterion_main!(benches);

@@ -21,7 +21,7 @@ pub use verdict::{Finding, FindingKind, RoundStatistics, Verdict};
 pub const RULES_VERSION: &str = "2026.11.1";
 
 /// Re-adjudicates a parsed round against `plan`.
-pub fn adjudicate(plan: &Plan, round: &Round) -> Result<Verdict, RecordError> {
+pub fn adjudicate<'a>(plan: &'a Plan, round: &'a Round) -> Result<Verdict<'a>, RecordError> {
     match round {
         Round::Roulette(r) => roulette::adjudicate(plan.roulette()?, plan, r),
     }

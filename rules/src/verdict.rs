@@ -70,12 +70,12 @@ pub struct Finding {
     pub message: String,
 }
 
-/// Expected and reported money for one bet.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BetVerdict {
-    pub bet_id: String,
-    pub player: String,
-    pub kind: String,
+/// Expected and reported money for one bet. Borrows from the round it judges.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BetVerdict<'a> {
+    pub bet_id: &'a str,
+    pub player: &'a str,
+    pub kind: &'static str,
     pub stake_h: i64,
     /// What the plan says the table must hand back for this bet (stake included).
     pub expected_paid_h: i64,
@@ -83,25 +83,29 @@ pub struct BetVerdict {
     pub paid_h: i64,
 }
 
-/// The result of re-adjudicating one round.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Verdict {
-    pub plan_id: String,
-    pub rules_version: String,
+/// The result of re-adjudicating one round. Borrows from the round and the plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verdict<'a> {
+    pub plan_id: &'a str,
+    pub rules_version: &'static str,
     pub game: GameCode,
-    pub table_id: String,
+    pub table_id: &'a str,
     pub seq_no: u64,
-    /// Human-readable outcome, e.g. `17` or `void (too_few_revolutions)`.
-    pub outcome: String,
+    /// The winning number (roulette); absent on a void round.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub winning_number: Option<u8>,
+    /// Why the round was void, if it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub void_reason: Option<&'static str>,
     pub void: bool,
     pub stakes_h: i64,
     pub expected_paid_h: i64,
     pub paid_h: i64,
-    pub bets: Vec<BetVerdict>,
+    pub bets: Vec<BetVerdict<'a>>,
     pub findings: Vec<Finding>,
 }
 
-impl Verdict {
+impl Verdict<'_> {
     pub fn is_clean(&self) -> bool {
         self.findings.is_empty()
     }

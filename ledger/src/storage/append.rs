@@ -26,8 +26,41 @@ const INSERT_CHUNK: usize = 2_000;
 pub struct Derived {
     pub game: String,
     pub played_at: DateTime<Utc>,
-    pub verdict: rules::Verdict,
+    pub table_id: String,
+    pub plan_id: String,
+    pub rules_version: String,
+    pub void: bool,
+    pub stakes_h: i64,
+    pub expected_paid_h: i64,
+    pub paid_h: i64,
+    pub findings: Vec<rules::Finding>,
+    /// The whole verdict as stored and shown.
+    pub verdict: serde_json::Value,
     pub statistics: rules::RoundStatistics,
+}
+
+impl Derived {
+    pub fn new(
+        played_at: DateTime<Utc>,
+        verdict: &rules::Verdict<'_>,
+        statistics: rules::RoundStatistics,
+    ) -> Result<Derived, LedgerError> {
+        Ok(Derived {
+            game: verdict.game.to_string(),
+            played_at,
+            table_id: verdict.table_id.to_owned(),
+            plan_id: verdict.plan_id.to_owned(),
+            rules_version: verdict.rules_version.to_owned(),
+            void: verdict.void,
+            stakes_h: verdict.stakes_h,
+            expected_paid_h: verdict.expected_paid_h,
+            paid_h: verdict.paid_h,
+            findings: verdict.findings.clone(),
+            verdict: serde_json::to_value(verdict)
+                .map_err(|e| LedgerError::Corrupt(format!("verdict does not serialize: {e}")))?,
+            statistics,
+        })
+    }
 }
 
 /// A signed record whose signature has been verified, ready to append.
@@ -290,29 +323,27 @@ fn push_derived(
     verdicts: &mut Vec<AdjudicationRow>,
     found: &mut Vec<NewFinding>,
 ) -> Result<(), LedgerError> {
-    let v = &d.verdict;
     verdicts.push(AdjudicationRow {
         ledger_index: index,
-        table_id: v.table_id.clone(),
+        table_id: d.table_id.clone(),
         game: d.game.clone(),
-        plan_id: v.plan_id.clone(),
-        rules_version: v.rules_version.clone(),
+        plan_id: d.plan_id.clone(),
+        rules_version: d.rules_version.clone(),
         played_at: d.played_at,
-        void: v.void,
-        stakes_h: v.stakes_h,
-        expected_paid_h: v.expected_paid_h,
-        paid_h: v.paid_h,
+        void: d.void,
+        stakes_h: d.stakes_h,
+        expected_paid_h: d.expected_paid_h,
+        paid_h: d.paid_h,
         rtp_stakes_h: d.statistics.rtp_stakes_h,
         expected_payout_mh: d.statistics.expected_payout_mh,
         payout_variance_h2: d.statistics.payout_variance_h2,
-        finding_count: i32::try_from(v.findings.len()).unwrap_or(i32::MAX),
-        verdict: serde_json::to_value(v)
-            .map_err(|e| LedgerError::Corrupt(format!("verdict does not serialize: {e}")))?,
+        finding_count: i32::try_from(d.findings.len()).unwrap_or(i32::MAX),
+        verdict: d.verdict.clone(),
     });
-    for f in &v.findings {
+    for f in &d.findings {
         found.push(NewFinding {
             ledger_index: index,
-            table_id: v.table_id.clone(),
+            table_id: d.table_id.clone(),
             game: d.game.clone(),
             played_at: d.played_at,
             kind: f.kind.as_str().to_owned(),

@@ -3,44 +3,28 @@
 
 use super::layout::{wheel_index, Position, WHEEL_ORDER};
 
-/// Chips of one bet: positions with the number of unit chips on each (at most 9 positions).
+/// Chips of one bet: positions with the number of unit chips on each.
 #[derive(Debug, Clone, Copy)]
-pub struct Chips {
-    items: [(Position, u8); 9],
-    len: usize,
+pub enum Chips {
+    /// A layout bet: one position.
+    Single([(Position, u8); 1]),
+    /// A fixed call bet (zero spiel, velká série, malá série, orphelins).
+    Fixed(&'static [(Position, u8)]),
+    /// Neighbours: five straights around a number.
+    Neighbours([(Position, u8); 5]),
 }
 
 impl Chips {
-    fn empty() -> Chips {
-        Chips {
-            items: [(Position::straight(0), 0); 9],
-            len: 0,
-        }
-    }
-
     pub fn single(position: Position) -> Chips {
-        let mut chips = Chips::empty();
-        chips.push(position, 1);
-        chips
-    }
-
-    fn from_slice(slice: &[(Position, u8)]) -> Chips {
-        let mut chips = Chips::empty();
-        for (position, count) in slice {
-            chips.push(*position, *count);
-        }
-        chips
-    }
-
-    fn push(&mut self, position: Position, count: u8) {
-        if self.len < self.items.len() {
-            self.items[self.len] = (position, count);
-            self.len += 1;
-        }
+        Chips::Single([(position, 1)])
     }
 
     pub fn as_slice(&self) -> &[(Position, u8)] {
-        &self.items[..self.len]
+        match self {
+            Chips::Single(one) => one,
+            Chips::Fixed(chips) => chips,
+            Chips::Neighbours(five) => five,
+        }
     }
 
     /// Number of unit chips in the bet.
@@ -89,30 +73,33 @@ const ORPHELINS: [(Position, u8); 5] = [
 ];
 
 pub fn zero_spiel() -> Chips {
-    Chips::from_slice(&ZERO_SPIEL)
+    Chips::Fixed(&ZERO_SPIEL)
 }
 
 pub fn voisins() -> Chips {
-    Chips::from_slice(&VOISINS)
+    Chips::Fixed(&VOISINS)
 }
 
 pub fn tiers() -> Chips {
-    Chips::from_slice(&TIERS)
+    Chips::Fixed(&TIERS)
 }
 
 pub fn orphelins() -> Chips {
-    Chips::from_slice(&ORPHELINS)
+    Chips::Fixed(&ORPHELINS)
 }
 
 /// Neighbours ("sousední sázky"): the number and two wheel neighbours each side, 5 straights.
 pub fn neighbours(center: u8) -> Option<Chips> {
     let index = wheel_index(center)?;
     let len = WHEEL_ORDER.len();
-    let mut chips = Chips::empty();
-    for offset in [len - 2, len - 1, 0, 1, 2] {
-        chips.push(Position::straight(WHEEL_ORDER[(index + offset) % len]), 1);
-    }
-    Some(chips)
+    let at = |offset: usize| (Position::straight(WHEEL_ORDER[(index + offset) % len]), 1);
+    Some(Chips::Neighbours([
+        at(len - 2),
+        at(len - 1),
+        at(0),
+        at(1),
+        at(2),
+    ]))
 }
 
 #[cfg(test)]

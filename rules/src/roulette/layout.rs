@@ -143,8 +143,20 @@ impl Position {
             mask |= bit(n);
         }
         let position = Position::new(class, mask);
-        let sorted = position.numbers();
-        let valid = match (class, sorted.as_slice()) {
+        // Ascending numbers without allocating: at most six matter (a six line).
+        if mask.count_ones() > 6 {
+            return None;
+        }
+        let mut buffer = [0u8; 6];
+        let mut len = 0;
+        let mut rest = mask;
+        while rest != 0 {
+            buffer[len] = rest.trailing_zeros() as u8;
+            len += 1;
+            rest &= rest - 1;
+        }
+        let sorted = &buffer[..len];
+        let valid = match (class, sorted) {
             (PositionClass::Straight, [_]) => true,
             (PositionClass::Split, &[a, b]) => is_split(a, b),
             (PositionClass::Street, &[a, b, c]) => {

@@ -5,6 +5,7 @@ pub mod layout;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 
 use self::call_bets::Chips;
 use self::layout::{Position, PositionClass, POCKETS};
@@ -69,7 +70,7 @@ pub enum VoidReason {
 }
 
 impl VoidReason {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             VoidReason::WheelNotReversed => "wheel_not_reversed",
             VoidReason::BallSpunWithWheel => "ball_spun_with_wheel",
@@ -361,12 +362,15 @@ fn overflow() -> RecordError {
     RecordError::invalid("bets", "amounts overflow")
 }
 
-/// A stake on one position, summed over the chips one player has there.
-struct PositionStake<'a> {
-    player: &'a str,
+/// Chips of one bet on one position; limits apply to the sum per player and position.
+#[derive(Clone, Copy)]
+struct ChipStake {
     position: Position,
     stake_h: i64,
-    bet_ids: Vec<&'a str>,
+    /// The player's number within the round, so grouping compares integers, not names.
+    player_index: u32,
+    /// Index of the bet in the round.
+    bet: u32,
 }
 
 fn describe(position: Position) -> String {
@@ -394,18 +398,20 @@ fn describe(position: Position) -> String {
 }
 
 /// Re-adjudicates a spin: expected payout per bet, limits, maximum win, void handling.
-pub fn adjudicate(
+pub fn adjudicate<'a>(
     rp: &RoulettePlan,
-    plan: &Plan,
-    round: &RouletteRound,
-) -> Result<Verdict, RecordError> {
+    plan: &'a Plan,
+    round: &'a RouletteRound,
+) -> Result<Verdict<'a>, RecordError> {
     let winning = match round.outcome {
         SpinOutcome::Number { number } => Some(number),
         SpinOutcome::Void { .. } => None,
     };
     let mut findings = Vec::new();
     let mut bets = Vec::with_capacity(round.bets.len());
-    let mut positions: Vec<PositionStake<'_>> = Vec::with_capacity(round.bets.len());
+    // A busy spin fits on the stack; only unusually large ones allocate.
+    let mut chips_laid: SmallVec<[ChipStake; 48]> = SmallVec::new();
+    let mut players: SmallVec<[&str; 12]> = SmallVec::new();
     let (mut stakes_h, mut expected_total_h, mut paid_total_h) = (0i64, 0i64, 0i64);
 
     for bet in &round.bets {
@@ -418,27 +424,23 @@ pub fn adjudicate(
         };
         match &chips {
             Ok(chips) => {
+                let player_index = match players.iter().position(|p| *p == bet.player.as_str()) {
+                    Some(i) => i as u32,
+                    None => {
+                        players.push(&bet.player);
+                        (players.len() - 1) as u32
+                    }
+                };
                 for (position, count) in chips.as_slice() {
-                    let chip_stake = unit_h
+                    let stake_h = unit_h
                         .checked_mul(i64::from(*count))
                         .ok_or_else(overflow)?;
-                    match positions
-                        .iter_mut()
-                        .find(|p| p.player == bet.player && p.position == *position)
-                    {
-                        Some(p) => {
-                            p.stake_h = p.stake_h.checked_add(chip_stake).ok_or_else(overflow)?;
-                            if !p.bet_ids.contains(&bet.bet_id.as_str()) {
-                                p.bet_ids.push(&bet.bet_id);
-                            }
-                        }
-                        None => positions.push(PositionStake {
-                            player: &bet.player,
-                            position: *position,
-                            stake_h: chip_stake,
-                            bet_ids: vec![&bet.bet_id],
-                        }),
-                    }
+                    chips_laid.push(ChipStake {
+                        player_index,
+                        position: *position,
+                        stake_h,
+                        bet: bets.len() as u32,
+                    });
                 }
             }
             Err(reason) => findings.push(Finding {
@@ -461,27 +463,27 @@ pub fn adjudicate(
             .ok_or_else(overflow)?;
         paid_total_h = paid_total_h.checked_add(bet.paid_h).ok_or_else(overflow)?;
         bets.push(BetVerdict {
-            bet_id: bet.bet_id.clone(),
-            player: bet.player.clone(),
-            kind: bet.kind.as_str().to_owned(),
+            bet_id: &bet.bet_id,
+            player: &bet.player,
+            kind: bet.kind.as_str(),
             stake_h,
             expected_paid_h: expected_h,
             paid_h: bet.paid_h,
         });
     }
-    check_limits(&positions, rp, &mut findings);
+    check_limits(&mut chips_laid, &round.bets, rp, &mut findings)?;
 
-    let outcome = match &round.outcome {
-        SpinOutcome::Number { number } => number.to_string(),
-        SpinOutcome::Void { reason } => format!("void ({})", reason.as_str()),
-    };
     Ok(Verdict {
-        plan_id: plan.plan_id.clone(),
-        rules_version: RULES_VERSION.to_owned(),
+        plan_id: &plan.plan_id,
+        rules_version: RULES_VERSION,
         game: GameCode::Roulette,
-        table_id: round.table_id.clone(),
+        table_id: &round.table_id,
         seq_no: round.seq_no,
-        outcome,
+        winning_number: winning,
+        void_reason: match round.outcome {
+            SpinOutcome::Void { reason } => Some(reason.as_str()),
+            SpinOutcome::Number { .. } => None,
+        },
         void: winning.is_none(),
         stakes_h,
         expected_paid_h: expected_total_h,
@@ -540,38 +542,93 @@ fn check_payout(
     }
 }
 
-fn check_limits(positions: &[PositionStake<'_>], rp: &RoulettePlan, findings: &mut Vec<Finding>) {
-    for p in positions {
-        let (kind, limit, word) = if p.stake_h < rp.min_bet_h {
-            (
-                FindingKind::StakeBelowMinimum,
-                rp.min_bet_h,
-                "below the minimum",
-            )
-        } else if p.stake_h > rp.max_bet_h {
-            (
-                FindingKind::StakeAboveMaximum,
-                rp.max_bet_h,
-                "above the maximum",
-            )
-        } else {
-            continue;
-        };
-        findings.push(Finding {
-            kind,
-            bet_ids: Some(p.bet_ids.iter().map(|s| (*s).to_owned()).collect()),
-            expected_h: Some(limit),
-            actual_h: Some(p.stake_h),
-            amount_h: (p.stake_h - limit).abs(),
-            message: format!(
-                "player {} staked {} on {}, {word} of {} per bet",
-                p.player,
-                format_czk(p.stake_h),
-                describe(p.position),
-                format_czk(limit)
-            ),
-        });
+/// Player, position and class packed in one integer, so grouping sorts plain numbers.
+fn key(c: &ChipStake) -> u128 {
+    (u128::from(c.player_index) << 72)
+        | (u128::from(c.position.mask) << 8)
+        | c.position.class as u128
+}
+
+/// Sums the chips per player and position and checks each sum against the plan's limits.
+fn check_limits(
+    chips: &mut [ChipStake],
+    bets: &[RouletteBet],
+    rp: &RoulettePlan,
+    findings: &mut Vec<Finding>,
+) -> Result<(), RecordError> {
+    // Usually no player has two chips on one position: then each chip is its own sum.
+    let keys: SmallVec<[u128; 48]> = chips.iter().map(key).collect();
+    let shared = keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k));
+    if !shared {
+        for c in chips.iter() {
+            if !(rp.min_bet_h..=rp.max_bet_h).contains(&c.stake_h) {
+                push_limit_finding(&[c], c.stake_h, bets, rp, findings);
+            }
+        }
+        return Ok(());
     }
+    chips.sort_unstable_by_key(|c| (key(c), c.bet));
+    let mut start = 0;
+    while start < chips.len() {
+        let mut end = start + 1;
+        while end < chips.len() && key(&chips[end]) == key(&chips[start]) {
+            end += 1;
+        }
+        let group: Vec<&ChipStake> = chips[start..end].iter().collect();
+        start = end;
+        let mut stake_h = 0i64;
+        for c in &group {
+            stake_h = stake_h.checked_add(c.stake_h).ok_or_else(overflow)?;
+        }
+        if !(rp.min_bet_h..=rp.max_bet_h).contains(&stake_h) {
+            push_limit_finding(&group, stake_h, bets, rp, findings);
+        }
+    }
+    Ok(())
+}
+
+fn push_limit_finding(
+    group: &[&ChipStake],
+    stake_h: i64,
+    bets: &[RouletteBet],
+    rp: &RoulettePlan,
+    findings: &mut Vec<Finding>,
+) {
+    let Some(first) = group.first() else { return };
+    let (kind, limit, word) = if stake_h < rp.min_bet_h {
+        (
+            FindingKind::StakeBelowMinimum,
+            rp.min_bet_h,
+            "below the minimum",
+        )
+    } else {
+        (
+            FindingKind::StakeAboveMaximum,
+            rp.max_bet_h,
+            "above the maximum",
+        )
+    };
+    let mut bet_ids: Vec<String> = Vec::with_capacity(group.len());
+    for c in group {
+        let id = &bets[c.bet as usize].bet_id;
+        if !bet_ids.contains(id) {
+            bet_ids.push(id.clone());
+        }
+    }
+    findings.push(Finding {
+        kind,
+        bet_ids: Some(bet_ids),
+        expected_h: Some(limit),
+        actual_h: Some(stake_h),
+        amount_h: (stake_h - limit).abs(),
+        message: format!(
+            "player {} staked {} on {}, {word} of {} per bet",
+            bets[first.bet as usize].player,
+            format_czk(stake_h),
+            describe(first.position),
+            format_czk(limit)
+        ),
+    });
 }
 
 /// Expected payout and its variance over the 37 equally likely pockets.

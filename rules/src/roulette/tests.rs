@@ -25,10 +25,12 @@ fn number(n: u8) -> Value {
     json!({"result": "number", "number": n})
 }
 
-fn verdict(record: Value) -> Verdict {
-    let plan = plan();
-    let Round::Roulette(r) = Round::parse(&record).unwrap();
-    adjudicate(plan.roulette().unwrap(), &plan, &r).unwrap()
+/// Leaks the plan and round so the borrowed verdict can outlive this helper (tests only).
+fn verdict(record: Value) -> Verdict<'static> {
+    let plan: &'static Plan = Box::leak(Box::new(plan()));
+    let round: &'static Round = Box::leak(Box::new(Round::parse(&record).unwrap()));
+    let Round::Roulette(r) = round;
+    adjudicate(plan.roulette().unwrap(), plan, r).unwrap()
 }
 
 fn kinds(v: &Verdict) -> Vec<FindingKind> {
