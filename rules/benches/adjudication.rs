@@ -1,6 +1,10 @@
 //! Roulette adjudication throughput on one core: `cargo bench -p dozor-rules`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+/// The allocator the `dozor` binary uses, so the figures match the server's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rand::{Rng as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
@@ -8,7 +12,7 @@ use rules::{PlanBook, Round};
 use serde_json::json;
 
 /// Spins with a realistic mix: 1-6 players, 1-4 bets each, inside, outside and call bets.
-fn spins(n: usize) -> Vec<Round> {
+fn spins(plan: &rules::Plan, n: usize) -> Vec<Round> {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let kinds = ["red", "black", "odd", "dozen_2", "column_1", "high"];
     (0..n)
@@ -30,10 +34,19 @@ fn spins(n: usize) -> Vec<Round> {
                     });
                 }
             }
-            let record = json!({"type": "round", "game": "roulette", "table_id": "B", "seq_no": i,
+            let mut record = json!({"type": "round", "game": "roulette", "table_id": "B", "seq_no": i,
                                 "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T18:00:00Z",
                                 "outcome": {"result": "number", "number": rng.gen_range(0..=36)},
                                 "bets": bets});
+            // Pay as a correct table would, so findings stay as rare as on a real table.
+            let paid: Vec<i64> = {
+                let round = Round::parse(&record).unwrap();
+                let verdict = rules::adjudicate(plan, &round).unwrap();
+                verdict.bets.iter().map(|b| b.expected_paid_h).collect()
+            };
+            for (bet, paid_h) in record["bets"].as_array_mut().unwrap().iter_mut().zip(paid) {
+                bet["paid_h"] = json!(paid_h);
+            }
             Round::parse(&record).unwrap()
         })
         .collect()
@@ -42,7 +55,7 @@ fn spins(n: usize) -> Vec<Round> {
 fn adjudication(c: &mut Criterion) {
     let book = PlanBook::builtin().unwrap();
     let plan = book.get("69games-ziva-hra").unwrap();
-    let rounds = spins(10_000);
+    let rounds = spins(plan, 10_000);
     let mut group = c.benchmark_group("roulette");
     group.throughput(Throughput::Elements(rounds.len() as u64));
     group.bench_function("adjudicate_10k_spins", |b| {

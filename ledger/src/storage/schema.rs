@@ -92,6 +92,7 @@ diesel::table! {
     }
 }
 
+diesel::joinable!(adjudications -> ledger_entries (ledger_index));
 diesel::joinable!(findings -> adjudications (ledger_index));
 diesel::joinable!(ledger_entries -> gaming_tables (table_id));
 diesel::joinable!(ledger_entries -> table_keys (key_id));
