@@ -188,21 +188,18 @@ impl RouletteSimulator {
                     bets[i]["paid_h"] = json!(bets[i]["paid_h"].as_i64().unwrap_or(0) + 10_000);
                 }
                 Some("underpaid") => {
-                    // A win paid as if the stake were smaller, or a winning bet forgotten.
+                    // A win paid as if the stake were half; with no win, a losing bet gets paid
+                    // instead (which is an overpayment, still an error to find).
                     match bets
                         .iter_mut()
                         .find(|b| b["paid_h"].as_i64().unwrap_or(0) > 0)
                     {
                         Some(b) => b["paid_h"] = json!(b["paid_h"].as_i64().unwrap_or(0) / 2),
-                        None => bets[0]["paid_h"] = json!(-1),
+                        None => bets[0]["paid_h"] = json!(5_000),
                     }
                 }
                 Some("void_stake_kept") => bets[0]["paid_h"] = json!(0),
                 _ => {}
-            }
-            // An "underpaid" with nothing won becomes an overpaid losing bet instead.
-            if bets[0]["paid_h"] == json!(-1) {
-                bets[0]["paid_h"] = json!(5_000);
             }
         }
         (record, injected)

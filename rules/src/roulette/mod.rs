@@ -374,27 +374,33 @@ struct ChipStake {
 }
 
 fn describe(position: Position) -> String {
-    let numbers = position.numbers();
+    use layout::*;
+    let named = [
+        (RED_MASK, "red"),
+        (BLACK_MASK, "black"),
+        (ODD_MASK, "odd"),
+        (EVEN_MASK, "even"),
+        (LOW_MASK, "low (1-18)"),
+        (HIGH_MASK, "high (19-36)"),
+        (DOZEN_MASKS[0], "first dozen (1-12)"),
+        (DOZEN_MASKS[1], "second dozen (13-24)"),
+        (DOZEN_MASKS[2], "third dozen (25-36)"),
+        (COLUMN_MASKS[0], "first column (1-34)"),
+        (COLUMN_MASKS[1], "second column (2-35)"),
+        (COLUMN_MASKS[2], "third column (3-36)"),
+    ];
+    if let Some((_, name)) = named.iter().find(|(mask, _)| *mask == position.mask) {
+        return (*name).to_owned();
+    }
     let class = match position.class {
         PositionClass::Straight => "straight",
         PositionClass::Split => "split",
         PositionClass::Street => "street",
         PositionClass::Corner => "corner",
-        PositionClass::SixLine => "six line",
-        PositionClass::Dozen => "dozen",
-        PositionClass::Column => "column",
-        PositionClass::EvenChance => "even chance",
+        _ => "six line",
     };
-    if numbers.len() <= 6 {
-        let list: Vec<String> = numbers.iter().map(u8::to_string).collect();
-        format!("{class} {}", list.join("/"))
-    } else {
-        format!(
-            "{class} {}-{}",
-            numbers.first().unwrap_or(&0),
-            numbers.last().unwrap_or(&0)
-        )
-    }
+    let list: Vec<String> = position.numbers().iter().map(u8::to_string).collect();
+    format!("{class} {}", list.join("/"))
 }
 
 /// Re-adjudicates a spin: expected payout per bet, limits, maximum win, void handling.
