@@ -23,17 +23,25 @@ pub fn validate_amount(field: &str, amount_h: i64) -> Result<i64, crate::RecordE
 
 /// Formats haléře as Czech koruna, e.g. `900 000,00 Kč`.
 pub fn format_czk(amount_h: i64) -> String {
-    let sign = if amount_h < 0 { "-" } else { "" };
     let abs = amount_h.unsigned_abs();
-    let koruna = (abs / 100).to_string();
-    let mut grouped = String::with_capacity(koruna.len() + koruna.len() / 3);
-    for (i, c) in koruna.chars().enumerate() {
-        if i > 0 && (koruna.len() - i).is_multiple_of(3) {
-            grouped.push(' ');
-        }
-        grouped.push(c);
+    let koruna = abs / 100;
+    let digits = koruna.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 8);
+    if amount_h < 0 {
+        out.push('-');
     }
-    format!("{sign}{grouped},{:02} Kč", abs % 100)
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    let halere = abs % 100;
+    out.push(',');
+    out.push(char::from(b'0' + (halere / 10) as u8));
+    out.push(char::from(b'0' + (halere % 10) as u8));
+    out.push_str(" Kč");
+    out
 }
 
 #[cfg(test)]

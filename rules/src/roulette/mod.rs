@@ -430,7 +430,14 @@ pub fn adjudicate<'a>(
         };
         match &chips {
             Ok(chips) => {
-                let player_index = match players.iter().position(|p| *p == bet.player.as_str()) {
+                // A player's bets usually come together: try the last player first.
+                let last = players.len().wrapping_sub(1);
+                let known = if players.last() == Some(&bet.player.as_str()) {
+                    Some(last)
+                } else {
+                    players.iter().position(|p| *p == bet.player.as_str())
+                };
+                let player_index = match known {
                     Some(i) => i as u32,
                     None => {
                         players.push(&bet.player);
@@ -563,8 +570,19 @@ fn check_limits(
     findings: &mut Vec<Finding>,
 ) -> Result<(), RecordError> {
     // Usually no player has two chips on one position: then each chip is its own sum.
+    // A 64-bit filter of the keys seen so far spares the scan for almost every chip.
     let keys: SmallVec<[u128; 48]> = chips.iter().map(key).collect();
-    let shared = keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k));
+    let mut seen = 0u64;
+    let mut shared = false;
+    for (i, k) in keys.iter().enumerate() {
+        let bit =
+            1u64 << ((k.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) >> 122) as u32);
+        if seen & bit != 0 && keys[..i].contains(k) {
+            shared = true;
+            break;
+        }
+        seen |= bit;
+    }
     if !shared {
         for c in chips.iter() {
             if !(rp.min_bet_h..=rp.max_bet_h).contains(&c.stake_h) {
