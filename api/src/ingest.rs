@@ -11,6 +11,9 @@ use serde_json::json;
 use crate::error::ApiError;
 use crate::state::AppState;
 
+/// How far a table's clock may run ahead of the server's before its rounds are refused.
+pub const MAX_CLOCK_SKEW_SECONDS: i64 = 300;
+
 /// Parses the request body as an envelope.
 pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ApiError> {
     serde_json::from_slice::<Envelope>(body).map_err(|e| {
@@ -115,6 +118,17 @@ pub fn prepare(state: &AppState, envelope: Envelope) -> Result<Submission, ApiEr
                 ));
             }
             let round = Round::parse(&envelope.record).map_err(record_error)?;
+            let latest = Utc::now() + chrono::Duration::seconds(MAX_CLOCK_SKEW_SECONDS);
+            if round.played_at() > latest {
+                return Err(ApiError::unprocessable(
+                    "played_at_in_future",
+                    format!(
+                        "played_at {} is later than the server's clock allows (skew tolerance {MAX_CLOCK_SKEW_SECONDS} s)",
+                        round.played_at()
+                    ),
+                    json!({ "field": "played_at" }),
+                ));
+            }
             Some(adjudicate(state, &round)?)
         }
         other => return Err(record_error(RecordError::UnsupportedType(other.to_owned()))),

@@ -229,6 +229,11 @@ async fn bad_input_is_refused_and_changes_nothing() {
     .await;
     assert_error(s, &b, 422, "invalid_record");
     assert_eq!(b["details"]["field"], "outcome.number");
+    // A round "played" tomorrow.
+    let mut future = good.clone();
+    future["played_at"] = json!((chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339());
+    let (s, b) = post(&app, "/api/v1/records", signed(future, &k)).await;
+    assert_error(s, &b, 422, "played_at_in_future");
     // A body over the size limit (64 KiB in this test).
     let huge = signed(
         spin("R01", 1, 1, json!([{"bet_id": "x".repeat(70_000)}])),
