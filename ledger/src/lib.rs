@@ -9,6 +9,7 @@ pub mod entry;
 pub mod envelope;
 pub mod error;
 pub mod keys;
+pub mod merkle;
 pub mod storage;
 
 pub use entry::{leaf_hash, Entry, GENESIS_PREV_HASH};
