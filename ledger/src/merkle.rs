@@ -50,7 +50,7 @@ pub trait NodeSource {
 /// Hash of the RFC 6962 subtree over leaves `[start, end)`.
 pub fn subtree_hash(src: &impl NodeSource, start: u64, end: u64) -> Result<Hash, ProofError> {
     let size = end - start;
-    if size.is_power_of_two() && start % size == 0 {
+    if size.is_power_of_two() && start.is_multiple_of(size) {
         return src.node(size.trailing_zeros(), start / size);
     }
     let k = split(size);
