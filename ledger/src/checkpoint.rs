@@ -1,0 +1,339 @@
+//! Operator checkpoints: C2SP `tlog-checkpoint` bodies signed as C2SP `signed-note`s with
+//! ed25519, byte-compatible with Go's `golang.org/x/mod/sumdb/note`.
+//!
+//! Note: text (ending in a newline), a blank line, then one line per signature:
+//! `— <name> <base64(key id ‖ signature)>` (U+2014). Key id = first 4 bytes of
+//! SHA-256(name ‖ 0x0A ‖ 0x01 ‖ public key). Verifier keys are `<name>+<hex id>+<base64(0x01 ‖ key)>`.
+
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use ed25519_dalek::{Signature, Signer as _, SigningKey, VerifyingKey};
+use sha2::{Digest, Sha256};
+
+use crate::merkle::Hash;
+
+/// Signature algorithm byte of ed25519 in signed notes.
+const ALG_ED25519: u8 = 0x01;
+const SIG_PREFIX: &str = "\u{2014} ";
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoteError {
+    #[error("malformed key: {0}")]
+    Key(String),
+    #[error("malformed note: {0}")]
+    Malformed(String),
+    #[error("no signature by a known key verifies")]
+    Unverified,
+    #[error("signature by {name} does not verify")]
+    BadSignature { name: String },
+    #[error("malformed checkpoint: {0}")]
+    Checkpoint(String),
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains(|c: char| c.is_whitespace() || c == '+')
+}
+
+/// Key id of an ed25519 key under `name`.
+pub fn key_id(name: &str, key: &VerifyingKey) -> u32 {
+    let mut hasher = Sha256::new();
+    hasher.update(name.as_bytes());
+    hasher.update([b'\n', ALG_ED25519]);
+    hasher.update(key.as_bytes());
+    let digest = hasher.finalize();
+    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
+}
+
+/// A note signer: the operator's checkpoint key.
+#[derive(Clone)]
+pub struct NoteSigner {
+    name: String,
+    key: SigningKey,
+    id: u32,
+}
+
+impl std::fmt::Debug for NoteSigner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NoteSigner({}+{:08x})", self.name, self.id)
+    }
+}
+
+impl NoteSigner {
+    pub fn new(name: &str, key: SigningKey) -> Result<NoteSigner, NoteError> {
+        if !valid_name(name) {
+            return Err(NoteError::Key(format!("`{name}` is not a valid key name")));
+        }
+        let id = key_id(name, &key.verifying_key());
+        Ok(NoteSigner {
+            name: name.to_owned(),
+            key,
+            id,
+        })
+    }
+
+    /// Parses Go's private key format `PRIVATE+KEY+<name>+<hex id>+<base64(0x01 ‖ seed)>`.
+    pub fn from_private_key(text: &str) -> Result<NoteSigner, NoteError> {
+        let rest = text
+            .trim()
+            .strip_prefix("PRIVATE+KEY+")
+            .ok_or_else(|| NoteError::Key("a private key starts with PRIVATE+KEY+".into()))?;
+        let (name, id, key) = split_key(rest)?;
+        if key.len() != 33 || key[0] != ALG_ED25519 {
+            return Err(NoteError::Key("not an ed25519 private key".into()));
+        }
+        let seed: [u8; 32] = key[1..]
+            .try_into()
+            .map_err(|_| NoteError::Key("bad seed".into()))?;
+        let signer = NoteSigner::new(name, SigningKey::from_bytes(&seed))?;
+        if signer.id != id {
+            return Err(NoteError::Key("key id does not match the key".into()));
+        }
+        Ok(signer)
+    }
+
+    pub fn private_key(&self) -> String {
+        let mut bytes = vec![ALG_ED25519];
+        bytes.extend_from_slice(&self.key.to_bytes());
+        format!(
+            "PRIVATE+KEY+{}+{:08x}+{}",
+            self.name,
+            self.id,
+            BASE64.encode(bytes)
+        )
+    }
+
+    pub fn verifier(&self) -> NoteVerifier {
+        NoteVerifier {
+            name: self.name.clone(),
+            id: self.id,
+            key: self.key.verifying_key(),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Signs `text` (which must end in a newline) into a complete signed note.
+    pub fn sign(&self, text: &str) -> Result<String, NoteError> {
+        if !text.ends_with('\n') || text.ends_with("\n\n") {
+            return Err(NoteError::Malformed(
+                "note text must end in exactly one newline".into(),
+            ));
+        }
+        let signature = self.key.sign(text.as_bytes());
+        let mut blob = self.id.to_be_bytes().to_vec();
+        blob.extend_from_slice(&signature.to_bytes());
+        Ok(format!(
+            "{text}\n{SIG_PREFIX}{} {}\n",
+            self.name,
+            BASE64.encode(blob)
+        ))
+    }
+}
+
+fn split_key(text: &str) -> Result<(&str, u32, Vec<u8>), NoteError> {
+    let mut parts = text.splitn(3, '+');
+    let (Some(name), Some(id), Some(key)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(NoteError::Key(
+            "expected <name>+<hex id>+<base64 key>".into(),
+        ));
+    };
+    if !valid_name(name) || id.len() != 8 {
+        return Err(NoteError::Key("bad name or key id".into()));
+    }
+    let id = u32::from_str_radix(id, 16).map_err(|_| NoteError::Key("key id is not hex".into()))?;
+    let key = BASE64
+        .decode(key)
+        .map_err(|e| NoteError::Key(format!("key is not base64: {e}")))?;
+    Ok((name, id, key))
+}
+
+/// A verifier key: who may sign checkpoints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteVerifier {
+    pub name: String,
+    pub id: u32,
+    pub key: VerifyingKey,
+}
+
+impl NoteVerifier {
+    /// Parses `<name>+<hex id>+<base64(0x01 ‖ public key)>`.
+    pub fn parse(text: &str) -> Result<NoteVerifier, NoteError> {
+        let (name, id, key) = split_key(text.trim())?;
+        if key.len() != 33 || key[0] != ALG_ED25519 {
+            return Err(NoteError::Key("not an ed25519 verifier key".into()));
+        }
+        let bytes: [u8; 32] = key[1..]
+            .try_into()
+            .map_err(|_| NoteError::Key("bad key".into()))?;
+        let key = VerifyingKey::from_bytes(&bytes).map_err(|e| NoteError::Key(e.to_string()))?;
+        if key_id(name, &key) != id {
+            return Err(NoteError::Key("key id does not match the key".into()));
+        }
+        Ok(NoteVerifier {
+            name: name.to_owned(),
+            id,
+            key,
+        })
+    }
+}
+
+impl std::fmt::Display for NoteVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut bytes = vec![ALG_ED25519];
+        bytes.extend_from_slice(self.key.as_bytes());
+        write!(f, "{}+{:08x}+{}", self.name, self.id, BASE64.encode(bytes))
+    }
+}
+
+/// Opens a signed note: returns its text once a signature by one of `verifiers` verifies.
+/// Signatures by unknown keys are ignored; a bad signature by a known key is an error.
+pub fn open<'a>(
+    note: &'a str,
+    verifiers: &[NoteVerifier],
+) -> Result<(&'a str, Vec<String>), NoteError> {
+    let split = note
+        .rfind("\n\n")
+        .ok_or_else(|| NoteError::Malformed("no blank line before the signatures".into()))?;
+    let text = &note[..=split];
+    let signatures = &note[split + 2..];
+    if !signatures.ends_with('\n') || signatures.len() <= 1 {
+        return Err(NoteError::Malformed(
+            "signature block must end in a newline".into(),
+        ));
+    }
+    let mut verified = Vec::new();
+    for line in signatures.trim_end_matches('\n').split('\n') {
+        let rest = line
+            .strip_prefix(SIG_PREFIX)
+            .ok_or_else(|| NoteError::Malformed(format!("bad signature line `{line}`")))?;
+        let (name, blob) = rest
+            .split_once(' ')
+            .ok_or_else(|| NoteError::Malformed(format!("bad signature line `{line}`")))?;
+        let blob = BASE64
+            .decode(blob)
+            .map_err(|_| NoteError::Malformed(format!("signature of {name} is not base64")))?;
+        if blob.len() < 4 {
+            return Err(NoteError::Malformed(format!(
+                "signature of {name} is too short"
+            )));
+        }
+        let id = u32::from_be_bytes([blob[0], blob[1], blob[2], blob[3]]);
+        let Some(verifier) = verifiers.iter().find(|v| v.name == name && v.id == id) else {
+            continue;
+        };
+        let signature: [u8; 64] = blob[4..].try_into().map_err(|_| NoteError::BadSignature {
+            name: name.to_owned(),
+        })?;
+        verifier
+            .key
+            .verify_strict(text.as_bytes(), &Signature::from_bytes(&signature))
+            .map_err(|_| NoteError::BadSignature {
+                name: name.to_owned(),
+            })?;
+        verified.push(name.to_owned());
+    }
+    if verified.is_empty() {
+        return Err(NoteError::Unverified);
+    }
+    Ok((text, verified))
+}
+
+/// A C2SP tlog-checkpoint body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkpoint {
+    pub origin: String,
+    pub size: u64,
+    pub root: Hash,
+}
+
+impl Checkpoint {
+    pub fn text(&self) -> String {
+        format!(
+            "{}\n{}\n{}\n",
+            self.origin,
+            self.size,
+            BASE64.encode(self.root)
+        )
+    }
+
+    pub fn parse(text: &str) -> Result<Checkpoint, NoteError> {
+        let bad = |m: &str| NoteError::Checkpoint(m.to_owned());
+        let mut lines = text.split('\n');
+        let origin = lines
+            .next()
+            .filter(|o| !o.is_empty())
+            .ok_or_else(|| bad("no origin"))?;
+        let size = lines
+            .next()
+            .filter(|s| !s.is_empty() && (s == &"0" || !s.starts_with('0')))
+            .and_then(|s| s.parse::<u64>().ok())
+            .ok_or_else(|| bad("tree size is not a decimal without leading zeros"))?;
+        let root: Hash = lines
+            .next()
+            .and_then(|r| BASE64.decode(r).ok())
+            .and_then(|r| r.try_into().ok())
+            .ok_or_else(|| bad("root is not base64 of 32 bytes"))?;
+        Ok(Checkpoint {
+            origin: origin.to_owned(),
+            size,
+            root,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PETER_PRIVATE: &str =
+        "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz";
+    const PETER_VERIFIER: &str =
+        "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW";
+    const TEXT: &str = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n";
+    const SIGNED: &str = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n\n\u{2014} PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n";
+
+    #[test]
+    fn signs_byte_for_byte_like_go_sumdb_note() {
+        let signer = NoteSigner::from_private_key(PETER_PRIVATE).unwrap();
+        assert_eq!(signer.sign(TEXT).unwrap(), SIGNED);
+        assert_eq!(signer.verifier().to_string(), PETER_VERIFIER);
+        assert_eq!(signer.private_key(), PETER_PRIVATE);
+    }
+
+    #[test]
+    fn opens_the_go_example_and_refuses_tampering() {
+        let verifier = NoteVerifier::parse(PETER_VERIFIER).unwrap();
+        assert_eq!(verifier.id, 0xc74f20a3);
+        let (text, names) = open(SIGNED, std::slice::from_ref(&verifier)).unwrap();
+        assert_eq!((text, names), (TEXT, vec!["PeterNeumann".to_owned()]));
+        let tampered = SIGNED.replace("answer", "ANSWER");
+        assert_eq!(
+            open(&tampered, std::slice::from_ref(&verifier)),
+            Err(NoteError::BadSignature {
+                name: "PeterNeumann".into()
+            })
+        );
+        let other = NoteSigner::new("PeterNeumann", SigningKey::from_bytes(&[9; 32]))
+            .unwrap()
+            .verifier();
+        assert_eq!(open(SIGNED, &[other]), Err(NoteError::Unverified));
+        assert!(NoteVerifier::parse(&PETER_VERIFIER.replace("c74f20a3", "c74f20a4")).is_err());
+    }
+
+    #[test]
+    fn checkpoint_round_trip() {
+        let signer =
+            NoteSigner::new("dozor.example/casino-1", SigningKey::from_bytes(&[1; 32])).unwrap();
+        let checkpoint = Checkpoint {
+            origin: "dozor.example/casino-1".into(),
+            size: 1234,
+            root: [7; 32],
+        };
+        let note = signer.sign(&checkpoint.text()).unwrap();
+        let (text, _) = open(&note, &[signer.verifier()]).unwrap();
+        assert_eq!(Checkpoint::parse(text).unwrap(), checkpoint);
+        assert!(Checkpoint::parse("origin\n0012\nAAAA\n").is_err());
+    }
+}
