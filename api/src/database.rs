@@ -28,9 +28,17 @@ impl Database {
                 }
             }
         };
-        let applied = migrate(&mut connect(&database.url)?)?;
-        for version in applied {
+        let mut conn = connect(&database.url)?;
+        for version in migrate(&mut conn)? {
             tracing::info!(%version, "applied migration");
+        }
+        // A ledger written before the Merkle tree existed gets its nodes now.
+        let added = ledger::storage::tree::catch_up(&mut conn).map_err(|e| match e {
+            ledger::storage::tree::TreeError::Storage(s) => s,
+            other => LedgerError::Corrupt(other.to_string()),
+        })?;
+        if added > 0 {
+            tracing::info!(added, "built missing Merkle tree nodes");
         }
         Ok(database)
     }

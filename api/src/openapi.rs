@@ -26,6 +26,8 @@ use crate::routes;
         routes::tables::gaps,
         routes::ledger::head,
         routes::ledger::entry,
+        routes::ledger::inclusion_proof,
+        routes::ledger::consistency_proof,
         routes::ledger::gaps,
         routes::ledger::significant_events,
         routes::findings::list,

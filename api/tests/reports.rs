@@ -40,7 +40,7 @@ async fn findings_and_daily_report() {
     let mut void = spin("R01", 2, 0, json!([straight("v1", 4, 5_000, 5_000)]));
     void["outcome"] = json!({"result": "void", "reason": "wheel_not_reversed"});
     let mut next_day = spin("R02", 2, 3, json!([straight("n1", 3, 1_000, 36_000)]));
-    next_day["played_at"] = json!("2026-11-22T05:00:00Z"); // 06:00 in Prague: the next gaming day
+    next_day["played_at"] = json!("2026-11-21T05:00:00Z"); // 06:00 in Prague: the next gaming day
     let records = [
         // R01: 17 wins: straight 100 Kč paid 3 600 Kč (correct), red 100 Kč loses (17 is black).
         (
@@ -76,7 +76,7 @@ async fn findings_and_daily_report() {
         assert_eq!(status, 201);
     }
 
-    let (status, body) = get_text(&app, "/api/v1/findings?day=2026-11-21").await;
+    let (status, body) = get_text(&app, "/api/v1/findings?day=2026-11-20").await;
     assert_eq!(status, 200);
     let page: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(page["total"], 2);
@@ -94,7 +94,7 @@ async fn findings_and_daily_report() {
     let (_, body) = get_text(&app, "/api/v1/findings?table_id=R01").await;
     assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["total"], 0);
 
-    let (status, body) = get_text(&app, "/api/v1/reports/daily?day=2026-11-21").await;
+    let (status, body) = get_text(&app, "/api/v1/reports/daily?day=2026-11-20").await;
     assert_eq!(status, 200);
     let report: Value = serde_json::from_str(&body).unwrap();
     let rows = report["rows"].as_array().unwrap();
@@ -122,26 +122,26 @@ async fn findings_and_daily_report() {
     assert_eq!(total["findings"], 2);
     assert_eq!(total["findings_by_kind"]["overpaid"]["amount_h"], 1_000);
 
-    let (status, csv) = get_text(&app, "/api/v1/reports/daily?day=2026-11-21&format=csv").await;
+    let (status, csv) = get_text(&app, "/api/v1/reports/daily?day=2026-11-20&format=csv").await;
     assert_eq!(status, 200);
     let lines: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
     assert_eq!(lines.len(), 4);
     assert!(lines[0].starts_with("gaming_day,game,table_id,rounds,void_rounds,stakes_h"));
     assert!(
         lines[1].starts_with(
-            "2026-11-21,roulette,R01,2,1,25000,5000,360000,360000,-340000,1800.0000,97.2973,"
+            "2026-11-20,roulette,R01,2,1,25000,5000,360000,360000,-340000,1800.0000,97.2973,"
         ),
         "{}",
         lines[1]
     );
     assert!(
-        lines[3].starts_with("2026-11-21,roulette,,3,1,45500,"),
+        lines[3].starts_with("2026-11-20,roulette,,3,1,45500,"),
         "{}",
         lines[3]
     );
 
     // The spin at 06:00 Prague time belongs to the next gaming day.
-    let (_, body) = get_text(&app, "/api/v1/reports/daily?day=2026-11-22").await;
+    let (_, body) = get_text(&app, "/api/v1/reports/daily?day=2026-11-21").await;
     let report: Value = serde_json::from_str(&body).unwrap();
     let r02 = report["rows"]
         .as_array()

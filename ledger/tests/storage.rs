@@ -197,3 +197,84 @@ fn verify_names_the_first_tampered_index() {
     );
     assert!(failure.reason.contains("signature"), "{}", failure.reason);
 }
+
+fn leaf_hashes(conn: &mut PgConnection) -> Vec<[u8; 32]> {
+    use ledger::storage::schema::ledger_entries;
+    let rows: Vec<Vec<u8>> = ledger_entries::table
+        .order(ledger_entries::idx.asc())
+        .select(ledger_entries::leaf_hash)
+        .load(conn)
+        .unwrap();
+    rows.into_iter().map(|h| h.try_into().unwrap()).collect()
+}
+
+#[test]
+fn the_stored_tree_gives_rfc6962_roots_and_proofs_for_every_size() {
+    use ledger::merkle::{self, MemoryTree};
+    use ledger::storage::tree;
+    let mut conn = db();
+    let key = setup(&mut conn);
+    let mut seq = 0;
+    for batch_size in [1, 7, 13, 24] {
+        let batch: Vec<_> = (0..batch_size)
+            .map(|_| {
+                seq += 1;
+                submission(&key, "R01", seq, 0)
+            })
+            .collect();
+        append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    }
+    let leaves = leaf_hashes(&mut conn);
+    assert_eq!(leaves.len(), 45);
+    let memory = MemoryTree::from_leaves(&leaves);
+    for size in [1u64, 2, 8, 13, 44, 45] {
+        assert_eq!(
+            tree::root(&mut conn, size).unwrap(),
+            merkle::root(&memory, size).unwrap(),
+            "root {size}"
+        );
+        for index in [0, size / 2, size - 1] {
+            let (root, proof) = tree::inclusion_proof(&mut conn, index, size).unwrap();
+            assert!(merkle::verify_inclusion(
+                index,
+                size,
+                &leaves[index as usize],
+                &proof,
+                &root
+            ));
+        }
+        for first in [1, size / 3 + 1, size] {
+            let (r1, r2, proof) = tree::consistency_proof(&mut conn, first, size).unwrap();
+            assert!(
+                merkle::verify_consistency(first, size, &proof, &r1, &r2),
+                "{first} -> {size}"
+            );
+        }
+    }
+    assert!(tree::inclusion_proof(&mut conn, 45, 45).is_err());
+    assert!(tree::inclusion_proof(&mut conn, 3, 46).is_err());
+    assert!(tree::consistency_proof(&mut conn, 10, 9).is_err());
+    assert!(verify_ledger(&mut conn, |_| {}).unwrap().failure.is_none());
+}
+
+#[test]
+fn verify_catches_a_changed_tree_node() {
+    let mut conn = db();
+    let key = setup(&mut conn);
+    let batch: Vec<_> = (1..=10).map(|i| submission(&key, "R01", i, 0)).collect();
+    append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    diesel::sql_query("SET session_replication_role = replica")
+        .execute(&mut conn)
+        .unwrap();
+    // Node (level 2, index 1) covers entries 4..=7.
+    diesel::sql_query("UPDATE merkle_nodes SET hash = sha256(hash) WHERE level = 2 AND idx = 1")
+        .execute(&mut conn)
+        .unwrap();
+    let failure = verify_ledger(&mut conn, |_| {}).unwrap().failure.unwrap();
+    assert_eq!(failure.index, 4);
+    assert!(
+        failure.reason.contains("level 2, index 1"),
+        "{}",
+        failure.reason
+    );
+}

@@ -151,3 +151,118 @@ pub async fn significant_events(
         .collect();
     Ok(HttpResponse::Ok().json(views))
 }
+
+fn tree_error(e: ledger::storage::tree::TreeError) -> ApiError {
+    use ledger::merkle::ProofError;
+    use ledger::storage::tree::TreeError;
+    match e {
+        TreeError::Proof(
+            p @ (ProofError::IndexOutOfRange { .. }
+            | ProofError::SizeTooLarge { .. }
+            | ProofError::BadRange { .. }),
+        ) => ApiError::bad_request("invalid_proof_request", p.to_string()),
+        TreeError::Proof(p) => ApiError::internal(p),
+        TreeError::Storage(s) => s.into(),
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct InclusionQuery {
+    /// Ledger index of the entry.
+    pub index: u64,
+    /// Tree size to prove against; the current size if omitted.
+    pub size: Option<u64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InclusionProofView {
+    pub index: u64,
+    pub size: u64,
+    /// Leaf hash of the entry (its entry_hash), hex.
+    pub leaf_hash: String,
+    /// Root of the tree of `size` entries, hex.
+    pub root: String,
+    /// RFC 6962 audit path, leaf to root, hex.
+    pub proof: Vec<String>,
+}
+
+/// RFC 6962 inclusion proof of an entry in the tree of a given size.
+#[utoipa::path(get, path = "/api/v1/ledger/proof/inclusion", tag = "ledger", params(InclusionQuery),
+    responses((status = 200, body = InclusionProofView), (status = 400, body = ErrorBody)))]
+#[get("/ledger/proof/inclusion")]
+pub async fn inclusion_proof(
+    state: web::Data<AppState>,
+    query: web::Query<InclusionQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
+    let view = web::block(move || -> Result<_, ApiError> {
+        let mut conn = state.conn()?;
+        let size = match q.size {
+            Some(s) => s,
+            None => reads::size(&mut conn)?,
+        };
+        let (root, proof) =
+            ledger::storage::tree::inclusion_proof(&mut conn, q.index, size).map_err(tree_error)?;
+        let row = reads::entry(&mut conn, q.index)?
+            .ok_or_else(|| ApiError::internal("entry vanished"))?;
+        Ok(InclusionProofView {
+            index: q.index,
+            size,
+            leaf_hash: hex::encode(&row.leaf_hash),
+            root: hex::encode(root),
+            proof: proof.iter().map(hex::encode).collect(),
+        })
+    })
+    .await??;
+    Ok(HttpResponse::Ok().json(view))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct ConsistencyQuery {
+    /// The older tree size (at least 1).
+    pub first: u64,
+    /// The newer tree size; the current size if omitted.
+    pub second: Option<u64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ConsistencyProofView {
+    pub first: u64,
+    pub second: u64,
+    pub first_root: String,
+    pub second_root: String,
+    /// RFC 6962 consistency proof, hex.
+    pub proof: Vec<String>,
+}
+
+/// RFC 6962 consistency proof: the tree of `second` entries extends the tree of `first`.
+#[utoipa::path(get, path = "/api/v1/ledger/proof/consistency", tag = "ledger", params(ConsistencyQuery),
+    responses((status = 200, body = ConsistencyProofView), (status = 400, body = ErrorBody)))]
+#[get("/ledger/proof/consistency")]
+pub async fn consistency_proof(
+    state: web::Data<AppState>,
+    query: web::Query<ConsistencyQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
+    let view = web::block(move || -> Result<_, ApiError> {
+        let mut conn = state.conn()?;
+        let second = match q.second {
+            Some(s) => s,
+            None => reads::size(&mut conn)?,
+        };
+        let (first_root, second_root, proof) =
+            ledger::storage::tree::consistency_proof(&mut conn, q.first, second)
+                .map_err(tree_error)?;
+        Ok(ConsistencyProofView {
+            first: q.first,
+            second,
+            first_root: hex::encode(first_root),
+            second_root: hex::encode(second_root),
+            proof: proof.iter().map(hex::encode).collect(),
+        })
+    })
+    .await??;
+    Ok(HttpResponse::Ok().json(view))
+}

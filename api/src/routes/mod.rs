@@ -26,6 +26,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(tables::gaps)
             .service(ledger::head)
             .service(ledger::entry)
+            .service(ledger::inclusion_proof)
+            .service(ledger::consistency_proof)
             .service(ledger::gaps)
             .service(ledger::significant_events)
             .service(findings::list)

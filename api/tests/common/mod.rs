@@ -26,7 +26,7 @@ pub fn registration(table_id: &str, key: &SigningKey) -> Value {
 
 pub fn spin(table_id: &str, seq_no: u64, number: u8, bets: Value) -> Value {
     json!({"type": "round", "game": "roulette", "table_id": table_id, "seq_no": seq_no,
-           "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T18:00:00Z",
+           "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T18:00:00Z",
            "outcome": {"result": "number", "number": number}, "bets": bets})
 }
 

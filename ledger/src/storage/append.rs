@@ -234,6 +234,8 @@ pub fn append_batch(
             .map(|k| (k.key_id.clone(), k))
             .collect();
         let mut known = existing_for(conn, batch)?;
+        let mut frontier = super::tree::frontier(conn, next_index).map_err(tree_error)?;
+        let mut nodes = Vec::new();
 
         let mut outcomes = Vec::with_capacity(batch.len());
         let mut entries = Vec::with_capacity(batch.len());
@@ -298,6 +300,7 @@ pub fn append_batch(
             };
             known.insert((s.table_id.clone(), s.seq_no), (receipt.clone(), s.record_hash));
             outcomes.push(AppendOutcome::Appended(receipt));
+            nodes.extend(frontier.push(entry.hash));
             prev_hash = entry.hash;
             next_index += 1;
         }
@@ -313,8 +316,18 @@ pub fn append_batch(
         if !events.is_empty() {
             diesel::insert_into(significant_events::table).values(&events).execute(conn)?;
         }
+        super::tree::insert_nodes(conn, &nodes)?;
         Ok(outcomes)
     })
+}
+
+fn tree_error(e: super::tree::TreeError) -> LedgerError {
+    match e {
+        super::tree::TreeError::Storage(s) => s,
+        super::tree::TreeError::Proof(p) => LedgerError::Corrupt(format!(
+            "Merkle tree is incomplete ({p}); run `dozor migrate`"
+        )),
+    }
 }
 
 fn push_derived(

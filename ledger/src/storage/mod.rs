@@ -7,6 +7,7 @@ pub mod reads;
 pub mod registry;
 pub mod schema;
 pub mod testing;
+pub mod tree;
 pub mod verify;
 
 use diesel::pg::PgConnection;

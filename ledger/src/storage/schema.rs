@@ -62,6 +62,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    merkle_nodes (level, idx) {
+        level -> Int2,
+        idx -> Int8,
+        hash -> Bytea,
+    }
+}
+
+diesel::table! {
     significant_events (id) {
         id -> Int8,
         occurred_at -> Timestamptz,
@@ -105,6 +113,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     findings,
     gaming_tables,
     ledger_entries,
+    merkle_nodes,
     significant_events,
     table_key_revocations,
     table_keys,

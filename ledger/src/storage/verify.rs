@@ -8,8 +8,10 @@ use serde::Serialize;
 
 use super::models::LedgerRow;
 use super::registry::{all_keys, KeyValidity};
-use super::schema::ledger_entries;
+use super::schema::{ledger_entries, merkle_nodes};
+use super::tree::fetch;
 use crate::entry::{format_time, leaf_hash, record_hash};
+use crate::merkle::Frontier;
 use crate::{Entry, LedgerError, GENESIS_PREV_HASH};
 
 const PAGE: i64 = 5_000;
@@ -101,6 +103,12 @@ pub fn verify_ledger(
         .collect();
     let mut prev_hash = GENESIS_PREV_HASH;
     let mut expected: u64 = 0;
+    let mut frontier = Frontier::default();
+    let fail = |expected: u64, prev_hash: [u8; 32], index: u64, reason: String| VerifyReport {
+        entries_checked: expected,
+        head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
+        failure: Some(VerifyFailure { index, reason }),
+    };
     loop {
         let rows: Vec<LedgerRow> = ledger_entries::table
             .filter(ledger_entries::idx.ge(expected as i64))
@@ -111,23 +119,44 @@ pub fn verify_ledger(
         if rows.is_empty() {
             break;
         }
+        let mut created = Vec::new();
         for row in &rows {
             match check_row(row, expected, &prev_hash, &keys) {
-                Ok(hash) => prev_hash = hash,
-                Err(reason) => {
-                    return Ok(VerifyReport {
-                        entries_checked: expected,
-                        head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
-                        failure: Some(VerifyFailure {
-                            index: expected,
-                            reason,
-                        }),
-                    })
+                Ok(hash) => {
+                    prev_hash = hash;
+                    created.extend(frontier.push(hash).into_iter().map(|node| (expected, node)));
                 }
+                Err(reason) => return Ok(fail(expected, prev_hash, expected, reason)),
             }
             expected += 1;
         }
+        // Every interior node of the stored tree must be the one the entries give.
+        let wanted: Vec<(u32, u64)> = created.iter().map(|(_, (l, i, _))| (*l, *i)).collect();
+        let stored = fetch(conn, &wanted)?;
+        for (last_leaf, (level, index, hash)) in &created {
+            if stored.get(&(*level, *index)) != Some(hash) {
+                let first_leaf = index << level;
+                return Ok(fail(
+                    expected,
+                    prev_hash,
+                    first_leaf,
+                    format!(
+                        "Merkle node (level {level}, index {index}) over entries {first_leaf}..={last_leaf} is missing or does not match the entries"
+                    ),
+                ));
+            }
+        }
         progress(expected);
+    }
+    let stored_nodes: i64 = merkle_nodes::table.count().get_result(conn)?;
+    let expected_nodes = expected - u64::from(expected.count_ones());
+    if stored_nodes as u64 != expected_nodes {
+        return Ok(fail(
+            expected,
+            prev_hash,
+            expected,
+            format!("the tree holds {stored_nodes} interior nodes; {expected} entries make {expected_nodes}"),
+        ));
     }
     Ok(VerifyReport {
         entries_checked: expected,

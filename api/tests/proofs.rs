@@ -1,0 +1,90 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Merkle proofs over HTTP, checked with the verifier an inspector would use.
+
+mod common;
+
+use actix_web::{test, App};
+use common::*;
+use ledger::merkle::{verify_consistency, verify_inclusion, Hash};
+use serde_json::{json, Value};
+
+fn hash(v: &Value) -> Hash {
+    hex::decode(v.as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap()
+}
+
+#[actix_web::test]
+async fn inclusion_and_consistency_proofs_verify() {
+    let (state, _url) = state();
+    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let k = key(6);
+    let req = test::TestRequest::post()
+        .uri("/api/v1/tables")
+        .set_json(registration("R01", &k))
+        .to_request();
+    assert_eq!(test::call_service(&app, req).await.status().as_u16(), 201);
+    let mut receipts = Vec::new();
+    for seq in 1..=7 {
+        let record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+        let req = test::TestRequest::post()
+            .uri("/api/v1/records")
+            .set_json(signed(record, &k))
+            .to_request();
+        let receipt: Value = test::call_and_read_body_json(&app, req).await;
+        receipts.push(receipt);
+    }
+    let get = |uri: String| test::TestRequest::get().uri(&uri).to_request();
+
+    let body: Value = test::call_and_read_body_json(
+        &app,
+        get("/api/v1/ledger/proof/inclusion?index=2&size=5".into()),
+    )
+    .await;
+    let proof: Vec<Hash> = body["proof"].as_array().unwrap().iter().map(hash).collect();
+    assert_eq!(body["leaf_hash"], receipts[2]["entry_hash"]);
+    assert!(verify_inclusion(
+        2,
+        5,
+        &hash(&body["leaf_hash"]),
+        &proof,
+        &hash(&body["root"])
+    ));
+
+    // Against the current size when none is given.
+    let body: Value =
+        test::call_and_read_body_json(&app, get("/api/v1/ledger/proof/inclusion?index=6".into()))
+            .await;
+    assert_eq!(body["size"], 7);
+
+    let body: Value = test::call_and_read_body_json(
+        &app,
+        get("/api/v1/ledger/proof/consistency?first=3&second=7".into()),
+    )
+    .await;
+    let proof: Vec<Hash> = body["proof"].as_array().unwrap().iter().map(hash).collect();
+    assert!(verify_consistency(
+        3,
+        7,
+        &proof,
+        &hash(&body["first_root"]),
+        &hash(&body["second_root"])
+    ));
+
+    for uri in [
+        "/api/v1/ledger/proof/inclusion?index=5&size=5",
+        "/api/v1/ledger/proof/inclusion?index=1&size=99",
+        "/api/v1/ledger/proof/consistency?first=0&second=5",
+        "/api/v1/ledger/proof/consistency?first=6&second=5",
+        "/api/v1/ledger/proof/consistency?first=2&second=8",
+    ] {
+        let response = test::call_service(&app, get(uri.into())).await;
+        assert_eq!(response.status().as_u16(), 400, "{uri}");
+        let body: Value = test::read_body_json(response).await;
+        assert_eq!(body["code"], "invalid_proof_request", "{uri}");
+    }
+    let response =
+        test::call_service(&app, get("/api/v1/ledger/proof/inclusion?index=-1".into())).await;
+    assert_eq!(response.status().as_u16(), 400);
+}

@@ -1,0 +1,211 @@
+//! The Merkle tree in PostgreSQL: node storage, roots and proofs for any tree size.
+
+use std::collections::HashMap;
+
+use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Bytea, SmallInt};
+
+use super::schema::{ledger_entries, merkle_nodes};
+use crate::merkle::{self, Frontier, Hash, NodeWishlist, ProofError};
+use crate::LedgerError;
+
+const INSERT_CHUNK: usize = 10_000;
+
+#[derive(QueryableByName)]
+struct NodeRow {
+    #[diesel(sql_type = SmallInt)]
+    level: i16,
+    #[diesel(sql_type = BigInt)]
+    idx: i64,
+    #[diesel(sql_type = Bytea)]
+    hash: Vec<u8>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TreeError {
+    #[error(transparent)]
+    Proof(#[from] ProofError),
+    #[error(transparent)]
+    Storage(#[from] LedgerError),
+}
+
+impl From<diesel::result::Error> for TreeError {
+    fn from(e: diesel::result::Error) -> Self {
+        TreeError::Storage(LedgerError::Database(e))
+    }
+}
+
+/// Fetches the wanted nodes in two queries (leaves, interior nodes).
+pub(crate) fn fetch(
+    conn: &mut PgConnection,
+    wanted: &[(u32, u64)],
+) -> Result<HashMap<(u32, u64), Hash>, LedgerError> {
+    let mut found = HashMap::with_capacity(wanted.len());
+    let leaves: Vec<i64> = wanted
+        .iter()
+        .filter(|(l, _)| *l == 0)
+        .map(|(_, i)| *i as i64)
+        .collect();
+    if !leaves.is_empty() {
+        let rows: Vec<(i64, Vec<u8>)> = ledger_entries::table
+            .filter(ledger_entries::idx.eq_any(&leaves))
+            .select((ledger_entries::idx, ledger_entries::leaf_hash))
+            .load(conn)?;
+        for (idx, hash) in rows {
+            found.insert((0, idx as u64), super::append::hash32(&hash, "leaf hash")?);
+        }
+    }
+    let (levels, idxs): (Vec<i16>, Vec<i64>) = wanted
+        .iter()
+        .filter(|(l, _)| *l > 0)
+        .map(|(l, i)| (*l as i16, *i as i64))
+        .unzip();
+    if !levels.is_empty() {
+        let rows: Vec<NodeRow> = diesel::sql_query(
+            "SELECT n.level, n.idx, n.hash FROM merkle_nodes n \
+             JOIN unnest($1::smallint[], $2::bigint[]) AS w(level, idx) \
+               ON n.level = w.level AND n.idx = w.idx",
+        )
+        .bind::<Array<SmallInt>, _>(levels)
+        .bind::<Array<BigInt>, _>(idxs)
+        .load(conn)?;
+        for r in rows {
+            found.insert(
+                (r.level as u32, r.idx as u64),
+                super::append::hash32(&r.hash, "node hash")?,
+            );
+        }
+    }
+    Ok(found)
+}
+
+/// Runs a tree computation in two passes: note the nodes it reads, fetch them, compute.
+fn with_nodes<T>(
+    conn: &mut PgConnection,
+    compute: impl Fn(&dyn Fn(u32, u64) -> Result<Hash, ProofError>) -> Result<T, ProofError>,
+) -> Result<T, TreeError> {
+    let wishlist = NodeWishlist::default();
+    compute(&|l, i| merkle::NodeSource::node(&wishlist, l, i))?;
+    let nodes = fetch(conn, &wishlist.into_wanted())?;
+    Ok(compute(&|l, i| merkle::NodeSource::node(&nodes, l, i))?)
+}
+
+/// Adapter so closures can serve as node sources.
+struct Lookup<'a>(&'a dyn Fn(u32, u64) -> Result<Hash, ProofError>);
+
+impl merkle::NodeSource for Lookup<'_> {
+    fn node(&self, level: u32, index: u64) -> Result<Hash, ProofError> {
+        (self.0)(level, index)
+    }
+}
+
+fn check_size(conn: &mut PgConnection, size: u64) -> Result<(), TreeError> {
+    let available = super::reads::size(conn)?;
+    if size > available {
+        return Err(ProofError::SizeTooLarge { size, available }.into());
+    }
+    Ok(())
+}
+
+pub fn root(conn: &mut PgConnection, size: u64) -> Result<Hash, TreeError> {
+    check_size(conn, size)?;
+    with_nodes(conn, |get| merkle::root(&Lookup(get), size))
+}
+
+pub fn inclusion_proof(
+    conn: &mut PgConnection,
+    index: u64,
+    size: u64,
+) -> Result<(Hash, Vec<Hash>), TreeError> {
+    check_size(conn, size)?;
+    with_nodes(conn, |get| {
+        let src = Lookup(get);
+        Ok((
+            merkle::root(&src, size)?,
+            merkle::inclusion_proof(&src, index, size)?,
+        ))
+    })
+}
+
+pub fn consistency_proof(
+    conn: &mut PgConnection,
+    first: u64,
+    second: u64,
+) -> Result<(Hash, Hash, Vec<Hash>), TreeError> {
+    check_size(conn, second)?;
+    with_nodes(conn, |get| {
+        let src = Lookup(get);
+        Ok((
+            merkle::root(&src, first)?,
+            merkle::root(&src, second)?,
+            merkle::consistency_proof(&src, first, second)?,
+        ))
+    })
+}
+
+/// The frontier of the stored tree of `size` entries.
+pub fn frontier(conn: &mut PgConnection, size: u64) -> Result<Frontier, TreeError> {
+    with_nodes(conn, |get| Frontier::at(&Lookup(get), size))
+}
+
+/// Inserts interior nodes `(level, index, hash)`.
+pub fn insert_nodes(
+    conn: &mut PgConnection,
+    nodes: &[(u32, u64, Hash)],
+) -> Result<(), LedgerError> {
+    #[derive(Insertable)]
+    #[diesel(table_name = merkle_nodes)]
+    struct NewNode {
+        level: i16,
+        idx: i64,
+        hash: Vec<u8>,
+    }
+    let rows: Vec<NewNode> = nodes
+        .iter()
+        .map(|(l, i, h)| NewNode {
+            level: *l as i16,
+            idx: *i as i64,
+            hash: h.to_vec(),
+        })
+        .collect();
+    for chunk in rows.chunks(INSERT_CHUNK) {
+        diesel::insert_into(merkle_nodes::table)
+            .values(chunk)
+            .on_conflict_do_nothing()
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Builds any interior nodes missing for the entries in the ledger (a ledger written before the
+/// tree existed). Returns how many nodes were added.
+pub fn catch_up(conn: &mut PgConnection) -> Result<u64, TreeError> {
+    let size = super::reads::size(conn)?;
+    let expected = size - u64::from(size.count_ones());
+    let stored: i64 = merkle_nodes::table.count().get_result(conn)?;
+    if stored as u64 == expected {
+        return Ok(0);
+    }
+    let mut frontier = Frontier::default();
+    let mut added = 0u64;
+    let mut next = 0i64;
+    loop {
+        let page: Vec<Vec<u8>> = ledger_entries::table
+            .filter(ledger_entries::idx.ge(next))
+            .order(ledger_entries::idx.asc())
+            .limit(50_000)
+            .select(ledger_entries::leaf_hash)
+            .load(conn)?;
+        if page.is_empty() {
+            break;
+        }
+        let mut nodes = Vec::new();
+        for leaf in &page {
+            nodes.extend(frontier.push(super::append::hash32(leaf, "leaf hash")?));
+        }
+        added += nodes.len() as u64;
+        insert_nodes(conn, &nodes)?;
+        next += page.len() as i64;
+    }
+    Ok(added)
+}
