@@ -1,13 +1,14 @@
 //! Group commit: one writer thread appends whatever has queued up in a single transaction and
 //! answers each request only after that transaction has committed.
 
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
+use ledger::checkpoint::NoteSigner;
 use ledger::storage::append::{append_batch, AppendOutcome, Submission};
-use ledger::storage::connect;
+use ledger::storage::{checkpoints, connect, reads};
 use tokio::sync::oneshot;
 
 use crate::error::ApiError;
@@ -19,6 +20,15 @@ struct Job {
     reply: Reply,
 }
 
+/// When the writer signs a new checkpoint: after `every_entries` new entries, or `every` after
+/// the last checkpoint if anything was appended since. Every receipt is covered within that bound.
+#[derive(Debug, Clone)]
+pub struct CheckpointPolicy {
+    pub signer: NoteSigner,
+    pub every_entries: u64,
+    pub every: Duration,
+}
+
 #[derive(Clone)]
 pub struct Appender {
     queue: SyncSender<Job>,
@@ -26,11 +36,16 @@ pub struct Appender {
 
 impl Appender {
     /// Starts the writer thread on its own connection to `url`.
-    pub fn start(url: String, max_batch: usize, queue_len: usize) -> Appender {
+    pub fn start(
+        url: String,
+        max_batch: usize,
+        queue_len: usize,
+        checkpoints: Option<CheckpointPolicy>,
+    ) -> Appender {
         let (queue, jobs) = sync_channel(queue_len);
         std::thread::Builder::new()
             .name("ledger-appender".into())
-            .spawn(move || run(url, jobs, max_batch.max(1)))
+            .spawn(move || run(url, jobs, max_batch.max(1), checkpoints))
             .map_err(|e| tracing::error!("cannot start the ledger appender: {e}"))
             .ok();
         Appender { queue }
@@ -60,37 +75,94 @@ impl Appender {
     }
 }
 
-fn run(url: String, jobs: Receiver<Job>, max_batch: usize) {
+fn run(url: String, jobs: Receiver<Job>, max_batch: usize, policy: Option<CheckpointPolicy>) {
     let mut conn: Option<PgConnection> = None;
-    while let Ok(first) = jobs.recv() {
-        let mut batch = vec![first];
-        while batch.len() < max_batch {
-            match jobs.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
-            }
-        }
-        let (submissions, replies): (Vec<Submission>, Vec<Reply>) =
-            batch.into_iter().map(|j| (j.submission, j.reply)).unzip();
-        let result = match connection(&mut conn, &url) {
-            Ok(c) => append_batch(c, &submissions, Utc::now()).map_err(|e| e.to_string()),
-            Err(e) => Err(e),
+    let mut last_checkpoint: Option<(u64, DateTime<Utc>)> = None;
+    let wait = policy
+        .as_ref()
+        .map_or(Duration::from_secs(3600), |p| p.every);
+    loop {
+        let first = match jobs.recv_timeout(wait) {
+            Ok(job) => Some(job),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => break,
         };
-        match result {
-            Ok(outcomes) => {
-                for (reply, outcome) in replies.into_iter().zip(outcomes) {
-                    let _ = reply.send(Ok(outcome));
-                }
-            }
-            Err(e) => {
-                tracing::error!("append of {} records failed: {e}", replies.len());
-                conn = None; // reconnect before the next batch
-                for reply in replies {
-                    let _ = reply.send(Err(e.clone()));
+        if let Some(first) = first {
+            append_queued(&mut conn, &url, first, &jobs, max_batch);
+        }
+        if let Some(policy) = &policy {
+            if let Ok(c) = connection(&mut conn, &url) {
+                if let Err(e) = checkpoint_if_due(c, policy, &mut last_checkpoint) {
+                    tracing::error!("checkpoint failed: {e}");
+                    conn = None;
                 }
             }
         }
     }
+}
+
+fn append_queued(
+    conn: &mut Option<PgConnection>,
+    url: &str,
+    first: Job,
+    jobs: &Receiver<Job>,
+    max_batch: usize,
+) {
+    let mut batch = vec![first];
+    while batch.len() < max_batch {
+        match jobs.try_recv() {
+            Ok(job) => batch.push(job),
+            Err(_) => break,
+        }
+    }
+    let (submissions, replies): (Vec<Submission>, Vec<Reply>) =
+        batch.into_iter().map(|j| (j.submission, j.reply)).unzip();
+    let result = match connection(conn, url) {
+        Ok(c) => append_batch(c, &submissions, Utc::now()).map_err(|e| e.to_string()),
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(outcomes) => {
+            for (reply, outcome) in replies.into_iter().zip(outcomes) {
+                let _ = reply.send(Ok(outcome));
+            }
+        }
+        Err(e) => {
+            tracing::error!("append of {} records failed: {e}", replies.len());
+            *conn = None; // reconnect before the next batch
+            for reply in replies {
+                let _ = reply.send(Err(e.clone()));
+            }
+        }
+    }
+}
+
+/// Signs a checkpoint when enough entries or enough time have passed since the last one.
+fn checkpoint_if_due(
+    conn: &mut PgConnection,
+    policy: &CheckpointPolicy,
+    last: &mut Option<(u64, DateTime<Utc>)>,
+) -> Result<(), String> {
+    if last.is_none() {
+        *last = checkpoints::latest(conn)
+            .map_err(|e| e.to_string())?
+            .map(|c| (c.size as u64, c.created_at));
+    }
+    let size = reads::size(conn).map_err(|e| e.to_string())?;
+    let now = Utc::now();
+    let due = match *last {
+        None => true,
+        Some((last_size, at)) => {
+            size > last_size
+                && (size - last_size >= policy.every_entries
+                    || now.signed_duration_since(at).to_std().unwrap_or_default() >= policy.every)
+        }
+    };
+    if due {
+        checkpoints::create(conn, &policy.signer, size, now).map_err(|e| e.to_string())?;
+        *last = Some((size, now));
+    }
+    Ok(())
 }
 
 fn connection<'a>(

@@ -25,6 +25,7 @@ use crate::routes;
         routes::tables::revoke_key,
         routes::tables::gaps,
         routes::ledger::head,
+        routes::ledger::checkpoint,
         routes::ledger::entry,
         routes::ledger::inclusion_proof,
         routes::ledger::consistency_proof,

@@ -6,11 +6,13 @@ use actix_web::web;
 use reports::GamingDayClock;
 use rules::PlanBook;
 
-use crate::appender::Appender;
+use crate::appender::{Appender, CheckpointPolicy};
 use crate::routes;
 use crate::state::{AppState, Directory};
 
 pub const DEFAULT_PLAN: &str = "69games-ziva-hra";
+/// Origin (and key name) of checkpoints when the operator has not chosen one.
+pub const DEFAULT_ORIGIN: &str = "dozor.local/ledger";
 /// 256 KiB: a roulette spin with every bet of a full table is far below this.
 pub const DEFAULT_BODY_LIMIT: usize = 256 * 1024;
 
@@ -23,6 +25,8 @@ pub struct Settings {
     pub pool_size: u32,
     /// Most records appended in one transaction.
     pub max_batch: usize,
+    /// Operator checkpoints; none are signed without a key.
+    pub checkpoints: Option<CheckpointPolicy>,
 }
 
 impl Settings {
@@ -34,6 +38,7 @@ impl Settings {
             body_limit: DEFAULT_BODY_LIMIT,
             pool_size: 16,
             max_batch: 1_000,
+            checkpoints: None,
         }
     }
 }
@@ -59,7 +64,12 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
         pool: ledger::storage::pool(&settings.database_url, settings.pool_size)?,
         plans: Arc::new(plans),
         clock: settings.clock,
-        appender: Appender::start(settings.database_url.clone(), settings.max_batch, 20_000),
+        appender: Appender::start(
+            settings.database_url.clone(),
+            settings.max_batch,
+            20_000,
+            settings.checkpoints.clone(),
+        ),
         directory: Arc::new(Directory::default()),
         default_plan: settings.default_plan.clone(),
         body_limit: settings.body_limit,

@@ -88,3 +88,76 @@ async fn inclusion_and_consistency_proofs_verify() {
         test::call_service(&app, get("/api/v1/ledger/proof/inclusion?index=-1".into())).await;
     assert_eq!(response.status().as_u16(), 400);
 }
+
+#[actix_web::test]
+async fn checkpoints_cover_every_receipt_within_the_bound() {
+    use api::appender::CheckpointPolicy;
+    use ledger::checkpoint::{open, Checkpoint, NoteVerifier};
+    let (state, _url) = state_with(|s| {
+        s.checkpoints = Some(CheckpointPolicy {
+            signer: operator(),
+            every_entries: 4,
+            every: std::time::Duration::from_millis(300),
+        })
+    });
+    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let k = key(7);
+    let req = test::TestRequest::post()
+        .uri("/api/v1/tables")
+        .set_json(registration("R01", &k))
+        .to_request();
+    assert_eq!(test::call_service(&app, req).await.status().as_u16(), 201);
+    for seq in 1..=6 {
+        let record = spin("R01", seq, 3, json!([straight("b1", 3, 10_000, 360_000)]));
+        let req = test::TestRequest::post()
+            .uri("/api/v1/records")
+            .set_json(signed(record, &k))
+            .to_request();
+        assert_eq!(test::call_service(&app, req).await.status().as_u16(), 201);
+    }
+    // Within the 300 ms bound (plus slack for a loaded machine) a checkpoint covers all 6 entries.
+    let mut note = String::new();
+    let mut verifier_key = String::new();
+    for _ in 0..50 {
+        let response = test::call_service(
+            &app,
+            test::TestRequest::get()
+                .uri("/api/v1/ledger/checkpoint")
+                .to_request(),
+        )
+        .await;
+        if response.status().as_u16() == 200 {
+            verifier_key = response
+                .headers()
+                .get("X-Dozor-Verifier-Key")
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_owned();
+            note = String::from_utf8(test::read_body(response).await.to_vec()).unwrap();
+            if note.contains("\n6\n") {
+                break;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(verifier_key, operator().verifier().to_string());
+    let verifier = NoteVerifier::parse(&verifier_key).unwrap();
+    let (text, signers) = open(&note, &[verifier]).unwrap();
+    assert_eq!(signers, vec!["dozor.test/ledger".to_owned()]);
+    let checkpoint = Checkpoint::parse(text).unwrap();
+    assert_eq!(
+        (checkpoint.origin.as_str(), checkpoint.size),
+        ("dozor.test/ledger", 6),
+        "{note}"
+    );
+    // The checkpoint's root is the tree's root at that size.
+    let body: Value = test::call_and_read_body_json(
+        &app,
+        test::TestRequest::get()
+            .uri("/api/v1/ledger/proof/inclusion?index=0&size=6")
+            .to_request(),
+    )
+    .await;
+    assert_eq!(hash(&body["root"]), checkpoint.root);
+}

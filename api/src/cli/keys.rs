@@ -13,11 +13,26 @@ pub struct KeygenArgs {
     /// Overwrite an existing file.
     #[arg(long)]
     force: bool,
+    /// Make the operator's checkpoint key instead of a table key (Go sumdb/note format).
+    #[arg(long)]
+    operator: bool,
+    /// Name (log origin) of an operator key, e.g. `dozor.casino.example/ledger`.
+    #[arg(long, default_value = api::server::DEFAULT_ORIGIN)]
+    name: String,
 }
 
 pub fn keygen(args: KeygenArgs) -> anyhow::Result<ExitCode> {
     if args.out.exists() && !args.force {
         bail!("{} exists; use --force to overwrite", args.out.display());
+    }
+    if args.operator {
+        let signer = ledger::checkpoint::NoteSigner::new(&args.name, generate())?;
+        write_private(&args.out, &signer.private_key())?;
+        println!(
+            "{}",
+            serde_json::json!({"verifier_key": signer.verifier().to_string(), "secret_key_file": args.out})
+        );
+        return Ok(ExitCode::SUCCESS);
     }
     let file = SecretKeyFile::new(&generate());
     let text = serde_json::to_string_pretty(&file)?;
@@ -29,7 +44,7 @@ pub fn keygen(args: KeygenArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_private(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+pub fn write_private(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
     use std::io::Write as _;
     use std::os::unix::fs::OpenOptionsExt as _;
     let mut f = std::fs::OpenOptions::new()

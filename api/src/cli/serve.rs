@@ -2,9 +2,12 @@ use std::process::ExitCode;
 
 use actix_web::{App, HttpServer};
 use anyhow::Context as _;
+use api::appender::CheckpointPolicy;
 use api::database::Database;
 use api::server::{self, Settings};
+use ledger::checkpoint::NoteSigner;
 use reports::GamingDayClock;
+use std::path::PathBuf;
 
 use super::Global;
 
@@ -19,6 +22,34 @@ pub struct ServeArgs {
     /// HTTP worker threads (default: one per core).
     #[arg(long)]
     workers: Option<usize>,
+    /// Operator checkpoint key (`dozor keygen --operator`); default `<data dir>/operator.key`,
+    /// created on first start if missing.
+    #[arg(long, env = "DOZOR_OPERATOR_KEY")]
+    operator_key: Option<PathBuf>,
+    /// Sign a checkpoint after this many new entries...
+    #[arg(long, env = "DOZOR_CHECKPOINT_EVERY", default_value_t = 1000)]
+    checkpoint_every: u64,
+    /// ...or this many seconds after the last one, whichever comes first.
+    #[arg(long, env = "DOZOR_CHECKPOINT_SECONDS", default_value_t = 10)]
+    checkpoint_seconds: u64,
+}
+
+/// Reads the operator key, or creates one at the default place.
+fn operator_key(global: &Global, path: Option<PathBuf>) -> anyhow::Result<NoteSigner> {
+    let explicit = path.is_some();
+    let path = path.unwrap_or_else(|| global.data_dir.join("operator.key"));
+    if !path.exists() && !explicit {
+        std::fs::create_dir_all(&global.data_dir)?;
+        let signer = NoteSigner::new(server::DEFAULT_ORIGIN, ledger::keys::generate())?;
+        super::keys::write_private(&path, &signer.private_key())?;
+        tracing::warn!(path = %path.display(), verifier_key = %signer.verifier(), "created an operator checkpoint key");
+    }
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("reading operator key {}", path.display()))?;
+    let signer = NoteSigner::from_private_key(&text)
+        .with_context(|| format!("operator key {}", path.display()))?;
+    tracing::info!(verifier_key = %signer.verifier(), "checkpoints are signed with");
+    Ok(signer)
 }
 
 pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -27,6 +58,11 @@ pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut settings = Settings::new(db.url.clone());
     settings.clock = clock;
+    settings.checkpoints = Some(CheckpointPolicy {
+        signer: operator_key(global, args.operator_key.clone())?,
+        every_entries: args.checkpoint_every.max(1),
+        every: std::time::Duration::from_secs(args.checkpoint_seconds.max(1)),
+    });
     let state = server::state(&settings)?;
     let workers = args
         .workers

@@ -266,3 +266,22 @@ pub async fn consistency_proof(
     .await??;
     Ok(HttpResponse::Ok().json(view))
 }
+
+/// The latest operator checkpoint: a C2SP tlog-checkpoint in a signed note (text/plain), signed
+/// with the key in the `X-Dozor-Verifier-Key` header (Go sumdb/note verifier-key format).
+#[utoipa::path(get, path = "/api/v1/ledger/checkpoint", tag = "ledger",
+    responses((status = 200, description = "signed note", content_type = "text/plain"), (status = 404, body = ErrorBody)))]
+#[get("/ledger/checkpoint")]
+pub async fn checkpoint(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let latest = web::block(move || -> Result<_, ApiError> {
+        ledger::storage::checkpoints::latest(&mut *state.conn()?)
+            .map_err(|e| ApiError::from(ledger::LedgerError::Database(e)))
+    })
+    .await??;
+    let row = latest
+        .ok_or_else(|| ApiError::not_found("no_checkpoint", "no checkpoint has been signed yet"))?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .insert_header(("X-Dozor-Verifier-Key", row.verifier_key))
+        .body(row.note))
+}

@@ -25,6 +25,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(tables::revoke_key)
             .service(tables::gaps)
             .service(ledger::head)
+            .service(ledger::checkpoint)
             .service(ledger::entry)
             .service(ledger::inclusion_proof)
             .service(ledger::consistency_proof)

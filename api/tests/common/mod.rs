@@ -9,10 +9,21 @@ use ledger::Envelope;
 use serde_json::{json, Value};
 
 pub fn state() -> (AppState, String) {
+    state_with(|_| {})
+}
+
+pub fn state_with(adjust: impl FnOnce(&mut Settings)) -> (AppState, String) {
     let url = ledger::storage::testing::fresh_database().unwrap();
     let mut settings = Settings::new(url.clone());
     settings.body_limit = 64 * 1024;
+    adjust(&mut settings);
     (server::state(&settings).unwrap(), url)
+}
+
+/// The operator key of the tests' checkpoints.
+pub fn operator() -> ledger::checkpoint::NoteSigner {
+    ledger::checkpoint::NoteSigner::new("dozor.test/ledger", SigningKey::from_bytes(&[42; 32]))
+        .unwrap()
 }
 
 pub fn key(n: u8) -> SigningKey {

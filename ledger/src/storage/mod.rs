@@ -1,6 +1,7 @@
 //! PostgreSQL storage of the ledger (diesel). SQL lives here and in `reports`, never in handlers.
 
 pub mod append;
+pub mod checkpoints;
 pub mod cluster;
 pub mod models;
 pub mod reads;

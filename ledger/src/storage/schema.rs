@@ -21,6 +21,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    checkpoints (size) {
+        size -> Int8,
+        root -> Bytea,
+        note -> Text,
+        verifier_key -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     findings (id) {
         id -> Int8,
         ledger_index -> Int8,
@@ -110,6 +120,7 @@ diesel::joinable!(table_keys -> gaming_tables (table_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     adjudications,
+    checkpoints,
     findings,
     gaming_tables,
     ledger_entries,

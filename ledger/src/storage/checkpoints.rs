@@ -1,0 +1,69 @@
+//! Signed checkpoints of the tree, stored as served.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+
+use super::schema::checkpoints;
+use super::tree::{self, TreeError};
+use crate::checkpoint::{Checkpoint, NoteSigner};
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = checkpoints, check_for_backend(diesel::pg::Pg))]
+pub struct CheckpointRow {
+    pub size: i64,
+    pub root: Vec<u8>,
+    pub note: String,
+    pub verifier_key: String,
+    pub created_at: DateTime<Utc>,
+}
+
+pub fn latest(conn: &mut PgConnection) -> Result<Option<CheckpointRow>, diesel::result::Error> {
+    checkpoints::table
+        .order(checkpoints::size.desc())
+        .select(CheckpointRow::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// The first checkpoint at or above `size`: the one that covers an entry below `size`.
+pub fn covering(
+    conn: &mut PgConnection,
+    size: u64,
+) -> Result<Option<CheckpointRow>, diesel::result::Error> {
+    checkpoints::table
+        .filter(checkpoints::size.ge(size as i64))
+        .order(checkpoints::size.asc())
+        .select(CheckpointRow::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// Signs and stores a checkpoint of the first `size` entries (nothing if one exists already).
+pub fn create(
+    conn: &mut PgConnection,
+    signer: &NoteSigner,
+    size: u64,
+    now: DateTime<Utc>,
+) -> Result<CheckpointRow, TreeError> {
+    let root = tree::root(conn, size)?;
+    let body = Checkpoint {
+        origin: signer.name().to_owned(),
+        size,
+        root,
+    };
+    let note = signer
+        .sign(&body.text())
+        .map_err(|e| TreeError::Storage(crate::LedgerError::Corrupt(e.to_string())))?;
+    let row = CheckpointRow {
+        size: size as i64,
+        root: root.to_vec(),
+        note,
+        verifier_key: signer.verifier().to_string(),
+        created_at: now,
+    };
+    diesel::insert_into(checkpoints::table)
+        .values(&row)
+        .on_conflict_do_nothing()
+        .execute(conn)?;
+    Ok(row)
+}

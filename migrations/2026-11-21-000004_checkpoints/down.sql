@@ -1,0 +1,2 @@
+REVOKE ALL ON checkpoints FROM dozor_writer;
+DROP TABLE checkpoints;
