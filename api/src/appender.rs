@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use ledger::checkpoint::NoteSigner;
-use ledger::storage::append::{append_batch, AppendOutcome, Submission};
+use ledger::storage::append::{append_batch_cached, AppendOutcome, Submission, TreeCache};
 use ledger::storage::{checkpoints, connect, reads};
 use tokio::sync::oneshot;
 
@@ -78,6 +78,7 @@ impl Appender {
 fn run(url: String, jobs: Receiver<Job>, max_batch: usize, policy: Option<CheckpointPolicy>) {
     let mut conn: Option<PgConnection> = None;
     let mut last_checkpoint: Option<(u64, DateTime<Utc>)> = None;
+    let mut tree = TreeCache::default();
     let wait = policy
         .as_ref()
         .map_or(Duration::from_secs(3600), |p| p.every);
@@ -88,7 +89,7 @@ fn run(url: String, jobs: Receiver<Job>, max_batch: usize, policy: Option<Checkp
             Err(RecvTimeoutError::Disconnected) => break,
         };
         if let Some(first) = first {
-            append_queued(&mut conn, &url, first, &jobs, max_batch);
+            append_queued(&mut conn, &url, first, &jobs, max_batch, &mut tree);
         }
         if let Some(policy) = &policy {
             if let Ok(c) = connection(&mut conn, &url) {
@@ -107,6 +108,7 @@ fn append_queued(
     first: Job,
     jobs: &Receiver<Job>,
     max_batch: usize,
+    tree: &mut TreeCache,
 ) {
     let mut batch = vec![first];
     while batch.len() < max_batch {
@@ -118,7 +120,7 @@ fn append_queued(
     let (submissions, replies): (Vec<Submission>, Vec<Reply>) =
         batch.into_iter().map(|j| (j.submission, j.reply)).unzip();
     let result = match connection(conn, url) {
-        Ok(c) => append_batch(c, &submissions, Utc::now()).map_err(|e| e.to_string()),
+        Ok(c) => append_batch_cached(c, &submissions, Utc::now(), tree).map_err(|e| e.to_string()),
         Err(e) => Err(e),
     };
     match result {

@@ -127,7 +127,17 @@ fn ingest(
         }
     };
     ledger::storage::migrate(&mut ledger::storage::connect(&url)?)?;
-    let state = server::state(&Settings::new(url))?;
+    // As served: with checkpoints signed every 1 000 entries or 10 s.
+    let mut settings = Settings::new(url);
+    settings.checkpoints = Some(api::appender::CheckpointPolicy {
+        signer: ledger::checkpoint::NoteSigner::new(
+            "dozor.bench/ledger",
+            ledger::keys::generate(),
+        )?,
+        every_entries: 1_000,
+        every: Duration::from_secs(10),
+    });
+    let state = server::state(&settings)?;
     let (tx, rx) = std::sync::mpsc::channel();
     let server_thread = std::thread::spawn(move || {
         actix_web::rt::System::new().block_on(async move {

@@ -211,6 +211,23 @@ pub fn append_batch(
     batch: &[Submission],
     now: DateTime<Utc>,
 ) -> Result<Vec<AppendOutcome>, LedgerError> {
+    append_batch_cached(conn, batch, now, &mut TreeCache::default())
+}
+
+/// The tree's right frontier as of the last commit by this writer, so a batch need not read it
+/// back. Used only when it matches the ledger's size inside the locked transaction.
+#[derive(Debug, Default)]
+pub struct TreeCache {
+    frontier: Option<crate::merkle::Frontier>,
+}
+
+/// [`append_batch`] for a long-lived writer that keeps the tree frontier between batches.
+pub fn append_batch_cached(
+    conn: &mut PgConnection,
+    batch: &[Submission],
+    now: DateTime<Utc>,
+    cache: &mut TreeCache,
+) -> Result<Vec<AppendOutcome>, LedgerError> {
     if batch.is_empty() {
         return Ok(Vec::new());
     }
@@ -234,7 +251,10 @@ pub fn append_batch(
             .map(|k| (k.key_id.clone(), k))
             .collect();
         let mut known = existing_for(conn, batch)?;
-        let mut frontier = super::tree::frontier(conn, next_index).map_err(tree_error)?;
+        let mut frontier = match cache.frontier.take() {
+            Some(f) if f.size() == next_index => f,
+            _ => super::tree::frontier(conn, next_index).map_err(tree_error)?,
+        };
         let mut nodes = Vec::new();
 
         let mut outcomes = Vec::with_capacity(batch.len());
@@ -317,7 +337,12 @@ pub fn append_batch(
             diesel::insert_into(significant_events::table).values(&events).execute(conn)?;
         }
         super::tree::insert_nodes(conn, &nodes)?;
-        Ok(outcomes)
+        Ok((outcomes, frontier))
+    })
+    .map(|(outcomes, frontier)| {
+        // Kept only once committed; a failed batch leaves the cache empty.
+        cache.frontier = Some(frontier);
+        outcomes
     })
 }
 
