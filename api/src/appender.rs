@@ -82,8 +82,10 @@ fn run(url: String, jobs: Receiver<Job>, max_batch: usize, policy: Option<Checkp
     let wait = policy
         .as_ref()
         .map_or(Duration::from_secs(3600), |p| p.every);
+    // A ledger that has never been checkpointed gets its first checkpoint at once.
+    let mut timeout = Duration::ZERO;
     loop {
-        let first = match jobs.recv_timeout(wait) {
+        let first = match jobs.recv_timeout(std::mem::replace(&mut timeout, wait)) {
             Ok(job) => Some(job),
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => break,
