@@ -23,18 +23,14 @@ where
         Error = actix_web::Error,
     >,
 {
-    let response = test::call_service(
+    call(
         app,
         test::TestRequest::post()
             .uri(uri)
             .set_json(body)
             .to_request(),
     )
-    .await;
-    let status = response.status().as_u16();
-    let body: Value =
-        serde_json::from_slice(&test::read_body(response).await).unwrap_or(Value::Null);
-    (status, body)
+    .await
 }
 
 async fn post_raw<S>(app: &S, uri: &str, body: Vec<u8>) -> (u16, Value)
@@ -50,11 +46,7 @@ where
         .insert_header(("content-type", "application/json"))
         .set_payload(body)
         .to_request();
-    let response = test::call_service(app, request).await;
-    let status = response.status().as_u16();
-    let body: Value =
-        serde_json::from_slice(&test::read_body(response).await).unwrap_or(Value::Null);
-    (status, body)
+    call(app, request).await
 }
 
 async fn get<S>(app: &S, uri: &str) -> (u16, Value)
@@ -65,11 +57,7 @@ where
         Error = actix_web::Error,
     >,
 {
-    let response = test::call_service(app, test::TestRequest::get().uri(uri).to_request()).await;
-    let status = response.status().as_u16();
-    let body: Value =
-        serde_json::from_slice(&test::read_body(response).await).unwrap_or(Value::Null);
-    (status, body)
+    call(app, test::TestRequest::get().uri(uri).to_request()).await
 }
 
 fn assert_error(status: u16, body: &Value, expected_status: u16, code: &str) {

@@ -16,12 +16,7 @@ where
         Error = actix_web::Error,
     >,
 {
-    let response = test::call_service(app, test::TestRequest::get().uri(uri).to_request()).await;
-    let status = response.status().as_u16();
-    (
-        status,
-        String::from_utf8(test::read_body(response).await.to_vec()).unwrap(),
-    )
+    call_text(app, test::TestRequest::get().uri(uri).to_request()).await
 }
 
 #[actix_web::test]

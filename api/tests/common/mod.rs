@@ -53,3 +53,31 @@ pub fn signed(record: Value, key: &SigningKey) -> Value {
 pub fn ledger_size(url: &str) -> u64 {
     ledger::storage::reads::size(&mut ledger::storage::connect(url).unwrap()).unwrap()
 }
+
+/// Sends a request to a test app: status and body as JSON (null if the body is not JSON).
+pub async fn call<S>(app: &S, request: actix_http::Request) -> (u16, Value)
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse,
+        Error = actix_web::Error,
+    >,
+{
+    let (status, body) = call_text(app, request).await;
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+/// Sends a request to a test app: status and body as text.
+pub async fn call_text<S>(app: &S, request: actix_http::Request) -> (u16, String)
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse,
+        Error = actix_web::Error,
+    >,
+{
+    let response = actix_web::test::call_service(app, request).await;
+    let status = response.status().as_u16();
+    let body = actix_web::test::read_body(response).await;
+    (status, String::from_utf8_lossy(&body).into_owned())
+}

@@ -46,11 +46,16 @@ pub struct NewTable<'a> {
     pub plan_id: &'a str,
 }
 
-fn is_unique_violation(e: &diesel::result::Error) -> bool {
-    matches!(
-        e,
-        diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)
-    )
+/// A unique violation means the thing exists already: `conflict`; anything else stays a
+/// storage error.
+fn unique_or(conflict: RegistryError) -> impl FnOnce(diesel::result::Error) -> RegistryError {
+    move |e| match e {
+        diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        ) => conflict,
+        other => other.into(),
+    }
 }
 
 /// Registers a table and its first key, valid from `now`.
@@ -71,13 +76,9 @@ pub fn register_table(
         diesel::insert_into(gaming_tables::table)
             .values(&row)
             .execute(conn)
-            .map_err(|e| {
-                if is_unique_violation(&e) {
-                    RegistryError::TableExists(table.table_id.to_owned())
-                } else {
-                    e.into()
-                }
-            })?;
+            .map_err(unique_or(RegistryError::TableExists(
+                table.table_id.to_owned(),
+            )))?;
         insert_key(conn, table.table_id, key, now, now)?;
         find_table(conn, table.table_id)?
             .ok_or_else(|| RegistryError::UnknownTable(table.table_id.to_owned()))
@@ -101,13 +102,7 @@ fn insert_key(
     diesel::insert_into(table_keys::table)
         .values(&row)
         .execute(conn)
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                RegistryError::KeyExists(row.key_id.clone())
-            } else {
-                e.into()
-            }
-        })?;
+        .map_err(unique_or(RegistryError::KeyExists(row.key_id.clone())))?;
     Ok(row)
 }
 
@@ -157,13 +152,7 @@ pub fn revoke_key(
         diesel::insert_into(table_key_revocations::table)
             .values(&row)
             .execute(conn)
-            .map_err(|e| {
-                if is_unique_violation(&e) {
-                    RegistryError::AlreadyRevoked(key.to_owned())
-                } else {
-                    e.into()
-                }
-            })?;
+            .map_err(unique_or(RegistryError::AlreadyRevoked(key.to_owned())))?;
         Ok(row)
     })
 }
