@@ -9,6 +9,7 @@ pub mod checkpoint;
 pub mod entry;
 pub mod envelope;
 pub mod error;
+pub mod inspection;
 pub mod keys;
 pub mod merkle;
 pub mod storage;

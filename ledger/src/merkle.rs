@@ -343,5 +343,49 @@ impl NodeSource for HashMap<(u32, u64), Hash> {
     }
 }
 
+/// A tree known through a contiguous run of leaves `[start, start + leaves.len())` plus the
+/// hashes of the perfect subtrees outside that run. Nodes inside the run are computed from the
+/// leaves, so a root checked through this source checks every leaf of the run.
+pub struct RangeSource<'a, S: NodeSource> {
+    pub start: u64,
+    pub leaves: &'a [Hash],
+    /// Hashes of subtrees outside the run.
+    pub outside: &'a S,
+}
+
+impl<S: NodeSource> NodeSource for RangeSource<'_, S> {
+    fn node(&self, level: u32, index: u64) -> Result<Hash, ProofError> {
+        let first = index << level;
+        let last = first + (1u64 << level); // exclusive
+        let end = self.start + self.leaves.len() as u64;
+        if last <= self.start || first >= end {
+            return self.outside.node(level, index);
+        }
+        if level == 0 {
+            return Ok(self.leaves[(first - self.start) as usize]);
+        }
+        // Inside or straddling the run: build from the two halves.
+        Ok(node_hash(
+            &self.node(level - 1, 2 * index)?,
+            &self.node(level - 1, 2 * index + 1)?,
+        ))
+    }
+}
+
+/// The outside-the-run subtree hashes a [`RangeSource`] needs to compute the root of `size`.
+pub fn range_nodes_needed(start: u64, len: u64, size: u64) -> Result<Vec<(u32, u64)>, ProofError> {
+    let wishlist = NodeWishlist::default();
+    let leaves = vec![[0u8; 32]; len as usize];
+    root(
+        &RangeSource {
+            start,
+            leaves: &leaves,
+            outside: &wishlist,
+        },
+        size,
+    )?;
+    Ok(wishlist.into_wanted())
+}
+
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,7 @@
 
 pub mod daily;
 pub mod error;
+pub mod export;
 pub mod findings;
 pub mod gaming_day;
 

@@ -2,6 +2,7 @@
 
 mod adjudicate;
 mod bench;
+mod export;
 mod keys;
 mod report;
 mod serve;
@@ -42,8 +43,11 @@ enum Command {
     Sign(keys::SignArgs),
     /// Re-adjudicate a record (or envelope) file and print the verdict; touches no ledger.
     Adjudicate(adjudicate::AdjudicateArgs),
-    /// Re-walk the whole ledger: every hash, link and signature. Names the first broken index.
-    Verify,
+    /// Re-walk the whole ledger (every hash, link, signature and tree node), or verify an
+    /// inspection export offline: `verify DIR --operator-key KEY`.
+    Verify(verify::VerifyArgs),
+    /// Write an inspection export of a period for offline verification.
+    Export(export::ExportArgs),
     /// Generate signed roulette spins for N tables and submit them to a running server.
     Simulate(simulate::SimulateArgs),
     /// Reports (the nightly job runs `report daily`).
@@ -80,7 +84,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Keygen(a) => keys::keygen(a),
         Command::Sign(a) => keys::sign(a),
         Command::Adjudicate(a) => adjudicate::run(a),
-        Command::Verify => verify::run(&global),
+        Command::Verify(a) => verify::run(&global, a),
+        Command::Export(a) => export::run(&global, a),
         Command::Simulate(a) => simulate::run(a),
         Command::Report(a) => report::run(&global, a),
         Command::Bench(a) => bench::run(&global, a),

@@ -283,3 +283,48 @@ fn bad_requests_are_errors() {
         Err(ProofError::MissingNode { .. })
     ));
 }
+
+#[test]
+fn a_range_and_its_outside_nodes_give_the_root_and_any_changed_leaf_does_not() {
+    let all: Vec<Hash> = (0..53u8).map(|i| leaf_hash(&[i, 1])).collect();
+    let tree = MemoryTree::from_leaves(&all);
+    for (start, len, size) in [
+        (0u64, 53u64, 53u64),
+        (10, 20, 53),
+        (17, 1, 40),
+        (0, 0, 8),
+        (31, 9, 40),
+        (40, 0, 53),
+    ] {
+        let wanted = range_nodes_needed(start, len, size).unwrap();
+        let outside: HashMap<(u32, u64), Hash> = wanted
+            .iter()
+            .map(|(l, i)| ((*l, *i), tree.node(*l, *i).unwrap()))
+            .collect();
+        // Nothing inside the run is asked for: every leaf of the run is checked.
+        assert!(wanted
+            .iter()
+            .all(|(l, i)| (i + 1) << l <= start || i << l >= start + len));
+        let run = &all[start as usize..(start + len) as usize];
+        let src = RangeSource {
+            start,
+            leaves: run,
+            outside: &outside,
+        };
+        assert_eq!(
+            root(&src, size).unwrap(),
+            root(&tree, size).unwrap(),
+            "{start}+{len} of {size}"
+        );
+        if len > 0 {
+            let mut bad = run.to_vec();
+            bad[(len / 2) as usize] = flip(&bad[(len / 2) as usize], 3);
+            let src = RangeSource {
+                start,
+                leaves: &bad,
+                outside: &outside,
+            };
+            assert_ne!(root(&src, size).unwrap(), root(&tree, size).unwrap());
+        }
+    }
+}

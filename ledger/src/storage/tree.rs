@@ -36,7 +36,7 @@ impl From<diesel::result::Error> for TreeError {
 }
 
 /// Fetches the wanted nodes in two queries (leaves, interior nodes).
-pub(crate) fn fetch(
+pub fn fetch(
     conn: &mut PgConnection,
     wanted: &[(u32, u64)],
 ) -> Result<HashMap<(u32, u64), Hash>, LedgerError> {

@@ -1,0 +1,310 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Inspection exports verified offline, and every kind of tampering caught with a precise message.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use chrono::{DateTime, Duration, NaiveDate, TimeZone as _, Utc};
+use common::*;
+use ledger::checkpoint::{Checkpoint, NoteSigner};
+use ledger::inspection::{verify_export, InspectionError};
+use ledger::storage::append::append_batch;
+use ledger::storage::registry::{register_table, NewTable};
+use ledger::storage::{checkpoints, connect};
+use reports::GamingDayClock;
+use serde_json::json;
+
+/// Noon in Prague (11:00 UTC in November) of `day`.
+fn noon(day: NaiveDate) -> DateTime<Utc> {
+    Utc.from_utc_datetime(&day.and_hms_opt(11, 0, 0).unwrap())
+}
+
+/// A ledger with rounds on three consecutive days (2, 3 and 2 spins) and a checkpoint; returns
+/// the database URL and the middle day.
+fn ledger_over_three_days() -> (String, NaiveDate) {
+    let (state, url) = state();
+    let mut conn = connect(&url).unwrap();
+    let k = key(11);
+    let day = NaiveDate::from_ymd_opt(2026, 11, 10).unwrap();
+    let table = NewTable {
+        table_id: "R01",
+        game: "roulette",
+        location: "Praha",
+        plan_id: "69games-ziva-hra",
+    };
+    register_table(
+        &mut conn,
+        table,
+        &k.verifying_key(),
+        noon(day) - Duration::days(3),
+    )
+    .unwrap();
+    let mut seq = 0;
+    for (offset, spins) in [(-1i64, 2), (0, 3), (1, 2)] {
+        let t = noon(day) + Duration::days(offset);
+        for i in 0..spins {
+            seq += 1;
+            let mut record = spin(
+                "R01",
+                seq,
+                17,
+                json!([straight("b1", 17, 10_000, 360_000 + i * 1_000)]),
+            );
+            record["played_at"] = json!(t.to_rfc3339());
+            let envelope: ledger::Envelope = serde_json::from_value(signed(record, &k)).unwrap();
+            let submission = api::ingest::prepare(&state, envelope).unwrap();
+            append_batch(&mut conn, &[submission], t + Duration::seconds(seq as i64)).unwrap();
+        }
+    }
+    checkpoints::create(&mut conn, &operator(), 7, Utc::now()).unwrap();
+    (url, day)
+}
+
+fn export(url: &str, from: NaiveDate, to: NaiveDate) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("export");
+    reports::export::write_export(
+        &mut connect(url).unwrap(),
+        &GamingDayClock::default(),
+        from,
+        to,
+        &out,
+        Utc::now(),
+    )
+    .unwrap();
+    dir
+}
+
+fn path(dir: &tempfile::TempDir) -> PathBuf {
+    dir.path().join("export")
+}
+
+fn verify(dir: &Path) -> Result<ledger::inspection::InspectionReport, InspectionError> {
+    verify_export(dir, &[operator().verifier()], |_, _| {})
+}
+
+/// Rewrites MANIFEST to match the files, as a forger would.
+fn fix_manifest(dir: &Path) {
+    let mut lines = Vec::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        for e in std::fs::read_dir(dir.join(&rel)).unwrap() {
+            let e = e.unwrap();
+            let p = rel.join(e.file_name());
+            if e.path().is_dir() {
+                stack.push(p);
+            } else if p != Path::new("MANIFEST") {
+                let bytes = std::fs::read(e.path()).unwrap();
+                lines.push(format!(
+                    "{}  {}",
+                    ledger::inspection::sha256_hex(&bytes),
+                    p.display()
+                ));
+            }
+        }
+    }
+    lines.sort_by(|a, b| a[66..].cmp(&b[66..]));
+    std::fs::write(dir.join("MANIFEST"), lines.join("\n") + "\n").unwrap();
+}
+
+fn edit_lines(dir: &Path, file: &str, edit: impl FnOnce(&mut Vec<String>)) {
+    let text = std::fs::read_to_string(dir.join(file)).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    edit(&mut lines);
+    std::fs::write(dir.join(file), lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn a_period_export_verifies_offline() {
+    let (url, day) = ledger_over_three_days();
+    let dir = export(&url, day, day);
+    let report = verify(&path(&dir)).unwrap();
+    assert_eq!(report.period_entries, 3);
+    assert_eq!(report.first_index, 2);
+    // Three spins plus the chain links on both sides.
+    assert_eq!(report.signatures_checked, 5);
+    assert_eq!(report.rounds_readjudicated, 3);
+    assert_eq!(report.checkpoint_size, 7);
+    for file in [
+        "plans/69games-ziva-hra.toml",
+        "reports/daily-2026-11-10.csv",
+        "keys.json",
+    ] {
+        assert!(path(&dir).join(file).is_file(), "{file}");
+    }
+}
+
+#[test]
+fn a_period_without_activity_is_a_valid_empty_export() {
+    let (url, day) = ledger_over_three_days();
+    let quiet = day - Duration::days(5);
+    let dir = export(&url, quiet, quiet);
+    let report = verify(&path(&dir)).unwrap();
+    assert_eq!(
+        (report.period_entries, report.signatures_checked),
+        (0, 1),
+        "only the link after it"
+    );
+}
+
+#[test]
+fn every_kind_of_tampering_is_caught_precisely() {
+    let (url, day) = ledger_over_three_days();
+    let original = export(&url, day, day);
+    let fresh = || {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("export");
+        Command::new("cp")
+            .arg("-r")
+            .arg(path(&original))
+            .arg(&out)
+            .status()
+            .unwrap();
+        dir
+    };
+
+    // A changed byte in an entry: the manifest catches it...
+    let d = fresh();
+    edit_lines(&path(&d), "entries.jsonl", |l| {
+        l[2] = l[2].replace("361000", "391000")
+    });
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "entries.jsonl");
+    assert!(e.message.contains("SHA-256"), "{e}");
+    // ...and with the manifest rewritten, the signature of that very entry does.
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    // Line 1 is the chain link (index 1); the period holds indexes 2, 3 and 4.
+    assert_eq!(e.item, "entries.jsonl line 3 (index 3)");
+    assert!(e.message.contains("signature"), "{e}");
+
+    // A missing entry.
+    let d = fresh();
+    edit_lines(&path(&d), "entries.jsonl", |l| {
+        l.remove(2);
+    });
+    edit_lines(&path(&d), "export.json", |l| {
+        for line in l.iter_mut() {
+            *line = line.replace("\"period_entries\": 3", "\"period_entries\": 2");
+        }
+    });
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "entries.jsonl line 3 (index 3)");
+    assert!(e.message.contains("carries index 4"), "{e}");
+
+    // Reordered entries.
+    let d = fresh();
+    edit_lines(&path(&d), "entries.jsonl", |l| l.swap(1, 2));
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "entries.jsonl line 2 (index 2)");
+    assert!(e.message.contains("carries index 3"), "{e}");
+
+    // A checkpoint swapped for another, even one the operator signed, of another tree.
+    let d = fresh();
+    let forged = Checkpoint {
+        origin: "dozor.test/ledger".into(),
+        size: 7,
+        root: [9; 32],
+    };
+    std::fs::write(
+        path(&d).join("checkpoint.txt"),
+        operator().sign(&forged.text()).unwrap(),
+    )
+    .unwrap();
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "checkpoint.txt");
+    assert!(e.message.contains("another root"), "{e}");
+
+    // The wrong operator key.
+    let other = NoteSigner::new(
+        "dozor.test/ledger",
+        ed25519_dalek::SigningKey::from_bytes(&[77; 32]),
+    )
+    .unwrap();
+    let e = verify_export(&path(&original), &[other.verifier()], |_, _| {}).unwrap_err();
+    assert_eq!(e.item, "checkpoint.txt");
+    assert!(e.message.contains("no signature by a known key"), "{e}");
+
+    // An edited manifest.
+    let d = fresh();
+    edit_lines(&path(&d), "MANIFEST", |l| {
+        let line = l.iter_mut().find(|x| x.ends_with("  keys.json")).unwrap();
+        *line = format!("{}{}", "0".repeat(64), &line[64..]);
+    });
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "keys.json");
+    assert!(e.message.contains("MANIFEST says 0000"), "{e}");
+
+    // A file slipped in.
+    let d = fresh();
+    std::fs::write(path(&d).join("note.txt"), "trust me").unwrap();
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(
+        (e.item.as_str(), e.message.as_str()),
+        ("note.txt", "present but not listed in MANIFEST")
+    );
+
+    // A verdict changed after the fact.
+    let d = fresh();
+    edit_lines(&path(&d), "adjudications.jsonl", |l| {
+        l[0] = l[0].replace("\"paid_h\":360000", "\"paid_h\":360001")
+    });
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "adjudications.jsonl line 1");
+}
+
+#[test]
+fn the_command_line_verifies_and_reports_the_failing_item() {
+    let (url, day) = ledger_over_three_days();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("export");
+    let dozor = env!("CARGO_BIN_EXE_dozor");
+    let status = Command::new(dozor)
+        .args([
+            "export",
+            "--from",
+            &day.to_string(),
+            "--to",
+            &day.to_string(),
+        ])
+        .arg(&out)
+        .env("DATABASE_URL", &url)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let key = operator().verifier().to_string();
+    let ok = Command::new(dozor)
+        .arg("verify")
+        .arg(&out)
+        .args(["--operator-key", &key])
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    edit_lines(&out, "entries.jsonl", |l| l.swap(1, 3));
+    let bad = Command::new(dozor)
+        .arg("verify")
+        .arg(&out)
+        .args(["--operator-key", &key])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        stderr.contains("export BROKEN: entries.jsonl: SHA-256"),
+        "{stderr}"
+    );
+}

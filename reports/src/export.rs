@@ -1,0 +1,304 @@
+//! Writing an inspection export of a period (format: `ledger::inspection`).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use ledger::checkpoint::{open, Checkpoint, NoteVerifier};
+use ledger::inspection::{
+    self as fmt, AdjudicationLine, ConsistencyFile, ExportInfo, KeyRecord, TreeFile, TreeNode,
+};
+use ledger::keys::encode_public_key;
+use ledger::merkle::range_nodes_needed;
+use ledger::storage::schema::{adjudications, ledger_entries};
+use ledger::storage::{checkpoints, reads, registry, tree};
+
+use crate::{daily, GamingDayClock};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("the period must run forwards ({from} .. {to})")]
+    BadPeriod { from: NaiveDate, to: NaiveDate },
+    #[error("{0} exists and is not empty")]
+    NotEmpty(PathBuf),
+    #[error("no signed checkpoint covers the period yet; wait for the next checkpoint and retry")]
+    NoCheckpoint,
+    #[error("{0}")]
+    Storage(String),
+    #[error("writing {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn storage(e: impl std::fmt::Display) -> ExportError {
+    ExportError::Storage(e.to_string())
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ExportSummary {
+    pub dir: PathBuf,
+    pub period_entries: u64,
+    pub first_index: u64,
+    pub checkpoint_size: u64,
+    pub latest_size: u64,
+    pub files: usize,
+}
+
+struct Writer {
+    dir: PathBuf,
+    sums: BTreeMap<String, String>,
+}
+
+impl Writer {
+    fn file(&mut self, name: &str, bytes: &[u8]) -> Result<(), ExportError> {
+        let path = self.dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| ExportError::Io {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        std::fs::write(&path, bytes).map_err(|source| ExportError::Io { path, source })?;
+        self.sums.insert(name.to_owned(), fmt::sha256_hex(bytes));
+        Ok(())
+    }
+
+    fn json(&mut self, name: &str, value: &impl serde::Serialize) -> Result<(), ExportError> {
+        let mut bytes = serde_json::to_vec_pretty(value).map_err(storage)?;
+        bytes.push(b'\n');
+        self.file(name, &bytes)
+    }
+}
+
+/// First index received at or after `t` (the ledger size if none).
+fn first_index_at(
+    conn: &mut PgConnection,
+    t: DateTime<Utc>,
+    size: u64,
+) -> Result<u64, ExportError> {
+    let found: Option<i64> = ledger_entries::table
+        .filter(ledger_entries::received_at.ge(t))
+        .select(diesel::dsl::min(ledger_entries::idx))
+        .first(conn)
+        .map_err(storage)?;
+    Ok(found.map_or(size, |i| i as u64))
+}
+
+/// Writes the export of gaming days `from..=to` into `dir` (created; must be empty).
+pub fn write_export(
+    conn: &mut PgConnection,
+    clock: &GamingDayClock,
+    from: NaiveDate,
+    to: NaiveDate,
+    dir: &Path,
+    now: DateTime<Utc>,
+) -> Result<ExportSummary, ExportError> {
+    if to < from {
+        return Err(ExportError::BadPeriod { from, to });
+    }
+    if dir.exists()
+        && std::fs::read_dir(dir)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
+        return Err(ExportError::NotEmpty(dir.to_path_buf()));
+    }
+    std::fs::create_dir_all(dir).map_err(|source| ExportError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut w = Writer {
+        dir: dir.to_path_buf(),
+        sums: BTreeMap::new(),
+    };
+
+    let (starts_at, _) = clock.bounds(from);
+    let (_, ends_at) = clock.bounds(to);
+    let size = reads::size(conn).map_err(storage)?;
+    let period_first = first_index_at(conn, starts_at, size)?;
+    let period_end = first_index_at(conn, ends_at, size)?;
+    let first_index = period_first.saturating_sub(1);
+    let link_after = period_end < size;
+    let run_end = period_end + u64::from(link_after);
+
+    let checkpoint_row = checkpoints::covering(conn, run_end)
+        .map_err(storage)?
+        .ok_or(ExportError::NoCheckpoint)?;
+    let latest_row = checkpoints::latest(conn)
+        .map_err(storage)?
+        .ok_or(ExportError::NoCheckpoint)?;
+    let parse = |note: &str, key: &str| -> Result<Checkpoint, ExportError> {
+        let verifier = NoteVerifier::parse(key).map_err(storage)?;
+        let (text, _) = open(note, &[verifier]).map_err(storage)?;
+        Checkpoint::parse(text).map_err(storage)
+    };
+    let checkpoint = parse(&checkpoint_row.note, &checkpoint_row.verifier_key)?;
+    let latest = parse(&latest_row.note, &latest_row.verifier_key)?;
+
+    // Entries, from the link before the period to the link after it.
+    let mut entries = Vec::new();
+    let mut next = first_index as i64;
+    while (next as u64) < run_end {
+        let page: Vec<Vec<u8>> = ledger_entries::table
+            .filter(
+                ledger_entries::idx
+                    .ge(next)
+                    .and(ledger_entries::idx.lt(run_end as i64)),
+            )
+            .order(ledger_entries::idx.asc())
+            .limit(20_000)
+            .select(ledger_entries::entry)
+            .load(conn)
+            .map_err(storage)?;
+        if page.is_empty() {
+            break;
+        }
+        for e in &page {
+            entries.extend_from_slice(e);
+            entries.push(b'\n');
+        }
+        next += page.len() as i64;
+    }
+    w.file(fmt::ENTRIES, &entries)?;
+    drop(entries);
+
+    let run_len = run_end - first_index;
+    let wanted = range_nodes_needed(first_index, run_len, checkpoint.size).map_err(storage)?;
+    let nodes = tree::fetch(conn, &wanted).map_err(storage)?;
+    let tree_file = TreeFile {
+        size: checkpoint.size,
+        nodes: wanted
+            .iter()
+            .map(|(level, index)| {
+                nodes
+                    .get(&(*level, *index))
+                    .map(|h| TreeNode {
+                        level: *level,
+                        index: *index,
+                        hash: hex::encode(h),
+                    })
+                    .ok_or_else(|| storage(format!("tree node ({level}, {index}) missing")))
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    w.json(fmt::TREE, &tree_file)?;
+    w.file(fmt::CHECKPOINT, checkpoint_row.note.as_bytes())?;
+    w.file(fmt::CHECKPOINT_LATEST, latest_row.note.as_bytes())?;
+    let proof = if checkpoint.size == 0 || checkpoint.size == latest.size {
+        Vec::new()
+    } else {
+        tree::consistency_proof(conn, checkpoint.size, latest.size)
+            .map_err(storage)?
+            .2
+    };
+    w.json(
+        fmt::CONSISTENCY,
+        &ConsistencyFile {
+            first: checkpoint.size,
+            second: latest.size,
+            proof: proof.iter().map(hex::encode).collect(),
+        },
+    )?;
+
+    let mut keys = Vec::new();
+    let mut plan_ids = BTreeSet::new();
+    for t in registry::list_tables(conn).map_err(storage)? {
+        plan_ids.insert(t.table.plan_id.clone());
+        for (k, r) in t.keys {
+            let public =
+                ed25519_dalek::VerifyingKey::try_from(k.public_key.as_slice()).map_err(storage)?;
+            keys.push(KeyRecord {
+                table_id: k.table_id,
+                key_id: k.key_id,
+                public_key: encode_public_key(&public),
+                valid_from: k.valid_from,
+                revoked_at: r.as_ref().map(|r| r.revoked_at),
+                revocation_reason: r.map(|r| r.reason),
+            });
+        }
+    }
+    w.json(fmt::KEYS, &keys)?;
+
+    let verdicts: Vec<(i64, String, serde_json::Value)> = adjudications::table
+        .filter(
+            adjudications::ledger_index
+                .ge(period_first as i64)
+                .and(adjudications::ledger_index.lt(period_end as i64)),
+        )
+        .order(adjudications::ledger_index.asc())
+        .select((
+            adjudications::ledger_index,
+            adjudications::plan_id,
+            adjudications::verdict,
+        ))
+        .load(conn)
+        .map_err(storage)?;
+    let mut lines = Vec::new();
+    for (index, plan_id, verdict) in verdicts {
+        plan_ids.insert(plan_id);
+        serde_json::to_writer(
+            &mut lines,
+            &AdjudicationLine {
+                index: index as u64,
+                verdict,
+            },
+        )
+        .map_err(storage)?;
+        lines.push(b'\n');
+    }
+    w.file(fmt::ADJUDICATIONS, &lines)?;
+    let sources: HashMap<String, &str> = plan_ids
+        .iter()
+        .filter_map(|id| rules::PlanBook::builtin_source(id).map(|s| (id.clone(), s)))
+        .collect();
+    for (id, text) in sources {
+        w.file(&format!("plans/{id}.toml"), text.as_bytes())?;
+    }
+
+    let mut day = from;
+    while day <= to {
+        let report = daily::build(conn, clock, day).map_err(storage)?;
+        w.file(
+            &format!("reports/daily-{day}.csv"),
+            daily::to_csv(&report).map_err(storage)?.as_bytes(),
+        )?;
+        day = match day.succ_opt() {
+            Some(d) => d,
+            None => break,
+        };
+    }
+
+    let info = ExportInfo {
+        format: fmt::FORMAT.to_owned(),
+        origin: checkpoint.origin.clone(),
+        from: from.to_string(),
+        to: to.to_string(),
+        starts_at,
+        ends_at,
+        first_index,
+        period_first_index: period_first,
+        period_entries: period_end - period_first,
+        link_after,
+        created_at: now,
+    };
+    w.json(fmt::EXPORT_JSON, &info)?;
+
+    let mut manifest = Vec::new();
+    for (path, sum) in &w.sums {
+        let _ = writeln!(manifest, "{sum}  {path}");
+    }
+    let path = dir.join(fmt::MANIFEST);
+    std::fs::write(&path, manifest).map_err(|source| ExportError::Io { path, source })?;
+    Ok(ExportSummary {
+        dir: dir.to_path_buf(),
+        period_entries: info.period_entries,
+        first_index: period_first,
+        checkpoint_size: checkpoint.size,
+        latest_size: latest.size,
+        files: w.sums.len() + 1,
+    })
+}
