@@ -70,7 +70,8 @@ pub struct Global {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let global = Global {
-        database_url: args.database_url,
+        // An empty DATABASE_URL means none: dozor runs its own cluster.
+        database_url: args.database_url.filter(|u| !u.trim().is_empty()),
         data_dir: args.data_dir,
     };
     match args.command {
