@@ -85,3 +85,24 @@ pub fn configure(state: AppState) -> impl Fn(&mut web::ServiceConfig) + Clone {
         routes::configure(cfg);
     }
 }
+
+/// Signs a checkpoint of everything appended, if the latest does not cover it: at shutdown, so
+/// that no receipt is left without a checkpoint while the server is down.
+pub fn final_checkpoint(settings: &Settings) -> Result<(), StartError> {
+    let Some(policy) = &settings.checkpoints else {
+        return Ok(());
+    };
+    let mut conn = ledger::storage::connect(&settings.database_url)?;
+    let size = ledger::storage::reads::size(&mut conn)?;
+    let latest = ledger::storage::checkpoints::latest(&mut conn)
+        .map_err(ledger::LedgerError::Database)?
+        .map(|c| c.size as u64);
+    if latest.is_none_or(|l| l < size) {
+        ledger::storage::checkpoints::create(&mut conn, &policy.signer, size, chrono::Utc::now())
+            .map_err(|e| match e {
+            ledger::storage::tree::TreeError::Storage(s) => StartError::Ledger(s),
+            other => StartError::Ledger(ledger::LedgerError::Corrupt(other.to_string())),
+        })?;
+    }
+    Ok(())
+}

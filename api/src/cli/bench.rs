@@ -230,6 +230,7 @@ fn ingest(
     });
     runtime.block_on(handle.stop(true));
     let _ = server_thread.join();
+    server::final_checkpoint(&settings)?;
     if let Some(c) = cluster.as_mut() {
         c.stop()?;
     }

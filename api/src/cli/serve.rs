@@ -76,7 +76,9 @@ pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
             .run()
             .await
     });
+    let sealed = server::final_checkpoint(&settings);
     db.close()?;
     served.with_context(|| format!("serving on {}", args.bind))?;
+    sealed?;
     Ok(ExitCode::SUCCESS)
 }
