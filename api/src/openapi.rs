@@ -33,6 +33,7 @@ use crate::routes;
         routes::ledger::significant_events,
         routes::findings::list,
         routes::reports::daily,
+        routes::exports::export,
     ),
     tags(
         (name = "records", description = "Signed records from the tables"),

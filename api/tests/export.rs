@@ -24,6 +24,11 @@ fn noon(day: NaiveDate) -> DateTime<Utc> {
 /// A ledger with rounds on three consecutive days (2, 3 and 2 spins) and a checkpoint; returns
 /// the database URL and the middle day.
 fn ledger_over_three_days() -> (String, NaiveDate) {
+    let (_, url, day) = ledger_and_state();
+    (url, day)
+}
+
+fn ledger_and_state() -> (api::state::AppState, String, NaiveDate) {
     let (state, url) = state();
     let mut conn = connect(&url).unwrap();
     let k = key(11);
@@ -59,7 +64,7 @@ fn ledger_over_three_days() -> (String, NaiveDate) {
         }
     }
     checkpoints::create(&mut conn, &operator(), 7, Utc::now()).unwrap();
-    (url, day)
+    (state, url, day)
 }
 
 fn export(url: &str, from: NaiveDate, to: NaiveDate) -> tempfile::TempDir {
@@ -306,5 +311,41 @@ fn the_command_line_verifies_and_reports_the_failing_item() {
     assert!(
         stderr.contains("export BROKEN: entries.jsonl: SHA-256"),
         "{stderr}"
+    );
+}
+
+#[actix_web::test]
+async fn the_api_serves_the_export_as_a_zip_that_verifies() {
+    use actix_web::{test as web_test, App};
+    let (state, _url, day) = ledger_and_state();
+    let app =
+        web_test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let uri = format!("/api/v1/exports?from={day}&to={day}");
+    let response =
+        web_test::call_service(&app, web_test::TestRequest::get().uri(&uri).to_request()).await;
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(
+        response.headers().get("content-type").unwrap(),
+        "application/zip"
+    );
+    let bytes = web_test::read_body(response).await;
+    let dir = tempfile::tempdir().unwrap();
+    zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec()))
+        .unwrap()
+        .extract(dir.path())
+        .unwrap();
+    let report = verify(&dir.path().join(format!("dozor-export-{day}-{day}"))).unwrap();
+    assert_eq!(report.period_entries, 3);
+
+    let (status, body) = call(
+        &app,
+        web_test::TestRequest::get()
+            .uri(&format!("/api/v1/exports?from={day}&to=2026-01-01"))
+            .to_request(),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (400, Some("invalid_period"))
     );
 }

@@ -1,5 +1,6 @@
 //! HTTP routes, one file per resource. Handlers extract, call the domain, map the result.
 
+pub mod exports;
 pub mod findings;
 pub mod health;
 pub mod ledger;
@@ -33,6 +34,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(ledger::significant_events)
             .service(findings::list)
             .service(reports::daily)
+            .service(exports::export)
             .service(health::openapi),
     );
 }
