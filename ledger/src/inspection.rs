@@ -311,23 +311,18 @@ pub fn verify_export(
             format!("{} entries, export.json says {expected_lines}", lines.len()),
         ));
     }
+    let total = lines.len() as u64;
+    // Each entry on its own (any thread), then the chain in order.
+    let checked = check_entries_parallel(&lines, &info, has_link, &keys);
     let mut leaves: Vec<Hash> = Vec::with_capacity(lines.len());
     let mut records: HashMap<u64, serde_json::Value> = HashMap::new();
     let mut signatures = 0u64;
-    let total = lines.len() as u64;
-    for (n, line) in lines.iter().enumerate() {
+    for (n, result) in checked.into_iter().enumerate() {
+        let entry = result?;
         let expected = info.first_index + n as u64;
         let item = format!("{ENTRIES} line {} (index {expected})", n + 1);
-        let (index, received_at, prev, envelope) =
-            Entry::parse(line.as_bytes()).map_err(|e| fail(&item, e.to_string()))?;
-        if index != expected {
-            return Err(fail(
-                &item,
-                format!("entry carries index {index}; entries are missing or out of order"),
-            ));
-        }
         if let Some(previous) = leaves.last() {
-            if prev != hex::encode(previous) {
+            if entry.prev_hash != hex::encode(previous) {
                 return Err(fail(
                     &item,
                     format!(
@@ -336,72 +331,16 @@ pub fn verify_export(
                     ),
                 ));
             }
-        } else if expected == 0 && prev != hex::encode(crate::GENESIS_PREV_HASH) {
+        } else if expected == 0 && entry.prev_hash != hex::encode(crate::GENESIS_PREV_HASH) {
             return Err(fail(
                 &item,
                 "the first entry of the ledger must have a zero prev_hash",
             ));
         }
-        let at = DateTime::parse_from_rfc3339(&received_at)
-            .map_err(|e| fail(&item, format!("received_at: {e}")))?
-            .with_timezone(&Utc);
-        if format_time(at) != received_at {
-            return Err(fail(&item, "received_at is not in the ledger's form"));
-        }
-        let link_before = has_link && n == 0;
-        let link_after = info.link_after && n + 1 == lines.len();
-        let in_period = !link_before && !link_after;
-        if in_period && !(info.starts_at <= at && at < info.ends_at) {
-            return Err(fail(
-                &item,
-                format!("received at {received_at}, outside the exported period"),
-            ));
-        }
-        if link_before && at >= info.starts_at {
-            return Err(fail(
-                &item,
-                "the chain link before the period was received inside it: entries are missing",
-            ));
-        }
-        if link_after && at < info.ends_at {
-            return Err(fail(
-                &item,
-                "the chain link after the period was received inside it: entries are missing",
-            ));
-        }
-        let key = keys.get(&envelope.key_id).ok_or_else(|| {
-            fail(
-                &item,
-                format!(
-                    "signed with key {} which keys.json does not hold",
-                    envelope.key_id
-                ),
-            )
-        })?;
-        let header =
-            rules::RecordHeader::read(&envelope.record).map_err(|e| fail(&item, e.to_string()))?;
-        if header.table_id != key.table_id {
-            return Err(fail(
-                &item,
-                format!(
-                    "key {} belongs to table {}, not {}",
-                    envelope.key_id, key.table_id, header.table_id
-                ),
-            ));
-        }
-        if at < key.valid_from || key.revoked_at.is_some_and(|r| r <= at) {
-            return Err(fail(
-                &item,
-                format!("key {} was not valid at {received_at}", envelope.key_id),
-            ));
-        }
-        envelope
-            .verify(&key.key)
-            .map_err(|e| fail(&item, e.to_string()))?;
         signatures += 1;
-        leaves.push(leaf_hash(line.as_bytes()));
-        if in_period && header.record_type == "round" {
-            records.insert(index, envelope.record);
+        leaves.push(entry.leaf);
+        if let Some(record) = entry.round {
+            records.insert(expected, record);
         }
         if (n as u64 + 1).is_multiple_of(4096) {
             progress(n as u64 + 1, total);
@@ -501,6 +440,132 @@ pub fn verify_export(
     })
 }
 
+/// What one entry line yields once checked on its own.
+struct CheckedEntry {
+    leaf: Hash,
+    prev_hash: String,
+    /// The record, if the entry is a round of the period.
+    round: Option<serde_json::Value>,
+}
+
+/// Checks one line: canonical bytes, index, time, period, key and signature.
+fn check_entry(
+    n: usize,
+    line: &str,
+    lines: usize,
+    info: &ExportInfo,
+    has_link: bool,
+    keys: &HashMap<String, TableKey>,
+) -> Result<CheckedEntry, InspectionError> {
+    let expected = info.first_index + n as u64;
+    let item = format!("{ENTRIES} line {} (index {expected})", n + 1);
+    let (index, received_at, prev_hash, envelope) =
+        Entry::parse(line.as_bytes()).map_err(|e| fail(&item, e.to_string()))?;
+    if index != expected {
+        return Err(fail(
+            &item,
+            format!("entry carries index {index}; entries are missing or out of order"),
+        ));
+    }
+    let at = DateTime::parse_from_rfc3339(&received_at)
+        .map_err(|e| fail(&item, format!("received_at: {e}")))?
+        .with_timezone(&Utc);
+    if format_time(at) != received_at {
+        return Err(fail(&item, "received_at is not in the ledger's form"));
+    }
+    let link_before = has_link && n == 0;
+    let link_after = info.link_after && n + 1 == lines;
+    let in_period = !link_before && !link_after;
+    if in_period && !(info.starts_at <= at && at < info.ends_at) {
+        return Err(fail(
+            &item,
+            format!("received at {received_at}, outside the exported period"),
+        ));
+    }
+    if link_before && at >= info.starts_at {
+        return Err(fail(
+            &item,
+            "the chain link before the period was received inside it: entries are missing",
+        ));
+    }
+    if link_after && at < info.ends_at {
+        return Err(fail(
+            &item,
+            "the chain link after the period was received inside it: entries are missing",
+        ));
+    }
+    let key = keys.get(&envelope.key_id).ok_or_else(|| {
+        fail(
+            &item,
+            format!(
+                "signed with key {} which keys.json does not hold",
+                envelope.key_id
+            ),
+        )
+    })?;
+    let header =
+        rules::RecordHeader::read(&envelope.record).map_err(|e| fail(&item, e.to_string()))?;
+    if header.table_id != key.table_id {
+        return Err(fail(
+            &item,
+            format!(
+                "key {} belongs to table {}, not {}",
+                envelope.key_id, key.table_id, header.table_id
+            ),
+        ));
+    }
+    if at < key.valid_from || key.revoked_at.is_some_and(|r| r <= at) {
+        return Err(fail(
+            &item,
+            format!("key {} was not valid at {received_at}", envelope.key_id),
+        ));
+    }
+    envelope
+        .verify(&key.key)
+        .map_err(|e| fail(&item, e.to_string()))?;
+    Ok(CheckedEntry {
+        leaf: leaf_hash(line.as_bytes()),
+        prev_hash,
+        round: (in_period && header.record_type == "round").then_some(envelope.record),
+    })
+}
+
+/// Checks every line on all cores; results in line order.
+fn check_entries_parallel(
+    lines: &[&str],
+    info: &ExportInfo,
+    has_link: bool,
+    keys: &HashMap<String, TableKey>,
+) -> Vec<Result<CheckedEntry, InspectionError>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .max(1);
+    let chunk = lines.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = lines
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, part)| {
+                scope.spawn(move || {
+                    part.iter()
+                        .enumerate()
+                        .map(|(i, line)| {
+                            check_entry(c * chunk + i, line, lines.len(), info, has_link, keys)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| vec![Err(fail(ENTRIES, "a verification thread failed"))])
+            })
+            .collect()
+    })
+}
+
 /// Re-adjudicates every round with the exported plan and compares with the exported verdict
 /// (when the same rules version produced it).
 fn check_adjudications(
@@ -509,9 +574,8 @@ fn check_adjudications(
 ) -> Result<u64, InspectionError> {
     let text = String::from_utf8(read(dir, ADJUDICATIONS)?)
         .map_err(|_| fail(ADJUDICATIONS, "not UTF-8"))?;
+    let mut lines: Vec<(String, AdjudicationLine, &serde_json::Value)> = Vec::new();
     let mut plans: HashMap<String, rules::Plan> = HashMap::new();
-    let mut checked = 0;
-    let mut seen = 0;
     for (n, line) in text.lines().enumerate() {
         let item = format!("{ADJUDICATIONS} line {}", n + 1);
         let adj: AdjudicationLine =
@@ -522,39 +586,64 @@ fn check_adjudications(
                 format!("index {} is not a round of the exported period", adj.index),
             )
         })?;
-        seen += 1;
-        let round = rules::Round::parse(record).map_err(|e| fail(&item, e.to_string()))?;
-        if !plans.contains_key(round.plan_id()) {
-            let name = format!("plans/{}.toml", round.plan_id());
+        let plan_id = record
+            .get("plan_id")
+            .and_then(|p| p.as_str())
+            .unwrap_or_default()
+            .to_owned();
+        if !plans.contains_key(&plan_id) {
+            let name = format!("plans/{plan_id}.toml");
             let text =
                 String::from_utf8(read(dir, &name)?).map_err(|_| fail(&name, "not UTF-8"))?;
             let plan = rules::Plan::from_toml_str(&text).map_err(|e| fail(&name, e.to_string()))?;
-            plans.insert(round.plan_id().to_owned(), plan);
+            plans.insert(plan_id, plan);
         }
-        let Some(plan) = plans.get(round.plan_id()) else {
-            continue;
-        };
-        if adj.verdict.get("rules_version").and_then(|v| v.as_str()) != Some(rules::RULES_VERSION) {
-            continue;
-        }
-        let verdict = rules::adjudicate(plan, &round).map_err(|e| fail(&item, e.to_string()))?;
-        let again = serde_json::to_value(&verdict).map_err(|e| fail(&item, e.to_string()))?;
-        if again != adj.verdict {
-            return Err(fail(
-                &item,
-                format!(
-                    "the verdict of entry {} differs from re-adjudication with the exported plan",
-                    adj.index
-                ),
-            ));
-        }
-        checked += 1;
+        lines.push((item, adj, record));
     }
-    if seen != records.len() {
+    if lines.len() != records.len() {
         return Err(fail(
             ADJUDICATIONS,
-            format!("{} rounds in the period, {seen} verdicts", records.len()),
+            format!(
+                "{} rounds in the period, {} verdicts",
+                records.len(),
+                lines.len()
+            ),
         ));
+    }
+    let readjudicate = |(item, adj, record): &(String, AdjudicationLine, &serde_json::Value)| -> Result<bool, InspectionError> {
+        if adj.verdict.get("rules_version").and_then(|v| v.as_str()) != Some(rules::RULES_VERSION) {
+            return Ok(false);
+        }
+        let round = rules::Round::parse(record).map_err(|e| fail(item, e.to_string()))?;
+        let plan = plans.get(round.plan_id()).ok_or_else(|| fail(item, "plan missing"))?;
+        let verdict = rules::adjudicate(plan, &round).map_err(|e| fail(item, e.to_string()))?;
+        let again = serde_json::to_value(&verdict).map_err(|e| fail(item, e.to_string()))?;
+        if again != adj.verdict {
+            return Err(fail(item, format!("the verdict of entry {} differs from re-adjudication with the exported plan", adj.index)));
+        }
+        Ok(true)
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .max(1);
+    let chunk = lines.len().div_ceil(threads).max(1);
+    let results: Vec<Result<bool, InspectionError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = lines
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().map(readjudicate).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    vec![Err(fail(ADJUDICATIONS, "a verification thread failed"))]
+                })
+            })
+            .collect()
+    });
+    let mut checked = 0;
+    for result in results {
+        checked += u64::from(result?);
     }
     Ok(checked)
 }
