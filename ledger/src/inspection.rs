@@ -591,12 +591,12 @@ fn check_adjudications(
             .and_then(|p| p.as_str())
             .unwrap_or_default()
             .to_owned();
-        if !plans.contains_key(&plan_id) {
-            let name = format!("plans/{plan_id}.toml");
+        if let std::collections::hash_map::Entry::Vacant(slot) = plans.entry(plan_id) {
+            let name = format!("plans/{}.toml", slot.key());
             let text =
                 String::from_utf8(read(dir, &name)?).map_err(|_| fail(&name, "not UTF-8"))?;
             let plan = rules::Plan::from_toml_str(&text).map_err(|e| fail(&name, e.to_string()))?;
-            plans.insert(plan_id, plan);
+            slot.insert(plan);
         }
         lines.push((item, adj, record));
     }
