@@ -313,7 +313,7 @@ pub fn verify_export(
     }
     let total = lines.len() as u64;
     // Each entry on its own (any thread), then the chain in order.
-    let checked = check_entries_parallel(&lines, &info, has_link, &keys);
+    let checked = check_entries_parallel(&lines, &info, has_link, &keys)?;
     let mut leaves: Vec<Hash> = Vec::with_capacity(lines.len());
     let mut records: HashMap<u64, serde_json::Value> = HashMap::new();
     let mut signatures = 0u64;
@@ -536,33 +536,43 @@ fn check_entries_parallel(
     info: &ExportInfo,
     has_link: bool,
     keys: &HashMap<String, TableKey>,
-) -> Vec<Result<CheckedEntry, InspectionError>> {
+) -> Result<Vec<Result<CheckedEntry, InspectionError>>, InspectionError> {
+    par_map(lines, |n, line| {
+        check_entry(n, line, lines.len(), info, has_link, keys)
+    })
+}
+
+/// Maps `f` over `items` on every core, results in the items' order.
+fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(usize, &T) -> R + Sync,
+) -> Result<Vec<R>, InspectionError> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .max(1);
-    let chunk = lines.len().div_ceil(threads).max(1);
+    let chunk = items.len().div_ceil(threads).max(1);
+    let f = &f;
     std::thread::scope(|scope| {
-        let handles: Vec<_> = lines
+        let handles: Vec<_> = items
             .chunks(chunk)
             .enumerate()
             .map(|(c, part)| {
                 scope.spawn(move || {
                     part.iter()
                         .enumerate()
-                        .map(|(i, line)| {
-                            check_entry(c * chunk + i, line, lines.len(), info, has_link, keys)
-                        })
+                        .map(|(i, item)| f(c * chunk + i, item))
                         .collect::<Vec<_>>()
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
+        let mut out = Vec::with_capacity(items.len());
+        for h in handles {
+            out.extend(
                 h.join()
-                    .unwrap_or_else(|_| vec![Err(fail(ENTRIES, "a verification thread failed"))])
-            })
-            .collect()
+                    .map_err(|_| fail(ENTRIES, "a verification thread failed"))?,
+            );
+        }
+        Ok(out)
     })
 }
 
@@ -623,24 +633,7 @@ fn check_adjudications(
         }
         Ok(true)
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .max(1);
-    let chunk = lines.len().div_ceil(threads).max(1);
-    let results: Vec<Result<bool, InspectionError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = lines
-            .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().map(readjudicate).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    vec![Err(fail(ADJUDICATIONS, "a verification thread failed"))]
-                })
-            })
-            .collect()
-    });
+    let results = par_map(&lines, |_, line| readjudicate(line))?;
     let mut checked = 0;
     for result in results {
         checked += u64::from(result?);
