@@ -138,6 +138,7 @@ pub fn prepare(state: &AppState, envelope: Envelope) -> Result<Submission, ApiEr
         table_id: header.table_id,
         seq_no: header.seq_no,
         record_hash: record_hash(&canonical),
+        canonical_record: canonical,
         envelope,
         derived,
     })

@@ -82,7 +82,8 @@ fn check_safe(magnitude: u64) -> Result<(), LedgerError> {
     Ok(())
 }
 
-fn write_string(s: &str, out: &mut String) {
+/// Appends `s` as a canonical JSON string.
+pub fn write_string(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {

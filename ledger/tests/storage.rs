@@ -27,6 +27,7 @@ fn submission(key: &SigningKey, table: &str, seq_no: u64, marker: i64) -> Submis
         table_id: table.into(),
         seq_no,
         record_hash: record_hash(&canonical),
+        canonical_record: canonical,
         derived: None,
     }
 }

@@ -67,6 +67,8 @@ impl Derived {
 #[derive(Debug, Clone)]
 pub struct Submission {
     pub envelope: Envelope,
+    /// RFC 8785 bytes of `envelope.record` (as signed), so the writer need not recompute them.
+    pub canonical_record: Vec<u8>,
     pub record_type: String,
     pub table_id: String,
     pub seq_no: u64,
@@ -294,7 +296,7 @@ pub fn append_batch_cached(
                 });
                 continue;
             }
-            let entry = Entry::build(next_index, received_at, prev_hash, &s.envelope)?;
+            let entry = Entry::build_canonical(next_index, received_at, prev_hash, &s.envelope, &s.canonical_record)?;
             let index = to_i64(next_index)?;
             entries.push(LedgerRow {
                 idx: index,
