@@ -56,15 +56,28 @@ impl Entry {
             "prev_hash": hex::encode(prev_hash),
             "envelope": envelope,
         });
-        let bytes = canonicalize(&value)?;
+        Ok(Entry::from_bytes(
+            index,
+            received_at,
+            prev_hash,
+            canonicalize(&value)?,
+        ))
+    }
+
+    fn from_bytes(
+        index: u64,
+        received_at: DateTime<Utc>,
+        prev_hash: [u8; 32],
+        bytes: Vec<u8>,
+    ) -> Entry {
         let hash = leaf_hash(&bytes);
-        Ok(Entry {
+        Entry {
             index,
             received_at,
             prev_hash,
             bytes,
             hash,
-        })
+        }
     }
 
     /// [`Entry::build`] from the record's canonical bytes, already computed to check its signature:
@@ -93,15 +106,12 @@ impl Entry {
         out.push_str("\",\"received_at\":");
         crate::canonical::write_string(&format_time(received_at), &mut out);
         out.push('}');
-        let bytes = out.into_bytes();
-        let hash = leaf_hash(&bytes);
-        Ok(Entry {
+        Ok(Entry::from_bytes(
             index,
             received_at,
             prev_hash,
-            bytes,
-            hash,
-        })
+            out.into_bytes(),
+        ))
     }
 
     /// Reads the fields back from an entry's bytes, checking that they are canonical.
@@ -135,6 +145,77 @@ impl Entry {
             .ok_or_else(|| LedgerError::Corrupt("entry envelope missing".into()))?;
         Ok((index, text("received_at")?, text("prev_hash")?, envelope))
     }
+}
+
+/// A key as a verifier knows it: whose it is and when it is valid.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyWindow<'a> {
+    pub table_id: &'a str,
+    pub key: &'a ed25519_dalek::VerifyingKey,
+    pub valid_from: DateTime<Utc>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+/// What an entry says once it has passed [`verify_entry`].
+#[derive(Debug, Clone)]
+pub struct VerifiedEntry {
+    pub received_at: DateTime<Utc>,
+    /// `prev_hash` as written in the entry (hex).
+    pub prev_hash: String,
+    pub envelope: Envelope,
+    pub header: rules::RecordHeader,
+    /// The record's canonical bytes, as signed.
+    pub canonical_record: Vec<u8>,
+}
+
+/// The checks every verifier makes of one entry on its own (the database walk and the offline
+/// export verifier alike): canonical bytes, the expected index, `received_at` in the ledger's form,
+/// a key of the record's own table, valid at `received_at`, and its signature.
+pub fn verify_entry<'k>(
+    bytes: &[u8],
+    expected_index: u64,
+    key_of: impl FnOnce(&str) -> Option<KeyWindow<'k>>,
+) -> Result<VerifiedEntry, String> {
+    let (index, received_at, prev_hash, envelope) =
+        Entry::parse(bytes).map_err(|e| e.to_string())?;
+    if index != expected_index {
+        return Err(format!(
+            "entry carries index {index}; entries are missing or out of order"
+        ));
+    }
+    let at = DateTime::parse_from_rfc3339(&received_at)
+        .map_err(|e| format!("received_at: {e}"))?
+        .with_timezone(&Utc);
+    if format_time(at) != received_at {
+        return Err("received_at is not in the ledger's form".into());
+    }
+    let key = key_of(&envelope.key_id).ok_or_else(|| {
+        format!(
+            "signed with key {}, which is not registered",
+            envelope.key_id
+        )
+    })?;
+    let header = rules::RecordHeader::read(&envelope.record).map_err(|e| e.to_string())?;
+    if header.table_id != key.table_id {
+        return Err(format!(
+            "key {} belongs to table {}, not {}",
+            envelope.key_id, key.table_id, header.table_id
+        ));
+    }
+    if at < key.valid_from || key.revoked_at.is_some_and(|r| r <= at) {
+        return Err(format!(
+            "key {} was not valid at {received_at}",
+            envelope.key_id
+        ));
+    }
+    let canonical_record = envelope.verify(key.key).map_err(|e| e.to_string())?;
+    Ok(VerifiedEntry {
+        received_at: at,
+        prev_hash,
+        envelope,
+        header,
+        canonical_record,
+    })
 }
 
 #[cfg(test)]

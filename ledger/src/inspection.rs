@@ -24,9 +24,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::checkpoint::{open, Checkpoint, NoteVerifier};
-use crate::entry::{format_time, leaf_hash};
+use crate::entry::{format_time, leaf_hash, verify_entry, KeyWindow};
 use crate::merkle::{self, Hash, RangeSource};
-use crate::Entry;
 
 pub const FORMAT: &str = "dozor-inspection-export/1";
 pub const MANIFEST: &str = "MANIFEST";
@@ -459,27 +458,26 @@ fn check_entry(
 ) -> Result<CheckedEntry, InspectionError> {
     let expected = info.first_index + n as u64;
     let item = format!("{ENTRIES} line {} (index {expected})", n + 1);
-    let (index, received_at, prev_hash, envelope) =
-        Entry::parse(line.as_bytes()).map_err(|e| fail(&item, e.to_string()))?;
-    if index != expected {
-        return Err(fail(
-            &item,
-            format!("entry carries index {index}; entries are missing or out of order"),
-        ));
-    }
-    let at = DateTime::parse_from_rfc3339(&received_at)
-        .map_err(|e| fail(&item, format!("received_at: {e}")))?
-        .with_timezone(&Utc);
-    if format_time(at) != received_at {
-        return Err(fail(&item, "received_at is not in the ledger's form"));
-    }
+    let entry = verify_entry(line.as_bytes(), expected, |id| {
+        keys.get(id).map(|k| KeyWindow {
+            table_id: &k.table_id,
+            key: &k.key,
+            valid_from: k.valid_from,
+            revoked_at: k.revoked_at,
+        })
+    })
+    .map_err(|m| fail(&item, m))?;
+    let at = entry.received_at;
     let link_before = has_link && n == 0;
     let link_after = info.link_after && n + 1 == lines;
     let in_period = !link_before && !link_after;
     if in_period && !(info.starts_at <= at && at < info.ends_at) {
         return Err(fail(
             &item,
-            format!("received at {received_at}, outside the exported period"),
+            format!(
+                "received at {}, outside the exported period",
+                format_time(at)
+            ),
         ));
     }
     if link_before && at >= info.starts_at {
@@ -494,39 +492,10 @@ fn check_entry(
             "the chain link after the period was received inside it: entries are missing",
         ));
     }
-    let key = keys.get(&envelope.key_id).ok_or_else(|| {
-        fail(
-            &item,
-            format!(
-                "signed with key {} which keys.json does not hold",
-                envelope.key_id
-            ),
-        )
-    })?;
-    let header =
-        rules::RecordHeader::read(&envelope.record).map_err(|e| fail(&item, e.to_string()))?;
-    if header.table_id != key.table_id {
-        return Err(fail(
-            &item,
-            format!(
-                "key {} belongs to table {}, not {}",
-                envelope.key_id, key.table_id, header.table_id
-            ),
-        ));
-    }
-    if at < key.valid_from || key.revoked_at.is_some_and(|r| r <= at) {
-        return Err(fail(
-            &item,
-            format!("key {} was not valid at {received_at}", envelope.key_id),
-        ));
-    }
-    envelope
-        .verify(&key.key)
-        .map_err(|e| fail(&item, e.to_string()))?;
     Ok(CheckedEntry {
         leaf: leaf_hash(line.as_bytes()),
-        prev_hash,
-        round: (in_period && header.record_type == "round").then_some(envelope.record),
+        prev_hash: entry.prev_hash,
+        round: (in_period && entry.header.record_type == "round").then_some(entry.envelope.record),
     })
 }
 

@@ -206,6 +206,16 @@ pub struct KeyValidity {
 }
 
 impl KeyValidity {
+    /// The key as [`crate::entry::verify_entry`] needs it.
+    pub fn window(&self) -> crate::entry::KeyWindow<'_> {
+        crate::entry::KeyWindow {
+            table_id: &self.table_id,
+            key: &self.public_key,
+            valid_from: self.valid_from,
+            revoked_at: self.revoked_at,
+        }
+    }
+
     pub fn valid_at(&self, t: DateTime<Utc>) -> bool {
         self.valid_from <= t && self.revoked_at.is_none_or(|r| t < r)
     }

@@ -2,7 +2,6 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde::Serialize;
 
@@ -10,9 +9,10 @@ use super::models::LedgerRow;
 use super::registry::{all_keys, KeyValidity};
 use super::schema::{ledger_entries, merkle_nodes};
 use super::tree::fetch;
+use crate::entry::verify_entry;
 use crate::entry::{format_time, leaf_hash, record_hash};
 use crate::merkle::Frontier;
-use crate::{Entry, LedgerError, GENESIS_PREV_HASH};
+use crate::{LedgerError, GENESIS_PREV_HASH};
 
 const PAGE: i64 = 5_000;
 
@@ -51,42 +51,25 @@ fn check_row(
     if row.prev_hash.as_slice() != prev_hash {
         return Err("prev_hash does not match the hash of the previous entry".into());
     }
-    let (index, received_at, prev_text, envelope) =
-        Entry::parse(&row.entry).map_err(|e| e.to_string())?;
-    if index != expected_index {
-        return Err(format!("entry bytes carry index {index}"));
-    }
-    if prev_text != hex::encode(prev_hash) {
+    let entry = verify_entry(&row.entry, expected_index, |id| {
+        keys.get(id).map(KeyValidity::window)
+    })?;
+    if entry.prev_hash != hex::encode(prev_hash) {
         return Err("prev_hash inside the entry does not match the previous entry".into());
     }
-    if received_at != format_time(row.received_at) {
+    if entry.received_at != row.received_at {
         return Err(format!(
-            "received_at column {} differs from the entry's {received_at}",
-            format_time(row.received_at)
+            "received_at column {} differs from the entry's {}",
+            format_time(row.received_at),
+            format_time(entry.received_at)
         ));
     }
-    let key = keys
-        .get(&envelope.key_id)
-        .ok_or_else(|| format!("signed with unknown key {}", envelope.key_id))?;
-    let record = envelope
-        .verify(&key.public_key)
-        .map_err(|e| e.to_string())?;
-    let at: DateTime<Utc> = row.received_at;
-    if !key.valid_at(at) {
-        return Err(format!(
-            "key {} was not valid at {}",
-            key.key_id,
-            format_time(at)
-        ));
-    }
-    let header = rules::RecordHeader::read(&envelope.record).map_err(|e| e.to_string())?;
-    if header.table_id != row.table_id || header.seq_no != row.seq_no as u64 {
+    if entry.header.table_id != row.table_id || entry.header.seq_no != row.seq_no as u64 {
         return Err("table_id/seq_no columns differ from the signed record".into());
     }
-    if key.table_id != header.table_id {
-        return Err(format!("key {} belongs to another table", key.key_id));
-    }
-    if row.key_id != envelope.key_id || row.record_hash.as_slice() != record_hash(&record) {
+    if row.key_id != entry.envelope.key_id
+        || row.record_hash.as_slice() != record_hash(&entry.canonical_record)
+    {
         return Err("key_id/record_hash columns differ from the signed record".into());
     }
     Ok(computed)
