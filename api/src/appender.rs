@@ -24,7 +24,6 @@ struct Job {
 /// the last checkpoint if anything was appended since. Every receipt is covered within that bound.
 #[derive(Debug, Clone)]
 pub struct CheckpointPolicy {
-    pub signer: NoteSigner,
     pub every_entries: u64,
     pub every: Duration,
 }
@@ -40,9 +39,11 @@ impl Appender {
         url: String,
         max_batch: usize,
         queue_len: usize,
+        signer: NoteSigner,
         checkpoints: Option<CheckpointPolicy>,
     ) -> Appender {
         let (queue, jobs) = sync_channel(queue_len);
+        let checkpoints = checkpoints.map(|policy| (signer, policy));
         std::thread::Builder::new()
             .name("ledger-appender".into())
             .spawn(move || run(url, jobs, max_batch.max(1), checkpoints))
@@ -75,13 +76,18 @@ impl Appender {
     }
 }
 
-fn run(url: String, jobs: Receiver<Job>, max_batch: usize, policy: Option<CheckpointPolicy>) {
+fn run(
+    url: String,
+    jobs: Receiver<Job>,
+    max_batch: usize,
+    policy: Option<(NoteSigner, CheckpointPolicy)>,
+) {
     let mut conn: Option<PgConnection> = None;
     let mut last_checkpoint: Option<(u64, DateTime<Utc>)> = None;
     let mut tree = TreeCache::default();
     let wait = policy
         .as_ref()
-        .map_or(Duration::from_secs(3600), |p| p.every);
+        .map_or(Duration::from_secs(3600), |(_, p)| p.every);
     // A ledger that has never been checkpointed gets its first checkpoint at once.
     let mut timeout = Duration::ZERO;
     loop {
@@ -93,9 +99,9 @@ fn run(url: String, jobs: Receiver<Job>, max_batch: usize, policy: Option<Checkp
         if let Some(first) = first {
             append_queued(&mut conn, &url, first, &jobs, max_batch, &mut tree);
         }
-        if let Some(policy) = &policy {
+        if let Some((signer, policy)) = &policy {
             if let Ok(c) = connection(&mut conn, &url) {
-                if let Err(e) = checkpoint_if_due(c, policy, &mut last_checkpoint) {
+                if let Err(e) = checkpoint_if_due(c, signer, policy, &mut last_checkpoint) {
                     tracing::error!("checkpoint failed: {e}");
                     conn = None;
                 }
@@ -144,6 +150,7 @@ fn append_queued(
 /// Signs a checkpoint when enough entries or enough time have passed since the last one.
 fn checkpoint_if_due(
     conn: &mut PgConnection,
+    signer: &NoteSigner,
     policy: &CheckpointPolicy,
     last: &mut Option<(u64, DateTime<Utc>)>,
 ) -> Result<(), String> {
@@ -163,7 +170,7 @@ fn checkpoint_if_due(
         }
     };
     if due {
-        checkpoints::create(conn, &policy.signer, size, now).map_err(|e| e.to_string())?;
+        checkpoints::create(conn, signer, size, now).map_err(|e| e.to_string())?;
         *last = Some((size, now));
     }
     Ok(())

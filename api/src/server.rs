@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use actix_web::web;
+use ledger::checkpoint::NoteSigner;
 use reports::GamingDayClock;
 use rules::PlanBook;
 
@@ -25,13 +26,16 @@ pub struct Settings {
     pub pool_size: u32,
     /// Most records appended in one transaction.
     pub max_batch: usize,
-    /// Operator checkpoints; none are signed without a key.
+    /// The operator's key: signs checkpoints and registry events (tables and their keys).
+    pub operator: NoteSigner,
+    /// When checkpoints are signed; none without a policy.
     pub checkpoints: Option<CheckpointPolicy>,
 }
 
 impl Settings {
-    pub fn new(database_url: String) -> Settings {
+    pub fn new(database_url: String, operator: NoteSigner) -> Settings {
         Settings {
+            operator,
             database_url,
             clock: GamingDayClock::default(),
             default_plan: DEFAULT_PLAN.to_owned(),
@@ -68,8 +72,10 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
             settings.database_url.clone(),
             settings.max_batch,
             20_000,
+            settings.operator.clone(),
             settings.checkpoints.clone(),
         ),
+        operator: Arc::new(settings.operator.clone()),
         directory: Arc::new(Directory::default()),
         default_plan: settings.default_plan.clone(),
         body_limit: settings.body_limit,
@@ -89,17 +95,22 @@ pub fn configure(state: AppState) -> impl Fn(&mut web::ServiceConfig) + Clone {
 /// Signs a checkpoint of everything appended, if the latest does not cover it: at shutdown, so
 /// that no receipt is left without a checkpoint while the server is down.
 pub fn final_checkpoint(settings: &Settings) -> Result<(), StartError> {
-    let Some(policy) = &settings.checkpoints else {
+    if settings.checkpoints.is_none() {
         return Ok(());
-    };
+    }
     let mut conn = ledger::storage::connect(&settings.database_url)?;
     let size = ledger::storage::reads::size(&mut conn)?;
     let latest = ledger::storage::checkpoints::latest(&mut conn)
         .map_err(ledger::LedgerError::Database)?
         .map(|c| c.size as u64);
     if latest.is_none_or(|l| l < size) {
-        ledger::storage::checkpoints::create(&mut conn, &policy.signer, size, chrono::Utc::now())
-            .map_err(|e| match e {
+        ledger::storage::checkpoints::create(
+            &mut conn,
+            &settings.operator,
+            size,
+            chrono::Utc::now(),
+        )
+        .map_err(|e| match e {
             ledger::storage::tree::TreeError::Storage(s) => StartError::Ledger(s),
             other => StartError::Ledger(ledger::LedgerError::Corrupt(other.to_string())),
         })?;

@@ -19,6 +19,8 @@ pub struct AppState {
     pub clock: GamingDayClock,
     pub appender: Appender,
     pub directory: Arc<Directory>,
+    /// Signs registry events (and, in the appender, checkpoints).
+    pub operator: Arc<ledger::checkpoint::NoteSigner>,
     /// Plan assigned to a table registered without one.
     pub default_plan: String,
     /// Largest accepted request body, in bytes.

@@ -96,6 +96,7 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
     let app =
         web_test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
     let k = key(8);
+    let operator_key = operator().verifier().to_string();
     let req = web_test::TestRequest::post()
         .uri("/api/v1/tables")
         .set_json(registration("R01", &k))
@@ -116,7 +117,7 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
         );
     }
     let out = dozor()
-        .arg("verify")
+        .args(["verify", "--operator-key", &operator_key])
         .env("DATABASE_URL", &url)
         .output()
         .unwrap();
@@ -126,7 +127,22 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["entries_checked"], 4);
+    // The registration and four rounds.
+    assert_eq!(report["entries_checked"], 5);
+    assert_eq!(report["registry_events"], 1);
+
+    // Without the operator's key the registry events are not trusted.
+    let out = dozor()
+        .args([
+            "verify",
+            "--operator-key",
+            &common::operator_with(7).verifier().to_string(),
+        ])
+        .env("DATABASE_URL", &url)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("BROKEN at index 0"));
 
     // As superuser, bypass the append-only trigger and change a payout inside entry 2.
     let mut conn = ledger::storage::connect(&url).unwrap();
@@ -140,7 +156,7 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
     .execute(&mut conn)
     .unwrap();
     let out = dozor()
-        .arg("verify")
+        .args(["verify", "--operator-key", &operator_key])
         .env("DATABASE_URL", &url)
         .output()
         .unwrap();

@@ -9,7 +9,7 @@ use std::process::Command;
 use chrono::{DateTime, Duration, NaiveDate, TimeZone as _, Utc};
 use common::*;
 use ledger::checkpoint::{Checkpoint, NoteSigner};
-use ledger::inspection::{verify_export, InspectionError};
+use ledger::inspection::{verify_export, InspectionError, VerifyOptions};
 use ledger::storage::append::append_batch;
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::{checkpoints, connect};
@@ -21,8 +21,8 @@ fn noon(day: NaiveDate) -> DateTime<Utc> {
     Utc.from_utc_datetime(&day.and_hms_opt(11, 0, 0).unwrap())
 }
 
-/// A ledger with rounds on three consecutive days (2, 3 and 2 spins) and a checkpoint; returns
-/// the database URL and the middle day.
+/// A ledger with the table's registration (entry 0), rounds on three consecutive days (2, 3 and
+/// 2 spins: entries 1-2, 3-5, 6-7) and a checkpoint; returns the database URL and the middle day.
 fn ledger_over_three_days() -> (String, NaiveDate) {
     let (_, url, day) = ledger_and_state();
     (url, day)
@@ -41,6 +41,7 @@ fn ledger_and_state() -> (api::state::AppState, String, NaiveDate) {
     };
     register_table(
         &mut conn,
+        operator().signing_key(),
         table,
         &k.verifying_key(),
         noon(day) - Duration::days(3),
@@ -63,7 +64,7 @@ fn ledger_and_state() -> (api::state::AppState, String, NaiveDate) {
             append_batch(&mut conn, &[submission], t + Duration::seconds(seq as i64)).unwrap();
         }
     }
-    checkpoints::create(&mut conn, &operator(), 7, Utc::now()).unwrap();
+    checkpoints::create(&mut conn, &operator(), 8, Utc::now()).unwrap();
     (state, url, day)
 }
 
@@ -87,7 +88,12 @@ fn path(dir: &tempfile::TempDir) -> PathBuf {
 }
 
 fn verify(dir: &Path) -> Result<ledger::inspection::InspectionReport, InspectionError> {
-    verify_export(dir, &[operator().verifier()], |_, _| {})
+    verify_export(
+        dir,
+        &[operator().verifier()],
+        VerifyOptions::default(),
+        |_, _| {},
+    )
 }
 
 /// Rewrites MANIFEST to match the files, as a forger would.
@@ -127,15 +133,18 @@ fn a_period_export_verifies_offline() {
     let dir = export(&url, day, day);
     let report = verify(&path(&dir)).unwrap();
     assert_eq!(report.period_entries, 3);
-    assert_eq!(report.first_index, 2);
+    assert_eq!(report.first_index, 3);
     // Three spins plus the chain links on both sides.
     assert_eq!(report.signatures_checked, 5);
     assert_eq!(report.rounds_readjudicated, 3);
-    assert_eq!(report.checkpoint_size, 7);
+    assert_eq!(report.checkpoint_size, 8);
+    assert_eq!(report.registry_events, 1);
     for file in [
         "plans/69games-ziva-hra.toml",
         "reports/daily-2026-11-10.csv",
         "keys.json",
+        "registry.jsonl",
+        "registry-proofs.json",
     ] {
         assert!(path(&dir).join(file).is_file(), "{file}");
     }
@@ -181,8 +190,8 @@ fn every_kind_of_tampering_is_caught_precisely() {
     // ...and with the manifest rewritten, the signature of that very entry does.
     fix_manifest(&path(&d));
     let e = verify(&path(&d)).unwrap_err();
-    // Line 1 is the chain link (index 1); the period holds indexes 2, 3 and 4.
-    assert_eq!(e.item, "entries.jsonl line 3 (index 3)");
+    // Line 1 is the chain link (index 2); the period holds indexes 3, 4 and 5.
+    assert_eq!(e.item, "entries.jsonl line 3 (index 4)");
     assert!(e.message.contains("signature"), "{e}");
 
     // A missing entry.
@@ -197,22 +206,22 @@ fn every_kind_of_tampering_is_caught_precisely() {
     });
     fix_manifest(&path(&d));
     let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "entries.jsonl line 3 (index 3)");
-    assert!(e.message.contains("carries index 4"), "{e}");
+    assert_eq!(e.item, "entries.jsonl line 3 (index 4)");
+    assert!(e.message.contains("carries index 5"), "{e}");
 
     // Reordered entries.
     let d = fresh();
     edit_lines(&path(&d), "entries.jsonl", |l| l.swap(1, 2));
     fix_manifest(&path(&d));
     let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "entries.jsonl line 2 (index 2)");
-    assert!(e.message.contains("carries index 3"), "{e}");
+    assert_eq!(e.item, "entries.jsonl line 2 (index 3)");
+    assert!(e.message.contains("carries index 4"), "{e}");
 
     // A checkpoint swapped for another, even one the operator signed, of another tree.
     let d = fresh();
     let forged = Checkpoint {
         origin: "dozor.test/ledger".into(),
-        size: 7,
+        size: 8,
         root: [9; 32],
     };
     std::fs::write(
@@ -231,7 +240,13 @@ fn every_kind_of_tampering_is_caught_precisely() {
         ed25519_dalek::SigningKey::from_bytes(&[77; 32]),
     )
     .unwrap();
-    let e = verify_export(&path(&original), &[other.verifier()], |_, _| {}).unwrap_err();
+    let e = verify_export(
+        &path(&original),
+        &[other.verifier()],
+        VerifyOptions::default(),
+        |_, _| {},
+    )
+    .unwrap_err();
     assert_eq!(e.item, "checkpoint.txt");
     assert!(e.message.contains("no signature by a known key"), "{e}");
 
@@ -262,6 +277,93 @@ fn every_kind_of_tampering_is_caught_precisely() {
     fix_manifest(&path(&d));
     let e = verify(&path(&d)).unwrap_err();
     assert_eq!(e.item, "adjudications.jsonl line 1");
+    assert!(e.message.contains("index 3: the verdict differs"), "{e}");
+
+    // A registry event changed: its operator signature fails.
+    let d = fresh();
+    edit_lines(&path(&d), "registry.jsonl", |l| {
+        l[0] = l[0].replace("Praha", "Brno")
+    });
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "registry.jsonl line 1 (index 0)");
+    assert!(e.message.contains("signature"), "{e}");
+
+    // keys.json saying something the registry events do not.
+    let d = fresh();
+    edit_lines(&path(&d), "keys.json", |l| {
+        for line in l.iter_mut() {
+            *line = line.replace(
+                "\"revoked_at\": null",
+                "\"revoked_at\": \"2026-11-01T00:00:00Z\"",
+            );
+        }
+    });
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "keys.json");
+    assert!(e.message.contains("does not match"), "{e}");
+
+    // The table's registration left out altogether: its key is unknown to the verifier.
+    let d = fresh();
+    std::fs::write(path(&d).join("registry.jsonl"), "").unwrap();
+    edit_lines(&path(&d), "registry-proofs.json", |l| {
+        *l = vec![r#"{"size": 8, "proofs": []}"#.to_owned()];
+    });
+    std::fs::write(path(&d).join("keys.json"), "[]").unwrap();
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "entries.jsonl line 1 (index 2)");
+    assert!(e.message.contains("no earlier registry event"), "{e}");
+}
+
+#[test]
+fn a_key_rotated_inside_the_period_verifies_from_the_ledger_alone() {
+    use ledger::storage::registry::{add_key, revoke_key};
+    let (state, url, day) = ledger_and_state();
+    let mut conn = connect(&url).unwrap();
+    let old = key(11);
+    let new = key(12);
+    // Entry 8: the new key; entry 9: the old key revoked; entry 10: a round with the new key.
+    let t = noon(day) + Duration::hours(2);
+    add_key(
+        &mut conn,
+        operator().signing_key(),
+        "R01",
+        &new.verifying_key(),
+        t,
+        t,
+    )
+    .unwrap();
+    let old_id = ledger::keys::key_id(&old.verifying_key());
+    revoke_key(
+        &mut conn,
+        operator().signing_key(),
+        "R01",
+        &old_id,
+        t,
+        "tablet replaced",
+        t,
+    )
+    .unwrap();
+    let mut record = spin("R01", 50, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+    record["played_at"] = json!(t.to_rfc3339());
+    let envelope: ledger::Envelope = serde_json::from_value(signed(record, &new)).unwrap();
+    let submission = api::ingest::prepare(&state, envelope).unwrap();
+    append_batch(&mut conn, &[submission], t + Duration::seconds(1)).unwrap();
+    checkpoints::create(&mut conn, &operator(), 11, Utc::now()).unwrap();
+    // Receipt times never go backwards: entries 8-10 are received after entry 7 (the next day).
+    let dir = export(&url, day, day + Duration::days(1));
+    let report = verify(&path(&dir)).unwrap();
+    // Entries 3..=10: six rounds and the two rotation events.
+    assert_eq!(report.period_entries, 8);
+    assert_eq!(report.rounds_readjudicated, 6);
+    assert_eq!(report.registry_events, 3);
+    let keys: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path(&dir).join("keys.json")).unwrap()).unwrap();
+    assert_eq!(keys.as_array().unwrap().len(), 2);
+    assert_eq!(keys[0]["revoked_at_index"], 9);
+    assert_eq!(keys[1]["added_at_index"], 8);
 }
 
 #[test]

@@ -78,11 +78,13 @@ async fn receipt_idempotency_conflict_and_gaps() {
     let (status, table) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
     assert_eq!(status, 201, "{table}");
     assert_eq!(table["plan_id"], "69games-ziva-hra");
+    // The registration itself is ledger entry 0, signed by the operator.
+    assert_eq!(table["ledger_entry"]["index"], 0);
 
     let record = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 360_000)]));
     let (status, receipt) = post(&app, "/api/v1/records", signed(record.clone(), &k)).await;
     assert_eq!(status, 201, "{receipt}");
-    assert_eq!(receipt["index"], 0);
+    assert_eq!(receipt["index"], 1);
     assert_eq!(receipt["entry_hash"].as_str().unwrap().len(), 64);
 
     // Same record again: the same receipt, nothing appended.
@@ -102,7 +104,7 @@ async fn receipt_idempotency_conflict_and_gaps() {
         events[0]["details"]["rejected_envelope"]["record"]["outcome"]["number"],
         5
     );
-    assert_eq!(ledger_size(&url), 1);
+    assert_eq!(ledger_size(&url), 2);
 
     // seq_no 2 and 3 never arrive.
     let (status, _) = post(
@@ -117,17 +119,27 @@ async fn receipt_idempotency_conflict_and_gaps() {
         gaps,
         json!([{"table_id": "R01", "after_seq_no": 1, "before_seq_no": 4, "missing": 2}])
     );
-    let (_, table) = get(&app, "/api/v1/tables/R01").await;
-    assert_eq!(table["last_seq_no"], 4);
+    let (_, view) = get(&app, "/api/v1/tables/R01").await;
+    assert_eq!(view["last_seq_no"], 4);
 
     // The stored entry carries the envelope and the verdict.
-    let (status, entry) = get(&app, "/api/v1/ledger/entries/0").await;
+    let (status, entry) = get(&app, "/api/v1/ledger/entries/1").await;
     assert_eq!(status, 200);
     assert_eq!(entry["entry_hash"], receipt["entry_hash"]);
     assert_eq!(entry["verdict"]["expected_paid_h"], 360_000);
+    assert_eq!(entry["prev_hash"], table["ledger_entry"]["entry_hash"]);
+    // Entry 0: the registration, signed by the operator.
+    let (status, entry) = get(&app, "/api/v1/ledger/entries/0").await;
+    assert_eq!(status, 200, "{entry}");
     assert_eq!(entry["prev_hash"], "0".repeat(64));
+    let inner: Value = serde_json::from_str(entry["entry"].as_str().unwrap()).unwrap();
+    assert_eq!(inner["envelope"]["record"]["type"], "table_registered");
+    assert_eq!(
+        inner["envelope"]["key_id"],
+        ledger::keys::key_id(&operator().verifier().key)
+    );
     let (_, head) = get(&app, "/api/v1/ledger/head").await;
-    assert_eq!(head["size"], 2);
+    assert_eq!(head["size"], 3);
 }
 
 #[actix_web::test]
@@ -229,7 +241,11 @@ async fn bad_input_is_refused_and_changes_nothing() {
     );
     let (s, b) = post(&app, "/api/v1/records", huge).await;
     assert_error(s, &b, 413, "payload_too_large");
-    assert_eq!(ledger_size(&url), 0, "nothing may be appended");
+    assert_eq!(
+        ledger_size(&url),
+        1,
+        "nothing may be appended after the registration"
+    );
 
     // A revoked key: refused from the revocation on.
     let key_id = ledger::keys::key_id(&k.verifying_key());
@@ -241,9 +257,10 @@ async fn bad_input_is_refused_and_changes_nothing() {
     .await;
     assert_eq!(s, 200, "{b}");
     assert!(b["revoked_at"].is_string());
+    assert_eq!(b["ledger_entry"]["index"], 1, "the revocation is entry 1");
     let (s, b) = post(&app, "/api/v1/records", signed(good.clone(), &k)).await;
     assert_error(s, &b, 422, "key_not_valid");
-    assert_eq!(ledger_size(&url), 0);
+    assert_eq!(ledger_size(&url), 2);
 
     // A rotated key works; the table registry rejects junk too.
     let (s, b) = post(

@@ -43,7 +43,8 @@ async fn inclusion_and_consistency_proofs_verify() {
     )
     .await;
     let proof: Vec<Hash> = body["proof"].as_array().unwrap().iter().map(hash).collect();
-    assert_eq!(body["leaf_hash"], receipts[2]["entry_hash"]);
+    // Entry 0 is the table's registration, so entry 2 is the second round.
+    assert_eq!(body["leaf_hash"], receipts[1]["entry_hash"]);
     assert!(verify_inclusion(
         2,
         5,
@@ -56,7 +57,7 @@ async fn inclusion_and_consistency_proofs_verify() {
     let body: Value =
         test::call_and_read_body_json(&app, get("/api/v1/ledger/proof/inclusion?index=6".into()))
             .await;
-    assert_eq!(body["size"], 7);
+    assert_eq!(body["size"], 8);
 
     let body: Value = test::call_and_read_body_json(
         &app,
@@ -77,7 +78,7 @@ async fn inclusion_and_consistency_proofs_verify() {
         "/api/v1/ledger/proof/inclusion?index=1&size=99",
         "/api/v1/ledger/proof/consistency?first=0&second=5",
         "/api/v1/ledger/proof/consistency?first=6&second=5",
-        "/api/v1/ledger/proof/consistency?first=2&second=8",
+        "/api/v1/ledger/proof/consistency?first=2&second=9",
     ] {
         let response = test::call_service(&app, get(uri.into())).await;
         assert_eq!(response.status().as_u16(), 400, "{uri}");
@@ -95,7 +96,6 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
     use ledger::checkpoint::{open, Checkpoint, NoteVerifier};
     let (state, _url) = state_with(|s| {
         s.checkpoints = Some(CheckpointPolicy {
-            signer: operator(),
             every_entries: 4,
             every: std::time::Duration::from_millis(300),
         })
@@ -115,7 +115,8 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
             .to_request();
         assert_eq!(test::call_service(&app, req).await.status().as_u16(), 201);
     }
-    // Within the 300 ms bound (plus slack for a loaded machine) a checkpoint covers all 6 entries.
+    // Within the 300 ms bound (plus slack for a loaded machine) a checkpoint covers all 7 entries
+    // (the registration and six rounds).
     let mut note = String::new();
     let mut verifier_key = String::new();
     for _ in 0..50 {
@@ -135,7 +136,7 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
                 .unwrap()
                 .to_owned();
             note = String::from_utf8(test::read_body(response).await.to_vec()).unwrap();
-            if note.contains("\n6\n") {
+            if note.contains("\n7\n") {
                 break;
             }
         }
@@ -148,14 +149,14 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
     let checkpoint = Checkpoint::parse(text).unwrap();
     assert_eq!(
         (checkpoint.origin.as_str(), checkpoint.size),
-        ("dozor.test/ledger", 6),
+        ("dozor.test/ledger", 7),
         "{note}"
     );
     // The checkpoint's root is the tree's root at that size.
     let body: Value = test::call_and_read_body_json(
         &app,
         test::TestRequest::get()
-            .uri("/api/v1/ledger/proof/inclusion?index=0&size=6")
+            .uri("/api/v1/ledger/proof/inclusion?index=0&size=7")
             .to_request(),
     )
     .await;

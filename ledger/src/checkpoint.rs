@@ -114,6 +114,11 @@ impl NoteSigner {
         &self.name
     }
 
+    /// The ed25519 key itself, which also signs the operator's registry events.
+    pub fn signing_key(&self) -> &SigningKey {
+        &self.key
+    }
+
     /// Signs `text` (which must end in a newline) into a complete signed note.
     pub fn sign(&self, text: &str) -> Result<String, NoteError> {
         if !text.ends_with('\n') || text.ends_with("\n\n") {

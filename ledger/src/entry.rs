@@ -1,7 +1,7 @@
 //! Ledger entries and their hashes.
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use serde_json::{json, Value};
+use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::canonical::canonicalize;
@@ -91,131 +91,65 @@ impl Entry {
     ) -> Result<Entry, LedgerError> {
         let record = std::str::from_utf8(canonical_record)
             .map_err(|_| LedgerError::Canonical("record bytes are not UTF-8".into()))?;
-        // Keys in JCS order: envelope{key_id, record, signature}, index, prev_hash, received_at.
-        let mut out = String::with_capacity(record.len() + 256);
-        out.push_str("{\"envelope\":{\"key_id\":");
-        crate::canonical::write_string(&envelope.key_id, &mut out);
-        out.push_str(",\"record\":");
-        out.push_str(record);
-        out.push_str(",\"signature\":");
-        crate::canonical::write_string(&envelope.signature, &mut out);
-        out.push_str("},\"index\":");
-        out.push_str(&index.to_string());
-        out.push_str(",\"prev_hash\":\"");
-        out.push_str(&hex::encode(prev_hash));
-        out.push_str("\",\"received_at\":");
-        crate::canonical::write_string(&format_time(received_at), &mut out);
-        out.push('}');
-        Ok(Entry::from_bytes(
+        let out = write_entry(
             index,
-            received_at,
-            prev_hash,
-            out.into_bytes(),
-        ))
-    }
-
-    /// Reads the fields back from an entry's bytes, checking that they are canonical.
-    pub fn parse(bytes: &[u8]) -> Result<(u64, String, String, Envelope), LedgerError> {
-        let value: Value = serde_json::from_slice(bytes)
-            .map_err(|e| LedgerError::Corrupt(format!("entry is not JSON: {e}")))?;
-        if canonicalize(&value)? != bytes {
-            return Err(LedgerError::Corrupt("entry bytes are not canonical".into()));
-        }
-        let object = value
-            .as_object()
-            .filter(|o| o.len() == 4)
-            .ok_or_else(|| LedgerError::Corrupt("entry must have exactly 4 fields".into()))?;
-        let index = object
-            .get("index")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| LedgerError::Corrupt("entry index missing".into()))?;
-        let text = |name: &str| {
-            object
-                .get(name)
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-                .ok_or_else(|| LedgerError::Corrupt(format!("entry {name} missing")))
-        };
-        let envelope: Envelope = object
-            .get("envelope")
-            .cloned()
-            .map(serde_json::from_value)
-            .transpose()
-            .map_err(|e| LedgerError::Corrupt(format!("entry envelope: {e}")))?
-            .ok_or_else(|| LedgerError::Corrupt("entry envelope missing".into()))?;
-        Ok((index, text("received_at")?, text("prev_hash")?, envelope))
+            &format_time(received_at),
+            &prev_hash,
+            &envelope.key_id,
+            record,
+            &envelope.signature,
+        );
+        Ok(Entry::from_bytes(index, received_at, prev_hash, out))
     }
 }
 
-/// A key as a verifier knows it: whose it is and when it is valid.
+/// The canonical bytes of an entry from its parts, the record already canonical. Keys in JCS
+/// order: envelope{key_id, record, signature}, index, prev_hash, received_at.
+pub(crate) fn write_entry(
+    index: u64,
+    received_at: &str,
+    prev_hash: &[u8; 32],
+    key_id: &str,
+    canonical_record: &str,
+    signature: &str,
+) -> Vec<u8> {
+    let mut out = String::with_capacity(canonical_record.len() + 256);
+    out.push_str("{\"envelope\":{\"key_id\":");
+    crate::canonical::write_string(key_id, &mut out);
+    out.push_str(",\"record\":");
+    out.push_str(canonical_record);
+    out.push_str(",\"signature\":");
+    crate::canonical::write_string(signature, &mut out);
+    out.push_str("},\"index\":");
+    out.push_str(&index.to_string());
+    out.push_str(",\"prev_hash\":\"");
+    out.push_str(&hex::encode(prev_hash));
+    out.push_str("\",\"received_at\":");
+    crate::canonical::write_string(received_at, &mut out);
+    out.push('}');
+    out.into_bytes()
+}
+
+/// Parses a time written in the ledger's form ([`format_time`]), refusing any other form.
+pub fn parse_ledger_time(text: &str) -> Result<DateTime<Utc>, String> {
+    let at = DateTime::parse_from_rfc3339(text)
+        .map_err(|e| format!("time `{text}`: {e}"))?
+        .with_timezone(&Utc);
+    if format_time(at) != text {
+        return Err(format!(
+            "time `{text}` is not in the ledger's form (UTC, microseconds)"
+        ));
+    }
+    Ok(at)
+}
+
+/// A table key as a verifier knows it: whose it is and when it is valid.
 #[derive(Debug, Clone, Copy)]
 pub struct KeyWindow<'a> {
     pub table_id: &'a str,
     pub key: &'a ed25519_dalek::VerifyingKey,
     pub valid_from: DateTime<Utc>,
     pub revoked_at: Option<DateTime<Utc>>,
-}
-
-/// What an entry says once it has passed [`verify_entry`].
-#[derive(Debug, Clone)]
-pub struct VerifiedEntry {
-    pub received_at: DateTime<Utc>,
-    /// `prev_hash` as written in the entry (hex).
-    pub prev_hash: String,
-    pub envelope: Envelope,
-    pub header: rules::RecordHeader,
-    /// The record's canonical bytes, as signed.
-    pub canonical_record: Vec<u8>,
-}
-
-/// The checks every verifier makes of one entry on its own (the database walk and the offline
-/// export verifier alike): canonical bytes, the expected index, `received_at` in the ledger's form,
-/// a key of the record's own table, valid at `received_at`, and its signature.
-pub fn verify_entry<'k>(
-    bytes: &[u8],
-    expected_index: u64,
-    key_of: impl FnOnce(&str) -> Option<KeyWindow<'k>>,
-) -> Result<VerifiedEntry, String> {
-    let (index, received_at, prev_hash, envelope) =
-        Entry::parse(bytes).map_err(|e| e.to_string())?;
-    if index != expected_index {
-        return Err(format!(
-            "entry carries index {index}; entries are missing or out of order"
-        ));
-    }
-    let at = DateTime::parse_from_rfc3339(&received_at)
-        .map_err(|e| format!("received_at: {e}"))?
-        .with_timezone(&Utc);
-    if format_time(at) != received_at {
-        return Err("received_at is not in the ledger's form".into());
-    }
-    let key = key_of(&envelope.key_id).ok_or_else(|| {
-        format!(
-            "signed with key {}, which is not registered",
-            envelope.key_id
-        )
-    })?;
-    let header = rules::RecordHeader::read(&envelope.record).map_err(|e| e.to_string())?;
-    if header.table_id != key.table_id {
-        return Err(format!(
-            "key {} belongs to table {}, not {}",
-            envelope.key_id, key.table_id, header.table_id
-        ));
-    }
-    if at < key.valid_from || key.revoked_at.is_some_and(|r| r <= at) {
-        return Err(format!(
-            "key {} was not valid at {received_at}",
-            envelope.key_id
-        ));
-    }
-    let canonical_record = envelope.verify(key.key).map_err(|e| e.to_string())?;
-    Ok(VerifiedEntry {
-        received_at: at,
-        prev_hash,
-        envelope,
-        header,
-        canonical_record,
-    })
 }
 
 #[cfg(test)]
@@ -261,12 +195,5 @@ mod tests {
         let mut prefixed = vec![0u8];
         prefixed.extend_from_slice(&entry.bytes);
         assert_eq!(entry.hash.as_slice(), Sha256::digest(&prefixed).as_slice());
-        let (index, received_at, prev, back) = Entry::parse(&entry.bytes).unwrap();
-        assert_eq!(
-            (index, received_at.as_str()),
-            (0, "2026-11-21T18:00:00.123456Z")
-        );
-        assert_eq!(prev, "0".repeat(64));
-        assert_eq!(back, envelope);
     }
 }

@@ -9,7 +9,8 @@
 //! | `tree.json` | hashes of the subtrees outside those entries needed to rebuild the checkpoint's root |
 //! | `checkpoint.txt` | the signed checkpoint covering every exported entry |
 //! | `checkpoint-latest.txt`, `consistency.json` | the latest checkpoint and the proof that it extends the first |
-//! | `keys.json` | every table key with its validity |
+//! | `registry.jsonl`, `registry-proofs.json` | every registry event (table registrations, key additions and revocations) the checkpoint covers, with its inclusion proof |
+//! | `keys.json` | every table key with its validity, as the registry events give it |
 //! | `plans/<plan>.toml` | the plans the rounds name |
 //! | `adjudications.jsonl` | the verdict of every round of the period |
 //! | `reports/daily-<day>.csv` | the daily report of every gaming day of the period |
@@ -21,10 +22,13 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use ed25519_dalek::VerifyingKey;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::checkpoint::{open, Checkpoint, NoteVerifier};
-use crate::entry::{format_time, leaf_hash, verify_entry, KeyWindow};
+use crate::entry::{format_time, leaf_hash};
+use crate::entry_check::{check_entry, verify_signatures, SignatureCheck, Signers, Subject};
+use crate::key_history::KeyHistory;
 use crate::merkle::{self, Hash, RangeSource};
 
 pub const FORMAT: &str = "dozor-inspection-export/1";
@@ -36,6 +40,8 @@ pub const CHECKPOINT: &str = "checkpoint.txt";
 pub const CHECKPOINT_LATEST: &str = "checkpoint-latest.txt";
 pub const CONSISTENCY: &str = "consistency.json";
 pub const KEYS: &str = "keys.json";
+pub const REGISTRY: &str = "registry.jsonl";
+pub const REGISTRY_PROOFS: &str = "registry-proofs.json";
 pub const ADJUDICATIONS: &str = "adjudications.jsonl";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -88,6 +94,22 @@ pub struct ConsistencyFile {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct InclusionProof {
+    pub index: u64,
+    pub proof: Vec<String>,
+}
+
+/// Inclusion proofs of the lines of registry.jsonl, in the same order, to the tree of
+/// checkpoint.txt.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegistryProofs {
+    pub size: u64,
+    pub proofs: Vec<InclusionProof>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct KeyRecord {
     pub table_id: String,
     pub key_id: String,
@@ -96,6 +118,29 @@ pub struct KeyRecord {
     pub valid_from: DateTime<Utc>,
     pub revoked_at: Option<DateTime<Utc>>,
     pub revocation_reason: Option<String>,
+    /// Ledger indexes of the registry events that added and revoked the key.
+    pub added_at_index: u64,
+    pub revoked_at_index: Option<u64>,
+}
+
+impl KeyRecord {
+    /// keys.json as the registry events give it.
+    pub fn from_history(history: &KeyHistory) -> Vec<KeyRecord> {
+        history
+            .keys()
+            .into_iter()
+            .map(|k| KeyRecord {
+                table_id: k.table_id.clone(),
+                key_id: k.key_id.clone(),
+                public_key: crate::keys::encode_public_key(&k.key),
+                valid_from: k.valid_from,
+                revoked_at: k.revocation.as_ref().map(|r| r.revoked_at),
+                revocation_reason: k.revocation.as_ref().map(|r| r.reason.clone()),
+                added_at_index: k.index,
+                revoked_at_index: k.revocation.as_ref().map(|r| r.index),
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -131,6 +176,7 @@ pub struct InspectionReport {
     pub checkpoint_root: String,
     pub latest_size: u64,
     pub files_checked: usize,
+    pub registry_events: u64,
     pub signatures_checked: u64,
     pub rounds_readjudicated: u64,
 }
@@ -217,6 +263,8 @@ fn check_manifest(dir: &Path) -> Result<usize, InspectionError> {
         CHECKPOINT_LATEST,
         CONSISTENCY,
         KEYS,
+        REGISTRY,
+        REGISTRY_PROOFS,
         ADJUDICATIONS,
     ] {
         if !listed.contains_key(required) {
@@ -248,42 +296,200 @@ fn open_checkpoint(
     Ok(checkpoint)
 }
 
-struct TableKey {
-    table_id: String,
-    key: VerifyingKey,
-    valid_from: DateTime<Utc>,
-    revoked_at: Option<DateTime<Utc>>,
+/// Operator keys as signers of registry events, by envelope key id.
+fn operator_signers(keys: &[NoteVerifier]) -> HashMap<String, VerifyingKey> {
+    keys.iter()
+        .map(|k| (crate::keys::key_id(&k.key), k.key))
+        .collect()
 }
 
-fn load_keys(dir: &Path) -> Result<HashMap<String, TableKey>, InspectionError> {
-    let records: Vec<KeyRecord> = json(dir, KEYS)?;
-    let mut keys = HashMap::new();
-    for r in records {
-        let key = crate::keys::parse_public_key(&r.public_key)
-            .map_err(|e| fail(KEYS, format!("key {}: {e}", r.key_id)))?;
-        if crate::keys::key_id(&key) != r.key_id {
+/// Registry events as loaded: the key history they give, their leaf hashes by index, and their
+/// inclusion proofs (checked once the checkpoint's tree is known to be this export's).
+struct Registry {
+    history: KeyHistory,
+    leaves: HashMap<u64, Hash>,
+    proofs: Vec<(String, u64, Vec<Hash>)>,
+}
+
+/// Registry events: each signed by an operator key and consistent with those before it.
+fn load_registry(
+    dir: &Path,
+    checkpoint: &Checkpoint,
+    operators: &HashMap<String, VerifyingKey>,
+) -> Result<Registry, InspectionError> {
+    let text = String::from_utf8(read(dir, REGISTRY)?).map_err(|_| fail(REGISTRY, "not UTF-8"))?;
+    let proofs: RegistryProofs = json(dir, REGISTRY_PROOFS)?;
+    if proofs.size != checkpoint.size {
+        return Err(fail(
+            REGISTRY_PROOFS,
+            format!(
+                "proofs are to tree size {}, the checkpoint's is {}",
+                proofs.size, checkpoint.size
+            ),
+        ));
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() != proofs.proofs.len() {
+        return Err(fail(
+            REGISTRY_PROOFS,
+            format!(
+                "{} proofs for {} registry events",
+                proofs.proofs.len(),
+                lines.len()
+            ),
+        ));
+    }
+    let none = KeyHistory::default();
+    let mut history = KeyHistory::default();
+    let mut leaves = HashMap::new();
+    let mut paths = Vec::with_capacity(lines.len());
+    for (n, (line, proof)) in lines.iter().zip(&proofs.proofs).enumerate() {
+        let item = format!("{REGISTRY} line {} (index {})", n + 1, proof.index);
+        let signers = Signers {
+            operators,
+            tables: &none,
+        };
+        let entry =
+            check_entry(line.as_bytes(), proof.index, signers).map_err(|m| fail(&item, m))?;
+        let Subject::Registry(event) = &entry.subject else {
+            return Err(fail(&item, "not a registry event"));
+        };
+        entry.verify_signature().map_err(|m| fail(&item, m))?;
+        let leaf = leaf_hash(line.as_bytes());
+        let path = proof
+            .proof
+            .iter()
+            .map(|h| hash_hex(REGISTRY_PROOFS, h))
+            .collect::<Result<Vec<_>, _>>()?;
+        history
+            .apply(proof.index, event)
+            .map_err(|m| fail(&item, m))?;
+        leaves.insert(proof.index, leaf);
+        paths.push((item, proof.index, path));
+    }
+    let keys: Vec<KeyRecord> = json(dir, KEYS)?;
+    if keys != KeyRecord::from_history(&history) {
+        return Err(fail(
+            KEYS,
+            format!("does not match the table-key history of {REGISTRY}"),
+        ));
+    }
+    Ok(Registry {
+        history,
+        leaves,
+        proofs: paths,
+    })
+}
+
+/// Every registry event is a leaf of the checkpoint's tree.
+fn check_registry_proofs(
+    registry: &Registry,
+    checkpoint: &Checkpoint,
+) -> Result<(), InspectionError> {
+    for (item, index, path) in &registry.proofs {
+        let leaf = &registry.leaves[index];
+        if *index >= checkpoint.size
+            || !merkle::verify_inclusion(*index, checkpoint.size, leaf, path, &checkpoint.root)
+        {
             return Err(fail(
-                KEYS,
-                format!("key {} does not match its public key", r.key_id),
+                item,
+                format!(
+                    "not in the tree of the signed checkpoint (size {}): the inclusion proof fails",
+                    checkpoint.size
+                ),
             ));
         }
-        keys.insert(
-            r.key_id,
-            TableKey {
-                table_id: r.table_id,
-                key,
-                valid_from: r.valid_from,
-                revoked_at: r.revoked_at,
-            },
-        );
     }
-    Ok(keys)
+    Ok(())
+}
+
+/// A verdict of adjudications.jsonl: its line and raw JSON (the file holds it canonical).
+type Verdicts<'a> = HashMap<u64, (usize, &'a str)>;
+
+/// Verdicts of adjudications.jsonl by index.
+fn load_verdicts(text: &str) -> Result<Verdicts<'_>, InspectionError> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Line<'a> {
+        index: u64,
+        #[serde(borrow)]
+        verdict: &'a RawValue,
+    }
+    let mut verdicts = HashMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let item = format!("{ADJUDICATIONS} line {}", n + 1);
+        let parsed: Line<'_> =
+            serde_json::from_str(line).map_err(|e| fail(&item, e.to_string()))?;
+        if verdicts
+            .insert(parsed.index, (n + 1, parsed.verdict.get()))
+            .is_some()
+        {
+            return Err(fail(
+                &item,
+                format!("a second verdict for index {}", parsed.index),
+            ));
+        }
+    }
+    Ok(verdicts)
+}
+
+/// Plans named by the exported verdicts, read from plans/.
+fn load_plans(
+    dir: &Path,
+    verdicts: &Verdicts<'_>,
+) -> Result<HashMap<String, rules::Plan>, InspectionError> {
+    #[derive(Deserialize)]
+    struct PlanOf {
+        plan_id: String,
+    }
+    let mut plans = HashMap::new();
+    for (index, (_, verdict)) in verdicts {
+        let plan_id = serde_json::from_str::<PlanOf>(verdict)
+            .map_err(|e| fail(ADJUDICATIONS, format!("verdict of entry {index}: {e}")))?
+            .plan_id;
+        if let std::collections::hash_map::Entry::Vacant(slot) = plans.entry(plan_id) {
+            let name = format!("plans/{}.toml", slot.key());
+            let text =
+                String::from_utf8(read(dir, &name)?).map_err(|_| fail(&name, "not UTF-8"))?;
+            let plan = rules::Plan::from_toml_str(&text).map_err(|e| fail(&name, e.to_string()))?;
+            slot.insert(plan);
+        }
+    }
+    Ok(plans)
+}
+
+/// What verification needs besides the entries themselves.
+struct Context<'a> {
+    info: &'a ExportInfo,
+    has_link: bool,
+    lines: usize,
+    signers: Signers<'a>,
+    registry: &'a HashMap<u64, Hash>,
+    verdicts: &'a Verdicts<'a>,
+    plans: &'a HashMap<String, rules::Plan>,
+    signatures: SignatureCheck,
+}
+
+/// What one entry line yields once checked on its own.
+struct CheckedLine {
+    leaf: Hash,
+    prev_hash: Hash,
+    /// Whether it is a round of the period, and whether its verdict was re-adjudicated.
+    round: bool,
+    readjudicated: bool,
+}
+
+/// Options of [`verify_export`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VerifyOptions {
+    pub signatures: SignatureCheck,
 }
 
 /// Verifies an export offline. `progress(done, total)` is called every few thousand entries.
 pub fn verify_export(
     dir: &Path,
     operator_keys: &[NoteVerifier],
+    options: VerifyOptions,
     mut progress: impl FnMut(u64, u64),
 ) -> Result<InspectionReport, InspectionError> {
     let files_checked = check_manifest(dir)?;
@@ -296,7 +502,12 @@ pub fn verify_export(
     }
     let checkpoint = open_checkpoint(dir, CHECKPOINT, operator_keys, &info.origin)?;
     let latest = open_checkpoint(dir, CHECKPOINT_LATEST, operator_keys, &info.origin)?;
-    let keys = load_keys(dir)?;
+    let operators = operator_signers(operator_keys);
+    let registry = load_registry(dir, &checkpoint, &operators)?;
+    let adjudications = String::from_utf8(read(dir, ADJUDICATIONS)?)
+        .map_err(|_| fail(ADJUDICATIONS, "not UTF-8"))?;
+    let verdicts = load_verdicts(&adjudications)?;
+    let plans = load_plans(dir, &verdicts)?;
 
     // Entries: canonical, consecutive, chained, signed by a key valid at receipt.
     let entries_text =
@@ -311,41 +522,65 @@ pub fn verify_export(
         ));
     }
     let total = lines.len() as u64;
-    // Each entry on its own (any thread), then the chain in order.
-    let checked = check_entries_parallel(&lines, &info, has_link, &keys)?;
+    let context = Context {
+        info: &info,
+        has_link,
+        lines: lines.len(),
+        signers: Signers {
+            operators: &operators,
+            tables: &registry.history,
+        },
+        registry: &registry.leaves,
+        verdicts: &verdicts,
+        plans: &plans,
+        signatures: options.signatures,
+    };
+    // Each entry on its own (all cores, signatures in batches), then the chain in order.
+    let chunks: Vec<(usize, &[&str])> = lines
+        .chunks(SIGNATURE_BATCH)
+        .enumerate()
+        .map(|(c, part)| (c * SIGNATURE_BATCH, part))
+        .collect();
+    let checked = par_map(&chunks, |_, (first, part)| {
+        check_chunk(*first, part, &context)
+    })?;
     let mut leaves: Vec<Hash> = Vec::with_capacity(lines.len());
-    let mut records: HashMap<u64, serde_json::Value> = HashMap::new();
-    let mut signatures = 0u64;
-    for (n, result) in checked.into_iter().enumerate() {
-        let entry = result?;
-        let expected = info.first_index + n as u64;
-        let item = format!("{ENTRIES} line {} (index {expected})", n + 1);
-        if let Some(previous) = leaves.last() {
-            if entry.prev_hash != hex::encode(previous) {
+    let mut rounds = 0u64;
+    let mut rounds_readjudicated = 0u64;
+    for chunk in checked {
+        for entry in chunk? {
+            let n = leaves.len();
+            let expected = info.first_index + n as u64;
+            let item = format!("{ENTRIES} line {} (index {expected})", n + 1);
+            if let Some(previous) = leaves.last() {
+                if &entry.prev_hash != previous {
+                    return Err(fail(
+                        &item,
+                        format!(
+                            "prev_hash does not match the hash of entry {}",
+                            expected - 1
+                        ),
+                    ));
+                }
+            } else if expected == 0 && entry.prev_hash != crate::GENESIS_PREV_HASH {
                 return Err(fail(
                     &item,
-                    format!(
-                        "prev_hash does not match the hash of entry {}",
-                        expected - 1
-                    ),
+                    "the first entry of the ledger must have a zero prev_hash",
                 ));
             }
-        } else if expected == 0 && entry.prev_hash != hex::encode(crate::GENESIS_PREV_HASH) {
-            return Err(fail(
-                &item,
-                "the first entry of the ledger must have a zero prev_hash",
-            ));
+            leaves.push(entry.leaf);
+            rounds += u64::from(entry.round);
+            rounds_readjudicated += u64::from(entry.readjudicated);
         }
-        signatures += 1;
-        leaves.push(entry.leaf);
-        if let Some(record) = entry.round {
-            records.insert(expected, record);
-        }
-        if (n as u64 + 1).is_multiple_of(4096) {
-            progress(n as u64 + 1, total);
-        }
+        progress(leaves.len() as u64, total);
     }
     progress(total, total);
+    if rounds != verdicts.len() as u64 {
+        return Err(fail(
+            ADJUDICATIONS,
+            format!("{rounds} rounds in the period, {} verdicts", verdicts.len()),
+        ));
+    }
 
     // Every exported entry is a leaf of the checkpoint's tree.
     let tree: TreeFile = json(dir, TREE)?;
@@ -385,6 +620,7 @@ pub fn verify_export(
             "the entries and tree.json give another root than the signed checkpoint: an entry was changed, removed, added or reordered, or the checkpoint is not this log's",
         ));
     }
+    check_registry_proofs(&registry, &checkpoint)?;
 
     if !info.link_after && latest.size > run_end {
         return Err(fail(
@@ -424,7 +660,6 @@ pub fn verify_export(
         ));
     }
 
-    let rounds_readjudicated = check_adjudications(dir, &records)?;
     Ok(InspectionReport {
         origin: info.origin,
         period: (info.from, info.to),
@@ -434,85 +669,185 @@ pub fn verify_export(
         checkpoint_root: hex::encode(checkpoint.root),
         latest_size: latest.size,
         files_checked,
-        signatures_checked: signatures,
+        registry_events: registry.leaves.len() as u64,
+        signatures_checked: total,
         rounds_readjudicated,
     })
 }
 
-/// What one entry line yields once checked on its own.
-struct CheckedEntry {
-    leaf: Hash,
-    prev_hash: String,
-    /// The record, if the entry is a round of the period.
-    round: Option<serde_json::Value>,
+/// Entries whose signatures are verified together.
+const SIGNATURE_BATCH: usize = 256;
+
+/// Checks consecutive lines starting at line `first`: each on its own, then their signatures
+/// together. The error is the chunk's first failing line.
+fn check_chunk(
+    first: usize,
+    part: &[&str],
+    context: &Context<'_>,
+) -> Result<Vec<CheckedLine>, InspectionError> {
+    let mut entries = Vec::with_capacity(part.len());
+    let mut lines = Vec::with_capacity(part.len());
+    let mut broken = None;
+    for (n, line) in part.iter().enumerate() {
+        match check_line(first + n, line, context) {
+            Ok((entry, checked)) => {
+                entries.push(entry);
+                lines.push(checked);
+            }
+            Err(e) => {
+                broken = Some(e);
+                break;
+            }
+        }
+    }
+    // A bad signature before the first other failure is the first failure.
+    verify_signatures(&entries, context.signatures)
+        .map_err(|(n, m)| fail(entry_item(first + n, context.info), m))?;
+    match broken {
+        Some(e) => Err(e),
+        None => Ok(lines),
+    }
 }
 
-/// Checks one line: canonical bytes, index, time, period, key and signature.
-fn check_entry(
+fn entry_item(line: usize, info: &ExportInfo) -> String {
+    format!(
+        "{ENTRIES} line {} (index {})",
+        line + 1,
+        info.first_index + line as u64
+    )
+}
+
+/// Checks one line: canonical bytes, index, time, period, key, registry and verdict.
+fn check_line<'b>(
+    n: usize,
+    line: &'b str,
+    context: &Context<'_>,
+) -> Result<(crate::entry_check::CheckedEntry<'b>, CheckedLine), InspectionError> {
+    check_line_alone(n, line, context).map_err(|e| match e {
+        LineError::Entry(m) => fail(entry_item(n, context.info), m),
+        LineError::Verdict(line, m) => fail(format!("{ADJUDICATIONS} line {line}"), m),
+    })
+}
+
+enum LineError {
+    Entry(String),
+    /// Line of adjudications.jsonl, message.
+    Verdict(usize, String),
+}
+
+impl From<String> for LineError {
+    fn from(m: String) -> Self {
+        LineError::Entry(m)
+    }
+}
+
+impl From<&str> for LineError {
+    fn from(m: &str) -> Self {
+        LineError::Entry(m.to_owned())
+    }
+}
+
+fn check_line_alone<'b>(
+    n: usize,
+    line: &'b str,
+    context: &Context<'_>,
+) -> Result<(crate::entry_check::CheckedEntry<'b>, CheckedLine), LineError> {
+    let info = context.info;
+    let expected = info.first_index + n as u64;
+    let entry = check_entry(line.as_bytes(), expected, context.signers)?;
+    match check_in_context(n, line, &entry, context) {
+        Ok(checked) => Ok((entry, checked)),
+        // An entry changed after signing fails its signature first: say that.
+        Err(e) => Err(entry
+            .verify_signature()
+            .map_or_else(LineError::Entry, |()| e)),
+    }
+}
+
+/// The checks of an entry that depend on the export around it.
+fn check_in_context(
     n: usize,
     line: &str,
-    lines: usize,
-    info: &ExportInfo,
-    has_link: bool,
-    keys: &HashMap<String, TableKey>,
-) -> Result<CheckedEntry, InspectionError> {
+    entry: &crate::entry_check::CheckedEntry<'_>,
+    context: &Context<'_>,
+) -> Result<CheckedLine, LineError> {
+    let info = context.info;
     let expected = info.first_index + n as u64;
-    let item = format!("{ENTRIES} line {} (index {expected})", n + 1);
-    let entry = verify_entry(line.as_bytes(), expected, |id| {
-        keys.get(id).map(|k| KeyWindow {
-            table_id: &k.table_id,
-            key: &k.key,
-            valid_from: k.valid_from,
-            revoked_at: k.revoked_at,
-        })
-    })
-    .map_err(|m| fail(&item, m))?;
+    let leaf = leaf_hash(line.as_bytes());
     let at = entry.received_at;
-    let link_before = has_link && n == 0;
-    let link_after = info.link_after && n + 1 == lines;
+    let link_before = context.has_link && n == 0;
+    let link_after = info.link_after && n + 1 == context.lines;
     let in_period = !link_before && !link_after;
     if in_period && !(info.starts_at <= at && at < info.ends_at) {
-        return Err(fail(
-            &item,
-            format!(
-                "received at {}, outside the exported period",
-                format_time(at)
-            ),
-        ));
+        return Err(format!(
+            "received at {}, outside the exported period",
+            format_time(at)
+        )
+        .into());
     }
     if link_before && at >= info.starts_at {
-        return Err(fail(
-            &item,
-            "the chain link before the period was received inside it: entries are missing",
-        ));
+        return Err(
+            "the chain link before the period was received inside it: entries are missing".into(),
+        );
     }
     if link_after && at < info.ends_at {
-        return Err(fail(
-            &item,
-            "the chain link after the period was received inside it: entries are missing",
-        ));
+        return Err(
+            "the chain link after the period was received inside it: entries are missing".into(),
+        );
     }
-    Ok(CheckedEntry {
-        leaf: leaf_hash(line.as_bytes()),
+    let mut round = false;
+    let mut readjudicated = false;
+    match &entry.subject {
+        Subject::Registry(_) => {
+            if context.registry.get(&expected) != Some(&leaf) {
+                return Err(format!("a registry event missing from {REGISTRY}").into());
+            }
+        }
+        Subject::Record(header) if in_period && header.record_type == "round" => {
+            round = true;
+            let (verdict_line, verdict) = context
+                .verdicts
+                .get(&expected)
+                .ok_or_else(|| format!("a round without a verdict in {ADJUDICATIONS}"))?;
+            readjudicated = readjudicate(&entry.record, verdict, context.plans)
+                .map_err(|m| LineError::Verdict(*verdict_line, format!("index {expected}: {m}")))?;
+        }
+        Subject::Record(_) => {}
+    }
+    Ok(CheckedLine {
+        leaf,
         prev_hash: entry.prev_hash,
-        round: (in_period && entry.header.record_type == "round").then_some(entry.envelope.record),
+        round,
+        readjudicated,
     })
 }
 
-/// Checks every line on all cores; results in line order.
-fn check_entries_parallel(
-    lines: &[&str],
-    info: &ExportInfo,
-    has_link: bool,
-    keys: &HashMap<String, TableKey>,
-) -> Result<Vec<Result<CheckedEntry, InspectionError>>, InspectionError> {
-    par_map(lines, |n, line| {
-        check_entry(n, line, lines.len(), info, has_link, keys)
-    })
+/// Re-adjudicates a round with the exported plan and compares with the exported verdict (when
+/// the same rules version produced it).
+fn readjudicate(
+    record: &serde_json::Value,
+    exported: &str,
+    plans: &HashMap<String, rules::Plan>,
+) -> Result<bool, String> {
+    let marker = format!("\"rules_version\":\"{}\"", rules::RULES_VERSION);
+    if !exported.contains(&marker) {
+        return Ok(false);
+    }
+    let round = rules::Round::parse(record).map_err(|e| e.to_string())?;
+    let plan = plans
+        .get(round.plan_id())
+        .ok_or_else(|| format!("plan {} is not in the export", round.plan_id()))?;
+    let verdict = rules::adjudicate(plan, &round).map_err(|e| e.to_string())?;
+    let again = serde_json::to_value(&verdict).map_err(|e| e.to_string())?;
+    let again = crate::canonical::canonicalize(&again).map_err(|e| e.to_string())?;
+    if again != exported.as_bytes() {
+        return Err("the verdict differs from re-adjudication with the exported plan".into());
+    }
+    Ok(true)
 }
 
 /// Maps `f` over `items` on every core, results in the items' order.
-fn par_map<T: Sync, R: Send>(
+pub(crate) fn par_map<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(usize, &T) -> R + Sync,
 ) -> Result<Vec<R>, InspectionError> {
@@ -543,69 +878,4 @@ fn par_map<T: Sync, R: Send>(
         }
         Ok(out)
     })
-}
-
-/// Re-adjudicates every round with the exported plan and compares with the exported verdict
-/// (when the same rules version produced it).
-fn check_adjudications(
-    dir: &Path,
-    records: &HashMap<u64, serde_json::Value>,
-) -> Result<u64, InspectionError> {
-    let text = String::from_utf8(read(dir, ADJUDICATIONS)?)
-        .map_err(|_| fail(ADJUDICATIONS, "not UTF-8"))?;
-    let mut lines: Vec<(String, AdjudicationLine, &serde_json::Value)> = Vec::new();
-    let mut plans: HashMap<String, rules::Plan> = HashMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let item = format!("{ADJUDICATIONS} line {}", n + 1);
-        let adj: AdjudicationLine =
-            serde_json::from_str(line).map_err(|e| fail(&item, e.to_string()))?;
-        let record = records.get(&adj.index).ok_or_else(|| {
-            fail(
-                &item,
-                format!("index {} is not a round of the exported period", adj.index),
-            )
-        })?;
-        let plan_id = record
-            .get("plan_id")
-            .and_then(|p| p.as_str())
-            .unwrap_or_default()
-            .to_owned();
-        if let std::collections::hash_map::Entry::Vacant(slot) = plans.entry(plan_id) {
-            let name = format!("plans/{}.toml", slot.key());
-            let text =
-                String::from_utf8(read(dir, &name)?).map_err(|_| fail(&name, "not UTF-8"))?;
-            let plan = rules::Plan::from_toml_str(&text).map_err(|e| fail(&name, e.to_string()))?;
-            slot.insert(plan);
-        }
-        lines.push((item, adj, record));
-    }
-    if lines.len() != records.len() {
-        return Err(fail(
-            ADJUDICATIONS,
-            format!(
-                "{} rounds in the period, {} verdicts",
-                records.len(),
-                lines.len()
-            ),
-        ));
-    }
-    let readjudicate = |(item, adj, record): &(String, AdjudicationLine, &serde_json::Value)| -> Result<bool, InspectionError> {
-        if adj.verdict.get("rules_version").and_then(|v| v.as_str()) != Some(rules::RULES_VERSION) {
-            return Ok(false);
-        }
-        let round = rules::Round::parse(record).map_err(|e| fail(item, e.to_string()))?;
-        let plan = plans.get(round.plan_id()).ok_or_else(|| fail(item, "plan missing"))?;
-        let verdict = rules::adjudicate(plan, &round).map_err(|e| fail(item, e.to_string()))?;
-        let again = serde_json::to_value(&verdict).map_err(|e| fail(item, e.to_string()))?;
-        if again != adj.verdict {
-            return Err(fail(item, format!("the verdict of entry {} differs from re-adjudication with the exported plan", adj.index)));
-        }
-        Ok(true)
-    };
-    let results = par_map(&lines, |_, line| readjudicate(line))?;
-    let mut checked = 0;
-    for result in results {
-        checked += u64::from(result?);
-    }
-    Ok(checked)
 }

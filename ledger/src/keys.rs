@@ -28,6 +28,13 @@ pub fn parse_public_key(text: &str) -> Result<VerifyingKey, LedgerError> {
     if key.is_weak() {
         return Err(LedgerError::Key("weak (small-order) ed25519 key".into()));
     }
+    // A key with a small-order component could let one signature pass a batch check and fail a
+    // single one; honest keys are in the prime-order subgroup.
+    if !key.to_edwards().is_torsion_free() {
+        return Err(LedgerError::Key(
+            "ed25519 key has a small-order component".into(),
+        ));
+    }
     Ok(key)
 }
 

@@ -7,11 +7,14 @@
 pub mod canonical;
 pub mod checkpoint;
 pub mod entry;
+pub mod entry_check;
 pub mod envelope;
 pub mod error;
 pub mod inspection;
+pub mod key_history;
 pub mod keys;
 pub mod merkle;
+pub mod registry_event;
 pub mod storage;
 
 pub use entry::{leaf_hash, Entry, GENESIS_PREV_HASH};

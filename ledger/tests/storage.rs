@@ -3,14 +3,16 @@
 
 use chrono::{Duration, Utc};
 use diesel::prelude::*;
-use ed25519_dalek::SigningKey;
+use ed25519_dalek::{SigningKey, VerifyingKey};
 use ledger::entry::record_hash;
+use ledger::entry_check::SignatureCheck;
 use ledger::storage::append::{append_batch, AppendOutcome, Submission};
-use ledger::storage::registry::{register_table, revoke_key, NewTable};
-use ledger::storage::verify::verify_ledger;
+use ledger::storage::registry::{add_key, register_table, revoke_key, NewTable};
+use ledger::storage::verify::{verify_ledger, VerifyReport};
 use ledger::storage::{connect, reads, testing};
 use ledger::Envelope;
 use serde_json::json;
+use std::collections::HashMap;
 
 fn db() -> PgConnection {
     connect(&testing::fresh_database().unwrap()).unwrap()
@@ -32,6 +34,21 @@ fn submission(key: &SigningKey, table: &str, seq_no: u64, marker: i64) -> Submis
     }
 }
 
+/// The operator's key: signs registry events.
+fn operator() -> SigningKey {
+    SigningKey::from_bytes(&[9u8; 32])
+}
+
+fn operators(key: &SigningKey) -> HashMap<String, VerifyingKey> {
+    let public = key.verifying_key();
+    HashMap::from([(ledger::keys::key_id(&public), public)])
+}
+
+fn verify(conn: &mut PgConnection) -> VerifyReport {
+    verify_ledger(conn, &operators(&operator()), SignatureCheck::Batch, |_| {}).unwrap()
+}
+
+/// Registers table R01 (ledger entry 0) and returns its key.
 fn setup(conn: &mut PgConnection) -> SigningKey {
     let key = SigningKey::from_bytes(&[5u8; 32]);
     let table = NewTable {
@@ -42,6 +59,7 @@ fn setup(conn: &mut PgConnection) -> SigningKey {
     };
     register_table(
         conn,
+        &operator(),
         table,
         &key.verifying_key(),
         Utc::now() - Duration::seconds(5),
@@ -65,14 +83,16 @@ fn appends_chain_and_verify() {
         .collect();
     assert_eq!(
         receipts.iter().map(|r| r.index).collect::<Vec<_>>(),
-        vec![0, 1, 2, 3, 4]
+        vec![1, 2, 3, 4, 5],
+        "entry 0 is the table's registration"
     );
     // The chain: each entry's prev_hash is the previous entry's hash.
-    let second = reads::entry(&mut conn, 1).unwrap().unwrap();
+    let second = reads::entry(&mut conn, 2).unwrap().unwrap();
     assert_eq!(second.prev_hash, receipts[0].entry_hash.to_vec());
-    let report = verify_ledger(&mut conn, |_| {}).unwrap();
+    let report = verify(&mut conn);
     assert!(report.failure.is_none(), "{:?}", report.failure);
-    assert_eq!(report.entries_checked, 5);
+    assert_eq!(report.entries_checked, 6);
+    assert_eq!(report.registry_events, 1);
     assert_eq!(report.head_hash, Some(hex::encode(receipts[4].entry_hash)));
 }
 
@@ -89,7 +109,11 @@ fn same_record_same_receipt_and_conflicts_are_events() {
     assert_eq!(a, b);
     let conflict = append_batch(&mut conn, &[submission(&key, "R01", 1, 99)], Utc::now()).unwrap();
     assert!(matches!(&conflict[0], AppendOutcome::SeqNoConflict { existing } if existing == a));
-    assert_eq!(reads::size(&mut conn).unwrap(), 1, "nothing appended");
+    assert_eq!(
+        reads::size(&mut conn).unwrap(),
+        2,
+        "nothing appended after the registration and the first record"
+    );
     let events = reads::significant_events(&mut conn, Some("R01"), None, 10).unwrap();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].kind, "seq_no_conflict");
@@ -129,7 +153,16 @@ fn revoked_key_is_refused_after_revocation() {
     let key = setup(&mut conn);
     let now = Utc::now();
     let key_id = ledger::keys::key_id(&key.verifying_key());
-    revoke_key(&mut conn, "R01", &key_id, now, "tablet stolen", now).unwrap();
+    revoke_key(
+        &mut conn,
+        &operator(),
+        "R01",
+        &key_id,
+        now,
+        "tablet stolen",
+        now,
+    )
+    .unwrap();
     let out = append_batch(
         &mut conn,
         &[submission(&key, "R01", 1, 0)],
@@ -139,7 +172,11 @@ fn revoked_key_is_refused_after_revocation() {
     assert!(
         matches!(&out[0], AppendOutcome::KeyNotValid { reason, .. } if reason.contains("revoked"))
     );
-    assert_eq!(reads::size(&mut conn).unwrap(), 0);
+    assert_eq!(
+        reads::size(&mut conn).unwrap(),
+        2,
+        "registration and revocation only"
+    );
 }
 
 #[test]
@@ -160,7 +197,7 @@ fn the_database_refuses_update_delete_and_truncate() {
             "{statement}: {err}"
         );
     }
-    assert_eq!(reads::size(&mut conn).unwrap(), 1);
+    assert_eq!(reads::size(&mut conn).unwrap(), 2);
 }
 
 #[test]
@@ -179,7 +216,7 @@ fn verify_names_the_first_tampered_index() {
     )
     .execute(&mut conn)
     .unwrap();
-    let report = verify_ledger(&mut conn, |_| {}).unwrap();
+    let report = verify(&mut conn);
     let failure = report.failure.expect("tampering must be detected");
     assert_eq!(failure.index, 3);
     assert!(failure.reason.contains("hash"), "{}", failure.reason);
@@ -191,7 +228,7 @@ fn verify_names_the_first_tampered_index() {
     )
     .execute(&mut conn)
     .unwrap();
-    let failure = verify_ledger(&mut conn, |_| {}).unwrap().failure.unwrap();
+    let failure = verify(&mut conn).failure.unwrap();
     assert_eq!(
         failure.index, 3,
         "the signature no longer matches the record"
@@ -226,7 +263,7 @@ fn the_stored_tree_gives_rfc6962_roots_and_proofs_for_every_size() {
         append_batch(&mut conn, &batch, Utc::now()).unwrap();
     }
     let leaves = leaf_hashes(&mut conn);
-    assert_eq!(leaves.len(), 45);
+    assert_eq!(leaves.len(), 46);
     let memory = MemoryTree::from_leaves(&leaves);
     for size in [1u64, 2, 8, 13, 44, 45] {
         assert_eq!(
@@ -253,9 +290,9 @@ fn the_stored_tree_gives_rfc6962_roots_and_proofs_for_every_size() {
         }
     }
     assert!(tree::inclusion_proof(&mut conn, 45, 45).is_err());
-    assert!(tree::inclusion_proof(&mut conn, 3, 46).is_err());
+    assert!(tree::inclusion_proof(&mut conn, 3, 47).is_err());
     assert!(tree::consistency_proof(&mut conn, 10, 9).is_err());
-    assert!(verify_ledger(&mut conn, |_| {}).unwrap().failure.is_none());
+    assert!(verify(&mut conn).failure.is_none());
 }
 
 #[test]
@@ -271,10 +308,97 @@ fn verify_catches_a_changed_tree_node() {
     diesel::sql_query("UPDATE merkle_nodes SET hash = sha256(hash) WHERE level = 2 AND idx = 1")
         .execute(&mut conn)
         .unwrap();
-    let failure = verify_ledger(&mut conn, |_| {}).unwrap().failure.unwrap();
+    let failure = verify(&mut conn).failure.unwrap();
     assert_eq!(failure.index, 4);
     assert!(
         failure.reason.contains("level 2, index 1"),
+        "{}",
+        failure.reason
+    );
+}
+
+#[test]
+fn registry_events_are_operator_signed_entries_of_the_ledger() {
+    let mut conn = db();
+    let key = setup(&mut conn);
+    let next = SigningKey::from_bytes(&[6u8; 32]);
+    let now = Utc::now();
+    let (_, added) = add_key(
+        &mut conn,
+        &operator(),
+        "R01",
+        &next.verifying_key(),
+        now,
+        now,
+    )
+    .unwrap();
+    assert_eq!(added.index, 1);
+    let old_id = ledger::keys::key_id(&key.verifying_key());
+    let (_, revoked) =
+        revoke_key(&mut conn, &operator(), "R01", &old_id, now, "rotated", now).unwrap();
+    assert_eq!(revoked.index, 2);
+    let out = append_batch(&mut conn, &[submission(&next, "R01", 1, 0)], Utc::now()).unwrap();
+    assert!(matches!(out[0], AppendOutcome::Appended(_)), "{out:?}");
+    let entry = reads::entry(&mut conn, 2).unwrap().unwrap();
+    assert_eq!(entry.record_type, "table_key_revoked");
+    assert_eq!(entry.seq_no, None);
+    let text = String::from_utf8(entry.entry).unwrap();
+    assert!(text.contains("\"previous\":1"), "{text}");
+    let report = verify(&mut conn);
+    assert!(report.failure.is_none(), "{:?}", report.failure);
+    assert_eq!((report.entries_checked, report.registry_events), (4, 3));
+    // Another operator key does not vouch for them.
+    let stranger = SigningKey::from_bytes(&[10u8; 32]);
+    let failure = verify_ledger(
+        &mut conn,
+        &operators(&stranger),
+        SignatureCheck::Strict,
+        |_| {},
+    )
+    .unwrap()
+    .failure
+    .unwrap();
+    assert_eq!(failure.index, 0);
+    assert!(
+        failure.reason.contains("not an operator key"),
+        "{}",
+        failure.reason
+    );
+    // A table key cannot be the operator's.
+    let err = add_key(
+        &mut conn,
+        &operator(),
+        "R01",
+        &operator().verifying_key(),
+        now,
+        now,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("operator"), "{err}");
+}
+
+#[test]
+fn a_key_slipped_into_the_registry_tables_does_not_pass_verification() {
+    let mut conn = db();
+    setup(&mut conn);
+    // Someone with write access to the database adds a key row behind the ledger's back; ingest
+    // trusts the tables, so the record is appended...
+    let rogue = SigningKey::from_bytes(&[66u8; 32]);
+    diesel::sql_query(
+        "INSERT INTO table_keys (key_id, table_id, public_key, valid_from, registered_at) \
+         VALUES ($1, 'R01', $2, now() - interval '1 hour', now())",
+    )
+    .bind::<diesel::sql_types::Text, _>(ledger::keys::key_id(&rogue.verifying_key()))
+    .bind::<diesel::sql_types::Bytea, _>(rogue.verifying_key().as_bytes().to_vec())
+    .execute(&mut conn)
+    .unwrap();
+    let out = append_batch(&mut conn, &[submission(&rogue, "R01", 1, 0)], Utc::now()).unwrap();
+    assert!(matches!(out[0], AppendOutcome::Appended(_)));
+    // ...but the ledger itself never added that key.
+    let failure = verify(&mut conn).failure.expect("must be caught");
+    assert_eq!(failure.index, 1);
+    assert!(
+        failure.reason.contains("no earlier registry event"),
         "{}",
         failure.reason
     );

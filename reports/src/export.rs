@@ -8,12 +8,14 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use ledger::checkpoint::{open, Checkpoint, NoteVerifier};
 use ledger::inspection::{
-    self as fmt, AdjudicationLine, ConsistencyFile, ExportInfo, KeyRecord, TreeFile, TreeNode,
+    self as fmt, AdjudicationLine, ConsistencyFile, ExportInfo, InclusionProof, KeyRecord,
+    RegistryProofs, TreeFile, TreeNode,
 };
-use ledger::keys::encode_public_key;
+use ledger::key_history::KeyHistory;
 use ledger::merkle::range_nodes_needed;
+use ledger::registry_event::RegistryEvent;
 use ledger::storage::schema::{adjudications, ledger_entries};
-use ledger::storage::{checkpoints, reads, registry, tree};
+use ledger::storage::{checkpoints, reads, tree};
 
 use crate::{daily, GamingDayClock};
 
@@ -204,24 +206,42 @@ pub fn write_export(
         },
     )?;
 
-    let mut keys = Vec::new();
-    let mut plan_ids = BTreeSet::new();
-    for t in registry::list_tables(conn).map_err(storage)? {
-        plan_ids.insert(t.table.plan_id.clone());
-        for (k, r) in t.keys {
-            let public =
-                ed25519_dalek::VerifyingKey::try_from(k.public_key.as_slice()).map_err(storage)?;
-            keys.push(KeyRecord {
-                table_id: k.table_id,
-                key_id: k.key_id,
-                public_key: encode_public_key(&public),
-                valid_from: k.valid_from,
-                revoked_at: r.as_ref().map(|r| r.revoked_at),
-                revocation_reason: r.map(|r| r.reason),
-            });
-        }
+    // Registry events the checkpoint covers, with inclusion proofs: the table-key history.
+    let registry_rows: Vec<(i64, Vec<u8>)> = ledger_entries::table
+        .filter(
+            ledger_entries::seq_no
+                .is_null()
+                .and(ledger_entries::idx.lt(checkpoint.size as i64)),
+        )
+        .order(ledger_entries::idx.asc())
+        .select((ledger_entries::idx, ledger_entries::entry))
+        .load(conn)
+        .map_err(storage)?;
+    let mut history = KeyHistory::default();
+    let mut registry_lines = Vec::new();
+    let mut proofs = Vec::with_capacity(registry_rows.len());
+    for (index, entry) in &registry_rows {
+        let index = *index as u64;
+        let event = RegistryEvent::from_entry(entry).map_err(storage)?;
+        history.apply(index, &event).map_err(storage)?;
+        registry_lines.extend_from_slice(entry);
+        registry_lines.push(b'\n');
+        let (_, proof) = tree::inclusion_proof(conn, index, checkpoint.size).map_err(storage)?;
+        proofs.push(InclusionProof {
+            index,
+            proof: proof.iter().map(hex::encode).collect(),
+        });
     }
-    w.json(fmt::KEYS, &keys)?;
+    w.file(fmt::REGISTRY, &registry_lines)?;
+    w.json(
+        fmt::REGISTRY_PROOFS,
+        &RegistryProofs {
+            size: checkpoint.size,
+            proofs,
+        },
+    )?;
+    w.json(fmt::KEYS, &KeyRecord::from_history(&history))?;
+    let mut plan_ids: BTreeSet<String> = history.tables().map(|t| t.plan_id.clone()).collect();
 
     let verdicts: Vec<(i64, String, serde_json::Value)> = adjudications::table
         .filter(
@@ -240,14 +260,13 @@ pub fn write_export(
     let mut lines = Vec::new();
     for (index, plan_id, verdict) in verdicts {
         plan_ids.insert(plan_id);
-        serde_json::to_writer(
-            &mut lines,
-            &AdjudicationLine {
-                index: index as u64,
-                verdict,
-            },
-        )
+        // Canonical, so that a verifier can compare its own verdict byte for byte.
+        let line = serde_json::to_value(AdjudicationLine {
+            index: index as u64,
+            verdict,
+        })
         .map_err(storage)?;
+        lines.extend(ledger::canonical::canonicalize(&line).map_err(storage)?);
         lines.push(b'\n');
     }
     w.file(fmt::ADJUDICATIONS, &lines)?;

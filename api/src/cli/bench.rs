@@ -138,12 +138,11 @@ fn ingest(
     };
     ledger::storage::migrate(&mut ledger::storage::connect(&url)?)?;
     // As served: with checkpoints signed every 1 000 entries or 10 s.
-    let mut settings = Settings::new(url);
+    let mut settings = Settings::new(
+        url,
+        ledger::checkpoint::NoteSigner::new("dozor.bench/ledger", ledger::keys::generate())?,
+    );
     settings.checkpoints = Some(api::appender::CheckpointPolicy {
-        signer: ledger::checkpoint::NoteSigner::new(
-            "dozor.bench/ledger",
-            ledger::keys::generate(),
-        )?,
         every_entries: 1_000,
         every: Duration::from_secs(10),
     });

@@ -56,10 +56,12 @@ pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let clock = GamingDayClock::new(chrono_tz::Europe::Prague, args.gaming_day_start_hour)
         .context("--gaming-day-start-hour must be 0-23")?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let mut settings = Settings::new(db.url.clone());
+    let mut settings = Settings::new(
+        db.url.clone(),
+        operator_key(global, args.operator_key.clone())?,
+    );
     settings.clock = clock;
     settings.checkpoints = Some(CheckpointPolicy {
-        signer: operator_key(global, args.operator_key.clone())?,
         every_entries: args.checkpoint_every.max(1),
         every: std::time::Duration::from_secs(args.checkpoint_seconds.max(1)),
     });

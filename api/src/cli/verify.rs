@@ -4,7 +4,12 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use api::database::Database;
-use ledger::checkpoint::NoteVerifier;
+use std::collections::HashMap;
+
+use ed25519_dalek::VerifyingKey;
+use ledger::checkpoint::{NoteSigner, NoteVerifier};
+use ledger::entry_check::SignatureCheck;
+use ledger::inspection::VerifyOptions;
 use ledger::storage::{connect, reads, verify::verify_ledger};
 
 use super::Global;
@@ -14,9 +19,37 @@ pub struct VerifyArgs {
     /// An inspection export to verify offline; without it, the ledger in the database.
     dir: Option<PathBuf>,
     /// Operator verifier key (`name+id+key`, or a file holding it) that must have signed the
-    /// export's checkpoints; repeat for keys before and after a rotation.
+    /// checkpoints and registry events; repeat for keys before and after a rotation. The
+    /// database check defaults to the key `dozor serve` uses (`<data dir>/operator.key`).
     #[arg(long = "operator-key")]
     operator_keys: Vec<String>,
+    /// Verify every signature on its own with `verify_strict`, exactly as ingest does, instead
+    /// of in batches (several times slower).
+    #[arg(long)]
+    strict_signatures: bool,
+}
+
+impl VerifyArgs {
+    fn signature_check(&self) -> SignatureCheck {
+        if self.strict_signatures {
+            SignatureCheck::Strict
+        } else {
+            SignatureCheck::Batch
+        }
+    }
+}
+
+/// Verifier keys from the command line (text or files holding it).
+fn verifier_keys(keys: &[String]) -> anyhow::Result<Vec<NoteVerifier>> {
+    keys.iter()
+        .map(|k| {
+            let text = match std::fs::read_to_string(k) {
+                Ok(file) => file,
+                Err(_) => k.clone(),
+            };
+            NoteVerifier::parse(&text).with_context(|| format!("operator key `{k}`"))
+        })
+        .collect()
 }
 
 fn bar(done: u64, total: u64) {
@@ -34,29 +67,23 @@ fn bar(done: u64, total: u64) {
 }
 
 pub fn run(global: &Global, args: VerifyArgs) -> anyhow::Result<ExitCode> {
-    match args.dir {
-        Some(dir) => offline(&dir, &args.operator_keys),
-        None => database(global),
+    match &args.dir {
+        Some(dir) => offline(dir, &args),
+        None => database(global, &args),
     }
 }
 
-fn offline(dir: &std::path::Path, keys: &[String]) -> anyhow::Result<ExitCode> {
-    if keys.is_empty() {
+fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    if args.operator_keys.is_empty() {
         anyhow::bail!("give the operator's verifier key with --operator-key (it is what makes the export trustworthy)");
     }
-    let verifiers = keys
-        .iter()
-        .map(|k| {
-            let text = match std::fs::read_to_string(k) {
-                Ok(file) => file,
-                Err(_) => k.clone(),
-            };
-            NoteVerifier::parse(&text).with_context(|| format!("operator key `{k}`"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let verifiers = verifier_keys(&args.operator_keys)?;
+    let options = VerifyOptions {
+        signatures: args.signature_check(),
+    };
     let tty = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
-    let result = ledger::inspection::verify_export(dir, &verifiers, |done, total| {
+    let result = ledger::inspection::verify_export(dir, &verifiers, options, |done, total| {
         if tty {
             bar(done, total);
         }
@@ -86,13 +113,28 @@ fn offline(dir: &std::path::Path, keys: &[String]) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn database(global: &Global) -> anyhow::Result<ExitCode> {
+fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    let mut verifiers = verifier_keys(&args.operator_keys)?;
+    if verifiers.is_empty() {
+        let path = global.data_dir.join("operator.key");
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "no --operator-key given and {} cannot be read",
+                path.display()
+            )
+        })?;
+        verifiers.push(NoteSigner::from_private_key(&text)?.verifier());
+    }
+    let operators: HashMap<String, VerifyingKey> = verifiers
+        .iter()
+        .map(|v| (ledger::keys::key_id(&v.key), v.key))
+        .collect();
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
     let total = reads::size(&mut conn)?;
     let tty = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
-    let report = verify_ledger(&mut conn, |checked| {
+    let report = verify_ledger(&mut conn, &operators, args.signature_check(), |checked| {
         if tty {
             bar(checked, total);
         }

@@ -3,6 +3,7 @@
 use actix_web::{get, post, web, HttpResponse};
 use chrono::{DateTime, Utc};
 use ledger::keys::{encode_public_key, parse_public_key};
+use ledger::storage::append::RegistryReceipt;
 use ledger::storage::reads::{last_seq_no, sequence_gaps, SeqGap};
 use ledger::storage::registry::{self, NewTable, RegistryError, TableWithKeys};
 use rules::record::validate_identifier;
@@ -53,6 +54,28 @@ pub struct KeyView {
     pub valid_from: DateTime<Utc>,
     pub revoked_at: Option<DateTime<Utc>>,
     pub revocation_reason: Option<String>,
+    /// The registry event this request appended (registration, key addition or revocation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ledger_entry: Option<LedgerEntryView>,
+}
+
+/// Where a registry event went in the ledger; it is signed by the operator's key.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LedgerEntryView {
+    pub index: u64,
+    /// hex
+    pub entry_hash: String,
+    pub received_at: DateTime<Utc>,
+}
+
+impl From<RegistryReceipt> for LedgerEntryView {
+    fn from(r: RegistryReceipt) -> Self {
+        LedgerEntryView {
+            index: r.index,
+            entry_hash: hex::encode(r.entry_hash),
+            received_at: r.received_at,
+        }
+    }
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -65,6 +88,9 @@ pub struct TableView {
     pub keys: Vec<KeyView>,
     /// Highest `seq_no` the ledger holds for this table (null before the first record).
     pub last_seq_no: Option<i64>,
+    /// The registration's ledger entry (in the response to a registration).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ledger_entry: Option<LedgerEntryView>,
 }
 
 impl From<TableWithKeys> for TableView {
@@ -76,6 +102,7 @@ impl From<TableWithKeys> for TableView {
             plan_id: t.table.plan_id,
             registered_at: t.table.registered_at,
             last_seq_no: None,
+            ledger_entry: None,
             keys: t
                 .keys
                 .into_iter()
@@ -87,6 +114,7 @@ impl From<TableWithKeys> for TableView {
                     valid_from: k.valid_from,
                     revoked_at: r.as_ref().map(|r| r.revoked_at),
                     revocation_reason: r.map(|r| r.reason),
+                    ledger_entry: None,
                 })
                 .collect(),
         }
@@ -104,6 +132,11 @@ fn registry_error(e: RegistryError) -> ApiError {
         },
         RegistryError::UnknownTable(_) => ApiError::not_found("unknown_table", e.to_string()),
         RegistryError::UnknownKey { .. } => ApiError::not_found("unknown_key", e.to_string()),
+        RegistryError::OperatorKey => ApiError::unprocessable(
+            "invalid_public_key",
+            e.to_string(),
+            json!({ "field": "public_key" }),
+        ),
         RegistryError::Storage(s) => s.into(),
     }
 }
@@ -169,11 +202,21 @@ pub async fn register(
             location: &location,
             plan_id: &plan_id,
         };
-        registry::register_table(&mut conn, new, &key, Utc::now()).map_err(registry_error)
+        registry::register_table(
+            &mut conn,
+            shared.operator.signing_key(),
+            new,
+            &key,
+            Utc::now(),
+        )
+        .map_err(registry_error)
     })
     .await??;
+    let (table, receipt) = table;
     state.directory.remember_table(&table.table);
-    Ok(HttpResponse::Created().json(TableView::from(table)))
+    let mut view = TableView::from(table);
+    view.ledger_entry = Some(receipt.into());
+    Ok(HttpResponse::Created().json(view))
 }
 
 /// All registered tables with their key history.
@@ -224,9 +267,16 @@ pub async fn add_key(
     let key = parse_public_key(&body.public_key).map_err(bad_key)?;
     let now = Utc::now();
     let valid_from = body.valid_from.unwrap_or(now);
-    let row = web::block(move || {
-        registry::add_key(&mut *state.conn()?, &table_id, &key, valid_from, now)
-            .map_err(registry_error)
+    let (row, receipt) = web::block(move || {
+        registry::add_key(
+            &mut *state.conn()?,
+            state.operator.signing_key(),
+            &table_id,
+            &key,
+            valid_from,
+            now,
+        )
+        .map_err(registry_error)
     })
     .await??;
     Ok(HttpResponse::Created().json(KeyView {
@@ -235,6 +285,7 @@ pub async fn add_key(
         valid_from: row.valid_from,
         revoked_at: None,
         revocation_reason: None,
+        ledger_entry: Some(receipt.into()),
     }))
 }
 
@@ -261,17 +312,29 @@ pub async fn revoke_key(
     let now = Utc::now();
     let revoked_at = body.revoked_at.unwrap_or(now);
     let shared = state.clone();
-    let table = web::block(move || {
+    let (table, receipt) = web::block(move || {
         let mut conn = shared.conn()?;
-        registry::revoke_key(&mut conn, &table_id, &key_id, revoked_at, &reason, now)
-            .map_err(registry_error)?;
-        registry::find_table(&mut conn, &table_id).map_err(registry_error)
+        let (_, receipt) = registry::revoke_key(
+            &mut conn,
+            shared.operator.signing_key(),
+            &table_id,
+            &key_id,
+            revoked_at,
+            &reason,
+            now,
+        )
+        .map_err(registry_error)?;
+        Ok::<_, ApiError>((
+            registry::find_table(&mut conn, &table_id).map_err(registry_error)?,
+            receipt,
+        ))
     })
     .await??;
-    let view = table
+    let mut view = table
         .map(TableView::from)
         .and_then(|t| t.keys.into_iter().find(|k| k.key_id == revoked_key))
         .ok_or_else(|| ApiError::internal("revoked key vanished"))?;
+    view.ledger_entry = Some(receipt.into());
     state.directory.forget_key(&view.key_id);
     Ok(HttpResponse::Ok().json(view))
 }

@@ -14,15 +14,20 @@ pub fn state() -> (AppState, String) {
 
 pub fn state_with(adjust: impl FnOnce(&mut Settings)) -> (AppState, String) {
     let url = ledger::storage::testing::fresh_database().unwrap();
-    let mut settings = Settings::new(url.clone());
+    let mut settings = Settings::new(url.clone(), operator());
     settings.body_limit = 64 * 1024;
     adjust(&mut settings);
     (server::state(&settings).unwrap(), url)
 }
 
-/// The operator key of the tests' checkpoints.
+/// The operator key of the tests' checkpoints and registry events.
 pub fn operator() -> ledger::checkpoint::NoteSigner {
-    ledger::checkpoint::NoteSigner::new("dozor.test/ledger", SigningKey::from_bytes(&[42; 32]))
+    operator_with(42)
+}
+
+/// An operator key of the same name from another seed.
+pub fn operator_with(seed: u8) -> ledger::checkpoint::NoteSigner {
+    ledger::checkpoint::NoteSigner::new("dozor.test/ledger", SigningKey::from_bytes(&[seed; 32]))
         .unwrap()
 }
 

@@ -13,7 +13,9 @@ use super::models::{AdjudicationRow, LedgerRow, NewFinding, NewSignificantEvent}
 use super::registry::{keys_by_id, KeyValidity};
 use super::schema::{adjudications, findings, ledger_entries, significant_events};
 use crate::entry::{to_micros, Entry};
+use crate::registry_event::RegistryEvent;
 use crate::{Envelope, LedgerError, GENESIS_PREV_HASH};
+use ed25519_dalek::SigningKey;
 
 /// Advisory lock serialising appends across every process that writes to this database.
 const LEDGER_APPEND_LOCK: i64 = 0x646f_7a6f_725f_6c67;
@@ -234,16 +236,11 @@ pub fn append_batch_cached(
         return Ok(Vec::new());
     }
     conn.transaction(|conn| {
-        diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
-            .bind::<BigInt, _>(LEDGER_APPEND_LOCK)
-            .execute(conn)?;
-        let head = head(conn)?;
-        let (mut next_index, mut prev_hash) = match head {
-            Some(h) => (h.index + 1, h.hash),
-            None => (0, GENESIS_PREV_HASH),
-        };
-        // Receipt times never go backwards, even if the clock does.
-        let received_at = to_micros(head.map_or(now, |h| now.max(h.received_at)));
+        let Position {
+            mut next_index,
+            mut prev_hash,
+            received_at,
+        } = lock_and_position(conn, now)?;
 
         let mut key_ids: Vec<&str> = batch.iter().map(|s| s.envelope.key_id.as_str()).collect();
         key_ids.sort_unstable();
@@ -306,7 +303,7 @@ pub fn append_batch_cached(
                 entry: entry.bytes,
                 record_type: s.record_type.clone(),
                 table_id: s.table_id.clone(),
-                seq_no: to_i64(s.seq_no)?,
+                seq_no: Some(to_i64(s.seq_no)?),
                 key_id: s.envelope.key_id.clone(),
                 record_hash: s.record_hash.to_vec(),
             });
@@ -345,6 +342,101 @@ pub fn append_batch_cached(
         // Kept only once committed; a failed batch leaves the cache empty.
         cache.frontier = Some(frontier);
         outcomes
+    })
+}
+
+/// Where the next entry goes, read under the append lock.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Position {
+    pub next_index: u64,
+    pub prev_hash: [u8; 32],
+    /// Receipt time of entries appended now: never earlier than the last one, even if the clock
+    /// goes backwards.
+    pub received_at: DateTime<Utc>,
+}
+
+/// Takes the append lock (until the transaction ends) and reads the head.
+pub(crate) fn lock_and_position(
+    conn: &mut PgConnection,
+    now: DateTime<Utc>,
+) -> Result<Position, LedgerError> {
+    diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
+        .bind::<BigInt, _>(LEDGER_APPEND_LOCK)
+        .execute(conn)?;
+    let head = head(conn)?;
+    Ok(match head {
+        Some(h) => Position {
+            next_index: h.index + 1,
+            prev_hash: h.hash,
+            received_at: to_micros(now.max(h.received_at)),
+        },
+        None => Position {
+            next_index: 0,
+            prev_hash: GENESIS_PREV_HASH,
+            received_at: to_micros(now),
+        },
+    })
+}
+
+/// Where a registry event went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RegistryReceipt {
+    pub index: u64,
+    #[serde(serialize_with = "hex_hash")]
+    pub entry_hash: [u8; 32],
+    pub received_at: DateTime<Utc>,
+}
+
+fn hex_hash<S: serde::Serializer>(hash: &[u8; 32], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&hex::encode(hash))
+}
+
+/// Index of the last registry event in the ledger.
+pub(crate) fn last_registry_event(conn: &mut PgConnection) -> Result<Option<u64>, LedgerError> {
+    let last: Option<i64> = ledger_entries::table
+        .filter(ledger_entries::seq_no.is_null())
+        .select(diesel::dsl::max(ledger_entries::idx))
+        .first(conn)?;
+    Ok(last.map(|i| i as u64))
+}
+
+/// Appends a registry event signed by `operator` at `position` (the caller holds the lock and
+/// has written the event's rows in the registry tables in the same transaction).
+pub(crate) fn append_registry_event(
+    conn: &mut PgConnection,
+    position: &Position,
+    event: &RegistryEvent,
+    operator: &SigningKey,
+) -> Result<RegistryReceipt, LedgerError> {
+    let envelope = Envelope::sign(event.to_record()?, operator)?;
+    let canonical = crate::canonical::canonicalize(&envelope.record)?;
+    let entry = Entry::build_canonical(
+        position.next_index,
+        position.received_at,
+        position.prev_hash,
+        &envelope,
+        &canonical,
+    )?;
+    diesel::insert_into(ledger_entries::table)
+        .values(&LedgerRow {
+            idx: to_i64(position.next_index)?,
+            received_at: position.received_at,
+            prev_hash: position.prev_hash.to_vec(),
+            leaf_hash: entry.hash.to_vec(),
+            entry: entry.bytes,
+            record_type: event.record_type().to_owned(),
+            table_id: event.table_id().to_owned(),
+            seq_no: None,
+            key_id: envelope.key_id.clone(),
+            record_hash: crate::entry::record_hash(&canonical).to_vec(),
+        })
+        .execute(conn)?;
+    let mut frontier = super::tree::frontier(conn, position.next_index).map_err(tree_error)?;
+    super::tree::insert_nodes(conn, &frontier.push(entry.hash))?;
+    Ok(RegistryReceipt {
+        index: position.next_index,
+        entry_hash: entry.hash,
+        received_at: position.received_at,
     })
 }
 

@@ -44,7 +44,8 @@ pub struct LedgerRow {
     pub entry: Vec<u8>,
     pub record_type: String,
     pub table_id: String,
-    pub seq_no: i64,
+    /// `None` for registry events (signed by the operator, not a table).
+    pub seq_no: Option<i64>,
     pub key_id: String,
     pub record_hash: Vec<u8>,
 }

@@ -5,7 +5,6 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable, Text};
 use serde::Serialize;
 
-use super::append::Receipt;
 use super::models::{LedgerRow, SignificantEventRow};
 use super::schema::{ledger_entries, significant_events};
 use crate::LedgerError;
@@ -24,16 +23,6 @@ pub fn entry(conn: &mut PgConnection, index: u64) -> Result<Option<LedgerRow>, L
 /// Number of entries in the ledger.
 pub fn size(conn: &mut PgConnection) -> Result<u64, LedgerError> {
     Ok(super::append::head(conn)?.map_or(0, |h| h.index + 1))
-}
-
-pub fn receipt_of(row: &LedgerRow) -> Result<Receipt, LedgerError> {
-    Ok(Receipt {
-        index: row.idx as u64,
-        entry_hash: super::append::hash32(&row.leaf_hash, "leaf hash")?,
-        received_at: row.received_at,
-        table_id: row.table_id.clone(),
-        seq_no: row.seq_no as u64,
-    })
 }
 
 /// A run of sequence numbers missing between two records of a table.
@@ -62,7 +51,8 @@ pub fn sequence_gaps(
                 next_seq - seq_no - 1 AS missing \
          FROM (SELECT table_id, seq_no, \
                       lead(seq_no) OVER (PARTITION BY table_id ORDER BY seq_no) AS next_seq \
-               FROM ledger_entries WHERE $1::text IS NULL OR table_id = $1) s \
+               FROM ledger_entries \
+               WHERE seq_no IS NOT NULL AND ($1::text IS NULL OR table_id = $1)) s \
          WHERE next_seq > seq_no + 1 \
          ORDER BY table_id, seq_no",
     )

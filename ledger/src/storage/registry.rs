@@ -2,12 +2,17 @@
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use ed25519_dalek::VerifyingKey;
+use ed25519_dalek::{SigningKey, VerifyingKey};
 use thiserror::Error;
 
+use super::append::{
+    append_registry_event, last_registry_event, lock_and_position, RegistryReceipt,
+};
 use super::models::{GamingTableRow, KeyRevocationRow, TableKeyRow};
 use super::schema::{gaming_tables, table_key_revocations, table_keys};
-use crate::keys::key_id;
+use crate::entry::{format_time, to_micros};
+use crate::keys::{encode_public_key, key_id};
+use crate::registry_event::RegistryEvent;
 use crate::LedgerError;
 
 #[derive(Debug, Error)]
@@ -22,6 +27,8 @@ pub enum RegistryError {
     UnknownKey { table_id: String, key_id: String },
     #[error("key {0} is already revoked")]
     AlreadyRevoked(String),
+    #[error("a table may not use the operator's key")]
+    OperatorKey,
     #[error(transparent)]
     Storage(#[from] LedgerError),
 }
@@ -58,20 +65,25 @@ fn unique_or(conflict: RegistryError) -> impl FnOnce(diesel::result::Error) -> R
     }
 }
 
-/// Registers a table and its first key, valid from `now`.
+/// Registers a table and its first key, valid from the registration's receipt time; the
+/// registration is a ledger entry signed by `operator`.
 pub fn register_table(
     conn: &mut PgConnection,
+    operator: &SigningKey,
     table: NewTable<'_>,
     key: &VerifyingKey,
     now: DateTime<Utc>,
-) -> Result<TableWithKeys, RegistryError> {
+) -> Result<(TableWithKeys, RegistryReceipt), RegistryError> {
+    not_the_operator(operator, key)?;
     conn.transaction(|conn| {
+        let position = lock_and_position(conn, now)?;
+        let at = position.received_at;
         let row = GamingTableRow {
             table_id: table.table_id.to_owned(),
             game: table.game.to_owned(),
             location: table.location.to_owned(),
             plan_id: table.plan_id.to_owned(),
-            registered_at: now,
+            registered_at: at,
         };
         diesel::insert_into(gaming_tables::table)
             .values(&row)
@@ -79,10 +91,29 @@ pub fn register_table(
             .map_err(unique_or(RegistryError::TableExists(
                 table.table_id.to_owned(),
             )))?;
-        insert_key(conn, table.table_id, key, now, now)?;
-        find_table(conn, table.table_id)?
-            .ok_or_else(|| RegistryError::UnknownTable(table.table_id.to_owned()))
+        let key_row = insert_key(conn, table.table_id, key, at, at)?;
+        let event = RegistryEvent::TableRegistered {
+            table_id: row.table_id,
+            previous: last_registry_event(conn)?,
+            game: row.game,
+            location: row.location,
+            plan_id: row.plan_id,
+            key_id: key_row.key_id,
+            public_key: encode_public_key(key),
+            valid_from: format_time(at),
+        };
+        let receipt = append_registry_event(conn, &position, &event, operator)?;
+        let found = find_table(conn, table.table_id)?
+            .ok_or_else(|| RegistryError::UnknownTable(table.table_id.to_owned()))?;
+        Ok((found, receipt))
     })
+}
+
+fn not_the_operator(operator: &SigningKey, key: &VerifyingKey) -> Result<(), RegistryError> {
+    if operator.verifying_key() == *key {
+        return Err(RegistryError::OperatorKey);
+    }
+    Ok(())
 }
 
 fn insert_key(
@@ -106,32 +137,49 @@ fn insert_key(
     Ok(row)
 }
 
-/// Adds a key to a table (rotation); the old keys stay valid until revoked.
+/// Adds a key to a table (rotation); the old keys stay valid until revoked. A ledger entry
+/// signed by `operator`.
 pub fn add_key(
     conn: &mut PgConnection,
+    operator: &SigningKey,
     table_id: &str,
     key: &VerifyingKey,
     valid_from: DateTime<Utc>,
     now: DateTime<Utc>,
-) -> Result<TableKeyRow, RegistryError> {
+) -> Result<(TableKeyRow, RegistryReceipt), RegistryError> {
+    not_the_operator(operator, key)?;
     conn.transaction(|conn| {
+        let position = lock_and_position(conn, now)?;
         if find_table(conn, table_id)?.is_none() {
             return Err(RegistryError::UnknownTable(table_id.to_owned()));
         }
-        insert_key(conn, table_id, key, valid_from, now)
+        let valid_from = to_micros(valid_from);
+        let row = insert_key(conn, table_id, key, valid_from, position.received_at)?;
+        let event = RegistryEvent::TableKeyAdded {
+            table_id: table_id.to_owned(),
+            previous: last_registry_event(conn)?,
+            key_id: row.key_id.clone(),
+            public_key: encode_public_key(key),
+            valid_from: format_time(valid_from),
+        };
+        let receipt = append_registry_event(conn, &position, &event, operator)?;
+        Ok((row, receipt))
     })
 }
 
-/// Revokes a key from `revoked_at` on: records it signs received after that are rejected.
+/// Revokes a key from `revoked_at` on: records it signs received after that are rejected. A
+/// ledger entry signed by `operator`; it counts for entries after it in the ledger.
 pub fn revoke_key(
     conn: &mut PgConnection,
+    operator: &SigningKey,
     table_id: &str,
     key: &str,
     revoked_at: DateTime<Utc>,
     reason: &str,
     now: DateTime<Utc>,
-) -> Result<KeyRevocationRow, RegistryError> {
+) -> Result<(KeyRevocationRow, RegistryReceipt), RegistryError> {
     conn.transaction(|conn| {
+        let position = lock_and_position(conn, now)?;
         let owner: Option<String> = table_keys::table
             .find(key)
             .select(table_keys::table_id)
@@ -145,15 +193,23 @@ pub fn revoke_key(
         }
         let row = KeyRevocationRow {
             key_id: key.to_owned(),
-            revoked_at,
+            revoked_at: to_micros(revoked_at),
             reason: reason.to_owned(),
-            recorded_at: now,
+            recorded_at: position.received_at,
         };
         diesel::insert_into(table_key_revocations::table)
             .values(&row)
             .execute(conn)
             .map_err(unique_or(RegistryError::AlreadyRevoked(key.to_owned())))?;
-        Ok(row)
+        let event = RegistryEvent::TableKeyRevoked {
+            table_id: table_id.to_owned(),
+            previous: last_registry_event(conn)?,
+            key_id: key.to_owned(),
+            revoked_at: format_time(row.revoked_at),
+            reason: reason.to_owned(),
+        };
+        let receipt = append_registry_event(conn, &position, &event, operator)?;
+        Ok((row, receipt))
     })
 }
 

@@ -65,7 +65,7 @@ diesel::table! {
         entry -> Bytea,
         record_type -> Text,
         table_id -> Text,
-        seq_no -> Int8,
+        seq_no -> Nullable<Int8>,
         key_id -> Text,
         record_hash -> Bytea,
     }
@@ -113,7 +113,6 @@ diesel::table! {
 diesel::joinable!(adjudications -> ledger_entries (ledger_index));
 diesel::joinable!(findings -> adjudications (ledger_index));
 diesel::joinable!(ledger_entries -> gaming_tables (table_id));
-diesel::joinable!(ledger_entries -> table_keys (key_id));
 diesel::joinable!(significant_events -> ledger_entries (ledger_index));
 diesel::joinable!(table_key_revocations -> table_keys (key_id));
 diesel::joinable!(table_keys -> gaming_tables (table_id));

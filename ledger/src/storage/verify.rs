@@ -1,16 +1,19 @@
 //! `dozor verify`: re-walks the whole ledger in the database and names the first broken index.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use diesel::prelude::*;
+use ed25519_dalek::VerifyingKey;
 use serde::Serialize;
 
 use super::models::LedgerRow;
-use super::registry::{all_keys, KeyValidity};
 use super::schema::{ledger_entries, merkle_nodes};
 use super::tree::fetch;
-use crate::entry::verify_entry;
 use crate::entry::{format_time, leaf_hash, record_hash};
+use crate::entry_check::{
+    check_entry, verify_signatures, CheckedEntry, SignatureCheck, Signers, Subject,
+};
+use crate::key_history::KeyHistory;
 use crate::merkle::Frontier;
 use crate::{LedgerError, GENESIS_PREV_HASH};
 
@@ -26,35 +29,35 @@ pub struct VerifyFailure {
 pub struct VerifyReport {
     /// Entries checked (all of them when there is no failure).
     pub entries_checked: u64,
+    /// Registry events (table registrations, key additions and revocations) among them.
+    pub registry_events: u64,
     /// Hash of the last entry checked, hex.
     pub head_hash: Option<String>,
     pub failure: Option<VerifyFailure>,
 }
 
-/// Checks one stored row against everything that must hold for it.
-fn check_row(
-    row: &LedgerRow,
+/// Checks one stored row against everything that must hold for it, except its signature.
+fn check_row<'r>(
+    row: &'r LedgerRow,
     expected_index: u64,
     prev_hash: &[u8; 32],
-    keys: &HashMap<String, KeyValidity>,
-) -> Result<[u8; 32], String> {
+    signers: Signers<'_>,
+    registry_events: &HashSet<u64>,
+) -> Result<CheckedEntry<'r>, String> {
     if row.idx as u64 != expected_index {
         return Err(format!(
             "entry {expected_index} is missing (next stored index is {})",
             row.idx
         ));
     }
-    let computed = leaf_hash(&row.entry);
-    if row.leaf_hash.as_slice() != computed {
+    if row.leaf_hash.as_slice() != leaf_hash(&row.entry) {
         return Err("stored entry hash does not match the entry bytes".into());
     }
     if row.prev_hash.as_slice() != prev_hash {
         return Err("prev_hash does not match the hash of the previous entry".into());
     }
-    let entry = verify_entry(&row.entry, expected_index, |id| {
-        keys.get(id).map(KeyValidity::window)
-    })?;
-    if entry.prev_hash != hex::encode(prev_hash) {
+    let entry = check_entry(&row.entry, expected_index, signers)?;
+    if &entry.prev_hash != prev_hash {
         return Err("prev_hash inside the entry does not match the previous entry".into());
     }
     if entry.received_at != row.received_at {
@@ -64,33 +67,98 @@ fn check_row(
             format_time(entry.received_at)
         ));
     }
-    if entry.header.table_id != row.table_id || entry.header.seq_no != row.seq_no as u64 {
-        return Err("table_id/seq_no columns differ from the signed record".into());
-    }
-    if row.key_id != entry.envelope.key_id
-        || row.record_hash.as_slice() != record_hash(&entry.canonical_record)
+    let columns_match = match &entry.subject {
+        Subject::Record(header) => {
+            header.table_id == row.table_id && row.seq_no == Some(header.seq_no as i64)
+        }
+        Subject::Registry(event) => {
+            if !registry_events.contains(&expected_index) {
+                return Err("a registry event stored as if it were a table's record".into());
+            }
+            event.table_id() == row.table_id && row.seq_no.is_none()
+        }
+    };
+    let problem = if !columns_match {
+        Some("table_id/seq_no columns differ from the signed record")
+    } else if row.key_id != entry.key_id
+        || row.record_hash.as_slice() != record_hash(entry.canonical_record)
     {
-        return Err("key_id/record_hash columns differ from the signed record".into());
+        Some("key_id/record_hash columns differ from the signed record")
+    } else {
+        None
+    };
+    if let Some(problem) = problem {
+        // A record changed in the entry fails its signature first: say that.
+        entry.verify_signature()?;
+        return Err(problem.into());
     }
-    Ok(computed)
+    Ok(entry)
+}
+
+/// The registry events, in ledger order: each signed by an operator key, each consistent with
+/// those before it. Which key was valid for each record follows from them alone.
+fn registry_history(
+    conn: &mut PgConnection,
+    operators: &HashMap<String, VerifyingKey>,
+) -> Result<Result<(KeyHistory, HashSet<u64>), VerifyFailure>, LedgerError> {
+    let rows: Vec<LedgerRow> = ledger_entries::table
+        .filter(ledger_entries::seq_no.is_null())
+        .order(ledger_entries::idx.asc())
+        .select(LedgerRow::as_select())
+        .load(conn)?;
+    let none = KeyHistory::default();
+    let mut history = KeyHistory::default();
+    let mut indexes = HashSet::new();
+    for row in &rows {
+        let index = row.idx as u64;
+        let failure = |reason: String| VerifyFailure { index, reason };
+        let signers = Signers {
+            operators,
+            tables: &none,
+        };
+        let entry = match check_entry(&row.entry, index, signers) {
+            Ok(entry) => entry,
+            Err(reason) => return Ok(Err(failure(reason))),
+        };
+        let Subject::Registry(event) = &entry.subject else {
+            return Ok(Err(failure(
+                "stored without a sequence number but not a registry event".into(),
+            )));
+        };
+        if let Err(reason) = entry
+            .verify_signature()
+            .and_then(|()| history.apply(index, event))
+        {
+            return Ok(Err(failure(reason)));
+        }
+        indexes.insert(index);
+    }
+    Ok(Ok((history, indexes)))
 }
 
 /// Walks every entry in index order. `progress(checked)` is called after each page.
 pub fn verify_ledger(
     conn: &mut PgConnection,
+    operators: &HashMap<String, VerifyingKey>,
+    signatures: SignatureCheck,
     mut progress: impl FnMut(u64),
 ) -> Result<VerifyReport, LedgerError> {
-    let keys: HashMap<String, KeyValidity> = all_keys(conn)?
-        .into_iter()
-        .map(|k| (k.key_id.clone(), k))
-        .collect();
     let mut prev_hash = GENESIS_PREV_HASH;
     let mut expected: u64 = 0;
     let mut frontier = Frontier::default();
     let fail = |expected: u64, prev_hash: [u8; 32], index: u64, reason: String| VerifyReport {
         entries_checked: expected,
+        registry_events: 0,
         head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
         failure: Some(VerifyFailure { index, reason }),
+    };
+    let (history, registry_events) = match registry_history(conn, operators)? {
+        Ok(found) => found,
+        Err(failure) => return Ok(fail(0, prev_hash, failure.index, failure.reason)),
+    };
+    let signers = Signers {
+        operators,
+        tables: &history,
     };
     loop {
         let rows: Vec<LedgerRow> = ledger_entries::table
@@ -102,16 +170,32 @@ pub fn verify_ledger(
         if rows.is_empty() {
             break;
         }
+        let page_start = expected;
+        let mut checked = Vec::with_capacity(rows.len());
         let mut created = Vec::new();
+        let mut broken = None;
         for row in &rows {
-            match check_row(row, expected, &prev_hash, &keys) {
-                Ok(hash) => {
+            match check_row(row, expected, &prev_hash, signers, &registry_events) {
+                Ok(entry) => {
+                    let hash = leaf_hash(&row.entry);
                     prev_hash = hash;
                     created.extend(frontier.push(hash).into_iter().map(|node| (expected, node)));
+                    checked.push(entry);
                 }
-                Err(reason) => return Ok(fail(expected, prev_hash, expected, reason)),
+                Err(reason) => {
+                    broken = Some((expected, reason));
+                    break;
+                }
             }
             expected += 1;
+        }
+        // A bad signature before the first other failure is the first failure.
+        if let Err((n, reason)) = verify_signatures(&checked, signatures) {
+            let index = page_start + n as u64;
+            return Ok(fail(index, prev_hash, index, reason));
+        }
+        if let Some((index, reason)) = broken {
+            return Ok(fail(index, prev_hash, index, reason));
         }
         // Every interior node of the stored tree must be the one the entries give.
         let wanted: Vec<(u32, u64)> = created.iter().map(|(_, (l, i, _))| (*l, *i)).collect();
@@ -143,6 +227,7 @@ pub fn verify_ledger(
     }
     Ok(VerifyReport {
         entries_checked: expected,
+        registry_events: registry_events.len() as u64,
         head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
         failure: None,
     })

@@ -1,0 +1,318 @@
+//! Which table key was valid for which entry, worked out from the registry events in the ledger.
+//!
+//! A key counts for an entry only if the event adding it comes earlier in the ledger, and a
+//! revocation counts only if its event comes earlier too: exactly what ingest enforced when the
+//! entry was appended, since registry events and records are appended under the same lock.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use ed25519_dalek::VerifyingKey;
+
+use crate::entry::{parse_ledger_time, KeyWindow};
+use crate::keys::{key_id, parse_public_key};
+use crate::registry_event::RegistryEvent;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegisteredTable {
+    pub table_id: String,
+    pub game: String,
+    pub location: String,
+    pub plan_id: String,
+    /// Ledger index of the registration.
+    pub index: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revocation {
+    /// Ledger index of the revocation event.
+    pub index: u64,
+    pub revoked_at: DateTime<Utc>,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoricKey {
+    pub key_id: String,
+    pub table_id: String,
+    pub key: VerifyingKey,
+    /// Ledger index of the event that added the key.
+    pub index: u64,
+    pub valid_from: DateTime<Utc>,
+    pub revocation: Option<Revocation>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct KeyHistory {
+    tables: HashMap<String, RegisteredTable>,
+    keys: HashMap<String, HistoricKey>,
+    last_event: Option<u64>,
+}
+
+impl KeyHistory {
+    /// Applies the event found at ledger `index`; events must come in ledger order, each naming
+    /// the previous one.
+    pub fn apply(&mut self, index: u64, event: &RegistryEvent) -> Result<(), String> {
+        if self.last_event.is_some_and(|last| index <= last) {
+            return Err(format!("registry event {index} is out of order"));
+        }
+        if event.previous() != self.last_event {
+            return Err(match self.last_event {
+                Some(last) => format!(
+                    "registry event {index} names {} as the previous registry event, but it is {last}: a registry event is missing or was inserted",
+                    event.previous().map_or("none".to_owned(), |p| p.to_string())
+                ),
+                None => format!(
+                    "registry event {index} names {} as the previous registry event, but none came before it: registry events are missing",
+                    event.previous().map_or("none".to_owned(), |p| p.to_string())
+                ),
+            });
+        }
+        match event {
+            RegistryEvent::TableRegistered {
+                table_id,
+                game,
+                location,
+                plan_id,
+                key_id,
+                public_key,
+                valid_from,
+                ..
+            } => {
+                if self.tables.contains_key(table_id) {
+                    return Err(format!("table `{table_id}` is registered twice"));
+                }
+                let key = self.new_key(index, table_id, key_id, public_key, valid_from)?;
+                self.tables.insert(
+                    table_id.clone(),
+                    RegisteredTable {
+                        table_id: table_id.clone(),
+                        game: game.clone(),
+                        location: location.clone(),
+                        plan_id: plan_id.clone(),
+                        index,
+                    },
+                );
+                self.keys.insert(key.key_id.clone(), key);
+            }
+            RegistryEvent::TableKeyAdded {
+                table_id,
+                key_id,
+                public_key,
+                valid_from,
+                ..
+            } => {
+                if !self.tables.contains_key(table_id) {
+                    return Err(format!(
+                        "key {key_id} is added to table `{table_id}`, which is not registered"
+                    ));
+                }
+                let key = self.new_key(index, table_id, key_id, public_key, valid_from)?;
+                self.keys.insert(key.key_id.clone(), key);
+            }
+            RegistryEvent::TableKeyRevoked {
+                table_id,
+                key_id,
+                revoked_at,
+                reason,
+                ..
+            } => {
+                let revoked_at = parse_ledger_time(revoked_at)?;
+                let key = self
+                    .keys
+                    .get_mut(key_id)
+                    .filter(|k| &k.table_id == table_id)
+                    .ok_or_else(|| {
+                        format!(
+                            "revocation of key {key_id}, which is not a key of table `{table_id}`"
+                        )
+                    })?;
+                if key.revocation.is_some() {
+                    return Err(format!("key {key_id} is revoked twice"));
+                }
+                key.revocation = Some(Revocation {
+                    index,
+                    revoked_at,
+                    reason: reason.clone(),
+                });
+            }
+        }
+        self.last_event = Some(index);
+        Ok(())
+    }
+
+    fn new_key(
+        &self,
+        index: u64,
+        table_id: &str,
+        id: &str,
+        public_key: &str,
+        valid_from: &str,
+    ) -> Result<HistoricKey, String> {
+        let key = parse_public_key(public_key).map_err(|e| format!("key {id}: {e}"))?;
+        if key_id(&key) != id {
+            return Err(format!("key id {id} does not match its public key"));
+        }
+        if self.keys.contains_key(id) {
+            return Err(format!("key {id} is added twice"));
+        }
+        Ok(HistoricKey {
+            key_id: id.to_owned(),
+            table_id: table_id.to_owned(),
+            key,
+            index,
+            valid_from: parse_ledger_time(valid_from)?,
+            revocation: None,
+        })
+    }
+
+    /// The key as the ledger knew it just before entry `index`: `None` if it was not added yet;
+    /// a revocation recorded later does not count.
+    pub fn table_key_at(&self, key_id: &str, index: u64) -> Option<KeyWindow<'_>> {
+        let key = self.keys.get(key_id).filter(|k| k.index < index)?;
+        Some(KeyWindow {
+            table_id: &key.table_id,
+            key: &key.key,
+            valid_from: key.valid_from,
+            revoked_at: key
+                .revocation
+                .as_ref()
+                .filter(|r| r.index < index)
+                .map(|r| r.revoked_at),
+        })
+    }
+
+    pub fn table(&self, table_id: &str) -> Option<&RegisteredTable> {
+        self.tables.get(table_id)
+    }
+
+    pub fn tables(&self) -> impl Iterator<Item = &RegisteredTable> {
+        self.tables.values()
+    }
+
+    /// Every key, in the order they were added.
+    pub fn keys(&self) -> Vec<&HistoricKey> {
+        let mut keys: Vec<&HistoricKey> = self.keys.values().collect();
+        keys.sort_by_key(|k| k.index);
+        keys
+    }
+
+    /// Index of the last registry event applied.
+    pub fn last_event(&self) -> Option<u64> {
+        self.last_event
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::format_time;
+    use crate::keys::encode_public_key;
+    use ed25519_dalek::SigningKey;
+
+    fn t(text: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    fn public(n: u8) -> (String, String) {
+        let key = SigningKey::from_bytes(&[n; 32]).verifying_key();
+        (key_id(&key), encode_public_key(&key))
+    }
+
+    fn registered(previous: Option<u64>) -> RegistryEvent {
+        let (key_id, public_key) = public(1);
+        RegistryEvent::TableRegistered {
+            table_id: "R1".into(),
+            previous,
+            game: "roulette".into(),
+            location: "Praha".into(),
+            plan_id: "69games-ziva-hra".into(),
+            key_id,
+            public_key,
+            valid_from: format_time(t("2026-11-20T10:00:00Z")),
+        }
+    }
+
+    #[test]
+    fn keys_count_from_their_event_and_revocations_from_theirs() {
+        let mut history = KeyHistory::default();
+        history.apply(3, &registered(None)).unwrap();
+        let (first, _) = public(1);
+        let (second, second_public) = public(2);
+        history
+            .apply(
+                10,
+                &RegistryEvent::TableKeyAdded {
+                    table_id: "R1".into(),
+                    previous: Some(3),
+                    key_id: second.clone(),
+                    public_key: second_public,
+                    valid_from: format_time(t("2026-11-21T00:00:00Z")),
+                },
+            )
+            .unwrap();
+        history
+            .apply(
+                20,
+                &RegistryEvent::TableKeyRevoked {
+                    table_id: "R1".into(),
+                    previous: Some(10),
+                    key_id: first.clone(),
+                    revoked_at: format_time(t("2026-11-21T06:00:00Z")),
+                    reason: "rotated".into(),
+                },
+            )
+            .unwrap();
+        // Not yet added at its own event's index, known just after.
+        assert!(history.table_key_at(&first, 3).is_none());
+        assert!(history.table_key_at(&second, 10).is_none());
+        assert_eq!(history.table_key_at(&second, 11).unwrap().table_id, "R1");
+        // Before the revocation event the key is unrevoked, from the next entry on it is revoked.
+        assert_eq!(history.table_key_at(&first, 20).unwrap().revoked_at, None);
+        assert_eq!(
+            history.table_key_at(&first, 21).unwrap().revoked_at,
+            Some(t("2026-11-21T06:00:00Z"))
+        );
+        assert_eq!(history.keys().len(), 2);
+        assert_eq!(history.last_event(), Some(20));
+    }
+
+    #[test]
+    fn a_missing_or_inconsistent_event_is_named() {
+        let mut history = KeyHistory::default();
+        let err = history.apply(5, &registered(Some(2))).unwrap_err();
+        assert!(err.contains("none came before it"), "{err}");
+        history.apply(5, &registered(None)).unwrap();
+        let err = history.apply(9, &registered(Some(5))).unwrap_err();
+        assert!(err.contains("registered twice"), "{err}");
+        let revoke_other = RegistryEvent::TableKeyRevoked {
+            table_id: "R2".into(),
+            previous: Some(5),
+            key_id: public(1).0,
+            revoked_at: format_time(t("2026-11-21T06:00:00Z")),
+            reason: "x".into(),
+        };
+        let err = history.apply(9, &revoke_other).unwrap_err();
+        assert!(err.contains("not a key of table `R2`"), "{err}");
+        let skipped = RegistryEvent::TableKeyAdded {
+            table_id: "R1".into(),
+            previous: Some(7),
+            key_id: public(3).0,
+            public_key: public(3).1,
+            valid_from: format_time(t("2026-11-21T06:00:00Z")),
+        };
+        let err = history.apply(9, &skipped).unwrap_err();
+        assert!(err.contains("is missing or was inserted"), "{err}");
+        let wrong_id = RegistryEvent::TableKeyAdded {
+            table_id: "R1".into(),
+            previous: Some(5),
+            key_id: public(4).0,
+            public_key: public(3).1,
+            valid_from: format_time(t("2026-11-21T06:00:00Z")),
+        };
+        let err = history.apply(9, &wrong_id).unwrap_err();
+        assert!(err.contains("does not match"), "{err}");
+    }
+}
