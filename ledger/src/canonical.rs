@@ -51,13 +51,10 @@ fn write_value(value: &Value, out: &mut String) -> Result<(), LedgerError> {
         }
         Value::Object(map) => {
             // Keys sort by their UTF-16 code units (RFC 8785 §3.2.3), not by UTF-8 bytes.
-            let mut keys: Vec<(&String, Vec<u16>)> = map
-                .keys()
-                .map(|k| (k, k.encode_utf16().collect()))
-                .collect();
-            keys.sort_by(|a, b| a.1.cmp(&b.1));
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
             out.push('{');
-            for (i, (key, _)) in keys.iter().enumerate() {
+            for (i, key) in keys.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }

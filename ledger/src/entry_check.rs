@@ -8,10 +8,9 @@ use chrono::{DateTime, Utc};
 use ed25519_dalek::{Signature, VerifyingKey};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
-use crate::canonical::canonicalize;
-use crate::entry::{parse_ledger_time, write_entry};
+use crate::canonical_scan::is_canonical;
+use crate::entry::parse_ledger_time;
 use crate::key_history::KeyHistory;
 use crate::registry_event::{is_registry_type, RegistryEvent};
 
@@ -42,9 +41,8 @@ pub struct CheckedEntry<'b> {
     pub key_id: String,
     pub key: VerifyingKey,
     pub signature: Signature,
-    pub record: Value,
-    /// The record's canonical bytes: what was signed (a slice of the entry).
-    pub canonical_record: &'b [u8],
+    /// The record's canonical JSON: what was signed (a slice of the entry).
+    pub record: &'b str,
     pub subject: Subject,
 }
 
@@ -52,7 +50,7 @@ impl CheckedEntry<'_> {
     /// The signature alone, with the same strict check as ingest.
     pub fn verify_signature(&self) -> Result<(), String> {
         self.key
-            .verify_strict(self.canonical_record, &self.signature)
+            .verify_strict(self.record.as_bytes(), &self.signature)
             .map_err(|_| format!("signature does not verify with key {}", self.key_id))
     }
 }
@@ -99,30 +97,19 @@ pub fn check_entry<'b>(
     expected_index: u64,
     signers: Signers<'_>,
 ) -> Result<CheckedEntry<'b>, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "entry is not UTF-8".to_owned())?;
+    if !is_canonical(text) {
+        return Err("entry bytes are not canonical".into());
+    }
     let raw: RawEntry<'b> =
-        serde_json::from_slice(bytes).map_err(|e| format!("entry is not an entry: {e}"))?;
+        serde_json::from_str(text).map_err(|e| format!("entry is not an entry: {e}"))?;
     let record_text = raw.envelope.record.get();
-    let record: Value =
-        serde_json::from_str(record_text).map_err(|e| format!("record is not JSON: {e}"))?;
-    let canonical = canonicalize(&record).map_err(|e| e.to_string())?;
     let prev_hash: [u8; 32] = hex::decode(raw.prev_hash.as_ref())
         .ok()
         .and_then(|b| b.try_into().ok())
-        .ok_or("prev_hash is not a 32-byte hex hash")?;
+        .filter(|h: &[u8; 32]| hex::encode(h) == raw.prev_hash)
+        .ok_or("prev_hash is not a 32-byte hash in lower-case hex")?;
     let received_at = parse_ledger_time(&raw.received_at)?;
-    // Rebuilt from its parts, a canonical entry gives back exactly its own bytes.
-    if canonical != record_text.as_bytes()
-        || write_entry(
-            raw.index,
-            &raw.received_at,
-            &prev_hash,
-            &raw.envelope.key_id,
-            record_text,
-            &raw.envelope.signature,
-        ) != bytes
-    {
-        return Err("entry bytes are not canonical".into());
-    }
     if raw.index != expected_index {
         return Err(format!(
             "entry carries index {}; entries are missing or out of order",
@@ -130,17 +117,23 @@ pub fn check_entry<'b>(
         ));
     }
     let key_id = raw.envelope.key_id.as_ref();
-    let record_type = record.get("type").and_then(Value::as_str).unwrap_or("");
-    let (key, subject) = if is_registry_type(record_type) {
+    #[derive(Deserialize)]
+    struct TypeOf<'a> {
+        #[serde(rename = "type", borrow)]
+        record_type: Option<Cow<'a, str>>,
+    }
+    let record_type = serde_json::from_str::<TypeOf<'_>>(record_text)
+        .map_err(|e| format!("record is not a JSON object: {e}"))?
+        .record_type;
+    let (key, subject) = if record_type.as_deref().is_some_and(is_registry_type) {
         let key = signers.operators.get(key_id).ok_or_else(|| {
             format!("registry event signed with key {key_id}, which is not an operator key given to the verifier")
         })?;
-        (
-            *key,
-            Subject::Registry(RegistryEvent::from_record(&record)?),
-        )
+        let event =
+            serde_json::from_str(record_text).map_err(|e| format!("registry event: {e}"))?;
+        (*key, Subject::Registry(event))
     } else {
-        let header = rules::RecordHeader::read(&record).map_err(|e| e.to_string())?;
+        let header = rules::RecordHeader::read_json(record_text).map_err(|e| e.to_string())?;
         let window = signers
             .tables
             .table_key_at(key_id, expected_index)
@@ -167,8 +160,7 @@ pub fn check_entry<'b>(
         key_id: key_id.to_owned(),
         key,
         signature: decode_signature(&raw.envelope.signature)?,
-        record,
-        canonical_record: record_text.as_bytes(),
+        record: record_text,
         subject,
     })
 }
@@ -190,7 +182,7 @@ pub fn verify_signatures(
     mode: SignatureCheck,
 ) -> Result<(), (usize, String)> {
     if mode == SignatureCheck::Batch {
-        let messages: Vec<&[u8]> = entries.iter().map(|e| e.canonical_record).collect();
+        let messages: Vec<&[u8]> = entries.iter().map(|e| e.record.as_bytes()).collect();
         let signatures: Vec<Signature> = entries.iter().map(|e| e.signature).collect();
         let keys: Vec<VerifyingKey> = entries.iter().map(|e| e.key).collect();
         if ed25519_dalek::verify_batch(&messages, &signatures, &keys).is_ok() {

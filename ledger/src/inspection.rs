@@ -22,7 +22,6 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use ed25519_dalek::VerifyingKey;
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::checkpoint::{open, Checkpoint, NoteVerifier};
@@ -406,54 +405,48 @@ fn check_registry_proofs(
 /// A verdict of adjudications.jsonl: its line and raw JSON (the file holds it canonical).
 type Verdicts<'a> = HashMap<u64, (usize, &'a str)>;
 
-/// Verdicts of adjudications.jsonl by index.
+/// Verdicts of adjudications.jsonl by index. Lines are canonical `{"index":N,"verdict":V}`;
+/// each V is checked later, against re-adjudication or for canonical form.
 fn load_verdicts(text: &str) -> Result<Verdicts<'_>, InspectionError> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Line<'a> {
-        index: u64,
-        #[serde(borrow)]
-        verdict: &'a RawValue,
-    }
     let mut verdicts = HashMap::new();
     for (n, line) in text.lines().enumerate() {
         let item = format!("{ADJUDICATIONS} line {}", n + 1);
-        let parsed: Line<'_> =
-            serde_json::from_str(line).map_err(|e| fail(&item, e.to_string()))?;
-        if verdicts
-            .insert(parsed.index, (n + 1, parsed.verdict.get()))
-            .is_some()
-        {
-            return Err(fail(
-                &item,
-                format!("a second verdict for index {}", parsed.index),
-            ));
+        let (index, verdict) = line
+            .strip_prefix("{\"index\":")
+            .and_then(|rest| rest.split_once(",\"verdict\":"))
+            .and_then(|(index, rest)| Some((index, rest.strip_suffix('}')?)))
+            .filter(|(index, _)| {
+                !index.is_empty()
+                    && index.bytes().all(|b| b.is_ascii_digit())
+                    && (index == &"0" || !index.starts_with('0'))
+            })
+            .and_then(|(index, verdict)| Some((index.parse::<u64>().ok()?, verdict)))
+            .ok_or_else(|| fail(&item, "not a canonical {\"index\":…,\"verdict\":…} line"))?;
+        if verdicts.insert(index, (n + 1, verdict)).is_some() {
+            return Err(fail(&item, format!("a second verdict for index {index}")));
         }
     }
     Ok(verdicts)
 }
 
-/// Plans named by the exported verdicts, read from plans/.
+/// The plans of the registered tables, read from plans/ (a round of a plan not there fails
+/// when it is re-adjudicated).
 fn load_plans(
     dir: &Path,
-    verdicts: &Verdicts<'_>,
+    history: &KeyHistory,
 ) -> Result<HashMap<String, rules::Plan>, InspectionError> {
-    #[derive(Deserialize)]
-    struct PlanOf {
-        plan_id: String,
-    }
     let mut plans = HashMap::new();
-    for (index, (_, verdict)) in verdicts {
-        let plan_id = serde_json::from_str::<PlanOf>(verdict)
-            .map_err(|e| fail(ADJUDICATIONS, format!("verdict of entry {index}: {e}")))?
-            .plan_id;
-        if let std::collections::hash_map::Entry::Vacant(slot) = plans.entry(plan_id) {
-            let name = format!("plans/{}.toml", slot.key());
-            let text =
-                String::from_utf8(read(dir, &name)?).map_err(|_| fail(&name, "not UTF-8"))?;
-            let plan = rules::Plan::from_toml_str(&text).map_err(|e| fail(&name, e.to_string()))?;
-            slot.insert(plan);
+    for table in history.tables() {
+        if plans.contains_key(&table.plan_id) {
+            continue;
         }
+        let name = format!("plans/{}.toml", table.plan_id);
+        let Ok(bytes) = std::fs::read(dir.join(&name)) else {
+            continue;
+        };
+        let text = String::from_utf8(bytes).map_err(|_| fail(&name, "not UTF-8"))?;
+        let plan = rules::Plan::from_toml_str(&text).map_err(|e| fail(&name, e.to_string()))?;
+        plans.insert(table.plan_id.clone(), plan);
     }
     Ok(plans)
 }
@@ -507,7 +500,7 @@ pub fn verify_export(
     let adjudications = String::from_utf8(read(dir, ADJUDICATIONS)?)
         .map_err(|_| fail(ADJUDICATIONS, "not UTF-8"))?;
     let verdicts = load_verdicts(&adjudications)?;
-    let plans = load_plans(dir, &verdicts)?;
+    let plans = load_plans(dir, &registry.history)?;
 
     // Entries: canonical, consecutive, chained, signed by a key valid at receipt.
     let entries_text =
@@ -809,7 +802,7 @@ fn check_in_context(
                 .verdicts
                 .get(&expected)
                 .ok_or_else(|| format!("a round without a verdict in {ADJUDICATIONS}"))?;
-            readjudicated = readjudicate(&entry.record, verdict, context.plans)
+            readjudicated = readjudicate(entry.record, verdict, context.plans)
                 .map_err(|m| LineError::Verdict(*verdict_line, format!("index {expected}: {m}")))?;
         }
         Subject::Record(_) => {}
@@ -825,21 +818,25 @@ fn check_in_context(
 /// Re-adjudicates a round with the exported plan and compares with the exported verdict (when
 /// the same rules version produced it).
 fn readjudicate(
-    record: &serde_json::Value,
+    record: &str,
     exported: &str,
     plans: &HashMap<String, rules::Plan>,
 ) -> Result<bool, String> {
     let marker = format!("\"rules_version\":\"{}\"", rules::RULES_VERSION);
     if !exported.contains(&marker) {
+        // Made by another rules version: not re-adjudicated, but it must still be a verdict.
+        if !crate::canonical_scan::is_canonical(exported) {
+            return Err("the verdict is not canonical JSON".into());
+        }
         return Ok(false);
     }
-    let round = rules::Round::parse(record).map_err(|e| e.to_string())?;
+    let round = rules::Round::parse_json(record).map_err(|e| e.to_string())?;
     let plan = plans
         .get(round.plan_id())
         .ok_or_else(|| format!("plan {} is not in the export", round.plan_id()))?;
     let verdict = rules::adjudicate(plan, &round).map_err(|e| e.to_string())?;
-    let again = serde_json::to_value(&verdict).map_err(|e| e.to_string())?;
-    let again = crate::canonical::canonicalize(&again).map_err(|e| e.to_string())?;
+    // The verdict types serialize in canonical form (tested), so no re-sorting is needed.
+    let again = serde_json::to_vec(&verdict).map_err(|e| e.to_string())?;
     if again != exported.as_bytes() {
         return Err("the verdict differs from re-adjudication with the exported plan".into());
     }
@@ -847,7 +844,7 @@ fn readjudicate(
 }
 
 /// Maps `f` over `items` on every core, results in the items' order.
-pub(crate) fn par_map<T: Sync, R: Send>(
+pub fn par_map<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(usize, &T) -> R + Sync,
 ) -> Result<Vec<R>, InspectionError> {

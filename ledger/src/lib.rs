@@ -5,6 +5,7 @@
 //! hash of entry i−1 (32 zero bytes for entry 0).
 
 pub mod canonical;
+pub mod canonical_scan;
 pub mod checkpoint;
 pub mod entry;
 pub mod entry_check;

@@ -94,7 +94,37 @@ pub fn validate_identifier(field: &str, value: &str) -> Result<(), RecordError> 
     }
 }
 
+/// The header fields of a record's JSON text, each as a small value; everything else skipped.
+#[derive(Deserialize)]
+struct HeaderFields {
+    #[serde(rename = "type")]
+    record_type: Option<Value>,
+    table_id: Option<Value>,
+    seq_no: Option<Value>,
+    plan_id: Option<Value>,
+    game: Option<Value>,
+}
+
 impl RecordHeader {
+    /// [`RecordHeader::read`] straight from JSON text, without building the whole record.
+    pub fn read_json(text: &str) -> Result<RecordHeader, RecordError> {
+        let fields: HeaderFields = serde_json::from_str(text)
+            .map_err(|e| RecordError::Malformed(format!("record must be a JSON object: {e}")))?;
+        let mut header = serde_json::Map::new();
+        for (name, value) in [
+            ("type", fields.record_type),
+            ("table_id", fields.table_id),
+            ("seq_no", fields.seq_no),
+            ("plan_id", fields.plan_id),
+            ("game", fields.game),
+        ] {
+            if let Some(v) = value {
+                header.insert(name.to_owned(), v);
+            }
+        }
+        RecordHeader::read(&Value::Object(header))
+    }
+
     pub fn read(record: &Value) -> Result<RecordHeader, RecordError> {
         if !record.is_object() {
             return Err(RecordError::Malformed(
@@ -126,6 +156,19 @@ impl RecordHeader {
     }
 }
 
+/// The game of a `round` record.
+fn round_game(header: &RecordHeader) -> Result<GameCode, RecordError> {
+    if header.record_type != "round" {
+        return Err(RecordError::UnsupportedType(header.record_type.clone()));
+    }
+    let code = header
+        .game
+        .as_deref()
+        .ok_or_else(|| RecordError::invalid("game", "is required for a round"))?;
+    GameCode::parse(code)
+        .ok_or_else(|| RecordError::invalid("game", format!("unknown game code `{code}`")))
+}
+
 /// A round of any supported game, fully parsed and structurally valid.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
@@ -138,18 +181,23 @@ impl Round {
     /// are not errors here: they become findings of the verdict.
     pub fn parse(record: &Value) -> Result<Round, RecordError> {
         let header = RecordHeader::read(record)?;
-        if header.record_type != "round" {
-            return Err(RecordError::UnsupportedType(header.record_type));
-        }
-        let code = header
-            .game
-            .as_deref()
-            .ok_or_else(|| RecordError::invalid("game", "is required for a round"))?;
-        let game = GameCode::parse(code)
-            .ok_or_else(|| RecordError::invalid("game", format!("unknown game code `{code}`")))?;
-        match game {
+        match round_game(&header)? {
             GameCode::Roulette => {
                 let round = RouletteRound::deserialize(record)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                round.validate()?;
+                Ok(Round::Roulette(round))
+            }
+            other => Err(RecordError::UnsupportedGame(other.to_string())),
+        }
+    }
+
+    /// [`Round::parse`] straight from JSON text.
+    pub fn parse_json(text: &str) -> Result<Round, RecordError> {
+        let header = RecordHeader::read_json(text)?;
+        match round_game(&header)? {
+            GameCode::Roulette => {
+                let round: RouletteRound = serde_json::from_str(text)
                     .map_err(|e| RecordError::Malformed(e.to_string()))?;
                 round.validate()?;
                 Ok(Round::Roulette(round))

@@ -52,21 +52,22 @@ impl FindingKind {
     }
 }
 
-/// One discrepancy, with the amounts that show it.
+/// One discrepancy, with the amounts that show it. Fields are declared in sorted order (as are
+/// those of the verdict), so that serde's output is already RFC 8785 canonical JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
-    pub kind: FindingKind,
+    /// What the table did (payout, or the stake).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub actual_h: Option<i64>,
+    /// Size of the discrepancy: |actual − expected|, or the excess over a limit.
+    pub amount_h: i64,
     /// The bet(s) concerned, if the finding is about bets.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub bet_ids: Option<Vec<String>>,
     /// What the plan requires (payout, or the limit that was crossed).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub expected_h: Option<i64>,
-    /// What the table did (payout, or the stake).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub actual_h: Option<i64>,
-    /// Size of the discrepancy: |actual − expected|, or the excess over a limit.
-    pub amount_h: i64,
+    pub kind: FindingKind,
     pub message: String,
 }
 
@@ -74,35 +75,35 @@ pub struct Finding {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BetVerdict<'a> {
     pub bet_id: &'a str,
-    pub player: &'a str,
-    pub kind: &'static str,
-    pub stake_h: i64,
     /// What the plan says the table must hand back for this bet (stake included).
     pub expected_paid_h: i64,
+    pub kind: &'static str,
     /// What the table reports it handed back.
     pub paid_h: i64,
+    pub player: &'a str,
+    pub stake_h: i64,
 }
 
 /// The result of re-adjudicating one round. Borrows from the round and the plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Verdict<'a> {
+    pub bets: Vec<BetVerdict<'a>>,
+    pub expected_paid_h: i64,
+    pub findings: Vec<Finding>,
+    pub game: GameCode,
+    pub paid_h: i64,
     pub plan_id: &'a str,
     pub rules_version: &'static str,
-    pub game: GameCode,
-    pub table_id: &'a str,
     pub seq_no: u64,
-    /// The winning number (roulette); absent on a void round.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub winning_number: Option<u8>,
+    pub stakes_h: i64,
+    pub table_id: &'a str,
+    pub void: bool,
     /// Why the round was void, if it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub void_reason: Option<&'static str>,
-    pub void: bool,
-    pub stakes_h: i64,
-    pub expected_paid_h: i64,
-    pub paid_h: i64,
-    pub bets: Vec<BetVerdict<'a>>,
-    pub findings: Vec<Finding>,
+    /// The winning number (roulette); absent on a void round.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub winning_number: Option<u8>,
 }
 
 impl Verdict<'_> {

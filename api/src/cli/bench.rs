@@ -42,6 +42,16 @@ enum BenchKind {
         #[arg(long, default_value_t = 16)]
         tables: usize,
     },
+    /// `dozor verify` of a large inspection export (filled once, kept), against bare batch
+    /// verification of the same signatures.
+    Verify {
+        /// Signed spins in the ledger and the export.
+        #[arg(long, default_value_t = 1_000_000)]
+        entries: u64,
+        /// Check signatures one by one with `verify_strict` instead of in batches.
+        #[arg(long)]
+        strict_signatures: bool,
+    },
     /// Inclusion-proof latency on a large tree (synthetic entries generated in SQL, kept between runs).
     Proofs {
         /// Entries in the tree.
@@ -57,6 +67,10 @@ pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
     match args.kind {
         BenchKind::Adjudicate { rounds } => adjudicate(rounds),
         BenchKind::Proofs { entries, samples } => proofs(global, entries, samples),
+        BenchKind::Verify {
+            entries,
+            strict_signatures,
+        } => super::bench_verify::verify(global, entries, strict_signatures),
         BenchKind::Ingest {
             rounds,
             concurrency,

@@ -2,6 +2,7 @@
 
 mod adjudicate;
 mod bench;
+mod bench_verify;
 mod export;
 mod keys;
 mod report;
@@ -52,7 +53,7 @@ enum Command {
     Simulate(simulate::SimulateArgs),
     /// Reports (the nightly job runs `report daily`).
     Report(report::ReportArgs),
-    /// Benchmarks: `bench adjudicate`, `bench ingest`.
+    /// Benchmarks: `bench adjudicate`, `bench ingest`, `bench proofs`, `bench verify`.
     Bench(bench::BenchArgs),
     /// Print the OpenAPI document (as checked in at openapi/openapi.json).
     Openapi {

@@ -81,7 +81,7 @@ fn check_row<'r>(
     let problem = if !columns_match {
         Some("table_id/seq_no columns differ from the signed record")
     } else if row.key_id != entry.key_id
-        || row.record_hash.as_slice() != record_hash(entry.canonical_record)
+        || row.record_hash.as_slice() != record_hash(entry.record.as_bytes())
     {
         Some("key_id/record_hash columns differ from the signed record")
     } else {

@@ -1,0 +1,268 @@
+//! `dozor bench verify`: offline verification of a large inspection export, against bare
+//! ed25519-dalek batch verification of the same signatures.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{anyhow, Context as _};
+use api::simulation::{table_key, RouletteSimulator};
+use chrono::Utc;
+use diesel::PgConnection;
+use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
+use ledger::checkpoint::NoteSigner;
+use ledger::entry_check::SignatureCheck;
+use ledger::inspection::{par_map, verify_export, VerifyOptions};
+use ledger::storage::append::{append_batch_cached, Derived, Submission, TreeCache};
+use ledger::storage::cluster::LocalCluster;
+use ledger::storage::registry::{register_table, NewTable};
+use ledger::storage::{checkpoints, reads};
+use ledger::Envelope;
+use reports::GamingDayClock;
+use serde_json::json;
+
+use super::Global;
+
+const DATABASE: &str = "dozor_bench_verify";
+const TABLES: usize = 16;
+
+/// The benchmark's operator: fixed, so that a filled database can be reused between runs.
+fn operator() -> anyhow::Result<NoteSigner> {
+    Ok(NoteSigner::new(
+        "dozor.bench/ledger",
+        SigningKey::from_bytes(&[0x5e; 32]),
+    )?)
+}
+
+fn table_id(t: usize) -> String {
+    format!("BENCH-{t:02}")
+}
+
+/// Registers the tables and appends `rounds` signed, adjudicated spins straight into the ledger
+/// (no HTTP: this benchmark measures verification, not ingest).
+fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::Result<()> {
+    let plan = rules::PlanBook::builtin()?
+        .get(api::server::DEFAULT_PLAN)
+        .cloned()
+        .ok_or_else(|| anyhow!("default plan missing"))?;
+    let keys: Vec<SigningKey> = (0..TABLES).map(|t| table_key(11, &table_id(t))).collect();
+    for (t, key) in keys.iter().enumerate() {
+        let table = NewTable {
+            table_id: &table_id(t),
+            game: "roulette",
+            location: "benchmark",
+            plan_id: &plan.plan_id,
+        };
+        register_table(
+            conn,
+            operator.signing_key(),
+            table,
+            &key.verifying_key(),
+            Utc::now(),
+        )?;
+    }
+    let mut simulator = RouletteSimulator::new(11, plan.clone(), 0.02);
+    let mut tree = TreeCache::default();
+    let started = Instant::now();
+    let mut done = 0u64;
+    while done < rounds {
+        let batch_len = (rounds - done).min(2_000);
+        let mut batch = Vec::with_capacity(batch_len as usize);
+        for i in done..done + batch_len {
+            let t = (i as usize) % TABLES;
+            let seq_no = i / TABLES as u64 + 1;
+            let (record, _) = simulator.spin(&table_id(t), seq_no, Utc::now());
+            let round = rules::Round::parse(&record).map_err(|e| anyhow!("{e}"))?;
+            let verdict = rules::adjudicate(&plan, &round).map_err(|e| anyhow!("{e}"))?;
+            let statistics = rules::round_statistics(&plan, &round).map_err(|e| anyhow!("{e}"))?;
+            let derived = Derived::new(round.played_at(), &verdict, statistics)?;
+            let envelope = Envelope::sign(record, &keys[t])?;
+            let canonical = ledger::canonical::canonicalize(&envelope.record)?;
+            batch.push(Submission {
+                record_hash: ledger::entry::record_hash(&canonical),
+                canonical_record: canonical,
+                envelope,
+                record_type: "round".into(),
+                table_id: table_id(t),
+                seq_no,
+                derived: Some(derived),
+            });
+        }
+        append_batch_cached(conn, &batch, Utc::now(), &mut tree)?;
+        done += batch_len;
+        if done.is_multiple_of(100_000) {
+            eprintln!(
+                "{done} spins appended in {:.0} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    let size = reads::size(conn)?;
+    checkpoints::create(conn, operator, size, Utc::now())
+        .map_err(|e| anyhow!("checkpoint: {e}"))?;
+    Ok(())
+}
+
+/// Signed bytes, signatures and keys, in entry order.
+type SignedItems = (Vec<Vec<u8>>, Vec<Signature>, Vec<VerifyingKey>);
+
+/// Signature, key and signed bytes of every entry of an export, read without verifying anything.
+fn signatures_of(dir: &Path) -> anyhow::Result<SignedItems> {
+    #[derive(serde::Deserialize)]
+    struct Entry<'a> {
+        #[serde(borrow)]
+        envelope: EnvelopeRaw<'a>,
+    }
+    #[derive(serde::Deserialize)]
+    struct EnvelopeRaw<'a> {
+        key_id: String,
+        #[serde(borrow)]
+        record: &'a serde_json::value::RawValue,
+        signature: String,
+    }
+    let keys: Vec<ledger::inspection::KeyRecord> =
+        serde_json::from_slice(&std::fs::read(dir.join(ledger::inspection::KEYS))?)?;
+    let mut by_id: HashMap<String, VerifyingKey> = keys
+        .iter()
+        .map(|k| {
+            Ok((
+                k.key_id.clone(),
+                ledger::keys::parse_public_key(&k.public_key)?,
+            ))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let operator = operator()?.verifier().key;
+    by_id.insert(ledger::keys::key_id(&operator), operator);
+    let text = std::fs::read_to_string(dir.join(ledger::inspection::ENTRIES))?;
+    let (mut messages, mut signatures, mut verifying) = (Vec::new(), Vec::new(), Vec::new());
+    for line in text.lines() {
+        let entry: Entry<'_> = serde_json::from_str(line)?;
+        let signature = Envelope {
+            record: serde_json::Value::Null,
+            key_id: entry.envelope.key_id.clone(),
+            signature: entry.envelope.signature,
+        }
+        .signature()?;
+        messages.push(entry.envelope.record.get().as_bytes().to_vec());
+        signatures.push(signature);
+        verifying.push(
+            *by_id
+                .get(&entry.envelope.key_id)
+                .ok_or_else(|| anyhow!("key {} not in keys.json", entry.envelope.key_id))?,
+        );
+    }
+    Ok((messages, signatures, verifying))
+}
+
+pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(entries > 0, "--entries must be positive");
+    let rounds = entries;
+    let operator = operator()?;
+    let (url, mut cluster) = match &global.database_url {
+        Some(url) => (url.clone(), None),
+        None => {
+            let cluster = LocalCluster::open(&global.data_dir.join("pg"))?;
+            cluster.create_database(DATABASE)?;
+            (cluster.url(DATABASE), Some(cluster))
+        }
+    };
+    let mut conn = ledger::storage::connect(&url)?;
+    ledger::storage::migrate(&mut conn)?;
+    let expected_size = rounds + TABLES as u64;
+    let size = reads::size(&mut conn)?;
+    if size != expected_size {
+        anyhow::ensure!(
+            size == 0 || cluster.is_some(),
+            "the database holds {size} entries, not {expected_size}"
+        );
+        if let Some(c) = &cluster {
+            drop(conn);
+            c.drop_database(DATABASE)?;
+            c.create_database(DATABASE)?;
+            conn = ledger::storage::connect(&url)?;
+            ledger::storage::migrate(&mut conn)?;
+        }
+        eprintln!("filling the ledger with {rounds} signed spins (once; kept for later runs)");
+        fill(&mut conn, &operator, rounds)?;
+    }
+
+    let clock = GamingDayClock::default();
+    let first = reads::entry(&mut conn, 0)?.ok_or_else(|| anyhow!("empty ledger"))?;
+    let last = reads::entry(&mut conn, expected_size - 1)?.ok_or_else(|| anyhow!("no head"))?;
+    let (from, to) = (
+        clock.day_of(first.received_at),
+        clock.day_of(last.received_at),
+    );
+    let out = global.data_dir.join("bench-verify-export");
+    if out.exists() {
+        std::fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
+    }
+    let started = Instant::now();
+    let summary = reports::export::write_export(&mut conn, &clock, from, to, &out, Utc::now())?;
+    let export_seconds = started.elapsed().as_secs_f64();
+    drop(conn);
+    if let Some(c) = cluster.as_mut() {
+        c.stop()?;
+    }
+    eprintln!(
+        "exported {} entries in {export_seconds:.1} s; verifying",
+        summary.period_entries
+    );
+
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let signatures = if strict {
+        SignatureCheck::Strict
+    } else {
+        SignatureCheck::Batch
+    };
+    let started = Instant::now();
+    let report = verify_export(
+        &out,
+        &[operator.verifier()],
+        VerifyOptions { signatures },
+        |_, _| {},
+    )
+    .map_err(|e| anyhow!("export does not verify: {e}"))?;
+    let verify_seconds = started.elapsed().as_secs_f64();
+
+    // The same signatures, nothing else: ed25519-dalek's verify_batch on every core.
+    let (messages, sigs, keys) = signatures_of(&out)?;
+    let chunks: Vec<usize> = (0..messages.len()).step_by(256).collect();
+    let started = Instant::now();
+    let results = par_map(&chunks, |_, start| {
+        let end = (start + 256).min(messages.len());
+        let m: Vec<&[u8]> = messages[*start..end].iter().map(Vec::as_slice).collect();
+        ed25519_dalek::verify_batch(&m, &sigs[*start..end], &keys[*start..end]).is_ok()
+    })
+    .map_err(|e| anyhow!("{e}"))?;
+    let bare_seconds = started.elapsed().as_secs_f64();
+    anyhow::ensure!(
+        results.iter().all(|ok| *ok),
+        "bare batch verification failed"
+    );
+
+    let checked = report.signatures_checked as f64;
+    let per_core = checked / verify_seconds / cores as f64;
+    let bare_per_core = messages.len() as f64 / bare_seconds / cores as f64;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&json!({
+            "benchmark": "dozor verify of an inspection export (every check, rounds re-adjudicated) vs bare ed25519-dalek verify_batch of the same signatures",
+            "entries": report.signatures_checked,
+            "rounds_readjudicated": report.rounds_readjudicated,
+            "signature_check": if strict { "verify_strict, one by one" } else { "verify_batch, 256 per batch" },
+            "cores": cores,
+            "verify_seconds": (verify_seconds * 100.0).round() / 100.0,
+            "verify_entries_per_second": (checked / verify_seconds).round(),
+            "verify_entries_per_second_per_core": per_core.round(),
+            "bare_batch_seconds": (bare_seconds * 100.0).round() / 100.0,
+            "bare_batch_signatures_per_second_per_core": bare_per_core.round(),
+            "verify_vs_bare_batch": (per_core / bare_per_core * 1000.0).round() / 1000.0,
+            "export_seconds": (export_seconds * 10.0).round() / 10.0,
+            "export": out.display().to_string(),
+            "operator_key": operator.verifier().to_string(),
+        }))?
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,303 @@
+//! Whether JSON text is already in canonical form ([`crate::canonical`]), decided in one pass over
+//! the bytes without building a tree: the verifier's hot path over millions of entries.
+//!
+//! `is_canonical(t)` holds exactly when `t` parses and canonicalizing it gives `t` back.
+
+use std::borrow::Cow;
+
+use crate::canonical::MAX_SAFE_INTEGER;
+
+/// serde_json's nesting limit: deeper text does not parse, so it is not canonical either.
+const MAX_DEPTH: usize = 128;
+
+pub fn is_canonical(text: &str) -> bool {
+    let mut scanner = Scanner {
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    scanner.value(0).is_some() && scanner.at == scanner.bytes.len()
+}
+
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn eat(&mut self, b: u8) -> Option<()> {
+        (self.peek()? == b).then(|| self.at += 1)
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.at + word.len();
+        (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
+    }
+
+    fn value(&mut self, depth: usize) -> Option<()> {
+        if depth >= MAX_DEPTH {
+            return None;
+        }
+        match self.peek()? {
+            b'{' => self.object(depth + 1),
+            b'[' => self.array(depth + 1),
+            b'"' => self.string().map(|_| ()),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Option<()> {
+        self.eat(b'[')?;
+        if self.eat(b']').is_some() {
+            return Some(());
+        }
+        loop {
+            self.value(depth)?;
+            if self.eat(b']').is_some() {
+                return Some(());
+            }
+            self.eat(b',')?;
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Option<()> {
+        self.eat(b'{')?;
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        let mut previous: Option<Cow<'a, str>> = None;
+        loop {
+            let key = self.string()?;
+            // Strictly increasing by UTF-16 code units: sorted, and no key twice.
+            if let Some(p) = &previous {
+                if p.encode_utf16().cmp(key.encode_utf16()) != std::cmp::Ordering::Less {
+                    return None;
+                }
+            }
+            previous = Some(key);
+            self.eat(b':')?;
+            self.value(depth)?;
+            if self.eat(b'}').is_some() {
+                return Some(());
+            }
+            self.eat(b',')?;
+        }
+    }
+
+    /// An integer in plain decimal with |n| ≤ 2^53 − 1, no `-0`, no leading zeros.
+    fn number(&mut self) -> Option<()> {
+        let negative = self.eat(b'-').is_some();
+        let start = self.at;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.at += 1;
+        }
+        let digits = &self.bytes[start..self.at];
+        if digits.is_empty() || digits.len() > 16 || (digits[0] == b'0' && digits.len() > 1) {
+            return None;
+        }
+        if negative && digits == b"0" {
+            return None;
+        }
+        let magnitude = digits
+            .iter()
+            .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+        if magnitude > MAX_SAFE_INTEGER {
+            return None;
+        }
+        // A fraction or exponent would make it another number.
+        (!matches!(self.peek(), Some(b'.' | b'e' | b'E'))).then_some(())
+    }
+
+    /// A string with only the escapes canonical form uses; its decoded text.
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        self.eat(b'"')?;
+        let start = self.at;
+        let mut decoded: Option<String> = None;
+        loop {
+            let b = self.peek()?;
+            match b {
+                b'"' => {
+                    let raw = std::str::from_utf8(&self.bytes[start..self.at]).ok()?;
+                    self.at += 1;
+                    return Some(match decoded {
+                        None => Cow::Borrowed(raw),
+                        Some(text) => Cow::Owned(text),
+                    });
+                }
+                b'\\' => {
+                    let text = decoded.get_or_insert_with(|| {
+                        String::from_utf8_lossy(&self.bytes[start..self.at]).into_owned()
+                    });
+                    let escape = *self.bytes.get(self.at + 1)?;
+                    self.at += 2;
+                    let c = match escape {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'b' => '\u{8}',
+                        b't' => '\t',
+                        b'n' => '\n',
+                        b'f' => '\u{c}',
+                        b'r' => '\r',
+                        b'u' => {
+                            let hex = self.bytes.get(self.at..self.at + 4)?;
+                            self.at += 4;
+                            // Only control characters without a short form, in lower case.
+                            if hex[0] != b'0'
+                                || hex[1] != b'0'
+                                || !matches!(hex[2], b'0' | b'1')
+                                || !matches!(hex[3], b'0'..=b'9' | b'a'..=b'f')
+                            {
+                                return None;
+                            }
+                            let value =
+                                u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
+                            if matches!(value, 0x8 | 0x9 | 0xa | 0xc | 0xd) {
+                                return None;
+                            }
+                            char::from_u32(value)?
+                        }
+                        _ => return None,
+                    };
+                    text.push(c);
+                }
+                0x00..=0x1f => return None,
+                _ => {
+                    // Copy a run of plain bytes (valid UTF-8, since the input is a str).
+                    let run_start = self.at;
+                    while matches!(self.peek(), Some(c) if c >= 0x20 && c != b'"' && c != b'\\') {
+                        self.at += 1;
+                    }
+                    if let Some(text) = decoded.as_mut() {
+                        text.push_str(std::str::from_utf8(&self.bytes[run_start..self.at]).ok()?);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::canonical::canonicalize;
+    use rand::{Rng as _, SeedableRng as _};
+    use serde_json::{json, Value};
+
+    /// The definition: it parses and canonicalizing gives it back.
+    fn by_definition(text: &str) -> bool {
+        serde_json::from_str::<Value>(text)
+            .ok()
+            .and_then(|v| canonicalize(&v).ok())
+            .is_some_and(|c| c == text.as_bytes())
+    }
+
+    #[test]
+    fn agrees_with_the_definition_on_hand_picked_texts() {
+        for text in [
+            r#"{"a":1,"b":[true,false,null,"x"]}"#,
+            r#"{"b":1,"a":2}"#,
+            r#"{"a":1,"a":1}"#,
+            r#"{"a": 1}"#,
+            r#" {"a":1}"#,
+            r#"{"a":1} "#,
+            r#"{"a":-0}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.0}"#,
+            r#"{"a":1e3}"#,
+            r#"{"a":9007199254740991}"#,
+            r#"{"a":9007199254740992}"#,
+            r#"{"a":-9007199254740991}"#,
+            r#"{"a":"\u000f\n\"\\"}"#,
+            r#"{"a":"\u000F"}"#,
+            r#"{"a":"\u000a"}"#,
+            r#"{"a":"\/"}"#,
+            r#"{"a":"\u0041"}"#,
+            "{\"a\":\"\u{7f}€😀\"}",
+            "{\"a\":\"\u{1}\"}",
+            r#"{"\r":1,"1":2,"€":3,"😀":4,"דּ":5}"#,
+            r#"{"1":2,"\r":1}"#,
+            r#"{"😀":4,"דּ":5}"#,
+            r#"{"דּ":5,"😀":4}"#,
+            r#"{"a\"":1,"a":2}"#,
+            r#"{"a":2,"a\"":1}"#,
+            r#"[]"#,
+            r#"{}"#,
+            r#"[1,]"#,
+            r#"{"a":1,}"#,
+            r#"tru"#,
+            r#""x"#,
+            "",
+        ] {
+            assert_eq!(is_canonical(text), by_definition(text), "{text:?}");
+        }
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        assert_eq!(is_canonical(&deep), by_definition(&deep));
+    }
+
+    fn random_value(rng: &mut rand_chacha::ChaCha8Rng, depth: u32) -> Value {
+        let alphabet = [
+            "a", "b", "é", "€", "😀", "\"", "\\", "\n", "\u{1}", "דּ", "z", "1",
+        ];
+        let word = |rng: &mut rand_chacha::ChaCha8Rng| -> String {
+            (0..rng.gen_range(0..4))
+                .map(|_| alphabet[rng.gen_range(0..alphabet.len())])
+                .collect()
+        };
+        match rng.gen_range(0..if depth > 3 { 4 } else { 6 }) {
+            0 => json!(rng.gen_range(-1_000_000i64..1_000_000)),
+            1 => json!(word(rng)),
+            2 => json!(rng.gen_bool(0.5)),
+            3 => Value::Null,
+            4 => Value::Array(
+                (0..rng.gen_range(0..4))
+                    .map(|_| random_value(rng, depth + 1))
+                    .collect(),
+            ),
+            _ => Value::Object(
+                (0..rng.gen_range(0..5))
+                    .map(|_| (word(rng), random_value(rng, depth + 1)))
+                    .collect(),
+            ),
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_definition_on_random_texts_and_their_mutations() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8785);
+        let tokens: [&[u8]; 10] = [b" ", b",", b"\\", b"\"", b"0", b"-", b"}", b"u", b".", b"e"];
+        for _ in 0..3_000 {
+            let value = random_value(&mut rng, 0);
+            let text = String::from_utf8(canonicalize(&value).unwrap()).unwrap();
+            assert!(is_canonical(&text), "{text}");
+            for _ in 0..10 {
+                let mut bytes = text.clone().into_bytes();
+                let at = rng.gen_range(0..=bytes.len());
+                match rng.gen_range(0..3) {
+                    0 if at < bytes.len() => {
+                        bytes.remove(at);
+                    }
+                    1 => {
+                        let token = tokens[rng.gen_range(0..tokens.len())];
+                        bytes.splice(at..at, token.iter().copied());
+                    }
+                    _ if at + 1 < bytes.len() => bytes.swap(at, at + 1),
+                    _ => {}
+                }
+                if let Ok(mutated) = String::from_utf8(bytes) {
+                    assert_eq!(
+                        is_canonical(&mutated),
+                        by_definition(&mutated),
+                        "{mutated:?}"
+                    );
+                }
+            }
+        }
+    }
+}
