@@ -54,20 +54,46 @@ impl Appender {
 
     /// Appends one record; resolves when its batch is durable (or has failed as a whole).
     pub async fn append(&self, submission: Submission) -> Result<AppendOutcome, ApiError> {
+        let answer = self.enqueue(submission)?;
+        Self::outcome(answer).await
+    }
+
+    /// Appends several records, each on its own: all are queued at once (so they share group
+    /// commits) and each outcome comes when its batch is durable.
+    pub async fn append_all(
+        &self,
+        submissions: Vec<Submission>,
+    ) -> Vec<Result<AppendOutcome, ApiError>> {
+        let answers: Vec<_> = submissions.into_iter().map(|s| self.enqueue(s)).collect();
+        let mut outcomes = Vec::with_capacity(answers.len());
+        for answer in answers {
+            outcomes.push(match answer {
+                Ok(answer) => Self::outcome(answer).await,
+                Err(e) => Err(e),
+            });
+        }
+        outcomes
+    }
+
+    fn enqueue(
+        &self,
+        submission: Submission,
+    ) -> Result<oneshot::Receiver<Result<AppendOutcome, String>>, ApiError> {
         let (reply, answer) = oneshot::channel();
         match self.queue.try_send(Job { submission, reply }) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) => {
-                return Err(ApiError::Unavailable(
-                    "ingest queue is full; retry shortly".into(),
-                ))
-            }
-            Err(TrySendError::Disconnected(_)) => {
-                return Err(ApiError::Unavailable(
-                    "ledger appender is not running".into(),
-                ))
-            }
+            Ok(()) => Ok(answer),
+            Err(TrySendError::Full(_)) => Err(ApiError::Unavailable(
+                "ingest queue is full; retry shortly".into(),
+            )),
+            Err(TrySendError::Disconnected(_)) => Err(ApiError::Unavailable(
+                "ledger appender is not running".into(),
+            )),
         }
+    }
+
+    async fn outcome(
+        answer: oneshot::Receiver<Result<AppendOutcome, String>>,
+    ) -> Result<AppendOutcome, ApiError> {
         match answer.await {
             Ok(Ok(outcome)) => Ok(outcome),
             Ok(Err(e)) => Err(ApiError::Unavailable(format!("record not appended: {e}"))),

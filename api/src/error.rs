@@ -88,6 +88,22 @@ impl ApiError {
         }
     }
 
+    /// The `{code, message, details}` body (internal errors are logged, not shown).
+    pub fn body(&self) -> ErrorBody {
+        if let ApiError::Internal(detail) = self {
+            tracing::error!(%detail, "internal error");
+        }
+        let message = match self {
+            ApiError::Internal(_) => "internal error; see the server log".to_owned(),
+            other => other.to_string(),
+        };
+        ErrorBody {
+            code: self.code().to_owned(),
+            message,
+            details: self.details(),
+        }
+    }
+
     fn details(&self) -> Value {
         match self {
             ApiError::BadRequest { details, .. }
@@ -113,19 +129,7 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        if let ApiError::Internal(detail) = self {
-            tracing::error!(%detail, "internal error");
-        }
-        let message = match self {
-            // Internals are logged, not shown.
-            ApiError::Internal(_) => "internal error; see the server log".to_owned(),
-            other => other.to_string(),
-        };
-        HttpResponse::build(self.status_code()).json(ErrorBody {
-            code: self.code().to_owned(),
-            message,
-            details: self.details(),
-        })
+        HttpResponse::build(self.status_code()).json(self.body())
     }
 }
 

@@ -18,6 +18,7 @@ use crate::routes;
         routes::health::health,
         routes::health::openapi,
         routes::records::submit,
+        routes::records::submit_batch,
         routes::tables::register,
         routes::tables::list,
         routes::tables::get,

@@ -279,6 +279,35 @@ fn every_kind_of_tampering_is_caught_precisely() {
     assert_eq!(e.item, "adjudications.jsonl line 1");
     assert!(e.message.contains("index 3: the verdict differs"), "{e}");
 
+    // A verdict missing, one for an entry that is not a round, verdicts out of order.
+    let d = fresh();
+    edit_lines(&path(&d), "adjudications.jsonl", |l| {
+        l.remove(0);
+    });
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "entries.jsonl line 2 (index 3)");
+    assert!(e.message.contains("a round without a verdict"), "{e}");
+    let d = fresh();
+    edit_lines(&path(&d), "adjudications.jsonl", |l| {
+        let forged = l[0].replacen("{\"index\":3,", "{\"index\":2,", 1);
+        l.insert(0, forged);
+    });
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "adjudications.jsonl line 1");
+    assert!(
+        e.message
+            .contains("index 2 has a verdict but is not a round"),
+        "{e}"
+    );
+    let d = fresh();
+    edit_lines(&path(&d), "adjudications.jsonl", |l| l.swap(0, 1));
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "adjudications.jsonl line 2");
+    assert!(e.message.contains("increasing index order"), "{e}");
+
     // A registry event changed: its operator signature fails.
     let d = fresh();
     edit_lines(&path(&d), "registry.jsonl", |l| {

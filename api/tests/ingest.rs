@@ -289,3 +289,50 @@ async fn bad_input_is_refused_and_changes_nothing() {
     let (s, b) = get(&app, "/api/v1/reports/daily?day=2026-13-01").await;
     assert_error(s, &b, 400, "invalid_query");
 }
+
+#[actix_web::test]
+async fn a_batch_is_handled_record_by_record() {
+    let (state, url) = state();
+    let app = app!(state);
+    let k = key(3);
+    let (status, _) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
+    assert_eq!(status, 201);
+    let first = signed(
+        spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 360_000)])),
+        &k,
+    );
+    let mut forged = signed(spin("R01", 2, 17, json!([])), &k);
+    forged["record"]["outcome"]["number"] = json!(18);
+    let batch = json!([
+        first.clone(),
+        signed(spin("R01", 2, 5, json!([])), &k),
+        first,
+        forged,
+        signed(spin("R01", 1, 9, json!([])), &k),
+        {"record": 1},
+    ]);
+    let (status, body) = post(&app, "/api/v1/records/batch", batch).await;
+    assert_eq!(status, 200, "{body}");
+    let statuses: Vec<u64> = body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_u64().unwrap())
+        .collect();
+    // New, new, the same record again, a broken signature, another record under seq_no 1, junk.
+    assert_eq!(statuses, vec![201, 201, 200, 422, 409, 400]);
+    assert_eq!(body["results"][0]["receipt"]["index"], 1);
+    assert_eq!(body["results"][2]["receipt"], body["results"][0]["receipt"]);
+    assert_eq!(body["results"][3]["error"]["code"], "bad_signature");
+    assert_eq!(body["results"][4]["error"]["code"], "seq_no_conflict");
+    assert_eq!(body["results"][5]["error"]["code"], "invalid_envelope");
+    assert_eq!(ledger_size(&url), 3, "the registration and two rounds");
+
+    // Not an array, or too many: refused as a whole.
+    let (status, body) = post(&app, "/api/v1/records/batch", json!({"record": 1})).await;
+    assert_error(status, &body, 400, "malformed_json");
+    let too_many = Value::Array(vec![json!({}); 1_001]);
+    let (status, body) = post(&app, "/api/v1/records/batch", too_many).await;
+    assert_error(status, &body, 400, "batch_too_large");
+    assert_eq!(ledger_size(&url), 3);
+}

@@ -184,6 +184,69 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+/// SHA-256 of a file, read in pieces (exports can be far larger than memory).
+fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 20];
+    loop {
+        let n = std::io::Read::read(&mut file, &mut buffer)?;
+        if n == 0 {
+            return Ok(hex::encode(hasher.finalize()));
+        }
+        hasher.update(&buffer[..n]);
+    }
+}
+
+/// Reads a JSON-lines file a block of lines at a time.
+struct LineReader {
+    name: &'static str,
+    reader: std::io::BufReader<std::fs::File>,
+    /// Lines read so far.
+    line: usize,
+}
+
+impl LineReader {
+    fn open(dir: &Path, name: &'static str) -> Result<LineReader, InspectionError> {
+        let file = std::fs::File::open(dir.join(name))
+            .map_err(|e| fail(name, format!("cannot read: {e}")))?;
+        Ok(LineReader {
+            name,
+            reader: std::io::BufReader::with_capacity(1 << 20, file),
+            line: 0,
+        })
+    }
+
+    /// The next line without its newline, or `None` at the end.
+    fn next_line(&mut self) -> Result<Option<String>, InspectionError> {
+        let mut bytes = Vec::new();
+        let n = std::io::BufRead::read_until(&mut self.reader, b'\n', &mut bytes)
+            .map_err(|e| fail(self.name, format!("cannot read: {e}")))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+        }
+        String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| fail(format!("{} line {}", self.name, self.line), "not UTF-8"))
+    }
+
+    /// Up to `max` lines.
+    fn next_block(&mut self, max: usize) -> Result<Vec<String>, InspectionError> {
+        let mut lines = Vec::with_capacity(max);
+        while lines.len() < max {
+            match self.next_line()? {
+                Some(line) => lines.push(line),
+                None => break,
+            }
+        }
+        Ok(lines)
+    }
+}
+
 fn read(dir: &Path, name: &str) -> Result<Vec<u8>, InspectionError> {
     std::fs::read(dir.join(name)).map_err(|e| fail(name, format!("cannot read: {e}")))
 }
@@ -239,9 +302,8 @@ fn check_manifest(dir: &Path) -> Result<usize, InspectionError> {
         }
     }
     for (path, sum) in &listed {
-        let bytes =
-            read(dir, path).map_err(|_| fail(path.clone(), "listed in MANIFEST but missing"))?;
-        let actual = sha256_hex(&bytes);
+        let actual = sha256_file(&dir.join(path))
+            .map_err(|_| fail(path.clone(), "listed in MANIFEST but missing"))?;
         if &actual != sum {
             return Err(fail(
                 path.clone(),
@@ -402,15 +464,35 @@ fn check_registry_proofs(
     Ok(())
 }
 
-/// A verdict of adjudications.jsonl: its line and raw JSON (the file holds it canonical).
-type Verdicts<'a> = HashMap<u64, (usize, &'a str)>;
+/// Verdicts of a block of entries by index: line of adjudications.jsonl and raw JSON (the file
+/// holds it canonical).
+type Verdicts = HashMap<u64, (usize, String)>;
 
-/// Verdicts of adjudications.jsonl by index. Lines are canonical `{"index":N,"verdict":V}`;
-/// each V is checked later, against re-adjudication or for canonical form.
-fn load_verdicts(text: &str) -> Result<Verdicts<'_>, InspectionError> {
-    let mut verdicts = HashMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let item = format!("{ADJUDICATIONS} line {}", n + 1);
+/// adjudications.jsonl, read in step with the entries (both are in index order). Lines are
+/// canonical `{"index":N,"verdict":V}`; each V is checked later, against re-adjudication or for
+/// canonical form.
+struct VerdictReader {
+    lines: LineReader,
+    /// A line read ahead: line number, index, verdict.
+    ahead: Option<(usize, u64, String)>,
+    last_index: Option<u64>,
+}
+
+impl VerdictReader {
+    fn open(dir: &Path) -> Result<VerdictReader, InspectionError> {
+        Ok(VerdictReader {
+            lines: LineReader::open(dir, ADJUDICATIONS)?,
+            ahead: None,
+            last_index: None,
+        })
+    }
+
+    fn read_one(&mut self) -> Result<Option<(usize, u64, String)>, InspectionError> {
+        let Some(line) = self.lines.next_line()? else {
+            return Ok(None);
+        };
+        let n = self.lines.line;
+        let item = format!("{ADJUDICATIONS} line {n}");
         let (index, verdict) = line
             .strip_prefix("{\"index\":")
             .and_then(|rest| rest.split_once(",\"verdict\":"))
@@ -422,11 +504,32 @@ fn load_verdicts(text: &str) -> Result<Verdicts<'_>, InspectionError> {
             })
             .and_then(|(index, verdict)| Some((index.parse::<u64>().ok()?, verdict)))
             .ok_or_else(|| fail(&item, "not a canonical {\"index\":…,\"verdict\":…} line"))?;
-        if verdicts.insert(index, (n + 1, verdict)).is_some() {
-            return Err(fail(&item, format!("a second verdict for index {index}")));
+        if self.last_index.is_some_and(|last| index <= last) {
+            return Err(fail(&item, "verdicts are not in increasing index order"));
+        }
+        self.last_index = Some(index);
+        Ok(Some((n, index, verdict.to_owned())))
+    }
+
+    /// Every verdict with an index below `end`.
+    fn take_before(&mut self, end: u64) -> Result<Verdicts, InspectionError> {
+        let mut verdicts = HashMap::new();
+        loop {
+            let next = match self.ahead.take() {
+                Some(v) => Some(v),
+                None => self.read_one()?,
+            };
+            match next {
+                Some((n, index, verdict)) if index < end => {
+                    verdicts.insert(index, (n, verdict));
+                }
+                other => {
+                    self.ahead = other;
+                    return Ok(verdicts);
+                }
+            }
         }
     }
-    Ok(verdicts)
 }
 
 /// The plans of the registered tables, read from plans/ (a round of a plan not there fails
@@ -458,7 +561,7 @@ struct Context<'a> {
     lines: usize,
     signers: Signers<'a>,
     registry: &'a HashMap<u64, Hash>,
-    verdicts: &'a Verdicts<'a>,
+    verdicts: &'a Verdicts,
     plans: &'a HashMap<String, rules::Plan>,
     signatures: SignatureCheck,
 }
@@ -497,82 +600,105 @@ pub fn verify_export(
     let latest = open_checkpoint(dir, CHECKPOINT_LATEST, operator_keys, &info.origin)?;
     let operators = operator_signers(operator_keys);
     let registry = load_registry(dir, &checkpoint, &operators)?;
-    let adjudications = String::from_utf8(read(dir, ADJUDICATIONS)?)
-        .map_err(|_| fail(ADJUDICATIONS, "not UTF-8"))?;
-    let verdicts = load_verdicts(&adjudications)?;
     let plans = load_plans(dir, &registry.history)?;
 
-    // Entries: canonical, consecutive, chained, signed by a key valid at receipt.
-    let entries_text =
-        String::from_utf8(read(dir, ENTRIES)?).map_err(|_| fail(ENTRIES, "not UTF-8"))?;
-    let lines: Vec<&str> = entries_text.lines().collect();
+    // Entries, a block at a time: canonical, consecutive, chained, signed by a key valid at
+    // receipt; each on its own on all cores (signatures in batches), then the chain in order.
     let has_link = info.period_first_index > info.first_index;
-    let expected_lines = info.period_entries + u64::from(has_link) + u64::from(info.link_after);
-    if lines.len() as u64 != expected_lines {
-        return Err(fail(
+    let total = info.period_entries + u64::from(has_link) + u64::from(info.link_after);
+    let count_error = |found: u64| {
+        fail(
             ENTRIES,
-            format!("{} entries, export.json says {expected_lines}", lines.len()),
-        ));
-    }
-    let total = lines.len() as u64;
-    let context = Context {
-        info: &info,
-        has_link,
-        lines: lines.len(),
-        signers: Signers {
-            operators: &operators,
-            tables: &registry.history,
-        },
-        registry: &registry.leaves,
-        verdicts: &verdicts,
-        plans: &plans,
-        signatures: options.signatures,
+            format!("{found} entries or more, export.json says {total}"),
+        )
     };
-    // Each entry on its own (all cores, signatures in batches), then the chain in order.
-    let chunks: Vec<(usize, &[&str])> = lines
-        .chunks(SIGNATURE_BATCH)
-        .enumerate()
-        .map(|(c, part)| (c * SIGNATURE_BATCH, part))
-        .collect();
-    let checked = par_map(&chunks, |_, (first, part)| {
-        check_chunk(*first, part, &context)
-    })?;
-    let mut leaves: Vec<Hash> = Vec::with_capacity(lines.len());
-    let mut rounds = 0u64;
+    let mut entries = LineReader::open(dir, ENTRIES)?;
+    let mut verdicts = VerdictReader::open(dir)?;
+    let mut leaves: Vec<Hash> = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
     let mut rounds_readjudicated = 0u64;
-    for chunk in checked {
-        for entry in chunk? {
-            let n = leaves.len();
-            let expected = info.first_index + n as u64;
-            let item = format!("{ENTRIES} line {} (index {expected})", n + 1);
-            if let Some(previous) = leaves.last() {
-                if &entry.prev_hash != previous {
+    loop {
+        let block = entries.next_block(ENTRY_BLOCK)?;
+        if block.is_empty() {
+            break;
+        }
+        let first_line = leaves.len();
+        let end_line = (first_line + block.len()) as u64;
+        if end_line > total {
+            return Err(count_error(end_line));
+        }
+        let block_verdicts = verdicts.take_before(info.first_index + end_line)?;
+        let context = Context {
+            info: &info,
+            has_link,
+            lines: total as usize,
+            signers: Signers {
+                operators: &operators,
+                tables: &registry.history,
+            },
+            registry: &registry.leaves,
+            verdicts: &block_verdicts,
+            plans: &plans,
+            signatures: options.signatures,
+        };
+        let lines: Vec<&str> = block.iter().map(String::as_str).collect();
+        let chunks: Vec<(usize, &[&str])> = lines
+            .chunks(SIGNATURE_BATCH)
+            .enumerate()
+            .map(|(c, part)| (first_line + c * SIGNATURE_BATCH, part))
+            .collect();
+        let checked = par_map(&chunks, |_, (first, part)| {
+            check_chunk(*first, part, &context)
+        })?;
+        let mut rounds = Vec::new();
+        for chunk in checked {
+            for entry in chunk? {
+                let n = leaves.len();
+                let expected = info.first_index + n as u64;
+                let item = format!("{ENTRIES} line {} (index {expected})", n + 1);
+                if let Some(previous) = leaves.last() {
+                    if &entry.prev_hash != previous {
+                        return Err(fail(
+                            &item,
+                            format!(
+                                "prev_hash does not match the hash of entry {}",
+                                expected - 1
+                            ),
+                        ));
+                    }
+                } else if expected == 0 && entry.prev_hash != crate::GENESIS_PREV_HASH {
                     return Err(fail(
                         &item,
-                        format!(
-                            "prev_hash does not match the hash of entry {}",
-                            expected - 1
-                        ),
+                        "the first entry of the ledger must have a zero prev_hash",
                     ));
                 }
-            } else if expected == 0 && entry.prev_hash != crate::GENESIS_PREV_HASH {
-                return Err(fail(
-                    &item,
-                    "the first entry of the ledger must have a zero prev_hash",
-                ));
+                leaves.push(entry.leaf);
+                if entry.round {
+                    rounds.push(expected);
+                }
+                rounds_readjudicated += u64::from(entry.readjudicated);
             }
-            leaves.push(entry.leaf);
-            rounds += u64::from(entry.round);
-            rounds_readjudicated += u64::from(entry.readjudicated);
+        }
+        if rounds.len() != block_verdicts.len() {
+            // Every round found its verdict, so some verdict has no round.
+            let rounds: std::collections::HashSet<u64> = rounds.into_iter().collect();
+            return Err(not_a_round(
+                block_verdicts
+                    .iter()
+                    .filter(|(index, _)| !rounds.contains(index))
+                    .map(|(index, (n, _))| (*n, *index)),
+            ));
         }
         progress(leaves.len() as u64, total);
     }
-    progress(total, total);
-    if rounds != verdicts.len() as u64 {
+    if (leaves.len() as u64) != total {
         return Err(fail(
-            ADJUDICATIONS,
-            format!("{rounds} rounds in the period, {} verdicts", verdicts.len()),
+            ENTRIES,
+            format!("{} entries, export.json says {total}", leaves.len()),
         ));
+    }
+    let left = verdicts.take_before(u64::MAX)?;
+    if !left.is_empty() {
+        return Err(not_a_round(left.iter().map(|(index, (n, _))| (*n, *index))));
     }
 
     // Every exported entry is a leaf of the checkpoint's tree.
@@ -670,6 +796,20 @@ pub fn verify_export(
 
 /// Entries whose signatures are verified together.
 const SIGNATURE_BATCH: usize = 256;
+
+/// Entries read and checked at a time (bounded memory, whatever the export's size).
+const ENTRY_BLOCK: usize = 16 * 1024;
+
+/// The first of `verdicts` (line, index), which are not rounds of the period.
+fn not_a_round(verdicts: impl Iterator<Item = (usize, u64)>) -> InspectionError {
+    match verdicts.min() {
+        Some((n, index)) => fail(
+            format!("{ADJUDICATIONS} line {n}"),
+            format!("index {index} has a verdict but is not a round of the exported period"),
+        ),
+        None => fail(ADJUDICATIONS, "rounds and verdicts do not match"),
+    }
+}
 
 /// Checks consecutive lines starting at line `first`: each on its own, then their signatures
 /// together. The error is the chunk's first failing line.

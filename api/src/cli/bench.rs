@@ -41,6 +41,9 @@ enum BenchKind {
         /// Tables submitting.
         #[arg(long, default_value_t = 16)]
         tables: usize,
+        /// Records per request: 1 posts each to `/records`, more posts arrays to `/records/batch`.
+        #[arg(long, default_value_t = 1)]
+        batch: usize,
     },
     /// `dozor verify` of a large inspection export (filled once, kept), against bare batch
     /// verification of the same signatures.
@@ -75,7 +78,8 @@ pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
             rounds,
             concurrency,
             tables,
-        } => ingest(global, rounds, concurrency, tables),
+            batch,
+        } => ingest(global, rounds, concurrency, tables, batch.max(1)),
     }
 }
 
@@ -139,6 +143,7 @@ fn ingest(
     rounds: u64,
     concurrency: usize,
     tables: usize,
+    batch: usize,
 ) -> anyhow::Result<ExitCode> {
     // A dedicated database on the durable cluster (or the given one), emptied for each run.
     let (url, mut cluster) = match &global.database_url {
@@ -181,7 +186,7 @@ fn ingest(
 
     let plan = plan()?;
     let mut simulator = RouletteSimulator::new(7, plan.clone(), 0.02);
-    let mut bodies = Vec::with_capacity(rounds as usize);
+    let mut envelopes = Vec::with_capacity(rounds as usize);
     let keys: Vec<_> = (0..tables)
         .map(|t| {
             (
@@ -193,8 +198,22 @@ fn ingest(
     for i in 0..rounds {
         let (table_id, key) = &keys[(i as usize) % tables.max(1)];
         let (record, _) = simulator.spin(table_id, i / tables as u64 + 1, Utc::now());
-        bodies.push(serde_json::to_vec(&Envelope::sign(record, key)?)?);
+        envelopes.push(serde_json::to_value(Envelope::sign(record, key)?)?);
     }
+    // One body per request: a single envelope, or an array of `batch` of them.
+    let (path, bodies) = if batch == 1 {
+        let bodies = envelopes
+            .iter()
+            .map(serde_json::to_vec)
+            .collect::<Result<Vec<_>, _>>()?;
+        ("records", bodies)
+    } else {
+        let bodies = envelopes
+            .chunks(batch)
+            .map(serde_json::to_vec)
+            .collect::<Result<Vec<_>, _>>()?;
+        ("records/batch", bodies)
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -219,21 +238,36 @@ fn ingest(
             );
         }
         let started = Instant::now();
-        let outcomes: Vec<(u16, Duration)> = stream::iter(bodies)
+        let outcomes: Vec<(Vec<u16>, Duration)> = stream::iter(bodies)
             .map(|body| {
                 let client = client.clone();
-                let url = format!("{base}/api/v1/records");
+                let url = format!("{base}/api/v1/{path}");
                 async move {
                     let t = Instant::now();
-                    let status = client
+                    let statuses = match client
                         .post(url)
                         .header("content-type", "application/json")
                         .body(body)
                         .send()
                         .await
-                        .map(|r| r.status().as_u16())
-                        .unwrap_or(0);
-                    (status, t.elapsed())
+                    {
+                        Ok(r) if batch == 1 => vec![r.status().as_u16()],
+                        Ok(r) => r
+                            .json::<serde_json::Value>()
+                            .await
+                            .ok()
+                            .and_then(|v| {
+                                v["results"].as_array().map(|items| {
+                                    items
+                                        .iter()
+                                        .map(|i| i["status"].as_u64().unwrap_or(0) as u16)
+                                        .collect()
+                                })
+                            })
+                            .unwrap_or_default(),
+                        Err(_) => vec![0],
+                    };
+                    (statuses, t.elapsed())
                 }
             })
             .buffer_unordered(concurrency.max(1))
@@ -248,7 +282,11 @@ fn ingest(
         c.stop()?;
     }
     let (elapsed, outcomes) = result?;
-    let accepted = outcomes.iter().filter(|(s, _)| *s == 201).count();
+    let accepted = outcomes
+        .iter()
+        .flat_map(|(s, _)| s)
+        .filter(|s| **s == 201)
+        .count();
     let mut latencies: Vec<Duration> = outcomes.iter().map(|(_, d)| *d).collect();
     latencies.sort_unstable();
     let seconds = elapsed.as_secs_f64();
@@ -260,6 +298,7 @@ fn ingest(
             "accepted_201": accepted,
             "concurrency": concurrency,
             "tables": tables,
+            "records_per_request": batch,
             "seconds": (seconds * 1000.0).round() / 1000.0,
             "spins_per_second": (accepted as f64 / seconds).round(),
             "latency_ms": {

@@ -18,6 +18,7 @@ pub const API_PREFIX: &str = "/api/v1";
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(health::health).service(
         web::scope(API_PREFIX)
+            .service(records::submit_batch)
             .service(records::submit)
             .service(tables::register)
             .service(tables::list)

@@ -1,6 +1,7 @@
 //! `POST /records`: signed round records from the tables.
 
-use actix_web::{post, web, HttpResponse};
+use actix_web::http::StatusCode;
+use actix_web::{post, web, HttpResponse, ResponseError as _};
 use chrono::{DateTime, Utc};
 use ledger::storage::append::{AppendOutcome, Receipt};
 use serde::Serialize;
@@ -72,9 +73,15 @@ pub async fn submit(
     let envelope = parse_envelope(&body)?;
     let shared = state.clone();
     let submission = web::block(move || prepare(&shared, envelope)).await??;
-    match state.appender.append(submission).await? {
-        AppendOutcome::Appended(r) => Ok(HttpResponse::Created().json(ReceiptView::from(&r))),
-        AppendOutcome::AlreadyRecorded(r) => Ok(HttpResponse::Ok().json(ReceiptView::from(&r))),
+    let (status, receipt) = receipt_of(state.appender.append(submission).await?)?;
+    Ok(HttpResponse::build(status).json(receipt))
+}
+
+/// 201 with the receipt of a new entry, 200 with the original one, or the error.
+fn receipt_of(outcome: AppendOutcome) -> Result<(StatusCode, ReceiptView), ApiError> {
+    match outcome {
+        AppendOutcome::Appended(r) => Ok((StatusCode::CREATED, ReceiptView::from(&r))),
+        AppendOutcome::AlreadyRecorded(r) => Ok((StatusCode::OK, ReceiptView::from(&r))),
         AppendOutcome::SeqNoConflict { existing } => Err(ApiError::Conflict {
             code: "seq_no_conflict",
             message: format!(
@@ -89,4 +96,111 @@ pub async fn submit(
             json!({ "key_id": key_id }),
         )),
     }
+}
+
+/// Most records in one batch request.
+pub const MAX_BATCH: usize = 1_000;
+
+/// What became of one record of a batch: `status` is what `POST /records` would have answered.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BatchItem {
+    pub status: u16,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<ReceiptView>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorBody>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BatchResult {
+    /// One per submitted record, in the order submitted.
+    pub results: Vec<BatchItem>,
+}
+
+/// Submit up to 1 000 signed records at once (e.g. from a gateway in front of several tables).
+/// Each is handled exactly as by `POST /records`, on its own: one bad record does not affect the
+/// others, and every receipt comes only once its record is durable.
+#[utoipa::path(
+    post, path = "/api/v1/records/batch", tag = "records",
+    request_body = Vec<SignedRecord>,
+    responses(
+        (status = 200, description = "one result per record, in order", body = BatchResult),
+        (status = 400, description = "not a JSON array of envelopes, or more than 1 000", body = ErrorBody),
+        (status = 413, description = "body too large", body = ErrorBody),
+    )
+)]
+#[post("/records/batch")]
+pub async fn submit_batch(
+    state: web::Data<AppState>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let body = read_body(
+        payload,
+        state.body_limit.saturating_mul(MAX_BATCH).min(64 << 20),
+    )
+    .await?;
+    let items: Vec<serde_json::Value> = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::bad_request("malformed_json", format!("body is not a JSON array: {e}"))
+    })?;
+    if items.len() > MAX_BATCH {
+        return Err(ApiError::bad_request(
+            "batch_too_large",
+            format!("{} records; at most {MAX_BATCH} per batch", items.len()),
+        ));
+    }
+    let shared = state.clone();
+    let prepared = web::block(move || {
+        items
+            .into_iter()
+            .map(|item| {
+                let envelope = serde_json::from_value(item).map_err(|e| ApiError::BadRequest {
+                    code: "invalid_envelope",
+                    message: format!("not a valid envelope {{record, key_id, signature}}: {e}"),
+                    details: json!({}),
+                })?;
+                prepare(&shared, envelope)
+            })
+            .collect::<Vec<_>>()
+    })
+    .await?;
+    let mut positions = Vec::new();
+    let mut submissions = Vec::new();
+    let mut results: Vec<Option<Result<AppendOutcome, ApiError>>> = Vec::new();
+    for (n, p) in prepared.into_iter().enumerate() {
+        match p {
+            Ok(s) => {
+                positions.push(n);
+                submissions.push(s);
+                results.push(None);
+            }
+            Err(e) => results.push(Some(Err(e))),
+        }
+    }
+    for (n, outcome) in positions
+        .into_iter()
+        .zip(state.appender.append_all(submissions).await)
+    {
+        results[n] = Some(outcome);
+    }
+    let results = results
+        .into_iter()
+        .map(|r| {
+            match r
+                .unwrap_or_else(|| Err(ApiError::internal("missing result")))
+                .and_then(receipt_of)
+            {
+                Ok((status, receipt)) => BatchItem {
+                    status: status.as_u16(),
+                    receipt: Some(receipt),
+                    error: None,
+                },
+                Err(e) => BatchItem {
+                    status: e.status_code().as_u16(),
+                    receipt: None,
+                    error: Some(e.body()),
+                },
+            }
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(BatchResult { results }))
 }
