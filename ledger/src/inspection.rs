@@ -301,9 +301,12 @@ fn check_manifest(dir: &Path) -> Result<usize, InspectionError> {
             ));
         }
     }
-    for (path, sum) in &listed {
-        let actual = sha256_file(&dir.join(path))
-            .map_err(|_| fail(path.clone(), "listed in MANIFEST but missing"))?;
+    // The two large files take most of the time: hash files on every core.
+    let files: Vec<(&String, &String)> = listed.iter().collect();
+    let hashes = par_map(&files, |_, (path, _)| sha256_file(&dir.join(path)))?;
+    for ((path, sum), actual) in files.into_iter().zip(hashes) {
+        let actual =
+            actual.map_err(|_| fail(path.clone(), "listed in MANIFEST but missing"))?;
         if &actual != sum {
             return Err(fail(
                 path.clone(),
@@ -616,80 +619,102 @@ pub fn verify_export(
     let mut verdicts = VerdictReader::open(dir)?;
     let mut leaves: Vec<Hash> = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
     let mut rounds_readjudicated = 0u64;
-    loop {
-        let block = entries.next_block(ENTRY_BLOCK)?;
-        if block.is_empty() {
-            break;
-        }
-        let first_line = leaves.len();
-        let end_line = (first_line + block.len()) as u64;
-        if end_line > total {
-            return Err(count_error(end_line));
-        }
-        let block_verdicts = verdicts.take_before(info.first_index + end_line)?;
-        let context = Context {
-            info: &info,
-            has_link,
-            lines: total as usize,
-            signers: Signers {
-                operators: &operators,
-                tables: &registry.history,
-            },
-            registry: &registry.leaves,
-            verdicts: &block_verdicts,
-            plans: &plans,
-            signatures: options.signatures,
-        };
-        let lines: Vec<&str> = block.iter().map(String::as_str).collect();
-        let chunks: Vec<(usize, &[&str])> = lines
-            .chunks(SIGNATURE_BATCH)
-            .enumerate()
-            .map(|(c, part)| (first_line + c * SIGNATURE_BATCH, part))
-            .collect();
-        let checked = par_map(&chunks, |_, (first, part)| {
-            check_chunk(*first, part, &context)
-        })?;
-        let mut rounds = Vec::new();
-        for chunk in checked {
-            for entry in chunk? {
-                let n = leaves.len();
-                let expected = info.first_index + n as u64;
-                let item = format!("{ENTRIES} line {} (index {expected})", n + 1);
-                if let Some(previous) = leaves.last() {
-                    if &entry.prev_hash != previous {
+    // A reader thread reads the next block (and its verdicts) while this one checks the last.
+    let (blocks, received) = std::sync::mpsc::sync_channel::<Result<Block, InspectionError>>(1);
+    let first_index = info.first_index;
+    let verdicts = std::thread::scope(|scope| -> Result<VerdictReader, InspectionError> {
+        let reader = scope.spawn(move || {
+            let mut read = 0u64;
+            loop {
+                let next = entries.next_block(ENTRY_BLOCK).and_then(|block| {
+                    read += block.len() as u64;
+                    let verdicts = verdicts.take_before(first_index + read)?;
+                    Ok((block, verdicts))
+                });
+                let done = next.as_ref().map_or(true, |(block, _)| block.is_empty());
+                if blocks.send(next).is_err() || done {
+                    return verdicts;
+                }
+            }
+        });
+        for next in received {
+            let (block, block_verdicts) = next?;
+            if block.is_empty() {
+                break;
+            }
+            let first_line = leaves.len();
+            let end_line = (first_line + block.len()) as u64;
+            if end_line > total {
+                return Err(count_error(end_line));
+            }
+            let context = Context {
+                info: &info,
+                has_link,
+                lines: total as usize,
+                signers: Signers {
+                    operators: &operators,
+                    tables: &registry.history,
+                },
+                registry: &registry.leaves,
+                verdicts: &block_verdicts,
+                plans: &plans,
+                signatures: options.signatures,
+            };
+            let lines: Vec<&str> = block.iter().map(String::as_str).collect();
+            let chunks: Vec<(usize, &[&str])> = lines
+                .chunks(SIGNATURE_BATCH)
+                .enumerate()
+                .map(|(c, part)| (first_line + c * SIGNATURE_BATCH, part))
+                .collect();
+            let checked = par_map(&chunks, |_, (first, part)| {
+                check_chunk(*first, part, &context)
+            })?;
+            let mut rounds = Vec::new();
+            for chunk in checked {
+                for entry in chunk? {
+                    let n = leaves.len();
+                    let expected = info.first_index + n as u64;
+                    let item = format!("{ENTRIES} line {} (index {expected})", n + 1);
+                    if let Some(previous) = leaves.last() {
+                        if &entry.prev_hash != previous {
+                            return Err(fail(
+                                &item,
+                                format!(
+                                    "prev_hash does not match the hash of entry {}",
+                                    expected - 1
+                                ),
+                            ));
+                        }
+                    } else if expected == 0 && entry.prev_hash != crate::GENESIS_PREV_HASH {
                         return Err(fail(
                             &item,
-                            format!(
-                                "prev_hash does not match the hash of entry {}",
-                                expected - 1
-                            ),
+                            "the first entry of the ledger must have a zero prev_hash",
                         ));
                     }
-                } else if expected == 0 && entry.prev_hash != crate::GENESIS_PREV_HASH {
-                    return Err(fail(
-                        &item,
-                        "the first entry of the ledger must have a zero prev_hash",
-                    ));
+                    leaves.push(entry.leaf);
+                    if entry.round {
+                        rounds.push(expected);
+                    }
+                    rounds_readjudicated += u64::from(entry.readjudicated);
                 }
-                leaves.push(entry.leaf);
-                if entry.round {
-                    rounds.push(expected);
-                }
-                rounds_readjudicated += u64::from(entry.readjudicated);
             }
+            if rounds.len() != block_verdicts.len() {
+                // Every round found its verdict, so some verdict has no round.
+                let rounds: std::collections::HashSet<u64> = rounds.into_iter().collect();
+                return Err(not_a_round(
+                    block_verdicts
+                        .iter()
+                        .filter(|(index, _)| !rounds.contains(index))
+                        .map(|(index, (n, _))| (*n, *index)),
+                ));
+            }
+            progress(leaves.len() as u64, total);
         }
-        if rounds.len() != block_verdicts.len() {
-            // Every round found its verdict, so some verdict has no round.
-            let rounds: std::collections::HashSet<u64> = rounds.into_iter().collect();
-            return Err(not_a_round(
-                block_verdicts
-                    .iter()
-                    .filter(|(index, _)| !rounds.contains(index))
-                    .map(|(index, (n, _))| (*n, *index)),
-            ));
-        }
-        progress(leaves.len() as u64, total);
-    }
+        reader
+            .join()
+            .map_err(|_| fail(ENTRIES, "the reading thread failed"))
+    })?;
+    let mut verdicts = verdicts;
     if (leaves.len() as u64) != total {
         return Err(fail(
             ENTRIES,
@@ -793,6 +818,9 @@ pub fn verify_export(
         rounds_readjudicated,
     })
 }
+
+/// A block of entry lines and the verdicts of its rounds.
+type Block = (Vec<String>, Verdicts);
 
 /// Entries whose signatures are verified together.
 const SIGNATURE_BATCH: usize = 256;
