@@ -305,8 +305,7 @@ fn check_manifest(dir: &Path) -> Result<usize, InspectionError> {
     let files: Vec<(&String, &String)> = listed.iter().collect();
     let hashes = par_map(&files, |_, (path, _)| sha256_file(&dir.join(path)))?;
     for ((path, sum), actual) in files.into_iter().zip(hashes) {
-        let actual =
-            actual.map_err(|_| fail(path.clone(), "listed in MANIFEST but missing"))?;
+        let actual = actual.map_err(|_| fail(path.clone(), "listed in MANIFEST but missing"))?;
         if &actual != sum {
             return Err(fail(
                 path.clone(),

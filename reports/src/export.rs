@@ -16,6 +16,7 @@ use ledger::merkle::range_nodes_needed;
 use ledger::registry_event::RegistryEvent;
 use ledger::storage::schema::{adjudications, ledger_entries};
 use ledger::storage::{checkpoints, reads, tree};
+use sha2::Digest as _;
 
 use crate::{daily, GamingDayClock};
 
@@ -69,12 +70,62 @@ impl Writer {
         Ok(())
     }
 
+    /// A large file written a piece at a time: `fill` gets a sink to write into.
+    fn stream(
+        &mut self,
+        name: &str,
+        fill: impl FnOnce(&mut StreamSink) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError> {
+        let path = self.dir.join(name);
+        let file = std::fs::File::create(&path).map_err(|source| ExportError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let mut sink = StreamSink {
+            out: std::io::BufWriter::with_capacity(1 << 20, file),
+            hasher: sha2::Sha256::new(),
+            path: path.clone(),
+        };
+        fill(&mut sink)?;
+        sink.out
+            .flush()
+            .map_err(|source| ExportError::Io { path, source })?;
+        self.sums
+            .insert(name.to_owned(), hex::encode(sink.hasher.finalize()));
+        Ok(())
+    }
+
     fn json(&mut self, name: &str, value: &impl serde::Serialize) -> Result<(), ExportError> {
         let mut bytes = serde_json::to_vec_pretty(value).map_err(storage)?;
         bytes.push(b'\n');
         self.file(name, &bytes)
     }
 }
+
+/// Where a streamed file goes: written and hashed as it is filled.
+struct StreamSink {
+    out: std::io::BufWriter<std::fs::File>,
+    hasher: sha2::Sha256,
+    path: PathBuf,
+}
+
+impl StreamSink {
+    fn line(&mut self, bytes: &[u8]) -> Result<(), ExportError> {
+        use sha2::Digest as _;
+        self.hasher.update(bytes);
+        self.hasher.update(b"\n");
+        self.out
+            .write_all(bytes)
+            .and_then(|()| self.out.write_all(b"\n"))
+            .map_err(|source| ExportError::Io {
+                path: self.path.clone(),
+                source,
+            })
+    }
+}
+
+/// Rows read per query when streaming the large files.
+const PAGE: i64 = 20_000;
 
 /// First index received at or after `t` (the ledger size if none).
 fn first_index_at(
@@ -142,31 +193,30 @@ pub fn write_export(
     let latest = parse(&latest_row.note, &latest_row.verifier_key)?;
 
     // Entries, from the link before the period to the link after it.
-    let mut entries = Vec::new();
-    let mut next = first_index as i64;
-    while (next as u64) < run_end {
-        let page: Vec<Vec<u8>> = ledger_entries::table
-            .filter(
-                ledger_entries::idx
-                    .ge(next)
-                    .and(ledger_entries::idx.lt(run_end as i64)),
-            )
-            .order(ledger_entries::idx.asc())
-            .limit(20_000)
-            .select(ledger_entries::entry)
-            .load(conn)
-            .map_err(storage)?;
-        if page.is_empty() {
-            break;
+    w.stream(fmt::ENTRIES, |sink| {
+        let mut next = first_index as i64;
+        while (next as u64) < run_end {
+            let page: Vec<Vec<u8>> = ledger_entries::table
+                .filter(
+                    ledger_entries::idx
+                        .ge(next)
+                        .and(ledger_entries::idx.lt(run_end as i64)),
+                )
+                .order(ledger_entries::idx.asc())
+                .limit(PAGE)
+                .select(ledger_entries::entry)
+                .load(conn)
+                .map_err(storage)?;
+            if page.is_empty() {
+                break;
+            }
+            for e in &page {
+                sink.line(e)?;
+            }
+            next += page.len() as i64;
         }
-        for e in &page {
-            entries.extend_from_slice(e);
-            entries.push(b'\n');
-        }
-        next += page.len() as i64;
-    }
-    w.file(fmt::ENTRIES, &entries)?;
-    drop(entries);
+        Ok(())
+    })?;
 
     let run_len = run_end - first_index;
     let wanted = range_nodes_needed(first_index, run_len, checkpoint.size).map_err(storage)?;
@@ -243,33 +293,40 @@ pub fn write_export(
     w.json(fmt::KEYS, &KeyRecord::from_history(&history))?;
     let mut plan_ids: BTreeSet<String> = history.tables().map(|t| t.plan_id.clone()).collect();
 
-    let verdicts: Vec<(i64, String, serde_json::Value)> = adjudications::table
-        .filter(
-            adjudications::ledger_index
-                .ge(period_first as i64)
-                .and(adjudications::ledger_index.lt(period_end as i64)),
-        )
-        .order(adjudications::ledger_index.asc())
-        .select((
-            adjudications::ledger_index,
-            adjudications::plan_id,
-            adjudications::verdict,
-        ))
-        .load(conn)
-        .map_err(storage)?;
-    let mut lines = Vec::new();
-    for (index, plan_id, verdict) in verdicts {
-        plan_ids.insert(plan_id);
-        // Canonical, so that a verifier can compare its own verdict byte for byte.
-        let line = serde_json::to_value(AdjudicationLine {
-            index: index as u64,
-            verdict,
-        })
-        .map_err(storage)?;
-        lines.extend(ledger::canonical::canonicalize(&line).map_err(storage)?);
-        lines.push(b'\n');
-    }
-    w.file(fmt::ADJUDICATIONS, &lines)?;
+    w.stream(fmt::ADJUDICATIONS, |sink| {
+        let mut next = period_first as i64;
+        loop {
+            let page: Vec<(i64, String, serde_json::Value)> = adjudications::table
+                .filter(
+                    adjudications::ledger_index
+                        .ge(next)
+                        .and(adjudications::ledger_index.lt(period_end as i64)),
+                )
+                .order(adjudications::ledger_index.asc())
+                .limit(PAGE)
+                .select((
+                    adjudications::ledger_index,
+                    adjudications::plan_id,
+                    adjudications::verdict,
+                ))
+                .load(conn)
+                .map_err(storage)?;
+            let Some((last, _, _)) = page.last() else {
+                return Ok(());
+            };
+            next = last + 1;
+            for (index, plan_id, verdict) in page {
+                plan_ids.insert(plan_id);
+                // Canonical, so that a verifier can compare its own verdict byte for byte.
+                let line = serde_json::to_value(AdjudicationLine {
+                    index: index as u64,
+                    verdict,
+                })
+                .map_err(storage)?;
+                sink.line(&ledger::canonical::canonicalize(&line).map_err(storage)?)?;
+            }
+        }
+    })?;
     let sources: HashMap<String, &str> = plan_ids
         .iter()
         .filter_map(|id| rules::PlanBook::builtin_source(id).map(|s| (id.clone(), s)))
