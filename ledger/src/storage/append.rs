@@ -20,8 +20,6 @@ use ed25519_dalek::SigningKey;
 /// Advisory lock serialising appends across every process that writes to this database.
 const LEDGER_APPEND_LOCK: i64 = 0x646f_7a6f_725f_6c67;
 
-/// Rows per INSERT statement (PostgreSQL allows 65 535 bind parameters per statement).
-const INSERT_CHUNK: usize = 2_000;
 
 /// What re-adjudication produced for a round, stored beside its entry.
 #[derive(Debug, Clone)]
@@ -323,14 +321,15 @@ pub fn append_batch_cached(
             prev_hash = entry.hash;
             next_index += 1;
         }
-        for chunk in entries.chunks(INSERT_CHUNK) {
-            diesel::insert_into(ledger_entries::table).values(chunk).execute(conn)?;
+        // COPY (binary): far less work for PostgreSQL than multi-row INSERTs of this size.
+        if !entries.is_empty() {
+            diesel::copy_from(ledger_entries::table).from_insertable(&entries).execute(conn)?;
         }
-        for chunk in verdicts.chunks(INSERT_CHUNK) {
-            diesel::insert_into(adjudications::table).values(chunk).execute(conn)?;
+        if !verdicts.is_empty() {
+            diesel::copy_from(adjudications::table).from_insertable(&verdicts).execute(conn)?;
         }
-        for chunk in found.chunks(INSERT_CHUNK) {
-            diesel::insert_into(findings::table).values(chunk).execute(conn)?;
+        if !found.is_empty() {
+            diesel::copy_from(findings::table).from_insertable(&found).execute(conn)?;
         }
         if !events.is_empty() {
             diesel::insert_into(significant_events::table).values(&events).execute(conn)?;

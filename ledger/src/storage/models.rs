@@ -36,6 +36,7 @@ pub struct KeyRevocationRow {
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = ledger_entries, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
 pub struct LedgerRow {
     pub idx: i64,
     pub received_at: DateTime<Utc>,
@@ -75,6 +76,7 @@ pub struct SignificantEventRow {
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = adjudications, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
 pub struct AdjudicationRow {
     pub ledger_index: i64,
     pub table_id: String,
@@ -95,6 +97,7 @@ pub struct AdjudicationRow {
 
 #[derive(Debug, Clone, Insertable)]
 #[diesel(table_name = findings, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
 pub struct NewFinding {
     pub ledger_index: i64,
     pub table_id: String,
