@@ -116,9 +116,14 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
             201
         );
     }
+    // The operator's own key file, as `serve` is given it, works too.
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = dir.path().join("operator.key");
+    std::fs::write(&key_file, operator().private_key()).unwrap();
     let out = dozor()
-        .args(["verify", "--operator-key", &operator_key])
+        .arg("verify")
         .env("DATABASE_URL", &url)
+        .env("DOZOR_OPERATOR_KEY", &key_file)
         .output()
         .unwrap();
     assert!(

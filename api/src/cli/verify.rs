@@ -20,7 +20,8 @@ pub struct VerifyArgs {
     dir: Option<PathBuf>,
     /// Operator verifier key (`name+id+key`, or a file holding it) that must have signed the
     /// checkpoints and registry events; repeat for keys before and after a rotation. The
-    /// database check defaults to the key `dozor serve` uses (`<data dir>/operator.key`).
+    /// database check defaults to the key `dozor serve` uses (`DOZOR_OPERATOR_KEY`, else
+    /// `<data dir>/operator.key`).
     #[arg(long = "operator-key")]
     operator_keys: Vec<String>,
     /// Verify every signature on its own with `verify_strict`, exactly as ingest does, instead
@@ -39,7 +40,8 @@ impl VerifyArgs {
     }
 }
 
-/// Verifier keys from the command line (text or files holding it).
+/// Verifier keys from the command line: the key itself, or a file holding it (or holding the
+/// operator's private key, whose verifier key is then used).
 fn verifier_keys(keys: &[String]) -> anyhow::Result<Vec<NoteVerifier>> {
     keys.iter()
         .map(|k| {
@@ -47,6 +49,11 @@ fn verifier_keys(keys: &[String]) -> anyhow::Result<Vec<NoteVerifier>> {
                 Ok(file) => file,
                 Err(_) => k.clone(),
             };
+            if text.trim_start().starts_with("PRIVATE+KEY+") {
+                return Ok(NoteSigner::from_private_key(&text)
+                    .with_context(|| format!("operator key `{k}`"))?
+                    .verifier());
+            }
             NoteVerifier::parse(&text).with_context(|| format!("operator key `{k}`"))
         })
         .collect()
@@ -116,7 +123,10 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
 fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut verifiers = verifier_keys(&args.operator_keys)?;
     if verifiers.is_empty() {
-        let path = global.data_dir.join("operator.key");
+        // The key the server signs with: DOZOR_OPERATOR_KEY as for `serve`, or its default.
+        let path = std::env::var_os("DOZOR_OPERATOR_KEY")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| global.data_dir.join("operator.key"));
         let text = std::fs::read_to_string(&path).with_context(|| {
             format!(
                 "no --operator-key given and {} cannot be read",

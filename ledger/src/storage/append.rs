@@ -20,7 +20,6 @@ use ed25519_dalek::SigningKey;
 /// Advisory lock serialising appends across every process that writes to this database.
 const LEDGER_APPEND_LOCK: i64 = 0x646f_7a6f_725f_6c67;
 
-
 /// What re-adjudication produced for a round, stored beside its entry.
 #[derive(Debug, Clone)]
 pub struct Derived {
