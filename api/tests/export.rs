@@ -480,3 +480,40 @@ async fn the_api_serves_the_export_as_a_zip_that_verifies() {
         (400, Some("invalid_period"))
     );
 }
+
+#[test]
+fn skipping_readjudication_still_requires_one_verdict_per_round() {
+    let (url, day) = ledger_over_three_days();
+    let dir = export(&url, day, day);
+    let quick = |d: &Path| {
+        verify_export(
+            d,
+            &[operator().verifier()],
+            VerifyOptions {
+                readjudicate: false,
+                ..VerifyOptions::default()
+            },
+            |_, _| {},
+        )
+    };
+    let report = quick(&path(&dir)).unwrap();
+    assert_eq!((report.period_entries, report.rounds_readjudicated), (3, 0));
+    // A changed verdict is found only by re-adjudication...
+    edit_lines(&path(&dir), "adjudications.jsonl", |l| {
+        l[0] = l[0].replace("\"paid_h\":360000", "\"paid_h\":360001")
+    });
+    fix_manifest(&path(&dir));
+    assert!(quick(&path(&dir)).is_ok());
+    assert_eq!(
+        verify(&path(&dir)).unwrap_err().item,
+        "adjudications.jsonl line 1"
+    );
+    // ...a missing one by both.
+    edit_lines(&path(&dir), "adjudications.jsonl", |l| {
+        l.remove(1);
+    });
+    fix_manifest(&path(&dir));
+    let e = quick(&path(&dir)).unwrap_err();
+    assert_eq!(e.item, "entries.jsonl line 3 (index 4)");
+    assert!(e.message.contains("without a verdict"), "{e}");
+}

@@ -98,6 +98,15 @@ pub fn check_entry<'b>(
     signers: Signers<'_>,
 ) -> Result<CheckedEntry<'b>, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| "entry is not UTF-8".to_owned())?;
+    check_entry_text(text, expected_index, signers)
+}
+
+/// [`check_entry`] of an entry already known to be UTF-8 text.
+pub fn check_entry_text<'b>(
+    text: &'b str,
+    expected_index: u64,
+    signers: Signers<'_>,
+) -> Result<CheckedEntry<'b>, String> {
     if !is_canonical(text) {
         return Err("entry bytes are not canonical".into());
     }
@@ -117,15 +126,24 @@ pub fn check_entry<'b>(
         ));
     }
     let key_id = raw.envelope.key_id.as_ref();
-    #[derive(Deserialize)]
-    struct TypeOf<'a> {
-        #[serde(rename = "type", borrow)]
-        record_type: Option<Cow<'a, str>>,
-    }
-    let record_type = serde_json::from_str::<TypeOf<'_>>(record_text)
-        .map_err(|e| format!("record is not a JSON object: {e}"))?
-        .record_type;
-    let (key, subject) = if record_type.as_deref().is_some_and(is_registry_type) {
+    // A table's record has a full header; a registry event (no seq_no) is recognised by its type.
+    let header = rules::RecordHeader::read_json(record_text);
+    let registry_event = match &header {
+        Ok(_) => false,
+        Err(_) => {
+            #[derive(Deserialize)]
+            struct TypeOf<'a> {
+                #[serde(rename = "type", borrow)]
+                record_type: Option<Cow<'a, str>>,
+            }
+            serde_json::from_str::<TypeOf<'_>>(record_text)
+                .ok()
+                .and_then(|t| t.record_type)
+                .as_deref()
+                .is_some_and(is_registry_type)
+        }
+    };
+    let (key, subject) = if registry_event {
         let key = signers.operators.get(key_id).ok_or_else(|| {
             format!("registry event signed with key {key_id}, which is not an operator key given to the verifier")
         })?;
@@ -133,7 +151,13 @@ pub fn check_entry<'b>(
             serde_json::from_str(record_text).map_err(|e| format!("registry event: {e}"))?;
         (*key, Subject::Registry(event))
     } else {
-        let header = rules::RecordHeader::read_json(record_text).map_err(|e| e.to_string())?;
+        let header = header.map_err(|e| e.to_string())?;
+        if is_registry_type(&header.record_type) {
+            return Err(format!(
+                "a `{}` record must be the operator's, without a seq_no",
+                header.record_type
+            ));
+        }
         let window = signers
             .tables
             .table_key_at(key_id, expected_index)

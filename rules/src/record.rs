@@ -194,8 +194,12 @@ impl Round {
 
     /// [`Round::parse`] straight from JSON text.
     pub fn parse_json(text: &str) -> Result<Round, RecordError> {
-        let header = RecordHeader::read_json(text)?;
-        match round_game(&header)? {
+        Round::parse_json_with_header(&RecordHeader::read_json(text)?, text)
+    }
+
+    /// [`Round::parse_json`] when the header has been read already.
+    pub fn parse_json_with_header(header: &RecordHeader, text: &str) -> Result<Round, RecordError> {
+        match round_game(header)? {
             GameCode::Roulette => {
                 let round: RouletteRound = serde_json::from_str(text)
                     .map_err(|e| RecordError::Malformed(e.to_string()))?;

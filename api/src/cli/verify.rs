@@ -28,6 +28,10 @@ pub struct VerifyArgs {
     /// of in batches (several times slower).
     #[arg(long)]
     strict_signatures: bool,
+    /// Export only: check integrity (entries, signatures, tree, proofs, manifest) and that every
+    /// round has its verdict, without re-adjudicating the rounds.
+    #[arg(long)]
+    skip_readjudication: bool,
 }
 
 impl VerifyArgs {
@@ -87,6 +91,7 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
     let verifiers = verifier_keys(&args.operator_keys)?;
     let options = VerifyOptions {
         signatures: args.signature_check(),
+        readjudicate: !args.skip_readjudication,
     };
     let tty = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
