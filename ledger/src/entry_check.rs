@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 
 use crate::canonical_scan::is_canonical;
 use crate::entry::parse_ledger_time;
+use crate::envelope::decode_signature;
 use crate::key_history::KeyHistory;
 use crate::registry_event::{is_registry_type, RegistryEvent};
 
@@ -76,17 +77,6 @@ struct RawEnvelope<'a> {
     record: &'a RawValue,
     #[serde(borrow)]
     signature: Cow<'a, str>,
-}
-
-fn decode_signature(text: &str) -> Result<Signature, String> {
-    use base64::Engine as _;
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text)
-        .map_err(|e| format!("signature is not base64: {e}"))?;
-    let bytes: [u8; 64] = bytes
-        .try_into()
-        .map_err(|_| "an ed25519 signature is 64 bytes".to_owned())?;
-    Ok(Signature::from_bytes(&bytes))
 }
 
 /// Checks one entry on its own: canonical bytes, the expected index, `received_at` in the
@@ -183,7 +173,10 @@ pub fn check_entry_text<'b>(
         prev_hash,
         key_id: key_id.to_owned(),
         key,
-        signature: decode_signature(&raw.envelope.signature)?,
+        signature: decode_signature(&raw.envelope.signature).map_err(|e| match e {
+            crate::LedgerError::Signature(m) => m,
+            other => other.to_string(),
+        })?,
         record: record_text,
         subject,
     })

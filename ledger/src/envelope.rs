@@ -31,13 +31,7 @@ impl Envelope {
     }
 
     pub fn signature(&self) -> Result<Signature, LedgerError> {
-        let bytes = BASE64
-            .decode(self.signature.trim())
-            .map_err(|e| LedgerError::Signature(format!("signature is not base64: {e}")))?;
-        let bytes: [u8; 64] = bytes
-            .try_into()
-            .map_err(|_| LedgerError::Signature("an ed25519 signature is 64 bytes".into()))?;
-        Ok(Signature::from_bytes(&bytes))
+        decode_signature(self.signature.trim())
     }
 
     /// Verifies the signature with `key` and returns the record's canonical bytes.
@@ -52,6 +46,17 @@ impl Envelope {
         })?;
         Ok(bytes)
     }
+}
+
+/// A base64 ed25519 signature, exactly as written (no surrounding whitespace).
+pub fn decode_signature(text: &str) -> Result<Signature, LedgerError> {
+    let bytes = BASE64
+        .decode(text)
+        .map_err(|e| LedgerError::Signature(format!("signature is not base64: {e}")))?;
+    let bytes: [u8; 64] = bytes
+        .try_into()
+        .map_err(|_| LedgerError::Signature("an ed25519 signature is 64 bytes".into()))?;
+    Ok(Signature::from_bytes(&bytes))
 }
 
 #[cfg(test)]

@@ -138,12 +138,7 @@ fn signatures_of(dir: &Path) -> anyhow::Result<SignedItems> {
     let (mut messages, mut signatures, mut verifying) = (Vec::new(), Vec::new(), Vec::new());
     for line in text.lines() {
         let entry: Entry<'_> = serde_json::from_str(line)?;
-        let signature = Envelope {
-            record: serde_json::Value::Null,
-            key_id: entry.envelope.key_id.clone(),
-            signature: entry.envelope.signature,
-        }
-        .signature()?;
+        let signature = ledger::envelope::decode_signature(&entry.envelope.signature)?;
         messages.push(entry.envelope.record.get().as_bytes().to_vec());
         signatures.push(signature);
         verifying.push(
