@@ -26,9 +26,7 @@ use sha2::{Digest, Sha256};
 
 use crate::checkpoint::{open, Checkpoint, NoteVerifier};
 use crate::entry::{format_time, leaf_hash};
-use crate::entry_check::{
-    check_entry, check_entry_text, verify_signatures, SignatureCheck, Signers, Subject,
-};
+use crate::entry_check::{check_entry_text, verify_signatures, SignatureCheck, Signers, Subject};
 use crate::key_history::KeyHistory;
 use crate::merkle::{self, Hash, RangeSource};
 
@@ -414,8 +412,7 @@ fn load_registry(
             operators,
             tables: &none,
         };
-        let entry =
-            check_entry(line.as_bytes(), proof.index, signers).map_err(|m| fail(&item, m))?;
+        let entry = check_entry_text(line, proof.index, signers).map_err(|m| fail(&item, m))?;
         let Subject::Registry(event) = &entry.subject else {
             return Err(fail(&item, "not a registry event"));
         };
@@ -569,6 +566,8 @@ struct Context<'a> {
     plans: &'a HashMap<String, rules::Plan>,
     signatures: SignatureCheck,
     readjudicate: bool,
+    /// `"rules_version":"<this version>"`, as a verdict made by these rules contains it.
+    rules_version_marker: &'a str,
 }
 
 /// What one entry line yields once checked on its own.
@@ -633,10 +632,11 @@ pub fn verify_export(
     let mut verdicts = VerdictReader::open(dir)?;
     let mut leaves: Vec<Hash> = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
     let mut rounds_readjudicated = 0u64;
+    let rules_version_marker = format!("\"rules_version\":\"{}\"", rules::RULES_VERSION);
     // A reader thread reads the next block (and its verdicts) while this one checks the last.
     let (blocks, received) = std::sync::mpsc::sync_channel::<Result<Block, InspectionError>>(1);
     let first_index = info.first_index;
-    let verdicts = std::thread::scope(|scope| -> Result<VerdictReader, InspectionError> {
+    let mut verdicts = std::thread::scope(|scope| -> Result<VerdictReader, InspectionError> {
         let reader = scope.spawn(move || {
             let mut read = 0u64;
             loop {
@@ -674,6 +674,7 @@ pub fn verify_export(
                 plans: &plans,
                 signatures: options.signatures,
                 readjudicate: options.readjudicate,
+                rules_version_marker: &rules_version_marker,
             };
             let lines: Vec<&str> = block.iter().map(String::as_str).collect();
             let chunks: Vec<(usize, &[&str])> = lines
@@ -689,11 +690,10 @@ pub fn verify_export(
                 for entry in chunk? {
                     let n = leaves.len();
                     let expected = info.first_index + n as u64;
-                    let item = format!("{ENTRIES} line {} (index {expected})", n + 1);
                     if let Some(previous) = leaves.last() {
                         if &entry.prev_hash != previous {
                             return Err(fail(
-                                &item,
+                                entry_item(n, &info),
                                 format!(
                                     "prev_hash does not match the hash of entry {}",
                                     expected - 1
@@ -702,7 +702,7 @@ pub fn verify_export(
                         }
                     } else if expected == 0 && entry.prev_hash != crate::GENESIS_PREV_HASH {
                         return Err(fail(
-                            &item,
+                            entry_item(n, &info),
                             "the first entry of the ledger must have a zero prev_hash",
                         ));
                     }
@@ -729,7 +729,6 @@ pub fn verify_export(
             .join()
             .map_err(|_| fail(ENTRIES, "the reading thread failed"))
     })?;
-    let mut verdicts = verdicts;
     if (leaves.len() as u64) != total {
         return Err(fail(
             ENTRIES,
@@ -981,24 +980,16 @@ fn check_in_context(
         }
         Subject::Record(header) if in_period && header.record_type == "round" => {
             round = true;
-            if !context.readjudicate {
-                // Only that the round has its verdict line.
-                if !context.verdicts.contains_key(&expected) {
-                    return Err(format!("a round without a verdict in {ADJUDICATIONS}").into());
-                }
-                return Ok(CheckedLine {
-                    leaf,
-                    prev_hash: entry.prev_hash,
-                    round,
-                    readjudicated,
-                });
-            }
             let (verdict_line, verdict) = context
                 .verdicts
                 .get(&expected)
                 .ok_or_else(|| format!("a round without a verdict in {ADJUDICATIONS}"))?;
-            readjudicated = readjudicate(header, entry.record, verdict, context.plans)
-                .map_err(|m| LineError::Verdict(*verdict_line, format!("index {expected}: {m}")))?;
+            if context.readjudicate {
+                readjudicated =
+                    readjudicate(header, entry.record, verdict, context).map_err(|m| {
+                        LineError::Verdict(*verdict_line, format!("index {expected}: {m}"))
+                    })?;
+            }
         }
         Subject::Record(_) => {}
     }
@@ -1016,10 +1007,9 @@ fn readjudicate(
     header: &rules::RecordHeader,
     record: &str,
     exported: &str,
-    plans: &HashMap<String, rules::Plan>,
+    context: &Context<'_>,
 ) -> Result<bool, String> {
-    let marker = format!("\"rules_version\":\"{}\"", rules::RULES_VERSION);
-    if !exported.contains(&marker) {
+    if !exported.contains(context.rules_version_marker) {
         // Made by another rules version: not re-adjudicated, but it must still be a verdict.
         if !crate::canonical_scan::is_canonical(exported) {
             return Err("the verdict is not canonical JSON".into());
@@ -1027,7 +1017,8 @@ fn readjudicate(
         return Ok(false);
     }
     let round = rules::Round::parse_json_with_header(header, record).map_err(|e| e.to_string())?;
-    let plan = plans
+    let plan = context
+        .plans
         .get(round.plan_id())
         .ok_or_else(|| format!("plan {} is not in the export", round.plan_id()))?;
     let verdict = rules::adjudicate(plan, &round).map_err(|e| e.to_string())?;

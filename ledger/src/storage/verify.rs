@@ -36,21 +36,23 @@ pub struct VerifyReport {
     pub failure: Option<VerifyFailure>,
 }
 
-/// Checks one stored row against everything that must hold for it, except its signature.
+/// Checks one stored row against everything that must hold for it, except its signature;
+/// with the entry's hash.
 fn check_row<'r>(
     row: &'r LedgerRow,
     expected_index: u64,
     prev_hash: &[u8; 32],
     signers: Signers<'_>,
     registry_events: &HashSet<u64>,
-) -> Result<CheckedEntry<'r>, String> {
+) -> Result<(CheckedEntry<'r>, [u8; 32]), String> {
     if row.idx as u64 != expected_index {
         return Err(format!(
             "entry {expected_index} is missing (next stored index is {})",
             row.idx
         ));
     }
-    if row.leaf_hash.as_slice() != leaf_hash(&row.entry) {
+    let hash = leaf_hash(&row.entry);
+    if row.leaf_hash.as_slice() != hash {
         return Err("stored entry hash does not match the entry bytes".into());
     }
     if row.prev_hash.as_slice() != prev_hash {
@@ -92,7 +94,7 @@ fn check_row<'r>(
         entry.verify_signature()?;
         return Err(problem.into());
     }
-    Ok(entry)
+    Ok((entry, hash))
 }
 
 /// The registry events, in ledger order: each signed by an operator key, each consistent with
@@ -176,8 +178,7 @@ pub fn verify_ledger(
         let mut broken = None;
         for row in &rows {
             match check_row(row, expected, &prev_hash, signers, &registry_events) {
-                Ok(entry) => {
-                    let hash = leaf_hash(&row.entry);
+                Ok((entry, hash)) => {
                     prev_hash = hash;
                     created.extend(frontier.push(hash).into_iter().map(|node| (expected, node)));
                     checked.push(entry);
