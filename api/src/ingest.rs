@@ -152,6 +152,11 @@ fn adjudicate(state: &AppState, round: &Round) -> Result<Derived, ApiError> {
             json!({}),
         )
     })?;
+    derive(plan, round)
+}
+
+/// What is stored beside a round's entry: its verdict and statistics under `plan`.
+pub fn derive(plan: &rules::Plan, round: &Round) -> Result<Derived, ApiError> {
     let verdict = rules::adjudicate(plan, round).map_err(record_error)?;
     let statistics = rules::round_statistics(plan, round).map_err(record_error)?;
     Ok(Derived::new(round.played_at(), &verdict, statistics)?)

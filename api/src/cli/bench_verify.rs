@@ -14,7 +14,7 @@ use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
 use ledger::checkpoint::NoteSigner;
 use ledger::entry_check::SignatureCheck;
 use ledger::inspection::{par_map, verify_export, VerifyOptions};
-use ledger::storage::append::{append_batch_cached, Derived, Submission, TreeCache};
+use ledger::storage::append::{append_batch_cached, Submission, TreeCache};
 use ledger::storage::cluster::LocalCluster;
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::{checkpoints, reads};
@@ -74,9 +74,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
             let seq_no = i / TABLES as u64 + 1;
             let (record, _) = simulator.spin(&table_id(t), seq_no, Utc::now());
             let round = rules::Round::parse(&record).map_err(|e| anyhow!("{e}"))?;
-            let verdict = rules::adjudicate(&plan, &round).map_err(|e| anyhow!("{e}"))?;
-            let statistics = rules::round_statistics(&plan, &round).map_err(|e| anyhow!("{e}"))?;
-            let derived = Derived::new(round.played_at(), &verdict, statistics)?;
+            let derived = api::ingest::derive(&plan, &round)?;
             let envelope = Envelope::sign(record, &keys[t])?;
             let canonical = ledger::canonical::canonicalize(&envelope.record)?;
             batch.push(Submission {
