@@ -12,6 +12,7 @@ const MAX_DEPTH: usize = 128;
 
 pub fn is_canonical(text: &str) -> bool {
     let mut scanner = Scanner {
+        text,
         bytes: text.as_bytes(),
         at: 0,
     };
@@ -19,6 +20,7 @@ pub fn is_canonical(text: &str) -> bool {
 }
 
 struct Scanner<'a> {
+    text: &'a str,
     bytes: &'a [u8],
     at: usize,
 }
@@ -77,7 +79,7 @@ impl<'a> Scanner<'a> {
             let key = self.string()?;
             // Strictly increasing by UTF-16 code units: sorted, and no key twice.
             if let Some(p) = &previous {
-                if p.encode_utf16().cmp(key.encode_utf16()) != std::cmp::Ordering::Less {
+                if !utf16_less(p, &key) {
                     return None;
                 }
             }
@@ -124,7 +126,8 @@ impl<'a> Scanner<'a> {
             let b = self.peek()?;
             match b {
                 b'"' => {
-                    let raw = std::str::from_utf8(&self.bytes[start..self.at]).ok()?;
+                    // Both ends are at ASCII bytes, so on character boundaries.
+                    let raw = self.text.get(start..self.at)?;
                     self.at += 1;
                     return Some(match decoded {
                         None => Cow::Borrowed(raw),
@@ -132,9 +135,7 @@ impl<'a> Scanner<'a> {
                     });
                 }
                 b'\\' => {
-                    let text = decoded.get_or_insert_with(|| {
-                        String::from_utf8_lossy(&self.bytes[start..self.at]).into_owned()
-                    });
+                    let text = decoded.get_or_insert_with(|| self.text[start..self.at].to_owned());
                     let escape = *self.bytes.get(self.at + 1)?;
                     self.at += 2;
                     let c = match escape {
@@ -169,18 +170,49 @@ impl<'a> Scanner<'a> {
                 }
                 0x00..=0x1f => return None,
                 _ => {
-                    // Copy a run of plain bytes (valid UTF-8, since the input is a str).
                     let run_start = self.at;
-                    while matches!(self.peek(), Some(c) if c >= 0x20 && c != b'"' && c != b'\\') {
-                        self.at += 1;
-                    }
+                    self.at += plain_run(&self.bytes[self.at..]);
                     if let Some(text) = decoded.as_mut() {
-                        text.push_str(std::str::from_utf8(&self.bytes[run_start..self.at]).ok()?);
+                        text.push_str(self.text.get(run_start..self.at)?);
                     }
                 }
             }
         }
     }
+}
+
+/// Whether `a` sorts before `b` by UTF-16 code units (RFC 8785 key order). For ASCII keys, the
+/// usual case, that is byte order.
+fn utf16_less(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        a.as_bytes() < b.as_bytes()
+    } else {
+        a.encode_utf16().cmp(b.encode_utf16()) == std::cmp::Ordering::Less
+    }
+}
+
+/// Length of the leading run of bytes a string holds as they are: none is `"`, `\` or a
+/// control character. Eight bytes at a time while none of them is special.
+fn plain_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    // Nonzero exactly when some byte of `word` is below `n` (n ≤ 0x80).
+    let any_below = |word: u64, n: u64| word.wrapping_sub(ONES * n) & !word & HIGH_BITS;
+    let any_equal = |word: u64, b: u8| any_below(word ^ (ONES * u64::from(b)), 1);
+    let mut run = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        if any_below(word, 0x20) | any_equal(word, b'"') | any_equal(word, b'\\') != 0 {
+            break;
+        }
+        run += 8;
+    }
+    run + bytes[run..]
+        .iter()
+        .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
+        .unwrap_or(bytes.len() - run)
 }
 
 #[cfg(test)]
@@ -196,6 +228,20 @@ mod tests {
             .ok()
             .and_then(|v| canonicalize(&v).ok())
             .is_some_and(|c| c == text.as_bytes())
+    }
+
+    #[test]
+    fn a_plain_run_stops_at_the_first_special_byte_wherever_it_is() {
+        // 0x80 and 0xff are UTF-8 continuation/lead bytes: plain; 0x7f (DEL) is plain too.
+        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+            for at in 0..20 {
+                let mut bytes = [0x80u8, b'a', 0xff, 0x7f, b' '].repeat(4);
+                bytes[at] = special;
+                assert_eq!(plain_run(&bytes), at, "{special:#x} at {at}");
+            }
+        }
+        assert_eq!(plain_run(&[b'x'; 19]), 19);
+        assert_eq!(plain_run(&[]), 0);
     }
 
     #[test]
@@ -243,7 +289,21 @@ mod tests {
 
     fn random_value(rng: &mut rand_chacha::ChaCha8Rng, depth: u32) -> Value {
         let alphabet = [
-            "a", "b", "é", "€", "😀", "\"", "\\", "\n", "\u{1}", "דּ", "z", "1",
+            "a",
+            "b",
+            "é",
+            "€",
+            "😀",
+            "\"",
+            "\\",
+            "\n",
+            "\u{1}",
+            "דּ",
+            "z",
+            "1",
+            "abcdefghijk",
+            "0123456789abcdef",
+            "ü€ščřž😀😀",
         ];
         let word = |rng: &mut rand_chacha::ChaCha8Rng| -> String {
             (0..rng.gen_range(0..4))

@@ -185,8 +185,9 @@ pub fn check_entry_text<'b>(
 /// How signatures are checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SignatureCheck {
-    /// ed25519 batch verification (several times faster); a failing batch is re-checked one by
-    /// one to name the entry. It accepts only signatures made with the key's secret.
+    /// ed25519 batch verification grouped by key ([`crate::signature_batch`], several times
+    /// faster); a failing batch is re-checked one by one to name the entry. It accepts only
+    /// signatures made with the key's secret.
     #[default]
     Batch,
     /// `verify_strict` one by one, exactly as ingest checks.
@@ -202,7 +203,7 @@ pub fn verify_signatures(
         let messages: Vec<&[u8]> = entries.iter().map(|e| e.record.as_bytes()).collect();
         let signatures: Vec<Signature> = entries.iter().map(|e| e.signature).collect();
         let keys: Vec<VerifyingKey> = entries.iter().map(|e| e.key).collect();
-        if ed25519_dalek::verify_batch(&messages, &signatures, &keys).is_ok() {
+        if crate::signature_batch::verify(&messages, &signatures, &keys) {
             return Ok(());
         }
     }

@@ -16,6 +16,7 @@ pub mod key_history;
 pub mod keys;
 pub mod merkle;
 pub mod registry_event;
+pub mod signature_batch;
 pub mod storage;
 
 pub use entry::{leaf_hash, Entry, GENESIS_PREV_HASH};

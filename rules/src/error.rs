@@ -22,6 +22,18 @@ impl RecordError {
             reason: reason.into(),
         }
     }
+
+    /// The same error with its field named inside `parent` (`bets[3]` + `stake_h` →
+    /// `bets[3].stake_h`); the path is built only when there is an error.
+    pub fn within(self, parent: impl std::fmt::Display) -> Self {
+        match self {
+            RecordError::Invalid { field, reason } => RecordError::Invalid {
+                field: format!("{parent}.{field}"),
+                reason,
+            },
+            other => other,
+        }
+    }
 }
 
 /// A plan file that cannot be used.

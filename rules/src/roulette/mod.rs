@@ -238,51 +238,58 @@ impl RouletteRound {
         }
         let mut ids: Vec<&str> = Vec::with_capacity(self.bets.len());
         for (i, bet) in self.bets.iter().enumerate() {
-            let field = |name: &str| format!("bets[{i}].{name}");
-            validate_identifier(&field("bet_id"), &bet.bet_id)?;
-            validate_identifier(&field("player"), &bet.player)?;
-            if ids.contains(&bet.bet_id.as_str()) {
-                return Err(RecordError::invalid(
-                    field("bet_id"),
-                    format!("`{}` is used twice in this round", bet.bet_id),
-                ));
-            }
+            bet.validate(&ids)
+                .map_err(|e| e.within(format_args!("bets[{i}]")))?;
             ids.push(&bet.bet_id);
-            validate_amount(&field("paid_h"), bet.paid_h)?;
-            match (bet.kind.is_call_bet(), bet.stake_h, bet.chip_h) {
-                (false, Some(stake), None) => {
-                    validate_amount(&field("stake_h"), stake)?;
-                }
-                (true, None, Some(chip)) => {
-                    validate_amount(&field("chip_h"), chip)?;
-                }
-                (false, _, _) => {
-                    return Err(RecordError::invalid(
-                        field("stake_h"),
-                        "a layout bet carries `stake_h` (and no `chip_h`)",
-                    ))
-                }
-                (true, _, _) => {
-                    return Err(RecordError::invalid(
-                        field("chip_h"),
-                        "a call bet carries `chip_h`, the value of each chip (and no `stake_h`)",
-                    ))
-                }
+        }
+        Ok(())
+    }
+}
+
+impl RouletteBet {
+    /// Structural checks of one bet; `earlier` are the ids of the bets before it.
+    fn validate(&self, earlier: &[&str]) -> Result<(), RecordError> {
+        validate_identifier("bet_id", &self.bet_id)?;
+        validate_identifier("player", &self.player)?;
+        if earlier.contains(&self.bet_id.as_str()) {
+            return Err(RecordError::invalid(
+                "bet_id",
+                format!("`{}` is used twice in this round", self.bet_id),
+            ));
+        }
+        validate_amount("paid_h", self.paid_h)?;
+        match (self.kind.is_call_bet(), self.stake_h, self.chip_h) {
+            (false, Some(stake), None) => {
+                validate_amount("stake_h", stake)?;
             }
-            let wants_numbers =
-                bet.kind.inside_class().is_some() || bet.kind == BetKind::Neighbours;
-            if !wants_numbers && !bet.numbers.is_empty() {
+            (true, None, Some(chip)) => {
+                validate_amount("chip_h", chip)?;
+            }
+            (false, _, _) => {
                 return Err(RecordError::invalid(
-                    field("numbers"),
-                    format!("a `{}` bet names no numbers", bet.kind.as_str()),
-                ));
+                    "stake_h",
+                    "a layout bet carries `stake_h` (and no `chip_h`)",
+                ))
             }
-            if wants_numbers && bet.numbers.is_empty() {
+            (true, _, _) => {
                 return Err(RecordError::invalid(
-                    field("numbers"),
-                    format!("a `{}` bet must name its numbers", bet.kind.as_str()),
-                ));
+                    "chip_h",
+                    "a call bet carries `chip_h`, the value of each chip (and no `stake_h`)",
+                ))
             }
+        }
+        let wants_numbers = self.kind.inside_class().is_some() || self.kind == BetKind::Neighbours;
+        if !wants_numbers && !self.numbers.is_empty() {
+            return Err(RecordError::invalid(
+                "numbers",
+                format!("a `{}` bet names no numbers", self.kind.as_str()),
+            ));
+        }
+        if wants_numbers && self.numbers.is_empty() {
+            return Err(RecordError::invalid(
+                "numbers",
+                format!("a `{}` bet must name its numbers", self.kind.as_str()),
+            ));
         }
         Ok(())
     }

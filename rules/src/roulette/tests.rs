@@ -387,3 +387,32 @@ fn round_statistics_of_a_single_straight() {
     // Variance 3 600² × 36 / 37² = 466 560 000 / 1 369 = 340 803.5 h².
     assert!((s.payout_variance_h2 - 466_560_000.0 / 1_369.0).abs() < 1e-6);
 }
+
+#[test]
+fn a_malformed_bet_is_named_by_its_place_in_the_round() {
+    let field_of = |record: Value| match Round::parse(&record) {
+        Err(crate::RecordError::Invalid { field, .. }) => field,
+        other => panic!("expected an invalid field, got {other:?}"),
+    };
+    let negative_second_stake = round(
+        number(1),
+        json!([
+            bet("a", "straight", &[1], 100, 0),
+            bet("b", "straight", &[2], -100, 0)
+        ]),
+    );
+    assert_eq!(field_of(negative_second_stake), "bets[1].stake_h");
+    let repeated_id = round(
+        number(1),
+        json!([
+            bet("a", "straight", &[1], 100, 0),
+            bet("b", "red", &[], 100, 0),
+            bet("a", "black", &[], 100, 0)
+        ]),
+    );
+    assert_eq!(field_of(repeated_id), "bets[2].bet_id");
+    assert_eq!(
+        field_of(round(number(1), json!([bet("a", "red", &[3], 100, 0)]))),
+        "bets[0].numbers"
+    );
+}

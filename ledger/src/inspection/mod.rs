@@ -30,6 +30,9 @@ use crate::entry_check::{check_entry_text, verify_signatures, SignatureCheck, Si
 use crate::key_history::KeyHistory;
 use crate::merkle::{self, Hash, RangeSource};
 
+mod lines;
+use lines::{LineBlock, LineReader, VerdictReader, Verdicts};
+
 pub const FORMAT: &str = "dozor-inspection-export/1";
 pub const MANIFEST: &str = "MANIFEST";
 pub const EXPORT_JSON: &str = "export.json";
@@ -198,55 +201,6 @@ fn sha256_file(path: &Path) -> std::io::Result<String> {
     }
 }
 
-/// Reads a JSON-lines file a block of lines at a time.
-struct LineReader {
-    name: &'static str,
-    reader: std::io::BufReader<std::fs::File>,
-    /// Lines read so far.
-    line: usize,
-}
-
-impl LineReader {
-    fn open(dir: &Path, name: &'static str) -> Result<LineReader, InspectionError> {
-        let file = std::fs::File::open(dir.join(name))
-            .map_err(|e| fail(name, format!("cannot read: {e}")))?;
-        Ok(LineReader {
-            name,
-            reader: std::io::BufReader::with_capacity(1 << 20, file),
-            line: 0,
-        })
-    }
-
-    /// The next line without its newline, or `None` at the end.
-    fn next_line(&mut self) -> Result<Option<String>, InspectionError> {
-        let mut bytes = Vec::new();
-        let n = std::io::BufRead::read_until(&mut self.reader, b'\n', &mut bytes)
-            .map_err(|e| fail(self.name, format!("cannot read: {e}")))?;
-        if n == 0 {
-            return Ok(None);
-        }
-        self.line += 1;
-        if bytes.last() == Some(&b'\n') {
-            bytes.pop();
-        }
-        String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| fail(format!("{} line {}", self.name, self.line), "not UTF-8"))
-    }
-
-    /// Up to `max` lines.
-    fn next_block(&mut self, max: usize) -> Result<Vec<String>, InspectionError> {
-        let mut lines = Vec::with_capacity(max);
-        while lines.len() < max {
-            match self.next_line()? {
-                Some(line) => lines.push(line),
-                None => break,
-            }
-        }
-        Ok(lines)
-    }
-}
-
 fn read(dir: &Path, name: &str) -> Result<Vec<u8>, InspectionError> {
     std::fs::read(dir.join(name)).map_err(|e| fail(name, format!("cannot read: {e}")))
 }
@@ -301,8 +255,11 @@ fn check_manifest(dir: &Path) -> Result<usize, InspectionError> {
             ));
         }
     }
-    // The two large files take most of the time: hash files on every core.
-    let files: Vec<(&String, &String)> = listed.iter().collect();
+    // The two large files take most of the time: hash files on every core, largest first.
+    let mut files: Vec<(&String, &String)> = listed.iter().collect();
+    files.sort_by_cached_key(|(path, _)| {
+        std::cmp::Reverse(std::fs::metadata(dir.join(path)).map_or(0, |m| m.len()))
+    });
     let hashes = par_map(&files, |_, (path, _)| sha256_file(&dir.join(path)))?;
     for ((path, sum), actual) in files.into_iter().zip(hashes) {
         let actual = actual.map_err(|_| fail(path.clone(), "listed in MANIFEST but missing"))?;
@@ -465,74 +422,6 @@ fn check_registry_proofs(
     Ok(())
 }
 
-/// Verdicts of a block of entries by index: line of adjudications.jsonl and raw JSON (the file
-/// holds it canonical).
-type Verdicts = HashMap<u64, (usize, String)>;
-
-/// adjudications.jsonl, read in step with the entries (both are in index order). Lines are
-/// canonical `{"index":N,"verdict":V}`; each V is checked later, against re-adjudication or for
-/// canonical form.
-struct VerdictReader {
-    lines: LineReader,
-    /// A line read ahead: line number, index, verdict.
-    ahead: Option<(usize, u64, String)>,
-    last_index: Option<u64>,
-}
-
-impl VerdictReader {
-    fn open(dir: &Path) -> Result<VerdictReader, InspectionError> {
-        Ok(VerdictReader {
-            lines: LineReader::open(dir, ADJUDICATIONS)?,
-            ahead: None,
-            last_index: None,
-        })
-    }
-
-    fn read_one(&mut self) -> Result<Option<(usize, u64, String)>, InspectionError> {
-        let Some(line) = self.lines.next_line()? else {
-            return Ok(None);
-        };
-        let n = self.lines.line;
-        let item = format!("{ADJUDICATIONS} line {n}");
-        let (index, verdict) = line
-            .strip_prefix("{\"index\":")
-            .and_then(|rest| rest.split_once(",\"verdict\":"))
-            .and_then(|(index, rest)| Some((index, rest.strip_suffix('}')?)))
-            .filter(|(index, _)| {
-                !index.is_empty()
-                    && index.bytes().all(|b| b.is_ascii_digit())
-                    && (index == &"0" || !index.starts_with('0'))
-            })
-            .and_then(|(index, verdict)| Some((index.parse::<u64>().ok()?, verdict)))
-            .ok_or_else(|| fail(&item, "not a canonical {\"index\":…,\"verdict\":…} line"))?;
-        if self.last_index.is_some_and(|last| index <= last) {
-            return Err(fail(&item, "verdicts are not in increasing index order"));
-        }
-        self.last_index = Some(index);
-        Ok(Some((n, index, verdict.to_owned())))
-    }
-
-    /// Every verdict with an index below `end`.
-    fn take_before(&mut self, end: u64) -> Result<Verdicts, InspectionError> {
-        let mut verdicts = HashMap::new();
-        loop {
-            let next = match self.ahead.take() {
-                Some(v) => Some(v),
-                None => self.read_one()?,
-            };
-            match next {
-                Some((n, index, verdict)) if index < end => {
-                    verdicts.insert(index, (n, verdict));
-                }
-                other => {
-                    self.ahead = other;
-                    return Ok(verdicts);
-                }
-            }
-        }
-    }
-}
-
 /// The plans of the registered tables, read from plans/ (a round of a plan not there fails
 /// when it is re-adjudicated).
 fn load_plans(
@@ -633,18 +522,35 @@ pub fn verify_export(
     let mut leaves: Vec<Hash> = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
     let mut rounds_readjudicated = 0u64;
     let rules_version_marker = format!("\"rules_version\":\"{}\"", rules::RULES_VERSION);
-    // A reader thread reads the next block (and its verdicts) while this one checks the last.
+    // A reader thread reads the next block (and its verdicts) while this one checks the last;
+    // checked blocks go back to it, so their buffers are reused.
     let (blocks, received) = std::sync::mpsc::sync_channel::<Result<Block, InspectionError>>(1);
+    let (recycle, recycled) = std::sync::mpsc::channel::<Block>();
     let first_index = info.first_index;
     let mut verdicts = std::thread::scope(|scope| -> Result<VerdictReader, InspectionError> {
+        // Moved in, so that the reader stops waiting for buffers as soon as this returns.
+        let recycle = recycle;
         let reader = scope.spawn(move || {
             let mut read = 0u64;
+            let mut fresh = 0;
             loop {
-                let next = entries.next_block(ENTRY_BLOCK).and_then(|block| {
-                    read += block.len() as u64;
-                    let verdicts = verdicts.take_before(first_index + read)?;
-                    Ok((block, verdicts))
-                });
+                // One block being read, one waiting in the channel, one being checked.
+                let (mut block, mut block_verdicts) = if fresh < 3 {
+                    fresh += 1;
+                    Block::default()
+                } else {
+                    match recycled.recv() {
+                        Ok(block) => block,
+                        Err(_) => return verdicts,
+                    }
+                };
+                let next = entries
+                    .next_block(ENTRY_BLOCK, &mut block)
+                    .and_then(|()| {
+                        read += block.len() as u64;
+                        verdicts.take_before(first_index + read, &mut block_verdicts)
+                    })
+                    .map(|()| (block, block_verdicts));
                 let done = next.as_ref().map_or(true, |(block, _)| block.is_empty());
                 if blocks.send(next).is_err() || done {
                     return verdicts;
@@ -676,7 +582,7 @@ pub fn verify_export(
                 readjudicate: options.readjudicate,
                 rules_version_marker: &rules_version_marker,
             };
-            let lines: Vec<&str> = block.iter().map(String::as_str).collect();
+            let lines = block.lines();
             let chunks: Vec<(usize, &[&str])> = lines
                 .chunks(SIGNATURE_BATCH)
                 .enumerate()
@@ -718,12 +624,14 @@ pub fn verify_export(
                 let rounds: std::collections::HashSet<u64> = rounds.into_iter().collect();
                 return Err(not_a_round(
                     block_verdicts
-                        .iter()
-                        .filter(|(index, _)| !rounds.contains(index))
-                        .map(|(index, (n, _))| (*n, *index)),
+                        .places()
+                        .filter(|(_, index)| !rounds.contains(index)),
                 ));
             }
             progress(leaves.len() as u64, total);
+            drop(lines);
+            // The reader may have finished; then the buffers are simply dropped.
+            let _ = recycle.send((block, block_verdicts));
         }
         reader
             .join()
@@ -735,9 +643,10 @@ pub fn verify_export(
             format!("{} entries, export.json says {total}", leaves.len()),
         ));
     }
-    let left = verdicts.take_before(u64::MAX)?;
+    let mut left = Verdicts::default();
+    verdicts.take_before(u64::MAX, &mut left)?;
     if !left.is_empty() {
-        return Err(not_a_round(left.iter().map(|(index, (n, _))| (*n, *index))));
+        return Err(not_a_round(left.places()));
     }
 
     // Every exported entry is a leaf of the checkpoint's tree.
@@ -834,7 +743,7 @@ pub fn verify_export(
 }
 
 /// A block of entry lines and the verdicts of its rounds.
-type Block = (Vec<String>, Verdicts);
+type Block = (LineBlock, Verdicts);
 
 /// Entries whose signatures are verified together.
 const SIGNATURE_BATCH: usize = 256;
@@ -982,12 +891,12 @@ fn check_in_context(
             round = true;
             let (verdict_line, verdict) = context
                 .verdicts
-                .get(&expected)
+                .get(expected)
                 .ok_or_else(|| format!("a round without a verdict in {ADJUDICATIONS}"))?;
             if context.readjudicate {
                 readjudicated =
                     readjudicate(header, entry.record, verdict, context).map_err(|m| {
-                        LineError::Verdict(*verdict_line, format!("index {expected}: {m}"))
+                        LineError::Verdict(verdict_line, format!("index {expected}: {m}"))
                     })?;
             }
         }
@@ -1030,36 +939,59 @@ fn readjudicate(
     Ok(true)
 }
 
-/// Maps `f` over `items` on every core, results in the items' order.
+/// Maps `f` over `items` on every core, results in the items' order. Each thread takes the
+/// next item not yet taken, so a thread slowed down by other work does not hold the rest back.
 pub fn par_map<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(usize, &T) -> R + Sync,
 ) -> Result<Vec<R>, InspectionError> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .max(1);
-    let chunk = items.len().div_ceil(threads).max(1);
-    let f = &f;
+        .clamp(1, items.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (f, next) = (&f, &next);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .enumerate()
-            .map(|(c, part)| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
                 scope.spawn(move || {
-                    part.iter()
-                        .enumerate()
-                        .map(|(i, item)| f(c * chunk + i, item))
-                        .collect::<Vec<_>>()
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else {
+                            return done;
+                        };
+                        done.push((i, f(i, item)));
+                    }
                 })
             })
             .collect();
-        let mut out = Vec::with_capacity(items.len());
+        let mut out: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
         for h in handles {
-            out.extend(
-                h.join()
-                    .map_err(|_| fail(ENTRIES, "a verification thread failed"))?,
-            );
+            let done = h
+                .join()
+                .map_err(|_| fail(ENTRIES, "a verification thread failed"))?;
+            for (i, result) in done {
+                out[i] = Some(result);
+            }
         }
-        Ok(out)
+        Ok(out.into_iter().flatten().collect())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::par_map;
+
+    #[test]
+    fn par_map_keeps_the_order_of_the_items() {
+        for n in [0usize, 1, 2, 3, 1000] {
+            let items: Vec<usize> = (0..n).collect();
+            let squares = par_map(&items, |i, x| {
+                assert_eq!(i, *x);
+                x * x
+            })
+            .unwrap();
+            assert_eq!(squares, items.iter().map(|x| x * x).collect::<Vec<_>>());
+        }
+    }
 }
