@@ -11,18 +11,40 @@ use crate::canonical::MAX_SAFE_INTEGER;
 const MAX_DEPTH: usize = 128;
 
 pub fn is_canonical(text: &str) -> bool {
+    canonical_members(text, 0).is_some()
+}
+
+/// A member of an object: the object's nesting depth (1 for the outermost value), the key as
+/// written between its quotes, and the value's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Member<'a> {
+    pub depth: usize,
+    pub key: &'a str,
+    pub value: &'a str,
+}
+
+/// When `text` is canonical, the members of its objects nested at most `max_depth` deep (in
+/// the order their values end); `None` otherwise. One pass both checks the form and finds the
+/// fields a reader needs, without building a tree.
+pub fn canonical_members(text: &str, max_depth: usize) -> Option<Vec<Member<'_>>> {
     let mut scanner = Scanner {
         text,
         bytes: text.as_bytes(),
         at: 0,
+        max_depth,
+        members: Vec::new(),
     };
-    scanner.value(0).is_some() && scanner.at == scanner.bytes.len()
+    scanner.value(0)?;
+    (scanner.at == scanner.bytes.len()).then_some(scanner.members)
 }
 
 struct Scanner<'a> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
+    /// Objects nested up to this depth have their members recorded.
+    max_depth: usize,
+    members: Vec<Member<'a>>,
 }
 
 impl<'a> Scanner<'a> {
@@ -76,7 +98,9 @@ impl<'a> Scanner<'a> {
         }
         let mut previous: Option<Cow<'a, str>> = None;
         loop {
+            let key_start = self.at + 1;
             let key = self.string()?;
+            let key_raw = &self.text[key_start..self.at - 1];
             // Strictly increasing by UTF-16 code units: sorted, and no key twice.
             if let Some(p) = &previous {
                 if !utf16_less(p, &key) {
@@ -85,7 +109,15 @@ impl<'a> Scanner<'a> {
             }
             previous = Some(key);
             self.eat(b':')?;
+            let value_start = self.at;
             self.value(depth)?;
+            if depth <= self.max_depth {
+                self.members.push(Member {
+                    depth,
+                    key: key_raw,
+                    value: &self.text[value_start..self.at],
+                });
+            }
             if self.eat(b'}').is_some() {
                 return Some(());
             }
@@ -228,6 +260,24 @@ mod tests {
             .ok()
             .and_then(|v| canonicalize(&v).ok())
             .is_some_and(|c| c == text.as_bytes())
+    }
+
+    #[test]
+    fn members_of_the_outer_objects_are_found_as_written() {
+        let text = r#"{"a":{"b":[{"c":1}],"d\"":"x"},"e":2}"#;
+        let members = canonical_members(text, 2).unwrap();
+        let member = |depth, key, value| Member { depth, key, value };
+        assert_eq!(
+            members,
+            [
+                member(2, "b", r#"[{"c":1}]"#),
+                member(2, r#"d\""#, r#""x""#),
+                member(1, "a", r#"{"b":[{"c":1}],"d\"":"x"}"#),
+                member(1, "e", "2"),
+            ]
+        );
+        assert_eq!(canonical_members(text, 0), Some(vec![]));
+        assert_eq!(canonical_members(r#"{"e":2,"a":1}"#, 1), None);
     }
 
     #[test]

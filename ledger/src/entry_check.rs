@@ -1,15 +1,12 @@
 //! The checks every verifier makes of one entry (the database walk and the offline export
 //! verifier alike), with the signature left for last so that many can be verified in one batch.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use ed25519_dalek::{Signature, VerifyingKey};
-use serde::Deserialize;
-use serde_json::value::RawValue;
 
-use crate::canonical_scan::is_canonical;
+use crate::canonical_scan::{canonical_members, Member};
 use crate::entry::parse_ledger_time;
 use crate::envelope::decode_signature;
 use crate::key_history::KeyHistory;
@@ -56,27 +53,81 @@ impl CheckedEntry<'_> {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawEntry<'a> {
-    #[serde(borrow)]
-    envelope: RawEnvelope<'a>,
-    index: u64,
-    #[serde(borrow)]
-    prev_hash: Cow<'a, str>,
-    #[serde(borrow)]
-    received_at: Cow<'a, str>,
+/// The fields of a canonical entry, as written (strings without their quotes).
+struct EntryFields<'a> {
+    index: &'a str,
+    prev_hash: &'a str,
+    received_at: &'a str,
+    key_id: &'a str,
+    record: &'a str,
+    signature: &'a str,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawEnvelope<'a> {
-    #[serde(borrow)]
-    key_id: Cow<'a, str>,
-    #[serde(borrow)]
-    record: &'a RawValue,
-    #[serde(borrow)]
-    signature: Cow<'a, str>,
+/// The members of `depth` must be exactly `names` (in canonical order), with values of the
+/// kinds given by their first byte.
+fn exactly<'a, const N: usize>(
+    members: &[Member<'a>],
+    depth: usize,
+    names: [(&str, &[u8]); N],
+    what: &str,
+) -> Result<[&'a str; N], String> {
+    let wrong = || {
+        let names = names.map(|(n, _)| n).join(", ");
+        format!("{what} must have exactly the members {names}")
+    };
+    let mut found = members.iter().filter(|m| m.depth == depth);
+    let mut values = [""; N];
+    for (value, (name, starts)) in values.iter_mut().zip(names) {
+        let m = found.next().ok_or_else(wrong)?;
+        let kind_ok = m.value.bytes().next().is_some_and(|b| starts.contains(&b));
+        if m.key != name || !kind_ok {
+            return Err(wrong());
+        }
+        *value = m.value;
+    }
+    match found.next() {
+        Some(_) => Err(wrong()),
+        None => Ok(values),
+    }
+}
+
+/// A string value's text without its quotes; these fields never need escapes.
+fn unquoted(value: &str) -> &str {
+    value.get(1..value.len().saturating_sub(1)).unwrap_or("")
+}
+
+const DIGITS: &[u8] = b"-0123456789";
+
+impl<'a> EntryFields<'a> {
+    /// The entry's and its envelope's members (depths 1 and 2 of the entry's text).
+    fn from_members(members: &[Member<'a>]) -> Result<EntryFields<'a>, String> {
+        // The envelope's own members are depth 2: it is the only object at depth 1.
+        let [_envelope, index, prev_hash, received_at] = exactly(
+            members,
+            1,
+            [
+                ("envelope", b"{"),
+                ("index", DIGITS),
+                ("prev_hash", b"\""),
+                ("received_at", b"\""),
+            ],
+            "an entry",
+        )?;
+        let [key_id, record, signature] = exactly(
+            members,
+            2,
+            [("key_id", b"\""), ("record", b"{"), ("signature", b"\"")],
+            "an envelope",
+        )?;
+        Ok(EntryFields {
+            index,
+            prev_hash: unquoted(prev_hash),
+            received_at: unquoted(received_at),
+            key_id: unquoted(key_id),
+            record,
+            signature: unquoted(signature),
+        })
+    }
 }
 
 /// Checks one entry on its own: canonical bytes, the expected index, `received_at` in the
@@ -97,42 +148,36 @@ pub fn check_entry_text<'b>(
     expected_index: u64,
     signers: Signers<'_>,
 ) -> Result<CheckedEntry<'b>, String> {
-    if !is_canonical(text) {
-        return Err("entry bytes are not canonical".into());
-    }
-    let raw: RawEntry<'b> =
-        serde_json::from_str(text).map_err(|e| format!("entry is not an entry: {e}"))?;
-    let record_text = raw.envelope.record.get();
-    let prev_hash: [u8; 32] = hex::decode(raw.prev_hash.as_ref())
+    // One pass: canonical form, and the members of the entry, envelope and record.
+    let members = canonical_members(text, 3).ok_or("entry bytes are not canonical")?;
+    let fields = EntryFields::from_members(&members)?;
+    let record_text = fields.record;
+    let prev_hash: [u8; 32] = hex::decode(fields.prev_hash)
         .ok()
         .and_then(|b| b.try_into().ok())
-        .filter(|h: &[u8; 32]| hex::encode(h) == raw.prev_hash)
+        .filter(|_| !fields.prev_hash.bytes().any(|b| b.is_ascii_uppercase()))
         .ok_or("prev_hash is not a 32-byte hash in lower-case hex")?;
-    let received_at = parse_ledger_time(&raw.received_at)?;
-    if raw.index != expected_index {
+    let received_at = parse_ledger_time(fields.received_at)?;
+    let index: u64 = fields
+        .index
+        .parse()
+        .map_err(|_| "index is not a ledger index".to_owned())?;
+    if index != expected_index {
         return Err(format!(
-            "entry carries index {}; entries are missing or out of order",
-            raw.index
+            "entry carries index {index}; entries are missing or out of order"
         ));
     }
-    let key_id = raw.envelope.key_id.as_ref();
+    let key_id = fields.key_id;
     // A table's record has a full header; a registry event (no seq_no) is recognised by its type.
-    let header = rules::RecordHeader::read_json(record_text);
-    let registry_event = match &header {
-        Ok(_) => false,
-        Err(_) => {
-            #[derive(Deserialize)]
-            struct TypeOf<'a> {
-                #[serde(rename = "type", borrow)]
-                record_type: Option<Cow<'a, str>>,
-            }
-            serde_json::from_str::<TypeOf<'_>>(record_text)
-                .ok()
-                .and_then(|t| t.record_type)
-                .as_deref()
-                .is_some_and(is_registry_type)
-        }
+    let record_member = |name: &str| {
+        members
+            .iter()
+            .find(|m| m.depth == 3 && m.key == name)
+            .map(|m| m.value)
     };
+    let header = rules::RecordHeader::from_member_texts(record_member);
+    let registry_event =
+        header.is_err() && record_member("type").is_some_and(|t| is_registry_type(unquoted(t)));
     let (key, subject) = if registry_event {
         let key = signers.operators.get(key_id).ok_or_else(|| {
             format!("registry event signed with key {key_id}, which is not an operator key given to the verifier")
@@ -163,17 +208,20 @@ pub fn check_entry_text<'b>(
             ));
         }
         if received_at < window.valid_from || window.revoked_at.is_some_and(|r| r <= received_at) {
-            return Err(format!("key {key_id} was not valid at {}", raw.received_at));
+            return Err(format!(
+                "key {key_id} was not valid at {}",
+                fields.received_at
+            ));
         }
         (*window.key, Subject::Record(header))
     };
     Ok(CheckedEntry {
-        index: raw.index,
+        index,
         received_at,
         prev_hash,
         key_id: key_id.to_owned(),
         key,
-        signature: decode_signature(&raw.envelope.signature).map_err(|e| match e {
+        signature: decode_signature(fields.signature).map_err(|e| match e {
             crate::LedgerError::Signature(m) => m,
             other => other.to_string(),
         })?,
@@ -216,5 +264,105 @@ pub fn verify_signatures(
             0,
             "the batch of signatures does not verify although each does alone".into(),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::canonical::canonicalize;
+    use crate::entry::{format_time, Entry};
+    use crate::keys::{encode_public_key, key_id};
+    use crate::Envelope;
+    use ed25519_dalek::SigningKey;
+    use serde_json::{json, Value};
+
+    fn at(text: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    /// A ledger whose entry 0 registered table R1 with key 1; entry 1 is a round of R1.
+    fn ledger() -> (KeyHistory, Value) {
+        let table_key = SigningKey::from_bytes(&[1; 32]);
+        let mut history = KeyHistory::default();
+        let registered = RegistryEvent::TableRegistered {
+            table_id: "R1".into(),
+            previous: None,
+            game: "roulette".into(),
+            location: "Praha".into(),
+            plan_id: "p".into(),
+            key_id: key_id(&table_key.verifying_key()),
+            public_key: encode_public_key(&table_key.verifying_key()),
+            valid_from: format_time(at("2026-11-20T10:00:00Z")),
+        };
+        history.apply(0, &registered).unwrap();
+        let record = json!({"type": "round", "game": "roulette", "table_id": "R1",
+                            "seq_no": 1, "plan_id": "p", "bets": []});
+        let envelope = Envelope::sign(record, &table_key).unwrap();
+        let entry = Entry::build(1, at("2026-11-21T10:00:00Z"), [7; 32], &envelope).unwrap();
+        (history, serde_json::from_slice(&entry.bytes).unwrap())
+    }
+
+    fn check(history: &KeyHistory, entry: &Value) -> Result<(), String> {
+        let text = String::from_utf8(canonicalize(entry).unwrap()).unwrap();
+        let operators = HashMap::new();
+        let signers = Signers {
+            operators: &operators,
+            tables: history,
+        };
+        let checked = check_entry_text(&text, 1, signers)?;
+        assert_eq!(checked.index, 1);
+        assert_eq!(checked.prev_hash, [7; 32]);
+        assert!(matches!(&checked.subject, Subject::Record(h) if h.table_id == "R1"));
+        verify_signatures(std::slice::from_ref(&checked), SignatureCheck::Batch).map_err(|(_, m)| m)
+    }
+
+    #[test]
+    fn an_entry_is_checked_from_its_members_and_anything_else_is_named() {
+        let (history, entry) = ledger();
+        assert_eq!(check(&history, &entry), Ok(()));
+        let changed = |edit: &dyn Fn(&mut Value)| {
+            let mut e = entry.clone();
+            edit(&mut e);
+            check(&history, &e).unwrap_err()
+        };
+        let entry_members =
+            "an entry must have exactly the members envelope, index, prev_hash, received_at";
+        assert_eq!(changed(&|e| e["zone"] = json!(1)), entry_members);
+        assert_eq!(changed(&|e| e["index"] = json!("1")), entry_members);
+        assert_eq!(
+            changed(&|e| {
+                e.as_object_mut().unwrap().remove("received_at");
+            }),
+            entry_members
+        );
+        assert_eq!(
+            changed(&|e| e["envelope"]["extra"] = json!(true)),
+            "an envelope must have exactly the members key_id, record, signature"
+        );
+        assert_eq!(
+            changed(&|e| e["envelope"]["record"] = json!([1])),
+            "an envelope must have exactly the members key_id, record, signature"
+        );
+        assert_eq!(
+            changed(&|e| e["prev_hash"] = json!("07".repeat(31) + "0A")),
+            "prev_hash is not a 32-byte hash in lower-case hex"
+        );
+        assert_eq!(
+            changed(&|e| e["index"] = json!(2)),
+            "entry carries index 2; entries are missing or out of order"
+        );
+        assert_eq!(
+            changed(&|e| e["envelope"]["record"]["seq_no"] = json!(-3)),
+            "seq_no: must be an integer from 0 to 2^53-1"
+        );
+        assert_eq!(
+            changed(&|e| e["envelope"]["record"]["type"] = json!("table_key_revoked")),
+            "a `table_key_revoked` record must be the operator's, without a seq_no"
+        );
+        let forged = changed(&|e| e["envelope"]["record"]["seq_no"] = json!(2));
+        assert!(forged.starts_with("signature does not verify"), "{forged}");
     }
 }
