@@ -3,7 +3,9 @@
 //! No I/O, no clock, no randomness: a round record and a plan go in, a [`Verdict`] comes out.
 //! Plan parameters are data ([`plan`]); game mechanics are code, one module per game.
 
+pub mod cards;
 pub mod error;
+pub mod hand_rank;
 pub mod money;
 pub mod plan;
 pub mod ratio;
