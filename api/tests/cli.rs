@@ -170,3 +170,33 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
     assert_eq!(report["failure"]["index"], 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("BROKEN at index 2"));
 }
+
+#[test]
+fn rtp_prints_the_computed_table_of_the_plan_and_refuses_an_unknown_plan() {
+    let out = dozor().arg("rtp").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = |bet: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(bet))
+            .unwrap_or_else(|| panic!("no {bet} line in\n{text}"))
+            .to_owned()
+    };
+    // 36/37; 268/311 (Perfect Pairs, 6 decks); 129 104 860 / 133 784 560 reduced (Trips).
+    assert!(line("straight").contains("36/37"));
+    assert!(line("perfect_pairs").contains("86.1736%"));
+    assert!(line("perfect_pairs").contains("268/311"));
+    assert!(line("trips").contains("96.5021%"));
+    assert!(line("trips").contains("6455243/6689228"));
+
+    let out = dozor()
+        .args(["rtp", "--plan-id", "nonesuch"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no bundled plan `nonesuch`"));
+}

@@ -197,3 +197,39 @@ const fn straight_table() -> [u8; 8192] {
 
 #[cfg(test)]
 mod tests;
+
+/// How many of the 133 784 560 seven-card hands have each category as their best five cards,
+/// indexed by [`Category`], with royal flushes counted apart (index 9, not in index 8).
+pub fn seven_card_distribution() -> [u64; 10] {
+    let deck: Vec<u64> = crate::cards::Card::deck()
+        .map(crate::cards::Card::bit)
+        .collect();
+    let mut counts = [0u64; 10];
+    for a in 0..52 {
+        for b in a + 1..52 {
+            let ab = deck[a] | deck[b];
+            for c in b + 1..52 {
+                let abc = ab | deck[c];
+                for d in c + 1..52 {
+                    let abcd = abc | deck[d];
+                    for e in d + 1..52 {
+                        let abcde = abcd | deck[e];
+                        for f in e + 1..52 {
+                            let six = abcde | deck[f];
+                            for g in &deck[f + 1..] {
+                                let rank = evaluate(CardSet(six | g));
+                                let slot = if rank.is_royal_flush() {
+                                    9
+                                } else {
+                                    rank.category() as usize
+                                };
+                                counts[slot] += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    counts
+}

@@ -11,6 +11,7 @@ pub mod plan;
 pub mod ratio;
 pub mod record;
 pub mod roulette;
+pub mod rtp;
 pub mod verdict;
 
 pub use error::{PlanError, RecordError};

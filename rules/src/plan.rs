@@ -18,6 +18,10 @@ pub struct Plan {
     pub currency: String,
     #[serde(default)]
     pub roulette: Option<RoulettePlan>,
+    #[serde(default)]
+    pub blackjack: Option<BlackjackPlan>,
+    #[serde(default)]
+    pub ultimate_texas_holdem: Option<UltimateTexasHoldemPlan>,
 }
 
 /// Ruleta section of the plan.
@@ -45,6 +49,128 @@ pub struct RouletteOdds {
     pub dozen: u32,
     pub column: u32,
     pub even_chance: u32,
+}
+
+/// A payout ratio `num:den` (3:2 pays 1.5 × stake plus the stake).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Odds {
+    pub num: u32,
+    pub den: u32,
+}
+
+/// What a player with doubled or split bets loses when the dealer (no hole card) makes a
+/// blackjack. The plan is silent; the usual European rule is everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DealerBlackjackTakes {
+    /// Every bet of the box, doubles and splits included.
+    All,
+    /// Only the original bet; doubles and splits are returned.
+    OriginalBetOnly,
+}
+
+/// Black Jack section of the plan.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlackjackPlan {
+    pub decks: u8,
+    /// Minimum main bet per player.
+    pub min_bet_h: i64,
+    /// Maximum of all main bets on one box together.
+    pub box_max_h: i64,
+    pub max_bets_per_box: u8,
+    pub blackjack_odds: Odds,
+    /// Dealer stands on every 17, soft ones included.
+    pub dealer_stands_soft_17: bool,
+    /// Splits per box position (3 splits = 4 hands).
+    pub max_splits: u8,
+    pub double_after_split: bool,
+    /// Insurance at most this fraction of the original bet, paid at `insurance_odds`.
+    pub insurance_max_fraction: Odds,
+    pub insurance_odds: Odds,
+    pub dealer_blackjack_takes: DealerBlackjackTakes,
+    /// Cards burned after a shuffle and after a dealer change.
+    pub burn_after_shuffle: u8,
+    pub burn_after_dealer_change: u8,
+    /// Most a main bet may be paid, stake included.
+    pub max_win_h: i64,
+    pub perfect_pairs: PerfectPairsPlan,
+}
+
+/// Perfect Pairs side bet (first two cards of the box).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerfectPairsPlan {
+    pub min_bet_h: i64,
+    pub max_bet_h: i64,
+    /// Same rank, different colour; same colour, different suit; same suit (N:1).
+    pub mixed: u32,
+    pub coloured: u32,
+    pub perfect: u32,
+    pub max_win_h: i64,
+}
+
+/// Whether a folded hand's Trips bet is still settled on its seven cards. The plan says Trips
+/// "always" wins with trips or better and is silent on folds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TripsOnFold {
+    Settled,
+    Lost,
+}
+
+/// Ultimate Texas Hold'em section of the plan.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UltimateTexasHoldemPlan {
+    /// Limits of each spot (Ante = Blind; Trips ≤ Ante).
+    pub min_bet_h: i64,
+    pub max_bet_h: i64,
+    /// Play bet multiples of the Ante allowed before the flop, after it, after the river.
+    pub play_preflop: Vec<u8>,
+    pub play_flop: u8,
+    pub play_river: u8,
+    /// Blind pays only for a straight or better (below: push).
+    pub blind: HandPayTable,
+    /// Trips pays for trips or better whatever the dealer holds.
+    pub trips: HandPayTable,
+    pub trips_on_fold: TripsOnFold,
+    /// Most one spot may be paid in a round, all bets together, stakes included.
+    pub max_win_h: i64,
+}
+
+/// A pay table by the player's best five cards (`None`: not paid by this table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandPayTable {
+    pub royal_flush: Odds,
+    pub straight_flush: Odds,
+    pub quads: Odds,
+    pub full_house: Odds,
+    pub flush: Odds,
+    pub straight: Odds,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trips: Option<Odds>,
+}
+
+impl HandPayTable {
+    /// The odds for a hand, or `None` when this table does not pay it.
+    pub fn odds_for(&self, hand: crate::hand_rank::HandRank) -> Option<Odds> {
+        use crate::hand_rank::Category;
+        if hand.is_royal_flush() {
+            return Some(self.royal_flush);
+        }
+        match hand.category() {
+            Category::StraightFlush => Some(self.straight_flush),
+            Category::Quads => Some(self.quads),
+            Category::FullHouse => Some(self.full_house),
+            Category::Flush => Some(self.flush),
+            Category::Straight => Some(self.straight),
+            Category::Trips => self.trips,
+            _ => None,
+        }
+    }
 }
 
 impl Plan {
@@ -80,6 +206,64 @@ impl Plan {
             }
             if r.max_win_h <= 0 {
                 return Err(bad("roulette max_win_h must be positive".into()));
+            }
+        }
+        let limits = |game: &str, min: i64, max: i64| {
+            if 0 < min && min <= max {
+                Ok(())
+            } else {
+                Err(bad(format!(
+                    "{game} limits must satisfy 0 < min ({min}) <= max ({max})"
+                )))
+            }
+        };
+        let odds = |what: &str, o: Odds| {
+            if o.num > 0 && o.den > 0 {
+                Ok(())
+            } else {
+                Err(bad(format!(
+                    "{what} odds {}:{} are not a ratio",
+                    o.num, o.den
+                )))
+            }
+        };
+        if let Some(b) = &self.blackjack {
+            limits("blackjack", b.min_bet_h, b.box_max_h)?;
+            limits(
+                "perfect pairs",
+                b.perfect_pairs.min_bet_h,
+                b.perfect_pairs.max_bet_h,
+            )?;
+            odds("blackjack", b.blackjack_odds)?;
+            odds("insurance", b.insurance_odds)?;
+            odds("insurance maximum", b.insurance_max_fraction)?;
+            if b.decks == 0 || b.max_bets_per_box == 0 {
+                return Err(bad(
+                    "blackjack needs at least one deck and one bet per box".into()
+                ));
+            }
+        }
+        if let Some(u) = &self.ultimate_texas_holdem {
+            limits("ultimate texas hold'em", u.min_bet_h, u.max_bet_h)?;
+            for table in [&u.blind, &u.trips] {
+                for o in [
+                    table.royal_flush,
+                    table.straight_flush,
+                    table.quads,
+                    table.full_house,
+                    table.flush,
+                    table.straight,
+                ]
+                .into_iter()
+                .chain(table.trips)
+                {
+                    odds("ultimate texas hold'em pay table", o)?;
+                }
+            }
+            if u.play_preflop.is_empty() || u.play_flop == 0 || u.play_river == 0 {
+                return Err(bad(
+                    "ultimate texas hold'em play multiples must be positive".into(),
+                ));
             }
         }
         Ok(())
@@ -141,6 +325,40 @@ mod tests {
         // 25 000 × 35 + 25 000 = 900 000 Kč = 90 000 000 h.
         assert_eq!(r.max_win_h, 90_000_000);
         assert_eq!(r.odds.straight, 35);
+    }
+
+    #[test]
+    fn builtin_plan_carries_the_blackjack_and_uth_numbers_of_the_plan() {
+        let book = PlanBook::builtin().unwrap();
+        let plan = book.get("69games-ziva-hra").unwrap();
+        let b = plan.blackjack.as_ref().unwrap();
+        // 50 Kč = 5 000 h per player; 25 000 Kč = 2 500 000 h per box; 3:2.
+        assert_eq!((b.min_bet_h, b.box_max_h), (5_000, 2_500_000));
+        assert_eq!(b.blackjack_odds, Odds { num: 3, den: 2 });
+        // 25 000 × 3/2 + 25 000 = 62 500 Kč.
+        assert_eq!(b.max_win_h, 2_500_000 * 3 / 2 + 2_500_000);
+        // 25 000 × 25 + 25 000 = 650 000 Kč.
+        let pp = &b.perfect_pairs;
+        assert_eq!(
+            pp.max_win_h,
+            pp.max_bet_h * i64::from(pp.perfect) + pp.max_bet_h
+        );
+        assert_eq!(b.dealer_blackjack_takes, DealerBlackjackTakes::All);
+        let u = plan.ultimate_texas_holdem.as_ref().unwrap();
+        // Ante 25 000 × 1 + Blind 25 000 × 500 + Trips 25 000 × 50 + Play 100 000 × 1, each with
+        // its stake: 50 000 + 12 525 000 + 1 275 000 + 200 000 = 14 050 000 Kč.
+        let max = u.max_bet_h;
+        let won = |stake: i64, o: Odds| stake * i64::from(o.num) / i64::from(o.den) + stake;
+        assert_eq!(
+            u.max_win_h,
+            won(max, Odds { num: 1, den: 1 })
+                + won(max, u.blind.royal_flush)
+                + won(max, u.trips.royal_flush)
+                + won(4 * max, Odds { num: 1, den: 1 })
+        );
+        assert_eq!(u.blind.trips, None);
+        assert_eq!(u.trips.trips, Some(Odds { num: 3, den: 1 }));
+        assert_eq!(u.trips_on_fold, TripsOnFold::Settled);
     }
 
     #[test]

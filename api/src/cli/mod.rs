@@ -6,6 +6,7 @@ mod bench_verify;
 mod export;
 mod keys;
 mod report;
+mod rtp;
 mod serve;
 mod simulate;
 mod verify;
@@ -51,6 +52,8 @@ enum Command {
     Export(export::ExportArgs),
     /// Generate signed roulette spins for N tables and submit them to a running server.
     Simulate(simulate::SimulateArgs),
+    /// Print the theoretical RTP of every bet kind of a plan, computed from its pay tables.
+    Rtp(rtp::RtpArgs),
     /// Reports (the nightly job runs `report daily`).
     Report(report::ReportArgs),
     /// Benchmarks: `bench adjudicate`, `bench ingest`, `bench proofs`, `bench verify`.
@@ -90,6 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Export(a) => export::run(&global, a),
         Command::Simulate(a) => simulate::run(a),
         Command::Report(a) => report::run(&global, a),
+        Command::Rtp(a) => rtp::run(a),
         Command::Bench(a) => bench::run(&global, a),
         Command::Openapi { out } => {
             let text = api::openapi::document()?;

@@ -164,3 +164,20 @@ fn random_seven_and_six_card_hands_agree_with_the_reference() {
         assert_eq!(pair[0].0.cmp(&pair[1].0), pair[0].1.cmp(&pair[1].1));
     }
 }
+
+/// All 133 784 560 seven-card hands give the published best-hand distribution (Wikipedia,
+/// "Poker probability", 7-card poker hands): royal flush 4 324, other straight flushes 37 260,
+/// quads 224 848, full house 3 473 184, flush 4 047 644, straight 6 180 020, trips 6 461 620,
+/// two pair 31 433 400, pair 58 627 800, high card 23 294 460.
+#[test]
+fn every_seven_card_hand_gives_the_known_distribution() {
+    let counts = seven_card_distribution();
+    assert_eq!(
+        counts,
+        [
+            23_294_460, 58_627_800, 31_433_400, 6_461_620, 6_180_020, 4_047_644, 3_473_184,
+            224_848, 37_260, 4_324
+        ]
+    );
+    assert_eq!(counts.iter().sum::<u64>(), 133_784_560);
+}
