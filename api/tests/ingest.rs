@@ -336,3 +336,39 @@ async fn a_batch_is_handled_record_by_record() {
     assert_error(status, &body, 400, "batch_too_large");
     assert_eq!(ledger_size(&url), 3);
 }
+
+#[actix_web::test]
+async fn a_blackjack_round_is_adjudicated_from_its_cards() {
+    let (state, _url) = state();
+    let app = app!(state);
+    let k = key(7);
+    let mut table = registration("BJ1", &k);
+    table["game"] = json!("blackjack");
+    let (status, body) = post(&app, "/api/v1/tables", table).await;
+    assert_eq!(status, 201, "{body}");
+    // Box T♣ 8♦ = 18 stands; the dealer 9♣ draws 9♦ = 18: a push returns the 100 Kč stake,
+    // but the table paid 200 Kč: overpaid by 100 Kč = 10 000 h.
+    let round = json!({
+        "type": "round", "game": "blackjack", "table_id": "BJ1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T20:00:00Z", "shoe_id": "S1",
+        "deal": ["Tc", "9c", "8d", "9d"],
+        "boxes": [{"box": 1, "hands": [["stand"]],
+                   "bets": [{"bet_id": "b1", "player": "p1", "kind": "main",
+                             "stake_h": 10_000, "paid_h": 20_000}]}]
+    });
+    let (status, receipt) = post(&app, "/api/v1/records", signed(round.clone(), &k)).await;
+    assert_eq!(status, 201, "{receipt}");
+    let (status, page) = get(&app, "/api/v1/findings?table_id=BJ1").await;
+    assert_eq!(status, 200, "{page}");
+    let findings = page["items"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{page}");
+    assert_eq!(findings[0]["kind"], "overpaid");
+    assert_eq!(findings[0]["amount_h"], 10_000);
+    // An impossible card is refused and appends nothing.
+    let mut bad = round;
+    bad["seq_no"] = json!(2);
+    bad["deal"][1] = json!("1X");
+    let (status, body) = post(&app, "/api/v1/records", signed(bad, &k)).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("1X"), "{body}");
+}

@@ -31,7 +31,8 @@ pub struct FindingItem {
     pub played_at: DateTime<Utc>,
     pub gaming_day: NaiveDate,
     /// overpaid, underpaid, stake_below_minimum, stake_above_maximum, win_above_maximum,
-    /// invalid_number, void_handled_wrongly
+    /// invalid_number, void_handled_wrongly, illegal_decision, dealer_drawing_wrong,
+    /// cards_inconsistent, payout_withheld, bet_not_allowed
     pub kind: String,
     #[schema(value_type = Vec<String>)]
     pub bet_ids: serde_json::Value,

@@ -3,6 +3,7 @@
 //! No I/O, no clock, no randomness: a round record and a plan go in, a [`Verdict`] comes out.
 //! Plan parameters are data ([`plan`]); game mechanics are code, one module per game.
 
+pub mod blackjack;
 pub mod cards;
 pub mod error;
 pub mod hand_rank;
@@ -27,6 +28,7 @@ pub const RULES_VERSION: &str = "2026.11.1";
 pub fn adjudicate<'a>(plan: &'a Plan, round: &'a Round) -> Result<Verdict<'a>, RecordError> {
     match round {
         Round::Roulette(r) => roulette::adjudicate(plan.roulette()?, plan, r),
+        Round::Blackjack(r) => blackjack::adjudicate(plan.blackjack()?, plan, r),
     }
 }
 
@@ -34,5 +36,6 @@ pub fn adjudicate<'a>(plan: &'a Plan, round: &'a Round) -> Result<Verdict<'a>, R
 pub fn round_statistics(plan: &Plan, round: &Round) -> Result<RoundStatistics, RecordError> {
     match round {
         Round::Roulette(r) => Ok(roulette::round_statistics(plan.roulette()?, r)),
+        Round::Blackjack(r) => Ok(blackjack::round_statistics(plan.blackjack()?, r)),
     }
 }

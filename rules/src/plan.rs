@@ -189,6 +189,15 @@ impl Plan {
             })
     }
 
+    pub fn blackjack(&self) -> Result<&BlackjackPlan, RecordError> {
+        self.blackjack
+            .as_ref()
+            .ok_or_else(|| RecordError::GameNotInPlan {
+                plan_id: self.plan_id.clone(),
+                game: "blackjack".into(),
+            })
+    }
+
     fn check(&self) -> Result<(), PlanError> {
         let bad = |reason: String| PlanError::Inconsistent {
             plan_id: self.plan_id.clone(),

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::blackjack::BlackjackRound;
 use crate::roulette::RouletteRound;
 use crate::RecordError;
 
@@ -212,6 +213,7 @@ fn round_game(header: &RecordHeader) -> Result<GameCode, RecordError> {
 #[serde(untagged)]
 pub enum Round {
     Roulette(RouletteRound),
+    Blackjack(BlackjackRound),
 }
 
 impl Round {
@@ -225,6 +227,12 @@ impl Round {
                     .map_err(|e| RecordError::Malformed(e.to_string()))?;
                 round.validate()?;
                 Ok(Round::Roulette(round))
+            }
+            GameCode::Blackjack => {
+                let round = BlackjackRound::deserialize(record)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                round.validate()?;
+                Ok(Round::Blackjack(round))
             }
             other => Err(RecordError::UnsupportedGame(other.to_string())),
         }
@@ -244,6 +252,12 @@ impl Round {
                 round.validate()?;
                 Ok(Round::Roulette(round))
             }
+            GameCode::Blackjack => {
+                let round: BlackjackRound = serde_json::from_str(text)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                round.validate()?;
+                Ok(Round::Blackjack(round))
+            }
             other => Err(RecordError::UnsupportedGame(other.to_string())),
         }
     }
@@ -251,24 +265,28 @@ impl Round {
     pub fn game(&self) -> GameCode {
         match self {
             Round::Roulette(_) => GameCode::Roulette,
+            Round::Blackjack(_) => GameCode::Blackjack,
         }
     }
 
     pub fn table_id(&self) -> &str {
         match self {
             Round::Roulette(r) => &r.table_id,
+            Round::Blackjack(r) => &r.table_id,
         }
     }
 
     pub fn plan_id(&self) -> &str {
         match self {
             Round::Roulette(r) => &r.plan_id,
+            Round::Blackjack(r) => &r.plan_id,
         }
     }
 
     pub fn played_at(&self) -> chrono::DateTime<chrono::Utc> {
         match self {
             Round::Roulette(r) => r.played_at,
+            Round::Blackjack(r) => r.played_at,
         }
     }
 }

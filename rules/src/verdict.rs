@@ -22,10 +22,21 @@ pub enum FindingKind {
     InvalidNumber,
     /// A void spin where stakes were not returned exactly.
     VoidHandledWrongly,
+    /// A player decision the rules do not allow (a hit on 21, a split of unequal cards, …).
+    IllegalDecision,
+    /// The dealer drew where the plan says stand, or stood where it says draw.
+    DealerDrawingWrong,
+    /// Cards that cannot have come from the shoe as recorded (too many of one card, burns).
+    CardsInconsistent,
+    /// A win withheld by the casino (card counting): always for review.
+    PayoutWithheld,
+    /// A bet the plan does not allow at all (insurance without a dealer ace, a side bet without
+    /// a main bet, too many bets on a box).
+    BetNotAllowed,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 7] = [
+    pub const ALL: [FindingKind; 12] = [
         FindingKind::Overpaid,
         FindingKind::Underpaid,
         FindingKind::StakeBelowMinimum,
@@ -33,6 +44,11 @@ impl FindingKind {
         FindingKind::WinAboveMaximum,
         FindingKind::InvalidNumber,
         FindingKind::VoidHandledWrongly,
+        FindingKind::IllegalDecision,
+        FindingKind::DealerDrawingWrong,
+        FindingKind::CardsInconsistent,
+        FindingKind::PayoutWithheld,
+        FindingKind::BetNotAllowed,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -44,6 +60,11 @@ impl FindingKind {
             FindingKind::WinAboveMaximum => "win_above_maximum",
             FindingKind::InvalidNumber => "invalid_number",
             FindingKind::VoidHandledWrongly => "void_handled_wrongly",
+            FindingKind::IllegalDecision => "illegal_decision",
+            FindingKind::DealerDrawingWrong => "dealer_drawing_wrong",
+            FindingKind::CardsInconsistent => "cards_inconsistent",
+            FindingKind::PayoutWithheld => "payout_withheld",
+            FindingKind::BetNotAllowed => "bet_not_allowed",
         }
     }
 

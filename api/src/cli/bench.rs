@@ -102,6 +102,7 @@ fn adjudicate(rounds: usize) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|r| match r {
             rules::Round::Roulette(s) => s.bets.len(),
+            rules::Round::Blackjack(b) => b.boxes.iter().map(|x| x.bets.len()).sum(),
         })
         .sum();
     let started = Instant::now();

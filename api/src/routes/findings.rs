@@ -18,7 +18,8 @@ pub struct FindingQuery {
     /// Gaming day (Europe/Prague, from the configured start hour), `YYYY-MM-DD`.
     pub day: Option<NaiveDate>,
     /// overpaid, underpaid, stake_below_minimum, stake_above_maximum, win_above_maximum,
-    /// invalid_number, void_handled_wrongly
+    /// invalid_number, void_handled_wrongly, illegal_decision, dealer_drawing_wrong,
+    /// cards_inconsistent, payout_withheld, bet_not_allowed
     pub kind: Option<String>,
     /// 1-1000, default 100.
     pub limit: Option<i64>,

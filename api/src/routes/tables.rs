@@ -184,6 +184,7 @@ pub async fn register(
         .ok_or_else(|| invalid("plan_id", format!("unknown plan `{plan_id}`")))?;
     let adjudicated = match game {
         GameCode::Roulette => plan.roulette.is_some(),
+        GameCode::Blackjack => plan.blackjack.is_some(),
         _ => false,
     };
     if !adjudicated {

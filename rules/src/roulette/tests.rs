@@ -29,7 +29,9 @@ fn number(n: u8) -> Value {
 fn verdict(record: Value) -> Verdict<'static> {
     let plan: &'static Plan = Box::leak(Box::new(plan()));
     let round: &'static Round = Box::leak(Box::new(Round::parse(&record).unwrap()));
-    let Round::Roulette(r) = round;
+    let Round::Roulette(r) = round else {
+        panic!("not roulette")
+    };
     adjudicate(plan.roulette().unwrap(), plan, r).unwrap()
 }
 
@@ -379,7 +381,9 @@ fn every_bet_kind_returns_36_of_37() {
 fn round_statistics_of_a_single_straight() {
     let plan = plan();
     let record = round(number(5), json!([bet("b", "straight", &[17], 100, 0)]));
-    let Round::Roulette(r) = Round::parse(&record).unwrap();
+    let Round::Roulette(r) = Round::parse(&record).unwrap() else {
+        panic!("not roulette")
+    };
     let s = round_statistics(plan.roulette().unwrap(), &r);
     // Pays 3 600 h with probability 1/37: mean 3 600/37 = 97.297 h = 97 297 mh (floor).
     assert_eq!(s.rtp_stakes_h, 100);

@@ -1,0 +1,661 @@
+//! Black Jack (six decks, European no hole card) with Perfect Pairs and insurance: records,
+//! re-adjudication from the cards, and theoretical figures.
+//!
+//! A round records every card in the order it left the shoe (`deal`), and for each box the
+//! decisions of each of its hands in play order. The adjudicator rebuilds the hands from those
+//! ([`play::replay`]), checks every decision and the dealer's drawing, and computes what each bet
+//! must be paid.
+
+pub mod play;
+pub mod points;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use self::play::{replay, PlayedBox, Replay};
+use crate::cards::Card;
+use crate::money::{format_czk, validate_amount};
+use crate::plan::{BlackjackPlan, DealerBlackjackTakes, Odds, Plan};
+use crate::record::{validate_identifier, GameCode, MAX_SEQ_NO};
+use crate::roulette::RoundType;
+use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
+use crate::{RecordError, RULES_VERSION};
+
+/// Boxes on a blackjack layout.
+pub const MAX_BOXES: u8 = 7;
+
+/// A blackjack round as the table reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlackjackRound {
+    #[serde(rename = "type")]
+    pub record_type: RoundType,
+    pub game: GameCode,
+    pub table_id: String,
+    pub seq_no: u64,
+    pub plan_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_id: Option<String>,
+    pub played_at: DateTime<Utc>,
+    /// The shoe the cards come from (cards are checked across the rounds of one shoe).
+    pub shoe_id: String,
+    /// The first round after a shuffle (the plan burns three cards).
+    #[serde(default)]
+    pub shuffled: bool,
+    /// A new dealer took the table before this round (the plan burns one card).
+    #[serde(default)]
+    pub dealer_changed: bool,
+    /// Cards burned before the deal.
+    #[serde(default)]
+    pub burned: Vec<Card>,
+    /// Every card dealt in this round, in the order it left the shoe.
+    pub deal: Vec<Card>,
+    /// Boxes in play, left to right.
+    pub boxes: Vec<BlackjackBox>,
+}
+
+/// One box: the decisions of each of its hands in play order, and the bets on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlackjackBox {
+    #[serde(rename = "box")]
+    pub box_no: u8,
+    /// For each hand in play order, the decisions taken on it: the original hand first; a
+    /// split ends a hand (its list ends with `split`) and its two halves follow, left first.
+    /// A hand that needed none (21, bust, a split ace) has an empty list.
+    pub hands: Vec<Vec<Decision>>,
+    pub bets: Vec<BlackjackBet>,
+}
+
+impl BlackjackBox {
+    fn has_insurance(&self) -> bool {
+        self.bets
+            .iter()
+            .any(|b| b.kind == BlackjackBetKind::Insurance)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Hit,
+    Stand,
+    Double,
+    Split,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Hit => "hit",
+            Decision::Stand => "stand",
+            Decision::Double => "double",
+            Decision::Split => "split",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlackjackBetKind {
+    /// The main bet; doubles and splits add the same stake again, following the box's play.
+    Main,
+    PerfectPairs,
+    Insurance,
+}
+
+impl BlackjackBetKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlackjackBetKind::Main => "main",
+            BlackjackBetKind::PerfectPairs => "perfect_pairs",
+            BlackjackBetKind::Insurance => "insurance",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlackjackBet {
+    pub bet_id: String,
+    pub player: String,
+    pub kind: BlackjackBetKind,
+    /// The stake placed at the start (a main bet's doubles and splits are not included).
+    pub stake_h: i64,
+    /// Everything handed back for this bet, stakes included.
+    pub paid_h: i64,
+    /// The casino refused the win (card counting): only the original stake is returned.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub withheld: bool,
+}
+
+impl BlackjackRound {
+    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
+    pub fn validate(&self) -> Result<(), RecordError> {
+        if self.game != GameCode::Blackjack {
+            return Err(RecordError::invalid("game", "must be `blackjack`"));
+        }
+        validate_identifier("table_id", &self.table_id)?;
+        validate_identifier("plan_id", &self.plan_id)?;
+        validate_identifier("shoe_id", &self.shoe_id)?;
+        if self.seq_no > MAX_SEQ_NO {
+            return Err(RecordError::invalid("seq_no", "must be at most 2^53-1"));
+        }
+        if self.boxes.is_empty() {
+            return Err(RecordError::invalid(
+                "boxes",
+                "a round has at least one box",
+            ));
+        }
+        if self.deal.len() > 6 * 52 || self.burned.len() > 52 {
+            return Err(RecordError::invalid("deal", "more cards than a shoe holds"));
+        }
+        let mut previous = 0u8;
+        let mut ids: Vec<&str> = Vec::new();
+        for (i, b) in self.boxes.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("boxes[{i}]"));
+            if b.box_no <= previous || b.box_no > MAX_BOXES {
+                return Err(at(RecordError::invalid(
+                    "box",
+                    format!("boxes are numbered 1 to {MAX_BOXES}, left to right, each once"),
+                )));
+            }
+            previous = b.box_no;
+            // Each split ends a hand and starts two: 1 + 2 × splits hands are played.
+            let splits = b
+                .hands
+                .iter()
+                .flatten()
+                .filter(|d| **d == Decision::Split)
+                .count();
+            if b.hands.len() != 2 * splits + 1 {
+                return Err(at(RecordError::invalid(
+                    "hands",
+                    format!(
+                        "{splits} splits make {} hands to record, not {}",
+                        2 * splits + 1,
+                        b.hands.len()
+                    ),
+                )));
+            }
+            if !b.bets.iter().any(|bet| bet.kind == BlackjackBetKind::Main) {
+                return Err(at(RecordError::invalid(
+                    "bets",
+                    "a box in play has a main bet",
+                )));
+            }
+            for (j, bet) in b.bets.iter().enumerate() {
+                let at = |e: RecordError| at(e.within(format_args!("bets[{j}]")));
+                validate_identifier("bet_id", &bet.bet_id).map_err(at)?;
+                validate_identifier("player", &bet.player).map_err(at)?;
+                validate_amount("stake_h", bet.stake_h).map_err(at)?;
+                validate_amount("paid_h", bet.paid_h).map_err(at)?;
+                if ids.contains(&bet.bet_id.as_str()) {
+                    return Err(at(RecordError::invalid(
+                        "bet_id",
+                        format!("`{}` is used twice in this round", bet.bet_id),
+                    )));
+                }
+                ids.push(&bet.bet_id);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Re-adjudicates a blackjack round against the plan.
+pub fn adjudicate<'a>(
+    bp: &'a BlackjackPlan,
+    plan: &'a Plan,
+    round: &'a BlackjackRound,
+) -> Result<Verdict<'a>, RecordError> {
+    let played = replay(round, bp)?;
+    let mut findings = Vec::new();
+    check_cards(round, bp, &mut findings);
+    for issue in &played.issues {
+        findings.push(Finding {
+            kind: if issue.dealer {
+                FindingKind::DealerDrawingWrong
+            } else {
+                FindingKind::IllegalDecision
+            },
+            bet_ids: None,
+            expected_h: None,
+            actual_h: None,
+            amount_h: 0,
+            message: issue.message.clone(),
+        });
+    }
+    let mut bets = Vec::new();
+    let (mut stakes_h, mut expected_total_h, mut paid_total_h) = (0i64, 0i64, 0i64);
+    for (b, box_play) in round.boxes.iter().zip(&played.boxes) {
+        check_box_limits(b, bp, &mut findings);
+        for bet in &b.bets {
+            let settled = settle(bet, b, box_play, &played, bp)?;
+            if let Some(why) = settled.refused {
+                findings.push(Finding {
+                    kind: FindingKind::BetNotAllowed,
+                    bet_ids: Some(vec![bet.bet_id.clone()]),
+                    expected_h: Some(settled.expected_h),
+                    actual_h: Some(bet.paid_h),
+                    amount_h: bet.stake_h,
+                    message: format!(
+                        "bet {} ({}): {why}; its stake of {} must be returned",
+                        bet.bet_id,
+                        bet.kind.as_str(),
+                        format_czk(bet.stake_h)
+                    ),
+                });
+            }
+            check_payout(bet, settled.expected_h, &mut findings);
+            if bet.withheld {
+                findings.push(Finding {
+                    kind: FindingKind::PayoutWithheld,
+                    bet_ids: Some(vec![bet.bet_id.clone()]),
+                    expected_h: Some(settled.won_h),
+                    actual_h: Some(bet.paid_h),
+                    amount_h: settled.won_h.saturating_sub(bet.paid_h).max(0),
+                    message: format!(
+                        "bet {}: the casino withheld the win of {} (card counting) and returned the stake of {}; the decision must be justified",
+                        bet.bet_id,
+                        format_czk(settled.won_h),
+                        format_czk(bet.stake_h)
+                    ),
+                });
+            }
+            let max_win = match bet.kind {
+                BlackjackBetKind::PerfectPairs => Some(bp.perfect_pairs.max_win_h),
+                // The plan's maximum is a blackjack on the largest bet: it speaks of one
+                // undoubled hand, so doubled and split boxes are not held to it.
+                BlackjackBetKind::Main
+                    if box_play.hands.len() == 1 && !box_play.hands[0].doubled =>
+                {
+                    Some(bp.max_win_h)
+                }
+                _ => None,
+            };
+            if let Some(max) = max_win.filter(|max| bet.paid_h > *max) {
+                findings.push(Finding {
+                    kind: FindingKind::WinAboveMaximum,
+                    bet_ids: Some(vec![bet.bet_id.clone()]),
+                    expected_h: Some(max),
+                    actual_h: Some(bet.paid_h),
+                    amount_h: bet.paid_h - max,
+                    message: format!(
+                        "bet {}: paid {}, above the plan's maximum possible win of {}",
+                        bet.bet_id,
+                        format_czk(bet.paid_h),
+                        format_czk(max)
+                    ),
+                });
+            }
+            stakes_h = stakes_h
+                .checked_add(settled.staked_h)
+                .ok_or_else(overflow)?;
+            expected_total_h = expected_total_h
+                .checked_add(settled.expected_h)
+                .ok_or_else(overflow)?;
+            paid_total_h = paid_total_h.checked_add(bet.paid_h).ok_or_else(overflow)?;
+            bets.push(BetVerdict {
+                bet_id: &bet.bet_id,
+                player: &bet.player,
+                kind: bet.kind.as_str(),
+                stake_h: settled.staked_h,
+                expected_paid_h: settled.expected_h,
+                paid_h: bet.paid_h,
+            });
+        }
+    }
+    Ok(Verdict {
+        plan_id: &plan.plan_id,
+        rules_version: RULES_VERSION,
+        game: GameCode::Blackjack,
+        table_id: &round.table_id,
+        seq_no: round.seq_no,
+        winning_number: None,
+        void_reason: None,
+        void: false,
+        stakes_h,
+        expected_paid_h: expected_total_h,
+        paid_h: paid_total_h,
+        bets,
+        findings,
+    })
+}
+
+fn overflow() -> RecordError {
+    RecordError::invalid("bets", "amounts too large to add up")
+}
+
+/// How one bet settles.
+struct Settled {
+    /// Everything the player staked on it (a main bet's doubles and splits included).
+    staked_h: i64,
+    /// What the plan says must be handed back.
+    expected_h: i64,
+    /// What the bet won before any withholding.
+    won_h: i64,
+    /// Why the bet could not be accepted at all (its stake is returned).
+    refused: Option<&'static str>,
+}
+
+/// `stake × odds` plus the stake, rounded down to whole haléře (a 3:2 win on an odd stake).
+fn pays(stake_h: i64, odds: Odds) -> Option<i64> {
+    stake_h
+        .checked_mul(i64::from(odds.num))
+        .map(|won| won / i64::from(odds.den))
+        .and_then(|won| won.checked_add(stake_h))
+}
+
+fn settle(
+    bet: &BlackjackBet,
+    b: &BlackjackBox,
+    box_play: &PlayedBox,
+    played: &Replay,
+    bp: &BlackjackPlan,
+) -> Result<Settled, RecordError> {
+    let s = bet.stake_h;
+    let main_of_player = b
+        .bets
+        .iter()
+        .find(|m| m.kind == BlackjackBetKind::Main && m.player == bet.player);
+    let refuse = |why| Settled {
+        staked_h: s,
+        expected_h: s,
+        won_h: s,
+        refused: Some(why),
+    };
+    let won = match bet.kind {
+        BlackjackBetKind::Main => {
+            let (staked, returned) = main_bet(s, box_play, played, bp).ok_or_else(overflow)?;
+            (staked, returned)
+        }
+        BlackjackBetKind::PerfectPairs => {
+            if main_of_player.is_none() {
+                return Ok(refuse(
+                    "Perfect Pairs is played only with a main bet on the box",
+                ));
+            }
+            let [a, c] = box_play.first_two;
+            let pp = &bp.perfect_pairs;
+            let odds = if a.rank() != c.rank() {
+                None
+            } else if a.suit() == c.suit() {
+                Some(pp.perfect)
+            } else if a.suit().is_red() == c.suit().is_red() {
+                Some(pp.coloured)
+            } else {
+                Some(pp.mixed)
+            };
+            let returned = match odds {
+                Some(n) => pays(s, Odds { num: n, den: 1 }).ok_or_else(overflow)?,
+                None => 0,
+            };
+            (s, returned)
+        }
+        BlackjackBetKind::Insurance => {
+            if played.dealer.first().map(|c| c.rank()) != Some(crate::cards::Rank::ACE) {
+                return Ok(refuse("insurance is offered only on a dealer ace"));
+            }
+            let Some(main) = main_of_player else {
+                return Ok(refuse("insurance needs the player's main bet on the box"));
+            };
+            let max = main.stake_h * i64::from(bp.insurance_max_fraction.num)
+                / i64::from(bp.insurance_max_fraction.den);
+            if s > max {
+                return Ok(refuse("insurance above the plan's share of the main bet"));
+            }
+            let returned = if played.dealer_blackjack() {
+                pays(s, bp.insurance_odds).ok_or_else(overflow)?
+            } else {
+                0
+            };
+            (s, returned)
+        }
+    };
+    let (staked_h, won_h) = won;
+    Ok(Settled {
+        staked_h,
+        expected_h: if bet.withheld { s } else { won_h },
+        won_h,
+        refused: None,
+    })
+}
+
+/// A main bet of `s` on a box: what it staked in all (doubles and splits add `s` again) and
+/// what it must get back.
+fn main_bet(
+    s: i64,
+    box_play: &PlayedBox,
+    played: &Replay,
+    bp: &BlackjackPlan,
+) -> Option<(i64, i64)> {
+    let dealer = played.dealer_total();
+    let dealer_blackjack = played.dealer_blackjack();
+    let mut staked = 0i64;
+    let mut returned = 0i64;
+    for hand in &box_play.hands {
+        let hand_stake = if hand.doubled { s.checked_mul(2)? } else { s };
+        staked = staked.checked_add(hand_stake)?;
+        let total = hand.total();
+        let back = if box_play.has_blackjack() {
+            if dealer_blackjack {
+                hand_stake
+            } else {
+                pays(hand_stake, bp.blackjack_odds)?
+            }
+        } else if dealer_blackjack || total.is_bust() {
+            0
+        } else if dealer.is_bust() || total.value() > dealer.value() {
+            hand_stake.checked_mul(2)?
+        } else if total.value() == dealer.value() {
+            hand_stake
+        } else {
+            0
+        };
+        returned = returned.checked_add(back)?;
+    }
+    // Against a dealer blackjack the plan may take only the original bet.
+    if dealer_blackjack
+        && !box_play.has_blackjack()
+        && bp.dealer_blackjack_takes == DealerBlackjackTakes::OriginalBetOnly
+    {
+        returned = staked.checked_sub(s)?;
+    }
+    Some((staked, returned))
+}
+
+fn check_payout(bet: &BlackjackBet, expected_h: i64, findings: &mut Vec<Finding>) {
+    if bet.paid_h == expected_h {
+        return;
+    }
+    let (kind, what) = if bet.paid_h > expected_h {
+        (FindingKind::Overpaid, "overpaid")
+    } else {
+        (FindingKind::Underpaid, "underpaid")
+    };
+    findings.push(Finding {
+        kind,
+        bet_ids: Some(vec![bet.bet_id.clone()]),
+        expected_h: Some(expected_h),
+        actual_h: Some(bet.paid_h),
+        amount_h: (bet.paid_h - expected_h).abs(),
+        message: format!(
+            "bet {} ({}): {what}; paid {}, the plan requires {}",
+            bet.bet_id,
+            bet.kind.as_str(),
+            format_czk(bet.paid_h),
+            format_czk(expected_h)
+        ),
+    });
+}
+
+/// Limits of a box: main bets per player, all main bets of the box together, the number of
+/// main bets, and the Perfect Pairs limits.
+fn check_box_limits(b: &BlackjackBox, bp: &BlackjackPlan, findings: &mut Vec<Finding>) {
+    let mains: Vec<&BlackjackBet> = b
+        .bets
+        .iter()
+        .filter(|bet| bet.kind == BlackjackBetKind::Main)
+        .collect();
+    let limit = |kind, bet: &BlackjackBet, limit_h: i64, what: &str| Finding {
+        kind,
+        bet_ids: Some(vec![bet.bet_id.clone()]),
+        expected_h: Some(limit_h),
+        actual_h: Some(bet.stake_h),
+        amount_h: (bet.stake_h - limit_h).abs(),
+        message: format!(
+            "bet {} ({}): stake {} {what} {}",
+            bet.bet_id,
+            bet.kind.as_str(),
+            format_czk(bet.stake_h),
+            format_czk(limit_h)
+        ),
+    };
+    for bet in &mains {
+        if bet.stake_h < bp.min_bet_h {
+            findings.push(limit(
+                FindingKind::StakeBelowMinimum,
+                bet,
+                bp.min_bet_h,
+                "below the minimum of",
+            ));
+        }
+    }
+    let box_total: i64 = mains
+        .iter()
+        .map(|bet| bet.stake_h)
+        .fold(0, i64::saturating_add);
+    if box_total > bp.box_max_h {
+        findings.push(Finding {
+            kind: FindingKind::StakeAboveMaximum,
+            bet_ids: Some(mains.iter().map(|bet| bet.bet_id.clone()).collect()),
+            expected_h: Some(bp.box_max_h),
+            actual_h: Some(box_total),
+            amount_h: box_total - bp.box_max_h,
+            message: format!(
+                "box {}: main bets of {} together, above the box maximum of {}",
+                b.box_no,
+                format_czk(box_total),
+                format_czk(bp.box_max_h)
+            ),
+        });
+    }
+    if mains.len() > usize::from(bp.max_bets_per_box) {
+        findings.push(Finding {
+            kind: FindingKind::BetNotAllowed,
+            bet_ids: Some(mains.iter().map(|bet| bet.bet_id.clone()).collect()),
+            expected_h: None,
+            actual_h: None,
+            amount_h: 0,
+            message: format!(
+                "box {}: {} main bets, the plan allows at most {} per box",
+                b.box_no,
+                mains.len(),
+                bp.max_bets_per_box
+            ),
+        });
+    }
+    let pp = &bp.perfect_pairs;
+    for bet in b
+        .bets
+        .iter()
+        .filter(|bet| bet.kind == BlackjackBetKind::PerfectPairs)
+    {
+        if bet.stake_h < pp.min_bet_h {
+            findings.push(limit(
+                FindingKind::StakeBelowMinimum,
+                bet,
+                pp.min_bet_h,
+                "below the minimum of",
+            ));
+        } else if bet.stake_h > pp.max_bet_h {
+            findings.push(limit(
+                FindingKind::StakeAboveMaximum,
+                bet,
+                pp.max_bet_h,
+                "above the maximum of",
+            ));
+        }
+    }
+}
+
+/// The cards of the round: burns as the plan requires, and no card more often than the shoe
+/// holds it.
+fn check_cards(round: &BlackjackRound, bp: &BlackjackPlan, findings: &mut Vec<Finding>) {
+    let expected_burns = usize::from(bp.burn_after_shuffle) * usize::from(round.shuffled)
+        + usize::from(bp.burn_after_dealer_change) * usize::from(round.dealer_changed);
+    if round.burned.len() != expected_burns {
+        findings.push(Finding {
+            kind: FindingKind::CardsInconsistent,
+            bet_ids: None,
+            expected_h: None,
+            actual_h: None,
+            amount_h: 0,
+            message: format!(
+                "{} cards burned; the plan burns {} after a shuffle and {} after a dealer change, {expected_burns} here",
+                round.burned.len(),
+                bp.burn_after_shuffle,
+                bp.burn_after_dealer_change
+            ),
+        });
+    }
+    let mut seen = [0u8; 52];
+    for card in round.burned.iter().chain(&round.deal) {
+        let count = &mut seen[card.ordinal()];
+        *count = count.saturating_add(1);
+        if *count == bp.decks.saturating_add(1) {
+            findings.push(Finding {
+                kind: FindingKind::CardsInconsistent,
+                bet_ids: None,
+                expected_h: None,
+                actual_h: None,
+                amount_h: 0,
+                message: format!(
+                    "{card} appears more than {} times, more than a {}-deck shoe holds",
+                    bp.decks, bp.decks
+                ),
+            });
+        }
+    }
+}
+
+/// Theoretical figures for RTP reports. Only Perfect Pairs has an exact figure per round here
+/// (its payout depends on the first two cards alone); the main bet and insurance are left out
+/// of the RTP stakes.
+pub fn round_statistics(bp: &BlackjackPlan, round: &BlackjackRound) -> crate::RoundStatistics {
+    let pp = &bp.perfect_pairs;
+    // Two-card starts from the shoe (see rtp::perfect_pairs): perfect, coloured, mixed, none.
+    let d = i128::from(bp.decks);
+    let cards = 52 * d;
+    let starts = cards * (cards - 1) / 2;
+    let outcomes = [
+        (13 * 4 * (d * (d - 1) / 2), i128::from(pp.perfect) + 1),
+        (13 * 2 * d * d, i128::from(pp.coloured) + 1),
+        (13 * 4 * d * d, i128::from(pp.mixed) + 1),
+    ];
+    let (mut stakes, mut mean_mh, mut variance) = (0i64, 0i128, 0f64);
+    for bet in round.boxes.iter().flat_map(|b| &b.bets) {
+        if bet.kind != BlackjackBetKind::PerfectPairs {
+            continue;
+        }
+        let s = i128::from(bet.stake_h);
+        let weight: i128 = outcomes.iter().map(|(count, times)| count * times).sum();
+        let square: i128 = outcomes
+            .iter()
+            .map(|(count, times)| count * times * times)
+            .sum();
+        stakes = stakes.saturating_add(bet.stake_h);
+        mean_mh += s * weight * 1000 / starts;
+        let mean = (s * weight) as f64 / starts as f64;
+        variance += (s * s * square) as f64 / starts as f64 - mean * mean;
+    }
+    crate::RoundStatistics {
+        rtp_stakes_h: stakes,
+        expected_payout_mh: i64::try_from(mean_mh).unwrap_or(i64::MAX),
+        payout_variance_h2: variance,
+    }
+}
+
+#[cfg(test)]
+mod tests;
