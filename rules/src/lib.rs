@@ -13,6 +13,7 @@ pub mod ratio;
 pub mod record;
 pub mod roulette;
 pub mod rtp;
+pub mod uth;
 pub mod verdict;
 
 pub use error::{PlanError, RecordError};
@@ -29,6 +30,7 @@ pub fn adjudicate<'a>(plan: &'a Plan, round: &'a Round) -> Result<Verdict<'a>, R
     match round {
         Round::Roulette(r) => roulette::adjudicate(plan.roulette()?, plan, r),
         Round::Blackjack(r) => blackjack::adjudicate(plan.blackjack()?, plan, r),
+        Round::UltimateTexasHoldem(r) => uth::adjudicate(plan.ultimate_texas_holdem()?, plan, r),
     }
 }
 
@@ -37,5 +39,8 @@ pub fn round_statistics(plan: &Plan, round: &Round) -> Result<RoundStatistics, R
     match round {
         Round::Roulette(r) => Ok(roulette::round_statistics(plan.roulette()?, r)),
         Round::Blackjack(r) => Ok(blackjack::round_statistics(plan.blackjack()?, r)),
+        Round::UltimateTexasHoldem(r) => {
+            Ok(uth::round_statistics(plan.ultimate_texas_holdem()?, r))
+        }
     }
 }

@@ -136,6 +136,8 @@ pub struct UltimateTexasHoldemPlan {
     /// Trips pays for trips or better whatever the dealer holds.
     pub trips: HandPayTable,
     pub trips_on_fold: TripsOnFold,
+    /// Cards burned in a round (one before the flop, one before the turn and river).
+    pub burns: u8,
     /// Most one spot may be paid in a round, all bets together, stakes included.
     pub max_win_h: i64,
 }
@@ -195,6 +197,15 @@ impl Plan {
             .ok_or_else(|| RecordError::GameNotInPlan {
                 plan_id: self.plan_id.clone(),
                 game: "blackjack".into(),
+            })
+    }
+
+    pub fn ultimate_texas_holdem(&self) -> Result<&UltimateTexasHoldemPlan, RecordError> {
+        self.ultimate_texas_holdem
+            .as_ref()
+            .ok_or_else(|| RecordError::GameNotInPlan {
+                plan_id: self.plan_id.clone(),
+                game: "ultimate_texas_holdem".into(),
             })
     }
 

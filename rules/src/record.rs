@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::blackjack::BlackjackRound;
 use crate::roulette::RouletteRound;
+use crate::uth::UthRound;
 use crate::RecordError;
 
 /// Games of the plan. Codes are short stable strings used in records, tables and reports.
@@ -214,6 +215,7 @@ fn round_game(header: &RecordHeader) -> Result<GameCode, RecordError> {
 pub enum Round {
     Roulette(RouletteRound),
     Blackjack(BlackjackRound),
+    UltimateTexasHoldem(UthRound),
 }
 
 impl Round {
@@ -233,6 +235,12 @@ impl Round {
                     .map_err(|e| RecordError::Malformed(e.to_string()))?;
                 round.validate()?;
                 Ok(Round::Blackjack(round))
+            }
+            GameCode::UltimateTexasHoldem => {
+                let round = UthRound::deserialize(record)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                round.validate()?;
+                Ok(Round::UltimateTexasHoldem(round))
             }
             other => Err(RecordError::UnsupportedGame(other.to_string())),
         }
@@ -258,6 +266,12 @@ impl Round {
                 round.validate()?;
                 Ok(Round::Blackjack(round))
             }
+            GameCode::UltimateTexasHoldem => {
+                let round: UthRound = serde_json::from_str(text)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                round.validate()?;
+                Ok(Round::UltimateTexasHoldem(round))
+            }
             other => Err(RecordError::UnsupportedGame(other.to_string())),
         }
     }
@@ -266,6 +280,7 @@ impl Round {
         match self {
             Round::Roulette(_) => GameCode::Roulette,
             Round::Blackjack(_) => GameCode::Blackjack,
+            Round::UltimateTexasHoldem(_) => GameCode::UltimateTexasHoldem,
         }
     }
 
@@ -273,6 +288,7 @@ impl Round {
         match self {
             Round::Roulette(r) => &r.table_id,
             Round::Blackjack(r) => &r.table_id,
+            Round::UltimateTexasHoldem(r) => &r.table_id,
         }
     }
 
@@ -280,6 +296,7 @@ impl Round {
         match self {
             Round::Roulette(r) => &r.plan_id,
             Round::Blackjack(r) => &r.plan_id,
+            Round::UltimateTexasHoldem(r) => &r.plan_id,
         }
     }
 
@@ -287,6 +304,7 @@ impl Round {
         match self {
             Round::Roulette(r) => r.played_at,
             Round::Blackjack(r) => r.played_at,
+            Round::UltimateTexasHoldem(r) => r.played_at,
         }
     }
 }

@@ -103,6 +103,7 @@ fn adjudicate(rounds: usize) -> anyhow::Result<ExitCode> {
         .map(|r| match r {
             rules::Round::Roulette(s) => s.bets.len(),
             rules::Round::Blackjack(b) => b.boxes.iter().map(|x| x.bets.len()).sum(),
+            rules::Round::UltimateTexasHoldem(u) => u.spots.iter().map(|s| s.bets.len()).sum(),
         })
         .sum();
     let started = Instant::now();

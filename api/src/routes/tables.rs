@@ -185,6 +185,7 @@ pub async fn register(
     let adjudicated = match game {
         GameCode::Roulette => plan.roulette.is_some(),
         GameCode::Blackjack => plan.blackjack.is_some(),
+        GameCode::UltimateTexasHoldem => plan.ultimate_texas_holdem.is_some(),
         _ => false,
     };
     if !adjudicated {

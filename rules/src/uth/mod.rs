@@ -1,0 +1,497 @@
+//! Ultimate Texas Hold'em (one 52-card deck): records, re-adjudication from the cards, and
+//! theoretical figures.
+//!
+//! Each spot's best five of its two cards and the board against the dealer's best five of the
+//! dealer's two and the board; the dealer qualifies with a pair; Ante, Blind, Play and Trips are
+//! settled by the plan's tables.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::cards::{Card, CardSet};
+use crate::hand_rank::{evaluate, Category, HandRank};
+use crate::money::{format_czk, validate_amount};
+use crate::plan::{Odds, Plan, TripsOnFold, UltimateTexasHoldemPlan};
+use crate::record::{validate_identifier, GameCode, MAX_SEQ_NO};
+use crate::roulette::RoundType;
+use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
+use crate::{RecordError, RULES_VERSION};
+
+/// Spots on the layout.
+pub const MAX_SPOTS: u8 = 7;
+
+/// An Ultimate Texas Hold'em round as the table reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UthRound {
+    #[serde(rename = "type")]
+    pub record_type: RoundType,
+    pub game: GameCode,
+    pub table_id: String,
+    pub seq_no: u64,
+    pub plan_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_id: Option<String>,
+    pub played_at: DateTime<Utc>,
+    /// Cards burned: one before the flop, one before the turn and river.
+    pub burned: Vec<Card>,
+    pub dealer: [Card; 2],
+    pub board: [Card; 5],
+    pub spots: Vec<UthSpot>,
+}
+
+/// One player's spot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UthSpot {
+    pub spot: u8,
+    pub player: String,
+    pub cards: [Card; 2],
+    /// When the Play bet was made; absent when the player folded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub play_street: Option<Street>,
+    pub bets: Vec<UthBet>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Street {
+    Preflop,
+    Flop,
+    River,
+}
+
+impl Street {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Street::Preflop => "preflop",
+            Street::Flop => "flop",
+            Street::River => "river",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UthBetKind {
+    Ante,
+    Blind,
+    Play,
+    Trips,
+}
+
+impl UthBetKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UthBetKind::Ante => "ante",
+            UthBetKind::Blind => "blind",
+            UthBetKind::Play => "play",
+            UthBetKind::Trips => "trips",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UthBet {
+    pub bet_id: String,
+    pub kind: UthBetKind,
+    pub stake_h: i64,
+    /// Everything handed back for this bet, stake included.
+    pub paid_h: i64,
+}
+
+impl UthSpot {
+    fn stake(&self, kind: UthBetKind) -> Option<&UthBet> {
+        self.bets.iter().find(|b| b.kind == kind)
+    }
+}
+
+impl UthRound {
+    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
+    pub fn validate(&self) -> Result<(), RecordError> {
+        if self.game != GameCode::UltimateTexasHoldem {
+            return Err(RecordError::invalid(
+                "game",
+                "must be `ultimate_texas_holdem`",
+            ));
+        }
+        validate_identifier("table_id", &self.table_id)?;
+        validate_identifier("plan_id", &self.plan_id)?;
+        if self.seq_no > MAX_SEQ_NO {
+            return Err(RecordError::invalid("seq_no", "must be at most 2^53-1"));
+        }
+        if self.spots.is_empty() {
+            return Err(RecordError::invalid(
+                "spots",
+                "a round has at least one spot",
+            ));
+        }
+        // One deck: every card at most once among everything dealt and burned.
+        let all = self
+            .burned
+            .iter()
+            .chain(&self.dealer)
+            .chain(&self.board)
+            .chain(self.spots.iter().flat_map(|s| &s.cards))
+            .copied()
+            .collect::<Vec<Card>>();
+        if let Err(card) = CardSet::of(&all) {
+            return Err(RecordError::invalid(
+                "cards",
+                format!("{card} is dealt twice; a one-deck game holds each card once"),
+            ));
+        }
+        let mut previous = 0u8;
+        let mut ids: Vec<&str> = Vec::new();
+        for (i, spot) in self.spots.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("spots[{i}]"));
+            if spot.spot <= previous || spot.spot > MAX_SPOTS {
+                return Err(at(RecordError::invalid(
+                    "spot",
+                    format!("spots are numbered 1 to {MAX_SPOTS}, left to right, each once"),
+                )));
+            }
+            previous = spot.spot;
+            validate_identifier("player", &spot.player).map_err(at)?;
+            for kind in [
+                UthBetKind::Ante,
+                UthBetKind::Blind,
+                UthBetKind::Play,
+                UthBetKind::Trips,
+            ] {
+                if spot.bets.iter().filter(|b| b.kind == kind).count() > 1 {
+                    return Err(at(RecordError::invalid(
+                        "bets",
+                        format!("one `{}` bet per spot", kind.as_str()),
+                    )));
+                }
+            }
+            if spot.stake(UthBetKind::Ante).is_none() {
+                return Err(at(RecordError::invalid(
+                    "bets",
+                    "a spot in play has an ante",
+                )));
+            }
+            if spot.play_street.is_some() != spot.stake(UthBetKind::Play).is_some() {
+                return Err(at(RecordError::invalid(
+                    "play_street",
+                    "a Play bet and its street come together (neither on a fold)",
+                )));
+            }
+            for (j, bet) in spot.bets.iter().enumerate() {
+                let at = |e: RecordError| at(e.within(format_args!("bets[{j}]")));
+                validate_identifier("bet_id", &bet.bet_id).map_err(at)?;
+                validate_amount("stake_h", bet.stake_h).map_err(at)?;
+                validate_amount("paid_h", bet.paid_h).map_err(at)?;
+                if ids.contains(&bet.bet_id.as_str()) {
+                    return Err(at(RecordError::invalid(
+                        "bet_id",
+                        format!("`{}` is used twice in this round", bet.bet_id),
+                    )));
+                }
+                ids.push(&bet.bet_id);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The hands of a round.
+struct Hands {
+    dealer: HandRank,
+    dealer_qualifies: bool,
+}
+
+fn best(hole: [Card; 2], board: &[Card; 5]) -> HandRank {
+    let set = board
+        .iter()
+        .chain(&hole)
+        .fold(CardSet::default(), |set, card| set.with(*card));
+    evaluate(set)
+}
+
+/// `stake × odds` plus the stake, rounded down to whole haléře.
+fn pays(stake_h: i64, odds: Odds) -> Option<i64> {
+    stake_h
+        .checked_mul(i64::from(odds.num))
+        .map(|won| won / i64::from(odds.den))
+        .and_then(|won| won.checked_add(stake_h))
+}
+
+const EVEN: Odds = Odds { num: 1, den: 1 };
+
+fn overflow() -> RecordError {
+    RecordError::invalid("bets", "amounts too large to add up")
+}
+
+/// Re-adjudicates an Ultimate Texas Hold'em round against the plan.
+pub fn adjudicate<'a>(
+    up: &'a UltimateTexasHoldemPlan,
+    plan: &'a Plan,
+    round: &'a UthRound,
+) -> Result<Verdict<'a>, RecordError> {
+    let dealer = best(round.dealer, &round.board);
+    let hands = Hands {
+        dealer,
+        dealer_qualifies: dealer.category() >= Category::Pair,
+    };
+    let mut findings = Vec::new();
+    if round.burned.len() != usize::from(up.burns) {
+        findings.push(note(
+            FindingKind::CardsInconsistent,
+            None,
+            format!(
+                "{} cards burned; the plan burns {} (before the flop, before the turn and river)",
+                round.burned.len(),
+                up.burns
+            ),
+        ));
+    }
+    let mut bets = Vec::new();
+    let (mut stakes_h, mut expected_total_h, mut paid_total_h) = (0i64, 0i64, 0i64);
+    for spot in &round.spots {
+        check_spot(spot, up, &mut findings);
+        let player = best(spot.cards, &round.board);
+        let mut spot_paid = 0i64;
+        for bet in &spot.bets {
+            let expected_h = settle(bet, spot, player, &hands, up).ok_or_else(overflow)?;
+            if bet.paid_h != expected_h {
+                let (kind, what) = if bet.paid_h > expected_h {
+                    (FindingKind::Overpaid, "overpaid")
+                } else {
+                    (FindingKind::Underpaid, "underpaid")
+                };
+                findings.push(Finding {
+                    kind,
+                    bet_ids: Some(vec![bet.bet_id.clone()]),
+                    expected_h: Some(expected_h),
+                    actual_h: Some(bet.paid_h),
+                    amount_h: (bet.paid_h - expected_h).abs(),
+                    message: format!(
+                        "spot {} {} ({}): {what}; paid {}, the plan requires {} (player {}, dealer {}{})",
+                        spot.spot,
+                        bet.kind.as_str(),
+                        bet.bet_id,
+                        format_czk(bet.paid_h),
+                        format_czk(expected_h),
+                        player.category().as_str(),
+                        hands.dealer.category().as_str(),
+                        if hands.dealer_qualifies { "" } else { ", not qualifying" }
+                    ),
+                });
+            }
+            spot_paid = spot_paid.checked_add(bet.paid_h).ok_or_else(overflow)?;
+            stakes_h = stakes_h.checked_add(bet.stake_h).ok_or_else(overflow)?;
+            expected_total_h = expected_total_h
+                .checked_add(expected_h)
+                .ok_or_else(overflow)?;
+            paid_total_h = paid_total_h.checked_add(bet.paid_h).ok_or_else(overflow)?;
+            bets.push(BetVerdict {
+                bet_id: &bet.bet_id,
+                player: &spot.player,
+                kind: bet.kind.as_str(),
+                stake_h: bet.stake_h,
+                expected_paid_h: expected_h,
+                paid_h: bet.paid_h,
+            });
+        }
+        if spot_paid > up.max_win_h {
+            findings.push(Finding {
+                kind: FindingKind::WinAboveMaximum,
+                bet_ids: Some(spot.bets.iter().map(|b| b.bet_id.clone()).collect()),
+                expected_h: Some(up.max_win_h),
+                actual_h: Some(spot_paid),
+                amount_h: spot_paid - up.max_win_h,
+                message: format!(
+                    "spot {}: paid {} in all, above the plan's maximum possible win of {}",
+                    spot.spot,
+                    format_czk(spot_paid),
+                    format_czk(up.max_win_h)
+                ),
+            });
+        }
+    }
+    Ok(Verdict {
+        plan_id: &plan.plan_id,
+        rules_version: RULES_VERSION,
+        game: GameCode::UltimateTexasHoldem,
+        table_id: &round.table_id,
+        seq_no: round.seq_no,
+        winning_number: None,
+        void_reason: None,
+        void: false,
+        stakes_h,
+        expected_paid_h: expected_total_h,
+        paid_h: paid_total_h,
+        bets,
+        findings,
+    })
+}
+
+fn note(kind: FindingKind, bet: Option<&UthBet>, message: String) -> Finding {
+    Finding {
+        kind,
+        bet_ids: bet.map(|b| vec![b.bet_id.clone()]),
+        expected_h: None,
+        actual_h: None,
+        amount_h: 0,
+        message,
+    }
+}
+
+/// What a bet must get back.
+fn settle(
+    bet: &UthBet,
+    spot: &UthSpot,
+    player: HandRank,
+    hands: &Hands,
+    up: &UltimateTexasHoldemPlan,
+) -> Option<i64> {
+    let s = bet.stake_h;
+    if bet.kind == UthBetKind::Trips {
+        if spot.play_street.is_none() && up.trips_on_fold == TripsOnFold::Lost {
+            return Some(0);
+        }
+        return match up.trips.odds_for(player) {
+            Some(odds) => pays(s, odds),
+            None => Some(0),
+        };
+    }
+    if spot.play_street.is_none() {
+        // A fold loses Ante and Blind (there is no Play bet).
+        return Some(0);
+    }
+    use std::cmp::Ordering::{Equal, Greater};
+    match (bet.kind, player.cmp(&hands.dealer)) {
+        // A dealer without a pair: the Ante pushes whoever wins; the rest is settled normally.
+        (UthBetKind::Ante, _) if !hands.dealer_qualifies => Some(s),
+        (UthBetKind::Ante | UthBetKind::Play, Greater) => pays(s, EVEN),
+        // The Blind pays its table from a straight up; a smaller winning hand pushes it.
+        (UthBetKind::Blind, Greater) => match up.blind.odds_for(player) {
+            Some(odds) => pays(s, odds),
+            None => Some(s),
+        },
+        (_, Equal) => Some(s),
+        _ => Some(0),
+    }
+}
+
+/// Ante = Blind, the limits, Trips ≤ Ante, and a Play bet of a multiple the street allows.
+fn check_spot(spot: &UthSpot, up: &UltimateTexasHoldemPlan, findings: &mut Vec<Finding>) {
+    let ante = spot.stake(UthBetKind::Ante);
+    let ante_h = ante.map_or(0, |b| b.stake_h);
+    for bet in &spot.bets {
+        if bet.kind == UthBetKind::Play {
+            continue;
+        }
+        let limit = if bet.stake_h < up.min_bet_h {
+            Some((
+                FindingKind::StakeBelowMinimum,
+                up.min_bet_h,
+                "below the minimum of",
+            ))
+        } else if bet.stake_h > up.max_bet_h {
+            Some((
+                FindingKind::StakeAboveMaximum,
+                up.max_bet_h,
+                "above the maximum of",
+            ))
+        } else {
+            None
+        };
+        if let Some((kind, limit_h, what)) = limit {
+            findings.push(Finding {
+                kind,
+                bet_ids: Some(vec![bet.bet_id.clone()]),
+                expected_h: Some(limit_h),
+                actual_h: Some(bet.stake_h),
+                amount_h: (bet.stake_h - limit_h).abs(),
+                message: format!(
+                    "spot {} {}: stake {} {what} {}",
+                    spot.spot,
+                    bet.kind.as_str(),
+                    format_czk(bet.stake_h),
+                    format_czk(limit_h)
+                ),
+            });
+        }
+    }
+    match spot.stake(UthBetKind::Blind) {
+        Some(blind) if blind.stake_h == ante_h => {}
+        blind => findings.push(note(
+            FindingKind::BetNotAllowed,
+            blind.or(ante),
+            format!(
+                "spot {}: the Blind must equal the Ante ({}), it is {}",
+                spot.spot,
+                format_czk(ante_h),
+                format_czk(blind.map_or(0, |b| b.stake_h))
+            ),
+        )),
+    }
+    if let Some(trips) = spot.stake(UthBetKind::Trips).filter(|t| t.stake_h > ante_h) {
+        findings.push(Finding {
+            kind: FindingKind::StakeAboveMaximum,
+            bet_ids: Some(vec![trips.bet_id.clone()]),
+            expected_h: Some(ante_h),
+            actual_h: Some(trips.stake_h),
+            amount_h: trips.stake_h - ante_h,
+            message: format!(
+                "spot {}: Trips of {} above the Ante of {}",
+                spot.spot,
+                format_czk(trips.stake_h),
+                format_czk(ante_h)
+            ),
+        });
+    }
+    if let (Some(play), Some(street)) = (spot.stake(UthBetKind::Play), spot.play_street) {
+        let allowed: Vec<u8> = match street {
+            Street::Preflop => up.play_preflop.clone(),
+            Street::Flop => vec![up.play_flop],
+            Street::River => vec![up.play_river],
+        };
+        let legal = allowed
+            .iter()
+            .any(|m| ante_h.checked_mul(i64::from(*m)) == Some(play.stake_h));
+        if !legal {
+            findings.push(note(
+                FindingKind::IllegalDecision,
+                Some(play),
+                format!(
+                    "spot {}: a Play bet of {} {}; the plan allows {} × the Ante of {}",
+                    spot.spot,
+                    format_czk(play.stake_h),
+                    match street {
+                        Street::Preflop => "before the flop",
+                        Street::Flop => "after the flop",
+                        Street::River => "after the river",
+                    },
+                    allowed
+                        .iter()
+                        .map(u8::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" or "),
+                    format_czk(ante_h)
+                ),
+            ));
+        }
+    }
+}
+
+/// Theoretical figures for RTP reports. None of the UTH bets is priced per round yet (Trips
+/// has an exact RTP for the whole game, see [`crate::rtp::uth_trips`]; Ante, Blind and Play need
+/// the full analysis), so the round adds nothing to the RTP stakes.
+pub fn round_statistics(
+    _up: &UltimateTexasHoldemPlan,
+    _round: &UthRound,
+) -> crate::RoundStatistics {
+    crate::RoundStatistics {
+        rtp_stakes_h: 0,
+        expected_payout_mh: 0,
+        payout_variance_h2: 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests;

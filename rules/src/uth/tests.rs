@@ -1,0 +1,288 @@
+//! Hand-computed Ultimate Texas Hold'em cases. Amounts in haléře: 100 Kč = 10 000 h.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::{FindingKind, PlanBook, Round};
+
+fn plan() -> Plan {
+    PlanBook::builtin()
+        .unwrap()
+        .get("69games-ziva-hra")
+        .unwrap()
+        .clone()
+}
+
+fn cards(text: &str) -> Vec<&str> {
+    text.split_whitespace().collect()
+}
+
+fn round(dealer: &str, board: &str, spots: Value) -> Value {
+    json!({
+        "type": "round", "game": "ultimate_texas_holdem", "table_id": "U1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T21:00:00Z",
+        "burned": ["2s", "3s"], "dealer": cards(dealer), "board": cards(board), "spots": spots
+    })
+}
+
+/// One spot; `play` is (street, stake) or None for a fold; paid in ante, blind, play, trips order.
+fn spot(hole: &str, ante: i64, play: Option<(&str, i64)>, trips: i64, paid: [i64; 4]) -> Value {
+    let mut bets = vec![
+        json!({"bet_id": "a", "kind": "ante", "stake_h": ante, "paid_h": paid[0]}),
+        json!({"bet_id": "b", "kind": "blind", "stake_h": ante, "paid_h": paid[1]}),
+    ];
+    if let Some((_, stake)) = play {
+        bets.push(json!({"bet_id": "p", "kind": "play", "stake_h": stake, "paid_h": paid[2]}));
+    }
+    if trips > 0 {
+        bets.push(json!({"bet_id": "t", "kind": "trips", "stake_h": trips, "paid_h": paid[3]}));
+    }
+    let mut s = json!({"spot": 1, "player": "p1", "cards": cards(hole), "bets": bets});
+    if let Some((street, _)) = play {
+        s["play_street"] = json!(street);
+    }
+    s
+}
+
+fn verdict_with(plan: Plan, record: Value) -> Verdict<'static> {
+    let plan: &'static Plan = Box::leak(Box::new(plan));
+    let round: &'static Round = Box::leak(Box::new(Round::parse(&record).unwrap()));
+    let Round::UltimateTexasHoldem(r) = round else {
+        panic!("not UTH")
+    };
+    adjudicate(plan.ultimate_texas_holdem().unwrap(), plan, r).unwrap()
+}
+
+fn verdict(record: Value) -> Verdict<'static> {
+    verdict_with(plan(), record)
+}
+
+fn expected(v: &Verdict) -> Vec<i64> {
+    v.bets.iter().map(|b| b.expected_paid_h).collect()
+}
+
+fn kinds(v: &Verdict) -> Vec<FindingKind> {
+    v.findings.iter().map(|f| f.kind).collect()
+}
+
+#[test]
+fn dealer_not_qualifying_while_the_player_has_a_flush() {
+    // Board 2♥ 7♥ 9♥ K♣ 4♦; player A♥ 3♥: ace-high flush. Dealer Q♠ J♦: K-Q-J-9-7, no pair.
+    // 100 Kč Ante, Blind, Trips; Play 4× = 400 Kč before the flop.
+    // Ante pushes (dealer does not qualify): 100 Kč. Play 1:1: 800 Kč. Blind flush 3:2:
+    // 150 + 100 = 250 Kč. Trips flush 7:1: 700 + 100 = 800 Kč.
+    let paid = [10_000, 25_000, 80_000, 80_000];
+    let v = verdict(round(
+        "Qs Jd",
+        "2h 7h 9h Kc 4d",
+        json!([spot(
+            "Ah 3h",
+            10_000,
+            Some(("preflop", 40_000)),
+            10_000,
+            paid
+        )]),
+    ));
+    assert_eq!(expected(&v), paid);
+    assert!(v.is_clean(), "{:?}", v.findings);
+}
+
+#[test]
+fn trips_on_a_folded_hand_is_settled_unless_the_plan_says_lost() {
+    // Player 5♣ 5♦ with board 5♥ K♣ 9♠ 2♦ J♥: trips of fives, but folds.
+    // Ante and Blind lose; Trips 3:1 on 100 Kč: 300 + 100 = 400 Kč (default: settled).
+    let record = round(
+        "Ac Kd",
+        "5h Kc 9s 2d Jh",
+        json!([spot("5c 5d", 10_000, None, 10_000, [0, 0, 0, 40_000])]),
+    );
+    let v = verdict(record.clone());
+    assert_eq!(expected(&v), [0, 0, 40_000]);
+    assert!(v.is_clean(), "{:?}", v.findings);
+    let mut strict = plan();
+    if let Some(u) = strict.ultimate_texas_holdem.as_mut() {
+        u.trips_on_fold = TripsOnFold::Lost;
+    }
+    let v = verdict_with(strict, record);
+    assert_eq!(expected(&v), [0, 0, 0]);
+    assert_eq!(kinds(&v), [FindingKind::Overpaid]);
+}
+
+#[test]
+fn wins_losses_and_ties_between_qualified_hands() {
+    // Dealer K♠ K♦ (pair of kings) beats player 9♣ 9♦ (pair of nines) on 2♥ 7♣ J♦ 4♠ 3♣:
+    // Ante, Blind and Play (2× after the flop) lose: 0.
+    let v = verdict(round(
+        "Ks Kd",
+        "2h 7c Jd 4s 3c",
+        json!([spot(
+            "9c 9d",
+            10_000,
+            Some(("flop", 20_000)),
+            0,
+            [0, 0, 0, 0]
+        )]),
+    ));
+    assert_eq!(expected(&v), [0, 0, 0]);
+    assert!(v.is_clean(), "{:?}", v.findings);
+    // The board A♠ K♥ Q♦ J♣ T♠ is a straight for everyone: a tie, Ante, Blind and Play
+    // (1× after the river) push: 100, 100, 100 Kč.
+    let v = verdict(round(
+        "2c 3d",
+        "As Kh Qd Jc Ts",
+        json!([spot(
+            "4c 5d",
+            10_000,
+            Some(("river", 10_000)),
+            0,
+            [10_000, 10_000, 10_000, 0]
+        )]),
+    ));
+    assert_eq!(expected(&v), [10_000, 10_000, 10_000]);
+    assert!(v.is_clean(), "{:?}", v.findings);
+    // Two pair (A♣ A♦ + 7♣ 7♥) beats the dealer's pair of jacks: Ante and Play 1:1 (200 Kč,
+    // 600 Kč for a 3× Play), the Blind pushes below a straight (100 Kč).
+    let v = verdict(round(
+        "Jh Js",
+        "7c 7h 2d 9s 4c",
+        json!([spot(
+            "Ac Ad",
+            10_000,
+            Some(("preflop", 30_000)),
+            0,
+            [20_000, 10_000, 60_000, 0]
+        )]),
+    ));
+    assert_eq!(expected(&v), [20_000, 10_000, 60_000]);
+    assert!(v.is_clean(), "{:?}", v.findings);
+}
+
+#[test]
+fn a_royal_flush_at_the_maximum_pays_14_050_000_kc() {
+    // Ante = Blind = Trips = 25 000 Kč, Play 4× = 100 000 Kč, player A♠ K♠ with Q♠ J♠ T♠ on the
+    // board, dealer pair of twos qualifies: Ante 50 000 + Blind 500:1 12 525 000 + Play 200 000
+    // + Trips 50:1 1 275 000 = 14 050 000 Kč, exactly the plan's maximum.
+    let paid = [5_000_000, 1_252_500_000, 20_000_000, 127_500_000];
+    let v = verdict(round(
+        "2c 2d",
+        "Qs Js Ts 5h 8d",
+        json!([spot(
+            "As Ks",
+            2_500_000,
+            Some(("preflop", 10_000_000)),
+            2_500_000,
+            paid
+        )]),
+    ));
+    assert_eq!(expected(&v), paid);
+    assert_eq!(paid.iter().sum::<i64>(), 1_405_000_000);
+    assert!(v.is_clean(), "{:?}", v.findings);
+    // Paying 1 Kč more is an overpayment and above the maximum.
+    let v = verdict(round(
+        "2c 2d",
+        "Qs Js Ts 5h 8d",
+        json!([spot(
+            "As Ks",
+            2_500_000,
+            Some(("preflop", 10_000_000)),
+            2_500_000,
+            [5_000_100, 1_252_500_000, 20_000_000, 127_500_000]
+        )]),
+    ));
+    assert_eq!(
+        kinds(&v),
+        [FindingKind::Overpaid, FindingKind::WinAboveMaximum]
+    );
+}
+
+#[test]
+fn play_multiples_blind_equal_to_ante_trips_not_above_it_and_burns() {
+    // 2× before the flop is not allowed (3× or 4×).
+    let v = verdict(round(
+        "Ks Kd",
+        "2h 7c Jd 4s 3c",
+        json!([spot(
+            "9c 9d",
+            10_000,
+            Some(("preflop", 20_000)),
+            0,
+            [0, 0, 0, 0]
+        )]),
+    ));
+    assert_eq!(kinds(&v), [FindingKind::IllegalDecision]);
+    // Trips 200 Kč above a 100 Kč Ante; and one card burned instead of two.
+    let mut record = round(
+        "Ks Kd",
+        "2h 7c Jd 4s 3c",
+        json!([spot(
+            "9c 9d",
+            10_000,
+            Some(("flop", 20_000)),
+            20_000,
+            [0, 0, 0, 0]
+        )]),
+    );
+    record["burned"] = json!(["2s"]);
+    let v = verdict(record);
+    assert_eq!(
+        kinds(&v),
+        [
+            FindingKind::CardsInconsistent,
+            FindingKind::StakeAboveMaximum
+        ]
+    );
+    // A Blind that is not the Ante.
+    let mut record = round(
+        "Ks Kd",
+        "2h 7c Jd 4s 3c",
+        json!([spot(
+            "9c 9d",
+            10_000,
+            Some(("flop", 20_000)),
+            0,
+            [0, 0, 0, 0]
+        )]),
+    );
+    record["spots"][0]["bets"][1]["stake_h"] = json!(5_000);
+    let v = verdict(record);
+    assert_eq!(kinds(&v), [FindingKind::BetNotAllowed]);
+}
+
+#[test]
+fn impossible_records_are_errors_not_findings() {
+    let good = round(
+        "Ks Kd",
+        "2h 7c Jd 4s 3c",
+        json!([spot(
+            "9c 9d",
+            10_000,
+            Some(("flop", 20_000)),
+            0,
+            [0, 0, 0, 0]
+        )]),
+    );
+    assert!(Round::parse(&good).is_ok());
+    let mut duplicate = good.clone();
+    duplicate["board"][0] = json!("Ks");
+    let error = Round::parse(&duplicate).unwrap_err();
+    assert!(error.to_string().contains("Ks is dealt twice"), "{error}");
+    let mut bad_card = good.clone();
+    bad_card["dealer"][0] = json!("1X");
+    let mut short_board = good.clone();
+    short_board["board"] = json!(["2h", "7c", "Jd", "4s"]);
+    let mut play_without_street = good.clone();
+    play_without_street["spots"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("play_street");
+    let mut three_hole_cards = good.clone();
+    three_hole_cards["spots"][0]["cards"] = json!(["9c", "9d", "9h"]);
+    for (name, record) in [
+        ("bad card", bad_card),
+        ("short board", short_board),
+        ("play without street", play_without_street),
+        ("three hole cards", three_hole_cards),
+    ] {
+        assert!(Round::parse(&record).is_err(), "{name}");
+    }
+}
