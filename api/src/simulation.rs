@@ -1,6 +1,8 @@
 //! Realistic roulette spins for demonstrations and benchmarks: seeded, signed like a real
 //! table, with a configurable share of deliberate dealer errors.
 
+pub mod cards;
+
 use chrono::{DateTime, Utc};
 use ed25519_dalek::SigningKey;
 use rand::seq::SliceRandom as _;

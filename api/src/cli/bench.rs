@@ -24,11 +24,13 @@ pub struct BenchArgs {
 
 #[derive(Debug, clap::Subcommand)]
 enum BenchKind {
-    /// Roulette adjudication alone, on one core.
+    /// Adjudication alone, on one core: roulette, blackjack or ultimate_texas_holdem.
     Adjudicate {
-        /// Distinct spins generated (then adjudicated repeatedly for at least 3 s).
+        /// Distinct rounds generated (then adjudicated repeatedly for at least 3 s).
         #[arg(long, default_value_t = 100_000)]
         rounds: usize,
+        #[arg(long, default_value = "roulette")]
+        game: String,
     },
     /// Sustained ingest of signed spins over HTTP into a durable ledger (fsync on).
     Ingest {
@@ -68,7 +70,13 @@ enum BenchKind {
 
 pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
     match args.kind {
-        BenchKind::Adjudicate { rounds } => adjudicate(rounds),
+        BenchKind::Adjudicate { rounds, game } => match game.as_str() {
+            "roulette" => adjudicate(rounds),
+            "blackjack" | "ultimate_texas_holdem" => adjudicate_cards(rounds, &game),
+            other => Err(anyhow!(
+                "unknown game `{other}` (roulette, blackjack, ultimate_texas_holdem)"
+            )),
+        },
         BenchKind::Proofs { entries, samples } => proofs(global, entries, samples),
         BenchKind::Verify {
             entries,
@@ -127,6 +135,56 @@ fn adjudicate(rounds: usize) -> anyhow::Result<ExitCode> {
             "findings": findings,
             "seconds": (seconds * 1000.0).round() / 1000.0,
             "spins_per_second": (done as f64 / seconds).round(),
+        }))?
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Blackjack or UTH rounds dealt from shuffled cards (clean), adjudicated on one thread.
+fn adjudicate_cards(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
+    use api::simulation::cards::{BlackjackSimulator, UthSimulator};
+    let plan = plan()?;
+    let mut blackjack = BlackjackSimulator::new(1, plan.clone());
+    let mut uth = UthSimulator::new(1, plan.clone());
+    let parsed: Vec<rules::Round> = (0..rounds as u64)
+        .map(|i| {
+            let record = if game == "blackjack" {
+                blackjack.round("B01", i, Utc::now())?
+            } else {
+                uth.round("U01", i, Utc::now())?
+            };
+            rules::Round::parse(&record).map_err(|e| anyhow!("{e}"))
+        })
+        .collect::<Result<_, _>>()?;
+    let bets: usize = parsed
+        .iter()
+        .map(|r| match r {
+            rules::Round::Roulette(s) => s.bets.len(),
+            rules::Round::Blackjack(b) => b.boxes.iter().map(|x| x.bets.len()).sum(),
+            rules::Round::UltimateTexasHoldem(u) => u.spots.iter().map(|s| s.bets.len()).sum(),
+        })
+        .sum();
+    let started = Instant::now();
+    let mut done = 0u64;
+    let mut findings = 0usize;
+    while started.elapsed() < Duration::from_secs(3) {
+        for round in &parsed {
+            let verdict = rules::adjudicate(&plan, round).map_err(|e| anyhow!("{e}"))?;
+            findings += verdict.findings.len();
+            done += 1;
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&json!({
+            "benchmark": format!("{game} adjudication from the cards, one thread"),
+            "distinct_rounds": rounds,
+            "bets_per_round": (bets as f64 / rounds as f64 * 100.0).round() / 100.0,
+            "rounds_adjudicated": done,
+            "findings": findings,
+            "seconds": (seconds * 1000.0).round() / 1000.0,
+            "rounds_per_second": (done as f64 / seconds).round(),
         }))?
     );
     Ok(ExitCode::SUCCESS)
