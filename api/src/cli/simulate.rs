@@ -2,6 +2,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context as _};
+use api::simulation::cards::{BlackjackSimulator, UthSimulator};
 use api::simulation::{table_key, RouletteSimulator};
 use chrono::Utc;
 use futures_util::{stream, StreamExt as _};
@@ -14,10 +15,13 @@ pub struct SimulateArgs {
     /// A running dozor server.
     #[arg(long, default_value = "http://127.0.0.1:8080")]
     server: String,
-    /// Number of roulette tables.
+    /// The game the tables play: roulette, blackjack or ultimate_texas_holdem.
+    #[arg(long, default_value = "roulette")]
+    game: String,
+    /// Number of tables.
     #[arg(long, default_value_t = 3)]
     tables: usize,
-    /// Spins per table.
+    /// Rounds per table.
     #[arg(long, default_value_t = 100)]
     rounds: u64,
     /// Share of spins (0-1) with a deliberate error: wrong payout, stake out of limits, ...
@@ -38,6 +42,12 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     if !(0.0..=1.0).contains(&args.error_share) {
         bail!("--error-share must be between 0 and 1");
     }
+    if !["roulette", "blackjack", "ultimate_texas_holdem"].contains(&args.game.as_str()) {
+        bail!(
+            "unknown game `{}` (roulette, blackjack, ultimate_texas_holdem)",
+            args.game
+        );
+    }
     let plan = rules::PlanBook::builtin()?
         .get(&args.plan)
         .cloned()
@@ -52,16 +62,24 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitC
     let client = reqwest::Client::new();
     let base = args.server.trim_end_matches('/').to_owned();
     let mut simulator = RouletteSimulator::new(args.seed, plan.clone(), args.error_share);
+    let prefix = match args.game.as_str() {
+        "blackjack" => "SIM-BJ",
+        "ultimate_texas_holdem" => "SIM-U",
+        _ => "SIM-R",
+    };
     let mut envelopes = Vec::new();
     let mut injected: BTreeMap<&str, u64> = BTreeMap::new();
     for t in 1..=args.tables {
-        let table_id = format!("SIM-R{t:02}");
+        let table_id = format!("{prefix}{t:02}");
         let key = table_key(args.seed, &table_id);
+        // Each table deals from its own shoe.
+        let mut blackjack = BlackjackSimulator::new(args.seed.wrapping_add(t as u64), plan.clone());
+        let mut uth = UthSimulator::new(args.seed.wrapping_add(t as u64), plan.clone());
         let registration = client
             .post(format!("{base}/api/v1/tables"))
             .json(
-                &json!({"table_id": table_id, "game": "roulette", "plan_id": plan.plan_id,
-                          "location": format!("Simulated pit, roulette {t}"),
+                &json!({"table_id": table_id, "game": args.game, "plan_id": plan.plan_id,
+                          "location": format!("Simulated pit, {} {t}", args.game),
                           "public_key": encode_public_key(&key.verifying_key())}),
             )
             .send()
@@ -82,7 +100,15 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitC
             .await?;
         let first = table["last_seq_no"].as_u64().map_or(1, |s| s + 1);
         for seq_no in first..first + args.rounds {
-            let (record, error) = simulator.spin(&table_id, seq_no, Utc::now());
+            let (record, error) = match args.game.as_str() {
+                "blackjack" => {
+                    blackjack.round_with_errors(&table_id, seq_no, Utc::now(), args.error_share)?
+                }
+                "ultimate_texas_holdem" => {
+                    uth.round_with_errors(&table_id, seq_no, Utc::now(), args.error_share)?
+                }
+                _ => simulator.spin(&table_id, seq_no, Utc::now()),
+            };
             if let Some(e) = error {
                 *injected.entry(e).or_default() += 1;
             }
@@ -113,8 +139,9 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitC
     println!(
         "{}",
         serde_json::to_string_pretty(&json!({
+            "game": args.game,
             "tables": args.tables,
-            "spins_submitted": total,
+            "rounds_submitted": total,
             "http_status_counts": by_status,
             "injected_errors": injected,
             "seconds": (seconds * 100.0).round() / 100.0,

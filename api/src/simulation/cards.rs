@@ -337,3 +337,133 @@ mod tests {
         assert!(blackjack.shoes > 10);
     }
 }
+
+/// Errors the card-game simulators can inject, as a dealer or a table system might make them.
+pub const INJECTED_CARD_ERRORS: [&str; 5] = [
+    "overpaid",
+    "underpaid",
+    "dealer_extra_card",
+    "payout_withheld",
+    "illegal_play",
+];
+
+/// Damages a clean round the way a dealer might get it wrong; which error, if any.
+fn damage(rng: &mut ChaCha8Rng, record: &mut Value, error_share: f64) -> Option<&'static str> {
+    if !rng.gen_bool(error_share.clamp(0.0, 1.0)) {
+        return None;
+    }
+    let blackjack = record["game"] == "blackjack";
+    let group = if blackjack { "boxes" } else { "spots" };
+    let holders = record.get_mut(group)?.as_array_mut()?;
+    let holder = rng.gen_range(0..holders.len());
+    let bets = holders[holder].get_mut("bets")?.as_array_mut()?;
+    let bet = rng.gen_range(0..bets.len());
+    match rng.gen_range(0..4) {
+        0 => {
+            let paid = bets[bet]["paid_h"].as_i64()?;
+            bets[bet]["paid_h"] = json!(paid + 1_000);
+            Some("overpaid")
+        }
+        1 => {
+            let paid = bets[bet]["paid_h"].as_i64()?;
+            bets[bet]["paid_h"] = json!((paid - 1_000).max(0));
+            (paid > 0).then_some("underpaid")
+        }
+        2 if blackjack => {
+            // The dealer takes one card too many: the next card of a fresh deck will do.
+            let deal = record.get_mut("deal")?.as_array_mut()?;
+            deal.push(json!("5c"));
+            Some("dealer_extra_card")
+        }
+        2 => {
+            // A Play bet of a multiple the street does not allow.
+            let play = bets.iter_mut().find(|b| b["kind"] == "play")?;
+            let stake = play["stake_h"].as_i64()?;
+            play["stake_h"] = json!(stake + stake / 2);
+            Some("illegal_play")
+        }
+        _ if blackjack => {
+            let main = bets.iter_mut().find(|b| b["kind"] == "main")?;
+            let stake = main["stake_h"].as_i64()?;
+            if main["paid_h"].as_i64()? <= stake {
+                return None;
+            }
+            main["withheld"] = json!(true);
+            main["paid_h"] = json!(stake);
+            Some("payout_withheld")
+        }
+        _ => None,
+    }
+}
+
+impl BlackjackSimulator {
+    /// [`BlackjackSimulator::round`], damaged with probability `error_share`.
+    pub fn round_with_errors(
+        &mut self,
+        table_id: &str,
+        seq_no: u64,
+        at: DateTime<Utc>,
+        error_share: f64,
+    ) -> anyhow::Result<(Value, Option<&'static str>)> {
+        let mut record = self.round(table_id, seq_no, at)?;
+        let error = damage(&mut self.rng, &mut record, error_share);
+        Ok((record, error))
+    }
+}
+
+impl UthSimulator {
+    /// [`UthSimulator::round`], damaged with probability `error_share`.
+    pub fn round_with_errors(
+        &mut self,
+        table_id: &str,
+        seq_no: u64,
+        at: DateTime<Utc>,
+        error_share: f64,
+    ) -> anyhow::Result<(Value, Option<&'static str>)> {
+        let mut record = self.round(table_id, seq_no, at)?;
+        let error = damage(&mut self.rng, &mut record, error_share);
+        Ok((record, error))
+    }
+}
+
+#[cfg(test)]
+mod damage_tests {
+    use super::*;
+
+    /// Every injected error is found by the adjudicator as the finding it imitates.
+    #[test]
+    fn injected_errors_are_found() {
+        let plan = rules::PlanBook::builtin()
+            .unwrap()
+            .get(crate::server::DEFAULT_PLAN)
+            .unwrap()
+            .clone();
+        let mut blackjack = BlackjackSimulator::new(9, plan.clone());
+        let mut uth = UthSimulator::new(9, plan.clone());
+        let mut seen = std::collections::BTreeSet::new();
+        for seq in 1..=1_000 {
+            for (record, error) in [
+                blackjack
+                    .round_with_errors("BJ1", seq, Utc::now(), 0.5)
+                    .unwrap(),
+                uth.round_with_errors("U1", seq, Utc::now(), 0.5).unwrap(),
+            ] {
+                let round = Round::parse(&record).unwrap();
+                let verdict = rules::adjudicate(&plan, &round).unwrap();
+                let kinds: Vec<&str> = verdict.findings.iter().map(|f| f.kind.as_str()).collect();
+                let expected = match error {
+                    None => {
+                        assert!(kinds.is_empty(), "{record}: {kinds:?}");
+                        continue;
+                    }
+                    Some("dealer_extra_card") => "dealer_drawing_wrong",
+                    Some("illegal_play") => "illegal_decision",
+                    Some(other) => other,
+                };
+                assert!(kinds.contains(&expected), "{error:?} → {kinds:?}\n{record}");
+                seen.insert(expected);
+            }
+        }
+        assert_eq!(seen.len(), 5, "{seen:?}");
+    }
+}

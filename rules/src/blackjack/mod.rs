@@ -620,40 +620,15 @@ fn check_cards(round: &BlackjackRound, bp: &BlackjackPlan, findings: &mut Vec<Fi
     }
 }
 
-/// Theoretical figures for RTP reports. Only Perfect Pairs has an exact figure per round here
-/// (its payout depends on the first two cards alone); the main bet and insurance are left out
-/// of the RTP stakes.
-pub fn round_statistics(bp: &BlackjackPlan, round: &BlackjackRound) -> crate::RoundStatistics {
-    let pp = &bp.perfect_pairs;
-    // Two-card starts from the shoe (see rtp::perfect_pairs): perfect, coloured, mixed, none.
-    let d = i128::from(bp.decks);
-    let cards = 52 * d;
-    let starts = cards * (cards - 1) / 2;
-    let outcomes = [
-        (13 * 4 * (d * (d - 1) / 2), i128::from(pp.perfect) + 1),
-        (13 * 2 * d * d, i128::from(pp.coloured) + 1),
-        (13 * 4 * d * d, i128::from(pp.mixed) + 1),
-    ];
-    let (mut stakes, mut mean_mh, mut variance) = (0i64, 0i128, 0f64);
-    for bet in round.boxes.iter().flat_map(|b| &b.bets) {
-        if bet.kind != BlackjackBetKind::PerfectPairs {
-            continue;
-        }
-        let s = i128::from(bet.stake_h);
-        let weight: i128 = outcomes.iter().map(|(count, times)| count * times).sum();
-        let square: i128 = outcomes
-            .iter()
-            .map(|(count, times)| count * times * times)
-            .sum();
-        stakes = stakes.saturating_add(bet.stake_h);
-        mean_mh += s * weight * 1000 / starts;
-        let mean = (s * weight) as f64 / starts as f64;
-        variance += (s * s * square) as f64 / starts as f64 - mean * mean;
-    }
+/// Theoretical figures for RTP reports. A round's theoretical RTP must cover the same stakes as
+/// its actual RTP (all of them); the main bet and insurance have no exact figure here yet (Perfect
+/// Pairs has one, see [`crate::rtp::perfect_pairs`]), so the round adds nothing to the RTP stakes
+/// rather than a figure for part of its bets.
+pub fn round_statistics(_bp: &BlackjackPlan, _round: &BlackjackRound) -> crate::RoundStatistics {
     crate::RoundStatistics {
-        rtp_stakes_h: stakes,
-        expected_payout_mh: i64::try_from(mean_mh).unwrap_or(i64::MAX),
-        payout_variance_h2: variance,
+        rtp_stakes_h: 0,
+        expected_payout_mh: 0,
+        payout_variance_h2: 0.0,
     }
 }
 
