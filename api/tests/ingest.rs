@@ -368,7 +368,18 @@ async fn a_blackjack_round_is_adjudicated_from_its_cards() {
     let mut bad = round;
     bad["seq_no"] = json!(2);
     bad["deal"][1] = json!("1X");
-    let (status, body) = post(&app, "/api/v1/records", signed(bad, &k)).await;
+    let (status, body) = post(&app, "/api/v1/records", signed(bad.clone(), &k)).await;
     assert_eq!(status, 422, "{body}");
     assert!(body["message"].as_str().unwrap().contains("1X"), "{body}");
+    // A deal too short for what the box did is refused when the round is replayed.
+    bad["deal"] = json!(["Tc", "9c", "8d"]);
+    bad["boxes"][0]["hands"] = json!([["hit", "stand"]]);
+    let (status, body) = post(&app, "/api/v1/records", signed(bad, &k)).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("no card left"),
+        "{body}"
+    );
+    let (_, table) = get(&app, "/api/v1/tables/BJ1").await;
+    assert_eq!(table["last_seq_no"], 1, "{table}");
 }

@@ -59,6 +59,20 @@ pub struct Odds {
     pub den: u32,
 }
 
+impl Odds {
+    /// Even money, 1:1.
+    pub const EVEN: Odds = Odds { num: 1, den: 1 };
+
+    /// What a winning `stake_h` gets back: `stake × num / den` rounded down to whole haléře
+    /// (a 3:2 win on an odd stake), plus the stake; `None` on overflow.
+    pub fn pays(self, stake_h: i64) -> Option<i64> {
+        stake_h
+            .checked_mul(i64::from(self.num))
+            .map(|won| won / i64::from(self.den.max(1)))
+            .and_then(|won| won.checked_add(stake_h))
+    }
+}
+
 /// What a player with doubled or split bets loses when the dealer (no hole card) makes a
 /// blackjack. The plan is silent; the usual European rule is everything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -96,6 +96,20 @@ pub fn validate_identifier(field: &str, value: &str) -> Result<(), RecordError> 
     }
 }
 
+/// The identifiers and sequence number every round carries.
+pub(crate) fn validate_round_identity(
+    table_id: &str,
+    plan_id: &str,
+    seq_no: u64,
+) -> Result<(), RecordError> {
+    validate_identifier("table_id", table_id)?;
+    validate_identifier("plan_id", plan_id)?;
+    if seq_no > MAX_SEQ_NO {
+        return Err(RecordError::invalid("seq_no", "must be at most 2^53-1"));
+    }
+    Ok(())
+}
+
 /// The header fields of a record's JSON text, each as a small value; everything else skipped.
 #[derive(Deserialize)]
 struct HeaderFields {

@@ -71,8 +71,7 @@ enum BenchKind {
 pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
     match args.kind {
         BenchKind::Adjudicate { rounds, game } => match game.as_str() {
-            "roulette" => adjudicate(rounds),
-            "blackjack" | "ultimate_texas_holdem" => adjudicate_cards(rounds, &game),
+            "roulette" | "blackjack" | "ultimate_texas_holdem" => adjudicate(rounds, &game),
             other => Err(anyhow!(
                 "unknown game `{other}` (roulette, blackjack, ultimate_texas_holdem)"
             )),
@@ -98,60 +97,20 @@ fn plan() -> anyhow::Result<rules::Plan> {
         .ok_or_else(|| anyhow!("default plan missing"))
 }
 
-fn adjudicate(rounds: usize) -> anyhow::Result<ExitCode> {
-    let plan = plan()?;
-    let mut simulator = RouletteSimulator::new(1, plan.clone(), 0.05);
-    let parsed: Vec<rules::Round> = (0..rounds as u64)
-        .map(|i| {
-            rules::Round::parse(&simulator.spin("B01", i, Utc::now()).0).map_err(|e| anyhow!("{e}"))
-        })
-        .collect::<Result<_, _>>()?;
-    let bets: usize = parsed
-        .iter()
-        .map(|r| match r {
-            rules::Round::Roulette(s) => s.bets.len(),
-            rules::Round::Blackjack(b) => b.boxes.iter().map(|x| x.bets.len()).sum(),
-            rules::Round::UltimateTexasHoldem(u) => u.spots.iter().map(|s| s.bets.len()).sum(),
-        })
-        .sum();
-    let started = Instant::now();
-    let mut done = 0u64;
-    let mut findings = 0usize;
-    while started.elapsed() < Duration::from_secs(3) {
-        for round in &parsed {
-            let verdict = rules::adjudicate(&plan, round).map_err(|e| anyhow!("{e}"))?;
-            findings += verdict.findings.len();
-            done += 1;
-        }
-    }
-    let seconds = started.elapsed().as_secs_f64();
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&json!({
-            "benchmark": "roulette adjudication, one thread",
-            "distinct_spins": rounds,
-            "bets_per_spin": (bets as f64 / rounds as f64 * 100.0).round() / 100.0,
-            "spins_adjudicated": done,
-            "findings": findings,
-            "seconds": (seconds * 1000.0).round() / 1000.0,
-            "spins_per_second": (done as f64 / seconds).round(),
-        }))?
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Blackjack or UTH rounds dealt from shuffled cards (clean), adjudicated on one thread.
-fn adjudicate_cards(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
+/// Rounds of `game` (roulette spins with the simulator's error share; blackjack and UTH dealt
+/// from shuffled cards, clean), parsed once, then adjudicated on one thread for at least 3 s.
+fn adjudicate(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
     use api::simulation::cards::{BlackjackSimulator, UthSimulator};
     let plan = plan()?;
+    let mut roulette = RouletteSimulator::new(1, plan.clone(), 0.05);
     let mut blackjack = BlackjackSimulator::new(1, plan.clone());
     let mut uth = UthSimulator::new(1, plan.clone());
     let parsed: Vec<rules::Round> = (0..rounds as u64)
         .map(|i| {
-            let record = if game == "blackjack" {
-                blackjack.round("B01", i, Utc::now())?
-            } else {
-                uth.round("U01", i, Utc::now())?
+            let record = match game {
+                "blackjack" => blackjack.round("B01", i, Utc::now())?,
+                "ultimate_texas_holdem" => uth.round("U01", i, Utc::now())?,
+                _ => roulette.spin("R01", i, Utc::now()).0,
             };
             rules::Round::parse(&record).map_err(|e| anyhow!("{e}"))
         })
@@ -178,7 +137,7 @@ fn adjudicate_cards(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
     println!(
         "{}",
         serde_json::to_string_pretty(&json!({
-            "benchmark": format!("{game} adjudication from the cards, one thread"),
+            "benchmark": format!("{game} adjudication, one thread"),
             "distinct_rounds": rounds,
             "bets_per_round": (bets as f64 / rounds as f64 * 100.0).round() / 100.0,
             "rounds_adjudicated": done,

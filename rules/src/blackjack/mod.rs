@@ -16,7 +16,7 @@ use self::play::{replay, PlayedBox, Replay};
 use crate::cards::Card;
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{BlackjackPlan, DealerBlackjackTakes, Odds, Plan};
-use crate::record::{validate_identifier, GameCode, MAX_SEQ_NO};
+use crate::record::{validate_identifier, validate_round_identity, GameCode};
 use crate::roulette::RoundType;
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::{RecordError, RULES_VERSION};
@@ -135,12 +135,8 @@ impl BlackjackRound {
         if self.game != GameCode::Blackjack {
             return Err(RecordError::invalid("game", "must be `blackjack`"));
         }
-        validate_identifier("table_id", &self.table_id)?;
-        validate_identifier("plan_id", &self.plan_id)?;
+        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
         validate_identifier("shoe_id", &self.shoe_id)?;
-        if self.seq_no > MAX_SEQ_NO {
-            return Err(RecordError::invalid("seq_no", "must be at most 2^53-1"));
-        }
         if self.boxes.is_empty() {
             return Err(RecordError::invalid(
                 "boxes",
@@ -339,14 +335,6 @@ struct Settled {
     refused: Option<&'static str>,
 }
 
-/// `stake × odds` plus the stake, rounded down to whole haléře (a 3:2 win on an odd stake).
-fn pays(stake_h: i64, odds: Odds) -> Option<i64> {
-    stake_h
-        .checked_mul(i64::from(odds.num))
-        .map(|won| won / i64::from(odds.den))
-        .and_then(|won| won.checked_add(stake_h))
-}
-
 fn settle(
     bet: &BlackjackBet,
     b: &BlackjackBox,
@@ -388,7 +376,7 @@ fn settle(
                 Some(pp.mixed)
             };
             let returned = match odds {
-                Some(n) => pays(s, Odds { num: n, den: 1 }).ok_or_else(overflow)?,
+                Some(n) => Odds { num: n, den: 1 }.pays(s).ok_or_else(overflow)?,
                 None => 0,
             };
             (s, returned)
@@ -406,7 +394,7 @@ fn settle(
                 return Ok(refuse("insurance above the plan's share of the main bet"));
             }
             let returned = if played.dealer_blackjack() {
-                pays(s, bp.insurance_odds).ok_or_else(overflow)?
+                bp.insurance_odds.pays(s).ok_or_else(overflow)?
             } else {
                 0
             };
@@ -442,7 +430,7 @@ fn main_bet(
             if dealer_blackjack {
                 hand_stake
             } else {
-                pays(hand_stake, bp.blackjack_odds)?
+                bp.blackjack_odds.pays(hand_stake)?
             }
         } else if dealer_blackjack || total.is_bust() {
             0

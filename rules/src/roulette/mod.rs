@@ -12,7 +12,7 @@ use self::layout::{Position, PositionClass, POCKETS};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, RoulettePlan};
 use crate::ratio::Ratio;
-use crate::record::{validate_identifier, GameCode, MAX_SEQ_NO};
+use crate::record::{validate_identifier, validate_round_identity, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
 use crate::{RecordError, RULES_VERSION};
 
@@ -217,11 +217,7 @@ impl RouletteRound {
         if self.game != GameCode::Roulette {
             return Err(RecordError::invalid("game", "must be `roulette`"));
         }
-        validate_identifier("table_id", &self.table_id)?;
-        validate_identifier("plan_id", &self.plan_id)?;
-        if self.seq_no > MAX_SEQ_NO {
-            return Err(RecordError::invalid("seq_no", "must be at most 2^53-1"));
-        }
+        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
         if let SpinOutcome::Number { number } = self.outcome {
             if number >= POCKETS {
                 return Err(RecordError::invalid(

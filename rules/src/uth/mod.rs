@@ -12,7 +12,7 @@ use crate::cards::{Card, CardSet};
 use crate::hand_rank::{evaluate, Category, HandRank};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Odds, Plan, TripsOnFold, UltimateTexasHoldemPlan};
-use crate::record::{validate_identifier, GameCode, MAX_SEQ_NO};
+use crate::record::{validate_identifier, validate_round_identity, GameCode};
 use crate::roulette::RoundType;
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::{RecordError, RULES_VERSION};
@@ -116,11 +116,7 @@ impl UthRound {
                 "must be `ultimate_texas_holdem`",
             ));
         }
-        validate_identifier("table_id", &self.table_id)?;
-        validate_identifier("plan_id", &self.plan_id)?;
-        if self.seq_no > MAX_SEQ_NO {
-            return Err(RecordError::invalid("seq_no", "must be at most 2^53-1"));
-        }
+        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
         if self.spots.is_empty() {
             return Err(RecordError::invalid(
                 "spots",
@@ -210,16 +206,6 @@ fn best(hole: [Card; 2], board: &[Card; 5]) -> HandRank {
         .fold(CardSet::default(), |set, card| set.with(*card));
     evaluate(set)
 }
-
-/// `stake × odds` plus the stake, rounded down to whole haléře.
-fn pays(stake_h: i64, odds: Odds) -> Option<i64> {
-    stake_h
-        .checked_mul(i64::from(odds.num))
-        .map(|won| won / i64::from(odds.den))
-        .and_then(|won| won.checked_add(stake_h))
-}
-
-const EVEN: Odds = Odds { num: 1, den: 1 };
 
 fn overflow() -> RecordError {
     RecordError::invalid("bets", "amounts too large to add up")
@@ -354,7 +340,7 @@ fn settle(
             return Some(0);
         }
         return match up.trips.odds_for(player) {
-            Some(odds) => pays(s, odds),
+            Some(odds) => odds.pays(s),
             None => Some(0),
         };
     }
@@ -366,10 +352,10 @@ fn settle(
     match (bet.kind, player.cmp(&hands.dealer)) {
         // A dealer without a pair: the Ante pushes whoever wins; the rest is settled normally.
         (UthBetKind::Ante, _) if !hands.dealer_qualifies => Some(s),
-        (UthBetKind::Ante | UthBetKind::Play, Greater) => pays(s, EVEN),
+        (UthBetKind::Ante | UthBetKind::Play, Greater) => Odds::EVEN.pays(s),
         // The Blind pays its table from a straight up; a smaller winning hand pushes it.
         (UthBetKind::Blind, Greater) => match up.blind.odds_for(player) {
-            Some(odds) => pays(s, odds),
+            Some(odds) => odds.pays(s),
             None => Some(s),
         },
         (_, Equal) => Some(s),
