@@ -353,11 +353,8 @@ fn settle(
         won_h: s,
         refused: Some(why),
     };
-    let won = match bet.kind {
-        BlackjackBetKind::Main => {
-            let (staked, returned) = main_bet(s, box_play, played, bp).ok_or_else(overflow)?;
-            (staked, returned)
-        }
+    let (staked_h, won_h) = match bet.kind {
+        BlackjackBetKind::Main => main_bet(s, box_play, played, bp).ok_or_else(overflow)?,
         BlackjackBetKind::PerfectPairs => {
             if main_of_player.is_none() {
                 return Ok(refuse(
@@ -388,8 +385,12 @@ fn settle(
             let Some(main) = main_of_player else {
                 return Ok(refuse("insurance needs the player's main bet on the box"));
             };
-            let max = main.stake_h * i64::from(bp.insurance_max_fraction.num)
-                / i64::from(bp.insurance_max_fraction.den);
+            let share = bp.insurance_max_fraction;
+            let max = main
+                .stake_h
+                .checked_mul(i64::from(share.num))
+                .ok_or_else(overflow)?
+                / i64::from(share.den.max(1));
             if s > max {
                 return Ok(refuse("insurance above the plan's share of the main bet"));
             }
@@ -401,7 +402,6 @@ fn settle(
             (s, returned)
         }
     };
-    let (staked_h, won_h) = won;
     Ok(Settled {
         staked_h,
         expected_h: if bet.withheld { s } else { won_h },

@@ -285,7 +285,7 @@ fn play_box(
                     } else if hand.from_split && hand.cards[0].rank() == Rank::ACE {
                         illegal(n, "aces split a second time".into());
                     }
-                    splits += 1;
+                    splits = splits.saturating_add(1);
                     let aces = hand.cards[0].rank() == Rank::ACE;
                     let split = |card: Card| Live {
                         cards: vec![card],

@@ -19,7 +19,7 @@ pub fn card_points(card: Card) -> u8 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Total {
     hard: u16,
-    aces: u8,
+    aces: u16,
 }
 
 impl Total {
@@ -28,9 +28,12 @@ impl Total {
     }
 
     pub fn with(self, card: Card) -> Total {
+        // Saturating: a fabricated record may pile hundreds of cards on one hand.
         Total {
-            hard: self.hard + u16::from(card_points(card)),
-            aces: self.aces + u8::from(card.rank() == Rank::ACE),
+            hard: self.hard.saturating_add(u16::from(card_points(card))),
+            aces: self
+                .aces
+                .saturating_add(u16::from(card.rank() == Rank::ACE)),
         }
     }
 

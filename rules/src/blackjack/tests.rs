@@ -370,3 +370,17 @@ fn impossible_records_are_errors_not_findings() {
     let error = adjudicate(plan.blackjack().unwrap(), &plan, r).unwrap_err();
     assert!(error.to_string().contains("no card left"), "{error}");
 }
+
+#[test]
+fn a_fabricated_pile_of_hits_is_judged_without_overflow() {
+    // 300 aces hit onto one hand: every hit after 21 is illegal, the hand is bust, no panic.
+    let deal = std::iter::repeat_n("As", 303).collect::<Vec<_>>().join(" ");
+    let hits: Vec<&str> = std::iter::repeat_n("hit", 300).collect();
+    let v = verdict(round(
+        &deal,
+        one_box(json!([hits]), json!([main_bet("b1", 10_000, 0)])),
+    ));
+    assert_eq!(expected(&v, "b1"), 0);
+    assert!(kinds(&v).contains(&FindingKind::IllegalDecision));
+    assert!(kinds(&v).contains(&FindingKind::CardsInconsistent));
+}

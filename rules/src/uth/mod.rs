@@ -102,7 +102,7 @@ pub struct UthBet {
 }
 
 impl UthSpot {
-    fn stake(&self, kind: UthBetKind) -> Option<&UthBet> {
+    fn bet(&self, kind: UthBetKind) -> Option<&UthBet> {
         self.bets.iter().find(|b| b.kind == kind)
     }
 }
@@ -163,13 +163,13 @@ impl UthRound {
                     )));
                 }
             }
-            if spot.stake(UthBetKind::Ante).is_none() {
+            if spot.bet(UthBetKind::Ante).is_none() {
                 return Err(at(RecordError::invalid(
                     "bets",
                     "a spot in play has an ante",
                 )));
             }
-            if spot.play_street.is_some() != spot.stake(UthBetKind::Play).is_some() {
+            if spot.play_street.is_some() != spot.bet(UthBetKind::Play).is_some() {
                 return Err(at(RecordError::invalid(
                     "play_street",
                     "a Play bet and its street come together (neither on a fold)",
@@ -365,7 +365,7 @@ fn settle(
 
 /// Ante = Blind, the limits, Trips ≤ Ante, and a Play bet of a multiple the street allows.
 fn check_spot(spot: &UthSpot, up: &UltimateTexasHoldemPlan, findings: &mut Vec<Finding>) {
-    let ante = spot.stake(UthBetKind::Ante);
+    let ante = spot.bet(UthBetKind::Ante);
     let ante_h = ante.map_or(0, |b| b.stake_h);
     for bet in &spot.bets {
         if bet.kind == UthBetKind::Play {
@@ -403,7 +403,7 @@ fn check_spot(spot: &UthSpot, up: &UltimateTexasHoldemPlan, findings: &mut Vec<F
             });
         }
     }
-    match spot.stake(UthBetKind::Blind) {
+    match spot.bet(UthBetKind::Blind) {
         Some(blind) if blind.stake_h == ante_h => {}
         blind => findings.push(note(
             FindingKind::BetNotAllowed,
@@ -416,7 +416,7 @@ fn check_spot(spot: &UthSpot, up: &UltimateTexasHoldemPlan, findings: &mut Vec<F
             ),
         )),
     }
-    if let Some(trips) = spot.stake(UthBetKind::Trips).filter(|t| t.stake_h > ante_h) {
+    if let Some(trips) = spot.bet(UthBetKind::Trips).filter(|t| t.stake_h > ante_h) {
         findings.push(Finding {
             kind: FindingKind::StakeAboveMaximum,
             bet_ids: Some(vec![trips.bet_id.clone()]),
@@ -431,7 +431,7 @@ fn check_spot(spot: &UthSpot, up: &UltimateTexasHoldemPlan, findings: &mut Vec<F
             ),
         });
     }
-    if let (Some(play), Some(street)) = (spot.stake(UthBetKind::Play), spot.play_street) {
+    if let (Some(play), Some(street)) = (spot.bet(UthBetKind::Play), spot.play_street) {
         let allowed: Vec<u8> = match street {
             Street::Preflop => up.play_preflop.clone(),
             Street::Flop => vec![up.play_flop],
