@@ -286,3 +286,35 @@ fn impossible_records_are_errors_not_findings() {
         assert!(Round::parse(&record).is_err(), "{name}");
     }
 }
+
+#[test]
+fn every_line_of_the_blind_and_trips_tables() {
+    // Ante = Blind = Trips = 100 Kč, Play 1× at the river = 100 Kč; the dealer's 2♣ 2♦ qualifies
+    // and loses every time, so Ante and Play pay 1:1 (200 Kč each).
+    // Blind: stake × odds + stake; below a straight it pushes (100 Kč).
+    // Trips: stake × odds + stake.
+    let cases = [
+        // straight 6-T: Blind 1:1 = 200, Trips 4:1 = 500
+        ("9h Th", "6c 7d 8s Kc 3h", 20_000, 50_000),
+        // ace-high flush: Blind 3:2 = 150 + 100 = 250, Trips 7:1 = 800
+        ("Ah 3h", "5h 9h Jh Kc 4d", 25_000, 80_000),
+        // nines full of kings (the dealer has kings and twos): Blind 3:1 = 400, Trips 8:1 = 900
+        ("9h 9d", "9c Kc Ks 4d 7h", 40_000, 90_000),
+        // four nines (the dealer: nines and twos): Blind 10:1 = 1 100, Trips 30:1 = 3 100
+        ("9h 9d", "9c 9s Kc 4d 7h", 110_000, 310_000),
+        // straight flush 6-T of hearts: Blind 50:1 = 5 100, Trips 40:1 = 4 100
+        ("9h Th", "6h 7h 8h Kc 3d", 510_000, 410_000),
+        // three nines: the Blind pushes (100), Trips 3:1 = 400
+        ("9h 9d", "9c Kc 5s 4d 7h", 10_000, 40_000),
+    ];
+    for (hole, board, blind, trips) in cases {
+        let paid = [20_000, blind, 20_000, trips];
+        let v = verdict(round(
+            "2c 2d",
+            board,
+            json!([spot(hole, 10_000, Some(("river", 10_000)), 10_000, paid)]),
+        ));
+        assert_eq!(expected(&v), paid, "{hole} on {board}");
+        assert!(v.is_clean(), "{hole} on {board}: {:?}", v.findings);
+    }
+}
