@@ -467,3 +467,127 @@ mod damage_tests {
         assert_eq!(seen.len(), 5, "{seen:?}");
     }
 }
+
+#[cfg(test)]
+mod robustness_tests {
+    use super::*;
+
+    fn random_card(rng: &mut ChaCha8Rng) -> Value {
+        let deck: Vec<Card> = Card::deck().collect();
+        json!(deck[rng.gen_range(0..deck.len())].to_string())
+    }
+
+    /// Damages a record at random: cards swapped, dropped or added, decisions changed, amounts
+    /// and numbers replaced. Whatever comes out is a 4xx-style error or a verdict, never a panic.
+    fn mutate(rng: &mut ChaCha8Rng, record: &mut Value) {
+        let decisions = ["hit", "stand", "double", "split", "surrender"];
+        for _ in 0..rng.gen_range(1..4) {
+            match rng.gen_range(0..8) {
+                0 => {
+                    if let Some(deal) = record.get_mut("deal").and_then(Value::as_array_mut) {
+                        deal.shuffle(rng);
+                    }
+                }
+                1 => {
+                    if let Some(deal) = record.get_mut("deal").and_then(Value::as_array_mut) {
+                        let keep = rng.gen_range(0..=deal.len());
+                        deal.truncate(keep);
+                    }
+                }
+                2 => {
+                    let card = random_card(rng);
+                    for key in ["deal", "burned", "board", "dealer"] {
+                        if let Some(list) = record.get_mut(key).and_then(Value::as_array_mut) {
+                            if !list.is_empty() {
+                                let at = rng.gen_range(0..list.len());
+                                list[at] = card.clone();
+                            }
+                        }
+                    }
+                }
+                3 => {
+                    for holder in ["boxes", "spots"] {
+                        let Some(list) = record.get_mut(holder).and_then(Value::as_array_mut)
+                        else {
+                            continue;
+                        };
+                        for h in list.iter_mut() {
+                            if let Some(hands) = h.get_mut("hands").and_then(Value::as_array_mut) {
+                                for hand in hands.iter_mut() {
+                                    if let Some(ds) = hand.as_array_mut() {
+                                        ds.push(json!(
+                                            decisions[rng.gen_range(0..decisions.len())]
+                                        ));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                4 => {
+                    for holder in ["boxes", "spots"] {
+                        let Some(list) = record.get_mut(holder).and_then(Value::as_array_mut)
+                        else {
+                            continue;
+                        };
+                        for h in list.iter_mut() {
+                            for bet in h["bets"].as_array_mut().into_iter().flatten() {
+                                let amount = [0i64, 1, -5, i64::MAX, 100_000_000_000_000]
+                                    [rng.gen_range(0..5)];
+                                bet["stake_h"] = json!(amount);
+                            }
+                        }
+                    }
+                }
+                5 => record["seq_no"] = json!(rng.gen::<u64>()),
+                6 => {
+                    if let Some(deal) = record.get_mut("deal").and_then(Value::as_array_mut) {
+                        for _ in 0..rng.gen_range(0..40) {
+                            deal.push(json!("As"));
+                        }
+                    }
+                }
+                _ => {
+                    for holder in ["boxes", "spots"] {
+                        if let Some(list) = record.get_mut(holder).and_then(Value::as_array_mut) {
+                            list.reverse();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn damaged_card_rounds_never_panic() {
+        let plan = rules::PlanBook::builtin()
+            .unwrap()
+            .get(crate::server::DEFAULT_PLAN)
+            .unwrap()
+            .clone();
+        let mut rng = ChaCha8Rng::seed_from_u64(404);
+        let mut blackjack = BlackjackSimulator::new(4, plan.clone());
+        let mut uth = UthSimulator::new(4, plan.clone());
+        let (mut refused, mut judged) = (0, 0);
+        for seq in 1..=3_000 {
+            for mut record in [
+                blackjack.round("BJ1", seq, Utc::now()).unwrap(),
+                uth.round("U1", seq, Utc::now()).unwrap(),
+            ] {
+                mutate(&mut rng, &mut record);
+                match Round::parse(&record) {
+                    Err(_) => refused += 1,
+                    Ok(round) => match rules::adjudicate(&plan, &round) {
+                        Ok(_) => judged += 1,
+                        Err(_) => refused += 1,
+                    },
+                }
+            }
+        }
+        // Both outcomes happen: the damage is neither always fatal nor always harmless.
+        assert!(
+            refused > 100 && judged > 100,
+            "refused {refused}, judged {judged}"
+        );
+    }
+}
