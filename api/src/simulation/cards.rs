@@ -110,7 +110,8 @@ impl BlackjackSimulator {
         let mut insurance = false;
         for (i, number) in box_numbers.iter().enumerate() {
             let (hands, bust, natural) = self.play_box([firsts[i], seconds[i]], &bp, &mut deal);
-            all_bust &= bust;
+            // A blackjack is settled like a bust hand: nothing left to play against.
+            all_bust &= bust || natural;
             blackjack |= natural;
             let mut bets = Vec::new();
             let players = self.rng.gen_range(1..=2);
@@ -134,7 +135,8 @@ impl BlackjackSimulator {
             boxes.push(json!({"box": number, "hands": hands, "bets": bets}));
         }
         // The dealer completes the hand unless everything is settled already.
-        if !all_bust || insurance || blackjack {
+        let up_can_blackjack = matches!(card_points(up), 1 | 10);
+        if !all_bust || insurance || (blackjack && up_can_blackjack) {
             let mut dealer = vec![up];
             while Total::of(&dealer).value() < 17 {
                 let card = self.draw(&mut deal);

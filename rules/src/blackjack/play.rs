@@ -121,16 +121,20 @@ pub fn replay(round: &BlackjackRound, plan: &BlackjackPlan) -> Result<Replay, Re
         });
     }
 
-    // The dealer completes the hand unless every player hand is bust and nothing else (an
-    // insurance bet, a blackjack) waits on the dealer's second card.
+    // With a hand still standing the dealer draws to 17. When every hand is settled already
+    // (bust, or a blackjack), the dealer takes a second card only when something waits on a
+    // dealer blackjack (an insurance bet, or a player's blackjack against an ace or a ten), and
+    // may then stop or complete the hand.
     let mut dealer = vec![up];
     let all_bust = boxes
         .iter()
-        .all(|b| b.hands.iter().all(|h| h.total().is_bust()));
-    let waiting =
-        round.boxes.iter().any(|b| b.has_insurance()) || boxes.iter().any(PlayedBox::has_blackjack);
+        .all(|b| b.has_blackjack() || b.hands.iter().all(|h| h.total().is_bust()));
+    let up_can_blackjack = card_points(up) == 1 || card_points(up) == 10;
+    let waiting = round.boxes.iter().any(|b| b.has_insurance())
+        || (up_can_blackjack && boxes.iter().any(PlayedBox::has_blackjack));
     let rest: Vec<Card> = shoe.cards.copied().collect();
     let mut rest = rest.into_iter();
+    let check_only = all_bust && waiting;
     if !all_bust || waiting {
         loop {
             let total = Total::of(&dealer);
@@ -141,6 +145,8 @@ pub fn replay(round: &BlackjackRound, plan: &BlackjackPlan) -> Result<Replay, Re
             }
             match rest.next() {
                 Some(card) => dealer.push(card),
+                // Only checking for blackjack, the dealer may stop after the second card.
+                None if check_only && dealer.len() >= 2 => break,
                 None => {
                     issues.push(PlayIssue {
                         box_no: 0,
@@ -167,7 +173,7 @@ pub fn replay(round: &BlackjackRound, plan: &BlackjackPlan) -> Result<Replay, Re
                 )
             } else {
                 format!(
-                    "the dealer drew {} although every player hand was bust",
+                    "the dealer drew {} although every player hand was settled",
                     list(&extra)
                 )
             },

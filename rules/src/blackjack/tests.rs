@@ -61,17 +61,32 @@ fn expected(v: &Verdict, bet_id: &str) -> i64 {
 
 #[test]
 fn blackjack_pays_3_to_2() {
-    // Box A♥ K♦ against the dealer's 9♠; the dealer draws 7♣ (16) and T♦ (26, bust).
-    // 100 Kč × 3/2 = 150 Kč + the stake 100 Kč = 250 Kč = 25 000 h.
+    // Box A♥ K♦ against the dealer's 9♠: no dealer blackjack is possible, nothing else stands,
+    // so the dealer draws nothing. 100 Kč × 3/2 = 150 Kč + the stake 100 Kč = 250 Kč = 25 000 h.
     let v = verdict(round(
-        "Ah 9s Kd 7c Td",
+        "Ah 9s Kd",
         one_box(json!([[]]), json!([main_bet("b1", 10_000, 25_000)])),
     ));
     assert_eq!(expected(&v, "b1"), 25_000);
     assert!(v.is_clean(), "{:?}", v.findings);
+    // Against a ten the dealer checks for blackjack: T♠ then 7♣ = 17, no blackjack: 250 Kč.
+    // Stopping after the second card is right; completing a 16 (T♠ 6♣ 5♦) is allowed too.
+    for deal in ["Ah Ts Kd 7c", "Ah Ts Kd 6c", "Ah Ts Kd 6c 5d"] {
+        let v = verdict(round(
+            deal,
+            one_box(json!([[]]), json!([main_bet("b1", 10_000, 25_000)])),
+        ));
+        assert!(v.is_clean(), "{deal}: {:?}", v.findings);
+    }
+    // Drawing although nothing waits on the dealer is a finding.
+    let v = verdict(round(
+        "Ah 9s Kd 7c",
+        one_box(json!([[]]), json!([main_bet("b1", 10_000, 25_000)])),
+    ));
+    assert_eq!(kinds(&v), [FindingKind::DealerDrawingWrong]);
     // An odd stake: 50,01 Kč × 3/2 = 75,015 Kč → 75,01 Kč (whole haléře, rounded down) + stake.
     let v = verdict(round(
-        "Ah 9s Kd 7c Td",
+        "Ah 9s Kd",
         one_box(json!([[]]), json!([main_bet("b1", 5_001, 12_502)])),
     ));
     assert_eq!(expected(&v, "b1"), 7_501 + 5_001);
