@@ -48,7 +48,6 @@ impl PlayedBox {
 /// A rule the play broke.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlayIssue {
-    pub box_no: u8,
     /// What happened, for the finding's message.
     pub message: String,
     pub dealer: bool,
@@ -58,10 +57,9 @@ pub struct PlayIssue {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replay {
     pub boxes: Vec<PlayedBox>,
-    /// The dealer's hand as the plan has it drawn; bets are settled on it.
+    /// The dealer's hand as the plan has it drawn; bets are settled on it (cards drawn beyond
+    /// it are a finding and do not count).
     pub dealer: Vec<Card>,
-    /// Cards the dealer drew beyond that (a finding; they do not count).
-    pub dealer_extra: Vec<Card>,
     pub issues: Vec<PlayIssue>,
 }
 
@@ -149,7 +147,6 @@ pub fn replay(round: &BlackjackRound, plan: &BlackjackPlan) -> Result<Replay, Re
                 None if check_only && dealer.len() >= 2 => break,
                 None => {
                     issues.push(PlayIssue {
-                        box_no: 0,
                         message: format!(
                             "the dealer stood on {} but must draw to 17",
                             total.value()
@@ -165,7 +162,6 @@ pub fn replay(round: &BlackjackRound, plan: &BlackjackPlan) -> Result<Replay, Re
     if !extra.is_empty() {
         let total = Total::of(&dealer).value();
         issues.push(PlayIssue {
-            box_no: 0,
             message: if !all_bust || waiting {
                 format!(
                     "the dealer drew {} on {total}, where the plan says stand",
@@ -183,7 +179,6 @@ pub fn replay(round: &BlackjackRound, plan: &BlackjackPlan) -> Result<Replay, Re
     Ok(Replay {
         boxes,
         dealer,
-        dealer_extra: extra,
         issues,
     })
 }
@@ -224,7 +219,6 @@ fn play_box(
     let mut recorded = recorded.iter().enumerate();
     let mut illegal = |hand: usize, message: String| {
         issues.push(PlayIssue {
-            box_no,
             message: format!("box {box_no}, hand {}: {message}", hand + 1),
             dealer: false,
         })
