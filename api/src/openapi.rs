@@ -34,6 +34,7 @@ use crate::routes;
         routes::ledger::significant_events,
         routes::findings::list,
         routes::reports::daily,
+        routes::reports::shoes,
         routes::exports::export,
     ),
     tags(

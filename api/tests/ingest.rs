@@ -383,3 +383,52 @@ async fn a_blackjack_round_is_adjudicated_from_its_cards() {
     let (_, table) = get(&app, "/api/v1/tables/BJ1").await;
     assert_eq!(table["last_seq_no"], 1, "{table}");
 }
+
+#[actix_web::test]
+async fn the_shoe_audit_finds_a_seventh_ace_over_several_rounds() {
+    let (state, _url) = state();
+    let app = app!(state);
+    let k = key(8);
+    let mut table = registration("BJ2", &k);
+    table["game"] = json!("blackjack");
+    assert_eq!(post(&app, "/api/v1/tables", table).await.0, 201);
+    // A♠ comes out 2 + 2 + 3 = 7 times in shoe S1 of six decks: each round is possible on its
+    // own; the third is where the shoe runs over.
+    let deals: [(&[&str], Value); 3] = [
+        (&["As", "Ts", "As", "7d"], json!([["stand"]])),
+        (&["As", "Ts", "As", "7d"], json!([["stand"]])),
+        (&["As", "Ts", "As", "As", "7d"], json!([["hit", "stand"]])),
+    ];
+    for (n, (deal, hands)) in deals.into_iter().enumerate() {
+        let seq_no = n as u64 + 1;
+        let mut round = json!({
+            "type": "round", "game": "blackjack", "table_id": "BJ2", "seq_no": seq_no,
+            "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T20:00:00Z", "shoe_id": "S1",
+            "deal": deal,
+            "boxes": [{"box": 1, "hands": hands,
+                       "bets": [{"bet_id": "b1", "player": "p1", "kind": "main",
+                                 "stake_h": 10_000, "paid_h": 0}]}]
+        });
+        if seq_no == 1 {
+            round["shuffled"] = json!(true);
+            round["burned"] = json!(["2c", "3c", "4c"]);
+        }
+        let (status, body) = post(&app, "/api/v1/records", signed(round, &k)).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let (status, audit) = get(&app, "/api/v1/reports/shoes?day=2026-11-20").await;
+    assert_eq!(status, 200, "{audit}");
+    let shoes = audit["shoes"].as_array().unwrap();
+    assert_eq!(shoes.len(), 1, "{audit}");
+    assert_eq!(shoes[0]["shoe_id"], "S1");
+    assert_eq!(shoes[0]["from_shuffle"], true);
+    assert_eq!(shoes[0]["rounds"], 3);
+    // 3 burned + 4 + 4 + 5 dealt.
+    assert_eq!(shoes[0]["cards"], 16);
+    assert_eq!(shoes[0]["excess"], json!(["As ×7 (round 3)"]));
+    // The day before has no shoes; a bad format is a 400.
+    let (_, empty) = get(&app, "/api/v1/reports/shoes?day=2026-11-19").await;
+    assert_eq!(empty["shoes"], json!([]));
+    let (status, body) = get(&app, "/api/v1/reports/shoes?day=2026-11-20&format=xml").await;
+    assert_error(status, &body, 400, "invalid_query");
+}

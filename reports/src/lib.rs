@@ -5,6 +5,7 @@ pub mod error;
 pub mod export;
 pub mod findings;
 pub mod gaming_day;
+pub mod shoes;
 
 pub use error::ReportError;
 pub use gaming_day::GamingDayClock;

@@ -18,28 +18,39 @@ pub struct ReportArgs {
 #[derive(Debug, clap::Subcommand)]
 enum ReportKind {
     /// Daily per-game payout/RTP report of one gaming day.
-    Daily {
-        /// `YYYY-MM-DD`, `today` or `yesterday` (gaming days, Europe/Prague).
-        #[arg(long, default_value = "yesterday")]
-        day: String,
-        /// `csv` or `json`.
-        #[arg(long, default_value = "csv")]
-        format: String,
-        /// Write to this file instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        #[arg(long, env = "DOZOR_GAMING_DAY_START_HOUR", default_value_t = 6)]
-        gaming_day_start_hour: u32,
-    },
+    Daily(DayArgs),
+    /// Shoe audit of one gaming day: each blackjack shoe's cards across its rounds.
+    Shoes(DayArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct DayArgs {
+    /// `YYYY-MM-DD`, `today` or `yesterday` (gaming days, Europe/Prague).
+    #[arg(long, default_value = "yesterday")]
+    day: String,
+    /// `csv` or `json`.
+    #[arg(long, default_value = "csv")]
+    format: String,
+    /// Write to this file instead of standard output.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[arg(long, env = "DOZOR_GAMING_DAY_START_HOUR", default_value_t = 6)]
+    gaming_day_start_hour: u32,
 }
 
 pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
-    let ReportKind::Daily {
-        day,
-        format,
-        out,
-        gaming_day_start_hour,
-    } = args.kind;
+    let (
+        shoes,
+        DayArgs {
+            day,
+            format,
+            out,
+            gaming_day_start_hour,
+        },
+    ) = match args.kind {
+        ReportKind::Daily(a) => (false, a),
+        ReportKind::Shoes(a) => (true, a),
+    };
     let clock = GamingDayClock::new(chrono_tz::Europe::Prague, gaming_day_start_hour)
         .context("--gaming-day-start-hour must be 0-23")?;
     let today = clock.day_of(Utc::now());
@@ -53,13 +64,25 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("--format must be csv or json, not `{format}`");
     }
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let report = daily::build(&mut connect(&db.url)?, &clock, day)?;
-    db.close()?;
-    let text = if format == "csv" {
-        daily::to_csv(&report)?
+    let mut conn = connect(&db.url)?;
+    let text = if shoes {
+        let plans = rules::PlanBook::builtin()?;
+        let audit = reports::shoes::build(&mut conn, &clock, day, &plans)?;
+        if format == "csv" {
+            reports::shoes::to_csv(&audit)?
+        } else {
+            serde_json::to_string_pretty(&audit)? + "\n"
+        }
     } else {
-        serde_json::to_string_pretty(&report)? + "\n"
+        let report = daily::build(&mut conn, &clock, day)?;
+        if format == "csv" {
+            daily::to_csv(&report)?
+        } else {
+            serde_json::to_string_pretty(&report)? + "\n"
+        }
     };
+    drop(conn);
+    db.close()?;
     match out {
         Some(path) => {
             std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?

@@ -35,6 +35,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(ledger::significant_events)
             .service(findings::list)
             .service(reports::daily)
+            .service(reports::shoes)
             .service(exports::export)
             .service(health::openapi),
     );

@@ -3,6 +3,7 @@
 use actix_web::{get, web, HttpResponse};
 use chrono::NaiveDate;
 use reports::daily::{self as daily_report, DailyReport};
+use reports::shoes::{self as shoe_report, ShoeAudit};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -28,16 +29,7 @@ pub async fn daily(
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    let csv = match q.format.as_deref() {
-        None | Some("json") => false,
-        Some("csv") => true,
-        Some(other) => {
-            return Err(ApiError::bad_request(
-                "invalid_query",
-                format!("format must be json or csv, not `{other}`"),
-            ))
-        }
-    };
+    let csv = wants_csv(q.format.as_deref())?;
     let report = web::block(move || -> Result<_, ApiError> {
         Ok(daily_report::build(
             &mut *state.conn()?,
@@ -60,5 +52,45 @@ pub async fn daily(
             .body(body))
     } else {
         Ok(HttpResponse::Ok().json(report))
+    }
+}
+
+fn wants_csv(format: Option<&str>) -> Result<bool, ApiError> {
+    match format {
+        None | Some("json") => Ok(false),
+        Some("csv") => Ok(true),
+        Some(other) => Err(ApiError::bad_request(
+            "invalid_query",
+            format!("format must be json or csv, not `{other}`"),
+        )),
+    }
+}
+
+/// Shoe audit of a gaming day: every blackjack shoe with a round in the day, its cards counted
+/// across its rounds from the shuffle, and any card dealt more often than the shoe holds it.
+#[utoipa::path(get, path = "/api/v1/reports/shoes", tag = "reports", params(DailyQuery),
+    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = ShoeAudit), (status = 400, body = ErrorBody)))]
+#[get("/reports/shoes")]
+pub async fn shoes(
+    state: web::Data<AppState>,
+    query: web::Query<DailyQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
+    let csv = wants_csv(q.format.as_deref())?;
+    let audit = web::block(move || -> Result<_, ApiError> {
+        Ok(shoe_report::build(
+            &mut *state.conn()?,
+            &state.clock,
+            q.day,
+            &state.plans,
+        )?)
+    })
+    .await??;
+    if csv {
+        Ok(HttpResponse::Ok()
+            .content_type("text/csv; charset=utf-8")
+            .body(shoe_report::to_csv(&audit)?))
+    } else {
+        Ok(HttpResponse::Ok().json(audit))
     }
 }

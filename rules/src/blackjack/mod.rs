@@ -8,6 +8,7 @@
 
 pub mod play;
 pub mod points;
+pub mod shoe;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
