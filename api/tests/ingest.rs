@@ -399,8 +399,10 @@ async fn the_shoe_audit_finds_a_seventh_ace_over_several_rounds() {
         (&["As", "Ts", "As", "7d"], json!([["stand"]])),
         (&["As", "Ts", "As", "As", "7d"], json!([["hit", "stand"]])),
     ];
-    for (n, (deal, hands)) in deals.into_iter().enumerate() {
-        let seq_no = n as u64 + 1;
+    // Round 3 reaches the ledger before round 2: the audit follows the dealing order.
+    let mut deals: Vec<(u64, (&[&str], Value))> = (1..).zip(deals).collect();
+    deals.swap(1, 2);
+    for (seq_no, (deal, hands)) in deals {
         let mut round = json!({
             "type": "round", "game": "blackjack", "table_id": "BJ2", "seq_no": seq_no,
             "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T20:00:00Z", "shoe_id": "S1",

@@ -56,8 +56,7 @@ pub fn build(
     let entries: Vec<EntryBytes> = diesel::sql_query(
         "SELECT e.entry, a.played_at >= $2 AS in_day \
          FROM adjudications a JOIN ledger_entries e ON e.idx = a.ledger_index \
-         WHERE a.game = 'blackjack' AND a.played_at >= $1 AND a.played_at < $3 \
-         ORDER BY e.idx",
+         WHERE a.game = 'blackjack' AND a.played_at >= $1 AND a.played_at < $3",
     )
     .bind::<Timestamptz, _>(lookback)
     .bind::<Timestamptz, _>(start)
@@ -77,6 +76,8 @@ pub fn build(
             rounds.push(round);
         }
     }
+    // Dealing order is each table's sequence order (rounds may reach the ledger out of order).
+    rounds.sort_by(|a, b| (&a.table_id, a.seq_no).cmp(&(&b.table_id, b.seq_no)));
     let decks = |round: &rules::blackjack::BlackjackRound| {
         plans
             .get(&round.plan_id)

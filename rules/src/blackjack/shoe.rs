@@ -1,7 +1,8 @@
 //! Cards across the rounds of a shoe: no card may come out more often than the shoe holds it.
 //!
-//! A round's verdict sees one round; this sees a table's rounds in ledger order, one tally per
-//! shoe (a round marked `shuffled` starts a new tally, even under a shoe id seen before).
+//! A round's verdict sees one round; this sees a table's rounds in dealing order (its sequence
+//! numbers), one tally per shoe (a round marked `shuffled` starts a new tally, even under a shoe
+//! id seen before).
 
 use std::collections::HashMap;
 
@@ -67,8 +68,8 @@ impl ShoeTally {
     }
 }
 
-/// Tallies `rounds`, given in ledger order, per table and shoe; `decks` gives the number of
-/// decks in a round's shoe (from its plan).
+/// Tallies `rounds`, given in dealing order (each table's sequence order), per table and shoe;
+/// `decks` gives the number of decks in a round's shoe (from its plan).
 pub fn audit<'a>(
     rounds: impl IntoIterator<Item = &'a BlackjackRound>,
     decks: impl Fn(&BlackjackRound) -> u8,
