@@ -110,6 +110,23 @@ pub(crate) fn validate_round_identity(
     Ok(())
 }
 
+/// Checks a bet's id: an identifier, not used by an earlier bet of the round (`earlier`, to
+/// which it is added).
+pub(crate) fn validate_bet_id<'r>(
+    earlier: &mut Vec<&'r str>,
+    bet_id: &'r str,
+) -> Result<(), RecordError> {
+    validate_identifier("bet_id", bet_id)?;
+    if earlier.contains(&bet_id) {
+        return Err(RecordError::invalid(
+            "bet_id",
+            format!("`{bet_id}` is used twice in this round"),
+        ));
+    }
+    earlier.push(bet_id);
+    Ok(())
+}
+
 /// The header fields of a record's JSON text, each as a small value; everything else skipped.
 #[derive(Deserialize)]
 struct HeaderFields {

@@ -17,7 +17,7 @@ use self::play::{replay, PlayedBox, Replay};
 use crate::cards::Card;
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{BlackjackPlan, DealerBlackjackTakes, Odds, Plan};
-use crate::record::{validate_identifier, validate_round_identity, GameCode};
+use crate::record::{validate_bet_id, validate_identifier, validate_round_identity, GameCode};
 use crate::roulette::RoundType;
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::{RecordError, RULES_VERSION};
@@ -183,17 +183,10 @@ impl BlackjackRound {
             }
             for (j, bet) in b.bets.iter().enumerate() {
                 let at = |e: RecordError| at(e.within(format_args!("bets[{j}]")));
-                validate_identifier("bet_id", &bet.bet_id).map_err(at)?;
+                validate_bet_id(&mut ids, &bet.bet_id).map_err(at)?;
                 validate_identifier("player", &bet.player).map_err(at)?;
                 validate_amount("stake_h", bet.stake_h).map_err(at)?;
                 validate_amount("paid_h", bet.paid_h).map_err(at)?;
-                if ids.contains(&bet.bet_id.as_str()) {
-                    return Err(at(RecordError::invalid(
-                        "bet_id",
-                        format!("`{}` is used twice in this round", bet.bet_id),
-                    )));
-                }
-                ids.push(&bet.bet_id);
             }
         }
         Ok(())

@@ -12,7 +12,7 @@ use self::layout::{Position, PositionClass, POCKETS};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, RoulettePlan};
 use crate::ratio::Ratio;
-use crate::record::{validate_identifier, validate_round_identity, GameCode};
+use crate::record::{validate_bet_id, validate_identifier, validate_round_identity, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
 use crate::{RecordError, RULES_VERSION};
 
@@ -234,25 +234,18 @@ impl RouletteRound {
         }
         let mut ids: Vec<&str> = Vec::with_capacity(self.bets.len());
         for (i, bet) in self.bets.iter().enumerate() {
-            bet.validate(&ids)
+            validate_bet_id(&mut ids, &bet.bet_id)
+                .and_then(|()| bet.validate())
                 .map_err(|e| e.within(format_args!("bets[{i}]")))?;
-            ids.push(&bet.bet_id);
         }
         Ok(())
     }
 }
 
 impl RouletteBet {
-    /// Structural checks of one bet; `earlier` are the ids of the bets before it.
-    fn validate(&self, earlier: &[&str]) -> Result<(), RecordError> {
-        validate_identifier("bet_id", &self.bet_id)?;
+    /// Structural checks of one bet (its id is checked with the round's).
+    fn validate(&self) -> Result<(), RecordError> {
         validate_identifier("player", &self.player)?;
-        if earlier.contains(&self.bet_id.as_str()) {
-            return Err(RecordError::invalid(
-                "bet_id",
-                format!("`{}` is used twice in this round", self.bet_id),
-            ));
-        }
         validate_amount("paid_h", self.paid_h)?;
         match (self.kind.is_call_bet(), self.stake_h, self.chip_h) {
             (false, Some(stake), None) => {
