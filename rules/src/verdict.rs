@@ -92,6 +92,36 @@ pub struct Finding {
     pub message: String,
 }
 
+impl Finding {
+    /// An overpaid or underpaid bet, or `None` when it was paid as the plan requires. The
+    /// message reads `<subject>: overpaid; paid …, the plan requires …<context>`.
+    pub fn payout(
+        bet_id: &str,
+        subject: std::fmt::Arguments<'_>,
+        paid_h: i64,
+        expected_h: i64,
+        context: &str,
+    ) -> Option<Finding> {
+        let (kind, what) = match paid_h.cmp(&expected_h) {
+            std::cmp::Ordering::Equal => return None,
+            std::cmp::Ordering::Greater => (FindingKind::Overpaid, "overpaid"),
+            std::cmp::Ordering::Less => (FindingKind::Underpaid, "underpaid"),
+        };
+        Some(Finding {
+            kind,
+            bet_ids: Some(vec![bet_id.to_owned()]),
+            expected_h: Some(expected_h),
+            actual_h: Some(paid_h),
+            amount_h: paid_h.abs_diff(expected_h).try_into().unwrap_or(i64::MAX),
+            message: format!(
+                "{subject}: {what}; paid {}, the plan requires {}{context}",
+                crate::money::format_czk(paid_h),
+                crate::money::format_czk(expected_h)
+            ),
+        })
+    }
+}
+
 /// Expected and reported money for one bet. Borrows from the round it judges.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BetVerdict<'a> {

@@ -448,28 +448,13 @@ fn main_bet(
 }
 
 fn check_payout(bet: &BlackjackBet, expected_h: i64, findings: &mut Vec<Finding>) {
-    if bet.paid_h == expected_h {
-        return;
-    }
-    let (kind, what) = if bet.paid_h > expected_h {
-        (FindingKind::Overpaid, "overpaid")
-    } else {
-        (FindingKind::Underpaid, "underpaid")
-    };
-    findings.push(Finding {
-        kind,
-        bet_ids: Some(vec![bet.bet_id.clone()]),
-        expected_h: Some(expected_h),
-        actual_h: Some(bet.paid_h),
-        amount_h: (bet.paid_h - expected_h).abs(),
-        message: format!(
-            "bet {} ({}): {what}; paid {}, the plan requires {}",
-            bet.bet_id,
-            bet.kind.as_str(),
-            format_czk(bet.paid_h),
-            format_czk(expected_h)
-        ),
-    });
+    findings.extend(Finding::payout(
+        &bet.bet_id,
+        format_args!("bet {} ({})", bet.bet_id, bet.kind.as_str()),
+        bet.paid_h,
+        expected_h,
+        "",
+    ));
 }
 
 /// Limits of a box: main bets per player, all main bets of the box together, the number of

@@ -235,30 +235,25 @@ pub fn adjudicate<'a>(
         let mut spot_paid = 0i64;
         for bet in &spot.bets {
             let expected_h = settle(bet, spot, player, &hands, up).ok_or_else(overflow)?;
+            // The hands go into the message only when there is one to write.
             if bet.paid_h != expected_h {
-                let (kind, what) = if bet.paid_h > expected_h {
-                    (FindingKind::Overpaid, "overpaid")
-                } else {
-                    (FindingKind::Underpaid, "underpaid")
-                };
-                findings.push(Finding {
-                    kind,
-                    bet_ids: Some(vec![bet.bet_id.clone()]),
-                    expected_h: Some(expected_h),
-                    actual_h: Some(bet.paid_h),
-                    amount_h: (bet.paid_h - expected_h).abs(),
-                    message: format!(
-                        "spot {} {} ({}): {what}; paid {}, the plan requires {} (player {}, dealer {}{})",
-                        spot.spot,
-                        bet.kind.as_str(),
-                        bet.bet_id,
-                        format_czk(bet.paid_h),
-                        format_czk(expected_h),
-                        player.category().as_str(),
-                        hands.dealer.category().as_str(),
-                        if hands.dealer_qualifies { "" } else { ", not qualifying" }
-                    ),
-                });
+                let context = format!(
+                    " (player {}, dealer {}{})",
+                    player.category().as_str(),
+                    hands.dealer.category().as_str(),
+                    if hands.dealer_qualifies {
+                        ""
+                    } else {
+                        ", not qualifying"
+                    }
+                );
+                findings.extend(Finding::payout(
+                    &bet.bet_id,
+                    format_args!("spot {} {} ({})", spot.spot, bet.kind.as_str(), bet.bet_id),
+                    bet.paid_h,
+                    expected_h,
+                    &context,
+                ));
             }
             spot_paid = spot_paid.checked_add(bet.paid_h).ok_or_else(overflow)?;
             stakes_h = stakes_h.checked_add(bet.stake_h).ok_or_else(overflow)?;
