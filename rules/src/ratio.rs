@@ -8,7 +8,7 @@ pub struct Ratio {
     pub den: u64,
 }
 
-fn gcd(mut a: u64, mut b: u64) -> u64 {
+pub(crate) fn gcd(mut a: u128, mut b: u128) -> u128 {
     while b != 0 {
         (a, b) = (b, a % b);
     }
@@ -18,13 +18,18 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 impl Ratio {
     /// A reduced ratio; `den` must not be zero (a zero denominator yields 0/1).
     pub fn new(num: u64, den: u64) -> Ratio {
+        Ratio::reduced(u128::from(num), u128::from(den))
+    }
+
+    /// A ratio of wide integers, reduced first (a term still beyond 64 bits saturates).
+    pub fn reduced(num: u128, den: u128) -> Ratio {
         if den == 0 {
             return Ratio { num: 0, den: 1 };
         }
         let g = gcd(num, den).max(1);
         Ratio {
-            num: num / g,
-            den: den / g,
+            num: u64::try_from(num / g).unwrap_or(u64::MAX),
+            den: u64::try_from(den / g).unwrap_or(u64::MAX),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use crate::hand_rank::{seven_card_distribution, Category};
 use crate::plan::{HandPayTable, Odds, PerfectPairsPlan, RoulettePlan};
-use crate::ratio::Ratio;
+use crate::ratio::{gcd, Ratio};
 
 /// One line of the RTP table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,14 +13,6 @@ pub struct BetRtp {
     pub rtp: Ratio,
     /// How it was computed.
     pub method: &'static str,
-}
-
-fn gcd(a: u128, b: u128) -> u128 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 /// `Σ weight × (num + den) / den` over `Σ weight`, reduced: the average return per unit staked
@@ -33,12 +25,7 @@ fn expected_return(outcomes: &[(u128, Odds)], total: u128) -> Ratio {
         .iter()
         .map(|(weight, o)| weight * u128::from(o.num + o.den) * (common / u128::from(o.den)))
         .sum();
-    let (num, den) = (returned, total * common);
-    let g = gcd(num, den).max(1);
-    Ratio::new(
-        u64::try_from(num / g).unwrap_or(u64::MAX),
-        u64::try_from(den / g).unwrap_or(u64::MAX),
-    )
+    Ratio::reduced(returned, total * common)
 }
 
 fn n_to_1(n: u32) -> Odds {
