@@ -110,6 +110,28 @@ pub(crate) fn validate_round_identity(
     Ok(())
 }
 
+/// Checks the numbers of a round's layout positions (`boxes` by `box`, `spots` by `spot`):
+/// 1 to `max`, left to right, each once.
+pub(crate) fn validate_positions(
+    numbers: impl Iterator<Item = u8>,
+    max: u8,
+    list: &str,
+    field: &str,
+) -> Result<(), RecordError> {
+    let mut previous = 0u8;
+    for (i, number) in numbers.enumerate() {
+        if number <= previous || number > max {
+            return Err(RecordError::invalid(
+                field,
+                format!("{list} are numbered 1 to {max}, left to right, each once"),
+            )
+            .within(format_args!("{list}[{i}]")));
+        }
+        previous = number;
+    }
+    Ok(())
+}
+
 /// Checks a bet's id: an identifier, not used by an earlier bet of the round (`earlier`, to
 /// which it is added).
 pub(crate) fn validate_bet_id<'r>(

@@ -17,7 +17,9 @@ use self::play::{replay, PlayedBox, Replay};
 use crate::cards::Card;
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{BlackjackPlan, DealerBlackjackTakes, Odds, Plan};
-use crate::record::{validate_bet_id, validate_identifier, validate_round_identity, GameCode};
+use crate::record::{
+    validate_bet_id, validate_identifier, validate_positions, validate_round_identity, GameCode,
+};
 use crate::roulette::RoundType;
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::{RecordError, RULES_VERSION};
@@ -147,17 +149,15 @@ impl BlackjackRound {
         if self.deal.len() > 6 * 52 || self.burned.len() > 52 {
             return Err(RecordError::invalid("deal", "more cards than a shoe holds"));
         }
-        let mut previous = 0u8;
+        validate_positions(
+            self.boxes.iter().map(|b| b.box_no),
+            MAX_BOXES,
+            "boxes",
+            "box",
+        )?;
         let mut ids: Vec<&str> = Vec::new();
         for (i, b) in self.boxes.iter().enumerate() {
             let at = |e: RecordError| e.within(format_args!("boxes[{i}]"));
-            if b.box_no <= previous || b.box_no > MAX_BOXES {
-                return Err(at(RecordError::invalid(
-                    "box",
-                    format!("boxes are numbered 1 to {MAX_BOXES}, left to right, each once"),
-                )));
-            }
-            previous = b.box_no;
             // Each split ends a hand and starts two: 1 + 2 × splits hands are played.
             let splits = b
                 .hands

@@ -12,7 +12,9 @@ use crate::cards::{Card, CardSet};
 use crate::hand_rank::{evaluate, Category, HandRank};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Odds, Plan, TripsOnFold, UltimateTexasHoldemPlan};
-use crate::record::{validate_bet_id, validate_identifier, validate_round_identity, GameCode};
+use crate::record::{
+    validate_bet_id, validate_identifier, validate_positions, validate_round_identity, GameCode,
+};
 use crate::roulette::RoundType;
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::{RecordError, RULES_VERSION};
@@ -138,17 +140,15 @@ impl UthRound {
                 format!("{card} is dealt twice; a one-deck game holds each card once"),
             ));
         }
-        let mut previous = 0u8;
+        validate_positions(
+            self.spots.iter().map(|s| s.spot),
+            MAX_SPOTS,
+            "spots",
+            "spot",
+        )?;
         let mut ids: Vec<&str> = Vec::new();
         for (i, spot) in self.spots.iter().enumerate() {
             let at = |e: RecordError| e.within(format_args!("spots[{i}]"));
-            if spot.spot <= previous || spot.spot > MAX_SPOTS {
-                return Err(at(RecordError::invalid(
-                    "spot",
-                    format!("spots are numbered 1 to {MAX_SPOTS}, left to right, each once"),
-                )));
-            }
-            previous = spot.spot;
             validate_identifier("player", &spot.player).map_err(at)?;
             for kind in [
                 UthBetKind::Ante,
