@@ -311,6 +311,15 @@ impl UthSimulator {
     }
 }
 
+/// The bundled plan, for the simulators' tests.
+#[cfg(test)]
+fn test_plan() -> Plan {
+    rules::PlanBook::builtin()
+        .ok()
+        .and_then(|book| book.get(crate::server::DEFAULT_PLAN).cloned())
+        .unwrap_or_else(|| unreachable!("the bundled plan is missing"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,11 +328,7 @@ mod tests {
     /// card went where, over many shoes.
     #[test]
     fn simulated_rounds_adjudicate_clean() {
-        let plan = rules::PlanBook::builtin()
-            .unwrap()
-            .get(crate::server::DEFAULT_PLAN)
-            .unwrap()
-            .clone();
+        let plan = test_plan();
         let mut blackjack = BlackjackSimulator::new(5, plan.clone());
         let mut uth = UthSimulator::new(5, plan.clone());
         for seq in 1..=2_000 {
@@ -435,11 +440,7 @@ mod damage_tests {
     /// Every injected error is found by the adjudicator as the finding it imitates.
     #[test]
     fn injected_errors_are_found() {
-        let plan = rules::PlanBook::builtin()
-            .unwrap()
-            .get(crate::server::DEFAULT_PLAN)
-            .unwrap()
-            .clone();
+        let plan = test_plan();
         let mut blackjack = BlackjackSimulator::new(9, plan.clone());
         let mut uth = UthSimulator::new(9, plan.clone());
         let mut seen = std::collections::BTreeSet::new();
@@ -562,11 +563,7 @@ mod robustness_tests {
 
     #[test]
     fn damaged_card_rounds_never_panic() {
-        let plan = rules::PlanBook::builtin()
-            .unwrap()
-            .get(crate::server::DEFAULT_PLAN)
-            .unwrap()
-            .clone();
+        let plan = test_plan();
         let mut rng = ChaCha8Rng::seed_from_u64(404);
         let mut blackjack = BlackjackSimulator::new(4, plan.clone());
         let mut uth = UthSimulator::new(4, plan.clone());
