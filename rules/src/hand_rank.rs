@@ -77,6 +77,11 @@ impl HandRank {
     pub fn value(self) -> u32 {
         self.0
     }
+
+    /// Back from [`HandRank::value`] (analyses keep plain values in sort keys).
+    pub(crate) fn from_value(value: u32) -> HandRank {
+        HandRank(value)
+    }
 }
 
 /// The strength of the best five cards of `cards` (meaningful for 5 to 7 cards).

@@ -38,9 +38,14 @@ pub fn adjudicate<'a>(plan: &'a Plan, round: &'a Round) -> Result<Verdict<'a>, R
 pub fn round_statistics(plan: &Plan, round: &Round) -> Result<RoundStatistics, RecordError> {
     match round {
         Round::Roulette(r) => Ok(roulette::round_statistics(plan.roulette()?, r)),
-        Round::Blackjack(r) => Ok(blackjack::round_statistics(plan.blackjack()?, r)),
-        Round::UltimateTexasHoldem(r) => {
-            Ok(uth::round_statistics(plan.ultimate_texas_holdem()?, r))
-        }
+        Round::Blackjack(r) => Ok(blackjack::round_statistics(
+            plan.blackjack()?,
+            plan.theoretical.blackjack.as_ref(),
+            r,
+        )),
+        Round::UltimateTexasHoldem(r) => Ok(uth::round_statistics(
+            plan.theoretical.ultimate_texas_holdem.as_ref(),
+            r,
+        )),
     }
 }

@@ -4,10 +4,15 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::rtp::TheoreticalFigures;
 use crate::{PlanError, RecordError};
 
-/// The plans shipped with this version of dozor.
-const BUILTIN_PLANS: &[&str] = &[include_str!("../plans/69games-ziva-hra.toml")];
+/// The plans shipped with this version of dozor, each with its theoretical figures
+/// (`dozor rtp --write`).
+const BUILTIN_PLANS: &[(&str, &str)] = &[(
+    include_str!("../plans/69games-ziva-hra.toml"),
+    include_str!("../plans/69games-ziva-hra.rtp.toml"),
+)];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -22,6 +27,9 @@ pub struct Plan {
     pub blackjack: Option<BlackjackPlan>,
     #[serde(default)]
     pub ultimate_texas_holdem: Option<UltimateTexasHoldemPlan>,
+    /// Figures too long to compute per report, kept beside the plan file; not part of it.
+    #[serde(skip)]
+    pub theoretical: TheoreticalFigures,
 }
 
 /// Ruleta section of the plan.
@@ -314,8 +322,15 @@ impl PlanBook {
     /// The plans bundled with dozor.
     pub fn builtin() -> Result<PlanBook, PlanError> {
         let mut book = PlanBook::default();
-        for text in BUILTIN_PLANS {
-            book.insert(Plan::from_toml_str(text)?)?;
+        for (text, figures) in BUILTIN_PLANS {
+            let mut plan = Plan::from_toml_str(text)?;
+            plan.theoretical = TheoreticalFigures::from_toml_str(figures)
+                .map_err(|e| PlanError::Inconsistent {
+                    plan_id: plan.plan_id.clone(),
+                    reason: format!("theoretical figures: {e}"),
+                })?
+                .matching(&plan);
+            book.insert(plan)?;
         }
         Ok(book)
     }
@@ -340,7 +355,7 @@ impl PlanBook {
     pub fn builtin_source(plan_id: &str) -> Option<&'static str> {
         BUILTIN_PLANS
             .iter()
-            .copied()
+            .map(|(text, _)| *text)
             .find(|text| Plan::from_toml_str(text).is_ok_and(|plan| plan.plan_id == plan_id))
     }
 }

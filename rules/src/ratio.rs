@@ -33,6 +33,11 @@ impl Ratio {
         }
     }
 
+    /// `amount_h × self` in milli-haléře, rounded down (theoretical payouts).
+    pub fn of_amount_mh(self, amount_h: i64) -> i128 {
+        i128::from(amount_h) * 1000 * i128::from(self.num) / i128::from(self.den.max(1))
+    }
+
     /// For display and statistics only; money never goes through this.
     pub fn to_f64(self) -> f64 {
         self.num as f64 / self.den as f64

@@ -587,16 +587,62 @@ fn check_cards(round: &BlackjackRound, bp: &BlackjackPlan, findings: &mut Vec<Fi
     }
 }
 
-/// Theoretical figures for RTP reports. A round's theoretical RTP must cover the same stakes as
-/// its actual RTP (all of them); the main bet and insurance have no exact figure here yet (Perfect
-/// Pairs has one, see [`crate::rtp::perfect_pairs`]), so the round adds nothing to the RTP stakes
-/// rather than a figure for part of its bets.
-pub fn round_statistics(_bp: &BlackjackPlan, _round: &BlackjackRound) -> crate::RoundStatistics {
-    crate::RoundStatistics {
+/// Theoretical figures for RTP reports, over all the round's stakes (a main bet's doubles and
+/// splits included, as in its actual RTP): the main bet loses the house edge of basic strategy
+/// on its initial stake (the plan's figures, [`crate::rtp::BlackjackFigures`]); Perfect Pairs
+/// and insurance return their exact RTP. Without figures for the plan's rules the round adds
+/// nothing to the RTP stakes rather than a figure for part of its bets.
+pub fn round_statistics(
+    bp: &BlackjackPlan,
+    figures: Option<&crate::rtp::BlackjackFigures>,
+    round: &BlackjackRound,
+) -> crate::RoundStatistics {
+    let mut statistics = crate::RoundStatistics {
         rtp_stakes_h: 0,
         expected_payout_mh: 0,
         payout_variance_h2: 0.0,
+    };
+    let Some(figures) = figures else {
+        return statistics;
+    };
+    let pairs = crate::rtp::perfect_pairs(bp.decks, &bp.perfect_pairs);
+    let insurance = crate::rtp::insurance(bp.decks, bp.insurance_odds);
+    let (mut stakes, mut expected_mh, mut variance) = (0i64, 0i128, 0f64);
+    for b in &round.boxes {
+        // Each double and each split adds the main stake again.
+        let added = b
+            .hands
+            .iter()
+            .flatten()
+            .filter(|d| matches!(d, Decision::Double | Decision::Split))
+            .count() as i64;
+        for bet in &b.bets {
+            let s = bet.stake_h;
+            match bet.kind {
+                BlackjackBetKind::Main => {
+                    let total = s.saturating_mul(added.saturating_add(1));
+                    stakes = stakes.saturating_add(total);
+                    let edge_mh = (s as f64 * 1000.0 * figures.shoe.house_edge()).round();
+                    expected_mh += i128::from(total) * 1000 - edge_mh as i128;
+                    variance += (figures.shoe.standard_deviation * s as f64).powi(2);
+                }
+                BlackjackBetKind::PerfectPairs | BlackjackBetKind::Insurance => {
+                    let line = if bet.kind == BlackjackBetKind::Insurance {
+                        &insurance
+                    } else {
+                        &pairs
+                    };
+                    stakes = stakes.saturating_add(s);
+                    expected_mh += line.rtp.of_amount_mh(s);
+                    variance += (line.standard_deviation * s as f64).powi(2);
+                }
+            }
+        }
     }
+    statistics.rtp_stakes_h = stakes;
+    statistics.expected_payout_mh = i64::try_from(expected_mh).unwrap_or(i64::MAX);
+    statistics.payout_variance_h2 = variance;
+    statistics
 }
 
 #[cfg(test)]

@@ -399,3 +399,46 @@ fn a_fabricated_pile_of_hits_is_judged_without_overflow() {
     assert!(kinds(&v).contains(&FindingKind::IllegalDecision));
     assert!(kinds(&v).contains(&FindingKind::CardsInconsistent));
 }
+
+#[test]
+fn round_statistics_cover_every_stake_and_price_the_main_bet_by_the_house_edge() {
+    let plan = plan();
+    let figures = plan.theoretical.blackjack.as_ref().unwrap();
+    let edge = figures.shoe.house_edge();
+    // Basic strategy on six decks, no hole card, lose all: about half a per cent.
+    assert!((0.004..0.006).contains(&edge), "{edge}");
+    // The split eights of the case above (two splits and a double) with 25 Kč on Perfect Pairs.
+    let record = round(
+        "8s 6h 8d 8c 3d Kc Tc 2h 9s Js 7d",
+        one_box(
+            json!([
+                ["split"],
+                ["split"],
+                ["double"],
+                ["stand"],
+                ["hit", "stand"]
+            ]),
+            json!([
+                main_bet("b1", 10_000, 80_000),
+                side("pp", "perfect_pairs", 2_500, 15_000)
+            ]),
+        ),
+    );
+    let v = verdict(record.clone());
+    let Round::Blackjack(r) = Round::parse(&record).unwrap() else {
+        panic!("not blackjack")
+    };
+    let s = round_statistics(plan.blackjack().unwrap(), Some(figures), &r);
+    // Main 100 Kč × (1 + 2 splits + 1 double) = 40 000 h, Perfect Pairs 2 500 h: the same
+    // stakes as the verdict's actual ones.
+    assert_eq!(s.rtp_stakes_h, 42_500);
+    assert_eq!(s.rtp_stakes_h, v.stakes_h);
+    // Main: 40 000 000 mh less the edge on the initial 10 000 h (10 000 000 × edge mh);
+    // Perfect Pairs: 2 500 000 × 268 / 311 = 2 154 340.8 → 2 154 340 mh.
+    let main_mh = 40_000_000 - (10_000_000.0 * edge).round() as i64;
+    assert_eq!(s.expected_payout_mh, main_mh + 2_154_340);
+    assert_eq!(
+        round_statistics(plan.blackjack().unwrap(), None, &r).rtp_stakes_h,
+        0
+    );
+}

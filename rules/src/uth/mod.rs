@@ -453,18 +453,44 @@ fn check_spot(spot: &UthSpot, up: &UltimateTexasHoldemPlan, findings: &mut Vec<F
     }
 }
 
-/// Theoretical figures for RTP reports. None of the UTH bets is priced per round yet (Trips
-/// has an exact RTP for the whole game, see [`crate::rtp::uth_trips`]; Ante, Blind and Play need
-/// the full analysis), so the round adds nothing to the RTP stakes.
+/// Theoretical figures for RTP reports, over all the round's stakes: Ante + Blind + Play lose
+/// the exact house edge of the best strategy on the Ante, Trips returns its exact RTP (the
+/// plan's figures, [`crate::rtp::UthFigures`]). Without figures for the plan's rules the round
+/// adds nothing to the RTP stakes.
 pub fn round_statistics(
-    _up: &UltimateTexasHoldemPlan,
-    _round: &UthRound,
+    figures: Option<&crate::rtp::UthFigures>,
+    round: &UthRound,
 ) -> crate::RoundStatistics {
-    crate::RoundStatistics {
+    let mut statistics = crate::RoundStatistics {
         rtp_stakes_h: 0,
         expected_payout_mh: 0,
         payout_variance_h2: 0.0,
+    };
+    let Some(figures) = figures else {
+        return statistics;
+    };
+    let (mut stakes, mut expected_mh, mut variance) = (0i64, 0i128, 0f64);
+    for spot in &round.spots {
+        for bet in &spot.bets {
+            let s = bet.stake_h;
+            stakes = stakes.saturating_add(s);
+            match bet.kind {
+                UthBetKind::Ante => {
+                    expected_mh += i128::from(s) * 1000 - figures.house_edge.of_amount_mh(s);
+                    variance += (figures.standard_deviation * s as f64).powi(2);
+                }
+                UthBetKind::Blind | UthBetKind::Play => expected_mh += i128::from(s) * 1000,
+                UthBetKind::Trips => {
+                    expected_mh += figures.trips_rtp.of_amount_mh(s);
+                    variance += (figures.trips_standard_deviation * s as f64).powi(2);
+                }
+            }
+        }
     }
+    statistics.rtp_stakes_h = stakes;
+    statistics.expected_payout_mh = i64::try_from(expected_mh).unwrap_or(i64::MAX);
+    statistics.payout_variance_h2 = variance;
+    statistics
 }
 
 #[cfg(test)]

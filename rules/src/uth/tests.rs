@@ -318,3 +318,46 @@ fn every_line_of_the_blind_and_trips_tables() {
         assert!(v.is_clean(), "{hole} on {board}: {:?}", v.findings);
     }
 }
+
+#[test]
+fn round_statistics_price_ante_blind_play_by_the_exact_house_edge_and_trips_by_its_rtp() {
+    let plan = plan();
+    let figures = plan.theoretical.ultimate_texas_holdem.as_ref().unwrap();
+    // The exact figures of the bundled plan: house edge 50 643 648 973 / 2 317 817 502 000
+    // = 2.1850 % of the Ante; Trips returns 6 455 243 / 6 689 228 = 96.502 %.
+    assert_eq!(
+        (figures.house_edge.num, figures.house_edge.den),
+        (50_643_648_973, 2_317_817_502_000)
+    );
+    assert_eq!(
+        (figures.trips_rtp.num, figures.trips_rtp.den),
+        (6_455_243, 6_689_228)
+    );
+    let record = round(
+        "Qs Jd",
+        "2h 7h 9h Kc 4d",
+        json!([spot(
+            "Ah 3h",
+            10_000,
+            Some(("preflop", 40_000)),
+            5_000,
+            [10_000, 25_000, 80_000, 40_000]
+        )]),
+    );
+    let Round::UltimateTexasHoldem(r) = Round::parse(&record).unwrap() else {
+        panic!("not UTH")
+    };
+    let s = round_statistics(Some(figures), &r);
+    // Stakes: Ante 100 + Blind 100 + Play 400 + Trips 50 Kč = 65 000 h.
+    assert_eq!(s.rtp_stakes_h, 65_000);
+    // Ante + Blind + Play: 60 000 h = 60 000 000 mh, less the edge on the Ante:
+    // 10 000 000 × 50 643 648 973 / 2 317 817 502 000 = 218 497.1 → 218 497 mh.
+    // Trips: 5 000 000 × 6 455 243 / 6 689 228 = 4 825 103.1 → 4 825 103 mh.
+    // 60 000 000 − 218 497 + 4 825 103 = 64 606 606 mh.
+    assert_eq!(s.expected_payout_mh, 64_606_606);
+    // Variance: (4.94 × 10 000)² + (2.68 × 5 000)² ≈ 2.44e9 + 1.8e8 h².
+    let sd = (s.payout_variance_h2).sqrt();
+    assert!((50_000.0..52_000.0).contains(&sd), "{sd}");
+    // Without figures for the plan's rules the round is left out of the theoretical RTP.
+    assert_eq!(round_statistics(None, &r).rtp_stakes_h, 0);
+}

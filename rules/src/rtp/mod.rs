@@ -1,31 +1,51 @@
 //! Theoretical return to player of each bet kind, computed from the plan's pay tables and the
 //! cards — never typed in. Exact fractions where combinatorics give them.
 
+mod blackjack_game;
+mod figures;
+mod uth_game;
+
+pub use blackjack_game::{
+    infinite_shoe as blackjack_infinite_shoe, simulate as blackjack_simulate, BasicStrategy,
+    BlackjackRules, SimulatedEdge,
+};
+pub use figures::{
+    BlackjackFigures, TheoreticalFigures, UthFigures, UthRules, BLACKJACK_ROUNDS, BLACKJACK_SEED,
+};
+pub use uth_game::{analyse as uth_base_game, UthBaseGame};
+
 use crate::hand_rank::{seven_card_distribution, Category};
 use crate::plan::{HandPayTable, Odds, PerfectPairsPlan, RoulettePlan};
 use crate::ratio::{gcd, Ratio};
 
 /// One line of the RTP table.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BetRtp {
     pub game: &'static str,
     pub bet: &'static str,
     pub rtp: Ratio,
+    /// Standard deviation of the payout per unit staked (statistics only).
+    pub standard_deviation: f64,
     /// How it was computed.
     pub method: &'static str,
 }
 
 /// `Σ weight × (num + den) / den` over `Σ weight`, reduced: the average return per unit staked
-/// when outcome i (weight i) pays `odds i` plus the stake back and the rest lose.
-fn expected_return(outcomes: &[(u128, Odds)], total: u128) -> Ratio {
+/// when outcome i (weight i) pays `odds i` plus the stake back and the rest lose; and the
+/// standard deviation of that return.
+fn expected_return(outcomes: &[(u128, Odds)], total: u128) -> (Ratio, f64) {
     let common = outcomes.iter().fold(1u128, |l, (_, o)| {
         l / gcd(l, u128::from(o.den)) * u128::from(o.den)
     });
-    let returned: u128 = outcomes
+    let back = |o: &Odds| u128::from(o.num + o.den) * (common / u128::from(o.den));
+    let returned: u128 = outcomes.iter().map(|(weight, o)| weight * back(o)).sum();
+    let squares: f64 = outcomes
         .iter()
-        .map(|(weight, o)| weight * u128::from(o.num + o.den) * (common / u128::from(o.den)))
+        .map(|(weight, o)| *weight as f64 * (back(o) as f64 / common as f64).powi(2))
         .sum();
-    Ratio::reduced(returned, total * common)
+    let mean = returned as f64 / (total * common) as f64;
+    let variance = (squares / total as f64 - mean * mean).max(0.0);
+    (Ratio::reduced(returned, total * common), variance.sqrt())
 }
 
 fn n_to_1(n: u32) -> Odds {
@@ -46,11 +66,15 @@ pub fn roulette(plan: &RoulettePlan) -> Vec<BetRtp> {
         ("even_chance", 18, o.even_chance),
     ]
     .into_iter()
-    .map(|(bet, covered, odds)| BetRtp {
-        game: "roulette",
-        bet,
-        rtp: expected_return(&[(covered, n_to_1(odds))], 37),
-        method: "exact: numbers covered of 37 pockets",
+    .map(|(bet, covered, odds)| {
+        let (rtp, standard_deviation) = expected_return(&[(covered, n_to_1(odds))], 37);
+        BetRtp {
+            game: "roulette",
+            bet,
+            rtp,
+            standard_deviation,
+            method: "exact: numbers covered of 37 pockets",
+        }
     })
     .collect()
 }
@@ -67,11 +91,27 @@ pub fn perfect_pairs(decks: u8, plan: &PerfectPairsPlan) -> BetRtp {
         (13 * 2 * d * d, n_to_1(plan.coloured)),
         (13 * 4 * d * d, n_to_1(plan.mixed)),
     ];
+    let (rtp, standard_deviation) = expected_return(&outcomes, cards * (cards - 1) / 2);
     BetRtp {
         game: "blackjack",
         bet: "perfect_pairs",
-        rtp: expected_return(&outcomes, cards * (cards - 1) / 2),
+        rtp,
+        standard_deviation,
         method: "exact: two-card starts from the shoe",
+    }
+}
+
+/// Insurance taken off the top of the shoe against the dealer's ace: it wins when the next card
+/// is one of the 16 × decks ten-valued cards among the 52 × decks − 1 left.
+pub fn insurance(decks: u8, odds: Odds) -> BetRtp {
+    let d = u128::from(decks.max(1));
+    let (rtp, standard_deviation) = expected_return(&[(16 * d, odds)], 52 * d - 1);
+    BetRtp {
+        game: "blackjack",
+        bet: "insurance",
+        rtp,
+        standard_deviation,
+        method: "exact: off the top, dealer's ace out",
     }
 }
 
@@ -105,10 +145,13 @@ pub fn uth_trips(table: &HandPayTable, hands: &SevenCardHands) -> BetRtp {
             outcomes.push((hands.count(category), odds));
         }
     }
+    let (rtp, standard_deviation) =
+        expected_return(&outcomes, hands.0.iter().map(|&c| u128::from(c)).sum());
     BetRtp {
         game: "ultimate_texas_holdem",
         bet: "trips",
-        rtp: expected_return(&outcomes, hands.0.iter().map(|&c| u128::from(c)).sum()),
+        rtp,
+        standard_deviation,
         method: "exact: all 133 784 560 seven-card hands",
     }
 }
