@@ -141,7 +141,9 @@ fn a_period_export_verifies_offline() {
     assert_eq!(report.registry_events, 1);
     for file in [
         "plans/69games-ziva-hra.toml",
+        "plans/69games-ziva-hra.rtp.toml",
         "reports/daily-2026-11-10.csv",
+        "reports/shoes-2026-11-10.csv",
         "keys.json",
         "registry.jsonl",
         "registry-proofs.json",

@@ -364,6 +364,19 @@ async fn a_blackjack_round_is_adjudicated_from_its_cards() {
     assert_eq!(findings.len(), 1, "{page}");
     assert_eq!(findings[0]["kind"], "overpaid");
     assert_eq!(findings[0]["amount_h"], 10_000);
+    // The daily report prices the round by basic strategy's house edge (about 0.52 % on six
+    // decks, docs/RTP.md): a 100 Kč main bet is expected to return about 99.48 Kč.
+    let (status, report) = get(&app, "/api/v1/reports/daily?day=2026-11-20&format=json").await;
+    assert_eq!(status, 200, "{report}");
+    let row = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["table_id"] == "BJ1")
+        .unwrap();
+    let theoretical = row["theoretical_rtp_pct"].as_f64().unwrap();
+    assert!((99.4..99.6).contains(&theoretical), "{row}");
+    assert_eq!(row["actual_rtp_pct"].as_f64(), Some(200.0), "{row}");
     // An impossible card is refused and appends nothing.
     let mut bad = round;
     bad["seq_no"] = json!(2);

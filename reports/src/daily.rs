@@ -37,7 +37,9 @@ pub struct PayoutRow {
     pub ggr_h: i64,
     /// payouts / (stakes − returned stakes), in percent.
     pub actual_rtp_pct: Option<f64>,
-    /// Theoretical RTP of the bets actually placed, in percent (roulette: 36/37 = 97.2973 %).
+    /// Theoretical RTP of the bets actually placed, in percent (roulette: 36/37 = 97.2973 %;
+    /// blackjack by basic strategy's house edge, UTH by the exact best-strategy edge).
+    /// Null when the plan has no figure for the game's rules.
     pub theoretical_rtp_pct: Option<f64>,
     /// (payouts − theoretical payouts) in standard deviations of the day's payouts.
     pub deviation_sd: Option<f64>,

@@ -333,7 +333,11 @@ pub fn write_export(
         .collect();
     for (id, text) in sources {
         w.file(&format!("plans/{id}.toml"), text.as_bytes())?;
+        if let Some(figures) = rules::PlanBook::builtin_figures_source(&id) {
+            w.file(&format!("plans/{id}.rtp.toml"), figures.as_bytes())?;
+        }
     }
+    let plans = rules::PlanBook::builtin().map_err(storage)?;
 
     let mut day = from;
     while day <= to {
@@ -341,6 +345,11 @@ pub fn write_export(
         w.file(
             &format!("reports/daily-{day}.csv"),
             daily::to_csv(&report).map_err(storage)?.as_bytes(),
+        )?;
+        let audit = crate::shoes::build(conn, clock, day, &plans).map_err(storage)?;
+        w.file(
+            &format!("reports/shoes-{day}.csv"),
+            crate::shoes::to_csv(&audit).map_err(storage)?.as_bytes(),
         )?;
         day = match day.succ_opt() {
             Some(d) => d,

@@ -351,6 +351,15 @@ impl PlanBook {
         self.plans.keys().map(String::as_str)
     }
 
+    /// The theoretical figures file of a bundled plan (`<plan_id>.rtp.toml`), for inspection
+    /// exports.
+    pub fn builtin_figures_source(plan_id: &str) -> Option<&'static str> {
+        BUILTIN_PLANS
+            .iter()
+            .find(|(text, _)| Plan::from_toml_str(text).is_ok_and(|plan| plan.plan_id == plan_id))
+            .map(|(_, figures)| *figures)
+    }
+
     /// The source text of a bundled plan, for inspection exports.
     pub fn builtin_source(plan_id: &str) -> Option<&'static str> {
         BUILTIN_PLANS

@@ -568,3 +568,116 @@ pub fn analyse(plan: &UltimateTexasHoldemPlan, threads: usize) -> UthBaseGame {
     }
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PlanBook;
+
+    /// Every player hand on `board`, against every dealer hand, settled one by one.
+    fn brute_force(up: &UltimateTexasHoldemPlan, blind: &BlindTable, board: &[&str]) -> Vec<Sums> {
+        let u = blind.units_per_ante;
+        let cards: Vec<Card> = board.iter().map(|c| Card::parse(c).unwrap()).collect();
+        let board_set = cards.iter().fold(0u64, |m, c| m | c.bit());
+        let rest: Vec<Card> = Card::deck().filter(|c| board_set & c.bit() == 0).collect();
+        let mut sums = vec![Sums::default(); PAIRS];
+        let index = |a: Card, b: Card| {
+            let (x, y) = (a.ordinal().min(b.ordinal()), a.ordinal().max(b.ordinal()));
+            y * (y - 1) / 2 + x
+        };
+        for (i, &p1) in rest.iter().enumerate() {
+            for &p2 in &rest[i + 1..] {
+                let player = evaluate(CardSet(board_set | p1.bit() | p2.bit()));
+                let mut s = Sums::default();
+                let dealers: Vec<Card> = rest
+                    .iter()
+                    .copied()
+                    .filter(|&c| c != p1 && c != p2)
+                    .collect();
+                for (j, &d1) in dealers.iter().enumerate() {
+                    for &d2 in &dealers[j + 1..] {
+                        let dealer = evaluate(CardSet(board_set | d1.bit() | d2.bit()));
+                        let qualifies = dealer.category() >= Category::Pair;
+                        let (ante, blind_result, play) = match player.cmp(&dealer) {
+                            std::cmp::Ordering::Greater => (
+                                if qualifies { u } else { 0 },
+                                up.blind
+                                    .odds_for(player)
+                                    .map_or(0, |o| i64::from(o.num) * u / i64::from(o.den)),
+                                u,
+                            ),
+                            std::cmp::Ordering::Equal => (0, 0, 0),
+                            std::cmp::Ordering::Less => (if qualifies { -u } else { 0 }, -u, -u),
+                        };
+                        let base = ante + blind_result;
+                        s.base += base;
+                        s.play += play;
+                        s.base_sq += base * base;
+                        s.base_play += base * play;
+                        s.play_sq += play * play;
+                    }
+                }
+                let bet = s.base + s.play;
+                let fold = -2 * u * DEALER_HANDS;
+                s.best = bet.max(fold);
+                sums[index(p1, p2)] = s;
+            }
+        }
+        sums
+    }
+
+    #[test]
+    fn one_board_by_the_sweep_equals_every_dealer_hand_settled_one_by_one() {
+        let book = PlanBook::builtin().unwrap();
+        let up = book
+            .get("69games-ziva-hra")
+            .unwrap()
+            .ultimate_texas_holdem
+            .as_ref()
+            .unwrap();
+        let renamings = suit_renamings();
+        let tables = Tables::new(&renamings);
+        let blind = BlindTable::new(up);
+        // A paired board with three hearts (flushes, full houses, quads, high cards all occur)
+        // and a straight-rich unpaired one.
+        for board in [
+            ["Kh", "Kd", "7h", "4s", "2h"],
+            ["9c", "Td", "Jh", "3s", "5c"],
+        ] {
+            let mut worker = Worker {
+                tables: &tables,
+                blind: &blind,
+                river_play: 1,
+                flop_play: 2,
+                scratch: BoardScratch::new(),
+                flop: vec![Sums::default(); PAIRS],
+            };
+            let mask = board
+                .iter()
+                .fold(0u64, |m, c| m | Card::parse(c).unwrap().bit());
+            worker.board(mask);
+            let expected = brute_force(up, &blind, &board);
+            for (hand, (got, want)) in worker.flop.iter().zip(&expected).enumerate() {
+                assert_eq!(
+                    (
+                        got.base,
+                        got.play,
+                        got.base_sq,
+                        got.base_play,
+                        got.play_sq,
+                        got.best
+                    ),
+                    (
+                        want.base,
+                        want.play,
+                        want.base_sq,
+                        want.base_play,
+                        want.play_sq,
+                        want.best
+                    ),
+                    "board {board:?}, hand {hand}"
+                );
+            }
+        }
+    }
+}
