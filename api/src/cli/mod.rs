@@ -50,9 +50,11 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// Write an inspection export of a period for offline verification.
     Export(export::ExportArgs),
-    /// Generate signed roulette spins for N tables and submit them to a running server.
+    /// Generate signed rounds (roulette, blackjack or UTH) for N tables and submit them to a
+    /// running server.
     Simulate(simulate::SimulateArgs),
-    /// Print the theoretical RTP of every bet kind of a plan, computed from its pay tables.
+    /// Print the theoretical RTP of every bet kind of a plan, computed from its pay tables and
+    /// the cards (docs/RTP.md).
     Rtp(rtp::RtpArgs),
     /// Reports (the nightly job runs `report daily`).
     Report(report::ReportArgs),

@@ -24,7 +24,8 @@ pub struct SimulateArgs {
     /// Rounds per table.
     #[arg(long, default_value_t = 100)]
     rounds: u64,
-    /// Share of spins (0-1) with a deliberate error: wrong payout, stake out of limits, ...
+    /// Share of rounds (0-1) with a deliberate error: wrong payout, stake out of limits, a dealer's
+    /// extra card, a withheld win, ...
     #[arg(long, default_value_t = 0.05)]
     error_share: f64,
     /// Seed of the random generator (and of the simulated tables' keys).
