@@ -8,6 +8,7 @@ pub mod cards;
 pub mod error;
 pub mod hand_rank;
 pub mod money;
+pub mod money_wheel;
 pub mod plan;
 pub mod ratio;
 pub mod record;
@@ -25,18 +26,65 @@ pub use verdict::{Finding, FindingKind, RoundStatistics, Verdict};
 /// re-run history and show what changed.
 pub const RULES_VERSION: &str = "2026.11.1";
 
+/// What adjudication needs from a table's registration besides the plan: a money wheel's
+/// segment order (the plan gives only the counts).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableSetup {
+    pub wheel_layout: Option<money_wheel::WheelLayout>,
+}
+
+impl TableSetup {
+    /// Nothing beyond the plan: enough for every game but the money wheels.
+    pub const NONE: TableSetup = TableSetup { wheel_layout: None };
+
+    fn wheel_layout(&self) -> Result<&money_wheel::WheelLayout, RecordError> {
+        self.wheel_layout.as_ref().ok_or_else(|| {
+            RecordError::invalid(
+                "table",
+                "the wheel's segment layout is not known for this table",
+            )
+        })
+    }
+}
+
 /// Re-adjudicates a parsed round against `plan`.
 pub fn adjudicate<'a>(plan: &'a Plan, round: &'a Round) -> Result<Verdict<'a>, RecordError> {
+    adjudicate_at(plan, &TableSetup::NONE, round)
+}
+
+/// Re-adjudicates a parsed round against `plan` on a table set up as `setup`.
+pub fn adjudicate_at<'a>(
+    plan: &'a Plan,
+    setup: &'a TableSetup,
+    round: &'a Round,
+) -> Result<Verdict<'a>, RecordError> {
     match round {
         Round::Roulette(r) => roulette::adjudicate(plan.roulette()?, plan, r),
         Round::Blackjack(r) => blackjack::adjudicate(plan.blackjack()?, plan, r),
         Round::UltimateTexasHoldem(r) => uth::adjudicate(plan.ultimate_texas_holdem()?, plan, r),
+        Round::MoneyWheel(r) => {
+            money_wheel::adjudicate(plan.wheel(r.game)?, plan, setup.wheel_layout()?, r)
+        }
     }
 }
 
 /// Theoretical expectation and variance of what the round pays out, for RTP reports.
 pub fn round_statistics(plan: &Plan, round: &Round) -> Result<RoundStatistics, RecordError> {
+    round_statistics_at(plan, &TableSetup::NONE, round)
+}
+
+/// [`round_statistics`] on a table set up as `setup`.
+pub fn round_statistics_at(
+    plan: &Plan,
+    setup: &TableSetup,
+    round: &Round,
+) -> Result<RoundStatistics, RecordError> {
     match round {
+        Round::MoneyWheel(r) => Ok(money_wheel::round_statistics(
+            plan.wheel(r.game)?,
+            setup.wheel_layout()?,
+            r,
+        )),
         Round::Roulette(r) => Ok(roulette::round_statistics(plan.roulette()?, r)),
         Round::Blackjack(r) => Ok(blackjack::round_statistics(
             plan.blackjack()?,

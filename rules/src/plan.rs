@@ -27,6 +27,12 @@ pub struct Plan {
     pub blackjack: Option<BlackjackPlan>,
     #[serde(default)]
     pub ultimate_texas_holdem: Option<UltimateTexasHoldemPlan>,
+    /// Šťastné kolo (money wheel I).
+    #[serde(default)]
+    pub money_wheel_1: Option<WheelPlan>,
+    /// Šťastné kolo II (money wheel II).
+    #[serde(default)]
+    pub money_wheel_2: Option<WheelPlan>,
     /// Figures too long to compute per report, kept beside the plan file; not part of it.
     #[serde(skip)]
     pub theoretical: TheoreticalFigures,
@@ -133,6 +139,43 @@ pub struct PerfectPairsPlan {
     pub max_win_h: i64,
 }
 
+/// A money wheel section: the boxes of the layout and how many wheel segments each has.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WheelPlan {
+    /// Per bet on one box.
+    pub min_bet_h: i64,
+    pub max_bet_h: i64,
+    /// Most a bet may win, its stake not included ("nejvyšší čistá výhra").
+    pub max_net_win_h: i64,
+    /// Full turns the wheel must make; fewer makes the spin void.
+    pub min_turns: u8,
+    /// Each box, and a segment with the same id pays it (so a 25× bet wins only on its colour).
+    pub boxes: Vec<WheelBox>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WheelBox {
+    /// The box's id, also the label of its segments (`1x`, `25x_black`, …).
+    pub id: String,
+    /// Pays N:1.
+    pub pays: u32,
+    /// Segments of the wheel that pay this box.
+    pub segments: u32,
+}
+
+impl WheelPlan {
+    pub fn box_of(&self, id: &str) -> Option<&WheelBox> {
+        self.boxes.iter().find(|b| b.id == id)
+    }
+
+    /// Segments on the wheel.
+    pub fn segments(&self) -> u32 {
+        self.boxes.iter().map(|b| b.segments).sum()
+    }
+}
+
 /// Whether a folded hand's Trips bet is still settled on its seven cards. The plan says Trips
 /// "always" wins with trips or better and is silent on folds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -222,6 +265,19 @@ impl Plan {
             })
     }
 
+    /// The money wheel section for `game` (`money_wheel_1` or `money_wheel_2`).
+    pub fn wheel(&self, game: crate::GameCode) -> Result<&WheelPlan, RecordError> {
+        let section = match game {
+            crate::GameCode::MoneyWheel1 => self.money_wheel_1.as_ref(),
+            crate::GameCode::MoneyWheel2 => self.money_wheel_2.as_ref(),
+            _ => None,
+        };
+        section.ok_or_else(|| RecordError::GameNotInPlan {
+            plan_id: self.plan_id.clone(),
+            game: game.as_str().into(),
+        })
+    }
+
     pub fn ultimate_texas_holdem(&self) -> Result<&UltimateTexasHoldemPlan, RecordError> {
         self.ultimate_texas_holdem
             .as_ref()
@@ -283,6 +339,30 @@ impl Plan {
                 return Err(bad(
                     "blackjack needs at least one deck and one bet per box".into()
                 ));
+            }
+        }
+        for (game, wheel) in [
+            ("money_wheel_1", &self.money_wheel_1),
+            ("money_wheel_2", &self.money_wheel_2),
+        ] {
+            let Some(w) = wheel else { continue };
+            limits(game, w.min_bet_h, w.max_bet_h)?;
+            if w.max_net_win_h <= 0 || w.min_turns == 0 {
+                return Err(bad(format!(
+                    "{game}: max_net_win_h and min_turns must be positive"
+                )));
+            }
+            if w.boxes.is_empty() || w.boxes.iter().any(|b| b.pays == 0 || b.segments == 0) {
+                return Err(bad(format!(
+                    "{game}: every box needs a payout and at least one segment"
+                )));
+            }
+            for (i, b) in w.boxes.iter().enumerate() {
+                crate::record::validate_identifier("box", &b.id)
+                    .map_err(|e| bad(format!("{game}: {e}")))?;
+                if w.boxes[..i].iter().any(|other| other.id == b.id) {
+                    return Err(bad(format!("{game}: box {} is listed twice", b.id)));
+                }
             }
         }
         if let Some(u) = &self.ultimate_texas_holdem {

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::blackjack::BlackjackRound;
+use crate::money_wheel::WheelRound;
 use crate::roulette::RouletteRound;
 use crate::uth::UthRound;
 use crate::RecordError;
@@ -15,7 +16,9 @@ pub enum GameCode {
     Roulette,
     Blackjack,
     UltimateTexasHoldem,
+    #[serde(rename = "money_wheel_1")]
     MoneyWheel1,
+    #[serde(rename = "money_wheel_2")]
     MoneyWheel2,
     PokerCash,
     OpenFaceChinese,
@@ -269,6 +272,7 @@ pub enum Round {
     Roulette(RouletteRound),
     Blackjack(BlackjackRound),
     UltimateTexasHoldem(UthRound),
+    MoneyWheel(WheelRound),
 }
 
 impl Round {
@@ -294,6 +298,12 @@ impl Round {
                     .map_err(|e| RecordError::Malformed(e.to_string()))?;
                 round.validate()?;
                 Ok(Round::UltimateTexasHoldem(round))
+            }
+            GameCode::MoneyWheel1 | GameCode::MoneyWheel2 => {
+                let round = WheelRound::deserialize(record)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                round.validate()?;
+                Ok(Round::MoneyWheel(round))
             }
             other => Err(RecordError::UnsupportedGame(other.to_string())),
         }
@@ -325,6 +335,12 @@ impl Round {
                 round.validate()?;
                 Ok(Round::UltimateTexasHoldem(round))
             }
+            GameCode::MoneyWheel1 | GameCode::MoneyWheel2 => {
+                let round: WheelRound = serde_json::from_str(text)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                round.validate()?;
+                Ok(Round::MoneyWheel(round))
+            }
             other => Err(RecordError::UnsupportedGame(other.to_string())),
         }
     }
@@ -334,6 +350,7 @@ impl Round {
             Round::Roulette(_) => GameCode::Roulette,
             Round::Blackjack(_) => GameCode::Blackjack,
             Round::UltimateTexasHoldem(_) => GameCode::UltimateTexasHoldem,
+            Round::MoneyWheel(r) => r.game,
         }
     }
 
@@ -342,6 +359,7 @@ impl Round {
             Round::Roulette(r) => &r.table_id,
             Round::Blackjack(r) => &r.table_id,
             Round::UltimateTexasHoldem(r) => &r.table_id,
+            Round::MoneyWheel(r) => &r.table_id,
         }
     }
 
@@ -350,6 +368,7 @@ impl Round {
             Round::Roulette(r) => &r.plan_id,
             Round::Blackjack(r) => &r.plan_id,
             Round::UltimateTexasHoldem(r) => &r.plan_id,
+            Round::MoneyWheel(r) => &r.plan_id,
         }
     }
 
@@ -358,6 +377,7 @@ impl Round {
             Round::Roulette(r) => r.played_at,
             Round::Blackjack(r) => r.played_at,
             Round::UltimateTexasHoldem(r) => r.played_at,
+            Round::MoneyWheel(r) => r.played_at,
         }
     }
 }
@@ -366,6 +386,15 @@ impl Round {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn every_game_code_reads_and_writes_as_its_name() {
+        for code in GameCode::ALL {
+            let json = serde_json::to_value(code).unwrap();
+            assert_eq!(json, json!(code.as_str()));
+            assert_eq!(serde_json::from_value::<GameCode>(json).unwrap(), code);
+        }
+    }
 
     /// Both readers give the same header, or the same error, for every record.
     #[test]

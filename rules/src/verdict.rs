@@ -128,7 +128,7 @@ pub struct BetVerdict<'a> {
     pub bet_id: &'a str,
     /// What the plan says the table must hand back for this bet (stake included).
     pub expected_paid_h: i64,
-    pub kind: &'static str,
+    pub kind: &'a str,
     /// What the table reports it handed back.
     pub paid_h: i64,
     pub player: &'a str,
@@ -145,6 +145,12 @@ pub struct Verdict<'a> {
     pub paid_h: i64,
     pub plan_id: &'a str,
     pub rules_version: &'static str,
+    /// The segment the money wheel's pointer stopped on (its index in the table's layout) and
+    /// the segment's label; absent on a void spin and in other games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segment: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segment_label: Option<&'a str>,
     pub seq_no: u64,
     pub stakes_h: i64,
     pub table_id: &'a str,

@@ -489,6 +489,8 @@ pub fn adjudicate<'a>(
         table_id: &round.table_id,
         seq_no: round.seq_no,
         winning_number: winning,
+        segment: None,
+        segment_label: None,
         void_reason: match round.outcome {
             SpinOutcome::Void { reason } => Some(reason.as_str()),
             SpinOutcome::Number { .. } => None,

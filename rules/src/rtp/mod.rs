@@ -15,14 +15,14 @@ pub use figures::{
 pub use uth_game::{analyse as uth_base_game, UthBaseGame};
 
 use crate::hand_rank::{seven_card_distribution, Category};
-use crate::plan::{HandPayTable, Odds, PerfectPairsPlan, RoulettePlan};
+use crate::plan::{HandPayTable, Odds, PerfectPairsPlan, RoulettePlan, WheelPlan};
 use crate::ratio::{gcd, Ratio};
 
 /// One line of the RTP table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BetRtp {
     pub game: &'static str,
-    pub bet: &'static str,
+    pub bet: String,
     pub rtp: Ratio,
     /// Standard deviation of the payout per unit staked (statistics only).
     pub standard_deviation: f64,
@@ -70,13 +70,33 @@ pub fn roulette(plan: &RoulettePlan) -> Vec<BetRtp> {
         let (rtp, standard_deviation) = expected_return(&[(covered, n_to_1(odds))], 37);
         BetRtp {
             game: "roulette",
-            bet,
+            bet: bet.into(),
             rtp,
             standard_deviation,
             method: "exact: numbers covered of 37 pockets",
         }
     })
     .collect()
+}
+
+/// Every box of a money wheel: the segments that pay it of all the wheel's segments, at its
+/// odds (the wheel's physical order does not matter, every segment is equally likely).
+pub fn wheel(game: &'static str, plan: &WheelPlan) -> Vec<BetRtp> {
+    let total = u128::from(plan.segments());
+    plan.boxes
+        .iter()
+        .map(|b| {
+            let (rtp, standard_deviation) =
+                expected_return(&[(u128::from(b.segments), n_to_1(b.pays))], total);
+            BetRtp {
+                game,
+                bet: b.id.clone(),
+                rtp,
+                standard_deviation,
+                method: "exact: segments of the box among the wheel's",
+            }
+        })
+        .collect()
 }
 
 /// Perfect Pairs on the first two cards from `decks` full decks.
@@ -94,7 +114,7 @@ pub fn perfect_pairs(decks: u8, plan: &PerfectPairsPlan) -> BetRtp {
     let (rtp, standard_deviation) = expected_return(&outcomes, cards * (cards - 1) / 2);
     BetRtp {
         game: "blackjack",
-        bet: "perfect_pairs",
+        bet: "perfect_pairs".into(),
         rtp,
         standard_deviation,
         method: "exact: two-card starts from the shoe",
@@ -108,7 +128,7 @@ pub fn insurance(decks: u8, odds: Odds) -> BetRtp {
     let (rtp, standard_deviation) = expected_return(&[(16 * d, odds)], 52 * d - 1);
     BetRtp {
         game: "blackjack",
-        bet: "insurance",
+        bet: "insurance".into(),
         rtp,
         standard_deviation,
         method: "exact: off the top, dealer's ace out",
@@ -149,7 +169,7 @@ pub fn uth_trips(table: &HandPayTable, hands: &SevenCardHands) -> BetRtp {
         expected_return(&outcomes, hands.0.iter().map(|&c| u128::from(c)).sum());
     BetRtp {
         game: "ultimate_texas_holdem",
-        bet: "trips",
+        bet: "trips".into(),
         rtp,
         standard_deviation,
         method: "exact: all 133 784 560 seven-card hands",

@@ -293,6 +293,8 @@ pub fn adjudicate<'a>(
         table_id: &round.table_id,
         seq_no: round.seq_no,
         winning_number: None,
+        segment: None,
+        segment_label: None,
         void_reason: None,
         void: false,
         stakes_h,

@@ -1,0 +1,423 @@
+//! Šťastné kolo I and II (money wheels): records, adjudication from the segment the pointer
+//! stopped on and the table's own segment order, theoretical figures.
+//!
+//! The plan gives only how many segments each box has; the physical order is the table's
+//! configuration ([`WheelLayout`], checked against the plan at registration). A round records
+//! the index of the stopping segment, so the payout follows from the layout, not from what the
+//! dealer announced.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::money::{format_czk, validate_amount};
+use crate::plan::{Plan, WheelPlan};
+use crate::record::{validate_bet_id, validate_identifier, validate_round_identity, GameCode};
+use crate::roulette::RoundType;
+use crate::verdict::{BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
+use crate::{RecordError, RULES_VERSION};
+
+/// Most bets one spin may carry.
+const MAX_BETS_PER_ROUND: usize = 500;
+
+/// The table's wheel: the label of each segment in physical order (index 0, 1, … clockwise).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct WheelLayout(Vec<String>);
+
+impl WheelLayout {
+    /// A layout for `wheel`: each box's label exactly as many times as the plan gives it
+    /// segments, and no other label.
+    pub fn new(wheel: &WheelPlan, segments: Vec<String>) -> Result<WheelLayout, RecordError> {
+        for (i, label) in segments.iter().enumerate() {
+            if wheel.box_of(label).is_none() {
+                return Err(RecordError::invalid(
+                    format!("wheel_layout[{i}]"),
+                    format!(
+                        "`{label}` is not a box of the plan (boxes: {})",
+                        wheel
+                            .boxes
+                            .iter()
+                            .map(|b| b.id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+        }
+        for b in &wheel.boxes {
+            let count = segments.iter().filter(|s| **s == b.id).count();
+            if count != b.segments as usize {
+                return Err(RecordError::invalid(
+                    "wheel_layout",
+                    format!(
+                        "the plan's wheel has {} segments `{}`, this layout {count}",
+                        b.segments, b.id
+                    ),
+                ));
+            }
+        }
+        Ok(WheelLayout(segments))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn label(&self, segment: u16) -> Option<&str> {
+        self.0.get(usize::from(segment)).map(String::as_str)
+    }
+
+    pub fn segments(&self) -> &[String] {
+        &self.0
+    }
+}
+
+/// A money wheel spin as the table reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WheelRound {
+    #[serde(rename = "type")]
+    pub record_type: RoundType,
+    pub game: GameCode,
+    pub table_id: String,
+    pub seq_no: u64,
+    pub plan_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_id: Option<String>,
+    /// When the wheel stopped (or the spin was declared void), UTC.
+    pub played_at: DateTime<Utc>,
+    pub outcome: WheelOutcome,
+    pub bets: Vec<WheelBet>,
+}
+
+/// Where the pointer stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WheelOutcome {
+    /// On segment `segment` (index in the table's layout) after `turns` full turns.
+    Segment { segment: u16, turns: u8 },
+    /// Declared void: every stake is returned.
+    Void { reason: WheelVoidReason },
+}
+
+/// Why a spin was declared void (Šťastné kolo, Průběh hry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WheelVoidReason {
+    /// The wheel made fewer full turns than the plan's minimum.
+    TooFewTurns,
+    /// The pointer stopped between two segments.
+    PointerBetweenSegments,
+}
+
+impl WheelVoidReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WheelVoidReason::TooFewTurns => "too_few_turns",
+            WheelVoidReason::PointerBetweenSegments => "pointer_between_segments",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WheelBet {
+    pub bet_id: String,
+    pub player: String,
+    /// The box the stake lies on (`1x`, `25x_black`, …).
+    #[serde(rename = "box")]
+    pub box_id: String,
+    pub stake_h: i64,
+    /// Everything handed back for this bet: win plus stake, the stake on a void spin, else 0.
+    pub paid_h: i64,
+}
+
+impl WheelRound {
+    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
+    pub fn validate(&self) -> Result<(), RecordError> {
+        if !matches!(self.game, GameCode::MoneyWheel1 | GameCode::MoneyWheel2) {
+            return Err(RecordError::invalid(
+                "game",
+                "must be `money_wheel_1` or `money_wheel_2`",
+            ));
+        }
+        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
+        if self.bets.len() > MAX_BETS_PER_ROUND {
+            return Err(RecordError::invalid(
+                "bets",
+                format!("at most {MAX_BETS_PER_ROUND} bets per spin"),
+            ));
+        }
+        let mut ids: Vec<&str> = Vec::with_capacity(self.bets.len());
+        for (i, bet) in self.bets.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("bets[{i}]"));
+            validate_bet_id(&mut ids, &bet.bet_id).map_err(at)?;
+            validate_identifier("player", &bet.player).map_err(at)?;
+            validate_identifier("box", &bet.box_id).map_err(at)?;
+            if validate_amount("stake_h", bet.stake_h).map_err(at)? == 0 {
+                return Err(at(RecordError::invalid("stake_h", "must be positive")));
+            }
+            validate_amount("paid_h", bet.paid_h).map_err(at)?;
+        }
+        Ok(())
+    }
+}
+
+fn overflow() -> RecordError {
+    RecordError::invalid("bets", "amounts too large")
+}
+
+fn finding(kind: FindingKind, bet: &WheelBet, expected_h: i64, message: String) -> Finding {
+    Finding {
+        kind,
+        bet_ids: Some(vec![bet.bet_id.clone()]),
+        expected_h: Some(expected_h),
+        actual_h: Some(bet.paid_h),
+        amount_h: bet
+            .paid_h
+            .abs_diff(expected_h)
+            .try_into()
+            .unwrap_or(i64::MAX),
+        message,
+    }
+}
+
+/// Re-adjudicates a spin: the box the stopping segment pays, each bet's payout, limits per
+/// player and box, the maximum net win, void spins.
+pub fn adjudicate<'a>(
+    wp: &WheelPlan,
+    plan: &'a Plan,
+    layout: &'a WheelLayout,
+    round: &'a WheelRound,
+) -> Result<Verdict<'a>, RecordError> {
+    let mut findings = Vec::new();
+    let (winning, void_reason) = match round.outcome {
+        WheelOutcome::Segment { segment, turns } => {
+            let label = layout.label(segment).ok_or_else(|| {
+                RecordError::invalid(
+                    "outcome.segment",
+                    format!(
+                        "segment {segment} is not on this table's wheel of {} segments",
+                        layout.len()
+                    ),
+                )
+            })?;
+            if turns < wp.min_turns {
+                // The plan makes such a spin void: every stake comes back.
+                findings.push(Finding {
+                    kind: FindingKind::VoidHandledWrongly,
+                    bet_ids: None,
+                    expected_h: None,
+                    actual_h: None,
+                    amount_h: 0,
+                    message: format!(
+                        "the wheel made {turns} full turns, fewer than the plan's {}: the spin is \
+                         void and every stake must be returned",
+                        wp.min_turns
+                    ),
+                });
+                (None, Some(WheelVoidReason::TooFewTurns))
+            } else {
+                (Some((segment, label)), None)
+            }
+        }
+        WheelOutcome::Void { reason } => (None, Some(reason)),
+    };
+    let mut bets = Vec::with_capacity(round.bets.len());
+    let (mut stakes_h, mut expected_total_h, mut paid_total_h) = (0i64, 0i64, 0i64);
+    for bet in &round.bets {
+        let known = wp.box_of(&bet.box_id);
+        let expected_h = match (known, winning) {
+            (Some(b), Some((_, label))) if label == b.id => bet
+                .stake_h
+                .checked_mul(i64::from(b.pays) + 1)
+                .ok_or_else(overflow)?,
+            (Some(_), Some(_)) => 0,
+            // A void spin returns every stake; a bet on no box was never accepted.
+            _ => bet.stake_h,
+        };
+        match known {
+            None => findings.push(finding(
+                FindingKind::BetNotAllowed,
+                bet,
+                expected_h,
+                format!(
+                    "bet {}: `{}` is not a box of this wheel; its stake of {} must be returned",
+                    bet.bet_id,
+                    bet.box_id,
+                    format_czk(bet.stake_h)
+                ),
+            )),
+            Some(_) if bet.paid_h != expected_h => {
+                let (kind, what) = match (winning.is_none(), bet.paid_h > expected_h) {
+                    (true, _) => (
+                        FindingKind::VoidHandledWrongly,
+                        "void spin: the stake must be returned exactly",
+                    ),
+                    (false, true) => (FindingKind::Overpaid, "overpaid"),
+                    (false, false) => (FindingKind::Underpaid, "underpaid"),
+                };
+                findings.push(finding(
+                    kind,
+                    bet,
+                    expected_h,
+                    format!(
+                        "bet {} on {}: {what}; paid {}, the plan requires {}",
+                        bet.bet_id,
+                        bet.box_id,
+                        format_czk(bet.paid_h),
+                        format_czk(expected_h)
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+        let net_h = bet.paid_h.saturating_sub(bet.stake_h);
+        if winning.is_some() && net_h > wp.max_net_win_h {
+            findings.push(Finding {
+                kind: FindingKind::WinAboveMaximum,
+                bet_ids: Some(vec![bet.bet_id.clone()]),
+                expected_h: Some(wp.max_net_win_h),
+                actual_h: Some(net_h),
+                amount_h: net_h - wp.max_net_win_h,
+                message: format!(
+                    "bet {}: a net win of {}, above the plan's maximum net win of {}",
+                    bet.bet_id,
+                    format_czk(net_h),
+                    format_czk(wp.max_net_win_h)
+                ),
+            });
+        }
+        stakes_h = stakes_h.checked_add(bet.stake_h).ok_or_else(overflow)?;
+        expected_total_h = expected_total_h
+            .checked_add(expected_h)
+            .ok_or_else(overflow)?;
+        paid_total_h = paid_total_h.checked_add(bet.paid_h).ok_or_else(overflow)?;
+        bets.push(BetVerdict {
+            bet_id: &bet.bet_id,
+            player: &bet.player,
+            kind: known.map_or("unknown_box", |_| "box"),
+            stake_h: bet.stake_h,
+            expected_paid_h: expected_h,
+            paid_h: bet.paid_h,
+        });
+    }
+    check_limits(wp, &round.bets, &mut findings)?;
+    Ok(Verdict {
+        plan_id: &plan.plan_id,
+        rules_version: RULES_VERSION,
+        game: round.game,
+        table_id: &round.table_id,
+        seq_no: round.seq_no,
+        winning_number: None,
+        segment: winning.map(|(segment, _)| segment),
+        segment_label: winning.map(|(_, label)| label),
+        void_reason: void_reason.map(WheelVoidReason::as_str),
+        void: winning.is_none(),
+        stakes_h,
+        expected_paid_h: expected_total_h,
+        paid_h: paid_total_h,
+        bets,
+        findings,
+    })
+}
+
+/// The plan's limits apply to a player's whole stake on one box.
+fn check_limits(
+    wp: &WheelPlan,
+    bets: &[WheelBet],
+    findings: &mut Vec<Finding>,
+) -> Result<(), RecordError> {
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for bet in bets {
+        let key = (bet.player.as_str(), bet.box_id.as_str());
+        if seen.contains(&key) || wp.box_of(&bet.box_id).is_none() {
+            continue;
+        }
+        seen.push(key);
+        let together: Vec<&WheelBet> = bets
+            .iter()
+            .filter(|b| b.player == bet.player && b.box_id == bet.box_id)
+            .collect();
+        let mut stake_h = 0i64;
+        for b in &together {
+            stake_h = stake_h.checked_add(b.stake_h).ok_or_else(overflow)?;
+        }
+        let (kind, limit, word) = if stake_h < wp.min_bet_h {
+            (
+                FindingKind::StakeBelowMinimum,
+                wp.min_bet_h,
+                "below the minimum",
+            )
+        } else if stake_h > wp.max_bet_h {
+            (
+                FindingKind::StakeAboveMaximum,
+                wp.max_bet_h,
+                "above the maximum",
+            )
+        } else {
+            continue;
+        };
+        findings.push(Finding {
+            kind,
+            bet_ids: Some(together.iter().map(|b| b.bet_id.clone()).collect()),
+            expected_h: Some(limit),
+            actual_h: Some(stake_h),
+            amount_h: (stake_h - limit).abs(),
+            message: format!(
+                "player {} staked {} on box {}, {word} of {} per box",
+                bet.player,
+                format_czk(stake_h),
+                bet.box_id,
+                format_czk(limit)
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Expected payout and its variance over the layout's equally likely segments; void spins add
+/// nothing.
+pub fn round_statistics(
+    wp: &WheelPlan,
+    layout: &WheelLayout,
+    round: &WheelRound,
+) -> RoundStatistics {
+    let mut statistics = RoundStatistics {
+        rtp_stakes_h: 0,
+        expected_payout_mh: 0,
+        payout_variance_h2: 0.0,
+    };
+    if matches!(round.outcome, WheelOutcome::Void { .. }) || layout.is_empty() {
+        return statistics;
+    }
+    let priced: Vec<(&WheelBet, &crate::plan::WheelBox)> = round
+        .bets
+        .iter()
+        .filter_map(|bet| wp.box_of(&bet.box_id).map(|b| (bet, b)))
+        .collect();
+    statistics.rtp_stakes_h = priced
+        .iter()
+        .fold(0i64, |sum, (bet, _)| sum.saturating_add(bet.stake_h));
+    let (mut sum, mut sum_sq) = (0i128, 0i128);
+    for label in layout.segments() {
+        let total: i128 = priced
+            .iter()
+            .filter(|(_, b)| b.id == *label)
+            .map(|(bet, b)| i128::from(bet.stake_h) * (i128::from(b.pays) + 1))
+            .sum();
+        sum += total;
+        sum_sq += total * total;
+    }
+    let n = layout.len() as i128;
+    statistics.expected_payout_mh = i64::try_from(sum * 1000 / n).unwrap_or(i64::MAX);
+    statistics.payout_variance_h2 = (n * sum_sq - sum * sum) as f64 / (n * n) as f64;
+    statistics
+}
+
+#[cfg(test)]
+mod tests;
