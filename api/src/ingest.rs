@@ -129,7 +129,7 @@ pub fn prepare(state: &AppState, envelope: Envelope) -> Result<Submission, ApiEr
                     json!({ "field": "played_at" }),
                 ));
             }
-            Some(adjudicate(state, &round)?)
+            Some(adjudicate(state, &table, &round)?)
         }
         other => return Err(record_error(RecordError::UnsupportedType(other.to_owned()))),
     };
@@ -144,7 +144,11 @@ pub fn prepare(state: &AppState, envelope: Envelope) -> Result<Submission, ApiEr
     })
 }
 
-fn adjudicate(state: &AppState, round: &Round) -> Result<Derived, ApiError> {
+fn adjudicate(
+    state: &AppState,
+    table: &ledger::storage::models::GamingTableRow,
+    round: &Round,
+) -> Result<Derived, ApiError> {
     let plan = state.plans.get(round.plan_id()).ok_or_else(|| {
         ApiError::unprocessable(
             "unknown_plan",
@@ -152,12 +156,23 @@ fn adjudicate(state: &AppState, round: &Round) -> Result<Derived, ApiError> {
             json!({}),
         )
     })?;
-    derive(plan, round)
+    let setup = rules::TableSetup::for_table(plan, round.game(), table.wheel_layout.as_deref())
+        .map_err(record_error)?;
+    derive_at(plan, &setup, round)
 }
 
 /// What is stored beside a round's entry: its verdict and statistics under `plan`.
 pub fn derive(plan: &rules::Plan, round: &Round) -> Result<Derived, ApiError> {
-    let verdict = rules::adjudicate(plan, round).map_err(record_error)?;
-    let statistics = rules::round_statistics(plan, round).map_err(record_error)?;
+    derive_at(plan, &rules::TableSetup::NONE, round)
+}
+
+/// [`derive`] on a table set up as `setup`.
+pub fn derive_at(
+    plan: &rules::Plan,
+    setup: &rules::TableSetup,
+    round: &Round,
+) -> Result<Derived, ApiError> {
+    let verdict = rules::adjudicate_at(plan, setup, round).map_err(record_error)?;
+    let statistics = rules::round_statistics_at(plan, setup, round).map_err(record_error)?;
     Ok(Derived::new(round.played_at(), &verdict, statistics)?)
 }

@@ -38,6 +38,7 @@ fn ledger_and_state() -> (api::state::AppState, String, NaiveDate) {
         game: "roulette",
         location: "Praha",
         plan_id: "69games-ziva-hra",
+        wheel_layout: None,
     };
     register_table(
         &mut conn,

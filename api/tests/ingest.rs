@@ -447,3 +447,107 @@ async fn the_shoe_audit_finds_a_seventh_ace_over_several_rounds() {
     let (status, body) = get(&app, "/api/v1/reports/shoes?day=2026-11-20&format=xml").await;
     assert_error(status, &body, 400, "invalid_query");
 }
+
+/// Wheel I's 36 segments in a physical order: the 1x segments spread round the wheel.
+fn wheel_1_layout() -> Vec<String> {
+    let mut labels: Vec<&str> = Vec::new();
+    let others = [
+        "2x",
+        "5x",
+        "2x",
+        "10x",
+        "2x",
+        "5x",
+        "2x",
+        "25x_black",
+        "2x",
+        "5x",
+        "2x",
+        "10x",
+        "2x",
+        "5x",
+        "2x",
+        "25x_pink",
+        "2x",
+        "5x",
+        "2x",
+    ];
+    for (i, other) in others.iter().enumerate() {
+        // 17 `1x`, each followed by one of the others; the last two others end the wheel.
+        if i < 17 {
+            labels.push("1x");
+        }
+        labels.push(other);
+    }
+    labels.into_iter().map(str::to_owned).collect()
+}
+
+#[actix_web::test]
+async fn a_money_wheel_is_registered_with_its_layout_and_judged_by_it() {
+    let (state, _url) = state();
+    let app = app!(state);
+    let k = key(9);
+    let layout = wheel_1_layout();
+    assert_eq!(layout.len(), 36);
+    let mut table = registration("W1", &k);
+    table["game"] = json!("money_wheel_1");
+    // No layout, a layout one `1x` short, a layout on a roulette table: 422, nothing registered.
+    let (status, body) = post(&app, "/api/v1/tables", table.clone()).await;
+    assert_error(status, &body, 422, "invalid_table");
+    assert_eq!(body["details"]["field"], "wheel_layout");
+    let mut short = layout.clone();
+    short[0] = "2x".into();
+    table["wheel_layout"] = json!(short);
+    let (status, body) = post(&app, "/api/v1/tables", table.clone()).await;
+    assert_error(status, &body, 422, "invalid_table");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("17 segments `1x`"),
+        "{body}"
+    );
+    let mut roulette = registration("R9", &key(10));
+    roulette["wheel_layout"] = json!(layout);
+    let (status, body) = post(&app, "/api/v1/tables", roulette).await;
+    assert_error(status, &body, 422, "invalid_table");
+    table["wheel_layout"] = json!(layout);
+    let (status, view) = post(&app, "/api/v1/tables", table).await;
+    assert_eq!(status, 201, "{view}");
+    assert_eq!(view["wheel_layout"], json!(layout));
+
+    // Segment 15 of this layout is `25x_black`: 100 Kč on it gets 2 600 Kč; 100 Kč on the
+    // pink 25x loses but was paid 2 600 Kč: overpaid by 2 600 Kč = 260 000 h.
+    assert_eq!(layout[15], "25x_black");
+    let spin = json!({
+        "type": "round", "game": "money_wheel_1", "table_id": "W1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T20:00:00Z",
+        "outcome": {"result": "segment", "segment": 15, "turns": 4},
+        "bets": [
+            {"bet_id": "b1", "player": "p1", "box": "25x_black", "stake_h": 10_000, "paid_h": 260_000},
+            {"bet_id": "b2", "player": "p2", "box": "25x_pink", "stake_h": 10_000, "paid_h": 260_000}
+        ]
+    });
+    let (status, receipt) = post(&app, "/api/v1/records", signed(spin.clone(), &k)).await;
+    assert_eq!(status, 201, "{receipt}");
+    let (_, entry) = get(
+        &app,
+        &format!("/api/v1/ledger/entries/{}", receipt["index"]),
+    )
+    .await;
+    assert_eq!(entry["verdict"]["segment_label"], "25x_black", "{entry}");
+    assert_eq!(entry["verdict"]["expected_paid_h"], 260_000);
+    let (_, page) = get(&app, "/api/v1/findings?table_id=W1").await;
+    let findings = page["items"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{page}");
+    assert_eq!(findings[0]["kind"], "overpaid");
+    assert_eq!(findings[0]["amount_h"], 260_000);
+    // A segment off the wheel is refused and appends nothing.
+    let mut bad = spin;
+    bad["seq_no"] = json!(2);
+    bad["outcome"]["segment"] = json!(36);
+    let (status, body) = post(&app, "/api/v1/records", signed(bad, &k)).await;
+    assert_eq!(status, 422, "{body}");
+    let (_, view) = get(&app, "/api/v1/tables/W1").await;
+    assert_eq!(view["last_seq_no"], 1, "{view}");
+}

@@ -293,6 +293,7 @@ mod tests {
             game: "roulette".into(),
             location: "Praha".into(),
             plan_id: "p".into(),
+            wheel_layout: None,
             key_id: key_id(&table_key.verifying_key()),
             public_key: encode_public_key(&table_key.verifying_key()),
             valid_from: format_time(at("2026-11-20T10:00:00Z")),

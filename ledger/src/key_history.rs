@@ -19,6 +19,8 @@ pub struct RegisteredTable {
     pub game: String,
     pub location: String,
     pub plan_id: String,
+    /// A money wheel's segment labels in physical order.
+    pub wheel_layout: Option<Vec<String>>,
     /// Ledger index of the registration.
     pub index: u64,
 }
@@ -74,6 +76,7 @@ impl KeyHistory {
                 game,
                 location,
                 plan_id,
+                wheel_layout,
                 key_id,
                 public_key,
                 valid_from,
@@ -90,6 +93,7 @@ impl KeyHistory {
                         game: game.clone(),
                         location: location.clone(),
                         plan_id: plan_id.clone(),
+                        wheel_layout: wheel_layout.clone(),
                         index,
                     },
                 );
@@ -229,6 +233,7 @@ mod tests {
             game: "roulette".into(),
             location: "Praha".into(),
             plan_id: "69games-ziva-hra".into(),
+            wheel_layout: None,
             key_id,
             public_key,
             valid_from: format_time(t("2026-11-20T10:00:00Z")),

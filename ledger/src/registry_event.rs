@@ -27,6 +27,9 @@ pub enum RegistryEvent {
         game: String,
         location: String,
         plan_id: String,
+        /// A money wheel's segment labels in physical order; absent for other games.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wheel_layout: Option<Vec<String>>,
         key_id: String,
         /// base64 ed25519 public key.
         public_key: String,

@@ -56,6 +56,7 @@ fn setup(conn: &mut PgConnection) -> SigningKey {
         game: "roulette",
         location: "Praha 1",
         plan_id: "p",
+        wheel_layout: None,
     };
     register_table(
         conn,

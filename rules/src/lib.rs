@@ -37,6 +37,22 @@ impl TableSetup {
     /// Nothing beyond the plan: enough for every game but the money wheels.
     pub const NONE: TableSetup = TableSetup { wheel_layout: None };
 
+    /// The setup of a table playing `game` under `plan` from its registration: a money wheel's
+    /// layout is checked against the plan again (the plan may have changed since).
+    pub fn for_table(
+        plan: &Plan,
+        game: GameCode,
+        wheel_layout: Option<&[String]>,
+    ) -> Result<TableSetup, RecordError> {
+        let wheel_layout = match (plan.wheel(game), wheel_layout) {
+            (Ok(wheel), Some(labels)) => {
+                Some(money_wheel::WheelLayout::new(wheel, labels.to_vec())?)
+            }
+            _ => None,
+        };
+        Ok(TableSetup { wheel_layout })
+    }
+
     fn wheel_layout(&self) -> Result<&money_wheel::WheelLayout, RecordError> {
         self.wheel_layout.as_ref().ok_or_else(|| {
             RecordError::invalid(

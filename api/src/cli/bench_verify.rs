@@ -53,6 +53,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
             game: "roulette",
             location: "benchmark",
             plan_id: &plan.plan_id,
+            wheel_layout: None,
         };
         register_table(
             conn,

@@ -28,6 +28,10 @@ pub struct RegisterTable {
     pub plan_id: Option<String>,
     /// The table's ed25519 public key, base64 (see `dozor keygen`).
     pub public_key: String,
+    /// Money wheels only: the label of each segment in physical order, clockwise from the
+    /// segment numbered 0 (e.g. `["1x", "2x", "1x", "5x", …]`). Each box of the plan must
+    /// appear exactly as many times as the plan gives it segments.
+    pub wheel_layout: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -85,6 +89,9 @@ pub struct TableView {
     pub location: String,
     pub plan_id: String,
     pub registered_at: DateTime<Utc>,
+    /// A money wheel's segment labels in physical order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wheel_layout: Option<Vec<String>>,
     pub keys: Vec<KeyView>,
     /// Highest `seq_no` the ledger holds for this table (null before the first record).
     pub last_seq_no: Option<i64>,
@@ -101,6 +108,7 @@ impl From<TableWithKeys> for TableView {
             location: t.table.location,
             plan_id: t.table.plan_id,
             registered_at: t.table.registered_at,
+            wheel_layout: t.table.wheel_layout,
             last_seq_no: None,
             ledger_entry: None,
             keys: t
@@ -186,6 +194,7 @@ pub async fn register(
         GameCode::Roulette => plan.roulette.is_some(),
         GameCode::Blackjack => plan.blackjack.is_some(),
         GameCode::UltimateTexasHoldem => plan.ultimate_texas_holdem.is_some(),
+        GameCode::MoneyWheel1 | GameCode::MoneyWheel2 => plan.wheel(game).is_ok(),
         _ => false,
     };
     if !adjudicated {
@@ -193,6 +202,25 @@ pub async fn register(
             "game",
             format!("plan `{plan_id}` has no rules for `{game}` in this version of dozor"),
         ));
+    }
+    match (plan.wheel(game), &body.wheel_layout) {
+        (Ok(wheel), Some(layout)) => {
+            rules::money_wheel::WheelLayout::new(wheel, layout.clone())
+                .map_err(|e| invalid("wheel_layout", e.to_string()))?;
+        }
+        (Ok(_), None) => {
+            return Err(invalid(
+                "wheel_layout",
+                "a money wheel table needs its segment order (`wheel_layout`)".into(),
+            ))
+        }
+        (Err(_), Some(_)) => {
+            return Err(invalid(
+                "wheel_layout",
+                format!("only money wheel tables have a wheel_layout, not `{game}`"),
+            ))
+        }
+        (Err(_), None) => {}
     }
     let key = parse_public_key(&body.public_key).map_err(bad_key)?;
     let shared = state.clone();
@@ -203,6 +231,7 @@ pub async fn register(
             game: game.as_str(),
             location: &location,
             plan_id: &plan_id,
+            wheel_layout: body.wheel_layout.as_deref(),
         };
         registry::register_table(
             &mut conn,

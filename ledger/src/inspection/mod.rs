@@ -930,7 +930,19 @@ fn readjudicate(
         .plans
         .get(round.plan_id())
         .ok_or_else(|| format!("plan {} is not in the export", round.plan_id()))?;
-    let verdict = rules::adjudicate(plan, &round).map_err(|e| e.to_string())?;
+    // A money wheel is judged on the segment order its registration recorded in the ledger.
+    let setup = match &round {
+        rules::Round::MoneyWheel(_) => {
+            let layout = context
+                .signers
+                .tables
+                .table(round.table_id())
+                .and_then(|t| t.wheel_layout.as_deref());
+            rules::TableSetup::for_table(plan, round.game(), layout).map_err(|e| e.to_string())?
+        }
+        _ => rules::TableSetup::NONE,
+    };
+    let verdict = rules::adjudicate_at(plan, &setup, &round).map_err(|e| e.to_string())?;
     // The verdict types serialize in canonical form (tested), so no re-sorting is needed.
     let again = serde_json::to_vec(&verdict).map_err(|e| e.to_string())?;
     if again != exported.as_bytes() {

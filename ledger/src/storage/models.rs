@@ -13,6 +13,8 @@ pub struct GamingTableRow {
     pub location: String,
     pub plan_id: String,
     pub registered_at: DateTime<Utc>,
+    /// A money wheel's segment labels in physical order.
+    pub wheel_layout: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]

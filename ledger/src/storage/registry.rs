@@ -51,6 +51,8 @@ pub struct NewTable<'a> {
     pub game: &'a str,
     pub location: &'a str,
     pub plan_id: &'a str,
+    /// A money wheel's segment labels in physical order (checked against the plan by the caller).
+    pub wheel_layout: Option<&'a [String]>,
 }
 
 /// A unique violation means the thing exists already: `conflict`; anything else stays a
@@ -84,6 +86,7 @@ pub fn register_table(
             location: table.location.to_owned(),
             plan_id: table.plan_id.to_owned(),
             registered_at: at,
+            wheel_layout: table.wheel_layout.map(<[String]>::to_vec),
         };
         diesel::insert_into(gaming_tables::table)
             .values(&row)
@@ -98,6 +101,7 @@ pub fn register_table(
             game: row.game,
             location: row.location,
             plan_id: row.plan_id,
+            wheel_layout: row.wheel_layout,
             key_id: key_row.key_id,
             public_key: encode_public_key(key),
             valid_from: format_time(at),

@@ -53,6 +53,7 @@ diesel::table! {
         location -> Text,
         plan_id -> Text,
         registered_at -> Timestamptz,
+        wheel_layout -> Nullable<Array<Text>>,
     }
 }
 

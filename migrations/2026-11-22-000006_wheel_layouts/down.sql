@@ -1,0 +1,1 @@
+ALTER TABLE gaming_tables DROP COLUMN wheel_layout;
