@@ -2,6 +2,7 @@
 //! table, with a configurable share of deliberate dealer errors.
 
 pub mod cards;
+pub mod wheel;
 
 use chrono::{DateTime, Utc};
 use ed25519_dalek::SigningKey;

@@ -86,6 +86,14 @@ fn print_table(plan: &Plan) {
     if let Some(roulette) = &plan.roulette {
         lines.extend(rtp::roulette(roulette));
     }
+    for (game, wheel) in [
+        ("money_wheel_1", &plan.money_wheel_1),
+        ("money_wheel_2", &plan.money_wheel_2),
+    ] {
+        if let Some(wheel) = wheel {
+            lines.extend(rtp::wheel(game, wheel));
+        }
+    }
     if let Some(bp) = &plan.blackjack {
         lines.push(rtp::insurance(bp.decks, bp.insurance_odds));
         lines.push(rtp::perfect_pairs(bp.decks, &bp.perfect_pairs));

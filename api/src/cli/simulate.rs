@@ -3,6 +3,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context as _};
 use api::simulation::cards::{BlackjackSimulator, UthSimulator};
+use api::simulation::wheel::WheelSimulator;
 use api::simulation::{table_key, RouletteSimulator};
 use chrono::Utc;
 use futures_util::{stream, StreamExt as _};
@@ -15,7 +16,8 @@ pub struct SimulateArgs {
     /// A running dozor server.
     #[arg(long, default_value = "http://127.0.0.1:8080")]
     server: String,
-    /// The game the tables play: roulette, blackjack or ultimate_texas_holdem.
+    /// The game the tables play: roulette, blackjack, ultimate_texas_holdem, money_wheel_1 or
+    /// money_wheel_2.
     #[arg(long, default_value = "roulette")]
     game: String,
     /// Number of tables.
@@ -37,17 +39,29 @@ pub struct SimulateArgs {
     /// Plan the tables play under.
     #[arg(long, default_value = api::server::DEFAULT_PLAN)]
     plan: String,
+    /// Money wheels: the share of spins the first table's pointer lands on its segment 0
+    /// whatever the spin — an uneven wheel for the wheel statistics to find.
+    #[arg(long, default_value_t = 0.0)]
+    uneven_wheel: f64,
 }
+
+const GAMES: [&str; 5] = [
+    "roulette",
+    "blackjack",
+    "ultimate_texas_holdem",
+    "money_wheel_1",
+    "money_wheel_2",
+];
 
 pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     if !(0.0..=1.0).contains(&args.error_share) {
         bail!("--error-share must be between 0 and 1");
     }
-    if !["roulette", "blackjack", "ultimate_texas_holdem"].contains(&args.game.as_str()) {
-        bail!(
-            "unknown game `{}` (roulette, blackjack, ultimate_texas_holdem)",
-            args.game
-        );
+    if !GAMES.contains(&args.game.as_str()) {
+        bail!("unknown game `{}` ({})", args.game, GAMES.join(", "));
+    }
+    if !(0.0..=1.0).contains(&args.uneven_wheel) {
+        bail!("--uneven-wheel must be between 0 and 1");
     }
     let plan = rules::PlanBook::builtin()?
         .get(&args.plan)
@@ -66,6 +80,8 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitC
     let prefix = match args.game.as_str() {
         "blackjack" => "SIM-BJ",
         "ultimate_texas_holdem" => "SIM-U",
+        "money_wheel_1" => "SIM-W1-",
+        "money_wheel_2" => "SIM-W2-",
         _ => "SIM-R",
     };
     let mut envelopes = Vec::new();
@@ -76,13 +92,27 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitC
         // Each table deals from its own shoe.
         let mut blackjack = BlackjackSimulator::new(args.seed.wrapping_add(t as u64), plan.clone());
         let mut uth = UthSimulator::new(args.seed.wrapping_add(t as u64), plan.clone());
+        let mut wheel = match rules::GameCode::parse(&args.game) {
+            Some(game @ (rules::GameCode::MoneyWheel1 | rules::GameCode::MoneyWheel2)) => {
+                let bias = if t == 1 { args.uneven_wheel } else { 0.0 };
+                Some(WheelSimulator::new(
+                    args.seed.wrapping_add(t as u64),
+                    plan.clone(),
+                    game,
+                    bias,
+                )?)
+            }
+            _ => None,
+        };
+        let mut body = json!({"table_id": table_id, "game": args.game, "plan_id": plan.plan_id,
+                              "location": format!("Simulated pit, {} {t}", args.game),
+                              "public_key": encode_public_key(&key.verifying_key())});
+        if let Some(wheel) = &wheel {
+            body["wheel_layout"] = json!(wheel.layout());
+        }
         let registration = client
             .post(format!("{base}/api/v1/tables"))
-            .json(
-                &json!({"table_id": table_id, "game": args.game, "plan_id": plan.plan_id,
-                          "location": format!("Simulated pit, {} {t}", args.game),
-                          "public_key": encode_public_key(&key.verifying_key())}),
-            )
+            .json(&body)
             .send()
             .await
             .with_context(|| format!("cannot reach {base}; is `dozor serve` running?"))?;
@@ -108,6 +138,10 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitC
                 "ultimate_texas_holdem" => {
                     uth.round_with_errors(&table_id, seq_no, Utc::now(), args.error_share)?
                 }
+                _ if wheel.is_some() => match wheel.as_mut() {
+                    Some(w) => w.spin(&table_id, seq_no, Utc::now(), args.error_share)?,
+                    None => continue,
+                },
                 _ => simulator.spin(&table_id, seq_no, Utc::now()),
             };
             if let Some(e) = error {
