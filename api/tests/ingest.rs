@@ -551,3 +551,56 @@ async fn a_money_wheel_is_registered_with_its_layout_and_judged_by_it() {
     let (_, view) = get(&app, "/api/v1/tables/W1").await;
     assert_eq!(view["last_seq_no"], 1, "{view}");
 }
+
+#[actix_web::test]
+async fn the_wheel_statistics_flag_a_wheel_that_lands_unevenly() {
+    let (state, _url) = state();
+    let app = app!(state);
+    let layout = wheel_1_layout();
+    for (table_id, seed, tilted) in [("W-FAIR", 11, false), ("W-TILT", 12, true)] {
+        let k = key(seed);
+        let mut table = registration(table_id, &k);
+        table["game"] = json!("money_wheel_1");
+        table["wheel_layout"] = json!(layout);
+        let (status, body) = post(&app, "/api/v1/tables", table).await;
+        assert_eq!(status, 201, "{body}");
+        // 216 spins: the fair wheel goes round the segments evenly (6 each); the tilted one
+        // stops on segment 0 for the first 108 spins, then goes round evenly (3 each).
+        for i in 0..216u64 {
+            let segment = if tilted && i < 108 { 0 } else { i % 36 };
+            let spin = json!({
+                "type": "round", "game": "money_wheel_1", "table_id": table_id,
+                "seq_no": i + 1, "plan_id": "69games-ziva-hra",
+                "played_at": "2026-11-20T20:00:00Z",
+                "outcome": {"result": "segment", "segment": segment, "turns": 4},
+                "bets": []
+            });
+            let (status, body) = post(&app, "/api/v1/records", signed(spin, &k)).await;
+            assert_eq!(status, 201, "{body}");
+        }
+    }
+    let (status, report) = get(&app, "/api/v1/reports/wheels?month=2026-11").await;
+    assert_eq!(status, 200, "{report}");
+    let wheels = report["wheels"].as_array().unwrap();
+    assert_eq!(wheels.len(), 2, "{report}");
+    let fair = &wheels[0];
+    assert_eq!(fair["table_id"], "W-FAIR");
+    assert_eq!(fair["spins"], 216);
+    assert_eq!(fair["counts"], json!(vec![6; 36]));
+    assert_eq!(fair["chi_square"], 0.0);
+    assert_eq!(fair["uneven"], false);
+    // Tilted: segment 0 comes up 108 + 3 = 111 times, every other segment 3 times (108 spins
+    // going round 3 times). Expected 6 each: (111 − 6)²/6 + 35 × (3 − 6)²/6 = 1 837.5 + 52.5
+    // = 1 890 on 35 degrees of freedom.
+    let tilted = &wheels[1];
+    assert_eq!(tilted["counts"][0], 111);
+    assert_eq!(tilted["counts"][1], 3);
+    assert!((tilted["chi_square"].as_f64().unwrap() - 1_890.0).abs() < 1e-9);
+    assert_eq!(tilted["degrees_of_freedom"], 35);
+    assert!(tilted["p_value"].as_f64().unwrap() < 1e-100);
+    assert_eq!(tilted["enough_spins"], true);
+    assert_eq!(tilted["uneven"], true);
+    assert_eq!(tilted["most_frequent"], format!("0 {} ×111", layout[0]));
+    let (status, body) = get(&app, "/api/v1/reports/wheels?month=2026-13").await;
+    assert_error(status, &body, 400, "invalid_query");
+}

@@ -1,11 +1,13 @@
 //! Reports over the ledger's derived data: findings and per-game payout/RTP reports.
 
+pub mod chi_square;
 pub mod daily;
 pub mod error;
 pub mod export;
 pub mod findings;
 pub mod gaming_day;
 pub mod shoes;
+pub mod wheels;
 
 pub use error::ReportError;
 pub use gaming_day::GamingDayClock;

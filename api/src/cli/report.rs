@@ -3,7 +3,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use api::database::Database;
-use chrono::{NaiveDate, Utc};
+use chrono::{Datelike as _, NaiveDate, Utc};
 use ledger::storage::connect;
 use reports::{daily, GamingDayClock};
 
@@ -21,6 +21,55 @@ enum ReportKind {
     Daily(DayArgs),
     /// Shoe audit of one gaming day: each blackjack shoe's cards across its rounds.
     Shoes(DayArgs),
+    /// Wheel statistics of a month: segment frequencies of each money wheel, chi-square test.
+    Wheels(MonthArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct MonthArgs {
+    /// `YYYY-MM`, `this` or `last` (months of gaming days, Europe/Prague).
+    #[arg(long, default_value = "last")]
+    month: String,
+    /// `csv` or `json`.
+    #[arg(long, default_value = "csv")]
+    format: String,
+    /// Write to this file instead of standard output.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[arg(long, env = "DOZOR_GAMING_DAY_START_HOUR", default_value_t = 6)]
+    gaming_day_start_hour: u32,
+}
+
+fn wheels(global: &Global, args: MonthArgs) -> anyhow::Result<ExitCode> {
+    let clock = GamingDayClock::new(chrono_tz::Europe::Prague, args.gaming_day_start_hour)
+        .context("--gaming-day-start-hour must be 0-23")?;
+    let this = clock.day_of(Utc::now()).with_day(1).unwrap_or_default();
+    let first = match args.month.as_str() {
+        "this" => this,
+        "last" => this.pred_opt().and_then(|d| d.with_day(1)).unwrap_or(this),
+        other => reports::wheels::parse_month(other)
+            .with_context(|| format!("--month `{other}` is not YYYY-MM, this or last"))?,
+    };
+    if args.format != "csv" && args.format != "json" {
+        anyhow::bail!("--format must be csv or json, not `{}`", args.format);
+    }
+    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
+    let mut conn = connect(&db.url)?;
+    let statistics = reports::wheels::build(&mut conn, &clock, first)?;
+    drop(conn);
+    db.close()?;
+    let text = if args.format == "csv" {
+        reports::wheels::to_csv(&statistics)?
+    } else {
+        serde_json::to_string_pretty(&statistics)? + "\n"
+    };
+    match args.out {
+        Some(path) => {
+            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Debug, clap::Args)]
@@ -50,6 +99,7 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
     ) = match args.kind {
         ReportKind::Daily(a) => (false, a),
         ReportKind::Shoes(a) => (true, a),
+        ReportKind::Wheels(a) => return wheels(global, a),
     };
     let clock = GamingDayClock::new(chrono_tz::Europe::Prague, gaming_day_start_hour)
         .context("--gaming-day-start-hour must be 0-23")?;

@@ -4,6 +4,7 @@ use actix_web::{get, web, HttpResponse};
 use chrono::NaiveDate;
 use reports::daily::{self as daily_report, DailyReport};
 use reports::shoes::{self as shoe_report, ShoeAudit};
+use reports::wheels::{self as wheel_report, WheelStatistics};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -52,6 +53,50 @@ pub async fn daily(
             .body(body))
     } else {
         Ok(HttpResponse::Ok().json(report))
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct MonthQuery {
+    /// Month of gaming days, `YYYY-MM`.
+    pub month: String,
+    /// `json` (default) or `csv`.
+    pub format: Option<String>,
+}
+
+/// Wheel statistics of a month: how often each segment of each money wheel came up, and a
+/// chi-square test against equally likely segments; `uneven` when p < 0.001 (with every
+/// segment expected at least 5 times).
+#[utoipa::path(get, path = "/api/v1/reports/wheels", tag = "reports", params(MonthQuery),
+    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = WheelStatistics), (status = 400, body = ErrorBody)))]
+#[get("/reports/wheels")]
+pub async fn wheels(
+    state: web::Data<AppState>,
+    query: web::Query<MonthQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
+    let csv = wants_csv(q.format.as_deref())?;
+    let first = wheel_report::parse_month(&q.month).ok_or_else(|| {
+        ApiError::bad_request(
+            "invalid_query",
+            format!("month must be YYYY-MM, not `{}`", q.month),
+        )
+    })?;
+    let statistics = web::block(move || -> Result<_, ApiError> {
+        Ok(wheel_report::build(
+            &mut *state.conn()?,
+            &state.clock,
+            first,
+        )?)
+    })
+    .await??;
+    if csv {
+        Ok(HttpResponse::Ok()
+            .content_type("text/csv; charset=utf-8")
+            .body(wheel_report::to_csv(&statistics)?))
+    } else {
+        Ok(HttpResponse::Ok().json(statistics))
     }
 }
 
