@@ -10,6 +10,7 @@ pub mod hand_rank;
 pub mod money;
 pub mod money_wheel;
 pub mod plan;
+pub mod poker_cash;
 pub mod ratio;
 pub mod record;
 pub mod roulette;
@@ -81,6 +82,7 @@ pub fn adjudicate_at<'a>(
         Round::MoneyWheel(r) => {
             money_wheel::adjudicate(plan.wheel(r.game)?, plan, setup.wheel_layout()?, r)
         }
+        Round::PokerCash(r) => poker_cash::adjudicate(plan.poker_cash()?, plan, r),
     }
 }
 
@@ -101,6 +103,13 @@ pub fn round_statistics_at(
             setup.wheel_layout()?,
             r,
         )),
+        // Players play each other: there is no return to player, the casino's revenue is the
+        // rake (stakes − payouts in the daily report).
+        Round::PokerCash(_) => Ok(RoundStatistics {
+            rtp_stakes_h: 0,
+            expected_payout_mh: 0,
+            payout_variance_h2: 0.0,
+        }),
         Round::Roulette(r) => Ok(roulette::round_statistics(plan.roulette()?, r)),
         Round::Blackjack(r) => Ok(blackjack::round_statistics(
             plan.blackjack()?,

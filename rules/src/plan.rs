@@ -33,6 +33,9 @@ pub struct Plan {
     /// Šťastné kolo II (money wheel II).
     #[serde(default)]
     pub money_wheel_2: Option<WheelPlan>,
+    /// Cash game (Texas Hold'em, Omaha Hold'em).
+    #[serde(default)]
+    pub poker_cash: Option<PokerCashPlan>,
     /// Figures too long to compute per report, kept beside the plan file; not part of it.
     #[serde(skip)]
     pub theoretical: TheoreticalFigures,
@@ -137,6 +140,30 @@ pub struct PerfectPairsPlan {
     pub coloured: u32,
     pub perfect: u32,
     pub max_win_h: i64,
+}
+
+/// Cash game section: the casino's rake.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PokerCashPlan {
+    /// Share of the closed pot, rounded down to whole Kč.
+    pub rake_percent: u8,
+    /// The cap by the number of players dealt in (the first line that covers them applies; more
+    /// players than any line: the last).
+    pub rake_caps: Vec<RakeCap>,
+    /// The smallest chip: pots split in whole chips, odd chips to the first winner left of the
+    /// button.
+    pub chip_unit_h: i64,
+    /// Time collection instead of rake, per 30 minutes.
+    pub time_collection_min_h: i64,
+    pub time_collection_max_h: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RakeCap {
+    pub players_up_to: u8,
+    pub cap_h: i64,
 }
 
 /// A money wheel section: the boxes of the layout and how many wheel segments each has.
@@ -276,6 +303,15 @@ impl Plan {
             plan_id: self.plan_id.clone(),
             game: game.as_str().into(),
         })
+    }
+
+    pub fn poker_cash(&self) -> Result<&PokerCashPlan, RecordError> {
+        self.poker_cash
+            .as_ref()
+            .ok_or_else(|| RecordError::GameNotInPlan {
+                plan_id: self.plan_id.clone(),
+                game: "poker_cash".into(),
+            })
     }
 
     pub fn ultimate_texas_holdem(&self) -> Result<&UltimateTexasHoldemPlan, RecordError> {

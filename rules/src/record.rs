@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::blackjack::BlackjackRound;
 use crate::money_wheel::WheelRound;
+use crate::poker_cash::PokerHand;
 use crate::roulette::RouletteRound;
 use crate::uth::UthRound;
 use crate::RecordError;
@@ -273,6 +274,7 @@ pub enum Round {
     Blackjack(BlackjackRound),
     UltimateTexasHoldem(UthRound),
     MoneyWheel(WheelRound),
+    PokerCash(PokerHand),
 }
 
 impl Round {
@@ -304,6 +306,12 @@ impl Round {
                     .map_err(|e| RecordError::Malformed(e.to_string()))?;
                 round.validate()?;
                 Ok(Round::MoneyWheel(round))
+            }
+            GameCode::PokerCash => {
+                let hand = PokerHand::deserialize(record)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                hand.validate()?;
+                Ok(Round::PokerCash(hand))
             }
             other => Err(RecordError::UnsupportedGame(other.to_string())),
         }
@@ -341,6 +349,12 @@ impl Round {
                 round.validate()?;
                 Ok(Round::MoneyWheel(round))
             }
+            GameCode::PokerCash => {
+                let hand: PokerHand = serde_json::from_str(text)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                hand.validate()?;
+                Ok(Round::PokerCash(hand))
+            }
             other => Err(RecordError::UnsupportedGame(other.to_string())),
         }
     }
@@ -351,6 +365,7 @@ impl Round {
             Round::Blackjack(_) => GameCode::Blackjack,
             Round::UltimateTexasHoldem(_) => GameCode::UltimateTexasHoldem,
             Round::MoneyWheel(r) => r.game,
+            Round::PokerCash(_) => GameCode::PokerCash,
         }
     }
 
@@ -360,6 +375,7 @@ impl Round {
             Round::Blackjack(r) => &r.table_id,
             Round::UltimateTexasHoldem(r) => &r.table_id,
             Round::MoneyWheel(r) => &r.table_id,
+            Round::PokerCash(r) => &r.table_id,
         }
     }
 
@@ -369,6 +385,7 @@ impl Round {
             Round::Blackjack(r) => &r.plan_id,
             Round::UltimateTexasHoldem(r) => &r.plan_id,
             Round::MoneyWheel(r) => &r.plan_id,
+            Round::PokerCash(r) => &r.plan_id,
         }
     }
 
@@ -378,6 +395,7 @@ impl Round {
             Round::Blackjack(r) => r.played_at,
             Round::UltimateTexasHoldem(r) => r.played_at,
             Round::MoneyWheel(r) => r.played_at,
+            Round::PokerCash(r) => r.played_at,
         }
     }
 }

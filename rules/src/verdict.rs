@@ -33,10 +33,14 @@ pub enum FindingKind {
     /// A bet the plan does not allow at all (insurance without a dealer ace, a side bet without
     /// a main bet, too many bets on a box).
     BetNotAllowed,
+    /// Chips that do not add up: more put in than a stack held, or pots ≠ awards + rake.
+    ChipsNotConserved,
+    /// A poker rake other than the plan's (5 % rounded down, capped by the number of players).
+    RakeWrong,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 12] = [
+    pub const ALL: [FindingKind; 14] = [
         FindingKind::Overpaid,
         FindingKind::Underpaid,
         FindingKind::StakeBelowMinimum,
@@ -49,6 +53,8 @@ impl FindingKind {
         FindingKind::CardsInconsistent,
         FindingKind::PayoutWithheld,
         FindingKind::BetNotAllowed,
+        FindingKind::ChipsNotConserved,
+        FindingKind::RakeWrong,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -65,6 +71,8 @@ impl FindingKind {
             FindingKind::CardsInconsistent => "cards_inconsistent",
             FindingKind::PayoutWithheld => "payout_withheld",
             FindingKind::BetNotAllowed => "bet_not_allowed",
+            FindingKind::ChipsNotConserved => "chips_not_conserved",
+            FindingKind::RakeWrong => "rake_wrong",
         }
     }
 

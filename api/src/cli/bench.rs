@@ -122,6 +122,7 @@ fn adjudicate(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
             rules::Round::Blackjack(b) => b.boxes.iter().map(|x| x.bets.len()).sum(),
             rules::Round::UltimateTexasHoldem(u) => u.spots.iter().map(|s| s.bets.len()).sum(),
             rules::Round::MoneyWheel(w) => w.bets.len(),
+            rules::Round::PokerCash(h) => h.seats.len(),
         })
         .sum();
     let started = Instant::now();

@@ -195,6 +195,7 @@ pub async fn register(
         GameCode::Blackjack => plan.blackjack.is_some(),
         GameCode::UltimateTexasHoldem => plan.ultimate_texas_holdem.is_some(),
         GameCode::MoneyWheel1 | GameCode::MoneyWheel2 => plan.wheel(game).is_ok(),
+        GameCode::PokerCash => plan.poker_cash.is_some(),
         _ => false,
     };
     if !adjudicated {

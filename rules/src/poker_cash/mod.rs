@@ -1,0 +1,474 @@
+//! Poker cash games (Texas Hold'em, Omaha Hold'em): the casino only takes the rake. A hand is
+//! re-played from its actions — turn order, minimum bets and raises, an all-in short of a full
+//! raise not reopening the betting, no action after a fold — then the pots are rebuilt from what
+//! each seat put in (side pots at each all-in), awarded from the shown cards (Hold'em: best five
+//! of seven; Omaha: exactly two hole cards and three of the board) with odd chips to the first
+//! winner left of the button, and the rake is checked against the plan (5 % of the closed pot,
+//! rounded down to whole Kč, capped by the number of players).
+
+mod betting;
+mod pots;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::cards::{Card, CardSet};
+use crate::hand_rank::{evaluate, HandRank};
+use crate::money::{format_czk, validate_amount};
+use crate::plan::{Plan, PokerCashPlan};
+use crate::record::{validate_identifier, validate_round_identity, GameCode};
+use crate::roulette::RoundType;
+use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
+use crate::{RecordError, RULES_VERSION};
+
+pub use betting::Street;
+
+/// Seats at a cash-game table (seed 001: at most 10).
+pub const MAX_SEATS: u8 = 10;
+
+/// The verdict names each seat's line by its number.
+const SEAT_IDS: [&str; 11] = [
+    "seat-0", "seat-1", "seat-2", "seat-3", "seat-4", "seat-5", "seat-6", "seat-7", "seat-8",
+    "seat-9", "seat-10",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Variant {
+    Holdem,
+    Omaha,
+}
+
+impl Variant {
+    fn hole_cards(self) -> usize {
+        match self {
+            Variant::Holdem => 2,
+            Variant::Omaha => 4,
+        }
+    }
+}
+
+/// How the casino is paid for the hand.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Collection {
+    /// A share of the pot.
+    #[default]
+    Rake,
+    /// Time collection, taken per 30 minutes as a table event: no rake from the hand.
+    Time,
+}
+
+/// One hand as the table reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PokerHand {
+    #[serde(rename = "type")]
+    pub record_type: RoundType,
+    pub game: GameCode,
+    pub table_id: String,
+    pub seq_no: u64,
+    pub plan_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_id: Option<String>,
+    /// When the pot was pushed, UTC.
+    pub played_at: DateTime<Utc>,
+    pub variant: Variant,
+    /// The seat with the dealer button (a dead button may be an empty seat).
+    pub button: u8,
+    pub small_blind_h: i64,
+    pub big_blind_h: i64,
+    /// The seats dealt in, by seat number.
+    pub seats: Vec<PokerSeat>,
+    /// Every action in the order taken, blinds first.
+    pub actions: Vec<PokerAction>,
+    /// The community cards dealt (0, 3, 4 or 5).
+    #[serde(default)]
+    pub board: Vec<Card>,
+    /// What each seat was handed from the pots (uncalled bets returned included).
+    pub awards: Vec<Award>,
+    #[serde(default)]
+    pub collection: Collection,
+    /// What the casino took from the pot.
+    pub rake_h: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PokerSeat {
+    pub seat: u8,
+    pub player: String,
+    /// Chips in front of the player when the hand started.
+    pub stack_h: i64,
+    /// The hole cards the player turned over, if any (a hand must be fully shown to win).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shown: Option<Vec<Card>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    SmallBlind,
+    BigBlind,
+    /// A voluntary blind of twice the big blind, by the seat after the big blind.
+    Straddle,
+    Fold,
+    Check,
+    Call,
+    Bet,
+    Raise,
+    /// Everything the player has left, whatever that amounts to (a call, bet or raise).
+    AllIn,
+}
+
+impl ActionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::SmallBlind => "small_blind",
+            ActionKind::BigBlind => "big_blind",
+            ActionKind::Straddle => "straddle",
+            ActionKind::Fold => "fold",
+            ActionKind::Check => "check",
+            ActionKind::Call => "call",
+            ActionKind::Bet => "bet",
+            ActionKind::Raise => "raise",
+            ActionKind::AllIn => "all_in",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PokerAction {
+    pub seat: u8,
+    pub street: Street,
+    pub action: ActionKind,
+    /// Blinds, bets and raises: the seat's total on this street after the action ("raise to").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_h: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Award {
+    pub seat: u8,
+    pub amount_h: i64,
+}
+
+impl PokerHand {
+    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
+    pub fn validate(&self) -> Result<(), RecordError> {
+        if self.game != GameCode::PokerCash {
+            return Err(RecordError::invalid("game", "must be `poker_cash`"));
+        }
+        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
+        if !(2..=usize::from(MAX_SEATS)).contains(&self.seats.len()) {
+            return Err(RecordError::invalid(
+                "seats",
+                format!("a hand is dealt to 2 to {MAX_SEATS} seats"),
+            ));
+        }
+        let mut previous = 0u8;
+        for (i, s) in self.seats.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("seats[{i}]"));
+            if s.seat <= previous || s.seat > MAX_SEATS {
+                return Err(at(RecordError::invalid(
+                    "seat",
+                    format!("seats are numbered 1 to {MAX_SEATS}, in order, each once"),
+                )));
+            }
+            previous = s.seat;
+            validate_identifier("player", &s.player).map_err(at)?;
+            if validate_amount("stack_h", s.stack_h).map_err(at)? == 0 {
+                return Err(at(RecordError::invalid("stack_h", "must be positive")));
+            }
+            if let Some(shown) = &s.shown {
+                if shown.len() != self.variant.hole_cards() {
+                    return Err(at(RecordError::invalid(
+                        "shown",
+                        format!(
+                            "{} hole cards in {:?}, {} shown",
+                            self.variant.hole_cards(),
+                            self.variant,
+                            shown.len()
+                        ),
+                    )));
+                }
+            }
+        }
+        if self.button == 0 || self.button > MAX_SEATS {
+            return Err(RecordError::invalid(
+                "button",
+                format!("a seat number 1 to {MAX_SEATS}"),
+            ));
+        }
+        if !matches!(self.board.len(), 0 | 3 | 4 | 5) {
+            return Err(RecordError::invalid(
+                "board",
+                format!("0, 3, 4 or 5 cards, not {}", self.board.len()),
+            ));
+        }
+        let mut cards: Vec<Card> = self.board.clone();
+        cards.extend(self.seats.iter().filter_map(|s| s.shown.clone()).flatten());
+        if let Err(card) = CardSet::of(&cards) {
+            return Err(RecordError::invalid(
+                "board",
+                format!("{card} is dealt twice (one deck)"),
+            ));
+        }
+        if validate_amount("small_blind_h", self.small_blind_h)? == 0
+            || validate_amount("big_blind_h", self.big_blind_h)? < self.small_blind_h
+        {
+            return Err(RecordError::invalid(
+                "big_blind_h",
+                "blinds must be positive, the big blind at least the small one",
+            ));
+        }
+        for (i, a) in self.actions.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("actions[{i}]"));
+            if !self.seats.iter().any(|s| s.seat == a.seat) {
+                return Err(at(RecordError::invalid(
+                    "seat",
+                    format!("seat {} is not dealt in", a.seat),
+                )));
+            }
+            if let Some(to) = a.to_h {
+                validate_amount("to_h", to).map_err(at)?;
+            }
+        }
+        if self.actions.len() > 1_000 {
+            return Err(RecordError::invalid("actions", "at most 1 000 actions"));
+        }
+        for (i, award) in self.awards.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("awards[{i}]"));
+            if !self.seats.iter().any(|s| s.seat == award.seat) {
+                return Err(at(RecordError::invalid(
+                    "seat",
+                    format!("seat {} is not dealt in", award.seat),
+                )));
+            }
+            validate_amount("amount_h", award.amount_h).map_err(at)?;
+        }
+        validate_amount("rake_h", self.rake_h)?;
+        Ok(())
+    }
+
+    fn seat(&self, seat: u8) -> Option<&PokerSeat> {
+        self.seats.iter().find(|s| s.seat == seat)
+    }
+
+    /// Seats in the order they act after the button: first left of the button, …
+    fn left_of_button(&self) -> Vec<u8> {
+        let mut order: Vec<u8> = self.seats.iter().map(|s| s.seat).collect();
+        order.sort_by_key(|&s| (s <= self.button, s));
+        order
+    }
+}
+
+/// The best five-card hand of a seat's shown cards with the board, by the variant's rule.
+fn best_hand(variant: Variant, hole: &[Card], board: &[Card]) -> Option<HandRank> {
+    match variant {
+        Variant::Holdem => {
+            let cards: Vec<Card> = hole.iter().chain(board).copied().collect();
+            (cards.len() >= 5).then(|| evaluate(CardSet::of(&cards).unwrap_or_default()))
+        }
+        Variant::Omaha => {
+            let mut best = None;
+            for (i, a) in hole.iter().enumerate() {
+                for b in &hole[i + 1..] {
+                    for (x, c) in board.iter().enumerate() {
+                        for (y, d) in board.iter().enumerate().skip(x + 1) {
+                            for e in &board[y + 1..] {
+                                let set = CardSet::of(&[*a, *b, *c, *d, *e]).unwrap_or_default();
+                                let rank = evaluate(set);
+                                if best.is_none_or(|b| rank > b) {
+                                    best = Some(rank);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            best
+        }
+    }
+}
+
+fn finding(
+    kind: FindingKind,
+    seat: Option<u8>,
+    expected: i64,
+    actual: i64,
+    message: String,
+) -> Finding {
+    Finding {
+        kind,
+        bet_ids: seat.map(|s| vec![format!("seat-{s}")]),
+        expected_h: Some(expected),
+        actual_h: Some(actual),
+        amount_h: actual.abs_diff(expected).try_into().unwrap_or(i64::MAX),
+        message,
+    }
+}
+
+/// The plan's rake for a closed pot of `pot_h` dealt to `players`: 5 % rounded down to whole
+/// Kč, at most the cap for that many players.
+pub fn rake_for(pp: &PokerCashPlan, pot_h: i64, players: usize) -> i64 {
+    let share = pot_h.saturating_mul(i64::from(pp.rake_percent)) / 100;
+    let whole_kc = share - share % 100;
+    let cap = pp
+        .rake_caps
+        .iter()
+        .find(|c| players <= usize::from(c.players_up_to))
+        .or(pp.rake_caps.last())
+        .map_or(i64::MAX, |c| c.cap_h);
+    whole_kc.min(cap)
+}
+
+/// Re-adjudicates a hand: the betting, the pots, the showdown, the rake.
+pub fn adjudicate<'a>(
+    pp: &PokerCashPlan,
+    plan: &'a Plan,
+    hand: &'a PokerHand,
+) -> Result<Verdict<'a>, RecordError> {
+    let mut findings = Vec::new();
+    let played = betting::replay(hand, &mut findings);
+    for s in &hand.seats {
+        let put_in = played.put_in(s.seat);
+        if put_in > s.stack_h {
+            findings.push(finding(
+                FindingKind::ChipsNotConserved,
+                Some(s.seat),
+                s.stack_h,
+                put_in,
+                format!(
+                    "seat {} put {} into the pot but started with {}",
+                    s.seat,
+                    format_czk(put_in),
+                    format_czk(s.stack_h)
+                ),
+            ));
+        }
+    }
+    let pots = pots::build(&played);
+    let expected_board = if played.showdown {
+        5
+    } else {
+        played.last_street.board_cards()
+    };
+    if hand.board.len() != expected_board && (played.showdown || hand.board.len() < expected_board)
+    {
+        findings.push(Finding {
+            kind: FindingKind::CardsInconsistent,
+            bet_ids: None,
+            expected_h: None,
+            actual_h: None,
+            amount_h: 0,
+            message: format!(
+                "the board has {} cards, the hand needs {expected_board}",
+                hand.board.len()
+            ),
+        });
+    }
+    let total_pot: i64 = pots.pots.iter().map(|p| p.amount_h).sum();
+    let expected_rake = match hand.collection {
+        Collection::Rake => rake_for(pp, total_pot, hand.seats.len()),
+        Collection::Time => 0,
+    };
+    if hand.rake_h != expected_rake {
+        findings.push(finding(
+            FindingKind::RakeWrong,
+            None,
+            expected_rake,
+            hand.rake_h,
+            format!(
+                "rake {}: the plan allows {} ({} % of the {} pot rounded down to whole Kč, at most {} with {} players)",
+                format_czk(hand.rake_h),
+                format_czk(expected_rake),
+                pp.rake_percent,
+                format_czk(total_pot),
+                format_czk(rake_for(pp, i64::MAX / 200, hand.seats.len())),
+                hand.seats.len()
+            ),
+        ));
+    }
+    let expected_awards = pots::award(pp, hand, &pots, expected_rake, &mut findings);
+    let mut bets = Vec::with_capacity(hand.seats.len());
+    let (mut stakes_h, mut expected_total_h, mut paid_total_h) = (0i64, 0i64, 0i64);
+    for s in &hand.seats {
+        let put_in = played.put_in(s.seat);
+        let expected_h = expected_awards.get(&s.seat).copied().unwrap_or(0);
+        let paid_h = hand
+            .awards
+            .iter()
+            .filter(|a| a.seat == s.seat)
+            .fold(0i64, |sum, a| sum.saturating_add(a.amount_h));
+        if paid_h != expected_h {
+            let (kind, what) = if paid_h > expected_h {
+                (FindingKind::Overpaid, "overpaid")
+            } else {
+                (FindingKind::Underpaid, "underpaid")
+            };
+            findings.push(finding(
+                kind,
+                Some(s.seat),
+                expected_h,
+                paid_h,
+                format!(
+                    "seat {} ({}): {what}; handed {}, the pots give {}",
+                    s.seat,
+                    s.player,
+                    format_czk(paid_h),
+                    format_czk(expected_h)
+                ),
+            ));
+        }
+        stakes_h = stakes_h.saturating_add(put_in);
+        expected_total_h = expected_total_h.saturating_add(expected_h);
+        paid_total_h = paid_total_h.saturating_add(paid_h);
+        bets.push(BetVerdict {
+            bet_id: SEAT_IDS.get(usize::from(s.seat)).copied().unwrap_or("seat"),
+            player: &s.player,
+            kind: "seat",
+            stake_h: put_in,
+            expected_paid_h: expected_h,
+            paid_h,
+        });
+    }
+    let handed = paid_total_h.saturating_add(hand.rake_h);
+    if handed != stakes_h {
+        findings.push(finding(
+            FindingKind::ChipsNotConserved,
+            None,
+            stakes_h,
+            handed,
+            format!(
+                "{} went into the pot, {} came out (awards {} + rake {})",
+                format_czk(stakes_h),
+                format_czk(handed),
+                format_czk(paid_total_h),
+                format_czk(hand.rake_h)
+            ),
+        ));
+    }
+    Ok(Verdict {
+        plan_id: &plan.plan_id,
+        rules_version: RULES_VERSION,
+        game: GameCode::PokerCash,
+        table_id: &hand.table_id,
+        seq_no: hand.seq_no,
+        winning_number: None,
+        segment: None,
+        segment_label: None,
+        void_reason: None,
+        void: false,
+        stakes_h,
+        expected_paid_h: expected_total_h,
+        paid_h: paid_total_h,
+        bets,
+        findings,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,361 @@
+//! Hand-computed cash-game cases. Amounts in haléře: 100 Kč = 10 000 h.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::{FindingKind, PlanBook, Round};
+
+fn plan() -> Plan {
+    PlanBook::builtin()
+        .unwrap()
+        .get("69games-ziva-hra")
+        .unwrap()
+        .clone()
+}
+
+fn cards(text: &str) -> Vec<&str> {
+    text.split_whitespace().collect()
+}
+
+fn seat(n: u8, stack_h: i64, shown: Option<&str>) -> Value {
+    let mut s = json!({"seat": n, "player": format!("p{n}"), "stack_h": stack_h});
+    if let Some(c) = shown {
+        s["shown"] = json!(cards(c));
+    }
+    s
+}
+
+/// `"3 preflop raise 20000"`, `"1 flop check"`: seat, street, action and a "to" amount.
+fn act(text: &str) -> Value {
+    let parts: Vec<&str> = text.split_whitespace().collect();
+    let mut a =
+        json!({"seat": parts[0].parse::<u8>().unwrap(), "street": parts[1], "action": parts[2]});
+    if let Some(to) = parts.get(3) {
+        a["to_h"] = json!(to.parse::<i64>().unwrap());
+    }
+    a
+}
+
+#[allow(clippy::too_many_arguments)]
+fn hand(
+    variant: &str,
+    button: u8,
+    blinds: (i64, i64),
+    seats: Value,
+    actions: &[&str],
+    board: &str,
+    awards: &[(u8, i64)],
+    rake_h: i64,
+) -> Value {
+    json!({
+        "type": "round", "game": "poker_cash", "table_id": "P1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T23:00:00Z",
+        "variant": variant, "button": button,
+        "small_blind_h": blinds.0, "big_blind_h": blinds.1,
+        "seats": seats,
+        "actions": actions.iter().map(|a| act(a)).collect::<Vec<_>>(),
+        "board": cards(board),
+        "awards": awards.iter().map(|(s, a)| json!({"seat": s, "amount_h": a})).collect::<Vec<_>>(),
+        "rake_h": rake_h
+    })
+}
+
+fn judge(record: Value) -> (Vec<(u8, i64)>, Vec<Finding>) {
+    let plan = plan();
+    let Round::PokerCash(h) = Round::parse(&record).unwrap() else {
+        panic!("not poker")
+    };
+    let v = adjudicate(plan.poker_cash().unwrap(), &plan, &h).unwrap();
+    let expected = h
+        .seats
+        .iter()
+        .zip(&v.bets)
+        .map(|(s, b)| (s.seat, b.expected_paid_h))
+        .collect();
+    (expected, v.findings)
+}
+
+fn kinds(findings: &[Finding]) -> Vec<FindingKind> {
+    findings.iter().map(|f| f.kind).collect()
+}
+
+#[test]
+fn three_all_ins_make_two_side_pots_and_the_split_main_pot_gives_the_odd_chip_left_of_the_button() {
+    // Five seats, button 5, blinds 25/50 Kč. Seat 1 posts 25 Kč and folds; seat 2 (1 000 Kč),
+    // seat 3 (2 500 Kč) and seat 4 (4 000 Kč) go all in, seat 5 (6 000 Kč) calls 4 000 Kč.
+    // Seat 4's all in raises by 1 500 Kč, short of the 2 450 Kč raise before it: legal all in.
+    // Put in: 25 + 1 000 + 2 500 + 4 000 + 4 000 Kč. Pots:
+    //   main  25 + 4 × 1 000 = 4 025 Kč (seats 2, 3, 4, 5),
+    //   side1 3 × 1 500      = 4 500 Kč (seats 3, 4, 5),
+    //   side2 2 × 1 500      = 3 000 Kč (seats 4, 5).
+    // Rake: 5 % of 11 525 Kč = 576.25 Kč → capped at 300 Kč (5 players), taken from the main pot:
+    // 3 725 Kč left. Board A♥ K♦ 7♣ 7♠ 2♥: seats 2 (A♣ 9♦) and 4 (A♠ 9♥) tie with aces and
+    // sevens, king kicker; seat 3 (K♣ Q♦) has kings and sevens, seat 5 (Q♥ Q♠) queens and
+    // sevens. Main: 3 725 / 2 = 1 862 Kč each and the odd 1 Kč to seat 2, the first winner left
+    // of the button: 1 863 and 1 862 Kč. Seat 4 wins both side pots: 1 862 + 4 500 + 3 000
+    // = 9 362 Kč.
+    let record = hand(
+        "holdem",
+        5,
+        (2_500, 5_000),
+        json!([
+            seat(1, 100_000, None),
+            seat(2, 100_000, Some("Ac 9d")),
+            seat(3, 250_000, Some("Kc Qd")),
+            seat(4, 400_000, Some("As 9h")),
+            seat(5, 600_000, Some("Qh Qs"))
+        ]),
+        &[
+            "1 preflop small_blind 2500",
+            "2 preflop big_blind 5000",
+            "3 preflop all_in 250000",
+            "4 preflop all_in 400000",
+            "5 preflop call",
+            "1 preflop fold",
+            "2 preflop all_in 100000",
+        ],
+        "Ah Kd 7c 7s 2h",
+        &[(2, 186_300), (4, 936_200)],
+        30_000,
+    );
+    let (expected, findings) = judge(record);
+    assert_eq!(
+        expected,
+        [(1, 0), (2, 186_300), (3, 0), (4, 936_200), (5, 0)]
+    );
+    assert!(findings.is_empty(), "{findings:?}");
+}
+
+#[test]
+fn omaha_plays_exactly_two_hole_cards_and_three_from_the_board() {
+    // Board A♥ K♥ Q♥ J♥ 5♣. Seat 1 holds T♥ 2♠ 3♠ 4♣: with any five of its nine cards it would
+    // have a royal flush (T♥ J♥ Q♥ K♥ A♥), but Omaha allows one hole heart only, so its best is
+    // ace-high (T♥ 4♣ + A♥ K♥ Q♥). Seat 2 holds 9♠ 9♦ 8♣ 8♦: a pair of nines (9♠ 9♦ + A♥ K♥ Q♥)
+    // and wins. Heads-up, blinds 25/50 Kč, checked down: pot 100 Kč, rake 5 Kč, 95 Kč to seat 2.
+    let record = hand(
+        "omaha",
+        2,
+        (2_500, 5_000),
+        json!([
+            seat(1, 100_000, Some("Th 2s 3s 4c")),
+            seat(2, 100_000, Some("9s 9d 8c 8d"))
+        ]),
+        &[
+            "2 preflop small_blind 2500",
+            "1 preflop big_blind 5000",
+            "2 preflop call",
+            "1 preflop check",
+            "1 flop check",
+            "2 flop check",
+            "1 turn check",
+            "2 turn check",
+            "1 river check",
+            "2 river check",
+        ],
+        "Ah Kh Qh Jh 5c",
+        &[(2, 9_500)],
+        500,
+    );
+    let (expected, findings) = judge(record.clone());
+    assert_eq!(expected, [(1, 0), (2, 9_500)]);
+    assert!(findings.is_empty(), "{findings:?}");
+    // The same cards in Hold'em rules (any five): seat 1's royal flush would win. (Two hole
+    // cards each in Hold'em, so the comparison is made on the evaluator directly.)
+    let royal = best_hand(
+        Variant::Holdem,
+        &[Card::parse("Th").unwrap()],
+        &["Ah", "Kh", "Qh", "Jh", "5c"].map(|c| Card::parse(c).unwrap()),
+    )
+    .unwrap();
+    assert!(royal.is_royal_flush());
+}
+
+#[test]
+fn the_rake_is_five_per_cent_in_whole_koruny_capped_by_the_number_of_players() {
+    let plan = plan();
+    let pp = plan.poker_cash().unwrap();
+    // 10 000 Kč pot: 5 % = 500 Kč, capped at 200 Kč with 4 players and 300 Kč with 5.
+    assert_eq!(rake_for(pp, 1_000_000, 4), 20_000);
+    assert_eq!(rake_for(pp, 1_000_000, 5), 30_000);
+    // 123.45 Kč pot: 5 % = 6.1725 Kč, rounded down to 6 Kč.
+    assert_eq!(rake_for(pp, 12_345, 3), 600);
+    // 3 000 Kč pot with 2 players: 150 Kč, under the cap.
+    assert_eq!(rake_for(pp, 300_000, 2), 15_000);
+    // More players than the plan's table (10): the last cap, 300 Kč.
+    assert_eq!(rake_for(pp, 1_000_000, 10), 30_000);
+}
+
+#[test]
+fn an_all_in_short_of_a_full_raise_does_not_reopen_the_betting() {
+    // Seats 1–3, button 3, blinds 25/50 Kč. Seat 3 raises to 200 Kč (a raise of 150 Kč); seat 1
+    // goes all in for 300 Kč (100 Kč more: short of a full raise); seat 2 calls 300 Kč. Seat 3
+    // has acted since the last full raise, so it may only call or fold — its raise to 600 Kč
+    // is a finding.
+    let record = hand(
+        "holdem",
+        3,
+        (2_500, 5_000),
+        json!([
+            seat(1, 30_000, Some("Ks Kd")),
+            seat(2, 200_000, Some("2c 7d")),
+            seat(3, 200_000, Some("Qs Qd"))
+        ]),
+        &[
+            "1 preflop small_blind 2500",
+            "2 preflop big_blind 5000",
+            "3 preflop raise 20000",
+            "1 preflop all_in 30000",
+            "2 preflop call",
+            "3 preflop raise 60000",
+            "2 preflop call",
+            "2 flop check",
+            "3 flop check",
+            "2 turn check",
+            "3 turn check",
+            "2 river check",
+            "3 river check",
+        ],
+        "As 8h 5c 4d 3s",
+        &[],
+        0,
+    );
+    let (_, findings) = judge(record);
+    let illegal: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::IllegalDecision)
+        .collect();
+    assert_eq!(illegal.len(), 1, "{findings:?}");
+    assert!(illegal[0].message.contains("not reopened"), "{illegal:?}");
+}
+
+#[test]
+fn a_raise_below_the_minimum_and_acting_out_of_turn_are_findings() {
+    // Bet 100 Kč, raise to 400 Kč (a 300 Kč raise): the next raise must reach 700 Kč (the plan's
+    // example); 600 Kč is too little. Then seat 1 acts before seat 2.
+    let record = hand(
+        "holdem",
+        3,
+        (2_500, 5_000),
+        json!([
+            seat(1, 500_000, None),
+            seat(2, 500_000, None),
+            seat(3, 500_000, None)
+        ]),
+        &[
+            "1 preflop small_blind 2500",
+            "2 preflop big_blind 5000",
+            "3 preflop call",
+            "1 preflop call",
+            "2 preflop check",
+            "1 flop bet 10000",
+            "2 flop raise 40000",
+            "3 flop raise 60000",
+            "2 flop fold",
+            "1 flop fold",
+        ],
+        "As 8h 5c",
+        &[(3, 0)],
+        0,
+    );
+    let (_, findings) = judge(record);
+    let messages: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::IllegalDecision)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("below the minimum raise to 700")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.contains("out of turn")),
+        "{messages:?}"
+    );
+}
+
+#[test]
+fn an_uncontested_pot_needs_no_show_and_the_uncalled_blind_goes_back() {
+    // Heads-up, button 2 posts 25 Kč and folds. Seat 1's big blind: 25 Kč of it is uncalled
+    // and comes back; the pot is 25 + 25 = 50 Kč, rake 5 % = 2.50 Kč → 2 Kč, so seat 1 gets
+    // 25 + 48 = 73 Kč. A check by seat 1 after the hand was over is a finding.
+    let record = hand(
+        "holdem",
+        2,
+        (2_500, 5_000),
+        json!([seat(1, 100_000, None), seat(2, 100_000, None)]),
+        &[
+            "2 preflop small_blind 2500",
+            "1 preflop big_blind 5000",
+            "2 preflop fold",
+            "1 preflop check",
+        ],
+        "",
+        &[(1, 7_300)],
+        200,
+    );
+    let (expected, findings) = judge(record);
+    assert_eq!(expected, [(1, 7_300), (2, 0)]);
+    assert_eq!(kinds(&findings), [FindingKind::IllegalDecision]);
+    assert!(findings[0].message.contains("uncontested"), "{findings:?}");
+}
+
+#[test]
+fn chips_from_nowhere_and_a_wrong_rake_are_findings() {
+    // The same hand, but seat 1 is handed 100 Kč and the rake is 5 Kč: 7 500 h went in,
+    // 10 000 + 500 came out.
+    let record = hand(
+        "holdem",
+        2,
+        (2_500, 5_000),
+        json!([seat(1, 100_000, None), seat(2, 100_000, None)]),
+        &[
+            "2 preflop small_blind 2500",
+            "1 preflop big_blind 5000",
+            "2 preflop fold",
+        ],
+        "",
+        &[(1, 10_000)],
+        500,
+    );
+    let (_, findings) = judge(record);
+    assert_eq!(
+        kinds(&findings),
+        [
+            FindingKind::RakeWrong,
+            FindingKind::Overpaid,
+            FindingKind::ChipsNotConserved
+        ]
+    );
+}
+
+#[test]
+fn impossible_hands_are_refused() {
+    let base = || {
+        hand(
+            "holdem",
+            2,
+            (2_500, 5_000),
+            json!([seat(1, 100_000, Some("As Ad")), seat(2, 100_000, None)]),
+            &["2 preflop small_blind 2500", "1 preflop big_blind 5000"],
+            "Kh Kd Kc 2s 3s",
+            &[],
+            0,
+        )
+    };
+    let mut six = base();
+    six["board"] = json!(cards("Kh Kd Kc 2s 3s 4s"));
+    let e = Round::parse(&six).unwrap_err().to_string();
+    assert!(e.contains("0, 3, 4 or 5 cards"), "{e}");
+    let mut twice = base();
+    twice["board"] = json!(cards("As Kd Kc 2s 3s"));
+    let e = Round::parse(&twice).unwrap_err().to_string();
+    assert!(e.contains("As is dealt twice"), "{e}");
+    let mut three = base();
+    three["seats"][0]["shown"] = json!(cards("As Ad Ac"));
+    assert!(Round::parse(&three).is_err());
+    let mut lonely = base();
+    lonely["seats"] = json!([seat(1, 100_000, None)]);
+    assert!(Round::parse(&lonely).is_err());
+}
