@@ -604,3 +604,68 @@ async fn the_wheel_statistics_flag_a_wheel_that_lands_unevenly() {
     let (status, body) = get(&app, "/api/v1/reports/wheels?month=2026-13").await;
     assert_error(status, &body, 400, "invalid_query");
 }
+
+#[actix_web::test]
+async fn a_poker_hand_is_replayed_and_the_report_counts_the_rake_as_revenue() {
+    let (state, _url) = state();
+    let app = app!(state);
+    let k = key(13);
+    let mut table = registration("P1", &k);
+    table["game"] = json!("poker_cash");
+    let (status, body) = post(&app, "/api/v1/tables", table).await;
+    assert_eq!(status, 201, "{body}");
+    // Heads-up Hold'em, blinds 25/50 Kč, button 2. Seat 2 raises to 150 Kč, seat 1 calls;
+    // checked down, seat 1's kings beat seat 2's queens: pot 300 Kč, rake 5 % = 15 Kč, 285 Kč
+    // to seat 1. The table took 20 Kč: 5 Kč too much rake, 5 Kč short to the winner.
+    let hand = json!({
+        "type": "round", "game": "poker_cash", "table_id": "P1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T21:00:00Z",
+        "variant": "holdem", "button": 2, "small_blind_h": 2_500, "big_blind_h": 5_000,
+        "seats": [
+            {"seat": 1, "player": "anna", "stack_h": 100_000, "shown": ["Ks", "Kd"]},
+            {"seat": 2, "player": "bert", "stack_h": 100_000, "shown": ["Qs", "Qd"]}
+        ],
+        "actions": [
+            {"seat": 2, "street": "preflop", "action": "small_blind", "to_h": 2_500},
+            {"seat": 1, "street": "preflop", "action": "big_blind", "to_h": 5_000},
+            {"seat": 2, "street": "preflop", "action": "raise", "to_h": 15_000},
+            {"seat": 1, "street": "preflop", "action": "call"},
+            {"seat": 1, "street": "flop", "action": "check"},
+            {"seat": 2, "street": "flop", "action": "check"},
+            {"seat": 1, "street": "turn", "action": "check"},
+            {"seat": 2, "street": "turn", "action": "check"},
+            {"seat": 1, "street": "river", "action": "check"},
+            {"seat": 2, "street": "river", "action": "check"}
+        ],
+        "board": ["2c", "7d", "9h", "Jc", "4s"],
+        "awards": [{"seat": 1, "amount_h": 28_000}],
+        "rake_h": 2_000
+    });
+    let (status, receipt) = post(&app, "/api/v1/records", signed(hand, &k)).await;
+    assert_eq!(status, 201, "{receipt}");
+    let (_, page) = get(&app, "/api/v1/findings?table_id=P1").await;
+    let mut found: Vec<(String, i64)> = page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["kind"].as_str().unwrap().to_owned(), f["amount_h"].as_i64().unwrap()))
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [("rake_wrong".to_owned(), 500), ("underpaid".to_owned(), 500)]
+    );
+    let (_, report) = get(&app, "/api/v1/reports/daily?day=2026-11-20&format=json").await;
+    let row = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["table_id"] == "P1")
+        .unwrap();
+    // Pots 300 Kč, paid out 280 Kč: the casino's revenue is the 20 Kč rake, 6.67 % of the pots.
+    assert_eq!(row["ggr_basis"], "rake", "{row}");
+    assert_eq!(row["stakes_h"], 30_000);
+    assert_eq!(row["ggr_h"], 2_000);
+    assert_eq!(row["rake_share_pct"], 6.6667);
+    assert!(row["actual_rtp_pct"].is_null(), "{row}");
+}

@@ -35,6 +35,12 @@ pub struct PayoutRow {
     pub expected_payouts_h: i64,
     /// Gross gaming revenue: stakes − returned stakes − payouts.
     pub ggr_h: i64,
+    /// What the GGR is: `stakes_minus_payouts` for games against the house; `rake` for poker
+    /// cash games, where players play each other (stakes are the pots, payouts what the pots
+    /// paid out, so the GGR is the rake the casino took).
+    pub ggr_basis: String,
+    /// Poker: the rake as a share of the pots, in percent.
+    pub rake_share_pct: Option<f64>,
     /// payouts / (stakes − returned stakes), in percent.
     pub actual_rtp_pct: Option<f64>,
     /// Theoretical RTP of the bets actually placed, in percent (roulette: 36/37 = 97.2973 %;
@@ -153,7 +159,11 @@ impl Sums {
             .checked_sub(self.payouts_h)
             .ok_or(ReportError::Overflow("GGR"))?;
         let pct = |x: f64| (x * 1_000_000.0).round() / 10_000.0;
-        let actual_rtp_pct = (played_h > 0).then(|| pct(self.payouts_h as f64 / played_h as f64));
+        let rake_game = game == rules::GameCode::PokerCash.as_str();
+        let actual_rtp_pct =
+            (played_h > 0 && !rake_game).then(|| pct(self.payouts_h as f64 / played_h as f64));
+        let rake_share_pct =
+            (played_h > 0 && rake_game).then(|| pct(ggr_h as f64 / played_h as f64));
         let theoretical_rtp_pct = (self.rtp_stakes_h > 0)
             .then(|| pct(self.expected_payout_mh as f64 / 1000.0 / self.rtp_stakes_h as f64));
         let deviation_sd = (self.variance_h2 > 0.0).then(|| {
@@ -176,6 +186,12 @@ impl Sums {
             payouts_h: self.payouts_h,
             expected_payouts_h: self.expected_payouts_h,
             ggr_h,
+            ggr_basis: if rake_game {
+                "rake".into()
+            } else {
+                "stakes_minus_payouts".into()
+            },
+            rake_share_pct,
             actual_rtp_pct,
             theoretical_rtp_pct,
             deviation_sd,
@@ -295,6 +311,8 @@ pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
         "payouts_h",
         "expected_payouts_h",
         "ggr_h",
+        "ggr_basis",
+        "rake_share_pct",
         "actual_rtp_pct",
         "theoretical_rtp_pct",
         "deviation_sd",
@@ -323,6 +341,8 @@ pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
             r.payouts_h.to_string(),
             r.expected_payouts_h.to_string(),
             r.ggr_h.to_string(),
+            r.ggr_basis.clone(),
+            opt(r.rake_share_pct),
             opt(r.actual_rtp_pct),
             opt(r.theoretical_rtp_pct),
             r.deviation_sd

@@ -397,6 +397,11 @@ pub fn adjudicate<'a>(
     let (mut stakes_h, mut expected_total_h, mut paid_total_h) = (0i64, 0i64, 0i64);
     for s in &hand.seats {
         let put_in = played.put_in(s.seat);
+        // An uncalled bet handed back is neither staked in a pot nor paid out by one.
+        let returned = match pots.returned {
+            Some((seat, amount)) if seat == s.seat => amount,
+            _ => 0,
+        };
         let expected_h = expected_awards.get(&s.seat).copied().unwrap_or(0);
         let paid_h = hand
             .awards
@@ -423,18 +428,21 @@ pub fn adjudicate<'a>(
                 ),
             ));
         }
-        stakes_h = stakes_h.saturating_add(put_in);
+        let (stake_h, expected_h, paid_h) =
+            (put_in - returned, expected_h - returned, paid_h - returned);
+        stakes_h = stakes_h.saturating_add(stake_h);
         expected_total_h = expected_total_h.saturating_add(expected_h);
         paid_total_h = paid_total_h.saturating_add(paid_h);
         bets.push(BetVerdict {
             bet_id: SEAT_IDS.get(usize::from(s.seat)).copied().unwrap_or("seat"),
             player: &s.player,
             kind: "seat",
-            stake_h: put_in,
+            stake_h,
             expected_paid_h: expected_h,
             paid_h,
         });
     }
+    // Stakes are the pots and payouts what the pots paid (uncalled bets left out of both).
     let handed = paid_total_h.saturating_add(hand.rake_h);
     if handed != stakes_h {
         findings.push(finding(
