@@ -2,6 +2,7 @@
 //! table, with a configurable share of deliberate dealer errors.
 
 pub mod cards;
+pub mod poker;
 pub mod wheel;
 
 use chrono::{DateTime, Utc};

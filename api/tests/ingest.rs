@@ -648,12 +648,20 @@ async fn a_poker_hand_is_replayed_and_the_report_counts_the_rake_as_revenue() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (f["kind"].as_str().unwrap().to_owned(), f["amount_h"].as_i64().unwrap()))
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap().to_owned(),
+                f["amount_h"].as_i64().unwrap(),
+            )
+        })
         .collect();
     found.sort();
     assert_eq!(
         found,
-        [("rake_wrong".to_owned(), 500), ("underpaid".to_owned(), 500)]
+        [
+            ("rake_wrong".to_owned(), 500),
+            ("underpaid".to_owned(), 500)
+        ]
     );
     let (_, report) = get(&app, "/api/v1/reports/daily?day=2026-11-20&format=json").await;
     let row = report["rows"]

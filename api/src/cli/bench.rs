@@ -24,7 +24,8 @@ pub struct BenchArgs {
 
 #[derive(Debug, clap::Subcommand)]
 enum BenchKind {
-    /// Adjudication alone, on one core: roulette, blackjack or ultimate_texas_holdem.
+    /// Adjudication alone, on one core: roulette, blackjack, ultimate_texas_holdem, poker_cash
+    /// (Hold'em) or poker_omaha.
     Adjudicate {
         /// Distinct rounds generated (then adjudicated repeatedly for at least 3 s).
         #[arg(long, default_value_t = 100_000)]
@@ -71,9 +72,11 @@ enum BenchKind {
 pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
     match args.kind {
         BenchKind::Adjudicate { rounds, game } => match game.as_str() {
-            "roulette" | "blackjack" | "ultimate_texas_holdem" => adjudicate(rounds, &game),
+            "roulette" | "blackjack" | "ultimate_texas_holdem" | "poker_cash" | "poker_omaha" => {
+                adjudicate(rounds, &game)
+            }
             other => Err(anyhow!(
-                "unknown game `{other}` (roulette, blackjack, ultimate_texas_holdem)"
+                "unknown game `{other}` (roulette, blackjack, ultimate_texas_holdem, poker_cash, poker_omaha)"
             )),
         },
         BenchKind::Proofs { entries, samples } => proofs(global, entries, samples),
@@ -105,11 +108,14 @@ fn adjudicate(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
     let mut roulette = RouletteSimulator::new(1, plan.clone(), 0.05);
     let mut blackjack = BlackjackSimulator::new(1, plan.clone());
     let mut uth = UthSimulator::new(1, plan.clone());
+    let mut poker =
+        api::simulation::poker::PokerSimulator::new(1, plan.clone(), game == "poker_omaha");
     let parsed: Vec<rules::Round> = (0..rounds as u64)
         .map(|i| {
             let record = match game {
                 "blackjack" => blackjack.round("B01", i, Utc::now())?,
                 "ultimate_texas_holdem" => uth.round("U01", i, Utc::now())?,
+                "poker_cash" | "poker_omaha" => poker.hand("P01", i, Utc::now(), 0.0)?.0,
                 _ => roulette.spin("R01", i, Utc::now()).0,
             };
             rules::Round::parse(&record).map_err(|e| anyhow!("{e}"))

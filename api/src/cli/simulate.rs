@@ -16,8 +16,8 @@ pub struct SimulateArgs {
     /// A running dozor server.
     #[arg(long, default_value = "http://127.0.0.1:8080")]
     server: String,
-    /// The game the tables play: roulette, blackjack, ultimate_texas_holdem, money_wheel_1 or
-    /// money_wheel_2.
+    /// The game the tables play: roulette, blackjack, ultimate_texas_holdem, money_wheel_1,
+    /// money_wheel_2, poker_cash (no-limit Hold'em) or poker_omaha (Omaha, on poker_cash tables).
     #[arg(long, default_value = "roulette")]
     game: String,
     /// Number of tables.
@@ -45,12 +45,14 @@ pub struct SimulateArgs {
     uneven_wheel: f64,
 }
 
-const GAMES: [&str; 5] = [
+const GAMES: [&str; 7] = [
     "roulette",
     "blackjack",
     "ultimate_texas_holdem",
     "money_wheel_1",
     "money_wheel_2",
+    "poker_cash",
+    "poker_omaha",
 ];
 
 pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
@@ -82,6 +84,8 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitC
         "ultimate_texas_holdem" => "SIM-U",
         "money_wheel_1" => "SIM-W1-",
         "money_wheel_2" => "SIM-W2-",
+        "poker_cash" => "SIM-PH",
+        "poker_omaha" => "SIM-PO",
         _ => "SIM-R",
     };
     let mut envelopes = Vec::new();
@@ -104,7 +108,18 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitC
             }
             _ => None,
         };
-        let mut body = json!({"table_id": table_id, "game": args.game, "plan_id": plan.plan_id,
+        let mut poker = api::simulation::poker::PokerSimulator::new(
+            args.seed.wrapping_add(t as u64),
+            plan.clone(),
+            args.game == "poker_omaha",
+        );
+        // Omaha and Hold'em hands are both `poker_cash` tables.
+        let table_game = if args.game == "poker_omaha" {
+            "poker_cash"
+        } else {
+            args.game.as_str()
+        };
+        let mut body = json!({"table_id": table_id, "game": table_game, "plan_id": plan.plan_id,
                               "location": format!("Simulated pit, {} {t}", args.game),
                               "public_key": encode_public_key(&key.verifying_key())});
         if let Some(wheel) = &wheel {
@@ -137,6 +152,9 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitC
                 }
                 "ultimate_texas_holdem" => {
                     uth.round_with_errors(&table_id, seq_no, Utc::now(), args.error_share)?
+                }
+                "poker_cash" | "poker_omaha" => {
+                    poker.hand(&table_id, seq_no, Utc::now(), args.error_share)?
                 }
                 _ if wheel.is_some() => match wheel.as_mut() {
                     Some(w) => w.spin(&table_id, seq_no, Utc::now(), args.error_share)?,

@@ -325,6 +325,20 @@ pub fn rake_for(pp: &PokerCashPlan, pot_h: i64, players: usize) -> i64 {
     whole_kc.min(cap)
 }
 
+/// What a correct table hands each seat (uncalled bets included) and takes as rake, for a hand
+/// whose betting and cards are as recorded (its own `awards` and `rake_h` are not read).
+pub fn settle(pp: &PokerCashPlan, hand: &PokerHand) -> (std::collections::BTreeMap<u8, i64>, i64) {
+    let mut ignored = Vec::new();
+    let played = betting::replay(hand, &mut ignored);
+    let pots = pots::build(&played);
+    let total: i64 = pots.pots.iter().map(|p| p.amount_h).sum();
+    let rake = match hand.collection {
+        Collection::Rake => rake_for(pp, total, hand.seats.len()),
+        Collection::Time => 0,
+    };
+    (pots::award(pp, hand, &pots, rake, &mut ignored), rake)
+}
+
 /// Re-adjudicates a hand: the betting, the pots, the showdown, the rake.
 pub fn adjudicate<'a>(
     pp: &PokerCashPlan,
