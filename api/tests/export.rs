@@ -520,3 +520,85 @@ fn skipping_readjudication_still_requires_one_verdict_per_round() {
     assert_eq!(e.item, "entries.jsonl line 3 (index 4)");
     assert!(e.message.contains("without a verdict"), "{e}");
 }
+
+#[test]
+fn wheel_spins_and_poker_hands_are_readjudicated_offline() {
+    let (state, url) = state();
+    let mut conn = connect(&url).unwrap();
+    let day = NaiveDate::from_ymd_opt(2026, 11, 12).unwrap();
+    let t = noon(day);
+    // A wheel laid out 17 × 1x, 10 × 2x, 5 × 5x, 2 × 10x, 25x black, 25x pink (segments 0–35).
+    let plan = rules::PlanBook::builtin().unwrap();
+    let wheel = plan
+        .get("69games-ziva-hra")
+        .unwrap()
+        .money_wheel_1
+        .clone()
+        .unwrap();
+    let layout: Vec<String> = wheel
+        .boxes
+        .iter()
+        .flat_map(|b| std::iter::repeat_n(b.id.clone(), b.segments as usize))
+        .collect();
+    let (wheel_key, poker_key) = (key(21), key(22));
+    for (table_id, game, layout, k) in [
+        ("W1", "money_wheel_1", Some(layout.as_slice()), &wheel_key),
+        ("P1", "poker_cash", None, &poker_key),
+    ] {
+        let table = NewTable {
+            table_id,
+            game,
+            location: "Praha",
+            plan_id: "69games-ziva-hra",
+            wheel_layout: layout,
+        };
+        register_table(
+            &mut conn,
+            operator().signing_key(),
+            table,
+            &k.verifying_key(),
+            t - Duration::days(1),
+        )
+        .unwrap();
+    }
+    // Segment 34 is the black 25x: 100 Kč on it returns 2 600 Kč.
+    let spin = json!({
+        "type": "round", "game": "money_wheel_1", "table_id": "W1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": t.to_rfc3339(),
+        "outcome": {"result": "segment", "segment": 34, "turns": 4},
+        "bets": [{"bet_id": "b1", "player": "p1", "box": "25x_black", "stake_h": 10_000, "paid_h": 260_000}]
+    });
+    // Heads-up, button 2 folds its small blind: 25 Kč back to seat 1, 50 Kč pot, 2 Kč rake.
+    let hand = json!({
+        "type": "round", "game": "poker_cash", "table_id": "P1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": t.to_rfc3339(),
+        "variant": "holdem", "button": 2, "small_blind_h": 2_500, "big_blind_h": 5_000,
+        "seats": [{"seat": 1, "player": "anna", "stack_h": 100_000},
+                  {"seat": 2, "player": "bert", "stack_h": 100_000}],
+        "actions": [
+            {"seat": 2, "street": "preflop", "action": "small_blind", "to_h": 2_500},
+            {"seat": 1, "street": "preflop", "action": "big_blind", "to_h": 5_000},
+            {"seat": 2, "street": "preflop", "action": "fold"}
+        ],
+        "awards": [{"seat": 1, "amount_h": 7_300}], "rake_h": 200
+    });
+    for (n, (record, k)) in [(spin, &wheel_key), (hand, &poker_key)]
+        .into_iter()
+        .enumerate()
+    {
+        let envelope: ledger::Envelope = serde_json::from_value(signed(record, k)).unwrap();
+        let submission = api::ingest::prepare(&state, envelope).unwrap();
+        let verdict = submission.derived.as_ref().unwrap();
+        assert!(
+            verdict.findings.is_empty(),
+            "round {n}: {:?}",
+            verdict.findings
+        );
+        append_batch(&mut conn, &[submission], t + Duration::seconds(n as i64)).unwrap();
+    }
+    checkpoints::create(&mut conn, &operator(), 4, Utc::now()).unwrap();
+    let dir = export(&url, day, day);
+    let report = verify(&path(&dir)).unwrap();
+    assert_eq!(report.rounds_readjudicated, 2);
+    assert_eq!(report.registry_events, 2);
+}
