@@ -104,7 +104,7 @@ pub fn prepare(state: &AppState, envelope: Envelope) -> Result<Submission, ApiEr
         ));
     }
     let derived = match header.record_type.as_str() {
-        "round" => {
+        kind if rules::is_adjudicated(kind) => {
             if header.game.as_deref() != Some(table.game.as_str()) {
                 return Err(ApiError::unprocessable(
                     "wrong_game",

@@ -676,4 +676,21 @@ async fn a_poker_hand_is_replayed_and_the_report_counts_the_rake_as_revenue() {
     assert_eq!(row["ggr_h"], 2_000);
     assert_eq!(row["rake_share_pct"], 6.6667);
     assert!(row["actual_rtp_pct"].is_null(), "{row}");
+    // Time collection instead of rake: 200 Kč per player and half hour from two players.
+    let collection = json!({
+        "type": "time_collection", "game": "poker_cash", "table_id": "P1", "seq_no": 2,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T21:30:00Z",
+        "period_minutes": 30, "per_player_h": 20_000,
+        "players": [{"seat": 1, "player": "anna", "paid_h": 20_000},
+                    {"seat": 2, "player": "bert", "paid_h": 20_000}]
+    });
+    let (status, receipt) = post(&app, "/api/v1/records", signed(collection, &k)).await;
+    assert_eq!(status, 201, "{receipt}");
+    let (_, entry) = get(
+        &app,
+        &format!("/api/v1/ledger/entries/{}", receipt["index"]),
+    )
+    .await;
+    assert_eq!(entry["verdict"]["stakes_h"], 40_000, "{entry}");
+    assert_eq!(entry["verdict"]["findings"], json!([]));
 }

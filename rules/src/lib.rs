@@ -20,7 +20,7 @@ pub mod verdict;
 
 pub use error::{PlanError, RecordError};
 pub use plan::{Plan, PlanBook};
-pub use record::{GameCode, RecordHeader, Round};
+pub use record::{is_adjudicated, GameCode, RecordHeader, Round};
 pub use verdict::{Finding, FindingKind, RoundStatistics, Verdict};
 
 /// Version of the adjudication rules. Stored with every verdict so that a corrected rule can
@@ -83,6 +83,9 @@ pub fn adjudicate_at<'a>(
             money_wheel::adjudicate(plan.wheel(r.game)?, plan, setup.wheel_layout()?, r)
         }
         Round::PokerCash(r) => poker_cash::adjudicate(plan.poker_cash()?, plan, r),
+        Round::TimeCollection(r) => {
+            poker_cash::time_collection_adjudicate(plan.poker_cash()?, plan, r)
+        }
     }
 }
 
@@ -105,7 +108,7 @@ pub fn round_statistics_at(
         )),
         // Players play each other: there is no return to player, the casino's revenue is the
         // rake (stakes − payouts in the daily report).
-        Round::PokerCash(_) => Ok(RoundStatistics {
+        Round::PokerCash(_) | Round::TimeCollection(_) => Ok(RoundStatistics {
             rtp_stakes_h: 0,
             expected_payout_mh: 0,
             payout_variance_h2: 0.0,

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::blackjack::BlackjackRound;
 use crate::money_wheel::WheelRound;
-use crate::poker_cash::PokerHand;
+use crate::poker_cash::{PokerHand, TimeCollection};
 use crate::roulette::RouletteRound;
 use crate::uth::UthRound;
 use crate::RecordError;
@@ -254,6 +254,14 @@ impl RecordHeader {
 }
 
 /// The game of a `round` record.
+/// Record types that are adjudicated (and so have a verdict): game rounds, and the time
+/// collection of a poker table.
+pub const ADJUDICATED_TYPES: [&str; 2] = ["round", "time_collection"];
+
+pub fn is_adjudicated(record_type: &str) -> bool {
+    ADJUDICATED_TYPES.contains(&record_type)
+}
+
 fn round_game(header: &RecordHeader) -> Result<GameCode, RecordError> {
     if header.record_type != "round" {
         return Err(RecordError::UnsupportedType(header.record_type.clone()));
@@ -275,6 +283,7 @@ pub enum Round {
     UltimateTexasHoldem(UthRound),
     MoneyWheel(WheelRound),
     PokerCash(PokerHand),
+    TimeCollection(TimeCollection),
 }
 
 impl Round {
@@ -282,6 +291,12 @@ impl Round {
     /// are not errors here: they become findings of the verdict.
     pub fn parse(record: &Value) -> Result<Round, RecordError> {
         let header = RecordHeader::read(record)?;
+        if header.record_type == "time_collection" {
+            let collection = TimeCollection::deserialize(record)
+                .map_err(|e| RecordError::Malformed(e.to_string()))?;
+            collection.validate()?;
+            return Ok(Round::TimeCollection(collection));
+        }
         match round_game(&header)? {
             GameCode::Roulette => {
                 let round = RouletteRound::deserialize(record)
@@ -324,6 +339,12 @@ impl Round {
 
     /// [`Round::parse_json`] when the header has been read already.
     pub fn parse_json_with_header(header: &RecordHeader, text: &str) -> Result<Round, RecordError> {
+        if header.record_type == "time_collection" {
+            let collection: TimeCollection =
+                serde_json::from_str(text).map_err(|e| RecordError::Malformed(e.to_string()))?;
+            collection.validate()?;
+            return Ok(Round::TimeCollection(collection));
+        }
         match round_game(header)? {
             GameCode::Roulette => {
                 let round: RouletteRound = serde_json::from_str(text)
@@ -365,7 +386,7 @@ impl Round {
             Round::Blackjack(_) => GameCode::Blackjack,
             Round::UltimateTexasHoldem(_) => GameCode::UltimateTexasHoldem,
             Round::MoneyWheel(r) => r.game,
-            Round::PokerCash(_) => GameCode::PokerCash,
+            Round::PokerCash(_) | Round::TimeCollection(_) => GameCode::PokerCash,
         }
     }
 
@@ -376,6 +397,7 @@ impl Round {
             Round::UltimateTexasHoldem(r) => &r.table_id,
             Round::MoneyWheel(r) => &r.table_id,
             Round::PokerCash(r) => &r.table_id,
+            Round::TimeCollection(r) => &r.table_id,
         }
     }
 
@@ -386,6 +408,7 @@ impl Round {
             Round::UltimateTexasHoldem(r) => &r.plan_id,
             Round::MoneyWheel(r) => &r.plan_id,
             Round::PokerCash(r) => &r.plan_id,
+            Round::TimeCollection(r) => &r.plan_id,
         }
     }
 
@@ -396,6 +419,7 @@ impl Round {
             Round::UltimateTexasHoldem(r) => r.played_at,
             Round::MoneyWheel(r) => r.played_at,
             Round::PokerCash(r) => r.played_at,
+            Round::TimeCollection(r) => r.played_at,
         }
     }
 }

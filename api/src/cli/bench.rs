@@ -129,6 +129,7 @@ fn adjudicate(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
             rules::Round::UltimateTexasHoldem(u) => u.spots.iter().map(|s| s.bets.len()).sum(),
             rules::Round::MoneyWheel(w) => w.bets.len(),
             rules::Round::PokerCash(h) => h.seats.len(),
+            rules::Round::TimeCollection(t) => t.players.len(),
         })
         .sum();
     let started = Instant::now();

@@ -887,7 +887,7 @@ fn check_in_context(
                 return Err(format!("a registry event missing from {REGISTRY}").into());
             }
         }
-        Subject::Record(header) if in_period && header.record_type == "round" => {
+        Subject::Record(header) if in_period && rules::is_adjudicated(&header.record_type) => {
             round = true;
             let (verdict_line, verdict) = context
                 .verdicts

@@ -8,6 +8,7 @@
 
 mod betting;
 mod pots;
+mod time_collection;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,7 @@ use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::{RecordError, RULES_VERSION};
 
 pub use betting::Street;
+pub use time_collection::{adjudicate as time_collection_adjudicate, TimeCollection, TimePayment};
 
 /// Seats at a cash-game table (seed 001: at most 10).
 pub const MAX_SEATS: u8 = 10;

@@ -360,3 +360,38 @@ fn impossible_hands_are_refused() {
     lonely["seats"] = json!([seat(1, 100_000, None)]);
     assert!(Round::parse(&lonely).is_err());
 }
+
+fn time_collection(per_player_h: i64, period: u32, paid: &[(u8, i64)]) -> Value {
+    json!({
+        "type": "time_collection", "game": "poker_cash", "table_id": "P1", "seq_no": 2,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T23:30:00Z",
+        "period_minutes": period, "per_player_h": per_player_h,
+        "players": paid.iter().map(|(s, p)| json!({"seat": s, "player": format!("p{s}"), "paid_h": p})).collect::<Vec<_>>()
+    })
+}
+
+#[test]
+fn time_collection_is_the_announced_fee_per_player_and_half_hour_within_the_plan() {
+    let plan = plan();
+    let judge = |record: Value| {
+        let round = Round::parse(&record).unwrap();
+        let v = crate::adjudicate(&plan, &round).unwrap();
+        (v.stakes_h, kinds(&v.findings))
+    };
+    // 200 Kč per player and 30 minutes, one hour: 400 Kč each; three players = 1 200 Kč
+    // collected. Seat 3 was charged 500 Kč: 100 Kč too much.
+    let (collected, found) = judge(time_collection(
+        20_000,
+        60,
+        &[(1, 40_000), (2, 40_000), (3, 50_000)],
+    ));
+    assert_eq!(collected, 130_000);
+    assert_eq!(found, [FindingKind::RakeWrong]);
+    // 12 000 Kč per half hour is above the plan's 10 000 Kč; 50 Kč below its 100 Kč.
+    let (_, found) = judge(time_collection(1_200_000, 30, &[(1, 1_200_000)]));
+    assert_eq!(found, [FindingKind::StakeAboveMaximum]);
+    let (_, found) = judge(time_collection(5_000, 30, &[(1, 5_000)]));
+    assert_eq!(found, [FindingKind::StakeBelowMinimum]);
+    // 45 minutes is no period of the plan: refused.
+    assert!(Round::parse(&time_collection(20_000, 45, &[(1, 30_000)])).is_err());
+}
