@@ -52,7 +52,7 @@ impl TimeCollection {
             return Err(RecordError::invalid("game", "must be `poker_cash`"));
         }
         validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
-        if self.period_minutes == 0 || self.period_minutes % PERIOD_MINUTES != 0 {
+        if self.period_minutes == 0 || !self.period_minutes.is_multiple_of(PERIOD_MINUTES) {
             return Err(RecordError::invalid(
                 "period_minutes",
                 format!("a multiple of {PERIOD_MINUTES} minutes"),
