@@ -87,6 +87,9 @@ pub struct PokerHand {
     /// The community cards dealt (0, 3, 4 or 5).
     #[serde(default)]
     pub board: Vec<Card>,
+    /// The pots as the dealer made them, main pot first (optional: checked when given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pots: Option<Vec<DealerPot>>,
     /// What each seat was handed from the pots (uncalled bets returned included).
     pub awards: Vec<Award>,
     #[serde(default)]
@@ -148,6 +151,14 @@ pub struct PokerAction {
     /// Blinds, bets and raises: the seat's total on this street after the action ("raise to").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to_h: Option<i64>,
+}
+
+/// A pot as the dealer made it: its size (before rake) and the seats that could win it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DealerPot {
+    pub amount_h: i64,
+    pub seats: Vec<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -313,6 +324,55 @@ fn finding(
     }
 }
 
+/// The dealer's pots against those the chips make: each pot's size and who may win it.
+fn check_dealer_pots(made: &[DealerPot], rebuilt: &[pots::Pot], findings: &mut Vec<Finding>) {
+    let describe = |amount: i64, seats: &[u8]| {
+        format!(
+            "{} for seats {}",
+            format_czk(amount),
+            seats
+                .iter()
+                .map(u8::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    for n in 0..made.len().max(rebuilt.len()) {
+        let dealer = made.get(n);
+        let chips = rebuilt.get(n);
+        let same = match (dealer, chips) {
+            (Some(d), Some(c)) => {
+                let mut seats = d.seats.clone();
+                seats.sort_unstable();
+                let mut eligible = c.eligible.clone();
+                eligible.sort_unstable();
+                d.amount_h == c.amount_h && seats == eligible
+            }
+            _ => false,
+        };
+        if !same {
+            let what = |p: Option<String>| p.unwrap_or_else(|| "no such pot".into());
+            findings.push(Finding {
+                kind: FindingKind::ChipsNotConserved,
+                bet_ids: None,
+                expected_h: chips.map(|c| c.amount_h),
+                actual_h: dealer.map(|d| d.amount_h),
+                amount_h: dealer
+                    .map_or(0, |d| d.amount_h)
+                    .abs_diff(chips.map_or(0, |c| c.amount_h))
+                    .try_into()
+                    .unwrap_or(i64::MAX),
+                message: format!(
+                    "pot {}: the dealer made {}; the chips put in make {}",
+                    n + 1,
+                    what(dealer.map(|d| describe(d.amount_h, &d.seats))),
+                    what(chips.map(|c| describe(c.amount_h, &c.eligible)))
+                ),
+            });
+        }
+    }
+}
+
 /// The plan's rake for a closed pot of `pot_h` dealt to `players`: 5 % rounded down to whole
 /// Kč, at most the cap for that many players.
 pub fn rake_for(pp: &PokerCashPlan, pot_h: i64, players: usize) -> i64 {
@@ -385,6 +445,9 @@ pub fn adjudicate<'a>(
                 hand.board.len()
             ),
         });
+    }
+    if let Some(made) = &hand.pots {
+        check_dealer_pots(made, &pots.pots, &mut findings);
     }
     let total_pot: i64 = pots.pots.iter().map(|p| p.amount_h).sum();
     let expected_rake = match hand.collection {

@@ -395,3 +395,51 @@ fn time_collection_is_the_announced_fee_per_player_and_half_hour_within_the_plan
     // 45 minutes is no period of the plan: refused.
     assert!(Round::parse(&time_collection(20_000, 45, &[(1, 30_000)])).is_err());
 }
+
+#[test]
+fn the_dealers_side_pots_are_checked_against_the_chips() {
+    // The side-pot hand above, with the dealer's pots given: right, then with the second side
+    // pot (3 000 Kč for seats 4 and 5) also offered to seat 3.
+    let base = |pots: Value| {
+        let mut record = hand(
+            "holdem",
+            5,
+            (2_500, 5_000),
+            json!([
+                seat(1, 100_000, None),
+                seat(2, 100_000, Some("Ac 9d")),
+                seat(3, 250_000, Some("Kc Qd")),
+                seat(4, 400_000, Some("As 9h")),
+                seat(5, 600_000, Some("Qh Qs"))
+            ]),
+            &[
+                "1 preflop small_blind 2500",
+                "2 preflop big_blind 5000",
+                "3 preflop all_in 250000",
+                "4 preflop all_in 400000",
+                "5 preflop call",
+                "1 preflop fold",
+                "2 preflop all_in 100000",
+            ],
+            "Ah Kd 7c 7s 2h",
+            &[(2, 186_300), (4, 936_200)],
+            30_000,
+        );
+        record["pots"] = pots;
+        judge(record).1
+    };
+    let right = json!([
+        {"amount_h": 402_500, "seats": [2, 3, 4, 5]},
+        {"amount_h": 450_000, "seats": [3, 4, 5]},
+        {"amount_h": 300_000, "seats": [5, 4]}
+    ]);
+    assert!(base(right).is_empty());
+    let wrong = json!([
+        {"amount_h": 402_500, "seats": [2, 3, 4, 5]},
+        {"amount_h": 450_000, "seats": [3, 4, 5]},
+        {"amount_h": 300_000, "seats": [3, 4, 5]}
+    ]);
+    let findings = base(wrong);
+    assert_eq!(kinds(&findings), [FindingKind::ChipsNotConserved]);
+    assert!(findings[0].message.contains("pot 3"), "{findings:?}");
+}
