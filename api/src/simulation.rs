@@ -27,6 +27,15 @@ pub const INJECTED_ERRORS: [&str; 6] = [
     "invalid_split",
 ];
 
+/// The bundled plan, for the simulators' tests.
+#[cfg(test)]
+pub(crate) fn test_plan() -> Plan {
+    rules::PlanBook::builtin()
+        .ok()
+        .and_then(|book| book.get(crate::server::DEFAULT_PLAN).cloned())
+        .unwrap_or_else(|| unreachable!("the bundled plan is missing"))
+}
+
 /// A table's key derived from the seed, so a rerun with the same seed signs as the same table.
 pub fn table_key(seed: u64, table_id: &str) -> SigningKey {
     let digest = Sha256::new()

@@ -108,11 +108,7 @@ pub fn round_statistics_at(
         )),
         // Players play each other: there is no return to player, the casino's revenue is the
         // rake (stakes − payouts in the daily report).
-        Round::PokerCash(_) | Round::TimeCollection(_) => Ok(RoundStatistics {
-            rtp_stakes_h: 0,
-            expected_payout_mh: 0,
-            payout_variance_h2: 0.0,
-        }),
+        Round::PokerCash(_) | Round::TimeCollection(_) => Ok(RoundStatistics::default()),
         Round::Roulette(r) => Ok(roulette::round_statistics(plan.roulette()?, r)),
         Round::Blackjack(r) => Ok(blackjack::round_statistics(
             plan.blackjack()?,

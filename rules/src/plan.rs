@@ -485,6 +485,15 @@ impl PlanBook {
     }
 }
 
+/// The bundled plan, for tests.
+#[cfg(test)]
+pub(crate) fn bundled_plan() -> Plan {
+    PlanBook::builtin()
+        .ok()
+        .and_then(|book| book.get("69games-ziva-hra").cloned())
+        .unwrap_or_else(|| panic!("the bundled plan loads"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -178,7 +178,7 @@ impl Verdict<'_> {
 }
 
 /// Theoretical figures of a round for RTP reports. Void rounds contribute nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct RoundStatistics {
     /// Stakes of the bets that count for RTP (valid bets of a non-void round).
     pub rtp_stakes_h: i64,

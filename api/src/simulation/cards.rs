@@ -311,14 +311,8 @@ impl UthSimulator {
     }
 }
 
-/// The bundled plan, for the simulators' tests.
 #[cfg(test)]
-fn test_plan() -> Plan {
-    rules::PlanBook::builtin()
-        .ok()
-        .and_then(|book| book.get(crate::server::DEFAULT_PLAN).cloned())
-        .unwrap_or_else(|| unreachable!("the bundled plan is missing"))
-}
+use super::test_plan;
 
 #[cfg(test)]
 mod tests {

@@ -313,13 +313,7 @@ impl PokerSimulator {
 mod tests {
     use super::*;
 
-    fn plan() -> Plan {
-        rules::PlanBook::builtin()
-            .unwrap()
-            .get("69games-ziva-hra")
-            .unwrap()
-            .clone()
-    }
+    use crate::simulation::test_plan as plan;
 
     #[test]
     fn simulated_hands_are_legal_and_every_injected_error_is_found() {

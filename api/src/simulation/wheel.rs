@@ -190,13 +190,7 @@ impl WheelSimulator {
 mod tests {
     use super::*;
 
-    fn plan() -> Plan {
-        rules::PlanBook::builtin()
-            .unwrap()
-            .get("69games-ziva-hra")
-            .unwrap()
-            .clone()
-    }
+    use crate::simulation::test_plan as plan;
 
     fn judge(sim: &WheelSimulator, record: &Value) -> Vec<rules::FindingKind> {
         let round = Round::parse(record).unwrap();

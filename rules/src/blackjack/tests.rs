@@ -3,15 +3,9 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::{FindingKind, PlanBook, Round};
+use crate::{FindingKind, Round};
 
-fn plan() -> Plan {
-    PlanBook::builtin()
-        .unwrap()
-        .get("69games-ziva-hra")
-        .unwrap()
-        .clone()
-}
+use crate::plan::bundled_plan as plan;
 
 /// A round of one shoe, no burns, with the given deal and boxes.
 fn round(deal: &str, boxes: Value) -> Value {

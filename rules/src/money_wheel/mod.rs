@@ -387,11 +387,7 @@ pub fn round_statistics(
     layout: &WheelLayout,
     round: &WheelRound,
 ) -> RoundStatistics {
-    let mut statistics = RoundStatistics {
-        rtp_stakes_h: 0,
-        expected_payout_mh: 0,
-        payout_variance_h2: 0.0,
-    };
+    let mut statistics = RoundStatistics::default();
     if matches!(round.outcome, WheelOutcome::Void { .. }) || layout.is_empty() {
         return statistics;
     }

@@ -3,15 +3,9 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::{FindingKind, PlanBook, Round};
+use crate::{FindingKind, Round};
 
-fn plan() -> Plan {
-    PlanBook::builtin()
-        .unwrap()
-        .get("69games-ziva-hra")
-        .unwrap()
-        .clone()
-}
+use crate::plan::bundled_plan as plan;
 
 /// Wheel I with its segments grouped: 0–16 `1x`, 17–26 `2x`, 27–31 `5x`, 32–33 `10x`,
 /// 34 `25x_black`, 35 `25x_pink`.

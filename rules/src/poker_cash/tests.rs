@@ -3,15 +3,9 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::{FindingKind, PlanBook, Round};
+use crate::{FindingKind, Round};
 
-fn plan() -> Plan {
-    PlanBook::builtin()
-        .unwrap()
-        .get("69games-ziva-hra")
-        .unwrap()
-        .clone()
-}
+use crate::plan::bundled_plan as plan;
 
 fn cards(text: &str) -> Vec<&str> {
     text.split_whitespace().collect()
@@ -79,22 +73,10 @@ fn kinds(findings: &[Finding]) -> Vec<FindingKind> {
     findings.iter().map(|f| f.kind).collect()
 }
 
-#[test]
-fn three_all_ins_make_two_side_pots_and_the_split_main_pot_gives_the_odd_chip_left_of_the_button() {
-    // Five seats, button 5, blinds 25/50 Kč. Seat 1 posts 25 Kč and folds; seat 2 (1 000 Kč),
-    // seat 3 (2 500 Kč) and seat 4 (4 000 Kč) go all in, seat 5 (6 000 Kč) calls 4 000 Kč.
-    // Seat 4's all in raises by 1 500 Kč, short of the 2 450 Kč raise before it: legal all in.
-    // Put in: 25 + 1 000 + 2 500 + 4 000 + 4 000 Kč. Pots:
-    //   main  25 + 4 × 1 000 = 4 025 Kč (seats 2, 3, 4, 5),
-    //   side1 3 × 1 500      = 4 500 Kč (seats 3, 4, 5),
-    //   side2 2 × 1 500      = 3 000 Kč (seats 4, 5).
-    // Rake: 5 % of 11 525 Kč = 576.25 Kč → capped at 300 Kč (5 players), taken from the main pot:
-    // 3 725 Kč left. Board A♥ K♦ 7♣ 7♠ 2♥: seats 2 (A♣ 9♦) and 4 (A♠ 9♥) tie with aces and
-    // sevens, king kicker; seat 3 (K♣ Q♦) has kings and sevens, seat 5 (Q♥ Q♠) queens and
-    // sevens. Main: 3 725 / 2 = 1 862 Kč each and the odd 1 Kč to seat 2, the first winner left
-    // of the button: 1 863 and 1 862 Kč. Seat 4 wins both side pots: 1 862 + 4 500 + 3 000
-    // = 9 362 Kč.
-    let record = hand(
+/// Five seats, button 5, blinds 25/50 Kč: three all-ins, a call, a folded small blind (the
+/// arithmetic is in the test below).
+fn side_pot_hand() -> Value {
+    hand(
         "holdem",
         5,
         (2_500, 5_000),
@@ -117,8 +99,25 @@ fn three_all_ins_make_two_side_pots_and_the_split_main_pot_gives_the_odd_chip_le
         "Ah Kd 7c 7s 2h",
         &[(2, 186_300), (4, 936_200)],
         30_000,
-    );
-    let (expected, findings) = judge(record);
+    )
+}
+
+#[test]
+fn three_all_ins_make_two_side_pots_and_the_split_main_pot_gives_the_odd_chip_left_of_the_button() {
+    // Five seats, button 5, blinds 25/50 Kč. Seat 1 posts 25 Kč and folds; seat 2 (1 000 Kč),
+    // seat 3 (2 500 Kč) and seat 4 (4 000 Kč) go all in, seat 5 (6 000 Kč) calls 4 000 Kč.
+    // Seat 4's all in raises by 1 500 Kč, short of the 2 450 Kč raise before it: legal all in.
+    // Put in: 25 + 1 000 + 2 500 + 4 000 + 4 000 Kč. Pots:
+    //   main  25 + 4 × 1 000 = 4 025 Kč (seats 2, 3, 4, 5),
+    //   side1 3 × 1 500      = 4 500 Kč (seats 3, 4, 5),
+    //   side2 2 × 1 500      = 3 000 Kč (seats 4, 5).
+    // Rake: 5 % of 11 525 Kč = 576.25 Kč → capped at 300 Kč (5 players), taken from the main pot:
+    // 3 725 Kč left. Board A♥ K♦ 7♣ 7♠ 2♥: seats 2 (A♣ 9♦) and 4 (A♠ 9♥) tie with aces and
+    // sevens, king kicker; seat 3 (K♣ Q♦) has kings and sevens, seat 5 (Q♥ Q♠) queens and
+    // sevens. Main: 3 725 / 2 = 1 862 Kč each and the odd 1 Kč to seat 2, the first winner left
+    // of the button: 1 863 and 1 862 Kč. Seat 4 wins both side pots: 1 862 + 4 500 + 3 000
+    // = 9 362 Kč.
+    let (expected, findings) = judge(side_pot_hand());
     assert_eq!(
         expected,
         [(1, 0), (2, 186_300), (3, 0), (4, 936_200), (5, 0)]
@@ -401,30 +400,7 @@ fn the_dealers_side_pots_are_checked_against_the_chips() {
     // The side-pot hand above, with the dealer's pots given: right, then with the second side
     // pot (3 000 Kč for seats 4 and 5) also offered to seat 3.
     let base = |pots: Value| {
-        let mut record = hand(
-            "holdem",
-            5,
-            (2_500, 5_000),
-            json!([
-                seat(1, 100_000, None),
-                seat(2, 100_000, Some("Ac 9d")),
-                seat(3, 250_000, Some("Kc Qd")),
-                seat(4, 400_000, Some("As 9h")),
-                seat(5, 600_000, Some("Qh Qs"))
-            ]),
-            &[
-                "1 preflop small_blind 2500",
-                "2 preflop big_blind 5000",
-                "3 preflop all_in 250000",
-                "4 preflop all_in 400000",
-                "5 preflop call",
-                "1 preflop fold",
-                "2 preflop all_in 100000",
-            ],
-            "Ah Kd 7c 7s 2h",
-            &[(2, 186_300), (4, 936_200)],
-            30_000,
-        );
+        let mut record = side_pot_hand();
         record["pots"] = pots;
         judge(record).1
     };

@@ -655,11 +655,7 @@ fn push_limit_finding(
 
 /// Expected payout and its variance over the 37 equally likely pockets.
 pub fn round_statistics(rp: &RoulettePlan, round: &RouletteRound) -> RoundStatistics {
-    let mut statistics = RoundStatistics {
-        rtp_stakes_h: 0,
-        expected_payout_mh: 0,
-        payout_variance_h2: 0.0,
-    };
+    let mut statistics = RoundStatistics::default();
     if matches!(round.outcome, SpinOutcome::Void { .. }) {
         return statistics;
     }

@@ -3,15 +3,9 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::{PlanBook, Round};
+use crate::Round;
 
-fn plan() -> Plan {
-    PlanBook::builtin()
-        .unwrap()
-        .get("69games-ziva-hra")
-        .unwrap()
-        .clone()
-}
+use crate::plan::bundled_plan as plan;
 
 fn round(outcome: Value, bets: Value) -> Value {
     json!({

@@ -624,33 +624,21 @@ fn simulate_shoe(
 ) -> SimulatedEdge {
     let blocks = rounds.div_ceil(BLOCK);
     let threads = threads.max(1) as u64;
-    let sums: Vec<(i128, i128)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|first| {
-                scope.spawn(move || {
-                    let (mut sum, mut squares) = (0i128, 0i128);
-                    let mut block = first;
-                    while block < blocks {
-                        let mut rng = Rng::new(seed ^ block.wrapping_mul(0xa076_1d64_78bd_642f));
-                        let n = BLOCK.min(rounds - block * BLOCK);
-                        for _ in 0..n {
-                            let r = i128::from(play_round(rules, strategy, &mut rng, replace));
-                            sum += r;
-                            squares += r * r;
-                        }
-                        block += threads;
-                    }
-                    (sum, squares)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
+    let sums: Vec<(i128, i128)> = super::on_threads(threads as usize, |first| {
+        let first = first as u64;
+        let (mut sum, mut squares) = (0i128, 0i128);
+        let mut block = first;
+        while block < blocks {
+            let mut rng = Rng::new(seed ^ block.wrapping_mul(0xa076_1d64_78bd_642f));
+            let n = BLOCK.min(rounds - block * BLOCK);
+            for _ in 0..n {
+                let r = i128::from(play_round(rules, strategy, &mut rng, replace));
+                sum += r;
+                squares += r * r;
+            }
+            block += threads;
+        }
+        (sum, squares)
     });
     let (sum, squares) = sums
         .iter()

@@ -155,17 +155,10 @@ impl TheoreticalFigures {
 mod tests {
     use super::*;
     use crate::plan::DealerBlackjackTakes;
-    use crate::PlanBook;
 
     const BUNDLED: &str = include_str!("../../plans/69games-ziva-hra.rtp.toml");
 
-    fn plan() -> Plan {
-        PlanBook::builtin()
-            .unwrap()
-            .get("69games-ziva-hra")
-            .unwrap()
-            .clone()
-    }
+    use crate::plan::bundled_plan as plan;
 
     #[test]
     fn the_bundled_figures_are_what_the_plan_computes_to() {

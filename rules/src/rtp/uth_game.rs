@@ -483,48 +483,35 @@ pub fn analyse(plan: &UltimateTexasHoldemPlan, threads: usize) -> UthBaseGame {
     let blind = BlindTable::new(plan);
     let classes = flop_classes(&renamings);
     let threads = threads.max(1);
-    let partials: Vec<Vec<WideSums>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|first| {
-                let (tables, blind, classes) = (&tables, &blind, &classes);
-                scope.spawn(move || {
-                    let mut worker = Worker {
-                        tables,
-                        blind,
-                        river_play: i64::from(plan.play_river),
-                        flop_play: i64::from(plan.play_flop),
-                        scratch: BoardScratch::new(),
-                        flop: vec![Sums::default(); PAIRS],
-                    };
-                    let mut total = vec![WideSums::default(); PAIRS];
-                    for class in classes.iter().skip(first).step_by(threads) {
-                        let values = worker.flop(class.cards);
-                        for &renaming in &class.members {
-                            let renamed = &tables.pair_renamed[renaming];
-                            for (hand, sum) in total.iter_mut().enumerate() {
-                                let v = &values[usize::from(renamed[hand])];
-                                sum.base += i128::from(v.base);
-                                sum.play += i128::from(v.play);
-                                sum.base_sq += i128::from(v.base_sq);
-                                sum.base_play += i128::from(v.base_play);
-                                sum.play_sq += i128::from(v.play_sq);
-                                sum.best += i128::from(v.best);
-                                sum.best_sq += i128::from(v.best_sq);
-                                sum.best_play += i128::from(v.best_play);
-                            }
-                        }
-                    }
-                    total
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
+    let partials: Vec<Vec<WideSums>> = super::on_threads(threads, |first| {
+        let (tables, blind, classes) = (&tables, &blind, &classes);
+        let mut worker = Worker {
+            tables,
+            blind,
+            river_play: i64::from(plan.play_river),
+            flop_play: i64::from(plan.play_flop),
+            scratch: BoardScratch::new(),
+            flop: vec![Sums::default(); PAIRS],
+        };
+        let mut total = vec![WideSums::default(); PAIRS];
+        for class in classes.iter().skip(first).step_by(threads) {
+            let values = worker.flop(class.cards);
+            for &renaming in &class.members {
+                let renamed = &tables.pair_renamed[renaming];
+                for (hand, sum) in total.iter_mut().enumerate() {
+                    let v = &values[usize::from(renamed[hand])];
+                    sum.base += i128::from(v.base);
+                    sum.play += i128::from(v.play);
+                    sum.base_sq += i128::from(v.base_sq);
+                    sum.base_play += i128::from(v.base_play);
+                    sum.play_sq += i128::from(v.play_sq);
+                    sum.best += i128::from(v.best);
+                    sum.best_sq += i128::from(v.best_sq);
+                    sum.best_play += i128::from(v.best_play);
+                }
+            }
+        }
+        total
     });
     let mut result = UthBaseGame {
         deals: (PAIRS as u128) * (FLOPS * TURN_RIVERS * DEALER_HANDS) as u128,

@@ -463,11 +463,7 @@ pub fn round_statistics(
     figures: Option<&crate::rtp::UthFigures>,
     round: &UthRound,
 ) -> crate::RoundStatistics {
-    let mut statistics = crate::RoundStatistics {
-        rtp_stakes_h: 0,
-        expected_payout_mh: 0,
-        payout_variance_h2: 0.0,
-    };
+    let mut statistics = crate::RoundStatistics::default();
     let Some(figures) = figures else {
         return statistics;
     };

@@ -3,15 +3,9 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::{FindingKind, PlanBook, Round};
+use crate::{FindingKind, Round};
 
-fn plan() -> Plan {
-    PlanBook::builtin()
-        .unwrap()
-        .get("69games-ziva-hra")
-        .unwrap()
-        .clone()
-}
+use crate::plan::bundled_plan as plan;
 
 fn cards(text: &str) -> Vec<&str> {
     text.split_whitespace().collect()
