@@ -10,6 +10,7 @@ pub mod hand_rank;
 pub mod money;
 pub mod money_wheel;
 pub mod plan;
+pub mod plan_lint;
 pub mod poker_cash;
 pub mod ratio;
 pub mod record;

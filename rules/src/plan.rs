@@ -157,6 +157,10 @@ pub struct PokerCashPlan {
     /// Time collection instead of rake, per 30 minutes.
     pub time_collection_min_h: i64,
     pub time_collection_max_h: i64,
+    /// The rake cap the plan's glossary states, if it states one (`dozor plan lint` compares it
+    /// with the game section's caps, which are the ones applied).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub glossary_rake_cap_h: Option<i64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -179,6 +183,9 @@ pub struct WheelPlan {
     pub min_turns: u8,
     /// Each box, and a segment with the same id pays it (so a 25× bet wins only on its colour).
     pub boxes: Vec<WheelBox>,
+    /// The number of segments the plan's text gives the wheel (checked by `dozor plan lint`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segments_stated: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,6 +5,7 @@ mod bench;
 mod bench_verify;
 mod export;
 mod keys;
+mod plan;
 mod report;
 mod rtp;
 mod serve;
@@ -50,12 +51,14 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// Write an inspection export of a period for offline verification.
     Export(export::ExportArgs),
-    /// Generate signed rounds (roulette, blackjack or UTH) for N tables and submit them to a
-    /// running server.
+    /// Generate signed rounds (roulette, blackjack, UTH, money wheels, poker) for N tables and
+    /// submit them to a running server.
     Simulate(simulate::SimulateArgs),
     /// Print the theoretical RTP of every bet kind of a plan, computed from its pay tables and
     /// the cards (docs/RTP.md).
     Rtp(rtp::RtpArgs),
+    /// The plan itself: `plan lint` reports numbers of the plan that contradict each other.
+    Plan(plan::PlanArgs),
     /// Reports (the nightly job runs `report daily`).
     Report(report::ReportArgs),
     /// Benchmarks: `bench adjudicate`, `bench ingest`, `bench proofs`, `bench verify`.
@@ -96,6 +99,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Simulate(a) => simulate::run(a),
         Command::Report(a) => report::run(&global, a),
         Command::Rtp(a) => rtp::run(a),
+        Command::Plan(a) => plan::run(a),
         Command::Bench(a) => bench::run(&global, a),
         Command::Openapi { out } => {
             let text = api::openapi::document()?;
