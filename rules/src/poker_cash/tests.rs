@@ -274,27 +274,33 @@ fn a_raise_below_the_minimum_and_acting_out_of_turn_are_findings() {
     );
 }
 
+/// Heads-up, button 2 posts the small blind (25 Kč) and folds to seat 1's big blind (50 Kč);
+/// then `after`, and seat 1 is handed `award_h` with `rake_h` taken.
+fn small_blind_folds(after: &[&str], award_h: i64, rake_h: i64) -> Value {
+    let mut actions = vec![
+        "2 preflop small_blind 2500",
+        "1 preflop big_blind 5000",
+        "2 preflop fold",
+    ];
+    actions.extend_from_slice(after);
+    hand(
+        "holdem",
+        2,
+        (2_500, 5_000),
+        json!([seat(1, 100_000, None), seat(2, 100_000, None)]),
+        &actions,
+        "",
+        &[(1, award_h)],
+        rake_h,
+    )
+}
+
 #[test]
 fn an_uncontested_pot_needs_no_show_and_the_uncalled_blind_goes_back() {
     // Heads-up, button 2 posts 25 Kč and folds. Seat 1's big blind: 25 Kč of it is uncalled
     // and comes back; the pot is 25 + 25 = 50 Kč, rake 5 % = 2.50 Kč → 2 Kč, so seat 1 gets
     // 25 + 48 = 73 Kč. A check by seat 1 after the hand was over is a finding.
-    let record = hand(
-        "holdem",
-        2,
-        (2_500, 5_000),
-        json!([seat(1, 100_000, None), seat(2, 100_000, None)]),
-        &[
-            "2 preflop small_blind 2500",
-            "1 preflop big_blind 5000",
-            "2 preflop fold",
-            "1 preflop check",
-        ],
-        "",
-        &[(1, 7_300)],
-        200,
-    );
-    let (expected, findings) = judge(record);
+    let (expected, findings) = judge(small_blind_folds(&["1 preflop check"], 7_300, 200));
     // The verdict leaves the returned 25 Kč out of stakes and payouts: 48 Kč from the pot.
     assert_eq!(expected, [(1, 4_800), (2, 0)]);
     assert_eq!(kinds(&findings), [FindingKind::IllegalDecision]);
@@ -305,21 +311,7 @@ fn an_uncontested_pot_needs_no_show_and_the_uncalled_blind_goes_back() {
 fn chips_from_nowhere_and_a_wrong_rake_are_findings() {
     // The same hand, but seat 1 is handed 100 Kč and the rake is 5 Kč: 7 500 h went in,
     // 10 000 + 500 came out.
-    let record = hand(
-        "holdem",
-        2,
-        (2_500, 5_000),
-        json!([seat(1, 100_000, None), seat(2, 100_000, None)]),
-        &[
-            "2 preflop small_blind 2500",
-            "1 preflop big_blind 5000",
-            "2 preflop fold",
-        ],
-        "",
-        &[(1, 10_000)],
-        500,
-    );
-    let (_, findings) = judge(record);
+    let (_, findings) = judge(small_blind_folds(&[], 10_000, 500));
     assert_eq!(
         kinds(&findings),
         [
