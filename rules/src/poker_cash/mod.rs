@@ -373,18 +373,22 @@ fn check_dealer_pots(made: &[DealerPot], rebuilt: &[pots::Pot], findings: &mut V
     }
 }
 
+/// The most rake the plan allows from a hand dealt to `players`: the first cap line that covers
+/// them, or the last line for more players than any covers.
+pub fn rake_cap(pp: &PokerCashPlan, players: usize) -> i64 {
+    pp.rake_caps
+        .iter()
+        .find(|c| players <= usize::from(c.players_up_to))
+        .or(pp.rake_caps.last())
+        .map_or(i64::MAX, |c| c.cap_h)
+}
+
 /// The plan's rake for a closed pot of `pot_h` dealt to `players`: 5 % rounded down to whole
 /// Kč, at most the cap for that many players.
 pub fn rake_for(pp: &PokerCashPlan, pot_h: i64, players: usize) -> i64 {
     let share = pot_h.saturating_mul(i64::from(pp.rake_percent)) / 100;
     let whole_kc = share - share % 100;
-    let cap = pp
-        .rake_caps
-        .iter()
-        .find(|c| players <= usize::from(c.players_up_to))
-        .or(pp.rake_caps.last())
-        .map_or(i64::MAX, |c| c.cap_h);
-    whole_kc.min(cap)
+    whole_kc.min(rake_cap(pp, players))
 }
 
 /// What a correct table hands each seat (uncalled bets included) and takes as rake, for a hand
@@ -466,7 +470,7 @@ pub fn adjudicate<'a>(
                 format_czk(expected_rake),
                 pp.rake_percent,
                 format_czk(total_pot),
-                format_czk(rake_for(pp, i64::MAX / 200, hand.seats.len())),
+                format_czk(rake_cap(pp, hand.seats.len())),
                 hand.seats.len()
             ),
         ));
