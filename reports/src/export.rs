@@ -141,6 +141,31 @@ fn first_index_at(
     Ok(found.map_or(size, |i| i as u64))
 }
 
+/// Flushes the files and their directories to disk, so that an export reported as written
+/// survives a crash.
+fn make_durable<'a>(dir: &Path, files: impl Iterator<Item = &'a str>) -> Result<(), ExportError> {
+    let sync = |path: PathBuf| {
+        std::fs::File::open(&path)
+            .and_then(|f| f.sync_all())
+            .map_err(|source| ExportError::Io { path, source })
+    };
+    let mut dirs = std::collections::BTreeSet::new();
+    // The directory's own entry in its parent too.
+    match dir.parent() {
+        Some(parent) if parent.as_os_str().is_empty() => dirs.insert(PathBuf::from(".")),
+        Some(parent) => dirs.insert(parent.to_path_buf()),
+        None => false,
+    };
+    for name in files {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            dirs.insert(parent.to_path_buf());
+        }
+        sync(path)?;
+    }
+    dirs.into_iter().try_for_each(sync)
+}
+
 /// Writes the export of gaming days `from..=to` into `dir` (created; must be empty).
 pub fn write_export(
     conn: &mut PgConnection,
@@ -378,6 +403,8 @@ pub fn write_export(
     }
     let path = dir.join(fmt::MANIFEST);
     std::fs::write(&path, manifest).map_err(|source| ExportError::Io { path, source })?;
+    let written: Vec<&str> = w.sums.keys().map(String::as_str).collect();
+    make_durable(dir, written.iter().copied().chain([fmt::MANIFEST]))?;
     Ok(ExportSummary {
         dir: dir.to_path_buf(),
         period_entries: info.period_entries,

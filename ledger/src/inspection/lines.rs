@@ -1,8 +1,10 @@
 //! Reading the JSON-lines files of an export a block at a time, each block's lines in one
 //! buffer (one allocation and one UTF-8 check per block, buffers reused from block to block).
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::Path;
+
+use sha2::{Digest, Sha256};
 
 use super::{fail, InspectionError, ADJUDICATIONS};
 
@@ -36,10 +38,24 @@ impl LineBlock {
     }
 }
 
+/// A file hashed as it is read, so that its MANIFEST sum needs no second pass over it.
+struct HashingFile {
+    file: std::fs::File,
+    hasher: Sha256,
+}
+
+impl Read for HashingFile {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
 /// A JSON-lines file read in blocks.
 pub(super) struct LineReader {
     name: &'static str,
-    reader: std::io::BufReader<std::fs::File>,
+    reader: std::io::BufReader<HashingFile>,
     /// Lines read so far.
     line: usize,
 }
@@ -50,7 +66,13 @@ impl LineReader {
             .map_err(|e| fail(name, format!("cannot read: {e}")))?;
         Ok(LineReader {
             name,
-            reader: std::io::BufReader::with_capacity(1 << 20, file),
+            reader: std::io::BufReader::with_capacity(
+                1 << 20,
+                HashingFile {
+                    file,
+                    hasher: Sha256::new(),
+                },
+            ),
             line: 0,
         })
     }
@@ -69,6 +91,15 @@ impl LineReader {
             bytes.pop();
         }
         Ok(true)
+    }
+
+    /// The SHA-256 of the whole file (what was not read yet is read now).
+    pub(super) fn finish_sha256(self) -> Result<String, InspectionError> {
+        // The buffered bytes were hashed when they were read from the file.
+        let mut file = self.reader.into_inner();
+        std::io::copy(&mut file, &mut std::io::sink())
+            .map_err(|e| fail(self.name, format!("cannot read: {e}")))?;
+        Ok(hex::encode(file.hasher.finalize()))
     }
 
     /// Up to `max` lines into `block` (emptied first, its buffers kept).
@@ -162,6 +193,11 @@ impl VerdictReader {
             ahead: None,
             last_index: None,
         })
+    }
+
+    /// The SHA-256 of adjudications.jsonl (what was not read yet is read now).
+    pub(super) fn finish_sha256(self) -> Result<String, InspectionError> {
+        self.lines.finish_sha256()
     }
 
     /// Every verdict with an index below `end`, into `verdicts` (emptied first).
@@ -262,6 +298,20 @@ mod tests {
             seen.push(block.lines().join(","));
         }
         assert_eq!(seen, ["one,two", "three,four", "five"]);
+        assert_eq!(
+            reader.finish_sha256().unwrap(),
+            hex::encode(Sha256::digest(b"one\ntwo\nthree\nfour\nfive"))
+        );
+        // Stopped early, the rest of the file (beyond the read buffer's 1 MiB) is still hashed.
+        let long: String = (0..300_000).map(|n| format!("line {n}\n")).collect();
+        let dir = dir_with("x.jsonl", long.as_bytes());
+        let mut reader = LineReader::open(dir.path(), "x.jsonl").unwrap();
+        reader.next_block(1, &mut block).unwrap();
+        assert_eq!(block.lines(), ["line 0"]);
+        assert_eq!(
+            reader.finish_sha256().unwrap(),
+            hex::encode(Sha256::digest(long.as_bytes()))
+        );
 
         let dir = dir_with("x.jsonl", b"a\nb\nc\n\xff\ne\n");
         let mut reader = LineReader::open(dir.path(), "x.jsonl").unwrap();

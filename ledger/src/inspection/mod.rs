@@ -237,8 +237,33 @@ fn list_files(dir: &Path) -> Result<Vec<String>, InspectionError> {
     Ok(out)
 }
 
-/// Checks MANIFEST: every listed file exists with that SHA-256, and no file is unlisted.
-fn check_manifest(dir: &Path) -> Result<usize, InspectionError> {
+/// MANIFEST, checked but for the files read in the main pass, which are hashed as they are read.
+struct Manifest {
+    files: usize,
+    /// The listed SHA-256 of each file left to the main pass.
+    streamed: HashMap<&'static str, String>,
+}
+
+impl Manifest {
+    /// Compares a file hashed in the main pass with its listed sum.
+    fn check_streamed(&self, name: &'static str, actual: &str) -> Result<(), InspectionError> {
+        match self.streamed.get(name) {
+            Some(sum) if sum == actual => Ok(()),
+            Some(sum) => Err(fail(
+                name,
+                format!("SHA-256 is {actual}, MANIFEST says {sum}"),
+            )),
+            None => Err(fail(name, "missing from the export")),
+        }
+    }
+}
+
+/// Files read in the main pass: their SHA-256 is computed as they are read there.
+const STREAMED: [&str; 2] = [ENTRIES, ADJUDICATIONS];
+
+/// Checks MANIFEST: every listed file exists with that SHA-256 (those in [`STREAMED`] only
+/// exist, their sums are kept for later), and no file is unlisted.
+fn check_manifest(dir: &Path) -> Result<Manifest, InspectionError> {
     let text = String::from_utf8(read(dir, MANIFEST)?).map_err(|_| fail(MANIFEST, "not UTF-8"))?;
     let mut listed = BTreeMap::new();
     for (n, line) in text.lines().enumerate() {
@@ -255,8 +280,19 @@ fn check_manifest(dir: &Path) -> Result<usize, InspectionError> {
             ));
         }
     }
-    // The two large files take most of the time: hash files on every core, largest first.
-    let mut files: Vec<(&String, &String)> = listed.iter().collect();
+    let mut streamed = HashMap::new();
+    for name in STREAMED {
+        if let Some(sum) = listed.get(name) {
+            if !dir.join(name).is_file() {
+                return Err(fail(name, "listed in MANIFEST but missing"));
+            }
+            streamed.insert(name, sum.clone());
+        }
+    }
+    let mut files: Vec<(&String, &String)> = listed
+        .iter()
+        .filter(|(path, _)| !STREAMED.contains(&path.as_str()))
+        .collect();
     files.sort_by_cached_key(|(path, _)| {
         std::cmp::Reverse(std::fs::metadata(dir.join(path)).map_or(0, |m| m.len()))
     });
@@ -291,7 +327,10 @@ fn check_manifest(dir: &Path) -> Result<usize, InspectionError> {
             return Err(fail(required, "missing from the export"));
         }
     }
-    Ok(listed.len())
+    Ok(Manifest {
+        files: listed.len(),
+        streamed,
+    })
 }
 
 fn open_checkpoint(
@@ -493,7 +532,7 @@ pub fn verify_export(
     options: VerifyOptions,
     mut progress: impl FnMut(u64, u64),
 ) -> Result<InspectionReport, InspectionError> {
-    let files_checked = check_manifest(dir)?;
+    let manifest = check_manifest(dir)?;
     let info: ExportInfo = json(dir, EXPORT_JSON)?;
     if info.format != FORMAT {
         return Err(fail(
@@ -527,9 +566,7 @@ pub fn verify_export(
     let (blocks, received) = std::sync::mpsc::sync_channel::<Result<Block, InspectionError>>(1);
     let (recycle, recycled) = std::sync::mpsc::channel::<Block>();
     let first_index = info.first_index;
-    let mut verdicts = std::thread::scope(|scope| -> Result<VerdictReader, InspectionError> {
-        // Moved in, so that the reader stops waiting for buffers as soon as this returns.
-        let recycle = recycle;
+    let (checked, readers) = std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let mut read = 0u64;
             let mut fresh = 0;
@@ -541,7 +578,7 @@ pub fn verify_export(
                 } else {
                     match recycled.recv() {
                         Ok(block) => block,
-                        Err(_) => return verdicts,
+                        Err(_) => return (entries, verdicts),
                     }
                 };
                 let next = entries
@@ -553,101 +590,113 @@ pub fn verify_export(
                     .map(|()| (block, block_verdicts));
                 let done = next.as_ref().map_or(true, |(block, _)| block.is_empty());
                 if blocks.send(next).is_err() || done {
-                    return verdicts;
+                    return (entries, verdicts);
                 }
             }
         });
-        for next in received {
-            let (block, block_verdicts) = next?;
-            if block.is_empty() {
-                break;
-            }
-            let first_line = leaves.len();
-            let end_line = (first_line + block.len()) as u64;
-            if end_line > total {
-                return Err(count_error(end_line));
-            }
-            let context = Context {
-                info: &info,
-                has_link,
-                lines: total as usize,
-                signers: Signers {
-                    operators: &operators,
-                    tables: &registry.history,
-                },
-                registry: &registry.leaves,
-                verdicts: &block_verdicts,
-                plans: &plans,
-                signatures: options.signatures,
-                readjudicate: options.readjudicate,
-                rules_version_marker: &rules_version_marker,
-            };
-            let lines = block.lines();
-            let chunks: Vec<(usize, &[&str])> = lines
-                .chunks(SIGNATURE_BATCH)
-                .enumerate()
-                .map(|(c, part)| (first_line + c * SIGNATURE_BATCH, part))
-                .collect();
-            let checked = par_map(&chunks, |_, (first, part)| {
-                check_chunk(*first, part, &context)
-            })?;
-            let mut rounds = Vec::new();
-            for chunk in checked {
-                for entry in chunk? {
-                    let n = leaves.len();
-                    let expected = info.first_index + n as u64;
-                    if let Some(previous) = leaves.last() {
-                        if &entry.prev_hash != previous {
+        let checked = || -> Result<(), InspectionError> {
+            // Both moved in, so that the reader stops as soon as this returns.
+            let (received, recycle) = (received, recycle);
+            for next in received {
+                let (block, block_verdicts) = next?;
+                if block.is_empty() {
+                    break;
+                }
+                let first_line = leaves.len();
+                let end_line = (first_line + block.len()) as u64;
+                if end_line > total {
+                    return Err(count_error(end_line));
+                }
+                let context = Context {
+                    info: &info,
+                    has_link,
+                    lines: total as usize,
+                    signers: Signers {
+                        operators: &operators,
+                        tables: &registry.history,
+                    },
+                    registry: &registry.leaves,
+                    verdicts: &block_verdicts,
+                    plans: &plans,
+                    signatures: options.signatures,
+                    readjudicate: options.readjudicate,
+                    rules_version_marker: &rules_version_marker,
+                };
+                let lines = block.lines();
+                let chunks: Vec<(usize, &[&str])> = lines
+                    .chunks(SIGNATURE_BATCH)
+                    .enumerate()
+                    .map(|(c, part)| (first_line + c * SIGNATURE_BATCH, part))
+                    .collect();
+                let checked = par_map(&chunks, |_, (first, part)| {
+                    check_chunk(*first, part, &context)
+                })?;
+                let mut rounds = Vec::new();
+                for chunk in checked {
+                    for entry in chunk? {
+                        let n = leaves.len();
+                        let expected = info.first_index + n as u64;
+                        if let Some(previous) = leaves.last() {
+                            if &entry.prev_hash != previous {
+                                return Err(fail(
+                                    entry_item(n, &info),
+                                    format!(
+                                        "prev_hash does not match the hash of entry {}",
+                                        expected - 1
+                                    ),
+                                ));
+                            }
+                        } else if expected == 0 && entry.prev_hash != crate::GENESIS_PREV_HASH {
                             return Err(fail(
                                 entry_item(n, &info),
-                                format!(
-                                    "prev_hash does not match the hash of entry {}",
-                                    expected - 1
-                                ),
+                                "the first entry of the ledger must have a zero prev_hash",
                             ));
                         }
-                    } else if expected == 0 && entry.prev_hash != crate::GENESIS_PREV_HASH {
-                        return Err(fail(
-                            entry_item(n, &info),
-                            "the first entry of the ledger must have a zero prev_hash",
-                        ));
+                        leaves.push(entry.leaf);
+                        if entry.round {
+                            rounds.push(expected);
+                        }
+                        rounds_readjudicated += u64::from(entry.readjudicated);
                     }
-                    leaves.push(entry.leaf);
-                    if entry.round {
-                        rounds.push(expected);
-                    }
-                    rounds_readjudicated += u64::from(entry.readjudicated);
                 }
+                if rounds.len() != block_verdicts.len() {
+                    // Every round found its verdict, so some verdict has no round.
+                    let rounds: std::collections::HashSet<u64> = rounds.into_iter().collect();
+                    return Err(not_a_round(
+                        block_verdicts
+                            .places()
+                            .filter(|(_, index)| !rounds.contains(index)),
+                    ));
+                }
+                progress(leaves.len() as u64, total);
+                drop(lines);
+                // The reader may have finished; then the buffers are simply dropped.
+                let _ = recycle.send((block, block_verdicts));
             }
-            if rounds.len() != block_verdicts.len() {
-                // Every round found its verdict, so some verdict has no round.
-                let rounds: std::collections::HashSet<u64> = rounds.into_iter().collect();
-                return Err(not_a_round(
-                    block_verdicts
-                        .places()
-                        .filter(|(_, index)| !rounds.contains(index)),
-                ));
-            }
-            progress(leaves.len() as u64, total);
-            drop(lines);
-            // The reader may have finished; then the buffers are simply dropped.
-            let _ = recycle.send((block, block_verdicts));
+            Ok(())
+        }();
+        (checked, reader.join())
+    });
+    let (entries, mut verdicts) =
+        readers.map_err(|_| fail(ENTRIES, "the reading thread failed"))?;
+    let checked = checked.and_then(|()| {
+        if (leaves.len() as u64) != total {
+            return Err(fail(
+                ENTRIES,
+                format!("{} entries, export.json says {total}", leaves.len()),
+            ));
         }
-        reader
-            .join()
-            .map_err(|_| fail(ENTRIES, "the reading thread failed"))
-    })?;
-    if (leaves.len() as u64) != total {
-        return Err(fail(
-            ENTRIES,
-            format!("{} entries, export.json says {total}", leaves.len()),
-        ));
-    }
-    let mut left = Verdicts::default();
-    verdicts.take_before(u64::MAX, &mut left)?;
-    if !left.is_empty() {
-        return Err(not_a_round(left.places()));
-    }
+        let mut left = Verdicts::default();
+        verdicts.take_before(u64::MAX, &mut left)?;
+        if !left.is_empty() {
+            return Err(not_a_round(left.places()));
+        }
+        Ok(())
+    });
+    // A file that differs from MANIFEST is reported as such, before what the change breaks.
+    manifest.check_streamed(ENTRIES, &entries.finish_sha256()?)?;
+    manifest.check_streamed(ADJUDICATIONS, &verdicts.finish_sha256()?)?;
+    checked?;
 
     // Every exported entry is a leaf of the checkpoint's tree.
     let tree: TreeFile = json(dir, TREE)?;
@@ -735,7 +784,7 @@ pub fn verify_export(
         checkpoint_size: checkpoint.size,
         checkpoint_root: hex::encode(checkpoint.root),
         latest_size: latest.size,
-        files_checked,
+        files_checked: manifest.files,
         registry_events: registry.leaves.len() as u64,
         signatures_checked: total,
         rounds_readjudicated,
@@ -944,11 +993,49 @@ fn readjudicate(
     };
     let verdict = rules::adjudicate_at(plan, &setup, &round).map_err(|e| e.to_string())?;
     // The verdict types serialize in canonical form (tested), so no re-sorting is needed.
-    let again = serde_json::to_vec(&verdict).map_err(|e| e.to_string())?;
-    if again != exported.as_bytes() {
+    let mut again = SameBytes::new(exported.as_bytes());
+    serde_json::to_writer(&mut again, &verdict).map_err(|e| e.to_string())?;
+    if !again.all_same() {
         return Err("the verdict differs from re-adjudication with the exported plan".into());
     }
     Ok(true)
+}
+
+/// A writer that compares what is written with expected bytes instead of keeping it.
+struct SameBytes<'a> {
+    expected: &'a [u8],
+    at: usize,
+    same: bool,
+}
+
+impl<'a> SameBytes<'a> {
+    fn new(expected: &'a [u8]) -> Self {
+        SameBytes {
+            expected,
+            at: 0,
+            same: true,
+        }
+    }
+
+    /// Whether exactly the expected bytes were written.
+    fn all_same(&self) -> bool {
+        self.same && self.at == self.expected.len()
+    }
+}
+
+impl std::io::Write for SameBytes<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.same {
+            let end = self.at + buf.len();
+            self.same = self.expected.get(self.at..end) == Some(buf);
+            self.at = end;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Maps `f` over `items` on every core, results in the items' order. Each thread takes the
@@ -992,7 +1079,24 @@ pub fn par_map<T: Sync, R: Send>(
 
 #[cfg(test)]
 mod tests {
-    use super::par_map;
+    use super::{par_map, SameBytes};
+
+    #[test]
+    fn same_bytes_finds_any_difference_in_content_or_length() {
+        let written = |pieces: &[&str], expected: &str| {
+            let mut same = SameBytes::new(expected.as_bytes());
+            for piece in pieces {
+                std::io::Write::write_all(&mut same, piece.as_bytes()).unwrap();
+            }
+            same.all_same()
+        };
+        assert!(written(&["{\"a\"", ":1}"], "{\"a\":1}"));
+        assert!(written(&[], ""));
+        assert!(!written(&["{\"a\"", ":2}"], "{\"a\":1}"));
+        assert!(!written(&["{\"a\"", ":1"], "{\"a\":1}"));
+        assert!(!written(&["{\"a\"", ":1}", " "], "{\"a\":1}"));
+        assert!(!written(&["{\"b\"", ":1}"], "{\"a\":1}"));
+    }
 
     #[test]
     fn par_map_keeps_the_order_of_the_items() {
