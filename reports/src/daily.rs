@@ -159,7 +159,10 @@ impl Sums {
             .checked_sub(self.payouts_h)
             .ok_or(ReportError::Overflow("GGR"))?;
         let pct = |x: f64| (x * 1_000_000.0).round() / 10_000.0;
-        let rake_game = game == rules::GameCode::PokerCash.as_str();
+        // Players play each other: the casino's revenue is the rake.
+        let rake_game = [rules::GameCode::PokerCash, rules::GameCode::OpenFaceChinese]
+            .iter()
+            .any(|g| g.as_str() == game);
         let actual_rtp_pct =
             (played_h > 0 && !rake_game).then(|| pct(self.payouts_h as f64 / played_h as f64));
         let rake_share_pct =

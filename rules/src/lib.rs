@@ -9,6 +9,7 @@ pub mod error;
 pub mod hand_rank;
 pub mod money;
 pub mod money_wheel;
+pub mod ofc;
 pub mod plan;
 pub mod plan_lint;
 pub mod poker_cash;
@@ -87,6 +88,7 @@ pub fn adjudicate_at<'a>(
         Round::TimeCollection(r) => {
             poker_cash::time_collection_adjudicate(plan.poker_cash()?, plan, r)
         }
+        Round::OpenFaceChinese(r) => ofc::adjudicate(plan.open_face_chinese()?, plan, r),
     }
 }
 
@@ -109,7 +111,9 @@ pub fn round_statistics_at(
         )),
         // Players play each other: there is no return to player, the casino's revenue is the
         // rake (stakes − payouts in the daily report).
-        Round::PokerCash(_) | Round::TimeCollection(_) => Ok(RoundStatistics::default()),
+        Round::PokerCash(_) | Round::TimeCollection(_) | Round::OpenFaceChinese(_) => {
+            Ok(RoundStatistics::default())
+        }
         Round::Roulette(r) => Ok(roulette::round_statistics(plan.roulette()?, r)),
         Round::Blackjack(r) => Ok(blackjack::round_statistics(
             plan.blackjack()?,

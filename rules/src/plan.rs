@@ -36,6 +36,9 @@ pub struct Plan {
     /// Cash game (Texas Hold'em, Omaha Hold'em).
     #[serde(default)]
     pub poker_cash: Option<PokerCashPlan>,
+    /// Pineapple Open Face Chinese poker (cash game).
+    #[serde(default)]
+    pub open_face_chinese: Option<OfcPlan>,
     /// Figures too long to compute per report, kept beside the plan file; not part of it.
     #[serde(skip)]
     pub theoretical: TheoreticalFigures,
@@ -161,6 +164,77 @@ pub struct PokerCashPlan {
     /// with the game section's caps, which are the ones applied).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub glossary_rake_cap_h: Option<i64>,
+}
+
+/// Pineapple Open Face Chinese poker: rake, scoring, royalties and fantasy land.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OfcPlan {
+    pub min_players: u8,
+    pub max_players: u8,
+    /// Taken from every player of every hand (unless the table is on time collection).
+    pub rake_per_player_h: i64,
+    /// Points for each row won, and the bonus for winning all three (a scoop).
+    pub row_points: i64,
+    pub scoop_bonus: i64,
+    pub back_royalties: RoyaltyTable,
+    pub middle_royalties: RoyaltyTable,
+    /// Front (three cards): points for a pair and for trips, by rank letter (`6`…`A`).
+    pub front_pair_royalties: std::collections::BTreeMap<String, i64>,
+    pub front_trip_royalties: std::collections::BTreeMap<String, i64>,
+    /// Cards dealt at once in the next hand for a front pair of these ranks (without a foul).
+    pub fantasy_pair_cards: std::collections::BTreeMap<String, u8>,
+    /// … and for trips in front.
+    pub fantasy_trips_cards: u8,
+    /// Cards dealt to a player staying in fantasy land whose front does not earn more by itself
+    /// (the plan does not say; see docs/PLAN-NOTES.md).
+    pub fantasy_stay_cards: u8,
+}
+
+/// Royalty points of a five-card row by category (absent: none).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoyaltyTable {
+    #[serde(default)]
+    pub trips: i64,
+    #[serde(default)]
+    pub straight: i64,
+    #[serde(default)]
+    pub flush: i64,
+    #[serde(default)]
+    pub full_house: i64,
+    #[serde(default)]
+    pub quads: i64,
+    #[serde(default)]
+    pub straight_flush: i64,
+    #[serde(default)]
+    pub royal_flush: i64,
+}
+
+impl RoyaltyTable {
+    /// The points of a five-card row of strength `hand`.
+    pub fn points(&self, hand: crate::hand_rank::HandRank) -> i64 {
+        use crate::hand_rank::Category;
+        match hand.category() {
+            _ if hand.is_royal_flush() => self.royal_flush,
+            Category::StraightFlush => self.straight_flush,
+            Category::Quads => self.quads,
+            Category::FullHouse => self.full_house,
+            Category::Flush => self.flush,
+            Category::Straight => self.straight,
+            Category::Trips => self.trips,
+            _ => 0,
+        }
+    }
+}
+
+/// A rank written as in card codes (`2`…`9`, `T`, `J`, `Q`, `K`, `A`).
+pub fn rank_of_letter(letter: &str) -> Option<crate::cards::Rank> {
+    let mut chars = letter.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return None;
+    };
+    crate::cards::Rank::all().find(|r| r.letter() == c)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -312,6 +386,15 @@ impl Plan {
         })
     }
 
+    pub fn open_face_chinese(&self) -> Result<&OfcPlan, RecordError> {
+        self.open_face_chinese
+            .as_ref()
+            .ok_or_else(|| RecordError::GameNotInPlan {
+                plan_id: self.plan_id.clone(),
+                game: "open_face_chinese".into(),
+            })
+    }
+
     pub fn poker_cash(&self) -> Result<&PokerCashPlan, RecordError> {
         self.poker_cash
             .as_ref()
@@ -406,6 +489,46 @@ impl Plan {
                 if w.boxes[..i].iter().any(|other| other.id == b.id) {
                     return Err(bad(format!("{game}: box {} is listed twice", b.id)));
                 }
+            }
+        }
+        if let Some(o) = &self.open_face_chinese {
+            if !(2..=3).contains(&o.min_players) || !(o.min_players..=3).contains(&o.max_players) {
+                return Err(bad(
+                    "open face chinese is for 2 or 3 players (min_players <= max_players)".into(),
+                ));
+            }
+            if o.rake_per_player_h < 0 || o.row_points <= 0 || o.scoop_bonus < 0 {
+                return Err(bad(
+                    "open face chinese: rake and scoop bonus must not be negative, row points positive".into(),
+                ));
+            }
+            for (what, map) in [
+                ("front_pair_royalties", &o.front_pair_royalties),
+                ("front_trip_royalties", &o.front_trip_royalties),
+            ] {
+                if let Some(key) = map.keys().find(|k| rank_of_letter(k).is_none()) {
+                    return Err(bad(format!(
+                        "open face chinese {what}: `{key}` is not a rank (2-9, T, J, Q, K, A)"
+                    )));
+                }
+            }
+            if let Some(key) = o
+                .fantasy_pair_cards
+                .keys()
+                .find(|k| rank_of_letter(k).is_none())
+            {
+                return Err(bad(format!(
+                    "open face chinese fantasy_pair_cards: `{key}` is not a rank"
+                )));
+            }
+            let counts = o
+                .fantasy_pair_cards
+                .values()
+                .chain([&o.fantasy_trips_cards, &o.fantasy_stay_cards]);
+            if let Some(n) = counts.into_iter().find(|n| !(14..=17).contains(*n)) {
+                return Err(bad(format!(
+                    "open face chinese: fantasy land deals 14 to 17 cards, not {n}"
+                )));
             }
         }
         if let Some(u) = &self.ultimate_texas_holdem {

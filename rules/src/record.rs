@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::blackjack::BlackjackRound;
 use crate::money_wheel::WheelRound;
+use crate::ofc::OfcHand;
 use crate::poker_cash::{PokerHand, TimeCollection};
 use crate::roulette::RouletteRound;
 use crate::uth::UthRound;
@@ -284,6 +285,7 @@ pub enum Round {
     MoneyWheel(WheelRound),
     PokerCash(PokerHand),
     TimeCollection(TimeCollection),
+    OpenFaceChinese(OfcHand),
 }
 
 impl Round {
@@ -327,6 +329,12 @@ impl Round {
                     .map_err(|e| RecordError::Malformed(e.to_string()))?;
                 hand.validate()?;
                 Ok(Round::PokerCash(hand))
+            }
+            GameCode::OpenFaceChinese => {
+                let hand = OfcHand::deserialize(record)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                hand.validate()?;
+                Ok(Round::OpenFaceChinese(hand))
             }
             other => Err(RecordError::UnsupportedGame(other.to_string())),
         }
@@ -376,6 +384,12 @@ impl Round {
                 hand.validate()?;
                 Ok(Round::PokerCash(hand))
             }
+            GameCode::OpenFaceChinese => {
+                let hand: OfcHand = serde_json::from_str(text)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                hand.validate()?;
+                Ok(Round::OpenFaceChinese(hand))
+            }
             other => Err(RecordError::UnsupportedGame(other.to_string())),
         }
     }
@@ -387,6 +401,7 @@ impl Round {
             Round::UltimateTexasHoldem(_) => GameCode::UltimateTexasHoldem,
             Round::MoneyWheel(r) => r.game,
             Round::PokerCash(_) | Round::TimeCollection(_) => GameCode::PokerCash,
+            Round::OpenFaceChinese(_) => GameCode::OpenFaceChinese,
         }
     }
 
@@ -398,6 +413,7 @@ impl Round {
             Round::MoneyWheel(r) => &r.table_id,
             Round::PokerCash(r) => &r.table_id,
             Round::TimeCollection(r) => &r.table_id,
+            Round::OpenFaceChinese(r) => &r.table_id,
         }
     }
 
@@ -409,6 +425,7 @@ impl Round {
             Round::MoneyWheel(r) => &r.plan_id,
             Round::PokerCash(r) => &r.plan_id,
             Round::TimeCollection(r) => &r.plan_id,
+            Round::OpenFaceChinese(r) => &r.plan_id,
         }
     }
 
@@ -420,6 +437,7 @@ impl Round {
             Round::MoneyWheel(r) => r.played_at,
             Round::PokerCash(r) => r.played_at,
             Round::TimeCollection(r) => r.played_at,
+            Round::OpenFaceChinese(r) => r.played_at,
         }
     }
 }

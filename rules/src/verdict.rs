@@ -37,10 +37,12 @@ pub enum FindingKind {
     ChipsNotConserved,
     /// A poker rake other than the plan's (5 % rounded down, capped by the number of players).
     RakeWrong,
+    /// Open Face Chinese: a fantasy-land deal other than the previous hand earned.
+    FantasyLandWrong,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 14] = [
+    pub const ALL: [FindingKind; 15] = [
         FindingKind::Overpaid,
         FindingKind::Underpaid,
         FindingKind::StakeBelowMinimum,
@@ -55,6 +57,7 @@ impl FindingKind {
         FindingKind::BetNotAllowed,
         FindingKind::ChipsNotConserved,
         FindingKind::RakeWrong,
+        FindingKind::FantasyLandWrong,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -73,6 +76,7 @@ impl FindingKind {
             FindingKind::BetNotAllowed => "bet_not_allowed",
             FindingKind::ChipsNotConserved => "chips_not_conserved",
             FindingKind::RakeWrong => "rake_wrong",
+            FindingKind::FantasyLandWrong => "fantasy_land_wrong",
         }
     }
 
@@ -148,6 +152,10 @@ pub struct BetVerdict<'a> {
 pub struct Verdict<'a> {
     pub bets: Vec<BetVerdict<'a>>,
     pub expected_paid_h: i64,
+    /// Open Face Chinese: the players who earned fantasy land for the next hand, with the cards
+    /// they are to be dealt at once; absent in other games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fantasy_next: Option<Vec<FantasyEntitlement<'a>>>,
     pub findings: Vec<Finding>,
     pub game: GameCode,
     pub paid_h: i64,
@@ -169,6 +177,13 @@ pub struct Verdict<'a> {
     /// The winning number (roulette); absent on a void round.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub winning_number: Option<u8>,
+}
+
+/// Fantasy land earned by a player (fields sorted: canonical JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FantasyEntitlement<'a> {
+    pub cards: u8,
+    pub player: &'a str,
 }
 
 impl Verdict<'_> {

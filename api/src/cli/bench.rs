@@ -130,6 +130,7 @@ fn adjudicate(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
             rules::Round::MoneyWheel(w) => w.bets.len(),
             rules::Round::PokerCash(h) => h.seats.len(),
             rules::Round::TimeCollection(t) => t.players.len(),
+            rules::Round::OpenFaceChinese(h) => h.players.len(),
         })
         .sum();
     let started = Instant::now();

@@ -196,6 +196,7 @@ pub async fn register(
         GameCode::UltimateTexasHoldem => plan.ultimate_texas_holdem.is_some(),
         GameCode::MoneyWheel1 | GameCode::MoneyWheel2 => plan.wheel(game).is_ok(),
         GameCode::PokerCash => plan.poker_cash.is_some(),
+        GameCode::OpenFaceChinese => plan.open_face_chinese.is_some(),
         _ => false,
     };
     if !adjudicated {

@@ -316,6 +316,7 @@ pub fn adjudicate<'a>(
         winning_number: None,
         segment: winning.map(|(segment, _)| segment),
         segment_label: winning.map(|(_, label)| label),
+        fantasy_next: None,
         void_reason: void_reason.map(WheelVoidReason::as_str),
         void: winning.is_none(),
         stakes_h,

@@ -163,6 +163,7 @@ pub fn adjudicate<'a>(
         winning_number: None,
         segment: None,
         segment_label: None,
+        fantasy_next: None,
         void_reason: None,
         void: false,
         stakes_h: collected_h,

@@ -491,6 +491,7 @@ pub fn adjudicate<'a>(
         winning_number: winning,
         segment: None,
         segment_label: None,
+        fantasy_next: None,
         void_reason: match round.outcome {
             SpinOutcome::Void { reason } => Some(reason.as_str()),
             SpinOutcome::Number { .. } => None,
