@@ -39,6 +39,9 @@ pub struct Plan {
     /// Pineapple Open Face Chinese poker (cash game).
     #[serde(default)]
     pub open_face_chinese: Option<OfcPlan>,
+    /// Poker tournaments (Hold'em, Omaha, OFC): fee and payout tables.
+    #[serde(default)]
+    pub poker_tournament: Option<TournamentPlan>,
     /// Figures too long to compute per report, kept beside the plan file; not part of it.
     #[serde(skip)]
     pub theoretical: TheoreticalFigures,
@@ -189,6 +192,66 @@ pub struct OfcPlan {
     /// Cards dealt to a player staying in fantasy land whose front does not earn more by itself
     /// (the plan does not say; see docs/PLAN-NOTES.md).
     pub fantasy_stay_cards: u8,
+}
+
+/// Tournament money: the fee and how the prize pool is paid out.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentPlan {
+    pub fee_percent_min: u8,
+    pub fee_percent_max: u8,
+    pub fee_announced_days_before: u16,
+    /// What the fee percentage is taken from (the base applied).
+    pub fee_base: FeeBase,
+    /// The base as each section of the plan states it (`dozor plan lint` compares them).
+    #[serde(default)]
+    pub fee_base_stated: Vec<StatedFeeBase>,
+    /// The payout table, one column per range of entries, in the plan's order.
+    pub payouts: Vec<PayoutColumn>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FeeBase {
+    /// All entries' money (buy-ins, re-entries, rebuys, add-ons).
+    Moneypool,
+    /// What is paid out to the winners.
+    Prizepool,
+}
+
+impl FeeBase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FeeBase::Moneypool => "moneypool",
+            FeeBase::Prizepool => "prize pool",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatedFeeBase {
+    pub section: String,
+    pub base: FeeBase,
+}
+
+/// One column of the payout table: for tournaments of `entries[0]..=entries[1]` entries, each
+/// paid place's share of the prize pool in hundredths of a percent.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PayoutColumn {
+    pub entries: [u32; 2],
+    pub places_bp: Vec<u32>,
+}
+
+impl TournamentPlan {
+    /// The column for a tournament of `entries` entries: the first that covers it (the plan's
+    /// headings overlap at 9 entries; see docs/PLAN-NOTES.md).
+    pub fn payout_column(&self, entries: u32) -> Option<&PayoutColumn> {
+        self.payouts
+            .iter()
+            .find(|c| c.entries[0] <= entries && entries <= c.entries[1])
+    }
 }
 
 /// Royalty points of a five-card row by category (absent: none).
@@ -395,6 +458,15 @@ impl Plan {
             })
     }
 
+    pub fn poker_tournament(&self) -> Result<&TournamentPlan, RecordError> {
+        self.poker_tournament
+            .as_ref()
+            .ok_or_else(|| RecordError::GameNotInPlan {
+                plan_id: self.plan_id.clone(),
+                game: "poker_tournament".into(),
+            })
+    }
+
     pub fn poker_cash(&self) -> Result<&PokerCashPlan, RecordError> {
         self.poker_cash
             .as_ref()
@@ -529,6 +601,27 @@ impl Plan {
                 return Err(bad(format!(
                     "open face chinese: fantasy land deals 14 to 17 cards, not {n}"
                 )));
+            }
+        }
+        if let Some(t) = &self.poker_tournament {
+            if t.fee_percent_min > t.fee_percent_max || t.fee_percent_max >= 100 {
+                return Err(bad("poker tournament fee: min <= max < 100 percent".into()));
+            }
+            for c in &t.payouts {
+                if c.entries[0] == 0 || c.entries[0] > c.entries[1] || c.places_bp.is_empty() {
+                    return Err(bad(format!(
+                        "poker tournament payouts: column {:?} needs 1 <= first <= last entries and at least one place",
+                        c.entries
+                    )));
+                }
+                if c.places_bp.len() > c.entries[0] as usize {
+                    return Err(bad(format!(
+                        "poker tournament payouts: column {:?} pays {} places, more than its {} entries",
+                        c.entries,
+                        c.places_bp.len(),
+                        c.entries[0]
+                    )));
+                }
             }
         }
         if let Some(u) = &self.ultimate_texas_holdem {

@@ -9,7 +9,7 @@ use crate::plan::{Odds, Plan};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LintFinding {
     /// The plan's section, as the plan names it.
-    pub section: &'static str,
+    pub section: String,
     pub message: String,
 }
 
@@ -29,7 +29,7 @@ pub fn lint(plan: &Plan) -> Vec<LintFinding> {
         |section: &'static str, what: &str, stated: i64, derived: i128, how: String| {
             if i128::from(stated) != derived {
                 out.push(LintFinding {
-                    section,
+                    section: section.into(),
                     message: format!(
                         "{what}: the plan states {}, its limits and pay table give {} ({how})",
                         kc(i128::from(stated)),
@@ -115,7 +115,7 @@ pub fn lint(plan: &Plan) -> Vec<LintFinding> {
         let derived = i128::from(w.max_bet_h) * i128::from(pays);
         if i128::from(w.max_net_win_h) != derived {
             out.push(LintFinding {
-                section,
+                section: section.into(),
                 message: format!(
                     "maximum net win: the plan states {}, its limits and pay table give {} ({} × {pays})",
                     kc(i128::from(w.max_net_win_h)),
@@ -128,7 +128,7 @@ pub fn lint(plan: &Plan) -> Vec<LintFinding> {
         if let Some(stated) = w.segments_stated {
             if stated != segments {
                 out.push(LintFinding {
-                    section,
+                    section: section.into(),
                     message: format!(
                         "the wheel has {stated} segments, its boxes' segment counts add up to {segments}"
                     ),
@@ -141,7 +141,7 @@ pub fn lint(plan: &Plan) -> Vec<LintFinding> {
             let caps: Vec<i64> = p.rake_caps.iter().map(|c| c.cap_h).collect();
             if caps.iter().any(|&c| c != glossary) {
                 out.push(LintFinding {
-                    section: "Výklad pojmů: Poplatek, Rake",
+                    section: "Výklad pojmů: Poplatek, Rake".into(),
                     message: format!(
                         "the glossary caps the rake at {}, the Cash game sections at {} (by the number of players); dozor applies the game sections",
                         kc(i128::from(glossary)),
@@ -154,7 +154,88 @@ pub fn lint(plan: &Plan) -> Vec<LintFinding> {
             }
         }
     }
+    if let Some(t) = &plan.poker_tournament {
+        lint_tournament(t, &mut out);
+    }
     out
+}
+
+/// The payout table's columns (each adds up to 100 %, ranges of entries do not overlap and
+/// leave no gap, shares do not grow with the place) and the fee's base across sections.
+fn lint_tournament(t: &crate::plan::TournamentPlan, out: &mut Vec<LintFinding>) {
+    const SECTION: &str = "Turnajová Pravidla (Texas Hold´em, Omaha Hold´em, OFC), VÝPLATY";
+    let range = |c: &crate::plan::PayoutColumn| format!("{}–{}", c.entries[0], c.entries[1]);
+    let percent = |bp: u64| format!("{},{:02} %", bp / 100, bp % 100);
+    let mut push = |message: String| {
+        out.push(LintFinding {
+            section: SECTION.into(),
+            message,
+        })
+    };
+    for (i, c) in t.payouts.iter().enumerate() {
+        let sum: u64 = c.places_bp.iter().map(|&b| u64::from(b)).sum();
+        if sum != 10_000 {
+            push(format!(
+                "the column for {} entries adds up to {}, not 100 % (the prize pool is shared in proportion to the column; see docs/PLAN-NOTES.md)",
+                range(c),
+                percent(sum)
+            ));
+        }
+        if let Some(place) = c.places_bp.windows(2).position(|w| w[1] > w[0]) {
+            push(format!(
+                "the column for {} entries pays place {} more than place {}",
+                range(c),
+                place + 2,
+                place + 1
+            ));
+        }
+        if let Some(previous) = i.checked_sub(1).map(|p| &t.payouts[p]) {
+            if c.entries[0] <= previous.entries[1] {
+                push(format!(
+                    "the columns for {} and {} entries overlap: {} entries fall in both (dozor uses the first)",
+                    range(previous),
+                    range(c),
+                    if c.entries[0] == previous.entries[1] {
+                        c.entries[0].to_string()
+                    } else {
+                        format!("{}–{}", c.entries[0], previous.entries[1].min(c.entries[1]))
+                    }
+                ));
+            } else if c.entries[0] > previous.entries[1] + 1 {
+                let (from, to) = (previous.entries[1] + 1, c.entries[0] - 1);
+                push(if from == to {
+                    format!("no column for {from} entries")
+                } else {
+                    format!("no column for {from}–{to} entries")
+                });
+            }
+        }
+    }
+    if let Some(last) = t.payouts.iter().map(|c| c.entries[1]).max() {
+        push(format!(
+            "no column for more than {last} entries: a larger tournament has no payout table"
+        ));
+    }
+    let bases: std::collections::BTreeSet<_> = t.fee_base_stated.iter().map(|s| s.base).collect();
+    if bases.len() > 1 {
+        let said = t
+            .fee_base_stated
+            .iter()
+            .map(|s| format!("{}: of the {}", s.section, s.base.as_str()))
+            .collect::<Vec<_>>()
+            .join("; ");
+        out.push(LintFinding {
+            section: t
+                .fee_base_stated
+                .iter()
+                .find(|s| s.base != t.fee_base)
+                .map_or_else(|| SECTION.to_owned(), |s| s.section.clone()),
+            message: format!(
+                "the fee's base differs between sections ({said}); a 10 % fee on a 100 000 Kč moneypool is 10 000 Kč from the moneypool but 9 090,91 Kč as 10 % of the prize pool; dozor applies the {}",
+                t.fee_base.as_str()
+            ),
+        });
+    }
 }
 
 #[cfg(test)]
@@ -163,14 +244,46 @@ mod tests {
     use crate::plan::bundled_plan;
 
     #[test]
-    fn the_bundled_plan_has_one_contradiction_the_rake_cap() {
+    fn the_bundled_plan_contradicts_itself_on_the_rake_cap_payouts_and_the_fee_base() {
         // Every maximum win of the plan follows from its limits (900 000, 62 500, 650 000,
-        // 14 050 000, 250 000 and 7 500 000 Kč); the glossary's 500 Kč rake cap contradicts the
-        // game sections' 200 / 300 Kč.
+        // 14 050 000, 250 000 and 7 500 000 Kč). What does not hold together:
         let found = lint(&bundled_plan());
-        assert_eq!(found.len(), 1, "{found:?}");
+        let messages: Vec<&str> = found.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(found.len(), 5, "{messages:#?}");
+        // the glossary's 500 Kč rake cap against the game sections' 200 / 300 Kč;
         assert_eq!(found[0].section, "Výklad pojmů: Poplatek, Rake");
-        assert!(found[0].message.contains("500"), "{found:?}");
+        assert!(messages[0].contains("500"));
+        // the headings "6.–9." and "9.–15." share 9 entries;
+        assert!(messages[1].starts_with("the columns for 6–9 and 9–15 entries overlap: 9 entries"));
+        // the last column: 18,80 + 13,10 + 9,25 + 6,60 + 5,00 + 3,65 + 2,65 + 1,75 + 1,45
+        // (= 62,25) + 3 × (1,28 + 1,15 + 0,93 + 0,74 + 0,65 + 0,55) (= 15,90) + 9 × (0,45 +
+        // 0,40 + 0,35 + 0,30 + 0,27 + 0,24 + 0,22 + 0,20) (= 21,87) = 100,02 %;
+        assert!(messages[2].starts_with("the column for 951–1050 entries adds up to 100,02 %"));
+        assert!(messages[3].starts_with("no column for more than 1050 entries"));
+        // and the OFC section's fee "z Prizepoolu" against "z Moneypoolu".
+        assert!(found[4].section.contains("Open Face"));
+        assert!(messages[4].contains("9 090,91"));
+    }
+
+    #[test]
+    fn payout_columns_with_gaps_or_rising_shares_are_reported() {
+        let mut plan = bundled_plan();
+        if let Some(t) = plan.poker_tournament.as_mut() {
+            t.payouts[3].entries = [17, 26]; // after 9–15: 16 is in no column
+            t.payouts[4].places_bp.swap(0, 1); // 27–35: 2nd place 40 %, 1st 24 %
+            t.fee_base_stated.pop();
+        }
+        let found = lint(&plan);
+        let messages: Vec<&str> = found.iter().map(|f| f.message.as_str()).collect();
+        assert!(
+            messages.contains(&"no column for 16 entries"),
+            "{messages:#?}"
+        );
+        assert!(
+            messages.contains(&"the column for 27–35 entries pays place 2 more than place 1"),
+            "{messages:#?}"
+        );
+        assert!(!messages.iter().any(|m| m.contains("fee")), "{messages:#?}");
     }
 
     #[test]
@@ -185,7 +298,7 @@ mod tests {
             w.boxes[0].segments += 1;
         }
         let found = lint(&plan);
-        let sections: Vec<&str> = found.iter().map(|f| f.section).collect();
+        let sections: Vec<&str> = found.iter().map(|f| f.section.as_str()).collect();
         assert!(sections.contains(&"Ruleta, 5. MOŽNOSTI VÝHRY"), "{found:?}");
         assert!(
             found
