@@ -694,3 +694,136 @@ async fn a_poker_hand_is_replayed_and_the_report_counts_the_rake_as_revenue() {
     assert_eq!(entry["verdict"]["stakes_h"], 40_000, "{entry}");
     assert_eq!(entry["verdict"]["findings"], json!([]));
 }
+
+#[actix_web::test]
+async fn open_face_chinese_and_a_tournament_reach_the_daily_report() {
+    let (state, _url) = state();
+    let app = app!(state);
+    let (ofc_key, room_key) = (key(21), key(22));
+    for (table_id, game, k) in [
+        ("OFC1", "open_face_chinese", &ofc_key),
+        ("ROOM", "poker_tournament", &room_key),
+    ] {
+        let mut table = registration(table_id, k);
+        table["game"] = json!(game);
+        let (status, body) = post(&app, "/api/v1/tables", table).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    // Three players, C fouled, A scoops B (rules::ofc tests give the arithmetic): A +2 050 Kč,
+    // B −820 Kč, C −1 230 Kč, rake 25 Kč each.
+    let player = |name: &str, deal: [&str; 5], rows: [&str; 3], discards: &str, net_h: i64| {
+        let cards = |t: &str| t.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        json!({"player": name, "deal": deal.map(cards), "front": cards(rows[0]),
+               "middle": cards(rows[1]), "back": cards(rows[2]), "discards": cards(discards),
+               "net_h": net_h, "rake_h": 2_500})
+    };
+    let hand = json!({
+        "type": "round", "game": "open_face_chinese", "table_id": "OFC1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T21:00:00Z",
+        "players": [
+            player("A", ["Qh 9s 9h As Ks", "9c 8s 2s", "6s 3s 3h", "Qd 4d 4s", "2c 5h 5s"],
+                   ["Qh Qd 2c", "9s 9h 9c 4d 5h", "As Ks 8s 6s 3s"], "2s 3h 4s 5s", 205_000),
+            player("B", ["Jc Td 5c 6d 7c", "Jh 8h 5d", "Tc 9d 6h", "7h 7s 7d", "3d 2d 8d"],
+                   ["Jc Jh 3d", "Td Tc 7h 7s 2d", "5c 6d 7c 8h 9d"], "5d 6h 7d 8d", -82_000),
+            player("C", ["Kc Ac 2h 3c Ts", "Kh Ad Th", "4c 4h Js", "6c 8c Qs", "Jd Qc Kd"],
+                   ["Kc Kh 4c", "Ac Ad 4h 6c 8c", "2h 3c Ts Jd Qc"], "Th Js Qs Kd", -123_000)
+        ],
+        "point_values": [
+            {"players": ["A", "B"], "point_h": 10_000},
+            {"players": ["A", "C"], "point_h": 5_000},
+            {"players": ["B", "C"], "point_h": 2_000}
+        ]
+    });
+    let (status, receipt) = post(&app, "/api/v1/records", signed(hand, &ofc_key)).await;
+    assert_eq!(status, 201, "{receipt}");
+    // A freezeout of 5 entries at 2 000 Kč: moneypool 10 000 Kč, fee 10 % = 1 000 Kč, 9 000 Kč
+    // under the 12 000 Kč guarantee: overlay 3 000 Kč. 5 entries: the winner takes 100 %.
+    let mut tournament = tournament_record_with_prize(1_200_000);
+    tournament["tournament_id"] = json!("friday-freezeout");
+    let (status, receipt) = post(&app, "/api/v1/records", signed(tournament, &room_key)).await;
+    assert_eq!(status, 201, "{receipt}");
+    let (_, page) = get(&app, "/api/v1/findings?table_id=ROOM").await;
+    assert_eq!(page["items"].as_array().unwrap().len(), 0, "{page}");
+
+    let (_, report) = get(&app, "/api/v1/reports/daily?day=2026-11-20&format=json").await;
+    let row = |table: &str| {
+        report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["table_id"] == table)
+            .unwrap()
+            .clone()
+    };
+    // OFC: the losers' 820 + 1 230 Kč and the rake 3 × 25 Kč in, A's 2 050 Kč out: 75 Kč.
+    let ofc = row("OFC1");
+    assert_eq!(ofc["ggr_basis"], "rake", "{ofc}");
+    assert_eq!(ofc["stakes_h"], 212_500);
+    assert_eq!(ofc["payouts_h"], 205_000);
+    assert_eq!(ofc["ggr_h"], 7_500);
+    // The tournament: 10 000 Kč in, 12 000 Kč out: −2 000 Kč = fee 1 000 − overlay 3 000.
+    let room = row("ROOM");
+    assert_eq!(room["ggr_basis"], "fee_less_overlay", "{room}");
+    assert_eq!(room["stakes_h"], 1_000_000);
+    assert_eq!(room["payouts_h"], 1_200_000);
+    assert_eq!(room["ggr_h"], -200_000);
+    assert_eq!(room["tournament_fees_h"], 100_000);
+    assert_eq!(room["tournament_overlay_h"], 300_000);
+    assert!(ofc["tournament_fees_h"].is_null());
+
+    // A tournament whose prizes exceed the pool, and an OFC hand with a row of 4: the hand is
+    // refused (422, nothing appended); the tournament is recorded with its findings.
+    let mut greedy = tournament_record_with_prize(1_300_000);
+    greedy["seq_no"] = json!(2);
+    let (status, receipt) = post(&app, "/api/v1/records", signed(greedy, &room_key)).await;
+    assert_eq!(status, 201, "{receipt}");
+    let (_, page) = get(&app, "/api/v1/findings?table_id=ROOM").await;
+    let kinds: Vec<&str> = page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.len(), 2, "{page}");
+    assert!(kinds.contains(&"overpaid") && kinds.contains(&"chips_not_conserved"));
+    let bad = json!({
+        "type": "round", "game": "open_face_chinese", "table_id": "OFC1", "seq_no": 2,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T21:05:00Z",
+        "players": [
+            player("A", ["Qh 9s 9h As Ks", "9c 8s 2s", "6s 3s 3h", "Qd 4d 4s", "2c 5h 5s"],
+                   ["Qh Qd 2c 5h", "9s 9h 9c 4d", "As Ks 8s 6s 3s"], "2s 3h 4s 5s", 0),
+            player("B", ["Jc Td 5c 6d 7c", "Jh 8h 5d", "Tc 9d 6h", "7h 7s 7d", "3d 2d 8d"],
+                   ["Jc Jh 3d", "Td Tc 7h 7s 2d", "5c 6d 7c 8h 9d"], "5d 6h 7d 8d", 0)
+        ],
+        "point_values": [{"players": ["A", "B"], "point_h": 10_000}]
+    });
+    let (status, body) = post(&app, "/api/v1/records", signed(bad, &ofc_key)).await;
+    assert_error(status, &body, 422, "invalid_record");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("players[0].front"),
+        "{body}"
+    );
+}
+
+/// The freezeout above with the winner paid `prize_h`.
+fn tournament_record_with_prize(prize_h: i64) -> Value {
+    let entries: Vec<Value> = (1..=5)
+        .map(|n| {
+            json!({"player": format!("p{n}"), "kind": "buy_in",
+                        "at": format!("2026-11-20T18:0{n}:00Z"), "amount_h": 200_000})
+        })
+        .collect();
+    json!({
+        "type": "round", "game": "poker_tournament", "table_id": "ROOM", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "tournament_id": "friday-freezeout-2",
+        "played_at": "2026-11-20T23:00:00Z", "variant": "holdem", "format": "freezeout",
+        "announced_at": "2026-11-01T12:00:00Z", "starts_at": "2026-11-20T18:00:00Z",
+        "registration_closes_at": "2026-11-20T19:00:00Z",
+        "buy_in_h": 200_000, "starting_stack": 10_000, "fee_percent": 10, "fee_h": 100_000,
+        "guarantee_h": 1_200_000, "entries": entries,
+        "results": [{"place": 1, "player": "p3", "prize_h": prize_h}]
+    })
+}

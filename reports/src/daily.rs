@@ -36,9 +36,13 @@ pub struct PayoutRow {
     /// Gross gaming revenue: stakes − returned stakes − payouts.
     pub ggr_h: i64,
     /// What the GGR is: `stakes_minus_payouts` for games against the house; `rake` for poker
-    /// cash games, where players play each other (stakes are the pots, payouts what the pots
-    /// paid out, so the GGR is the rake the casino took).
+    /// cash games and Open Face Chinese, where players play each other (stakes are the pots or
+    /// the money lost, payouts what the winners took, so the GGR is the rake the casino took);
+    /// `fee_less_overlay` for tournaments (stakes are the moneypools, payouts the prizes).
     pub ggr_basis: String,
+    /// Tournaments: the fees taken and what the operator added to reach guarantees.
+    pub tournament_fees_h: Option<i64>,
+    pub tournament_overlay_h: Option<i64>,
     /// Poker: the rake as a share of the pots, in percent.
     pub rake_share_pct: Option<f64>,
     /// payouts / (stakes − returned stakes), in percent.
@@ -87,6 +91,10 @@ struct Aggregate {
     expected_payout_mh: i64,
     #[diesel(sql_type = Double)]
     variance_h2: f64,
+    #[diesel(sql_type = BigInt)]
+    fees_h: i64,
+    #[diesel(sql_type = BigInt)]
+    overlay_h: i64,
 }
 
 #[derive(QueryableByName, Debug)]
@@ -123,6 +131,8 @@ struct Sums {
     rtp_stakes_h: i64,
     expected_payout_mh: i64,
     variance_h2: f64,
+    fees_h: i64,
+    overlay_h: i64,
     kinds: BTreeMap<String, KindTotal>,
 }
 
@@ -142,6 +152,8 @@ impl Sums {
         self.rtp_stakes_h = add(self.rtp_stakes_h, o.rtp_stakes_h)?;
         self.expected_payout_mh = add(self.expected_payout_mh, o.expected_payout_mh)?;
         self.variance_h2 += o.variance_h2;
+        self.fees_h = add(self.fees_h, o.fees_h)?;
+        self.overlay_h = add(self.overlay_h, o.overlay_h)?;
         for (kind, t) in &o.kinds {
             let mine = self.kinds.entry(kind.clone()).or_default();
             mine.count = add(mine.count, t.count)?;
@@ -159,10 +171,13 @@ impl Sums {
             .checked_sub(self.payouts_h)
             .ok_or(ReportError::Overflow("GGR"))?;
         let pct = |x: f64| (x * 1_000_000.0).round() / 10_000.0;
-        // Players play each other: the casino's revenue is the rake.
-        let rake_game = [rules::GameCode::PokerCash, rules::GameCode::OpenFaceChinese]
-            .iter()
-            .any(|g| g.as_str() == game);
+        // Players play each other: the casino's revenue is the rake (cash games) or the fee less
+        // any overlay (tournaments: stakes are the moneypool, payouts the prizes).
+        let tournament = game == rules::GameCode::PokerTournament.as_str();
+        let rake_game = tournament
+            || [rules::GameCode::PokerCash, rules::GameCode::OpenFaceChinese]
+                .iter()
+                .any(|g| g.as_str() == game);
         let actual_rtp_pct =
             (played_h > 0 && !rake_game).then(|| pct(self.payouts_h as f64 / played_h as f64));
         let rake_share_pct =
@@ -189,11 +204,15 @@ impl Sums {
             payouts_h: self.payouts_h,
             expected_payouts_h: self.expected_payouts_h,
             ggr_h,
-            ggr_basis: if rake_game {
+            ggr_basis: if tournament {
+                "fee_less_overlay".into()
+            } else if rake_game {
                 "rake".into()
             } else {
                 "stakes_minus_payouts".into()
             },
+            tournament_fees_h: tournament.then_some(self.fees_h),
+            tournament_overlay_h: tournament.then_some(self.overlay_h),
             rake_share_pct,
             actual_rtp_pct,
             theoretical_rtp_pct,
@@ -222,7 +241,9 @@ pub fn build(
                 coalesce(sum(expected_paid_h) FILTER (WHERE NOT void), 0)::bigint AS expected_payouts_h, \
                 coalesce(sum(rtp_stakes_h), 0)::bigint AS rtp_stakes_h, \
                 coalesce(sum(expected_payout_mh), 0)::bigint AS expected_payout_mh, \
-                coalesce(sum(payout_variance_h2), 0)::float8 AS variance_h2 \
+                coalesce(sum(payout_variance_h2), 0)::float8 AS variance_h2, \
+                coalesce(sum((verdict->'tournament'->>'fee_h')::bigint) FILTER (WHERE NOT void), 0)::bigint AS fees_h, \
+                coalesce(sum((verdict->'tournament'->>'overlay_h')::bigint) FILTER (WHERE NOT void), 0)::bigint AS overlay_h \
          FROM adjudications WHERE played_at >= $1 AND played_at < $2 \
          GROUP BY game, table_id",
     )
@@ -258,6 +279,8 @@ pub fn build(
         s.rtp_stakes_h = a.rtp_stakes_h;
         s.expected_payout_mh = a.expected_payout_mh;
         s.variance_h2 = a.variance_h2;
+        s.fees_h = a.fees_h;
+        s.overlay_h = a.overlay_h;
     }
     for k in kinds {
         per_table
@@ -315,6 +338,8 @@ pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
         "expected_payouts_h",
         "ggr_h",
         "ggr_basis",
+        "tournament_fees_h",
+        "tournament_overlay_h",
         "rake_share_pct",
         "actual_rtp_pct",
         "theoretical_rtp_pct",
@@ -345,6 +370,12 @@ pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
             r.expected_payouts_h.to_string(),
             r.ggr_h.to_string(),
             r.ggr_basis.clone(),
+            r.tournament_fees_h
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+            r.tournament_overlay_h
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
             opt(r.rake_share_pct),
             opt(r.actual_rtp_pct),
             opt(r.theoretical_rtp_pct),

@@ -17,6 +17,7 @@ pub mod ratio;
 pub mod record;
 pub mod roulette;
 pub mod rtp;
+pub mod tournament;
 pub mod uth;
 pub mod verdict;
 
@@ -89,6 +90,7 @@ pub fn adjudicate_at<'a>(
             poker_cash::time_collection_adjudicate(plan.poker_cash()?, plan, r)
         }
         Round::OpenFaceChinese(r) => ofc::adjudicate(plan.open_face_chinese()?, plan, r),
+        Round::Tournament(r) => tournament::adjudicate(plan.poker_tournament()?, plan, r),
     }
 }
 
@@ -111,9 +113,10 @@ pub fn round_statistics_at(
         )),
         // Players play each other: there is no return to player, the casino's revenue is the
         // rake (stakes − payouts in the daily report).
-        Round::PokerCash(_) | Round::TimeCollection(_) | Round::OpenFaceChinese(_) => {
-            Ok(RoundStatistics::default())
-        }
+        Round::PokerCash(_)
+        | Round::TimeCollection(_)
+        | Round::OpenFaceChinese(_)
+        | Round::Tournament(_) => Ok(RoundStatistics::default()),
         Round::Roulette(r) => Ok(roulette::round_statistics(plan.roulette()?, r)),
         Round::Blackjack(r) => Ok(blackjack::round_statistics(
             plan.blackjack()?,

@@ -8,6 +8,7 @@ use crate::money_wheel::WheelRound;
 use crate::ofc::OfcHand;
 use crate::poker_cash::{PokerHand, TimeCollection};
 use crate::roulette::RouletteRound;
+use crate::tournament::TournamentRecord;
 use crate::uth::UthRound;
 use crate::RecordError;
 
@@ -286,6 +287,7 @@ pub enum Round {
     PokerCash(PokerHand),
     TimeCollection(TimeCollection),
     OpenFaceChinese(OfcHand),
+    Tournament(TournamentRecord),
 }
 
 impl Round {
@@ -336,7 +338,12 @@ impl Round {
                 hand.validate()?;
                 Ok(Round::OpenFaceChinese(hand))
             }
-            other => Err(RecordError::UnsupportedGame(other.to_string())),
+            GameCode::PokerTournament => {
+                let t = TournamentRecord::deserialize(record)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                t.validate()?;
+                Ok(Round::Tournament(t))
+            }
         }
     }
 
@@ -390,7 +397,12 @@ impl Round {
                 hand.validate()?;
                 Ok(Round::OpenFaceChinese(hand))
             }
-            other => Err(RecordError::UnsupportedGame(other.to_string())),
+            GameCode::PokerTournament => {
+                let t: TournamentRecord = serde_json::from_str(text)
+                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
+                t.validate()?;
+                Ok(Round::Tournament(t))
+            }
         }
     }
 
@@ -402,6 +414,7 @@ impl Round {
             Round::MoneyWheel(r) => r.game,
             Round::PokerCash(_) | Round::TimeCollection(_) => GameCode::PokerCash,
             Round::OpenFaceChinese(_) => GameCode::OpenFaceChinese,
+            Round::Tournament(_) => GameCode::PokerTournament,
         }
     }
 
@@ -414,6 +427,7 @@ impl Round {
             Round::PokerCash(r) => &r.table_id,
             Round::TimeCollection(r) => &r.table_id,
             Round::OpenFaceChinese(r) => &r.table_id,
+            Round::Tournament(r) => &r.table_id,
         }
     }
 
@@ -426,6 +440,7 @@ impl Round {
             Round::PokerCash(r) => &r.plan_id,
             Round::TimeCollection(r) => &r.plan_id,
             Round::OpenFaceChinese(r) => &r.plan_id,
+            Round::Tournament(r) => &r.plan_id,
         }
     }
 
@@ -438,6 +453,7 @@ impl Round {
             Round::PokerCash(r) => r.played_at,
             Round::TimeCollection(r) => r.played_at,
             Round::OpenFaceChinese(r) => r.played_at,
+            Round::Tournament(r) => r.played_at,
         }
     }
 }

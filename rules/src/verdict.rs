@@ -39,10 +39,12 @@ pub enum FindingKind {
     RakeWrong,
     /// Open Face Chinese: a fantasy-land deal other than the previous hand earned.
     FantasyLandWrong,
+    /// A tournament fee other than the plan allows (range, notice, amount).
+    FeeWrong,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 15] = [
+    pub const ALL: [FindingKind; 16] = [
         FindingKind::Overpaid,
         FindingKind::Underpaid,
         FindingKind::StakeBelowMinimum,
@@ -58,6 +60,7 @@ impl FindingKind {
         FindingKind::ChipsNotConserved,
         FindingKind::RakeWrong,
         FindingKind::FantasyLandWrong,
+        FindingKind::FeeWrong,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -77,6 +80,7 @@ impl FindingKind {
             FindingKind::ChipsNotConserved => "chips_not_conserved",
             FindingKind::RakeWrong => "rake_wrong",
             FindingKind::FantasyLandWrong => "fantasy_land_wrong",
+            FindingKind::FeeWrong => "fee_wrong",
         }
     }
 
@@ -170,6 +174,9 @@ pub struct Verdict<'a> {
     pub seq_no: u64,
     pub stakes_h: i64,
     pub table_id: &'a str,
+    /// A tournament's money: entries, moneypool, fee, prize pool and the operator's overlay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<TournamentFigures>,
     pub void: bool,
     /// Why the round was void, if it was.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -177,6 +184,18 @@ pub struct Verdict<'a> {
     /// The winning number (roulette); absent on a void round.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub winning_number: Option<u8>,
+}
+
+/// A tournament's money (fields sorted: canonical JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TournamentFigures {
+    /// Buy-ins and re-entries (what the payout table counts).
+    pub entries: u32,
+    pub fee_h: i64,
+    pub moneypool_h: i64,
+    /// What the operator added to reach the guarantee.
+    pub overlay_h: i64,
+    pub prize_pool_h: i64,
 }
 
 /// Fantasy land earned by a player (fields sorted: canonical JSON).

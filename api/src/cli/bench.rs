@@ -131,6 +131,7 @@ fn adjudicate(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
             rules::Round::PokerCash(h) => h.seats.len(),
             rules::Round::TimeCollection(t) => t.players.len(),
             rules::Round::OpenFaceChinese(h) => h.players.len(),
+            rules::Round::Tournament(t) => t.entries.len(),
         })
         .sum();
     let started = Instant::now();

@@ -197,7 +197,7 @@ pub async fn register(
         GameCode::MoneyWheel1 | GameCode::MoneyWheel2 => plan.wheel(game).is_ok(),
         GameCode::PokerCash => plan.poker_cash.is_some(),
         GameCode::OpenFaceChinese => plan.open_face_chinese.is_some(),
-        _ => false,
+        GameCode::PokerTournament => plan.poker_tournament.is_some(),
     };
     if !adjudicated {
         return Err(invalid(

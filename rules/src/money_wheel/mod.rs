@@ -317,6 +317,7 @@ pub fn adjudicate<'a>(
         segment: winning.map(|(segment, _)| segment),
         segment_label: winning.map(|(_, label)| label),
         fantasy_next: None,
+        tournament: None,
         void_reason: void_reason.map(WheelVoidReason::as_str),
         void: winning.is_none(),
         stakes_h,

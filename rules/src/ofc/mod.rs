@@ -446,6 +446,7 @@ pub fn adjudicate<'a>(
         bets,
         findings,
         fantasy_next: Some(fantasy),
+        tournament: None,
     })
 }
 

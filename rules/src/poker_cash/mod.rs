@@ -552,6 +552,7 @@ pub fn adjudicate<'a>(
         segment: None,
         segment_label: None,
         fantasy_next: None,
+        tournament: None,
         void_reason: None,
         void: false,
         stakes_h,

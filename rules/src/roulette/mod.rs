@@ -492,6 +492,7 @@ pub fn adjudicate<'a>(
         segment: None,
         segment_label: None,
         fantasy_next: None,
+        tournament: None,
         void_reason: match round.outcome {
             SpinOutcome::Void { reason } => Some(reason.as_str()),
             SpinOutcome::Number { .. } => None,
