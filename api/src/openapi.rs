@@ -35,6 +35,7 @@ use crate::routes;
         routes::findings::list,
         routes::reports::daily,
         routes::reports::shoes,
+        routes::reports::fantasy,
         routes::reports::wheels,
         routes::exports::export,
     ),

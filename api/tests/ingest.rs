@@ -734,8 +734,22 @@ async fn open_face_chinese_and_a_tournament_reach_the_daily_report() {
             {"players": ["B", "C"], "point_h": 2_000}
         ]
     });
-    let (status, receipt) = post(&app, "/api/v1/records", signed(hand, &ofc_key)).await;
+    let (status, receipt) = post(&app, "/api/v1/records", signed(hand.clone(), &ofc_key)).await;
     assert_eq!(status, 201, "{receipt}");
+    // A's queens in front earned 14 cards at once; the next hand deals A normally.
+    let mut next = hand;
+    next["seq_no"] = json!(2);
+    next["played_at"] = json!("2026-11-20T21:04:00Z");
+    let (status, receipt) = post(&app, "/api/v1/records", signed(next, &ofc_key)).await;
+    assert_eq!(status, 201, "{receipt}");
+    let (status, audit) = get(&app, "/api/v1/reports/fantasy?day=2026-11-20").await;
+    assert_eq!(status, 200, "{audit}");
+    assert_eq!(audit["hands"], 2);
+    assert_eq!(
+        audit["mismatches"],
+        json!([{"table_id": "OFC1", "previous_seq_no": 1, "seq_no": 2,
+                "message": "A: earned fantasy land with 14 cards in the previous hand, dealt a normal hand"}])
+    );
     // A freezeout of 5 entries at 2 000 Kč: moneypool 10 000 Kč, fee 10 % = 1 000 Kč, 9 000 Kč
     // under the 12 000 Kč guarantee: overlay 3 000 Kč. 5 entries: the winner takes 100 %.
     let mut tournament = tournament_record_with_prize(1_200_000);
@@ -755,12 +769,13 @@ async fn open_face_chinese_and_a_tournament_reach_the_daily_report() {
             .unwrap()
             .clone()
     };
-    // OFC: the losers' 820 + 1 230 Kč and the rake 3 × 25 Kč in, A's 2 050 Kč out: 75 Kč.
+    // OFC, per hand: the losers' 820 + 1 230 Kč and the rake 3 × 25 Kč in, A's 2 050 Kč out:
+    // 75 Kč; two hands.
     let ofc = row("OFC1");
     assert_eq!(ofc["ggr_basis"], "rake", "{ofc}");
-    assert_eq!(ofc["stakes_h"], 212_500);
-    assert_eq!(ofc["payouts_h"], 205_000);
-    assert_eq!(ofc["ggr_h"], 7_500);
+    assert_eq!(ofc["stakes_h"], 2 * 212_500);
+    assert_eq!(ofc["payouts_h"], 2 * 205_000);
+    assert_eq!(ofc["ggr_h"], 2 * 7_500);
     // The tournament: 10 000 Kč in, 12 000 Kč out: −2 000 Kč = fee 1 000 − overlay 3 000.
     let room = row("ROOM");
     assert_eq!(room["ggr_basis"], "fee_less_overlay", "{room}");
@@ -787,7 +802,7 @@ async fn open_face_chinese_and_a_tournament_reach_the_daily_report() {
     assert_eq!(kinds.len(), 2, "{page}");
     assert!(kinds.contains(&"overpaid") && kinds.contains(&"chips_not_conserved"));
     let bad = json!({
-        "type": "round", "game": "open_face_chinese", "table_id": "OFC1", "seq_no": 2,
+        "type": "round", "game": "open_face_chinese", "table_id": "OFC1", "seq_no": 3,
         "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T21:05:00Z",
         "players": [
             player("A", ["Qh 9s 9h As Ks", "9c 8s 2s", "6s 3s 3h", "Qd 4d 4s", "2c 5h 5s"],

@@ -4,6 +4,7 @@ pub mod chi_square;
 pub mod daily;
 pub mod error;
 pub mod export;
+pub mod fantasy;
 pub mod findings;
 pub mod gaming_day;
 pub mod shoes;

@@ -21,6 +21,9 @@ enum ReportKind {
     Daily(DayArgs),
     /// Shoe audit of one gaming day: each blackjack shoe's cards across its rounds.
     Shoes(DayArgs),
+    /// Fantasy-land audit of one gaming day: each Open Face Chinese hand's deal against the
+    /// table's previous hand.
+    Fantasy(DayArgs),
     /// Wheel statistics of a month: segment frequencies of each money wheel, chi-square test.
     Wheels(MonthArgs),
 }
@@ -72,6 +75,13 @@ fn wheels(global: &Global, args: MonthArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The reports of one gaming day.
+enum DayReport {
+    Daily,
+    Shoes,
+    Fantasy,
+}
+
 #[derive(Debug, clap::Args)]
 struct DayArgs {
     /// `YYYY-MM-DD`, `today` or `yesterday` (gaming days, Europe/Prague).
@@ -89,7 +99,7 @@ struct DayArgs {
 
 pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
     let (
-        shoes,
+        kind,
         DayArgs {
             day,
             format,
@@ -97,8 +107,9 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
             gaming_day_start_hour,
         },
     ) = match args.kind {
-        ReportKind::Daily(a) => (false, a),
-        ReportKind::Shoes(a) => (true, a),
+        ReportKind::Daily(a) => (DayReport::Daily, a),
+        ReportKind::Shoes(a) => (DayReport::Shoes, a),
+        ReportKind::Fantasy(a) => (DayReport::Fantasy, a),
         ReportKind::Wheels(a) => return wheels(global, a),
     };
     let clock = GamingDayClock::new(chrono_tz::Europe::Prague, gaming_day_start_hour)
@@ -115,20 +126,33 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
     }
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
-    let text = if shoes {
-        let plans = rules::PlanBook::builtin()?;
-        let audit = reports::shoes::build(&mut conn, &clock, day, &plans)?;
-        if format == "csv" {
-            reports::shoes::to_csv(&audit)?
-        } else {
-            serde_json::to_string_pretty(&audit)? + "\n"
+    let csv = format == "csv";
+    let text = match kind {
+        DayReport::Shoes => {
+            let audit =
+                reports::shoes::build(&mut conn, &clock, day, &rules::PlanBook::builtin()?)?;
+            if csv {
+                reports::shoes::to_csv(&audit)?
+            } else {
+                serde_json::to_string_pretty(&audit)? + "\n"
+            }
         }
-    } else {
-        let report = daily::build(&mut conn, &clock, day)?;
-        if format == "csv" {
-            daily::to_csv(&report)?
-        } else {
-            serde_json::to_string_pretty(&report)? + "\n"
+        DayReport::Fantasy => {
+            let audit =
+                reports::fantasy::build(&mut conn, &clock, day, &rules::PlanBook::builtin()?)?;
+            if csv {
+                reports::fantasy::to_csv(&audit)?
+            } else {
+                serde_json::to_string_pretty(&audit)? + "\n"
+            }
+        }
+        DayReport::Daily => {
+            let report = daily::build(&mut conn, &clock, day)?;
+            if csv {
+                daily::to_csv(&report)?
+            } else {
+                serde_json::to_string_pretty(&report)? + "\n"
+            }
         }
     };
     drop(conn);

@@ -36,6 +36,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(findings::list)
             .service(reports::daily)
             .service(reports::shoes)
+            .service(reports::fantasy)
             .service(reports::wheels)
             .service(exports::export)
             .service(health::openapi),

@@ -3,6 +3,7 @@
 use actix_web::{get, web, HttpResponse};
 use chrono::NaiveDate;
 use reports::daily::{self as daily_report, DailyReport};
+use reports::fantasy::{self as fantasy_report, FantasyAudit};
 use reports::shoes::{self as shoe_report, ShoeAudit};
 use reports::wheels::{self as wheel_report, WheelStatistics};
 use serde::Deserialize;
@@ -135,6 +136,35 @@ pub async fn shoes(
         Ok(HttpResponse::Ok()
             .content_type("text/csv; charset=utf-8")
             .body(shoe_report::to_csv(&audit)?))
+    } else {
+        Ok(HttpResponse::Ok().json(audit))
+    }
+}
+
+/// Fantasy-land audit of a gaming day: each Open Face Chinese hand's fantasy-land deals
+/// against what the table's previous hand earned (a hand's verdict sees that hand only).
+#[utoipa::path(get, path = "/api/v1/reports/fantasy", tag = "reports", params(DailyQuery),
+    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = FantasyAudit), (status = 400, body = ErrorBody)))]
+#[get("/reports/fantasy")]
+pub async fn fantasy(
+    state: web::Data<AppState>,
+    query: web::Query<DailyQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
+    let csv = wants_csv(q.format.as_deref())?;
+    let audit = web::block(move || -> Result<_, ApiError> {
+        Ok(fantasy_report::build(
+            &mut *state.conn()?,
+            &state.clock,
+            q.day,
+            &state.plans,
+        )?)
+    })
+    .await??;
+    if csv {
+        Ok(HttpResponse::Ok()
+            .content_type("text/csv; charset=utf-8")
+            .body(fantasy_report::to_csv(&audit)?))
     } else {
         Ok(HttpResponse::Ok().json(audit))
     }

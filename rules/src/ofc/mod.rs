@@ -494,5 +494,53 @@ pub fn check_fantasy_deal(earned: &[FantasyEntitlement<'_>], next: &OfcHand) -> 
     findings
 }
 
+/// A fantasy-land deal that does not follow from the table's previous hand.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FantasyMismatch {
+    pub table_id: String,
+    /// The hand that earned (or did not earn) fantasy land, and the hand dealt after it.
+    pub previous_seq_no: u64,
+    pub seq_no: u64,
+    pub message: String,
+}
+
+/// Each hand's fantasy-land deals against the hand before it at the same table. `hands` must
+/// be in (table, seq_no) order; `plan_of` gives the OFC section each hand was played under.
+pub fn audit_fantasy_sequence<'p>(
+    hands: &[OfcHand],
+    plan_of: impl Fn(&OfcHand) -> Option<&'p OfcPlan>,
+) -> Vec<FantasyMismatch> {
+    let mut out = Vec::new();
+    for pair in hands.windows(2) {
+        let (previous, next) = (&pair[0], &pair[1]);
+        if previous.table_id != next.table_id {
+            continue;
+        }
+        let Some(plan) = plan_of(previous) else {
+            continue;
+        };
+        let earned: Vec<FantasyEntitlement<'_>> = previous
+            .players
+            .iter()
+            .filter_map(|p| {
+                let rows = score_rows(plan, &p.front, &p.middle, &p.back);
+                fantasy_next(plan, &rows, p.fantasy).map(|cards| FantasyEntitlement {
+                    cards,
+                    player: &p.player,
+                })
+            })
+            .collect();
+        for f in check_fantasy_deal(&earned, next) {
+            out.push(FantasyMismatch {
+                table_id: next.table_id.clone(),
+                previous_seq_no: previous.seq_no,
+                seq_no: next.seq_no,
+                message: f.message,
+            });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests;

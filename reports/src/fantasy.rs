@@ -1,0 +1,122 @@
+//! Fantasy-land audit of Open Face Chinese tables: a hand's verdict says who earned fantasy
+//! land for the next hand (a verdict sees one hand only), so the deal of each hand of the day is
+//! checked here against the hand before it at the same table.
+
+use chrono::NaiveDate;
+use diesel::sql_types::{Binary, Bool, Timestamptz};
+use diesel::{PgConnection, QueryableByName, RunQueryDsl as _};
+use rules::ofc::audit_fantasy_sequence;
+use rules::{PlanBook, Round};
+use serde::Serialize;
+
+use crate::{GamingDayClock, ReportError};
+
+/// A deal that does not follow from the previous hand.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct FantasyLine {
+    pub table_id: String,
+    pub previous_seq_no: u64,
+    pub seq_no: u64,
+    /// e.g. `anna: earned fantasy land with 15 cards in the previous hand, dealt 14`.
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct FantasyAudit {
+    pub gaming_day: NaiveDate,
+    /// Open Face Chinese hands played in the day.
+    pub hands: u32,
+    pub mismatches: Vec<FantasyLine>,
+}
+
+#[derive(QueryableByName)]
+struct EntryBytes {
+    #[diesel(sql_type = Binary)]
+    entry: Vec<u8>,
+    #[diesel(sql_type = Bool)]
+    in_day: bool,
+}
+
+/// The OFC hands of `day`, each against the table's hand before it (looked up to a gaming day
+/// earlier, so the first hand of the day is checked too).
+pub fn build(
+    conn: &mut PgConnection,
+    clock: &GamingDayClock,
+    day: NaiveDate,
+    plans: &PlanBook,
+) -> Result<FantasyAudit, ReportError> {
+    let (start, end) = clock.bounds(day);
+    let lookback = clock.bounds(day.pred_opt().unwrap_or(day)).0;
+    let entries: Vec<EntryBytes> = diesel::sql_query(
+        "SELECT e.entry, a.played_at >= $2 AS in_day \
+         FROM adjudications a JOIN ledger_entries e ON e.idx = a.ledger_index \
+         WHERE a.game = 'open_face_chinese' AND a.played_at >= $1 AND a.played_at < $3",
+    )
+    .bind::<Timestamptz, _>(lookback)
+    .bind::<Timestamptz, _>(start)
+    .bind::<Timestamptz, _>(end)
+    .load(conn)?;
+    let mut hands = Vec::with_capacity(entries.len());
+    let mut today = std::collections::HashSet::new();
+    for e in &entries {
+        // Every hand here was accepted by ingest, so it parses; anything else is skipped.
+        let record = serde_json::from_slice::<serde_json::Value>(&e.entry)
+            .ok()
+            .and_then(|entry| Round::parse(&entry["envelope"]["record"]).ok());
+        if let Some(Round::OpenFaceChinese(hand)) = record {
+            if e.in_day {
+                today.insert((hand.table_id.clone(), hand.seq_no));
+            }
+            hands.push(hand);
+        }
+    }
+    // Dealing order is each table's sequence order (hands may reach the ledger out of order).
+    hands.sort_by(|a, b| (&a.table_id, a.seq_no).cmp(&(&b.table_id, b.seq_no)));
+    let mismatches = audit_fantasy_sequence(&hands, |h| {
+        plans
+            .get(&h.plan_id)
+            .and_then(|p| p.open_face_chinese.as_ref())
+    })
+    .into_iter()
+    .filter(|m| today.contains(&(m.table_id.clone(), m.seq_no)))
+    .map(|m| FantasyLine {
+        table_id: m.table_id,
+        previous_seq_no: m.previous_seq_no,
+        seq_no: m.seq_no,
+        message: m.message,
+    })
+    .collect();
+    Ok(FantasyAudit {
+        gaming_day: day,
+        hands: u32::try_from(today.len()).unwrap_or(u32::MAX),
+        mismatches,
+    })
+}
+
+/// CSV: one line per mismatch.
+pub fn to_csv(audit: &FantasyAudit) -> Result<String, ReportError> {
+    let csv_err = |e: csv::Error| ReportError::Csv(e.to_string());
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "gaming_day",
+        "table_id",
+        "previous_seq_no",
+        "seq_no",
+        "message",
+    ])
+    .map_err(csv_err)?;
+    for m in &audit.mismatches {
+        w.write_record([
+            audit.gaming_day.to_string(),
+            m.table_id.clone(),
+            m.previous_seq_no.to_string(),
+            m.seq_no.to_string(),
+            m.message.clone(),
+        ])
+        .map_err(csv_err)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| ReportError::Csv(e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+}
