@@ -49,6 +49,10 @@ pub struct OfcHand {
     /// The players agreed a stop-loss: no one wins or loses more than their stack.
     #[serde(default)]
     pub stop_loss: bool,
+    /// A hand of this tournament: points are tournament chips (no money value), no rake; the
+    /// tournament's money is in its own record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament_id: Option<String>,
     #[serde(default)]
     pub collection: Collection,
 }
@@ -89,6 +93,9 @@ impl OfcHand {
             return Err(RecordError::invalid("game", "must be `open_face_chinese`"));
         }
         validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
+        if let Some(id) = &self.tournament_id {
+            validate_identifier("tournament_id", id)?;
+        }
         if !(2..=3).contains(&self.players.len()) {
             return Err(RecordError::invalid(
                 "players",
@@ -353,9 +360,19 @@ pub fn adjudicate<'a>(
         check_cards(i, p, &mut findings);
     }
     let nets = expected_nets(op, hand, &rows);
+    let chips = hand.tournament_id.is_some();
     let expected_rake = match hand.collection {
+        _ if chips => 0,
         Collection::Rake => op.rake_per_player_h,
         Collection::Time => 0,
+    };
+    // Money in Kč, tournament points in chips.
+    let amount = |v: i64| {
+        if chips {
+            format!("{v} chips")
+        } else {
+            format_czk(v)
+        }
     };
     let mut bets = Vec::with_capacity(n);
     let mut fantasy = Vec::new();
@@ -378,8 +395,8 @@ pub fn adjudicate<'a>(
                     "{} ({}{foul}): {what}; settled at {}, the rows give {}",
                     PLAYER_IDS[i],
                     p.player,
-                    format_czk(p.net_h),
-                    format_czk(expected)
+                    amount(p.net_h),
+                    amount(expected)
                 ),
             ));
         }
@@ -390,25 +407,33 @@ pub fn adjudicate<'a>(
                 expected_rake,
                 p.rake_h,
                 format!(
-                    "{}: rake {}, the plan takes {} per player and hand",
+                    "{}: rake {}, the plan takes {} per player and hand{}",
                     p.player,
                     format_czk(p.rake_h),
-                    format_czk(expected_rake)
+                    format_czk(expected_rake),
+                    if chips { " (none in a tournament)" } else { "" }
                 ),
             ));
         }
         net_sum = net_sum.saturating_add(p.net_h);
-        let stake = (-p.net_h).max(0).saturating_add(p.rake_h);
+        // Tournament chips are not money: the money lines of a tournament hand are zero (the
+        // rake, which must be zero there, stays, so a wrong one still shows).
+        let (lost, won, due) = if chips {
+            (0, 0, 0)
+        } else {
+            ((-p.net_h).max(0), p.net_h.max(0), expected.max(0))
+        };
+        let stake = lost.saturating_add(p.rake_h);
         stakes_h = stakes_h.saturating_add(stake);
-        paid_h = paid_h.saturating_add(p.net_h.max(0));
-        expected_paid_h = expected_paid_h.saturating_add(expected.max(0));
+        paid_h = paid_h.saturating_add(won);
+        expected_paid_h = expected_paid_h.saturating_add(due);
         bets.push(BetVerdict {
             bet_id: PLAYER_IDS[i],
             player: &p.player,
             kind: "ofc_player",
             stake_h: stake,
-            expected_paid_h: expected.max(0),
-            paid_h: p.net_h.max(0),
+            expected_paid_h: due,
+            paid_h: won,
         });
         if let Some(cards) = fantasy_next(op, &rows[i], p.fantasy) {
             fantasy.push(FantasyEntitlement {
@@ -425,9 +450,20 @@ pub fn adjudicate<'a>(
             net_sum,
             format!(
                 "the players' results add up to {}, not 0 (what one wins another loses)",
-                format_czk(net_sum)
+                amount(net_sum)
             ),
         ));
+    }
+    if chips {
+        // Chip differences are in the messages; the money fields stay money.
+        for f in &mut findings {
+            if matches!(
+                f.kind,
+                FindingKind::Overpaid | FindingKind::Underpaid | FindingKind::ChipsNotConserved
+            ) {
+                (f.amount_h, f.expected_h, f.actual_h) = (0, None, None);
+            }
+        }
     }
     Ok(Verdict {
         plan_id: &plan.plan_id,

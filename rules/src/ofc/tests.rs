@@ -410,3 +410,48 @@ fn bad_hands_are_refused_with_the_field() {
         "{e}"
     );
 }
+
+#[test]
+fn a_tournament_hand_scores_in_chips_without_rake_or_money() {
+    // The three-player hand in a tournament at 1 point = 50 chips for every pair: A +11 × 50
+    // + 19 × 50 = 1 500 chips, B −11 × 50 + 14 × 50 = 150 chips, C −19 × 50 − 14 × 50 = −1 650.
+    let mut record = three_players([1_500, 150, -1_650]);
+    record["tournament_id"] = json!("ofc-sunday");
+    record["point_values"] = json!([
+        {"players": ["A", "B"], "point_h": 50},
+        {"players": ["A", "C"], "point_h": 50},
+        {"players": ["B", "C"], "point_h": 50}
+    ]);
+    for i in 0..3 {
+        record["players"][i]["rake_h"] = json!(0);
+    }
+    let plan = plan();
+    let h = parse(&record).unwrap();
+    let v = adjudicate(plan.open_face_chinese().unwrap(), &plan, &h).unwrap();
+    assert!(v.findings.is_empty(), "{:?}", v.findings);
+    assert_eq!((v.stakes_h, v.paid_h, v.expected_paid_h), (0, 0, 0));
+    // B settled at +100 chips instead of +150: found, in chips, with no money amount; a rake
+    // taken in a tournament is found too.
+    record["players"][1]["net_h"] = json!(100);
+    record["players"][2]["net_h"] = json!(-1_600);
+    record["players"][0]["rake_h"] = json!(2_500);
+    let h = parse(&record).unwrap();
+    let v = adjudicate(plan.open_face_chinese().unwrap(), &plan, &h).unwrap();
+    let found: Vec<(FindingKind, i64, &str)> = v
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.amount_h, f.message.as_str()))
+        .collect();
+    assert_eq!(found.len(), 3, "{found:#?}");
+    assert_eq!(found[0].0, FindingKind::RakeWrong);
+    assert_eq!(found[0].1, 2_500);
+    assert_eq!(
+        (found[1].0, found[1].1),
+        (FindingKind::Underpaid, 0),
+        "{found:#?}"
+    );
+    assert!(found[1]
+        .2
+        .ends_with("settled at 100 chips, the rows give 150 chips"));
+    assert_eq!((found[2].0, found[2].1), (FindingKind::Overpaid, 0));
+}
