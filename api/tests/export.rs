@@ -522,7 +522,7 @@ fn skipping_readjudication_still_requires_one_verdict_per_round() {
 }
 
 #[test]
-fn wheel_spins_and_poker_hands_are_readjudicated_offline() {
+fn wheel_spins_poker_ofc_and_tournaments_are_readjudicated_offline() {
     let (state, url) = state();
     let mut conn = connect(&url).unwrap();
     let day = NaiveDate::from_ymd_opt(2026, 11, 12).unwrap();
@@ -540,10 +540,12 @@ fn wheel_spins_and_poker_hands_are_readjudicated_offline() {
         .iter()
         .flat_map(|b| std::iter::repeat_n(b.id.clone(), b.segments as usize))
         .collect();
-    let (wheel_key, poker_key) = (key(21), key(22));
+    let (wheel_key, poker_key, ofc_key, room_key) = (key(21), key(22), key(23), key(24));
     for (table_id, game, layout, k) in [
         ("W1", "money_wheel_1", Some(layout.as_slice()), &wheel_key),
         ("P1", "poker_cash", None, &poker_key),
+        ("OFC1", "open_face_chinese", None, &ofc_key),
+        ("ROOM", "poker_tournament", None, &room_key),
     ] {
         let table = NewTable {
             table_id,
@@ -582,9 +584,44 @@ fn wheel_spins_and_poker_hands_are_readjudicated_offline() {
         ],
         "awards": [{"seat": 1, "amount_h": 7_300}], "rake_h": 200
     });
-    for (n, (record, k)) in [(spin, &wheel_key), (hand, &poker_key)]
-        .into_iter()
-        .enumerate()
+    // A scoops B: 3 rows + 3 + royalties 13 − 8 = 11 points at 100 Kč (rules::ofc tests).
+    let ofc = json!({
+        "type": "round", "game": "open_face_chinese", "table_id": "OFC1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": t.to_rfc3339(),
+        "players": [
+            {"player": "A", "deal": [["Qh","9s","9h","As","Ks"], ["9c","8s","2s"], ["6s","3s","3h"], ["Qd","4d","4s"], ["2c","5h","5s"]],
+             "front": ["Qh","Qd","2c"], "middle": ["9s","9h","9c","4d","5h"], "back": ["As","Ks","8s","6s","3s"],
+             "discards": ["2s","3h","4s","5s"], "net_h": 110_000, "rake_h": 2_500},
+            {"player": "B", "deal": [["Jc","Td","5c","6d","7c"], ["Jh","8h","5d"], ["Tc","9d","6h"], ["7h","7s","7d"], ["3d","2d","8d"]],
+             "front": ["Jc","Jh","3d"], "middle": ["Td","Tc","7h","7s","2d"], "back": ["5c","6d","7c","8h","9d"],
+             "discards": ["5d","6h","7d","8d"], "net_h": -110_000, "rake_h": 2_500}
+        ],
+        "point_values": [{"players": ["A", "B"], "point_h": 10_000}]
+    });
+    // Two entries of 1 000 Kč, fee 10 %: the winner of the 1 800 Kč pool takes it all.
+    let tournament = json!({
+        "type": "round", "game": "poker_tournament", "table_id": "ROOM", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "tournament_id": "heads-up",
+        "played_at": t.to_rfc3339(), "variant": "open_face_chinese", "format": "freezeout",
+        "announced_at": (t - Duration::days(10)).to_rfc3339(),
+        "starts_at": (t - Duration::hours(3)).to_rfc3339(),
+        "registration_closes_at": (t - Duration::hours(2)).to_rfc3339(),
+        "buy_in_h": 100_000, "starting_stack": 5_000, "fee_percent": 10, "fee_h": 20_000,
+        "entries": [
+            {"player": "anna", "kind": "buy_in", "at": (t - Duration::hours(3)).to_rfc3339(), "amount_h": 100_000},
+            {"player": "bert", "kind": "buy_in", "at": (t - Duration::hours(3)).to_rfc3339(), "amount_h": 100_000}
+        ],
+        "results": [{"place": 1, "player": "bert", "prize_h": 180_000},
+                    {"place": 2, "player": "anna", "prize_h": 0}]
+    });
+    for (n, (record, k)) in [
+        (spin, &wheel_key),
+        (hand, &poker_key),
+        (ofc, &ofc_key),
+        (tournament, &room_key),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let envelope: ledger::Envelope = serde_json::from_value(signed(record, k)).unwrap();
         let submission = api::ingest::prepare(&state, envelope).unwrap();
@@ -596,9 +633,20 @@ fn wheel_spins_and_poker_hands_are_readjudicated_offline() {
         );
         append_batch(&mut conn, &[submission], t + Duration::seconds(n as i64)).unwrap();
     }
-    checkpoints::create(&mut conn, &operator(), 4, Utc::now()).unwrap();
+    checkpoints::create(&mut conn, &operator(), 8, Utc::now()).unwrap();
     let dir = export(&url, day, day);
     let report = verify(&path(&dir)).unwrap();
-    assert_eq!(report.rounds_readjudicated, 2);
-    assert_eq!(report.registry_events, 2);
+    assert_eq!(report.rounds_readjudicated, 4);
+    assert_eq!(report.registry_events, 4);
+    // A changed prize in the exported verdict of the tournament is caught by re-adjudication.
+    edit_lines(&path(&dir), "adjudications.jsonl", |l| {
+        let line = l
+            .iter_mut()
+            .find(|x| x.contains("\"heads-up\"") || x.contains("poker_tournament"))
+            .unwrap();
+        *line = line.replace("\"prize_pool_h\":180000", "\"prize_pool_h\":190000");
+    });
+    fix_manifest(&path(&dir));
+    let e = verify(&path(&dir)).unwrap_err();
+    assert!(e.message.contains("differs from re-adjudication"), "{e}");
 }
