@@ -2,7 +2,9 @@
 //! table, with a configurable share of deliberate dealer errors.
 
 pub mod cards;
+pub mod ofc;
 pub mod poker;
+pub mod tournament;
 pub mod wheel;
 
 use chrono::{DateTime, Utc};

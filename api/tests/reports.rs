@@ -124,7 +124,7 @@ async fn findings_and_daily_report() {
     assert!(lines[0].starts_with("gaming_day,game,table_id,rounds,void_rounds,stakes_h"));
     assert!(
         lines[1].starts_with(
-            "2026-11-20,roulette,R01,2,1,25000,5000,360000,360000,-340000,stakes_minus_payouts,,1800.0000,97.2973,"
+            "2026-11-20,roulette,R01,2,1,25000,5000,360000,360000,-340000,stakes_minus_payouts,,,,1800.0000,97.2973,"
         ),
         "{}",
         lines[1]

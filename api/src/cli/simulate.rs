@@ -17,7 +17,8 @@ pub struct SimulateArgs {
     #[arg(long, default_value = "http://127.0.0.1:8080")]
     server: String,
     /// The game the tables play: roulette, blackjack, ultimate_texas_holdem, money_wheel_1,
-    /// money_wheel_2, poker_cash (no-limit Hold'em) or poker_omaha (Omaha, on poker_cash tables).
+    /// money_wheel_2, poker_cash (no-limit Hold'em), poker_omaha (Omaha, on poker_cash tables)
+    /// open_face_chinese (Pineapple) or poker_tournament (each record a whole tournament).
     #[arg(long, default_value = "roulette")]
     game: String,
     /// Number of tables.
@@ -45,7 +46,7 @@ pub struct SimulateArgs {
     uneven_wheel: f64,
 }
 
-const GAMES: [&str; 7] = [
+const GAMES: [&str; 9] = [
     "roulette",
     "blackjack",
     "ultimate_texas_holdem",
@@ -53,6 +54,8 @@ const GAMES: [&str; 7] = [
     "money_wheel_2",
     "poker_cash",
     "poker_omaha",
+    "open_face_chinese",
+    "poker_tournament",
 ];
 
 pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
@@ -86,6 +89,8 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitC
         "money_wheel_2" => "SIM-W2-",
         "poker_cash" => "SIM-PH",
         "poker_omaha" => "SIM-PO",
+        "open_face_chinese" => "SIM-OFC",
+        "poker_tournament" => "SIM-ROOM",
         _ => "SIM-R",
     };
     let mut envelopes = Vec::new();
@@ -112,6 +117,12 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitC
             args.seed.wrapping_add(t as u64),
             plan.clone(),
             args.game == "poker_omaha",
+        );
+        let mut ofc =
+            api::simulation::ofc::OfcSimulator::new(args.seed.wrapping_add(t as u64), plan.clone());
+        let mut tournaments = api::simulation::tournament::TournamentSimulator::new(
+            args.seed.wrapping_add(t as u64),
+            plan.clone(),
         );
         // Omaha and Hold'em hands are both `poker_cash` tables.
         let table_game = if args.game == "poker_omaha" {
@@ -155,6 +166,10 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitC
                 }
                 "poker_cash" | "poker_omaha" => {
                     poker.hand(&table_id, seq_no, Utc::now(), args.error_share)?
+                }
+                "open_face_chinese" => ofc.hand(&table_id, seq_no, Utc::now(), args.error_share)?,
+                "poker_tournament" => {
+                    tournaments.tournament(&table_id, seq_no, Utc::now(), args.error_share)?
                 }
                 _ if wheel.is_some() => match wheel.as_mut() {
                     Some(w) => w.spin(&table_id, seq_no, Utc::now(), args.error_share)?,
