@@ -549,7 +549,9 @@ pub fn audit_fantasy_sequence<'p>(
     let mut out = Vec::new();
     for pair in hands.windows(2) {
         let (previous, next) = (&pair[0], &pair[1]);
-        if previous.table_id != next.table_id {
+        // Only the hand right before: across a gap in the table's sequence the hand that
+        // earned (or not) fantasy land is not known.
+        if previous.table_id != next.table_id || next.seq_no != previous.seq_no + 1 {
             continue;
         }
         let Some(plan) = plan_of(previous) else {

@@ -188,8 +188,8 @@ fn a_front_beating_the_middle_by_a_kicker_fouls() {
     let front = score_rows(ofc, &c("2h 3h 4h"), &c("5s 5c 8d 9h Jc"), &back);
     assert!(!front.fouled);
     assert_eq!(front.front.category(), crate::hand_rank::Category::HighCard);
-    // The best legal hand: front 888 (16), middle K-high straight flush (30), back royal
-    // flush (25) = 71.
+    // A legal hand: front 888 (16), middle K-high straight flush (30), back royal flush (25)
+    // = 71.
     let legal = score_rows(
         ofc,
         &c("8h 8d 8c"),
@@ -268,7 +268,7 @@ fn the_next_hand_must_deal_the_fantasy_land_earned() {
     // A dealt a normal hand instead; B dealt fantasy land without earning it.
     let mut wrong = three_players([205_000, -82_000, -123_000]);
     wrong["players"][1]["fantasy"] = json!(true);
-    wrong["players"][1]["deal"] = json!([cards("Jc Td 5c 6d 7c Jh 8h 5d Tc 9d 6h 7h 7s 7d 3d")]);
+    wrong["players"][1]["deal"] = json!([cards("Jc Td 5c 6d 7c Jh 8h 5d Tc 9d 6h 7h 7s 2d 3d")]);
     wrong["players"][1]["discards"] = json!(["5d", "6h"]);
     let wrong = parse(&wrong).unwrap();
     let findings = check_fantasy_deal(&earned, &wrong);
@@ -279,6 +279,18 @@ fn the_next_hand_must_deal_the_fantasy_land_earned() {
         .all(|f| f.kind == FindingKind::FantasyLandWrong));
     assert!(messages[0].starts_with("A: earned fantasy land with 14 cards"));
     assert!(messages[1].starts_with("B: dealt fantasy land (15 cards) without earning it"));
+
+    // The audit over a table's sequence: hand 7 earns A 14 cards, hand 8 deals A normally
+    // (found); across a gap (hand 10 after 8) nothing is said.
+    let ofc = plan.open_face_chinese().unwrap();
+    let mut eighth = three_players([205_000, -82_000, -123_000]);
+    eighth["seq_no"] = json!(8);
+    let mut tenth = eighth.clone();
+    tenth["seq_no"] = json!(10);
+    let hands = [first, parse(&eighth).unwrap(), parse(&tenth).unwrap()];
+    let audit = audit_fantasy_sequence(&hands, |_| Some(ofc));
+    assert_eq!(audit.len(), 1, "{audit:?}");
+    assert_eq!((audit[0].previous_seq_no, audit[0].seq_no), (7, 8));
 }
 
 #[test]

@@ -124,13 +124,20 @@ pub(super) fn check(t: &TournamentRecord, findings: &mut Vec<Finding>) {
 }
 
 /// Players knocked out in the same hand: more chips at its start places higher (seed 001,
-/// rule 30).
+/// rule 30). A player missing from the results placed below every listed place.
 fn check_eliminations(t: &TournamentRecord, findings: &mut Vec<Finding>) {
     let place = |player: &str| {
         t.results
             .iter()
             .find(|r| r.player == player)
-            .map(|r| r.place)
+            .map_or(u32::MAX, |r| r.place)
+    };
+    let shown = |place: u32| {
+        if place == u32::MAX {
+            "not placed".to_owned()
+        } else {
+            place.to_string()
+        }
     };
     for (i, a) in t.eliminations.iter().enumerate() {
         for b in &t.eliminations[i + 1..] {
@@ -142,26 +149,25 @@ fn check_eliminations(t: &TournamentRecord, findings: &mut Vec<Finding>) {
             } else {
                 (b, a)
             };
-            if let (Some(pb), Some(ps)) = (place(&bigger.player), place(&smaller.player)) {
-                if pb > ps {
-                    findings.push(finding(
-                        FindingKind::IllegalDecision,
-                        Some(&bigger.player),
-                        None,
-                        None,
-                        format!(
-                            "{} started hand {} with {} chips, {} with {}: knocked out together, {} places higher, not {} against {}",
-                            bigger.player,
-                            a.hand,
-                            bigger.stack_at_hand_start,
-                            smaller.player,
-                            smaller.stack_at_hand_start,
-                            bigger.player,
-                            pb,
-                            ps
-                        ),
-                    ));
-                }
+            let (pb, ps) = (place(&bigger.player), place(&smaller.player));
+            if pb > ps {
+                findings.push(finding(
+                    FindingKind::IllegalDecision,
+                    Some(&bigger.player),
+                    None,
+                    None,
+                    format!(
+                        "{} started hand {} with {} chips, {} with {}: knocked out together, {} places higher, not {} against {}",
+                        bigger.player,
+                        a.hand,
+                        bigger.stack_at_hand_start,
+                        smaller.player,
+                        smaller.stack_at_hand_start,
+                        bigger.player,
+                        shown(pb),
+                        shown(ps)
+                    ),
+                ));
             }
         }
     }

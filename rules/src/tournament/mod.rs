@@ -122,6 +122,10 @@ pub struct Elimination {
     /// The hand they were knocked out in (a number of the tournament).
     pub hand: u64,
     pub stack_at_hand_start: u64,
+    /// Among players knocked out together with equal stacks, who showed the better hand
+    /// (1 = best): they split their places' prizes, the better hand taking what does not split.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hand_order: Option<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -226,6 +230,13 @@ impl TournamentRecord {
             }
         }
         if let Some(deal) = &self.deal {
+            // Who was still in at the deal is told by when the others went out.
+            if let Some(r) = self.results.iter().skip(1).find(|r| r.out_at.is_none()) {
+                return Err(RecordError::invalid(
+                    format!("results[{}].out_at", r.place - 1),
+                    "with a deal, every place but the winner's needs the time the player went out",
+                ));
+            }
             for (i, s) in deal.shares.iter().enumerate() {
                 let at = |err: RecordError| err.within(format_args!("deal.shares[{i}]"));
                 validate_identifier("player", &s.player).map_err(at)?;

@@ -114,14 +114,58 @@ pub(super) fn expected_prizes<'t>(
             (r.player.as_str(), prize)
         })
         .collect();
+    let mut in_deal: Vec<&str> = Vec::new();
     if let Some(deal) = &t.deal {
         if check_deal(t, deal, &prizes, findings) {
             for s in &deal.shares {
                 due.insert(&s.player, s.amount_h);
+                in_deal.push(&s.player);
             }
         }
     }
+    split_equal_stacks(t, &prizes, &in_deal, &mut due);
     due
+}
+
+/// Seed 001, rule 30: players knocked out in the same hand with the same stack at its start
+/// "si výhru rovnoměrně rozdělí" — they share their places' prizes evenly in whole koruny, the
+/// better hand (`hand_order` 1, else the better place) taking what does not divide.
+fn split_equal_stacks<'t>(
+    t: &'t TournamentRecord,
+    prizes: &[i64],
+    in_deal: &[&str],
+    due: &mut HashMap<&'t str, i64>,
+) {
+    let place_of = |player: &str| t.results.iter().find(|r| r.player == player);
+    let mut done: Vec<(u64, u64)> = Vec::new();
+    for e in &t.eliminations {
+        let key = (e.hand, e.stack_at_hand_start);
+        if done.contains(&key) {
+            continue;
+        }
+        done.push(key);
+        let mut tied: Vec<(&super::Elimination, &super::Placing)> = t
+            .eliminations
+            .iter()
+            .filter(|x| (x.hand, x.stack_at_hand_start) == key)
+            .filter_map(|x| place_of(&x.player).map(|r| (x, r)))
+            .filter(|(x, _)| !in_deal.contains(&x.player.as_str()))
+            .collect();
+        if tied.len() < 2 {
+            continue;
+        }
+        tied.sort_by_key(|(x, r)| (x.hand_order.unwrap_or(u8::MAX), r.place));
+        let total: i64 = tied
+            .iter()
+            .map(|(_, r)| prizes.get(r.place as usize - 1).copied().unwrap_or(0))
+            .sum();
+        let count = tied.len() as i64;
+        let each = total / count / KORUNA_H * KORUNA_H;
+        for (i, (x, _)) in tied.iter().enumerate() {
+            let extra = if i == 0 { total - each * count } else { 0 };
+            due.insert(&x.player, each + extra);
+        }
+    }
 }
 
 /// A deal: after registration closed, among exactly the players still in (the top places),
@@ -134,6 +178,7 @@ fn check_deal(
 ) -> bool {
     let mut valid = true;
     if deal.at < t.registration_closes_at {
+        valid = false;
         findings.push(finding(
             FindingKind::IllegalDecision,
             None,
@@ -146,24 +191,17 @@ fn check_deal(
             ),
         ));
     }
-    // Who was still in: those not knocked out before the deal when the results say when each
-    // was; otherwise the top places, as many as the deal names.
-    let timed = t.results.iter().any(|r| r.out_at.is_some());
-    let remaining: Vec<&str> = t
+    // Who was still in: those not knocked out before the deal (validation requires the times).
+    let remaining: Vec<&super::Placing> = t
         .results
         .iter()
-        .filter(|r| {
-            if timed {
-                r.out_at.is_none_or(|out| out > deal.at)
-            } else {
-                (r.place as usize) <= deal.shares.len()
-            }
-        })
-        .map(|r| r.player.as_str())
+        .filter(|r| r.out_at.is_none_or(|out| out > deal.at))
         .collect();
-    let n = remaining.len();
     let in_deal: Vec<&str> = deal.shares.iter().map(|s| s.player.as_str()).collect();
-    let same = in_deal.len() == n && remaining.iter().all(|p| in_deal.contains(p));
+    let same = in_deal.len() == remaining.len()
+        && remaining
+            .iter()
+            .all(|r| in_deal.contains(&r.player.as_str()));
     if !same {
         valid = false;
         findings.push(finding(
@@ -174,7 +212,11 @@ fn check_deal(
             format!(
                 "a deal needs every remaining player: it names {}, the players still in were {}",
                 in_deal.join(", "),
-                remaining.join(", ")
+                remaining
+                    .iter()
+                    .map(|r| r.player.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         ));
     }
@@ -182,7 +224,11 @@ fn check_deal(
         .shares
         .iter()
         .fold(0i64, |s, x| s.saturating_add(x.amount_h));
-    let places: i64 = prizes.iter().take(n).sum();
+    // What the remaining players' places pay.
+    let places: i64 = remaining
+        .iter()
+        .map(|r| prizes.get(r.place as usize - 1).copied().unwrap_or(0))
+        .sum();
     if shared != places {
         valid = false;
         findings.push(finding(

@@ -1,5 +1,6 @@
 //! Hand-computed tournaments. Amounts in haléře: 1 000 Kč = 100 000 h.
 
+use chrono::DateTime;
 use serde_json::{json, Value};
 
 use super::*;
@@ -31,9 +32,17 @@ fn forty_entries(buy_in_kc: i64, guarantee_kc: Option<i64>, prizes_kc: &[i64]) -
     let results: Vec<Value> = prizes_kc
         .iter()
         .enumerate()
-        .map(
-            |(i, p)| json!({"place": i + 1, "player": format!("p{:02}", i + 1), "prize_h": p * KC}),
-        )
+        .map(|(i, p)| {
+            let mut r =
+                json!({"place": i + 1, "player": format!("p{:02}", i + 1), "prize_h": p * KC});
+            // Out at 01:50, 01:40, 01:30, … (the winner last, at 02:00).
+            if i > 0 {
+                let out = DateTime::parse_from_rfc3339("2026-11-22T02:00:00Z").unwrap()
+                    - chrono::Duration::minutes(10 * i as i64);
+                r["out_at"] = json!(out.to_utc().to_rfc3339());
+            }
+            r
+        })
         .collect();
     let mut t = json!({
         "type": "round", "game": "poker_tournament", "table_id": "POKER-ROOM", "seq_no": 3,
@@ -165,30 +174,43 @@ fn a_deal_among_the_last_three_keeps_their_prizes_together() {
         ]
     );
 
-    // Before registration closed, and without the third remaining player.
+    // Before registration closed (when all six were still in): not a deal the plan allows, so
+    // the table's prizes stand — p01 underpaid 5 000, p02 and p03 overpaid 1 500 and 3 500 Kč.
     let mut early = record.clone();
     early["deal"]["at"] = json!("2026-11-21T19:30:00Z");
     let (findings, _, _) = judge(&early);
-    assert_eq!(findings.len(), 1, "{findings:?}");
+    let kinds: Vec<(FindingKind, i64)> =
+        findings.iter().map(|f| (f.kind, f.amount_h / KC)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (FindingKind::IllegalDecision, 0),
+            (FindingKind::IllegalDecision, 0),
+            (FindingKind::ChipsNotConserved, 12_000), // places 1–6 pay 50 000, the deal 38 000
+            (FindingKind::Underpaid, 5_000),
+            (FindingKind::Overpaid, 1_500),
+            (FindingKind::Overpaid, 3_500),
+        ]
+    );
     assert!(findings[0]
         .message
         .starts_with("a deal at 2026-11-21 19:30 before registration closed"));
-    // Places 4–6 were knocked out before the deal at 01:30; p03 was still in.
-    let mut two = record;
-    for (i, out) in [
-        (2, "2026-11-22T01:45:00Z"),
-        (3, "2026-11-22T01:10:00Z"),
-        (4, "2026-11-22T00:40:00Z"),
-        (5, "2026-11-22T00:20:00Z"),
-    ] {
-        two["results"][i]["out_at"] = json!(out);
-    }
+    // Without the third remaining player (p03 went out at 01:40, after the deal at 01:30).
+    let mut two = record.clone();
     two["deal"]["shares"].as_array_mut().unwrap().pop();
     let (findings, _, _) = judge(&two);
     assert!(findings
         .iter()
         .any(|f| f.kind == FindingKind::IllegalDecision
             && f.message.contains("every remaining player")));
+    // A deal needs the times the others went out.
+    let mut untimed = record;
+    untimed["results"][4]
+        .as_object_mut()
+        .unwrap()
+        .remove("out_at");
+    let e = parse(&untimed).unwrap_err().to_string();
+    assert!(e.contains("results[4].out_at"), "{e}");
 }
 
 #[test]
@@ -268,6 +290,47 @@ fn re_entries_rebuys_fees_and_eliminations_are_checked() {
     assert!(findings[0]
         .message
         .starts_with("p06 started hand 212 with 8000 chips, p05 with 3000"));
+    // At the money bubble: p07 (not placed: the results list the six paid places) had more
+    // chips than p06 when both went out in hand 230.
+    record["eliminations"] = json!([
+        {"player": "p06", "hand": 230, "stack_at_hand_start": 3_000},
+        {"player": "p07", "hand": 230, "stack_at_hand_start": 9_000},
+    ]);
+    let (findings, _, _) = judge(&record);
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert!(
+        findings[0]
+            .message
+            .ends_with("p07 places higher, not not placed against 6"),
+        "{}",
+        findings[0].message
+    );
+}
+
+#[test]
+fn players_out_together_with_equal_stacks_split_their_places() {
+    // Seed 001, rule 30. Buy-in 1 234 Kč (the rounding test): places 4 and 5 pay 4 442 and
+    // 3 553 Kč. p04 and p05 went out in hand 300 with 4 000 chips each, p05 with the better
+    // hand: 7 995 Kč split, 3 997 each, the 1 Kč that does not divide to p05: 3 997 / 3 998.
+    let split = [16_884, 10_217, 6_663, 3_997, 3_998, 2_665];
+    let mut record = forty_entries(1_234, None, &split);
+    record["eliminations"] = json!([
+        {"player": "p04", "hand": 300, "stack_at_hand_start": 4_000, "hand_order": 2},
+        {"player": "p05", "hand": 300, "stack_at_hand_start": 4_000, "hand_order": 1},
+    ]);
+    let (findings, _, due) = judge(&record);
+    assert!(findings.is_empty(), "{findings:?}");
+    assert_eq!(due.iter().map(|d| d.1).collect::<Vec<_>>(), split);
+    // Paid by place instead: p04 overpaid 4 442 − 3 997 = 445, p05 underpaid 3 998 − 3 553 = 445.
+    let by_place = [16_884, 10_217, 6_663, 4_442, 3_553, 2_665];
+    record["results"] = forty_entries(1_234, None, &by_place)["results"].clone();
+    let (findings, _, _) = judge(&record);
+    let kinds: Vec<(FindingKind, i64)> =
+        findings.iter().map(|f| (f.kind, f.amount_h / KC)).collect();
+    assert_eq!(
+        kinds,
+        [(FindingKind::Overpaid, 445), (FindingKind::Underpaid, 445)]
+    );
 }
 
 #[test]
