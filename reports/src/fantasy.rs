@@ -3,12 +3,12 @@
 //! checked here against the hand before it at the same table.
 
 use chrono::NaiveDate;
-use diesel::sql_types::{Binary, Bool, Timestamptz};
-use diesel::{PgConnection, QueryableByName, RunQueryDsl as _};
+use diesel::PgConnection;
 use rules::ofc::audit_fantasy_sequence;
-use rules::{PlanBook, Round};
+use rules::{GameCode, PlanBook, Round};
 use serde::Serialize;
 
+use crate::day_rounds::rounds_with_lookback;
 use crate::{GamingDayClock, ReportError};
 
 /// A deal that does not follow from the previous hand.
@@ -29,14 +29,6 @@ pub struct FantasyAudit {
     pub mismatches: Vec<FantasyLine>,
 }
 
-#[derive(QueryableByName)]
-struct EntryBytes {
-    #[diesel(sql_type = Binary)]
-    entry: Vec<u8>,
-    #[diesel(sql_type = Bool)]
-    in_day: bool,
-}
-
 /// The OFC hands of `day`, each against the table's hand before it (looked up to a gaming day
 /// earlier, so the first hand of the day is checked too).
 pub fn build(
@@ -45,26 +37,11 @@ pub fn build(
     day: NaiveDate,
     plans: &PlanBook,
 ) -> Result<FantasyAudit, ReportError> {
-    let (start, end) = clock.bounds(day);
-    let lookback = clock.bounds(day.pred_opt().unwrap_or(day)).0;
-    let entries: Vec<EntryBytes> = diesel::sql_query(
-        "SELECT e.entry, a.played_at >= $2 AS in_day \
-         FROM adjudications a JOIN ledger_entries e ON e.idx = a.ledger_index \
-         WHERE a.game = 'open_face_chinese' AND a.played_at >= $1 AND a.played_at < $3",
-    )
-    .bind::<Timestamptz, _>(lookback)
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .load(conn)?;
-    let mut hands = Vec::with_capacity(entries.len());
+    let mut hands = Vec::new();
     let mut today = std::collections::HashSet::new();
-    for e in &entries {
-        // Every hand here was accepted by ingest, so it parses; anything else is skipped.
-        let record = serde_json::from_slice::<serde_json::Value>(&e.entry)
-            .ok()
-            .and_then(|entry| Round::parse(&entry["envelope"]["record"]).ok());
-        if let Some(Round::OpenFaceChinese(hand)) = record {
-            if e.in_day {
+    for (round, in_day) in rounds_with_lookback(conn, clock, day, GameCode::OpenFaceChinese)? {
+        if let Round::OpenFaceChinese(hand) = round {
+            if in_day {
                 today.insert((hand.table_id.clone(), hand.seq_no));
             }
             hands.push(hand);

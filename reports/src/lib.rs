@@ -2,6 +2,7 @@
 
 pub mod chi_square;
 pub mod daily;
+mod day_rounds;
 pub mod error;
 pub mod export;
 pub mod fantasy;

@@ -4,12 +4,12 @@
 use std::collections::HashSet;
 
 use chrono::NaiveDate;
-use diesel::sql_types::{Binary, Timestamptz};
-use diesel::{PgConnection, QueryableByName, RunQueryDsl as _};
+use diesel::PgConnection;
 use rules::blackjack::shoe::{audit, ShoeTally};
-use rules::{PlanBook, Round};
+use rules::{GameCode, PlanBook, Round};
 use serde::Serialize;
 
+use crate::day_rounds::rounds_with_lookback;
 use crate::{GamingDayClock, ReportError};
 
 /// One shoe with a round in the day.
@@ -35,14 +35,6 @@ pub struct ShoeAudit {
     pub shoes: Vec<ShoeLine>,
 }
 
-#[derive(QueryableByName)]
-struct EntryBytes {
-    #[diesel(sql_type = Binary)]
-    entry: Vec<u8>,
-    #[diesel(sql_type = diesel::sql_types::Bool)]
-    in_day: bool,
-}
-
 /// The shoes of the blackjack rounds played in `day`, each tallied from its shuffle if that was
 /// at most one gaming day earlier.
 pub fn build(
@@ -51,26 +43,11 @@ pub fn build(
     day: NaiveDate,
     plans: &PlanBook,
 ) -> Result<ShoeAudit, ReportError> {
-    let (start, end) = clock.bounds(day);
-    let lookback = clock.bounds(day.pred_opt().unwrap_or(day)).0;
-    let entries: Vec<EntryBytes> = diesel::sql_query(
-        "SELECT e.entry, a.played_at >= $2 AS in_day \
-         FROM adjudications a JOIN ledger_entries e ON e.idx = a.ledger_index \
-         WHERE a.game = 'blackjack' AND a.played_at >= $1 AND a.played_at < $3",
-    )
-    .bind::<Timestamptz, _>(lookback)
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .load(conn)?;
-    let mut rounds = Vec::with_capacity(entries.len());
+    let mut rounds = Vec::new();
     let mut today: HashSet<(String, String, u64)> = HashSet::new();
-    for e in &entries {
-        // Every round here was accepted by ingest, so it parses; anything else is skipped.
-        let record = serde_json::from_slice::<serde_json::Value>(&e.entry)
-            .ok()
-            .and_then(|entry| Round::parse(&entry["envelope"]["record"]).ok());
-        if let Some(Round::Blackjack(round)) = record {
-            if e.in_day {
+    for (round, in_day) in rounds_with_lookback(conn, clock, day, GameCode::Blackjack)? {
+        if let Round::Blackjack(round) = round {
+            if in_day {
                 today.insert((round.table_id.clone(), round.shoe_id.clone(), round.seq_no));
             }
             rounds.push(round);

@@ -121,24 +121,13 @@ pub async fn shoes(
     state: web::Data<AppState>,
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = query.into_inner();
-    let csv = wants_csv(q.format.as_deref())?;
-    let audit = web::block(move || -> Result<_, ApiError> {
-        Ok(shoe_report::build(
-            &mut *state.conn()?,
-            &state.clock,
-            q.day,
-            &state.plans,
-        )?)
-    })
-    .await??;
-    if csv {
-        Ok(HttpResponse::Ok()
-            .content_type("text/csv; charset=utf-8")
-            .body(shoe_report::to_csv(&audit)?))
-    } else {
-        Ok(HttpResponse::Ok().json(audit))
-    }
+    day_report(
+        state,
+        query.into_inner(),
+        shoe_report::build,
+        shoe_report::to_csv,
+    )
+    .await
 }
 
 /// Fantasy-land audit of a gaming day: each Open Face Chinese hand's fantasy-land deals
@@ -150,10 +139,31 @@ pub async fn fantasy(
     state: web::Data<AppState>,
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = query.into_inner();
+    day_report(
+        state,
+        query.into_inner(),
+        fantasy_report::build,
+        fantasy_report::to_csv,
+    )
+    .await
+}
+
+/// An audit of one gaming day that follows tables across rounds, built off the async workers
+/// and answered as JSON or CSV.
+async fn day_report<R: serde::Serialize + Send + 'static>(
+    state: web::Data<AppState>,
+    q: DailyQuery,
+    build: fn(
+        &mut diesel::PgConnection,
+        &reports::GamingDayClock,
+        NaiveDate,
+        &rules::PlanBook,
+    ) -> Result<R, reports::ReportError>,
+    to_csv: fn(&R) -> Result<String, reports::ReportError>,
+) -> Result<HttpResponse, ApiError> {
     let csv = wants_csv(q.format.as_deref())?;
     let audit = web::block(move || -> Result<_, ApiError> {
-        Ok(fantasy_report::build(
+        Ok(build(
             &mut *state.conn()?,
             &state.clock,
             q.day,
@@ -164,7 +174,7 @@ pub async fn fantasy(
     if csv {
         Ok(HttpResponse::Ok()
             .content_type("text/csv; charset=utf-8")
-            .body(fantasy_report::to_csv(&audit)?))
+            .body(to_csv(&audit)?))
     } else {
         Ok(HttpResponse::Ok().json(audit))
     }
