@@ -111,28 +111,66 @@ fn run(
     let mut conn: Option<PgConnection> = None;
     let mut last_checkpoint: Option<(u64, DateTime<Utc>)> = None;
     let mut tree = TreeCache::default();
-    let wait = policy
+    let every = policy
         .as_ref()
         .map_or(Duration::from_secs(3600), |(_, p)| p.every);
+    // Entries appended since the last checkpoint.
+    let mut uncovered = false;
     // A ledger that has never been checkpointed gets its first checkpoint at once.
     let mut timeout = Duration::ZERO;
     loop {
-        let first = match jobs.recv_timeout(std::mem::replace(&mut timeout, wait)) {
+        let first = match jobs.recv_timeout(timeout) {
             Ok(job) => Some(job),
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => break,
         };
         if let Some(first) = first {
             append_queued(&mut conn, &url, first, &jobs, max_batch, &mut tree);
+            uncovered = true;
         }
+        let mut failed = false;
         if let Some((signer, policy)) = &policy {
-            if let Ok(c) = connection(&mut conn, &url) {
-                if let Err(e) = checkpoint_if_due(c, signer, policy, &mut last_checkpoint) {
+            match connection(&mut conn, &url)
+                .and_then(|c| checkpoint_if_due(c, signer, policy, &mut last_checkpoint))
+            {
+                Ok(true) => uncovered = false,
+                Ok(false) => {}
+                Err(e) => {
                     tracing::error!("checkpoint failed: {e}");
                     conn = None;
+                    failed = true;
                 }
             }
         }
+        timeout = next_wait(
+            last_checkpoint.map(|(_, at)| at),
+            every,
+            uncovered,
+            Utc::now(),
+        );
+        if failed {
+            // Retry, but not in a tight loop.
+            timeout = timeout.max(Duration::from_millis(200));
+        }
+    }
+}
+
+/// How long the appender may wait for the next record: until the last checkpoint is `every`
+/// old while entries wait for one (so no receipt waits longer than `every` for its checkpoint),
+/// otherwise `every`; at once when there has never been a checkpoint.
+fn next_wait(
+    last: Option<DateTime<Utc>>,
+    every: Duration,
+    uncovered: bool,
+    now: DateTime<Utc>,
+) -> Duration {
+    match last {
+        None => Duration::ZERO,
+        Some(at) if uncovered => {
+            let due = at + chrono::Duration::from_std(every).unwrap_or(chrono::Duration::MAX);
+            (due - now).to_std().unwrap_or(Duration::ZERO)
+        }
+        Some(_) => every,
     }
 }
 
@@ -173,13 +211,14 @@ fn append_queued(
     }
 }
 
-/// Signs a checkpoint when enough entries or enough time have passed since the last one.
+/// Signs a checkpoint when enough entries or enough time have passed since the last one;
+/// whether it did.
 fn checkpoint_if_due(
     conn: &mut PgConnection,
     signer: &NoteSigner,
     policy: &CheckpointPolicy,
     last: &mut Option<(u64, DateTime<Utc>)>,
-) -> Result<(), String> {
+) -> Result<bool, String> {
     if last.is_none() {
         *last = checkpoints::latest(conn)
             .map_err(|e| e.to_string())?
@@ -199,7 +238,7 @@ fn checkpoint_if_due(
         checkpoints::create(conn, signer, size, now).map_err(|e| e.to_string())?;
         *last = Some((size, now));
     }
-    Ok(())
+    Ok(due)
 }
 
 fn connection<'a>(
@@ -217,4 +256,26 @@ fn connection<'a>(
     }
     conn.as_mut()
         .ok_or_else(|| "no database connection".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_ends_when_the_oldest_uncovered_receipt_reaches_the_bound() {
+        let every = Duration::from_secs(10);
+        let at = Utc::now();
+        let later = |s: i64| at + chrono::Duration::seconds(s);
+        // Entries waiting since a checkpoint 3 s ago: 7 s more, not a full 10.
+        assert_eq!(
+            next_wait(Some(at), every, true, later(3)),
+            Duration::from_secs(7)
+        );
+        // Overdue: at once.
+        assert_eq!(next_wait(Some(at), every, true, later(12)), Duration::ZERO);
+        // Nothing waiting: a full interval; never checkpointed: at once.
+        assert_eq!(next_wait(Some(at), every, false, later(3)), every);
+        assert_eq!(next_wait(None, every, true, later(3)), Duration::ZERO);
+    }
 }

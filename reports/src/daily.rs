@@ -43,7 +43,8 @@ pub struct PayoutRow {
     /// Tournaments: the fees taken and what the operator added to reach guarantees.
     pub tournament_fees_h: Option<i64>,
     pub tournament_overlay_h: Option<i64>,
-    /// Poker: the rake as a share of the pots, in percent.
+    /// Games between players: the casino's share of the stakes in percent (poker and OFC: the
+    /// rake; tournaments: the fee less any overlay, of the moneypool).
     pub rake_share_pct: Option<f64>,
     /// payouts / (stakes − returned stakes), in percent.
     pub actual_rtp_pct: Option<f64>,
