@@ -25,7 +25,7 @@ pub struct BenchArgs {
 #[derive(Debug, clap::Subcommand)]
 enum BenchKind {
     /// Adjudication alone, on one core: roulette, blackjack, ultimate_texas_holdem, poker_cash
-    /// (Hold'em) or poker_omaha.
+    /// (Hold'em), poker_omaha, open_face_chinese or poker_tournament (a whole tournament each).
     Adjudicate {
         /// Distinct rounds generated (then adjudicated repeatedly for at least 3 s).
         #[arg(long, default_value_t = 100_000)]
@@ -72,11 +72,10 @@ enum BenchKind {
 pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
     match args.kind {
         BenchKind::Adjudicate { rounds, game } => match game.as_str() {
-            "roulette" | "blackjack" | "ultimate_texas_holdem" | "poker_cash" | "poker_omaha" => {
-                adjudicate(rounds, &game)
-            }
+            "roulette" | "blackjack" | "ultimate_texas_holdem" | "poker_cash" | "poker_omaha"
+            | "open_face_chinese" | "poker_tournament" => adjudicate(rounds, &game),
             other => Err(anyhow!(
-                "unknown game `{other}` (roulette, blackjack, ultimate_texas_holdem, poker_cash, poker_omaha)"
+                "unknown game `{other}` (roulette, blackjack, ultimate_texas_holdem, poker_cash, poker_omaha, open_face_chinese, poker_tournament)"
             )),
         },
         BenchKind::Proofs { entries, samples } => proofs(global, entries, samples),
@@ -110,12 +109,16 @@ fn adjudicate(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
     let mut uth = UthSimulator::new(1, plan.clone());
     let mut poker =
         api::simulation::poker::PokerSimulator::new(1, plan.clone(), game == "poker_omaha");
+    let mut ofc = api::simulation::ofc::OfcSimulator::new(1, plan.clone());
+    let mut tournaments = api::simulation::tournament::TournamentSimulator::new(1, plan.clone());
     let parsed: Vec<rules::Round> = (0..rounds as u64)
         .map(|i| {
             let record = match game {
                 "blackjack" => blackjack.round("B01", i, Utc::now())?,
                 "ultimate_texas_holdem" => uth.round("U01", i, Utc::now())?,
                 "poker_cash" | "poker_omaha" => poker.hand("P01", i, Utc::now(), 0.0)?.0,
+                "open_face_chinese" => ofc.hand("OFC01", i, Utc::now(), 0.0)?.0,
+                "poker_tournament" => tournaments.tournament("ROOM", i, Utc::now(), 0.0)?.0,
                 _ => roulette.spin("R01", i, Utc::now()).0,
             };
             rules::Round::parse(&record).map_err(|e| anyhow!("{e}"))
