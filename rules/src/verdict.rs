@@ -205,7 +205,32 @@ pub struct FantasyEntitlement<'a> {
     pub player: &'a str,
 }
 
-impl Verdict<'_> {
+impl<'a> Verdict<'a> {
+    /// A verdict of `game` with no bets, no money, no findings and none of the fields only some
+    /// games fill (winning number, wheel segment, fantasy land, tournament figures, void): each
+    /// game's adjudicator sets what it has.
+    pub fn new(plan_id: &'a str, game: GameCode, table_id: &'a str, seq_no: u64) -> Verdict<'a> {
+        Verdict {
+            bets: Vec::new(),
+            expected_paid_h: 0,
+            fantasy_next: None,
+            findings: Vec::new(),
+            game,
+            paid_h: 0,
+            plan_id,
+            rules_version: crate::RULES_VERSION,
+            segment: None,
+            segment_label: None,
+            seq_no,
+            stakes_h: 0,
+            table_id,
+            tournament: None,
+            void: false,
+            void_reason: None,
+            winning_number: None,
+        }
+    }
+
     pub fn is_clean(&self) -> bool {
         self.findings.is_empty()
     }

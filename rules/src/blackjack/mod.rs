@@ -22,7 +22,7 @@ use crate::record::{
 };
 use crate::roulette::RoundType;
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
-use crate::{RecordError, RULES_VERSION};
+use crate::RecordError;
 
 /// Boxes on a blackjack layout.
 pub const MAX_BOXES: u8 = 7;
@@ -297,23 +297,17 @@ pub fn adjudicate<'a>(
         }
     }
     Ok(Verdict {
-        plan_id: &plan.plan_id,
-        rules_version: RULES_VERSION,
-        game: GameCode::Blackjack,
-        table_id: &round.table_id,
-        seq_no: round.seq_no,
-        winning_number: None,
-        segment: None,
-        segment_label: None,
-        fantasy_next: None,
-        tournament: None,
-        void_reason: None,
-        void: false,
         stakes_h,
         expected_paid_h: expected_total_h,
         paid_h: paid_total_h,
         bets,
         findings,
+        ..Verdict::new(
+            &plan.plan_id,
+            GameCode::Blackjack,
+            &round.table_id,
+            round.seq_no,
+        )
     })
 }
 

@@ -14,7 +14,7 @@ use crate::plan::{Plan, WheelPlan};
 use crate::record::{validate_bet_id, validate_identifier, validate_round_identity, GameCode};
 use crate::roulette::RoundType;
 use crate::verdict::{BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
-use crate::{RecordError, RULES_VERSION};
+use crate::RecordError;
 
 /// Most bets one spin may carry.
 const MAX_BETS_PER_ROUND: usize = 500;
@@ -308,16 +308,8 @@ pub fn adjudicate<'a>(
     }
     check_limits(wp, &round.bets, &mut findings)?;
     Ok(Verdict {
-        plan_id: &plan.plan_id,
-        rules_version: RULES_VERSION,
-        game: round.game,
-        table_id: &round.table_id,
-        seq_no: round.seq_no,
-        winning_number: None,
         segment: winning.map(|(segment, _)| segment),
         segment_label: winning.map(|(_, label)| label),
-        fantasy_next: None,
-        tournament: None,
         void_reason: void_reason.map(WheelVoidReason::as_str),
         void: winning.is_none(),
         stakes_h,
@@ -325,6 +317,7 @@ pub fn adjudicate<'a>(
         paid_h: paid_total_h,
         bets,
         findings,
+        ..Verdict::new(&plan.plan_id, round.game, &round.table_id, round.seq_no)
     })
 }
 

@@ -15,7 +15,7 @@ use crate::plan::{OfcPlan, Plan};
 use crate::poker_cash::Collection;
 use crate::record::GameCode;
 use crate::verdict::{BetVerdict, FantasyEntitlement, Finding, FindingKind, Verdict};
-use crate::{RecordError, RULES_VERSION};
+use crate::RecordError;
 
 pub use fantasy::{audit_fantasy_sequence, check_fantasy_deal, FantasyMismatch};
 pub use record::{OfcHand, OfcPlayer, PointValue, NORMAL_DEAL};
@@ -253,23 +253,18 @@ pub fn adjudicate<'a>(
         }
     }
     Ok(Verdict {
-        plan_id: &plan.plan_id,
-        rules_version: RULES_VERSION,
-        game: GameCode::OpenFaceChinese,
-        table_id: &hand.table_id,
-        seq_no: hand.seq_no,
-        winning_number: None,
-        segment: None,
-        segment_label: None,
-        void_reason: None,
-        void: false,
         stakes_h,
         expected_paid_h,
         paid_h,
         bets,
         findings,
         fantasy_next: Some(fantasy),
-        tournament: None,
+        ..Verdict::new(
+            &plan.plan_id,
+            GameCode::OpenFaceChinese,
+            &hand.table_id,
+            hand.seq_no,
+        )
     })
 }
 

@@ -20,7 +20,7 @@ use crate::plan::{Plan, PokerCashPlan};
 use crate::record::{validate_identifier, validate_round_identity, GameCode};
 use crate::roulette::RoundType;
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
-use crate::{RecordError, RULES_VERSION};
+use crate::RecordError;
 
 pub use betting::Street;
 pub use time_collection::{adjudicate as time_collection_adjudicate, TimeCollection, TimePayment};
@@ -543,23 +543,17 @@ pub fn adjudicate<'a>(
         ));
     }
     Ok(Verdict {
-        plan_id: &plan.plan_id,
-        rules_version: RULES_VERSION,
-        game: GameCode::PokerCash,
-        table_id: &hand.table_id,
-        seq_no: hand.seq_no,
-        winning_number: None,
-        segment: None,
-        segment_label: None,
-        fantasy_next: None,
-        tournament: None,
-        void_reason: None,
-        void: false,
         stakes_h,
         expected_paid_h: expected_total_h,
         paid_h: paid_total_h,
         bets,
         findings,
+        ..Verdict::new(
+            &plan.plan_id,
+            GameCode::PokerCash,
+            &hand.table_id,
+            hand.seq_no,
+        )
     })
 }
 

@@ -9,7 +9,7 @@ use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, PokerCashPlan};
 use crate::record::{validate_identifier, validate_round_identity, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
-use crate::{RecordError, RULES_VERSION};
+use crate::RecordError;
 
 /// The plan's period of time collection.
 pub const PERIOD_MINUTES: u32 = 30;
@@ -155,22 +155,16 @@ pub fn adjudicate<'a>(
     }
     // What the players handed over is the casino's revenue: stakes with nothing paid back.
     Ok(Verdict {
-        plan_id: &plan.plan_id,
-        rules_version: RULES_VERSION,
-        game: GameCode::PokerCash,
-        table_id: &collection.table_id,
-        seq_no: collection.seq_no,
-        winning_number: None,
-        segment: None,
-        segment_label: None,
-        fantasy_next: None,
-        tournament: None,
-        void_reason: None,
-        void: false,
         stakes_h: collected_h,
         expected_paid_h: 0,
         paid_h: 0,
         bets,
         findings,
+        ..Verdict::new(
+            &plan.plan_id,
+            GameCode::PokerCash,
+            &collection.table_id,
+            collection.seq_no,
+        )
     })
 }

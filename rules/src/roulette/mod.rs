@@ -14,7 +14,7 @@ use crate::plan::{Plan, RoulettePlan};
 use crate::ratio::Ratio;
 use crate::record::{validate_bet_id, validate_identifier, validate_round_identity, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
-use crate::{RecordError, RULES_VERSION};
+use crate::RecordError;
 
 /// Most bets a single spin may carry; more is not a real table.
 pub const MAX_BETS_PER_ROUND: usize = 2_000;
@@ -483,16 +483,7 @@ pub fn adjudicate<'a>(
     check_limits(&mut chips_laid, &round.bets, rp, &mut findings)?;
 
     Ok(Verdict {
-        plan_id: &plan.plan_id,
-        rules_version: RULES_VERSION,
-        game: GameCode::Roulette,
-        table_id: &round.table_id,
-        seq_no: round.seq_no,
         winning_number: winning,
-        segment: None,
-        segment_label: None,
-        fantasy_next: None,
-        tournament: None,
         void_reason: match round.outcome {
             SpinOutcome::Void { reason } => Some(reason.as_str()),
             SpinOutcome::Number { .. } => None,
@@ -503,6 +494,12 @@ pub fn adjudicate<'a>(
         paid_h: paid_total_h,
         bets,
         findings,
+        ..Verdict::new(
+            &plan.plan_id,
+            GameCode::Roulette,
+            &round.table_id,
+            round.seq_no,
+        )
     })
 }
 

@@ -12,7 +12,7 @@ use crate::money::format_czk;
 use crate::plan::{Plan, TournamentPlan};
 use crate::record::GameCode;
 use crate::verdict::{BetVerdict, Finding, FindingKind, TournamentFigures, Verdict};
-use crate::{RecordError, RULES_VERSION};
+use crate::RecordError;
 
 pub use prizes::{fee_for, prize_pool, table_prizes, PrizePool};
 pub use record::{
@@ -175,15 +175,6 @@ pub fn adjudicate<'a>(
         ));
     }
     Ok(Verdict {
-        plan_id: &plan.plan_id,
-        rules_version: RULES_VERSION,
-        game: GameCode::PokerTournament,
-        table_id: &t.table_id,
-        seq_no: t.seq_no,
-        winning_number: None,
-        segment: None,
-        segment_label: None,
-        fantasy_next: None,
         void_reason: t.cancelled.as_ref().map(|_| "cancelled"),
         void: t.cancelled.is_some(),
         stakes_h: moneypool,
@@ -198,6 +189,12 @@ pub fn adjudicate<'a>(
             overlay_h: pool.overlay_h,
             prize_pool_h: pool.prize_pool_h,
         }),
+        ..Verdict::new(
+            &plan.plan_id,
+            GameCode::PokerTournament,
+            &t.table_id,
+            t.seq_no,
+        )
     })
 }
 
