@@ -186,6 +186,13 @@ impl CardSet {
     }
 }
 
+/// The set of the cards (a card listed twice is in it once; [`CardSet::of`] refuses that).
+impl FromIterator<Card> for CardSet {
+    fn from_iter<I: IntoIterator<Item = Card>>(cards: I) -> CardSet {
+        cards.into_iter().fold(CardSet::default(), CardSet::with)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use rand::seq::SliceRandom as _;
 use rand::{Rng as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
 use rules::blackjack::points::{card_points, Total};
-use rules::cards::{Card, CardSet, Rank};
+use rules::cards::{Card, Rank};
 use rules::hand_rank::{evaluate, Category};
 use rules::{Plan, Round};
 use serde_json::{json, Value};
@@ -270,13 +270,8 @@ impl UthSimulator {
             // Raise 4× with a pair, an ace or two high cards; 2× with a pair on the flop;
             // 1× with a pair or a queen high at the river; else fold.
             let high = |c: &Card| c.rank() >= Rank::TEN;
-            let hand_with = |extra: &[Card]| {
-                let set = extra
-                    .iter()
-                    .chain(hole)
-                    .fold(CardSet::default(), |s, c| s.with(*c));
-                evaluate(set).category()
-            };
+            let hand_with =
+                |extra: &[Card]| evaluate(extra.iter().chain(hole).copied().collect()).category();
             let street = if hole[0].rank() == hole[1].rank()
                 || hole.iter().any(|c| c.rank() == Rank::ACE)
                 || hole.iter().all(high)

@@ -11,9 +11,9 @@ use chrono::{DateTime, Utc};
 use rand::seq::SliceRandom as _;
 use rand::{Rng as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
-use rules::cards::{Card, CardSet, Rank};
+use rules::cards::{Card, Rank};
 use rules::hand_rank::evaluate;
-use rules::ofc::{expected_nets, fantasy_next, score_rows};
+use rules::ofc::{expected_nets, fantasy_next, row_strength, score_rows};
 use rules::{Plan, Round};
 use serde_json::{json, Value};
 
@@ -41,10 +41,12 @@ fn best_of(cards: &[Card], k: usize) -> (Vec<Card>, Vec<Card>) {
         if mask.count_ones() as usize != k {
             continue;
         }
-        let set = (0..n)
-            .filter(|i| mask & (1 << i) != 0)
-            .fold(CardSet::default(), |s, i| s.with(cards[i]));
-        let rank = evaluate(set);
+        let rank = evaluate(
+            (0..n)
+                .filter(|i| mask & (1 << i) != 0)
+                .map(|i| cards[i])
+                .collect(),
+        );
         if best.is_none_or(|(b, _)| rank > b) {
             best = Some((rank, mask));
         }
@@ -67,8 +69,7 @@ fn set_rows(cards: &[Card]) -> ([Vec<Card>; 3], Vec<Card>) {
     let (back, rest) = best_of(cards, 5);
     let (middle, rest) = best_of(&rest, 5);
     let (front, mut discards) = best_of(&rest, 3);
-    let strength = |c: &[Card]| evaluate(c.iter().fold(CardSet::default(), |s, &x| s.with(x)));
-    if strength(&front) > strength(&middle) {
+    if row_strength(&front) > row_strength(&middle) {
         // Keep the front under the middle: the three lowest cards instead.
         let mut all: Vec<Card> = front.iter().chain(&discards).copied().collect();
         all.sort_by_key(|c| c.rank());
@@ -82,7 +83,6 @@ fn set_rows(cards: &[Card]) -> ([Vec<Card>; 3], Vec<Card>) {
 /// Rows with a pair of queens or better in front (for fantasy land), when the cards allow it
 /// without fouling.
 fn aim_for_fantasy(cards: &[Card]) -> Option<([Vec<Card>; 3], Vec<Card>)> {
-    let strength = |c: &[Card]| evaluate(c.iter().fold(CardSet::default(), |s, &x| s.with(x)));
     for rank in [Rank::ACE, Rank::KING, Rank::QUEEN] {
         let pair: Vec<Card> = cards
             .iter()
@@ -103,7 +103,9 @@ fn aim_for_fantasy(cards: &[Card]) -> Option<([Vec<Card>; 3], Vec<Card>)> {
         let (back, rest) = best_of(&rest, 5);
         let (middle, discards) = best_of(&rest, 5);
         let front = vec![pair[0], pair[1], kicker];
-        if strength(&back) >= strength(&middle) && strength(&middle) >= strength(&front) {
+        if row_strength(&back) >= row_strength(&middle)
+            && row_strength(&middle) >= row_strength(&front)
+        {
             return Some(([front, middle, back], discards));
         }
     }

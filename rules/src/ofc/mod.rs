@@ -19,7 +19,9 @@ use crate::RecordError;
 
 pub use fantasy::{audit_fantasy_sequence, check_fantasy_deal, FantasyMismatch};
 pub use record::{OfcHand, OfcPlayer, PointValue, NORMAL_DEAL};
-pub use scoring::{apply_stop_loss, fantasy_next, pair_points, score_rows, share, ScoredRows};
+pub use scoring::{
+    apply_stop_loss, fantasy_next, pair_points, row_strength, score_rows, share, ScoredRows,
+};
 
 /// The verdict names each player's line by their place in the record.
 const PLAYER_IDS: [&str; 3] = ["player-1", "player-2", "player-3"];
@@ -44,12 +46,15 @@ fn finding(
 /// Cards set in the rows or discarded that were not dealt, or dealt cards missing from both;
 /// outside fantasy land exactly one card of each three is discarded, none of the first five.
 fn check_cards(i: usize, p: &OfcPlayer, findings: &mut Vec<Finding>) {
-    let set = |cards: &[Card]| cards.iter().fold(CardSet::default(), |s, &c| s.with(c));
-    let dealt = p
-        .deal
+    let set = |cards: &[Card]| cards.iter().copied().collect::<CardSet>();
+    let dealt: CardSet = p.deal.iter().flatten().copied().collect();
+    let rows: CardSet = p
+        .front
         .iter()
-        .fold(CardSet::default(), |s, g| CardSet(s.0 | set(g).0));
-    let rows = CardSet(set(&p.front).0 | set(&p.middle).0 | set(&p.back).0);
+        .chain(&p.middle)
+        .chain(&p.back)
+        .copied()
+        .collect();
     let discards = set(&p.discards);
     let mut problems = Vec::new();
     let not_dealt = CardSet((rows.0 | discards.0) & !dealt.0);

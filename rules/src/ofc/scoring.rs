@@ -1,7 +1,7 @@
 //! Scoring one Pineapple OFC hand: each player's rows (fouled or not, royalties), then points
 //! pair by pair, then money with each pair's point value and the optional stop-loss.
 
-use crate::cards::{Card, CardSet};
+use crate::cards::Card;
 use crate::hand_rank::{evaluate, Category, HandRank};
 use crate::plan::{rank_of_letter, OfcPlan};
 
@@ -19,9 +19,8 @@ pub struct ScoredRows {
 
 /// Strength of a row; a three-card front has no straights or flushes (the evaluator needs
 /// five cards for either), and compares with a five-card row card by card.
-fn strength(cards: &[Card]) -> HandRank {
-    let set = cards.iter().fold(CardSet::default(), |set, &c| set.with(c));
-    evaluate(set)
+pub fn row_strength(cards: &[Card]) -> HandRank {
+    evaluate(cards.iter().copied().collect())
 }
 
 fn front_royalty(plan: &OfcPlan, front: HandRank) -> i64 {
@@ -37,7 +36,11 @@ fn front_royalty(plan: &OfcPlan, front: HandRank) -> i64 {
 }
 
 pub fn score_rows(plan: &OfcPlan, front: &[Card], middle: &[Card], back: &[Card]) -> ScoredRows {
-    let (front, middle, back) = (strength(front), strength(middle), strength(back));
+    let (front, middle, back) = (
+        row_strength(front),
+        row_strength(middle),
+        row_strength(back),
+    );
     // The plan's foul: "v Back Hand je slabší kombinace než v prostřední Hand" — weaker, so an
     // equal row is not a foul.
     let fouled = back < middle || middle < front;

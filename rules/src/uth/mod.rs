@@ -193,11 +193,7 @@ struct Hands {
 }
 
 fn best(hole: [Card; 2], board: &[Card; 5]) -> HandRank {
-    let set = board
-        .iter()
-        .chain(&hole)
-        .fold(CardSet::default(), |set, card| set.with(*card));
-    evaluate(set)
+    evaluate(board.iter().chain(&hole).copied().collect())
 }
 
 fn overflow() -> RecordError {
