@@ -109,6 +109,29 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding about `bet_id` (or the whole round) with what the plan requires and what the
+    /// table did, when they are amounts; `amount_h` is their difference (0 otherwise).
+    pub fn new(
+        kind: FindingKind,
+        bet_id: Option<&str>,
+        expected_h: Option<i64>,
+        actual_h: Option<i64>,
+        message: String,
+    ) -> Finding {
+        let amount_h = match (expected_h, actual_h) {
+            (Some(e), Some(a)) => a.abs_diff(e).try_into().unwrap_or(i64::MAX),
+            _ => 0,
+        };
+        Finding {
+            kind,
+            bet_ids: bet_id.map(|b| vec![b.to_owned()]),
+            expected_h,
+            actual_h,
+            amount_h,
+            message,
+        }
+    }
+
     /// An overpaid or underpaid bet, or `None` when it was paid as the plan requires. The
     /// message reads `<subject>: overpaid; paid …, the plan requires …<context>`.
     pub fn payout(
@@ -123,18 +146,17 @@ impl Finding {
             std::cmp::Ordering::Greater => (FindingKind::Overpaid, "overpaid"),
             std::cmp::Ordering::Less => (FindingKind::Underpaid, "underpaid"),
         };
-        Some(Finding {
+        Some(Finding::new(
             kind,
-            bet_ids: Some(vec![bet_id.to_owned()]),
-            expected_h: Some(expected_h),
-            actual_h: Some(paid_h),
-            amount_h: paid_h.abs_diff(expected_h).try_into().unwrap_or(i64::MAX),
-            message: format!(
+            Some(bet_id),
+            Some(expected_h),
+            Some(paid_h),
+            format!(
                 "{subject}: {what}; paid {}, the plan requires {}{context}",
                 crate::money::format_czk(paid_h),
                 crate::money::format_czk(expected_h)
             ),
-        })
+        ))
     }
 }
 

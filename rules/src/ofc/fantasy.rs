@@ -39,14 +39,13 @@ pub fn check_fantasy_deal(earned: &[FantasyEntitlement<'_>], next: &OfcHand) -> 
             ),
             (None, None) => continue,
         };
-        findings.push(Finding {
-            kind: FindingKind::FantasyLandWrong,
-            bet_ids: Some(vec![PLAYER_IDS[i].to_owned()]),
-            expected_h: None,
-            actual_h: None,
-            amount_h: 0,
+        findings.push(Finding::new(
+            FindingKind::FantasyLandWrong,
+            Some(PLAYER_IDS[i]),
+            None,
+            None,
             message,
-        });
+        ));
     }
     findings
 }

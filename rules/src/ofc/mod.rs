@@ -33,14 +33,13 @@ fn finding(
     actual: i64,
     message: String,
 ) -> Finding {
-    Finding {
+    Finding::new(
         kind,
-        bet_ids: player.map(|i| vec![PLAYER_IDS[i].to_owned()]),
-        expected_h: Some(expected),
-        actual_h: Some(actual),
-        amount_h: actual.abs_diff(expected).try_into().unwrap_or(i64::MAX),
+        player.map(|i| PLAYER_IDS[i]),
+        Some(expected),
+        Some(actual),
         message,
-    }
+    )
 }
 
 /// Cards set in the rows or discarded that were not dealt, or dealt cards missing from both;
@@ -89,14 +88,13 @@ fn check_cards(i: usize, p: &OfcPlayer, findings: &mut Vec<Finding>) {
         } else {
             FindingKind::CardsInconsistent
         };
-        findings.push(Finding {
+        findings.push(Finding::new(
             kind,
-            bet_ids: Some(vec![PLAYER_IDS[i].to_owned()]),
-            expected_h: None,
-            actual_h: None,
-            amount_h: 0,
-            message: format!("{}: {}", p.player, problems.join("; ")),
-        });
+            Some(PLAYER_IDS[i]),
+            None,
+            None,
+            format!("{}: {}", p.player, problems.join("; ")),
+        ));
     }
 }
 
@@ -131,17 +129,16 @@ pub fn adjudicate<'a>(
     let mut findings = Vec::new();
     let n = hand.players.len();
     if n < usize::from(op.min_players) || n > usize::from(op.max_players) {
-        findings.push(Finding {
-            kind: FindingKind::BetNotAllowed,
-            bet_ids: None,
-            expected_h: None,
-            actual_h: None,
-            amount_h: 0,
-            message: format!(
+        findings.push(Finding::new(
+            FindingKind::BetNotAllowed,
+            None,
+            None,
+            None,
+            format!(
                 "{n} players; the plan allows {} to {}",
                 op.min_players, op.max_players
             ),
-        });
+        ));
     }
     let rows: Vec<ScoredRows> = hand
         .players

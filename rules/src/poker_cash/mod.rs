@@ -314,14 +314,8 @@ fn finding(
     actual: i64,
     message: String,
 ) -> Finding {
-    Finding {
-        kind,
-        bet_ids: seat.map(|s| vec![format!("seat-{s}")]),
-        expected_h: Some(expected),
-        actual_h: Some(actual),
-        amount_h: actual.abs_diff(expected).try_into().unwrap_or(i64::MAX),
-        message,
-    }
+    let bet = seat.map(|s| format!("seat-{s}"));
+    Finding::new(kind, bet.as_deref(), Some(expected), Some(actual), message)
 }
 
 /// The dealer's pots against those the chips make: each pot's size and who may win it.

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::{finding, EntryKind, Format, TournamentRecord};
+use super::{EntryKind, Format, TournamentRecord};
 use crate::money::format_czk;
 use crate::verdict::{Finding, FindingKind};
 
@@ -40,7 +40,7 @@ pub(super) fn check(t: &TournamentRecord, findings: &mut Vec<Finding>) {
                 | (Format::UnlimitedRebuysAddOn, EntryKind::AddOn)
         );
         if !allowed {
-            findings.push(finding(
+            findings.push(Finding::new(
                 FindingKind::BetNotAllowed,
                 Some(&e.player),
                 None,
@@ -77,7 +77,7 @@ pub(super) fn check(t: &TournamentRecord, findings: &mut Vec<Finding>) {
             EntryKind::BuyIn => {}
         }
         for m in problems {
-            findings.push(finding(
+            findings.push(Finding::new(
                 FindingKind::IllegalDecision,
                 Some(&e.player),
                 None,
@@ -91,7 +91,7 @@ pub(super) fn check(t: &TournamentRecord, findings: &mut Vec<Finding>) {
             EntryKind::AddOn => t.add_on_h,
         };
         match price {
-            Some(p) if p != e.amount_h => findings.push(finding(
+            Some(p) if p != e.amount_h => findings.push(Finding::new(
                 if e.amount_h > p {
                     FindingKind::StakeAboveMaximum
                 } else {
@@ -107,7 +107,7 @@ pub(super) fn check(t: &TournamentRecord, findings: &mut Vec<Finding>) {
                     format_czk(p)
                 )),
             )),
-            None => findings.push(finding(
+            None => findings.push(Finding::new(
                 FindingKind::BetNotAllowed,
                 Some(&e.player),
                 None,
@@ -151,7 +151,7 @@ fn check_eliminations(t: &TournamentRecord, findings: &mut Vec<Finding>) {
             };
             let (pb, ps) = (place(&bigger.player), place(&smaller.player));
             if pb > ps {
-                findings.push(finding(
+                findings.push(Finding::new(
                     FindingKind::IllegalDecision,
                     Some(&bigger.player),
                     None,

@@ -20,26 +20,6 @@ pub use record::{
     TournamentRecord, TournamentVariant,
 };
 
-pub(crate) fn finding(
-    kind: FindingKind,
-    bet: Option<&str>,
-    expected: Option<i64>,
-    actual: Option<i64>,
-    message: String,
-) -> Finding {
-    Finding {
-        kind,
-        bet_ids: bet.map(|b| vec![b.to_owned()]),
-        expected_h: expected,
-        actual_h: actual,
-        amount_h: match (expected, actual) {
-            (Some(e), Some(a)) => a.abs_diff(e).try_into().unwrap_or(i64::MAX),
-            _ => 0,
-        },
-        message,
-    }
-}
-
 pub fn adjudicate<'a>(
     tp: &TournamentPlan,
     plan: &'a Plan,
@@ -52,7 +32,7 @@ pub fn adjudicate<'a>(
     // The fee: announced in advance, within the plan's range, of the moneypool.
     let days_ahead = (t.starts_at - t.announced_at).num_days();
     if days_ahead < i64::from(tp.fee_announced_days_before) {
-        findings.push(finding(
+        findings.push(Finding::new(
             FindingKind::FeeWrong,
             None,
             None,
@@ -64,7 +44,7 @@ pub fn adjudicate<'a>(
         ));
     }
     if !(tp.fee_percent_min..=tp.fee_percent_max).contains(&t.fee_percent) {
-        findings.push(finding(
+        findings.push(Finding::new(
             FindingKind::FeeWrong,
             None,
             None,
@@ -82,7 +62,7 @@ pub fn adjudicate<'a>(
         (fee, prize_pool(moneypool, fee, t.guarantee_h))
     };
     if t.fee_h != expected_fee {
-        findings.push(finding(
+        findings.push(Finding::new(
             FindingKind::FeeWrong,
             None,
             Some(expected_fee),
@@ -157,7 +137,7 @@ pub fn adjudicate<'a>(
         pool.prize_pool_h
     };
     if paid_h > available {
-        findings.push(finding(
+        findings.push(Finding::new(
             FindingKind::ChipsNotConserved,
             None,
             Some(available),

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::{finding, TournamentRecord};
+use super::TournamentRecord;
 use crate::money::format_czk;
 use crate::plan::{FeeBase, PayoutColumn, TournamentPlan};
 use crate::verdict::{Finding, FindingKind};
@@ -78,7 +78,7 @@ pub(super) fn expected_prizes<'t>(
     findings: &mut Vec<Finding>,
 ) -> HashMap<&'t str, i64> {
     let Some(column) = tp.payout_column(entries) else {
-        findings.push(finding(
+        findings.push(Finding::new(
             FindingKind::BetNotAllowed,
             None,
             None,
@@ -94,7 +94,7 @@ pub(super) fn expected_prizes<'t>(
     };
     let prizes = table_prizes(column, pool.prize_pool_h);
     if t.results.len() < prizes.len() {
-        findings.push(finding(
+        findings.push(Finding::new(
             FindingKind::Underpaid,
             None,
             None,
@@ -179,7 +179,7 @@ fn check_deal(
     let mut valid = true;
     if deal.at < t.registration_closes_at {
         valid = false;
-        findings.push(finding(
+        findings.push(Finding::new(
             FindingKind::IllegalDecision,
             None,
             None,
@@ -204,7 +204,7 @@ fn check_deal(
             .all(|r| in_deal.contains(&r.player.as_str()));
     if !same {
         valid = false;
-        findings.push(finding(
+        findings.push(Finding::new(
             FindingKind::IllegalDecision,
             None,
             None,
@@ -231,7 +231,7 @@ fn check_deal(
         .sum();
     if shared != places {
         valid = false;
-        findings.push(finding(
+        findings.push(Finding::new(
             FindingKind::ChipsNotConserved,
             None,
             Some(places),
