@@ -2,7 +2,6 @@
 //! plan, round structure — then re-adjudication. Anything that fails here changes nothing.
 
 use chrono::Utc;
-use ledger::entry::record_hash;
 use ledger::storage::append::{Derived, Submission};
 use ledger::Envelope;
 use rules::{RecordError, RecordHeader, Round};
@@ -133,15 +132,14 @@ pub fn prepare(state: &AppState, envelope: Envelope) -> Result<Submission, ApiEr
         }
         other => return Err(record_error(RecordError::UnsupportedType(other.to_owned()))),
     };
-    Ok(Submission {
-        record_type: header.record_type,
-        table_id: header.table_id,
-        seq_no: header.seq_no,
-        record_hash: record_hash(&canonical),
-        canonical_record: canonical,
+    Ok(Submission::new(
         envelope,
+        canonical,
+        header.record_type,
+        header.table_id,
+        header.seq_no,
         derived,
-    })
+    ))
 }
 
 fn adjudicate(

@@ -86,7 +86,8 @@ impl Entry {
         index: u64,
         received_at: DateTime<Utc>,
         prev_hash: [u8; 32],
-        envelope: &Envelope,
+        key_id: &str,
+        signature: &str,
         canonical_record: &[u8],
     ) -> Result<Entry, LedgerError> {
         let record = std::str::from_utf8(canonical_record)
@@ -95,9 +96,9 @@ impl Entry {
             index,
             &format_time(received_at),
             &prev_hash,
-            &envelope.key_id,
+            key_id,
             record,
-            &envelope.signature,
+            signature,
         );
         Ok(Entry::from_bytes(index, received_at, prev_hash, out))
     }
@@ -170,9 +171,15 @@ mod tests {
             let canonical = crate::canonical::canonicalize(&envelope.record).unwrap();
             let t = to_micros(Utc::now());
             let slow = Entry::build(i as u64 * 1000, t, [i as u8; 32], &envelope).unwrap();
-            let fast =
-                Entry::build_canonical(i as u64 * 1000, t, [i as u8; 32], &envelope, &canonical)
-                    .unwrap();
+            let fast = Entry::build_canonical(
+                i as u64 * 1000,
+                t,
+                [i as u8; 32],
+                &envelope.key_id,
+                &envelope.signature,
+                &canonical,
+            )
+            .unwrap();
             assert_eq!(
                 String::from_utf8(fast.bytes).unwrap(),
                 String::from_utf8(slow.bytes).unwrap()

@@ -2,9 +2,9 @@
 //! The ledger on a real (throwaway) PostgreSQL cluster.
 
 use chrono::{Duration, Utc};
+use diesel::connection::SimpleConnection as _;
 use diesel::prelude::*;
 use ed25519_dalek::{SigningKey, VerifyingKey};
-use ledger::entry::record_hash;
 use ledger::entry_check::SignatureCheck;
 use ledger::storage::append::{append_batch, AppendOutcome, Submission};
 use ledger::storage::registry::{add_key, register_table, revoke_key, NewTable};
@@ -23,15 +23,14 @@ fn submission(key: &SigningKey, table: &str, seq_no: u64, marker: i64) -> Submis
                         "plan_id": "p", "marker": marker});
     let envelope = Envelope::sign(record, key).unwrap();
     let canonical = envelope.verify(&key.verifying_key()).unwrap();
-    Submission {
+    Submission::new(
         envelope,
-        record_type: "note".into(),
-        table_id: table.into(),
+        canonical,
+        "note".into(),
+        table.into(),
         seq_no,
-        record_hash: record_hash(&canonical),
-        canonical_record: canonical,
-        derived: None,
-    }
+        None,
+    )
 }
 
 /// The operator's key: signs registry events.
@@ -199,6 +198,79 @@ fn the_database_refuses_update_delete_and_truncate() {
         );
     }
     assert_eq!(reads::size(&mut conn).unwrap(), 2);
+}
+
+/// The references once held by foreign keys are checked per statement: an entry of an
+/// unregistered table or a verdict without its entry is refused, and nothing of it stays.
+#[test]
+fn the_database_refuses_entries_of_unknown_tables_and_verdicts_of_missing_entries() {
+    let mut conn = db();
+    let key = setup(&mut conn);
+    append_batch(&mut conn, &[submission(&key, "R01", 1, 0)], Utc::now()).unwrap();
+    let entry_of = |table: &str| {
+        format!(
+            "INSERT INTO ledger_entries (idx, received_at, prev_hash, leaf_hash, entry, record_type, \
+             table_id, seq_no, key_id, record_hash) \
+             SELECT 2, now(), leaf_hash, sha256('x'), 'x', 'note', '{table}', 2, key_id, sha256('y') \
+             FROM ledger_entries WHERE idx = 1"
+        )
+    };
+    let verdict_of = |index: i64| {
+        format!(
+            "INSERT INTO adjudications SELECT {index}, 'R01', 'roulette', 'p', 'v', now(), false, \
+             0, 0, 0, 0, 0, 0, 0, '{{}}'::json"
+        )
+    };
+    let refused = [
+        entry_of("R99"),
+        verdict_of(7),
+        format!(
+            "{}; UPDATE adjudications SET ledger_index = 9",
+            verdict_of(1)
+        ),
+    ];
+    for statement in &refused {
+        let err = conn
+            .transaction(|c| c.batch_execute(statement))
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("not registered")
+                || err.to_string().contains("does not exist"),
+            "{statement}: {err}"
+        );
+    }
+    assert_eq!(
+        (
+            reads::size(&mut conn).unwrap(),
+            adjudications_count(&mut conn)
+        ),
+        (2, 0)
+    );
+    // The same statements with what they name in place are accepted: the checks are not
+    // refusing everything.
+    diesel::sql_query(entry_of("R01"))
+        .execute(&mut conn)
+        .unwrap();
+    diesel::sql_query(verdict_of(1)).execute(&mut conn).unwrap();
+    assert_eq!(
+        (
+            reads::size(&mut conn).unwrap(),
+            adjudications_count(&mut conn)
+        ),
+        (3, 1)
+    );
+}
+
+fn adjudications_count(conn: &mut PgConnection) -> i64 {
+    #[derive(QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    diesel::sql_query("SELECT count(*) AS n FROM adjudications")
+        .get_result::<Count>(conn)
+        .unwrap()
+        .n
 }
 
 #[test]

@@ -78,15 +78,14 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
             let derived = api::ingest::derive(&plan, &round)?;
             let envelope = Envelope::sign(record, &keys[t])?;
             let canonical = ledger::canonical::canonicalize(&envelope.record)?;
-            batch.push(Submission {
-                record_hash: ledger::entry::record_hash(&canonical),
-                canonical_record: canonical,
+            batch.push(Submission::new(
                 envelope,
-                record_type: "round".into(),
-                table_id: table_id(t),
+                canonical,
+                "round".into(),
+                table_id(t),
                 seq_no,
-                derived: Some(derived),
-            });
+                Some(derived),
+            ));
         }
         append_batch_cached(conn, &batch, Utc::now(), &mut tree)?;
         done += batch_len;

@@ -9,7 +9,7 @@ use diesel::sql_types::{Array, BigInt, Bytea, Text, Timestamptz};
 use serde::Serialize;
 use serde_json::json;
 
-use super::models::{AdjudicationRow, LedgerRow, NewFinding, NewSignificantEvent};
+use super::models::{JsonText, LedgerRow, NewAdjudication, NewFinding, NewSignificantEvent};
 use super::registry::{keys_by_id, KeyValidity};
 use super::schema::{adjudications, findings, ledger_entries, significant_events};
 use crate::entry::{to_micros, Entry};
@@ -33,8 +33,8 @@ pub struct Derived {
     pub expected_paid_h: i64,
     pub paid_h: i64,
     pub findings: Vec<rules::Finding>,
-    /// The whole verdict as stored and shown.
-    pub verdict: serde_json::Value,
+    /// The whole verdict as stored and shown: JSON, serialized where it was computed.
+    pub verdict: Vec<u8>,
     pub statistics: rules::RoundStatistics,
 }
 
@@ -55,24 +55,58 @@ impl Derived {
             expected_paid_h: verdict.expected_paid_h,
             paid_h: verdict.paid_h,
             findings: verdict.findings.clone(),
-            verdict: serde_json::to_value(verdict)
+            verdict: serde_json::to_vec(verdict)
                 .map_err(|e| LedgerError::Corrupt(format!("verdict does not serialize: {e}")))?,
             statistics,
         })
     }
 }
 
-/// A signed record whose signature has been verified, ready to append.
+/// A signed record whose signature has been verified, ready to append. It holds the record only
+/// as its canonical bytes: the writer needs nothing else, and the parsed record is freed where it
+/// was parsed, not by the single writer.
 #[derive(Debug, Clone)]
 pub struct Submission {
-    pub envelope: Envelope,
-    /// RFC 8785 bytes of `envelope.record` (as signed), so the writer need not recompute them.
+    /// The envelope's `key_id` and `signature`, exactly as submitted.
+    pub key_id: String,
+    pub signature: String,
+    /// RFC 8785 bytes of the envelope's record (as signed).
     pub canonical_record: Vec<u8>,
     pub record_type: String,
     pub table_id: String,
     pub seq_no: u64,
     pub record_hash: [u8; 32],
     pub derived: Option<Derived>,
+}
+
+impl Submission {
+    /// `envelope`, already verified, with the canonical bytes of its record.
+    pub fn new(
+        envelope: Envelope,
+        canonical_record: Vec<u8>,
+        record_type: String,
+        table_id: String,
+        seq_no: u64,
+        derived: Option<Derived>,
+    ) -> Submission {
+        Submission {
+            key_id: envelope.key_id,
+            signature: envelope.signature,
+            record_hash: crate::entry::record_hash(&canonical_record),
+            canonical_record,
+            record_type,
+            table_id,
+            seq_no,
+            derived,
+        }
+    }
+
+    /// The envelope as submitted, its record in canonical form: evidence kept with a rejection.
+    fn envelope_evidence(&self) -> serde_json::Value {
+        let record = serde_json::from_slice::<serde_json::Value>(&self.canonical_record)
+            .unwrap_or_else(|_| json!(String::from_utf8_lossy(&self.canonical_record)));
+        json!({ "record": record, "key_id": self.key_id, "signature": self.signature })
+    }
 }
 
 /// Proof of acceptance: where the record is in the ledger.
@@ -239,7 +273,7 @@ pub fn append_batch_cached(
             received_at,
         } = lock_and_position(conn, now)?;
 
-        let mut key_ids: Vec<&str> = batch.iter().map(|s| s.envelope.key_id.as_str()).collect();
+        let mut key_ids: Vec<&str> = batch.iter().map(|s| s.key_id.as_str()).collect();
         key_ids.sort_unstable();
         key_ids.dedup();
         let keys: HashMap<String, KeyValidity> = keys_by_id(conn, &key_ids)?
@@ -274,7 +308,7 @@ pub fn append_batch_cached(
                             "existing_index": receipt.index,
                             "existing_record_hash": hex::encode(record_hash),
                             "rejected_record_hash": hex::encode(s.record_hash),
-                            "rejected_envelope": s.envelope,
+                            "rejected_envelope": s.envelope_evidence(),
                         }),
                     });
                     outcomes.push(AppendOutcome::SeqNoConflict {
@@ -283,14 +317,21 @@ pub fn append_batch_cached(
                 }
                 continue;
             }
-            if let Some(reason) = key_problem(keys.get(&s.envelope.key_id), s, received_at) {
+            if let Some(reason) = key_problem(keys.get(&s.key_id), s, received_at) {
                 outcomes.push(AppendOutcome::KeyNotValid {
-                    key_id: s.envelope.key_id.clone(),
+                    key_id: s.key_id.clone(),
                     reason,
                 });
                 continue;
             }
-            let entry = Entry::build_canonical(next_index, received_at, prev_hash, &s.envelope, &s.canonical_record)?;
+            let entry = Entry::build_canonical(
+                next_index,
+                received_at,
+                prev_hash,
+                &s.key_id,
+                &s.signature,
+                &s.canonical_record,
+            )?;
             let index = to_i64(next_index)?;
             entries.push(LedgerRow {
                 idx: index,
@@ -301,7 +342,7 @@ pub fn append_batch_cached(
                 record_type: s.record_type.clone(),
                 table_id: s.table_id.clone(),
                 seq_no: Some(to_i64(s.seq_no)?),
-                key_id: s.envelope.key_id.clone(),
+                key_id: s.key_id.clone(),
                 record_hash: s.record_hash.to_vec(),
             });
             if let Some(d) = &s.derived {
@@ -412,7 +453,8 @@ pub(crate) fn append_registry_event(
         position.next_index,
         position.received_at,
         position.prev_hash,
-        &envelope,
+        &envelope.key_id,
+        &envelope.signature,
         &canonical,
     )?;
     diesel::insert_into(ledger_entries::table)
@@ -447,18 +489,18 @@ fn tree_error(e: super::tree::TreeError) -> LedgerError {
     }
 }
 
-fn push_derived(
+fn push_derived<'a>(
     index: i64,
-    d: &Derived,
-    verdicts: &mut Vec<AdjudicationRow>,
+    d: &'a Derived,
+    verdicts: &mut Vec<NewAdjudication<'a>>,
     found: &mut Vec<NewFinding>,
 ) -> Result<(), LedgerError> {
-    verdicts.push(AdjudicationRow {
+    verdicts.push(NewAdjudication {
         ledger_index: index,
-        table_id: d.table_id.clone(),
-        game: d.game.clone(),
-        plan_id: d.plan_id.clone(),
-        rules_version: d.rules_version.clone(),
+        table_id: &d.table_id,
+        game: &d.game,
+        plan_id: &d.plan_id,
+        rules_version: &d.rules_version,
         played_at: d.played_at,
         void: d.void,
         stakes_h: d.stakes_h,
@@ -468,7 +510,7 @@ fn push_derived(
         expected_payout_mh: d.statistics.expected_payout_mh,
         payout_variance_h2: d.statistics.payout_variance_h2,
         finding_count: i32::try_from(d.findings.len()).unwrap_or(i32::MAX),
-        verdict: d.verdict.clone(),
+        verdict: JsonText(&d.verdict),
     });
     for f in &d.findings {
         found.push(NewFinding {

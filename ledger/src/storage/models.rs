@@ -76,15 +76,16 @@ pub struct SignificantEventRow {
     pub details: serde_json::Value,
 }
 
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+/// A round's verdict and statistics, as the writer inserts them (borrowed from what it appends).
+#[derive(Debug, Clone, Insertable)]
 #[diesel(table_name = adjudications, check_for_backend(diesel::pg::Pg))]
 #[diesel(treat_none_as_default_value = false)]
-pub struct AdjudicationRow {
+pub struct NewAdjudication<'a> {
     pub ledger_index: i64,
-    pub table_id: String,
-    pub game: String,
-    pub plan_id: String,
-    pub rules_version: String,
+    pub table_id: &'a str,
+    pub game: &'a str,
+    pub plan_id: &'a str,
+    pub rules_version: &'a str,
     pub played_at: DateTime<Utc>,
     pub void: bool,
     pub stakes_h: i64,
@@ -94,7 +95,23 @@ pub struct AdjudicationRow {
     pub expected_payout_mh: i64,
     pub payout_variance_h2: f64,
     pub finding_count: i32,
-    pub verdict: serde_json::Value,
+    pub verdict: JsonText<'a>,
+}
+
+/// JSON already serialized (by `serde_json`, so valid), sent to a `json` column as it is.
+#[derive(Debug, Clone, Copy, diesel::expression::AsExpression)]
+#[diesel(sql_type = diesel::sql_types::Json)]
+pub struct JsonText<'a>(pub &'a [u8]);
+
+impl diesel::serialize::ToSql<diesel::sql_types::Json, diesel::pg::Pg> for JsonText<'_> {
+    fn to_sql<'b>(
+        &'b self,
+        out: &mut diesel::serialize::Output<'b, '_, diesel::pg::Pg>,
+    ) -> diesel::serialize::Result {
+        use std::io::Write as _;
+        out.write_all(self.0)?;
+        Ok(diesel::serialize::IsNull::No)
+    }
 }
 
 #[derive(Debug, Clone, Insertable)]

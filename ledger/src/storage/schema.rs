@@ -16,7 +16,7 @@ diesel::table! {
         expected_payout_mh -> Int8,
         payout_variance_h2 -> Float8,
         finding_count -> Int4,
-        verdict -> Jsonb,
+        verdict -> Json,
     }
 }
 
@@ -111,9 +111,7 @@ diesel::table! {
     }
 }
 
-diesel::joinable!(adjudications -> ledger_entries (ledger_index));
 diesel::joinable!(findings -> adjudications (ledger_index));
-diesel::joinable!(ledger_entries -> gaming_tables (table_id));
 diesel::joinable!(significant_events -> ledger_entries (ledger_index));
 diesel::joinable!(table_key_revocations -> table_keys (key_id));
 diesel::joinable!(table_keys -> gaming_tables (table_id));
