@@ -2,8 +2,8 @@
 //! plan, round structure — then re-adjudication. Anything that fails here changes nothing.
 
 use chrono::Utc;
+use ledger::envelope::EnvelopeText;
 use ledger::storage::append::{Derived, Submission};
-use ledger::Envelope;
 use rules::{RecordError, RecordHeader, Round};
 use serde_json::json;
 
@@ -13,9 +13,9 @@ use crate::state::AppState;
 /// How far a table's clock may run ahead of the server's before its rounds are refused.
 pub const MAX_CLOCK_SKEW_SECONDS: i64 = 300;
 
-/// Parses the request body as an envelope.
-pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ApiError> {
-    serde_json::from_slice::<Envelope>(body).map_err(|e| {
+/// Parses a request body (or one item of a batch) as an envelope, its record left as text.
+pub fn parse_envelope(body: &[u8]) -> Result<EnvelopeText<'_>, ApiError> {
+    serde_json::from_slice::<EnvelopeText>(body).map_err(|e| {
         let code = if e.is_data() {
             "invalid_envelope"
         } else {
@@ -43,8 +43,8 @@ pub fn record_error(e: RecordError) -> ApiError {
 }
 
 /// Everything short of appending; blocking (may read the database on a cache miss).
-pub fn prepare(state: &AppState, envelope: Envelope) -> Result<Submission, ApiError> {
-    let header = RecordHeader::read(&envelope.record).map_err(record_error)?;
+pub fn prepare(state: &AppState, envelope: EnvelopeText<'_>) -> Result<Submission, ApiError> {
+    let header = RecordHeader::read_json(envelope.record.get()).map_err(record_error)?;
     let table = state
         .directory
         .table(state, &header.table_id)?
@@ -116,7 +116,12 @@ pub fn prepare(state: &AppState, envelope: Envelope) -> Result<Submission, ApiEr
                     json!({ "expected": table.game }),
                 ));
             }
-            let round = Round::parse(&envelope.record).map_err(record_error)?;
+            // Parsed from the canonical bytes: the round judged is exactly the one stored.
+            let canonical_text = std::str::from_utf8(&canonical).map_err(|_| {
+                ApiError::unprocessable("invalid_record", "record is not UTF-8", json!({}))
+            })?;
+            let round =
+                Round::parse_json_with_header(&header, canonical_text).map_err(record_error)?;
             let latest = Utc::now() + chrono::Duration::seconds(MAX_CLOCK_SKEW_SECONDS);
             if round.played_at() > latest {
                 return Err(ApiError::unprocessable(
@@ -133,7 +138,8 @@ pub fn prepare(state: &AppState, envelope: Envelope) -> Result<Submission, ApiEr
         other => return Err(record_error(RecordError::UnsupportedType(other.to_owned()))),
     };
     Ok(Submission::new(
-        envelope,
+        envelope.key_id,
+        envelope.signature,
         canonical,
         header.record_type,
         header.table_id,

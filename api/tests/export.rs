@@ -60,7 +60,8 @@ fn ledger_and_state() -> (api::state::AppState, String, NaiveDate) {
                 json!([straight("b1", 17, 10_000, 360_000 + i * 1_000)]),
             );
             record["played_at"] = json!(t.to_rfc3339());
-            let envelope: ledger::Envelope = serde_json::from_value(signed(record, &k)).unwrap();
+            let body = serde_json::to_vec(&signed(record, &k)).unwrap();
+            let envelope = api::ingest::parse_envelope(&body).unwrap();
             let submission = api::ingest::prepare(&state, envelope).unwrap();
             append_batch(&mut conn, &[submission], t + Duration::seconds(seq as i64)).unwrap();
         }
@@ -380,7 +381,8 @@ fn a_key_rotated_inside_the_period_verifies_from_the_ledger_alone() {
     .unwrap();
     let mut record = spin("R01", 50, 17, json!([straight("b1", 17, 10_000, 360_000)]));
     record["played_at"] = json!(t.to_rfc3339());
-    let envelope: ledger::Envelope = serde_json::from_value(signed(record, &new)).unwrap();
+    let body = serde_json::to_vec(&signed(record, &new)).unwrap();
+    let envelope = api::ingest::parse_envelope(&body).unwrap();
     let submission = api::ingest::prepare(&state, envelope).unwrap();
     append_batch(&mut conn, &[submission], t + Duration::seconds(1)).unwrap();
     checkpoints::create(&mut conn, &operator(), 11, Utc::now()).unwrap();
@@ -623,7 +625,8 @@ fn wheel_spins_poker_ofc_and_tournaments_are_readjudicated_offline() {
     .into_iter()
     .enumerate()
     {
-        let envelope: ledger::Envelope = serde_json::from_value(signed(record, k)).unwrap();
+        let body = serde_json::to_vec(&signed(record, k)).unwrap();
+        let envelope = api::ingest::parse_envelope(&body).unwrap();
         let submission = api::ingest::prepare(&state, envelope).unwrap();
         let verdict = submission.derived.as_ref().unwrap();
         assert!(

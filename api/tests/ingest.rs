@@ -88,8 +88,13 @@ async fn receipt_idempotency_conflict_and_gaps() {
     assert_eq!(receipt["entry_hash"].as_str().unwrap().len(), 64);
 
     // Same record again: the same receipt, nothing appended.
-    let (status, again) = post(&app, "/api/v1/records", signed(record, &k)).await;
+    let (status, again) = post(&app, "/api/v1/records", signed(record.clone(), &k)).await;
     assert_eq!(status, 200);
+    assert_eq!(again, receipt);
+    // Written another way (indented, not canonical), it is still the same record.
+    let pretty = serde_json::to_vec_pretty(&signed(record, &k)).unwrap();
+    let (status, again) = post_raw(&app, "/api/v1/records", pretty).await;
+    assert_eq!(status, 200, "{again}");
     assert_eq!(again, receipt);
 
     // A different record under seq_no 1: 409, and a significant event with the evidence.
@@ -106,14 +111,24 @@ async fn receipt_idempotency_conflict_and_gaps() {
     );
     assert_eq!(ledger_size(&url), 2);
 
-    // seq_no 2 and 3 never arrive.
-    let (status, _) = post(
+    // seq_no 2 and 3 never arrive. seq_no 4 comes indented: the ledger keeps its canonical form.
+    let fourth = spin("R01", 4, 0, json!([]));
+    let pretty = serde_json::to_vec_pretty(&signed(fourth.clone(), &k)).unwrap();
+    let (status, receipt_4) = post_raw(&app, "/api/v1/records", pretty).await;
+    assert_eq!(status, 201, "{receipt_4}");
+    let (_, entry) = get(
         &app,
-        "/api/v1/records",
-        signed(spin("R01", 4, 0, json!([])), &k),
+        &format!("/api/v1/ledger/entries/{}", receipt_4["index"]),
     )
     .await;
-    assert_eq!(status, 201);
+    let canonical = String::from_utf8(ledger::canonical::canonicalize(&fourth).unwrap()).unwrap();
+    assert!(
+        entry["entry"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("\"record\":{canonical},")),
+        "{entry}"
+    );
     let (_, gaps) = get(&app, "/api/v1/tables/R01/gaps").await;
     assert_eq!(
         gaps,

@@ -24,7 +24,8 @@ fn submission(key: &SigningKey, table: &str, seq_no: u64, marker: i64) -> Submis
     let envelope = Envelope::sign(record, key).unwrap();
     let canonical = envelope.verify(&key.verifying_key()).unwrap();
     Submission::new(
-        envelope,
+        envelope.key_id,
+        envelope.signature,
         canonical,
         "note".into(),
         table.into(),

@@ -10,3 +10,4 @@ ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_table_id_fkey
 ALTER TABLE adjudications ALTER COLUMN verdict SET COMPRESSION pglz;
 ALTER TABLE ledger_entries ALTER COLUMN entry SET COMPRESSION pglz;
 ALTER TABLE adjudications ALTER COLUMN verdict TYPE jsonb USING verdict::jsonb;
+ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_leaf_hash_key UNIQUE (leaf_hash);

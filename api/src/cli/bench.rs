@@ -249,6 +249,7 @@ fn ingest(
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .thread_name("bench-client")
         .enable_all()
         .build()?;
     let result = runtime.block_on(async {
@@ -270,6 +271,7 @@ fn ingest(
                 r.status()
             );
         }
+        eprintln!("tables registered, records signed; submitting {rounds} spins");
         let started = Instant::now();
         let outcomes: Vec<(Vec<u16>, Duration)> = stream::iter(bodies)
             .map(|body| {

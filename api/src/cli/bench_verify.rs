@@ -79,7 +79,8 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
             let envelope = Envelope::sign(record, &keys[t])?;
             let canonical = ledger::canonical::canonicalize(&envelope.record)?;
             batch.push(Submission::new(
-                envelope,
+                envelope.key_id,
+                envelope.signature,
                 canonical,
                 "round".into(),
                 table_id(t),

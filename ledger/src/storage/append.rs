@@ -80,9 +80,11 @@ pub struct Submission {
 }
 
 impl Submission {
-    /// `envelope`, already verified, with the canonical bytes of its record.
+    /// A record whose signature (`key_id`, `signature`) has been verified over its canonical
+    /// bytes; `record_type`, `table_id` and `seq_no` from its header.
     pub fn new(
-        envelope: Envelope,
+        key_id: String,
+        signature: String,
         canonical_record: Vec<u8>,
         record_type: String,
         table_id: String,
@@ -90,8 +92,8 @@ impl Submission {
         derived: Option<Derived>,
     ) -> Submission {
         Submission {
-            key_id: envelope.key_id,
-            signature: envelope.signature,
+            key_id,
+            signature,
             record_hash: crate::entry::record_hash(&canonical_record),
             canonical_record,
             record_type,
