@@ -42,9 +42,33 @@ pub fn record_error(e: RecordError) -> ApiError {
     ApiError::unprocessable(code, e.to_string(), details)
 }
 
+/// A record's canonical bytes and header from one reading of its text: a canonical record (as
+/// tables send them) is checked and its header found in the same pass; any other is parsed,
+/// canonicalized and read from the parsed value.
+fn read_record(text: &str) -> Result<(Vec<u8>, RecordHeader), ApiError> {
+    let invalid = |m: String| ApiError::unprocessable("invalid_record", m, json!({}));
+    let members = text
+        .starts_with('{')
+        .then(|| ledger::canonical_scan::canonical_members(text, 1))
+        .flatten();
+    if let Some(members) = members {
+        let member = |name: &str| members.iter().find(|m| m.key == name).map(|m| m.value);
+        let header = RecordHeader::from_member_texts(member).map_err(record_error)?;
+        return Ok((text.as_bytes().to_vec(), header));
+    }
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| invalid(format!("record is not JSON: {e}")))?;
+    let header = RecordHeader::read(&value).map_err(record_error)?;
+    let canonical = ledger::canonical::canonicalize(&value).map_err(|e| match e {
+        ledger::LedgerError::Canonical(m) => invalid(m),
+        other => invalid(other.to_string()),
+    })?;
+    Ok((canonical, header))
+}
+
 /// Everything short of appending; blocking (may read the database on a cache miss).
 pub fn prepare(state: &AppState, envelope: EnvelopeText<'_>) -> Result<Submission, ApiError> {
-    let header = RecordHeader::read_json(envelope.record.get()).map_err(record_error)?;
+    let (canonical, header) = read_record(envelope.record.get())?;
     let table = state
         .directory
         .table(state, &header.table_id)?
@@ -82,16 +106,15 @@ pub fn prepare(state: &AppState, envelope: EnvelopeText<'_>) -> Result<Submissio
             json!({ "key_id": key.key_id, "revoked_at": key.revoked_at, "valid_from": key.valid_from }),
         ));
     }
-    let canonical = envelope.verify(&key.public_key).map_err(|e| match e {
-        ledger::LedgerError::Canonical(m) => {
-            ApiError::unprocessable("invalid_record", m, json!({}))
-        }
-        other => ApiError::unprocessable(
-            "bad_signature",
-            other.to_string(),
-            json!({ "key_id": key.key_id }),
-        ),
-    })?;
+    envelope
+        .verify_canonical(&key.public_key, &canonical)
+        .map_err(|e| {
+            ApiError::unprocessable(
+                "bad_signature",
+                e.to_string(),
+                json!({ "key_id": key.key_id }),
+            )
+        })?;
     if header.plan_id != table.plan_id {
         return Err(ApiError::unprocessable(
             "plan_mismatch",
@@ -179,4 +202,58 @@ pub fn derive_at(
     let verdict = rules::adjudicate_at(plan, setup, round).map_err(record_error)?;
     let statistics = rules::round_statistics_at(plan, setup, round).map_err(record_error)?;
     Ok(Derived::new(round.played_at(), &verdict, statistics)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::ResponseError as _;
+
+    #[test]
+    fn a_record_reads_the_same_whether_it_arrives_canonical_or_not() {
+        let canonical = r#"{"plan_id":"p","seq_no":7,"table_id":"R01","type":"round","x":[1,{"a":null,"b":"é"}]}"#;
+        let inner_out_of_order = r#"{"plan_id":"p","seq_no":7,"table_id":"R01","type":"round","x":[1,{"b":"é","a":null}]}"#;
+        let written_otherwise = r#"{ "type": "round", "table_id": "R01", "seq_no": 7,
+            "x": [1, {"a": null, "b": "\u00e9"}], "plan_id": "p" }"#;
+        for text in [canonical, inner_out_of_order, written_otherwise] {
+            let (bytes, header) = read_record(text).unwrap();
+            assert_eq!(String::from_utf8(bytes).unwrap(), canonical, "{text}");
+            assert_eq!(
+                (header.record_type.as_str(), header.table_id.as_str()),
+                ("round", "R01")
+            );
+            assert_eq!((header.seq_no, header.plan_id.as_str()), (7, "p"));
+        }
+    }
+
+    #[test]
+    fn a_record_without_a_canonical_form_or_a_header_is_refused() {
+        for (text, field) in [
+            (
+                r#"{"plan_id":"p","seq_no":7,"table_id":"R01","type":"round","stake":1.5}"#,
+                None,
+            ),
+            (
+                r#"{"plan_id":"p","seq_no":-1,"table_id":"R01","type":"round"}"#,
+                Some("seq_no"),
+            ),
+            (
+                r#"{"plan_id":"p","seq_no":7,"type":"round"}"#,
+                Some("table_id"),
+            ),
+            (
+                r#"{"plan_id":"p", "seq_no":7, "type":"round"}"#,
+                Some("table_id"),
+            ),
+            (r#"[1,2]"#, None),
+        ] {
+            let error = read_record(text).unwrap_err();
+            assert_eq!(error.status_code().as_u16(), 422, "{text}");
+            let body = error.body();
+            assert_eq!(body.code, "invalid_record", "{text}");
+            if let Some(field) = field {
+                assert_eq!(body.details["field"], field, "{text}");
+            }
+        }
+    }
 }
