@@ -235,8 +235,7 @@ fn the_database_refuses_entries_of_unknown_tables_and_verdicts_of_missing_entrie
             .transaction(|c| c.batch_execute(statement))
             .unwrap_err();
         assert!(
-            err.to_string().contains("not registered")
-                || err.to_string().contains("does not exist"),
+            err.to_string().contains("does not exist in"),
             "{statement}: {err}"
         );
     }

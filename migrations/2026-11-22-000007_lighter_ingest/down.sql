@@ -1,8 +1,7 @@
 DROP TRIGGER adjudications_keep_entries ON adjudications;
 DROP TRIGGER adjudications_have_entries ON adjudications;
-DROP FUNCTION dozor_verdicts_have_entries();
 DROP TRIGGER ledger_entries_name_registered_tables ON ledger_entries;
-DROP FUNCTION dozor_entries_name_registered_tables();
+DROP FUNCTION dozor_references_exist();
 ALTER TABLE adjudications ADD CONSTRAINT adjudications_ledger_index_fkey
     FOREIGN KEY (ledger_index) REFERENCES ledger_entries (idx);
 ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_table_id_fkey

@@ -28,37 +28,28 @@ ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_leaf_hash_key;
 ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_table_id_fkey;
 ALTER TABLE adjudications DROP CONSTRAINT adjudications_ledger_index_fkey;
 
-CREATE FUNCTION dozor_entries_name_registered_tables() RETURNS trigger LANGUAGE plpgsql AS $$
+-- One check for every such reference; the trigger's arguments name the referencing column, the
+-- referenced table and its key.
+CREATE FUNCTION dozor_references_exist() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE missing TEXT;
 BEGIN
-    SELECT n.table_id INTO missing FROM new_rows n
-    WHERE NOT EXISTS (SELECT 1 FROM gaming_tables t WHERE t.table_id = n.table_id) LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'dozor: ledger entry for table %, which is not registered', missing
+    EXECUTE format('SELECT n.%1$I::text FROM new_rows n
+                    WHERE NOT EXISTS (SELECT 1 FROM %2$I r WHERE r.%3$I = n.%1$I) LIMIT 1',
+                   TG_ARGV[0], TG_ARGV[1], TG_ARGV[2])
+        INTO missing;
+    IF missing IS NOT NULL THEN
+        RAISE EXCEPTION 'dozor: %.% % does not exist in %', TG_TABLE_NAME, TG_ARGV[0], missing, TG_ARGV[1]
             USING ERRCODE = 'foreign_key_violation';
     END IF;
     RETURN NULL;
 END;
 $$;
 CREATE TRIGGER ledger_entries_name_registered_tables AFTER INSERT ON ledger_entries
-    REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION dozor_entries_name_registered_tables();
-
-CREATE FUNCTION dozor_verdicts_have_entries() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE missing BIGINT;
-BEGIN
-    SELECT n.ledger_index INTO missing FROM new_rows n
-    WHERE NOT EXISTS (SELECT 1 FROM ledger_entries l WHERE l.idx = n.ledger_index) LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'dozor: verdict for ledger entry %, which does not exist', missing
-            USING ERRCODE = 'foreign_key_violation';
-    END IF;
-    RETURN NULL;
-END;
-$$;
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+    EXECUTE FUNCTION dozor_references_exist('table_id', 'gaming_tables', 'table_id');
 CREATE TRIGGER adjudications_have_entries AFTER INSERT ON adjudications
-    REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION dozor_verdicts_have_entries();
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+    EXECUTE FUNCTION dozor_references_exist('ledger_index', 'ledger_entries', 'idx');
 CREATE TRIGGER adjudications_keep_entries AFTER UPDATE ON adjudications
-    REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION dozor_verdicts_have_entries();
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+    EXECUTE FUNCTION dozor_references_exist('ledger_index', 'ledger_entries', 'idx');
