@@ -45,7 +45,7 @@ pub fn record_error(e: RecordError) -> ApiError {
 /// A record's canonical bytes and header from one reading of its text: a canonical record (as
 /// tables send them) is checked and its header found in the same pass; any other is parsed,
 /// canonicalized and read from the parsed value.
-fn read_record(text: &str) -> Result<(Vec<u8>, RecordHeader), ApiError> {
+fn read_record(text: &str) -> Result<(String, RecordHeader), ApiError> {
     let invalid = |m: String| ApiError::unprocessable("invalid_record", m, json!({}));
     let members = text
         .starts_with('{')
@@ -54,12 +54,12 @@ fn read_record(text: &str) -> Result<(Vec<u8>, RecordHeader), ApiError> {
     if let Some(members) = members {
         let member = |name: &str| members.iter().find(|m| m.key == name).map(|m| m.value);
         let header = RecordHeader::from_member_texts(member).map_err(record_error)?;
-        return Ok((text.as_bytes().to_vec(), header));
+        return Ok((text.to_owned(), header));
     }
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| invalid(format!("record is not JSON: {e}")))?;
     let header = RecordHeader::read(&value).map_err(record_error)?;
-    let canonical = ledger::canonical::canonicalize(&value).map_err(|e| match e {
+    let canonical = ledger::canonical::canonical_text(&value).map_err(|e| match e {
         ledger::LedgerError::Canonical(m) => invalid(m),
         other => invalid(other.to_string()),
     })?;
@@ -107,7 +107,7 @@ pub fn prepare(state: &AppState, envelope: EnvelopeText<'_>) -> Result<Submissio
         ));
     }
     envelope
-        .verify_canonical(&key.public_key, &canonical)
+        .verify_canonical(&key.public_key, canonical.as_bytes())
         .map_err(|e| {
             ApiError::unprocessable(
                 "bad_signature",
@@ -139,12 +139,8 @@ pub fn prepare(state: &AppState, envelope: EnvelopeText<'_>) -> Result<Submissio
                     json!({ "expected": table.game }),
                 ));
             }
-            // Parsed from the canonical bytes: the round judged is exactly the one stored.
-            let canonical_text = std::str::from_utf8(&canonical).map_err(|_| {
-                ApiError::unprocessable("invalid_record", "record is not UTF-8", json!({}))
-            })?;
-            let round =
-                Round::parse_json_with_header(&header, canonical_text).map_err(record_error)?;
+            // Parsed from the canonical text: the round judged is exactly the one stored.
+            let round = Round::parse_json_with_header(&header, &canonical).map_err(record_error)?;
             let latest = Utc::now() + chrono::Duration::seconds(MAX_CLOCK_SKEW_SECONDS);
             if round.played_at() > latest {
                 return Err(ApiError::unprocessable(
@@ -217,7 +213,7 @@ mod tests {
             "x": [1, {"a": null, "b": "\u00e9"}], "plan_id": "p" }"#;
         for text in [canonical, inner_out_of_order, written_otherwise] {
             let (bytes, header) = read_record(text).unwrap();
-            assert_eq!(String::from_utf8(bytes).unwrap(), canonical, "{text}");
+            assert_eq!(bytes, canonical, "{text}");
             assert_eq!(
                 (header.record_type.as_str(), header.table_id.as_str()),
                 ("round", "R01")

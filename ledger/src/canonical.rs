@@ -15,9 +15,14 @@ pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// Canonical bytes of `value`.
 pub fn canonicalize(value: &Value) -> Result<Vec<u8>, LedgerError> {
+    canonical_text(value).map(String::into_bytes)
+}
+
+/// Canonical text of `value` (the same bytes as [`canonicalize`], as a string).
+pub fn canonical_text(value: &Value) -> Result<String, LedgerError> {
     let mut out = String::with_capacity(256);
     write_value(value, &mut out)?;
-    Ok(out.into_bytes())
+    Ok(out)
 }
 
 fn write_value(value: &Value, out: &mut String) -> Result<(), LedgerError> {

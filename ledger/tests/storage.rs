@@ -22,7 +22,7 @@ fn submission(key: &SigningKey, table: &str, seq_no: u64, marker: i64) -> Submis
     let record = json!({"type": "note", "table_id": table, "seq_no": seq_no,
                         "plan_id": "p", "marker": marker});
     let envelope = Envelope::sign(record, key).unwrap();
-    let canonical = envelope.verify(&key.verifying_key()).unwrap();
+    let canonical = String::from_utf8(envelope.verify(&key.verifying_key()).unwrap()).unwrap();
     Submission::new(
         envelope.key_id,
         envelope.signature,

@@ -77,7 +77,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
             let round = rules::Round::parse(&record).map_err(|e| anyhow!("{e}"))?;
             let derived = api::ingest::derive(&plan, &round)?;
             let envelope = Envelope::sign(record, &keys[t])?;
-            let canonical = ledger::canonical::canonicalize(&envelope.record)?;
+            let canonical = ledger::canonical::canonical_text(&envelope.record)?;
             batch.push(Submission::new(
                 envelope.key_id,
                 envelope.signature,

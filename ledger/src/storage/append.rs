@@ -71,7 +71,7 @@ pub struct Submission {
     pub key_id: String,
     pub signature: String,
     /// RFC 8785 bytes of the envelope's record (as signed).
-    pub canonical_record: Vec<u8>,
+    pub canonical_record: String,
     pub record_type: String,
     pub table_id: String,
     pub seq_no: u64,
@@ -85,7 +85,7 @@ impl Submission {
     pub fn new(
         key_id: String,
         signature: String,
-        canonical_record: Vec<u8>,
+        canonical_record: String,
         record_type: String,
         table_id: String,
         seq_no: u64,
@@ -94,7 +94,7 @@ impl Submission {
         Submission {
             key_id,
             signature,
-            record_hash: crate::entry::record_hash(&canonical_record),
+            record_hash: crate::entry::record_hash(canonical_record.as_bytes()),
             canonical_record,
             record_type,
             table_id,
@@ -105,8 +105,8 @@ impl Submission {
 
     /// The envelope as submitted, its record in canonical form: evidence kept with a rejection.
     fn envelope_evidence(&self) -> serde_json::Value {
-        let record = serde_json::from_slice::<serde_json::Value>(&self.canonical_record)
-            .unwrap_or_else(|_| json!(String::from_utf8_lossy(&self.canonical_record)));
+        let record = serde_json::from_str::<serde_json::Value>(&self.canonical_record)
+            .unwrap_or_else(|_| json!(self.canonical_record));
         json!({ "record": record, "key_id": self.key_id, "signature": self.signature })
     }
 }
@@ -333,7 +333,7 @@ pub fn append_batch_cached(
                 &s.key_id,
                 &s.signature,
                 &s.canonical_record,
-            )?;
+            );
             let index = to_i64(next_index)?;
             entries.push(LedgerRow {
                 idx: index,
@@ -450,7 +450,7 @@ pub(crate) fn append_registry_event(
     operator: &SigningKey,
 ) -> Result<RegistryReceipt, LedgerError> {
     let envelope = Envelope::sign(event.to_record()?, operator)?;
-    let canonical = crate::canonical::canonicalize(&envelope.record)?;
+    let canonical = crate::canonical::canonical_text(&envelope.record)?;
     let entry = Entry::build_canonical(
         position.next_index,
         position.received_at,
@@ -458,7 +458,7 @@ pub(crate) fn append_registry_event(
         &envelope.key_id,
         &envelope.signature,
         &canonical,
-    )?;
+    );
     diesel::insert_into(ledger_entries::table)
         .values(&LedgerRow {
             idx: to_i64(position.next_index)?,
@@ -470,7 +470,7 @@ pub(crate) fn append_registry_event(
             table_id: event.table_id().to_owned(),
             seq_no: None,
             key_id: envelope.key_id.clone(),
-            record_hash: crate::entry::record_hash(&canonical).to_vec(),
+            record_hash: crate::entry::record_hash(canonical.as_bytes()).to_vec(),
         })
         .execute(conn)?;
     let mut frontier = super::tree::frontier(conn, position.next_index).map_err(tree_error)?;
