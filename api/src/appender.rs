@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use ledger::checkpoint::NoteSigner;
-use ledger::storage::append::{append_batch_cached, AppendOutcome, Submission, TreeCache};
+use ledger::storage::append::{append_batch_cached, AppendOutcome, Submission, WriterCache};
 use ledger::storage::{checkpoints, connect, reads};
 use tokio::sync::oneshot;
 
@@ -110,7 +110,7 @@ fn run(
 ) {
     let mut conn: Option<PgConnection> = None;
     let mut last_checkpoint: Option<(u64, DateTime<Utc>)> = None;
-    let mut tree = TreeCache::default();
+    let mut cache = WriterCache::default();
     let every = policy
         .as_ref()
         .map_or(Duration::from_secs(3600), |(_, p)| p.every);
@@ -125,7 +125,7 @@ fn run(
             Err(RecvTimeoutError::Disconnected) => break,
         };
         if let Some(first) = first {
-            append_queued(&mut conn, &url, first, &jobs, max_batch, &mut tree);
+            append_queued(&mut conn, &url, first, &jobs, max_batch, &mut cache);
             uncovered = true;
         }
         let mut failed = false;
@@ -180,7 +180,7 @@ fn append_queued(
     first: Job,
     jobs: &Receiver<Job>,
     max_batch: usize,
-    tree: &mut TreeCache,
+    cache: &mut WriterCache,
 ) {
     let mut batch = vec![first];
     while batch.len() < max_batch {
@@ -192,7 +192,7 @@ fn append_queued(
     let (submissions, replies): (Vec<Submission>, Vec<Reply>) =
         batch.into_iter().map(|j| (j.submission, j.reply)).unzip();
     let result = match connection(conn, url) {
-        Ok(c) => append_batch_cached(c, &submissions, Utc::now(), tree).map_err(|e| e.to_string()),
+        Ok(c) => append_batch_cached(c, &submissions, Utc::now(), cache).map_err(|e| e.to_string()),
         Err(e) => Err(e),
     };
     match result {

@@ -6,7 +6,9 @@ use diesel::connection::SimpleConnection as _;
 use diesel::prelude::*;
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use ledger::entry_check::SignatureCheck;
-use ledger::storage::append::{append_batch, AppendOutcome, Submission};
+use ledger::storage::append::{
+    append_batch, append_batch_cached, AppendOutcome, Submission, WriterCache,
+};
 use ledger::storage::registry::{add_key, register_table, revoke_key, NewTable};
 use ledger::storage::verify::{verify_ledger, VerifyReport};
 use ledger::storage::{connect, reads, testing};
@@ -128,6 +130,62 @@ fn same_record_same_receipt_and_conflicts_are_events() {
     assert!(matches!(out[0], AppendOutcome::Appended(_)));
     assert!(matches!(out[1], AppendOutcome::AlreadyRecorded(_)));
     assert!(matches!(out[2], AppendOutcome::SeqNoConflict { .. }));
+}
+
+#[test]
+fn a_long_lived_writer_still_recognises_every_repeat() {
+    let mut conn = db();
+    let key = setup(&mut conn);
+    let mut cache = WriterCache::default();
+    let append = |conn: &mut PgConnection, cache: &mut WriterCache, batch: &[Submission]| {
+        append_batch_cached(conn, batch, Utc::now(), cache).unwrap()
+    };
+    let batch: Vec<_> = [1, 2, 5].map(|i| submission(&key, "R01", i, 0)).to_vec();
+    let first = append(&mut conn, &mut cache, &batch);
+    assert!(first
+        .iter()
+        .all(|o| matches!(o, AppendOutcome::Appended(_))));
+
+    // A repeat, a conflict and a late record below the table's highest number, from the cache.
+    let out = append(
+        &mut conn,
+        &mut cache,
+        &[
+            submission(&key, "R01", 2, 0),
+            submission(&key, "R01", 5, 7),
+            submission(&key, "R01", 3, 0),
+            submission(&key, "R01", 6, 0),
+        ],
+    );
+    assert!(matches!(&out[0], AppendOutcome::AlreadyRecorded(r) if r.index == 2));
+    assert!(matches!(&out[1], AppendOutcome::SeqNoConflict { existing } if existing.index == 3));
+    assert!(matches!(&out[2], AppendOutcome::Appended(r) if r.index == 4));
+    assert!(matches!(&out[3], AppendOutcome::Appended(r) if r.index == 5));
+
+    // Another writer appends seq_no 7; the cached writer must not take 7 for new.
+    let other = append_batch(&mut conn, &[submission(&key, "R01", 7, 0)], Utc::now()).unwrap();
+    let AppendOutcome::Appended(seven) = &other[0] else {
+        panic!("{other:?}")
+    };
+    let out = append(
+        &mut conn,
+        &mut cache,
+        &[submission(&key, "R01", 7, 0), submission(&key, "R01", 7, 1)],
+    );
+    assert!(matches!(&out[0], AppendOutcome::AlreadyRecorded(r) if r == seven));
+    assert!(matches!(&out[1], AppendOutcome::SeqNoConflict { existing } if existing == seven));
+    // A refused record does not count as recorded.
+    let stranger = SigningKey::from_bytes(&[6u8; 32]);
+    let out = append(&mut conn, &mut cache, &[submission(&stranger, "R01", 8, 0)]);
+    assert!(
+        matches!(&out[0], AppendOutcome::KeyNotValid { .. }),
+        "{out:?}"
+    );
+    let out = append(&mut conn, &mut cache, &[submission(&key, "R01", 8, 0)]);
+    assert!(matches!(&out[0], AppendOutcome::Appended(r) if r.index == 7));
+    assert_eq!(reads::size(&mut conn).unwrap(), 8);
+    let report = verify(&mut conn);
+    assert!(report.failure.is_none(), "{:?}", report.failure);
 }
 
 #[test]

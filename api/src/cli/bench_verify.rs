@@ -14,7 +14,7 @@ use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
 use ledger::checkpoint::NoteSigner;
 use ledger::entry_check::SignatureCheck;
 use ledger::inspection::{par_map, verify_export, VerifyOptions, SIGNATURE_BATCH};
-use ledger::storage::append::{append_batch_cached, Submission, TreeCache};
+use ledger::storage::append::{append_batch_cached, Submission, WriterCache};
 use ledger::storage::cluster::LocalCluster;
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::{checkpoints, reads};
@@ -64,7 +64,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
         )?;
     }
     let mut simulator = RouletteSimulator::new(11, plan.clone(), 0.02);
-    let mut tree = TreeCache::default();
+    let mut cache = WriterCache::default();
     let started = Instant::now();
     let mut done = 0u64;
     while done < rounds {
@@ -88,7 +88,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
                 Some(derived),
             ));
         }
-        append_batch_cached(conn, &batch, Utc::now(), &mut tree)?;
+        append_batch_cached(conn, &batch, Utc::now(), &mut cache)?;
         done += batch_len;
         if done.is_multiple_of(100_000) {
             eprintln!(

@@ -170,11 +170,59 @@ pub struct Head {
     pub received_at: DateTime<Utc>,
 }
 
-/// Records already in the ledger under the batch's `(table_id, seq_no)` pairs.
-fn existing_for(
+/// Adds the last sequence number in the ledger of each table of `batch` not yet in `last`.
+fn learn_last_seq_nos(
     conn: &mut PgConnection,
     batch: &[Submission],
+    last: &mut HashMap<String, Option<u64>>,
+) -> Result<(), LedgerError> {
+    let mut unknown: Vec<&str> = batch
+        .iter()
+        .map(|s| s.table_id.as_str())
+        .filter(|t| !last.contains_key(*t))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    unknown.sort_unstable();
+    unknown.dedup();
+    // One backward step of the (table_id, seq_no) index per table.
+    let rows: Vec<LastSeqNoRow> = diesel::sql_query(
+        "SELECT t.table_id, \
+                (SELECT max(l.seq_no) FROM ledger_entries l WHERE l.table_id = t.table_id) AS seq_no \
+         FROM unnest($1::text[]) AS t(table_id)",
+    )
+    .bind::<Array<Text>, _>(unknown)
+    .load(conn)?;
+    for row in rows {
+        let seq_no = row
+            .seq_no
+            .map(|n| {
+                u64::try_from(n)
+                    .map_err(|_| LedgerError::Corrupt(format!("negative sequence number {n}")))
+            })
+            .transpose()?;
+        last.insert(row.table_id, seq_no);
+    }
+    Ok(())
+}
+
+#[derive(QueryableByName)]
+struct LastSeqNoRow {
+    #[diesel(sql_type = Text)]
+    table_id: String,
+    #[diesel(sql_type = diesel::sql_types::Nullable<BigInt>)]
+    seq_no: Option<i64>,
+}
+
+/// Records already in the ledger under the `(table_id, seq_no)` pairs of `batch`.
+fn existing_for(
+    conn: &mut PgConnection,
+    batch: &[&Submission],
 ) -> Result<KnownRecords, LedgerError> {
+    if batch.is_empty() {
+        return Ok(KnownRecords::new());
+    }
     let tables: Vec<&str> = batch.iter().map(|s| s.table_id.as_str()).collect();
     let seqs = batch
         .iter()
@@ -248,22 +296,34 @@ pub fn append_batch(
     batch: &[Submission],
     now: DateTime<Utc>,
 ) -> Result<Vec<AppendOutcome>, LedgerError> {
-    append_batch_cached(conn, batch, now, &mut TreeCache::default())
+    append_batch_cached(conn, batch, now, &mut WriterCache::default())
 }
 
-/// The tree's right frontier as of the last commit by this writer, so a batch need not read it
-/// back. Used only when it matches the ledger's size inside the locked transaction.
+/// What a long-lived writer remembers of the ledger as of its last commit, so a batch need not
+/// read it back. Each part is used only when it was taken at the ledger's current size (read
+/// inside the locked transaction): the ledger is append-only, so an unchanged size means nothing
+/// was appended in between by anyone.
 #[derive(Debug, Default)]
-pub struct TreeCache {
+pub struct WriterCache {
+    /// The Merkle tree's right frontier.
     frontier: Option<crate::merkle::Frontier>,
+    /// The highest sequence number in the ledger of each table seen so far (`None`: the table
+    /// has no record yet).
+    last_seq_nos: Option<LastSeqNos>,
 }
 
-/// [`append_batch`] for a long-lived writer that keeps the tree frontier between batches.
+#[derive(Debug)]
+struct LastSeqNos {
+    ledger_size: u64,
+    by_table: HashMap<String, Option<u64>>,
+}
+
+/// [`append_batch`] for a long-lived writer that keeps what it learnt between batches.
 pub fn append_batch_cached(
     conn: &mut PgConnection,
     batch: &[Submission],
     now: DateTime<Utc>,
-    cache: &mut TreeCache,
+    cache: &mut WriterCache,
 ) -> Result<Vec<AppendOutcome>, LedgerError> {
     if batch.is_empty() {
         return Ok(Vec::new());
@@ -282,7 +342,22 @@ pub fn append_batch_cached(
             .into_iter()
             .map(|k| (k.key_id.clone(), k))
             .collect();
-        let mut known = existing_for(conn, batch)?;
+        let mut last_seq_nos = match cache.last_seq_nos.take() {
+            Some(l) if l.ledger_size == next_index => l.by_table,
+            _ => HashMap::new(),
+        };
+        learn_last_seq_nos(conn, batch, &mut last_seq_nos)?;
+        // Tables number their records upwards, so a record above its table's last sequence
+        // number cannot be in the ledger yet; only the others are looked up.
+        let maybe_recorded: Vec<&Submission> = batch
+            .iter()
+            .filter(|s| {
+                last_seq_nos
+                    .get(&s.table_id)
+                    .is_none_or(|last| last.is_some_and(|last| s.seq_no <= last))
+            })
+            .collect();
+        let mut known = existing_for(conn, &maybe_recorded)?;
         let mut frontier = match cache.frontier.take() {
             Some(f) if f.size() == next_index => f,
             _ => super::tree::frontier(conn, next_index).map_err(tree_error)?,
@@ -358,6 +433,9 @@ pub fn append_batch_cached(
                 seq_no: s.seq_no,
             };
             known.insert((s.table_id.clone(), s.seq_no), (receipt.clone(), s.record_hash));
+            if let Some(last) = last_seq_nos.get_mut(&s.table_id) {
+                *last = Some(last.map_or(s.seq_no, |l| l.max(s.seq_no)));
+            }
             outcomes.push(AppendOutcome::Appended(receipt));
             nodes.extend(frontier.push(entry.hash));
             prev_hash = entry.hash;
@@ -377,11 +455,16 @@ pub fn append_batch_cached(
             diesel::insert_into(significant_events::table).values(&events).execute(conn)?;
         }
         super::tree::insert_nodes(conn, &nodes)?;
-        Ok((outcomes, frontier))
+        let last_seq_nos = LastSeqNos {
+            ledger_size: next_index,
+            by_table: last_seq_nos,
+        };
+        Ok((outcomes, frontier, last_seq_nos))
     })
-    .map(|(outcomes, frontier)| {
+    .map(|(outcomes, frontier, last_seq_nos)| {
         // Kept only once committed; a failed batch leaves the cache empty.
         cache.frontier = Some(frontier);
+        cache.last_seq_nos = Some(last_seq_nos);
         outcomes
     })
 }
