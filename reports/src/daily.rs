@@ -243,8 +243,8 @@ pub fn build(
                 coalesce(sum(rtp_stakes_h), 0)::bigint AS rtp_stakes_h, \
                 coalesce(sum(expected_payout_mh), 0)::bigint AS expected_payout_mh, \
                 coalesce(sum(payout_variance_h2), 0)::float8 AS variance_h2, \
-                coalesce(sum((verdict->'tournament'->>'fee_h')::bigint) FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS fees_h, \
-                coalesce(sum((verdict->'tournament'->>'overlay_h')::bigint) FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS overlay_h \
+                coalesce(sum((verdict::json->'tournament'->>'fee_h')::bigint) FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS fees_h, \
+                coalesce(sum((verdict::json->'tournament'->>'overlay_h')::bigint) FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS overlay_h \
          FROM adjudications WHERE played_at >= $1 AND played_at < $2 \
          GROUP BY game, table_id",
     )

@@ -321,7 +321,7 @@ pub fn write_export(
     w.stream(fmt::ADJUDICATIONS, |sink| {
         let mut next = period_first as i64;
         loop {
-            let page: Vec<(i64, String, serde_json::Value)> = adjudications::table
+            let page: Vec<(i64, String, String)> = adjudications::table
                 .filter(
                     adjudications::ledger_index
                         .ge(next)
@@ -342,6 +342,7 @@ pub fn write_export(
             next = last + 1;
             for (index, plan_id, verdict) in page {
                 plan_ids.insert(plan_id);
+                let verdict: serde_json::Value = serde_json::from_str(&verdict).map_err(storage)?;
                 // Canonical, so that a verifier can compare its own verdict byte for byte.
                 let line = serde_json::to_value(AdjudicationLine {
                     index: index as u64,

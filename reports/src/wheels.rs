@@ -83,11 +83,11 @@ pub fn build(
     let starts_at = clock.bounds(first).0;
     let ends_at = clock.bounds(next_month(first)).0;
     let rows: Vec<SegmentCount> = diesel::sql_query(
-        "SELECT a.table_id, a.game, t.wheel_layout, (a.verdict->>'segment')::int AS segment, \
+        "SELECT a.table_id, a.game, t.wheel_layout, (a.verdict::json->>'segment')::int AS segment, \
                 count(*) AS spins \
          FROM adjudications a JOIN gaming_tables t ON t.table_id = a.table_id \
          WHERE a.game IN ('money_wheel_1', 'money_wheel_2') \
-           AND a.played_at >= $1 AND a.played_at < $2 AND a.verdict->>'segment' IS NOT NULL \
+           AND a.played_at >= $1 AND a.played_at < $2 AND a.verdict::json->>'segment' IS NOT NULL \
          GROUP BY a.table_id, a.game, t.wheel_layout, segment \
          ORDER BY a.table_id, segment",
     )

@@ -9,7 +9,7 @@ use diesel::sql_types::{Array, BigInt, Bytea, Text, Timestamptz};
 use serde::Serialize;
 use serde_json::json;
 
-use super::models::{JsonText, LedgerRow, NewAdjudication, NewFinding, NewSignificantEvent};
+use super::models::{LedgerRow, NewAdjudication, NewFinding, NewSignificantEvent};
 use super::registry::{keys_by_id, KeyValidity};
 use super::schema::{adjudications, findings, ledger_entries, significant_events};
 use crate::entry::{to_micros, Entry};
@@ -34,7 +34,7 @@ pub struct Derived {
     pub paid_h: i64,
     pub findings: Vec<rules::Finding>,
     /// The whole verdict as stored and shown: JSON, serialized where it was computed.
-    pub verdict: Vec<u8>,
+    pub verdict: String,
     pub statistics: rules::RoundStatistics,
 }
 
@@ -55,7 +55,7 @@ impl Derived {
             expected_paid_h: verdict.expected_paid_h,
             paid_h: verdict.paid_h,
             findings: verdict.findings.clone(),
-            verdict: serde_json::to_vec(verdict)
+            verdict: serde_json::to_string(verdict)
                 .map_err(|e| LedgerError::Corrupt(format!("verdict does not serialize: {e}")))?,
             statistics,
         })
@@ -454,7 +454,7 @@ pub fn append_batch_cached(
         if !events.is_empty() {
             diesel::insert_into(significant_events::table).values(&events).execute(conn)?;
         }
-        super::tree::insert_nodes(conn, &nodes)?;
+        super::tree::append_nodes(conn, &nodes)?;
         let last_seq_nos = LastSeqNos {
             ledger_size: next_index,
             by_table: last_seq_nos,
@@ -557,7 +557,7 @@ pub(crate) fn append_registry_event(
         })
         .execute(conn)?;
     let mut frontier = super::tree::frontier(conn, position.next_index).map_err(tree_error)?;
-    super::tree::insert_nodes(conn, &frontier.push(entry.hash))?;
+    super::tree::append_nodes(conn, &frontier.push(entry.hash))?;
     Ok(RegistryReceipt {
         index: position.next_index,
         entry_hash: entry.hash,
@@ -595,7 +595,7 @@ fn push_derived<'a>(
         expected_payout_mh: d.statistics.expected_payout_mh,
         payout_variance_h2: d.statistics.payout_variance_h2,
         finding_count: i32::try_from(d.findings.len()).unwrap_or(i32::MAX),
-        verdict: JsonText(&d.verdict),
+        verdict: &d.verdict,
     });
     for f in &d.findings {
         found.push(NewFinding {

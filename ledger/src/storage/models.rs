@@ -95,23 +95,8 @@ pub struct NewAdjudication<'a> {
     pub expected_payout_mh: i64,
     pub payout_variance_h2: f64,
     pub finding_count: i32,
-    pub verdict: JsonText<'a>,
-}
-
-/// JSON already serialized (by `serde_json`, so valid), sent to a `json` column as it is.
-#[derive(Debug, Clone, Copy, diesel::expression::AsExpression)]
-#[diesel(sql_type = diesel::sql_types::Json)]
-pub struct JsonText<'a>(pub &'a [u8]);
-
-impl diesel::serialize::ToSql<diesel::sql_types::Json, diesel::pg::Pg> for JsonText<'_> {
-    fn to_sql<'b>(
-        &'b self,
-        out: &mut diesel::serialize::Output<'b, '_, diesel::pg::Pg>,
-    ) -> diesel::serialize::Result {
-        use std::io::Write as _;
-        out.write_all(self.0)?;
-        Ok(diesel::serialize::IsNull::No)
-    }
+    /// JSON, as `serde_json` wrote it.
+    pub verdict: &'a str,
 }
 
 #[derive(Debug, Clone, Insertable)]

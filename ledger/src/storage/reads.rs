@@ -89,11 +89,16 @@ pub fn verdict(
     let Ok(index) = i64::try_from(index) else {
         return Ok(None);
     };
-    Ok(adjudications::table
+    let text: Option<String> = adjudications::table
         .find(index)
         .select(adjudications::verdict)
         .first(conn)
-        .optional()?)
+        .optional()?;
+    text.map(|t| {
+        serde_json::from_str(&t)
+            .map_err(|e| LedgerError::Corrupt(format!("verdict of entry {index} is not JSON: {e}")))
+    })
+    .transpose()
 }
 
 /// Highest `seq_no` recorded for a table.

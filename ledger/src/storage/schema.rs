@@ -16,7 +16,7 @@ diesel::table! {
         expected_payout_mh -> Int8,
         payout_variance_h2 -> Float8,
         finding_count -> Int4,
-        verdict -> Json,
+        verdict -> Text,
     }
 }
 

@@ -148,27 +148,46 @@ pub fn frontier(conn: &mut PgConnection, size: u64) -> Result<Frontier, TreeErro
     with_nodes(conn, |get| Frontier::at(&Lookup(get), size))
 }
 
-/// Inserts interior nodes `(level, index, hash)`.
-pub fn insert_nodes(
-    conn: &mut PgConnection,
-    nodes: &[(u32, u64, Hash)],
-) -> Result<(), LedgerError> {
-    #[derive(Insertable)]
-    #[diesel(table_name = merkle_nodes)]
-    struct NewNode {
-        level: i16,
-        idx: i64,
-        hash: Vec<u8>,
-    }
-    let rows: Vec<NewNode> = nodes
+#[derive(Insertable)]
+#[diesel(table_name = merkle_nodes)]
+#[diesel(treat_none_as_default_value = false)]
+struct NewNode {
+    level: i16,
+    idx: i64,
+    hash: Vec<u8>,
+}
+
+fn node_rows(nodes: &[(u32, u64, Hash)]) -> Vec<NewNode> {
+    nodes
         .iter()
         .map(|(l, i, h)| NewNode {
             level: *l as i16,
             idx: *i as i64,
             hash: h.to_vec(),
         })
-        .collect();
-    for chunk in rows.chunks(INSERT_CHUNK) {
+        .collect()
+}
+
+/// Appends the interior nodes `(level, index, hash)` completed by newly appended entries. They
+/// cannot exist yet; if one did, the statement fails and so does the append.
+pub fn append_nodes(
+    conn: &mut PgConnection,
+    nodes: &[(u32, u64, Hash)],
+) -> Result<(), LedgerError> {
+    if !nodes.is_empty() {
+        diesel::copy_from(merkle_nodes::table)
+            .from_insertable(&node_rows(nodes))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Inserts interior nodes `(level, index, hash)`, skipping those already stored.
+fn insert_missing_nodes(
+    conn: &mut PgConnection,
+    nodes: &[(u32, u64, Hash)],
+) -> Result<(), LedgerError> {
+    for chunk in node_rows(nodes).chunks(INSERT_CHUNK) {
         diesel::insert_into(merkle_nodes::table)
             .values(chunk)
             .on_conflict_do_nothing()
@@ -204,7 +223,7 @@ pub fn catch_up(conn: &mut PgConnection) -> Result<u64, TreeError> {
             nodes.extend(frontier.push(super::append::hash32(leaf, "leaf hash")?));
         }
         added += nodes.len() as u64;
-        insert_nodes(conn, &nodes)?;
+        insert_missing_nodes(conn, &nodes)?;
         next += page.len() as i64;
     }
     Ok(added)
