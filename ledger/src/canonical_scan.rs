@@ -32,7 +32,9 @@ pub fn canonical_members(text: &str, max_depth: usize) -> Option<Vec<Member<'_>>
         bytes: text.as_bytes(),
         at: 0,
         max_depth,
-        members: Vec::new(),
+        // Room for an entry's members down to its record's (about twenty), so that reading
+        // one does not grow the vector several times.
+        members: Vec::with_capacity(if max_depth > 0 { 32 } else { 0 }),
     };
     scanner.value(0)?;
     (scanner.at == scanner.bytes.len()).then_some(scanner.members)
@@ -213,13 +215,16 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// Whether `a` sorts before `b` by UTF-16 code units (RFC 8785 key order). For ASCII keys, the
-/// usual case, that is byte order.
+/// Whether `a` sorts before `b` by UTF-16 code units (RFC 8785 key order). Where the first
+/// difference is between two ASCII characters (the usual case: same prefix, then ASCII), that
+/// is their byte order; other differences are decided on the UTF-16 encodings.
 fn utf16_less(a: &str, b: &str) -> bool {
-    if a.is_ascii() && b.is_ascii() {
-        a.as_bytes() < b.as_bytes()
-    } else {
-        a.encode_utf16().cmp(b.encode_utf16()) == std::cmp::Ordering::Less
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    // Keys are short: a plain loop, not a call to `memcmp` per pair of keys.
+    match x.iter().zip(y).position(|(p, q)| p != q) {
+        None => x.len() < y.len(),
+        Some(i) if x[i].is_ascii() && y[i].is_ascii() => x[i] < y[i],
+        Some(_) => a.encode_utf16().cmp(b.encode_utf16()) == std::cmp::Ordering::Less,
     }
 }
 
@@ -278,6 +283,27 @@ mod tests {
         );
         assert_eq!(canonical_members(text, 0), Some(vec![]));
         assert_eq!(canonical_members(r#"{"e":2,"a":1}"#, 1), None);
+    }
+
+    #[test]
+    fn keys_are_ordered_by_utf16_code_units() {
+        // Ordered pairs: a prefix first; ASCII by bytes; U+E000–U+FFFF after supplementary
+        // characters in UTF-16 (before them in UTF-8 and by code point).
+        for (less, more) in [
+            ("", "a"),
+            ("a", "ab"),
+            ("ab", "b"),
+            ("a\u{7f}", "a\u{80}"),
+            ("xé", "xž"),
+            ("é", "€"),
+            ("😀", "\u{fb33}"),
+            ("a😀", "a\u{e000}"),
+            ("\r", "1"),
+        ] {
+            assert!(utf16_less(less, more), "{less:?} < {more:?}");
+            assert!(!utf16_less(more, less), "{more:?} > {less:?}");
+            assert!(!utf16_less(less, less));
+        }
     }
 
     #[test]

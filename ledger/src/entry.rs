@@ -131,6 +131,9 @@ pub(crate) fn write_entry(
 
 /// Parses a time written in the ledger's form ([`format_time`]), refusing any other form.
 pub fn parse_ledger_time(text: &str) -> Result<DateTime<Utc>, String> {
+    if let Some(at) = read_exact_ledger_time(text) {
+        return Ok(at);
+    }
     let at = DateTime::parse_from_rfc3339(text)
         .map_err(|e| format!("time `{text}`: {e}"))?
         .with_timezone(&Utc);
@@ -140,6 +143,68 @@ pub fn parse_ledger_time(text: &str) -> Result<DateTime<Utc>, String> {
         ));
     }
     Ok(at)
+}
+
+/// The ledger's form read directly, byte by byte: `YYYY-MM-DDTHH:MM:SS.ffffffZ` with a real
+/// date and a second below 60. Whatever this reads, the general parse reads the same and formats
+/// back to the same text; the rest (a leap second, any other form) is left to the general parse.
+/// Verifiers read one of these per entry, so it is worth not going through a general parser.
+fn read_exact_ledger_time(text: &str) -> Option<DateTime<Utc>> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 27 {
+        return None;
+    }
+    for (at, separator) in [
+        (4, b'-'),
+        (7, b'-'),
+        (10, b'T'),
+        (13, b':'),
+        (16, b':'),
+        (19, b'.'),
+        (26, b'Z'),
+    ] {
+        if bytes[at] != separator {
+            return None;
+        }
+    }
+    let number = |from: usize, to: usize| {
+        bytes[from..to].iter().try_fold(0u32, |n, &digit| {
+            digit
+                .is_ascii_digit()
+                .then(|| n * 10 + u32::from(digit - b'0'))
+        })
+    };
+    let year = i32::try_from(number(0, 4)?).ok()?;
+    let date = chrono::NaiveDate::from_ymd_opt(year, number(5, 7)?, number(8, 10)?)?;
+    let second = number(17, 19)?;
+    if second >= 60 {
+        return None;
+    }
+    let time = chrono::NaiveTime::from_hms_micro_opt(
+        number(11, 13)?,
+        number(14, 16)?,
+        second,
+        number(20, 26)?,
+    )?;
+    Some(date.and_time(time).and_utc())
+}
+
+/// A 32-byte hash written as 64 lower-case hex digits.
+pub(crate) fn lower_hex_hash(text: &str) -> Option<[u8; 32]> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 64 {
+        return None;
+    }
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let mut hash = [0u8; 32];
+    for (byte, pair) in hash.iter_mut().zip(bytes.chunks_exact(2)) {
+        *byte = (nibble(pair[0])? << 4) | nibble(pair[1])?;
+    }
+    Some(hash)
 }
 
 /// A table key as a verifier knows it: whose it is and when it is valid.
@@ -182,6 +247,82 @@ mod tests {
                 String::from_utf8(slow.bytes).unwrap()
             );
             assert_eq!(fast.hash, slow.hash);
+        }
+    }
+
+    /// The general parse and its check of the form, as the fast reader must agree with them.
+    fn by_general_parse(text: &str) -> Option<DateTime<Utc>> {
+        let at = DateTime::parse_from_rfc3339(text).ok()?.with_timezone(&Utc);
+        (format_time(at) == text).then_some(at)
+    }
+
+    #[test]
+    fn the_exact_time_reader_reads_only_what_the_general_parse_reads_and_the_same() {
+        let mut texts: Vec<String> = [
+            "2026-11-21T18:00:00.123456Z",
+            "0000-01-01T00:00:00.000000Z",
+            "9999-12-31T23:59:59.999999Z",
+            "2024-02-29T12:00:00.000001Z",
+            "2026-02-29T12:00:00.000001Z",
+            "2026-13-01T12:00:00.000001Z",
+            "2026-00-01T12:00:00.000001Z",
+            "2026-04-31T12:00:00.000001Z",
+            "2026-11-21T24:00:00.000000Z",
+            "2026-11-21T23:60:00.000000Z",
+            "2016-12-31T23:59:60.000000Z",
+            "2026-11-21t18:00:00.123456Z",
+            "2026-11-21T18:00:00.123456z",
+            "2026-11-21T18:00:00,123456Z",
+            "2026-11-21 18:00:00.123456Z",
+            "2026-11-21T18:00:00.123456+00:00",
+            "2026-11-21T18:00:00.12345Z",
+            "2026-11-21T18:00:00.1234567Z",
+            "2026-11-21T18:00:00Z",
+            "+2026-11-21T18:00:00.12345Z",
+            "2026-1-121T18:00:00.123456Z",
+            "2026-11-21T18:00:0٠.123456Z",
+        ]
+        .map(String::from)
+        .to_vec();
+        // Every one-byte change of a valid time, to digits and to the separators.
+        let valid = "2028-02-29T23:59:59.999999Z";
+        for at in 0..valid.len() {
+            for replacement in [
+                '0', '1', '2', '3', '5', '6', '9', '-', ':', 'T', 'Z', '.', 'x',
+            ] {
+                let mut text = valid.to_owned();
+                text.replace_range(at..=at, &replacement.to_string());
+                texts.push(text);
+            }
+        }
+        let mut read = 0;
+        for text in &texts {
+            let fast = read_exact_ledger_time(text);
+            if fast.is_some() {
+                read += 1;
+                assert_eq!(fast, by_general_parse(text), "{text}");
+            }
+            assert_eq!(
+                parse_ledger_time(text).ok(),
+                by_general_parse(text),
+                "{text}"
+            );
+        }
+        assert!(read > 100, "only {read} read by the exact reader");
+    }
+
+    #[test]
+    fn a_hash_must_be_exactly_64_lower_case_hex_digits() {
+        let hash: Vec<u8> = (0u8..32).map(|i| i.wrapping_mul(37)).collect();
+        let text = hex::encode(&hash);
+        assert_eq!(lower_hex_hash(&text).map(|h| h.to_vec()), Some(hash));
+        assert_eq!(lower_hex_hash(&text.to_uppercase()), None);
+        assert_eq!(lower_hex_hash(&text[..62]), None);
+        assert_eq!(lower_hex_hash(&format!("{text}00")), None);
+        for bad in ['g', 'G', ' ', '-', 'é'] {
+            let mut wrong = text.clone();
+            wrong.replace_range(17..18, &bad.to_string());
+            assert_eq!(lower_hex_hash(&wrong), None, "{wrong}");
         }
     }
 

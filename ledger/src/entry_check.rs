@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use ed25519_dalek::{Signature, VerifyingKey};
 
 use crate::canonical_scan::{canonical_members, Member};
-use crate::entry::parse_ledger_time;
+use crate::entry::{lower_hex_hash, parse_ledger_time};
 use crate::envelope::decode_signature;
 use crate::key_history::KeyHistory;
 use crate::registry_event::{is_registry_type, RegistryEvent};
@@ -152,10 +152,7 @@ pub fn check_entry_text<'b>(
     let members = canonical_members(text, 3).ok_or("entry bytes are not canonical")?;
     let fields = EntryFields::from_members(&members)?;
     let record_text = fields.record;
-    let prev_hash: [u8; 32] = hex::decode(fields.prev_hash)
-        .ok()
-        .and_then(|b| b.try_into().ok())
-        .filter(|_| !fields.prev_hash.bytes().any(|b| b.is_ascii_uppercase()))
+    let prev_hash = lower_hex_hash(fields.prev_hash)
         .ok_or("prev_hash is not a 32-byte hash in lower-case hex")?;
     let received_at = parse_ledger_time(fields.received_at)?;
     let index: u64 = fields

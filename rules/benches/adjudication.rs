@@ -56,6 +56,16 @@ fn adjudication(c: &mut Criterion) {
     let book = PlanBook::builtin().unwrap();
     let plan = book.get("69games-ziva-hra").unwrap();
     let rounds = spins(plan, 10_000);
+    // What an offline verifier does with each exported round: parse the signed record's text,
+    // adjudicate it, serialize the verdict to compare with the exported one.
+    // The verifier reads the header while checking the entry's form, before the round.
+    let texts: Vec<(rules::RecordHeader, String)> = rounds
+        .iter()
+        .map(|round| {
+            let text = serde_json::to_string(round).unwrap();
+            (rules::RecordHeader::read_json(&text).unwrap(), text)
+        })
+        .collect();
     let mut group = c.benchmark_group("roulette");
     group.throughput(Throughput::Elements(rounds.len() as u64));
     group.bench_function("adjudicate_10k_spins", |b| {
@@ -65,6 +75,32 @@ fn adjudication(c: &mut Criterion) {
                 findings += rules::adjudicate(plan, round).unwrap().findings.len();
             }
             findings
+        })
+    });
+    group.bench_function("parse_10k_spins", |b| {
+        b.iter(|| {
+            let mut bets = 0;
+            for (header, text) in &texts {
+                if let Round::Roulette(round) = Round::parse_json_with_header(header, text).unwrap()
+                {
+                    bets += round.bets.len();
+                }
+            }
+            bets
+        })
+    });
+    group.bench_function("readjudicate_10k_spins", |b| {
+        let mut verdict_text = Vec::with_capacity(4096);
+        b.iter(|| {
+            let mut bytes = 0;
+            for (header, text) in &texts {
+                let round = Round::parse_json_with_header(header, text).unwrap();
+                let verdict = rules::adjudicate(plan, &round).unwrap();
+                verdict_text.clear();
+                serde_json::to_writer(&mut verdict_text, &verdict).unwrap();
+                bytes += verdict_text.len();
+            }
+            bytes
         })
     });
     group.finish();

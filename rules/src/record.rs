@@ -74,6 +74,13 @@ pub struct RecordHeader {
     pub game: Option<String>,
 }
 
+/// The content of a JSON string literal without escapes (the usual case), read without a
+/// parser; `None` for anything else.
+fn unescaped_string(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    (!inner.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)).then_some(inner)
+}
+
 /// Largest sequence number accepted: 2^53 − 1, so every JSON implementation reads it exactly.
 pub const MAX_SEQ_NO: u64 = (1 << 53) - 1;
 
@@ -193,9 +200,10 @@ impl RecordHeader {
     ) -> Result<RecordHeader, RecordError> {
         let string = |name: &str| -> Result<Option<String>, RecordError> {
             member(name)
-                .map(|text| {
-                    serde_json::from_str::<String>(text)
-                        .map_err(|_| RecordError::invalid(name, "must be a string"))
+                .map(|text| match unescaped_string(text) {
+                    Some(plain) => Ok(plain.to_owned()),
+                    None => serde_json::from_str::<String>(text)
+                        .map_err(|_| RecordError::invalid(name, "must be a string")),
                 })
                 .transpose()
         };
@@ -472,6 +480,26 @@ mod tests {
         }
     }
 
+    #[test]
+    fn only_string_literals_without_escapes_are_read_without_the_parser() {
+        assert_eq!(unescaped_string(r#""R01""#), Some("R01"));
+        assert_eq!(unescaped_string(r#""""#), Some(""));
+        assert_eq!(unescaped_string("\"plán\""), Some("plán"));
+        for text in [
+            r#"""#,
+            r#""a\"b""#,
+            r#""a"b""#,
+            r#""a\nb""#,
+            "\"a\tb\"",
+            "R01",
+            "7",
+            r#""a"#,
+            r#"a""#,
+        ] {
+            assert_eq!(unescaped_string(text), None, "{text}");
+        }
+    }
+
     /// Both readers give the same header, or the same error, for every record.
     #[test]
     fn headers_from_member_texts_agree_with_headers_from_values() {
@@ -486,6 +514,10 @@ mod tests {
             ("seq_no", json!("7")),
             ("plan_id", Value::Null),
             ("game", json!(["roulette"])),
+            // Escaped strings are read by the parser, plain ones without it: same result.
+            ("plan_id", json!("plán \"2\" \\ \u{1}\n")),
+            ("plan_id", json!("")),
+            ("type", json!("round\t")),
         ] {
             let mut record = good.clone();
             record[field] = bad;
