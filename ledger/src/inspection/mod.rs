@@ -795,7 +795,7 @@ pub fn verify_export(
 type Block = (LineBlock, Verdicts);
 
 /// Entries whose signatures are verified together (larger batches cost less per signature).
-pub const SIGNATURE_BATCH: usize = 1024;
+pub const SIGNATURE_BATCH: usize = 4096;
 
 /// Entries read and checked at a time (bounded memory, whatever the export's size).
 const ENTRY_BLOCK: usize = 16 * 1024;
