@@ -230,7 +230,7 @@ fn utf16_less(a: &str, b: &str) -> bool {
 
 /// Length of the leading run of bytes a string holds as they are: none is `"`, `\` or a
 /// control character. Eight bytes at a time while none of them is special.
-fn plain_run(bytes: &[u8]) -> usize {
+pub(crate) fn plain_run(bytes: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
     // Nonzero exactly when some byte of `word` is below `n` (n ≤ 0x80).

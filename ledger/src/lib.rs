@@ -16,6 +16,7 @@ pub mod key_history;
 pub mod keys;
 pub mod merkle;
 pub mod registry_event;
+pub mod same_json;
 pub mod signature_batch;
 pub mod storage;
 

@@ -993,63 +993,10 @@ fn readjudicate(
     };
     let verdict = rules::adjudicate_at(plan, &setup, &round).map_err(|e| e.to_string())?;
     // The verdict types serialize in canonical form (tested), so no re-sorting is needed.
-    let mut again = SameBytes::new(exported.as_bytes());
-    serde_json::to_writer(&mut again, &verdict).map_err(|e| e.to_string())?;
-    if !again.all_same() {
+    if !crate::same_json::serializes_to(&verdict, exported.as_bytes()) {
         return Err("the verdict differs from re-adjudication with the exported plan".into());
     }
     Ok(true)
-}
-
-/// A writer that compares what is written with expected bytes instead of keeping it.
-struct SameBytes<'a> {
-    expected: &'a [u8],
-    at: usize,
-    same: bool,
-}
-
-impl<'a> SameBytes<'a> {
-    fn new(expected: &'a [u8]) -> Self {
-        SameBytes {
-            expected,
-            at: 0,
-            same: true,
-        }
-    }
-
-    /// Whether exactly the expected bytes were written.
-    fn all_same(&self) -> bool {
-        self.same && self.at == self.expected.len()
-    }
-}
-
-impl std::io::Write for SameBytes<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.same {
-            let end = self.at + buf.len();
-            self.same = self
-                .expected
-                .get(self.at..end)
-                .is_some_and(|expected| equal_bytes(expected, buf));
-            self.at = end;
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Whether two slices of the same length are equal. A serializer writes pieces of a few bytes
-/// (a key, a quote, a number), too short to be worth a call to `memcmp` each.
-fn equal_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() <= 16 {
-        // No early exit, so this stays a short loop instead of becoming a call.
-        a.iter().zip(b).fold(true, |same, (x, y)| same & (x == y))
-    } else {
-        a == b
-    }
 }
 
 /// Maps `f` over `items` on every core, results in the items' order. Each thread takes the
@@ -1093,35 +1040,7 @@ pub fn par_map<T: Sync, R: Send>(
 
 #[cfg(test)]
 mod tests {
-    use super::{par_map, SameBytes};
-
-    #[test]
-    fn same_bytes_finds_any_difference_in_content_or_length() {
-        let written = |pieces: &[&str], expected: &str| {
-            let mut same = SameBytes::new(expected.as_bytes());
-            for piece in pieces {
-                std::io::Write::write_all(&mut same, piece.as_bytes()).unwrap();
-            }
-            same.all_same()
-        };
-        assert!(written(&["{\"a\"", ":1}"], "{\"a\":1}"));
-        assert!(written(&[], ""));
-        assert!(!written(&["{\"a\"", ":2}"], "{\"a\":1}"));
-        assert!(!written(&["{\"a\"", ":1"], "{\"a\":1}"));
-        assert!(!written(&["{\"a\"", ":1}", " "], "{\"a\":1}"));
-        assert!(!written(&["{\"b\"", ":1}"], "{\"a\":1}"));
-        // Pieces longer than the short comparison, different only at their ends.
-        let long = "{\"a\":\"0123456789abcdefghij\"}";
-        assert!(written(&["{\"a\":", "\"0123456789abcdefghij\"", "}"], long));
-        assert!(!written(
-            &["{\"a\":", "\"0123456789abcdefghiJ\"", "}"],
-            long
-        ));
-        assert!(!written(
-            &["{\"a\":", "\"1123456789abcdefghij\"", "}"],
-            long
-        ));
-    }
+    use super::par_map;
 
     #[test]
     fn par_map_keeps_the_order_of_the_items() {
