@@ -245,10 +245,11 @@ pub fn verify_signatures(
     mode: SignatureCheck,
 ) -> Result<(), (usize, String)> {
     if mode == SignatureCheck::Batch {
-        let messages: Vec<&[u8]> = entries.iter().map(|e| e.record.as_bytes()).collect();
-        let signatures: Vec<Signature> = entries.iter().map(|e| e.signature).collect();
-        let keys: Vec<VerifyingKey> = entries.iter().map(|e| e.key).collect();
-        if crate::signature_batch::verify(&messages, &signatures, &keys) {
+        let signed = |i: usize| {
+            let entry: &CheckedEntry<'_> = &entries[i];
+            (entry.record.as_bytes(), &entry.signature, &entry.key)
+        };
+        if crate::signature_batch::verify_each(entries.len(), signed) {
             return Ok(());
         }
     }

@@ -31,9 +31,19 @@ pub fn verify(messages: &[&[u8]], signatures: &[Signature], keys: &[VerifyingKey
     if messages.len() != n || keys.len() != n {
         return false;
     }
+    verify_each(n, |i| (messages[i], &signatures[i], &keys[i]))
+}
+
+/// [`verify`] of `n` signatures, the `i`-th given by `signed(i)` as message, signature and key,
+/// so that callers need not gather them into slices first.
+pub fn verify_each<'a>(
+    n: usize,
+    signed: impl Fn(usize) -> (&'a [u8], &'a Signature, &'a VerifyingKey),
+) -> bool {
     let mut transcript = Sha512::new_with_prefix(DOMAIN);
     let mut challenges = Vec::with_capacity(n);
-    for ((message, signature), key) in messages.iter().zip(signatures).zip(keys) {
+    for i in 0..n {
+        let (message, signature, key) = signed(i);
         let hram: [u8; 64] = Sha512::new()
             .chain_update(signature.r_bytes())
             .chain_update(key.as_bytes())
@@ -49,27 +59,22 @@ pub fn verify(messages: &[&[u8]], signatures: &[Signature], keys: &[VerifyingKey
     seed32.copy_from_slice(&seed[..32]);
     let mut rng = ChaCha20Rng::from_seed(seed32);
 
-    // Point 0 is the base point; its scalar, −Σ zᵢsᵢ, is filled in at the end.
+    // Scalar 0 is the base point's, −Σ zᵢsᵢ, filled in at the end; then each zᵢ (of Rᵢ).
     let mut scalars: Vec<Scalar> = Vec::with_capacity(n + 1);
-    let mut points: Vec<EdwardsPoint> = Vec::with_capacity(n + 1);
     scalars.push(Scalar::ZERO);
-    points.push(ED25519_BASEPOINT_POINT);
     let mut base = Scalar::ZERO;
     let mut key_slot: HashMap<[u8; 32], usize> = HashMap::new();
     let mut key_scalars: Vec<Scalar> = Vec::new();
     let mut key_points: Vec<EdwardsPoint> = Vec::new();
-    for ((signature, key), challenge) in signatures.iter().zip(keys).zip(&challenges) {
+    for (i, challenge) in challenges.iter().enumerate() {
+        let (_, signature, key) = signed(i);
         let Some(s) = Option::<Scalar>::from(Scalar::from_canonical_bytes(*signature.s_bytes()))
         else {
-            return false;
-        };
-        let Some(r) = CompressedEdwardsY(*signature.r_bytes()).decompress() else {
             return false;
         };
         let z = Scalar::from(rng.gen::<u128>());
         base += z * s;
         scalars.push(z);
-        points.push(r);
         let slot = *key_slot.entry(key.to_bytes()).or_insert_with(|| {
             key_scalars.push(Scalar::ZERO);
             key_points.push(key.to_edwards());
@@ -78,9 +83,14 @@ pub fn verify(messages: &[&[u8]], signatures: &[Signature], keys: &[VerifyingKey
         key_scalars[slot] += z * challenge;
     }
     scalars[0] = -base;
-    scalars.extend(key_scalars);
-    points.extend(key_points);
-    EdwardsPoint::vartime_multiscalar_mul(scalars, points).is_identity()
+    // The Rᵢ are decompressed as the multiplication takes them (one fails: no point, `None`),
+    // instead of being gathered into a vector of their own first.
+    let r_points = (0..n).map(|i| CompressedEdwardsY(*signed(i).1.r_bytes()).decompress());
+    let points = std::iter::once(Some(ED25519_BASEPOINT_POINT))
+        .chain(r_points)
+        .chain(key_points.iter().map(|p| Some(*p)));
+    EdwardsPoint::optional_multiscalar_mul(scalars.iter().chain(&key_scalars), points)
+        .is_some_and(|sum| sum.is_identity())
 }
 
 #[cfg(test)]
@@ -203,6 +213,24 @@ mod tests {
         batch.signatures[5] = Signature::from_bytes(&bytes);
         assert!(!batch.grouped());
         assert!(!batch.dalek());
+    }
+
+    #[test]
+    fn an_r_that_is_not_a_curve_point_fails_the_batch_in_any_position() {
+        // y = 2 has no x on the curve (x² = (y² − 1)/(dy² + 1) is not a square mod p).
+        let mut not_a_point = [0u8; 32];
+        not_a_point[0] = 2;
+        assert!(CompressedEdwardsY(not_a_point).decompress().is_none());
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+        // Below and above the size where the multiplication switches to Pippenger's method.
+        for (n, at) in [(1, 0), (8, 7), (300, 0), (300, 150), (300, 299)] {
+            let mut batch = Batch::new(&mut rng, n, 3);
+            let mut bytes = batch.signatures[at].to_bytes();
+            bytes[..32].copy_from_slice(&not_a_point);
+            batch.signatures[at] = Signature::from_bytes(&bytes);
+            assert!(!batch.grouped(), "{n} signatures, bad R at {at}");
+            assert!(!batch.dalek());
+        }
     }
 
     #[test]
