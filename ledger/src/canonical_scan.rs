@@ -241,8 +241,11 @@ pub(crate) fn plain_run(bytes: &[u8]) -> usize {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
         let word = u64::from_le_bytes(word);
-        if any_below(word, 0x20) | any_equal(word, b'"') | any_equal(word, b'\\') != 0 {
-            break;
+        let special = any_below(word, 0x20) | any_equal(word, b'"') | any_equal(word, b'\\');
+        if special != 0 {
+            // The lowest flag is exact (a borrow only flags bytes above a special one), so it
+            // is the first special byte: little-endian, byte k is bits 8k..8k+7.
+            return run + (special.trailing_zeros() / 8) as usize;
         }
         run += 8;
     }
@@ -318,6 +321,28 @@ mod tests {
         }
         assert_eq!(plain_run(&[b'x'; 19]), 19);
         assert_eq!(plain_run(&[]), 0);
+        // Against a byte-by-byte reading, on random bytes with specials anywhere, often several
+        // in one eight-byte word (where borrows between bytes could mislead a word-wide test).
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let bytes_from = [
+            0u8, 0x1f, 0x20, b'"', b'!', b'#', b'\\', b'[', b']', 0x7f, 0x80, 0xff,
+        ];
+        for _ in 0..20_000 {
+            let bytes: Vec<u8> = (0..rng.gen_range(0..40))
+                .map(|_| {
+                    if rng.gen_range(0..6) == 0 {
+                        bytes_from[rng.gen_range(0..bytes_from.len())]
+                    } else {
+                        rng.gen()
+                    }
+                })
+                .collect();
+            let expected = bytes
+                .iter()
+                .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
+                .unwrap_or(bytes.len());
+            assert_eq!(plain_run(&bytes), expected, "{bytes:?}");
+        }
     }
 
     #[test]
