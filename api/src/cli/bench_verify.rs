@@ -219,6 +219,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
                 VerifyOptions {
                     signatures,
                     readjudicate,
+                    ..VerifyOptions::default()
                 },
                 |_, _| {},
             )

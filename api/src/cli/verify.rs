@@ -92,6 +92,7 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
     let options = VerifyOptions {
         signatures: args.signature_check(),
         readjudicate: !args.skip_readjudication,
+        ..VerifyOptions::default()
     };
     let tty = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();

@@ -25,9 +25,13 @@ impl LineBlock {
         self.ends.is_empty()
     }
 
-    pub(super) fn lines(&self) -> Vec<&str> {
-        let mut start = 0;
-        self.ends
+    /// Lines `range` of the block.
+    pub(super) fn lines_in(&self, range: std::ops::Range<usize>) -> Vec<&str> {
+        let mut start = match range.start {
+            0 => 0,
+            n => self.ends[n - 1],
+        };
+        self.ends[range]
             .iter()
             .map(|&end| {
                 let line = &self.text[start..end];
@@ -295,9 +299,12 @@ mod tests {
             if block.is_empty() {
                 break;
             }
-            seen.push(block.lines().join(","));
+            seen.push(block.lines_in(0..block.len()).join(","));
+            if block.len() == 2 {
+                seen.push(block.lines_in(1..2).join(","));
+            }
         }
-        assert_eq!(seen, ["one,two", "three,four", "five"]);
+        assert_eq!(seen, ["one,two", "two", "three,four", "four", "five"]);
         assert_eq!(
             reader.finish_sha256().unwrap(),
             hex::encode(Sha256::digest(b"one\ntwo\nthree\nfour\nfive"))
@@ -307,7 +314,7 @@ mod tests {
         let dir = dir_with("x.jsonl", long.as_bytes());
         let mut reader = LineReader::open(dir.path(), "x.jsonl").unwrap();
         reader.next_block(1, &mut block).unwrap();
-        assert_eq!(block.lines(), ["line 0"]);
+        assert_eq!(block.lines_in(0..1), ["line 0"]);
         assert_eq!(
             reader.finish_sha256().unwrap(),
             hex::encode(Sha256::digest(long.as_bytes()))

@@ -31,6 +31,7 @@ use crate::key_history::KeyHistory;
 use crate::merkle::{self, Hash, RangeSource};
 
 mod lines;
+mod ordered_pool;
 use lines::{LineBlock, LineReader, VerdictReader, Verdicts};
 
 pub const FORMAT: &str = "dozor-inspection-export/1";
@@ -484,6 +485,7 @@ fn load_plans(
 }
 
 /// What verification needs besides the entries themselves.
+#[derive(Clone, Copy)]
 struct Context<'a> {
     info: &'a ExportInfo,
     has_link: bool,
@@ -514,6 +516,8 @@ pub struct VerifyOptions {
     /// Re-adjudicate every round and compare with its exported verdict (otherwise only that
     /// every round has exactly one verdict line).
     pub readjudicate: bool,
+    /// How the entries are divided into work; any division gives the same result.
+    pub chunking: Chunking,
 }
 
 impl Default for VerifyOptions {
@@ -521,6 +525,25 @@ impl Default for VerifyOptions {
         VerifyOptions {
             signatures: SignatureCheck::Batch,
             readjudicate: true,
+            chunking: Chunking::default(),
+        }
+    }
+}
+
+/// Entries read at a time (a block) and checked together by one thread (a chunk, whose
+/// signatures are one batch). The defaults suit exports of any size; small ones let tests
+/// cross many block and chunk boundaries with few entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunking {
+    pub block: usize,
+    pub chunk: usize,
+}
+
+impl Default for Chunking {
+    fn default() -> Self {
+        Chunking {
+            block: ENTRY_BLOCK,
+            chunk: SIGNATURE_BATCH,
         }
     }
 }
@@ -561,28 +584,37 @@ pub fn verify_export(
     let mut leaves: Vec<Hash> = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
     let mut rounds_readjudicated = 0u64;
     let rules_version_marker = format!("\"rules_version\":\"{}\"", rules::RULES_VERSION);
-    // A reader thread reads the next block (and its verdicts) while this one checks the last;
-    // checked blocks go back to it, so their buffers are reused.
+    let no_verdicts = Verdicts::default();
+    // What every chunk is checked with; each chunk's own verdicts are filled in.
+    let context = Context {
+        info: &info,
+        has_link,
+        lines: total as usize,
+        signers: Signers {
+            operators: &operators,
+            tables: &registry.history,
+        },
+        registry: &registry.leaves,
+        verdicts: &no_verdicts,
+        plans: &plans,
+        signatures: options.signatures,
+        readjudicate: options.readjudicate,
+        rules_version_marker: &rules_version_marker,
+    };
+    // A reader thread reads blocks (and their verdicts) ahead; every core checks chunks of
+    // them as they come, and this thread follows the chain through the checked chunks in order.
+    // Checked blocks go back to the reader, so their buffers are reused.
     let (blocks, received) = std::sync::mpsc::sync_channel::<Result<Block, InspectionError>>(1);
     let (recycle, recycled) = std::sync::mpsc::channel::<Block>();
     let first_index = info.first_index;
+    let (block_size, chunk_size) = (options.chunking.block.max(1), options.chunking.chunk.max(1));
     let (checked, readers) = std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let mut read = 0u64;
-            let mut fresh = 0;
             loop {
-                // One block being read, one waiting in the channel, one being checked.
-                let (mut block, mut block_verdicts) = if fresh < 3 {
-                    fresh += 1;
-                    Block::default()
-                } else {
-                    match recycled.recv() {
-                        Ok(block) => block,
-                        Err(_) => return (entries, verdicts),
-                    }
-                };
+                let (mut block, mut block_verdicts) = recycled.try_recv().unwrap_or_default();
                 let next = entries
-                    .next_block(ENTRY_BLOCK, &mut block)
+                    .next_block(block_size, &mut block)
                     .and_then(|()| {
                         read += block.len() as u64;
                         verdicts.take_before(first_index + read, &mut block_verdicts)
@@ -594,87 +626,85 @@ pub fn verify_export(
                 }
             }
         });
-        let checked = || -> Result<(), InspectionError> {
-            // Both moved in, so that the reader stops as soon as this returns.
-            let (received, recycle) = (received, recycle);
-            for next in received {
-                let (block, block_verdicts) = next?;
-                if block.is_empty() {
-                    break;
-                }
-                let first_line = leaves.len();
-                let end_line = (first_line + block.len()) as u64;
-                if end_line > total {
-                    return Err(count_error(end_line));
-                }
-                let context = Context {
-                    info: &info,
-                    has_link,
-                    lines: total as usize,
-                    signers: Signers {
-                        operators: &operators,
-                        tables: &registry.history,
-                    },
-                    registry: &registry.leaves,
-                    verdicts: &block_verdicts,
-                    plans: &plans,
-                    signatures: options.signatures,
-                    readjudicate: options.readjudicate,
-                    rules_version_marker: &rules_version_marker,
+        let jobs = chunk_jobs(received, chunk_size, total, count_error);
+        let work = |job: ChunkJob| match job {
+            ChunkJob::Failed(e) => (Err(e), None),
+            ChunkJob::Check {
+                block,
+                first_line,
+                lines,
+                last,
+            } => {
+                let checked = {
+                    let context = Context {
+                        verdicts: &block.1,
+                        ..context
+                    };
+                    check_chunk(first_line, &block.0.lines_in(lines), &context)
                 };
-                let lines = block.lines();
-                let chunks: Vec<(usize, &[&str])> = lines
-                    .chunks(SIGNATURE_BATCH)
-                    .enumerate()
-                    .map(|(c, part)| (first_line + c * SIGNATURE_BATCH, part))
-                    .collect();
-                let checked = par_map(&chunks, |_, (first, part)| {
-                    check_chunk(*first, part, &context)
-                })?;
-                let mut rounds = Vec::new();
-                for chunk in checked {
-                    for entry in chunk? {
-                        let n = leaves.len();
-                        let expected = info.first_index + n as u64;
-                        if let Some(previous) = leaves.last() {
-                            if &entry.prev_hash != previous {
-                                return Err(fail(
-                                    entry_item(n, &info),
-                                    format!(
-                                        "prev_hash does not match the hash of entry {}",
-                                        expected - 1
-                                    ),
-                                ));
-                            }
-                        } else if expected == 0 && entry.prev_hash != crate::GENESIS_PREV_HASH {
-                            return Err(fail(
-                                entry_item(n, &info),
-                                "the first entry of the ledger must have a zero prev_hash",
-                            ));
-                        }
-                        leaves.push(entry.leaf);
-                        if entry.round {
-                            rounds.push(expected);
-                        }
-                        rounds_readjudicated += u64::from(entry.readjudicated);
+                // Only the last chunk's result holds on to the block, so that once it is taken
+                // (after every earlier chunk) the block's buffers can go back to the reader.
+                (checked, last.then_some(block))
+            }
+        };
+        let mut block_rounds = Vec::new();
+        let consume = |(checked, last_of): ChunkChecked| -> Result<(), InspectionError> {
+            for entry in checked? {
+                let n = leaves.len();
+                let expected = info.first_index + n as u64;
+                if let Some(previous) = leaves.last() {
+                    if &entry.prev_hash != previous {
+                        return Err(fail(
+                            entry_item(n, &info),
+                            format!(
+                                "prev_hash does not match the hash of entry {}",
+                                expected - 1
+                            ),
+                        ));
                     }
+                } else if expected == 0 && entry.prev_hash != crate::GENESIS_PREV_HASH {
+                    return Err(fail(
+                        entry_item(n, &info),
+                        "the first entry of the ledger must have a zero prev_hash",
+                    ));
                 }
-                if rounds.len() != block_verdicts.len() {
+                leaves.push(entry.leaf);
+                if entry.round {
+                    block_rounds.push(expected);
+                }
+                rounds_readjudicated += u64::from(entry.readjudicated);
+            }
+            if let Some(block) = last_of {
+                let block_verdicts = &block.1;
+                if block_rounds.len() != block_verdicts.len() {
                     // Every round found its verdict, so some verdict has no round.
-                    let rounds: std::collections::HashSet<u64> = rounds.into_iter().collect();
+                    let rounds: std::collections::HashSet<u64> = block_rounds.drain(..).collect();
                     return Err(not_a_round(
                         block_verdicts
                             .places()
                             .filter(|(_, index)| !rounds.contains(index)),
                     ));
                 }
-                progress(leaves.len() as u64, total);
-                drop(lines);
+                block_rounds.clear();
                 // The reader may have finished; then the buffers are simply dropped.
-                let _ = recycle.send((block, block_verdicts));
+                if let Ok(block) = std::sync::Arc::try_unwrap(block) {
+                    let _ = recycle.send(block);
+                }
             }
+            progress(leaves.len() as u64, total);
             Ok(())
-        }();
+        };
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let checked = ordered_pool::run_in_order(
+            threads,
+            // Two blocks' worth keeps every core busy across block boundaries, and bounds the
+            // blocks held at once.
+            2 * block_size.div_ceil(chunk_size),
+            jobs,
+            work,
+            consume,
+            || fail(ENTRIES, "a verification thread failed"),
+        );
         (checked, reader.join())
     });
     let (entries, mut verdicts) =
@@ -793,6 +823,78 @@ pub fn verify_export(
 
 /// A block of entry lines and the verdicts of its rounds.
 type Block = (LineBlock, Verdicts);
+
+/// Work for a checking thread.
+enum ChunkJob {
+    /// Lines `lines` of `block`, the first being line `first_line` of entries.jsonl (from 0);
+    /// `last` when they are the block's last.
+    Check {
+        block: std::sync::Arc<Block>,
+        first_line: usize,
+        lines: std::ops::Range<usize>,
+        last: bool,
+    },
+    /// Reading failed here: the error takes its place in the order of the entries.
+    Failed(InspectionError),
+}
+
+/// A checked chunk, and its block when it was the block's last chunk.
+type ChunkChecked = (
+    Result<Vec<CheckedLine>, InspectionError>,
+    Option<std::sync::Arc<Block>>,
+);
+
+/// The chunks of `chunk_size` lines of the blocks `received` from the reader, in order; a
+/// reading error, or more entries than `total` (`count_error`), ends them.
+fn chunk_jobs(
+    received: std::sync::mpsc::Receiver<Result<Block, InspectionError>>,
+    chunk_size: usize,
+    total: u64,
+    count_error: impl Fn(u64) -> InspectionError,
+) -> impl Iterator<Item = ChunkJob> {
+    let mut current: Option<(std::sync::Arc<Block>, usize, usize)> = None;
+    let mut lines_before = 0usize;
+    let mut finished = false;
+    std::iter::from_fn(move || {
+        if finished {
+            return None;
+        }
+        let (block, first_line, start) = match current.take() {
+            Some(at) => at,
+            None => match received.recv() {
+                Ok(Ok(block)) if !block.0.is_empty() => {
+                    let first_line = lines_before;
+                    lines_before += block.0.len();
+                    if lines_before as u64 > total {
+                        finished = true;
+                        return Some(ChunkJob::Failed(count_error(lines_before as u64)));
+                    }
+                    (std::sync::Arc::new(block), first_line, 0)
+                }
+                Ok(Err(e)) => {
+                    finished = true;
+                    return Some(ChunkJob::Failed(e));
+                }
+                // The end of the entries (or of the reader, which reports its own failure).
+                Ok(Ok(_)) | Err(_) => {
+                    finished = true;
+                    return None;
+                }
+            },
+        };
+        let end = (start + chunk_size).min(block.0.len());
+        let last = end == block.0.len();
+        if !last {
+            current = Some((std::sync::Arc::clone(&block), first_line, end));
+        }
+        Some(ChunkJob::Check {
+            block,
+            first_line: first_line + start,
+            lines: start..end,
+            last,
+        })
+    })
+}
 
 /// Entries whose signatures are verified together (larger batches cost less per signature).
 pub const SIGNATURE_BATCH: usize = 4096;
