@@ -36,7 +36,7 @@ pub struct CheckedEntry<'b> {
     pub index: u64,
     pub received_at: DateTime<Utc>,
     pub prev_hash: [u8; 32],
-    pub key_id: String,
+    pub key_id: &'b str,
     pub key: VerifyingKey,
     pub signature: Signature,
     /// The record's canonical JSON: what was signed (a slice of the entry).
@@ -216,7 +216,7 @@ pub fn check_entry_text<'b>(
         index,
         received_at,
         prev_hash,
-        key_id: key_id.to_owned(),
+        key_id,
         key,
         signature: decode_signature(fields.signature).map_err(|e| match e {
             crate::LedgerError::Signature(m) => m,
