@@ -9,8 +9,8 @@ use ed25519_dalek::{Signature, VerifyingKey};
 use crate::canonical_scan::{canonical_members, Member};
 use crate::entry::{lower_hex_hash, parse_ledger_time};
 use crate::envelope::decode_signature;
-use crate::key_history::KeyHistory;
 use crate::registry_event::{is_registry_type, RegistryEvent};
+use crate::registry_history::RegistryHistory;
 
 /// Who may sign which entries: the operator signs registry events; a table key signs its table's
 /// records while the ledger says it is valid.
@@ -18,7 +18,7 @@ use crate::registry_event::{is_registry_type, RegistryEvent};
 pub struct Signers<'a> {
     /// Operator keys by envelope key id ([`crate::keys::key_id`]).
     pub operators: &'a HashMap<String, VerifyingKey>,
-    pub tables: &'a KeyHistory,
+    pub tables: &'a RegistryHistory,
 }
 
 /// What an entry holds.
@@ -282,9 +282,9 @@ mod tests {
     }
 
     /// A ledger whose entry 0 registered table R1 with key 1; entry 1 is a round of R1.
-    fn ledger() -> (KeyHistory, Value) {
+    fn ledger() -> (RegistryHistory, Value) {
         let table_key = SigningKey::from_bytes(&[1; 32]);
-        let mut history = KeyHistory::default();
+        let mut history = RegistryHistory::default();
         let registered = RegistryEvent::TableRegistered {
             table_id: "R1".into(),
             previous: None,
@@ -296,7 +296,9 @@ mod tests {
             public_key: encode_public_key(&table_key.verifying_key()),
             valid_from: format_time(at("2026-11-20T10:00:00Z")),
         };
-        history.apply(0, &registered).unwrap();
+        history
+            .apply(0, at("2026-11-20T10:00:00Z"), &registered)
+            .unwrap();
         let record = json!({"type": "round", "game": "roulette", "table_id": "R1",
                             "seq_no": 1, "plan_id": "p", "bets": []});
         let envelope = Envelope::sign(record, &table_key).unwrap();
@@ -304,7 +306,7 @@ mod tests {
         (history, serde_json::from_slice(&entry.bytes).unwrap())
     }
 
-    fn check(history: &KeyHistory, entry: &Value) -> Result<(), String> {
+    fn check(history: &RegistryHistory, entry: &Value) -> Result<(), String> {
         let text = String::from_utf8(canonicalize(entry).unwrap()).unwrap();
         let operators = HashMap::new();
         let signers = Signers {

@@ -4,6 +4,7 @@
 //! its hash is the RFC 6962 leaf hash SHA-256(0x00 ‖ entry), and `prev_hash` of entry i is the
 //! hash of entry i−1 (32 zero bytes for entry 0).
 
+pub mod access;
 pub mod canonical;
 pub mod canonical_scan;
 pub mod checkpoint;
@@ -12,10 +13,11 @@ pub mod entry_check;
 pub mod envelope;
 pub mod error;
 pub mod inspection;
-pub mod key_history;
 pub mod keys;
 pub mod merkle;
 pub mod registry_event;
+pub mod registry_history;
+pub mod resolution_check;
 pub mod same_json;
 pub mod signature_batch;
 pub mod storage;

@@ -1,14 +1,25 @@
-//! Table registrations and key changes as ledger entries, signed by the operator.
+//! The registry: facts the operator signs into the ledger — table registrations and table key
+//! changes, API keys and their revocation, and compliance officers' resolutions of findings.
 //!
 //! Keeping them in the ledger (not only in database tables) lets a verifier work out which key
-//! was valid for every record from the ledger alone. Each event names the index of the previous
-//! registry event, so a verifier holding the events can tell that none was left out.
+//! was valid for every record, and who could decide what, from the ledger alone. Each event
+//! names the index of the previous registry event, so a verifier holding the events can tell
+//! that none was left out.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::access::{FindingState, Role};
+
 /// Record types of registry events; table keys may not sign these.
-pub const REGISTRY_TYPES: [&str; 3] = ["table_registered", "table_key_added", "table_key_revoked"];
+pub const REGISTRY_TYPES: [&str; 6] = [
+    "table_registered",
+    "table_key_added",
+    "table_key_revoked",
+    "api_key_created",
+    "api_key_revoked",
+    "finding_resolved",
+];
 
 pub fn is_registry_type(record_type: &str) -> bool {
     REGISTRY_TYPES.contains(&record_type)
@@ -51,6 +62,49 @@ pub enum RegistryEvent {
         revoked_at: String,
         reason: String,
     },
+    /// An API key (a bearer token for the HTTP API) with its role. Only the hash of the token
+    /// is kept anywhere; the key is named by its id, the first 8 bytes of that hash.
+    ApiKeyCreated {
+        previous: Option<u64>,
+        key_id: String,
+        /// Unique among all keys ever created.
+        name: String,
+        role: Role,
+        /// The name of the admin key that created it, or `cli:<user>` from the command line.
+        created_by: String,
+        /// The key is refused from this time on; absent: until revoked.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expires_at: Option<String>,
+    },
+    /// An API key refused from this entry on.
+    ApiKeyRevoked {
+        previous: Option<u64>,
+        key_id: String,
+        name: String,
+        revoked_by: String,
+        reason: String,
+    },
+    /// A compliance officer's decision about a finding: confirmed, dismissed or escalated. The
+    /// finding is the `finding`-th (from 0) of the verdict that rules `rules_version` give the
+    /// round at `round_index`; the key that decided is named with its role.
+    FindingResolved {
+        previous: Option<u64>,
+        table_id: String,
+        round_index: u64,
+        finding: u32,
+        /// The finding's kind (e.g. `overpaid`), as a check that the right finding is meant.
+        kind: String,
+        rules_version: String,
+        state: FindingState,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        amount_settled_h: Option<i64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        comment: String,
+        key_id: String,
+        key_name: String,
+        key_role: Role,
+    },
 }
 
 impl RegistryEvent {
@@ -59,14 +113,20 @@ impl RegistryEvent {
             RegistryEvent::TableRegistered { .. } => "table_registered",
             RegistryEvent::TableKeyAdded { .. } => "table_key_added",
             RegistryEvent::TableKeyRevoked { .. } => "table_key_revoked",
+            RegistryEvent::ApiKeyCreated { .. } => "api_key_created",
+            RegistryEvent::ApiKeyRevoked { .. } => "api_key_revoked",
+            RegistryEvent::FindingResolved { .. } => "finding_resolved",
         }
     }
 
-    pub fn table_id(&self) -> &str {
+    /// The gaming table the event is about; none for API keys.
+    pub fn table_id(&self) -> Option<&str> {
         match self {
             RegistryEvent::TableRegistered { table_id, .. }
             | RegistryEvent::TableKeyAdded { table_id, .. }
-            | RegistryEvent::TableKeyRevoked { table_id, .. } => table_id,
+            | RegistryEvent::TableKeyRevoked { table_id, .. }
+            | RegistryEvent::FindingResolved { table_id, .. } => Some(table_id),
+            RegistryEvent::ApiKeyCreated { .. } | RegistryEvent::ApiKeyRevoked { .. } => None,
         }
     }
 
@@ -74,7 +134,10 @@ impl RegistryEvent {
         match self {
             RegistryEvent::TableRegistered { previous, .. }
             | RegistryEvent::TableKeyAdded { previous, .. }
-            | RegistryEvent::TableKeyRevoked { previous, .. } => *previous,
+            | RegistryEvent::TableKeyRevoked { previous, .. }
+            | RegistryEvent::ApiKeyCreated { previous, .. }
+            | RegistryEvent::ApiKeyRevoked { previous, .. }
+            | RegistryEvent::FindingResolved { previous, .. } => *previous,
         }
     }
 
@@ -127,5 +190,50 @@ mod tests {
         assert!(RegistryEvent::from_record(&json!({"type": "round"})).is_err());
         assert!(is_registry_type(event.record_type()));
         assert!(!is_registry_type("round"));
+    }
+
+    #[test]
+    fn api_key_and_resolution_events_carry_roles_and_states_by_name() {
+        let created = RegistryEvent::ApiKeyCreated {
+            previous: None,
+            key_id: "0011223344556677".into(),
+            name: "officer-1".into(),
+            role: Role::Compliance,
+            created_by: "cli:root".into(),
+            expires_at: None,
+        };
+        let record = created.to_record().unwrap();
+        assert_eq!(record["type"], "api_key_created");
+        assert_eq!(record["role"], "compliance");
+        assert!(record.get("expires_at").is_none());
+        assert_eq!(RegistryEvent::from_record(&record).unwrap(), created);
+        assert_eq!(created.table_id(), None);
+        let mut bad_role = record.clone();
+        bad_role["role"] = json!("root");
+        assert!(RegistryEvent::from_record(&bad_role).is_err());
+
+        let resolved = RegistryEvent::FindingResolved {
+            previous: Some(3),
+            table_id: "R1".into(),
+            round_index: 7,
+            finding: 0,
+            kind: "overpaid".into(),
+            rules_version: "2026.11.1".into(),
+            state: FindingState::Dismissed,
+            amount_settled_h: None,
+            reason: Some("video shows a correct payout".into()),
+            comment: "checked".into(),
+            key_id: "0011223344556677".into(),
+            key_name: "officer-1".into(),
+            key_role: Role::Compliance,
+        };
+        let record = resolved.to_record().unwrap();
+        assert_eq!(record["state"], "dismissed");
+        assert!(record.get("amount_settled_h").is_none());
+        assert_eq!(RegistryEvent::from_record(&record).unwrap(), resolved);
+        assert_eq!(resolved.table_id(), Some("R1"));
+        let mut open = record.clone();
+        open["state"] = json!("reopened");
+        assert!(RegistryEvent::from_record(&open).is_err());
     }
 }

@@ -534,3 +534,113 @@ fn a_key_slipped_into_the_registry_tables_does_not_pass_verification() {
         failure.reason
     );
 }
+
+#[test]
+fn api_keys_are_registry_events_found_by_the_hash_of_their_token() {
+    use ledger::access::{ApiKeySecret, Role};
+    use ledger::storage::api_keys::{self, ApiKeyError, NewApiKey};
+    let mut conn = db();
+    setup(&mut conn);
+    let secret = ApiKeySecret::from_bytes([3; 32]);
+    let new = NewApiKey {
+        name: "officer-1",
+        role: Role::Compliance,
+        created_by: "cli:root",
+        expires_at: Some(Utc::now() + Duration::days(30)),
+    };
+    let (created, receipt) =
+        api_keys::create_api_key(&mut conn, &operator(), &new, &secret, Utc::now()).unwrap();
+    assert_eq!(receipt.index, 1, "entry 0 registered the table");
+    assert_eq!(created.key.ledger_index, 1);
+    assert_eq!(created.role().unwrap(), Role::Compliance);
+    // Only the hash is stored: the token appears nowhere in the database.
+    let token = secret.token();
+    let dump: Vec<String> = diesel::sql_query(
+        "SELECT convert_from(entry, 'UTF8') AS text FROM ledger_entries \
+         UNION ALL SELECT row_to_json(k)::text FROM api_keys k",
+    )
+    .load::<TextRow>(&mut conn)
+    .unwrap()
+    .into_iter()
+    .map(|r| r.text)
+    .collect();
+    assert_eq!(dump.len(), 3);
+    assert!(dump.iter().all(|t| !t.contains(&token[4..])));
+    let found = api_keys::find_by_token_hash(&mut conn, &secret.token_hash())
+        .unwrap()
+        .unwrap();
+    assert_eq!(found, created);
+    let unknown = ApiKeySecret::from_bytes([4; 32]).token_hash();
+    assert!(api_keys::find_by_token_hash(&mut conn, &unknown)
+        .unwrap()
+        .is_none());
+
+    // Names are never reused; a revoked key stays listed with its revocation.
+    let again = api_keys::create_api_key(
+        &mut conn,
+        &operator(),
+        &new,
+        &ApiKeySecret::from_bytes([5; 32]),
+        Utc::now(),
+    );
+    assert!(matches!(again, Err(ApiKeyError::NameTaken(_))), "{again:?}");
+    let (revoked, receipt) = api_keys::revoke_api_key(
+        &mut conn,
+        &operator(),
+        "officer-1",
+        "admin",
+        "left",
+        Utc::now(),
+    )
+    .unwrap();
+    assert_eq!(receipt.index, 2);
+    assert_eq!(revoked.revocation.unwrap().revoked_by, "admin");
+    let twice = api_keys::revoke_api_key(
+        &mut conn,
+        &operator(),
+        &created.key.key_id,
+        "admin",
+        "x",
+        Utc::now(),
+    );
+    assert!(
+        matches!(twice, Err(ApiKeyError::AlreadyRevoked(_))),
+        "{twice:?}"
+    );
+    assert_eq!(api_keys::list(&mut conn).unwrap().len(), 1);
+
+    let report = verify(&mut conn);
+    assert!(report.failure.is_none(), "{report:?}");
+    assert_eq!((report.registry_events, report.api_keys), (3, 1));
+}
+
+#[derive(diesel::QueryableByName)]
+struct TextRow {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    text: String,
+}
+
+#[test]
+fn an_api_key_slipped_into_its_table_does_not_pass_verification() {
+    use ledger::access::{api_key_id, ApiKeySecret};
+    let mut conn = db();
+    setup(&mut conn);
+    // The row must point at some entry: it names the table's registration.
+    let hash = ApiKeySecret::from_bytes([8; 32]).token_hash();
+    diesel::sql_query(
+        "INSERT INTO api_keys (key_id, token_sha256, name, role, created_by, created_at, ledger_index) \
+         VALUES ($1, $2, 'intruder', 'admin', 'nobody', now(), 0)",
+    )
+    .bind::<diesel::sql_types::Text, _>(api_key_id(&hash))
+    .bind::<diesel::sql_types::Bytea, _>(hash.to_vec())
+    .execute(&mut conn)
+    .unwrap();
+    let failure = verify(&mut conn).failure.expect("must be caught");
+    assert!(
+        failure
+            .reason
+            .contains("(`intruder`) has no api_key_created entry"),
+        "{}",
+        failure.reason
+    );
+}

@@ -11,9 +11,9 @@ use ledger::inspection::{
     self as fmt, AdjudicationLine, ConsistencyFile, ExportInfo, InclusionProof, KeyRecord,
     RegistryProofs, TreeFile, TreeNode,
 };
-use ledger::key_history::KeyHistory;
 use ledger::merkle::range_nodes_needed;
 use ledger::registry_event::RegistryEvent;
+use ledger::registry_history::RegistryHistory;
 use ledger::storage::schema::{adjudications, ledger_entries};
 use ledger::storage::{checkpoints, reads, tree};
 use sha2::Digest as _;
@@ -282,23 +282,29 @@ pub fn write_export(
     )?;
 
     // Registry events the checkpoint covers, with inclusion proofs: the table-key history.
-    let registry_rows: Vec<(i64, Vec<u8>)> = ledger_entries::table
+    let registry_rows: Vec<(i64, DateTime<Utc>, Vec<u8>)> = ledger_entries::table
         .filter(
             ledger_entries::seq_no
                 .is_null()
                 .and(ledger_entries::idx.lt(checkpoint.size as i64)),
         )
         .order(ledger_entries::idx.asc())
-        .select((ledger_entries::idx, ledger_entries::entry))
+        .select((
+            ledger_entries::idx,
+            ledger_entries::received_at,
+            ledger_entries::entry,
+        ))
         .load(conn)
         .map_err(storage)?;
-    let mut history = KeyHistory::default();
+    let mut history = RegistryHistory::default();
     let mut registry_lines = Vec::new();
     let mut proofs = Vec::with_capacity(registry_rows.len());
-    for (index, entry) in &registry_rows {
+    for (index, received_at, entry) in &registry_rows {
         let index = *index as u64;
         let event = RegistryEvent::from_entry(entry).map_err(storage)?;
-        history.apply(index, &event).map_err(storage)?;
+        history
+            .apply(index, *received_at, &event)
+            .map_err(storage)?;
         registry_lines.extend_from_slice(entry);
         registry_lines.push(b'\n');
         let (_, proof) = tree::inclusion_proof(conn, index, checkpoint.size).map_err(storage)?;

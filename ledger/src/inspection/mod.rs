@@ -27,8 +27,8 @@ use sha2::{Digest, Sha256};
 use crate::checkpoint::{open, Checkpoint, NoteVerifier};
 use crate::entry::{format_time, leaf_hash};
 use crate::entry_check::{check_entry_text, verify_signatures, SignatureCheck, Signers, Subject};
-use crate::key_history::KeyHistory;
 use crate::merkle::{self, Hash, RangeSource};
+use crate::registry_history::RegistryHistory;
 
 mod lines;
 mod ordered_pool;
@@ -128,7 +128,7 @@ pub struct KeyRecord {
 
 impl KeyRecord {
     /// keys.json as the registry events give it.
-    pub fn from_history(history: &KeyHistory) -> Vec<KeyRecord> {
+    pub fn from_history(history: &RegistryHistory) -> Vec<KeyRecord> {
         history
             .keys()
             .into_iter()
@@ -366,7 +366,7 @@ fn operator_signers(keys: &[NoteVerifier]) -> HashMap<String, VerifyingKey> {
 /// Registry events as loaded: the key history they give, their leaf hashes by index, and their
 /// inclusion proofs (checked once the checkpoint's tree is known to be this export's).
 struct Registry {
-    history: KeyHistory,
+    history: RegistryHistory,
     leaves: HashMap<u64, Hash>,
     proofs: Vec<(String, u64, Vec<Hash>)>,
 }
@@ -399,8 +399,8 @@ fn load_registry(
             ),
         ));
     }
-    let none = KeyHistory::default();
-    let mut history = KeyHistory::default();
+    let none = RegistryHistory::default();
+    let mut history = RegistryHistory::default();
     let mut leaves = HashMap::new();
     let mut paths = Vec::with_capacity(lines.len());
     for (n, (line, proof)) in lines.iter().zip(&proofs.proofs).enumerate() {
@@ -421,7 +421,7 @@ fn load_registry(
             .map(|h| hash_hex(REGISTRY_PROOFS, h))
             .collect::<Result<Vec<_>, _>>()?;
         history
-            .apply(proof.index, event)
+            .apply(proof.index, entry.received_at, event)
             .map_err(|m| fail(&item, m))?;
         leaves.insert(proof.index, leaf);
         paths.push((item, proof.index, path));
@@ -466,7 +466,7 @@ fn check_registry_proofs(
 /// when it is re-adjudicated).
 fn load_plans(
     dir: &Path,
-    history: &KeyHistory,
+    history: &RegistryHistory,
 ) -> Result<HashMap<String, rules::Plan>, InspectionError> {
     let mut plans = HashMap::new();
     for table in history.tables() {

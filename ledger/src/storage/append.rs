@@ -417,7 +417,7 @@ pub fn append_batch_cached(
                 leaf_hash: entry.hash.to_vec(),
                 entry: entry.bytes,
                 record_type: s.record_type.clone(),
-                table_id: s.table_id.clone(),
+                table_id: Some(s.table_id.clone()),
                 seq_no: Some(to_i64(s.seq_no)?),
                 key_id: s.key_id.clone(),
                 record_hash: s.record_hash.to_vec(),
@@ -550,7 +550,7 @@ pub(crate) fn append_registry_event(
             leaf_hash: entry.hash.to_vec(),
             entry: entry.bytes,
             record_type: event.record_type().to_owned(),
-            table_id: event.table_id().to_owned(),
+            table_id: event.table_id().map(str::to_owned),
             seq_no: None,
             key_id: envelope.key_id.clone(),
             record_hash: crate::entry::record_hash(canonical.as_bytes()).to_vec(),
@@ -597,8 +597,10 @@ fn push_derived<'a>(
         finding_count: i32::try_from(d.findings.len()).unwrap_or(i32::MAX),
         verdict: &d.verdict,
     });
-    for f in &d.findings {
+    for (position, f) in d.findings.iter().enumerate() {
         found.push(NewFinding {
+            position: i32::try_from(position)
+                .map_err(|_| LedgerError::Corrupt("a verdict with 2^31 findings".into()))?,
             ledger_index: index,
             table_id: d.table_id.clone(),
             game: d.game.clone(),

@@ -1,11 +1,14 @@
 //! PostgreSQL storage of the ledger (diesel). SQL lives here and in `reports`, never in handlers.
 
+pub mod api_keys;
 pub mod append;
 pub mod checkpoints;
 pub mod cluster;
 pub mod models;
 pub mod reads;
 pub mod registry;
+pub mod registry_rows;
+pub mod resolutions;
 pub mod schema;
 pub mod testing;
 pub mod tree;

@@ -46,7 +46,8 @@ pub struct LedgerRow {
     pub leaf_hash: Vec<u8>,
     pub entry: Vec<u8>,
     pub record_type: String,
-    pub table_id: String,
+    /// `None` for API key events (they concern no gaming table).
+    pub table_id: Option<String>,
     /// `None` for registry events (signed by the operator, not a table).
     pub seq_no: Option<i64>,
     pub key_id: String,
@@ -113,6 +114,8 @@ pub struct NewFinding {
     pub actual_h: Option<i64>,
     pub amount_h: i64,
     pub message: String,
+    /// Which of the verdict's findings it is (from 0).
+    pub position: i32,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]
@@ -129,4 +132,48 @@ pub struct FindingRow {
     pub actual_h: Option<i64>,
     pub amount_h: i64,
     pub message: String,
+    pub position: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = api_keys, check_for_backend(diesel::pg::Pg))]
+pub struct ApiKeyRow {
+    pub key_id: String,
+    pub token_sha256: Vec<u8>,
+    pub name: String,
+    pub role: String,
+    pub created_by: String,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub ledger_index: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = api_key_revocations, check_for_backend(diesel::pg::Pg))]
+pub struct ApiKeyRevocationRow {
+    pub key_id: String,
+    pub revoked_at: DateTime<Utc>,
+    pub revoked_by: String,
+    pub reason: String,
+    pub ledger_index: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = finding_resolutions, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
+pub struct ResolutionRow {
+    pub ledger_index: i64,
+    pub round_index: i64,
+    pub finding: i32,
+    pub table_id: String,
+    pub kind: String,
+    pub rules_version: String,
+    pub state: String,
+    pub amount_settled_h: Option<i64>,
+    pub reason: Option<String>,
+    pub comment: String,
+    pub key_id: String,
+    pub key_name: String,
+    pub key_role: String,
+    pub resolved_at: DateTime<Utc>,
 }

@@ -21,6 +21,29 @@ diesel::table! {
 }
 
 diesel::table! {
+    api_key_revocations (key_id) {
+        key_id -> Text,
+        revoked_at -> Timestamptz,
+        revoked_by -> Text,
+        reason -> Text,
+        ledger_index -> Int8,
+    }
+}
+
+diesel::table! {
+    api_keys (key_id) {
+        key_id -> Text,
+        token_sha256 -> Bytea,
+        name -> Text,
+        role -> Text,
+        created_by -> Text,
+        created_at -> Timestamptz,
+        expires_at -> Nullable<Timestamptz>,
+        ledger_index -> Int8,
+    }
+}
+
+diesel::table! {
     checkpoints (size) {
         size -> Int8,
         root -> Bytea,
@@ -43,6 +66,26 @@ diesel::table! {
         actual_h -> Nullable<Int8>,
         amount_h -> Int8,
         message -> Text,
+        position -> Int4,
+    }
+}
+
+diesel::table! {
+    finding_resolutions (ledger_index) {
+        ledger_index -> Int8,
+        round_index -> Int8,
+        finding -> Int4,
+        table_id -> Text,
+        kind -> Text,
+        rules_version -> Text,
+        state -> Text,
+        amount_settled_h -> Nullable<Int8>,
+        reason -> Nullable<Text>,
+        comment -> Text,
+        key_id -> Text,
+        key_name -> Text,
+        key_role -> Text,
+        resolved_at -> Timestamptz,
     }
 }
 
@@ -65,7 +108,7 @@ diesel::table! {
         leaf_hash -> Bytea,
         entry -> Bytea,
         record_type -> Text,
-        table_id -> Text,
+        table_id -> Nullable<Text>,
         seq_no -> Nullable<Int8>,
         key_id -> Text,
         record_hash -> Bytea,
@@ -111,6 +154,11 @@ diesel::table! {
     }
 }
 
+diesel::joinable!(api_key_revocations -> api_keys (key_id));
+diesel::joinable!(api_key_revocations -> ledger_entries (ledger_index));
+diesel::joinable!(api_keys -> ledger_entries (ledger_index));
+diesel::joinable!(finding_resolutions -> api_keys (key_id));
+diesel::joinable!(finding_resolutions -> ledger_entries (ledger_index));
 diesel::joinable!(findings -> adjudications (ledger_index));
 diesel::joinable!(significant_events -> ledger_entries (ledger_index));
 diesel::joinable!(table_key_revocations -> table_keys (key_id));
@@ -118,7 +166,10 @@ diesel::joinable!(table_keys -> gaming_tables (table_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     adjudications,
+    api_key_revocations,
+    api_keys,
     checkpoints,
+    finding_resolutions,
     findings,
     gaming_tables,
     ledger_entries,

@@ -13,8 +13,8 @@ use crate::entry::{format_time, leaf_hash, record_hash};
 use crate::entry_check::{
     check_entry, verify_signatures, CheckedEntry, SignatureCheck, Signers, Subject,
 };
-use crate::key_history::KeyHistory;
 use crate::merkle::Frontier;
+use crate::registry_history::RegistryHistory;
 use crate::{LedgerError, GENESIS_PREV_HASH};
 
 const PAGE: i64 = 5_000;
@@ -29,8 +29,14 @@ pub struct VerifyFailure {
 pub struct VerifyReport {
     /// Entries checked (all of them when there is no failure).
     pub entries_checked: u64,
-    /// Registry events (table registrations, key additions and revocations) among them.
+    /// Registry events (tables and their keys, API keys, resolutions of findings) among them.
     pub registry_events: u64,
+    /// API keys ever created, and resolutions of findings, as the ledger gives them (their rows
+    /// in the database agree).
+    pub api_keys: u64,
+    pub resolutions: u64,
+    /// Resolved findings found again by re-adjudicating their rounds.
+    pub resolved_findings_readjudicated: u64,
     /// Hash of the last entry checked, hex.
     pub head_hash: Option<String>,
     pub failure: Option<VerifyFailure>,
@@ -71,13 +77,14 @@ fn check_row<'r>(
     }
     let columns_match = match &entry.subject {
         Subject::Record(header) => {
-            header.table_id == row.table_id && row.seq_no == Some(header.seq_no as i64)
+            row.table_id.as_deref() == Some(header.table_id.as_str())
+                && row.seq_no == Some(header.seq_no as i64)
         }
         Subject::Registry(event) => {
             if !registry_events.contains(&expected_index) {
                 return Err("a registry event stored as if it were a table's record".into());
             }
-            event.table_id() == row.table_id && row.seq_no.is_none()
+            event.table_id() == row.table_id.as_deref() && row.seq_no.is_none()
         }
     };
     let problem = if !columns_match {
@@ -102,14 +109,14 @@ fn check_row<'r>(
 fn registry_history(
     conn: &mut PgConnection,
     operators: &HashMap<String, VerifyingKey>,
-) -> Result<Result<(KeyHistory, HashSet<u64>), VerifyFailure>, LedgerError> {
+) -> Result<Result<(RegistryHistory, HashSet<u64>), VerifyFailure>, LedgerError> {
     let rows: Vec<LedgerRow> = ledger_entries::table
         .filter(ledger_entries::seq_no.is_null())
         .order(ledger_entries::idx.asc())
         .select(LedgerRow::as_select())
         .load(conn)?;
-    let none = KeyHistory::default();
-    let mut history = KeyHistory::default();
+    let none = RegistryHistory::default();
+    let mut history = RegistryHistory::default();
     let mut indexes = HashSet::new();
     for row in &rows {
         let index = row.idx as u64;
@@ -129,7 +136,7 @@ fn registry_history(
         };
         if let Err(reason) = entry
             .verify_signature()
-            .and_then(|()| history.apply(index, event))
+            .and_then(|()| history.apply(index, entry.received_at, event))
         {
             return Ok(Err(failure(reason)));
         }
@@ -151,6 +158,9 @@ pub fn verify_ledger(
     let fail = |expected: u64, prev_hash: [u8; 32], index: u64, reason: String| VerifyReport {
         entries_checked: expected,
         registry_events: 0,
+        api_keys: 0,
+        resolutions: 0,
+        resolved_findings_readjudicated: 0,
         head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
         failure: Some(VerifyFailure { index, reason }),
     };
@@ -226,9 +236,23 @@ pub fn verify_ledger(
             format!("the tree holds {stored_nodes} interior nodes; {expected} entries make {expected_nodes}"),
         ));
     }
+    // The access tables say what the ledger says, and every resolved finding is a finding.
+    let compared = super::registry_rows::compare_api_keys(conn, &history)?
+        .and(super::registry_rows::compare_resolutions(conn, &history)?);
+    if let Err(f) = compared {
+        return Ok(fail(expected, prev_hash, f.index, f.reason));
+    }
+    let readjudicated =
+        match super::registry_rows::check_resolved_findings(conn, &history, signers)? {
+            Ok(n) => n,
+            Err(f) => return Ok(fail(expected, prev_hash, f.index, f.reason)),
+        };
     Ok(VerifyReport {
         entries_checked: expected,
         registry_events: registry_events.len() as u64,
+        api_keys: history.api_keys().all().len() as u64,
+        resolutions: history.resolutions().all().len() as u64,
+        resolved_findings_readjudicated: readjudicated,
         head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
         failure: None,
     })

@@ -1,8 +1,12 @@
-//! Which table key was valid for which entry, worked out from the registry events in the ledger.
+//! What the registry events of the ledger say: which table key was valid for which entry, which
+//! API keys existed with which roles, and how each resolved finding was decided.
 //!
 //! A key counts for an entry only if the event adding it comes earlier in the ledger, and a
 //! revocation counts only if its event comes earlier too: exactly what ingest enforced when the
 //! entry was appended, since registry events and records are appended under the same lock.
+
+mod api_keys;
+mod resolutions;
 
 use std::collections::HashMap;
 
@@ -12,6 +16,8 @@ use ed25519_dalek::VerifyingKey;
 use crate::entry::{parse_ledger_time, KeyWindow};
 use crate::keys::{key_id, parse_public_key};
 use crate::registry_event::RegistryEvent;
+pub use api_keys::{ApiKeyRevocation, ApiKeys, HistoricApiKey};
+pub use resolutions::{RecordedResolution, Resolutions};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegisteredTable {
@@ -45,16 +51,23 @@ pub struct HistoricKey {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct KeyHistory {
+pub struct RegistryHistory {
     tables: HashMap<String, RegisteredTable>,
     keys: HashMap<String, HistoricKey>,
+    api_keys: ApiKeys,
+    resolutions: Resolutions,
     last_event: Option<u64>,
 }
 
-impl KeyHistory {
-    /// Applies the event found at ledger `index`; events must come in ledger order, each naming
-    /// the previous one.
-    pub fn apply(&mut self, index: u64, event: &RegistryEvent) -> Result<(), String> {
+impl RegistryHistory {
+    /// Applies the event found at ledger `index`, received at `received_at`; events must come in
+    /// ledger order, each naming the previous one.
+    pub fn apply(
+        &mut self,
+        index: u64,
+        received_at: DateTime<Utc>,
+        event: &RegistryEvent,
+    ) -> Result<(), String> {
         if self.last_event.is_some_and(|last| index <= last) {
             return Err(format!("registry event {index} is out of order"));
         }
@@ -140,6 +153,18 @@ impl KeyHistory {
                     reason: reason.clone(),
                 });
             }
+            RegistryEvent::ApiKeyCreated { .. } | RegistryEvent::ApiKeyRevoked { .. } => {
+                self.api_keys.apply(index, received_at, event)?;
+            }
+            RegistryEvent::FindingResolved { table_id, .. } => {
+                if !self.tables.contains_key(table_id) {
+                    return Err(format!(
+                        "a resolution of a finding at table `{table_id}`, which is not registered"
+                    ));
+                }
+                self.resolutions
+                    .apply(index, received_at, event, &self.api_keys)?;
+            }
         }
         self.last_event = Some(index);
         Ok(())
@@ -201,6 +226,16 @@ impl KeyHistory {
         keys
     }
 
+    /// API keys as the registry events give them.
+    pub fn api_keys(&self) -> &ApiKeys {
+        &self.api_keys
+    }
+
+    /// Resolutions of findings, in ledger order.
+    pub fn resolutions(&self) -> &Resolutions {
+        &self.resolutions
+    }
+
     /// Index of the last registry event applied.
     pub fn last_event(&self) -> Option<u64> {
         self.last_event
@@ -210,6 +245,7 @@ impl KeyHistory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::access::{FindingState, Role};
     use crate::entry::format_time;
     use crate::keys::encode_public_key;
     use ed25519_dalek::SigningKey;
@@ -218,6 +254,10 @@ mod tests {
         DateTime::parse_from_rfc3339(text)
             .unwrap()
             .with_timezone(&Utc)
+    }
+
+    fn at0() -> DateTime<Utc> {
+        t("2026-11-21T12:00:00Z")
     }
 
     fn public(n: u8) -> (String, String) {
@@ -242,13 +282,14 @@ mod tests {
 
     #[test]
     fn keys_count_from_their_event_and_revocations_from_theirs() {
-        let mut history = KeyHistory::default();
-        history.apply(3, &registered(None)).unwrap();
+        let mut history = RegistryHistory::default();
+        history.apply(3, at0(), &registered(None)).unwrap();
         let (first, _) = public(1);
         let (second, second_public) = public(2);
         history
             .apply(
                 10,
+                at0(),
                 &RegistryEvent::TableKeyAdded {
                     table_id: "R1".into(),
                     previous: Some(3),
@@ -261,6 +302,7 @@ mod tests {
         history
             .apply(
                 20,
+                at0(),
                 &RegistryEvent::TableKeyRevoked {
                     table_id: "R1".into(),
                     previous: Some(10),
@@ -286,11 +328,11 @@ mod tests {
 
     #[test]
     fn a_missing_or_inconsistent_event_is_named() {
-        let mut history = KeyHistory::default();
-        let err = history.apply(5, &registered(Some(2))).unwrap_err();
+        let mut history = RegistryHistory::default();
+        let err = history.apply(5, at0(), &registered(Some(2))).unwrap_err();
         assert!(err.contains("none came before it"), "{err}");
-        history.apply(5, &registered(None)).unwrap();
-        let err = history.apply(9, &registered(Some(5))).unwrap_err();
+        history.apply(5, at0(), &registered(None)).unwrap();
+        let err = history.apply(9, at0(), &registered(Some(5))).unwrap_err();
         assert!(err.contains("registered twice"), "{err}");
         let revoke_other = RegistryEvent::TableKeyRevoked {
             table_id: "R2".into(),
@@ -299,7 +341,7 @@ mod tests {
             revoked_at: format_time(t("2026-11-21T06:00:00Z")),
             reason: "x".into(),
         };
-        let err = history.apply(9, &revoke_other).unwrap_err();
+        let err = history.apply(9, at0(), &revoke_other).unwrap_err();
         assert!(err.contains("not a key of table `R2`"), "{err}");
         let skipped = RegistryEvent::TableKeyAdded {
             table_id: "R1".into(),
@@ -308,7 +350,7 @@ mod tests {
             public_key: public(3).1,
             valid_from: format_time(t("2026-11-21T06:00:00Z")),
         };
-        let err = history.apply(9, &skipped).unwrap_err();
+        let err = history.apply(9, at0(), &skipped).unwrap_err();
         assert!(err.contains("is missing or was inserted"), "{err}");
         let wrong_id = RegistryEvent::TableKeyAdded {
             table_id: "R1".into(),
@@ -317,7 +359,150 @@ mod tests {
             public_key: public(3).1,
             valid_from: format_time(t("2026-11-21T06:00:00Z")),
         };
-        let err = history.apply(9, &wrong_id).unwrap_err();
+        let err = history.apply(9, at0(), &wrong_id).unwrap_err();
         assert!(err.contains("does not match"), "{err}");
+    }
+
+    fn api_key(previous: Option<u64>, id: &str, name: &str, role: Role) -> RegistryEvent {
+        RegistryEvent::ApiKeyCreated {
+            previous,
+            key_id: id.into(),
+            name: name.into(),
+            role,
+            created_by: "cli:root".into(),
+            expires_at: Some(format_time(t("2026-12-31T00:00:00Z"))),
+        }
+    }
+
+    fn resolution(previous: u64, state: FindingState, key: (&str, &str, Role)) -> RegistryEvent {
+        RegistryEvent::FindingResolved {
+            previous: Some(previous),
+            table_id: "R1".into(),
+            round_index: 4,
+            finding: 1,
+            kind: "overpaid".into(),
+            rules_version: "2026.11.1".into(),
+            state,
+            amount_settled_h: None,
+            reason: (state == FindingState::Dismissed).then(|| "camera".into()),
+            comment: "looked at it".into(),
+            key_id: key.0.into(),
+            key_name: key.1.into(),
+            key_role: key.2,
+        }
+    }
+
+    #[test]
+    fn resolutions_are_made_by_a_compliance_key_that_could_act_and_follow_the_states() {
+        const OFFICER: (&str, &str, Role) = ("00000000000000aa", "officer", Role::Compliance);
+        const NIGHTLY: (&str, &str, Role) = ("00000000000000bb", "nightly", Role::Reporter);
+        let mut history = RegistryHistory::default();
+        history.apply(0, at0(), &registered(None)).unwrap();
+        history
+            .apply(1, at0(), &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2))
+            .unwrap();
+        history
+            .apply(2, at0(), &api_key(Some(1), NIGHTLY.0, NIGHTLY.1, NIGHTLY.2))
+            .unwrap();
+        // Names and ids are unique.
+        let err = history
+            .apply(
+                3,
+                at0(),
+                &api_key(Some(2), "00000000000000cc", "officer", Role::Admin),
+            )
+            .unwrap_err();
+        assert!(err.contains("used twice"), "{err}");
+        // A reporter key may not resolve; a compliance key may, once per allowed step.
+        let err = history
+            .apply(5, at0(), &resolution(2, FindingState::Confirmed, NIGHTLY))
+            .unwrap_err();
+        assert!(err.contains("may not resolve findings"), "{err}");
+        history
+            .apply(5, at0(), &resolution(2, FindingState::Escalated, OFFICER))
+            .unwrap();
+        let err = history
+            .apply(6, at0(), &resolution(5, FindingState::Escalated, OFFICER))
+            .unwrap_err();
+        assert!(
+            err.contains("is escalated; it cannot become escalated"),
+            "{err}"
+        );
+        history
+            .apply(6, at0(), &resolution(5, FindingState::Dismissed, OFFICER))
+            .unwrap();
+        assert_eq!(
+            history.resolutions().state_of((4, 1)),
+            FindingState::Dismissed
+        );
+        assert_eq!(history.resolutions().state_of((4, 0)), FindingState::Open);
+        // The name and role must be the key's; after its expiry or revocation it cannot act.
+        let err = history
+            .apply(
+                7,
+                at0(),
+                &resolution(
+                    6,
+                    FindingState::Escalated,
+                    ("00000000000000aa", "officer", Role::Admin),
+                ),
+            )
+            .unwrap_err();
+        assert!(err.contains("but it is `officer` (compliance)"), "{err}");
+        let err = history
+            .apply(
+                7,
+                t("2027-01-01T00:00:00Z"),
+                &resolution(6, FindingState::Escalated, OFFICER),
+            )
+            .unwrap_err();
+        assert!(err.contains("had expired"), "{err}");
+        let revoked = RegistryEvent::ApiKeyRevoked {
+            previous: Some(6),
+            key_id: OFFICER.0.into(),
+            name: OFFICER.1.into(),
+            revoked_by: "admin".into(),
+            reason: "left the company".into(),
+        };
+        history.apply(7, at0(), &revoked).unwrap();
+        let err = history
+            .apply(8, at0(), &resolution(7, FindingState::Escalated, OFFICER))
+            .unwrap_err();
+        assert!(err.contains("was revoked at entry 7"), "{err}");
+        assert_eq!(history.resolutions().all().len(), 2);
+        assert_eq!(history.api_keys().all().len(), 2);
+        assert_eq!(history.resolutions().resolved_findings().count(), 1);
+    }
+
+    #[test]
+    fn a_resolution_must_name_the_finding_as_before_and_come_after_its_round() {
+        const OFFICER: (&str, &str, Role) = ("00000000000000aa", "officer", Role::Compliance);
+        let mut history = RegistryHistory::default();
+        history.apply(0, at0(), &registered(None)).unwrap();
+        history
+            .apply(1, at0(), &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2))
+            .unwrap();
+        let err = history
+            .apply(3, at0(), &resolution(1, FindingState::Confirmed, OFFICER))
+            .unwrap_err();
+        assert!(err.contains("does not come before it"), "{err}");
+        history
+            .apply(5, at0(), &resolution(1, FindingState::Escalated, OFFICER))
+            .unwrap();
+        let mut other_kind = resolution(5, FindingState::Confirmed, OFFICER);
+        if let RegistryEvent::FindingResolved { kind, .. } = &mut other_kind {
+            *kind = "underpaid".into();
+        }
+        let err = history.apply(6, at0(), &other_kind).unwrap_err();
+        assert!(
+            err.contains("entry 5 resolved it as a `overpaid` finding"),
+            "{err}"
+        );
+        let mut unknown_table = resolution(5, FindingState::Confirmed, OFFICER);
+        if let RegistryEvent::FindingResolved { table_id, .. } = &mut unknown_table {
+            *table_id = "R9".into();
+        }
+        let err = history.apply(6, at0(), &unknown_table).unwrap_err();
+        assert!(err.contains("`R9`, which is not registered"), "{err}");
     }
 }

@@ -1,0 +1,168 @@
+//! API keys as the registry events give them: created with a role, perhaps expiring, revoked.
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{DateTime, Utc};
+
+use crate::access::{validate_key_name, Role};
+use crate::entry::parse_ledger_time;
+use crate::registry_event::RegistryEvent;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiKeyRevocation {
+    /// Ledger index and time of the revocation event.
+    pub index: u64,
+    pub revoked_at: DateTime<Utc>,
+    pub revoked_by: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoricApiKey {
+    pub key_id: String,
+    pub name: String,
+    pub role: Role,
+    pub created_by: String,
+    /// Ledger index and time of the creation event.
+    pub index: u64,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub revocation: Option<ApiKeyRevocation>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ApiKeys {
+    by_id: HashMap<String, HistoricApiKey>,
+    names: HashSet<String>,
+}
+
+impl ApiKeys {
+    pub(super) fn apply(
+        &mut self,
+        index: u64,
+        received_at: DateTime<Utc>,
+        event: &RegistryEvent,
+    ) -> Result<(), String> {
+        match event {
+            RegistryEvent::ApiKeyCreated {
+                key_id,
+                name,
+                role,
+                created_by,
+                expires_at,
+                ..
+            } => {
+                let hex_id = key_id.len() == 16
+                    && key_id
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+                if !hex_id {
+                    return Err(format!(
+                        "API key id `{key_id}` is not 8 bytes in lower-case hex"
+                    ));
+                }
+                validate_key_name(name).map_err(|m| format!("API key `{name}`: {m}"))?;
+                if self.by_id.contains_key(key_id) {
+                    return Err(format!("API key {key_id} is created twice"));
+                }
+                if !self.names.insert(name.clone()) {
+                    return Err(format!("API key name `{name}` is used twice"));
+                }
+                if created_by.trim().is_empty() {
+                    return Err(format!("API key `{name}` does not say who created it"));
+                }
+                let expires_at = expires_at.as_deref().map(parse_ledger_time).transpose()?;
+                self.by_id.insert(
+                    key_id.clone(),
+                    HistoricApiKey {
+                        key_id: key_id.clone(),
+                        name: name.clone(),
+                        role: *role,
+                        created_by: created_by.clone(),
+                        index,
+                        created_at: received_at,
+                        expires_at,
+                        revocation: None,
+                    },
+                );
+            }
+            RegistryEvent::ApiKeyRevoked {
+                key_id,
+                name,
+                revoked_by,
+                reason,
+                ..
+            } => {
+                let key = self.by_id.get_mut(key_id).ok_or_else(|| {
+                    format!("revocation of API key {key_id}, which was never created")
+                })?;
+                if &key.name != name {
+                    return Err(format!(
+                        "revocation of API key {key_id} names it `{name}`, but it is `{}`",
+                        key.name
+                    ));
+                }
+                if key.revocation.is_some() {
+                    return Err(format!("API key `{name}` is revoked twice"));
+                }
+                if reason.trim().is_empty() || revoked_by.trim().is_empty() {
+                    return Err(format!(
+                        "revocation of API key `{name}` without a reason or without who revoked it"
+                    ));
+                }
+                key.revocation = Some(ApiKeyRevocation {
+                    index,
+                    revoked_at: received_at,
+                    revoked_by: revoked_by.clone(),
+                    reason: reason.clone(),
+                });
+            }
+            _ => return Err("not an API key event".into()),
+        }
+        Ok(())
+    }
+
+    /// The key `key_id`, if it could act at entry `index` received at `at` under the name and
+    /// role an event gives it: created earlier, not revoked earlier, not expired.
+    pub fn acting(
+        &self,
+        key_id: &str,
+        name: &str,
+        role: Role,
+        index: u64,
+        at: DateTime<Utc>,
+    ) -> Result<&HistoricApiKey, String> {
+        let key = self
+            .by_id
+            .get(key_id)
+            .filter(|k| k.index < index)
+            .ok_or_else(|| format!("API key {key_id} was not created before entry {index}"))?;
+        if key.name != name || key.role != role {
+            return Err(format!(
+                "the entry names API key {key_id} `{name}` ({role}), but it is `{}` ({})",
+                key.name, key.role
+            ));
+        }
+        if let Some(r) = key.revocation.as_ref().filter(|r| r.index < index) {
+            return Err(format!(
+                "API key `{name}` was revoked at entry {} before entry {index}",
+                r.index
+            ));
+        }
+        if key.expires_at.is_some_and(|e| e <= at) {
+            return Err(format!("API key `{name}` had expired before entry {index}"));
+        }
+        Ok(key)
+    }
+
+    pub fn get(&self, key_id: &str) -> Option<&HistoricApiKey> {
+        self.by_id.get(key_id)
+    }
+
+    /// Every key, in the order they were created.
+    pub fn all(&self) -> Vec<&HistoricApiKey> {
+        let mut keys: Vec<&HistoricApiKey> = self.by_id.values().collect();
+        keys.sort_by_key(|k| k.index);
+        keys
+    }
+}
