@@ -42,6 +42,16 @@ pub enum ApiError {
     },
     #[error("request body is larger than {limit} bytes")]
     TooLarge { limit: usize },
+    /// No key, or one that is unknown, revoked or expired.
+    #[error("{message}")]
+    Unauthenticated { code: &'static str, message: String },
+    /// A valid key whose role may not call the route.
+    #[error("{message}")]
+    Forbidden { message: String, details: Value },
+    #[error("too many requests with this API key; retry after {retry_after_seconds} s")]
+    RateLimited { retry_after_seconds: u64 },
+    #[error("this route answers only {}", allowed.join(", "))]
+    MethodNotAllowed { allowed: Vec<&'static str> },
     #[error("{0}")]
     Unavailable(String),
     #[error("internal error: {0}")]
@@ -83,6 +93,10 @@ impl ApiError {
             | ApiError::NotFound { code, .. }
             | ApiError::Conflict { code, .. } => code,
             ApiError::TooLarge { .. } => "payload_too_large",
+            ApiError::Unauthenticated { code, .. } => code,
+            ApiError::Forbidden { .. } => "forbidden",
+            ApiError::RateLimited { .. } => "rate_limited",
+            ApiError::MethodNotAllowed { .. } => "method_not_allowed",
             ApiError::Unavailable(_) => "unavailable",
             ApiError::Internal(_) => "internal",
         }
@@ -108,8 +122,13 @@ impl ApiError {
         match self {
             ApiError::BadRequest { details, .. }
             | ApiError::Unprocessable { details, .. }
-            | ApiError::Conflict { details, .. } => details.clone(),
+            | ApiError::Conflict { details, .. }
+            | ApiError::Forbidden { details, .. } => details.clone(),
             ApiError::TooLarge { limit } => serde_json::json!({ "limit_bytes": limit }),
+            ApiError::RateLimited {
+                retry_after_seconds,
+            } => serde_json::json!({ "retry_after_seconds": retry_after_seconds }),
+            ApiError::MethodNotAllowed { allowed } => serde_json::json!({ "allowed": allowed }),
             _ => Value::Object(Default::default()),
         }
     }
@@ -123,13 +142,33 @@ impl ResponseError for ApiError {
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status_code()).json(self.body())
+        use actix_web::http::header;
+        let mut response = HttpResponse::build(self.status_code());
+        match self {
+            ApiError::Unauthenticated { .. } => {
+                response.insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"dozor\""));
+            }
+            ApiError::RateLimited {
+                retry_after_seconds,
+            } => {
+                response.insert_header((header::RETRY_AFTER, retry_after_seconds.to_string()));
+            }
+            ApiError::MethodNotAllowed { allowed } => {
+                response.insert_header((header::ALLOW, allowed.join(", ")));
+            }
+            _ => {}
+        }
+        response.json(self.body())
     }
 }
 
@@ -148,6 +187,7 @@ impl From<reports::ReportError> for ApiError {
     fn from(e: reports::ReportError) -> Self {
         match e {
             reports::ReportError::InvalidFilter(m) => ApiError::bad_request("invalid_query", m),
+            reports::ReportError::Ledger(e) => e.into(),
             other => ApiError::internal(other),
         }
     }

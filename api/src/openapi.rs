@@ -1,9 +1,16 @@
 //! The OpenAPI document, generated from the real handlers. `dozor openapi` writes it to
 //! `openapi/openapi.json`; a test fails when the checked-in file is stale.
 
-use utoipa::OpenApi;
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{Content, Ref, RefOr, ResponseBuilder};
+use utoipa::{Modify, OpenApi};
 
+use crate::access::{self, Access, Lookup};
 use crate::routes;
+
+/// The name of the bearer scheme in the document.
+pub const SECURITY_SCHEME: &str = "api_key";
 
 #[derive(OpenApi)]
 #[openapi(
@@ -11,7 +18,11 @@ use crate::routes;
         title = "dozor",
         description = "Compliance and audit service for live casino games under a herní plán: signed \
                        round ingest into a hash-chained ledger, re-adjudication, findings and reports. \
-                       Money is integer haléře (`*_h`).",
+                       Money is integer haléře (`*_h`). \
+                       Access: an API key (`Authorization: Bearer dzr_…`) whose role the operation \
+                       lists in its security requirement (admin, compliance, regulator, reporter); \
+                       tables submit records signed with their ed25519 key and no API key; the \
+                       checkpoint, proofs, health and this document are public.",
         license(name = "Apache-2.0")
     ),
     paths(
@@ -37,18 +48,114 @@ use crate::routes;
         routes::reports::shoes,
         routes::reports::fantasy,
         routes::reports::wheels,
+        routes::findings::get,
+        routes::findings::resolve,
         routes::exports::export,
+        routes::apikeys::list,
+        routes::apikeys::create,
+        routes::apikeys::revoke,
+        routes::apikeys::whoami,
     ),
+    modifiers(&AccessRules),
     tags(
         (name = "records", description = "Signed records from the tables"),
         (name = "tables", description = "Gaming tables and their keys"),
         (name = "ledger", description = "The append-only ledger"),
         (name = "findings", description = "Discrepancies found by re-adjudication"),
         (name = "reports", description = "Payout and RTP reports"),
+        (name = "access", description = "API keys and their roles"),
         (name = "operations", description = "Health and API description"),
     )
 )]
 pub struct ApiDoc;
+
+/// Writes the role table into the document: the bearer scheme, each operation's roles as its
+/// security requirement (and in its description), and the answers a refused request gets.
+struct AccessRules;
+
+impl Modify for AccessRules {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            SECURITY_SCHEME,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("dzr_<43 characters of base64url>")
+                    .description(Some(
+                        "An API key from `dozor apikey create` or `POST /api/v1/apikeys`; the \
+                         scopes listed by an operation are the roles that may call it.",
+                    ))
+                    .build(),
+            ),
+        );
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            let operations = [
+                ("GET", &mut item.get),
+                ("POST", &mut item.post),
+                ("PUT", &mut item.put),
+                ("DELETE", &mut item.delete),
+                ("PATCH", &mut item.patch),
+            ];
+            for (method, operation) in operations {
+                if let (Some(operation), Lookup::Found(rule)) =
+                    (operation.as_mut(), access::lookup(method, path))
+                {
+                    apply_rule(operation, rule);
+                }
+            }
+        }
+    }
+}
+
+fn error_response(description: &str) -> RefOr<utoipa::openapi::Response> {
+    RefOr::T(
+        ResponseBuilder::new()
+            .description(description)
+            .content(
+                "application/json",
+                Content::new(Some(Ref::from_schema_name("ErrorBody"))),
+            )
+            .build(),
+    )
+}
+
+fn apply_rule(operation: &mut Operation, rule: Access) {
+    let note = match rule {
+        Access::Public => "Access: public, no API key.".to_owned(),
+        Access::TableSignature => {
+            "Access: a gaming table, by the ed25519 signature of each record; no API key."
+                .to_owned()
+        }
+        Access::Roles(_) => format!("Access: API key with role {}.", rule.describe()),
+    };
+    let description = operation.description.take().unwrap_or_default();
+    operation.description = Some(if description.is_empty() {
+        note
+    } else {
+        format!("{description}\n\n{note}")
+    });
+    let Access::Roles(roles) = rule else {
+        return;
+    };
+    operation.security = Some(vec![SecurityRequirement::new(
+        SECURITY_SCHEME,
+        roles.iter().map(|r| r.as_str()),
+    )]);
+    let responses = &mut operation.responses.responses;
+    responses.insert(
+        "401".into(),
+        error_response("no API key, or an unknown, revoked or expired one"),
+    );
+    responses.insert(
+        "403".into(),
+        error_response("the key's role may not call this operation"),
+    );
+    responses.insert(
+        "429".into(),
+        error_response("the key's rate limit is reached; see Retry-After"),
+    );
+}
 
 /// The document as written to `openapi/openapi.json`.
 pub fn document() -> Result<String, serde_json::Error> {

@@ -8,6 +8,7 @@ use reports::GamingDayClock;
 use rules::PlanBook;
 
 use crate::appender::{Appender, CheckpointPolicy};
+use crate::auth::{Gatekeeper, RateLimit};
 use crate::routes;
 use crate::state::{AppState, Directory};
 
@@ -30,6 +31,8 @@ pub struct Settings {
     pub operator: NoteSigner,
     /// When checkpoints are signed; none without a policy.
     pub checkpoints: Option<CheckpointPolicy>,
+    /// Requests each API key may make.
+    pub api_key_rate: RateLimit,
 }
 
 impl Settings {
@@ -43,6 +46,7 @@ impl Settings {
             pool_size: 16,
             max_batch: 1_000,
             checkpoints: None,
+            api_key_rate: RateLimit::default(),
         }
     }
 }
@@ -77,6 +81,7 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
         ),
         operator: Arc::new(settings.operator.clone()),
         directory: Arc::new(Directory::default()),
+        gatekeeper: Arc::new(Gatekeeper::new(settings.api_key_rate)),
         default_plan: settings.default_plan.clone(),
         body_limit: settings.body_limit,
     })

@@ -10,6 +10,7 @@ use reports::GamingDayClock;
 use rules::PlanBook;
 
 use crate::appender::Appender;
+use crate::auth::Gatekeeper;
 use crate::error::ApiError;
 
 #[derive(Clone)]
@@ -19,6 +20,8 @@ pub struct AppState {
     pub clock: GamingDayClock,
     pub appender: Appender,
     pub directory: Arc<Directory>,
+    /// API keys, their rate limits and refused authentications.
+    pub gatekeeper: Arc<Gatekeeper>,
     /// Signs registry events (and, in the appender, checkpoints).
     pub operator: Arc<ledger::checkpoint::NoteSigner>,
     /// Plan assigned to a table registered without one.

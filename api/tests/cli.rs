@@ -8,6 +8,7 @@ use std::process::Command;
 use actix_web::{test as web_test, App};
 use common::*;
 use diesel::RunQueryDsl as _;
+use ledger::access::Role;
 use serde_json::{json, Value};
 
 fn dozor() -> Command {
@@ -93,12 +94,14 @@ fn keygen_sign_and_adjudicate_a_record_file() {
 #[actix_web::test]
 async fn verify_walks_the_ledger_and_names_a_tampered_index() {
     let (state, url) = state();
+    create_key(&url, Role::Admin);
     let app =
         web_test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
     let k = key(8);
     let operator_key = operator().verifier().to_string();
     let req = web_test::TestRequest::post()
         .uri("/api/v1/tables")
+        .insert_header(bearer(Role::Admin))
         .set_json(registration("R01", &k))
         .to_request();
     assert_eq!(
@@ -132,9 +135,10 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    // The registration and four rounds.
-    assert_eq!(report["entries_checked"], 5);
-    assert_eq!(report["registry_events"], 1);
+    // The admin key, the registration and four rounds.
+    assert_eq!(report["entries_checked"], 6);
+    assert_eq!(report["registry_events"], 2);
+    assert_eq!(report["api_keys"], 1);
 
     // Without the operator's key the registry events are not trusted.
     let out = dozor()
@@ -149,14 +153,14 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("BROKEN at index 0"));
 
-    // As superuser, bypass the append-only trigger and change a payout inside entry 2.
+    // As superuser, bypass the append-only trigger and change a payout inside entry 3.
     let mut conn = ledger::storage::connect(&url).unwrap();
     diesel::sql_query("SET session_replication_role = replica")
         .execute(&mut conn)
         .unwrap();
     diesel::sql_query(
         "UPDATE ledger_entries SET entry = convert_to(replace(convert_from(entry, 'UTF8'), \
-         '\"paid_h\":360000', '\"paid_h\":3600000'), 'UTF8') WHERE idx = 2",
+         '\"paid_h\":360000', '\"paid_h\":3600000'), 'UTF8') WHERE idx = 3",
     )
     .execute(&mut conn)
     .unwrap();
@@ -167,8 +171,8 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["failure"]["index"], 2);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("BROKEN at index 2"));
+    assert_eq!(report["failure"]["index"], 3);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("BROKEN at index 3"));
 }
 
 #[test]

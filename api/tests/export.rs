@@ -486,12 +486,20 @@ fn the_command_line_verifies_and_reports_the_failing_item() {
 #[actix_web::test]
 async fn the_api_serves_the_export_as_a_zip_that_verifies() {
     use actix_web::{test as web_test, App};
-    let (state, _url, day) = ledger_and_state();
+    let (state, url, day) = ledger_and_state();
+    create_key(&url, ledger::access::Role::Regulator);
     let app =
         web_test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
     let uri = format!("/api/v1/exports?from={day}&to={day}");
-    let response =
-        web_test::call_service(&app, web_test::TestRequest::get().uri(&uri).to_request()).await;
+    let regulator = bearer(ledger::access::Role::Regulator);
+    let response = web_test::call_service(
+        &app,
+        web_test::TestRequest::get()
+            .uri(&uri)
+            .insert_header(regulator.clone())
+            .to_request(),
+    )
+    .await;
     assert_eq!(response.status().as_u16(), 200);
     assert_eq!(
         response.headers().get("content-type").unwrap(),
@@ -510,6 +518,7 @@ async fn the_api_serves_the_export_as_a_zip_that_verifies() {
         &app,
         web_test::TestRequest::get()
             .uri(&format!("/api/v1/exports?from={day}&to=2026-01-01"))
+            .insert_header(regulator)
             .to_request(),
     )
     .await;

@@ -7,6 +7,7 @@ mod common;
 use actix_web::{test, App};
 use api::server;
 use common::*;
+use ledger::access::Role;
 use serde_json::{json, Value};
 
 macro_rules! app {
@@ -27,6 +28,7 @@ where
         app,
         test::TestRequest::post()
             .uri(uri)
+            .insert_header(bearer(Role::Admin))
             .set_json(body)
             .to_request(),
     )
@@ -57,7 +59,14 @@ where
         Error = actix_web::Error,
     >,
 {
-    call(app, test::TestRequest::get().uri(uri).to_request()).await
+    call(
+        app,
+        test::TestRequest::get()
+            .uri(uri)
+            .insert_header(bearer(Role::Compliance))
+            .to_request(),
+    )
+    .await
 }
 
 fn assert_error(status: u16, body: &Value, expected_status: u16, code: &str) {
@@ -72,19 +81,20 @@ fn assert_error(status: u16, body: &Value, expected_status: u16, code: &str) {
 
 #[actix_web::test]
 async fn receipt_idempotency_conflict_and_gaps() {
-    let (state, url) = state();
+    let (state, url) = api_state();
     let app = app!(state);
     let k = key(1);
     let (status, table) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
     assert_eq!(status, 201, "{table}");
     assert_eq!(table["plan_id"], "69games-ziva-hra");
-    // The registration itself is ledger entry 0, signed by the operator.
-    assert_eq!(table["ledger_entry"]["index"], 0);
+    // The registration itself is ledger entry 2 (after the tests' two API keys), signed by the
+    // operator.
+    assert_eq!(table["ledger_entry"]["index"], 2);
 
     let record = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 360_000)]));
     let (status, receipt) = post(&app, "/api/v1/records", signed(record.clone(), &k)).await;
     assert_eq!(status, 201, "{receipt}");
-    assert_eq!(receipt["index"], 1);
+    assert_eq!(receipt["index"], 3);
     assert_eq!(receipt["entry_hash"].as_str().unwrap().len(), 64);
 
     // Same record again: the same receipt, nothing appended.
@@ -109,7 +119,7 @@ async fn receipt_idempotency_conflict_and_gaps() {
         events[0]["details"]["rejected_envelope"]["record"]["outcome"]["number"],
         5
     );
-    assert_eq!(ledger_size(&url), 2);
+    assert_eq!(ledger_size(&url), 4);
 
     // seq_no 2 and 3 never arrive. seq_no 4 comes indented: the ledger keeps its canonical form.
     let fourth = spin("R01", 4, 0, json!([]));
@@ -138,15 +148,19 @@ async fn receipt_idempotency_conflict_and_gaps() {
     assert_eq!(view["last_seq_no"], 4);
 
     // The stored entry carries the envelope and the verdict.
-    let (status, entry) = get(&app, "/api/v1/ledger/entries/1").await;
+    let (status, entry) = get(&app, "/api/v1/ledger/entries/3").await;
     assert_eq!(status, 200);
     assert_eq!(entry["entry_hash"], receipt["entry_hash"]);
     assert_eq!(entry["verdict"]["expected_paid_h"], 360_000);
     assert_eq!(entry["prev_hash"], table["ledger_entry"]["entry_hash"]);
-    // Entry 0: the registration, signed by the operator.
+    // Entry 2: the registration, signed by the operator; entry 0 the first API key.
     let (status, entry) = get(&app, "/api/v1/ledger/entries/0").await;
     assert_eq!(status, 200, "{entry}");
     assert_eq!(entry["prev_hash"], "0".repeat(64));
+    let inner: Value = serde_json::from_str(entry["entry"].as_str().unwrap()).unwrap();
+    assert_eq!(inner["envelope"]["record"]["type"], "api_key_created");
+    let (status, entry) = get(&app, "/api/v1/ledger/entries/2").await;
+    assert_eq!(status, 200, "{entry}");
     let inner: Value = serde_json::from_str(entry["entry"].as_str().unwrap()).unwrap();
     assert_eq!(inner["envelope"]["record"]["type"], "table_registered");
     assert_eq!(
@@ -154,12 +168,12 @@ async fn receipt_idempotency_conflict_and_gaps() {
         ledger::keys::key_id(&operator().verifier().key)
     );
     let (_, head) = get(&app, "/api/v1/ledger/head").await;
-    assert_eq!(head["size"], 3);
+    assert_eq!(head["size"], 5);
 }
 
 #[actix_web::test]
 async fn bad_input_is_refused_and_changes_nothing() {
-    let (state, url) = state();
+    let (state, url) = api_state();
     let app = app!(state);
     let k = key(2);
     assert_eq!(
@@ -258,8 +272,8 @@ async fn bad_input_is_refused_and_changes_nothing() {
     assert_error(s, &b, 413, "payload_too_large");
     assert_eq!(
         ledger_size(&url),
-        1,
-        "nothing may be appended after the registration"
+        3,
+        "nothing may be appended after the keys and the registration"
     );
 
     // A revoked key: refused from the revocation on.
@@ -272,10 +286,10 @@ async fn bad_input_is_refused_and_changes_nothing() {
     .await;
     assert_eq!(s, 200, "{b}");
     assert!(b["revoked_at"].is_string());
-    assert_eq!(b["ledger_entry"]["index"], 1, "the revocation is entry 1");
+    assert_eq!(b["ledger_entry"]["index"], 3, "the revocation is entry 3");
     let (s, b) = post(&app, "/api/v1/records", signed(good.clone(), &k)).await;
     assert_error(s, &b, 422, "key_not_valid");
-    assert_eq!(ledger_size(&url), 2);
+    assert_eq!(ledger_size(&url), 4);
 
     // A rotated key works; the table registry rejects junk too.
     let (s, b) = post(
@@ -307,7 +321,7 @@ async fn bad_input_is_refused_and_changes_nothing() {
 
 #[actix_web::test]
 async fn a_batch_is_handled_record_by_record() {
-    let (state, url) = state();
+    let (state, url) = api_state();
     let app = app!(state);
     let k = key(3);
     let (status, _) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
@@ -336,12 +350,16 @@ async fn a_batch_is_handled_record_by_record() {
         .collect();
     // New, new, the same record again, a broken signature, another record under seq_no 1, junk.
     assert_eq!(statuses, vec![201, 201, 200, 422, 409, 400]);
-    assert_eq!(body["results"][0]["receipt"]["index"], 1);
+    assert_eq!(body["results"][0]["receipt"]["index"], 3);
     assert_eq!(body["results"][2]["receipt"], body["results"][0]["receipt"]);
     assert_eq!(body["results"][3]["error"]["code"], "bad_signature");
     assert_eq!(body["results"][4]["error"]["code"], "seq_no_conflict");
     assert_eq!(body["results"][5]["error"]["code"], "invalid_envelope");
-    assert_eq!(ledger_size(&url), 3, "the registration and two rounds");
+    assert_eq!(
+        ledger_size(&url),
+        5,
+        "two API keys, the registration and two rounds"
+    );
 
     // Not an array, or too many: refused as a whole.
     let (status, body) = post(&app, "/api/v1/records/batch", json!({"record": 1})).await;
@@ -349,12 +367,12 @@ async fn a_batch_is_handled_record_by_record() {
     let too_many = Value::Array(vec![json!({}); 1_001]);
     let (status, body) = post(&app, "/api/v1/records/batch", too_many).await;
     assert_error(status, &body, 400, "batch_too_large");
-    assert_eq!(ledger_size(&url), 3);
+    assert_eq!(ledger_size(&url), 5);
 }
 
 #[actix_web::test]
 async fn a_blackjack_round_is_adjudicated_from_its_cards() {
-    let (state, _url) = state();
+    let (state, _url) = api_state();
     let app = app!(state);
     let k = key(7);
     let mut table = registration("BJ1", &k);
@@ -414,7 +432,7 @@ async fn a_blackjack_round_is_adjudicated_from_its_cards() {
 
 #[actix_web::test]
 async fn the_shoe_audit_finds_a_seventh_ace_over_several_rounds() {
-    let (state, _url) = state();
+    let (state, _url) = api_state();
     let app = app!(state);
     let k = key(8);
     let mut table = registration("BJ2", &k);
@@ -499,7 +517,7 @@ fn wheel_1_layout() -> Vec<String> {
 
 #[actix_web::test]
 async fn a_money_wheel_is_registered_with_its_layout_and_judged_by_it() {
-    let (state, _url) = state();
+    let (state, _url) = api_state();
     let app = app!(state);
     let k = key(9);
     let layout = wheel_1_layout();
@@ -569,7 +587,7 @@ async fn a_money_wheel_is_registered_with_its_layout_and_judged_by_it() {
 
 #[actix_web::test]
 async fn the_wheel_statistics_flag_a_wheel_that_lands_unevenly() {
-    let (state, _url) = state();
+    let (state, _url) = api_state();
     let app = app!(state);
     let layout = wheel_1_layout();
     for (table_id, seed, tilted) in [("W-FAIR", 11, false), ("W-TILT", 12, true)] {
@@ -622,7 +640,7 @@ async fn the_wheel_statistics_flag_a_wheel_that_lands_unevenly() {
 
 #[actix_web::test]
 async fn a_poker_hand_is_replayed_and_the_report_counts_the_rake_as_revenue() {
-    let (state, _url) = state();
+    let (state, _url) = api_state();
     let app = app!(state);
     let k = key(13);
     let mut table = registration("P1", &k);
@@ -712,7 +730,7 @@ async fn a_poker_hand_is_replayed_and_the_report_counts_the_rake_as_revenue() {
 
 #[actix_web::test]
 async fn open_face_chinese_and_a_tournament_reach_the_daily_report() {
-    let (state, _url) = state();
+    let (state, _url) = api_state();
     let app = app!(state);
     let (ofc_key, room_key) = (key(21), key(22));
     for (table_id, game, k) in [

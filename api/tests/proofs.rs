@@ -5,6 +5,7 @@ mod common;
 
 use actix_web::{test, App};
 use common::*;
+use ledger::access::Role;
 use ledger::merkle::{verify_consistency, verify_inclusion, Hash};
 use serde_json::{json, Value};
 
@@ -17,11 +18,14 @@ fn hash(v: &Value) -> Hash {
 
 #[actix_web::test]
 async fn inclusion_and_consistency_proofs_verify() {
-    let (state, _url) = state();
+    let (state, url) = state();
+    // Entry 0: the admin key that registers the table (entry 1).
+    create_key(&url, Role::Admin);
     let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
     let k = key(6);
     let req = test::TestRequest::post()
         .uri("/api/v1/tables")
+        .insert_header(bearer(Role::Admin))
         .set_json(registration("R01", &k))
         .to_request();
     assert_eq!(test::call_service(&app, req).await.status().as_u16(), 201);
@@ -43,8 +47,9 @@ async fn inclusion_and_consistency_proofs_verify() {
     )
     .await;
     let proof: Vec<Hash> = body["proof"].as_array().unwrap().iter().map(hash).collect();
-    // Entry 0 is the table's registration, so entry 2 is the second round.
-    assert_eq!(body["leaf_hash"], receipts[1]["entry_hash"]);
+    // Entries 0 and 1 are the admin key and the table's registration, so entry 2 is the first
+    // round.
+    assert_eq!(body["leaf_hash"], receipts[0]["entry_hash"]);
     assert!(verify_inclusion(
         2,
         5,
@@ -57,7 +62,7 @@ async fn inclusion_and_consistency_proofs_verify() {
     let body: Value =
         test::call_and_read_body_json(&app, get("/api/v1/ledger/proof/inclusion?index=6".into()))
             .await;
-    assert_eq!(body["size"], 8);
+    assert_eq!(body["size"], 9);
 
     let body: Value = test::call_and_read_body_json(
         &app,
@@ -78,7 +83,7 @@ async fn inclusion_and_consistency_proofs_verify() {
         "/api/v1/ledger/proof/inclusion?index=1&size=99",
         "/api/v1/ledger/proof/consistency?first=0&second=5",
         "/api/v1/ledger/proof/consistency?first=6&second=5",
-        "/api/v1/ledger/proof/consistency?first=2&second=9",
+        "/api/v1/ledger/proof/consistency?first=2&second=10",
     ] {
         let response = test::call_service(&app, get(uri.into())).await;
         assert_eq!(response.status().as_u16(), 400, "{uri}");
@@ -94,16 +99,18 @@ async fn inclusion_and_consistency_proofs_verify() {
 async fn checkpoints_cover_every_receipt_within_the_bound() {
     use api::appender::CheckpointPolicy;
     use ledger::checkpoint::{open, Checkpoint, NoteVerifier};
-    let (state, _url) = state_with(|s| {
+    let (state, url) = state_with(|s| {
         s.checkpoints = Some(CheckpointPolicy {
             every_entries: 4,
             every: std::time::Duration::from_millis(300),
         })
     });
+    create_key(&url, Role::Admin);
     let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
     let k = key(7);
     let req = test::TestRequest::post()
         .uri("/api/v1/tables")
+        .insert_header(bearer(Role::Admin))
         .set_json(registration("R01", &k))
         .to_request();
     assert_eq!(test::call_service(&app, req).await.status().as_u16(), 201);
@@ -115,8 +122,8 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
             .to_request();
         assert_eq!(test::call_service(&app, req).await.status().as_u16(), 201);
     }
-    // Within the 300 ms bound (plus slack for a loaded machine) a checkpoint covers all 7 entries
-    // (the registration and six rounds).
+    // Within the 300 ms bound (plus slack for a loaded machine) a checkpoint covers all 8 entries
+    // (the admin key, the registration and six rounds).
     let mut note = String::new();
     let mut verifier_key = String::new();
     for _ in 0..50 {
@@ -136,7 +143,7 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
                 .unwrap()
                 .to_owned();
             note = String::from_utf8(test::read_body(response).await.to_vec()).unwrap();
-            if note.contains("\n7\n") {
+            if note.contains("\n8\n") {
                 break;
             }
         }
@@ -149,14 +156,14 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
     let checkpoint = Checkpoint::parse(text).unwrap();
     assert_eq!(
         (checkpoint.origin.as_str(), checkpoint.size),
-        ("dozor.test/ledger", 7),
+        ("dozor.test/ledger", 8),
         "{note}"
     );
     // The checkpoint's root is the tree's root at that size.
     let body: Value = test::call_and_read_body_json(
         &app,
         test::TestRequest::get()
-            .uri("/api/v1/ledger/proof/inclusion?index=0&size=7")
+            .uri("/api/v1/ledger/proof/inclusion?index=0&size=8")
             .to_request(),
     )
     .await;

@@ -6,6 +6,7 @@ mod common;
 use actix_web::{test, App};
 use api::server;
 use common::*;
+use ledger::access::Role;
 use serde_json::{json, Value};
 
 async fn get_text<S>(app: &S, uri: &str) -> (u16, String)
@@ -16,17 +17,25 @@ where
         Error = actix_web::Error,
     >,
 {
-    call_text(app, test::TestRequest::get().uri(uri).to_request()).await
+    call_text(
+        app,
+        test::TestRequest::get()
+            .uri(uri)
+            .insert_header(bearer(Role::Compliance))
+            .to_request(),
+    )
+    .await
 }
 
 #[actix_web::test]
 async fn findings_and_daily_report() {
-    let (state, _url) = state();
+    let (state, _url) = api_state();
     let app = test::init_service(App::new().configure(server::configure(state.clone()))).await;
     let (k1, k2) = (key(1), key(2));
     for (id, k) in [("R01", &k1), ("R02", &k2)] {
         let req = test::TestRequest::post()
             .uri("/api/v1/tables")
+            .insert_header(bearer(Role::Admin))
             .set_json(registration(id, k))
             .to_request();
         assert_eq!(test::call_service(&app, req).await.status().as_u16(), 201);

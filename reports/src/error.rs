@@ -10,4 +10,6 @@ pub enum ReportError {
     InvalidFilter(String),
     #[error("writing CSV: {0}")]
     Csv(String),
+    #[error(transparent)]
+    Ledger(#[from] ledger::LedgerError),
 }

@@ -1,8 +1,12 @@
-//! Findings (discrepancies) with filters.
+//! Findings (discrepancies) with filters, each with where its resolution stands.
 
 use chrono::{DateTime, NaiveDate, Utc};
+use diesel::dsl::sql;
 use diesel::prelude::*;
-use ledger::storage::models::FindingRow;
+use diesel::sql_types::{Bool, Text};
+use ledger::access::FindingState;
+use ledger::storage::models::{FindingRow, ResolutionRow};
+use ledger::storage::resolutions::finding_ref;
 use ledger::storage::schema::findings;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -16,6 +20,7 @@ pub struct FindingFilter {
     pub table_id: Option<String>,
     pub game: Option<String>,
     pub kind: Option<rules::FindingKind>,
+    pub state: Option<FindingState>,
     pub day: Option<NaiveDate>,
     pub limit: i64,
     pub offset: i64,
@@ -23,9 +28,15 @@ pub struct FindingFilter {
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct FindingItem {
-    pub id: i64,
+    /// `<round index>.<position>`: the `position`-th finding of the verdict of the round at
+    /// ledger index `ledger_index`; what resolutions name.
+    pub id: String,
     /// Ledger index of the round the finding is about.
     pub ledger_index: i64,
+    pub position: i32,
+    /// open, confirmed, dismissed or escalated: the latest resolution's state.
+    #[schema(example = "open")]
+    pub state: String,
     pub table_id: String,
     pub game: String,
     pub played_at: DateTime<Utc>,
@@ -63,6 +74,10 @@ pub fn list(
     }
     let build = || {
         let mut q = findings::table.into_boxed();
+        if let Some(state) = filter.state {
+            // The state is one of four fixed words, never text from the request.
+            q = q.filter(sql::<Bool>(&format!("{STATE_SQL} = '{}'", state.as_str())));
+        }
         if let Some(t) = &filter.table_id {
             q = q.filter(findings::table_id.eq(t.clone()));
         }
@@ -83,11 +98,11 @@ pub fn list(
         q
     };
     let total: i64 = build().count().get_result(conn)?;
-    let rows: Vec<FindingRow> = build()
+    let rows: Vec<(FindingRow, String)> = build()
         .order((findings::played_at.asc(), findings::id.asc()))
         .limit(filter.limit)
         .offset(filter.offset)
-        .select(FindingRow::as_select())
+        .select((FindingRow::as_select(), sql::<Text>(STATE_SQL)))
         .load(conn)?;
     Ok(FindingPage {
         total,
@@ -95,20 +110,100 @@ pub fn list(
         offset: filter.offset,
         items: rows
             .into_iter()
-            .map(|r| FindingItem {
-                gaming_day: clock.day_of(r.played_at),
-                id: r.id,
-                ledger_index: r.ledger_index,
-                table_id: r.table_id,
-                game: r.game,
-                played_at: r.played_at,
-                kind: r.kind,
-                bet_ids: r.bet_ids,
-                expected_h: r.expected_h,
-                actual_h: r.actual_h,
-                amount_h: r.amount_h,
-                message: r.message,
-            })
+            .map(|(r, state)| item(clock, r, state))
             .collect(),
     })
+}
+
+/// A finding's state: its latest resolution's, or open.
+const STATE_SQL: &str = "coalesce((SELECT r.state FROM finding_resolutions r \
+     WHERE r.round_index = findings.ledger_index AND r.finding = findings.position \
+     ORDER BY r.ledger_index DESC LIMIT 1), 'open')";
+
+fn item(clock: &GamingDayClock, r: FindingRow, state: String) -> FindingItem {
+    FindingItem {
+        gaming_day: clock.day_of(r.played_at),
+        id: finding_ref(r.ledger_index as u64, r.position as u32),
+        ledger_index: r.ledger_index,
+        position: r.position,
+        state,
+        table_id: r.table_id,
+        game: r.game,
+        played_at: r.played_at,
+        kind: r.kind,
+        bet_ids: r.bet_ids,
+        expected_h: r.expected_h,
+        actual_h: r.actual_h,
+        amount_h: r.amount_h,
+        message: r.message,
+    }
+}
+
+/// One resolution of a finding, as shown.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ResolutionView {
+    /// The resolution's own ledger entry.
+    pub ledger_index: i64,
+    pub resolved_at: DateTime<Utc>,
+    /// confirmed, dismissed or escalated.
+    #[schema(example = "confirmed")]
+    pub state: String,
+    /// What was recovered from the player or paid back to them (confirmed only).
+    pub amount_settled_h: Option<i64>,
+    /// Why the finding is dismissed (dismissals only).
+    pub reason: Option<String>,
+    pub comment: String,
+    /// The API key that decided, by id, name and role.
+    pub key_id: String,
+    pub key_name: String,
+    pub key_role: String,
+}
+
+impl From<ResolutionRow> for ResolutionView {
+    fn from(r: ResolutionRow) -> Self {
+        ResolutionView {
+            ledger_index: r.ledger_index,
+            resolved_at: r.resolved_at,
+            state: r.state,
+            amount_settled_h: r.amount_settled_h,
+            reason: r.reason,
+            comment: r.comment,
+            key_id: r.key_id,
+            key_name: r.key_name,
+            key_role: r.key_role,
+        }
+    }
+}
+
+/// A finding with every resolution of it, oldest first.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FindingWithHistory {
+    #[serde(flatten)]
+    pub finding: FindingItem,
+    pub history: Vec<ResolutionView>,
+}
+
+/// The `position`-th finding of the round at `round_index`, with its history.
+pub fn get(
+    conn: &mut PgConnection,
+    clock: &GamingDayClock,
+    (round_index, position): (u64, u32),
+) -> Result<Option<FindingWithHistory>, ReportError> {
+    let (Ok(round), Ok(position_db)) = (i64::try_from(round_index), i32::try_from(position)) else {
+        return Ok(None);
+    };
+    let found: Option<(FindingRow, String)> = findings::table
+        .filter(findings::ledger_index.eq(round))
+        .filter(findings::position.eq(position_db))
+        .select((FindingRow::as_select(), sql::<Text>(STATE_SQL)))
+        .first(conn)
+        .optional()?;
+    let Some((row, state)) = found else {
+        return Ok(None);
+    };
+    let history = ledger::storage::resolutions::history(conn, (round_index, position))?;
+    Ok(Some(FindingWithHistory {
+        finding: item(clock, row, state),
+        history: history.into_iter().map(ResolutionView::from).collect(),
+    }))
 }

@@ -198,6 +198,20 @@ fn ingest(
         every_entries: 1_000,
         every: Duration::from_secs(10),
     });
+    // The admin key that registers the tables, made as `dozor apikey create` makes one.
+    let admin = ledger::access::ApiKeySecret::generate();
+    ledger::storage::api_keys::create_api_key(
+        &mut ledger::storage::connect(&settings.database_url)?,
+        settings.operator.signing_key(),
+        &ledger::storage::api_keys::NewApiKey {
+            name: "bench-admin",
+            role: ledger::access::Role::Admin,
+            created_by: "bench",
+            expires_at: None,
+        },
+        &admin,
+        chrono::Utc::now(),
+    )?;
     let state = server::state(&settings)?;
     let (tx, rx) = std::sync::mpsc::channel();
     let server_thread = std::thread::spawn(move || {
@@ -259,6 +273,7 @@ fn ingest(
         for (table_id, key) in &keys {
             let r = client
                 .post(format!("{base}/api/v1/tables"))
+                .bearer_auth(admin.token())
                 .json(
                     &json!({"table_id": table_id, "game": "roulette", "location": "benchmark",
                               "public_key": encode_public_key(&key.verifying_key())}),

@@ -1,6 +1,7 @@
 //! Subcommands.
 
 mod adjudicate;
+mod apikey;
 mod bench;
 mod bench_verify;
 mod export;
@@ -40,6 +41,9 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Apply database migrations and exit.
     Migrate,
+    /// API keys for the HTTP API: `apikey create --name N --role R`, `apikey list`,
+    /// `apikey revoke KEY --reason R` (on the database directly).
+    Apikey(apikey::ApikeyArgs),
     /// Create an ed25519 key pair for a gaming table.
     Keygen(keys::KeygenArgs),
     /// Sign a record file with a table key: prints the envelope {record, key_id, signature}.
@@ -91,12 +95,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             db.close()?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Apikey(a) => apikey::run(&global, a),
         Command::Keygen(a) => keys::keygen(a),
         Command::Sign(a) => keys::sign(a),
         Command::Adjudicate(a) => adjudicate::run(a),
         Command::Verify(a) => verify::run(&global, a),
         Command::Export(a) => export::run(&global, a),
-        Command::Simulate(a) => simulate::run(a),
+        Command::Simulate(a) => simulate::run(&global, a),
         Command::Report(a) => report::run(&global, a),
         Command::Rtp(a) => rtp::run(a),
         Command::Plan(a) => plan::run(a),

@@ -32,10 +32,16 @@ pub struct ServeArgs {
     /// ...or this many seconds after the last one, whichever comes first.
     #[arg(long, env = "DOZOR_CHECKPOINT_SECONDS", default_value_t = 10)]
     checkpoint_seconds: u64,
+    /// Requests per second each API key may make on average...
+    #[arg(long, env = "DOZOR_API_KEY_RATE", default_value_t = 20)]
+    api_key_rate: u32,
+    /// ...and at once.
+    #[arg(long, env = "DOZOR_API_KEY_BURST", default_value_t = 60)]
+    api_key_burst: u32,
 }
 
 /// Reads the operator key, or creates one at the default place.
-fn operator_key(global: &Global, path: Option<PathBuf>) -> anyhow::Result<NoteSigner> {
+pub(super) fn operator_key(global: &Global, path: Option<PathBuf>) -> anyhow::Result<NoteSigner> {
     let explicit = path.is_some();
     let path = path.unwrap_or_else(|| global.data_dir.join("operator.key"));
     if !path.exists() && !explicit {
@@ -61,6 +67,13 @@ pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
         operator_key(global, args.operator_key.clone())?,
     );
     settings.clock = clock;
+    if args.api_key_rate == 0 || args.api_key_burst == 0 {
+        anyhow::bail!("--api-key-rate and --api-key-burst must be at least 1");
+    }
+    settings.api_key_rate = api::auth::RateLimit {
+        per_second: args.api_key_rate,
+        burst: args.api_key_burst,
+    };
     settings.checkpoints = Some(CheckpointPolicy {
         every_entries: args.checkpoint_every.max(1),
         every: std::time::Duration::from_secs(args.checkpoint_seconds.max(1)),

@@ -44,6 +44,13 @@ pub struct SimulateArgs {
     /// whatever the spin — an uneven wheel for the wheel statistics to find.
     #[arg(long, default_value_t = 0.0)]
     uneven_wheel: f64,
+    /// An admin API key to register the tables with. Without one, the simulator creates an
+    /// admin key in the local database (as `dozor apikey create` does) and revokes it when done.
+    #[arg(long, env = "DOZOR_API_KEY")]
+    api_key: Option<String>,
+    /// Operator key that signs the simulator's own API key entries (as for `serve`).
+    #[arg(long, env = "DOZOR_OPERATOR_KEY")]
+    operator_key: Option<std::path::PathBuf>,
 }
 
 const GAMES: [&str; 9] = [
@@ -58,7 +65,7 @@ const GAMES: [&str; 9] = [
     "poker_tournament",
 ];
 
-pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
+pub fn run(global: &super::Global, args: SimulateArgs) -> anyhow::Result<ExitCode> {
     if !(0.0..=1.0).contains(&args.error_share) {
         bail!("--error-share must be between 0 and 1");
     }
@@ -75,11 +82,88 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(simulate(args, plan))
+    match args.api_key.clone() {
+        Some(token) => runtime.block_on(simulate(args, plan, &token)),
+        None => {
+            let key = OwnKey::create(global, args.operator_key.clone())?;
+            let result = runtime.block_on(simulate(args, plan, &key.token));
+            let revoked = key.revoke();
+            let code = result?;
+            revoked?;
+            Ok(code)
+        }
+    }
 }
 
-async fn simulate(args: SimulateArgs, plan: rules::Plan) -> anyhow::Result<ExitCode> {
-    let client = reqwest::Client::new();
+/// The admin key a simulation makes for itself in the local database, revoked when it ends.
+struct OwnKey {
+    database: api::database::Database,
+    operator: ledger::checkpoint::NoteSigner,
+    name: String,
+    token: String,
+}
+
+impl OwnKey {
+    fn create(
+        global: &super::Global,
+        operator_key: Option<std::path::PathBuf>,
+    ) -> anyhow::Result<OwnKey> {
+        let database =
+            api::database::Database::open(global.database_url.clone(), &global.data_dir)?;
+        let operator = super::serve::operator_key(global, operator_key)?;
+        let now = Utc::now();
+        let name = format!("simulator-{}", now.format("%Y%m%dT%H%M%S%.6f"));
+        let secret = ledger::access::ApiKeySecret::generate();
+        let new = ledger::storage::api_keys::NewApiKey {
+            name: &name,
+            role: ledger::access::Role::Admin,
+            created_by: &super::apikey::cli_actor(),
+            expires_at: Some(now + chrono::Duration::days(1)),
+        };
+        ledger::storage::api_keys::create_api_key(
+            &mut ledger::storage::connect(&database.url)?,
+            operator.signing_key(),
+            &new,
+            &secret,
+            now,
+        )
+        .context("creating the simulator's API key (or give one with --api-key)")?;
+        Ok(OwnKey {
+            database,
+            operator,
+            name,
+            token: secret.token(),
+        })
+    }
+
+    fn revoke(self) -> anyhow::Result<()> {
+        ledger::storage::api_keys::revoke_api_key(
+            &mut ledger::storage::connect(&self.database.url)?,
+            self.operator.signing_key(),
+            &self.name,
+            &super::apikey::cli_actor(),
+            "simulation finished",
+            Utc::now(),
+        )?;
+        self.database.close()?;
+        Ok(())
+    }
+}
+
+/// An HTTP client that sends `token` as its bearer token.
+pub fn client_with_key(token: &str) -> anyhow::Result<reqwest::Client> {
+    let mut headers = reqwest::header::HeaderMap::new();
+    let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+        .context("the API key is not a valid header value")?;
+    value.set_sensitive(true);
+    headers.insert(reqwest::header::AUTHORIZATION, value);
+    Ok(reqwest::Client::builder()
+        .default_headers(headers)
+        .build()?)
+}
+
+async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow::Result<ExitCode> {
+    let client = client_with_key(token)?;
     let base = args.server.trim_end_matches('/').to_owned();
     let mut simulator = RouletteSimulator::new(args.seed, plan.clone(), args.error_share);
     let prefix = match args.game.as_str() {

@@ -1,5 +1,6 @@
 //! HTTP routes, one file per resource. Handlers extract, call the domain, map the result.
 
+pub mod apikeys;
 pub mod exports;
 pub mod findings;
 pub mod health;
@@ -18,6 +19,7 @@ pub const API_PREFIX: &str = "/api/v1";
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(health::health).service(
         web::scope(API_PREFIX)
+            .wrap(actix_web::middleware::from_fn(crate::auth::authorize))
             .service(records::submit_batch)
             .service(records::submit)
             .service(tables::register)
@@ -34,11 +36,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(ledger::gaps)
             .service(ledger::significant_events)
             .service(findings::list)
+            .service(findings::get)
+            .service(findings::resolve)
             .service(reports::daily)
             .service(reports::shoes)
             .service(reports::fantasy)
             .service(reports::wheels)
             .service(exports::export)
+            .service(apikeys::list)
+            .service(apikeys::create)
+            .service(apikeys::revoke)
+            .service(apikeys::whoami)
             .service(health::openapi),
     );
 }

@@ -4,12 +4,57 @@
 use api::server::{self, Settings};
 use api::state::AppState;
 use ed25519_dalek::SigningKey;
+use ledger::access::{ApiKeySecret, Role};
 use ledger::keys::encode_public_key;
+use ledger::storage::api_keys::NewApiKey;
 use ledger::Envelope;
 use serde_json::{json, Value};
 
 pub fn state() -> (AppState, String) {
     state_with(|_| {})
+}
+
+/// A state whose ledger starts with an admin key (entry 0) and a compliance key (entry 1), the
+/// keys [`post`] and [`get`]-style helpers send.
+pub fn api_state() -> (AppState, String) {
+    let (state, url) = state();
+    create_key(&url, Role::Admin);
+    create_key(&url, Role::Compliance);
+    (state, url)
+}
+
+/// The fixed secret of the tests' key of `role`.
+fn secret(role: Role) -> ApiKeySecret {
+    let n = Role::ALL.iter().position(|r| *r == role).unwrap() as u8;
+    ApiKeySecret::from_bytes([100 + n; 32])
+}
+
+/// The token of the tests' key of `role` (see [`create_key`]).
+pub fn token(role: Role) -> String {
+    secret(role).token()
+}
+
+/// `Authorization: Bearer …` of the tests' key of `role`.
+pub fn bearer(role: Role) -> (&'static str, String) {
+    ("authorization", format!("Bearer {}", token(role)))
+}
+
+/// Creates the tests' key of `role` (named `test-<role>`) in the database at `url`.
+pub fn create_key(url: &str, role: Role) {
+    let name = format!("test-{role}");
+    ledger::storage::api_keys::create_api_key(
+        &mut ledger::storage::connect(url).unwrap(),
+        operator().signing_key(),
+        &NewApiKey {
+            name: &name,
+            role,
+            created_by: "tests",
+            expires_at: None,
+        },
+        &secret(role),
+        chrono::Utc::now(),
+    )
+    .unwrap();
 }
 
 pub fn state_with(adjust: impl FnOnce(&mut Settings)) -> (AppState, String) {

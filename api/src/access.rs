@@ -1,0 +1,232 @@
+//! The role table: for every route, who may call it. The authorization middleware enforces it,
+//! the OpenAPI document shows it, docs/ACCESS.md lists it, and the tests call every route with
+//! every role from it. A route missing from the table is refused to everyone.
+
+use ledger::access::{Role, RESOLVING_ROLES};
+
+/// Who may call a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Anyone, without a key (what a transparency log publishes, health, the API description).
+    Public,
+    /// A gaming table: authenticated by the ed25519 signature of each record, not by a key.
+    TableSignature,
+    /// An API key with one of these roles.
+    Roles(&'static [Role]),
+}
+
+impl Access {
+    pub fn allows(self, role: Role) -> bool {
+        match self {
+            Access::Public | Access::TableSignature => true,
+            Access::Roles(roles) => roles.contains(&role),
+        }
+    }
+
+    /// The roles as the docs and the OpenAPI document name them.
+    pub fn describe(self) -> String {
+        match self {
+            Access::Public => "public".into(),
+            Access::TableSignature => "table signature".into(),
+            Access::Roles(roles) => roles
+                .iter()
+                .map(|r| r.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteAccess {
+    /// Upper-case HTTP method.
+    pub method: &'static str,
+    /// The route's pattern as registered (and as in the OpenAPI document).
+    pub path: &'static str,
+    pub access: Access,
+}
+
+use Role::{Admin, Compliance, Regulator, Reporter};
+
+/// Who reads the table registry: those who manage it and those who check it.
+const TABLE_READERS: &[Role] = &[Admin, Compliance, Regulator];
+/// Who reads the ledger, findings and inspection exports.
+const LEDGER_READERS: &[Role] = &[Compliance, Regulator];
+/// Who runs and reads reports.
+const REPORT_READERS: &[Role] = &[Compliance, Regulator, Reporter];
+/// Who sees which API keys exist (never their secrets).
+const KEY_READERS: &[Role] = &[Admin, Compliance, Regulator];
+const EVERY_ROLE: &[Role] = &[Admin, Compliance, Regulator, Reporter];
+
+const fn route(method: &'static str, path: &'static str, access: Access) -> RouteAccess {
+    RouteAccess {
+        method,
+        path,
+        access,
+    }
+}
+
+pub const ROUTES: &[RouteAccess] = &[
+    route("GET", "/health", Access::Public),
+    route("GET", "/api/v1/openapi.json", Access::Public),
+    route("GET", "/api/v1/ledger/checkpoint", Access::Public),
+    route("GET", "/api/v1/ledger/proof/inclusion", Access::Public),
+    route("GET", "/api/v1/ledger/proof/consistency", Access::Public),
+    route("POST", "/api/v1/records", Access::TableSignature),
+    route("POST", "/api/v1/records/batch", Access::TableSignature),
+    route("POST", "/api/v1/tables", Access::Roles(&[Admin])),
+    route("GET", "/api/v1/tables", Access::Roles(TABLE_READERS)),
+    route(
+        "GET",
+        "/api/v1/tables/{table_id}",
+        Access::Roles(TABLE_READERS),
+    ),
+    route(
+        "POST",
+        "/api/v1/tables/{table_id}/keys",
+        Access::Roles(&[Admin]),
+    ),
+    route(
+        "POST",
+        "/api/v1/tables/{table_id}/keys/{key_id}/revoke",
+        Access::Roles(&[Admin]),
+    ),
+    route(
+        "GET",
+        "/api/v1/tables/{table_id}/gaps",
+        Access::Roles(TABLE_READERS),
+    ),
+    route("GET", "/api/v1/ledger/head", Access::Roles(LEDGER_READERS)),
+    route(
+        "GET",
+        "/api/v1/ledger/entries/{index}",
+        Access::Roles(LEDGER_READERS),
+    ),
+    route("GET", "/api/v1/ledger/gaps", Access::Roles(LEDGER_READERS)),
+    route(
+        "GET",
+        "/api/v1/significant-events",
+        Access::Roles(LEDGER_READERS),
+    ),
+    route("GET", "/api/v1/findings", Access::Roles(LEDGER_READERS)),
+    route(
+        "GET",
+        "/api/v1/findings/{finding_id}",
+        Access::Roles(LEDGER_READERS),
+    ),
+    route(
+        "POST",
+        "/api/v1/findings/{finding_id}/resolutions",
+        Access::Roles(RESOLVING_ROLES),
+    ),
+    route(
+        "GET",
+        "/api/v1/reports/daily",
+        Access::Roles(REPORT_READERS),
+    ),
+    route(
+        "GET",
+        "/api/v1/reports/shoes",
+        Access::Roles(REPORT_READERS),
+    ),
+    route(
+        "GET",
+        "/api/v1/reports/fantasy",
+        Access::Roles(REPORT_READERS),
+    ),
+    route(
+        "GET",
+        "/api/v1/reports/wheels",
+        Access::Roles(REPORT_READERS),
+    ),
+    route("GET", "/api/v1/exports", Access::Roles(LEDGER_READERS)),
+    route("GET", "/api/v1/apikeys", Access::Roles(KEY_READERS)),
+    route("POST", "/api/v1/apikeys", Access::Roles(&[Admin])),
+    route(
+        "POST",
+        "/api/v1/apikeys/{key_id}/revoke",
+        Access::Roles(&[Admin]),
+    ),
+    route("GET", "/api/v1/whoami", Access::Roles(EVERY_ROLE)),
+];
+
+/// What the table says about a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    Found(Access),
+    /// The route exists only for these other methods.
+    OtherMethods(Vec<&'static str>),
+    /// The pattern is not in the table at all.
+    Missing,
+}
+
+/// The rule for `method` on the route registered as `pattern`.
+pub fn lookup(method: &str, pattern: &str) -> Lookup {
+    let mut others = Vec::new();
+    for r in ROUTES.iter().filter(|r| r.path == pattern) {
+        if r.method == method {
+            return Lookup::Found(r.access);
+        }
+        others.push(r.method);
+    }
+    if others.is_empty() {
+        Lookup::Missing
+    } else {
+        Lookup::OtherMethods(others)
+    }
+}
+
+/// The table as Markdown, as docs/ACCESS.md shows it (a test keeps the two equal).
+pub fn markdown() -> String {
+    let mut out =
+        String::from("| method | route | admin | compliance | regulator | reporter | no key |\n");
+    out.push_str("|---|---|---|---|---|---|---|\n");
+    for r in ROUTES {
+        let mark = |yes: bool| if yes { "✓" } else { "" };
+        let keyless = match r.access {
+            Access::Public => "✓",
+            Access::TableSignature => "table signature",
+            Access::Roles(_) => "",
+        };
+        let cells: Vec<&str> = Role::ALL
+            .iter()
+            .map(|role| mark(matches!(r.access, Access::Roles(_)) && r.access.allows(*role)))
+            .collect();
+        out.push_str(&format!(
+            "| {} | `{}` | {} | {keyless} |\n",
+            r.method,
+            r.path,
+            cells.join(" | ")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_route_is_listed_once_and_lookups_tell_methods_apart() {
+        let mut seen = std::collections::HashSet::new();
+        for r in ROUTES {
+            assert!(
+                seen.insert((r.method, r.path)),
+                "{} {} twice",
+                r.method,
+                r.path
+            );
+        }
+        assert_eq!(
+            lookup("POST", "/api/v1/tables"),
+            Lookup::Found(Access::Roles(&[Admin]))
+        );
+        assert_eq!(
+            lookup("DELETE", "/api/v1/tables"),
+            Lookup::OtherMethods(vec!["POST", "GET"])
+        );
+        assert_eq!(lookup("GET", "/api/v1/nothing"), Lookup::Missing);
+        assert!(!Access::Roles(&[Admin]).allows(Compliance));
+        assert!(Access::Public.allows(Reporter));
+    }
+}
