@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use actix_web::body::MessageBody;
+use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
 use actix_web::{web, FromRequest, HttpMessage as _, HttpRequest};
@@ -241,29 +241,36 @@ fn bearer_token(request: &ServiceRequest) -> Result<&str, Refusal> {
 
 /// The middleware: every request under the API is held to its route's rule in the role table.
 /// A request for an unknown path goes on (to its 404); a known path with another method gets a
-/// 405; a route with no rule is refused to everyone.
+/// 405; a route with no rule is refused to everyone. Refusals are answered here, as responses.
 pub async fn authorize(
     request: ServiceRequest,
     next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    match admit(&request).await {
+        Ok(Some(caller)) => {
+            request.extensions_mut().insert(caller);
+        }
+        Ok(None) => {}
+        Err(refusal) => return Ok(request.error_response(refusal).map_into_right_body()),
+    }
+    Ok(next.call(request).await?.map_into_left_body())
+}
+
+/// Whether the request may go on: with the caller when its route needs a key.
+async fn admit(request: &ServiceRequest) -> Result<Option<Caller>, ApiError> {
     let Some(pattern) = request.match_pattern() else {
-        return next.call(request).await;
+        return Ok(None);
     };
     let roles = match access::lookup(request.method().as_str(), &pattern) {
-        Lookup::Found(Access::Public | Access::TableSignature) => {
-            return next.call(request).await;
-        }
+        Lookup::Found(Access::Public | Access::TableSignature) => return Ok(None),
         Lookup::Found(Access::Roles(roles)) => roles,
-        Lookup::OtherMethods(allowed) => {
-            return Err(ApiError::MethodNotAllowed { allowed }.into());
-        }
+        Lookup::OtherMethods(allowed) => return Err(ApiError::MethodNotAllowed { allowed }),
         Lookup::Missing => {
             tracing::error!(%pattern, "a route without a rule in the role table was refused");
             return Err(ApiError::Forbidden {
                 message: "this route has no access rule".into(),
                 details: serde_json::json!({}),
-            }
-            .into());
+            });
         }
     };
     let state = request
@@ -271,12 +278,11 @@ pub async fn authorize(
         .cloned()
         .ok_or_else(|| ApiError::internal("no application state"))?;
     let gatekeeper = &state.gatekeeper;
-    let caller = gatekeeper.authenticate(&state, &request).await?;
+    let caller = gatekeeper.authenticate(&state, request).await?;
     if let Err(wait) = gatekeeper.throttle(&caller.key_id) {
         return Err(ApiError::RateLimited {
             retry_after_seconds: wait.as_secs_f64().ceil().max(1.0) as u64,
-        }
-        .into());
+        });
     }
     if !roles.contains(&caller.role) {
         return Err(ApiError::Forbidden {
@@ -290,11 +296,9 @@ pub async fn authorize(
                 "role": caller.role.as_str(),
                 "allowed_roles": roles.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
             }),
-        }
-        .into());
+        });
     }
-    request.extensions_mut().insert(caller);
-    next.call(request).await
+    Ok(Some(caller))
 }
 
 impl FromRequest for Caller {

@@ -67,6 +67,8 @@ enum Command {
     Report(report::ReportArgs),
     /// Benchmarks: `bench adjudicate`, `bench ingest`, `bench proofs`, `bench verify`.
     Bench(bench::BenchArgs),
+    /// Print the role table: which roles may call each route (as docs/ACCESS.md lists it).
+    Roles,
     /// Print the OpenAPI document (as checked in at openapi/openapi.json).
     Openapi {
         /// Write to this file instead of standard output.
@@ -106,6 +108,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Rtp(a) => rtp::run(a),
         Command::Plan(a) => plan::run(a),
         Command::Bench(a) => bench::run(&global, a),
+        Command::Roles => {
+            print!("{}", api::access::markdown());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Openapi { out } => {
             let text = api::openapi::document()?;
             match out {

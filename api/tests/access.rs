@@ -1,0 +1,448 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Every route of the role table, called with no key, every role, a revoked key and an expired
+//! key: the table is the test's only source of who may do what, and a route missing from the
+//! table (or from the OpenAPI document, or without an example request here) fails it.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use actix_web::{test, App};
+use api::access::{Access, ROUTES};
+use chrono::{Duration, Utc};
+use common::*;
+use ledger::access::{ApiKeySecret, Role};
+use ledger::storage::api_keys::{create_api_key, revoke_api_key, NewApiKey};
+use serde_json::{json, Value};
+
+/// A request for the route `path` that succeeds for a role the table allows: the URI with its
+/// parameters filled in and the body. `n` counts the calls, so that a request that changes
+/// something is a new one each time.
+fn example(
+    method: &str,
+    path: &str,
+    n: usize,
+    spare_table_key: &str,
+) -> Option<(String, Option<Value>)> {
+    let day = "2026-11-20";
+    Some(match (method, path) {
+        ("GET", "/health") => ("/health".into(), None),
+        ("GET", "/api/v1/openapi.json") => (path.into(), None),
+        ("GET", "/api/v1/ledger/checkpoint") => (path.into(), None),
+        ("GET", "/api/v1/ledger/proof/inclusion") => (format!("{path}?index=0&size=2"), None),
+        ("GET", "/api/v1/ledger/proof/consistency") => (format!("{path}?first=1&second=2"), None),
+        ("POST", "/api/v1/records") => {
+            let round = spin(
+                "R01",
+                100 + n as u64,
+                3,
+                json!([straight("b", 3, 1_000, 36_000)]),
+            );
+            (path.into(), Some(signed(round, &key(1))))
+        }
+        ("POST", "/api/v1/records/batch") => {
+            let round = spin(
+                "R01",
+                500 + n as u64,
+                3,
+                json!([straight("b", 3, 1_000, 36_000)]),
+            );
+            (path.into(), Some(json!([signed(round, &key(1))])))
+        }
+        ("POST", "/api/v1/tables") => {
+            let table = format!("T{n}");
+            (path.into(), Some(registration(&table, &key(100 + n as u8))))
+        }
+        ("GET", "/api/v1/tables") => (path.into(), None),
+        ("GET", "/api/v1/tables/{table_id}") => ("/api/v1/tables/R01".into(), None),
+        ("POST", "/api/v1/tables/{table_id}/keys") => {
+            let k = key(200 + n as u8);
+            (
+                "/api/v1/tables/R01/keys".into(),
+                Some(json!({"public_key": ledger::keys::encode_public_key(&k.verifying_key())})),
+            )
+        }
+        ("POST", "/api/v1/tables/{table_id}/keys/{key_id}/revoke") => (
+            format!("/api/v1/tables/R01/keys/{spare_table_key}/revoke"),
+            Some(json!({"reason": "terminal replaced"})),
+        ),
+        ("GET", "/api/v1/tables/{table_id}/gaps") => ("/api/v1/tables/R01/gaps".into(), None),
+        ("GET", "/api/v1/ledger/head") => (path.into(), None),
+        ("GET", "/api/v1/ledger/entries/{index}") => ("/api/v1/ledger/entries/0".into(), None),
+        ("GET", "/api/v1/ledger/gaps") => (path.into(), None),
+        ("GET", "/api/v1/significant-events") => (path.into(), None),
+        ("GET", "/api/v1/findings") => (format!("{path}?state=open"), None),
+        ("GET", "/api/v1/findings/{finding_id}") => {
+            (format!("/api/v1/findings/{}", finding()), None)
+        }
+        ("POST", "/api/v1/findings/{finding_id}/resolutions") => {
+            // open → escalated → confirmed → escalated → ...: every step is allowed.
+            let state = if n % 2 == 0 { "escalated" } else { "confirmed" };
+            (
+                format!("/api/v1/findings/{}/resolutions", finding()),
+                Some(json!({"state": state, "comment": "reviewed the video"})),
+            )
+        }
+        ("GET", "/api/v1/reports/daily") => (format!("{path}?day={day}"), None),
+        ("GET", "/api/v1/reports/shoes") => (format!("{path}?day={day}"), None),
+        ("GET", "/api/v1/reports/fantasy") => (format!("{path}?day={day}"), None),
+        ("GET", "/api/v1/reports/wheels") => (format!("{path}?month=2026-11"), None),
+        ("GET", "/api/v1/exports") => (format!("{path}?from={day}&to={day}"), None),
+        ("GET", "/api/v1/apikeys") => (path.into(), None),
+        ("POST", "/api/v1/apikeys") => (
+            path.into(),
+            Some(json!({"name": format!("made-{n}"), "role": "reporter"})),
+        ),
+        ("POST", "/api/v1/apikeys/{key_id}/revoke") => (
+            format!("/api/v1/apikeys/spare-{}/revoke", n % 8),
+            Some(json!({"reason": "no longer needed"})),
+        ),
+        ("GET", "/api/v1/whoami") => (path.into(), None),
+        _ => return None,
+    })
+}
+
+/// The overpaid finding of the round the setup submits (entry 7, its first finding).
+fn finding() -> &'static str {
+    "7.0"
+}
+
+fn request(
+    method: &str,
+    uri: &str,
+    body: Option<&Value>,
+    token: Option<&str>,
+) -> actix_http::Request {
+    let mut r = match method {
+        "GET" => test::TestRequest::get(),
+        "POST" => test::TestRequest::post(),
+        other => panic!("no requests of method {other} in the table"),
+    }
+    .uri(uri);
+    if let Some(token) = token {
+        r = r.insert_header(("authorization", format!("Bearer {token}")));
+    }
+    if let Some(body) = body {
+        r = r.set_json(body);
+    }
+    r.to_request()
+}
+
+#[actix_web::test]
+async fn every_route_answers_each_role_as_the_role_table_says() {
+    // Entries 0-1: admin and compliance keys; 2-3: regulator and reporter keys.
+    let (state, url) = api_state();
+    create_key(&url, Role::Regulator);
+    create_key(&url, Role::Reporter);
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    let operator = operator();
+    // Entries 4-5: a compliance key and its revocation; entry 6: the table, whose round is 7.
+    let revoked = ApiKeySecret::from_bytes([61; 32]);
+    let new = |name: &'static str, expires_at| NewApiKey {
+        name,
+        role: Role::Compliance,
+        created_by: "tests",
+        expires_at,
+    };
+    create_api_key(
+        &mut conn,
+        operator.signing_key(),
+        &new("gone", None),
+        &revoked,
+        Utc::now(),
+    )
+    .unwrap();
+    revoke_api_key(
+        &mut conn,
+        operator.signing_key(),
+        "gone",
+        "tests",
+        "left",
+        Utc::now(),
+    )
+    .unwrap();
+    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let (s, b) = call(
+        &app,
+        request(
+            "POST",
+            "/api/v1/tables",
+            Some(&registration("R01", &key(1))),
+            Some(&token(Role::Admin)),
+        ),
+    )
+    .await;
+    assert_eq!(s, 201, "{b}");
+    // Overpaid: straight on 17 pays 35:1 + stake = 360 000; paid 370 000.
+    let round = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 370_000)]));
+    let (s, b) = call(
+        &app,
+        request(
+            "POST",
+            "/api/v1/records",
+            Some(&signed(round, &key(1))),
+            None,
+        ),
+    )
+    .await;
+    assert_eq!((s, b["index"].as_u64()), (201, Some(7)), "{b}");
+    let (_, f) = call(
+        &app,
+        request(
+            "GET",
+            &format!("/api/v1/findings/{}", finding()),
+            None,
+            Some(&token(Role::Compliance)),
+        ),
+    )
+    .await;
+    assert_eq!(f["kind"], "overpaid", "{f}");
+    // Spare table keys and API keys for the revocation routes.
+    let mut spare_table_keys = Vec::new();
+    for i in 0..4u8 {
+        let k = key(150 + i);
+        let (s, b) = call(
+            &app,
+            request(
+                "POST",
+                "/api/v1/tables/R01/keys",
+                Some(&json!({"public_key": ledger::keys::encode_public_key(&k.verifying_key())})),
+                Some(&token(Role::Admin)),
+            ),
+        )
+        .await;
+        assert_eq!(s, 201, "{b}");
+        spare_table_keys.push(b["key_id"].as_str().unwrap().to_owned());
+    }
+    for i in 0..8 {
+        let name = format!("spare-{i}");
+        create_api_key(
+            &mut conn,
+            operator.signing_key(),
+            &NewApiKey {
+                name: &name,
+                role: Role::Reporter,
+                created_by: "tests",
+                expires_at: None,
+            },
+            &ApiKeySecret::from_bytes([70 + i as u8; 32]),
+            Utc::now(),
+        )
+        .unwrap();
+    }
+    // A key that expires in a moment.
+    let expiring = ApiKeySecret::from_bytes([62; 32]);
+    create_api_key(
+        &mut conn,
+        operator.signing_key(),
+        &new("brief", Some(Utc::now() + Duration::milliseconds(300))),
+        &expiring,
+        Utc::now(),
+    )
+    .unwrap();
+    let size = ledger::storage::reads::size(&mut conn).unwrap();
+    ledger::storage::checkpoints::create(&mut conn, &operator, size, Utc::now()).unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+
+    let mut calls = 0usize;
+    let mut spare_key = 0usize;
+    let mut checked = 0;
+    for route in ROUTES {
+        let next = |calls: &mut usize, spare_key: &mut usize| {
+            *calls += 1;
+            if route.path.ends_with("/keys/{key_id}/revoke") {
+                *spare_key += 1;
+            }
+            let spare = &spare_table_keys[(*spare_key).min(spare_table_keys.len() - 1)];
+            example(route.method, route.path, *calls, spare).unwrap_or_else(|| {
+                panic!(
+                    "no example request for {} {}: add one",
+                    route.method, route.path
+                )
+            })
+        };
+        let what = |who: &str| format!("{} {} with {who}", route.method, route.path);
+        match route.access {
+            Access::Public | Access::TableSignature => {
+                let (uri, body) = next(&mut calls, &mut spare_key);
+                let (s, b) = call(&app, request(route.method, &uri, body.as_ref(), None)).await;
+                assert!((200..300).contains(&s), "{}: {s} {b}", what("no key"));
+            }
+            Access::Roles(allowed) => {
+                let (uri, body) = next(&mut calls, &mut spare_key);
+                let response =
+                    test::call_service(&app, request(route.method, &uri, body.as_ref(), None))
+                        .await;
+                assert_eq!(response.status().as_u16(), 401, "{}", what("no key"));
+                assert_eq!(
+                    response.headers().get("www-authenticate").unwrap(),
+                    "Bearer realm=\"dozor\""
+                );
+                let b: Value = test::read_body_json(response).await;
+                assert_eq!(b["code"], "unauthenticated", "{b}");
+                for (who, secret, code) in [
+                    ("a revoked key", &revoked, "api_key_revoked"),
+                    ("an expired key", &expiring, "api_key_expired"),
+                ] {
+                    let (s, b) = call(
+                        &app,
+                        request(route.method, &uri, body.as_ref(), Some(&secret.token())),
+                    )
+                    .await;
+                    assert_eq!(
+                        (s, b["code"].as_str()),
+                        (401, Some(code)),
+                        "{}: {b}",
+                        what(who)
+                    );
+                }
+                let unknown = ApiKeySecret::from_bytes([99; 32]).token();
+                for bad in [unknown.as_str(), "dzr_short", "not-a-token"] {
+                    let (s, b) =
+                        call(&app, request(route.method, &uri, body.as_ref(), Some(bad))).await;
+                    assert_eq!(
+                        (s, b["code"].as_str()),
+                        (401, Some("invalid_api_key")),
+                        "{}: {b}",
+                        what("a bad token")
+                    );
+                }
+                for role in Role::ALL {
+                    let (uri, body) = next(&mut calls, &mut spare_key);
+                    let (s, b) = call(
+                        &app,
+                        request(route.method, &uri, body.as_ref(), Some(&token(role))),
+                    )
+                    .await;
+                    if allowed.contains(&role) {
+                        assert!((200..300).contains(&s), "{}: {s} {b}", what(role.as_str()));
+                    } else {
+                        assert_eq!(
+                            (s, b["code"].as_str()),
+                            (403, Some("forbidden")),
+                            "{}: {b}",
+                            what(role.as_str())
+                        );
+                        assert_eq!(b["details"]["role"], role.as_str());
+                    }
+                }
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, ROUTES.len());
+    // Another method on a known route: 405 naming the methods there are.
+    let response = test::call_service(
+        &app,
+        test::TestRequest::delete()
+            .uri("/api/v1/tables")
+            .insert_header(bearer(Role::Admin))
+            .to_request(),
+    )
+    .await;
+    assert_eq!(response.status().as_u16(), 405);
+    assert_eq!(response.headers().get("allow").unwrap(), "POST, GET");
+    // Every refusal above was counted: no key, revoked, expired and three bad tokens per route
+    // behind a key.
+    let keyed = ROUTES
+        .iter()
+        .filter(|r| matches!(r.access, Access::Roles(_)))
+        .count() as u64;
+    assert_eq!(state.gatekeeper.refused(), 6 * keyed);
+}
+
+#[actix_web::test]
+async fn the_role_table_and_the_openapi_document_list_the_same_routes() {
+    use utoipa::OpenApi as _;
+    let document = api::openapi::ApiDoc::openapi();
+    let mut documented = BTreeSet::new();
+    for (path, item) in &document.paths.paths {
+        for (method, operation) in [
+            ("GET", &item.get),
+            ("POST", &item.post),
+            ("PUT", &item.put),
+            ("DELETE", &item.delete),
+            ("PATCH", &item.patch),
+        ] {
+            if let Some(operation) = operation {
+                documented.insert((method.to_owned(), path.clone()));
+                let access = api::access::lookup(method, path);
+                // An operation behind a key names the roles as its security requirement.
+                let security = serde_json::to_value(&operation.security).unwrap();
+                match access {
+                    api::access::Lookup::Found(Access::Roles(roles)) => {
+                        let names: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
+                        assert_eq!(security, json!([{"api_key": names}]), "{method} {path}");
+                    }
+                    api::access::Lookup::Found(_) => assert!(security.is_null(), "{method} {path}"),
+                    other => panic!("{method} {path} is not in the role table: {other:?}"),
+                }
+            }
+        }
+    }
+    let table: BTreeSet<(String, String)> = ROUTES
+        .iter()
+        .map(|r| (r.method.to_owned(), r.path.to_owned()))
+        .collect();
+    assert_eq!(documented, table);
+}
+
+#[actix_web::test]
+async fn docs_list_the_role_table_as_it_is() {
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/ACCESS.md")).unwrap();
+    assert!(
+        docs.contains(&api::access::markdown()),
+        "docs/ACCESS.md does not hold the role table; paste the output of `dozor roles` there"
+    );
+}
+
+#[actix_web::test]
+async fn a_key_over_its_rate_limit_gets_429_while_other_keys_are_served() {
+    let (state, url) = state_with(|s| {
+        s.api_key_rate = api::auth::RateLimit {
+            per_second: 1,
+            burst: 3,
+        };
+    });
+    create_key(&url, Role::Reporter);
+    create_key(&url, Role::Regulator);
+    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let get = |role: Role| {
+        test::TestRequest::get()
+            .uri("/api/v1/whoami")
+            .insert_header(bearer(role))
+            .to_request()
+    };
+    // A burst of 3 is allowed, then one request a second.
+    for _ in 0..3 {
+        let (s, b) = call(&app, get(Role::Reporter)).await;
+        assert_eq!(s, 200, "{b}");
+    }
+    let response = test::call_service(&app, get(Role::Reporter)).await;
+    assert_eq!(response.status().as_u16(), 429);
+    let retry: u64 = response
+        .headers()
+        .get("retry-after")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(retry, 1);
+    let b: Value = test::read_body_json(response).await;
+    assert_eq!(
+        (
+            b["code"].as_str(),
+            b["details"]["retry_after_seconds"].as_u64()
+        ),
+        (Some("rate_limited"), Some(1))
+    );
+    // The other key is served meanwhile.
+    let (s, b) = call(&app, get(Role::Regulator)).await;
+    assert_eq!((s, b["name"].as_str()), (200, Some("test-regulator")));
+    // After the wait, the first key is served again.
+    tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
+    let (s, _) = call(&app, get(Role::Reporter)).await;
+    assert_eq!(s, 200);
+}
