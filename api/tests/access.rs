@@ -77,7 +77,11 @@ fn example(
         }
         ("POST", "/api/v1/findings/{finding_id}/resolutions") => {
             // open → escalated → confirmed → escalated → ...: every step is allowed.
-            let state = if n.is_multiple_of(2) { "escalated" } else { "confirmed" };
+            let state = if n.is_multiple_of(2) {
+                "escalated"
+            } else {
+                "confirmed"
+            };
             (
                 format!("/api/v1/findings/{}/resolutions", finding()),
                 Some(json!({"state": state, "comment": "reviewed the video"})),

@@ -1,0 +1,279 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! A compliance officer resolves findings over the API; each resolution is a ledger entry that
+//! `dozor verify` checks from the ledger alone.
+
+mod common;
+
+use std::process::Command;
+
+use actix_web::{test, App};
+use common::*;
+use diesel::RunQueryDsl as _;
+use ledger::access::Role;
+use serde_json::{json, Value};
+
+fn dozor() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dozor"))
+}
+
+fn verify(url: &str) -> (Option<i32>, Value, String) {
+    let out = dozor()
+        .args([
+            "verify",
+            "--operator-key",
+            &operator().verifier().to_string(),
+        ])
+        .env("DATABASE_URL", url)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[actix_web::test]
+async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution() {
+    // Entries 0-1: the admin and compliance keys; 2: the table; 3: the round.
+    let (state, url) = api_state();
+    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let post = |uri: &str, role: Role, body: Value| {
+        test::TestRequest::post()
+            .uri(uri)
+            .insert_header(bearer(role))
+            .set_json(body)
+            .to_request()
+    };
+    let get = |uri: &str| {
+        test::TestRequest::get()
+            .uri(uri)
+            .insert_header(bearer(Role::Compliance))
+            .to_request()
+    };
+    let (s, _) = call(
+        &app,
+        post("/api/v1/tables", Role::Admin, registration("R01", &key(1))),
+    )
+    .await;
+    assert_eq!(s, 201);
+    // 17 wins: the straight should get 35 × 100 Kč + the stake = 360 000 h, got 370 000 h
+    // (overpaid by 10 000 h); red 200 Kč on a black number should get 0, got 40 000 h (overpaid
+    // by 40 000 h).
+    let round = spin(
+        "R01",
+        1,
+        17,
+        json!([straight("b1", 17, 10_000, 370_000),
+               {"bet_id": "b2", "player": "seat-2", "kind": "red", "stake_h": 20_000, "paid_h": 40_000}]),
+    );
+    let (s, receipt) = call(
+        &app,
+        test::TestRequest::post()
+            .uri("/api/v1/records")
+            .set_json(signed(round, &key(1)))
+            .to_request(),
+    )
+    .await;
+    assert_eq!((s, receipt["index"].as_u64()), (201, Some(3)), "{receipt}");
+    let (_, page) = call(&app, get("/api/v1/findings?state=open")).await;
+    let ids: Vec<(&str, &str, i64)> = page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap(),
+                f["kind"].as_str().unwrap(),
+                f["amount_h"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ids,
+        vec![("3.0", "overpaid", 10_000), ("3.1", "overpaid", 40_000)]
+    );
+
+    // Refused: no comment, a dismissal without a reason, an amount on an escalation, an unknown
+    // finding, a bad id. Nothing is appended.
+    let size = ledger_size(&url);
+    for (uri, body, status, code) in [
+        (
+            "/api/v1/findings/3.0/resolutions",
+            json!({"state": "confirmed", "comment": " "}),
+            422,
+            "invalid_resolution",
+        ),
+        (
+            "/api/v1/findings/3.0/resolutions",
+            json!({"state": "dismissed", "comment": "x"}),
+            422,
+            "invalid_resolution",
+        ),
+        (
+            "/api/v1/findings/3.0/resolutions",
+            json!({"state": "escalated", "comment": "x", "amount_settled_h": 5}),
+            422,
+            "invalid_resolution",
+        ),
+        (
+            "/api/v1/findings/3.0/resolutions",
+            json!({"state": "open", "comment": "x"}),
+            422,
+            "invalid_resolution",
+        ),
+        (
+            "/api/v1/findings/3.2/resolutions",
+            json!({"state": "confirmed", "comment": "x"}),
+            404,
+            "unknown_finding",
+        ),
+        (
+            "/api/v1/findings/2.0/resolutions",
+            json!({"state": "confirmed", "comment": "x"}),
+            404,
+            "unknown_finding",
+        ),
+        (
+            "/api/v1/findings/3-0/resolutions",
+            json!({"state": "confirmed", "comment": "x"}),
+            400,
+            "invalid_path",
+        ),
+    ] {
+        let (s, b) = call(&app, post(uri, Role::Compliance, body.clone())).await;
+        assert_eq!((s, b["code"].as_str()), (status, Some(code)), "{body}: {b}");
+    }
+    assert_eq!(ledger_size(&url), size);
+
+    // 3.0: escalated, then confirmed with 10 000 h recovered from the player.
+    let (s, escalated) = call(
+        &app,
+        post(
+            "/api/v1/findings/3.0/resolutions",
+            Role::Compliance,
+            json!({"state": "escalated", "comment": "needs the pit boss"}),
+        ),
+    )
+    .await;
+    assert_eq!(s, 201, "{escalated}");
+    assert_eq!(escalated["ledger_entry"]["index"], 4);
+    assert_eq!(
+        (
+            escalated["key_name"].as_str(),
+            escalated["key_role"].as_str()
+        ),
+        (Some("test-compliance"), Some("compliance"))
+    );
+    let (s, confirmed) = call(
+        &app,
+        post(
+            "/api/v1/findings/3.0/resolutions",
+            Role::Compliance,
+            json!({"state": "confirmed", "amount_settled_h": 10_000, "comment": "player repaid 100 Kč at the cage"}),
+        ),
+    )
+    .await;
+    assert_eq!(s, 201, "{confirmed}");
+    // Escalated → escalated is not a step.
+    let (s, b) = call(
+        &app,
+        post(
+            "/api/v1/findings/3.1/resolutions",
+            Role::Compliance,
+            json!({"state": "escalated", "comment": "a"}),
+        ),
+    )
+    .await;
+    assert_eq!(s, 201, "{b}");
+    let (s, b) = call(
+        &app,
+        post(
+            "/api/v1/findings/3.1/resolutions",
+            Role::Compliance,
+            json!({"state": "escalated", "comment": "b"}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        (s, b["code"].as_str(), b["details"]["state"].as_str()),
+        (409, Some("resolution_not_allowed"), Some("escalated")),
+        "{b}"
+    );
+    // 3.1: dismissed.
+    let (s, b) = call(
+        &app,
+        post("/api/v1/findings/3.1/resolutions", Role::Compliance, json!({"state": "dismissed", "reason": "a bonus chip, paid by the promotion", "comment": "see promotion 11/2026"})),
+    )
+    .await;
+    assert_eq!(s, 201, "{b}");
+
+    // The history in order, and the states by filter.
+    let (s, finding) = call(&app, get("/api/v1/findings/3.0")).await;
+    assert_eq!(s, 200);
+    assert_eq!(finding["state"], "confirmed");
+    let steps: Vec<(&str, Option<i64>)> = finding["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["state"].as_str().unwrap(), r["amount_settled_h"].as_i64()))
+        .collect();
+    assert_eq!(
+        steps,
+        vec![("escalated", None), ("confirmed", Some(10_000))]
+    );
+    for (state_filter, expected) in [
+        ("open", 0),
+        ("confirmed", 1),
+        ("dismissed", 1),
+        ("escalated", 0),
+    ] {
+        let (_, page) = call(&app, get(&format!("/api/v1/findings?state={state_filter}"))).await;
+        assert_eq!(page["total"], expected, "{state_filter}");
+    }
+    let (s, b) = call(&app, get("/api/v1/findings?state=closed")).await;
+    assert_eq!((s, b["code"].as_str()), (400, Some("invalid_query")));
+
+    // The ledger holds each resolution, and verify checks them: 4 resolutions, both findings
+    // found again by re-adjudicating the round.
+    let (code, report, stderr) = verify(&url);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        (
+            report["resolutions"].as_u64(),
+            report["resolved_findings_readjudicated"].as_u64()
+        ),
+        (Some(4), Some(2))
+    );
+
+    // A resolution row changed behind the ledger's back (as superuser, past the trigger) is named.
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    diesel::sql_query("SET session_replication_role = replica")
+        .execute(&mut conn)
+        .unwrap();
+    diesel::sql_query("UPDATE finding_resolutions SET amount_settled_h = 0 WHERE ledger_index = 5")
+        .execute(&mut conn)
+        .unwrap();
+    let (code, report, _) = verify(&url);
+    assert_eq!(code, Some(1));
+    assert_eq!(report["failure"]["index"], 5);
+    assert!(
+        report["failure"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("resolution row of finding 3.0 differs"),
+        "{report}"
+    );
+    diesel::sql_query(
+        "UPDATE finding_resolutions SET amount_settled_h = 10000 WHERE ledger_index = 5",
+    )
+    .execute(&mut conn)
+    .unwrap();
+    // A resolution deleted from the table is missed too.
+    diesel::sql_query("DELETE FROM finding_resolutions WHERE ledger_index = 7")
+        .execute(&mut conn)
+        .unwrap();
+    let (code, report, _) = verify(&url);
+    assert_eq!(code, Some(1));
+    assert_eq!(report["failure"]["index"], 7, "{report}");
+}
