@@ -131,37 +131,6 @@ fn verify(dir: &Path) -> Result<ledger::inspection::InspectionReport, Inspection
     result
 }
 
-/// Rewrites MANIFEST to match the files, as a forger would.
-fn fix_manifest(dir: &Path) {
-    let mut lines = Vec::new();
-    let mut stack = vec![PathBuf::new()];
-    while let Some(rel) = stack.pop() {
-        for e in std::fs::read_dir(dir.join(&rel)).unwrap() {
-            let e = e.unwrap();
-            let p = rel.join(e.file_name());
-            if e.path().is_dir() {
-                stack.push(p);
-            } else if p != Path::new("MANIFEST") {
-                let bytes = std::fs::read(e.path()).unwrap();
-                lines.push(format!(
-                    "{}  {}",
-                    ledger::inspection::sha256_hex(&bytes),
-                    p.display()
-                ));
-            }
-        }
-    }
-    lines.sort_by(|a, b| a[66..].cmp(&b[66..]));
-    std::fs::write(dir.join("MANIFEST"), lines.join("\n") + "\n").unwrap();
-}
-
-fn edit_lines(dir: &Path, file: &str, edit: impl FnOnce(&mut Vec<String>)) {
-    let text = std::fs::read_to_string(dir.join(file)).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    edit(&mut lines);
-    std::fs::write(dir.join(file), lines.join("\n") + "\n").unwrap();
-}
-
 #[test]
 fn a_period_export_verifies_offline() {
     let (url, day) = ledger_over_three_days();

@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::process::Command;
 
 use actix_web::{test, App};
@@ -31,6 +32,121 @@ fn verify(url: &str) -> (Option<i32>, Value, String) {
         serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+fn exported(url: &str, from: chrono::NaiveDate, to: chrono::NaiveDate) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dozor()
+        .args([
+            "export",
+            "--from",
+            &from.to_string(),
+            "--to",
+            &to.to_string(),
+        ])
+        .arg(dir.path().join("export"))
+        .env("DATABASE_URL", url)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+fn verify_export_cli(dir: &Path) -> (Option<i32>, Value, String) {
+    let out = dozor()
+        .arg("verify")
+        .arg(dir)
+        .args(["--operator-key", &operator().verifier().to_string()])
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Each change to a resolution or its round in a copy of `original` (MANIFEST recomputed, as a
+/// forger would) fails verification, naming the line.
+fn tampered_exports_are_caught(original: &Path) {
+    let tampered = |edit: &dyn Fn(&Path)| {
+        let copy = tempfile::tempdir().unwrap();
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(original)
+            .arg(copy.path().join("export"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let dir = copy.path().join("export");
+        edit(&dir);
+        fix_manifest(&dir);
+        let failure = ledger::inspection::verify_export(
+            &dir,
+            &[operator().verifier()],
+            ledger::inspection::VerifyOptions::default(),
+            |_, _| {},
+        )
+        .unwrap_err();
+        (failure.item, failure.message)
+    };
+    let replace = |file: &'static str, from: &'static str, to: &'static str| {
+        move |dir: &Path| {
+            edit_lines(dir, file, |lines| {
+                let line = lines.iter_mut().find(|l| l.contains(from)).unwrap();
+                *line = line.replace(from, to);
+            })
+        }
+    };
+
+    // The amount recovered changed in the confirmation (entry 5): its signature fails.
+    let (item, message) = tampered(&replace(
+        "registry.jsonl",
+        r#""amount_settled_h":10000"#,
+        r#""amount_settled_h":100"#,
+    ));
+    assert!(item.starts_with("registry.jsonl line "), "{item}");
+    assert!(item.ends_with("(index 5)"), "{item}");
+    assert!(message.contains("signature does not verify"), "{message}");
+
+    // The resolved round's payout changed (no overpayment left to resolve): its signature fails.
+    let (item, message) = tampered(&replace(
+        "resolved-rounds.jsonl",
+        r#""paid_h":370000"#,
+        r#""paid_h":360000"#,
+    ));
+    assert_eq!(item, "resolved-rounds.jsonl line 1 (index 3)");
+    assert!(message.contains("signature does not verify"), "{message}");
+
+    // The round left out: the first resolution of its findings is named.
+    let (item, message) = tampered(&|dir: &Path| {
+        std::fs::write(dir.join("resolved-rounds.jsonl"), "").unwrap();
+        let proofs = dir.join("resolved-rounds-proofs.json");
+        let mut file: Value = serde_json::from_slice(&std::fs::read(&proofs).unwrap()).unwrap();
+        file["proofs"] = json!([]);
+        std::fs::write(&proofs, serde_json::to_vec(&file).unwrap()).unwrap();
+    });
+    assert_eq!(
+        (item.as_str(), message.as_str()),
+        (
+            "registry.jsonl (index 4)",
+            "resolves a finding of entry 3, which resolved-rounds.jsonl does not hold"
+        )
+    );
+
+    // The round's inclusion proof changed: the round is not shown to be in the ledger.
+    let (item, message) = tampered(&|dir: &Path| {
+        let proofs = dir.join("resolved-rounds-proofs.json");
+        let mut file: Value = serde_json::from_slice(&std::fs::read(&proofs).unwrap()).unwrap();
+        file["proofs"][0]["proof"][0] = json!(hex::encode([7u8; 32]));
+        std::fs::write(&proofs, serde_json::to_vec(&file).unwrap()).unwrap();
+    });
+    assert_eq!(item, "resolved-rounds.jsonl line 1 (index 3)");
+    assert!(message.contains("the inclusion proof fails"), "{message}");
 }
 
 #[actix_web::test]
@@ -245,6 +361,32 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
         ),
         (Some(4), Some(2))
     );
+
+    // Signed into a checkpoint, the resolutions survive `dozor export` and offline `verify`:
+    // in an export of the period that holds them, and in one of a day long before (the
+    // registry and the resolved rounds come with every export).
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    ledger::storage::checkpoints::create(&mut conn, &operator(), 8, chrono::Utc::now()).unwrap();
+    let today = chrono::Utc::now().date_naive();
+    let around_now = exported(&url, today.pred_opt().unwrap(), today.succ_opt().unwrap());
+    let long_before = exported(
+        &url,
+        "2020-01-01".parse().unwrap(),
+        "2020-01-01".parse().unwrap(),
+    );
+    for dir in [&around_now, &long_before] {
+        let (code, report, stderr) = verify_export_cli(&dir.path().join("export"));
+        assert_eq!(code, Some(0), "{stderr}");
+        assert_eq!(
+            (
+                report["resolutions"].as_u64(),
+                report["resolved_findings_readjudicated"].as_u64()
+            ),
+            (Some(4), Some(2)),
+            "{report}"
+        );
+    }
+    tampered_exports_are_caught(&long_before.path().join("export"));
 
     // A resolution row changed behind the ledger's back (as superuser, past the trigger) is named.
     let mut conn = ledger::storage::connect(&url).unwrap();

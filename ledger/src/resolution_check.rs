@@ -64,3 +64,127 @@ pub fn check_resolved_finding<'p>(
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, Utc};
+    use ed25519_dalek::SigningKey;
+    use serde_json::json;
+
+    use super::*;
+    use crate::access::{Decision, FindingState, Role};
+    use crate::entry::{format_time, Entry};
+    use crate::entry_check::{check_entry, Signers};
+    use crate::keys::{encode_public_key, key_id};
+    use crate::registry_event::RegistryEvent;
+    use crate::Envelope;
+
+    const PLAN: &str = "69games-ziva-hra";
+
+    fn at(text: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    /// Entry 0 registers roulette table R1; entry 1 is a spin of 17 with a straight on 17 of
+    /// 100 Kč paid 3 700 Kč: 35 × 10 000 h + the stake 10 000 h = 360 000 h is due, so the
+    /// round has one finding, `overpaid` by 10 000 h, at position 0.
+    fn ledger() -> (RegistryHistory, Vec<u8>) {
+        let table_key = SigningKey::from_bytes(&[1; 32]);
+        let mut history = RegistryHistory::default();
+        let registered = RegistryEvent::TableRegistered {
+            table_id: "R1".into(),
+            previous: None,
+            game: "roulette".into(),
+            location: "Praha".into(),
+            plan_id: PLAN.into(),
+            wheel_layout: None,
+            key_id: key_id(&table_key.verifying_key()),
+            public_key: encode_public_key(&table_key.verifying_key()),
+            valid_from: format_time(at("2026-11-20T10:00:00Z")),
+        };
+        history
+            .apply(0, at("2026-11-20T10:00:00Z"), &registered)
+            .unwrap();
+        let record = json!({"type": "round", "game": "roulette", "table_id": "R1", "seq_no": 1,
+            "plan_id": PLAN, "played_at": "2026-11-20T18:00:00Z",
+            "outcome": {"result": "number", "number": 17},
+            "bets": [{"bet_id": "b1", "player": "seat-1", "kind": "straight", "numbers": [17],
+                      "stake_h": 10_000, "paid_h": 370_000}]});
+        let envelope = Envelope::sign(record, &table_key).unwrap();
+        let entry = Entry::build(1, at("2026-11-20T18:00:01Z"), [7; 32], &envelope).unwrap();
+        (history, entry.bytes)
+    }
+
+    fn resolution(
+        table_id: &str,
+        finding: u32,
+        kind: &str,
+        rules_version: &str,
+    ) -> RecordedResolution {
+        RecordedResolution {
+            index: 2,
+            resolved_at: at("2026-11-21T09:00:00Z"),
+            table_id: table_id.into(),
+            round_index: 1,
+            finding,
+            kind: kind.into(),
+            rules_version: rules_version.into(),
+            decision: Decision {
+                state: FindingState::Confirmed,
+                amount_settled_h: Some(10_000),
+                reason: None,
+                comment: "repaid".into(),
+            },
+            key_id: "k".into(),
+            key_name: "officer".into(),
+            key_role: Role::Compliance,
+        }
+    }
+
+    fn check(resolution: &RecordedResolution) -> Result<FindingCheck, String> {
+        let (history, bytes) = ledger();
+        let operators = std::collections::HashMap::new();
+        let signers = Signers {
+            operators: &operators,
+            tables: &history,
+        };
+        let round = check_entry(&bytes, 1, signers)?;
+        let plans = rules::PlanBook::builtin().unwrap();
+        check_resolved_finding(resolution, &round, &history, |id| plans.get(id))
+    }
+
+    #[test]
+    fn the_finding_re_adjudication_gives_is_confirmed() {
+        let found = check(&resolution("R1", 0, "overpaid", rules::RULES_VERSION));
+        assert_eq!(found, Ok(FindingCheck::Confirmed));
+    }
+
+    #[test]
+    fn another_kind_position_or_table_is_named() {
+        let other_kind = check(&resolution("R1", 0, "underpaid", rules::RULES_VERSION));
+        assert_eq!(
+            other_kind,
+            Err("resolution of finding 1.0 names a `underpaid` finding; re-adjudication gives `overpaid` there".into())
+        );
+        let beyond = check(&resolution("R1", 1, "overpaid", rules::RULES_VERSION));
+        assert_eq!(
+            beyond,
+            Err("resolution of finding 1.1: re-adjudication gives the round 1 finding(s)".into())
+        );
+        let other_table = check(&resolution("R2", 0, "overpaid", rules::RULES_VERSION));
+        assert!(
+            other_table
+                .as_ref()
+                .is_err_and(|m| m.contains("is not a round of that table")),
+            "{other_table:?}"
+        );
+    }
+
+    #[test]
+    fn a_finding_of_other_rules_is_not_re_derived() {
+        let found = check(&resolution("R1", 7, "anything", "0.0.0-other"));
+        assert_eq!(found, Ok(FindingCheck::OtherRulesVersion));
+    }
+}

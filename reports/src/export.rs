@@ -9,7 +9,7 @@ use diesel::prelude::*;
 use ledger::checkpoint::{open, Checkpoint, NoteVerifier};
 use ledger::inspection::{
     self as fmt, AdjudicationLine, ConsistencyFile, ExportInfo, InclusionProof, KeyRecord,
-    RegistryProofs, TreeFile, TreeNode,
+    ProofsFile, TreeFile, TreeNode,
 };
 use ledger::merkle::range_nodes_needed;
 use ledger::registry_event::RegistryEvent;
@@ -166,6 +166,25 @@ fn make_durable<'a>(dir: &Path, files: impl Iterator<Item = &'a str>) -> Result<
     dirs.into_iter().try_for_each(sync)
 }
 
+/// Inclusion proofs of the entries at `indexes` to the tree of size `size`.
+fn proofs_file(
+    conn: &mut PgConnection,
+    indexes: &[u64],
+    size: u64,
+) -> Result<ProofsFile, ExportError> {
+    let proofs = indexes
+        .iter()
+        .map(|&index| {
+            let (_, proof) = tree::inclusion_proof(conn, index, size).map_err(storage)?;
+            Ok(InclusionProof {
+                index,
+                proof: proof.iter().map(hex::encode).collect(),
+            })
+        })
+        .collect::<Result<_, ExportError>>()?;
+    Ok(ProofsFile { size, proofs })
+}
+
 /// Writes the export of gaming days `from..=to` into `dir` (created; must be empty).
 pub fn write_export(
     conn: &mut PgConnection,
@@ -281,12 +300,13 @@ pub fn write_export(
         },
     )?;
 
-    // Registry events the checkpoint covers, with inclusion proofs: the table-key history.
+    // Registry events the latest checkpoint covers, with inclusion proofs: the table-key
+    // history, the API keys and every resolution of a finding made so far.
     let registry_rows: Vec<(i64, DateTime<Utc>, Vec<u8>)> = ledger_entries::table
         .filter(
             ledger_entries::seq_no
                 .is_null()
-                .and(ledger_entries::idx.lt(checkpoint.size as i64)),
+                .and(ledger_entries::idx.lt(latest.size as i64)),
         )
         .order(ledger_entries::idx.asc())
         .select((
@@ -298,7 +318,7 @@ pub fn write_export(
         .map_err(storage)?;
     let mut history = RegistryHistory::default();
     let mut registry_lines = Vec::new();
-    let mut proofs = Vec::with_capacity(registry_rows.len());
+    let mut registry_indexes = Vec::with_capacity(registry_rows.len());
     for (index, received_at, entry) in &registry_rows {
         let index = *index as u64;
         let event = RegistryEvent::from_entry(entry).map_err(storage)?;
@@ -307,19 +327,45 @@ pub fn write_export(
             .map_err(storage)?;
         registry_lines.extend_from_slice(entry);
         registry_lines.push(b'\n');
-        let (_, proof) = tree::inclusion_proof(conn, index, checkpoint.size).map_err(storage)?;
-        proofs.push(InclusionProof {
-            index,
-            proof: proof.iter().map(hex::encode).collect(),
-        });
+        registry_indexes.push(index);
     }
     w.file(fmt::REGISTRY, &registry_lines)?;
     w.json(
         fmt::REGISTRY_PROOFS,
-        &RegistryProofs {
-            size: checkpoint.size,
-            proofs,
-        },
+        &proofs_file(conn, &registry_indexes, latest.size)?,
+    )?;
+
+    // The rounds of the resolved findings, wherever they lie, so that each resolution can be
+    // checked against its round's re-adjudication.
+    let resolved: BTreeSet<u64> = history
+        .resolutions()
+        .resolved_findings()
+        .map(|r| r.round_index)
+        .collect();
+    let resolved: Vec<u64> = resolved.into_iter().collect();
+    let mut round_lines = Vec::new();
+    for chunk in resolved.chunks(PAGE as usize) {
+        let wanted: Vec<i64> = chunk.iter().map(|i| *i as i64).collect();
+        let rows: Vec<Vec<u8>> = ledger_entries::table
+            .filter(ledger_entries::idx.eq_any(&wanted))
+            .order(ledger_entries::idx.asc())
+            .select(ledger_entries::entry)
+            .load(conn)
+            .map_err(storage)?;
+        if rows.len() != chunk.len() {
+            return Err(storage(
+                "a resolved finding's round is missing from the ledger",
+            ));
+        }
+        for entry in rows {
+            round_lines.extend_from_slice(&entry);
+            round_lines.push(b'\n');
+        }
+    }
+    w.file(fmt::RESOLVED_ROUNDS, &round_lines)?;
+    w.json(
+        fmt::RESOLVED_ROUNDS_PROOFS,
+        &proofs_file(conn, &resolved, latest.size)?,
     )?;
     w.json(fmt::KEYS, &KeyRecord::from_history(&history))?;
     let mut plan_ids: BTreeSet<String> = history.tables().map(|t| t.plan_id.clone()).collect();

@@ -108,12 +108,14 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
         Ok(report) => {
             println!("{}", serde_json::to_string_pretty(&report)?);
             eprintln!(
-                "export OK: {} entries of {}..{} (plus chain links), {} signatures, {} rounds re-adjudicated, all leaves of checkpoint {} checked in {:.2} s",
+                "export OK: {} entries of {}..{} (plus chain links), {} signatures, {} rounds re-adjudicated, {} resolutions ({} resolved findings found again), all leaves of checkpoint {} checked in {:.2} s",
                 report.period_entries,
                 report.period.0,
                 report.period.1,
                 report.signatures_checked,
                 report.rounds_readjudicated,
+                report.resolutions,
+                report.resolved_findings_readjudicated,
                 report.checkpoint_size,
                 started.elapsed().as_secs_f64()
             );

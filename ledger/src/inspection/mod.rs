@@ -9,7 +9,8 @@
 //! | `tree.json` | hashes of the subtrees outside those entries needed to rebuild the checkpoint's root |
 //! | `checkpoint.txt` | the signed checkpoint covering every exported entry |
 //! | `checkpoint-latest.txt`, `consistency.json` | the latest checkpoint and the proof that it extends the first |
-//! | `registry.jsonl`, `registry-proofs.json` | every registry event (table registrations, key additions and revocations) the checkpoint covers, with its inclusion proof |
+//! | `registry.jsonl`, `registry-proofs.json` | every registry event (table registrations, table and API key additions and revocations, resolutions of findings) the latest checkpoint covers, with its inclusion proof to that checkpoint |
+//! | `resolved-rounds.jsonl`, `resolved-rounds-proofs.json` | the round of every resolved finding, with its inclusion proof to the latest checkpoint |
 //! | `keys.json` | every table key with its validity, as the registry events give it |
 //! | `plans/<plan>.toml` | the plans the rounds name |
 //! | `adjudications.jsonl` | the verdict of every round of the period |
@@ -32,6 +33,7 @@ use crate::registry_history::RegistryHistory;
 
 mod lines;
 mod ordered_pool;
+mod resolved;
 use lines::{LineBlock, LineReader, VerdictReader, Verdicts};
 
 pub const FORMAT: &str = "dozor-inspection-export/1";
@@ -46,6 +48,8 @@ pub const KEYS: &str = "keys.json";
 pub const REGISTRY: &str = "registry.jsonl";
 pub const REGISTRY_PROOFS: &str = "registry-proofs.json";
 pub const ADJUDICATIONS: &str = "adjudications.jsonl";
+pub const RESOLVED_ROUNDS: &str = "resolved-rounds.jsonl";
+pub const RESOLVED_ROUNDS_PROOFS: &str = "resolved-rounds-proofs.json";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -102,11 +106,11 @@ pub struct InclusionProof {
     pub proof: Vec<String>,
 }
 
-/// Inclusion proofs of the lines of registry.jsonl, in the same order, to the tree of
-/// checkpoint.txt.
+/// Inclusion proofs of the lines of registry.jsonl or resolved-rounds.jsonl, in the same
+/// order, to the tree of checkpoint-latest.txt.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RegistryProofs {
+pub struct ProofsFile {
     pub size: u64,
     pub proofs: Vec<InclusionProof>,
 }
@@ -182,6 +186,10 @@ pub struct InspectionReport {
     pub registry_events: u64,
     pub signatures_checked: u64,
     pub rounds_readjudicated: u64,
+    /// Resolutions of findings in the registry, and the resolved findings found again by
+    /// re-adjudicating their rounds.
+    pub resolutions: u64,
+    pub resolved_findings_readjudicated: u64,
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -371,6 +379,31 @@ struct Registry {
     proofs: Vec<(String, u64, Vec<Hash>)>,
 }
 
+/// A proofs file, which must be to the tree of `checkpoint`.
+fn proofs_for(
+    dir: &Path,
+    name: &str,
+    checkpoint: &Checkpoint,
+) -> Result<ProofsFile, InspectionError> {
+    let proofs: ProofsFile = json(dir, name)?;
+    if proofs.size != checkpoint.size {
+        return Err(fail(
+            name,
+            format!(
+                "proofs are to tree size {}, the latest checkpoint's is {}",
+                proofs.size, checkpoint.size
+            ),
+        ));
+    }
+    Ok(proofs)
+}
+
+/// Whether `leaf` at `index` is in the tree of `checkpoint` by `path`.
+fn included(index: u64, leaf: &Hash, path: &[Hash], checkpoint: &Checkpoint) -> bool {
+    index < checkpoint.size
+        && merkle::verify_inclusion(index, checkpoint.size, leaf, path, &checkpoint.root)
+}
+
 /// Registry events: each signed by an operator key and consistent with those before it.
 fn load_registry(
     dir: &Path,
@@ -378,16 +411,7 @@ fn load_registry(
     operators: &HashMap<String, VerifyingKey>,
 ) -> Result<Registry, InspectionError> {
     let text = String::from_utf8(read(dir, REGISTRY)?).map_err(|_| fail(REGISTRY, "not UTF-8"))?;
-    let proofs: RegistryProofs = json(dir, REGISTRY_PROOFS)?;
-    if proofs.size != checkpoint.size {
-        return Err(fail(
-            REGISTRY_PROOFS,
-            format!(
-                "proofs are to tree size {}, the checkpoint's is {}",
-                proofs.size, checkpoint.size
-            ),
-        ));
-    }
+    let proofs = proofs_for(dir, REGISTRY_PROOFS, checkpoint)?;
     let lines: Vec<&str> = text.lines().collect();
     if lines.len() != proofs.proofs.len() {
         return Err(fail(
@@ -446,10 +470,7 @@ fn check_registry_proofs(
     checkpoint: &Checkpoint,
 ) -> Result<(), InspectionError> {
     for (item, index, path) in &registry.proofs {
-        let leaf = &registry.leaves[index];
-        if *index >= checkpoint.size
-            || !merkle::verify_inclusion(*index, checkpoint.size, leaf, path, &checkpoint.root)
-        {
+        if !included(*index, &registry.leaves[index], path, checkpoint) {
             return Err(fail(
                 item,
                 format!(
@@ -566,7 +587,7 @@ pub fn verify_export(
     let checkpoint = open_checkpoint(dir, CHECKPOINT, operator_keys, &info.origin)?;
     let latest = open_checkpoint(dir, CHECKPOINT_LATEST, operator_keys, &info.origin)?;
     let operators = operator_signers(operator_keys);
-    let registry = load_registry(dir, &checkpoint, &operators)?;
+    let registry = load_registry(dir, &latest, &operators)?;
     let plans = load_plans(dir, &registry.history)?;
 
     // Entries, a block at a time: canonical, consecutive, chained, signed by a key valid at
@@ -766,7 +787,14 @@ pub fn verify_export(
             "the entries and tree.json give another root than the signed checkpoint: an entry was changed, removed, added or reordered, or the checkpoint is not this log's",
         ));
     }
-    check_registry_proofs(&registry, &checkpoint)?;
+    check_registry_proofs(&registry, &latest)?;
+    let resolved = resolved::check_resolved_findings(
+        dir,
+        &registry.history,
+        &latest,
+        context.signers,
+        &plans,
+    )?;
 
     if !info.link_after && latest.size > run_end {
         return Err(fail(
@@ -818,6 +846,8 @@ pub fn verify_export(
         registry_events: registry.leaves.len() as u64,
         signatures_checked: total,
         rounds_readjudicated,
+        resolutions: resolved.resolutions,
+        resolved_findings_readjudicated: resolved.readjudicated,
     })
 }
 

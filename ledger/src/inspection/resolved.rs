@@ -1,0 +1,114 @@
+//! The resolved findings of an export: every resolution in registry.jsonl names a round shipped
+//! in resolved-rounds.jsonl, signed and included in the latest checkpoint's tree, whose
+//! re-adjudication has a finding of that kind at that position.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use super::{
+    fail, hash_hex, included, proofs_for, read, InspectionError, REGISTRY, RESOLVED_ROUNDS,
+    RESOLVED_ROUNDS_PROOFS,
+};
+use crate::checkpoint::Checkpoint;
+use crate::entry::leaf_hash;
+use crate::entry_check::{check_entry_text, CheckedEntry, Signers};
+use crate::registry_history::RegistryHistory;
+use crate::resolution_check::{check_resolved_finding, FindingCheck};
+
+/// What checking the resolutions found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct ResolvedFindings {
+    /// Resolutions in registry.jsonl.
+    pub resolutions: u64,
+    /// Resolved findings found again by re-adjudicating their rounds.
+    pub readjudicated: u64,
+}
+
+pub(super) fn check_resolved_findings(
+    dir: &Path,
+    history: &RegistryHistory,
+    latest: &Checkpoint,
+    signers: Signers<'_>,
+    plans: &HashMap<String, rules::Plan>,
+) -> Result<ResolvedFindings, InspectionError> {
+    let text = String::from_utf8(read(dir, RESOLVED_ROUNDS)?)
+        .map_err(|_| fail(RESOLVED_ROUNDS, "not UTF-8"))?;
+    let rounds = load_rounds(dir, &text, latest, signers)?;
+
+    let mut named = std::collections::HashSet::new();
+    let mut readjudicated = 0;
+    for resolution in history.resolutions().resolved_findings() {
+        let item = format!("{REGISTRY} (index {})", resolution.index);
+        named.insert(resolution.round_index);
+        let Some((_, round)) = rounds.get(&resolution.round_index) else {
+            return Err(fail(
+                item,
+                format!(
+                    "resolves a finding of entry {}, which {RESOLVED_ROUNDS} does not hold",
+                    resolution.round_index
+                ),
+            ));
+        };
+        match check_resolved_finding(resolution, round, history, |id| plans.get(id)) {
+            Ok(FindingCheck::Confirmed) => readjudicated += 1,
+            Ok(FindingCheck::OtherRulesVersion) => {}
+            Err(message) => return Err(fail(item, message)),
+        }
+    }
+    if let Some((index, (item, _))) = rounds.iter().find(|(i, _)| !named.contains(*i)) {
+        return Err(fail(
+            item,
+            format!("no resolution in {REGISTRY} names entry {index}"),
+        ));
+    }
+    Ok(ResolvedFindings {
+        resolutions: history.resolutions().all().len() as u64,
+        readjudicated,
+    })
+}
+
+/// The lines of resolved-rounds.jsonl by ledger index, each checked: canonical, signed by a key
+/// of its table valid when it was received, and a leaf of the latest checkpoint's tree.
+fn load_rounds<'t>(
+    dir: &Path,
+    text: &'t str,
+    latest: &Checkpoint,
+    signers: Signers<'_>,
+) -> Result<BTreeMap<u64, (String, CheckedEntry<'t>)>, InspectionError> {
+    let proofs = proofs_for(dir, RESOLVED_ROUNDS_PROOFS, latest)?;
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() != proofs.proofs.len() {
+        return Err(fail(
+            RESOLVED_ROUNDS_PROOFS,
+            format!("{} proofs for {} rounds", proofs.proofs.len(), lines.len()),
+        ));
+    }
+    let mut rounds = BTreeMap::new();
+    for (n, (line, proof)) in lines.into_iter().zip(&proofs.proofs).enumerate() {
+        let item = format!("{RESOLVED_ROUNDS} line {} (index {})", n + 1, proof.index);
+        if rounds
+            .last_key_value()
+            .is_some_and(|(last, _)| *last >= proof.index)
+        {
+            return Err(fail(item, "rounds are not in ascending ledger order"));
+        }
+        let entry = check_entry_text(line, proof.index, signers).map_err(|m| fail(&item, m))?;
+        entry.verify_signature().map_err(|m| fail(&item, m))?;
+        let path = proof
+            .proof
+            .iter()
+            .map(|h| hash_hex(RESOLVED_ROUNDS_PROOFS, h))
+            .collect::<Result<Vec<_>, _>>()?;
+        if !included(proof.index, &leaf_hash(line.as_bytes()), &path, latest) {
+            return Err(fail(
+                item,
+                format!(
+                    "not in the tree of the latest checkpoint (size {}): the inclusion proof fails",
+                    latest.size
+                ),
+            ));
+        }
+        rounds.insert(proof.index, (item, entry));
+    }
+    Ok(rounds)
+}
