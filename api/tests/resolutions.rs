@@ -34,6 +34,26 @@ fn verify(url: &str) -> (Option<i32>, Value, String) {
     )
 }
 
+/// The daily report's findings of table R01 on 2026-11-20 (the round's gaming day): total, open,
+/// escalated, confirmed, dismissed, settled amount.
+fn daily_states(report: &Value) -> [i64; 6] {
+    let row = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["table_id"] == "R01")
+        .unwrap();
+    [
+        "findings",
+        "findings_open",
+        "findings_escalated",
+        "findings_confirmed",
+        "findings_dismissed",
+        "findings_settled_h",
+    ]
+    .map(|column| row[column].as_i64().unwrap())
+}
+
 fn exported(url: &str, from: chrono::NaiveDate, to: chrono::NaiveDate) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let out = dozor()
@@ -210,6 +230,10 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
         vec![("3.0", "overpaid", 10_000), ("3.1", "overpaid", 40_000)]
     );
 
+    let daily = "/api/v1/reports/daily?day=2026-11-20";
+    let (_, report) = call(&app, get(daily)).await;
+    assert_eq!(daily_states(&report), [2, 2, 0, 0, 0, 0]);
+
     // Refused: no comment, a dismissal without a reason, an amount on an escalation, an unknown
     // finding, a bad id. Nothing is appended.
     let size = ledger_size(&url);
@@ -291,6 +315,9 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
     )
     .await;
     assert_eq!(s, 201, "{confirmed}");
+    // Mid-way: 3.0 confirmed with 10 000 h settled, 3.1 still open.
+    let (_, report) = call(&app, get(daily)).await;
+    assert_eq!(daily_states(&report), [2, 1, 0, 1, 0, 10_000]);
     // Escalated → escalated is not a step.
     let (s, b) = call(
         &app,
@@ -323,6 +350,37 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
     )
     .await;
     assert_eq!(s, 201, "{b}");
+
+    // The daily report: one confirmed (10 000 h recovered), one dismissed, none open; and its CSV.
+    let (_, report) = call(&app, get(daily)).await;
+    assert_eq!(daily_states(&report), [2, 0, 0, 1, 1, 10_000]);
+    let csv = reports::daily::to_csv(
+        &reports::daily::build(
+            &mut ledger::storage::connect(&url).unwrap(),
+            &reports::GamingDayClock::default(),
+            "2026-11-20".parse().unwrap(),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let table_line: Vec<&str> = lines
+        .find(|l| l.contains(",R01,"))
+        .unwrap()
+        .split(',')
+        .collect();
+    let column = |name: &str| table_line[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(
+        [
+            "findings_open",
+            "findings_confirmed",
+            "findings_dismissed",
+            "findings_settled_h"
+        ]
+        .map(column),
+        ["0", "1", "1", "10000"]
+    );
 
     // The history in order, and the states by filter.
     let (s, finding) = call(&app, get("/api/v1/findings/3.0")).await;

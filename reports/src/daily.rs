@@ -56,6 +56,14 @@ pub struct PayoutRow {
     pub deviation_sd: Option<f64>,
     pub findings: i64,
     pub findings_amount_h: i64,
+    /// The findings by where their resolution stands when the report is built: not yet resolved,
+    /// escalated, confirmed, dismissed (they add up to `findings`).
+    pub findings_open: i64,
+    pub findings_escalated: i64,
+    pub findings_confirmed: i64,
+    pub findings_dismissed: i64,
+    /// What confirmations say was recovered from players or paid back to them.
+    pub findings_settled_h: i64,
     pub findings_by_kind: BTreeMap<String, KindTotal>,
 }
 
@@ -110,6 +118,33 @@ struct KindAggregate {
     count: i64,
     #[diesel(sql_type = BigInt)]
     amount_h: i64,
+    #[diesel(sql_type = BigInt)]
+    escalated: i64,
+    #[diesel(sql_type = BigInt)]
+    confirmed: i64,
+    #[diesel(sql_type = BigInt)]
+    dismissed: i64,
+    #[diesel(sql_type = BigInt)]
+    settled_h: i64,
+}
+
+/// Findings by where their resolution stands.
+#[derive(Debug, Clone, Copy, Default)]
+struct StateCounts {
+    escalated: i64,
+    confirmed: i64,
+    dismissed: i64,
+    settled_h: i64,
+}
+
+impl StateCounts {
+    fn absorb(&mut self, o: &StateCounts) -> Result<(), ReportError> {
+        self.escalated = add(self.escalated, o.escalated)?;
+        self.confirmed = add(self.confirmed, o.confirmed)?;
+        self.dismissed = add(self.dismissed, o.dismissed)?;
+        self.settled_h = add(self.settled_h, o.settled_h)?;
+        Ok(())
+    }
 }
 
 #[derive(QueryableByName, Debug)]
@@ -135,6 +170,7 @@ struct Sums {
     fees_h: i64,
     overlay_h: i64,
     kinds: BTreeMap<String, KindTotal>,
+    states: StateCounts,
 }
 
 fn add(a: i64, b: i64) -> Result<i64, ReportError> {
@@ -160,6 +196,7 @@ impl Sums {
             mine.count = add(mine.count, t.count)?;
             mine.amount_h = add(mine.amount_h, t.amount_h)?;
         }
+        self.states.absorb(&o.states)?;
         Ok(())
     }
 
@@ -195,6 +232,11 @@ impl Sums {
             findings = add(findings, t.count)?;
             findings_amount_h = add(findings_amount_h, t.amount_h)?;
         }
+        let states = &self.states;
+        let resolved = add(add(states.escalated, states.confirmed)?, states.dismissed)?;
+        let findings_open = findings
+            .checked_sub(resolved)
+            .ok_or(ReportError::Overflow("open findings"))?;
         Ok(PayoutRow {
             game: game.to_owned(),
             table_id: table_id.map(str::to_owned),
@@ -220,6 +262,11 @@ impl Sums {
             deviation_sd,
             findings,
             findings_amount_h,
+            findings_open,
+            findings_escalated: states.escalated,
+            findings_confirmed: states.confirmed,
+            findings_dismissed: states.dismissed,
+            findings_settled_h: states.settled_h,
             findings_by_kind: self.kinds.clone(),
         })
     }
@@ -252,10 +299,18 @@ pub fn build(
     .bind::<Timestamptz, _>(end)
     .load(conn)?;
     let kinds: Vec<KindAggregate> = diesel::sql_query(
-        "SELECT game, table_id, kind, count(*)::bigint AS count, \
-                coalesce(sum(amount_h), 0)::bigint AS amount_h \
-         FROM findings WHERE played_at >= $1 AND played_at < $2 \
-         GROUP BY game, table_id, kind",
+        "SELECT f.game, f.table_id, f.kind, count(*)::bigint AS count, \
+                coalesce(sum(f.amount_h), 0)::bigint AS amount_h, \
+                count(*) FILTER (WHERE r.state = 'escalated')::bigint AS escalated, \
+                count(*) FILTER (WHERE r.state = 'confirmed')::bigint AS confirmed, \
+                count(*) FILTER (WHERE r.state = 'dismissed')::bigint AS dismissed, \
+                coalesce(sum(r.amount_settled_h) FILTER (WHERE r.state = 'confirmed'), 0)::bigint AS settled_h \
+         FROM findings f LEFT JOIN LATERAL ( \
+             SELECT state, amount_settled_h FROM finding_resolutions \
+             WHERE round_index = f.ledger_index AND finding = f.position \
+             ORDER BY ledger_index DESC LIMIT 1) r ON true \
+         WHERE f.played_at >= $1 AND f.played_at < $2 \
+         GROUP BY f.game, f.table_id, f.kind",
     )
     .bind::<Timestamptz, _>(start)
     .bind::<Timestamptz, _>(end)
@@ -284,17 +339,20 @@ pub fn build(
         s.overlay_h = a.overlay_h;
     }
     for k in kinds {
-        per_table
-            .entry((k.game, k.table_id))
-            .or_default()
-            .kinds
-            .insert(
-                k.kind,
-                KindTotal {
-                    count: k.count,
-                    amount_h: k.amount_h,
-                },
-            );
+        let sums = per_table.entry((k.game, k.table_id)).or_default();
+        sums.states.absorb(&StateCounts {
+            escalated: k.escalated,
+            confirmed: k.confirmed,
+            dismissed: k.dismissed,
+            settled_h: k.settled_h,
+        })?;
+        sums.kinds.insert(
+            k.kind,
+            KindTotal {
+                count: k.count,
+                amount_h: k.amount_h,
+            },
+        );
     }
 
     let mut rows = Vec::new();
@@ -347,6 +405,11 @@ pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
         "deviation_sd",
         "findings",
         "findings_amount_h",
+        "findings_open",
+        "findings_escalated",
+        "findings_confirmed",
+        "findings_dismissed",
+        "findings_settled_h",
     ]
     .into_iter()
     .map(str::to_owned)
@@ -385,6 +448,11 @@ pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
                 .unwrap_or_default(),
             r.findings.to_string(),
             r.findings_amount_h.to_string(),
+            r.findings_open.to_string(),
+            r.findings_escalated.to_string(),
+            r.findings_confirmed.to_string(),
+            r.findings_dismissed.to_string(),
+            r.findings_settled_h.to_string(),
         ];
         line.extend(rules::FindingKind::ALL.iter().map(|k| {
             r.findings_by_kind
