@@ -145,7 +145,7 @@ async fn every_route_answers_each_role_as_the_role_table_says() {
     let new = |name: &'static str, expires_at| NewApiKey {
         name,
         role: Role::Compliance,
-        created_by: "tests",
+        created_by: "cli:tests",
         expires_at,
     };
     create_api_key(
@@ -160,7 +160,7 @@ async fn every_route_answers_each_role_as_the_role_table_says() {
         &mut conn,
         operator.signing_key(),
         "gone",
-        "tests",
+        "cli:tests",
         "left",
         Utc::now(),
     )
@@ -226,7 +226,7 @@ async fn every_route_answers_each_role_as_the_role_table_says() {
             &NewApiKey {
                 name: &name,
                 role: Role::Reporter,
-                created_by: "tests",
+                created_by: "cli:tests",
                 expires_at: None,
             },
             &ApiKeySecret::from_bytes([70 + i as u8; 32]),

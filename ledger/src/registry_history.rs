@@ -16,7 +16,7 @@ use ed25519_dalek::VerifyingKey;
 use crate::entry::{parse_ledger_time, KeyWindow};
 use crate::keys::{key_id, parse_public_key};
 use crate::registry_event::RegistryEvent;
-pub use api_keys::{ApiKeyRevocation, ApiKeys, HistoricApiKey};
+pub use api_keys::{ApiKeyRevocation, ApiKeys, HistoricApiKey, CLI_ACTOR};
 pub use resolutions::{RecordedResolution, Resolutions};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -461,7 +461,7 @@ mod tests {
             previous: Some(6),
             key_id: OFFICER.0.into(),
             name: OFFICER.1.into(),
-            revoked_by: "admin".into(),
+            revoked_by: "cli:root".into(),
             reason: "left the company".into(),
         };
         history.apply(7, at0(), &revoked).unwrap();
@@ -504,5 +504,107 @@ mod tests {
         }
         let err = history.apply(6, at0(), &unknown_table).unwrap_err();
         assert!(err.contains("`R9`, which is not registered"), "{err}");
+    }
+
+    #[test]
+    fn api_keys_are_managed_from_the_command_line_or_by_an_admin_key_that_could_act() {
+        let by = |previous: u64, id: &str, name: &str, role: Role, by: &str| {
+            let mut event = api_key(Some(previous), id, name, role);
+            if let RegistryEvent::ApiKeyCreated { created_by, .. } = &mut event {
+                *created_by = by.into();
+            }
+            event
+        };
+        let revoke = |previous: u64, id: &str, name: &str, by: &str| RegistryEvent::ApiKeyRevoked {
+            previous: Some(previous),
+            key_id: id.into(),
+            name: name.into(),
+            revoked_by: by.into(),
+            reason: "rotated".into(),
+        };
+        let mut history = RegistryHistory::default();
+        // The first admin key comes from the command line; it creates the others.
+        history
+            .apply(
+                0,
+                at0(),
+                &api_key(None, "00000000000000a1", "alice", Role::Admin),
+            )
+            .unwrap();
+        history
+            .apply(
+                1,
+                at0(),
+                &by(0, "00000000000000a2", "officer", Role::Compliance, "alice"),
+            )
+            .unwrap();
+        history
+            .apply(
+                2,
+                at0(),
+                &by(1, "00000000000000a3", "nightly", Role::Reporter, "alice"),
+            )
+            .unwrap();
+        // Not by a compliance key, an unknown name, or `cli:` naming no one.
+        for (actor, expected) in [
+            (
+                "officer",
+                "a compliance key; only admin keys manage API keys",
+            ),
+            ("bob", "which is neither `cli:<user>` nor an API key"),
+            ("cli:", "which names no user"),
+        ] {
+            let err = history
+                .apply(
+                    3,
+                    at0(),
+                    &by(2, "00000000000000b1", "second", Role::Reporter, actor),
+                )
+                .unwrap_err();
+            assert!(err.contains(expected), "{actor}: {err}");
+        }
+        // The admin revokes itself; from then on it can neither create nor revoke.
+        history
+            .apply(3, at0(), &revoke(2, "00000000000000a1", "alice", "alice"))
+            .unwrap();
+        let err = history
+            .apply(
+                4,
+                at0(),
+                &by(3, "00000000000000b2", "third", Role::Reporter, "alice"),
+            )
+            .unwrap_err();
+        assert!(
+            err.contains("was revoked at entry 3 before entry 4"),
+            "{err}"
+        );
+        let err = history
+            .apply(4, at0(), &revoke(3, "00000000000000a2", "officer", "alice"))
+            .unwrap_err();
+        assert!(err.contains("revoked by `alice`"), "{err}");
+        // Another admin (expiring 2026-12-31, as every key here) cannot act after its expiry.
+        history
+            .apply(
+                4,
+                at0(),
+                &by(3, "00000000000000a4", "carol", Role::Admin, "cli:root"),
+            )
+            .unwrap();
+        let err = history
+            .apply(
+                5,
+                t("2027-01-02T00:00:00Z"),
+                &by(4, "00000000000000b3", "fourth", Role::Reporter, "carol"),
+            )
+            .unwrap_err();
+        assert!(err.contains("had expired"), "{err}");
+        history
+            .apply(
+                5,
+                at0(),
+                &by(4, "00000000000000b3", "fourth", Role::Reporter, "carol"),
+            )
+            .unwrap();
+        assert_eq!(history.api_keys().all().len(), 5);
     }
 }

@@ -588,18 +588,18 @@ fn api_keys_are_registry_events_found_by_the_hash_of_their_token() {
         &mut conn,
         &operator(),
         "officer-1",
-        "admin",
+        "cli:root",
         "left",
         Utc::now(),
     )
     .unwrap();
     assert_eq!(receipt.index, 2);
-    assert_eq!(revoked.revocation.unwrap().revoked_by, "admin");
+    assert_eq!(revoked.revocation.unwrap().revoked_by, "cli:root");
     let twice = api_keys::revoke_api_key(
         &mut conn,
         &operator(),
         &created.key.key_id,
-        "admin",
+        "cli:root",
         "x",
         Utc::now(),
     );
@@ -609,9 +609,100 @@ fn api_keys_are_registry_events_found_by_the_hash_of_their_token() {
     );
     assert_eq!(api_keys::list(&mut conn).unwrap().len(), 1);
 
+    // Keys are managed from the command line or by an admin key that is neither revoked nor
+    // expired; anyone else is refused and nothing is appended.
+    let admin = NewApiKey {
+        name: "alice",
+        role: Role::Admin,
+        created_by: "cli:root",
+        expires_at: None,
+    };
+    api_keys::create_api_key(
+        &mut conn,
+        &operator(),
+        &admin,
+        &ApiKeySecret::from_bytes([6; 32]),
+        Utc::now(),
+    )
+    .unwrap();
+    let by = |created_by| NewApiKey {
+        name: "nightly",
+        role: Role::Reporter,
+        created_by,
+        expires_at: None,
+    };
+    for (actor, why) in [
+        ("officer-1", "it is not an admin key"),
+        ("nobody", "no API key has that name"),
+        ("cli:", "the command line's user is not named"),
+    ] {
+        let refused = api_keys::create_api_key(
+            &mut conn,
+            &operator(),
+            &by(actor),
+            &ApiKeySecret::from_bytes([7; 32]),
+            Utc::now(),
+        );
+        assert!(
+            matches!(&refused, Err(ApiKeyError::ActorNotAllowed { why: w, .. }) if *w == why),
+            "{actor}: {refused:?}"
+        );
+    }
+    assert_eq!(ledger::storage::reads::size(&mut conn).unwrap(), 4);
+    api_keys::create_api_key(
+        &mut conn,
+        &operator(),
+        &by("alice"),
+        &ApiKeySecret::from_bytes([7; 32]),
+        Utc::now(),
+    )
+    .unwrap();
+    let refused =
+        api_keys::revoke_api_key(&mut conn, &operator(), "alice", "nightly", "x", Utc::now());
+    assert!(
+        matches!(
+            &refused,
+            Err(ApiKeyError::ActorNotAllowed {
+                why: "it is not an admin key",
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+
+    api_keys::revoke_api_key(
+        &mut conn,
+        &operator(),
+        "alice",
+        "cli:root",
+        "rotated",
+        Utc::now(),
+    )
+    .unwrap();
+    let refused = api_keys::create_api_key(
+        &mut conn,
+        &operator(),
+        &NewApiKey {
+            name: "later",
+            ..by("alice")
+        },
+        &ApiKeySecret::from_bytes([9; 32]),
+        Utc::now(),
+    );
+    assert!(
+        matches!(
+            &refused,
+            Err(ApiKeyError::ActorNotAllowed {
+                why: "the key is revoked",
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+
     let report = verify(&mut conn);
     assert!(report.failure.is_none(), "{report:?}");
-    assert_eq!((report.registry_events, report.api_keys), (3, 1));
+    assert_eq!((report.registry_events, report.api_keys), (6, 3));
 }
 
 #[derive(diesel::QueryableByName)]

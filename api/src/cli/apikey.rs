@@ -59,10 +59,12 @@ enum ApikeyCommand {
 
 /// Who acts from the command line, as the ledger records it.
 pub fn cli_actor() -> String {
-    let user = std::env::var("USER")
-        .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| "unknown".into());
-    format!("cli:{user}")
+    let user = ["USER", "LOGNAME"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|user| !user.trim().is_empty())
+        .unwrap_or_else(|| "unknown".into());
+    format!("{}{user}", ledger::registry_history::CLI_ACTOR)
 }
 
 pub fn run(global: &Global, args: ApikeyArgs) -> anyhow::Result<ExitCode> {

@@ -206,7 +206,7 @@ fn ingest(
         &ledger::storage::api_keys::NewApiKey {
             name: "bench-admin",
             role: ledger::access::Role::Admin,
-            created_by: "bench",
+            created_by: "cli:bench",
             expires_at: None,
         },
         &admin,

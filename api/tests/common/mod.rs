@@ -48,7 +48,7 @@ pub fn create_key(url: &str, role: Role) {
         &NewApiKey {
             name: &name,
             role,
-            created_by: "tests",
+            created_by: "cli:tests",
             expires_at: None,
         },
         &secret(role),

@@ -1,12 +1,15 @@
 //! API keys as the registry events give them: created with a role, perhaps expiring, revoked.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
 use crate::access::{validate_key_name, Role};
 use crate::entry::parse_ledger_time;
 use crate::registry_event::RegistryEvent;
+
+/// How the command line on the server names itself as the creator or revoker of a key.
+pub const CLI_ACTOR: &str = "cli:";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiKeyRevocation {
@@ -33,7 +36,8 @@ pub struct HistoricApiKey {
 #[derive(Debug, Clone, Default)]
 pub struct ApiKeys {
     by_id: HashMap<String, HistoricApiKey>,
-    names: HashSet<String>,
+    /// Key ids by name (names are unique among all keys ever created).
+    names: HashMap<String, String>,
 }
 
 impl ApiKeys {
@@ -65,12 +69,12 @@ impl ApiKeys {
                 if self.by_id.contains_key(key_id) {
                     return Err(format!("API key {key_id} is created twice"));
                 }
-                if !self.names.insert(name.clone()) {
+                if self.names.contains_key(name) {
                     return Err(format!("API key name `{name}` is used twice"));
                 }
-                if created_by.trim().is_empty() {
-                    return Err(format!("API key `{name}` does not say who created it"));
-                }
+                self.check_actor(created_by, index, received_at)
+                    .map_err(|m| format!("API key `{name}` created by {m}"))?;
+                self.names.insert(name.clone(), key_id.clone());
                 let expires_at = expires_at.as_deref().map(parse_ledger_time).transpose()?;
                 self.by_id.insert(
                     key_id.clone(),
@@ -93,6 +97,11 @@ impl ApiKeys {
                 reason,
                 ..
             } => {
+                if reason.trim().is_empty() {
+                    return Err(format!("revocation of API key `{name}` without a reason"));
+                }
+                self.check_actor(revoked_by, index, received_at)
+                    .map_err(|m| format!("API key `{name}` revoked by {m}"))?;
                 let key = self.by_id.get_mut(key_id).ok_or_else(|| {
                     format!("revocation of API key {key_id}, which was never created")
                 })?;
@@ -105,11 +114,6 @@ impl ApiKeys {
                 if key.revocation.is_some() {
                     return Err(format!("API key `{name}` is revoked twice"));
                 }
-                if reason.trim().is_empty() || revoked_by.trim().is_empty() {
-                    return Err(format!(
-                        "revocation of API key `{name}` without a reason or without who revoked it"
-                    ));
-                }
                 key.revocation = Some(ApiKeyRevocation {
                     index,
                     revoked_at: received_at,
@@ -120,6 +124,35 @@ impl ApiKeys {
             _ => return Err("not an API key event".into()),
         }
         Ok(())
+    }
+
+    /// Who may create and revoke API keys: `cli:<user>`, the command line on the server (the
+    /// first admin key has to come from somewhere), or an admin key that could act at entry
+    /// `index` received at `at`.
+    fn check_actor(&self, actor: &str, index: u64, at: DateTime<Utc>) -> Result<(), String> {
+        if let Some(user) = actor.strip_prefix(CLI_ACTOR) {
+            return if user.trim().is_empty() {
+                Err(format!("`{actor}`, which names no user"))
+            } else {
+                Ok(())
+            };
+        }
+        let key = self
+            .names
+            .get(actor)
+            .and_then(|id| self.by_id.get(id))
+            .ok_or_else(|| {
+                format!("`{actor}`, which is neither `{CLI_ACTOR}<user>` nor an API key")
+            })?;
+        if key.role != Role::Admin {
+            return Err(format!(
+                "`{actor}`, a {} key; only admin keys manage API keys",
+                key.role
+            ));
+        }
+        self.acting(&key.key_id, actor, Role::Admin, index, at)
+            .map(|_| ())
+            .map_err(|m| format!("`{actor}`: {m}"))
     }
 
     /// The key `key_id`, if it could act at entry `index` received at `at` under the name and

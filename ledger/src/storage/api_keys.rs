@@ -14,6 +14,7 @@ use super::schema::{api_key_revocations, api_keys};
 use crate::access::{api_key_id, validate_key_name, ApiKeySecret, Role};
 use crate::entry::{format_time, to_micros};
 use crate::registry_event::RegistryEvent;
+use crate::registry_history::CLI_ACTOR;
 use crate::LedgerError;
 
 #[derive(Debug, Error)]
@@ -30,6 +31,8 @@ pub enum ApiKeyError {
     AlreadyRevoked(String),
     #[error("a revocation needs a reason and who revoked it")]
     NoReason,
+    #[error("`{actor}` may not manage API keys: {why}")]
+    ActorNotAllowed { actor: String, why: &'static str },
     #[error(transparent)]
     Storage(#[from] LedgerError),
 }
@@ -82,15 +85,11 @@ pub fn create_api_key(
     if let Some(e) = expires_at.filter(|e| *e <= now) {
         return Err(ApiKeyError::ExpiryPassed(e));
     }
-    if new.created_by.trim().is_empty() {
-        return Err(ApiKeyError::InvalidName(
-            "who creates the key must be named".into(),
-        ));
-    }
     let hash = secret.token_hash();
     let key_id = api_key_id(&hash);
     conn.transaction(|conn| {
         let position = lock_and_position(conn, now)?;
+        check_actor(conn, new.created_by, position.received_at)?;
         let taken: i64 = api_keys::table
             .filter(api_keys::name.eq(new.name))
             .count()
@@ -130,6 +129,43 @@ pub fn create_api_key(
     })
 }
 
+/// Who creates or revokes a key: `cli:<user>` (the command line on the server), or an admin key
+/// neither revoked nor expired at `at` — checked under the append lock, so a key revoked a moment
+/// ago cannot act, and the ledger never holds an event its verification would refuse.
+fn check_actor(conn: &mut PgConnection, actor: &str, at: DateTime<Utc>) -> Result<(), ApiKeyError> {
+    let refuse = |why| {
+        Err(ApiKeyError::ActorNotAllowed {
+            actor: actor.to_owned(),
+            why,
+        })
+    };
+    if let Some(user) = actor.strip_prefix(CLI_ACTOR) {
+        return if user.trim().is_empty() {
+            refuse("the command line's user is not named")
+        } else {
+            Ok(())
+        };
+    }
+    let found = api_keys::table
+        .left_join(api_key_revocations::table)
+        .filter(api_keys::name.eq(actor))
+        .select((
+            ApiKeyRow::as_select(),
+            Option::<ApiKeyRevocationRow>::as_select(),
+        ))
+        .first::<(ApiKeyRow, Option<ApiKeyRevocationRow>)>(conn)
+        .optional()?;
+    match found {
+        None => refuse("no API key has that name"),
+        Some((key, _)) if key.role != Role::Admin.as_str() => refuse("it is not an admin key"),
+        Some((_, Some(_))) => refuse("the key is revoked"),
+        Some((key, None)) if key.expires_at.is_some_and(|e| e <= at) => {
+            refuse("the key has expired")
+        }
+        Some(_) => Ok(()),
+    }
+}
+
 fn to_i64(n: u64) -> Result<i64, LedgerError> {
     i64::try_from(n).map_err(|_| LedgerError::Corrupt(format!("index {n} does not fit")))
 }
@@ -144,11 +180,12 @@ pub fn revoke_api_key(
     reason: &str,
     now: DateTime<Utc>,
 ) -> Result<(ApiKeyRecord, RegistryReceipt), ApiKeyError> {
-    if reason.trim().is_empty() || revoked_by.trim().is_empty() {
+    if reason.trim().is_empty() {
         return Err(ApiKeyError::NoReason);
     }
     conn.transaction(|conn| {
         let position = lock_and_position(conn, now)?;
+        check_actor(conn, revoked_by, position.received_at)?;
         let found = find(conn, key)?.ok_or_else(|| ApiKeyError::UnknownKey(key.to_owned()))?;
         if found.revocation.is_some() {
             return Err(ApiKeyError::AlreadyRevoked(found.key.name));
