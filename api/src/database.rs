@@ -17,17 +17,7 @@ pub struct Database {
 impl Database {
     /// Opens the database and applies pending migrations.
     pub fn open(url: Option<String>, data_dir: &Path) -> Result<Database, LedgerError> {
-        let database = match url {
-            Some(url) => Database { url, cluster: None },
-            None => {
-                let cluster = LocalCluster::open(&data_dir.join("pg"))?;
-                cluster.create_database(MANAGED_DATABASE)?;
-                Database {
-                    url: cluster.url(MANAGED_DATABASE),
-                    cluster: Some(cluster),
-                }
-            }
-        };
+        let database = Self::start(url, data_dir)?;
         let mut conn = connect(&database.url)?;
         for version in migrate(&mut conn)? {
             tracing::info!(%version, "applied migration");
@@ -41,6 +31,28 @@ impl Database {
             tracing::info!(added, "built missing Merkle tree nodes");
         }
         Ok(database)
+    }
+
+    /// Opens the database for a reader that must change nothing (`verify`): no migrations, no
+    /// tree building; the schema must be current.
+    pub fn open_for_reading(url: Option<String>, data_dir: &Path) -> Result<Database, LedgerError> {
+        let database = Self::start(url, data_dir)?;
+        ledger::storage::require_migrated(&mut connect(&database.url)?)?;
+        Ok(database)
+    }
+
+    fn start(url: Option<String>, data_dir: &Path) -> Result<Database, LedgerError> {
+        Ok(match url {
+            Some(url) => Database { url, cluster: None },
+            None => {
+                let cluster = LocalCluster::open(&data_dir.join("pg"))?;
+                cluster.create_database(MANAGED_DATABASE)?;
+                Database {
+                    url: cluster.url(MANAGED_DATABASE),
+                    cluster: Some(cluster),
+                }
+            }
+        })
     }
 
     /// Stops the managed cluster if this process started it.

@@ -147,7 +147,7 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|v| (ledger::keys::key_id(&v.key), v.key))
         .collect();
-    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
+    let db = Database::open_for_reading(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
     let total = reads::size(&mut conn)?;
     let tty = std::io::stderr().is_terminal();

@@ -162,6 +162,7 @@ fn tree_error(e: ledger::storage::tree::TreeError) -> ApiError {
             | ProofError::BadRange { .. }),
         ) => ApiError::bad_request("invalid_proof_request", p.to_string()),
         TreeError::Proof(p) => ApiError::internal(p),
+        incomplete @ TreeError::Incomplete { .. } => ApiError::internal(incomplete),
         TreeError::Storage(s) => s.into(),
     }
 }

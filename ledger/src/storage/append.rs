@@ -569,8 +569,11 @@ fn tree_error(e: super::tree::TreeError) -> LedgerError {
     match e {
         super::tree::TreeError::Storage(s) => s,
         super::tree::TreeError::Proof(p) => LedgerError::Corrupt(format!(
-            "Merkle tree is incomplete ({p}); run `dozor migrate`"
+            "Merkle tree is incomplete ({p}); run `dozor verify` to name what is missing"
         )),
+        incomplete @ super::tree::TreeError::Incomplete { .. } => {
+            LedgerError::Corrupt(incomplete.to_string())
+        }
     }
 }
 

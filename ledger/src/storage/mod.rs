@@ -39,6 +39,19 @@ pub fn pool(url: &str, size: u32) -> Result<PgPool, LedgerError> {
 }
 
 /// Applies pending migrations; returns the versions applied.
+/// Fails unless every migration is applied (for readers, which must not change the schema).
+pub fn require_migrated(conn: &mut PgConnection) -> Result<(), LedgerError> {
+    let pending = conn
+        .has_pending_migration(MIGRATIONS)
+        .map_err(|e| LedgerError::Migration(e.to_string()))?;
+    if pending {
+        return Err(LedgerError::Migration(
+            "the database's schema is older than this dozor: start `dozor serve` once to migrate it".into(),
+        ));
+    }
+    Ok(())
+}
+
 pub fn migrate(conn: &mut PgConnection) -> Result<Vec<String>, LedgerError> {
     let applied = conn
         .run_pending_migrations(MIGRATIONS)

@@ -27,6 +27,8 @@ pub enum TreeError {
     Proof(#[from] ProofError),
     #[error(transparent)]
     Storage(#[from] LedgerError),
+    #[error("the Merkle tree holds {stored} interior nodes, but {size} entries make {expected}: nodes were removed or added outside dozor; run `dozor verify` to name them")]
+    Incomplete { stored: u64, size: u64, expected: u64 },
 }
 
 impl From<diesel::result::Error> for TreeError {
@@ -196,14 +198,22 @@ fn insert_missing_nodes(
     Ok(())
 }
 
-/// Builds any interior nodes missing for the entries in the ledger (a ledger written before the
-/// tree existed). Returns how many nodes were added.
+/// Builds the tree of a ledger written before the tree existed (entries, no interior nodes).
+/// Returns how many nodes were added. A tree that is there but incomplete is never repaired:
+/// nodes missing from it are a sign of tampering that `verify` must be able to name.
 pub fn catch_up(conn: &mut PgConnection) -> Result<u64, TreeError> {
     let size = super::reads::size(conn)?;
     let expected = size - u64::from(size.count_ones());
     let stored: i64 = merkle_nodes::table.count().get_result(conn)?;
     if stored as u64 == expected {
         return Ok(0);
+    }
+    if stored != 0 {
+        return Err(TreeError::Incomplete {
+            stored: stored as u64,
+            size,
+            expected,
+        });
     }
     let mut frontier = Frontier::default();
     let mut added = 0u64;

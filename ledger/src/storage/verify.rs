@@ -146,7 +146,22 @@ fn registry_history(
 }
 
 /// Walks every entry in index order. `progress(checked)` is called after each page.
+///
+/// Everything is read in one read-only transaction: the verifier changes nothing, and sees one
+/// snapshot of the ledger, its tree and its tables even while the server appends.
 pub fn verify_ledger(
+    conn: &mut PgConnection,
+    operators: &HashMap<String, VerifyingKey>,
+    signatures: SignatureCheck,
+    progress: impl FnMut(u64),
+) -> Result<VerifyReport, LedgerError> {
+    conn.build_transaction()
+        .read_only()
+        .repeatable_read()
+        .run(|conn| walk(conn, operators, signatures, progress))
+}
+
+fn walk(
     conn: &mut PgConnection,
     operators: &HashMap<String, VerifyingKey>,
     signatures: SignatureCheck,
