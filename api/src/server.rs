@@ -68,6 +68,10 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
             settings.default_plan.clone(),
         ));
     }
+    // Never append on top of a ledger rolled back behind a signed checkpoint.
+    ledger::storage::issued::check_not_rolled_back(&mut ledger::storage::connect(
+        &settings.database_url,
+    )?)?;
     Ok(AppState {
         pool: ledger::storage::pool(&settings.database_url, settings.pool_size)?,
         plans: Arc::new(plans),

@@ -24,6 +24,9 @@ pub enum LedgerError {
     },
     #[error("ledger is corrupt: {0}")]
     Corrupt(String),
+    /// Fewer entries, or other ones, than a signed checkpoint covers: refuse to append on top.
+    #[error("the ledger was rolled back: {0}; dozor will not append to it (run `dozor verify`)")]
+    RolledBack(String),
 }
 
 impl LedgerError {

@@ -577,7 +577,7 @@ fn tree_error(e: super::tree::TreeError) -> LedgerError {
     }
 }
 
-fn push_derived<'a>(
+pub(crate) fn push_derived<'a>(
     index: i64,
     d: &'a Derived,
     verdicts: &mut Vec<NewAdjudication<'a>>,

@@ -4,6 +4,8 @@ pub mod api_keys;
 pub mod append;
 pub mod checkpoints;
 pub mod cluster;
+mod derived_check;
+pub mod issued;
 pub mod models;
 pub mod reads;
 pub mod registry;

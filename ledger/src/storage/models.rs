@@ -100,6 +100,27 @@ pub struct NewAdjudication<'a> {
     pub verdict: &'a str,
 }
 
+/// A round's verdict and statistics, as stored.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = adjudications, check_for_backend(diesel::pg::Pg))]
+pub struct AdjudicationRow {
+    pub ledger_index: i64,
+    pub table_id: String,
+    pub game: String,
+    pub plan_id: String,
+    pub rules_version: String,
+    pub played_at: DateTime<Utc>,
+    pub void: bool,
+    pub stakes_h: i64,
+    pub expected_paid_h: i64,
+    pub paid_h: i64,
+    pub rtp_stakes_h: i64,
+    pub expected_payout_mh: i64,
+    pub payout_variance_h2: f64,
+    pub finding_count: i32,
+    pub verdict: String,
+}
+
 #[derive(Debug, Clone, Insertable)]
 #[diesel(table_name = findings, check_for_backend(diesel::pg::Pg))]
 #[diesel(treat_none_as_default_value = false)]

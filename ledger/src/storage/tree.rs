@@ -28,7 +28,11 @@ pub enum TreeError {
     #[error(transparent)]
     Storage(#[from] LedgerError),
     #[error("the Merkle tree holds {stored} interior nodes, but {size} entries make {expected}: nodes were removed or added outside dozor; run `dozor verify` to name them")]
-    Incomplete { stored: u64, size: u64, expected: u64 },
+    Incomplete {
+        stored: u64,
+        size: u64,
+        expected: u64,
+    },
 }
 
 impl From<diesel::result::Error> for TreeError {

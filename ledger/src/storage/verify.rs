@@ -37,6 +37,9 @@ pub struct VerifyReport {
     pub resolutions: u64,
     /// Resolved findings found again by re-adjudicating their rounds.
     pub resolved_findings_readjudicated: u64,
+    /// Rounds re-adjudicated from their signed records, their stored verdicts and findings
+    /// found equal (verdicts of another rules version are not re-derived).
+    pub rounds_readjudicated: u64,
     /// Hash of the last entry checked, hex.
     pub head_hash: Option<String>,
     pub failure: Option<VerifyFailure>,
@@ -176,6 +179,7 @@ fn walk(
         api_keys: 0,
         resolutions: 0,
         resolved_findings_readjudicated: 0,
+        rounds_readjudicated: 0,
         head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
         failure: Some(VerifyFailure { index, reason }),
     };
@@ -187,6 +191,17 @@ fn walk(
         operators,
         tables: &history,
     };
+    let plans = rules::PlanBook::builtin()
+        .map_err(|e| LedgerError::Corrupt(format!("the bundled plans: {e}")))?;
+    let mut rounds_readjudicated = 0;
+    // Every checkpoint ever signed must be met on the way, with its root.
+    let mut pending = match super::issued::load(conn, operators)? {
+        Ok(issued) => super::issued::PendingCheckpoints::new(issued),
+        Err(f) => return Ok(fail(0, prev_hash, f.index, f.reason)),
+    };
+    if let Err(f) = pending.reached(&frontier) {
+        return Ok(fail(0, prev_hash, f.index, f.reason));
+    }
     loop {
         let rows: Vec<LedgerRow> = ledger_entries::table
             .filter(ledger_entries::idx.ge(expected as i64))
@@ -207,6 +222,11 @@ fn walk(
                     prev_hash = hash;
                     created.extend(frontier.push(hash).into_iter().map(|node| (expected, node)));
                     checked.push(entry);
+                    if let Err(f) = pending.reached(&frontier) {
+                        broken = Some((f.index, f.reason));
+                        expected += 1;
+                        break;
+                    }
                 }
                 Err(reason) => {
                     broken = Some((expected, reason));
@@ -222,6 +242,10 @@ fn walk(
         }
         if let Some((index, reason)) = broken {
             return Ok(fail(index, prev_hash, index, reason));
+        }
+        match super::derived_check::check_page(conn, page_start, &checked, &history, &plans)? {
+            Ok(n) => rounds_readjudicated += n,
+            Err(f) => return Ok(fail(f.index, prev_hash, f.index, f.reason)),
         }
         // Every interior node of the stored tree must be the one the entries give.
         let wanted: Vec<(u32, u64)> = created.iter().map(|(_, (l, i, _))| (*l, *i)).collect();
@@ -240,6 +264,9 @@ fn walk(
             }
         }
         progress(expected);
+    }
+    if let Err(f) = pending.finish(expected) {
+        return Ok(fail(expected, prev_hash, f.index, f.reason));
     }
     let stored_nodes: i64 = merkle_nodes::table.count().get_result(conn)?;
     let expected_nodes = expected - u64::from(expected.count_ones());
@@ -268,6 +295,7 @@ fn walk(
         api_keys: history.api_keys().all().len() as u64,
         resolutions: history.resolutions().all().len() as u64,
         resolved_findings_readjudicated: readjudicated,
+        rounds_readjudicated,
         head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
         failure: None,
     })

@@ -1,0 +1,252 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The ledger's promises against the database's own users: the writer role cannot change derived
+//! data, and what a superuser changes past every trigger is named by `verify`.
+
+mod common;
+
+use std::process::Command;
+
+use chrono::{Duration, Utc};
+use common::*;
+use diesel::connection::SimpleConnection as _;
+use diesel::{Connection as _, PgConnection, RunQueryDsl as _};
+use ledger::storage::append::append_batch;
+use ledger::storage::registry::{register_table, NewTable};
+use ledger::storage::{checkpoints, connect};
+use serde_json::{json, Value};
+
+/// Entry 0 registers roulette table R01; entry 1 is a spin of 17 with a straight on 17 of 100 Kč
+/// paid 3 700 Kč (35 × 10 000 h + the stake 10 000 h = 360 000 h due: finding 1.0, overpaid by
+/// 10 000 h); entries 2 and 3 are spins paid correctly (360 000 h). A checkpoint covers all 4.
+fn ledger() -> (api::state::AppState, String) {
+    let (state, url) = state();
+    let mut conn = connect(&url).unwrap();
+    let k = key(11);
+    let start = Utc::now() - Duration::hours(1);
+    let table = NewTable {
+        table_id: "R01",
+        game: "roulette",
+        location: "Praha",
+        plan_id: "69games-ziva-hra",
+        wheel_layout: None,
+    };
+    register_table(
+        &mut conn,
+        operator().signing_key(),
+        table,
+        &k.verifying_key(),
+        start,
+    )
+    .unwrap();
+    for (seq, paid) in [(1u64, 370_000), (2, 360_000), (3, 360_000)] {
+        let mut record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, paid)]));
+        record["played_at"] = json!((start + Duration::minutes(seq as i64)).to_rfc3339());
+        let body = serde_json::to_vec(&signed(record, &k)).unwrap();
+        let envelope = api::ingest::parse_envelope(&body).unwrap();
+        let submission = api::ingest::prepare(&state, envelope).unwrap();
+        append_batch(
+            &mut conn,
+            &[submission],
+            start + Duration::minutes(seq as i64) + Duration::seconds(1),
+        )
+        .unwrap();
+    }
+    checkpoints::create(&mut conn, &operator(), 4, Utc::now()).unwrap();
+    (state, url)
+}
+
+/// `dozor verify` on the database: exit code and report.
+fn verify(url: &str) -> (Option<i32>, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_dozor"))
+        .args([
+            "verify",
+            "--operator-key",
+            &operator().verifier().to_string(),
+        ])
+        .env("DATABASE_URL", url)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+    )
+}
+
+fn failure(report: &Value) -> (u64, String) {
+    let failure = &report["failure"];
+    (
+        failure["index"].as_u64().unwrap(),
+        failure["reason"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// A connection as a login role that is a member of `dozor_writer` only, as the server's is.
+fn as_writer(url: &str) -> PgConnection {
+    let mut admin = connect(url).unwrap();
+    admin
+        .batch_execute(
+            "DO $$ BEGIN CREATE ROLE tamper_writer LOGIN IN ROLE dozor_writer; \
+             EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+        )
+        .unwrap();
+    let writer_url = url.replacen("://postgres@", "://tamper_writer@", 1);
+    assert_ne!(
+        writer_url, url,
+        "the test cluster's URL names its superuser"
+    );
+    PgConnection::establish(&writer_url).unwrap()
+}
+
+/// The superuser with triggers off (`session_replication_role = replica`): past every rule
+/// the database can hold.
+fn past_the_triggers(url: &str) -> PgConnection {
+    let mut conn = connect(url).unwrap();
+    conn.batch_execute("SET session_replication_role = replica")
+        .unwrap();
+    conn
+}
+
+#[test]
+fn the_writer_role_cannot_change_verdicts_or_findings() {
+    let (_, url) = ledger();
+    let mut writer = as_writer(&url);
+    for statement in [
+        "UPDATE findings SET amount_h = 0",
+        "DELETE FROM findings",
+        "UPDATE adjudications SET paid_h = 0 WHERE ledger_index = 2",
+        "DELETE FROM adjudications WHERE ledger_index = 2",
+        "TRUNCATE adjudications CASCADE",
+    ] {
+        let err = diesel::sql_query(statement)
+            .execute(&mut writer)
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("permission denied"),
+            "{statement}: {err}"
+        );
+    }
+    // It still reads and appends: the restriction is not a locked door.
+    let rows: Vec<Count> = diesel::sql_query("SELECT count(*) AS n FROM findings")
+        .load(&mut writer)
+        .unwrap();
+    assert_eq!(rows[0].n, 1);
+    let (code, report) = verify(&url);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["rounds_readjudicated"], 3);
+}
+
+#[derive(diesel::QueryableByName)]
+struct Count {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
+
+#[test]
+fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
+    for (tamper, index, expected) in [
+        (
+            "UPDATE findings SET amount_h = 0",
+            1,
+            "stored finding 1.0 differs from re-adjudication: amount_h is 0, re-adjudication gives 10000",
+        ),
+        (
+            "UPDATE findings SET kind = 'underpaid'",
+            1,
+            "kind is \"underpaid\", re-adjudication gives \"overpaid\"",
+        ),
+        (
+            "DELETE FROM findings",
+            1,
+            "0 findings are stored for the round; re-adjudication gives 1",
+        ),
+        (
+            "UPDATE adjudications SET paid_h = 0 WHERE ledger_index = 2",
+            2,
+            "the stored verdict differs from re-adjudication: paid_h is 0, re-adjudication gives 360000",
+        ),
+        (
+            "UPDATE adjudications SET verdict = replace(verdict, '360000', '0') WHERE ledger_index = 3",
+            3,
+            "the stored verdict differs from re-adjudication: the verdict JSON differs",
+        ),
+        (
+            "DELETE FROM adjudications WHERE ledger_index = 2",
+            2,
+            "the round's stored verdict is missing",
+        ),
+        (
+            "INSERT INTO adjudications SELECT 0, table_id, game, plan_id, rules_version, played_at, \
+             void, stakes_h, expected_paid_h, paid_h, rtp_stakes_h, expected_payout_mh, \
+             payout_variance_h2, finding_count, verdict FROM adjudications WHERE ledger_index = 2",
+            0,
+            "a verdict is stored for an entry that is not a round",
+        ),
+    ] {
+        let (_, url) = ledger();
+        past_the_triggers(&url).batch_execute(tamper).unwrap();
+        let (code, report) = verify(&url);
+        assert_eq!(code, Some(1), "{tamper}: {report}");
+        let (at, reason) = failure(&report);
+        assert_eq!(at, index, "{tamper}: {reason}");
+        assert!(reason.contains(expected), "{tamper}: {reason}");
+    }
+}
+
+#[test]
+fn a_tail_removed_with_its_merkle_nodes_is_a_rollback_named_by_verify_and_refused_at_start() {
+    let (_, url) = ledger();
+    // Entry 3 and every node over it: (level 1, index 1) and (level 2, index 0). What is left is
+    // a consistent tree of 3 entries, but the checkpoint of 4 was signed.
+    past_the_triggers(&url)
+        .batch_execute(
+            "DELETE FROM findings WHERE ledger_index = 3; \
+             DELETE FROM adjudications WHERE ledger_index = 3; \
+             DELETE FROM merkle_nodes WHERE (idx + 1) * (1::bigint << level) > 3; \
+             DELETE FROM ledger_entries WHERE idx = 3",
+        )
+        .unwrap();
+    let (code, report) = verify(&url);
+    assert_eq!(code, Some(1), "{report}");
+    let (at, reason) = failure(&report);
+    assert_eq!(at, 3);
+    assert!(
+        reason.starts_with("rollback: a checkpoint signed at ")
+            && reason.ends_with("covers 4 entries, but the ledger holds 3: entries were removed after they were signed"),
+        "{reason}"
+    );
+    let refused = api::server::state(&api::server::Settings::new(url.clone(), operator()));
+    let Err(api::server::StartError::Ledger(ledger::LedgerError::RolledBack(why))) = refused else {
+        panic!(
+            "a server started on a rolled-back ledger: {:?}",
+            refused.err()
+        );
+    };
+    assert!(
+        why.contains("covers 4 entries, but the ledger holds 3"),
+        "{why}"
+    );
+}
+
+#[test]
+fn verify_changes_nothing_not_even_a_missing_merkle_node() {
+    let (_, url) = ledger();
+    past_the_triggers(&url)
+        .batch_execute("DELETE FROM merkle_nodes WHERE level = 1 AND idx = 1")
+        .unwrap();
+    let nodes = |url: &str| -> i64 {
+        let rows: Vec<Count> = diesel::sql_query("SELECT count(*) AS n FROM merkle_nodes")
+            .load(&mut connect(url).unwrap())
+            .unwrap();
+        rows[0].n
+    };
+    let before = nodes(&url);
+    let (code, report) = verify(&url);
+    assert_eq!(code, Some(1), "{report}");
+    let (at, reason) = failure(&report);
+    assert_eq!(at, 2, "{reason}");
+    assert!(
+        reason.contains("Merkle node (level 1, index 1) over entries 2..=3 is missing"),
+        "{reason}"
+    );
+    assert_eq!(nodes(&url), before, "verify wrote to the database");
+}

@@ -1,0 +1,208 @@
+//! The verdicts and findings stored beside the rounds are derived data: `verify` re-adjudicates
+//! every round from its signed record and compares, naming each stored value that differs, a
+//! verdict that is missing, and one stored for an entry that is not a round.
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+
+use diesel::prelude::*;
+
+use super::append::{push_derived, Derived};
+use super::models::{AdjudicationRow, FindingRow, NewAdjudication, NewFinding};
+use super::schema::{adjudications, findings};
+use super::verify::VerifyFailure;
+use crate::entry_check::{CheckedEntry, Subject};
+use crate::registry_history::RegistryHistory;
+use crate::LedgerError;
+
+/// What re-adjudicating an entry gives.
+enum Expected {
+    NotARound,
+    Round(Box<Derived>),
+}
+
+fn derive(
+    entry: &CheckedEntry<'_>,
+    history: &RegistryHistory,
+    plans: &rules::PlanBook,
+) -> Result<Expected, String> {
+    let Subject::Record(header) = &entry.subject else {
+        return Ok(Expected::NotARound);
+    };
+    if !rules::is_adjudicated(&header.record_type) {
+        return Ok(Expected::NotARound);
+    }
+    let round =
+        rules::Round::parse_json_with_header(header, entry.record).map_err(|e| e.to_string())?;
+    let plan = plans
+        .get(round.plan_id())
+        .ok_or_else(|| format!("plan {} is not available", round.plan_id()))?;
+    let layout = history
+        .table(round.table_id())
+        .and_then(|t| t.wheel_layout.as_deref());
+    let setup =
+        rules::TableSetup::for_table(plan, round.game(), layout).map_err(|e| e.to_string())?;
+    let verdict = rules::adjudicate_at(plan, &setup, &round).map_err(|e| e.to_string())?;
+    let statistics = rules::round_statistics_at(plan, &setup, &round).map_err(|e| e.to_string())?;
+    Derived::new(round.played_at(), &verdict, statistics)
+        .map(|d| Expected::Round(Box::new(d)))
+        .map_err(|e| e.to_string())
+}
+
+/// The first field in which `stored` differs from `expected`, as `name: stored …, re-adjudication
+/// gives …`.
+fn first_difference(fields: &[(&str, String, String)]) -> Option<String> {
+    fields
+        .iter()
+        .find(|(_, stored, expected)| stored != expected)
+        .map(|(name, stored, expected)| {
+            format!("{name} is {stored}, re-adjudication gives {expected}")
+        })
+}
+
+fn field(
+    name: &'static str,
+    stored: impl Debug,
+    expected: impl Debug,
+) -> (&'static str, String, String) {
+    (name, format!("{stored:?}"), format!("{expected:?}"))
+}
+
+/// The database keeps microseconds.
+fn micros(t: chrono::DateTime<chrono::Utc>) -> i64 {
+    t.timestamp_micros()
+}
+
+fn verdict_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<String> {
+    first_difference(&[
+        field("table_id", &row.table_id, e.table_id),
+        field("game", &row.game, e.game),
+        field("plan_id", &row.plan_id, e.plan_id),
+        field("played_at", micros(row.played_at), micros(e.played_at)),
+        field("void", row.void, e.void),
+        field("stakes_h", row.stakes_h, e.stakes_h),
+        field("expected_paid_h", row.expected_paid_h, e.expected_paid_h),
+        field("paid_h", row.paid_h, e.paid_h),
+        field("rtp_stakes_h", row.rtp_stakes_h, e.rtp_stakes_h),
+        field(
+            "expected_payout_mh",
+            row.expected_payout_mh,
+            e.expected_payout_mh,
+        ),
+        field(
+            "payout_variance_h2",
+            row.payout_variance_h2.to_bits(),
+            e.payout_variance_h2.to_bits(),
+        ),
+        field("finding_count", row.finding_count, e.finding_count),
+    ])
+    .or_else(|| (row.verdict != e.verdict).then(|| "the verdict JSON differs".to_owned()))
+}
+
+fn finding_difference(row: &FindingRow, e: &NewFinding) -> Option<String> {
+    first_difference(&[
+        field("position", row.position, e.position),
+        field("table_id", &row.table_id, &e.table_id),
+        field("game", &row.game, &e.game),
+        field("played_at", micros(row.played_at), micros(e.played_at)),
+        field("kind", &row.kind, &e.kind),
+        field("bet_ids", &row.bet_ids, &e.bet_ids),
+        field("expected_h", row.expected_h, e.expected_h),
+        field("actual_h", row.actual_h, e.actual_h),
+        field("amount_h", row.amount_h, e.amount_h),
+        field("message", &row.message, &e.message),
+    ])
+}
+
+/// Checks the stored verdicts and findings of `entries`, the entries from index `first` on.
+/// Returns how many rounds were re-adjudicated (verdicts of another rules version are not).
+pub(super) fn check_page(
+    conn: &mut PgConnection,
+    first: u64,
+    entries: &[CheckedEntry<'_>],
+    history: &RegistryHistory,
+    plans: &rules::PlanBook,
+) -> Result<Result<u64, VerifyFailure>, LedgerError> {
+    let (start, end) = (first as i64, (first + entries.len() as u64) as i64);
+    let mut verdicts: HashMap<i64, AdjudicationRow> = adjudications::table
+        .filter(adjudications::ledger_index.ge(start))
+        .filter(adjudications::ledger_index.lt(end))
+        .select(AdjudicationRow::as_select())
+        .load(conn)?
+        .into_iter()
+        .map(|row| (row.ledger_index, row))
+        .collect();
+    let mut stored_findings: HashMap<i64, Vec<FindingRow>> = HashMap::new();
+    for row in findings::table
+        .filter(findings::ledger_index.ge(start))
+        .filter(findings::ledger_index.lt(end))
+        .order((findings::ledger_index.asc(), findings::position.asc()))
+        .select(FindingRow::as_select())
+        .load(conn)?
+    {
+        stored_findings
+            .entry(row.ledger_index)
+            .or_default()
+            .push(row);
+    }
+    let expected = crate::inspection::par_map(entries, |_, entry| derive(entry, history, plans))
+        .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+
+    let mut readjudicated = 0;
+    for (n, expected) in expected.into_iter().enumerate() {
+        let index = first + n as u64;
+        let fail = |reason: String| Ok(Err(VerifyFailure { index, reason }));
+        let stored = verdicts.remove(&(index as i64));
+        let derived = match (expected, stored) {
+            (Err(reason), _) => {
+                return fail(format!("the round cannot be re-adjudicated: {reason}"))
+            }
+            (Ok(Expected::NotARound), None) => continue,
+            (Ok(Expected::NotARound), Some(_)) => {
+                return fail("a verdict is stored for an entry that is not a round".into())
+            }
+            (Ok(Expected::Round(_)), None) => {
+                return fail("the round's stored verdict is missing".into())
+            }
+            (Ok(Expected::Round(d)), Some(row)) => (d, row),
+        };
+        let (derived, row) = derived;
+        let found = stored_findings.remove(&(index as i64)).unwrap_or_default();
+        if row.rules_version != derived.rules_version {
+            // Judged by other rules: what they gave cannot be re-derived here.
+            continue;
+        }
+        let (mut expected_verdict, mut expected_findings) = (Vec::new(), Vec::new());
+        push_derived(
+            index as i64,
+            &derived,
+            &mut expected_verdict,
+            &mut expected_findings,
+        )?;
+        if let Some(difference) = expected_verdict
+            .first()
+            .and_then(|e| verdict_difference(&row, e))
+        {
+            return fail(format!(
+                "the stored verdict differs from re-adjudication: {difference}"
+            ));
+        }
+        if found.len() != expected_findings.len() {
+            return fail(format!(
+                "{} findings are stored for the round; re-adjudication gives {}",
+                found.len(),
+                expected_findings.len()
+            ));
+        }
+        for (row, e) in found.iter().zip(&expected_findings) {
+            if let Some(difference) = finding_difference(row, e) {
+                return fail(format!(
+                    "stored finding {index}.{} differs from re-adjudication: {difference}",
+                    row.position
+                ));
+            }
+        }
+        readjudicated += 1;
+    }
+    Ok(Ok(readjudicated))
+}

@@ -1,0 +1,151 @@
+//! Checkpoints once signed bind the ledger for good: the tree must still have, at each signed
+//! size, the signed root. A tree smaller than the largest signed checkpoint is a rollback
+//! (entries deleted with their Merkle nodes); another root at a signed size is a rewrite.
+
+use std::collections::{HashMap, VecDeque};
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use ed25519_dalek::VerifyingKey;
+
+use super::checkpoints::{self, CheckpointRow};
+use super::schema::checkpoints as checkpoints_table;
+use super::verify::VerifyFailure;
+use crate::checkpoint::{open, Checkpoint, NoteVerifier};
+use crate::merkle::{Frontier, Hash};
+use crate::LedgerError;
+
+/// A checkpoint as signed.
+#[derive(Debug, Clone)]
+pub struct IssuedCheckpoint {
+    pub size: u64,
+    pub root: Hash,
+    pub created_at: DateTime<Utc>,
+}
+
+fn opened(
+    row: &CheckpointRow,
+    operators: &HashMap<String, VerifyingKey>,
+) -> Result<IssuedCheckpoint, String> {
+    let what = format!(
+        "the checkpoint of size {} stored at {}",
+        row.size, row.created_at
+    );
+    let verifier = NoteVerifier::parse(&row.verifier_key).map_err(|e| format!("{what}: {e}"))?;
+    if !operators.contains_key(&crate::keys::key_id(&verifier.key)) {
+        return Err(format!(
+            "{what} is signed by a key that is not an operator key given"
+        ));
+    }
+    let (text, _) = open(&row.note, &[verifier]).map_err(|e| format!("{what}: {e}"))?;
+    let checkpoint = Checkpoint::parse(text).map_err(|e| format!("{what}: {e}"))?;
+    if checkpoint.size != row.size as u64 || checkpoint.root.as_slice() != row.root.as_slice() {
+        return Err(format!("{what}: its columns differ from its signed note"));
+    }
+    Ok(IssuedCheckpoint {
+        size: checkpoint.size,
+        root: checkpoint.root,
+        created_at: row.created_at,
+    })
+}
+
+/// Every stored checkpoint, each signed by one of `operators`, smallest first.
+pub fn load(
+    conn: &mut PgConnection,
+    operators: &HashMap<String, VerifyingKey>,
+) -> Result<Result<Vec<IssuedCheckpoint>, VerifyFailure>, LedgerError> {
+    let rows: Vec<CheckpointRow> = checkpoints_table::table
+        .order(checkpoints_table::size.asc())
+        .select(CheckpointRow::as_select())
+        .load(conn)?;
+    let mut issued = Vec::with_capacity(rows.len());
+    for row in &rows {
+        match opened(row, operators) {
+            Ok(c) => issued.push(c),
+            Err(reason) => {
+                return Ok(Err(VerifyFailure {
+                    index: row.size.max(0) as u64,
+                    reason,
+                }))
+            }
+        }
+    }
+    Ok(Ok(issued))
+}
+
+/// The issued checkpoints a walk over the entries has still to reach.
+#[derive(Debug, Default)]
+pub struct PendingCheckpoints(VecDeque<IssuedCheckpoint>);
+
+impl PendingCheckpoints {
+    pub fn new(issued: Vec<IssuedCheckpoint>) -> Self {
+        PendingCheckpoints(issued.into())
+    }
+
+    /// Checks those of the walk's size now (`frontier.size()` entries seen); the first whose
+    /// root the entries do not give.
+    pub fn reached(&mut self, frontier: &Frontier) -> Result<(), VerifyFailure> {
+        while let Some(next) = self.0.front() {
+            if next.size > frontier.size() {
+                break;
+            }
+            if next.size == frontier.size() && next.root != frontier.root() {
+                return Err(VerifyFailure {
+                    index: next.size.saturating_sub(1),
+                    reason: format!(
+                        "the checkpoint of size {} signed at {} has another root than the entries give: the first {} entries were rewritten after it was signed",
+                        next.size, next.created_at, next.size
+                    ),
+                });
+            }
+            self.0.pop_front();
+        }
+        Ok(())
+    }
+
+    /// After the last entry: any checkpoint still pending is larger than the ledger.
+    pub fn finish(&self, size: u64) -> Result<(), VerifyFailure> {
+        match self.0.back() {
+            Some(largest) if largest.size > size => Err(VerifyFailure {
+                index: size,
+                reason: rollback(largest, size),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn rollback(largest: &IssuedCheckpoint, size: u64) -> String {
+    format!(
+        "rollback: a checkpoint signed at {} covers {} entries, but the ledger holds {size}: entries were removed after they were signed",
+        largest.created_at, largest.size
+    )
+}
+
+/// At start: the ledger is not smaller than the largest checkpoint, and the tree has its root at
+/// its size. (`verify` checks every checkpoint and its signature.)
+pub fn check_not_rolled_back(conn: &mut PgConnection) -> Result<(), LedgerError> {
+    let Some(latest) = checkpoints::latest(conn)? else {
+        return Ok(());
+    };
+    let size = super::reads::size(conn)?;
+    let issued = IssuedCheckpoint {
+        size: latest.size as u64,
+        root: super::append::hash32(&latest.root, "checkpoint root")?,
+        created_at: latest.created_at,
+    };
+    if issued.size > size {
+        return Err(LedgerError::RolledBack(rollback(&issued, size)));
+    }
+    let root = super::tree::root(conn, issued.size).map_err(|e| match e {
+        super::tree::TreeError::Storage(s) => s,
+        other => LedgerError::Corrupt(other.to_string()),
+    })?;
+    if root != issued.root {
+        return Err(LedgerError::RolledBack(format!(
+            "the checkpoint of size {} signed at {} has another root than the stored tree: the ledger was rewritten after it was signed",
+            issued.size, issued.created_at
+        )));
+    }
+    Ok(())
+}
