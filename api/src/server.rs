@@ -84,7 +84,7 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
             settings.checkpoints.clone(),
         ),
         operator: Arc::new(settings.operator.clone()),
-        directory: Arc::new(Directory::default()),
+        directory: Arc::new(Directory::new([settings.operator.verifier().key])),
         gatekeeper: Arc::new(Gatekeeper::new(settings.api_key_rate)),
         default_plan: settings.default_plan.clone(),
         body_limit: settings.body_limit,

@@ -1,8 +1,11 @@
 //! What every handler shares.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
+use ed25519_dalek::VerifyingKey;
+use ledger::registry_history::RegistryHistory;
 use ledger::storage::models::GamingTableRow;
 use ledger::storage::registry::{self, KeyValidity};
 use ledger::storage::{PgPool, PooledPg};
@@ -36,15 +39,31 @@ impl AppState {
     }
 }
 
-/// Cache of registered tables and keys. Registrations are append-only, so a cached row never
-/// goes stale; revocations are re-checked inside the append transaction.
-#[derive(Default)]
+/// Registered tables, and the table keys as the ledger's operator-signed registry events give
+/// them (never the `table_keys` rows, which the database's writer role could add to). Events
+/// are read as a key is not found, or after this server recorded a revocation; revocations are
+/// checked again inside the append transaction.
 pub struct Directory {
     tables: RwLock<HashMap<String, GamingTableRow>>,
-    keys: RwLock<HashMap<String, KeyValidity>>,
+    registry: RwLock<RegistryHistory>,
+    /// Operator keys that sign registry events, by key id.
+    operators: HashMap<String, VerifyingKey>,
+    stale: AtomicBool,
 }
 
 impl Directory {
+    pub fn new(operators: impl IntoIterator<Item = VerifyingKey>) -> Directory {
+        Directory {
+            tables: RwLock::default(),
+            registry: RwLock::default(),
+            operators: operators
+                .into_iter()
+                .map(|k| (ledger::keys::key_id(&k), k))
+                .collect(),
+            stale: AtomicBool::new(true),
+        }
+    }
+
     pub fn table(
         &self,
         state: &AppState,
@@ -67,11 +86,40 @@ impl Directory {
     }
 
     pub fn key(&self, state: &AppState, key_id: &str) -> Result<Option<KeyValidity>, ApiError> {
-        if let Some(k) = self.keys.read().map_err(ApiError::internal)?.get(key_id) {
-            return Ok(Some(k.clone()));
+        if !self.stale.load(Ordering::Acquire) {
+            if let Some(found) = self.known_key(key_id)? {
+                return Ok(Some(found));
+            }
         }
-        let found = registry::keys_by_id(&mut *state.conn()?, &[key_id])?;
-        Ok(found.into_iter().next().inspect(|k| self.remember_key(k)))
+        self.follow(state)?;
+        self.known_key(key_id)
+    }
+
+    fn known_key(&self, key_id: &str) -> Result<Option<KeyValidity>, ApiError> {
+        let registry = self.registry.read().map_err(ApiError::internal)?;
+        Ok(registry.table_key(key_id).map(|k| KeyValidity {
+            key_id: k.key_id.clone(),
+            table_id: k.table_id.clone(),
+            public_key: k.key,
+            valid_from: k.valid_from,
+            revoked_at: k.revocation.as_ref().map(|r| r.revoked_at),
+        }))
+    }
+
+    /// Reads the registry events appended since the last read.
+    fn follow(&self, state: &AppState) -> Result<(), ApiError> {
+        let mut conn = state.conn()?;
+        let mut registry = self.registry.write().map_err(ApiError::internal)?;
+        self.stale.store(false, Ordering::Release);
+        ledger::storage::registry_log::follow(&mut conn, &mut registry, &self.operators)?
+            .map(|_| ())
+            .map_err(|f| {
+                tracing::error!(index = f.index, reason = %f.reason, "the ledger's registry does not verify; keys after it are not trusted");
+                ApiError::internal(format!(
+                    "the ledger's registry event {} does not verify: {}",
+                    f.index, f.reason
+                ))
+            })
     }
 
     pub fn remember_table(&self, table: &GamingTableRow) {
@@ -80,16 +128,8 @@ impl Directory {
         }
     }
 
-    pub fn remember_key(&self, key: &KeyValidity) {
-        if let Ok(mut keys) = self.keys.write() {
-            keys.insert(key.key_id.clone(), key.clone());
-        }
-    }
-
-    /// Drops a key from the cache (after a revocation) so the next lookup reads it again.
-    pub fn forget_key(&self, key_id: &str) {
-        if let Ok(mut keys) = self.keys.write() {
-            keys.remove(key_id);
-        }
+    /// After a revocation: the next lookup reads the registry again.
+    pub fn registry_changed(&self) {
+        self.stale.store(true, Ordering::Release);
     }
 }

@@ -250,3 +250,31 @@ fn verify_changes_nothing_not_even_a_missing_merkle_node() {
     );
     assert_eq!(nodes(&url), before, "verify wrote to the database");
 }
+
+#[test]
+fn a_table_key_slipped_into_its_table_is_not_trusted_by_the_server_and_named_by_verify() {
+    use actix_web::ResponseError as _;
+    let (state, url) = ledger();
+    let intruder = key(66);
+    let public = intruder.verifying_key();
+    diesel::sql_query(
+        "INSERT INTO table_keys (key_id, table_id, public_key, valid_from, registered_at) \
+         VALUES ($1, 'R01', $2, now() - interval '1 day', now())",
+    )
+    .bind::<diesel::sql_types::Text, _>(ledger::keys::key_id(&public))
+    .bind::<diesel::sql_types::Bytea, _>(public.as_bytes().to_vec())
+    .execute(&mut as_writer(&url))
+    .unwrap();
+    let record = spin("R01", 4, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+    let body = serde_json::to_vec(&signed(record, &intruder)).unwrap();
+    let envelope = api::ingest::parse_envelope(&body).unwrap();
+    let refused = api::ingest::prepare(&state, envelope).unwrap_err();
+    assert_eq!(
+        (refused.status_code().as_u16(), refused.body().code.as_str()),
+        (422, "unknown_key")
+    );
+    let (code, report) = verify(&url);
+    assert_eq!(code, Some(1), "{report}");
+    let (_, reason) = failure(&report);
+    assert!(reason.contains(&ledger::keys::key_id(&public)), "{reason}");
+}

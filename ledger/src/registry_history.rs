@@ -211,6 +211,11 @@ impl RegistryHistory {
         })
     }
 
+    /// A table key as the events so far give it.
+    pub fn table_key(&self, key_id: &str) -> Option<&HistoricKey> {
+        self.keys.get(key_id)
+    }
+
     pub fn table(&self, table_id: &str) -> Option<&RegisteredTable> {
         self.tables.get(table_id)
     }

@@ -368,7 +368,7 @@ pub async fn revoke_key(
         .and_then(|t| t.keys.into_iter().find(|k| k.key_id == revoked_key))
         .ok_or_else(|| ApiError::internal("revoked key vanished"))?;
     view.ledger_entry = Some(receipt.into());
-    state.directory.forget_key(&view.key_id);
+    state.directory.registry_changed();
     Ok(HttpResponse::Ok().json(view))
 }
 

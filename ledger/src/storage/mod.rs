@@ -9,6 +9,7 @@ pub mod issued;
 pub mod models;
 pub mod reads;
 pub mod registry;
+pub mod registry_log;
 pub mod registry_rows;
 pub mod resolutions;
 pub mod schema;

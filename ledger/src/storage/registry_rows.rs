@@ -1,6 +1,6 @@
-//! The access tables compared with the registry events of the ledger. API keys, their
-//! revocations and resolutions of findings are indexes of ledger entries: each row must say what
-//! its entry says, and no row may exist without one. Each resolved finding must also be a real
+//! The registry tables compared with the registry events of the ledger. Gaming tables, table
+//! keys, API keys, their revocations and resolutions of findings are indexes of ledger entries:
+//! each row must say what its entry says, and no row may exist without one. Each resolved finding must also be a real
 //! finding of its round, re-adjudicated from the signed record.
 
 use diesel::prelude::*;
@@ -179,4 +179,74 @@ pub fn check_resolved_findings(
         }
     }
     Ok(Ok(confirmed))
+}
+
+/// Every registered table and table key row (and key revocation row) against the registry
+/// events: the rows are a copy the database's writer role could add to, so a row the ledger
+/// does not give is named. `size` (the ledger's) stands for "not in the ledger" as the index.
+pub fn compare_tables_and_keys(
+    conn: &mut PgConnection,
+    history: &RegistryHistory,
+    size: u64,
+) -> Result<Result<(), VerifyFailure>, LedgerError> {
+    use super::models::{GamingTableRow, KeyRevocationRow, TableKeyRow};
+    use super::schema::{gaming_tables, table_key_revocations, table_keys};
+    let not_in_ledger = |reason: String| Ok(Err(failure(size as i64, reason)));
+    let tables: Vec<GamingTableRow> = gaming_tables::table
+        .select(GamingTableRow::as_select())
+        .load(conn)?;
+    for row in &tables {
+        let same = history.table(&row.table_id).is_some_and(|t| {
+            (&t.game, &t.location, &t.plan_id, &t.wheel_layout)
+                == (&row.game, &row.location, &row.plan_id, &row.wheel_layout)
+        });
+        if !same {
+            return not_in_ledger(format!(
+                "the gaming_tables row of `{}` is not the table the ledger registered",
+                row.table_id
+            ));
+        }
+    }
+    let keys: Vec<(TableKeyRow, Option<KeyRevocationRow>)> = table_keys::table
+        .left_join(table_key_revocations::table)
+        .select((
+            TableKeyRow::as_select(),
+            Option::<KeyRevocationRow>::as_select(),
+        ))
+        .load(conn)?;
+    for (row, revocation) in &keys {
+        let Some(key) = history.table_key(&row.key_id) else {
+            return not_in_ledger(format!(
+                "table key row {} of table `{}` was added by no registry event in the ledger",
+                row.key_id, row.table_id
+            ));
+        };
+        let same_key = key.table_id == row.table_id
+            && key.key.as_bytes().as_slice() == row.public_key.as_slice()
+            && key.valid_from == row.valid_from;
+        let same_revocation = match (&key.revocation, revocation) {
+            (None, None) => true,
+            (Some(e), Some(r)) => e.revoked_at == r.revoked_at && e.reason == r.reason,
+            _ => false,
+        };
+        if !same_key || !same_revocation {
+            return Ok(Err(failure(
+                key.index as i64,
+                format!(
+                    "the rows of table key {} differ from the registry events that added or revoked it",
+                    row.key_id
+                ),
+            )));
+        }
+    }
+    if tables.len() != history.tables().count() || keys.len() != history.keys().len() {
+        return not_in_ledger(format!(
+            "{} table and {} key rows for the {} tables and {} keys the ledger registered",
+            tables.len(),
+            keys.len(),
+            history.tables().count(),
+            history.keys().len()
+        ));
+    }
+    Ok(Ok(()))
 }

@@ -113,39 +113,9 @@ fn registry_history(
     conn: &mut PgConnection,
     operators: &HashMap<String, VerifyingKey>,
 ) -> Result<Result<(RegistryHistory, HashSet<u64>), VerifyFailure>, LedgerError> {
-    let rows: Vec<LedgerRow> = ledger_entries::table
-        .filter(ledger_entries::seq_no.is_null())
-        .order(ledger_entries::idx.asc())
-        .select(LedgerRow::as_select())
-        .load(conn)?;
-    let none = RegistryHistory::default();
     let mut history = RegistryHistory::default();
-    let mut indexes = HashSet::new();
-    for row in &rows {
-        let index = row.idx as u64;
-        let failure = |reason: String| VerifyFailure { index, reason };
-        let signers = Signers {
-            operators,
-            tables: &none,
-        };
-        let entry = match check_entry(&row.entry, index, signers) {
-            Ok(entry) => entry,
-            Err(reason) => return Ok(Err(failure(reason))),
-        };
-        let Subject::Registry(event) = &entry.subject else {
-            return Ok(Err(failure(
-                "stored without a sequence number but not a registry event".into(),
-            )));
-        };
-        if let Err(reason) = entry
-            .verify_signature()
-            .and_then(|()| history.apply(index, entry.received_at, event))
-        {
-            return Ok(Err(failure(reason)));
-        }
-        indexes.insert(index);
-    }
-    Ok(Ok((history, indexes)))
+    Ok(super::registry_log::follow(conn, &mut history, operators)?
+        .map(|indexes| (history, indexes.into_iter().collect())))
 }
 
 /// Walks every entry in index order. `progress(checked)` is called after each page.
@@ -279,7 +249,8 @@ fn walk(
         ));
     }
     // The access tables say what the ledger says, and every resolved finding is a finding.
-    let compared = super::registry_rows::compare_api_keys(conn, &history)?
+    let compared = super::registry_rows::compare_tables_and_keys(conn, &history, expected)?
+        .and(super::registry_rows::compare_api_keys(conn, &history)?)
         .and(super::registry_rows::compare_resolutions(conn, &history)?);
     if let Err(f) = compared {
         return Ok(fail(expected, prev_hash, f.index, f.reason));
