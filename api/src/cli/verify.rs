@@ -167,8 +167,8 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     match &report.failure {
         None => {
             eprintln!(
-                "ledger OK: {} entries, every hash, link, signature and tree node checked in {seconds:.2} s",
-                report.entries_checked
+                "ledger OK: {} entries, every hash, link, signature, tree node and signed checkpoint checked, {} rounds re-adjudicated against their stored verdicts and findings, in {seconds:.2} s",
+                report.entries_checked, report.rounds_readjudicated
             );
             Ok(ExitCode::SUCCESS)
         }
