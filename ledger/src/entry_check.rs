@@ -230,9 +230,9 @@ pub fn check_entry_text<'b>(
 /// How signatures are checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SignatureCheck {
-    /// ed25519 batch verification grouped by key ([`crate::signature_batch`], several times
-    /// faster); a failing batch is re-checked one by one to name the entry. It accepts only
-    /// signatures made with the key's secret.
+    /// ed25519 batch verification grouped by key ([`crate::signature_batch`]); a failing batch
+    /// is re-checked one by one to name the entry. It accepts exactly what `verify_strict`
+    /// accepts (shown by the differential test `ledger/tests/signature_differential.rs`).
     #[default]
     Batch,
     /// `verify_strict` one by one, exactly as ingest checks.
