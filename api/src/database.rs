@@ -9,7 +9,11 @@ use ledger::LedgerError;
 pub const MANAGED_DATABASE: &str = "dozor";
 
 pub struct Database {
+    /// The owner's URL: migrations, and the command-line tools that work on the database directly.
     pub url: String,
+    /// What the server logs in as: a member of `dozor_writer` only on the managed cluster,
+    /// `DATABASE_URL` otherwise (the operator gives the writer's credentials there).
+    server_url: String,
     /// The managed cluster, when there is no `DATABASE_URL`.
     pub cluster: Option<LocalCluster>,
 }
@@ -17,7 +21,26 @@ pub struct Database {
 impl Database {
     /// Opens the database and applies pending migrations.
     pub fn open(url: Option<String>, data_dir: &Path) -> Result<Database, LedgerError> {
-        let database = Self::start(url, data_dir)?;
+        Self::open_as_owner(url, None, data_dir)
+    }
+
+    /// As [`Database::open`], migrating over `owner_url` when given (`DATABASE_URL` is then the
+    /// server's, with fewer privileges than migrations need).
+    pub fn open_as_owner(
+        url: Option<String>,
+        owner_url: Option<String>,
+        data_dir: &Path,
+    ) -> Result<Database, LedgerError> {
+        let mut database = Self::start(url, data_dir)?;
+        match (owner_url, &database.cluster) {
+            (Some(owner), None) => database.url = owner,
+            (Some(_), Some(_)) => {
+                tracing::warn!(
+                    "no DATABASE_URL: the owner's URL is ignored, dozor's own cluster is used"
+                );
+            }
+            (None, _) => {}
+        }
         let mut conn = connect(&database.url)?;
         for version in migrate(&mut conn)? {
             tracing::info!(%version, "applied migration");
@@ -30,6 +53,10 @@ impl Database {
         if added > 0 {
             tracing::info!(added, "built missing Merkle tree nodes");
         }
+        // The server's login role needs `dozor_writer`, which the migrations make.
+        if let Some(cluster) = &database.cluster {
+            database.server_url = cluster.create_server_role(MANAGED_DATABASE)?;
+        }
         Ok(database)
     }
 
@@ -41,14 +68,26 @@ impl Database {
         Ok(database)
     }
 
+    /// The URL the server's connections use: everything it does at run time must work with
+    /// the privileges of `dozor_writer`. After [`Database::open`]; the owner's URL otherwise.
+    pub fn server_url(&self) -> &str {
+        &self.server_url
+    }
+
     fn start(url: Option<String>, data_dir: &Path) -> Result<Database, LedgerError> {
         Ok(match url {
-            Some(url) => Database { url, cluster: None },
+            Some(url) => Database {
+                server_url: url.clone(),
+                url,
+                cluster: None,
+            },
             None => {
                 let cluster = LocalCluster::open(&data_dir.join("pg"))?;
                 cluster.create_database(MANAGED_DATABASE)?;
+                let url = cluster.url(MANAGED_DATABASE);
                 Database {
-                    url: cluster.url(MANAGED_DATABASE),
+                    server_url: url.clone(),
+                    url,
                     cluster: Some(cluster),
                 }
             }
@@ -60,6 +99,17 @@ impl Database {
         match self.cluster.as_mut() {
             Some(cluster) => cluster.stop(),
             None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Database {
+    /// A command that fails after starting the cluster stops it too (after `close`, a no-op).
+    fn drop(&mut self) {
+        if let Some(cluster) = self.cluster.as_mut() {
+            if let Err(e) = cluster.stop() {
+                tracing::warn!("stopping the managed PostgreSQL: {e}");
+            }
         }
     }
 }

@@ -38,6 +38,10 @@ pub struct ServeArgs {
     /// ...and at once.
     #[arg(long, env = "DOZOR_API_KEY_BURST", default_value_t = 60)]
     api_key_burst: u32,
+    /// With DATABASE_URL: the owner's URL, used only to migrate at start; DATABASE_URL is then
+    /// the server's own login, a member of `dozor_writer` only.
+    #[arg(long, env = "DOZOR_OWNER_DATABASE_URL", hide_env_values = true)]
+    owner_database_url: Option<String>,
 }
 
 /// Reads the operator key, or creates one at the default place.
@@ -61,9 +65,14 @@ pub(super) fn operator_key(global: &Global, path: Option<PathBuf>) -> anyhow::Re
 pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let clock = GamingDayClock::new(chrono_tz::Europe::Prague, args.gaming_day_start_hour)
         .context("--gaming-day-start-hour must be 0-23")?;
-    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
+    let owner_url = args
+        .owner_database_url
+        .clone()
+        .filter(|u| !u.trim().is_empty());
+    let db = Database::open_as_owner(global.database_url.clone(), owner_url, &global.data_dir)?;
+    // Migrations ran as the owner; the server itself gets only the writer's privileges.
     let mut settings = Settings::new(
-        db.url.clone(),
+        db.server_url().to_owned(),
         operator_key(global, args.operator_key.clone())?,
     );
     settings.clock = clock;

@@ -3,15 +3,24 @@
 //! Used when no `DATABASE_URL` is given (under `./var/`) and by tests (throwaway clusters).
 //! PostgreSQL refuses to run as root, so when started as root the binaries run as the
 //! `postgres` OS user. The cluster listens only on a Unix socket inside its own directory, so
-//! clusters never collide on ports.
+//! clusters never collide on ports. That directory is private (mode 0700, owned by the OS user
+//! PostgreSQL runs as; root reaches it anyway), so only that user and dozor's can connect: trust
+//! authentication on the socket admits no one else.
+//!
+//! The process that starts a durable cluster holds `owner.lock` until it has stopped it; the
+//! kernel releases the lock when that process dies, even by SIGKILL. A cluster found running with
+//! the lock free was left behind by a dead dozor: the next one stops it and starts it again, and
+//! so stops it on exit too.
 
 use std::ffi::OsStr;
 use std::fs;
-use std::os::unix::fs::MetadataExt as _;
+use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use diesel::prelude::*;
+use diesel::result::DatabaseErrorKind;
 
 use crate::LedgerError;
 
@@ -25,6 +34,19 @@ const SOCKET_PORT: u16 = 5432;
 /// commit stay on), only crash recovery may replay more WAL.
 const DURABLE_SERVER_OPTIONS: &str = "-c max_wal_size=4GB -c checkpoint_timeout=15min";
 const SUPERUSER: &str = "postgres";
+/// The role `dozor serve` logs in as on its own cluster: a member of `dozor_writer` (made by the
+/// migrations) and nothing else, so the server may read and append but never change the ledger.
+pub const SERVER_ROLE: &str = "dozor_server";
+/// The group role the migrations grant the server's privileges to.
+const WRITER_ROLE: &str = "dozor_writer";
+/// How long to wait for another live dozor process to start the cluster it owns, or let it go.
+const OWNER_START_WAIT: Duration = Duration::from_secs(60);
+
+#[derive(QueryableByName)]
+struct RoleName {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    rolname: String,
+}
 
 /// The OS account PostgreSQL runs as when dozor itself runs as root.
 #[derive(Debug, Clone)]
@@ -40,6 +62,8 @@ pub struct LocalCluster {
     bin_dir: PathBuf,
     run_as: Option<Account>,
     started_here: bool,
+    /// Held while this process owns (started and will stop) a durable cluster.
+    owner_lock: Option<fs::File>,
     _temp: Option<tempfile::TempDir>,
 }
 
@@ -110,14 +134,59 @@ fn postgres_account() -> Result<Account, LedgerError> {
 
 impl LocalCluster {
     /// The cluster under `root` (e.g. `./var/pg`): created on first use, started if it is not
-    /// running. Durable settings (fsync on).
+    /// running. Durable settings (fsync on). A cluster another live dozor process started is
+    /// used as it is and left running; one left running by a dead process is restarted and
+    /// stopped by [`LocalCluster::stop`] like one started here.
     pub fn open(root: &Path) -> Result<LocalCluster, LedgerError> {
         let mut cluster = LocalCluster::prepare(root.to_path_buf(), None)?;
+        let deadline = Instant::now() + OWNER_START_WAIT;
+        let lock = loop {
+            if let Some(lock) = cluster.try_owner_lock()? {
+                break lock;
+            }
+            // Another live process owns it; it may still be starting (or stopping) it.
+            if cluster.is_running() {
+                return Ok(cluster);
+            }
+            if Instant::now() >= deadline {
+                return Err(cluster_err(format!(
+                    "the cluster under {} belongs to another dozor process, which has not started it",
+                    cluster.root.display()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        if cluster.is_running() {
+            tracing::warn!(
+                cluster = %cluster.root.display(),
+                "PostgreSQL left running by a dozor process that is gone: restarting it"
+            );
+            cluster.pg_ctl_stop()?;
+        }
+        cluster.owner_lock = Some(lock);
         if !cluster.data_dir().join("PG_VERSION").is_file() {
             cluster.init(false)?;
         }
         cluster.start_with(DURABLE_SERVER_OPTIONS)?;
         Ok(cluster)
+    }
+
+    /// The owner lock, unless another live process holds it.
+    fn try_owner_lock(&self) -> Result<Option<fs::File>, LedgerError> {
+        let path = self.root.join("owner.lock");
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| LedgerError::io(format!("opening {}", path.display()), e))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(file)),
+            Err(fs::TryLockError::WouldBlock) => Ok(None),
+            Err(fs::TryLockError::Error(e)) => {
+                Err(LedgerError::io(format!("locking {}", path.display()), e))
+            }
+        }
     }
 
     /// A throwaway cluster in a temporary directory with fsync off. It is stopped and removed
@@ -154,17 +223,22 @@ impl LocalCluster {
             bin_dir,
             run_as,
             started_here: false,
+            owner_lock: None,
             _temp: temp,
         };
-        fs::create_dir_all(cluster.socket_dir())
+        let socket_dir = cluster.socket_dir();
+        fs::create_dir_all(&socket_dir)
             .map_err(|e| LedgerError::io("creating the socket directory", e))?;
         if let Some(account) = &cluster.run_as {
-            for dir in [cluster.root.as_path(), cluster.socket_dir().as_path()] {
+            for dir in [cluster.root.as_path(), socket_dir.as_path()] {
                 std::os::unix::fs::chown(dir, Some(account.uid), Some(account.gid)).map_err(
                     |e| LedgerError::io(format!("handing {} to postgres", dir.display()), e),
                 )?;
             }
         }
+        // Private, also when an earlier version left it open to every local user.
+        fs::set_permissions(&socket_dir, fs::Permissions::from_mode(0o700))
+            .map_err(|e| LedgerError::io("making the socket directory private", e))?;
         Ok(cluster)
     }
 
@@ -291,6 +365,14 @@ impl LocalCluster {
         if !self.started_here {
             return Ok(());
         }
+        self.pg_ctl_stop()?;
+        self.started_here = false;
+        // Only now may another process take the cluster over.
+        self.owner_lock = None;
+        Ok(())
+    }
+
+    fn pg_ctl_stop(&self) -> Result<(), LedgerError> {
         let data = self.data_dir();
         self.run(
             "pg_ctl",
@@ -302,9 +384,7 @@ impl LocalCluster {
                 OsStr::new("-D"),
                 data.as_os_str(),
             ],
-        )?;
-        self.started_here = false;
-        Ok(())
+        )
     }
 
     /// Stops and removes a throwaway cluster once this process is gone, even if it never
@@ -336,12 +416,57 @@ rm -rf "$4""#;
         Ok(())
     }
 
-    /// A libpq URL for `database` over the cluster's Unix socket.
+    /// A libpq URL for `database` over the cluster's Unix socket, as the superuser.
     pub fn url(&self, database: &str) -> String {
+        self.url_as(SUPERUSER, database)
+    }
+
+    fn url_as(&self, role: &str, database: &str) -> String {
         format!(
-            "postgres://{SUPERUSER}@/{database}?host={}&port={SOCKET_PORT}",
+            "postgres://{role}@/{database}?host={}&port={SOCKET_PORT}",
             self.socket_dir().display()
         )
+    }
+
+    /// Makes the server's login role ([`SERVER_ROLE`], a member of `dozor_writer` only) unless
+    /// it exists, and returns its URL for `database`. Needs the migrations (they make
+    /// `dozor_writer`). No password: only the socket directory's owner (and root) can connect.
+    pub fn create_server_role(&self, database: &str) -> Result<String, LedgerError> {
+        let mut conn = super::connect(&self.url(database))?;
+        match diesel::sql_query(format!("CREATE ROLE {SERVER_ROLE} LOGIN")).execute(&mut conn) {
+            Ok(_) => {}
+            // Roles are cluster-wide: made by an earlier start, another database's, or (unique
+            // violation) a concurrent one.
+            Err(diesel::result::Error::DatabaseError(kind, info))
+                if info.message().contains("already exists")
+                    || matches!(kind, DatabaseErrorKind::UniqueViolation) => {}
+            Err(e) => return Err(e.into()),
+        }
+        // Whatever an earlier start or a hand left, the role gets no more than logging in...
+        diesel::sql_query(format!(
+            "ALTER ROLE {SERVER_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION \
+             NOBYPASSRLS INHERIT"
+        ))
+        .execute(&mut conn)?;
+        // ...and the writer's privileges (a no-op when it has them already).
+        diesel::sql_query(format!("GRANT {WRITER_ROLE} TO {SERVER_ROLE}")).execute(&mut conn)?;
+        // A membership granted by hand would give the server more than the writer's privileges.
+        let others: Vec<RoleName> = diesel::sql_query(
+            "SELECT g.rolname::text AS rolname FROM pg_auth_members m \
+             JOIN pg_roles g ON g.oid = m.roleid JOIN pg_roles r ON r.oid = m.member \
+             WHERE r.rolname = $1 AND g.rolname <> $2 ORDER BY 1",
+        )
+        .bind::<diesel::sql_types::Text, _>(SERVER_ROLE)
+        .bind::<diesel::sql_types::Text, _>(WRITER_ROLE)
+        .load(&mut conn)?;
+        if !others.is_empty() {
+            let names: Vec<&str> = others.iter().map(|r| r.rolname.as_str()).collect();
+            return Err(cluster_err(format!(
+                "role {SERVER_ROLE} must be a member of {WRITER_ROLE} only, but is also a member of {}",
+                names.join(", ")
+            )));
+        }
+        Ok(self.url_as(SERVER_ROLE, database))
     }
 
     /// Creates `database` unless it exists.

@@ -1,0 +1,572 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! `dozor serve` as a process on its own PostgreSQL cluster: the server logs in with the
+//! privileges of `dozor_writer` only, and a cluster left running by a server killed with SIGKILL
+//! is taken over (and stopped) by the next one.
+
+mod common;
+
+use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{key, registration, signed, spin, straight};
+use diesel::RunQueryDsl as _;
+use serde_json::{json, Value};
+
+const DAY: &str = "2026-11-20";
+
+/// A data directory for `dozor serve`; stops a PostgreSQL left running in it when dropped.
+struct Site {
+    dir: tempfile::TempDir,
+}
+
+impl Site {
+    fn new() -> Site {
+        let dir = tempfile::tempdir().unwrap();
+        // PostgreSQL (the `postgres` user when the tests run as root) must reach <dir>/pg.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        Site { dir }
+    }
+
+    fn path(&self) -> PathBuf {
+        self.dir.path().canonicalize().unwrap()
+    }
+
+    fn dozor(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_dozor"));
+        command
+            .env_remove("DATABASE_URL")
+            .env_remove("DOZOR_OWNER_DATABASE_URL")
+            .env("DOZOR_DATA_DIR", self.path());
+        command
+    }
+
+    fn serve(&self) -> Server {
+        self.serve_with(&[])
+    }
+
+    /// `dozor serve` with these environment variables too.
+    fn serve_with(&self, env: &[(&str, &str)]) -> Server {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let log_path = self.path().join(format!("serve-{port}.log"));
+        let log = std::fs::File::create(&log_path).unwrap();
+        let child = self
+            .dozor()
+            .envs(env.iter().copied())
+            .args(["serve", "--workers", "2", "--checkpoint-seconds", "1"])
+            .arg("--bind")
+            .arg(format!("127.0.0.1:{port}"))
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        let mut server = Server {
+            child,
+            log: log_path,
+            http: Http::new(port),
+        };
+        server.wait_until_healthy();
+        server
+    }
+
+    /// A new API key of `role`, from the command line (on the database directly): its token.
+    fn apikey(&self, name: &str, role: &str) -> String {
+        let out = self
+            .dozor()
+            .args(["apikey", "create", "--name", name, "--role", role])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let created: Value = serde_json::from_slice(&out.stdout).unwrap();
+        created["token"].as_str().unwrap().to_owned()
+    }
+
+    fn socket_dir(&self) -> PathBuf {
+        self.path().join("pg/socket")
+    }
+
+    fn url_as(&self, role: &str) -> String {
+        format!(
+            "postgres://{role}@/dozor?host={}&port=5432",
+            self.socket_dir().display()
+        )
+    }
+
+    /// The postmaster's pid while one runs on this directory's cluster.
+    fn postmaster(&self) -> Option<u32> {
+        let text = std::fs::read_to_string(self.path().join("pg/data/postmaster.pid")).ok()?;
+        let pid: u32 = text.lines().next()?.trim().parse().ok()?;
+        alive(pid).then_some(pid)
+    }
+}
+
+impl Drop for Site {
+    fn drop(&mut self) {
+        if let Some(pid) = self.postmaster() {
+            // Immediate shutdown, so that a failed test leaves no PostgreSQL behind.
+            let _ = Command::new("kill")
+                .args(["-QUIT", &pid.to_string()])
+                .status();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while alive(pid) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+/// A running `dozor serve`; killed when dropped.
+struct Server {
+    child: Child,
+    log: PathBuf,
+    http: Http,
+}
+
+impl Server {
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn wait_until_healthy(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!("the server exited ({status}):\n{}", self.log());
+            }
+            if self
+                .http
+                .try_call("GET", "/health", None, None)
+                .map(|r| r.0)
+                == Some(200)
+            {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no answer from the server:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn kill_9(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    /// SIGTERM, as systemd stops it; the server's exit status.
+    fn terminate(mut self) -> std::process::ExitStatus {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the server did not stop:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Http {
+    runtime: tokio::runtime::Runtime,
+    client: reqwest::Client,
+    base: String,
+}
+
+impl Http {
+    fn new(port: u16) -> Http {
+        Http {
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap(),
+            client: reqwest::Client::builder()
+                .timeout(Duration::from_secs(30))
+                .build()
+                .unwrap(),
+            base: format!("http://127.0.0.1:{port}"),
+        }
+    }
+
+    /// Status and body; none when the server cannot be reached.
+    fn try_call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> Option<(u16, String)> {
+        let url = format!("{}{path}", self.base);
+        let mut request = match method {
+            "GET" => self.client.get(url),
+            "POST" => self.client.post(url),
+            other => panic!("no {other} requests here"),
+        };
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        self.runtime.block_on(async {
+            let response = request.send().await.ok()?;
+            let status = response.status().as_u16();
+            Some((status, response.text().await.ok()?))
+        })
+    }
+
+    /// Status and body (null unless JSON).
+    fn get(&self, path: &str, token: Option<&str>) -> (u16, Value) {
+        let (status, text) = self.try_call("GET", path, token, None).unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    fn post(&self, path: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
+        let (status, text) = self.try_call("POST", path, token, Some(body)).unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+}
+
+/// Whether process `pid` runs (a zombie, stopped and not yet reaped by init, does not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let (_, after_name) = stat.rsplit_once(')')?;
+            after_name
+                .split_whitespace()
+                .next()
+                .map(|state| state != "Z")
+        })
+        .unwrap_or(false)
+}
+
+fn connect(url: &str) -> diesel::PgConnection {
+    ledger::storage::connect(url).unwrap()
+}
+
+#[derive(diesel::QueryableByName)]
+struct Name {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    name: String,
+}
+
+fn names(url: &str, query: &str) -> Vec<String> {
+    let rows: Vec<Name> = diesel::sql_query(query).load(&mut connect(url)).unwrap();
+    rows.into_iter().map(|r| r.name).collect()
+}
+
+/// The uid PostgreSQL runs as: `postgres` when the tests run as root, else ours.
+fn postgres_uid(site: &Site) -> u32 {
+    let ours = std::fs::metadata(site.path()).unwrap().uid();
+    if ours != 0 {
+        return ours;
+    }
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap();
+    passwd
+        .lines()
+        .map(|l| l.split(':').collect::<Vec<_>>())
+        .find(|f| f[0] == "postgres")
+        .map(|f| f[2].parse().unwrap())
+        .unwrap()
+}
+
+#[test]
+fn the_server_does_all_its_work_as_a_member_of_dozor_writer_and_cannot_change_the_ledger() {
+    let site = Site::new();
+    let server = site.serve();
+    let http = &server.http;
+    // From the command line while the server runs: the server's cluster, left running after.
+    let admin = site.apikey("it-admin", "admin");
+    let admin = Some(admin.as_str());
+
+    // Every kind of write the server makes: a registration, rounds one by one and in a batch
+    // (verdicts, a finding), a conflicting record (a significant event), an API key, a
+    // resolution, a key rotation and revocation; checkpoints.
+    let k = key(8);
+    let (status, body) = http.post("/api/v1/tables", admin, &registration("R01", &k));
+    assert_eq!(status, 201, "{body}");
+    let overpaid = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 361_000)]));
+    let (status, receipt) = http.post("/api/v1/records", None, &signed(overpaid, &k));
+    assert_eq!(status, 201, "{receipt}");
+    let round = receipt["index"].as_u64().unwrap();
+    let batch: Vec<Value> = (2..=4)
+        .map(|seq| {
+            let record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+            signed(record, &k)
+        })
+        .collect();
+    let (status, body) = http.post("/api/v1/records/batch", None, &json!(batch));
+    assert_eq!(status, 200, "{body}");
+    for result in body["results"].as_array().unwrap() {
+        assert_eq!(result["status"], 201, "{body}");
+    }
+    let conflicting = spin("R01", 2, 5, json!([straight("b1", 5, 10_000, 0)]));
+    let (status, body) = http.post("/api/v1/records", None, &signed(conflicting, &k));
+    assert_eq!(status, 409, "{body}");
+
+    let (status, officer) = http.post(
+        "/api/v1/apikeys",
+        admin,
+        &json!({"name": "officer", "role": "compliance"}),
+    );
+    assert_eq!(status, 201, "{officer}");
+    let officer = officer["token"].as_str().unwrap().to_owned();
+    let officer = Some(officer.as_str());
+    let (status, body) = http.post(
+        &format!("/api/v1/findings/{round}.0/resolutions"),
+        officer,
+        &json!({"state": "confirmed", "amount_settled_h": 1000, "comment": "repaid at the cage"}),
+    );
+    assert!((200..300).contains(&status), "{status} {body}");
+
+    let spare = key(9);
+    let (status, added) = http.post(
+        "/api/v1/tables/R01/keys",
+        admin,
+        &json!({"public_key": ledger::keys::encode_public_key(&spare.verifying_key())}),
+    );
+    assert_eq!(status, 201, "{added}");
+    let (status, body) = http.post(
+        &format!(
+            "/api/v1/tables/R01/keys/{}/revoke",
+            added["key_id"].as_str().unwrap()
+        ),
+        admin,
+        &json!({"reason": "terminal replaced"}),
+    );
+    assert_eq!(status, 200, "{body}");
+
+    // The ledger: admin key, registration, 4 rounds, officer's key, resolution, key, revocation.
+    let size = 10;
+    assert_eq!(http.get("/health", None).1["ledger_size"], size);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        // A signed note: origin, tree size, root hash, then the signatures.
+        let (status, note) = http
+            .try_call("GET", "/api/v1/ledger/checkpoint", None, None)
+            .unwrap();
+        if status == 200 && note.lines().nth(1) == Some(&size.to_string()) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no checkpoint of {size} entries: {status} {note}\n{}",
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let (status, proof) = http.get(
+        &format!("/api/v1/ledger/proof/inclusion?index={round}&size={size}"),
+        None,
+    );
+    assert_eq!(status, 200, "{proof}");
+    // Reads, reports and an export (of a period a checkpoint covers) work too.
+    for path in [
+        format!("/api/v1/findings?day={DAY}"),
+        format!("/api/v1/findings/{round}.0"),
+        format!("/api/v1/reports/daily?day={DAY}"),
+        format!("/api/v1/exports?from={DAY}&to={DAY}"),
+        "/api/v1/significant-events".to_owned(),
+        "/api/v1/ledger/gaps".to_owned(),
+    ] {
+        let (status, body) = http.get(&path, officer);
+        assert_eq!(status, 200, "{path}: {body}");
+    }
+
+    // To PostgreSQL, every connection of the server is the writer's login role.
+    let superuser = site.url_as("postgres");
+    let server_url = site.url_as("dozor_server");
+    assert_eq!(
+        names(
+            &superuser,
+            "SELECT DISTINCT usename::text AS name FROM pg_stat_activity \
+             WHERE datname = 'dozor' AND backend_type = 'client backend' \
+             AND pid <> pg_backend_pid()"
+        ),
+        ["dozor_server"]
+    );
+    assert_eq!(
+        names(&server_url, "SELECT current_user::text AS name"),
+        ["dozor_server"]
+    );
+    assert_eq!(
+        names(
+            &superuser,
+            "SELECT g.rolname::text AS name FROM pg_auth_members m \
+             JOIN pg_roles g ON g.oid = m.roleid JOIN pg_roles r ON r.oid = m.member \
+             WHERE r.rolname = 'dozor_server'"
+        ),
+        ["dozor_writer"]
+    );
+    // It may not change the ledger: refused for want of privileges, before any trigger.
+    let mut writer = connect(&server_url);
+    for statement in [
+        "UPDATE ledger_entries SET received_at = now()",
+        "DELETE FROM ledger_entries",
+        "TRUNCATE ledger_entries",
+        "UPDATE checkpoints SET note = ''",
+        "DELETE FROM api_keys",
+    ] {
+        let error = diesel::sql_query(statement)
+            .execute(&mut writer)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("permission denied for table"),
+            "{statement}: {error}"
+        );
+    }
+
+    // The socket is private to the OS user PostgreSQL runs as (root reaches it anyway).
+    let socket_dir = std::fs::metadata(site.socket_dir()).unwrap();
+    assert_eq!(socket_dir.mode() & 0o777, 0o700);
+    assert_eq!(socket_dir.uid(), postgres_uid(&site));
+
+    // Stopped as systemd stops it: the final checkpoint is made and PostgreSQL stops too.
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+    assert_eq!(site.postmaster(), None);
+}
+
+#[test]
+fn a_cluster_left_running_by_a_killed_server_is_restarted_and_stopped_by_the_next() {
+    let site = Site::new();
+    let server = site.serve();
+    let admin = site.apikey("it-admin", "admin");
+    let admin = Some(admin.as_str());
+    let k = key(8);
+    let (status, body) = server
+        .http
+        .post("/api/v1/tables", admin, &registration("R01", &k));
+    assert_eq!(status, 201, "{body}");
+    let mut receipts = Vec::new();
+    for seq in 1..=3 {
+        let record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+        let (status, receipt) = server
+            .http
+            .post("/api/v1/records", None, &signed(record, &k));
+        assert_eq!(status, 201, "{receipt}");
+        receipts.push(receipt);
+    }
+
+    server.kill_9();
+    let orphan = site
+        .postmaster()
+        .expect("PostgreSQL outlives a server killed with SIGKILL");
+
+    let server = site.serve();
+    // Every acknowledged record is there, and the server appends after them.
+    assert_eq!(server.http.get("/health", None).1["ledger_size"], 5);
+    let (status, table) = server.http.get("/api/v1/tables/R01", admin);
+    assert_eq!(status, 200, "{table}");
+    assert_eq!(table["last_seq_no"], 3);
+    let record = spin("R01", 4, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+    let (status, receipt) = server
+        .http
+        .post("/api/v1/records", None, &signed(record, &k));
+    assert_eq!(status, 201, "{receipt}");
+    assert_eq!(receipt["index"], 5);
+    let (_, old) = server.http.post(
+        "/api/v1/records",
+        None,
+        &signed(
+            spin("R01", 2, 17, json!([straight("b1", 17, 10_000, 360_000)])),
+            &k,
+        ),
+    );
+    assert_eq!(
+        old, receipts[1],
+        "the same record again: its original receipt"
+    );
+
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+    assert_eq!(site.postmaster(), None, "PostgreSQL still runs");
+    assert!(
+        !alive(orphan),
+        "the orphaned postmaster {orphan} still runs"
+    );
+}
+
+#[test]
+fn with_database_url_the_server_migrates_as_the_owner_and_serves_as_the_login_it_is_given() {
+    // Production's roles on a throwaway cluster: the owner (here the superuser) and a login role
+    // that is a member of dozor_writer only.
+    let owner = ledger::storage::testing::fresh_database().unwrap();
+    diesel::sql_query("CREATE ROLE dozor_test_login LOGIN IN ROLE dozor_writer")
+        .execute(&mut connect(&owner))
+        .unwrap();
+    let login = owner.replacen("postgres://postgres@", "postgres://dozor_test_login@", 1);
+    assert_ne!(login, owner);
+
+    let site = Site::new();
+    let server = site.serve_with(&[
+        ("DATABASE_URL", &login),
+        ("DOZOR_OWNER_DATABASE_URL", &owner),
+    ]);
+    let out = site
+        .dozor()
+        .env("DATABASE_URL", &owner)
+        .args(["apikey", "create", "--name", "it-admin", "--role", "admin"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let admin: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let admin = admin["token"].as_str();
+    let k = key(8);
+    let (status, body) = server
+        .http
+        .post("/api/v1/tables", admin, &registration("R01", &k));
+    assert_eq!(status, 201, "{body}");
+    let record = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+    let (status, receipt) = server
+        .http
+        .post("/api/v1/records", None, &signed(record, &k));
+    assert_eq!(status, 201, "{receipt}");
+    let database = owner.split(['/', '?']).nth(3).unwrap().to_owned();
+    assert_eq!(
+        names(
+            &owner,
+            &format!(
+                "SELECT DISTINCT usename::text AS name FROM pg_stat_activity \
+                 WHERE datname = '{database}' AND backend_type = 'client backend' \
+                 AND pid <> pg_backend_pid()"
+            )
+        ),
+        ["dozor_test_login"]
+    );
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+}
