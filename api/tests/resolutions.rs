@@ -17,23 +17,6 @@ fn dozor() -> Command {
     Command::new(env!("CARGO_BIN_EXE_dozor"))
 }
 
-fn verify(url: &str) -> (Option<i32>, Value, String) {
-    let out = dozor()
-        .args([
-            "verify",
-            "--operator-key",
-            &operator().verifier().to_string(),
-        ])
-        .env("DATABASE_URL", url)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// The daily report's findings of table R01 on 2026-11-20 (the round's gaming day): total, open,
 /// escalated, confirmed, dismissed, settled amount.
 fn daily_states(report: &Value) -> [i64; 6] {
@@ -410,7 +393,7 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
 
     // The ledger holds each resolution, and verify checks them: 4 resolutions, both findings
     // found again by re-adjudicating the round.
-    let (code, report, stderr) = verify(&url);
+    let (code, report, stderr) = verify_database(&url);
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
         (
@@ -454,7 +437,7 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
     diesel::sql_query("UPDATE finding_resolutions SET amount_settled_h = 0 WHERE ledger_index = 5")
         .execute(&mut conn)
         .unwrap();
-    let (code, report, _) = verify(&url);
+    let (code, report, _) = verify_database(&url);
     assert_eq!(code, Some(1));
     assert_eq!(report["failure"]["index"], 5);
     assert!(
@@ -473,7 +456,7 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
     diesel::sql_query("DELETE FROM finding_resolutions WHERE ledger_index = 7")
         .execute(&mut conn)
         .unwrap();
-    let (code, report, _) = verify(&url);
+    let (code, report, _) = verify_database(&url);
     assert_eq!(code, Some(1));
     assert_eq!(report["failure"]["index"], 7, "{report}");
 }

@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use chrono::{Duration, Utc};
 use common::*;
 use diesel::connection::SimpleConnection as _;
@@ -53,23 +51,6 @@ fn ledger() -> (api::state::AppState, String) {
     }
     checkpoints::create(&mut conn, &operator(), 4, Utc::now()).unwrap();
     (state, url)
-}
-
-/// `dozor verify` on the database: exit code and report.
-fn verify(url: &str) -> (Option<i32>, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_dozor"))
-        .args([
-            "verify",
-            "--operator-key",
-            &operator().verifier().to_string(),
-        ])
-        .env("DATABASE_URL", url)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
-    )
 }
 
 fn failure(report: &Value) -> (u64, String) {
@@ -130,7 +111,7 @@ fn the_writer_role_cannot_change_verdicts_or_findings() {
         .load(&mut writer)
         .unwrap();
     assert_eq!(rows[0].n, 1);
-    let (code, report) = verify(&url);
+    let (code, report, _) = verify_database(&url);
     assert_eq!(code, Some(0), "{report}");
     assert_eq!(report["rounds_readjudicated"], 3);
 }
@@ -184,7 +165,7 @@ fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
     ] {
         let (_, url) = ledger();
         past_the_triggers(&url).batch_execute(tamper).unwrap();
-        let (code, report) = verify(&url);
+        let (code, report, _) = verify_database(&url);
         assert_eq!(code, Some(1), "{tamper}: {report}");
         let (at, reason) = failure(&report);
         assert_eq!(at, index, "{tamper}: {reason}");
@@ -205,7 +186,7 @@ fn a_tail_removed_with_its_merkle_nodes_is_a_rollback_named_by_verify_and_refuse
              DELETE FROM ledger_entries WHERE idx = 3",
         )
         .unwrap();
-    let (code, report) = verify(&url);
+    let (code, report, _) = verify_database(&url);
     assert_eq!(code, Some(1), "{report}");
     let (at, reason) = failure(&report);
     assert_eq!(at, 3);
@@ -240,7 +221,7 @@ fn verify_changes_nothing_not_even_a_missing_merkle_node() {
         rows[0].n
     };
     let before = nodes(&url);
-    let (code, report) = verify(&url);
+    let (code, report, _) = verify_database(&url);
     assert_eq!(code, Some(1), "{report}");
     let (at, reason) = failure(&report);
     assert_eq!(at, 2, "{reason}");
@@ -273,7 +254,7 @@ fn a_table_key_slipped_into_its_table_is_not_trusted_by_the_server_and_named_by_
         (refused.status_code().as_u16(), refused.body().code.as_str()),
         (422, "unknown_key")
     );
-    let (code, report) = verify(&url);
+    let (code, report, _) = verify_database(&url);
     assert_eq!(code, Some(1), "{report}");
     let (_, reason) = failure(&report);
     assert!(reason.contains(&ledger::keys::key_id(&public)), "{reason}");

@@ -162,3 +162,21 @@ pub fn edit_lines(dir: &std::path::Path, file: &str, edit: impl FnOnce(&mut Vec<
     edit(&mut lines);
     std::fs::write(dir.join(file), lines.join("\n") + "\n").unwrap();
 }
+
+/// `dozor verify` of the ledger in the database at `url`: exit code, report, stderr.
+pub fn verify_database(url: &str) -> (Option<i32>, Value, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dozor"))
+        .args([
+            "verify",
+            "--operator-key",
+            &operator().verifier().to_string(),
+        ])
+        .env("DATABASE_URL", url)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
