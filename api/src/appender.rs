@@ -82,12 +82,14 @@ impl Appender {
         let (reply, answer) = oneshot::channel();
         match self.queue.try_send(Job { submission, reply }) {
             Ok(()) => Ok(answer),
-            Err(TrySendError::Full(_)) => Err(ApiError::Unavailable(
-                "ingest queue is full; retry shortly".into(),
-            )),
-            Err(TrySendError::Disconnected(_)) => Err(ApiError::Unavailable(
-                "ledger appender is not running".into(),
-            )),
+            Err(TrySendError::Full(_)) => Err(ApiError::Unavailable {
+                reason: "the ingest queue is full",
+                cause: "ingest queue full".into(),
+            }),
+            Err(TrySendError::Disconnected(_)) => Err(ApiError::Unavailable {
+                reason: "the ledger writer is not running",
+                cause: "ledger appender disconnected".into(),
+            }),
         }
     }
 
@@ -96,8 +98,14 @@ impl Appender {
     ) -> Result<AppendOutcome, ApiError> {
         match answer.await {
             Ok(Ok(outcome)) => Ok(outcome),
-            Ok(Err(e)) => Err(ApiError::Unavailable(format!("record not appended: {e}"))),
-            Err(_) => Err(ApiError::Unavailable("ledger appender stopped".into())),
+            Ok(Err(cause)) => Err(ApiError::Unavailable {
+                reason: "the record could not be appended",
+                cause,
+            }),
+            Err(_) => Err(ApiError::Unavailable {
+                reason: "the ledger writer stopped",
+                cause: "ledger appender dropped the reply".into(),
+            }),
         }
     }
 }

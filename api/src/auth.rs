@@ -7,6 +7,7 @@
 //! token belongs to a known key.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -63,11 +64,23 @@ struct CachedKey {
     read_at: Instant,
 }
 
-/// Known keys, per-key rate limits and the count of refused authentications.
+/// Known keys, per-key and per-address rate limits and the count of refused authentications.
 pub struct Gatekeeper {
     keys: RwLock<HashMap<[u8; 32], Arc<CachedKey>>>,
     limiter: DefaultKeyedRateLimiter<String>,
+    per_address: DefaultKeyedRateLimiter<IpAddr>,
+    /// Address checks since the limiter last forgot idle addresses.
+    address_checks: AtomicU64,
     refused: AtomicU64,
+}
+
+/// How often the per-address limiter forgets addresses that have been quiet long enough.
+const FORGET_ADDRESSES_EVERY: u64 = 10_000;
+
+fn quota(limit: RateLimit) -> Quota {
+    let per_second = NonZeroU32::new(limit.per_second).unwrap_or(NonZeroU32::MIN);
+    let burst = NonZeroU32::new(limit.burst).unwrap_or(per_second);
+    Quota::per_second(per_second).allow_burst(burst)
 }
 
 /// Why a request was not authenticated.
@@ -93,14 +106,27 @@ impl Refusal {
 }
 
 impl Gatekeeper {
-    pub fn new(limit: RateLimit) -> Gatekeeper {
-        let per_second = NonZeroU32::new(limit.per_second).unwrap_or(NonZeroU32::MIN);
-        let burst = NonZeroU32::new(limit.burst).unwrap_or(per_second);
+    /// `per_key` for each API key; `per_address` for every request under the API from one
+    /// client address, with or without a key (tables have none).
+    pub fn new(per_key: RateLimit, per_address: RateLimit) -> Gatekeeper {
         Gatekeeper {
             keys: RwLock::new(HashMap::new()),
-            limiter: RateLimiter::keyed(Quota::per_second(per_second).allow_burst(burst)),
+            limiter: RateLimiter::keyed(quota(per_key)),
+            per_address: RateLimiter::keyed(quota(per_address)),
+            address_checks: AtomicU64::new(0),
             refused: AtomicU64::new(0),
         }
+    }
+
+    /// The per-address limit: how long to wait if `address` has used up its requests.
+    fn throttle_address(&self, address: IpAddr) -> Result<(), Duration> {
+        let checks = self.address_checks.fetch_add(1, Ordering::Relaxed);
+        if checks.is_multiple_of(FORGET_ADDRESSES_EVERY) {
+            self.per_address.retain_recent();
+        }
+        self.per_address
+            .check_key(&address)
+            .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
     }
 
     /// Authentications refused since the server started.
@@ -246,6 +272,9 @@ pub async fn authorize(
     request: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    if let Err(refusal) = throttle_address(&request) {
+        return Ok(request.error_response(refusal).map_into_right_body());
+    }
     match admit(&request).await {
         Ok(Some(caller)) => {
             request.extensions_mut().insert(caller);
@@ -254,6 +283,23 @@ pub async fn authorize(
         Err(refusal) => return Ok(request.error_response(refusal).map_into_right_body()),
     }
     Ok(next.call(request).await?.map_into_left_body())
+}
+
+/// The per-address limit, before anything else is looked at. The address is the TCP peer's: a
+/// proxy in front of dozor shares one address among its clients (see docs/SECURITY.md).
+fn throttle_address(request: &ServiceRequest) -> Result<(), ApiError> {
+    let (Some(peer), Some(state)) = (
+        request.peer_addr(),
+        request.app_data::<web::Data<AppState>>(),
+    ) else {
+        return Ok(());
+    };
+    state
+        .gatekeeper
+        .throttle_address(peer.ip())
+        .map_err(|wait| ApiError::RateLimited {
+            retry_after_seconds: wait.as_secs_f64().ceil().max(1.0) as u64,
+        })
 }
 
 /// Whether the request may go on: with the caller when its route needs a key.

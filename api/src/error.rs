@@ -48,12 +48,17 @@ pub enum ApiError {
     /// A valid key whose role may not call the route.
     #[error("{message}")]
     Forbidden { message: String, details: Value },
-    #[error("too many requests with this API key; retry after {retry_after_seconds} s")]
+    #[error("too many requests; retry after {retry_after_seconds} s")]
     RateLimited { retry_after_seconds: u64 },
+    #[error("send the body as application/json (Content-Type: application/json)")]
+    UnsupportedMediaType,
+    #[error("the request body did not arrive within {seconds} s")]
+    RequestTimeout { seconds: u64 },
     #[error("this route answers only {}", allowed.join(", "))]
     MethodNotAllowed { allowed: Vec<&'static str> },
-    #[error("{0}")]
-    Unavailable(String),
+    /// Not now: `reason` is shown; `cause` (what the database driver said, say) is logged only.
+    #[error("{reason}; nothing was changed, retry later")]
+    Unavailable { reason: &'static str, cause: String },
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -96,25 +101,43 @@ impl ApiError {
             ApiError::Unauthenticated { code, .. } => code,
             ApiError::Forbidden { .. } => "forbidden",
             ApiError::RateLimited { .. } => "rate_limited",
+            ApiError::UnsupportedMediaType => "unsupported_media_type",
+            ApiError::RequestTimeout { .. } => "request_timeout",
             ApiError::MethodNotAllowed { .. } => "method_not_allowed",
-            ApiError::Unavailable(_) => "unavailable",
+            ApiError::Unavailable { .. } => "unavailable",
             ApiError::Internal(_) => "internal",
         }
     }
 
-    /// The `{code, message, details}` body (internal errors are logged, not shown).
+    /// The `{code, message, details}` body. Internal and database errors are logged under an
+    /// incident id, which the body gives instead of the cause; input quoted back is shortened.
     pub fn body(&self) -> ErrorBody {
-        if let ApiError::Internal(detail) = self {
-            tracing::error!(%detail, "internal error");
-        }
+        let incident = match self {
+            ApiError::Internal(cause) => {
+                let id = incident_id();
+                tracing::error!(incident = %id, %cause, "internal error");
+                Some(id)
+            }
+            ApiError::Unavailable { reason, cause } => {
+                let id = incident_id();
+                tracing::warn!(incident = %id, %cause, "{reason}");
+                Some(id)
+            }
+            _ => None,
+        };
         let message = match self {
             ApiError::Internal(_) => "internal error; see the server log".to_owned(),
-            other => other.to_string(),
+            other => shorten_quotes(&other.to_string()),
         };
+        let mut details = self.details();
+        shorten_strings(&mut details);
+        if let (Some(id), Value::Object(map)) = (incident, &mut details) {
+            map.insert("incident".into(), Value::String(id));
+        }
         ErrorBody {
             code: self.code().to_owned(),
             message,
-            details: self.details(),
+            details,
         }
     }
 
@@ -145,8 +168,10 @@ impl ResponseError for ApiError {
             ApiError::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -175,9 +200,10 @@ impl ResponseError for ApiError {
 impl From<ledger::LedgerError> for ApiError {
     fn from(e: ledger::LedgerError) -> Self {
         match e {
-            ledger::LedgerError::Connection(m) => {
-                ApiError::Unavailable(format!("database unavailable: {m}"))
-            }
+            ledger::LedgerError::Connection(cause) => ApiError::Unavailable {
+                reason: DATABASE_UNAVAILABLE,
+                cause,
+            },
             other => ApiError::internal(other),
         }
     }
@@ -201,6 +227,97 @@ impl From<actix_web::error::BlockingError> for ApiError {
 
 impl From<diesel::r2d2::PoolError> for ApiError {
     fn from(e: diesel::r2d2::PoolError) -> Self {
-        ApiError::Unavailable(format!("database unavailable: {e}"))
+        ApiError::Unavailable {
+            reason: DATABASE_UNAVAILABLE,
+            cause: e.to_string(),
+        }
+    }
+}
+
+const DATABASE_UNAVAILABLE: &str = "the database is unavailable";
+
+/// Most characters of input an error quotes back (between backticks, or as a detail).
+pub const MAX_QUOTED_CHARS: usize = 100;
+/// Most characters of an error message, whatever it quotes.
+const MAX_MESSAGE_CHARS: usize = 600;
+
+fn shorten(text: &str, max: usize) -> Option<String> {
+    let mut chars = text.char_indices();
+    let (cut, _) = chars.nth(max)?;
+    Some(format!("{}…", &text[..cut]))
+}
+
+/// `text` with each backtick-quoted part (how messages quote input) cut to
+/// [`MAX_QUOTED_CHARS`], and the whole to `MAX_MESSAGE_CHARS`.
+fn shorten_quotes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(MAX_MESSAGE_CHARS));
+    for (n, part) in text.split('`').enumerate() {
+        if n > 0 {
+            out.push('`');
+        }
+        match (n % 2 == 1)
+            .then(|| shorten(part, MAX_QUOTED_CHARS))
+            .flatten()
+        {
+            Some(short) => out.push_str(&short),
+            None => out.push_str(part),
+        }
+    }
+    shorten(&out, MAX_MESSAGE_CHARS).unwrap_or(out)
+}
+
+fn shorten_strings(value: &mut Value) {
+    match value {
+        Value::String(s) => {
+            if let Some(short) = shorten(s, MAX_QUOTED_CHARS) {
+                *s = short;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(shorten_strings),
+        Value::Object(map) => map.values_mut().for_each(shorten_strings),
+        _ => {}
+    }
+}
+
+/// A short id to find an incident in the log by.
+fn incident_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let started = chrono::Utc::now().timestamp_micros();
+    format!("{started:x}-{n}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_input_is_cut_and_causes_are_not_shown() {
+        let long = "x".repeat(5_000);
+        let body = ApiError::unprocessable(
+            "unknown_table",
+            format!("table `{long}` is not registered"),
+            serde_json::json!({ "table_id": long }),
+        )
+        .body();
+        let quoted = format!("{}…", "x".repeat(MAX_QUOTED_CHARS));
+        assert_eq!(body.message, format!("table `{quoted}` is not registered"));
+        assert_eq!(body.details["table_id"], quoted.as_str());
+
+        let body = ApiError::Unavailable {
+            reason: DATABASE_UNAVAILABLE,
+            cause: "connection to server on socket \"/tmp/pg/.s.PGSQL.5432\" failed".into(),
+        }
+        .body();
+        assert!(
+            !body.message.contains("PGSQL") && !body.message.contains("/tmp"),
+            "{}",
+            body.message
+        );
+        assert!(body.details["incident"].is_string());
+        let body = ApiError::internal("duplicate key value violates unique constraint").body();
+        assert!(!body.message.contains("constraint"));
+        assert!(body.details["incident"].is_string());
     }
 }

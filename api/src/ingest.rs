@@ -1,9 +1,10 @@
 //! Checking a signed submission before it is appended: envelope, table, key, signature, game,
 //! plan, round structure — then re-adjudication. Anything that fails here changes nothing.
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use ledger::envelope::EnvelopeText;
 use ledger::storage::append::{Derived, Submission};
+use ledger::storage::registry::KeyValidity;
 use rules::{RecordError, RecordHeader, Round};
 use serde_json::json;
 
@@ -69,6 +70,7 @@ fn read_record(text: &str) -> Result<(String, RecordHeader), ApiError> {
 /// Everything short of appending; blocking (may read the database on a cache miss).
 pub fn prepare(state: &AppState, envelope: EnvelopeText<'_>) -> Result<Submission, ApiError> {
     let (canonical, header) = read_record(envelope.record.get())?;
+    rules::string_limits::check_string_lengths(&canonical).map_err(record_error)?;
     let table = state
         .directory
         .table(state, &header.table_id)?
@@ -152,6 +154,7 @@ pub fn prepare(state: &AppState, envelope: EnvelopeText<'_>) -> Result<Submissio
                     json!({ "field": "played_at" }),
                 ));
             }
+            played_within_registration(state, &key, round.played_at())?;
             Some(adjudicate(state, &table, &round)?)
         }
         other => return Err(record_error(RecordError::UnsupportedType(other.to_owned()))),
@@ -164,7 +167,40 @@ pub fn prepare(state: &AppState, envelope: EnvelopeText<'_>) -> Result<Submissio
         header.table_id,
         header.seq_no,
         derived,
-    ))
+    )
+    .late_after(state.clock.late_after))
+}
+
+/// A round played before its table was registered or before the key that signed it became
+/// valid is refused: a closed gaming day cannot gain rounds from before the table existed.
+fn played_within_registration(
+    state: &AppState,
+    key: &KeyValidity,
+    played_at: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    if let Some(from) = state.directory.registered_from(&key.table_id)? {
+        if played_at < from {
+            return Err(ApiError::unprocessable(
+                "played_before_registration",
+                format!(
+                    "played_at {played_at} is before table `{}` was registered (it plays from {from})",
+                    key.table_id
+                ),
+                json!({ "field": "played_at", "registered_from": from }),
+            ));
+        }
+    }
+    if played_at < key.valid_from {
+        return Err(ApiError::unprocessable(
+            "played_before_key",
+            format!(
+                "played_at {played_at} is before key {} became valid ({})",
+                key.key_id, key.valid_from
+            ),
+            json!({ "field": "played_at", "key_id": key.key_id, "valid_from": key.valid_from }),
+        ));
+    }
+    Ok(())
 }
 
 fn adjudicate(

@@ -18,6 +18,18 @@ pub const DEFAULT_ORIGIN: &str = "dozor.local/ledger";
 /// 256 KiB: a roulette spin with every bet of a full table is far below this.
 pub const DEFAULT_BODY_LIMIT: usize = 256 * 1024;
 
+/// Requests one client address may make under the API unless configured: a gateway in front
+/// of many tables stays well within it.
+pub const DEFAULT_ADDRESS_RATE: RateLimit = RateLimit {
+    per_second: 200,
+    burst: 400,
+};
+
+/// How long a client may take to send its request head, and how long an idle keep-alive
+/// connection is kept: slow or silent clients do not hold connections.
+pub const REQUEST_HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+pub const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(30);
+
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub database_url: String,
@@ -33,6 +45,8 @@ pub struct Settings {
     pub checkpoints: Option<CheckpointPolicy>,
     /// Requests each API key may make.
     pub api_key_rate: RateLimit,
+    /// Requests each client address may make under the API, with or without a key.
+    pub address_rate: RateLimit,
 }
 
 impl Settings {
@@ -47,6 +61,7 @@ impl Settings {
             max_batch: 1_000,
             checkpoints: None,
             api_key_rate: RateLimit::default(),
+            address_rate: DEFAULT_ADDRESS_RATE,
         }
     }
 }
@@ -85,7 +100,10 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
         ),
         operator: Arc::new(settings.operator.clone()),
         directory: Arc::new(Directory::new([settings.operator.verifier().key])),
-        gatekeeper: Arc::new(Gatekeeper::new(settings.api_key_rate)),
+        gatekeeper: Arc::new(Gatekeeper::new(
+            settings.api_key_rate,
+            settings.address_rate,
+        )),
         default_plan: settings.default_plan.clone(),
         body_limit: settings.body_limit,
     })

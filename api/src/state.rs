@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
+use chrono::{DateTime, Utc};
 use ed25519_dalek::VerifyingKey;
 use ledger::registry_history::RegistryHistory;
 use ledger::storage::models::GamingTableRow;
@@ -104,6 +105,13 @@ impl Directory {
             valid_from: k.valid_from,
             revoked_at: k.revocation.as_ref().map(|r| r.revoked_at),
         }))
+    }
+
+    /// From when a table plays under dozor, as its registration event says (`None` if the
+    /// events read so far do not register it).
+    pub fn registered_from(&self, table_id: &str) -> Result<Option<DateTime<Utc>>, ApiError> {
+        let registry = self.registry.read().map_err(ApiError::internal)?;
+        Ok(registry.table(table_id).map(|t| t.registered_from))
     }
 
     /// Reads the registry events appended since the last read.

@@ -39,6 +39,7 @@ fn ledger_and_state() -> (api::state::AppState, String, NaiveDate) {
         location: "Praha",
         plan_id: "69games-ziva-hra",
         wheel_layout: None,
+        plays_from: None,
     };
     register_table(
         &mut conn,
@@ -76,6 +77,7 @@ fn export(url: &str, from: NaiveDate, to: NaiveDate) -> tempfile::TempDir {
     reports::export::write_export(
         &mut connect(url).unwrap(),
         &GamingDayClock::default(),
+        &operator(),
         from,
         to,
         &out,
@@ -142,7 +144,9 @@ fn a_period_export_verifies_offline() {
     assert_eq!(report.signatures_checked, 5);
     assert_eq!(report.rounds_readjudicated, 3);
     assert_eq!(report.checkpoint_size, 8);
-    assert_eq!(report.registry_events, 1);
+    // The registration, and the publications of the day's two reports that seal them.
+    assert_eq!(report.registry_events, 3);
+    assert_eq!(report.reports_sealed, 2);
     for file in [
         "plans/69games-ziva-hra.toml",
         "plans/69games-ziva-hra.rtp.toml",
@@ -342,14 +346,46 @@ fn every_kind_of_tampering_is_caught_precisely() {
     // The table's registration left out altogether: its key is unknown to the verifier.
     let d = fresh();
     std::fs::write(path(&d).join("registry.jsonl"), "").unwrap();
+    let proofs: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path(&d).join("registry-proofs.json")).unwrap())
+            .unwrap();
     edit_lines(&path(&d), "registry-proofs.json", |l| {
-        *l = vec![r#"{"size": 8, "proofs": []}"#.to_owned()];
+        *l = vec![json!({"size": proofs["size"], "proofs": []}).to_string()];
     });
     std::fs::write(path(&d).join("keys.json"), "[]").unwrap();
     fix_manifest(&path(&d));
     let e = verify(&path(&d)).unwrap_err();
     assert_eq!(e.item, "entries.jsonl line 1 (index 2)");
     assert!(e.message.contains("no earlier registry event"), "{e}");
+
+    // A report changed after it was published, with MANIFEST recomputed: its seal in the
+    // ledger no longer matches.
+    let d = fresh();
+    edit_lines(&path(&d), "reports/daily-2026-11-10.csv", |l| {
+        l[1] = l[1].replacen(",roulette,R01,", ",roulette,R02,", 1);
+    });
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "reports/daily-2026-11-10.csv");
+    assert!(e.message.contains("changed after it was published"), "{e}");
+
+    // A report left out, or one added that was never published.
+    let d = fresh();
+    std::fs::remove_file(path(&d).join("reports/shoes-2026-11-10.csv")).unwrap();
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "reports/shoes-2026-11-10.csv");
+    assert!(e.message.contains("missing"), "{e}");
+    let d = fresh();
+    std::fs::write(
+        path(&d).join("reports/daily-2026-11-11.csv"),
+        "gaming_day\r\n",
+    )
+    .unwrap();
+    fix_manifest(&path(&d));
+    let e = verify(&path(&d)).unwrap_err();
+    assert_eq!(e.item, "reports/daily-2026-11-11.csv");
+    assert!(e.message.contains("no report_published event"), "{e}");
 }
 
 #[test]
@@ -394,7 +430,8 @@ fn a_key_rotated_inside_the_period_verifies_from_the_ledger_alone() {
     // Entries 3..=10: six rounds and the two rotation events.
     assert_eq!(report.period_entries, 8);
     assert_eq!(report.rounds_readjudicated, 6);
-    assert_eq!(report.registry_events, 3);
+    // Registration, rotation and revocation, and two reports for each of the two days.
+    assert_eq!(report.registry_events, 3 + 4);
     let keys: serde_json::Value =
         serde_json::from_slice(&std::fs::read(path(&dir).join("keys.json")).unwrap()).unwrap();
     assert_eq!(keys.as_array().unwrap().len(), 2);
@@ -408,14 +445,16 @@ fn the_command_line_verifies_and_reports_the_failing_item() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("export");
     let dozor = env!("CARGO_BIN_EXE_dozor");
+    // The export seals its reports with the operator's key.
+    let operator_key = dir.path().join("operator.key");
+    std::fs::write(&operator_key, operator().private_key()).unwrap();
     let status = Command::new(dozor)
-        .args([
-            "export",
-            "--from",
-            &day.to_string(),
-            "--to",
-            &day.to_string(),
-        ])
+        .arg("--data-dir")
+        .arg(dir.path())
+        .arg("export")
+        .arg("--operator-key")
+        .arg(&operator_key)
+        .args(["--from", &day.to_string(), "--to", &day.to_string()])
         .arg(&out)
         .env("DATABASE_URL", &url)
         .output()
@@ -566,6 +605,7 @@ fn wheel_spins_poker_ofc_and_tournaments_are_readjudicated_offline() {
             location: "Praha",
             plan_id: "69games-ziva-hra",
             wheel_layout: layout,
+            plays_from: None,
         };
         register_table(
             &mut conn,
@@ -651,7 +691,8 @@ fn wheel_spins_poker_ofc_and_tournaments_are_readjudicated_offline() {
     let dir = export(&url, day, day);
     let report = verify(&path(&dir)).unwrap();
     assert_eq!(report.rounds_readjudicated, 4);
-    assert_eq!(report.registry_events, 4);
+    // Four registrations and the day's two reports.
+    assert_eq!(report.registry_events, 4 + 2);
     // A changed prize in the exported verdict of the tournament is caught by re-adjudication.
     edit_lines(&path(&dir), "adjudications.jsonl", |l| {
         let line = l

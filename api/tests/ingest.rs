@@ -112,7 +112,11 @@ async fn receipt_idempotency_conflict_and_gaps() {
     let (status, body) = post(&app, "/api/v1/records", signed(other, &k)).await;
     assert_error(status, &body, 409, "seq_no_conflict");
     assert_eq!(body["details"]["existing"], receipt);
-    let (_, events) = get(&app, "/api/v1/significant-events?table_id=R01").await;
+    let (_, events) = get(
+        &app,
+        "/api/v1/significant-events?table_id=R01&kind=seq_no_conflict",
+    )
+    .await;
     assert_eq!(events.as_array().unwrap().len(), 1);
     assert_eq!(events[0]["kind"], "seq_no_conflict");
     assert_eq!(
@@ -295,7 +299,8 @@ async fn bad_input_is_refused_and_changes_nothing() {
     let (s, b) = post(
         &app,
         "/api/v1/tables/R01/keys",
-        json!({"public_key": ledger::keys::encode_public_key(&key(3).verifying_key())}),
+        json!({"public_key": ledger::keys::encode_public_key(&key(3).verifying_key()),
+               "valid_from": PLAYS_FROM}),
     )
     .await;
     assert_eq!(s, 201, "{b}");
@@ -874,4 +879,103 @@ fn tournament_record_with_prize(prize_h: i64) -> Value {
         "guarantee_h": 1_200_000, "entries": entries,
         "results": [{"place": 1, "player": "p3", "prize_h": prize_h}]
     })
+}
+
+/// Time sanity: a round played before its table plays under dozor, or before the key that
+/// signed it became valid, is refused and changes nothing; a round older than the late-record
+/// window is stored, logged as `late_record`, and its day's report says it changed after the
+/// day closed, and when.
+#[actix_web::test]
+async fn rounds_before_registration_are_refused_and_late_ones_flagged() {
+    let (state, url) = api_state();
+    let app = app!(state);
+    let now = chrono::Utc::now();
+    let at =
+        |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let plays_from = now - chrono::Duration::days(10);
+    let k = key(1);
+    let mut table = registration("R01", &k);
+    table["valid_from"] = json!(at(plays_from));
+    let (status, body) = post(&app, "/api/v1/tables", table).await;
+    assert_eq!(status, 201, "{body}");
+    let head = ledger_size(&url);
+
+    let round = |seq: u64, played: chrono::DateTime<chrono::Utc>| {
+        let mut r = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+        r["played_at"] = json!(at(played));
+        r
+    };
+    // 1970 and one second before the table's start: refused, nothing appended.
+    for played in [
+        "1970-01-01T00:00:00Z".parse().unwrap(),
+        plays_from - chrono::Duration::seconds(1),
+    ] {
+        let (status, body) = post(&app, "/api/v1/records", signed(round(1, played), &k)).await;
+        assert_error(status, &body, 422, "played_before_registration");
+        assert_eq!(ledger_size(&url), head);
+    }
+
+    // A second key valid only from two days ago: its records from before then are refused.
+    let k2 = key(2);
+    let key_from = now - chrono::Duration::days(2);
+    let (status, body) = post(
+        &app,
+        "/api/v1/tables/R01/keys",
+        json!({"public_key": ledger::keys::encode_public_key(&k2.verifying_key()),
+               "valid_from": at(key_from)}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let head = ledger_size(&url);
+    let early = round(1, key_from - chrono::Duration::minutes(1));
+    let (status, body) = post(&app, "/api/v1/records", signed(early, &k2)).await;
+    assert_error(status, &body, 422, "played_before_key");
+    assert_eq!(ledger_size(&url), head);
+
+    // Played 73 hours ago (window 72 h): stored, and flagged. Played an hour ago: not late.
+    let late_played = now - chrono::Duration::hours(73);
+    let (status, late) = post(&app, "/api/v1/records", signed(round(1, late_played), &k)).await;
+    assert_eq!(status, 201, "{late}");
+    let (status, fresh) = post(
+        &app,
+        "/api/v1/records",
+        signed(round(2, now - chrono::Duration::hours(1)), &k),
+    )
+    .await;
+    assert_eq!(status, 201, "{fresh}");
+    let (_, events) = get(&app, "/api/v1/significant-events?kind=late_record").await;
+    let events = events.as_array().unwrap();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["ledger_index"], late["index"]);
+    assert_eq!(events[0]["seq_no"], 1);
+    let late_by = events[0]["details"]["late_by_seconds"].as_i64().unwrap();
+    assert!((73 * 3600..73 * 3600 + 60).contains(&late_by), "{late_by}");
+
+    let day = reports::GamingDayClock::default().day_of(late_played);
+    let (status, report) = get(
+        &app,
+        &format!("/api/v1/reports/daily?day={day}&format=json"),
+    )
+    .await;
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(report["late_after_hours"], 72);
+    assert_eq!(report["late_rounds"], 1, "{report}");
+    assert_eq!(
+        report["last_late_received_at"], late["received_at"],
+        "{report}"
+    );
+    let row = &report["rows"][0];
+    assert_eq!(
+        (row["table_id"].as_str(), row["late_rounds"].as_i64()),
+        (Some("R01"), Some(1))
+    );
+    // The fresh round's day has nothing late.
+    let today = reports::GamingDayClock::default().day_of(now - chrono::Duration::hours(1));
+    let (_, report) = get(
+        &app,
+        &format!("/api/v1/reports/daily?day={today}&format=json"),
+    )
+    .await;
+    assert_eq!(report["late_rounds"], 0, "{report}");
+    assert_eq!(report["last_late_received_at"], Value::Null);
 }

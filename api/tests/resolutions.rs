@@ -39,14 +39,14 @@ fn daily_states(report: &Value) -> [i64; 6] {
 
 fn exported(url: &str, from: chrono::NaiveDate, to: chrono::NaiveDate) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
+    // The export seals its reports with the ledger's operator key.
+    let operator_key = dir.path().join("operator.key");
+    std::fs::write(&operator_key, operator().private_key()).unwrap();
     let out = dozor()
-        .args([
-            "export",
-            "--from",
-            &from.to_string(),
-            "--to",
-            &to.to_string(),
-        ])
+        .arg("export")
+        .arg("--operator-key")
+        .arg(&operator_key)
+        .args(["--from", &from.to_string(), "--to", &to.to_string()])
         .arg(dir.path().join("export"))
         .env("DATABASE_URL", url)
         .output()

@@ -27,6 +27,7 @@ fn ledger() -> (api::state::AppState, String) {
         location: "Praha",
         plan_id: "69games-ziva-hra",
         wheel_layout: None,
+        plays_from: None,
     };
     register_table(
         &mut conn,

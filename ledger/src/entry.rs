@@ -212,6 +212,8 @@ pub(crate) fn lower_hex_hash(text: &str) -> Option<[u8; 32]> {
 pub struct KeyWindow<'a> {
     pub table_id: &'a str,
     pub key: &'a ed25519_dalek::VerifyingKey,
+    /// From when the key's table plays under dozor; no record may be played earlier.
+    pub table_registered_from: DateTime<Utc>,
     pub valid_from: DateTime<Utc>,
     pub revoked_at: Option<DateTime<Utc>>,
 }

@@ -210,6 +210,23 @@ pub fn check_entry_text<'b>(
                 fields.received_at
             ));
         }
+        // Ingest refuses a record played before its table was registered or its key added.
+        let played_at =
+            record_member("played_at").and_then(|t| unquoted(t).parse::<DateTime<Utc>>().ok());
+        if let Some(played_at) = played_at {
+            if played_at < window.table_registered_from {
+                return Err(format!(
+                    "record played at {played_at}, before table {} was registered (from {})",
+                    window.table_id, window.table_registered_from
+                ));
+            }
+            if played_at < window.valid_from {
+                return Err(format!(
+                    "record played at {played_at}, before key {key_id} was valid (from {})",
+                    window.valid_from
+                ));
+            }
+        }
         (*window.key, Subject::Record(header))
     };
     Ok(CheckedEntry {
@@ -365,5 +382,27 @@ mod tests {
         );
         let forged = changed(&|e| e["envelope"]["record"]["seq_no"] = json!(2));
         assert!(forged.starts_with("signature does not verify"), "{forged}");
+    }
+
+    #[test]
+    fn a_round_played_before_its_table_was_registered_is_named() {
+        let (history, _) = ledger();
+        let table_key = SigningKey::from_bytes(&[1; 32]);
+        let entry_played_at = |played_at: &str| {
+            let record = json!({"type": "round", "game": "roulette", "table_id": "R1",
+                                "seq_no": 1, "plan_id": "p", "played_at": played_at, "bets": []});
+            let envelope = Envelope::sign(record, &table_key).unwrap();
+            let entry = Entry::build(1, at("2026-11-21T10:00:00Z"), [7; 32], &envelope).unwrap();
+            serde_json::from_slice::<Value>(&entry.bytes).unwrap()
+        };
+        // The table plays from 2026-11-20T10:00:00Z.
+        assert_eq!(
+            check(&history, &entry_played_at("2026-11-20T10:00:00Z")),
+            Ok(())
+        );
+        assert_eq!(
+            check(&history, &entry_played_at("1970-01-01T00:00:00Z")),
+            Err("record played at 1970-01-01 00:00:00 UTC, before table R1 was registered (from 2026-11-20 10:00:00 UTC)".into())
+        );
     }
 }

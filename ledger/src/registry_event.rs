@@ -12,13 +12,14 @@ use serde_json::Value;
 use crate::access::{FindingState, Role};
 
 /// Record types of registry events; table keys may not sign these.
-pub const REGISTRY_TYPES: [&str; 6] = [
+pub const REGISTRY_TYPES: [&str; 7] = [
     "table_registered",
     "table_key_added",
     "table_key_revoked",
     "api_key_created",
     "api_key_revoked",
     "finding_resolved",
+    "report_published",
 ];
 
 pub fn is_registry_type(record_type: &str) -> bool {
@@ -105,6 +106,16 @@ pub enum RegistryEvent {
         key_name: String,
         key_role: Role,
     },
+    /// A report as published (in an inspection export, say): its SHA-256 sealed in the ledger,
+    /// so a verifier can tell the file was not changed since.
+    ReportPublished {
+        previous: Option<u64>,
+        /// The report's path in an export, e.g. `reports/daily-2026-11-10.csv`.
+        name: String,
+        /// SHA-256 of the file's bytes, lower-case hex.
+        sha256: String,
+        size_bytes: u64,
+    },
 }
 
 impl RegistryEvent {
@@ -116,6 +127,7 @@ impl RegistryEvent {
             RegistryEvent::ApiKeyCreated { .. } => "api_key_created",
             RegistryEvent::ApiKeyRevoked { .. } => "api_key_revoked",
             RegistryEvent::FindingResolved { .. } => "finding_resolved",
+            RegistryEvent::ReportPublished { .. } => "report_published",
         }
     }
 
@@ -126,7 +138,9 @@ impl RegistryEvent {
             | RegistryEvent::TableKeyAdded { table_id, .. }
             | RegistryEvent::TableKeyRevoked { table_id, .. }
             | RegistryEvent::FindingResolved { table_id, .. } => Some(table_id),
-            RegistryEvent::ApiKeyCreated { .. } | RegistryEvent::ApiKeyRevoked { .. } => None,
+            RegistryEvent::ApiKeyCreated { .. }
+            | RegistryEvent::ApiKeyRevoked { .. }
+            | RegistryEvent::ReportPublished { .. } => None,
         }
     }
 
@@ -137,7 +151,8 @@ impl RegistryEvent {
             | RegistryEvent::TableKeyRevoked { previous, .. }
             | RegistryEvent::ApiKeyCreated { previous, .. }
             | RegistryEvent::ApiKeyRevoked { previous, .. }
-            | RegistryEvent::FindingResolved { previous, .. } => *previous,
+            | RegistryEvent::FindingResolved { previous, .. }
+            | RegistryEvent::ReportPublished { previous, .. } => *previous,
         }
     }
 

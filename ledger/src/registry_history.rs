@@ -29,6 +29,9 @@ pub struct RegisteredTable {
     pub wheel_layout: Option<Vec<String>>,
     /// Ledger index of the registration.
     pub index: u64,
+    /// From when the table plays under dozor (its first key's `valid_from`): records played
+    /// earlier are refused.
+    pub registered_from: DateTime<Utc>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +59,8 @@ pub struct RegistryHistory {
     keys: HashMap<String, HistoricKey>,
     api_keys: ApiKeys,
     resolutions: Resolutions,
+    /// Published reports by name: the ledger index and SHA-256 of each publication.
+    published_reports: HashMap<String, Vec<(u64, String)>>,
     last_event: Option<u64>,
 }
 
@@ -108,6 +113,7 @@ impl RegistryHistory {
                         plan_id: plan_id.clone(),
                         wheel_layout: wheel_layout.clone(),
                         index,
+                        registered_from: key.valid_from,
                     },
                 );
                 self.keys.insert(key.key_id.clone(), key);
@@ -165,6 +171,26 @@ impl RegistryHistory {
                 self.resolutions
                     .apply(index, received_at, event, &self.api_keys)?;
             }
+            RegistryEvent::ReportPublished { name, sha256, .. } => {
+                if !name.starts_with("reports/") || name.contains("..") {
+                    return Err(format!(
+                        "a published report named `{name}`, not under reports/"
+                    ));
+                }
+                if sha256.len() != 64
+                    || !sha256
+                        .bytes()
+                        .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+                {
+                    return Err(format!(
+                        "published report {name}: sha256 is not lower-case hex SHA-256"
+                    ));
+                }
+                self.published_reports
+                    .entry(name.clone())
+                    .or_default()
+                    .push((index, sha256.clone()));
+            }
         }
         self.last_event = Some(index);
         Ok(())
@@ -199,9 +225,11 @@ impl RegistryHistory {
     /// a revocation recorded later does not count.
     pub fn table_key_at(&self, key_id: &str, index: u64) -> Option<KeyWindow<'_>> {
         let key = self.keys.get(key_id).filter(|k| k.index < index)?;
+        let table = self.tables.get(&key.table_id)?;
         Some(KeyWindow {
             table_id: &key.table_id,
             key: &key.key,
+            table_registered_from: table.registered_from,
             valid_from: key.valid_from,
             revoked_at: key
                 .revocation
@@ -239,6 +267,11 @@ impl RegistryHistory {
     /// Resolutions of findings, in ledger order.
     pub fn resolutions(&self) -> &Resolutions {
         &self.resolutions
+    }
+
+    /// Each publication of the report `name`: ledger index and SHA-256, in ledger order.
+    pub fn published_report(&self, name: &str) -> &[(u64, String)] {
+        self.published_reports.get(name).map_or(&[], Vec::as_slice)
     }
 
     /// Index of the last registry event applied.
@@ -329,6 +362,35 @@ mod tests {
         );
         assert_eq!(history.keys().len(), 2);
         assert_eq!(history.last_event(), Some(20));
+    }
+
+    #[test]
+    fn published_reports_are_kept_by_name_and_must_name_a_report() {
+        let mut history = RegistryHistory::default();
+        let published = |previous, name: &str, sha256: String| RegistryEvent::ReportPublished {
+            previous,
+            name: name.into(),
+            sha256,
+            size_bytes: 10,
+        };
+        let (a, b) = ("a".repeat(64), "b".repeat(64));
+        let name = "reports/daily-2026-11-10.csv";
+        history
+            .apply(0, at0(), &published(None, name, a.clone()))
+            .unwrap();
+        history
+            .apply(1, at0(), &published(Some(0), name, b.clone()))
+            .unwrap();
+        assert_eq!(history.published_report(name), [(0, a.clone()), (1, b)]);
+        assert!(history.published_report("reports/other.csv").is_empty());
+        let err = history
+            .apply(2, at0(), &published(Some(1), "../etc/passwd", a.clone()))
+            .unwrap_err();
+        assert!(err.contains("not under reports/"), "{err}");
+        let err = history
+            .apply(2, at0(), &published(Some(1), name, "A".repeat(64)))
+            .unwrap_err();
+        assert!(err.contains("not lower-case hex"), "{err}");
     }
 
     #[test]

@@ -59,6 +59,7 @@ fn setup(conn: &mut PgConnection) -> SigningKey {
         location: "Praha 1",
         plan_id: "p",
         wheel_layout: None,
+        plays_from: None,
     };
     register_table(
         conn,
@@ -117,7 +118,16 @@ fn same_record_same_receipt_and_conflicts_are_events() {
         2,
         "nothing appended after the registration and the first record"
     );
-    let events = reads::significant_events(&mut conn, Some("R01"), None, 10).unwrap();
+    let events = reads::significant_events(
+        &mut conn,
+        reads::EventFilter {
+            table_id: Some("R01"),
+            kind: Some("seq_no_conflict"),
+            since: None,
+        },
+        10,
+    )
+    .unwrap();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].kind, "seq_no_conflict");
     // Within one batch too.

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Double, Text, Timestamptz};
+use diesel::sql_types::{BigInt, Double, Nullable, Text, Timestamptz};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -65,6 +65,11 @@ pub struct PayoutRow {
     /// What confirmations say was recovered from players or paid back to them.
     pub findings_settled_h: i64,
     pub findings_by_kind: BTreeMap<String, KindTotal>,
+    /// Rounds received more than the late-record window after they were played: each changed
+    /// this report after its day had closed.
+    pub late_rounds: i64,
+    /// When the last of them arrived: the report is final only from then on.
+    pub last_late_received_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -73,6 +78,12 @@ pub struct DailyReport {
     /// The gaming day's bounds in UTC.
     pub starts_at: DateTime<Utc>,
     pub ends_at: DateTime<Utc>,
+    /// The late-record window, in hours.
+    pub late_after_hours: i64,
+    /// Rounds of this day that arrived after the window (all tables).
+    pub late_rounds: i64,
+    /// When the last of them arrived: the day's figures changed then, after the day had closed.
+    pub last_late_received_at: Option<DateTime<Utc>>,
     pub rows: Vec<PayoutRow>,
 }
 
@@ -104,6 +115,10 @@ struct Aggregate {
     fees_h: i64,
     #[diesel(sql_type = BigInt)]
     overlay_h: i64,
+    #[diesel(sql_type = BigInt)]
+    late_rounds: i64,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    last_late_received_at: Option<DateTime<Utc>>,
 }
 
 #[derive(QueryableByName, Debug)]
@@ -171,6 +186,8 @@ struct Sums {
     overlay_h: i64,
     kinds: BTreeMap<String, KindTotal>,
     states: StateCounts,
+    late_rounds: i64,
+    last_late_received_at: Option<DateTime<Utc>>,
 }
 
 fn add(a: i64, b: i64) -> Result<i64, ReportError> {
@@ -197,6 +214,8 @@ impl Sums {
             mine.amount_h = add(mine.amount_h, t.amount_h)?;
         }
         self.states.absorb(&o.states)?;
+        self.late_rounds = add(self.late_rounds, o.late_rounds)?;
+        self.last_late_received_at = self.last_late_received_at.max(o.last_late_received_at);
         Ok(())
     }
 
@@ -268,6 +287,8 @@ impl Sums {
             findings_dismissed: states.dismissed,
             findings_settled_h: states.settled_h,
             findings_by_kind: self.kinds.clone(),
+            late_rounds: self.late_rounds,
+            last_late_received_at: self.last_late_received_at,
         })
     }
 }
@@ -281,7 +302,7 @@ pub fn build(
 ) -> Result<DailyReport, ReportError> {
     let (start, end) = clock.bounds(day);
     let aggregates: Vec<Aggregate> = diesel::sql_query(
-        "SELECT game, table_id, count(*)::bigint AS rounds, \
+        "SELECT a.game AS game, a.table_id AS table_id, count(*)::bigint AS rounds, \
                 count(*) FILTER (WHERE void)::bigint AS void_rounds, \
                 coalesce(sum(stakes_h), 0)::bigint AS stakes_h, \
                 coalesce(sum(paid_h) FILTER (WHERE void), 0)::bigint AS returned_h, \
@@ -291,12 +312,16 @@ pub fn build(
                 coalesce(sum(expected_payout_mh), 0)::bigint AS expected_payout_mh, \
                 coalesce(sum(payout_variance_h2), 0)::float8 AS variance_h2, \
                 coalesce(sum((verdict::json->'tournament'->>'fee_h')::bigint) FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS fees_h, \
-                coalesce(sum((verdict::json->'tournament'->>'overlay_h')::bigint) FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS overlay_h \
-         FROM adjudications WHERE played_at >= $1 AND played_at < $2 \
-         GROUP BY game, table_id",
+                coalesce(sum((verdict::json->'tournament'->>'overlay_h')::bigint) FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS overlay_h, \
+                count(*) FILTER (WHERE e.received_at - a.played_at > $3 * interval '1 second')::bigint AS late_rounds, \
+                max(e.received_at) FILTER (WHERE e.received_at - a.played_at > $3 * interval '1 second') AS last_late_received_at \
+         FROM adjudications a JOIN ledger_entries e ON e.idx = a.ledger_index \
+         WHERE a.played_at >= $1 AND a.played_at < $2 \
+         GROUP BY a.game, a.table_id",
     )
     .bind::<Timestamptz, _>(start)
     .bind::<Timestamptz, _>(end)
+    .bind::<Double, _>(clock.late_after.num_seconds() as f64)
     .load(conn)?;
     let kinds: Vec<KindAggregate> = diesel::sql_query(
         "SELECT f.game, f.table_id, f.kind, count(*)::bigint AS count, \
@@ -337,6 +362,8 @@ pub fn build(
         s.variance_h2 = a.variance_h2;
         s.fees_h = a.fees_h;
         s.overlay_h = a.overlay_h;
+        s.late_rounds = a.late_rounds;
+        s.last_late_received_at = a.last_late_received_at;
     }
     for k in kinds {
         let sums = per_table.entry((k.game, k.table_id)).or_default();
@@ -371,10 +398,19 @@ pub fn build(
     if let Some((g, total)) = &game_total {
         rows.push(total.row(g, None)?);
     }
+    let mut late_rounds = 0;
+    let mut last_late_received_at = None;
+    for sums in per_table.values() {
+        late_rounds = add(late_rounds, sums.late_rounds)?;
+        last_late_received_at = last_late_received_at.max(sums.last_late_received_at);
+    }
     Ok(DailyReport {
         gaming_day: day,
         starts_at: start,
         ends_at: end,
+        late_after_hours: clock.late_after.num_hours(),
+        late_rounds,
+        last_late_received_at,
         rows,
     })
 }
@@ -410,6 +446,8 @@ pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
         "findings_confirmed",
         "findings_dismissed",
         "findings_settled_h",
+        "late_rounds",
+        "last_late_received_at",
     ]
     .into_iter()
     .map(str::to_owned)
@@ -453,6 +491,10 @@ pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
             r.findings_confirmed.to_string(),
             r.findings_dismissed.to_string(),
             r.findings_settled_h.to_string(),
+            r.late_rounds.to_string(),
+            r.last_late_received_at
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
+                .unwrap_or_default(),
         ];
         line.extend(rules::FindingKind::ALL.iter().map(|k| {
             r.findings_by_kind

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use ledger::checkpoint::{open, Checkpoint, NoteVerifier};
+use ledger::checkpoint::{open, Checkpoint, NoteSigner, NoteVerifier};
 use ledger::inspection::{
     self as fmt, AdjudicationLine, ConsistencyFile, ExportInfo, InclusionProof, KeyRecord,
     ProofsFile, TreeFile, TreeNode,
@@ -15,7 +15,7 @@ use ledger::merkle::range_nodes_needed;
 use ledger::registry_event::RegistryEvent;
 use ledger::registry_history::RegistryHistory;
 use ledger::storage::schema::{adjudications, ledger_entries};
-use ledger::storage::{checkpoints, reads, tree};
+use ledger::storage::{checkpoints, published_reports, reads, tree};
 use sha2::Digest as _;
 
 use crate::{daily, GamingDayClock};
@@ -39,6 +39,32 @@ pub enum ExportError {
 
 fn storage(e: impl std::fmt::Display) -> ExportError {
     ExportError::Storage(e.to_string())
+}
+
+/// The reports of every gaming day of the period, by their path in the export
+/// ([`fmt::report_names`]).
+fn build_reports(
+    conn: &mut PgConnection,
+    clock: &GamingDayClock,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Result<Vec<(String, Vec<u8>)>, ExportError> {
+    let plans = rules::PlanBook::builtin().map_err(storage)?;
+    let mut reports = Vec::new();
+    for day in from.iter_days().take_while(|d| *d <= to) {
+        let [daily_name, shoes_name] = fmt::report_names(day);
+        let report = daily::build(conn, clock, day).map_err(storage)?;
+        reports.push((
+            daily_name,
+            daily::to_csv(&report).map_err(storage)?.into_bytes(),
+        ));
+        let audit = crate::shoes::build(conn, clock, day, &plans).map_err(storage)?;
+        reports.push((
+            shoes_name,
+            crate::shoes::to_csv(&audit).map_err(storage)?.into_bytes(),
+        ));
+    }
+    Ok(reports)
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -189,6 +215,7 @@ fn proofs_file(
 pub fn write_export(
     conn: &mut PgConnection,
     clock: &GamingDayClock,
+    sealer: &NoteSigner,
     from: NaiveDate,
     to: NaiveDate,
     dir: &Path,
@@ -212,6 +239,19 @@ pub fn write_export(
         dir: dir.to_path_buf(),
         sums: BTreeMap::new(),
     };
+
+    // The reports are sealed into the ledger and covered by a checkpoint before the export is
+    // cut, so the export carries their seals and a verifier can tell a changed report.
+    let reports = build_reports(conn, clock, from, to)?;
+    let published =
+        published_reports::publish(conn, sealer.signing_key(), &reports, now).map_err(storage)?;
+    let sealed_size = reads::size(conn).map_err(storage)?;
+    let covered = checkpoints::latest(conn)
+        .map_err(storage)?
+        .map(|c| c.size as u64);
+    if published.iter().any(|p| p.appended) || covered.is_none_or(|c| c < sealed_size) {
+        checkpoints::create(conn, sealer, sealed_size, now).map_err(storage)?;
+    }
 
     let (starts_at, _) = clock.bounds(from);
     let (_, ends_at) = clock.bounds(to);
@@ -415,24 +455,8 @@ pub fn write_export(
             w.file(&format!("plans/{id}.rtp.toml"), figures.as_bytes())?;
         }
     }
-    let plans = rules::PlanBook::builtin().map_err(storage)?;
-
-    let mut day = from;
-    while day <= to {
-        let report = daily::build(conn, clock, day).map_err(storage)?;
-        w.file(
-            &format!("reports/daily-{day}.csv"),
-            daily::to_csv(&report).map_err(storage)?.as_bytes(),
-        )?;
-        let audit = crate::shoes::build(conn, clock, day, &plans).map_err(storage)?;
-        w.file(
-            &format!("reports/shoes-{day}.csv"),
-            crate::shoes::to_csv(&audit).map_err(storage)?.as_bytes(),
-        )?;
-        day = match day.succ_opt() {
-            Some(d) => d,
-            None => break,
-        };
+    for (name, bytes) in &reports {
+        w.file(name, bytes)?;
     }
 
     let info = ExportInfo {

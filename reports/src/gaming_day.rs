@@ -8,20 +8,39 @@ pub struct GamingDayClock {
     pub zone: Tz,
     /// Local hour (0-23) at which a gaming day starts; rounds before it belong to the day before.
     pub start_hour: u32,
+    /// A round received more than this long after it was played is late: stored, flagged
+    /// `late_record`, and counted in its day's report as a change after the day closed.
+    pub late_after: Duration,
 }
+
+/// The late-record window unless configured: three days.
+pub const DEFAULT_LATE_AFTER_HOURS: u32 = 72;
 
 impl Default for GamingDayClock {
     fn default() -> Self {
         GamingDayClock {
             zone: chrono_tz::Europe::Prague,
             start_hour: 6,
+            late_after: Duration::hours(i64::from(DEFAULT_LATE_AFTER_HOURS)),
         }
     }
 }
 
 impl GamingDayClock {
     pub fn new(zone: Tz, start_hour: u32) -> Option<GamingDayClock> {
-        (start_hour < 24).then_some(GamingDayClock { zone, start_hour })
+        (start_hour < 24).then_some(GamingDayClock {
+            zone,
+            start_hour,
+            ..GamingDayClock::default()
+        })
+    }
+
+    /// The same clock with another late-record window (at least one hour).
+    pub fn with_late_after_hours(self, hours: u32) -> Option<GamingDayClock> {
+        (hours >= 1).then_some(GamingDayClock {
+            late_after: Duration::hours(i64::from(hours)),
+            ..self
+        })
     }
 
     /// The UTC instant the gaming day `day` starts.

@@ -17,6 +17,7 @@ pub mod ratio;
 pub mod record;
 pub mod roulette;
 pub mod rtp;
+pub mod string_limits;
 pub mod tournament;
 pub mod uth;
 pub mod verdict;

@@ -1,11 +1,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
 use api::database::Database;
 use chrono::{NaiveDate, Utc};
 use ledger::storage::connect;
-use reports::GamingDayClock;
 
 use super::Global;
 
@@ -19,17 +17,22 @@ pub struct ExportArgs {
     to: NaiveDate,
     /// Directory to write (created; must be empty).
     dir: PathBuf,
-    #[arg(long, env = "DOZOR_GAMING_DAY_START_HOUR", default_value_t = 6)]
-    gaming_day_start_hour: u32,
+    #[command(flatten)]
+    clock: super::ClockArgs,
+    /// Operator key that seals the export's reports into the ledger and signs the checkpoint
+    /// that covers them; default `<data dir>/operator.key`.
+    #[arg(long, env = "DOZOR_OPERATOR_KEY")]
+    operator_key: Option<PathBuf>,
 }
 
 pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
-    let clock = GamingDayClock::new(chrono_tz::Europe::Prague, args.gaming_day_start_hour)
-        .context("--gaming-day-start-hour must be 0-23")?;
+    let clock = args.clock.clock()?;
+    let sealer = super::serve::existing_operator_key(global, args.operator_key.clone())?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let summary = reports::export::write_export(
         &mut connect(&db.url)?,
         &clock,
+        &sealer,
         args.from,
         args.to,
         &args.dir,

@@ -5,7 +5,7 @@ use anyhow::Context as _;
 use api::database::Database;
 use chrono::{Datelike as _, NaiveDate, Utc};
 use ledger::storage::connect;
-use reports::{daily, GamingDayClock};
+use reports::daily;
 
 use super::Global;
 
@@ -39,13 +39,12 @@ struct MonthArgs {
     /// Write to this file instead of standard output.
     #[arg(long)]
     out: Option<PathBuf>,
-    #[arg(long, env = "DOZOR_GAMING_DAY_START_HOUR", default_value_t = 6)]
-    gaming_day_start_hour: u32,
+    #[command(flatten)]
+    clock: super::ClockArgs,
 }
 
 fn wheels(global: &Global, args: MonthArgs) -> anyhow::Result<ExitCode> {
-    let clock = GamingDayClock::new(chrono_tz::Europe::Prague, args.gaming_day_start_hour)
-        .context("--gaming-day-start-hour must be 0-23")?;
+    let clock = args.clock.clock()?;
     let this = clock.day_of(Utc::now()).with_day(1).unwrap_or_default();
     let first = match args.month.as_str() {
         "this" => this,
@@ -93,8 +92,8 @@ struct DayArgs {
     /// Write to this file instead of standard output.
     #[arg(long)]
     out: Option<PathBuf>,
-    #[arg(long, env = "DOZOR_GAMING_DAY_START_HOUR", default_value_t = 6)]
-    gaming_day_start_hour: u32,
+    #[command(flatten)]
+    clock: super::ClockArgs,
 }
 
 pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
@@ -104,7 +103,7 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
             day,
             format,
             out,
-            gaming_day_start_hour,
+            clock,
         },
     ) = match args.kind {
         ReportKind::Daily(a) => (DayReport::Daily, a),
@@ -112,8 +111,7 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
         ReportKind::Fantasy(a) => (DayReport::Fantasy, a),
         ReportKind::Wheels(a) => return wheels(global, a),
     };
-    let clock = GamingDayClock::new(chrono_tz::Europe::Prague, gaming_day_start_hour)
-        .context("--gaming-day-start-hour must be 0-23")?;
+    let clock = clock.clock()?;
     let today = clock.day_of(Utc::now());
     let day = match day.as_str() {
         "today" => today,

@@ -6,7 +6,6 @@ use api::appender::CheckpointPolicy;
 use api::database::Database;
 use api::server::{self, Settings};
 use ledger::checkpoint::NoteSigner;
-use reports::GamingDayClock;
 use std::path::PathBuf;
 
 use super::Global;
@@ -16,9 +15,8 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "DOZOR_BIND", default_value = "127.0.0.1:8080")]
     bind: String,
-    /// Local hour (Europe/Prague) at which a gaming day starts.
-    #[arg(long, env = "DOZOR_GAMING_DAY_START_HOUR", default_value_t = 6)]
-    gaming_day_start_hour: u32,
+    #[command(flatten)]
+    clock: super::ClockArgs,
     /// HTTP worker threads (default: one per core).
     #[arg(long)]
     workers: Option<usize>,
@@ -38,6 +36,13 @@ pub struct ServeArgs {
     /// ...and at once.
     #[arg(long, env = "DOZOR_API_KEY_BURST", default_value_t = 60)]
     api_key_burst: u32,
+    /// Requests per second one client address may make under the API on average (429 with
+    /// Retry-After beyond it)...
+    #[arg(long, env = "DOZOR_ADDRESS_RATE", default_value_t = server::DEFAULT_ADDRESS_RATE.per_second)]
+    address_rate: u32,
+    /// ...and at once.
+    #[arg(long, env = "DOZOR_ADDRESS_BURST", default_value_t = server::DEFAULT_ADDRESS_RATE.burst)]
+    address_burst: u32,
     /// With DATABASE_URL: the owner's URL, used only to migrate at start; DATABASE_URL is then
     /// the server's own login, a member of `dozor_writer` only.
     #[arg(long, env = "DOZOR_OWNER_DATABASE_URL", hide_env_values = true)]
@@ -54,7 +59,26 @@ pub(super) fn operator_key(global: &Global, path: Option<PathBuf>) -> anyhow::Re
         super::keys::write_private(&path, &signer.private_key())?;
         tracing::warn!(path = %path.display(), verifier_key = %signer.verifier(), "created an operator checkpoint key");
     }
-    let text = std::fs::read_to_string(&path)
+    read_operator_key(&path)
+}
+
+/// The operator key at `path`, or else at the default place; never created (for commands that
+/// sign on behalf of an existing ledger).
+pub(super) fn existing_operator_key(
+    global: &Global,
+    path: Option<PathBuf>,
+) -> anyhow::Result<NoteSigner> {
+    let path = path.unwrap_or_else(|| global.data_dir.join("operator.key"));
+    anyhow::ensure!(
+        path.exists(),
+        "no operator key at {}: give the ledger's own with --operator-key",
+        path.display()
+    );
+    read_operator_key(&path)
+}
+
+fn read_operator_key(path: &std::path::Path) -> anyhow::Result<NoteSigner> {
+    let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading operator key {}", path.display()))?;
     let signer = NoteSigner::from_private_key(&text)
         .with_context(|| format!("operator key {}", path.display()))?;
@@ -63,8 +87,7 @@ pub(super) fn operator_key(global: &Global, path: Option<PathBuf>) -> anyhow::Re
 }
 
 pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let clock = GamingDayClock::new(chrono_tz::Europe::Prague, args.gaming_day_start_hour)
-        .context("--gaming-day-start-hour must be 0-23")?;
+    let clock = args.clock.clock()?;
     let owner_url = args
         .owner_database_url
         .clone()
@@ -83,6 +106,13 @@ pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
         per_second: args.api_key_rate,
         burst: args.api_key_burst,
     };
+    if args.address_rate == 0 || args.address_burst == 0 {
+        anyhow::bail!("--address-rate and --address-burst must be at least 1");
+    }
+    settings.address_rate = api::auth::RateLimit {
+        per_second: args.address_rate,
+        burst: args.address_burst,
+    };
     settings.checkpoints = Some(CheckpointPolicy {
         every_entries: args.checkpoint_every.max(1),
         every: std::time::Duration::from_secs(args.checkpoint_seconds.max(1)),
@@ -96,6 +126,9 @@ pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let served = actix_web::rt::System::new().block_on(async move {
         HttpServer::new(move || App::new().configure(server::configure(state.clone())))
             .workers(workers)
+            .client_request_timeout(server::REQUEST_HEAD_TIMEOUT)
+            .client_disconnect_timeout(std::time::Duration::from_secs(5))
+            .keep_alive(server::KEEP_ALIVE)
             .bind(&bind)?
             .run()
             .await

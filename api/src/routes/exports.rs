@@ -76,13 +76,17 @@ pub async fn export(
         write_export(
             &mut *state.conn()?,
             &state.clock,
+            &state.operator,
             q.from,
             q.to,
             &dir,
             Utc::now(),
         )
         .map_err(|e| match e {
-            ExportError::NoCheckpoint => ApiError::Unavailable(e.to_string()),
+            ExportError::NoCheckpoint => ApiError::Unavailable {
+                reason: "no checkpoint has been signed yet",
+                cause: e.to_string(),
+            },
             ExportError::BadPeriod { .. } => ApiError::bad_request("invalid_period", e.to_string()),
             other => ApiError::internal(other),
         })?;

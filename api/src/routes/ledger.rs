@@ -94,6 +94,9 @@ pub async fn gaps(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> 
 #[serde(deny_unknown_fields)]
 pub struct EventQuery {
     pub table_id: Option<String>,
+    /// Only events of this kind: `seq_no_conflict` (a different record under a used sequence
+    /// number, refused) or `late_record` (a round received after the late-record window, stored).
+    pub kind: Option<String>,
     pub since: Option<DateTime<Utc>>,
     /// At most this many (1-1000, default 100).
     pub limit: Option<i64>,
@@ -103,7 +106,7 @@ pub struct EventQuery {
 pub struct EventView {
     pub id: i64,
     pub occurred_at: DateTime<Utc>,
-    /// e.g. `seq_no_conflict`
+    /// `seq_no_conflict` or `late_record`
     pub kind: String,
     pub table_id: String,
     pub seq_no: i64,
@@ -131,8 +134,11 @@ pub async fn significant_events(
     let rows = web::block(move || -> Result<_, ApiError> {
         Ok(reads::significant_events(
             &mut *state.conn()?,
-            q.table_id.as_deref(),
-            q.since,
+            reads::EventFilter {
+                table_id: q.table_id.as_deref(),
+                kind: q.kind.as_deref(),
+                since: q.since,
+            },
             limit,
         )?)
     })

@@ -9,7 +9,11 @@ pub mod records;
 pub mod reports;
 pub mod tables;
 
+use std::time::Duration;
+
+use actix_web::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use actix_web::web::{self, Bytes, BytesMut};
+use actix_web::HttpRequest;
 use futures_util::StreamExt as _;
 
 use crate::error::ApiError;
@@ -17,6 +21,7 @@ use crate::error::ApiError;
 pub const API_PREFIX: &str = "/api/v1";
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.default_service(web::to(no_route));
     cfg.service(health::health).service(
         web::scope(API_PREFIX)
             .wrap(actix_web::middleware::from_fn(crate::auth::authorize))
@@ -62,10 +67,7 @@ pub fn extractor_configs(cfg: &mut web::ServiceConfig, body_limit: usize) {
                     J::Overflow { limit } | J::OverflowKnownLength { limit, .. } => {
                         ApiError::TooLarge { limit }.into()
                     }
-                    J::ContentType => {
-                        ApiError::bad_request("unsupported_media_type", "send application/json")
-                            .into()
-                    }
+                    J::ContentType => ApiError::UnsupportedMediaType.into(),
                     other => ApiError::bad_request("malformed_json", other.to_string()).into(),
                 }
             }),
@@ -80,8 +82,57 @@ pub fn extractor_configs(cfg: &mut web::ServiceConfig, body_limit: usize) {
     );
 }
 
-/// Reads a request body, refusing more than `limit` bytes.
-pub async fn read_body(mut payload: web::Payload, limit: usize) -> Result<Bytes, ApiError> {
+/// Every path no route serves: the same JSON error body as everything else.
+async fn no_route(request: HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
+    Err(ApiError::not_found(
+        "no_such_route",
+        format!("no route `{}`", request.path()),
+    ))
+}
+
+/// How long a client may take to send a request body.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Refuses a body that is not declared `application/json` (parameters such as `charset` aside).
+pub fn require_json(request: &HttpRequest) -> Result<(), ApiError> {
+    let declared = request
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(str::trim);
+    match declared {
+        Some(t) if t.eq_ignore_ascii_case("application/json") => Ok(()),
+        _ => Err(ApiError::UnsupportedMediaType),
+    }
+}
+
+/// Reads a JSON request body, refusing more than `limit` bytes or a body that takes longer
+/// than [`BODY_TIMEOUT`] to arrive.
+pub async fn read_json_body(
+    request: &HttpRequest,
+    payload: web::Payload,
+    limit: usize,
+) -> Result<Bytes, ApiError> {
+    require_json(request)?;
+    if let Some(length) = request
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        if length > limit {
+            return Err(ApiError::TooLarge { limit });
+        }
+    }
+    actix_web::rt::time::timeout(BODY_TIMEOUT, read_body(payload, limit))
+        .await
+        .map_err(|_| ApiError::RequestTimeout {
+            seconds: BODY_TIMEOUT.as_secs(),
+        })?
+}
+
+async fn read_body(mut payload: web::Payload, limit: usize) -> Result<Bytes, ApiError> {
     let mut body = BytesMut::new();
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|e| ApiError::bad_request("unreadable_body", e.to_string()))?;

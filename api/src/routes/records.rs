@@ -1,7 +1,7 @@
 //! `POST /records`: signed round records from the tables.
 
 use actix_web::http::StatusCode;
-use actix_web::{post, web, HttpResponse, ResponseError as _};
+use actix_web::{post, web, HttpRequest, HttpResponse, ResponseError as _};
 use chrono::{DateTime, Utc};
 use ledger::storage::append::{AppendOutcome, Receipt};
 use serde::Serialize;
@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
 use crate::ingest::{parse_envelope, prepare};
-use crate::routes::read_body;
+use crate::routes::read_json_body;
 use crate::state::AppState;
 
 /// A record signed by its table.
@@ -60,17 +60,21 @@ impl From<&Receipt> for ReceiptView {
         (status = 200, description = "this record was appended before: its original receipt", body = ReceiptView),
         (status = 400, description = "malformed JSON or envelope", body = ErrorBody),
         (status = 409, description = "a different record holds this (table_id, seq_no)", body = ErrorBody),
+        (status = 408, description = "the body did not arrive in time", body = ErrorBody),
         (status = 413, description = "body too large", body = ErrorBody),
-        (status = 422, description = "bad signature, unknown table or key, wrong game, invalid record", body = ErrorBody),
+        (status = 415, description = "body not declared application/json", body = ErrorBody),
+        (status = 422, description = "bad signature, unknown table or key, wrong game, invalid record, played before the table's registration or the key's validity", body = ErrorBody),
+        (status = 429, description = "too many requests from this address; see Retry-After", body = ErrorBody),
         (status = 503, description = "not appended; safe to retry", body = ErrorBody),
     )
 )]
 #[post("/records")]
 pub async fn submit(
     state: web::Data<AppState>,
+    request: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let body = read_body(payload, state.body_limit).await?;
+    let body = read_json_body(&request, payload, state.body_limit).await?;
     let shared = state.clone();
     let submission = web::block(move || prepare(&shared, parse_envelope(&body)?)).await??;
     let (status, receipt) = receipt_of(state.appender.append(submission).await?)?;
@@ -101,6 +105,12 @@ fn receipt_of(outcome: AppendOutcome) -> Result<(StatusCode, ReceiptView), ApiEr
 /// Most records in one batch request.
 pub const MAX_BATCH: usize = 1_000;
 
+/// Largest batch body: what a full batch of ordinary records needs (16 MiB), never more than
+/// `MAX_BATCH` records at the per-record limit.
+pub fn batch_body_limit(record_limit: usize) -> usize {
+    record_limit.saturating_mul(MAX_BATCH).min(16 << 20)
+}
+
 /// What became of one record of a batch: `status` is what `POST /records` would have answered.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct BatchItem {
@@ -126,19 +136,20 @@ pub struct BatchResult {
     responses(
         (status = 200, description = "one result per record, in order", body = BatchResult),
         (status = 400, description = "not a JSON array of envelopes, or more than 1 000", body = ErrorBody),
+        (status = 408, description = "the body did not arrive in time", body = ErrorBody),
         (status = 413, description = "body too large", body = ErrorBody),
+        (status = 415, description = "body not declared application/json", body = ErrorBody),
+        (status = 429, description = "too many requests from this address; see Retry-After", body = ErrorBody),
     )
 )]
 #[post("/records/batch")]
 pub async fn submit_batch(
     state: web::Data<AppState>,
+    request: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let body = read_body(
-        payload,
-        state.body_limit.saturating_mul(MAX_BATCH).min(64 << 20),
-    )
-    .await?;
+    let body = read_json_body(&request, payload, batch_body_limit(state.body_limit)).await?;
+    let record_limit = state.body_limit;
     let shared = state.clone();
     let prepared = web::block(move || {
         // Each item stays text until its own turn: one parse per record, none of the whole body.
@@ -154,6 +165,12 @@ pub async fn submit_batch(
         Ok(items
             .into_iter()
             .map(|item| {
+                // Each record is held to the limit of `POST /records`.
+                if item.get().len() > record_limit {
+                    return Err(ApiError::TooLarge {
+                        limit: record_limit,
+                    });
+                }
                 let envelope =
                     serde_json::from_str(item.get()).map_err(|e| ApiError::BadRequest {
                         code: "invalid_envelope",

@@ -32,6 +32,11 @@ pub struct RegisterTable {
     /// segment numbered 0 (e.g. `["1x", "2x", "1x", "5x", …]`). Each box of the plan must
     /// appear exactly as many times as the plan gives it segments.
     pub wheel_layout: Option<Vec<String>>,
+    /// From when the table plays under dozor, i.e. when its first key becomes valid; now if
+    /// omitted. Records played earlier are refused. An earlier time lets a table send the
+    /// records it kept before it was registered; those older than the late-record window are
+    /// stored and flagged `late_record`.
+    pub valid_from: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -161,6 +166,7 @@ fn bad_key(e: ledger::LedgerError) -> ApiError {
 #[utoipa::path(post, path = "/api/v1/tables", tag = "tables", request_body = RegisterTable,
     responses((status = 201, body = TableView), (status = 400, body = ErrorBody),
               (status = 409, description = "table or key already registered", body = ErrorBody),
+              (status = 415, description = "body not declared application/json", body = ErrorBody),
               (status = 422, description = "unknown game or plan, bad key", body = ErrorBody)))]
 #[post("/tables")]
 pub async fn register(
@@ -234,6 +240,7 @@ pub async fn register(
             location: &location,
             plan_id: &plan_id,
             wheel_layout: body.wheel_layout.as_deref(),
+            plays_from: body.valid_from,
         };
         registry::register_table(
             &mut conn,

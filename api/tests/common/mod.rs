@@ -80,9 +80,13 @@ pub fn key(n: u8) -> SigningKey {
     SigningKey::from_bytes(&[n; 32])
 }
 
+/// From when the test tables play: before every fixed `played_at` of the tests.
+pub const PLAYS_FROM: &str = "2026-11-01T00:00:00Z";
+
 pub fn registration(table_id: &str, key: &SigningKey) -> Value {
     json!({"table_id": table_id, "game": "roulette", "location": "Praha, sál 1",
-           "public_key": encode_public_key(&key.verifying_key())})
+           "public_key": encode_public_key(&key.verifying_key()),
+           "valid_from": PLAYS_FROM})
 }
 
 pub fn spin(table_id: &str, seq_no: u64, number: u8, bets: Value) -> Value {

@@ -14,7 +14,7 @@
 //! | `keys.json` | every table key with its validity, as the registry events give it |
 //! | `plans/<plan>.toml` | the plans the rounds name |
 //! | `adjudications.jsonl` | the verdict of every round of the period |
-//! | `reports/daily-<day>.csv` | the daily report of every gaming day of the period |
+//! | `reports/daily-<day>.csv`, `reports/shoes-<day>.csv` | the daily report and the shoe audit of every gaming day of the period, each sealed by a `report_published` registry event carrying its SHA-256 |
 //! | `MANIFEST` | `<sha256>  <path>` of every other file |
 
 use std::collections::{BTreeMap, HashMap};
@@ -34,7 +34,9 @@ use crate::registry_history::RegistryHistory;
 mod lines;
 mod ordered_pool;
 mod resolved;
+mod sealed_reports;
 use lines::{LineBlock, LineReader, VerdictReader, Verdicts};
+pub use sealed_reports::report_names;
 
 pub const FORMAT: &str = "dozor-inspection-export/1";
 pub const MANIFEST: &str = "MANIFEST";
@@ -190,6 +192,8 @@ pub struct InspectionReport {
     /// re-adjudicating their rounds.
     pub resolutions: u64,
     pub resolved_findings_readjudicated: u64,
+    /// Report files whose SHA-256 matched their `report_published` event.
+    pub reports_sealed: u64,
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -249,6 +253,8 @@ fn list_files(dir: &Path) -> Result<Vec<String>, InspectionError> {
 /// MANIFEST, checked but for the files read in the main pass, which are hashed as they are read.
 struct Manifest {
     files: usize,
+    /// The listed SHA-256 of each file under `reports/` (checked against the file).
+    reports: BTreeMap<String, String>,
     /// The listed SHA-256 of each file left to the main pass.
     streamed: HashMap<&'static str, String>,
 }
@@ -336,8 +342,14 @@ fn check_manifest(dir: &Path) -> Result<Manifest, InspectionError> {
             return Err(fail(required, "missing from the export"));
         }
     }
+    let reports = listed
+        .iter()
+        .filter(|(path, _)| path.starts_with("reports/"))
+        .map(|(p, s)| (p.clone(), s.clone()))
+        .collect();
     Ok(Manifest {
         files: listed.len(),
+        reports,
         streamed,
     })
 }
@@ -788,6 +800,8 @@ pub fn verify_export(
         ));
     }
     check_registry_proofs(&registry, &latest)?;
+    let reports_sealed =
+        sealed_reports::check_sealed_reports(&manifest.reports, &registry.history, &info)?;
     let resolved = resolved::check_resolved_findings(
         dir,
         &registry.history,
@@ -848,6 +862,7 @@ pub fn verify_export(
         rounds_readjudicated,
         resolutions: resolved.resolutions,
         resolved_findings_readjudicated: resolved.readjudicated,
+        reports_sealed,
     })
 }
 

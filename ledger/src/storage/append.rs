@@ -77,6 +77,9 @@ pub struct Submission {
     pub seq_no: u64,
     pub record_hash: [u8; 32],
     pub derived: Option<Derived>,
+    /// A round received more than this long after it was played is stored and logged as the
+    /// significant event `late_record`.
+    pub late_after: Option<chrono::Duration>,
 }
 
 impl Submission {
@@ -100,7 +103,14 @@ impl Submission {
             table_id,
             seq_no,
             derived,
+            late_after: None,
         }
+    }
+
+    /// Flags the round as late when it is received more than `window` after it was played.
+    pub fn late_after(mut self, window: chrono::Duration) -> Submission {
+        self.late_after = Some(window);
+        self
     }
 
     /// The envelope as submitted, its record in canonical form: evidence kept with a rejection.
@@ -275,6 +285,36 @@ pub fn head(conn: &mut PgConnection) -> Result<Option<Head>, LedgerError> {
     .transpose()
 }
 
+/// The significant event of a round received after its late-record window.
+fn late_record(
+    s: &Submission,
+    d: &Derived,
+    index: i64,
+    received_at: DateTime<Utc>,
+) -> Result<Option<NewSignificantEvent>, LedgerError> {
+    let Some(window) = s.late_after else {
+        return Ok(None);
+    };
+    let late_by = received_at - d.played_at;
+    if late_by <= window {
+        return Ok(None);
+    }
+    Ok(Some(NewSignificantEvent {
+        occurred_at: received_at,
+        kind: "late_record".into(),
+        table_id: s.table_id.clone(),
+        seq_no: to_i64(s.seq_no)?,
+        ledger_index: Some(index),
+        details: json!({
+            "message": "a round received after the late-record window; the report of its gaming day changed after the day closed",
+            "played_at": d.played_at,
+            "received_at": received_at,
+            "late_by_seconds": late_by.num_seconds(),
+            "window_seconds": window.num_seconds(),
+        }),
+    }))
+}
+
 fn key_problem(key: Option<&KeyValidity>, s: &Submission, at: DateTime<Utc>) -> Option<String> {
     match key {
         None => Some("key is not registered".into()),
@@ -424,6 +464,9 @@ pub fn append_batch_cached(
             });
             if let Some(d) = &s.derived {
                 push_derived(index, d, &mut verdicts, &mut found)?;
+                if let Some(event) = late_record(s, d, index, received_at)? {
+                    events.push(event);
+                }
             }
             let receipt = Receipt {
                 index: next_index,

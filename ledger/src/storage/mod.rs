@@ -7,6 +7,7 @@ pub mod cluster;
 mod derived_check;
 pub mod issued;
 pub mod models;
+pub mod published_reports;
 pub mod reads;
 pub mod registry;
 pub mod registry_log;

@@ -60,12 +60,25 @@ pub fn sequence_gaps(
     .load(conn)?)
 }
 
+/// What [`significant_events`] selects; every part optional.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EventFilter<'a> {
+    pub table_id: Option<&'a str>,
+    /// e.g. `seq_no_conflict`, `late_record`
+    pub kind: Option<&'a str>,
+    pub since: Option<DateTime<Utc>>,
+}
+
 pub fn significant_events(
     conn: &mut PgConnection,
-    table_id: Option<&str>,
-    since: Option<DateTime<Utc>>,
+    filter: EventFilter<'_>,
     limit: i64,
 ) -> Result<Vec<SignificantEventRow>, LedgerError> {
+    let EventFilter {
+        table_id,
+        kind,
+        since,
+    } = filter;
     let mut query = significant_events::table
         .select(SignificantEventRow::as_select())
         .order(significant_events::id.asc())
@@ -76,6 +89,9 @@ pub fn significant_events(
     }
     if let Some(s) = since {
         query = query.filter(significant_events::occurred_at.ge(s));
+    }
+    if let Some(k) = kind {
+        query = query.filter(significant_events::kind.eq(k.to_owned()));
     }
     Ok(query.load(conn)?)
 }

@@ -53,6 +53,9 @@ pub struct NewTable<'a> {
     pub plan_id: &'a str,
     /// A money wheel's segment labels in physical order (checked against the plan by the caller).
     pub wheel_layout: Option<&'a [String]>,
+    /// From when the table plays under dozor (its first key's `valid_from`); the registration's
+    /// receipt time if `None`. Records played earlier are refused.
+    pub plays_from: Option<DateTime<Utc>>,
 }
 
 /// A unique violation means the thing exists already: `conflict`; anything else stays a
@@ -67,8 +70,8 @@ fn unique_or(conflict: RegistryError) -> impl FnOnce(diesel::result::Error) -> R
     }
 }
 
-/// Registers a table and its first key, valid from the registration's receipt time; the
-/// registration is a ledger entry signed by `operator`.
+/// Registers a table and its first key, valid from `table.plays_from` (the registration's
+/// receipt time if not given); the registration is a ledger entry signed by `operator`.
 pub fn register_table(
     conn: &mut PgConnection,
     operator: &SigningKey,
@@ -94,7 +97,8 @@ pub fn register_table(
             .map_err(unique_or(RegistryError::TableExists(
                 table.table_id.to_owned(),
             )))?;
-        let key_row = insert_key(conn, table.table_id, key, at, at)?;
+        let plays_from = table.plays_from.map_or(at, to_micros);
+        let key_row = insert_key(conn, table.table_id, key, plays_from, at)?;
         let event = RegistryEvent::TableRegistered {
             table_id: row.table_id,
             previous: last_registry_event(conn)?,
@@ -104,7 +108,7 @@ pub fn register_table(
             wheel_layout: row.wheel_layout,
             key_id: key_row.key_id,
             public_key: encode_public_key(key),
-            valid_from: format_time(at),
+            valid_from: format_time(plays_from),
         };
         let receipt = append_registry_event(conn, &position, &event, operator)?;
         let found = find_table(conn, table.table_id)?
@@ -266,16 +270,6 @@ pub struct KeyValidity {
 }
 
 impl KeyValidity {
-    /// The key as [`crate::entry::verify_entry`] needs it.
-    pub fn window(&self) -> crate::entry::KeyWindow<'_> {
-        crate::entry::KeyWindow {
-            table_id: &self.table_id,
-            key: &self.public_key,
-            valid_from: self.valid_from,
-            revoked_at: self.revoked_at,
-        }
-    }
-
     pub fn valid_at(&self, t: DateTime<Utc>) -> bool {
         self.valid_from <= t && self.revoked_at.is_none_or(|r| t < r)
     }

@@ -1,0 +1,97 @@
+//! Reports sealed into the ledger: each publication is a registry event carrying the report's
+//! SHA-256, signed by the operator, so that a verifier can tell a report file from an export
+//! was not changed after it was published.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use ed25519_dalek::SigningKey;
+use sha2::{Digest as _, Sha256};
+
+use super::append::{append_registry_event, last_registry_event, lock_and_position};
+use super::schema::ledger_entries;
+use crate::registry_event::RegistryEvent;
+use crate::LedgerError;
+
+/// Where a report's seal is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Publication {
+    pub name: String,
+    /// Ledger index of its `report_published` event.
+    pub index: u64,
+    pub sha256: String,
+    /// Whether this call appended the event (an unchanged report is not published again).
+    pub appended: bool,
+}
+
+/// The latest publication of every report name: ledger index and SHA-256.
+fn latest_publications(
+    conn: &mut PgConnection,
+) -> Result<HashMap<String, (u64, String)>, LedgerError> {
+    let rows: Vec<(i64, Vec<u8>)> = ledger_entries::table
+        .filter(ledger_entries::record_type.eq("report_published"))
+        .order(ledger_entries::idx.asc())
+        .select((ledger_entries::idx, ledger_entries::entry))
+        .load(conn)?;
+    let mut latest = HashMap::new();
+    for (index, entry) in rows {
+        match RegistryEvent::from_entry(&entry) {
+            Ok(RegistryEvent::ReportPublished { name, sha256, .. }) => {
+                latest.insert(name, (index as u64, sha256));
+            }
+            Ok(other) => {
+                return Err(LedgerError::Corrupt(format!(
+                    "entry {index} is stored as report_published but is a {}",
+                    other.record_type()
+                )))
+            }
+            Err(e) => return Err(LedgerError::Corrupt(format!("entry {index}: {e}"))),
+        }
+    }
+    Ok(latest)
+}
+
+/// Seals each report (name, bytes) into the ledger, in one transaction: a `report_published`
+/// event signed by `operator`, unless its latest publication has the same SHA-256 already.
+pub fn publish(
+    conn: &mut PgConnection,
+    operator: &SigningKey,
+    reports: &[(String, Vec<u8>)],
+    now: DateTime<Utc>,
+) -> Result<Vec<Publication>, LedgerError> {
+    conn.transaction(|conn| {
+        let mut position = lock_and_position(conn, now)?;
+        let latest = latest_publications(conn)?;
+        let mut previous = last_registry_event(conn)?;
+        let mut out = Vec::with_capacity(reports.len());
+        for (name, bytes) in reports {
+            let sha256 = hex::encode(Sha256::digest(bytes));
+            if let Some((index, _)) = latest.get(name).filter(|(_, s)| *s == sha256) {
+                out.push(Publication {
+                    name: name.clone(),
+                    index: *index,
+                    sha256,
+                    appended: false,
+                });
+                continue;
+            }
+            let event = RegistryEvent::ReportPublished {
+                previous,
+                name: name.clone(),
+                sha256: sha256.clone(),
+                size_bytes: bytes.len() as u64,
+            };
+            let receipt = append_registry_event(conn, &position, &event, operator)?;
+            previous = Some(receipt.index);
+            position = lock_and_position(conn, now)?;
+            out.push(Publication {
+                name: name.clone(),
+                index: receipt.index,
+                sha256,
+                appended: true,
+            });
+        }
+        Ok(out)
+    })
+}
