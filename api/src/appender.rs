@@ -26,6 +26,8 @@ struct Job {
 pub struct CheckpointPolicy {
     pub every_entries: u64,
     pub every: Duration,
+    /// Where each signed checkpoint is also kept, outside the database.
+    pub witness: Option<ledger::witness::Witness>,
 }
 
 #[derive(Clone)]
@@ -243,7 +245,12 @@ fn checkpoint_if_due(
         }
     };
     if due {
-        checkpoints::create(conn, signer, size, now).map_err(|e| e.to_string())?;
+        let row = checkpoints::create(conn, signer, size, now).map_err(|e| e.to_string())?;
+        if let Some(witness) = &policy.witness {
+            witness
+                .record(size, row.created_at, &row.note)
+                .map_err(|e| e.to_string())?;
+        }
         *last = Some((size, now));
     }
     Ok(due)

@@ -83,10 +83,20 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
             settings.default_plan.clone(),
         ));
     }
-    // Never append on top of a ledger rolled back behind a signed checkpoint.
-    ledger::storage::issued::check_not_rolled_back(&mut ledger::storage::connect(
-        &settings.database_url,
-    )?)?;
+    // Never append on top of a ledger rolled back behind a signed checkpoint, whether the
+    // database still holds it or only the witness file does.
+    let witnessed = match settings
+        .checkpoints
+        .as_ref()
+        .and_then(|p| p.witness.as_ref())
+    {
+        Some(witness) => witness.read(&[settings.operator.verifier()])?,
+        None => Vec::new(),
+    };
+    ledger::storage::issued::check_not_rolled_back(
+        &mut ledger::storage::connect(&settings.database_url)?,
+        &witnessed,
+    )?;
     Ok(AppState {
         pool: ledger::storage::pool(&settings.database_url, settings.pool_size)?,
         plans: Arc::new(plans),
@@ -131,7 +141,7 @@ pub fn final_checkpoint(settings: &Settings) -> Result<(), StartError> {
         .map_err(ledger::LedgerError::Database)?
         .map(|c| c.size as u64);
     if latest.is_none_or(|l| l < size) {
-        ledger::storage::checkpoints::create(
+        let row = ledger::storage::checkpoints::create(
             &mut conn,
             &settings.operator,
             size,
@@ -141,6 +151,13 @@ pub fn final_checkpoint(settings: &Settings) -> Result<(), StartError> {
             ledger::storage::tree::TreeError::Storage(s) => StartError::Ledger(s),
             other => StartError::Ledger(ledger::LedgerError::Corrupt(other.to_string())),
         })?;
+        if let Some(witness) = settings
+            .checkpoints
+            .as_ref()
+            .and_then(|p| p.witness.as_ref())
+        {
+            witness.record(size, row.created_at, &row.note)?;
+        }
     }
     Ok(())
 }

@@ -99,10 +99,13 @@ async fn inclusion_and_consistency_proofs_verify() {
 async fn checkpoints_cover_every_receipt_within_the_bound() {
     use api::appender::CheckpointPolicy;
     use ledger::checkpoint::{open, Checkpoint, NoteVerifier};
+    let witness_dir = tempfile::tempdir().unwrap();
+    let witness = ledger::witness::Witness::new(witness_dir.path().join("witness.jsonl"));
     let (state, url) = state_with(|s| {
         s.checkpoints = Some(CheckpointPolicy {
             every_entries: 4,
             every: std::time::Duration::from_millis(300),
+            witness: Some(witness.clone()),
         })
     });
     create_key(&url, Role::Admin);
@@ -168,4 +171,8 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
     )
     .await;
     assert_eq!(hash(&body["root"]), checkpoint.root);
+    // Every checkpoint the writer signed is in the witness file too, outside the database.
+    let witnessed = witness.read(&[operator().verifier()]).unwrap();
+    let last = witnessed.last().unwrap();
+    assert_eq!((last.size, last.root), (8, checkpoint.root));
 }

@@ -209,6 +209,72 @@ fn a_tail_removed_with_its_merkle_nodes_is_a_rollback_named_by_verify_and_refuse
     );
 }
 
+/// The strongest rollback: the tail, its nodes **and** every checkpoint row that covers it. The
+/// database alone is then a consistent smaller ledger; the witness file kept outside it is not.
+#[test]
+fn a_rollback_that_also_deletes_the_checkpoints_is_caught_by_the_witness_file() {
+    let (_, url) = ledger();
+    let dir = tempfile::tempdir().unwrap();
+    let witness = ledger::witness::Witness::new(dir.path().join("checkpoints.witness"));
+    let latest = checkpoints::latest(&mut connect(&url).unwrap())
+        .unwrap()
+        .unwrap();
+    witness
+        .record(latest.size as u64, latest.created_at, &latest.note)
+        .unwrap();
+    past_the_triggers(&url)
+        .batch_execute(
+            "DELETE FROM findings WHERE ledger_index = 3; \
+             DELETE FROM adjudications WHERE ledger_index = 3; \
+             DELETE FROM merkle_nodes WHERE (idx + 1) * (1::bigint << level) > 3; \
+             DELETE FROM ledger_entries WHERE idx = 3; \
+             DELETE FROM checkpoints",
+        )
+        .unwrap();
+    let (code, report, _) = verify_database(&url);
+    assert_eq!(
+        code,
+        Some(0),
+        "without the witness the database is consistent: {report}"
+    );
+
+    let path = witness.path().to_str().unwrap();
+    let (code, report, _) = verify_database_with(&url, &["--witness", path]);
+    assert_eq!(code, Some(1), "{report}");
+    let (at, reason) = failure(&report);
+    assert_eq!(at, 3);
+    assert!(
+        reason.starts_with("rollback: a checkpoint signed at ")
+            && reason
+                .contains("(kept in the witness file) covers 4 entries, but the ledger holds 3"),
+        "{reason}"
+    );
+    let mut settings = api::server::Settings::new(url.clone(), operator());
+    settings.checkpoints = Some(api::appender::CheckpointPolicy {
+        every_entries: 1000,
+        every: std::time::Duration::from_secs(10),
+        witness: Some(witness.clone()),
+    });
+    let refused = api::server::state(&settings);
+    let Err(api::server::StartError::Ledger(ledger::LedgerError::RolledBack(why))) = refused else {
+        panic!("a server started behind its witness: {:?}", refused.err());
+    };
+    assert!(
+        why.contains("(kept in the witness file) covers 4 entries"),
+        "{why}"
+    );
+
+    // A witness line that is not the operator's is refused, not trusted.
+    std::fs::write(
+        witness.path(),
+        r#"{"size": 9, "created_at": "2026-11-24T00:00:00Z", "note": "forged
+"}"#,
+    )
+    .unwrap();
+    let err = witness.read(&[operator().verifier()]).unwrap_err();
+    assert!(err.to_string().contains("line 1"), "{err}");
+}
+
 #[test]
 fn verify_changes_nothing_not_even_a_missing_merkle_node() {
     let (_, url) = ledger();

@@ -27,6 +27,9 @@ pub enum LedgerError {
     /// Fewer entries, or other ones, than a signed checkpoint covers: refuse to append on top.
     #[error("the ledger was rolled back: {0}; dozor will not append to it (run `dozor verify`)")]
     RolledBack(String),
+    /// The checkpoint witness file cannot be read or written, or holds something unsigned.
+    #[error("checkpoint witness: {0}")]
+    Witness(String),
 }
 
 impl LedgerError {

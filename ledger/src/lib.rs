@@ -21,6 +21,7 @@ pub mod resolution_check;
 pub mod same_json;
 pub mod signature_batch;
 pub mod storage;
+pub mod witness;
 
 pub use entry::{leaf_hash, Entry, GENESIS_PREV_HASH};
 pub use envelope::Envelope;

@@ -197,6 +197,7 @@ fn ingest(
     settings.checkpoints = Some(api::appender::CheckpointPolicy {
         every_entries: 1_000,
         every: Duration::from_secs(10),
+        witness: None,
     });
     // The admin key that registers the tables, made as `dozor apikey create` makes one.
     let admin = ledger::access::ApiKeySecret::generate();

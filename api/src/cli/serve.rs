@@ -43,6 +43,11 @@ pub struct ServeArgs {
     /// ...and at once.
     #[arg(long, env = "DOZOR_ADDRESS_BURST", default_value_t = server::DEFAULT_ADDRESS_RATE.burst)]
     address_burst: u32,
+    /// Also keep every signed checkpoint in this file, outside the database (another disk, a
+    /// mount the database's owner cannot write): a ledger rolled back behind it is refused at
+    /// start and named by `verify --witness FILE`.
+    #[arg(long, env = "DOZOR_CHECKPOINT_WITNESS")]
+    checkpoint_witness: Option<PathBuf>,
     /// With DATABASE_URL: the owner's URL, used only to migrate at start; DATABASE_URL is then
     /// the server's own login, a member of `dozor_writer` only.
     #[arg(long, env = "DOZOR_OWNER_DATABASE_URL", hide_env_values = true)]
@@ -116,6 +121,10 @@ pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
     settings.checkpoints = Some(CheckpointPolicy {
         every_entries: args.checkpoint_every.max(1),
         every: std::time::Duration::from_secs(args.checkpoint_seconds.max(1)),
+        witness: args
+            .checkpoint_witness
+            .clone()
+            .map(ledger::witness::Witness::new),
     });
     let state = server::state(&settings)?;
     let workers = args

@@ -10,7 +10,7 @@ use ed25519_dalek::VerifyingKey;
 use ledger::checkpoint::{NoteSigner, NoteVerifier};
 use ledger::entry_check::SignatureCheck;
 use ledger::inspection::VerifyOptions;
-use ledger::storage::{connect, reads, verify::verify_ledger};
+use ledger::storage::{connect, reads, verify::verify_ledger_witnessed};
 
 use super::Global;
 
@@ -32,6 +32,10 @@ pub struct VerifyArgs {
     /// round has its verdict, without re-adjudicating the rounds.
     #[arg(long)]
     skip_readjudication: bool,
+    /// Database only: a checkpoint witness file (`serve --checkpoint-witness`): each checkpoint
+    /// in it must be met with its root, and none may be larger than the ledger.
+    #[arg(long)]
+    witness: Option<PathBuf>,
 }
 
 impl VerifyArgs {
@@ -153,11 +157,21 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let total = reads::size(&mut conn)?;
     let tty = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
-    let report = verify_ledger(&mut conn, &operators, args.signature_check(), |checked| {
-        if tty {
-            bar(checked, total);
-        }
-    })?;
+    let witnessed = match &args.witness {
+        Some(path) => ledger::witness::Witness::new(path).read(&verifiers)?,
+        None => Vec::new(),
+    };
+    let report = verify_ledger_witnessed(
+        &mut conn,
+        &operators,
+        args.signature_check(),
+        witnessed,
+        |checked| {
+            if tty {
+                bar(checked, total);
+            }
+        },
+    )?;
     if tty && total > 0 {
         eprintln!();
     }

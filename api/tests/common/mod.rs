@@ -169,12 +169,18 @@ pub fn edit_lines(dir: &std::path::Path, file: &str, edit: impl FnOnce(&mut Vec<
 
 /// `dozor verify` of the ledger in the database at `url`: exit code, report, stderr.
 pub fn verify_database(url: &str) -> (Option<i32>, Value, String) {
+    verify_database_with(url, &[])
+}
+
+/// [`verify_database`] with more arguments (e.g. `--witness FILE`).
+pub fn verify_database_with(url: &str, args: &[&str]) -> (Option<i32>, Value, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_dozor"))
         .args([
             "verify",
             "--operator-key",
             &operator().verifier().to_string(),
         ])
+        .args(args)
         .env("DATABASE_URL", url)
         .output()
         .unwrap();

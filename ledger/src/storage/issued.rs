@@ -21,6 +21,19 @@ pub struct IssuedCheckpoint {
     pub size: u64,
     pub root: Hash,
     pub created_at: DateTime<Utc>,
+    /// Read from the witness file (outside the database), not from the checkpoints table.
+    pub witnessed: bool,
+}
+
+impl IssuedCheckpoint {
+    fn describe(&self) -> String {
+        let kept = if self.witnessed {
+            " (kept in the witness file)"
+        } else {
+            ""
+        };
+        format!("a checkpoint signed at {}{kept}", self.created_at)
+    }
 }
 
 fn opened(
@@ -46,6 +59,7 @@ fn opened(
         size: checkpoint.size,
         root: checkpoint.root,
         created_at: row.created_at,
+        witnessed: false,
     })
 }
 
@@ -78,7 +92,8 @@ pub fn load(
 pub struct PendingCheckpoints(VecDeque<IssuedCheckpoint>);
 
 impl PendingCheckpoints {
-    pub fn new(issued: Vec<IssuedCheckpoint>) -> Self {
+    pub fn new(mut issued: Vec<IssuedCheckpoint>) -> Self {
+        issued.sort_by_key(|c| c.size);
         PendingCheckpoints(issued.into())
     }
 
@@ -93,8 +108,8 @@ impl PendingCheckpoints {
                 return Err(VerifyFailure {
                     index: next.size.saturating_sub(1),
                     reason: format!(
-                        "the checkpoint of size {} signed at {} has another root than the entries give: the first {} entries were rewritten after it was signed",
-                        next.size, next.created_at, next.size
+                        "{} for {} entries has another root than the entries give: the first {} entries were rewritten after it was signed",
+                        next.describe(), next.size, next.size
                     ),
                 });
             }
@@ -117,25 +132,39 @@ impl PendingCheckpoints {
 
 fn rollback(largest: &IssuedCheckpoint, size: u64) -> String {
     format!(
-        "rollback: a checkpoint signed at {} covers {} entries, but the ledger holds {size}: entries were removed after they were signed",
-        largest.created_at, largest.size
+        "rollback: {} covers {} entries, but the ledger holds {size}: entries were removed after they were signed",
+        largest.describe(),
+        largest.size
     )
 }
 
-/// At start: the ledger is not smaller than the largest checkpoint, and the tree has its root at
-/// its size. (`verify` checks every checkpoint and its signature.)
-pub fn check_not_rolled_back(conn: &mut PgConnection) -> Result<(), LedgerError> {
-    let Some(latest) = checkpoints::latest(conn)? else {
-        return Ok(());
+/// At start: the ledger is not smaller than the largest checkpoint (of the table, and of the
+/// witness file's `witnessed` if one is kept), and the tree has its root at its size. (`verify`
+/// checks every checkpoint and its signature.)
+pub fn check_not_rolled_back(
+    conn: &mut PgConnection,
+    witnessed: &[IssuedCheckpoint],
+) -> Result<(), LedgerError> {
+    let stored = match checkpoints::latest(conn)? {
+        Some(latest) => Some(IssuedCheckpoint {
+            size: latest.size as u64,
+            root: super::append::hash32(&latest.root, "checkpoint root")?,
+            created_at: latest.created_at,
+            witnessed: false,
+        }),
+        None => None,
     };
+    let largest_witnessed = witnessed.iter().max_by_key(|c| c.size).cloned();
+    for issued in [stored, largest_witnessed].into_iter().flatten() {
+        check_one(conn, &issued)?;
+    }
+    Ok(())
+}
+
+fn check_one(conn: &mut PgConnection, issued: &IssuedCheckpoint) -> Result<(), LedgerError> {
     let size = super::reads::size(conn)?;
-    let issued = IssuedCheckpoint {
-        size: latest.size as u64,
-        root: super::append::hash32(&latest.root, "checkpoint root")?,
-        created_at: latest.created_at,
-    };
     if issued.size > size {
-        return Err(LedgerError::RolledBack(rollback(&issued, size)));
+        return Err(LedgerError::RolledBack(rollback(issued, size)));
     }
     let root = super::tree::root(conn, issued.size).map_err(|e| match e {
         super::tree::TreeError::Storage(s) => s,
@@ -143,8 +172,9 @@ pub fn check_not_rolled_back(conn: &mut PgConnection) -> Result<(), LedgerError>
     })?;
     if root != issued.root {
         return Err(LedgerError::RolledBack(format!(
-            "the checkpoint of size {} signed at {} has another root than the stored tree: the ledger was rewritten after it was signed",
-            issued.size, issued.created_at
+            "{} for {} entries has another root than the stored tree: the ledger was rewritten after it was signed",
+            issued.describe(),
+            issued.size
         )));
     }
     Ok(())

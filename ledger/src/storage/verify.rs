@@ -128,16 +128,29 @@ pub fn verify_ledger(
     signatures: SignatureCheck,
     progress: impl FnMut(u64),
 ) -> Result<VerifyReport, LedgerError> {
+    verify_ledger_witnessed(conn, operators, signatures, Vec::new(), progress)
+}
+
+/// [`verify_ledger`], with checkpoints kept outside the database (a witness file) held to the
+/// same rule as the stored ones: met on the way with their root, none larger than the ledger.
+pub fn verify_ledger_witnessed(
+    conn: &mut PgConnection,
+    operators: &HashMap<String, VerifyingKey>,
+    signatures: SignatureCheck,
+    witnessed: Vec<super::issued::IssuedCheckpoint>,
+    progress: impl FnMut(u64),
+) -> Result<VerifyReport, LedgerError> {
     conn.build_transaction()
         .read_only()
         .repeatable_read()
-        .run(|conn| walk(conn, operators, signatures, progress))
+        .run(|conn| walk(conn, operators, signatures, witnessed, progress))
 }
 
 fn walk(
     conn: &mut PgConnection,
     operators: &HashMap<String, VerifyingKey>,
     signatures: SignatureCheck,
+    witnessed: Vec<super::issued::IssuedCheckpoint>,
     mut progress: impl FnMut(u64),
 ) -> Result<VerifyReport, LedgerError> {
     let mut prev_hash = GENESIS_PREV_HASH;
@@ -166,7 +179,10 @@ fn walk(
     let mut rounds_readjudicated = 0;
     // Every checkpoint ever signed must be met on the way, with its root.
     let mut pending = match super::issued::load(conn, operators)? {
-        Ok(issued) => super::issued::PendingCheckpoints::new(issued),
+        Ok(mut issued) => {
+            issued.extend(witnessed);
+            super::issued::PendingCheckpoints::new(issued)
+        }
         Err(f) => return Ok(fail(0, prev_hash, f.index, f.reason)),
     };
     if let Err(f) = pending.reached(&frontier) {
