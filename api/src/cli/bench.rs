@@ -243,6 +243,9 @@ fn ingest(
             )
         })
         .collect();
+    // The spins are signed before the tables are registered: the tables play from a second ago
+    // (records give played_at in whole seconds).
+    let plays_from = Utc::now() - chrono::Duration::seconds(1);
     for i in 0..rounds {
         let (table_id, key) = &keys[(i as usize) % tables.max(1)];
         let (record, _) = simulator.spin(table_id, i / tables as u64 + 1, Utc::now());
@@ -277,7 +280,8 @@ fn ingest(
                 .bearer_auth(admin.token())
                 .json(
                     &json!({"table_id": table_id, "game": "roulette", "location": "benchmark",
-                              "public_key": encode_public_key(&key.verifying_key())}),
+                              "public_key": encode_public_key(&key.verifying_key()),
+                              "valid_from": plays_from}),
                 )
                 .send()
                 .await?;
