@@ -1,4 +1,3 @@
-use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -67,18 +66,15 @@ fn verifier_keys(keys: &[String]) -> anyhow::Result<Vec<NoteVerifier>> {
         .collect()
 }
 
-fn bar(done: u64, total: u64) {
-    if total == 0 {
-        return;
+/// A progress bar on standard error; drawn only when it is a terminal.
+fn progress_bar(total: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(total);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "[{bar:40}] {pos}/{len} entries, {per_sec}, {eta} left",
+    ) {
+        bar.set_style(style.progress_chars("#>-"));
     }
-    let width = 40;
-    let filled = (done * width / total) as usize;
-    eprint!(
-        "\r[{}{}] {done}/{total}",
-        "#".repeat(filled),
-        " ".repeat(width as usize - filled)
-    );
-    let _ = std::io::stderr().flush();
+    bar
 }
 
 pub fn run(global: &Global, args: VerifyArgs) -> anyhow::Result<ExitCode> {
@@ -98,16 +94,13 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
         readjudicate: !args.skip_readjudication,
         ..VerifyOptions::default()
     };
-    let tty = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
+    let bar = progress_bar(0);
     let result = ledger::inspection::verify_export(dir, &verifiers, options, |done, total| {
-        if tty {
-            bar(done, total);
-        }
+        bar.set_length(total);
+        bar.set_position(done);
     });
-    if tty {
-        eprintln!();
-    }
+    bar.finish_and_clear();
     match result {
         Ok(report) => {
             println!("{}", serde_json::to_string_pretty(&report)?);
@@ -155,7 +148,7 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let db = Database::open_for_reading(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
     let total = reads::size(&mut conn)?;
-    let tty = std::io::stderr().is_terminal();
+    let bar = progress_bar(total);
     let started = std::time::Instant::now();
     let witnessed = match &args.witness {
         Some(path) => ledger::witness::Witness::new(path).read(&verifiers)?,
@@ -166,15 +159,9 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         &operators,
         args.signature_check(),
         witnessed,
-        |checked| {
-            if tty {
-                bar(checked, total);
-            }
-        },
+        |checked| bar.set_position(checked),
     )?;
-    if tty && total > 0 {
-        eprintln!();
-    }
+    bar.finish_and_clear();
     drop(conn);
     db.close()?;
     let seconds = started.elapsed().as_secs_f64();

@@ -581,14 +581,66 @@ impl Default for Chunking {
     }
 }
 
-/// Verifies an export offline. `progress(done, total)` is called every few thousand entries.
+/// Verifies an export offline, in stages; the first failure names its file and line.
+/// `progress(done, total)` is called every few thousand entries.
 pub fn verify_export(
     dir: &Path,
     operator_keys: &[NoteVerifier],
     options: VerifyOptions,
-    mut progress: impl FnMut(u64, u64),
+    progress: impl FnMut(u64, u64),
 ) -> Result<InspectionReport, InspectionError> {
+    // 1. Every file is listed in MANIFEST with its SHA-256, and no other exists.
     let manifest = check_manifest(dir)?;
+    // 2. export.json and the two signed checkpoints.
+    let (info, checkpoint, latest) = open_export(dir, operator_keys)?;
+    // 3. Registry and keys: the operator's events, in order, give every table key's validity.
+    let operators = operator_signers(operator_keys);
+    let registry = load_registry(dir, &latest, &operators)?;
+    let plans = load_plans(dir, &registry.history)?;
+    // 4. Entries: canonical form, chain, keys, signatures and verdicts.
+    let entries = check_entries(
+        dir, &manifest, &info, &registry, &operators, &plans, options, progress,
+    )?;
+    // 5. Tree: the entries are leaves of the signed checkpoint's tree, registry events of the
+    //    latest one's.
+    let run_end = check_tree(dir, &info, &checkpoint, &entries.leaves)?;
+    check_registry_proofs(&registry, &latest)?;
+    // 6. Reports and resolutions: each report matches its seal; each resolution its round.
+    let reports_sealed =
+        sealed_reports::check_sealed_reports(&manifest.reports, &registry.history, &info)?;
+    let signers = Signers {
+        operators: &operators,
+        tables: &registry.history,
+    };
+    let resolved =
+        resolved::check_resolved_findings(dir, &registry.history, &latest, signers, &plans)?;
+    // 7. The latest checkpoint extends the export's.
+    check_extends(dir, &info, &checkpoint, &latest, run_end)?;
+
+    Ok(InspectionReport {
+        origin: info.origin,
+        period: (info.from, info.to),
+        period_entries: info.period_entries,
+        first_index: info.period_first_index,
+        checkpoint_size: checkpoint.size,
+        checkpoint_root: hex::encode(checkpoint.root),
+        latest_size: latest.size,
+        files_checked: manifest.files,
+        registry_events: registry.leaves.len() as u64,
+        signatures_checked: entries.total,
+        rounds_readjudicated: entries.rounds_readjudicated,
+        resolutions: resolved.resolutions,
+        resolved_findings_readjudicated: resolved.readjudicated,
+        reports_sealed,
+    })
+}
+
+/// Stage 2, what the export is: export.json of a known format, and its two checkpoints, each
+/// signed by one of the operator keys.
+fn open_export(
+    dir: &Path,
+    operator_keys: &[NoteVerifier],
+) -> Result<(ExportInfo, Checkpoint, Checkpoint), InspectionError> {
     let info: ExportInfo = json(dir, EXPORT_JSON)?;
     if info.format != FORMAT {
         return Err(fail(
@@ -598,12 +650,32 @@ pub fn verify_export(
     }
     let checkpoint = open_checkpoint(dir, CHECKPOINT, operator_keys, &info.origin)?;
     let latest = open_checkpoint(dir, CHECKPOINT_LATEST, operator_keys, &info.origin)?;
-    let operators = operator_signers(operator_keys);
-    let registry = load_registry(dir, &latest, &operators)?;
-    let plans = load_plans(dir, &registry.history)?;
+    Ok((info, checkpoint, latest))
+}
 
-    // Entries, a block at a time: canonical, consecutive, chained, signed by a key valid at
-    // receipt; each on its own on all cores (signatures in batches), then the chain in order.
+/// What the entries stage established.
+struct CheckedEntries {
+    /// The leaf hash of every exported entry, in order.
+    leaves: Vec<Hash>,
+    rounds_readjudicated: u64,
+    /// Entries checked, chain links included (each one signature).
+    total: u64,
+}
+
+/// Stage 4, the entries, a block at a time: canonical form, index, chain link, key validity and
+/// signature of every entry, and every round's verdict (re-adjudicated unless told not to), on
+/// every core; then the chain in order. The two large files are hashed here for MANIFEST.
+#[allow(clippy::too_many_arguments)]
+fn check_entries(
+    dir: &Path,
+    manifest: &Manifest,
+    info: &ExportInfo,
+    registry: &Registry,
+    operators: &HashMap<String, VerifyingKey>,
+    plans: &HashMap<String, rules::Plan>,
+    options: VerifyOptions,
+    mut progress: impl FnMut(u64, u64),
+) -> Result<CheckedEntries, InspectionError> {
     let has_link = info.period_first_index > info.first_index;
     let total = info.period_entries + u64::from(has_link) + u64::from(info.link_after);
     let count_error = |found: u64| {
@@ -620,16 +692,16 @@ pub fn verify_export(
     let no_verdicts = Verdicts::default();
     // What every chunk is checked with; each chunk's own verdicts are filled in.
     let context = Context {
-        info: &info,
+        info,
         has_link,
         lines: total as usize,
         signers: Signers {
-            operators: &operators,
+            operators,
             tables: &registry.history,
         },
         registry: &registry.leaves,
         verdicts: &no_verdicts,
-        plans: &plans,
+        plans,
         signatures: options.signatures,
         readjudicate: options.readjudicate,
         rules_version_marker: &rules_version_marker,
@@ -688,7 +760,7 @@ pub fn verify_export(
                 if let Some(previous) = leaves.last() {
                     if &entry.prev_hash != previous {
                         return Err(fail(
-                            entry_item(n, &info),
+                            entry_item(n, info),
                             format!(
                                 "prev_hash does not match the hash of entry {}",
                                 expected - 1
@@ -697,7 +769,7 @@ pub fn verify_export(
                     }
                 } else if expected == 0 && entry.prev_hash != crate::GENESIS_PREV_HASH {
                     return Err(fail(
-                        entry_item(n, &info),
+                        entry_item(n, info),
                         "the first entry of the ledger must have a zero prev_hash",
                     ));
                 }
@@ -760,8 +832,21 @@ pub fn verify_export(
     manifest.check_streamed(ENTRIES, &entries.finish_sha256()?)?;
     manifest.check_streamed(ADJUDICATIONS, &verdicts.finish_sha256()?)?;
     checked?;
+    Ok(CheckedEntries {
+        leaves,
+        rounds_readjudicated,
+        total,
+    })
+}
 
-    // Every exported entry is a leaf of the checkpoint's tree.
+/// Stage 5, the tree: with the entries' leaves and the nodes of tree.json, the signed
+/// checkpoint's root; every exported entry is a leaf of it. Returns where the export's run ends.
+fn check_tree(
+    dir: &Path,
+    info: &ExportInfo,
+    checkpoint: &Checkpoint,
+    leaves: &[Hash],
+) -> Result<u64, InspectionError> {
     let tree: TreeFile = json(dir, TREE)?;
     if tree.size != checkpoint.size {
         return Err(fail(
@@ -789,7 +874,7 @@ pub fn verify_export(
     }
     let src = RangeSource {
         start: info.first_index,
-        leaves: &leaves,
+        leaves,
         outside: &outside,
     };
     let root = merkle::root(&src, checkpoint.size).map_err(|e| fail(TREE, e.to_string()))?;
@@ -799,17 +884,18 @@ pub fn verify_export(
             "the entries and tree.json give another root than the signed checkpoint: an entry was changed, removed, added or reordered, or the checkpoint is not this log's",
         ));
     }
-    check_registry_proofs(&registry, &latest)?;
-    let reports_sealed =
-        sealed_reports::check_sealed_reports(&manifest.reports, &registry.history, &info)?;
-    let resolved = resolved::check_resolved_findings(
-        dir,
-        &registry.history,
-        &latest,
-        context.signers,
-        &plans,
-    )?;
+    Ok(run_end)
+}
 
+/// Stage 7, the latest checkpoint: the export runs to its end or to the entry that follows, and
+/// the latest checkpoint extends the one the entries are checked against.
+fn check_extends(
+    dir: &Path,
+    info: &ExportInfo,
+    checkpoint: &Checkpoint,
+    latest: &Checkpoint,
+    run_end: u64,
+) -> Result<(), InspectionError> {
     if !info.link_after && latest.size > run_end {
         return Err(fail(
             ENTRIES,
@@ -817,7 +903,6 @@ pub fn verify_export(
         ));
     }
 
-    // The latest checkpoint extends it.
     let consistency: ConsistencyFile = json(dir, CONSISTENCY)?;
     if (consistency.first, consistency.second) != (checkpoint.size, latest.size) {
         return Err(fail(CONSISTENCY, "sizes do not match the two checkpoints"));
@@ -848,22 +933,7 @@ pub fn verify_export(
         ));
     }
 
-    Ok(InspectionReport {
-        origin: info.origin,
-        period: (info.from, info.to),
-        period_entries: info.period_entries,
-        first_index: info.period_first_index,
-        checkpoint_size: checkpoint.size,
-        checkpoint_root: hex::encode(checkpoint.root),
-        latest_size: latest.size,
-        files_checked: manifest.files,
-        registry_events: registry.leaves.len() as u64,
-        signatures_checked: total,
-        rounds_readjudicated,
-        resolutions: resolved.resolutions,
-        resolved_findings_readjudicated: resolved.readjudicated,
-        reports_sealed,
-    })
+    Ok(())
 }
 
 /// A block of entry lines and the verdicts of its rounds.
@@ -1140,7 +1210,7 @@ fn readjudicate(
     };
     let verdict = rules::adjudicate_at(plan, &setup, &round).map_err(|e| e.to_string())?;
     // The verdict types serialize in canonical form (tested), so no re-sorting is needed.
-    if !crate::same_json::serializes_to(&verdict, exported.as_bytes()) {
+    if !crate::json_compare::serializes_to(&verdict, exported.as_bytes()) {
         return Err("the verdict differs from re-adjudication with the exported plan".into());
     }
     Ok(true)

@@ -14,6 +14,7 @@ pub mod registry_log;
 pub mod registry_rows;
 pub mod resolutions;
 pub mod schema;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod tree;
 pub mod verify;
