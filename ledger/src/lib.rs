@@ -16,6 +16,7 @@ pub mod inspection;
 pub mod json_compare;
 pub mod keys;
 pub mod merkle;
+pub mod registration;
 pub mod registry_event;
 pub mod registry_history;
 pub mod resolution_check;

@@ -6,8 +6,6 @@ use ledger::keys::{encode_public_key, parse_public_key};
 use ledger::storage::append::RegistryReceipt;
 use ledger::storage::reads::{last_seq_no, sequence_gaps, SeqGap};
 use ledger::storage::registry::{self, NewTable, RegistryError, TableWithKeys};
-use rules::record::validate_identifier;
-use rules::GameCode;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
@@ -174,71 +172,29 @@ pub async fn register(
     body: web::Json<RegisterTable>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let invalid = |field: &str, m: String| {
-        ApiError::unprocessable("invalid_table", m, json!({ "field": field }))
-    };
-    validate_identifier("table_id", &body.table_id)
-        .map_err(|e| invalid("table_id", e.to_string()))?;
-    let game = GameCode::parse(&body.game)
-        .ok_or_else(|| invalid("game", format!("unknown game `{}`", body.game)))?;
-    let location = body.location.trim().to_owned();
-    if location.is_empty() || location.chars().count() > 200 {
-        return Err(invalid(
-            "location",
-            "location must be 1-200 characters".into(),
-        ));
-    }
-    let plan_id = body
-        .plan_id
-        .clone()
-        .unwrap_or_else(|| state.default_plan.clone());
-    let plan = state
-        .plans
-        .get(&plan_id)
-        .ok_or_else(|| invalid("plan_id", format!("unknown plan `{plan_id}`")))?;
-    let adjudicated = match game {
-        GameCode::Roulette => plan.roulette.is_some(),
-        GameCode::Blackjack => plan.blackjack.is_some(),
-        GameCode::UltimateTexasHoldem => plan.ultimate_texas_holdem.is_some(),
-        GameCode::MoneyWheel1 | GameCode::MoneyWheel2 => plan.wheel(game).is_ok(),
-        GameCode::PokerCash => plan.poker_cash.is_some(),
-        GameCode::OpenFaceChinese => plan.open_face_chinese.is_some(),
-        GameCode::PokerTournament => plan.poker_tournament.is_some(),
-    };
-    if !adjudicated {
-        return Err(invalid(
-            "game",
-            format!("plan `{plan_id}` has no rules for `{game}` in this version of dozor"),
-        ));
-    }
-    match (plan.wheel(game), &body.wheel_layout) {
-        (Ok(wheel), Some(layout)) => {
-            rules::money_wheel::WheelLayout::new(wheel, layout.clone())
-                .map_err(|e| invalid("wheel_layout", e.to_string()))?;
-        }
-        (Ok(_), None) => {
-            return Err(invalid(
-                "wheel_layout",
-                "a money wheel table needs its segment order (`wheel_layout`)".into(),
-            ))
-        }
-        (Err(_), Some(_)) => {
-            return Err(invalid(
-                "wheel_layout",
-                format!("only money wheel tables have a wheel_layout, not `{game}`"),
-            ))
-        }
-        (Err(_), None) => {}
-    }
+    let checked = ledger::registration::check(
+        &state.plans,
+        &state.default_plan,
+        &ledger::registration::Registration {
+            table_id: &body.table_id,
+            game: &body.game,
+            location: &body.location,
+            plan_id: body.plan_id.as_deref(),
+            wheel_layout: body.wheel_layout.as_deref(),
+        },
+    )
+    .map_err(|e| {
+        ApiError::unprocessable("invalid_table", e.message, json!({ "field": e.field }))
+    })?;
     let key = parse_public_key(&body.public_key).map_err(bad_key)?;
     let shared = state.clone();
     let table = web::block(move || {
         let mut conn = shared.conn()?;
         let new = NewTable {
             table_id: &body.table_id,
-            game: game.as_str(),
-            location: &location,
-            plan_id: &plan_id,
+            game: checked.game.as_str(),
+            location: &checked.location,
+            plan_id: &checked.plan_id,
             wheel_layout: body.wheel_layout.as_deref(),
             plays_from: body.valid_from,
         };

@@ -1,0 +1,156 @@
+//! What a table registration must satisfy before the operator signs it into the ledger: a
+//! valid id, a game the plan has rules for, where the table stands, and for a money wheel the
+//! order of its segments.
+
+use rules::record::validate_identifier;
+use rules::{GameCode, PlanBook};
+
+/// A registration as asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct Registration<'a> {
+    pub table_id: &'a str,
+    pub game: &'a str,
+    pub location: &'a str,
+    /// The server's default plan if `None`.
+    pub plan_id: Option<&'a str>,
+    pub wheel_layout: Option<&'a [String]>,
+}
+
+/// A registration that may be signed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedRegistration {
+    pub game: GameCode,
+    /// Trimmed.
+    pub location: String,
+    pub plan_id: String,
+}
+
+/// Why a registration is refused, naming the field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct RegistrationError {
+    pub field: &'static str,
+    pub message: String,
+}
+
+fn refuse(field: &'static str, message: impl Into<String>) -> RegistrationError {
+    RegistrationError {
+        field,
+        message: message.into(),
+    }
+}
+
+/// Checks `r` against the plans dozor knows.
+pub fn check(
+    plans: &PlanBook,
+    default_plan: &str,
+    r: &Registration<'_>,
+) -> Result<CheckedRegistration, RegistrationError> {
+    validate_identifier("table_id", r.table_id).map_err(|e| refuse("table_id", e.to_string()))?;
+    let game = GameCode::parse(r.game)
+        .ok_or_else(|| refuse("game", format!("unknown game `{}`", r.game)))?;
+    let location = r.location.trim().to_owned();
+    if location.is_empty() || location.chars().count() > 200 {
+        return Err(refuse("location", "location must be 1-200 characters"));
+    }
+    let plan_id = r.plan_id.unwrap_or(default_plan).to_owned();
+    let plan = plans
+        .get(&plan_id)
+        .ok_or_else(|| refuse("plan_id", format!("unknown plan `{plan_id}`")))?;
+    let adjudicated = match game {
+        GameCode::Roulette => plan.roulette.is_some(),
+        GameCode::Blackjack => plan.blackjack.is_some(),
+        GameCode::UltimateTexasHoldem => plan.ultimate_texas_holdem.is_some(),
+        GameCode::MoneyWheel1 | GameCode::MoneyWheel2 => plan.wheel(game).is_ok(),
+        GameCode::PokerCash => plan.poker_cash.is_some(),
+        GameCode::OpenFaceChinese => plan.open_face_chinese.is_some(),
+        GameCode::PokerTournament => plan.poker_tournament.is_some(),
+    };
+    if !adjudicated {
+        return Err(refuse(
+            "game",
+            format!("plan `{plan_id}` has no rules for `{game}` in this version of dozor"),
+        ));
+    }
+    match (plan.wheel(game), r.wheel_layout) {
+        (Ok(wheel), Some(layout)) => {
+            rules::money_wheel::WheelLayout::new(wheel, layout.to_vec())
+                .map_err(|e| refuse("wheel_layout", e.to_string()))?;
+        }
+        (Ok(_), None) => {
+            return Err(refuse(
+                "wheel_layout",
+                "a money wheel table needs its segment order (`wheel_layout`)",
+            ))
+        }
+        (Err(_), Some(_)) => {
+            return Err(refuse(
+                "wheel_layout",
+                format!("only money wheel tables have a wheel_layout, not `{game}`"),
+            ))
+        }
+        (Err(_), None) => {}
+    }
+    Ok(CheckedRegistration {
+        game,
+        location,
+        plan_id,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registration<'a>(game: &'a str, layout: Option<&'a [String]>) -> Registration<'a> {
+        Registration {
+            table_id: "R01",
+            game,
+            location: "  Praha, sál 1 ",
+            plan_id: None,
+            wheel_layout: layout,
+        }
+    }
+
+    #[test]
+    fn each_refusal_names_its_field() {
+        let plans = PlanBook::builtin().unwrap();
+        let plan = "69games-ziva-hra";
+        let ok = check(&plans, plan, &registration("roulette", None)).unwrap();
+        assert_eq!(ok.location, "Praha, sál 1");
+        assert_eq!(ok.plan_id, plan);
+        let field = |r: Registration<'_>| check(&plans, plan, &r).unwrap_err().field;
+        assert_eq!(field(registration("bingo", None)), "game");
+        assert_eq!(
+            field(Registration {
+                table_id: "R 01",
+                ..registration("roulette", None)
+            }),
+            "table_id"
+        );
+        assert_eq!(
+            field(Registration {
+                location: " ",
+                ..registration("roulette", None)
+            }),
+            "location"
+        );
+        assert_eq!(
+            field(Registration {
+                plan_id: Some("other"),
+                ..registration("roulette", None)
+            }),
+            "plan_id"
+        );
+        assert_eq!(field(registration("money_wheel_1", None)), "wheel_layout");
+        let layout = vec!["1x".to_owned()];
+        assert_eq!(
+            field(registration("roulette", Some(&layout))),
+            "wheel_layout"
+        );
+        assert_eq!(
+            field(registration("money_wheel_1", Some(&layout))),
+            "wheel_layout"
+        );
+    }
+}
