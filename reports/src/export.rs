@@ -28,17 +28,31 @@ pub enum ExportError {
     NotEmpty(PathBuf),
     #[error("no signed checkpoint covers the period yet; wait for the next checkpoint and retry")]
     NoCheckpoint,
-    #[error("{0}")]
-    Storage(String),
+    #[error(transparent)]
+    Ledger(#[from] ledger::LedgerError),
+    #[error("database: {0}")]
+    Database(#[from] diesel::result::Error),
+    #[error(transparent)]
+    Report(#[from] crate::ReportError),
+    #[error("Merkle tree: {0}")]
+    Tree(#[from] ledger::storage::tree::TreeError),
+    #[error("a stored checkpoint: {0}")]
+    Checkpoint(String),
+    #[error("plans: {0}")]
+    Plans(#[from] rules::PlanError),
+    #[error("JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("Merkle node ({level}, {index}) is missing from the stored tree")]
+    MissingNode { level: u32, index: u64 },
+    #[error("registry event {index}: {reason}")]
+    Registry { index: u64, reason: String },
+    #[error("a resolved finding's round is missing from the ledger")]
+    MissingResolvedRound,
     #[error("writing {path}: {source}")]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
-}
-
-fn storage(e: impl std::fmt::Display) -> ExportError {
-    ExportError::Storage(e.to_string())
 }
 
 /// The reports of every gaming day of the period, by their path in the export
@@ -49,20 +63,14 @@ fn build_reports(
     from: NaiveDate,
     to: NaiveDate,
 ) -> Result<Vec<(String, Vec<u8>)>, ExportError> {
-    let plans = rules::PlanBook::builtin().map_err(storage)?;
+    let plans = rules::PlanBook::builtin()?;
     let mut reports = Vec::new();
     for day in from.iter_days().take_while(|d| *d <= to) {
         let [daily_name, shoes_name] = fmt::report_names(day);
-        let report = daily::build(conn, clock, day).map_err(storage)?;
-        reports.push((
-            daily_name,
-            daily::to_csv(&report).map_err(storage)?.into_bytes(),
-        ));
-        let audit = crate::shoes::build(conn, clock, day, &plans).map_err(storage)?;
-        reports.push((
-            shoes_name,
-            crate::shoes::to_csv(&audit).map_err(storage)?.into_bytes(),
-        ));
+        let report = daily::build(conn, clock, day)?;
+        reports.push((daily_name, daily::to_csv(&report)?.into_bytes()));
+        let audit = crate::shoes::build(conn, clock, day, &plans)?;
+        reports.push((shoes_name, crate::shoes::to_csv(&audit)?.into_bytes()));
     }
     Ok(reports)
 }
@@ -122,7 +130,7 @@ impl Writer {
     }
 
     fn json(&mut self, name: &str, value: &impl serde::Serialize) -> Result<(), ExportError> {
-        let mut bytes = serde_json::to_vec_pretty(value).map_err(storage)?;
+        let mut bytes = serde_json::to_vec_pretty(value)?;
         bytes.push(b'\n');
         self.file(name, &bytes)
     }
@@ -162,8 +170,7 @@ fn first_index_at(
     let found: Option<i64> = ledger_entries::table
         .filter(ledger_entries::received_at.ge(t))
         .select(diesel::dsl::min(ledger_entries::idx))
-        .first(conn)
-        .map_err(storage)?;
+        .first(conn)?;
     Ok(found.map_or(size, |i| i as u64))
 }
 
@@ -201,7 +208,7 @@ fn proofs_file(
     let proofs = indexes
         .iter()
         .map(|&index| {
-            let (_, proof) = tree::inclusion_proof(conn, index, size).map_err(storage)?;
+            let (_, proof) = tree::inclusion_proof(conn, index, size)?;
             Ok(InclusionProof {
                 index,
                 proof: proof.iter().map(hex::encode).collect(),
@@ -243,35 +250,29 @@ pub fn write_export(
     // The reports are sealed into the ledger and covered by a checkpoint before the export is
     // cut, so the export carries their seals and a verifier can tell a changed report.
     let reports = build_reports(conn, clock, from, to)?;
-    let published =
-        published_reports::publish(conn, sealer.signing_key(), &reports, now).map_err(storage)?;
-    let sealed_size = reads::size(conn).map_err(storage)?;
-    let covered = checkpoints::latest(conn)
-        .map_err(storage)?
-        .map(|c| c.size as u64);
+    let published = published_reports::publish(conn, sealer.signing_key(), &reports, now)?;
+    let sealed_size = reads::size(conn)?;
+    let covered = checkpoints::latest(conn)?.map(|c| c.size as u64);
     if published.iter().any(|p| p.appended) || covered.is_none_or(|c| c < sealed_size) {
-        checkpoints::create(conn, sealer, sealed_size, now).map_err(storage)?;
+        checkpoints::create(conn, sealer, sealed_size, now)?;
     }
 
     let (starts_at, _) = clock.bounds(from);
     let (_, ends_at) = clock.bounds(to);
-    let size = reads::size(conn).map_err(storage)?;
+    let size = reads::size(conn)?;
     let period_first = first_index_at(conn, starts_at, size)?;
     let period_end = first_index_at(conn, ends_at, size)?;
     let first_index = period_first.saturating_sub(1);
     let link_after = period_end < size;
     let run_end = period_end + u64::from(link_after);
 
-    let checkpoint_row = checkpoints::covering(conn, run_end)
-        .map_err(storage)?
-        .ok_or(ExportError::NoCheckpoint)?;
-    let latest_row = checkpoints::latest(conn)
-        .map_err(storage)?
-        .ok_or(ExportError::NoCheckpoint)?;
+    let checkpoint_row = checkpoints::covering(conn, run_end)?.ok_or(ExportError::NoCheckpoint)?;
+    let latest_row = checkpoints::latest(conn)?.ok_or(ExportError::NoCheckpoint)?;
     let parse = |note: &str, key: &str| -> Result<Checkpoint, ExportError> {
-        let verifier = NoteVerifier::parse(key).map_err(storage)?;
-        let (text, _) = open(note, &[verifier]).map_err(storage)?;
-        Checkpoint::parse(text).map_err(storage)
+        let unreadable = |e: ledger::checkpoint::NoteError| ExportError::Checkpoint(e.to_string());
+        let verifier = NoteVerifier::parse(key).map_err(unreadable)?;
+        let (text, _) = open(note, &[verifier]).map_err(unreadable)?;
+        Checkpoint::parse(text).map_err(unreadable)
     };
     let checkpoint = parse(&checkpoint_row.note, &checkpoint_row.verifier_key)?;
     let latest = parse(&latest_row.note, &latest_row.verifier_key)?;
@@ -289,8 +290,7 @@ pub fn write_export(
                 .order(ledger_entries::idx.asc())
                 .limit(PAGE)
                 .select(ledger_entries::entry)
-                .load(conn)
-                .map_err(storage)?;
+                .load(conn)?;
             if page.is_empty() {
                 break;
             }
@@ -303,8 +303,9 @@ pub fn write_export(
     })?;
 
     let run_len = run_end - first_index;
-    let wanted = range_nodes_needed(first_index, run_len, checkpoint.size).map_err(storage)?;
-    let nodes = tree::fetch(conn, &wanted).map_err(storage)?;
+    let wanted = range_nodes_needed(first_index, run_len, checkpoint.size)
+        .map_err(|e| ExportError::Ledger(ledger::LedgerError::Corrupt(e.to_string())))?;
+    let nodes = tree::fetch(conn, &wanted)?;
     let tree_file = TreeFile {
         size: checkpoint.size,
         nodes: wanted
@@ -317,7 +318,10 @@ pub fn write_export(
                         index: *index,
                         hash: hex::encode(h),
                     })
-                    .ok_or_else(|| storage(format!("tree node ({level}, {index}) missing")))
+                    .ok_or_else(|| ExportError::MissingNode {
+                        level: *level,
+                        index: *index,
+                    })
             })
             .collect::<Result<_, _>>()?,
     };
@@ -327,9 +331,7 @@ pub fn write_export(
     let proof = if checkpoint.size == 0 || checkpoint.size == latest.size {
         Vec::new()
     } else {
-        tree::consistency_proof(conn, checkpoint.size, latest.size)
-            .map_err(storage)?
-            .2
+        tree::consistency_proof(conn, checkpoint.size, latest.size)?.2
     };
     w.json(
         fmt::CONSISTENCY,
@@ -354,17 +356,17 @@ pub fn write_export(
             ledger_entries::received_at,
             ledger_entries::entry,
         ))
-        .load(conn)
-        .map_err(storage)?;
+        .load(conn)?;
     let mut history = RegistryHistory::default();
     let mut registry_lines = Vec::new();
     let mut registry_indexes = Vec::with_capacity(registry_rows.len());
     for (index, received_at, entry) in &registry_rows {
         let index = *index as u64;
-        let event = RegistryEvent::from_entry(entry).map_err(storage)?;
+        let registry = |reason| ExportError::Registry { index, reason };
+        let event = RegistryEvent::from_entry(entry).map_err(registry)?;
         history
             .apply(index, *received_at, &event)
-            .map_err(storage)?;
+            .map_err(registry)?;
         registry_lines.extend_from_slice(entry);
         registry_lines.push(b'\n');
         registry_indexes.push(index);
@@ -390,12 +392,9 @@ pub fn write_export(
             .filter(ledger_entries::idx.eq_any(&wanted))
             .order(ledger_entries::idx.asc())
             .select(ledger_entries::entry)
-            .load(conn)
-            .map_err(storage)?;
+            .load(conn)?;
         if rows.len() != chunk.len() {
-            return Err(storage(
-                "a resolved finding's round is missing from the ledger",
-            ));
+            return Err(ExportError::MissingResolvedRound);
         }
         for entry in rows {
             round_lines.extend_from_slice(&entry);
@@ -426,22 +425,20 @@ pub fn write_export(
                     adjudications::plan_id,
                     adjudications::verdict,
                 ))
-                .load(conn)
-                .map_err(storage)?;
+                .load(conn)?;
             let Some((last, _, _)) = page.last() else {
                 return Ok(());
             };
             next = last + 1;
             for (index, plan_id, verdict) in page {
                 plan_ids.insert(plan_id);
-                let verdict: serde_json::Value = serde_json::from_str(&verdict).map_err(storage)?;
+                let verdict: serde_json::Value = serde_json::from_str(&verdict)?;
                 // Canonical, so that a verifier can compare its own verdict byte for byte.
                 let line = serde_json::to_value(AdjudicationLine {
                     index: index as u64,
                     verdict,
-                })
-                .map_err(storage)?;
-                sink.line(&ledger::canonical::canonicalize(&line).map_err(storage)?)?;
+                })?;
+                sink.line(&ledger::canonical::canonicalize(&line)?)?;
             }
         }
     })?;
