@@ -24,7 +24,7 @@ pub mod verdict;
 
 pub use error::{PlanError, RecordError};
 pub use plan::{Plan, PlanBook};
-pub use record::{is_adjudicated, GameCode, RecordHeader, Round};
+pub use record::{is_adjudicated, GameCode, RecordHeader, Round, RoundType};
 pub use verdict::{Finding, FindingKind, RoundStatistics, Verdict};
 
 /// Version of the adjudication rules. Stored with every verdict so that a corrected rule can

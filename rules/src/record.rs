@@ -64,6 +64,13 @@ impl std::fmt::Display for GameCode {
     }
 }
 
+/// The record type every game's round has: `"type": "round"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundType {
+    Round,
+}
+
 /// The fields every record has, read before the game-specific parse.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordHeader {

@@ -66,7 +66,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
     }
     let mut simulator = RouletteSimulator::new(11, plan.clone(), 0.02);
     let mut cache = WriterCache::default();
-    let started = Instant::now();
+    let progress = crate::cli::progress_bar(rounds, "spins appended");
     let mut done = 0u64;
     while done < rounds {
         let batch_len = (rounds - done).min(2_000);
@@ -91,13 +91,9 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
         }
         append_batch_cached(conn, &batch, Utc::now(), &mut cache)?;
         done += batch_len;
-        if done.is_multiple_of(100_000) {
-            eprintln!(
-                "{done} spins appended in {:.0} s",
-                started.elapsed().as_secs_f64()
-            );
-        }
+        progress.set_position(done);
     }
+    progress.finish_and_clear();
     let size = reads::size(conn)?;
     checkpoints::create(conn, operator, size, Utc::now())
         .map_err(|e| anyhow!("checkpoint: {e}"))?;

@@ -66,17 +66,6 @@ fn verifier_keys(keys: &[String]) -> anyhow::Result<Vec<NoteVerifier>> {
         .collect()
 }
 
-/// A progress bar on standard error; drawn only when it is a terminal.
-fn progress_bar(total: u64) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(total);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "[{bar:40}] {pos}/{len} entries, {per_sec}, {eta} left",
-    ) {
-        bar.set_style(style.progress_chars("#>-"));
-    }
-    bar
-}
-
 pub fn run(global: &Global, args: VerifyArgs) -> anyhow::Result<ExitCode> {
     match &args.dir {
         Some(dir) => offline(dir, &args),
@@ -95,7 +84,7 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
         ..VerifyOptions::default()
     };
     let started = std::time::Instant::now();
-    let bar = progress_bar(0);
+    let bar = super::progress_bar(0, "entries");
     let result = ledger::inspection::verify_export(dir, &verifiers, options, |done, total| {
         bar.set_length(total);
         bar.set_position(done);
@@ -148,7 +137,7 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let db = Database::open_for_reading(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
     let total = reads::size(&mut conn)?;
-    let bar = progress_bar(total);
+    let bar = super::progress_bar(total, "entries");
     let started = std::time::Instant::now();
     let witnessed = match &args.witness {
         Some(path) => ledger::witness::Witness::new(path).read(&verifiers)?,

@@ -17,10 +17,10 @@ use self::play::{replay, PlayedBox, Replay};
 use crate::cards::Card;
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{BlackjackPlan, DealerBlackjackTakes, Odds, Plan};
+use crate::record::RoundType;
 use crate::record::{
     validate_bet_id, validate_identifier, validate_positions, validate_round_identity, GameCode,
 };
-use crate::roulette::RoundType;
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 

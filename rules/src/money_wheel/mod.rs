@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, WheelPlan};
+use crate::record::RoundType;
 use crate::record::{validate_bet_id, validate_identifier, validate_round_identity, GameCode};
-use crate::roulette::RoundType;
 use crate::verdict::{BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
 use crate::RecordError;
 

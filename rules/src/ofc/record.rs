@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::cards::{Card, CardSet};
 use crate::money::MAX_AMOUNT_H;
 use crate::poker_cash::Collection;
+use crate::record::RoundType;
 use crate::record::{validate_identifier, validate_round_identity, GameCode};
-use crate::roulette::RoundType;
 use crate::RecordError;
 
 /// Cards of each dealing round outside fantasy land: five, then four times three (one of each

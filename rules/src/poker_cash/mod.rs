@@ -17,8 +17,8 @@ use crate::cards::{Card, CardSet};
 use crate::hand_rank::{evaluate, HandRank};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, PokerCashPlan};
+use crate::record::RoundType;
 use crate::record::{validate_identifier, validate_round_identity, GameCode};
-use crate::roulette::RoundType;
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 

@@ -12,19 +12,13 @@ use self::layout::{Position, PositionClass, POCKETS};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, RoulettePlan};
 use crate::ratio::Ratio;
+use crate::record::RoundType;
 use crate::record::{validate_bet_id, validate_identifier, validate_round_identity, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
 use crate::RecordError;
 
 /// Most bets a single spin may carry; more is not a real table.
 pub const MAX_BETS_PER_ROUND: usize = 2_000;
-
-/// The only record type a round may have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RoundType {
-    Round,
-}
 
 /// A roulette spin as the table reports it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

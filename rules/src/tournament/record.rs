@@ -5,8 +5,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::money::validate_amount;
+use crate::record::RoundType;
 use crate::record::{validate_identifier, validate_round_identity, GameCode};
-use crate::roulette::RoundType;
 use crate::RecordError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

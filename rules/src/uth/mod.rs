@@ -12,10 +12,10 @@ use crate::cards::{Card, CardSet};
 use crate::hand_rank::{evaluate, Category, HandRank};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Odds, Plan, TripsOnFold, UltimateTexasHoldemPlan};
+use crate::record::RoundType;
 use crate::record::{
     validate_bet_id, validate_identifier, validate_positions, validate_round_identity, GameCode,
 };
-use crate::roulette::RoundType;
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
