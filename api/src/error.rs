@@ -209,6 +209,31 @@ impl From<ledger::LedgerError> for ApiError {
     }
 }
 
+impl From<ledger::ingest::IngestError> for ApiError {
+    fn from(e: ledger::ingest::IngestError) -> Self {
+        use ledger::ingest::IngestError;
+        match e {
+            IngestError::Envelope(e) => ApiError::BadRequest {
+                code: IngestError::envelope_code(&e),
+                details: serde_json::json!({ "line": e.line(), "column": e.column() }),
+                message: IngestError::Envelope(e).to_string(),
+            },
+            IngestError::Refused {
+                code,
+                message,
+                details,
+            } => ApiError::Unprocessable {
+                code,
+                message,
+                details,
+            },
+            IngestError::Unavailable { reason, cause } => ApiError::Unavailable { reason, cause },
+            IngestError::Ledger(e) => e.into(),
+            other => ApiError::internal(other),
+        }
+    }
+}
+
 impl From<reports::ReportError> for ApiError {
     fn from(e: reports::ReportError) -> Self {
         match e {

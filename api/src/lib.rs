@@ -1,11 +1,9 @@
 //! dozor's HTTP API and server wiring. The `dozor` binary (src/main.rs) adds the command line.
 
 pub mod access;
-pub mod appender;
 pub mod auth;
 pub mod database;
 pub mod error;
-pub mod ingest;
 pub mod openapi;
 pub mod routes;
 pub mod server;

@@ -7,10 +7,11 @@ use ledger::checkpoint::NoteSigner;
 use reports::GamingDayClock;
 use rules::PlanBook;
 
-use crate::appender::{Appender, CheckpointPolicy};
+use ledger::ingest::{CheckpointPolicy, Ingest, IngestSettings};
+
 use crate::auth::{Gatekeeper, RateLimit};
 use crate::routes;
-use crate::state::{AppState, Directory};
+use crate::state::AppState;
 
 pub const DEFAULT_PLAN: &str = "69games-ziva-hra";
 /// Origin (and key name) of checkpoints when the operator has not chosen one.
@@ -83,33 +84,26 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
             settings.default_plan.clone(),
         ));
     }
-    // Never append on top of a ledger rolled back behind a signed checkpoint, whether the
-    // database still holds it or only the witness file does.
-    let witnessed = match settings
-        .checkpoints
-        .as_ref()
-        .and_then(|p| p.witness.as_ref())
-    {
-        Some(witness) => witness.read(&[settings.operator.verifier()])?,
-        None => Vec::new(),
-    };
-    ledger::storage::issued::check_not_rolled_back(
-        &mut ledger::storage::connect(&settings.database_url)?,
-        &witnessed,
+    let pool = ledger::storage::pool(&settings.database_url, settings.pool_size)?;
+    let plans = Arc::new(plans);
+    let ingest = Ingest::start(
+        IngestSettings {
+            database_url: settings.database_url.clone(),
+            max_batch: settings.max_batch,
+            queue_len: 20_000,
+            operator: settings.operator.clone(),
+            checkpoints: settings.checkpoints.clone(),
+            late_after: settings.clock.late_after,
+        },
+        pool.clone(),
+        plans.clone(),
     )?;
     Ok(AppState {
-        pool: ledger::storage::pool(&settings.database_url, settings.pool_size)?,
-        plans: Arc::new(plans),
+        pool,
+        plans,
         clock: settings.clock,
-        appender: Appender::start(
-            settings.database_url.clone(),
-            settings.max_batch,
-            20_000,
-            settings.operator.clone(),
-            settings.checkpoints.clone(),
-        ),
+        ingest: Arc::new(ingest),
         operator: Arc::new(settings.operator.clone()),
-        directory: Arc::new(Directory::new([settings.operator.verifier().key])),
         gatekeeper: Arc::new(Gatekeeper::new(
             settings.api_key_rate,
             settings.address_rate,
@@ -132,32 +126,13 @@ pub fn configure(state: AppState) -> impl Fn(&mut web::ServiceConfig) + Clone {
 /// Signs a checkpoint of everything appended, if the latest does not cover it: at shutdown, so
 /// that no receipt is left without a checkpoint while the server is down.
 pub fn final_checkpoint(settings: &Settings) -> Result<(), StartError> {
-    if settings.checkpoints.is_none() {
+    let Some(policy) = &settings.checkpoints else {
         return Ok(());
-    }
-    let mut conn = ledger::storage::connect(&settings.database_url)?;
-    let size = ledger::storage::reads::size(&mut conn)?;
-    let latest = ledger::storage::checkpoints::latest(&mut conn)
-        .map_err(ledger::LedgerError::Database)?
-        .map(|c| c.size as u64);
-    if latest.is_none_or(|l| l < size) {
-        let row = ledger::storage::checkpoints::create(
-            &mut conn,
-            &settings.operator,
-            size,
-            chrono::Utc::now(),
-        )
-        .map_err(|e| match e {
-            ledger::storage::tree::TreeError::Storage(s) => StartError::Ledger(s),
-            other => StartError::Ledger(ledger::LedgerError::Corrupt(other.to_string())),
-        })?;
-        if let Some(witness) = settings
-            .checkpoints
-            .as_ref()
-            .and_then(|p| p.witness.as_ref())
-        {
-            witness.record(size, row.created_at, &row.note)?;
-        }
-    }
+    };
+    ledger::ingest::final_checkpoint(
+        &settings.database_url,
+        &settings.operator,
+        policy.witness.as_ref(),
+    )?;
     Ok(())
 }

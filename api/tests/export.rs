@@ -62,8 +62,8 @@ fn ledger_and_state() -> (api::state::AppState, String, NaiveDate) {
             );
             record["played_at"] = json!(t.to_rfc3339());
             let body = serde_json::to_vec(&signed(record, &k)).unwrap();
-            let envelope = api::ingest::parse_envelope(&body).unwrap();
-            let submission = api::ingest::prepare(&state, envelope).unwrap();
+            let envelope = ledger::ingest::parse_envelope(&body).unwrap();
+            let submission = state.ingest.prepare(envelope).unwrap();
             append_batch(&mut conn, &[submission], t + Duration::seconds(seq as i64)).unwrap();
         }
     }
@@ -420,8 +420,8 @@ fn a_key_rotated_inside_the_period_verifies_from_the_ledger_alone() {
     let mut record = spin("R01", 50, 17, json!([straight("b1", 17, 10_000, 360_000)]));
     record["played_at"] = json!(t.to_rfc3339());
     let body = serde_json::to_vec(&signed(record, &new)).unwrap();
-    let envelope = api::ingest::parse_envelope(&body).unwrap();
-    let submission = api::ingest::prepare(&state, envelope).unwrap();
+    let envelope = ledger::ingest::parse_envelope(&body).unwrap();
+    let submission = state.ingest.prepare(envelope).unwrap();
     append_batch(&mut conn, &[submission], t + Duration::seconds(1)).unwrap();
     checkpoints::create(&mut conn, &operator(), 11, Utc::now()).unwrap();
     // Receipt times never go backwards: entries 8-10 are received after entry 7 (the next day).
@@ -677,8 +677,8 @@ fn wheel_spins_poker_ofc_and_tournaments_are_readjudicated_offline() {
     .enumerate()
     {
         let body = serde_json::to_vec(&signed(record, k)).unwrap();
-        let envelope = api::ingest::parse_envelope(&body).unwrap();
-        let submission = api::ingest::prepare(&state, envelope).unwrap();
+        let envelope = ledger::ingest::parse_envelope(&body).unwrap();
+        let submission = state.ingest.prepare(envelope).unwrap();
         let verdict = submission.derived.as_ref().unwrap();
         assert!(
             verdict.findings.is_empty(),

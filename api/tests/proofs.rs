@@ -97,8 +97,8 @@ async fn inclusion_and_consistency_proofs_verify() {
 
 #[actix_web::test]
 async fn checkpoints_cover_every_receipt_within_the_bound() {
-    use api::appender::CheckpointPolicy;
     use ledger::checkpoint::{open, Checkpoint, NoteVerifier};
+    use ledger::ingest::CheckpointPolicy;
     let witness_dir = tempfile::tempdir().unwrap();
     let witness = ledger::witness::Witness::new(witness_dir.path().join("witness.jsonl"));
     let (state, url) = state_with(|s| {

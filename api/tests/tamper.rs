@@ -41,8 +41,8 @@ fn ledger() -> (api::state::AppState, String) {
         let mut record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, paid)]));
         record["played_at"] = json!((start + Duration::minutes(seq as i64)).to_rfc3339());
         let body = serde_json::to_vec(&signed(record, &k)).unwrap();
-        let envelope = api::ingest::parse_envelope(&body).unwrap();
-        let submission = api::ingest::prepare(&state, envelope).unwrap();
+        let envelope = ledger::ingest::parse_envelope(&body).unwrap();
+        let submission = state.ingest.prepare(envelope).unwrap();
         append_batch(
             &mut conn,
             &[submission],
@@ -250,7 +250,7 @@ fn a_rollback_that_also_deletes_the_checkpoints_is_caught_by_the_witness_file() 
         "{reason}"
     );
     let mut settings = api::server::Settings::new(url.clone(), operator());
-    settings.checkpoints = Some(api::appender::CheckpointPolicy {
+    settings.checkpoints = Some(ledger::ingest::CheckpointPolicy {
         every_entries: 1000,
         every: std::time::Duration::from_secs(10),
         witness: Some(witness.clone()),
@@ -315,8 +315,8 @@ fn a_table_key_slipped_into_its_table_is_not_trusted_by_the_server_and_named_by_
     .unwrap();
     let record = spin("R01", 4, 17, json!([straight("b1", 17, 10_000, 360_000)]));
     let body = serde_json::to_vec(&signed(record, &intruder)).unwrap();
-    let envelope = api::ingest::parse_envelope(&body).unwrap();
-    let refused = api::ingest::prepare(&state, envelope).unwrap_err();
+    let envelope = ledger::ingest::parse_envelope(&body).unwrap();
+    let refused = api::error::ApiError::from(state.ingest.prepare(envelope).unwrap_err());
     assert_eq!(
         (refused.status_code().as_u16(), refused.body().code.as_str()),
         (422, "unknown_key")

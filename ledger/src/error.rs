@@ -24,6 +24,9 @@ pub enum LedgerError {
     },
     #[error("ledger is corrupt: {0}")]
     Corrupt(String),
+    /// The stored Merkle tree cannot give a root or proof (nodes missing or added).
+    #[error("Merkle tree: {0}")]
+    Tree(Box<crate::storage::tree::TreeError>),
     /// Fewer entries, or other ones, than a signed checkpoint covers: refuse to append on top.
     #[error("the ledger was rolled back: {0}; dozor will not append to it (run `dozor verify`)")]
     RolledBack(String),
@@ -37,6 +40,15 @@ impl LedgerError {
         LedgerError::Io {
             context: context.into(),
             source,
+        }
+    }
+}
+
+impl From<crate::storage::tree::TreeError> for LedgerError {
+    fn from(e: crate::storage::tree::TreeError) -> Self {
+        match e {
+            crate::storage::tree::TreeError::Storage(s) => s,
+            other => LedgerError::Tree(Box::new(other)),
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod entry;
 pub mod entry_check;
 pub mod envelope;
 pub mod error;
+pub mod ingest;
 pub mod inspection;
 pub mod json_compare;
 pub mod keys;

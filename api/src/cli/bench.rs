@@ -194,7 +194,7 @@ fn ingest(
         url,
         ledger::checkpoint::NoteSigner::new("dozor.bench/ledger", ledger::keys::generate())?,
     );
-    settings.checkpoints = Some(api::appender::CheckpointPolicy {
+    settings.checkpoints = Some(ledger::ingest::CheckpointPolicy {
         every_entries: 1_000,
         every: Duration::from_secs(10),
         witness: None,

@@ -14,7 +14,7 @@ use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
 use ledger::checkpoint::NoteSigner;
 use ledger::entry_check::SignatureCheck;
 use ledger::inspection::{par_map, verify_export, VerifyOptions, SIGNATURE_BATCH};
-use ledger::storage::append::{append_batch_cached, Submission, WriterCache};
+use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
 use ledger::storage::cluster::LocalCluster;
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::{checkpoints, reads};
@@ -76,7 +76,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
             let seq_no = i / TABLES as u64 + 1;
             let (record, _) = simulator.spin(&table_id(t), seq_no, Utc::now());
             let round = rules::Round::parse(&record).map_err(|e| anyhow!("{e}"))?;
-            let derived = api::ingest::derive(&plan, &round)?;
+            let derived = Derived::judge(&plan, &rules::TableSetup::NONE, &round)?;
             let envelope = Envelope::sign(record, &keys[t])?;
             let canonical = ledger::canonical::canonical_text(&envelope.record)?;
             batch.push(Submission::new(

@@ -2,10 +2,10 @@ use std::process::ExitCode;
 
 use actix_web::{App, HttpServer};
 use anyhow::Context as _;
-use api::appender::CheckpointPolicy;
 use api::database::Database;
 use api::server::{self, Settings};
 use ledger::checkpoint::NoteSigner;
+use ledger::ingest::CheckpointPolicy;
 use std::path::PathBuf;
 
 use super::Global;

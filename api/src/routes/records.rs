@@ -10,7 +10,6 @@ use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::ingest::{parse_envelope, prepare};
 use crate::routes::read_json_body;
 use crate::state::AppState;
 
@@ -76,8 +75,12 @@ pub async fn submit(
 ) -> Result<HttpResponse, ApiError> {
     let body = read_json_body(&request, payload, state.body_limit).await?;
     let shared = state.clone();
-    let submission = web::block(move || prepare(&shared, parse_envelope(&body)?)).await??;
-    let (status, receipt) = receipt_of(state.appender.append(submission).await?)?;
+    let submission = web::block(move || {
+        let envelope = ledger::ingest::parse_envelope(&body)?;
+        shared.ingest.prepare(envelope)
+    })
+    .await??;
+    let (status, receipt) = receipt_of(state.ingest.append(submission).await?)?;
     Ok(HttpResponse::build(status).json(receipt))
 }
 
@@ -177,7 +180,7 @@ pub async fn submit_batch(
                         message: format!("not a valid envelope {{record, key_id, signature}}: {e}"),
                         details: json!({}),
                     })?;
-                prepare(&shared, envelope)
+                Ok(shared.ingest.prepare(envelope)?)
             })
             .collect::<Vec<_>>())
     })
@@ -197,9 +200,9 @@ pub async fn submit_batch(
     }
     for (n, outcome) in positions
         .into_iter()
-        .zip(state.appender.append_all(submissions).await)
+        .zip(state.ingest.append_all(submissions).await)
     {
-        results[n] = Some(outcome);
+        results[n] = Some(outcome.map_err(ApiError::from));
     }
     let results = results
         .into_iter()

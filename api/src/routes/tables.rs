@@ -209,7 +209,7 @@ pub async fn register(
     })
     .await??;
     let (table, receipt) = table;
-    state.directory.remember_table(&table.table);
+    state.ingest.directory().remember_table(&table.table);
     let mut view = TableView::from(table);
     view.ledger_entry = Some(receipt.into());
     Ok(HttpResponse::Created().json(view))
@@ -331,7 +331,7 @@ pub async fn revoke_key(
         .and_then(|t| t.keys.into_iter().find(|k| k.key_id == revoked_key))
         .ok_or_else(|| ApiError::internal("revoked key vanished"))?;
     view.ledger_entry = Some(receipt.into());
-    state.directory.registry_changed();
+    state.ingest.directory().registry_changed();
     Ok(HttpResponse::Ok().json(view))
 }
 

@@ -38,7 +38,28 @@ pub struct Derived {
     pub statistics: rules::RoundStatistics,
 }
 
+/// Why a round could not be judged.
+#[derive(Debug, thiserror::Error)]
+pub enum JudgeError {
+    #[error(transparent)]
+    Record(#[from] rules::RecordError),
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+}
+
 impl Derived {
+    /// The verdict and statistics of `round` on a table set up as `setup` under `plan`: what
+    /// ingest stores beside the entry and what every later check recomputes.
+    pub fn judge(
+        plan: &rules::Plan,
+        setup: &rules::TableSetup,
+        round: &rules::Round,
+    ) -> Result<Derived, JudgeError> {
+        let verdict = rules::adjudicate_at(plan, setup, round)?;
+        let statistics = rules::round_statistics_at(plan, setup, round)?;
+        Ok(Derived::new(round.played_at(), &verdict, statistics)?)
+    }
+
     pub fn new(
         played_at: DateTime<Utc>,
         verdict: &rules::Verdict<'_>,
@@ -400,7 +421,7 @@ pub fn append_batch_cached(
         let mut known = existing_for(conn, &maybe_recorded)?;
         let mut frontier = match cache.frontier.take() {
             Some(f) if f.size() == next_index => f,
-            _ => super::tree::frontier(conn, next_index).map_err(tree_error)?,
+            _ => super::tree::frontier(conn, next_index)?,
         };
         let mut nodes = Vec::new();
 
@@ -599,25 +620,13 @@ pub(crate) fn append_registry_event(
             record_hash: crate::entry::record_hash(canonical.as_bytes()).to_vec(),
         })
         .execute(conn)?;
-    let mut frontier = super::tree::frontier(conn, position.next_index).map_err(tree_error)?;
+    let mut frontier = super::tree::frontier(conn, position.next_index)?;
     super::tree::append_nodes(conn, &frontier.push(entry.hash))?;
     Ok(RegistryReceipt {
         index: position.next_index,
         entry_hash: entry.hash,
         received_at: position.received_at,
     })
-}
-
-fn tree_error(e: super::tree::TreeError) -> LedgerError {
-    match e {
-        super::tree::TreeError::Storage(s) => s,
-        super::tree::TreeError::Proof(p) => LedgerError::Corrupt(format!(
-            "Merkle tree is incomplete ({p}); run `dozor verify` to name what is missing"
-        )),
-        incomplete @ super::tree::TreeError::Incomplete { .. } => {
-            LedgerError::Corrupt(incomplete.to_string())
-        }
-    }
 }
 
 pub(crate) fn push_derived<'a>(

@@ -42,9 +42,7 @@ fn derive(
         .and_then(|t| t.wheel_layout.as_deref());
     let setup =
         rules::TableSetup::for_table(plan, round.game(), layout).map_err(|e| e.to_string())?;
-    let verdict = rules::adjudicate_at(plan, &setup, &round).map_err(|e| e.to_string())?;
-    let statistics = rules::round_statistics_at(plan, &setup, &round).map_err(|e| e.to_string())?;
-    Derived::new(round.played_at(), &verdict, statistics)
+    Derived::judge(plan, &setup, &round)
         .map(|d| Expected::Round(Box::new(d)))
         .map_err(|e| e.to_string())
 }

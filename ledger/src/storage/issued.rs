@@ -166,10 +166,7 @@ fn check_one(conn: &mut PgConnection, issued: &IssuedCheckpoint) -> Result<(), L
     if issued.size > size {
         return Err(LedgerError::RolledBack(rollback(issued, size)));
     }
-    let root = super::tree::root(conn, issued.size).map_err(|e| match e {
-        super::tree::TreeError::Storage(s) => s,
-        other => LedgerError::Corrupt(other.to_string()),
-    })?;
+    let root = super::tree::root(conn, issued.size)?;
     if root != issued.root {
         return Err(LedgerError::RolledBack(format!(
             "{} for {} entries has another root than the stored tree: the ledger was rewritten after it was signed",

@@ -6,12 +6,15 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use ledger::checkpoint::NoteSigner;
-use ledger::storage::append::{append_batch_cached, AppendOutcome, Submission, WriterCache};
-use ledger::storage::{checkpoints, connect, reads};
 use tokio::sync::oneshot;
 
-use crate::error::ApiError;
+use super::IngestError;
+use crate::checkpoint::NoteSigner;
+use crate::storage::append::{append_batch_cached, AppendOutcome, Submission, WriterCache};
+use crate::storage::checkpoints::{self, CheckpointRow};
+use crate::storage::{connect, reads};
+use crate::witness::Witness;
+use crate::LedgerError;
 
 type Reply = oneshot::Sender<Result<AppendOutcome, String>>;
 
@@ -27,7 +30,7 @@ pub struct CheckpointPolicy {
     pub every_entries: u64,
     pub every: Duration,
     /// Where each signed checkpoint is also kept, outside the database.
-    pub witness: Option<ledger::witness::Witness>,
+    pub witness: Option<Witness>,
 }
 
 #[derive(Clone)]
@@ -55,7 +58,7 @@ impl Appender {
     }
 
     /// Appends one record; resolves when its batch is durable (or has failed as a whole).
-    pub async fn append(&self, submission: Submission) -> Result<AppendOutcome, ApiError> {
+    pub async fn append(&self, submission: Submission) -> Result<AppendOutcome, IngestError> {
         let answer = self.enqueue(submission)?;
         Self::outcome(answer).await
     }
@@ -65,7 +68,7 @@ impl Appender {
     pub async fn append_all(
         &self,
         submissions: Vec<Submission>,
-    ) -> Vec<Result<AppendOutcome, ApiError>> {
+    ) -> Vec<Result<AppendOutcome, IngestError>> {
         let answers: Vec<_> = submissions.into_iter().map(|s| self.enqueue(s)).collect();
         let mut outcomes = Vec::with_capacity(answers.len());
         for answer in answers {
@@ -80,15 +83,15 @@ impl Appender {
     fn enqueue(
         &self,
         submission: Submission,
-    ) -> Result<oneshot::Receiver<Result<AppendOutcome, String>>, ApiError> {
+    ) -> Result<oneshot::Receiver<Result<AppendOutcome, String>>, IngestError> {
         let (reply, answer) = oneshot::channel();
         match self.queue.try_send(Job { submission, reply }) {
             Ok(()) => Ok(answer),
-            Err(TrySendError::Full(_)) => Err(ApiError::Unavailable {
+            Err(TrySendError::Full(_)) => Err(IngestError::Unavailable {
                 reason: "the ingest queue is full",
                 cause: "ingest queue full".into(),
             }),
-            Err(TrySendError::Disconnected(_)) => Err(ApiError::Unavailable {
+            Err(TrySendError::Disconnected(_)) => Err(IngestError::Unavailable {
                 reason: "the ledger writer is not running",
                 cause: "ledger appender disconnected".into(),
             }),
@@ -97,14 +100,14 @@ impl Appender {
 
     async fn outcome(
         answer: oneshot::Receiver<Result<AppendOutcome, String>>,
-    ) -> Result<AppendOutcome, ApiError> {
+    ) -> Result<AppendOutcome, IngestError> {
         match answer.await {
             Ok(Ok(outcome)) => Ok(outcome),
-            Ok(Err(cause)) => Err(ApiError::Unavailable {
+            Ok(Err(cause)) => Err(IngestError::Unavailable {
                 reason: "the record could not be appended",
                 cause,
             }),
-            Err(_) => Err(ApiError::Unavailable {
+            Err(_) => Err(IngestError::Unavailable {
                 reason: "the ledger writer stopped",
                 cause: "ledger appender dropped the reply".into(),
             }),
@@ -245,15 +248,43 @@ fn checkpoint_if_due(
         }
     };
     if due {
-        let row = checkpoints::create(conn, signer, size, now).map_err(|e| e.to_string())?;
-        if let Some(witness) = &policy.witness {
-            witness
-                .record(size, row.created_at, &row.note)
-                .map_err(|e| e.to_string())?;
-        }
+        sign_checkpoint(conn, signer, size, now, policy.witness.as_ref())
+            .map_err(|e| e.to_string())?;
         *last = Some((size, now));
     }
     Ok(due)
+}
+
+/// Signs and stores a checkpoint of the first `size` entries and keeps it in the witness file,
+/// if there is one.
+pub fn sign_checkpoint(
+    conn: &mut PgConnection,
+    signer: &NoteSigner,
+    size: u64,
+    now: DateTime<Utc>,
+    witness: Option<&Witness>,
+) -> Result<CheckpointRow, LedgerError> {
+    let row = checkpoints::create(conn, signer, size, now)?;
+    if let Some(witness) = witness {
+        witness.record(size, row.created_at, &row.note)?;
+    }
+    Ok(row)
+}
+
+/// At shutdown: signs a checkpoint of everything appended if the latest does not cover it, so
+/// no receipt is left without a checkpoint while the server is down.
+pub fn final_checkpoint(
+    url: &str,
+    signer: &NoteSigner,
+    witness: Option<&Witness>,
+) -> Result<(), LedgerError> {
+    let mut conn = connect(url)?;
+    let size = reads::size(&mut conn)?;
+    let latest = checkpoints::latest(&mut conn)?.map(|c| c.size as u64);
+    if latest.is_none_or(|l| l < size) {
+        sign_checkpoint(&mut conn, signer, size, Utc::now(), witness)?;
+    }
+    Ok(())
 }
 
 fn connection<'a>(

@@ -1,0 +1,110 @@
+//! Registered tables and their keys, as the ingest path looks them up.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::RwLock;
+
+use chrono::{DateTime, Utc};
+use ed25519_dalek::VerifyingKey;
+
+use super::IngestError;
+use crate::registry_history::RegistryHistory;
+use crate::storage::models::GamingTableRow;
+use crate::storage::registry::{self, KeyValidity};
+use crate::storage::PgPool;
+
+/// Registered tables, and the table keys as the ledger's operator-signed registry events give
+/// them (never the `table_keys` rows, which the database's writer role could add to). Events
+/// are read as a key is not found, or after this server recorded a revocation; revocations are
+/// checked again inside the append transaction.
+pub struct Directory {
+    tables: RwLock<HashMap<String, GamingTableRow>>,
+    registry: RwLock<RegistryHistory>,
+    /// Operator keys that sign registry events, by key id.
+    operators: HashMap<String, VerifyingKey>,
+    stale: AtomicBool,
+}
+
+impl Directory {
+    pub fn new(operators: impl IntoIterator<Item = VerifyingKey>) -> Directory {
+        Directory {
+            tables: RwLock::default(),
+            registry: RwLock::default(),
+            operators: operators
+                .into_iter()
+                .map(|k| (crate::keys::key_id(&k), k))
+                .collect(),
+            stale: AtomicBool::new(true),
+        }
+    }
+
+    pub fn table(
+        &self,
+        pool: &PgPool,
+        table_id: &str,
+    ) -> Result<Option<GamingTableRow>, IngestError> {
+        if let Some(t) = self.tables.read()?.get(table_id) {
+            return Ok(Some(t.clone()));
+        }
+        let found = registry::find_table(&mut *pool.get()?, table_id)?;
+        Ok(found.map(|t| {
+            self.remember_table(&t.table);
+            t.table
+        }))
+    }
+
+    pub fn key(&self, pool: &PgPool, key_id: &str) -> Result<Option<KeyValidity>, IngestError> {
+        if !self.stale.load(Ordering::Acquire) {
+            if let Some(found) = self.known_key(key_id)? {
+                return Ok(Some(found));
+            }
+        }
+        self.follow(pool)?;
+        self.known_key(key_id)
+    }
+
+    fn known_key(&self, key_id: &str) -> Result<Option<KeyValidity>, IngestError> {
+        let registry = self.registry.read()?;
+        Ok(registry.table_key(key_id).map(|k| KeyValidity {
+            key_id: k.key_id.clone(),
+            table_id: k.table_id.clone(),
+            public_key: k.key,
+            valid_from: k.valid_from,
+            revoked_at: k.revocation.as_ref().map(|r| r.revoked_at),
+        }))
+    }
+
+    /// From when a table plays under dozor, as its registration event says (`None` if the
+    /// events read so far do not register it).
+    pub fn registered_from(&self, table_id: &str) -> Result<Option<DateTime<Utc>>, IngestError> {
+        let registry = self.registry.read()?;
+        Ok(registry.table(table_id).map(|t| t.registered_from))
+    }
+
+    /// Reads the registry events appended since the last read.
+    fn follow(&self, pool: &PgPool) -> Result<(), IngestError> {
+        let mut conn = pool.get()?;
+        let mut registry = self.registry.write()?;
+        self.stale.store(false, Ordering::Release);
+        crate::storage::registry_log::follow(&mut conn, &mut registry, &self.operators)?
+            .map(|_| ())
+            .map_err(|f| {
+                tracing::error!(index = f.index, reason = %f.reason, "the ledger's registry does not verify; keys after it are not trusted");
+                IngestError::Registry {
+                    index: f.index,
+                    reason: f.reason.to_string(),
+                }
+            })
+    }
+
+    pub fn remember_table(&self, table: &GamingTableRow) {
+        if let Ok(mut tables) = self.tables.write() {
+            tables.insert(table.table_id.clone(), table.clone());
+        }
+    }
+
+    /// After a revocation: the next lookup reads the registry again.
+    pub fn registry_changed(&self) {
+        self.stale.store(true, Ordering::Release);
+    }
+}

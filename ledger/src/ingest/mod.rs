@@ -1,0 +1,268 @@
+//! Ingest: a signed submission from its envelope to its receipt. The envelope is read, the
+//! table and key looked up, the signature checked, the round re-adjudicated, and the entry
+//! appended by the group-commit writer; anything that fails before the append changes nothing.
+//! Nothing here knows about HTTP: the server and the tests call [`Ingest`] directly.
+
+mod directory;
+mod error;
+mod group_commit;
+mod record_text;
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+
+pub use directory::Directory;
+pub use error::IngestError;
+pub use group_commit::{final_checkpoint, sign_checkpoint, Appender, CheckpointPolicy};
+pub use record_text::read_record;
+
+use crate::checkpoint::NoteSigner;
+use crate::envelope::EnvelopeText;
+use crate::storage::append::{AppendOutcome, Derived, Submission};
+use crate::storage::models::GamingTableRow;
+use crate::storage::registry::KeyValidity;
+use crate::storage::PgPool;
+use rules::{PlanBook, RecordError, Round};
+
+/// How far a table's clock may run ahead of the server's before its rounds are refused.
+pub const MAX_CLOCK_SKEW_SECONDS: i64 = 300;
+
+/// How the writer is set up.
+pub struct IngestSettings {
+    pub database_url: String,
+    /// Most records appended in one transaction.
+    pub max_batch: usize,
+    /// Most submissions waiting for the writer before new ones are refused (retry later).
+    pub queue_len: usize,
+    /// Signs checkpoints (and is the operator whose registry events are trusted).
+    pub operator: NoteSigner,
+    pub checkpoints: Option<CheckpointPolicy>,
+    /// A round received this long after it was played is logged as a late record.
+    pub late_after: chrono::Duration,
+}
+
+/// The ingest path of one server: key directory, plans and the ledger's single writer.
+pub struct Ingest {
+    pool: PgPool,
+    plans: Arc<PlanBook>,
+    directory: Directory,
+    appender: Appender,
+    late_after: chrono::Duration,
+}
+
+impl Ingest {
+    /// Refuses to start on a ledger rolled back behind a signed checkpoint (one the database
+    /// still holds, or one only the witness file does), then starts the writer.
+    pub fn start(
+        settings: IngestSettings,
+        pool: PgPool,
+        plans: Arc<PlanBook>,
+    ) -> Result<Ingest, crate::LedgerError> {
+        let witnessed = match settings
+            .checkpoints
+            .as_ref()
+            .and_then(|p| p.witness.as_ref())
+        {
+            Some(witness) => witness.read(&[settings.operator.verifier()])?,
+            None => Vec::new(),
+        };
+        crate::storage::issued::check_not_rolled_back(
+            &mut crate::storage::connect(&settings.database_url)?,
+            &witnessed,
+        )?;
+        let directory = Directory::new([settings.operator.verifier().key]);
+        let appender = Appender::start(
+            settings.database_url,
+            settings.max_batch,
+            settings.queue_len,
+            settings.operator,
+            settings.checkpoints,
+        );
+        Ok(Ingest {
+            pool,
+            plans,
+            directory,
+            appender,
+            late_after: settings.late_after,
+        })
+    }
+
+    /// The tables and keys this server knows.
+    pub fn directory(&self) -> &Directory {
+        &self.directory
+    }
+
+    /// Everything short of appending; blocking (may read the database on a cache miss).
+    pub fn prepare(&self, envelope: EnvelopeText<'_>) -> Result<Submission, IngestError> {
+        let (canonical, header) = read_record(envelope.record.get())?;
+        rules::string_limits::check_string_lengths(&canonical)?;
+        let table = self
+            .directory
+            .table(&self.pool, &header.table_id)?
+            .ok_or_else(|| {
+                IngestError::refused(
+                    "unknown_table",
+                    format!("table `{}` is not registered", header.table_id),
+                    json!({ "table_id": header.table_id }),
+                )
+            })?;
+        let key = self.signing_key(&envelope.key_id, &table)?;
+        envelope
+            .verify_canonical(&key.public_key, canonical.as_bytes())
+            .map_err(|e| {
+                IngestError::refused(
+                    "bad_signature",
+                    e.to_string(),
+                    json!({ "key_id": key.key_id }),
+                )
+            })?;
+        if header.plan_id != table.plan_id {
+            return Err(IngestError::refused(
+                "plan_mismatch",
+                format!(
+                    "table `{}` plays under plan `{}`, the record names `{}`",
+                    table.table_id, table.plan_id, header.plan_id
+                ),
+                json!({ "expected": table.plan_id, "got": header.plan_id }),
+            ));
+        }
+        if !rules::is_adjudicated(&header.record_type) {
+            return Err(RecordError::UnsupportedType(header.record_type).into());
+        }
+        if header.game.as_deref() != Some(table.game.as_str()) {
+            return Err(IngestError::refused(
+                "wrong_game",
+                format!(
+                    "table `{}` plays `{}`, the record is `{}`",
+                    table.table_id,
+                    table.game,
+                    header.game.unwrap_or_default()
+                ),
+                json!({ "expected": table.game }),
+            ));
+        }
+        // Parsed from the canonical text: the round judged is exactly the one stored.
+        let round = Round::parse_json_with_header(&header, &canonical)?;
+        self.played_in_time(&key, round.played_at())?;
+        let derived = self.adjudicate(&table, &round)?;
+        Ok(Submission::new(
+            envelope.key_id,
+            envelope.signature,
+            canonical,
+            header.record_type,
+            header.table_id,
+            header.seq_no,
+            Some(derived),
+        )
+        .late_after(self.late_after))
+    }
+
+    /// Appends one prepared record; resolves when its batch is durable.
+    pub async fn append(&self, submission: Submission) -> Result<AppendOutcome, IngestError> {
+        self.appender.append(submission).await
+    }
+
+    /// Appends several prepared records, each on its own, sharing group commits.
+    pub async fn append_all(
+        &self,
+        submissions: Vec<Submission>,
+    ) -> Vec<Result<AppendOutcome, IngestError>> {
+        self.appender.append_all(submissions).await
+    }
+
+    /// The key `key_id`, registered to `table` and valid now.
+    fn signing_key(
+        &self,
+        key_id: &str,
+        table: &GamingTableRow,
+    ) -> Result<KeyValidity, IngestError> {
+        let key = self.directory.key(&self.pool, key_id)?.ok_or_else(|| {
+            IngestError::refused(
+                "unknown_key",
+                format!("key `{key_id}` is not registered"),
+                json!({ "key_id": key_id }),
+            )
+        })?;
+        if key.table_id != table.table_id {
+            return Err(IngestError::refused(
+                "key_table_mismatch",
+                format!(
+                    "key {} belongs to table `{}`, not `{}`",
+                    key.key_id, key.table_id, table.table_id
+                ),
+                json!({ "key_id": key.key_id, "table_id": table.table_id }),
+            ));
+        }
+        if !key.valid_at(Utc::now()) {
+            return Err(IngestError::refused(
+                "key_not_valid",
+                format!("key {} is revoked or not yet valid", key.key_id),
+                json!({ "key_id": key.key_id, "revoked_at": key.revoked_at, "valid_from": key.valid_from }),
+            ));
+        }
+        Ok(key)
+    }
+
+    /// A round must not be played in the future (beyond the clock skew allowed), nor before
+    /// its table was registered or its key became valid: a closed gaming day cannot gain
+    /// rounds from before the table existed.
+    fn played_in_time(
+        &self,
+        key: &KeyValidity,
+        played_at: DateTime<Utc>,
+    ) -> Result<(), IngestError> {
+        let latest = Utc::now() + chrono::Duration::seconds(MAX_CLOCK_SKEW_SECONDS);
+        if played_at > latest {
+            return Err(IngestError::refused(
+                "played_at_in_future",
+                format!(
+                    "played_at {played_at} is later than the server's clock allows (skew tolerance {MAX_CLOCK_SKEW_SECONDS} s)"
+                ),
+                json!({ "field": "played_at" }),
+            ));
+        }
+        if let Some(from) = self.directory.registered_from(&key.table_id)? {
+            if played_at < from {
+                return Err(IngestError::refused(
+                    "played_before_registration",
+                    format!(
+                        "played_at {played_at} is before table `{}` was registered (it plays from {from})",
+                        key.table_id
+                    ),
+                    json!({ "field": "played_at", "registered_from": from }),
+                ));
+            }
+        }
+        if played_at < key.valid_from {
+            return Err(IngestError::refused(
+                "played_before_key",
+                format!(
+                    "played_at {played_at} is before key {} became valid ({})",
+                    key.key_id, key.valid_from
+                ),
+                json!({ "field": "played_at", "key_id": key.key_id, "valid_from": key.valid_from }),
+            ));
+        }
+        Ok(())
+    }
+
+    fn adjudicate(&self, table: &GamingTableRow, round: &Round) -> Result<Derived, IngestError> {
+        let plan = self.plans.get(round.plan_id()).ok_or_else(|| {
+            IngestError::refused(
+                "unknown_plan",
+                format!("plan `{}` is not known to this server", round.plan_id()),
+                json!({}),
+            )
+        })?;
+        let setup =
+            rules::TableSetup::for_table(plan, round.game(), table.wheel_layout.as_deref())?;
+        Ok(Derived::judge(plan, &setup, round)?)
+    }
+}
+
+/// Parses a request body (or one item of a batch) as an envelope, its record left as text.
+pub fn parse_envelope(body: &[u8]) -> Result<EnvelopeText<'_>, IngestError> {
+    serde_json::from_slice::<EnvelopeText>(body).map_err(IngestError::Envelope)
+}
