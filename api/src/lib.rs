@@ -1,11 +1,10 @@
-//! dozor's HTTP API and server wiring. The `dozor` binary (src/main.rs) adds the command line.
+//! dozor's HTTP API and server wiring: routes, access control and the error body. The `dozor`
+//! binary (the `cli` crate) adds the command line.
 
 pub mod access;
 pub mod auth;
-pub mod database;
 pub mod error;
 pub mod openapi;
 pub mod routes;
 pub mod server;
-pub mod simulation;
 pub mod state;

@@ -17,6 +17,7 @@ pub mod inspection;
 pub mod json_compare;
 pub mod keys;
 pub mod merkle;
+pub mod operator_key;
 pub mod registration;
 pub mod registry_event;
 pub mod registry_history;

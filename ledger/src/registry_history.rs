@@ -280,6 +280,16 @@ impl RegistryHistory {
     }
 }
 
+/// Who acts from the command line, as the ledger records it.
+pub fn cli_actor() -> String {
+    let user = ["USER", "LOGNAME"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|user| !user.trim().is_empty())
+        .unwrap_or_else(|| "unknown".into());
+    format!("{}{user}", CLI_ACTOR)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@ pub mod api_keys;
 pub mod append;
 pub mod checkpoints;
 pub mod cluster;
+pub mod database;
 mod derived_check;
 pub mod issued;
 pub mod models;

@@ -2,15 +2,12 @@
 
 mod adjudicate;
 mod apikey;
-mod bench;
-mod bench_verify;
 mod export;
 mod keys;
 mod plan;
 mod report;
 mod rtp;
 mod serve;
-mod simulate;
 mod verify;
 
 use std::path::PathBuf;
@@ -57,7 +54,7 @@ enum Command {
     Export(export::ExportArgs),
     /// Generate signed rounds (roulette, blackjack, UTH, money wheels, poker) for N tables and
     /// submit them to a running server.
-    Simulate(simulate::SimulateArgs),
+    Simulate(simulator::simulate::SimulateArgs),
     /// Print the theoretical RTP of every bet kind of a plan, computed from its pay tables and
     /// the cards (docs/RTP.md).
     Rtp(rtp::RtpArgs),
@@ -66,7 +63,7 @@ enum Command {
     /// Reports (the nightly job runs `report daily`).
     Report(report::ReportArgs),
     /// Benchmarks: `bench adjudicate`, `bench ingest`, `bench proofs`, `bench verify`.
-    Bench(bench::BenchArgs),
+    Bench(simulator::bench::BenchArgs),
     /// Print the role table: which roles may call each route (as docs/ACCESS.md lists it).
     Roles,
     /// Print the OpenAPI document (as checked in at openapi/openapi.json).
@@ -112,10 +109,7 @@ pub fn progress_bar(total: u64, what: &str) -> indicatif::ProgressBar {
 }
 
 /// Settings every database-touching command shares.
-pub struct Global {
-    pub database_url: Option<String>,
-    pub data_dir: PathBuf,
-}
+pub use ledger::storage::database::DatabaseChoice as Global;
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let global = Global {
@@ -126,7 +120,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Command::Serve(a) => serve::run(&global, a),
         Command::Migrate => {
-            let db = api::database::Database::open(global.database_url.clone(), &global.data_dir)?;
+            let db = ledger::storage::database::Database::open(
+                global.database_url.clone(),
+                &global.data_dir,
+            )?;
             println!("migrations applied; database ready");
             db.close()?;
             Ok(ExitCode::SUCCESS)
@@ -137,11 +134,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Adjudicate(a) => adjudicate::run(a),
         Command::Verify(a) => verify::run(&global, a),
         Command::Export(a) => export::run(&global, a),
-        Command::Simulate(a) => simulate::run(&global, a),
+        Command::Simulate(a) => simulator::simulate::run(&global, a),
         Command::Report(a) => report::run(&global, a),
         Command::Rtp(a) => rtp::run(a),
         Command::Plan(a) => plan::run(a),
-        Command::Bench(a) => bench::run(&global, a),
+        Command::Bench(a) => simulator::bench::run(&global, a),
         Command::Roles => {
             print!("{}", api::access::markdown());
             Ok(ExitCode::SUCCESS)

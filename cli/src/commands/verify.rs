@@ -2,7 +2,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use api::database::Database;
+use ledger::storage::database::Database;
 use std::collections::HashMap;
 
 use ed25519_dalek::VerifyingKey;

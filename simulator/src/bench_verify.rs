@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use crate::games::{table_key, RouletteSimulator};
 use anyhow::{anyhow, Context as _};
-use api::simulation::{table_key, RouletteSimulator};
 use chrono::Utc;
 use diesel::PgConnection;
 use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
@@ -22,7 +22,7 @@ use ledger::Envelope;
 use reports::GamingDayClock;
 use serde_json::json;
 
-use super::Global;
+use ledger::storage::database::DatabaseChoice as Global;
 
 const DATABASE: &str = "dozor_bench_verify";
 const TABLES: usize = 16;
@@ -66,7 +66,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
     }
     let mut simulator = RouletteSimulator::new(11, plan.clone(), 0.02);
     let mut cache = WriterCache::default();
-    let progress = crate::cli::progress_bar(rounds, "spins appended");
+    let progress = crate::progress_bar(rounds, "spins appended");
     let mut done = 0u64;
     while done < rounds {
         let batch_len = (rounds - done).min(2_000);

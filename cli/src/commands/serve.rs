@@ -2,10 +2,10 @@ use std::process::ExitCode;
 
 use actix_web::{App, HttpServer};
 use anyhow::Context as _;
-use api::database::Database;
 use api::server::{self, Settings};
 use ledger::checkpoint::NoteSigner;
 use ledger::ingest::CheckpointPolicy;
+use ledger::storage::database::Database;
 use std::path::PathBuf;
 
 use super::Global;
@@ -56,15 +56,11 @@ pub struct ServeArgs {
 
 /// Reads the operator key, or creates one at the default place.
 pub(super) fn operator_key(global: &Global, path: Option<PathBuf>) -> anyhow::Result<NoteSigner> {
-    let explicit = path.is_some();
-    let path = path.unwrap_or_else(|| global.data_dir.join("operator.key"));
-    if !path.exists() && !explicit {
-        std::fs::create_dir_all(&global.data_dir)?;
-        let signer = NoteSigner::new(server::DEFAULT_ORIGIN, ledger::keys::generate())?;
-        super::keys::write_private(&path, &signer.private_key())?;
-        tracing::warn!(path = %path.display(), verifier_key = %signer.verifier(), "created an operator checkpoint key");
-    }
-    read_operator_key(&path)
+    Ok(ledger::operator_key::load_or_create(
+        &global.data_dir,
+        path,
+        server::DEFAULT_ORIGIN,
+    )?)
 }
 
 /// The operator key at `path`, or else at the default place; never created (for commands that
@@ -73,22 +69,7 @@ pub(super) fn existing_operator_key(
     global: &Global,
     path: Option<PathBuf>,
 ) -> anyhow::Result<NoteSigner> {
-    let path = path.unwrap_or_else(|| global.data_dir.join("operator.key"));
-    anyhow::ensure!(
-        path.exists(),
-        "no operator key at {}: give the ledger's own with --operator-key",
-        path.display()
-    );
-    read_operator_key(&path)
-}
-
-fn read_operator_key(path: &std::path::Path) -> anyhow::Result<NoteSigner> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading operator key {}", path.display()))?;
-    let signer = NoteSigner::from_private_key(&text)
-        .with_context(|| format!("operator key {}", path.display()))?;
-    tracing::info!(verifier_key = %signer.verifier(), "checkpoints are signed with");
-    Ok(signer)
+    Ok(ledger::operator_key::load_existing(&global.data_dir, path)?)
 }
 
 pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {

@@ -223,7 +223,7 @@ impl TournamentSimulator {
 mod tests {
     use super::*;
 
-    use crate::simulation::test_plan as plan;
+    use crate::games::test_plan as plan;
 
     #[test]
     fn simulated_tournaments_settle_clean_and_every_injected_error_is_found() {

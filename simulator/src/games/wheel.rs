@@ -190,7 +190,7 @@ impl WheelSimulator {
 mod tests {
     use super::*;
 
-    use crate::simulation::test_plan as plan;
+    use crate::games::test_plan as plan;
 
     fn judge(sim: &WheelSimulator, record: &Value) -> Vec<rules::FindingKind> {
         let round = Round::parse(record).unwrap();

@@ -2,8 +2,8 @@
 //! Verdicts serialize straight into RFC 8785 canonical JSON, which the offline verifier relies on
 //! to compare its own re-adjudication with an export byte for byte.
 
-use api::simulation::RouletteSimulator;
 use chrono::{TimeZone as _, Utc};
+use simulator::games::RouletteSimulator;
 
 #[test]
 fn serde_output_of_verdicts_is_already_canonical() {

@@ -1,9 +1,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use api::database::Database;
 use chrono::{NaiveDate, Utc};
 use ledger::storage::connect;
+use ledger::storage::database::Database;
 
 use super::Global;
 

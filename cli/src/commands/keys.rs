@@ -27,7 +27,7 @@ pub fn keygen(args: KeygenArgs) -> anyhow::Result<ExitCode> {
     }
     if args.operator {
         let signer = ledger::checkpoint::NoteSigner::new(&args.name, generate())?;
-        write_private(&args.out, &signer.private_key())?;
+        ledger::operator_key::write_private(&args.out, &signer.private_key())?;
         println!(
             "{}",
             serde_json::json!({"verifier_key": signer.verifier().to_string(), "secret_key_file": args.out})
@@ -36,27 +36,12 @@ pub fn keygen(args: KeygenArgs) -> anyhow::Result<ExitCode> {
     }
     let file = SecretKeyFile::new(&generate());
     let text = serde_json::to_string_pretty(&file)?;
-    write_private(&args.out, &text)?;
+    ledger::operator_key::write_private(&args.out, &text)?;
     println!(
         "{}",
         serde_json::json!({"key_id": file.key_id, "public_key": file.public_key, "secret_key_file": args.out})
     );
     Ok(ExitCode::SUCCESS)
-}
-
-pub fn write_private(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)
-        .with_context(|| format!("writing {}", path.display()))?;
-    f.write_all(text.as_bytes())?;
-    f.write_all(b"\n")?;
-    Ok(())
 }
 
 #[derive(Debug, clap::Args)]

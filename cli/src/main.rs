@@ -1,7 +1,7 @@
 //! The `dozor` command line: server, database, keys, adjudication, verification, simulation,
 //! reports and benchmarks.
 
-mod cli;
+mod commands;
 
 /// mimalloc: allocation-heavy paths (JSON, verdicts) run measurably faster than with glibc's.
 #[global_allocator]
@@ -19,8 +19,8 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    let args = cli::Args::parse();
-    match cli::run(args) {
+    let args = commands::Args::parse();
+    match commands::run(args) {
         Ok(code) => code,
         Err(e) => {
             let message = format!("{e:#}").replace('\n', " ");

@@ -34,7 +34,7 @@ pub const INJECTED_ERRORS: [&str; 6] = [
 pub(crate) fn test_plan() -> Plan {
     rules::PlanBook::builtin()
         .ok()
-        .and_then(|book| book.get(crate::server::DEFAULT_PLAN).cloned())
+        .and_then(|book| book.get(api::server::DEFAULT_PLAN).cloned())
         .unwrap_or_else(|| unreachable!("the bundled plan is missing"))
 }
 

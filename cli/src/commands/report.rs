@@ -2,9 +2,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use api::database::Database;
 use chrono::{Datelike as _, NaiveDate, Utc};
 use ledger::storage::connect;
+use ledger::storage::database::Database;
 use reports::daily;
 
 use super::Global;

@@ -255,7 +255,7 @@ impl OfcSimulator {
 mod tests {
     use super::*;
 
-    use crate::simulation::test_plan as plan;
+    use crate::games::test_plan as plan;
 
     #[test]
     fn simulated_hands_are_legal_and_every_injected_error_is_found() {

@@ -1,12 +1,20 @@
 //! Which PostgreSQL to use: `DATABASE_URL`, or a cluster dozor manages under the data directory.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use ledger::storage::cluster::LocalCluster;
-use ledger::storage::{connect, migrate};
-use ledger::LedgerError;
+use super::cluster::LocalCluster;
+use super::{connect, migrate};
+use crate::LedgerError;
 
 pub const MANAGED_DATABASE: &str = "dozor";
+
+/// Which PostgreSQL a command uses, as its command line gives it: `DATABASE_URL`, or else the
+/// data directory under which dozor runs its own cluster.
+#[derive(Debug, Clone)]
+pub struct DatabaseChoice {
+    pub database_url: Option<String>,
+    pub data_dir: PathBuf,
+}
 
 pub struct Database {
     /// The owner's URL: migrations, and the command-line tools that work on the database directly.
@@ -46,10 +54,7 @@ impl Database {
             tracing::info!(%version, "applied migration");
         }
         // A ledger written before the Merkle tree existed gets its nodes now.
-        let added = ledger::storage::tree::catch_up(&mut conn).map_err(|e| match e {
-            ledger::storage::tree::TreeError::Storage(s) => s,
-            other => LedgerError::Corrupt(other.to_string()),
-        })?;
+        let added = super::tree::catch_up(&mut conn)?;
         if added > 0 {
             tracing::info!(added, "built missing Merkle tree nodes");
         }
@@ -64,7 +69,7 @@ impl Database {
     /// tree building; the schema must be current.
     pub fn open_for_reading(url: Option<String>, data_dir: &Path) -> Result<Database, LedgerError> {
         let database = Self::start(url, data_dir)?;
-        ledger::storage::require_migrated(&mut connect(&database.url)?)?;
+        crate::storage::require_migrated(&mut connect(&database.url)?)?;
         Ok(database)
     }
 

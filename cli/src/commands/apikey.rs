@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context as _};
-use api::database::Database;
 use chrono::{DateTime, Utc};
 use ledger::access::{ApiKeySecret, Role};
 use ledger::storage::api_keys::{self, ApiKeyRecord, NewApiKey};
 use ledger::storage::connect;
+use ledger::storage::database::Database;
 use serde_json::json;
 
 use super::Global;
@@ -57,16 +57,6 @@ enum ApikeyCommand {
     },
 }
 
-/// Who acts from the command line, as the ledger records it.
-pub fn cli_actor() -> String {
-    let user = ["USER", "LOGNAME"]
-        .iter()
-        .filter_map(|name| std::env::var(name).ok())
-        .find(|user| !user.trim().is_empty())
-        .unwrap_or_else(|| "unknown".into());
-    format!("{}{user}", ledger::registry_history::CLI_ACTOR)
-}
-
 pub fn run(global: &Global, args: ApikeyArgs) -> anyhow::Result<ExitCode> {
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let result = run_on(global, &db.url, args);
@@ -94,7 +84,7 @@ fn run_on(global: &Global, url: &str, args: ApikeyArgs) -> anyhow::Result<ExitCo
                 (None, None) => None,
             };
             let operator = super::serve::operator_key(global, args.operator_key)?;
-            let actor = cli_actor();
+            let actor = ledger::registry_history::cli_actor();
             let new = NewApiKey {
                 name: &name,
                 role,
@@ -150,7 +140,7 @@ fn run_on(global: &Global, url: &str, args: ApikeyArgs) -> anyhow::Result<ExitCo
                 &mut conn,
                 operator.signing_key(),
                 &key,
-                &cli_actor(),
+                &ledger::registry_history::cli_actor(),
                 reason.trim(),
                 Utc::now(),
             )?;

@@ -1,13 +1,14 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
+use crate::games::cards::{BlackjackSimulator, UthSimulator};
+use crate::games::wheel::WheelSimulator;
+use crate::games::{table_key, RouletteSimulator};
 use anyhow::{anyhow, bail, Context as _};
-use api::simulation::cards::{BlackjackSimulator, UthSimulator};
-use api::simulation::wheel::WheelSimulator;
-use api::simulation::{table_key, RouletteSimulator};
 use chrono::Utc;
 use futures_util::{stream, StreamExt as _};
 use ledger::keys::encode_public_key;
+use ledger::storage::database::DatabaseChoice;
 use ledger::Envelope;
 use serde_json::{json, Value};
 
@@ -65,7 +66,7 @@ const GAMES: [&str; 9] = [
     "poker_tournament",
 ];
 
-pub fn run(global: &super::Global, args: SimulateArgs) -> anyhow::Result<ExitCode> {
+pub fn run(global: &DatabaseChoice, args: SimulateArgs) -> anyhow::Result<ExitCode> {
     if !(0.0..=1.0).contains(&args.error_share) {
         bail!("--error-share must be between 0 and 1");
     }
@@ -97,7 +98,7 @@ pub fn run(global: &super::Global, args: SimulateArgs) -> anyhow::Result<ExitCod
 
 /// The admin key a simulation makes for itself in the local database, revoked when it ends.
 struct OwnKey {
-    database: api::database::Database,
+    database: ledger::storage::database::Database,
     operator: ledger::checkpoint::NoteSigner,
     name: String,
     token: String,
@@ -105,19 +106,25 @@ struct OwnKey {
 
 impl OwnKey {
     fn create(
-        global: &super::Global,
+        global: &DatabaseChoice,
         operator_key: Option<std::path::PathBuf>,
     ) -> anyhow::Result<OwnKey> {
-        let database =
-            api::database::Database::open(global.database_url.clone(), &global.data_dir)?;
-        let operator = super::serve::operator_key(global, operator_key)?;
+        let database = ledger::storage::database::Database::open(
+            global.database_url.clone(),
+            &global.data_dir,
+        )?;
+        let operator = ledger::operator_key::load_or_create(
+            &global.data_dir,
+            operator_key,
+            api::server::DEFAULT_ORIGIN,
+        )?;
         let now = Utc::now();
         let name = format!("simulator-{}", now.format("%Y%m%dT%H%M%S%.6f"));
         let secret = ledger::access::ApiKeySecret::generate();
         let new = ledger::storage::api_keys::NewApiKey {
             name: &name,
             role: ledger::access::Role::Admin,
-            created_by: &super::apikey::cli_actor(),
+            created_by: &ledger::registry_history::cli_actor(),
             expires_at: Some(now + chrono::Duration::days(1)),
         };
         ledger::storage::api_keys::create_api_key(
@@ -141,7 +148,7 @@ impl OwnKey {
             &mut ledger::storage::connect(&self.database.url)?,
             self.operator.signing_key(),
             &self.name,
-            &super::apikey::cli_actor(),
+            &ledger::registry_history::cli_actor(),
             "simulation finished",
             Utc::now(),
         )?;
@@ -197,14 +204,14 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
             }
             _ => None,
         };
-        let mut poker = api::simulation::poker::PokerSimulator::new(
+        let mut poker = crate::games::poker::PokerSimulator::new(
             args.seed.wrapping_add(t as u64),
             plan.clone(),
             args.game == "poker_omaha",
         );
         let mut ofc =
-            api::simulation::ofc::OfcSimulator::new(args.seed.wrapping_add(t as u64), plan.clone());
-        let mut tournaments = api::simulation::tournament::TournamentSimulator::new(
+            crate::games::ofc::OfcSimulator::new(args.seed.wrapping_add(t as u64), plan.clone());
+        let mut tournaments = crate::games::tournament::TournamentSimulator::new(
             args.seed.wrapping_add(t as u64),
             plan.clone(),
         );

@@ -3,10 +3,10 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use crate::games::{table_key, RouletteSimulator};
 use actix_web::{App, HttpServer};
 use anyhow::{anyhow, Context as _};
 use api::server::{self, Settings};
-use api::simulation::{table_key, RouletteSimulator};
 use chrono::Utc;
 use futures_util::{stream, StreamExt as _};
 use ledger::keys::encode_public_key;
@@ -14,7 +14,7 @@ use ledger::storage::cluster::LocalCluster;
 use ledger::Envelope;
 use serde_json::json;
 
-use super::Global;
+use ledger::storage::database::DatabaseChoice as Global;
 
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
@@ -82,7 +82,7 @@ pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
         BenchKind::Verify {
             entries,
             strict_signatures,
-        } => super::bench_verify::verify(global, entries, strict_signatures),
+        } => crate::bench_verify::verify(global, entries, strict_signatures),
         BenchKind::Ingest {
             rounds,
             concurrency,
@@ -102,15 +102,15 @@ fn plan() -> anyhow::Result<rules::Plan> {
 /// Rounds of `game` (roulette spins with the simulator's error share; blackjack and UTH dealt
 /// from shuffled cards, clean), parsed once, then adjudicated on one thread for at least 3 s.
 fn adjudicate(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
-    use api::simulation::cards::{BlackjackSimulator, UthSimulator};
+    use crate::games::cards::{BlackjackSimulator, UthSimulator};
     let plan = plan()?;
     let mut roulette = RouletteSimulator::new(1, plan.clone(), 0.05);
     let mut blackjack = BlackjackSimulator::new(1, plan.clone());
     let mut uth = UthSimulator::new(1, plan.clone());
     let mut poker =
-        api::simulation::poker::PokerSimulator::new(1, plan.clone(), game == "poker_omaha");
-    let mut ofc = api::simulation::ofc::OfcSimulator::new(1, plan.clone());
-    let mut tournaments = api::simulation::tournament::TournamentSimulator::new(1, plan.clone());
+        crate::games::poker::PokerSimulator::new(1, plan.clone(), game == "poker_omaha");
+    let mut ofc = crate::games::ofc::OfcSimulator::new(1, plan.clone());
+    let mut tournaments = crate::games::tournament::TournamentSimulator::new(1, plan.clone());
     let parsed: Vec<rules::Round> = (0..rounds as u64)
         .map(|i| {
             let record = match game {

@@ -1,0 +1,71 @@
+//! The operator's key file: it signs checkpoints and registry events. Commands that start a
+//! ledger may create it; commands that sign for an existing ledger only read it.
+
+use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::path::{Path, PathBuf};
+
+use crate::checkpoint::NoteSigner;
+use crate::LedgerError;
+
+/// Where the key is kept when no path is given.
+pub fn default_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("operator.key")
+}
+
+/// The key at `path`; without a path, the one under `data_dir`, created there (with checkpoint
+/// origin `origin`) if there is none yet.
+pub fn load_or_create(
+    data_dir: &Path,
+    path: Option<PathBuf>,
+    origin: &str,
+) -> Result<NoteSigner, LedgerError> {
+    let explicit = path.is_some();
+    let path = path.unwrap_or_else(|| default_path(data_dir));
+    if !path.exists() && !explicit {
+        std::fs::create_dir_all(data_dir)
+            .map_err(|e| LedgerError::io(format!("creating {}", data_dir.display()), e))?;
+        let signer = NoteSigner::new(origin, crate::keys::generate())
+            .map_err(|e| LedgerError::Key(e.to_string()))?;
+        write_private(&path, &signer.private_key())?;
+        tracing::warn!(path = %path.display(), verifier_key = %signer.verifier(), "created an operator checkpoint key");
+    }
+    read(&path)
+}
+
+/// The key at `path`, or else under `data_dir`; never created (for commands that sign on
+/// behalf of an existing ledger).
+pub fn load_existing(data_dir: &Path, path: Option<PathBuf>) -> Result<NoteSigner, LedgerError> {
+    let path = path.unwrap_or_else(|| default_path(data_dir));
+    if !path.exists() {
+        return Err(LedgerError::Key(format!(
+            "no operator key at {}: give the ledger's own with --operator-key",
+            path.display()
+        )));
+    }
+    read(&path)
+}
+
+fn read(path: &Path) -> Result<NoteSigner, LedgerError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| LedgerError::io(format!("reading operator key {}", path.display()), e))?;
+    let signer = NoteSigner::from_private_key(&text)
+        .map_err(|e| LedgerError::Key(format!("operator key {}: {e}", path.display())))?;
+    tracing::info!(verifier_key = %signer.verifier(), "checkpoints are signed with");
+    Ok(signer)
+}
+
+/// Writes a secret (a private key) readable by its owner only.
+pub fn write_private(path: &Path, text: &str) -> Result<(), LedgerError> {
+    let context = || format!("writing {}", path.display());
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| LedgerError::io(context(), e))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.write_all(b"\n"))
+        .map_err(|e| LedgerError::io(context(), e))
+}
