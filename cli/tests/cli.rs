@@ -91,6 +91,86 @@ fn keygen_sign_and_adjudicate_a_record_file() {
     assert!(stderr.contains("outcome.number"), "{stderr}");
 }
 
+/// A money wheel spin is judged by the table's own segment order, which the record does not
+/// carry: offline, `adjudicate` takes it as the table's configuration.
+#[test]
+fn a_wheel_spin_is_adjudicated_offline_with_the_tables_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let record_file = dir.path().join("spin.json");
+    // The pointer stopped on segment 0; 100 Kč on 25x_black was paid 2 600 Kč (25:1 + stake).
+    let record = json!({
+        "type": "round", "game": "money_wheel_1", "table_id": "W1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T22:10:03Z",
+        "outcome": {"result": "segment", "segment": 0, "turns": 4},
+        "bets": [{"bet_id": "b1", "player": "seat-1", "box": "25x_black",
+                  "stake_h": 10_000, "paid_h": 260_000}]
+    });
+    std::fs::write(&record_file, record.to_string()).unwrap();
+    // Wheel I of the plan: 17 × 1x, 10 × 2x, 5 × 5x, 2 × 10x, 25x_black, 25x_pink (36 segments).
+    let mut rest: Vec<&str> = Vec::new();
+    for (label, count) in [("1x", 17), ("2x", 10), ("5x", 5), ("10x", 2)] {
+        rest.extend(std::iter::repeat_n(label, count));
+    }
+    let black_first = [vec!["25x_black"], rest.clone(), vec!["25x_pink"]].concat();
+    let black_last = [rest, vec!["25x_pink", "25x_black"]].concat();
+
+    // Without the layout the spin cannot be judged: one line, non-zero exit.
+    let out = dozor()
+        .arg("adjudicate")
+        .arg(&record_file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("segment layout"), "{stderr}");
+
+    // Segment 0 is 25x_black: the bet wins 25:1, 10 000 h × 26 = 260 000 h back, as paid.
+    let out = dozor()
+        .arg("adjudicate")
+        .arg(&record_file)
+        .arg("--wheel-layout")
+        .arg(black_first.join(","))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let verdict: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(verdict["findings"], json!([]), "{verdict}");
+    assert_eq!(verdict["segment_label"], "25x_black", "{verdict}");
+
+    // Segment 0 is 1x on another table: 25x_black loses, so all 260 000 h paid is overpaid.
+    let config = dir.path().join("table.json");
+    std::fs::write(&config, json!({ "wheel_layout": black_last }).to_string()).unwrap();
+    let out = dozor()
+        .arg("adjudicate")
+        .arg(&record_file)
+        .arg("--table-config")
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let verdict: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(verdict["findings"][0]["kind"], "overpaid", "{verdict}");
+    assert_eq!(verdict["findings"][0]["amount_h"], 260_000, "{verdict}");
+
+    // A layout the plan does not allow (one segment short) is refused.
+    let out = dozor()
+        .arg("adjudicate")
+        .arg(&record_file)
+        .arg("--wheel-layout")
+        .arg(black_first[1..].join(","))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
 #[actix_web::test]
 async fn verify_walks_the_ledger_and_names_a_tampered_index() {
     let (state, url) = state();

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::{PlanError, RecordError};
 use crate::rtp::TheoreticalFigures;
-use crate::{PlanError, RecordError};
 
 /// The plans shipped with this version of dozor, each with its theoretical figures
 /// (`dozor rtp --write`).
@@ -437,10 +437,10 @@ impl Plan {
     }
 
     /// The money wheel section for `game` (`money_wheel_1` or `money_wheel_2`).
-    pub fn wheel(&self, game: crate::GameCode) -> Result<&WheelPlan, RecordError> {
+    pub fn wheel(&self, game: crate::round_header::GameCode) -> Result<&WheelPlan, RecordError> {
         let section = match game {
-            crate::GameCode::MoneyWheel1 => self.money_wheel_1.as_ref(),
-            crate::GameCode::MoneyWheel2 => self.money_wheel_2.as_ref(),
+            crate::round_header::GameCode::MoneyWheel1 => self.money_wheel_1.as_ref(),
+            crate::round_header::GameCode::MoneyWheel2 => self.money_wheel_2.as_ref(),
             _ => None,
         };
         section.ok_or_else(|| RecordError::GameNotInPlan {
@@ -556,7 +556,7 @@ impl Plan {
                 )));
             }
             for (i, b) in w.boxes.iter().enumerate() {
-                crate::record::validate_identifier("box", &b.id)
+                crate::round_header::validate_identifier("box", &b.id)
                     .map_err(|e| bad(format!("{game}: {e}")))?;
                 if w.boxes[..i].iter().any(|other| other.id == b.id) {
                     return Err(bad(format!("{game}: box {} is listed twice", b.id)));

@@ -1,9 +1,12 @@
 //! Round records as tables submit them. Parsing is strict: unknown fields are rejected.
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::round_header::{validate_identifier, GameCode, RoundType, MAX_SEQ_NO};
 use serde_json::Value;
 
 use crate::blackjack::BlackjackRound;
+use crate::game::{Game, GameRecord};
 use crate::money_wheel::WheelRound;
 use crate::ofc::OfcHand;
 use crate::poker_cash::{PokerHand, TimeCollection};
@@ -11,65 +14,6 @@ use crate::roulette::RouletteRound;
 use crate::tournament::TournamentRecord;
 use crate::uth::UthRound;
 use crate::RecordError;
-
-/// Games of the plan. Codes are short stable strings used in records, tables and reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GameCode {
-    Roulette,
-    Blackjack,
-    UltimateTexasHoldem,
-    #[serde(rename = "money_wheel_1")]
-    MoneyWheel1,
-    #[serde(rename = "money_wheel_2")]
-    MoneyWheel2,
-    PokerCash,
-    OpenFaceChinese,
-    PokerTournament,
-}
-
-impl GameCode {
-    pub const ALL: [GameCode; 8] = [
-        GameCode::Roulette,
-        GameCode::Blackjack,
-        GameCode::UltimateTexasHoldem,
-        GameCode::MoneyWheel1,
-        GameCode::MoneyWheel2,
-        GameCode::PokerCash,
-        GameCode::OpenFaceChinese,
-        GameCode::PokerTournament,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameCode::Roulette => "roulette",
-            GameCode::Blackjack => "blackjack",
-            GameCode::UltimateTexasHoldem => "ultimate_texas_holdem",
-            GameCode::MoneyWheel1 => "money_wheel_1",
-            GameCode::MoneyWheel2 => "money_wheel_2",
-            GameCode::PokerCash => "poker_cash",
-            GameCode::OpenFaceChinese => "open_face_chinese",
-            GameCode::PokerTournament => "poker_tournament",
-        }
-    }
-
-    pub fn parse(code: &str) -> Option<GameCode> {
-        GameCode::ALL.into_iter().find(|g| g.as_str() == code)
-    }
-}
-
-impl std::fmt::Display for GameCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The record type every game's round has: `"type": "round"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RoundType {
-    Round,
-}
 
 /// The fields every record has, read before the game-specific parse.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,85 +32,12 @@ fn unescaped_string(text: &str) -> Option<&str> {
     (!inner.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)).then_some(inner)
 }
 
-/// Largest sequence number accepted: 2^53 − 1, so every JSON implementation reads it exactly.
-pub const MAX_SEQ_NO: u64 = (1 << 53) - 1;
-
 fn required_str<'a>(record: &'a Value, field: &str) -> Result<&'a str, RecordError> {
     match record.get(field) {
         Some(Value::String(s)) => Ok(s),
         Some(_) => Err(RecordError::invalid(field, "must be a string")),
         None => Err(RecordError::invalid(field, "is required")),
     }
-}
-
-/// Checks a short stable identifier: 1–64 characters of `A-Z a-z 0-9 _ - .`.
-pub fn validate_identifier(field: &str, value: &str) -> Result<(), RecordError> {
-    let ok = !value.is_empty()
-        && value.len() <= 64
-        && value
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    if ok {
-        Ok(())
-    } else {
-        Err(RecordError::invalid(
-            field,
-            format!("`{value}` must be 1-64 characters of letters, digits, '_', '-' or '.'"),
-        ))
-    }
-}
-
-/// The identifiers and sequence number every round carries.
-pub(crate) fn validate_round_identity(
-    table_id: &str,
-    plan_id: &str,
-    seq_no: u64,
-) -> Result<(), RecordError> {
-    validate_identifier("table_id", table_id)?;
-    validate_identifier("plan_id", plan_id)?;
-    if seq_no > MAX_SEQ_NO {
-        return Err(RecordError::invalid("seq_no", "must be at most 2^53-1"));
-    }
-    Ok(())
-}
-
-/// Checks the numbers of a round's layout positions (`boxes` by `box`, `spots` by `spot`):
-/// 1 to `max`, left to right, each once.
-pub(crate) fn validate_positions(
-    numbers: impl Iterator<Item = u8>,
-    max: u8,
-    list: &str,
-    field: &str,
-) -> Result<(), RecordError> {
-    let mut previous = 0u8;
-    for (i, number) in numbers.enumerate() {
-        if number <= previous || number > max {
-            return Err(RecordError::invalid(
-                field,
-                format!("{list} are numbered 1 to {max}, left to right, each once"),
-            )
-            .within(format_args!("{list}[{i}]")));
-        }
-        previous = number;
-    }
-    Ok(())
-}
-
-/// Checks a bet's id: an identifier, not used by an earlier bet of the round (`earlier`, to
-/// which it is added).
-pub(crate) fn validate_bet_id<'r>(
-    earlier: &mut Vec<&'r str>,
-    bet_id: &'r str,
-) -> Result<(), RecordError> {
-    validate_identifier("bet_id", bet_id)?;
-    if earlier.contains(&bet_id) {
-        return Err(RecordError::invalid(
-            "bet_id",
-            format!("`{bet_id}` is used twice in this round"),
-        ));
-    }
-    earlier.push(bet_id);
-    Ok(())
 }
 
 /// The header fields of a record's JSON text, each as a small value; everything else skipped.
@@ -270,31 +141,38 @@ impl RecordHeader {
     }
 }
 
-/// The game of a `round` record.
-/// Record types that are adjudicated (and so have a verdict): game rounds, and the time
-/// collection of a poker table.
-pub const ADJUDICATED_TYPES: [&str; 2] = ["round", "time_collection"];
+/// Declares every record type tables submit, one line each: the [`Round`] enum over them and
+/// the table of readers that picks one by the record's `type` and `game`.
+macro_rules! record_types {
+    ($($variant:ident($record:ty)),* $(,)?) => {
+        /// A round of any supported game, fully parsed and structurally valid.
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        #[serde(untagged)]
+        pub enum Round {
+            $($variant($record)),*
+        }
 
-pub fn is_adjudicated(record_type: &str) -> bool {
-    ADJUDICATED_TYPES.contains(&record_type)
+        impl Round {
+            /// The game behind the record: checks, adjudication, statistics.
+            pub fn as_game(&self) -> &dyn Game {
+                match self {
+                    $(Round::$variant(r) => r),*
+                }
+            }
+        }
+
+        $(impl From<$record> for Round {
+            fn from(r: $record) -> Round {
+                Round::$variant(r)
+            }
+        })*
+
+        /// How each record type is recognised and read.
+        const READERS: &[Reader] = &[$(Reader::of::<$record>()),*];
+    };
 }
 
-fn round_game(header: &RecordHeader) -> Result<GameCode, RecordError> {
-    if header.record_type != "round" {
-        return Err(RecordError::UnsupportedType(header.record_type.clone()));
-    }
-    let code = header
-        .game
-        .as_deref()
-        .ok_or_else(|| RecordError::invalid("game", "is required for a round"))?;
-    GameCode::parse(code)
-        .ok_or_else(|| RecordError::invalid("game", format!("unknown game code `{code}`")))
-}
-
-/// A round of any supported game, fully parsed and structurally valid.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum Round {
+record_types! {
     Roulette(RouletteRound),
     Blackjack(BlackjackRound),
     UltimateTexasHoldem(UthRound),
@@ -305,61 +183,74 @@ pub enum Round {
     Tournament(TournamentRecord),
 }
 
+/// One record type: its `type`, its game codes, and how it is parsed and checked.
+struct Reader {
+    record_type: &'static str,
+    codes: &'static [GameCode],
+    from_text: fn(&str) -> Result<Round, RecordError>,
+    from_value: fn(&Value) -> Result<Round, RecordError>,
+}
+
+impl Reader {
+    const fn of<R: GameRecord + Into<Round>>() -> Reader {
+        Reader {
+            record_type: R::RECORD_TYPE,
+            codes: R::CODES,
+            from_text: read_text::<R>,
+            from_value: read_value::<R>,
+        }
+    }
+
+    /// The reader of the record `header` describes. A round names its game; other record types
+    /// are read by their `type` alone.
+    fn for_header(header: &RecordHeader) -> Result<&'static Reader, RecordError> {
+        let game = match header.record_type.as_str() {
+            "round" => Some(round_game(header)?),
+            _ => None,
+        };
+        READERS
+            .iter()
+            .find(|r| {
+                r.record_type == header.record_type && game.is_none_or(|g| r.codes.contains(&g))
+            })
+            .ok_or_else(|| RecordError::UnsupportedType(header.record_type.clone()))
+    }
+}
+
+fn read_text<R: GameRecord + Into<Round>>(text: &str) -> Result<Round, RecordError> {
+    let record: R =
+        serde_json::from_str(text).map_err(|e| RecordError::Malformed(e.to_string()))?;
+    record.validate()?;
+    Ok(record.into())
+}
+
+fn read_value<R: GameRecord + Into<Round>>(value: &Value) -> Result<Round, RecordError> {
+    let record = R::deserialize(value).map_err(|e| RecordError::Malformed(e.to_string()))?;
+    record.validate()?;
+    Ok(record.into())
+}
+
+/// Whether records of this type are adjudicated (and so have a verdict): game rounds, and the
+/// time collection of a poker table.
+pub fn is_adjudicated(record_type: &str) -> bool {
+    READERS.iter().any(|r| r.record_type == record_type)
+}
+
+fn round_game(header: &RecordHeader) -> Result<GameCode, RecordError> {
+    let code = header
+        .game
+        .as_deref()
+        .ok_or_else(|| RecordError::invalid("game", "is required for a round"))?;
+    GameCode::parse(code)
+        .ok_or_else(|| RecordError::invalid("game", format!("unknown game code `{code}`")))
+}
+
 impl Round {
-    /// Parses and structurally validates a `round` record. Plan-level checks (limits, payouts)
+    /// Parses and structurally validates a record. Plan-level checks (limits, payouts)
     /// are not errors here: they become findings of the verdict.
     pub fn parse(record: &Value) -> Result<Round, RecordError> {
         let header = RecordHeader::read(record)?;
-        if header.record_type == "time_collection" {
-            let collection = TimeCollection::deserialize(record)
-                .map_err(|e| RecordError::Malformed(e.to_string()))?;
-            collection.validate()?;
-            return Ok(Round::TimeCollection(collection));
-        }
-        match round_game(&header)? {
-            GameCode::Roulette => {
-                let round = RouletteRound::deserialize(record)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                round.validate()?;
-                Ok(Round::Roulette(round))
-            }
-            GameCode::Blackjack => {
-                let round = BlackjackRound::deserialize(record)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                round.validate()?;
-                Ok(Round::Blackjack(round))
-            }
-            GameCode::UltimateTexasHoldem => {
-                let round = UthRound::deserialize(record)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                round.validate()?;
-                Ok(Round::UltimateTexasHoldem(round))
-            }
-            GameCode::MoneyWheel1 | GameCode::MoneyWheel2 => {
-                let round = WheelRound::deserialize(record)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                round.validate()?;
-                Ok(Round::MoneyWheel(round))
-            }
-            GameCode::PokerCash => {
-                let hand = PokerHand::deserialize(record)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                hand.validate()?;
-                Ok(Round::PokerCash(hand))
-            }
-            GameCode::OpenFaceChinese => {
-                let hand = OfcHand::deserialize(record)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                hand.validate()?;
-                Ok(Round::OpenFaceChinese(hand))
-            }
-            GameCode::PokerTournament => {
-                let t = TournamentRecord::deserialize(record)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                t.validate()?;
-                Ok(Round::Tournament(t))
-            }
-        }
+        (Reader::for_header(&header)?.from_value)(record)
     }
 
     /// [`Round::parse`] straight from JSON text.
@@ -369,107 +260,23 @@ impl Round {
 
     /// [`Round::parse_json`] when the header has been read already.
     pub fn parse_json_with_header(header: &RecordHeader, text: &str) -> Result<Round, RecordError> {
-        if header.record_type == "time_collection" {
-            let collection: TimeCollection =
-                serde_json::from_str(text).map_err(|e| RecordError::Malformed(e.to_string()))?;
-            collection.validate()?;
-            return Ok(Round::TimeCollection(collection));
-        }
-        match round_game(header)? {
-            GameCode::Roulette => {
-                let round: RouletteRound = serde_json::from_str(text)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                round.validate()?;
-                Ok(Round::Roulette(round))
-            }
-            GameCode::Blackjack => {
-                let round: BlackjackRound = serde_json::from_str(text)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                round.validate()?;
-                Ok(Round::Blackjack(round))
-            }
-            GameCode::UltimateTexasHoldem => {
-                let round: UthRound = serde_json::from_str(text)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                round.validate()?;
-                Ok(Round::UltimateTexasHoldem(round))
-            }
-            GameCode::MoneyWheel1 | GameCode::MoneyWheel2 => {
-                let round: WheelRound = serde_json::from_str(text)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                round.validate()?;
-                Ok(Round::MoneyWheel(round))
-            }
-            GameCode::PokerCash => {
-                let hand: PokerHand = serde_json::from_str(text)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                hand.validate()?;
-                Ok(Round::PokerCash(hand))
-            }
-            GameCode::OpenFaceChinese => {
-                let hand: OfcHand = serde_json::from_str(text)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                hand.validate()?;
-                Ok(Round::OpenFaceChinese(hand))
-            }
-            GameCode::PokerTournament => {
-                let t: TournamentRecord = serde_json::from_str(text)
-                    .map_err(|e| RecordError::Malformed(e.to_string()))?;
-                t.validate()?;
-                Ok(Round::Tournament(t))
-            }
-        }
+        (Reader::for_header(header)?.from_text)(text)
     }
 
     pub fn game(&self) -> GameCode {
-        match self {
-            Round::Roulette(_) => GameCode::Roulette,
-            Round::Blackjack(_) => GameCode::Blackjack,
-            Round::UltimateTexasHoldem(_) => GameCode::UltimateTexasHoldem,
-            Round::MoneyWheel(r) => r.game,
-            Round::PokerCash(_) | Round::TimeCollection(_) => GameCode::PokerCash,
-            Round::OpenFaceChinese(_) => GameCode::OpenFaceChinese,
-            Round::Tournament(_) => GameCode::PokerTournament,
-        }
+        self.as_game().identity().game
     }
 
     pub fn table_id(&self) -> &str {
-        match self {
-            Round::Roulette(r) => &r.table_id,
-            Round::Blackjack(r) => &r.table_id,
-            Round::UltimateTexasHoldem(r) => &r.table_id,
-            Round::MoneyWheel(r) => &r.table_id,
-            Round::PokerCash(r) => &r.table_id,
-            Round::TimeCollection(r) => &r.table_id,
-            Round::OpenFaceChinese(r) => &r.table_id,
-            Round::Tournament(r) => &r.table_id,
-        }
+        self.as_game().identity().table_id
     }
 
     pub fn plan_id(&self) -> &str {
-        match self {
-            Round::Roulette(r) => &r.plan_id,
-            Round::Blackjack(r) => &r.plan_id,
-            Round::UltimateTexasHoldem(r) => &r.plan_id,
-            Round::MoneyWheel(r) => &r.plan_id,
-            Round::PokerCash(r) => &r.plan_id,
-            Round::TimeCollection(r) => &r.plan_id,
-            Round::OpenFaceChinese(r) => &r.plan_id,
-            Round::Tournament(r) => &r.plan_id,
-        }
+        self.as_game().identity().plan_id
     }
 
     pub fn played_at(&self) -> chrono::DateTime<chrono::Utc> {
-        match self {
-            Round::Roulette(r) => r.played_at,
-            Round::Blackjack(r) => r.played_at,
-            Round::UltimateTexasHoldem(r) => r.played_at,
-            Round::MoneyWheel(r) => r.played_at,
-            Round::PokerCash(r) => r.played_at,
-            Round::TimeCollection(r) => r.played_at,
-            Round::OpenFaceChinese(r) => r.played_at,
-            Round::Tournament(r) => r.played_at,
-        }
+        self.as_game().identity().played_at
     }
 }
 

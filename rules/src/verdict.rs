@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::GameCode;
+use crate::round_header::GameCode;
 
 /// Kinds of discrepancy between what the table did and what the plan requires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -12,6 +12,13 @@ pub struct AdjudicateArgs {
     /// Plan file (TOML) to adjudicate against instead of the bundled plan the record names.
     #[arg(long)]
     plan: Option<PathBuf>,
+    /// The table's configuration, as registered: a JSON object such as
+    /// `{"wheel_layout": ["1", "2", "1", "5", ...]}` (a money wheel's segments in physical order).
+    #[arg(long, conflicts_with = "wheel_layout")]
+    table_config: Option<PathBuf>,
+    /// A money wheel's segment labels in physical order, comma separated (`1,2,1,5,...`).
+    #[arg(long, value_delimiter = ',')]
+    wheel_layout: Option<Vec<String>>,
     /// Exit with status 1 when the verdict has findings.
     #[arg(long)]
     fail_on_findings: bool,
@@ -25,6 +32,18 @@ pub fn read_input(path: &Path) -> anyhow::Result<String> {
     } else {
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
     }
+}
+
+/// What adjudication needs from a table's registration besides the plan.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableConfig {
+    wheel_layout: Option<Vec<String>>,
+}
+
+fn table_config(path: &Path) -> anyhow::Result<TableConfig> {
+    serde_json::from_str(&read_input(path)?)
+        .with_context(|| format!("{} is not a table configuration", path.display()))
 }
 
 pub fn run(args: AdjudicateArgs) -> anyhow::Result<ExitCode> {
@@ -44,7 +63,13 @@ pub fn run(args: AdjudicateArgs) -> anyhow::Result<ExitCode> {
             .cloned()
             .ok_or_else(|| anyhow!("unknown plan `{}` (use --plan FILE)", round.plan_id()))?,
     };
-    let verdict = rules::adjudicate(&plan, &round).map_err(|e| anyhow!("{e}"))?;
+    let layout = match (&args.table_config, args.wheel_layout) {
+        (Some(path), _) => table_config(path)?.wheel_layout,
+        (None, layout) => layout,
+    };
+    let setup = rules::TableSetup::for_table(&plan, round.game(), layout.as_deref())
+        .map_err(|e| anyhow!("table configuration: {e}"))?;
+    let verdict = rules::adjudicate_at(&plan, &setup, &round).map_err(|e| anyhow!("{e}"))?;
     println!("{}", serde_json::to_string_pretty(&verdict)?);
     if args.fail_on_findings && !verdict.is_clean() {
         return Ok(ExitCode::from(1));

@@ -10,51 +10,40 @@ pub mod play;
 pub mod points;
 pub mod shoe;
 
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use self::play::{replay, PlayedBox, Replay};
 use crate::cards::Card;
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{BlackjackPlan, DealerBlackjackTakes, Odds, Plan};
-use crate::record::RoundType;
-use crate::record::{
-    validate_bet_id, validate_identifier, validate_positions, validate_round_identity, GameCode,
-};
+use crate::round_header::{validate_bet_id, validate_identifier, validate_positions, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
 /// Boxes on a blackjack layout.
 pub const MAX_BOXES: u8 = 7;
 
-/// A blackjack round as the table reports it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BlackjackRound {
-    #[serde(rename = "type")]
-    pub record_type: RoundType,
-    pub game: GameCode,
-    pub table_id: String,
-    pub seq_no: u64,
-    pub plan_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub round_id: Option<String>,
-    pub played_at: DateTime<Utc>,
-    /// The shoe the cards come from (cards are checked across the rounds of one shoe).
-    pub shoe_id: String,
-    /// The first round after a shuffle (the plan burns three cards).
-    #[serde(default)]
-    pub shuffled: bool,
-    /// A new dealer took the table before this round (the plan burns one card).
-    #[serde(default)]
-    pub dealer_changed: bool,
-    /// Cards burned before the deal.
-    #[serde(default)]
-    pub burned: Vec<Card>,
-    /// Every card dealt in this round, in the order it left the shoe.
-    pub deal: Vec<Card>,
-    /// Boxes in play, left to right.
-    pub boxes: Vec<BlackjackBox>,
+crate::round_header::round_record! {
+    /// A blackjack round as the table reports it.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct BlackjackRound {
+        /// The shoe the cards come from (cards are checked across the rounds of one shoe).
+        pub shoe_id: String,
+        /// The first round after a shuffle (the plan burns three cards).
+        #[serde(default)]
+        pub shuffled: bool,
+        /// A new dealer took the table before this round (the plan burns one card).
+        #[serde(default)]
+        pub dealer_changed: bool,
+        /// Cards burned before the deal.
+        #[serde(default)]
+        pub burned: Vec<Card>,
+        /// Every card dealt in this round, in the order it left the shoe.
+        pub deal: Vec<Card>,
+        /// Boxes in play, left to right.
+        pub boxes: Vec<BlackjackBox>,
+    }
 }
 
 /// One box: the decisions of each of its hands in play order, and the bets on it.
@@ -138,7 +127,7 @@ impl BlackjackRound {
         if self.game != GameCode::Blackjack {
             return Err(RecordError::invalid("game", "must be `blackjack`"));
         }
-        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
+        self.validate_header()?;
         validate_identifier("shoe_id", &self.shoe_id)?;
         if self.boxes.is_empty() {
             return Err(RecordError::invalid(
@@ -637,6 +626,37 @@ pub fn round_statistics(
     statistics.expected_payout_mh = i64::try_from(expected_mh).unwrap_or(i64::MAX);
     statistics.payout_variance_h2 = variance;
     statistics
+}
+
+impl crate::Game for BlackjackRound {
+    fn validate(&self) -> Result<(), RecordError> {
+        BlackjackRound::validate(self)
+    }
+
+    fn adjudicate<'a>(
+        &'a self,
+        plan: &'a Plan,
+        _setup: &'a crate::TableSetup,
+    ) -> Result<Verdict<'a>, RecordError> {
+        adjudicate(plan.blackjack()?, plan, self)
+    }
+
+    fn statistics(
+        &self,
+        plan: &Plan,
+        _setup: &crate::TableSetup,
+    ) -> Result<crate::RoundStatistics, RecordError> {
+        Ok(round_statistics(
+            plan.blackjack()?,
+            plan.theoretical.blackjack.as_ref(),
+            self,
+        ))
+    }
+}
+
+impl crate::GameRecord for BlackjackRound {
+    const RECORD_TYPE: &'static str = "round";
+    const CODES: &'static [GameCode] = &[GameCode::Blackjack];
 }
 
 #[cfg(test)]

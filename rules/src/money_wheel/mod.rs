@@ -6,92 +6,29 @@
 //! the index of the stopping segment, so the payout follows from the layout, not from what the
 //! dealer announced.
 
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, WheelPlan};
-use crate::record::RoundType;
-use crate::record::{validate_bet_id, validate_identifier, validate_round_identity, GameCode};
+use crate::round_header::{validate_bet_id, validate_identifier, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
 use crate::RecordError;
+
+pub mod layout;
+
+pub use layout::WheelLayout;
 
 /// Most bets one spin may carry.
 const MAX_BETS_PER_ROUND: usize = 500;
 
-/// The table's wheel: the label of each segment in physical order (index 0, 1, … clockwise).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct WheelLayout(Vec<String>);
-
-impl WheelLayout {
-    /// A layout for `wheel`: each box's label exactly as many times as the plan gives it
-    /// segments, and no other label.
-    pub fn new(wheel: &WheelPlan, segments: Vec<String>) -> Result<WheelLayout, RecordError> {
-        for (i, label) in segments.iter().enumerate() {
-            if wheel.box_of(label).is_none() {
-                return Err(RecordError::invalid(
-                    format!("wheel_layout[{i}]"),
-                    format!(
-                        "`{label}` is not a box of the plan (boxes: {})",
-                        wheel
-                            .boxes
-                            .iter()
-                            .map(|b| b.id.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ));
-            }
-        }
-        for b in &wheel.boxes {
-            let count = segments.iter().filter(|s| **s == b.id).count();
-            if count != b.segments as usize {
-                return Err(RecordError::invalid(
-                    "wheel_layout",
-                    format!(
-                        "the plan's wheel has {} segments `{}`, this layout {count}",
-                        b.segments, b.id
-                    ),
-                ));
-            }
-        }
-        Ok(WheelLayout(segments))
+crate::round_header::round_record! {
+    /// A money wheel spin as the table reports it.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct WheelRound {
+        pub outcome: WheelOutcome,
+        pub bets: Vec<WheelBet>,
     }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    pub fn label(&self, segment: u16) -> Option<&str> {
-        self.0.get(usize::from(segment)).map(String::as_str)
-    }
-
-    pub fn segments(&self) -> &[String] {
-        &self.0
-    }
-}
-
-/// A money wheel spin as the table reports it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WheelRound {
-    #[serde(rename = "type")]
-    pub record_type: RoundType,
-    pub game: GameCode,
-    pub table_id: String,
-    pub seq_no: u64,
-    pub plan_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub round_id: Option<String>,
-    /// When the wheel stopped (or the spin was declared void), UTC.
-    pub played_at: DateTime<Utc>,
-    pub outcome: WheelOutcome,
-    pub bets: Vec<WheelBet>,
 }
 
 /// Where the pointer stopped.
@@ -145,7 +82,7 @@ impl WheelRound {
                 "must be `money_wheel_1` or `money_wheel_2`",
             ));
         }
-        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
+        self.validate_header()?;
         if self.bets.len() > MAX_BETS_PER_ROUND {
             return Err(RecordError::invalid(
                 "bets",
@@ -408,6 +345,37 @@ pub fn round_statistics(
     statistics.expected_payout_mh = i64::try_from(sum * 1000 / n).unwrap_or(i64::MAX);
     statistics.payout_variance_h2 = (n * sum_sq - sum * sum) as f64 / (n * n) as f64;
     statistics
+}
+
+impl crate::Game for WheelRound {
+    fn validate(&self) -> Result<(), RecordError> {
+        WheelRound::validate(self)
+    }
+
+    fn adjudicate<'a>(
+        &'a self,
+        plan: &'a Plan,
+        setup: &'a crate::TableSetup,
+    ) -> Result<Verdict<'a>, RecordError> {
+        adjudicate(plan.wheel(self.game)?, plan, setup.wheel_layout()?, self)
+    }
+
+    fn statistics(
+        &self,
+        plan: &Plan,
+        setup: &crate::TableSetup,
+    ) -> Result<crate::RoundStatistics, RecordError> {
+        Ok(round_statistics(
+            plan.wheel(self.game)?,
+            setup.wheel_layout()?,
+            self,
+        ))
+    }
+}
+
+impl crate::GameRecord for WheelRound {
+    const RECORD_TYPE: &'static str = "round";
+    const CODES: &'static [GameCode] = &[GameCode::MoneyWheel1, GameCode::MoneyWheel2];
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::cards::{Card, CardSet};
 use crate::money::format_czk;
 use crate::plan::{OfcPlan, Plan};
 use crate::poker_cash::Collection;
-use crate::record::GameCode;
+use crate::round_header::GameCode;
 use crate::verdict::{BetVerdict, FantasyEntitlement, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
@@ -268,6 +268,25 @@ pub fn adjudicate<'a>(
             hand.seq_no,
         )
     })
+}
+
+impl crate::Game for OfcHand {
+    fn validate(&self) -> Result<(), RecordError> {
+        OfcHand::validate(self)
+    }
+
+    fn adjudicate<'a>(
+        &'a self,
+        plan: &'a Plan,
+        _setup: &'a crate::TableSetup,
+    ) -> Result<Verdict<'a>, RecordError> {
+        adjudicate(plan.open_face_chinese()?, plan, self)
+    }
+}
+
+impl crate::GameRecord for OfcHand {
+    const RECORD_TYPE: &'static str = "round";
+    const CODES: &'static [GameCode] = &[GameCode::OpenFaceChinese];
 }
 
 #[cfg(test)]

@@ -1,47 +1,37 @@
 //! The hand record of Pineapple Open Face Chinese, and its structural checks (a record that
 //! fails them is refused, not judged).
 
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet};
 use crate::money::MAX_AMOUNT_H;
 use crate::poker_cash::Collection;
-use crate::record::RoundType;
-use crate::record::{validate_identifier, validate_round_identity, GameCode};
+use crate::round_header::{validate_identifier, GameCode};
 use crate::RecordError;
 
 /// Cards of each dealing round outside fantasy land: five, then four times three (one of each
 /// three discarded).
 pub const NORMAL_DEAL: [usize; 5] = [5, 3, 3, 3, 3];
 
-/// One hand as the table reports it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OfcHand {
-    #[serde(rename = "type")]
-    pub record_type: RoundType,
-    pub game: GameCode,
-    pub table_id: String,
-    pub seq_no: u64,
-    pub plan_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub round_id: Option<String>,
-    /// When the hand was settled, UTC.
-    pub played_at: DateTime<Utc>,
-    /// In dealing order from the button.
-    pub players: Vec<OfcPlayer>,
-    /// The money value of one point, agreed for each pair of players.
-    pub point_values: Vec<PointValue>,
-    /// The players agreed a stop-loss: no one wins or loses more than their stack.
-    #[serde(default)]
-    pub stop_loss: bool,
-    /// A hand of this tournament: points are tournament chips (no money value), no rake; the
-    /// tournament's money is in its own record.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tournament_id: Option<String>,
-    #[serde(default)]
-    pub collection: Collection,
+crate::round_header::round_record! {
+    /// One hand as the table reports it.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct OfcHand {
+        /// In dealing order from the button.
+        pub players: Vec<OfcPlayer>,
+        /// The money value of one point, agreed for each pair of players.
+        pub point_values: Vec<PointValue>,
+        /// The players agreed a stop-loss: no one wins or loses more than their stack.
+        #[serde(default)]
+        pub stop_loss: bool,
+        /// A hand of this tournament: points are tournament chips (no money value), no rake; the
+        /// tournament's money is in its own record.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tournament_id: Option<String>,
+        #[serde(default)]
+        pub collection: Collection,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -79,7 +69,7 @@ impl OfcHand {
         if self.game != GameCode::OpenFaceChinese {
             return Err(RecordError::invalid("game", "must be `open_face_chinese`"));
         }
-        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
+        self.validate_header()?;
         if let Some(id) = &self.tournament_id {
             validate_identifier("tournament_id", id)?;
         }

@@ -10,15 +10,13 @@ mod betting;
 mod pots;
 mod time_collection;
 
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet};
 use crate::hand_rank::{evaluate, HandRank};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, PokerCashPlan};
-use crate::record::RoundType;
-use crate::record::{validate_identifier, validate_round_identity, GameCode};
+use crate::round_header::{validate_identifier, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
@@ -61,41 +59,33 @@ pub enum Collection {
     Time,
 }
 
-/// One hand as the table reports it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PokerHand {
-    #[serde(rename = "type")]
-    pub record_type: RoundType,
-    pub game: GameCode,
-    pub table_id: String,
-    pub seq_no: u64,
-    pub plan_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub round_id: Option<String>,
-    /// When the pot was pushed, UTC.
-    pub played_at: DateTime<Utc>,
-    pub variant: Variant,
-    /// The seat with the dealer button (a dead button may be an empty seat).
-    pub button: u8,
-    pub small_blind_h: i64,
-    pub big_blind_h: i64,
-    /// The seats dealt in, by seat number.
-    pub seats: Vec<PokerSeat>,
-    /// Every action in the order taken, blinds first.
-    pub actions: Vec<PokerAction>,
-    /// The community cards dealt (0, 3, 4 or 5).
-    #[serde(default)]
-    pub board: Vec<Card>,
-    /// The pots as the dealer made them, main pot first (optional: checked when given).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pots: Option<Vec<DealerPot>>,
-    /// What each seat was handed from the pots (uncalled bets returned included).
-    pub awards: Vec<Award>,
-    #[serde(default)]
-    pub collection: Collection,
-    /// What the casino took from the pot.
-    pub rake_h: i64,
+crate::round_header::round_record! {
+    /// One hand as the table reports it.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct PokerHand {
+        pub variant: Variant,
+        /// The seat with the dealer button (a dead button may be an empty seat).
+        pub button: u8,
+        pub small_blind_h: i64,
+        pub big_blind_h: i64,
+        /// The seats dealt in, by seat number.
+        pub seats: Vec<PokerSeat>,
+        /// Every action in the order taken, blinds first.
+        pub actions: Vec<PokerAction>,
+        /// The community cards dealt (0, 3, 4 or 5).
+        #[serde(default)]
+        pub board: Vec<Card>,
+        /// The pots as the dealer made them, main pot first (optional: checked when given).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub pots: Option<Vec<DealerPot>>,
+        /// What each seat was handed from the pots (uncalled bets returned included).
+        pub awards: Vec<Award>,
+        #[serde(default)]
+        pub collection: Collection,
+        /// What the casino took from the pot.
+        pub rake_h: i64,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -174,7 +164,7 @@ impl PokerHand {
         if self.game != GameCode::PokerCash {
             return Err(RecordError::invalid("game", "must be `poker_cash`"));
         }
-        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
+        self.validate_header()?;
         if !(2..=usize::from(MAX_SEATS)).contains(&self.seats.len()) {
             return Err(RecordError::invalid(
                 "seats",
@@ -549,6 +539,25 @@ pub fn adjudicate<'a>(
             hand.seq_no,
         )
     })
+}
+
+impl crate::Game for PokerHand {
+    fn validate(&self) -> Result<(), RecordError> {
+        PokerHand::validate(self)
+    }
+
+    fn adjudicate<'a>(
+        &'a self,
+        plan: &'a Plan,
+        _setup: &'a crate::TableSetup,
+    ) -> Result<Verdict<'a>, RecordError> {
+        adjudicate(plan.poker_cash()?, plan, self)
+    }
+}
+
+impl crate::GameRecord for PokerHand {
+    const RECORD_TYPE: &'static str = "round";
+    const CODES: &'static [GameCode] = &[GameCode::PokerCash];
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, PokerCashPlan};
-use crate::record::{validate_identifier, validate_round_identity, GameCode};
+use crate::round_header::{validate_identifier, validate_round_identity, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
@@ -167,4 +167,35 @@ pub fn adjudicate<'a>(
             collection.seq_no,
         )
     })
+}
+
+impl crate::round_header::Identified for TimeCollection {
+    fn identity(&self) -> crate::round_header::RoundIdentity<'_> {
+        crate::round_header::RoundIdentity {
+            game: self.game,
+            table_id: &self.table_id,
+            seq_no: self.seq_no,
+            plan_id: &self.plan_id,
+            played_at: self.played_at,
+        }
+    }
+}
+
+impl crate::Game for TimeCollection {
+    fn validate(&self) -> Result<(), RecordError> {
+        TimeCollection::validate(self)
+    }
+
+    fn adjudicate<'a>(
+        &'a self,
+        plan: &'a Plan,
+        _setup: &'a crate::TableSetup,
+    ) -> Result<Verdict<'a>, RecordError> {
+        adjudicate(plan.poker_cash()?, plan, self)
+    }
+}
+
+impl crate::GameRecord for TimeCollection {
+    const RECORD_TYPE: &'static str = "time_collection";
+    const CODES: &'static [GameCode] = &[GameCode::PokerCash];
 }

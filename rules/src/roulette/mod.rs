@@ -3,7 +3,6 @@
 pub mod call_bets;
 pub mod layout;
 
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
@@ -12,31 +11,21 @@ use self::layout::{Position, PositionClass, POCKETS};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, RoulettePlan};
 use crate::ratio::Ratio;
-use crate::record::RoundType;
-use crate::record::{validate_bet_id, validate_identifier, validate_round_identity, GameCode};
+use crate::round_header::{validate_bet_id, validate_identifier, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
 use crate::RecordError;
 
 /// Most bets a single spin may carry; more is not a real table.
 pub const MAX_BETS_PER_ROUND: usize = 2_000;
 
-/// A roulette spin as the table reports it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RouletteRound {
-    #[serde(rename = "type")]
-    pub record_type: RoundType,
-    pub game: GameCode,
-    pub table_id: String,
-    pub seq_no: u64,
-    pub plan_id: String,
-    /// The table's own id for the spin, if it has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub round_id: Option<String>,
-    /// When the ball fell (or the spin was declared void), UTC.
-    pub played_at: DateTime<Utc>,
-    pub outcome: SpinOutcome,
-    pub bets: Vec<RouletteBet>,
+crate::round_header::round_record! {
+    /// A roulette spin as the table reports it.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct RouletteRound {
+        pub outcome: SpinOutcome,
+        pub bets: Vec<RouletteBet>,
+    }
 }
 
 /// The result of the spin.
@@ -211,7 +200,7 @@ impl RouletteRound {
         if self.game != GameCode::Roulette {
             return Err(RecordError::invalid("game", "must be `roulette`"));
         }
-        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
+        self.validate_header()?;
         if let SpinOutcome::Number { number } = self.outcome {
             if number >= POCKETS {
                 return Err(RecordError::invalid(
@@ -705,6 +694,33 @@ pub fn theoretical_rtp(rp: &RoulettePlan, kind: BetKind) -> Option<Ratio> {
         u64::try_from(returned).ok()?,
         u64::try_from(staked).ok()?,
     ))
+}
+
+impl crate::Game for RouletteRound {
+    fn validate(&self) -> Result<(), RecordError> {
+        RouletteRound::validate(self)
+    }
+
+    fn adjudicate<'a>(
+        &'a self,
+        plan: &'a Plan,
+        _setup: &'a crate::TableSetup,
+    ) -> Result<Verdict<'a>, RecordError> {
+        adjudicate(plan.roulette()?, plan, self)
+    }
+
+    fn statistics(
+        &self,
+        plan: &Plan,
+        _setup: &crate::TableSetup,
+    ) -> Result<crate::RoundStatistics, RecordError> {
+        Ok(round_statistics(plan.roulette()?, self))
+    }
+}
+
+impl crate::GameRecord for RouletteRound {
+    const RECORD_TYPE: &'static str = "round";
+    const CODES: &'static [GameCode] = &[GameCode::Roulette];
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ mod record;
 
 use crate::money::format_czk;
 use crate::plan::{Plan, TournamentPlan};
-use crate::record::GameCode;
+use crate::round_header::GameCode;
 use crate::verdict::{BetVerdict, Finding, FindingKind, TournamentFigures, Verdict};
 use crate::RecordError;
 
@@ -176,6 +176,25 @@ pub fn adjudicate<'a>(
             t.seq_no,
         )
     })
+}
+
+impl crate::Game for TournamentRecord {
+    fn validate(&self) -> Result<(), RecordError> {
+        TournamentRecord::validate(self)
+    }
+
+    fn adjudicate<'a>(
+        &'a self,
+        plan: &'a Plan,
+        _setup: &'a crate::TableSetup,
+    ) -> Result<Verdict<'a>, RecordError> {
+        adjudicate(plan.poker_tournament()?, plan, self)
+    }
+}
+
+impl crate::GameRecord for TournamentRecord {
+    const RECORD_TYPE: &'static str = "round";
+    const CODES: &'static [GameCode] = &[GameCode::PokerTournament];
 }
 
 #[cfg(test)]

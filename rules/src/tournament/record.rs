@@ -5,8 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::money::validate_amount;
-use crate::record::RoundType;
-use crate::record::{validate_identifier, validate_round_identity, GameCode};
+use crate::round_header::{validate_identifier, GameCode};
 use crate::RecordError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,53 +40,45 @@ pub enum EntryKind {
     AddOn,
 }
 
-/// A tournament's settlement, as the floor reports it when it ends (or is cancelled).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TournamentRecord {
-    #[serde(rename = "type")]
-    pub record_type: RoundType,
-    pub game: GameCode,
-    pub table_id: String,
-    pub seq_no: u64,
-    pub plan_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub round_id: Option<String>,
-    pub tournament_id: String,
-    /// When the tournament ended (or was cancelled), UTC.
-    pub played_at: DateTime<Utc>,
-    pub variant: TournamentVariant,
-    pub format: Format,
-    /// When the structure and the fee were announced.
-    pub announced_at: DateTime<Utc>,
-    pub starts_at: DateTime<Utc>,
-    /// The end of registration (late registration, rebuys and re-entries up to it).
-    pub registration_closes_at: DateTime<Utc>,
-    pub buy_in_h: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rebuy_h: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub add_on_h: Option<i64>,
-    /// Tournament chips for a buy-in, a re-entry or a rebuy.
-    pub starting_stack: u64,
-    pub fee_percent: u8,
-    /// What the casino took as the fee.
-    pub fee_h: i64,
-    /// The guaranteed prize pool, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub guarantee_h: Option<i64>,
-    /// Every payment into the tournament, in time order.
-    pub entries: Vec<Entry>,
-    /// Players knocked out in the same hand, with their stacks when it started.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub eliminations: Vec<Elimination>,
-    /// Places and what each was paid (the paid places, or every place).
-    #[serde(default)]
-    pub results: Vec<Placing>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deal: Option<Deal>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cancelled: Option<Cancellation>,
+crate::round_header::round_record! {
+    /// A tournament's settlement, as the floor reports it when it ends (or is cancelled).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct TournamentRecord {
+        pub tournament_id: String,
+        pub variant: TournamentVariant,
+        pub format: Format,
+        /// When the structure and the fee were announced.
+        pub announced_at: DateTime<Utc>,
+        pub starts_at: DateTime<Utc>,
+        /// The end of registration (late registration, rebuys and re-entries up to it).
+        pub registration_closes_at: DateTime<Utc>,
+        pub buy_in_h: i64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub rebuy_h: Option<i64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub add_on_h: Option<i64>,
+        /// Tournament chips for a buy-in, a re-entry or a rebuy.
+        pub starting_stack: u64,
+        pub fee_percent: u8,
+        /// What the casino took as the fee.
+        pub fee_h: i64,
+        /// The guaranteed prize pool, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub guarantee_h: Option<i64>,
+        /// Every payment into the tournament, in time order.
+        pub entries: Vec<Entry>,
+        /// Players knocked out in the same hand, with their stacks when it started.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub eliminations: Vec<Elimination>,
+        /// Places and what each was paid (the paid places, or every place).
+        #[serde(default)]
+        pub results: Vec<Placing>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub deal: Option<Deal>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cancelled: Option<Cancellation>,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -163,7 +154,7 @@ impl TournamentRecord {
         if self.game != GameCode::PokerTournament {
             return Err(RecordError::invalid("game", "must be `poker_tournament`"));
         }
-        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
+        self.validate_header()?;
         validate_identifier("tournament_id", &self.tournament_id)?;
         if !(self.announced_at <= self.starts_at && self.starts_at <= self.registration_closes_at) {
             return Err(RecordError::invalid(

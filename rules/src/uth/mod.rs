@@ -5,41 +5,30 @@
 //! dealer's two and the board; the dealer qualifies with a pair; Ante, Blind, Play and Trips are
 //! settled by the plan's tables.
 
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet};
 use crate::hand_rank::{evaluate, Category, HandRank};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Odds, Plan, TripsOnFold, UltimateTexasHoldemPlan};
-use crate::record::RoundType;
-use crate::record::{
-    validate_bet_id, validate_identifier, validate_positions, validate_round_identity, GameCode,
-};
+use crate::round_header::{validate_bet_id, validate_identifier, validate_positions, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
 /// Spots on the layout.
 pub const MAX_SPOTS: u8 = 7;
 
-/// An Ultimate Texas Hold'em round as the table reports it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UthRound {
-    #[serde(rename = "type")]
-    pub record_type: RoundType,
-    pub game: GameCode,
-    pub table_id: String,
-    pub seq_no: u64,
-    pub plan_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub round_id: Option<String>,
-    pub played_at: DateTime<Utc>,
-    /// Cards burned: one before the flop, one before the turn and river.
-    pub burned: Vec<Card>,
-    pub dealer: [Card; 2],
-    pub board: [Card; 5],
-    pub spots: Vec<UthSpot>,
+crate::round_header::round_record! {
+    /// An Ultimate Texas Hold'em round as the table reports it.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct UthRound {
+        /// Cards burned: one before the flop, one before the turn and river.
+        pub burned: Vec<Card>,
+        pub dealer: [Card; 2],
+        pub board: [Card; 5],
+        pub spots: Vec<UthSpot>,
+    }
 }
 
 /// One player's spot.
@@ -118,7 +107,7 @@ impl UthRound {
                 "must be `ultimate_texas_holdem`",
             ));
         }
-        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
+        self.validate_header()?;
         if self.spots.is_empty() {
             return Err(RecordError::invalid(
                 "spots",
@@ -481,6 +470,36 @@ pub fn round_statistics(
     statistics.expected_payout_mh = i64::try_from(expected_mh).unwrap_or(i64::MAX);
     statistics.payout_variance_h2 = variance;
     statistics
+}
+
+impl crate::Game for UthRound {
+    fn validate(&self) -> Result<(), RecordError> {
+        UthRound::validate(self)
+    }
+
+    fn adjudicate<'a>(
+        &'a self,
+        plan: &'a Plan,
+        _setup: &'a crate::TableSetup,
+    ) -> Result<Verdict<'a>, RecordError> {
+        adjudicate(plan.ultimate_texas_holdem()?, plan, self)
+    }
+
+    fn statistics(
+        &self,
+        plan: &Plan,
+        _setup: &crate::TableSetup,
+    ) -> Result<crate::RoundStatistics, RecordError> {
+        Ok(round_statistics(
+            plan.theoretical.ultimate_texas_holdem.as_ref(),
+            self,
+        ))
+    }
+}
+
+impl crate::GameRecord for UthRound {
+    const RECORD_TYPE: &'static str = "round";
+    const CODES: &'static [GameCode] = &[GameCode::UltimateTexasHoldem];
 }
 
 #[cfg(test)]

@@ -1,0 +1,78 @@
+//! One shape for every game: a game's record type implements [`Game`] (how it is checked,
+//! judged and described) and [`GameRecord`] (how it is recognised), in the game's own module;
+//! `record.rs` lists the record types, one line each.
+
+use serde::de::DeserializeOwned;
+
+use crate::error::RecordError;
+use crate::money_wheel::layout::WheelLayout;
+use crate::plan::Plan;
+use crate::round_header::{GameCode, Identified};
+use crate::verdict::{RoundStatistics, Verdict};
+
+/// A game's round, parsed: structural checks, adjudication and theoretical statistics.
+pub trait Game: Identified {
+    /// Structural checks beyond what parsing enforces (ids, positions, cards, amounts).
+    /// Plan-level checks (limits, payouts) are not errors: they become findings.
+    fn validate(&self) -> Result<(), RecordError>;
+
+    /// The verdict of the round under `plan` on a table set up as `setup`.
+    fn adjudicate<'a>(
+        &'a self,
+        plan: &'a Plan,
+        setup: &'a TableSetup,
+    ) -> Result<Verdict<'a>, RecordError>;
+
+    /// Theoretical expectation and variance of what the round pays out, for RTP reports. Games
+    /// where players play each other have none: the casino's revenue is the rake.
+    fn statistics(
+        &self,
+        _plan: &Plan,
+        _setup: &TableSetup,
+    ) -> Result<RoundStatistics, RecordError> {
+        Ok(RoundStatistics::default())
+    }
+}
+
+/// A record type tables submit: which `type` and game codes it is read for.
+pub trait GameRecord: Game + DeserializeOwned {
+    /// The record's `type` member.
+    const RECORD_TYPE: &'static str;
+    /// The `game` codes it is read for.
+    const CODES: &'static [GameCode];
+}
+
+/// What adjudication needs from a table's registration besides the plan: a money wheel's
+/// segment order (the plan gives only the counts).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableSetup {
+    pub wheel_layout: Option<WheelLayout>,
+}
+
+impl TableSetup {
+    /// Nothing beyond the plan: enough for every game but the money wheels.
+    pub const NONE: TableSetup = TableSetup { wheel_layout: None };
+
+    /// The setup of a table playing `game` under `plan` from its registration: a money wheel's
+    /// layout is checked against the plan again (the plan may have changed since).
+    pub fn for_table(
+        plan: &Plan,
+        game: GameCode,
+        wheel_layout: Option<&[String]>,
+    ) -> Result<TableSetup, RecordError> {
+        let wheel_layout = match (plan.wheel(game), wheel_layout) {
+            (Ok(wheel), Some(labels)) => Some(WheelLayout::new(wheel, labels.to_vec())?),
+            _ => None,
+        };
+        Ok(TableSetup { wheel_layout })
+    }
+
+    pub fn wheel_layout(&self) -> Result<&WheelLayout, RecordError> {
+        self.wheel_layout.as_ref().ok_or_else(|| {
+            RecordError::invalid(
+                "table",
+                "the wheel's segment layout is not known for this table",
+            )
+        })
+    }
+}
