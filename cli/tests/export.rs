@@ -9,10 +9,10 @@ use std::process::Command;
 use chrono::{DateTime, Duration, NaiveDate, TimeZone as _, Utc};
 use common::*;
 use ledger::checkpoint::{Checkpoint, NoteSigner};
-use ledger::inspection::{verify_export, Chunking, InspectionError, VerifyOptions};
 use ledger::storage::append::append_batch;
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::{checkpoints, connect};
+use reports::inspection::{verify_export, Chunking, InspectionError, VerifyOptions};
 use reports::GamingDayClock;
 use serde_json::json;
 
@@ -74,7 +74,7 @@ fn ledger_and_state() -> (api::state::AppState, String, NaiveDate) {
 fn export(url: &str, from: NaiveDate, to: NaiveDate) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("export");
-    reports::export::write_export(
+    reports::inspection::write_export(
         &mut connect(url).unwrap(),
         &GamingDayClock::default(),
         &operator(),
@@ -93,7 +93,7 @@ fn path(dir: &tempfile::TempDir) -> PathBuf {
 
 /// Verifies with the default division of the work, and checks that small blocks and chunks
 /// (boundaries between nearly all entries) give exactly the same result, success or failure.
-fn verify(dir: &Path) -> Result<ledger::inspection::InspectionReport, InspectionError> {
+fn verify(dir: &Path) -> Result<reports::inspection::InspectionReport, InspectionError> {
     let divided = |chunking| {
         verify_export(
             dir,

@@ -88,10 +88,10 @@ fn tampered_exports_are_caught(original: &Path) {
         let dir = copy.path().join("export");
         edit(&dir);
         fix_manifest(&dir);
-        let failure = ledger::inspection::verify_export(
+        let failure = reports::inspection::verify_export(
             &dir,
             &[operator().verifier()],
-            ledger::inspection::VerifyOptions::default(),
+            reports::inspection::VerifyOptions::default(),
             |_, _| {},
         )
         .unwrap_err();

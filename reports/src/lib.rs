@@ -4,10 +4,11 @@ pub mod chi_square;
 pub mod daily;
 mod day_rounds;
 pub mod error;
-pub mod export;
+
 pub mod fantasy;
 pub mod findings;
 pub mod gaming_day;
+pub mod inspection;
 pub mod shoes;
 pub mod wheels;
 

@@ -13,12 +13,13 @@ use diesel::PgConnection;
 use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
 use ledger::checkpoint::NoteSigner;
 use ledger::entry_check::SignatureCheck;
-use ledger::inspection::{par_map, verify_export, VerifyOptions, SIGNATURE_BATCH};
+use ledger::parallel::par_map;
 use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
 use ledger::storage::cluster::LocalCluster;
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::{checkpoints, reads};
 use ledger::Envelope;
+use reports::inspection::{verify_export, VerifyOptions, SIGNATURE_BATCH};
 use reports::GamingDayClock;
 use serde_json::json;
 
@@ -117,8 +118,8 @@ fn signatures_of(dir: &Path) -> anyhow::Result<SignedItems> {
         record: &'a serde_json::value::RawValue,
         signature: String,
     }
-    let keys: Vec<ledger::inspection::KeyRecord> =
-        serde_json::from_slice(&std::fs::read(dir.join(ledger::inspection::KEYS))?)?;
+    let keys: Vec<reports::inspection::KeyRecord> =
+        serde_json::from_slice(&std::fs::read(dir.join(reports::inspection::KEYS))?)?;
     let mut by_id: HashMap<String, VerifyingKey> = keys
         .iter()
         .map(|k| {
@@ -130,7 +131,7 @@ fn signatures_of(dir: &Path) -> anyhow::Result<SignedItems> {
         .collect::<anyhow::Result<_>>()?;
     let operator = operator()?.verifier().key;
     by_id.insert(ledger::keys::key_id(&operator), operator);
-    let text = std::fs::read_to_string(dir.join(ledger::inspection::ENTRIES))?;
+    let text = std::fs::read_to_string(dir.join(reports::inspection::ENTRIES))?;
     let (mut messages, mut signatures, mut verifying) = (Vec::new(), Vec::new(), Vec::new());
     for line in text.lines() {
         let entry: Entry<'_> = serde_json::from_str(line)?;
@@ -201,8 +202,15 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
         std::fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
     }
     let started = Instant::now();
-    let summary =
-        reports::export::write_export(&mut conn, &clock, &operator, from, to, &out, Utc::now())?;
+    let summary = reports::inspection::write_export(
+        &mut conn,
+        &clock,
+        &operator,
+        from,
+        to,
+        &out,
+        Utc::now(),
+    )?;
     let export_seconds = started.elapsed().as_secs_f64();
     drop(conn);
     if let Some(c) = cluster.as_mut() {
@@ -220,7 +228,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
         SignatureCheck::Batch
     };
     let timed =
-        |readjudicate: bool| -> anyhow::Result<(ledger::inspection::InspectionReport, f64)> {
+        |readjudicate: bool| -> anyhow::Result<(reports::inspection::InspectionReport, f64)> {
             let started = Instant::now();
             let report = verify_export(
                 &out,

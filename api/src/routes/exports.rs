@@ -1,11 +1,11 @@
 //! Inspection exports as zip files.
 
-use std::io::Write as _;
-use std::path::Path;
+use std::io::Seek as _;
 
 use actix_web::{get, web, HttpResponse};
 use chrono::{NaiveDate, Utc};
-use reports::export::{write_export, ExportError};
+use reports::inspection::zip::zip_dir;
+use reports::inspection::{write_export, ExportError};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -24,31 +24,37 @@ pub struct ExportQuery {
     pub to: NaiveDate,
 }
 
-fn zip_dir(dir: &Path, name: &str) -> Result<Vec<u8>, ApiError> {
-    let mut files = Vec::new();
-    let mut stack = vec![std::path::PathBuf::new()];
-    while let Some(rel) = stack.pop() {
-        for entry in std::fs::read_dir(dir.join(&rel)).map_err(ApiError::internal)? {
-            let entry = entry.map_err(ApiError::internal)?;
-            let path = rel.join(entry.file_name());
-            if entry.path().is_dir() {
-                stack.push(path);
-            } else {
-                files.push(path);
+/// Bytes of the archive sent at a time; with [`CHUNKS_AHEAD`], all of it the response holds.
+const CHUNK: usize = 64 * 1024;
+const CHUNKS_AHEAD: usize = 4;
+
+/// The archive file, read in chunks by a blocking thread and handed over as the client takes
+/// them: a download of any size holds a few chunks in memory, never the export.
+fn stream_file(
+    mut file: std::fs::File,
+    keep: tempfile::TempDir,
+) -> impl futures_util::Stream<Item = Result<web::Bytes, std::io::Error>> {
+    let (chunks, received) = tokio::sync::mpsc::channel(CHUNKS_AHEAD);
+    std::thread::spawn(move || {
+        let _keep = keep; // the export's files live until the archive is sent
+        loop {
+            let mut chunk = vec![0u8; CHUNK];
+            let sent = match std::io::Read::read(&mut file, &mut chunk) {
+                Ok(0) => return,
+                Ok(n) => {
+                    chunk.truncate(n);
+                    chunks.blocking_send(Ok(web::Bytes::from(chunk)))
+                }
+                Err(e) => chunks.blocking_send(Err(e)),
+            };
+            if sent.is_err() {
+                return; // the client went away
             }
         }
-    }
-    files.sort();
-    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for path in files {
-        let bytes = std::fs::read(dir.join(&path)).map_err(ApiError::internal)?;
-        zip.start_file(format!("{name}/{}", path.to_string_lossy()), options)
-            .map_err(ApiError::internal)?;
-        zip.write_all(&bytes).map_err(ApiError::internal)?;
-    }
-    Ok(zip.finish().map_err(ApiError::internal)?.into_inner())
+    });
+    futures_util::stream::unfold(received, |mut received| async move {
+        received.recv().await.map(|chunk| (chunk, received))
+    })
 }
 
 /// Inspection export of a period as a zip (format: docs/EXPORT.md); verify it offline with
@@ -70,7 +76,7 @@ pub async fn export(
     }
     let name = format!("dozor-export-{}-{}", q.from, q.to);
     let zip_name = name.clone();
-    let body = web::block(move || -> Result<Vec<u8>, ApiError> {
+    let (archive, temp) = web::block(move || -> Result<_, ApiError> {
         let temp = tempfile::tempdir().map_err(ApiError::internal)?;
         let dir = temp.path().join(&zip_name);
         write_export(
@@ -90,7 +96,17 @@ pub async fn export(
             ExportError::BadPeriod { .. } => ApiError::bad_request("invalid_period", e.to_string()),
             other => ApiError::internal(other),
         })?;
-        zip_dir(&dir, &zip_name)
+        // The archive goes to a file beside the export, then to the client from there.
+        let mut archive = zip_dir(
+            &dir,
+            &zip_name,
+            tempfile::tempfile_in(temp.path()).map_err(ApiError::internal)?,
+        )
+        .map_err(ApiError::internal)?;
+        archive
+            .seek(std::io::SeekFrom::Start(0))
+            .map_err(ApiError::internal)?;
+        Ok((archive, temp))
     })
     .await??;
     Ok(HttpResponse::Ok()
@@ -99,5 +115,5 @@ pub async fn export(
             "Content-Disposition",
             format!("attachment; filename=\"{name}.zip\""),
         ))
-        .body(body))
+        .streaming(stream_file(archive, temp)))
 }

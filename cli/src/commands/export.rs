@@ -29,7 +29,7 @@ pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let sealer = super::serve::existing_operator_key(global, args.operator_key.clone())?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let summary = reports::export::write_export(
+    let summary = reports::inspection::write_export(
         &mut connect(&db.url)?,
         &clock,
         &sealer,

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use ed25519_dalek::VerifyingKey;
 use ledger::checkpoint::{NoteSigner, NoteVerifier};
 use ledger::entry_check::SignatureCheck;
-use ledger::inspection::VerifyOptions;
 use ledger::storage::{connect, reads, verify::verify_ledger_witnessed};
+use reports::inspection::VerifyOptions;
 
 use super::Global;
 
@@ -85,7 +85,7 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
     };
     let started = std::time::Instant::now();
     let bar = super::progress_bar(0, "entries");
-    let result = ledger::inspection::verify_export(dir, &verifiers, options, |done, total| {
+    let result = reports::inspection::verify_export(dir, &verifiers, options, |done, total| {
         bar.set_length(total);
         bar.set_position(done);
     });

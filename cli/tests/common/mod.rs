@@ -150,7 +150,7 @@ pub fn fix_manifest(dir: &std::path::Path) {
                 let bytes = std::fs::read(e.path()).unwrap();
                 lines.push(format!(
                     "{}  {}",
-                    ledger::inspection::sha256_hex(&bytes),
+                    reports::inspection::sha256_hex(&bytes),
                     p.display()
                 ));
             }

@@ -143,7 +143,7 @@ pub(super) fn check_page(
             .or_default()
             .push(row);
     }
-    let expected = crate::inspection::par_map(entries, |_, entry| derive(entry, history, plans))
+    let expected = crate::parallel::par_map(entries, |_, entry| derive(entry, history, plans))
         .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
 
     let mut readjudicated = 0;

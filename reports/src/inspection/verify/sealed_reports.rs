@@ -6,16 +6,9 @@ use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 
-use super::{fail, ExportInfo, InspectionError, EXPORT_JSON};
-use crate::registry_history::RegistryHistory;
-
-/// The report files an export carries for gaming day `day`: the daily report and the shoe audit.
-pub fn report_names(day: NaiveDate) -> [String; 2] {
-    [
-        format!("reports/daily-{day}.csv"),
-        format!("reports/shoes-{day}.csv"),
-    ]
-}
+use super::{fail, InspectionError};
+use crate::inspection::format::{report_names, ExportInfo, EXPORT_JSON};
+use ledger::registry_history::RegistryHistory;
 
 /// Every report of the period is present, and every report file hashes to a publication of it
 /// in the registry. `listed` holds the MANIFEST sums of the files under `reports/` (already

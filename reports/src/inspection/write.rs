@@ -1,16 +1,16 @@
-//! Writing an inspection export of a period (format: `ledger::inspection`).
+//! Writing an inspection export of a period ([`super::format`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, NaiveDate, Utc};
-use diesel::prelude::*;
-use ledger::checkpoint::{open, Checkpoint, NoteSigner, NoteVerifier};
-use ledger::inspection::{
+use crate::inspection::format::{
     self as fmt, AdjudicationLine, ConsistencyFile, ExportInfo, InclusionProof, KeyRecord,
     ProofsFile, TreeFile, TreeNode,
 };
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use ledger::checkpoint::{open, Checkpoint, NoteSigner, NoteVerifier};
 use ledger::merkle::range_nodes_needed;
 use ledger::registry_event::RegistryEvent;
 use ledger::registry_history::RegistryHistory;

@@ -1,0 +1,132 @@
+//! The signed checkpoints, and the tree: the entries are leaves of the checkpoint the export is
+//! checked against, and the latest checkpoint extends it.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use ledger::checkpoint::{open, Checkpoint, NoteVerifier};
+use ledger::merkle::{self, Hash, RangeSource};
+
+use super::{fail, hash_hex, json, read, InspectionError};
+use crate::inspection::format::{
+    ConsistencyFile, ExportInfo, TreeFile, CHECKPOINT, CONSISTENCY, ENTRIES, TREE,
+};
+
+pub(super) fn open_checkpoint(
+    dir: &Path,
+    name: &str,
+    keys: &[NoteVerifier],
+    origin: &str,
+) -> Result<Checkpoint, InspectionError> {
+    let note = String::from_utf8(read(dir, name)?).map_err(|_| fail(name, "not UTF-8"))?;
+    let (text, _) = open(&note, keys)
+        .map_err(|e| fail(name, format!("{e} (operator keys given: {})", keys.len())))?;
+    let checkpoint = Checkpoint::parse(text).map_err(|e| fail(name, e.to_string()))?;
+    if checkpoint.origin != origin {
+        return Err(fail(
+            name,
+            format!(
+                "origin `{}` is not the export's `{origin}`",
+                checkpoint.origin
+            ),
+        ));
+    }
+    Ok(checkpoint)
+}
+
+/// Stage 5, the tree: with the entries' leaves and the nodes of tree.json, the signed
+/// checkpoint's root; every exported entry is a leaf of it. Returns where the export's run ends.
+pub(super) fn check_tree(
+    dir: &Path,
+    info: &ExportInfo,
+    checkpoint: &Checkpoint,
+    leaves: &[Hash],
+) -> Result<u64, InspectionError> {
+    let tree: TreeFile = json(dir, TREE)?;
+    if tree.size != checkpoint.size {
+        return Err(fail(
+            TREE,
+            format!(
+                "tree size {} is not the checkpoint's {}",
+                tree.size, checkpoint.size
+            ),
+        ));
+    }
+    let run_end = info.first_index + leaves.len() as u64;
+    if checkpoint.size < run_end {
+        return Err(fail(
+            CHECKPOINT,
+            format!(
+                "covers {} entries; the export runs to index {}",
+                checkpoint.size,
+                run_end.saturating_sub(1)
+            ),
+        ));
+    }
+    let mut outside: HashMap<(u32, u64), Hash> = HashMap::new();
+    for node in &tree.nodes {
+        outside.insert((node.level, node.index), hash_hex(TREE, &node.hash)?);
+    }
+    let src = RangeSource {
+        start: info.first_index,
+        leaves,
+        outside: &outside,
+    };
+    let root = merkle::root(&src, checkpoint.size).map_err(|e| fail(TREE, e.to_string()))?;
+    if root != checkpoint.root {
+        return Err(fail(
+            CHECKPOINT,
+            "the entries and tree.json give another root than the signed checkpoint: an entry was changed, removed, added or reordered, or the checkpoint is not this log's",
+        ));
+    }
+    Ok(run_end)
+}
+
+/// Stage 7, the latest checkpoint: the export runs to its end or to the entry that follows, and
+/// the latest checkpoint extends the one the entries are checked against.
+pub(super) fn check_extends(
+    dir: &Path,
+    info: &ExportInfo,
+    checkpoint: &Checkpoint,
+    latest: &Checkpoint,
+    run_end: u64,
+) -> Result<(), InspectionError> {
+    if !info.link_after && latest.size > run_end {
+        return Err(fail(
+            ENTRIES,
+            format!("the log holds {} entries but the export stops at index {} without the entry that follows", latest.size, run_end.saturating_sub(1)),
+        ));
+    }
+
+    let consistency: ConsistencyFile = json(dir, CONSISTENCY)?;
+    if (consistency.first, consistency.second) != (checkpoint.size, latest.size) {
+        return Err(fail(CONSISTENCY, "sizes do not match the two checkpoints"));
+    }
+    let proof = consistency
+        .proof
+        .iter()
+        .map(|h| hash_hex(CONSISTENCY, h))
+        .collect::<Result<Vec<_>, _>>()?;
+    let consistent = if checkpoint.size == 0 {
+        proof.is_empty()
+    } else {
+        merkle::verify_consistency(
+            checkpoint.size,
+            latest.size,
+            &proof,
+            &checkpoint.root,
+            &latest.root,
+        )
+    };
+    if !consistent {
+        return Err(fail(
+            CONSISTENCY,
+            format!(
+                "the latest checkpoint ({}) does not extend checkpoint {}",
+                latest.size, checkpoint.size
+            ),
+        ));
+    }
+
+    Ok(())
+}

@@ -1,0 +1,469 @@
+//! Stage 4, the entries: canonical form, index, chain link, key validity and signature of every
+//! entry, and every round's verdict, a block at a time on every core.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use ed25519_dalek::VerifyingKey;
+
+use ledger::entry::{format_time, leaf_hash};
+use ledger::entry_check::{check_entry_text, verify_signatures, SignatureCheck, Signers, Subject};
+use ledger::merkle::Hash;
+
+use super::lines::{LineBlock, LineReader, VerdictReader, Verdicts};
+use super::manifest::Manifest;
+use super::registry::Registry;
+use super::verdicts::readjudicate;
+use super::{fail, InspectionError, VerifyOptions};
+use crate::inspection::format::{ExportInfo, ADJUDICATIONS, ENTRIES, REGISTRY};
+
+/// What verification needs besides the entries themselves.
+#[derive(Clone, Copy)]
+pub(super) struct Context<'a> {
+    pub(super) info: &'a ExportInfo,
+    pub(super) has_link: bool,
+    pub(super) lines: usize,
+    pub(super) signers: Signers<'a>,
+    pub(super) registry: &'a HashMap<u64, Hash>,
+    pub(super) verdicts: &'a Verdicts,
+    pub(super) plans: &'a HashMap<String, rules::Plan>,
+    pub(super) signatures: SignatureCheck,
+    pub(super) readjudicate: bool,
+    /// `"rules_version":"<this version>"`, as a verdict made by these rules contains it.
+    pub(super) rules_version_marker: &'a str,
+}
+
+/// What one entry line yields once checked on its own.
+pub(super) struct CheckedLine {
+    pub(super) leaf: Hash,
+    pub(super) prev_hash: Hash,
+    /// Whether it is a round of the period, and whether its verdict was re-adjudicated.
+    pub(super) round: bool,
+    pub(super) readjudicated: bool,
+}
+
+/// What the entries stage established.
+pub(super) struct CheckedEntries {
+    /// The leaf hash of every exported entry, in order.
+    pub(super) leaves: Vec<Hash>,
+    pub(super) rounds_readjudicated: u64,
+    /// Entries checked, chain links included (each one signature).
+    pub(super) total: u64,
+}
+
+/// Stage 4, the entries, a block at a time: canonical form, index, chain link, key validity and
+/// signature of every entry, and every round's verdict (re-adjudicated unless told not to), on
+/// every core; then the chain in order. The two large files are hashed here for MANIFEST.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn check_entries(
+    dir: &Path,
+    manifest: &Manifest,
+    info: &ExportInfo,
+    registry: &Registry,
+    operators: &HashMap<String, VerifyingKey>,
+    plans: &HashMap<String, rules::Plan>,
+    options: VerifyOptions,
+    mut progress: impl FnMut(u64, u64),
+) -> Result<CheckedEntries, InspectionError> {
+    let has_link = info.period_first_index > info.first_index;
+    let total = info.period_entries + u64::from(has_link) + u64::from(info.link_after);
+    let count_error = |found: u64| {
+        fail(
+            ENTRIES,
+            format!("{found} entries or more, export.json says {total}"),
+        )
+    };
+    let mut entries = LineReader::open(dir, ENTRIES)?;
+    let mut verdicts = VerdictReader::open(dir)?;
+    let mut leaves: Vec<Hash> = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    let mut rounds_readjudicated = 0u64;
+    let rules_version_marker = format!("\"rules_version\":\"{}\"", rules::RULES_VERSION);
+    let no_verdicts = Verdicts::default();
+    // What every chunk is checked with; each chunk's own verdicts are filled in.
+    let context = Context {
+        info,
+        has_link,
+        lines: total as usize,
+        signers: Signers {
+            operators,
+            tables: &registry.history,
+        },
+        registry: &registry.leaves,
+        verdicts: &no_verdicts,
+        plans,
+        signatures: options.signatures,
+        readjudicate: options.readjudicate,
+        rules_version_marker: &rules_version_marker,
+    };
+    // A reader thread reads blocks (and their verdicts) ahead; every core checks chunks of
+    // them as they come, and this thread follows the chain through the checked chunks in order.
+    // Checked blocks go back to the reader, so their buffers are reused.
+    let (blocks, received) = std::sync::mpsc::sync_channel::<Result<Block, InspectionError>>(1);
+    let (recycle, recycled) = std::sync::mpsc::channel::<Block>();
+    let first_index = info.first_index;
+    let (block_size, chunk_size) = (options.chunking.block.max(1), options.chunking.chunk.max(1));
+    let (checked, readers) = std::thread::scope(|scope| {
+        let reader = scope.spawn(move || {
+            let mut read = 0u64;
+            loop {
+                let (mut block, mut block_verdicts) = recycled.try_recv().unwrap_or_default();
+                let next = entries
+                    .next_block(block_size, &mut block)
+                    .and_then(|()| {
+                        read += block.len() as u64;
+                        verdicts.take_before(first_index + read, &mut block_verdicts)
+                    })
+                    .map(|()| (block, block_verdicts));
+                let done = next.as_ref().map_or(true, |(block, _)| block.is_empty());
+                if blocks.send(next).is_err() || done {
+                    return (entries, verdicts);
+                }
+            }
+        });
+        let jobs = chunk_jobs(received, chunk_size, total, count_error);
+        let work = |job: ChunkJob| match job {
+            ChunkJob::Failed(e) => (Err(e), None),
+            ChunkJob::Check {
+                block,
+                first_line,
+                lines,
+                last,
+            } => {
+                let checked = {
+                    let context = Context {
+                        verdicts: &block.1,
+                        ..context
+                    };
+                    check_chunk(first_line, &block.0.lines_in(lines), &context)
+                };
+                // Only the last chunk's result holds on to the block, so that once it is taken
+                // (after every earlier chunk) the block's buffers can go back to the reader.
+                (checked, last.then_some(block))
+            }
+        };
+        let mut block_rounds = Vec::new();
+        let consume = |(checked, last_of): ChunkChecked| -> Result<(), InspectionError> {
+            for entry in checked? {
+                let n = leaves.len();
+                let expected = info.first_index + n as u64;
+                if let Some(previous) = leaves.last() {
+                    if &entry.prev_hash != previous {
+                        return Err(fail(
+                            entry_item(n, info),
+                            format!(
+                                "prev_hash does not match the hash of entry {}",
+                                expected - 1
+                            ),
+                        ));
+                    }
+                } else if expected == 0 && entry.prev_hash != ledger::GENESIS_PREV_HASH {
+                    return Err(fail(
+                        entry_item(n, info),
+                        "the first entry of the ledger must have a zero prev_hash",
+                    ));
+                }
+                leaves.push(entry.leaf);
+                if entry.round {
+                    block_rounds.push(expected);
+                }
+                rounds_readjudicated += u64::from(entry.readjudicated);
+            }
+            if let Some(block) = last_of {
+                let block_verdicts = &block.1;
+                if block_rounds.len() != block_verdicts.len() {
+                    // Every round found its verdict, so some verdict has no round.
+                    let rounds: std::collections::HashSet<u64> = block_rounds.drain(..).collect();
+                    return Err(not_a_round(
+                        block_verdicts
+                            .places()
+                            .filter(|(_, index)| !rounds.contains(index)),
+                    ));
+                }
+                block_rounds.clear();
+                // The reader may have finished; then the buffers are simply dropped.
+                if let Ok(block) = std::sync::Arc::try_unwrap(block) {
+                    let _ = recycle.send(block);
+                }
+            }
+            progress(leaves.len() as u64, total);
+            Ok(())
+        };
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let checked = super::ordered_pool::run_in_order(
+            threads,
+            // Two blocks' worth keeps every core busy across block boundaries, and bounds the
+            // blocks held at once.
+            2 * block_size.div_ceil(chunk_size),
+            jobs,
+            work,
+            consume,
+            || fail(ENTRIES, "a verification thread failed"),
+        );
+        (checked, reader.join())
+    });
+    let (entries, mut verdicts) =
+        readers.map_err(|_| fail(ENTRIES, "the reading thread failed"))?;
+    let checked = checked.and_then(|()| {
+        if (leaves.len() as u64) != total {
+            return Err(fail(
+                ENTRIES,
+                format!("{} entries, export.json says {total}", leaves.len()),
+            ));
+        }
+        let mut left = Verdicts::default();
+        verdicts.take_before(u64::MAX, &mut left)?;
+        if !left.is_empty() {
+            return Err(not_a_round(left.places()));
+        }
+        Ok(())
+    });
+    // A file that differs from MANIFEST is reported as such, before what the change breaks.
+    manifest.check_streamed(ENTRIES, &entries.finish_sha256()?)?;
+    manifest.check_streamed(ADJUDICATIONS, &verdicts.finish_sha256()?)?;
+    checked?;
+    Ok(CheckedEntries {
+        leaves,
+        rounds_readjudicated,
+        total,
+    })
+}
+
+/// A block of entry lines and the verdicts of its rounds.
+pub(super) type Block = (LineBlock, Verdicts);
+
+/// Work for a checking thread.
+pub(super) enum ChunkJob {
+    /// Lines `lines` of `block`, the first being line `first_line` of entries.jsonl (from 0);
+    /// `last` when they are the block's last.
+    Check {
+        block: std::sync::Arc<Block>,
+        first_line: usize,
+        lines: std::ops::Range<usize>,
+        last: bool,
+    },
+    /// Reading failed here: the error takes its place in the order of the entries.
+    Failed(InspectionError),
+}
+
+/// A checked chunk, and its block when it was the block's last chunk.
+pub(super) type ChunkChecked = (
+    Result<Vec<CheckedLine>, InspectionError>,
+    Option<std::sync::Arc<Block>>,
+);
+
+/// The chunks of `chunk_size` lines of the blocks `received` from the reader, in order; a
+/// reading error, or more entries than `total` (`count_error`), ends them.
+pub(super) fn chunk_jobs(
+    received: std::sync::mpsc::Receiver<Result<Block, InspectionError>>,
+    chunk_size: usize,
+    total: u64,
+    count_error: impl Fn(u64) -> InspectionError,
+) -> impl Iterator<Item = ChunkJob> {
+    let mut current: Option<(std::sync::Arc<Block>, usize, usize)> = None;
+    let mut lines_before = 0usize;
+    let mut finished = false;
+    std::iter::from_fn(move || {
+        if finished {
+            return None;
+        }
+        let (block, first_line, start) = match current.take() {
+            Some(at) => at,
+            None => match received.recv() {
+                Ok(Ok(block)) if !block.0.is_empty() => {
+                    let first_line = lines_before;
+                    lines_before += block.0.len();
+                    if lines_before as u64 > total {
+                        finished = true;
+                        return Some(ChunkJob::Failed(count_error(lines_before as u64)));
+                    }
+                    (std::sync::Arc::new(block), first_line, 0)
+                }
+                Ok(Err(e)) => {
+                    finished = true;
+                    return Some(ChunkJob::Failed(e));
+                }
+                // The end of the entries (or of the reader, which reports its own failure).
+                Ok(Ok(_)) | Err(_) => {
+                    finished = true;
+                    return None;
+                }
+            },
+        };
+        let end = (start + chunk_size).min(block.0.len());
+        let last = end == block.0.len();
+        if !last {
+            current = Some((std::sync::Arc::clone(&block), first_line, end));
+        }
+        Some(ChunkJob::Check {
+            block,
+            first_line: first_line + start,
+            lines: start..end,
+            last,
+        })
+    })
+}
+
+/// Entries whose signatures are verified together (larger batches cost less per signature).
+pub const SIGNATURE_BATCH: usize = 4096;
+
+/// Entries read and checked at a time (bounded memory, whatever the export's size).
+pub(super) const ENTRY_BLOCK: usize = 16 * 1024;
+
+/// The first of `verdicts` (line, index), which are not rounds of the period.
+pub(super) fn not_a_round(verdicts: impl Iterator<Item = (usize, u64)>) -> InspectionError {
+    match verdicts.min() {
+        Some((n, index)) => fail(
+            format!("{ADJUDICATIONS} line {n}"),
+            format!("index {index} has a verdict but is not a round of the exported period"),
+        ),
+        None => fail(ADJUDICATIONS, "rounds and verdicts do not match"),
+    }
+}
+
+/// Checks consecutive lines starting at line `first`: each on its own, then their signatures
+/// together. The error is the chunk's first failing line.
+pub(super) fn check_chunk(
+    first: usize,
+    part: &[&str],
+    context: &Context<'_>,
+) -> Result<Vec<CheckedLine>, InspectionError> {
+    let mut entries = Vec::with_capacity(part.len());
+    let mut lines = Vec::with_capacity(part.len());
+    let mut broken = None;
+    for (n, line) in part.iter().enumerate() {
+        match check_line(first + n, line, context) {
+            Ok((entry, checked)) => {
+                entries.push(entry);
+                lines.push(checked);
+            }
+            Err(e) => {
+                broken = Some(e);
+                break;
+            }
+        }
+    }
+    // A bad signature before the first other failure is the first failure.
+    verify_signatures(&entries, context.signatures)
+        .map_err(|(n, m)| fail(entry_item(first + n, context.info), m))?;
+    match broken {
+        Some(e) => Err(e),
+        None => Ok(lines),
+    }
+}
+
+pub(super) fn entry_item(line: usize, info: &ExportInfo) -> String {
+    format!(
+        "{ENTRIES} line {} (index {})",
+        line + 1,
+        info.first_index + line as u64
+    )
+}
+
+/// Checks one line: canonical bytes, index, time, period, key, registry and verdict.
+pub(super) fn check_line<'b>(
+    n: usize,
+    line: &'b str,
+    context: &Context<'_>,
+) -> Result<(ledger::entry_check::CheckedEntry<'b>, CheckedLine), InspectionError> {
+    check_line_alone(n, line, context).map_err(|e| match e {
+        LineError::Entry(m) => fail(entry_item(n, context.info), m),
+        LineError::Verdict(line, m) => fail(format!("{ADJUDICATIONS} line {line}"), m),
+    })
+}
+
+pub(super) enum LineError {
+    Entry(String),
+    /// Line of adjudications.jsonl, message.
+    Verdict(usize, String),
+}
+
+impl From<String> for LineError {
+    fn from(m: String) -> Self {
+        LineError::Entry(m)
+    }
+}
+
+impl From<&str> for LineError {
+    fn from(m: &str) -> Self {
+        LineError::Entry(m.to_owned())
+    }
+}
+
+pub(super) fn check_line_alone<'b>(
+    n: usize,
+    line: &'b str,
+    context: &Context<'_>,
+) -> Result<(ledger::entry_check::CheckedEntry<'b>, CheckedLine), LineError> {
+    let info = context.info;
+    let expected = info.first_index + n as u64;
+    let entry = check_entry_text(line, expected, context.signers)?;
+    match check_in_context(n, line, &entry, context) {
+        Ok(checked) => Ok((entry, checked)),
+        // An entry changed after signing fails its signature first: say that.
+        Err(e) => Err(entry
+            .verify_signature()
+            .map_or_else(LineError::Entry, |()| e)),
+    }
+}
+
+/// The checks of an entry that depend on the export around it.
+pub(super) fn check_in_context(
+    n: usize,
+    line: &str,
+    entry: &ledger::entry_check::CheckedEntry<'_>,
+    context: &Context<'_>,
+) -> Result<CheckedLine, LineError> {
+    let info = context.info;
+    let expected = info.first_index + n as u64;
+    let leaf = leaf_hash(line.as_bytes());
+    let at = entry.received_at;
+    let link_before = context.has_link && n == 0;
+    let link_after = info.link_after && n + 1 == context.lines;
+    let in_period = !link_before && !link_after;
+    if in_period && !(info.starts_at <= at && at < info.ends_at) {
+        return Err(format!(
+            "received at {}, outside the exported period",
+            format_time(at)
+        )
+        .into());
+    }
+    if link_before && at >= info.starts_at {
+        return Err(
+            "the chain link before the period was received inside it: entries are missing".into(),
+        );
+    }
+    if link_after && at < info.ends_at {
+        return Err(
+            "the chain link after the period was received inside it: entries are missing".into(),
+        );
+    }
+    let mut round = false;
+    let mut readjudicated = false;
+    match &entry.subject {
+        Subject::Registry(_) => {
+            if context.registry.get(&expected) != Some(&leaf) {
+                return Err(format!("a registry event missing from {REGISTRY}").into());
+            }
+        }
+        Subject::Record(header) if in_period && rules::is_adjudicated(&header.record_type) => {
+            round = true;
+            let (verdict_line, verdict) = context
+                .verdicts
+                .get(expected)
+                .ok_or_else(|| format!("a round without a verdict in {ADJUDICATIONS}"))?;
+            if context.readjudicate {
+                readjudicated =
+                    readjudicate(header, entry.record, verdict, context).map_err(|m| {
+                        LineError::Verdict(verdict_line, format!("index {expected}: {m}"))
+                    })?;
+            }
+        }
+        Subject::Record(_) => {}
+    }
+    Ok(CheckedLine {
+        leaf,
+        prev_hash: entry.prev_hash,
+        round,
+        readjudicated,
+    })
+}

@@ -1,0 +1,204 @@
+//! Offline verification of an inspection export (no database, no network), in named stages;
+//! the first failure names its file and line.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use ledger::checkpoint::{Checkpoint, NoteVerifier};
+use ledger::entry_check::{SignatureCheck, Signers};
+use ledger::merkle::Hash;
+
+mod chain;
+mod entries;
+mod lines;
+mod manifest;
+mod ordered_pool;
+mod registry;
+mod resolved;
+mod sealed_reports;
+mod verdicts;
+
+use crate::inspection::format::{
+    ExportInfo, CHECKPOINT, CHECKPOINT_LATEST, ENTRIES, EXPORT_JSON, FORMAT, REGISTRY,
+    RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS,
+};
+use chain::{check_extends, check_tree, open_checkpoint};
+pub use entries::SIGNATURE_BATCH;
+use entries::{check_entries, ENTRY_BLOCK};
+use manifest::check_manifest;
+use registry::{
+    check_registry_proofs, included, load_plans, load_registry, operator_signers, proofs_for,
+};
+
+/// The first thing that is wrong with an export, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{item}: {message}")]
+pub struct InspectionError {
+    /// File, and line or index where it applies.
+    pub item: String,
+    pub message: String,
+}
+
+impl From<ledger::parallel::WorkerPanicked> for InspectionError {
+    fn from(_: ledger::parallel::WorkerPanicked) -> Self {
+        fail(ENTRIES, "a verification thread failed")
+    }
+}
+
+pub(crate) fn fail(item: impl Into<String>, message: impl Into<String>) -> InspectionError {
+    InspectionError {
+        item: item.into(),
+        message: message.into(),
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct InspectionReport {
+    pub origin: String,
+    pub period: (String, String),
+    pub period_entries: u64,
+    pub first_index: u64,
+    pub checkpoint_size: u64,
+    pub checkpoint_root: String,
+    pub latest_size: u64,
+    pub files_checked: usize,
+    pub registry_events: u64,
+    pub signatures_checked: u64,
+    pub rounds_readjudicated: u64,
+    /// Resolutions of findings in the registry, and the resolved findings found again by
+    /// re-adjudicating their rounds.
+    pub resolutions: u64,
+    pub resolved_findings_readjudicated: u64,
+    /// Report files whose SHA-256 matched their `report_published` event.
+    pub reports_sealed: u64,
+}
+
+pub(super) fn read(dir: &Path, name: &str) -> Result<Vec<u8>, InspectionError> {
+    std::fs::read(dir.join(name)).map_err(|e| fail(name, format!("cannot read: {e}")))
+}
+
+pub(super) fn json<T: for<'de> Deserialize<'de>>(
+    dir: &Path,
+    name: &str,
+) -> Result<T, InspectionError> {
+    serde_json::from_slice(&read(dir, name)?).map_err(|e| fail(name, format!("not valid: {e}")))
+}
+
+pub(super) fn hash_hex(item: &str, text: &str) -> Result<Hash, InspectionError> {
+    hex::decode(text)
+        .ok()
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| fail(item, format!("`{text}` is not a 32-byte hex hash")))
+}
+
+/// Options of [`verify_export`].
+#[derive(Debug, Clone, Copy)]
+pub struct VerifyOptions {
+    pub signatures: SignatureCheck,
+    /// Re-adjudicate every round and compare with its exported verdict (otherwise only that
+    /// every round has exactly one verdict line).
+    pub readjudicate: bool,
+    /// How the entries are divided into work; any division gives the same result.
+    pub chunking: Chunking,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            signatures: SignatureCheck::Batch,
+            readjudicate: true,
+            chunking: Chunking::default(),
+        }
+    }
+}
+
+/// Entries read at a time (a block) and checked together by one thread (a chunk, whose
+/// signatures are one batch). The defaults suit exports of any size; small ones let tests
+/// cross many block and chunk boundaries with few entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunking {
+    pub block: usize,
+    pub chunk: usize,
+}
+
+impl Default for Chunking {
+    fn default() -> Self {
+        Chunking {
+            block: ENTRY_BLOCK,
+            chunk: SIGNATURE_BATCH,
+        }
+    }
+}
+
+/// Verifies an export offline, in stages; the first failure names its file and line.
+/// `progress(done, total)` is called every few thousand entries.
+pub fn verify_export(
+    dir: &Path,
+    operator_keys: &[NoteVerifier],
+    options: VerifyOptions,
+    progress: impl FnMut(u64, u64),
+) -> Result<InspectionReport, InspectionError> {
+    // 1. Every file is listed in MANIFEST with its SHA-256, and no other exists.
+    let manifest = check_manifest(dir)?;
+    // 2. export.json and the two signed checkpoints.
+    let (info, checkpoint, latest) = open_export(dir, operator_keys)?;
+    // 3. Registry and keys: the operator's events, in order, give every table key's validity.
+    let operators = operator_signers(operator_keys);
+    let registry = load_registry(dir, &latest, &operators)?;
+    let plans = load_plans(dir, &registry.history)?;
+    // 4. Entries: canonical form, chain, keys, signatures and verdicts.
+    let entries = check_entries(
+        dir, &manifest, &info, &registry, &operators, &plans, options, progress,
+    )?;
+    // 5. Tree: the entries are leaves of the signed checkpoint's tree, registry events of the
+    //    latest one's.
+    let run_end = check_tree(dir, &info, &checkpoint, &entries.leaves)?;
+    check_registry_proofs(&registry, &latest)?;
+    // 6. Reports and resolutions: each report matches its seal; each resolution its round.
+    let reports_sealed =
+        sealed_reports::check_sealed_reports(&manifest.reports, &registry.history, &info)?;
+    let signers = Signers {
+        operators: &operators,
+        tables: &registry.history,
+    };
+    let resolved =
+        resolved::check_resolved_findings(dir, &registry.history, &latest, signers, &plans)?;
+    // 7. The latest checkpoint extends the export's.
+    check_extends(dir, &info, &checkpoint, &latest, run_end)?;
+
+    Ok(InspectionReport {
+        origin: info.origin,
+        period: (info.from, info.to),
+        period_entries: info.period_entries,
+        first_index: info.period_first_index,
+        checkpoint_size: checkpoint.size,
+        checkpoint_root: hex::encode(checkpoint.root),
+        latest_size: latest.size,
+        files_checked: manifest.files,
+        registry_events: registry.leaves.len() as u64,
+        signatures_checked: entries.total,
+        rounds_readjudicated: entries.rounds_readjudicated,
+        resolutions: resolved.resolutions,
+        resolved_findings_readjudicated: resolved.readjudicated,
+        reports_sealed,
+    })
+}
+
+/// Stage 2, what the export is: export.json of a known format, and its two checkpoints, each
+/// signed by one of the operator keys.
+pub(super) fn open_export(
+    dir: &Path,
+    operator_keys: &[NoteVerifier],
+) -> Result<(ExportInfo, Checkpoint, Checkpoint), InspectionError> {
+    let info: ExportInfo = json(dir, EXPORT_JSON)?;
+    if info.format != FORMAT {
+        return Err(fail(
+            EXPORT_JSON,
+            format!("unknown format `{}`", info.format),
+        ));
+    }
+    let checkpoint = open_checkpoint(dir, CHECKPOINT, operator_keys, &info.origin)?;
+    let latest = open_checkpoint(dir, CHECKPOINT_LATEST, operator_keys, &info.origin)?;
+    Ok((info, checkpoint, latest))
+}
