@@ -10,6 +10,11 @@ use crate::plan::Plan;
 use crate::round_header::{GameCode, Identified};
 use crate::verdict::{RoundStatistics, Verdict};
 
+/// A round's verdict, or why it cannot be judged.
+pub type Judged<'a> = Result<Verdict<'a>, RecordError>;
+/// A round's theoretical statistics, or why they cannot be computed.
+pub type Statistics = Result<RoundStatistics, RecordError>;
+
 /// A game's round, parsed: structural checks, adjudication and theoretical statistics.
 pub trait Game: Identified {
     /// Structural checks beyond what parsing enforces (ids, positions, cards, amounts).
@@ -17,11 +22,7 @@ pub trait Game: Identified {
     fn validate(&self) -> Result<(), RecordError>;
 
     /// The verdict of the round under `plan` on a table set up as `setup`.
-    fn adjudicate<'a>(
-        &'a self,
-        plan: &'a Plan,
-        setup: &'a TableSetup,
-    ) -> Result<Verdict<'a>, RecordError>;
+    fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a>;
 
     /// Theoretical expectation and variance of what the round pays out, for RTP reports. Games
     /// where players play each other have none: the casino's revenue is the rake.

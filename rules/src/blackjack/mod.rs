@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use self::play::{replay, PlayedBox, Replay};
 use crate::cards::Card;
+use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{BlackjackPlan, DealerBlackjackTakes, Odds, Plan};
 use crate::round_header::{validate_bet_id, validate_identifier, validate_positions, GameCode};
@@ -119,67 +120,6 @@ pub struct BlackjackBet {
     /// The casino refused the win (card counting): only the original stake is returned.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub withheld: bool,
-}
-
-impl BlackjackRound {
-    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
-    pub fn validate(&self) -> Result<(), RecordError> {
-        if self.game != GameCode::Blackjack {
-            return Err(RecordError::invalid("game", "must be `blackjack`"));
-        }
-        self.validate_header()?;
-        validate_identifier("shoe_id", &self.shoe_id)?;
-        if self.boxes.is_empty() {
-            return Err(RecordError::invalid(
-                "boxes",
-                "a round has at least one box",
-            ));
-        }
-        if self.deal.len() > 6 * 52 || self.burned.len() > 52 {
-            return Err(RecordError::invalid("deal", "more cards than a shoe holds"));
-        }
-        validate_positions(
-            self.boxes.iter().map(|b| b.box_no),
-            MAX_BOXES,
-            "boxes",
-            "box",
-        )?;
-        let mut ids: Vec<&str> = Vec::new();
-        for (i, b) in self.boxes.iter().enumerate() {
-            let at = |e: RecordError| e.within(format_args!("boxes[{i}]"));
-            // Each split ends a hand and starts two: 1 + 2 × splits hands are played.
-            let splits = b
-                .hands
-                .iter()
-                .flatten()
-                .filter(|d| **d == Decision::Split)
-                .count();
-            if b.hands.len() != 2 * splits + 1 {
-                return Err(at(RecordError::invalid(
-                    "hands",
-                    format!(
-                        "{splits} splits make {} hands to record, not {}",
-                        2 * splits + 1,
-                        b.hands.len()
-                    ),
-                )));
-            }
-            if !b.bets.iter().any(|bet| bet.kind == BlackjackBetKind::Main) {
-                return Err(at(RecordError::invalid(
-                    "bets",
-                    "a box in play has a main bet",
-                )));
-            }
-            for (j, bet) in b.bets.iter().enumerate() {
-                let at = |e: RecordError| at(e.within(format_args!("bets[{j}]")));
-                validate_bet_id(&mut ids, &bet.bet_id).map_err(at)?;
-                validate_identifier("player", &bet.player).map_err(at)?;
-                validate_amount("stake_h", bet.stake_h).map_err(at)?;
-                validate_amount("paid_h", bet.paid_h).map_err(at)?;
-            }
-        }
-        Ok(())
-    }
 }
 
 /// Re-adjudicates a blackjack round against the plan.
@@ -628,24 +568,71 @@ pub fn round_statistics(
     statistics
 }
 
-impl crate::Game for BlackjackRound {
+impl Game for BlackjackRound {
+    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        BlackjackRound::validate(self)
+        if self.game != GameCode::Blackjack {
+            return Err(RecordError::invalid("game", "must be `blackjack`"));
+        }
+        self.validate_header()?;
+        validate_identifier("shoe_id", &self.shoe_id)?;
+        if self.boxes.is_empty() {
+            return Err(RecordError::invalid(
+                "boxes",
+                "a round has at least one box",
+            ));
+        }
+        if self.deal.len() > 6 * 52 || self.burned.len() > 52 {
+            return Err(RecordError::invalid("deal", "more cards than a shoe holds"));
+        }
+        validate_positions(
+            self.boxes.iter().map(|b| b.box_no),
+            MAX_BOXES,
+            "boxes",
+            "box",
+        )?;
+        let mut ids: Vec<&str> = Vec::new();
+        for (i, b) in self.boxes.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("boxes[{i}]"));
+            // Each split ends a hand and starts two: 1 + 2 × splits hands are played.
+            let splits = b
+                .hands
+                .iter()
+                .flatten()
+                .filter(|d| **d == Decision::Split)
+                .count();
+            if b.hands.len() != 2 * splits + 1 {
+                return Err(at(RecordError::invalid(
+                    "hands",
+                    format!(
+                        "{splits} splits make {} hands to record, not {}",
+                        2 * splits + 1,
+                        b.hands.len()
+                    ),
+                )));
+            }
+            if !b.bets.iter().any(|bet| bet.kind == BlackjackBetKind::Main) {
+                return Err(at(RecordError::invalid(
+                    "bets",
+                    "a box in play has a main bet",
+                )));
+            }
+            for (j, bet) in b.bets.iter().enumerate() {
+                let at = |e: RecordError| at(e.within(format_args!("bets[{j}]")));
+                validate_bet_id(&mut ids, &bet.bet_id).map_err(at)?;
+                validate_identifier("player", &bet.player).map_err(at)?;
+                validate_amount("stake_h", bet.stake_h).map_err(at)?;
+                validate_amount("paid_h", bet.paid_h).map_err(at)?;
+            }
+        }
+        Ok(())
     }
 
-    fn adjudicate<'a>(
-        &'a self,
-        plan: &'a Plan,
-        _setup: &'a crate::TableSetup,
-    ) -> Result<Verdict<'a>, RecordError> {
+    fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {
         adjudicate(plan.blackjack()?, plan, self)
     }
 
-    fn statistics(
-        &self,
-        plan: &Plan,
-        _setup: &crate::TableSetup,
-    ) -> Result<crate::RoundStatistics, RecordError> {
+    fn statistics(&self, plan: &Plan, _: &TableSetup) -> Statistics {
         Ok(round_statistics(
             plan.blackjack()?,
             plan.theoretical.blackjack.as_ref(),
@@ -654,7 +641,7 @@ impl crate::Game for BlackjackRound {
     }
 }
 
-impl crate::GameRecord for BlackjackRound {
+impl GameRecord for BlackjackRound {
     const RECORD_TYPE: &'static str = "round";
     const CODES: &'static [GameCode] = &[GameCode::Blackjack];
 }

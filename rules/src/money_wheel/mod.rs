@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, WheelPlan};
 use crate::round_header::{validate_bet_id, validate_identifier, GameCode};
@@ -71,37 +72,6 @@ pub struct WheelBet {
     pub stake_h: i64,
     /// Everything handed back for this bet: win plus stake, the stake on a void spin, else 0.
     pub paid_h: i64,
-}
-
-impl WheelRound {
-    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
-    pub fn validate(&self) -> Result<(), RecordError> {
-        if !matches!(self.game, GameCode::MoneyWheel1 | GameCode::MoneyWheel2) {
-            return Err(RecordError::invalid(
-                "game",
-                "must be `money_wheel_1` or `money_wheel_2`",
-            ));
-        }
-        self.validate_header()?;
-        if self.bets.len() > MAX_BETS_PER_ROUND {
-            return Err(RecordError::invalid(
-                "bets",
-                format!("at most {MAX_BETS_PER_ROUND} bets per spin"),
-            ));
-        }
-        let mut ids: Vec<&str> = Vec::with_capacity(self.bets.len());
-        for (i, bet) in self.bets.iter().enumerate() {
-            let at = |e: RecordError| e.within(format_args!("bets[{i}]"));
-            validate_bet_id(&mut ids, &bet.bet_id).map_err(at)?;
-            validate_identifier("player", &bet.player).map_err(at)?;
-            validate_identifier("box", &bet.box_id).map_err(at)?;
-            if validate_amount("stake_h", bet.stake_h).map_err(at)? == 0 {
-                return Err(at(RecordError::invalid("stake_h", "must be positive")));
-            }
-            validate_amount("paid_h", bet.paid_h).map_err(at)?;
-        }
-        Ok(())
-    }
 }
 
 fn overflow() -> RecordError {
@@ -347,24 +317,41 @@ pub fn round_statistics(
     statistics
 }
 
-impl crate::Game for WheelRound {
+impl Game for WheelRound {
+    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        WheelRound::validate(self)
+        if !matches!(self.game, GameCode::MoneyWheel1 | GameCode::MoneyWheel2) {
+            return Err(RecordError::invalid(
+                "game",
+                "must be `money_wheel_1` or `money_wheel_2`",
+            ));
+        }
+        self.validate_header()?;
+        if self.bets.len() > MAX_BETS_PER_ROUND {
+            return Err(RecordError::invalid(
+                "bets",
+                format!("at most {MAX_BETS_PER_ROUND} bets per spin"),
+            ));
+        }
+        let mut ids: Vec<&str> = Vec::with_capacity(self.bets.len());
+        for (i, bet) in self.bets.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("bets[{i}]"));
+            validate_bet_id(&mut ids, &bet.bet_id).map_err(at)?;
+            validate_identifier("player", &bet.player).map_err(at)?;
+            validate_identifier("box", &bet.box_id).map_err(at)?;
+            if validate_amount("stake_h", bet.stake_h).map_err(at)? == 0 {
+                return Err(at(RecordError::invalid("stake_h", "must be positive")));
+            }
+            validate_amount("paid_h", bet.paid_h).map_err(at)?;
+        }
+        Ok(())
     }
 
-    fn adjudicate<'a>(
-        &'a self,
-        plan: &'a Plan,
-        setup: &'a crate::TableSetup,
-    ) -> Result<Verdict<'a>, RecordError> {
+    fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {
         adjudicate(plan.wheel(self.game)?, plan, setup.wheel_layout()?, self)
     }
 
-    fn statistics(
-        &self,
-        plan: &Plan,
-        setup: &crate::TableSetup,
-    ) -> Result<crate::RoundStatistics, RecordError> {
+    fn statistics(&self, plan: &Plan, setup: &TableSetup) -> Statistics {
         Ok(round_statistics(
             plan.wheel(self.game)?,
             setup.wheel_layout()?,
@@ -373,7 +360,7 @@ impl crate::Game for WheelRound {
     }
 }
 
-impl crate::GameRecord for WheelRound {
+impl GameRecord for WheelRound {
     const RECORD_TYPE: &'static str = "round";
     const CODES: &'static [GameCode] = &[GameCode::MoneyWheel1, GameCode::MoneyWheel2];
 }

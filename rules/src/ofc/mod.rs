@@ -10,6 +10,7 @@ mod record;
 mod scoring;
 
 use crate::cards::{Card, CardSet};
+use crate::game::{Game, GameRecord, Judged, TableSetup};
 use crate::money::format_czk;
 use crate::plan::{OfcPlan, Plan};
 use crate::poker_cash::Collection;
@@ -270,21 +271,17 @@ pub fn adjudicate<'a>(
     })
 }
 
-impl crate::Game for OfcHand {
+impl Game for OfcHand {
     fn validate(&self) -> Result<(), RecordError> {
         OfcHand::validate(self)
     }
 
-    fn adjudicate<'a>(
-        &'a self,
-        plan: &'a Plan,
-        _setup: &'a crate::TableSetup,
-    ) -> Result<Verdict<'a>, RecordError> {
+    fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {
         adjudicate(plan.open_face_chinese()?, plan, self)
     }
 }
 
-impl crate::GameRecord for OfcHand {
+impl GameRecord for OfcHand {
     const RECORD_TYPE: &'static str = "round";
     const CODES: &'static [GameCode] = &[GameCode::OpenFaceChinese];
 }

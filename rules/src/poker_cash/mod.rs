@@ -13,6 +13,7 @@ mod time_collection;
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet};
+use crate::game::{Game, GameRecord, Judged, TableSetup};
 use crate::hand_rank::{evaluate, HandRank};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, PokerCashPlan};
@@ -159,103 +160,6 @@ pub struct Award {
 }
 
 impl PokerHand {
-    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
-    pub fn validate(&self) -> Result<(), RecordError> {
-        if self.game != GameCode::PokerCash {
-            return Err(RecordError::invalid("game", "must be `poker_cash`"));
-        }
-        self.validate_header()?;
-        if !(2..=usize::from(MAX_SEATS)).contains(&self.seats.len()) {
-            return Err(RecordError::invalid(
-                "seats",
-                format!("a hand is dealt to 2 to {MAX_SEATS} seats"),
-            ));
-        }
-        let mut previous = 0u8;
-        for (i, s) in self.seats.iter().enumerate() {
-            let at = |e: RecordError| e.within(format_args!("seats[{i}]"));
-            if s.seat <= previous || s.seat > MAX_SEATS {
-                return Err(at(RecordError::invalid(
-                    "seat",
-                    format!("seats are numbered 1 to {MAX_SEATS}, in order, each once"),
-                )));
-            }
-            previous = s.seat;
-            validate_identifier("player", &s.player).map_err(at)?;
-            if validate_amount("stack_h", s.stack_h).map_err(at)? == 0 {
-                return Err(at(RecordError::invalid("stack_h", "must be positive")));
-            }
-            if let Some(shown) = &s.shown {
-                if shown.len() != self.variant.hole_cards() {
-                    return Err(at(RecordError::invalid(
-                        "shown",
-                        format!(
-                            "{} hole cards in {:?}, {} shown",
-                            self.variant.hole_cards(),
-                            self.variant,
-                            shown.len()
-                        ),
-                    )));
-                }
-            }
-        }
-        if self.button == 0 || self.button > MAX_SEATS {
-            return Err(RecordError::invalid(
-                "button",
-                format!("a seat number 1 to {MAX_SEATS}"),
-            ));
-        }
-        if !matches!(self.board.len(), 0 | 3 | 4 | 5) {
-            return Err(RecordError::invalid(
-                "board",
-                format!("0, 3, 4 or 5 cards, not {}", self.board.len()),
-            ));
-        }
-        let mut cards: Vec<Card> = self.board.clone();
-        cards.extend(self.seats.iter().filter_map(|s| s.shown.clone()).flatten());
-        if let Err(card) = CardSet::of(&cards) {
-            return Err(RecordError::invalid(
-                "board",
-                format!("{card} is dealt twice (one deck)"),
-            ));
-        }
-        if validate_amount("small_blind_h", self.small_blind_h)? == 0
-            || validate_amount("big_blind_h", self.big_blind_h)? < self.small_blind_h
-        {
-            return Err(RecordError::invalid(
-                "big_blind_h",
-                "blinds must be positive, the big blind at least the small one",
-            ));
-        }
-        for (i, a) in self.actions.iter().enumerate() {
-            let at = |e: RecordError| e.within(format_args!("actions[{i}]"));
-            if !self.seats.iter().any(|s| s.seat == a.seat) {
-                return Err(at(RecordError::invalid(
-                    "seat",
-                    format!("seat {} is not dealt in", a.seat),
-                )));
-            }
-            if let Some(to) = a.to_h {
-                validate_amount("to_h", to).map_err(at)?;
-            }
-        }
-        if self.actions.len() > 1_000 {
-            return Err(RecordError::invalid("actions", "at most 1 000 actions"));
-        }
-        for (i, award) in self.awards.iter().enumerate() {
-            let at = |e: RecordError| e.within(format_args!("awards[{i}]"));
-            if !self.seats.iter().any(|s| s.seat == award.seat) {
-                return Err(at(RecordError::invalid(
-                    "seat",
-                    format!("seat {} is not dealt in", award.seat),
-                )));
-            }
-            validate_amount("amount_h", award.amount_h).map_err(at)?;
-        }
-        validate_amount("rake_h", self.rake_h)?;
-        Ok(())
-    }
-
     fn seat(&self, seat: u8) -> Option<&PokerSeat> {
         self.seats.iter().find(|s| s.seat == seat)
     }
@@ -541,21 +445,110 @@ pub fn adjudicate<'a>(
     })
 }
 
-impl crate::Game for PokerHand {
+impl Game for PokerHand {
+    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        PokerHand::validate(self)
+        if self.game != GameCode::PokerCash {
+            return Err(RecordError::invalid("game", "must be `poker_cash`"));
+        }
+        self.validate_header()?;
+        if !(2..=usize::from(MAX_SEATS)).contains(&self.seats.len()) {
+            return Err(RecordError::invalid(
+                "seats",
+                format!("a hand is dealt to 2 to {MAX_SEATS} seats"),
+            ));
+        }
+        let mut previous = 0u8;
+        for (i, s) in self.seats.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("seats[{i}]"));
+            if s.seat <= previous || s.seat > MAX_SEATS {
+                return Err(at(RecordError::invalid(
+                    "seat",
+                    format!("seats are numbered 1 to {MAX_SEATS}, in order, each once"),
+                )));
+            }
+            previous = s.seat;
+            validate_identifier("player", &s.player).map_err(at)?;
+            if validate_amount("stack_h", s.stack_h).map_err(at)? == 0 {
+                return Err(at(RecordError::invalid("stack_h", "must be positive")));
+            }
+            if let Some(shown) = &s.shown {
+                if shown.len() != self.variant.hole_cards() {
+                    return Err(at(RecordError::invalid(
+                        "shown",
+                        format!(
+                            "{} hole cards in {:?}, {} shown",
+                            self.variant.hole_cards(),
+                            self.variant,
+                            shown.len()
+                        ),
+                    )));
+                }
+            }
+        }
+        if self.button == 0 || self.button > MAX_SEATS {
+            return Err(RecordError::invalid(
+                "button",
+                format!("a seat number 1 to {MAX_SEATS}"),
+            ));
+        }
+        if !matches!(self.board.len(), 0 | 3 | 4 | 5) {
+            return Err(RecordError::invalid(
+                "board",
+                format!("0, 3, 4 or 5 cards, not {}", self.board.len()),
+            ));
+        }
+        let mut cards: Vec<Card> = self.board.clone();
+        cards.extend(self.seats.iter().filter_map(|s| s.shown.clone()).flatten());
+        if let Err(card) = CardSet::of(&cards) {
+            return Err(RecordError::invalid(
+                "board",
+                format!("{card} is dealt twice (one deck)"),
+            ));
+        }
+        if validate_amount("small_blind_h", self.small_blind_h)? == 0
+            || validate_amount("big_blind_h", self.big_blind_h)? < self.small_blind_h
+        {
+            return Err(RecordError::invalid(
+                "big_blind_h",
+                "blinds must be positive, the big blind at least the small one",
+            ));
+        }
+        for (i, a) in self.actions.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("actions[{i}]"));
+            if !self.seats.iter().any(|s| s.seat == a.seat) {
+                return Err(at(RecordError::invalid(
+                    "seat",
+                    format!("seat {} is not dealt in", a.seat),
+                )));
+            }
+            if let Some(to) = a.to_h {
+                validate_amount("to_h", to).map_err(at)?;
+            }
+        }
+        if self.actions.len() > 1_000 {
+            return Err(RecordError::invalid("actions", "at most 1 000 actions"));
+        }
+        for (i, award) in self.awards.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("awards[{i}]"));
+            if !self.seats.iter().any(|s| s.seat == award.seat) {
+                return Err(at(RecordError::invalid(
+                    "seat",
+                    format!("seat {} is not dealt in", award.seat),
+                )));
+            }
+            validate_amount("amount_h", award.amount_h).map_err(at)?;
+        }
+        validate_amount("rake_h", self.rake_h)?;
+        Ok(())
     }
 
-    fn adjudicate<'a>(
-        &'a self,
-        plan: &'a Plan,
-        _setup: &'a crate::TableSetup,
-    ) -> Result<Verdict<'a>, RecordError> {
+    fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {
         adjudicate(plan.poker_cash()?, plan, self)
     }
 }
 
-impl crate::GameRecord for PokerHand {
+impl GameRecord for PokerHand {
     const RECORD_TYPE: &'static str = "round";
     const CODES: &'static [GameCode] = &[GameCode::PokerCash];
 }

@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::game::{Game, GameRecord, Judged, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, PokerCashPlan};
 use crate::round_header::{validate_identifier, validate_round_identity, GameCode};
@@ -44,40 +45,6 @@ pub struct TimePayment {
     pub seat: u8,
     pub player: String,
     pub paid_h: i64,
-}
-
-impl TimeCollection {
-    pub fn validate(&self) -> Result<(), RecordError> {
-        if self.game != GameCode::PokerCash {
-            return Err(RecordError::invalid("game", "must be `poker_cash`"));
-        }
-        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
-        if self.period_minutes == 0 || !self.period_minutes.is_multiple_of(PERIOD_MINUTES) {
-            return Err(RecordError::invalid(
-                "period_minutes",
-                format!("a multiple of {PERIOD_MINUTES} minutes"),
-            ));
-        }
-        validate_amount("per_player_h", self.per_player_h)?;
-        if self.players.is_empty() || self.players.len() > usize::from(super::MAX_SEATS) {
-            return Err(RecordError::invalid(
-                "players",
-                format!("1 to {} players", super::MAX_SEATS),
-            ));
-        }
-        for (i, p) in self.players.iter().enumerate() {
-            let at = |e: RecordError| e.within(format_args!("players[{i}]"));
-            if p.seat == 0 || p.seat > super::MAX_SEATS {
-                return Err(at(RecordError::invalid("seat", "a seat number 1 to 10")));
-            }
-            if self.players[..i].iter().any(|q| q.seat == p.seat) {
-                return Err(at(RecordError::invalid("seat", "each seat once")));
-            }
-            validate_identifier("player", &p.player).map_err(at)?;
-            validate_amount("paid_h", p.paid_h).map_err(at)?;
-        }
-        Ok(())
-    }
 }
 
 /// Checks the announced fee against the plan and each player's payment against the fee.
@@ -181,21 +148,45 @@ impl crate::round_header::Identified for TimeCollection {
     }
 }
 
-impl crate::Game for TimeCollection {
+impl Game for TimeCollection {
     fn validate(&self) -> Result<(), RecordError> {
-        TimeCollection::validate(self)
+        if self.game != GameCode::PokerCash {
+            return Err(RecordError::invalid("game", "must be `poker_cash`"));
+        }
+        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
+        if self.period_minutes == 0 || !self.period_minutes.is_multiple_of(PERIOD_MINUTES) {
+            return Err(RecordError::invalid(
+                "period_minutes",
+                format!("a multiple of {PERIOD_MINUTES} minutes"),
+            ));
+        }
+        validate_amount("per_player_h", self.per_player_h)?;
+        if self.players.is_empty() || self.players.len() > usize::from(super::MAX_SEATS) {
+            return Err(RecordError::invalid(
+                "players",
+                format!("1 to {} players", super::MAX_SEATS),
+            ));
+        }
+        for (i, p) in self.players.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("players[{i}]"));
+            if p.seat == 0 || p.seat > super::MAX_SEATS {
+                return Err(at(RecordError::invalid("seat", "a seat number 1 to 10")));
+            }
+            if self.players[..i].iter().any(|q| q.seat == p.seat) {
+                return Err(at(RecordError::invalid("seat", "each seat once")));
+            }
+            validate_identifier("player", &p.player).map_err(at)?;
+            validate_amount("paid_h", p.paid_h).map_err(at)?;
+        }
+        Ok(())
     }
 
-    fn adjudicate<'a>(
-        &'a self,
-        plan: &'a Plan,
-        _setup: &'a crate::TableSetup,
-    ) -> Result<Verdict<'a>, RecordError> {
+    fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {
         adjudicate(plan.poker_cash()?, plan, self)
     }
 }
 
-impl crate::GameRecord for TimeCollection {
+impl GameRecord for TimeCollection {
     const RECORD_TYPE: &'static str = "time_collection";
     const CODES: &'static [GameCode] = &[GameCode::PokerCash];
 }

@@ -8,6 +8,7 @@ use smallvec::SmallVec;
 
 use self::call_bets::Chips;
 use self::layout::{Position, PositionClass, POCKETS};
+use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, RoulettePlan};
 use crate::ratio::Ratio;
@@ -192,37 +193,6 @@ pub struct RouletteBet {
     pub chip_h: Option<i64>,
     /// Everything handed back for this bet: winnings plus stake, the stake on a void spin, else 0.
     pub paid_h: i64,
-}
-
-impl RouletteRound {
-    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
-    pub fn validate(&self) -> Result<(), RecordError> {
-        if self.game != GameCode::Roulette {
-            return Err(RecordError::invalid("game", "must be `roulette`"));
-        }
-        self.validate_header()?;
-        if let SpinOutcome::Number { number } = self.outcome {
-            if number >= POCKETS {
-                return Err(RecordError::invalid(
-                    "outcome.number",
-                    format!("{number} is not a pocket of a single-zero wheel (0-36)"),
-                ));
-            }
-        }
-        if self.bets.len() > MAX_BETS_PER_ROUND {
-            return Err(RecordError::invalid(
-                "bets",
-                format!("at most {MAX_BETS_PER_ROUND} bets per spin"),
-            ));
-        }
-        let mut ids: Vec<&str> = Vec::with_capacity(self.bets.len());
-        for (i, bet) in self.bets.iter().enumerate() {
-            validate_bet_id(&mut ids, &bet.bet_id)
-                .and_then(|()| bet.validate())
-                .map_err(|e| e.within(format_args!("bets[{i}]")))?;
-        }
-        Ok(())
-    }
 }
 
 impl RouletteBet {
@@ -696,29 +666,46 @@ pub fn theoretical_rtp(rp: &RoulettePlan, kind: BetKind) -> Option<Ratio> {
     ))
 }
 
-impl crate::Game for RouletteRound {
+impl Game for RouletteRound {
+    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        RouletteRound::validate(self)
+        if self.game != GameCode::Roulette {
+            return Err(RecordError::invalid("game", "must be `roulette`"));
+        }
+        self.validate_header()?;
+        if let SpinOutcome::Number { number } = self.outcome {
+            if number >= POCKETS {
+                return Err(RecordError::invalid(
+                    "outcome.number",
+                    format!("{number} is not a pocket of a single-zero wheel (0-36)"),
+                ));
+            }
+        }
+        if self.bets.len() > MAX_BETS_PER_ROUND {
+            return Err(RecordError::invalid(
+                "bets",
+                format!("at most {MAX_BETS_PER_ROUND} bets per spin"),
+            ));
+        }
+        let mut ids: Vec<&str> = Vec::with_capacity(self.bets.len());
+        for (i, bet) in self.bets.iter().enumerate() {
+            validate_bet_id(&mut ids, &bet.bet_id)
+                .and_then(|()| bet.validate())
+                .map_err(|e| e.within(format_args!("bets[{i}]")))?;
+        }
+        Ok(())
     }
 
-    fn adjudicate<'a>(
-        &'a self,
-        plan: &'a Plan,
-        _setup: &'a crate::TableSetup,
-    ) -> Result<Verdict<'a>, RecordError> {
+    fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {
         adjudicate(plan.roulette()?, plan, self)
     }
 
-    fn statistics(
-        &self,
-        plan: &Plan,
-        _setup: &crate::TableSetup,
-    ) -> Result<crate::RoundStatistics, RecordError> {
+    fn statistics(&self, plan: &Plan, _: &TableSetup) -> Statistics {
         Ok(round_statistics(plan.roulette()?, self))
     }
 }
 
-impl crate::GameRecord for RouletteRound {
+impl GameRecord for RouletteRound {
     const RECORD_TYPE: &'static str = "round";
     const CODES: &'static [GameCode] = &[GameCode::Roulette];
 }

@@ -8,6 +8,7 @@ mod entries;
 mod prizes;
 mod record;
 
+use crate::game::{Game, GameRecord, Judged, TableSetup};
 use crate::money::format_czk;
 use crate::plan::{Plan, TournamentPlan};
 use crate::round_header::GameCode;
@@ -178,21 +179,17 @@ pub fn adjudicate<'a>(
     })
 }
 
-impl crate::Game for TournamentRecord {
+impl Game for TournamentRecord {
     fn validate(&self) -> Result<(), RecordError> {
         TournamentRecord::validate(self)
     }
 
-    fn adjudicate<'a>(
-        &'a self,
-        plan: &'a Plan,
-        _setup: &'a crate::TableSetup,
-    ) -> Result<Verdict<'a>, RecordError> {
+    fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {
         adjudicate(plan.poker_tournament()?, plan, self)
     }
 }
 
-impl crate::GameRecord for TournamentRecord {
+impl GameRecord for TournamentRecord {
     const RECORD_TYPE: &'static str = "round";
     const CODES: &'static [GameCode] = &[GameCode::PokerTournament];
 }

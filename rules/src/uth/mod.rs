@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet};
+use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::hand_rank::{evaluate, Category, HandRank};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Odds, Plan, TripsOnFold, UltimateTexasHoldemPlan};
@@ -95,83 +96,6 @@ pub struct UthBet {
 impl UthSpot {
     fn bet(&self, kind: UthBetKind) -> Option<&UthBet> {
         self.bets.iter().find(|b| b.kind == kind)
-    }
-}
-
-impl UthRound {
-    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
-    pub fn validate(&self) -> Result<(), RecordError> {
-        if self.game != GameCode::UltimateTexasHoldem {
-            return Err(RecordError::invalid(
-                "game",
-                "must be `ultimate_texas_holdem`",
-            ));
-        }
-        self.validate_header()?;
-        if self.spots.is_empty() {
-            return Err(RecordError::invalid(
-                "spots",
-                "a round has at least one spot",
-            ));
-        }
-        // One deck: every card at most once among everything dealt and burned.
-        let all = self
-            .burned
-            .iter()
-            .chain(&self.dealer)
-            .chain(&self.board)
-            .chain(self.spots.iter().flat_map(|s| &s.cards))
-            .copied()
-            .collect::<Vec<Card>>();
-        if let Err(card) = CardSet::of(&all) {
-            return Err(RecordError::invalid(
-                "cards",
-                format!("{card} is dealt twice; a one-deck game holds each card once"),
-            ));
-        }
-        validate_positions(
-            self.spots.iter().map(|s| s.spot),
-            MAX_SPOTS,
-            "spots",
-            "spot",
-        )?;
-        let mut ids: Vec<&str> = Vec::new();
-        for (i, spot) in self.spots.iter().enumerate() {
-            let at = |e: RecordError| e.within(format_args!("spots[{i}]"));
-            validate_identifier("player", &spot.player).map_err(at)?;
-            for kind in [
-                UthBetKind::Ante,
-                UthBetKind::Blind,
-                UthBetKind::Play,
-                UthBetKind::Trips,
-            ] {
-                if spot.bets.iter().filter(|b| b.kind == kind).count() > 1 {
-                    return Err(at(RecordError::invalid(
-                        "bets",
-                        format!("one `{}` bet per spot", kind.as_str()),
-                    )));
-                }
-            }
-            if spot.bet(UthBetKind::Ante).is_none() {
-                return Err(at(RecordError::invalid(
-                    "bets",
-                    "a spot in play has an ante",
-                )));
-            }
-            if spot.play_street.is_some() != spot.bet(UthBetKind::Play).is_some() {
-                return Err(at(RecordError::invalid(
-                    "play_street",
-                    "a Play bet and its street come together (neither on a fold)",
-                )));
-            }
-            for (j, bet) in spot.bets.iter().enumerate() {
-                let at = |e: RecordError| at(e.within(format_args!("bets[{j}]")));
-                validate_bet_id(&mut ids, &bet.bet_id).map_err(at)?;
-                validate_amount("stake_h", bet.stake_h).map_err(at)?;
-                validate_amount("paid_h", bet.paid_h).map_err(at)?;
-            }
-        }
-        Ok(())
     }
 }
 
@@ -472,24 +396,87 @@ pub fn round_statistics(
     statistics
 }
 
-impl crate::Game for UthRound {
+impl Game for UthRound {
+    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        UthRound::validate(self)
+        if self.game != GameCode::UltimateTexasHoldem {
+            return Err(RecordError::invalid(
+                "game",
+                "must be `ultimate_texas_holdem`",
+            ));
+        }
+        self.validate_header()?;
+        if self.spots.is_empty() {
+            return Err(RecordError::invalid(
+                "spots",
+                "a round has at least one spot",
+            ));
+        }
+        // One deck: every card at most once among everything dealt and burned.
+        let all = self
+            .burned
+            .iter()
+            .chain(&self.dealer)
+            .chain(&self.board)
+            .chain(self.spots.iter().flat_map(|s| &s.cards))
+            .copied()
+            .collect::<Vec<Card>>();
+        if let Err(card) = CardSet::of(&all) {
+            return Err(RecordError::invalid(
+                "cards",
+                format!("{card} is dealt twice; a one-deck game holds each card once"),
+            ));
+        }
+        validate_positions(
+            self.spots.iter().map(|s| s.spot),
+            MAX_SPOTS,
+            "spots",
+            "spot",
+        )?;
+        let mut ids: Vec<&str> = Vec::new();
+        for (i, spot) in self.spots.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("spots[{i}]"));
+            validate_identifier("player", &spot.player).map_err(at)?;
+            for kind in [
+                UthBetKind::Ante,
+                UthBetKind::Blind,
+                UthBetKind::Play,
+                UthBetKind::Trips,
+            ] {
+                if spot.bets.iter().filter(|b| b.kind == kind).count() > 1 {
+                    return Err(at(RecordError::invalid(
+                        "bets",
+                        format!("one `{}` bet per spot", kind.as_str()),
+                    )));
+                }
+            }
+            if spot.bet(UthBetKind::Ante).is_none() {
+                return Err(at(RecordError::invalid(
+                    "bets",
+                    "a spot in play has an ante",
+                )));
+            }
+            if spot.play_street.is_some() != spot.bet(UthBetKind::Play).is_some() {
+                return Err(at(RecordError::invalid(
+                    "play_street",
+                    "a Play bet and its street come together (neither on a fold)",
+                )));
+            }
+            for (j, bet) in spot.bets.iter().enumerate() {
+                let at = |e: RecordError| at(e.within(format_args!("bets[{j}]")));
+                validate_bet_id(&mut ids, &bet.bet_id).map_err(at)?;
+                validate_amount("stake_h", bet.stake_h).map_err(at)?;
+                validate_amount("paid_h", bet.paid_h).map_err(at)?;
+            }
+        }
+        Ok(())
     }
 
-    fn adjudicate<'a>(
-        &'a self,
-        plan: &'a Plan,
-        _setup: &'a crate::TableSetup,
-    ) -> Result<Verdict<'a>, RecordError> {
+    fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {
         adjudicate(plan.ultimate_texas_holdem()?, plan, self)
     }
 
-    fn statistics(
-        &self,
-        plan: &Plan,
-        _setup: &crate::TableSetup,
-    ) -> Result<crate::RoundStatistics, RecordError> {
+    fn statistics(&self, plan: &Plan, _: &TableSetup) -> Statistics {
         Ok(round_statistics(
             plan.theoretical.ultimate_texas_holdem.as_ref(),
             self,
@@ -497,7 +484,7 @@ impl crate::Game for UthRound {
     }
 }
 
-impl crate::GameRecord for UthRound {
+impl GameRecord for UthRound {
     const RECORD_TYPE: &'static str = "round";
     const CODES: &'static [GameCode] = &[GameCode::UltimateTexasHoldem];
 }

@@ -1,5 +1,5 @@
-//! The signed checkpoints, and the tree: the entries are leaves of the checkpoint the export is
-//! checked against, and the latest checkpoint extends it.
+//! Stages 2, 5 and 7: the signed checkpoints, and the tree: the entries are leaves of the
+//! checkpoint the export is checked against, and the latest checkpoint extends it.
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -1,5 +1,6 @@
-//! Stage 5, the verdicts: a round's exported verdict against re-adjudication with the exported
-//! plan, on the table set up as its registration in the ledger says (a wheel's segment order).
+//! The verdicts, checked with the entries (stage 4): a round's exported verdict against
+//! re-adjudication with the exported plan, on the table set up as its registration in the
+//! ledger says (a wheel's segment order).
 
 use super::entries::Context;
 
