@@ -3,32 +3,17 @@
 
 mod common;
 
-use std::process::Command;
-
 use actix_web::{test as web_test, App};
 use common::*;
 use diesel::RunQueryDsl as _;
 use ledger::access::Role;
 use serde_json::{json, Value};
 
-fn dozor() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_dozor"))
-}
-
 #[test]
 fn keygen_sign_and_adjudicate_a_record_file() {
     let dir = tempfile::tempdir().unwrap();
     let key_file = dir.path().join("table.key");
-    let out = dozor()
-        .args(["keygen", "--out"])
-        .arg(&key_file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = dozor().args(["keygen", "--out"]).arg(&key_file).succeeds();
     let keygen: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(keygen["key_id"].as_str().unwrap().len(), 16);
     // Refuses to overwrite a key by accident.
@@ -44,19 +29,13 @@ fn keygen_sign_and_adjudicate_a_record_file() {
     let record = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 361_000)]));
     std::fs::write(&record_file, record.to_string()).unwrap();
     let envelope_file = dir.path().join("envelope.json");
-    let out = dozor()
+    dozor()
         .args(["sign", "--key"])
         .arg(&key_file)
         .arg(&record_file)
         .arg("--out")
         .arg(&envelope_file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let envelope: Value =
         serde_json::from_str(&std::fs::read_to_string(&envelope_file).unwrap()).unwrap();
     assert_eq!(envelope["key_id"], keygen["key_id"]);
@@ -130,13 +109,7 @@ fn a_wheel_spin_is_adjudicated_offline_with_the_tables_layout() {
         .arg(&record_file)
         .arg("--wheel-layout")
         .arg(black_first.join(","))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let verdict: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(verdict["findings"], json!([]), "{verdict}");
     assert_eq!(verdict["segment_label"], "25x_black", "{verdict}");
@@ -149,13 +122,7 @@ fn a_wheel_spin_is_adjudicated_offline_with_the_tables_layout() {
         .arg(&record_file)
         .arg("--table-config")
         .arg(&config)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let verdict: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(verdict["findings"][0]["kind"], "overpaid", "{verdict}");
     assert_eq!(verdict["findings"][0]["amount_h"], 260_000, "{verdict}");
@@ -207,13 +174,7 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
         .arg("verify")
         .env("DATABASE_URL", &url)
         .env("DOZOR_OPERATOR_KEY", &key_file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     // The admin key, the registration and four rounds.
     assert_eq!(report["entries_checked"], 6);

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{key, registration, signed, spin, straight};
+use common::{key, registration, signed, spin, straight, Succeeds as _};
 use diesel::RunQueryDsl as _;
 use serde_json::{json, Value};
 
@@ -80,13 +80,7 @@ impl Site {
         let out = self
             .dozor()
             .args(["apikey", "create", "--name", name, "--role", role])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .succeeds();
         let created: Value = serde_json::from_slice(&out.stdout).unwrap();
         created["token"].as_str().unwrap().to_owned()
     }
@@ -536,13 +530,7 @@ fn with_database_url_the_server_migrates_as_the_owner_and_serves_as_the_login_it
         .dozor()
         .env("DATABASE_URL", &owner)
         .args(["apikey", "create", "--name", "it-admin", "--role", "admin"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let admin: Value = serde_json::from_slice(&out.stdout).unwrap();
     let admin = admin["token"].as_str();
     let k = key(8);

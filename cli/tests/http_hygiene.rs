@@ -18,16 +18,6 @@ macro_rules! app {
     };
 }
 
-fn assert_error_body(status: u16, body: &Value, expected_status: u16, code: &str) {
-    assert_eq!(status, expected_status, "{body}");
-    assert_eq!(body["code"], code, "{body}");
-    assert!(
-        body["message"].as_str().is_some_and(|m| !m.is_empty()),
-        "{body}"
-    );
-    assert!(body["details"].is_object(), "{body}");
-}
-
 fn post_as(uri: &str, content_type: &str, body: Vec<u8>) -> actix_http::Request {
     test::TestRequest::post()
         .uri(uri)
@@ -72,7 +62,7 @@ async fn json_bodies_must_say_they_are_json() {
     ] {
         for content_type in ["text/plain", "application/x-www-form-urlencoded", ""] {
             let (status, b) = call(&app, post_as(uri, content_type, body.clone())).await;
-            assert_error_body(status, &b, 415, "unsupported_media_type");
+            assert_error(status, &b, 415, "unsupported_media_type");
         }
     }
     assert_eq!(ledger_size(&url), head);
@@ -131,7 +121,7 @@ async fn a_batch_holds_each_record_to_the_single_record_limits() {
     let long_id = signed(long_id, &k);
     let body = serde_json::to_vec(&long_id).unwrap();
     let (status, b) = call(&app, post_as("/api/v1/records", "application/json", body)).await;
-    assert_error_body(status, &b, 422, "invalid_record");
+    assert_error(status, &b, 422, "invalid_record");
     assert_eq!(b["details"]["field"], "round_id");
     assert!(b.to_string().len() < 500, "{b}");
     let body = serde_json::to_vec(&json!([long_id])).unwrap();
@@ -150,7 +140,7 @@ async fn a_batch_holds_each_record_to_the_single_record_limits() {
         post_as("/api/v1/records/batch", "application/json", body),
     )
     .await;
-    assert_error_body(status, &b, 413, "payload_too_large");
+    assert_error(status, &b, 413, "payload_too_large");
     assert_eq!(b["details"]["limit_bytes"], 4096 * 1000);
     assert_eq!(ledger_size(&url), head + 2);
 }
@@ -168,16 +158,16 @@ async fn errors_quote_at_most_a_little_of_the_input() {
     envelope["key_id"] = json!(hostile);
     let body = serde_json::to_vec(&envelope).unwrap();
     let (status, b) = call(&app, post_as("/api/v1/records", "application/json", body)).await;
-    assert_error_body(status, &b, 422, "unknown_key");
+    assert_error(status, &b, 422, "unknown_key");
     // An unknown field and an unknown game of a table registration.
     let mut registration = registration("R02", &key(2));
     registration["game"] = json!(hostile);
     let body = serde_json::to_vec(&registration).unwrap();
     let (status, b2) = call(&app, post_as("/api/v1/tables", "application/json", body)).await;
-    assert_error_body(status, &b2, 422, "invalid_table");
+    assert_error(status, &b2, 422, "invalid_table");
     let body = format!(r#"{{"{hostile}": 1}}"#).into_bytes();
     let (status, b3) = call(&app, post_as("/api/v1/tables", "application/json", body)).await;
-    assert_error_body(status, &b3, 400, "malformed_json");
+    assert_error(status, &b3, 400, "malformed_json");
     for b in [b, b2, b3] {
         let text = b.to_string();
         assert!(text.len() < 1_000, "{} bytes: {}", text.len(), &text[..300]);
@@ -196,7 +186,7 @@ async fn unknown_routes_and_methods_answer_with_the_error_body() {
             .insert_header(bearer(Role::Admin))
             .to_request();
         let (status, b) = call(&app, request).await;
-        assert_error_body(status, &b, 404, "no_such_route");
+        assert_error(status, &b, 404, "no_such_route");
     }
     let request = test::TestRequest::delete()
         .uri("/api/v1/records")
@@ -205,7 +195,7 @@ async fn unknown_routes_and_methods_answer_with_the_error_body() {
     assert_eq!(response.status().as_u16(), 405);
     assert_eq!(response.headers().get("allow").unwrap(), "POST");
     let b: Value = test::read_body_json(response).await;
-    assert_error_body(405, &b, 405, "method_not_allowed");
+    assert_error(405, &b, 405, "method_not_allowed");
 }
 
 #[actix_web::test]
@@ -229,7 +219,7 @@ async fn an_unreachable_database_is_a_503_that_names_no_internals() {
         .unwrap();
     let body = serde_json::to_vec(&signed(record, &k)).unwrap();
     let (status, b) = call(&app, post_as("/api/v1/records", "application/json", body)).await;
-    assert_error_body(status, &b, 503, "unavailable");
+    assert_error(status, &b, 503, "unavailable");
     let text = b.to_string();
     for internal in ["PGSQL", "socket", "/tmp", "postgres", "FATAL", "dozor_test"] {
         assert!(!text.contains(internal), "`{internal}` in {text}");
@@ -268,7 +258,7 @@ async fn one_address_is_limited_with_429_and_retry_after() {
         .unwrap();
     assert!((1..=2).contains(&retry_after), "{retry_after}");
     let b: Value = test::read_body_json(response).await;
-    assert_error_body(429, &b, 429, "rate_limited");
+    assert_error(429, &b, 429, "rate_limited");
     // Another address is not affected.
     let response = test::call_service(&app, from("192.0.2.2")).await;
     assert_ne!(response.status().as_u16(), 429);

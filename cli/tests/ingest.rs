@@ -7,32 +7,12 @@ mod common;
 use actix_web::{test, App};
 use api::server;
 use common::*;
-use ledger::access::Role;
 use serde_json::{json, Value};
 
 macro_rules! app {
     ($state:expr) => {
         test::init_service(App::new().configure(server::configure($state.clone()))).await
     };
-}
-
-async fn post<S>(app: &S, uri: &str, body: Value) -> (u16, Value)
-where
-    S: actix_web::dev::Service<
-        actix_http::Request,
-        Response = actix_web::dev::ServiceResponse,
-        Error = actix_web::Error,
-    >,
-{
-    call(
-        app,
-        test::TestRequest::post()
-            .uri(uri)
-            .insert_header(bearer(Role::Admin))
-            .set_json(body)
-            .to_request(),
-    )
-    .await
 }
 
 async fn post_raw<S>(app: &S, uri: &str, body: Vec<u8>) -> (u16, Value)
@@ -49,34 +29,6 @@ where
         .set_payload(body)
         .to_request();
     call(app, request).await
-}
-
-async fn get<S>(app: &S, uri: &str) -> (u16, Value)
-where
-    S: actix_web::dev::Service<
-        actix_http::Request,
-        Response = actix_web::dev::ServiceResponse,
-        Error = actix_web::Error,
-    >,
-{
-    call(
-        app,
-        test::TestRequest::get()
-            .uri(uri)
-            .insert_header(bearer(Role::Compliance))
-            .to_request(),
-    )
-    .await
-}
-
-fn assert_error(status: u16, body: &Value, expected_status: u16, code: &str) {
-    assert_eq!(status, expected_status, "{body}");
-    assert_eq!(body["code"], code, "{body}");
-    assert!(
-        body["message"].as_str().is_some_and(|m| !m.is_empty()),
-        "{body}"
-    );
-    assert!(body["details"].is_object(), "{body}");
 }
 
 #[actix_web::test]

@@ -9,24 +9,6 @@ use common::*;
 use ledger::access::Role;
 use serde_json::{json, Value};
 
-async fn get_text<S>(app: &S, uri: &str) -> (u16, String)
-where
-    S: actix_web::dev::Service<
-        actix_http::Request,
-        Response = actix_web::dev::ServiceResponse,
-        Error = actix_web::Error,
-    >,
-{
-    call_text(
-        app,
-        test::TestRequest::get()
-            .uri(uri)
-            .insert_header(bearer(Role::Compliance))
-            .to_request(),
-    )
-    .await
-}
-
 #[actix_web::test]
 async fn findings_and_daily_report() {
     let (state, _url) = api_state();

@@ -13,10 +13,6 @@ use diesel::RunQueryDsl as _;
 use ledger::access::Role;
 use serde_json::{json, Value};
 
-fn dozor() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_dozor"))
-}
-
 /// The daily report's findings of table R01 on 2026-11-20 (the round's gaming day): total, open,
 /// escalated, confirmed, dismissed, settled amount.
 fn daily_states(report: &Value) -> [i64; 6] {
@@ -42,20 +38,14 @@ fn exported(url: &str, from: chrono::NaiveDate, to: chrono::NaiveDate) -> tempfi
     // The export seals its reports with the ledger's operator key.
     let operator_key = dir.path().join("operator.key");
     std::fs::write(&operator_key, operator().private_key()).unwrap();
-    let out = dozor()
+    dozor()
         .arg("export")
         .arg("--operator-key")
         .arg(&operator_key)
         .args(["--from", &from.to_string(), "--to", &to.to_string()])
         .arg(dir.path().join("export"))
         .env("DATABASE_URL", url)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     dir
 }
 

@@ -108,28 +108,93 @@ pub fn ledger_size(url: &str) -> u64 {
     ledger::storage::reads::size(&mut ledger::storage::connect(url).unwrap()).unwrap()
 }
 
-/// Sends a request to a test app: status and body as JSON (null if the body is not JSON).
-pub async fn call<S>(app: &S, request: actix_http::Request) -> (u16, Value)
-where
+/// The app `actix_web::test::init_service` makes.
+pub trait TestApp:
+    actix_web::dev::Service<
+    actix_http::Request,
+    Response = actix_web::dev::ServiceResponse,
+    Error = actix_web::Error,
+>
+{
+}
+
+impl<S> TestApp for S where
     S: actix_web::dev::Service<
         actix_http::Request,
         Response = actix_web::dev::ServiceResponse,
         Error = actix_web::Error,
-    >,
+    >
 {
+}
+
+/// POST `body` as an admin.
+pub async fn post(app: &impl TestApp, uri: &str, body: Value) -> (u16, Value) {
+    let request = actix_web::test::TestRequest::post()
+        .uri(uri)
+        .insert_header(bearer(Role::Admin))
+        .set_json(body)
+        .to_request();
+    call(app, request).await
+}
+
+/// GET as a compliance officer, the body as JSON.
+pub async fn get(app: &impl TestApp, uri: &str) -> (u16, Value) {
+    call(app, compliance_get(uri)).await
+}
+
+/// GET as a compliance officer, the body as text.
+pub async fn get_text(app: &impl TestApp, uri: &str) -> (u16, String) {
+    call_text(app, compliance_get(uri)).await
+}
+
+fn compliance_get(uri: &str) -> actix_http::Request {
+    actix_web::test::TestRequest::get()
+        .uri(uri)
+        .insert_header(bearer(Role::Compliance))
+        .to_request()
+}
+
+/// An error answer: its status, and a body `{code, message, details}` with this code.
+pub fn assert_error(status: u16, body: &Value, expected_status: u16, code: &str) {
+    assert_eq!(status, expected_status, "{body}");
+    assert_eq!(body["code"], code, "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+    assert!(body["details"].is_object(), "{body}");
+}
+
+/// The `dozor` binary.
+pub fn dozor() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_dozor"))
+}
+
+/// Runs a command that must succeed; its output.
+pub trait Succeeds {
+    fn succeeds(&mut self) -> std::process::Output;
+}
+
+impl Succeeds for std::process::Command {
+    fn succeeds(&mut self) -> std::process::Output {
+        let out = self.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+}
+
+/// Sends a request to a test app: status and body as JSON (null if the body is not JSON).
+pub async fn call(app: &impl TestApp, request: actix_http::Request) -> (u16, Value) {
     let (status, body) = call_text(app, request).await;
     (status, serde_json::from_str(&body).unwrap_or(Value::Null))
 }
 
 /// Sends a request to a test app: status and body as text.
-pub async fn call_text<S>(app: &S, request: actix_http::Request) -> (u16, String)
-where
-    S: actix_web::dev::Service<
-        actix_http::Request,
-        Response = actix_web::dev::ServiceResponse,
-        Error = actix_web::Error,
-    >,
-{
+pub async fn call_text(app: &impl TestApp, request: actix_http::Request) -> (u16, String) {
     let response = actix_web::test::call_service(app, request).await;
     let status = response.status().as_u16();
     let body = actix_web::test::read_body(response).await;
