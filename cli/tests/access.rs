@@ -425,14 +425,7 @@ async fn a_key_over_its_rate_limit_gets_429_while_other_keys_are_served() {
     }
     let response = test::call_service(&app, get(Role::Reporter)).await;
     assert_eq!(response.status().as_u16(), 429);
-    let retry: u64 = response
-        .headers()
-        .get("retry-after")
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let retry: u64 = retry_after(&response);
     assert_eq!(retry, 1);
     let b: Value = test::read_body_json(response).await;
     assert_eq!(

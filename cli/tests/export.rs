@@ -33,22 +33,7 @@ fn ledger_and_state() -> (api::state::AppState, String, NaiveDate) {
     let mut conn = connect(&url).unwrap();
     let k = key(11);
     let day = NaiveDate::from_ymd_opt(2026, 11, 10).unwrap();
-    let table = NewTable {
-        table_id: "R01",
-        game: "roulette",
-        location: "Praha",
-        plan_id: "69games-ziva-hra",
-        wheel_layout: None,
-        plays_from: None,
-    };
-    register_table(
-        &mut conn,
-        operator().signing_key(),
-        table,
-        &k.verifying_key(),
-        noon(day) - Duration::days(3),
-    )
-    .unwrap();
+    register_roulette(&mut conn, "R01", &k, noon(day) - Duration::days(3));
     let mut seq = 0;
     for (offset, spins) in [(-1i64, 2), (0, 3), (1, 2)] {
         let t = noon(day) + Duration::days(offset);

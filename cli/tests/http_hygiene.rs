@@ -248,14 +248,7 @@ async fn one_address_is_limited_with_429_and_retry_after() {
     }
     let response = test::call_service(&app, from("192.0.2.1")).await;
     assert_eq!(response.status().as_u16(), 429);
-    let retry_after: u64 = response
-        .headers()
-        .get("retry-after")
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let retry_after: u64 = retry_after(&response);
     assert!((1..=2).contains(&retry_after), "{retry_after}");
     let b: Value = test::read_body_json(response).await;
     assert_error(429, &b, 429, "rate_limited");

@@ -9,7 +9,6 @@ use common::*;
 use diesel::connection::SimpleConnection as _;
 use diesel::{Connection as _, PgConnection, RunQueryDsl as _};
 use ledger::storage::append::append_batch;
-use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::{checkpoints, connect};
 use serde_json::{json, Value};
 
@@ -21,22 +20,7 @@ fn ledger() -> (api::state::AppState, String) {
     let mut conn = connect(&url).unwrap();
     let k = key(11);
     let start = Utc::now() - Duration::hours(1);
-    let table = NewTable {
-        table_id: "R01",
-        game: "roulette",
-        location: "Praha",
-        plan_id: "69games-ziva-hra",
-        wheel_layout: None,
-        plays_from: None,
-    };
-    register_table(
-        &mut conn,
-        operator().signing_key(),
-        table,
-        &k.verifying_key(),
-        start,
-    )
-    .unwrap();
+    register_roulette(&mut conn, "R01", &k, start);
     for (seq, paid) in [(1u64, 370_000), (2, 360_000), (3, 360_000)] {
         let mut record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, paid)]));
         record["played_at"] = json!((start + Duration::minutes(seq as i64)).to_rfc3339());

@@ -32,14 +32,6 @@ fn unescaped_string(text: &str) -> Option<&str> {
     (!inner.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)).then_some(inner)
 }
 
-fn required_str<'a>(record: &'a Value, field: &str) -> Result<&'a str, RecordError> {
-    match record.get(field) {
-        Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(RecordError::invalid(field, "must be a string")),
-        None => Err(RecordError::invalid(field, "is required")),
-    }
-}
-
 /// The header fields of a record's JSON text, each as a small value; everything else skipped.
 #[derive(Deserialize)]
 struct HeaderFields {
@@ -110,33 +102,22 @@ impl RecordHeader {
         })
     }
 
+    /// The header of a parsed record (one reader for both: [`RecordHeader::from_member_texts`]).
     pub fn read(record: &Value) -> Result<RecordHeader, RecordError> {
-        if !record.is_object() {
+        let Value::Object(members) = record else {
             return Err(RecordError::Malformed(
                 "record must be a JSON object".into(),
             ));
-        }
-        let record_type = required_str(record, "type")?.to_owned();
-        let table_id = required_str(record, "table_id")?.to_owned();
-        validate_identifier("table_id", &table_id)?;
-        let seq_no = match record.get("seq_no") {
-            Some(v) => v.as_u64().filter(|n| *n <= MAX_SEQ_NO).ok_or_else(|| {
-                RecordError::invalid("seq_no", "must be an integer from 0 to 2^53-1")
-            })?,
-            None => return Err(RecordError::invalid("seq_no", "is required")),
         };
-        let plan_id = required_str(record, "plan_id")?.to_owned();
-        let game = match record.get("game") {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => return Err(RecordError::invalid("game", "must be a string")),
-            None => None,
-        };
-        Ok(RecordHeader {
-            record_type,
-            table_id,
-            seq_no,
-            plan_id,
-            game,
+        let texts: Vec<(&str, String)> = ["type", "table_id", "seq_no", "plan_id", "game"]
+            .into_iter()
+            .filter_map(|name| members.get(name).map(|v| (name, v.to_string())))
+            .collect();
+        RecordHeader::from_member_texts(|name| {
+            texts
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, text)| text.as_str())
         })
     }
 }

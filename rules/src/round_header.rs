@@ -151,12 +151,14 @@ pub trait Identified {
 }
 
 /// Declares a game's round record: the header every round shares (`type`, `game`, `table_id`,
-/// `seq_no`, `plan_id`, `round_id`, `played_at`), then the game's own fields. The header is
+/// `seq_no`, `plan_id`, `round_id`, `played_at`), then the game's own fields; read strictly. The header is
 /// declared here once; the record stays one flat struct, so serde reads it strictly
 /// (`deny_unknown_fields`) and as fast as any other struct.
 macro_rules! round_record {
     ($(#[$meta:meta])* $vis:vis struct $name:ident { $($fields:tt)* }) => {
         $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
         $vis struct $name {
             #[serde(rename = "type")]
             pub record_type: $crate::round_header::RoundType,

@@ -173,6 +173,38 @@ pub struct BetVerdict<'a> {
     pub stake_h: i64,
 }
 
+/// A round's bets as judged, and their sums: what the verdict's totals are made of.
+#[derive(Debug, Default)]
+pub struct BetTotals<'a> {
+    pub bets: Vec<BetVerdict<'a>>,
+    pub stakes_h: i64,
+    pub expected_paid_h: i64,
+    pub paid_h: i64,
+}
+
+impl<'a> BetTotals<'a> {
+    pub fn with_capacity(bets: usize) -> BetTotals<'a> {
+        BetTotals {
+            bets: Vec::with_capacity(bets),
+            ..BetTotals::default()
+        }
+    }
+
+    /// Adds a judged bet; amounts too large to add up make the record invalid.
+    pub fn add(&mut self, bet: BetVerdict<'a>) -> Result<(), crate::RecordError> {
+        let sum = |total: i64, amount: i64| {
+            total
+                .checked_add(amount)
+                .ok_or_else(|| crate::RecordError::invalid("bets", "amounts too large to add up"))
+        };
+        self.stakes_h = sum(self.stakes_h, bet.stake_h)?;
+        self.expected_paid_h = sum(self.expected_paid_h, bet.expected_paid_h)?;
+        self.paid_h = sum(self.paid_h, bet.paid_h)?;
+        self.bets.push(bet);
+        Ok(())
+    }
+}
+
 /// The result of re-adjudicating one round. Borrows from the round and the plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Verdict<'a> {
@@ -231,6 +263,17 @@ impl<'a> Verdict<'a> {
     /// A verdict of `game` with no bets, no money, no findings and none of the fields only some
     /// games fill (winning number, wheel segment, fantasy land, tournament figures, void): each
     /// game's adjudicator sets what it has.
+    /// This verdict with the bets and sums of `totals`.
+    pub fn with_bets(self, totals: BetTotals<'a>) -> Verdict<'a> {
+        Verdict {
+            bets: totals.bets,
+            stakes_h: totals.stakes_h,
+            expected_paid_h: totals.expected_paid_h,
+            paid_h: totals.paid_h,
+            ..self
+        }
+    }
+
     pub fn new(plan_id: &'a str, game: GameCode, table_id: &'a str, seq_no: u64) -> Verdict<'a> {
         Verdict {
             bets: Vec::new(),
@@ -267,4 +310,31 @@ pub struct RoundStatistics {
     pub expected_payout_mh: i64,
     /// Variance of the round's payout, in h². Statistics only, not money.
     pub payout_variance_h2: f64,
+}
+
+impl RoundStatistics {
+    /// From the stakes, the expected payout in milli-haléře and the variance in h².
+    pub fn of_sums(rtp_stakes_h: i64, expected_payout_mh: i128, payout_variance_h2: f64) -> Self {
+        RoundStatistics {
+            rtp_stakes_h,
+            expected_payout_mh: i64::try_from(expected_payout_mh).unwrap_or(i64::MAX),
+            payout_variance_h2,
+        }
+    }
+
+    /// For a round whose outcomes (pockets, wheel segments) are equally likely: `payouts`
+    /// gives the round's total payout in h for each outcome.
+    pub fn over_equally_likely(rtp_stakes_h: i64, payouts: impl Iterator<Item = i128>) -> Self {
+        let (mut n, mut sum, mut sum_sq) = (0i128, 0i128, 0i128);
+        for total in payouts {
+            n += 1;
+            sum += total;
+            sum_sq += total * total;
+        }
+        if n == 0 {
+            return RoundStatistics::default();
+        }
+        let variance = (n * sum_sq - sum * sum) as f64 / (n * n) as f64;
+        RoundStatistics::of_sums(rtp_stakes_h, sum * 1000 / n, variance)
+    }
 }

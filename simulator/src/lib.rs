@@ -7,8 +7,8 @@ mod bench_verify;
 pub mod games;
 pub mod simulate;
 
-/// A progress bar on standard error for long set-up work, counting `what`; drawn only when
-/// standard error is a terminal.
+/// A progress bar on standard error for long command-line work (verify, simulate, benchmark
+/// set-up), counting `what`; drawn only when standard error is a terminal.
 pub fn progress_bar(total: u64, what: &str) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(total);
     let template = format!("[{{bar:40}}] {{pos}}/{{len}} {what}, {{per_sec}}, {{eta}} left");

@@ -2,11 +2,12 @@
 
 use actix_web::{get, web, HttpResponse};
 use chrono::NaiveDate;
+use diesel::PgConnection;
 use reports::daily::{self as daily_report, DailyReport};
 use reports::fantasy::{self as fantasy_report, FantasyAudit};
 use reports::shoes::{self as shoe_report, ShoeAudit};
 use reports::wheels::{self as wheel_report, WheelStatistics};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
 use crate::error::{ApiError, ErrorBody};
@@ -30,31 +31,18 @@ pub async fn daily(
     state: web::Data<AppState>,
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = query.into_inner();
-    let csv = wants_csv(q.format.as_deref())?;
-    let report = web::block(move || -> Result<_, ApiError> {
-        Ok(daily_report::build(
-            &mut *state.conn()?,
-            &state.clock,
-            q.day,
-        )?)
-    })
-    .await??;
-    if csv {
-        let body = daily_report::to_csv(&report)?;
-        Ok(HttpResponse::Ok()
-            .content_type("text/csv; charset=utf-8")
-            .insert_header((
-                "Content-Disposition",
-                format!(
-                    "attachment; filename=\"dozor-daily-{}.csv\"",
-                    report.gaming_day
-                ),
-            ))
-            .body(body))
-    } else {
-        Ok(HttpResponse::Ok().json(report))
-    }
+    let DailyQuery { day, format } = query.into_inner();
+    let build = move |conn: &mut PgConnection, state: &AppState| {
+        daily_report::build(conn, &state.clock, day)
+    };
+    report(
+        state,
+        format,
+        build,
+        daily_report::to_csv,
+        format!("daily-{day}"),
+    )
+    .await
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -76,29 +64,24 @@ pub async fn wheels(
     state: web::Data<AppState>,
     query: web::Query<MonthQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = query.into_inner();
-    let csv = wants_csv(q.format.as_deref())?;
-    let first = wheel_report::parse_month(&q.month).ok_or_else(|| {
+    let MonthQuery { month, format } = query.into_inner();
+    let first = wheel_report::parse_month(&month).ok_or_else(|| {
         ApiError::bad_request(
             "invalid_query",
-            format!("month must be YYYY-MM, not `{}`", q.month),
+            format!("month must be YYYY-MM, not `{month}`"),
         )
     })?;
-    let statistics = web::block(move || -> Result<_, ApiError> {
-        Ok(wheel_report::build(
-            &mut *state.conn()?,
-            &state.clock,
-            first,
-        )?)
-    })
-    .await??;
-    if csv {
-        Ok(HttpResponse::Ok()
-            .content_type("text/csv; charset=utf-8")
-            .body(wheel_report::to_csv(&statistics)?))
-    } else {
-        Ok(HttpResponse::Ok().json(statistics))
-    }
+    let build = move |conn: &mut PgConnection, state: &AppState| {
+        wheel_report::build(conn, &state.clock, first)
+    };
+    report(
+        state,
+        format,
+        build,
+        wheel_report::to_csv,
+        format!("wheels-{month}"),
+    )
+    .await
 }
 
 fn wants_csv(format: Option<&str>) -> Result<bool, ApiError> {
@@ -126,6 +109,7 @@ pub async fn shoes(
         query.into_inner(),
         shoe_report::build,
         shoe_report::to_csv,
+        "shoes",
     )
     .await
 }
@@ -144,38 +128,51 @@ pub async fn fantasy(
         query.into_inner(),
         fantasy_report::build,
         fantasy_report::to_csv,
+        "fantasy",
     )
     .await
 }
 
-/// An audit of one gaming day that follows tables across rounds, built off the async workers
-/// and answered as JSON or CSV.
-async fn day_report<R: serde::Serialize + Send + 'static>(
+/// An audit of one gaming day that follows tables across rounds.
+async fn day_report<R: Serialize + Send + 'static>(
     state: web::Data<AppState>,
-    q: DailyQuery,
+    DailyQuery { day, format }: DailyQuery,
     build: fn(
-        &mut diesel::PgConnection,
+        &mut PgConnection,
         &reports::GamingDayClock,
         NaiveDate,
         &rules::PlanBook,
     ) -> Result<R, reports::ReportError>,
     to_csv: fn(&R) -> Result<String, reports::ReportError>,
+    name: &str,
 ) -> Result<HttpResponse, ApiError> {
-    let csv = wants_csv(q.format.as_deref())?;
-    let audit = web::block(move || -> Result<_, ApiError> {
-        Ok(build(
-            &mut *state.conn()?,
-            &state.clock,
-            q.day,
-            &state.plans,
-        )?)
-    })
-    .await??;
-    if csv {
-        Ok(HttpResponse::Ok()
-            .content_type("text/csv; charset=utf-8")
-            .body(to_csv(&audit)?))
-    } else {
-        Ok(HttpResponse::Ok().json(audit))
+    let build = move |conn: &mut PgConnection, state: &AppState| {
+        build(conn, &state.clock, day, &state.plans)
+    };
+    report(state, format, build, to_csv, format!("{name}-{day}")).await
+}
+
+/// A report built off the async workers, answered as JSON or, when asked for, as a CSV file
+/// named `dozor-<file>.csv`.
+async fn report<R: Serialize + Send + 'static>(
+    state: web::Data<AppState>,
+    format: Option<String>,
+    build: impl FnOnce(&mut PgConnection, &AppState) -> Result<R, reports::ReportError> + Send + 'static,
+    to_csv: fn(&R) -> Result<String, reports::ReportError>,
+    file: String,
+) -> Result<HttpResponse, ApiError> {
+    let csv = wants_csv(format.as_deref())?;
+    let report =
+        web::block(move || -> Result<_, ApiError> { Ok(build(&mut *state.conn()?, &state)?) })
+            .await??;
+    if !csv {
+        return Ok(HttpResponse::Ok().json(report));
     }
+    Ok(HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            "Content-Disposition",
+            format!("attachment; filename=\"dozor-{file}.csv\""),
+        ))
+        .body(to_csv(&report)?))
 }

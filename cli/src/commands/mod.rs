@@ -97,17 +97,6 @@ impl ClockArgs {
     }
 }
 
-/// A progress bar on standard error for long work, counting `what`; drawn only when standard
-/// error is a terminal.
-pub fn progress_bar(total: u64, what: &str) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(total);
-    let template = format!("[{{bar:40}}] {{pos}}/{{len}} {what}, {{per_sec}}, {{eta}} left");
-    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
-        bar.set_style(style.progress_chars("#>-"));
-    }
-    bar
-}
-
 /// Settings every database-touching command shares.
 pub use ledger::storage::database::DatabaseChoice as Global;
 

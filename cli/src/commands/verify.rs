@@ -84,7 +84,7 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
         ..VerifyOptions::default()
     };
     let started = std::time::Instant::now();
-    let bar = super::progress_bar(0, "entries");
+    let bar = simulator::progress_bar(0, "entries");
     let result = reports::inspection::verify_export(dir, &verifiers, options, |done, total| {
         bar.set_length(total);
         bar.set_position(done);
@@ -137,7 +137,7 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let db = Database::open_for_reading(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
     let total = reads::size(&mut conn)?;
-    let bar = super::progress_bar(total, "entries");
+    let bar = simulator::progress_bar(total, "entries");
     let started = std::time::Instant::now();
     let witnessed = match &args.witness {
         Some(path) => ledger::witness::Witness::new(path).read(&verifiers)?,

@@ -255,3 +255,40 @@ pub fn verify_database_with(url: &str, args: &[&str]) -> (Option<i32>, Value, St
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Registers roulette table `table_id` in Praha with `key`, on the database directly.
+pub fn register_roulette(
+    conn: &mut diesel::PgConnection,
+    table_id: &str,
+    key: &SigningKey,
+    at: chrono::DateTime<chrono::Utc>,
+) {
+    let table = ledger::storage::registry::NewTable {
+        table_id,
+        game: "roulette",
+        location: "Praha",
+        plan_id: "69games-ziva-hra",
+        wheel_layout: None,
+        plays_from: None,
+    };
+    ledger::storage::registry::register_table(
+        conn,
+        operator().signing_key(),
+        table,
+        &key.verifying_key(),
+        at,
+    )
+    .unwrap();
+}
+
+/// The Retry-After header of a 429, in seconds.
+pub fn retry_after(response: &actix_web::dev::ServiceResponse) -> u64 {
+    response
+        .headers()
+        .get("retry-after")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}

@@ -17,17 +17,17 @@ use crate::cards::Card;
 use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{BlackjackPlan, DealerBlackjackTakes, Odds, Plan};
-use crate::round_header::{validate_bet_id, validate_identifier, validate_positions, GameCode};
-use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
+use crate::round_header::{
+    round_record, validate_bet_id, validate_identifier, validate_positions, GameCode,
+};
+use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
 /// Boxes on a blackjack layout.
 pub const MAX_BOXES: u8 = 7;
 
-crate::round_header::round_record! {
+round_record! {
     /// A blackjack round as the table reports it.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-    #[serde(deny_unknown_fields)]
     pub struct BlackjackRound {
         /// The shoe the cards come from (cards are checked across the rounds of one shoe).
         pub shoe_id: String,
@@ -145,8 +145,7 @@ pub fn adjudicate<'a>(
             message: issue.message.clone(),
         });
     }
-    let mut bets = Vec::new();
-    let (mut stakes_h, mut expected_total_h, mut paid_total_h) = (0i64, 0i64, 0i64);
+    let mut totals = BetTotals::default();
     for (b, box_play) in round.boxes.iter().zip(&played.boxes) {
         check_box_limits(b, bp, &mut findings);
         for bet in &b.bets {
@@ -208,28 +207,17 @@ pub fn adjudicate<'a>(
                     ),
                 });
             }
-            stakes_h = stakes_h
-                .checked_add(settled.staked_h)
-                .ok_or_else(overflow)?;
-            expected_total_h = expected_total_h
-                .checked_add(settled.expected_h)
-                .ok_or_else(overflow)?;
-            paid_total_h = paid_total_h.checked_add(bet.paid_h).ok_or_else(overflow)?;
-            bets.push(BetVerdict {
+            totals.add(BetVerdict {
                 bet_id: &bet.bet_id,
                 player: &bet.player,
                 kind: bet.kind.as_str(),
                 stake_h: settled.staked_h,
                 expected_paid_h: settled.expected_h,
                 paid_h: bet.paid_h,
-            });
+            })?;
         }
     }
     Ok(Verdict {
-        stakes_h,
-        expected_paid_h: expected_total_h,
-        paid_h: paid_total_h,
-        bets,
         findings,
         ..Verdict::new(
             &plan.plan_id,
@@ -237,6 +225,7 @@ pub fn adjudicate<'a>(
             &round.table_id,
             round.seq_no,
         )
+        .with_bets(totals)
     })
 }
 
@@ -524,7 +513,7 @@ pub fn round_statistics(
     figures: Option<&crate::rtp::BlackjackFigures>,
     round: &BlackjackRound,
 ) -> crate::RoundStatistics {
-    let mut statistics = crate::RoundStatistics::default();
+    let statistics = crate::RoundStatistics::default();
     let Some(figures) = figures else {
         return statistics;
     };
@@ -562,10 +551,7 @@ pub fn round_statistics(
             }
         }
     }
-    statistics.rtp_stakes_h = stakes;
-    statistics.expected_payout_mh = i64::try_from(expected_mh).unwrap_or(i64::MAX);
-    statistics.payout_variance_h2 = variance;
-    statistics
+    crate::RoundStatistics::of_sums(stakes, expected_mh, variance)
 }
 
 impl Game for BlackjackRound {

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, WheelPlan};
-use crate::round_header::{validate_bet_id, validate_identifier, GameCode};
-use crate::verdict::{BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
+use crate::round_header::{round_record, validate_bet_id, validate_identifier, GameCode};
+use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
 use crate::RecordError;
 
 pub mod layout;
@@ -22,10 +22,8 @@ pub use layout::WheelLayout;
 /// Most bets one spin may carry.
 const MAX_BETS_PER_ROUND: usize = 500;
 
-crate::round_header::round_record! {
+round_record! {
     /// A money wheel spin as the table reports it.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-    #[serde(deny_unknown_fields)]
     pub struct WheelRound {
         pub outcome: WheelOutcome,
         pub bets: Vec<WheelBet>,
@@ -134,8 +132,7 @@ pub fn adjudicate<'a>(
         }
         WheelOutcome::Void { reason } => (None, Some(reason)),
     };
-    let mut bets = Vec::with_capacity(round.bets.len());
-    let (mut stakes_h, mut expected_total_h, mut paid_total_h) = (0i64, 0i64, 0i64);
+    let mut totals = BetTotals::with_capacity(round.bets.len());
     for bet in &round.bets {
         let known = wp.box_of(&bet.box_id);
         let expected_h = match (known, winning) {
@@ -199,19 +196,14 @@ pub fn adjudicate<'a>(
                 ),
             });
         }
-        stakes_h = stakes_h.checked_add(bet.stake_h).ok_or_else(overflow)?;
-        expected_total_h = expected_total_h
-            .checked_add(expected_h)
-            .ok_or_else(overflow)?;
-        paid_total_h = paid_total_h.checked_add(bet.paid_h).ok_or_else(overflow)?;
-        bets.push(BetVerdict {
+        totals.add(BetVerdict {
             bet_id: &bet.bet_id,
             player: &bet.player,
             kind: known.map_or("unknown_box", |_| "box"),
             stake_h: bet.stake_h,
             expected_paid_h: expected_h,
             paid_h: bet.paid_h,
-        });
+        })?;
     }
     check_limits(wp, &round.bets, &mut findings)?;
     Ok(Verdict {
@@ -219,12 +211,8 @@ pub fn adjudicate<'a>(
         segment_label: winning.map(|(_, label)| label),
         void_reason: void_reason.map(WheelVoidReason::as_str),
         void: winning.is_none(),
-        stakes_h,
-        expected_paid_h: expected_total_h,
-        paid_h: paid_total_h,
-        bets,
         findings,
-        ..Verdict::new(&plan.plan_id, round.game, &round.table_id, round.seq_no)
+        ..Verdict::new(&plan.plan_id, round.game, &round.table_id, round.seq_no).with_bets(totals)
     })
 }
 
@@ -289,7 +277,7 @@ pub fn round_statistics(
     layout: &WheelLayout,
     round: &WheelRound,
 ) -> RoundStatistics {
-    let mut statistics = RoundStatistics::default();
+    let statistics = RoundStatistics::default();
     if matches!(round.outcome, WheelOutcome::Void { .. }) || layout.is_empty() {
         return statistics;
     }
@@ -298,23 +286,17 @@ pub fn round_statistics(
         .iter()
         .filter_map(|bet| wp.box_of(&bet.box_id).map(|b| (bet, b)))
         .collect();
-    statistics.rtp_stakes_h = priced
+    let stakes = priced
         .iter()
         .fold(0i64, |sum, (bet, _)| sum.saturating_add(bet.stake_h));
-    let (mut sum, mut sum_sq) = (0i128, 0i128);
-    for label in layout.segments() {
-        let total: i128 = priced
+    let payouts = layout.segments().iter().map(|label| {
+        priced
             .iter()
             .filter(|(_, b)| b.id == *label)
             .map(|(bet, b)| i128::from(bet.stake_h) * (i128::from(b.pays) + 1))
-            .sum();
-        sum += total;
-        sum_sq += total * total;
-    }
-    let n = layout.len() as i128;
-    statistics.expected_payout_mh = i64::try_from(sum * 1000 / n).unwrap_or(i64::MAX);
-    statistics.payout_variance_h2 = (n * sum_sq - sum * sum) as f64 / (n * n) as f64;
-    statistics
+            .sum()
+    });
+    RoundStatistics::over_equally_likely(stakes, payouts)
 }
 
 impl Game for WheelRound {

@@ -6,17 +6,15 @@ use serde::{Deserialize, Serialize};
 use crate::cards::{Card, CardSet};
 use crate::money::MAX_AMOUNT_H;
 use crate::poker_cash::Collection;
-use crate::round_header::{validate_identifier, GameCode};
+use crate::round_header::{round_record, validate_identifier, GameCode};
 use crate::RecordError;
 
 /// Cards of each dealing round outside fantasy land: five, then four times three (one of each
 /// three discarded).
 pub const NORMAL_DEAL: [usize; 5] = [5, 3, 3, 3, 3];
 
-crate::round_header::round_record! {
+round_record! {
     /// One hand as the table reports it.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-    #[serde(deny_unknown_fields)]
     pub struct OfcHand {
         /// In dealing order from the button.
         pub players: Vec<OfcPlayer>,

@@ -17,7 +17,7 @@ use crate::game::{Game, GameRecord, Judged, TableSetup};
 use crate::hand_rank::{evaluate, HandRank};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, PokerCashPlan};
-use crate::round_header::{validate_identifier, GameCode};
+use crate::round_header::{round_record, validate_identifier, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
@@ -60,10 +60,8 @@ pub enum Collection {
     Time,
 }
 
-crate::round_header::round_record! {
+round_record! {
     /// One hand as the table reports it.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-    #[serde(deny_unknown_fields)]
     pub struct PokerHand {
         pub variant: Variant,
         /// The seat with the dealer button (a dead button may be an empty seat).

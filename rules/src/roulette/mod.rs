@@ -12,17 +12,15 @@ use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, RoulettePlan};
 use crate::ratio::Ratio;
-use crate::round_header::{validate_bet_id, validate_identifier, GameCode};
-use crate::verdict::{BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
+use crate::round_header::{round_record, validate_bet_id, validate_identifier, GameCode};
+use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
 use crate::RecordError;
 
 /// Most bets a single spin may carry; more is not a real table.
 pub const MAX_BETS_PER_ROUND: usize = 2_000;
 
-crate::round_header::round_record! {
+round_record! {
     /// A roulette spin as the table reports it.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-    #[serde(deny_unknown_fields)]
     pub struct RouletteRound {
         pub outcome: SpinOutcome,
         pub bets: Vec<RouletteBet>,
@@ -363,11 +361,10 @@ pub fn adjudicate<'a>(
         SpinOutcome::Void { .. } => None,
     };
     let mut findings = Vec::new();
-    let mut bets = Vec::with_capacity(round.bets.len());
     // A busy spin fits on the stack; only unusually large ones allocate.
     let mut chips_laid: SmallVec<[ChipStake; 48]> = SmallVec::new();
     let mut players: SmallVec<[&str; 12]> = SmallVec::new();
-    let (mut stakes_h, mut expected_total_h, mut paid_total_h) = (0i64, 0i64, 0i64);
+    let mut totals = BetTotals::with_capacity(round.bets.len());
 
     for bet in &round.bets {
         let chips = chips_of(bet);
@@ -401,7 +398,7 @@ pub fn adjudicate<'a>(
                         player_index,
                         position: *position,
                         stake_h,
-                        bet: bets.len() as u32,
+                        bet: totals.bets.len() as u32,
                     });
                 }
             }
@@ -419,19 +416,14 @@ pub fn adjudicate<'a>(
             }),
         }
         check_payout(bet, winning.is_none(), expected_h, rp, &mut findings);
-        stakes_h = stakes_h.checked_add(stake_h).ok_or_else(overflow)?;
-        expected_total_h = expected_total_h
-            .checked_add(expected_h)
-            .ok_or_else(overflow)?;
-        paid_total_h = paid_total_h.checked_add(bet.paid_h).ok_or_else(overflow)?;
-        bets.push(BetVerdict {
+        totals.add(BetVerdict {
             bet_id: &bet.bet_id,
             player: &bet.player,
             kind: bet.kind.as_str(),
             stake_h,
             expected_paid_h: expected_h,
             paid_h: bet.paid_h,
-        });
+        })?;
     }
     check_limits(&mut chips_laid, &round.bets, rp, &mut findings)?;
 
@@ -442,10 +434,6 @@ pub fn adjudicate<'a>(
             SpinOutcome::Number { .. } => None,
         },
         void: winning.is_none(),
-        stakes_h,
-        expected_paid_h: expected_total_h,
-        paid_h: paid_total_h,
-        bets,
         findings,
         ..Verdict::new(
             &plan.plan_id,
@@ -453,6 +441,7 @@ pub fn adjudicate<'a>(
             &round.table_id,
             round.seq_no,
         )
+        .with_bets(totals)
     })
 }
 
@@ -620,19 +609,13 @@ pub fn round_statistics(rp: &RoulettePlan, round: &RouletteRound) -> RoundStatis
             }
         }
     }
-    let (mut sum, mut sum_sq) = (0i128, 0i128);
-    for number in 0..POCKETS {
-        let t: i128 = valid
+    let payouts = (0..POCKETS).map(|number| {
+        valid
             .iter()
             .map(|(chips, unit)| i128::from(payout(chips, *unit, number, rp).unwrap_or(0)))
-            .sum();
-        sum += t;
-        sum_sq += t * t;
-    }
-    let n = i128::from(POCKETS);
-    statistics.expected_payout_mh = i64::try_from(sum * 1000 / n).unwrap_or(i64::MAX);
-    statistics.payout_variance_h2 = (n * sum_sq - sum * sum) as f64 / (n * n) as f64;
-    statistics
+            .sum()
+    });
+    RoundStatistics::over_equally_likely(statistics.rtp_stakes_h, payouts)
 }
 
 /// Theoretical RTP of a bet kind under the plan's pay table, from the layout (never typed in).

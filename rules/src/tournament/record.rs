@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::money::validate_amount;
-use crate::round_header::{validate_identifier, GameCode};
+use crate::round_header::{round_record, validate_identifier, GameCode};
 use crate::RecordError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,10 +40,8 @@ pub enum EntryKind {
     AddOn,
 }
 
-crate::round_header::round_record! {
+round_record! {
     /// A tournament's settlement, as the floor reports it when it ends (or is cancelled).
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-    #[serde(deny_unknown_fields)]
     pub struct TournamentRecord {
         pub tournament_id: String,
         pub variant: TournamentVariant,

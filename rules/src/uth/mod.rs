@@ -12,17 +12,17 @@ use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::hand_rank::{evaluate, Category, HandRank};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Odds, Plan, TripsOnFold, UltimateTexasHoldemPlan};
-use crate::round_header::{validate_bet_id, validate_identifier, validate_positions, GameCode};
-use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
+use crate::round_header::{
+    round_record, validate_bet_id, validate_identifier, validate_positions, GameCode,
+};
+use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
 /// Spots on the layout.
 pub const MAX_SPOTS: u8 = 7;
 
-crate::round_header::round_record! {
+round_record! {
     /// An Ultimate Texas Hold'em round as the table reports it.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-    #[serde(deny_unknown_fields)]
     pub struct UthRound {
         /// Cards burned: one before the flop, one before the turn and river.
         pub burned: Vec<Card>,
@@ -136,8 +136,7 @@ pub fn adjudicate<'a>(
             ),
         ));
     }
-    let mut bets = Vec::new();
-    let (mut stakes_h, mut expected_total_h, mut paid_total_h) = (0i64, 0i64, 0i64);
+    let mut totals = BetTotals::default();
     for spot in &round.spots {
         check_spot(spot, up, &mut findings);
         let player = best(spot.cards, &round.board);
@@ -165,19 +164,14 @@ pub fn adjudicate<'a>(
                 ));
             }
             spot_paid = spot_paid.checked_add(bet.paid_h).ok_or_else(overflow)?;
-            stakes_h = stakes_h.checked_add(bet.stake_h).ok_or_else(overflow)?;
-            expected_total_h = expected_total_h
-                .checked_add(expected_h)
-                .ok_or_else(overflow)?;
-            paid_total_h = paid_total_h.checked_add(bet.paid_h).ok_or_else(overflow)?;
-            bets.push(BetVerdict {
+            totals.add(BetVerdict {
                 bet_id: &bet.bet_id,
                 player: &spot.player,
                 kind: bet.kind.as_str(),
                 stake_h: bet.stake_h,
                 expected_paid_h: expected_h,
                 paid_h: bet.paid_h,
-            });
+            })?;
         }
         if spot_paid > up.max_win_h {
             findings.push(Finding {
@@ -196,10 +190,6 @@ pub fn adjudicate<'a>(
         }
     }
     Ok(Verdict {
-        stakes_h,
-        expected_paid_h: expected_total_h,
-        paid_h: paid_total_h,
-        bets,
         findings,
         ..Verdict::new(
             &plan.plan_id,
@@ -207,6 +197,7 @@ pub fn adjudicate<'a>(
             &round.table_id,
             round.seq_no,
         )
+        .with_bets(totals)
     })
 }
 
@@ -368,7 +359,7 @@ pub fn round_statistics(
     figures: Option<&crate::rtp::UthFigures>,
     round: &UthRound,
 ) -> crate::RoundStatistics {
-    let mut statistics = crate::RoundStatistics::default();
+    let statistics = crate::RoundStatistics::default();
     let Some(figures) = figures else {
         return statistics;
     };
@@ -390,10 +381,7 @@ pub fn round_statistics(
             }
         }
     }
-    statistics.rtp_stakes_h = stakes;
-    statistics.expected_payout_mh = i64::try_from(expected_mh).unwrap_or(i64::MAX);
-    statistics.payout_variance_h2 = variance;
-    statistics
+    crate::RoundStatistics::of_sums(stakes, expected_mh, variance)
 }
 
 impl Game for UthRound {
