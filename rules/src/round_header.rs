@@ -135,6 +135,18 @@ pub fn validate_bet_id<'r>(earlier: &mut Vec<&'r str>, bet_id: &'r str) -> Resul
     Ok(())
 }
 
+/// The record's `game` is one of `codes` (the codes its record type is read for).
+pub fn validate_game(game: GameCode, codes: &[GameCode]) -> Result<(), RecordError> {
+    if codes.contains(&game) {
+        return Ok(());
+    }
+    let names: Vec<String> = codes.iter().map(|c| format!("`{c}`")).collect();
+    Err(RecordError::invalid(
+        "game",
+        format!("must be {}", names.join(" or ")),
+    ))
+}
+
 /// The header fields of a round, borrowed from the record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RoundIdentity<'a> {
@@ -187,8 +199,13 @@ macro_rules! round_record {
         }
 
         impl $name {
-            /// The header's identifiers and sequence number are well formed.
-            fn validate_header(&self) -> Result<(), $crate::RecordError> {
+            /// The header is well formed: the game one of `codes`, the identifiers and the
+            /// sequence number valid.
+            fn validate_header(
+                &self,
+                codes: &[$crate::round_header::GameCode],
+            ) -> Result<(), $crate::RecordError> {
+                $crate::round_header::validate_game(self.game, codes)?;
                 $crate::round_header::validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)
             }
         }

@@ -557,10 +557,7 @@ pub fn round_statistics(
 impl Game for BlackjackRound {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        if self.game != GameCode::Blackjack {
-            return Err(RecordError::invalid("game", "must be `blackjack`"));
-        }
-        self.validate_header()?;
+        self.validate_header(Self::CODES)?;
         validate_identifier("shoe_id", &self.shoe_id)?;
         if self.boxes.is_empty() {
             return Err(RecordError::invalid(

@@ -302,13 +302,7 @@ pub fn round_statistics(
 impl Game for WheelRound {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        if !matches!(self.game, GameCode::MoneyWheel1 | GameCode::MoneyWheel2) {
-            return Err(RecordError::invalid(
-                "game",
-                "must be `money_wheel_1` or `money_wheel_2`",
-            ));
-        }
-        self.validate_header()?;
+        self.validate_header(Self::CODES)?;
         if self.bets.len() > MAX_BETS_PER_ROUND {
             return Err(RecordError::invalid(
                 "bets",

@@ -4,9 +4,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet};
+use crate::game::GameRecord as _;
 use crate::money::MAX_AMOUNT_H;
 use crate::poker_cash::Collection;
-use crate::round_header::{round_record, validate_identifier, GameCode};
+use crate::round_header::{round_record, validate_identifier};
 use crate::RecordError;
 
 /// Cards of each dealing round outside fantasy land: five, then four times three (one of each
@@ -64,10 +65,7 @@ pub struct PointValue {
 
 impl OfcHand {
     pub fn validate(&self) -> Result<(), RecordError> {
-        if self.game != GameCode::OpenFaceChinese {
-            return Err(RecordError::invalid("game", "must be `open_face_chinese`"));
-        }
-        self.validate_header()?;
+        self.validate_header(Self::CODES)?;
         if let Some(id) = &self.tournament_id {
             validate_identifier("tournament_id", id)?;
         }

@@ -446,10 +446,7 @@ pub fn adjudicate<'a>(
 impl Game for PokerHand {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        if self.game != GameCode::PokerCash {
-            return Err(RecordError::invalid("game", "must be `poker_cash`"));
-        }
-        self.validate_header()?;
+        self.validate_header(Self::CODES)?;
         if !(2..=usize::from(MAX_SEATS)).contains(&self.seats.len()) {
             return Err(RecordError::invalid(
                 "seats",

@@ -652,10 +652,7 @@ pub fn theoretical_rtp(rp: &RoulettePlan, kind: BetKind) -> Option<Ratio> {
 impl Game for RouletteRound {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        if self.game != GameCode::Roulette {
-            return Err(RecordError::invalid("game", "must be `roulette`"));
-        }
-        self.validate_header()?;
+        self.validate_header(Self::CODES)?;
         if let SpinOutcome::Number { number } = self.outcome {
             if number >= POCKETS {
                 return Err(RecordError::invalid(

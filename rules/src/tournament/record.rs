@@ -4,8 +4,9 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::game::GameRecord as _;
 use crate::money::validate_amount;
-use crate::round_header::{round_record, validate_identifier, GameCode};
+use crate::round_header::{round_record, validate_identifier};
 use crate::RecordError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -149,10 +150,7 @@ pub struct Refund {
 
 impl TournamentRecord {
     pub fn validate(&self) -> Result<(), RecordError> {
-        if self.game != GameCode::PokerTournament {
-            return Err(RecordError::invalid("game", "must be `poker_tournament`"));
-        }
-        self.validate_header()?;
+        self.validate_header(Self::CODES)?;
         validate_identifier("tournament_id", &self.tournament_id)?;
         if !(self.announced_at <= self.starts_at && self.starts_at <= self.registration_closes_at) {
             return Err(RecordError::invalid(

@@ -387,13 +387,7 @@ pub fn round_statistics(
 impl Game for UthRound {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        if self.game != GameCode::UltimateTexasHoldem {
-            return Err(RecordError::invalid(
-                "game",
-                "must be `ultimate_texas_holdem`",
-            ));
-        }
-        self.validate_header()?;
+        self.validate_header(Self::CODES)?;
         if self.spots.is_empty() {
             return Err(RecordError::invalid(
                 "spots",
