@@ -22,8 +22,39 @@ pub enum LedgerError {
         #[source]
         source: std::io::Error,
     },
-    #[error("ledger is corrupt: {0}")]
-    Corrupt(String),
+    /// A stored hash is not 32 bytes: the row was written outside dozor.
+    #[error("ledger is corrupt: {what} is not 32 bytes")]
+    BadHash { what: &'static str },
+    /// A stored value no dozor writes (a role, a resolution state, a key).
+    #[error("ledger is corrupt: {owner} has the invalid {what} `{value}`")]
+    BadStoredValue {
+        what: &'static str,
+        owner: String,
+        value: String,
+    },
+    /// An entry stored under one record type holds another, or no registry event at all.
+    #[error("ledger is corrupt: entry {index} is stored as {stored} but is {found}")]
+    MislabelledEntry {
+        index: u64,
+        stored: &'static str,
+        found: String,
+    },
+    /// A number beyond what the ledger's columns hold.
+    #[error("{what} {value} is out of the ledger's range")]
+    OutOfRange { what: &'static str, value: i128 },
+    /// A verdict that does not serialize, or a stored one that is not JSON.
+    #[error("verdict{}: {source}", .index.map(|i| format!(" of entry {i}")).unwrap_or_default())]
+    VerdictJson {
+        index: Option<u64>,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("the bundled plans: {0}")]
+    Plans(#[from] rules::PlanError),
+    #[error("signing a checkpoint: {0}")]
+    Note(#[from] crate::checkpoint::NoteError),
+    #[error(transparent)]
+    Worker(#[from] crate::parallel::WorkerPanicked),
     /// The stored Merkle tree cannot give a root or proof (nodes missing or added).
     #[error("Merkle tree: {0}")]
     Tree(Box<crate::storage::tree::TreeError>),

@@ -62,11 +62,10 @@ pub struct ApiKeyRecord {
 
 impl ApiKeyRecord {
     pub fn role(&self) -> Result<Role, LedgerError> {
-        Role::parse(&self.key.role).ok_or_else(|| {
-            LedgerError::Corrupt(format!(
-                "API key {} has the unknown role `{}`",
-                self.key.key_id, self.key.role
-            ))
+        Role::parse(&self.key.role).ok_or_else(|| LedgerError::BadStoredValue {
+            what: "role",
+            owner: format!("API key {}", self.key.key_id),
+            value: self.key.role.clone(),
         })
     }
 }
@@ -114,7 +113,7 @@ pub fn create_api_key(
             created_by: new.created_by.to_owned(),
             created_at: position.received_at,
             expires_at,
-            ledger_index: to_i64(receipt.index)?,
+            ledger_index: super::append::to_i64("ledger index", receipt.index)?,
         };
         diesel::insert_into(api_keys::table)
             .values(&row)
@@ -166,10 +165,6 @@ fn check_actor(conn: &mut PgConnection, actor: &str, at: DateTime<Utc>) -> Resul
     }
 }
 
-fn to_i64(n: u64) -> Result<i64, LedgerError> {
-    i64::try_from(n).map_err(|_| LedgerError::Corrupt(format!("index {n} does not fit")))
-}
-
 /// Revokes the key named `key` (its id or its name) from now on: an operator-signed
 /// `api_key_revoked` entry and its row.
 pub fn revoke_api_key(
@@ -203,7 +198,7 @@ pub fn revoke_api_key(
             revoked_at: position.received_at,
             revoked_by: revoked_by.to_owned(),
             reason: reason.to_owned(),
-            ledger_index: to_i64(receipt.index)?,
+            ledger_index: super::append::to_i64("ledger index", receipt.index)?,
         };
         diesel::insert_into(api_key_revocations::table)
             .values(&revocation)

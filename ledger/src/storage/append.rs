@@ -76,8 +76,10 @@ impl Derived {
             expected_paid_h: verdict.expected_paid_h,
             paid_h: verdict.paid_h,
             findings: verdict.findings.clone(),
-            verdict: serde_json::to_string(verdict)
-                .map_err(|e| LedgerError::Corrupt(format!("verdict does not serialize: {e}")))?,
+            verdict: serde_json::to_string(verdict).map_err(|source| LedgerError::VerdictJson {
+                index: None,
+                source,
+            })?,
             statistics,
         })
     }
@@ -180,14 +182,15 @@ struct ExistingRow {
     received_at: DateTime<Utc>,
 }
 
-pub(crate) fn hash32(bytes: &[u8], what: &str) -> Result<[u8; 32], LedgerError> {
-    bytes
-        .try_into()
-        .map_err(|_| LedgerError::Corrupt(format!("{what} is not 32 bytes")))
+pub(crate) fn hash32(bytes: &[u8], what: &'static str) -> Result<[u8; 32], LedgerError> {
+    bytes.try_into().map_err(|_| LedgerError::BadHash { what })
 }
 
-fn to_i64(n: u64) -> Result<i64, LedgerError> {
-    i64::try_from(n).map_err(|_| LedgerError::Corrupt(format!("{n} does not fit the ledger")))
+pub(crate) fn to_i64(what: &'static str, n: u64) -> Result<i64, LedgerError> {
+    i64::try_from(n).map_err(|_| LedgerError::OutOfRange {
+        what,
+        value: i128::from(n),
+    })
 }
 
 /// Receipts and record hashes of records in the ledger, by `(table_id, seq_no)`.
@@ -229,8 +232,10 @@ fn learn_last_seq_nos(
         let seq_no = row
             .seq_no
             .map(|n| {
-                u64::try_from(n)
-                    .map_err(|_| LedgerError::Corrupt(format!("negative sequence number {n}")))
+                u64::try_from(n).map_err(|_| LedgerError::OutOfRange {
+                    what: "sequence number",
+                    value: i128::from(n),
+                })
             })
             .transpose()?;
         last.insert(row.table_id, seq_no);
@@ -257,7 +262,7 @@ fn existing_for(
     let tables: Vec<&str> = batch.iter().map(|s| s.table_id.as_str()).collect();
     let seqs = batch
         .iter()
-        .map(|s| to_i64(s.seq_no))
+        .map(|s| to_i64("sequence number", s.seq_no))
         .collect::<Result<Vec<_>, _>>()?;
     let rows: Vec<ExistingRow> = diesel::sql_query(
         "SELECT l.idx, l.table_id, l.seq_no, l.leaf_hash, l.record_hash, l.received_at \
@@ -324,7 +329,7 @@ fn late_record(
         occurred_at: received_at,
         kind: "late_record".into(),
         table_id: s.table_id.clone(),
-        seq_no: to_i64(s.seq_no)?,
+        seq_no: to_i64("sequence number", s.seq_no)?,
         ledger_index: Some(index),
         details: json!({
             "message": "a round received after the late-record window; the report of its gaming day changed after the day closed",
@@ -439,8 +444,8 @@ pub fn append_batch_cached(
                         occurred_at: received_at,
                         kind: "seq_no_conflict".into(),
                         table_id: s.table_id.clone(),
-                        seq_no: to_i64(s.seq_no)?,
-                        ledger_index: Some(to_i64(receipt.index)?),
+                        seq_no: to_i64("sequence number", s.seq_no)?,
+                        ledger_index: Some(to_i64("ledger index", receipt.index)?),
                         details: json!({
                             "message": "a different record was submitted under a sequence number already in the ledger",
                             "existing_index": receipt.index,
@@ -470,7 +475,7 @@ pub fn append_batch_cached(
                 &s.signature,
                 &s.canonical_record,
             );
-            let index = to_i64(next_index)?;
+            let index = to_i64("ledger index", next_index)?;
             entries.push(LedgerRow {
                 idx: index,
                 received_at,
@@ -479,7 +484,7 @@ pub fn append_batch_cached(
                 entry: entry.bytes,
                 record_type: s.record_type.clone(),
                 table_id: Some(s.table_id.clone()),
-                seq_no: Some(to_i64(s.seq_no)?),
+                seq_no: Some(to_i64("sequence number", s.seq_no)?),
                 key_id: s.key_id.clone(),
                 record_hash: s.record_hash.to_vec(),
             });
@@ -608,7 +613,7 @@ pub(crate) fn append_registry_event(
     );
     diesel::insert_into(ledger_entries::table)
         .values(&LedgerRow {
-            idx: to_i64(position.next_index)?,
+            idx: to_i64("ledger index", position.next_index)?,
             received_at: position.received_at,
             prev_hash: position.prev_hash.to_vec(),
             leaf_hash: entry.hash.to_vec(),
@@ -654,8 +659,10 @@ pub(crate) fn push_derived<'a>(
     });
     for (position, f) in d.findings.iter().enumerate() {
         found.push(NewFinding {
-            position: i32::try_from(position)
-                .map_err(|_| LedgerError::Corrupt("a verdict with 2^31 findings".into()))?,
+            position: i32::try_from(position).map_err(|_| LedgerError::OutOfRange {
+                what: "finding position",
+                value: position as i128,
+            })?,
             ledger_index: index,
             table_id: d.table_id.clone(),
             game: d.game.clone(),

@@ -53,7 +53,7 @@ pub fn create(
     };
     let note = signer
         .sign(&body.text())
-        .map_err(|e| TreeError::Storage(crate::LedgerError::Corrupt(e.to_string())))?;
+        .map_err(|e| TreeError::Storage(e.into()))?;
     let row = CheckpointRow {
         size: size as i64,
         root: root.to_vec(),

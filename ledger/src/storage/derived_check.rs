@@ -143,8 +143,7 @@ pub(super) fn check_page(
             .or_default()
             .push(row);
     }
-    let expected = crate::parallel::par_map(entries, |_, entry| derive(entry, history, plans))
-        .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+    let expected = crate::parallel::par_map(entries, |_, entry| derive(entry, history, plans))?;
 
     let mut readjudicated = 0;
     for (n, expected) in expected.into_iter().enumerate() {

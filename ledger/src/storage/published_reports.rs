@@ -41,12 +41,19 @@ fn latest_publications(
                 latest.insert(name, (index as u64, sha256));
             }
             Ok(other) => {
-                return Err(LedgerError::Corrupt(format!(
-                    "entry {index} is stored as report_published but is a {}",
-                    other.record_type()
-                )))
+                return Err(LedgerError::MislabelledEntry {
+                    index: index as u64,
+                    stored: "report_published",
+                    found: format!("a {}", other.record_type()),
+                })
             }
-            Err(e) => return Err(LedgerError::Corrupt(format!("entry {index}: {e}"))),
+            Err(e) => {
+                return Err(LedgerError::MislabelledEntry {
+                    index: index as u64,
+                    stored: "report_published",
+                    found: format!("no registry event ({e})"),
+                })
+            }
         }
     }
     Ok(latest)

@@ -111,8 +111,10 @@ pub fn verdict(
         .first(conn)
         .optional()?;
     text.map(|t| {
-        serde_json::from_str(&t)
-            .map_err(|e| LedgerError::Corrupt(format!("verdict of entry {index} is not JSON: {e}")))
+        serde_json::from_str(&t).map_err(|source| LedgerError::VerdictJson {
+            index: u64::try_from(index).ok(),
+            source,
+        })
     })
     .transpose()
 }

@@ -279,12 +279,17 @@ fn validity(
     key: TableKeyRow,
     revocation: Option<KeyRevocationRow>,
 ) -> Result<KeyValidity, LedgerError> {
-    let bytes: [u8; 32] =
-        key.public_key.as_slice().try_into().map_err(|_| {
-            LedgerError::Corrupt(format!("stored key {} is not 32 bytes", key.key_id))
-        })?;
-    let public_key = VerifyingKey::from_bytes(&bytes)
-        .map_err(|e| LedgerError::Corrupt(format!("stored key {}: {e}", key.key_id)))?;
+    let bad_key = || LedgerError::BadStoredValue {
+        what: "public key",
+        owner: format!("table key {}", key.key_id),
+        value: hex::encode(&key.public_key),
+    };
+    let bytes: [u8; 32] = key
+        .public_key
+        .as_slice()
+        .try_into()
+        .map_err(|_| bad_key())?;
+    let public_key = VerifyingKey::from_bytes(&bytes).map_err(|_| bad_key())?;
     Ok(KeyValidity {
         key_id: key.key_id,
         table_id: key.table_id,

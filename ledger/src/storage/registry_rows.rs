@@ -152,8 +152,7 @@ pub fn check_resolved_findings(
     history: &RegistryHistory,
     signers: Signers<'_>,
 ) -> Result<Result<u64, VerifyFailure>, LedgerError> {
-    let plans = rules::PlanBook::builtin()
-        .map_err(|e| LedgerError::Corrupt(format!("the bundled plans: {e}")))?;
+    let plans = rules::PlanBook::builtin()?;
     let mut confirmed = 0;
     for resolution in history.resolutions().resolved_findings() {
         let fail = |reason: String| failure(resolution.index as i64, reason);

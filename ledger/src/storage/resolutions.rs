@@ -145,8 +145,10 @@ pub fn resolve_finding(
         };
         let receipt = append_registry_event(conn, &lock, &event, operator)?;
         let row = ResolutionRow {
-            ledger_index: i64::try_from(receipt.index)
-                .map_err(|_| LedgerError::Corrupt("ledger index does not fit".into()))?,
+            ledger_index: i64::try_from(receipt.index).map_err(|_| LedgerError::OutOfRange {
+                what: "ledger index",
+                value: i128::from(receipt.index),
+            })?,
             round_index: round,
             finding: position,
             table_id,
@@ -183,9 +185,11 @@ fn state_of(
     match latest {
         None => Ok(FindingState::Open),
         Some(s) => FindingState::parse(&s).ok_or_else(|| {
-            ResolutionError::Storage(LedgerError::Corrupt(format!(
-                "a resolution with the unknown state `{s}`"
-            )))
+            ResolutionError::Storage(LedgerError::BadStoredValue {
+                what: "state",
+                owner: "a resolution".into(),
+                value: s.clone(),
+            })
         }),
     }
 }

@@ -174,8 +174,7 @@ fn walk(
         operators,
         tables: &history,
     };
-    let plans = rules::PlanBook::builtin()
-        .map_err(|e| LedgerError::Corrupt(format!("the bundled plans: {e}")))?;
+    let plans = rules::PlanBook::builtin()?;
     let mut rounds_readjudicated = 0;
     // Every checkpoint ever signed must be met on the way, with its root.
     let mut pending = match super::issued::load(conn, operators)? {

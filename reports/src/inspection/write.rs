@@ -37,7 +37,7 @@ pub enum ExportError {
     #[error("Merkle tree: {0}")]
     Tree(#[from] ledger::storage::tree::TreeError),
     #[error("a stored checkpoint: {0}")]
-    Checkpoint(String),
+    Checkpoint(#[from] ledger::checkpoint::NoteError),
     #[error("plans: {0}")]
     Plans(#[from] rules::PlanError),
     #[error("JSON: {0}")]
@@ -271,7 +271,7 @@ pub fn write_export(
     let checkpoint_row = checkpoints::covering(conn, run_end)?.ok_or(ExportError::NoCheckpoint)?;
     let latest_row = checkpoints::latest(conn)?.ok_or(ExportError::NoCheckpoint)?;
     let parse = |note: &str, key: &str| -> Result<Checkpoint, ExportError> {
-        let unreadable = |e: ledger::checkpoint::NoteError| ExportError::Checkpoint(e.to_string());
+        let unreadable = ExportError::Checkpoint;
         let verifier = NoteVerifier::parse(key).map_err(unreadable)?;
         let (text, _) = open(note, &[verifier]).map_err(unreadable)?;
         Checkpoint::parse(text).map_err(unreadable)
@@ -306,7 +306,7 @@ pub fn write_export(
 
     let run_len = run_end - first_index;
     let wanted = range_nodes_needed(first_index, run_len, checkpoint.size)
-        .map_err(|e| ExportError::Ledger(ledger::LedgerError::Corrupt(e.to_string())))?;
+        .map_err(|e| ExportError::Tree(e.into()))?;
     let nodes = tree::fetch(conn, &wanted)?;
     let tree_file = TreeFile {
         size: checkpoint.size,
