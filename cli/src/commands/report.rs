@@ -60,11 +60,10 @@ fn wheels(global: &Global, args: MonthArgs) -> anyhow::Result<ExitCode> {
     let statistics = reports::wheels::build(&mut conn, &clock, first)?;
     drop(conn);
     db.close()?;
-    let text = if args.format == "csv" {
-        reports::wheels::to_csv(&statistics)?
-    } else {
-        serde_json::to_string_pretty(&statistics)? + "\n"
-    };
+    let text = as_text(
+        &statistics,
+        (args.format == "csv").then_some(reports::wheels::to_csv),
+    )?;
     match args.out {
         Some(path) => {
             std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?
@@ -125,33 +124,20 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
     let csv = format == "csv";
+    let plans = rules::PlanBook::builtin()?;
     let text = match kind {
-        DayReport::Shoes => {
-            let audit =
-                reports::shoes::build(&mut conn, &clock, day, &rules::PlanBook::builtin()?)?;
-            if csv {
-                reports::shoes::to_csv(&audit)?
-            } else {
-                serde_json::to_string_pretty(&audit)? + "\n"
-            }
-        }
-        DayReport::Fantasy => {
-            let audit =
-                reports::fantasy::build(&mut conn, &clock, day, &rules::PlanBook::builtin()?)?;
-            if csv {
-                reports::fantasy::to_csv(&audit)?
-            } else {
-                serde_json::to_string_pretty(&audit)? + "\n"
-            }
-        }
-        DayReport::Daily => {
-            let report = daily::build(&mut conn, &clock, day)?;
-            if csv {
-                daily::to_csv(&report)?
-            } else {
-                serde_json::to_string_pretty(&report)? + "\n"
-            }
-        }
+        DayReport::Shoes => as_text(
+            &reports::shoes::build(&mut conn, &clock, day, &plans)?,
+            csv.then_some(reports::shoes::to_csv),
+        )?,
+        DayReport::Fantasy => as_text(
+            &reports::fantasy::build(&mut conn, &clock, day, &plans)?,
+            csv.then_some(reports::fantasy::to_csv),
+        )?,
+        DayReport::Daily => as_text(
+            &daily::build(&mut conn, &clock, day)?,
+            csv.then_some(daily::to_csv),
+        )?,
     };
     drop(conn);
     db.close()?;
@@ -162,4 +148,15 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
         None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A report as CSV (when given the writer) or as pretty JSON.
+fn as_text<R: serde::Serialize>(
+    report: &R,
+    csv: Option<fn(&R) -> Result<String, reports::ReportError>>,
+) -> anyhow::Result<String> {
+    Ok(match csv {
+        Some(to_csv) => to_csv(report)?,
+        None => serde_json::to_string_pretty(report)? + "\n",
+    })
 }
