@@ -102,25 +102,19 @@ fn plan() -> anyhow::Result<rules::Plan> {
 /// Rounds of `game` (roulette spins with the simulator's error share; blackjack and UTH dealt
 /// from shuffled cards, clean), parsed once, then adjudicated on one thread for at least 3 s.
 fn adjudicate(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
-    use crate::games::cards::{BlackjackSimulator, UthSimulator};
     let plan = plan()?;
-    let mut roulette = RouletteSimulator::new(1, plan.clone(), 0.05);
-    let mut blackjack = BlackjackSimulator::new(1, plan.clone());
-    let mut uth = UthSimulator::new(1, plan.clone());
-    let mut poker =
-        crate::games::poker::PokerSimulator::new(1, plan.clone(), game == "poker_omaha");
-    let mut ofc = crate::games::ofc::OfcSimulator::new(1, plan.clone());
-    let mut tournaments = crate::games::tournament::TournamentSimulator::new(1, plan.clone());
+    // Roulette with its usual share of dealer errors; the other games clean.
+    let error_share = if game == "roulette" { 0.05 } else { 0.0 };
+    let mut simulator = crate::games::table_of(game, 1, plan.clone(), 0.0)?;
+    let table_id = format!("{}01", game.to_uppercase());
     let parsed: Vec<rules::Round> = (0..rounds as u64)
         .map(|i| {
-            let record = match game {
-                "blackjack" => blackjack.round("B01", i, Utc::now())?,
-                "ultimate_texas_holdem" => uth.round("U01", i, Utc::now())?,
-                "poker_cash" | "poker_omaha" => poker.hand("P01", i, Utc::now(), 0.0)?.0,
-                "open_face_chinese" => ofc.hand("OFC01", i, Utc::now(), 0.0)?.0,
-                "poker_tournament" => tournaments.tournament("ROOM", i, Utc::now(), 0.0)?.0,
-                _ => roulette.spin("R01", i, Utc::now()).0,
+            let slot = crate::games::Slot {
+                table_id: &table_id,
+                seq_no: i,
+                at: Utc::now(),
             };
+            let (record, _) = simulator.next_record(slot, error_share)?;
             rules::Round::parse(&record).map_err(|e| anyhow!("{e}"))
         })
         .collect::<Result<_, _>>()?;

@@ -16,6 +16,57 @@ use rules::{Plan, Round};
 use serde_json::{json, Value};
 use sha2::{Digest as _, Sha256};
 
+/// Where a simulated round is played: the table, its sequence number, and when.
+#[derive(Debug, Clone, Copy)]
+pub struct Slot<'a> {
+    pub table_id: &'a str,
+    pub seq_no: u64,
+    pub at: DateTime<Utc>,
+}
+
+/// A simulated record, and the name of the error injected into it, if any.
+pub type Simulated = anyhow::Result<(Value, Option<&'static str>)>;
+
+/// A simulated table of any game: one shape for the simulate command and the benchmarks.
+pub trait TableSimulator {
+    /// The table's next record, settled correctly, then damaged with probability
+    /// `error_share` (the error named).
+    fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated;
+
+    /// The table's configuration to register it with (a money wheel's segment order).
+    fn wheel_layout(&self) -> Option<&[String]> {
+        None
+    }
+}
+
+/// A simulated table of `game` (`poker_omaha`: Omaha hands on a `poker_cash` table), seeded;
+/// `wheel_bias` makes a money wheel land on its segment 0 that share of the time.
+pub fn table_of(
+    game: &str,
+    seed: u64,
+    plan: Plan,
+    wheel_bias: f64,
+) -> anyhow::Result<Box<dyn TableSimulator + Send>> {
+    Ok(match game {
+        "roulette" => Box::new(RouletteSimulator::new(seed, plan, 0.0)),
+        "blackjack" => Box::new(cards::BlackjackSimulator::new(seed, plan)),
+        "ultimate_texas_holdem" => Box::new(cards::UthSimulator::new(seed, plan)),
+        "poker_cash" | "poker_omaha" => Box::new(poker::PokerSimulator::new(
+            seed,
+            plan,
+            game == "poker_omaha",
+        )),
+        "open_face_chinese" => Box::new(ofc::OfcSimulator::new(seed, plan)),
+        "poker_tournament" => Box::new(tournament::TournamentSimulator::new(seed, plan)),
+        other => match rules::GameCode::parse(other) {
+            Some(code @ (rules::GameCode::MoneyWheel1 | rules::GameCode::MoneyWheel2)) => {
+                Box::new(wheel::WheelSimulator::new(seed, plan, code, wheel_bias)?)
+            }
+            _ => anyhow::bail!("no simulator for game `{other}`"),
+        },
+    })
+}
+
 /// Chip values on a live table, in Kč.
 const CHIPS_KC: [i64; 8] = [10, 20, 50, 100, 200, 500, 1_000, 5_000];
 
@@ -28,6 +79,24 @@ pub const INJECTED_ERRORS: [&str; 6] = [
     "void_stake_kept",
     "invalid_split",
 ];
+
+/// The next record of a simulated table now, for the simulators' tests.
+#[cfg(test)]
+pub(crate) fn next_now(
+    simulator: &mut impl TableSimulator,
+    table_id: &str,
+    seq_no: u64,
+    error_share: f64,
+) -> (Value, Option<&'static str>) {
+    let slot = Slot {
+        table_id,
+        seq_no,
+        at: Utc::now(),
+    };
+    simulator
+        .next_record(slot, error_share)
+        .unwrap_or_else(|e| unreachable!("simulated record: {e}"))
+}
 
 /// The bundled plan, for the simulators' tests.
 #[cfg(test)]
@@ -148,12 +217,23 @@ impl RouletteSimulator {
         }
     }
 
-    /// One spin with correct payouts, then possibly one injected error (returned by name).
+    /// One spin with correct payouts, then possibly one injected error (returned by name), at
+    /// the simulator's error share.
     pub fn spin(
         &mut self,
         table_id: &str,
         seq_no: u64,
         played_at: DateTime<Utc>,
+    ) -> (Value, Option<&'static str>) {
+        self.spin_with(table_id, seq_no, played_at, self.error_share)
+    }
+
+    fn spin_with(
+        &mut self,
+        table_id: &str,
+        seq_no: u64,
+        played_at: DateTime<Utc>,
+        error_share: f64,
     ) -> (Value, Option<&'static str>) {
         let players = self.rng.gen_range(1..=6);
         let mut bets = Vec::new();
@@ -167,7 +247,7 @@ impl RouletteSimulator {
         let void = self.rng.gen_bool(self.void_share);
         let injected = self
             .rng
-            .gen_bool(self.error_share)
+            .gen_bool(error_share.clamp(0.0, 1.0))
             .then(|| INJECTED_ERRORS[self.rng.gen_range(0..INJECTED_ERRORS.len())]);
         let void = void || injected == Some("void_stake_kept");
         let outcome = if void {
@@ -233,6 +313,12 @@ impl RouletteSimulator {
                 b["paid_h"] = json!(v.expected_paid_h);
             }
         }
+    }
+}
+
+impl TableSimulator for RouletteSimulator {
+    fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
+        Ok(self.spin_with(slot.table_id, slot.seq_no, slot.at, error_share))
     }
 }
 

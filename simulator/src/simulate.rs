@@ -1,9 +1,7 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use crate::games::cards::{BlackjackSimulator, UthSimulator};
-use crate::games::wheel::WheelSimulator;
-use crate::games::{table_key, RouletteSimulator};
+use crate::games::{table_key, table_of, Slot};
 use anyhow::{anyhow, bail, Context as _};
 use chrono::Utc;
 use futures_util::{stream, StreamExt as _};
@@ -172,7 +170,6 @@ pub fn client_with_key(token: &str) -> anyhow::Result<reqwest::Client> {
 async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow::Result<ExitCode> {
     let client = client_with_key(token)?;
     let base = args.server.trim_end_matches('/').to_owned();
-    let mut simulator = RouletteSimulator::new(args.seed, plan.clone(), args.error_share);
     let prefix = match args.game.as_str() {
         "blackjack" => "SIM-BJ",
         "ultimate_texas_holdem" => "SIM-U",
@@ -189,32 +186,14 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
     for t in 1..=args.tables {
         let table_id = format!("{prefix}{t:02}");
         let key = table_key(args.seed, &table_id);
-        // Each table deals from its own shoe.
-        let mut blackjack = BlackjackSimulator::new(args.seed.wrapping_add(t as u64), plan.clone());
-        let mut uth = UthSimulator::new(args.seed.wrapping_add(t as u64), plan.clone());
-        let mut wheel = match rules::GameCode::parse(&args.game) {
-            Some(game @ (rules::GameCode::MoneyWheel1 | rules::GameCode::MoneyWheel2)) => {
-                let bias = if t == 1 { args.uneven_wheel } else { 0.0 };
-                Some(WheelSimulator::new(
-                    args.seed.wrapping_add(t as u64),
-                    plan.clone(),
-                    game,
-                    bias,
-                )?)
-            }
-            _ => None,
-        };
-        let mut poker = crate::games::poker::PokerSimulator::new(
+        // Each table deals from its own shoe (or spins its own wheel).
+        let bias = if t == 1 { args.uneven_wheel } else { 0.0 };
+        let mut simulator = table_of(
+            &args.game,
             args.seed.wrapping_add(t as u64),
             plan.clone(),
-            args.game == "poker_omaha",
-        );
-        let mut ofc =
-            crate::games::ofc::OfcSimulator::new(args.seed.wrapping_add(t as u64), plan.clone());
-        let mut tournaments = crate::games::tournament::TournamentSimulator::new(
-            args.seed.wrapping_add(t as u64),
-            plan.clone(),
-        );
+            bias,
+        )?;
         // Omaha and Hold'em hands are both `poker_cash` tables.
         let table_game = if args.game == "poker_omaha" {
             "poker_cash"
@@ -224,8 +203,8 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
         let mut body = json!({"table_id": table_id, "game": table_game, "plan_id": plan.plan_id,
                               "location": format!("Simulated pit, {} {t}", args.game),
                               "public_key": encode_public_key(&key.verifying_key())});
-        if let Some(wheel) = &wheel {
-            body["wheel_layout"] = json!(wheel.layout());
+        if let Some(layout) = simulator.wheel_layout() {
+            body["wheel_layout"] = json!(layout);
         }
         let registration = client
             .post(format!("{base}/api/v1/tables"))
@@ -248,26 +227,12 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
             .await?;
         let first = table["last_seq_no"].as_u64().map_or(1, |s| s + 1);
         for seq_no in first..first + args.rounds {
-            let (record, error) = match args.game.as_str() {
-                "blackjack" => {
-                    blackjack.round_with_errors(&table_id, seq_no, Utc::now(), args.error_share)?
-                }
-                "ultimate_texas_holdem" => {
-                    uth.round_with_errors(&table_id, seq_no, Utc::now(), args.error_share)?
-                }
-                "poker_cash" | "poker_omaha" => {
-                    poker.hand(&table_id, seq_no, Utc::now(), args.error_share)?
-                }
-                "open_face_chinese" => ofc.hand(&table_id, seq_no, Utc::now(), args.error_share)?,
-                "poker_tournament" => {
-                    tournaments.tournament(&table_id, seq_no, Utc::now(), args.error_share)?
-                }
-                _ if wheel.is_some() => match wheel.as_mut() {
-                    Some(w) => w.spin(&table_id, seq_no, Utc::now(), args.error_share)?,
-                    None => continue,
-                },
-                _ => simulator.spin(&table_id, seq_no, Utc::now()),
+            let slot = Slot {
+                table_id: &table_id,
+                seq_no,
+                at: Utc::now(),
             };
+            let (record, error) = simulator.next_record(slot, args.error_share)?;
             if let Some(e) = error {
                 *injected.entry(e).or_default() += 1;
             }

@@ -150,11 +150,11 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Writes a report as CSV.
+type CsvWriter<R> = fn(&R) -> Result<String, reports::ReportError>;
+
 /// A report as CSV (when given the writer) or as pretty JSON.
-fn as_text<R: serde::Serialize>(
-    report: &R,
-    csv: Option<fn(&R) -> Result<String, reports::ReportError>>,
-) -> anyhow::Result<String> {
+fn as_text<R: serde::Serialize>(report: &R, csv: Option<CsvWriter<R>>) -> anyhow::Result<String> {
     Ok(match csv {
         Some(to_csv) => to_csv(report)?,
         None => serde_json::to_string_pretty(report)? + "\n",

@@ -2,6 +2,7 @@
 //! sensible strategy; payouts are what the plan requires (the rules compute them), so a round
 //! comes out clean unless it is damaged afterwards.
 
+use crate::games::{Simulated, Slot, TableSimulator};
 use chrono::{DateTime, Utc};
 use rand::seq::SliceRandom as _;
 use rand::{Rng as _, SeedableRng as _};
@@ -392,30 +393,32 @@ fn damage(rng: &mut ChaCha8Rng, record: &mut Value, error_share: f64) -> Option<
     }
 }
 
-impl BlackjackSimulator {
+impl BlackjackSimulator {}
+
+impl TableSimulator for BlackjackSimulator {
     /// [`BlackjackSimulator::round`], damaged with probability `error_share`.
-    pub fn round_with_errors(
-        &mut self,
-        table_id: &str,
-        seq_no: u64,
-        at: DateTime<Utc>,
-        error_share: f64,
-    ) -> anyhow::Result<(Value, Option<&'static str>)> {
+    fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
+        let Slot {
+            table_id,
+            seq_no,
+            at,
+        } = slot;
         let mut record = self.round(table_id, seq_no, at)?;
         let error = damage(&mut self.rng, &mut record, error_share);
         Ok((record, error))
     }
 }
 
-impl UthSimulator {
+impl UthSimulator {}
+
+impl TableSimulator for UthSimulator {
     /// [`UthSimulator::round`], damaged with probability `error_share`.
-    pub fn round_with_errors(
-        &mut self,
-        table_id: &str,
-        seq_no: u64,
-        at: DateTime<Utc>,
-        error_share: f64,
-    ) -> anyhow::Result<(Value, Option<&'static str>)> {
+    fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
+        let Slot {
+            table_id,
+            seq_no,
+            at,
+        } = slot;
         let mut record = self.round(table_id, seq_no, at)?;
         let error = damage(&mut self.rng, &mut record, error_share);
         Ok((record, error))
@@ -435,10 +438,8 @@ mod damage_tests {
         let mut seen = std::collections::BTreeSet::new();
         for seq in 1..=1_000 {
             for (record, error) in [
-                blackjack
-                    .round_with_errors("BJ1", seq, Utc::now(), 0.5)
-                    .unwrap(),
-                uth.round_with_errors("U1", seq, Utc::now(), 0.5).unwrap(),
+                crate::games::next_now(&mut blackjack, "BJ1", seq, 0.5),
+                crate::games::next_now(&mut uth, "U1", seq, 0.5),
             ] {
                 let round = Round::parse(&record).unwrap();
                 let verdict = rules::adjudicate(&plan, &round).unwrap();

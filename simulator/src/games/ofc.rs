@@ -4,10 +4,10 @@
 //! point values agreed per pair, results settled as the plan requires; then possibly one
 //! deliberate error in the money, the rake or the fantasy-land deal.
 
+use crate::games::{Simulated, Slot, TableSimulator};
 use std::collections::HashMap;
 
 use anyhow::anyhow;
-use chrono::{DateTime, Utc};
 use rand::seq::SliceRandom as _;
 use rand::{Rng as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
@@ -15,7 +15,7 @@ use rules::cards::{Card, Rank};
 use rules::hand_rank::evaluate;
 use rules::ofc::{expected_nets, fantasy_next, row_strength, score_rows};
 use rules::{Plan, Round};
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// Errors the simulator can inject; `fantasy_skipped` is found by the fantasy audit (the next
 /// hand's deal), the others by the hand's own verdict.
@@ -127,15 +127,16 @@ impl OfcSimulator {
             entitled: HashMap::new(),
         }
     }
+}
 
+impl TableSimulator for OfcSimulator {
     /// One hand with correct settlement, then possibly one injected error (returned by name).
-    pub fn hand(
-        &mut self,
-        table_id: &str,
-        seq_no: u64,
-        played_at: DateTime<Utc>,
-        error_share: f64,
-    ) -> anyhow::Result<(Value, Option<&'static str>)> {
+    fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
+        let Slot {
+            table_id,
+            seq_no,
+            at: played_at,
+        } = slot;
         let ofc = self.plan.open_face_chinese()?.clone();
         let injected = self
             .rng
@@ -267,7 +268,7 @@ mod tests {
             let mut hands = Vec::new();
             let (mut fouls, mut fantasy_deals, mut skipped) = (0, 0, 0);
             for seq_no in 1..=600 {
-                let (record, injected) = sim.hand("OFC1", seq_no, Utc::now(), 0.1).unwrap();
+                let (record, injected) = crate::games::next_now(&mut sim, "OFC1", seq_no, 0.1);
                 let round = Round::parse(&record).unwrap();
                 let verdict = rules::adjudicate(&plan, &round).unwrap();
                 match injected {

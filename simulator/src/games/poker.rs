@@ -3,8 +3,8 @@
 //! and side pots, a rotating button; pots settled as a correct table would, then possibly one
 //! deliberate error in the rake or the pots.
 
+use crate::games::{Simulated, Slot, TableSimulator};
 use anyhow::anyhow;
-use chrono::{DateTime, Utc};
 use rand::seq::SliceRandom as _;
 use rand::{Rng as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
@@ -193,15 +193,16 @@ impl PokerSimulator {
             }
         }
     }
+}
 
+impl TableSimulator for PokerSimulator {
     /// One hand with correct settlement, then possibly one injected error (returned by name).
-    pub fn hand(
-        &mut self,
-        table_id: &str,
-        seq_no: u64,
-        played_at: DateTime<Utc>,
-        error_share: f64,
-    ) -> anyhow::Result<(Value, Option<&'static str>)> {
+    fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
+        let Slot {
+            table_id,
+            seq_no,
+            at: played_at,
+        } = slot;
         let players = self.rng.gen_range(2..=9u8);
         self.button = self.button % players + 1;
         let mut deck: Vec<Card> = Card::deck().collect();
@@ -322,7 +323,7 @@ mod tests {
             let mut sim = PokerSimulator::new(3, plan.clone(), omaha);
             let (mut all_ins, mut side_pots, mut showdowns) = (0, 0, 0);
             for seq_no in 1..=1_500 {
-                let (record, injected) = sim.hand("P1", seq_no, Utc::now(), 0.2).unwrap();
+                let (record, injected) = crate::games::next_now(&mut sim, "P1", seq_no, 0.2);
                 let round = Round::parse(&record).unwrap();
                 let verdict = rules::adjudicate(&plan, &round).unwrap();
                 match injected {

@@ -3,8 +3,9 @@
 //! guarantee above what the entries bring, sometimes a deal among the last three; settled as the
 //! plan requires, then possibly one deliberate error in the fee, a prize, a deal or an entry.
 
+use crate::games::{Simulated, Slot, TableSimulator};
 use anyhow::anyhow;
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 use rand::seq::SliceRandom as _;
 use rand::{Rng as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
@@ -37,15 +38,16 @@ impl TournamentSimulator {
             plan,
         }
     }
+}
 
+impl TableSimulator for TournamentSimulator {
     /// One tournament, settled correctly, then possibly one injected error (returned by name).
-    pub fn tournament(
-        &mut self,
-        room_id: &str,
-        seq_no: u64,
-        ended_at: DateTime<Utc>,
-        error_share: f64,
-    ) -> anyhow::Result<(Value, Option<&'static str>)> {
+    fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
+        let Slot {
+            table_id: room_id,
+            seq_no,
+            at: ended_at,
+        } = slot;
         let tp = self.plan.poker_tournament()?.clone();
         let rng = &mut self.rng;
         let format = FORMATS[rng.gen_range(0..FORMATS.len())];
@@ -231,7 +233,7 @@ mod tests {
         let mut sim = TournamentSimulator::new(5, plan.clone());
         let (mut overlays, mut deals, mut formats) = (0, 0, std::collections::BTreeSet::new());
         for seq_no in 1..=400 {
-            let (record, injected) = sim.tournament("ROOM", seq_no, Utc::now(), 0.25).unwrap();
+            let (record, injected) = crate::games::next_now(&mut sim, "ROOM", seq_no, 0.25);
             let round = Round::parse(&record).unwrap();
             let verdict = rules::adjudicate(&plan, &round).unwrap();
             match injected {

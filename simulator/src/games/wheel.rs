@@ -2,8 +2,8 @@
 //! on the boxes, an evenly landing pointer (or, for an inspector's demonstration, one that
 //! favours a segment), and a configurable share of deliberate dealer errors.
 
+use crate::games::{Simulated, Slot, TableSimulator};
 use anyhow::anyhow;
-use chrono::{DateTime, Utc};
 use rand::seq::SliceRandom as _;
 use rand::{Rng as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
@@ -63,14 +63,32 @@ impl WheelSimulator {
             .map_or(&[], |l| l.segments())
     }
 
+    /// Fills in what a correct table pays.
+    fn pay(&self, record: &mut Value) -> anyhow::Result<()> {
+        let round = Round::parse(record).map_err(|e| anyhow!("{e}"))?;
+        let verdict =
+            rules::adjudicate_at(&self.plan, &self.setup, &round).map_err(|e| anyhow!("{e}"))?;
+        if let Some(bets) = record["bets"].as_array_mut() {
+            for (b, v) in bets.iter_mut().zip(&verdict.bets) {
+                b["paid_h"] = json!(v.expected_paid_h);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl TableSimulator for WheelSimulator {
+    fn wheel_layout(&self) -> Option<&[String]> {
+        Some(self.layout())
+    }
+
     /// One spin with correct payouts, then possibly one injected error (returned by name).
-    pub fn spin(
-        &mut self,
-        table_id: &str,
-        seq_no: u64,
-        played_at: DateTime<Utc>,
-        error_share: f64,
-    ) -> anyhow::Result<(Value, Option<&'static str>)> {
+    fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
+        let Slot {
+            table_id,
+            seq_no,
+            at: played_at,
+        } = slot;
         let wheel = self.plan.wheel(self.game)?.clone();
         let segments = self.layout().len().max(1) as u16;
         let mut bets = Vec::new();
@@ -171,19 +189,6 @@ impl WheelSimulator {
         }
         Ok((record, injected))
     }
-
-    /// Fills in what a correct table pays.
-    fn pay(&self, record: &mut Value) -> anyhow::Result<()> {
-        let round = Round::parse(record).map_err(|e| anyhow!("{e}"))?;
-        let verdict =
-            rules::adjudicate_at(&self.plan, &self.setup, &round).map_err(|e| anyhow!("{e}"))?;
-        if let Some(bets) = record["bets"].as_array_mut() {
-            for (b, v) in bets.iter_mut().zip(&verdict.bets) {
-                b["paid_h"] = json!(v.expected_paid_h);
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
@@ -204,7 +209,7 @@ mod tests {
             let mut sim = WheelSimulator::new(7, plan(), game, 0.0).unwrap();
             let mut seen = std::collections::BTreeSet::new();
             for seq_no in 1..=2_000 {
-                let (record, injected) = sim.spin("W1", seq_no, Utc::now(), 0.2).unwrap();
+                let (record, injected) = crate::games::next_now(&mut sim, "W1", seq_no, 0.2);
                 let findings = judge(&sim, &record);
                 match injected {
                     None => assert!(findings.is_empty(), "{record} {findings:?}"),
