@@ -112,7 +112,7 @@ fn adjudicate(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
             let slot = crate::games::Slot {
                 table_id: &table_id,
                 seq_no: i,
-                at: Utc::now(),
+                played_at: Utc::now(),
             };
             let (record, _) = simulator.next_record(slot, error_share)?;
             rules::Round::parse(&record).map_err(|e| anyhow!("{e}"))

@@ -21,7 +21,7 @@ use sha2::{Digest as _, Sha256};
 pub struct Slot<'a> {
     pub table_id: &'a str,
     pub seq_no: u64,
-    pub at: DateTime<Utc>,
+    pub played_at: DateTime<Utc>,
 }
 
 /// A simulated record, and the name of the error injected into it, if any.
@@ -91,7 +91,7 @@ pub(crate) fn next_now(
     let slot = Slot {
         table_id,
         seq_no,
-        at: Utc::now(),
+        played_at: Utc::now(),
     };
     simulator
         .next_record(slot, error_share)
@@ -318,7 +318,7 @@ impl RouletteSimulator {
 
 impl TableSimulator for RouletteSimulator {
     fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
-        Ok(self.spin_with(slot.table_id, slot.seq_no, slot.at, error_share))
+        Ok(self.spin_with(slot.table_id, slot.seq_no, slot.played_at, error_share))
     }
 }
 

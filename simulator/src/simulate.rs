@@ -230,7 +230,7 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
             let slot = Slot {
                 table_id: &table_id,
                 seq_no,
-                at: Utc::now(),
+                played_at: Utc::now(),
             };
             let (record, error) = simulator.next_record(slot, args.error_share)?;
             if let Some(e) = error {

@@ -396,14 +396,8 @@ fn damage(rng: &mut ChaCha8Rng, record: &mut Value, error_share: f64) -> Option<
 impl BlackjackSimulator {}
 
 impl TableSimulator for BlackjackSimulator {
-    /// [`BlackjackSimulator::round`], damaged with probability `error_share`.
     fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
-        let Slot {
-            table_id,
-            seq_no,
-            at,
-        } = slot;
-        let mut record = self.round(table_id, seq_no, at)?;
+        let mut record = self.round(slot.table_id, slot.seq_no, slot.played_at)?;
         let error = damage(&mut self.rng, &mut record, error_share);
         Ok((record, error))
     }
@@ -412,14 +406,8 @@ impl TableSimulator for BlackjackSimulator {
 impl UthSimulator {}
 
 impl TableSimulator for UthSimulator {
-    /// [`UthSimulator::round`], damaged with probability `error_share`.
     fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
-        let Slot {
-            table_id,
-            seq_no,
-            at,
-        } = slot;
-        let mut record = self.round(table_id, seq_no, at)?;
+        let mut record = self.round(slot.table_id, slot.seq_no, slot.played_at)?;
         let error = damage(&mut self.rng, &mut record, error_share);
         Ok((record, error))
     }

@@ -130,13 +130,8 @@ impl OfcSimulator {
 }
 
 impl TableSimulator for OfcSimulator {
-    /// One hand with correct settlement, then possibly one injected error (returned by name).
     fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
-        let Slot {
-            table_id,
-            seq_no,
-            at: played_at,
-        } = slot;
+        let (table_id, seq_no, played_at) = (slot.table_id, slot.seq_no, slot.played_at);
         let ofc = self.plan.open_face_chinese()?.clone();
         let injected = self
             .rng

@@ -196,13 +196,8 @@ impl PokerSimulator {
 }
 
 impl TableSimulator for PokerSimulator {
-    /// One hand with correct settlement, then possibly one injected error (returned by name).
     fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
-        let Slot {
-            table_id,
-            seq_no,
-            at: played_at,
-        } = slot;
+        let (table_id, seq_no, played_at) = (slot.table_id, slot.seq_no, slot.played_at);
         let players = self.rng.gen_range(2..=9u8);
         self.button = self.button % players + 1;
         let mut deck: Vec<Card> = Card::deck().collect();

@@ -41,13 +41,8 @@ impl TournamentSimulator {
 }
 
 impl TableSimulator for TournamentSimulator {
-    /// One tournament, settled correctly, then possibly one injected error (returned by name).
     fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
-        let Slot {
-            table_id: room_id,
-            seq_no,
-            at: ended_at,
-        } = slot;
+        let (room_id, seq_no, ended_at) = (slot.table_id, slot.seq_no, slot.played_at);
         let tp = self.plan.poker_tournament()?.clone();
         let rng = &mut self.rng;
         let format = FORMATS[rng.gen_range(0..FORMATS.len())];

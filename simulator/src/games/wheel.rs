@@ -82,13 +82,8 @@ impl TableSimulator for WheelSimulator {
         Some(self.layout())
     }
 
-    /// One spin with correct payouts, then possibly one injected error (returned by name).
     fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
-        let Slot {
-            table_id,
-            seq_no,
-            at: played_at,
-        } = slot;
+        let (table_id, seq_no, played_at) = (slot.table_id, slot.seq_no, slot.played_at);
         let wheel = self.plan.wheel(self.game)?.clone();
         let segments = self.layout().len().max(1) as u16;
         let mut bets = Vec::new();
