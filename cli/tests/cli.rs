@@ -59,14 +59,7 @@ fn keygen_sign_and_adjudicate_a_record_file() {
 
     // A bad record: one line on stderr, non-zero exit.
     std::fs::write(&record_file, spin("R01", 1, 37, json!([])).to_string()).unwrap();
-    let out = dozor()
-        .arg("adjudicate")
-        .arg(&record_file)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    let stderr = dozor().arg("adjudicate").arg(&record_file).fails();
     assert!(stderr.contains("outcome.number"), "{stderr}");
 }
 
@@ -94,13 +87,7 @@ fn a_wheel_spin_is_adjudicated_offline_with_the_tables_layout() {
     let black_last = [rest, vec!["25x_pink", "25x_black"]].concat();
 
     // Without the layout the spin cannot be judged: one line, non-zero exit.
-    let out = dozor()
-        .arg("adjudicate")
-        .arg(&record_file)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = dozor().arg("adjudicate").arg(&record_file).fails();
     assert!(stderr.contains("segment layout"), "{stderr}");
 
     // Segment 0 is 25x_black: the bet wins 25:1, 10 000 h × 26 = 260 000 h back, as paid.
@@ -128,14 +115,13 @@ fn a_wheel_spin_is_adjudicated_offline_with_the_tables_layout() {
     assert_eq!(verdict["findings"][0]["amount_h"], 260_000, "{verdict}");
 
     // A layout the plan does not allow (one segment short) is refused.
-    let out = dozor()
+    let stderr = dozor()
         .arg("adjudicate")
         .arg(&record_file)
         .arg("--wheel-layout")
         .arg(black_first[1..].join(","))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+        .fails();
+    assert!(stderr.contains("table configuration"), "{stderr}");
 }
 
 #[actix_web::test]

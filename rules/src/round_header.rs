@@ -135,6 +135,17 @@ pub fn validate_bet_id<'r>(earlier: &mut Vec<&'r str>, bet_id: &'r str) -> Resul
     Ok(())
 }
 
+/// A spin carries at most `max` bets.
+pub fn validate_bet_count(bets: usize, max: usize) -> Result<(), RecordError> {
+    if bets > max {
+        return Err(RecordError::invalid(
+            "bets",
+            format!("at most {max} bets per spin"),
+        ));
+    }
+    Ok(())
+}
+
 /// The record's `game` is one of `codes` (the codes its record type is read for).
 pub fn validate_game(game: GameCode, codes: &[GameCode]) -> Result<(), RecordError> {
     if codes.contains(&game) {

@@ -170,9 +170,11 @@ pub fn dozor() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_dozor"))
 }
 
-/// Runs a command that must succeed; its output.
+/// Runs a command that must succeed (its output), or fail with one line on standard error
+/// and exit status 2 (that line).
 pub trait Succeeds {
     fn succeeds(&mut self) -> std::process::Output;
+    fn fails(&mut self) -> String;
 }
 
 impl Succeeds for std::process::Command {
@@ -184,6 +186,14 @@ impl Succeeds for std::process::Command {
             String::from_utf8_lossy(&out.stderr)
         );
         out
+    }
+
+    fn fails(&mut self) -> String {
+        let out = self.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        stderr
     }
 }
 

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, WheelPlan};
-use crate::round_header::{round_record, validate_bet_id, validate_identifier, GameCode};
+use crate::round_header::{
+    round_record, validate_bet_count, validate_bet_id, validate_identifier, GameCode,
+};
 use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
 use crate::RecordError;
 
@@ -303,12 +305,7 @@ impl Game for WheelRound {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
         self.validate_header(Self::CODES)?;
-        if self.bets.len() > MAX_BETS_PER_ROUND {
-            return Err(RecordError::invalid(
-                "bets",
-                format!("at most {MAX_BETS_PER_ROUND} bets per spin"),
-            ));
-        }
+        validate_bet_count(self.bets.len(), MAX_BETS_PER_ROUND)?;
         let mut ids: Vec<&str> = Vec::with_capacity(self.bets.len());
         for (i, bet) in self.bets.iter().enumerate() {
             let at = |e: RecordError| e.within(format_args!("bets[{i}]"));

@@ -12,7 +12,9 @@ use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, RoulettePlan};
 use crate::ratio::Ratio;
-use crate::round_header::{round_record, validate_bet_id, validate_identifier, GameCode};
+use crate::round_header::{
+    round_record, validate_bet_count, validate_bet_id, validate_identifier, GameCode,
+};
 use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
 use crate::RecordError;
 
@@ -661,12 +663,7 @@ impl Game for RouletteRound {
                 ));
             }
         }
-        if self.bets.len() > MAX_BETS_PER_ROUND {
-            return Err(RecordError::invalid(
-                "bets",
-                format!("at most {MAX_BETS_PER_ROUND} bets per spin"),
-            ));
-        }
+        validate_bet_count(self.bets.len(), MAX_BETS_PER_ROUND)?;
         let mut ids: Vec<&str> = Vec::with_capacity(self.bets.len());
         for (i, bet) in self.bets.iter().enumerate() {
             validate_bet_id(&mut ids, &bet.bet_id)
