@@ -132,6 +132,11 @@ impl Finding {
         }
     }
 
+    /// A finding about the round as a whole, with no amount.
+    pub fn note(kind: FindingKind, message: String) -> Finding {
+        Finding::new(kind, None, None, None, message)
+    }
+
     /// An overpaid or underpaid bet, or `None` when it was paid as the plan requires. The
     /// message reads `<subject>: overpaid; paid …, the plan requires …<context>`.
     pub fn payout(
@@ -310,6 +315,32 @@ pub struct RoundStatistics {
     pub expected_payout_mh: i64,
     /// Variance of the round's payout, in h². Statistics only, not money.
     pub payout_variance_h2: f64,
+}
+
+/// A round's RTP statistics summed bet by bet.
+#[derive(Debug, Default)]
+pub struct StatisticsSum {
+    stakes_h: i64,
+    expected_payout_mh: i128,
+    payout_variance_h2: f64,
+}
+
+impl StatisticsSum {
+    /// A bet of `stake_h` whose expected payout is `expected_mh` and whose payout has standard
+    /// deviation `deviation_h` (independent of the round's other bets).
+    pub fn add(&mut self, stake_h: i64, expected_mh: i128, deviation_h: f64) {
+        self.stakes_h = self.stakes_h.saturating_add(stake_h);
+        self.expected_payout_mh += expected_mh;
+        self.payout_variance_h2 += deviation_h * deviation_h;
+    }
+
+    pub fn finish(self) -> RoundStatistics {
+        RoundStatistics::of_sums(
+            self.stakes_h,
+            self.expected_payout_mh,
+            self.payout_variance_h2,
+        )
+    }
 }
 
 impl RoundStatistics {

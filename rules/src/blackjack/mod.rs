@@ -519,7 +519,7 @@ pub fn round_statistics(
     };
     let pairs = crate::rtp::perfect_pairs(bp.decks, &bp.perfect_pairs);
     let insurance = crate::rtp::insurance(bp.decks, bp.insurance_odds);
-    let (mut stakes, mut expected_mh, mut variance) = (0i64, 0i128, 0f64);
+    let mut sum = crate::verdict::StatisticsSum::default();
     for b in &round.boxes {
         // Each double and each split adds the main stake again.
         let added = b
@@ -533,10 +533,13 @@ pub fn round_statistics(
             match bet.kind {
                 BlackjackBetKind::Main => {
                     let total = s.saturating_mul(added.saturating_add(1));
-                    stakes = stakes.saturating_add(total);
                     let edge_mh = (s as f64 * 1000.0 * figures.shoe.house_edge()).round();
-                    expected_mh += i128::from(total) * 1000 - edge_mh as i128;
-                    variance += (figures.shoe.standard_deviation * s as f64).powi(2);
+                    let expected_mh = i128::from(total) * 1000 - edge_mh as i128;
+                    sum.add(
+                        total,
+                        expected_mh,
+                        figures.shoe.standard_deviation * s as f64,
+                    );
                 }
                 BlackjackBetKind::PerfectPairs | BlackjackBetKind::Insurance => {
                     let line = if bet.kind == BlackjackBetKind::Insurance {
@@ -544,14 +547,16 @@ pub fn round_statistics(
                     } else {
                         &pairs
                     };
-                    stakes = stakes.saturating_add(s);
-                    expected_mh += line.rtp.of_amount_mh(s);
-                    variance += (line.standard_deviation * s as f64).powi(2);
+                    sum.add(
+                        s,
+                        line.rtp.of_amount_mh(s),
+                        line.standard_deviation * s as f64,
+                    );
                 }
             }
         }
     }
-    crate::RoundStatistics::of_sums(stakes, expected_mh, variance)
+    sum.finish()
 }
 
 impl Game for BlackjackRound {

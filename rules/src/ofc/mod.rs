@@ -130,11 +130,8 @@ pub fn adjudicate<'a>(
     let mut findings = Vec::new();
     let n = hand.players.len();
     if n < usize::from(op.min_players) || n > usize::from(op.max_players) {
-        findings.push(Finding::new(
+        findings.push(Finding::note(
             FindingKind::BetNotAllowed,
-            None,
-            None,
-            None,
             format!(
                 "{n} players; the plan allows {} to {}",
                 op.min_players, op.max_players

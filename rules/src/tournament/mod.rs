@@ -33,11 +33,8 @@ pub fn adjudicate<'a>(
     // The fee: announced in advance, within the plan's range, of the moneypool.
     let days_ahead = (t.starts_at - t.announced_at).num_days();
     if days_ahead < i64::from(tp.fee_announced_days_before) {
-        findings.push(Finding::new(
+        findings.push(Finding::note(
             FindingKind::FeeWrong,
-            None,
-            None,
-            None,
             format!(
                 "the fee was announced {days_ahead} days before the start; the plan requires at least {}",
                 tp.fee_announced_days_before
@@ -45,11 +42,8 @@ pub fn adjudicate<'a>(
         ));
     }
     if !(tp.fee_percent_min..=tp.fee_percent_max).contains(&t.fee_percent) {
-        findings.push(Finding::new(
+        findings.push(Finding::note(
             FindingKind::FeeWrong,
-            None,
-            None,
-            None,
             format!(
                 "a fee of {} %; the plan allows {} to {} %",
                 t.fee_percent, tp.fee_percent_min, tp.fee_percent_max

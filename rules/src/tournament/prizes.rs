@@ -78,11 +78,8 @@ pub(super) fn expected_prizes<'t>(
     findings: &mut Vec<Finding>,
 ) -> HashMap<&'t str, i64> {
     let Some(column) = tp.payout_column(entries) else {
-        findings.push(Finding::new(
+        findings.push(Finding::note(
             FindingKind::BetNotAllowed,
-            None,
-            None,
-            None,
             format!("the plan has no payout table for {entries} entries"),
         ));
         // Nothing to compare the prizes with: each is taken as paid.
@@ -94,11 +91,8 @@ pub(super) fn expected_prizes<'t>(
     };
     let prizes = table_prizes(column, pool.prize_pool_h);
     if t.results.len() < prizes.len() {
-        findings.push(Finding::new(
+        findings.push(Finding::note(
             FindingKind::Underpaid,
-            None,
-            None,
-            None,
             format!(
                 "the results list {} places; with {entries} entries the plan pays {}",
                 t.results.len(),
@@ -179,11 +173,8 @@ fn check_deal(
     let mut valid = true;
     if deal.at < t.registration_closes_at {
         valid = false;
-        findings.push(Finding::new(
+        findings.push(Finding::note(
             FindingKind::IllegalDecision,
-            None,
-            None,
-            None,
             format!(
                 "a deal at {} before registration closed at {}",
                 deal.at.format("%Y-%m-%d %H:%M"),
@@ -204,11 +195,8 @@ fn check_deal(
             .all(|r| in_deal.contains(&r.player.as_str()));
     if !same {
         valid = false;
-        findings.push(Finding::new(
+        findings.push(Finding::note(
             FindingKind::IllegalDecision,
-            None,
-            None,
-            None,
             format!(
                 "a deal needs every remaining player: it names {}, the players still in were {}",
                 in_deal.join(", "),

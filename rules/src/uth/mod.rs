@@ -363,25 +363,28 @@ pub fn round_statistics(
     let Some(figures) = figures else {
         return statistics;
     };
-    let (mut stakes, mut expected_mh, mut variance) = (0i64, 0i128, 0f64);
+    let mut sum = crate::verdict::StatisticsSum::default();
     for spot in &round.spots {
         for bet in &spot.bets {
             let s = bet.stake_h;
-            stakes = stakes.saturating_add(s);
+            let at_even = i128::from(s) * 1000;
             match bet.kind {
-                UthBetKind::Ante => {
-                    expected_mh += i128::from(s) * 1000 - figures.house_edge.of_amount_mh(s);
-                    variance += (figures.standard_deviation * s as f64).powi(2);
-                }
-                UthBetKind::Blind | UthBetKind::Play => expected_mh += i128::from(s) * 1000,
-                UthBetKind::Trips => {
-                    expected_mh += figures.trips_rtp.of_amount_mh(s);
-                    variance += (figures.trips_standard_deviation * s as f64).powi(2);
-                }
+                UthBetKind::Ante => sum.add(
+                    s,
+                    at_even - figures.house_edge.of_amount_mh(s),
+                    figures.standard_deviation * s as f64,
+                ),
+                // The hand's edge and deviation are the Ante's figures; Blind and Play count at even.
+                UthBetKind::Blind | UthBetKind::Play => sum.add(s, at_even, 0.0),
+                UthBetKind::Trips => sum.add(
+                    s,
+                    figures.trips_rtp.of_amount_mh(s),
+                    figures.trips_standard_deviation * s as f64,
+                ),
             }
         }
     }
-    crate::RoundStatistics::of_sums(stakes, expected_mh, variance)
+    sum.finish()
 }
 
 impl Game for UthRound {
