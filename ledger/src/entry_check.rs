@@ -286,8 +286,8 @@ pub fn verify_signatures(
 mod tests {
     use super::*;
     use crate::canonical::canonicalize;
-    use crate::entry::{format_time, Entry};
-    use crate::keys::{encode_public_key, key_id};
+    use crate::entry::Entry;
+
     use crate::Envelope;
     use ed25519_dalek::SigningKey;
     use serde_json::{json, Value};
@@ -301,21 +301,7 @@ mod tests {
     /// A ledger whose entry 0 registered table R1 with key 1; entry 1 is a round of R1.
     fn ledger() -> (RegistryHistory, Value) {
         let table_key = SigningKey::from_bytes(&[1; 32]);
-        let mut history = RegistryHistory::default();
-        let registered = RegistryEvent::TableRegistered {
-            table_id: "R1".into(),
-            previous: None,
-            game: "roulette".into(),
-            location: "Praha".into(),
-            plan_id: "p".into(),
-            wheel_layout: None,
-            key_id: key_id(&table_key.verifying_key()),
-            public_key: encode_public_key(&table_key.verifying_key()),
-            valid_from: format_time(at("2026-11-20T10:00:00Z")),
-        };
-        history
-            .apply(0, at("2026-11-20T10:00:00Z"), &registered)
-            .unwrap();
+        let history = crate::registry_history::with_roulette_table_r1("p", &table_key);
         let record = json!({"type": "round", "game": "roulette", "table_id": "R1",
                             "seq_no": 1, "plan_id": "p", "bets": []});
         let envelope = Envelope::sign(record, &table_key).unwrap();

@@ -290,6 +290,34 @@ pub fn cli_actor() -> String {
     format!("{}{user}", CLI_ACTOR)
 }
 
+/// A history in which entry 0 registered roulette table R1 under `plan_id`, with `key`, valid
+/// from 2026-11-20 10:00 UTC; for the tests of the checks built on the history.
+#[cfg(test)]
+pub(crate) fn with_roulette_table_r1(
+    plan_id: &str,
+    key: &ed25519_dalek::SigningKey,
+) -> RegistryHistory {
+    let registered_at = chrono::DateTime::parse_from_rfc3339("2026-11-20T10:00:00Z")
+        .map(|t| t.with_timezone(&Utc))
+        .unwrap_or_default();
+    let registered = RegistryEvent::TableRegistered {
+        table_id: "R1".into(),
+        previous: None,
+        game: "roulette".into(),
+        location: "Praha".into(),
+        plan_id: plan_id.into(),
+        wheel_layout: None,
+        key_id: crate::keys::key_id(&key.verifying_key()),
+        public_key: crate::keys::encode_public_key(&key.verifying_key()),
+        valid_from: crate::entry::format_time(registered_at),
+    };
+    let mut history = RegistryHistory::default();
+    history
+        .apply(0, registered_at, &registered)
+        .unwrap_or_else(|e| unreachable!("registering R1: {e}"));
+    history
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

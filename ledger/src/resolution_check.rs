@@ -73,10 +73,9 @@ mod tests {
 
     use super::*;
     use crate::access::{Decision, FindingState, Role};
-    use crate::entry::{format_time, Entry};
+    use crate::entry::Entry;
     use crate::entry_check::{check_entry, Signers};
-    use crate::keys::{encode_public_key, key_id};
-    use crate::registry_event::RegistryEvent;
+
     use crate::Envelope;
 
     const PLAN: &str = "69games-ziva-hra";
@@ -92,21 +91,7 @@ mod tests {
     /// round has one finding, `overpaid` by 10 000 h, at position 0.
     fn ledger() -> (RegistryHistory, Vec<u8>) {
         let table_key = SigningKey::from_bytes(&[1; 32]);
-        let mut history = RegistryHistory::default();
-        let registered = RegistryEvent::TableRegistered {
-            table_id: "R1".into(),
-            previous: None,
-            game: "roulette".into(),
-            location: "Praha".into(),
-            plan_id: PLAN.into(),
-            wheel_layout: None,
-            key_id: key_id(&table_key.verifying_key()),
-            public_key: encode_public_key(&table_key.verifying_key()),
-            valid_from: format_time(at("2026-11-20T10:00:00Z")),
-        };
-        history
-            .apply(0, at("2026-11-20T10:00:00Z"), &registered)
-            .unwrap();
+        let history = crate::registry_history::with_roulette_table_r1(PLAN, &table_key);
         let record = json!({"type": "round", "game": "roulette", "table_id": "R1", "seq_no": 1,
             "plan_id": PLAN, "played_at": "2026-11-20T18:00:00Z",
             "outcome": {"result": "number", "number": 17},
