@@ -5,7 +5,6 @@ mod common;
 
 use actix_web::{test as web_test, App};
 use common::*;
-use diesel::RunQueryDsl as _;
 use ledger::access::Role;
 use serde_json::{json, Value};
 
@@ -143,10 +142,7 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
     );
     for seq in 1..=4 {
         let record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
-        let req = web_test::TestRequest::post()
-            .uri("/api/v1/records")
-            .set_json(signed(record, &k))
-            .to_request();
+        let req = record_request(record, &k);
         assert_eq!(
             web_test::call_service(&app, req).await.status().as_u16(),
             201
@@ -182,14 +178,12 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
 
     // As superuser, bypass the append-only trigger and change a payout inside entry 3.
     let mut conn = ledger::storage::connect(&url).unwrap();
-    diesel::sql_query("SET session_replication_role = replica")
-        .execute(&mut conn)
-        .unwrap();
-    diesel::sql_query(
-        "UPDATE ledger_entries SET entry = convert_to(replace(convert_from(entry, 'UTF8'), \
-         '\"paid_h\":360000', '\"paid_h\":3600000'), 'UTF8') WHERE idx = 3",
+    ledger::storage::testing::rewrite_entry(
+        &mut conn,
+        3,
+        "\"paid_h\":360000",
+        "\"paid_h\":3600000",
     )
-    .execute(&mut conn)
     .unwrap();
     let out = dozor()
         .args(["verify", "--operator-key", &operator_key])

@@ -783,12 +783,7 @@ async fn open_face_chinese_and_a_tournament_reach_the_daily_report() {
     let (status, receipt) = post(&app, "/api/v1/records", signed(greedy, &room_key)).await;
     assert_eq!(status, 201, "{receipt}");
     let (_, page) = get(&app, "/api/v1/findings?table_id=ROOM").await;
-    let kinds: Vec<&str> = page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["kind"].as_str().unwrap())
-        .collect();
+    let kinds: Vec<&str> = finding_kinds(&page);
     assert_eq!(kinds.len(), 2, "{page}");
     assert!(kinds.contains(&"overpaid") && kinds.contains(&"chips_not_conserved"));
     let bad = json!({

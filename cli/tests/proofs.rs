@@ -32,10 +32,7 @@ async fn inclusion_and_consistency_proofs_verify() {
     let mut receipts = Vec::new();
     for seq in 1..=7 {
         let record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
-        let req = test::TestRequest::post()
-            .uri("/api/v1/records")
-            .set_json(signed(record, &k))
-            .to_request();
+        let req = record_request(record, &k);
         let receipt: Value = test::call_and_read_body_json(&app, req).await;
         receipts.push(receipt);
     }
@@ -119,10 +116,7 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
     assert_eq!(test::call_service(&app, req).await.status().as_u16(), 201);
     for seq in 1..=6 {
         let record = spin("R01", seq, 3, json!([straight("b1", 3, 10_000, 360_000)]));
-        let req = test::TestRequest::post()
-            .uri("/api/v1/records")
-            .set_json(signed(record, &k))
-            .to_request();
+        let req = record_request(record, &k);
         assert_eq!(test::call_service(&app, req).await.status().as_u16(), 201);
     }
     // Within the 300 ms bound (plus slack for a loaded machine) a checkpoint covers all 8 entries

@@ -66,12 +66,7 @@ async fn findings_and_daily_report() {
     assert_eq!(status, 200);
     let page: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(page["total"], 2);
-    let kinds: Vec<&str> = page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["kind"].as_str().unwrap())
-        .collect();
+    let kinds: Vec<&str> = finding_kinds(&page);
     assert_eq!(kinds, vec!["overpaid", "stake_below_minimum"]);
     let (_, body) = get_text(&app, "/api/v1/findings?kind=overpaid&table_id=R02").await;
     let page: Value = serde_json::from_str(&body).unwrap();

@@ -354,15 +354,7 @@ fn verify_names_the_first_tampered_index() {
     let batch: Vec<_> = (1..=6).map(|i| submission(&key, "R01", i, 0)).collect();
     append_batch(&mut conn, &batch, Utc::now()).unwrap();
     // A superuser can switch the triggers off; verify must still catch the edit.
-    diesel::sql_query("SET session_replication_role = replica")
-        .execute(&mut conn)
-        .unwrap();
-    diesel::sql_query(
-        "UPDATE ledger_entries SET entry = convert_to(replace(convert_from(entry, 'UTF8'), \
-         '\"marker\":0', '\"marker\":1'), 'UTF8') WHERE idx = 3",
-    )
-    .execute(&mut conn)
-    .unwrap();
+    ledger::storage::testing::rewrite_entry(&mut conn, 3, "\"marker\":0", "\"marker\":1").unwrap();
     let report = verify(&mut conn);
     let failure = report.failure.expect("tampering must be detected");
     assert_eq!(failure.index, 3);

@@ -302,3 +302,21 @@ pub fn retry_after(response: &actix_web::dev::ServiceResponse) -> u64 {
         .parse()
         .unwrap()
 }
+
+/// The kinds of the findings on a page of `GET /findings`, in order.
+pub fn finding_kinds(page: &Value) -> Vec<&str> {
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect()
+}
+
+/// `POST /records` of `record` signed by `key` (tables need no API key).
+pub fn record_request(record: Value, key: &SigningKey) -> actix_http::Request {
+    actix_web::test::TestRequest::post()
+        .uri("/api/v1/records")
+        .set_json(signed(record, key))
+        .to_request()
+}

@@ -26,3 +26,23 @@ pub fn fresh_database() -> Result<String, LedgerError> {
     super::migrate(&mut conn)?;
     Ok(url)
 }
+
+/// As a superuser past the append-only triggers, replaces `from` with `to` in the bytes of
+/// ledger entry `index`: what verification must catch.
+pub fn rewrite_entry(
+    conn: &mut diesel::PgConnection,
+    index: u64,
+    from: &str,
+    to: &str,
+) -> Result<(), LedgerError> {
+    use diesel::RunQueryDsl as _;
+    diesel::sql_query("SET session_replication_role = replica").execute(conn)?;
+    diesel::sql_query(
+        "UPDATE ledger_entries SET entry = convert_to(replace(convert_from(entry, 'UTF8'), $1, $2), 'UTF8') WHERE idx = $3",
+    )
+    .bind::<diesel::sql_types::Text, _>(from)
+    .bind::<diesel::sql_types::Text, _>(to)
+    .bind::<diesel::sql_types::BigInt, _>(i64::try_from(index).unwrap_or(i64::MAX))
+    .execute(conn)?;
+    Ok(())
+}
