@@ -469,36 +469,28 @@ fn check_cards(round: &BlackjackRound, bp: &BlackjackPlan, findings: &mut Vec<Fi
     let expected_burns = usize::from(bp.burn_after_shuffle) * usize::from(round.shuffled)
         + usize::from(bp.burn_after_dealer_change) * usize::from(round.dealer_changed);
     if round.burned.len() != expected_burns {
-        findings.push(Finding {
-            kind: FindingKind::CardsInconsistent,
-            bet_ids: None,
-            expected_h: None,
-            actual_h: None,
-            amount_h: 0,
-            message: format!(
+        findings.push(Finding::note(
+            FindingKind::CardsInconsistent,
+            format!(
                 "{} cards burned; the plan burns {} after a shuffle and {} after a dealer change, {expected_burns} here",
                 round.burned.len(),
                 bp.burn_after_shuffle,
                 bp.burn_after_dealer_change
             ),
-        });
+        ));
     }
     let mut seen = [0u8; 52];
     for card in round.burned.iter().chain(&round.deal) {
         let count = &mut seen[card.ordinal()];
         *count = count.saturating_add(1);
         if *count == bp.decks.saturating_add(1) {
-            findings.push(Finding {
-                kind: FindingKind::CardsInconsistent,
-                bet_ids: None,
-                expected_h: None,
-                actual_h: None,
-                amount_h: 0,
-                message: format!(
+            findings.push(Finding::note(
+                FindingKind::CardsInconsistent,
+                format!(
                     "{card} appears more than {} times, more than a {}-deck shoe holds",
                     bp.decks, bp.decks
                 ),
-            });
+            ));
         }
     }
 }

@@ -115,18 +115,14 @@ pub fn adjudicate<'a>(
             })?;
             if turns < wp.min_turns {
                 // The plan makes such a spin void: every stake comes back.
-                findings.push(Finding {
-                    kind: FindingKind::VoidHandledWrongly,
-                    bet_ids: None,
-                    expected_h: None,
-                    actual_h: None,
-                    amount_h: 0,
-                    message: format!(
+                findings.push(Finding::note(
+                    FindingKind::VoidHandledWrongly,
+                    format!(
                         "the wheel made {turns} full turns, fewer than the plan's {}: the spin is \
                          void and every stake must be returned",
                         wp.min_turns
                     ),
-                });
+                ));
                 (None, Some(WheelVoidReason::TooFewTurns))
             } else {
                 (Some((segment, label)), None)

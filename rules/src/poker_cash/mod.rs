@@ -324,17 +324,13 @@ pub fn adjudicate<'a>(
     };
     if hand.board.len() != expected_board && (played.showdown || hand.board.len() < expected_board)
     {
-        findings.push(Finding {
-            kind: FindingKind::CardsInconsistent,
-            bet_ids: None,
-            expected_h: None,
-            actual_h: None,
-            amount_h: 0,
-            message: format!(
+        findings.push(Finding::note(
+            FindingKind::CardsInconsistent,
+            format!(
                 "the board has {} cards, the hand needs {expected_board}",
                 hand.board.len()
             ),
-        });
+        ));
     }
     if let Some(made) = &hand.pots {
         check_dealer_pots(made, &pots.pots, &mut findings);
