@@ -393,24 +393,25 @@ fn damage(rng: &mut ChaCha8Rng, record: &mut Value, error_share: f64) -> Option<
     }
 }
 
-impl BlackjackSimulator {}
-
 impl TableSimulator for BlackjackSimulator {
     fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
-        let mut record = self.round(slot.table_id, slot.seq_no, slot.played_at)?;
-        let error = damage(&mut self.rng, &mut record, error_share);
-        Ok((record, error))
+        let record = self.round(slot.table_id, slot.seq_no, slot.played_at);
+        damaged(record, &mut self.rng, error_share)
     }
 }
 
-impl UthSimulator {}
-
 impl TableSimulator for UthSimulator {
     fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
-        let mut record = self.round(slot.table_id, slot.seq_no, slot.played_at)?;
-        let error = damage(&mut self.rng, &mut record, error_share);
-        Ok((record, error))
+        let record = self.round(slot.table_id, slot.seq_no, slot.played_at);
+        damaged(record, &mut self.rng, error_share)
     }
+}
+
+/// A clean dealt round, damaged with probability `error_share` (the error named).
+fn damaged(record: anyhow::Result<Value>, rng: &mut ChaCha8Rng, error_share: f64) -> Simulated {
+    let mut record = record?;
+    let error = damage(rng, &mut record, error_share);
+    Ok((record, error))
 }
 
 #[cfg(test)]
