@@ -207,6 +207,7 @@ fn read_text<R: GameRecord + Into<Round>>(text: &str) -> Result<Round, RecordErr
 
 fn read_value<R: GameRecord + Into<Round>>(value: &Value) -> Result<Round, RecordError> {
     let record = R::deserialize(value).map_err(|e| RecordError::Malformed(e.to_string()))?;
+    record.validate_header(R::CODES)?;
     record.validate()?;
     Ok(record.into())
 }

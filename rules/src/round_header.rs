@@ -171,6 +171,14 @@ pub struct RoundIdentity<'a> {
 /// A record that carries the round header.
 pub trait Identified {
     fn identity(&self) -> RoundIdentity<'_>;
+
+    /// The header is well formed: the game one of `codes` (those its record type is read
+    /// for), the identifiers and the sequence number valid.
+    fn validate_header(&self, codes: &[GameCode]) -> Result<(), RecordError> {
+        let header = self.identity();
+        validate_game(header.game, codes)?;
+        validate_round_identity(header.table_id, header.plan_id, header.seq_no)
+    }
 }
 
 /// Declares a game's round record: the header every round shares (`type`, `game`, `table_id`,
@@ -206,18 +214,6 @@ macro_rules! round_record {
                     plan_id: &self.plan_id,
                     played_at: self.played_at,
                 }
-            }
-        }
-
-        impl $name {
-            /// The header is well formed: the game one of `codes`, the identifiers and the
-            /// sequence number valid.
-            fn validate_header(
-                &self,
-                codes: &[$crate::round_header::GameCode],
-            ) -> Result<(), $crate::RecordError> {
-                $crate::round_header::validate_game(self.game, codes)?;
-                $crate::round_header::validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)
             }
         }
     };

@@ -554,7 +554,6 @@ pub fn round_statistics(
 impl Game for BlackjackRound {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        self.validate_header(Self::CODES)?;
         validate_identifier("shoe_id", &self.shoe_id)?;
         if self.boxes.is_empty() {
             return Err(RecordError::invalid(

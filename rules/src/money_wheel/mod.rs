@@ -300,7 +300,6 @@ pub fn round_statistics(
 impl Game for WheelRound {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        self.validate_header(Self::CODES)?;
         validate_bet_count(self.bets.len(), MAX_BETS_PER_ROUND)?;
         let mut ids: Vec<&str> = Vec::with_capacity(self.bets.len());
         for (i, bet) in self.bets.iter().enumerate() {

@@ -4,7 +4,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet};
-use crate::game::GameRecord as _;
 use crate::money::MAX_AMOUNT_H;
 use crate::poker_cash::Collection;
 use crate::round_header::{round_record, validate_identifier};
@@ -65,7 +64,6 @@ pub struct PointValue {
 
 impl OfcHand {
     pub fn validate(&self) -> Result<(), RecordError> {
-        self.validate_header(Self::CODES)?;
         if let Some(id) = &self.tournament_id {
             validate_identifier("tournament_id", id)?;
         }

@@ -442,7 +442,6 @@ pub fn adjudicate<'a>(
 impl Game for PokerHand {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        self.validate_header(Self::CODES)?;
         if !(2..=usize::from(MAX_SEATS)).contains(&self.seats.len()) {
             return Err(RecordError::invalid(
                 "seats",

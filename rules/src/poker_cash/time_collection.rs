@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::{Game, GameRecord, Judged, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, PokerCashPlan};
-use crate::round_header::{validate_game, validate_identifier, validate_round_identity, GameCode};
+use crate::round_header::{validate_identifier, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
@@ -150,8 +150,6 @@ impl crate::round_header::Identified for TimeCollection {
 
 impl Game for TimeCollection {
     fn validate(&self) -> Result<(), RecordError> {
-        validate_game(self.game, Self::CODES)?;
-        validate_round_identity(&self.table_id, &self.plan_id, self.seq_no)?;
         if self.period_minutes == 0 || !self.period_minutes.is_multiple_of(PERIOD_MINUTES) {
             return Err(RecordError::invalid(
                 "period_minutes",

@@ -654,7 +654,6 @@ pub fn theoretical_rtp(rp: &RoulettePlan, kind: BetKind) -> Option<Ratio> {
 impl Game for RouletteRound {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        self.validate_header(Self::CODES)?;
         if let SpinOutcome::Number { number } = self.outcome {
             if number >= POCKETS {
                 return Err(RecordError::invalid(

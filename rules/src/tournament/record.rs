@@ -4,7 +4,6 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::game::GameRecord as _;
 use crate::money::validate_amount;
 use crate::round_header::{round_record, validate_identifier};
 use crate::RecordError;
@@ -150,7 +149,6 @@ pub struct Refund {
 
 impl TournamentRecord {
     pub fn validate(&self) -> Result<(), RecordError> {
-        self.validate_header(Self::CODES)?;
         validate_identifier("tournament_id", &self.tournament_id)?;
         if !(self.announced_at <= self.starts_at && self.starts_at <= self.registration_closes_at) {
             return Err(RecordError::invalid(

@@ -390,7 +390,6 @@ pub fn round_statistics(
 impl Game for UthRound {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        self.validate_header(Self::CODES)?;
         if self.spots.is_empty() {
             return Err(RecordError::invalid(
                 "spots",
