@@ -16,7 +16,9 @@ use crate::storage::{connect, reads};
 use crate::witness::Witness;
 use crate::LedgerError;
 
-type Reply = oneshot::Sender<Result<AppendOutcome, String>>;
+/// A batch's failure, shared by every submission in it.
+type Failure = std::sync::Arc<LedgerError>;
+type Reply = oneshot::Sender<Result<AppendOutcome, Failure>>;
 
 struct Job {
     submission: Submission,
@@ -83,7 +85,7 @@ impl Appender {
     fn enqueue(
         &self,
         submission: Submission,
-    ) -> Result<oneshot::Receiver<Result<AppendOutcome, String>>, IngestError> {
+    ) -> Result<oneshot::Receiver<Result<AppendOutcome, Failure>>, IngestError> {
         let (reply, answer) = oneshot::channel();
         match self.queue.try_send(Job { submission, reply }) {
             Ok(()) => Ok(answer),
@@ -99,13 +101,13 @@ impl Appender {
     }
 
     async fn outcome(
-        answer: oneshot::Receiver<Result<AppendOutcome, String>>,
+        answer: oneshot::Receiver<Result<AppendOutcome, Failure>>,
     ) -> Result<AppendOutcome, IngestError> {
         match answer.await {
             Ok(Ok(outcome)) => Ok(outcome),
-            Ok(Err(cause)) => Err(IngestError::Unavailable {
+            Ok(Err(failure)) => Err(IngestError::Unavailable {
                 reason: "the record could not be appended",
-                cause,
+                cause: failure.to_string(),
             }),
             Err(_) => Err(IngestError::Unavailable {
                 reason: "the ledger writer stopped",
@@ -205,7 +207,7 @@ fn append_queued(
     let (submissions, replies): (Vec<Submission>, Vec<Reply>) =
         batch.into_iter().map(|j| (j.submission, j.reply)).unzip();
     let result = match connection(conn, url) {
-        Ok(c) => append_batch_cached(c, &submissions, Utc::now(), cache).map_err(|e| e.to_string()),
+        Ok(c) => append_batch_cached(c, &submissions, Utc::now(), cache),
         Err(e) => Err(e),
     };
     match result {
@@ -217,8 +219,9 @@ fn append_queued(
         Err(e) => {
             tracing::error!("append of {} records failed: {e}", replies.len());
             *conn = None; // reconnect before the next batch
+            let failure = Failure::new(e);
             for reply in replies {
-                let _ = reply.send(Err(e.clone()));
+                let _ = reply.send(Err(failure.clone()));
             }
         }
     }
@@ -231,13 +234,11 @@ fn checkpoint_if_due(
     signer: &NoteSigner,
     policy: &CheckpointPolicy,
     last: &mut Option<(u64, DateTime<Utc>)>,
-) -> Result<bool, String> {
+) -> Result<bool, LedgerError> {
     if last.is_none() {
-        *last = checkpoints::latest(conn)
-            .map_err(|e| e.to_string())?
-            .map(|c| (c.size as u64, c.created_at));
+        *last = checkpoints::latest(conn)?.map(|c| (c.size as u64, c.created_at));
     }
-    let size = reads::size(conn).map_err(|e| e.to_string())?;
+    let size = reads::size(conn)?;
     let now = Utc::now();
     let due = match *last {
         None => true,
@@ -248,8 +249,7 @@ fn checkpoint_if_due(
         }
     };
     if due {
-        sign_checkpoint(conn, signer, size, now, policy.witness.as_ref())
-            .map_err(|e| e.to_string())?;
+        sign_checkpoint(conn, signer, size, now, policy.witness.as_ref())?;
         *last = Some((size, now));
     }
     Ok(due)
@@ -290,18 +290,18 @@ pub fn final_checkpoint(
 fn connection<'a>(
     conn: &'a mut Option<PgConnection>,
     url: &str,
-) -> Result<&'a mut PgConnection, String> {
-    if conn.is_none() {
-        match connect(url) {
-            Ok(c) => *conn = Some(c),
+) -> Result<&'a mut PgConnection, LedgerError> {
+    match conn {
+        Some(c) => Ok(c),
+        None => match connect(url) {
+            Ok(c) => Ok(conn.insert(c)),
             Err(e) => {
+                // Retry, but not in a tight loop.
                 std::thread::sleep(Duration::from_millis(200));
-                return Err(e.to_string());
+                Err(e)
             }
-        }
+        },
     }
-    conn.as_mut()
-        .ok_or_else(|| "no database connection".to_owned())
 }
 
 #[cfg(test)]
