@@ -33,14 +33,50 @@ struct MonthArgs {
     /// `YYYY-MM`, `this` or `last` (months of gaming days, Europe/Prague).
     #[arg(long, default_value = "last")]
     month: String,
+    #[command(flatten)]
+    output: Output,
+    #[command(flatten)]
+    clock: super::ClockArgs,
+}
+
+/// How a report is written, and where.
+#[derive(Debug, clap::Args)]
+struct Output {
     /// `csv` or `json`.
     #[arg(long, default_value = "csv")]
     format: String,
     /// Write to this file instead of standard output.
     #[arg(long)]
     out: Option<PathBuf>,
-    #[command(flatten)]
-    clock: super::ClockArgs,
+}
+
+impl Output {
+    /// Whether CSV is asked for (else JSON); anything else is refused before any work.
+    fn csv(&self) -> anyhow::Result<bool> {
+        match self.format.as_str() {
+            "csv" => Ok(true),
+            "json" => Ok(false),
+            other => anyhow::bail!("--format must be csv or json, not `{other}`"),
+        }
+    }
+
+    /// `report` as CSV (with `to_csv`) or pretty JSON, to the file or standard output.
+    fn write<R: serde::Serialize>(&self, report: &R, to_csv: CsvWriter<R>) -> anyhow::Result<()> {
+        let text = if self.csv()? {
+            to_csv(report)?
+        } else {
+            serde_json::to_string_pretty(report)? + "\n"
+        };
+        match &self.out {
+            Some(path) => {
+                std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+            }
+            None => {
+                print!("{text}");
+                Ok(())
+            }
+        }
+    }
 }
 
 fn wheels(global: &Global, args: MonthArgs) -> anyhow::Result<ExitCode> {
@@ -52,24 +88,13 @@ fn wheels(global: &Global, args: MonthArgs) -> anyhow::Result<ExitCode> {
         other => reports::wheels::parse_month(other)
             .with_context(|| format!("--month `{other}` is not YYYY-MM, this or last"))?,
     };
-    if args.format != "csv" && args.format != "json" {
-        anyhow::bail!("--format must be csv or json, not `{}`", args.format);
-    }
+    args.output.csv()?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
     let statistics = reports::wheels::build(&mut conn, &clock, first)?;
     drop(conn);
     db.close()?;
-    let text = as_text(
-        &statistics,
-        (args.format == "csv").then_some(reports::wheels::to_csv),
-    )?;
-    match args.out {
-        Some(path) => {
-            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?
-        }
-        None => print!("{text}"),
-    }
+    args.output.write(&statistics, reports::wheels::to_csv)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -85,26 +110,14 @@ struct DayArgs {
     /// `YYYY-MM-DD`, `today` or `yesterday` (gaming days, Europe/Prague).
     #[arg(long, default_value = "yesterday")]
     day: String,
-    /// `csv` or `json`.
-    #[arg(long, default_value = "csv")]
-    format: String,
-    /// Write to this file instead of standard output.
-    #[arg(long)]
-    out: Option<PathBuf>,
+    #[command(flatten)]
+    output: Output,
     #[command(flatten)]
     clock: super::ClockArgs,
 }
 
 pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
-    let (
-        kind,
-        DayArgs {
-            day,
-            format,
-            out,
-            clock,
-        },
-    ) = match args.kind {
+    let (kind, DayArgs { day, output, clock }) = match args.kind {
         ReportKind::Daily(a) => (DayReport::Daily, a),
         ReportKind::Shoes(a) => (DayReport::Shoes, a),
         ReportKind::Fantasy(a) => (DayReport::Fantasy, a),
@@ -118,45 +131,26 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
         other => NaiveDate::parse_from_str(other, "%Y-%m-%d")
             .with_context(|| format!("--day `{other}` is not YYYY-MM-DD, today or yesterday"))?,
     };
-    if format != "csv" && format != "json" {
-        anyhow::bail!("--format must be csv or json, not `{format}`");
-    }
+    output.csv()?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
-    let csv = format == "csv";
     let plans = rules::PlanBook::builtin()?;
-    let text = match kind {
-        DayReport::Shoes => as_text(
+    let written = match kind {
+        DayReport::Shoes => output.write(
             &reports::shoes::build(&mut conn, &clock, day, &plans)?,
-            csv.then_some(reports::shoes::to_csv),
-        )?,
-        DayReport::Fantasy => as_text(
+            reports::shoes::to_csv,
+        ),
+        DayReport::Fantasy => output.write(
             &reports::fantasy::build(&mut conn, &clock, day, &plans)?,
-            csv.then_some(reports::fantasy::to_csv),
-        )?,
-        DayReport::Daily => as_text(
-            &daily::build(&mut conn, &clock, day)?,
-            csv.then_some(daily::to_csv),
-        )?,
+            reports::fantasy::to_csv,
+        ),
+        DayReport::Daily => output.write(&daily::build(&mut conn, &clock, day)?, daily::to_csv),
     };
     drop(conn);
     db.close()?;
-    match out {
-        Some(path) => {
-            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?
-        }
-        None => print!("{text}"),
-    }
+    written?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Writes a report as CSV.
 type CsvWriter<R> = fn(&R) -> Result<String, reports::ReportError>;
-
-/// A report as CSV (when given the writer) or as pretty JSON.
-fn as_text<R: serde::Serialize>(report: &R, csv: Option<CsvWriter<R>>) -> anyhow::Result<String> {
-    Ok(match csv {
-        Some(to_csv) => to_csv(report)?,
-        None => serde_json::to_string_pretty(report)? + "\n",
-    })
-}

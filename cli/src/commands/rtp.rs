@@ -104,14 +104,7 @@ fn print_table(plan: &Plan) {
         "game", "bet", "RTP", "exact"
     );
     for line in &lines {
-        println!(
-            "{:<24} {:<18} {:>9.4}%  {:<34} {}",
-            line.game,
-            line.bet,
-            line.rtp.to_f64() * 100.0,
-            format!("{}/{}", line.rtp.num, line.rtp.den),
-            line.method
-        );
+        row(line.game, &line.bet, &line.rtp, line.method);
     }
     if let Some(f) = &plan.theoretical.blackjack {
         println!(
@@ -126,21 +119,10 @@ fn print_table(plan: &Plan) {
         );
     }
     if let Some(f) = &plan.theoretical.ultimate_texas_holdem {
-        println!(
-            "{:<24} {:<18} {:>9.4}%  {:<34} exact: all {} deals, best strategy",
-            "ultimate_texas_holdem",
-            "ante_blind_play",
-            f.rtp.to_f64() * 100.0,
-            format!("{}/{}", f.rtp.num, f.rtp.den),
-            f.deals
-        );
-        println!(
-            "{:<24} {:<18} {:>9.4}%  {:<34} exact: all 133 784 560 seven-card hands",
-            "ultimate_texas_holdem",
-            "trips",
-            f.trips_rtp.to_f64() * 100.0,
-            format!("{}/{}", f.trips_rtp.num, f.trips_rtp.den),
-        );
+        let method = format!("exact: all {} deals, best strategy", f.deals);
+        row("ultimate_texas_holdem", "ante_blind_play", &f.rtp, &method);
+        let method = "exact: all 133 784 560 seven-card hands";
+        row("ultimate_texas_holdem", "trips", &f.trips_rtp, method);
     }
     if let Some(f) = &plan.theoretical.blackjack {
         println!();
@@ -170,4 +152,13 @@ fn print_table(plan: &Plan) {
             f.standard_deviation
         );
     }
+}
+
+/// One row of the table: an exact RTP as a percentage and as a fraction.
+fn row(game: &str, bet: &str, rtp: &rules::ratio::Ratio, method: &str) {
+    println!(
+        "{game:<24} {bet:<18} {:>9.4}%  {:<34} {method}",
+        rtp.to_f64() * 100.0,
+        format!("{}/{}", rtp.num, rtp.den),
+    );
 }
