@@ -403,12 +403,7 @@ async fn docs_list_the_role_table_as_it_is() {
 
 #[actix_web::test]
 async fn a_key_over_its_rate_limit_gets_429_while_other_keys_are_served() {
-    let (state, url) = state_with(|s| {
-        s.api_key_rate = api::auth::RateLimit {
-            per_second: 1,
-            burst: 3,
-        };
-    });
+    let (state, url) = state_limited(false);
     create_key(&url, Role::Reporter);
     create_key(&url, Role::Regulator);
     let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;

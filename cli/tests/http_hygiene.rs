@@ -104,12 +104,7 @@ async fn a_batch_holds_each_record_to_the_single_record_limits() {
     )
     .await;
     assert_eq!(status, 200, "{b}");
-    let statuses: Vec<u64> = b["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["status"].as_u64().unwrap())
-        .collect();
+    let statuses = batch_statuses(&b);
     assert_eq!(statuses, [201, 413, 201]);
     assert_eq!(b["results"][1]["error"]["code"], "payload_too_large");
     assert_eq!(ledger_size(&url), head + 2);
@@ -229,12 +224,7 @@ async fn an_unreachable_database_is_a_503_that_names_no_internals() {
 
 #[actix_web::test]
 async fn one_address_is_limited_with_429_and_retry_after() {
-    let (state, _) = state_with(|s| {
-        s.address_rate = api::auth::RateLimit {
-            per_second: 1,
-            burst: 3,
-        }
-    });
+    let (state, _) = state_limited(true);
     let app = app!(state);
     let from = |ip: &str| {
         test::TestRequest::get()

@@ -299,12 +299,7 @@ async fn a_batch_is_handled_record_by_record() {
     ]);
     let (status, body) = post(&app, "/api/v1/records/batch", batch).await;
     assert_eq!(status, 200, "{body}");
-    let statuses: Vec<u64> = body["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["status"].as_u64().unwrap())
-        .collect();
+    let statuses = batch_statuses(&body);
     // New, new, the same record again, a broken signature, another record under seq_no 1, junk.
     assert_eq!(statuses, vec![201, 201, 200, 422, 409, 400]);
     assert_eq!(body["results"][0]["receipt"]["index"], 3);
@@ -358,12 +353,7 @@ async fn a_blackjack_round_is_adjudicated_from_its_cards() {
     // decks, docs/RTP.md): a 100 Kč main bet is expected to return about 99.48 Kč.
     let (status, report) = get(&app, "/api/v1/reports/daily?day=2026-11-20&format=json").await;
     assert_eq!(status, 200, "{report}");
-    let row = report["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["table_id"] == "BJ1")
-        .unwrap();
+    let row = daily_row(&report, "BJ1");
     let theoretical = row["theoretical_rtp_pct"].as_f64().unwrap();
     assert!((99.4..99.6).contains(&theoretical), "{row}");
     assert_eq!(row["actual_rtp_pct"].as_f64(), Some(200.0), "{row}");
@@ -654,12 +644,7 @@ async fn a_poker_hand_is_replayed_and_the_report_counts_the_rake_as_revenue() {
         ]
     );
     let (_, report) = get(&app, "/api/v1/reports/daily?day=2026-11-20&format=json").await;
-    let row = report["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["table_id"] == "P1")
-        .unwrap();
+    let row = daily_row(&report, "P1");
     // Pots 300 Kč, paid out 280 Kč: the casino's revenue is the 20 Kč rake, 6.67 % of the pots.
     assert_eq!(row["ggr_basis"], "rake", "{row}");
     assert_eq!(row["stakes_h"], 30_000);

@@ -124,12 +124,6 @@ async fn findings_and_daily_report() {
     // The spin at 06:00 Prague time belongs to the next gaming day.
     let (_, body) = get_text(&app, "/api/v1/reports/daily?day=2026-11-21").await;
     let report: Value = serde_json::from_str(&body).unwrap();
-    let r02 = report["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["table_id"] == "R02")
-        .unwrap()
-        .clone();
+    let r02 = daily_row(&report, "R02").clone();
     assert_eq!(r02["rounds"], 1);
 }

@@ -16,12 +16,7 @@ use serde_json::{json, Value};
 /// The daily report's findings of table R01 on 2026-11-20 (the round's gaming day): total, open,
 /// escalated, confirmed, dismissed, settled amount.
 fn daily_states(report: &Value) -> [i64; 6] {
-    let row = report["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["table_id"] == "R01")
-        .unwrap();
+    let row = daily_row(report, "R01");
     [
         "findings",
         "findings_open",

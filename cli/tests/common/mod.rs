@@ -320,3 +320,39 @@ pub fn record_request(record: Value, key: &SigningKey) -> actix_http::Request {
         .set_json(signed(record, key))
         .to_request()
 }
+
+/// The status of each record of a batch answer, in order.
+pub fn batch_statuses(answer: &Value) -> Vec<u64> {
+    answer["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_u64().unwrap())
+        .collect()
+}
+
+/// The row of `table_id` in a daily report.
+pub fn daily_row<'a>(report: &'a Value, table_id: &str) -> &'a Value {
+    report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["table_id"] == table_id)
+        .unwrap()
+}
+
+/// Settings whose limit for each API key (or, with `per_address`, each client address) is
+/// one request a second after a burst of three.
+pub fn state_limited(per_address: bool) -> (AppState, String) {
+    state_with(|s| {
+        let tight = api::auth::RateLimit {
+            per_second: 1,
+            burst: 3,
+        };
+        if per_address {
+            s.address_rate = tight;
+        } else {
+            s.api_key_rate = tight;
+        }
+    })
+}
