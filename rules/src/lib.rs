@@ -20,6 +20,8 @@ pub mod roulette;
 pub mod round_header;
 pub mod rtp;
 pub mod string_limits;
+#[cfg(test)]
+mod test_support;
 pub mod tournament;
 pub mod uth;
 pub mod verdict;

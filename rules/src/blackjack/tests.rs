@@ -28,21 +28,14 @@ fn side(id: &str, kind: &str, stake_h: i64, paid_h: i64) -> Value {
     json!({"bet_id": id, "player": "p1", "kind": kind, "stake_h": stake_h, "paid_h": paid_h})
 }
 
-fn verdict_with(plan: Plan, record: Value) -> Verdict<'static> {
-    let plan: &'static Plan = Box::leak(Box::new(plan));
-    let round: &'static Round = Box::leak(Box::new(Round::parse(&record).unwrap()));
-    let Round::Blackjack(r) = round else {
-        panic!("not blackjack")
-    };
-    adjudicate(plan.blackjack().unwrap(), plan, r).unwrap()
-}
+use crate::test_support::verdict_with;
 
 fn verdict(record: Value) -> Verdict<'static> {
     verdict_with(plan(), record)
 }
 
 fn kinds(v: &Verdict) -> Vec<FindingKind> {
-    v.findings.iter().map(|f| f.kind).collect()
+    crate::test_support::kinds(&v.findings)
 }
 
 fn expected(v: &Verdict, bet_id: &str) -> i64 {
@@ -331,12 +324,8 @@ fn limits_burns_and_cards_beyond_the_shoe() {
     record["shuffled"] = json!(true);
     record["burned"] = json!(["As", "2c"]);
     let v = verdict(record);
-    let cards: Vec<&str> = v
-        .findings
-        .iter()
-        .filter(|f| f.kind == FindingKind::CardsInconsistent)
-        .map(|f| f.message.as_str())
-        .collect();
+    let cards: Vec<&str> =
+        crate::test_support::messages(&v.findings, FindingKind::CardsInconsistent);
     assert_eq!(cards.len(), 2, "{:?}", v.findings);
     assert!(cards[0].contains("2 cards burned"));
     assert!(cards[1].contains("As appears more than 6 times"));

@@ -257,11 +257,8 @@ fn a_raise_below_the_minimum_and_acting_out_of_turn_are_findings() {
         0,
     );
     let (_, findings) = judge(record);
-    let messages: Vec<&str> = findings
-        .iter()
-        .filter(|f| f.kind == FindingKind::IllegalDecision)
-        .map(|f| f.message.as_str())
-        .collect();
+    let messages: Vec<&str> =
+        crate::test_support::messages(&findings, FindingKind::IllegalDecision);
     assert!(
         messages
             .iter()

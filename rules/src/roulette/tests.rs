@@ -19,18 +19,12 @@ fn number(n: u8) -> Value {
     json!({"result": "number", "number": n})
 }
 
-/// Leaks the plan and round so the borrowed verdict can outlive this helper (tests only).
 fn verdict(record: Value) -> Verdict<'static> {
-    let plan: &'static Plan = Box::leak(Box::new(plan()));
-    let round: &'static Round = Box::leak(Box::new(Round::parse(&record).unwrap()));
-    let Round::Roulette(r) = round else {
-        panic!("not roulette")
-    };
-    adjudicate(plan.roulette().unwrap(), plan, r).unwrap()
+    crate::test_support::verdict_with(plan(), record)
 }
 
 fn kinds(v: &Verdict) -> Vec<FindingKind> {
-    v.findings.iter().map(|f| f.kind).collect()
+    crate::test_support::kinds(&v.findings)
 }
 
 fn bet(id: &str, kind: &str, numbers: &[u8], stake_h: i64, paid_h: i64) -> Value {

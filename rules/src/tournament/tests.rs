@@ -266,11 +266,7 @@ fn re_entries_rebuys_fees_and_eliminations_are_checked() {
     record["fee_h"] = json!(800_000);
     record["announced_at"] = json!("2026-11-18T18:00:00Z");
     let (findings, _, _) = judge(&record);
-    let fees: Vec<&str> = findings
-        .iter()
-        .filter(|f| f.kind == FindingKind::FeeWrong)
-        .map(|f| f.message.as_str())
-        .collect();
+    let fees: Vec<&str> = crate::test_support::messages(&findings, FindingKind::FeeWrong);
     assert_eq!(
         fees,
         [

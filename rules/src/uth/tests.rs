@@ -38,14 +38,7 @@ fn spot(hole: &str, ante: i64, play: Option<(&str, i64)>, trips: i64, paid: [i64
     s
 }
 
-fn verdict_with(plan: Plan, record: Value) -> Verdict<'static> {
-    let plan: &'static Plan = Box::leak(Box::new(plan));
-    let round: &'static Round = Box::leak(Box::new(Round::parse(&record).unwrap()));
-    let Round::UltimateTexasHoldem(r) = round else {
-        panic!("not UTH")
-    };
-    adjudicate(plan.ultimate_texas_holdem().unwrap(), plan, r).unwrap()
-}
+use crate::test_support::verdict_with;
 
 fn verdict(record: Value) -> Verdict<'static> {
     verdict_with(plan(), record)
@@ -56,7 +49,7 @@ fn expected(v: &Verdict) -> Vec<i64> {
 }
 
 fn kinds(v: &Verdict) -> Vec<FindingKind> {
-    v.findings.iter().map(|f| f.kind).collect()
+    crate::test_support::kinds(&v.findings)
 }
 
 #[test]

@@ -1,0 +1,27 @@
+//! What the games' tests share: a round judged under a plan, and the findings of a kind.
+
+use serde_json::Value;
+
+use crate::{Finding, FindingKind, Plan, Round, TableSetup, Verdict};
+
+/// The verdict of `record` under `plan`; leaks both so the borrowed verdict can outlive the
+/// helper (tests only).
+pub(crate) fn verdict_with(plan: Plan, record: Value) -> Verdict<'static> {
+    let plan: &'static Plan = Box::leak(Box::new(plan));
+    let round: &'static Round = Box::leak(Box::new(Round::parse(&record).unwrap()));
+    round.as_game().adjudicate(plan, &TableSetup::NONE).unwrap()
+}
+
+/// The kinds of `findings`, in order.
+pub(crate) fn kinds(findings: &[Finding]) -> Vec<FindingKind> {
+    findings.iter().map(|f| f.kind).collect()
+}
+
+/// The messages of the findings of `kind`, in order.
+pub(crate) fn messages(findings: &[Finding], kind: FindingKind) -> Vec<&str> {
+    findings
+        .iter()
+        .filter(|f| f.kind == kind)
+        .map(|f| f.message.as_str())
+        .collect()
+}
