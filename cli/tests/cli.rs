@@ -131,15 +131,8 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
         web_test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
     let k = key(8);
     let operator_key = operator().verifier().to_string();
-    let req = web_test::TestRequest::post()
-        .uri("/api/v1/tables")
-        .insert_header(bearer(Role::Admin))
-        .set_json(registration("R01", &k))
-        .to_request();
-    assert_eq!(
-        web_test::call_service(&app, req).await.status().as_u16(),
-        201
-    );
+    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
+    assert_eq!(status, 201, "{body}");
     for seq in 1..=4 {
         let record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
         let req = record_request(record, &k);

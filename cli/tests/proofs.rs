@@ -23,12 +23,8 @@ async fn inclusion_and_consistency_proofs_verify() {
     create_key(&url, Role::Admin);
     let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
     let k = key(6);
-    let req = test::TestRequest::post()
-        .uri("/api/v1/tables")
-        .insert_header(bearer(Role::Admin))
-        .set_json(registration("R01", &k))
-        .to_request();
-    assert_eq!(test::call_service(&app, req).await.status().as_u16(), 201);
+    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
+    assert_eq!(status, 201, "{body}");
     let mut receipts = Vec::new();
     for seq in 1..=7 {
         let record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
@@ -108,12 +104,8 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
     create_key(&url, Role::Admin);
     let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
     let k = key(7);
-    let req = test::TestRequest::post()
-        .uri("/api/v1/tables")
-        .insert_header(bearer(Role::Admin))
-        .set_json(registration("R01", &k))
-        .to_request();
-    assert_eq!(test::call_service(&app, req).await.status().as_u16(), 201);
+    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
+    assert_eq!(status, 201, "{body}");
     for seq in 1..=6 {
         let record = spin("R01", seq, 3, json!([straight("b1", 3, 10_000, 360_000)]));
         let req = record_request(record, &k);
