@@ -307,8 +307,14 @@ impl UthSimulator {
     }
 }
 
+/// The bundled plan and a blackjack and a UTH table seeded with `seed`, for the tests.
 #[cfg(test)]
-use super::test_plan;
+fn card_tables(seed: u64) -> (Plan, BlackjackSimulator, UthSimulator) {
+    let plan = super::test_plan();
+    let blackjack = BlackjackSimulator::new(seed, plan.clone());
+    let uth = UthSimulator::new(seed, plan.clone());
+    (plan, blackjack, uth)
+}
 
 #[cfg(test)]
 mod tests {
@@ -318,9 +324,7 @@ mod tests {
     /// card went where, over many shoes.
     #[test]
     fn simulated_rounds_adjudicate_clean() {
-        let plan = test_plan();
-        let mut blackjack = BlackjackSimulator::new(5, plan.clone());
-        let mut uth = UthSimulator::new(5, plan.clone());
+        let (plan, mut blackjack, mut uth) = card_tables(5);
         for seq in 1..=2_000 {
             for record in [
                 blackjack.round("BJ1", seq, Utc::now()).unwrap(),
@@ -421,9 +425,7 @@ mod damage_tests {
     /// Every injected error is found by the adjudicator as the finding it imitates.
     #[test]
     fn injected_errors_are_found() {
-        let plan = test_plan();
-        let mut blackjack = BlackjackSimulator::new(9, plan.clone());
-        let mut uth = UthSimulator::new(9, plan.clone());
+        let (plan, mut blackjack, mut uth) = card_tables(9);
         let mut seen = std::collections::BTreeSet::new();
         for seq in 1..=1_000 {
             for (record, error) in [
@@ -542,10 +544,8 @@ mod robustness_tests {
 
     #[test]
     fn damaged_card_rounds_never_panic() {
-        let plan = test_plan();
+        let (plan, mut blackjack, mut uth) = card_tables(4);
         let mut rng = ChaCha8Rng::seed_from_u64(404);
-        let mut blackjack = BlackjackSimulator::new(4, plan.clone());
-        let mut uth = UthSimulator::new(4, plan.clone());
         let (mut refused, mut judged) = (0, 0);
         for seq in 1..=3_000 {
             for mut record in [
