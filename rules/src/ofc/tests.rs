@@ -169,11 +169,7 @@ fn results_that_do_not_add_up_and_a_wrong_rake_are_found() {
 fn a_front_beating_the_middle_by_a_kicker_fouls() {
     let plan = plan();
     let ofc = plan.open_face_chinese().unwrap();
-    let c = |t: &str| -> Vec<crate::cards::Card> {
-        t.split_whitespace()
-            .map(|x| crate::cards::Card::parse(x).unwrap())
-            .collect()
-    };
+    let c = parsed_cards;
     let back = c("As Ad Ac 2d 2c");
     let fouled = score_rows(ofc, &c("Qh Qd 5c"), &c("Qs Qc 4d 3h 2s"), &back);
     assert!(fouled.fouled);
@@ -209,14 +205,17 @@ fn a_front_beating_the_middle_by_a_kicker_fouls() {
     assert_eq!(fouled.royalties, 0);
 }
 
+/// Cards written `As Kd …`.
+fn parsed_cards(text: &str) -> Vec<crate::cards::Card> {
+    text.split_whitespace()
+        .map(|x| crate::cards::Card::parse(x).unwrap())
+        .collect()
+}
+
 fn fantasy_of(front: &str, middle: &str, back: &str, in_fantasy: bool) -> Option<u8> {
     let plan = plan();
     let ofc = plan.open_face_chinese().unwrap();
-    let c = |t: &str| -> Vec<crate::cards::Card> {
-        t.split_whitespace()
-            .map(|x| crate::cards::Card::parse(x).unwrap())
-            .collect()
-    };
+    let c = parsed_cards;
     let rows = score_rows(ofc, &c(front), &c(middle), &c(back));
     fantasy_next(ofc, &rows, in_fantasy)
 }
