@@ -307,6 +307,21 @@ impl UthSimulator {
     }
 }
 
+/// The boxes (blackjack) or spots (UTH) of a dealt record.
+#[cfg(test)]
+fn positions(record: &mut Value) -> std::slice::IterMut<'_, Value> {
+    let key = if record.get("boxes").is_some() {
+        "boxes"
+    } else {
+        "spots"
+    };
+    record
+        .get_mut(key)
+        .and_then(Value::as_array_mut)
+        .map(|list| list.iter_mut())
+        .unwrap_or_default()
+}
+
 /// The bundled plan and a blackjack and a UTH table seeded with `seed`, for the tests.
 #[cfg(test)]
 fn card_tables(seed: u64) -> (Plan, BlackjackSimulator, UthSimulator) {
@@ -490,36 +505,22 @@ mod robustness_tests {
                     }
                 }
                 3 => {
-                    for holder in ["boxes", "spots"] {
-                        let Some(list) = record.get_mut(holder).and_then(Value::as_array_mut)
-                        else {
-                            continue;
-                        };
-                        for h in list.iter_mut() {
-                            if let Some(hands) = h.get_mut("hands").and_then(Value::as_array_mut) {
-                                for hand in hands.iter_mut() {
-                                    if let Some(ds) = hand.as_array_mut() {
-                                        ds.push(json!(
-                                            decisions[rng.gen_range(0..decisions.len())]
-                                        ));
-                                    }
+                    for h in positions(record) {
+                        if let Some(hands) = h.get_mut("hands").and_then(Value::as_array_mut) {
+                            for hand in hands.iter_mut() {
+                                if let Some(ds) = hand.as_array_mut() {
+                                    ds.push(json!(decisions[rng.gen_range(0..decisions.len())]));
                                 }
                             }
                         }
                     }
                 }
                 4 => {
-                    for holder in ["boxes", "spots"] {
-                        let Some(list) = record.get_mut(holder).and_then(Value::as_array_mut)
-                        else {
-                            continue;
-                        };
-                        for h in list.iter_mut() {
-                            for bet in h["bets"].as_array_mut().into_iter().flatten() {
-                                let amount = [0i64, 1, -5, i64::MAX, 100_000_000_000_000]
-                                    [rng.gen_range(0..5)];
-                                bet["stake_h"] = json!(amount);
-                            }
+                    for h in positions(record) {
+                        for bet in h["bets"].as_array_mut().into_iter().flatten() {
+                            let amount =
+                                [0i64, 1, -5, i64::MAX, 100_000_000_000_000][rng.gen_range(0..5)];
+                            bet["stake_h"] = json!(amount);
                         }
                     }
                 }
