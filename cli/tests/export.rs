@@ -145,6 +145,32 @@ fn a_period_export_verifies_offline() {
     }
 }
 
+/// The writer reports its progress through the entries, ending at every entry it wrote.
+#[test]
+fn writing_an_export_reports_its_progress_through_the_entries() {
+    let (url, day) = ledger_over_three_days();
+    let dir = tempfile::tempdir().unwrap();
+    let mut calls = Vec::new();
+    reports::inspection::write_export_reporting(
+        &mut connect(&url).unwrap(),
+        &GamingDayClock::default(),
+        &operator(),
+        day,
+        day,
+        &path(&dir),
+        Utc::now(),
+        &mut |done, total| calls.push((done, total)),
+    )
+    .unwrap();
+    let lines = std::fs::read_to_string(path(&dir).join("entries.jsonl"))
+        .unwrap()
+        .lines()
+        .count() as u64;
+    assert!(lines > 0);
+    assert_eq!(calls.last(), Some(&(lines, lines)), "{calls:?}");
+    assert!(calls.windows(2).all(|w| w[0].0 < w[1].0), "{calls:?}");
+}
+
 #[test]
 fn a_period_without_activity_is_a_valid_empty_export() {
     let (url, day) = ledger_over_three_days();

@@ -240,21 +240,26 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
         }
     }
     let total = envelopes.len();
+    let bar = crate::progress_bar(total as u64, "records submitted");
     let started = std::time::Instant::now();
     let statuses: Vec<u16> = stream::iter(envelopes)
         .map(|envelope| {
             let client = client.clone();
             let url = format!("{base}/api/v1/records");
+            let bar = bar.clone();
             async move {
-                match client.post(url).json(&envelope).send().await {
+                let status = match client.post(url).json(&envelope).send().await {
                     Ok(r) => r.status().as_u16(),
                     Err(_) => 0,
-                }
+                };
+                bar.inc(1);
+                status
             }
         })
         .buffer_unordered(args.concurrency.max(1))
         .collect()
         .await;
+    bar.finish_and_clear();
     let mut by_status: BTreeMap<u16, usize> = BTreeMap::new();
     for s in statuses {
         *by_status.entry(s).or_default() += 1;

@@ -29,7 +29,8 @@ pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let sealer = super::serve::existing_operator_key(global, args.operator_key.clone())?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let summary = reports::inspection::write_export(
+    let bar = simulator::progress_bar(0, "entries written");
+    let summary = reports::inspection::write_export_reporting(
         &mut connect(&db.url)?,
         &clock,
         &sealer,
@@ -37,7 +38,12 @@ pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
         args.to,
         &args.dir,
         Utc::now(),
+        &mut |done, total| {
+            bar.set_length(total);
+            bar.set_position(done);
+        },
     );
+    bar.finish_and_clear();
     db.close()?;
     let summary = summary?;
     println!("{}", serde_json::to_string_pretty(&summary)?);

@@ -228,6 +228,22 @@ pub fn write_export(
     dir: &Path,
     now: DateTime<Utc>,
 ) -> Result<ExportSummary, ExportError> {
+    write_export_reporting(conn, clock, sealer, from, to, dir, now, &mut |_, _| {})
+}
+
+/// [`write_export`], calling `progress(entries written, entries to write)` after each page of
+/// entries (for a progress bar on long exports).
+#[allow(clippy::too_many_arguments)]
+pub fn write_export_reporting(
+    conn: &mut PgConnection,
+    clock: &GamingDayClock,
+    sealer: &NoteSigner,
+    from: NaiveDate,
+    to: NaiveDate,
+    dir: &Path,
+    now: DateTime<Utc>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ExportSummary, ExportError> {
     if to < from {
         return Err(ExportError::BadPeriod { from, to });
     }
@@ -300,6 +316,7 @@ pub fn write_export(
                 sink.line(e)?;
             }
             next += page.len() as i64;
+            progress(next as u64 - first_index, run_end - first_index);
         }
         Ok(())
     })?;
