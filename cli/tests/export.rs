@@ -67,6 +67,7 @@ fn export(url: &str, from: NaiveDate, to: NaiveDate) -> tempfile::TempDir {
         to,
         &out,
         Utc::now(),
+        &mut |_, _| {},
     )
     .unwrap();
     dir
@@ -151,7 +152,7 @@ fn writing_an_export_reports_its_progress_through_the_entries() {
     let (url, day) = ledger_over_three_days();
     let dir = tempfile::tempdir().unwrap();
     let mut calls = Vec::new();
-    reports::inspection::write_export_reporting(
+    reports::inspection::write_export(
         &mut connect(&url).unwrap(),
         &GamingDayClock::default(),
         &operator(),

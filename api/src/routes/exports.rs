@@ -87,6 +87,7 @@ pub async fn export(
             q.to,
             &dir,
             Utc::now(),
+            &mut |_, _| {},
         )
         .map_err(|e| match e {
             ExportError::NoCheckpoint => ApiError::Unavailable {

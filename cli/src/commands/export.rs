@@ -30,7 +30,7 @@ pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
     let sealer = super::serve::existing_operator_key(global, args.operator_key.clone())?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let bar = simulator::progress_bar(0, "entries written");
-    let summary = reports::inspection::write_export_reporting(
+    let summary = reports::inspection::write_export(
         &mut connect(&db.url)?,
         &clock,
         &sealer,

@@ -10,4 +10,4 @@ pub use format::*;
 pub use verify::{
     verify_export, Chunking, InspectionError, InspectionReport, VerifyOptions, SIGNATURE_BATCH,
 };
-pub use write::{write_export, write_export_reporting, ExportError, ExportSummary};
+pub use write::{write_export, ExportError, ExportSummary};

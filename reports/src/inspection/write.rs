@@ -218,23 +218,11 @@ fn proofs_file(
     Ok(ProofsFile { size, proofs })
 }
 
-/// Writes the export of gaming days `from..=to` into `dir` (created; must be empty).
-pub fn write_export(
-    conn: &mut PgConnection,
-    clock: &GamingDayClock,
-    sealer: &NoteSigner,
-    from: NaiveDate,
-    to: NaiveDate,
-    dir: &Path,
-    now: DateTime<Utc>,
-) -> Result<ExportSummary, ExportError> {
-    write_export_reporting(conn, clock, sealer, from, to, dir, now, &mut |_, _| {})
-}
-
-/// [`write_export`], calling `progress(entries written, entries to write)` after each page of
-/// entries (for a progress bar on long exports).
+/// Writes the export of gaming days `from..=to` into `dir` (created; must be empty), calling
+/// `progress(entries written, entries to write)` after each page of entries (for a progress
+/// bar on long exports).
 #[allow(clippy::too_many_arguments)]
-pub fn write_export_reporting(
+pub fn write_export(
     conn: &mut PgConnection,
     clock: &GamingDayClock,
     sealer: &NoteSigner,
