@@ -11,6 +11,7 @@ pub mod hand_rank;
 pub mod money;
 pub mod money_wheel;
 pub mod ofc;
+pub mod operations;
 pub mod plan;
 pub mod plan_lint;
 pub mod poker_cash;
