@@ -1,6 +1,7 @@
 //! What a table registration must satisfy before the operator signs it into the ledger: a
-//! valid id, a game the plan has rules for, where the table stands, and for a money wheel the
-//! order of its segments.
+//! valid id, a game the plan has rules for (or `cage`: a cage station, which submits the
+//! cage's records and no rounds), where the table stands, and for a money wheel the order of
+//! its segments.
 
 use rules::record::validate_identifier;
 use rules::{GameCode, PlanBook};
@@ -16,10 +17,37 @@ pub struct Registration<'a> {
     pub wheel_layout: Option<&'a [String]>,
 }
 
+/// The `game` of a cage station's registration.
+pub const CAGE: &str = "cage";
+
+/// What a registered station is: a gaming table of a game, or a cage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StationKind {
+    Table(GameCode),
+    Cage,
+}
+
+impl StationKind {
+    /// A registration's `game`.
+    pub fn parse(game: &str) -> Option<StationKind> {
+        match game {
+            CAGE => Some(StationKind::Cage),
+            _ => GameCode::parse(game).map(StationKind::Table),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StationKind::Table(game) => game.as_str(),
+            StationKind::Cage => CAGE,
+        }
+    }
+}
+
 /// A registration that may be signed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckedRegistration {
-    pub game: GameCode,
+    pub game: StationKind,
     /// Trimmed.
     pub location: String,
     pub plan_id: String,
@@ -47,7 +75,7 @@ pub fn check(
     r: &Registration<'_>,
 ) -> Result<CheckedRegistration, RegistrationError> {
     validate_identifier("table_id", r.table_id).map_err(|e| refuse("table_id", e.to_string()))?;
-    let game = GameCode::parse(r.game)
+    let station = StationKind::parse(r.game)
         .ok_or_else(|| refuse("game", format!("unknown game `{}`", r.game)))?;
     let location = r.location.trim().to_owned();
     if location.is_empty() || location.chars().count() > 200 {
@@ -57,6 +85,19 @@ pub fn check(
     let plan = plans
         .get(&plan_id)
         .ok_or_else(|| refuse("plan_id", format!("unknown plan `{plan_id}`")))?;
+    let game = match station {
+        StationKind::Table(game) => game,
+        StationKind::Cage if r.wheel_layout.is_some() => {
+            return Err(refuse("wheel_layout", "a cage has no wheel_layout"))
+        }
+        StationKind::Cage => {
+            return Ok(CheckedRegistration {
+                game: station,
+                location,
+                plan_id,
+            })
+        }
+    };
     let adjudicated = match game {
         GameCode::Roulette => plan.roulette.is_some(),
         GameCode::Blackjack => plan.blackjack.is_some(),
@@ -92,7 +133,7 @@ pub fn check(
         (Err(_), None) => {}
     }
     Ok(CheckedRegistration {
-        game,
+        game: station,
         location,
         plan_id,
     })
@@ -151,6 +192,19 @@ mod tests {
         assert_eq!(
             field(registration("money_wheel_1", Some(&layout))),
             "wheel_layout"
+        );
+        assert_eq!(field(registration(CAGE, Some(&layout))), "wheel_layout");
+    }
+
+    #[test]
+    fn a_cage_registers_as_a_station_without_a_game() {
+        let plans = PlanBook::builtin().unwrap();
+        let ok = check(&plans, "69games-ziva-hra", &registration("cage", None)).unwrap();
+        assert_eq!(ok.game, StationKind::Cage);
+        assert_eq!(ok.game.as_str(), "cage");
+        assert_eq!(
+            StationKind::parse("roulette"),
+            Some(StationKind::Table(GameCode::Roulette))
         );
     }
 }

@@ -340,10 +340,11 @@ pub fn build(
     .bind::<Timestamptz, _>(start)
     .bind::<Timestamptz, _>(end)
     .load(conn)?;
-    let tables: Vec<ActiveTable> =
-        diesel::sql_query("SELECT game, table_id FROM gaming_tables WHERE registered_at < $1")
-            .bind::<Timestamptz, _>(end)
-            .load(conn)?;
+    let tables: Vec<ActiveTable> = diesel::sql_query(
+        "SELECT game, table_id FROM gaming_tables WHERE registered_at < $1 AND game <> 'cage'",
+    )
+    .bind::<Timestamptz, _>(end)
+    .load(conn)?;
 
     let mut per_table: BTreeMap<(String, String), Sums> = BTreeMap::new();
     for t in tables {

@@ -24,6 +24,7 @@ use crate::storage::append::{AppendOutcome, Derived, Submission};
 use crate::storage::models::GamingTableRow;
 use crate::storage::registry::KeyValidity;
 use crate::storage::PgPool;
+use rules::operations::{Operation, Station};
 use rules::{PlanBook, RecordError, Round};
 
 /// How far a table's clock may run ahead of the server's before its rounds are refused.
@@ -128,6 +129,9 @@ impl Ingest {
                 json!({ "expected": table.plan_id, "got": header.plan_id }),
             ));
         }
+        if rules::operations::is_operation(&header.record_type) {
+            return self.prepare_operation(envelope, canonical, header, &table, &key);
+        }
         if !rules::is_adjudicated(&header.record_type) {
             return Err(RecordError::UnsupportedType(header.record_type).into());
         }
@@ -145,7 +149,7 @@ impl Ingest {
         }
         // Parsed from the canonical text: the round judged is exactly the one stored.
         let round = Round::parse_json_with_header(&header, &canonical)?;
-        self.played_in_time(&key, round.played_at())?;
+        self.played_in_time(&key, round.played_at(), "played_at")?;
         let derived = self.adjudicate(&table, &round)?;
         Ok(Submission::new(
             envelope.key_id,
@@ -157,6 +161,49 @@ impl Ingest {
             Some(derived),
         )
         .late_after(self.late_after))
+    }
+
+    /// A record of a table's operating period or of the cage: checked, not adjudicated (its
+    /// period is checked as a whole by the period audit). A table's records come from a gaming
+    /// table, the cage's from a cage station.
+    fn prepare_operation(
+        &self,
+        envelope: EnvelopeText<'_>,
+        canonical: String,
+        header: rules::RecordHeader,
+        table: &GamingTableRow,
+        key: &KeyValidity,
+    ) -> Result<Submission, IngestError> {
+        let operation = Operation::parse_json(&canonical)?;
+        let from_cage = table.game == crate::registration::CAGE;
+        if from_cage != (operation.station() == Station::Cage) {
+            let (station, expected) = if from_cage {
+                ("a cage", "cage_open, cage_transaction or cage_close")
+            } else {
+                (
+                    "a gaming table",
+                    "rounds and its operating period's records",
+                )
+            };
+            return Err(IngestError::refused(
+                "wrong_station",
+                format!(
+                    "`{}` is {station}; it submits {expected}, not `{}`",
+                    table.table_id, header.record_type
+                ),
+                json!({ "table_id": table.table_id, "type": header.record_type }),
+            ));
+        }
+        self.played_in_time(key, operation.header().at, "at")?;
+        Ok(Submission::new(
+            envelope.key_id,
+            envelope.signature,
+            canonical,
+            header.record_type,
+            header.table_id,
+            header.seq_no,
+            None,
+        ))
     }
 
     /// Appends one prepared record; resolves when its batch is durable.
@@ -212,15 +259,16 @@ impl Ingest {
         &self,
         key: &KeyValidity,
         played_at: DateTime<Utc>,
+        field: &str,
     ) -> Result<(), IngestError> {
         let latest = Utc::now() + chrono::Duration::seconds(MAX_CLOCK_SKEW_SECONDS);
         if played_at > latest {
             return Err(IngestError::refused(
                 "played_at_in_future",
                 format!(
-                    "played_at {played_at} is later than the server's clock allows (skew tolerance {MAX_CLOCK_SKEW_SECONDS} s)"
+                    "{field} {played_at} is later than the server's clock allows (skew tolerance {MAX_CLOCK_SKEW_SECONDS} s)"
                 ),
-                json!({ "field": "played_at" }),
+                json!({ "field": field }),
             ));
         }
         if let Some(from) = self.directory.registered_from(&key.table_id)? {
@@ -228,10 +276,10 @@ impl Ingest {
                 return Err(IngestError::refused(
                     "played_before_registration",
                     format!(
-                        "played_at {played_at} is before table `{}` was registered (it plays from {from})",
+                        "{field} {played_at} is before table `{}` was registered (it plays from {from})",
                         key.table_id
                     ),
-                    json!({ "field": "played_at", "registered_from": from }),
+                    json!({ "field": field, "registered_from": from }),
                 ));
             }
         }
@@ -239,10 +287,10 @@ impl Ingest {
             return Err(IngestError::refused(
                 "played_before_key",
                 format!(
-                    "played_at {played_at} is before key {} became valid ({})",
+                    "{field} {played_at} is before key {} became valid ({})",
                     key.key_id, key.valid_from
                 ),
-                json!({ "field": "played_at", "key_id": key.key_id, "valid_from": key.valid_from }),
+                json!({ "field": field, "key_id": key.key_id, "valid_from": key.valid_from }),
             ));
         }
         Ok(())

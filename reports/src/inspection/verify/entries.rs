@@ -458,6 +458,10 @@ pub(super) fn check_in_context(
                     })?;
             }
         }
+        Subject::Record(header) if rules::operations::is_operation(&header.record_type) => {
+            rules::operations::Operation::parse_json(entry.record)
+                .map_err(|e| format!("a {} record that does not read: {e}", header.record_type))?;
+        }
         Subject::Record(_) => {}
     }
     Ok(CheckedLine {

@@ -1,0 +1,87 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Table operating periods and the cage: their records are signed and ingested like rounds,
+//! each from the right kind of station.
+
+mod common;
+
+use actix_web::{test, App};
+use api::server;
+use common::*;
+use ledger::keys::encode_public_key;
+use serde_json::{json, Value};
+
+macro_rules! app {
+    ($state:expr) => {
+        test::init_service(App::new().configure(server::configure($state.clone()))).await
+    };
+}
+
+fn cage_registration(table_id: &str, key: &ed25519_dalek::SigningKey) -> Value {
+    json!({"table_id": table_id, "game": "cage", "location": "Praha, pokladna",
+           "public_key": encode_public_key(&key.verifying_key()),
+           "valid_from": PLAYS_FROM})
+}
+
+fn table_open(table_id: &str, seq_no: u64) -> Value {
+    json!({"type": "table_open", "table_id": table_id, "seq_no": seq_no,
+           "plan_id": "69games-ziva-hra", "period_id": "P1", "at": "2026-11-20T16:00:00Z",
+           "float": [{"denomination_h": 10000, "count": 100}]})
+}
+
+fn cage_open(table_id: &str, seq_no: u64) -> Value {
+    json!({"type": "cage_open", "table_id": table_id, "seq_no": seq_no,
+           "plan_id": "69games-ziva-hra", "period_id": "D1", "at": "2026-11-20T14:00:00Z",
+           "cash_h": 100_000_000, "chips": [], "tronc_h": 0})
+}
+
+#[actix_web::test]
+async fn operation_records_are_ingested_from_their_own_kind_of_station() {
+    let (state, url) = api_state();
+    let app = app!(state);
+    let (table_key, cage_key) = (key(1), key(2));
+    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &table_key)).await;
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = post(&app, "/api/v1/tables", cage_registration("CAGE", &cage_key)).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["game"], "cage");
+
+    let size = ledger_size(&url);
+    let (status, receipt) = call(&app, record_request(table_open("R01", 0), &table_key)).await;
+    assert_eq!(status, 201, "{receipt}");
+    let (status, receipt) = call(&app, record_request(cage_open("CAGE", 0), &cage_key)).await;
+    assert_eq!(status, 201, "{receipt}");
+    assert_eq!(ledger_size(&url), size + 2);
+
+    // A cage record from a table, a table's record from the cage, a round from the cage: refused.
+    let mut from_table = cage_open("R01", 1);
+    from_table["period_id"] = json!("D2");
+    for (record, signer) in [(from_table, &table_key), (table_open("CAGE", 1), &cage_key)] {
+        let (status, body) = call(&app, record_request(record, signer)).await;
+        assert_error(status, &body, 422, "wrong_station");
+    }
+    let (status, body) = call(
+        &app,
+        record_request(spin("CAGE", 1, 3, json!([])), &cage_key),
+    )
+    .await;
+    assert_error(status, &body, 422, "wrong_game");
+    // A malformed count is refused with its field; an operation dated before the station
+    // was registered too.
+    let mut bad = table_open("R01", 1);
+    bad["float"] = json!([{"denomination_h": -5, "count": 1}]);
+    let (status, body) = call(&app, record_request(bad, &table_key)).await;
+    assert_error(status, &body, 422, "invalid_record");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("float[0].denomination_h"),
+        "{body}"
+    );
+    let mut early = table_open("R01", 1);
+    early["at"] = json!("2026-10-01T00:00:00Z");
+    let (status, body) = call(&app, record_request(early, &table_key)).await;
+    assert_error(status, &body, 422, "played_before_registration");
+    assert_eq!(body["details"]["field"], "at");
+    assert_eq!(ledger_size(&url), size + 2, "nothing refused was appended");
+}
