@@ -77,6 +77,68 @@ impl GamingDayClock {
     }
 }
 
+/// A calendar month, `YYYY-MM`: the gaming days that start in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Month {
+    first_day: NaiveDate,
+}
+
+impl Month {
+    pub fn new(year: i32, month: u32) -> Option<Month> {
+        NaiveDate::from_ymd_opt(year, month, 1).map(|first_day| Month { first_day })
+    }
+
+    /// Reads `YYYY-MM`.
+    pub fn parse(text: &str) -> Option<Month> {
+        let (year, month) = text.split_once('-')?;
+        if year.len() != 4 || month.len() != 2 {
+            return None;
+        }
+        Month::new(year.parse().ok()?, month.parse().ok()?)
+    }
+
+    pub fn first_day(self) -> NaiveDate {
+        self.first_day
+    }
+
+    /// The first day of the next month.
+    pub fn next_first_day(self) -> NaiveDate {
+        self.first_day
+            .checked_add_months(chrono::Months::new(1))
+            .unwrap_or(self.first_day)
+    }
+
+    pub fn year(self) -> i32 {
+        chrono::Datelike::year(&self.first_day)
+    }
+
+    pub fn month(self) -> u32 {
+        chrono::Datelike::month(&self.first_day)
+    }
+
+    /// `YYYYMM`, as in the Ministry's package names.
+    pub fn compact(self) -> String {
+        format!("{:04}{:02}", self.year(), self.month())
+    }
+}
+
+impl std::fmt::Display for Month {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:04}-{:02}", self.year(), self.month())
+    }
+}
+
+impl GamingDayClock {
+    /// `[start, end)` of the month's gaming days in UTC: from the start of its first gaming day
+    /// to the start of the next month's first.
+    pub fn month_bounds(&self, month: Month) -> (DateTime<Utc>, DateTime<Utc>) {
+        (
+            self.start_of(month.first_day()),
+            self.start_of(month.next_first_day()),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +161,24 @@ mod tests {
             clock.day_of(utc("2026-11-22T05:00:00Z")),
             day.succ_opt().unwrap()
         );
+    }
+
+    #[test]
+    fn a_month_runs_from_its_first_gaming_day_to_the_next_months_first() {
+        let clock = GamingDayClock::default();
+        let october = Month::parse("2026-10").unwrap();
+        assert_eq!(october.compact(), "202610");
+        assert_eq!(october.to_string(), "2026-10");
+        // 1 October is CEST (UTC+2): 06:00 local = 04:00 UTC; 1 November is CET (UTC+1).
+        assert_eq!(
+            clock.month_bounds(october),
+            (utc("2026-10-01T04:00:00Z"), utc("2026-11-01T05:00:00Z"))
+        );
+        let december = Month::parse("2026-12").unwrap();
+        assert_eq!(december.next_first_day().to_string(), "2027-01-01");
+        for bad in ["2026-13", "2026-1", "26-10", "2026/10", "", "2026-00"] {
+            assert_eq!(Month::parse(bad), None, "{bad}");
+        }
     }
 
     #[test]

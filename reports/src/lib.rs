@@ -9,8 +9,9 @@ pub mod fantasy;
 pub mod findings;
 pub mod gaming_day;
 pub mod inspection;
+pub mod periods;
 pub mod shoes;
 pub mod wheels;
 
 pub use error::ReportError;
-pub use gaming_day::GamingDayClock;
+pub use gaming_day::{GamingDayClock, Month};

@@ -437,6 +437,27 @@ impl Plan {
     }
 
     /// The money wheel section for `game` (`money_wheel_1` or `money_wheel_2`).
+    /// The most one bet may win under the plan (its stake included), for the games that set a
+    /// limit; `None` for games between players (poker, OFC, tournaments) or not in the plan.
+    pub fn max_win_h(&self, game: crate::round_header::GameCode) -> Option<i64> {
+        use crate::round_header::GameCode;
+        match game {
+            GameCode::Roulette => self.roulette.as_ref().map(|r| r.max_win_h),
+            GameCode::Blackjack => self
+                .blackjack
+                .as_ref()
+                .map(|b| b.max_win_h.max(b.perfect_pairs.max_win_h)),
+            GameCode::UltimateTexasHoldem => {
+                self.ultimate_texas_holdem.as_ref().map(|u| u.max_win_h)
+            }
+            GameCode::MoneyWheel1 | GameCode::MoneyWheel2 => self
+                .wheel(game)
+                .ok()
+                .and_then(|w| w.max_net_win_h.checked_add(w.max_bet_h)),
+            GameCode::PokerCash | GameCode::OpenFaceChinese | GameCode::PokerTournament => None,
+        }
+    }
+
     pub fn wheel(&self, game: crate::round_header::GameCode) -> Result<&WheelPlan, RecordError> {
         let section = match game {
             crate::round_header::GameCode::MoneyWheel1 => self.money_wheel_1.as_ref(),
@@ -720,6 +741,7 @@ pub(crate) fn bundled_plan() -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::round_header::GameCode;
 
     #[test]
     fn builtin_plan_carries_the_roulette_numbers_of_the_plan() {
@@ -731,6 +753,21 @@ mod tests {
         // 25 000 × 35 + 25 000 = 900 000 Kč = 90 000 000 h.
         assert_eq!(r.max_win_h, 90_000_000);
         assert_eq!(r.odds.straight, 35);
+    }
+
+    #[test]
+    fn the_most_a_bet_may_win_is_the_plans_limit_of_each_game() {
+        let book = PlanBook::builtin().unwrap();
+        let plan = book.get("69games-ziva-hra").unwrap();
+        // Roulette: 900 000 Kč.
+        assert_eq!(plan.max_win_h(GameCode::Roulette), Some(90_000_000));
+        // Blackjack: Perfect Pairs' 650 000 Kč is more than the main bet's 62 500 Kč.
+        assert_eq!(plan.max_win_h(GameCode::Blackjack), Some(65_000_000));
+        // Money wheel I: net 250 000 Kč + the largest stake 10 000 Kč = 260 000 Kč.
+        assert_eq!(plan.max_win_h(GameCode::MoneyWheel1), Some(26_000_000));
+        // Money wheel II: net 7 500 000 Kč + 500 000 Kč = 8 000 000 Kč.
+        assert_eq!(plan.max_win_h(GameCode::MoneyWheel2), Some(800_000_000));
+        assert_eq!(plan.max_win_h(GameCode::PokerCash), None);
     }
 
     #[test]

@@ -16,9 +16,14 @@ use super::records::{CageCount, CageKind, Operation, Payment};
 pub struct TablePeriod {
     pub table_id: String,
     pub period_id: String,
+    /// The sequence number of its opening record: with the table, names the period for good.
+    pub opened_seq_no: u64,
     pub opened_at: DateTime<Utc>,
     /// `None` while the period is open.
     pub closed_at: Option<DateTime<Utc>>,
+    /// When the next period opened while this one had not closed (a finding): the period
+    /// covers the table's rounds up to then.
+    pub cut_at: Option<DateTime<Utc>>,
     pub opening_float_h: i64,
     pub closing_float_h: Option<i64>,
     pub fills_h: i64,
@@ -46,7 +51,12 @@ impl TablePeriod {
 
     /// Whether a round played at `at` falls inside the period (an open period reaches on).
     pub fn covers(&self, at: DateTime<Utc>) -> bool {
-        at >= self.opened_at && self.closed_at.is_none_or(|closed| at <= closed)
+        at >= self.opened_at && self.ends_at().is_none_or(|end| at <= end)
+    }
+
+    /// The close, or the next period's open if this one never closed; `None` while open.
+    pub fn ends_at(&self) -> Option<DateTime<Utc>> {
+        self.closed_at.or(self.cut_at)
     }
 }
 
@@ -73,13 +83,14 @@ impl CageHoldings {
 pub struct CagePeriod {
     pub cage_id: String,
     pub period_id: String,
+    pub opened_seq_no: u64,
     pub opened_at: DateTime<Utc>,
     pub closed_at: Option<DateTime<Utc>>,
     pub opening: CageHoldings,
     pub closing: Option<CageHoldings>,
     /// Sum and count of the movements of each kind and payment.
     #[serde(serialize_with = "serialize_movements")]
-    pub movements: BTreeMap<(CageKind, Payment), Movement>,
+    pub movements: BTreeMap<(CageKind, Option<Payment>), Movement>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -89,13 +100,13 @@ pub struct Movement {
 }
 
 fn serialize_movements<S: serde::Serializer>(
-    movements: &BTreeMap<(CageKind, Payment), Movement>,
+    movements: &BTreeMap<(CageKind, Option<Payment>), Movement>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
     #[derive(Serialize)]
     struct Row {
         kind: CageKind,
-        payment: Payment,
+        payment: Option<Payment>,
         count: u32,
         amount_h: i64,
     }
@@ -208,12 +219,17 @@ impl Assembler {
                     self.open_table
                         .map(|i| self.periods.tables[i].period_id.clone()),
                 );
+                if let Some(i) = self.open_table {
+                    self.periods.tables[i].cut_at = Some(open.at);
+                }
                 self.open_table = Some(self.periods.tables.len());
                 self.periods.tables.push(TablePeriod {
                     table_id: open.table_id.clone(),
                     period_id: open.period_id.clone(),
+                    opened_seq_no: open.seq_no,
                     opened_at: open.at,
                     closed_at: None,
+                    cut_at: None,
                     opening_float_h: chips_value(&open.float),
                     closing_float_h: None,
                     fills_h: 0,
@@ -236,6 +252,7 @@ impl Assembler {
                 self.periods.cages.push(CagePeriod {
                     cage_id: open.table_id.clone(),
                     period_id: open.period_id.clone(),
+                    opened_seq_no: open.seq_no,
                     opened_at: open.at,
                     closed_at: None,
                     opening: CageHoldings::of(open),

@@ -148,6 +148,19 @@ impl CageKind {
         CageKind::TroncOut,
     ];
 
+    /// Money paid by or to a player: whether it was cash is stated.
+    pub fn needs_payment(self) -> bool {
+        matches!(
+            self,
+            CageKind::ChipPurchase
+                | CageKind::ChipRedemption
+                | CageKind::TournamentBuyIn
+                | CageKind::TournamentFee
+                | CageKind::TournamentPrize
+                | CageKind::TournamentRefund
+        )
+    }
+
     /// Tournament movements name their tournament.
     pub fn is_tournament(self) -> bool {
         matches!(
@@ -173,7 +186,9 @@ operation_record! {
     pub struct CageTransaction {
         pub kind: CageKind,
         pub amount_h: i64,
-        pub payment: Payment,
+        /// Cash or not: stated for money paid by or to a player.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub payment: Option<Payment>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub slip_no: Option<String>,
         /// The tournament of a tournament movement.
@@ -298,6 +313,12 @@ impl Operation {
                 if r.amount_h == 0 {
                     return Err(RecordError::invalid("amount_h", "must be positive"));
                 }
+                if r.payment.is_none() && r.kind.needs_payment() {
+                    return Err(RecordError::invalid(
+                        "payment",
+                        "is required for money paid by or to a player (`cash` or `non_cash`)",
+                    ));
+                }
                 if let Some(slip) = &r.slip_no {
                     validate_identifier("slip_no", slip)?;
                 }
@@ -393,6 +414,9 @@ mod tests {
         let zero = json!({"type": "cage_transaction", "table_id": "CAGE", "seq_no": 9,
             "plan_id": "p", "period_id": "C1", "at": "2026-10-01T20:00:00Z",
             "kind": "chip_purchase", "amount_h": 0, "payment": "cash"});
+        let no_payment = json!({"type": "cage_transaction", "table_id": "CAGE", "seq_no": 9,
+            "plan_id": "p", "period_id": "C1", "at": "2026-10-01T20:00:00Z",
+            "kind": "chip_redemption", "amount_h": 100});
         let blank_person = json!({"type": "table_credit", "table_id": "R01", "seq_no": 1,
             "plan_id": "p", "period_id": "P", "at": "2026-10-01T18:00:00Z", "slip_no": "C-1",
             "chips": [], "by": "  "});
@@ -402,6 +426,7 @@ mod tests {
             (bad_float, "float[0].denomination_h"),
             (no_tournament, "tournament_id: is required"),
             (zero, "amount_h: must be positive"),
+            (no_payment, "payment: is required"),
             (blank_person, "by: must name a person"),
         ] {
             let err = Operation::parse_json(&record.to_string())

@@ -199,6 +199,12 @@ fn broken_period_sequences_give_their_findings() {
         ]
     );
     assert_eq!(periods.tables.len(), 3);
+    // Period A never closed: it covers rounds up to B's opening.
+    assert_eq!(
+        periods.tables[0].ends_at(),
+        Some("2026-10-01T17:00:00Z".parse().unwrap())
+    );
+    assert!(!periods.tables[0].covers("2026-10-01T17:00:01Z".parse().unwrap()));
     assert_eq!(
         periods.tables[1].drop_cash_h, 0,
         "a drop naming a closed period counts nowhere"
@@ -246,18 +252,18 @@ fn a_cage_period_sums_its_movements_by_kind_and_payment() {
     let p = &periods.cages[0];
     // Cash purchases 5 000 + 2 000 = 7 000 Kč in two movements.
     assert_eq!(
-        p.movements[&(CageKind::ChipPurchase, Payment::Cash)],
+        p.movements[&(CageKind::ChipPurchase, Some(Payment::Cash))],
         Movement {
             count: 2,
             amount_h: 700_000
         }
     );
     assert_eq!(
-        p.movements[&(CageKind::ChipPurchase, Payment::NonCash)].amount_h,
+        p.movements[&(CageKind::ChipPurchase, Some(Payment::NonCash))].amount_h,
         300_000
     );
     assert_eq!(
-        p.movements[&(CageKind::ChipRedemption, Payment::Cash)].amount_h,
+        p.movements[&(CageKind::ChipRedemption, Some(Payment::Cash))].amount_h,
         650_000
     );
     // 1 000 × 100 Kč = 100 000 Kč of chips at the opening, 103 500 Kč at the close.

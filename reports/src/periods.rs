@@ -1,0 +1,355 @@
+//! Period audit: each station's operating periods of a month, assembled from its signed
+//! records, each table period reconciled against the rounds played in it, and the rounds played
+//! while their table had no open period. Derived from the ledger every time it is asked for.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Binary, Text, Timestamptz};
+use rules::operations::{
+    assemble, reconcile, CagePeriod, Operation, PeriodFinding, PeriodFindingKind, TablePeriod,
+    OPERATION_TYPES,
+};
+use serde::Serialize;
+
+use crate::{GamingDayClock, Month, ReportError};
+
+/// What the audit is told besides the month.
+#[derive(Debug, Clone, Copy)]
+pub struct AuditSettings {
+    pub clock: GamingDayClock,
+    /// Largest difference between a table's win by the count and its rounds' result that is
+    /// not a finding.
+    pub tolerance_h: i64,
+}
+
+/// A table period with the rounds played in it.
+#[derive(Debug, Clone, Serialize)]
+pub struct TablePeriodLine {
+    #[serde(flatten)]
+    pub period: TablePeriod,
+    pub game: String,
+    pub rounds: i64,
+    /// Stakes of every round, void ones included.
+    pub stakes_h: i64,
+    /// Stakes handed back on void rounds.
+    pub returned_stakes_h: i64,
+    /// What the table paid on played rounds (wins with their stakes).
+    pub payouts_h: i64,
+    /// stakes − returned stakes − payouts: what the rounds say the table won.
+    pub rounds_result_h: i64,
+    /// closing float − opening float + credits − fills + drop; null while the period is open.
+    pub table_win_h: Option<i64>,
+    /// table win − rounds' result; null while the period is open.
+    pub difference_h: Option<i64>,
+}
+
+/// The rounds a table played while it had no open period.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutsideRounds {
+    pub table_id: String,
+    pub rounds: i64,
+    /// The first of them (at most five): ledger index and when played.
+    pub first: Vec<(i64, DateTime<Utc>)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PeriodAudit {
+    pub month: String,
+    /// The month's gaming days in UTC: periods that open inside belong to it.
+    pub starts_at: DateTime<Utc>,
+    pub ends_at: DateTime<Utc>,
+    pub tolerance_h: i64,
+    pub tables: Vec<TablePeriodLine>,
+    pub cages: Vec<CagePeriod>,
+    pub rounds_outside_periods: Vec<OutsideRounds>,
+    pub findings: Vec<PeriodFinding>,
+}
+
+#[derive(QueryableByName)]
+struct OperationEntry {
+    #[diesel(sql_type = BigInt)]
+    idx: i64,
+    #[diesel(sql_type = Text)]
+    record_type: String,
+    #[diesel(sql_type = Binary)]
+    entry: Vec<u8>,
+}
+
+/// Every station's operation records, in each station's sequence order.
+pub fn operations_by_station(
+    conn: &mut PgConnection,
+) -> Result<BTreeMap<String, Vec<Operation>>, ReportError> {
+    let entries: Vec<OperationEntry> = diesel::sql_query(
+        "SELECT idx, record_type, entry FROM ledger_entries WHERE record_type = ANY($1) \
+         ORDER BY table_id, seq_no",
+    )
+    .bind::<Array<Text>, _>(OPERATION_TYPES.to_vec())
+    .load(conn)?;
+    let mut stations: BTreeMap<String, Vec<Operation>> = BTreeMap::new();
+    for e in &entries {
+        let operation = read_operation(&e.entry)
+            .and_then(|op| match op.record_type() == e.record_type {
+                true => Ok(op),
+                false => Err(format!("a {}", op.record_type())),
+            })
+            .map_err(|found| ledger::LedgerError::MislabelledEntry {
+                index: e.idx as u64,
+                stored: "an operation record",
+                found,
+            })?;
+        stations
+            .entry(operation.header().table_id.to_owned())
+            .or_default()
+            .push(operation);
+    }
+    Ok(stations)
+}
+
+fn read_operation(entry: &[u8]) -> Result<Operation, String> {
+    #[derive(serde::Deserialize)]
+    struct Entry<'a> {
+        #[serde(borrow)]
+        envelope: Envelope<'a>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        record: &'a serde_json::value::RawValue,
+    }
+    let entry: Entry<'_> =
+        serde_json::from_slice(entry).map_err(|e| format!("not an entry ({e})"))?;
+    Operation::parse_json(entry.envelope.record.get())
+        .map_err(|e| format!("a record that does not read ({e})"))
+}
+
+#[derive(QueryableByName)]
+struct PeriodRounds {
+    #[diesel(sql_type = BigInt)]
+    i: i64,
+    #[diesel(sql_type = BigInt)]
+    rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    in_window: i64,
+    #[diesel(sql_type = BigInt)]
+    stakes_h: i64,
+    #[diesel(sql_type = BigInt)]
+    returned_h: i64,
+    #[diesel(sql_type = BigInt)]
+    payouts_h: i64,
+}
+
+#[derive(QueryableByName)]
+struct TableRounds {
+    #[diesel(sql_type = Text)]
+    table_id: String,
+    #[diesel(sql_type = BigInt)]
+    rounds: i64,
+}
+
+#[derive(QueryableByName)]
+struct RoundAt {
+    #[diesel(sql_type = BigInt)]
+    ledger_index: i64,
+    #[diesel(sql_type = Timestamptz)]
+    played_at: DateTime<Utc>,
+}
+
+#[derive(QueryableByName)]
+struct StationGame {
+    #[diesel(sql_type = Text)]
+    table_id: String,
+    #[diesel(sql_type = Text)]
+    game: String,
+}
+
+/// The audit of `month`.
+pub fn build(
+    conn: &mut PgConnection,
+    settings: &AuditSettings,
+    month: Month,
+) -> Result<PeriodAudit, ReportError> {
+    let (start, end) = settings.clock.month_bounds(month);
+    let in_month = |t: DateTime<Utc>| start <= t && t < end;
+    let mut all_tables: Vec<TablePeriod> = Vec::new();
+    let mut cages = Vec::new();
+    let mut findings = Vec::new();
+    for operations in operations_by_station(conn)?.values() {
+        let periods = assemble(operations);
+        all_tables.extend(periods.tables);
+        cages.extend(periods.cages.into_iter().filter(|p| in_month(p.opened_at)));
+        findings.extend(periods.findings.into_iter().filter(|f| in_month(f.at)));
+    }
+    // Periods reaching into the month cover its rounds; those opened in it are reported.
+    let covering: Vec<&TablePeriod> = all_tables
+        .iter()
+        .filter(|p| p.opened_at < end && p.ends_at().is_none_or(|e| e >= start))
+        .collect();
+    let sums = period_rounds(conn, &covering, start, end)?;
+    let games: BTreeMap<String, String> =
+        diesel::sql_query("SELECT table_id, game FROM gaming_tables")
+            .load::<StationGame>(conn)?
+            .into_iter()
+            .map(|s| (s.table_id, s.game))
+            .collect();
+
+    let mut inside_by_table: BTreeMap<&str, i64> = BTreeMap::new();
+    let mut tables = Vec::new();
+    for (i, period) in covering.iter().enumerate() {
+        let s = sums.get(&(i as i64 + 1));
+        let (rounds, in_window, stakes_h, returned_h, payouts_h) = s.map_or((0, 0, 0, 0, 0), |s| {
+            (s.rounds, s.in_window, s.stakes_h, s.returned_h, s.payouts_h)
+        });
+        *inside_by_table.entry(&period.table_id).or_default() += in_window;
+        if !in_month(period.opened_at) {
+            continue;
+        }
+        let rounds_result_h = stakes_h
+            .checked_sub(returned_h)
+            .and_then(|v| v.checked_sub(payouts_h))
+            .ok_or(ReportError::Overflow("a period's rounds"))?;
+        let table_win_h = period.table_win_h();
+        findings.extend(reconcile(period, rounds_result_h, settings.tolerance_h));
+        tables.push(TablePeriodLine {
+            period: (*period).clone(),
+            game: games.get(&period.table_id).cloned().unwrap_or_default(),
+            rounds,
+            stakes_h,
+            returned_stakes_h: returned_h,
+            payouts_h,
+            rounds_result_h,
+            table_win_h,
+            difference_h: table_win_h.and_then(|w| w.checked_sub(rounds_result_h)),
+        });
+    }
+
+    let rounds_outside_periods = rounds_outside(conn, &covering, &inside_by_table, start, end)?;
+    for outside in &rounds_outside_periods {
+        findings.push(PeriodFinding {
+            kind: PeriodFindingKind::RoundOutsidePeriod,
+            table_id: outside.table_id.clone(),
+            period_id: None,
+            at: outside.first.first().map_or(start, |(_, at)| *at),
+            amount_h: None,
+            message: format!(
+                "{} round(s) of table `{}` were played while it had no open period",
+                outside.rounds, outside.table_id
+            ),
+        });
+    }
+    findings.sort_by(|a, b| (a.at, &a.table_id).cmp(&(b.at, &b.table_id)));
+    Ok(PeriodAudit {
+        month: month.to_string(),
+        starts_at: start,
+        ends_at: end,
+        tolerance_h: settings.tolerance_h,
+        tables,
+        cages,
+        rounds_outside_periods,
+        findings,
+    })
+}
+
+/// The arrays a query joins periods from: table, from, to (an open period reaches on).
+fn period_arrays(
+    periods: &[&TablePeriod],
+) -> (Vec<String>, Vec<DateTime<Utc>>, Vec<DateTime<Utc>>) {
+    let far = DateTime::<Utc>::MAX_UTC;
+    (
+        periods.iter().map(|p| p.table_id.clone()).collect(),
+        periods.iter().map(|p| p.opened_at).collect(),
+        periods.iter().map(|p| p.ends_at().unwrap_or(far)).collect(),
+    )
+}
+
+/// The rounds of each period (by its position from 1), and how many of them fall in the month.
+fn period_rounds(
+    conn: &mut PgConnection,
+    periods: &[&TablePeriod],
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> Result<BTreeMap<i64, PeriodRounds>, ReportError> {
+    if periods.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let (ids, from, to) = period_arrays(periods);
+    let lowest = from.iter().min().copied().unwrap_or(start);
+    let rows: Vec<PeriodRounds> = diesel::sql_query(
+        "SELECT p.i, count(*)::bigint AS rounds, \
+                count(*) FILTER (WHERE a.played_at >= $5 AND a.played_at < $6)::bigint AS in_window, \
+                coalesce(sum(a.stakes_h), 0)::bigint AS stakes_h, \
+                coalesce(sum(a.paid_h) FILTER (WHERE a.void), 0)::bigint AS returned_h, \
+                coalesce(sum(a.paid_h) FILTER (WHERE NOT a.void), 0)::bigint AS payouts_h \
+         FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS p(table_id, f, t, i) \
+         JOIN adjudications a ON a.table_id = p.table_id AND a.played_at >= p.f AND a.played_at <= p.t \
+         WHERE a.played_at >= $4 \
+         GROUP BY p.i",
+    )
+    .bind::<Array<Text>, _>(ids)
+    .bind::<Array<Timestamptz>, _>(from)
+    .bind::<Array<Timestamptz>, _>(to)
+    .bind::<Timestamptz, _>(lowest)
+    .bind::<Timestamptz, _>(start)
+    .bind::<Timestamptz, _>(end)
+    .load(conn)?;
+    Ok(rows.into_iter().map(|r| (r.i, r)).collect())
+}
+
+/// Tables whose rounds in the month are not all inside their periods. Tournaments are their own
+/// periods and are not counted.
+fn rounds_outside(
+    conn: &mut PgConnection,
+    periods: &[&TablePeriod],
+    inside_by_table: &BTreeMap<&str, i64>,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> Result<Vec<OutsideRounds>, ReportError> {
+    let totals: Vec<TableRounds> = diesel::sql_query(
+        "SELECT table_id, count(*)::bigint AS rounds FROM adjudications \
+         WHERE played_at >= $1 AND played_at < $2 AND game <> 'poker_tournament' \
+         GROUP BY table_id ORDER BY table_id",
+    )
+    .bind::<Timestamptz, _>(start)
+    .bind::<Timestamptz, _>(end)
+    .load(conn)?;
+    let mut outside = Vec::new();
+    for total in totals {
+        let inside = inside_by_table
+            .get(total.table_id.as_str())
+            .copied()
+            .unwrap_or(0);
+        let rounds = total.rounds - inside;
+        if rounds <= 0 {
+            continue;
+        }
+        let own: Vec<&TablePeriod> = periods
+            .iter()
+            .copied()
+            .filter(|p| p.table_id == total.table_id)
+            .collect();
+        let (_, from, to) = period_arrays(&own);
+        let first: Vec<RoundAt> = diesel::sql_query(
+            "SELECT a.ledger_index, a.played_at FROM adjudications a \
+             WHERE a.table_id = $1 AND a.played_at >= $2 AND a.played_at < $3 \
+               AND NOT EXISTS (SELECT 1 FROM unnest($4::timestamptz[], $5::timestamptz[]) AS p(f, t) \
+                               WHERE a.played_at >= p.f AND a.played_at <= p.t) \
+             ORDER BY a.played_at, a.ledger_index LIMIT 5",
+        )
+        .bind::<Text, _>(&total.table_id)
+        .bind::<Timestamptz, _>(start)
+        .bind::<Timestamptz, _>(end)
+        .bind::<Array<Timestamptz>, _>(from)
+        .bind::<Array<Timestamptz>, _>(to)
+        .load(conn)?;
+        outside.push(OutsideRounds {
+            table_id: total.table_id,
+            rounds,
+            first: first
+                .into_iter()
+                .map(|r| (r.ledger_index, r.played_at))
+                .collect(),
+        });
+    }
+    Ok(outside)
+}
