@@ -9,6 +9,7 @@ pub mod fantasy;
 pub mod findings;
 pub mod gaming_day;
 pub mod inspection;
+pub mod mf;
 pub mod periods;
 pub mod shoes;
 pub mod wheels;

@@ -37,6 +37,8 @@ pub struct TablePeriodLine {
     pub returned_stakes_h: i64,
     /// What the table paid on played rounds (wins with their stakes).
     pub payouts_h: i64,
+    /// The most one round paid.
+    pub max_payout_h: i64,
     /// stakes − returned stakes − payouts: what the rounds say the table won.
     pub rounds_result_h: i64,
     /// closing float − opening float + credits − fills + drop; null while the period is open.
@@ -138,6 +140,8 @@ struct PeriodRounds {
     returned_h: i64,
     #[diesel(sql_type = BigInt)]
     payouts_h: i64,
+    #[diesel(sql_type = BigInt)]
+    max_payout_h: i64,
 }
 
 #[derive(QueryableByName)]
@@ -198,9 +202,17 @@ pub fn build(
     let mut tables = Vec::new();
     for (i, period) in covering.iter().enumerate() {
         let s = sums.get(&(i as i64 + 1));
-        let (rounds, in_window, stakes_h, returned_h, payouts_h) = s.map_or((0, 0, 0, 0, 0), |s| {
-            (s.rounds, s.in_window, s.stakes_h, s.returned_h, s.payouts_h)
-        });
+        let (rounds, in_window, stakes_h, returned_h, payouts_h, max_payout_h) =
+            s.map_or((0, 0, 0, 0, 0, 0), |s| {
+                (
+                    s.rounds,
+                    s.in_window,
+                    s.stakes_h,
+                    s.returned_h,
+                    s.payouts_h,
+                    s.max_payout_h,
+                )
+            });
         *inside_by_table.entry(&period.table_id).or_default() += in_window;
         if !in_month(period.opened_at) {
             continue;
@@ -218,6 +230,7 @@ pub fn build(
             stakes_h,
             returned_stakes_h: returned_h,
             payouts_h,
+            max_payout_h,
             rounds_result_h,
             table_win_h,
             difference_h: table_win_h.and_then(|w| w.checked_sub(rounds_result_h)),
@@ -280,7 +293,8 @@ fn period_rounds(
                 count(*) FILTER (WHERE a.played_at >= $5 AND a.played_at < $6)::bigint AS in_window, \
                 coalesce(sum(a.stakes_h), 0)::bigint AS stakes_h, \
                 coalesce(sum(a.paid_h) FILTER (WHERE a.void), 0)::bigint AS returned_h, \
-                coalesce(sum(a.paid_h) FILTER (WHERE NOT a.void), 0)::bigint AS payouts_h \
+                coalesce(sum(a.paid_h) FILTER (WHERE NOT a.void), 0)::bigint AS payouts_h, \
+                coalesce(max(a.paid_h) FILTER (WHERE NOT a.void), 0)::bigint AS max_payout_h \
          FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS p(table_id, f, t, i) \
          JOIN adjudications a ON a.table_id = p.table_id AND a.played_at >= p.f AND a.played_at <= p.t \
          WHERE a.played_at >= $4 \

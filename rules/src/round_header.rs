@@ -47,6 +47,20 @@ impl GameCode {
         }
     }
 
+    /// The game's name in the plan (and in the Ministry's game register).
+    pub fn plan_name(self) -> &'static str {
+        match self {
+            GameCode::Roulette => "Ruleta",
+            GameCode::Blackjack => "Black Jack",
+            GameCode::UltimateTexasHoldem => "Ultimate Texas Hold'em",
+            GameCode::MoneyWheel1 => "Šťastné kolo",
+            GameCode::MoneyWheel2 => "Šťastné kolo II",
+            GameCode::PokerCash => "Cash game – Texas Hold´em, Omaha Hold´em",
+            GameCode::OpenFaceChinese => "Pineapple Open Face Chinese poker",
+            GameCode::PokerTournament => "Pokerový turnaj",
+        }
+    }
+
     pub fn parse(code: &str) -> Option<GameCode> {
         GameCode::ALL.into_iter().find(|g| g.as_str() == code)
     }

@@ -4,6 +4,7 @@ mod adjudicate;
 mod apikey;
 mod export;
 mod keys;
+mod mf;
 mod plan;
 mod report;
 mod rtp;

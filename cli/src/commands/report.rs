@@ -26,6 +26,15 @@ enum ReportKind {
     Fantasy(DayArgs),
     /// Wheel statistics of a month: segment frequencies of each money wheel, chi-square test.
     Wheels(MonthArgs),
+    /// The Ministry of Finance's monthly package (vyhláška 10/2019 Sb., model M, live game Z)
+    /// of one premises: its folder and ZIP, the ZIP's SHA-256 sealed into the ledger.
+    Mf(super::mf::MfArgs),
+    /// Check a package (folder or ZIP) against the Ministry's schema: its error codes, or
+    /// `OK: YYYYMMDD-HHMMSS`.
+    MfValidate(super::mf::MfValidateArgs),
+    /// Period audit of a month (JSON): table and cage operating periods, drop-and-win
+    /// reconciliation, rounds played outside a period.
+    Periods(super::mf::PeriodsArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -122,6 +131,9 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
         ReportKind::Shoes(a) => (DayReport::Shoes, a),
         ReportKind::Fantasy(a) => (DayReport::Fantasy, a),
         ReportKind::Wheels(a) => return wheels(global, a),
+        ReportKind::Mf(a) => return super::mf::package(global, a),
+        ReportKind::MfValidate(a) => return super::mf::validate(a),
+        ReportKind::Periods(a) => return super::mf::periods(global, a),
     };
     let clock = clock.clock()?;
     let today = clock.day_of(Utc::now());

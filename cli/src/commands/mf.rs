@@ -1,0 +1,174 @@
+//! `dozor report mf`, `report mf-validate` and `report periods`: the Ministry's monthly
+//! package, its check, and the period audit it is built on.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use chrono::Utc;
+use ledger::storage::connect;
+use ledger::storage::database::Database;
+use reports::mf::{self, OperatorConfig, PackageRequest, PackageSource, ValidationSettings};
+use reports::Month;
+
+use super::Global;
+
+/// The configuration file unless `--config` names another: `dozor.toml` in the data directory.
+pub fn config_path(global: &Global, config: Option<PathBuf>) -> PathBuf {
+    config.unwrap_or_else(|| global.data_dir.join("dozor.toml"))
+}
+
+fn month(text: &str) -> anyhow::Result<Month> {
+    Month::parse(text).with_context(|| format!("--month `{text}` is not YYYY-MM"))
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MfArgs {
+    /// The month, `YYYY-MM` (its gaming days, Europe/Prague).
+    #[arg(long)]
+    month: String,
+    /// The premises' id, as in the configuration's `[[premises]]`.
+    #[arg(long)]
+    misto: String,
+    /// The package's version, 1-99 (a corrected package is delivered as the next version).
+    #[arg(long, default_value_t = 1)]
+    version: u8,
+    /// Where the package's folder and ZIP are written.
+    #[arg(long, default_value = ".")]
+    out: PathBuf,
+    /// The configuration file with `[operator]` and `[[premises]]` (default: DATA_DIR/dozor.toml).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// The operator key that seals the package into the ledger (default: the data directory's).
+    #[arg(long)]
+    operator_key: Option<PathBuf>,
+    #[command(flatten)]
+    clock: super::ClockArgs,
+}
+
+pub fn package(global: &Global, args: MfArgs) -> anyhow::Result<ExitCode> {
+    let clock = args.clock.clock()?;
+    let month = month(&args.month)?;
+    anyhow::ensure!((1..=99).contains(&args.version), "--version must be 1-99");
+    let config = OperatorConfig::load(&config_path(global, args.config))?;
+    anyhow::ensure!(
+        config.premises(&args.misto).is_some(),
+        "--misto `{}` is not a premises of the configuration",
+        args.misto
+    );
+    let operator = super::serve::existing_operator_key(global, args.operator_key)?;
+    let plans = rules::PlanBook::builtin()?;
+    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
+    let mut conn = connect(&db.url)?;
+    let now = Utc::now();
+    let package = mf::build(
+        &mut conn,
+        &PackageRequest {
+            config: &config,
+            premises: &args.misto,
+            month,
+            version: args.version,
+            clock,
+            plans: &plans,
+            now,
+        },
+    )?;
+    let zip = mf::deliver::zip_bytes(&package)?;
+    let sealed = mf::deliver::seal(&mut conn, operator.signing_key(), &package, &zip, now)?;
+    drop(conn);
+    db.close()?;
+    let (folder, zip_path) = mf::deliver::write(&args.out, &package, &zip)
+        .with_context(|| format!("writing into {}", args.out.display()))?;
+    let summary = &package.summary;
+    println!(
+        "{}: {} table periods, {} cage periods, {} tournaments, {} rounds; {} period findings",
+        summary.package,
+        summary.table_periods,
+        summary.cage_periods,
+        summary.tournaments,
+        summary.rounds,
+        summary.period_findings
+    );
+    for warning in &summary.warnings {
+        println!("warning: {warning}");
+    }
+    println!("folder {}", folder.display());
+    for p in sealed {
+        println!(
+            "zip {} sha256 {} sealed at ledger index {}",
+            zip_path.display(),
+            p.sha256,
+            p.index
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MfValidateArgs {
+    /// The package's folder, or its ZIP.
+    package: PathBuf,
+    #[command(flatten)]
+    clock: super::ClockArgs,
+}
+
+pub fn validate(args: MfValidateArgs) -> anyhow::Result<ExitCode> {
+    let clock = args.clock.clock()?;
+    let schema = mf::Schema::embedded().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let source = PackageSource::read(&args.package)?;
+    let now = Utc::now();
+    let errors = mf::validate(schema, &source, &ValidationSettings { now, clock });
+    if errors.is_empty() {
+        println!("{}", mf::validate::ok_line(now));
+        return Ok(ExitCode::SUCCESS);
+    }
+    for e in &errors {
+        println!("{e}");
+    }
+    eprintln!("{}: {} errors", source.name, errors.len());
+    Ok(ExitCode::FAILURE)
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PeriodsArgs {
+    /// The month, `YYYY-MM` (its gaming days, Europe/Prague).
+    #[arg(long)]
+    month: String,
+    /// The configuration file (its `[reconciliation] tolerance_h`; default: DATA_DIR/dozor.toml,
+    /// a tolerance of 0 without one).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Write to this file instead of standard output.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    clock: super::ClockArgs,
+}
+
+pub fn periods(global: &Global, args: PeriodsArgs) -> anyhow::Result<ExitCode> {
+    let clock = args.clock.clock()?;
+    let month = month(&args.month)?;
+    let path = config_path(global, args.config.clone());
+    let tolerance_h = if args.config.is_some() || path.exists() {
+        OperatorConfig::load(&path)?.reconciliation.tolerance_h
+    } else {
+        0
+    };
+    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
+    let mut conn = connect(&db.url)?;
+    let audit = reports::periods::build(
+        &mut conn,
+        &reports::periods::AuditSettings { clock, tolerance_h },
+        month,
+    )?;
+    drop(conn);
+    db.close()?;
+    let text = serde_json::to_string_pretty(&audit)? + "\n";
+    match &args.out {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,719 @@
+//! The monthly live-game package of one gaming premises, built from the ledger: the operator
+//! and premises from the configuration, the game register, every operating period of its cages
+//! (P), tables (S) and tournaments (T) with their holdings, movements, games and possible wins.
+//! Each file's header comes from the schema; a row names its fields, so a field the schema does
+//! not have is an error, not a silent column.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Binary, Bool, Date, Integer, Text, Timestamptz};
+use rules::operations::{CageKind, CagePeriod, Payment};
+use rules::{GameCode, PlanBook, Round};
+
+use super::config::{gps_value, OperatorConfig, Premises};
+use super::name::PackageName;
+use super::schema::Schema;
+use super::validate::FORMAT_VERSION;
+use super::values::{date, date_time, identifier, money};
+use crate::periods::{self, AuditSettings, PeriodAudit, TablePeriodLine};
+use crate::{GamingDayClock, Month, ReportError};
+
+/// The currency of every amount: dozor keeps haléře of Czech koruna.
+const CURRENCY: &str = "CZK";
+/// The longest id the schema allows (`MaxLength` of its identifiers).
+const ID_MAX: usize = 50;
+
+/// What the package is built for.
+pub struct PackageRequest<'a> {
+    pub config: &'a OperatorConfig,
+    pub premises: &'a str,
+    pub month: Month,
+    pub version: u8,
+    pub clock: GamingDayClock,
+    pub plans: &'a PlanBook,
+    /// The files' creation time (their metadata line).
+    pub now: DateTime<Utc>,
+}
+
+/// A built package: its name, its files (name, bytes) and what went into it.
+#[derive(Debug, Clone)]
+pub struct Package {
+    pub name: PackageName,
+    pub files: Vec<(String, Vec<u8>)>,
+    pub summary: PackageSummary,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize, utoipa::ToSchema)]
+pub struct PackageSummary {
+    pub package: String,
+    pub month: String,
+    pub premises: String,
+    pub table_periods: usize,
+    pub cage_periods: usize,
+    pub tournaments: usize,
+    pub rounds: i64,
+    /// Findings of the month's period audit (reconciliation, rounds outside periods, …).
+    pub period_findings: usize,
+    /// What is not in the package, and why (a period still open, a station not registered).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PackageError {
+    #[error("premises `{0}` is not in the configuration")]
+    UnknownPremises(String),
+    #[error("version must be 01-99")]
+    BadVersion,
+    #[error("the schema: {0}")]
+    Schema(String),
+    #[error("the package's file {file} has no field {field} in the schema")]
+    UnknownField { file: String, field: String },
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    #[error("writing CSV: {0}")]
+    Csv(String),
+}
+
+impl From<diesel::result::Error> for PackageError {
+    fn from(e: diesel::result::Error) -> Self {
+        PackageError::Report(ReportError::Database(e))
+    }
+}
+
+/// One line of a file: values by field name.
+type Row = Vec<(&'static str, String)>;
+
+#[derive(QueryableByName)]
+struct Station {
+    #[diesel(sql_type = Text)]
+    table_id: String,
+    #[diesel(sql_type = Text)]
+    game: String,
+    #[diesel(sql_type = Text)]
+    plan_id: String,
+}
+
+#[derive(QueryableByName)]
+struct TournamentRow {
+    #[diesel(sql_type = Binary)]
+    entry: Vec<u8>,
+    #[diesel(sql_type = BigInt)]
+    seq_no: i64,
+    #[diesel(sql_type = BigInt)]
+    stakes_h: i64,
+    #[diesel(sql_type = BigInt)]
+    paid_h: i64,
+    #[diesel(sql_type = Bool)]
+    void: bool,
+}
+
+#[derive(QueryableByName)]
+struct GameDay {
+    #[diesel(sql_type = Text)]
+    game: String,
+    #[diesel(sql_type = Date)]
+    day: NaiveDate,
+    #[diesel(sql_type = BigInt)]
+    max_payout_h: i64,
+}
+
+/// Builds the package (nothing is written or sealed here).
+pub fn build(
+    conn: &mut PgConnection,
+    request: &PackageRequest<'_>,
+) -> Result<Package, PackageError> {
+    let config = request.config;
+    let premises = config
+        .premises(request.premises)
+        .ok_or_else(|| PackageError::UnknownPremises(request.premises.to_owned()))?;
+    if !(1..=99).contains(&request.version) {
+        return Err(PackageError::BadVersion);
+    }
+    let schema = Schema::embedded().map_err(|e| PackageError::Schema(e.to_string()))?;
+    let name = PackageName::live_game(
+        &config.operator.ico,
+        request.month,
+        &premises.id,
+        request.version,
+    );
+    let audit = periods::build(
+        conn,
+        &AuditSettings {
+            clock: request.clock,
+            tolerance_h: config.reconciliation.tolerance_h,
+        },
+        request.month,
+    )?;
+    let stations: Vec<Station> = diesel::sql_query(
+        "SELECT table_id, game, plan_id FROM gaming_tables WHERE table_id = ANY($1) ORDER BY table_id",
+    )
+    .bind::<Array<Text>, _>(&premises.stations)
+    .load(conn)?;
+    let mut builder = Builder {
+        ico: &config.operator.ico,
+        premises,
+        plans: request.plans,
+        stations: stations
+            .iter()
+            .map(|s| (s.table_id.as_str(), (s.game.as_str(), s.plan_id.as_str())))
+            .collect(),
+        summary: PackageSummary {
+            package: name.to_string(),
+            month: request.month.to_string(),
+            premises: premises.id.clone(),
+            ..PackageSummary::default()
+        },
+        rows: BTreeMap::new(),
+    };
+    for station in &premises.stations {
+        if !builder.stations.contains_key(station.as_str()) {
+            builder.summary.warnings.push(format!(
+                "station `{station}` of the premises is not registered"
+            ));
+        }
+    }
+    builder.operator_and_premises(config);
+    builder.game_register();
+    builder.periods(&audit);
+    let (start, end) = request.clock.month_bounds(request.month);
+    builder.tournaments(load_tournaments(conn, &premises.stations, start, end)?)?;
+    let days = load_game_days(conn, &premises.stations, start, end, request.clock)?;
+    builder.possible_wins_per_game(&days);
+
+    let created = date_time(request.now);
+    let mut files: Vec<String> = schema
+        .files_for("M", "Z")
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    // The Ministry's validator asks for the exchange rates in the quarter's last month: every
+    // amount is in koruna, so the file has its header and no rates.
+    if request.month.month().is_multiple_of(3) {
+        files.push("mena_kurs.csv".into());
+    }
+    let mut written = Vec::new();
+    for file in files {
+        let rows = builder.rows.remove(file.as_str()).unwrap_or_default();
+        let bytes = render(schema, &name, &file, &created, &rows)?;
+        written.push((file, bytes));
+    }
+    Ok(Package {
+        name,
+        files: written,
+        summary: builder.summary,
+    })
+}
+
+/// A file's bytes: the metadata line, the schema's header, the rows; `;`, CRLF.
+fn render(
+    schema: &Schema,
+    name: &PackageName,
+    file: &str,
+    created: &str,
+    rows: &[Row],
+) -> Result<Vec<u8>, PackageError> {
+    let fields = schema.file_fields("M", file);
+    let mut out = format!("#{name};{file};{created};{FORMAT_VERSION}\r\n").into_bytes();
+    let mut writer = csv::WriterBuilder::new()
+        .delimiter(b';')
+        .terminator(csv::Terminator::CRLF)
+        .quote_style(csv::QuoteStyle::Necessary)
+        .from_writer(Vec::new());
+    let csv_error = |e: csv::Error| PackageError::Csv(e.to_string());
+    writer
+        .write_record(fields.iter().map(|f| f.name.as_str()))
+        .map_err(csv_error)?;
+    for row in rows {
+        if let Some((unknown, _)) = row
+            .iter()
+            .find(|(k, _)| !fields.iter().any(|f| f.name == *k))
+        {
+            return Err(PackageError::UnknownField {
+                file: file.to_owned(),
+                field: (*unknown).to_owned(),
+            });
+        }
+        let line = fields.iter().map(|f| {
+            row.iter()
+                .find(|(k, _)| *k == f.name)
+                .map_or("", |(_, v)| v.as_str())
+        });
+        writer.write_record(line).map_err(csv_error)?;
+    }
+    let body = writer
+        .into_inner()
+        .map_err(|e| PackageError::Csv(e.to_string()))?;
+    out.extend_from_slice(&body);
+    Ok(out)
+}
+
+struct Builder<'a> {
+    ico: &'a str,
+    premises: &'a Premises,
+    plans: &'a PlanBook,
+    /// The premises' registered stations: game (or `cage`) and plan.
+    stations: BTreeMap<&'a str, (&'a str, &'a str)>,
+    summary: PackageSummary,
+    rows: BTreeMap<&'static str, Vec<Row>>,
+}
+
+/// The Ministry's code and payment (`1` cash, `0` not) of a cage movement; chips found reduce
+/// the lost chips' total.
+fn transaction_code(kind: CageKind) -> (&'static str, i64) {
+    match kind {
+        CageKind::ChipPurchase => ("J1", 1),
+        CageKind::ChipRedemption => ("K1", 1),
+        CageKind::CashIn => ("3", 1),
+        CageKind::CashOut => ("7", 1),
+        CageKind::ChipsLost => ("L1", 1),
+        CageKind::ChipsFound => ("L1", -1),
+        CageKind::TournamentBuyIn => ("1", 1),
+        CageKind::TournamentFee => ("H1", 1),
+        CageKind::TournamentPrize => ("5", 1),
+        CageKind::TournamentRefund => ("G1", 1),
+        CageKind::TipOutsideTronc => ("8", 1),
+        CageKind::TroncIn => ("12", 1),
+        CageKind::TroncOut => ("13", 1),
+    }
+}
+
+fn payment_code(payment: Option<Payment>) -> String {
+    match payment {
+        Some(Payment::Cash) => "1".into(),
+        Some(Payment::NonCash) => "0".into(),
+        None => String::new(),
+    }
+}
+
+impl<'a> Builder<'a> {
+    fn id(&self, parts: &[&str]) -> String {
+        identifier(self.ico, parts, ID_MAX)
+    }
+
+    fn premises_id(&self) -> String {
+        self.id(&[&self.premises.id])
+    }
+
+    fn game_id(&self, game: &str) -> String {
+        self.id(&[game])
+    }
+
+    fn push(&mut self, file: &'static str, row: Row) {
+        self.rows.entry(file).or_default().push(row);
+    }
+
+    fn operator_and_premises(&mut self, config: &OperatorConfig) {
+        self.push(
+            "provozovatel.csv",
+            vec![
+                ("IDProvozovatel", config.operator.ico.clone()),
+                ("ProvozovatelNazev", config.operator.name.clone()),
+            ],
+        );
+        let p = self.premises;
+        let text = |v: &Option<String>| v.clone().unwrap_or_default();
+        let number = |v: Option<u32>| v.map(|n| n.to_string()).unwrap_or_default();
+        let gps = |v: &Option<String>| v.as_deref().and_then(gps_value).unwrap_or_default();
+        let row = vec![
+            ("IDMisto", self.premises_id()),
+            ("MistoNazev", p.name.clone()),
+            ("IDProvozovatel", config.operator.ico.clone()),
+            ("GPSX", gps(&p.gps_x)),
+            ("GPSY", gps(&p.gps_y)),
+            ("Ulice", text(&p.street)),
+            ("CP", number(p.house_number)),
+            ("CO", text(&p.orientation_number)),
+            ("CastObce", text(&p.district)),
+            ("PSC", p.postcode.to_string()),
+            ("Obec", p.municipality.clone()),
+            ("Obvod", number(p.municipal_district)),
+            ("Kraj", p.region.clone()),
+            ("SidloKodRuian", number(p.ruian)),
+        ];
+        self.push("misto.csv", row);
+    }
+
+    fn games(&self) -> BTreeSet<GameCode> {
+        self.stations
+            .values()
+            .filter_map(|(game, _)| GameCode::parse(game))
+            .collect()
+    }
+
+    fn game_register(&mut self) {
+        for game in self.games() {
+            let row = vec![
+                ("IDHra", self.game_id(game.as_str())),
+                ("IDProvozovatel", self.ico.to_owned()),
+                ("HraNazev", game.plan_name().to_owned()),
+                ("HraDruh", "Z".to_owned()),
+            ];
+            self.push("evidence_her.csv", row);
+        }
+    }
+
+    fn max_win(&self, table_id: &str) -> Option<i64> {
+        let (game, plan) = self.stations.get(table_id)?;
+        self.plans.get(plan)?.max_win_h(GameCode::parse(game)?)
+    }
+
+    fn periods(&mut self, audit: &PeriodAudit) {
+        self.summary.period_findings = audit
+            .findings
+            .iter()
+            .filter(|f| self.stations.contains_key(f.table_id.as_str()))
+            .count();
+        for line in &audit.tables {
+            if self.stations.contains_key(line.period.table_id.as_str()) {
+                self.table_period(line);
+            }
+        }
+        for cage in &audit.cages {
+            if self.stations.contains_key(cage.cage_id.as_str()) {
+                self.cage_period(cage);
+            }
+        }
+    }
+
+    /// The period's record id, its station's id and the common columns.
+    fn period_ids(&self, kind: &str, station: &str, seq_no: u64) -> (String, String) {
+        (
+            self.id(&[kind, station, &seq_no.to_string()]),
+            self.id(&[station]),
+        )
+    }
+
+    fn table_period(&mut self, line: &TablePeriodLine) {
+        let p = &line.period;
+        let (Some(ends_at), Some(win), Some(closing)) =
+            (p.ends_at(), line.table_win_h, p.closing_float_h)
+        else {
+            self.summary.warnings.push(format!(
+                "period `{}` of table `{}` (opened {}) is not closed: not in the package",
+                p.period_id, p.table_id, p.opened_at
+            ));
+            return;
+        };
+        let Some(game) = GameCode::parse(&line.game) else {
+            return;
+        };
+        self.summary.table_periods += 1;
+        self.summary.rounds += line.rounds;
+        let (record, station) = self.period_ids("S", &p.table_id, p.opened_seq_no);
+        let common = |record: &str| {
+            vec![
+                ("IDZaznamPSTB", record.to_owned()),
+                ("IDPSTB", station.clone()),
+            ]
+        };
+        let mut row = common(&record);
+        row.extend([
+            ("PokladnaStulTurnajBingo", "S".to_owned()),
+            ("IDMisto", self.premises_id()),
+            ("IDHra", self.game_id(game.as_str())),
+            ("CistyHerniVysledek", money(win)),
+            ("MenaKod", CURRENCY.to_owned()),
+            ("ProvozOd", date_time(p.opened_at)),
+            ("ProvozDo", date_time(ends_at)),
+        ]);
+        self.push("pokladna_stul_turnaj_bingo.csv", row);
+        for (code, start, end) in [
+            ("0", 0, p.drop_cash_h),
+            ("1", p.opening_float_h, closing),
+            ("2", 0, p.tips_h),
+        ] {
+            let mut row = common(&record);
+            row.extend([
+                ("IDZaznamProstredek", format!("{record}-{code}")),
+                ("Prostredek", code.to_owned()),
+                ("MenaKod", CURRENCY.to_owned()),
+                ("StavVysePocatek", money(start)),
+                ("StavVyseKonec", money(end)),
+            ]);
+            self.push("prostredek.csv", row);
+        }
+        // The drop box's cash bought chips at the table (J2, cash); tips went into the tronc (12).
+        for (code, payment, amount) in [("J2", "1", p.drop_cash_h), ("12", "", p.tips_h)] {
+            if amount == 0 {
+                continue;
+            }
+            let mut row = common(&record);
+            row.extend([
+                ("IDTransakce", format!("{record}-{code}")),
+                ("TransakceTyp", code.to_owned()),
+                ("TransakceVyse", money(amount)),
+                ("MenaKod", CURRENCY.to_owned()),
+                ("TransakceZpusob", payment.to_owned()),
+            ]);
+            self.push("pstb_transakce.csv", row);
+        }
+        // Between players (poker, OFC) the casino's part is the rake: an accompanying payment,
+        // not a stake.
+        let between_players = matches!(game, GameCode::PokerCash | GameCode::OpenFaceChinese);
+        let (stakes, fees) = if between_players {
+            (
+                line.stakes_h.saturating_sub(line.rounds_result_h),
+                Some(line.rounds_result_h),
+            )
+        } else {
+            (line.stakes_h, None)
+        };
+        let mut row = common(&record);
+        row.extend([
+            (
+                "IDJednaHraCastTurnaje",
+                format!("{record}-{}", game.as_str()),
+            ),
+            ("ZahajeniCas", date_time(p.opened_at)),
+            ("UkonceniCas", date_time(ends_at)),
+            ("UhrnSazkyVyse", money(stakes)),
+            (
+                "UhrnDoprovodnaPlneniVyse",
+                fees.map(money).unwrap_or_default(),
+            ),
+            ("UhrnVyhryVyse", money(line.payouts_h)),
+            ("UhrnVraceneSazkyVyse", money(line.returned_stakes_h)),
+            ("MenaKod", CURRENCY.to_owned()),
+        ]);
+        self.push("hra_turnaj_bingo.csv", row);
+        let possible = self.max_win(&p.table_id).unwrap_or(line.max_payout_h);
+        let mut row = common(&record);
+        row.extend([
+            ("IDMoznaVyhra", format!("{record}-MV")),
+            (
+                "MoznaVyhraNazev",
+                format!("{} – nejvyšší možná výhra", game.plan_name()),
+            ),
+            ("MoznaVyhraVysePocatek", money(possible)),
+            ("MoznaVyhraVyseKonec", money(possible)),
+            ("MenaKod", CURRENCY.to_owned()),
+        ]);
+        self.push("mozna_vyhra_stul_bingo.csv", row);
+    }
+
+    fn cage_period(&mut self, cage: &CagePeriod) {
+        let (Some(ends_at), Some(closing)) = (cage.closed_at, cage.closing) else {
+            self.summary.warnings.push(format!(
+                "period `{}` of cage `{}` (opened {}) is not closed: not in the package",
+                cage.period_id, cage.cage_id, cage.opened_at
+            ));
+            return;
+        };
+        self.summary.cage_periods += 1;
+        let (record, station) = self.period_ids("P", &cage.cage_id, cage.opened_seq_no);
+        let common = |record: &str| {
+            vec![
+                ("IDZaznamPSTB", record.to_owned()),
+                ("IDPSTB", station.clone()),
+            ]
+        };
+        let mut row = common(&record);
+        row.extend([
+            ("PokladnaStulTurnajBingo", "P".to_owned()),
+            ("IDMisto", self.premises_id()),
+            ("ProvozOd", date_time(cage.opened_at)),
+            ("ProvozDo", date_time(ends_at)),
+        ]);
+        self.push("pokladna_stul_turnaj_bingo.csv", row);
+        let opening = cage.opening;
+        for (code, start, end) in [
+            ("0", opening.cash_h, closing.cash_h),
+            ("1", opening.chips_h, closing.chips_h),
+            ("2", opening.tronc_h, closing.tronc_h),
+        ] {
+            let mut row = common(&record);
+            row.extend([
+                ("IDZaznamProstredek", format!("{record}-{code}")),
+                ("Prostredek", code.to_owned()),
+                ("MenaKod", CURRENCY.to_owned()),
+                ("StavVysePocatek", money(start)),
+                ("StavVyseKonec", money(end)),
+            ]);
+            self.push("prostredek.csv", row);
+        }
+        let mut totals: BTreeMap<(&str, String), i64> = BTreeMap::new();
+        for (&(kind, payment), movement) in &cage.movements {
+            let (code, sign) = transaction_code(kind);
+            let total = totals.entry((code, payment_code(payment))).or_default();
+            *total = total.saturating_add(sign * movement.amount_h);
+        }
+        for ((code, payment), amount) in totals {
+            let mut row = common(&record);
+            let suffix = if payment.is_empty() {
+                String::new()
+            } else {
+                format!("-{payment}")
+            };
+            row.extend([
+                ("IDTransakce", format!("{record}-{code}{suffix}")),
+                ("TransakceTyp", code.to_owned()),
+                ("TransakceVyse", money(amount)),
+                ("MenaKod", CURRENCY.to_owned()),
+                ("TransakceZpusob", payment),
+            ]);
+            self.push("pstb_transakce.csv", row);
+        }
+    }
+
+    fn tournaments(&mut self, tournaments: Vec<TournamentRow>) -> Result<(), PackageError> {
+        for t in tournaments {
+            let record = read_tournament(&t.entry)?;
+            self.summary.tournaments += 1;
+            let (row_id, _) = self.period_ids("T", &record.table_id, t.seq_no as u64);
+            let station = self.id(&["T", &record.tournament_id]);
+            let game = GameCode::PokerTournament;
+            let common = |record: &str| {
+                vec![
+                    ("IDZaznamPSTB", record.to_owned()),
+                    ("IDPSTB", station.clone()),
+                ]
+            };
+            let mut row = common(&row_id);
+            row.extend([
+                ("PokladnaStulTurnajBingo", "T".to_owned()),
+                ("IDMisto", self.premises_id()),
+                ("IDHra", self.game_id(game.as_str())),
+                ("MenaKod", CURRENCY.to_owned()),
+                ("ProvozOd", date_time(record.starts_at)),
+                ("ProvozDo", date_time(record.played_at)),
+            ]);
+            self.push("pokladna_stul_turnaj_bingo.csv", row);
+            let players: BTreeSet<&str> =
+                record.entries.iter().map(|e| e.player.as_str()).collect();
+            let before_start: i64 = record
+                .entries
+                .iter()
+                .filter(|e| e.at < record.starts_at)
+                .fold(0i64, |sum, e| sum.saturating_add(e.amount_h));
+            let (stakes, wins, returned) = if t.void {
+                (t.stakes_h, 0, t.paid_h)
+            } else {
+                (t.stakes_h, t.paid_h, 0)
+            };
+            let mut row = common(&row_id);
+            row.extend([
+                ("IDJednaHraCastTurnaje", format!("{row_id}-turnaj")),
+                ("OznaceniTurnaj", record.tournament_id.clone()),
+                ("ZahajeniCas", date_time(record.starts_at)),
+                ("UkonceniCas", date_time(record.played_at)),
+                ("UhrnSazkyVyse", money(stakes)),
+                ("UhrnDoprovodnaPlneniVyse", money(record.fee_h)),
+                ("UhrnVyhryVyse", money(wins)),
+                ("UhrnVraceneSazkyVyse", money(returned)),
+                (
+                    "PovinnyVkladVyse",
+                    format!("buy-in {}", money(record.buy_in_h)),
+                ),
+                ("MenaKod", CURRENCY.to_owned()),
+                ("TurnajPocetHracu", players.len().to_string()),
+                ("TurnajVkladyPredZahajenimVyse", money(before_start)),
+            ]);
+            self.push("hra_turnaj_bingo.csv", row);
+            let first_prize = record.results.iter().map(|r| r.prize_h).max().unwrap_or(0);
+            let mut row = common(&row_id);
+            row.extend([
+                ("IDMoznaVyhra", format!("{row_id}-MV")),
+                (
+                    "MoznaVyhraNazev",
+                    format!("{} – první cena", record.tournament_id),
+                ),
+                (
+                    "MoznaVyhraVysePocatek",
+                    money(record.guarantee_h.unwrap_or(0)),
+                ),
+                ("MoznaVyhraVyseKonec", money(first_prize)),
+                ("MenaKod", CURRENCY.to_owned()),
+            ]);
+            self.push("mozna_vyhra_stul_bingo.csv", row);
+        }
+        Ok(())
+    }
+
+    /// Per game and gaming day played: the plan's largest win (the largest payout for games
+    /// between players, which have none).
+    fn possible_wins_per_game(&mut self, days: &[GameDay]) {
+        for d in days {
+            let Some(game) = GameCode::parse(&d.game) else {
+                continue;
+            };
+            let plan_max = self
+                .stations
+                .values()
+                .filter(|(g, _)| *g == d.game)
+                .filter_map(|(_, plan)| self.plans.get(plan)?.max_win_h(game))
+                .max();
+            let possible = plan_max.unwrap_or(d.max_payout_h);
+            let day = date(d.day);
+            let row = vec![
+                ("IDMoznaVyhraProHru", self.id(&[game.as_str(), &day])),
+                ("IDHra", self.game_id(game.as_str())),
+                ("IDMisto", self.premises_id()),
+                ("MoznaVyhraProHruVysePocatek", money(possible)),
+                ("MoznaVyhruProHruVyseKonec", money(possible)),
+                ("MenaKod", CURRENCY.to_owned()),
+                ("Datum", day),
+            ];
+            self.push("mozna_vyhra_pro_hru.csv", row);
+        }
+    }
+}
+
+fn read_tournament(entry: &[u8]) -> Result<rules::tournament::TournamentRecord, PackageError> {
+    let bad = |reason: String| {
+        PackageError::Report(ReportError::Ledger(ledger::LedgerError::MislabelledEntry {
+            index: 0,
+            stored: "a tournament's round",
+            found: reason,
+        }))
+    };
+    let value: serde_json::Value =
+        serde_json::from_slice(entry).map_err(|e| bad(format!("not an entry ({e})")))?;
+    match Round::parse(&value["envelope"]["record"]) {
+        Ok(Round::Tournament(t)) => Ok(t),
+        Ok(other) => Err(bad(format!("a {} round", other.game()))),
+        Err(e) => Err(bad(e.to_string())),
+    }
+}
+
+fn load_tournaments(
+    conn: &mut PgConnection,
+    stations: &[String],
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> Result<Vec<TournamentRow>, PackageError> {
+    Ok(diesel::sql_query(
+        "SELECT e.entry, e.seq_no, a.stakes_h, a.paid_h, a.void \
+         FROM adjudications a JOIN ledger_entries e ON e.idx = a.ledger_index \
+         WHERE a.game = 'poker_tournament' AND a.played_at >= $1 AND a.played_at < $2 \
+           AND a.table_id = ANY($3) \
+         ORDER BY a.played_at, a.ledger_index",
+    )
+    .bind::<Timestamptz, _>(start)
+    .bind::<Timestamptz, _>(end)
+    .bind::<Array<Text>, _>(stations)
+    .load(conn)?)
+}
+
+fn load_game_days(
+    conn: &mut PgConnection,
+    stations: &[String],
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+    clock: GamingDayClock,
+) -> Result<Vec<GameDay>, PackageError> {
+    Ok(diesel::sql_query(
+        "SELECT game, ((played_at AT TIME ZONE $4) - make_interval(hours => $5))::date AS day, \
+                coalesce(max(paid_h) FILTER (WHERE NOT void), 0)::bigint AS max_payout_h \
+         FROM adjudications \
+         WHERE played_at >= $1 AND played_at < $2 AND table_id = ANY($3) \
+         GROUP BY 1, 2 ORDER BY 1, 2",
+    )
+    .bind::<Timestamptz, _>(start)
+    .bind::<Timestamptz, _>(end)
+    .bind::<Array<Text>, _>(stations)
+    .bind::<Text, _>(clock.zone.name())
+    .bind::<Integer, _>(clock.start_hour as i32)
+    .load(conn)?)
+}
