@@ -139,6 +139,12 @@ pub const ROUTES: &[RouteAccess] = &[
         "/api/v1/reports/wheels",
         Access::Roles(REPORT_READERS),
     ),
+    route("GET", "/api/v1/reports/mf", Access::Roles(REPORT_READERS)),
+    route(
+        "GET",
+        "/api/v1/reports/periods",
+        Access::Roles(REPORT_READERS),
+    ),
     route("GET", "/api/v1/exports", Access::Roles(LEDGER_READERS)),
     route("GET", "/api/v1/apikeys", Access::Roles(KEY_READERS)),
     route("POST", "/api/v1/apikeys", Access::Roles(&[Admin])),

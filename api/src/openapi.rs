@@ -48,6 +48,8 @@ pub const SECURITY_SCHEME: &str = "api_key";
         routes::reports::shoes,
         routes::reports::fantasy,
         routes::reports::wheels,
+        routes::mf::package,
+        routes::mf::periods,
         routes::findings::get,
         routes::findings::resolve,
         routes::exports::export,

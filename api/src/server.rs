@@ -48,6 +48,8 @@ pub struct Settings {
     pub api_key_rate: RateLimit,
     /// Requests each client address may make under the API, with or without a key.
     pub address_rate: RateLimit,
+    /// The operator and its premises (the Ministry's package); none when not configured.
+    pub operator_config: Option<reports::mf::OperatorConfig>,
 }
 
 impl Settings {
@@ -63,6 +65,7 @@ impl Settings {
             checkpoints: None,
             api_key_rate: RateLimit::default(),
             address_rate: DEFAULT_ADDRESS_RATE,
+            operator_config: None,
         }
     }
 }
@@ -110,6 +113,7 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
         )),
         default_plan: settings.default_plan.clone(),
         body_limit: settings.body_limit,
+        operator_config: settings.operator_config.clone().map(Arc::new),
     })
 }
 

@@ -25,6 +25,8 @@ pub struct AppState {
     pub default_plan: String,
     /// Largest accepted request body, in bytes.
     pub body_limit: usize,
+    /// The operator and its premises, for the Ministry's package; none when not configured.
+    pub operator_config: Option<Arc<reports::mf::OperatorConfig>>,
 }
 
 impl AppState {

@@ -72,6 +72,8 @@ fn example(
         ("GET", "/api/v1/ledger/gaps") => (path.into(), None),
         ("GET", "/api/v1/significant-events") => (path.into(), None),
         ("GET", "/api/v1/findings") => (format!("{path}?state=open"), None),
+        ("GET", "/api/v1/reports/mf") => (format!("{path}?month=2026-11&misto=kasino_1"), None),
+        ("GET", "/api/v1/reports/periods") => (format!("{path}?month=2026-11"), None),
         ("GET", "/api/v1/findings/{finding_id}") => {
             (format!("/api/v1/findings/{}", finding()), None)
         }
@@ -135,7 +137,7 @@ fn request(
 #[actix_web::test]
 async fn every_route_answers_each_role_as_the_role_table_says() {
     // Entries 0-1: admin and compliance keys; 2-3: regulator and reporter keys.
-    let (state, url) = api_state();
+    let (state, url) = api_state_configured();
     create_key(&url, Role::Regulator);
     create_key(&url, Role::Reporter);
     let mut conn = ledger::storage::connect(&url).unwrap();

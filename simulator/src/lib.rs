@@ -5,6 +5,7 @@
 pub mod bench;
 mod bench_verify;
 pub mod games;
+pub mod month;
 pub mod simulate;
 
 /// A progress bar on standard error for long command-line work (verify, simulate, benchmark

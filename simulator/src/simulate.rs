@@ -50,6 +50,18 @@ pub struct SimulateArgs {
     /// Operator key that signs the simulator's own API key entries (as for `serve`).
     #[arg(long, env = "DOZOR_OPERATOR_KEY")]
     operator_key: Option<std::path::PathBuf>,
+    /// Simulate a month of operations, `YYYY-MM`: every gaming day each table opens a period,
+    /// plays `--rounds` rounds, takes a fill and a credit, tips, a counted drop and closes; a
+    /// cage (`SIM-CAGE`) trades chips, cash and tournament entries. `--game` may then list
+    /// several games (comma-separated), each with `--tables` tables.
+    #[arg(long)]
+    month: Option<String>,
+    /// With `--month`: how many of its gaming days, from the first (default: all).
+    #[arg(long)]
+    days: Option<u32>,
+    /// Local hour (Europe/Prague) at which a gaming day starts (for `--month`).
+    #[arg(long, default_value_t = 6)]
+    gaming_day_start_hour: u32,
 }
 
 const GAMES: [&str; 9] = [
@@ -68,8 +80,11 @@ pub fn run(global: &DatabaseChoice, args: SimulateArgs) -> anyhow::Result<ExitCo
     if !(0.0..=1.0).contains(&args.error_share) {
         bail!("--error-share must be between 0 and 1");
     }
-    if !GAMES.contains(&args.game.as_str()) {
-        bail!("unknown game `{}` ({})", args.game, GAMES.join(", "));
+    let several = args.month.is_some();
+    for game in args.game.split(',') {
+        if !GAMES.contains(&game) || (!several && game != args.game) {
+            bail!("unknown game `{}` ({})", args.game, GAMES.join(", "));
+        }
     }
     if !(0.0..=1.0).contains(&args.uneven_wheel) {
         bail!("--uneven-wheel must be between 0 and 1");
@@ -167,10 +182,8 @@ pub fn client_with_key(token: &str) -> anyhow::Result<reqwest::Client> {
         .build()?)
 }
 
-async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow::Result<ExitCode> {
-    let client = client_with_key(token)?;
-    let base = args.server.trim_end_matches('/').to_owned();
-    let prefix = match args.game.as_str() {
+fn table_prefix(game: &str) -> &'static str {
+    match game {
         "blackjack" => "SIM-BJ",
         "ultimate_texas_holdem" => "SIM-U",
         "money_wheel_1" => "SIM-W1-",
@@ -180,7 +193,41 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
         "open_face_chinese" => "SIM-OFC",
         "poker_tournament" => "SIM-ROOM",
         _ => "SIM-R",
-    };
+    }
+}
+
+/// Registers a station (201, or 409 when it exists) and returns its next sequence number.
+async fn register(client: &reqwest::Client, base: &str, body: Value) -> anyhow::Result<u64> {
+    let table_id = body["table_id"].as_str().unwrap_or_default().to_owned();
+    let registration = client
+        .post(format!("{base}/api/v1/tables"))
+        .json(&body)
+        .send()
+        .await
+        .with_context(|| format!("cannot reach {base}; is `dozor serve` running?"))?;
+    match registration.status().as_u16() {
+        201 | 409 => {}
+        status => bail!(
+            "registering {table_id}: HTTP {status}: {}",
+            registration.text().await?
+        ),
+    }
+    let table: Value = client
+        .get(format!("{base}/api/v1/tables/{table_id}"))
+        .send()
+        .await?
+        .json()
+        .await?;
+    Ok(table["last_seq_no"].as_u64().map_or(1, |s| s + 1))
+}
+
+async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow::Result<ExitCode> {
+    let client = client_with_key(token)?;
+    let base = args.server.trim_end_matches('/').to_owned();
+    if let Some(month) = args.month.clone() {
+        return simulate_month(&args, &month, plan, &client, &base).await;
+    }
+    let prefix = table_prefix(&args.game);
     let mut envelopes = Vec::new();
     let mut injected: BTreeMap<&str, u64> = BTreeMap::new();
     for t in 1..=args.tables {
@@ -206,26 +253,7 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
         if let Some(layout) = simulator.wheel_layout() {
             body["wheel_layout"] = json!(layout);
         }
-        let registration = client
-            .post(format!("{base}/api/v1/tables"))
-            .json(&body)
-            .send()
-            .await
-            .with_context(|| format!("cannot reach {base}; is `dozor serve` running?"))?;
-        match registration.status().as_u16() {
-            201 | 409 => {}
-            status => bail!(
-                "registering {table_id}: HTTP {status}: {}",
-                registration.text().await?
-            ),
-        }
-        let table: Value = client
-            .get(format!("{base}/api/v1/tables/{table_id}"))
-            .send()
-            .await?
-            .json()
-            .await?;
-        let first = table["last_seq_no"].as_u64().map_or(1, |s| s + 1);
+        let first = register(&client, &base, body).await?;
         for seq_no in first..first + args.rounds {
             let slot = Slot {
                 table_id: &table_id,
@@ -240,30 +268,8 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
         }
     }
     let total = envelopes.len();
-    let bar = crate::progress_bar(total as u64, "records submitted");
     let started = std::time::Instant::now();
-    let statuses: Vec<u16> = stream::iter(envelopes)
-        .map(|envelope| {
-            let client = client.clone();
-            let url = format!("{base}/api/v1/records");
-            let bar = bar.clone();
-            async move {
-                let status = match client.post(url).json(&envelope).send().await {
-                    Ok(r) => r.status().as_u16(),
-                    Err(_) => 0,
-                };
-                bar.inc(1);
-                status
-            }
-        })
-        .buffer_unordered(args.concurrency.max(1))
-        .collect()
-        .await;
-    bar.finish_and_clear();
-    let mut by_status: BTreeMap<u16, usize> = BTreeMap::new();
-    for s in statuses {
-        *by_status.entry(s).or_default() += 1;
-    }
+    let by_status = submit(&client, &base, envelopes, args.concurrency).await;
     let seconds = started.elapsed().as_secs_f64();
     println!(
         "{}",
@@ -278,13 +284,117 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
             "report": format!("{base}/api/v1/reports/daily?day=<gaming day>&format=csv"),
         }))?
     );
-    let failed = by_status
-        .iter()
-        .filter(|(s, _)| **s != 201 && **s != 200)
-        .count();
-    Ok(if failed == 0 {
+    Ok(exit_code(&by_status))
+}
+
+/// Success when every record was accepted (201) or was in the ledger already (200).
+fn exit_code(by_status: &BTreeMap<u16, usize>) -> ExitCode {
+    if by_status.keys().all(|s| *s == 201 || *s == 200) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    })
+    }
+}
+
+/// Submits the envelopes, `concurrency` at once; the count of each HTTP status.
+async fn submit(
+    client: &reqwest::Client,
+    base: &str,
+    envelopes: Vec<Envelope>,
+    concurrency: usize,
+) -> BTreeMap<u16, usize> {
+    let total = envelopes.len();
+    let bar = crate::progress_bar(total as u64, "records submitted");
+    let statuses: Vec<u16> = stream::iter(envelopes)
+        .map(|envelope| {
+            let client = client.clone();
+            let url = format!("{base}/api/v1/records");
+            let bar = bar.clone();
+            async move {
+                let status = match client.post(url).json(&envelope).send().await {
+                    Ok(r) => r.status().as_u16(),
+                    Err(_) => 0,
+                };
+                bar.inc(1);
+                status
+            }
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    bar.finish_and_clear();
+    let mut by_status: BTreeMap<u16, usize> = BTreeMap::new();
+    for s in statuses {
+        *by_status.entry(s).or_default() += 1;
+    }
+    by_status
+}
+
+/// A month of operations at every table of every game listed, and a cage.
+async fn simulate_month(
+    args: &SimulateArgs,
+    month: &str,
+    plan: rules::Plan,
+    client: &reqwest::Client,
+    base: &str,
+) -> anyhow::Result<ExitCode> {
+    use crate::month::{station_records, MonthSettings, Station};
+    let month =
+        reports::Month::parse(month).ok_or_else(|| anyhow!("--month `{month}` is not YYYY-MM"))?;
+    let clock = reports::GamingDayClock::new(chrono_tz::Europe::Prague, args.gaming_day_start_hour)
+        .ok_or_else(|| anyhow!("--gaming-day-start-hour must be 0-23"))?;
+    let all_days = (month.next_first_day() - month.first_day()).num_days() as u32;
+    let settings = MonthSettings {
+        month,
+        days: args.days.unwrap_or(all_days).min(all_days),
+        rounds: args.rounds,
+        error_share: args.error_share,
+        seed: args.seed,
+        clock,
+    };
+    // The stations play from the month's first gaming day on.
+    let plays_from = clock.start_of(month.first_day()) - chrono::Duration::hours(1);
+    let mut stations = Vec::new();
+    for game in args.game.split(',') {
+        for t in 1..=args.tables {
+            let table_id = format!("{}{t:02}", table_prefix(game));
+            let seed = args.seed.wrapping_add(t as u64);
+            stations.push(Station::table(table_id, game, seed, &plan)?);
+        }
+    }
+    stations.push(Station::cage("SIM-CAGE".into()));
+    let mut envelopes = Vec::new();
+    for station in &mut stations {
+        let key = table_key(args.seed, &station.table_id);
+        let mut body = json!({"table_id": station.table_id, "game": station.game,
+                              "plan_id": plan.plan_id,
+                              "location": format!("Simulated casino, {}", station.table_id),
+                              "public_key": encode_public_key(&key.verifying_key()),
+                              "valid_from": plays_from.to_rfc3339()});
+        if let Some(layout) = station.wheel_layout() {
+            body["wheel_layout"] = json!(layout);
+        }
+        let first = register(client, base, body).await?;
+        for record in station_records(station, &plan, &settings, first)? {
+            envelopes.push(Envelope::sign(record, &key)?);
+        }
+    }
+    let total = envelopes.len();
+    let started = std::time::Instant::now();
+    let by_status = submit(client, base, envelopes, args.concurrency).await;
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&json!({
+            "month": month.to_string(),
+            "days": settings.days,
+            "stations": stations.iter().map(|s| &s.table_id).collect::<Vec<_>>(),
+            "records_submitted": total,
+            "http_status_counts": by_status,
+            "seconds": (seconds * 100.0).round() / 100.0,
+            "periods": format!("dozor report periods --month {month}"),
+            "package": format!("dozor report mf --month {month} --misto <premises>"),
+        }))?
+    );
+    Ok(exit_code(&by_status))
 }

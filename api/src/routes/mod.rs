@@ -5,6 +5,7 @@ pub mod exports;
 pub mod findings;
 pub mod health;
 pub mod ledger;
+pub mod mf;
 pub mod records;
 pub mod reports;
 pub mod tables;
@@ -47,6 +48,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(reports::shoes)
             .service(reports::fantasy)
             .service(reports::wheels)
+            .service(mf::package)
+            .service(mf::periods)
             .service(exports::export)
             .service(apikeys::list)
             .service(apikeys::create)

@@ -52,6 +52,11 @@ pub struct ServeArgs {
     /// the server's own login, a member of `dozor_writer` only.
     #[arg(long, env = "DOZOR_OWNER_DATABASE_URL", hide_env_values = true)]
     owner_database_url: Option<String>,
+    /// The configuration file with the operator and its premises (`[operator]`,
+    /// `[[premises]]`, `[reconciliation]`) for the Ministry's package; default
+    /// `<data dir>/dozor.toml` if it exists.
+    #[arg(long, env = "DOZOR_CONFIG")]
+    config: Option<PathBuf>,
 }
 
 /// Reads the operator key, or creates one at the default place.
@@ -85,6 +90,10 @@ pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
         operator_key(global, args.operator_key.clone())?,
     );
     settings.clock = clock;
+    let config_path = super::mf::config_path(global, args.config.clone());
+    if args.config.is_some() || config_path.exists() {
+        settings.operator_config = Some(reports::mf::OperatorConfig::load(&config_path)?);
+    }
     if args.api_key_rate == 0 || args.api_key_burst == 0 {
         anyhow::bail!("--api-key-rate and --api-key-burst must be at least 1");
     }

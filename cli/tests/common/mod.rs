@@ -23,6 +23,44 @@ pub fn api_state() -> (AppState, String) {
     (state, url)
 }
 
+/// [`api_state`] with the operator and its premises configured (see [`operator_config`]).
+pub fn api_state_configured() -> (AppState, String) {
+    let (state, url) = state_with(|s| s.operator_config = Some(operator_config()));
+    create_key(&url, Role::Admin);
+    create_key(&url, Role::Compliance);
+    (state, url)
+}
+
+/// The tests' operator (IČO 12345678) and its premises `kasino_1` in Prague, holding the
+/// stations R01, R02, BJ1, PH1, ROOM1 and CAGE.
+pub const OPERATOR_CONFIG: &str = r#"
+[operator]
+ico = "12345678"
+name = "Kasino Test a.s."
+
+[[premises]]
+id = "kasino_1"
+name = "Kasino Praha"
+street = "Václavské náměstí"
+house_number = 800
+orientation_number = "12a"
+postcode = 11000
+municipality = "Praha"
+municipal_district = 1
+region = "PHA"
+ruian = 21723265
+gps_x = "14.4252"
+gps_y = "50.0811"
+stations = ["R01", "R02", "BJ1", "PH1", "ROOM1", "CAGE"]
+
+[reconciliation]
+tolerance_h = 10000
+"#;
+
+pub fn operator_config() -> reports::mf::OperatorConfig {
+    reports::mf::OperatorConfig::parse(OPERATOR_CONFIG).unwrap()
+}
+
 /// The fixed secret of the tests' key of `role`.
 fn secret(role: Role) -> ApiKeySecret {
     let n = Role::ALL.iter().position(|r| *r == role).unwrap() as u8;

@@ -11,9 +11,9 @@ use ledger::storage::published_reports::{self, Publication};
 
 use super::package::Package;
 
-/// Where sealed packages are named in the ledger: `mf/{package}.zip`.
+/// Where sealed packages are named in the ledger: `reports/mf/{package}.zip`.
 pub fn sealed_name(package: &Package) -> String {
-    format!("mf/{}.zip", package.name)
+    format!("reports/mf/{}.zip", package.name)
 }
 
 /// The package's ZIP: its folder with every file, in file order.
@@ -26,10 +26,7 @@ pub fn zip_bytes(package: &Package) -> std::io::Result<Vec<u8>> {
             .map_err(std::io::Error::other)?;
         zip.write_all(bytes)?;
     }
-    Ok(zip
-        .finish()
-        .map_err(std::io::Error::other)?
-        .into_inner())
+    Ok(zip.finish().map_err(std::io::Error::other)?.into_inner())
 }
 
 /// Seals the ZIP's SHA-256 into the ledger as a `report_published` event signed by `operator`

@@ -189,7 +189,8 @@ pub fn validate(
     // The Ministry's validator asks for the exchange rates in the quarter's last month only,
     // and refuses them in the others.
     let rates = "mena_kurs.csv".to_owned();
-    if name.month.month().is_multiple_of(3) && schema.model_file_names(&name.model).contains(&rates) {
+    if name.month.month().is_multiple_of(3) && schema.model_file_names(&name.model).contains(&rates)
+    {
         expected.push(rates);
     }
     let present: BTreeSet<String> = source.files.iter().map(|(n, _)| n.to_lowercase()).collect();

@@ -1,0 +1,138 @@
+//! The Ministry of Finance's monthly package and the period audit it is built on.
+
+use actix_web::{get, web, HttpResponse};
+use reports::mf::{self, PackageError, PackageRequest};
+use reports::periods::{self as period_audit, AuditSettings};
+use reports::Month;
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::error::{ApiError, ErrorBody};
+use crate::state::AppState;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct PackageQuery {
+    /// Month of gaming days, `YYYY-MM`.
+    pub month: String,
+    /// The premises' id, as in the configuration's `[[premises]]`.
+    pub misto: String,
+    /// The package's version, 1-99 (default 1).
+    pub version: Option<u8>,
+}
+
+fn month(text: &str) -> Result<Month, ApiError> {
+    Month::parse(text).ok_or_else(|| {
+        ApiError::bad_request(
+            "invalid_query",
+            format!("month must be YYYY-MM, not `{text}`"),
+        )
+    })
+}
+
+impl From<PackageError> for ApiError {
+    fn from(e: PackageError) -> Self {
+        match e {
+            PackageError::UnknownPremises(_) => {
+                ApiError::not_found("unknown_premises", e.to_string())
+            }
+            PackageError::BadVersion => ApiError::bad_request("invalid_query", e.to_string()),
+            PackageError::Report(e) => e.into(),
+            other => ApiError::internal(other),
+        }
+    }
+}
+
+/// The Ministry of Finance's monthly package of one premises (vyhláška 10/2019 Sb., model M,
+/// live game Z) as its ZIP; the ZIP's SHA-256 is sealed into the ledger as a `report_published`
+/// event named `reports/mf/{package}.zip` (`X-Dozor-Sealed-At`: its ledger index).
+#[utoipa::path(get, path = "/api/v1/reports/mf", tag = "reports", params(PackageQuery),
+    responses((status = 200, description = "the package's ZIP (application/zip)", content_type = "application/zip", body = Vec<u8>),
+              (status = 400, body = ErrorBody), (status = 404, description = "unknown premises", body = ErrorBody),
+              (status = 409, description = "no operator and premises configured", body = ErrorBody)))]
+#[get("/reports/mf")]
+pub async fn package(
+    state: web::Data<AppState>,
+    query: web::Query<PackageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let PackageQuery {
+        month: text,
+        misto,
+        version,
+    } = query.into_inner();
+    let month = month(&text)?;
+    let config = state
+        .operator_config
+        .clone()
+        .ok_or_else(|| ApiError::Conflict {
+            code: "not_configured",
+            message: "the operator and its premises are not configured (dozor.toml)".into(),
+            details: serde_json::json!({}),
+        })?;
+    let (package, zip, sealed) = web::block(move || -> Result<_, ApiError> {
+        let mut conn = state.conn()?;
+        let now = chrono::Utc::now();
+        let package = mf::build(
+            &mut conn,
+            &PackageRequest {
+                config: &config,
+                premises: &misto,
+                month,
+                version: version.unwrap_or(1),
+                clock: state.clock,
+                plans: &state.plans,
+                now,
+            },
+        )?;
+        let zip = mf::deliver::zip_bytes(&package).map_err(ApiError::internal)?;
+        let sealed =
+            mf::deliver::seal(&mut conn, state.operator.signing_key(), &package, &zip, now)?;
+        Ok((package, zip, sealed))
+    })
+    .await??;
+    let mut response = HttpResponse::Ok();
+    response.content_type("application/zip").insert_header((
+        "Content-Disposition",
+        format!("attachment; filename=\"{}.zip\"", package.name),
+    ));
+    if let Some(publication) = sealed.first() {
+        response
+            .insert_header(("X-Dozor-Sealed-At", publication.index.to_string()))
+            .insert_header(("X-Dozor-Sha256", publication.sha256.clone()));
+    }
+    Ok(response.body(zip))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodsQuery {
+    /// Month of gaming days, `YYYY-MM`.
+    pub month: String,
+}
+
+/// Period audit of a month: each table's and cage's operating periods from their signed
+/// records, each table period's win by the count against its rounds (a difference beyond the
+/// configured tolerance is a `drop_not_reconciled` finding), and the rounds played while their
+/// table had no open period.
+#[utoipa::path(get, path = "/api/v1/reports/periods", tag = "reports", params(PeriodsQuery),
+    responses((status = 200, description = "the period audit (JSON)"), (status = 400, body = ErrorBody)))]
+#[get("/reports/periods")]
+pub async fn periods(
+    state: web::Data<AppState>,
+    query: web::Query<PeriodsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let month = month(&query.month)?;
+    let tolerance_h = state
+        .operator_config
+        .as_ref()
+        .map_or(0, |c| c.reconciliation.tolerance_h);
+    let audit = web::block(move || -> Result<_, ApiError> {
+        let settings = AuditSettings {
+            clock: state.clock,
+            tolerance_h,
+        };
+        Ok(period_audit::build(&mut *state.conn()?, &settings, month)?)
+    })
+    .await??;
+    Ok(HttpResponse::Ok().json(audit))
+}
