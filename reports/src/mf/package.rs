@@ -207,7 +207,7 @@ pub fn build(
 }
 
 /// A file's bytes: the metadata line, the schema's header, the rows; `;`, CRLF.
-fn render(
+pub(crate) fn render(
     schema: &Schema,
     name: &PackageName,
     file: &str,

@@ -410,4 +410,14 @@ mod tests {
         assert_eq!(c.field, "PokladnaStulTurnajBingo");
         assert!(c.holds("S") && !c.holds("P") && !c.holds("T"));
     }
+
+    #[test]
+    fn the_online_models_other_condition_forms_read_too() {
+        let c = Condition::parse("Field.IsEmpty(IDMainEvent)").unwrap();
+        assert_eq!((c.field.as_str(), &c.test), ("IDMainEvent", &ConditionTest::IsEmpty));
+        let c = Condition::parse("CashOut.Equals(1)").unwrap();
+        assert!(c.holds("1") && !c.holds("0"));
+        // Not a form any validator reads: the field stays optional.
+        assert_eq!(Condition::parse("TypeSM.(‘f’, 'g')"), None);
+    }
 }
