@@ -270,6 +270,23 @@ impl RegistryHistory {
     }
 
     /// Each publication of the report `name`: ledger index and SHA-256, in ledger order.
+    /// Every publication of a report whose name starts with `prefix`: name, index, SHA-256, in
+    /// index order.
+    pub fn published_under(&self, prefix: &str) -> Vec<(&str, u64, &str)> {
+        let mut found: Vec<(&str, u64, &str)> = self
+            .published_reports
+            .iter()
+            .filter(|(name, _)| name.starts_with(prefix))
+            .flat_map(|(name, seals)| {
+                seals
+                    .iter()
+                    .map(move |(index, sha256)| (name.as_str(), *index, sha256.as_str()))
+            })
+            .collect();
+        found.sort_by_key(|(_, index, _)| *index);
+        found
+    }
+
     pub fn published_report(&self, name: &str) -> &[(u64, String)] {
         self.published_reports.get(name).map_or(&[], Vec::as_slice)
     }
@@ -421,6 +438,14 @@ mod tests {
             .unwrap();
         assert_eq!(history.published_report(name), [(0, a.clone()), (1, b)]);
         assert!(history.published_report("reports/other.csv").is_empty());
+        assert_eq!(
+            history.published_under("reports/"),
+            [
+                (name, 0, a.as_str()),
+                (name, 1, history.published_report(name)[1].1.as_str())
+            ]
+        );
+        assert!(history.published_under("reports/mf/").is_empty());
         let err = history
             .apply(2, at0(), &published(Some(1), "../etc/passwd", a.clone()))
             .unwrap_err();

@@ -94,7 +94,7 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
         Ok(report) => {
             println!("{}", serde_json::to_string_pretty(&report)?);
             eprintln!(
-                "export OK: {} entries of {}..{} (plus chain links), {} signatures, {} rounds re-adjudicated, {} resolutions ({} resolved findings found again), {} reports matching their seals, all leaves of checkpoint {} checked in {:.2} s",
+                "export OK: {} entries of {}..{} (plus chain links), {} signatures, {} rounds re-adjudicated, {} resolutions ({} resolved findings found again), {} reports matching their seals, {} Ministry packages sealed, all leaves of checkpoint {} checked in {:.2} s",
                 report.period_entries,
                 report.period.0,
                 report.period.1,
@@ -103,6 +103,7 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
                 report.resolutions,
                 report.resolved_findings_readjudicated,
                 report.reports_sealed,
+                report.ministry_packages.len(),
                 report.checkpoint_size,
                 started.elapsed().as_secs_f64()
             );

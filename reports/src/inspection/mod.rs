@@ -8,6 +8,7 @@ pub mod zip;
 
 pub use format::*;
 pub use verify::{
-    verify_export, Chunking, InspectionError, InspectionReport, VerifyOptions, SIGNATURE_BATCH,
+    verify_export, Chunking, InspectionError, InspectionReport, SealedPackage, VerifyOptions,
+    SIGNATURE_BATCH,
 };
 pub use write::{write_export, ExportError, ExportSummary};

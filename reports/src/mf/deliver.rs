@@ -12,8 +12,10 @@ use ledger::storage::published_reports::{self, Publication};
 use super::package::Package;
 
 /// Where sealed packages are named in the ledger: `reports/mf/{package}.zip`.
+pub const SEALED_PREFIX: &str = "reports/mf/";
+
 pub fn sealed_name(package: &Package) -> String {
-    format!("reports/mf/{}.zip", package.name)
+    format!("{SEALED_PREFIX}{}.zip", package.name)
 }
 
 /// The package's ZIP: its folder with every file, in file order.

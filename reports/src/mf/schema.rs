@@ -414,7 +414,10 @@ mod tests {
     #[test]
     fn the_online_models_other_condition_forms_read_too() {
         let c = Condition::parse("Field.IsEmpty(IDMainEvent)").unwrap();
-        assert_eq!((c.field.as_str(), &c.test), ("IDMainEvent", &ConditionTest::IsEmpty));
+        assert_eq!(
+            (c.field.as_str(), &c.test),
+            ("IDMainEvent", &ConditionTest::IsEmpty)
+        );
         let c = Condition::parse("CashOut.Equals(1)").unwrap();
         assert!(c.holds("1") && !c.holds("0"));
         // Not a form any validator reads: the field stays optional.

@@ -72,6 +72,16 @@ pub struct InspectionReport {
     pub resolved_findings_readjudicated: u64,
     /// Report files whose SHA-256 matched their `report_published` event.
     pub reports_sealed: u64,
+    /// The Ministry's packages sealed in the registry (`reports/mf/…`): which were delivered.
+    pub ministry_packages: Vec<SealedPackage>,
+}
+
+/// A Ministry package's seal: its name, the ledger index of the seal and the ZIP's SHA-256.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SealedPackage {
+    pub name: String,
+    pub index: u64,
+    pub sha256: String,
 }
 
 pub(super) fn read(dir: &Path, name: &str) -> Result<Vec<u8>, InspectionError> {
@@ -182,6 +192,16 @@ pub fn verify_export(
         resolutions: resolved.resolutions,
         resolved_findings_readjudicated: resolved.readjudicated,
         reports_sealed,
+        ministry_packages: registry
+            .history
+            .published_under(crate::mf::deliver::SEALED_PREFIX)
+            .into_iter()
+            .map(|(name, index, sha256)| SealedPackage {
+                name: name.to_owned(),
+                index,
+                sha256: sha256.to_owned(),
+            })
+            .collect(),
     })
 }
 

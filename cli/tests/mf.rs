@@ -1,0 +1,597 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The Ministry's monthly package from the ledger: a simulated month passes the validator, one
+//! table period and one cage day give the hand-computed figures, a drop that does not reconcile
+//! and a round outside a period are findings, and the package's seal travels in the export.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use actix_web::{test, App};
+use api::server;
+use chrono::Utc;
+use common::*;
+use ledger::access::Role;
+use ledger::keys::encode_public_key;
+use reports::mf::{PackageSource, Schema, ValidationSettings};
+use reports::{GamingDayClock, Month};
+use serde_json::{json, Value};
+use sha2::Digest as _;
+use simulator::month::{station_records, MonthSettings, Station};
+
+macro_rules! app {
+    ($state:expr) => {
+        test::init_service(App::new().configure(server::configure($state.clone()))).await
+    };
+}
+
+const PLAN: &str = "69games-ziva-hra";
+
+fn register_body(table_id: &str, game: &str, key: &ed25519_dalek::SigningKey) -> Value {
+    json!({"table_id": table_id, "game": game, "location": "Praha",
+           "public_key": encode_public_key(&key.verifying_key()),
+           "valid_from": "2026-09-30T00:00:00Z"})
+}
+
+/// GET as `role`, the body as bytes, with the response's headers.
+async fn get_bytes(
+    app: &impl TestApp,
+    uri: &str,
+    role: Role,
+) -> (u16, Vec<u8>, actix_web::http::header::HeaderMap) {
+    let request = test::TestRequest::get()
+        .uri(uri)
+        .insert_header(bearer(role))
+        .to_request();
+    let response = test::call_service(app, request).await;
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    (status, test::read_body(response).await.to_vec(), headers)
+}
+
+/// Writes the package's ZIP into a fresh directory (named as the package) and validates it.
+fn validate_zip(zip: &[u8], name: &str) -> (tempfile::TempDir, std::path::PathBuf, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!("{name}.zip"));
+    std::fs::write(&path, zip).unwrap();
+    let source = PackageSource::read(&path).unwrap();
+    let errors = reports::mf::validate(
+        Schema::embedded().unwrap(),
+        &source,
+        &ValidationSettings {
+            now: Utc::now(),
+            clock: GamingDayClock::default(),
+        },
+    );
+    (dir, path, errors.iter().map(ToString::to_string).collect())
+}
+
+/// The rows of one file of a package ZIP, each as field → value.
+fn rows(zip: &[u8], file: &str) -> Vec<BTreeMap<String, String>> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).unwrap();
+    let name = archive
+        .file_names()
+        .find(|n| n.ends_with(&format!("/{file}")))
+        .unwrap()
+        .to_owned();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut archive.by_name(&name).unwrap(), &mut text).unwrap();
+    let mut lines = text.split("\r\n").skip(1).filter(|l| !l.is_empty());
+    let header: Vec<&str> = lines.next().unwrap().split(';').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .zip(l.split(';'))
+                .map(|(k, v)| ((*k).to_owned(), v.to_owned()))
+                .collect()
+        })
+        .collect()
+}
+
+fn row_where<'a>(
+    rows: &'a [BTreeMap<String, String>],
+    field: &str,
+    value: &str,
+) -> &'a BTreeMap<String, String> {
+    rows.iter()
+        .find(|r| r[field] == value)
+        .unwrap_or_else(|| panic!("no row with {field} = {value}: {rows:?}"))
+}
+
+#[actix_web::test]
+async fn a_simulated_month_gives_a_package_the_validator_passes() {
+    let (state, url) = api_state_configured();
+    create_key(&url, Role::Reporter);
+    let app = app!(state);
+    let plan = rules::PlanBook::builtin()
+        .unwrap()
+        .get(PLAN)
+        .unwrap()
+        .clone();
+    let settings = MonthSettings {
+        month: Month::parse("2026-10").unwrap(),
+        days: 3,
+        rounds: 10,
+        error_share: 0.0,
+        seed: 7,
+        clock: GamingDayClock::default(),
+    };
+    let mut stations = vec![
+        Station::table("R01".into(), "roulette", 1, &plan).unwrap(),
+        Station::table("BJ1".into(), "blackjack", 2, &plan).unwrap(),
+        Station::table("PH1".into(), "poker_cash", 3, &plan).unwrap(),
+        Station::table("ROOM1".into(), "poker_tournament", 4, &plan).unwrap(),
+        Station::cage("CAGE".into()),
+    ];
+    let mut submitted = 0;
+    for station in &mut stations {
+        let key = simulator::games::table_key(7, &station.table_id);
+        let (status, body) = post(
+            &app,
+            "/api/v1/tables",
+            register_body(&station.table_id, &station.game, &key),
+        )
+        .await;
+        assert_eq!(status, 201, "{body}");
+        for record in station_records(station, &plan, &settings, 1).unwrap() {
+            let (status, body) = call(&app, record_request(record, &key)).await;
+            assert_eq!(status, 201, "{body}");
+            submitted += 1;
+        }
+    }
+    assert!(submitted > 150, "{submitted}");
+
+    // Every period reconciles exactly; no round is outside a period.
+    let (status, audit) = get(&app, "/api/v1/reports/periods?month=2026-10").await;
+    assert_eq!(status, 200, "{audit}");
+    assert_eq!(audit["findings"], json!([]), "{audit}");
+    assert_eq!(audit["tables"].as_array().unwrap().len(), 3 * 3);
+    assert_eq!(audit["cages"].as_array().unwrap().len(), 3);
+    assert!(audit["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["difference_h"] == 0));
+
+    let (status, zip, headers) = get_bytes(
+        &app,
+        "/api/v1/reports/mf?month=2026-10&misto=kasino_1",
+        Role::Reporter,
+    )
+    .await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&zip));
+    let name = "12345678-M-202610-Z-kasino_1-01";
+    assert_eq!(
+        headers.get("content-disposition").unwrap(),
+        &format!("attachment; filename=\"{name}.zip\"")
+    );
+    let (_dir, path, errors) = validate_zip(&zip, name);
+    assert_eq!(errors, Vec::<String>::new());
+    // The command says so too.
+    let out = dozor()
+        .args(["report", "mf-validate"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("OK: "));
+
+    // 3 days × 3 tables + 3 cage days + 3 tournaments.
+    let periods = rows(&zip, "pokladna_stul_turnaj_bingo.csv");
+    let count = |kind: &str| {
+        periods
+            .iter()
+            .filter(|r| r["PokladnaStulTurnajBingo"] == kind)
+            .count()
+    };
+    assert_eq!((count("S"), count("P"), count("T")), (9, 3, 3));
+    let games: Vec<String> = rows(&zip, "evidence_her.csv")
+        .iter()
+        .map(|r| r["IDHra"].clone())
+        .collect();
+    assert_eq!(
+        games,
+        [
+            "12345678-roulette",
+            "12345678-blackjack",
+            "12345678-poker_cash",
+            "12345678-poker_tournament"
+        ]
+    );
+
+    // The ZIP's SHA-256 is sealed in the ledger at the index the answer names.
+    let sha256 = hex::encode(sha2::Sha256::digest(&zip));
+    assert_eq!(
+        headers.get("x-dozor-sha256").unwrap().to_str().unwrap(),
+        sha256
+    );
+    let index = headers.get("x-dozor-sealed-at").unwrap().to_str().unwrap();
+    let (status, entry) = get(&app, &format!("/api/v1/ledger/entries/{index}")).await;
+    assert_eq!(status, 200, "{entry}");
+    let stored: Value = serde_json::from_str(entry["entry"].as_str().unwrap()).unwrap();
+    let record = &stored["envelope"]["record"];
+    assert_eq!(record["type"], "report_published", "{entry}");
+    assert_eq!(record["name"], format!("reports/mf/{name}.zip"));
+    assert_eq!(record["sha256"], sha256);
+
+    // An inspection export of today carries the seal, and verifies.
+    let today = GamingDayClock::default().day_of(Utc::now());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("export");
+    reports::inspection::write_export(
+        &mut ledger::storage::connect(&url).unwrap(),
+        &GamingDayClock::default(),
+        &operator(),
+        today,
+        today,
+        &out,
+        Utc::now(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let report = reports::inspection::verify_export(
+        &out,
+        &[operator().verifier()],
+        reports::inspection::VerifyOptions::default(),
+        |_, _| {},
+    )
+    .unwrap();
+    assert_eq!(
+        report.ministry_packages,
+        [reports::inspection::SealedPackage {
+            name: format!("reports/mf/{name}.zip"),
+            index: index.parse().unwrap(),
+            sha256,
+        }]
+    );
+}
+
+fn record(table_id: &str, kind: &str, seq_no: u64, period: &str, at: &str, fields: Value) -> Value {
+    let mut r = json!({"type": kind, "table_id": table_id, "seq_no": seq_no, "plan_id": PLAN,
+                       "period_id": period, "at": at});
+    for (k, v) in fields.as_object().unwrap() {
+        r[k] = v.clone();
+    }
+    r
+}
+
+fn chips(pairs: &[(i64, u32)]) -> Value {
+    Value::Array(
+        pairs
+            .iter()
+            .map(|(d, c)| json!({"denomination_h": d, "count": c}))
+            .collect(),
+    )
+}
+
+fn spin_at(table_id: &str, seq_no: u64, number: u8, bet: Value, at: &str) -> Value {
+    let mut r = spin(table_id, seq_no, number, json!([bet]));
+    r["played_at"] = json!(at);
+    r
+}
+
+/// One evening at a roulette table, counted as `closing` (100 Kč notes of the float).
+fn evening(table_id: &str, drop_h: i64, closing: Value) -> Vec<Value> {
+    let p = "E1";
+    vec![
+        // Opening float: 100 × 1 000 Kč = 100 000 Kč.
+        record(
+            table_id,
+            "table_open",
+            1,
+            p,
+            "2026-10-05T16:00:00Z",
+            json!({"float": chips(&[(100_000, 100)])}),
+        ),
+        // Straight 1 000 Kč on 17, 17 wins: paid 35 × 1 000 + 1 000 = 36 000 Kč.
+        spin_at(
+            table_id,
+            2,
+            17,
+            straight("b1", 17, 100_000, 3_600_000),
+            "2026-10-05T17:00:00Z",
+        ),
+        // Straight 500 Kč on 5, 3 wins: lost.
+        spin_at(
+            table_id,
+            3,
+            3,
+            straight("b1", 5, 50_000, 0),
+            "2026-10-05T18:00:00Z",
+        ),
+        // Fill: 20 × 1 000 Kč = 20 000 Kč.
+        record(
+            table_id,
+            "table_fill",
+            4,
+            p,
+            "2026-10-05T18:30:00Z",
+            json!({"slip_no": "F-1", "chips": chips(&[(100_000, 20)]), "by": "J. Nováková"}),
+        ),
+        // Straight 2 000 Kč on 10, 22 wins: lost.
+        spin_at(
+            table_id,
+            5,
+            22,
+            straight("b1", 10, 200_000, 0),
+            "2026-10-05T19:00:00Z",
+        ),
+        // Credit: 5 × 1 000 Kč = 5 000 Kč.
+        record(
+            table_id,
+            "table_credit",
+            6,
+            p,
+            "2026-10-05T20:00:00Z",
+            json!({"slip_no": "C-1", "chips": chips(&[(100_000, 5)]), "by": "P. Dvořák"}),
+        ),
+        // Tips: 4 × 25 Kč = 100 Kč into the tronc.
+        record(
+            table_id,
+            "table_tips",
+            7,
+            p,
+            "2026-10-05T21:00:00Z",
+            json!({"chips": chips(&[(2_500, 4)])}),
+        ),
+        record(
+            table_id,
+            "table_drop",
+            8,
+            p,
+            "2026-10-05T21:50:00Z",
+            json!({"cash_h": drop_h, "counted_by": "count room"}),
+        ),
+        record(
+            table_id,
+            "table_close",
+            9,
+            p,
+            "2026-10-05T22:00:00Z",
+            json!({"float": closing}),
+        ),
+    ]
+}
+
+#[actix_web::test]
+async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
+    let (state, _url) = api_state_configured();
+    let app = app!(state);
+    let (table_key, short_key, cage_key) = (key(1), key(2), key(3));
+    for (id, game, k) in [
+        ("R01", "roulette", &table_key),
+        ("R02", "roulette", &short_key),
+        ("CAGE", "cage", &cage_key),
+    ] {
+        let (status, body) = post(&app, "/api/v1/tables", register_body(id, game, k)).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    // Rounds: stakes 1 000 + 500 + 2 000 = 3 500 Kč, paid 36 000 Kč: the table lost 32 500 Kč.
+    // Closing float from win = closing − opening + credits − fills + drop:
+    //   −32 500 = closing − 100 000 + 5 000 − 20 000 + 20 000  →  closing = 62 500 Kč
+    //   = 62 × 1 000 Kč + 1 × 500 Kč.
+    let closing = chips(&[(100_000, 62), (50_000, 1)]);
+    let mut records: Vec<(Value, &ed25519_dalek::SigningKey)> =
+        evening("R01", 2_000_000, closing.clone())
+            .into_iter()
+            .map(|r| (r, &table_key))
+            .collect();
+    // R02: the same evening, but the drop counts 1 500 Kč less than the rounds explain
+    // (tolerance 100 Kč), and a round played before its period opened.
+    records.extend(
+        evening("R02", 1_850_000, closing)
+            .into_iter()
+            .map(|r| (r, &short_key)),
+    );
+    records.push((
+        spin_at(
+            "R02",
+            10,
+            3,
+            straight("b9", 5, 10_000, 0),
+            "2026-10-05T15:00:00Z",
+        ),
+        &short_key,
+    ));
+    // The cage's day: opening with 1 000 000 Kč cash, 200 × 5 000 Kč chips, an empty tronc.
+    let cage =
+        |seq: u64, kind: &str, at: &str, fields: Value| record("CAGE", kind, seq, "D1", at, fields);
+    let tx = |seq: u64, kind: &str, amount_h: i64, payment: Option<&str>| {
+        let mut fields = json!({"kind": kind, "amount_h": amount_h});
+        if let Some(p) = payment {
+            fields["payment"] = json!(p);
+        }
+        if kind.starts_with("tournament") {
+            fields["tournament_id"] = json!("T-1");
+        }
+        cage(seq, "cage_transaction", "2026-10-05T18:00:00Z", fields)
+    };
+    for r in [
+        cage(
+            1,
+            "cage_open",
+            "2026-10-05T12:00:00Z",
+            json!({"cash_h": 100_000_000, "chips": chips(&[(500_000, 200)]), "tronc_h": 0}),
+        ),
+        tx(2, "chip_purchase", 1_000_000, Some("cash")),
+        tx(3, "chip_purchase", 500_000, Some("cash")),
+        tx(4, "chip_purchase", 800_000, Some("non_cash")),
+        tx(5, "chip_redemption", 1_200_000, Some("cash")),
+        tx(6, "chips_lost", 10_000, None),
+        tx(7, "chips_found", 2_500, None),
+        tx(8, "cash_in", 20_000_000, None),
+        tx(9, "cash_out", 15_000_000, None),
+        tx(10, "tournament_buy_in", 500_000, Some("cash")),
+        // Cash: 1 000 000 + 10 000 + 5 000 − 12 000 + 200 000 − 150 000 + 5 000 = 1 058 000 Kč.
+        // Chips: 1 000 000 − (10 000 + 5 000 + 8 000) + 12 000 = 989 000 Kč
+        //        = 197 × 5 000 + 4 × 1 000 Kč.
+        cage(
+            11,
+            "cage_close",
+            "2026-10-06T03:00:00Z",
+            json!({"cash_h": 105_800_000, "chips": chips(&[(500_000, 197), (100_000, 4)]), "tronc_h": 0}),
+        ),
+    ] {
+        records.push((r, &cage_key));
+    }
+    for (r, k) in records {
+        let (status, body) = call(&app, record_request(r, k)).await;
+        assert_eq!(status, 201, "{body}");
+    }
+
+    let (status, audit) = get(&app, "/api/v1/reports/periods?month=2026-10").await;
+    assert_eq!(status, 200, "{audit}");
+    let r01 = audit["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["table_id"] == "R01")
+        .unwrap();
+    assert_eq!(
+        (r01["rounds"].as_i64(), r01["rounds_result_h"].as_i64()),
+        (Some(3), Some(-3_250_000))
+    );
+    assert_eq!(r01["table_win_h"], -3_250_000);
+    // R02's count: −32 500 − 1 500 = −34 000 Kč against the rounds' −32 500 Kč.
+    let findings: Vec<(&str, &str, Option<i64>)> = audit["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["table_id"].as_str().unwrap(),
+                f["kind"].as_str().unwrap(),
+                f["amount_h"].as_i64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        findings,
+        [
+            ("R02", "round_outside_period", None),
+            ("R02", "drop_not_reconciled", Some(-150_000)),
+        ]
+    );
+    assert_eq!(audit["rounds_outside_periods"][0]["rounds"], 1);
+
+    let (status, zip, _) = get_bytes(
+        &app,
+        "/api/v1/reports/mf?month=2026-10&misto=kasino_1",
+        Role::Compliance,
+    )
+    .await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&zip));
+    let (_dir, _path, errors) = validate_zip(&zip, "12345678-M-202610-Z-kasino_1-01");
+    assert_eq!(errors, Vec::<String>::new());
+
+    let table = "12345678-S-R01-1";
+    let period = row_where(
+        &rows(&zip, "pokladna_stul_turnaj_bingo.csv"),
+        "IDZaznamPSTB",
+        table,
+    )
+    .clone();
+    assert_eq!(period["PokladnaStulTurnajBingo"], "S");
+    assert_eq!(period["CistyHerniVysledek"], "-32500,00");
+    assert_eq!(period["ProvozOd"], "2026-10-05T18:00:00.0+02:00");
+    assert_eq!(period["ProvozDo"], "2026-10-06T00:00:00.0+02:00");
+    let holdings = rows(&zip, "prostredek.csv");
+    let holding = |id: &str| {
+        let r = row_where(&holdings, "IDZaznamProstredek", id);
+        (r["StavVysePocatek"].clone(), r["StavVyseKonec"].clone())
+    };
+    // Drop box cash, float, tronc.
+    assert_eq!(
+        holding(&format!("{table}-0")),
+        ("0,00".into(), "20000,00".into())
+    );
+    assert_eq!(
+        holding(&format!("{table}-1")),
+        ("100000,00".into(), "62500,00".into())
+    );
+    assert_eq!(
+        holding(&format!("{table}-2")),
+        ("0,00".into(), "100,00".into())
+    );
+    let game = row_where(&rows(&zip, "hra_turnaj_bingo.csv"), "IDZaznamPSTB", table).clone();
+    assert_eq!(
+        (
+            game["UhrnSazkyVyse"].as_str(),
+            game["UhrnVyhryVyse"].as_str(),
+            game["UhrnVraceneSazkyVyse"].as_str()
+        ),
+        ("3500,00", "36000,00", "0,00")
+    );
+    let possible = row_where(
+        &rows(&zip, "mozna_vyhra_stul_bingo.csv"),
+        "IDZaznamPSTB",
+        table,
+    )
+    .clone();
+    assert_eq!(possible["MoznaVyhraVyseKonec"], "900000,00");
+
+    // The cage's day: movements by the Ministry's codes and payment (1 cash, 0 not).
+    let cage_id = "12345678-P-CAGE-1";
+    let transactions = rows(&zip, "pstb_transakce.csv");
+    let amount = |id: &str| row_where(&transactions, "IDTransakce", id)["TransakceVyse"].clone();
+    // Chip purchases in cash: 10 000 + 5 000 = 15 000 Kč; by card 8 000 Kč.
+    assert_eq!(amount(&format!("{cage_id}-J1-1")), "15000,00");
+    assert_eq!(amount(&format!("{cage_id}-J1-0")), "8000,00");
+    assert_eq!(amount(&format!("{cage_id}-K1-1")), "12000,00");
+    // Lost 100 Kč, found 25 Kč: 75 Kč written off.
+    assert_eq!(amount(&format!("{cage_id}-L1")), "75,00");
+    assert_eq!(amount(&format!("{cage_id}-3")), "200000,00");
+    assert_eq!(amount(&format!("{cage_id}-7")), "150000,00");
+    assert_eq!(amount(&format!("{cage_id}-1-1")), "5000,00");
+    // And the table's drop: cash bought chips at the table (J2), 20 000 Kč.
+    assert_eq!(amount(&format!("{table}-J2")), "20000,00");
+    assert_eq!(
+        holding(&format!("{cage_id}-0")),
+        ("1000000,00".into(), "1058000,00".into())
+    );
+    assert_eq!(
+        holding(&format!("{cage_id}-1")),
+        ("1000000,00".into(), "989000,00".into())
+    );
+}
+
+#[actix_web::test]
+async fn the_package_route_answers_each_mistake_with_its_error() {
+    let (state, _url) = api_state_configured();
+    let app = app!(state);
+    for (uri, status, code) in [
+        (
+            "/api/v1/reports/mf?month=2026-13&misto=kasino_1",
+            400,
+            "invalid_query",
+        ),
+        (
+            "/api/v1/reports/mf?month=2026-10&misto=kasino_9",
+            404,
+            "unknown_premises",
+        ),
+        (
+            "/api/v1/reports/mf?month=2026-10&misto=kasino_1&version=0",
+            400,
+            "invalid_query",
+        ),
+        (
+            "/api/v1/reports/periods?month=10-2026",
+            400,
+            "invalid_query",
+        ),
+    ] {
+        let (s, body) = get(&app, uri).await;
+        assert_error(s, &body, status, code);
+    }
+    // Without the operator's configuration there is no package to make.
+    let (state, _url) = api_state();
+    let app = app!(state);
+    let (s, body) = get(&app, "/api/v1/reports/mf?month=2026-10&misto=kasino_1").await;
+    assert_error(s, &body, 409, "not_configured");
+}
