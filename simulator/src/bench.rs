@@ -58,6 +58,21 @@ enum BenchKind {
         #[arg(long)]
         strict_signatures: bool,
     },
+    /// The Ministry's monthly package over a month of rounds, periods and cage days (filled
+    /// once, kept): period audit, files and ZIP.
+    Mf {
+        /// Rounds in the month.
+        #[arg(long, default_value_t = 1_000_000)]
+        rounds: u64,
+        /// Tables playing them.
+        #[arg(long, default_value_t = 40)]
+        tables: usize,
+        #[arg(long, default_value = "2026-10")]
+        month: String,
+        /// Times the package is built (the median is reported).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
     /// Inclusion-proof latency on a large tree (synthetic entries generated in SQL, kept between runs).
     Proofs {
         /// Entries in the tree.
@@ -79,6 +94,12 @@ pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
             )),
         },
         BenchKind::Proofs { entries, samples } => proofs(global, entries, samples),
+        BenchKind::Mf {
+            rounds,
+            tables,
+            month,
+            runs,
+        } => crate::bench_mf::mf(global, rounds, tables, &month, runs),
         BenchKind::Verify {
             entries,
             strict_signatures,

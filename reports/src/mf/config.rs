@@ -241,6 +241,13 @@ mod tests {
     }
 
     #[test]
+    fn the_example_configuration_reads() {
+        let text = include_str!("../../../deploy/dozor.toml.example");
+        let config = OperatorConfig::parse(text).unwrap();
+        assert_eq!(config.premises("kasino_1").unwrap().region, "PHA");
+    }
+
+    #[test]
     fn coordinates_take_the_packages_decimal_comma() {
         assert_eq!(gps_value("14.4205").as_deref(), Some("14,4205"));
         assert_eq!(gps_value("-0,1234567").as_deref(), Some("-0,1234567"));

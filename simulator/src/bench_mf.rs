@@ -1,0 +1,228 @@
+//! `dozor bench mf`: the Ministry's monthly package of one premises over a month of signed
+//! rounds, table periods and cage days (filled once straight into the ledger, kept between
+//! runs): the period audit, the package's files and its ZIP, timed.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{anyhow, Context as _};
+use chrono::Utc;
+use diesel::PgConnection;
+use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
+use ledger::storage::cluster::LocalCluster;
+use ledger::storage::database::DatabaseChoice as Global;
+use ledger::storage::registry::{register_table, NewTable};
+use ledger::Envelope;
+use reports::mf::{OperatorConfig, PackageRequest};
+use reports::{GamingDayClock, Month};
+
+use crate::games::table_key;
+use crate::month::{station_records, MonthSettings, Station};
+
+const DATABASE: &str = "dozor_bench_mf";
+const SEED: u64 = 23;
+
+fn table_id(t: usize) -> String {
+    format!("MF-R{t:02}")
+}
+
+const CAGE: &str = "MF-CAGE";
+
+fn config(tables: usize) -> anyhow::Result<OperatorConfig> {
+    let mut stations: Vec<String> = (0..tables)
+        .map(|t| format!("\"{}\"", table_id(t)))
+        .collect();
+    stations.push(format!("\"{CAGE}\""));
+    Ok(OperatorConfig::parse(&format!(
+        "[operator]\nico = \"12345678\"\nname = \"Benchmark a.s.\"\n\n[[premises]]\nid = \"kasino_1\"\n\
+         name = \"Benchmark\"\npostcode = 11000\nmunicipality = \"Praha\"\nregion = \"PHA\"\n\
+         ruian = 21723265\nstations = [{}]\n",
+        stations.join(", ")
+    ))?)
+}
+
+/// Registers the stations and appends the month straight into the ledger (no HTTP: this
+/// benchmark measures the package, not ingest).
+fn fill(
+    conn: &mut PgConnection,
+    operator: &ledger::checkpoint::NoteSigner,
+    settings: &MonthSettings,
+    tables: usize,
+) -> anyhow::Result<u64> {
+    let plan = rules::PlanBook::builtin()?
+        .get(api::server::DEFAULT_PLAN)
+        .cloned()
+        .ok_or_else(|| anyhow!("default plan missing"))?;
+    let plays_from =
+        settings.clock.start_of(settings.month.first_day()) - chrono::Duration::hours(1);
+    let mut stations: Vec<Station> = (0..tables)
+        .map(|t| Station::table(table_id(t), "roulette", SEED + t as u64, &plan))
+        .collect::<anyhow::Result<_>>()?;
+    stations.push(Station::cage(CAGE.into()));
+    let progress = crate::progress_bar(stations.len() as u64, "stations filled");
+    let mut cache = WriterCache::default();
+    let mut appended = 0u64;
+    for station in &mut stations {
+        let key = table_key(SEED, &station.table_id);
+        let table = NewTable {
+            table_id: &station.table_id,
+            game: &station.game,
+            location: "benchmark",
+            plan_id: &plan.plan_id,
+            wheel_layout: None,
+            plays_from: Some(plays_from),
+        };
+        register_table(
+            conn,
+            operator.signing_key(),
+            table,
+            &key.verifying_key(),
+            Utc::now(),
+        )?;
+        let records = station_records(station, &plan, settings, 1)?;
+        for chunk in records.chunks(2_000) {
+            let mut batch = Vec::with_capacity(chunk.len());
+            for record in chunk {
+                let header = rules::RecordHeader::read(record)?;
+                let derived = if rules::is_adjudicated(&header.record_type) {
+                    let round = rules::Round::parse(record)?;
+                    Some(Derived::judge(&plan, &rules::TableSetup::NONE, &round)?)
+                } else {
+                    None
+                };
+                let envelope = Envelope::sign(record.clone(), &key)?;
+                let canonical = ledger::canonical::canonical_text(&envelope.record)?;
+                batch.push(Submission::new(
+                    envelope.key_id,
+                    envelope.signature,
+                    canonical,
+                    header.record_type,
+                    header.table_id,
+                    header.seq_no,
+                    derived,
+                ));
+            }
+            append_batch_cached(conn, &batch, Utc::now(), &mut cache)?;
+            appended += batch.len() as u64;
+        }
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    Ok(appended)
+}
+
+pub fn mf(
+    global: &Global,
+    rounds: u64,
+    tables: usize,
+    month: &str,
+    runs: usize,
+) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(
+        rounds > 0 && tables > 0,
+        "--rounds and --tables must be positive"
+    );
+    let month = Month::parse(month).ok_or_else(|| anyhow!("--month `{month}` is not YYYY-MM"))?;
+    let clock = GamingDayClock::default();
+    let days = (month.next_first_day() - month.first_day()).num_days() as u32;
+    let per_day = rounds.div_ceil(tables as u64 * u64::from(days));
+    let settings = MonthSettings {
+        month,
+        days,
+        rounds: per_day,
+        error_share: 0.02,
+        seed: SEED,
+        clock,
+    };
+    let operator = ledger::checkpoint::NoteSigner::new(
+        "dozor.bench/ledger",
+        ed25519_dalek::SigningKey::from_bytes(&[0x5e; 32]),
+    )?;
+    let (url, mut cluster) = match &global.database_url {
+        Some(url) => (url.clone(), None),
+        None => {
+            let cluster = LocalCluster::open(&global.data_dir.join("pg"))?;
+            cluster.create_database(DATABASE)?;
+            (cluster.url(DATABASE), Some(cluster))
+        }
+    };
+    let mut conn = ledger::storage::connect(&url)?;
+    ledger::storage::migrate(&mut conn)?;
+    let expected_rounds = per_day * tables as u64 * u64::from(days);
+    let stored: i64 = {
+        use diesel::prelude::*;
+        ledger::storage::schema::adjudications::table
+            .count()
+            .get_result(&mut conn)?
+    };
+    if stored as u64 != expected_rounds {
+        anyhow::ensure!(
+            stored == 0 || cluster.is_some(),
+            "the database holds {stored} rounds, not {expected_rounds}"
+        );
+        if let Some(c) = &cluster {
+            drop(conn);
+            c.drop_database(DATABASE)?;
+            c.create_database(DATABASE)?;
+            conn = ledger::storage::connect(&url)?;
+            ledger::storage::migrate(&mut conn)?;
+        }
+        eprintln!(
+            "filling the ledger with {expected_rounds} rounds at {tables} tables over {days} days, with their periods and a cage (once; kept for later runs)"
+        );
+        let started = Instant::now();
+        let appended = fill(&mut conn, &operator, &settings, tables)?;
+        eprintln!(
+            "{appended} entries in {:.0} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let config = config(tables)?;
+    let plans = rules::PlanBook::builtin()?;
+    let mut seconds = Vec::new();
+    for run in 1..=runs.max(1) {
+        let started = Instant::now();
+        let package = reports::mf::build(
+            &mut conn,
+            &PackageRequest {
+                config: &config,
+                premises: "kasino_1",
+                month,
+                version: 1,
+                clock,
+                plans: &plans,
+                now: Utc::now(),
+            },
+        )?;
+        let zip = reports::mf::deliver::zip_bytes(&package).context("zipping the package")?;
+        let took = started.elapsed().as_secs_f64();
+        eprintln!(
+            "run {run}: {} in {took:.2} s ({} table periods, {} cage periods, {} rounds, ZIP {} bytes)",
+            package.name,
+            package.summary.table_periods,
+            package.summary.cage_periods,
+            package.summary.rounds,
+            zip.len()
+        );
+        seconds.push(took);
+    }
+    drop(conn);
+    if let Some(c) = cluster.as_mut() {
+        c.stop()?;
+    }
+    seconds.sort_by(f64::total_cmp);
+    let median = seconds[seconds.len() / 2];
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&serde_json::json!({
+            "benchmark": "mf",
+            "month": month.to_string(),
+            "tables": tables,
+            "rounds": expected_rounds,
+            "runs": seconds.len(),
+            "median_seconds": (median * 100.0).round() / 100.0,
+            "seconds": seconds.iter().map(|s| (s * 100.0).round() / 100.0).collect::<Vec<_>>(),
+        }))?
+    );
+    Ok(ExitCode::SUCCESS)
+}
