@@ -595,3 +595,109 @@ async fn the_package_route_answers_each_mistake_with_its_error() {
     let (s, body) = get(&app, "/api/v1/reports/mf?month=2026-10&misto=kasino_1").await;
     assert_error(s, &body, 409, "not_configured");
 }
+
+#[actix_web::test]
+async fn a_month_without_activity_still_gives_a_valid_package() {
+    let (state, url) = api_state_configured();
+    create_key(&url, Role::Regulator);
+    let app = app!(state);
+    // August: nothing. September: nothing, and the quarter's exchange-rate file.
+    for (month, files) in [("2026-08", 9), ("2026-09", 10)] {
+        let uri = format!("/api/v1/reports/mf?month={month}&misto=kasino_1");
+        let (status, zip, _) = get_bytes(&app, &uri, Role::Regulator).await;
+        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&zip));
+        let name = format!("12345678-M-{}-Z-kasino_1-01", month.replace('-', ""));
+        let (_dir, _path, errors) = validate_zip(&zip, &name);
+        assert_eq!(errors, Vec::<String>::new(), "{month}");
+        let archive = zip::ZipArchive::new(std::io::Cursor::new(&zip)).unwrap();
+        assert_eq!(archive.len(), files, "{month}");
+        // The operator and the premises, and nothing else.
+        assert_eq!(rows(&zip, "provozovatel.csv").len(), 1);
+        assert_eq!(rows(&zip, "pokladna_stul_turnaj_bingo.csv").len(), 0);
+    }
+}
+
+// `test` is actix's here; this one is the standard test attribute.
+#[::core::prelude::v1::test]
+fn the_command_writes_the_folder_and_zip_and_refuses_a_bad_configuration() {
+    let url = ledger::storage::testing::fresh_database().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("operator.key");
+    ledger::operator_key::write_private(&key, &operator().private_key()).unwrap();
+    let config = dir.path().join("dozor.toml");
+    std::fs::write(&config, OPERATOR_CONFIG).unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let run = |config: &std::path::Path, misto: &str| {
+        dozor()
+            .args([
+                "report",
+                "mf",
+                "--month",
+                "2026-10",
+                "--misto",
+                misto,
+                "--version",
+                "2",
+            ])
+            .arg("--config")
+            .arg(config)
+            .arg("--operator-key")
+            .arg(&key)
+            .arg("--out")
+            .arg(&out)
+            .env("DATABASE_URL", &url)
+            .output()
+            .unwrap()
+    };
+    let made = run(&config, "kasino_1");
+    let stdout = String::from_utf8_lossy(&made.stdout);
+    assert!(
+        made.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let name = "12345678-M-202610-Z-kasino_1-02";
+    assert!(stdout.contains("sealed at ledger index 0"), "{stdout}");
+    let checked = dozor()
+        .args(["report", "mf-validate"])
+        .arg(out.join(name))
+        .output()
+        .unwrap();
+    assert!(
+        checked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checked.stdout)
+    );
+    assert!(out.join(format!("{name}.zip")).is_file());
+
+    // A broken package: its errors on standard output, exit 1.
+    std::fs::remove_file(out.join(name).join("misto.csv")).unwrap();
+    let broken = dozor()
+        .args(["report", "mf-validate"])
+        .arg(out.join(name))
+        .output()
+        .unwrap();
+    assert_eq!(broken.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&broken.stdout).trim(),
+        "ERR_PKG_MISSING_FILE misto.csv: mandatory file is missing"
+    );
+
+    // An unknown premises, a configuration with a mistake: one line naming it, exit 2 (as for
+    // every command that cannot run).
+    let unknown = run(&config, "kasino_9");
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("--misto `kasino_9`"));
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        OPERATOR_CONFIG.replace("region = \"PHA\"", "region = \"XXX\""),
+    )
+    .unwrap();
+    let refused = run(&bad, "kasino_1");
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("premises[0].region"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}

@@ -199,7 +199,7 @@ pub fn validate(
             errors.push(package_error(
                 "ERR_PKG_EXTRA_FILES",
                 Some(file),
-                format!("{file}: the package may not hold this file"),
+                "the package may not hold this file".into(),
             ));
         }
     }
@@ -215,7 +215,7 @@ pub fn validate(
             errors.push(package_error(
                 "ERR_PKG_MISSING_FILE",
                 Some(file),
-                format!("{file}: mandatory file is missing"),
+                "mandatory file is missing".into(),
             ));
         }
     }
