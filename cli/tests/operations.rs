@@ -85,3 +85,42 @@ async fn operation_records_are_ingested_from_their_own_kind_of_station() {
     assert_eq!(body["details"]["field"], "at");
     assert_eq!(ledger_size(&url), size + 2, "nothing refused was appended");
 }
+
+/// A signed operation record that never passed ingest (written straight into the ledger by
+/// someone holding the table's key and the database) is named by `verify`.
+#[actix_web::test]
+async fn verify_names_an_operation_record_that_does_not_read() {
+    let (state, url) = api_state();
+    let app = app!(state);
+    let k = key(1);
+    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = call(&app, record_request(table_open("R01", 1), &k)).await;
+    assert_eq!(status, 201, "{body}");
+    let (code, report, stderr) = verify_database(&url);
+    assert_eq!(code, Some(0), "{report} {stderr}");
+
+    let mut bad = table_open("R01", 2);
+    bad["float"] = json!([{"denomination_h": -5, "count": 1}]);
+    let envelope = ledger::Envelope::sign(bad, &k).unwrap();
+    let canonical = ledger::canonical::canonical_text(&envelope.record).unwrap();
+    let submission = ledger::storage::append::Submission::new(
+        envelope.key_id,
+        envelope.signature,
+        canonical,
+        "table_open".into(),
+        "R01".into(),
+        2,
+        None,
+    );
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    ledger::storage::append::append_batch(&mut conn, &[submission], chrono::Utc::now()).unwrap();
+    let index = ledger_size(&url) - 1;
+    let (code, report, stderr) = verify_database(&url);
+    assert_eq!(code, Some(1), "{report}");
+    assert!(
+        stderr.contains(&format!("index {index}"))
+            && stderr.contains("table_open record that does not read"),
+        "{stderr}"
+    );
+}
