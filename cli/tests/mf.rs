@@ -549,7 +549,7 @@ async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
     assert_eq!(amount(&format!("{cage_id}-7")), "150000,00");
     assert_eq!(amount(&format!("{cage_id}-1-1")), "5000,00");
     // And the table's drop: cash bought chips at the table (J2), 20 000 Kč.
-    assert_eq!(amount(&format!("{table}-J2")), "20000,00");
+    assert_eq!(amount(&format!("{table}-J2-1")), "20000,00");
     assert_eq!(
         holding(&format!("{cage_id}-0")),
         ("1000000,00".into(), "1058000,00".into())

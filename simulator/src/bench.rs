@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use crate::bench_db::KeptDatabase;
 use crate::games::{table_key, RouletteSimulator};
 use actix_web::{App, HttpServer};
 use anyhow::{anyhow, Context as _};
@@ -438,27 +439,13 @@ fn generate_tree(conn: &mut diesel::PgConnection, entries: u64) -> anyhow::Resul
 fn proofs(global: &Global, entries: u64, samples: usize) -> anyhow::Result<ExitCode> {
     use rand::{Rng as _, SeedableRng as _};
     anyhow::ensure!(entries >= 2, "--entries must be at least 2");
-    let (url, mut cluster) = match &global.database_url {
-        Some(url) => (url.clone(), None),
-        None => {
-            let cluster = LocalCluster::open(&global.data_dir.join("pg"))?;
-            cluster.create_database("dozor_bench_tree")?;
-            (cluster.url("dozor_bench_tree"), Some(cluster))
-        }
-    };
-    let mut conn = ledger::storage::connect(&url)?;
-    ledger::storage::migrate(&mut conn)?;
+    let (database, mut conn) = KeptDatabase::open(global, "dozor_bench_tree")?;
     let mut size = ledger::storage::reads::size(&mut conn)?;
     if size != entries && size != 0 {
         // A tree of another size: start over (only in dozor's own cluster).
-        let c = cluster
-            .as_ref()
-            .ok_or_else(|| anyhow!("the database holds {size} entries, not {entries}"))?;
-        drop(conn);
-        c.drop_database("dozor_bench_tree")?;
-        c.create_database("dozor_bench_tree")?;
-        conn = ledger::storage::connect(&url)?;
-        ledger::storage::migrate(&mut conn)?;
+        conn = database.start_over(conn, false, || {
+            format!("the database holds {size} entries, not {entries}")
+        })?;
         size = 0;
     }
     if size == 0 {
@@ -484,9 +471,7 @@ fn proofs(global: &Global, entries: u64, samples: usize) -> anyhow::Result<ExitC
         );
     }
     drop(conn);
-    if let Some(c) = cluster.as_mut() {
-        c.stop()?;
-    }
+    database.stop()?;
     latencies.sort_unstable();
     println!(
         "{}",

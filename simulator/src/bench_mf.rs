@@ -9,13 +9,13 @@ use anyhow::{anyhow, Context as _};
 use chrono::Utc;
 use diesel::PgConnection;
 use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
-use ledger::storage::cluster::LocalCluster;
 use ledger::storage::database::DatabaseChoice as Global;
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::Envelope;
 use reports::mf::{OperatorConfig, PackageRequest};
 use reports::{GamingDayClock, Month};
 
+use crate::bench_db::KeptDatabase;
 use crate::games::table_key;
 use crate::month::{station_records, MonthSettings, Station};
 
@@ -92,13 +92,11 @@ fn fill(
                 };
                 let envelope = Envelope::sign(record.clone(), &key)?;
                 let canonical = ledger::canonical::canonical_text(&envelope.record)?;
-                batch.push(Submission::new(
+                batch.push(Submission::with_header(
                     envelope.key_id,
                     envelope.signature,
                     canonical,
-                    header.record_type,
-                    header.table_id,
-                    header.seq_no,
+                    header,
                     derived,
                 ));
             }
@@ -138,16 +136,7 @@ pub fn mf(
         "dozor.bench/ledger",
         ed25519_dalek::SigningKey::from_bytes(&[0x5e; 32]),
     )?;
-    let (url, mut cluster) = match &global.database_url {
-        Some(url) => (url.clone(), None),
-        None => {
-            let cluster = LocalCluster::open(&global.data_dir.join("pg"))?;
-            cluster.create_database(DATABASE)?;
-            (cluster.url(DATABASE), Some(cluster))
-        }
-    };
-    let mut conn = ledger::storage::connect(&url)?;
-    ledger::storage::migrate(&mut conn)?;
+    let (database, mut conn) = KeptDatabase::open(global, DATABASE)?;
     let expected_rounds = per_day * tables as u64 * u64::from(days);
     let stored: i64 = {
         use diesel::prelude::*;
@@ -156,17 +145,9 @@ pub fn mf(
             .get_result(&mut conn)?
     };
     if stored as u64 != expected_rounds {
-        anyhow::ensure!(
-            stored == 0 || cluster.is_some(),
-            "the database holds {stored} rounds, not {expected_rounds}"
-        );
-        if let Some(c) = &cluster {
-            drop(conn);
-            c.drop_database(DATABASE)?;
-            c.create_database(DATABASE)?;
-            conn = ledger::storage::connect(&url)?;
-            ledger::storage::migrate(&mut conn)?;
-        }
+        conn = database.start_over(conn, stored == 0, || {
+            format!("the database holds {stored} rounds, not {expected_rounds}")
+        })?;
         eprintln!(
             "filling the ledger with {expected_rounds} rounds at {tables} tables over {days} days, with their periods and a cage (once; kept for later runs)"
         );
@@ -207,9 +188,7 @@ pub fn mf(
         seconds.push(took);
     }
     drop(conn);
-    if let Some(c) = cluster.as_mut() {
-        c.stop()?;
-    }
+    database.stop()?;
     seconds.sort_by(f64::total_cmp);
     let median = seconds[seconds.len() / 2];
     println!(

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use crate::bench_db::KeptDatabase;
 use crate::games::{table_key, RouletteSimulator};
 use anyhow::{anyhow, Context as _};
 use chrono::Utc;
@@ -15,7 +16,6 @@ use ledger::checkpoint::NoteSigner;
 use ledger::entry_check::SignatureCheck;
 use ledger::parallel::par_map;
 use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
-use ledger::storage::cluster::LocalCluster;
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::{checkpoints, reads};
 use ledger::Envelope;
@@ -151,16 +151,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
     anyhow::ensure!(entries > 0, "--entries must be positive");
     let rounds = entries;
     let operator = operator()?;
-    let (url, mut cluster) = match &global.database_url {
-        Some(url) => (url.clone(), None),
-        None => {
-            let cluster = LocalCluster::open(&global.data_dir.join("pg"))?;
-            cluster.create_database(DATABASE)?;
-            (cluster.url(DATABASE), Some(cluster))
-        }
-    };
-    let mut conn = ledger::storage::connect(&url)?;
-    ledger::storage::migrate(&mut conn)?;
+    let (database, mut conn) = KeptDatabase::open(global, DATABASE)?;
     let expected_size = rounds + TABLES as u64;
     let size = reads::size(&mut conn)?;
     // Exports seal their reports into the ledger: entries after the filled ones are those.
@@ -175,17 +166,9 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
         others == 0
     };
     if !filled {
-        anyhow::ensure!(
-            size == 0 || cluster.is_some(),
-            "the database holds {size} entries, not {expected_size}"
-        );
-        if let Some(c) = &cluster {
-            drop(conn);
-            c.drop_database(DATABASE)?;
-            c.create_database(DATABASE)?;
-            conn = ledger::storage::connect(&url)?;
-            ledger::storage::migrate(&mut conn)?;
-        }
+        conn = database.start_over(conn, size == 0, || {
+            format!("the database holds {size} entries, not {expected_size}")
+        })?;
         eprintln!("filling the ledger with {rounds} signed spins (once; kept for later runs)");
         fill(&mut conn, &operator, rounds)?;
     }
@@ -214,9 +197,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
     )?;
     let export_seconds = started.elapsed().as_secs_f64();
     drop(conn);
-    if let Some(c) = cluster.as_mut() {
-        c.stop()?;
-    }
+    database.stop()?;
     eprintln!(
         "exported {} entries in {export_seconds:.1} s; verifying",
         summary.period_entries

@@ -3,6 +3,7 @@
 //! server, and the benchmarks. The server does not depend on this crate.
 
 pub mod bench;
+mod bench_db;
 mod bench_mf;
 mod bench_verify;
 pub mod games;

@@ -151,13 +151,11 @@ impl Ingest {
         let round = Round::parse_json_with_header(&header, &canonical)?;
         self.played_in_time(&key, round.played_at(), "played_at")?;
         let derived = self.adjudicate(&table, &round)?;
-        Ok(Submission::new(
+        Ok(Submission::with_header(
             envelope.key_id,
             envelope.signature,
             canonical,
-            header.record_type,
-            header.table_id,
-            header.seq_no,
+            header,
             Some(derived),
         )
         .late_after(self.late_after))
@@ -195,13 +193,11 @@ impl Ingest {
             ));
         }
         self.played_in_time(key, operation.header().at, "at")?;
-        Ok(Submission::new(
+        Ok(Submission::with_header(
             envelope.key_id,
             envelope.signature,
             canonical,
-            header.record_type,
-            header.table_id,
-            header.seq_no,
+            header,
             None,
         ))
     }

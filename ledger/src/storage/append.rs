@@ -130,6 +130,25 @@ impl Submission {
         }
     }
 
+    /// [`Submission::new`] with the type, table and sequence number from the record's header.
+    pub fn with_header(
+        key_id: String,
+        signature: String,
+        canonical_record: String,
+        header: rules::RecordHeader,
+        derived: Option<Derived>,
+    ) -> Submission {
+        Submission::new(
+            key_id,
+            signature,
+            canonical_record,
+            header.record_type,
+            header.table_id,
+            header.seq_no,
+            derived,
+        )
+    }
+
     /// Flags the round as late when it is received more than `window` after it was played.
     pub fn late_after(mut self, window: chrono::Duration) -> Submission {
         self.late_after = Some(window);

@@ -249,6 +249,23 @@ pub(crate) fn render(
     Ok(out)
 }
 
+/// A period's row id and its station's id: the first two columns of its rows in most files.
+struct PeriodKey {
+    record: String,
+    station: String,
+}
+
+impl PeriodKey {
+    fn row(&self, fields: impl IntoIterator<Item = (&'static str, String)>) -> Row {
+        let mut row = vec![
+            ("IDZaznamPSTB", self.record.clone()),
+            ("IDPSTB", self.station.clone()),
+        ];
+        row.extend(fields);
+        row
+    }
+}
+
 struct Builder<'a> {
     ico: &'a str,
     premises: &'a Premises,
@@ -377,12 +394,81 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The period's record id, its station's id and the common columns.
-    fn period_ids(&self, kind: &str, station: &str, seq_no: u64) -> (String, String) {
-        (
-            self.id(&[kind, station, &seq_no.to_string()]),
-            self.id(&[station]),
-        )
+    /// A period's row id (`{IČO}-{kind}-{station}-{seq_no of its opening}`) and its station's id.
+    fn period_key(&self, kind: &str, station: &str, seq_no: u64, station_id: String) -> PeriodKey {
+        PeriodKey {
+            record: self.id(&[kind, station, &seq_no.to_string()]),
+            station: station_id,
+        }
+    }
+
+    /// A period's row in `pokladna_stul_turnaj_bingo.csv`: its kind, game and times.
+    fn push_period(
+        &mut self,
+        key: &PeriodKey,
+        kind: &str,
+        game: Option<GameCode>,
+        result_h: Option<i64>,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) {
+        let mut fields = vec![
+            ("PokladnaStulTurnajBingo", kind.to_owned()),
+            ("IDMisto", self.premises_id()),
+            ("ProvozOd", date_time(from)),
+            ("ProvozDo", date_time(to)),
+        ];
+        if let Some(game) = game {
+            fields.push(("IDHra", self.game_id(game.as_str())));
+            fields.push(("MenaKod", CURRENCY.to_owned()));
+        }
+        if let Some(result) = result_h {
+            fields.push(("CistyHerniVysledek", money(result)));
+        }
+        self.push("pokladna_stul_turnaj_bingo.csv", key.row(fields));
+    }
+
+    /// A period's holdings (`0` cash, `1` chips, `2` tronc) at its start and end.
+    fn push_holdings(&mut self, key: &PeriodKey, holdings: [(&str, i64, i64); 3]) {
+        for (code, start, end) in holdings {
+            let row = key.row([
+                ("IDZaznamProstredek", format!("{}-{code}", key.record)),
+                ("Prostredek", code.to_owned()),
+                ("MenaKod", CURRENCY.to_owned()),
+                ("StavVysePocatek", money(start)),
+                ("StavVyseKonec", money(end)),
+            ]);
+            self.push("prostredek.csv", row);
+        }
+    }
+
+    /// A period's total of one movement code (and payment: `1` cash, `0` not, empty).
+    fn push_transaction(&mut self, key: &PeriodKey, code: &str, payment: &str, amount_h: i64) {
+        let suffix = if payment.is_empty() {
+            String::new()
+        } else {
+            format!("-{payment}")
+        };
+        let row = key.row([
+            ("IDTransakce", format!("{}-{code}{suffix}", key.record)),
+            ("TransakceTyp", code.to_owned()),
+            ("TransakceVyse", money(amount_h)),
+            ("MenaKod", CURRENCY.to_owned()),
+            ("TransakceZpusob", payment.to_owned()),
+        ]);
+        self.push("pstb_transakce.csv", row);
+    }
+
+    /// A period's possible win at its start and end.
+    fn push_possible_win(&mut self, key: &PeriodKey, name: String, start: i64, end: i64) {
+        let row = key.row([
+            ("IDMoznaVyhra", format!("{}-MV", key.record)),
+            ("MoznaVyhraNazev", name),
+            ("MoznaVyhraVysePocatek", money(start)),
+            ("MoznaVyhraVyseKonec", money(end)),
+            ("MenaKod", CURRENCY.to_owned()),
+        ]);
+        self.push("mozna_vyhra_stul_bingo.csv", row);
     }
 
     fn table_period(&mut self, line: &TablePeriodLine) {
@@ -401,53 +487,21 @@ impl<'a> Builder<'a> {
         };
         self.summary.table_periods += 1;
         self.summary.rounds += line.rounds;
-        let (record, station) = self.period_ids("S", &p.table_id, p.opened_seq_no);
-        let common = |record: &str| {
-            vec![
-                ("IDZaznamPSTB", record.to_owned()),
-                ("IDPSTB", station.clone()),
-            ]
-        };
-        let mut row = common(&record);
-        row.extend([
-            ("PokladnaStulTurnajBingo", "S".to_owned()),
-            ("IDMisto", self.premises_id()),
-            ("IDHra", self.game_id(game.as_str())),
-            ("CistyHerniVysledek", money(win)),
-            ("MenaKod", CURRENCY.to_owned()),
-            ("ProvozOd", date_time(p.opened_at)),
-            ("ProvozDo", date_time(ends_at)),
-        ]);
-        self.push("pokladna_stul_turnaj_bingo.csv", row);
-        for (code, start, end) in [
-            ("0", 0, p.drop_cash_h),
-            ("1", p.opening_float_h, closing),
-            ("2", 0, p.tips_h),
-        ] {
-            let mut row = common(&record);
-            row.extend([
-                ("IDZaznamProstredek", format!("{record}-{code}")),
-                ("Prostredek", code.to_owned()),
-                ("MenaKod", CURRENCY.to_owned()),
-                ("StavVysePocatek", money(start)),
-                ("StavVyseKonec", money(end)),
-            ]);
-            self.push("prostredek.csv", row);
-        }
+        let key = self.period_key("S", &p.table_id, p.opened_seq_no, self.id(&[&p.table_id]));
+        self.push_period(&key, "S", Some(game), Some(win), p.opened_at, ends_at);
+        self.push_holdings(
+            &key,
+            [
+                ("0", 0, p.drop_cash_h),
+                ("1", p.opening_float_h, closing),
+                ("2", 0, p.tips_h),
+            ],
+        );
         // The drop box's cash bought chips at the table (J2, cash); tips went into the tronc (12).
         for (code, payment, amount) in [("J2", "1", p.drop_cash_h), ("12", "", p.tips_h)] {
-            if amount == 0 {
-                continue;
+            if amount != 0 {
+                self.push_transaction(&key, code, payment, amount);
             }
-            let mut row = common(&record);
-            row.extend([
-                ("IDTransakce", format!("{record}-{code}")),
-                ("TransakceTyp", code.to_owned()),
-                ("TransakceVyse", money(amount)),
-                ("MenaKod", CURRENCY.to_owned()),
-                ("TransakceZpusob", payment.to_owned()),
-            ]);
-            self.push("pstb_transakce.csv", row);
         }
         // Between players (poker, OFC) the casino's part is the rake: an accompanying payment,
         // not a stake.
@@ -460,11 +514,10 @@ impl<'a> Builder<'a> {
         } else {
             (line.stakes_h, None)
         };
-        let mut row = common(&record);
-        row.extend([
+        let row = key.row([
             (
                 "IDJednaHraCastTurnaje",
-                format!("{record}-{}", game.as_str()),
+                format!("{}-{}", key.record, game.as_str()),
             ),
             ("ZahajeniCas", date_time(p.opened_at)),
             ("UkonceniCas", date_time(ends_at)),
@@ -479,18 +532,8 @@ impl<'a> Builder<'a> {
         ]);
         self.push("hra_turnaj_bingo.csv", row);
         let possible = self.max_win(&p.table_id).unwrap_or(line.max_payout_h);
-        let mut row = common(&record);
-        row.extend([
-            ("IDMoznaVyhra", format!("{record}-MV")),
-            (
-                "MoznaVyhraNazev",
-                format!("{} – nejvyšší možná výhra", game.plan_name()),
-            ),
-            ("MoznaVyhraVysePocatek", money(possible)),
-            ("MoznaVyhraVyseKonec", money(possible)),
-            ("MenaKod", CURRENCY.to_owned()),
-        ]);
-        self.push("mozna_vyhra_stul_bingo.csv", row);
+        let name = format!("{} – nejvyšší možná výhra", game.plan_name());
+        self.push_possible_win(&key, name, possible, possible);
     }
 
     fn cage_period(&mut self, cage: &CagePeriod) {
@@ -502,37 +545,18 @@ impl<'a> Builder<'a> {
             return;
         };
         self.summary.cage_periods += 1;
-        let (record, station) = self.period_ids("P", &cage.cage_id, cage.opened_seq_no);
-        let common = |record: &str| {
-            vec![
-                ("IDZaznamPSTB", record.to_owned()),
-                ("IDPSTB", station.clone()),
-            ]
-        };
-        let mut row = common(&record);
-        row.extend([
-            ("PokladnaStulTurnajBingo", "P".to_owned()),
-            ("IDMisto", self.premises_id()),
-            ("ProvozOd", date_time(cage.opened_at)),
-            ("ProvozDo", date_time(ends_at)),
-        ]);
-        self.push("pokladna_stul_turnaj_bingo.csv", row);
+        let station = self.id(&[&cage.cage_id]);
+        let key = self.period_key("P", &cage.cage_id, cage.opened_seq_no, station);
+        self.push_period(&key, "P", None, None, cage.opened_at, ends_at);
         let opening = cage.opening;
-        for (code, start, end) in [
-            ("0", opening.cash_h, closing.cash_h),
-            ("1", opening.chips_h, closing.chips_h),
-            ("2", opening.tronc_h, closing.tronc_h),
-        ] {
-            let mut row = common(&record);
-            row.extend([
-                ("IDZaznamProstredek", format!("{record}-{code}")),
-                ("Prostredek", code.to_owned()),
-                ("MenaKod", CURRENCY.to_owned()),
-                ("StavVysePocatek", money(start)),
-                ("StavVyseKonec", money(end)),
-            ]);
-            self.push("prostredek.csv", row);
-        }
+        self.push_holdings(
+            &key,
+            [
+                ("0", opening.cash_h, closing.cash_h),
+                ("1", opening.chips_h, closing.chips_h),
+                ("2", opening.tronc_h, closing.tronc_h),
+            ],
+        );
         let mut totals: BTreeMap<(&str, String), i64> = BTreeMap::new();
         for (&(kind, payment), movement) in &cage.movements {
             let (code, sign) = transaction_code(kind);
@@ -540,20 +564,7 @@ impl<'a> Builder<'a> {
             *total = total.saturating_add(sign * movement.amount_h);
         }
         for ((code, payment), amount) in totals {
-            let mut row = common(&record);
-            let suffix = if payment.is_empty() {
-                String::new()
-            } else {
-                format!("-{payment}")
-            };
-            row.extend([
-                ("IDTransakce", format!("{record}-{code}{suffix}")),
-                ("TransakceTyp", code.to_owned()),
-                ("TransakceVyse", money(amount)),
-                ("MenaKod", CURRENCY.to_owned()),
-                ("TransakceZpusob", payment),
-            ]);
-            self.push("pstb_transakce.csv", row);
+            self.push_transaction(&key, code, &payment, amount);
         }
     }
 
@@ -561,25 +572,17 @@ impl<'a> Builder<'a> {
         for t in tournaments {
             let record = read_tournament(&t.entry)?;
             self.summary.tournaments += 1;
-            let (row_id, _) = self.period_ids("T", &record.table_id, t.seq_no as u64);
             let station = self.id(&["T", &record.tournament_id]);
+            let key = self.period_key("T", &record.table_id, t.seq_no as u64, station);
             let game = GameCode::PokerTournament;
-            let common = |record: &str| {
-                vec![
-                    ("IDZaznamPSTB", record.to_owned()),
-                    ("IDPSTB", station.clone()),
-                ]
-            };
-            let mut row = common(&row_id);
-            row.extend([
-                ("PokladnaStulTurnajBingo", "T".to_owned()),
-                ("IDMisto", self.premises_id()),
-                ("IDHra", self.game_id(game.as_str())),
-                ("MenaKod", CURRENCY.to_owned()),
-                ("ProvozOd", date_time(record.starts_at)),
-                ("ProvozDo", date_time(record.played_at)),
-            ]);
-            self.push("pokladna_stul_turnaj_bingo.csv", row);
+            self.push_period(
+                &key,
+                "T",
+                Some(game),
+                None,
+                record.starts_at,
+                record.played_at,
+            );
             let players: BTreeSet<&str> =
                 record.entries.iter().map(|e| e.player.as_str()).collect();
             let before_start: i64 = record
@@ -592,9 +595,8 @@ impl<'a> Builder<'a> {
             } else {
                 (t.stakes_h, t.paid_h, 0)
             };
-            let mut row = common(&row_id);
-            row.extend([
-                ("IDJednaHraCastTurnaje", format!("{row_id}-turnaj")),
+            let row = key.row([
+                ("IDJednaHraCastTurnaje", format!("{}-turnaj", key.record)),
                 ("OznaceniTurnaj", record.tournament_id.clone()),
                 ("ZahajeniCas", date_time(record.starts_at)),
                 ("UkonceniCas", date_time(record.played_at)),
@@ -612,21 +614,8 @@ impl<'a> Builder<'a> {
             ]);
             self.push("hra_turnaj_bingo.csv", row);
             let first_prize = record.results.iter().map(|r| r.prize_h).max().unwrap_or(0);
-            let mut row = common(&row_id);
-            row.extend([
-                ("IDMoznaVyhra", format!("{row_id}-MV")),
-                (
-                    "MoznaVyhraNazev",
-                    format!("{} – první cena", record.tournament_id),
-                ),
-                (
-                    "MoznaVyhraVysePocatek",
-                    money(record.guarantee_h.unwrap_or(0)),
-                ),
-                ("MoznaVyhraVyseKonec", money(first_prize)),
-                ("MenaKod", CURRENCY.to_owned()),
-            ]);
-            self.push("mozna_vyhra_stul_bingo.csv", row);
+            let name = format!("{} – první cena", record.tournament_id);
+            self.push_possible_win(&key, name, record.guarantee_h.unwrap_or(0), first_prize);
         }
         Ok(())
     }
