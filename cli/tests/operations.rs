@@ -124,3 +124,31 @@ async fn verify_names_an_operation_record_that_does_not_read() {
         "{stderr}"
     );
 }
+
+/// A cage's record signed by a gaming table's key, written past ingest, is named by `verify`.
+#[actix_web::test]
+async fn verify_names_a_cage_record_from_a_gaming_table() {
+    let (state, url) = api_state();
+    let app = app!(state);
+    let k = key(1);
+    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
+    assert_eq!(status, 201, "{body}");
+    let envelope = ledger::Envelope::sign(cage_open("R01", 1), &k).unwrap();
+    let canonical = ledger::canonical::canonical_text(&envelope.record).unwrap();
+    let header = rules::RecordHeader::read(&envelope.record).unwrap();
+    let submission = ledger::storage::append::Submission::with_header(
+        envelope.key_id,
+        envelope.signature,
+        canonical,
+        header,
+        None,
+    );
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    ledger::storage::append::append_batch(&mut conn, &[submission], chrono::Utc::now()).unwrap();
+    let (code, report, stderr) = verify_database(&url);
+    assert_eq!(code, Some(1), "{report}");
+    assert!(
+        stderr.contains("a cage_open record from `R01`, registered as `roulette`"),
+        "{stderr}"
+    );
+}

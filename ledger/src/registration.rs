@@ -44,6 +44,12 @@ impl StationKind {
     }
 }
 
+/// Whether a station registered with `game` submits records of `station`'s kind: a cage the
+/// cage's records, a gaming table its operating periods'.
+pub fn submits(game: &str, station: rules::operations::Station) -> bool {
+    (game == CAGE) == (station == rules::operations::Station::Cage)
+}
+
 /// A registration that may be signed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckedRegistration {

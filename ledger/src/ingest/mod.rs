@@ -24,7 +24,7 @@ use crate::storage::append::{AppendOutcome, Derived, Submission};
 use crate::storage::models::GamingTableRow;
 use crate::storage::registry::KeyValidity;
 use crate::storage::PgPool;
-use rules::operations::{Operation, Station};
+use rules::operations::Operation;
 use rules::{PlanBook, RecordError, Round};
 
 /// How far a table's clock may run ahead of the server's before its rounds are refused.
@@ -174,7 +174,7 @@ impl Ingest {
     ) -> Result<Submission, IngestError> {
         let operation = Operation::parse_json(&canonical)?;
         let from_cage = table.game == crate::registration::CAGE;
-        if from_cage != (operation.station() == Station::Cage) {
+        if !crate::registration::submits(&table.game, operation.station()) {
             let (station, expected) = if from_cage {
                 ("a cage", "cage_open, cage_transaction or cage_close")
             } else {

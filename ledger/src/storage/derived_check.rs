@@ -31,8 +31,17 @@ fn derive(
     };
     if rules::operations::is_operation(&header.record_type) {
         // Not adjudicated, but it must still read as what it says it is.
-        rules::operations::Operation::parse_json(entry.record)
+        let operation = rules::operations::Operation::parse_json(entry.record)
             .map_err(|e| format!("a {} record that does not read: {e}", header.record_type))?;
+        let game = history.table(&header.table_id).map(|t| t.game.as_str());
+        if !game.is_some_and(|g| crate::registration::submits(g, operation.station())) {
+            return Err(format!(
+                "a {} record from `{}`, registered as `{}`",
+                header.record_type,
+                header.table_id,
+                game.unwrap_or("nothing")
+            ));
+        }
         return Ok(Expected::NotARound);
     }
     if !rules::is_adjudicated(&header.record_type) {
