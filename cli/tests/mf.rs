@@ -204,6 +204,41 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
         ]
     );
 
+    // Between players the casino's part is the rake, an accompanying payment: the stakes net of
+    // it are what the winners took, and the rake is the table's net result.
+    let haler = |text: &str| -> i64 {
+        let (koruna, halere) = text.split_once(',').unwrap();
+        let sign = if koruna.starts_with('-') { -1 } else { 1 };
+        sign * (koruna.trim_start_matches('-').parse::<i64>().unwrap() * 100
+            + halere.parse::<i64>().unwrap())
+    };
+    let games = rows(&zip, "hra_turnaj_bingo.csv");
+    let poker: Vec<_> = games
+        .iter()
+        .filter(|r| r["IDPSTB"] == "12345678-PH1")
+        .collect();
+    assert_eq!(poker.len(), 3);
+    for row in poker {
+        let rake = haler(&row["UhrnDoprovodnaPlneniVyse"]);
+        assert!(rake > 0, "{row:?}");
+        let staked = haler(&row["UhrnSazkyVyse"]);
+        assert_eq!(
+            staked - haler(&row["UhrnVyhryVyse"]) - haler(&row["UhrnVraceneSazkyVyse"]),
+            0,
+            "{row:?}"
+        );
+        let period = row_where(&periods, "IDZaznamPSTB", &row["IDZaznamPSTB"]);
+        assert_eq!(haler(&period["CistyHerniVysledek"]), rake, "{row:?}");
+    }
+    // Tournaments: their fee is the accompanying payment, with their players counted.
+    for row in games.iter().filter(|r| !r["OznaceniTurnaj"].is_empty()) {
+        assert!(haler(&row["UhrnDoprovodnaPlneniVyse"]) > 0, "{row:?}");
+        assert!(
+            row["TurnajPocetHracu"].parse::<u32>().unwrap() > 1,
+            "{row:?}"
+        );
+    }
+
     // The ZIP's SHA-256 is sealed in the ledger at the index the answer names.
     let sha256 = hex::encode(sha2::Sha256::digest(&zip));
     assert_eq!(
