@@ -97,6 +97,18 @@ impl Month {
         Month::new(year.parse().ok()?, month.parse().ok()?)
     }
 
+    /// The month `day` is in.
+    pub fn of(day: NaiveDate) -> Month {
+        Month {
+            first_day: day - Duration::days(i64::from(chrono::Datelike::day(&day)) - 1),
+        }
+    }
+
+    /// The month before.
+    pub fn previous(self) -> Month {
+        Month::of(self.first_day.pred_opt().unwrap_or(self.first_day))
+    }
+
     pub fn first_day(self) -> NaiveDate {
         self.first_day
     }
@@ -174,6 +186,10 @@ mod tests {
             clock.month_bounds(october),
             (utc("2026-10-01T04:00:00Z"), utc("2026-11-01T05:00:00Z"))
         );
+        let day = NaiveDate::from_ymd_opt(2026, 10, 17).unwrap();
+        assert_eq!(Month::of(day), october);
+        assert_eq!(Month::of(day).previous(), Month::parse("2026-09").unwrap());
+        assert_eq!(Month::parse("2026-01").unwrap().previous(), Month::parse("2025-12").unwrap());
         let december = Month::parse("2026-12").unwrap();
         assert_eq!(december.next_first_day().to_string(), "2027-01-01");
         for bad in ["2026-13", "2026-1", "26-10", "2026/10", "", "2026-00"] {

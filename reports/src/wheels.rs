@@ -3,13 +3,13 @@
 //! (worn bearing, tilted table, a dealer's controlled spin) is what an inspector asks about
 //! first; the plan itself says nothing about it.
 
-use chrono::{DateTime, Datelike as _, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamptz};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl as _};
 use serde::Serialize;
 
 use crate::chi_square;
-use crate::{GamingDayClock, ReportError};
+use crate::{GamingDayClock, Month, ReportError};
 
 /// Below this p-value a wheel is flagged as uneven.
 pub const UNEVEN_BELOW_P: f64 = 0.001;
@@ -59,29 +59,13 @@ struct SegmentCount {
     spins: i64,
 }
 
-/// The first gaming day of `month` (`YYYY-MM`).
-pub fn parse_month(month: &str) -> Option<NaiveDate> {
-    NaiveDate::parse_from_str(&format!("{month}-01"), "%Y-%m-%d").ok()
-}
-
-fn next_month(first: NaiveDate) -> NaiveDate {
-    let (y, m) = if first.month() == 12 {
-        (first.year() + 1, 1)
-    } else {
-        (first.year(), first.month() + 1)
-    };
-    NaiveDate::from_ymd_opt(y, m, 1).unwrap_or(first)
-}
-
-/// Every money wheel with a spin in the gaming days of the month starting on `first`.
+/// Every money wheel with a spin in the gaming days of `month`.
 pub fn build(
     conn: &mut PgConnection,
     clock: &GamingDayClock,
-    first: NaiveDate,
+    month: Month,
 ) -> Result<WheelStatistics, ReportError> {
-    let first = first.with_day(1).unwrap_or(first);
-    let starts_at = clock.bounds(first).0;
-    let ends_at = clock.bounds(next_month(first)).0;
+    let (starts_at, ends_at) = clock.month_bounds(month);
     let rows: Vec<SegmentCount> = diesel::sql_query(
         "SELECT a.table_id, a.game, t.wheel_layout, (a.verdict::json->>'segment')::int AS segment, \
                 count(*) AS spins \
@@ -139,7 +123,7 @@ pub fn build(
             .map(|(i, c)| format!("{i} {} ×{c}", layout.get(i).map_or("?", String::as_str)));
     }
     Ok(WheelStatistics {
-        month: first.format("%Y-%m").to_string(),
+        month: month.to_string(),
         starts_at,
         ends_at,
         wheels,

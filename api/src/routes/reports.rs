@@ -65,7 +65,7 @@ pub async fn wheels(
     query: web::Query<MonthQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let MonthQuery { month, format } = query.into_inner();
-    let first = wheel_report::parse_month(&month).ok_or_else(|| {
+    let first = reports::Month::parse(&month).ok_or_else(|| {
         ApiError::bad_request(
             "invalid_query",
             format!("month must be YYYY-MM, not `{month}`"),

@@ -2,7 +2,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use chrono::{Datelike as _, NaiveDate, Utc};
+use chrono::{NaiveDate, Utc};
 use ledger::storage::connect;
 use ledger::storage::database::Database;
 use reports::daily;
@@ -90,17 +90,17 @@ impl Output {
 
 fn wheels(global: &Global, args: MonthArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
-    let this = clock.day_of(Utc::now()).with_day(1).unwrap_or_default();
-    let first = match args.month.as_str() {
+    let this = reports::Month::of(clock.day_of(Utc::now()));
+    let month = match args.month.as_str() {
         "this" => this,
-        "last" => this.pred_opt().and_then(|d| d.with_day(1)).unwrap_or(this),
-        other => reports::wheels::parse_month(other)
+        "last" => this.previous(),
+        other => reports::Month::parse(other)
             .with_context(|| format!("--month `{other}` is not YYYY-MM, this or last"))?,
     };
     args.output.csv()?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
-    let statistics = reports::wheels::build(&mut conn, &clock, first)?;
+    let statistics = reports::wheels::build(&mut conn, &clock, month)?;
     drop(conn);
     db.close()?;
     args.output.write(&statistics, reports::wheels::to_csv)?;
