@@ -189,7 +189,10 @@ mod tests {
         let day = NaiveDate::from_ymd_opt(2026, 10, 17).unwrap();
         assert_eq!(Month::of(day), october);
         assert_eq!(Month::of(day).previous(), Month::parse("2026-09").unwrap());
-        assert_eq!(Month::parse("2026-01").unwrap().previous(), Month::parse("2025-12").unwrap());
+        assert_eq!(
+            Month::parse("2026-01").unwrap().previous(),
+            Month::parse("2025-12").unwrap()
+        );
         let december = Month::parse("2026-12").unwrap();
         assert_eq!(december.next_first_day().to_string(), "2027-01-01");
         for bad in ["2026-13", "2026-1", "26-10", "2026/10", "", "2026-00"] {
