@@ -352,10 +352,6 @@ impl Schema {
     pub fn in_codebook(&self, field: &str, value: &str) -> bool {
         self.codebook.get(field).is_some_and(|v| v.contains(value))
     }
-
-    pub fn has_codebook(&self, field: &str) -> bool {
-        self.codebook.contains_key(field)
-    }
 }
 
 #[cfg(test)]
