@@ -139,6 +139,13 @@ pub const ROUTES: &[RouteAccess] = &[
         "/api/v1/reports/wheels",
         Access::Roles(REPORT_READERS),
     ),
+    route("GET", "/api/v1/reports/rtp", Access::Roles(REPORT_READERS)),
+    route("GET", "/api/v1/reports/tax", Access::Roles(REPORT_READERS)),
+    route(
+        "GET",
+        "/reports/month/{month}",
+        Access::Roles(REPORT_READERS),
+    ),
     route("GET", "/api/v1/reports/mf", Access::Roles(REPORT_READERS)),
     route(
         "GET",

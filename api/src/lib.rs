@@ -4,6 +4,7 @@
 pub mod access;
 pub mod auth;
 pub mod error;
+pub mod nightly;
 pub mod openapi;
 pub mod routes;
 pub mod server;

@@ -50,6 +50,9 @@ pub struct Settings {
     pub address_rate: RateLimit,
     /// The operator and its premises (the Ministry's package); none when not configured.
     pub operator_config: Option<reports::mf::OperatorConfig>,
+    /// The data directory: where the nightly job keeps its sealed reports (exports carry
+    /// them); none when the server keeps no files.
+    pub data_dir: Option<std::path::PathBuf>,
 }
 
 impl Settings {
@@ -66,6 +69,7 @@ impl Settings {
             api_key_rate: RateLimit::default(),
             address_rate: DEFAULT_ADDRESS_RATE,
             operator_config: None,
+            data_dir: None,
         }
     }
 }
@@ -114,6 +118,7 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
         default_plan: settings.default_plan.clone(),
         body_limit: settings.body_limit,
         operator_config: settings.operator_config.clone().map(Arc::new),
+        data_dir: settings.data_dir.clone(),
     })
 }
 

@@ -27,6 +27,8 @@ pub struct AppState {
     pub body_limit: usize,
     /// The operator and its premises, for the Ministry's package; none when not configured.
     pub operator_config: Option<Arc<reports::mf::OperatorConfig>>,
+    /// Where the nightly job keeps its sealed reports.
+    pub data_dir: Option<std::path::PathBuf>,
 }
 
 impl AppState {

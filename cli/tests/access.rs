@@ -93,6 +93,9 @@ fn example(
         ("GET", "/api/v1/reports/shoes") => (format!("{path}?day={day}"), None),
         ("GET", "/api/v1/reports/fantasy") => (format!("{path}?day={day}"), None),
         ("GET", "/api/v1/reports/wheels") => (format!("{path}?month=2026-11"), None),
+        ("GET", "/api/v1/reports/rtp") => (format!("{path}?month=2026-11&format=csv"), None),
+        ("GET", "/reports/month/{month}") => ("/reports/month/2026-11".into(), None),
+        ("GET", "/api/v1/reports/tax") => (format!("{path}?quarter=2026Q4"), None),
         ("GET", "/api/v1/exports") => (format!("{path}?from={day}&to={day}"), None),
         ("GET", "/api/v1/apikeys") => (path.into(), None),
         ("POST", "/api/v1/apikeys") => (

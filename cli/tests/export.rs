@@ -67,6 +67,7 @@ fn export(url: &str, from: NaiveDate, to: NaiveDate) -> tempfile::TempDir {
         to,
         &out,
         Utc::now(),
+        None,
         &mut |_, _| {},
     )
     .unwrap();
@@ -160,6 +161,7 @@ fn writing_an_export_reports_its_progress_through_the_entries() {
         day,
         &path(&dir),
         Utc::now(),
+        None,
         &mut |done, total| calls.push((done, total)),
     )
     .unwrap();

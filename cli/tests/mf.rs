@@ -266,6 +266,7 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
         today,
         &out,
         Utc::now(),
+        None,
         &mut |_, _| {},
     )
     .unwrap();

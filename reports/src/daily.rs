@@ -84,8 +84,15 @@ pub struct DailyReport {
     pub late_rounds: i64,
     /// When the last of them arrived: the day's figures changed then, after the day had closed.
     pub last_late_received_at: Option<DateTime<Utc>>,
+    /// Rounds played in the day, all tables.
+    pub rounds: i64,
+    /// `no rounds were played on this gaming day` when none were.
+    pub note: Option<String>,
     pub rows: Vec<PayoutRow>,
 }
+
+/// What a report of a day without play says.
+pub const NO_ROUNDS: &str = "no rounds were played on this gaming day";
 
 #[derive(QueryableByName, Debug)]
 struct Aggregate {
@@ -405,7 +412,12 @@ pub fn build(
         late_rounds = add(late_rounds, sums.late_rounds)?;
         last_late_received_at = last_late_received_at.max(sums.last_late_received_at);
     }
+    let rounds = per_table
+        .values()
+        .try_fold(0i64, |total, sums| add(total, sums.rounds))?;
     Ok(DailyReport {
+        rounds,
+        note: (rounds == 0).then(|| NO_ROUNDS.to_owned()),
         gaming_day: day,
         starts_at: start,
         ends_at: end,

@@ -3,6 +3,7 @@
 pub mod chi_square;
 pub mod daily;
 mod day_rounds;
+pub mod deviation;
 pub mod error;
 
 pub mod fantasy;
@@ -10,8 +11,12 @@ pub mod findings;
 pub mod gaming_day;
 pub mod inspection;
 pub mod mf;
+pub mod month_page;
+pub mod nightly;
+pub mod monthly;
 pub mod periods;
 pub mod shoes;
+pub mod tax;
 pub mod wheels;
 
 pub use error::ReportError;

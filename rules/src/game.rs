@@ -8,7 +8,8 @@ use crate::error::RecordError;
 use crate::money_wheel::layout::WheelLayout;
 use crate::plan::Plan;
 use crate::round_header::{GameCode, Identified};
-use crate::verdict::{RoundStatistics, Verdict};
+use crate::statistics::RoundStatistics;
+use crate::verdict::Verdict;
 
 /// A round's verdict, or why it cannot be judged.
 pub type Judged<'a> = Result<Verdict<'a>, RecordError>;

@@ -20,6 +20,7 @@ pub mod record;
 pub mod roulette;
 pub mod round_header;
 pub mod rtp;
+pub mod statistics;
 pub mod string_limits;
 #[cfg(test)]
 mod test_support;
@@ -31,11 +32,12 @@ pub use error::{PlanError, RecordError};
 pub use game::{Game, GameRecord, TableSetup};
 pub use plan::{Plan, PlanBook};
 pub use record::{is_adjudicated, GameCode, RecordHeader, Round, RoundType};
-pub use verdict::{Finding, FindingKind, RoundStatistics, Verdict};
+pub use statistics::{KindStatistics, RoundStatistics, StatisticsDetail, UnitMoments};
+pub use verdict::{Finding, FindingKind, Verdict};
 
 /// Version of the adjudication rules. Stored with every verdict so that a corrected rule can
 /// re-run history and show what changed.
-pub const RULES_VERSION: &str = "2026.11.1";
+pub const RULES_VERSION: &str = "2026.11.2";
 
 /// Re-adjudicates a parsed round against `plan`.
 pub fn adjudicate<'a>(plan: &'a Plan, round: &'a Round) -> Result<Verdict<'a>, RecordError> {

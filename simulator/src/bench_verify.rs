@@ -193,6 +193,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
         to,
         &out,
         Utc::now(),
+        None,
         &mut |_, _| {},
     )?;
     let export_seconds = started.elapsed().as_secs_f64();

@@ -87,6 +87,7 @@ pub async fn export(
             q.to,
             &dir,
             Utc::now(),
+            state.data_dir.as_deref(),
             &mut |_, _| {},
         )
         .map_err(|e| match e {

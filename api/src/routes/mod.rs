@@ -9,6 +9,7 @@ pub mod mf;
 pub mod records;
 pub mod reports;
 pub mod tables;
+pub mod tax;
 
 use std::time::Duration;
 
@@ -20,43 +21,53 @@ use futures_util::StreamExt as _;
 use crate::error::ApiError;
 
 pub const API_PREFIX: &str = "/api/v1";
+pub const PAGES_PREFIX: &str = "/reports";
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.default_service(web::to(no_route));
-    cfg.service(health::health).service(
-        web::scope(API_PREFIX)
-            .wrap(actix_web::middleware::from_fn(crate::auth::authorize))
-            .service(records::submit_batch)
-            .service(records::submit)
-            .service(tables::register)
-            .service(tables::list)
-            .service(tables::get)
-            .service(tables::add_key)
-            .service(tables::revoke_key)
-            .service(tables::gaps)
-            .service(ledger::head)
-            .service(ledger::checkpoint)
-            .service(ledger::entry)
-            .service(ledger::inclusion_proof)
-            .service(ledger::consistency_proof)
-            .service(ledger::gaps)
-            .service(ledger::significant_events)
-            .service(findings::list)
-            .service(findings::get)
-            .service(findings::resolve)
-            .service(reports::daily)
-            .service(reports::shoes)
-            .service(reports::fantasy)
-            .service(reports::wheels)
-            .service(mf::package)
-            .service(mf::periods)
-            .service(exports::export)
-            .service(apikeys::list)
-            .service(apikeys::create)
-            .service(apikeys::revoke)
-            .service(apikeys::whoami)
-            .service(health::openapi),
-    );
+    cfg.service(health::health)
+        .service(
+            // Pages people read in a browser: the same keys and roles as the API.
+            web::scope(PAGES_PREFIX)
+                .wrap(actix_web::middleware::from_fn(crate::auth::authorize))
+                .service(reports::month_page),
+        )
+        .service(
+            web::scope(API_PREFIX)
+                .wrap(actix_web::middleware::from_fn(crate::auth::authorize))
+                .service(records::submit_batch)
+                .service(records::submit)
+                .service(tables::register)
+                .service(tables::list)
+                .service(tables::get)
+                .service(tables::add_key)
+                .service(tables::revoke_key)
+                .service(tables::gaps)
+                .service(ledger::head)
+                .service(ledger::checkpoint)
+                .service(ledger::entry)
+                .service(ledger::inclusion_proof)
+                .service(ledger::consistency_proof)
+                .service(ledger::gaps)
+                .service(ledger::significant_events)
+                .service(findings::list)
+                .service(findings::get)
+                .service(findings::resolve)
+                .service(reports::daily)
+                .service(reports::shoes)
+                .service(reports::fantasy)
+                .service(reports::wheels)
+                .service(reports::rtp)
+                .service(tax::report)
+                .service(mf::package)
+                .service(mf::periods)
+                .service(exports::export)
+                .service(apikeys::list)
+                .service(apikeys::create)
+                .service(apikeys::revoke)
+                .service(apikeys::whoami)
+                .service(health::openapi),
+        );
 }
 
 /// Extractor settings that turn malformed input into our `{code, message, details}` errors.

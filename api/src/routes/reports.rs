@@ -5,6 +5,7 @@ use chrono::NaiveDate;
 use diesel::PgConnection;
 use reports::daily::{self as daily_report, DailyReport};
 use reports::fantasy::{self as fantasy_report, FantasyAudit};
+use reports::monthly::{self as monthly_report, RtpReport, RtpRequest};
 use reports::shoes::{self as shoe_report, ShoeAudit};
 use reports::wheels::{self as wheel_report, WheelStatistics};
 use serde::{Deserialize, Serialize};
@@ -65,12 +66,7 @@ pub async fn wheels(
     query: web::Query<MonthQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let MonthQuery { month, format } = query.into_inner();
-    let first = reports::Month::parse(&month).ok_or_else(|| {
-        ApiError::bad_request(
-            "invalid_query",
-            format!("month must be YYYY-MM, not `{month}`"),
-        )
-    })?;
+    let first = self::month(&month)?;
     let build = move |conn: &mut PgConnection, state: &AppState| {
         wheel_report::build(conn, &state.clock, first)
     };
@@ -82,6 +78,116 @@ pub async fn wheels(
         format!("wheels-{month}"),
     )
     .await
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct RtpQuery {
+    /// Month of gaming days, `YYYY-MM`.
+    pub month: String,
+    /// The last gaming day included, `YYYY-MM-DD` (month to date); the whole month without it.
+    pub through: Option<NaiveDate>,
+    /// Only this game (e.g. `roulette`).
+    pub game: Option<String>,
+    /// Only this table.
+    pub table_id: Option<String>,
+    /// `json` (default) or `csv`.
+    pub format: Option<String>,
+}
+
+fn month(text: &str) -> Result<reports::Month, ApiError> {
+    reports::Month::parse(text).ok_or_else(|| {
+        ApiError::bad_request(
+            "invalid_query",
+            format!("month must be YYYY-MM, not `{text}`"),
+        )
+    })
+}
+
+impl RtpQuery {
+    fn request(&self) -> Result<RtpRequest, ApiError> {
+        Ok(RtpRequest {
+            month: month(&self.month)?,
+            through: self.through,
+            game: self.game.clone(),
+            table_id: self.table_id.clone(),
+        })
+    }
+}
+
+/// Monthly payout/RTP report: per game, table and gaming day and for the month — rounds,
+/// stakes, payouts, returned stakes, GGR, actual RTP, the theoretical RTP of the bets placed,
+/// the deviation in standard deviations (|z| > 3 flagged, with the rounds a flag needs to mean
+/// anything), the same per bet kind, and findings by kind, amount and resolution.
+#[utoipa::path(get, path = "/api/v1/reports/rtp", tag = "reports", params(RtpQuery),
+    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = RtpReport), (status = 400, body = ErrorBody)))]
+#[get("/reports/rtp")]
+pub async fn rtp(
+    state: web::Data<AppState>,
+    query: web::Query<RtpQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let request = query.request()?;
+    let file = format!("rtp-{}", request.month);
+    let build = move |conn: &mut PgConnection, state: &AppState| {
+        monthly_report::build(conn, &state.clock, &request)
+    };
+    report(
+        state,
+        query.into_inner().format,
+        build,
+        monthly_report::to_csv,
+        file,
+    )
+    .await
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct PageQuery {
+    /// The last gaming day included, `YYYY-MM-DD`; the whole month without it.
+    pub through: Option<NaiveDate>,
+    /// Only this game.
+    pub game: Option<String>,
+    /// Only this table.
+    pub table_id: Option<String>,
+}
+
+/// The monthly RTP report as a page to read and print (A4): actual against theoretical RTP per
+/// game over the days of the month with the ±3σ band, GGR per table, findings per day, bet
+/// kinds. One self-contained HTML document: inline SVG and CSS, nothing fetched.
+#[utoipa::path(get, path = "/reports/month/{month}", tag = "reports",
+    params(("month" = String, Path, description = "Month of gaming days, `YYYY-MM`"), PageQuery),
+    responses((status = 200, description = "the page (text/html)", content_type = "text/html", body = String),
+              (status = 400, body = ErrorBody)))]
+#[get("/month/{month}")]
+pub async fn month_page(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    query: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let PageQuery {
+        through,
+        game,
+        table_id,
+    } = query.into_inner();
+    let request = RtpRequest {
+        month: month(&path.into_inner())?,
+        through,
+        game,
+        table_id,
+    };
+    let page = web::block(move || -> Result<_, ApiError> {
+        let report = monthly_report::build(&mut *state.conn()?, &state.clock, &request)?;
+        Ok(reports::month_page::render(&report))
+    })
+    .await??;
+    Ok(HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .insert_header((
+            "Content-Security-Policy",
+            "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+        ))
+        .body(page))
 }
 
 fn wants_csv(format: Option<&str>) -> Result<bool, ApiError> {

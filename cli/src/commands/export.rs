@@ -38,6 +38,7 @@ pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
         args.to,
         &args.dir,
         Utc::now(),
+        Some(&global.data_dir),
         &mut |done, total| {
             bar.set_length(total);
             bar.set_position(done);

@@ -5,10 +5,13 @@ mod apikey;
 mod export;
 mod keys;
 mod mf;
+mod monthly;
+mod nightly;
 mod plan;
 mod report;
 mod rtp;
 mod serve;
+mod tax;
 mod verify;
 
 use std::path::PathBuf;

@@ -24,6 +24,13 @@ enum ReportKind {
     /// Fantasy-land audit of one gaming day: each Open Face Chinese hand's deal against the
     /// table's previous hand.
     Fantasy(DayArgs),
+    /// Monthly payout/RTP report: per game, table and gaming day, actual against theoretical
+    /// RTP of the bets placed, the deviation in standard deviations per bet kind, findings.
+    Rtp(super::monthly::RtpReportArgs),
+    /// The nightly job once: each closed gaming day's reports (daily, month-to-date RTP with
+    /// its page, shoe, fantasy and wheel audits) written under the data directory and sealed
+    /// into the ledger, and a checkpoint over them. Nights done before are left as they are.
+    Nightly(super::nightly::NightlyArgs),
     /// Wheel statistics of a month: segment frequencies of each money wheel, chi-square test.
     Wheels(MonthArgs),
     /// The Ministry of Finance's monthly package (vyhláška 10/2019 Sb., model M, live game Z)
@@ -35,6 +42,9 @@ enum ReportKind {
     /// Period audit of a month (JSON): table and cage operating periods, drop-and-win
     /// reconciliation, rounds played outside a period.
     Periods(super::mf::PeriodsArgs),
+    /// The quarter's gambling tax (zákon č. 187/2016 Sb.): per category stakes, wins, base
+    /// rounded up to hundreds of koruny, rate, tax; the total and the due date.
+    Tax(super::tax::TaxArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -90,13 +100,7 @@ impl Output {
 
 fn wheels(global: &Global, args: MonthArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
-    let this = reports::Month::of(clock.day_of(Utc::now()));
-    let month = match args.month.as_str() {
-        "this" => this,
-        "last" => this.previous(),
-        other => reports::Month::parse(other)
-            .with_context(|| format!("--month `{other}` is not YYYY-MM, this or last"))?,
-    };
+    let month = super::monthly::month_arg(&args.month, &clock)?;
     args.output.csv()?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
@@ -131,9 +135,12 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
         ReportKind::Shoes(a) => (DayReport::Shoes, a),
         ReportKind::Fantasy(a) => (DayReport::Fantasy, a),
         ReportKind::Wheels(a) => return wheels(global, a),
+        ReportKind::Rtp(a) => return super::monthly::run(global, a),
+        ReportKind::Nightly(a) => return super::nightly::run(global, a),
         ReportKind::Mf(a) => return super::mf::package(global, a),
         ReportKind::MfValidate(a) => return super::mf::validate(a),
         ReportKind::Periods(a) => return super::mf::periods(global, a),
+        ReportKind::Tax(a) => return super::tax::run(global, a),
     };
     let clock = clock.clock()?;
     let today = clock.day_of(Utc::now());

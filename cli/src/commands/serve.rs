@@ -57,6 +57,11 @@ pub struct ServeArgs {
     /// `<data dir>/dozor.toml` if it exists.
     #[arg(long, env = "DOZOR_CONFIG")]
     config: Option<PathBuf>,
+    /// Local time (Europe/Prague) at which the nightly job seals the reports of the gaming day
+    /// that closed last (`HH:MM`), or `off` (then run `dozor report nightly` from a timer).
+    /// Nights missed while the server was down are caught up at start.
+    #[arg(long, env = "DOZOR_NIGHTLY_AT", default_value = "06:30")]
+    nightly_at: String,
 }
 
 /// Reads the operator key, or creates one at the default place.
@@ -79,6 +84,10 @@ pub(super) fn existing_operator_key(
 
 pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
+    let nightly_at = match args.nightly_at.as_str() {
+        "off" => None,
+        text => Some(super::nightly::nightly_time(text)?),
+    };
     let owner_url = args
         .owner_database_url
         .clone()
@@ -90,6 +99,7 @@ pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
         operator_key(global, args.operator_key.clone())?,
     );
     settings.clock = clock;
+    settings.data_dir = Some(global.data_dir.clone());
     let config_path = super::mf::config_path(global, args.config.clone());
     if args.config.is_some() || config_path.exists() {
         settings.operator_config = Some(reports::mf::OperatorConfig::load(&config_path)?);
@@ -117,6 +127,18 @@ pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
             .map(ledger::witness::Witness::new),
     });
     let state = server::state(&settings)?;
+    let scheduler = nightly_at
+        .map(|at| {
+            api::nightly::spawn(
+                state.clone(),
+                api::nightly::NightlySchedule {
+                    at,
+                    data_dir: global.data_dir.clone(),
+                },
+            )
+        })
+        .transpose()
+        .context("starting the nightly scheduler")?;
     let workers = args
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
@@ -132,6 +154,9 @@ pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
             .run()
             .await
     });
+    if let Some(scheduler) = scheduler {
+        scheduler.stop();
+    }
     let sealed = server::final_checkpoint(&settings);
     db.close()?;
     served.with_context(|| format!("serving on {}", args.bind))?;

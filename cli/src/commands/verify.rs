@@ -152,20 +152,36 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         |checked| bar.set_position(checked),
     )?;
     bar.finish_and_clear();
+    // The nightly reports under the data directory must still be what was sealed.
+    let sealed = reports::nightly::check_files(&mut conn, &global.data_dir);
     drop(conn);
     db.close()?;
+    let (reports_matching, changed_reports) = sealed?;
     let seconds = started.elapsed().as_secs_f64();
-    println!("{}", serde_json::to_string_pretty(&report)?);
-    match &report.failure {
-        None => {
+    let mut printed = serde_json::to_value(&report)?;
+    printed["nightly_reports_matching"] = reports_matching.into();
+    printed["nightly_reports_changed"] = serde_json::to_value(&changed_reports)?;
+    println!("{}", serde_json::to_string_pretty(&printed)?);
+    match (&report.failure, changed_reports.first()) {
+        (None, None) => {
             eprintln!(
-                "ledger OK: {} entries, every hash, link, signature, tree node and signed checkpoint checked, {} rounds re-adjudicated against their stored verdicts and findings, in {seconds:.2} s",
+                "ledger OK: {} entries, every hash, link, signature, tree node and signed checkpoint checked, {} rounds re-adjudicated against their stored verdicts and findings, {reports_matching} nightly reports matching their seals, in {seconds:.2} s",
                 report.entries_checked, report.rounds_readjudicated
             );
             Ok(ExitCode::SUCCESS)
         }
-        Some(f) => {
+        (Some(f), _) => {
             eprintln!("ledger BROKEN at index {}: {}", f.index, f.reason);
+            Ok(ExitCode::from(1))
+        }
+        (None, Some(changed)) => {
+            eprintln!(
+                "reports CHANGED: {} ({}), sealed at index {}; {} in all",
+                changed.name,
+                changed.problem,
+                changed.ledger_index,
+                changed_reports.len()
+            );
             Ok(ExitCode::from(1))
         }
     }

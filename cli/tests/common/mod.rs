@@ -1,6 +1,8 @@
 //! Shared helpers: a real server state on a fresh database of a throwaway cluster.
 #![allow(dead_code)]
 
+pub mod browser;
+
 use api::server::{self, Settings};
 use api::state::AppState;
 use ed25519_dalek::SigningKey;

@@ -36,6 +36,8 @@ pub struct Derived {
     /// The whole verdict as stored and shown: JSON, serialized where it was computed.
     pub verdict: String,
     pub statistics: rules::RoundStatistics,
+    /// `statistics.detail()` as stored: JSON, serialized where it was computed.
+    pub statistics_detail: String,
 }
 
 /// Why a round could not be judged.
@@ -65,6 +67,8 @@ impl Derived {
         verdict: &rules::Verdict<'_>,
         statistics: rules::RoundStatistics,
     ) -> Result<Derived, LedgerError> {
+        // What the table paid per kind comes from the verdict.
+        let statistics = statistics.with_actual(verdict);
         Ok(Derived {
             game: verdict.game.to_string(),
             played_at,
@@ -79,6 +83,12 @@ impl Derived {
             verdict: serde_json::to_string(verdict).map_err(|source| LedgerError::VerdictJson {
                 index: None,
                 source,
+            })?,
+            statistics_detail: serde_json::to_string(&statistics.detail()).map_err(|source| {
+                LedgerError::VerdictJson {
+                    index: None,
+                    source,
+                }
             })?,
             statistics,
         })
@@ -673,6 +683,7 @@ pub(crate) fn push_derived<'a>(
         rtp_stakes_h: d.statistics.rtp_stakes_h,
         expected_payout_mh: d.statistics.expected_payout_mh,
         payout_variance_h2: d.statistics.payout_variance_h2,
+        statistics_detail: &d.statistics_detail,
         finding_count: i32::try_from(d.findings.len()).unwrap_or(i32::MAX),
         verdict: &d.verdict,
     });

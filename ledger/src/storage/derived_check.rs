@@ -107,6 +107,11 @@ fn verdict_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<
             row.payout_variance_h2.to_bits(),
             e.payout_variance_h2.to_bits(),
         ),
+        field(
+            "statistics_detail",
+            &row.statistics_detail,
+            e.statistics_detail,
+        ),
         field("finding_count", row.finding_count, e.finding_count),
     ])
     .or_else(|| (row.verdict != e.verdict).then(|| "the verdict JSON differs".to_owned()))

@@ -98,6 +98,9 @@ pub struct NewAdjudication<'a> {
     pub finding_count: i32,
     /// JSON, as `serde_json` wrote it.
     pub verdict: &'a str,
+    /// The round's third moment and its figures per bet kind ([`rules::StatisticsDetail`]),
+    /// JSON.
+    pub statistics_detail: &'a str,
 }
 
 /// A round's verdict and statistics, as stored.
@@ -119,6 +122,7 @@ pub struct AdjudicationRow {
     pub payout_variance_h2: f64,
     pub finding_count: i32,
     pub verdict: String,
+    pub statistics_detail: String,
 }
 
 #[derive(Debug, Clone, Insertable)]

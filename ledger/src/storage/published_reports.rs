@@ -26,7 +26,7 @@ pub struct Publication {
 }
 
 /// The latest publication of every report name: ledger index and SHA-256.
-fn latest_publications(
+pub fn latest_publications(
     conn: &mut PgConnection,
 ) -> Result<HashMap<String, (u64, String)>, LedgerError> {
     let rows: Vec<(i64, Vec<u8>)> = ledger_entries::table

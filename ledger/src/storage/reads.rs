@@ -25,6 +25,15 @@ pub fn size(conn: &mut PgConnection) -> Result<u64, LedgerError> {
     Ok(super::append::head(conn)?.map_or(0, |h| h.index + 1))
 }
 
+/// When the ledger's first entry was received: the day the ledger starts.
+pub fn first_received_at(conn: &mut PgConnection) -> Result<Option<DateTime<Utc>>, LedgerError> {
+    Ok(ledger_entries::table
+        .find(0i64)
+        .select(ledger_entries::received_at)
+        .first(conn)
+        .optional()?)
+}
+
 /// A run of sequence numbers missing between two records of a table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, QueryableByName)]
 pub struct SeqGap {

@@ -17,6 +17,7 @@ diesel::table! {
         payout_variance_h2 -> Float8,
         finding_count -> Int4,
         verdict -> Text,
+        statistics_detail -> Text,
     }
 }
 

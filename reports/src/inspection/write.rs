@@ -230,6 +230,7 @@ pub fn write_export(
     to: NaiveDate,
     dir: &Path,
     now: DateTime<Utc>,
+    nightly_from: Option<&Path>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ExportSummary, ExportError> {
     if to < from {
@@ -461,6 +462,25 @@ pub fn write_export(
     }
     for (name, bytes) in &reports {
         w.file(name, bytes)?;
+    }
+    if let Some(data_dir) = nightly_from {
+        // The nightly job's reports of the period, as they are under the data directory: the
+        // verifier checks each against its seal (a missing one fails too).
+        let sealed = published_reports::latest_publications(conn)?;
+        for day in from.iter_days().take_while(|d| *d <= to) {
+            let prefix = crate::nightly::night_prefix(day);
+            let mut names: Vec<&String> =
+                sealed.keys().filter(|n| n.starts_with(&prefix)).collect();
+            names.sort();
+            for name in names {
+                let path = data_dir.join(name);
+                match std::fs::read(&path) {
+                    Ok(bytes) => w.file(name, &bytes)?,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(source) => return Err(ExportError::Io { path, source }),
+                }
+            }
+        }
     }
 
     let info = ExportInfo {

@@ -20,6 +20,7 @@ use crate::plan::{BlackjackPlan, DealerBlackjackTakes, Odds, Plan};
 use crate::round_header::{
     round_record, validate_bet_id, validate_identifier, validate_positions, GameCode,
 };
+use crate::statistics::{StatisticsSum, UnitMoments};
 use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
@@ -505,13 +506,12 @@ pub fn round_statistics(
     figures: Option<&crate::rtp::BlackjackFigures>,
     round: &BlackjackRound,
 ) -> crate::RoundStatistics {
-    let statistics = crate::RoundStatistics::default();
     let Some(figures) = figures else {
-        return statistics;
+        return crate::RoundStatistics::default();
     };
     let pairs = crate::rtp::perfect_pairs(bp.decks, &bp.perfect_pairs);
     let insurance = crate::rtp::insurance(bp.decks, bp.insurance_odds);
-    let mut sum = crate::verdict::StatisticsSum::default();
+    let mut sum = StatisticsSum::default();
     for b in &round.boxes {
         // Each double and each split adds the main stake again.
         let added = b
@@ -527,10 +527,15 @@ pub fn round_statistics(
                     let total = s.saturating_mul(added.saturating_add(1));
                     let edge_mh = (s as f64 * 1000.0 * figures.shoe.house_edge()).round();
                     let expected_mh = i128::from(total) * 1000 - edge_mh as i128;
+                    // The moments are per initial bet: the doubles and splits are in them.
                     sum.add(
+                        bet.kind.as_str(),
                         total,
                         expected_mh,
-                        figures.shoe.standard_deviation * s as f64,
+                        UnitMoments {
+                            standard_deviation: figures.shoe.standard_deviation,
+                            third_moment: figures.shoe.third_moment,
+                        },
                     );
                 }
                 BlackjackBetKind::PerfectPairs | BlackjackBetKind::Insurance => {
@@ -539,11 +544,7 @@ pub fn round_statistics(
                     } else {
                         &pairs
                     };
-                    sum.add(
-                        s,
-                        line.rtp.of_amount_mh(s),
-                        line.standard_deviation * s as f64,
-                    );
+                    sum.add(bet.kind.as_str(), s, line.rtp.of_amount_mh(s), line.moments);
                 }
             }
         }

@@ -14,7 +14,8 @@ use crate::plan::{Plan, WheelPlan};
 use crate::round_header::{
     round_record, validate_bet_count, validate_bet_id, validate_identifier, GameCode,
 };
-use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
+use crate::statistics::RoundStatistics;
+use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
 pub mod layout;
@@ -96,7 +97,7 @@ fn finding(kind: FindingKind, bet: &WheelBet, expected_h: i64, message: String) 
 /// Re-adjudicates a spin: the box the stopping segment pays, each bet's payout, limits per
 /// player and box, the maximum net win, void spins.
 pub fn adjudicate<'a>(
-    wp: &WheelPlan,
+    wp: &'a WheelPlan,
     plan: &'a Plan,
     layout: &'a WheelLayout,
     round: &'a WheelRound,
@@ -197,7 +198,8 @@ pub fn adjudicate<'a>(
         totals.add(BetVerdict {
             bet_id: &bet.bet_id,
             player: &bet.player,
-            kind: known.map_or("unknown_box", |_| "box"),
+            // The box is the bet kind: each box has its own odds and RTP.
+            kind: known.map_or("unknown_box", |b| b.id.as_str()),
             stake_h: bet.stake_h,
             expected_paid_h: expected_h,
             paid_h: bet.paid_h,
@@ -275,26 +277,27 @@ pub fn round_statistics(
     layout: &WheelLayout,
     round: &WheelRound,
 ) -> RoundStatistics {
-    let statistics = RoundStatistics::default();
     if matches!(round.outcome, WheelOutcome::Void { .. }) || layout.is_empty() {
-        return statistics;
+        return RoundStatistics::default();
     }
     let priced: Vec<(&WheelBet, &crate::plan::WheelBox)> = round
         .bets
         .iter()
         .filter_map(|bet| wp.box_of(&bet.box_id).map(|b| (bet, b)))
         .collect();
-    let stakes = priced
+    let kinds: Vec<(&str, i64)> = priced
         .iter()
-        .fold(0i64, |sum, (bet, _)| sum.saturating_add(bet.stake_h));
-    let payouts = layout.segments().iter().map(|label| {
-        priced
-            .iter()
-            .filter(|(_, b)| b.id == *label)
-            .map(|(bet, b)| i128::from(bet.stake_h) * (i128::from(b.pays) + 1))
-            .sum()
-    });
-    RoundStatistics::over_equally_likely(stakes, payouts)
+        .map(|(bet, b)| (b.id.as_str(), bet.stake_h))
+        .collect();
+    let segments = layout.segments();
+    RoundStatistics::over_equally_likely(segments.len(), &kinds, |i, segment| {
+        let (bet, b) = priced[i];
+        if b.id == segments[segment] {
+            i128::from(bet.stake_h) * (i128::from(b.pays) + 1)
+        } else {
+            0
+        }
+    })
 }
 
 impl Game for WheelRound {

@@ -15,7 +15,8 @@ use crate::ratio::Ratio;
 use crate::round_header::{
     round_record, validate_bet_count, validate_bet_id, validate_identifier, GameCode,
 };
-use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, RoundStatistics, Verdict};
+use crate::statistics::RoundStatistics;
+use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
 /// Most bets a single spin may carry; more is not a real table.
@@ -596,28 +597,26 @@ fn push_limit_finding(
     });
 }
 
-/// Expected payout and its variance over the 37 equally likely pockets.
+/// Expected payout, variance and third moment over the 37 equally likely pockets, per bet kind
+/// and for the whole spin.
 pub fn round_statistics(rp: &RoulettePlan, round: &RouletteRound) -> RoundStatistics {
-    let mut statistics = RoundStatistics::default();
     if matches!(round.outcome, SpinOutcome::Void { .. }) {
-        return statistics;
+        return RoundStatistics::default();
     }
     let mut valid: Vec<(Chips, i64)> = Vec::with_capacity(round.bets.len());
+    let mut priced: Vec<(&str, i64)> = Vec::with_capacity(round.bets.len());
     for bet in &round.bets {
         if let Ok(chips) = chips_of(bet) {
             if let Ok((unit, total)) = unit_and_total(bet, Some(&chips)) {
-                statistics.rtp_stakes_h = statistics.rtp_stakes_h.saturating_add(total);
+                priced.push((bet.kind.as_str(), total));
                 valid.push((chips, unit));
             }
         }
     }
-    let payouts = (0..POCKETS).map(|number| {
-        valid
-            .iter()
-            .map(|(chips, unit)| i128::from(payout(chips, *unit, number, rp).unwrap_or(0)))
-            .sum()
-    });
-    RoundStatistics::over_equally_likely(statistics.rtp_stakes_h, payouts)
+    RoundStatistics::over_equally_likely(POCKETS as usize, &priced, |b, number| {
+        let (chips, unit) = &valid[b];
+        i128::from(payout(chips, *unit, number as u8, rp).unwrap_or(0))
+    })
 }
 
 /// Theoretical RTP of a bet kind under the plan's pay table, from the layout (never typed in).

@@ -408,3 +408,46 @@ fn a_malformed_bet_is_named_by_its_place_in_the_round() {
         "bets[0].numbers"
     );
 }
+
+#[test]
+fn round_statistics_per_kind_keep_each_kind_apart_and_the_spin_whole() {
+    let plan = plan();
+    // 17 wins (black): the straight-up on 17 paid 3 600 h; the straight on 5 and red lost.
+    let record = round(
+        number(17),
+        json!([
+            bet("a", "straight", &[17], 100, 3_600),
+            bet("b", "straight", &[5], 100, 0),
+            bet("c", "red", &[], 200, 0)
+        ]),
+    );
+    let parsed = Round::parse(&record).unwrap();
+    let verdict = crate::adjudicate(&plan, &parsed).unwrap();
+    let Round::Roulette(r) = &parsed else {
+        panic!("not roulette")
+    };
+    let s = round_statistics(plan.roulette().unwrap(), r).with_actual(&verdict);
+    let kinds: Vec<&str> = s.by_kind.iter().map(|k| k.kind.as_str()).collect();
+    assert_eq!(kinds, ["red", "straight"]);
+    let (red, straight) = (&s.by_kind[0], &s.by_kind[1]);
+    // Straights on 17 and 5: 3 600 h on each of two pockets of 37, else 0.
+    // Mean 7 200/37 = 194.594 h → 194 594 mh. Variance (37 × 2 × 3 600² − 7 200²)/37²
+    // = (959 040 000 − 51 840 000)/1 369 = 907 200 000/1 369 = 662 673.4 h².
+    assert_eq!(
+        (straight.bets, straight.stakes_h, straight.paid_h),
+        (2, 200, 3_600)
+    );
+    assert_eq!(straight.expected_payout_mh, 194_594);
+    assert!((straight.variance_h2 - 907_200_000.0 / 1_369.0).abs() < 1e-6);
+    // Third moment: x = 3 600 (2 pockets) or 0 (35), mean m = 7 200/37;
+    // [2 (3 600 − m)³ + 35 (−m)³]/37 = [2 × 3 405.405 4³ − 35 × 194.594 6³]/37
+    // = [78 983 515 290 − 257 905 356]/37 = 2 127 719 187 h³ (to 10 digits).
+    assert!((straight.third_moment_h3 / 2_127_719_187.0 - 1.0).abs() < 1e-9);
+    // Red: 400 h on 18 pockets of 37. Mean 7 200/37 = 194 594 mh, like the straights.
+    assert_eq!((red.bets, red.stakes_h, red.paid_h), (1, 200, 0));
+    assert_eq!(red.expected_payout_mh, 194_594);
+    // The spin as a whole is not the sum of its kinds: a straight on 5 (red) and red win
+    // together. Total mean 14 400/37 = 389.189 h.
+    assert_eq!(s.expected_payout_mh, 389_189);
+    assert_eq!(s.rtp_stakes_h, 400);
+}

@@ -360,6 +360,8 @@ pub struct SimulatedEdge {
     pub player_mean: f64,
     /// Standard deviation of one round's result, in initial bets.
     pub standard_deviation: f64,
+    /// Third central moment of one round's result, in initial bets cubed.
+    pub third_moment: f64,
     /// Half-width of the 95 % confidence interval of `player_mean`.
     pub ci95: f64,
 }
@@ -624,9 +626,9 @@ fn simulate_shoe(
 ) -> SimulatedEdge {
     let blocks = rounds.div_ceil(BLOCK);
     let threads = threads.max(1) as u64;
-    let sums: Vec<(i128, i128)> = super::on_threads(threads as usize, |first| {
+    let sums: Vec<(i128, i128, i128)> = super::on_threads(threads as usize, |first| {
         let first = first as u64;
-        let (mut sum, mut squares) = (0i128, 0i128);
+        let (mut sum, mut squares, mut cubes) = (0i128, 0i128, 0i128);
         let mut block = first;
         while block < blocks {
             let mut rng = Rng::new(seed ^ block.wrapping_mul(0xa076_1d64_78bd_642f));
@@ -635,24 +637,32 @@ fn simulate_shoe(
                 let r = i128::from(play_round(rules, strategy, &mut rng, replace));
                 sum += r;
                 squares += r * r;
+                cubes += r * r * r;
             }
             block += threads;
         }
-        (sum, squares)
+        (sum, squares, cubes)
     });
-    let (sum, squares) = sums
+    let (sum, squares, cubes) = sums
         .iter()
-        .fold((0i128, 0i128), |(s, q), (a, b)| (s + a, q + b));
+        .fold((0i128, 0i128, 0i128), |(s, q, c), (a, b, d)| {
+            (s + a, q + b, c + d)
+        });
     let unit = f64::from(rules.blackjack_odds.den.max(1));
     let n = rounds.max(1) as f64;
     let mean = sum as f64 / n / unit;
     let variance = (squares as f64 / n / (unit * unit) - mean * mean).max(0.0);
     let sd = variance.sqrt();
+    // E[(X − μ)³] = E[X³] − 3μ·E[X²] + 2μ³.
+    let cube = cubes as f64 / n / (unit * unit * unit);
+    let square = squares as f64 / n / (unit * unit);
+    let third_moment = cube - 3.0 * mean * square + 2.0 * mean.powi(3);
     SimulatedEdge {
         rounds,
         seed,
         player_mean: mean,
         standard_deviation: sd,
+        third_moment,
         ci95: 1.96 * sd / n.sqrt(),
     }
 }

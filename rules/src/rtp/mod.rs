@@ -17,6 +17,7 @@ pub use uth_game::{analyse as uth_base_game, UthBaseGame};
 use crate::hand_rank::{seven_card_distribution, Category};
 use crate::plan::{HandPayTable, Odds, PerfectPairsPlan, RoulettePlan, WheelPlan};
 use crate::ratio::{gcd, Ratio};
+use crate::statistics::UnitMoments;
 
 /// Runs `work(k)` for k in 0 … threads − 1, each on its own thread; the results in that order.
 /// A panic in a worker goes on in the caller.
@@ -42,28 +43,33 @@ pub struct BetRtp {
     pub game: &'static str,
     pub bet: String,
     pub rtp: Ratio,
-    /// Standard deviation of the payout per unit staked (statistics only).
-    pub standard_deviation: f64,
+    /// Standard deviation and third central moment of the payout per unit staked (statistics
+    /// only).
+    pub moments: UnitMoments,
     /// How it was computed.
     pub method: &'static str,
 }
 
 /// `Σ weight × (num + den) / den` over `Σ weight`, reduced: the average return per unit staked
 /// when outcome i (weight i) pays `odds i` plus the stake back and the rest lose; and the
-/// standard deviation of that return.
-fn expected_return(outcomes: &[(u128, Odds)], total: u128) -> (Ratio, f64) {
+/// moments of that return.
+fn expected_return(outcomes: &[(u128, Odds)], total: u128) -> (Ratio, UnitMoments) {
     let common = outcomes.iter().fold(1u128, |l, (_, o)| {
         l / gcd(l, u128::from(o.den)) * u128::from(o.den)
     });
     let back = |o: &Odds| u128::from(o.num + o.den) * (common / u128::from(o.den));
     let returned: u128 = outcomes.iter().map(|(weight, o)| weight * back(o)).sum();
-    let squares: f64 = outcomes
+    let winning: u128 = outcomes.iter().map(|(weight, _)| weight).sum();
+    let losing = (total.saturating_sub(winning) as f64, 0.0);
+    let distribution = outcomes
         .iter()
-        .map(|(weight, o)| *weight as f64 * (back(o) as f64 / common as f64).powi(2))
-        .sum();
-    let mean = returned as f64 / (total * common) as f64;
-    let variance = (squares / total as f64 - mean * mean).max(0.0);
-    (Ratio::reduced(returned, total * common), variance.sqrt())
+        .map(|(weight, o)| (*weight as f64, back(o) as f64 / common as f64))
+        .chain(std::iter::once(losing))
+        .map(|(weight, x)| (weight / total as f64, x));
+    (
+        Ratio::reduced(returned, total * common),
+        UnitMoments::of_distribution(distribution),
+    )
 }
 
 fn n_to_1(n: u32) -> Odds {
@@ -85,12 +91,12 @@ pub fn roulette(plan: &RoulettePlan) -> Vec<BetRtp> {
     ]
     .into_iter()
     .map(|(bet, covered, odds)| {
-        let (rtp, standard_deviation) = expected_return(&[(covered, n_to_1(odds))], 37);
+        let (rtp, moments) = expected_return(&[(covered, n_to_1(odds))], 37);
         BetRtp {
             game: "roulette",
             bet: bet.into(),
             rtp,
-            standard_deviation,
+            moments,
             method: "exact: numbers covered of 37 pockets",
         }
     })
@@ -104,13 +110,13 @@ pub fn wheel(game: &'static str, plan: &WheelPlan) -> Vec<BetRtp> {
     plan.boxes
         .iter()
         .map(|b| {
-            let (rtp, standard_deviation) =
+            let (rtp, moments) =
                 expected_return(&[(u128::from(b.segments), n_to_1(b.pays))], total);
             BetRtp {
                 game,
                 bet: b.id.clone(),
                 rtp,
-                standard_deviation,
+                moments,
                 method: "exact: segments of the box among the wheel's",
             }
         })
@@ -129,12 +135,12 @@ pub fn perfect_pairs(decks: u8, plan: &PerfectPairsPlan) -> BetRtp {
         (13 * 2 * d * d, n_to_1(plan.coloured)),
         (13 * 4 * d * d, n_to_1(plan.mixed)),
     ];
-    let (rtp, standard_deviation) = expected_return(&outcomes, cards * (cards - 1) / 2);
+    let (rtp, moments) = expected_return(&outcomes, cards * (cards - 1) / 2);
     BetRtp {
         game: "blackjack",
         bet: "perfect_pairs".into(),
         rtp,
-        standard_deviation,
+        moments,
         method: "exact: two-card starts from the shoe",
     }
 }
@@ -143,12 +149,12 @@ pub fn perfect_pairs(decks: u8, plan: &PerfectPairsPlan) -> BetRtp {
 /// is one of the 16 × decks ten-valued cards among the 52 × decks − 1 left.
 pub fn insurance(decks: u8, odds: Odds) -> BetRtp {
     let d = u128::from(decks.max(1));
-    let (rtp, standard_deviation) = expected_return(&[(16 * d, odds)], 52 * d - 1);
+    let (rtp, moments) = expected_return(&[(16 * d, odds)], 52 * d - 1);
     BetRtp {
         game: "blackjack",
         bet: "insurance".into(),
         rtp,
-        standard_deviation,
+        moments,
         method: "exact: off the top, dealer's ace out",
     }
 }
@@ -183,13 +189,12 @@ pub fn uth_trips(table: &HandPayTable, hands: &SevenCardHands) -> BetRtp {
             outcomes.push((hands.count(category), odds));
         }
     }
-    let (rtp, standard_deviation) =
-        expected_return(&outcomes, hands.0.iter().map(|&c| u128::from(c)).sum());
+    let (rtp, moments) = expected_return(&outcomes, hands.0.iter().map(|&c| u128::from(c)).sum());
     BetRtp {
         game: "ultimate_texas_holdem",
         bet: "trips".into(),
         rtp,
-        standard_deviation,
+        moments,
         method: "exact: all 133 784 560 seven-card hands",
     }
 }

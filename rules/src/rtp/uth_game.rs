@@ -42,6 +42,8 @@ pub struct UthBaseGame {
     pub player_result: i128,
     /// Σ of the squared result over every deal, in units².
     pub result_squares: i128,
+    /// Σ of the cubed result over every deal, in units³.
+    pub result_cubes: i128,
     /// Σ of the Play bet over every deal, in Antes.
     pub play_antes: u128,
     /// Starting hands (of 1 326) raised before the flop.
@@ -89,6 +91,17 @@ impl UthBaseGame {
         let mean = self.player_result as f64 / n / u;
         let square = self.result_squares as f64 / n / (u * u);
         (square - mean * mean).max(0.0).sqrt()
+    }
+
+    /// Third central moment of one hand's result, in Antes cubed (statistics only):
+    /// E[X³] − 3μ·E[X²] + 2μ³.
+    pub fn third_moment(&self) -> f64 {
+        let n = self.deals as f64;
+        let u = self.ante_units as f64;
+        let mean = self.player_result as f64 / n / u;
+        let square = self.result_squares as f64 / n / (u * u);
+        let cube = self.result_cubes as f64 / n / (u * u * u);
+        cube - 3.0 * mean * square + 2.0 * mean.powi(3)
     }
 }
 
@@ -143,7 +156,7 @@ impl BlindTable {
 
 /// Sums for one player hand over the deals that follow a decision point. Ante + Blind is the
 /// "base" of a deal's result, Play per Ante bet is "play"; any Play multiple m then gives
-/// Σ(base + m·play) and Σ(base + m·play)² from these.
+/// Σ(base + m·play), Σ(base + m·play)² and Σ(base + m·play)³ from these.
 #[derive(Debug, Clone, Copy, Default)]
 struct Sums {
     base: i64,
@@ -151,17 +164,28 @@ struct Sums {
     base_sq: i64,
     base_play: i64,
     play_sq: i64,
-    /// The best continuation (check now, decide later): result, squares, Play bet in Antes.
+    base_cu: i64,
+    base_sq_play: i64,
+    base_play_sq: i64,
+    play_cu: i64,
+    /// The best continuation (check now, decide later): result, squares, cubes, Play bet in
+    /// Antes.
     best: i64,
     best_sq: i64,
+    best_cu: i64,
     best_play: i64,
 }
 
 impl Sums {
-    fn raise(&self, m: i64) -> (i64, i64) {
+    /// Σ result, Σ result² and Σ result³ when the player raises m times the Ante.
+    fn raise(&self, m: i64) -> (i64, i64, i64) {
         (
             self.base + m * self.play,
             self.base_sq + 2 * m * self.base_play + m * m * self.play_sq,
+            self.base_cu
+                + 3 * m * self.base_sq_play
+                + 3 * m * m * self.base_play_sq
+                + m * m * m * self.play_cu,
         )
     }
 }
@@ -174,8 +198,13 @@ struct WideSums {
     base_sq: i128,
     base_play: i128,
     play_sq: i128,
+    base_cu: i128,
+    base_sq_play: i128,
+    base_play_sq: i128,
+    play_cu: i128,
     best: i128,
     best_sq: i128,
+    best_cu: i128,
     best_play: i128,
 }
 
@@ -418,6 +447,18 @@ impl Worker<'_> {
                 + losses_q * 2 * u * u
                 + losses_nq * u * u;
             let play_sq = (wins + losses) * u * u;
+            // Cubes: a win is +u on Play, a loss −u, so play² is u² either way and play³ ±u³.
+            let won = u + blind;
+            let base_cu = wins_q * won * won * won + wins_nq * blind * blind * blind
+                - losses_q * 8 * u * u * u
+                - losses_nq * u * u * u;
+            let base_sq_play = wins_q * won * won * u + wins_nq * blind * blind * u
+                - losses_q * 4 * u * u * u
+                - losses_nq * u * u * u;
+            let base_play_sq = wins_q * won * u * u + wins_nq * blind * u * u
+                - losses_q * 2 * u * u * u
+                - losses_nq * u * u * u;
+            let play_cu = (wins - losses) * u * u * u;
             let m = self.river_play;
             let bet = base + m * play;
             let fold = -2 * u * DEALER_HANDS;
@@ -427,14 +468,21 @@ impl Worker<'_> {
             entry.base_sq += base_sq;
             entry.base_play += base_play;
             entry.play_sq += play_sq;
+            entry.base_cu += base_cu;
+            entry.base_sq_play += base_sq_play;
+            entry.base_play_sq += base_play_sq;
+            entry.play_cu += play_cu;
             // On equal value the player bets (it changes the variance, not the return).
             if bet >= fold {
                 entry.best += bet;
                 entry.best_sq += base_sq + 2 * m * base_play + m * m * play_sq;
+                entry.best_cu +=
+                    base_cu + 3 * m * base_sq_play + 3 * m * m * base_play_sq + m * m * m * play_cu;
                 entry.best_play += m * DEALER_HANDS;
             } else {
                 entry.best += fold;
                 entry.best_sq += 4 * u * u * DEALER_HANDS;
+                entry.best_cu -= 8 * u * u * u * DEALER_HANDS;
             }
         }
     }
@@ -459,11 +507,12 @@ impl Worker<'_> {
         self.flop
             .iter()
             .map(|s| {
-                let (bet, bet_sq) = s.raise(m);
+                let (bet, bet_sq, bet_cu) = s.raise(m);
                 if bet >= s.best {
                     Sums {
                         best: bet,
                         best_sq: bet_sq,
+                        best_cu: bet_cu,
                         best_play: m * DEALER_HANDS * TURN_RIVERS,
                         ..*s
                     }
@@ -505,8 +554,13 @@ pub fn analyse(plan: &UltimateTexasHoldemPlan, threads: usize) -> UthBaseGame {
                     sum.base_sq += i128::from(v.base_sq);
                     sum.base_play += i128::from(v.base_play);
                     sum.play_sq += i128::from(v.play_sq);
+                    sum.base_cu += i128::from(v.base_cu);
+                    sum.base_sq_play += i128::from(v.base_sq_play);
+                    sum.base_play_sq += i128::from(v.base_play_sq);
+                    sum.play_cu += i128::from(v.play_cu);
                     sum.best += i128::from(v.best);
                     sum.best_sq += i128::from(v.best_sq);
+                    sum.best_cu += i128::from(v.best_cu);
                     sum.best_play += i128::from(v.best_play);
                 }
             }
@@ -518,6 +572,7 @@ pub fn analyse(plan: &UltimateTexasHoldemPlan, threads: usize) -> UthBaseGame {
         ante_units: i128::from(blind.units_per_ante),
         player_result: 0,
         result_squares: 0,
+        result_cubes: 0,
         play_antes: 0,
         preflop_raises: 0,
     };
@@ -530,11 +585,16 @@ pub fn analyse(plan: &UltimateTexasHoldemPlan, threads: usize) -> UthBaseGame {
             s.base_sq += p.base_sq;
             s.base_play += p.base_play;
             s.play_sq += p.play_sq;
+            s.base_cu += p.base_cu;
+            s.base_sq_play += p.base_sq_play;
+            s.base_play_sq += p.base_play_sq;
+            s.play_cu += p.play_cu;
             s.best += p.best;
             s.best_sq += p.best_sq;
+            s.best_cu += p.best_cu;
             s.best_play += p.best_play;
         }
-        let mut choice = (s.best, s.best_sq, s.best_play, false);
+        let mut choice = (s.best, s.best_sq, s.best_cu, s.best_play, false);
         for &m in &plan.play_preflop {
             let m = i128::from(m);
             let bet = s.base + m * s.play;
@@ -543,6 +603,10 @@ pub fn analyse(plan: &UltimateTexasHoldemPlan, threads: usize) -> UthBaseGame {
                 choice = (
                     bet,
                     s.base_sq + 2 * m * s.base_play + m * m * s.play_sq,
+                    s.base_cu
+                        + 3 * m * s.base_sq_play
+                        + 3 * m * m * s.base_play_sq
+                        + m * m * m * s.play_cu,
                     m * per_hand,
                     true,
                 );
@@ -550,8 +614,9 @@ pub fn analyse(plan: &UltimateTexasHoldemPlan, threads: usize) -> UthBaseGame {
         }
         result.player_result += choice.0;
         result.result_squares += choice.1;
-        result.play_antes += choice.2.unsigned_abs();
-        result.preflop_raises += u32::from(choice.3);
+        result.result_cubes += choice.2;
+        result.play_antes += choice.3.unsigned_abs();
+        result.preflop_raises += u32::from(choice.4);
     }
     result
 }

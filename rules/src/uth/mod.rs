@@ -15,6 +15,7 @@ use crate::plan::{Odds, Plan, TripsOnFold, UltimateTexasHoldemPlan};
 use crate::round_header::{
     round_record, validate_bet_id, validate_identifier, validate_positions, GameCode,
 };
+use crate::statistics::{StatisticsSum, UnitMoments, UTH_HAND};
 use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
@@ -359,27 +360,37 @@ pub fn round_statistics(
     figures: Option<&crate::rtp::UthFigures>,
     round: &UthRound,
 ) -> crate::RoundStatistics {
-    let statistics = crate::RoundStatistics::default();
     let Some(figures) = figures else {
-        return statistics;
+        return crate::RoundStatistics::default();
     };
-    let mut sum = crate::verdict::StatisticsSum::default();
+    let mut sum = StatisticsSum::default();
     for spot in &round.spots {
         for bet in &spot.bets {
             let s = bet.stake_h;
             let at_even = i128::from(s) * 1000;
             match bet.kind {
                 UthBetKind::Ante => sum.add(
+                    UTH_HAND,
                     s,
                     at_even - figures.house_edge.of_amount_mh(s),
-                    figures.standard_deviation * s as f64,
+                    UnitMoments {
+                        standard_deviation: figures.standard_deviation,
+                        third_moment: figures.third_moment,
+                    },
                 ),
-                // The hand's edge and deviation are the Ante's figures; Blind and Play count at even.
-                UthBetKind::Blind | UthBetKind::Play => sum.add(s, at_even, 0.0),
+                // The hand's edge and moments are the Ante's figures; Blind and Play count at
+                // even, with the hand.
+                UthBetKind::Blind | UthBetKind::Play => {
+                    sum.add(UTH_HAND, s, at_even, UnitMoments::default())
+                }
                 UthBetKind::Trips => sum.add(
+                    bet.kind.as_str(),
                     s,
                     figures.trips_rtp.of_amount_mh(s),
-                    figures.trips_standard_deviation * s as f64,
+                    UnitMoments {
+                        standard_deviation: figures.trips_standard_deviation,
+                        third_moment: figures.trips_third_moment,
+                    },
                 ),
             }
         }

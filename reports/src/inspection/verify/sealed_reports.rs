@@ -30,6 +30,19 @@ pub(super) fn check_sealed_reports(
             }
         }
     }
+    // Every night of the period the nightly job sealed travels with the export.
+    for (name, _, _) in history.published_under(crate::nightly::NIGHTLY_PREFIX) {
+        let night = name
+            .strip_prefix(crate::nightly::NIGHTLY_PREFIX)
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|d| d.parse::<NaiveDate>().ok());
+        if night.is_some_and(|d| from <= d && d <= to) && !listed.contains_key(name) {
+            return Err(fail(
+                name,
+                "sealed by the nightly job, but missing from the export",
+            ));
+        }
+    }
     for (name, sum) in listed {
         let publications = history.published_report(name);
         if publications.iter().any(|(_, sealed)| sealed == sum) {

@@ -1,0 +1,115 @@
+//! The nightly job inside the server: at start, every night missed while it was down is caught
+//! up; then each night runs at the configured local time after its gaming day has closed.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use chrono::{NaiveTime, Utc};
+use reports::nightly::{due_at, NightOutcome, NightlyJob};
+
+use crate::state::AppState;
+
+/// When and where the server runs the nightly job.
+#[derive(Debug, Clone)]
+pub struct NightlySchedule {
+    /// Local time (the gaming day's zone) after which a closed day's night is due.
+    pub at: NaiveTime,
+    /// The data directory the reports are written under.
+    pub data_dir: PathBuf,
+}
+
+/// The running scheduler; [`Scheduler::stop`] lets a night in progress finish.
+pub struct Scheduler {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<()>,
+}
+
+impl Scheduler {
+    pub fn stop(self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.thread.thread().unpark();
+        if self.thread.join().is_err() {
+            tracing::error!("the nightly scheduler panicked");
+        }
+    }
+}
+
+/// How long to wait before trying again after a night failed.
+const RETRY: Duration = Duration::from_secs(600);
+
+/// Starts the scheduler on its own thread.
+pub fn spawn(state: AppState, schedule: NightlySchedule) -> std::io::Result<Scheduler> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopping = stop.clone();
+    let thread = std::thread::Builder::new()
+        .name("dozor-nightly".into())
+        .spawn(move || run(&state, &schedule, &stopping))?;
+    Ok(Scheduler { stop, thread })
+}
+
+fn run(state: &AppState, schedule: &NightlySchedule, stop: &AtomicBool) {
+    while !stop.load(Ordering::SeqCst) {
+        let wait = match catch_up(state, schedule, stop) {
+            Ok(()) => {
+                // The night of the gaming day in progress comes next.
+                let today = state.clock.day_of(Utc::now());
+                let next = due_at(&state.clock, schedule.at, today);
+                tracing::info!(%next, "next nightly run");
+                (next - Utc::now()).to_std().unwrap_or(Duration::ZERO)
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "nightly run failed; retrying in ten minutes");
+                RETRY
+            }
+        };
+        sleep_unless_stopped(wait, stop);
+    }
+}
+
+/// Every night due and not done, oldest first.
+fn catch_up(
+    state: &AppState,
+    schedule: &NightlySchedule,
+    stop: &AtomicBool,
+) -> Result<(), reports::nightly::NightlyError> {
+    let mut conn = state
+        .pool
+        .get()
+        .map_err(|e| reports::nightly::NightlyError::Ledger(e.into()))?;
+    let job = NightlyJob {
+        clock: &state.clock,
+        plans: &state.plans,
+        sealer: &state.operator,
+        data_dir: &schedule.data_dir,
+    };
+    for day in job.pending(&mut conn, schedule.at, Utc::now())? {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        match job.run(&mut conn, day, Utc::now())? {
+            NightOutcome::Published {
+                day,
+                files,
+                rounds,
+                checkpoint_size,
+            } => tracing::info!(%day, files, rounds, checkpoint_size, "nightly reports sealed"),
+            NightOutcome::AlreadyDone { day } => tracing::info!(%day, "night done before"),
+        }
+    }
+    Ok(())
+}
+
+/// Sleeps `wait` in short steps, returning early when asked to stop.
+fn sleep_unless_stopped(wait: Duration, stop: &AtomicBool) {
+    let until = std::time::Instant::now() + wait;
+    while !stop.load(Ordering::SeqCst) {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        std::thread::park_timeout(left.min(Duration::from_secs(30)));
+    }
+}

@@ -1,0 +1,80 @@
+//! The quarter's gambling tax (zákon č. 187/2016 Sb.), under the bundled rate table.
+
+use actix_web::{get, web, HttpResponse};
+use reports::tax::{self, Quarter, RateTable, TaxError, TaxReport};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::error::{ApiError, ErrorBody};
+use crate::state::AppState;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct TaxQuery {
+    /// Quarter of gaming days, `YYYYQn` (e.g. `2026Q3`).
+    pub quarter: String,
+    /// `json` (default) or `csv`.
+    pub format: Option<String>,
+}
+
+impl From<TaxError> for ApiError {
+    fn from(e: TaxError) -> Self {
+        match e {
+            // A quarter before the law, or after the table's end: the request's fault.
+            TaxError::NoRate { .. } => ApiError::bad_request("invalid_query", e.to_string()),
+            TaxError::Report(e) => e.into(),
+            other => ApiError::internal(other),
+        }
+    }
+}
+
+/// The quarter's gambling tax: per category of the rate table (one partial base each) the
+/// stakes, returned stakes and wins, the base rounded up to whole hundreds of koruny (a negative
+/// difference is a base of 0 and is not carried over), the rate and the law version it comes
+/// from, the tax; the total and the day it is due. Amounts in haléře.
+#[utoipa::path(get, path = "/api/v1/reports/tax", tag = "reports", params(TaxQuery),
+    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = TaxReport), (status = 400, body = ErrorBody)))]
+#[get("/reports/tax")]
+pub async fn report(
+    state: web::Data<AppState>,
+    query: web::Query<TaxQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let TaxQuery { quarter, format } = query.into_inner();
+    let parsed = Quarter::parse(&quarter).ok_or_else(|| {
+        ApiError::bad_request(
+            "invalid_query",
+            format!("quarter must be YYYYQn (e.g. 2026Q3), not `{quarter}`"),
+        )
+    })?;
+    let csv = match format.as_deref() {
+        None | Some("json") => false,
+        Some("csv") => true,
+        Some(other) => {
+            return Err(ApiError::bad_request(
+                "invalid_query",
+                format!("format must be json or csv, not `{other}`"),
+            ))
+        }
+    };
+    let rates = RateTable::bundled()?;
+    tax::segments(parsed, &rates)?;
+    let report = web::block(move || -> Result<_, ApiError> {
+        Ok(tax::build(
+            &mut *state.conn()?,
+            &state.clock,
+            parsed,
+            &rates,
+        )?)
+    })
+    .await??;
+    if !csv {
+        return Ok(HttpResponse::Ok().json(report));
+    }
+    Ok(HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            "Content-Disposition",
+            format!("attachment; filename=\"dozor-tax-{parsed}.csv\""),
+        ))
+        .body(tax::to_csv(&report)?))
+}

@@ -1,0 +1,82 @@
+//! `dozor report rtp`: the monthly payout/RTP report with deviation, as CSV, JSON or HTML.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use chrono::{NaiveDate, Utc};
+use ledger::storage::connect;
+use ledger::storage::database::Database;
+use reports::monthly::{self, RtpRequest};
+
+use super::Global;
+
+#[derive(Debug, clap::Args)]
+pub struct RtpReportArgs {
+    /// `YYYY-MM`, `this` or `last` (months of gaming days, Europe/Prague).
+    #[arg(long, default_value = "last")]
+    month: String,
+    /// The last gaming day included, `YYYY-MM-DD` (month to date); the whole month without it.
+    #[arg(long)]
+    through: Option<NaiveDate>,
+    /// Only this game (e.g. `roulette`).
+    #[arg(long)]
+    game: Option<String>,
+    /// Only this table.
+    #[arg(long)]
+    table_id: Option<String>,
+    /// `csv`, `json` or `html` (a page with charts, self-contained).
+    #[arg(long, default_value = "csv")]
+    format: String,
+    /// Write to this file instead of standard output.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    clock: super::ClockArgs,
+}
+
+/// The month a `--month` argument names.
+pub fn month_arg(text: &str, clock: &reports::GamingDayClock) -> anyhow::Result<reports::Month> {
+    let this = reports::Month::of(clock.day_of(Utc::now()));
+    Ok(match text {
+        "this" => this,
+        "last" => this.previous(),
+        other => reports::Month::parse(other)
+            .with_context(|| format!("--month `{other}` is not YYYY-MM, this or last"))?,
+    })
+}
+
+pub fn run(global: &Global, args: RtpReportArgs) -> anyhow::Result<ExitCode> {
+    let clock = args.clock.clock()?;
+    let month = month_arg(&args.month, &clock)?;
+    let render: fn(&monthly::RtpReport) -> Result<String, reports::ReportError> =
+        match args.format.as_str() {
+            "csv" => monthly::to_csv,
+            "json" => |r| {
+                serde_json::to_string_pretty(r)
+                    .map(|t| t + "\n")
+                    .map_err(|e| reports::ReportError::Csv(e.to_string()))
+            },
+            "html" => |r| Ok(reports::month_page::render(r)),
+            other => anyhow::bail!("--format must be csv, json or html, not `{other}`"),
+        };
+    let request = RtpRequest {
+        month,
+        through: args.through,
+        game: args.game,
+        table_id: args.table_id,
+    };
+    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
+    let mut conn = connect(&db.url)?;
+    let report = monthly::build(&mut conn, &clock, &request);
+    drop(conn);
+    db.close()?;
+    let text = render(&report?)?;
+    match &args.out {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,82 @@
+//! `dozor report nightly`: the nightly job once (for a systemd timer when the server's own
+//! scheduler is off): every night due and not yet done, or one gaming day's.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use chrono::{NaiveDate, NaiveTime, Utc};
+use ledger::storage::connect;
+use ledger::storage::database::Database;
+use reports::nightly::{NightOutcome, NightlyJob};
+
+use super::Global;
+
+#[derive(Debug, clap::Args)]
+pub struct NightlyArgs {
+    /// One gaming day, `YYYY-MM-DD`; without it, every night due and not yet done (at most
+    /// 62 days back).
+    #[arg(long)]
+    day: Option<NaiveDate>,
+    /// Local time (Europe/Prague) after which a closed gaming day's night is due.
+    #[arg(long, env = "DOZOR_NIGHTLY_AT", default_value = "06:30")]
+    at: String,
+    /// The operator key that seals the reports (default: the data directory's).
+    #[arg(long, env = "DOZOR_OPERATOR_KEY")]
+    operator_key: Option<PathBuf>,
+    #[command(flatten)]
+    clock: super::ClockArgs,
+}
+
+/// Reads `HH:MM`.
+pub fn nightly_time(text: &str) -> anyhow::Result<NaiveTime> {
+    NaiveTime::parse_from_str(text, "%H:%M")
+        .with_context(|| format!("the nightly time must be HH:MM (Europe/Prague), not `{text}`"))
+}
+
+pub fn run(global: &Global, args: NightlyArgs) -> anyhow::Result<ExitCode> {
+    let clock = args.clock.clock()?;
+    let at = nightly_time(&args.at)?;
+    let today = clock.day_of(Utc::now());
+    if let Some(day) = args.day.filter(|d| *d >= today) {
+        anyhow::bail!("gaming day {day} has not closed yet (today is {today})");
+    }
+    let sealer = super::serve::existing_operator_key(global, args.operator_key)?;
+    let plans = rules::PlanBook::builtin()?;
+    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
+    let mut conn = connect(&db.url)?;
+    let job = NightlyJob {
+        clock: &clock,
+        plans: &plans,
+        sealer: &sealer,
+        data_dir: &global.data_dir,
+    };
+    let result = (|| -> anyhow::Result<()> {
+        let days = match args.day {
+            Some(day) => vec![day],
+            None => job.pending(&mut conn, at, Utc::now())?,
+        };
+        if days.is_empty() {
+            println!("no night is due");
+        }
+        for day in days {
+            match job.run(&mut conn, day, Utc::now())? {
+                NightOutcome::Published {
+                    day,
+                    files,
+                    rounds,
+                    checkpoint_size,
+                } => println!(
+                    "{day}: sealed {files} reports ({rounds} rounds) under {}, checkpoint {checkpoint_size}",
+                    global.data_dir.join(reports::nightly::night_prefix(day)).display()
+                ),
+                NightOutcome::AlreadyDone { day } => println!("{day}: done before; nothing changed"),
+            }
+        }
+        Ok(())
+    })();
+    drop(conn);
+    db.close()?;
+    result?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,88 @@
+//! Headless Chromium (Debian's `chromium`) for the pages people look at: installed on first use
+//! when the machine lacks it (as root, with apt-get), run with the network off.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// The browser's path, installing Debian's package when it is missing.
+pub fn chromium() -> PathBuf {
+    let path = Path::new(CHROMIUM);
+    if !path.exists() {
+        let install = |args: &[&str]| {
+            Command::new("apt-get")
+                .args(["-o", "DPkg::Lock::Timeout=600", "-y", "-q"])
+                .args(args)
+                .env("DEBIAN_FRONTEND", "noninteractive")
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        let installed = install(&["install", "--no-install-recommends", "chromium"])
+            || (install(&["update"])
+                && install(&["install", "--no-install-recommends", "chromium"]));
+        assert!(
+            installed && path.exists(),
+            "headless Chromium is needed (Debian package `chromium`) and could not be installed"
+        );
+    }
+    path.to_path_buf()
+}
+
+/// What the browser made of a page.
+pub struct Rendered {
+    /// The DOM after loading.
+    pub dom: String,
+    /// Where the screenshot is (under the tests' temporary directory).
+    pub screenshot: PathBuf,
+    pub screenshot_bytes: usize,
+}
+
+/// Loads `html` from a file in headless Chromium with every network request refused (no
+/// DNS, an unreachable proxy): the DOM it builds and a screenshot, `{name}.png`.
+pub fn render_offline(html: &str, name: &str) -> Rendered {
+    let browser = chromium();
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join(format!("{name}.html"));
+    std::fs::write(&page, html).unwrap();
+    let url = format!("file://{}", page.display());
+    let run = |extra: &[String]| {
+        let profile = tempfile::tempdir().unwrap();
+        let out = Command::new(&browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+                // The network off: no name resolves, every request goes to a closed port.
+                "--host-resolver-rules=MAP * ~NOTFOUND",
+                "--proxy-server=http://127.0.0.1:9",
+                "--window-size=1000,2800",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(extra)
+            .arg(&url)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "chromium failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let dom = String::from_utf8(run(&["--dump-dom".into()]).stdout).unwrap();
+    let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.png"));
+    run(&[format!("--screenshot={}", screenshot.display())]);
+    let screenshot_bytes = std::fs::metadata(&screenshot).map_or(0, |m| m.len() as usize);
+    Rendered {
+        dom,
+        screenshot,
+        screenshot_bytes,
+    }
+}

@@ -1,0 +1,178 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The nightly job: a night's reports written and sealed once (a second run, by the command
+//! line, appends nothing), a quiet day's report says so, nights missed are found, and a report
+//! changed after it was sealed is caught by `verify` on the database and on an export.
+
+mod common;
+
+use actix_web::{test, App};
+use api::server;
+use chrono::{Duration, NaiveDate, NaiveTime, Utc};
+use common::*;
+use ledger::storage::connect;
+use reports::inspection::{verify_export, VerifyOptions};
+use reports::nightly::{NightOutcome, NightlyJob};
+use reports::GamingDayClock;
+use serde_json::{json, Value};
+
+const DAY: &str = "2026-11-20";
+
+fn read_json(path: &std::path::Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[actix_web::test]
+async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
+    let (state, url) = api_state();
+    let app = test::init_service(App::new().configure(server::configure(state.clone()))).await;
+    let k = key(1);
+    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
+    assert_eq!(status, 201, "{body}");
+    for seq in 1..=3 {
+        let record = spin("R01", seq, 17, json!([straight("b", 17, 10_000, 360_000)]));
+        let (status, body) = call(&app, record_request(record, &k)).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let data = tempfile::tempdir().unwrap();
+    let clock = GamingDayClock::default();
+    let plans = rules::PlanBook::builtin().unwrap();
+    let sealer = operator();
+    let job = NightlyJob {
+        clock: &clock,
+        plans: &plans,
+        sealer: &sealer,
+        data_dir: data.path(),
+    };
+    let day: NaiveDate = DAY.parse().unwrap();
+    let mut conn = connect(&url).unwrap();
+    let before = ledger_size(&url);
+    let outcome = job.run(&mut conn, day, Utc::now()).unwrap();
+    let NightOutcome::Published {
+        files,
+        rounds,
+        checkpoint_size,
+        ..
+    } = outcome
+    else {
+        panic!("{outcome:?}")
+    };
+    // daily CSV and JSON, month-to-date RTP CSV and page, shoes, fantasy, wheels, summary.
+    assert_eq!((files, rounds), (8, 3));
+    assert_eq!(ledger_size(&url), before + 8);
+    assert_eq!(checkpoint_size, before + 8);
+    let night = data.path().join("reports/nightly").join(DAY);
+    let summary = read_json(&night.join("night.json"));
+    assert_eq!(summary["rounds"], 3);
+    assert!(summary["note"].is_null());
+    assert_eq!(summary["files"].as_array().unwrap().len(), 7);
+    let daily = read_json(&night.join("daily.json"));
+    assert_eq!(daily["gaming_day"], DAY);
+    assert_eq!(daily["rounds"], 3);
+    let page = std::fs::read_to_string(night.join("rtp-month-to-date.html")).unwrap();
+    assert!(page.contains("<svg class=\"rtp-chart\""));
+
+    // Again, by the command line as a systemd timer runs it: done before, nothing appended.
+    let key_file = data.path().join("operator.key");
+    std::fs::write(&key_file, sealer.private_key()).unwrap();
+    let out = dozor()
+        .args(["--data-dir", &data.path().display().to_string()])
+        .args(["report", "nightly", "--day", DAY])
+        .env("DATABASE_URL", &url)
+        .env_remove("DOZOR_OPERATOR_KEY")
+        .succeeds();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("{DAY}: done before; nothing changed")
+    );
+    assert_eq!(ledger_size(&url), before + 8);
+
+    // The next day had no play: its report says so.
+    let quiet = day.succ_opt().unwrap();
+    assert!(matches!(
+        job.run(&mut conn, quiet, Utc::now()).unwrap(),
+        NightOutcome::Published { rounds: 0, .. }
+    ));
+    let summary = read_json(
+        &data
+            .path()
+            .join(format!("reports/nightly/{quiet}/night.json")),
+    );
+    assert_eq!(summary["note"], "no rounds were played on this gaming day");
+    assert_eq!(
+        read_json(
+            &data
+                .path()
+                .join(format!("reports/nightly/{quiet}/daily.json"))
+        )["note"],
+        "no rounds were played on this gaming day"
+    );
+
+    // Nights are due once their day has closed: the ledger started today (the tables were
+    // registered now), so today's night is pending only after it is due.
+    let at = NaiveTime::from_hms_opt(6, 30, 0).unwrap();
+    let today = clock.day_of(Utc::now());
+    assert_eq!(job.pending(&mut conn, at, Utc::now()).unwrap(), vec![]);
+    let later = reports::nightly::due_at(&clock, at, today + Duration::days(1));
+    assert_eq!(
+        job.pending(&mut conn, at, later).unwrap(),
+        vec![today, today + Duration::days(1)]
+    );
+
+    // verify on the database checks the files against their seals.
+    let data_arg = data.path().display().to_string();
+    let (code, report, stderr) = verify_database_with(&url, &["--data-dir", &data_arg]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(report["nightly_reports_matching"], 16);
+
+    // An export carries the night's files; offline verify checks them against the seals.
+    let export_dir = tempfile::tempdir().unwrap();
+    let export = export_dir.path().join("export");
+    reports::inspection::write_export(
+        &mut conn,
+        &clock,
+        &sealer,
+        day,
+        quiet,
+        &export,
+        Utc::now(),
+        Some(data.path()),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let options = || VerifyOptions::default();
+    verify_export(&export, &[sealer.verifier()], options(), |_, _| {}).unwrap();
+
+    // Someone edits a sealed report under the data directory.
+    let daily_csv = night.join("daily.csv");
+    let mut text = std::fs::read_to_string(&daily_csv).unwrap();
+    assert!(text.contains("1080000"), "{text}");
+    text = text.replacen("1080000", "108000", 1);
+    std::fs::write(&daily_csv, &text).unwrap();
+    let (code, report, stderr) = verify_database_with(&url, &["--data-dir", &data_arg]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let changed = &report["nightly_reports_changed"][0];
+    assert_eq!(changed["name"], format!("reports/nightly/{DAY}/daily.csv"));
+    assert!(
+        changed["problem"].as_str().unwrap().starts_with("SHA-256 is"),
+        "{changed}"
+    );
+    assert!(stderr.contains("reports CHANGED"), "{stderr}");
+
+    // The same edit inside an export, with its MANIFEST recomputed, is caught offline.
+    let exported = export.join(format!("reports/nightly/{DAY}/daily.csv"));
+    std::fs::write(&exported, &text).unwrap();
+    fix_manifest(&export);
+    let error = verify_export(&export, &[sealer.verifier()], options(), |_, _| {}).unwrap_err();
+    assert!(
+        error.to_string().contains("changed after it was published"),
+        "{error}"
+    );
+    // And a night's report left out of the export is named.
+    std::fs::remove_file(&exported).unwrap();
+    fix_manifest(&export);
+    let error = verify_export(&export, &[sealer.verifier()], options(), |_, _| {}).unwrap_err();
+    assert!(
+        error.to_string().contains("missing from the export"),
+        "{error}"
+    );
+}

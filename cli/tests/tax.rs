@@ -1,0 +1,430 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The quarter's gambling tax from signed rounds, with hand-computed figures: a roulette table
+//! that paid a big win (a negative base), poker's rake and time collection, a tournament whose
+//! guarantee cost more than its fee, and a rate table that changes its rates inside the quarter.
+//! Amounts in haléře: 1 Kč = 100 h.
+
+mod common;
+
+use actix_web::App;
+use api::server;
+use common::*;
+use reports::tax::{Quarter, RateTable};
+use reports::GamingDayClock;
+use serde_json::{json, Value};
+
+macro_rules! app {
+    ($state:expr) => {
+        actix_web::test::init_service(App::new().configure(server::configure($state.clone()))).await
+    };
+}
+
+/// Two partial bases, both 23 % and 30 % from the gaming day of 15 August 2026.
+const SPLIT_RATES: &str = r#"
+name = "hand-made: 30 % from 15 August 2026"
+
+[[category]]
+id = "house"
+name = "hry proti provozovateli"
+games = ["roulette", "blackjack", "ultimate_texas_holdem", "money_wheel_1", "money_wheel_2"]
+
+[[category.rates]]
+from = "2017-01-01"
+rate_bp = 2300
+law_version = "test: 23 %"
+
+[[category.rates]]
+from = "2026-08-15"
+rate_bp = 3000
+law_version = "test: 30 %"
+
+[[category]]
+id = "players"
+name = "hry mezi hráči"
+games = ["poker_cash", "open_face_chinese", "poker_tournament"]
+
+[[category.rates]]
+from = "2017-01-01"
+rate_bp = 2300
+law_version = "test: 23 %"
+
+[[category.rates]]
+from = "2026-08-15"
+rate_bp = 3000
+law_version = "test: 30 %"
+"#;
+
+fn table(table_id: &str, game: &str, k: &ed25519_dalek::SigningKey) -> Value {
+    let mut t = registration(table_id, k);
+    t["game"] = json!(game);
+    t["valid_from"] = json!("2026-06-01T00:00:00Z");
+    t
+}
+
+/// A roulette spin at `at` with straight bets `(number, stake_h, paid_h)`.
+fn spin_at(seq_no: u64, at: &str, number: u8, bets: &[(u8, i64, i64)]) -> Value {
+    let bets: Vec<Value> = bets
+        .iter()
+        .enumerate()
+        .map(|(i, (n, stake, paid))| straight(&format!("b{i}"), *n, *stake, *paid))
+        .collect();
+    let mut r = spin("R1", seq_no, number, Value::Array(bets));
+    r["played_at"] = json!(at);
+    r
+}
+
+/// Heads-up Hold'em: pot 300 Kč, rake 5 % = 15 Kč, 285 Kč to seat 1 (cli/tests/ingest.rs).
+fn poker_hand() -> Value {
+    json!({
+        "type": "round", "game": "poker_cash", "table_id": "P1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-07-20T21:00:00Z",
+        "variant": "holdem", "button": 2, "small_blind_h": 2_500, "big_blind_h": 5_000,
+        "seats": [
+            {"seat": 1, "player": "anna", "stack_h": 100_000, "shown": ["Ks", "Kd"]},
+            {"seat": 2, "player": "bert", "stack_h": 100_000, "shown": ["Qs", "Qd"]}
+        ],
+        "actions": [
+            {"seat": 2, "street": "preflop", "action": "small_blind", "to_h": 2_500},
+            {"seat": 1, "street": "preflop", "action": "big_blind", "to_h": 5_000},
+            {"seat": 2, "street": "preflop", "action": "raise", "to_h": 15_000},
+            {"seat": 1, "street": "preflop", "action": "call"},
+            {"seat": 1, "street": "flop", "action": "check"},
+            {"seat": 2, "street": "flop", "action": "check"},
+            {"seat": 1, "street": "turn", "action": "check"},
+            {"seat": 2, "street": "turn", "action": "check"},
+            {"seat": 1, "street": "river", "action": "check"},
+            {"seat": 2, "street": "river", "action": "check"}
+        ],
+        "board": ["2c", "7d", "9h", "Jc", "4s"],
+        "awards": [{"seat": 1, "amount_h": 28_500}],
+        "rake_h": 1_500
+    })
+}
+
+/// Four players pay 500 Kč per half hour for an hour: 4 × 1 000 Kč.
+fn time_collection() -> Value {
+    let players: Vec<Value> = (1..=4)
+        .map(|s| json!({"seat": s, "player": format!("p{s}"), "paid_h": 100_000}))
+        .collect();
+    json!({
+        "type": "time_collection", "game": "poker_cash", "table_id": "P1", "seq_no": 2,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-08-20T21:30:00Z",
+        "period_minutes": 60, "per_player_h": 50_000, "players": players
+    })
+}
+
+/// Freezeout: 5 buy-ins of 2 000 Kč = 10 000 Kč, fee 10 % = 1 000 Kč; the 12 000 Kč guarantee
+/// is paid to the winner: overlay 3 000 Kč.
+fn tournament() -> Value {
+    let entries: Vec<Value> = (1..=5)
+        .map(|n| {
+            json!({"player": format!("p{n}"), "kind": "buy_in",
+                   "at": format!("2026-09-05T18:0{n}:00Z"), "amount_h": 200_000})
+        })
+        .collect();
+    json!({
+        "type": "round", "game": "poker_tournament", "table_id": "ROOM", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "tournament_id": "september-freezeout",
+        "played_at": "2026-09-05T23:00:00Z", "variant": "holdem", "format": "freezeout",
+        "announced_at": "2026-08-20T12:00:00Z", "starts_at": "2026-09-05T18:00:00Z",
+        "registration_closes_at": "2026-09-05T19:00:00Z",
+        "buy_in_h": 200_000, "starting_stack": 10_000, "fee_percent": 10, "fee_h": 100_000,
+        "guarantee_h": 1_200_000, "entries": entries,
+        "results": [{"place": 1, "player": "p3", "prize_h": 1_200_000}]
+    })
+}
+
+/// The part of `category` starting on `first`.
+fn part<'a>(report: &'a Value, category: &str, first: &str) -> &'a Value {
+    report["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["category"] == category)
+        .unwrap()["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["first_gaming_day"] == first)
+        .unwrap_or_else(|| panic!("no part of {category} from {first}: {report:#}"))
+}
+
+fn category<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["category"] == id)
+        .unwrap()
+}
+
+#[actix_web::test]
+async fn a_hand_made_quarter_gives_the_hand_computed_tax() {
+    let (state, url) = api_state();
+    let app = app!(state);
+    let (r_key, p_key, t_key) = (key(1), key(2), key(3));
+    for (id, game, k) in [
+        ("R1", "roulette", &r_key),
+        ("P1", "poker_cash", &p_key),
+        ("ROOM", "poker_tournament", &t_key),
+    ] {
+        let (status, body) = post(&app, "/api/v1/tables", table(id, game, k)).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let mut void = spin_at(3, "2026-07-20T18:00:00Z", 0, &[(4, 50_000, 50_000)]);
+    void["outcome"] = json!({"result": "void", "reason": "inspector_decision"});
+    // Prague is UTC+2 all quarter; a gaming day starts at 06:00 Prague time (04:00 UTC).
+    let records = [
+        // 1 July 00:00 in Prague: still gaming day 30 June, the quarter before. Not counted.
+        (
+            spin_at(1, "2026-06-30T22:00:00Z", 3, &[(5, 100_000, 0)]),
+            &r_key,
+        ),
+        // 1 July 06:00: the quarter's first gaming day. 17 wins a straight up of 1 000 Kč:
+        // 36 000 Kč paid.
+        (
+            spin_at(2, "2026-07-01T04:00:00Z", 17, &[(17, 100_000, 3_600_000)]),
+            &r_key,
+        ),
+        // A void spin: 500 Kč staked and handed back, counted neither way.
+        (void, &r_key),
+        // 15 August 00:30: still gaming day 14 August, under the old rate. 2 000 Kč lost.
+        (
+            spin_at(4, "2026-08-14T22:30:00Z", 1, &[(2, 200_000, 0)]),
+            &r_key,
+        ),
+        // 15 August 06:00: the new rate's first gaming day. 10 000 Kč lost.
+        (
+            spin_at(5, "2026-08-15T04:00:00Z", 1, &[(2, 1_000_000, 0)]),
+            &r_key,
+        ),
+        // 100 Kč on 9 lost, 100 Kč on 20 won: 3 600 Kč paid.
+        (
+            spin_at(
+                6,
+                "2026-09-10T18:00:00Z",
+                20,
+                &[(9, 10_000, 0), (20, 10_000, 360_000)],
+            ),
+            &r_key,
+        ),
+        // 1 October 05:30: gaming day 30 September, this quarter. 250 Kč lost.
+        (
+            spin_at(7, "2026-10-01T03:30:00Z", 1, &[(2, 25_000, 0)]),
+            &r_key,
+        ),
+        // 1 October 06:00: the next quarter. Not counted.
+        (
+            spin_at(8, "2026-10-01T04:00:00Z", 1, &[(2, 1_000_000, 0)]),
+            &r_key,
+        ),
+        (poker_hand(), &p_key),
+        (time_collection(), &p_key),
+        (tournament(), &t_key),
+    ];
+    for (record, k) in records {
+        let (status, body) = call(&app, record_request(record, k)).await;
+        assert_eq!(status, 201, "{body}");
+    }
+
+    // House, before 15 August: stakes 1 000 + 500 (void) + 2 000 = 3 500 Kč, 500 Kč returned,
+    //   36 000 Kč paid: 3 500 − 500 − 36 000 = −33 000 Kč → base 0, tax 0.
+    // House, from 15 August: stakes 10 000 + 100 + 100 + 250 = 10 450 Kč, 3 600 Kč paid:
+    //   6 850 Kč → 6 900 Kč × 30 % = 2 070 Kč. The −33 000 Kč is not carried into this part.
+    // Players, before 15 August: the rake, 15 Kč → 100 Kč × 23 % = 23 Kč.
+    // Players, from 15 August: time collection 4 000 Kč; the tournament took 10 000 Kč and
+    //   paid 12 000 Kč (fee 1 000 − overlay 3 000 = −2 000 Kč): 2 000 Kč × 30 % = 600 Kč.
+    // Total 2 070 + 23 + 600 = 2 693 Kč, due Monday 26 October (the 25th is a Sunday).
+    let dir = tempfile::tempdir().unwrap();
+    let rates_path = dir.path().join("rates.toml");
+    std::fs::write(&rates_path, SPLIT_RATES).unwrap();
+    let rates = RateTable::load(&rates_path).unwrap();
+    let built = reports::tax::build(
+        &mut ledger::storage::connect(&url).unwrap(),
+        &GamingDayClock::default(),
+        Quarter::parse("2026Q3").unwrap(),
+        &rates,
+    )
+    .unwrap();
+    let report = serde_json::to_value(&built).unwrap();
+
+    let house_before = part(&report, "house", "2026-07-01");
+    assert_eq!(house_before["last_gaming_day"], "2026-08-14");
+    assert_eq!(house_before["stakes_h"], 350_000);
+    assert_eq!(house_before["returned_stakes_h"], 50_000);
+    assert_eq!(house_before["wins_h"], 3_600_000);
+    assert_eq!(house_before["difference_h"], -3_300_000);
+    assert_eq!(house_before["base_h"], 0);
+    assert_eq!(house_before["negative_difference_h"], 3_300_000);
+    assert_eq!(house_before["rate_bp"], 2300);
+    assert_eq!(house_before["tax_h"], 0);
+    let roulette = &house_before["games"][0];
+    assert_eq!(
+        (
+            &roulette["game"],
+            &roulette["rounds"],
+            &roulette["void_rounds"]
+        ),
+        (&json!("roulette"), &json!(3), &json!(1))
+    );
+    let house_after = part(&report, "house", "2026-08-15");
+    assert_eq!(house_after["last_gaming_day"], "2026-09-30");
+    assert_eq!(house_after["starts_at"], "2026-08-15T04:00:00Z");
+    assert_eq!(house_after["ends_at"], "2026-10-01T04:00:00Z");
+    assert_eq!(house_after["stakes_h"], 1_045_000);
+    assert_eq!(house_after["wins_h"], 360_000);
+    assert_eq!(house_after["difference_h"], 685_000);
+    assert_eq!(house_after["base_h"], 685_000);
+    assert_eq!(house_after["rounded_base_h"], 690_000);
+    assert_eq!(house_after["rate_bp"], 3000);
+    assert_eq!(house_after["law_version"], "test: 30 %");
+    assert_eq!(house_after["tax_h"], 207_000);
+    let house = category(&report, "house");
+    assert_eq!(house["difference_h"], -3_300_000 + 685_000);
+    assert_eq!(house["tax_h"], 207_000);
+
+    let players_before = part(&report, "players", "2026-07-01");
+    assert_eq!(players_before["difference_h"], 1_500);
+    assert_eq!(players_before["rounded_base_h"], 10_000);
+    assert_eq!(players_before["tax_h"], 2_300);
+    let players_after = part(&report, "players", "2026-08-15");
+    assert_eq!(players_after["difference_h"], 200_000);
+    assert_eq!(players_after["rounded_base_h"], 200_000);
+    assert_eq!(players_after["tax_h"], 60_000);
+    let games = players_after["games"].as_array().unwrap();
+    let poker = games.iter().find(|g| g["game"] == "poker_cash").unwrap();
+    assert_eq!(poker["time_collection_h"], 400_000);
+    assert_eq!(poker["basis"], "rake");
+    let room = games
+        .iter()
+        .find(|g| g["game"] == "poker_tournament")
+        .unwrap();
+    assert_eq!(
+        (
+            &room["stakes_h"],
+            &room["wins_h"],
+            &room["difference_h"],
+            &room["tournament_fees_h"],
+            &room["tournament_overlay_h"]
+        ),
+        (
+            &json!(1_000_000),
+            &json!(1_200_000),
+            &json!(-200_000),
+            &json!(100_000),
+            &json!(300_000)
+        )
+    );
+    assert_eq!(category(&report, "players")["tax_h"], 62_300);
+
+    assert_eq!(report["total_tax_h"], 269_300);
+    assert_eq!(report["due_date"], "2026-10-26");
+    assert_eq!(report["starts_at"], "2026-07-01T04:00:00Z");
+    assert_eq!(report["ends_at"], "2026-10-01T04:00:00Z");
+    assert_eq!(report["law_versions"], json!(["test: 23 %", "test: 30 %"]));
+
+    // The command gives the same report, as JSON and as CSV.
+    let out = dozor()
+        .args(["report", "tax", "--quarter", "2026Q3", "--format", "json"])
+        .arg("--rates")
+        .arg(&rates_path)
+        .env("DATABASE_URL", &url)
+        .succeeds();
+    let from_cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(from_cli, report);
+    let csv_path = dir.path().join("tax.csv");
+    dozor()
+        .args(["report", "tax", "--quarter", "2026Q3", "--out"])
+        .arg(&csv_path)
+        .arg("--rates")
+        .arg(&rates_path)
+        .env("DATABASE_URL", &url)
+        .succeeds();
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    let lines: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
+    assert_eq!(
+        lines.last().unwrap(),
+        &"2026Q3,total,,,2026-07-01,2026-09-30,,,,,,,,,,,,,,,test: 23 %; test: 30 %,269300,2026-10-26"
+    );
+    assert!(lines.contains(
+        &"2026Q3,part,house,,2026-08-15,2026-09-30,,,1045000,0,360000,685000,,,,,685000,690000,0,3000,test: 30 %,207000,"
+    ), "{csv}");
+
+    // The bundled table: live games are one base at 30 % all quarter, and together they lost
+    // money: −33 000 + 6 850 + 15 + 4 000 − 2 000 = −24 135 Kč. Base 0, no tax.
+    let out = dozor()
+        .args(["report", "tax", "--quarter", "2026Q3", "--format", "json"])
+        .env("DATABASE_URL", &url)
+        .succeeds();
+    let bundled: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let live = category(&bundled, "live_game");
+    assert_eq!(live["parts"].as_array().unwrap().len(), 1);
+    assert_eq!(live["difference_h"], -2_413_500);
+    assert_eq!(live["negative_difference_h"], 2_413_500);
+    assert_eq!((&live["base_h"], &live["tax_h"]), (&json!(0), &json!(0)));
+    assert_eq!(live["parts"][0]["rate_bp"], 3000);
+    assert_eq!(bundled["total_tax_h"], 0);
+    assert!(bundled["law_versions"][0]
+        .as_str()
+        .unwrap()
+        .contains("349/2023"));
+}
+
+/// A command that must fail before touching any database: no DATABASE_URL, an empty data
+/// directory.
+fn offline(dir: &std::path::Path) -> std::process::Command {
+    let mut c = dozor();
+    c.env_remove("DATABASE_URL").env("DOZOR_DATA_DIR", dir);
+    c
+}
+
+#[test]
+fn bad_input_is_one_line_and_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = offline(dir.path())
+        .args(["report", "tax", "--quarter", "2026Q5"])
+        .fails();
+    assert!(e.contains("--quarter `2026Q5` is not YYYYQn"), "{e}");
+    let e = offline(dir.path())
+        .args(["report", "tax", "--quarter", "2026-09"])
+        .fails();
+    assert!(e.contains("`2026-09`"), "{e}");
+    let e = offline(dir.path())
+        .args(["report", "tax", "--quarter", "2026Q3", "--format", "xml"])
+        .fails();
+    assert!(e.contains("--format must be csv or json"), "{e}");
+    // A rates file that does not parse, one that is not valid, one that is missing.
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "name = \"x\"\n[[category]]\nid = \n").unwrap();
+    let e = offline(dir.path())
+        .args(["report", "tax", "--quarter", "2026Q3", "--rates"])
+        .arg(&bad)
+        .fails();
+    assert!(e.contains("bad.toml"), "{e}");
+    std::fs::write(
+        &bad,
+        SPLIT_RATES.replace("rate_bp = 3000", "rate_bp = 30000"),
+    )
+    .unwrap();
+    let e = offline(dir.path())
+        .args(["report", "tax", "--quarter", "2026Q3", "--rates"])
+        .arg(&bad)
+        .fails();
+    assert!(e.contains("rate_bp"), "{e}");
+    let e = offline(dir.path())
+        .args(["report", "tax", "--quarter", "2026Q3", "--rates"])
+        .arg(dir.path().join("missing.toml"))
+        .fails();
+    assert!(e.contains("missing.toml"), "{e}");
+    // Before the law: no rate in force.
+    let e = offline(dir.path())
+        .args(["report", "tax", "--quarter", "2016Q4"])
+        .fails();
+    assert!(e.contains("no rate for `live_game` on 2016-10-01"), "{e}");
+    // None of it started a database.
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "only bad.toml"
+    );
+}

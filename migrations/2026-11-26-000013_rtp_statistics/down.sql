@@ -1,0 +1,1 @@
+ALTER TABLE adjudications DROP COLUMN statistics_detail;

@@ -1,0 +1,714 @@
+//! Monthly payout/RTP report: per game, table and gaming day, and for the month, with the
+//! theoretical RTP of the bets actually placed, the deviation from it in standard deviations,
+//! per bet kind, and the findings.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Double, Integer, Nullable, Text, Timestamptz};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::deviation::{pct, Deviation, Moments, FLAG_SD, SKEWNESS_LIMIT};
+use crate::{GamingDayClock, Month, ReportError};
+
+/// Which month, how far into it, and which games or table.
+#[derive(Debug, Clone)]
+pub struct RtpRequest {
+    pub month: Month,
+    /// The last gaming day included (month to date); the whole month when none.
+    pub through: Option<NaiveDate>,
+    pub game: Option<String>,
+    pub table_id: Option<String>,
+}
+
+/// Findings by where their resolution stands, and by kind.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, ToSchema)]
+pub struct FindingSummary {
+    pub count: i64,
+    pub amount_h: i64,
+    /// Not yet resolved.
+    pub open: i64,
+    pub escalated: i64,
+    pub confirmed: i64,
+    pub dismissed: i64,
+    /// What confirmations say was recovered from players or paid back to them.
+    pub settled_h: i64,
+    pub by_kind: BTreeMap<String, KindFindings>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
+pub struct KindFindings {
+    pub count: i64,
+    pub amount_h: i64,
+    pub open: i64,
+}
+
+/// A line of the report: one game (table_id null: all its tables) or one table, over one
+/// gaming day or (gaming_day null) the month.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct RtpRow {
+    pub gaming_day: Option<NaiveDate>,
+    pub game: String,
+    pub table_id: Option<String>,
+    pub rounds: i64,
+    pub void_rounds: i64,
+    /// Every stake placed, void rounds included.
+    pub stakes_h: i64,
+    /// Stakes handed back on void rounds.
+    pub returned_stakes_h: i64,
+    /// What the tables paid out on played rounds (wins with their stakes).
+    pub payouts_h: i64,
+    /// stakes − returned stakes − payouts (games between players: the rake or the fee).
+    pub ggr_h: i64,
+    /// payouts / (stakes − returned stakes), percent; games against the house only.
+    pub actual_rtp_pct: Option<f64>,
+    /// The theoretical RTP of the bets actually placed (the plan's exact figures), percent.
+    pub theoretical_rtp_pct: Option<f64>,
+    /// Actual against theoretical payouts; none for games between players.
+    pub deviation: Option<Deviation>,
+    pub findings: FindingSummary,
+}
+
+/// One bet kind of a game (table_id null) or of a table, over the report's days.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct KindRow {
+    pub game: String,
+    pub table_id: Option<String>,
+    /// The bet kind (`straight`, `red`, `main`, `ante_blind_play`, a wheel's box, …).
+    pub bet_kind: String,
+    /// Rounds in which the kind was bet.
+    pub rounds: i64,
+    pub bets: i64,
+    pub stakes_h: i64,
+    pub payouts_h: i64,
+    pub actual_rtp_pct: Option<f64>,
+    pub theoretical_rtp_pct: Option<f64>,
+    pub deviation: Option<Deviation>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RtpReport {
+    /// `YYYY-MM`.
+    pub month: String,
+    pub first_day: NaiveDate,
+    /// The last gaming day included.
+    pub through_day: NaiveDate,
+    /// The report's bounds in UTC.
+    pub starts_at: DateTime<Utc>,
+    pub ends_at: DateTime<Utc>,
+    /// Local hour (Europe/Prague) at which a gaming day starts.
+    pub gaming_day_start_hour: u32,
+    pub game: Option<String>,
+    pub table_id: Option<String>,
+    /// |z| above this is flagged.
+    pub flag_sd: f64,
+    /// A flag is meaningful once the skewness of the summed payouts is at most this.
+    pub skewness_limit: f64,
+    /// Month rows first (games, then their tables), then each day's.
+    pub rows: Vec<RtpRow>,
+    pub kinds: Vec<KindRow>,
+}
+
+impl RtpReport {
+    /// Rounds played in the report.
+    pub fn rounds(&self) -> i64 {
+        self.rows
+            .iter()
+            .filter(|r| r.gaming_day.is_none() && r.table_id.is_none())
+            .map(|r| r.rounds)
+            .sum()
+    }
+}
+
+#[derive(QueryableByName, Debug)]
+struct DayAggregate {
+    #[diesel(sql_type = Integer)]
+    day_index: i32,
+    #[diesel(sql_type = Text)]
+    game: String,
+    #[diesel(sql_type = Text)]
+    table_id: String,
+    #[diesel(sql_type = BigInt)]
+    rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    void_rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    stakes_h: i64,
+    #[diesel(sql_type = BigInt)]
+    returned_h: i64,
+    #[diesel(sql_type = BigInt)]
+    payouts_h: i64,
+    #[diesel(sql_type = BigInt)]
+    theory_rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    rtp_stakes_h: i64,
+    #[diesel(sql_type = BigInt)]
+    expected_payout_mh: i64,
+    #[diesel(sql_type = Double)]
+    variance_h2: f64,
+    #[diesel(sql_type = Double)]
+    third_moment_h3: f64,
+}
+
+#[derive(QueryableByName, Debug)]
+struct KindAggregate {
+    #[diesel(sql_type = Text)]
+    game: String,
+    #[diesel(sql_type = Text)]
+    table_id: String,
+    #[diesel(sql_type = Text)]
+    kind: String,
+    #[diesel(sql_type = BigInt)]
+    rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    bets: i64,
+    #[diesel(sql_type = BigInt)]
+    stakes_h: i64,
+    #[diesel(sql_type = BigInt)]
+    paid_h: i64,
+    #[diesel(sql_type = BigInt)]
+    expected_payout_mh: i64,
+    #[diesel(sql_type = Double)]
+    variance_h2: f64,
+    #[diesel(sql_type = Double)]
+    third_moment_h3: f64,
+}
+
+#[derive(QueryableByName, Debug)]
+struct FindingAggregate {
+    #[diesel(sql_type = Integer)]
+    day_index: i32,
+    #[diesel(sql_type = Text)]
+    game: String,
+    #[diesel(sql_type = Text)]
+    table_id: String,
+    #[diesel(sql_type = Text)]
+    kind: String,
+    #[diesel(sql_type = BigInt)]
+    count: i64,
+    #[diesel(sql_type = BigInt)]
+    amount_h: i64,
+    #[diesel(sql_type = BigInt)]
+    escalated: i64,
+    #[diesel(sql_type = BigInt)]
+    confirmed: i64,
+    #[diesel(sql_type = BigInt)]
+    dismissed: i64,
+    #[diesel(sql_type = BigInt)]
+    settled_h: i64,
+}
+
+#[derive(QueryableByName, Debug)]
+struct ActiveTable {
+    #[diesel(sql_type = Text)]
+    game: String,
+    #[diesel(sql_type = Text)]
+    table_id: String,
+}
+
+fn add(a: i64, b: i64) -> Result<i64, ReportError> {
+    a.checked_add(b)
+        .ok_or(ReportError::Overflow("RTP report totals"))
+}
+
+/// Running sums of a row.
+#[derive(Debug, Clone, Default)]
+struct Sums {
+    rounds: i64,
+    void_rounds: i64,
+    stakes_h: i64,
+    returned_h: i64,
+    payouts_h: i64,
+    moments: Moments,
+    findings: FindingSummary,
+}
+
+impl FindingSummary {
+    fn absorb(&mut self, o: &FindingSummary) -> Result<(), ReportError> {
+        self.count = add(self.count, o.count)?;
+        self.amount_h = add(self.amount_h, o.amount_h)?;
+        self.open = add(self.open, o.open)?;
+        self.escalated = add(self.escalated, o.escalated)?;
+        self.confirmed = add(self.confirmed, o.confirmed)?;
+        self.dismissed = add(self.dismissed, o.dismissed)?;
+        self.settled_h = add(self.settled_h, o.settled_h)?;
+        for (kind, k) in &o.by_kind {
+            let mine = self.by_kind.entry(kind.clone()).or_default();
+            mine.count = add(mine.count, k.count)?;
+            mine.amount_h = add(mine.amount_h, k.amount_h)?;
+            mine.open = add(mine.open, k.open)?;
+        }
+        Ok(())
+    }
+}
+
+impl Sums {
+    fn absorb(&mut self, o: &Sums) -> Result<(), ReportError> {
+        self.rounds = add(self.rounds, o.rounds)?;
+        self.void_rounds = add(self.void_rounds, o.void_rounds)?;
+        self.stakes_h = add(self.stakes_h, o.stakes_h)?;
+        self.returned_h = add(self.returned_h, o.returned_h)?;
+        self.payouts_h = add(self.payouts_h, o.payouts_h)?;
+        self.moments.absorb(&o.moments);
+        self.findings.absorb(&o.findings)
+    }
+
+    fn row(
+        &self,
+        gaming_day: Option<NaiveDate>,
+        game: &str,
+        table_id: Option<&str>,
+    ) -> Result<RtpRow, ReportError> {
+        let played_h = self
+            .stakes_h
+            .checked_sub(self.returned_h)
+            .ok_or(ReportError::Overflow("played stakes"))?;
+        let ggr_h = played_h
+            .checked_sub(self.payouts_h)
+            .ok_or(ReportError::Overflow("GGR"))?;
+        let against_house = self.moments.rtp_stakes_h > 0;
+        Ok(RtpRow {
+            gaming_day,
+            game: game.to_owned(),
+            table_id: table_id.map(str::to_owned),
+            rounds: self.rounds,
+            void_rounds: self.void_rounds,
+            stakes_h: self.stakes_h,
+            returned_stakes_h: self.returned_h,
+            payouts_h: self.payouts_h,
+            ggr_h,
+            actual_rtp_pct: (played_h > 0 && against_house)
+                .then(|| pct(self.payouts_h as f64 / played_h as f64)),
+            theoretical_rtp_pct: self.moments.theoretical_rtp_pct(),
+            deviation: self.moments.deviation(self.payouts_h),
+            findings: self.findings.clone(),
+        })
+    }
+}
+
+/// Builds the report. Every table registered before the end has a month row, so a quiet table
+/// is reported as such; day rows are the days with rounds or findings.
+pub fn build(
+    conn: &mut PgConnection,
+    clock: &GamingDayClock,
+    request: &RtpRequest,
+) -> Result<RtpReport, ReportError> {
+    let first_day = request.month.first_day();
+    let last_of_month = request
+        .month
+        .next_first_day()
+        .pred_opt()
+        .unwrap_or(first_day);
+    let through_day = request
+        .through
+        .map_or(last_of_month, |d| d.min(last_of_month));
+    if through_day < first_day {
+        return Err(ReportError::InvalidFilter(format!(
+            "the report would end on {through_day}, before the month starts on {first_day}"
+        )));
+    }
+    let days: Vec<NaiveDate> = first_day
+        .iter_days()
+        .take_while(|d| *d <= through_day)
+        .collect();
+    // Day starts and the end: width_bucket gives each round its day's index (1-based).
+    let mut bounds: Vec<DateTime<Utc>> = days.iter().map(|d| clock.start_of(*d)).collect();
+    let end = clock.bounds(through_day).1;
+    bounds.push(end);
+    let start = bounds[0];
+
+    let filter = filter(3, 4);
+    let day_aggregates: Vec<DayAggregate> = diesel::sql_query(format!(
+        "SELECT width_bucket(a.played_at, $5::timestamptz[]) AS day_index, a.game, a.table_id, \
+                count(*)::bigint AS rounds, \
+                count(*) FILTER (WHERE a.void)::bigint AS void_rounds, \
+                coalesce(sum(a.stakes_h), 0)::bigint AS stakes_h, \
+                coalesce(sum(a.paid_h) FILTER (WHERE a.void), 0)::bigint AS returned_h, \
+                coalesce(sum(a.paid_h) FILTER (WHERE NOT a.void), 0)::bigint AS payouts_h, \
+                count(*) FILTER (WHERE a.rtp_stakes_h > 0)::bigint AS theory_rounds, \
+                coalesce(sum(a.rtp_stakes_h), 0)::bigint AS rtp_stakes_h, \
+                coalesce(sum(a.expected_payout_mh), 0)::bigint AS expected_payout_mh, \
+                coalesce(sum(a.payout_variance_h2), 0)::float8 AS variance_h2, \
+                coalesce(sum((a.statistics_detail::json->>'third_moment_h3')::float8) \
+                    FILTER (WHERE a.rtp_stakes_h > 0), 0)::float8 AS third_moment_h3 \
+         FROM adjudications a \
+         WHERE a.played_at >= $1 AND a.played_at < $2 AND {filter} \
+         GROUP BY 1, 2, 3"
+    ))
+    .bind::<Timestamptz, _>(start)
+    .bind::<Timestamptz, _>(end)
+    .bind::<Nullable<Text>, _>(request.game.as_deref())
+    .bind::<Nullable<Text>, _>(request.table_id.as_deref())
+    .bind::<Array<Timestamptz>, _>(&bounds)
+    .load(conn)?;
+    let kind_aggregates: Vec<KindAggregate> = diesel::sql_query(format!(
+        "SELECT a.game, a.table_id, k->>'kind' AS kind, count(*)::bigint AS rounds, \
+                sum((k->>'bets')::bigint)::bigint AS bets, \
+                sum((k->>'stakes_h')::bigint)::bigint AS stakes_h, \
+                sum((k->>'paid_h')::bigint)::bigint AS paid_h, \
+                sum((k->>'expected_payout_mh')::bigint)::bigint AS expected_payout_mh, \
+                sum((k->>'variance_h2')::float8)::float8 AS variance_h2, \
+                sum((k->>'third_moment_h3')::float8)::float8 AS third_moment_h3 \
+         FROM adjudications a \
+         CROSS JOIN LATERAL json_array_elements(a.statistics_detail::json->'by_kind') k \
+         WHERE a.played_at >= $1 AND a.played_at < $2 AND a.rtp_stakes_h > 0 AND {filter} \
+         GROUP BY 1, 2, 3"
+    ))
+    .bind::<Timestamptz, _>(start)
+    .bind::<Timestamptz, _>(end)
+    .bind::<Nullable<Text>, _>(request.game.as_deref())
+    .bind::<Nullable<Text>, _>(request.table_id.as_deref())
+    .load(conn)?;
+    let finding_aggregates: Vec<FindingAggregate> = diesel::sql_query(format!(
+        "SELECT width_bucket(a.played_at, $5::timestamptz[]) AS day_index, a.game, a.table_id, \
+                a.kind, count(*)::bigint AS count, \
+                coalesce(sum(a.amount_h), 0)::bigint AS amount_h, \
+                count(*) FILTER (WHERE r.state = 'escalated')::bigint AS escalated, \
+                count(*) FILTER (WHERE r.state = 'confirmed')::bigint AS confirmed, \
+                count(*) FILTER (WHERE r.state = 'dismissed')::bigint AS dismissed, \
+                coalesce(sum(r.amount_settled_h) FILTER (WHERE r.state = 'confirmed'), 0)::bigint \
+                    AS settled_h \
+         FROM findings a LEFT JOIN LATERAL ( \
+             SELECT state, amount_settled_h FROM finding_resolutions \
+             WHERE round_index = a.ledger_index AND finding = a.position \
+             ORDER BY ledger_index DESC LIMIT 1) r ON true \
+         WHERE a.played_at >= $1 AND a.played_at < $2 AND {filter} \
+         GROUP BY 1, 2, 3, 4"
+    ))
+    .bind::<Timestamptz, _>(start)
+    .bind::<Timestamptz, _>(end)
+    .bind::<Nullable<Text>, _>(request.game.as_deref())
+    .bind::<Nullable<Text>, _>(request.table_id.as_deref())
+    .bind::<Array<Timestamptz>, _>(&bounds)
+    .load(conn)?;
+    let tables: Vec<ActiveTable> = diesel::sql_query(format!(
+        "SELECT a.game, a.table_id FROM gaming_tables a \
+         WHERE a.registered_at < $1 AND a.game <> 'cage' AND {}",
+        self::filter(2, 3)
+    ))
+    .bind::<Timestamptz, _>(end)
+    .bind::<Nullable<Text>, _>(request.game.as_deref())
+    .bind::<Nullable<Text>, _>(request.table_id.as_deref())
+    .load(conn)?;
+
+    let day_of = |index: i32| -> Option<NaiveDate> {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| i.checked_sub(1))
+            .and_then(|i| days.get(i).copied())
+    };
+    // (game, table) → day → sums.
+    let mut per_table: BTreeMap<(String, String), BTreeMap<NaiveDate, Sums>> = BTreeMap::new();
+    for t in tables {
+        per_table.entry((t.game, t.table_id)).or_default();
+    }
+    for a in day_aggregates {
+        let Some(day) = day_of(a.day_index) else {
+            continue;
+        };
+        let sums = per_table
+            .entry((a.game, a.table_id))
+            .or_default()
+            .entry(day)
+            .or_default();
+        sums.rounds = a.rounds;
+        sums.void_rounds = a.void_rounds;
+        sums.stakes_h = a.stakes_h;
+        sums.returned_h = a.returned_h;
+        sums.payouts_h = a.payouts_h;
+        sums.moments = Moments {
+            rounds: a.theory_rounds,
+            rtp_stakes_h: a.rtp_stakes_h,
+            expected_payout_mh: i128::from(a.expected_payout_mh),
+            variance_h2: a.variance_h2,
+            third_moment_h3: a.third_moment_h3,
+        };
+    }
+    for f in finding_aggregates {
+        let Some(day) = day_of(f.day_index) else {
+            continue;
+        };
+        let findings = &mut per_table
+            .entry((f.game, f.table_id))
+            .or_default()
+            .entry(day)
+            .or_default()
+            .findings;
+        let resolved = add(add(f.escalated, f.confirmed)?, f.dismissed)?;
+        let open = f
+            .count
+            .checked_sub(resolved)
+            .ok_or(ReportError::Overflow("open findings"))?;
+        findings.absorb(&FindingSummary {
+            count: f.count,
+            amount_h: f.amount_h,
+            open,
+            escalated: f.escalated,
+            confirmed: f.confirmed,
+            dismissed: f.dismissed,
+            settled_h: f.settled_h,
+            by_kind: BTreeMap::from([(
+                f.kind,
+                KindFindings {
+                    count: f.count,
+                    amount_h: f.amount_h,
+                    open,
+                },
+            )]),
+        })?;
+    }
+
+    let mut month_rows = Vec::new();
+    let mut day_rows = Vec::new();
+    let mut games: BTreeMap<&str, (Sums, BTreeMap<NaiveDate, Sums>)> = BTreeMap::new();
+    for ((game, table_id), by_day) in &per_table {
+        let (game_month, game_days) = games.entry(game.as_str()).or_default();
+        let mut table_month = Sums::default();
+        for (day, sums) in by_day {
+            table_month.absorb(sums)?;
+            game_days.entry(*day).or_default().absorb(sums)?;
+            day_rows.push(sums.row(Some(*day), game, Some(table_id))?);
+        }
+        game_month.absorb(&table_month)?;
+        month_rows.push(table_month.row(None, game, Some(table_id))?);
+    }
+    let mut rows = Vec::new();
+    for (game, (month, by_day)) in &games {
+        rows.push(month.row(None, game, None)?);
+        rows.extend(
+            month_rows
+                .iter()
+                .filter(|r| r.game == *game)
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
+        for (day, sums) in by_day {
+            day_rows.push(sums.row(Some(*day), game, None)?);
+        }
+    }
+    // Days in order; within a day, each game's total before its tables.
+    day_rows.sort_by(|a, b| {
+        (a.gaming_day, &a.game, &a.table_id).cmp(&(b.gaming_day, &b.game, &b.table_id))
+    });
+    rows.extend(day_rows);
+
+    Ok(RtpReport {
+        month: request.month.to_string(),
+        first_day,
+        through_day,
+        starts_at: start,
+        ends_at: end,
+        gaming_day_start_hour: clock.start_hour,
+        game: request.game.clone(),
+        table_id: request.table_id.clone(),
+        flag_sd: FLAG_SD,
+        skewness_limit: SKEWNESS_LIMIT,
+        rows,
+        kinds: kind_rows(kind_aggregates)?,
+    })
+}
+
+/// The request's game and table filter on rows aliased `a`, with their parameter numbers.
+fn filter(game: u8, table: u8) -> String {
+    format!(
+        "(${game}::text IS NULL OR a.game = ${game}) AND (${table}::text IS NULL OR a.table_id = ${table})"
+    )
+}
+
+/// Each kind per table, and per game over its tables.
+fn kind_rows(aggregates: Vec<KindAggregate>) -> Result<Vec<KindRow>, ReportError> {
+    #[derive(Default)]
+    struct KindSums {
+        bets: i64,
+        paid_h: i64,
+        moments: Moments,
+    }
+    let mut per_game: BTreeMap<(String, String), KindSums> = BTreeMap::new();
+    let mut table_rows = Vec::new();
+    for a in aggregates {
+        let moments = Moments {
+            rounds: a.rounds,
+            rtp_stakes_h: a.stakes_h,
+            expected_payout_mh: i128::from(a.expected_payout_mh),
+            variance_h2: a.variance_h2,
+            third_moment_h3: a.third_moment_h3,
+        };
+        let total = per_game
+            .entry((a.game.clone(), a.kind.clone()))
+            .or_default();
+        total.bets = add(total.bets, a.bets)?;
+        total.paid_h = add(total.paid_h, a.paid_h)?;
+        total.moments.absorb(&moments);
+        table_rows.push(kind_row(
+            a.game,
+            Some(a.table_id),
+            a.kind,
+            a.bets,
+            a.paid_h,
+            &moments,
+        ));
+    }
+    let mut rows: Vec<KindRow> = per_game
+        .into_iter()
+        .map(|((game, kind), s)| kind_row(game, None, kind, s.bets, s.paid_h, &s.moments))
+        .collect();
+    rows.extend(table_rows);
+    // Each game's kinds, then each table's.
+    rows.sort_by(|a, b| {
+        (&a.game, &a.table_id, &a.bet_kind).cmp(&(&b.game, &b.table_id, &b.bet_kind))
+    });
+    Ok(rows)
+}
+
+fn kind_row(
+    game: String,
+    table_id: Option<String>,
+    bet_kind: String,
+    bets: i64,
+    paid_h: i64,
+    m: &Moments,
+) -> KindRow {
+    KindRow {
+        game,
+        table_id,
+        bet_kind,
+        rounds: m.rounds,
+        bets,
+        stakes_h: m.rtp_stakes_h,
+        payouts_h: paid_h,
+        actual_rtp_pct: (m.rtp_stakes_h > 0).then(|| pct(paid_h as f64 / m.rtp_stakes_h as f64)),
+        theoretical_rtp_pct: m.theoretical_rtp_pct(),
+        deviation: m.deviation(paid_h),
+    }
+}
+
+/// The report as CSV (RFC 4180, UTF-8, CRLF): one line per row (`line` = `game`) and per bet
+/// kind (`line` = `kind`); an empty gaming_day is the whole report, an empty table_id all
+/// tables of the game.
+pub fn to_csv(report: &RtpReport) -> Result<String, ReportError> {
+    let csv_err = |e: csv::Error| ReportError::Csv(e.to_string());
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new());
+    let mut header: Vec<String> = [
+        "line",
+        "month",
+        "gaming_day",
+        "game",
+        "table_id",
+        "bet_kind",
+        "rounds",
+        "bets",
+        "void_rounds",
+        "stakes_h",
+        "returned_stakes_h",
+        "payouts_h",
+        "ggr_h",
+        "actual_rtp_pct",
+        "theoretical_rtp_pct",
+        "band_3sd_pct",
+        "deviation_sd",
+        "skewness",
+        "rounds_needed",
+        "flagged",
+        "flag_meaningful",
+        "findings",
+        "findings_amount_h",
+        "findings_open",
+        "findings_escalated",
+        "findings_confirmed",
+        "findings_dismissed",
+        "findings_settled_h",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    for k in rules::FindingKind::ALL {
+        header.push(format!("findings_{}", k.as_str()));
+        header.push(format!("findings_{}_amount_h", k.as_str()));
+    }
+    writer.write_record(&header).map_err(csv_err)?;
+    let opt =
+        |x: Option<f64>, digits: usize| x.map(|v| format!("{v:.digits$}")).unwrap_or_default();
+    let deviation_cells = |d: &Option<Deviation>| -> Vec<String> {
+        match d {
+            Some(d) => vec![
+                format!("{:.4}", d.band_3sd_pct),
+                format!("{:.2}", d.deviation_sd),
+                format!("{:.4}", d.skewness),
+                d.rounds_needed.to_string(),
+                d.flagged.to_string(),
+                d.flag_meaningful.to_string(),
+            ],
+            None => vec![String::new(); 6],
+        }
+    };
+    for r in &report.rows {
+        let mut line = vec![
+            "game".to_owned(),
+            report.month.clone(),
+            r.gaming_day.map(|d| d.to_string()).unwrap_or_default(),
+            r.game.clone(),
+            r.table_id.clone().unwrap_or_default(),
+            String::new(),
+            r.rounds.to_string(),
+            String::new(),
+            r.void_rounds.to_string(),
+            r.stakes_h.to_string(),
+            r.returned_stakes_h.to_string(),
+            r.payouts_h.to_string(),
+            r.ggr_h.to_string(),
+            opt(r.actual_rtp_pct, 4),
+            opt(r.theoretical_rtp_pct, 4),
+        ];
+        line.extend(deviation_cells(&r.deviation));
+        let f = &r.findings;
+        line.extend(
+            [
+                f.count,
+                f.amount_h,
+                f.open,
+                f.escalated,
+                f.confirmed,
+                f.dismissed,
+                f.settled_h,
+            ]
+            .map(|v| v.to_string()),
+        );
+        for k in rules::FindingKind::ALL {
+            let t = f.by_kind.get(k.as_str()).copied().unwrap_or_default();
+            line.push(t.count.to_string());
+            line.push(t.amount_h.to_string());
+        }
+        writer.write_record(&line).map_err(csv_err)?;
+    }
+    let blank_findings = 7 + 2 * rules::FindingKind::ALL.len();
+    for k in &report.kinds {
+        let mut line = vec![
+            "kind".to_owned(),
+            report.month.clone(),
+            String::new(),
+            k.game.clone(),
+            k.table_id.clone().unwrap_or_default(),
+            k.bet_kind.clone(),
+            k.rounds.to_string(),
+            k.bets.to_string(),
+            String::new(),
+            k.stakes_h.to_string(),
+            String::new(),
+            k.payouts_h.to_string(),
+            String::new(),
+            opt(k.actual_rtp_pct, 4),
+            opt(k.theoretical_rtp_pct, 4),
+        ];
+        line.extend(deviation_cells(&k.deviation));
+        line.extend(std::iter::repeat_n(String::new(), blank_findings));
+        writer.write_record(&line).map_err(csv_err)?;
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| ReportError::Csv(e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+}

@@ -1,0 +1,326 @@
+//! Theoretical figures of a round for RTP reports: what its bets are expected to pay back, how
+//! far the payout may swing (variance) and how lopsided that swing is (third central moment),
+//! for the whole round and for each bet kind. Statistics only, never money: the reports compare
+//! actual payouts against them in standard deviations.
+
+use serde::{Deserialize, Serialize};
+
+use crate::round_header::GameCode;
+use crate::verdict::Verdict;
+
+/// A round's theoretical figures. Void rounds contribute nothing.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoundStatistics {
+    /// Stakes of the bets that count for RTP (valid bets of a non-void round).
+    pub rtp_stakes_h: i64,
+    /// Expected payout of those bets, in milli-haléře (1/1000 h), exact to that precision.
+    pub expected_payout_mh: i64,
+    /// Variance of the round's payout, in h².
+    pub payout_variance_h2: f64,
+    /// Third central moment of the round's payout, in h³: its skewness tells how many rounds
+    /// a deviation needs before the normal approximation (and so a 3σ flag) can be trusted.
+    pub payout_third_moment_h3: f64,
+    /// The same figures per bet kind, ordered by kind.
+    pub by_kind: Vec<KindStatistics>,
+}
+
+/// What a round's statistics add to the sums stored as columns: its third moment and its
+/// figures per kind (stored together, as JSON).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StatisticsDetail {
+    pub third_moment_h3: f64,
+    pub by_kind: Vec<KindStatistics>,
+}
+
+/// The figures of one bet kind in a round, and what the table actually paid on it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KindStatistics {
+    /// The bet kind as RTP tables name it (`straight`, `main`, `ante_blind_play`, `trips`, …).
+    pub kind: String,
+    /// Bets of the kind in the round.
+    pub bets: i64,
+    pub stakes_h: i64,
+    /// What the table reported paying on those bets (wins with their stakes).
+    pub paid_h: i64,
+    pub expected_payout_mh: i64,
+    pub variance_h2: f64,
+    pub third_moment_h3: f64,
+}
+
+/// The moments of a bet's payout per unit staked: a bet of stake s has variance s²·σ² and
+/// third central moment s³·μ₃.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct UnitMoments {
+    pub standard_deviation: f64,
+    pub third_moment: f64,
+}
+
+impl UnitMoments {
+    /// Standard deviation and third central moment of a payout taking value `x` with
+    /// probability `p` for each `(p, x)` (probabilities summing to one).
+    pub fn of_distribution(outcomes: impl Iterator<Item = (f64, f64)> + Clone) -> UnitMoments {
+        let mean: f64 = outcomes.clone().map(|(p, x)| p * x).sum();
+        let (mut second, mut third) = (0.0, 0.0);
+        for (p, x) in outcomes {
+            let d = x - mean;
+            second += p * d * d;
+            third += p * d * d * d;
+        }
+        UnitMoments {
+            standard_deviation: second.max(0.0).sqrt(),
+            third_moment: third,
+        }
+    }
+}
+
+/// A round's figures summed bet by bet, the bets independent of each other.
+#[derive(Debug, Default)]
+pub struct StatisticsSum {
+    total: KindStatistics,
+    expected_payout_mh: i128,
+    kinds: Vec<(KindStatistics, i128)>,
+}
+
+impl StatisticsSum {
+    /// A bet of kind `kind` and stake `stake_h` whose expected payout is `expected_mh` and
+    /// whose payout per unit staked has `moments`.
+    pub fn add(&mut self, kind: &str, stake_h: i64, expected_mh: i128, moments: UnitMoments) {
+        let s = stake_h as f64;
+        let variance = (moments.standard_deviation * s).powi(2);
+        let third = moments.third_moment * s * s * s;
+        let index = match self.kinds.iter().position(|(k, _)| k.kind == kind) {
+            Some(i) => i,
+            None => {
+                self.kinds.push((
+                    KindStatistics {
+                        kind: kind.to_owned(),
+                        ..KindStatistics::default()
+                    },
+                    0,
+                ));
+                self.kinds.len() - 1
+            }
+        };
+        let (kind_figures, kind_expected) = &mut self.kinds[index];
+        for (figures, expected) in [
+            (&mut self.total, &mut self.expected_payout_mh),
+            (kind_figures, kind_expected),
+        ] {
+            figures.stakes_h = figures.stakes_h.saturating_add(stake_h);
+            figures.variance_h2 += variance;
+            figures.third_moment_h3 += third;
+            *expected += expected_mh;
+        }
+    }
+
+    pub fn finish(self) -> RoundStatistics {
+        let mut by_kind: Vec<KindStatistics> = self
+            .kinds
+            .into_iter()
+            .map(|(k, expected)| KindStatistics {
+                expected_payout_mh: clamp(expected),
+                ..k
+            })
+            .collect();
+        by_kind.sort_by(|a, b| a.kind.cmp(&b.kind));
+        RoundStatistics {
+            rtp_stakes_h: self.total.stakes_h,
+            expected_payout_mh: clamp(self.expected_payout_mh),
+            payout_variance_h2: self.total.variance_h2,
+            payout_third_moment_h3: self.total.third_moment_h3,
+            by_kind,
+        }
+    }
+}
+
+fn clamp(mh: i128) -> i64 {
+    i64::try_from(mh).unwrap_or(if mh < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// Mean (in mh), variance and third central moment of payouts over equally likely outcomes.
+fn equally_likely_moments(payouts: &[i128]) -> (i64, f64, f64) {
+    let n = payouts.len() as i128;
+    if n == 0 {
+        return (0, 0.0, 0.0);
+    }
+    let (sum, sum_sq) = payouts
+        .iter()
+        .fold((0i128, 0i128), |(s, q), &x| (s + x, q + x * x));
+    // The variance exactly from integer sums; the third moment about the mean in floating point.
+    let variance = (n * sum_sq - sum * sum) as f64 / (n * n) as f64;
+    let mean = sum as f64 / n as f64;
+    let third = payouts
+        .iter()
+        .map(|&x| (x as f64 - mean).powi(3))
+        .sum::<f64>()
+        / n as f64;
+    (clamp(sum * 1000 / n), variance, third)
+}
+
+impl RoundStatistics {
+    /// For a round whose `outcomes` (pockets, wheel segments) are equally likely: `bets` are the
+    /// priced bets as (kind, stake), and `payout(bet, outcome)` what bet `bet` pays on outcome
+    /// `outcome`. Bets of one kind in one round are not independent (a straight-up on 5 and
+    /// one on 7 cannot both win), so each kind's moments come from its own payouts per outcome.
+    pub fn over_equally_likely(
+        outcomes: usize,
+        bets: &[(&str, i64)],
+        payout: impl Fn(usize, usize) -> i128,
+    ) -> RoundStatistics {
+        if outcomes == 0 || bets.is_empty() {
+            return RoundStatistics::default();
+        }
+        let mut kinds: Vec<&str> = bets.iter().map(|(k, _)| *k).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        let mut total = vec![0i128; outcomes];
+        let mut per_kind = vec![vec![0i128; outcomes]; kinds.len()];
+        let mut stakes = vec![0i64; kinds.len()];
+        for (b, (kind, stake)) in bets.iter().enumerate() {
+            let k = kinds.binary_search(kind).unwrap_or(0);
+            stakes[k] = stakes[k].saturating_add(*stake);
+            for outcome in 0..outcomes {
+                let p = payout(b, outcome);
+                total[outcome] += p;
+                per_kind[k][outcome] += p;
+            }
+        }
+        let by_kind = kinds
+            .iter()
+            .zip(&per_kind)
+            .zip(&stakes)
+            .map(|((kind, payouts), stakes_h)| {
+                let (expected_payout_mh, variance_h2, third_moment_h3) =
+                    equally_likely_moments(payouts);
+                KindStatistics {
+                    kind: (*kind).to_owned(),
+                    bets: 0,
+                    stakes_h: *stakes_h,
+                    paid_h: 0,
+                    expected_payout_mh,
+                    variance_h2,
+                    third_moment_h3,
+                }
+            })
+            .collect();
+        let (expected_payout_mh, payout_variance_h2, payout_third_moment_h3) =
+            equally_likely_moments(&total);
+        RoundStatistics {
+            rtp_stakes_h: stakes.iter().fold(0i64, |a, s| a.saturating_add(*s)),
+            expected_payout_mh,
+            payout_variance_h2,
+            payout_third_moment_h3,
+            by_kind,
+        }
+    }
+
+    /// The part stored as [`StatisticsDetail`].
+    pub fn detail(&self) -> StatisticsDetail {
+        StatisticsDetail {
+            third_moment_h3: self.payout_third_moment_h3,
+            by_kind: self.by_kind.clone(),
+        }
+    }
+
+    /// Adds what the table actually did per kind: the number of bets and what it paid, from the
+    /// round's verdict. Only kinds with figures are kept; a void round has none.
+    pub fn with_actual(mut self, verdict: &Verdict<'_>) -> RoundStatistics {
+        if verdict.void {
+            return self;
+        }
+        for bet in &verdict.bets {
+            let kind = statistics_kind(verdict.game, bet.kind);
+            if let Some(k) = self.by_kind.iter_mut().find(|k| k.kind == kind) {
+                k.bets = k.bets.saturating_add(1);
+                k.paid_h = k.paid_h.saturating_add(bet.paid_h);
+            }
+        }
+        self
+    }
+}
+
+/// The kind a judged bet counts under in RTP figures: UTH's Ante, Blind and Play are one hand
+/// (the edge is the hand's, per Ante); every other bet is its own kind.
+pub fn statistics_kind(game: GameCode, bet_kind: &str) -> &str {
+    match (game, bet_kind) {
+        (GameCode::UltimateTexasHoldem, "ante" | "blind" | "play") => UTH_HAND,
+        _ => bet_kind,
+    }
+}
+
+/// The kind UTH's Ante, Blind and Play count under together.
+pub const UTH_HAND: &str = "ante_blind_play";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moments_over_equally_likely_outcomes_are_computed_per_kind() {
+        // Two outcomes; bet 0 (kind a, stake 10) pays 20 on outcome 0, bet 1 (kind b,
+        // stake 10) pays 20 on outcome 1. Each kind: payouts {20, 0}: mean 10, variance 100,
+        // third moment ((10³) + (−10)³)/2 = 0. The round pays 20 either way: variance 0.
+        let s = RoundStatistics::over_equally_likely(2, &[("a", 10), ("b", 10)], |b, o| {
+            if b == o {
+                20
+            } else {
+                0
+            }
+        });
+        assert_eq!(s.rtp_stakes_h, 20);
+        assert_eq!(s.expected_payout_mh, 20_000);
+        assert_eq!(s.payout_variance_h2, 0.0);
+        assert_eq!(s.by_kind.len(), 2);
+        assert_eq!(s.by_kind[0].kind, "a");
+        assert_eq!(s.by_kind[0].expected_payout_mh, 10_000);
+        assert_eq!(s.by_kind[0].variance_h2, 100.0);
+        assert_eq!(s.by_kind[0].third_moment_h3, 0.0);
+    }
+
+    #[test]
+    fn a_long_shot_is_skewed() {
+        // Three outcomes, one pays 30: mean 10, deviations 20, −10, −10; variance
+        // (400 + 100 + 100)/3 = 200; third moment (8000 − 1000 − 1000)/3 = 2000.
+        let s = RoundStatistics::over_equally_likely(
+            3,
+            &[("x", 10)],
+            |_, o| {
+                if o == 0 {
+                    30
+                } else {
+                    0
+                }
+            },
+        );
+        assert_eq!(s.payout_variance_h2, 200.0);
+        assert!((s.payout_third_moment_h3 - 2000.0).abs() < 1e-9);
+        let unit = UnitMoments::of_distribution([(1.0 / 3.0, 3.0), (2.0 / 3.0, 0.0)].into_iter());
+        // Per unit staked: payout 3 or 0, mean 1; variance (4 + 2·1)/3 = 2; third (8 − 2)/3 = 2.
+        assert!((unit.standard_deviation - 2f64.sqrt()).abs() < 1e-12);
+        assert!((unit.third_moment - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn independent_bets_add_their_moments_per_kind_and_in_total() {
+        let unit = UnitMoments {
+            standard_deviation: 2.0,
+            third_moment: 3.0,
+        };
+        let mut sum = StatisticsSum::default();
+        sum.add("main", 10, 9_900, unit);
+        sum.add("main", 20, 19_800, unit);
+        sum.add("pairs", 5, 4_500, unit);
+        let s = sum.finish();
+        // main: variance (2·10)² + (2·20)² = 400 + 1600 = 2000; third 3·10³ + 3·20³ = 27 000.
+        assert_eq!(s.by_kind[0].kind, "main");
+        assert_eq!(s.by_kind[0].stakes_h, 30);
+        assert_eq!(s.by_kind[0].expected_payout_mh, 29_700);
+        assert_eq!(s.by_kind[0].variance_h2, 2000.0);
+        assert_eq!(s.by_kind[0].third_moment_h3, 27_000.0);
+        // Total adds pairs: variance + (2·5)² = 2100; third + 3·125 = 27 375.
+        assert_eq!(s.rtp_stakes_h, 35);
+        assert_eq!(s.expected_payout_mh, 34_200);
+        assert_eq!(s.payout_variance_h2, 2100.0);
+        assert_eq!(s.payout_third_moment_h3, 27_375.0);
+    }
+}
