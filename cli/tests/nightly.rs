@@ -153,7 +153,10 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
     let changed = &report["nightly_reports_changed"][0];
     assert_eq!(changed["name"], format!("reports/nightly/{DAY}/daily.csv"));
     assert!(
-        changed["problem"].as_str().unwrap().starts_with("SHA-256 is"),
+        changed["problem"]
+            .as_str()
+            .unwrap()
+            .starts_with("SHA-256 is"),
         "{changed}"
     );
     assert!(stderr.contains("reports CHANGED"), "{stderr}");

@@ -136,6 +136,12 @@ fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
             "the stored verdict differs from re-adjudication: the verdict JSON differs",
         ),
         (
+            // The monthly RTP report reads each round's moments from here.
+            "UPDATE adjudications SET statistics_detail = '{}' WHERE ledger_index = 2",
+            2,
+            "the stored verdict differs from re-adjudication: statistics_detail is",
+        ),
+        (
             "DELETE FROM adjudications WHERE ledger_index = 2",
             2,
             "the round's stored verdict is missing",
@@ -143,7 +149,8 @@ fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
         (
             "INSERT INTO adjudications SELECT 0, table_id, game, plan_id, rules_version, played_at, \
              void, stakes_h, expected_paid_h, paid_h, rtp_stakes_h, expected_payout_mh, \
-             payout_variance_h2, finding_count, verdict FROM adjudications WHERE ledger_index = 2",
+             payout_variance_h2, finding_count, verdict, statistics_detail FROM adjudications \
+             WHERE ledger_index = 2",
             0,
             "a verdict is stored for an entry that is not a round",
         ),

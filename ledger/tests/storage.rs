@@ -256,7 +256,7 @@ fn the_database_refuses_update_delete_and_truncate() {
     // A verdict and a finding beside entry 1, so that row triggers have rows to refuse.
     conn.batch_execute(
         "INSERT INTO adjudications SELECT 1, 'R01', 'roulette', 'p', 'v', now(), false, \
-             0, 0, 0, 0, 0, 0, 1, '{}'; \
+             0, 0, 0, 0, 0, 0, 1, '{}', '{}'; \
          INSERT INTO findings (ledger_index, table_id, game, played_at, kind, bet_ids, amount_h, \
              message, position) VALUES (1, 'R01', 'roulette', now(), 'overpaid', '[]', 5, 'x', 0)",
     )
@@ -268,6 +268,7 @@ fn the_database_refuses_update_delete_and_truncate() {
         "UPDATE table_keys SET valid_from = now() - interval '1 year'",
         "DELETE FROM gaming_tables",
         "UPDATE adjudications SET paid_h = 0",
+        "UPDATE adjudications SET statistics_detail = ''",
         "DELETE FROM adjudications",
         "UPDATE findings SET amount_h = 0",
         "DELETE FROM findings",
@@ -300,7 +301,7 @@ fn the_database_refuses_entries_of_unknown_tables_and_verdicts_of_missing_entrie
     let verdict_of = |index: i64| {
         format!(
             "INSERT INTO adjudications SELECT {index}, 'R01', 'roulette', 'p', 'v', now(), false, \
-             0, 0, 0, 0, 0, 0, 0, '{{}}'::json"
+             0, 0, 0, 0, 0, 0, 0, '{{}}'::json, '{{}}'"
         )
     };
     let refused = [entry_of("R99"), verdict_of(7)];

@@ -320,6 +320,9 @@ mod tests {
         assert_eq!(due_at(&clock, at(6, 0), day), utc("2026-10-06T04:00:00Z"));
         // Winter time (UTC+1): 5 December's night at 06:30 is 05:30 UTC on the 6th.
         let winter = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
-        assert_eq!(due_at(&clock, at(6, 30), winter), utc("2026-12-06T05:30:00Z"));
+        assert_eq!(
+            due_at(&clock, at(6, 30), winter),
+            utc("2026-12-06T05:30:00Z")
+        );
     }
 }
