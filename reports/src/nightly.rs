@@ -109,13 +109,20 @@ pub enum NightOutcome {
     AlreadyDone { day: NaiveDate },
 }
 
-/// The reports of gaming day `day` as (file name, bytes), the summary last.
+/// A night's reports as (name in the ledger, bytes), the summary last.
+pub struct Night {
+    pub files: Vec<(String, Vec<u8>)>,
+    /// Rounds played in the gaming day.
+    pub rounds: i64,
+}
+
+/// The reports of gaming day `day`.
 pub fn build_night(
     conn: &mut PgConnection,
     clock: &GamingDayClock,
     plans: &rules::PlanBook,
     day: NaiveDate,
-) -> Result<(Vec<(String, Vec<u8>)>, i64), NightlyError> {
+) -> Result<Night, NightlyError> {
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let report = daily::build(conn, clock, day)?;
     let rounds = report.rounds;
@@ -167,13 +174,13 @@ pub fn build_night(
             .collect(),
     };
     files.push((SUMMARY.into(), serde_json::to_vec_pretty(&summary)?));
-    Ok((
-        files
+    Ok(Night {
+        files: files
             .into_iter()
             .map(|(name, bytes)| (format!("{prefix}{name}"), bytes))
             .collect(),
         rounds,
-    ))
+    })
 }
 
 /// Where the nightly job works.
@@ -198,7 +205,7 @@ impl NightlyJob<'_> {
         if sealed.contains_key(&format!("{prefix}{SUMMARY}")) {
             return Ok(NightOutcome::AlreadyDone { day });
         }
-        let (files, rounds) = build_night(conn, self.clock, self.plans, day)?;
+        let Night { files, rounds } = build_night(conn, self.clock, self.plans, day)?;
         // A night cut short (a crash between sealing and the summary) keeps what it sealed:
         // those files stay as they are, the rest are written and sealed now.
         let to_seal: Vec<(String, Vec<u8>)> = files
@@ -251,8 +258,12 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), NightlyError> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(io)?;
     }
+    // Written whole and flushed before it takes the report's name: a crash leaves the old file
+    // or the new one, never half of one.
     let partial = path.with_extension("partial");
-    std::fs::write(&partial, bytes).map_err(io)?;
+    let mut file = std::fs::File::create(&partial).map_err(io)?;
+    std::io::Write::write_all(&mut file, bytes).map_err(io)?;
+    file.sync_all().map_err(io)?;
     std::fs::rename(&partial, path).map_err(io)
 }
 
