@@ -111,12 +111,24 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
     // registered now), so today's night is pending only after it is due.
     let at = NaiveTime::from_hms_opt(6, 30, 0).unwrap();
     let today = clock.day_of(Utc::now());
-    assert_eq!(job.pending(&mut conn, at, Utc::now()).unwrap(), vec![]);
+    // The nights after the quiet one up to yesterday are due (as far back as a catch-up goes);
+    // the two done are not.
+    let now = Utc::now();
+    let undone: Vec<NaiveDate> = quiet
+        .succ_opt()
+        .unwrap()
+        .iter_days()
+        .take_while(|d| *d < today)
+        .filter(|d| {
+            *d >= today - Duration::days(reports::nightly::CATCH_UP_DAYS)
+                && reports::nightly::due_at(&clock, at, *d) <= now
+        })
+        .collect();
+    assert_eq!(job.pending(&mut conn, at, now).unwrap(), undone);
     let later = reports::nightly::due_at(&clock, at, today + Duration::days(1));
-    assert_eq!(
-        job.pending(&mut conn, at, later).unwrap(),
-        vec![today, today + Duration::days(1)]
-    );
+    let mut then_due = undone.clone();
+    then_due.extend([today, today + Duration::days(1)]);
+    assert_eq!(job.pending(&mut conn, at, later).unwrap(), then_due);
 
     // verify on the database checks the files against their seals.
     let data_arg = data.path().display().to_string();
@@ -178,4 +190,86 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
         error.to_string().contains("missing from the export"),
         "{error}"
     );
+}
+
+/// The server was down for the last nights: its scheduler seals each of them, oldest first, as
+/// soon as it starts, and a second start finds nothing left to do.
+#[actix_web::test]
+async fn the_server_catches_up_the_nights_it_missed_at_start() {
+    let (state, url) = api_state();
+    let app = test::init_service(App::new().configure(server::configure(state.clone()))).await;
+    let clock = GamingDayClock::default();
+    let now = Utc::now();
+    let today = clock.day_of(now);
+    let k = key(1);
+    let mut table = registration("R01", &k);
+    table["valid_from"] = json!((clock.start_of(today - Duration::days(4))).to_rfc3339());
+    let (status, body) = post(&app, "/api/v1/tables", table).await;
+    assert_eq!(status, 201, "{body}");
+    // One spin at noon of each of the two days before yesterday; yesterday was quiet.
+    let played = [3, 2].map(|back| today - Duration::days(back));
+    for (seq, day) in (1..).zip(played) {
+        let mut record = spin("R01", seq, 17, json!([straight("b", 17, 10_000, 360_000)]));
+        record["played_at"] = json!((clock.start_of(day) + Duration::hours(6)).to_rfc3339());
+        let (status, body) = call(&app, record_request(record, &k)).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let data = tempfile::tempdir().unwrap();
+    // Due as soon as a gaming day closes, so yesterday's night is due too.
+    let schedule = api::nightly::NightlySchedule {
+        at: NaiveTime::from_hms_opt(clock.start_hour, 0, 0).unwrap(),
+        data_dir: data.path().to_path_buf(),
+    };
+    let missed = [played[0], played[1], today - Duration::days(1)];
+    let summary_of = |day: NaiveDate| {
+        data.path().join(format!(
+            "reports/nightly/{day}/{}",
+            reports::nightly::SUMMARY
+        ))
+    };
+    let scheduler = api::nightly::spawn(state.clone(), schedule.clone()).unwrap();
+    let waited = std::time::Instant::now();
+    while !summary_of(missed[2]).exists() && waited.elapsed() < std::time::Duration::from_secs(120)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    scheduler.stop();
+    let rounds: Vec<Value> = missed
+        .iter()
+        .map(|day| read_json(&summary_of(*day))["rounds"].clone())
+        .collect();
+    assert_eq!(rounds, [json!(1), json!(1), json!(0)]);
+    // Eight reports a night, each sealed once, oldest night first.
+    let sealed =
+        ledger::storage::published_reports::latest_publications(&mut connect(&url).unwrap())
+            .unwrap();
+    let night_index = |day: NaiveDate| sealed[&format!("reports/nightly/{day}/night.json")].0;
+    assert!(night_index(missed[0]) < night_index(missed[1]));
+    assert!(night_index(missed[1]) < night_index(missed[2]));
+    assert_eq!(
+        sealed
+            .keys()
+            .filter(|n| n.starts_with("reports/nightly/"))
+            .count(),
+        3 * 8
+    );
+
+    // Afterwards nothing is due, and a night run again appends nothing.
+    let size = ledger_size(&url);
+    let job = NightlyJob {
+        clock: &clock,
+        plans: &state.plans,
+        sealer: &state.operator,
+        data_dir: data.path(),
+    };
+    let mut conn = connect(&url).unwrap();
+    assert_eq!(
+        job.pending(&mut conn, schedule.at, Utc::now()).unwrap(),
+        vec![]
+    );
+    assert_eq!(
+        job.run(&mut conn, missed[0], Utc::now()).unwrap(),
+        NightOutcome::AlreadyDone { day: missed[0] }
+    );
+    assert_eq!(ledger_size(&url), size);
 }

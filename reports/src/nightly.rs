@@ -237,7 +237,23 @@ impl NightlyJob<'_> {
     ) -> Result<Vec<NaiveDate>, NightlyError> {
         let sealed = published_reports::latest_publications(conn)?;
         let today = self.clock.day_of(now);
-        let Some(first) = reads::first_received_at(conn)?.map(|t| self.clock.day_of(t)) else {
+        // A round may be played before it is received (a table catching up), so the first
+        // night is that of the earliest of both.
+        let first_played: Option<DateTime<Utc>> = {
+            use diesel::dsl::min;
+            use diesel::prelude::*;
+            use ledger::storage::schema::adjudications;
+            adjudications::table
+                .select(min(adjudications::played_at))
+                .first(conn)?
+        };
+        let first_received = reads::first_received_at(conn)?;
+        let Some(first) = [first_played, first_received]
+            .into_iter()
+            .flatten()
+            .min()
+            .map(|t| self.clock.day_of(t))
+        else {
             return Ok(Vec::new());
         };
         let earliest = first.max(today - Duration::days(CATCH_UP_DAYS));
