@@ -136,10 +136,20 @@ fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
             "the stored verdict differs from re-adjudication: the verdict JSON differs",
         ),
         (
-            // The monthly RTP report reads each round's moments from here.
-            "UPDATE adjudications SET statistics_detail = '{}' WHERE ledger_index = 2",
+            // The monthly RTP report sums these per bet kind.
+            "UPDATE round_kinds SET paid_h = 0 WHERE ledger_index = 2",
             2,
-            "the stored verdict differs from re-adjudication: statistics_detail is",
+            "the stored bet-kind figures differ from re-adjudication: straight: paid_h is 0, re-adjudication gives 360000",
+        ),
+        (
+            "DELETE FROM round_kinds WHERE ledger_index = 3",
+            3,
+            "the stored bet-kind figures differ from re-adjudication: kinds are [], re-adjudication gives [\"straight\"]",
+        ),
+        (
+            "UPDATE adjudications SET payout_third_moment_h3 = 0 WHERE ledger_index = 2",
+            2,
+            "the stored verdict differs from re-adjudication: payout_third_moment_h3 is 0,",
         ),
         (
             "DELETE FROM adjudications WHERE ledger_index = 2",
@@ -149,8 +159,8 @@ fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
         (
             "INSERT INTO adjudications SELECT 0, table_id, game, plan_id, rules_version, played_at, \
              void, stakes_h, expected_paid_h, paid_h, rtp_stakes_h, expected_payout_mh, \
-             payout_variance_h2, finding_count, verdict, statistics_detail FROM adjudications \
-             WHERE ledger_index = 2",
+             payout_variance_h2, finding_count, verdict, payout_third_moment_h3 \
+             FROM adjudications WHERE ledger_index = 2",
             0,
             "a verdict is stored for an entry that is not a round",
         ),

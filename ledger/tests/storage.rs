@@ -256,7 +256,9 @@ fn the_database_refuses_update_delete_and_truncate() {
     // A verdict and a finding beside entry 1, so that row triggers have rows to refuse.
     conn.batch_execute(
         "INSERT INTO adjudications SELECT 1, 'R01', 'roulette', 'p', 'v', now(), false, \
-             0, 0, 0, 0, 0, 0, 1, '{}', '{}'; \
+             0, 0, 0, 0, 0, 0, 1, '{}', 0; \
+         INSERT INTO round_kinds VALUES (1, 'straight', 'R01', 'roulette', now(), 1, 100, 0, \
+             97297, 0, 0); \
          INSERT INTO findings (ledger_index, table_id, game, played_at, kind, bet_ids, amount_h, \
              message, position) VALUES (1, 'R01', 'roulette', now(), 'overpaid', '[]', 5, 'x', 0)",
     )
@@ -268,7 +270,9 @@ fn the_database_refuses_update_delete_and_truncate() {
         "UPDATE table_keys SET valid_from = now() - interval '1 year'",
         "DELETE FROM gaming_tables",
         "UPDATE adjudications SET paid_h = 0",
-        "UPDATE adjudications SET statistics_detail = ''",
+        "UPDATE round_kinds SET paid_h = 0",
+        "DELETE FROM round_kinds",
+        "TRUNCATE round_kinds",
         "DELETE FROM adjudications",
         "UPDATE findings SET amount_h = 0",
         "DELETE FROM findings",
@@ -301,10 +305,16 @@ fn the_database_refuses_entries_of_unknown_tables_and_verdicts_of_missing_entrie
     let verdict_of = |index: i64| {
         format!(
             "INSERT INTO adjudications SELECT {index}, 'R01', 'roulette', 'p', 'v', now(), false, \
-             0, 0, 0, 0, 0, 0, 0, '{{}}'::json, '{{}}'"
+             0, 0, 0, 0, 0, 0, 0, '{{}}'::json, 0"
         )
     };
-    let refused = [entry_of("R99"), verdict_of(7)];
+    let kinds_of = |index: i64| {
+        format!(
+            "INSERT INTO round_kinds VALUES ({index}, 'straight', 'R01', 'roulette', now(), 1, 100, \
+             0, 97297, 0, 0)"
+        )
+    };
+    let refused = [entry_of("R99"), verdict_of(7), kinds_of(7)];
     for statement in &refused {
         let err = conn
             .transaction(|c| c.batch_execute(statement))

@@ -1,1 +1,2 @@
-ALTER TABLE adjudications DROP COLUMN statistics_detail;
+DROP TABLE round_kinds;
+ALTER TABLE adjudications DROP COLUMN payout_third_moment_h3;

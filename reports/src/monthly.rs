@@ -331,8 +331,8 @@ pub fn build(
                 coalesce(sum(a.rtp_stakes_h), 0)::bigint AS rtp_stakes_h, \
                 coalesce(sum(a.expected_payout_mh), 0)::bigint AS expected_payout_mh, \
                 coalesce(sum(a.payout_variance_h2), 0)::float8 AS variance_h2, \
-                coalesce(sum((a.statistics_detail::json->>'third_moment_h3')::float8) \
-                    FILTER (WHERE a.rtp_stakes_h > 0), 0)::float8 AS third_moment_h3 \
+                coalesce(sum(a.payout_third_moment_h3) FILTER (WHERE a.rtp_stakes_h > 0), 0)::float8 \
+                    AS third_moment_h3 \
          FROM adjudications a \
          WHERE a.played_at >= $1 AND a.played_at < $2 AND {filter} \
          GROUP BY 1, 2, 3"
@@ -344,16 +344,14 @@ pub fn build(
     .bind::<Array<Timestamptz>, _>(&bounds)
     .load(conn)?;
     let kind_aggregates: Vec<KindAggregate> = diesel::sql_query(format!(
-        "SELECT a.game, a.table_id, k->>'kind' AS kind, count(*)::bigint AS rounds, \
-                sum((k->>'bets')::bigint)::bigint AS bets, \
-                sum((k->>'stakes_h')::bigint)::bigint AS stakes_h, \
-                sum((k->>'paid_h')::bigint)::bigint AS paid_h, \
-                sum((k->>'expected_payout_mh')::bigint)::bigint AS expected_payout_mh, \
-                sum((k->>'variance_h2')::float8)::float8 AS variance_h2, \
-                sum((k->>'third_moment_h3')::float8)::float8 AS third_moment_h3 \
-         FROM adjudications a \
-         CROSS JOIN LATERAL json_array_elements(a.statistics_detail::json->'by_kind') k \
-         WHERE a.played_at >= $1 AND a.played_at < $2 AND a.rtp_stakes_h > 0 AND {filter} \
+        "SELECT a.game, a.table_id, a.kind, count(*)::bigint AS rounds, \
+                sum(a.bets)::bigint AS bets, sum(a.stakes_h)::bigint AS stakes_h, \
+                sum(a.paid_h)::bigint AS paid_h, \
+                sum(a.expected_payout_mh)::bigint AS expected_payout_mh, \
+                sum(a.variance_h2)::float8 AS variance_h2, \
+                sum(a.third_moment_h3)::float8 AS third_moment_h3 \
+         FROM round_kinds a \
+         WHERE a.played_at >= $1 AND a.played_at < $2 AND {filter} \
          GROUP BY 1, 2, 3"
     ))
     .bind::<Timestamptz, _>(start)

@@ -32,7 +32,7 @@ pub use error::{PlanError, RecordError};
 pub use game::{Game, GameRecord, TableSetup};
 pub use plan::{Plan, PlanBook};
 pub use record::{is_adjudicated, GameCode, RecordHeader, Round, RoundType};
-pub use statistics::{KindStatistics, RoundStatistics, StatisticsDetail, UnitMoments};
+pub use statistics::{KindStatistics, RoundStatistics, UnitMoments};
 pub use verdict::{Finding, FindingKind, Verdict};
 
 /// Version of the adjudication rules. Stored with every verdict so that a corrected rule can

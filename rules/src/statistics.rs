@@ -24,14 +24,6 @@ pub struct RoundStatistics {
     pub by_kind: Vec<KindStatistics>,
 }
 
-/// What a round's statistics add to the sums stored as columns: its third moment and its
-/// figures per kind (stored together, as JSON).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct StatisticsDetail {
-    pub third_moment_h3: f64,
-    pub by_kind: Vec<KindStatistics>,
-}
-
 /// The figures of one bet kind in a round, and what the table actually paid on it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct KindStatistics {
@@ -211,14 +203,6 @@ impl RoundStatistics {
             payout_variance_h2,
             payout_third_moment_h3,
             by_kind,
-        }
-    }
-
-    /// The part stored as [`StatisticsDetail`].
-    pub fn detail(&self) -> StatisticsDetail {
-        StatisticsDetail {
-            third_moment_h3: self.payout_third_moment_h3,
-            by_kind: self.by_kind.clone(),
         }
     }
 

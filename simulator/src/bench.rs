@@ -74,6 +74,21 @@ enum BenchKind {
         #[arg(long, default_value_t = 5)]
         runs: usize,
     },
+    /// The monthly payout/RTP report and its HTML page over a month of roulette, blackjack,
+    /// UTH and money wheel rounds (filled once, kept).
+    Rtp {
+        /// Rounds in the month.
+        #[arg(long, default_value_t = 1_000_000)]
+        rounds: u64,
+        /// Tables playing them, the five games in turn.
+        #[arg(long, default_value_t = 40)]
+        tables: usize,
+        #[arg(long, default_value = "2026-10")]
+        month: String,
+        /// Times the report and the page are built (the medians are reported).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
     /// Inclusion-proof latency on a large tree (synthetic entries generated in SQL, kept between runs).
     Proofs {
         /// Entries in the tree.
@@ -101,6 +116,12 @@ pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
             month,
             runs,
         } => crate::bench_mf::mf(global, rounds, tables, &month, runs),
+        BenchKind::Rtp {
+            rounds,
+            tables,
+            month,
+            runs,
+        } => crate::bench_rtp::rtp(global, rounds, tables, &month, runs),
         BenchKind::Verify {
             entries,
             strict_signatures,
@@ -114,7 +135,7 @@ pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn plan() -> anyhow::Result<rules::Plan> {
+pub(crate) fn plan() -> anyhow::Result<rules::Plan> {
     rules::PlanBook::builtin()?
         .get(server::DEFAULT_PLAN)
         .cloned()

@@ -41,35 +41,42 @@ fn config(tables: usize) -> anyhow::Result<OperatorConfig> {
     ))?)
 }
 
-/// Registers the stations and appends the month straight into the ledger (no HTTP: this
-/// benchmark measures the package, not ingest).
-fn fill(
+/// The month's stations: roulette tables and the cage.
+fn stations(plan: &rules::Plan, tables: usize) -> anyhow::Result<Vec<Station>> {
+    let mut stations: Vec<Station> = (0..tables)
+        .map(|t| Station::table(table_id(t), "roulette", SEED + t as u64, plan))
+        .collect::<anyhow::Result<_>>()?;
+    stations.push(Station::cage(CAGE.into()));
+    Ok(stations)
+}
+
+/// Registers the stations and appends their month straight into the ledger, each round judged
+/// as ingest judges it (no HTTP: the benchmarks that use it measure reports, not ingest).
+pub(crate) fn fill(
     conn: &mut PgConnection,
     operator: &ledger::checkpoint::NoteSigner,
     settings: &MonthSettings,
-    tables: usize,
+    plan: &rules::Plan,
+    mut stations: Vec<Station>,
 ) -> anyhow::Result<u64> {
-    let plan = rules::PlanBook::builtin()?
-        .get(api::server::DEFAULT_PLAN)
-        .cloned()
-        .ok_or_else(|| anyhow!("default plan missing"))?;
     let plays_from =
         settings.clock.start_of(settings.month.first_day()) - chrono::Duration::hours(1);
-    let mut stations: Vec<Station> = (0..tables)
-        .map(|t| Station::table(table_id(t), "roulette", SEED + t as u64, &plan))
-        .collect::<anyhow::Result<_>>()?;
-    stations.push(Station::cage(CAGE.into()));
     let progress = crate::progress_bar(stations.len() as u64, "stations filled");
     let mut cache = WriterCache::default();
     let mut appended = 0u64;
     for station in &mut stations {
-        let key = table_key(SEED, &station.table_id);
+        let key = table_key(settings.seed, &station.table_id);
+        let layout = station.wheel_layout().map(<[String]>::to_vec);
+        let setup = match rules::GameCode::parse(&station.game) {
+            Some(game) => rules::TableSetup::for_table(plan, game, layout.as_deref())?,
+            None => rules::TableSetup::NONE,
+        };
         let table = NewTable {
             table_id: &station.table_id,
             game: &station.game,
             location: "benchmark",
             plan_id: &plan.plan_id,
-            wheel_layout: None,
+            wheel_layout: layout.as_deref(),
             plays_from: Some(plays_from),
         };
         register_table(
@@ -79,14 +86,14 @@ fn fill(
             &key.verifying_key(),
             Utc::now(),
         )?;
-        let records = station_records(station, &plan, settings, 1)?;
+        let records = station_records(station, plan, settings, 1)?;
         for chunk in records.chunks(2_000) {
             let mut batch = Vec::with_capacity(chunk.len());
             for record in chunk {
                 let header = rules::RecordHeader::read(record)?;
                 let derived = if rules::is_adjudicated(&header.record_type) {
                     let round = rules::Round::parse(record)?;
-                    Some(Derived::judge(&plan, &rules::TableSetup::NONE, &round)?)
+                    Some(Derived::judge(plan, &setup, &round)?)
                 } else {
                     None
                 };
@@ -152,7 +159,14 @@ pub fn mf(
             "filling the ledger with {expected_rounds} rounds at {tables} tables over {days} days, with their periods and a cage (once; kept for later runs)"
         );
         let started = Instant::now();
-        let appended = fill(&mut conn, &operator, &settings, tables)?;
+        let plan = crate::bench::plan()?;
+        let appended = fill(
+            &mut conn,
+            &operator,
+            &settings,
+            &plan,
+            stations(&plan, tables)?,
+        )?;
         eprintln!(
             "{appended} entries in {:.0} s",
             started.elapsed().as_secs_f64()

@@ -5,6 +5,7 @@
 pub mod bench;
 mod bench_db;
 mod bench_mf;
+mod bench_rtp;
 mod bench_verify;
 pub mod games;
 pub mod month;

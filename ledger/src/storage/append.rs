@@ -9,9 +9,9 @@ use diesel::sql_types::{Array, BigInt, Bytea, Text, Timestamptz};
 use serde::Serialize;
 use serde_json::json;
 
-use super::models::{LedgerRow, NewAdjudication, NewFinding, NewSignificantEvent};
+use super::models::{LedgerRow, NewAdjudication, NewFinding, NewSignificantEvent, RoundKindRow};
 use super::registry::{keys_by_id, KeyValidity};
-use super::schema::{adjudications, findings, ledger_entries, significant_events};
+use super::schema::{adjudications, findings, ledger_entries, round_kinds, significant_events};
 use crate::entry::{to_micros, Entry};
 use crate::registry_event::RegistryEvent;
 use crate::{Envelope, LedgerError, GENESIS_PREV_HASH};
@@ -36,8 +36,6 @@ pub struct Derived {
     /// The whole verdict as stored and shown: JSON, serialized where it was computed.
     pub verdict: String,
     pub statistics: rules::RoundStatistics,
-    /// `statistics.detail()` as stored: JSON, serialized where it was computed.
-    pub statistics_detail: String,
 }
 
 /// Why a round could not be judged.
@@ -83,12 +81,6 @@ impl Derived {
             verdict: serde_json::to_string(verdict).map_err(|source| LedgerError::VerdictJson {
                 index: None,
                 source,
-            })?,
-            statistics_detail: serde_json::to_string(&statistics.detail()).map_err(|source| {
-                LedgerError::VerdictJson {
-                    index: None,
-                    source,
-                }
             })?,
             statistics,
         })
@@ -461,8 +453,10 @@ pub fn append_batch_cached(
 
         let mut outcomes = Vec::with_capacity(batch.len());
         let mut entries = Vec::with_capacity(batch.len());
-        let mut verdicts = Vec::with_capacity(batch.len());
-        let mut found = Vec::new();
+        let mut derived = DerivedRows {
+            verdicts: Vec::with_capacity(batch.len()),
+            ..DerivedRows::default()
+        };
         let mut events = Vec::new();
         for s in batch {
             if let Some((receipt, record_hash)) = known.get(&(s.table_id.clone(), s.seq_no)) {
@@ -518,7 +512,7 @@ pub fn append_batch_cached(
                 record_hash: s.record_hash.to_vec(),
             });
             if let Some(d) = &s.derived {
-                push_derived(index, d, &mut verdicts, &mut found)?;
+                push_derived(index, d, &mut derived)?;
                 if let Some(event) = late_record(s, d, index, received_at)? {
                     events.push(event);
                 }
@@ -543,11 +537,20 @@ pub fn append_batch_cached(
         if !entries.is_empty() {
             diesel::copy_from(ledger_entries::table).from_insertable(&entries).execute(conn)?;
         }
-        if !verdicts.is_empty() {
-            diesel::copy_from(adjudications::table).from_insertable(&verdicts).execute(conn)?;
+        if !derived.verdicts.is_empty() {
+            diesel::copy_from(adjudications::table)
+                .from_insertable(&derived.verdicts)
+                .execute(conn)?;
         }
-        if !found.is_empty() {
-            diesel::copy_from(findings::table).from_insertable(&found).execute(conn)?;
+        if !derived.findings.is_empty() {
+            diesel::copy_from(findings::table)
+                .from_insertable(&derived.findings)
+                .execute(conn)?;
+        }
+        if !derived.kinds.is_empty() {
+            diesel::copy_from(round_kinds::table)
+                .from_insertable(&derived.kinds)
+                .execute(conn)?;
         }
         if !events.is_empty() {
             diesel::insert_into(significant_events::table).values(&events).execute(conn)?;
@@ -663,12 +666,24 @@ pub(crate) fn append_registry_event(
     })
 }
 
+/// The rows of a round's derived data, as the writer inserts them.
+#[derive(Default)]
+pub(crate) struct DerivedRows<'a> {
+    pub verdicts: Vec<NewAdjudication<'a>>,
+    pub findings: Vec<NewFinding>,
+    pub kinds: Vec<RoundKindRow>,
+}
+
 pub(crate) fn push_derived<'a>(
     index: i64,
     d: &'a Derived,
-    verdicts: &mut Vec<NewAdjudication<'a>>,
-    found: &mut Vec<NewFinding>,
+    rows: &mut DerivedRows<'a>,
 ) -> Result<(), LedgerError> {
+    let DerivedRows {
+        verdicts,
+        findings: found,
+        kinds,
+    } = rows;
     verdicts.push(NewAdjudication {
         ledger_index: index,
         table_id: &d.table_id,
@@ -683,7 +698,7 @@ pub(crate) fn push_derived<'a>(
         rtp_stakes_h: d.statistics.rtp_stakes_h,
         expected_payout_mh: d.statistics.expected_payout_mh,
         payout_variance_h2: d.statistics.payout_variance_h2,
-        statistics_detail: &d.statistics_detail,
+        payout_third_moment_h3: d.statistics.payout_third_moment_h3,
         finding_count: i32::try_from(d.findings.len()).unwrap_or(i32::MAX),
         verdict: &d.verdict,
     });
@@ -703,6 +718,21 @@ pub(crate) fn push_derived<'a>(
             actual_h: f.actual_h,
             amount_h: f.amount_h,
             message: f.message.clone(),
+        });
+    }
+    for k in &d.statistics.by_kind {
+        kinds.push(RoundKindRow {
+            ledger_index: index,
+            kind: k.kind.clone(),
+            table_id: d.table_id.clone(),
+            game: d.game.clone(),
+            played_at: d.played_at,
+            bets: k.bets,
+            stakes_h: k.stakes_h,
+            paid_h: k.paid_h,
+            expected_payout_mh: k.expected_payout_mh,
+            variance_h2: k.variance_h2,
+            third_moment_h3: k.third_moment_h3,
         });
     }
     Ok(())

@@ -7,9 +7,9 @@ use std::fmt::Debug;
 
 use diesel::prelude::*;
 
-use super::append::{push_derived, Derived};
-use super::models::{AdjudicationRow, FindingRow, NewAdjudication, NewFinding};
-use super::schema::{adjudications, findings};
+use super::append::{push_derived, Derived, DerivedRows};
+use super::models::{AdjudicationRow, FindingRow, NewAdjudication, NewFinding, RoundKindRow};
+use super::schema::{adjudications, findings, round_kinds};
 use super::verify::VerifyFailure;
 use crate::entry_check::{CheckedEntry, Subject};
 use crate::registry_history::RegistryHistory;
@@ -108,9 +108,9 @@ fn verdict_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<
             e.payout_variance_h2.to_bits(),
         ),
         field(
-            "statistics_detail",
-            &row.statistics_detail,
-            e.statistics_detail,
+            "payout_third_moment_h3",
+            row.payout_third_moment_h3.to_bits(),
+            e.payout_third_moment_h3.to_bits(),
         ),
         field("finding_count", row.finding_count, e.finding_count),
     ])
@@ -130,6 +130,45 @@ fn finding_difference(row: &FindingRow, e: &NewFinding) -> Option<String> {
         field("amount_h", row.amount_h, e.amount_h),
         field("message", &row.message, &e.message),
     ])
+}
+
+/// The first difference between a round's stored kind rows and the re-derived ones (both in
+/// kind order).
+fn kinds_difference(stored: &[RoundKindRow], expected: &[RoundKindRow]) -> Option<String> {
+    let names = |rows: &[RoundKindRow]| rows.iter().map(|k| k.kind.clone()).collect::<Vec<_>>();
+    if names(stored) != names(expected) {
+        return Some(format!(
+            "kinds are {:?}, re-adjudication gives {:?}",
+            names(stored),
+            names(expected)
+        ));
+    }
+    stored.iter().zip(expected).find_map(|(row, e)| {
+        first_difference(&[
+            field("table_id", &row.table_id, &e.table_id),
+            field("game", &row.game, &e.game),
+            field("played_at", micros(row.played_at), micros(e.played_at)),
+            field("bets", row.bets, e.bets),
+            field("stakes_h", row.stakes_h, e.stakes_h),
+            field("paid_h", row.paid_h, e.paid_h),
+            field(
+                "expected_payout_mh",
+                row.expected_payout_mh,
+                e.expected_payout_mh,
+            ),
+            field(
+                "variance_h2",
+                row.variance_h2.to_bits(),
+                e.variance_h2.to_bits(),
+            ),
+            field(
+                "third_moment_h3",
+                row.third_moment_h3.to_bits(),
+                e.third_moment_h3.to_bits(),
+            ),
+        ])
+        .map(|d| format!("{}: {d}", row.kind))
+    })
 }
 
 /// Checks the stored verdicts and findings of `entries`, the entries from index `first` on.
@@ -163,6 +202,16 @@ pub(super) fn check_page(
             .or_default()
             .push(row);
     }
+    let mut stored_kinds: HashMap<i64, Vec<RoundKindRow>> = HashMap::new();
+    for row in round_kinds::table
+        .filter(round_kinds::ledger_index.ge(start))
+        .filter(round_kinds::ledger_index.lt(end))
+        .order((round_kinds::ledger_index.asc(), round_kinds::kind.asc()))
+        .select(RoundKindRow::as_select())
+        .load(conn)?
+    {
+        stored_kinds.entry(row.ledger_index).or_default().push(row);
+    }
     let expected = crate::parallel::par_map(entries, |_, entry| derive(entry, history, plans))?;
 
     let mut readjudicated = 0;
@@ -183,17 +232,18 @@ pub(super) fn check_page(
         };
         let (derived, row) = derived;
         let found = stored_findings.remove(&(index as i64)).unwrap_or_default();
+        let kinds = stored_kinds.remove(&(index as i64)).unwrap_or_default();
         if row.rules_version != derived.rules_version {
             // Judged by other rules: what they gave cannot be re-derived here.
             continue;
         }
-        let (mut expected_verdict, mut expected_findings) = (Vec::new(), Vec::new());
-        push_derived(
-            index as i64,
-            &derived,
-            &mut expected_verdict,
-            &mut expected_findings,
-        )?;
+        let mut rows = DerivedRows::default();
+        push_derived(index as i64, &derived, &mut rows)?;
+        let DerivedRows {
+            verdicts: expected_verdict,
+            findings: expected_findings,
+            kinds: mut expected_kinds,
+        } = rows;
         if let Some(difference) = expected_verdict
             .first()
             .and_then(|e| verdict_difference(&row, e))
@@ -216,6 +266,12 @@ pub(super) fn check_page(
                     row.position
                 ));
             }
+        }
+        expected_kinds.sort_by(|a, b| a.kind.cmp(&b.kind));
+        if let Some(difference) = kinds_difference(&kinds, &expected_kinds) {
+            return fail(format!(
+                "the stored bet-kind figures differ from re-adjudication: {difference}"
+            ));
         }
         readjudicated += 1;
     }

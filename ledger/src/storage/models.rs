@@ -98,9 +98,7 @@ pub struct NewAdjudication<'a> {
     pub finding_count: i32,
     /// JSON, as `serde_json` wrote it.
     pub verdict: &'a str,
-    /// The round's third moment and its figures per bet kind ([`rules::StatisticsDetail`]),
-    /// JSON.
-    pub statistics_detail: &'a str,
+    pub payout_third_moment_h3: f64,
 }
 
 /// A round's verdict and statistics, as stored.
@@ -122,7 +120,25 @@ pub struct AdjudicationRow {
     pub payout_variance_h2: f64,
     pub finding_count: i32,
     pub verdict: String,
-    pub statistics_detail: String,
+    pub payout_third_moment_h3: f64,
+}
+
+/// One bet kind of a round: its bets' figures and what the table paid on them.
+#[derive(Debug, Clone, PartialEq, Insertable, Queryable, Selectable)]
+#[diesel(table_name = round_kinds, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
+pub struct RoundKindRow {
+    pub ledger_index: i64,
+    pub kind: String,
+    pub table_id: String,
+    pub game: String,
+    pub played_at: DateTime<Utc>,
+    pub bets: i64,
+    pub stakes_h: i64,
+    pub paid_h: i64,
+    pub expected_payout_mh: i64,
+    pub variance_h2: f64,
+    pub third_moment_h3: f64,
 }
 
 #[derive(Debug, Clone, Insertable)]

@@ -17,7 +17,7 @@ diesel::table! {
         payout_variance_h2 -> Float8,
         finding_count -> Int4,
         verdict -> Text,
-        statistics_detail -> Text,
+        payout_third_moment_h3 -> Float8,
     }
 }
 
@@ -125,6 +125,22 @@ diesel::table! {
 }
 
 diesel::table! {
+    round_kinds (ledger_index, kind) {
+        ledger_index -> Int8,
+        kind -> Text,
+        table_id -> Text,
+        game -> Text,
+        played_at -> Timestamptz,
+        bets -> Int8,
+        stakes_h -> Int8,
+        paid_h -> Int8,
+        expected_payout_mh -> Int8,
+        variance_h2 -> Float8,
+        third_moment_h3 -> Float8,
+    }
+}
+
+diesel::table! {
     significant_events (id) {
         id -> Int8,
         occurred_at -> Timestamptz,
@@ -175,6 +191,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     gaming_tables,
     ledger_entries,
     merkle_nodes,
+    round_kinds,
     significant_events,
     table_key_revocations,
     table_keys,

@@ -1,0 +1,166 @@
+//! `dozor bench rtp`: the monthly payout/RTP report over a month of signed rounds of every game
+//! played against the house (filled once straight into the ledger, kept between runs), and the
+//! HTML page of the same month, each timed from the database to the finished document.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::anyhow;
+use reports::monthly::{self, RtpRequest};
+use reports::{month_page, GamingDayClock, Month};
+
+use crate::bench_db::KeptDatabase;
+use crate::bench_mf::fill;
+use crate::month::{MonthSettings, Station};
+
+const DATABASE: &str = "dozor_bench_rtp";
+const SEED: u64 = 29;
+/// The games whose RTP the report compares with theory, one table of each in turn.
+const GAMES: [&str; 5] = [
+    "roulette",
+    "blackjack",
+    "ultimate_texas_holdem",
+    "money_wheel_1",
+    "money_wheel_2",
+];
+
+fn stations(plan: &rules::Plan, tables: usize) -> anyhow::Result<Vec<Station>> {
+    (0..tables)
+        .map(|t| {
+            let game = GAMES[t % GAMES.len()];
+            Station::table(format!("RTP-{t:02}"), game, SEED + t as u64, plan)
+        })
+        .collect()
+}
+
+fn median(mut seconds: Vec<f64>) -> f64 {
+    seconds.sort_by(f64::total_cmp);
+    seconds.get(seconds.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn rounded(seconds: &[f64]) -> Vec<f64> {
+    seconds
+        .iter()
+        .map(|s| (s * 100.0).round() / 100.0)
+        .collect()
+}
+
+pub fn rtp(
+    global: &ledger::storage::database::DatabaseChoice,
+    rounds: u64,
+    tables: usize,
+    month: &str,
+    runs: usize,
+) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(
+        rounds > 0 && tables > 0,
+        "--rounds and --tables must be positive"
+    );
+    let month = Month::parse(month).ok_or_else(|| anyhow!("--month `{month}` is not YYYY-MM"))?;
+    let clock = GamingDayClock::default();
+    let days = (month.next_first_day() - month.first_day()).num_days() as u32;
+    let per_day = rounds.div_ceil(tables as u64 * u64::from(days));
+    let settings = MonthSettings {
+        month,
+        days,
+        rounds: per_day,
+        error_share: 0.02,
+        seed: SEED,
+        clock,
+    };
+    let operator = ledger::checkpoint::NoteSigner::new(
+        "dozor.bench/ledger",
+        ed25519_dalek::SigningKey::from_bytes(&[0x5f; 32]),
+    )?;
+    let (database, mut conn) = KeptDatabase::open(global, DATABASE)?;
+    let expected_rounds = per_day * tables as u64 * u64::from(days);
+    let stored: i64 = {
+        use diesel::prelude::*;
+        ledger::storage::schema::adjudications::table
+            .count()
+            .get_result(&mut conn)?
+    };
+    if stored as u64 != expected_rounds {
+        conn = database.start_over(conn, stored == 0, || {
+            format!("the database holds {stored} rounds, not {expected_rounds}")
+        })?;
+        eprintln!(
+            "filling the ledger with {expected_rounds} rounds at {tables} tables ({}) over {days} days (once; kept for later runs)",
+            GAMES.join(", ")
+        );
+        let started = Instant::now();
+        let plan = crate::bench::plan()?;
+        let appended = fill(
+            &mut conn,
+            &operator,
+            &settings,
+            &plan,
+            stations(&plan, tables)?,
+        )?;
+        eprintln!(
+            "{appended} entries in {:.0} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let request = RtpRequest {
+        month,
+        through: None,
+        game: None,
+        table_id: None,
+    };
+    let mut report_seconds = Vec::new();
+    let mut page_seconds = Vec::new();
+    let mut shape = serde_json::Value::Null;
+    for run in 1..=runs.max(1) {
+        // The report as the API answers it: built from the ledger, then as JSON and as CSV.
+        let started = Instant::now();
+        let report = monthly::build(&mut conn, &clock, &request)?;
+        let json = serde_json::to_vec(&report)?;
+        let csv = monthly::to_csv(&report)?;
+        let took = started.elapsed().as_secs_f64();
+        // The page: built from the ledger again, then rendered.
+        let started = Instant::now();
+        let page = month_page::render(&monthly::build(&mut conn, &clock, &request)?);
+        let page_took = started.elapsed().as_secs_f64();
+        let flagged = report
+            .rows
+            .iter()
+            .filter(|r| r.deviation.as_ref().is_some_and(|d| d.flagged))
+            .count();
+        eprintln!(
+            "run {run}: report {took:.2} s ({} rounds, {} rows, {} bet-kind rows, {flagged} flagged; JSON {} bytes, CSV {} bytes), page {page_took:.2} s ({} bytes)",
+            report.rounds(),
+            report.rows.len(),
+            report.kinds.len(),
+            json.len(),
+            csv.len(),
+            page.len(),
+        );
+        shape = serde_json::json!({
+            "rows": report.rows.len(),
+            "bet_kind_rows": report.kinds.len(),
+            "page_bytes": page.len(),
+        });
+        report_seconds.push(took);
+        page_seconds.push(page_took);
+    }
+    drop(conn);
+    database.stop()?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&serde_json::json!({
+            "benchmark": "rtp",
+            "month": month.to_string(),
+            "games": GAMES,
+            "tables": tables,
+            "rounds": expected_rounds,
+            "runs": report_seconds.len(),
+            "shape": shape,
+            "report_median_seconds": (median(report_seconds.clone()) * 100.0).round() / 100.0,
+            "report_seconds": rounded(&report_seconds),
+            "page_median_seconds": (median(page_seconds.clone()) * 100.0).round() / 100.0,
+            "page_seconds": rounded(&page_seconds),
+        }))?
+    );
+    Ok(ExitCode::SUCCESS)
+}
