@@ -128,28 +128,6 @@ struct Aggregate {
     last_late_received_at: Option<DateTime<Utc>>,
 }
 
-#[derive(QueryableByName, Debug)]
-struct KindAggregate {
-    #[diesel(sql_type = Text)]
-    game: String,
-    #[diesel(sql_type = Text)]
-    table_id: String,
-    #[diesel(sql_type = Text)]
-    kind: String,
-    #[diesel(sql_type = BigInt)]
-    count: i64,
-    #[diesel(sql_type = BigInt)]
-    amount_h: i64,
-    #[diesel(sql_type = BigInt)]
-    escalated: i64,
-    #[diesel(sql_type = BigInt)]
-    confirmed: i64,
-    #[diesel(sql_type = BigInt)]
-    dismissed: i64,
-    #[diesel(sql_type = BigInt)]
-    settled_h: i64,
-}
-
 /// Findings by where their resolution stands.
 #[derive(Debug, Clone, Copy, Default)]
 struct StateCounts {
@@ -330,23 +308,7 @@ pub fn build(
     .bind::<Timestamptz, _>(end)
     .bind::<Double, _>(clock.late_after.num_seconds() as f64)
     .load(conn)?;
-    let kinds: Vec<KindAggregate> = diesel::sql_query(
-        "SELECT f.game, f.table_id, f.kind, count(*)::bigint AS count, \
-                coalesce(sum(f.amount_h), 0)::bigint AS amount_h, \
-                count(*) FILTER (WHERE r.state = 'escalated')::bigint AS escalated, \
-                count(*) FILTER (WHERE r.state = 'confirmed')::bigint AS confirmed, \
-                count(*) FILTER (WHERE r.state = 'dismissed')::bigint AS dismissed, \
-                coalesce(sum(r.amount_settled_h) FILTER (WHERE r.state = 'confirmed'), 0)::bigint AS settled_h \
-         FROM findings f LEFT JOIN LATERAL ( \
-             SELECT state, amount_settled_h FROM finding_resolutions \
-             WHERE round_index = f.ledger_index AND finding = f.position \
-             ORDER BY ledger_index DESC LIMIT 1) r ON true \
-         WHERE f.played_at >= $1 AND f.played_at < $2 \
-         GROUP BY f.game, f.table_id, f.kind",
-    )
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .load(conn)?;
+    let kinds = crate::findings::aggregate(conn, &[start, end], None, None)?;
     let tables: Vec<ActiveTable> = diesel::sql_query(
         "SELECT game, table_id FROM gaming_tables WHERE registered_at < $1 AND game <> 'cage'",
     )

@@ -207,3 +207,68 @@ pub fn get(
         history: history.into_iter().map(ResolutionView::from).collect(),
     }))
 }
+
+/// Findings of one game, table and kind within one of a report's periods, with where their
+/// resolutions stand (the latest resolution of each finding counts).
+#[derive(QueryableByName, Debug)]
+pub(crate) struct FindingAggregate {
+    /// Which period (1-based) of the bounds the findings' rounds were played in.
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    pub period: i32,
+    #[diesel(sql_type = Text)]
+    pub game: String,
+    #[diesel(sql_type = Text)]
+    pub table_id: String,
+    #[diesel(sql_type = Text)]
+    pub kind: String,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub count: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub amount_h: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub escalated: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub confirmed: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub dismissed: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub settled_h: i64,
+}
+
+/// Findings summed per period, game, table and kind: `bounds` are the periods' starts and the
+/// last one's end (gaming days: their starts and the end of the last); `game` and `table_id`
+/// narrow them when given.
+pub(crate) fn aggregate(
+    conn: &mut PgConnection,
+    bounds: &[DateTime<Utc>],
+    game: Option<&str>,
+    table_id: Option<&str>,
+) -> Result<Vec<FindingAggregate>, ReportError> {
+    use diesel::sql_types::{Array, Nullable, Timestamptz};
+    let (Some(start), Some(end)) = (bounds.first(), bounds.last()) else {
+        return Ok(Vec::new());
+    };
+    Ok(diesel::sql_query(
+        "SELECT width_bucket(f.played_at, $3::timestamptz[]) AS period, f.game, f.table_id, \
+                f.kind, count(*)::bigint AS count, \
+                coalesce(sum(f.amount_h), 0)::bigint AS amount_h, \
+                count(*) FILTER (WHERE r.state = 'escalated')::bigint AS escalated, \
+                count(*) FILTER (WHERE r.state = 'confirmed')::bigint AS confirmed, \
+                count(*) FILTER (WHERE r.state = 'dismissed')::bigint AS dismissed, \
+                coalesce(sum(r.amount_settled_h) FILTER (WHERE r.state = 'confirmed'), 0)::bigint \
+                    AS settled_h \
+         FROM findings f LEFT JOIN LATERAL ( \
+             SELECT state, amount_settled_h FROM finding_resolutions \
+             WHERE round_index = f.ledger_index AND finding = f.position \
+             ORDER BY ledger_index DESC LIMIT 1) r ON true \
+         WHERE f.played_at >= $1 AND f.played_at < $2 \
+           AND ($4::text IS NULL OR f.game = $4) AND ($5::text IS NULL OR f.table_id = $5) \
+         GROUP BY 1, 2, 3, 4",
+    )
+    .bind::<Timestamptz, _>(start)
+    .bind::<Timestamptz, _>(end)
+    .bind::<Array<Timestamptz>, _>(bounds)
+    .bind::<Nullable<Text>, _>(game)
+    .bind::<Nullable<Text>, _>(table_id)
+    .load(conn)?)
+}

@@ -19,13 +19,13 @@ h1 { font-size: 17pt; margin: 0 0 2mm; }
 h2 { font-size: 13pt; margin: 7mm 0 2mm; border-bottom: 1px solid #c9d2dc; padding-bottom: 1mm; }
 h3 { font-size: 11pt; margin: 4mm 0 1mm; }
 p.meta { color: #4d5b6a; margin: 0 0 3mm; }
-table { border-collapse: collapse; width: 100%; font-size: 8pt; margin: 1mm 0 3mm; }
-th, td { padding: 1mm 1.2mm; border-bottom: 1px solid #e1e6ec; text-align: right; white-space: nowrap; }
+table { border-collapse: collapse; width: 100%; font-size: 7.5pt; margin: 1mm 0 3mm; }
+th, td { padding: 0.8mm 0.8mm; border-bottom: 1px solid #e1e6ec; text-align: right; white-space: nowrap; }
 td.l:last-child { white-space: normal; min-width: 30mm; }
 th { background: #eef2f6; font-weight: 600; }
 td.l, th.l { text-align: left; }
 tr.flag td { background: #fde8e8; }
-.small { font-size: 7.5pt; }
+.small { font-size: 6.5pt; }
 .ok { color: #1f7a3a; } .bad { color: #b3261e; font-weight: 600; } .muted { color: #7a8896; }
 section { break-inside: avoid; page-break-inside: avoid; }
 svg { width: 100%; height: auto; display: block; }
@@ -54,31 +54,30 @@ fn pct_cell(x: Option<f64>) -> String {
     x.map_or_else(|| "–".to_owned(), |v| format!("{v:.2} %"))
 }
 
+/// An amount in koruny with its haléře, for a column whose heading says Kč.
 fn money(h: i64) -> String {
-    esc(&format_czk(h)).replace(' ', "&#8239;")
+    let text = format_czk(h);
+    esc(text.strip_suffix(" Kč").unwrap_or(&text)).replace(' ', "&#8239;")
 }
 
-/// The deviation cells: z, and what the flag means (with the rounds it needs to mean anything).
-fn deviation_cells(d: &Option<crate::deviation::Deviation>, rounds: i64) -> String {
+/// The deviation cell: z in standard deviations, red beyond ±3σ, and the rounds the mix needs
+/// before a flag means anything when it has fewer.
+fn deviation_cell(d: &Option<crate::deviation::Deviation>, rounds: i64) -> String {
     match d {
-        None => "<td class=\"muted\">–</td><td class=\"l muted\">no theory</td>".to_owned(),
+        None => "<td class=\"muted\">no theory</td>".to_owned(),
         Some(d) => {
-            let verdict = if d.flagged {
-                "<span class=\"bad\">beyond 3σ</span>"
-            } else {
-                "<span class=\"ok\">within 3σ</span>"
-            };
+            let class = if d.flagged { "bad" } else { "ok" };
             let reliability = if d.flag_meaningful {
                 String::new()
             } else {
                 format!(
-                    "<br><span class=\"muted small\">reliable from {} rounds; {}</span>",
-                    thousands(d.rounds_needed),
-                    thousands(rounds)
+                    "<br><span class=\"muted small\" title=\"{} rounds so far\">needs {} rounds</span>",
+                    thousands(rounds),
+                    thousands(d.rounds_needed)
                 )
             };
             format!(
-                "<td>{:+.2}</td><td class=\"l\">{verdict}{reliability}</td>",
+                "<td><span class=\"{class}\">{:+.2}</span>{reliability}</td>",
                 d.deviation_sd
             )
         }
@@ -123,9 +122,10 @@ pub fn render(report: &RtpReport) -> String {
          <title>dozor — payouts and RTP, {month}{scope}</title><style>{STYLE}</style></head><body>\
          <h1>Payouts and RTP, {month}{scope}</h1>\
          <p class=\"meta\">Gaming days {first} to {through} (Europe/Prague, from {hour:02}:00). \
-         Theoretical RTP is that of the bets actually placed; a deviation beyond ±{flag}σ is \
-         flagged, and means something once the skewness of the summed payouts is at most \
-         {skew} (the rounds needed).</p>",
+         Theoretical RTP is that of the bets actually placed; z is the deviation of the payouts \
+         from it in standard deviations, <span class=\"bad\">red</span> beyond ±{flag}σ. A flag \
+         means something once the skewness of the summed payouts is at most {skew}: until then \
+         the cell says how many rounds that needs.</p>",
         month = esc(&report.month),
         first = report.first_day,
         through = report.through_day,
@@ -180,8 +180,8 @@ pub fn render(report: &RtpReport) -> String {
 fn summary_table(html: &mut String, games: &[&RtpRow]) {
     html.push_str(
         "<section><h2>Month by game</h2><table><tr><th class=\"l\">game</th><th>rounds</th>\
-         <th>stakes</th><th>payouts</th><th>GGR</th><th>actual RTP</th><th>theoretical</th>\
-         <th>z</th><th class=\"l\">deviation</th><th>findings (open)</th></tr>",
+         <th>stakes (Kč)</th><th>payouts (Kč)</th><th>GGR (Kč)</th><th>actual RTP</th><th>theoretical</th>\
+         <th>z (σ)</th><th>findings (open)</th></tr>",
     );
     for r in games {
         let flagged = r.deviation.is_some_and(|d| d.flagged);
@@ -196,7 +196,7 @@ fn summary_table(html: &mut String, games: &[&RtpRow]) {
             money(r.ggr_h),
             pct_cell(r.actual_rtp_pct),
             pct_cell(r.theoretical_rtp_pct),
-            deviation_cells(&r.deviation, r.rounds),
+            deviation_cell(&r.deviation, r.rounds),
             r.findings.count,
             r.findings.open,
         );
@@ -492,7 +492,7 @@ fn findings_section(html: &mut String, report: &RtpReport, days: &[NaiveDate]) {
          <span><i class=\"swatch\" style=\"background:#b3261e\"></i>of them open</span></p>",
     );
     html.push_str(
-        "<table><tr><th class=\"l\">game</th><th class=\"l\">kind</th><th>count</th><th>amount</th><th>open</th></tr>",
+        "<table><tr><th class=\"l\">game</th><th class=\"l\">kind</th><th>count</th><th>amount (Kč)</th><th>open</th></tr>",
     );
     for r in report
         .rows
@@ -517,8 +517,8 @@ fn findings_section(html: &mut String, report: &RtpReport, days: &[NaiveDate]) {
 fn kinds_table(html: &mut String, kinds: &[KindRow]) {
     html.push_str(
         "<section><h2>By bet kind (all tables)</h2><table><tr><th class=\"l\">game</th>\
-         <th class=\"l\">bet kind</th><th>rounds</th><th>bets</th><th>stakes</th><th>payouts</th>\
-         <th>actual RTP</th><th>theoretical</th><th>z</th><th class=\"l\">deviation</th></tr>",
+         <th class=\"l\">bet kind</th><th>rounds</th><th>bets</th><th>stakes (Kč)</th><th>payouts (Kč)</th>\
+         <th>actual RTP</th><th>theoretical</th><th>z (σ)</th></tr>",
     );
     for k in kinds.iter().filter(|k| k.table_id.is_none()) {
         let flagged = k.deviation.is_some_and(|d| d.flagged);
@@ -534,7 +534,7 @@ fn kinds_table(html: &mut String, kinds: &[KindRow]) {
             money(k.payouts_h),
             pct_cell(k.actual_rtp_pct),
             pct_cell(k.theoretical_rtp_pct),
-            deviation_cells(&k.deviation, k.rounds),
+            deviation_cell(&k.deviation, k.rounds),
         );
     }
     html.push_str("</table></section>");

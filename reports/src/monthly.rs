@@ -177,30 +177,6 @@ struct KindAggregate {
 }
 
 #[derive(QueryableByName, Debug)]
-struct FindingAggregate {
-    #[diesel(sql_type = Integer)]
-    day_index: i32,
-    #[diesel(sql_type = Text)]
-    game: String,
-    #[diesel(sql_type = Text)]
-    table_id: String,
-    #[diesel(sql_type = Text)]
-    kind: String,
-    #[diesel(sql_type = BigInt)]
-    count: i64,
-    #[diesel(sql_type = BigInt)]
-    amount_h: i64,
-    #[diesel(sql_type = BigInt)]
-    escalated: i64,
-    #[diesel(sql_type = BigInt)]
-    confirmed: i64,
-    #[diesel(sql_type = BigInt)]
-    dismissed: i64,
-    #[diesel(sql_type = BigInt)]
-    settled_h: i64,
-}
-
-#[derive(QueryableByName, Debug)]
 struct ActiveTable {
     #[diesel(sql_type = Text)]
     game: String,
@@ -359,28 +335,12 @@ pub fn build(
     .bind::<Nullable<Text>, _>(request.game.as_deref())
     .bind::<Nullable<Text>, _>(request.table_id.as_deref())
     .load(conn)?;
-    let finding_aggregates: Vec<FindingAggregate> = diesel::sql_query(format!(
-        "SELECT width_bucket(a.played_at, $5::timestamptz[]) AS day_index, a.game, a.table_id, \
-                a.kind, count(*)::bigint AS count, \
-                coalesce(sum(a.amount_h), 0)::bigint AS amount_h, \
-                count(*) FILTER (WHERE r.state = 'escalated')::bigint AS escalated, \
-                count(*) FILTER (WHERE r.state = 'confirmed')::bigint AS confirmed, \
-                count(*) FILTER (WHERE r.state = 'dismissed')::bigint AS dismissed, \
-                coalesce(sum(r.amount_settled_h) FILTER (WHERE r.state = 'confirmed'), 0)::bigint \
-                    AS settled_h \
-         FROM findings a LEFT JOIN LATERAL ( \
-             SELECT state, amount_settled_h FROM finding_resolutions \
-             WHERE round_index = a.ledger_index AND finding = a.position \
-             ORDER BY ledger_index DESC LIMIT 1) r ON true \
-         WHERE a.played_at >= $1 AND a.played_at < $2 AND {filter} \
-         GROUP BY 1, 2, 3, 4"
-    ))
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .bind::<Nullable<Text>, _>(request.game.as_deref())
-    .bind::<Nullable<Text>, _>(request.table_id.as_deref())
-    .bind::<Array<Timestamptz>, _>(&bounds)
-    .load(conn)?;
+    let finding_aggregates = crate::findings::aggregate(
+        conn,
+        &bounds,
+        request.game.as_deref(),
+        request.table_id.as_deref(),
+    )?;
     let tables: Vec<ActiveTable> = diesel::sql_query(format!(
         "SELECT a.game, a.table_id FROM gaming_tables a \
          WHERE a.registered_at < $1 AND a.game <> 'cage' AND {}",
@@ -425,7 +385,7 @@ pub fn build(
         };
     }
     for f in finding_aggregates {
-        let Some(day) = day_of(f.day_index) else {
+        let Some(day) = day_of(f.period) else {
             continue;
         };
         let findings = &mut per_table

@@ -50,6 +50,39 @@ impl KeptDatabase {
         Ok(conn)
     }
 
+    /// Opens the database `name` holding `rounds` verdicts: kept from an earlier run, or emptied
+    /// and filled now by `fill` (which returns the entries it appended), once.
+    pub fn open_filled(
+        global: &Global,
+        name: &'static str,
+        rounds: u64,
+        describe: &str,
+        fill: impl FnOnce(&mut PgConnection) -> anyhow::Result<u64>,
+    ) -> anyhow::Result<(KeptDatabase, PgConnection)> {
+        let (database, mut conn) = KeptDatabase::open(global, name)?;
+        let stored: i64 = {
+            use diesel::prelude::*;
+            ledger::storage::schema::adjudications::table
+                .count()
+                .get_result(&mut conn)?
+        };
+        if stored as u64 != rounds {
+            conn = database.start_over(conn, stored == 0, || {
+                format!("the database holds {stored} rounds, not {rounds}")
+            })?;
+            eprintln!(
+                "filling the ledger with {rounds} rounds {describe} (once; kept for later runs)"
+            );
+            let started = std::time::Instant::now();
+            let appended = fill(&mut conn)?;
+            eprintln!(
+                "{appended} entries in {:.0} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+        Ok((database, conn))
+    }
+
     /// Stops dozor's cluster if it was started here.
     pub fn stop(mut self) -> anyhow::Result<()> {
         if let Some(c) = self.cluster.as_mut() {

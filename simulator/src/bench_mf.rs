@@ -143,35 +143,17 @@ pub fn mf(
         "dozor.bench/ledger",
         ed25519_dalek::SigningKey::from_bytes(&[0x5e; 32]),
     )?;
-    let (database, mut conn) = KeptDatabase::open(global, DATABASE)?;
     let expected_rounds = per_day * tables as u64 * u64::from(days);
-    let stored: i64 = {
-        use diesel::prelude::*;
-        ledger::storage::schema::adjudications::table
-            .count()
-            .get_result(&mut conn)?
-    };
-    if stored as u64 != expected_rounds {
-        conn = database.start_over(conn, stored == 0, || {
-            format!("the database holds {stored} rounds, not {expected_rounds}")
-        })?;
-        eprintln!(
-            "filling the ledger with {expected_rounds} rounds at {tables} tables over {days} days, with their periods and a cage (once; kept for later runs)"
-        );
-        let started = Instant::now();
-        let plan = crate::bench::plan()?;
-        let appended = fill(
-            &mut conn,
-            &operator,
-            &settings,
-            &plan,
-            stations(&plan, tables)?,
-        )?;
-        eprintln!(
-            "{appended} entries in {:.0} s",
-            started.elapsed().as_secs_f64()
-        );
-    }
+    let (database, mut conn) = KeptDatabase::open_filled(
+        global,
+        DATABASE,
+        expected_rounds,
+        &format!("at {tables} tables over {days} days, with their periods and a cage"),
+        |conn| {
+            let plan = crate::bench::plan()?;
+            fill(conn, &operator, &settings, &plan, stations(&plan, tables)?)
+        },
+    )?;
     let config = config(tables)?;
     let plans = rules::PlanBook::builtin()?;
     let mut seconds = Vec::new();
