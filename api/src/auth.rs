@@ -187,7 +187,7 @@ impl Gatekeeper {
             Ok(token) => token,
             Err(refusal) => return Err(self.refuse(request, refusal, None)),
         };
-        let Some(key) = self.key(state, token).await? else {
+        let Some(key) = self.key(state, &token).await? else {
             return Err(self.refuse(request, Refusal::Unknown, None));
         };
         let row = &key.record.key;
@@ -248,8 +248,11 @@ impl Gatekeeper {
     }
 }
 
-/// The token of `Authorization: Bearer <token>`.
-fn bearer_token(request: &ServiceRequest) -> Result<&str, Refusal> {
+/// The token of `Authorization: Bearer <token>`, or of `Authorization: Basic …` whose password
+/// is the token (the user name is not looked at): the scheme a browser asks for itself, so a
+/// person can open the report pages with a key.
+fn bearer_token(request: &ServiceRequest) -> Result<String, Refusal> {
+    use base64::Engine as _;
     let Some(header) = request
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)
@@ -257,9 +260,21 @@ fn bearer_token(request: &ServiceRequest) -> Result<&str, Refusal> {
         return Err(Refusal::NoToken);
     };
     let text = header.to_str().map_err(|_| Refusal::Malformed)?;
-    let (scheme, token) = text.split_once(' ').ok_or(Refusal::Malformed)?;
-    let token = token.trim();
-    if !scheme.eq_ignore_ascii_case("bearer") || !looks_like_token(token) {
+    let (scheme, credentials) = text.split_once(' ').ok_or(Refusal::Malformed)?;
+    let credentials = credentials.trim();
+    let token = if scheme.eq_ignore_ascii_case("bearer") {
+        credentials.to_owned()
+    } else if scheme.eq_ignore_ascii_case("basic") {
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(credentials)
+            .map_err(|_| Refusal::Malformed)?;
+        let pair = String::from_utf8(decoded).map_err(|_| Refusal::Malformed)?;
+        let (_, password) = pair.split_once(':').ok_or(Refusal::Malformed)?;
+        password.to_owned()
+    } else {
+        return Err(Refusal::Malformed);
+    };
+    if !looks_like_token(&token) {
         return Err(Refusal::Malformed);
     }
     Ok(token)

@@ -181,7 +181,13 @@ impl ResponseError for ApiError {
         let mut response = HttpResponse::build(self.status_code());
         match self {
             ApiError::Unauthenticated { .. } => {
-                response.insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"dozor\""));
+                // Basic too, so that a browser asks for the key of a report page itself (the
+                // key is the password).
+                response.append_header((header::WWW_AUTHENTICATE, "Bearer realm=\"dozor\""));
+                response.append_header((
+                    header::WWW_AUTHENTICATE,
+                    "Basic realm=\"dozor\", charset=\"UTF-8\"",
+                ));
             }
             ApiError::RateLimited {
                 retry_after_seconds,

@@ -365,3 +365,61 @@ async fn a_simulated_month_adds_up_and_its_page_renders_offline() {
         "the screenshot is empty"
     );
 }
+
+/// A browser cannot send a bearer token, but it asks for Basic credentials itself when told to:
+/// the page takes the key as the password, and refuses a wrong one or a role that may not read
+/// reports.
+#[actix_web::test]
+async fn a_browser_opens_the_page_with_the_key_as_its_password() {
+    use base64::Engine as _;
+    let (state, _) = api_state();
+    let app = test::init_service(App::new().configure(server::configure(state))).await;
+    let basic = |user: &str, password: &str| {
+        let pair = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+        ("authorization", format!("Basic {pair}"))
+    };
+    let page = |header: Option<(&'static str, String)>| {
+        let mut request = test::TestRequest::get().uri("/reports/month/2026-11");
+        if let Some(h) = header {
+            request = request.insert_header(h);
+        }
+        request.to_request()
+    };
+    let response = test::call_service(&app, page(None)).await;
+    assert_eq!(response.status().as_u16(), 401);
+    let challenges: Vec<&str> = response
+        .headers()
+        .get_all("www-authenticate")
+        .map(|v| v.to_str().unwrap())
+        .collect();
+    assert!(
+        challenges
+            .iter()
+            .any(|c| c.starts_with("Basic realm=\"dozor\"")),
+        "{challenges:?}"
+    );
+    let response =
+        test::call_service(&app, page(Some(basic("officer", &token(Role::Compliance))))).await;
+    assert_eq!(response.status().as_u16(), 200);
+    let body = String::from_utf8(test::read_body(response).await.to_vec()).unwrap();
+    assert!(body.starts_with("<!DOCTYPE html>"), "{body}");
+    // A token that is not a key's, and a key whose role may not read reports.
+    let wrong = format!("dzr_{}", "A".repeat(43));
+    let response = test::call_service(&app, page(Some(basic("officer", &wrong)))).await;
+    assert_eq!(response.status().as_u16(), 401);
+    let response = test::call_service(&app, page(Some(basic("it", &token(Role::Admin))))).await;
+    assert_eq!(response.status().as_u16(), 403);
+    // Credentials without a colon are not credentials.
+    let response = test::call_service(
+        &app,
+        page(Some((
+            "authorization",
+            format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(token(Role::Compliance))
+            ),
+        ))),
+    )
+    .await;
+    assert_eq!(response.status().as_u16(), 401);
+}
