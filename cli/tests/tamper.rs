@@ -147,6 +147,18 @@ fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
             "the stored bet-kind figures differ from re-adjudication: kinds are [], re-adjudication gives [\"straight\"]",
         ),
         (
+            "INSERT INTO round_kinds SELECT 0, kind, table_id, game, played_at, bets, stakes_h, \
+             paid_h, expected_payout_mh, variance_h2, third_moment_h3 FROM round_kinds \
+             WHERE ledger_index = 2",
+            0,
+            "bet-kind figures are stored for an entry that is not a round",
+        ),
+        (
+            "INSERT INTO round_kinds SELECT * FROM round_kinds WHERE ledger_index = 2",
+            2,
+            "kinds are [\"straight\", \"straight\"], re-adjudication gives [\"straight\"]",
+        ),
+        (
             "UPDATE adjudications SET payout_third_moment_h3 = 0 WHERE ledger_index = 2",
             2,
             "the stored verdict differs from re-adjudication: payout_third_moment_h3 is 0,",

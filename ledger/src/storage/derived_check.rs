@@ -221,7 +221,14 @@ pub(super) fn check_page(
         let stored = verdicts.remove(&(index as i64));
         let derived = match (expected, stored) {
             (Err(reason), _) => return fail(format!("the record cannot be re-checked: {reason}")),
-            (Ok(Expected::NotARound), None) => continue,
+            (Ok(Expected::NotARound), None) => {
+                if stored_kinds.remove(&(index as i64)).is_some() {
+                    return fail(
+                        "bet-kind figures are stored for an entry that is not a round".into(),
+                    );
+                }
+                continue;
+            }
             (Ok(Expected::NotARound), Some(_)) => {
                 return fail("a verdict is stored for an entry that is not a round".into())
             }
