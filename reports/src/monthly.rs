@@ -295,61 +295,69 @@ pub fn build(
     bounds.push(end);
     let start = bounds[0];
 
-    let filter = filter(3, 4);
-    let day_aggregates: Vec<DayAggregate> = diesel::sql_query(format!(
-        "SELECT width_bucket(a.played_at, $5::timestamptz[]) AS day_index, a.game, a.table_id, \
-                count(*)::bigint AS rounds, \
-                count(*) FILTER (WHERE a.void)::bigint AS void_rounds, \
-                coalesce(sum(a.stakes_h), 0)::bigint AS stakes_h, \
-                coalesce(sum(a.paid_h) FILTER (WHERE a.void), 0)::bigint AS returned_h, \
-                coalesce(sum(a.paid_h) FILTER (WHERE NOT a.void), 0)::bigint AS payouts_h, \
-                count(*) FILTER (WHERE a.rtp_stakes_h > 0)::bigint AS theory_rounds, \
-                coalesce(sum(a.rtp_stakes_h), 0)::bigint AS rtp_stakes_h, \
-                coalesce(sum(a.expected_payout_mh), 0)::bigint AS expected_payout_mh, \
-                coalesce(sum(a.payout_variance_h2), 0)::float8 AS variance_h2, \
-                coalesce(sum(a.payout_third_moment_h3) FILTER (WHERE a.rtp_stakes_h > 0), 0)::float8 \
-                    AS third_moment_h3 \
-         FROM adjudications a \
-         WHERE a.played_at >= $1 AND a.played_at < $2 AND {filter} \
-         GROUP BY 1, 2, 3"
-    ))
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .bind::<Nullable<Text>, _>(request.game.as_deref())
-    .bind::<Nullable<Text>, _>(request.table_id.as_deref())
-    .bind::<Array<Timestamptz>, _>(&bounds)
-    .load(conn)?;
-    let kind_aggregates: Vec<KindAggregate> = diesel::sql_query(format!(
-        "SELECT a.game, a.table_id, a.kind, count(*)::bigint AS rounds, \
-                sum(a.bets)::bigint AS bets, sum(a.stakes_h)::bigint AS stakes_h, \
-                sum(a.paid_h)::bigint AS paid_h, \
-                sum(a.expected_payout_mh)::bigint AS expected_payout_mh, \
-                sum(a.variance_h2)::float8 AS variance_h2, \
-                sum(a.third_moment_h3)::float8 AS third_moment_h3 \
-         FROM round_kinds a \
-         WHERE a.played_at >= $1 AND a.played_at < $2 AND {filter} \
-         GROUP BY 1, 2, 3"
-    ))
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .bind::<Nullable<Text>, _>(request.game.as_deref())
-    .bind::<Nullable<Text>, _>(request.table_id.as_deref())
-    .load(conn)?;
-    let finding_aggregates = crate::findings::aggregate(
-        conn,
-        &bounds,
-        request.game.as_deref(),
-        request.table_id.as_deref(),
-    )?;
-    let tables: Vec<ActiveTable> = diesel::sql_query(format!(
-        "SELECT a.game, a.table_id FROM gaming_tables a \
-         WHERE a.registered_at < $1 AND a.game <> 'cage' AND {}",
-        self::filter(2, 3)
-    ))
-    .bind::<Timestamptz, _>(end)
-    .bind::<Nullable<Text>, _>(request.game.as_deref())
-    .bind::<Nullable<Text>, _>(request.table_id.as_deref())
-    .load(conn)?;
+    // The groups are few (tables × days, tables × kinds) but the planner, before statistics
+    // catch up with a busy table, may expect millions and sort a month of rows to group them;
+    // hashing is right for every size here (it spills to disk if it must).
+    let (day_aggregates, kind_aggregates, finding_aggregates, tables) =
+        conn.transaction::<_, ReportError, _>(|conn| {
+            diesel::sql_query("SET LOCAL enable_sort = off").execute(conn)?;
+        let filter = filter(3, 4);
+        let day_aggregates: Vec<DayAggregate> = diesel::sql_query(format!(
+            "SELECT width_bucket(a.played_at, $5::timestamptz[]) AS day_index, a.game, a.table_id, \
+                    count(*)::bigint AS rounds, \
+                    count(*) FILTER (WHERE a.void)::bigint AS void_rounds, \
+                    coalesce(sum(a.stakes_h), 0)::bigint AS stakes_h, \
+                    coalesce(sum(a.paid_h) FILTER (WHERE a.void), 0)::bigint AS returned_h, \
+                    coalesce(sum(a.paid_h) FILTER (WHERE NOT a.void), 0)::bigint AS payouts_h, \
+                    count(*) FILTER (WHERE a.rtp_stakes_h > 0)::bigint AS theory_rounds, \
+                    coalesce(sum(a.rtp_stakes_h), 0)::bigint AS rtp_stakes_h, \
+                    coalesce(sum(a.expected_payout_mh), 0)::bigint AS expected_payout_mh, \
+                    coalesce(sum(a.payout_variance_h2), 0)::float8 AS variance_h2, \
+                    coalesce(sum(a.payout_third_moment_h3) FILTER (WHERE a.rtp_stakes_h > 0), 0)::float8 \
+                        AS third_moment_h3 \
+             FROM adjudications a \
+             WHERE a.played_at >= $1 AND a.played_at < $2 AND {filter} \
+             GROUP BY 1, 2, 3"
+        ))
+        .bind::<Timestamptz, _>(start)
+        .bind::<Timestamptz, _>(end)
+        .bind::<Nullable<Text>, _>(request.game.as_deref())
+        .bind::<Nullable<Text>, _>(request.table_id.as_deref())
+        .bind::<Array<Timestamptz>, _>(&bounds)
+        .load(conn)?;
+        let kind_aggregates: Vec<KindAggregate> = diesel::sql_query(format!(
+            "SELECT a.game, a.table_id, a.kind, count(*)::bigint AS rounds, \
+                    sum(a.bets)::bigint AS bets, sum(a.stakes_h)::bigint AS stakes_h, \
+                    sum(a.paid_h)::bigint AS paid_h, \
+                    sum(a.expected_payout_mh)::bigint AS expected_payout_mh, \
+                    sum(a.variance_h2)::float8 AS variance_h2, \
+                    sum(a.third_moment_h3)::float8 AS third_moment_h3 \
+             FROM round_kinds a \
+             WHERE a.played_at >= $1 AND a.played_at < $2 AND {filter} \
+             GROUP BY 1, 2, 3"
+        ))
+        .bind::<Timestamptz, _>(start)
+        .bind::<Timestamptz, _>(end)
+        .bind::<Nullable<Text>, _>(request.game.as_deref())
+        .bind::<Nullable<Text>, _>(request.table_id.as_deref())
+        .load(conn)?;
+        let finding_aggregates = crate::findings::aggregate(
+            conn,
+            &bounds,
+            request.game.as_deref(),
+            request.table_id.as_deref(),
+        )?;
+        let tables: Vec<ActiveTable> = diesel::sql_query(format!(
+            "SELECT a.game, a.table_id FROM gaming_tables a \
+             WHERE a.registered_at < $1 AND a.game <> 'cage' AND {}",
+            self::filter(2, 3)
+        ))
+        .bind::<Timestamptz, _>(end)
+        .bind::<Nullable<Text>, _>(request.game.as_deref())
+        .bind::<Nullable<Text>, _>(request.table_id.as_deref())
+        .load(conn)?;
+            Ok((day_aggregates, kind_aggregates, finding_aggregates, tables))
+        })?;
 
     let day_of = |index: i32| -> Option<NaiveDate> {
         usize::try_from(index)

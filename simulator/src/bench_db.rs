@@ -80,6 +80,12 @@ impl KeptDatabase {
                 started.elapsed().as_secs_f64()
             );
         }
+        // The planner's statistics as autovacuum keeps them in a running database: a table
+        // filled a minute ago may not have been analysed yet.
+        {
+            use diesel::RunQueryDsl as _;
+            diesel::sql_query("ANALYZE").execute(&mut conn)?;
+        }
         Ok((database, conn))
     }
 
