@@ -332,6 +332,17 @@ async fn a_hand_made_quarter_gives_the_hand_computed_tax() {
         .succeeds();
     let from_cli: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(from_cli, report);
+    // And so does the API of a server given the table (`serve --tax-rates`).
+    let mut settings = server::Settings::new(url.clone(), operator());
+    settings.tax_rates = Some(rates.clone());
+    let configured = server::state(&settings).unwrap();
+    let configured = app!(configured);
+    let request = actix_web::test::TestRequest::get()
+        .uri("/api/v1/reports/tax?quarter=2026Q3")
+        .insert_header(bearer(ledger::access::Role::Compliance))
+        .to_request();
+    let from_api: Value = actix_web::test::call_and_read_body_json(&configured, request).await;
+    assert_eq!(from_api, report);
     let csv_path = dir.path().join("tax.csv");
     dozor()
         .args(["report", "tax", "--quarter", "2026Q3", "--out"])

@@ -1,4 +1,5 @@
-//! The quarter's gambling tax (zákon č. 187/2016 Sb.), under the bundled rate table.
+//! The quarter's gambling tax (zákon č. 187/2016 Sb.), under the operator's rate table
+//! (`serve --tax-rates`) or the bundled one.
 
 use actix_web::{get, web, HttpResponse};
 use reports::tax::{self, Quarter, RateTable, TaxError, TaxReport};
@@ -56,7 +57,10 @@ pub async fn report(
             ))
         }
     };
-    let rates = RateTable::bundled()?;
+    let rates = match &state.tax_rates {
+        Some(table) => table.clone(),
+        None => std::sync::Arc::new(RateTable::bundled()?),
+    };
     tax::segments(parsed, &rates)?;
     let report = web::block(move || -> Result<_, ApiError> {
         Ok(tax::build(

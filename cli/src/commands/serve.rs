@@ -57,6 +57,10 @@ pub struct ServeArgs {
     /// `<data dir>/dozor.toml` if it exists.
     #[arg(long, env = "DOZOR_CONFIG")]
     config: Option<PathBuf>,
+    /// The gambling-tax rate table of `GET /api/v1/reports/tax` (TOML, docs/TAX.md) instead of
+    /// the bundled one; checked at start.
+    #[arg(long, env = "DOZOR_TAX_RATES")]
+    tax_rates: Option<PathBuf>,
     /// Local time (Europe/Prague) at which the nightly job seals the reports of the gaming day
     /// that closed last (`HH:MM`), or `off` (then run `dozor report nightly` from a timer).
     /// Nights missed while the server was down are caught up at start.
@@ -103,6 +107,9 @@ pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let config_path = super::mf::config_path(global, args.config.clone());
     if args.config.is_some() || config_path.exists() {
         settings.operator_config = Some(reports::mf::OperatorConfig::load(&config_path)?);
+    }
+    if let Some(path) = &args.tax_rates {
+        settings.tax_rates = Some(reports::tax::RateTable::load(path)?);
     }
     if args.api_key_rate == 0 || args.api_key_burst == 0 {
         anyhow::bail!("--api-key-rate and --api-key-burst must be at least 1");

@@ -23,7 +23,7 @@ pub struct TaxArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// A rate table to use instead of the bundled one (same TOML format; docs/TAX.md).
-    #[arg(long)]
+    #[arg(long, env = "DOZOR_TAX_RATES")]
     rates: Option<PathBuf>,
     #[command(flatten)]
     clock: super::ClockArgs,
