@@ -260,13 +260,18 @@ async fn day_report<R: Serialize + Send + 'static>(
 
 /// A report built off the async workers, answered as JSON or, when asked for, as a CSV file
 /// named `dozor-<file>.csv`.
-async fn report<R: Serialize + Send + 'static>(
+pub(super) async fn report<R, E>(
     state: web::Data<AppState>,
     format: Option<String>,
-    build: impl FnOnce(&mut PgConnection, &AppState) -> Result<R, reports::ReportError> + Send + 'static,
+    build: impl FnOnce(&mut PgConnection, &AppState) -> Result<R, E> + Send + 'static,
     to_csv: fn(&R) -> Result<String, reports::ReportError>,
     file: String,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ApiError>
+where
+    R: Serialize + Send + 'static,
+    E: Send + 'static,
+    ApiError: From<E>,
+{
     let csv = wants_csv(format.as_deref())?;
     let report =
         web::block(move || -> Result<_, ApiError> { Ok(build(&mut *state.conn()?, &state)?) })

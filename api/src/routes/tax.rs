@@ -47,38 +47,14 @@ pub async fn report(
             format!("quarter must be YYYYQn (e.g. 2026Q3), not `{quarter}`"),
         )
     })?;
-    let csv = match format.as_deref() {
-        None | Some("json") => false,
-        Some("csv") => true,
-        Some(other) => {
-            return Err(ApiError::bad_request(
-                "invalid_query",
-                format!("format must be json or csv, not `{other}`"),
-            ))
-        }
-    };
     let rates = match &state.tax_rates {
         Some(table) => table.clone(),
         None => std::sync::Arc::new(RateTable::bundled()?),
     };
+    // A quarter the table has no rate for is refused before the database is read.
     tax::segments(parsed, &rates)?;
-    let report = web::block(move || -> Result<_, ApiError> {
-        Ok(tax::build(
-            &mut *state.conn()?,
-            &state.clock,
-            parsed,
-            &rates,
-        )?)
-    })
-    .await??;
-    if !csv {
-        return Ok(HttpResponse::Ok().json(report));
-    }
-    Ok(HttpResponse::Ok()
-        .content_type("text/csv; charset=utf-8")
-        .insert_header((
-            "Content-Disposition",
-            format!("attachment; filename=\"dozor-tax-{parsed}.csv\""),
-        ))
-        .body(tax::to_csv(&report)?))
+    let build = move |conn: &mut diesel::PgConnection, state: &AppState| {
+        tax::build(conn, &state.clock, parsed, &rates)
+    };
+    super::reports::report(state, format, build, tax::to_csv, format!("tax-{parsed}")).await
 }
