@@ -911,3 +911,54 @@ async fn rounds_before_registration_are_refused_and_late_ones_flagged() {
     assert_eq!(report["late_rounds"], 0, "{report}");
     assert_eq!(report["last_late_received_at"], Value::Null);
 }
+
+/// Free text people type (a revocation's reason, a table's location) cannot hold NUL, which
+/// PostgreSQL refuses, or other control characters: a 422 naming the field, never a 500, and
+/// nothing appended.
+#[actix_web::test]
+async fn control_characters_in_free_text_are_refused_before_the_database() {
+    let (state, url) = api_state();
+    let app = test::init_service(App::new().configure(server::configure(state))).await;
+    let k = key(1);
+    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
+    assert_eq!(s, 201, "{b}");
+    let (s, spare) = post(
+        &app,
+        "/api/v1/apikeys",
+        json!({"name": "spare", "role": "reporter"}),
+    )
+    .await;
+    assert_eq!(s, 201, "{spare}");
+    let size = ledger_size(&url);
+
+    let mut table = registration("R02", &key(2));
+    table["location"] = json!("Praha\u{0}, sál 2");
+    let (s, b) = post(&app, "/api/v1/tables", table).await;
+    assert_error(s, &b, 422, "invalid_table");
+    assert_eq!(b["details"]["field"], "location", "{b}");
+
+    let key_id = ledger::keys::key_id(&k.verifying_key());
+    let revoke_key = format!("/api/v1/tables/R01/keys/{key_id}/revoke");
+    for reason in ["stolen\u{0}", "stolen\u{1b}[31m", " ", &"x".repeat(501)] {
+        let (s, b) = post(&app, &revoke_key, json!({ "reason": reason })).await;
+        assert_error(s, &b, 422, "invalid_revocation");
+        assert_eq!(b["details"]["field"], "reason", "{b}");
+    }
+    let revoke_api_key = format!(
+        "/api/v1/apikeys/{}/revoke",
+        spare["key_id"].as_str().unwrap()
+    );
+    let (s, b) = post(&app, &revoke_api_key, json!({"reason": "left\u{0}"})).await;
+    assert_eq!(s, 422, "{b}");
+    assert_eq!(b["details"]["field"], "reason", "{b}");
+    assert_eq!(ledger_size(&url), size, "nothing was appended");
+
+    // A reason over two lines is a reason.
+    let (s, b) = post(
+        &app,
+        &revoke_key,
+        json!({"reason": "terminal stolen\nreported"}),
+    )
+    .await;
+    assert_eq!(s, 200, "{b}");
+}

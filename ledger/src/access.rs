@@ -260,7 +260,21 @@ impl Decision {
     }
 }
 
-fn has_control_characters(text: &str) -> bool {
+/// Why `reason` (a revocation's, a dismissal's) cannot be kept, if it cannot: it must hold
+/// 1-[`MAX_REASON_CHARS`] characters after trimming and no control characters but line breaks
+/// and tabs (PostgreSQL cannot store NUL, and the rest has no place in an entry people read).
+pub fn reason_problem(reason: &str) -> Option<String> {
+    let reason = reason.trim();
+    if reason.is_empty() || reason.chars().count() > MAX_REASON_CHARS {
+        return Some(format!(
+            "a reason of 1-{MAX_REASON_CHARS} characters is needed"
+        ));
+    }
+    has_control_characters(reason).then(|| "the reason may not hold control characters".to_owned())
+}
+
+/// Whether `text` holds control characters other than line breaks and tabs.
+pub fn has_control_characters(text: &str) -> bool {
     text.chars()
         .any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r')
 }

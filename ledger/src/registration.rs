@@ -84,8 +84,14 @@ pub fn check(
     let station = StationKind::parse(r.game)
         .ok_or_else(|| refuse("game", format!("unknown game `{}`", r.game)))?;
     let location = r.location.trim().to_owned();
-    if location.is_empty() || location.chars().count() > 200 {
-        return Err(refuse("location", "location must be 1-200 characters"));
+    if location.is_empty()
+        || location.chars().count() > 200
+        || crate::access::has_control_characters(&location)
+    {
+        return Err(refuse(
+            "location",
+            "location must be 1-200 characters without control characters",
+        ));
     }
     let plan_id = r.plan_id.unwrap_or(default_plan).to_owned();
     let plan = plans

@@ -84,7 +84,7 @@ fn api_key_error(e: ApiKeyError) -> ApiError {
     match e {
         ApiKeyError::InvalidName(m) => invalid("name", m),
         ApiKeyError::ExpiryPassed(_) => invalid("expires_at", e.to_string()),
-        ApiKeyError::NoReason => invalid("reason", e.to_string()),
+        ApiKeyError::BadReason(_) => invalid("reason", e.to_string()),
         ApiKeyError::NameTaken(_) | ApiKeyError::AlreadyRevoked(_) => ApiError::Conflict {
             code: "already_exists",
             message: e.to_string(),

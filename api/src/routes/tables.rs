@@ -148,6 +148,11 @@ fn registry_error(e: RegistryError) -> ApiError {
             e.to_string(),
             json!({ "field": "public_key" }),
         ),
+        RegistryError::BadReason(_) => ApiError::unprocessable(
+            "invalid_revocation",
+            e.to_string(),
+            json!({ "field": "reason" }),
+        ),
         RegistryError::Storage(s) => s.into(),
     }
 }
@@ -298,12 +303,8 @@ pub async fn revoke_key(
     let (table_id, key_id) = path.into_inner();
     let revoked_key = key_id.clone();
     let reason = body.reason.trim().to_owned();
-    if reason.is_empty() {
-        return Err(ApiError::unprocessable(
-            "invalid_revocation",
-            "a revocation needs a reason",
-            json!({ "field": "reason" }),
-        ));
+    if let Some(problem) = ledger::access::reason_problem(&reason) {
+        return Err(registry_error(RegistryError::BadReason(problem)));
     }
     let now = Utc::now();
     let revoked_at = body.revoked_at.unwrap_or(now);

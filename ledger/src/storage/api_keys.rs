@@ -29,8 +29,8 @@ pub enum ApiKeyError {
     UnknownKey(String),
     #[error("API key `{0}` is already revoked")]
     AlreadyRevoked(String),
-    #[error("a revocation needs a reason and who revoked it")]
-    NoReason,
+    #[error("a revocation needs a reason and who revoked it: {0}")]
+    BadReason(String),
     #[error("`{actor}` may not manage API keys: {why}")]
     ActorNotAllowed { actor: String, why: &'static str },
     #[error(transparent)]
@@ -175,8 +175,8 @@ pub fn revoke_api_key(
     reason: &str,
     now: DateTime<Utc>,
 ) -> Result<(ApiKeyRecord, RegistryReceipt), ApiKeyError> {
-    if reason.trim().is_empty() {
-        return Err(ApiKeyError::NoReason);
+    if let Some(problem) = crate::access::reason_problem(reason) {
+        return Err(ApiKeyError::BadReason(problem));
     }
     conn.transaction(|conn| {
         let position = lock_and_position(conn, now)?;

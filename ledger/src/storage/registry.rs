@@ -29,6 +29,8 @@ pub enum RegistryError {
     AlreadyRevoked(String),
     #[error("a table may not use the operator's key")]
     OperatorKey,
+    #[error("a revocation needs a reason: {0}")]
+    BadReason(String),
     #[error(transparent)]
     Storage(#[from] LedgerError),
 }
@@ -186,6 +188,9 @@ pub fn revoke_key(
     reason: &str,
     now: DateTime<Utc>,
 ) -> Result<(KeyRevocationRow, RegistryReceipt), RegistryError> {
+    if let Some(problem) = crate::access::reason_problem(reason) {
+        return Err(RegistryError::BadReason(problem));
+    }
     conn.transaction(|conn| {
         let position = lock_and_position(conn, now)?;
         let owner: Option<String> = table_keys::table
