@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{anyhow, Context as _};
+use anyhow::Context as _;
 use chrono::Utc;
 use diesel::PgConnection;
 use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
@@ -13,7 +13,6 @@ use ledger::storage::database::DatabaseChoice as Global;
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::Envelope;
 use reports::mf::{OperatorConfig, PackageRequest};
-use reports::{GamingDayClock, Month};
 
 use crate::bench_db::KeptDatabase;
 use crate::games::table_key;
@@ -123,27 +122,13 @@ pub fn mf(
     month: &str,
     runs: usize,
 ) -> anyhow::Result<ExitCode> {
-    anyhow::ensure!(
-        rounds > 0 && tables > 0,
-        "--rounds and --tables must be positive"
-    );
-    let month = Month::parse(month).ok_or_else(|| anyhow!("--month `{month}` is not YYYY-MM"))?;
-    let clock = GamingDayClock::default();
-    let days = (month.next_first_day() - month.first_day()).num_days() as u32;
-    let per_day = rounds.div_ceil(tables as u64 * u64::from(days));
-    let settings = MonthSettings {
-        month,
-        days,
-        rounds: per_day,
-        error_share: 0.02,
-        seed: SEED,
-        clock,
-    };
+    let settings = MonthSettings::benchmark(rounds, tables, month, SEED)?;
+    let (month, clock, days) = (settings.month, settings.clock, settings.days);
     let operator = ledger::checkpoint::NoteSigner::new(
         "dozor.bench/ledger",
         ed25519_dalek::SigningKey::from_bytes(&[0x5e; 32]),
     )?;
-    let expected_rounds = per_day * tables as u64 * u64::from(days);
+    let expected_rounds = settings.total_rounds(tables);
     let (database, mut conn) = KeptDatabase::open_filled(
         global,
         DATABASE,

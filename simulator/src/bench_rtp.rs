@@ -5,9 +5,8 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::anyhow;
+use reports::month_page;
 use reports::monthly::{self, RtpRequest};
-use reports::{month_page, GamingDayClock, Month};
 
 use crate::bench_db::KeptDatabase;
 use crate::bench_mf::fill;
@@ -52,27 +51,13 @@ pub fn rtp(
     month: &str,
     runs: usize,
 ) -> anyhow::Result<ExitCode> {
-    anyhow::ensure!(
-        rounds > 0 && tables > 0,
-        "--rounds and --tables must be positive"
-    );
-    let month = Month::parse(month).ok_or_else(|| anyhow!("--month `{month}` is not YYYY-MM"))?;
-    let clock = GamingDayClock::default();
-    let days = (month.next_first_day() - month.first_day()).num_days() as u32;
-    let per_day = rounds.div_ceil(tables as u64 * u64::from(days));
-    let settings = MonthSettings {
-        month,
-        days,
-        rounds: per_day,
-        error_share: 0.02,
-        seed: SEED,
-        clock,
-    };
+    let settings = MonthSettings::benchmark(rounds, tables, month, SEED)?;
+    let (month, clock, days) = (settings.month, settings.clock, settings.days);
     let operator = ledger::checkpoint::NoteSigner::new(
         "dozor.bench/ledger",
         ed25519_dalek::SigningKey::from_bytes(&[0x5f; 32]),
     )?;
-    let expected_rounds = per_day * tables as u64 * u64::from(days);
+    let expected_rounds = settings.total_rounds(tables);
     let (database, mut conn) = KeptDatabase::open_filled(
         global,
         DATABASE,

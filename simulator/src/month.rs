@@ -71,6 +71,33 @@ pub struct MonthSettings {
     pub clock: GamingDayClock,
 }
 
+impl MonthSettings {
+    /// A benchmark's month (`YYYY-MM`, every gaming day played): about `rounds` rounds spread
+    /// evenly over `tables` and the days, 2 % of them with a dealer error.
+    pub fn benchmark(rounds: u64, tables: usize, month: &str, seed: u64) -> anyhow::Result<Self> {
+        anyhow::ensure!(
+            rounds > 0 && tables > 0,
+            "--rounds and --tables must be positive"
+        );
+        let month = Month::parse(month)
+            .ok_or_else(|| anyhow::anyhow!("--month `{month}` is not YYYY-MM"))?;
+        let days = u32::try_from((month.next_first_day() - month.first_day()).num_days())?;
+        Ok(MonthSettings {
+            month,
+            days,
+            rounds: rounds.div_ceil(tables as u64 * u64::from(days)),
+            error_share: 0.02,
+            seed,
+            clock: GamingDayClock::default(),
+        })
+    }
+
+    /// Rounds the month holds at `tables` tables.
+    pub fn total_rounds(&self, tables: usize) -> u64 {
+        self.rounds * tables as u64 * u64::from(self.days)
+    }
+}
+
 /// Chips worth `value_h` (a multiple of 1 Kč), largest denominations first.
 pub fn chips_for(mut value_h: i64) -> Value {
     let mut chips = Vec::new();
