@@ -354,6 +354,13 @@ async fn a_hand_made_quarter_gives_the_hand_computed_tax() {
     let csv = std::fs::read_to_string(&csv_path).unwrap();
     let lines: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
     assert_eq!(
+        lines[0],
+        "quarter,level,category,game,first_gaming_day,last_gaming_day,rounds,void_rounds,\
+         stakes_h,returned_stakes_h,wins_h,difference_h,basis,time_collection_h,\
+         tournament_fees_h,tournament_overlay_h,base_h,rounded_base_h,negative_difference_h,\
+         rate_bp,law_version,tax_h,due_date"
+    );
+    assert_eq!(
         lines.last().unwrap(),
         &"2026Q3,total,,,2026-07-01,2026-09-30,,,,,,,,,,,,,,,test: 23 %; test: 30 %,269300,2026-10-26"
     );

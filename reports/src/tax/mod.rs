@@ -525,6 +525,34 @@ pub fn build(
     assess(quarter, clock, rates, &sums)
 }
 
+/// One line of the CSV: each level fills the columns that apply to it, the rest stay empty.
+#[derive(Serialize, Default)]
+struct CsvLine<'a> {
+    quarter: &'a str,
+    level: &'a str,
+    category: &'a str,
+    game: &'a str,
+    first_gaming_day: Option<NaiveDate>,
+    last_gaming_day: Option<NaiveDate>,
+    rounds: Option<i64>,
+    void_rounds: Option<i64>,
+    stakes_h: Option<i64>,
+    returned_stakes_h: Option<i64>,
+    wins_h: Option<i64>,
+    difference_h: Option<i64>,
+    basis: &'a str,
+    time_collection_h: Option<i64>,
+    tournament_fees_h: Option<i64>,
+    tournament_overlay_h: Option<i64>,
+    base_h: Option<i64>,
+    rounded_base_h: Option<i64>,
+    negative_difference_h: Option<i64>,
+    rate_bp: Option<u32>,
+    law_version: String,
+    tax_h: Option<i64>,
+    due_date: Option<NaiveDate>,
+}
+
 /// The report as CSV (RFC 4180, UTF-8, CRLF): a `game` line per game and part, a `part` line
 /// per part with its rate and tax, a `category` line per category, and the `total`.
 pub fn to_csv(report: &TaxReport) -> Result<String, ReportError> {
@@ -532,147 +560,79 @@ pub fn to_csv(report: &TaxReport) -> Result<String, ReportError> {
     let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
         .from_writer(Vec::new());
-    w.write_record([
-        "quarter",
-        "level",
-        "category",
-        "game",
-        "first_gaming_day",
-        "last_gaming_day",
-        "rounds",
-        "void_rounds",
-        "stakes_h",
-        "returned_stakes_h",
-        "wins_h",
-        "difference_h",
-        "basis",
-        "time_collection_h",
-        "tournament_fees_h",
-        "tournament_overlay_h",
-        "base_h",
-        "rounded_base_h",
-        "negative_difference_h",
-        "rate_bp",
-        "law_version",
-        "tax_h",
-        "due_date",
-    ])
-    .map_err(csv_err)?;
-    let opt = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
-    let q = report.quarter.as_str();
+    let quarter = report.quarter.as_str();
     for c in &report.categories {
         for p in &c.parts {
-            let (first, last) = (
-                p.first_gaming_day.to_string(),
-                p.last_gaming_day.to_string(),
-            );
+            let part = CsvLine {
+                quarter,
+                category: &c.category,
+                first_gaming_day: Some(p.first_gaming_day),
+                last_gaming_day: Some(p.last_gaming_day),
+                ..CsvLine::default()
+            };
             for g in &p.games {
-                w.write_record([
-                    q,
-                    "game",
-                    &c.category,
-                    &g.game,
-                    &first,
-                    &last,
-                    &g.rounds.to_string(),
-                    &g.void_rounds.to_string(),
-                    &g.stakes_h.to_string(),
-                    &g.returned_stakes_h.to_string(),
-                    &g.wins_h.to_string(),
-                    &g.difference_h.to_string(),
-                    &g.basis,
-                    &opt(g.time_collection_h),
-                    &opt(g.tournament_fees_h),
-                    &opt(g.tournament_overlay_h),
-                    "",
-                    "",
-                    "",
-                    "",
-                    "",
-                    "",
-                    "",
-                ])
+                w.serialize(CsvLine {
+                    level: "game",
+                    game: &g.game,
+                    rounds: Some(g.rounds),
+                    void_rounds: Some(g.void_rounds),
+                    stakes_h: Some(g.stakes_h),
+                    returned_stakes_h: Some(g.returned_stakes_h),
+                    wins_h: Some(g.wins_h),
+                    difference_h: Some(g.difference_h),
+                    basis: &g.basis,
+                    time_collection_h: g.time_collection_h,
+                    tournament_fees_h: g.tournament_fees_h,
+                    tournament_overlay_h: g.tournament_overlay_h,
+                    law_version: String::new(),
+                    ..part
+                })
                 .map_err(csv_err)?;
             }
-            w.write_record([
-                q,
-                "part",
-                &c.category,
-                "",
-                &first,
-                &last,
-                "",
-                "",
-                &p.stakes_h.to_string(),
-                &p.returned_stakes_h.to_string(),
-                &p.wins_h.to_string(),
-                &p.difference_h.to_string(),
-                "",
-                "",
-                "",
-                "",
-                &p.base_h.to_string(),
-                &p.rounded_base_h.to_string(),
-                &p.negative_difference_h.to_string(),
-                &p.rate_bp.to_string(),
-                &p.law_version,
-                &p.tax_h.to_string(),
-                "",
-            ])
+            w.serialize(CsvLine {
+                level: "part",
+                stakes_h: Some(p.stakes_h),
+                returned_stakes_h: Some(p.returned_stakes_h),
+                wins_h: Some(p.wins_h),
+                difference_h: Some(p.difference_h),
+                base_h: Some(p.base_h),
+                rounded_base_h: Some(p.rounded_base_h),
+                negative_difference_h: Some(p.negative_difference_h),
+                rate_bp: Some(p.rate_bp),
+                law_version: p.law_version.clone(),
+                tax_h: Some(p.tax_h),
+                ..part
+            })
             .map_err(csv_err)?;
         }
-        w.write_record([
-            q,
-            "category",
-            &c.category,
-            "",
-            &report.first_gaming_day.to_string(),
-            &report.last_gaming_day.to_string(),
-            "",
-            "",
-            &c.stakes_h.to_string(),
-            &c.returned_stakes_h.to_string(),
-            &c.wins_h.to_string(),
-            &c.difference_h.to_string(),
-            "",
-            "",
-            "",
-            "",
-            &c.base_h.to_string(),
-            &c.rounded_base_h.to_string(),
-            &c.negative_difference_h.to_string(),
-            "",
-            "",
-            &c.tax_h.to_string(),
-            "",
-        ])
+        w.serialize(CsvLine {
+            quarter,
+            level: "category",
+            category: &c.category,
+            first_gaming_day: Some(report.first_gaming_day),
+            last_gaming_day: Some(report.last_gaming_day),
+            stakes_h: Some(c.stakes_h),
+            returned_stakes_h: Some(c.returned_stakes_h),
+            wins_h: Some(c.wins_h),
+            difference_h: Some(c.difference_h),
+            base_h: Some(c.base_h),
+            rounded_base_h: Some(c.rounded_base_h),
+            negative_difference_h: Some(c.negative_difference_h),
+            tax_h: Some(c.tax_h),
+            ..CsvLine::default()
+        })
         .map_err(csv_err)?;
     }
-    w.write_record([
-        q,
-        "total",
-        "",
-        "",
-        &report.first_gaming_day.to_string(),
-        &report.last_gaming_day.to_string(),
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        &report.law_versions.join("; "),
-        &report.total_tax_h.to_string(),
-        &report.due_date.to_string(),
-    ])
+    w.serialize(CsvLine {
+        quarter,
+        level: "total",
+        first_gaming_day: Some(report.first_gaming_day),
+        last_gaming_day: Some(report.last_gaming_day),
+        law_version: report.law_versions.join("; "),
+        tax_h: Some(report.total_tax_h),
+        due_date: Some(report.due_date),
+        ..CsvLine::default()
+    })
     .map_err(csv_err)?;
     let bytes = w
         .into_inner()
