@@ -68,6 +68,11 @@ const fn route(method: &'static str, path: &'static str, access: Access) -> Rout
 
 pub const ROUTES: &[RouteAccess] = &[
     route("GET", "/health", Access::Public),
+    route("GET", "/healthz", Access::Public),
+    route("GET", "/readyz", Access::Public),
+    // Any key: a Prometheus job scrapes with its own key (a reporter's, say); the series show
+    // volumes and findings, which are not for everyone on the network.
+    route("GET", "/metrics", Access::Roles(EVERY_ROLE)),
     route("GET", "/api/v1/openapi.json", Access::Public),
     route("GET", "/api/v1/ledger/checkpoint", Access::Public),
     route("GET", "/api/v1/ledger/proof/inclusion", Access::Public),
@@ -163,6 +168,10 @@ pub const ROUTES: &[RouteAccess] = &[
     route("GET", "/api/v1/whoami", Access::Roles(EVERY_ROLE)),
 ];
 
+/// Pages outside the API, public like the document they render: the API docs (`/docs`,
+/// Swagger UI's own files). They hold no data; the document they load is public too.
+pub const PUBLIC_PAGES: &[&str] = &["/docs", "/docs/{file}"];
+
 /// What the table says about a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lookup {
@@ -189,6 +198,38 @@ pub fn lookup(method: &str, pattern: &str) -> Lookup {
     }
 }
 
+/// The methods of the routes whose pattern `path` matches (a `{name}` stands for one
+/// non-empty segment): what a 405 lists in `Allow`.
+pub fn methods_of_path(path: &str) -> Vec<&'static str> {
+    let mut methods: Vec<&'static str> = ROUTES
+        .iter()
+        .filter(|r| pattern_matches(r.path, path))
+        .map(|r| r.method)
+        .collect();
+    if PUBLIC_PAGES.iter().any(|p| pattern_matches(p, path)) {
+        methods.push("GET");
+    }
+    methods.dedup();
+    methods
+}
+
+fn pattern_matches(pattern: &str, path: &str) -> bool {
+    let mut wanted = pattern.split('/');
+    let mut given = path.split('/');
+    loop {
+        match (wanted.next(), given.next()) {
+            (None, None) => return true,
+            (Some(w), Some(g)) if w.starts_with('{') && w.ends_with('}') => {
+                if g.is_empty() {
+                    return false;
+                }
+            }
+            (Some(w), Some(g)) if w == g => {}
+            _ => return false,
+        }
+    }
+}
+
 /// The table as Markdown, as docs/ACCESS.md shows it (a test keeps the two equal).
 pub fn markdown() -> String {
     let mut out =
@@ -211,6 +252,9 @@ pub fn markdown() -> String {
             r.path,
             cells.join(" | ")
         ));
+    }
+    for page in PUBLIC_PAGES {
+        out.push_str(&format!("| GET | `{page}` |  |  |  |  | ✓ |\n"));
     }
     out
 }

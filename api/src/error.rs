@@ -16,6 +16,9 @@ pub struct ErrorBody {
     /// Context (field, ids, the existing receipt on a conflict, ...).
     #[schema(value_type = Object)]
     pub details: Value,
+    /// The request's id, as in its `X-Request-Id` response header and the server's log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -138,6 +141,7 @@ impl ApiError {
             code: self.code().to_owned(),
             message,
             details,
+            request_id: crate::observe::current_request_id(),
         }
     }
 

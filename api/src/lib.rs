@@ -3,9 +3,14 @@
 
 pub mod access;
 pub mod auth;
+pub mod docs;
 pub mod error;
+pub mod metrics;
 pub mod nightly;
+pub mod observe;
 pub mod openapi;
+mod openapi_answers;
+mod openapi_examples;
 pub mod routes;
 pub mod server;
 pub mod state;

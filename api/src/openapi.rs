@@ -25,43 +25,7 @@ pub const SECURITY_SCHEME: &str = "api_key";
                        checkpoint, proofs, health and this document are public.",
         license(name = "Apache-2.0")
     ),
-    paths(
-        routes::health::health,
-        routes::health::openapi,
-        routes::records::submit,
-        routes::records::submit_batch,
-        routes::tables::register,
-        routes::tables::list,
-        routes::tables::get,
-        routes::tables::add_key,
-        routes::tables::revoke_key,
-        routes::tables::gaps,
-        routes::ledger::head,
-        routes::ledger::checkpoint,
-        routes::ledger::entry,
-        routes::ledger::inclusion_proof,
-        routes::ledger::consistency_proof,
-        routes::ledger::gaps,
-        routes::ledger::significant_events,
-        routes::findings::list,
-        routes::reports::daily,
-        routes::reports::shoes,
-        routes::reports::fantasy,
-        routes::reports::wheels,
-        routes::reports::rtp,
-        routes::reports::month_page,
-        routes::tax::report,
-        routes::mf::package,
-        routes::mf::periods,
-        routes::findings::get,
-        routes::findings::resolve,
-        routes::exports::export,
-        routes::apikeys::list,
-        routes::apikeys::create,
-        routes::apikeys::revoke,
-        routes::apikeys::whoami,
-    ),
-    modifiers(&AccessRules),
+    components(schemas(crate::error::ErrorBody)),
     tags(
         (name = "records", description = "Signed records from the tables"),
         (name = "tables", description = "Gaming tables and their keys"),
@@ -69,7 +33,7 @@ pub const SECURITY_SCHEME: &str = "api_key";
         (name = "findings", description = "Discrepancies found by re-adjudication"),
         (name = "reports", description = "Payout and RTP reports"),
         (name = "access", description = "API keys and their roles"),
-        (name = "operations", description = "Health and API description"),
+        (name = "operations", description = "Liveness, readiness, metrics and this description"),
     )
 )]
 pub struct ApiDoc;
@@ -162,9 +126,34 @@ fn apply_rule(operation: &mut Operation, rule: Access) {
     );
 }
 
+/// The whole document: the operations come from the routes as `routes::configure` registers
+/// them (one registration for both), then the role table, the answers every operation can get
+/// and the example records are written in.
+pub fn build() -> utoipa::openapi::OpenApi {
+    use utoipa_actix_web::AppExt as _;
+    let (_, mut document) = actix_web::App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(routes::configure)
+        .split_for_parts();
+    AccessRules.modify(&mut document);
+    crate::openapi_answers::StandardAnswers.modify(&mut document);
+    crate::openapi_examples::RecordExamples.modify(&mut document);
+    document
+}
+
 /// The document as written to `openapi/openapi.json`.
 pub fn document() -> Result<String, serde_json::Error> {
-    let mut text = ApiDoc::openapi().to_pretty_json()?;
+    let mut text = build().to_pretty_json()?;
     text.push('\n');
     Ok(text)
 }
+
+static SERVED: std::sync::LazyLock<Result<String, String>> =
+    std::sync::LazyLock::new(|| document().map_err(|e| e.to_string()));
+
+/// The document as `GET /api/v1/openapi.json` serves it: built once.
+pub fn served() -> Result<&'static str, String> {
+    SERVED.as_deref().map_err(Clone::clone)
+}
+pub use crate::openapi_examples::example_key;

@@ -83,6 +83,8 @@ pub enum StartError {
     Ledger(#[from] ledger::LedgerError),
     #[error("plans: {0}")]
     Plans(#[from] rules::PlanError),
+    #[error(transparent)]
+    Metrics(#[from] crate::metrics::MetricsError),
     #[error("default plan `{0}` is not among the known plans")]
     UnknownDefaultPlan(String),
 }
@@ -123,6 +125,7 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
         operator_config: settings.operator_config.clone().map(Arc::new),
         tax_rates: settings.tax_rates.clone().map(Arc::new),
         data_dir: settings.data_dir.clone(),
+        metrics: Arc::new(crate::metrics::Metrics::new()?),
     })
 }
 
@@ -132,7 +135,10 @@ pub fn configure(state: AppState) -> impl Fn(&mut web::ServiceConfig) + Clone {
         let limit = state.body_limit;
         cfg.app_data(web::Data::new(state.clone()));
         routes::extractor_configs(cfg, limit);
-        routes::configure(cfg);
+        crate::docs::configure(cfg);
+        routes::configure(&mut utoipa_actix_web::service_config::ServiceConfig::new(
+            cfg,
+        ));
     }
 }
 

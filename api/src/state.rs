@@ -31,6 +31,8 @@ pub struct AppState {
     pub tax_rates: Option<Arc<reports::tax::RateTable>>,
     /// Where the nightly job keeps its sealed reports.
     pub data_dir: Option<std::path::PathBuf>,
+    /// Prometheus series (`/metrics`).
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 impl AppState {

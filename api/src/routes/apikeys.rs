@@ -101,7 +101,7 @@ fn api_key_error(e: ApiKeyError) -> ApiError {
 }
 
 /// Every API key ever created, with its revocation (never a token).
-#[utoipa::path(get, path = "/api/v1/apikeys", tag = "access",
+#[utoipa::path(operation_id = "list_api_keys", get, tag = "access",
     responses((status = 200, body = Vec<ApiKeyView>)))]
 #[get("/apikeys")]
 pub async fn list(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
@@ -112,7 +112,7 @@ pub async fn list(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> 
 }
 
 /// Create an API key. The answer holds its token, once.
-#[utoipa::path(post, path = "/api/v1/apikeys", tag = "access", request_body = CreateApiKey,
+#[utoipa::path(operation_id = "create_api_key", post, tag = "access", request_body = CreateApiKey,
     responses((status = 201, body = CreatedApiKey), (status = 400, body = ErrorBody),
               (status = 409, description = "the name is taken", body = ErrorBody),
               (status = 422, description = "bad name or expiry", body = ErrorBody)))]
@@ -148,7 +148,7 @@ pub async fn create(
 }
 
 /// Revoke an API key (by its id or name): refused from now on.
-#[utoipa::path(post, path = "/api/v1/apikeys/{key_id}/revoke", tag = "access", request_body = RevokeApiKey,
+#[utoipa::path(operation_id = "revoke_api_key", post, tag = "access", request_body = RevokeApiKey,
     params(("key_id" = String, Path, description = "the key's id or name")),
     responses((status = 200, body = ApiKeyView), (status = 404, body = ErrorBody),
               (status = 409, description = "already revoked", body = ErrorBody),
@@ -182,7 +182,7 @@ pub async fn revoke(
 }
 
 /// The key this request was made with: its name, role and expiry.
-#[utoipa::path(get, path = "/api/v1/whoami", tag = "access",
+#[utoipa::path(operation_id = "whoami", get, tag = "access",
     responses((status = 200, body = Caller)))]
 #[get("/whoami")]
 pub async fn whoami(caller: Caller) -> HttpResponse {

@@ -59,7 +59,7 @@ fn stream_file(
 
 /// Inspection export of a period as a zip (format: docs/EXPORT.md); verify it offline with
 /// `dozor verify DIR --operator-key KEY` after unpacking.
-#[utoipa::path(get, path = "/api/v1/exports", tag = "ledger", params(ExportQuery),
+#[utoipa::path(operation_id = "export_period", get, tag = "ledger", params(ExportQuery),
     responses((status = 200, description = "zip of the export directory", content_type = "application/zip"),
               (status = 400, body = ErrorBody), (status = 503, description = "no checkpoint covers the period yet", body = ErrorBody)))]
 #[get("/exports")]

@@ -35,7 +35,7 @@ pub struct FindingQuery {
 }
 
 /// Findings, oldest first, filtered by table, game, gaming day, kind and state.
-#[utoipa::path(get, path = "/api/v1/findings", tag = "findings", params(FindingQuery),
+#[utoipa::path(operation_id = "list_findings", get, tag = "findings", params(FindingQuery),
     responses((status = 200, body = FindingPage), (status = 400, body = ErrorBody)))]
 #[get("/findings")]
 pub async fn list(
@@ -90,7 +90,7 @@ fn finding_id(text: &str) -> Result<(u64, u32), ApiError> {
 }
 
 /// One finding with every resolution of it, oldest first.
-#[utoipa::path(get, path = "/api/v1/findings/{finding_id}", tag = "findings",
+#[utoipa::path(operation_id = "get_finding", get, tag = "findings",
     params(("finding_id" = String, Path, description = "`<round ledger index>.<position>`")),
     responses((status = 200, body = FindingWithHistory), (status = 400, body = ErrorBody),
               (status = 404, body = ErrorBody)))]
@@ -155,7 +155,7 @@ fn resolution_error(e: ResolutionError) -> ApiError {
 /// Resolve a finding: confirm it (with the amount recovered or paid back, if any), dismiss it
 /// (with the reason) or escalate it, always with a comment. The resolution is a ledger entry
 /// naming the finding and the key that decided. A decided finding is reopened by escalating it.
-#[utoipa::path(post, path = "/api/v1/findings/{finding_id}/resolutions", tag = "findings",
+#[utoipa::path(operation_id = "resolve_finding", post, tag = "findings",
     request_body = ResolveFinding,
     params(("finding_id" = String, Path, description = "`<round ledger index>.<position>`")),
     responses((status = 201, body = ResolutionReceipt), (status = 400, body = ErrorBody),

@@ -1,25 +1,172 @@
-use actix_web::{get, web, HttpResponse};
-use utoipa::OpenApi as _;
+//! Operations: liveness, readiness, metrics and the API description.
 
-use crate::error::ApiError;
+use actix_web::{get, web, HttpResponse};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
 
-/// Liveness and database reachability.
-#[utoipa::path(get, path = "/health", tag = "operations",
-    responses((status = 200, description = "up, database reachable"), (status = 503, description = "database unreachable")))]
+/// The process answers and the database is reachable, with the ledger's size (kept for
+/// existing monitors; `/healthz` and `/readyz` split the two questions).
+#[utoipa::path(operation_id = "health", tag = "operations",
+    responses((status = 200, description = "up, database reachable", body = HealthView),
+              (status = 503, description = "database unreachable", body = ErrorBody)))]
 #[get("/health")]
 pub async fn health(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let size = web::block(move || -> Result<u64, ApiError> {
         Ok(ledger::storage::reads::size(&mut *state.conn()?)?)
     })
     .await??;
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "status": "ok", "ledger_size": size })))
+    Ok(HttpResponse::Ok().json(HealthView {
+        status: "ok".into(),
+        ledger_size: size,
+    }))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HealthView {
+    /// Always `ok`.
+    pub status: String,
+    pub ledger_size: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Liveness {
+    /// Always `alive`.
+    pub status: String,
+}
+
+/// The process is alive and answers HTTP. Touches nothing else: a database outage does not
+/// make an orchestrator restart dozor.
+#[utoipa::path(operation_id = "liveness", tag = "operations",
+    responses((status = 200, description = "the process answers", body = Liveness)))]
+#[get("/healthz")]
+pub async fn healthz() -> HttpResponse {
+    HttpResponse::Ok().json(Liveness {
+        status: "alive".into(),
+    })
+}
+
+/// One readiness check and how it went.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Check {
+    pub name: String,
+    pub ok: bool,
+    /// Why it failed; absent when it passed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Readiness {
+    /// `ready` when every check passed, otherwise `not_ready`.
+    pub status: String,
+    /// `database` (reachable), `migrations` (the schema is this dozor's), `ledger_writer`
+    /// (the single writer thread runs).
+    pub checks: Vec<Check>,
+}
+
+/// Ready to take records: the database answers, every migration is applied and the ledger
+/// writer runs. A load balancer sends traffic only while this says 200.
+#[utoipa::path(operation_id = "readiness", tag = "operations",
+    responses((status = 200, description = "ready", body = Readiness),
+              (status = 503, description = "not ready; the failed checks say why", body = Readiness)))]
+#[get("/readyz")]
+pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+    let writer_alive = state.ingest.writer().alive();
+    let shared = state.clone();
+    let database = web::block(move || -> Result<(), ledger::LedgerError> {
+        let mut conn = shared
+            .pool
+            .get()
+            .map_err(|e| ledger::LedgerError::Connection(e.to_string()))?;
+        ledger::storage::reads::ready(&mut conn)
+    })
+    .await
+    .unwrap_or_else(|e| Err(ledger::LedgerError::Connection(e.to_string())));
+    let (reachable, migrated) = match &database {
+        Ok(()) => (Ok(()), Ok(())),
+        Err(ledger::LedgerError::Migration(m)) => (Ok(()), Err(m.clone())),
+        Err(e) => (
+            Err(e.to_string()),
+            Err("not checked: no database".to_owned()),
+        ),
+    };
+    let check = |name: &str, result: Result<(), String>| Check {
+        name: name.into(),
+        ok: result.is_ok(),
+        problem: result.err(),
+    };
+    let checks = vec![
+        check("database", reachable),
+        check("migrations", migrated),
+        check(
+            "ledger_writer",
+            if writer_alive {
+                Ok(())
+            } else {
+                Err("the ledger writer is not running".into())
+            },
+        ),
+    ];
+    let ready = checks.iter().all(|c| c.ok);
+    let body = Readiness {
+        status: if ready { "ready" } else { "not_ready" }.into(),
+        checks,
+    };
+    if ready {
+        HttpResponse::Ok().json(body)
+    } else {
+        HttpResponse::ServiceUnavailable().json(body)
+    }
+}
+
+/// Prometheus metrics in the text exposition format: records ingested by game and result,
+/// request latency by route, findings by kind, ledger size, seconds since the last checkpoint,
+/// the writer's queue depth and the database pool.
+#[utoipa::path(operation_id = "metrics", tag = "operations",
+    responses((status = 200, description = "Prometheus text format 0.0.4", content_type = "text/plain", body = String)))]
+#[get(
+    "/metrics",
+    wrap = "actix_web::middleware::from_fn(crate::auth::authorize)"
+)]
+pub async fn metrics(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let shared = state.clone();
+    // A database that does not answer leaves the ledger's series out; the rest still report.
+    let figures = web::block(move || {
+        let mut conn = shared.pool.get().ok()?;
+        ledger::storage::reads::figures(&mut conn).ok()
+    })
+    .await
+    .ok()
+    .flatten();
+    let pool = state.pool.state();
+    let snapshot = crate::metrics::Snapshot {
+        ledger: figures,
+        writer_queue: state.ingest.writer().queued(),
+        writer_alive: state.ingest.writer().alive(),
+        pool_connections: pool.connections,
+        pool_idle: pool.idle_connections,
+        pool_max: state.pool.max_size(),
+        now: Some(chrono::Utc::now()),
+    };
+    let text = state
+        .metrics
+        .render(&snapshot)
+        .map_err(ApiError::internal)?;
+    Ok(HttpResponse::Ok()
+        .content_type(prometheus::TEXT_FORMAT)
+        .body(text))
 }
 
 /// This API's OpenAPI 3.1 description.
-#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "operations",
-    responses((status = 200, description = "OpenAPI document")))]
+#[utoipa::path(operation_id = "openapi_document", tag = "operations",
+    responses((status = 200, description = "OpenAPI document", content_type = "application/json", body = Object)))]
 #[get("/openapi.json")]
-pub async fn openapi() -> HttpResponse {
-    HttpResponse::Ok().json(crate::openapi::ApiDoc::openapi())
+pub async fn openapi() -> Result<HttpResponse, ApiError> {
+    let document = crate::openapi::served().map_err(ApiError::internal)?;
+    Ok(HttpResponse::Ok()
+        .content_type("application/json")
+        .body(document))
 }

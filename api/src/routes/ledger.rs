@@ -20,7 +20,7 @@ pub struct HeadView {
 }
 
 /// Size and head hash of the ledger.
-#[utoipa::path(get, path = "/api/v1/ledger/head", tag = "ledger", responses((status = 200, body = HeadView)))]
+#[utoipa::path(operation_id = "ledger_head", get, tag = "ledger", responses((status = 200, body = HeadView)))]
 #[get("/ledger/head")]
 pub async fn head(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let head = web::block(move || -> Result<_, ApiError> {
@@ -50,7 +50,7 @@ pub struct EntryView {
 }
 
 /// One ledger entry with its hashes and verdict.
-#[utoipa::path(get, path = "/api/v1/ledger/entries/{index}", tag = "ledger",
+#[utoipa::path(operation_id = "ledger_entry", get, tag = "ledger",
     params(("index" = u64, Path)), responses((status = 200, body = EntryView), (status = 404, body = ErrorBody)))]
 #[get("/ledger/entries/{index}")]
 pub async fn entry(
@@ -80,7 +80,7 @@ pub async fn entry(
 }
 
 /// Gaps in every table's `seq_no` sequence.
-#[utoipa::path(get, path = "/api/v1/ledger/gaps", tag = "ledger", responses((status = 200, body = Vec<GapView>)))]
+#[utoipa::path(operation_id = "ledger_gaps", get, tag = "ledger", responses((status = 200, body = Vec<GapView>)))]
 #[get("/ledger/gaps")]
 pub async fn gaps(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let gaps = web::block(move || -> Result<_, ApiError> {
@@ -116,7 +116,7 @@ pub struct EventView {
 }
 
 /// Significant events: rejected submissions an inspector must see (with the evidence).
-#[utoipa::path(get, path = "/api/v1/significant-events", tag = "ledger", params(EventQuery),
+#[utoipa::path(operation_id = "significant_events", get, tag = "ledger", params(EventQuery),
     responses((status = 200, body = Vec<EventView>), (status = 400, body = ErrorBody)))]
 #[get("/significant-events")]
 pub async fn significant_events(
@@ -195,7 +195,7 @@ pub struct InclusionProofView {
 }
 
 /// RFC 6962 inclusion proof of an entry in the tree of a given size.
-#[utoipa::path(get, path = "/api/v1/ledger/proof/inclusion", tag = "ledger", params(InclusionQuery),
+#[utoipa::path(operation_id = "inclusion_proof", get, tag = "ledger", params(InclusionQuery),
     responses((status = 200, body = InclusionProofView), (status = 400, body = ErrorBody)))]
 #[get("/ledger/proof/inclusion")]
 pub async fn inclusion_proof(
@@ -245,7 +245,7 @@ pub struct ConsistencyProofView {
 }
 
 /// RFC 6962 consistency proof: the tree of `second` entries extends the tree of `first`.
-#[utoipa::path(get, path = "/api/v1/ledger/proof/consistency", tag = "ledger", params(ConsistencyQuery),
+#[utoipa::path(operation_id = "consistency_proof", get, tag = "ledger", params(ConsistencyQuery),
     responses((status = 200, body = ConsistencyProofView), (status = 400, body = ErrorBody)))]
 #[get("/ledger/proof/consistency")]
 pub async fn consistency_proof(
@@ -276,7 +276,7 @@ pub async fn consistency_proof(
 
 /// The latest operator checkpoint: a C2SP tlog-checkpoint in a signed note (text/plain), signed
 /// with the key in the `X-Dozor-Verifier-Key` header (Go sumdb/note verifier-key format).
-#[utoipa::path(get, path = "/api/v1/ledger/checkpoint", tag = "ledger",
+#[utoipa::path(operation_id = "latest_checkpoint", get, tag = "ledger",
     responses((status = 200, description = "signed note", content_type = "text/plain"), (status = 404, body = ErrorBody)))]
 #[get("/ledger/checkpoint")]
 pub async fn checkpoint(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {

@@ -46,7 +46,7 @@ impl From<PackageError> for ApiError {
 /// The Ministry of Finance's monthly package of one premises (vyhláška 10/2019 Sb., model M,
 /// live game Z) as its ZIP; the ZIP's SHA-256 is sealed into the ledger as a `report_published`
 /// event named `reports/mf/{package}.zip` (`X-Dozor-Sealed-At`: its ledger index).
-#[utoipa::path(get, path = "/api/v1/reports/mf", tag = "reports", params(PackageQuery),
+#[utoipa::path(operation_id = "mf_package", get, tag = "reports", params(PackageQuery),
     responses((status = 200, description = "the package's ZIP (application/zip)", content_type = "application/zip", body = Vec<u8>),
               (status = 400, body = ErrorBody), (status = 404, description = "unknown premises", body = ErrorBody),
               (status = 409, description = "no operator and premises configured", body = ErrorBody)))]
@@ -114,7 +114,7 @@ pub struct PeriodsQuery {
 /// records, each table period's win by the count against its rounds (a difference beyond the
 /// configured tolerance is a `drop_not_reconciled` finding), and the rounds played while their
 /// table had no open period.
-#[utoipa::path(get, path = "/api/v1/reports/periods", tag = "reports", params(PeriodsQuery),
+#[utoipa::path(operation_id = "period_audit", get, tag = "reports", params(PeriodsQuery),
     responses((status = 200, description = "the period audit (JSON)"), (status = 400, body = ErrorBody)))]
 #[get("/reports/periods")]
 pub async fn periods(

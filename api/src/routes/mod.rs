@@ -18,23 +18,44 @@ use actix_web::web::{self, Bytes, BytesMut};
 use actix_web::HttpRequest;
 use futures_util::StreamExt as _;
 
+use utoipa_actix_web::scope;
+use utoipa_actix_web::service_config::ServiceConfig;
+
 use crate::error::ApiError;
 
 pub const API_PREFIX: &str = "/api/v1";
 pub const PAGES_PREFIX: &str = "/reports";
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
+/// Registers every route together with its OpenAPI operation: a handler is added through
+/// `utoipa_actix_web`, which takes only handlers that carry `#[utoipa::path]`, so no route can
+/// exist without its entry in the document.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(
+        // Every answer, a refusal or an unknown route too, is observed with its request id.
+        scope("")
+            .wrap(actix_web::middleware::from_fn(crate::observe::observe))
+            .configure(routes),
+    );
+}
+
+fn routes(cfg: &mut ServiceConfig) {
     cfg.default_service(web::to(no_route));
     cfg.service(health::health)
+        .service(health::healthz)
+        .service(health::readyz)
+        .service(health::metrics)
         .service(
             // Pages people read in a browser: the same keys and roles as the API.
-            web::scope(PAGES_PREFIX)
+            scope(PAGES_PREFIX)
                 .wrap(actix_web::middleware::from_fn(crate::auth::authorize))
+                .default_service(web::to(no_route))
                 .service(reports::month_page),
         )
         .service(
-            web::scope(API_PREFIX)
+            scope(API_PREFIX)
                 .wrap(actix_web::middleware::from_fn(crate::auth::authorize))
+                // A nested scope falls back to the application's default, not its parent's.
+                .default_service(web::to(no_route))
                 .service(records::submit_batch)
                 .service(records::submit)
                 .service(tables::register)
@@ -96,8 +117,13 @@ pub fn extractor_configs(cfg: &mut web::ServiceConfig, body_limit: usize) {
     );
 }
 
-/// Every path no route serves: the same JSON error body as everything else.
+/// Every path no route serves: the same JSON error body as everything else; a 405 naming the
+/// methods when the path is a route's and only the method is wrong.
 async fn no_route(request: HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
+    let allowed = crate::access::methods_of_path(request.path());
+    if !allowed.is_empty() {
+        return Err(ApiError::MethodNotAllowed { allowed });
+    }
     Err(ApiError::not_found(
         "no_such_route",
         format!("no route `{}`", request.path()),

@@ -3,13 +3,15 @@
 use actix_web::http::StatusCode;
 use actix_web::{post, web, HttpRequest, HttpResponse, ResponseError as _};
 use chrono::{DateTime, Utc};
-use ledger::storage::append::{AppendOutcome, Receipt};
+use ledger::ingest::IngestError;
+use ledger::storage::append::{AppendOutcome, Receipt, Submission};
 use serde::Serialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
+use crate::metrics::{IngestResult, Metrics};
 use crate::routes::read_json_body;
 use crate::state::AppState;
 
@@ -51,8 +53,8 @@ impl From<&Receipt> for ReceiptView {
 
 /// Submit a signed record. It is verified, re-adjudicated and appended durably before the
 /// receipt is returned. The same record again returns the same receipt.
-#[utoipa::path(
-    post, path = "/api/v1/records", tag = "records",
+#[utoipa::path(operation_id = "submit_record",
+    post, tag = "records",
     request_body = SignedRecord,
     responses(
         (status = 201, description = "appended", body = ReceiptView),
@@ -79,9 +81,54 @@ pub async fn submit(
         let envelope = ledger::ingest::parse_envelope(&body)?;
         shared.ingest.prepare(envelope)
     })
-    .await??;
-    let (status, receipt) = receipt_of(state.ingest.append(submission).await?)?;
+    .await?
+    .inspect_err(|_| {
+        state
+            .metrics
+            .record_ingested(UNKNOWN_GAME, IngestResult::Refused)
+    })?;
+    let counted = Counted::of(&submission);
+    let outcome = state.ingest.append(submission).await;
+    counted.count(&state.metrics, &outcome);
+    let (status, receipt) = receipt_of(outcome?)?;
     Ok(HttpResponse::build(status).json(receipt))
+}
+
+/// The `game` label of a record refused before its table (and so its game) was known.
+const UNKNOWN_GAME: &str = "unknown";
+
+/// What the ingest counter needs of a submission, taken before the writer consumes it.
+struct Counted {
+    game: String,
+    findings: bool,
+}
+
+impl Counted {
+    fn of(submission: &Submission) -> Counted {
+        match &submission.derived {
+            Some(derived) => Counted {
+                game: derived.game.clone(),
+                findings: !derived.findings.is_empty(),
+            },
+            // Operation records (table periods, the cage) are counted under their type.
+            None => Counted {
+                game: submission.record_type.clone(),
+                findings: false,
+            },
+        }
+    }
+
+    fn count(&self, metrics: &Metrics, outcome: &Result<AppendOutcome, IngestError>) {
+        let result = match outcome {
+            Ok(AppendOutcome::Appended(_)) if self.findings => IngestResult::Findings,
+            Ok(AppendOutcome::Appended(_)) => IngestResult::Clean,
+            Ok(AppendOutcome::AlreadyRecorded(_)) => IngestResult::Duplicate,
+            Ok(AppendOutcome::SeqNoConflict { .. }) => IngestResult::Conflict,
+            Ok(AppendOutcome::KeyNotValid { .. }) => IngestResult::Refused,
+            Err(_) => IngestResult::Unavailable,
+        };
+        metrics.record_ingested(&self.game, result);
+    }
 }
 
 /// 201 with the receipt of a new entry, 200 with the original one, or the error.
@@ -133,8 +180,8 @@ pub struct BatchResult {
 /// Submit up to 1 000 signed records at once (e.g. from a gateway in front of several tables).
 /// Each is handled exactly as by `POST /records`, on its own: one bad record does not affect the
 /// others, and every receipt comes only once its record is durable.
-#[utoipa::path(
-    post, path = "/api/v1/records/batch", tag = "records",
+#[utoipa::path(operation_id = "submit_records",
+    post, tag = "records",
     request_body = Vec<SignedRecord>,
     responses(
         (status = 200, description = "one result per record, in order", body = BatchResult),
@@ -198,10 +245,19 @@ pub async fn submit_batch(
             Err(e) => results.push(Some(Err(e))),
         }
     }
-    for (n, outcome) in positions
+    let counted: Vec<Counted> = submissions.iter().map(Counted::of).collect();
+    let refused = results.iter().filter(|r| r.is_some()).count();
+    for _ in 0..refused {
+        state
+            .metrics
+            .record_ingested(UNKNOWN_GAME, IngestResult::Refused);
+    }
+    for ((n, outcome), counted) in positions
         .into_iter()
         .zip(state.ingest.append_all(submissions).await)
+        .zip(&counted)
     {
+        counted.count(&state.metrics, &outcome);
         results[n] = Some(outcome.map_err(ApiError::from));
     }
     let results = results

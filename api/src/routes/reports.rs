@@ -25,7 +25,7 @@ pub struct DailyQuery {
 
 /// Daily per-game and per-table payout/RTP report: rounds, stakes, payouts, returned stakes,
 /// GGR, actual and theoretical RTP, deviation, findings.
-#[utoipa::path(get, path = "/api/v1/reports/daily", tag = "reports", params(DailyQuery),
+#[utoipa::path(operation_id = "daily_report", get, tag = "reports", params(DailyQuery),
     responses((status = 200, description = "JSON or CSV (RFC 4180)", body = DailyReport), (status = 400, body = ErrorBody)))]
 #[get("/reports/daily")]
 pub async fn daily(
@@ -58,7 +58,7 @@ pub struct MonthQuery {
 /// Wheel statistics of a month: how often each segment of each money wheel came up, and a
 /// chi-square test against equally likely segments; `uneven` when p < 0.001 (with every
 /// segment expected at least 5 times).
-#[utoipa::path(get, path = "/api/v1/reports/wheels", tag = "reports", params(MonthQuery),
+#[utoipa::path(operation_id = "wheel_statistics", get, tag = "reports", params(MonthQuery),
     responses((status = 200, description = "JSON or CSV (RFC 4180)", body = WheelStatistics), (status = 400, body = ErrorBody)))]
 #[get("/reports/wheels")]
 pub async fn wheels(
@@ -119,7 +119,7 @@ impl RtpQuery {
 /// stakes, payouts, returned stakes, GGR, actual RTP, the theoretical RTP of the bets placed,
 /// the deviation in standard deviations (|z| > 3 flagged, with the rounds a flag needs to mean
 /// anything), the same per bet kind, and findings by kind, amount and resolution.
-#[utoipa::path(get, path = "/api/v1/reports/rtp", tag = "reports", params(RtpQuery),
+#[utoipa::path(operation_id = "rtp_report", get, tag = "reports", params(RtpQuery),
     responses((status = 200, description = "JSON or CSV (RFC 4180)", body = RtpReport), (status = 400, body = ErrorBody)))]
 #[get("/reports/rtp")]
 pub async fn rtp(
@@ -155,7 +155,7 @@ pub struct PageQuery {
 /// The monthly RTP report as a page to read and print (A4): actual against theoretical RTP per
 /// game over the days of the month with the ±3σ band, GGR per table, findings per day, bet
 /// kinds. One self-contained HTML document: inline SVG and CSS, nothing fetched.
-#[utoipa::path(get, path = "/reports/month/{month}", tag = "reports",
+#[utoipa::path(operation_id = "month_page", get, tag = "reports",
     params(("month" = String, Path, description = "Month of gaming days, `YYYY-MM`"), PageQuery),
     responses((status = 200, description = "the page (text/html)", content_type = "text/html", body = String),
               (status = 400, body = ErrorBody)))]
@@ -203,7 +203,7 @@ fn wants_csv(format: Option<&str>) -> Result<bool, ApiError> {
 
 /// Shoe audit of a gaming day: every blackjack shoe with a round in the day, its cards counted
 /// across its rounds from the shuffle, and any card dealt more often than the shoe holds it.
-#[utoipa::path(get, path = "/api/v1/reports/shoes", tag = "reports", params(DailyQuery),
+#[utoipa::path(operation_id = "shoe_audit", get, tag = "reports", params(DailyQuery),
     responses((status = 200, description = "JSON or CSV (RFC 4180)", body = ShoeAudit), (status = 400, body = ErrorBody)))]
 #[get("/reports/shoes")]
 pub async fn shoes(
@@ -222,7 +222,7 @@ pub async fn shoes(
 
 /// Fantasy-land audit of a gaming day: each Open Face Chinese hand's fantasy-land deals
 /// against what the table's previous hand earned (a hand's verdict sees that hand only).
-#[utoipa::path(get, path = "/api/v1/reports/fantasy", tag = "reports", params(DailyQuery),
+#[utoipa::path(operation_id = "fantasy_audit", get, tag = "reports", params(DailyQuery),
     responses((status = 200, description = "JSON or CSV (RFC 4180)", body = FantasyAudit), (status = 400, body = ErrorBody)))]
 #[get("/reports/fantasy")]
 pub async fn fantasy(

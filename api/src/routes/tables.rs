@@ -166,7 +166,7 @@ fn bad_key(e: ledger::LedgerError) -> ApiError {
 }
 
 /// Register a gaming table with its first ed25519 key.
-#[utoipa::path(post, path = "/api/v1/tables", tag = "tables", request_body = RegisterTable,
+#[utoipa::path(operation_id = "register_table", post, tag = "tables", request_body = RegisterTable,
     responses((status = 201, body = TableView), (status = 400, body = ErrorBody),
               (status = 409, description = "table or key already registered", body = ErrorBody),
               (status = 415, description = "body not declared application/json", body = ErrorBody),
@@ -221,7 +221,7 @@ pub async fn register(
 }
 
 /// All registered tables with their key history.
-#[utoipa::path(get, path = "/api/v1/tables", tag = "tables", responses((status = 200, body = Vec<TableView>)))]
+#[utoipa::path(operation_id = "list_tables", get, tag = "tables", responses((status = 200, body = Vec<TableView>)))]
 #[get("/tables")]
 pub async fn list(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let tables =
@@ -231,7 +231,7 @@ pub async fn list(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> 
 }
 
 /// One table with its key history.
-#[utoipa::path(get, path = "/api/v1/tables/{table_id}", tag = "tables",
+#[utoipa::path(operation_id = "get_table", get, tag = "tables",
     params(("table_id" = String, Path)), responses((status = 200, body = TableView), (status = 404, body = ErrorBody)))]
 #[get("/tables/{table_id}")]
 pub async fn get(
@@ -255,7 +255,7 @@ pub async fn get(
 }
 
 /// Add a key to a table (key rotation). Earlier keys stay valid until revoked.
-#[utoipa::path(post, path = "/api/v1/tables/{table_id}/keys", tag = "tables", request_body = AddKey,
+#[utoipa::path(operation_id = "add_table_key", post, tag = "tables", request_body = AddKey,
     params(("table_id" = String, Path)),
     responses((status = 201, body = KeyView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 #[post("/tables/{table_id}/keys")]
@@ -291,7 +291,7 @@ pub async fn add_key(
 }
 
 /// Revoke a key: records it signs that arrive after `revoked_at` are rejected.
-#[utoipa::path(post, path = "/api/v1/tables/{table_id}/keys/{key_id}/revoke", tag = "tables", request_body = RevokeKey,
+#[utoipa::path(operation_id = "revoke_table_key", post, tag = "tables", request_body = RevokeKey,
     params(("table_id" = String, Path), ("key_id" = String, Path)),
     responses((status = 200, body = KeyView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 #[post("/tables/{table_id}/keys/{key_id}/revoke")]
@@ -337,7 +337,7 @@ pub async fn revoke_key(
 }
 
 /// Gaps in the table's `seq_no` sequence: records the table numbered but never delivered.
-#[utoipa::path(get, path = "/api/v1/tables/{table_id}/gaps", tag = "tables",
+#[utoipa::path(operation_id = "table_gaps", get, tag = "tables",
     params(("table_id" = String, Path)), responses((status = 200, body = Vec<GapView>)))]
 #[get("/tables/{table_id}/gaps")]
 pub async fn gaps(

@@ -33,7 +33,7 @@ impl From<TaxError> for ApiError {
 /// stakes, returned stakes and wins, the base rounded up to whole hundreds of koruny (a negative
 /// difference is a base of 0 and is not carried over), the rate and the law version it comes
 /// from, the tax; the total and the day it is due. Amounts in haléře.
-#[utoipa::path(get, path = "/api/v1/reports/tax", tag = "reports", params(TaxQuery),
+#[utoipa::path(operation_id = "tax_report", get, tag = "reports", params(TaxQuery),
     responses((status = 200, description = "JSON or CSV (RFC 4180)", body = TaxReport), (status = 400, body = ErrorBody)))]
 #[get("/reports/tax")]
 pub async fn report(

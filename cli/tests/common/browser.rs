@@ -41,11 +41,19 @@ pub struct Rendered {
 /// Loads `html` from a file in headless Chromium with every network request refused (no
 /// DNS, an unreachable proxy): the DOM it builds and a screenshot, `{name}.png`.
 pub fn render_offline(html: &str, name: &str) -> Rendered {
-    let browser = chromium();
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join(format!("{name}.html"));
     std::fs::write(&page, html).unwrap();
-    let url = format!("file://{}", page.display());
+    render_url_offline(&format!("file://{}", page.display()), name, &[])
+}
+
+/// Loads `url` (a file, or a server on the loopback address, which Chromium reaches without
+/// the proxy) with every other request refused; `extra` flags are added (a time budget for
+/// a page that builds itself with scripts, say).
+#[allow(dead_code)]
+pub fn render_url_offline(url: &str, name: &str, extra_flags: &[&str]) -> Rendered {
+    let browser = chromium();
+    let url = url.to_owned();
     let run = |extra: &[String]| {
         let profile = tempfile::tempdir().unwrap();
         let out = Command::new(&browser)
@@ -65,6 +73,7 @@ pub fn render_offline(html: &str, name: &str) -> Rendered {
                 "--window-size=1000,2800",
             ])
             .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(extra_flags)
             .args(extra)
             .arg(&url)
             .output()

@@ -1,7 +1,9 @@
 //! Group commit: one writer thread appends whatever has queued up in a single transaction and
 //! answers each request only after that transaction has committed.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -38,6 +40,42 @@ pub struct CheckpointPolicy {
 #[derive(Clone)]
 pub struct Appender {
     queue: SyncSender<Job>,
+    status: Arc<WriterStatus>,
+}
+
+/// What the operator's readiness check and metrics see of the writer thread.
+#[derive(Debug, Default)]
+pub struct WriterStatus {
+    /// Submissions queued and not yet taken into a batch.
+    queued: AtomicUsize,
+    /// The writer thread is running (false before it starts and once it has ended, panics too).
+    alive: AtomicBool,
+}
+
+impl WriterStatus {
+    pub fn queued(&self) -> usize {
+        self.queued.load(Ordering::Relaxed)
+    }
+
+    pub fn alive(&self) -> bool {
+        self.alive.load(Ordering::Relaxed)
+    }
+}
+
+/// Marks the writer as ended when its thread leaves `run`, however it leaves.
+struct AliveWhileHeld(Arc<WriterStatus>);
+
+impl AliveWhileHeld {
+    fn new(status: Arc<WriterStatus>) -> AliveWhileHeld {
+        status.alive.store(true, Ordering::Relaxed);
+        AliveWhileHeld(status)
+    }
+}
+
+impl Drop for AliveWhileHeld {
+    fn drop(&mut self) {
+        self.0.alive.store(false, Ordering::Relaxed);
+    }
 }
 
 impl Appender {
@@ -51,12 +89,22 @@ impl Appender {
     ) -> Appender {
         let (queue, jobs) = sync_channel(queue_len);
         let checkpoints = checkpoints.map(|policy| (signer, policy));
+        let status = Arc::new(WriterStatus::default());
+        let writer_status = status.clone();
         std::thread::Builder::new()
             .name("ledger-appender".into())
-            .spawn(move || run(url, jobs, max_batch.max(1), checkpoints))
+            .spawn(move || {
+                let _alive = AliveWhileHeld::new(writer_status.clone());
+                run(url, jobs, max_batch.max(1), checkpoints, &writer_status)
+            })
             .map_err(|e| tracing::error!("cannot start the ledger appender: {e}"))
             .ok();
-        Appender { queue }
+        Appender { queue, status }
+    }
+
+    /// The writer thread's state: queue depth and whether it runs.
+    pub fn status(&self) -> &WriterStatus {
+        &self.status
     }
 
     /// Appends one record; resolves when its batch is durable (or has failed as a whole).
@@ -87,17 +135,24 @@ impl Appender {
         submission: Submission,
     ) -> Result<oneshot::Receiver<Result<AppendOutcome, Failure>>, IngestError> {
         let (reply, answer) = oneshot::channel();
+        // Counted before it is sent, so that the writer never takes away more than was added.
+        self.status.queued.fetch_add(1, Ordering::Relaxed);
         match self.queue.try_send(Job { submission, reply }) {
             Ok(()) => Ok(answer),
-            Err(TrySendError::Full(_)) => Err(IngestError::Unavailable {
+            Err(TrySendError::Full(_)) => Err(self.not_queued(IngestError::Unavailable {
                 reason: "the ingest queue is full",
                 cause: "ingest queue full".into(),
-            }),
-            Err(TrySendError::Disconnected(_)) => Err(IngestError::Unavailable {
+            })),
+            Err(TrySendError::Disconnected(_)) => Err(self.not_queued(IngestError::Unavailable {
                 reason: "the ledger writer is not running",
                 cause: "ledger appender disconnected".into(),
-            }),
+            })),
         }
+    }
+
+    fn not_queued(&self, error: IngestError) -> IngestError {
+        self.status.queued.fetch_sub(1, Ordering::Relaxed);
+        error
     }
 
     async fn outcome(
@@ -122,6 +177,7 @@ fn run(
     jobs: Receiver<Job>,
     max_batch: usize,
     policy: Option<(NoteSigner, CheckpointPolicy)>,
+    status: &WriterStatus,
 ) {
     let mut conn: Option<PgConnection> = None;
     let mut last_checkpoint: Option<(u64, DateTime<Utc>)> = None;
@@ -140,7 +196,7 @@ fn run(
             Err(RecvTimeoutError::Disconnected) => break,
         };
         if let Some(first) = first {
-            append_queued(&mut conn, &url, first, &jobs, max_batch, &mut cache);
+            append_queued(&mut conn, &url, first, &jobs, max_batch, &mut cache, status);
             uncovered = true;
         }
         let mut failed = false;
@@ -196,6 +252,7 @@ fn append_queued(
     jobs: &Receiver<Job>,
     max_batch: usize,
     cache: &mut WriterCache,
+    status: &WriterStatus,
 ) {
     let mut batch = vec![first];
     while batch.len() < max_batch {
@@ -204,6 +261,7 @@ fn append_queued(
             Err(_) => break,
         }
     }
+    status.queued.fetch_sub(batch.len(), Ordering::Relaxed);
     let (submissions, replies): (Vec<Submission>, Vec<Reply>) =
         batch.into_iter().map(|j| (j.submission, j.reply)).unzip();
     let result = match connection(conn, url) {

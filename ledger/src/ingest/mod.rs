@@ -15,7 +15,9 @@ use serde_json::json;
 
 pub use directory::Directory;
 pub use error::IngestError;
-pub use group_commit::{final_checkpoint, sign_checkpoint, Appender, CheckpointPolicy};
+pub use group_commit::{
+    final_checkpoint, sign_checkpoint, Appender, CheckpointPolicy, WriterStatus,
+};
 pub use record_text::read_record;
 
 use crate::checkpoint::NoteSigner;
@@ -88,6 +90,11 @@ impl Ingest {
             appender,
             late_after: settings.late_after,
         })
+    }
+
+    /// The ledger writer's queue depth and whether it runs.
+    pub fn writer(&self) -> &WriterStatus {
+        self.appender.status()
     }
 
     /// The tables and keys this server knows.

@@ -135,3 +135,68 @@ pub fn last_seq_no(conn: &mut PgConnection, table_id: &str) -> Result<Option<i64
         .select(diesel::dsl::max(ledger_entries::seq_no))
         .first(conn)?)
 }
+
+/// What an operator's monitoring reads of the ledger: its size, when the last checkpoint was
+/// signed and how many findings of each kind it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerFigures {
+    pub size: u64,
+    pub last_checkpoint_at: Option<DateTime<Utc>>,
+    pub findings_by_kind: Vec<(String, i64)>,
+}
+
+pub fn figures(conn: &mut PgConnection) -> Result<LedgerFigures, LedgerError> {
+    use super::schema::findings;
+    let last_checkpoint_at = super::checkpoints::latest(conn)?.map(|c| c.created_at);
+    let findings_by_kind = findings::table
+        .group_by(findings::kind)
+        .select((findings::kind, diesel::dsl::count_star()))
+        .order(findings::kind)
+        .load::<(String, i64)>(conn)?;
+    Ok(LedgerFigures {
+        size: size(conn)?,
+        last_checkpoint_at,
+        findings_by_kind,
+    })
+}
+
+#[derive(QueryableByName)]
+struct AppliedMigration {
+    #[diesel(sql_type = Text)]
+    version: String,
+}
+
+/// Whether the database answers and every migration of this dozor is applied: what readiness
+/// requires. Only reads (the server's login may not create diesel's bookkeeping table, which
+/// `require_migrated` would try).
+pub fn ready(conn: &mut PgConnection) -> Result<(), LedgerError> {
+    let applied: std::collections::HashSet<String> =
+        diesel::sql_query("SELECT version FROM __diesel_schema_migrations")
+            .load::<AppliedMigration>(conn)
+            .map_err(|e| match e {
+                diesel::result::Error::DatabaseError(..) => {
+                    LedgerError::Migration(format!("cannot read the applied migrations: {e}"))
+                }
+                other => other.into(),
+            })?
+            .into_iter()
+            .map(|m| m.version)
+            .collect();
+    let known =
+        diesel::migration::MigrationSource::<diesel::pg::Pg>::migrations(&super::MIGRATIONS)
+            .map_err(|e| LedgerError::Migration(e.to_string()))?;
+    let missing: Vec<String> = known
+        .iter()
+        .map(|m| m.name().version().to_string())
+        .filter(|v| !applied.contains(v))
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(LedgerError::Migration(format!(
+            "{} migration(s) not applied: {}",
+            missing.len(),
+            missing.join(", ")
+        )))
+    }
+}

@@ -1,0 +1,285 @@
+//! Prometheus metrics: counters and histograms kept as requests pass, and gauges read from the
+//! ledger, the writer and the pool when `/metrics` is scraped. Encoded by the `prometheus`
+//! crate's text encoder.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use prometheus::{
+    Encoder as _, Gauge, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+    Registry, TextEncoder,
+};
+
+/// Seconds: from a cached key check (well under a millisecond) to a month's report.
+const LATENCY_BUCKETS: &[f64] = &[
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    #[error("metrics: {0}")]
+    Prometheus(#[from] prometheus::Error),
+    #[error("metrics text is not UTF-8")]
+    Encoding(#[from] std::string::FromUtf8Error),
+}
+
+/// Every series dozor exposes, in its own registry (nothing global).
+pub struct Metrics {
+    registry: Registry,
+    records: IntCounterVec,
+    requests: HistogramVec,
+    findings: IntGaugeVec,
+    ledger_size: IntGauge,
+    since_checkpoint: Gauge,
+    checkpoints_signed: IntGauge,
+    writer_queue: IntGauge,
+    writer_alive: IntGauge,
+    pool_connections: IntGauge,
+    pool_idle: IntGauge,
+    pool_max: IntGauge,
+}
+
+/// What a record submission came to, as the `result` label says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IngestResult {
+    /// Appended; a round with no finding (or an operation record).
+    Clean,
+    /// Appended; re-adjudication found a discrepancy.
+    Findings,
+    /// The same record again: its original receipt.
+    Duplicate,
+    /// Another record holds its `(table_id, seq_no)`.
+    Conflict,
+    /// Refused: bad envelope, signature, key, table or record.
+    Refused,
+    /// Not appended now (queue full, database down); the table retries.
+    Unavailable,
+}
+
+impl IngestResult {
+    pub fn label(self) -> &'static str {
+        match self {
+            IngestResult::Clean => "clean",
+            IngestResult::Findings => "findings",
+            IngestResult::Duplicate => "duplicate",
+            IngestResult::Conflict => "conflict",
+            IngestResult::Refused => "refused",
+            IngestResult::Unavailable => "unavailable",
+        }
+    }
+}
+
+/// Readings taken at scrape time.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub ledger: Option<ledger::storage::reads::LedgerFigures>,
+    pub writer_queue: usize,
+    pub writer_alive: bool,
+    pub pool_connections: u32,
+    pub pool_idle: u32,
+    pub pool_max: u32,
+    pub now: Option<DateTime<Utc>>,
+}
+
+impl Metrics {
+    pub fn new() -> Result<Metrics, MetricsError> {
+        let registry = Registry::new_custom(Some("dozor".into()), None)?;
+        let records = IntCounterVec::new(
+            Opts::new(
+                "records_ingested_total",
+                "Signed records submitted since start, by game (or operation record type) and result",
+            ),
+            &["game", "result"],
+        )?;
+        let requests = HistogramVec::new(
+            HistogramOpts::new(
+                "http_request_duration_seconds",
+                "Time to answer an HTTP request, by method, route pattern and status class",
+            )
+            .buckets(LATENCY_BUCKETS.to_vec()),
+            &["method", "route", "status"],
+        )?;
+        let findings = IntGaugeVec::new(
+            Opts::new("findings", "Findings in the ledger, by kind"),
+            &["kind"],
+        )?;
+        let ledger_size = IntGauge::new("ledger_entries", "Entries in the ledger")?;
+        let since_checkpoint = Gauge::new(
+            "seconds_since_last_checkpoint",
+            "Seconds since the latest signed checkpoint (absent before the first)",
+        )?;
+        let checkpoints_signed = IntGauge::new(
+            "checkpoint_present",
+            "1 once the ledger has a signed checkpoint",
+        )?;
+        let writer_queue = IntGauge::new(
+            "writer_queue_depth",
+            "Submissions waiting for the ledger writer",
+        )?;
+        let writer_alive = IntGauge::new("writer_alive", "1 while the ledger writer runs")?;
+        let pool_connections = IntGauge::new(
+            "db_pool_connections",
+            "Open connections in the database pool",
+        )?;
+        let pool_idle = IntGauge::new("db_pool_idle", "Idle connections in the database pool")?;
+        let pool_max = IntGauge::new("db_pool_max", "Most connections the database pool opens")?;
+        registry.register(Box::new(records.clone()))?;
+        registry.register(Box::new(requests.clone()))?;
+        registry.register(Box::new(findings.clone()))?;
+        registry.register(Box::new(ledger_size.clone()))?;
+        registry.register(Box::new(since_checkpoint.clone()))?;
+        registry.register(Box::new(checkpoints_signed.clone()))?;
+        registry.register(Box::new(writer_queue.clone()))?;
+        registry.register(Box::new(writer_alive.clone()))?;
+        registry.register(Box::new(pool_connections.clone()))?;
+        registry.register(Box::new(pool_idle.clone()))?;
+        registry.register(Box::new(pool_max.clone()))?;
+        Ok(Metrics {
+            registry,
+            records,
+            requests,
+            findings,
+            ledger_size,
+            since_checkpoint,
+            checkpoints_signed,
+            writer_queue,
+            writer_alive,
+            pool_connections,
+            pool_idle,
+            pool_max,
+        })
+    }
+
+    pub fn record_ingested(&self, game: &str, result: IngestResult) {
+        self.records
+            .with_label_values(&[game, result.label()])
+            .inc();
+    }
+
+    /// `route` is the pattern a request matched (bounded), never the raw path.
+    pub fn request_answered(&self, method: &str, route: &str, status: u16, took: Duration) {
+        let class = match status {
+            100..=199 => "1xx",
+            200..=299 => "2xx",
+            300..=399 => "3xx",
+            400..=499 => "4xx",
+            _ => "5xx",
+        };
+        self.requests
+            .with_label_values(&[method, route, class])
+            .observe(took.as_secs_f64());
+    }
+
+    /// Sets the gauges from `snapshot` and encodes every series in the text format.
+    pub fn render(&self, snapshot: &Snapshot) -> Result<String, MetricsError> {
+        if let Some(figures) = &snapshot.ledger {
+            self.ledger_size
+                .set(i64::try_from(figures.size).unwrap_or(i64::MAX));
+            // A kind whose findings all vanished cannot happen (append-only), but a reset keeps
+            // the series exactly what the ledger holds.
+            self.findings.reset();
+            for (kind, count) in &figures.findings_by_kind {
+                self.findings.with_label_values(&[kind]).set(*count);
+            }
+            match (figures.last_checkpoint_at, snapshot.now) {
+                (Some(at), Some(now)) => {
+                    self.checkpoints_signed.set(1);
+                    let seconds = (now - at).num_milliseconds().max(0) as f64 / 1000.0;
+                    self.since_checkpoint.set(seconds);
+                }
+                _ => self.checkpoints_signed.set(0),
+            }
+        }
+        self.writer_queue
+            .set(i64::try_from(snapshot.writer_queue).unwrap_or(i64::MAX));
+        self.writer_alive.set(i64::from(snapshot.writer_alive));
+        self.pool_connections
+            .set(i64::from(snapshot.pool_connections));
+        self.pool_idle.set(i64::from(snapshot.pool_idle));
+        self.pool_max.set(i64::from(snapshot.pool_max));
+        let mut families = self.registry.gather();
+        if snapshot
+            .ledger
+            .as_ref()
+            .is_none_or(|f| f.last_checkpoint_at.is_none())
+        {
+            // No checkpoint yet: the age is not 0, it is absent.
+            families.retain(|f| !f.name().ends_with("seconds_since_last_checkpoint"));
+        }
+        let mut out = Vec::new();
+        TextEncoder::new().encode(&families, &mut out)?;
+        Ok(String::from_utf8(out)?)
+    }
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn snapshot(checkpoint_at: Option<DateTime<Utc>>) -> Snapshot {
+        let now: DateTime<Utc> = "2026-11-25T12:00:00Z".parse().unwrap();
+        Snapshot {
+            ledger: Some(ledger::storage::reads::LedgerFigures {
+                size: 42,
+                last_checkpoint_at: checkpoint_at,
+                findings_by_kind: vec![("overpaid".into(), 3), ("stake_above_max".into(), 1)],
+            }),
+            writer_queue: 7,
+            writer_alive: true,
+            pool_connections: 4,
+            pool_idle: 3,
+            pool_max: 16,
+            now: Some(now),
+        }
+    }
+
+    #[test]
+    fn every_series_is_encoded_with_its_labels() {
+        let metrics = Metrics::new().unwrap();
+        metrics.record_ingested("roulette", IngestResult::Clean);
+        metrics.record_ingested("roulette", IngestResult::Clean);
+        metrics.record_ingested("blackjack", IngestResult::Findings);
+        metrics.request_answered("POST", "/api/v1/records", 201, Duration::from_millis(3));
+        let at: DateTime<Utc> = "2026-11-25T11:59:30Z".parse().unwrap();
+        let text = metrics.render(&snapshot(Some(at))).unwrap();
+        for line in [
+            "dozor_records_ingested_total{game=\"roulette\",result=\"clean\"} 2",
+            "dozor_records_ingested_total{game=\"blackjack\",result=\"findings\"} 1",
+            "dozor_http_request_duration_seconds_count{method=\"POST\",route=\"/api/v1/records\",status=\"2xx\"} 1",
+            // 3 ms falls in the 5 ms bucket and not in the 2.5 ms one.
+            "dozor_http_request_duration_seconds_bucket{method=\"POST\",route=\"/api/v1/records\",status=\"2xx\",le=\"0.005\"} 1",
+            "dozor_http_request_duration_seconds_bucket{method=\"POST\",route=\"/api/v1/records\",status=\"2xx\",le=\"0.0025\"} 0",
+            "dozor_findings{kind=\"overpaid\"} 3",
+            "dozor_findings{kind=\"stake_above_max\"} 1",
+            "dozor_ledger_entries 42",
+            // 12:00:00 − 11:59:30 = 30 s.
+            "dozor_seconds_since_last_checkpoint 30",
+            "dozor_writer_queue_depth 7",
+            "dozor_writer_alive 1",
+            "dozor_db_pool_connections 4",
+            "dozor_db_pool_idle 3",
+            "dozor_db_pool_max 16",
+        ] {
+            assert!(text.lines().any(|l| l == line), "missing `{line}` in\n{text}");
+        }
+        assert!(text.contains("# TYPE dozor_http_request_duration_seconds histogram"));
+    }
+
+    #[test]
+    fn no_checkpoint_means_no_age_rather_than_zero() {
+        let metrics = Metrics::new().unwrap();
+        let text = metrics.render(&snapshot(None)).unwrap();
+        assert!(
+            !text.contains("dozor_seconds_since_last_checkpoint"),
+            "{text}"
+        );
+        assert!(text.lines().any(|l| l == "dozor_checkpoint_present 0"));
+    }
+}

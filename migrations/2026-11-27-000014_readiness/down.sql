@@ -1,0 +1,1 @@
+REVOKE SELECT ON __diesel_schema_migrations FROM dozor_writer;
