@@ -110,8 +110,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         database_url: args.database_url.filter(|u| !u.trim().is_empty()),
         data_dir: args.data_dir,
     };
-    match args.command {
-        Command::Serve(a) => serve::run(&global, a),
+    let command = match args.command {
+        Command::Serve(a) => {
+            // The configuration first: it says how to log.
+            let config = serve::configuration(&global, &a)?;
+            crate::logging::init(&config.log);
+            return serve::run(&global, config);
+        }
+        other => other,
+    };
+    crate::logging::init(&crate::logging::from_environment());
+    match command {
+        Command::Serve(_) => Ok(ExitCode::SUCCESS),
         Command::Migrate => {
             let db = ledger::storage::database::Database::open(
                 global.database_url.clone(),

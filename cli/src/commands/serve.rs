@@ -9,63 +9,121 @@ use ledger::storage::database::Database;
 use std::path::PathBuf;
 
 use super::Global;
+use crate::config::{self, Config};
+use serde_json::json;
 
+/// Flags of `serve`. Each overrides its key of the configuration file (`dozor.toml`,
+/// deploy/dozor.example.toml) and its environment variable; the loader is `crate::config`.
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
-    /// Address to listen on.
-    #[arg(long, env = "DOZOR_BIND", default_value = "127.0.0.1:8080")]
-    bind: String,
-    #[command(flatten)]
-    clock: super::ClockArgs,
-    /// HTTP worker threads (default: one per core).
-    #[arg(long)]
-    workers: Option<usize>,
-    /// Operator checkpoint key (`dozor keygen --operator`); default `<data dir>/operator.key`,
-    /// created on first start if missing.
-    #[arg(long, env = "DOZOR_OPERATOR_KEY")]
-    operator_key: Option<PathBuf>,
-    /// Sign a checkpoint after this many new entries...
-    #[arg(long, env = "DOZOR_CHECKPOINT_EVERY", default_value_t = 1000)]
-    checkpoint_every: u64,
-    /// ...or this many seconds after the last one, whichever comes first.
-    #[arg(long, env = "DOZOR_CHECKPOINT_SECONDS", default_value_t = 10)]
-    checkpoint_seconds: u64,
-    /// Requests per second each API key may make on average...
-    #[arg(long, env = "DOZOR_API_KEY_RATE", default_value_t = 20)]
-    api_key_rate: u32,
-    /// ...and at once.
-    #[arg(long, env = "DOZOR_API_KEY_BURST", default_value_t = 60)]
-    api_key_burst: u32,
-    /// Requests per second one client address may make under the API on average (429 with
-    /// Retry-After beyond it)...
-    #[arg(long, env = "DOZOR_ADDRESS_RATE", default_value_t = server::DEFAULT_ADDRESS_RATE.per_second)]
-    address_rate: u32,
-    /// ...and at once.
-    #[arg(long, env = "DOZOR_ADDRESS_BURST", default_value_t = server::DEFAULT_ADDRESS_RATE.burst)]
-    address_burst: u32,
-    /// Also keep every signed checkpoint in this file, outside the database (another disk, a
-    /// mount the database's owner cannot write): a ledger rolled back behind it is refused at
-    /// start and named by `verify --witness FILE`.
-    #[arg(long, env = "DOZOR_CHECKPOINT_WITNESS")]
-    checkpoint_witness: Option<PathBuf>,
-    /// With DATABASE_URL: the owner's URL, used only to migrate at start; DATABASE_URL is then
-    /// the server's own login, a member of `dozor_writer` only.
-    #[arg(long, env = "DOZOR_OWNER_DATABASE_URL", hide_env_values = true)]
-    owner_database_url: Option<String>,
-    /// The configuration file with the operator and its premises (`[operator]`,
-    /// `[[premises]]`, `[reconciliation]`) for the Ministry's package; default
-    /// `<data dir>/dozor.toml` if it exists.
+    /// The configuration file; default `<data dir>/dozor.toml` if it exists.
     #[arg(long, env = "DOZOR_CONFIG")]
     config: Option<PathBuf>,
-    /// The gambling-tax rate table of `GET /api/v1/reports/tax` (TOML, docs/TAX.md) instead of
-    /// the bundled one; checked at start.
-    #[arg(long, env = "DOZOR_TAX_RATES")]
+    /// Address to listen on (`server.listen`, default 127.0.0.1:8080).
+    #[arg(long)]
+    bind: Option<String>,
+    /// HTTP worker threads (`server.workers`, default one per core).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Local hour (Europe/Prague) at which a gaming day starts (`gaming_day.start_hour`).
+    #[arg(long)]
+    gaming_day_start_hour: Option<u32>,
+    /// Hours after which a round received is flagged late (`gaming_day.late_after_hours`).
+    #[arg(long)]
+    late_after_hours: Option<u32>,
+    /// Operator checkpoint key (`ledger.operator_key`); default `<data dir>/operator.key`,
+    /// created on first start if missing.
+    #[arg(long)]
+    operator_key: Option<PathBuf>,
+    /// Sign a checkpoint after this many new entries (`ledger.checkpoint_every`)...
+    #[arg(long)]
+    checkpoint_every: Option<u64>,
+    /// ...or this many seconds after the last one (`ledger.checkpoint_seconds`).
+    #[arg(long)]
+    checkpoint_seconds: Option<u64>,
+    /// Also keep every signed checkpoint in this file (`ledger.checkpoint_witness`): a ledger
+    /// rolled back behind it is refused at start and named by `verify --witness FILE`.
+    #[arg(long)]
+    checkpoint_witness: Option<PathBuf>,
+    /// Requests per second each API key may make on average (`limits.api_key_rate`)...
+    #[arg(long)]
+    api_key_rate: Option<u32>,
+    /// ...and at once (`limits.api_key_burst`).
+    #[arg(long)]
+    api_key_burst: Option<u32>,
+    /// Requests per second one client address may make on average (`limits.address_rate`)...
+    #[arg(long)]
+    address_rate: Option<u32>,
+    /// ...and at once (`limits.address_burst`).
+    #[arg(long)]
+    address_burst: Option<u32>,
+    /// The owner's database URL, used only to migrate at start (`database.owner_url`).
+    #[arg(long, hide_env_values = true)]
+    owner_database_url: Option<String>,
+    /// The gambling-tax rate table (`reports.tax_rates`) instead of the bundled one.
+    #[arg(long)]
     tax_rates: Option<PathBuf>,
-    /// Local time (Europe/Prague) at which the nightly job seals the reports of the gaming day
-    /// that closed last (`HH:MM`), or `off` (then run `dozor report nightly` from a timer).
-    /// Nights missed while the server was down are caught up at start.
-    #[arg(long, env = "DOZOR_NIGHTLY_AT", default_value = "06:30")]
-    nightly_at: String,
+    /// When the nightly job seals the last closed gaming day's reports, `HH:MM`
+    /// (Europe/Prague), or `off` (`reports.nightly_at`, default 06:30).
+    #[arg(long)]
+    nightly_at: Option<String>,
+    /// `text` or `json` logs (`log.format`).
+    #[arg(long)]
+    log_format: Option<String>,
+}
+
+impl ServeArgs {
+    /// The flags given, as a partial configuration.
+    fn overrides(&self) -> serde_json::Value {
+        let mut out = serde_json::Map::new();
+        let mut set = |key: &str, value: Option<serde_json::Value>| {
+            if let Some(value) = value {
+                let (section, name) = key.split_once('.').unwrap_or(("", key));
+                let entry = out
+                    .entry(section.to_owned())
+                    .or_insert_with(|| serde_json::Value::Object(Default::default()));
+                if let serde_json::Value::Object(map) = entry {
+                    map.insert(name.to_owned(), value);
+                }
+            }
+        };
+        let path = |p: &Option<PathBuf>| p.as_ref().map(|p| json!(p.display().to_string()));
+        set("server.listen", self.bind.as_ref().map(|v| json!(v)));
+        set("server.workers", self.workers.map(|v| json!(v)));
+        set(
+            "gaming_day.start_hour",
+            self.gaming_day_start_hour.map(|v| json!(v)),
+        );
+        set(
+            "gaming_day.late_after_hours",
+            self.late_after_hours.map(|v| json!(v)),
+        );
+        set("ledger.operator_key", path(&self.operator_key));
+        set(
+            "ledger.checkpoint_every",
+            self.checkpoint_every.map(|v| json!(v)),
+        );
+        set(
+            "ledger.checkpoint_seconds",
+            self.checkpoint_seconds.map(|v| json!(v)),
+        );
+        set("ledger.checkpoint_witness", path(&self.checkpoint_witness));
+        set("limits.api_key_rate", self.api_key_rate.map(|v| json!(v)));
+        set("limits.api_key_burst", self.api_key_burst.map(|v| json!(v)));
+        set("limits.address_rate", self.address_rate.map(|v| json!(v)));
+        set("limits.address_burst", self.address_burst.map(|v| json!(v)));
+        set(
+            "database.owner_url",
+            self.owner_database_url.as_ref().map(|v| json!(v)),
+        );
+        set("reports.tax_rates", path(&self.tax_rates));
+        set(
+            "reports.nightly_at",
+            self.nightly_at.as_ref().map(|v| json!(v)),
+        );
+        set("log.format", self.log_format.as_ref().map(|v| json!(v)));
+        serde_json::Value::Object(out)
+    }
 }
 
 /// Reads the operator key, or creates one at the default place.
@@ -86,49 +144,60 @@ pub(super) fn existing_operator_key(
     Ok(ledger::operator_key::load_existing(&global.data_dir, path)?)
 }
 
-pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let clock = args.clock.clock()?;
-    let nightly_at = match args.nightly_at.as_str() {
-        "off" => None,
-        text => Some(super::nightly::nightly_time(text)?),
+/// Loads the configuration (and starts the logs as it says); a bad one is one line.
+pub fn configuration(global: &Global, args: &ServeArgs) -> anyhow::Result<Config> {
+    let source = config::Source::find(args.config.clone(), &global.data_dir);
+    Ok(config::load(&source, &args.overrides())?)
+}
+
+pub fn run(global: &Global, config: Config) -> anyhow::Result<ExitCode> {
+    let clock = config.clock()?;
+    let nightly_at = config.nightly_at().map_err(anyhow::Error::msg)?;
+    // DATABASE_URL and --database-url win over the file's `database.url`.
+    let global = Global {
+        database_url: global
+            .database_url
+            .clone()
+            .or_else(|| config.database.url.clone())
+            .filter(|u| !u.trim().is_empty()),
+        data_dir: global.data_dir.clone(),
     };
-    let owner_url = args
-        .owner_database_url
+    let owner_url = config
+        .database
+        .owner_url
         .clone()
         .filter(|u| !u.trim().is_empty());
     let db = Database::open_as_owner(global.database_url.clone(), owner_url, &global.data_dir)?;
     // Migrations ran as the owner; the server itself gets only the writer's privileges.
     let mut settings = Settings::new(
         db.server_url().to_owned(),
-        operator_key(global, args.operator_key.clone())?,
+        operator_key(&global, config.ledger.operator_key.clone())?,
     );
     settings.clock = clock;
     settings.data_dir = Some(global.data_dir.clone());
-    let config_path = super::mf::config_path(global, args.config.clone());
-    if args.config.is_some() || config_path.exists() {
-        settings.operator_config = Some(reports::mf::OperatorConfig::load(&config_path)?);
-    }
-    if let Some(path) = &args.tax_rates {
-        settings.tax_rates = Some(reports::tax::RateTable::load(path)?);
-    }
-    if args.api_key_rate == 0 || args.api_key_burst == 0 {
-        anyhow::bail!("--api-key-rate and --api-key-burst must be at least 1");
+    settings.pool_size = config.database.pool_size;
+    settings.max_batch = config.ledger.max_batch;
+    settings.body_limit = config.limits.body_limit_bytes;
+    settings.operator_config = config.operator_config()?;
+    if let Some(path) = &config.reports.tax_rates {
+        settings.tax_rates = Some(
+            reports::tax::RateTable::load(path)
+                .with_context(|| "configuration: key `reports.tax_rates`")?,
+        );
     }
     settings.api_key_rate = api::auth::RateLimit {
-        per_second: args.api_key_rate,
-        burst: args.api_key_burst,
+        per_second: config.limits.api_key_rate,
+        burst: config.limits.api_key_burst,
     };
-    if args.address_rate == 0 || args.address_burst == 0 {
-        anyhow::bail!("--address-rate and --address-burst must be at least 1");
-    }
     settings.address_rate = api::auth::RateLimit {
-        per_second: args.address_rate,
-        burst: args.address_burst,
+        per_second: config.limits.address_rate,
+        burst: config.limits.address_burst,
     };
     settings.checkpoints = Some(CheckpointPolicy {
-        every_entries: args.checkpoint_every.max(1),
-        every: std::time::Duration::from_secs(args.checkpoint_seconds.max(1)),
-        witness: args
+        every_entries: config.ledger.checkpoint_every,
+        every: std::time::Duration::from_secs(config.ledger.checkpoint_seconds),
+        witness: config
+            .ledger
             .checkpoint_witness
             .clone()
             .map(ledger::witness::Witness::new),
@@ -146,27 +215,40 @@ pub fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
         })
         .transpose()
         .context("starting the nightly scheduler")?;
-    let workers = args
+    let workers = config
+        .server
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-    tracing::info!(bind = %args.bind, "dozor listening");
-    let bind = args.bind.clone();
+    let bind = config.server.listen.clone();
+    tracing::info!(bind = %bind, workers, "dozor listening");
+    let listen = bind.clone();
     let served = actix_web::rt::System::new().block_on(async move {
         HttpServer::new(move || App::new().configure(server::configure(state.clone())))
             .workers(workers)
             .client_request_timeout(server::REQUEST_HEAD_TIMEOUT)
             .client_disconnect_timeout(std::time::Duration::from_secs(5))
             .keep_alive(server::KEEP_ALIVE)
-            .bind(&bind)?
+            // On SIGTERM/SIGINT: stop accepting, let requests in flight (ingests waiting for
+            // their commit) finish for up to this long, then return.
+            .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
+            .bind(&listen)?
             .run()
             .await
     });
+    tracing::info!("stopped accepting; requests in flight have finished");
     if let Some(scheduler) = scheduler {
         scheduler.stop();
     }
     let sealed = server::final_checkpoint(&settings);
+    if sealed.is_ok() {
+        tracing::info!("final checkpoint signed over every acknowledged record");
+    }
     db.close()?;
-    served.with_context(|| format!("serving on {}", args.bind))?;
+    tracing::info!("stopped");
+    served.with_context(|| format!("serving on {bind}"))?;
     sealed?;
     Ok(ExitCode::SUCCESS)
 }
+
+/// How long requests in flight may take to finish at shutdown.
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(30);

@@ -73,6 +73,17 @@ pub struct Reconciliation {
     pub tolerance_h: i64,
 }
 
+/// The sections of `dozor.toml` that configure the server rather than the operator.
+pub const SERVER_SECTIONS: &[&str] = &[
+    "server",
+    "database",
+    "ledger",
+    "gaming_day",
+    "reports",
+    "limits",
+    "log",
+];
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("{path}: {reason}")]
@@ -115,11 +126,31 @@ impl OperatorConfig {
         })
     }
 
+    /// The operator's sections of `dozor.toml`; the server's own sections (see
+    /// [`SERVER_SECTIONS`]) are left to the server's loader, any other key is refused.
     pub fn parse(text: &str) -> Result<OperatorConfig, ConfigError> {
-        let config: OperatorConfig = toml::from_str(text).map_err(|e| ConfigError::Read {
+        let read = |e: toml::de::Error| ConfigError::Read {
             path: String::new(),
             reason: e.message().to_owned(),
-        })?;
+        };
+        let mut document: toml::Table = toml::from_str(text).map_err(read)?;
+        document.retain(|key, _| !SERVER_SECTIONS.contains(&key));
+        let config: OperatorConfig = document.try_into().map_err(read)?;
+        config.check()?;
+        Ok(config)
+    }
+
+    /// From sections read by another loader: checked as [`OperatorConfig::parse`] checks them.
+    pub fn new(
+        operator: Operator,
+        premises: Vec<Premises>,
+        reconciliation: Reconciliation,
+    ) -> Result<OperatorConfig, ConfigError> {
+        let config = OperatorConfig {
+            operator,
+            premises,
+            reconciliation,
+        };
         config.check()?;
         Ok(config)
     }
@@ -242,7 +273,7 @@ mod tests {
 
     #[test]
     fn the_example_configuration_reads() {
-        let text = include_str!("../../../deploy/dozor.toml.example");
+        let text = include_str!("../../../deploy/dozor.example.toml");
         let config = OperatorConfig::parse(text).unwrap();
         assert_eq!(config.premises("kasino_1").unwrap().region, "PHA");
     }

@@ -1,0 +1,450 @@
+//! The server's configuration: one loader (figment) over the built-in defaults, the file
+//! `dozor.toml`, the environment and the command line's flags, each overriding the one before.
+//! A bad value stops the start with one line naming its key and where it came from.
+
+use std::path::{Path, PathBuf};
+
+use figment::providers::{Env, Format as _, Serialized, Toml};
+use figment::Figment;
+use serde::{Deserialize, Serialize};
+
+/// Every environment variable the server reads, and the key it sets.
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    ("DOZOR_BIND", "server.listen"),
+    ("DOZOR_WORKERS", "server.workers"),
+    ("DOZOR_BODY_LIMIT_BYTES", "limits.body_limit_bytes"),
+    ("DOZOR_OWNER_DATABASE_URL", "database.owner_url"),
+    ("DOZOR_POOL_SIZE", "database.pool_size"),
+    ("DOZOR_OPERATOR_KEY", "ledger.operator_key"),
+    ("DOZOR_CHECKPOINT_EVERY", "ledger.checkpoint_every"),
+    ("DOZOR_CHECKPOINT_SECONDS", "ledger.checkpoint_seconds"),
+    ("DOZOR_CHECKPOINT_WITNESS", "ledger.checkpoint_witness"),
+    ("DOZOR_MAX_BATCH", "ledger.max_batch"),
+    ("DOZOR_GAMING_DAY_START_HOUR", "gaming_day.start_hour"),
+    ("DOZOR_LATE_AFTER_HOURS", "gaming_day.late_after_hours"),
+    ("DOZOR_TAX_RATES", "reports.tax_rates"),
+    ("DOZOR_NIGHTLY_AT", "reports.nightly_at"),
+    ("DOZOR_API_KEY_RATE", "limits.api_key_rate"),
+    ("DOZOR_API_KEY_BURST", "limits.api_key_burst"),
+    ("DOZOR_ADDRESS_RATE", "limits.address_rate"),
+    ("DOZOR_ADDRESS_BURST", "limits.address_burst"),
+    ("DOZOR_LOG_FORMAT", "log.format"),
+    ("DOZOR_LOG_LEVEL", "log.level"),
+];
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub server: Server,
+    pub database: Database,
+    pub ledger: Ledger,
+    pub gaming_day: GamingDay,
+    pub reports: Reports,
+    pub limits: Limits,
+    pub log: Log,
+    /// The operator and its premises (the Ministry's package): checked by `reports`.
+    #[serde(skip_serializing)]
+    pub operator: Option<reports::mf::config::Operator>,
+    #[serde(skip_serializing)]
+    pub premises: Vec<reports::mf::config::Premises>,
+    #[serde(skip_serializing)]
+    pub reconciliation: reports::mf::config::Reconciliation,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Server {
+    /// Address and port to listen on.
+    pub listen: String,
+    /// HTTP worker threads; one per core when absent.
+    pub workers: Option<usize>,
+}
+
+impl Default for Server {
+    fn default() -> Self {
+        Server {
+            listen: "127.0.0.1:8080".into(),
+            workers: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Database {
+    /// The server's login; without it dozor runs its own cluster under the data directory.
+    /// `DATABASE_URL` and `--database-url` override it.
+    pub url: Option<String>,
+    /// The owner's URL, used only to migrate at start.
+    pub owner_url: Option<String>,
+    pub pool_size: u32,
+}
+
+impl Default for Database {
+    fn default() -> Self {
+        Database {
+            url: None,
+            owner_url: None,
+            pool_size: 16,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Ledger {
+    /// The operator's key; `<data dir>/operator.key` (created on first start) when absent.
+    pub operator_key: Option<PathBuf>,
+    pub checkpoint_every: u64,
+    pub checkpoint_seconds: u64,
+    pub checkpoint_witness: Option<PathBuf>,
+    /// Most records appended in one transaction.
+    pub max_batch: usize,
+}
+
+impl Default for Ledger {
+    fn default() -> Self {
+        Ledger {
+            operator_key: None,
+            checkpoint_every: 1000,
+            checkpoint_seconds: 10,
+            checkpoint_witness: None,
+            max_batch: 1000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GamingDay {
+    pub start_hour: u32,
+    pub late_after_hours: u32,
+}
+
+impl Default for GamingDay {
+    fn default() -> Self {
+        GamingDay {
+            start_hour: 6,
+            late_after_hours: reports::gaming_day::DEFAULT_LATE_AFTER_HOURS,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Reports {
+    pub tax_rates: Option<PathBuf>,
+    /// `HH:MM` (Europe/Prague) or `off`.
+    pub nightly_at: String,
+}
+
+impl Default for Reports {
+    fn default() -> Self {
+        Reports {
+            tax_rates: None,
+            nightly_at: "06:30".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    pub api_key_rate: u32,
+    pub api_key_burst: u32,
+    pub address_rate: u32,
+    pub address_burst: u32,
+    pub body_limit_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        let key = api::auth::RateLimit::default();
+        Limits {
+            api_key_rate: key.per_second,
+            api_key_burst: key.burst,
+            address_rate: api::server::DEFAULT_ADDRESS_RATE.per_second,
+            address_burst: api::server::DEFAULT_ADDRESS_RATE.burst,
+            body_limit_bytes: api::server::DEFAULT_BODY_LIMIT,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Log {
+    pub format: LogFormat,
+    /// A tracing filter (`info`, `warn,api=debug`); `RUST_LOG` overrides it.
+    pub level: String,
+}
+
+impl Default for Log {
+    fn default() -> Self {
+        Log {
+            format: LogFormat::Text,
+            level: "info".into(),
+        }
+    }
+}
+
+/// Where the configuration is read from: `--config`/`DOZOR_CONFIG`, or `<data dir>/dozor.toml`
+/// when it exists.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub file: Option<PathBuf>,
+    /// The file was named explicitly: then it must exist.
+    pub explicit: bool,
+}
+
+impl Source {
+    pub fn find(explicit: Option<PathBuf>, data_dir: &Path) -> Source {
+        match explicit {
+            Some(file) => Source {
+                file: Some(file),
+                explicit: true,
+            },
+            None => {
+                let default = data_dir.join("dozor.toml");
+                Source {
+                    file: default.exists().then_some(default),
+                    explicit: false,
+                }
+            }
+        }
+    }
+}
+
+/// A bad configuration: one line, naming the key and where its value came from.
+#[derive(Debug, thiserror::Error)]
+#[error("configuration: {0}")]
+pub struct ConfigError(String);
+
+/// Reads the configuration: defaults, then the file, then the environment, then `flags`
+/// (a partial configuration: only what was given on the command line).
+pub fn load(source: &Source, flags: &serde_json::Value) -> Result<Config, ConfigError> {
+    let mut figment = Figment::from(Serialized::defaults(Config::default()));
+    if let Some(file) = &source.file {
+        if source.explicit && !file.exists() {
+            return Err(ConfigError(format!(
+                "the file {} does not exist",
+                file.display()
+            )));
+        }
+        figment = figment.merge(Toml::file_exact(file));
+    }
+    figment = figment
+        .merge(Env::raw().filter_map(|name| {
+            ENVIRONMENT
+                .iter()
+                .find(|(variable, _)| name.as_str() == *variable)
+                .map(|(_, key)| (*key).into())
+        }))
+        .merge(Serialized::defaults(flags));
+    let config: Config = figment.extract().map_err(describe)?;
+    config.check()?;
+    Ok(config)
+}
+
+/// The first error figment found, as one line: key, what was wrong, where it came from.
+fn describe(error: figment::Error) -> ConfigError {
+    let key = error.path.join(".");
+    let origin = match &error.metadata {
+        Some(m) if m.name.contains("environment") => ENVIRONMENT
+            .iter()
+            .find(|(_, k)| *k == key)
+            .map_or_else(|| "the environment".to_owned(), |(v, _)| v.to_string()),
+        Some(m) => match &m.source {
+            Some(figment::Source::File(path)) => path.display().to_string(),
+            _ => m.name.to_string(),
+        },
+        None => "the configuration".into(),
+    };
+    let what = error.kind.to_string();
+    if key.is_empty() {
+        ConfigError(format!("{what} (in {origin})"))
+    } else {
+        ConfigError(format!("key `{key}`: {what} (in {origin})"))
+    }
+}
+
+fn invalid(key: &str, reason: impl std::fmt::Display) -> ConfigError {
+    ConfigError(format!("key `{key}`: {reason}"))
+}
+
+impl Config {
+    /// What types alone do not say.
+    fn check(&self) -> Result<(), ConfigError> {
+        if self.server.listen.parse::<std::net::SocketAddr>().is_err()
+            && !self.server.listen.contains(':')
+        {
+            return Err(invalid(
+                "server.listen",
+                format!("`{}` is not HOST:PORT", self.server.listen),
+            ));
+        }
+        if self.server.workers == Some(0) {
+            return Err(invalid("server.workers", "must be at least 1"));
+        }
+        if self.database.pool_size == 0 {
+            return Err(invalid("database.pool_size", "must be at least 1"));
+        }
+        for (key, value) in [
+            ("ledger.checkpoint_every", self.ledger.checkpoint_every),
+            ("ledger.checkpoint_seconds", self.ledger.checkpoint_seconds),
+            ("ledger.max_batch", self.ledger.max_batch as u64),
+            ("limits.api_key_rate", u64::from(self.limits.api_key_rate)),
+            ("limits.api_key_burst", u64::from(self.limits.api_key_burst)),
+            ("limits.address_rate", u64::from(self.limits.address_rate)),
+            ("limits.address_burst", u64::from(self.limits.address_burst)),
+            (
+                "gaming_day.late_after_hours",
+                u64::from(self.gaming_day.late_after_hours),
+            ),
+        ] {
+            if value == 0 {
+                return Err(invalid(key, "must be at least 1"));
+            }
+        }
+        if self.limits.body_limit_bytes < 1024 {
+            return Err(invalid("limits.body_limit_bytes", "must be at least 1024"));
+        }
+        if self.gaming_day.start_hour > 23 {
+            return Err(invalid("gaming_day.start_hour", "must be 0-23"));
+        }
+        if self.reports.nightly_at != "off" {
+            self.nightly_at()
+                .map_err(|reason| invalid("reports.nightly_at", reason))?;
+        }
+        if self.operator.is_none() && !self.premises.is_empty() {
+            return Err(invalid("operator", "premises need the [operator] section"));
+        }
+        Ok(())
+    }
+
+    /// The nightly job's local time, or none when it is `off`.
+    pub fn nightly_at(&self) -> Result<Option<chrono::NaiveTime>, String> {
+        match self.reports.nightly_at.as_str() {
+            "off" => Ok(None),
+            text => chrono::NaiveTime::parse_from_str(text, "%H:%M")
+                .map(Some)
+                .map_err(|_| format!("`{text}` is not HH:MM (Europe/Prague) or `off`")),
+        }
+    }
+
+    /// The operator and its premises for the Ministry's package, when configured.
+    pub fn operator_config(&self) -> Result<Option<reports::mf::OperatorConfig>, ConfigError> {
+        let Some(operator) = self.operator.clone() else {
+            return Ok(None);
+        };
+        reports::mf::OperatorConfig::new(operator, self.premises.clone(), self.reconciliation)
+            .map(Some)
+            .map_err(|e| {
+                ConfigError(
+                    e.to_string()
+                        .trim_start_matches("configuration: ")
+                        .to_owned(),
+                )
+            })
+    }
+
+    pub fn clock(&self) -> Result<reports::GamingDayClock, ConfigError> {
+        reports::GamingDayClock::new(chrono_tz::Europe::Prague, self.gaming_day.start_hour)
+            .ok_or_else(|| invalid("gaming_day.start_hour", "must be 0-23"))?
+            .with_late_after_hours(self.gaming_day.late_after_hours)
+            .ok_or_else(|| invalid("gaming_day.late_after_hours", "must be at least 1"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn from_file(text: &str, flags: serde_json::Value) -> Result<Config, ConfigError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dozor.toml");
+        std::fs::write(&path, text).unwrap();
+        load(&Source::find(Some(path), dir.path()), &flags)
+    }
+
+    #[test]
+    fn flags_override_the_file_which_overrides_the_defaults() {
+        let config = from_file(
+            "[server]\nlisten = \"0.0.0.0:9000\"\n[limits]\napi_key_rate = 50\n",
+            serde_json::json!({"limits": {"api_key_rate": 70}}),
+        )
+        .unwrap();
+        assert_eq!(config.server.listen, "0.0.0.0:9000");
+        assert_eq!(config.limits.api_key_rate, 70);
+        assert_eq!(config.limits.api_key_burst, Limits::default().api_key_burst);
+        assert_eq!(config.reports.nightly_at, "06:30");
+    }
+
+    #[test]
+    fn a_bad_value_is_one_line_naming_its_key_and_file() {
+        let error = from_file(
+            "[ledger]\ncheckpoint_every = \"often\"\n",
+            serde_json::json!({}),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("key `ledger.checkpoint_every`"), "{error}");
+        assert!(error.contains("dozor.toml"), "{error}");
+        assert!(!error.contains('\n'), "{error}");
+        let error = from_file("[server]\nlissen = \"x\"\n", serde_json::json!({}))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("lissen"), "{error}");
+        let error = from_file("[reports]\nnightly_at = \"25:00\"\n", serde_json::json!({}))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("key `reports.nightly_at`"), "{error}");
+    }
+
+    #[test]
+    fn a_named_file_that_is_missing_is_an_error_and_a_default_one_is_optional() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nope.toml");
+        let error = load(
+            &Source::find(Some(missing), dir.path()),
+            &serde_json::json!({}),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("does not exist"), "{error}");
+        let config = load(&Source::find(None, dir.path()), &serde_json::json!({})).unwrap();
+        assert_eq!(config.server.listen, "127.0.0.1:8080");
+    }
+
+    #[test]
+    fn the_example_file_is_complete_and_valid() {
+        let text = include_str!("../../deploy/dozor.example.toml");
+        let config = from_file(text, serde_json::json!({})).unwrap();
+        assert!(config.operator_config().unwrap().is_some());
+        // Every key the environment can set is in the example, under its section.
+        for (variable, key) in ENVIRONMENT {
+            let (section, name) = key.split_once('.').unwrap();
+            let in_section = text
+                .split(&format!("[{section}]"))
+                .nth(1)
+                .is_some_and(|rest| {
+                    rest.split("\n[")
+                        .next()
+                        .unwrap_or("")
+                        .contains(&format!("{name} ="))
+                });
+            assert!(
+                in_section,
+                "{variable}: `{key}` is not in dozor.example.toml"
+            );
+        }
+    }
+}

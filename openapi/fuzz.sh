@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# Fuzz the HTTP API against its OpenAPI document (openapi/openapi.json) with schemathesis.
+#
+#   openapi/fuzz.sh
+#
+# What it does:
+#   1. a Python venv in target/fuzz-venv with schemathesis (4.x) and openapi-spec-validator;
+#   2. openapi-spec-validator on openapi/openapi.json (the script fails if it does not pass);
+#   3. starts dozor on a throwaway data directory (its own PostgreSQL cluster) on 127.0.0.1;
+#   4. one API key per role, made with `dozor apikey create`;
+#   5. seeds a few signed rounds on two roulette tables (`dozor simulate`);
+#   6. runs schemathesis with every check once with no key and once per role key;
+#   7. counts the requests the server answered (its /metrics) and those answered 5xx.
+# It exits non-zero if any request was answered 5xx or schemathesis reported any failure.
+#
+# Environment:
+#   DOZOR_BIN            the dozor binary to test; unset: `cargo build -q` and target/debug/dozor
+#   FUZZ_MAX_EXAMPLES    schemathesis --max-examples per operation and run (default 50)
+#   FUZZ_ROLES           the runs, in order (default "none reporter regulator compliance admin";
+#                        "none" runs without an API key)
+#   FUZZ_PHASES          schemathesis --phases (default: all of them)
+#   FUZZ_WORKERS         schemathesis --workers (default 2)
+#   FUZZ_SEED            schemathesis --seed (default: a random one, printed)
+#   FUZZ_PORT            port to serve on (default: a free one)
+#   FUZZ_OUT             where reports and logs go (default target/fuzz-report)
+#   FUZZ_SEED_DATA=0     skip seeding the tables and rounds
+#   FUZZ_KEEP=1          keep the throwaway data directory
+#   FUZZ_EXTRA_ARGS      more arguments for every `schemathesis run`
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+
+SPEC=openapi/openapi.json
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+VENV=$ROOT/target/fuzz-venv
+OUT=${FUZZ_OUT:-$ROOT/target/fuzz-report}
+MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-50}
+ROLES=${FUZZ_ROLES:-none reporter regulator compliance admin}
+WORKERS=${FUZZ_WORKERS:-2}
+SEED=${FUZZ_SEED:-$(( (RANDOM << 15) | RANDOM ))}
+
+log() { printf 'fuzz: %s\n' "$*" >&2; }
+die() { log "$*"; exit 1; }
+
+# --- 1. tools ------------------------------------------------------------------------------
+if [ ! -x "$VENV/bin/python" ]; then
+    log "creating the venv $VENV"
+    python3 -m venv "$VENV"
+fi
+if ! "$VENV/bin/python" -c 'import schemathesis, openapi_spec_validator' 2>/dev/null; then
+    log "installing schemathesis and openapi-spec-validator"
+    "$VENV/bin/pip" install -q --disable-pip-version-check 'schemathesis>=4,<5' openapi-spec-validator
+fi
+ST="$VENV/bin/schemathesis"
+log "$("$ST" --version)"
+
+# --- 2. the document itself ----------------------------------------------------------------
+log "openapi-spec-validator $SPEC"
+"$VENV/bin/openapi-spec-validator" "$SPEC" || die "openapi-spec-validator rejects $SPEC"
+
+# --- 3. the server -------------------------------------------------------------------------
+if [ -z "${DOZOR_BIN:-}" ]; then
+    log "building dozor (debug)"
+    cargo build -q -p dozor
+    DOZOR_BIN=$TARGET_DIR/debug/dozor
+fi
+[ -x "$DOZOR_BIN" ] || die "no dozor binary at $DOZOR_BIN"
+
+if [ -n "${FUZZ_PORT:-}" ]; then
+    PORT=$FUZZ_PORT
+else
+    PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+fi
+BASE=http://127.0.0.1:$PORT
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+# dozor runs its PostgreSQL cluster under the data directory, as the `postgres` user when
+# started as root: the directory must be reachable by that user.
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/dozor-fuzz.XXXXXX")
+chmod 755 "$DIR"
+unset DATABASE_URL DOZOR_DATA_DIR DOZOR_API_KEY
+dozor() { "$DOZOR_BIN" --data-dir "$DIR" "$@"; }
+
+SERVER_PID=
+stop_server() {
+    if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+        log "stopping the server"
+        kill -TERM "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+    SERVER_PID=
+}
+cleanup() {
+    stop_server
+    if [ "${FUZZ_KEEP:-0}" = 1 ]; then
+        log "data directory kept: $DIR"
+    else
+        rm -rf "$DIR"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+log "starting dozor on $BASE (data $DIR, log $OUT/server.log)"
+"$DOZOR_BIN" --data-dir "$DIR" serve --bind "127.0.0.1:$PORT" --nightly-at off \
+    --api-key-rate 100000 --api-key-burst 100000 \
+    --address-rate 100000 --address-burst 100000 \
+    >"$OUT/server.log" 2>&1 &
+SERVER_PID=$!
+
+for _ in $(seq 1 240); do
+    kill -0 "$SERVER_PID" 2>/dev/null || { tail -n 30 "$OUT/server.log" >&2; die "the server exited at start"; }
+    if [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/healthz" || true)" = 200 ]; then
+        break
+    fi
+    sleep 0.5
+done
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/healthz" || true)" = 200 ] ||
+    { tail -n 30 "$OUT/server.log" >&2; die "the server did not answer /healthz in 120 s"; }
+log "the server is up"
+
+# --- 4. API keys ---------------------------------------------------------------------------
+# new_key ROLE: prints the token of a new key of ROLE (names are never reused: a fresh one each).
+new_key() {
+    dozor apikey create --name "fuzz-$1-$(date +%s%N)" --role "$1" 2>>"$OUT/apikeys.log" |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])'
+}
+
+# metrics_sum [STATUS_CLASS]: the sum of every dozor_http_request_duration_seconds_count series
+# (only those of the status class if given). A key of its own, made for each reading, so that
+# no key revoked by the fuzzing itself gets in the way.
+metrics_sum() {
+    local token
+    token=$(new_key reporter)
+    curl -sf -H "Authorization: Bearer $token" "$BASE/metrics" >"$OUT/metrics.txt" ||
+        die "GET /metrics failed"
+    awk -v class="${1:-}" '
+        /^dozor_http_request_duration_seconds_count[{ ]/ {
+            if (class == "" || index($0, "status=\"" class "\"") > 0) sum += $NF
+        }
+        END { printf "%d\n", sum }' "$OUT/metrics.txt"
+}
+
+# --- 5. data -------------------------------------------------------------------------------
+if [ "${FUZZ_SEED_DATA:-1}" != 0 ]; then
+    log "seeding: 2 roulette tables, 20 signed rounds each"
+    dozor simulate --server "$BASE" --api-key "$(new_key admin)" --game roulette \
+        --tables 2 --rounds 20 --seed 7 --concurrency 2 >"$OUT/seed.log" 2>&1 ||
+        { tail -n 20 "$OUT/seed.log" >&2; die "seeding failed"; }
+fi
+
+# --- 6. schemathesis -----------------------------------------------------------------------
+BEFORE=$(metrics_sum)
+log "max examples $MAX_EXAMPLES, seed $SEED, runs: $ROLES"
+ST_FAILED_RUNS=0
+for role in $ROLES; do
+    auth=()
+    if [ "$role" != none ]; then
+        auth=(-H "Authorization: Bearer $(new_key "$role")")
+    fi
+    log "schemathesis run as: $role"
+    rc=0
+    # shellcheck disable=SC2086
+    "$ST" run "$SPEC" --url "$BASE" "${auth[@]}" \
+        --checks all \
+        --max-examples "$MAX_EXAMPLES" \
+        --seed "$SEED" \
+        --workers "$WORKERS" \
+        ${FUZZ_PHASES:+--phases "$FUZZ_PHASES"} \
+        --request-timeout 60 \
+        --generation-database none \
+        --suppress-health-check all \
+        --no-color \
+        --output-sanitize false \
+        --continue-on-failure \
+        --report junit \
+        --report-dir "$OUT/$role" \
+        --report-junit-path "$OUT/$role/junit.xml" \
+        ${FUZZ_EXTRA_ARGS:-} \
+        >"$OUT/$role.log" 2>&1 || rc=$?
+    echo "$rc" >"$OUT/$role.rc"
+    tail -n 25 "$OUT/$role.log" >&2
+    [ "$rc" = 0 ] || ST_FAILED_RUNS=$((ST_FAILED_RUNS + 1))
+    kill -0 "$SERVER_PID" 2>/dev/null || die "the server died during the run as $role"
+done
+
+# --- 7. counts -----------------------------------------------------------------------------
+AFTER=$(metrics_sum)
+SERVER_ERRORS=$(metrics_sum 5xx)
+# The two /metrics readings themselves are counted too.
+REQUESTS=$((AFTER - BEFORE - 1))
+
+# The failures schemathesis counted (its closing line: "N failures, M errors, ..."), per run
+# and per check (its "Failures:" list), added up over the runs. A run that ended non-zero with
+# none counted is one failure (schemathesis itself failed).
+FAILURES=$(
+    python3 - "$OUT" $ROLES <<'EOF'
+import collections
+import re
+import sys
+from pathlib import Path
+
+out, roles = Path(sys.argv[1]), sys.argv[2:]
+total = 0
+checks = collections.Counter()
+for role in roles:
+    text = (out / f"{role}.log").read_text(errors="replace")
+    rc = int((out / f"{role}.rc").read_text().strip() or 1)
+    closing = re.findall(r"^=+ (.*?) =+$", text, re.M)
+    counted = re.findall(r"(\d+) (?:failures?|errors?)\b", closing[-1] if closing else "")
+    failed = sum(int(n) for n in counted)
+    if "\nFailures:\n" in text:
+        listed = text.split("\nFailures:\n", 1)[1].split("\n\n", 1)[0]
+        for check, n in re.findall(r"^\s*\S+ (.+): (\d+)$", listed, re.M):
+            checks[check] += int(n)
+    if rc != 0 and failed == 0:
+        failed = 1
+        checks[f"schemathesis exited {rc} (see {role}.log)"] += 1
+    print(f"fuzz: {role}: {failed} failures/errors (exit {rc})", file=sys.stderr)
+    total += failed
+for check, n in sorted(checks.items()):
+    print(f"fuzz:   {check}: {n}", file=sys.stderr)
+print(total)
+EOF
+)
+
+log "reports in $OUT"
+echo "fuzz: $REQUESTS requests, $SERVER_ERRORS 5xx, schemathesis failures: $FAILURES"
+if [ "$SERVER_ERRORS" != 0 ] || [ "$FAILURES" != 0 ] || [ "$ST_FAILED_RUNS" != 0 ]; then
+    exit 1
+fi
