@@ -560,3 +560,188 @@ fn with_database_url_the_server_migrates_as_the_owner_and_serves_as_the_login_it
     let status = server.terminate();
     assert!(status.success(), "{status}");
 }
+
+/// What one load thread saw: the receipts it got (201) and every other status.
+#[derive(Default)]
+struct Load {
+    acknowledged: Vec<Value>,
+    other_statuses: Vec<u16>,
+}
+
+#[test]
+fn sigterm_under_load_loses_no_acknowledged_record_and_signs_a_final_checkpoint() {
+    let site = Site::new();
+    // No rate limit gets in the way of the load.
+    let unlimited = [
+        ("DOZOR_API_KEY_RATE", "1000000"),
+        ("DOZOR_API_KEY_BURST", "1000000"),
+        ("DOZOR_ADDRESS_RATE", "1000000"),
+        ("DOZOR_ADDRESS_BURST", "1000000"),
+    ];
+    let server = site.serve_with(&unlimited);
+    let admin = site.apikey("it-admin", "admin");
+    let k = key(8);
+    let (status, body) = server.http.post(
+        "/api/v1/tables",
+        Some(admin.as_str()),
+        &registration("R01", &k),
+    );
+    assert_eq!(status, 201, "{body}");
+
+    // Four clients submit rounds as fast as they are answered (each its own seq_nos), until
+    // the server is gone.
+    const CLIENTS: u64 = 4;
+    let port = server.http.base.rsplit(':').next().unwrap().to_owned();
+    let acknowledged = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let loaders: Vec<_> = (0..CLIENTS)
+        .map(|client| {
+            let (k, port, acknowledged) = (k.clone(), port.clone(), acknowledged.clone());
+            std::thread::spawn(move || {
+                let http = Http::new(port.parse().unwrap());
+                let mut load = Load::default();
+                let mut failures = 0;
+                let mut seq = 1 + client;
+                while failures < 20 {
+                    let record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+                    match http.try_call("POST", "/api/v1/records", None, Some(&signed(record, &k)))
+                    {
+                        Some((201, text)) => {
+                            load.acknowledged.push(serde_json::from_str(&text).unwrap());
+                            acknowledged.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            seq += CLIENTS;
+                        }
+                        Some((status, _)) => {
+                            load.other_statuses.push(status);
+                            seq += CLIENTS;
+                        }
+                        None => {
+                            failures += 1;
+                            std::thread::sleep(Duration::from_millis(20));
+                        }
+                    }
+                }
+                load
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while acknowledged.load(std::sync::atomic::Ordering::Relaxed) < 200 {
+        assert!(Instant::now() < deadline, "no load:\n{}", server.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let log_path = server.log.clone();
+    // SIGTERM while records are in flight.
+    let status = server.terminate();
+    let stopped_at = chrono::Utc::now();
+    assert!(status.success(), "{status}");
+    assert_eq!(
+        site.postmaster(),
+        None,
+        "PostgreSQL still runs after shutdown"
+    );
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    assert!(log.contains("final checkpoint signed"), "{log}");
+
+    let mut receipts = Vec::new();
+    for loader in loaders {
+        let load = loader.join().unwrap();
+        // Refused only as "not appended, retry" (503) while stopping; never a 500.
+        assert!(
+            load.other_statuses.iter().all(|s| *s == 503),
+            "{:?}",
+            load.other_statuses
+        );
+        receipts.extend(load.acknowledged);
+    }
+    assert!(receipts.len() >= 200);
+    eprintln!(
+        "acknowledged {} records; SIGTERM after the 200th",
+        receipts.len()
+    );
+
+    // Every acknowledged record is in the ledger under its receipt's index and hash, and the
+    // final checkpoint, signed before the server stopped, covers them all.
+    let server = site.serve_with(&unlimited);
+    let compliance = site.apikey("it-compliance", "compliance");
+    for receipt in &receipts {
+        let index = receipt["index"].as_u64().unwrap();
+        let (status, entry) = server.http.get(
+            &format!("/api/v1/ledger/entries/{index}"),
+            Some(compliance.as_str()),
+        );
+        assert_eq!(status, 200, "{entry}");
+        assert_eq!(entry["entry_hash"], receipt["entry_hash"], "entry {index}");
+    }
+    #[derive(diesel::QueryableByName)]
+    struct Latest {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        size: i64,
+        #[diesel(sql_type = diesel::sql_types::Timestamptz)]
+        created_at: chrono::DateTime<chrono::Utc>,
+    }
+    let latest: Latest = diesel::sql_query(
+        "SELECT size, created_at FROM checkpoints WHERE created_at <= $1 \
+         ORDER BY size DESC LIMIT 1",
+    )
+    .bind::<diesel::sql_types::Timestamptz, _>(stopped_at)
+    .get_result(&mut connect(&site.url_as("postgres")))
+    .unwrap();
+    let highest = receipts
+        .iter()
+        .map(|r| r["index"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    assert!(
+        latest.size as u64 > highest,
+        "the last checkpoint before the stop covers {} entries, the receipts reach {highest}",
+        latest.size
+    );
+    assert!(latest.created_at <= stopped_at);
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+}
+
+#[test]
+fn json_logs_carry_each_request_id_and_never_a_key() {
+    let site = Site::new();
+    let server = site.serve_with(&[("DOZOR_LOG_FORMAT", "json")]);
+    let admin = site.apikey("it-admin", "admin");
+    // A key made over the API (its token is in the answer), used, then a wrong one.
+    let (status, created) = server.http.post(
+        "/api/v1/apikeys",
+        Some(admin.as_str()),
+        &json!({"name": "made-here", "role": "reporter"}),
+    );
+    assert_eq!(status, 201, "{created}");
+    let made = created["token"].as_str().unwrap().to_owned();
+    let (status, _) = server.http.get("/metrics", Some(made.as_str()));
+    assert_eq!(status, 200);
+    let wrong = format!("{}x", &made[..made.len() - 1]);
+    let (status, refused) = server.http.get("/api/v1/whoami", Some(wrong.as_str()));
+    assert_eq!(status, 401);
+    let log = server.log();
+    for secret in [&admin, &made, &wrong] {
+        assert!(!log.contains(secret.as_str()), "a token is in the log");
+        // Not even the part after the prefix.
+        assert!(
+            !log.contains(&secret[4..20]),
+            "part of a token is in the log"
+        );
+    }
+    // One JSON object per line; the refusal's line carries the id its answer gave.
+    let lines: Vec<Value> = log
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.len() > 3, "{log}");
+    let id = refused["request_id"].as_str().unwrap();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["span"]["request_id"] == id && l["status"] == 401),
+        "{log}"
+    );
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+}
