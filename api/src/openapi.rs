@@ -22,7 +22,10 @@ pub const SECURITY_SCHEME: &str = "api_key";
                        Access: an API key (`Authorization: Bearer dzr_…`) whose role the operation \
                        lists in its security requirement (admin, compliance, regulator, reporter); \
                        tables submit records signed with their ed25519 key and no API key; the \
-                       checkpoint, proofs, health and this document are public.",
+                       checkpoint, proofs, `/health`, `/healthz`, `/readyz` and this document \
+                       are public, `/metrics` takes a key of any role. \
+                       Every answer carries `X-Request-Id` (the caller's, when it is a plain \
+                       token of at most 64 characters); error bodies repeat it as `request_id`.",
         license(name = "Apache-2.0")
     ),
     components(schemas(crate::error::ErrorBody)),

@@ -745,3 +745,37 @@ fn json_logs_carry_each_request_id_and_never_a_key() {
     let status = server.terminate();
     assert!(status.success(), "{status}");
 }
+
+#[test]
+fn the_api_docs_render_every_operation_in_a_browser_with_the_network_off() {
+    let site = Site::new();
+    let server = site.serve();
+    let rendered = common::browser::render_url_offline(
+        &format!("{}/docs/", server.http.base),
+        "api-docs",
+        // Swagger UI builds the page with scripts after loading the document.
+        &["--virtual-time-budget=15000", "--window-size=1280,2000"],
+    );
+    let document = api::openapi::build();
+    let mut shown = 0;
+    for (path, item) in &document.paths.paths {
+        let operations = [&item.get, &item.post].into_iter().flatten().count();
+        let listed = rendered
+            .dom
+            .matches(&format!("data-path=\"{path}\""))
+            .count();
+        assert_eq!(listed, operations, "{path} in the rendered docs");
+        shown += listed;
+    }
+    assert!(shown > 30, "{shown} operations shown");
+    assert!(
+        rendered.dom.contains("submit_record"),
+        "operation ids shown"
+    );
+    assert!(
+        rendered.screenshot_bytes > 50_000,
+        "the screenshot is empty"
+    );
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+}

@@ -67,8 +67,9 @@ pub fn render_url_offline(url: &str, name: &str, extra_flags: &[&str]) -> Render
                 "--disable-component-update",
                 "--disable-sync",
                 "--hide-scrollbars",
-                // The network off: no name resolves, every request goes to a closed port.
-                "--host-resolver-rules=MAP * ~NOTFOUND",
+                // The network off: no name resolves (but the loopback address, where a test serves), every
+                // other request goes to a closed port.
+                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
                 "--proxy-server=http://127.0.0.1:9",
                 "--window-size=1000,2800",
             ])
