@@ -8,6 +8,7 @@ mod mf;
 mod monthly;
 mod nightly;
 mod plan;
+mod probe;
 mod report;
 mod rtp;
 mod serve;
@@ -68,6 +69,9 @@ enum Command {
     Report(report::ReportArgs),
     /// Benchmarks: `bench adjudicate`, `bench ingest`, `bench proofs`, `bench verify`.
     Bench(simulator::bench::BenchArgs),
+    /// Ask the server at a URL (`http://127.0.0.1:8080/readyz`) whether it answers 200: a
+    /// container's health check.
+    Probe(probe::ProbeArgs),
     /// Print the role table: which roles may call each route (as docs/ACCESS.md lists it).
     Roles,
     /// Print the OpenAPI document (as checked in at openapi/openapi.json).
@@ -142,6 +146,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Rtp(a) => rtp::run(a),
         Command::Plan(a) => plan::run(a),
         Command::Bench(a) => simulator::bench::run(&global, a),
+        Command::Probe(a) => probe::run(a),
         Command::Roles => {
             print!("{}", api::access::markdown());
             Ok(ExitCode::SUCCESS)
