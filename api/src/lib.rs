@@ -10,6 +10,7 @@ pub mod nightly;
 pub mod observe;
 pub mod openapi;
 mod openapi_answers;
+mod openapi_constraints;
 mod openapi_examples;
 pub mod routes;
 pub mod server;

@@ -145,9 +145,15 @@ pub fn build() -> utoipa::openapi::OpenApi {
     document
 }
 
-/// The document as written to `openapi/openapi.json`.
+/// The document as written to `openapi/openapi.json`: [`build`] with the limits the server
+/// enforces written into its parameters and bodies.
 pub fn document() -> Result<String, serde_json::Error> {
-    let mut text = build().to_pretty_json()?;
+    let mut value = serde_json::to_value(build())?;
+    let plans: Vec<String> = rules::PlanBook::builtin()
+        .map(|book| book.ids().map(str::to_owned).collect())
+        .unwrap_or_default();
+    crate::openapi_constraints::apply(&mut value, &plans);
+    let mut text = serde_json::to_string_pretty(&value)?;
     text.push('\n');
     Ok(text)
 }
@@ -159,4 +165,4 @@ static SERVED: std::sync::LazyLock<Result<String, String>> =
 pub fn served() -> Result<&'static str, String> {
     SERVED.as_deref().map_err(Clone::clone)
 }
-pub use crate::openapi_examples::example_key;
+pub use crate::openapi_examples::{example_key, example_registrations};

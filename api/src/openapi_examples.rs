@@ -78,6 +78,64 @@ pub fn example_envelopes() -> Vec<(&'static str, &'static str, Value)> {
         .collect()
 }
 
+/// The registration of each example's table with its example key (`POST /api/v1/tables`
+/// bodies), so that the examples can be submitted as they stand: `dozor openapi
+/// --example-tables` prints them.
+pub fn example_registrations() -> Vec<Value> {
+    EXAMPLE_RECORDS
+        .iter()
+        .filter_map(|(game, _, text)| {
+            let record: Value = serde_json::from_str(text).ok()?;
+            let public_key = ledger::keys::encode_public_key(&example_key(game).verifying_key());
+            let mut registration = serde_json::json!({
+                "table_id": record["table_id"],
+                "game": game,
+                "location": "example table",
+                "public_key": public_key,
+                "valid_from": "2026-11-01T00:00:00Z",
+            });
+            if let Some(layout) = example_wheel_layout(game) {
+                registration["wheel_layout"] = layout;
+            }
+            Some(registration)
+        })
+        .collect()
+}
+
+/// A segment order with the plan's counts (I: 17 × 1x, 10 × 2x, 5 × 5x, 2 × 10x, 25x black
+/// and pink; II: 6 × 1x, 4 × 2x, 3 × 3x, 2 × 5x, 10x, 15x), with the segments the examples stop
+/// on where they need them: wheel I's segment 15 is the black 25x its winning bet names, wheel
+/// II's segment 0 a 1x.
+fn example_wheel_layout(game: &str) -> Option<Value> {
+    let counts: &[(&str, usize)] = match game {
+        "money_wheel_1" => &[
+            ("1x", 17),
+            ("2x", 10),
+            ("5x", 5),
+            ("10x", 2),
+            ("25x_black", 1),
+            ("25x_pink", 1),
+        ],
+        "money_wheel_2" => &[
+            ("1x", 6),
+            ("2x", 4),
+            ("3x", 3),
+            ("5x", 2),
+            ("10x", 1),
+            ("15x", 1),
+        ],
+        _ => return None,
+    };
+    let mut layout: Vec<&str> = counts
+        .iter()
+        .flat_map(|(label, n)| std::iter::repeat_n(*label, *n))
+        .collect();
+    if let Some(black) = layout.iter().position(|l| *l == "25x_black") {
+        layout.swap(black, 15);
+    }
+    Some(serde_json::json!(layout))
+}
+
 pub struct RecordExamples;
 
 impl Modify for RecordExamples {

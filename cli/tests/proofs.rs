@@ -71,17 +71,25 @@ async fn inclusion_and_consistency_proofs_verify() {
         &hash(&body["second_root"])
     ));
 
+    // Well-formed, about a leaf or tree the ledger does not have: 404.
     for uri in [
         "/api/v1/ledger/proof/inclusion?index=5&size=5",
         "/api/v1/ledger/proof/inclusion?index=1&size=99",
-        "/api/v1/ledger/proof/consistency?first=0&second=5",
         "/api/v1/ledger/proof/consistency?first=6&second=5",
         "/api/v1/ledger/proof/consistency?first=2&second=10",
     ] {
         let response = test::call_service(&app, get(uri.into())).await;
-        assert_eq!(response.status().as_u16(), 400, "{uri}");
+        assert_eq!(response.status().as_u16(), 404, "{uri}");
         let body: Value = test::read_body_json(response).await;
-        assert_eq!(body["code"], "invalid_proof_request", "{uri}");
+        assert_eq!(body["code"], "no_such_proof", "{uri}");
+    }
+    // Outside what the document allows (tree sizes start at 1): 400.
+    for uri in [
+        "/api/v1/ledger/proof/consistency?first=0&second=5",
+        "/api/v1/ledger/proof/inclusion?index=0&size=0",
+    ] {
+        let response = test::call_service(&app, get(uri.into())).await;
+        assert_eq!(response.status().as_u16(), 400, "{uri}");
     }
     let response =
         test::call_service(&app, get("/api/v1/ledger/proof/inclusion?index=-1".into())).await;

@@ -162,11 +162,12 @@ fn tree_error(e: ledger::storage::tree::TreeError) -> ApiError {
     use ledger::merkle::ProofError;
     use ledger::storage::tree::TreeError;
     match e {
+        // Well-formed, but about a tree or leaf the ledger does not have (yet).
         TreeError::Proof(
             p @ (ProofError::IndexOutOfRange { .. }
             | ProofError::SizeTooLarge { .. }
             | ProofError::BadRange { .. }),
-        ) => ApiError::bad_request("invalid_proof_request", p.to_string()),
+        ) => ApiError::not_found("no_such_proof", p.to_string()),
         TreeError::Proof(p) => ApiError::internal(p),
         incomplete @ TreeError::Incomplete { .. } => ApiError::internal(incomplete),
         TreeError::Storage(s) => s.into(),
@@ -196,13 +197,20 @@ pub struct InclusionProofView {
 
 /// RFC 6962 inclusion proof of an entry in the tree of a given size.
 #[utoipa::path(operation_id = "inclusion_proof", get, tag = "ledger", params(InclusionQuery),
-    responses((status = 200, body = InclusionProofView), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = InclusionProofView), (status = 400, body = ErrorBody),
+              (status = 404, description = "no entry `index` in a tree of `size`, or no tree of `size` entries yet", body = ErrorBody)))]
 #[get("/ledger/proof/inclusion")]
 pub async fn inclusion_proof(
     state: web::Data<AppState>,
     query: web::Query<InclusionQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
+    if q.size == Some(0) {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "tree sizes start at 1",
+        ));
+    }
     let view = web::block(move || -> Result<_, ApiError> {
         let mut conn = state.conn()?;
         let size = match q.size {
@@ -246,13 +254,20 @@ pub struct ConsistencyProofView {
 
 /// RFC 6962 consistency proof: the tree of `second` entries extends the tree of `first`.
 #[utoipa::path(operation_id = "consistency_proof", get, tag = "ledger", params(ConsistencyQuery),
-    responses((status = 200, body = ConsistencyProofView), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = ConsistencyProofView), (status = 400, body = ErrorBody),
+              (status = 404, description = "`first` above `second`, or no tree of `second` entries yet", body = ErrorBody)))]
 #[get("/ledger/proof/consistency")]
 pub async fn consistency_proof(
     state: web::Data<AppState>,
     query: web::Query<ConsistencyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
+    if q.first == 0 || q.second == Some(0) {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "tree sizes start at 1",
+        ));
+    }
     let view = web::block(move || -> Result<_, ApiError> {
         let mut conn = state.conn()?;
         let second = match q.second {

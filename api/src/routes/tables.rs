@@ -293,7 +293,8 @@ pub async fn add_key(
 /// Revoke a key: records it signs that arrive after `revoked_at` are rejected.
 #[utoipa::path(operation_id = "revoke_table_key", post, tag = "tables", request_body = RevokeKey,
     params(("table_id" = String, Path), ("key_id" = String, Path)),
-    responses((status = 200, body = KeyView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    responses((status = 200, body = KeyView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
+              (status = 422, description = "a reason that is blank, too long or holds control characters", body = ErrorBody)))]
 #[post("/tables/{table_id}/keys/{key_id}/revoke")]
 pub async fn revoke_key(
     state: web::Data<AppState>,

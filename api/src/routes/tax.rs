@@ -21,8 +21,9 @@ pub struct TaxQuery {
 impl From<TaxError> for ApiError {
     fn from(e: TaxError) -> Self {
         match e {
-            // A quarter before the law, or after the table's end: the request's fault.
-            TaxError::NoRate { .. } => ApiError::bad_request("invalid_query", e.to_string()),
+            // A quarter before the law, or after the rate table's end: there is no tax report
+            // to make for it.
+            TaxError::NoRate { .. } => ApiError::not_found("no_rate", e.to_string()),
             TaxError::Report(e) => e.into(),
             other => ApiError::internal(other),
         }
@@ -34,7 +35,8 @@ impl From<TaxError> for ApiError {
 /// difference is a base of 0 and is not carried over), the rate and the law version it comes
 /// from, the tax; the total and the day it is due. Amounts in haléře.
 #[utoipa::path(operation_id = "tax_report", get, tag = "reports", params(TaxQuery),
-    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = TaxReport), (status = 400, body = ErrorBody)))]
+    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = TaxReport), (status = 400, body = ErrorBody),
+              (status = 404, description = "no rate of the rate table covers the quarter", body = ErrorBody)))]
 #[get("/reports/tax")]
 pub async fn report(
     state: web::Data<AppState>,

@@ -79,6 +79,10 @@ enum Command {
         /// Write to this file instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Print instead the registrations (`POST /api/v1/tables` bodies, a JSON array) of the
+        /// tables the document's example records are signed for.
+        #[arg(long)]
+        example_tables: bool,
     },
 }
 
@@ -151,7 +155,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             print!("{}", api::access::markdown());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Openapi { out } => {
+        Command::Openapi {
+            example_tables: true,
+            ..
+        } => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&api::openapi::example_registrations())?
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Openapi { out, .. } => {
             let text = api::openapi::document()?;
             match out {
                 Some(path) => std::fs::write(&path, text)?,

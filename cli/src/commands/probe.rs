@@ -37,5 +37,9 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<ExitCode> {
     let status_line = text.lines().next().unwrap_or_default().to_owned();
     println!("{status_line}");
     let ok = status_line.split_whitespace().nth(1) == Some("200");
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -1,0 +1,260 @@
+//! The limits the server enforces, written into the document's parameters and bodies: the
+//! enums come from the code's own lists (games, finding kinds and states, roles, plans), the
+//! patterns and lengths from the checks the server makes. A client that keeps to the document
+//! is not refused for the shape of its request.
+
+use ledger::access::{FindingState, Role, MAX_COMMENT_CHARS, MAX_REASON_CHARS};
+use rules::{FindingKind, GameCode};
+use serde_json::{json, Map, Value};
+
+/// Characters a free text may not hold: control characters other than tab and line breaks.
+const NO_CONTROL: &str = r"\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F";
+
+/// Free text of 1 to `max` characters, not blank, without control characters other than tab
+/// and line breaks (what `ledger::access::reason_problem` and its kin check).
+fn free_text(max: usize) -> Value {
+    json!({
+        "minLength": 1,
+        "maxLength": max,
+        "pattern": format!("^[^{NO_CONTROL}]*[^\\s{NO_CONTROL}][^{NO_CONTROL}]*$"),
+    })
+}
+
+/// A table's or station's id (`rules::round_header::validate_identifier`).
+const IDENTIFIER: &str = "^[A-Za-z0-9_.-]{1,64}$";
+/// An ed25519 public key: 32 bytes in standard base64 (the last character before `=` carries
+/// 4 bits, so only these 16 are canonical).
+const PUBLIC_KEY: &str = "^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$";
+const MONTH: &str = "^[0-9]{4}-(0[1-9]|1[0-2])$";
+const QUARTER: &str = "^[0-9]{4}Q[1-4]$";
+const FINDING_ID: &str = "^[0-9]{1,18}\\.[0-9]{1,9}$";
+
+fn strings(values: impl IntoIterator<Item = &'static str>) -> Value {
+    Value::Array(values.into_iter().map(Value::from).collect())
+}
+
+fn games() -> Value {
+    strings(GameCode::ALL.iter().map(|g| g.as_str()))
+}
+
+/// Applies every constraint; `plans` are the plan ids a table may be registered under.
+pub fn apply(document: &mut Value, plans: &[String]) {
+    let format = json!({"enum": ["json", "csv"]});
+    let limit = json!({"minimum": 1, "maximum": 1000});
+    for operation in [
+        "daily_report",
+        "shoe_audit",
+        "fantasy_audit",
+        "wheel_statistics",
+        "rtp_report",
+        "tax_report",
+    ] {
+        parameter(document, operation, "format", &format);
+    }
+    for operation in [
+        "wheel_statistics",
+        "rtp_report",
+        "mf_package",
+        "period_audit",
+        "month_page",
+    ] {
+        parameter(document, operation, "month", &json!({"pattern": MONTH}));
+    }
+    parameter(
+        document,
+        "tax_report",
+        "quarter",
+        &json!({"pattern": QUARTER}),
+    );
+    for operation in ["rtp_report", "month_page", "list_findings"] {
+        parameter(document, operation, "game", &json!({"enum": games()}));
+    }
+    parameter(
+        document,
+        "list_findings",
+        "kind",
+        &json!({"enum": strings(FindingKind::ALL.iter().map(|k| k.as_str()))}),
+    );
+    parameter(
+        document,
+        "list_findings",
+        "state",
+        &json!({"enum": strings(FindingState::ALL.iter().map(|s| s.as_str()))}),
+    );
+    parameter(document, "list_findings", "limit", &limit);
+    parameter(document, "list_findings", "offset", &json!({"minimum": 0}));
+    parameter(
+        document,
+        "significant_events",
+        "kind",
+        &json!({"enum": ["seq_no_conflict", "late_record"]}),
+    );
+    parameter(document, "significant_events", "limit", &limit);
+    for operation in ["get_finding", "resolve_finding"] {
+        parameter(
+            document,
+            operation,
+            "finding_id",
+            &json!({"pattern": FINDING_ID}),
+        );
+    }
+    parameter(
+        document,
+        "consistency_proof",
+        "first",
+        &json!({"minimum": 1}),
+    );
+    parameter(
+        document,
+        "consistency_proof",
+        "second",
+        &json!({"minimum": 1}),
+    );
+    parameter(document, "inclusion_proof", "size", &json!({"minimum": 1}));
+
+    // 64 bytes of standard base64: the last character before `==` carries 2 bits.
+    let base64_signature = json!({"pattern": "^[A-Za-z0-9+/]{85}[AQgw]==$"});
+    property(
+        document,
+        "SignedRecord",
+        "key_id",
+        &json!({"pattern": "^[0-9a-f]{16}$"}),
+    );
+    property(document, "SignedRecord", "signature", &base64_signature);
+    closed(document, "SignedRecord");
+    let mut stations = games();
+    if let Value::Array(list) = &mut stations {
+        list.push(Value::from("cage"));
+    }
+    property(
+        document,
+        "RegisterTable",
+        "table_id",
+        &json!({"pattern": IDENTIFIER}),
+    );
+    property(
+        document,
+        "RegisterTable",
+        "game",
+        &json!({"enum": stations}),
+    );
+    property(document, "RegisterTable", "location", &free_text(200));
+    property(
+        document,
+        "RegisterTable",
+        "public_key",
+        &json!({"pattern": PUBLIC_KEY}),
+    );
+    property(
+        document,
+        "RegisterTable",
+        "plan_id",
+        &json!({"enum": plans}),
+    );
+    property(
+        document,
+        "AddKey",
+        "public_key",
+        &json!({"pattern": PUBLIC_KEY}),
+    );
+    property(
+        document,
+        "RevokeKey",
+        "reason",
+        &free_text(MAX_REASON_CHARS),
+    );
+    property(
+        document,
+        "RevokeApiKey",
+        "reason",
+        &free_text(MAX_REASON_CHARS),
+    );
+    property(
+        document,
+        "CreateApiKey",
+        "name",
+        &json!({"pattern": "^[A-Za-z0-9_.@-]{1,64}$"}),
+    );
+    property(
+        document,
+        "CreateApiKey",
+        "role",
+        &json!({"enum": strings(Role::ALL.iter().map(|r| r.as_str()))}),
+    );
+    property(
+        document,
+        "ResolveFinding",
+        "state",
+        &json!({"enum": ["confirmed", "dismissed", "escalated"]}),
+    );
+    property(
+        document,
+        "ResolveFinding",
+        "comment",
+        &free_text(MAX_COMMENT_CHARS),
+    );
+    property(
+        document,
+        "ResolveFinding",
+        "reason",
+        &free_text(MAX_REASON_CHARS),
+    );
+}
+
+/// Merges `constraints` into a schema; an enum of a nullable schema keeps `null` allowed.
+fn merge(schema: &mut Value, constraints: &Value) {
+    let nullable = schema["type"]
+        .as_array()
+        .is_some_and(|types| types.iter().any(|t| t == "null"));
+    let (Value::Object(target), Value::Object(add)) = (schema, constraints) else {
+        return;
+    };
+    for (key, value) in add {
+        let mut value = value.clone();
+        if key == "enum" && nullable {
+            if let Value::Array(list) = &mut value {
+                list.push(Value::Null);
+            }
+        }
+        target.insert(key.clone(), value);
+    }
+}
+
+fn operations(document: &mut Value) -> impl Iterator<Item = &mut Map<String, Value>> {
+    document["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+        .filter_map(Value::as_object_mut)
+}
+
+fn parameter(document: &mut Value, operation_id: &str, name: &str, constraints: &Value) {
+    for operation in operations(document) {
+        if operation.get("operationId").and_then(Value::as_str) != Some(operation_id) {
+            continue;
+        }
+        let Some(Value::Array(parameters)) = operation.get_mut("parameters") else {
+            continue;
+        };
+        for parameter in parameters {
+            if parameter["name"] == name {
+                merge(&mut parameter["schema"], constraints);
+            }
+        }
+    }
+}
+
+fn property(document: &mut Value, schema: &str, name: &str, constraints: &Value) {
+    if let Some(property) = document["components"]["schemas"][schema]["properties"].get_mut(name) {
+        merge(property, constraints);
+    }
+}
+
+/// The body may hold no other members (the server refuses unknown fields).
+fn closed(document: &mut Value, schema: &str) {
+    if let Some(Value::Object(object)) = document["components"]["schemas"].get_mut(schema) {
+        object.insert("additionalProperties".into(), Value::Bool(false));
+    }
+}
