@@ -5,6 +5,7 @@ pub mod access;
 pub mod auth;
 pub mod docs;
 pub mod error;
+mod json_numbers;
 pub mod metrics;
 pub mod nightly;
 pub mod observe;

@@ -50,6 +50,7 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         "tax_report",
     ] {
         parameter(document, operation, "format", &format);
+        also_csv(document, operation);
     }
     for operation in [
         "wheel_statistics",
@@ -87,7 +88,13 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         document,
         "significant_events",
         "kind",
-        &json!({"enum": ["seq_no_conflict", "late_record"]}),
+        &json!({"enum": crate::routes::ledger::EVENT_KINDS}),
+    );
+    parameter(
+        document,
+        "mf_package",
+        "version",
+        &json!({"minimum": 1, "maximum": 99}),
     );
     parameter(document, "significant_events", "limit", &limit);
     for operation in ["get_finding", "resolve_finding"] {
@@ -199,6 +206,25 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         "reason",
         &free_text(MAX_REASON_CHARS),
     );
+}
+
+/// `format=csv` answers RFC 4180 text: the 200 lists it beside the JSON.
+fn also_csv(document: &mut Value, operation_id: &str) {
+    for operation in operations(document) {
+        if operation.get("operationId").and_then(Value::as_str) != Some(operation_id) {
+            continue;
+        }
+        if let Some(Value::Object(content)) = operation
+            .get_mut("responses")
+            .and_then(|r| r.get_mut("200"))
+            .and_then(|r| r.get_mut("content"))
+        {
+            content.insert(
+                "text/csv".into(),
+                json!({"schema": {"type": "string", "description": "RFC 4180 CSV with a header line"}}),
+            );
+        }
+    }
 }
 
 /// Merges `constraints` into a schema; an enum of a nullable schema keeps `null` allowed.

@@ -357,3 +357,26 @@ async fn every_example_record_of_the_document_is_accepted_as_it_stands() {
         ]
     );
 }
+
+#[actix_web::test]
+async fn a_filter_naming_nothing_dozor_knows_is_refused_rather_than_matching_nothing() {
+    let (state, _) = api_state();
+    let app = app!(state);
+    for uri in [
+        "/api/v1/findings?game=pachinko",
+        "/api/v1/significant-events?kind=true",
+        "/api/v1/reports/rtp?month=2026-10&game=pachinko",
+        "/reports/month/2026-10?game=pachinko",
+    ] {
+        let (status, body) = call(&app, get_as(uri, Some(Role::Compliance))).await;
+        assert_error(status, &body, 400, "invalid_query");
+    }
+    // What the document lists is taken.
+    for uri in [
+        "/api/v1/findings?game=open_face_chinese",
+        "/api/v1/significant-events?kind=late_record",
+    ] {
+        let (status, body) = call(&app, get_as(uri, Some(Role::Compliance))).await;
+        assert_eq!(status, 200, "{uri}: {body}");
+    }
+}

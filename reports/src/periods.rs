@@ -25,9 +25,11 @@ pub struct AuditSettings {
 }
 
 /// A table period with the rounds played in it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct TablePeriodLine {
+    /// The period's own fields (table, ids, times, floats, fills, credits, drop), flattened.
     #[serde(flatten)]
+    #[schema(ignore)]
     pub period: TablePeriod,
     pub game: String,
     pub rounds: i64,
@@ -48,15 +50,16 @@ pub struct TablePeriodLine {
 }
 
 /// The rounds a table played while it had no open period.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct OutsideRounds {
     pub table_id: String,
     pub rounds: i64,
-    /// The first of them (at most five): ledger index and when played.
+    /// The first of them (at most five): `[ledger index, when played]`.
+    #[schema(value_type = Vec<Vec<Value>>)]
     pub first: Vec<(i64, DateTime<Utc>)>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct PeriodAudit {
     pub month: String,
     /// The month's gaming days in UTC: periods that open inside belong to it.
@@ -64,8 +67,12 @@ pub struct PeriodAudit {
     pub ends_at: DateTime<Utc>,
     pub tolerance_h: i64,
     pub tables: Vec<TablePeriodLine>,
+    /// Each cage's periods (opening and closing counts, fills and credits, the day's balance).
+    #[schema(value_type = Vec<Object>)]
     pub cages: Vec<CagePeriod>,
     pub rounds_outside_periods: Vec<OutsideRounds>,
+    /// `drop_not_reconciled`, `round_outside_period` and the other period findings.
+    #[schema(value_type = Vec<Object>)]
     pub findings: Vec<PeriodFinding>,
 }
 

@@ -66,7 +66,7 @@ pub async fn list(
         .transpose()?;
     let filter = FindingFilter {
         table_id: q.table_id,
-        game: q.game,
+        game: crate::routes::game_filter(q.game)?,
         kind,
         state: finding_state,
         day: q.day,
@@ -116,6 +116,7 @@ pub struct ResolveFinding {
     #[schema(example = "confirmed")]
     pub state: String,
     /// Confirmed only: what was recovered from the player or paid back to them, in haléře.
+    #[serde(default, deserialize_with = "crate::json_numbers::optional_integer")]
     pub amount_settled_h: Option<i64>,
     /// Dismissed only, and required there: why it is not a discrepancy.
     pub reason: Option<String>,

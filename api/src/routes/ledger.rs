@@ -90,6 +90,9 @@ pub async fn gaps(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> 
     Ok(HttpResponse::Ok().json(gaps.into_iter().map(GapView::from).collect::<Vec<_>>()))
 }
 
+/// The kinds of significant events (the `kind` filter's values).
+pub const EVENT_KINDS: &[&str] = &["seq_no_conflict", "late_record"];
+
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct EventQuery {
@@ -130,6 +133,14 @@ pub async fn significant_events(
             "invalid_query",
             "limit must be 1-1000",
         ));
+    }
+    if let Some(kind) = q.kind.as_deref() {
+        if !EVENT_KINDS.contains(&kind) {
+            return Err(ApiError::bad_request(
+                "invalid_query",
+                format!("kind is one of {}, not `{kind}`", EVENT_KINDS.join(", ")),
+            ));
+        }
     }
     let rows = web::block(move || -> Result<_, ApiError> {
         Ok(reads::significant_events(
@@ -292,7 +303,7 @@ pub async fn consistency_proof(
 /// The latest operator checkpoint: a C2SP tlog-checkpoint in a signed note (text/plain), signed
 /// with the key in the `X-Dozor-Verifier-Key` header (Go sumdb/note verifier-key format).
 #[utoipa::path(operation_id = "latest_checkpoint", get, tag = "ledger",
-    responses((status = 200, description = "signed note", content_type = "text/plain"), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "signed note", content_type = "text/plain", body = String), (status = 404, description = "no checkpoint signed yet", body = ErrorBody)))]
 #[get("/ledger/checkpoint")]
 pub async fn checkpoint(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let latest = web::block(move || -> Result<_, ApiError> {

@@ -115,7 +115,7 @@ pub struct PeriodsQuery {
 /// configured tolerance is a `drop_not_reconciled` finding), and the rounds played while their
 /// table had no open period.
 #[utoipa::path(operation_id = "period_audit", get, tag = "reports", params(PeriodsQuery),
-    responses((status = 200, description = "the period audit (JSON)"), (status = 400, body = ErrorBody)))]
+    responses((status = 200, description = "the period audit", body = reports::periods::PeriodAudit), (status = 400, body = ErrorBody)))]
 #[get("/reports/periods")]
 pub async fn periods(
     state: web::Data<AppState>,

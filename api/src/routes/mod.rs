@@ -130,6 +130,18 @@ async fn no_route(request: HttpRequest) -> Result<actix_web::HttpResponse, ApiEr
     ))
 }
 
+/// A game filter names a game dozor knows: an unknown one is a mistake to point out, not a
+/// filter that silently matches nothing.
+pub fn game_filter(game: Option<String>) -> Result<Option<String>, ApiError> {
+    match game {
+        Some(code) if rules::GameCode::parse(&code).is_none() => Err(ApiError::bad_request(
+            "invalid_query",
+            format!("unknown game `{code}`"),
+        )),
+        other => Ok(other),
+    }
+}
+
 /// How long a client may take to send a request body.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 

@@ -109,7 +109,7 @@ impl RtpQuery {
         Ok(RtpRequest {
             month: month(&self.month)?,
             through: self.through,
-            game: self.game.clone(),
+            game: crate::routes::game_filter(self.game.clone())?,
             table_id: self.table_id.clone(),
         })
     }
@@ -173,7 +173,7 @@ pub async fn month_page(
     let request = RtpRequest {
         month: month(&path.into_inner())?,
         through,
-        game,
+        game: crate::routes::game_filter(game)?,
         table_id,
     };
     let page = web::block(move || -> Result<_, ApiError> {
