@@ -5,6 +5,7 @@ pub mod access;
 pub mod auth;
 pub mod docs;
 pub mod error;
+pub mod error_codes;
 mod json_numbers;
 pub mod metrics;
 pub mod nightly;

@@ -119,6 +119,19 @@ pub fn apply(document: &mut Value, plans: &[String]) {
     );
     parameter(document, "inclusion_proof", "size", &json!({"minimum": 1}));
 
+    property(
+        document,
+        "ErrorBody",
+        "code",
+        &json!({
+            "enum": strings(crate::error_codes::ERROR_CODES.iter().map(|(code, _)| *code)),
+            "description": format!(
+                "Stable machine-readable code:\n{}",
+                crate::error_codes::describe()
+            ),
+        }),
+    );
+
     // 64 bytes of standard base64: the last character before `==` carries 2 bits.
     let base64_signature = json!({"pattern": "^[A-Za-z0-9+/]{85}[AQgw]==$"});
     property(
