@@ -218,3 +218,41 @@ fn rtp_prints_the_computed_table_of_the_plan_and_refuses_an_unknown_plan() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no bundled plan `nonesuch`"));
 }
+
+/// `dozor serve` with a bad configuration stops before touching anything: one line naming the
+/// key and where the value came from, exit status 2, no database started.
+#[test]
+fn a_bad_configuration_stops_the_server_with_one_line_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("dozor.toml");
+    let serve = |env: &[(&str, &str)], args: &[&str]| {
+        let mut command = dozor();
+        command
+            .env_remove("DATABASE_URL")
+            .envs(env.iter().copied())
+            .arg("--data-dir")
+            .arg(dir.path())
+            .arg("serve")
+            .args(args);
+        command.fails()
+    };
+    std::fs::write(&config, "[ledger]\ncheckpoint_every = \"often\"\n").unwrap();
+    let line = serve(&[], &[]);
+    assert!(line.contains("key `ledger.checkpoint_every`"), "{line}");
+    assert!(line.contains("dozor.toml"), "{line}");
+    std::fs::write(&config, "[server]\nlissen = \"0.0.0.0:80\"\n").unwrap();
+    let line = serve(&[], &[]);
+    assert!(line.contains("lissen"), "{line}");
+    // The environment and the flags are read by the same loader, and name their source.
+    std::fs::write(&config, "[server]\nlisten = \"127.0.0.1:0\"\n").unwrap();
+    let line = serve(&[("DOZOR_API_KEY_RATE", "many")], &[]);
+    assert!(line.contains("key `limits.api_key_rate`"), "{line}");
+    assert!(line.contains("DOZOR_API_KEY_RATE"), "{line}");
+    let line = serve(&[], &["--nightly-at", "7pm"]);
+    assert!(line.contains("key `reports.nightly_at`"), "{line}");
+    let line = serve(&[], &["--config", "/nonexistent/dozor.toml"]);
+    assert!(line.contains("does not exist"), "{line}");
+    // Nothing was started: no cluster, no operator key.
+    assert!(!dir.path().join("pg").exists());
+    assert!(!dir.path().join("operator.key").exists());
+}
