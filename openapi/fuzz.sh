@@ -209,6 +209,15 @@ checks.positive_data_acceptance.expected-statuses = [$ACCEPTED, "422"]
 include-operation-id = "resolve_finding"
 checks.positive_data_acceptance.expected-statuses = [$ACCEPTED, "422"]
 
+# `through` is a gaming day of `month`.
+[[operations]]
+include-operation-id = "rtp_report"
+checks.positive_data_acceptance.expected-statuses = [$ACCEPTED, "400"]
+
+[[operations]]
+include-operation-id = "month_page"
+checks.positive_data_acceptance.expected-statuses = [$ACCEPTED, "400"]
+
 # An export covers 1 to 93 gaming days, from <= to.
 [[operations]]
 include-operation-id = "export_period"
