@@ -80,18 +80,6 @@ impl Modify for AccessRules {
     }
 }
 
-fn error_response(description: &str) -> RefOr<utoipa::openapi::Response> {
-    RefOr::T(
-        ResponseBuilder::new()
-            .description(description)
-            .content(
-                "application/json",
-                Content::new(Some(Ref::from_schema_name("ErrorBody"))),
-            )
-            .build(),
-    )
-}
-
 fn apply_rule(operation: &mut Operation, rule: Access) {
     let note = match rule {
         Access::Public => "Access: public, no API key.".to_owned(),
@@ -117,15 +105,15 @@ fn apply_rule(operation: &mut Operation, rule: Access) {
     let responses = &mut operation.responses.responses;
     responses.insert(
         "401".into(),
-        error_response("no API key, or an unknown, revoked or expired one"),
+        crate::openapi_answers::error("no API key, or an unknown, revoked or expired one"),
     );
     responses.insert(
         "403".into(),
-        error_response("the key's role may not call this operation"),
+        crate::openapi_answers::error("the key's role may not call this operation"),
     );
     responses.insert(
         "429".into(),
-        error_response("the key's rate limit is reached; see Retry-After"),
+        crate::openapi_answers::error("the key's rate limit is reached; see Retry-After"),
     );
 }
 

@@ -8,7 +8,8 @@ use utoipa::Modify;
 
 pub struct StandardAnswers;
 
-fn error(description: &str) -> RefOr<utoipa::openapi::Response> {
+/// A response whose body is the error body.
+pub(crate) fn error(description: &str) -> RefOr<utoipa::openapi::Response> {
     RefOr::T(
         ResponseBuilder::new()
             .description(description)

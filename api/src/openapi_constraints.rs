@@ -223,10 +223,7 @@ pub fn apply(document: &mut Value, plans: &[String]) {
 
 /// `format=csv` answers RFC 4180 text: the 200 lists it beside the JSON.
 fn also_csv(document: &mut Value, operation_id: &str) {
-    for operation in operations(document) {
-        if operation.get("operationId").and_then(Value::as_str) != Some(operation_id) {
-            continue;
-        }
+    for operation in operation(document, operation_id) {
         if let Some(Value::Object(content)) = operation
             .get_mut("responses")
             .and_then(|r| r.get_mut("200"))
@@ -259,7 +256,11 @@ fn merge(schema: &mut Value, constraints: &Value) {
     }
 }
 
-fn operations(document: &mut Value) -> impl Iterator<Item = &mut Map<String, Value>> {
+/// The operation of this id (an iterator of one, or none).
+fn operation<'a>(
+    document: &'a mut Value,
+    operation_id: &'a str,
+) -> impl Iterator<Item = &'a mut Map<String, Value>> {
     document["paths"]
         .as_object_mut()
         .into_iter()
@@ -267,13 +268,11 @@ fn operations(document: &mut Value) -> impl Iterator<Item = &mut Map<String, Val
         .filter_map(Value::as_object_mut)
         .flat_map(|item| item.values_mut())
         .filter_map(Value::as_object_mut)
+        .filter(move |o| o.get("operationId").and_then(Value::as_str) == Some(operation_id))
 }
 
 fn parameter(document: &mut Value, operation_id: &str, name: &str, constraints: &Value) {
-    for operation in operations(document) {
-        if operation.get("operationId").and_then(Value::as_str) != Some(operation_id) {
-            continue;
-        }
+    for operation in operation(document, operation_id) {
         let Some(Value::Array(parameters)) = operation.get_mut("parameters") else {
             continue;
         };

@@ -49,50 +49,37 @@ fn record() -> impl Strategy<Value = Value> {
         })
 }
 
-/// The same record written otherwise: members in reverse order, and pretty-printed.
-fn rewritten(value: &Value) -> Vec<String> {
-    fn reversed(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => {
-                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-                entries.reverse();
-                // serde_json's map keeps keys sorted; written by hand to keep the order.
-                let body: Vec<String> = entries
-                    .iter()
-                    .map(|(k, v)| {
-                        format!(
-                            "{}:{}",
-                            serde_json::to_string(k).unwrap(),
-                            serde_json::to_string(&reversed(v)).unwrap()
-                        )
-                    })
-                    .collect();
-                serde_json::from_str::<Value>(&format!("{{{}}}", body.join(","))).unwrap()
-            }
-            Value::Array(items) => Value::Array(items.iter().map(reversed).collect()),
-            other => other.clone(),
+/// `value` written with every object's members in reverse order (serde_json's own map keeps
+/// them sorted, so the text is written by hand), with spaces and line breaks between tokens.
+fn reversed_text(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let members: Vec<String> = map
+                .iter()
+                .rev()
+                .map(|(k, v)| {
+                    format!(
+                        "{} : {}",
+                        serde_json::to_string(k).unwrap(),
+                        reversed_text(v)
+                    )
+                })
+                .collect();
+            format!("{{ {} }}", members.join(" ,\n "))
         }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(reversed_text).collect();
+            format!("[ {} ]", items.join(", "))
+        }
+        other => serde_json::to_string(other).unwrap(),
     }
-    let mut reverse_text = String::new();
-    if let Value::Object(map) = value {
-        let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-        entries.reverse();
-        let body: Vec<String> = entries
-            .iter()
-            .map(|(k, v)| {
-                format!(
-                    "{} : {}",
-                    serde_json::to_string(k).unwrap(),
-                    serde_json::to_string(&reversed(v)).unwrap()
-                )
-            })
-            .collect();
-        reverse_text = format!("{{ {} }}", body.join(" ,\n "));
-    }
+}
+
+/// The same record written otherwise: pretty-printed, members reversed, non-ASCII escaped.
+fn rewritten(value: &Value) -> Vec<String> {
     vec![
         serde_json::to_string_pretty(value).unwrap(),
-        reverse_text,
-        // Non-ASCII written as \u escapes.
+        reversed_text(value),
         serde_json::to_string(value)
             .unwrap()
             .chars()
