@@ -158,7 +158,12 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         "game",
         &json!({"enum": stations}),
     );
-    property(document, "RegisterTable", "location", &free_text(200));
+    property(
+        document,
+        "RegisterTable",
+        "location",
+        &free_text(ledger::registration::MAX_LOCATION_CHARS),
+    );
     property(
         document,
         "RegisterTable",

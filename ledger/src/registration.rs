@@ -75,6 +75,9 @@ fn refuse(field: &'static str, message: impl Into<String>) -> RegistrationError 
 }
 
 /// Checks `r` against the plans dozor knows.
+/// Longest location of a table, in characters.
+pub const MAX_LOCATION_CHARS: usize = 200;
+
 pub fn check(
     plans: &PlanBook,
     default_plan: &str,
@@ -85,7 +88,7 @@ pub fn check(
         .ok_or_else(|| refuse("game", format!("unknown game `{}`", r.game)))?;
     let location = r.location.trim().to_owned();
     if location.is_empty()
-        || location.chars().count() > 200
+        || location.chars().count() > MAX_LOCATION_CHARS
         || crate::access::has_control_characters(&location)
     {
         return Err(refuse(
