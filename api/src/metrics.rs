@@ -150,10 +150,11 @@ impl Metrics {
         })
     }
 
-    pub fn record_ingested(&self, game: &str, result: IngestResult) {
+    /// `count` records of `game` came to `result`.
+    pub fn records_ingested(&self, game: &str, result: IngestResult, count: u64) {
         self.records
             .with_label_values(&[game, result.label()])
-            .inc();
+            .inc_by(count);
     }
 
     /// `route` is the pattern a request matched (bounded), never the raw path.
@@ -243,9 +244,8 @@ mod tests {
     #[test]
     fn every_series_is_encoded_with_its_labels() {
         let metrics = Metrics::new().unwrap();
-        metrics.record_ingested("roulette", IngestResult::Clean);
-        metrics.record_ingested("roulette", IngestResult::Clean);
-        metrics.record_ingested("blackjack", IngestResult::Findings);
+        metrics.records_ingested("roulette", IngestResult::Clean, 2);
+        metrics.records_ingested("blackjack", IngestResult::Findings, 1);
         metrics.request_answered("POST", "/api/v1/records", 201, Duration::from_millis(3));
         let at: DateTime<Utc> = "2026-11-25T11:59:30Z".parse().unwrap();
         let text = metrics.render(&snapshot(Some(at))).unwrap();

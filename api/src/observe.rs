@@ -84,13 +84,14 @@ pub async fn observe(
             );
         });
     };
+    let tag = |headers: &mut actix_web::http::header::HeaderMap| {
+        if let Some(value) = header {
+            headers.insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
+        }
+    };
     match answered {
         Ok(mut response) => {
-            if let Some(value) = header {
-                response
-                    .headers_mut()
-                    .insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
-            }
+            tag(response.headers_mut());
             // The matched pattern, never the raw path: bounded labels and no ids in the log.
             let route = response
                 .request()
@@ -100,11 +101,7 @@ pub async fn observe(
             Ok(response)
         }
         Err(mut response) => {
-            if let Some(value) = header {
-                response
-                    .headers_mut()
-                    .insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
-            }
+            tag(response.headers_mut());
             observe(response.status().as_u16(), UNMATCHED);
             let status = response.status();
             Err(InternalError::from_response(status, response).into())

@@ -333,7 +333,7 @@ impl Config {
     pub fn nightly_at(&self) -> Result<Option<chrono::NaiveTime>, String> {
         match self.reports.nightly_at.as_str() {
             "off" => Ok(None),
-            text => chrono::NaiveTime::parse_from_str(text, "%H:%M")
+            text => nightly_time(text)
                 .map(Some)
                 .map_err(|_| format!("`{text}` is not HH:MM (Europe/Prague) or `off`")),
         }
@@ -361,6 +361,11 @@ impl Config {
             .with_late_after_hours(self.gaming_day.late_after_hours)
             .ok_or_else(|| invalid("gaming_day.late_after_hours", "must be at least 1"))
     }
+}
+
+/// The nightly job's local time, `HH:MM` (Europe/Prague): the file's and `report nightly --at`'s.
+pub fn nightly_time(text: &str) -> Result<chrono::NaiveTime, chrono::ParseError> {
+    chrono::NaiveTime::parse_from_str(text, "%H:%M")
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@ mod common;
 use actix_web::{test, App};
 use api::server;
 use common::*;
-use diesel::connection::SimpleConnection as _;
 use ledger::access::Role;
 use serde_json::{json, Value};
 
@@ -199,19 +198,7 @@ async fn an_unreachable_database_is_a_503_that_names_no_internals() {
     let app = app!(state);
     let (k, record) = table(&app).await;
     // The database disappears under the running server.
-    let name = url
-        .split('/')
-        .nth(3)
-        .unwrap()
-        .split('?')
-        .next()
-        .unwrap()
-        .to_owned();
-    let admin_url = url.replacen(&format!("/{name}?"), "/postgres?", 1);
-    ledger::storage::connect(&admin_url)
-        .unwrap()
-        .batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)"))
-        .unwrap();
+    drop_database(&url);
     let body = serde_json::to_vec(&signed(record, &k)).unwrap();
     let (status, b) = call(&app, post_as("/api/v1/records", "application/json", body)).await;
     assert_error(status, &b, 503, "unavailable");

@@ -8,7 +8,6 @@ use actix_web::{test, App};
 use api::access::ROUTES;
 use api::server;
 use common::*;
-use diesel::connection::SimpleConnection as _;
 use ledger::access::Role;
 use serde_json::{json, Value};
 
@@ -52,16 +51,6 @@ async fn liveness_and_readiness_are_public_and_readiness_names_each_check() {
     assert_eq!(body["status"], "not_ready");
     assert_eq!(body["checks"][0]["ok"], false, "{body}");
     assert!(body["checks"][0]["problem"].is_string(), "{body}");
-}
-
-/// Drops the test's database under the running app.
-fn drop_database(url: &str) {
-    let name = url.split('/').nth(3).unwrap().split('?').next().unwrap();
-    let admin_url = url.replacen(&format!("/{name}?"), "/postgres?", 1);
-    ledger::storage::connect(&admin_url)
-        .unwrap()
-        .batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)"))
-        .unwrap();
 }
 
 /// `name{labels} value` lines of the text format, checked line by line: every sample is a

@@ -85,7 +85,7 @@ pub async fn submit(
     .inspect_err(|_| {
         state
             .metrics
-            .record_ingested(UNKNOWN_GAME, IngestResult::Refused)
+            .records_ingested(UNKNOWN_GAME, IngestResult::Refused, 1)
     })?;
     let counted = Counted::of(&submission);
     let outcome = state.ingest.append(submission).await;
@@ -127,7 +127,7 @@ impl Counted {
             Ok(AppendOutcome::KeyNotValid { .. }) => IngestResult::Refused,
             Err(_) => IngestResult::Unavailable,
         };
-        metrics.record_ingested(&self.game, result);
+        metrics.records_ingested(&self.game, result, 1);
     }
 }
 
@@ -247,11 +247,9 @@ pub async fn submit_batch(
     }
     let counted: Vec<Counted> = submissions.iter().map(Counted::of).collect();
     let refused = results.iter().filter(|r| r.is_some()).count();
-    for _ in 0..refused {
-        state
-            .metrics
-            .record_ingested(UNKNOWN_GAME, IngestResult::Refused);
-    }
+    state
+        .metrics
+        .records_ingested(UNKNOWN_GAME, IngestResult::Refused, refused as u64);
     for ((n, outcome), counted) in positions
         .into_iter()
         .zip(state.ingest.append_all(submissions).await)

@@ -30,7 +30,7 @@ pub struct NightlyArgs {
 
 /// Reads `HH:MM`.
 pub fn nightly_time(text: &str) -> anyhow::Result<NaiveTime> {
-    NaiveTime::parse_from_str(text, "%H:%M")
+    crate::config::nightly_time(text)
         .with_context(|| format!("the nightly time must be HH:MM (Europe/Prague), not `{text}`"))
 }
 

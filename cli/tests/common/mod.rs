@@ -144,6 +144,17 @@ pub fn signed(record: Value, key: &SigningKey) -> Value {
     serde_json::to_value(Envelope::sign(record, key).unwrap()).unwrap()
 }
 
+/// Drops the test's database under a running app: the database is gone, the app is not.
+pub fn drop_database(url: &str) {
+    use diesel::connection::SimpleConnection as _;
+    let name = url.split('/').nth(3).unwrap().split('?').next().unwrap();
+    let admin_url = url.replacen(&format!("/{name}?"), "/postgres?", 1);
+    ledger::storage::connect(&admin_url)
+        .unwrap()
+        .batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)"))
+        .unwrap();
+}
+
 pub fn ledger_size(url: &str) -> u64 {
     ledger::storage::reads::size(&mut ledger::storage::connect(url).unwrap()).unwrap()
 }
