@@ -1,6 +1,7 @@
-//! The role table: for every route, who may call it. The authorization middleware enforces it,
-//! the OpenAPI document shows it, docs/ACCESS.md lists it, and the tests call every route with
-//! every role from it. A route missing from the table is refused to everyone.
+//! The role table: for every route, who may call it. The gate ([`crate::gate`]) enforces it for
+//! the route the router matched, the OpenAPI document shows it, docs/ACCESS.md lists it, and the
+//! tests call every route with every role from it. A route missing from the table is refused
+//! to everyone.
 
 use ledger::access::{Role, RESOLVING_ROLES};
 
@@ -170,7 +171,17 @@ pub const ROUTES: &[RouteAccess] = &[
 
 /// Pages outside the API, public like the document they render: the API docs (`/docs`,
 /// Swagger UI's own files). They hold no data; the document they load is public too.
-pub const PUBLIC_PAGES: &[&str] = &["/docs", "/docs/{file}"];
+pub const PUBLIC_PAGES: &[&str] = &["/docs", "/docs/{file:.*}"];
+
+/// The rule of the route registered as `pattern` for `method`: none when the table has none
+/// (the gate then refuses).
+pub fn rule(method: &str, pattern: &str) -> Option<Access> {
+    match lookup(method, pattern) {
+        Lookup::Found(access) => Some(access),
+        _ if method == "GET" && PUBLIC_PAGES.contains(&pattern) => Some(Access::Public),
+        _ => None,
+    }
+}
 
 /// What the table says about a request.
 #[derive(Debug, Clone, PartialEq, Eq)]

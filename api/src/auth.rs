@@ -1,10 +1,11 @@
-//! Authentication by API key and authorization by the role table ([`crate::access`]).
+//! Authentication by API key; the gate ([`crate::gate`]) judges it for the matched route.
 //!
-//! A request's bearer token is hashed (SHA-256) and looked up in a cache of keys read from the
-//! database; only a miss reads the database. A cached key is read again after
-//! [`CACHE_FOR`], so a revocation made from the command line takes effect within that time (one
-//! made over the API, at once). Tokens are never logged: a refusal names the key only when the
-//! token belongs to a known key.
+//! A request's bearer token is hashed (SHA-256) and looked up among the API keys the ledger's
+//! operator-signed registry events define, never among database rows. Keys found are cached
+//! for [`CACHE_FOR`]; a lookup reads the registry events appended since the last one, so a
+//! revocation made from the command line takes effect within that time (one made over the API,
+//! at once). Tokens are never logged: a refusal names the key only when the token belongs to a
+//! known key.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -13,19 +14,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use actix_web::body::{EitherBody, MessageBody};
-use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::middleware::Next;
-use actix_web::{web, FromRequest, HttpMessage as _, HttpRequest};
+use actix_web::http::header::HeaderMap;
+use actix_web::web;
 use chrono::{DateTime, Utc};
 use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use ledger::access::{looks_like_token, token_hash, Role};
-use ledger::storage::api_keys::{self, ApiKeyRecord};
+use ledger::registry_history::HistoricApiKey;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::access::{self, Access, Lookup};
+use crate::access::Access;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -58,10 +57,28 @@ impl Default for RateLimit {
     }
 }
 
+/// An API key as the ledger's registry events give it, and when it was read.
 struct CachedKey {
-    record: ApiKeyRecord,
-    role: Role,
+    key: HistoricApiKey,
     read_at: Instant,
+}
+
+/// The key a request presents, resolved before routing and judged by the gate for the route
+/// the router matched (a public route ignores it).
+#[derive(Debug, Clone)]
+pub enum Presented {
+    NoToken,
+    /// A token that is no key's, or a key that may not act (revoked, expired); the key's id
+    /// and name when the token is a known key's.
+    Refused {
+        refusal: Refusal,
+        key: Option<(String, String)>,
+    },
+    Key(Caller),
+    /// The keys could not be read (the database does not answer); `cause` is for the log.
+    Unavailable {
+        cause: String,
+    },
 }
 
 /// Known keys, per-key and per-address rate limits and the count of refused authentications.
@@ -85,7 +102,7 @@ fn quota(limit: RateLimit) -> Quota {
 
 /// Why a request was not authenticated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Refusal {
+pub enum Refusal {
     NoToken,
     Malformed,
     Unknown,
@@ -119,7 +136,7 @@ impl Gatekeeper {
     }
 
     /// The per-address limit: how long to wait if `address` has used up its requests.
-    fn throttle_address(&self, address: IpAddr) -> Result<(), Duration> {
+    pub(crate) fn throttle_address(&self, address: IpAddr) -> Result<(), Duration> {
         let checks = self.address_checks.fetch_add(1, Ordering::Relaxed);
         if checks.is_multiple_of(FORGET_ADDRESSES_EVERY) {
             self.per_address.retain_recent();
@@ -137,7 +154,7 @@ impl Gatekeeper {
     /// Drops a key from the cache (after its revocation) so the next request reads it again.
     pub fn forget(&self, key_id: &str) {
         if let Ok(mut keys) = self.keys.write() {
-            keys.retain(|_, k| k.record.key.key_id != key_id);
+            keys.retain(|_, k| k.key.key_id != key_id);
         }
     }
 
@@ -148,27 +165,22 @@ impl Gatekeeper {
             .cloned()
     }
 
-    /// The key holding `token`, from the cache or else the database.
-    async fn key(
-        &self,
-        state: &web::Data<AppState>,
-        token: &str,
-    ) -> Result<Option<Arc<CachedKey>>, ApiError> {
+    /// The key holding `token`, from the cache or else the ledger's registry events.
+    async fn key(&self, state: &AppState, token: &str) -> Result<Option<Arc<CachedKey>>, ApiError> {
         let hash = token_hash(token);
         if let Some(key) = self.cached(&hash) {
             return Ok(Some(key));
         }
-        let shared = state.clone();
-        let found = web::block(move || -> Result<Option<ApiKeyRecord>, ApiError> {
-            Ok(api_keys::find_by_token_hash(&mut *shared.conn()?, &hash)?)
-        })
-        .await??;
-        let Some(record) = found else {
+        let pool = state.pool.clone();
+        let ingest = state.ingest.clone();
+        let found = web::block(move || ingest.directory().api_key(&pool, &hash))
+            .await?
+            .map_err(ApiError::from)?;
+        let Some(key) = found else {
             return Ok(None);
         };
         let key = Arc::new(CachedKey {
-            role: record.role()?,
-            record,
+            key,
             read_at: Instant::now(),
         });
         if let Ok(mut keys) = self.keys.write() {
@@ -177,58 +189,110 @@ impl Gatekeeper {
         Ok(Some(key))
     }
 
-    /// The caller of a request, or why it is refused.
-    async fn authenticate(
-        &self,
-        state: &web::Data<AppState>,
-        request: &ServiceRequest,
-    ) -> Result<Caller, ApiError> {
-        let token = match bearer_token(request) {
+    /// The key a request presents, resolved: who it is, or why it would be refused.
+    pub async fn identify(&self, state: &AppState, headers: &HeaderMap) -> Presented {
+        let token = match bearer_token(headers) {
             Ok(token) => token,
-            Err(refusal) => return Err(self.refuse(request, refusal, None)),
+            Err(Refusal::NoToken) => return Presented::NoToken,
+            Err(refusal) => return Presented::Refused { refusal, key: None },
         };
-        let Some(key) = self.key(state, &token).await? else {
-            return Err(self.refuse(request, Refusal::Unknown, None));
+        let key = match self.key(state, &token).await {
+            Ok(Some(key)) => key,
+            Ok(None) => {
+                return Presented::Refused {
+                    refusal: Refusal::Unknown,
+                    key: None,
+                }
+            }
+            Err(e) => {
+                return Presented::Unavailable {
+                    cause: e.to_string(),
+                }
+            }
         };
-        let row = &key.record.key;
-        if key.record.revocation.is_some() {
-            return Err(self.refuse(request, Refusal::Revoked, Some(row)));
+        let k = &key.key;
+        let named = || Some((k.key_id.clone(), k.name.clone()));
+        if k.revocation.is_some() {
+            return Presented::Refused {
+                refusal: Refusal::Revoked,
+                key: named(),
+            };
         }
-        if row.expires_at.is_some_and(|e| e <= Utc::now()) {
-            return Err(self.refuse(request, Refusal::Expired, Some(row)));
+        if k.expires_at.is_some_and(|e| e <= Utc::now()) {
+            return Presented::Refused {
+                refusal: Refusal::Expired,
+                key: named(),
+            };
         }
-        Ok(Caller {
-            key_id: row.key_id.clone(),
-            name: row.name.clone(),
-            role: key.role,
-            expires_at: row.expires_at,
+        Presented::Key(Caller {
+            key_id: k.key_id.clone(),
+            name: k.name.clone(),
+            role: k.role,
+            expires_at: k.expires_at,
         })
     }
 
-    /// Counts and logs a refused authentication (never the token) and makes its answer.
-    fn refuse(
+    /// The gate's judgement of a presented key on a route open to `roles`, named `route`.
+    pub fn admit(
         &self,
-        request: &ServiceRequest,
-        refusal: Refusal,
-        key: Option<&ledger::storage::models::ApiKeyRow>,
-    ) -> ApiError {
+        presented: Presented,
+        roles: &'static [Role],
+        route: &str,
+    ) -> Result<Caller, ApiError> {
+        let caller = match presented {
+            Presented::Key(caller) => caller,
+            Presented::NoToken => return Err(self.refuse(route, Refusal::NoToken, None)),
+            Presented::Refused { refusal, key } => return Err(self.refuse(route, refusal, key)),
+            Presented::Unavailable { cause } => {
+                return Err(ApiError::Unavailable {
+                    reason: "the API keys cannot be read",
+                    cause,
+                })
+            }
+        };
+        if let Err(wait) = self.throttle(&caller.key_id) {
+            return Err(ApiError::RateLimited {
+                retry_after_seconds: wait.as_secs_f64().ceil().max(1.0) as u64,
+            });
+        }
+        if !roles.contains(&caller.role) {
+            return Err(ApiError::Forbidden {
+                message: format!(
+                    "API key `{}` has the role {}; this route needs {}",
+                    caller.name,
+                    caller.role,
+                    Access::Roles(roles).describe()
+                ),
+                details: serde_json::json!({
+                    "role": caller.role.as_str(),
+                    "allowed_roles": roles.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
+                }),
+            });
+        }
+        Ok(caller)
+    }
+
+    /// Counts and logs a refused authentication (never the token) and makes its answer.
+    fn refuse(&self, route: &str, refusal: Refusal, key: Option<(String, String)>) -> ApiError {
         let count = self.refused.fetch_add(1, Ordering::Relaxed) + 1;
+        let (key_id, key_name) = match &key {
+            Some((id, name)) => (Some(id.as_str()), Some(name.as_str())),
+            None => (None, None),
+        };
         tracing::warn!(
             reason = refusal.as_str(),
-            key_id = key.map(|k| k.key_id.as_str()),
-            key_name = key.map(|k| k.name.as_str()),
-            peer = %request.connection_info().peer_addr().unwrap_or("-"),
-            method = %request.method(),
-            path = %request.path(),
+            key_id,
+            key_name,
+            %route,
             refused_so_far = count,
             "authentication refused"
         );
-        let message = match (refusal, key) {
+        let message = match (refusal, key_name) {
             (Refusal::NoToken, _) => {
                 "this route needs an API key: `Authorization: Bearer dzr_…`".to_owned()
             }
-            (Refusal::Revoked, Some(k)) => format!("API key `{}` was revoked", k.name),
-            (Refusal::Expired, Some(k)) => format!("API key `{}` has expired", k.name),
+            (Refusal::Revoked, Some(name)) => format!("API key `{name}` was revoked"),
+            (Refusal::Expired, Some(name)) => format!("API key `{name}` has expired"),
             (other, _) => other.as_str().to_owned(),
         };
         let code = match refusal {
@@ -251,12 +315,9 @@ impl Gatekeeper {
 /// The token of `Authorization: Bearer <token>`, or of `Authorization: Basic …` whose password
 /// is the token (the user name is not looked at): the scheme a browser asks for itself, so a
 /// person can open the report pages with a key.
-fn bearer_token(request: &ServiceRequest) -> Result<String, Refusal> {
+fn bearer_token(headers: &HeaderMap) -> Result<String, Refusal> {
     use base64::Engine as _;
-    let Some(header) = request
-        .headers()
-        .get(actix_web::http::header::AUTHORIZATION)
-    else {
+    let Some(header) = headers.get(actix_web::http::header::AUTHORIZATION) else {
         return Err(Refusal::NoToken);
     };
     let text = header.to_str().map_err(|_| Refusal::Malformed)?;
@@ -278,100 +339,4 @@ fn bearer_token(request: &ServiceRequest) -> Result<String, Refusal> {
         return Err(Refusal::Malformed);
     }
     Ok(token)
-}
-
-/// The middleware: every request under the API is held to its route's rule in the role table.
-/// A request for an unknown path goes on (to its 404); a known path with another method gets a
-/// 405; a route with no rule is refused to everyone. Refusals are answered here, as responses.
-pub async fn authorize(
-    request: ServiceRequest,
-    next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
-    if let Err(refusal) = throttle_address(&request) {
-        return Ok(request.error_response(refusal).map_into_right_body());
-    }
-    match admit(&request).await {
-        Ok(Some(caller)) => {
-            request.extensions_mut().insert(caller);
-        }
-        Ok(None) => {}
-        Err(refusal) => return Ok(request.error_response(refusal).map_into_right_body()),
-    }
-    Ok(next.call(request).await?.map_into_left_body())
-}
-
-/// The per-address limit, before anything else is looked at. The address is the TCP peer's: a
-/// proxy in front of dozor shares one address among its clients (see docs/SECURITY.md).
-fn throttle_address(request: &ServiceRequest) -> Result<(), ApiError> {
-    let (Some(peer), Some(state)) = (
-        request.peer_addr(),
-        request.app_data::<web::Data<AppState>>(),
-    ) else {
-        return Ok(());
-    };
-    state
-        .gatekeeper
-        .throttle_address(peer.ip())
-        .map_err(|wait| ApiError::RateLimited {
-            retry_after_seconds: wait.as_secs_f64().ceil().max(1.0) as u64,
-        })
-}
-
-/// Whether the request may go on: with the caller when its route needs a key.
-async fn admit(request: &ServiceRequest) -> Result<Option<Caller>, ApiError> {
-    let Some(pattern) = request.match_pattern() else {
-        return Ok(None);
-    };
-    let roles = match access::lookup(request.method().as_str(), &pattern) {
-        Lookup::Found(Access::Public | Access::TableSignature) => return Ok(None),
-        Lookup::Found(Access::Roles(roles)) => roles,
-        Lookup::OtherMethods(allowed) => return Err(ApiError::MethodNotAllowed { allowed }),
-        Lookup::Missing => {
-            tracing::error!(%pattern, "a route without a rule in the role table was refused");
-            return Err(ApiError::Forbidden {
-                message: "this route has no access rule".into(),
-                details: serde_json::json!({}),
-            });
-        }
-    };
-    let state = request
-        .app_data::<web::Data<AppState>>()
-        .cloned()
-        .ok_or_else(|| ApiError::internal("no application state"))?;
-    let gatekeeper = &state.gatekeeper;
-    let caller = gatekeeper.authenticate(&state, request).await?;
-    if let Err(wait) = gatekeeper.throttle(&caller.key_id) {
-        return Err(ApiError::RateLimited {
-            retry_after_seconds: wait.as_secs_f64().ceil().max(1.0) as u64,
-        });
-    }
-    if !roles.contains(&caller.role) {
-        return Err(ApiError::Forbidden {
-            message: format!(
-                "API key `{}` has the role {}; this route needs {}",
-                caller.name,
-                caller.role,
-                Access::Roles(roles).describe()
-            ),
-            details: serde_json::json!({
-                "role": caller.role.as_str(),
-                "allowed_roles": roles.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
-            }),
-        });
-    }
-    Ok(Some(caller))
-}
-
-impl FromRequest for Caller {
-    type Error = ApiError;
-    type Future = std::future::Ready<Result<Caller, ApiError>>;
-
-    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        std::future::ready(req.extensions().get::<Caller>().cloned().ok_or(
-            ApiError::Unauthenticated {
-                code: "unauthenticated",
-                message: "this route needs an API key".into(),
-            },
-        ))
-    }
 }

@@ -9,6 +9,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use utoipa_swagger_ui::Config;
 
 use crate::error::ApiError;
+use crate::gate::Public;
 
 pub const DOCS_PATH: &str = "/docs";
 /// The document Swagger UI shows: the one the server serves.
@@ -35,19 +36,20 @@ static CONFIG: LazyLock<Arc<Config<'static>>> = LazyLock::new(|| {
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope(DOCS_PATH)
+            .wrap(actix_web::middleware::from_fn(crate::gate::middleware))
             .wrap(actix_web::middleware::from_fn(crate::observe::observe))
             .route("", web::get().to(to_index))
             .route("/{file:.*}", web::get().to(file)),
     );
 }
 
-async fn to_index() -> HttpResponse {
+async fn to_index(_: Public) -> HttpResponse {
     HttpResponse::PermanentRedirect()
         .insert_header((header::LOCATION, format!("{DOCS_PATH}/")))
         .finish()
 }
 
-async fn file(request: HttpRequest) -> Result<HttpResponse, ApiError> {
+async fn file(_: Public, request: HttpRequest) -> Result<HttpResponse, ApiError> {
     let name = request.match_info().get("file").unwrap_or_default();
     let served = utoipa_swagger_ui::serve(name, CONFIG.clone())
         .map_err(|e| ApiError::internal(format!("swagger ui: {e}")))?;

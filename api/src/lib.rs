@@ -6,6 +6,7 @@ pub mod auth;
 pub mod docs;
 pub mod error;
 pub mod error_codes;
+pub mod gate;
 mod json_numbers;
 pub mod metrics;
 pub mod nightly;

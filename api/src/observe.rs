@@ -10,11 +10,8 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::error::InternalError;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
-use actix_web::web;
 use rand::RngCore as _;
 use tracing::Instrument as _;
-
-use crate::state::AppState;
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
@@ -54,9 +51,7 @@ pub async fn observe(
         .filter(|v| accepted_request_id(v))
         .map_or_else(new_request_id, str::to_owned);
     let method = request.method().as_str().to_owned();
-    let metrics = request
-        .app_data::<web::Data<AppState>>()
-        .map(|s| s.metrics.clone());
+    let metrics = crate::gate::metrics(&request);
     let span = tracing::info_span!("request", request_id = %id, %method);
     let header = HeaderValue::from_str(&id).ok();
     let answered = REQUEST_ID
@@ -92,10 +87,9 @@ pub async fn observe(
     match answered {
         Ok(mut response) => {
             tag(response.headers_mut());
-            // The matched pattern, never the raw path: bounded labels and no ids in the log.
-            let route = response
-                .request()
-                .match_pattern()
+            // The route the gate decided for, never the raw path: bounded labels, no ids in
+            // the log, and the same label for every spelling of a route's path.
+            let route = crate::gate::decided_route(response.request())
                 .unwrap_or_else(|| UNMATCHED.to_owned());
             observe(response.status().as_u16(), &route);
             Ok(response)

@@ -133,7 +133,7 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
 pub fn configure(state: AppState) -> impl Fn(&mut web::ServiceConfig) + Clone {
     move |cfg: &mut web::ServiceConfig| {
         let limit = state.body_limit;
-        cfg.app_data(web::Data::new(state.clone()));
+        crate::gate::register(cfg, state.clone());
         routes::extractor_configs(cfg, limit);
         crate::docs::configure(cfg);
         routes::configure(&mut utoipa_actix_web::service_config::ServiceConfig::new(

@@ -68,6 +68,9 @@ pub enum RegistryEvent {
     ApiKeyCreated {
         previous: Option<u64>,
         key_id: String,
+        /// SHA-256 of the token, lower-case hex: the gate honours a token only when an
+        /// operator-signed event names its hash (the token itself is never kept).
+        token_sha256: String,
         /// Unique among all keys ever created.
         name: String,
         role: Role,
@@ -212,6 +215,7 @@ mod tests {
         let created = RegistryEvent::ApiKeyCreated {
             previous: None,
             key_id: "0011223344556677".into(),
+            token_sha256: format!("0011223344556677{}", "0".repeat(48)),
             name: "officer-1".into(),
             role: Role::Compliance,
             created_by: "cli:root".into(),

@@ -497,6 +497,7 @@ mod tests {
         RegistryEvent::ApiKeyCreated {
             previous,
             key_id: id.into(),
+            token_sha256: format!("{id}{}", "0".repeat(48)),
             name: name.into(),
             role,
             created_by: "cli:root".into(),

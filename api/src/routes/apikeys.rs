@@ -9,10 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
-use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
+use crate::gate::Authorized;
 use crate::routes::tables::LedgerEntryView;
-use crate::state::AppState;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -104,7 +103,7 @@ fn api_key_error(e: ApiKeyError) -> ApiError {
 #[utoipa::path(operation_id = "list_api_keys", get, tag = "access",
     responses((status = 200, body = Vec<ApiKeyView>)))]
 #[get("/apikeys")]
-pub async fn list(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn list(Authorized { state, .. }: Authorized) -> Result<HttpResponse, ApiError> {
     let keys =
         web::block(move || -> Result<_, ApiError> { Ok(api_keys::list(&mut *state.conn()?)?) })
             .await??;
@@ -118,8 +117,7 @@ pub async fn list(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> 
               (status = 422, description = "bad name or expiry", body = ErrorBody)))]
 #[post("/apikeys")]
 pub async fn create(
-    state: web::Data<AppState>,
-    caller: Caller,
+    Authorized { state, caller }: Authorized,
     body: web::Json<CreateApiKey>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
@@ -155,8 +153,7 @@ pub async fn create(
               (status = 422, body = ErrorBody)))]
 #[post("/apikeys/{key_id}/revoke")]
 pub async fn revoke(
-    state: web::Data<AppState>,
-    caller: Caller,
+    Authorized { state, caller }: Authorized,
     path: web::Path<String>,
     body: web::Json<RevokeApiKey>,
 ) -> Result<HttpResponse, ApiError> {
@@ -183,8 +180,8 @@ pub async fn revoke(
 
 /// The key this request was made with: its name, role and expiry.
 #[utoipa::path(operation_id = "whoami", get, tag = "access",
-    responses((status = 200, body = Caller)))]
+    responses((status = 200, body = crate::auth::Caller)))]
 #[get("/whoami")]
-pub async fn whoami(caller: Caller) -> HttpResponse {
+pub async fn whoami(Authorized { caller, .. }: Authorized) -> HttpResponse {
     HttpResponse::Ok().json(caller)
 }

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::state::AppState;
+use crate::gate::Authorized;
 
 /// Longest period one request may export; longer periods: `dozor export` on the server.
 const MAX_DAYS: i64 = 93;
@@ -64,7 +64,7 @@ fn stream_file(
               (status = 400, body = ErrorBody), (status = 503, description = "no checkpoint covers the period yet", body = ErrorBody)))]
 #[get("/exports")]
 pub async fn export(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     query: web::Query<ExportQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();

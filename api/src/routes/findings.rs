@@ -10,10 +10,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
+use crate::gate::Authorized;
 use crate::routes::tables::LedgerEntryView;
-use crate::state::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -39,7 +38,7 @@ pub struct FindingQuery {
     responses((status = 200, body = FindingPage), (status = 400, body = ErrorBody)))]
 #[get("/findings")]
 pub async fn list(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     query: web::Query<FindingQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
@@ -96,7 +95,7 @@ fn finding_id(text: &str) -> Result<(u64, u32), ApiError> {
               (status = 404, body = ErrorBody)))]
 #[get("/findings/{finding_id}")]
 pub async fn get(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let finding = finding_id(&path.into_inner())?;
@@ -165,8 +164,7 @@ fn resolution_error(e: ResolutionError) -> ApiError {
               (status = 422, description = "a field is missing or out of range", body = ErrorBody)))]
 #[post("/findings/{finding_id}/resolutions")]
 pub async fn resolve(
-    state: web::Data<AppState>,
-    caller: Caller,
+    Authorized { state, caller }: Authorized,
     path: web::Path<String>,
     body: web::Json<ResolveFinding>,
 ) -> Result<HttpResponse, ApiError> {

@@ -5,7 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::state::AppState;
+use crate::gate::{Authorized, Public};
 
 /// The process answers and the database is reachable, with the ledger's size (kept for
 /// existing monitors; `/healthz` and `/readyz` split the two questions).
@@ -13,7 +13,7 @@ use crate::state::AppState;
     responses((status = 200, description = "up, database reachable", body = HealthView),
               (status = 503, description = "database unreachable", body = ErrorBody)))]
 #[get("/health")]
-pub async fn health(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn health(Public { state }: Public) -> Result<HttpResponse, ApiError> {
     let size = web::block(move || -> Result<u64, ApiError> {
         Ok(ledger::storage::reads::size(&mut *state.conn()?)?)
     })
@@ -42,7 +42,7 @@ pub struct Liveness {
 #[utoipa::path(operation_id = "liveness", tag = "operations",
     responses((status = 200, description = "the process answers", body = Liveness)))]
 #[get("/healthz")]
-pub async fn healthz() -> HttpResponse {
+pub async fn healthz(_: Public) -> HttpResponse {
     HttpResponse::Ok().json(Liveness {
         status: "alive".into(),
     })
@@ -73,7 +73,7 @@ pub struct Readiness {
     responses((status = 200, description = "ready", body = Readiness),
               (status = 503, description = "not ready; the failed checks say why", body = Readiness)))]
 #[get("/readyz")]
-pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+pub async fn readyz(Public { state }: Public) -> HttpResponse {
     let writer_alive = state.ingest.writer().alive();
     let shared = state.clone();
     let database = web::block(move || -> Result<(), ledger::LedgerError> {
@@ -127,11 +127,8 @@ pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
 /// the writer's queue depth and the database pool.
 #[utoipa::path(operation_id = "metrics", tag = "operations",
     responses((status = 200, description = "Prometheus text format 0.0.4", content_type = "text/plain", body = String)))]
-#[get(
-    "/metrics",
-    wrap = "actix_web::middleware::from_fn(crate::auth::authorize)"
-)]
-pub async fn metrics(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+#[get("/metrics")]
+pub async fn metrics(Authorized { state, .. }: Authorized) -> Result<HttpResponse, ApiError> {
     let shared = state.clone();
     // A database that does not answer leaves the ledger's series out; the rest still report.
     let figures = web::block(move || {
@@ -164,7 +161,7 @@ pub async fn metrics(state: web::Data<AppState>) -> Result<HttpResponse, ApiErro
 #[utoipa::path(operation_id = "openapi_document", tag = "operations",
     responses((status = 200, description = "OpenAPI document", content_type = "application/json", body = Object)))]
 #[get("/openapi.json")]
-pub async fn openapi() -> Result<HttpResponse, ApiError> {
+pub async fn openapi(_: Public) -> Result<HttpResponse, ApiError> {
     let document = crate::openapi::served().map_err(ApiError::internal)?;
     Ok(HttpResponse::Ok()
         .content_type("application/json")

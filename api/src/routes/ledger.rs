@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{ApiError, ErrorBody};
+use crate::gate::{Authorized, Public};
 use crate::routes::tables::GapView;
-use crate::state::AppState;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct HeadView {
@@ -22,7 +22,7 @@ pub struct HeadView {
 /// Size and head hash of the ledger.
 #[utoipa::path(operation_id = "ledger_head", get, tag = "ledger", responses((status = 200, body = HeadView)))]
 #[get("/ledger/head")]
-pub async fn head(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn head(Authorized { state, .. }: Authorized) -> Result<HttpResponse, ApiError> {
     let head = web::block(move || -> Result<_, ApiError> {
         Ok(ledger::storage::append::head(&mut *state.conn()?)?)
     })
@@ -54,7 +54,7 @@ pub struct EntryView {
     params(("index" = u64, Path)), responses((status = 200, body = EntryView), (status = 404, body = ErrorBody)))]
 #[get("/ledger/entries/{index}")]
 pub async fn entry(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     path: web::Path<u64>,
 ) -> Result<HttpResponse, ApiError> {
     let index = path.into_inner();
@@ -82,7 +82,7 @@ pub async fn entry(
 /// Gaps in every table's `seq_no` sequence.
 #[utoipa::path(operation_id = "ledger_gaps", get, tag = "ledger", responses((status = 200, body = Vec<GapView>)))]
 #[get("/ledger/gaps")]
-pub async fn gaps(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn gaps(Authorized { state, .. }: Authorized) -> Result<HttpResponse, ApiError> {
     let gaps = web::block(move || -> Result<_, ApiError> {
         Ok(reads::sequence_gaps(&mut *state.conn()?, None)?)
     })
@@ -123,7 +123,7 @@ pub struct EventView {
     responses((status = 200, body = Vec<EventView>), (status = 400, body = ErrorBody)))]
 #[get("/significant-events")]
 pub async fn significant_events(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     query: web::Query<EventQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
@@ -212,7 +212,7 @@ pub struct InclusionProofView {
               (status = 404, description = "no entry `index` in a tree of `size`, or no tree of `size` entries yet", body = ErrorBody)))]
 #[get("/ledger/proof/inclusion")]
 pub async fn inclusion_proof(
-    state: web::Data<AppState>,
+    Public { state }: Public,
     query: web::Query<InclusionQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
@@ -269,7 +269,7 @@ pub struct ConsistencyProofView {
               (status = 404, description = "`first` above `second`, or no tree of `second` entries yet", body = ErrorBody)))]
 #[get("/ledger/proof/consistency")]
 pub async fn consistency_proof(
-    state: web::Data<AppState>,
+    Public { state }: Public,
     query: web::Query<ConsistencyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
@@ -305,7 +305,7 @@ pub async fn consistency_proof(
 #[utoipa::path(operation_id = "latest_checkpoint", get, tag = "ledger",
     responses((status = 200, description = "signed note", content_type = "text/plain", body = String), (status = 404, description = "no checkpoint signed yet", body = ErrorBody)))]
 #[get("/ledger/checkpoint")]
-pub async fn checkpoint(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn checkpoint(Public { state }: Public) -> Result<HttpResponse, ApiError> {
     let latest = web::block(move || -> Result<_, ApiError> {
         ledger::storage::checkpoints::latest(&mut *state.conn()?)
             .map_err(|e| ApiError::from(ledger::LedgerError::Database(e)))

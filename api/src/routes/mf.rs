@@ -8,7 +8,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::state::AppState;
+use crate::gate::Authorized;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -52,7 +52,7 @@ impl From<PackageError> for ApiError {
               (status = 409, description = "no operator and premises configured", body = ErrorBody)))]
 #[get("/reports/mf")]
 pub async fn package(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     query: web::Query<PackageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let PackageQuery {
@@ -118,7 +118,7 @@ pub struct PeriodsQuery {
     responses((status = 200, description = "the period audit", body = reports::periods::PeriodAudit), (status = 400, body = ErrorBody)))]
 #[get("/reports/periods")]
 pub async fn periods(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     query: web::Query<PeriodsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let month = month(&query.month)?;

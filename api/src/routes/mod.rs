@@ -31,8 +31,11 @@ pub const PAGES_PREFIX: &str = "/reports";
 /// exist without its entry in the document.
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(
-        // Every answer, a refusal or an unknown route too, is observed with its request id.
+        // Every answer, a refusal or an unknown route too, is observed with its request id;
+        // inside that, the gate resolves the presented key before routing (each handler's
+        // extractor decides for its own route).
         scope("")
+            .wrap(actix_web::middleware::from_fn(crate::gate::middleware))
             .wrap(actix_web::middleware::from_fn(crate::observe::observe))
             .configure(routes),
     );
@@ -47,13 +50,11 @@ fn routes(cfg: &mut ServiceConfig) {
         .service(
             // Pages people read in a browser: the same keys and roles as the API.
             scope(PAGES_PREFIX)
-                .wrap(actix_web::middleware::from_fn(crate::auth::authorize))
                 .default_service(web::to(no_route))
                 .service(reports::month_page),
         )
         .service(
             scope(API_PREFIX)
-                .wrap(actix_web::middleware::from_fn(crate::auth::authorize))
                 // A nested scope falls back to the application's default, not its parent's.
                 .default_service(web::to(no_route))
                 .service(records::submit_batch)
@@ -118,9 +119,11 @@ pub fn extractor_configs(cfg: &mut web::ServiceConfig, body_limit: usize) {
 }
 
 /// Every path no route serves: the same JSON error body as everything else; a 405 naming the
-/// methods when the path is a route's and only the method is wrong.
+/// methods when the path is a route's and only the method is wrong. The path is the one the
+/// router matched on (percent-encoded letters decoded), so every spelling of a route's path
+/// gets the same answer.
 async fn no_route(request: HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
-    let allowed = crate::access::methods_of_path(request.path());
+    let allowed = crate::access::methods_of_path(request.match_info().as_str());
     if !allowed.is_empty() {
         return Err(ApiError::MethodNotAllowed { allowed });
     }

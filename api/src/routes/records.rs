@@ -11,9 +11,9 @@ use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
+use crate::gate::TableSigned;
 use crate::metrics::{IngestResult, Metrics};
 use crate::routes::read_json_body;
-use crate::state::AppState;
 
 /// A record signed by its table.
 #[derive(ToSchema)]
@@ -71,7 +71,7 @@ impl From<&Receipt> for ReceiptView {
 )]
 #[post("/records")]
 pub async fn submit(
-    state: web::Data<AppState>,
+    TableSigned { state }: TableSigned,
     request: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
@@ -194,7 +194,7 @@ pub struct BatchResult {
 )]
 #[post("/records/batch")]
 pub async fn submit_batch(
-    state: web::Data<AppState>,
+    TableSigned { state }: TableSigned,
     request: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
 use crate::error::{ApiError, ErrorBody};
+use crate::gate::Authorized;
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -29,7 +30,7 @@ pub struct DailyQuery {
     responses((status = 200, description = "JSON or CSV (RFC 4180)", body = DailyReport), (status = 400, body = ErrorBody)))]
 #[get("/reports/daily")]
 pub async fn daily(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let DailyQuery { day, format } = query.into_inner();
@@ -62,7 +63,7 @@ pub struct MonthQuery {
     responses((status = 200, description = "JSON or CSV (RFC 4180)", body = WheelStatistics), (status = 400, body = ErrorBody)))]
 #[get("/reports/wheels")]
 pub async fn wheels(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     query: web::Query<MonthQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let MonthQuery { month, format } = query.into_inner();
@@ -123,7 +124,7 @@ impl RtpQuery {
     responses((status = 200, description = "JSON or CSV (RFC 4180)", body = RtpReport), (status = 400, body = ErrorBody)))]
 #[get("/reports/rtp")]
 pub async fn rtp(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     query: web::Query<RtpQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let request = query.request()?;
@@ -161,7 +162,7 @@ pub struct PageQuery {
               (status = 400, body = ErrorBody)))]
 #[get("/month/{month}")]
 pub async fn month_page(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     path: web::Path<String>,
     query: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
@@ -207,7 +208,7 @@ fn wants_csv(format: Option<&str>) -> Result<bool, ApiError> {
     responses((status = 200, description = "JSON or CSV (RFC 4180)", body = ShoeAudit), (status = 400, body = ErrorBody)))]
 #[get("/reports/shoes")]
 pub async fn shoes(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     day_report(
@@ -226,7 +227,7 @@ pub async fn shoes(
     responses((status = 200, description = "JSON or CSV (RFC 4180)", body = FantasyAudit), (status = 400, body = ErrorBody)))]
 #[get("/reports/fantasy")]
 pub async fn fantasy(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     day_report(

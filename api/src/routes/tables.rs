@@ -11,7 +11,7 @@ use serde_json::json;
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::state::AppState;
+use crate::gate::Authorized;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -173,7 +173,7 @@ fn bad_key(e: ledger::LedgerError) -> ApiError {
               (status = 422, description = "unknown game or plan, bad key", body = ErrorBody)))]
 #[post("/tables")]
 pub async fn register(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     body: web::Json<RegisterTable>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
@@ -223,7 +223,7 @@ pub async fn register(
 /// All registered tables with their key history.
 #[utoipa::path(operation_id = "list_tables", get, tag = "tables", responses((status = 200, body = Vec<TableView>)))]
 #[get("/tables")]
-pub async fn list(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn list(Authorized { state, .. }: Authorized) -> Result<HttpResponse, ApiError> {
     let tables =
         web::block(move || registry::list_tables(&mut *state.conn()?).map_err(registry_error))
             .await??;
@@ -235,7 +235,7 @@ pub async fn list(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> 
     params(("table_id" = String, Path)), responses((status = 200, body = TableView), (status = 404, body = ErrorBody)))]
 #[get("/tables/{table_id}")]
 pub async fn get(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = path.into_inner();
@@ -260,7 +260,7 @@ pub async fn get(
     responses((status = 201, body = KeyView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 #[post("/tables/{table_id}/keys")]
 pub async fn add_key(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     path: web::Path<String>,
     body: web::Json<AddKey>,
 ) -> Result<HttpResponse, ApiError> {
@@ -297,7 +297,7 @@ pub async fn add_key(
               (status = 422, description = "a reason that is blank, too long or holds control characters", body = ErrorBody)))]
 #[post("/tables/{table_id}/keys/{key_id}/revoke")]
 pub async fn revoke_key(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     path: web::Path<(String, String)>,
     body: web::Json<RevokeKey>,
 ) -> Result<HttpResponse, ApiError> {
@@ -342,7 +342,7 @@ pub async fn revoke_key(
     params(("table_id" = String, Path)), responses((status = 200, body = Vec<GapView>)))]
 #[get("/tables/{table_id}/gaps")]
 pub async fn gaps(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = path.into_inner();

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::error::{ApiError, ErrorBody};
+use crate::gate::Authorized;
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -39,7 +40,7 @@ impl From<TaxError> for ApiError {
               (status = 404, description = "no rate of the rate table covers the quarter", body = ErrorBody)))]
 #[get("/reports/tax")]
 pub async fn report(
-    state: web::Data<AppState>,
+    Authorized { state, .. }: Authorized,
     query: web::Query<TaxQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let TaxQuery { quarter, format } = query.into_inner();

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use ed25519_dalek::VerifyingKey;
 
 use super::IngestError;
-use crate::registry_history::RegistryHistory;
+use crate::registry_history::{HistoricApiKey, RegistryHistory};
 use crate::storage::models::GamingTableRow;
 use crate::storage::registry::{self, KeyValidity};
 use crate::storage::PgPool;
@@ -72,6 +72,20 @@ impl Directory {
             valid_from: k.valid_from,
             revoked_at: k.revocation.as_ref().map(|r| r.revoked_at),
         }))
+    }
+
+    /// The API key whose token hashes to `token_sha256`, as the ledger's operator-signed
+    /// registry events give it (never the `api_keys` rows, which any writer of the database
+    /// could add to), after reading the events appended since the last read: a revocation made
+    /// from the command line counts from the next lookup.
+    pub fn api_key(
+        &self,
+        pool: &PgPool,
+        token_sha256: &[u8; 32],
+    ) -> Result<Option<HistoricApiKey>, IngestError> {
+        self.follow(pool)?;
+        let registry = self.registry.read()?;
+        Ok(registry.api_keys().by_token(token_sha256).cloned())
     }
 
     /// From when a table plays under dozor, as its registration event says (`None` if the

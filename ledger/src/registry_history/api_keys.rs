@@ -23,6 +23,8 @@ pub struct ApiKeyRevocation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HistoricApiKey {
     pub key_id: String,
+    /// SHA-256 of the key's token.
+    pub token_sha256: [u8; 32],
     pub name: String,
     pub role: Role,
     pub created_by: String,
@@ -38,6 +40,8 @@ pub struct ApiKeys {
     by_id: HashMap<String, HistoricApiKey>,
     /// Key ids by name (names are unique among all keys ever created).
     names: HashMap<String, String>,
+    /// Key ids by the SHA-256 of their token.
+    tokens: HashMap<[u8; 32], String>,
 }
 
 impl ApiKeys {
@@ -50,20 +54,23 @@ impl ApiKeys {
         match event {
             RegistryEvent::ApiKeyCreated {
                 key_id,
+                token_sha256,
                 name,
                 role,
                 created_by,
                 expires_at,
                 ..
             } => {
-                let hex_id = key_id.len() == 16
-                    && key_id
-                        .bytes()
-                        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-                if !hex_id {
+                let token_hash = token_hash_of(token_sha256).ok_or_else(|| {
+                    format!("API key {key_id}: token_sha256 is not lower-case hex SHA-256")
+                })?;
+                if *key_id != crate::access::api_key_id(&token_hash) {
                     return Err(format!(
-                        "API key id `{key_id}` is not 8 bytes in lower-case hex"
+                        "API key id `{key_id}` is not the first 8 bytes of its token's hash"
                     ));
+                }
+                if self.tokens.contains_key(&token_hash) {
+                    return Err(format!("API key {key_id}: its token is another key's"));
                 }
                 validate_key_name(name).map_err(|m| format!("API key `{name}`: {m}"))?;
                 if self.by_id.contains_key(key_id) {
@@ -75,11 +82,13 @@ impl ApiKeys {
                 self.check_actor(created_by, index, received_at)
                     .map_err(|m| format!("API key `{name}` created by {m}"))?;
                 self.names.insert(name.clone(), key_id.clone());
+                self.tokens.insert(token_hash, key_id.clone());
                 let expires_at = expires_at.as_deref().map(parse_ledger_time).transpose()?;
                 self.by_id.insert(
                     key_id.clone(),
                     HistoricApiKey {
                         key_id: key_id.clone(),
+                        token_sha256: token_hash,
                         name: name.clone(),
                         role: *role,
                         created_by: created_by.clone(),
@@ -192,10 +201,30 @@ impl ApiKeys {
         self.by_id.get(key_id)
     }
 
+    /// The key whose token hashes to `token_sha256`.
+    pub fn by_token(&self, token_sha256: &[u8; 32]) -> Option<&HistoricApiKey> {
+        self.tokens
+            .get(token_sha256)
+            .and_then(|id| self.by_id.get(id))
+    }
+
+    /// The key named `name`.
+    pub fn by_name(&self, name: &str) -> Option<&HistoricApiKey> {
+        self.names.get(name).and_then(|id| self.by_id.get(id))
+    }
+
     /// Every key, in the order they were created.
     pub fn all(&self) -> Vec<&HistoricApiKey> {
         let mut keys: Vec<&HistoricApiKey> = self.by_id.values().collect();
         keys.sort_by_key(|k| k.index);
         keys
     }
+}
+
+/// A SHA-256 written as 64 lower-case hex digits, as bytes.
+fn token_hash_of(text: &str) -> Option<[u8; 32]> {
+    let lower_hex =
+        text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    let bytes = hex::decode(text).ok().filter(|_| lower_hex)?;
+    bytes.try_into().ok()
 }
