@@ -445,3 +445,158 @@ async fn a_key_over_its_rate_limit_gets_429_while_other_keys_are_served() {
     let (s, _) = call(&app, get(Role::Reporter)).await;
     assert_eq!(s, 200);
 }
+
+/// The access policy as written by hand, not read from the role table: widening a role in the
+/// table (and regenerating the docs from it) fails this test.
+#[actix_web::test]
+async fn the_policy_written_by_hand_holds() {
+    let (state, url) = state_with(|s| s.operator_config = Some(operator_config()));
+    for role in Role::ALL {
+        create_key(&url, role);
+    }
+    let app = test::init_service(App::new().configure(api::server::configure(state))).await;
+    // Entry 4: the table; 5: a round with an overpayment, whose finding is 5.0.
+    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
+    assert_eq!(s, 201, "{b}");
+    let round = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 370_000)]));
+    let (s, b) = call(&app, record_request(round, &key(1))).await;
+    assert_eq!((s, b["index"].as_u64()), (201, Some(5)), "{b}");
+    let as_role = |role: Option<Role>, method: &str, uri: &str, body: Option<Value>| {
+        let token = role.map(token);
+        request(method, uri, body.as_ref(), token.as_deref())
+    };
+    let key_body =
+        |n: u8| json!({"public_key": ledger::keys::encode_public_key(&key(n).verifying_key())});
+    // No role but admin registers tables, adds or revokes table keys, creates or revokes keys.
+    let admin_only = [
+        ("/api/v1/tables", registration("R09", &key(9))),
+        ("/api/v1/tables/R01/keys", key_body(10)),
+        (
+            "/api/v1/tables/R01/keys/0000000000000000/revoke",
+            json!({"reason": "stolen"}),
+        ),
+        ("/api/v1/apikeys", json!({"name": "mine", "role": "admin"})),
+        (
+            "/api/v1/apikeys/test-admin/revoke",
+            json!({"reason": "mine now"}),
+        ),
+    ];
+    for role in [Role::Compliance, Role::Regulator, Role::Reporter] {
+        for (uri, body) in &admin_only {
+            let (s, b) = call(&app, as_role(Some(role), "POST", uri, Some(body.clone()))).await;
+            assert_eq!(s, 403, "{role} POST {uri}: {b}");
+        }
+    }
+    // Only compliance resolves findings.
+    let resolution = json!({"state": "escalated", "comment": "looked"});
+    for role in [Role::Admin, Role::Regulator, Role::Reporter] {
+        let uri = "/api/v1/findings/5.0/resolutions";
+        let (s, b) = call(
+            &app,
+            as_role(Some(role), "POST", uri, Some(resolution.clone())),
+        )
+        .await;
+        assert_eq!(s, 403, "{role} POST {uri}: {b}");
+    }
+    // A reporter reads no finding, ledger entry or export, nor the registry of keys.
+    for uri in [
+        "/api/v1/findings",
+        "/api/v1/findings/5.0",
+        "/api/v1/ledger/entries/0",
+        "/api/v1/ledger/head",
+        "/api/v1/ledger/gaps",
+        "/api/v1/significant-events",
+        "/api/v1/exports?from=2026-11-20&to=2026-11-20",
+        "/api/v1/apikeys",
+        "/api/v1/tables",
+        "/api/v1/tables/R01",
+    ] {
+        let (s, b) = call(&app, as_role(Some(Role::Reporter), "GET", uri, None)).await;
+        assert_eq!(s, 403, "reporter GET {uri}: {b}");
+    }
+    // An admin manages; it reads no finding, ledger entry, export or report.
+    for uri in [
+        "/api/v1/findings",
+        "/api/v1/ledger/entries/0",
+        "/api/v1/exports?from=2026-11-20&to=2026-11-20",
+        "/api/v1/reports/daily?day=2026-11-20",
+    ] {
+        let (s, b) = call(&app, as_role(Some(Role::Admin), "GET", uri, None)).await;
+        assert_eq!(s, 403, "admin GET {uri}: {b}");
+    }
+    // With no key, nothing is read but what a transparency log publishes and the probes.
+    let public = [
+        "/health",
+        "/healthz",
+        "/readyz",
+        "/api/v1/openapi.json",
+        "/api/v1/ledger/checkpoint",
+        "/api/v1/ledger/proof/inclusion?index=0&size=2",
+        "/api/v1/ledger/proof/consistency?first=1&second=2",
+    ];
+    let keyed = [
+        "/metrics",
+        "/api/v1/tables",
+        "/api/v1/tables/R01",
+        "/api/v1/tables/R01/gaps",
+        "/api/v1/ledger/head",
+        "/api/v1/ledger/entries/0",
+        "/api/v1/ledger/gaps",
+        "/api/v1/significant-events",
+        "/api/v1/findings",
+        "/api/v1/findings/5.0",
+        "/api/v1/reports/daily?day=2026-11-20",
+        "/api/v1/reports/shoes?day=2026-11-20",
+        "/api/v1/reports/fantasy?day=2026-11-20",
+        "/api/v1/reports/wheels?month=2026-11",
+        "/api/v1/reports/rtp?month=2026-11",
+        "/api/v1/reports/tax?quarter=2026Q4",
+        "/reports/month/2026-11",
+        "/api/v1/reports/mf?month=2026-11&misto=kasino_1",
+        "/api/v1/reports/periods?month=2026-11",
+        "/api/v1/exports?from=2026-11-20&to=2026-11-20",
+        "/api/v1/apikeys",
+        "/api/v1/whoami",
+    ];
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    let size = ledger::storage::reads::size(&mut conn).unwrap();
+    ledger::storage::checkpoints::create(&mut conn, &operator(), size, Utc::now()).unwrap();
+    for uri in public {
+        let (s, b) = call(&app, as_role(None, "GET", uri, None)).await;
+        assert_eq!(s, 200, "no key GET {uri}: {b}");
+    }
+    for uri in keyed {
+        let (s, b) = call(&app, as_role(None, "GET", uri, None)).await;
+        assert_eq!(s, 401, "no key GET {uri}: {b}");
+    }
+    // Every GET route of the table is in one of the two lists above (a new route is added
+    // to this policy by hand).
+    let path_of = |uri: &str| uri.split('?').next().unwrap().to_owned();
+    let listed: BTreeSet<String> = public
+        .iter()
+        .chain(keyed.iter())
+        .map(|u| path_of(u))
+        .collect();
+    for route in ROUTES.iter().filter(|r| r.method == "GET") {
+        let concrete = route
+            .path
+            .replace("{table_id}", "R01")
+            .replace("{index}", "0")
+            .replace("{finding_id}", "5.0")
+            .replace("{month}", "2026-11");
+        assert!(
+            listed.contains(&concrete),
+            "GET {} is not in the hand-written policy",
+            route.path
+        );
+    }
+    // No key writes nothing: every POST but a table's signed records is 401.
+    for (uri, body) in admin_only
+        .iter()
+        .cloned()
+        .chain([("/api/v1/findings/5.0/resolutions", resolution.clone())])
+    {
+        let (s, b) = call(&app, as_role(None, "POST", uri, Some(body))).await;
+        assert_eq!(s, 401, "no key POST {uri}: {b}");
+    }
+}

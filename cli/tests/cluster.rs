@@ -194,6 +194,7 @@ struct Http {
     runtime: tokio::runtime::Runtime,
     client: reqwest::Client,
     base: String,
+    port: u16,
 }
 
 impl Http {
@@ -208,6 +209,7 @@ impl Http {
                 .build()
                 .unwrap(),
             base: format!("http://127.0.0.1:{port}"),
+            port,
         }
     }
 
@@ -247,6 +249,52 @@ impl Http {
     fn post(&self, path: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
         let (status, text) = self.try_call("POST", path, token, Some(body)).unwrap();
         (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+}
+
+impl Http {
+    /// A request written byte for byte as given, over a socket of its own (no client library
+    /// that might normalise the path): its status and body.
+    fn raw(
+        &self,
+        method: &str,
+        target: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> (u16, String) {
+        use std::io::{Read as _, Write as _};
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        let mut head =
+            format!("{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+        if let Some(token) = token {
+            head.push_str(&format!("Authorization: Bearer {token}\r\n"));
+        }
+        if !body.is_empty() {
+            head.push_str(&format!(
+                "Content-Type: application/json\r\nContent-Length: {}\r\n",
+                body.len()
+            ));
+        }
+        stream
+            .write_all(format!("{head}\r\n{body}").as_bytes())
+            .unwrap();
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).unwrap();
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        let status = answer
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("not an HTTP answer: {answer}"));
+        let body = answer
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_owned())
+            .unwrap_or_default();
+        (status, body)
     }
 }
 
@@ -778,4 +826,115 @@ fn the_api_docs_render_every_operation_in_a_browser_with_the_network_off() {
     );
     let status = server.terminate();
     assert!(status.success(), "{status}");
+}
+
+/// The hijack a hostile tester once made with percent-encoded paths, replayed against a real
+/// server over a socket: every step is refused. And a key is what the ledger says it is: a row
+/// added to `api_keys` by the server's own database role is not a key.
+#[test]
+fn encoded_paths_reach_the_gate_and_a_row_of_api_keys_is_not_a_key() {
+    let site = Site::new();
+    let server = site.serve();
+    let http = &server.http;
+    let admin = site.apikey("it-admin", "admin");
+    for (table, k) in [("R01", key(8)), ("R02", key(9))] {
+        let (status, body) = http.post("/api/v1/tables", Some(&admin), &registration(table, &k));
+        assert_eq!(status, 201, "{body}");
+    }
+    let (_, r01) = http.get("/api/v1/tables/R01", Some(&admin));
+    let r01_key = r01["keys"][0]["key_id"].as_str().unwrap().to_owned();
+    let attacker = key(66);
+    let attacker_key =
+        json!({"public_key": ledger::keys::encode_public_key(&attacker.verifying_key())});
+    // Reads with no Authorization header at all, in the spellings that once answered data.
+    for target in [
+        "/api/v1/tables",
+        "/api/v1/%74ables",
+        "/api/v1/apike%79s",
+        "/api/v1/findin%67s",
+        &format!("/api/v1/exp%6Frts?from={DAY}&to={DAY}"),
+        "/m%65trics",
+        "/api/v%31/whoami",
+        "/reports/mont%68/2026-11",
+        "/api/v1/tables/%52%30%31",
+        "/api/v1/ledger/entries/%30",
+    ] {
+        let (status, body) = http.raw("GET", target, None, None);
+        assert_eq!(status, 401, "GET {target}: {body}");
+    }
+    // Writes.
+    let writes = [
+        ("/api/v1/%74ables", registration("R03", &key(10))),
+        ("/api/v1/tables/R02/k%65ys", attacker_key.clone()),
+        (
+            &format!("/api/v1/tables/R01/keys/{r01_key}/revok%65") as &str,
+            json!({"reason": "x"}),
+        ),
+        (
+            "/api/v1/apike%79s",
+            json!({"name": "mine", "role": "admin"}),
+        ),
+    ]
+    .map(|(t, b)| (t.to_owned(), b));
+    for (target, body) in &writes {
+        let (status, answer) = http.raw("POST", target, None, Some(body));
+        assert_eq!(status, 401, "POST {target}: {answer}");
+    }
+    // The attacker's key was never added: its record for R02 is refused.
+    let record = spin("R02", 1, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+    let (status, body) = http.post("/api/v1/records", None, &signed(record, &attacker));
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (422, Some("unknown_key")),
+        "{body}"
+    );
+    // Nothing changed: two tables, R01's key not revoked, one API key.
+    let (_, tables) = http.get("/api/v1/tables", Some(&admin));
+    assert_eq!(tables.as_array().unwrap().len(), 2, "{tables}");
+    let (_, r01) = http.get("/api/v1/tables/R01", Some(&admin));
+    assert_eq!(r01["keys"][0]["revoked_at"], Value::Null, "{r01}");
+    assert_eq!(r01["keys"].as_array().unwrap().len(), 1, "{r01}");
+    let (_, keys) = http.get("/api/v1/apikeys", Some(&admin));
+    assert_eq!(keys.as_array().unwrap().len(), 1, "{keys}");
+
+    // A key row written by the server's own database role, for a token of the attacker's
+    // choosing, pointing at an entry of the ledger: the gate does not honour it.
+    let forged = ledger::access::ApiKeySecret::from_bytes([66; 32]);
+    let hash = forged.token_hash();
+    let mut writer = connect(&site.url_as("dozor_server"));
+    diesel::sql_query(format!(
+        "INSERT INTO api_keys (key_id, token_sha256, name, role, created_by, created_at, ledger_index) \
+         VALUES ('{}', '\\x{}', 'forged', 'admin', 'cli:root', now(), 2)",
+        ledger::access::api_key_id(&hash),
+        hex::encode(hash)
+    ))
+    .execute(&mut writer)
+    .unwrap();
+    let (status, body) = http.get("/api/v1/whoami", Some(&forged.token()));
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (401, Some("invalid_api_key")),
+        "{body}"
+    );
+    let (status, body) = http.post(
+        "/api/v1/tables",
+        Some(&forged.token()),
+        &registration("R04", &key(11)),
+    );
+    assert_eq!(status, 401, "{body}");
+    // The real admin key still works, and `verify` names the forged row.
+    let (status, body) = http.get("/api/v1/whoami", Some(&admin));
+    assert_eq!(
+        (status, body["name"].as_str()),
+        (200, Some("it-admin")),
+        "{body}"
+    );
+    let out = site.dozor().arg("verify").output().unwrap();
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out.status.success(), "{report}");
+    assert!(report.contains("forged"), "{report}");
 }

@@ -1,0 +1,548 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Every route of the role table in every spelling of its path — percent-encoded letters and
+//! digits, a parameter that is itself encoded, encoded slashes, double slashes, a trailing
+//! slash, `.` and `..` segments, mixed case — called with no key, an unknown key and each role.
+//! A spelling the router decodes to the route must get exactly the route's answer; any other
+//! spelling is a 404 or 405, or the refusal the route's rule gives. Never data without a key.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use actix_web::{test, App};
+use api::access::{Access, ROUTES};
+use chrono::Utc;
+use common::*;
+use ed25519_dalek::SigningKey;
+use ledger::access::{ApiKeySecret, Role};
+use ledger::keys::encode_public_key;
+use ledger::storage::api_keys::{create_api_key, NewApiKey};
+use serde_json::{json, Value};
+
+/// Whether a spelling is one the router reads as the route itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Spelling {
+    /// Decodes to the canonical path: the route's exact answer.
+    SameRoute,
+    /// Another path: a 404 or 405, or at most the refusal of the route's rule.
+    Other,
+}
+
+fn encode_char(c: char, lower: bool) -> String {
+    let mut buffer = [0u8; 4];
+    c.encode_utf8(&mut buffer)
+        .bytes()
+        .map(|b| {
+            if lower {
+                format!("%{b:02x}")
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+fn encode_all(segment: &str) -> String {
+    segment.chars().map(|c| encode_char(c, false)).collect()
+}
+
+/// The spellings of `uri` (a path and perhaps a query) for the route `pattern`.
+fn spellings(uri: &str, pattern: &str) -> Vec<(String, Spelling, String)> {
+    let (path, query) = match uri.split_once('?') {
+        Some((p, q)) => (p, format!("?{q}")),
+        None => (uri, String::new()),
+    };
+    let segments: Vec<&str> = path.split('/').skip(1).collect();
+    let kinds: Vec<bool> = pattern
+        .split('/')
+        .skip(1)
+        .map(|s| s.starts_with('{'))
+        .collect();
+    assert_eq!(segments.len(), kinds.len(), "{uri} for {pattern}");
+    let join = |parts: &[String]| format!("/{}{query}", parts.join("/"));
+    let owned: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
+    let edit = |i: usize, f: &dyn Fn(&str) -> String| {
+        let mut parts = owned.clone();
+        parts[i] = f(&parts[i]);
+        join(&parts)
+    };
+    let mut out = vec![("canonical".to_owned(), Spelling::SameRoute, uri.to_owned())];
+    let statics: Vec<usize> = (0..segments.len()).filter(|i| !kinds[*i]).collect();
+    let params: Vec<usize> = (0..segments.len()).filter(|i| kinds[*i]).collect();
+    for &i in &statics {
+        out.push((
+            format!("segment {i}'s first letter encoded"),
+            Spelling::SameRoute,
+            edit(i, &|s| {
+                let mut chars = s.chars();
+                let first = chars.next().unwrap();
+                format!("{}{}", encode_char(first, false), chars.as_str())
+            }),
+        ));
+    }
+    let last = *statics.last().unwrap();
+    out.push((
+        "last letter encoded in lower-case hex".into(),
+        Spelling::SameRoute,
+        edit(last, &|s| {
+            let cut = s.char_indices().last().unwrap().0;
+            format!(
+                "{}{}",
+                &s[..cut],
+                encode_char(s[cut..].chars().next().unwrap(), true)
+            )
+        }),
+    ));
+    if let Some(i) = statics
+        .iter()
+        .copied()
+        .find(|i| segments[*i].chars().any(|c| c.is_ascii_digit()))
+    {
+        out.push((
+            "a digit encoded".into(),
+            Spelling::SameRoute,
+            edit(i, &|s| {
+                s.chars()
+                    .map(|c| {
+                        if c.is_ascii_digit() {
+                            encode_char(c, false)
+                        } else {
+                            c.to_string()
+                        }
+                    })
+                    .collect()
+            }),
+        ));
+    }
+    out.push((
+        "every character encoded".into(),
+        Spelling::SameRoute,
+        join(&owned.iter().map(|s| encode_all(s)).collect::<Vec<_>>()),
+    ));
+    for &i in &params {
+        out.push((
+            format!("parameter {i} encoded"),
+            Spelling::SameRoute,
+            edit(i, &encode_all),
+        ));
+    }
+    let n = owned.len();
+    let with = |parts: Vec<String>| join(&parts);
+    let mut other = |what: &str, uri: String| out.push((what.to_owned(), Spelling::Other, uri));
+    if n > 1 {
+        other(
+            "first slash encoded",
+            format!("/{}%2F{}{query}", owned[0], owned[1..].join("/")),
+        );
+        other(
+            "last slash encoded",
+            format!("/{}%2F{}{query}", owned[..n - 1].join("/"), owned[n - 1]),
+        );
+        other(
+            "last slash encoded in lower case",
+            format!("/{}%2f{}{query}", owned[..n - 1].join("/"), owned[n - 1]),
+        );
+        let mut doubled = owned.clone();
+        doubled.insert(1, String::new());
+        other("double slash inside", with(doubled));
+    }
+    other("double slash in front", format!("/{}", join(&owned)));
+    other("trailing slash", format!("/{}/{query}", owned.join("/")));
+    let mut dot = owned.clone();
+    dot.insert(n - 1, ".".into());
+    other("a `.` segment", with(dot));
+    let mut encoded_dot = owned.clone();
+    encoded_dot.insert(n - 1, "%2e".into());
+    other("an encoded `.` segment", with(encoded_dot));
+    let mut dotdot = owned.clone();
+    dotdot.insert(n - 1, "x".into());
+    dotdot.insert(n, "..".into());
+    other("a `..` segment", with(dotdot));
+    let mut encoded_dotdot = owned.clone();
+    encoded_dotdot.insert(n - 1, "x".into());
+    encoded_dotdot.insert(n, "%2E%2E".into());
+    other("an encoded `..` segment", with(encoded_dotdot));
+    other(
+        "first letter upper case",
+        edit(statics[0], &|s| {
+            let mut chars = s.chars();
+            let first = chars.next().unwrap().to_ascii_uppercase();
+            format!("{first}{}", chars.as_str())
+        }),
+    );
+    other(
+        "upper case",
+        join(
+            &owned
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    if kinds[i] {
+                        s.clone()
+                    } else {
+                        s.to_ascii_uppercase()
+                    }
+                })
+                .collect::<Vec<_>>(),
+        ),
+    );
+    other("a `;` parameter", edit(last, &|s| format!("{s};x")));
+    out
+}
+
+/// Requests that succeed for a role the table allows, a new one for each call that may
+/// change something (a new table, a new table key to revoke, a new API key to revoke...).
+struct Examples {
+    n: u32,
+    escalated: bool,
+}
+
+fn seeded_key(n: u32) -> SigningKey {
+    let mut seed = [7u8; 32];
+    seed[..4].copy_from_slice(&n.to_be_bytes());
+    SigningKey::from_bytes(&seed)
+}
+
+impl Examples {
+    /// The request for `method path`: its URI and body. `setup` runs what must exist first.
+    async fn next(
+        &mut self,
+        app: &impl TestApp,
+        url: &str,
+        method: &str,
+        path: &str,
+    ) -> (String, Option<Value>) {
+        self.n += 1;
+        let n = self.n;
+        let day = "2026-11-20";
+        match (method, path) {
+            ("POST", "/api/v1/records") => {
+                let round = spin(
+                    "R01",
+                    10_000 + u64::from(n),
+                    3,
+                    json!([straight("b", 3, 1_000, 36_000)]),
+                );
+                (path.into(), Some(signed(round, &key(1))))
+            }
+            ("POST", "/api/v1/records/batch") => {
+                let round = spin(
+                    "R01",
+                    10_000 + u64::from(n),
+                    3,
+                    json!([straight("b", 3, 1_000, 36_000)]),
+                );
+                (path.into(), Some(json!([signed(round, &key(1))])))
+            }
+            ("POST", "/api/v1/tables") => (
+                path.into(),
+                Some(registration(&format!("S{n}"), &seeded_key(n))),
+            ),
+            ("POST", "/api/v1/tables/{table_id}/keys") => (
+                "/api/v1/tables/R01/keys".into(),
+                Some(json!({"public_key": encode_public_key(&seeded_key(n).verifying_key())})),
+            ),
+            ("POST", "/api/v1/tables/{table_id}/keys/{key_id}/revoke") => {
+                // A fresh key of R01 to revoke, added canonically by the admin.
+                let (s, b) = post(
+                    app,
+                    "/api/v1/tables/R01/keys",
+                    json!({"public_key": encode_public_key(&seeded_key(n).verifying_key())}),
+                )
+                .await;
+                assert_eq!(s, 201, "{b}");
+                let key_id = b["key_id"].as_str().unwrap();
+                (
+                    format!("/api/v1/tables/R01/keys/{key_id}/revoke"),
+                    Some(json!({"reason": "terminal replaced"})),
+                )
+            }
+            ("POST", "/api/v1/apikeys") => (
+                path.into(),
+                Some(json!({"name": format!("made-{n}"), "role": "reporter"})),
+            ),
+            ("POST", "/api/v1/apikeys/{key_id}/revoke") => {
+                let name = format!("spare-{n}");
+                let mut bytes = [9u8; 32];
+                bytes[..4].copy_from_slice(&n.to_be_bytes());
+                create_api_key(
+                    &mut ledger::storage::connect(url).unwrap(),
+                    operator().signing_key(),
+                    &NewApiKey {
+                        name: &name,
+                        role: Role::Reporter,
+                        created_by: "cli:tests",
+                        expires_at: None,
+                    },
+                    &ApiKeySecret::from_bytes(bytes),
+                    Utc::now(),
+                )
+                .unwrap();
+                (
+                    format!("/api/v1/apikeys/{name}/revoke"),
+                    Some(json!({"reason": "no longer needed"})),
+                )
+            }
+            ("POST", "/api/v1/findings/{finding_id}/resolutions") => {
+                // open → escalated → confirmed → escalated → ...: each step allowed; only a
+                // call that succeeds moves the finding on (see `succeeded`).
+                let state = if self.escalated {
+                    "confirmed"
+                } else {
+                    "escalated"
+                };
+                (
+                    format!("/api/v1/findings/{FINDING}/resolutions"),
+                    Some(json!({"state": state, "comment": "reviewed the video"})),
+                )
+            }
+            ("GET", "/api/v1/ledger/proof/inclusion") => (format!("{path}?index=0&size=2"), None),
+            ("GET", "/api/v1/ledger/proof/consistency") => {
+                (format!("{path}?first=1&second=2"), None)
+            }
+            ("GET", "/api/v1/tables/{table_id}") => ("/api/v1/tables/R01".into(), None),
+            ("GET", "/api/v1/tables/{table_id}/gaps") => ("/api/v1/tables/R01/gaps".into(), None),
+            ("GET", "/api/v1/ledger/entries/{index}") => ("/api/v1/ledger/entries/0".into(), None),
+            ("GET", "/api/v1/findings") => (format!("{path}?state=open"), None),
+            ("GET", "/api/v1/findings/{finding_id}") => {
+                (format!("/api/v1/findings/{FINDING}"), None)
+            }
+            ("GET", "/api/v1/reports/mf") => (format!("{path}?month=2026-11&misto=kasino_1"), None),
+            ("GET", "/api/v1/reports/periods" | "/api/v1/reports/wheels") => {
+                (format!("{path}?month=2026-11"), None)
+            }
+            (
+                "GET",
+                "/api/v1/reports/daily" | "/api/v1/reports/shoes" | "/api/v1/reports/fantasy",
+            ) => (format!("{path}?day={day}"), None),
+            ("GET", "/api/v1/reports/rtp") => (format!("{path}?month=2026-11&format=csv"), None),
+            ("GET", "/reports/month/{month}") => ("/reports/month/2026-11".into(), None),
+            ("GET", "/api/v1/reports/tax") => (format!("{path}?quarter=2026Q4"), None),
+            ("GET", "/api/v1/exports") => (format!("{path}?from={day}&to={day}"), None),
+            ("GET", _) if !path.contains('{') => (path.into(), None),
+            _ => panic!("no example request for {method} {path}: add one"),
+        }
+    }
+
+    /// A call of `path` answered `status`: what it changed.
+    fn succeeded(&mut self, path: &str, status: u16) {
+        if path.ends_with("/resolutions") && (200..300).contains(&status) {
+            self.escalated = !self.escalated;
+        }
+    }
+}
+
+/// The round the setup submits is entry 7; its first finding is an overpayment.
+const FINDING: &str = "7.0";
+
+fn request(
+    method: &str,
+    uri: &str,
+    body: Option<&Value>,
+    token: Option<&str>,
+) -> actix_http::Request {
+    let mut r = match method {
+        "GET" => test::TestRequest::get(),
+        "POST" => test::TestRequest::post(),
+        other => panic!("no requests of method {other} in the table"),
+    }
+    .uri(uri);
+    if let Some(token) = token {
+        r = r.insert_header(("authorization", format!("Bearer {token}")));
+    }
+    if let Some(body) = body {
+        r = r.set_json(body);
+    }
+    r.to_request()
+}
+
+/// Who calls: no key, a token that is no key's, or the tests' key of a role.
+#[derive(Debug, Clone, Copy)]
+enum Who {
+    NoKey,
+    UnknownKey,
+    Role(Role),
+}
+
+impl Who {
+    fn all() -> Vec<Who> {
+        let mut all = vec![Who::NoKey, Who::UnknownKey];
+        all.extend(Role::ALL.into_iter().map(Who::Role));
+        all
+    }
+
+    fn token(self) -> Option<String> {
+        match self {
+            Who::NoKey => None,
+            Who::UnknownKey => Some(ApiKeySecret::from_bytes([99; 32]).token()),
+            Who::Role(role) => Some(token(role)),
+        }
+    }
+
+    /// What the route's rule answers this caller, as a status class: 2xx, or the refusal.
+    fn answer(self, access: Access) -> Answer {
+        match (access, self) {
+            (Access::Public | Access::TableSignature, _) => Answer::Success,
+            (Access::Roles(_), Who::NoKey | Who::UnknownKey) => Answer::Status(401),
+            (Access::Roles(roles), Who::Role(role)) if roles.contains(&role) => Answer::Success,
+            (Access::Roles(_), Who::Role(_)) => Answer::Status(403),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    Success,
+    Status(u16),
+}
+
+impl Answer {
+    fn holds(self, status: u16) -> bool {
+        match self {
+            Answer::Success => (200..300).contains(&status),
+            Answer::Status(s) => s == status,
+        }
+    }
+}
+
+#[actix_web::test]
+async fn every_spelling_of_every_route_gets_its_rules_answer_or_a_404() {
+    let unlimited = api::auth::RateLimit {
+        per_second: 1_000_000,
+        burst: 1_000_000,
+    };
+    let (state, url) = state_with(|s| {
+        s.operator_config = Some(operator_config());
+        s.api_key_rate = unlimited;
+    });
+    for role in Role::ALL {
+        create_key(&url, role);
+    }
+    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    // Entries 0-3: the keys; 4: the table; 5-6: two more of its keys; 7: a round with a finding.
+    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
+    assert_eq!(s, 201, "{b}");
+    let (s, b) = post(
+        &app,
+        "/api/v1/tables/R01/keys",
+        json!({"public_key": encode_public_key(&key(2).verifying_key())}),
+    )
+    .await;
+    assert_eq!(s, 201, "{b}");
+    let (s, b) = post(
+        &app,
+        "/api/v1/tables/R01/keys",
+        json!({"public_key": encode_public_key(&key(3).verifying_key())}),
+    )
+    .await;
+    assert_eq!(s, 201, "{b}");
+    // Overpaid: a straight on 17 pays 35:1 + stake = 360 000; paid 370 000.
+    let round = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 370_000)]));
+    let (s, b) = call(&app, record_request(round, &key(1))).await;
+    assert_eq!((s, b["index"].as_u64()), (201, Some(7)), "{b}");
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    let size = ledger::storage::reads::size(&mut conn).unwrap();
+    ledger::storage::checkpoints::create(&mut conn, &operator(), size, Utc::now()).unwrap();
+
+    let mut examples = Examples {
+        n: 0,
+        escalated: false,
+    };
+    let mut counted: BTreeMap<&str, usize> = BTreeMap::new();
+    for route in ROUTES {
+        let (template, _) = examples.next(&app, &url, route.method, route.path).await;
+        for (what, spelling, _) in spellings(&template, route.path) {
+            for who in Who::all() {
+                // A fresh request for each call (a new table, a new key to revoke...), spelled.
+                let (uri, body) = examples.next(&app, &url, route.method, route.path).await;
+                let (_, _, spelled) = spellings(&uri, route.path)
+                    .into_iter()
+                    .find(|(w, _, _)| *w == what)
+                    .unwrap();
+                let token = who.token();
+                let (status, answer) = call_text(
+                    &app,
+                    request(route.method, &spelled, body.as_ref(), token.as_deref()),
+                )
+                .await;
+                examples.succeeded(route.path, status);
+                let expected = who.answer(route.access);
+                let context = || {
+                    format!(
+                        "{} {} spelled `{spelled}` ({what}) by {who:?}: {status} {}",
+                        route.method,
+                        route.path,
+                        answer.chars().take(300).collect::<String>()
+                    )
+                };
+                match spelling {
+                    Spelling::SameRoute => assert!(expected.holds(status), "{}", context()),
+                    Spelling::Other => {
+                        let refused =
+                            matches!(status, 404 | 405) || expected == Answer::Status(status);
+                        let allowed_success = expected == Answer::Success
+                            && (status < 300 || matches!(status, 400 | 409 | 422));
+                        assert!(refused || allowed_success, "{}", context());
+                        // Never data or a redirect for a caller the route refuses.
+                        if expected != Answer::Success {
+                            assert!(status >= 400, "{}", context());
+                        }
+                    }
+                }
+                *counted
+                    .entry(if status < 300 { "2xx" } else { "refused" })
+                    .or_default() += 1;
+            }
+        }
+    }
+    // The run did call routes successfully and was refused: it tested something both ways.
+    assert!(
+        counted["2xx"] > 200 && counted["refused"] > 1_000,
+        "{counted:?}"
+    );
+    // Another method on a spelled path: the same 405 as on the canonical one.
+    for uri in ["/api/v1/tables", "/api/v1/%74ables", "/api/v1/tabl%65s"] {
+        let response = test::call_service(
+            &app,
+            test::TestRequest::delete()
+                .uri(uri)
+                .insert_header(bearer(Role::Admin))
+                .to_request(),
+        )
+        .await;
+        assert_eq!(response.status().as_u16(), 405, "{uri}");
+        assert_eq!(response.headers().get("allow").unwrap(), "POST, GET");
+    }
+}
+
+#[actix_web::test]
+async fn spellings_of_a_path_are_what_they_say() {
+    let all = spellings(
+        "/api/v1/tables/R01/gaps?x=1",
+        "/api/v1/tables/{table_id}/gaps",
+    );
+    let find = |what: &str| {
+        all.iter()
+            .find(|(w, _, _)| w == what)
+            .map(|(_, _, uri)| uri.as_str())
+            .unwrap()
+    };
+    assert_eq!(
+        find("segment 0's first letter encoded"),
+        "/%61pi/v1/tables/R01/gaps?x=1"
+    );
+    assert_eq!(find("a digit encoded"), "/api/v%31/tables/R01/gaps?x=1");
+    assert_eq!(
+        find("parameter 3 encoded"),
+        "/api/v1/tables/%52%30%31/gaps?x=1"
+    );
+    assert_eq!(find("last slash encoded"), "/api/v1/tables/R01%2Fgaps?x=1");
+    assert_eq!(find("double slash inside"), "/api//v1/tables/R01/gaps?x=1");
+    assert_eq!(find("trailing slash"), "/api/v1/tables/R01/gaps/?x=1");
+    assert_eq!(find("a `..` segment"), "/api/v1/tables/R01/x/../gaps?x=1");
+    assert_eq!(find("upper case"), "/API/V1/TABLES/R01/GAPS?x=1");
+    assert_eq!(
+        find("last letter encoded in lower-case hex"),
+        "/api/v1/tables/R01/gap%73?x=1"
+    );
+}
