@@ -118,18 +118,24 @@ fn decide(
             "a handler's gate does not match its route's rule; refused");
         return Err(no_rule());
     }
-    let Access::Roles(roles) = rule else {
-        record(true);
-        return Ok((gated.state.clone(), None));
+    let caller = match rule {
+        Access::Roles(roles) => {
+            let presented = request.extensions().get::<Presented>().cloned();
+            let outcome = match presented {
+                None => Err(ApiError::internal("no authentication ran before the gate")),
+                Some(presented) => gated.state.gatekeeper.admit(presented, roles, &route_name),
+            };
+            record(outcome.is_ok());
+            Some(outcome?)
+        }
+        Access::Public | Access::TableSignature => {
+            record(true);
+            None
+        }
     };
-    let presented = request.extensions().get::<Presented>().cloned();
-    let gatekeeper = &gated.state.gatekeeper;
-    let outcome = match presented {
-        None => Err(ApiError::internal("no authentication ran before the gate")),
-        Some(presented) => gatekeeper.admit(presented, roles, &route_name),
-    };
-    record(outcome.is_ok());
-    outcome.map(|caller| (gated.state.clone(), Some(caller)))
+    // Admitted: the parameters' text is the next thing every route refuses alike.
+    crate::parameters::check(request)?;
+    Ok((gated.state.clone(), caller))
 }
 
 fn no_rule() -> ApiError {

@@ -15,6 +15,7 @@ pub mod openapi;
 mod openapi_answers;
 mod openapi_constraints;
 mod openapi_examples;
+mod parameters;
 pub mod routes;
 pub mod server;
 pub mod state;

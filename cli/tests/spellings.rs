@@ -332,6 +332,12 @@ impl Examples {
     }
 }
 
+/// A key's rate limit these tests never reach: they call thousands of times in seconds.
+const UNLIMITED: api::auth::RateLimit = api::auth::RateLimit {
+    per_second: 1_000_000,
+    burst: 1_000_000,
+};
+
 /// The round the setup submits is entry 7; its first finding is an overpayment.
 const FINDING: &str = "7.0";
 
@@ -407,13 +413,9 @@ impl Answer {
 
 #[actix_web::test]
 async fn every_spelling_of_every_route_gets_its_rules_answer_or_a_404() {
-    let unlimited = api::auth::RateLimit {
-        per_second: 1_000_000,
-        burst: 1_000_000,
-    };
     let (state, url) = state_with(|s| {
         s.operator_config = Some(operator_config());
-        s.api_key_rate = unlimited;
+        s.api_key_rate = UNLIMITED;
     });
     for role in Role::ALL {
         create_key(&url, role);
@@ -545,4 +547,83 @@ async fn spellings_of_a_path_are_what_they_say() {
         find("last letter encoded in lower-case hex"),
         "/api/v1/tables/R01/gap%73?x=1"
     );
+}
+
+/// A NUL, a line break or bytes that are not UTF-8 in any path or query parameter the
+/// document names, on every route: a 400 naming the parameter, for a caller the route admits.
+#[actix_web::test]
+async fn a_control_character_in_any_parameter_is_a_400_naming_it() {
+    let (state, url) = state_with(|s| {
+        s.operator_config = Some(operator_config());
+        s.api_key_rate = UNLIMITED;
+    });
+    for role in Role::ALL {
+        create_key(&url, role);
+    }
+    let app = test::init_service(App::new().configure(api::server::configure(state))).await;
+    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
+    assert_eq!(s, 201, "{b}");
+    let document = serde_json::to_value(api::openapi::build()).unwrap();
+    let mut examples = Examples {
+        n: 0,
+        escalated: false,
+    };
+    let mut checked = 0;
+    for route in ROUTES {
+        let operation = &document["paths"][route.path][route.method.to_lowercase()];
+        let parameters = operation["parameters"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let who = match route.access {
+            Access::Roles(roles) => Some(token(roles[0])),
+            _ => None,
+        };
+        let (uri, body) = examples.next(&app, &url, route.method, route.path).await;
+        let (path, query) = uri.split_once('?').unwrap_or((&uri, ""));
+        for parameter in &parameters {
+            let name = parameter["name"].as_str().unwrap();
+            for bad in ["%00", "R%0A1", "%FF"] {
+                let (spelled, code) = match parameter["in"].as_str().unwrap() {
+                    "path" => {
+                        let position = route
+                            .path
+                            .split('/')
+                            .position(|s| s == format!("{{{name}}}"))
+                            .unwrap();
+                        let mut segments: Vec<&str> = path.split('/').collect();
+                        segments[position] = bad;
+                        (format!("{}?{query}", segments.join("/")), "invalid_path")
+                    }
+                    "query" => {
+                        let kept: Vec<&str> = query
+                            .split('&')
+                            .filter(|p| !p.is_empty() && !p.starts_with(&format!("{name}=")))
+                            .collect();
+                        let mut all = kept.join("&");
+                        if !all.is_empty() {
+                            all.push('&');
+                        }
+                        (format!("{path}?{all}{name}={bad}"), "invalid_query")
+                    }
+                    _ => continue,
+                };
+                let (s, b) = call(
+                    &app,
+                    request(route.method, &spelled, body.as_ref(), who.as_deref()),
+                )
+                .await;
+                assert_eq!(
+                    (s, b["code"].as_str(), b["details"]["parameter"].as_str()),
+                    (400, Some(code), Some(name)),
+                    "{} {} as `{spelled}`: {b}",
+                    route.method,
+                    route.path
+                );
+                checked += 1;
+            }
+        }
+    }
+    // Every parameter the routes have was tried (the count grows with the document).
+    assert!(checked > 60, "{checked}");
 }
