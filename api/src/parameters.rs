@@ -74,7 +74,12 @@ mod tests {
             check(request.request()).map_err(|e| e.body().details["parameter"].to_string())
         };
         assert_eq!(routed("/tables/R01"), Ok(()));
-        for bad in ["/tables/%00", "/tables/R%0A1", "/tables/%FF", "/tables/%E2%80"] {
+        for bad in [
+            "/tables/%00",
+            "/tables/R%0A1",
+            "/tables/%FF",
+            "/tables/%E2%80",
+        ] {
             assert_eq!(routed(bad), Err("\"table_id\"".into()), "{bad}");
         }
     }

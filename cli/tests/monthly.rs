@@ -202,6 +202,8 @@ async fn one_game_day_by_hand() {
     for uri in [
         "/api/v1/reports/rtp?month=2026-13",
         "/api/v1/reports/rtp?month=2026-11&through=2026-10-31",
+        "/api/v1/reports/rtp?month=2026-11&through=2026-12-01",
+        "/reports/month/2026-11?through=2026-12-01",
         "/api/v1/reports/rtp?month=2026-11&format=xml",
         "/api/v1/reports/rtp?month=2026-11&colour=red",
         "/reports/month/november",

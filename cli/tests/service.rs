@@ -41,6 +41,9 @@ async fn liveness_and_readiness_are_public_and_readiness_names_each_check() {
         .map(|c| c["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["database", "migrations", "ledger_writer"]);
+    // The admin's key is read now, while the database answers (and then kept for a while).
+    let (status, _) = call(&app, get_as("/api/v1/whoami", Some(Role::Admin))).await;
+    assert_eq!(status, 200);
 
     // The database disappears: still alive, no longer ready, and the answer says why.
     drop_database(&url);
@@ -50,7 +53,35 @@ async fn liveness_and_readiness_are_public_and_readiness_names_each_check() {
     assert_eq!(status, 503, "{body}");
     assert_eq!(body["status"], "not_ready");
     assert_eq!(body["checks"][0]["ok"], false, "{body}");
-    assert!(body["checks"][0]["problem"].is_string(), "{body}");
+    // In its own words: nothing of what the driver said (a socket path, a database name).
+    assert_eq!(
+        body["checks"][0]["problem"], "the database does not answer",
+        "{body}"
+    );
+    let database = url.rsplit('/').next().unwrap().split('?').next().unwrap();
+    assert!(!body.to_string().contains(database), "{body}");
+    assert!(!body.to_string().contains("socket"), "{body}");
+    // What needs the database is told so after the pool's wait for a connection (2 s), not
+    // held longer: the public checkpoint, a key not seen before, the metrics.
+    let unseen = ledger::access::ApiKeySecret::from_bytes([55; 32]).token();
+    for (uri, token, expected) in [
+        ("/api/v1/ledger/checkpoint", None, 503),
+        ("/api/v1/whoami", Some(unseen.as_str()), 503),
+        ("/metrics", Some(token(Role::Admin).as_str()), 200),
+    ] {
+        let mut request = test::TestRequest::get().uri(uri);
+        if let Some(token) = token {
+            request = request.insert_header(("authorization", format!("Bearer {token}")));
+        }
+        let started = std::time::Instant::now();
+        let (status, body) = call(&app, request.to_request()).await;
+        let took = started.elapsed();
+        assert_eq!(status, expected, "{uri}: {body}");
+        assert!(
+            took < ledger::storage::CONNECTION_WAIT + std::time::Duration::from_secs(2),
+            "{uri} took {took:?}"
+        );
+    }
 }
 
 /// `name{labels} value` lines of the text format, checked line by line: every sample is a

@@ -277,12 +277,13 @@ pub fn build(
         .next_first_day()
         .pred_opt()
         .unwrap_or(first_day);
-    let through_day = request
-        .through
-        .map_or(last_of_month, |d| d.min(last_of_month));
-    if through_day < first_day {
+    // A report is of the month it names: `through` is one of its days, never a day after it
+    // (which would label a whole month's figures with a day they do not reach).
+    let through_day = request.through.unwrap_or(last_of_month);
+    if through_day < first_day || through_day > last_of_month {
         return Err(ReportError::InvalidFilter(format!(
-            "the report would end on {through_day}, before the month starts on {first_day}"
+            "`through` must be a day of {}: {first_day} to {last_of_month}, not {through_day}",
+            request.month
         )));
     }
     let days: Vec<NaiveDate> = first_day

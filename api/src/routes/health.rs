@@ -85,13 +85,24 @@ pub async fn readyz(Public { state }: Public) -> HttpResponse {
     })
     .await
     .unwrap_or_else(|e| Err(ledger::LedgerError::Connection(e.to_string())));
+    // The 503 names the failed check in words of its own; what the driver said (a socket
+    // path, a host name) goes to the log only.
     let (reachable, migrated) = match &database {
         Ok(()) => (Ok(()), Ok(())),
-        Err(ledger::LedgerError::Migration(m)) => (Ok(()), Err(m.clone())),
-        Err(e) => (
-            Err(e.to_string()),
-            Err("not checked: no database".to_owned()),
-        ),
+        Err(ledger::LedgerError::Migration(cause)) => {
+            tracing::warn!(%cause, "readiness: the schema is not this dozor's");
+            (
+                Ok(()),
+                Err("the database's schema is not this dozor's: migrations are pending".to_owned()),
+            )
+        }
+        Err(cause) => {
+            tracing::warn!(%cause, "readiness: the database does not answer");
+            (
+                Err("the database does not answer".to_owned()),
+                Err("not checked: no database".to_owned()),
+            )
+        }
     };
     let check = |name: &str, result: Result<(), String>| Check {
         name: name.into(),

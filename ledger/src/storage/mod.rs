@@ -36,10 +36,14 @@ pub fn connect(url: &str) -> Result<PgConnection, LedgerError> {
     Ok(PgConnection::establish(url)?)
 }
 
+/// How long a request waits for a database connection before it is told the database is
+/// unavailable: a PostgreSQL that is down fails requests quickly instead of holding them.
+pub const CONNECTION_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 pub fn pool(url: &str, size: u32) -> Result<PgPool, LedgerError> {
     Pool::builder()
         .max_size(size)
-        .connection_timeout(std::time::Duration::from_secs(10))
+        .connection_timeout(CONNECTION_WAIT)
         .build(ConnectionManager::<PgConnection>::new(url))
         .map_err(|e| LedgerError::Connection(e.to_string()))
 }
