@@ -88,6 +88,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "seq_no_conflict",
         "a different record holds this (table_id, seq_no)",
     ),
+    (
+        "round_id_conflict",
+        "another round of the table holds this round_id",
+    ),
     // The registry and API keys.
     (
         "already_exists",

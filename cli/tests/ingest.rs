@@ -962,3 +962,72 @@ async fn control_characters_in_free_text_are_refused_before_the_database() {
     .await;
     assert_eq!(s, 200, "{b}");
 }
+
+/// A round is recorded once: the same table's `round_id` under another `seq_no` is refused
+/// (409) and kept as a significant event, alone or in a batch, and counted once in reports;
+/// another table may use the same id, and `verify` checks the ids the ledger keeps.
+#[actix_web::test]
+async fn a_round_reported_twice_under_another_seq_no_is_refused_and_kept_as_evidence() {
+    let (state, url) = api_state();
+    let app = app!(state);
+    let k = key(1);
+    for (table, k) in [("R01", &k), ("R02", &key(2))] {
+        let (status, body) = post(&app, "/api/v1/tables", registration(table, k)).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let with_id = |table: &str, seq_no: u64, round_id: &str, paid_h: i64| {
+        let mut round = spin(
+            table,
+            seq_no,
+            17,
+            json!([straight("b1", 17, 10_000, paid_h)]),
+        );
+        round["round_id"] = json!(round_id);
+        round
+    };
+    // Straight on 17 wins 35:1: 10 000 × 36 = 360 000 paid back.
+    let first = with_id("R01", 1, "R01-2026-11-20-0001", 360_000);
+    let (status, receipt) = post(&app, "/api/v1/records", signed(first.clone(), &k)).await;
+    assert_eq!(status, 201, "{receipt}");
+    // The same record again is the same round: its receipt, not a conflict.
+    let (status, again) = post(&app, "/api/v1/records", signed(first, &k)).await;
+    assert_eq!((status, &again), (200, &receipt));
+    // The round again under seq_no 2 (the table resent it with a new number).
+    let twice = with_id("R01", 2, "R01-2026-11-20-0001", 360_000);
+    let (status, body) = post(&app, "/api/v1/records", signed(twice, &k)).await;
+    assert_error(status, &body, 409, "round_id_conflict");
+    assert_eq!(body["details"]["existing"], receipt, "{body}");
+    assert_eq!(body["details"]["round_id"], "R01-2026-11-20-0001");
+    let (_, events) = get(
+        &app,
+        "/api/v1/significant-events?table_id=R01&kind=round_id_conflict",
+    )
+    .await;
+    assert_eq!(events.as_array().unwrap().len(), 1, "{events}");
+    assert_eq!(events[0]["seq_no"], 2);
+    assert_eq!(events[0]["ledger_index"], receipt["index"]);
+    assert_eq!(
+        events[0]["details"]["rejected_envelope"]["record"]["seq_no"],
+        2
+    );
+    // In one batch: a new round, then the same id again — the second is refused.
+    let batch = json!([
+        signed(with_id("R01", 3, "R01-2026-11-20-0002", 0), &k),
+        signed(with_id("R01", 4, "R01-2026-11-20-0002", 0), &k),
+        signed(with_id("R02", 1, "R01-2026-11-20-0001", 360_000), &key(2)),
+    ]);
+    let (status, body) = post(&app, "/api/v1/records/batch", batch).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(batch_statuses(&body), [201, 409, 201], "{body}");
+    assert_eq!(body["results"][1]["error"]["code"], "round_id_conflict");
+    // Counted once: R01 has two rounds (seq_no 1 and 3), 20 000 staked.
+    let (_, daily) = get(&app, "/api/v1/reports/daily?day=2026-11-20").await;
+    let row = daily_row(&daily, "R01");
+    assert_eq!(
+        (row["rounds"].as_i64(), row["stakes_h"].as_i64()),
+        (Some(2), Some(20_000)),
+        "{row}"
+    );
+    let (code, report, stderr) = verify_database(&url);
+    assert_eq!(code, Some(0), "{report} {stderr}");
+}

@@ -260,6 +260,11 @@ impl Round {
     pub fn played_at(&self) -> chrono::DateTime<chrono::Utc> {
         self.as_game().identity().played_at
     }
+
+    /// The table's own id for the round, if the record gives one.
+    pub fn round_id(&self) -> Option<&str> {
+        self.as_game().identity().round_id
+    }
 }
 
 #[cfg(test)]

@@ -179,6 +179,8 @@ pub struct RoundIdentity<'a> {
     pub table_id: &'a str,
     pub seq_no: u64,
     pub plan_id: &'a str,
+    /// The table's own id for the round, if it gives one: a second round under it is refused.
+    pub round_id: Option<&'a str>,
     pub played_at: chrono::DateTime<chrono::Utc>,
 }
 
@@ -226,6 +228,7 @@ macro_rules! round_record {
                     table_id: &self.table_id,
                     seq_no: self.seq_no,
                     plan_id: &self.plan_id,
+                    round_id: self.round_id.as_deref(),
                     played_at: self.played_at,
                 }
             }

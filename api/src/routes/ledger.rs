@@ -91,14 +91,15 @@ pub async fn gaps(Authorized { state, .. }: Authorized) -> Result<HttpResponse, 
 }
 
 /// The kinds of significant events (the `kind` filter's values).
-pub const EVENT_KINDS: &[&str] = &["seq_no_conflict", "late_record"];
+pub const EVENT_KINDS: &[&str] = &["seq_no_conflict", "round_id_conflict", "late_record"];
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct EventQuery {
     pub table_id: Option<String>,
     /// Only events of this kind: `seq_no_conflict` (a different record under a used sequence
-    /// number, refused) or `late_record` (a round received after the late-record window, stored).
+    /// number, refused), `round_id_conflict` (a second round under a used round id, refused)
+    /// or `late_record` (a round received after the late-record window, stored).
     pub kind: Option<String>,
     pub since: Option<DateTime<Utc>>,
     /// At most this many (1-1000, default 100).
@@ -109,7 +110,7 @@ pub struct EventQuery {
 pub struct EventView {
     pub id: i64,
     pub occurred_at: DateTime<Utc>,
-    /// `seq_no_conflict` or `late_record`
+    /// `seq_no_conflict`, `round_id_conflict` or `late_record`
     pub kind: String,
     pub table_id: String,
     pub seq_no: i64,

@@ -60,7 +60,7 @@ impl From<&Receipt> for ReceiptView {
         (status = 201, description = "appended", body = ReceiptView),
         (status = 200, description = "this record was appended before: its original receipt", body = ReceiptView),
         (status = 400, description = "malformed JSON or envelope", body = ErrorBody),
-        (status = 409, description = "a different record holds this (table_id, seq_no)", body = ErrorBody),
+        (status = 409, description = "a different record holds this (table_id, seq_no), or another round of the table has this round_id", body = ErrorBody),
         (status = 408, description = "the body did not arrive in time", body = ErrorBody),
         (status = 413, description = "body too large", body = ErrorBody),
         (status = 415, description = "body not declared application/json", body = ErrorBody),
@@ -123,7 +123,9 @@ impl Counted {
             Ok(AppendOutcome::Appended(_)) if self.findings => IngestResult::Findings,
             Ok(AppendOutcome::Appended(_)) => IngestResult::Clean,
             Ok(AppendOutcome::AlreadyRecorded(_)) => IngestResult::Duplicate,
-            Ok(AppendOutcome::SeqNoConflict { .. }) => IngestResult::Conflict,
+            Ok(AppendOutcome::SeqNoConflict { .. } | AppendOutcome::RoundIdConflict { .. }) => {
+                IngestResult::Conflict
+            }
             Ok(AppendOutcome::KeyNotValid { .. }) => IngestResult::Refused,
             Err(_) => IngestResult::Unavailable,
         };
@@ -143,6 +145,14 @@ fn receipt_of(outcome: AppendOutcome) -> Result<(StatusCode, ReceiptView), ApiEr
                 existing.table_id, existing.seq_no
             ),
             details: json!({ "existing": ReceiptView::from(&existing) }),
+        }),
+        AppendOutcome::RoundIdConflict { existing, round_id } => Err(ApiError::Conflict {
+            code: "round_id_conflict",
+            message: format!(
+                "table `{}` already recorded round `{round_id}` under seq_no {}; a round is recorded once, and this one is logged as a significant event",
+                existing.table_id, existing.seq_no
+            ),
+            details: json!({ "round_id": round_id, "existing": ReceiptView::from(&existing) }),
         }),
         AppendOutcome::KeyNotValid { key_id, reason } => Err(ApiError::unprocessable(
             "key_not_valid",

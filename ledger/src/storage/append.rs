@@ -9,9 +9,13 @@ use diesel::sql_types::{Array, BigInt, Bytea, Text, Timestamptz};
 use serde::Serialize;
 use serde_json::json;
 
-use super::models::{LedgerRow, NewAdjudication, NewFinding, NewSignificantEvent, RoundKindRow};
+use super::models::{
+    LedgerRow, NewAdjudication, NewFinding, NewSignificantEvent, RoundIdRow, RoundKindRow,
+};
 use super::registry::{keys_by_id, KeyValidity};
-use super::schema::{adjudications, findings, ledger_entries, round_kinds, significant_events};
+use super::schema::{
+    adjudications, findings, ledger_entries, round_ids, round_kinds, significant_events,
+};
 use crate::entry::{to_micros, Entry};
 use crate::registry_event::RegistryEvent;
 use crate::{Envelope, LedgerError, GENESIS_PREV_HASH};
@@ -36,6 +40,8 @@ pub struct Derived {
     /// The whole verdict as stored and shown: JSON, serialized where it was computed.
     pub verdict: String,
     pub statistics: rules::RoundStatistics,
+    /// The table's own id for the round: unique per table in the ledger.
+    pub round_id: Option<String>,
 }
 
 /// Why a round could not be judged.
@@ -57,7 +63,9 @@ impl Derived {
     ) -> Result<Derived, JudgeError> {
         let verdict = rules::adjudicate_at(plan, setup, round)?;
         let statistics = rules::round_statistics_at(plan, setup, round)?;
-        Ok(Derived::new(round.played_at(), &verdict, statistics)?)
+        let mut derived = Derived::new(round.played_at(), &verdict, statistics)?;
+        derived.round_id = round.round_id().map(str::to_owned);
+        Ok(derived)
     }
 
     pub fn new(
@@ -83,6 +91,7 @@ impl Derived {
                 source,
             })?,
             statistics,
+            round_id: None,
         })
     }
 }
@@ -183,6 +192,8 @@ pub enum AppendOutcome {
     AlreadyRecorded(Receipt),
     /// A different record already holds this `(table_id, seq_no)`; logged as a significant event.
     SeqNoConflict { existing: Receipt },
+    /// Another round of the table already has this `round_id`; logged as a significant event.
+    RoundIdConflict { existing: Receipt, round_id: String },
     /// The signing key is unknown, of another table, or not valid at the time of receipt.
     KeyNotValid { key_id: String, reason: String },
 }
@@ -309,6 +320,54 @@ fn existing_for(
             ))
         })
         .collect()
+}
+
+/// The rounds of the ledger under the `round_id`s the batch's rounds give, by table and id.
+fn existing_round_ids(
+    conn: &mut PgConnection,
+    batch: &[Submission],
+) -> Result<HashMap<(String, String), Receipt>, LedgerError> {
+    let (tables, ids): (Vec<&str>, Vec<&str>) = batch
+        .iter()
+        .filter_map(|s| {
+            let round_id = s.derived.as_ref()?.round_id.as_deref()?;
+            Some((s.table_id.as_str(), round_id))
+        })
+        .unzip();
+    if tables.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows: Vec<ExistingRound> = diesel::sql_query(
+        "SELECT r.round_id, l.idx, l.table_id, l.seq_no, l.leaf_hash, l.record_hash, l.received_at \
+         FROM round_ids r \
+         JOIN unnest($1::text[], $2::text[]) AS k(table_id, round_id) \
+           ON r.table_id = k.table_id AND r.round_id = k.round_id \
+         JOIN ledger_entries l ON l.idx = r.ledger_index",
+    )
+    .bind::<Array<Text>, _>(tables)
+    .bind::<Array<Text>, _>(ids)
+    .load(conn)?;
+    rows.into_iter()
+        .map(|r| {
+            let row = r.entry;
+            let receipt = Receipt {
+                index: row.idx as u64,
+                entry_hash: hash32(&row.leaf_hash, "leaf hash")?,
+                received_at: row.received_at,
+                table_id: row.table_id.clone(),
+                seq_no: row.seq_no as u64,
+            };
+            Ok(((row.table_id, r.round_id), receipt))
+        })
+        .collect()
+}
+
+#[derive(QueryableByName)]
+struct ExistingRound {
+    #[diesel(sql_type = Text)]
+    round_id: String,
+    #[diesel(embed)]
+    entry: ExistingRow,
 }
 
 /// The last entry's index, hash and time, if the ledger is not empty.
@@ -445,6 +504,7 @@ pub fn append_batch_cached(
             })
             .collect();
         let mut known = existing_for(conn, &maybe_recorded)?;
+        let mut rounds_by_id = existing_round_ids(conn, batch)?;
         let mut frontier = match cache.frontier.take() {
             Some(f) if f.size() == next_index => f,
             _ => super::tree::frontier(conn, next_index)?,
@@ -490,6 +550,31 @@ pub fn append_batch_cached(
                 });
                 continue;
             }
+            let round_id = s.derived.as_ref().and_then(|d| d.round_id.clone());
+            if let Some(round_id) = &round_id {
+                if let Some(existing) = rounds_by_id.get(&(s.table_id.clone(), round_id.clone())) {
+                    events.push(NewSignificantEvent {
+                        occurred_at: received_at,
+                        kind: "round_id_conflict".into(),
+                        table_id: s.table_id.clone(),
+                        seq_no: to_i64("sequence number", s.seq_no)?,
+                        ledger_index: Some(to_i64("ledger index", existing.index)?),
+                        details: json!({
+                            "message": "a round was submitted under a round_id the table already used for another round",
+                            "round_id": round_id,
+                            "existing_index": existing.index,
+                            "existing_seq_no": existing.seq_no,
+                            "rejected_record_hash": hex::encode(s.record_hash),
+                            "rejected_envelope": s.envelope_evidence(),
+                        }),
+                    });
+                    outcomes.push(AppendOutcome::RoundIdConflict {
+                        existing: existing.clone(),
+                        round_id: round_id.clone(),
+                    });
+                    continue;
+                }
+            }
             let entry = Entry::build_canonical(
                 next_index,
                 received_at,
@@ -525,6 +610,9 @@ pub fn append_batch_cached(
                 seq_no: s.seq_no,
             };
             known.insert((s.table_id.clone(), s.seq_no), (receipt.clone(), s.record_hash));
+            if let Some(round_id) = round_id {
+                rounds_by_id.insert((s.table_id.clone(), round_id), receipt.clone());
+            }
             if let Some(last) = last_seq_nos.get_mut(&s.table_id) {
                 *last = Some(last.map_or(s.seq_no, |l| l.max(s.seq_no)));
             }
@@ -550,6 +638,11 @@ pub fn append_batch_cached(
         if !derived.kinds.is_empty() {
             diesel::copy_from(round_kinds::table)
                 .from_insertable(&derived.kinds)
+                .execute(conn)?;
+        }
+        if !derived.round_ids.is_empty() {
+            diesel::copy_from(round_ids::table)
+                .from_insertable(&derived.round_ids)
                 .execute(conn)?;
         }
         if !events.is_empty() {
@@ -672,6 +765,7 @@ pub(crate) struct DerivedRows<'a> {
     pub verdicts: Vec<NewAdjudication<'a>>,
     pub findings: Vec<NewFinding>,
     pub kinds: Vec<RoundKindRow>,
+    pub round_ids: Vec<RoundIdRow>,
 }
 
 pub(crate) fn push_derived<'a>(
@@ -683,7 +777,15 @@ pub(crate) fn push_derived<'a>(
         verdicts,
         findings: found,
         kinds,
+        round_ids,
     } = rows;
+    if let Some(round_id) = &d.round_id {
+        round_ids.push(RoundIdRow {
+            table_id: d.table_id.clone(),
+            round_id: round_id.clone(),
+            ledger_index: index,
+        });
+    }
     verdicts.push(NewAdjudication {
         ledger_index: index,
         table_id: &d.table_id,

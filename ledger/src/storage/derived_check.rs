@@ -8,8 +8,10 @@ use std::fmt::Debug;
 use diesel::prelude::*;
 
 use super::append::{push_derived, Derived, DerivedRows};
-use super::models::{AdjudicationRow, FindingRow, NewAdjudication, NewFinding, RoundKindRow};
-use super::schema::{adjudications, findings, round_kinds};
+use super::models::{
+    AdjudicationRow, FindingRow, NewAdjudication, NewFinding, RoundIdRow, RoundKindRow,
+};
+use super::schema::{adjudications, findings, round_ids, round_kinds};
 use super::verify::VerifyFailure;
 use crate::entry_check::{CheckedEntry, Subject};
 use crate::registry_history::RegistryHistory;
@@ -79,6 +81,23 @@ fn field(
     expected: impl Debug,
 ) -> (&'static str, String, String) {
     (name, format!("{stored:?}"), format!("{expected:?}"))
+}
+
+/// What is wrong with the round id row stored for a round (table, id), if anything.
+fn round_id_problem(
+    stored: Option<(&str, &str)>,
+    expected: Option<(&str, &str)>,
+) -> Option<String> {
+    match (stored, expected) {
+        (stored, expected) if stored == expected => None,
+        (_, Some((table, id))) => Some(format!(
+            "the round's id `{id}` of table `{table}` is not kept for it (another round of the table holds it, or its row is missing or changed)"
+        )),
+        (Some((_, id)), None) => Some(format!(
+            "a round id `{id}` is stored for a round whose record gives none"
+        )),
+        (None, None) => None,
+    }
 }
 
 /// The database keeps microseconds.
@@ -218,6 +237,14 @@ pub(super) fn check_page(
     {
         stored_kinds.entry(row.ledger_index).or_default().push(row);
     }
+    let mut stored_round_ids: HashMap<i64, RoundIdRow> = round_ids::table
+        .filter(round_ids::ledger_index.ge(start))
+        .filter(round_ids::ledger_index.lt(end))
+        .select(RoundIdRow::as_select())
+        .load(conn)?
+        .into_iter()
+        .map(|row| (row.ledger_index, row))
+        .collect();
     let expected = crate::parallel::par_map(entries, |_, entry| derive(entry, history, plans))?;
 
     let mut readjudicated = 0;
@@ -233,6 +260,9 @@ pub(super) fn check_page(
                         "bet-kind figures are stored for an entry that is not a round".into(),
                     );
                 }
+                if stored_round_ids.remove(&(index as i64)).is_some() {
+                    return fail("a round id is stored for an entry that is not a round".into());
+                }
                 continue;
             }
             (Ok(Expected::NotARound), Some(_)) => {
@@ -244,6 +274,20 @@ pub(super) fn check_page(
             (Ok(Expected::Round(d)), Some(row)) => (d, row),
         };
         let (derived, row) = derived;
+        // The round's id, as its signed record gives it: the row that keeps it unique per
+        // table, or none (a round under an id already used is never appended; one appended
+        // before the ids were kept lacks its row and is named here).
+        let stored_id = stored_round_ids.remove(&(index as i64));
+        let expected_id = derived
+            .round_id
+            .as_deref()
+            .map(|id| (row.table_id.as_str(), id));
+        let stored_pair = stored_id
+            .as_ref()
+            .map(|r| (r.table_id.as_str(), r.round_id.as_str()));
+        if let Some(problem) = round_id_problem(stored_pair, expected_id) {
+            return fail(problem);
+        }
         let found = stored_findings.remove(&(index as i64)).unwrap_or_default();
         let kinds = stored_kinds.remove(&(index as i64)).unwrap_or_default();
         if row.rules_version != derived.rules_version {
@@ -256,6 +300,7 @@ pub(super) fn check_page(
             verdicts: expected_verdict,
             findings: expected_findings,
             kinds: mut expected_kinds,
+            ..
         } = rows;
         if let Some(difference) = expected_verdict
             .first()

@@ -141,6 +141,16 @@ pub struct RoundKindRow {
     pub third_moment_h3: f64,
 }
 
+/// A table's own id for a round, and the entry holding that round.
+#[derive(Debug, Clone, PartialEq, Eq, Insertable, Queryable, Selectable)]
+#[diesel(table_name = round_ids, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
+pub struct RoundIdRow {
+    pub table_id: String,
+    pub round_id: String,
+    pub ledger_index: i64,
+}
+
 #[derive(Debug, Clone, Insertable)]
 #[diesel(table_name = findings, check_for_backend(diesel::pg::Pg))]
 #[diesel(treat_none_as_default_value = false)]

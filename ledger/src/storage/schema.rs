@@ -125,6 +125,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    round_ids (table_id, round_id) {
+        table_id -> Text,
+        round_id -> Text,
+        ledger_index -> Int8,
+    }
+}
+
+diesel::table! {
     round_kinds (ledger_index, kind) {
         ledger_index -> Int8,
         kind -> Text,
@@ -191,6 +199,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     gaming_tables,
     ledger_entries,
     merkle_nodes,
+    round_ids,
     round_kinds,
     significant_events,
     table_key_revocations,

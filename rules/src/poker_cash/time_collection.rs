@@ -143,6 +143,7 @@ impl crate::round_header::Identified for TimeCollection {
             table_id: &self.table_id,
             seq_no: self.seq_no,
             plan_id: &self.plan_id,
+            round_id: None,
             played_at: self.played_at,
         }
     }
