@@ -214,6 +214,12 @@ impl From<ledger::LedgerError> for ApiError {
                 reason: DATABASE_UNAVAILABLE,
                 cause,
             },
+            // The caller's key was revoked or expired between the gate and the append, or
+            // its role may not record what the route records.
+            ledger::LedgerError::ActorNotAllowed { why, .. } => ApiError::Forbidden {
+                message: why,
+                details: serde_json::json!({}),
+            },
             other => ApiError::internal(other),
         }
     }

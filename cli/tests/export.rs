@@ -63,6 +63,7 @@ fn export(url: &str, from: NaiveDate, to: NaiveDate) -> tempfile::TempDir {
         &mut connect(url).unwrap(),
         &GamingDayClock::default(),
         &operator(),
+        "cli:tests",
         from,
         to,
         &out,
@@ -157,6 +158,7 @@ fn writing_an_export_reports_its_progress_through_the_entries() {
         &mut connect(&url).unwrap(),
         &GamingDayClock::default(),
         &operator(),
+        "cli:tests",
         day,
         day,
         &path(&dir),
@@ -404,7 +406,7 @@ fn every_kind_of_tampering_is_caught_precisely() {
 
 #[test]
 fn a_key_rotated_inside_the_period_verifies_from_the_ledger_alone() {
-    use ledger::storage::registry::{add_key, revoke_key};
+    use ledger::storage::registry::{add_key, revoke_key, KeyRevocation};
     let (state, url, day) = ledger_and_state();
     let mut conn = connect(&url).unwrap();
     let old = key(11);
@@ -417,6 +419,7 @@ fn a_key_rotated_inside_the_period_verifies_from_the_ledger_alone() {
         "R01",
         &new.verifying_key(),
         t,
+        "cli:tests",
         t,
     )
     .unwrap();
@@ -424,10 +427,13 @@ fn a_key_rotated_inside_the_period_verifies_from_the_ledger_alone() {
     revoke_key(
         &mut conn,
         operator().signing_key(),
-        "R01",
-        &old_id,
-        t,
-        "tablet replaced",
+        KeyRevocation {
+            table_id: "R01",
+            key_id: &old_id,
+            revoked_at: t,
+            reason: "tablet replaced",
+        },
+        "cli:tests",
         t,
     )
     .unwrap();
@@ -626,6 +632,7 @@ fn wheel_spins_poker_ofc_and_tournaments_are_readjudicated_offline() {
             operator().signing_key(),
             table,
             &k.verifying_key(),
+            "cli:tests",
             t - Duration::days(1),
         )
         .unwrap();

@@ -262,6 +262,7 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
         &mut ledger::storage::connect(&url).unwrap(),
         &GamingDayClock::default(),
         &operator(),
+        "cli:tests",
         today,
         today,
         &out,

@@ -41,6 +41,7 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
         clock: &clock,
         plans: &plans,
         sealer: &sealer,
+        actor: "cli:tests",
         data_dir: data.path(),
     };
     let day: NaiveDate = DAY.parse().unwrap();
@@ -143,6 +144,7 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
         &mut conn,
         &clock,
         &sealer,
+        "cli:tests",
         day,
         quiet,
         &export,
@@ -260,6 +262,7 @@ async fn the_server_catches_up_the_nights_it_missed_at_start() {
         clock: &clock,
         plans: &state.plans,
         sealer: &state.operator,
+        actor: "cli:tests",
         data_dir: data.path(),
     };
     let mut conn = connect(&url).unwrap();

@@ -52,6 +52,17 @@ impl std::fmt::Display for Role {
 /// The roles that may resolve findings; the verifier holds every resolution in the ledger to it.
 pub const RESOLVING_ROLES: &[Role] = &[Role::Compliance];
 
+/// The roles that register tables and add or revoke their keys; the verifier holds every such
+/// registry event to it (the API's role table gives these routes the same roles).
+pub const TABLE_KEEPING_ROLES: &[Role] = &[Role::Admin];
+
+/// The roles that create and revoke API keys.
+pub const KEY_KEEPING_ROLES: &[Role] = &[Role::Admin];
+
+/// The roles whose requests may seal a report into the ledger (an inspection export, the
+/// Ministry's package): those who may read them.
+pub const PUBLISHING_ROLES: &[Role] = &[Role::Compliance, Role::Regulator, Role::Reporter];
+
 /// What every token starts with, so that a leaked one is recognisable (e.g. by secret scanners).
 pub const TOKEN_PREFIX: &str = "dzr_";
 

@@ -14,6 +14,9 @@ pub enum LedgerError {
     Connection(String),
     #[error("migrations: {0}")]
     Migration(String),
+    /// Who asked may not record this event (by the ledger's own account of keys and roles).
+    #[error("{why}")]
+    ActorNotAllowed { actor: String, why: String },
     #[error("local PostgreSQL cluster: {0}")]
     Cluster(String),
     #[error("{context}: {source}")]

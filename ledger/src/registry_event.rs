@@ -46,6 +46,8 @@ pub enum RegistryEvent {
         /// base64 ed25519 public key.
         public_key: String,
         valid_from: String,
+        /// Who registered it: an admin key's name, or `cli:<user>` from the command line.
+        actor: String,
     },
     /// Another key for a table (rotation); older keys stay valid until revoked.
     TableKeyAdded {
@@ -54,6 +56,8 @@ pub enum RegistryEvent {
         key_id: String,
         public_key: String,
         valid_from: String,
+        /// Who added it, as for a registration.
+        actor: String,
     },
     /// A key is not valid for records received at or after `revoked_at`.
     TableKeyRevoked {
@@ -62,6 +66,8 @@ pub enum RegistryEvent {
         key_id: String,
         revoked_at: String,
         reason: String,
+        /// Who revoked it, as for a registration.
+        actor: String,
     },
     /// An API key (a bearer token for the HTTP API) with its role. Only the hash of the token
     /// is kept anywhere; the key is named by its id, the first 8 bytes of that hash.
@@ -118,6 +124,9 @@ pub enum RegistryEvent {
         /// SHA-256 of the file's bytes, lower-case hex.
         sha256: String,
         size_bytes: u64,
+        /// Whose request sealed it: the name of a key that may read it, `cli:<user>`, or
+        /// `server:nightly` (the server's own nightly job).
+        actor: String,
     },
 }
 
@@ -193,6 +202,7 @@ mod tests {
     #[test]
     fn events_round_trip_and_refuse_unknown_fields() {
         let event = RegistryEvent::TableKeyRevoked {
+            actor: "cli:root".into(),
             table_id: "R1".into(),
             previous: Some(4),
             key_id: "00112233aabbccdd".into(),

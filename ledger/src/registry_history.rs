@@ -16,7 +16,9 @@ use ed25519_dalek::VerifyingKey;
 use crate::entry::{parse_ledger_time, KeyWindow};
 use crate::keys::{key_id, parse_public_key};
 use crate::registry_event::RegistryEvent;
-pub use api_keys::{ApiKeyRevocation, ApiKeys, HistoricApiKey, CLI_ACTOR};
+pub use api_keys::{
+    ActorRule, ApiKeyRevocation, ApiKeys, HistoricApiKey, CLI_ACTOR, KEY_KEEPERS, SCHEDULER_ACTOR,
+};
 pub use resolutions::{RecordedResolution, Resolutions};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +89,11 @@ impl RegistryHistory {
                     event.previous().map_or("none".to_owned(), |p| p.to_string())
                 ),
             });
+        }
+        if let Some((actor, rule)) = actor_of(event) {
+            self.api_keys
+                .check_actor(actor, rule, index, received_at)
+                .map_err(|m| format!("a `{}` event recorded for {m}", event.record_type()))?;
         }
         match event {
             RegistryEvent::TableRegistered {
@@ -297,6 +304,32 @@ impl RegistryHistory {
     }
 }
 
+/// Who keeps tables and their keys.
+pub const TABLE_KEEPERS: ActorRule = ActorRule {
+    roles: crate::access::TABLE_KEEPING_ROLES,
+    scheduler: false,
+};
+
+/// Who may seal a report into the ledger.
+pub const PUBLISHERS: ActorRule = ActorRule {
+    roles: crate::access::PUBLISHING_ROLES,
+    scheduler: true,
+};
+
+/// The actor an event names and the rule it is held to (API key events and resolutions check
+/// their own actors as they are applied).
+fn actor_of(event: &RegistryEvent) -> Option<(&str, ActorRule)> {
+    match event {
+        RegistryEvent::TableRegistered { actor, .. }
+        | RegistryEvent::TableKeyAdded { actor, .. }
+        | RegistryEvent::TableKeyRevoked { actor, .. } => Some((actor, TABLE_KEEPERS)),
+        RegistryEvent::ReportPublished { actor, .. } => Some((actor, PUBLISHERS)),
+        RegistryEvent::ApiKeyCreated { .. }
+        | RegistryEvent::ApiKeyRevoked { .. }
+        | RegistryEvent::FindingResolved { .. } => None,
+    }
+}
+
 /// Who acts from the command line, as the ledger records it.
 pub fn cli_actor() -> String {
     let user = ["USER", "LOGNAME"]
@@ -318,6 +351,7 @@ pub(crate) fn with_roulette_table_r1(
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_default();
     let registered = RegistryEvent::TableRegistered {
+        actor: "cli:root".into(),
         table_id: "R1".into(),
         previous: None,
         game: "roulette".into(),
@@ -361,6 +395,7 @@ mod tests {
     fn registered(previous: Option<u64>) -> RegistryEvent {
         let (key_id, public_key) = public(1);
         RegistryEvent::TableRegistered {
+            actor: "cli:root".into(),
             table_id: "R1".into(),
             previous,
             game: "roulette".into(),
@@ -384,6 +419,7 @@ mod tests {
                 10,
                 at0(),
                 &RegistryEvent::TableKeyAdded {
+                    actor: "cli:root".into(),
                     table_id: "R1".into(),
                     previous: Some(3),
                     key_id: second.clone(),
@@ -397,6 +433,7 @@ mod tests {
                 20,
                 at0(),
                 &RegistryEvent::TableKeyRevoked {
+                    actor: "cli:root".into(),
                     table_id: "R1".into(),
                     previous: Some(10),
                     key_id: first.clone(),
@@ -423,6 +460,7 @@ mod tests {
     fn published_reports_are_kept_by_name_and_must_name_a_report() {
         let mut history = RegistryHistory::default();
         let published = |previous, name: &str, sha256: String| RegistryEvent::ReportPublished {
+            actor: "cli:root".into(),
             previous,
             name: name.into(),
             sha256,
@@ -465,6 +503,7 @@ mod tests {
         let err = history.apply(9, at0(), &registered(Some(5))).unwrap_err();
         assert!(err.contains("registered twice"), "{err}");
         let revoke_other = RegistryEvent::TableKeyRevoked {
+            actor: "cli:root".into(),
             table_id: "R2".into(),
             previous: Some(5),
             key_id: public(1).0,
@@ -474,6 +513,7 @@ mod tests {
         let err = history.apply(9, at0(), &revoke_other).unwrap_err();
         assert!(err.contains("not a key of table `R2`"), "{err}");
         let skipped = RegistryEvent::TableKeyAdded {
+            actor: "cli:root".into(),
             table_id: "R1".into(),
             previous: Some(7),
             key_id: public(3).0,
@@ -483,6 +523,7 @@ mod tests {
         let err = history.apply(9, at0(), &skipped).unwrap_err();
         assert!(err.contains("is missing or was inserted"), "{err}");
         let wrong_id = RegistryEvent::TableKeyAdded {
+            actor: "cli:root".into(),
             table_id: "R1".into(),
             previous: Some(5),
             key_id: public(4).0,
@@ -680,7 +721,7 @@ mod tests {
         for (actor, expected) in [
             (
                 "officer",
-                "a compliance key; only admin keys manage API keys",
+                "`officer`, whose role compliance may not: this needs the role admin",
             ),
             ("bob", "which is neither `cli:<user>` nor an API key"),
             ("cli:", "which names no user"),
@@ -737,5 +778,108 @@ mod tests {
             )
             .unwrap();
         assert_eq!(history.api_keys().all().len(), 5);
+    }
+
+    #[test]
+    fn tables_and_publications_name_an_actor_whose_role_allowed_it_then() {
+        let api = |previous: Option<u64>, id: &str, name: &str, role: Role| {
+            let mut event = api_key(previous, id, name, role);
+            if let RegistryEvent::ApiKeyCreated { expires_at, .. } = &mut event {
+                *expires_at = None;
+            }
+            event
+        };
+        let register = |previous: u64, table: &str, actor: &str| {
+            // Each table its own key: R1 key 31, R2 key 32, ...
+            let (key_id, public_key) = public(30 + table[1..].parse::<u8>().unwrap());
+            RegistryEvent::TableRegistered {
+                actor: actor.into(),
+                table_id: table.into(),
+                previous: Some(previous),
+                game: "roulette".into(),
+                location: "Praha".into(),
+                plan_id: "69games-ziva-hra".into(),
+                wheel_layout: None,
+                key_id,
+                public_key,
+                valid_from: format_time(t("2026-11-21T06:00:00Z")),
+            }
+        };
+        let publish = |previous: u64, actor: &str| RegistryEvent::ReportPublished {
+            actor: actor.into(),
+            previous: Some(previous),
+            name: "reports/daily-2026-11-20.csv".into(),
+            sha256: "ab".repeat(32),
+            size_bytes: 10,
+        };
+        let mut history = RegistryHistory::default();
+        // Entries 0-2: an admin, a compliance officer and a reporter, from the command line.
+        for (i, (id, name, role)) in [
+            ("00000000000000a1", "admin-1", Role::Admin),
+            ("00000000000000a2", "officer-1", Role::Compliance),
+            ("00000000000000a3", "nightly", Role::Reporter),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let previous = i.checked_sub(1).map(|p| p as u64);
+            history
+                .apply(i as u64, at0(), &api(previous, id, name, role))
+                .unwrap();
+        }
+        // A table is registered by an admin key or the command line, by no one else.
+        history
+            .apply(3, at0(), &register(2, "R1", "admin-1"))
+            .unwrap();
+        history
+            .apply(4, at0(), &register(3, "R2", "cli:root"))
+            .unwrap();
+        for (actor, expected) in [
+            (
+                "officer-1",
+                "`officer-1`, whose role compliance may not: this needs the role admin",
+            ),
+            ("server:nightly", "records only the reports it publishes"),
+            ("mallory", "neither `cli:<user>` nor an API key"),
+        ] {
+            let err = history
+                .apply(5, at0(), &register(4, "R3", actor))
+                .unwrap_err();
+            assert!(
+                err.contains("`table_registered` event recorded for"),
+                "{err}"
+            );
+            assert!(err.contains(expected), "{actor}: {err}");
+        }
+        // A report is sealed at the request of a key that may read it, the command line or
+        // the nightly job; not an admin's.
+        history.apply(5, at0(), &publish(4, "officer-1")).unwrap();
+        history.apply(6, at0(), &publish(5, "nightly")).unwrap();
+        history
+            .apply(7, at0(), &publish(6, "server:nightly"))
+            .unwrap();
+        let err = history.apply(8, at0(), &publish(7, "admin-1")).unwrap_err();
+        assert!(
+            err.contains(
+                "whose role admin may not: this needs the role compliance or regulator or reporter"
+            ),
+            "{err}"
+        );
+        // Once revoked, the admin registers nothing more.
+        let revoked = RegistryEvent::ApiKeyRevoked {
+            previous: Some(7),
+            key_id: "00000000000000a1".into(),
+            name: "admin-1".into(),
+            revoked_by: "cli:root".into(),
+            reason: "left".into(),
+        };
+        history.apply(8, at0(), &revoked).unwrap();
+        let err = history
+            .apply(9, at0(), &register(8, "R4", "admin-1"))
+            .unwrap_err();
+        assert!(
+            err.contains("was revoked at entry 8 before entry 9"),
+            "{err}"
+        );
     }
 }

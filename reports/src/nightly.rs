@@ -188,6 +188,9 @@ pub struct NightlyJob<'a> {
     pub clock: &'a GamingDayClock,
     pub plans: &'a rules::PlanBook,
     pub sealer: &'a NoteSigner,
+    /// In whose name the night's reports are sealed: `server:nightly` for the server's own
+    /// schedule, `cli:<user>` from the command line.
+    pub actor: &'a str,
     /// The data directory: a night's files go to `<data dir>/reports/nightly/<day>/`.
     pub data_dir: &'a Path,
 }
@@ -216,7 +219,7 @@ impl NightlyJob<'_> {
             write_atomically(&self.data_dir.join(name), bytes)?;
         }
         let count = to_seal.len();
-        published_reports::publish(conn, self.sealer.signing_key(), &to_seal, now)?;
+        published_reports::publish(conn, self.sealer.signing_key(), &to_seal, self.actor, now)?;
         let size = reads::size(conn)?;
         checkpoints::create(conn, self.sealer, size, now)?;
         Ok(NightOutcome::Published {

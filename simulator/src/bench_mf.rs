@@ -83,6 +83,7 @@ pub(crate) fn fill(
             operator.signing_key(),
             table,
             &key.verifying_key(),
+            &ledger::registry_history::cli_actor(),
             Utc::now(),
         )?;
         let records = station_records(station, plan, settings, 1)?;

@@ -62,6 +62,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
             operator.signing_key(),
             table,
             &key.verifying_key(),
+            &ledger::registry_history::cli_actor(),
             Utc::now(),
         )?;
     }
@@ -189,6 +190,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
         &mut conn,
         &clock,
         &operator,
+        &ledger::registry_history::cli_actor(),
         from,
         to,
         &out,

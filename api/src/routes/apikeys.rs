@@ -90,11 +90,6 @@ fn api_key_error(e: ApiKeyError) -> ApiError {
             details: json!({}),
         },
         ApiKeyError::UnknownKey(_) => ApiError::not_found("unknown_api_key", e.to_string()),
-        // The caller's key was revoked or expired between authentication and the append.
-        ApiKeyError::ActorNotAllowed { .. } => ApiError::Forbidden {
-            message: e.to_string(),
-            details: json!({}),
-        },
         ApiKeyError::Storage(s) => s.into(),
     }
 }

@@ -64,7 +64,7 @@ fn stream_file(
               (status = 400, body = ErrorBody), (status = 503, description = "no checkpoint covers the period yet", body = ErrorBody)))]
 #[get("/exports")]
 pub async fn export(
-    Authorized { state, .. }: Authorized,
+    Authorized { state, caller }: Authorized,
     query: web::Query<ExportQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
@@ -83,6 +83,7 @@ pub async fn export(
             &mut *state.conn()?,
             &state.clock,
             &state.operator,
+            &caller.name,
             q.from,
             q.to,
             &dir,
@@ -96,6 +97,7 @@ pub async fn export(
                 cause: e.to_string(),
             },
             ExportError::BadPeriod { .. } => ApiError::bad_request("invalid_period", e.to_string()),
+            ExportError::Ledger(e) => e.into(),
             other => ApiError::internal(other),
         })?;
         // The archive goes to a file beside the export, then to the client from there.

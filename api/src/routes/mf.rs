@@ -52,7 +52,7 @@ impl From<PackageError> for ApiError {
               (status = 409, description = "no operator and premises configured", body = ErrorBody)))]
 #[get("/reports/mf")]
 pub async fn package(
-    Authorized { state, .. }: Authorized,
+    Authorized { state, caller }: Authorized,
     query: web::Query<PackageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let PackageQuery {
@@ -85,8 +85,14 @@ pub async fn package(
             },
         )?;
         let zip = mf::deliver::zip_bytes(&package).map_err(ApiError::internal)?;
-        let sealed =
-            mf::deliver::seal(&mut conn, state.operator.signing_key(), &package, &zip, now)?;
+        let sealed = mf::deliver::seal(
+            &mut conn,
+            state.operator.signing_key(),
+            &package,
+            &zip,
+            &caller.name,
+            now,
+        )?;
         Ok((package, zip, sealed))
     })
     .await??;

@@ -173,7 +173,7 @@ fn bad_key(e: ledger::LedgerError) -> ApiError {
               (status = 422, description = "unknown game or plan, bad key", body = ErrorBody)))]
 #[post("/tables")]
 pub async fn register(
-    Authorized { state, .. }: Authorized,
+    Authorized { state, caller }: Authorized,
     body: web::Json<RegisterTable>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
@@ -208,6 +208,7 @@ pub async fn register(
             shared.operator.signing_key(),
             new,
             &key,
+            &caller.name,
             Utc::now(),
         )
         .map_err(registry_error)
@@ -260,7 +261,7 @@ pub async fn get(
     responses((status = 201, body = KeyView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 #[post("/tables/{table_id}/keys")]
 pub async fn add_key(
-    Authorized { state, .. }: Authorized,
+    Authorized { state, caller }: Authorized,
     path: web::Path<String>,
     body: web::Json<AddKey>,
 ) -> Result<HttpResponse, ApiError> {
@@ -275,6 +276,7 @@ pub async fn add_key(
             &table_id,
             &key,
             valid_from,
+            &caller.name,
             now,
         )
         .map_err(registry_error)
@@ -297,7 +299,7 @@ pub async fn add_key(
               (status = 422, description = "a reason that is blank, too long or holds control characters", body = ErrorBody)))]
 #[post("/tables/{table_id}/keys/{key_id}/revoke")]
 pub async fn revoke_key(
-    Authorized { state, .. }: Authorized,
+    Authorized { state, caller }: Authorized,
     path: web::Path<(String, String)>,
     body: web::Json<RevokeKey>,
 ) -> Result<HttpResponse, ApiError> {
@@ -312,13 +314,17 @@ pub async fn revoke_key(
     let shared = state.clone();
     let (table, receipt) = web::block(move || {
         let mut conn = shared.conn()?;
+        let revocation = registry::KeyRevocation {
+            table_id: &table_id,
+            key_id: &key_id,
+            revoked_at,
+            reason: &reason,
+        };
         let (_, receipt) = registry::revoke_key(
             &mut conn,
             shared.operator.signing_key(),
-            &table_id,
-            &key_id,
-            revoked_at,
-            &reason,
+            revocation,
+            &caller.name,
             now,
         )
         .map_err(registry_error)?;

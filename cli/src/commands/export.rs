@@ -34,6 +34,7 @@ pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
         &mut connect(&db.url)?,
         &clock,
         &sealer,
+        &ledger::registry_history::cli_actor(),
         args.from,
         args.to,
         &args.dir,

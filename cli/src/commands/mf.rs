@@ -74,7 +74,14 @@ pub fn package(global: &Global, args: MfArgs) -> anyhow::Result<ExitCode> {
         },
     )?;
     let zip = mf::deliver::zip_bytes(&package)?;
-    let sealed = mf::deliver::seal(&mut conn, operator.signing_key(), &package, &zip, now)?;
+    let sealed = mf::deliver::seal(
+        &mut conn,
+        operator.signing_key(),
+        &package,
+        &zip,
+        &ledger::registry_history::cli_actor(),
+        now,
+    )?;
     drop(conn);
     db.close()?;
     let (folder, zip_path) = mf::deliver::write(&args.out, &package, &zip)

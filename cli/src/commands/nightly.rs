@@ -45,10 +45,12 @@ pub fn run(global: &Global, args: NightlyArgs) -> anyhow::Result<ExitCode> {
     let plans = rules::PlanBook::builtin()?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
+    let actor = ledger::registry_history::cli_actor();
     let job = NightlyJob {
         clock: &clock,
         plans: &plans,
         sealer: &sealer,
+        actor: &actor,
         data_dir: &global.data_dir,
     };
     let result = (|| -> anyhow::Result<()> {

@@ -337,6 +337,7 @@ pub fn register_roulette(
         operator().signing_key(),
         table,
         &key.verifying_key(),
+        "cli:tests",
         at,
     )
     .unwrap();

@@ -4,12 +4,29 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use crate::access::{validate_key_name, Role};
+use crate::access::{validate_key_name, Role, KEY_KEEPING_ROLES};
 use crate::entry::parse_ledger_time;
 use crate::registry_event::RegistryEvent;
 
 /// How the command line on the server names itself as the creator or revoker of a key.
 pub const CLI_ACTOR: &str = "cli:";
+
+/// How the server's own nightly job names itself as the publisher of the reports it seals.
+pub const SCHEDULER_ACTOR: &str = "server:nightly";
+
+/// Who may record an event of some kind: API keys of these roles, the command line on the
+/// server, and for publications the server's own nightly job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActorRule {
+    pub roles: &'static [Role],
+    pub scheduler: bool,
+}
+
+/// Who creates and revokes API keys.
+pub const KEY_KEEPERS: ActorRule = ActorRule {
+    roles: KEY_KEEPING_ROLES,
+    scheduler: false,
+};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiKeyRevocation {
@@ -79,7 +96,7 @@ impl ApiKeys {
                 if self.names.contains_key(name) {
                     return Err(format!("API key name `{name}` is used twice"));
                 }
-                self.check_actor(created_by, index, received_at)
+                self.check_actor(created_by, KEY_KEEPERS, index, received_at)
                     .map_err(|m| format!("API key `{name}` created by {m}"))?;
                 self.names.insert(name.clone(), key_id.clone());
                 self.tokens.insert(token_hash, key_id.clone());
@@ -109,7 +126,7 @@ impl ApiKeys {
                 if reason.trim().is_empty() {
                     return Err(format!("revocation of API key `{name}` without a reason"));
                 }
-                self.check_actor(revoked_by, index, received_at)
+                self.check_actor(revoked_by, KEY_KEEPERS, index, received_at)
                     .map_err(|m| format!("API key `{name}` revoked by {m}"))?;
                 let key = self.by_id.get_mut(key_id).ok_or_else(|| {
                     format!("revocation of API key {key_id}, which was never created")
@@ -135,10 +152,17 @@ impl ApiKeys {
         Ok(())
     }
 
-    /// Who may create and revoke API keys: `cli:<user>`, the command line on the server (the
-    /// first admin key has to come from somewhere), or an admin key that could act at entry
-    /// `index` received at `at`.
-    fn check_actor(&self, actor: &str, index: u64, at: DateTime<Utc>) -> Result<(), String> {
+    /// Whether `actor` could record an event that `rule` allows at entry `index` received at
+    /// `at`: `cli:<user>` (the command line on the server; the first admin key has to come
+    /// from somewhere), the server's nightly job where the rule allows it, or the name of an
+    /// API key of one of the rule's roles that could act then.
+    pub fn check_actor(
+        &self,
+        actor: &str,
+        rule: ActorRule,
+        index: u64,
+        at: DateTime<Utc>,
+    ) -> Result<(), String> {
         if let Some(user) = actor.strip_prefix(CLI_ACTOR) {
             return if user.trim().is_empty() {
                 Err(format!("`{actor}`, which names no user"))
@@ -146,20 +170,27 @@ impl ApiKeys {
                 Ok(())
             };
         }
-        let key = self
-            .names
-            .get(actor)
-            .and_then(|id| self.by_id.get(id))
-            .ok_or_else(|| {
-                format!("`{actor}`, which is neither `{CLI_ACTOR}<user>` nor an API key")
-            })?;
-        if key.role != Role::Admin {
+        if actor == SCHEDULER_ACTOR {
+            return if rule.scheduler {
+                Ok(())
+            } else {
+                Err(format!(
+                    "`{actor}`, which records only the reports it publishes"
+                ))
+            };
+        }
+        let key = self.by_name(actor).ok_or_else(|| {
+            format!("`{actor}`, which is neither `{CLI_ACTOR}<user>` nor an API key")
+        })?;
+        if !rule.roles.contains(&key.role) {
+            let roles: Vec<&str> = rule.roles.iter().map(|r| r.as_str()).collect();
             return Err(format!(
-                "`{actor}`, a {} key; only admin keys manage API keys",
-                key.role
+                "`{actor}`, whose role {} may not: this needs the role {}",
+                key.role,
+                roles.join(" or ")
             ));
         }
-        self.acting(&key.key_id, actor, Role::Admin, index, at)
+        self.acting(&key.key_id, actor, key.role, index, at)
             .map(|_| ())
             .map_err(|m| format!("`{actor}`: {m}"))
     }

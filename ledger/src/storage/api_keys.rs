@@ -6,6 +6,7 @@ use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 use thiserror::Error;
 
+use super::actors::check_actor;
 use super::append::{
     append_registry_event, last_registry_event, lock_and_position, RegistryReceipt,
 };
@@ -14,7 +15,7 @@ use super::schema::{api_key_revocations, api_keys};
 use crate::access::{api_key_id, validate_key_name, ApiKeySecret, Role};
 use crate::entry::{format_time, to_micros};
 use crate::registry_event::RegistryEvent;
-use crate::registry_history::CLI_ACTOR;
+use crate::registry_history::KEY_KEEPERS;
 use crate::LedgerError;
 
 #[derive(Debug, Error)]
@@ -31,8 +32,6 @@ pub enum ApiKeyError {
     AlreadyRevoked(String),
     #[error("a revocation needs a reason and who revoked it: {0}")]
     BadReason(String),
-    #[error("`{actor}` may not manage API keys: {why}")]
-    ActorNotAllowed { actor: String, why: &'static str },
     #[error(transparent)]
     Storage(#[from] LedgerError),
 }
@@ -88,7 +87,7 @@ pub fn create_api_key(
     let key_id = api_key_id(&hash);
     conn.transaction(|conn| {
         let position = lock_and_position(conn, now)?;
-        check_actor(conn, new.created_by, position.received_at)?;
+        check_actor(conn, operator, new.created_by, KEY_KEEPERS, &position)?;
         let taken: i64 = api_keys::table
             .filter(api_keys::name.eq(new.name))
             .count()
@@ -129,43 +128,6 @@ pub fn create_api_key(
     })
 }
 
-/// Who creates or revokes a key: `cli:<user>` (the command line on the server), or an admin key
-/// neither revoked nor expired at `at` — checked under the append lock, so a key revoked a moment
-/// ago cannot act, and the ledger never holds an event its verification would refuse.
-fn check_actor(conn: &mut PgConnection, actor: &str, at: DateTime<Utc>) -> Result<(), ApiKeyError> {
-    let refuse = |why| {
-        Err(ApiKeyError::ActorNotAllowed {
-            actor: actor.to_owned(),
-            why,
-        })
-    };
-    if let Some(user) = actor.strip_prefix(CLI_ACTOR) {
-        return if user.trim().is_empty() {
-            refuse("the command line's user is not named")
-        } else {
-            Ok(())
-        };
-    }
-    let found = api_keys::table
-        .left_join(api_key_revocations::table)
-        .filter(api_keys::name.eq(actor))
-        .select((
-            ApiKeyRow::as_select(),
-            Option::<ApiKeyRevocationRow>::as_select(),
-        ))
-        .first::<(ApiKeyRow, Option<ApiKeyRevocationRow>)>(conn)
-        .optional()?;
-    match found {
-        None => refuse("no API key has that name"),
-        Some((key, _)) if key.role != Role::Admin.as_str() => refuse("it is not an admin key"),
-        Some((_, Some(_))) => refuse("the key is revoked"),
-        Some((key, None)) if key.expires_at.is_some_and(|e| e <= at) => {
-            refuse("the key has expired")
-        }
-        Some(_) => Ok(()),
-    }
-}
-
 /// Revokes the key named `key` (its id or its name) from now on: an operator-signed
 /// `api_key_revoked` entry and its row.
 pub fn revoke_api_key(
@@ -181,7 +143,7 @@ pub fn revoke_api_key(
     }
     conn.transaction(|conn| {
         let position = lock_and_position(conn, now)?;
-        check_actor(conn, revoked_by, position.received_at)?;
+        check_actor(conn, operator, revoked_by, KEY_KEEPERS, &position)?;
         let found = find(conn, key)?.ok_or_else(|| ApiKeyError::UnknownKey(key.to_owned()))?;
         if found.revocation.is_some() {
             return Err(ApiKeyError::AlreadyRevoked(found.key.name));

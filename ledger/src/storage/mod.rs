@@ -1,5 +1,6 @@
 //! PostgreSQL storage of the ledger (diesel). SQL lives here and in `reports`, never in handlers.
 
+mod actors;
 pub mod api_keys;
 pub mod append;
 pub mod checkpoints;

@@ -12,6 +12,7 @@ use sha2::{Digest as _, Sha256};
 use super::append::{append_registry_event, last_registry_event, lock_and_position};
 use super::schema::ledger_entries;
 use crate::registry_event::RegistryEvent;
+use crate::registry_history::PUBLISHERS;
 use crate::LedgerError;
 
 /// Where a report's seal is.
@@ -60,15 +61,18 @@ pub fn latest_publications(
 }
 
 /// Seals each report (name, bytes) into the ledger, in one transaction: a `report_published`
-/// event signed by `operator`, unless its latest publication has the same SHA-256 already.
+/// event signed by `operator` naming `actor` (who asked), unless its latest publication has
+/// the same SHA-256 already.
 pub fn publish(
     conn: &mut PgConnection,
     operator: &SigningKey,
     reports: &[(String, Vec<u8>)],
+    actor: &str,
     now: DateTime<Utc>,
 ) -> Result<Vec<Publication>, LedgerError> {
     conn.transaction(|conn| {
         let mut position = lock_and_position(conn, now)?;
+        super::actors::check_actor(conn, operator, actor, PUBLISHERS, &position)?;
         let latest = latest_publications(conn)?;
         let mut previous = last_registry_event(conn)?;
         let mut out = Vec::with_capacity(reports.len());
@@ -88,6 +92,7 @@ pub fn publish(
                 name: name.clone(),
                 sha256: sha256.clone(),
                 size_bytes: bytes.len() as u64,
+                actor: actor.to_owned(),
             };
             let receipt = append_registry_event(conn, &position, &event, operator)?;
             previous = Some(receipt.index);

@@ -5,6 +5,7 @@ use diesel::prelude::*;
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use thiserror::Error;
 
+use super::actors::check_actor;
 use super::append::{
     append_registry_event, last_registry_event, lock_and_position, RegistryReceipt,
 };
@@ -13,6 +14,7 @@ use super::schema::{gaming_tables, table_key_revocations, table_keys};
 use crate::entry::{format_time, to_micros};
 use crate::keys::{encode_public_key, key_id};
 use crate::registry_event::RegistryEvent;
+use crate::registry_history::TABLE_KEEPERS;
 use crate::LedgerError;
 
 #[derive(Debug, Error)]
@@ -79,11 +81,13 @@ pub fn register_table(
     operator: &SigningKey,
     table: NewTable<'_>,
     key: &VerifyingKey,
+    actor: &str,
     now: DateTime<Utc>,
 ) -> Result<(TableWithKeys, RegistryReceipt), RegistryError> {
     not_the_operator(operator, key)?;
     conn.transaction(|conn| {
         let position = lock_and_position(conn, now)?;
+        check_actor(conn, operator, actor, TABLE_KEEPERS, &position)?;
         let at = position.received_at;
         let row = GamingTableRow {
             table_id: table.table_id.to_owned(),
@@ -111,6 +115,7 @@ pub fn register_table(
             key_id: key_row.key_id,
             public_key: encode_public_key(key),
             valid_from: format_time(plays_from),
+            actor: actor.to_owned(),
         };
         let receipt = append_registry_event(conn, &position, &event, operator)?;
         let found = find_table(conn, table.table_id)?
@@ -155,11 +160,13 @@ pub fn add_key(
     table_id: &str,
     key: &VerifyingKey,
     valid_from: DateTime<Utc>,
+    actor: &str,
     now: DateTime<Utc>,
 ) -> Result<(TableKeyRow, RegistryReceipt), RegistryError> {
     not_the_operator(operator, key)?;
     conn.transaction(|conn| {
         let position = lock_and_position(conn, now)?;
+        check_actor(conn, operator, actor, TABLE_KEEPERS, &position)?;
         if find_table(conn, table_id)?.is_none() {
             return Err(RegistryError::UnknownTable(table_id.to_owned()));
         }
@@ -171,28 +178,45 @@ pub fn add_key(
             key_id: row.key_id.clone(),
             public_key: encode_public_key(key),
             valid_from: format_time(valid_from),
+            actor: actor.to_owned(),
         };
         let receipt = append_registry_event(conn, &position, &event, operator)?;
         Ok((row, receipt))
     })
 }
 
+/// A table key's revocation, as asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyRevocation<'a> {
+    pub table_id: &'a str,
+    pub key_id: &'a str,
+    /// Records the key signs received from then on are rejected.
+    pub revoked_at: DateTime<Utc>,
+    pub reason: &'a str,
+}
+
 /// Revokes a key from `revoked_at` on: records it signs received after that are rejected. A
-/// ledger entry signed by `operator`; it counts for entries after it in the ledger.
+/// ledger entry signed by `operator`, naming `actor`; it counts for entries after it in the
+/// ledger.
 pub fn revoke_key(
     conn: &mut PgConnection,
     operator: &SigningKey,
-    table_id: &str,
-    key: &str,
-    revoked_at: DateTime<Utc>,
-    reason: &str,
+    revocation: KeyRevocation<'_>,
+    actor: &str,
     now: DateTime<Utc>,
 ) -> Result<(KeyRevocationRow, RegistryReceipt), RegistryError> {
+    let KeyRevocation {
+        table_id,
+        key_id: key,
+        revoked_at,
+        reason,
+    } = revocation;
     if let Some(problem) = crate::access::reason_problem(reason) {
         return Err(RegistryError::BadReason(problem));
     }
     conn.transaction(|conn| {
         let position = lock_and_position(conn, now)?;
+        check_actor(conn, operator, actor, TABLE_KEEPERS, &position)?;
         let owner: Option<String> = table_keys::table
             .find(key)
             .select(table_keys::table_id)
@@ -220,6 +244,7 @@ pub fn revoke_key(
             key_id: key.to_owned(),
             revoked_at: format_time(row.revoked_at),
             reason: reason.to_owned(),
+            actor: actor.to_owned(),
         };
         let receipt = append_registry_event(conn, &position, &event, operator)?;
         Ok((row, receipt))

@@ -218,7 +218,8 @@ fn proofs_file(
     Ok(ProofsFile { size, proofs })
 }
 
-/// Writes the export of gaming days `from..=to` into `dir` (created; must be empty), calling
+/// Writes the export of gaming days `from..=to` into `dir` (created; must be empty), its
+/// reports sealed in the name of `actor` (whose request it is), calling
 /// `progress(entries written, entries to write)` after each page of entries (for a progress
 /// bar on long exports).
 #[allow(clippy::too_many_arguments)]
@@ -226,6 +227,7 @@ pub fn write_export(
     conn: &mut PgConnection,
     clock: &GamingDayClock,
     sealer: &NoteSigner,
+    actor: &str,
     from: NaiveDate,
     to: NaiveDate,
     dir: &Path,
@@ -255,7 +257,7 @@ pub fn write_export(
     // The reports are sealed into the ledger and covered by a checkpoint before the export is
     // cut, so the export carries their seals and a verifier can tell a changed report.
     let reports = build_reports(conn, clock, from, to)?;
-    let published = published_reports::publish(conn, sealer.signing_key(), &reports, now)?;
+    let published = published_reports::publish(conn, sealer.signing_key(), &reports, actor, now)?;
     let sealed_size = reads::size(conn)?;
     let covered = checkpoints::latest(conn)?.map(|c| c.size as u64);
     if published.iter().any(|p| p.appended) || covered.is_none_or(|c| c < sealed_size) {

@@ -32,15 +32,22 @@ pub fn zip_bytes(package: &Package) -> std::io::Result<Vec<u8>> {
 }
 
 /// Seals the ZIP's SHA-256 into the ledger as a `report_published` event signed by `operator`
-/// (the one publication of the package).
+/// in the name of `actor` (the one publication of the package).
 pub fn seal(
     conn: &mut PgConnection,
     operator: &SigningKey,
     package: &Package,
     zip: &[u8],
+    actor: &str,
     now: DateTime<Utc>,
 ) -> Result<Vec<Publication>, ledger::LedgerError> {
-    published_reports::publish(conn, operator, &[(sealed_name(package), zip.to_vec())], now)
+    published_reports::publish(
+        conn,
+        operator,
+        &[(sealed_name(package), zip.to_vec())],
+        actor,
+        now,
+    )
 }
 
 /// Writes the folder and the ZIP into `out`; returns their paths.
