@@ -10,7 +10,10 @@
 #   4. one API key per role, made with `dozor apikey create`;
 #   5. seeds a few signed rounds on two roulette tables (`dozor simulate`) and registers the
 #      tables of the document's example records (`dozor openapi --example-tables`);
-#   6. runs schemathesis with every check once with no key and once per role key;
+#   6. runs schemathesis with every check once with no key and once per role key, then again
+#      through openapi/spelling_proxy.py, which percent-encodes the first character of every
+#      path segment: each operation must answer an encoded spelling of its path as the document
+#      says (a 401 without a key, never data);
 #   7. counts the requests the server answered (its /metrics) and those answered 5xx.
 # It exits non-zero if any request was answered 5xx or schemathesis reported any failure.
 #
@@ -19,6 +22,7 @@
 #   FUZZ_MAX_EXAMPLES    schemathesis --max-examples per operation and run (default 50)
 #   FUZZ_ROLES           the runs, in order (default "none reporter regulator compliance admin";
 #                        "none" runs without an API key)
+#   FUZZ_SPELLED_ROLES   the runs through the spelling proxy (default "none reporter")
 #   FUZZ_PHASES          schemathesis --phases (default: all of them)
 #   FUZZ_WORKERS         schemathesis --workers (default 2)
 #   FUZZ_SEED            schemathesis --seed (default: a random one, printed)
@@ -38,6 +42,7 @@ VENV=$ROOT/target/fuzz-venv
 OUT=${FUZZ_OUT:-$ROOT/target/fuzz-report}
 MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-50}
 ROLES=${FUZZ_ROLES:-none reporter regulator compliance admin}
+SPELLED_ROLES=${FUZZ_SPELLED_ROLES:-none reporter}
 WORKERS=${FUZZ_WORKERS:-2}
 SEED=${FUZZ_SEED:-$(( (RANDOM << 15) | RANDOM ))}
 
@@ -77,7 +82,7 @@ BASE=http://127.0.0.1:$PORT
 
 mkdir -p "$OUT"
 rm -rf "$OUT"/*.log "$OUT"/*.rc "$OUT"/metrics.txt "$OUT"/cache "$OUT"/schemathesis.toml \
-    "$OUT"/none "$OUT"/reporter "$OUT"/regulator "$OUT"/compliance "$OUT"/admin
+    "$OUT"/none "$OUT"/reporter "$OUT"/regulator "$OUT"/compliance "$OUT"/admin "$OUT"/spelled-*
 # dozor runs its PostgreSQL cluster under the data directory, as the `postgres` user when
 # started as root: the directory must be reachable by that user.
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/dozor-fuzz.XXXXXX")
@@ -86,7 +91,13 @@ unset DATABASE_URL DOZOR_DATA_DIR DOZOR_API_KEY
 dozor() { "$DOZOR_BIN" --data-dir "$DIR" "$@"; }
 
 SERVER_PID=
+PROXY_PID=
 stop_server() {
+    if [ -n "$PROXY_PID" ] && kill -0 "$PROXY_PID" 2>/dev/null; then
+        kill -TERM "$PROXY_PID" 2>/dev/null || true
+        wait "$PROXY_PID" 2>/dev/null || true
+    fi
+    PROXY_PID=
     if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
         log "stopping the server"
         kill -TERM "$SERVER_PID" 2>/dev/null || true
@@ -204,12 +215,12 @@ checks.positive_data_acceptance.expected-statuses = [$ACCEPTED, "422"]
 include-operation-id = "create_api_key"
 checks.positive_data_acceptance.expected-statuses = [$ACCEPTED, "422"]
 
-# amount_settled_h goes with `confirmed` only, `reason` with (and only with) `dismissed`.
+# amount_settled_h goes with "confirmed" only, "reason" with (and only with) "dismissed".
 [[operations]]
 include-operation-id = "resolve_finding"
 checks.positive_data_acceptance.expected-statuses = [$ACCEPTED, "422"]
 
-# `through` is a gaming day of `month`.
+# "through" is a gaming day of "month".
 [[operations]]
 include-operation-id = "rtp_report"
 checks.positive_data_acceptance.expected-statuses = [$ACCEPTED, "400"]
@@ -224,15 +235,17 @@ include-operation-id = "export_period"
 checks.positive_data_acceptance.expected-statuses = [$ACCEPTED, "400"]
 EOF
 ST_FAILED_RUNS=0
-for role in $ROLES; do
-    auth=()
+# run_as NAME ROLE URL: one schemathesis run against URL, as ROLE, its logs under NAME.
+run_as() {
+    local name=$1 role=$2 url=$3
+    local auth=()
     if [ "$role" != none ]; then
         auth=(-H "Authorization: Bearer $(new_key "$role")")
     fi
-    log "schemathesis run as: $role"
-    rc=0
+    log "schemathesis run as: $name"
+    local rc=0
     # shellcheck disable=SC2086
-    "$ST" --config-file "$OUT/schemathesis.toml" run "$SPEC" --url "$BASE" "${auth[@]}" \
+    "$ST" --config-file "$OUT/schemathesis.toml" run "$SPEC" --url "$url" "${auth[@]}" \
         --max-examples "$MAX_EXAMPLES" \
         --seed "$SEED" \
         --workers "$WORKERS" \
@@ -244,15 +257,34 @@ for role in $ROLES; do
         --output-sanitize false \
         --continue-on-failure \
         --report junit \
-        --report-dir "$OUT/$role" \
-        --report-junit-path "$OUT/$role/junit.xml" \
+        --report-dir "$OUT/$name" \
+        --report-junit-path "$OUT/$name/junit.xml" \
         ${FUZZ_EXTRA_ARGS:-} \
-        >"$OUT/$role.log" 2>&1 || rc=$?
-    echo "$rc" >"$OUT/$role.rc"
-    tail -n 25 "$OUT/$role.log" >&2
+        >"$OUT/$name.log" 2>&1 || rc=$?
+    echo "$rc" >"$OUT/$name.rc"
+    tail -n 25 "$OUT/$name.log" >&2
     [ "$rc" = 0 ] || ST_FAILED_RUNS=$((ST_FAILED_RUNS + 1))
-    kill -0 "$SERVER_PID" 2>/dev/null || die "the server died during the run as $role"
+    kill -0 "$SERVER_PID" 2>/dev/null || die "the server died during the run as $name"
+}
+RUNS=()
+for role in $ROLES; do
+    run_as "$role" "$role" "$BASE"
+    RUNS+=("$role")
 done
+if [ -n "$SPELLED_ROLES" ]; then
+    PROXY_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    python3 openapi/spelling_proxy.py "$PROXY_PORT" "$PORT" >"$OUT/proxy.log" 2>&1 &
+    PROXY_PID=$!
+    for _ in $(seq 1 40); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PROXY_PORT/healthz" || true)" = 200 ] && break
+        sleep 0.25
+    done
+    log "the spelling proxy is up on $PROXY_PORT"
+    for role in $SPELLED_ROLES; do
+        run_as "spelled-$role" "$role" "http://127.0.0.1:$PROXY_PORT"
+        RUNS+=("spelled-$role")
+    done
+fi
 
 # --- 7. counts -----------------------------------------------------------------------------
 AFTER=$(metrics_sum)
@@ -264,7 +296,7 @@ REQUESTS=$((AFTER - BEFORE - 1))
 # and per check (its "Failures:" list), added up over the runs. A run that ended non-zero with
 # none counted is one failure (schemathesis itself failed).
 FAILURES=$(
-    python3 - "$OUT" $ROLES <<'EOF'
+    python3 - "$OUT" "${RUNS[@]}" <<'EOF'
 import collections
 import re
 import sys

@@ -464,7 +464,10 @@ async fn the_policy_written_by_hand_holds() {
     // The registration names who made it.
     let (s, entry) = get(&app, "/api/v1/ledger/entries/4").await;
     assert_eq!(s, 200, "{entry}");
-    assert!(entry.to_string().contains(r#"\"actor\":\"test-admin\""#), "{entry}");
+    assert!(
+        entry.to_string().contains(r#"\"actor\":\"test-admin\""#),
+        "{entry}"
+    );
     let as_role = |role: Option<Role>, method: &str, uri: &str, body: Option<Value>| {
         let token = role.map(token);
         request(method, uri, body.as_ref(), token.as_deref())

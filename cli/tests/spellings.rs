@@ -502,6 +502,24 @@ async fn every_spelling_of_every_route_gets_its_rules_answer_or_a_404() {
         counted["2xx"] > 200 && counted["refused"] > 1_000,
         "{counted:?}"
     );
+    // The metrics name routes by the pattern the gate decided for, whatever the spelling: no
+    // label holds a client's spelling of a path.
+    let (status, metrics) = call_text(
+        &app,
+        request("GET", "/metrics", None, Some(&token(Role::Reporter))),
+    )
+    .await;
+    assert_eq!(status, 200, "{metrics}");
+    let routes: std::collections::BTreeSet<&str> = metrics
+        .split("route=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert!(routes.contains("/api/v1/tables/{table_id}"), "{routes:?}");
+    for route in &routes {
+        let known = *route == "unmatched" || ROUTES.iter().any(|r| r.path == *route);
+        assert!(known, "metrics label `{route}` is not a route's pattern");
+    }
     // Another method on a spelled path: the same 405 as on the canonical one.
     for uri in ["/api/v1/tables", "/api/v1/%74ables", "/api/v1/tabl%65s"] {
         let response = test::call_service(
