@@ -11,12 +11,16 @@
 //!
 //! An extractor whose kind is not the route's rule refuses (a route with no rule is refused to
 //! everyone), so a handler cannot serve a keyed route without taking the authorised caller,
-//! and the state is registered under a type only this module can open, so a handler that
-//! forgets its extractor has no database to read. Whatever still answers 2xx or 3xx without
+//! and the state is registered under a type only this module can open and handed out as a
+//! [`State`], which is no extractor: a handler that forgets its extractor has no database to
+//! read (and `web::Data` is a disallowed type outside this module, see clippy.toml). Whatever still answers 2xx or 3xx without
 //! a decision of the gate is turned into a refusal by [`middleware`].
 //!
 //! Put the gate's extractor first among a handler's arguments: the presented key is already
 //! resolved by [`middleware`], so it decides at once, before any body or query is read.
+
+// The one module that holds the state as actix's application data.
+#![allow(clippy::disallowed_types)]
 
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
@@ -31,6 +35,19 @@ use crate::state::AppState;
 /// The state as the application holds it: opened only by the gate's extractors.
 pub struct GatedState {
     state: web::Data<AppState>,
+}
+
+/// The server's state as a handler holds it. Only the gate's extractors make one, and it is no
+/// extractor itself: a handler cannot ask for the state without passing the gate.
+#[derive(Clone)]
+pub struct State(web::Data<AppState>);
+
+impl std::ops::Deref for State {
+    type Target = AppState;
+
+    fn deref(&self) -> &AppState {
+        &self.0
+    }
 }
 
 /// Registers the state behind the gate.
@@ -89,10 +106,7 @@ impl Kind {
 }
 
 /// Decides for `request` with an extractor of `kind`: the state and, behind a key, the caller.
-fn decide(
-    request: &HttpRequest,
-    kind: Kind,
-) -> Result<(web::Data<AppState>, Option<Caller>), ApiError> {
+fn decide(request: &HttpRequest, kind: Kind) -> Result<(State, Option<Caller>), ApiError> {
     let gated = gated(request)?;
     // The pattern of the resource the router matched for this handler (the routing marks the
     // resource before the handler runs, so this is never a guess from the raw path).
@@ -135,7 +149,7 @@ fn decide(
     };
     // Admitted: the parameters' text is the next thing every route refuses alike.
     crate::parameters::check(request)?;
-    Ok((gated.state.clone(), caller))
+    Ok((State(gated.state.clone()), caller))
 }
 
 fn no_rule() -> ApiError {
@@ -148,17 +162,17 @@ fn no_rule() -> ApiError {
 /// A request on a route behind a key, by a caller whose role the route allows.
 pub struct Authorized {
     pub caller: Caller,
-    pub state: web::Data<AppState>,
+    pub state: State,
 }
 
 /// A request on a public route.
 pub struct Public {
-    pub state: web::Data<AppState>,
+    pub state: State,
 }
 
 /// A request on a route where gaming tables authenticate by the signature of each record.
 pub struct TableSigned {
-    pub state: web::Data<AppState>,
+    pub state: State,
 }
 
 impl FromRequest for Authorized {

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::gate::Authorized;
+use crate::gate::{Authorized, State};
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -242,7 +242,7 @@ pub async fn fantasy(
 
 /// An audit of one gaming day that follows tables across rounds.
 async fn day_report<R: Serialize + Send + 'static>(
-    state: web::Data<AppState>,
+    state: State,
     DailyQuery { day, format }: DailyQuery,
     build: fn(
         &mut PgConnection,
@@ -262,7 +262,7 @@ async fn day_report<R: Serialize + Send + 'static>(
 /// A report built off the async workers, answered as JSON or, when asked for, as a CSV file
 /// named `dozor-<file>.csv`.
 pub(super) async fn report<R, E>(
-    state: web::Data<AppState>,
+    state: State,
     format: Option<String>,
     build: impl FnOnce(&mut PgConnection, &AppState) -> Result<R, E> + Send + 'static,
     to_csv: fn(&R) -> Result<String, reports::ReportError>,
