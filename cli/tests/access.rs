@@ -119,27 +119,6 @@ fn finding() -> &'static str {
     "7.0"
 }
 
-fn request(
-    method: &str,
-    uri: &str,
-    body: Option<&Value>,
-    token: Option<&str>,
-) -> actix_http::Request {
-    let mut r = match method {
-        "GET" => test::TestRequest::get(),
-        "POST" => test::TestRequest::post(),
-        other => panic!("no requests of method {other} in the table"),
-    }
-    .uri(uri);
-    if let Some(token) = token {
-        r = r.insert_header(("authorization", format!("Bearer {token}")));
-    }
-    if let Some(body) = body {
-        r = r.set_json(body);
-    }
-    r.to_request()
-}
-
 #[actix_web::test]
 async fn every_route_answers_each_role_as_the_role_table_says() {
     // Entries 0-1: admin and compliance keys; 2-3: regulator and reporter keys.

@@ -338,29 +338,21 @@ const UNLIMITED: api::auth::RateLimit = api::auth::RateLimit {
     burst: 1_000_000,
 };
 
+/// A server state with the operator configured, a key of every role (entries 0-3) and no
+/// key's rate limit in reach.
+fn state_with_every_role() -> (api::state::AppState, String) {
+    let (state, url) = state_with(|s| {
+        s.operator_config = Some(operator_config());
+        s.api_key_rate = UNLIMITED;
+    });
+    for role in Role::ALL {
+        create_key(&url, role);
+    }
+    (state, url)
+}
+
 /// The round the setup submits is entry 7; its first finding is an overpayment.
 const FINDING: &str = "7.0";
-
-fn request(
-    method: &str,
-    uri: &str,
-    body: Option<&Value>,
-    token: Option<&str>,
-) -> actix_http::Request {
-    let mut r = match method {
-        "GET" => test::TestRequest::get(),
-        "POST" => test::TestRequest::post(),
-        other => panic!("no requests of method {other} in the table"),
-    }
-    .uri(uri);
-    if let Some(token) = token {
-        r = r.insert_header(("authorization", format!("Bearer {token}")));
-    }
-    if let Some(body) = body {
-        r = r.set_json(body);
-    }
-    r.to_request()
-}
 
 /// Who calls: no key, a token that is no key's, or the tests' key of a role.
 #[derive(Debug, Clone, Copy)]
@@ -413,13 +405,7 @@ impl Answer {
 
 #[actix_web::test]
 async fn every_spelling_of_every_route_gets_its_rules_answer_or_a_404() {
-    let (state, url) = state_with(|s| {
-        s.operator_config = Some(operator_config());
-        s.api_key_rate = UNLIMITED;
-    });
-    for role in Role::ALL {
-        create_key(&url, role);
-    }
+    let (state, url) = state_with_every_role();
     let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
     // Entries 0-3: the keys; 4: the table; 5-6: two more of its keys; 7: a round with a finding.
     let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
@@ -571,13 +557,7 @@ async fn spellings_of_a_path_are_what_they_say() {
 /// document names, on every route: a 400 naming the parameter, for a caller the route admits.
 #[actix_web::test]
 async fn a_control_character_in_any_parameter_is_a_400_naming_it() {
-    let (state, url) = state_with(|s| {
-        s.operator_config = Some(operator_config());
-        s.api_key_rate = UNLIMITED;
-    });
-    for role in Role::ALL {
-        create_key(&url, role);
-    }
+    let (state, url) = state_with_every_role();
     let app = test::init_service(App::new().configure(api::server::configure(state))).await;
     let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
     assert_eq!(s, 201, "{b}");

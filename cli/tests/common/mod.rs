@@ -248,6 +248,28 @@ impl Succeeds for std::process::Command {
     }
 }
 
+/// A GET or POST of `uri`, with `body` as JSON and `token` as the bearer token if given.
+pub fn request(
+    method: &str,
+    uri: &str,
+    body: Option<&Value>,
+    token: Option<&str>,
+) -> actix_http::Request {
+    let mut r = match method {
+        "GET" => actix_web::test::TestRequest::get(),
+        "POST" => actix_web::test::TestRequest::post(),
+        other => panic!("no requests of method {other} here"),
+    }
+    .uri(uri);
+    if let Some(token) = token {
+        r = r.insert_header(("authorization", format!("Bearer {token}")));
+    }
+    if let Some(body) = body {
+        r = r.set_json(body);
+    }
+    r.to_request()
+}
+
 /// Sends a request to a test app: status and body as JSON (null if the body is not JSON).
 pub async fn call(app: &impl TestApp, request: actix_http::Request) -> (u16, Value) {
     let (status, body) = call_text(app, request).await;

@@ -322,6 +322,32 @@ fn existing_for(
         .collect()
 }
 
+/// The significant event of a submission refused for what the ledger already holds at
+/// `existing`: `details` and the refused record's hash and envelope, kept as evidence.
+fn refusal_event(
+    kind: &str,
+    s: &Submission,
+    existing: &Receipt,
+    occurred_at: DateTime<Utc>,
+    mut details: serde_json::Value,
+) -> Result<NewSignificantEvent, LedgerError> {
+    if let Some(map) = details.as_object_mut() {
+        map.insert(
+            "rejected_record_hash".into(),
+            json!(hex::encode(s.record_hash)),
+        );
+        map.insert("rejected_envelope".into(), s.envelope_evidence());
+    }
+    Ok(NewSignificantEvent {
+        occurred_at,
+        kind: kind.into(),
+        table_id: s.table_id.clone(),
+        seq_no: to_i64("sequence number", s.seq_no)?,
+        ledger_index: Some(to_i64("ledger index", existing.index)?),
+        details,
+    })
+}
+
 /// The rounds of the ledger under the `round_id`s the batch's rounds give, by table and id.
 fn existing_round_ids(
     conn: &mut PgConnection,
@@ -523,20 +549,17 @@ pub fn append_batch_cached(
                 if *record_hash == s.record_hash {
                     outcomes.push(AppendOutcome::AlreadyRecorded(receipt.clone()));
                 } else {
-                    events.push(NewSignificantEvent {
-                        occurred_at: received_at,
-                        kind: "seq_no_conflict".into(),
-                        table_id: s.table_id.clone(),
-                        seq_no: to_i64("sequence number", s.seq_no)?,
-                        ledger_index: Some(to_i64("ledger index", receipt.index)?),
-                        details: json!({
+                    events.push(refusal_event(
+                        "seq_no_conflict",
+                        s,
+                        receipt,
+                        received_at,
+                        json!({
                             "message": "a different record was submitted under a sequence number already in the ledger",
                             "existing_index": receipt.index,
                             "existing_record_hash": hex::encode(record_hash),
-                            "rejected_record_hash": hex::encode(s.record_hash),
-                            "rejected_envelope": s.envelope_evidence(),
                         }),
-                    });
+                    )?);
                     outcomes.push(AppendOutcome::SeqNoConflict {
                         existing: receipt.clone(),
                     });
@@ -553,21 +576,18 @@ pub fn append_batch_cached(
             let round_id = s.derived.as_ref().and_then(|d| d.round_id.clone());
             if let Some(round_id) = &round_id {
                 if let Some(existing) = rounds_by_id.get(&(s.table_id.clone(), round_id.clone())) {
-                    events.push(NewSignificantEvent {
-                        occurred_at: received_at,
-                        kind: "round_id_conflict".into(),
-                        table_id: s.table_id.clone(),
-                        seq_no: to_i64("sequence number", s.seq_no)?,
-                        ledger_index: Some(to_i64("ledger index", existing.index)?),
-                        details: json!({
+                    events.push(refusal_event(
+                        "round_id_conflict",
+                        s,
+                        existing,
+                        received_at,
+                        json!({
                             "message": "a round was submitted under a round_id the table already used for another round",
                             "round_id": round_id,
                             "existing_index": existing.index,
                             "existing_seq_no": existing.seq_no,
-                            "rejected_record_hash": hex::encode(s.record_hash),
-                            "rejected_envelope": s.envelope_evidence(),
                         }),
-                    });
+                    )?);
                     outcomes.push(AppendOutcome::RoundIdConflict {
                         existing: existing.clone(),
                         round_id: round_id.clone(),
