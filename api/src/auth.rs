@@ -31,6 +31,11 @@ use crate::state::AppState;
 /// How long a key read from the database is trusted before it is read again.
 pub const CACHE_FOR: Duration = Duration::from_secs(10);
 
+/// How long a token found to be no key's is refused without reading the registry again.
+const UNKNOWN_FOR: Duration = Duration::from_secs(1);
+/// Most unknown tokens remembered at once.
+const MAX_UNKNOWN: usize = 10_000;
+
 /// The holder of the API key a request was made with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Caller {
@@ -84,10 +89,16 @@ pub enum Presented {
 /// Known keys, per-key and per-address rate limits and the count of refused authentications.
 pub struct Gatekeeper {
     keys: RwLock<HashMap<[u8; 32], Arc<CachedKey>>>,
+    /// Tokens no key holds, and when that was read: the same unknown token sent again and
+    /// again is refused without reading the registry each time.
+    unknown: RwLock<HashMap<[u8; 32], Instant>>,
     limiter: DefaultKeyedRateLimiter<String>,
     per_address: DefaultKeyedRateLimiter<IpAddr>,
     /// Address checks since the limiter last forgot idle addresses.
     address_checks: AtomicU64,
+    /// Bumped by every [`Gatekeeper::forget`]: a key read before a revocation is not cached
+    /// after it.
+    generation: AtomicU64,
     refused: AtomicU64,
 }
 
@@ -128,9 +139,11 @@ impl Gatekeeper {
     pub fn new(per_key: RateLimit, per_address: RateLimit) -> Gatekeeper {
         Gatekeeper {
             keys: RwLock::new(HashMap::new()),
+            unknown: RwLock::new(HashMap::new()),
             limiter: RateLimiter::keyed(quota(per_key)),
             per_address: RateLimiter::keyed(quota(per_address)),
             address_checks: AtomicU64::new(0),
+            generation: AtomicU64::new(0),
             refused: AtomicU64::new(0),
         }
     }
@@ -153,6 +166,7 @@ impl Gatekeeper {
 
     /// Drops a key from the cache (after its revocation) so the next request reads it again.
     pub fn forget(&self, key_id: &str) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
         if let Ok(mut keys) = self.keys.write() {
             keys.retain(|_, k| k.key.key_id != key_id);
         }
@@ -165,18 +179,44 @@ impl Gatekeeper {
             .cloned()
     }
 
+    /// Whether `hash` was found to be no key's within the last [`UNKNOWN_FOR`].
+    fn known_unknown(&self, hash: &[u8; 32]) -> bool {
+        self.unknown
+            .read()
+            .ok()
+            .and_then(|unknown| unknown.get(hash).map(|at| at.elapsed() < UNKNOWN_FOR))
+            .unwrap_or(false)
+    }
+
+    fn remember_unknown(&self, hash: [u8; 32]) {
+        if let Ok(mut unknown) = self.unknown.write() {
+            if unknown.len() >= MAX_UNKNOWN {
+                unknown.retain(|_, at| at.elapsed() < UNKNOWN_FOR);
+                if unknown.len() >= MAX_UNKNOWN {
+                    unknown.clear();
+                }
+            }
+            unknown.insert(hash, Instant::now());
+        }
+    }
+
     /// The key holding `token`, from the cache or else the ledger's registry events.
     async fn key(&self, state: &AppState, token: &str) -> Result<Option<Arc<CachedKey>>, ApiError> {
         let hash = token_hash(token);
         if let Some(key) = self.cached(&hash) {
             return Ok(Some(key));
         }
+        if self.known_unknown(&hash) {
+            return Ok(None);
+        }
         let pool = state.pool.clone();
         let ingest = state.ingest.clone();
+        let generation = self.generation.load(Ordering::SeqCst);
         let found = web::block(move || ingest.directory().api_key(&pool, &hash))
             .await?
             .map_err(ApiError::from)?;
         let Some(key) = found else {
+            self.remember_unknown(hash);
             return Ok(None);
         };
         let key = Arc::new(CachedKey {
@@ -184,7 +224,11 @@ impl Gatekeeper {
             read_at: Instant::now(),
         });
         if let Ok(mut keys) = self.keys.write() {
-            keys.insert(hash, Arc::clone(&key));
+            // A revocation over the API since the read may not be in what was read: then this
+            // answer stands for this request only, and the next one reads again.
+            if self.generation.load(Ordering::SeqCst) == generation {
+                keys.insert(hash, Arc::clone(&key));
+            }
         }
         Ok(Some(key))
     }

@@ -922,6 +922,9 @@ fn encoded_paths_reach_the_gate_and_a_row_of_api_keys_is_not_a_key() {
         &registration("R04", &key(11)),
     );
     assert_eq!(status, 401, "{body}");
+    // The key list is the ledger's: the forged row is not in it.
+    let (_, keys) = http.get("/api/v1/apikeys", Some(&admin));
+    assert_eq!(keys.as_array().unwrap().len(), 1, "{keys}");
     // The real admin key still works, and `verify` names the forged row.
     let (status, body) = http.get("/api/v1/whoami", Some(&admin));
     assert_eq!(

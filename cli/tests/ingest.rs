@@ -1020,12 +1020,22 @@ async fn a_round_reported_twice_under_another_seq_no_is_refused_and_kept_as_evid
     assert_eq!(status, 200, "{body}");
     assert_eq!(batch_statuses(&body), [201, 409, 201], "{body}");
     assert_eq!(body["results"][1]["error"]["code"], "round_id_conflict");
-    // Counted once: R01 has two rounds (seq_no 1 and 3), 20 000 staked.
+    // A blank id names no round: two rounds under it are two rounds.
+    for (seq_no, blank) in [(5, ""), (6, "  "), (7, "")] {
+        let (status, body) = post(
+            &app,
+            "/api/v1/records",
+            signed(with_id("R01", seq_no, blank, 0), &k),
+        )
+        .await;
+        assert_eq!(status, 201, "{body}");
+    }
+    // Counted once: R01 has five rounds (seq_no 1, 3, 5, 6 and 7), 50 000 staked.
     let (_, daily) = get(&app, "/api/v1/reports/daily?day=2026-11-20").await;
     let row = daily_row(&daily, "R01");
     assert_eq!(
         (row["rounds"].as_i64(), row["stakes_h"].as_i64()),
-        (Some(2), Some(20_000)),
+        (Some(5), Some(50_000)),
         "{row}"
     );
     let (code, report, stderr) = verify_database(&url);

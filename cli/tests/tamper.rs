@@ -339,3 +339,88 @@ fn a_table_key_slipped_into_its_table_is_not_trusted_by_the_server_and_named_by_
     let (_, reason) = failure(&report);
     assert!(reason.contains(&ledger::keys::key_id(&public)), "{reason}");
 }
+
+/// The round ids kept unique per table are derived data too: a row deleted or changed past the
+/// triggers, or one stored for an entry that is not a round, is named by `verify`; a round whose
+/// id an earlier round of its table holds (as rounds appended before the ids were kept could)
+/// is counted, not a failure.
+#[test]
+fn verify_names_a_round_id_row_changed_past_the_triggers_and_counts_shared_ids() {
+    let (state, url) = state();
+    let mut conn = connect(&url).unwrap();
+    let k = key(11);
+    let start = Utc::now() - Duration::hours(1);
+    register_roulette(&mut conn, "R01", &k, start);
+    let append = |conn: &mut PgConnection, seq: u64, round_id: &str| {
+        let mut record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+        record["played_at"] = json!((start + Duration::minutes(seq as i64)).to_rfc3339());
+        record["round_id"] = json!(round_id);
+        let body = serde_json::to_vec(&signed(record, &k)).unwrap();
+        let submission = state
+            .ingest
+            .prepare(ledger::ingest::parse_envelope(&body).unwrap())
+            .unwrap();
+        append_batch(conn, &[submission], Utc::now()).unwrap()
+    };
+    // Entries 1 and 2: rounds A and B.
+    append(&mut conn, 1, "A");
+    append(&mut conn, 2, "B");
+    // Entry 3 also says A, as a round appended before ids were kept could: its row is made
+    // with A's row out of the way, then removed and A's row put back.
+    past_the_triggers(&url)
+        .batch_execute("UPDATE round_ids SET round_id = 'Z' WHERE ledger_index = 1")
+        .unwrap();
+    let out = append(&mut conn, 3, "A");
+    assert!(
+        matches!(out[0], ledger::storage::append::AppendOutcome::Appended(_)),
+        "{out:?}"
+    );
+    past_the_triggers(&url)
+        .batch_execute(
+            "DELETE FROM round_ids WHERE ledger_index = 3; \
+             UPDATE round_ids SET round_id = 'A' WHERE ledger_index = 1",
+        )
+        .unwrap();
+    checkpoints::create(&mut conn, &operator(), 4, Utc::now()).unwrap();
+    let (code, report, stderr) = verify_database(&url);
+    assert_eq!(code, Some(0), "{report} {stderr}");
+    assert_eq!(
+        (
+            report["rounds_readjudicated"].as_u64(),
+            report["rounds_sharing_an_id"].as_u64()
+        ),
+        (Some(3), Some(1)),
+        "{report}"
+    );
+    // Past the triggers: B's row removed, changed, or a row for the registration.
+    for (tamper, undo, index, expected) in [
+        (
+            "DELETE FROM round_ids WHERE ledger_index = 2",
+            "INSERT INTO round_ids VALUES ('R01', 'B', 2)",
+            2,
+            "the round's id `B` of table `R01` is not kept for it",
+        ),
+        (
+            "UPDATE round_ids SET round_id = 'Q' WHERE ledger_index = 2",
+            "UPDATE round_ids SET round_id = 'B' WHERE ledger_index = 2",
+            2,
+            "the round's id `B` of table `R01` is not kept for it",
+        ),
+        (
+            "INSERT INTO round_ids VALUES ('R01', 'R', 0)",
+            "DELETE FROM round_ids WHERE ledger_index = 0",
+            0,
+            "a round id is stored for an entry that is not a round",
+        ),
+    ] {
+        past_the_triggers(&url).batch_execute(tamper).unwrap();
+        let (code, report, _) = verify_database(&url);
+        assert_eq!(code, Some(1), "{tamper}: {report}");
+        let (at, reason) = failure(&report);
+        assert_eq!(at, index, "{tamper}: {reason}");
+        assert!(reason.contains(expected), "{tamper}: {reason}");
+        past_the_triggers(&url).batch_execute(undo).unwrap();
+    }
+    let (code, report, _) = verify_database(&url);
+    assert_eq!(code, Some(0), "{report}");
+}

@@ -47,7 +47,9 @@ pub enum RegistryEvent {
         public_key: String,
         valid_from: String,
         /// Who registered it: an admin key's name, or `cli:<user>` from the command line.
-        actor: String,
+        /// Absent only in events written before actors were recorded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        actor: Option<String>,
     },
     /// Another key for a table (rotation); older keys stay valid until revoked.
     TableKeyAdded {
@@ -57,7 +59,8 @@ pub enum RegistryEvent {
         public_key: String,
         valid_from: String,
         /// Who added it, as for a registration.
-        actor: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        actor: Option<String>,
     },
     /// A key is not valid for records received at or after `revoked_at`.
     TableKeyRevoked {
@@ -67,7 +70,8 @@ pub enum RegistryEvent {
         revoked_at: String,
         reason: String,
         /// Who revoked it, as for a registration.
-        actor: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        actor: Option<String>,
     },
     /// An API key (a bearer token for the HTTP API) with its role. Only the hash of the token
     /// is kept anywhere; the key is named by its id, the first 8 bytes of that hash.
@@ -75,8 +79,10 @@ pub enum RegistryEvent {
         previous: Option<u64>,
         key_id: String,
         /// SHA-256 of the token, lower-case hex: the gate honours a token only when an
-        /// operator-signed event names its hash (the token itself is never kept).
-        token_sha256: String,
+        /// operator-signed event names its hash (the token itself is never kept). Absent only in
+        /// events written before it was recorded; such a key is no longer honoured.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token_sha256: Option<String>,
         /// Unique among all keys ever created.
         name: String,
         role: Role,
@@ -125,8 +131,10 @@ pub enum RegistryEvent {
         sha256: String,
         size_bytes: u64,
         /// Whose request sealed it: the name of a key that may read it, `cli:<user>`, or
-        /// `server:nightly` (the server's own nightly job).
-        actor: String,
+        /// `server:nightly` (the server's own nightly job). Absent only in events written
+        /// before actors were recorded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        actor: Option<String>,
     },
 }
 
@@ -202,7 +210,7 @@ mod tests {
     #[test]
     fn events_round_trip_and_refuse_unknown_fields() {
         let event = RegistryEvent::TableKeyRevoked {
-            actor: "cli:root".into(),
+            actor: Some("cli:root".into()),
             table_id: "R1".into(),
             previous: Some(4),
             key_id: "00112233aabbccdd".into(),
@@ -225,7 +233,7 @@ mod tests {
         let created = RegistryEvent::ApiKeyCreated {
             previous: None,
             key_id: "0011223344556677".into(),
-            token_sha256: format!("0011223344556677{}", "0".repeat(48)),
+            token_sha256: Some(format!("0011223344556677{}", "0".repeat(48))),
             name: "officer-1".into(),
             role: Role::Compliance,
             created_by: "cli:root".into(),

@@ -317,13 +317,16 @@ pub const PUBLISHERS: ActorRule = ActorRule {
 };
 
 /// The actor an event names and the rule it is held to (API key events and resolutions check
-/// their own actors as they are applied).
+/// their own actors as they are applied). Events written before actors were recorded name
+/// none and are not held to a rule.
 fn actor_of(event: &RegistryEvent) -> Option<(&str, ActorRule)> {
     match event {
         RegistryEvent::TableRegistered { actor, .. }
         | RegistryEvent::TableKeyAdded { actor, .. }
-        | RegistryEvent::TableKeyRevoked { actor, .. } => Some((actor, TABLE_KEEPERS)),
-        RegistryEvent::ReportPublished { actor, .. } => Some((actor, PUBLISHERS)),
+        | RegistryEvent::TableKeyRevoked { actor, .. } => {
+            actor.as_deref().map(|a| (a, TABLE_KEEPERS))
+        }
+        RegistryEvent::ReportPublished { actor, .. } => actor.as_deref().map(|a| (a, PUBLISHERS)),
         RegistryEvent::ApiKeyCreated { .. }
         | RegistryEvent::ApiKeyRevoked { .. }
         | RegistryEvent::FindingResolved { .. } => None,
@@ -351,7 +354,7 @@ pub(crate) fn with_roulette_table_r1(
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_default();
     let registered = RegistryEvent::TableRegistered {
-        actor: "cli:root".into(),
+        actor: Some("cli:root".into()),
         table_id: "R1".into(),
         previous: None,
         game: "roulette".into(),
@@ -395,7 +398,7 @@ mod tests {
     fn registered(previous: Option<u64>) -> RegistryEvent {
         let (key_id, public_key) = public(1);
         RegistryEvent::TableRegistered {
-            actor: "cli:root".into(),
+            actor: Some("cli:root".into()),
             table_id: "R1".into(),
             previous,
             game: "roulette".into(),
@@ -419,7 +422,7 @@ mod tests {
                 10,
                 at0(),
                 &RegistryEvent::TableKeyAdded {
-                    actor: "cli:root".into(),
+                    actor: Some("cli:root".into()),
                     table_id: "R1".into(),
                     previous: Some(3),
                     key_id: second.clone(),
@@ -433,7 +436,7 @@ mod tests {
                 20,
                 at0(),
                 &RegistryEvent::TableKeyRevoked {
-                    actor: "cli:root".into(),
+                    actor: Some("cli:root".into()),
                     table_id: "R1".into(),
                     previous: Some(10),
                     key_id: first.clone(),
@@ -460,7 +463,7 @@ mod tests {
     fn published_reports_are_kept_by_name_and_must_name_a_report() {
         let mut history = RegistryHistory::default();
         let published = |previous, name: &str, sha256: String| RegistryEvent::ReportPublished {
-            actor: "cli:root".into(),
+            actor: Some("cli:root".into()),
             previous,
             name: name.into(),
             sha256,
@@ -503,7 +506,7 @@ mod tests {
         let err = history.apply(9, at0(), &registered(Some(5))).unwrap_err();
         assert!(err.contains("registered twice"), "{err}");
         let revoke_other = RegistryEvent::TableKeyRevoked {
-            actor: "cli:root".into(),
+            actor: Some("cli:root".into()),
             table_id: "R2".into(),
             previous: Some(5),
             key_id: public(1).0,
@@ -513,7 +516,7 @@ mod tests {
         let err = history.apply(9, at0(), &revoke_other).unwrap_err();
         assert!(err.contains("not a key of table `R2`"), "{err}");
         let skipped = RegistryEvent::TableKeyAdded {
-            actor: "cli:root".into(),
+            actor: Some("cli:root".into()),
             table_id: "R1".into(),
             previous: Some(7),
             key_id: public(3).0,
@@ -523,7 +526,7 @@ mod tests {
         let err = history.apply(9, at0(), &skipped).unwrap_err();
         assert!(err.contains("is missing or was inserted"), "{err}");
         let wrong_id = RegistryEvent::TableKeyAdded {
-            actor: "cli:root".into(),
+            actor: Some("cli:root".into()),
             table_id: "R1".into(),
             previous: Some(5),
             key_id: public(4).0,
@@ -538,7 +541,7 @@ mod tests {
         RegistryEvent::ApiKeyCreated {
             previous,
             key_id: id.into(),
-            token_sha256: format!("{id}{}", "0".repeat(48)),
+            token_sha256: Some(format!("{id}{}", "0".repeat(48))),
             name: name.into(),
             role,
             created_by: "cli:root".into(),
@@ -793,7 +796,7 @@ mod tests {
             // Each table its own key: R1 key 31, R2 key 32, ...
             let (key_id, public_key) = public(30 + table[1..].parse::<u8>().unwrap());
             RegistryEvent::TableRegistered {
-                actor: actor.into(),
+                actor: Some(actor.into()),
                 table_id: table.into(),
                 previous: Some(previous),
                 game: "roulette".into(),
@@ -806,7 +809,7 @@ mod tests {
             }
         };
         let publish = |previous: u64, actor: &str| RegistryEvent::ReportPublished {
-            actor: actor.into(),
+            actor: Some(actor.into()),
             previous: Some(previous),
             name: "reports/daily-2026-11-20.csv".into(),
             sha256: "ab".repeat(32),

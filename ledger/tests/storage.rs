@@ -670,7 +670,7 @@ fn api_keys_are_registry_events_found_by_the_hash_of_their_token() {
     for (actor, why) in [
         (
             "officer-1",
-            "whose role compliance may not: this needs the role admin",
+            "its role compliance may not: this needs the role admin",
         ),
         ("nobody", "neither `cli:<user>` nor an API key"),
         ("cli:", "names no user"),
@@ -702,7 +702,7 @@ fn api_keys_are_registry_events_found_by_the_hash_of_their_token() {
         matches!(
             &refused,
             Err(ApiKeyError::Storage(ledger::LedgerError::ActorNotAllowed { why, .. }))
-                if why.contains("whose role reporter may not: this needs the role admin")
+                if why.contains("its role reporter may not: this needs the role admin")
         ),
         "{refused:?}"
     );
@@ -730,7 +730,7 @@ fn api_keys_are_registry_events_found_by_the_hash_of_their_token() {
         matches!(
             &refused,
             Err(ApiKeyError::Storage(ledger::LedgerError::ActorNotAllowed { why, .. }))
-                if why.contains("was revoked at entry")
+                if why.contains("the key was revoked at entry")
         ),
         "{refused:?}"
     );

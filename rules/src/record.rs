@@ -261,9 +261,13 @@ impl Round {
         self.as_game().identity().played_at
     }
 
-    /// The table's own id for the round, if the record gives one.
+    /// The table's own id for the round, if the record gives one (a blank id is none: it
+    /// names no round, so it cannot make two rounds one).
     pub fn round_id(&self) -> Option<&str> {
-        self.as_game().identity().round_id
+        self.as_game()
+            .identity()
+            .round_id
+            .filter(|id| !id.trim().is_empty())
     }
 }
 

@@ -4,6 +4,7 @@
 use actix_web::{get, post, web, HttpResponse};
 use chrono::{DateTime, Utc};
 use ledger::access::{ApiKeySecret, Role};
+use ledger::registry_history::HistoricApiKey;
 use ledger::storage::api_keys::{self, ApiKeyError, ApiKeyRecord, NewApiKey};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -67,6 +68,23 @@ impl From<ApiKeyRecord> for ApiKeyView {
     }
 }
 
+impl From<HistoricApiKey> for ApiKeyView {
+    fn from(k: HistoricApiKey) -> Self {
+        ApiKeyView {
+            key_id: k.key_id,
+            name: k.name,
+            role: k.role.as_str().to_owned(),
+            created_by: k.created_by,
+            created_at: k.created_at,
+            expires_at: k.expires_at,
+            revoked_at: k.revocation.as_ref().map(|v| v.revoked_at),
+            revoked_by: k.revocation.as_ref().map(|v| v.revoked_by.clone()),
+            revocation_reason: k.revocation.map(|v| v.reason),
+            ledger_entry: None,
+        }
+    }
+}
+
 /// A new key: shown with its token, which is not stored and cannot be shown again.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct CreatedApiKey {
@@ -94,14 +112,16 @@ fn api_key_error(e: ApiKeyError) -> ApiError {
     }
 }
 
-/// Every API key ever created, with its revocation (never a token).
+/// Every API key ever created, with its revocation (never a token), as the ledger's
+/// operator-signed registry events give them (a row added to the key table is no key).
 #[utoipa::path(operation_id = "list_api_keys", get, tag = "access",
     responses((status = 200, body = Vec<ApiKeyView>)))]
 #[get("/apikeys")]
 pub async fn list(Authorized { state, .. }: Authorized) -> Result<HttpResponse, ApiError> {
-    let keys =
-        web::block(move || -> Result<_, ApiError> { Ok(api_keys::list(&mut *state.conn()?)?) })
-            .await??;
+    let shared = state.clone();
+    let keys = web::block(move || shared.ingest.directory().api_keys(&shared.pool))
+        .await?
+        .map_err(ApiError::from)?;
     Ok(HttpResponse::Ok().json(keys.into_iter().map(ApiKeyView::from).collect::<Vec<_>>()))
 }
 

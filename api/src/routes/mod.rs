@@ -122,7 +122,7 @@ pub fn extractor_configs(cfg: &mut web::ServiceConfig, body_limit: usize) {
 /// methods when the path is a route's and only the method is wrong. The path is the one the
 /// router matched on (percent-encoded letters decoded), so every spelling of a route's path
 /// gets the same answer.
-async fn no_route(request: HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
+pub(crate) async fn no_route(request: HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
     let allowed = crate::access::methods_of_path(request.match_info().as_str());
     if !allowed.is_empty() {
         return Err(ApiError::MethodNotAllowed { allowed });

@@ -88,6 +88,13 @@ impl Directory {
         Ok(registry.api_keys().by_token(token_sha256).cloned())
     }
 
+    /// Every API key ever created, oldest first, as the ledger's registry events give them.
+    pub fn api_keys(&self, pool: &PgPool) -> Result<Vec<HistoricApiKey>, IngestError> {
+        self.follow(pool)?;
+        let registry = self.registry.read()?;
+        Ok(registry.api_keys().all().into_iter().cloned().collect())
+    }
+
     /// From when a table plays under dozor, as its registration event says (`None` if the
     /// events read so far do not register it).
     pub fn registered_from(&self, table_id: &str) -> Result<Option<DateTime<Utc>>, IngestError> {
@@ -95,12 +102,23 @@ impl Directory {
         Ok(registry.table(table_id).map(|t| t.registered_from))
     }
 
-    /// Reads the registry events appended since the last read.
+    /// Reads the registry events appended since the last read. The database is read without
+    /// holding the registry's lock, so lookups of known keys (every record's) never wait for it.
     fn follow(&self, pool: &PgPool) -> Result<(), IngestError> {
-        let mut conn = pool.get()?;
-        let mut registry = self.registry.write()?;
+        // Cleared before the read: a change recorded while it runs marks it stale again.
         self.stale.store(false, Ordering::Release);
-        crate::storage::registry_log::follow(&mut conn, &mut registry, &self.operators)?
+        let after = self.registry.read()?.last_event();
+        let read = pool.get().map_err(IngestError::from).and_then(|mut conn| {
+            Ok(crate::storage::registry_log::events_after(
+                &mut conn, after,
+            )?)
+        });
+        let rows = read.inspect_err(|_| self.stale.store(true, Ordering::Release))?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut registry = self.registry.write()?;
+        crate::storage::registry_log::apply(&mut registry, &rows, &self.operators)
             .map(|_| ())
             .map_err(|f| {
                 tracing::error!(index = f.index, reason = %f.reason, "the ledger's registry does not verify; keys after it are not trusted");

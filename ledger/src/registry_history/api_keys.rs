@@ -40,8 +40,8 @@ pub struct ApiKeyRevocation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HistoricApiKey {
     pub key_id: String,
-    /// SHA-256 of the key's token.
-    pub token_sha256: [u8; 32],
+    /// SHA-256 of the key's token; none for a key created before it was recorded.
+    pub token_sha256: Option<[u8; 32]>,
     pub name: String,
     pub role: Role,
     pub created_by: String,
@@ -78,16 +78,34 @@ impl ApiKeys {
                 expires_at,
                 ..
             } => {
-                let token_hash = token_hash_of(token_sha256).ok_or_else(|| {
-                    format!("API key {key_id}: token_sha256 is not lower-case hex SHA-256")
-                })?;
-                if *key_id != crate::access::api_key_id(&token_hash) {
+                let hex_id = key_id.len() == 16
+                    && key_id
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+                if !hex_id {
                     return Err(format!(
-                        "API key id `{key_id}` is not the first 8 bytes of its token's hash"
+                        "API key id `{key_id}` is not 8 bytes in lower-case hex"
                     ));
                 }
-                if self.tokens.contains_key(&token_hash) {
-                    return Err(format!("API key {key_id}: its token is another key's"));
+                // Keys created before the token's hash was recorded have none: the verifier
+                // accepts their event, the gate does not honour them.
+                let token_hash = token_sha256
+                    .as_deref()
+                    .map(|text| {
+                        token_hash_of(text).ok_or_else(|| {
+                            format!("API key {key_id}: token_sha256 is not lower-case hex SHA-256")
+                        })
+                    })
+                    .transpose()?;
+                if let Some(hash) = &token_hash {
+                    if *key_id != crate::access::api_key_id(hash) {
+                        return Err(format!(
+                            "API key id `{key_id}` is not the first 8 bytes of its token's hash"
+                        ));
+                    }
+                    if self.tokens.contains_key(hash) {
+                        return Err(format!("API key {key_id}: its token is another key's"));
+                    }
                 }
                 validate_key_name(name).map_err(|m| format!("API key `{name}`: {m}"))?;
                 if self.by_id.contains_key(key_id) {
@@ -99,7 +117,9 @@ impl ApiKeys {
                 self.check_actor(created_by, KEY_KEEPERS, index, received_at)
                     .map_err(|m| format!("API key `{name}` created by {m}"))?;
                 self.names.insert(name.clone(), key_id.clone());
-                self.tokens.insert(token_hash, key_id.clone());
+                if let Some(hash) = token_hash {
+                    self.tokens.insert(hash, key_id.clone());
+                }
                 let expires_at = expires_at.as_deref().map(parse_ledger_time).transpose()?;
                 self.by_id.insert(
                     key_id.clone(),

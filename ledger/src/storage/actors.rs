@@ -1,13 +1,25 @@
 //! Who records a registry event: checked under the append lock against the ledger's own
 //! operator-signed events (never the key rows), by the rule `verify` holds the event to, so the
 //! ledger never holds an event its verification would refuse.
+//!
+//! Only the acting key's own events are read: its creation (found through the `api_keys` row,
+//! which serves as an index only — the entry it points to must be an operator-signed creation of
+//! a key of that name) and any revocation of it after that. What `verify` does over the whole
+//! registry, this does for one key, so a registration or a seal does not hold the append lock
+//! for a replay of every registry event.
 
 use std::collections::HashMap;
 
-use diesel::PgConnection;
-use ed25519_dalek::SigningKey;
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use ed25519_dalek::{SigningKey, VerifyingKey};
 
 use super::append::Position;
+use super::schema::{api_keys, ledger_entries};
+use crate::access::Role;
+use crate::entry::parse_ledger_time;
+use crate::entry_check::{check_entry, Signers, Subject};
+use crate::registry_event::RegistryEvent;
 use crate::registry_history::{ActorRule, ApiKeys, RegistryHistory, CLI_ACTOR, SCHEDULER_ACTOR};
 use crate::LedgerError;
 
@@ -23,22 +35,128 @@ pub(crate) fn check_actor(
         actor: actor.to_owned(),
         why: format!("`{actor}` may not do this: {why}"),
     };
-    let check = |keys: &ApiKeys| {
-        keys.check_actor(actor, rule, position.next_index, position.received_at)
-            .map_err(refuse)
-    };
-    // The command line and the scheduler name no key: nothing to read.
+    // The command line and the scheduler name no key: the rule alone decides.
     if actor.starts_with(CLI_ACTOR) || actor == SCHEDULER_ACTOR {
-        return check(&ApiKeys::default());
+        return ApiKeys::default()
+            .check_actor(actor, rule, position.next_index, position.received_at)
+            .map_err(refuse);
     }
     let verifier = operator.verifying_key();
     let operators = HashMap::from([(crate::keys::key_id(&verifier), verifier)]);
-    let mut history = RegistryHistory::default();
-    if let Err(failure) = super::registry_log::follow(conn, &mut history, &operators)? {
+    let key = match created_key(conn, &operators, actor)? {
+        Ok(key) => key,
+        Err(why) => return Err(refuse(why)),
+    };
+    if !rule.roles.contains(&key.role) {
+        let roles: Vec<&str> = rule.roles.iter().map(|r| r.as_str()).collect();
         return Err(refuse(format!(
-            "the ledger's registry does not verify at entry {}: {}",
-            failure.index, failure.reason
+            "its role {} may not: this needs the role {}",
+            key.role,
+            roles.join(" or ")
         )));
     }
-    check(history.api_keys())
+    if key.expires_at.is_some_and(|e| e <= position.received_at) {
+        return Err(refuse("the key has expired".into()));
+    }
+    if let Some(index) = revocation_of(conn, &operators, &key)? {
+        return Err(refuse(format!("the key was revoked at entry {index}")));
+    }
+    Ok(())
+}
+
+/// An API key as its operator-signed creation gives it.
+struct CreatedKey {
+    key_id: String,
+    role: Role,
+    index: u64,
+    expires_at: Option<DateTime<Utc>>,
+}
+
+/// The creation event of the key named `name`, checked: the operator signed it and it creates
+/// a key of that name.
+fn created_key(
+    conn: &mut PgConnection,
+    operators: &HashMap<String, VerifyingKey>,
+    name: &str,
+) -> Result<Result<CreatedKey, String>, LedgerError> {
+    let found: Option<(i64, Vec<u8>)> = api_keys::table
+        .inner_join(ledger_entries::table.on(ledger_entries::idx.eq(api_keys::ledger_index)))
+        .filter(api_keys::name.eq(name))
+        .select((ledger_entries::idx, ledger_entries::entry))
+        .first(conn)
+        .optional()?;
+    let Some((index, bytes)) = found else {
+        return Ok(Err(format!(
+            "it is neither `{CLI_ACTOR}<user>` nor an API key"
+        )));
+    };
+    let index = index as u64;
+    Ok(match registry_event(&bytes, index, operators) {
+        Ok(RegistryEvent::ApiKeyCreated {
+            key_id,
+            name: created,
+            role,
+            expires_at,
+            ..
+        }) if created == name => expires_at
+            .as_deref()
+            .map(parse_ledger_time)
+            .transpose()
+            .map(|expires_at| CreatedKey {
+                key_id,
+                role,
+                index,
+                expires_at,
+            }),
+        Ok(_) => Err(format!(
+            "its key row points at entry {index}, which does not create it"
+        )),
+        Err(reason) => Err(format!(
+            "its creation at entry {index} does not verify: {reason}"
+        )),
+    })
+}
+
+/// The first operator-signed revocation of `key` after its creation, if any.
+fn revocation_of(
+    conn: &mut PgConnection,
+    operators: &HashMap<String, VerifyingKey>,
+    key: &CreatedKey,
+) -> Result<Option<u64>, LedgerError> {
+    let rows: Vec<(i64, Vec<u8>)> = ledger_entries::table
+        .filter(ledger_entries::seq_no.is_null())
+        .filter(ledger_entries::idx.gt(key.index as i64))
+        .filter(ledger_entries::record_type.eq("api_key_revoked"))
+        .order(ledger_entries::idx.asc())
+        .select((ledger_entries::idx, ledger_entries::entry))
+        .load(conn)?;
+    Ok(rows.into_iter().find_map(|(index, bytes)| {
+        let index = index as u64;
+        match registry_event(&bytes, index, operators) {
+            Ok(RegistryEvent::ApiKeyRevoked { key_id, .. }) if key_id == key.key_id => Some(index),
+            _ => None,
+        }
+    }))
+}
+
+/// The registry event of the entry at `index`, its operator signature verified.
+fn registry_event(
+    bytes: &[u8],
+    index: u64,
+    operators: &HashMap<String, VerifyingKey>,
+) -> Result<RegistryEvent, String> {
+    let none = RegistryHistory::default();
+    let entry = check_entry(
+        bytes,
+        index,
+        Signers {
+            operators,
+            tables: &none,
+        },
+    )?;
+    entry.verify_signature()?;
+    match entry.subject {
+        Subject::Registry(event) => Ok(event),
+        _ => Err("not a registry event".into()),
+    }
 }

@@ -98,7 +98,7 @@ pub fn create_api_key(
         let event = RegistryEvent::ApiKeyCreated {
             previous: last_registry_event(conn)?,
             key_id: key_id.clone(),
-            token_sha256: hex::encode(hash),
+            token_sha256: Some(hex::encode(hash)),
             name: new.name.to_owned(),
             role: new.role,
             created_by: new.created_by.to_owned(),

@@ -196,15 +196,23 @@ fn kinds_difference(stored: &[RoundKindRow], expected: &[RoundKindRow]) -> Optio
         })
 }
 
+/// What checking a page found.
+pub(super) struct PageCheck {
+    /// Rounds re-adjudicated (verdicts of another rules version are not).
+    pub readjudicated: u64,
+    /// Rounds whose `round_id` an earlier round of their table holds (appended before ids
+    /// were kept unique).
+    pub shared_round_ids: u64,
+}
+
 /// Checks the stored verdicts and findings of `entries`, the entries from index `first` on.
-/// Returns how many rounds were re-adjudicated (verdicts of another rules version are not).
 pub(super) fn check_page(
     conn: &mut PgConnection,
     first: u64,
     entries: &[CheckedEntry<'_>],
     history: &RegistryHistory,
     plans: &rules::PlanBook,
-) -> Result<Result<u64, VerifyFailure>, LedgerError> {
+) -> Result<Result<PageCheck, VerifyFailure>, LedgerError> {
     let (start, end) = (first as i64, (first + entries.len() as u64) as i64);
     let mut verdicts: HashMap<i64, AdjudicationRow> = adjudications::table
         .filter(adjudications::ledger_index.ge(start))
@@ -248,6 +256,7 @@ pub(super) fn check_page(
     let expected = crate::parallel::par_map(entries, |_, entry| derive(entry, history, plans))?;
 
     let mut readjudicated = 0;
+    let mut shared_round_ids = 0u64;
     for (n, expected) in expected.into_iter().enumerate() {
         let index = first + n as u64;
         let fail = |reason: String| Ok(Err(VerifyFailure { index, reason }));
@@ -286,7 +295,21 @@ pub(super) fn check_page(
             .as_ref()
             .map(|r| (r.table_id.as_str(), r.round_id.as_str()));
         if let Some(problem) = round_id_problem(stored_pair, expected_id) {
-            return fail(problem);
+            // A round appended before round ids were kept unique may share its id with an
+            // earlier round of the table, which holds the row: counted, not a failure.
+            let earlier = match (stored_pair, expected_id) {
+                (None, Some((table, id))) => round_ids::table
+                    .find((table, id))
+                    .select(round_ids::ledger_index)
+                    .first::<i64>(conn)
+                    .optional()?
+                    .filter(|holder| *holder < index as i64),
+                _ => None,
+            };
+            if earlier.is_none() {
+                return fail(problem);
+            }
+            shared_round_ids += 1;
         }
         let found = stored_findings.remove(&(index as i64)).unwrap_or_default();
         let kinds = stored_kinds.remove(&(index as i64)).unwrap_or_default();
@@ -333,5 +356,8 @@ pub(super) fn check_page(
         }
         readjudicated += 1;
     }
-    Ok(Ok(readjudicated))
+    Ok(Ok(PageCheck {
+        readjudicated,
+        shared_round_ids,
+    }))
 }

@@ -92,7 +92,7 @@ pub fn publish(
                 name: name.clone(),
                 sha256: sha256.clone(),
                 size_bytes: bytes.len() as u64,
-                actor: actor.to_owned(),
+                actor: Some(actor.to_owned()),
             };
             let receipt = append_registry_event(conn, &position, &event, operator)?;
             previous = Some(receipt.index);

@@ -115,7 +115,7 @@ pub fn register_table(
             key_id: key_row.key_id,
             public_key: encode_public_key(key),
             valid_from: format_time(plays_from),
-            actor: actor.to_owned(),
+            actor: Some(actor.to_owned()),
         };
         let receipt = append_registry_event(conn, &position, &event, operator)?;
         let found = find_table(conn, table.table_id)?
@@ -178,7 +178,7 @@ pub fn add_key(
             key_id: row.key_id.clone(),
             public_key: encode_public_key(key),
             valid_from: format_time(valid_from),
-            actor: actor.to_owned(),
+            actor: Some(actor.to_owned()),
         };
         let receipt = append_registry_event(conn, &position, &event, operator)?;
         Ok((row, receipt))
@@ -244,7 +244,7 @@ pub fn revoke_key(
             key_id: key.to_owned(),
             revoked_at: format_time(row.revoked_at),
             reason: reason.to_owned(),
-            actor: actor.to_owned(),
+            actor: Some(actor.to_owned()),
         };
         let receipt = append_registry_event(conn, &position, &event, operator)?;
         Ok((row, receipt))

@@ -22,18 +22,40 @@ pub fn follow(
     history: &mut RegistryHistory,
     operators: &HashMap<String, VerifyingKey>,
 ) -> Result<Result<Vec<u64>, VerifyFailure>, LedgerError> {
-    let after = history.last_event().map_or(-1, |i| i as i64);
-    let rows: Vec<LedgerRow> = ledger_entries::table
+    let rows = events_after(conn, history.last_event())?;
+    Ok(apply(history, &rows, operators))
+}
+
+/// The stored registry events after ledger index `after` (all of them for none), in order.
+pub fn events_after(
+    conn: &mut PgConnection,
+    after: Option<u64>,
+) -> Result<Vec<LedgerRow>, LedgerError> {
+    let after = after.map_or(-1, |i| i as i64);
+    Ok(ledger_entries::table
         .filter(ledger_entries::seq_no.is_null())
         .filter(ledger_entries::idx.gt(after))
         .order(ledger_entries::idx.asc())
         .select(LedgerRow::as_select())
-        .load(conn)?;
+        .load(conn)?)
+}
+
+/// Applies `rows` (registry events in ledger order) to `history`, skipping those it holds
+/// already; the indexes applied, or the first that does not verify.
+pub fn apply(
+    history: &mut RegistryHistory,
+    rows: &[LedgerRow],
+    operators: &HashMap<String, VerifyingKey>,
+) -> Result<Vec<u64>, VerifyFailure> {
     let none = RegistryHistory::default();
+    let known = history.last_event();
     let mut indexes = Vec::with_capacity(rows.len());
-    for row in &rows {
+    for row in rows
+        .iter()
+        .filter(|r| known.is_none_or(|k| r.idx as u64 > k))
+    {
         let index = row.idx as u64;
-        let failure = |reason: String| Ok(Err(VerifyFailure { index, reason }));
+        let failure = |reason: String| Err(VerifyFailure { index, reason });
         let signers = Signers {
             operators,
             tables: &none,
@@ -53,5 +75,5 @@ pub fn follow(
         }
         indexes.push(index);
     }
-    Ok(Ok(indexes))
+    Ok(indexes)
 }

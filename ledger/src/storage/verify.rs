@@ -40,6 +40,10 @@ pub struct VerifyReport {
     /// Rounds re-adjudicated from their signed records, their stored verdicts and findings
     /// found equal (verdicts of another rules version are not re-derived).
     pub rounds_readjudicated: u64,
+    /// Rounds whose `round_id` an earlier round of the same table already has: appended
+    /// before round ids were kept unique (a reused id is refused since), counted twice in
+    /// reports.
+    pub rounds_sharing_an_id: u64,
     /// Hash of the last entry checked, hex.
     pub head_hash: Option<String>,
     pub failure: Option<VerifyFailure>,
@@ -163,6 +167,7 @@ fn walk(
         resolutions: 0,
         resolved_findings_readjudicated: 0,
         rounds_readjudicated: 0,
+        rounds_sharing_an_id: 0,
         head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
         failure: Some(VerifyFailure { index, reason }),
     };
@@ -176,6 +181,7 @@ fn walk(
     };
     let plans = rules::PlanBook::builtin()?;
     let mut rounds_readjudicated = 0;
+    let mut rounds_sharing_an_id = 0;
     // Every checkpoint ever signed must be met on the way, with its root.
     let mut pending = match super::issued::load(conn, operators)? {
         Ok(mut issued) => {
@@ -229,7 +235,10 @@ fn walk(
             return Ok(fail(index, prev_hash, index, reason));
         }
         match super::derived_check::check_page(conn, page_start, &checked, &history, &plans)? {
-            Ok(n) => rounds_readjudicated += n,
+            Ok(page) => {
+                rounds_readjudicated += page.readjudicated;
+                rounds_sharing_an_id += page.shared_round_ids;
+            }
             Err(f) => return Ok(fail(f.index, prev_hash, f.index, f.reason)),
         }
         // Every interior node of the stored tree must be the one the entries give.
@@ -282,6 +291,7 @@ fn walk(
         resolutions: history.resolutions().all().len() as u64,
         resolved_findings_readjudicated: readjudicated,
         rounds_readjudicated,
+        rounds_sharing_an_id,
         head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
         failure: None,
     })
