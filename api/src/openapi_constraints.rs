@@ -224,6 +224,39 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         "reason",
         &free_text(MAX_REASON_CHARS),
     );
+    readable_parameters(document);
+}
+
+/// No path or query parameter may hold a control character or U+FFFD (what bytes that are not
+/// UTF-8 are read as): the server answers 400 for them (`api::parameters`). Parameters with a
+/// pattern, enum or format of their own say more already.
+fn readable_parameters(document: &mut Value) {
+    let readable = json!({"pattern": r"^[^\u0000-\u001F\u007F-\u009F\uFFFD]*$"});
+    let Some(paths) = document["paths"].as_object_mut() else {
+        return;
+    };
+    let parameters = paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+        .filter_map(|operation| operation.get_mut("parameters"))
+        .filter_map(Value::as_array_mut)
+        .flatten();
+    for parameter in parameters {
+        let schema = &mut parameter["schema"];
+        let string = match &schema["type"] {
+            Value::String(t) => t == "string",
+            Value::Array(types) => types.iter().any(|t| t == "string"),
+            _ => false,
+        };
+        let free_string = string
+            && ["pattern", "enum", "format"]
+                .iter()
+                .all(|key| schema.get(key).is_none());
+        if free_string {
+            merge(schema, &readable);
+        }
+    }
 }
 
 /// `format=csv` answers RFC 4180 text: the 200 lists it beside the JSON.
