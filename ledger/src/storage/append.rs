@@ -214,6 +214,19 @@ struct ExistingRow {
     received_at: DateTime<Utc>,
 }
 
+impl ExistingRow {
+    /// The receipt of the stored entry.
+    fn receipt(&self) -> Result<Receipt, LedgerError> {
+        Ok(Receipt {
+            index: self.idx as u64,
+            entry_hash: hash32(&self.leaf_hash, "leaf hash")?,
+            received_at: self.received_at,
+            table_id: self.table_id.clone(),
+            seq_no: self.seq_no as u64,
+        })
+    }
+}
+
 pub(crate) fn hash32(bytes: &[u8], what: &'static str) -> Result<[u8; 32], LedgerError> {
     bytes.try_into().map_err(|_| LedgerError::BadHash { what })
 }
@@ -307,16 +320,9 @@ fn existing_for(
     .load(conn)?;
     rows.into_iter()
         .map(|r| {
-            let receipt = Receipt {
-                index: r.idx as u64,
-                entry_hash: hash32(&r.leaf_hash, "leaf hash")?,
-                received_at: r.received_at,
-                table_id: r.table_id.clone(),
-                seq_no: r.seq_no as u64,
-            };
             Ok((
-                (r.table_id, r.seq_no as u64),
-                (receipt, hash32(&r.record_hash, "record hash")?),
+                (r.table_id.clone(), r.seq_no as u64),
+                (r.receipt()?, hash32(&r.record_hash, "record hash")?),
             ))
         })
         .collect()
@@ -374,17 +380,7 @@ fn existing_round_ids(
     .bind::<Array<Text>, _>(ids)
     .load(conn)?;
     rows.into_iter()
-        .map(|r| {
-            let row = r.entry;
-            let receipt = Receipt {
-                index: row.idx as u64,
-                entry_hash: hash32(&row.leaf_hash, "leaf hash")?,
-                received_at: row.received_at,
-                table_id: row.table_id.clone(),
-                seq_no: row.seq_no as u64,
-            };
-            Ok(((row.table_id, r.round_id), receipt))
-        })
+        .map(|r| Ok(((r.entry.table_id.clone(), r.round_id), r.entry.receipt()?)))
         .collect()
 }
 
