@@ -46,6 +46,16 @@ fn failure(report: &Value) -> (u64, String) {
     )
 }
 
+/// `verify` of the database at `url` fails at entry `index` for a reason holding `expected`
+/// (after `tamper`).
+fn assert_verify_names(url: &str, index: u64, expected: &str, tamper: &str) {
+    let (code, report, _) = verify_database(url);
+    assert_eq!(code, Some(1), "{tamper}: {report}");
+    let (at, reason) = failure(&report);
+    assert_eq!(at, index, "{tamper}: {reason}");
+    assert!(reason.contains(expected), "{tamper}: {reason}");
+}
+
 /// A connection as a login role that is a member of `dozor_writer` only, as the server's is.
 fn as_writer(url: &str) -> PgConnection {
     let mut admin = connect(url).unwrap();
@@ -179,11 +189,7 @@ fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
     ] {
         let (_, url) = ledger();
         past_the_triggers(&url).batch_execute(tamper).unwrap();
-        let (code, report, _) = verify_database(&url);
-        assert_eq!(code, Some(1), "{tamper}: {report}");
-        let (at, reason) = failure(&report);
-        assert_eq!(at, index, "{tamper}: {reason}");
-        assert!(reason.contains(expected), "{tamper}: {reason}");
+        assert_verify_names(&url, index, expected, tamper);
     }
 }
 
@@ -414,11 +420,7 @@ fn verify_names_a_round_id_row_changed_past_the_triggers_and_counts_shared_ids()
         ),
     ] {
         past_the_triggers(&url).batch_execute(tamper).unwrap();
-        let (code, report, _) = verify_database(&url);
-        assert_eq!(code, Some(1), "{tamper}: {report}");
-        let (at, reason) = failure(&report);
-        assert_eq!(at, index, "{tamper}: {reason}");
-        assert!(reason.contains(expected), "{tamper}: {reason}");
+        assert_verify_names(&url, index, expected, tamper);
         past_the_triggers(&url).batch_execute(undo).unwrap();
     }
     let (code, report, _) = verify_database(&url);

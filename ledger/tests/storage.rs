@@ -602,14 +602,22 @@ fn api_keys_are_registry_events_found_by_the_hash_of_their_token() {
     .collect();
     assert_eq!(dump.len(), 3);
     assert!(dump.iter().all(|t| !t.contains(&token[4..])));
-    let found = api_keys::find_by_token_hash(&mut conn, &secret.token_hash())
+    // Found by its token's hash in the ledger's registry events, as the gate finds it.
+    let mut history = ledger::registry_history::RegistryHistory::default();
+    ledger::storage::registry_log::follow(&mut conn, &mut history, &operators(&operator()))
         .unwrap()
         .unwrap();
-    assert_eq!(found, created);
+    let found = history.api_keys().by_token(&secret.token_hash()).unwrap();
+    assert_eq!(
+        (found.key_id.as_str(), found.name.as_str(), found.role),
+        (
+            created.key.key_id.as_str(),
+            created.key.name.as_str(),
+            Role::Compliance
+        )
+    );
     let unknown = ApiKeySecret::from_bytes([4; 32]).token_hash();
-    assert!(api_keys::find_by_token_hash(&mut conn, &unknown)
-        .unwrap()
-        .is_none());
+    assert!(history.api_keys().by_token(&unknown).is_none());
 
     // Names are never reused; a revoked key stays listed with its revocation.
     let again = api_keys::create_api_key(

@@ -15,12 +15,12 @@ use diesel::prelude::*;
 use ed25519_dalek::{SigningKey, VerifyingKey};
 
 use super::append::Position;
+use super::registry_log::signed_event;
 use super::schema::{api_keys, ledger_entries};
 use crate::access::Role;
 use crate::entry::parse_ledger_time;
-use crate::entry_check::{check_entry, Signers, Subject};
 use crate::registry_event::RegistryEvent;
-use crate::registry_history::{ActorRule, ApiKeys, RegistryHistory, CLI_ACTOR, SCHEDULER_ACTOR};
+use crate::registry_history::{ActorRule, ApiKeys, CLI_ACTOR, SCHEDULER_ACTOR};
 use crate::LedgerError;
 
 /// Refuses unless `actor` may record an event of `rule` at `position`.
@@ -91,30 +91,32 @@ fn created_key(
         )));
     };
     let index = index as u64;
-    Ok(match registry_event(&bytes, index, operators) {
-        Ok(RegistryEvent::ApiKeyCreated {
-            key_id,
-            name: created,
-            role,
-            expires_at,
-            ..
-        }) if created == name => expires_at
-            .as_deref()
-            .map(parse_ledger_time)
-            .transpose()
-            .map(|expires_at| CreatedKey {
+    Ok(
+        match signed_event(&bytes, index, operators).map(|(_, event)| event) {
+            Ok(RegistryEvent::ApiKeyCreated {
                 key_id,
+                name: created,
                 role,
-                index,
                 expires_at,
-            }),
-        Ok(_) => Err(format!(
-            "its key row points at entry {index}, which does not create it"
-        )),
-        Err(reason) => Err(format!(
-            "its creation at entry {index} does not verify: {reason}"
-        )),
-    })
+                ..
+            }) if created == name => expires_at
+                .as_deref()
+                .map(parse_ledger_time)
+                .transpose()
+                .map(|expires_at| CreatedKey {
+                    key_id,
+                    role,
+                    index,
+                    expires_at,
+                }),
+            Ok(_) => Err(format!(
+                "its key row points at entry {index}, which does not create it"
+            )),
+            Err(reason) => Err(format!(
+                "its creation at entry {index} does not verify: {reason}"
+            )),
+        },
+    )
 }
 
 /// The first operator-signed revocation of `key` after its creation, if any.
@@ -132,31 +134,9 @@ fn revocation_of(
         .load(conn)?;
     Ok(rows.into_iter().find_map(|(index, bytes)| {
         let index = index as u64;
-        match registry_event(&bytes, index, operators) {
+        match signed_event(&bytes, index, operators).map(|(_, event)| event) {
             Ok(RegistryEvent::ApiKeyRevoked { key_id, .. }) if key_id == key.key_id => Some(index),
             _ => None,
         }
     }))
-}
-
-/// The registry event of the entry at `index`, its operator signature verified.
-fn registry_event(
-    bytes: &[u8],
-    index: u64,
-    operators: &HashMap<String, VerifyingKey>,
-) -> Result<RegistryEvent, String> {
-    let none = RegistryHistory::default();
-    let entry = check_entry(
-        bytes,
-        index,
-        Signers {
-            operators,
-            tables: &none,
-        },
-    )?;
-    entry.verify_signature()?;
-    match entry.subject {
-        Subject::Registry(event) => Ok(event),
-        _ => Err("not a registry event".into()),
-    }
 }

@@ -190,23 +190,6 @@ pub fn find(conn: &mut PgConnection, key: &str) -> Result<Option<ApiKeyRecord>, 
         .map(|(key, revocation)| ApiKeyRecord { key, revocation }))
 }
 
-/// The key whose token hashes to `hash` (authentication reads only this).
-pub fn find_by_token_hash(
-    conn: &mut PgConnection,
-    hash: &[u8; 32],
-) -> Result<Option<ApiKeyRecord>, LedgerError> {
-    Ok(api_keys::table
-        .left_join(api_key_revocations::table)
-        .filter(api_keys::token_sha256.eq(hash.as_slice()))
-        .select((
-            ApiKeyRow::as_select(),
-            Option::<ApiKeyRevocationRow>::as_select(),
-        ))
-        .first(conn)
-        .optional()?
-        .map(|(key, revocation)| ApiKeyRecord { key, revocation }))
-}
-
 /// Every key ever created, oldest first.
 pub fn list(conn: &mut PgConnection) -> Result<Vec<ApiKeyRecord>, LedgerError> {
     Ok(api_keys::table

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use ed25519_dalek::VerifyingKey;
 
@@ -11,6 +12,7 @@ use super::models::LedgerRow;
 use super::schema::ledger_entries;
 use super::verify::VerifyFailure;
 use crate::entry_check::{check_entry, Signers, Subject};
+use crate::registry_event::RegistryEvent;
 use crate::registry_history::RegistryHistory;
 use crate::LedgerError;
 
@@ -47,7 +49,6 @@ pub fn apply(
     rows: &[LedgerRow],
     operators: &HashMap<String, VerifyingKey>,
 ) -> Result<Vec<u64>, VerifyFailure> {
-    let none = RegistryHistory::default();
     let known = history.last_event();
     let mut indexes = Vec::with_capacity(rows.len());
     for row in rows
@@ -55,25 +56,36 @@ pub fn apply(
         .filter(|r| known.is_none_or(|k| r.idx as u64 > k))
     {
         let index = row.idx as u64;
-        let failure = |reason: String| Err(VerifyFailure { index, reason });
-        let signers = Signers {
-            operators,
-            tables: &none,
-        };
-        let entry = match check_entry(&row.entry, index, signers) {
-            Ok(entry) => entry,
-            Err(reason) => return failure(reason),
-        };
-        let Subject::Registry(event) = &entry.subject else {
-            return failure("stored without a sequence number but not a registry event".into());
-        };
-        if let Err(reason) = entry
-            .verify_signature()
-            .and_then(|()| history.apply(index, entry.received_at, event))
+        if let Err(reason) = signed_event(&row.entry, index, operators)
+            .and_then(|(received_at, event)| history.apply(index, received_at, &event))
         {
-            return failure(reason);
+            return Err(VerifyFailure { index, reason });
         }
         indexes.push(index);
     }
     Ok(indexes)
+}
+
+/// The registry event stored as entry `index` and when it was received: the entry checked,
+/// its record a registry event, signed by one of `operators`.
+pub(crate) fn signed_event(
+    bytes: &[u8],
+    index: u64,
+    operators: &HashMap<String, VerifyingKey>,
+) -> Result<(DateTime<Utc>, RegistryEvent), String> {
+    let none = RegistryHistory::default();
+    let signers = Signers {
+        operators,
+        tables: &none,
+    };
+    let not_registry = || "stored without a sequence number but not a registry event".to_owned();
+    let entry = check_entry(bytes, index, signers)?;
+    if !matches!(entry.subject, Subject::Registry(_)) {
+        return Err(not_registry());
+    }
+    entry.verify_signature()?;
+    match entry.subject {
+        Subject::Registry(event) => Ok((entry.received_at, event)),
+        _ => Err(not_registry()),
+    }
 }
