@@ -9,6 +9,7 @@ use crate::money_wheel::layout::WheelLayout;
 use crate::plan::Plan;
 use crate::round_header::{GameCode, Identified};
 use crate::statistics::RoundStatistics;
+use crate::table_limits::{Posted, TableLimits};
 use crate::verdict::Verdict;
 
 /// A round's verdict, or why it cannot be judged.
@@ -45,28 +46,55 @@ pub trait GameRecord: Game + DeserializeOwned {
 }
 
 /// What adjudication needs from a table's registration besides the plan: a money wheel's
-/// segment order (the plan gives only the counts).
+/// segment order (the plan gives only the counts) and the limits the table posted when the round
+/// was played.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TableSetup {
     pub wheel_layout: Option<WheelLayout>,
+    /// The table's posted limits in force for the round; `None`: the table posts none, and its
+    /// bets are judged by the plan's limits alone.
+    pub limits: Option<TableLimits>,
 }
 
 impl TableSetup {
     /// Nothing beyond the plan: enough for every game but the money wheels.
-    pub const NONE: TableSetup = TableSetup { wheel_layout: None };
+    pub const NONE: TableSetup = TableSetup {
+        wheel_layout: None,
+        limits: None,
+    };
 
     /// The setup of a table playing `game` under `plan` from its registration: a money wheel's
-    /// layout is checked against the plan again (the plan may have changed since).
+    /// layout and the posted limits are checked against the plan again (the plan may have
+    /// changed since).
     pub fn for_table(
         plan: &Plan,
         game: GameCode,
         wheel_layout: Option<&[String]>,
+        limits: Option<&TableLimits>,
     ) -> Result<TableSetup, RecordError> {
         let wheel_layout = match (plan.wheel(game), wheel_layout) {
             (Ok(wheel), Some(labels)) => Some(WheelLayout::new(wheel, labels.to_vec())?),
             _ => None,
         };
-        Ok(TableSetup { wheel_layout })
+        if let Some(limits) = limits {
+            limits
+                .validate(plan, game)
+                .map_err(|e| e.within("limits"))?;
+        }
+        Ok(TableSetup {
+            wheel_layout,
+            limits: limits.cloned(),
+        })
+    }
+
+    /// The posted range of a main bet group (see [`TableLimits::range`]).
+    pub fn posted_range(&self, max_field: &str) -> Option<Posted> {
+        self.limits.as_ref()?.range(max_field)
+    }
+
+    /// The posted maximum of a side bet (see [`TableLimits::cap`]).
+    pub fn posted_cap(&self, max_field: &str) -> Option<Posted> {
+        self.limits.as_ref()?.cap(max_field)
     }
 
     pub fn wheel_layout(&self) -> Result<&WheelLayout, RecordError> {

@@ -22,6 +22,7 @@ pub mod round_header;
 pub mod rtp;
 pub mod statistics;
 pub mod string_limits;
+pub mod table_limits;
 #[cfg(test)]
 mod test_support;
 pub mod tournament;
@@ -33,6 +34,7 @@ pub use game::{Game, GameRecord, TableSetup};
 pub use plan::{Plan, PlanBook};
 pub use record::{is_adjudicated, GameCode, RecordHeader, Round, RoundType};
 pub use statistics::{KindStatistics, RoundStatistics, UnitMoments};
+pub use table_limits::TableLimits;
 pub use verdict::{Finding, FindingKind, Verdict};
 
 /// Version of the adjudication rules. Stored with every verdict so that a corrected rule can

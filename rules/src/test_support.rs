@@ -7,9 +7,21 @@ use crate::{Finding, FindingKind, Plan, Round, TableSetup, Verdict};
 /// The verdict of `record` under `plan`; leaks both so the borrowed verdict can outlive the
 /// helper (tests only).
 pub(crate) fn verdict_with(plan: Plan, record: Value) -> Verdict<'static> {
+    verdict_at(plan, TableSetup::NONE, record)
+}
+
+/// [`verdict_with`] on a table set up as `setup` (its posted limits, say).
+pub(crate) fn verdict_at(plan: Plan, setup: TableSetup, record: Value) -> Verdict<'static> {
     let plan: &'static Plan = Box::leak(Box::new(plan));
+    let setup: &'static TableSetup = Box::leak(Box::new(setup));
     let round: &'static Round = Box::leak(Box::new(Round::parse(&record).unwrap()));
-    round.as_game().adjudicate(plan, &TableSetup::NONE).unwrap()
+    round.as_game().adjudicate(plan, setup).unwrap()
+}
+
+/// A table that posts `limits` (checked against `plan` for `game` first).
+pub(crate) fn posting(plan: &Plan, game: crate::GameCode, limits: Value) -> TableSetup {
+    let limits: crate::TableLimits = serde_json::from_value(limits).unwrap();
+    TableSetup::for_table(plan, game, None, Some(&limits)).unwrap()
 }
 
 /// The kinds of `findings`, in order.

@@ -16,6 +16,11 @@ pub enum FindingKind {
     StakeBelowMinimum,
     /// A stake (per player and position) above the plan's maximum.
     StakeAboveMaximum,
+    /// A stake inside the plan's limits but below the minimum the table posted.
+    StakeBelowTableMinimum,
+    /// A stake inside the plan's limits but above the maximum the table posted (poker: blinds
+    /// other than the table's).
+    StakeAboveTableMaximum,
     /// A payout above the plan's maximum possible win.
     WinAboveMaximum,
     /// A bet on numbers that are not a position of the layout.
@@ -44,11 +49,13 @@ pub enum FindingKind {
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 16] = [
+    pub const ALL: [FindingKind; 18] = [
         FindingKind::Overpaid,
         FindingKind::Underpaid,
         FindingKind::StakeBelowMinimum,
         FindingKind::StakeAboveMaximum,
+        FindingKind::StakeBelowTableMinimum,
+        FindingKind::StakeAboveTableMaximum,
         FindingKind::WinAboveMaximum,
         FindingKind::InvalidNumber,
         FindingKind::VoidHandledWrongly,
@@ -69,6 +76,8 @@ impl FindingKind {
             FindingKind::Underpaid => "underpaid",
             FindingKind::StakeBelowMinimum => "stake_below_minimum",
             FindingKind::StakeAboveMaximum => "stake_above_maximum",
+            FindingKind::StakeBelowTableMinimum => "stake_below_table_minimum",
+            FindingKind::StakeAboveTableMaximum => "stake_above_table_maximum",
             FindingKind::WinAboveMaximum => "win_above_maximum",
             FindingKind::InvalidNumber => "invalid_number",
             FindingKind::VoidHandledWrongly => "void_handled_wrongly",

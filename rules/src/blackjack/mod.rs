@@ -127,6 +127,7 @@ pub struct BlackjackBet {
 pub fn adjudicate<'a>(
     bp: &'a BlackjackPlan,
     plan: &'a Plan,
+    setup: &TableSetup,
     round: &'a BlackjackRound,
 ) -> Result<Verdict<'a>, RecordError> {
     let played = replay(round, bp)?;
@@ -148,7 +149,7 @@ pub fn adjudicate<'a>(
     }
     let mut totals = BetTotals::default();
     for (b, box_play) in round.boxes.iter().zip(&played.boxes) {
-        check_box_limits(b, bp, &mut findings);
+        check_box_limits(b, bp, setup, &mut findings);
         for bet in &b.bets {
             let settled = settle(bet, b, box_play, &played, bp)?;
             if let Some(why) = settled.refused {
@@ -375,8 +376,14 @@ fn check_payout(bet: &BlackjackBet, expected_h: i64, findings: &mut Vec<Finding>
 }
 
 /// Limits of a box: main bets per player, all main bets of the box together, the number of
-/// main bets, and the Perfect Pairs limits.
-fn check_box_limits(b: &BlackjackBox, bp: &BlackjackPlan, findings: &mut Vec<Finding>) {
+/// main bets, and the Perfect Pairs limits; inside the plan's, the limits the table posted.
+fn check_box_limits(
+    b: &BlackjackBox,
+    bp: &BlackjackPlan,
+    setup: &TableSetup,
+    findings: &mut Vec<Finding>,
+) {
+    let posted = setup.posted_range("max_bet_h");
     let mains: Vec<&BlackjackBet> = b
         .bets
         .iter()
@@ -404,6 +411,9 @@ fn check_box_limits(b: &BlackjackBox, bp: &BlackjackPlan, findings: &mut Vec<Fin
                 bp.min_bet_h,
                 "below the minimum of",
             ));
+        } else if let Some(posted) = posted.filter(|p| bet.stake_h < p.min_h) {
+            let what = format!("bet {} ({})", bet.bet_id, bet.kind.as_str());
+            findings.extend(posted.judge(bet.stake_h, vec![bet.bet_id.clone()], &what));
         }
     }
     let box_total: i64 = mains
@@ -424,6 +434,10 @@ fn check_box_limits(b: &BlackjackBox, bp: &BlackjackPlan, findings: &mut Vec<Fin
                 format_czk(bp.box_max_h)
             ),
         });
+    } else if let Some(posted) = posted.filter(|p| box_total > p.max_h) {
+        let what = format!("box {}: main bets together", b.box_no);
+        let ids = mains.iter().map(|bet| bet.bet_id.clone()).collect();
+        findings.extend(posted.judge(box_total, ids, &what));
     }
     if mains.len() > usize::from(bp.max_bets_per_box) {
         findings.push(Finding {
@@ -460,6 +474,9 @@ fn check_box_limits(b: &BlackjackBox, bp: &BlackjackPlan, findings: &mut Vec<Fin
                 pp.max_bet_h,
                 "above the maximum of",
             ));
+        } else if let Some(posted) = setup.posted_cap("perfect_pairs_max_h") {
+            let what = format!("bet {} ({})", bet.bet_id, bet.kind.as_str());
+            findings.extend(posted.judge(bet.stake_h, vec![bet.bet_id.clone()], &what));
         }
     }
 }
@@ -608,8 +625,8 @@ impl Game for BlackjackRound {
         Ok(())
     }
 
-    fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {
-        adjudicate(plan.blackjack()?, plan, self)
+    fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {
+        adjudicate(plan.blackjack()?, plan, setup, self)
     }
 
     fn statistics(&self, plan: &Plan, _: &TableSetup) -> Statistics {

@@ -365,7 +365,7 @@ fn impossible_records_are_errors_not_findings() {
     let Round::Blackjack(r) = &round else {
         panic!("not blackjack")
     };
-    let error = adjudicate(plan.blackjack().unwrap(), &plan, r).unwrap_err();
+    let error = adjudicate(plan.blackjack().unwrap(), &plan, &TableSetup::NONE, r).unwrap_err();
     assert!(error.to_string().contains("no card left"), "{error}");
 }
 
@@ -424,4 +424,41 @@ fn round_statistics_cover_every_stake_and_price_the_main_bet_by_the_house_edge()
         round_statistics(plan.blackjack().unwrap(), None, &r).rtp_stakes_h,
         0
     );
+}
+
+#[test]
+fn main_bets_and_perfect_pairs_are_judged_by_the_tables_posted_limits() {
+    let setup = crate::test_support::posting(
+        &plan(),
+        GameCode::Blackjack,
+        // Posted: 200 Kč a main bet, 5 000 Kč a box, 1 000 Kč Perfect Pairs.
+        json!({"min_bet_h": 20_000, "max_bet_h": 500_000, "perfect_pairs_max_h": 100_000}),
+    );
+    // Box A♥ K♦ against the dealer's 9♠ (no draw): blackjack pays 3:2.
+    // Main bets of 100 Kč (inside the plan's 50 Kč minimum, below the table's 200 Kč: 100 Kč
+    // short) and 6 000 Kč: paid 100 × 5/2 = 250 Kč and 6 000 × 5/2 = 15 000 Kč. The box holds
+    // 6 100 Kč, over the posted 5 000 Kč by 1 100 Kč = 110 000 h (the plan's 25 000 Kč allows it).
+    // Perfect Pairs 2 000 Kč (A♥ K♦ no pair: lost) is over the posted 1 000 Kč by 100 000 h.
+    let bets = json!([
+        main_bet("m1", 10_000, 25_000),
+        json!({"bet_id": "m2", "player": "p2", "kind": "main", "stake_h": 600_000, "paid_h": 1_500_000}),
+        side("pp", "perfect_pairs", 200_000, 0)
+    ]);
+    let v = crate::test_support::verdict_at(
+        plan(),
+        setup,
+        round("Ah 9s Kd", one_box(json!([[]]), bets.clone())),
+    );
+    let found: Vec<(FindingKind, i64)> = v.findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    assert_eq!(
+        found,
+        [
+            (FindingKind::StakeBelowTableMinimum, 10_000),
+            (FindingKind::StakeAboveTableMaximum, 110_000),
+            (FindingKind::StakeAboveTableMaximum, 100_000),
+        ]
+    );
+    // Without posted limits the same box is clean.
+    let v = verdict(round("Ah 9s Kd", one_box(json!([[]]), bets)));
+    assert!(v.is_clean(), "{:?}", v.findings);
 }

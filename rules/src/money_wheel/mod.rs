@@ -99,9 +99,10 @@ fn finding(kind: FindingKind, bet: &WheelBet, expected_h: i64, message: String) 
 pub fn adjudicate<'a>(
     wp: &'a WheelPlan,
     plan: &'a Plan,
-    layout: &'a WheelLayout,
+    setup: &'a TableSetup,
     round: &'a WheelRound,
 ) -> Result<Verdict<'a>, RecordError> {
+    let layout = setup.wheel_layout()?;
     let mut findings = Vec::new();
     let (winning, void_reason) = match round.outcome {
         WheelOutcome::Segment { segment, turns } => {
@@ -205,7 +206,7 @@ pub fn adjudicate<'a>(
             paid_h: bet.paid_h,
         })?;
     }
-    check_limits(wp, &round.bets, &mut findings)?;
+    check_limits(wp, setup, &round.bets, &mut findings)?;
     Ok(Verdict {
         segment: winning.map(|(segment, _)| segment),
         segment_label: winning.map(|(_, label)| label),
@@ -216,9 +217,11 @@ pub fn adjudicate<'a>(
     })
 }
 
-/// The plan's limits apply to a player's whole stake on one box.
+/// The plan's limits, and inside them the table's posted ones, apply to a player's whole stake
+/// on one box.
 fn check_limits(
     wp: &WheelPlan,
+    setup: &TableSetup,
     bets: &[WheelBet],
     findings: &mut Vec<Finding>,
 ) -> Result<(), RecordError> {
@@ -250,6 +253,11 @@ fn check_limits(
                 "above the maximum",
             )
         } else {
+            if let Some(posted) = setup.posted_range("max_bet_h") {
+                let what = format!("player {} on box {}", bet.player, bet.box_id);
+                let ids = together.iter().map(|b| b.bet_id.clone()).collect();
+                findings.extend(posted.judge(stake_h, ids, &what));
+            }
             continue;
         };
         findings.push(Finding {
@@ -319,7 +327,7 @@ impl Game for WheelRound {
     }
 
     fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {
-        adjudicate(plan.wheel(self.game)?, plan, setup.wheel_layout()?, self)
+        adjudicate(plan.wheel(self.game)?, plan, setup, self)
     }
 
     fn statistics(&self, plan: &Plan, setup: &TableSetup) -> Statistics {

@@ -18,6 +18,14 @@ fn layout_1(wp: &WheelPlan) -> WheelLayout {
     WheelLayout::new(wp, labels).unwrap()
 }
 
+/// A table with `layout` and no posted limits.
+fn on(layout: WheelLayout) -> TableSetup {
+    TableSetup {
+        wheel_layout: Some(layout),
+        limits: None,
+    }
+}
+
 fn spin(outcome: Value, bets: Value) -> Value {
     json!({
         "type": "round", "game": "money_wheel_1", "table_id": "W1", "seq_no": 1,
@@ -42,7 +50,8 @@ fn judge(record: Value) -> (Vec<i64>, Vec<FindingKind>) {
     let wp = plan.money_wheel_1.as_ref().unwrap();
     let layout = layout_1(wp);
     let round = wheel_round(record);
-    let v = adjudicate(wp, &plan, &layout, &round).unwrap();
+    let setup = on(layout);
+    let v = adjudicate(wp, &plan, &setup, &round).unwrap();
     (
         v.bets.iter().map(|b| b.expected_paid_h).collect(),
         v.findings.iter().map(|f| f.kind).collect(),
@@ -100,7 +109,8 @@ fn a_25x_bet_wins_only_on_its_own_colour() {
             bet("black", "p2", "25x_black", 10_000, 260_000)
         ]),
     ));
-    let v = adjudicate(wp, &plan, &layout, &round).unwrap();
+    let setup = on(layout);
+    let v = adjudicate(wp, &plan, &setup, &round).unwrap();
     assert_eq!(v.segment, Some(35));
     assert_eq!(v.segment_label, Some("25x_pink"));
     assert_eq!(v.bets[0].expected_paid_h, 260_000);
@@ -191,7 +201,7 @@ fn a_bet_on_no_box_and_a_segment_off_the_wheel() {
         json!({"result": "segment", "segment": 36, "turns": 3}),
         json!([]),
     ));
-    let e = adjudicate(wp, &plan, &layout, &round)
+    let e = adjudicate(wp, &plan, &on(layout), &round)
         .unwrap_err()
         .to_string();
     assert!(e.contains("segment 36"), "{e}");
@@ -249,6 +259,39 @@ fn theoretical_rtp_of_every_box_from_the_segment_counts() {
             ("5x".into(), 12, 17),
             ("10x".into(), 11, 17),
             ("15x".into(), 16, 17)
+        ]
+    );
+}
+
+#[test]
+fn a_players_stake_on_a_box_is_judged_by_the_tables_posted_limits() {
+    let plan = plan();
+    let wp = plan.money_wheel_1.as_ref().unwrap();
+    let limits: crate::TableLimits =
+        serde_json::from_value(json!({"min_bet_h": 5_000, "max_bet_h": 200_000})).unwrap();
+    let setup = TableSetup {
+        limits: Some(limits),
+        ..on(layout_1(wp))
+    };
+    // Segment 20 is `2x`. Posted 50 to 2 000 Kč per box. Player A: 20 Kč on 1x (inside the
+    // plan's 10 Kč, 30 Kč short of the table's 50 Kč = 3 000 h), loses. Player B: 1 500 Kč +
+    // 1 000 Kč on 2x = 2 500 Kč, 500 Kč = 50 000 h over the posted 2 000 Kč; wins
+    // 2 × 1 500 + 1 500 = 4 500 Kč and 2 × 1 000 + 1 000 = 3 000 Kč.
+    let round = wheel_round(spin(
+        json!({"result": "segment", "segment": 20, "turns": 4}),
+        json!([
+            bet("a", "A", "1x", 2_000, 0),
+            bet("b1", "B", "2x", 150_000, 450_000),
+            bet("b2", "B", "2x", 100_000, 300_000)
+        ]),
+    ));
+    let v = adjudicate(wp, &plan, &setup, &round).unwrap();
+    let found: Vec<(FindingKind, i64)> = v.findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    assert_eq!(
+        found,
+        [
+            (FindingKind::StakeBelowTableMinimum, 3_000),
+            (FindingKind::StakeAboveTableMaximum, 50_000),
         ]
     );
 }

@@ -533,9 +533,43 @@ impl Game for PokerHand {
         Ok(())
     }
 
-    fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {
-        adjudicate(plan.poker_cash()?, plan, self)
+    fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {
+        let mut verdict = adjudicate(plan.poker_cash()?, plan, self)?;
+        verdict.findings.extend(blinds_against_posted(self, setup));
+        Ok(verdict)
     }
+}
+
+/// The blinds a hand is played for must be the ones the table posted.
+fn blinds_against_posted(hand: &PokerHand, setup: &TableSetup) -> Vec<Finding> {
+    let Some(limits) = &setup.limits else {
+        return Vec::new();
+    };
+    [
+        ("small blind", hand.small_blind_h, limits.small_blind_h),
+        ("big blind", hand.big_blind_h, limits.big_blind_h),
+    ]
+    .into_iter()
+    .filter_map(|(what, played_h, posted_h)| {
+        let posted_h = posted_h?;
+        let kind = match played_h.cmp(&posted_h) {
+            std::cmp::Ordering::Equal => return None,
+            std::cmp::Ordering::Less => FindingKind::StakeBelowTableMinimum,
+            std::cmp::Ordering::Greater => FindingKind::StakeAboveTableMaximum,
+        };
+        Some(finding(
+            kind,
+            None,
+            posted_h,
+            played_h,
+            format!(
+                "the hand is played with a {what} of {}, the table posts {}",
+                format_czk(played_h),
+                format_czk(posted_h)
+            ),
+        ))
+    })
+    .collect()
 }
 
 impl GameRecord for PokerHand {

@@ -408,3 +408,32 @@ fn the_dealers_side_pots_are_checked_against_the_chips() {
     assert_eq!(kinds(&findings), [FindingKind::ChipsNotConserved]);
     assert!(findings[0].message.contains("pot 3"), "{findings:?}");
 }
+
+#[test]
+fn a_hand_played_for_blinds_other_than_the_tables_posted_ones_is_a_finding() {
+    // The side-pot hand is played for 25/50 Kč blinds.
+    let record = side_pot_hand();
+    let posted = |small: i64, big: i64| {
+        crate::test_support::posting(
+            &plan(),
+            GameCode::PokerCash,
+            json!({"small_blind_h": small, "big_blind_h": big}),
+        )
+    };
+    let v = crate::test_support::verdict_at(plan(), posted(2_500, 5_000), record.clone());
+    assert!(v.is_clean(), "{:?}", v.findings);
+    // Posted 50/100 Kč: the small blind is 25 Kč = 2 500 h short, the big 50 Kč = 5 000 h.
+    let v = crate::test_support::verdict_at(plan(), posted(5_000, 10_000), record.clone());
+    let found: Vec<(FindingKind, i64)> = v.findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    assert_eq!(
+        found,
+        [
+            (FindingKind::StakeBelowTableMinimum, 2_500),
+            (FindingKind::StakeBelowTableMinimum, 5_000)
+        ]
+    );
+    // Posted 25/25 Kč: the big blind of 50 Kč is 2 500 h above it.
+    let v = crate::test_support::verdict_at(plan(), posted(2_500, 2_500), record);
+    assert_eq!(kinds(&v.findings), [FindingKind::StakeAboveTableMaximum]);
+    assert_eq!(v.findings[0].amount_h, 2_500);
+}

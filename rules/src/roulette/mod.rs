@@ -16,6 +16,7 @@ use crate::round_header::{
     round_record, validate_bet_count, validate_bet_id, validate_identifier, GameCode,
 };
 use crate::statistics::RoundStatistics;
+use crate::table_limits::Posted;
 use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
 
@@ -357,6 +358,7 @@ fn describe(position: Position) -> String {
 pub fn adjudicate<'a>(
     rp: &RoulettePlan,
     plan: &'a Plan,
+    setup: &TableSetup,
     round: &'a RouletteRound,
 ) -> Result<Verdict<'a>, RecordError> {
     let winning = match round.outcome {
@@ -428,7 +430,7 @@ pub fn adjudicate<'a>(
             paid_h: bet.paid_h,
         })?;
     }
-    check_limits(&mut chips_laid, &round.bets, rp, &mut findings)?;
+    check_limits(&mut chips_laid, &round.bets, rp, setup, &mut findings)?;
 
     Ok(Verdict {
         winning_number: winning,
@@ -504,13 +506,42 @@ fn key(c: &ChipStake) -> u128 {
         | c.position.class as u128
 }
 
-/// Sums the chips per player and position and checks each sum against the plan's limits.
+/// The table's posted range for chips on a position of `class`.
+fn posted_for(setup: &TableSetup, class: PositionClass) -> Option<Posted> {
+    setup.posted_range(match class {
+        PositionClass::Straight => "max_straight_up_h",
+        PositionClass::Split
+        | PositionClass::Street
+        | PositionClass::Corner
+        | PositionClass::SixLine => "max_inside_h",
+        PositionClass::Dozen | PositionClass::Column | PositionClass::EvenChance => "max_outside_h",
+    })
+}
+
+/// Sums the chips per player and position and checks each sum against the plan's limits and,
+/// inside them, against the limits the table posted.
 fn check_limits(
     chips: &mut [ChipStake],
     bets: &[RouletteBet],
     rp: &RoulettePlan,
+    setup: &TableSetup,
     findings: &mut Vec<Finding>,
 ) -> Result<(), RecordError> {
+    let judge = |group: &[&ChipStake], stake_h: i64, findings: &mut Vec<Finding>| {
+        if !(rp.min_bet_h..=rp.max_bet_h).contains(&stake_h) {
+            push_limit_finding(group, stake_h, bets, rp, findings);
+        } else if let Some(first) = group.first() {
+            if let Some(posted) = posted_for(setup, first.position.class) {
+                let bet_ids = group_bet_ids(group, bets);
+                let what = format!(
+                    "player {} on {}",
+                    bets[first.bet as usize].player,
+                    describe(first.position)
+                );
+                findings.extend(posted.judge(stake_h, bet_ids, &what));
+            }
+        }
+    };
     // Usually no player has two chips on one position: then each chip is its own sum.
     // A 64-bit filter of the keys seen so far spares the scan for almost every chip.
     let keys: SmallVec<[u128; 48]> = chips.iter().map(key).collect();
@@ -527,9 +558,7 @@ fn check_limits(
     }
     if !shared {
         for c in chips.iter() {
-            if !(rp.min_bet_h..=rp.max_bet_h).contains(&c.stake_h) {
-                push_limit_finding(&[c], c.stake_h, bets, rp, findings);
-            }
+            judge(&[c], c.stake_h, findings);
         }
         return Ok(());
     }
@@ -546,11 +575,21 @@ fn check_limits(
         for c in &group {
             stake_h = stake_h.checked_add(c.stake_h).ok_or_else(overflow)?;
         }
-        if !(rp.min_bet_h..=rp.max_bet_h).contains(&stake_h) {
-            push_limit_finding(&group, stake_h, bets, rp, findings);
-        }
+        judge(&group, stake_h, findings);
     }
     Ok(())
+}
+
+/// The ids of the bets whose chips make up `group`, each once.
+fn group_bet_ids(group: &[&ChipStake], bets: &[RouletteBet]) -> Vec<String> {
+    let mut bet_ids: Vec<String> = Vec::with_capacity(group.len());
+    for c in group {
+        let id = &bets[c.bet as usize].bet_id;
+        if !bet_ids.contains(id) {
+            bet_ids.push(id.clone());
+        }
+    }
+    bet_ids
 }
 
 fn push_limit_finding(
@@ -574,16 +613,9 @@ fn push_limit_finding(
             "above the maximum",
         )
     };
-    let mut bet_ids: Vec<String> = Vec::with_capacity(group.len());
-    for c in group {
-        let id = &bets[c.bet as usize].bet_id;
-        if !bet_ids.contains(id) {
-            bet_ids.push(id.clone());
-        }
-    }
     findings.push(Finding {
         kind,
-        bet_ids: Some(bet_ids),
+        bet_ids: Some(group_bet_ids(group, bets)),
         expected_h: Some(limit),
         actual_h: Some(stake_h),
         amount_h: (stake_h - limit).abs(),
@@ -671,8 +703,8 @@ impl Game for RouletteRound {
         Ok(())
     }
 
-    fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {
-        adjudicate(plan.roulette()?, plan, self)
+    fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {
+        adjudicate(plan.roulette()?, plan, setup, self)
     }
 
     fn statistics(&self, plan: &Plan, _: &TableSetup) -> Statistics {

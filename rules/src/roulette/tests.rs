@@ -451,3 +451,82 @@ fn round_statistics_per_kind_keep_each_kind_apart_and_the_spin_whole() {
     assert_eq!(s.expected_payout_mh, 389_189);
     assert_eq!(s.rtp_stakes_h, 400);
 }
+
+#[test]
+fn a_bet_inside_the_plans_range_is_judged_by_the_tables_posted_limits() {
+    let setup = crate::test_support::posting(
+        &plan(),
+        GameCode::Roulette,
+        // Posted: 100 Kč a bet, 1 000 Kč straight up, 2 000 Kč other inside, 5 000 Kč outside.
+        json!({"min_bet_h": 10_000, "max_straight_up_h": 100_000,
+               "max_inside_h": 200_000, "max_outside_h": 500_000}),
+    );
+    let bets = json!([
+        // 50 Kč straight on 17, which wins: 50 × 35 + 50 = 1 800 Kč = 180 000 h. Inside the
+        // plan's 10–25 000 Kč, below the table's 100 Kč: 10 000 − 5 000 = 5 000 h short.
+        bet("low", "straight", &[17], 5_000, 180_000),
+        // 10 000 Kč on red (17 is black): lost. Above the table's 5 000 Kč outside maximum by
+        // 1 000 000 − 500 000 = 500 000 h.
+        bet("red", "red", &[], 1_000_000, 0),
+        // 2 000 Kč on the split 17/20, exactly the posted inside maximum: 2 000 × 17 + 2 000 =
+        // 36 000 Kč = 3 600 000 h, no finding.
+        bet("split", "split", &[17, 20], 200_000, 3_600_000),
+        // 30 000 Kč straight on 5 (loses): above the plan's 25 000 Kč, so the plan's finding
+        // alone (the table's maximum lies inside the plan's).
+        bet("big", "straight", &[5], 3_000_000, 0),
+    ]);
+    let v = crate::test_support::verdict_at(plan(), setup, round(number(17), bets.clone()));
+    let table: Vec<(FindingKind, i64, Vec<String>)> = v
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.amount_h, f.bet_ids.clone().unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        table,
+        [
+            (
+                FindingKind::StakeBelowTableMinimum,
+                5_000,
+                vec!["low".to_owned()]
+            ),
+            (
+                FindingKind::StakeAboveTableMaximum,
+                500_000,
+                vec!["red".to_owned()]
+            ),
+            (
+                FindingKind::StakeAboveMaximum,
+                500_000,
+                vec!["big".to_owned()]
+            ),
+        ]
+    );
+    // A table that posts nothing is judged by the plan alone.
+    let v = verdict(round(number(17), bets));
+    assert_eq!(kinds(&v), [FindingKind::StakeAboveMaximum]);
+}
+
+#[test]
+fn two_chips_of_one_player_on_one_straight_count_together_against_the_posted_maximum() {
+    let setup = crate::test_support::posting(
+        &plan(),
+        GameCode::Roulette,
+        json!({"min_bet_h": 1_000, "max_straight_up_h": 100_000,
+               "max_inside_h": 200_000, "max_outside_h": 500_000}),
+    );
+    // 600 Kč + 500 Kč on 8 by the same player = 1 100 Kč, over the posted 1 000 Kč by 100 Kč.
+    let v = crate::test_support::verdict_at(
+        plan(),
+        setup,
+        round(
+            number(3),
+            json!([
+                bet("a", "straight", &[8], 60_000, 0),
+                bet("b", "straight", &[8], 50_000, 0)
+            ]),
+        ),
+    );
+    assert_eq!(kinds(&v), [FindingKind::StakeAboveTableMaximum]);
+    assert_eq!(v.findings[0].amount_h, 10_000);
+    assert_eq!(v.findings[0].bet_ids, Some(vec!["a".into(), "b".into()]));
+}

@@ -118,6 +118,7 @@ fn overflow() -> RecordError {
 pub fn adjudicate<'a>(
     up: &'a UltimateTexasHoldemPlan,
     plan: &'a Plan,
+    setup: &TableSetup,
     round: &'a UthRound,
 ) -> Result<Verdict<'a>, RecordError> {
     let dealer = best(round.dealer, &round.board);
@@ -139,7 +140,7 @@ pub fn adjudicate<'a>(
     }
     let mut totals = BetTotals::default();
     for spot in &round.spots {
-        check_spot(spot, up, &mut findings);
+        check_spot(spot, up, setup, &mut findings);
         let player = best(spot.cards, &round.board);
         let mut spot_paid = 0i64;
         for bet in &spot.bets {
@@ -251,7 +252,14 @@ fn settle(
 }
 
 /// Ante = Blind, the limits, Trips ≤ Ante, and a Play bet of a multiple the street allows.
-fn check_spot(spot: &UthSpot, up: &UltimateTexasHoldemPlan, findings: &mut Vec<Finding>) {
+/// Inside the plan's limits, the table's posted ones: the Ante's range (the Blind equals it) and
+/// the Trips maximum.
+fn check_spot(
+    spot: &UthSpot,
+    up: &UltimateTexasHoldemPlan,
+    setup: &TableSetup,
+    findings: &mut Vec<Finding>,
+) {
     let ante = spot.bet(UthBetKind::Ante);
     let ante_h = ante.map_or(0, |b| b.stake_h);
     for bet in &spot.bets {
@@ -271,6 +279,14 @@ fn check_spot(spot: &UthSpot, up: &UltimateTexasHoldemPlan, findings: &mut Vec<F
                 "above the maximum of",
             ))
         } else {
+            let posted = match bet.kind {
+                UthBetKind::Trips => setup.posted_cap("trips_max_h"),
+                _ => setup.posted_range("max_bet_h"),
+            };
+            if let Some(posted) = posted {
+                let what = format!("spot {} {}", spot.spot, bet.kind.as_str());
+                findings.extend(posted.judge(bet.stake_h, vec![bet.bet_id.clone()], &what));
+            }
             None
         };
         if let Some((kind, limit_h, what)) = limit {
@@ -467,8 +483,8 @@ impl Game for UthRound {
         Ok(())
     }
 
-    fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {
-        adjudicate(plan.ultimate_texas_holdem()?, plan, self)
+    fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {
+        adjudicate(plan.ultimate_texas_holdem()?, plan, setup, self)
     }
 
     fn statistics(&self, plan: &Plan, _: &TableSetup) -> Statistics {

@@ -348,3 +348,42 @@ fn round_statistics_price_ante_blind_play_by_the_exact_house_edge_and_trips_by_i
     // Without figures for the plan's rules the round is left out of the theoretical RTP.
     assert_eq!(round_statistics(None, &r).rtp_stakes_h, 0);
 }
+
+#[test]
+fn ante_blind_and_trips_are_judged_by_the_tables_posted_limits() {
+    let setup = crate::test_support::posting(
+        &plan(),
+        GameCode::UltimateTexasHoldem,
+        // Posted: Ante 100 to 1 000 Kč, Trips at most 500 Kč.
+        json!({"min_bet_h": 10_000, "max_bet_h": 100_000, "trips_max_h": 50_000}),
+    );
+    // The flush hand of `dealer_not_qualifying_while_the_player_has_a_flush` at 2 000 Kč Ante
+    // and Blind, 8 000 Kč Play and 2 000 Kč Trips (Trips ≤ Ante, so the plan allows it):
+    // Ante pushes 2 000 Kč; Blind flush 3:2: 3 000 + 2 000 = 5 000 Kč; Play 1:1: 16 000 Kč;
+    // Trips flush 7:1: 14 000 + 2 000 = 16 000 Kč.
+    // Ante and Blind are each over the posted 1 000 Kč by 1 000 Kč = 100 000 h; Trips over the
+    // posted 500 Kč by 1 500 Kč = 150 000 h. The Play bet follows the Ante: no limit of its own.
+    let paid = [200_000, 500_000, 1_600_000, 1_600_000];
+    let record = round(
+        "Qs Jd",
+        "2h 7h 9h Kc 4d",
+        json!([spot(
+            "Ah 3h",
+            200_000,
+            Some(("preflop", 800_000)),
+            200_000,
+            paid
+        )]),
+    );
+    let v = crate::test_support::verdict_at(plan(), setup, record.clone());
+    let found: Vec<(FindingKind, i64)> = v.findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    assert_eq!(
+        found,
+        [
+            (FindingKind::StakeAboveTableMaximum, 100_000),
+            (FindingKind::StakeAboveTableMaximum, 100_000),
+            (FindingKind::StakeAboveTableMaximum, 150_000),
+        ]
+    );
+    assert!(verdict(record).is_clean());
+}
