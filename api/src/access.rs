@@ -102,6 +102,16 @@ pub const ROUTES: &[RouteAccess] = &[
         "/api/v1/tables/{table_id}/gaps",
         Access::Roles(TABLE_READERS),
     ),
+    route(
+        "POST",
+        "/api/v1/tables/{table_id}/limits",
+        Access::Roles(&[Admin]),
+    ),
+    route(
+        "GET",
+        "/api/v1/tables/{table_id}/limits",
+        Access::Roles(TABLE_READERS),
+    ),
     route("GET", "/api/v1/ledger/head", Access::Roles(LEDGER_READERS)),
     route(
         "GET",

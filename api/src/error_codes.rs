@@ -106,6 +106,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "not an ed25519 public key (32 bytes, base64)",
     ),
     (
+        "invalid_limits",
+        "posted limits not of the table's game, outside the plan's, with a bad reason, or taking effect in the past",
+    ),
+    (
         "invalid_revocation",
         "a revocation's reason is blank, too long or holds control characters",
     ),

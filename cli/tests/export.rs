@@ -626,6 +626,7 @@ fn wheel_spins_poker_ofc_and_tournaments_are_readjudicated_offline() {
             plan_id: "69games-ziva-hra",
             wheel_layout: layout,
             plays_from: None,
+            limits: None,
         };
         register_table(
             &mut conn,

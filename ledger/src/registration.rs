@@ -15,6 +15,8 @@ pub struct Registration<'a> {
     /// The server's default plan if `None`.
     pub plan_id: Option<&'a str>,
     pub wheel_layout: Option<&'a [String]>,
+    /// The limits the table posts; `None`: it posts none and is judged by the plan's.
+    pub limits: Option<&'a rules::TableLimits>,
 }
 
 /// The `game` of a cage station's registration.
@@ -105,6 +107,9 @@ pub fn check(
         StationKind::Cage if r.wheel_layout.is_some() => {
             return Err(refuse("wheel_layout", "a cage has no wheel_layout"))
         }
+        StationKind::Cage if r.limits.is_some() => {
+            return Err(refuse("limits", "a cage posts no bet limits"))
+        }
         StationKind::Cage => {
             return Ok(CheckedRegistration {
                 game: station,
@@ -147,11 +152,26 @@ pub fn check(
         }
         (Err(_), None) => {}
     }
+    if let Some(limits) = r.limits {
+        check_limits(plan, game, limits)?;
+    }
     Ok(CheckedRegistration {
         game: station,
         location,
         plan_id,
     })
+}
+
+/// Checks a table's posted limits against its game and plan: the game's full set, inside the
+/// plan's range.
+pub fn check_limits(
+    plan: &rules::Plan,
+    game: GameCode,
+    limits: &rules::TableLimits,
+) -> Result<(), RegistrationError> {
+    limits
+        .validate(plan, game)
+        .map_err(|e| refuse("limits", format!("limits.{e}")))
 }
 
 #[cfg(test)]
@@ -165,6 +185,7 @@ mod tests {
             location: "  Praha, sál 1 ",
             plan_id: None,
             wheel_layout: layout,
+            limits: None,
         }
     }
 

@@ -9,11 +9,14 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use rules::TableLimits;
+
 use crate::access::{FindingState, Role};
 
 /// Record types of registry events; table keys may not sign these.
-pub const REGISTRY_TYPES: [&str; 7] = [
+pub const REGISTRY_TYPES: [&str; 8] = [
     "table_registered",
+    "table_limits_set",
     "table_key_added",
     "table_key_revoked",
     "api_key_created",
@@ -42,6 +45,10 @@ pub enum RegistryEvent {
         /// A money wheel's segment labels in physical order; absent for other games.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         wheel_layout: Option<Vec<String>>,
+        /// The limits the table posts from `valid_from` on; absent: none posted (its bets are
+        /// judged by the plan's limits alone).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limits: Option<TableLimits>,
         key_id: String,
         /// base64 ed25519 public key.
         public_key: String,
@@ -50,6 +57,18 @@ pub enum RegistryEvent {
         /// Absent only in events written before actors were recorded.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         actor: Option<String>,
+    },
+    /// New posted limits of a table (its vývěska changed), in force for rounds played from
+    /// `effective_from` on and appended after this event.
+    TableLimitsSet {
+        table_id: String,
+        previous: Option<u64>,
+        limits: TableLimits,
+        effective_from: String,
+        /// Why they changed (e.g. "high-limit evening"), as the pit boss gave it.
+        reason: String,
+        /// Who set them: an admin key's name, or `cli:<user>` from the command line.
+        actor: String,
     },
     /// Another key for a table (rotation); older keys stay valid until revoked.
     TableKeyAdded {
@@ -142,6 +161,7 @@ impl RegistryEvent {
     pub fn record_type(&self) -> &'static str {
         match self {
             RegistryEvent::TableRegistered { .. } => "table_registered",
+            RegistryEvent::TableLimitsSet { .. } => "table_limits_set",
             RegistryEvent::TableKeyAdded { .. } => "table_key_added",
             RegistryEvent::TableKeyRevoked { .. } => "table_key_revoked",
             RegistryEvent::ApiKeyCreated { .. } => "api_key_created",
@@ -155,6 +175,7 @@ impl RegistryEvent {
     pub fn table_id(&self) -> Option<&str> {
         match self {
             RegistryEvent::TableRegistered { table_id, .. }
+            | RegistryEvent::TableLimitsSet { table_id, .. }
             | RegistryEvent::TableKeyAdded { table_id, .. }
             | RegistryEvent::TableKeyRevoked { table_id, .. }
             | RegistryEvent::FindingResolved { table_id, .. } => Some(table_id),
@@ -167,6 +188,7 @@ impl RegistryEvent {
     pub fn previous(&self) -> Option<u64> {
         match self {
             RegistryEvent::TableRegistered { previous, .. }
+            | RegistryEvent::TableLimitsSet { previous, .. }
             | RegistryEvent::TableKeyAdded { previous, .. }
             | RegistryEvent::TableKeyRevoked { previous, .. }
             | RegistryEvent::ApiKeyCreated { previous, .. }

@@ -20,6 +20,7 @@ pub use api_keys::{
     ActorRule, ApiKeyRevocation, ApiKeys, HistoricApiKey, CLI_ACTOR, KEY_KEEPERS, SCHEDULER_ACTOR,
 };
 pub use resolutions::{RecordedResolution, Resolutions};
+use rules::TableLimits;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegisteredTable {
@@ -34,6 +35,43 @@ pub struct RegisteredTable {
     /// From when the table plays under dozor (its first key's `valid_from`): records played
     /// earlier are refused.
     pub registered_from: DateTime<Utc>,
+    /// Every set of limits the table posted, in ledger order (the registration's first).
+    pub limits: Vec<PostedLimits>,
+}
+
+/// One posting of a table's limits: what it posted, from when, and the event that said so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PostedLimits {
+    /// Ledger index of the event.
+    pub index: u64,
+    pub effective_from: DateTime<Utc>,
+    pub limits: TableLimits,
+    pub reason: String,
+    /// Who posted them (absent for registrations written before actors were recorded).
+    pub actor: Option<String>,
+}
+
+/// How far before its own receipt a change of limits may say it took effect: a pit's clock
+/// and the officer's entry differ by moments, never by hours (a limit cannot be loosened
+/// after the bets it would excuse).
+pub const LIMITS_BACKDATING_SECONDS: i64 = 60;
+
+impl RegisteredTable {
+    /// The limits in force for a round played at `played_at` and appended at ledger `index`:
+    /// among the postings appended before it that took effect by then, the latest to take
+    /// effect (the later event if two take effect together). `None`: the table posts none.
+    pub fn limits_in_force(&self, index: u64, played_at: DateTime<Utc>) -> Option<&TableLimits> {
+        self.limits
+            .iter()
+            .filter(|p| p.index < index && p.effective_from <= played_at)
+            .max_by_key(|p| (p.effective_from, p.index))
+            .map(|p| &p.limits)
+    }
+
+    /// Index of the table's last posting of limits, if any.
+    pub fn last_limits_event(&self) -> Option<u64> {
+        self.limits.last().map(|p| p.index)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,15 +140,24 @@ impl RegistryHistory {
                 location,
                 plan_id,
                 wheel_layout,
+                limits,
                 key_id,
                 public_key,
                 valid_from,
+                actor,
                 ..
             } => {
                 if self.tables.contains_key(table_id) {
                     return Err(format!("table `{table_id}` is registered twice"));
                 }
                 let key = self.new_key(index, table_id, key_id, public_key, valid_from)?;
+                let posted = limits.iter().map(|limits| PostedLimits {
+                    index,
+                    effective_from: key.valid_from,
+                    limits: limits.clone(),
+                    reason: "registration".into(),
+                    actor: actor.clone(),
+                });
                 self.tables.insert(
                     table_id.clone(),
                     RegisteredTable {
@@ -121,9 +168,36 @@ impl RegistryHistory {
                         wheel_layout: wheel_layout.clone(),
                         index,
                         registered_from: key.valid_from,
+                        limits: posted.collect(),
                     },
                 );
                 self.keys.insert(key.key_id.clone(), key);
+            }
+            RegistryEvent::TableLimitsSet {
+                table_id,
+                limits,
+                effective_from,
+                reason,
+                actor,
+                ..
+            } => {
+                let table = self.tables.get_mut(table_id).ok_or_else(|| {
+                    format!("limits set for table `{table_id}`, which is not registered")
+                })?;
+                let effective_from = parse_ledger_time(effective_from)?;
+                let earliest = received_at - chrono::Duration::seconds(LIMITS_BACKDATING_SECONDS);
+                if effective_from < earliest {
+                    return Err(format!(
+                        "limits of table `{table_id}` take effect at {effective_from}, more than {LIMITS_BACKDATING_SECONDS} s before they were recorded ({received_at})"
+                    ));
+                }
+                table.limits.push(PostedLimits {
+                    index,
+                    effective_from,
+                    limits: limits.clone(),
+                    reason: reason.clone(),
+                    actor: Some(actor.clone()),
+                });
             }
             RegistryEvent::TableKeyAdded {
                 table_id,
@@ -255,6 +329,25 @@ impl RegistryHistory {
         self.tables.get(table_id)
     }
 
+    /// The table a round appended at ledger `index` is judged on, as the events before it
+    /// give it: its wheel's segment order and the limits it posted for the round's time. Every
+    /// judge of a round (ingest, the database verify, the offline verify, a resolution's check)
+    /// sets the table up here, so they cannot disagree.
+    pub fn table_setup(
+        &self,
+        plan: &rules::Plan,
+        round: &rules::Round,
+        index: u64,
+    ) -> Result<rules::TableSetup, rules::RecordError> {
+        let table = self.tables.get(round.table_id());
+        rules::TableSetup::for_table(
+            plan,
+            round.game(),
+            table.and_then(|t| t.wheel_layout.as_deref()),
+            table.and_then(|t| t.limits_in_force(index, round.played_at())),
+        )
+    }
+
     pub fn tables(&self) -> impl Iterator<Item = &RegisteredTable> {
         self.tables.values()
     }
@@ -326,6 +419,7 @@ fn actor_of(event: &RegistryEvent) -> Option<(&str, ActorRule)> {
         | RegistryEvent::TableKeyRevoked { actor, .. } => {
             actor.as_deref().map(|a| (a, TABLE_KEEPERS))
         }
+        RegistryEvent::TableLimitsSet { actor, .. } => Some((actor, TABLE_KEEPERS)),
         RegistryEvent::ReportPublished { actor, .. } => actor.as_deref().map(|a| (a, PUBLISHERS)),
         RegistryEvent::ApiKeyCreated { .. }
         | RegistryEvent::ApiKeyRevoked { .. }
@@ -361,6 +455,7 @@ pub(crate) fn with_roulette_table_r1(
         location: "Praha".into(),
         plan_id: plan_id.into(),
         wheel_layout: None,
+        limits: None,
         key_id: crate::keys::key_id(&key.verifying_key()),
         public_key: crate::keys::encode_public_key(&key.verifying_key()),
         valid_from: crate::entry::format_time(registered_at),
@@ -405,6 +500,7 @@ mod tests {
             location: "Praha".into(),
             plan_id: "69games-ziva-hra".into(),
             wheel_layout: None,
+            limits: None,
             key_id,
             public_key,
             valid_from: format_time(t("2026-11-20T10:00:00Z")),
@@ -803,6 +899,7 @@ mod tests {
                 location: "Praha".into(),
                 plan_id: "69games-ziva-hra".into(),
                 wheel_layout: None,
+                limits: None,
                 key_id,
                 public_key,
                 valid_from: format_time(t("2026-11-21T06:00:00Z")),

@@ -42,11 +42,9 @@ pub fn check_resolved_finding<'p>(
         rules::Round::parse_json_with_header(header, round.record).map_err(|e| e.to_string())?;
     let plan = plan(parsed.plan_id())
         .ok_or_else(|| format!("plan {} is not available", parsed.plan_id()))?;
-    let layout = history
-        .table(parsed.table_id())
-        .and_then(|t| t.wheel_layout.as_deref());
-    let setup =
-        rules::TableSetup::for_table(plan, parsed.game(), layout).map_err(|e| e.to_string())?;
+    let setup = history
+        .table_setup(plan, &parsed, round.index)
+        .map_err(|e| e.to_string())?;
     let verdict = rules::adjudicate_at(plan, &setup, &parsed).map_err(|e| e.to_string())?;
     let found = usize::try_from(resolution.finding)
         .ok()

@@ -60,6 +60,7 @@ fn setup(conn: &mut PgConnection) -> SigningKey {
         plan_id: "p",
         wheel_layout: None,
         plays_from: None,
+        limits: None,
     };
     register_table(
         conn,

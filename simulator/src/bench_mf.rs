@@ -67,7 +67,7 @@ pub(crate) fn fill(
         let key = table_key(settings.seed, &station.table_id);
         let layout = station.wheel_layout().map(<[String]>::to_vec);
         let setup = match rules::GameCode::parse(&station.game) {
-            Some(game) => rules::TableSetup::for_table(plan, game, layout.as_deref())?,
+            Some(game) => rules::TableSetup::for_table(plan, game, layout.as_deref(), None)?,
             None => rules::TableSetup::NONE,
         };
         let table = NewTable {
@@ -77,6 +77,7 @@ pub(crate) fn fill(
             plan_id: &plan.plan_id,
             wheel_layout: layout.as_deref(),
             plays_from: Some(plays_from),
+            limits: None,
         };
         register_table(
             conn,

@@ -56,6 +56,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
             plan_id: &plan.plan_id,
             wheel_layout: None,
             plays_from: None,
+            limits: None,
         };
         register_table(
             conn,

@@ -224,7 +224,7 @@ fn table_day(
         simulated
     });
     let setup = match game {
-        Some(g) => TableSetup::for_table(plan, g, simulator.wheel_layout())?,
+        Some(g) => TableSetup::for_table(plan, g, simulator.wheel_layout(), None)?,
         None => TableSetup::NONE,
     };
     let rounds = settings.rounds.max(1);

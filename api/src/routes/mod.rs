@@ -64,6 +64,8 @@ fn routes(cfg: &mut ServiceConfig) {
                 .service(tables::get)
                 .service(tables::add_key)
                 .service(tables::revoke_key)
+                .service(tables::set_limits)
+                .service(tables::show_limits)
                 .service(tables::gaps)
                 .service(ledger::head)
                 .service(ledger::checkpoint)

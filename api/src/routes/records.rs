@@ -127,7 +127,7 @@ impl Counted {
                 IngestResult::Conflict
             }
             Ok(AppendOutcome::KeyNotValid { .. }) => IngestResult::Refused,
-            Err(_) => IngestResult::Unavailable,
+            Ok(AppendOutcome::LimitsChanged(_)) | Err(_) => IngestResult::Unavailable,
         };
         metrics.records_ingested(&self.game, result, 1);
     }
@@ -159,6 +159,12 @@ fn receipt_of(outcome: AppendOutcome) -> Result<(StatusCode, ReceiptView), ApiEr
             format!("key {key_id}: {reason}"),
             json!({ "key_id": key_id }),
         )),
+        // Ingest judges such a round again itself; only one it gave up on comes here.
+        AppendOutcome::LimitsChanged(_) => Err(ledger::ingest::IngestError::Unavailable {
+            reason: "the table's posted limits changed while the round was judged; retry",
+            cause: "table limits changed during ingest".into(),
+        }
+        .into()),
     }
 }
 

@@ -35,6 +35,112 @@ pub struct RegisterTable {
     /// records it kept before it was registered; those older than the late-record window are
     /// stored and flagged `late_record`.
     pub valid_from: Option<DateTime<Utc>>,
+    /// The limits the table posts (its vývěska), in force from `valid_from`. Without them the
+    /// table's bets are judged by the plan's limits alone, and the daily report names it.
+    pub limits: Option<Limits>,
+}
+
+/// A table's posted limits in haléře, inside the plan's own. Each game posts its full set:
+/// roulette `min_bet_h`, `max_straight_up_h`, `max_inside_h`, `max_outside_h`; blackjack
+/// `min_bet_h` (a main bet), `max_bet_h` (a box), `perfect_pairs_max_h`; Ultimate Texas
+/// Hold'em `min_bet_h` and `max_bet_h` (the Ante, and so the Blind), `trips_max_h`; money wheels
+/// `min_bet_h` and `max_bet_h` (a player's stake on a box); poker cash `small_blind_h` and
+/// `big_blind_h`. Other games post none.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, example = 10000)]
+    pub min_bet_h: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1)]
+    pub max_bet_h: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1)]
+    pub max_straight_up_h: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1)]
+    pub max_inside_h: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1)]
+    pub max_outside_h: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1)]
+    pub perfect_pairs_max_h: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1)]
+    pub trips_max_h: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1)]
+    pub small_blind_h: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1)]
+    pub big_blind_h: Option<i64>,
+}
+
+impl From<Limits> for rules::TableLimits {
+    fn from(l: Limits) -> Self {
+        rules::TableLimits {
+            min_bet_h: l.min_bet_h,
+            max_bet_h: l.max_bet_h,
+            max_straight_up_h: l.max_straight_up_h,
+            max_inside_h: l.max_inside_h,
+            max_outside_h: l.max_outside_h,
+            perfect_pairs_max_h: l.perfect_pairs_max_h,
+            trips_max_h: l.trips_max_h,
+            small_blind_h: l.small_blind_h,
+            big_blind_h: l.big_blind_h,
+        }
+    }
+}
+
+impl From<&rules::TableLimits> for Limits {
+    fn from(l: &rules::TableLimits) -> Self {
+        Limits {
+            min_bet_h: l.min_bet_h,
+            max_bet_h: l.max_bet_h,
+            max_straight_up_h: l.max_straight_up_h,
+            max_inside_h: l.max_inside_h,
+            max_outside_h: l.max_outside_h,
+            perfect_pairs_max_h: l.perfect_pairs_max_h,
+            trips_max_h: l.trips_max_h,
+            small_blind_h: l.small_blind_h,
+            big_blind_h: l.big_blind_h,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetLimits {
+    pub limits: Limits,
+    /// From when they are in force; now if omitted. At most 60 s before now: posted limits are
+    /// never changed after the rounds they would judge. A later time schedules the change.
+    pub effective_from: Option<DateTime<Utc>>,
+    /// Why they changed (e.g. "evening high-limit session"), for the record.
+    pub reason: String,
+}
+
+/// One posting of a table's limits, as its operator-signed registry event says.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LimitsPosting {
+    pub limits: Limits,
+    pub effective_from: DateTime<Utc>,
+    pub reason: String,
+    /// Who posted them: an admin key's name or `cli:<user>`.
+    pub actor: Option<String>,
+    /// The registry event (a registration or a change of limits).
+    pub ledger_index: u64,
+}
+
+/// A table's limit history: every posting in ledger order, and the limits in force now.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LimitsHistory {
+    pub table_id: String,
+    pub game: String,
+    /// In force for a round played now; null: the table posts none and is judged by the plan's.
+    pub in_force: Option<Limits>,
+    pub postings: Vec<LimitsPosting>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -153,6 +259,11 @@ fn registry_error(e: RegistryError) -> ApiError {
             e.to_string(),
             json!({ "field": "reason" }),
         ),
+        RegistryError::BadEffectiveTime(_) => ApiError::unprocessable(
+            "invalid_limits",
+            e.to_string(),
+            json!({ "field": "effective_from" }),
+        ),
         RegistryError::Storage(s) => s.into(),
     }
 }
@@ -177,6 +288,7 @@ pub async fn register(
     body: web::Json<RegisterTable>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
+    let limits: Option<rules::TableLimits> = body.limits.clone().map(Into::into);
     let checked = ledger::registration::check(
         &state.plans,
         &state.default_plan,
@@ -186,6 +298,7 @@ pub async fn register(
             location: &body.location,
             plan_id: body.plan_id.as_deref(),
             wheel_layout: body.wheel_layout.as_deref(),
+            limits: limits.as_ref(),
         },
     )
     .map_err(|e| {
@@ -202,6 +315,7 @@ pub async fn register(
             plan_id: &checked.plan_id,
             wheel_layout: body.wheel_layout.as_deref(),
             plays_from: body.valid_from,
+            limits: limits.as_ref(),
         };
         registry::register_table(
             &mut conn,
@@ -341,6 +455,128 @@ pub async fn revoke_key(
     view.ledger_entry = Some(receipt.into());
     state.ingest.directory().registry_changed();
     Ok(HttpResponse::Ok().json(view))
+}
+
+/// Post new limits for a table (its vývěska changed): an operator-signed registry event. Rounds
+/// played from `effective_from` on are judged by them.
+#[utoipa::path(operation_id = "set_table_limits", post, tag = "tables", request_body = SetLimits,
+    params(("table_id" = String, Path)),
+    responses((status = 201, body = LimitsPosting), (status = 404, body = ErrorBody),
+              (status = 422, description = "limits not of the table's game, outside the plan's, a bad reason or a time in the past", body = ErrorBody)))]
+#[post("/tables/{table_id}/limits")]
+pub async fn set_limits(
+    Authorized { state, caller }: Authorized,
+    path: web::Path<String>,
+    body: web::Json<SetLimits>,
+) -> Result<HttpResponse, ApiError> {
+    let table_id = path.into_inner();
+    let body = body.into_inner();
+    let limits: rules::TableLimits = body.limits.clone().into();
+    let reason = body.reason.trim().to_owned();
+    if let Some(problem) = ledger::access::reason_problem(&reason) {
+        return Err(ApiError::unprocessable(
+            "invalid_limits",
+            problem,
+            json!({ "field": "reason" }),
+        ));
+    }
+    let shared = state.clone();
+    let actor = caller.name.clone();
+    let (effective_from, receipt) = web::block(move || -> Result<_, ApiError> {
+        let table = shared
+            .ingest
+            .directory()
+            .registered_table(&shared.pool, &table_id)?
+            .ok_or_else(|| {
+                ApiError::not_found(
+                    "unknown_table",
+                    format!("table `{table_id}` is not registered"),
+                )
+            })?;
+        check_limits_for(&shared, &table, &limits)?;
+        let change = registry::LimitsChange {
+            table_id: &table_id,
+            limits: &limits,
+            effective_from: body.effective_from,
+            reason: &reason,
+        };
+        registry::set_limits(
+            &mut *shared.conn()?,
+            shared.operator.signing_key(),
+            change,
+            &actor,
+            Utc::now(),
+        )
+        .map_err(registry_error)
+    })
+    .await??;
+    state.ingest.directory().registry_changed();
+    Ok(HttpResponse::Created().json(LimitsPosting {
+        limits: body.limits,
+        effective_from,
+        reason: body.reason.trim().to_owned(),
+        actor: Some(caller.name.clone()),
+        ledger_index: receipt.index,
+    }))
+}
+
+/// The limits must be the table's game's and inside its plan's.
+fn check_limits_for(
+    state: &crate::gate::State,
+    table: &ledger::registry_history::RegisteredTable,
+    limits: &rules::TableLimits,
+) -> Result<(), ApiError> {
+    let invalid = |message: String| {
+        ApiError::unprocessable("invalid_limits", message, json!({ "field": "limits" }))
+    };
+    let plan = state.plans.get(&table.plan_id).ok_or_else(|| {
+        invalid(format!(
+            "plan `{}` is not known to this server",
+            table.plan_id
+        ))
+    })?;
+    let game = rules::GameCode::parse(&table.game)
+        .ok_or_else(|| invalid(format!("a `{}` station posts no bet limits", table.game)))?;
+    ledger::registration::check_limits(plan, game, limits).map_err(|e| invalid(e.message))
+}
+
+/// A table's posted limits: each posting with its effective time, who posted it and why, as
+/// the ledger's registry events give them, and the limits in force now.
+#[utoipa::path(operation_id = "table_limits", get, tag = "tables",
+    params(("table_id" = String, Path)), responses((status = 200, body = LimitsHistory), (status = 404, body = ErrorBody)))]
+#[get("/tables/{table_id}/limits")]
+pub async fn show_limits(
+    Authorized { state, .. }: Authorized,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let table_id = path.into_inner();
+    let table = web::block(move || {
+        state
+            .ingest
+            .directory()
+            .registered_table(&state.pool, &table_id)
+    })
+    .await??
+    .ok_or_else(|| ApiError::not_found("unknown_table", "no such table"))?;
+    let in_force = table
+        .limits_in_force(u64::MAX, Utc::now())
+        .map(Limits::from);
+    Ok(HttpResponse::Ok().json(LimitsHistory {
+        table_id: table.table_id.clone(),
+        game: table.game.clone(),
+        in_force,
+        postings: table
+            .limits
+            .iter()
+            .map(|p| LimitsPosting {
+                limits: Limits::from(&p.limits),
+                effective_from: p.effective_from,
+                reason: p.reason.clone(),
+                actor: p.actor.clone(),
+                ledger_index: p.index,
+            })
+            .collect(),
+    }))
 }
 
 /// Gaps in the table's `seq_no` sequence: records the table numbered but never delivered.

@@ -13,7 +13,8 @@ pub struct AdjudicateArgs {
     #[arg(long)]
     plan: Option<PathBuf>,
     /// The table's configuration, as registered: a JSON object such as
-    /// `{"wheel_layout": ["1", "2", "1", "5", ...]}` (a money wheel's segments in physical order).
+    /// `{"wheel_layout": ["1", "2", "1", "5", ...]}` (a money wheel's segments in physical order)
+    /// and `"limits": {"min_bet_h": 10000, ...}` (the limits the table posted for the round).
     #[arg(long, conflicts_with = "wheel_layout")]
     table_config: Option<PathBuf>,
     /// A money wheel's segment labels in physical order, comma separated (`1,2,1,5,...`).
@@ -39,6 +40,7 @@ pub fn read_input(path: &Path) -> anyhow::Result<String> {
 #[serde(deny_unknown_fields)]
 struct TableConfig {
     wheel_layout: Option<Vec<String>>,
+    limits: Option<rules::TableLimits>,
 }
 
 fn table_config(path: &Path) -> anyhow::Result<TableConfig> {
@@ -63,12 +65,16 @@ pub fn run(args: AdjudicateArgs) -> anyhow::Result<ExitCode> {
             .cloned()
             .ok_or_else(|| anyhow!("unknown plan `{}` (use --plan FILE)", round.plan_id()))?,
     };
-    let layout = match (&args.table_config, args.wheel_layout) {
-        (Some(path), _) => table_config(path)?.wheel_layout,
-        (None, layout) => layout,
+    let (layout, limits) = match (&args.table_config, args.wheel_layout) {
+        (Some(path), _) => {
+            let config = table_config(path)?;
+            (config.wheel_layout, config.limits)
+        }
+        (None, layout) => (layout, None),
     };
-    let setup = rules::TableSetup::for_table(&plan, round.game(), layout.as_deref())
-        .map_err(|e| anyhow!("table configuration: {e}"))?;
+    let setup =
+        rules::TableSetup::for_table(&plan, round.game(), layout.as_deref(), limits.as_ref())
+            .map_err(|e| anyhow!("table configuration: {e}"))?;
     let verdict = rules::adjudicate_at(&plan, &setup, &round).map_err(|e| anyhow!("{e}"))?;
     println!("{}", serde_json::to_string_pretty(&verdict)?);
     if args.fail_on_findings && !verdict.is_clean() {

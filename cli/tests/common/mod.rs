@@ -353,6 +353,7 @@ pub fn register_roulette(
         plan_id: "69games-ziva-hra",
         wheel_layout: None,
         plays_from: None,
+        limits: None,
     };
     ledger::storage::registry::register_table(
         conn,

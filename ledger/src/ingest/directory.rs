@@ -102,6 +102,38 @@ impl Directory {
         Ok(registry.table(table_id).map(|t| t.registered_from))
     }
 
+    /// The table `round` is judged on, as the registry events read so far give it (read again
+    /// first if they do not know the table), and the last of those events: the writer judges
+    /// the round again if the table's limits changed after it.
+    pub fn table_setup(
+        &self,
+        pool: &PgPool,
+        plan: &rules::Plan,
+        round: &rules::Round,
+    ) -> Result<(rules::TableSetup, Option<u64>), IngestError> {
+        if self.registry.read()?.table(round.table_id()).is_none() {
+            self.follow(pool)?;
+        }
+        let registry = self.registry.read()?;
+        let setup = registry.table_setup(plan, round, u64::MAX)?;
+        Ok((setup, registry.last_event()))
+    }
+
+    /// A table as the ledger's registry events give it, after reading those appended since.
+    pub fn registered_table(
+        &self,
+        pool: &PgPool,
+        table_id: &str,
+    ) -> Result<Option<crate::registry_history::RegisteredTable>, IngestError> {
+        self.follow(pool)?;
+        Ok(self.registry.read()?.table(table_id).cloned())
+    }
+
+    /// Reads the registry events appended since the last read, now.
+    pub fn read_registry(&self, pool: &PgPool) -> Result<(), IngestError> {
+        self.follow(pool)
+    }
+
     /// Reads the registry events appended since the last read. The database is read without
     /// holding the registry's lock, so lookups of known keys (every record's) never wait for it.
     fn follow(&self, pool: &PgPool) -> Result<(), IngestError> {

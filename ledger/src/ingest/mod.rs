@@ -157,7 +157,7 @@ impl Ingest {
         // Parsed from the canonical text: the round judged is exactly the one stored.
         let round = Round::parse_json_with_header(&header, &canonical)?;
         self.played_in_time(&key, round.played_at(), "played_at")?;
-        let derived = self.adjudicate(&table, &round)?;
+        let (derived, judged_as_of) = self.adjudicate(&round)?;
         Ok(Submission::with_header(
             envelope.key_id,
             envelope.signature,
@@ -165,6 +165,7 @@ impl Ingest {
             header,
             Some(derived),
         )
+        .judged_as_of(judged_as_of)
         .late_after(self.late_after))
     }
 
@@ -211,15 +212,56 @@ impl Ingest {
 
     /// Appends one prepared record; resolves when its batch is durable.
     pub async fn append(&self, submission: Submission) -> Result<AppendOutcome, IngestError> {
-        self.appender.append(submission).await
+        let mut outcomes = self.append_all(vec![submission]).await;
+        outcomes.pop().unwrap_or(Err(IngestError::Unavailable {
+            reason: "the ledger writer is not running",
+            cause: "no outcome for a submission".into(),
+        }))
     }
 
-    /// Appends several prepared records, each on its own, sharing group commits.
+    /// Appends several prepared records, each on its own, sharing group commits. A round whose
+    /// table posted new limits after it was judged is judged again and appended then.
     pub async fn append_all(
         &self,
         submissions: Vec<Submission>,
     ) -> Vec<Result<AppendOutcome, IngestError>> {
-        self.appender.append_all(submissions).await
+        let mut outcomes = self.appender.append_all(submissions).await;
+        for _ in 0..REJUDGE_ATTEMPTS {
+            let mut resubmitted = Vec::new();
+            let mut positions = Vec::new();
+            for (i, outcome) in outcomes.iter_mut().enumerate() {
+                if !matches!(outcome, Ok(AppendOutcome::LimitsChanged(_))) {
+                    continue;
+                }
+                // Taken out; the outcome of its second append replaces the stand-in below.
+                let taken = std::mem::replace(outcome, Err(limits_kept_changing()));
+                if let Ok(AppendOutcome::LimitsChanged(stale)) = taken {
+                    match self.rejudge(*stale) {
+                        Ok(s) => {
+                            resubmitted.push(s);
+                            positions.push(i);
+                        }
+                        Err(e) => *outcome = Err(e),
+                    }
+                }
+            }
+            if resubmitted.is_empty() {
+                break;
+            }
+            for (i, outcome) in positions
+                .into_iter()
+                .zip(self.appender.append_all(resubmitted).await)
+            {
+                outcomes[i] = outcome;
+            }
+        }
+        outcomes
+            .into_iter()
+            .map(|o| match o {
+                Ok(AppendOutcome::LimitsChanged(_)) => Err(limits_kept_changing()),
+                other => other,
+            })
+            .collect()
     }
 
     /// The key `key_id`, registered to `table` and valid now.
@@ -299,7 +341,9 @@ impl Ingest {
         Ok(())
     }
 
-    fn adjudicate(&self, table: &GamingTableRow, round: &Round) -> Result<Derived, IngestError> {
+    /// The round's derived data, judged on its table as the registry gives it now, and the
+    /// last registry event that was.
+    fn adjudicate(&self, round: &Round) -> Result<(Derived, Option<u64>), IngestError> {
         let plan = self.plans.get(round.plan_id()).ok_or_else(|| {
             IngestError::refused(
                 "unknown_plan",
@@ -307,11 +351,36 @@ impl Ingest {
                 json!({}),
             )
         })?;
-        let setup =
-            rules::TableSetup::for_table(plan, round.game(), table.wheel_layout.as_deref())?;
-        Ok(Derived::judge(plan, &setup, round)?)
+        let (setup, judged_as_of) = self.directory.table_setup(&self.pool, plan, round)?;
+        Ok((Derived::judge(plan, &setup, round)?, judged_as_of))
+    }
+
+    /// A prepared round judged again, after the writer found that its table's limits changed
+    /// since it was judged: the registry is read again first.
+    fn rejudge(&self, submission: Submission) -> Result<Submission, IngestError> {
+        self.directory.read_registry(&self.pool)?;
+        let header = rules::RecordHeader::read_json(&submission.canonical_record)?;
+        let round = Round::parse_json_with_header(&header, &submission.canonical_record)?;
+        let (derived, judged_as_of) = self.adjudicate(&round)?;
+        Ok(Submission {
+            derived: Some(derived),
+            ..submission
+        }
+        .judged_as_of(judged_as_of))
     }
 }
+
+/// A round whose table's limits changed each time it was judged: not appended, retry.
+fn limits_kept_changing() -> IngestError {
+    IngestError::Unavailable {
+        reason: "the table's posted limits changed while the round was judged; retry",
+        cause: "table limits changed during ingest".into(),
+    }
+}
+
+/// How often a round is judged again because its table's limits changed meanwhile before it
+/// is given up (a table's limits change a few times a night, not every millisecond).
+const REJUDGE_ATTEMPTS: usize = 3;
 
 /// Parses a request body (or one item of a batch) as an envelope, its record left as text.
 pub fn parse_envelope(body: &[u8]) -> Result<EnvelopeText<'_>, IngestError> {

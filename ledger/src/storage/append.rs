@@ -114,6 +114,11 @@ pub struct Submission {
     /// A round received more than this long after it was played is stored and logged as the
     /// significant event `late_record`.
     pub late_after: Option<chrono::Duration>,
+    /// The last registry event the round was judged with (its table's posted limits): if the
+    /// table's limits changed after it, the round is judged again before it is appended, so its
+    /// verdict is the one every verifier gives it at its place in the ledger. `None`: a caller
+    /// that does not judge from the registry.
+    pub judged_as_of: Option<Option<u64>>,
 }
 
 impl Submission {
@@ -138,6 +143,7 @@ impl Submission {
             seq_no,
             derived,
             late_after: None,
+            judged_as_of: None,
         }
     }
 
@@ -158,6 +164,12 @@ impl Submission {
             header.seq_no,
             derived,
         )
+    }
+
+    /// Records that the round was judged with the registry as of event `last_event`.
+    pub fn judged_as_of(mut self, last_event: Option<u64>) -> Submission {
+        self.judged_as_of = Some(last_event);
+        self
     }
 
     /// Flags the round as late when it is received more than `window` after it was played.
@@ -184,7 +196,7 @@ pub struct Receipt {
     pub seq_no: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum AppendOutcome {
     /// Newly appended.
     Appended(Receipt),
@@ -196,6 +208,9 @@ pub enum AppendOutcome {
     RoundIdConflict { existing: Receipt, round_id: String },
     /// The signing key is unknown, of another table, or not valid at the time of receipt.
     KeyNotValid { key_id: String, reason: String },
+    /// The table posted new limits after the round was judged: nothing was appended; the round
+    /// (handed back) must be judged again (ingest does so itself).
+    LimitsChanged(Box<Submission>),
 }
 
 #[derive(QueryableByName)]
@@ -355,6 +370,40 @@ fn refusal_event(
 }
 
 /// The rounds of the ledger under the `round_id`s the batch's rounds give, by table and id.
+/// The tables of the batch's rounds whose limits changed after the registry event the round
+/// was judged with: each table's latest `table_limits_set` event after the oldest one seen.
+fn limits_changed(
+    conn: &mut PgConnection,
+    batch: &[Submission],
+) -> Result<HashMap<String, u64>, LedgerError> {
+    let Some(oldest) = batch
+        .iter()
+        .filter(|s| s.derived.is_some())
+        .filter_map(|s| s.judged_as_of)
+        .min()
+    else {
+        return Ok(HashMap::new());
+    };
+    #[derive(QueryableByName)]
+    struct Change {
+        #[diesel(sql_type = Text)]
+        table_id: String,
+        #[diesel(sql_type = BigInt)]
+        idx: i64,
+    }
+    let changes: Vec<Change> = diesel::sql_query(
+        "SELECT table_id, max(idx) AS idx FROM ledger_entries \
+         WHERE seq_no IS NULL AND idx > $1 AND record_type = 'table_limits_set' \
+         GROUP BY table_id",
+    )
+    .bind::<BigInt, _>(oldest.map_or(-1, |i| i as i64))
+    .load(conn)?;
+    Ok(changes
+        .into_iter()
+        .map(|c| (c.table_id, c.idx as u64))
+        .collect())
+}
+
 fn existing_round_ids(
     conn: &mut PgConnection,
     batch: &[Submission],
@@ -527,6 +576,7 @@ pub fn append_batch_cached(
             .collect();
         let mut known = existing_for(conn, &maybe_recorded)?;
         let mut rounds_by_id = existing_round_ids(conn, batch)?;
+        let limits_changed = limits_changed(conn, batch)?;
         let mut frontier = match cache.frontier.take() {
             Some(f) if f.size() == next_index => f,
             _ => super::tree::frontier(conn, next_index)?,
@@ -560,6 +610,16 @@ pub fn append_batch_cached(
                         existing: receipt.clone(),
                     });
                 }
+                continue;
+            }
+            let stale = s.derived.is_some()
+                && s.judged_as_of.is_some_and(|seen| {
+                    limits_changed
+                        .get(&s.table_id)
+                        .is_some_and(|changed| seen.is_none_or(|seen| *changed > seen))
+                });
+            if stale {
+                outcomes.push(AppendOutcome::LimitsChanged(Box::new(s.clone())));
                 continue;
             }
             if let Some(reason) = key_problem(keys.get(&s.key_id), s, received_at) {

@@ -54,11 +54,9 @@ fn derive(
     let plan = plans
         .get(round.plan_id())
         .ok_or_else(|| format!("plan {} is not available", round.plan_id()))?;
-    let layout = history
-        .table(round.table_id())
-        .and_then(|t| t.wheel_layout.as_deref());
-    let setup =
-        rules::TableSetup::for_table(plan, round.game(), layout).map_err(|e| e.to_string())?;
+    let setup = history
+        .table_setup(plan, &round, entry.index)
+        .map_err(|e| e.to_string())?;
     Derived::judge(plan, &setup, &round)
         .map(|d| Expected::Round(Box::new(d)))
         .map_err(|e| e.to_string())

@@ -14,8 +14,9 @@ use super::schema::{gaming_tables, table_key_revocations, table_keys};
 use crate::entry::{format_time, to_micros};
 use crate::keys::{encode_public_key, key_id};
 use crate::registry_event::RegistryEvent;
-use crate::registry_history::TABLE_KEEPERS;
+use crate::registry_history::{LIMITS_BACKDATING_SECONDS, TABLE_KEEPERS};
 use crate::LedgerError;
+use rules::TableLimits;
 
 #[derive(Debug, Error)]
 pub enum RegistryError {
@@ -33,6 +34,8 @@ pub enum RegistryError {
     OperatorKey,
     #[error("a revocation needs a reason: {0}")]
     BadReason(String),
+    #[error("{0}")]
+    BadEffectiveTime(String),
     #[error(transparent)]
     Storage(#[from] LedgerError),
 }
@@ -60,6 +63,8 @@ pub struct NewTable<'a> {
     /// From when the table plays under dozor (its first key's `valid_from`); the registration's
     /// receipt time if `None`. Records played earlier are refused.
     pub plays_from: Option<DateTime<Utc>>,
+    /// The limits the table posts from then on (checked against the plan by the caller).
+    pub limits: Option<&'a TableLimits>,
 }
 
 /// A unique violation means the thing exists already: `conflict`; anything else stays a
@@ -112,6 +117,7 @@ pub fn register_table(
             location: row.location,
             plan_id: row.plan_id,
             wheel_layout: row.wheel_layout,
+            limits: table.limits.cloned(),
             key_id: key_row.key_id,
             public_key: encode_public_key(key),
             valid_from: format_time(plays_from),
@@ -182,6 +188,57 @@ pub fn add_key(
         };
         let receipt = append_registry_event(conn, &position, &event, operator)?;
         Ok((row, receipt))
+    })
+}
+
+/// New posted limits of a table, as asked for (checked against the plan by the caller).
+#[derive(Debug, Clone, Copy)]
+pub struct LimitsChange<'a> {
+    pub table_id: &'a str,
+    pub limits: &'a TableLimits,
+    /// From when they are in force; the change's receipt time if `None`. Never more than
+    /// [`LIMITS_BACKDATING_SECONDS`] before it.
+    pub effective_from: Option<DateTime<Utc>>,
+    pub reason: &'a str,
+}
+
+/// Records a table's new posted limits: a ledger entry signed by `operator`, naming `actor`.
+/// Rounds appended after it and played from `effective_from` on are judged by them.
+pub fn set_limits(
+    conn: &mut PgConnection,
+    operator: &SigningKey,
+    change: LimitsChange<'_>,
+    actor: &str,
+    now: DateTime<Utc>,
+) -> Result<(DateTime<Utc>, RegistryReceipt), RegistryError> {
+    if let Some(problem) = crate::access::reason_problem(change.reason) {
+        return Err(RegistryError::BadReason(problem));
+    }
+    conn.transaction(|conn| {
+        let position = lock_and_position(conn, now)?;
+        check_actor(conn, operator, actor, TABLE_KEEPERS, &position)?;
+        if find_table(conn, change.table_id)?.is_none() {
+            return Err(RegistryError::UnknownTable(change.table_id.to_owned()));
+        }
+        let at = position.received_at;
+        let effective_from = change.effective_from.map_or(at, to_micros);
+        if effective_from < at - chrono::Duration::seconds(LIMITS_BACKDATING_SECONDS) {
+            return Err(RegistryError::BadEffectiveTime(format!(
+                "effective_from {} is more than {LIMITS_BACKDATING_SECONDS} s before now ({}): posted limits cannot be changed after the rounds they would judge",
+                format_time(effective_from),
+                format_time(at)
+            )));
+        }
+        let event = RegistryEvent::TableLimitsSet {
+            table_id: change.table_id.to_owned(),
+            previous: last_registry_event(conn)?,
+            limits: change.limits.clone(),
+            effective_from: format_time(effective_from),
+            reason: change.reason.to_owned(),
+            actor: actor.to_owned(),
+        };
+        let receipt = append_registry_event(conn, &position, &event, operator)?;
+        Ok((effective_from, receipt))
     })
 }
 

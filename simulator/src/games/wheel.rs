@@ -50,6 +50,7 @@ impl WheelSimulator {
             game,
             setup: TableSetup {
                 wheel_layout: Some(layout),
+                limits: None,
             },
             bias: bias.clamp(0.0, 1.0),
         })

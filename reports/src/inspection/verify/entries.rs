@@ -452,8 +452,8 @@ pub(super) fn check_in_context(
                 .get(expected)
                 .ok_or_else(|| format!("a round without a verdict in {ADJUDICATIONS}"))?;
             if context.readjudicate {
-                readjudicated =
-                    readjudicate(header, entry.record, verdict, context).map_err(|m| {
+                readjudicated = readjudicate(expected, header, entry.record, verdict, context)
+                    .map_err(|m| {
                         LineError::Verdict(verdict_line, format!("index {expected}: {m}"))
                     })?;
             }

@@ -20,6 +20,7 @@ pub(super) enum VerdictError {
 /// Re-adjudicates a round with the exported plan and compares with the exported verdict;
 /// whether it was re-adjudicated (a verdict of another rules version is only checked to be one).
 pub(super) fn readjudicate(
+    index: u64,
     header: &rules::RecordHeader,
     record: &str,
     exported: &str,
@@ -36,12 +37,7 @@ pub(super) fn readjudicate(
         .plans
         .get(round.plan_id())
         .ok_or_else(|| VerdictError::MissingPlan(round.plan_id().to_owned()))?;
-    let layout = context
-        .signers
-        .tables
-        .table(round.table_id())
-        .and_then(|t| t.wheel_layout.as_deref());
-    let setup = rules::TableSetup::for_table(plan, round.game(), layout)?;
+    let setup = context.signers.tables.table_setup(plan, &round, index)?;
     let verdict = rules::adjudicate_at(plan, &setup, &round)?;
     // The verdict types serialize in canonical form (tested), so no re-sorting is needed.
     if !ledger::json_compare::serializes_to(&verdict, exported.as_bytes()) {
