@@ -174,6 +174,27 @@ pub fn check_limits(
         .map_err(|e| refuse("limits", format!("limits.{e}")))
 }
 
+/// Checks new posted limits of a registered table against its game and plan.
+pub fn check_table_limits(
+    plans: &PlanBook,
+    table: &crate::registry_history::RegisteredTable,
+    limits: &rules::TableLimits,
+) -> Result<(), RegistrationError> {
+    let plan = plans.get(&table.plan_id).ok_or_else(|| {
+        refuse(
+            "limits",
+            format!("plan `{}` is not known here", table.plan_id),
+        )
+    })?;
+    let game = GameCode::parse(&table.game).ok_or_else(|| {
+        refuse(
+            "limits",
+            format!("a `{}` station posts no bet limits", table.game),
+        )
+    })?;
+    check_limits(plan, game, limits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

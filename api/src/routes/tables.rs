@@ -493,7 +493,9 @@ pub async fn set_limits(
                     format!("table `{table_id}` is not registered"),
                 )
             })?;
-        check_limits_for(&shared, &table, &limits)?;
+        ledger::registration::check_table_limits(&shared.plans, &table, &limits).map_err(|e| {
+            ApiError::unprocessable("invalid_limits", e.message, json!({ "field": e.field }))
+        })?;
         let change = registry::LimitsChange {
             table_id: &table_id,
             limits: &limits,
@@ -518,26 +520,6 @@ pub async fn set_limits(
         actor: Some(caller.name.clone()),
         ledger_index: receipt.index,
     }))
-}
-
-/// The limits must be the table's game's and inside its plan's.
-fn check_limits_for(
-    state: &crate::gate::State,
-    table: &ledger::registry_history::RegisteredTable,
-    limits: &rules::TableLimits,
-) -> Result<(), ApiError> {
-    let invalid = |message: String| {
-        ApiError::unprocessable("invalid_limits", message, json!({ "field": "limits" }))
-    };
-    let plan = state.plans.get(&table.plan_id).ok_or_else(|| {
-        invalid(format!(
-            "plan `{}` is not known to this server",
-            table.plan_id
-        ))
-    })?;
-    let game = rules::GameCode::parse(&table.game)
-        .ok_or_else(|| invalid(format!("a `{}` station posts no bet limits", table.game)))?;
-    ledger::registration::check_limits(plan, game, limits).map_err(|e| invalid(e.message))
 }
 
 /// A table's posted limits: each posting with its effective time, who posted it and why, as

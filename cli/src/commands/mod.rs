@@ -12,6 +12,7 @@ mod probe;
 mod report;
 mod rtp;
 mod serve;
+mod table;
 mod tax;
 mod verify;
 
@@ -46,6 +47,9 @@ enum Command {
     /// API keys for the HTTP API: `apikey create --name N --role R`, `apikey list`,
     /// `apikey revoke KEY --reason R` (on the database directly).
     Apikey(apikey::ApikeyArgs),
+    /// A table's posted limits: `table limits T` (the history and those in force),
+    /// `table set-limits T --limits JSON --reason R` (on the database directly).
+    Table(table::TableArgs),
     /// Create an ed25519 key pair for a gaming table.
     Keygen(keys::KeygenArgs),
     /// Sign a record file with a table key: prints the envelope {record, key_id, signature}.
@@ -140,6 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Apikey(a) => apikey::run(&global, a),
+        Command::Table(a) => table::run(&global, a),
         Command::Keygen(a) => keys::keygen(a),
         Command::Sign(a) => keys::sign(a),
         Command::Adjudicate(a) => adjudicate::run(a),
