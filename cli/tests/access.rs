@@ -70,6 +70,13 @@ fn example(
             Some(json!({"reason": "terminal replaced"})),
         ),
         ("GET", "/api/v1/tables/{table_id}/gaps") => ("/api/v1/tables/R01/gaps".into(), None),
+        ("GET", "/api/v1/tables/{table_id}/limits") => ("/api/v1/tables/R01/limits".into(), None),
+        ("POST", "/api/v1/tables/{table_id}/limits") => (
+            "/api/v1/tables/R01/limits".into(),
+            Some(
+                json!({"limits": {"min_bet_h": 1_000, "max_straight_up_h": 100_000, "max_inside_h": 200_000, "max_outside_h": 500_000}, "reason": "evening session"}),
+            ),
+        ),
         ("GET", "/api/v1/ledger/head") => (path.into(), None),
         ("GET", "/api/v1/ledger/entries/{index}") => ("/api/v1/ledger/entries/0".into(), None),
         ("GET", "/api/v1/ledger/gaps") => (path.into(), None),
@@ -458,6 +465,12 @@ async fn the_policy_written_by_hand_holds() {
         ("/api/v1/tables", registration("R09", &key(9))),
         ("/api/v1/tables/R01/keys", key_body(10)),
         (
+            "/api/v1/tables/R01/limits",
+            json!({"limits": {"min_bet_h": 1_000, "max_straight_up_h": 100_000,
+                              "max_inside_h": 200_000, "max_outside_h": 500_000},
+                   "reason": "mine"}),
+        ),
+        (
             "/api/v1/tables/R01/keys/0000000000000000/revoke",
             json!({"reason": "stolen"}),
         ),
@@ -525,6 +538,7 @@ async fn the_policy_written_by_hand_holds() {
         "/api/v1/tables",
         "/api/v1/tables/R01",
         "/api/v1/tables/R01/gaps",
+        "/api/v1/tables/R01/limits",
         "/api/v1/ledger/head",
         "/api/v1/ledger/entries/0",
         "/api/v1/ledger/gaps",

@@ -302,6 +302,15 @@ impl Examples {
             }
             ("GET", "/api/v1/tables/{table_id}") => ("/api/v1/tables/R01".into(), None),
             ("GET", "/api/v1/tables/{table_id}/gaps") => ("/api/v1/tables/R01/gaps".into(), None),
+            ("GET", "/api/v1/tables/{table_id}/limits") => {
+                ("/api/v1/tables/R01/limits".into(), None)
+            }
+            ("POST", "/api/v1/tables/{table_id}/limits") => (
+                "/api/v1/tables/R01/limits".into(),
+                Some(
+                    json!({"limits": {"min_bet_h": 1_000, "max_straight_up_h": 100_000, "max_inside_h": 200_000, "max_outside_h": 500_000}, "reason": "evening session"}),
+                ),
+            ),
             ("GET", "/api/v1/ledger/entries/{index}") => ("/api/v1/ledger/entries/0".into(), None),
             ("GET", "/api/v1/findings") => (format!("{path}?state=open"), None),
             ("GET", "/api/v1/findings/{finding_id}") => {
