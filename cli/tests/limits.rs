@@ -95,6 +95,9 @@ async fn bets_are_judged_by_the_limits_posted_when_the_round_was_played() {
     )
     .unwrap();
 
+    // Entry 1: R09, registered posting nothing (judged by the plan's limits alone).
+    register_roulette(&mut conn, "R09", &key(19), at("2026-11-10T10:00:30Z"));
+
     // A round prepared before the pit changes the limits, appended after: the writer finds the
     // table's limits changed under it, and ingest judges it again by the new ones.
     // 3 000 Kč on red at 21:40: inside the evening's 5 000 Kč, 1 000 Kč = 100 000 h over the
@@ -117,7 +120,7 @@ async fn bets_are_judged_by_the_limits_posted_when_the_round_was_played() {
         "judged by the evening limits when prepared"
     );
 
-    // Entry 1: the night limits from 20:00, set at 20:00.
+    // Entry 2: the night limits from 20:00, set at 20:00.
     let night = night_limits();
     let (effective, receipt) = registry::set_limits(
         &mut conn,
@@ -132,7 +135,7 @@ async fn bets_are_judged_by_the_limits_posted_when_the_round_was_played() {
         at("2026-11-10T20:00:00Z"),
     )
     .unwrap();
-    assert_eq!((effective, receipt.index), (at("2026-11-10T20:00:00Z"), 1));
+    assert_eq!((effective, receipt.index), (at("2026-11-10T20:00:00Z"), 2));
 
     // Appended directly, the stale verdict is not written: the writer hands the round back.
     let outcome = append_batch(
@@ -145,7 +148,7 @@ async fn bets_are_judged_by_the_limits_posted_when_the_round_was_played() {
         matches!(outcome[0], AppendOutcome::LimitsChanged(_)),
         "{outcome:?}"
     );
-    assert_eq!(ledger_size(&url), 2);
+    assert_eq!(ledger_size(&url), 3);
     // Rounds prepared after the change, each judged by the limits of its own time (the server
     // reads the registry again after a change it makes; one made elsewhere, as here, it learns
     // from the writer's refusal above, on its next ingest).
@@ -195,13 +198,13 @@ async fn bets_are_judged_by_the_limits_posted_when_the_round_was_played() {
         assert_eq!(findings_of(&url, *index), want, "entry {index}");
     }
 
-    // Through ingest it is judged again and appended (entry 7, after the rounds below).
+    // Through ingest it is judged again and appended (entry 8, after the rounds below).
     let AppendOutcome::Appended(receipt) = state.ingest.append(early).await.unwrap() else {
         panic!("not appended")
     };
-    assert_eq!(receipt.index, 7);
+    assert_eq!(receipt.index, 8);
     assert_eq!(
-        findings_of(&url, 7),
+        findings_of(&url, 8),
         [("stake_above_table_maximum".to_owned(), 100_000)]
     );
 
@@ -225,7 +228,31 @@ async fn bets_are_judged_by_the_limits_posted_when_the_round_was_played() {
     assert_eq!(postings[0]["effective_from"], "2026-11-01T00:00:00Z");
     assert_eq!(postings[1]["reason"], "high-limit players left");
     assert_eq!(postings[1]["actor"], "cli:tests");
-    assert_eq!(postings[1]["ledger_index"], 1);
+    assert_eq!(postings[1]["ledger_index"], 2);
+
+    // The day's report names the table that posts nothing.
+    let day = NaiveDate::from_ymd_opt(2026, 11, 10).unwrap();
+    let daily = reports::daily::build(&mut conn, &GamingDayClock::default(), day).unwrap();
+    assert_eq!(daily.tables_without_posted_limits, ["R09"]);
+    let posted: Vec<(Option<String>, Option<bool>)> = daily
+        .rows
+        .iter()
+        .map(|r| (r.table_id.clone(), r.posted_limits))
+        .collect();
+    assert_eq!(
+        posted,
+        [
+            (Some("R01".into()), Some(true)),
+            (Some("R09".into()), Some(false)),
+            (None, None)
+        ]
+    );
+    assert!(reports::daily::to_csv(&daily)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .contains(",posted_limits,"));
 
     // The database verify re-judges every round with the limits of its time and agrees.
     let (code, report, stderr) = verify_database(&url);
@@ -237,7 +264,6 @@ async fn bets_are_judged_by_the_limits_posted_when_the_round_was_played() {
     ledger::storage::checkpoints::create(&mut conn, &operator(), ledger_size(&url), Utc::now())
         .unwrap();
     let out = dir.path().join("export");
-    let day = NaiveDate::from_ymd_opt(2026, 11, 10).unwrap();
     reports::inspection::write_export(
         &mut conn,
         &GamingDayClock::default(),

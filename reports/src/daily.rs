@@ -70,6 +70,10 @@ pub struct PayoutRow {
     pub late_rounds: i64,
     /// When the last of them arrived: the report is final only from then on.
     pub last_late_received_at: Option<DateTime<Utc>>,
+    /// A table's row: whether it posted limits in force from the day's start (`false`: some or
+    /// all of its bets were judged by the plan's limits alone). None for a game's total and
+    /// for games that post no limits.
+    pub posted_limits: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -88,6 +92,9 @@ pub struct DailyReport {
     pub rounds: i64,
     /// `no rounds were played on this gaming day` when none were.
     pub note: Option<String>,
+    /// Tables (of games that post limits) with no posted limits in force from the day's start:
+    /// their bets were judged by the plan's limits alone.
+    pub tables_without_posted_limits: Vec<String>,
     pub rows: Vec<PayoutRow>,
 }
 
@@ -274,6 +281,7 @@ impl Sums {
             findings_by_kind: self.kinds.clone(),
             late_rounds: self.late_rounds,
             last_late_received_at: self.last_late_received_at,
+            posted_limits: None,
         })
     }
 }
@@ -352,6 +360,17 @@ pub fn build(
         );
     }
 
+    let posted_from = ledger::storage::registry_log::limits_posted_from(conn, end)?;
+    let posts_limits = |game: &str, table_id: &str| {
+        let posting_game = rules::GameCode::parse(game)
+            .is_some_and(|g| !rules::TableLimits::fields_of(g).is_empty());
+        posting_game.then(|| posted_from.get(table_id).is_some_and(|from| *from <= start))
+    };
+    let tables_without_posted_limits = per_table
+        .keys()
+        .filter(|(game, table_id)| posts_limits(game, table_id) == Some(false))
+        .map(|(_, table_id)| table_id.clone())
+        .collect();
     let mut rows = Vec::new();
     let mut game_total: Option<(String, Sums)> = None;
     for ((game, table_id), sums) in &per_table {
@@ -363,7 +382,9 @@ pub fn build(
         }
         let (_, total) = game_total.get_or_insert_with(|| (game.clone(), Sums::default()));
         total.absorb(sums)?;
-        rows.push(sums.row(game, Some(table_id))?);
+        let mut row = sums.row(game, Some(table_id))?;
+        row.posted_limits = posts_limits(game, table_id);
+        rows.push(row);
     }
     if let Some((g, total)) = &game_total {
         rows.push(total.row(g, None)?);
@@ -386,6 +407,7 @@ pub fn build(
         late_after_hours: clock.late_after.num_hours(),
         late_rounds,
         last_late_received_at,
+        tables_without_posted_limits,
         rows,
     })
 }
@@ -423,6 +445,7 @@ pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
         "findings_settled_h",
         "late_rounds",
         "last_late_received_at",
+        "posted_limits",
     ]
     .into_iter()
     .map(str::to_owned)
@@ -470,6 +493,11 @@ pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
             r.last_late_received_at
                 .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
                 .unwrap_or_default(),
+            match r.posted_limits {
+                Some(true) => "yes".into(),
+                Some(false) => "no".into(),
+                None => String::new(),
+            },
         ];
         line.extend(rules::FindingKind::ALL.iter().map(|k| {
             r.findings_by_kind

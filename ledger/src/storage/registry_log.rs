@@ -89,3 +89,41 @@ pub(crate) fn signed_event(
         _ => Err(not_registry()),
     }
 }
+
+/// When each table's posted limits first took effect, as the registry events received before
+/// `before` give it; tables that post none are absent. For reports, which name the tables
+/// judged by the plan's limits alone (verification checks the events themselves).
+pub fn limits_posted_from(
+    conn: &mut PgConnection,
+    before: DateTime<Utc>,
+) -> Result<HashMap<String, DateTime<Utc>>, LedgerError> {
+    let entries: Vec<Vec<u8>> = ledger_entries::table
+        .filter(ledger_entries::seq_no.is_null())
+        .filter(ledger_entries::record_type.eq_any(["table_registered", "table_limits_set"]))
+        .filter(ledger_entries::received_at.lt(before))
+        .order(ledger_entries::idx.asc())
+        .select(ledger_entries::entry)
+        .load(conn)?;
+    let mut posted: HashMap<String, DateTime<Utc>> = HashMap::new();
+    for entry in entries {
+        let (table_id, from) = match RegistryEvent::from_entry(&entry) {
+            Ok(RegistryEvent::TableRegistered {
+                table_id,
+                limits: Some(_),
+                valid_from,
+                ..
+            }) => (table_id, valid_from),
+            Ok(RegistryEvent::TableLimitsSet {
+                table_id,
+                effective_from,
+                ..
+            }) => (table_id, effective_from),
+            _ => continue,
+        };
+        if let Ok(from) = crate::entry::parse_ledger_time(&from) {
+            let earliest = posted.entry(table_id).or_insert(from);
+            *earliest = (*earliest).min(from);
+        }
+    }
+    Ok(posted)
+}
