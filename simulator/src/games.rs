@@ -37,7 +37,34 @@ pub trait TableSimulator {
     fn wheel_layout(&self) -> Option<&[String]> {
         None
     }
+
+    /// The limits the table posts from its registration on, if it posts any; from then on it
+    /// also deals, among its errors, bets outside them (`stake_above_table_maximum`).
+    fn post_limits(&mut self) -> Option<Value> {
+        None
+    }
+
+    /// The narrower limits it posts when the pit changes them during the night (every correct
+    /// round it deals fits both).
+    fn night_limits(&self) -> Option<Value> {
+        None
+    }
 }
+
+/// A simulated roulette table's posted limits: the evening's, and the night's after the change.
+/// Its correct spins stake at most 2 000 Kč a bet, four bets a player: 8 000 Kč on one position.
+pub fn roulette_limits(night: bool) -> Value {
+    if night {
+        json!({"min_bet_h": 1_000, "max_straight_up_h": 800_000,
+               "max_inside_h": 1_000_000, "max_outside_h": 1_200_000})
+    } else {
+        json!({"min_bet_h": 1_000, "max_straight_up_h": 1_000_000,
+               "max_inside_h": 1_000_000, "max_outside_h": 1_500_000})
+    }
+}
+
+/// A straight-up stake above both posted maxima above, inside the plan's 25 000 Kč.
+const ABOVE_POSTED_STRAIGHT_H: i64 = 1_100_000;
 
 /// A simulated table of `game` (`poker_omaha`: Omaha hands on a `poker_cash` table), seeded;
 /// `wheel_bias` makes a money wheel land on its segment 0 that share of the time.
@@ -122,6 +149,8 @@ pub struct RouletteSimulator {
     plan: Plan,
     error_share: f64,
     void_share: f64,
+    /// Whether the table posts limits (and so may deal a bet outside them).
+    posts_limits: bool,
 }
 
 fn bet(id: usize, player: &str, kind: &str, numbers: Vec<u8>, stake_h: i64) -> Value {
@@ -141,6 +170,7 @@ impl RouletteSimulator {
             plan,
             error_share: error_share.clamp(0.0, 1.0),
             void_share: 0.01,
+            posts_limits: false,
         }
     }
 
@@ -245,10 +275,14 @@ impl RouletteSimulator {
             }
         }
         let void = self.rng.gen_bool(self.void_share);
-        let injected = self
-            .rng
-            .gen_bool(error_share.clamp(0.0, 1.0))
-            .then(|| INJECTED_ERRORS[self.rng.gen_range(0..INJECTED_ERRORS.len())]);
+        // A table that posts limits may also take a bet over them.
+        let kinds = INJECTED_ERRORS.len() + usize::from(self.posts_limits);
+        let injected = self.rng.gen_bool(error_share.clamp(0.0, 1.0)).then(|| {
+            INJECTED_ERRORS
+                .get(self.rng.gen_range(0..kinds))
+                .copied()
+                .unwrap_or("stake_above_table_maximum")
+        });
         let void = void || injected == Some("void_stake_kept");
         let outcome = if void {
             json!({"result": "void", "reason": "too_few_revolutions"})
@@ -264,8 +298,12 @@ impl RouletteSimulator {
             Some("stake_above_maximum") => {
                 bets[0] = bet(1, "seat-1", "straight", vec![17], max_bet + 500_000)
             }
-            Some("stake_below_minimum") => bets[0] = bet(1, "seat-1", "straight", vec![17], 500),
+            // A player of its own: no other chip of theirs on 17 lifts it over the minimum.
+            Some("stake_below_minimum") => bets[0] = bet(1, "seat-9", "straight", vec![17], 500),
             Some("invalid_split") => bets[0] = bet(1, "seat-1", "split", vec![1, 5], 10_000),
+            Some("stake_above_table_maximum") => {
+                bets[0] = bet(1, "seat-1", "straight", vec![17], ABOVE_POSTED_STRAIGHT_H)
+            }
             _ => {}
         }
         let mut record = json!({
@@ -320,6 +358,15 @@ impl TableSimulator for RouletteSimulator {
     fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
         Ok(self.spin_with(slot.table_id, slot.seq_no, slot.played_at, error_share))
     }
+
+    fn post_limits(&mut self) -> Option<Value> {
+        self.posts_limits = true;
+        Some(roulette_limits(false))
+    }
+
+    fn night_limits(&self) -> Option<Value> {
+        self.posts_limits.then(|| roulette_limits(true))
+    }
 }
 
 #[cfg(test)]
@@ -349,5 +396,46 @@ mod tests {
             let verdict = rules::adjudicate(&plan, &round).unwrap();
             assert!(!verdict.is_clean(), "{injected:?} went unnoticed");
         }
+    }
+
+    #[test]
+    fn a_table_posting_limits_deals_inside_both_and_injects_bets_over_them() {
+        let plan = test_plan();
+        let setup = |night: bool| {
+            let limits: rules::TableLimits =
+                serde_json::from_value(roulette_limits(night)).unwrap();
+            rules::TableSetup::for_table(&plan, rules::GameCode::Roulette, None, Some(&limits))
+                .unwrap()
+        };
+        let (evening, night) = (setup(false), setup(true));
+        let mut clean = RouletteSimulator::new(3, plan.clone(), 0.0);
+        assert!(clean.post_limits().is_some() && clean.night_limits().is_some());
+        for seq in 0..500 {
+            let (record, _) = clean.spin("T", seq, Utc::now());
+            let round = Round::parse(&record).unwrap();
+            for setup in [&evening, &night] {
+                let verdict = rules::adjudicate_at(&plan, setup, &round).unwrap();
+                assert!(verdict.is_clean(), "{:?}", verdict.findings);
+            }
+        }
+        let mut faulty = RouletteSimulator::new(4, plan.clone(), 1.0);
+        faulty.post_limits();
+        let mut over = 0;
+        for seq in 0..500 {
+            let (record, injected) = faulty.spin("T", seq, Utc::now());
+            let round = Round::parse(&record).unwrap();
+            for setup in [&evening, &night] {
+                let verdict = rules::adjudicate_at(&plan, setup, &round).unwrap();
+                assert!(!verdict.is_clean(), "{injected:?} went unnoticed");
+                if injected == Some("stake_above_table_maximum") {
+                    over += 1;
+                    assert!(verdict
+                        .findings
+                        .iter()
+                        .any(|f| f.kind == rules::FindingKind::StakeAboveTableMaximum));
+                }
+            }
+        }
+        assert!(over > 0, "no bet over the posted limits was dealt");
     }
 }

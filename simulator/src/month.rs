@@ -57,6 +57,11 @@ impl Station {
     pub fn wheel_layout(&self) -> Option<&[String]> {
         self.simulator.as_ref().and_then(|s| s.wheel_layout())
     }
+
+    /// The limits the table posts from its registration, if its game's simulator posts any.
+    pub fn post_limits(&mut self) -> Option<serde_json::Value> {
+        self.simulator.as_mut().and_then(|s| s.post_limits())
+    }
 }
 
 /// What the month looks like.

@@ -253,8 +253,17 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
         if let Some(layout) = simulator.wheel_layout() {
             body["wheel_layout"] = json!(layout);
         }
+        if let Some(limits) = simulator.post_limits() {
+            body["limits"] = limits;
+        }
         let first = register(&client, &base, body).await?;
         for seq_no in first..first + args.rounds {
+            // Halfway through the night the pit narrows the table's limits.
+            if seq_no == first + args.rounds / 2 {
+                if let Some(limits) = simulator.night_limits() {
+                    post_night_limits(&client, &base, &table_id, limits).await?;
+                }
+            }
             let slot = Slot {
                 table_id: &table_id,
                 seq_no,
@@ -285,6 +294,27 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
         }))?
     );
     Ok(exit_code(&by_status))
+}
+
+/// Posts a table's night limits, in force from now.
+async fn post_night_limits(
+    client: &reqwest::Client,
+    base: &str,
+    table_id: &str,
+    limits: Value,
+) -> anyhow::Result<()> {
+    let answer = client
+        .post(format!("{base}/api/v1/tables/{table_id}/limits"))
+        .json(&json!({"limits": limits, "reason": "night limits"}))
+        .send()
+        .await?;
+    match answer.status().as_u16() {
+        201 => Ok(()),
+        status => bail!(
+            "posting {table_id}'s night limits: HTTP {status}: {}",
+            answer.text().await?
+        ),
+    }
 }
 
 /// Success when every record was accepted (201) or was in the ledger already (200).
@@ -373,6 +403,9 @@ async fn simulate_month(
                               "valid_from": plays_from.to_rfc3339()});
         if let Some(layout) = station.wheel_layout() {
             body["wheel_layout"] = json!(layout);
+        }
+        if let Some(limits) = station.post_limits() {
+            body["limits"] = limits;
         }
         let first = register(client, base, body).await?;
         for record in station_records(station, &plan, &settings, first)? {
