@@ -48,7 +48,7 @@ pub enum RegistryEvent {
         /// The limits the table posts from `valid_from` on; absent: none posted (its bets are
         /// judged by the plan's limits alone).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        limits: Option<TableLimits>,
+        limits: Option<Box<TableLimits>>,
         key_id: String,
         /// base64 ed25519 public key.
         public_key: String,
@@ -63,7 +63,7 @@ pub enum RegistryEvent {
     TableLimitsSet {
         table_id: String,
         previous: Option<u64>,
-        limits: TableLimits,
+        limits: Box<TableLimits>,
         effective_from: String,
         /// Why they changed (e.g. "high-limit evening"), as the pit boss gave it.
         reason: String,

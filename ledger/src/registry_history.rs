@@ -154,7 +154,7 @@ impl RegistryHistory {
                 let posted = limits.iter().map(|limits| PostedLimits {
                     index,
                     effective_from: key.valid_from,
-                    limits: limits.clone(),
+                    limits: (**limits).clone(),
                     reason: "registration".into(),
                     actor: actor.clone(),
                 });
@@ -194,7 +194,7 @@ impl RegistryHistory {
                 table.limits.push(PostedLimits {
                     index,
                     effective_from,
-                    limits: limits.clone(),
+                    limits: (**limits).clone(),
                     reason: reason.clone(),
                     actor: Some(actor.clone()),
                 });

@@ -117,7 +117,7 @@ pub fn register_table(
             location: row.location,
             plan_id: row.plan_id,
             wheel_layout: row.wheel_layout,
-            limits: table.limits.cloned(),
+            limits: table.limits.cloned().map(Box::new),
             key_id: key_row.key_id,
             public_key: encode_public_key(key),
             valid_from: format_time(plays_from),
@@ -232,7 +232,7 @@ pub fn set_limits(
         let event = RegistryEvent::TableLimitsSet {
             table_id: change.table_id.to_owned(),
             previous: last_registry_event(conn)?,
-            limits: change.limits.clone(),
+            limits: Box::new(change.limits.clone()),
             effective_from: format_time(effective_from),
             reason: change.reason.to_owned(),
             actor: actor.to_owned(),
