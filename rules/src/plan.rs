@@ -376,6 +376,22 @@ pub struct UltimateTexasHoldemPlan {
     pub burns: u8,
     /// Most one spot may be paid in a round, all bets together, stakes included.
     pub max_win_h: i64,
+    /// The Trips table as other documents of the operator state it (`dozor plan lint` compares
+    /// each with the plan's, which is the one applied).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trips_stated: Vec<StatedPayTable>,
+}
+
+/// A pay table as another document states it, with the most it says a bet may pay.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatedPayTable {
+    /// Where it is stated (document and section).
+    pub source: String,
+    pub table: HandPayTable,
+    /// "maximální výplata": the most the bet may pay, if the document caps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_payout_h: Option<i64>,
 }
 
 /// A pay table by the player's best five cards (`None`: not paid by this table).

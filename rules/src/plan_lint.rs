@@ -157,7 +157,57 @@ pub fn lint(plan: &Plan) -> Vec<LintFinding> {
     if let Some(t) = &plan.poker_tournament {
         lint_tournament(t, &mut out);
     }
+    if let Some(u) = &plan.ultimate_texas_holdem {
+        for stated in &u.trips_stated {
+            lint_stated_trips(&u.trips, stated, &mut out);
+        }
+    }
     out
+}
+
+/// A Trips table stated elsewhere against the plan's: each line that differs, and a cap the
+/// plan does not have.
+fn lint_stated_trips(
+    plan: &crate::plan::HandPayTable,
+    stated: &crate::plan::StatedPayTable,
+    out: &mut Vec<LintFinding>,
+) {
+    let odds = |o: Option<Odds>| o.map_or("nothing".to_owned(), |o| format!("{}:{}", o.num, o.den));
+    let t = &stated.table;
+    let lines = [
+        ("Royal Flush", Some(plan.royal_flush), Some(t.royal_flush)),
+        ("Straight Flush", Some(plan.straight_flush), Some(t.straight_flush)),
+        ("Quads", Some(plan.quads), Some(t.quads)),
+        ("Full House", Some(plan.full_house), Some(t.full_house)),
+        ("Flush", Some(plan.flush), Some(t.flush)),
+        ("Straight", Some(plan.straight), Some(t.straight)),
+        ("Trips", plan.trips, t.trips),
+    ];
+    let differ: Vec<String> = lines
+        .iter()
+        .filter(|(_, p, s)| p != s)
+        .map(|(hand, p, s)| format!("{hand} {} (the plan: {})", odds(*s), odds(*p)))
+        .collect();
+    if !differ.is_empty() {
+        out.push(LintFinding {
+            section: "Ultimate Texas Hold'em, Trips".into(),
+            message: format!(
+                "{} pays Trips {}; dozor applies the plan's table",
+                stated.source,
+                differ.join(", ")
+            ),
+        });
+    }
+    if let Some(cap) = stated.max_payout_h {
+        out.push(LintFinding {
+            section: "Ultimate Texas Hold'em, Trips".into(),
+            message: format!(
+                "{} caps the Trips payout at {}; the plan has no such cap, and dozor applies none",
+                stated.source,
+                kc(i128::from(cap))
+            ),
+        });
+    }
 }
 
 /// The payout table's columns (each adds up to 100 %, ranges of entries do not overlap and
@@ -249,7 +299,7 @@ mod tests {
         // 14 050 000, 250 000 and 7 500 000 Kč). What does not hold together:
         let found = lint(&bundled_plan());
         let messages: Vec<&str> = found.iter().map(|f| f.message.as_str()).collect();
-        assert_eq!(found.len(), 5, "{messages:#?}");
+        assert_eq!(found.len(), 7, "{messages:#?}");
         // the glossary's 500 Kč rake cap against the game sections' 200 / 300 Kč;
         assert_eq!(found[0].section, "Výklad pojmů: Poplatek, Rake");
         assert!(messages[0].contains("500"));
@@ -263,6 +313,14 @@ mod tests {
         // and the OFC section's fee "z Prizepoolu" against "z Moneypoolu".
         assert!(found[4].section.contains("Open Face"));
         assert!(messages[4].contains("9 090,91"));
+        // The room's rules (seed 004) pay Trips Flush 6:1 and Straight 5:1 (the plan: 7:1,
+        // 4:1) and cap its payout at 100 000 Kč, which the plan does not.
+        assert_eq!(found[5].section, "Ultimate Texas Hold'em, Trips");
+        assert_eq!(
+            messages[5],
+            "Pravidla herny (seed 004), Poměry výplat pays Trips Flush 6:1 (the plan: 7:1), Straight 5:1 (the plan: 4:1); dozor applies the plan's table"
+        );
+        assert!(messages[6].contains("at 100 000,00 Kč"), "{}", messages[6]);
     }
 
     #[test]
