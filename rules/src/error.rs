@@ -13,6 +13,10 @@ pub enum RecordError {
     GameNotInPlan { plan_id: String, game: String },
     #[error("{field}: {reason}")]
     Invalid { field: String, reason: String },
+    /// Readable, but it cannot have happened (a card dealt twice from one deck, a pocket the
+    /// wheel does not have): never refused, the round is kept with a `record_impossible` finding.
+    #[error("{field}: {reason}")]
+    Impossible { field: String, reason: String },
 }
 
 impl RecordError {
@@ -23,11 +27,23 @@ impl RecordError {
         }
     }
 
+    /// Content that cannot have happened (see [`RecordError::Impossible`]).
+    pub fn impossible(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        RecordError::Impossible {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
     /// The same error with its field named inside `parent` (`bets[3]` + `stake_h` →
     /// `bets[3].stake_h`); the path is built only when there is an error.
     pub fn within(self, parent: impl std::fmt::Display) -> Self {
         match self {
             RecordError::Invalid { field, reason } => RecordError::Invalid {
+                field: format!("{parent}.{field}"),
+                reason,
+            },
+            RecordError::Impossible { field, reason } => RecordError::Impossible {
                 field: format!("{parent}.{field}"),
                 reason,
             },

@@ -23,6 +23,19 @@ pub trait Game: Identified {
     /// Plan-level checks (limits, payouts) are not errors: they become findings.
     fn validate(&self) -> Result<(), RecordError>;
 
+    /// What the record says that cannot have happened, as [`RecordError::Impossible`]: the
+    /// round is then kept with a `record_impossible` finding instead of a judged settlement.
+    /// Checked before adjudication, which may rely on it (one deck holds each card once).
+    fn check_possible(&self) -> Result<(), RecordError> {
+        Ok(())
+    }
+
+    /// The stakes and the payouts as the record reports them, for the verdict of a round that
+    /// cannot be judged (its money still moved as the table says).
+    fn reported_totals(&self) -> (i64, i64) {
+        (0, 0)
+    }
+
     /// The verdict of the round under `plan` on a table set up as `setup`.
     fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a>;
 

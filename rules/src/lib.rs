@@ -28,6 +28,7 @@ mod test_support;
 pub mod tournament;
 pub mod uth;
 pub mod verdict;
+pub mod void_hand;
 
 pub use error::{PlanError, RecordError};
 pub use game::{Game, GameRecord, TableSetup};
@@ -52,7 +53,16 @@ pub fn adjudicate_at<'a>(
     setup: &'a TableSetup,
     round: &'a Round,
 ) -> Result<Verdict<'a>, RecordError> {
-    round.as_game().adjudicate(plan, setup)
+    let game = round.as_game();
+    match game
+        .check_possible()
+        .and_then(|()| game.adjudicate(plan, setup))
+    {
+        Err(RecordError::Impossible { field, reason }) => {
+            Ok(Verdict::impossible(plan, game, &field, &reason))
+        }
+        judged => judged,
+    }
 }
 
 /// Theoretical expectation and variance of what the round pays out, for RTP reports.
@@ -66,5 +76,13 @@ pub fn round_statistics_at(
     setup: &TableSetup,
     round: &Round,
 ) -> Result<RoundStatistics, RecordError> {
-    round.as_game().statistics(plan, setup)
+    let game = round.as_game();
+    // A round that cannot have happened is not priced.
+    match game
+        .check_possible()
+        .and_then(|()| game.statistics(plan, setup))
+    {
+        Err(RecordError::Impossible { .. }) => Ok(RoundStatistics::default()),
+        figures => figures,
+    }
 }

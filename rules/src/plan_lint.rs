@@ -176,7 +176,11 @@ fn lint_stated_trips(
     let t = &stated.table;
     let lines = [
         ("Royal Flush", Some(plan.royal_flush), Some(t.royal_flush)),
-        ("Straight Flush", Some(plan.straight_flush), Some(t.straight_flush)),
+        (
+            "Straight Flush",
+            Some(plan.straight_flush),
+            Some(t.straight_flush),
+        ),
         ("Quads", Some(plan.quads), Some(t.quads)),
         ("Full House", Some(plan.full_house), Some(t.full_house)),
         ("Flush", Some(plan.flush), Some(t.flush)),

@@ -15,7 +15,7 @@ pub(crate) fn verdict_at(plan: Plan, setup: TableSetup, record: Value) -> Verdic
     let plan: &'static Plan = Box::leak(Box::new(plan));
     let setup: &'static TableSetup = Box::leak(Box::new(setup));
     let round: &'static Round = Box::leak(Box::new(Round::parse(&record).unwrap()));
-    round.as_game().adjudicate(plan, setup).unwrap()
+    crate::adjudicate_at(plan, setup, round).unwrap()
 }
 
 /// A table that posts `limits` (checked against `plan` for `game` first).

@@ -46,10 +46,13 @@ pub enum FindingKind {
     FantasyLandWrong,
     /// A tournament fee other than the plan allows (range, notice, amount).
     FeeWrong,
+    /// A signed record saying something that cannot have happened (a card dealt twice from one
+    /// deck, a pocket the wheel does not have): kept as evidence, its settlement not judged.
+    RecordImpossible,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 18] = [
+    pub const ALL: [FindingKind; 19] = [
         FindingKind::Overpaid,
         FindingKind::Underpaid,
         FindingKind::StakeBelowMinimum,
@@ -68,6 +71,7 @@ impl FindingKind {
         FindingKind::RakeWrong,
         FindingKind::FantasyLandWrong,
         FindingKind::FeeWrong,
+        FindingKind::RecordImpossible,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -90,6 +94,7 @@ impl FindingKind {
             FindingKind::RakeWrong => "rake_wrong",
             FindingKind::FantasyLandWrong => "fantasy_land_wrong",
             FindingKind::FeeWrong => "fee_wrong",
+            FindingKind::RecordImpossible => "record_impossible",
         }
     }
 
@@ -312,5 +317,29 @@ impl<'a> Verdict<'a> {
 
     pub fn is_clean(&self) -> bool {
         self.findings.is_empty()
+    }
+
+    /// The verdict of a round whose record says something that cannot have happened: its money
+    /// as reported (no payout is claimed wrong), and one `record_impossible` finding naming it.
+    pub fn impossible(
+        plan: &'a crate::Plan,
+        game: &'a dyn crate::Game,
+        field: &str,
+        reason: &str,
+    ) -> Verdict<'a> {
+        let identity = game.identity();
+        let (stakes_h, paid_h) = game.reported_totals();
+        Verdict {
+            stakes_h,
+            paid_h,
+            expected_paid_h: paid_h,
+            findings: vec![Finding::note(
+                FindingKind::RecordImpossible,
+                format!(
+                    "{field}: {reason}. The round cannot have happened as recorded; it is kept as evidence and its settlement is not judged"
+                ),
+            )],
+            ..Verdict::new(&plan.plan_id, identity.game, identity.table_id, identity.seq_no)
+        }
     }
 }

@@ -22,6 +22,7 @@ use crate::round_header::{
 };
 use crate::statistics::{StatisticsSum, UnitMoments};
 use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
+use crate::void_hand::{Returned, VoidHand};
 use crate::RecordError;
 
 /// Boxes on a blackjack layout.
@@ -45,6 +46,9 @@ round_record! {
         pub deal: Vec<Card>,
         /// Boxes in play, left to right.
         pub boxes: Vec<BlackjackBox>,
+        /// The round was declared void: every stake goes back.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub void: Option<VoidHand>,
     }
 }
 
@@ -130,6 +134,27 @@ pub fn adjudicate<'a>(
     setup: &TableSetup,
     round: &'a BlackjackRound,
 ) -> Result<Verdict<'a>, RecordError> {
+    if let Some(void) = round.void {
+        let stakes = round
+            .boxes
+            .iter()
+            .flat_map(|b| &b.bets)
+            .map(|bet| Returned {
+                bet_id: &bet.bet_id,
+                player: &bet.player,
+                kind: bet.kind.as_str(),
+                stake_h: bet.stake_h,
+                paid_h: bet.paid_h,
+            });
+        return crate::void_hand::judge(
+            &plan.plan_id,
+            GameCode::Blackjack,
+            &round.table_id,
+            round.seq_no,
+            void,
+            stakes,
+        );
+    }
     let played = replay(round, bp)?;
     let mut findings = Vec::new();
     check_cards(round, bp, &mut findings);
@@ -625,11 +650,26 @@ impl Game for BlackjackRound {
         Ok(())
     }
 
+    fn reported_totals(&self) -> (i64, i64) {
+        self.boxes
+            .iter()
+            .flat_map(|b| &b.bets)
+            .fold((0i64, 0i64), |(stakes, paid), bet| {
+                (
+                    stakes.saturating_add(bet.stake_h),
+                    paid.saturating_add(bet.paid_h),
+                )
+            })
+    }
+
     fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {
         adjudicate(plan.blackjack()?, plan, setup, self)
     }
 
     fn statistics(&self, plan: &Plan, _: &TableSetup) -> Statistics {
+        if self.void.is_some() {
+            return Ok(crate::RoundStatistics::default());
+        }
         Ok(round_statistics(
             plan.blackjack()?,
             plan.theoretical.blackjack.as_ref(),

@@ -80,7 +80,7 @@ struct Shoe<'r> {
 impl Shoe<'_> {
     fn next(&mut self, for_what: impl FnOnce() -> String) -> Result<Card, RecordError> {
         self.cards.next().copied().ok_or_else(|| {
-            RecordError::invalid(
+            RecordError::impossible(
                 "deal",
                 format!("the deal has no card left for {}", for_what()),
             )
@@ -229,7 +229,7 @@ fn play_box(
                 .push(shoe.next(|| format!("a split hand of box {box_no}"))?);
         }
         let (n, decisions) = recorded.next().ok_or_else(|| {
-            RecordError::invalid(
+            RecordError::impossible(
                 "boxes",
                 format!("box {box_no}: more hands were played than `hands` records"),
             )
@@ -319,7 +319,7 @@ fn play_box(
         }
     }
     if let Some((n, _)) = recorded.next() {
-        return Err(RecordError::invalid(
+        return Err(RecordError::impossible(
             "boxes",
             format!(
                 "box {box_no}: `hands` records {} hands, the play made {n}",

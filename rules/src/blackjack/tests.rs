@@ -332,7 +332,7 @@ fn limits_burns_and_cards_beyond_the_shoe() {
 }
 
 #[test]
-fn impossible_records_are_errors_not_findings() {
+fn unreadable_records_are_refused_and_impossible_ones_kept_with_a_finding() {
     let good = round(
         "Tc 9c 7d Td",
         one_box(json!([["stand"]]), json!([main_bet("b1", 10_000, 0)])),
@@ -359,14 +359,30 @@ fn impossible_records_are_errors_not_findings() {
     ] {
         assert!(Round::parse(&record).is_err(), "{name}");
     }
-    // Too few cards for what was played is found when replaying: an error, not a panic.
+    // Too few cards for what was played is found when replaying: not a panic, and not a
+    // refusal either — the signed round is kept with a finding saying it cannot have happened.
     let round = Round::parse(&short_deal).unwrap();
     let plan = plan();
     let Round::Blackjack(r) = &round else {
         panic!("not blackjack")
     };
     let error = adjudicate(plan.blackjack().unwrap(), &plan, &TableSetup::NONE, r).unwrap_err();
-    assert!(error.to_string().contains("no card left"), "{error}");
+    assert!(matches!(error, RecordError::Impossible { .. }), "{error}");
+    let v = verdict(short_deal.clone());
+    assert_eq!(kinds(&v), [FindingKind::RecordImpossible]);
+    assert!(
+        v.findings[0].message.contains("no card left"),
+        "{:?}",
+        v.findings
+    );
+    // Its money as reported: the stakes and what was paid, no payout claimed wrong.
+    let stakes: i64 = short_deal["boxes"][0]["bets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["stake_h"].as_i64().unwrap())
+        .sum();
+    assert_eq!((v.stakes_h, v.expected_paid_h), (stakes, v.paid_h));
 }
 
 #[test]
@@ -461,4 +477,42 @@ fn main_bets_and_perfect_pairs_are_judged_by_the_tables_posted_limits() {
     // Without posted limits the same box is clean.
     let v = verdict(round("Ah 9s Kd", one_box(json!([[]]), bets)));
     assert!(v.is_clean(), "{:?}", v.findings);
+}
+
+#[test]
+fn a_void_round_returns_every_stake_and_a_payout_on_it_is_handled_wrongly() {
+    // A misdeal: the cards do not matter (only two dealt), every stake goes back.
+    // 100 Kč main bet and 25 Kč Perfect Pairs, returned exactly: clean, and void.
+    let mut record = round(
+        "Ah 9s",
+        one_box(
+            json!([[]]),
+            json!([
+                main_bet("m", 10_000, 10_000),
+                side("pp", "perfect_pairs", 2_500, 2_500)
+            ]),
+        ),
+    );
+    record["void"] = json!({"reason": "misdeal"});
+    let v = verdict(record.clone());
+    assert!(v.is_clean(), "{:?}", v.findings);
+    assert!(v.void);
+    assert_eq!(v.void_reason, Some("misdeal"));
+    assert_eq!(
+        (v.stakes_h, v.expected_paid_h, v.paid_h),
+        (12_500, 12_500, 12_500)
+    );
+    // Paid out as a blackjack instead: 100 × 3/2 + 100 = 250 Kč for a 100 Kč stake owed back,
+    // 150 Kč = 15 000 h too much.
+    record["boxes"][0]["bets"][0]["paid_h"] = json!(25_000);
+    let v = verdict(record);
+    assert_eq!(kinds(&v), [FindingKind::VoidHandledWrongly]);
+    assert_eq!(
+        (
+            v.findings[0].expected_h,
+            v.findings[0].actual_h,
+            v.findings[0].amount_h
+        ),
+        (Some(10_000), Some(25_000), 15_000)
+    );
 }

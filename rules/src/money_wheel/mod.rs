@@ -107,7 +107,7 @@ pub fn adjudicate<'a>(
     let (winning, void_reason) = match round.outcome {
         WheelOutcome::Segment { segment, turns } => {
             let label = layout.label(segment).ok_or_else(|| {
-                RecordError::invalid(
+                RecordError::impossible(
                     "outcome.segment",
                     format!(
                         "segment {segment} is not on this table's wheel of {} segments",
@@ -324,6 +324,15 @@ impl Game for WheelRound {
             validate_amount("paid_h", bet.paid_h).map_err(at)?;
         }
         Ok(())
+    }
+
+    fn reported_totals(&self) -> (i64, i64) {
+        self.bets.iter().fold((0i64, 0i64), |(stakes, paid), bet| {
+            (
+                stakes.saturating_add(bet.stake_h),
+                paid.saturating_add(bet.paid_h),
+            )
+        })
     }
 
     fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {

@@ -19,6 +19,7 @@ use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, PokerCashPlan};
 use crate::round_header::{round_record, validate_identifier, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
+use crate::void_hand::VoidHand;
 use crate::RecordError;
 
 pub use betting::Street;
@@ -84,6 +85,9 @@ round_record! {
         pub collection: Collection,
         /// What the casino took from the pot.
         pub rake_h: i64,
+        /// The hand was declared void: every chip goes back where it came from, no rake.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub void: Option<VoidHand>,
     }
 }
 
@@ -462,25 +466,9 @@ impl Game for PokerHand {
             if validate_amount("stack_h", s.stack_h).map_err(at)? == 0 {
                 return Err(at(RecordError::invalid("stack_h", "must be positive")));
             }
-            if let Some(shown) = &s.shown {
-                if shown.len() != self.variant.hole_cards() {
-                    return Err(at(RecordError::invalid(
-                        "shown",
-                        format!(
-                            "{} hole cards in {:?}, {} shown",
-                            self.variant.hole_cards(),
-                            self.variant,
-                            shown.len()
-                        ),
-                    )));
-                }
+            if s.shown.as_ref().is_some_and(|shown| shown.len() > 4) {
+                return Err(at(RecordError::invalid("shown", "at most 4 cards")));
             }
-        }
-        if self.button == 0 || self.button > MAX_SEATS {
-            return Err(RecordError::invalid(
-                "button",
-                format!("a seat number 1 to {MAX_SEATS}"),
-            ));
         }
         if !matches!(self.board.len(), 0 | 3 | 4 | 5) {
             return Err(RecordError::invalid(
@@ -488,56 +476,147 @@ impl Game for PokerHand {
                 format!("0, 3, 4 or 5 cards, not {}", self.board.len()),
             ));
         }
-        let mut cards: Vec<Card> = self.board.clone();
-        cards.extend(self.seats.iter().filter_map(|s| s.shown.clone()).flatten());
-        if let Err(card) = CardSet::of(&cards) {
-            return Err(RecordError::invalid(
-                "board",
-                format!("{card} is dealt twice (one deck)"),
-            ));
-        }
-        if validate_amount("small_blind_h", self.small_blind_h)? == 0
-            || validate_amount("big_blind_h", self.big_blind_h)? < self.small_blind_h
-        {
-            return Err(RecordError::invalid(
-                "big_blind_h",
-                "blinds must be positive, the big blind at least the small one",
-            ));
-        }
+        validate_amount("small_blind_h", self.small_blind_h)?;
+        validate_amount("big_blind_h", self.big_blind_h)?;
         for (i, a) in self.actions.iter().enumerate() {
-            let at = |e: RecordError| e.within(format_args!("actions[{i}]"));
-            if !self.seats.iter().any(|s| s.seat == a.seat) {
-                return Err(at(RecordError::invalid(
-                    "seat",
-                    format!("seat {} is not dealt in", a.seat),
-                )));
-            }
             if let Some(to) = a.to_h {
-                validate_amount("to_h", to).map_err(at)?;
+                validate_amount("to_h", to).map_err(|e| e.within(format_args!("actions[{i}]")))?;
             }
         }
         if self.actions.len() > 1_000 {
             return Err(RecordError::invalid("actions", "at most 1 000 actions"));
         }
         for (i, award) in self.awards.iter().enumerate() {
-            let at = |e: RecordError| e.within(format_args!("awards[{i}]"));
-            if !self.seats.iter().any(|s| s.seat == award.seat) {
-                return Err(at(RecordError::invalid(
-                    "seat",
-                    format!("seat {} is not dealt in", award.seat),
-                )));
-            }
-            validate_amount("amount_h", award.amount_h).map_err(at)?;
+            validate_amount("amount_h", award.amount_h)
+                .map_err(|e| e.within(format_args!("awards[{i}]")))?;
         }
         validate_amount("rake_h", self.rake_h)?;
         Ok(())
     }
 
+    /// What a table can sign but cannot have dealt: hole cards other than the variant's, a
+    /// button off the table, a card twice from one deck, blinds the wrong way round, actions
+    /// or awards of seats not dealt in.
+    fn check_possible(&self) -> Result<(), RecordError> {
+        // A void hand's cards are whatever was dealt when it was stopped (two identical cards,
+        // a card too many); its betting must still be of seats dealt in.
+        let cards_matter = self.void.is_none();
+        for (i, s) in self.seats.iter().enumerate().filter(|_| cards_matter) {
+            if let Some(shown) = &s.shown {
+                if shown.len() != self.variant.hole_cards() {
+                    return Err(RecordError::impossible(
+                        "shown",
+                        format!(
+                            "{} hole cards in {:?}, {} shown",
+                            self.variant.hole_cards(),
+                            self.variant,
+                            shown.len()
+                        ),
+                    )
+                    .within(format_args!("seats[{i}]")));
+                }
+            }
+        }
+        if self.button == 0 || self.button > MAX_SEATS {
+            return Err(RecordError::impossible(
+                "button",
+                format!("a seat number 1 to {MAX_SEATS}, not {}", self.button),
+            ));
+        }
+        let mut cards: Vec<Card> = self.board.clone();
+        cards.extend(self.seats.iter().filter_map(|s| s.shown.clone()).flatten());
+        if let (true, Err(card)) = (cards_matter, CardSet::of(&cards)) {
+            return Err(RecordError::impossible(
+                "board",
+                format!("{card} is dealt twice; one deck holds each card once"),
+            ));
+        }
+        if self.small_blind_h == 0 || self.big_blind_h < self.small_blind_h {
+            return Err(RecordError::impossible(
+                "big_blind_h",
+                "blinds must be positive, the big blind at least the small one",
+            ));
+        }
+        let dealt = |seat: u8| self.seats.iter().any(|s| s.seat == seat);
+        for (i, a) in self.actions.iter().enumerate() {
+            if !dealt(a.seat) {
+                return Err(RecordError::impossible(
+                    "seat",
+                    format!("seat {} is not dealt in", a.seat),
+                )
+                .within(format_args!("actions[{i}]")));
+            }
+        }
+        for (i, award) in self.awards.iter().enumerate() {
+            if !dealt(award.seat) {
+                return Err(RecordError::impossible(
+                    "seat",
+                    format!("seat {} is not dealt in", award.seat),
+                )
+                .within(format_args!("awards[{i}]")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The pots as what was handed out plus the rake; what was handed out.
+    fn reported_totals(&self) -> (i64, i64) {
+        let awarded = self
+            .awards
+            .iter()
+            .fold(0i64, |total, a| total.saturating_add(a.amount_h));
+        (awarded.saturating_add(self.rake_h), awarded)
+    }
+
     fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {
+        if let Some(void) = self.void {
+            return void_hand(plan, self, void);
+        }
         let mut verdict = adjudicate(plan.poker_cash()?, plan, self)?;
         verdict.findings.extend(blinds_against_posted(self, setup));
         Ok(verdict)
     }
+}
+
+/// A void hand: each seat gets back exactly what it put in, and the casino takes nothing.
+fn void_hand<'a>(plan: &'a Plan, hand: &'a PokerHand, void: VoidHand) -> Judged<'a> {
+    let mut ignored = Vec::new();
+    let played = betting::replay(hand, &mut ignored);
+    let awarded = |seat: u8| {
+        hand.awards
+            .iter()
+            .filter(|a| a.seat == seat)
+            .fold(0i64, |total, a| total.saturating_add(a.amount_h))
+    };
+    let seats = hand.seats.iter().map(|s| crate::void_hand::Returned {
+        bet_id: SEAT_IDS.get(usize::from(s.seat)).copied().unwrap_or("seat"),
+        player: &s.player,
+        kind: "seat",
+        stake_h: played.put_in(s.seat),
+        paid_h: awarded(s.seat),
+    });
+    let mut verdict = crate::void_hand::judge(
+        &plan.plan_id,
+        GameCode::PokerCash,
+        &hand.table_id,
+        hand.seq_no,
+        void,
+        seats,
+    )?;
+    if hand.rake_h != 0 {
+        verdict.findings.push(finding(
+            FindingKind::VoidHandledWrongly,
+            None,
+            0,
+            hand.rake_h,
+            format!(
+                "the hand is void ({}): no rake is taken, {} was",
+                void.reason.as_str(),
+                format_czk(hand.rake_h)
+            ),
+        ));
+    }
+    Ok(verdict)
 }
 
 /// The blinds a hand is played for must be the ones the table posted.

@@ -337,13 +337,21 @@ fn impossible_hands_are_refused() {
     six["board"] = json!(cards("Kh Kd Kc 2s 3s 4s"));
     let e = Round::parse(&six).unwrap_err().to_string();
     assert!(e.contains("0, 3, 4 or 5 cards"), "{e}");
+    // Readable but impossible: kept with a finding, not refused.
+    let impossible = |record: Value| {
+        let v = crate::test_support::verdict_with(plan(), record);
+        assert_eq!(kinds(&v.findings), [FindingKind::RecordImpossible]);
+        v.findings[0].message.clone()
+    };
     let mut twice = base();
     twice["board"] = json!(cards("As Kd Kc 2s 3s"));
-    let e = Round::parse(&twice).unwrap_err().to_string();
-    assert!(e.contains("As is dealt twice"), "{e}");
+    assert!(impossible(twice).contains("As is dealt twice"));
     let mut three = base();
     three["seats"][0]["shown"] = json!(cards("As Ad Ac"));
-    assert!(Round::parse(&three).is_err());
+    assert!(impossible(three).starts_with("seats[0].shown: 2 hole cards"));
+    let mut stranger = base();
+    stranger["awards"] = json!([{"seat": 7, "amount_h": 7_500}]);
+    assert!(impossible(stranger).starts_with("awards[0].seat: seat 7 is not dealt in"));
     let mut lonely = base();
     lonely["seats"] = json!([seat(1, 100_000, None)]);
     assert!(Round::parse(&lonely).is_err());
@@ -436,4 +444,37 @@ fn a_hand_played_for_blinds_other_than_the_tables_posted_ones_is_a_finding() {
     let v = crate::test_support::verdict_at(plan(), posted(2_500, 2_500), record);
     assert_eq!(kinds(&v.findings), [FindingKind::StakeAboveTableMaximum]);
     assert_eq!(v.findings[0].amount_h, 2_500);
+}
+
+#[test]
+fn a_void_hand_puts_every_chip_back_where_it_was_and_takes_no_rake() {
+    // A misdeal after the blinds: seat 1 posted 25 Kč, seat 2 50 Kč. Each gets its own back.
+    let mut record = hand(
+        "holdem",
+        2,
+        (2_500, 5_000),
+        json!([seat(1, 100_000, None), seat(2, 100_000, None)]),
+        &["1 preflop small_blind 2500", "2 preflop big_blind 5000"],
+        "",
+        &[(1, 2_500), (2, 5_000)],
+        0,
+    );
+    record["void"] = json!({"reason": "misdeal"});
+    let v = crate::test_support::verdict_with(plan(), record.clone());
+    assert!(v.is_clean(), "{:?}", v.findings);
+    assert!(v.void);
+    // The 75 Kč pushed to the big blind less a 5 Kč rake: seat 1 is 2 500 h short, seat 2 got
+    // 7 000 − 5 000 = 2 000 h too much, and a void hand pays no rake (500 h).
+    record["awards"] = json!([{"seat": 2, "amount_h": 7_000}]);
+    record["rake_h"] = json!(500);
+    let v = crate::test_support::verdict_with(plan(), record);
+    let found: Vec<(FindingKind, i64)> = v.findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    assert_eq!(
+        found,
+        [
+            (FindingKind::VoidHandledWrongly, 2_500),
+            (FindingKind::VoidHandledWrongly, 2_000),
+            (FindingKind::VoidHandledWrongly, 500),
+        ]
+    );
 }

@@ -685,14 +685,6 @@ pub fn theoretical_rtp(rp: &RoulettePlan, kind: BetKind) -> Option<Ratio> {
 impl Game for RouletteRound {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
-        if let SpinOutcome::Number { number } = self.outcome {
-            if number >= POCKETS {
-                return Err(RecordError::invalid(
-                    "outcome.number",
-                    format!("{number} is not a pocket of a single-zero wheel (0-36)"),
-                ));
-            }
-        }
         validate_bet_count(self.bets.len(), MAX_BETS_PER_ROUND)?;
         let mut ids: Vec<&str> = Vec::with_capacity(self.bets.len());
         for (i, bet) in self.bets.iter().enumerate() {
@@ -701,6 +693,27 @@ impl Game for RouletteRound {
                 .map_err(|e| e.within(format_args!("bets[{i}]")))?;
         }
         Ok(())
+    }
+
+    fn check_possible(&self) -> Result<(), RecordError> {
+        match self.outcome {
+            SpinOutcome::Number { number } if number >= POCKETS => Err(RecordError::impossible(
+                "outcome.number",
+                format!("{number} is not a pocket of a single-zero wheel (0-36)"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn reported_totals(&self) -> (i64, i64) {
+        self.bets.iter().fold((0i64, 0i64), |(stakes, paid), bet| {
+            let chips = chips_of(bet).ok();
+            let stake = unit_and_total(bet, chips.as_ref()).map_or(0, |(_, total)| total);
+            (
+                stakes.saturating_add(stake),
+                paid.saturating_add(bet.paid_h),
+            )
+        })
     }
 
     fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {

@@ -300,8 +300,15 @@ fn numbers_that_are_no_position() {
 
 #[test]
 fn malformed_rounds_are_errors_not_findings() {
+    // Pocket 37 is readable but no pocket of the wheel: the spin is kept with a finding, its
+    // 100 Kč stake and 0 paid as reported.
+    let v = verdict(round(number(37), json!([bet("b", "red", &[], 10_000, 0)])));
+    assert_eq!(kinds(&v), [FindingKind::RecordImpossible]);
+    assert!(v.findings[0]
+        .message
+        .starts_with("outcome.number: 37 is not a pocket"));
+    assert_eq!((v.stakes_h, v.paid_h), (10_000, 0));
     let cases = [
-        round(number(37), json!([])),
         round(number(1), json!([bet("b", "straight", &[1], -100, 0)])),
         round(
             number(1),

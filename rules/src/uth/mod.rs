@@ -17,6 +17,7 @@ use crate::round_header::{
 };
 use crate::statistics::{StatisticsSum, UnitMoments, UTH_HAND};
 use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
+use crate::void_hand::{Returned, VoidHand};
 use crate::RecordError;
 
 /// Spots on the layout.
@@ -27,9 +28,13 @@ round_record! {
     pub struct UthRound {
         /// Cards burned: one before the flop, one before the turn and river.
         pub burned: Vec<Card>,
-        pub dealer: [Card; 2],
-        pub board: [Card; 5],
+        /// The dealer's two cards and the five of the board (a void hand: those dealt).
+        pub dealer: Vec<Card>,
+        pub board: Vec<Card>,
         pub spots: Vec<UthSpot>,
+        /// The hand was declared void: every stake goes back.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub void: Option<VoidHand>,
     }
 }
 
@@ -39,7 +44,8 @@ round_record! {
 pub struct UthSpot {
     pub spot: u8,
     pub player: String,
-    pub cards: [Card; 2],
+    /// Its two cards (a void hand: those dealt).
+    pub cards: Vec<Card>,
     /// When the Play bet was made; absent when the player folded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub play_street: Option<Street>,
@@ -106,8 +112,8 @@ struct Hands {
     dealer_qualifies: bool,
 }
 
-fn best(hole: [Card; 2], board: &[Card; 5]) -> HandRank {
-    evaluate(board.iter().chain(&hole).copied().collect())
+fn best(hole: &[Card], board: &[Card]) -> HandRank {
+    evaluate(board.iter().chain(hole).copied().collect())
 }
 
 fn overflow() -> RecordError {
@@ -121,7 +127,26 @@ pub fn adjudicate<'a>(
     setup: &TableSetup,
     round: &'a UthRound,
 ) -> Result<Verdict<'a>, RecordError> {
-    let dealer = best(round.dealer, &round.board);
+    if let Some(void) = round.void {
+        let stakes = round.spots.iter().flat_map(|spot| {
+            spot.bets.iter().map(move |bet| Returned {
+                bet_id: &bet.bet_id,
+                player: &spot.player,
+                kind: bet.kind.as_str(),
+                stake_h: bet.stake_h,
+                paid_h: bet.paid_h,
+            })
+        });
+        return crate::void_hand::judge(
+            &plan.plan_id,
+            GameCode::UltimateTexasHoldem,
+            &round.table_id,
+            round.seq_no,
+            void,
+            stakes,
+        );
+    }
+    let dealer = best(&round.dealer, &round.board);
     let hands = Hands {
         dealer,
         dealer_qualifies: dealer.category() >= Category::Pair,
@@ -141,7 +166,7 @@ pub fn adjudicate<'a>(
     let mut totals = BetTotals::default();
     for spot in &round.spots {
         check_spot(spot, up, setup, &mut findings);
-        let player = best(spot.cards, &round.board);
+        let player = best(&spot.cards, &round.board);
         let mut spot_paid = 0i64;
         for bet in &spot.bets {
             let expected_h = settle(bet, spot, player, &hands, up).ok_or_else(overflow)?;
@@ -423,20 +448,15 @@ impl Game for UthRound {
                 "a round has at least one spot",
             ));
         }
-        // One deck: every card at most once among everything dealt and burned.
-        let all = self
-            .burned
-            .iter()
-            .chain(&self.dealer)
-            .chain(&self.board)
-            .chain(self.spots.iter().flat_map(|s| &s.cards))
-            .copied()
-            .collect::<Vec<Card>>();
-        if let Err(card) = CardSet::of(&all) {
-            return Err(RecordError::invalid(
-                "cards",
-                format!("{card} is dealt twice; a one-deck game holds each card once"),
-            ));
+        let too_many = [
+            ("dealer", self.dealer.len(), 2),
+            ("board", self.board.len(), 5),
+        ]
+        .into_iter()
+        .chain(self.spots.iter().map(|s| ("spots.cards", s.cards.len(), 2)))
+        .find(|(_, dealt, most)| dealt > most);
+        if let Some((field, _, most)) = too_many {
+            return Err(RecordError::invalid(field, format!("at most {most} cards")));
         }
         validate_positions(
             self.spots.iter().map(|s| s.spot),
@@ -483,11 +503,64 @@ impl Game for UthRound {
         Ok(())
     }
 
+    /// A hand played out: two cards to the dealer and each spot, five on the board; one deck:
+    /// every card at most once among everything dealt and burned. A void hand holds what was
+    /// dealt when it was stopped, whatever that is.
+    fn check_possible(&self) -> Result<(), RecordError> {
+        if self.void.is_some() {
+            return Ok(());
+        }
+        let counts = [
+            ("dealer", self.dealer.len(), 2),
+            ("board", self.board.len(), 5),
+        ]
+        .into_iter()
+        .chain(self.spots.iter().map(|s| ("spots.cards", s.cards.len(), 2)));
+        for (field, dealt, wanted) in counts {
+            if dealt != wanted {
+                return Err(RecordError::impossible(
+                    field,
+                    format!("{dealt} cards; a hand played out has {wanted}"),
+                ));
+            }
+        }
+        let all = self
+            .burned
+            .iter()
+            .chain(&self.dealer)
+            .chain(&self.board)
+            .chain(self.spots.iter().flat_map(|s| &s.cards))
+            .copied()
+            .collect::<Vec<Card>>();
+        match CardSet::of(&all) {
+            Ok(_) => Ok(()),
+            Err(card) => Err(RecordError::impossible(
+                "cards",
+                format!("{card} is dealt twice; a one-deck game holds each card once"),
+            )),
+        }
+    }
+
+    fn reported_totals(&self) -> (i64, i64) {
+        self.spots
+            .iter()
+            .flat_map(|s| &s.bets)
+            .fold((0i64, 0i64), |(stakes, paid), bet| {
+                (
+                    stakes.saturating_add(bet.stake_h),
+                    paid.saturating_add(bet.paid_h),
+                )
+            })
+    }
+
     fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {
         adjudicate(plan.ultimate_texas_holdem()?, plan, setup, self)
     }
 
     fn statistics(&self, plan: &Plan, _: &TableSetup) -> Statistics {
+        if self.void.is_some() {
+            return Ok(crate::RoundStatistics::default());
+        }
         Ok(round_statistics(
             plan.theoretical.ultimate_texas_holdem.as_ref(),
             self,

@@ -236,7 +236,7 @@ fn play_multiples_blind_equal_to_ante_trips_not_above_it_and_burns() {
 }
 
 #[test]
-fn impossible_records_are_errors_not_findings() {
+fn unreadable_records_are_refused_and_impossible_ones_kept_with_a_finding() {
     let good = round(
         "Ks Kd",
         "2h 7c Jd 4s 3c",
@@ -249,14 +249,36 @@ fn impossible_records_are_errors_not_findings() {
         )]),
     );
     assert!(Round::parse(&good).is_ok());
+    // A card dealt twice from the one deck is readable: kept, with a finding saying so. The
+    // spot's money as reported: 100 Kč Ante + 100 Kč Blind + 200 Kč Play = 40 000 h staked,
+    // nothing paid.
     let mut duplicate = good.clone();
     duplicate["board"][0] = json!("Ks");
-    let error = Round::parse(&duplicate).unwrap_err();
-    assert!(error.to_string().contains("Ks is dealt twice"), "{error}");
+    let v = verdict(duplicate);
+    assert_eq!(
+        crate::test_support::kinds(&v.findings),
+        [FindingKind::RecordImpossible]
+    );
+    assert!(
+        v.findings[0]
+            .message
+            .starts_with("cards: Ks is dealt twice"),
+        "{:?}",
+        v.findings
+    );
+    assert_eq!((v.stakes_h, v.paid_h, v.expected_paid_h), (40_000, 0, 0));
     let mut bad_card = good.clone();
     bad_card["dealer"][0] = json!("1X");
+    // A four-card board is readable: a hand not void cannot have been played out with it.
     let mut short_board = good.clone();
     short_board["board"] = json!(["2h", "7c", "Jd", "4s"]);
+    let v = verdict(short_board);
+    assert_eq!(
+        crate::test_support::kinds(&v.findings),
+        [FindingKind::RecordImpossible]
+    );
+    let mut six_board = good.clone();
+    six_board["board"] = json!(["2h", "7c", "Jd", "4s", "3c", "5c"]);
     let mut play_without_street = good.clone();
     play_without_street["spots"][0]
         .as_object_mut()
@@ -266,7 +288,7 @@ fn impossible_records_are_errors_not_findings() {
     three_hole_cards["spots"][0]["cards"] = json!(["9c", "9d", "9h"]);
     for (name, record) in [
         ("bad card", bad_card),
-        ("short board", short_board),
+        ("six board cards", six_board),
         ("play without street", play_without_street),
         ("three hole cards", three_hole_cards),
     ] {
@@ -386,4 +408,43 @@ fn ante_blind_and_trips_are_judged_by_the_tables_posted_limits() {
         ]
     );
     assert!(verdict(record).is_clean());
+}
+
+#[test]
+fn a_void_hand_holds_what_was_dealt_and_returns_every_stake() {
+    // Two identical cards turned up (K♠ twice) after the flop: the hand is void; the turn and
+    // river were never dealt. 100 Kč Ante, Blind and Trips, and a 400 Kč Play made before the
+    // flop: 700 Kč = 70 000 h, all returned.
+    let mut record = json!({
+        "type": "round", "game": "ultimate_texas_holdem", "table_id": "U1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T21:00:00Z",
+        "burned": ["2s"], "dealer": cards("Ks Kd"), "board": cards("Ks 7c Jd"),
+        "void": {"reason": "duplicate_card"},
+        "spots": [spot("9c 9d", 10_000, Some(("preflop", 40_000)), 10_000,
+                       [10_000, 10_000, 40_000, 10_000])]
+    });
+    let v = verdict(record.clone());
+    assert!(v.is_clean(), "{:?}", v.findings);
+    assert!(v.void);
+    assert_eq!((v.stakes_h, v.paid_h), (70_000, 70_000));
+    // The Play bet kept by the house: 400 Kč = 40 000 h short.
+    record["spots"][0]["bets"][2]["paid_h"] = json!(0);
+    let v = verdict(record.clone());
+    assert_eq!(
+        crate::test_support::kinds(&v.findings),
+        [FindingKind::VoidHandledWrongly]
+    );
+    assert_eq!(v.findings[0].amount_h, 40_000);
+    // Not void, the same three-card board cannot have been played out.
+    record.as_object_mut().unwrap().remove("void");
+    let v = verdict(record);
+    assert_eq!(
+        crate::test_support::kinds(&v.findings),
+        [FindingKind::RecordImpossible]
+    );
+    assert!(
+        v.findings[0].message.starts_with("board: 3 cards"),
+        "{:?}",
+        v.findings
+    );
 }

@@ -1,0 +1,181 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Irregular rounds are evidence: a signed record saying something impossible is appended with a
+//! finding, a void hand is judged as void (every stake back) — at ingest, by the database verify
+//! and by the offline verifier alike — and counts as void in the day's report.
+
+mod common;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use common::*;
+use ledger::storage::append::{append_batch, AppendOutcome};
+use ledger::storage::connect;
+use ledger::storage::registry::{self, NewTable};
+use reports::inspection::{verify_export, VerifyOptions};
+use reports::GamingDayClock;
+use serde_json::{json, Value};
+
+fn at(text: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(text)
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+fn register(conn: &mut diesel::PgConnection, table_id: &str, game: &str, key: u8, when: &str) {
+    registry::register_table(
+        conn,
+        operator().signing_key(),
+        NewTable {
+            table_id,
+            game,
+            location: "Praha, sál 2",
+            plan_id: "69games-ziva-hra",
+            wheel_layout: None,
+            plays_from: Some(at(PLAYS_FROM)),
+            limits: None,
+        },
+        &common::key(key).verifying_key(),
+        "cli:tests",
+        at(when),
+    )
+    .unwrap();
+}
+
+fn cards(text: &str) -> Vec<&str> {
+    text.split_whitespace().collect()
+}
+
+/// An Ultimate Texas Hold'em spot of 100 Kč Ante and Blind, folded, everything lost.
+fn uth(seq_no: u64, dealer: &str, board: &str, hole: &str) -> Value {
+    json!({"type": "round", "game": "ultimate_texas_holdem", "table_id": "U1", "seq_no": seq_no,
+           "plan_id": "69games-ziva-hra", "played_at": "2026-11-10T19:00:00Z",
+           "burned": ["2s", "3s"], "dealer": cards(dealer), "board": cards(board),
+           "spots": [{"spot": 1, "player": "p1", "cards": cards(hole), "bets": [
+               {"bet_id": "a", "kind": "ante", "stake_h": 10_000, "paid_h": 0},
+               {"bet_id": "b", "kind": "blind", "stake_h": 10_000, "paid_h": 0}]}]})
+}
+
+/// The findings stored for the round at ledger `index`: (kind, amount).
+fn findings_of(url: &str, table_id: &str, index: u64) -> Vec<(String, i64)> {
+    let filter = reports::findings::FindingFilter {
+        table_id: Some(table_id.into()),
+        limit: 100,
+        ..Default::default()
+    };
+    let page = reports::findings::list(
+        &mut connect(url).unwrap(),
+        &GamingDayClock::default(),
+        &filter,
+    )
+    .unwrap();
+    page.items
+        .iter()
+        .filter(|f| f.ledger_index == index as i64)
+        .map(|f| (f.kind.clone(), f.amount_h))
+        .collect()
+}
+
+#[actix_web::test]
+async fn impossible_records_and_void_hands_are_kept_and_judged_everywhere_alike() {
+    let (state, url) = common::state();
+    let mut conn = connect(&url).unwrap();
+    register(
+        &mut conn,
+        "U1",
+        "ultimate_texas_holdem",
+        31,
+        "2026-11-10T10:00:00Z",
+    );
+    register(&mut conn, "BJ1", "blackjack", 32, "2026-11-10T10:00:01Z");
+    let mut append = |record: Value, key: u8, n: i64| {
+        let body = serde_json::to_vec(&signed(record, &common::key(key))).unwrap();
+        let submission = state
+            .ingest
+            .prepare(ledger::ingest::parse_envelope(&body).unwrap())
+            .unwrap();
+        let received = at("2026-11-10T20:00:00Z") + chrono::Duration::seconds(n);
+        let out = append_batch(&mut conn, &[submission], received).unwrap();
+        let AppendOutcome::Appended(receipt) = &out[0] else {
+            panic!("{out:?}")
+        };
+        receipt.index
+    };
+
+    // K♠ dealt to the dealer and again on the board from a one-deck game: it cannot have
+    // happened, and the table signed it — appended (not refused), with a finding.
+    let twice = append(uth(1, "Ks Kd", "Ks 7c Jd 4s 3c", "9c 9d"), 31, 0);
+    assert_eq!(
+        findings_of(&url, "U1", twice),
+        [("record_impossible".to_owned(), 0)]
+    );
+    // A hand stopped after two identical cards turned up, declared void, every stake back.
+    let mut void_uth = uth(2, "Ks Kd", "Ks 7c Jd", "9c 9d");
+    void_uth["void"] = json!({"reason": "duplicate_card"});
+    void_uth["spots"][0]["bets"][0]["paid_h"] = json!(10_000);
+    void_uth["spots"][0]["bets"][1]["paid_h"] = json!(10_000);
+    let void_ok = append(void_uth, 31, 1);
+    assert_eq!(findings_of(&url, "U1", void_ok), []);
+    // A blackjack misdeal declared void, but the 100 Kč main bet paid as a blackjack: 250 Kč
+    // handed back for 100 Kč owed, 150 Kč = 15 000 h too much.
+    let void_paid = append(
+        json!({"type": "round", "game": "blackjack", "table_id": "BJ1", "seq_no": 1,
+               "plan_id": "69games-ziva-hra", "played_at": "2026-11-10T19:30:00Z",
+               "shoe_id": "S1", "deal": ["Ah", "9s"], "void": {"reason": "misdeal"},
+               "boxes": [{"box": 1, "hands": [[]], "bets": [
+                   {"bet_id": "m", "player": "p1", "kind": "main", "stake_h": 10_000,
+                    "paid_h": 25_000}]}]}),
+        32,
+        2,
+    );
+    assert_eq!(
+        findings_of(&url, "BJ1", void_paid),
+        [("void_handled_wrongly".to_owned(), 15_000)]
+    );
+
+    // The day's report counts the void rounds as void, and what their tables handed back as
+    // returned stakes (BJ1 handed back 250 Kč; its finding says 150 Kč of it was too much).
+    let day = NaiveDate::from_ymd_opt(2026, 11, 10).unwrap();
+    let daily = reports::daily::build(&mut conn, &GamingDayClock::default(), day).unwrap();
+    let row = |table: &str| {
+        daily
+            .rows
+            .iter()
+            .find(|r| r.table_id.as_deref() == Some(table))
+            .unwrap()
+    };
+    assert_eq!((row("U1").rounds, row("U1").void_rounds), (2, 1));
+    assert_eq!(row("U1").returned_stakes_h, 20_000);
+    assert_eq!(
+        (row("BJ1").void_rounds, row("BJ1").returned_stakes_h),
+        (1, 25_000)
+    );
+
+    // Both verifiers judge the three rounds the same way.
+    let (code, report, stderr) = verify_database(&url);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(report["rounds_readjudicated"], 3, "{report}");
+    ledger::storage::checkpoints::create(&mut conn, &operator(), ledger_size(&url), Utc::now())
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("export");
+    reports::inspection::write_export(
+        &mut conn,
+        &GamingDayClock::default(),
+        &operator(),
+        "cli:tests",
+        day,
+        day,
+        &out,
+        Utc::now(),
+        None,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let report = verify_export(
+        &out,
+        &[operator().verifier()],
+        VerifyOptions::default(),
+        |_, _| {},
+    )
+    .unwrap();
+    assert_eq!(report.rounds_readjudicated, 3, "{report:?}");
+}
