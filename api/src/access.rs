@@ -152,6 +152,11 @@ pub const ROUTES: &[RouteAccess] = &[
     ),
     route(
         "GET",
+        "/api/v1/reports/time-collection",
+        Access::Roles(REPORT_READERS),
+    ),
+    route(
+        "GET",
         "/api/v1/reports/wheels",
         Access::Roles(REPORT_READERS),
     ),

@@ -45,6 +45,7 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         "daily_report",
         "shoe_audit",
         "fantasy_audit",
+        "time_collection_audit",
         "wheel_statistics",
         "rtp_report",
         "tax_report",

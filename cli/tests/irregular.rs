@@ -179,3 +179,91 @@ async fn impossible_records_and_void_hands_are_kept_and_judged_everywhere_alike(
     .unwrap();
     assert_eq!(report.rounds_readjudicated, 3, "{report:?}");
 }
+
+/// A heads-up hand at P1 played for time: the small blind folds to the big blind.
+fn timed_hand(seq_no: u64, played_at: &str) -> Value {
+    json!({"type": "round", "game": "poker_cash", "table_id": "P1", "seq_no": seq_no,
+           "plan_id": "69games-ziva-hra", "played_at": played_at, "variant": "holdem",
+           "button": 2, "small_blind_h": 2_500, "big_blind_h": 5_000,
+           "seats": [{"seat": 1, "player": "p1", "stack_h": 100_000},
+                     {"seat": 2, "player": "p2", "stack_h": 100_000}],
+           "actions": [{"seat": 2, "street": "preflop", "action": "small_blind", "to_h": 2_500},
+                       {"seat": 1, "street": "preflop", "action": "big_blind", "to_h": 5_000},
+                       {"seat": 2, "street": "preflop", "action": "fold"}],
+           "awards": [{"seat": 1, "amount_h": 7_500}], "collection": "time", "rake_h": 0})
+}
+
+fn time_collection(table_id: &str, game: &str, seq_no: u64, at: &str) -> Value {
+    json!({"type": "time_collection", "game": game, "table_id": table_id, "seq_no": seq_no,
+           "plan_id": "69games-ziva-hra", "played_at": at, "period_minutes": 30,
+           "per_player_h": 20_000,
+           "players": [{"seat": 1, "player": "p1", "paid_h": 20_000},
+                       {"seat": 2, "player": "p2", "paid_h": 20_000}]})
+}
+
+#[actix_web::test]
+async fn a_hand_played_for_time_outside_every_collected_period_is_named() {
+    let (state, url) = common::state();
+    let mut conn = connect(&url).unwrap();
+    register(&mut conn, "P1", "poker_cash", 41, "2026-11-10T10:00:00Z");
+    register(
+        &mut conn,
+        "O1",
+        "open_face_chinese",
+        44,
+        "2026-11-10T10:00:01Z",
+    );
+    let mut append = |record: Value, key: u8, n: i64| {
+        let body = serde_json::to_vec(&signed(record, &common::key(key))).unwrap();
+        let submission = state
+            .ingest
+            .prepare(ledger::ingest::parse_envelope(&body).unwrap())
+            .unwrap();
+        let received = at("2026-11-10T22:00:00Z") + chrono::Duration::seconds(n);
+        let out = append_batch(&mut conn, &[submission], received).unwrap();
+        assert!(matches!(out[0], AppendOutcome::Appended(_)), "{out:?}");
+    };
+    // P1 collects 200 Kč from each of two players at 20:00 for 20:00–20:30.
+    append(
+        time_collection("P1", "poker_cash", 1, "2026-11-10T20:00:00Z"),
+        41,
+        0,
+    );
+    // One hand inside the period, one ten minutes after it ran out.
+    append(timed_hand(2, "2026-11-10T20:10:00Z"), 41, 1);
+    append(timed_hand(3, "2026-11-10T20:40:00Z"), 41, 2);
+    // An Open Face Chinese table may take time too ("nebo ... Time collection").
+    append(
+        time_collection("O1", "open_face_chinese", 1, "2026-11-10T20:00:00Z"),
+        44,
+        3,
+    );
+
+    let day = NaiveDate::from_ymd_opt(2026, 11, 10).unwrap();
+    let plans = rules::PlanBook::builtin().unwrap();
+    let audit =
+        reports::time_audit::build(&mut conn, &GamingDayClock::default(), day, &plans).unwrap();
+    // Two collections of 2 × 200 Kč = 80 000 h; two hands played for time, one uncollected.
+    assert_eq!(
+        (audit.time_hands, audit.collections, audit.collected_h),
+        (2, 2, 80_000)
+    );
+    let named: Vec<(&str, u64, Option<DateTime<Utc>>)> = audit
+        .uncollected
+        .iter()
+        .map(|u| (u.table_id.as_str(), u.seq_no, u.last_paid_until))
+        .collect();
+    assert_eq!(named, [("P1", 3, Some(at("2026-11-10T20:30:00Z")))]);
+    // The collected time is the tables' revenue in the day's report, once: P1 400 Kč, O1
+    // 400 Kč (both hands at P1 took no rake).
+    let daily = reports::daily::build(&mut conn, &GamingDayClock::default(), day).unwrap();
+    let ggr = |table: &str| {
+        daily
+            .rows
+            .iter()
+            .find(|r| r.table_id.as_deref() == Some(table))
+            .map(|r| r.ggr_h)
+            .unwrap()
+    };
+    assert_eq!((ggr("P1"), ggr("O1")), (40_000, 40_000));
+}

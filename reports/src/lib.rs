@@ -17,6 +17,7 @@ pub mod nightly;
 pub mod periods;
 pub mod shoes;
 pub mod tax;
+pub mod time_audit;
 pub mod wheels;
 
 pub use error::ReportError;

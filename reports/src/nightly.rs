@@ -151,6 +151,11 @@ pub fn build_night(
     files.push(("shoes.csv".into(), shoes::to_csv(&audit)?.into_bytes()));
     let audit = fantasy::build(conn, clock, day, plans)?;
     files.push(("fantasy.csv".into(), fantasy::to_csv(&audit)?.into_bytes()));
+    let audit = crate::time_audit::build(conn, clock, day, plans)?;
+    files.push((
+        "time-collection.csv".into(),
+        crate::time_audit::to_csv(&audit)?.into_bytes(),
+    ));
     let statistics = wheels::build(conn, clock, month)?;
     files.push((
         "wheels-month.csv".into(),

@@ -80,6 +80,7 @@ fn routes(cfg: &mut ServiceConfig) {
                 .service(reports::daily)
                 .service(reports::shoes)
                 .service(reports::fantasy)
+                .service(reports::time_collection)
                 .service(reports::wheels)
                 .service(reports::rtp)
                 .service(tax::report)

@@ -7,6 +7,7 @@ use reports::daily::{self as daily_report, DailyReport};
 use reports::fantasy::{self as fantasy_report, FantasyAudit};
 use reports::monthly::{self as monthly_report, RtpReport, RtpRequest};
 use reports::shoes::{self as shoe_report, ShoeAudit};
+use reports::time_audit::{self as time_report, TimeCollectionAudit};
 use reports::wheels::{self as wheel_report, WheelStatistics};
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
@@ -236,6 +237,25 @@ pub async fn fantasy(
         fantasy_report::build,
         fantasy_report::to_csv,
         "fantasy",
+    )
+    .await
+}
+
+/// Time collection audit of a gaming day: each poker cash or Open Face Chinese hand played for
+/// time instead of rake against the periods its table collected time for.
+#[utoipa::path(operation_id = "time_collection_audit", get, tag = "reports", params(DailyQuery),
+    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = TimeCollectionAudit), (status = 400, body = ErrorBody)))]
+#[get("/reports/time-collection")]
+pub async fn time_collection(
+    Authorized { state, .. }: Authorized,
+    query: web::Query<DailyQuery>,
+) -> Result<HttpResponse, ApiError> {
+    day_report(
+        state,
+        query.into_inner(),
+        time_report::build,
+        time_report::to_csv,
+        "time-collection",
     )
     .await
 }

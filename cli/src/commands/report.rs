@@ -24,6 +24,9 @@ enum ReportKind {
     /// Fantasy-land audit of one gaming day: each Open Face Chinese hand's deal against the
     /// table's previous hand.
     Fantasy(DayArgs),
+    /// Time collection audit of one gaming day: each poker cash or Open Face Chinese hand
+    /// played for time against the periods its table collected time for.
+    TimeCollection(DayArgs),
     /// Monthly payout/RTP report: per game, table and gaming day, actual against theoretical
     /// RTP of the bets placed, the deviation in standard deviations per bet kind, findings.
     Rtp(super::monthly::RtpReportArgs),
@@ -116,6 +119,7 @@ enum DayReport {
     Daily,
     Shoes,
     Fantasy,
+    TimeCollection,
 }
 
 #[derive(Debug, clap::Args)]
@@ -134,6 +138,7 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
         ReportKind::Daily(a) => (DayReport::Daily, a),
         ReportKind::Shoes(a) => (DayReport::Shoes, a),
         ReportKind::Fantasy(a) => (DayReport::Fantasy, a),
+        ReportKind::TimeCollection(a) => (DayReport::TimeCollection, a),
         ReportKind::Wheels(a) => return wheels(global, a),
         ReportKind::Rtp(a) => return super::monthly::run(global, a),
         ReportKind::Nightly(a) => return super::nightly::run(global, a),
@@ -162,6 +167,10 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
         DayReport::Fantasy => output.write(
             &reports::fantasy::build(&mut conn, &clock, day, &plans)?,
             reports::fantasy::to_csv,
+        ),
+        DayReport::TimeCollection => output.write(
+            &reports::time_audit::build(&mut conn, &clock, day, &plans)?,
+            reports::time_audit::to_csv,
         ),
         DayReport::Daily => output.write(&daily::build(&mut conn, &clock, day)?, daily::to_csv),
     };

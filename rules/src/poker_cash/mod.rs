@@ -8,6 +8,7 @@
 
 mod betting;
 mod pots;
+pub mod time_audit;
 mod time_collection;
 
 use serde::{Deserialize, Serialize};

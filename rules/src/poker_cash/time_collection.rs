@@ -1,6 +1,8 @@
 //! Time collection: instead of a rake, the floorman announces a fee per player per 30 minutes
 //! (100 – 10 000 Kč) and collects it before the first hand of the period. Recorded as its own
 //! table event (`"type": "time_collection"`), checked against the plan and the announced rate.
+//! Open Face Chinese tables may take time too ("nebo se s Hráči dohodne na Time collection"); the
+//! plan gives their fee no range of its own, so the cash game's applies.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -129,7 +131,7 @@ pub fn adjudicate<'a>(
         findings,
         ..Verdict::new(
             &plan.plan_id,
-            GameCode::PokerCash,
+            collection.game,
             &collection.table_id,
             collection.seq_no,
         )
@@ -185,5 +187,5 @@ impl Game for TimeCollection {
 
 impl GameRecord for TimeCollection {
     const RECORD_TYPE: &'static str = "time_collection";
-    const CODES: &'static [GameCode] = &[GameCode::PokerCash];
+    const CODES: &'static [GameCode] = &[GameCode::PokerCash, GameCode::OpenFaceChinese];
 }

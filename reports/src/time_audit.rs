@@ -1,0 +1,154 @@
+//! Time collection audit of poker cash and Open Face Chinese tables: every hand of the day
+//! played for time instead of rake against the periods its table collected time for (looked up
+//! to a gaming day earlier, so a period that began before the day counts).
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::PgConnection;
+use rules::poker_cash::time_audit::{audit, TimedHand};
+use rules::poker_cash::Collection;
+use rules::{GameCode, Round};
+use serde::Serialize;
+
+use crate::day_rounds::rounds_with_lookback;
+use crate::{GamingDayClock, ReportError};
+
+/// A hand played for time that no collection of its table covers.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct UncollectedHand {
+    pub table_id: String,
+    pub game: String,
+    pub seq_no: u64,
+    pub played_at: DateTime<Utc>,
+    /// When the time the table last collected for ran out, if it collected any before.
+    pub last_paid_until: Option<DateTime<Utc>>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct TimeCollectionAudit {
+    pub gaming_day: NaiveDate,
+    /// Hands of the day played for time.
+    pub time_hands: u32,
+    /// Collections made in the day, and what they took.
+    pub collections: u32,
+    pub collected_h: i64,
+    /// Time-collected hands outside every collected period: the casino took neither rake nor
+    /// time for them.
+    pub uncollected: Vec<UncollectedHand>,
+}
+
+/// The day's time-collected hands against their tables' collections (the plans are not needed:
+/// the signature is every day audit's).
+pub fn build(
+    conn: &mut PgConnection,
+    clock: &GamingDayClock,
+    day: NaiveDate,
+    _: &rules::PlanBook,
+) -> Result<TimeCollectionAudit, ReportError> {
+    let mut hands = Vec::new();
+    let mut collections = Vec::new();
+    let (mut collections_today, mut collected_h) = (0u32, 0i64);
+    for game in [GameCode::PokerCash, GameCode::OpenFaceChinese] {
+        for (round, in_day) in rounds_with_lookback(conn, clock, day, game)? {
+            match round {
+                Round::PokerCash(h) if in_day && h.collection == Collection::Time => {
+                    hands.push((game, h.table_id, h.seq_no, h.played_at));
+                }
+                Round::OpenFaceChinese(h) if in_day && h.collection == Collection::Time => {
+                    hands.push((game, h.table_id, h.seq_no, h.played_at));
+                }
+                Round::TimeCollection(c) => {
+                    if in_day {
+                        collections_today += 1;
+                        let paid = c.players.iter().map(|p| p.paid_h).sum::<i64>();
+                        collected_h = collected_h
+                            .checked_add(paid)
+                            .ok_or_else(|| ReportError::Overflow("the day's time collection"))?;
+                    }
+                    collections.push(c);
+                }
+                _ => {}
+            }
+        }
+    }
+    hands.sort_by(|a, b| (&a.1, a.2).cmp(&(&b.1, b.2)));
+    let timed: Vec<TimedHand<'_>> = hands
+        .iter()
+        .map(|(_, table_id, seq_no, played_at)| TimedHand {
+            table_id,
+            seq_no: *seq_no,
+            played_at: *played_at,
+        })
+        .collect();
+    let uncollected = audit(&timed, &collections)
+        .into_iter()
+        .map(|u| {
+            let game = hands
+                .iter()
+                .find(|h| h.1 == u.table_id && h.2 == u.seq_no)
+                .map_or("", |h| h.0.as_str());
+            UncollectedHand {
+                table_id: u.table_id.to_owned(),
+                game: game.to_owned(),
+                seq_no: u.seq_no,
+                played_at: u.played_at,
+                last_paid_until: u.last_paid_until,
+                message: match u.last_paid_until {
+                    Some(until) => format!(
+                        "hand {} was played for time at {}, after the time the table collected ran out at {until}",
+                        u.seq_no, u.played_at
+                    ),
+                    None => format!(
+                        "hand {} was played for time at {}, and the table collected no time before it",
+                        u.seq_no, u.played_at
+                    ),
+                },
+            }
+        })
+        .collect();
+    Ok(TimeCollectionAudit {
+        gaming_day: day,
+        time_hands: u32::try_from(hands.len()).unwrap_or(u32::MAX),
+        collections: collections_today,
+        collected_h,
+        uncollected,
+    })
+}
+
+/// The audit's uncollected hands as CSV (RFC 4180, UTF-8, CRLF line ends).
+pub fn to_csv(audit: &TimeCollectionAudit) -> Result<String, ReportError> {
+    let csv_err = |e: csv::Error| ReportError::Csv(e.to_string());
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new());
+    writer
+        .write_record([
+            "gaming_day",
+            "table_id",
+            "game",
+            "seq_no",
+            "played_at",
+            "last_paid_until",
+            "message",
+        ])
+        .map_err(csv_err)?;
+    for u in &audit.uncollected {
+        writer
+            .write_record([
+                audit.gaming_day.to_string(),
+                u.table_id.clone(),
+                u.game.clone(),
+                u.seq_no.to_string(),
+                u.played_at.to_rfc3339(),
+                u.last_paid_until
+                    .map(|t| t.to_rfc3339())
+                    .unwrap_or_default(),
+                u.message.clone(),
+            ])
+            .map_err(csv_err)?;
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| ReportError::Csv(e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+}
