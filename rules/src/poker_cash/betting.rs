@@ -148,11 +148,17 @@ impl Table<'_> {
         self.pointer = self.order.len() - 1;
     }
 
-    /// Posts the blinds at the start of the hand; returns how many actions they took.
+    /// Posts the blinds at the start of the hand; returns how many actions they took. Seeds
+    /// 001/002: a hand may start without a small blind (its seat left or sits out: the first seat
+    /// dealt in left of the button posts the big blind), never without a big blind; a player
+    /// entering the game may post a big blind from any seat, a live bet of the round.
     fn post_blinds(&mut self, actions: &[PokerAction]) -> usize {
         let n = self.order.len();
+        let no_small = actions
+            .first()
+            .is_some_and(|a| a.action != ActionKind::SmallBlind);
         // Heads-up the button posts the small blind and the other seat the big blind.
-        let (small, big) = if n == 2 { (1, 0) } else { (0, 1) };
+        let (small, big) = if n == 2 || no_small { (1, 0) } else { (0, 1) };
         let mut taken = 0;
         let mut last_poster = None;
         for (kind, position, amount) in [
@@ -207,6 +213,33 @@ impl Table<'_> {
                 self.last_increment = to;
             }
             last_poster = Some(i);
+        }
+        // Big blinds posted to enter the game, by seats that posted nothing yet.
+        while let Some(a) = actions
+            .get(taken)
+            .filter(|a| a.action == ActionKind::BigBlind && a.street == Street::Preflop)
+        {
+            let Some(i) = self.order.iter().position(|&s| s == a.seat) else {
+                break;
+            };
+            if self.seats[i].street_in > 0 {
+                break;
+            }
+            taken += 1;
+            let amount = self.hand.big_blind_h;
+            let to = a.to_h.unwrap_or(amount);
+            if to != amount.min(self.seats[i].left) {
+                self.findings.push(illegal(
+                    Some(a.seat),
+                    format!(
+                        "an entering big blind of {}, the table's is {}",
+                        format_czk(to),
+                        format_czk(amount)
+                    ),
+                ));
+            }
+            self.pay(i, to);
+            self.current_bet = self.current_bet.max(to);
         }
         for i in 0..n {
             let active = self.active(i);

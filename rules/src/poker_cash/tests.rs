@@ -478,3 +478,66 @@ fn a_void_hand_puts_every_chip_back_where_it_was_and_takes_no_rake() {
         ]
     );
 }
+
+#[test]
+fn a_hand_may_start_without_a_small_blind_and_a_newcomer_may_post_a_big_blind() {
+    // Seeds 001/002. Three seats, button 3; the small blind's player left, so seat 1, first
+    // left of the button, posts the big blind and there is no small blind. Seats 2 and 3 fold:
+    // the uncalled 50 Kč goes back to seat 1, nothing was won, no rake (5 % of 0).
+    let (expected, findings) = judge(hand(
+        "holdem",
+        3,
+        (2_500, 5_000),
+        json!([
+            seat(1, 100_000, None),
+            seat(2, 100_000, None),
+            seat(3, 100_000, None)
+        ]),
+        &[
+            "1 preflop big_blind 5000",
+            "2 preflop fold",
+            "3 preflop fold",
+        ],
+        "",
+        &[(1, 5_000)],
+        0,
+    ));
+    assert!(findings.is_empty(), "{findings:?}");
+    // An uncalled bet handed back is neither stake nor payout in the verdict.
+    assert_eq!(expected, [(1, 0), (2, 0), (3, 0)]);
+
+    // Four seats, button 4: blinds 25/50 Kč from seats 1 and 2, and seat 3, new to the game,
+    // posts a big blind of 50 Kč to enter (a live bet: it may check). Seats 4 and 1 fold;
+    // 2 and 3 check down. Pot 25 + 50 + 50 = 125 Kč; rake 5 % = 6,25 Kč → 6 Kč (whole Kč);
+    // seat 2's aces beat seat 3's kings: 125 − 6 = 119 Kč = 11 900 h.
+    let mut streets = vec![
+        "1 preflop small_blind 2500",
+        "2 preflop big_blind 5000",
+        "3 preflop big_blind 5000",
+        "3 preflop check",
+        "4 preflop fold",
+        "1 preflop fold",
+        "2 preflop check",
+    ];
+    for street in ["flop", "turn", "river"] {
+        streets.push(Box::leak(format!("2 {street} check").into_boxed_str()));
+        streets.push(Box::leak(format!("3 {street} check").into_boxed_str()));
+    }
+    let (expected, findings) = judge(hand(
+        "holdem",
+        4,
+        (2_500, 5_000),
+        json!([
+            seat(1, 100_000, None),
+            seat(2, 100_000, Some("As Ad")),
+            seat(3, 100_000, Some("Kc Kd")),
+            seat(4, 100_000, None)
+        ]),
+        &streets,
+        "2h 7c 9s Js 3d",
+        &[(2, 11_900)],
+        600,
+    ));
+    assert!(findings.is_empty(), "{findings:?}");
+    assert_eq!(expected, [(1, 0), (2, 11_900), (3, 0), (4, 0)]);
+}
