@@ -56,10 +56,22 @@ fn keygen_sign_and_adjudicate_a_record_file() {
         .unwrap();
     assert_eq!(status.code(), Some(1));
 
-    // A bad record: one line on stderr, non-zero exit.
-    std::fs::write(&record_file, spin("R01", 1, 37, json!([])).to_string()).unwrap();
+    // A record that cannot be read as a round (a negative stake): one line on stderr,
+    // non-zero exit.
+    let negative = spin("R01", 1, 17, json!([straight("b1", 17, -100, 0)]));
+    std::fs::write(&record_file, negative.to_string()).unwrap();
     let stderr = dozor().arg("adjudicate").arg(&record_file).fails();
-    assert!(stderr.contains("outcome.number"), "{stderr}");
+    assert!(stderr.contains("stake_h"), "{stderr}");
+    // One that reads but cannot have happened (pocket 37): a verdict with the finding.
+    std::fs::write(&record_file, spin("R01", 1, 37, json!([])).to_string()).unwrap();
+    let out = dozor()
+        .args(["adjudicate", "--fail-on-findings"])
+        .arg(&record_file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let verdict: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(verdict["findings"][0]["kind"], "record_impossible");
 }
 
 /// A money wheel spin is judged by the table's own segment order, which the record does not
