@@ -152,6 +152,18 @@ impl<'de> Deserialize<'de> for Card {
 pub struct CardSet(pub u64);
 
 impl CardSet {
+    /// [`CardSet::of`] over any cards, without collecting them first.
+    pub fn of_all<'a>(cards: impl IntoIterator<Item = &'a Card>) -> Result<CardSet, Card> {
+        let mut set = 0u64;
+        for card in cards {
+            if set & card.bit() != 0 {
+                return Err(*card);
+            }
+            set |= card.bit();
+        }
+        Ok(CardSet(set))
+    }
+
     /// The set, or the first card that appears twice.
     pub fn of(cards: &[Card]) -> Result<CardSet, Card> {
         let mut set = 0u64;

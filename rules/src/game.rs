@@ -30,6 +30,10 @@ pub trait Game: Identified {
         Ok(())
     }
 
+    /// Works out once, as the record is read, what [`Game::check_possible`] then reports (a
+    /// round is read once and may be judged many times).
+    fn examine(&mut self) {}
+
     /// The stakes and the payouts as the record reports them, for the verdict of a round that
     /// cannot be judged (its money still moved as the table says).
     fn reported_totals(&self) -> (i64, i64) {

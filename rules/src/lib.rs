@@ -54,15 +54,14 @@ pub fn adjudicate_at<'a>(
     round: &'a Round,
 ) -> Result<Verdict<'a>, RecordError> {
     let game = round.as_game();
-    match game
-        .check_possible()
-        .and_then(|()| game.adjudicate(plan, setup))
-    {
-        Err(RecordError::Impossible { field, reason }) => {
-            Ok(Verdict::impossible(plan, game, &field, &reason))
-        }
-        judged => judged,
+    let judged = match game.check_possible() {
+        Ok(()) => game.adjudicate(plan, setup),
+        Err(e) => Err(e),
+    };
+    if let Err(RecordError::Impossible { field, reason }) = &judged {
+        return Ok(Verdict::impossible(plan, game, field, reason));
     }
+    judged
 }
 
 /// Theoretical expectation and variance of what the round pays out, for RTP reports.

@@ -199,16 +199,18 @@ impl Reader {
 }
 
 fn read_text<R: GameRecord + Into<Round>>(text: &str) -> Result<Round, RecordError> {
-    let record: R =
+    let mut record: R =
         serde_json::from_str(text).map_err(|e| RecordError::Malformed(e.to_string()))?;
     record.validate()?;
+    record.examine();
     Ok(record.into())
 }
 
 fn read_value<R: GameRecord + Into<Round>>(value: &Value) -> Result<Round, RecordError> {
-    let record = R::deserialize(value).map_err(|e| RecordError::Malformed(e.to_string()))?;
+    let mut record = R::deserialize(value).map_err(|e| RecordError::Malformed(e.to_string()))?;
     record.validate_header(R::CODES)?;
     record.validate()?;
+    record.examine();
     Ok(record.into())
 }
 
@@ -348,5 +350,17 @@ mod tests {
                 "{record}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod size {
+    /// Rounds are kept in memory by the thousand (benchmarks, audits): the largest game's record
+    /// sets the size of every one.
+    #[test]
+    fn a_round_stays_small() {
+        // The tournament record (368 bytes) is the largest; the others must not outgrow it.
+        let size = std::mem::size_of::<super::Round>();
+        assert!(size <= 368, "a round takes {size} bytes");
     }
 }

@@ -89,6 +89,11 @@ round_record! {
         /// The hand was declared void: every chip goes back where it came from, no rake.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub void: Option<VoidHand>,
+        /// What cannot have happened, as found when the record was read (not part of it;
+        /// `None` until it is examined). Boxed: every round of every game is as large as the
+        /// largest, and this is almost always `Ok`.
+        #[serde(skip)]
+        pub examined: Option<Result<(), Box<RecordError>>>,
     }
 }
 
@@ -444,6 +449,79 @@ pub fn adjudicate<'a>(
     })
 }
 
+impl PokerHand {
+    /// What a table can sign but cannot have dealt: hole cards other than the variant's, a
+    /// button off the table, a card twice from one deck, blinds the wrong way round, actions
+    /// or awards of seats not dealt in.
+    fn find_impossible(&self) -> Result<(), RecordError> {
+        // A void hand's cards are whatever was dealt when it was stopped (two identical cards,
+        // a card too many); its betting must still be of seats dealt in.
+        let cards_matter = self.void.is_none();
+        for (i, s) in self.seats.iter().enumerate().filter(|_| cards_matter) {
+            if let Some(shown) = &s.shown {
+                if shown.len() != self.variant.hole_cards() {
+                    return Err(RecordError::impossible(
+                        "shown",
+                        format!(
+                            "{} hole cards in {:?}, {} shown",
+                            self.variant.hole_cards(),
+                            self.variant,
+                            shown.len()
+                        ),
+                    )
+                    .within(format_args!("seats[{i}]")));
+                }
+            }
+        }
+        if self.button == 0 || self.button > MAX_SEATS {
+            return Err(RecordError::impossible(
+                "button",
+                format!("a seat number 1 to {MAX_SEATS}, not {}", self.button),
+            ));
+        }
+        let cards = self
+            .board
+            .iter()
+            .chain(self.seats.iter().filter_map(|s| s.shown.as_ref()).flatten());
+        if let (true, Err(card)) = (cards_matter, CardSet::of_all(cards)) {
+            return Err(RecordError::impossible(
+                "board",
+                format!("{card} is dealt twice; one deck holds each card once"),
+            ));
+        }
+        if self.small_blind_h == 0 || self.big_blind_h < self.small_blind_h {
+            return Err(RecordError::impossible(
+                "big_blind_h",
+                "blinds must be positive, the big blind at least the small one",
+            ));
+        }
+        // Seats are 1 to 10: one bit each.
+        let dealt_mask = self.seats.iter().fold(0u32, |mask, s| {
+            mask | 1u32.checked_shl(u32::from(s.seat)).unwrap_or(0)
+        });
+        let dealt = |seat: u8| dealt_mask & 1u32.checked_shl(u32::from(seat)).unwrap_or(0) != 0;
+        for (i, a) in self.actions.iter().enumerate() {
+            if !dealt(a.seat) {
+                return Err(RecordError::impossible(
+                    "seat",
+                    format!("seat {} is not dealt in", a.seat),
+                )
+                .within(format_args!("actions[{i}]")));
+            }
+        }
+        for (i, award) in self.awards.iter().enumerate() {
+            if !dealt(award.seat) {
+                return Err(RecordError::impossible(
+                    "seat",
+                    format!("seat {} is not dealt in", award.seat),
+                )
+                .within(format_args!("awards[{i}]")));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Game for PokerHand {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
@@ -495,69 +573,16 @@ impl Game for PokerHand {
         Ok(())
     }
 
-    /// What a table can sign but cannot have dealt: hole cards other than the variant's, a
-    /// button off the table, a card twice from one deck, blinds the wrong way round, actions
-    /// or awards of seats not dealt in.
+    /// As [`PokerHand::find_impossible`] found it when the record was read.
     fn check_possible(&self) -> Result<(), RecordError> {
-        // A void hand's cards are whatever was dealt when it was stopped (two identical cards,
-        // a card too many); its betting must still be of seats dealt in.
-        let cards_matter = self.void.is_none();
-        for (i, s) in self.seats.iter().enumerate().filter(|_| cards_matter) {
-            if let Some(shown) = &s.shown {
-                if shown.len() != self.variant.hole_cards() {
-                    return Err(RecordError::impossible(
-                        "shown",
-                        format!(
-                            "{} hole cards in {:?}, {} shown",
-                            self.variant.hole_cards(),
-                            self.variant,
-                            shown.len()
-                        ),
-                    )
-                    .within(format_args!("seats[{i}]")));
-                }
-            }
+        match &self.examined {
+            Some(found) => found.clone().map_err(|e| *e),
+            None => self.find_impossible(),
         }
-        if self.button == 0 || self.button > MAX_SEATS {
-            return Err(RecordError::impossible(
-                "button",
-                format!("a seat number 1 to {MAX_SEATS}, not {}", self.button),
-            ));
-        }
-        let mut cards: Vec<Card> = self.board.clone();
-        cards.extend(self.seats.iter().filter_map(|s| s.shown.clone()).flatten());
-        if let (true, Err(card)) = (cards_matter, CardSet::of(&cards)) {
-            return Err(RecordError::impossible(
-                "board",
-                format!("{card} is dealt twice; one deck holds each card once"),
-            ));
-        }
-        if self.small_blind_h == 0 || self.big_blind_h < self.small_blind_h {
-            return Err(RecordError::impossible(
-                "big_blind_h",
-                "blinds must be positive, the big blind at least the small one",
-            ));
-        }
-        let dealt = |seat: u8| self.seats.iter().any(|s| s.seat == seat);
-        for (i, a) in self.actions.iter().enumerate() {
-            if !dealt(a.seat) {
-                return Err(RecordError::impossible(
-                    "seat",
-                    format!("seat {} is not dealt in", a.seat),
-                )
-                .within(format_args!("actions[{i}]")));
-            }
-        }
-        for (i, award) in self.awards.iter().enumerate() {
-            if !dealt(award.seat) {
-                return Err(RecordError::impossible(
-                    "seat",
-                    format!("seat {} is not dealt in", award.seat),
-                )
-                .within(format_args!("awards[{i}]")));
-            }
-        }
-        Ok(())
+    }
+
+    fn examine(&mut self) {
+        self.examined = Some(self.find_impossible().map_err(Box::new));
     }
 
     /// The pots as what was handed out plus the rake; what was handed out.

@@ -6,6 +6,7 @@
 //! settled by the plan's tables.
 
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 
 use crate::cards::{Card, CardSet};
 use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
@@ -28,13 +29,19 @@ round_record! {
     pub struct UthRound {
         /// Cards burned: one before the flop, one before the turn and river.
         pub burned: Vec<Card>,
-        /// The dealer's two cards and the five of the board (a void hand: those dealt).
-        pub dealer: Vec<Card>,
-        pub board: Vec<Card>,
+        /// The dealer's two cards and the five of the board (a void hand: those dealt). Kept
+        /// inline: a round is judged without a pointer to follow.
+        pub dealer: SmallVec<[Card; 2]>,
+        pub board: SmallVec<[Card; 5]>,
         pub spots: Vec<UthSpot>,
         /// The hand was declared void: every stake goes back.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub void: Option<VoidHand>,
+        /// What cannot have happened, as found when the record was read (not part of it;
+        /// `None` until it is examined). Boxed: every round of every game is as large as the
+        /// largest, and this is almost always `Ok`.
+        #[serde(skip)]
+        pub examined: Option<Result<(), Box<RecordError>>>,
     }
 }
 
@@ -45,7 +52,7 @@ pub struct UthSpot {
     pub spot: u8,
     pub player: String,
     /// Its two cards (a void hand: those dealt).
-    pub cards: Vec<Card>,
+    pub cards: SmallVec<[Card; 2]>,
     /// When the Play bet was made; absent when the player folded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub play_street: Option<Street>,
@@ -110,6 +117,20 @@ impl UthSpot {
 struct Hands {
     dealer: HandRank,
     dealer_qualifies: bool,
+}
+
+/// `seen` with `cards` added, or the first of them dealt already: one deck holds each card once.
+fn add_once(mut seen: CardSet, cards: &[Card]) -> Result<CardSet, RecordError> {
+    for card in cards {
+        if seen.0 & card.bit() != 0 {
+            return Err(RecordError::impossible(
+                "cards",
+                format!("{card} is dealt twice; a one-deck game holds each card once"),
+            ));
+        }
+        seen.0 |= card.bit();
+    }
+    Ok(seen)
 }
 
 fn best(hole: &[Card], board: &[Card]) -> HandRank {
@@ -439,6 +460,33 @@ pub fn round_statistics(
     sum.finish()
 }
 
+impl UthRound {
+    /// A hand played out: two cards to the dealer and each spot, five on the board; one deck:
+    /// every card at most once among everything dealt and burned. A void hand holds what was
+    /// dealt when it was stopped, whatever that is.
+    fn find_impossible(&self) -> Result<(), RecordError> {
+        if self.void.is_some() {
+            return Ok(());
+        }
+        let hands = [
+            ("dealer", &self.dealer[..], 2),
+            ("board", &self.board[..], 5),
+        ];
+        let spots = self.spots.iter().map(|s| ("spots.cards", &s.cards[..], 2));
+        let mut seen = CardSet::default();
+        for (field, cards, wanted) in hands.into_iter().chain(spots) {
+            if cards.len() != wanted {
+                return Err(RecordError::impossible(
+                    field,
+                    format!("{} cards; a hand played out has {wanted}", cards.len()),
+                ));
+            }
+            seen = add_once(seen, cards)?;
+        }
+        add_once(seen, &self.burned).map(|_| ())
+    }
+}
+
 impl Game for UthRound {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
@@ -503,42 +551,16 @@ impl Game for UthRound {
         Ok(())
     }
 
-    /// A hand played out: two cards to the dealer and each spot, five on the board; one deck:
-    /// every card at most once among everything dealt and burned. A void hand holds what was
-    /// dealt when it was stopped, whatever that is.
+    /// As [`UthRound::find_impossible`] found it when the record was read.
     fn check_possible(&self) -> Result<(), RecordError> {
-        if self.void.is_some() {
-            return Ok(());
+        match &self.examined {
+            Some(found) => found.clone().map_err(|e| *e),
+            None => self.find_impossible(),
         }
-        let counts = [
-            ("dealer", self.dealer.len(), 2),
-            ("board", self.board.len(), 5),
-        ]
-        .into_iter()
-        .chain(self.spots.iter().map(|s| ("spots.cards", s.cards.len(), 2)));
-        for (field, dealt, wanted) in counts {
-            if dealt != wanted {
-                return Err(RecordError::impossible(
-                    field,
-                    format!("{dealt} cards; a hand played out has {wanted}"),
-                ));
-            }
-        }
-        let all = self
-            .burned
-            .iter()
-            .chain(&self.dealer)
-            .chain(&self.board)
-            .chain(self.spots.iter().flat_map(|s| &s.cards))
-            .copied()
-            .collect::<Vec<Card>>();
-        match CardSet::of(&all) {
-            Ok(_) => Ok(()),
-            Err(card) => Err(RecordError::impossible(
-                "cards",
-                format!("{card} is dealt twice; a one-deck game holds each card once"),
-            )),
-        }
+    }
+
+    fn examine(&mut self) {
+        self.examined = Some(self.find_impossible().map_err(Box::new));
     }
 
     fn reported_totals(&self) -> (i64, i64) {
