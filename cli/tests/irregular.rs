@@ -10,7 +10,6 @@ use common::*;
 use ledger::storage::append::{append_batch, AppendOutcome};
 use ledger::storage::connect;
 use ledger::storage::registry::{self, NewTable};
-use reports::inspection::{verify_export, VerifyOptions};
 use reports::GamingDayClock;
 use serde_json::{json, Value};
 
@@ -52,26 +51,6 @@ fn uth(seq_no: u64, dealer: &str, board: &str, hole: &str) -> Value {
            "spots": [{"spot": 1, "player": "p1", "cards": cards(hole), "bets": [
                {"bet_id": "a", "kind": "ante", "stake_h": 10_000, "paid_h": 0},
                {"bet_id": "b", "kind": "blind", "stake_h": 10_000, "paid_h": 0}]}]})
-}
-
-/// The findings stored for the round at ledger `index`: (kind, amount).
-fn findings_of(url: &str, table_id: &str, index: u64) -> Vec<(String, i64)> {
-    let filter = reports::findings::FindingFilter {
-        table_id: Some(table_id.into()),
-        limit: 100,
-        ..Default::default()
-    };
-    let page = reports::findings::list(
-        &mut connect(url).unwrap(),
-        &GamingDayClock::default(),
-        &filter,
-    )
-    .unwrap();
-    page.items
-        .iter()
-        .filter(|f| f.ledger_index == index as i64)
-        .map(|f| (f.kind.clone(), f.amount_h))
-        .collect()
 }
 
 #[actix_web::test]
@@ -153,30 +132,7 @@ async fn impossible_records_and_void_hands_are_kept_and_judged_everywhere_alike(
     let (code, report, stderr) = verify_database(&url);
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(report["rounds_readjudicated"], 3, "{report}");
-    ledger::storage::checkpoints::create(&mut conn, &operator(), ledger_size(&url), Utc::now())
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("export");
-    reports::inspection::write_export(
-        &mut conn,
-        &GamingDayClock::default(),
-        &operator(),
-        "cli:tests",
-        day,
-        day,
-        &out,
-        Utc::now(),
-        None,
-        &mut |_, _| {},
-    )
-    .unwrap();
-    let report = verify_export(
-        &out,
-        &[operator().verifier()],
-        VerifyOptions::default(),
-        |_, _| {},
-    )
-    .unwrap();
+    let report = export_and_verify_day(&url, day);
     assert_eq!(report.rounds_readjudicated, 3, "{report:?}");
 }
 

@@ -12,7 +12,6 @@ use common::*;
 use ledger::storage::append::{append_batch, AppendOutcome};
 use ledger::storage::connect;
 use ledger::storage::registry::{self, LimitsChange, NewTable};
-use reports::inspection::{verify_export, VerifyOptions};
 use reports::GamingDayClock;
 use serde_json::{json, Value};
 
@@ -46,26 +45,6 @@ fn spin_at(seq_no: u64, played_at: &str, bet: Value) -> Value {
 
 fn red(stake_h: i64) -> Value {
     json!({"bet_id": "red", "player": "seat-1", "kind": "red", "stake_h": stake_h, "paid_h": 0})
-}
-
-/// The findings stored for the round at ledger `index`: (kind, amount).
-fn findings_of(url: &str, index: u64) -> Vec<(String, i64)> {
-    let filter = reports::findings::FindingFilter {
-        table_id: Some("R01".into()),
-        limit: 100,
-        ..Default::default()
-    };
-    let page = reports::findings::list(
-        &mut connect(url).unwrap(),
-        &GamingDayClock::default(),
-        &filter,
-    )
-    .unwrap();
-    page.items
-        .iter()
-        .filter(|f| f.ledger_index == index as i64)
-        .map(|f| (f.kind.clone(), f.amount_h))
-        .collect()
 }
 
 #[actix_web::test]
@@ -195,7 +174,7 @@ async fn bets_are_judged_by_the_limits_posted_when_the_round_was_played() {
             .iter()
             .map(|(k, a)| ((*k).to_owned(), *a))
             .collect();
-        assert_eq!(findings_of(&url, *index), want, "entry {index}");
+        assert_eq!(findings_of(&url, "R01", *index), want, "entry {index}");
     }
 
     // Through ingest it is judged again and appended (entry 8, after the rounds below).
@@ -204,7 +183,7 @@ async fn bets_are_judged_by_the_limits_posted_when_the_round_was_played() {
     };
     assert_eq!(receipt.index, 8);
     assert_eq!(
-        findings_of(&url, 8),
+        findings_of(&url, "R01", 8),
         [("stake_above_table_maximum".to_owned(), 100_000)]
     );
 
@@ -261,29 +240,7 @@ async fn bets_are_judged_by_the_limits_posted_when_the_round_was_played() {
 
     // So does the offline verifier, from the exported registry events (the entries of the
     // 10th; the rejudged round arrived today and is outside it).
-    ledger::storage::checkpoints::create(&mut conn, &operator(), ledger_size(&url), Utc::now())
-        .unwrap();
-    let out = dir.path().join("export");
-    reports::inspection::write_export(
-        &mut conn,
-        &GamingDayClock::default(),
-        &operator(),
-        "cli:tests",
-        day,
-        day,
-        &out,
-        Utc::now(),
-        None,
-        &mut |_, _| {},
-    )
-    .unwrap();
-    let report = verify_export(
-        &out,
-        &[operator().verifier()],
-        VerifyOptions::default(),
-        |_, _| {},
-    )
-    .unwrap();
+    let report = export_and_verify_day(&url, day);
     assert_eq!(report.rounds_readjudicated, 5, "{report:?}");
 }
 

@@ -54,6 +54,36 @@ pub trait Game: Identified {
     }
 }
 
+/// What [`Game::check_possible`] found when a record was read, kept with the record: a round is
+/// read once and may be judged many times. Boxed, as it is almost always `Ok`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Examined(Option<Result<(), Box<RecordError>>>);
+
+impl Examined {
+    pub fn of(found: Result<(), RecordError>) -> Examined {
+        Examined(Some(found.map_err(Box::new)))
+    }
+
+    /// What was found, or, for a record never examined, what `find` finds now.
+    pub fn or_find(
+        &self,
+        find: impl FnOnce() -> Result<(), RecordError>,
+    ) -> Result<(), RecordError> {
+        match &self.0 {
+            Some(found) => found.clone().map_err(|e| *e),
+            None => find(),
+        }
+    }
+}
+
+/// The stakes and payouts of a record's bets as reported: `(stake, paid)` of each, summed.
+pub fn reported_totals(bets: impl IntoIterator<Item = (i64, i64)>) -> (i64, i64) {
+    bets.into_iter()
+        .fold((0i64, 0i64), |(stakes, paid), (stake, handed)| {
+            (stakes.saturating_add(stake), paid.saturating_add(handed))
+        })
+}
+
 /// A record type tables submit: which `type` and game codes it is read for.
 pub trait GameRecord: Game + DeserializeOwned {
     /// The record's `type` member.

@@ -431,3 +431,61 @@ pub fn state_limited(per_address: bool) -> (AppState, String) {
         }
     })
 }
+
+/// The findings stored for the round at ledger `index` of `table_id`: (kind, amount).
+pub fn findings_of(url: &str, table_id: &str, index: u64) -> Vec<(String, i64)> {
+    let filter = reports::findings::FindingFilter {
+        table_id: Some(table_id.into()),
+        limit: 100,
+        ..Default::default()
+    };
+    let page = reports::findings::list(
+        &mut ledger::storage::connect(url).unwrap(),
+        &reports::GamingDayClock::default(),
+        &filter,
+    )
+    .unwrap();
+    page.items
+        .iter()
+        .filter(|f| f.ledger_index == index as i64)
+        .map(|f| (f.kind.clone(), f.amount_h))
+        .collect()
+}
+
+/// Signs a checkpoint over the whole ledger, exports gaming day `day` and verifies the export
+/// offline, re-adjudicating every round.
+pub fn export_and_verify_day(
+    url: &str,
+    day: chrono::NaiveDate,
+) -> reports::inspection::InspectionReport {
+    let mut conn = ledger::storage::connect(url).unwrap();
+    ledger::storage::checkpoints::create(
+        &mut conn,
+        &operator(),
+        ledger_size(url),
+        chrono::Utc::now(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("export");
+    reports::inspection::write_export(
+        &mut conn,
+        &reports::GamingDayClock::default(),
+        &operator(),
+        "cli:tests",
+        day,
+        day,
+        &out,
+        chrono::Utc::now(),
+        None,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    reports::inspection::verify_export(
+        &out,
+        &[operator().verifier()],
+        reports::inspection::VerifyOptions::default(),
+        |_, _| {},
+    )
+    .unwrap()
+}

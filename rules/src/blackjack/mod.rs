@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use self::play::{replay, PlayedBox, Replay};
 use crate::cards::Card;
-use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
+use crate::game::{reported_totals, Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{BlackjackPlan, DealerBlackjackTakes, Odds, Plan};
 use crate::round_header::{
@@ -651,15 +651,8 @@ impl Game for BlackjackRound {
     }
 
     fn reported_totals(&self) -> (i64, i64) {
-        self.boxes
-            .iter()
-            .flat_map(|b| &b.bets)
-            .fold((0i64, 0i64), |(stakes, paid), bet| {
-                (
-                    stakes.saturating_add(bet.stake_h),
-                    paid.saturating_add(bet.paid_h),
-                )
-            })
+        let bets = self.boxes.iter().flat_map(|b| &b.bets);
+        reported_totals(bets.map(|b| (b.stake_h, b.paid_h)))
     }
 
     fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {

@@ -327,12 +327,7 @@ impl Game for WheelRound {
     }
 
     fn reported_totals(&self) -> (i64, i64) {
-        self.bets.iter().fold((0i64, 0i64), |(stakes, paid), bet| {
-            (
-                stakes.saturating_add(bet.stake_h),
-                paid.saturating_add(bet.paid_h),
-            )
-        })
+        crate::game::reported_totals(self.bets.iter().map(|b| (b.stake_h, b.paid_h)))
     }
 
     fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {

@@ -14,7 +14,7 @@ mod time_collection;
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet};
-use crate::game::{Game, GameRecord, Judged, TableSetup};
+use crate::game::{Examined, Game, GameRecord, Judged, TableSetup};
 use crate::hand_rank::{evaluate, HandRank};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, PokerCashPlan};
@@ -89,11 +89,9 @@ round_record! {
         /// The hand was declared void: every chip goes back where it came from, no rake.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub void: Option<VoidHand>,
-        /// What cannot have happened, as found when the record was read (not part of it;
-        /// `None` until it is examined). Boxed: every round of every game is as large as the
-        /// largest, and this is almost always `Ok`.
+        /// What cannot have happened, as found when the record was read (not part of it).
         #[serde(skip)]
-        pub examined: Option<Result<(), Box<RecordError>>>,
+        pub examined: Examined,
     }
 }
 
@@ -575,14 +573,11 @@ impl Game for PokerHand {
 
     /// As [`PokerHand::find_impossible`] found it when the record was read.
     fn check_possible(&self) -> Result<(), RecordError> {
-        match &self.examined {
-            Some(found) => found.clone().map_err(|e| *e),
-            None => self.find_impossible(),
-        }
+        self.examined.or_find(|| self.find_impossible())
     }
 
     fn examine(&mut self) {
-        self.examined = Some(self.find_impossible().map_err(Box::new));
+        self.examined = Examined::of(self.find_impossible());
     }
 
     /// The pots as what was handed out plus the rake; what was handed out.

@@ -706,14 +706,11 @@ impl Game for RouletteRound {
     }
 
     fn reported_totals(&self) -> (i64, i64) {
-        self.bets.iter().fold((0i64, 0i64), |(stakes, paid), bet| {
+        crate::game::reported_totals(self.bets.iter().map(|bet| {
             let chips = chips_of(bet).ok();
             let stake = unit_and_total(bet, chips.as_ref()).map_or(0, |(_, total)| total);
-            (
-                stakes.saturating_add(stake),
-                paid.saturating_add(bet.paid_h),
-            )
-        })
+            (stake, bet.paid_h)
+        }))
     }
 
     fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {

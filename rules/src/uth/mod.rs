@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use crate::cards::{Card, CardSet};
-use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
+use crate::game::{reported_totals, Examined, Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::hand_rank::{evaluate, Category, HandRank};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Odds, Plan, TripsOnFold, UltimateTexasHoldemPlan};
@@ -37,11 +37,9 @@ round_record! {
         /// The hand was declared void: every stake goes back.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub void: Option<VoidHand>,
-        /// What cannot have happened, as found when the record was read (not part of it;
-        /// `None` until it is examined). Boxed: every round of every game is as large as the
-        /// largest, and this is almost always `Ok`.
+        /// What cannot have happened, as found when the record was read (not part of it).
         #[serde(skip)]
-        pub examined: Option<Result<(), Box<RecordError>>>,
+        pub examined: Examined,
     }
 }
 
@@ -553,26 +551,16 @@ impl Game for UthRound {
 
     /// As [`UthRound::find_impossible`] found it when the record was read.
     fn check_possible(&self) -> Result<(), RecordError> {
-        match &self.examined {
-            Some(found) => found.clone().map_err(|e| *e),
-            None => self.find_impossible(),
-        }
+        self.examined.or_find(|| self.find_impossible())
     }
 
     fn examine(&mut self) {
-        self.examined = Some(self.find_impossible().map_err(Box::new));
+        self.examined = Examined::of(self.find_impossible());
     }
 
     fn reported_totals(&self) -> (i64, i64) {
-        self.spots
-            .iter()
-            .flat_map(|s| &s.bets)
-            .fold((0i64, 0i64), |(stakes, paid), bet| {
-                (
-                    stakes.saturating_add(bet.stake_h),
-                    paid.saturating_add(bet.paid_h),
-                )
-            })
+        let bets = self.spots.iter().flat_map(|s| &s.bets);
+        reported_totals(bets.map(|b| (b.stake_h, b.paid_h)))
     }
 
     fn adjudicate<'a>(&'a self, plan: &'a Plan, setup: &'a TableSetup) -> Judged<'a> {
