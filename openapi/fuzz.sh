@@ -210,6 +210,12 @@ checks.positive_data_acceptance.expected-statuses = [$ACCEPTED, "422"]
 include-operation-id = "add_table_key"
 checks.positive_data_acceptance.expected-statuses = [$ACCEPTED, "422"]
 
+# Posted limits are the full set of the table's game, inside its plan's range, each maximum at
+# least the table's minimum, with a reason, taking effect no earlier than a minute ago.
+[[operations]]
+include-operation-id = "set_table_limits"
+checks.positive_data_acceptance.expected-statuses = [$ACCEPTED, "422"]
+
 # A key's expiry must lie in the future.
 [[operations]]
 include-operation-id = "create_api_key"

@@ -311,6 +311,13 @@ async fn limits_are_set_by_an_admin_inside_the_plan_and_never_after_the_rounds()
         "nothing refused was recorded"
     );
 
+    // A fraction of a haléř is no amount; a whole number written as 10000.0 is 10 000.
+    let mut fraction = good.clone();
+    fraction["min_bet_h"] = json!(10_000.5);
+    let (status, answer) = post(&app, "/api/v1/tables/R02/limits", change(fraction, "x")).await;
+    assert_eq!(status, 400, "{answer}");
+    let mut good = good;
+    good["min_bet_h"] = json!(10_000.0);
     // Scheduled for later tonight: recorded now, in force from then.
     let later = Utc::now() + chrono::Duration::hours(2);
     let mut scheduled = change(good, "evening session");

@@ -49,31 +49,67 @@ pub struct RegisterTable {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::json_numbers::optional_integer"
+    )]
     #[schema(minimum = 1, example = 10000)]
     pub min_bet_h: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::json_numbers::optional_integer"
+    )]
     #[schema(minimum = 1)]
     pub max_bet_h: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::json_numbers::optional_integer"
+    )]
     #[schema(minimum = 1)]
     pub max_straight_up_h: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::json_numbers::optional_integer"
+    )]
     #[schema(minimum = 1)]
     pub max_inside_h: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::json_numbers::optional_integer"
+    )]
     #[schema(minimum = 1)]
     pub max_outside_h: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::json_numbers::optional_integer"
+    )]
     #[schema(minimum = 1)]
     pub perfect_pairs_max_h: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::json_numbers::optional_integer"
+    )]
     #[schema(minimum = 1)]
     pub trips_max_h: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::json_numbers::optional_integer"
+    )]
     #[schema(minimum = 1)]
     pub small_blind_h: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::json_numbers::optional_integer"
+    )]
     #[schema(minimum = 1)]
     pub big_blind_h: Option<i64>,
 }
