@@ -46,13 +46,16 @@ pub enum FindingKind {
     FantasyLandWrong,
     /// A tournament fee other than the plan allows (range, notice, amount).
     FeeWrong,
+    /// A roulette spin settled although its own evidence (rotor and ball direction, ball
+    /// revolutions) shows the plan makes it void.
+    SpinInvalid,
     /// A signed record saying something that cannot have happened (a card dealt twice from one
     /// deck, a pocket the wheel does not have): kept as evidence, its settlement not judged.
     RecordImpossible,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 19] = [
+    pub const ALL: [FindingKind; 20] = [
         FindingKind::Overpaid,
         FindingKind::Underpaid,
         FindingKind::StakeBelowMinimum,
@@ -71,6 +74,7 @@ impl FindingKind {
         FindingKind::RakeWrong,
         FindingKind::FantasyLandWrong,
         FindingKind::FeeWrong,
+        FindingKind::SpinInvalid,
         FindingKind::RecordImpossible,
     ];
 
@@ -94,6 +98,7 @@ impl FindingKind {
             FindingKind::RakeWrong => "rake_wrong",
             FindingKind::FantasyLandWrong => "fantasy_land_wrong",
             FindingKind::FeeWrong => "fee_wrong",
+            FindingKind::SpinInvalid => "spin_invalid",
             FindingKind::RecordImpossible => "record_impossible",
         }
     }

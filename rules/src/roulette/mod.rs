@@ -28,6 +28,54 @@ round_record! {
     pub struct RouletteRound {
         pub outcome: SpinOutcome,
         pub bets: Vec<RouletteBet>,
+        /// What the wheel reports of the spin, when it reports it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub spin: Option<SpinEvidence>,
+    }
+}
+
+/// Which way a wheel's rotor or its ball turned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Clockwise,
+    Counterclockwise,
+}
+
+/// What a modern wheel reports of a spin (Ruleta, 3. HRA): the ball is spun against the
+/// rotor's direction and must go round at least five times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpinEvidence {
+    pub rotor: Direction,
+    pub ball: Direction,
+    pub ball_revolutions: u16,
+}
+
+/// The ball must go round at least this many times (Ruleta, 3. HRA).
+pub const MIN_BALL_REVOLUTIONS: u16 = 5;
+
+/// A settled spin whose own evidence shows the plan made it void: the ball spun with the
+/// rotor, or fewer than five revolutions (which the plan leaves to the inspector: a finding to
+/// review either way).
+fn check_spin(round: &RouletteRound, findings: &mut Vec<Finding>) {
+    let (Some(spin), SpinOutcome::Number { .. }) = (round.spin, &round.outcome) else {
+        return;
+    };
+    if spin.ball == spin.rotor {
+        findings.push(Finding::note(
+            FindingKind::SpinInvalid,
+            "the ball was spun in the rotor's direction: the plan makes such a spin void (chybné roztočení), yet it was settled".into(),
+        ));
+    }
+    if spin.ball_revolutions < MIN_BALL_REVOLUTIONS {
+        findings.push(Finding::note(
+            FindingKind::SpinInvalid,
+            format!(
+                "the ball went round {} times, fewer than the plan's {MIN_BALL_REVOLUTIONS}: the inspector may declare such a spin void, yet it was settled",
+                spin.ball_revolutions
+            ),
+        ));
     }
 }
 
@@ -366,6 +414,7 @@ pub fn adjudicate<'a>(
         SpinOutcome::Void { .. } => None,
     };
     let mut findings = Vec::new();
+    check_spin(round, &mut findings);
     // A busy spin fits on the stack; only unusually large ones allocate.
     let mut chips_laid: SmallVec<[ChipStake; 48]> = SmallVec::new();
     let mut players: SmallVec<[&str; 12]> = SmallVec::new();

@@ -537,3 +537,38 @@ fn two_chips_of_one_player_on_one_straight_count_together_against_the_posted_max
     assert_eq!(v.findings[0].amount_h, 10_000);
     assert_eq!(v.findings[0].bet_ids, Some(vec!["a".into(), "b".into()]));
 }
+
+#[test]
+fn a_settled_spin_whose_own_evidence_makes_it_void_is_a_finding() {
+    // 100 Kč straight on 17, 17 wins and is paid 3 600 Kč: correct as a settled spin.
+    let settled = |rotor: &str, ball: &str, revolutions: u16| {
+        let mut record = round(
+            number(17),
+            json!([bet("b1", "straight", &[17], 10_000, 360_000)]),
+        );
+        record["spin"] = json!({"rotor": rotor, "ball": ball, "ball_revolutions": revolutions});
+        verdict(record)
+    };
+    assert!(settled("clockwise", "counterclockwise", 9).is_clean());
+    // The ball spun with the rotor: the plan makes it a no-spin.
+    assert_eq!(
+        kinds(&settled("clockwise", "clockwise", 9)),
+        [FindingKind::SpinInvalid]
+    );
+    // Four revolutions: fewer than five, for the inspector to review; both at once: two.
+    assert_eq!(
+        kinds(&settled("counterclockwise", "clockwise", 4)),
+        [FindingKind::SpinInvalid]
+    );
+    assert_eq!(
+        kinds(&settled("clockwise", "clockwise", 4)),
+        [FindingKind::SpinInvalid, FindingKind::SpinInvalid]
+    );
+    // A spin declared void carries its own consequence (every stake back), not this finding.
+    let mut void = round(
+        json!({"result": "void", "reason": "ball_spun_with_wheel"}),
+        json!([bet("b1", "straight", &[17], 10_000, 10_000)]),
+    );
+    void["spin"] = json!({"rotor": "clockwise", "ball": "clockwise", "ball_revolutions": 9});
+    assert!(verdict(void).is_clean());
+}
