@@ -39,6 +39,27 @@ fn register(conn: &mut diesel::PgConnection, table_id: &str, game: &str, key: u8
     .unwrap();
 }
 
+/// Signs `record` with table key `key`, prepares it as ingest does and appends it received at
+/// `received`; its ledger index.
+fn append_signed(
+    state: &api::state::AppState,
+    conn: &mut diesel::PgConnection,
+    record: Value,
+    key: u8,
+    received: DateTime<Utc>,
+) -> u64 {
+    let body = serde_json::to_vec(&signed(record, &common::key(key))).unwrap();
+    let submission = state
+        .ingest
+        .prepare(ledger::ingest::parse_envelope(&body).unwrap())
+        .unwrap();
+    let out = append_batch(conn, &[submission], received).unwrap();
+    let AppendOutcome::Appended(receipt) = &out[0] else {
+        panic!("{out:?}")
+    };
+    receipt.index
+}
+
 fn cards(text: &str) -> Vec<&str> {
     text.split_whitespace().collect()
 }
@@ -66,17 +87,8 @@ async fn impossible_records_and_void_hands_are_kept_and_judged_everywhere_alike(
     );
     register(&mut conn, "BJ1", "blackjack", 32, "2026-11-10T10:00:01Z");
     let mut append = |record: Value, key: u8, n: i64| {
-        let body = serde_json::to_vec(&signed(record, &common::key(key))).unwrap();
-        let submission = state
-            .ingest
-            .prepare(ledger::ingest::parse_envelope(&body).unwrap())
-            .unwrap();
         let received = at("2026-11-10T20:00:00Z") + chrono::Duration::seconds(n);
-        let out = append_batch(&mut conn, &[submission], received).unwrap();
-        let AppendOutcome::Appended(receipt) = &out[0] else {
-            panic!("{out:?}")
-        };
-        receipt.index
+        append_signed(&state, &mut conn, record, key, received)
     };
 
     // K♠ dealt to the dealer and again on the board from a one-deck game: it cannot have
@@ -170,14 +182,8 @@ async fn a_hand_played_for_time_outside_every_collected_period_is_named() {
         "2026-11-10T10:00:01Z",
     );
     let mut append = |record: Value, key: u8, n: i64| {
-        let body = serde_json::to_vec(&signed(record, &common::key(key))).unwrap();
-        let submission = state
-            .ingest
-            .prepare(ledger::ingest::parse_envelope(&body).unwrap())
-            .unwrap();
         let received = at("2026-11-10T22:00:00Z") + chrono::Duration::seconds(n);
-        let out = append_batch(&mut conn, &[submission], received).unwrap();
-        assert!(matches!(out[0], AppendOutcome::Appended(_)), "{out:?}");
+        append_signed(&state, &mut conn, record, key, received);
     };
     // P1 collects 200 Kč from each of two players at 20:00 for 20:00–20:30.
     append(

@@ -166,14 +166,7 @@ impl CardSet {
 
     /// The set, or the first card that appears twice.
     pub fn of(cards: &[Card]) -> Result<CardSet, Card> {
-        let mut set = 0u64;
-        for card in cards {
-            if set & card.bit() != 0 {
-                return Err(*card);
-            }
-            set |= card.bit();
-        }
-        Ok(CardSet(set))
+        CardSet::of_all(cards)
     }
 
     pub fn len(self) -> u32 {
