@@ -157,6 +157,11 @@ pub const ROUTES: &[RouteAccess] = &[
     ),
     route(
         "GET",
+        "/api/v1/reports/table-audit",
+        Access::Roles(REPORT_READERS),
+    ),
+    route(
+        "GET",
         "/api/v1/reports/wheels",
         Access::Roles(REPORT_READERS),
     ),

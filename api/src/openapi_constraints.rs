@@ -46,6 +46,7 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         "shoe_audit",
         "fantasy_audit",
         "time_collection_audit",
+        "table_audit",
         "wheel_statistics",
         "rtp_report",
         "tax_report",

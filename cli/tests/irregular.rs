@@ -229,3 +229,141 @@ async fn a_hand_played_for_time_outside_every_collected_period_is_named() {
     };
     assert_eq!((ggr("P1"), ggr("O1")), (40_000, 40_000));
 }
+
+/// A spin at R1 at 18:0`minute`: 100 Kč straight on 17, lost on 5, with the wheel's directions.
+fn directed_spin(seq_no: u64, minute: u32, rotor: &str) -> Value {
+    let ball = if rotor == "clockwise" {
+        "counterclockwise"
+    } else {
+        "clockwise"
+    };
+    let mut record = spin("R1", seq_no, 5, json!([straight("s", 17, 10_000, 0)]));
+    record["played_at"] = json!(format!("2026-11-10T18:{minute:02}:00Z"));
+    record["spin"] = json!({"rotor": rotor, "ball": ball, "ball_revolutions": 8});
+    record
+}
+
+/// A hand at P1 (four players at seats 1, 3, 5, 8) with its button and blinds; everyone folds
+/// to the big blind.
+fn positioned_hand(seq_no: u64, minute: u32, button: u8, blinds: &[(u8, &str)]) -> Value {
+    let mut actions: Vec<Value> = blinds
+        .iter()
+        .map(|(seat, kind)| {
+            let to_h = if *kind == "small_blind" { 2_500 } else { 5_000 };
+            json!({"seat": seat, "street": "preflop", "action": kind, "to_h": to_h})
+        })
+        .collect();
+    let big = blinds.last().unwrap().0;
+    let order = [1u8, 3, 5, 8];
+    let start = order.iter().position(|&s| s == big).unwrap();
+    for k in 1..order.len() {
+        let seat = order[(start + k) % order.len()];
+        if blinds.iter().all(|(s, _)| *s != seat) || (blinds.len() == 2 && seat == blinds[0].0) {
+            actions.push(json!({"seat": seat, "street": "preflop", "action": "fold"}));
+        }
+    }
+    let posted: i64 = blinds
+        .iter()
+        .map(|(_, kind)| if *kind == "small_blind" { 2_500 } else { 5_000 })
+        .sum();
+    // With a small blind the pot is 2 × 25 Kč (the big blind's other 25 Kč is uncalled and goes
+    // back): rake 5 % of 50 Kč = 2,50 Kč, rounded down to 2 Kč. The big blind alone: no pot.
+    let rake_h = if blinds.len() == 2 { 200 } else { 0 };
+    json!({"type": "round", "game": "poker_cash", "table_id": "P1", "seq_no": seq_no,
+           "plan_id": "69games-ziva-hra", "played_at": format!("2026-11-10T19:{minute:02}:00Z"),
+           "variant": "holdem", "button": button, "small_blind_h": 2_500, "big_blind_h": 5_000,
+           "seats": order.iter().map(|s| json!({"seat": s, "player": format!("p{s}"), "stack_h": 100_000})).collect::<Vec<_>>(),
+           "actions": actions, "awards": [{"seat": big, "amount_h": posted - rake_h}],
+           "rake_h": rake_h})
+}
+
+#[actix_web::test]
+async fn the_wheel_reversed_every_spin_and_the_button_moved_every_hand_are_audited_alike() {
+    let (state, url) = common::state();
+    let mut conn = connect(&url).unwrap();
+    register(&mut conn, "R1", "roulette", 43, "2026-11-10T10:00:00Z");
+    register(&mut conn, "P1", "poker_cash", 41, "2026-11-10T10:00:01Z");
+    let mut n = 0;
+    let mut append = |record: Value, key: u8| {
+        n += 1;
+        let received = at("2026-11-10T22:00:00Z") + chrono::Duration::seconds(n);
+        append_signed(&state, &mut conn, record, key, received)
+    };
+    // Spins 1–3 alternate; spin 4 turns the wheel clockwise as spin 3 did and is settled.
+    // Spin 4 reaches the ledger before spin 3: the audit follows the order they were played.
+    append(directed_spin(1, 0, "clockwise"), 43);
+    append(directed_spin(2, 1, "counterclockwise"), 43);
+    append(directed_spin(4, 3, "clockwise"), 43);
+    append(directed_spin(3, 2, "clockwise"), 43);
+    // Hand 1: button 1, blinds 3 and 5. Hand 2: button 3, blinds 5 and 8 (in turn). Hand 3
+    // starts without a small blind, as the plan allows: button 5, big blind 8 (seat 8 twice
+    // running: out of turn). Hand 4: button 8 — from 5 past the big blind 8? No: 5 → 8 is three
+    // seats, and the limit is the previous big blind, seat 8 — in turn; the big blind jumps
+    // from 8 over seat 1 to seat 3 (out of turn).
+    append(
+        positioned_hand(1, 0, 1, &[(3, "small_blind"), (5, "big_blind")]),
+        41,
+    );
+    append(
+        positioned_hand(2, 2, 3, &[(5, "small_blind"), (8, "big_blind")]),
+        41,
+    );
+    append(positioned_hand(3, 4, 5, &[(8, "big_blind")]), 41);
+    append(
+        positioned_hand(4, 6, 8, &[(1, "small_blind"), (3, "big_blind")]),
+        41,
+    );
+
+    let day = NaiveDate::from_ymd_opt(2026, 11, 10).unwrap();
+    let plans = rules::PlanBook::builtin().unwrap();
+    let audit =
+        reports::table_audit::build(&mut conn, &GamingDayClock::default(), day, &plans).unwrap();
+    let named: Vec<(&str, &str, u64, u64)> = audit
+        .findings
+        .iter()
+        .map(|f| {
+            (
+                f.kind.as_str(),
+                f.table_id.as_str(),
+                f.seq_no,
+                f.previous_seq_no,
+            )
+        })
+        .collect();
+    let expected = [
+        ("big_blind_out_of_turn", "P1", 3, 2),
+        ("big_blind_out_of_turn", "P1", 4, 3),
+        ("rotor_not_reversed", "R1", 4, 3),
+    ];
+    assert_eq!(named, expected, "{audit:?}");
+    assert_eq!(
+        (audit.spins, audit.spins_with_directions, audit.hands),
+        (4, 4, 4)
+    );
+    // No round's own verdict has a finding: a hand without a small blind is allowed.
+    for table_id in ["R1", "P1"] {
+        let filter = reports::findings::FindingFilter {
+            table_id: Some(table_id.into()),
+            limit: 100,
+            ..Default::default()
+        };
+        let page = reports::findings::list(&mut conn, &GamingDayClock::default(), &filter).unwrap();
+        assert!(page.items.is_empty(), "{table_id}: {:?}", page.items);
+    }
+
+    // The offline verifier runs the same audits over the exported rounds.
+    let report = export_and_verify_day(&url, day);
+    let offline: Vec<(&str, &str, u64, u64)> = report
+        .table_audit
+        .iter()
+        .map(|f| {
+            (
+                f.kind.as_str(),
+                f.table_id.as_str(),
+                f.seq_no,
+                f.previous_seq_no,
+            )
+        })
+        .collect();
+    assert_eq!(offline, expected);
+}

@@ -58,15 +58,15 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
         panic!("{outcome:?}")
     };
     // daily CSV and JSON, month-to-date RTP CSV and page, shoes, fantasy, time collection,
-    // wheels, summary.
-    assert_eq!((files, rounds), (9, 3));
-    assert_eq!(ledger_size(&url), before + 9);
-    assert_eq!(checkpoint_size, before + 9);
+    // table audit, wheels, summary.
+    assert_eq!((files, rounds), (10, 3));
+    assert_eq!(ledger_size(&url), before + 10);
+    assert_eq!(checkpoint_size, before + 10);
     let night = data.path().join("reports/nightly").join(DAY);
     let summary = read_json(&night.join("night.json"));
     assert_eq!(summary["rounds"], 3);
     assert!(summary["note"].is_null());
-    assert_eq!(summary["files"].as_array().unwrap().len(), 8);
+    assert_eq!(summary["files"].as_array().unwrap().len(), 9);
     let daily = read_json(&night.join("daily.json"));
     assert_eq!(daily["gaming_day"], DAY);
     assert_eq!(daily["rounds"], 3);
@@ -86,7 +86,7 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
         String::from_utf8_lossy(&out.stdout).trim(),
         format!("{DAY}: done before; nothing changed")
     );
-    assert_eq!(ledger_size(&url), before + 9);
+    assert_eq!(ledger_size(&url), before + 10);
 
     // The next day had no play: its report says so.
     let quiet = day.succ_opt().unwrap();
@@ -136,7 +136,7 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
     let data_arg = data.path().display().to_string();
     let (code, report, stderr) = verify_database_with(&url, &["--data-dir", &data_arg]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert_eq!(report["nightly_reports_matching"], 18);
+    assert_eq!(report["nightly_reports_matching"], 20);
 
     // An export carries the night's files; offline verify checks them against the seals.
     let export_dir = tempfile::tempdir().unwrap();
@@ -242,7 +242,7 @@ async fn the_server_catches_up_the_nights_it_missed_at_start() {
         .map(|day| read_json(&summary_of(*day))["rounds"].clone())
         .collect();
     assert_eq!(rounds, [json!(1), json!(1), json!(0)]);
-    // Eight reports a night, each sealed once, oldest night first.
+    // Ten files a night, each sealed once, oldest night first.
     let sealed =
         ledger::storage::published_reports::latest_publications(&mut connect(&url).unwrap())
             .unwrap();
@@ -254,7 +254,7 @@ async fn the_server_catches_up_the_nights_it_missed_at_start() {
             .keys()
             .filter(|n| n.starts_with("reports/nightly/"))
             .count(),
-        3 * 9
+        3 * 10
     );
 
     // Afterwards nothing is due, and a night run again appends nothing.

@@ -325,7 +325,8 @@ impl Examples {
                 "/api/v1/reports/daily"
                 | "/api/v1/reports/shoes"
                 | "/api/v1/reports/fantasy"
-                | "/api/v1/reports/time-collection",
+                | "/api/v1/reports/time-collection"
+                | "/api/v1/reports/table-audit",
             ) => (format!("{path}?day={day}"), None),
             ("GET", "/api/v1/reports/rtp") => (format!("{path}?month=2026-11&format=csv"), None),
             ("GET", "/reports/month/{month}") => ("/reports/month/2026-11".into(), None),

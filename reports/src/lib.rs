@@ -16,6 +16,7 @@ pub mod monthly;
 pub mod nightly;
 pub mod periods;
 pub mod shoes;
+pub mod table_audit;
 pub mod tax;
 pub mod time_audit;
 pub mod wheels;

@@ -156,6 +156,11 @@ pub fn build_night(
         "time-collection.csv".into(),
         crate::time_audit::to_csv(&audit)?.into_bytes(),
     ));
+    let audit = crate::table_audit::build(conn, clock, day, plans)?;
+    files.push((
+        "table-audit.csv".into(),
+        crate::table_audit::to_csv(&audit)?.into_bytes(),
+    ));
     let statistics = wheels::build(conn, clock, month)?;
     files.push((
         "wheels-month.csv".into(),

@@ -22,6 +22,7 @@ pub mod round_header;
 pub mod rtp;
 pub mod statistics;
 pub mod string_limits;
+pub mod table_audit;
 pub mod table_limits;
 #[cfg(test)]
 mod test_support;

@@ -81,6 +81,7 @@ fn routes(cfg: &mut ServiceConfig) {
                 .service(reports::shoes)
                 .service(reports::fantasy)
                 .service(reports::time_collection)
+                .service(reports::table_audit)
                 .service(reports::wheels)
                 .service(reports::rtp)
                 .service(tax::report)

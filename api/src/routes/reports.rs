@@ -7,6 +7,7 @@ use reports::daily::{self as daily_report, DailyReport};
 use reports::fantasy::{self as fantasy_report, FantasyAudit};
 use reports::monthly::{self as monthly_report, RtpReport, RtpRequest};
 use reports::shoes::{self as shoe_report, ShoeAudit};
+use reports::table_audit::{self as table_report, TableAudit};
 use reports::time_audit::{self as time_report, TimeCollectionAudit};
 use reports::wheels::{self as wheel_report, WheelStatistics};
 use serde::{Deserialize, Serialize};
@@ -256,6 +257,26 @@ pub async fn time_collection(
         time_report::build,
         time_report::to_csv,
         "time-collection",
+    )
+    .await
+}
+
+/// Table audit of a gaming day: each roulette spin against the table's spin before it (the
+/// wheel reversed every spin) and each poker cash hand against the hand before it (the button
+/// and the big blind moved one player).
+#[utoipa::path(operation_id = "table_audit", get, tag = "reports", params(DailyQuery),
+    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = TableAudit), (status = 400, body = ErrorBody)))]
+#[get("/reports/table-audit")]
+pub async fn table_audit(
+    Authorized { state, .. }: Authorized,
+    query: web::Query<DailyQuery>,
+) -> Result<HttpResponse, ApiError> {
+    day_report(
+        state,
+        query.into_inner(),
+        table_report::build,
+        table_report::to_csv,
+        "table-audit",
     )
     .await
 }

@@ -27,6 +27,9 @@ enum ReportKind {
     /// Time collection audit of one gaming day: each poker cash or Open Face Chinese hand
     /// played for time against the periods its table collected time for.
     TimeCollection(DayArgs),
+    /// Table audit of a gaming day: roulette wheel reversed every spin, poker button and big
+    /// blind moved one player a hand.
+    TableAudit(DayArgs),
     /// Monthly payout/RTP report: per game, table and gaming day, actual against theoretical
     /// RTP of the bets placed, the deviation in standard deviations per bet kind, findings.
     Rtp(super::monthly::RtpReportArgs),
@@ -120,6 +123,7 @@ enum DayReport {
     Shoes,
     Fantasy,
     TimeCollection,
+    TableAudit,
 }
 
 #[derive(Debug, clap::Args)]
@@ -139,6 +143,7 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
         ReportKind::Shoes(a) => (DayReport::Shoes, a),
         ReportKind::Fantasy(a) => (DayReport::Fantasy, a),
         ReportKind::TimeCollection(a) => (DayReport::TimeCollection, a),
+        ReportKind::TableAudit(a) => (DayReport::TableAudit, a),
         ReportKind::Wheels(a) => return wheels(global, a),
         ReportKind::Rtp(a) => return super::monthly::run(global, a),
         ReportKind::Nightly(a) => return super::nightly::run(global, a),
@@ -171,6 +176,10 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
         DayReport::TimeCollection => output.write(
             &reports::time_audit::build(&mut conn, &clock, day, &plans)?,
             reports::time_audit::to_csv,
+        ),
+        DayReport::TableAudit => output.write(
+            &reports::table_audit::build(&mut conn, &clock, day, &plans)?,
+            reports::table_audit::to_csv,
         ),
         DayReport::Daily => output.write(&daily::build(&mut conn, &clock, day)?, daily::to_csv),
     };

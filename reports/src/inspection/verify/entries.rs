@@ -13,7 +13,7 @@ use ledger::merkle::Hash;
 use super::lines::{LineBlock, LineReader, VerdictReader, Verdicts};
 use super::manifest::Manifest;
 use super::registry::Registry;
-use super::verdicts::readjudicate;
+use super::verdicts::{fact_only, readjudicate};
 use super::{fail, InspectionError, VerifyOptions};
 use crate::inspection::format::{ExportInfo, ADJUDICATIONS, ENTRIES, REGISTRY};
 
@@ -40,6 +40,8 @@ pub(super) struct CheckedLine {
     /// Whether it is a round of the period, and whether its verdict was re-adjudicated.
     pub(super) round: bool,
     pub(super) readjudicated: bool,
+    /// What the audits across rounds need of it.
+    pub(super) fact: Option<rules::table_audit::Fact>,
 }
 
 /// What the entries stage established.
@@ -47,6 +49,8 @@ pub(super) struct CheckedEntries {
     /// The leaf hash of every exported entry, in order.
     pub(super) leaves: Vec<Hash>,
     pub(super) rounds_readjudicated: u64,
+    /// The rounds the audits across rounds follow.
+    pub(super) facts: Vec<rules::table_audit::Fact>,
     /// Entries checked, chain links included (each one signature).
     pub(super) total: u64,
 }
@@ -77,6 +81,7 @@ pub(super) fn check_entries(
     let mut verdicts = VerdictReader::open(dir)?;
     let mut leaves: Vec<Hash> = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
     let mut rounds_readjudicated = 0u64;
+    let mut facts = Vec::new();
     let rules_version_marker = format!("\"rules_version\":\"{}\"", rules::RULES_VERSION);
     let no_verdicts = Verdicts::default();
     // What every chunk is checked with; each chunk's own verdicts are filled in.
@@ -167,6 +172,7 @@ pub(super) fn check_entries(
                     block_rounds.push(expected);
                 }
                 rounds_readjudicated += u64::from(entry.readjudicated);
+                facts.extend(entry.fact);
             }
             if let Some(block) = last_of {
                 let block_verdicts = &block.1;
@@ -224,6 +230,7 @@ pub(super) fn check_entries(
     Ok(CheckedEntries {
         leaves,
         rounds_readjudicated,
+        facts,
         total,
     })
 }
@@ -439,6 +446,7 @@ pub(super) fn check_in_context(
     }
     let mut round = false;
     let mut readjudicated = false;
+    let mut fact = None;
     match &entry.subject {
         Subject::Registry(_) => {
             if context.registry.get(&expected) != Some(&leaf) {
@@ -452,10 +460,14 @@ pub(super) fn check_in_context(
                 .get(expected)
                 .ok_or_else(|| format!("a round without a verdict in {ADJUDICATIONS}"))?;
             if context.readjudicate {
-                readjudicated = readjudicate(expected, header, entry.record, verdict, context)
+                let judged = readjudicate(expected, header, entry.record, verdict, context)
                     .map_err(|m| {
                         LineError::Verdict(verdict_line, format!("index {expected}: {m}"))
                     })?;
+                readjudicated = judged.readjudicated;
+                fact = judged.fact;
+            } else {
+                fact = fact_only(header, entry.record);
             }
         }
         Subject::Record(header) if rules::operations::is_operation(&header.record_type) => {
@@ -469,5 +481,6 @@ pub(super) fn check_in_context(
         prev_hash: entry.prev_hash,
         round,
         readjudicated,
+        fact,
     })
 }

@@ -74,6 +74,10 @@ pub struct InspectionReport {
     pub reports_sealed: u64,
     /// The Ministry's packages sealed in the registry (`reports/mf/…`): which were delivered.
     pub ministry_packages: Vec<SealedPackage>,
+    /// The audits that follow a table from round to round (the roulette wheel reversed every
+    /// spin, the poker button and big blind moved one player a hand) over the exported rounds:
+    /// what they found. Findings, not failures: the rounds are the casino's evidence.
+    pub table_audit: Vec<rules::table_audit::AuditFinding>,
 }
 
 /// A Ministry package's seal: its name, the ledger index of the seal and the ZIP's SHA-256.
@@ -177,7 +181,9 @@ pub fn verify_export(
     // 7. The latest checkpoint extends the export's.
     check_extends(dir, &info, &checkpoint, &latest, run_end)?;
 
+    let table_audit = rules::table_audit::audit(entries.facts);
     Ok(InspectionReport {
+        table_audit,
         origin: info.origin,
         period: (info.from, info.to),
         period_entries: info.period_entries,

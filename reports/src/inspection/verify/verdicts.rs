@@ -2,6 +2,8 @@
 //! re-adjudication with the exported plan, on the table set up as its registration in the
 //! ledger says (a wheel's segment order).
 
+use rules::table_audit::Fact;
+
 use super::entries::Context;
 
 /// Why an exported verdict does not stand.
@@ -17,6 +19,24 @@ pub(super) enum VerdictError {
     Differs,
 }
 
+/// A round's re-adjudication: whether it was re-adjudicated, and what the audits across rounds
+/// need of it.
+pub(super) struct Readjudicated {
+    pub(super) readjudicated: bool,
+    pub(super) fact: Option<Fact>,
+}
+
+/// What the audits across rounds need of a round that is not re-adjudicated (read only for the
+/// games they follow).
+pub(super) fn fact_only(header: &rules::RecordHeader, record: &str) -> Option<Fact> {
+    if !Fact::wanted(header.game.as_deref()) {
+        return None;
+    }
+    // Ingest read every round it accepted; one that does not read is the verdict's to report.
+    let round = rules::Round::parse_json_with_header(header, record).ok()?;
+    Fact::of(&round)
+}
+
 /// Re-adjudicates a round with the exported plan and compares with the exported verdict;
 /// whether it was re-adjudicated (a verdict of another rules version is only checked to be one).
 pub(super) fn readjudicate(
@@ -25,12 +45,15 @@ pub(super) fn readjudicate(
     record: &str,
     exported: &str,
     context: &Context<'_>,
-) -> Result<bool, VerdictError> {
+) -> Result<Readjudicated, VerdictError> {
     if !exported.contains(context.rules_version_marker) {
         if !ledger::canonical_scan::is_canonical(exported) {
             return Err(VerdictError::NotCanonical);
         }
-        return Ok(false);
+        return Ok(Readjudicated {
+            readjudicated: false,
+            fact: fact_only(header, record),
+        });
     }
     let round = rules::Round::parse_json_with_header(header, record)?;
     let plan = context
@@ -43,5 +66,8 @@ pub(super) fn readjudicate(
     if !ledger::json_compare::serializes_to(&verdict, exported.as_bytes()) {
         return Err(VerdictError::Differs);
     }
-    Ok(true)
+    Ok(Readjudicated {
+        readjudicated: true,
+        fact: Fact::of(&round),
+    })
 }

@@ -1,0 +1,137 @@
+//! Table audit of a gaming day: the checks that follow a table from round to round — the
+//! roulette wheel reversed every spin, the poker button and big blind moved one player a hand
+//! (`rules::table_audit`). Each table is followed from up to a gaming day earlier, so the day's
+//! first round is compared with the one before it.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::PgConnection;
+use rules::table_audit::{audit, AuditFindingKind, Fact};
+use rules::GameCode;
+use serde::Serialize;
+
+use crate::day_rounds::rounds_with_lookback;
+use crate::{GamingDayClock, ReportError};
+
+/// A round the audit found out of order with the round of its table before it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct TableAuditLine {
+    /// `rotor_not_reversed`, `button_out_of_turn` or `big_blind_out_of_turn`.
+    pub kind: String,
+    pub table_id: String,
+    pub game: String,
+    pub seq_no: u64,
+    pub played_at: DateTime<Utc>,
+    /// The table's round it was compared with.
+    pub previous_seq_no: u64,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct TableAudit {
+    pub gaming_day: NaiveDate,
+    /// Roulette spins of the day, and how many carried the wheel's directions.
+    pub spins: u32,
+    pub spins_with_directions: u32,
+    /// Poker cash hands of the day that were played (not void).
+    pub hands: u32,
+    pub findings: Vec<TableAuditLine>,
+}
+
+fn game_of(kind: AuditFindingKind) -> GameCode {
+    match kind {
+        AuditFindingKind::RotorNotReversed => GameCode::Roulette,
+        AuditFindingKind::ButtonOutOfTurn | AuditFindingKind::BigBlindOutOfTurn => {
+            GameCode::PokerCash
+        }
+    }
+}
+
+/// The day's roulette spins and poker cash hands, each against its table's round before it.
+pub fn build(
+    conn: &mut PgConnection,
+    clock: &GamingDayClock,
+    day: NaiveDate,
+    _: &rules::PlanBook,
+) -> Result<TableAudit, ReportError> {
+    let mut facts = Vec::new();
+    let mut today: HashSet<(String, u64)> = HashSet::new();
+    let (mut spins, mut spins_with_directions, mut hands) = (0u32, 0u32, 0u32);
+    for game in [GameCode::Roulette, GameCode::PokerCash] {
+        for (round, in_day) in rounds_with_lookback(conn, clock, day, game)? {
+            let Some(fact) = Fact::of(&round) else {
+                continue;
+            };
+            if in_day {
+                match &fact {
+                    Fact::Spin(s) => {
+                        spins += 1;
+                        spins_with_directions += u32::from(s.rotor.is_some());
+                    }
+                    Fact::Hand(_) => hands += 1,
+                }
+                today.insert((fact.table_id().to_owned(), fact.seq_no()));
+            }
+            facts.push(fact);
+        }
+    }
+    let findings = audit(facts)
+        .into_iter()
+        .filter(|f| today.contains(&(f.table_id.clone(), f.seq_no)))
+        .map(|f| TableAuditLine {
+            kind: f.kind.as_str().to_owned(),
+            game: game_of(f.kind).as_str().to_owned(),
+            table_id: f.table_id,
+            seq_no: f.seq_no,
+            played_at: f.played_at,
+            previous_seq_no: f.previous_seq_no,
+            message: f.message,
+        })
+        .collect();
+    Ok(TableAudit {
+        gaming_day: day,
+        spins,
+        spins_with_directions,
+        hands,
+        findings,
+    })
+}
+
+/// The audit's findings as CSV (RFC 4180, UTF-8, CRLF line ends).
+pub fn to_csv(audit: &TableAudit) -> Result<String, ReportError> {
+    let csv_err = |e: csv::Error| ReportError::Csv(e.to_string());
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new());
+    writer
+        .write_record([
+            "gaming_day",
+            "kind",
+            "table_id",
+            "game",
+            "seq_no",
+            "played_at",
+            "previous_seq_no",
+            "message",
+        ])
+        .map_err(csv_err)?;
+    for f in &audit.findings {
+        writer
+            .write_record([
+                audit.gaming_day.to_string(),
+                f.kind.clone(),
+                f.table_id.clone(),
+                f.game.clone(),
+                f.seq_no.to_string(),
+                f.played_at.to_rfc3339(),
+                f.previous_seq_no.to_string(),
+                f.message.clone(),
+            ])
+            .map_err(csv_err)?;
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| ReportError::Csv(e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+}

@@ -1,0 +1,156 @@
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+
+use super::*;
+
+fn t(minute: u32) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-11-10T20:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc)
+        + chrono::Duration::minutes(i64::from(minute))
+}
+
+fn fact(record: Value) -> Option<Fact> {
+    Fact::of(&Round::parse(&record).unwrap())
+}
+
+fn spin(seq_no: u64, rotor: Option<&str>, outcome: Value) -> Fact {
+    let mut record = json!({"type": "round", "game": "roulette", "table_id": "R1",
+        "seq_no": seq_no, "plan_id": "69games-ziva-hra", "played_at": t(seq_no as u32),
+        "outcome": outcome, "bets": []});
+    if let Some(rotor) = rotor {
+        let ball = if rotor == "clockwise" {
+            "counterclockwise"
+        } else {
+            "clockwise"
+        };
+        record["spin"] = json!({"rotor": rotor, "ball": ball, "ball_revolutions": 9});
+    }
+    fact(record).unwrap()
+}
+
+fn found(findings: &[AuditFinding]) -> Vec<(AuditFindingKind, u64, u64)> {
+    findings
+        .iter()
+        .map(|f| (f.kind, f.seq_no, f.previous_seq_no))
+        .collect()
+}
+
+#[test]
+fn a_settled_spin_whose_wheel_turned_as_on_the_spin_before_is_named() {
+    let number = json!({"result": "number", "number": 17});
+    let not_reversed = json!({"result": "void", "reason": "wheel_not_reversed"});
+    // Given out of order, as rounds may reach the ledger: followed in seq_no order.
+    let facts = vec![
+        spin(3, Some("clockwise"), number.clone()), // 2 was counterclockwise: reversed
+        spin(1, Some("clockwise"), number.clone()),
+        spin(2, Some("counterclockwise"), number.clone()),
+        spin(4, Some("clockwise"), number.clone()), // as 3: settled, a finding
+        spin(5, Some("clockwise"), not_reversed),   // as 4, but declared void: right
+        spin(6, None, number.clone()),              // no evidence: nothing to compare
+        spin(7, Some("counterclockwise"), number.clone()), // 6 unknown: not compared
+        spin(8, Some("counterclockwise"), number),  // as 7: a finding
+    ];
+    let findings = audit(facts);
+    assert_eq!(
+        found(&findings),
+        [
+            (AuditFindingKind::RotorNotReversed, 4, 3),
+            (AuditFindingKind::RotorNotReversed, 8, 7),
+        ]
+    );
+    assert!(
+        findings[0].message.contains("clockwise as spin 3"),
+        "{}",
+        findings[0].message
+    );
+}
+
+/// A hand at P1 with the button, the blinds' seats and the players dealt in by seat.
+fn hand(
+    seq_no: u64,
+    minute: u32,
+    button: u8,
+    sb: Option<u8>,
+    bb: u8,
+    seats: &[(u8, &str)],
+) -> Fact {
+    let mut actions = Vec::new();
+    if let Some(sb) = sb {
+        actions
+            .push(json!({"seat": sb, "street": "preflop", "action": "small_blind", "to_h": 2_500}));
+    }
+    actions.push(json!({"seat": bb, "street": "preflop", "action": "big_blind", "to_h": 5_000}));
+    let record = json!({"type": "round", "game": "poker_cash", "table_id": "P1",
+        "seq_no": seq_no, "plan_id": "69games-ziva-hra", "played_at": t(minute),
+        "variant": "holdem", "button": button, "small_blind_h": 2_500, "big_blind_h": 5_000,
+        "seats": seats.iter().map(|(seat, player)| json!({"seat": seat, "player": player, "stack_h": 100_000})).collect::<Vec<_>>(),
+        "actions": actions, "awards": [], "rake_h": 0});
+    fact(record).unwrap()
+}
+
+#[test]
+fn the_button_and_the_big_blind_move_one_player_a_hand() {
+    let four = [(1, "a"), (3, "b"), (5, "c"), (8, "d")];
+    let facts = vec![
+        // Button 1, small blind 3, big blind 5.
+        hand(1, 0, 1, Some(3), 5, &four),
+        // Right: button 3, small blind 5, big blind 8.
+        hand(2, 2, 3, Some(5), 8, &four),
+        // Button 5 is right, but the big blind jumps from 8 over seat 1 to seat 3.
+        hand(3, 4, 5, Some(8), 3, &four),
+        // Seat 5 (c) leaves. Button stays on 5 (it must go to seat 8, the small blind of 3),
+        // and seat 3 is the big blind again (b, twice running).
+        hand(4, 6, 5, Some(1), 3, &[(1, "a"), (3, "b"), (8, "d")]),
+    ];
+    let findings = audit(facts);
+    assert_eq!(
+        found(&findings),
+        [
+            (AuditFindingKind::BigBlindOutOfTurn, 3, 2),
+            (AuditFindingKind::BigBlindOutOfTurn, 4, 3),
+            (AuditFindingKind::ButtonOutOfTurn, 4, 3),
+        ]
+    );
+    assert!(
+        findings[0].message.contains("passing over seat 1"),
+        "{}",
+        findings[0].message
+    );
+    assert!(
+        findings[2].message.contains("to seat 8"),
+        "{}",
+        findings[2].message
+    );
+}
+
+#[test]
+fn a_dead_button_a_hand_without_small_blind_and_heads_up_are_in_turn() {
+    let facts = vec![
+        // Button 2, small blind 4, big blind 6; seat 4 (b) is eliminated in this hand.
+        hand(
+            1,
+            0,
+            2,
+            Some(4),
+            6,
+            &[(2, "a"), (4, "b"), (6, "c"), (9, "d")],
+        ),
+        // Dead button on the empty seat 4; the big blind moves on to 9; seat 6, last hand's
+        // big blind, posts the small blind.
+        hand(2, 2, 4, Some(6), 9, &[(2, "a"), (6, "c"), (9, "d")]),
+        // Seat 6 (c) leaves: the button moves to its empty seat, no small blind, seat 2 (a)
+        // takes the big blind after 9 — the plan's hand without a small blind.
+        hand(3, 4, 6, None, 2, &[(2, "a"), (9, "d")]),
+        // Heads-up: the button posts the small blind. Seat 2 was the big blind, so the button
+        // moves to it (6 → 2, six seats, no further than last hand's big blind) and seat 9
+        // takes the big blind.
+        hand(4, 6, 2, Some(2), 9, &[(2, "a"), (9, "d")]),
+        // Heads-up on: the button to 9 (last hand's big blind), seat 2 the big blind.
+        hand(5, 8, 9, Some(9), 2, &[(2, "a"), (9, "d")]),
+        // An hour's pause: the button is drawn again, and may stay.
+        hand(6, 8 + 60, 9, Some(9), 2, &[(2, "a"), (9, "d")]),
+    ];
+    let findings = audit(facts);
+    assert_eq!(found(&findings), []);
+}
