@@ -590,6 +590,64 @@ async fn the_wheel_statistics_flag_a_wheel_that_lands_unevenly() {
 }
 
 #[actix_web::test]
+async fn a_roulette_wheel_whose_neighbours_come_up_too_often_is_flagged_by_its_sector() {
+    let (state, _url) = api_state();
+    let app = app!(state);
+    let k = key(13);
+    let mut table = registration("R-SECT", &k);
+    table["game"] = json!("roulette");
+    let (status, body) = post(&app, "/api/v1/tables", table).await;
+    assert_eq!(status, 201, "{body}");
+    // 370 spins going round the numbers (10 each), then 8 more on each of 0, 32, 15, 19 and 4,
+    // five neighbours on the wheel: 410 spins.
+    let numbers = (0..370u64).map(|i| (i % 37) as u8).chain(
+        [0u8, 32, 15, 19, 4]
+            .into_iter()
+            .flat_map(|n| std::iter::repeat_n(n, 8)),
+    );
+    for (i, number) in numbers.enumerate() {
+        let mut record = spin("R-SECT", i as u64 + 1, number, json!([]));
+        record["played_at"] = json!("2026-11-20T20:00:00Z");
+        let (status, body) = post(&app, "/api/v1/records", signed(record, &k)).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let (status, report) = get(&app, "/api/v1/reports/wheels?month=2026-11").await;
+    assert_eq!(status, 200, "{report}");
+    let wheel = &report["wheels"][0];
+    assert_eq!(
+        (wheel["table_id"].as_str(), wheel["game"].as_str()),
+        (Some("R-SECT"), Some("roulette"))
+    );
+    assert_eq!(
+        (wheel["spins"].as_u64(), wheel["segments"].as_u64()),
+        (Some(410), Some(37))
+    );
+    // Chi-square: expected 410/37 = 11.0811 a number; 5 × (18 − 11.0811)²/11.0811 = 21.600,
+    // 32 × (10 − 11.0811)²/11.0811 = 3.375: 24.975 on 36 degrees of freedom, p ≈ 0.91 — the
+    // numbers alone look even.
+    assert!(
+        (wheel["chi_square"].as_f64().unwrap() - 24.975).abs() < 1e-3,
+        "{wheel}"
+    );
+    assert_eq!(wheel["uneven"], false);
+    // The sector 0 32 15 19 4: 90 spins; p = 5/37, expected 410 × 5/37 = 55.405, sd
+    // √(410 × 5/37 × 32/37) = 6.9223; z = (90 − 55.405)/6.9223 = 4.998 ≥ 4.2: flagged.
+    let sector = &wheel["sector"];
+    assert_eq!(
+        sector["pockets"],
+        json!(["0", "32", "15", "19", "4"]),
+        "{wheel}"
+    );
+    assert_eq!(sector["spins"], 90);
+    assert!(
+        (sector["z"].as_f64().unwrap() - 4.998).abs() < 1e-3,
+        "{sector}"
+    );
+    assert_eq!(wheel["sector_bias"], true);
+    assert_eq!(wheel["most_frequent"], "0 ×18");
+}
+
+#[actix_web::test]
 async fn a_poker_hand_is_replayed_and_the_report_counts_the_rake_as_revenue() {
     let (state, _url) = api_state();
     let app = app!(state);

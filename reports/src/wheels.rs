@@ -1,18 +1,44 @@
-//! Wheel statistics: how often each segment of each money wheel came up in a month, and a
-//! chi-square test against every segment being equally likely. A wheel that lands unevenly
-//! (worn bearing, tilted table, a dealer's controlled spin) is what an inspector asks about
-//! first; the plan itself says nothing about it.
+//! Wheel statistics: how often each pocket of each roulette wheel and each segment of each money
+//! wheel came up in a month, a chi-square test against every one being equally likely, and the
+//! neighbour sectors (five pockets or segments next to each other on the wheel) that deviate
+//! most. A wheel that lands unevenly (worn bearing, tilted table, a loose pocket separator, a
+//! dealer's controlled spin) is what an inspector asks about first; the plan itself says nothing
+//! about it. A biased region of a wheel shows in its sectors before it shows in 36 degrees of
+//! freedom.
 
 use chrono::{DateTime, Utc};
 use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamptz};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl as _};
 use serde::Serialize;
 
+use rules::roulette::layout::{POCKETS, WHEEL_ORDER};
+use rules::GameCode;
+
 use crate::chi_square;
 use crate::{GamingDayClock, Month, ReportError};
 
 /// Below this p-value a wheel is flagged as uneven.
 pub const UNEVEN_BELOW_P: f64 = 0.001;
+
+/// A neighbour sector: this many pockets or segments next to each other on the wheel (the
+/// plan's "sousedé", a number and two neighbours each side).
+pub const SECTOR_WIDTH: usize = 5;
+
+/// A sector this many standard deviations from its expectation flags the wheel: a two-sided
+/// p of 0.001 shared among a roulette wheel's 37 sectors (Bonferroni: 0.001 / 37 = 2.7 × 10⁻⁵,
+/// |z| ≥ 4.2).
+pub const SECTOR_FLAG_Z: f64 = 4.2;
+
+/// The neighbour sector furthest from its expectation.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct SectorDeviation {
+    /// The pockets (segment indices on a money wheel) of the sector, in wheel order.
+    pub pockets: Vec<String>,
+    pub spins: u64,
+    pub expected: f64,
+    /// (spins − expected) / √(n p (1 − p)), p = width / pockets.
+    pub z: f64,
+}
 
 /// One wheel over the month.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -32,8 +58,54 @@ pub struct WheelLine {
     pub enough_spins: bool,
     /// p below 0.001 with enough spins: the wheel does not land evenly.
     pub uneven: bool,
-    /// The segment that came up most often: `index label ×count`.
+    /// The segment that came up most often: `index label ×count` (roulette: `number ×count`).
     pub most_frequent: Option<String>,
+    /// The neighbour sector furthest from its expectation.
+    pub sector: Option<SectorDeviation>,
+    /// That sector is at least 4.2 standard deviations off, with enough spins.
+    pub sector_bias: bool,
+}
+
+/// Of the `SECTOR_WIDTH`-wide sectors of a wheel whose cells, in wheel order, are `order`
+/// (indices into `counts`), the one furthest from its expectation; `labels` names the cells.
+pub fn widest_sector(
+    counts: &[u64],
+    order: &[usize],
+    labels: &[String],
+) -> Option<SectorDeviation> {
+    let cells = order.len();
+    let n: u64 = counts.iter().sum();
+    if cells <= SECTOR_WIDTH || n == 0 {
+        return None;
+    }
+    let p = SECTOR_WIDTH as f64 / cells as f64;
+    let expected = n as f64 * p;
+    let sd = (n as f64 * p * (1.0 - p)).sqrt();
+    (0..cells)
+        .map(|start| {
+            let members: Vec<usize> = (0..SECTOR_WIDTH)
+                .map(|k| order[(start + k) % cells])
+                .collect();
+            let spins: u64 = members
+                .iter()
+                .map(|&i| counts.get(i).copied().unwrap_or(0))
+                .sum();
+            (members, spins)
+        })
+        .map(|(members, spins)| SectorDeviation {
+            pockets: members
+                .iter()
+                .map(|&i| labels.get(i).cloned().unwrap_or_default())
+                .collect(),
+            spins,
+            expected,
+            z: (spins as f64 - expected) / sd,
+        })
+        // The first of equally deviating sectors, so the answer does not depend on float ties.
+        .fold(None, |best: Option<SectorDeviation>, s| match best {
+            Some(b) if b.z.abs() >= s.z.abs() => Some(b),
+            _ => Some(s),
+        })
 }
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -59,7 +131,7 @@ struct SegmentCount {
     spins: i64,
 }
 
-/// Every money wheel with a spin in the gaming days of `month`.
+/// Every roulette wheel and money wheel with a spin in the gaming days of `month`.
 pub fn build(
     conn: &mut PgConnection,
     clock: &GamingDayClock,
@@ -67,11 +139,15 @@ pub fn build(
 ) -> Result<WheelStatistics, ReportError> {
     let (starts_at, ends_at) = clock.month_bounds(month);
     let rows: Vec<SegmentCount> = diesel::sql_query(
-        "SELECT a.table_id, a.game, t.wheel_layout, (a.verdict::json->>'segment')::int AS segment, \
+        "SELECT a.table_id, a.game, t.wheel_layout, \
+                COALESCE(a.verdict::json->>'segment', a.verdict::json->>'winning_number')::int \
+                  AS segment, \
                 count(*) AS spins \
          FROM adjudications a JOIN gaming_tables t ON t.table_id = a.table_id \
-         WHERE a.game IN ('money_wheel_1', 'money_wheel_2') \
-           AND a.played_at >= $1 AND a.played_at < $2 AND a.verdict::json->>'segment' IS NOT NULL \
+         WHERE a.game IN ('roulette', 'money_wheel_1', 'money_wheel_2') \
+           AND a.played_at >= $1 AND a.played_at < $2 \
+           AND COALESCE(a.verdict::json->>'segment', a.verdict::json->>'winning_number') \
+               IS NOT NULL \
          GROUP BY a.table_id, a.game, t.wheel_layout, segment \
          ORDER BY a.table_id, segment",
     )
@@ -79,10 +155,21 @@ pub fn build(
     .bind::<Timestamptz, _>(ends_at)
     .load(conn)?;
     let mut wheels: Vec<WheelLine> = Vec::new();
-    let mut layouts: Vec<Vec<String>> = Vec::new();
+    // Each wheel's cell labels and its cells in wheel order.
+    let mut layouts: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
     for row in rows {
         if wheels.last().is_none_or(|w| w.table_id != row.table_id) {
-            let layout = row.wheel_layout.clone().unwrap_or_default();
+            let (layout, order) = if row.game == GameCode::Roulette.as_str() {
+                let numbers = (0..POCKETS).map(|n| n.to_string()).collect();
+                (
+                    numbers,
+                    WHEEL_ORDER.iter().map(|&n| usize::from(n)).collect(),
+                )
+            } else {
+                let layout = row.wheel_layout.clone().unwrap_or_default();
+                let order = (0..layout.len()).collect();
+                (layout, order)
+            };
             wheels.push(WheelLine {
                 table_id: row.table_id.clone(),
                 game: row.game.clone(),
@@ -95,8 +182,10 @@ pub fn build(
                 enough_spins: false,
                 uneven: false,
                 most_frequent: None,
+                sector: None,
+                sector_bias: false,
             });
-            layouts.push(layout);
+            layouts.push((layout, order));
         }
         if let (Some(line), Ok(segment)) = (wheels.last_mut(), usize::try_from(row.segment)) {
             let spins = u64::try_from(row.spins).unwrap_or(0);
@@ -106,7 +195,7 @@ pub fn build(
             line.spins += spins;
         }
     }
-    for (line, layout) in wheels.iter_mut().zip(&layouts) {
+    for (line, (layout, order)) in wheels.iter_mut().zip(&layouts) {
         if let Some(test) = chi_square::uniform(&line.counts) {
             line.chi_square = Some(test.statistic);
             line.degrees_of_freedom = test.degrees_of_freedom;
@@ -120,7 +209,16 @@ pub fn build(
             .enumerate()
             .max_by_key(|&(i, c)| (*c, std::cmp::Reverse(i)))
             .filter(|(_, c)| **c > 0)
-            .map(|(i, c)| format!("{i} {} ×{c}", layout.get(i).map_or("?", String::as_str)));
+            .map(|(i, c)| match line.game == GameCode::Roulette.as_str() {
+                true => format!("{i} ×{c}"),
+                false => format!("{i} {} ×{c}", layout.get(i).map_or("?", String::as_str)),
+            });
+        line.sector = widest_sector(&line.counts, order, layout);
+        line.sector_bias = line.enough_spins
+            && line
+                .sector
+                .as_ref()
+                .is_some_and(|s| s.z.abs() >= SECTOR_FLAG_Z);
     }
     Ok(WheelStatistics {
         month: month.to_string(),
@@ -146,11 +244,17 @@ pub fn to_csv(statistics: &WheelStatistics) -> Result<String, ReportError> {
         "enough_spins",
         "uneven",
         "most_frequent",
+        "sector",
+        "sector_spins",
+        "sector_expected",
+        "sector_z",
+        "sector_bias",
         "counts",
     ])
     .map_err(csv_err)?;
     for line in &statistics.wheels {
         let counts: Vec<String> = line.counts.iter().map(u64::to_string).collect();
+        let sector = line.sector.as_ref();
         w.write_record([
             statistics.month.clone(),
             line.table_id.clone(),
@@ -163,6 +267,11 @@ pub fn to_csv(statistics: &WheelStatistics) -> Result<String, ReportError> {
             line.enough_spins.to_string(),
             line.uneven.to_string(),
             line.most_frequent.clone().unwrap_or_default(),
+            sector.map_or(String::new(), |s| s.pockets.join(" ")),
+            sector.map_or(String::new(), |s| s.spins.to_string()),
+            sector.map_or(String::new(), |s| format!("{:.2}", s.expected)),
+            sector.map_or(String::new(), |s| format!("{:.2}", s.z)),
+            line.sector_bias.to_string(),
             counts.join(" "),
         ])
         .map_err(csv_err)?;
@@ -171,4 +280,27 @@ pub fn to_csv(statistics: &WheelStatistics) -> Result<String, ReportError> {
         .into_inner()
         .map_err(|e| ReportError::Csv(e.to_string()))?;
     String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sector_furthest_from_its_expectation_is_named() {
+        // Seven cells in wheel order 0 3 6 2 5 1 4; 70 spins, 30 of them on cell 5.
+        let counts = [5, 5, 5, 5, 5, 30, 15];
+        let order = [0, 3, 6, 2, 5, 1, 4];
+        let labels: Vec<String> = ["a", "b", "c", "d", "e", "f", "g"].map(String::from).into();
+        let sector = widest_sector(&counts, &order, &labels).unwrap();
+        // p = 5/7; expected 70 × 5/7 = 50; sd = √(70 × 5/7 × 2/7) = √(100/7) = 3.7796.
+        // Sectors (start at each wheel position): [0 3 6 2 5] = 5+5+15+5+30 = 60,
+        // [3 6 2 5 1] = 60, [6 2 5 1 4] = 15+5+30+5+5 = 60, [2 5 1 4 0] = 50, [5 1 4 0 3] = 50,
+        // [1 4 0 3 6] = 35, [4 0 3 6 2] = 35. Furthest: 35, z = −15 / 3.7796 = −3.9686.
+        assert_eq!(sector.pockets, ["b", "e", "a", "d", "g"]);
+        assert_eq!(sector.spins, 35);
+        assert!((sector.expected - 50.0).abs() < 1e-9);
+        assert!((sector.z + 3.968_627).abs() < 1e-5, "{}", sector.z);
+        assert_eq!(widest_sector(&[0; 7], &order, &labels), None);
+    }
 }

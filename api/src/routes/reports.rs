@@ -58,9 +58,10 @@ pub struct MonthQuery {
     pub format: Option<String>,
 }
 
-/// Wheel statistics of a month: how often each segment of each money wheel came up, and a
-/// chi-square test against equally likely segments; `uneven` when p < 0.001 (with every
-/// segment expected at least 5 times).
+/// Wheel statistics of a month: how often each number of each roulette wheel and each segment
+/// of each money wheel came up, a chi-square test against equally likely cells (`uneven` when
+/// p < 0.001, with every cell expected at least 5 times) and the neighbour sector of five that
+/// deviates most (`sector_bias` at |z| ≥ 4.2).
 #[utoipa::path(operation_id = "wheel_statistics", get, tag = "reports", params(MonthQuery),
     responses((status = 200, description = "JSON or CSV (RFC 4180)", body = WheelStatistics), (status = 400, body = ErrorBody)))]
 #[get("/reports/wheels")]

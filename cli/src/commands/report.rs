@@ -37,7 +37,8 @@ enum ReportKind {
     /// its page, shoe, fantasy and wheel audits) written under the data directory and sealed
     /// into the ledger, and a checkpoint over them. Nights done before are left as they are.
     Nightly(super::nightly::NightlyArgs),
-    /// Wheel statistics of a month: segment frequencies of each money wheel, chi-square test.
+    /// Wheel statistics of a month: number or segment frequencies of each roulette and money
+    /// wheel, chi-square test, the most deviating neighbour sector.
     Wheels(MonthArgs),
     /// The Ministry of Finance's monthly package (vyhláška 10/2019 Sb., model M, live game Z)
     /// of one premises: its folder and ZIP, the ZIP's SHA-256 sealed into the ledger.
