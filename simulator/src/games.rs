@@ -151,6 +151,9 @@ pub struct RouletteSimulator {
     void_share: f64,
     /// Whether the table posts limits (and so may deal a bet outside them).
     posts_limits: bool,
+    /// Each table's rotor direction on its last spin (clockwise or not): the croupier reverses
+    /// it every spin.
+    rotors: std::collections::HashMap<String, bool>,
 }
 
 fn bet(id: usize, player: &str, kind: &str, numbers: Vec<u8>, stake_h: i64) -> Value {
@@ -171,7 +174,23 @@ impl RouletteSimulator {
             error_share: error_share.clamp(0.0, 1.0),
             void_share: 0.01,
             posts_limits: false,
+            rotors: std::collections::HashMap::new(),
         }
+    }
+
+    /// What the wheel reports of the table's next spin: the rotor the other way than last
+    /// time, the ball against it, 6–14 revolutions (3 on a spin voided for too few). Drawn
+    /// without the random stream, so seeded tables deal the same rounds as before.
+    fn spin_evidence(&mut self, table_id: &str, seq_no: u64, void: bool) -> Value {
+        let clockwise = !self.rotors.get(table_id).copied().unwrap_or(false);
+        self.rotors.insert(table_id.to_owned(), clockwise);
+        let (rotor, ball) = if clockwise {
+            ("clockwise", "counterclockwise")
+        } else {
+            ("counterclockwise", "clockwise")
+        };
+        let revolutions = if void { 3 } else { 6 + seq_no % 9 };
+        json!({"rotor": rotor, "ball": ball, "ball_revolutions": revolutions})
     }
 
     fn stake_h(&mut self) -> i64 {
@@ -311,6 +330,7 @@ impl RouletteSimulator {
             "plan_id": self.plan.plan_id, "round_id": format!("{table_id}-{seq_no}"),
             "played_at": played_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             "outcome": outcome, "bets": bets,
+            "spin": self.spin_evidence(table_id, seq_no, void),
         });
         self.pay(&mut record);
         let bets = record["bets"].as_array_mut();
