@@ -401,13 +401,23 @@ mod tests {
             .unwrap()
             .clone();
         let mut clean = RouletteSimulator::new(1, plan.clone(), 0.0);
+        let mut facts = Vec::new();
         for seq in 0..200 {
             let (record, injected) = clean.spin("T", seq, Utc::now());
             assert!(injected.is_none());
             let round = Round::parse(&record).unwrap();
             let verdict = rules::adjudicate(&plan, &round).unwrap();
             assert!(verdict.is_clean(), "{:?}", verdict.findings);
+            let settled = record["outcome"]["result"] == "number";
+            assert_eq!(
+                record["spin"]["ball_revolutions"].as_u64().unwrap() >= 5,
+                settled
+            );
+            facts.extend(rules::table_audit::Fact::of(&round));
         }
+        // The wheel is reversed every spin.
+        assert_eq!(facts.len(), 200);
+        assert_eq!(rules::table_audit::audit(facts), []);
         let mut faulty = RouletteSimulator::new(2, plan.clone(), 1.0);
         for seq in 0..200 {
             let (record, injected) = faulty.spin("T", seq, Utc::now());

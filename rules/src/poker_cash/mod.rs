@@ -77,6 +77,10 @@ round_record! {
         /// The community cards dealt (0, 3, 4 or 5).
         #[serde(default)]
         pub board: Vec<Card>,
+        /// The cards burned, when the table records them: one before the flop, the turn and
+        /// the river each.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub burned: Vec<Card>,
         /// The pots as the dealer made them, main pot first (optional: checked when given).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub pots: Option<Vec<DealerPot>>,
@@ -299,6 +303,30 @@ pub fn settle(pp: &PokerCashPlan, hand: &PokerHand) -> (std::collections::BTreeM
     (pots::award(pp, hand, &pots, rake, &mut ignored), rake)
 }
 
+/// Burned cards, when recorded: one before each street the board shows (seeds 000–002: "Dealer
+/// spálí kartu" before the flop, the turn and the river).
+fn check_burned(hand: &PokerHand, findings: &mut Vec<Finding>) {
+    if hand.burned.is_empty() {
+        return;
+    }
+    let streets = match hand.board.len() {
+        0 => 0,
+        1..=3 => 1,
+        4 => 2,
+        _ => 3,
+    };
+    if hand.burned.len() != streets {
+        findings.push(Finding::note(
+            FindingKind::CardsInconsistent,
+            format!(
+                "{} cards burned; the dealer burns one before each street, {streets} for a board of {}",
+                hand.burned.len(),
+                hand.board.len()
+            ),
+        ));
+    }
+}
+
 /// Re-adjudicates a hand: the betting, the pots, the showdown, the rake.
 pub fn adjudicate<'a>(
     pp: &PokerCashPlan,
@@ -340,6 +368,7 @@ pub fn adjudicate<'a>(
             ),
         ));
     }
+    check_burned(hand, &mut findings);
     if let Some(made) = &hand.pots {
         check_dealer_pots(made, &pots.pots, &mut findings);
     }
@@ -480,6 +509,7 @@ impl PokerHand {
         let cards = self
             .board
             .iter()
+            .chain(&self.burned)
             .chain(self.seats.iter().filter_map(|s| s.shown.as_ref()).flatten());
         if let (true, Err(card)) = (cards_matter, CardSet::of_all(cards)) {
             return Err(RecordError::impossible(

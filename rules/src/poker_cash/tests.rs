@@ -346,6 +346,10 @@ fn impossible_hands_are_refused() {
     let mut twice = base();
     twice["board"] = json!(cards("As Kd Kc 2s 3s"));
     assert!(impossible(twice).contains("As is dealt twice"));
+    // A burned card is a card of the deck too.
+    let mut burned_twice = base();
+    burned_twice["burned"] = json!(cards("4h 5h Kh"));
+    assert!(impossible(burned_twice).contains("Kh is dealt twice"));
     let mut three = base();
     three["seats"][0]["shown"] = json!(cards("As Ad Ac"));
     assert!(impossible(three).starts_with("seats[0].shown: 2 hole cards"));
@@ -355,6 +359,27 @@ fn impossible_hands_are_refused() {
     let mut lonely = base();
     lonely["seats"] = json!([seat(1, 100_000, None)]);
     assert!(Round::parse(&lonely).is_err());
+}
+
+#[test]
+fn burned_cards_are_counted_one_before_each_street() {
+    // The side-pot hand runs to the river: a board of 5, three streets, three burns.
+    let mut hand = side_pot_hand();
+    hand["burned"] = json!(cards("3c 4d 5h"));
+    let (_, findings) = judge(hand.clone());
+    assert!(findings.is_empty(), "{findings:?}");
+    // Two burned for three streets: a finding, and the money is judged as before.
+    hand["burned"] = json!(cards("3c 4d"));
+    let (expected, findings) = judge(hand);
+    assert_eq!(kinds(&findings), [FindingKind::CardsInconsistent]);
+    assert!(
+        findings[0].message.starts_with(
+            "2 cards burned; the dealer burns one before each street, 3 for a board of 5"
+        ),
+        "{}",
+        findings[0].message
+    );
+    assert_eq!(expected[3], (4, 936_200));
 }
 
 fn time_collection(per_player_h: i64, period: u32, paid: &[(u8, i64)]) -> Value {

@@ -23,6 +23,9 @@ pub struct PokerSimulator {
     plan: Plan,
     omaha: bool,
     button: u8,
+    /// Players at the table, seats 1 to this; the same players all night, so the button and the
+    /// blinds go round them one seat a hand.
+    players: u8,
 }
 
 #[derive(Clone, Default)]
@@ -94,11 +97,14 @@ impl Betting {
 
 impl PokerSimulator {
     pub fn new(seed: u64, plan: Plan, omaha: bool) -> PokerSimulator {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let players = rng.gen_range(4..=9u8);
         PokerSimulator {
-            rng: ChaCha8Rng::seed_from_u64(seed),
+            rng,
             plan,
             omaha,
             button: 1,
+            players,
         }
     }
 
@@ -198,7 +204,7 @@ impl PokerSimulator {
 impl TableSimulator for PokerSimulator {
     fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
         let (table_id, seq_no, played_at) = (slot.table_id, slot.seq_no, slot.played_at);
-        let players = self.rng.gen_range(2..=9u8);
+        let players = self.players;
         self.button = self.button % players + 1;
         let mut deck: Vec<Card> = Card::deck().collect();
         deck.shuffle(&mut self.rng);
@@ -236,11 +242,13 @@ impl TableSimulator for PokerSimulator {
         t.current_bet = BIG_BLIND_H;
         t.pointer = big;
         let mut board: Vec<Card> = Vec::new();
+        let mut burned: Vec<Card> = Vec::new();
         self.bet_street(&mut t, "preflop", &board);
         for (street, cards) in [("flop", 3), ("turn", 1), ("river", 1)] {
             if t.in_hand() <= 1 {
                 break;
             }
+            burned.extend(deck.pop());
             board.extend(deck.split_off(deck.len() - cards));
             t.start_street();
             self.bet_street(&mut t, street, &board);
@@ -266,7 +274,7 @@ impl TableSimulator for PokerSimulator {
             "played_at": played_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             "variant": if self.omaha { "omaha" } else { "holdem" }, "button": self.button,
             "small_blind_h": BIG_BLIND_H / 2, "big_blind_h": BIG_BLIND_H,
-            "seats": seats_json, "actions": t.actions, "board": board,
+            "seats": seats_json, "actions": t.actions, "board": board, "burned": burned,
             "awards": [], "rake_h": 0
         });
         let Round::PokerCash(parsed) = Round::parse(&record).map_err(|e| anyhow!("{e}"))? else {
@@ -317,9 +325,11 @@ mod tests {
             let plan = plan();
             let mut sim = PokerSimulator::new(3, plan.clone(), omaha);
             let (mut all_ins, mut side_pots, mut showdowns) = (0, 0, 0);
+            let mut facts = Vec::new();
             for seq_no in 1..=1_500 {
                 let (record, injected) = crate::games::next_now(&mut sim, "P1", seq_no, 0.2);
                 let round = Round::parse(&record).unwrap();
+                facts.extend(rules::table_audit::Fact::of(&round));
                 let verdict = rules::adjudicate(&plan, &round).unwrap();
                 match injected {
                     None => assert!(verdict.is_clean(), "{record} {:?}", verdict.findings),
@@ -342,6 +352,8 @@ mod tests {
                 all_ins > 100 && side_pots > 20 && showdowns > 300,
                 "{all_ins} {side_pots} {showdowns}"
             );
+            // The button and the blinds go round the table in turn.
+            assert_eq!(rules::table_audit::audit(facts), []);
         }
     }
 }
