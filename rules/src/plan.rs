@@ -163,6 +163,12 @@ pub struct PokerCashPlan {
     /// Time collection instead of rake, per 30 minutes.
     pub time_collection_min_h: i64,
     pub time_collection_max_h: i64,
+    /// Whether that range is each player's fee or the table's together.
+    #[serde(default)]
+    pub time_collection_per: TimeCollectionPer,
+    /// Whom the rake cap's "players at the table" counts.
+    #[serde(default)]
+    pub rake_cap_counts: RakeCapCounts,
     /// The rake cap the plan's glossary states, if it states one (`dozor plan lint` compares it
     /// with the game section's caps, which are the ones applied).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -192,6 +198,10 @@ pub struct OfcPlan {
     /// Cards dealt to a player staying in fantasy land whose front does not earn more by itself
     /// (the plan does not say; see docs/PLAN-NOTES.md).
     pub fantasy_stay_cards: u8,
+    /// Whether rows of equal strength foul (the plan's foul is a weaker back; its rules say the
+    /// middle "must be weaker").
+    #[serde(default)]
+    pub equal_rows: EqualRows,
 }
 
 /// Tournament money: the fee and how the prize pool is paid out.
@@ -314,6 +324,10 @@ pub struct WheelPlan {
     /// Per bet on one box.
     pub min_bet_h: i64,
     pub max_bet_h: i64,
+    /// What the maximum ("do jedné hry") limits: a player's stake on each box, or everything a
+    /// player stakes on one spin.
+    #[serde(default)]
+    pub max_bet_per: WheelMaxBetPer,
     /// Most a bet may win, its stake not included ("nejvyšší čistá výhra").
     pub max_net_win_h: i64,
     /// Full turns the wheel must make; fewer makes the spin void.
@@ -345,6 +359,50 @@ impl WheelPlan {
     pub fn segments(&self) -> u32 {
         self.boxes.iter().map(|b| b.segments).sum()
     }
+}
+
+/// The scope of a money wheel's maximum bet.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WheelMaxBetPer {
+    /// Each player's stake on each box.
+    #[default]
+    Box,
+    /// Each player's stakes on all boxes of one spin together.
+    Game,
+}
+
+/// The players the rake cap counts ("závislá na počtu Hráčů u stolu").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RakeCapCounts {
+    /// The players dealt into the hand.
+    #[default]
+    DealtIn,
+    /// The players seated at the table, from the hand's `seated_players` when recorded.
+    Seated,
+}
+
+/// Whom the time collection's range (per 30 minutes) applies to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeCollectionPer {
+    /// The fee each player pays.
+    #[default]
+    Player,
+    /// What the table pays together, shared by its players.
+    Table,
+}
+
+/// Whether Open Face Chinese rows of equal strength (back = middle, middle = front) foul.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EqualRows {
+    /// Only a weaker back than middle (or middle than front) fouls.
+    #[default]
+    Allowed,
+    /// Each row must be strictly weaker than the one below it.
+    Foul,
 }
 
 /// Whether a folded hand's Trips bet is still settled on its seven cards. The plan says Trips

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
-use crate::plan::{Plan, WheelPlan};
+use crate::plan::{Plan, WheelMaxBetPer, WheelPlan};
 use crate::round_header::{
     round_record, validate_bet_count, validate_bet_id, validate_identifier, GameCode,
 };
@@ -246,7 +246,7 @@ fn check_limits(
                 wp.min_bet_h,
                 "below the minimum",
             )
-        } else if stake_h > wp.max_bet_h {
+        } else if stake_h > wp.max_bet_h && wp.max_bet_per == WheelMaxBetPer::Box {
             (
                 FindingKind::StakeAboveMaximum,
                 wp.max_bet_h,
@@ -274,6 +274,48 @@ fn check_limits(
                 format_czk(limit)
             ),
         });
+    }
+    if wp.max_bet_per == WheelMaxBetPer::Game {
+        check_game_maximum(wp, bets, findings)?;
+    }
+    Ok(())
+}
+
+/// The plan's maximum read per game: each player's stakes on every box of the spin together.
+fn check_game_maximum(
+    wp: &WheelPlan,
+    bets: &[WheelBet],
+    findings: &mut Vec<Finding>,
+) -> Result<(), RecordError> {
+    let mut seen: Vec<&str> = Vec::new();
+    for bet in bets {
+        if seen.contains(&bet.player.as_str()) {
+            continue;
+        }
+        seen.push(&bet.player);
+        let together: Vec<&WheelBet> = bets
+            .iter()
+            .filter(|b| b.player == bet.player && wp.box_of(&b.box_id).is_some())
+            .collect();
+        let mut stake_h = 0i64;
+        for b in &together {
+            stake_h = stake_h.checked_add(b.stake_h).ok_or_else(overflow)?;
+        }
+        if stake_h > wp.max_bet_h {
+            findings.push(Finding {
+                kind: FindingKind::StakeAboveMaximum,
+                bet_ids: Some(together.iter().map(|b| b.bet_id.clone()).collect()),
+                expected_h: Some(wp.max_bet_h),
+                actual_h: Some(stake_h),
+                amount_h: stake_h - wp.max_bet_h,
+                message: format!(
+                    "player {} staked {} on the spin, above the maximum of {} per game",
+                    bet.player,
+                    format_czk(stake_h),
+                    format_czk(wp.max_bet_h)
+                ),
+            });
+        }
     }
     Ok(())
 }

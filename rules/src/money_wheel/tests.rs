@@ -295,3 +295,31 @@ fn a_players_stake_on_a_box_is_judged_by_the_tables_posted_limits() {
         ]
     );
 }
+
+#[test]
+fn the_maximum_per_game_sums_a_players_boxes() {
+    // Player a: 6 000 Kč on 1x and 5 000 Kč on 2x; b: 10 000 Kč on 1x. The pointer stops on
+    // segment 20 (2x): a's 2x pays 5 000 × 2 + 5 000 = 15 000 Kč.
+    let record = spin(
+        json!({"result": "segment", "segment": 20, "turns": 4}),
+        json!([
+            bet("1", "a", "1x", 600_000, 0),
+            bet("2", "a", "2x", 500_000, 1_500_000),
+            bet("3", "b", "1x", 1_000_000, 0)
+        ]),
+    );
+    // Per box (the bundled reading): each stake is within 10 000 Kč.
+    let (_, kinds) = judge(record.clone());
+    assert_eq!(kinds, []);
+    // Per game: a staked 11 000 Kč on the spin, 1 000 Kč above the maximum; b exactly at it.
+    let mut plan = plan();
+    let wp = plan.money_wheel_1.as_mut().unwrap();
+    wp.max_bet_per = crate::plan::WheelMaxBetPer::Game;
+    let wp = plan.money_wheel_1.as_ref().unwrap();
+    let setup = on(layout_1(wp));
+    let round = wheel_round(record);
+    let v = adjudicate(wp, &plan, &setup, &round).unwrap();
+    let found: Vec<(FindingKind, i64)> = v.findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    assert_eq!(found, [(FindingKind::StakeAboveMaximum, 100_000)]);
+    assert_eq!(v.findings[0].bet_ids, Some(vec!["1".into(), "2".into()]));
+}

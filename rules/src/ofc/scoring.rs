@@ -3,7 +3,7 @@
 
 use crate::cards::Card;
 use crate::hand_rank::{evaluate, Category, HandRank};
-use crate::plan::{rank_of_letter, OfcPlan};
+use crate::plan::{rank_of_letter, EqualRows, OfcPlan};
 
 /// A player's three rows, judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,8 +42,11 @@ pub fn score_rows(plan: &OfcPlan, front: &[Card], middle: &[Card], back: &[Card]
         row_strength(back),
     );
     // The plan's foul: "v Back Hand je slabší kombinace než v prostřední Hand" — weaker, so an
-    // equal row is not a foul.
-    let fouled = back < middle || middle < front;
+    // equal row is not a foul, unless the plan's parameter reads "must be weaker" strictly.
+    let fouled = match plan.equal_rows {
+        EqualRows::Allowed => back < middle || middle < front,
+        EqualRows::Foul => back <= middle || middle <= front,
+    };
     let royalties = if fouled {
         0
     } else {

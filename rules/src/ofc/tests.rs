@@ -466,3 +466,21 @@ fn a_tournament_hand_scores_in_chips_without_rake_or_money() {
         .ends_with("settled at 100 chips, the rows give 150 chips"));
     assert_eq!((found[2].0, found[2].1), (FindingKind::Overpaid, 0));
 }
+
+#[test]
+fn equal_rows_stand_unless_the_plan_reads_weaker_strictly() {
+    let mut plan = plan();
+    let c = parsed_cards;
+    // Back A-K-Q-J-9 and middle A-K-Q-J-9 of other suits: equal, ace high; front 5-3-2.
+    let (front, middle, back) = (c("5h 3d 2c"), c("As Kd Qc Jd 9h"), c("Ad Ks Qh Jc 9s"));
+    let ofc = plan.open_face_chinese().unwrap();
+    assert_eq!(ofc.equal_rows, crate::plan::EqualRows::Allowed);
+    assert!(!score_rows(ofc, &front, &middle, &back).fouled);
+    if let Some(o) = plan.open_face_chinese.as_mut() {
+        o.equal_rows = crate::plan::EqualRows::Foul;
+    }
+    let ofc = plan.open_face_chinese().unwrap();
+    assert!(score_rows(ofc, &front, &middle, &back).fouled);
+    // A back stronger by its last kicker (A-K-Q-J-T) is no foul either way.
+    assert!(!score_rows(ofc, &front, &middle, &c("Ad Ks Qh Jc Ts")).fouled);
+}

@@ -17,7 +17,7 @@ use crate::cards::{Card, CardSet};
 use crate::game::{Examined, Game, GameRecord, Judged, TableSetup};
 use crate::hand_rank::{evaluate, HandRank};
 use crate::money::{format_czk, validate_amount};
-use crate::plan::{Plan, PokerCashPlan};
+use crate::plan::{Plan, PokerCashPlan, RakeCapCounts};
 use crate::round_header::{round_record, validate_identifier, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::void_hand::VoidHand;
@@ -90,6 +90,10 @@ round_record! {
         pub collection: Collection,
         /// What the casino took from the pot.
         pub rake_h: i64,
+        /// Players seated at the table when the hand was dealt, those sitting it out included,
+        /// when the table records them (the rake cap counts them if the plan says so).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub seated_players: Option<u8>,
         /// The hand was declared void: every chip goes back where it came from, no rake.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub void: Option<VoidHand>,
@@ -273,6 +277,16 @@ fn check_dealer_pots(made: &[DealerPot], rebuilt: &[pots::Pot], findings: &mut V
 
 /// The most rake the plan allows from a hand dealt to `players`: the first cap line that covers
 /// them, or the last line for more players than any covers.
+/// The players the rake cap counts: those dealt in, or (as the plan may read "Hráčů u stolu")
+/// those seated when the table recorded them — never fewer than were dealt in.
+pub fn rake_cap_players(pp: &PokerCashPlan, hand: &PokerHand) -> usize {
+    let dealt = hand.seats.len();
+    match (pp.rake_cap_counts, hand.seated_players) {
+        (RakeCapCounts::Seated, Some(seated)) => dealt.max(usize::from(seated)),
+        _ => dealt,
+    }
+}
+
 pub fn rake_cap(pp: &PokerCashPlan, players: usize) -> i64 {
     pp.rake_caps
         .iter()
@@ -297,7 +311,7 @@ pub fn settle(pp: &PokerCashPlan, hand: &PokerHand) -> (std::collections::BTreeM
     let pots = pots::build(&played);
     let total: i64 = pots.pots.iter().map(|p| p.amount_h).sum();
     let rake = match hand.collection {
-        Collection::Rake => rake_for(pp, total, hand.seats.len()),
+        Collection::Rake => rake_for(pp, total, rake_cap_players(pp, hand)),
         Collection::Time => 0,
     };
     (pots::award(pp, hand, &pots, rake, &mut ignored), rake)
@@ -374,7 +388,7 @@ pub fn adjudicate<'a>(
     }
     let total_pot: i64 = pots.pots.iter().map(|p| p.amount_h).sum();
     let expected_rake = match hand.collection {
-        Collection::Rake => rake_for(pp, total_pot, hand.seats.len()),
+        Collection::Rake => rake_for(pp, total_pot, rake_cap_players(pp, hand)),
         Collection::Time => 0,
     };
     if hand.rake_h != expected_rake {
@@ -389,8 +403,8 @@ pub fn adjudicate<'a>(
                 format_czk(expected_rake),
                 pp.rake_percent,
                 format_czk(total_pot),
-                format_czk(rake_cap(pp, hand.seats.len())),
-                hand.seats.len()
+                format_czk(rake_cap(pp, rake_cap_players(pp, hand))),
+                rake_cap_players(pp, hand)
             ),
         ));
     }

@@ -185,6 +185,62 @@ fn the_rake_is_five_per_cent_in_whole_koruny_capped_by_the_number_of_players() {
 }
 
 #[test]
+fn the_rake_cap_counts_the_seated_players_when_the_plan_reads_it_so() {
+    // Heads-up, 2 dealt in, 6 seated: A♠ A♦ against K♥ K♦ all in for 10 000 Kč each. Pot
+    // 20 000 Kč; 5 % = 1 000 Kč, capped at 200 Kč (2–4 players) or 300 Kč (5–9). The table
+    // took 300 Kč and handed seat 1 the other 19 700 Kč.
+    let mut plan = plan();
+    let record = |seated: Option<u8>| {
+        let mut h = hand(
+            "holdem",
+            2,
+            (2_500, 5_000),
+            json!([
+                seat(1, 1_000_000, Some("As Ad")),
+                seat(2, 1_000_000, Some("Kh Kd"))
+            ]),
+            &[
+                "2 preflop small_blind 2500",
+                "1 preflop big_blind 5000",
+                "2 preflop all_in 1000000",
+                "1 preflop call",
+            ],
+            "2c 7d 9h Jc 4s",
+            &[(1, 1_970_000)],
+            30_000,
+        );
+        if let Some(n) = seated {
+            h["seated_players"] = json!(n);
+        }
+        h
+    };
+    // Dealt in (the bundled reading): 2 players, cap 200 Kč; the table took 300 Kč.
+    let (_, findings) = judge(record(Some(6)));
+    assert_eq!(
+        kinds(&findings),
+        [FindingKind::RakeWrong, FindingKind::Underpaid]
+    );
+    if let Some(pp) = plan.poker_cash.as_mut() {
+        pp.rake_cap_counts = crate::plan::RakeCapCounts::Seated;
+    }
+    let judge_seated = |record: Value| {
+        let Round::PokerCash(h) = Round::parse(&record).unwrap() else {
+            panic!("not poker")
+        };
+        adjudicate(plan.poker_cash().unwrap(), &plan, &h)
+            .unwrap()
+            .findings
+    };
+    // Seated: 6 players at the table, cap 300 Kč — the 300 Kč taken is right.
+    assert_eq!(judge_seated(record(Some(6))), []);
+    // Not recorded: the players dealt in, 2, cap 200 Kč.
+    assert_eq!(
+        kinds(&judge_seated(record(None))),
+        [FindingKind::RakeWrong, FindingKind::Underpaid]
+    );
+}
+
+#[test]
 fn an_all_in_short_of_a_full_raise_does_not_reopen_the_betting() {
     // Seats 1–3, button 3, blinds 25/50 Kč. Seat 3 raises to 200 Kč (a raise of 150 Kč); seat 1
     // goes all in for 300 Kč (100 Kč more: short of a full raise); seat 2 calls 300 Kč. Seat 3
@@ -415,6 +471,34 @@ fn time_collection_is_the_announced_fee_per_player_and_half_hour_within_the_plan
     assert_eq!(found, [FindingKind::StakeBelowMinimum]);
     // 45 minutes is no period of the plan: refused.
     assert!(Round::parse(&time_collection(20_000, 45, &[(1, 30_000)])).is_err());
+}
+
+#[test]
+fn time_collection_read_per_table_takes_the_plans_range_for_the_whole_table() {
+    let mut plan = plan();
+    if let Some(pp) = plan.poker_cash.as_mut() {
+        pp.time_collection_per = crate::plan::TimeCollectionPer::Table;
+    }
+    let judge = |record: Value| {
+        let round = Round::parse(&record).unwrap();
+        let v = crate::adjudicate(&plan, &round).unwrap();
+        (v.stakes_h, kinds(&v.findings))
+    };
+    // 40 Kč each from three players: the table pays 120 Kč per half hour, inside 100–10 000 Kč
+    // (per player, 40 Kč would be below the plan's 100 Kč).
+    let (collected, found) = judge(time_collection(
+        4_000,
+        30,
+        &[(1, 4_000), (2, 4_000), (3, 4_000)],
+    ));
+    assert_eq!((collected, found), (12_000, vec![]));
+    // 4 000 Kč each from three players: 12 000 Kč for the table, above its 10 000 Kč.
+    let (_, found) = judge(time_collection(
+        400_000,
+        30,
+        &[(1, 400_000), (2, 400_000), (3, 400_000)],
+    ));
+    assert_eq!(found, [FindingKind::StakeAboveMaximum]);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::{Game, GameRecord, Judged, TableSetup};
 use crate::money::{format_czk, validate_amount};
-use crate::plan::{Plan, PokerCashPlan};
+use crate::plan::{Plan, PokerCashPlan, TimeCollectionPer};
 use crate::round_header::{validate_identifier, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::RecordError;
@@ -56,7 +56,17 @@ pub fn adjudicate<'a>(
     collection: &'a TimeCollection,
 ) -> Result<Verdict<'a>, RecordError> {
     let mut findings = Vec::new();
-    let fee = collection.per_player_h;
+    // The plan's range is each player's fee, or the table's (what all its players pay together).
+    let (fee, whose) = match pp.time_collection_per {
+        TimeCollectionPer::Player => (collection.per_player_h, "per player"),
+        TimeCollectionPer::Table => (
+            collection
+                .per_player_h
+                .checked_mul(collection.players.len() as i64)
+                .ok_or_else(|| RecordError::invalid("per_player_h", "amount too large"))?,
+            "for the table",
+        ),
+    };
     let (kind, limit) = if fee < pp.time_collection_min_h {
         (
             Some(FindingKind::StakeBelowMinimum),
@@ -78,14 +88,16 @@ pub fn adjudicate<'a>(
             actual_h: Some(fee),
             amount_h: fee.abs_diff(limit).try_into().unwrap_or(i64::MAX),
             message: format!(
-                "a time collection of {} per player and 30 minutes; the plan allows {} to {}",
+                "a time collection of {} {whose} and 30 minutes; the plan allows {} to {}",
                 format_czk(fee),
                 format_czk(pp.time_collection_min_h),
                 format_czk(pp.time_collection_max_h)
             ),
         });
     }
-    let due_h = fee
+    // Each player pays the announced share for each half hour, whichever reading.
+    let due_h = collection
+        .per_player_h
         .checked_mul(i64::from(collection.period_minutes / PERIOD_MINUTES))
         .ok_or_else(|| RecordError::invalid("per_player_h", "amount too large"))?;
     let mut bets = Vec::with_capacity(collection.players.len());
@@ -104,7 +116,7 @@ pub fn adjudicate<'a>(
                     p.player,
                     format_czk(p.paid_h),
                     collection.period_minutes,
-                    format_czk(fee),
+                    format_czk(collection.per_player_h),
                     format_czk(due_h)
                 ),
             });
