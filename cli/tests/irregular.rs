@@ -228,6 +228,30 @@ async fn a_hand_played_for_time_outside_every_collected_period_is_named() {
             .unwrap()
     };
     assert_eq!((ggr("P1"), ggr("O1")), (40_000, 40_000));
+
+    // The table audit names the same hand, and so does the offline verifier from the export.
+    let uncollected = |findings: Vec<(String, String, u64)>| {
+        findings
+            .into_iter()
+            .filter(|f| f.0 == "time_not_collected")
+            .collect::<Vec<_>>()
+    };
+    let expected = vec![("time_not_collected".to_owned(), "P1".to_owned(), 3)];
+    let audit =
+        reports::table_audit::build(&mut conn, &GamingDayClock::default(), day, &plans).unwrap();
+    let online = audit
+        .findings
+        .iter()
+        .map(|f| (f.kind.clone(), f.table_id.clone(), f.seq_no))
+        .collect();
+    assert_eq!(uncollected(online), expected);
+    let report = export_and_verify_day(&url, day);
+    let offline = report
+        .table_audit
+        .iter()
+        .map(|f| (f.kind.as_str().to_owned(), f.table_id.clone(), f.seq_no))
+        .collect();
+    assert_eq!(uncollected(offline), expected);
 }
 
 /// A spin at R1 at 18:0`minute`: 100 Kč straight on 17, lost on 5, with the wheel's directions.
@@ -318,7 +342,7 @@ async fn the_wheel_reversed_every_spin_and_the_button_moved_every_hand_are_audit
     let plans = rules::PlanBook::builtin().unwrap();
     let audit =
         reports::table_audit::build(&mut conn, &GamingDayClock::default(), day, &plans).unwrap();
-    let named: Vec<(&str, &str, u64, u64)> = audit
+    let named: Vec<(&str, &str, u64, Option<u64>)> = audit
         .findings
         .iter()
         .map(|f| {
@@ -331,9 +355,9 @@ async fn the_wheel_reversed_every_spin_and_the_button_moved_every_hand_are_audit
         })
         .collect();
     let expected = [
-        ("big_blind_out_of_turn", "P1", 3, 2),
-        ("big_blind_out_of_turn", "P1", 4, 3),
-        ("rotor_not_reversed", "R1", 4, 3),
+        ("big_blind_out_of_turn", "P1", 3, Some(2)),
+        ("big_blind_out_of_turn", "P1", 4, Some(3)),
+        ("rotor_not_reversed", "R1", 4, Some(3)),
     ];
     assert_eq!(named, expected, "{audit:?}");
     assert_eq!(
@@ -353,7 +377,7 @@ async fn the_wheel_reversed_every_spin_and_the_button_moved_every_hand_are_audit
 
     // The offline verifier runs the same audits over the exported rounds.
     let report = export_and_verify_day(&url, day);
-    let offline: Vec<(&str, &str, u64, u64)> = report
+    let offline: Vec<(&str, &str, u64, Option<u64>)> = report
         .table_audit
         .iter()
         .map(|f| {

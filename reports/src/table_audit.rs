@@ -1,13 +1,13 @@
 //! Table audit of a gaming day: the checks that follow a table from round to round — the
-//! roulette wheel reversed every spin, the poker button and big blind moved one player a hand
-//! (`rules::table_audit`). Each table is followed from up to a gaming day earlier, so the day's
+//! roulette wheel reversed every spin, the poker button and big blind moved one player a hand,
+//! every hand played for time inside a period its table collected (`rules::table_audit`). Each table is followed from up to a gaming day earlier, so the day's
 //! first round is compared with the one before it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
-use rules::table_audit::{audit, AuditFindingKind, Fact};
+use rules::table_audit::{audit, Fact};
 use rules::GameCode;
 use serde::Serialize;
 
@@ -17,14 +17,16 @@ use crate::{GamingDayClock, ReportError};
 /// A round the audit found out of order with the round of its table before it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct TableAuditLine {
-    /// `rotor_not_reversed`, `button_out_of_turn` or `big_blind_out_of_turn`.
+    /// `rotor_not_reversed`, `button_out_of_turn`, `big_blind_out_of_turn` or
+    /// `time_not_collected`.
     pub kind: String,
     pub table_id: String,
     pub game: String,
     pub seq_no: u64,
     pub played_at: DateTime<Utc>,
-    /// The table's round it was compared with.
-    pub previous_seq_no: u64,
+    /// The table's round it was compared with (none for a hand played for time, compared with
+    /// the table's collections).
+    pub previous_seq_no: Option<u64>,
     pub message: String,
 }
 
@@ -39,16 +41,8 @@ pub struct TableAudit {
     pub findings: Vec<TableAuditLine>,
 }
 
-fn game_of(kind: AuditFindingKind) -> GameCode {
-    match kind {
-        AuditFindingKind::RotorNotReversed => GameCode::Roulette,
-        AuditFindingKind::ButtonOutOfTurn | AuditFindingKind::BigBlindOutOfTurn => {
-            GameCode::PokerCash
-        }
-    }
-}
-
-/// The day's roulette spins and poker cash hands, each against its table's round before it.
+/// The day's roulette spins and poker cash hands, each against its table's round before it, and
+/// the day's hands played for time against their tables' collections.
 pub fn build(
     conn: &mut PgConnection,
     clock: &GamingDayClock,
@@ -57,8 +51,13 @@ pub fn build(
 ) -> Result<TableAudit, ReportError> {
     let mut facts = Vec::new();
     let mut today: HashSet<(String, u64)> = HashSet::new();
+    let mut games: HashMap<String, GameCode> = HashMap::new();
     let (mut spins, mut spins_with_directions, mut hands) = (0u32, 0u32, 0u32);
-    for game in [GameCode::Roulette, GameCode::PokerCash] {
+    for game in [
+        GameCode::Roulette,
+        GameCode::PokerCash,
+        GameCode::OpenFaceChinese,
+    ] {
         for (round, in_day) in rounds_with_lookback(conn, clock, day, game)? {
             let Some(fact) = Fact::of(&round) else {
                 continue;
@@ -70,9 +69,11 @@ pub fn build(
                         spins_with_directions += u32::from(s.rotor.is_some());
                     }
                     Fact::Hand(_) => hands += 1,
+                    Fact::TimedHand { .. } | Fact::Collection(_) => {}
                 }
                 today.insert((fact.table_id().to_owned(), fact.seq_no()));
             }
+            games.insert(fact.table_id().to_owned(), game);
             facts.push(fact);
         }
     }
@@ -81,7 +82,7 @@ pub fn build(
         .filter(|f| today.contains(&(f.table_id.clone(), f.seq_no)))
         .map(|f| TableAuditLine {
             kind: f.kind.as_str().to_owned(),
-            game: game_of(f.kind).as_str().to_owned(),
+            game: games.get(&f.table_id).map_or("", |g| g.as_str()).to_owned(),
             table_id: f.table_id,
             seq_no: f.seq_no,
             played_at: f.played_at,
@@ -125,7 +126,7 @@ pub fn to_csv(audit: &TableAudit) -> Result<String, ReportError> {
                 f.game.clone(),
                 f.seq_no.to_string(),
                 f.played_at.to_rfc3339(),
-                f.previous_seq_no.to_string(),
+                f.previous_seq_no.map(|n| n.to_string()).unwrap_or_default(),
                 f.message.clone(),
             ])
             .map_err(csv_err)?;

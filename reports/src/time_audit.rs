@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
-use rules::poker_cash::time_audit::{audit, TimedHand};
+use rules::poker_cash::time_audit::{audit, CollectedPeriod, TimedHand};
 use rules::poker_cash::Collection;
 use rules::{GameCode, Round};
 use serde::Serialize;
@@ -51,7 +51,10 @@ pub fn build(
     for game in [GameCode::PokerCash, GameCode::OpenFaceChinese] {
         for (round, in_day) in rounds_with_lookback(conn, clock, day, game)? {
             match round {
-                Round::PokerCash(h) if in_day && h.collection == Collection::Time => {
+                // A void hand is dealt again: nothing to collect for it.
+                Round::PokerCash(h)
+                    if in_day && h.collection == Collection::Time && h.void.is_none() =>
+                {
                     hands.push((game, h.table_id, h.seq_no, h.played_at));
                 }
                 Round::OpenFaceChinese(h) if in_day && h.collection == Collection::Time => {
@@ -65,7 +68,7 @@ pub fn build(
                             .checked_add(paid)
                             .ok_or_else(|| ReportError::Overflow("the day's time collection"))?;
                     }
-                    collections.push(c);
+                    collections.push(CollectedPeriod::of(&c));
                 }
                 _ => {}
             }

@@ -15,6 +15,29 @@ pub struct TimedHand<'a> {
     pub played_at: DateTime<Utc>,
 }
 
+/// A collection of time, as the audit needs it: which table paid, from when, for how long.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollectedPeriod {
+    pub table_id: String,
+    pub played_at: DateTime<Utc>,
+    pub period_minutes: u32,
+}
+
+impl CollectedPeriod {
+    pub fn of(collection: &TimeCollection) -> CollectedPeriod {
+        CollectedPeriod {
+            table_id: collection.table_id.clone(),
+            played_at: collection.played_at,
+            period_minutes: collection.period_minutes,
+        }
+    }
+
+    /// When the time it paid for ends.
+    pub fn paid_until(&self) -> DateTime<Utc> {
+        self.played_at + Duration::minutes(i64::from(self.period_minutes))
+    }
+}
+
 /// A time-collected hand no collection of its table covers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Uncollected<'a> {
@@ -26,29 +49,28 @@ pub struct Uncollected<'a> {
     pub last_paid_until: Option<DateTime<Utc>>,
 }
 
-/// When the time `collection` paid for ends.
-pub fn paid_until(collection: &TimeCollection) -> DateTime<Utc> {
-    collection.played_at + Duration::minutes(i64::from(collection.period_minutes))
-}
-
 /// Each hand of `hands` that no collection of its own table covers: a collection made at `c`
 /// for `m` minutes covers hands played from `c` (inclusive) to `c + m` (exclusive).
-pub fn audit<'a>(
-    hands: &[TimedHand<'a>],
-    collections: &'a [TimeCollection],
-) -> Vec<Uncollected<'a>> {
+pub fn audit<'a>(hands: &[TimedHand<'a>], collections: &[CollectedPeriod]) -> Vec<Uncollected<'a>> {
+    let mut by_table: std::collections::HashMap<&str, Vec<&CollectedPeriod>> =
+        std::collections::HashMap::new();
+    for c in collections {
+        by_table.entry(c.table_id.as_str()).or_default().push(c);
+    }
     hands
         .iter()
         .filter_map(|hand| {
-            let earlier = collections
-                .iter()
-                .filter(|c| c.table_id == hand.table_id && c.played_at <= hand.played_at);
-            let covering = earlier.clone().any(|c| hand.played_at < paid_until(c));
+            let earlier = by_table
+                .get(hand.table_id)
+                .into_iter()
+                .flatten()
+                .filter(|c| c.played_at <= hand.played_at);
+            let covering = earlier.clone().any(|c| hand.played_at < c.paid_until());
             (!covering).then(|| Uncollected {
                 table_id: hand.table_id,
                 seq_no: hand.seq_no,
                 played_at: hand.played_at,
-                last_paid_until: earlier.map(paid_until).max(),
+                last_paid_until: earlier.map(|c| c.paid_until()).max(),
             })
         })
         .collect()
@@ -66,13 +88,13 @@ mod tests {
             .with_timezone(&Utc)
     }
 
-    fn collection(table: &str, at: &str, minutes: u32) -> TimeCollection {
+    fn collection(table: &str, at: &str, minutes: u32) -> CollectedPeriod {
         let record = json!({"type": "time_collection", "game": "poker_cash", "table_id": table,
             "seq_no": 1, "plan_id": "69games-ziva-hra", "played_at": at,
             "period_minutes": minutes, "per_player_h": 20_000,
             "players": [{"seat": 1, "player": "p1", "paid_h": 20_000 * i64::from(minutes / 30)}]});
         match Round::parse(&record).unwrap() {
-            Round::TimeCollection(c) => c,
+            Round::TimeCollection(c) => CollectedPeriod::of(&c),
             _ => panic!("not a time collection"),
         }
     }

@@ -25,6 +25,8 @@ pub struct HandPositions {
     pub button: u8,
     pub small_blind: Option<u8>,
     pub big_blind: Option<u8>,
+    /// Played for time (no rake): the time collection audit looks for its period.
+    pub for_time: bool,
     /// Each seat dealt in and a fingerprint of its player, so that a new player in a seat is
     /// not taken for the one before.
     pub seats: SmallVec<[(u8, u64); 10]>,
@@ -56,6 +58,7 @@ impl HandPositions {
             button: hand.button,
             small_blind: posted(ActionKind::SmallBlind),
             big_blind: posted(ActionKind::BigBlind),
+            for_time: hand.collection == crate::poker_cash::Collection::Time,
             seats: hand
                 .seats
                 .iter()
@@ -85,7 +88,7 @@ pub fn compare(previous: &HandPositions, current: &HandPositions, out: &mut Vec<
             table_id: current.table_id.clone(),
             seq_no: current.seq_no,
             played_at: current.played_at,
-            previous_seq_no: previous.seq_no,
+            previous_seq_no: Some(previous.seq_no),
             message,
         });
     };

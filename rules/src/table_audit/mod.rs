@@ -1,6 +1,7 @@
 //! Audits that follow a table from round to round, where a verdict sees one round only: the
-//! roulette wheel's direction from spin to spin ([`spins`]) and the poker button and big blind
-//! from hand to hand ([`button`]). Ingest's verdicts, the database's reports and the offline
+//! roulette wheel's direction from spin to spin ([`spins`]), the poker button and big blind
+//! from hand to hand ([`button`]), and hands played for time against the periods their table
+//! collected ([`crate::poker_cash::time_audit`]). Ingest's verdicts, the database's reports and the offline
 //! verifier all run these same functions over the same rounds.
 
 pub mod button;
@@ -9,6 +10,8 @@ pub mod spins;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::poker_cash::time_audit::{self, CollectedPeriod, TimedHand};
+use crate::poker_cash::Collection;
 use crate::Round;
 
 /// What an audit across rounds found.
@@ -21,13 +24,16 @@ pub enum AuditFindingKind {
     ButtonOutOfTurn,
     /// The big blind passed over a player, or fell on the same player twice running.
     BigBlindOutOfTurn,
+    /// A hand played for time (no rake) outside every period its table collected time for.
+    TimeNotCollected,
 }
 
 impl AuditFindingKind {
-    pub const ALL: [AuditFindingKind; 3] = [
+    pub const ALL: [AuditFindingKind; 4] = [
         AuditFindingKind::RotorNotReversed,
         AuditFindingKind::ButtonOutOfTurn,
         AuditFindingKind::BigBlindOutOfTurn,
+        AuditFindingKind::TimeNotCollected,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -35,18 +41,20 @@ impl AuditFindingKind {
             AuditFindingKind::RotorNotReversed => "rotor_not_reversed",
             AuditFindingKind::ButtonOutOfTurn => "button_out_of_turn",
             AuditFindingKind::BigBlindOutOfTurn => "big_blind_out_of_turn",
+            AuditFindingKind::TimeNotCollected => "time_not_collected",
         }
     }
 }
 
-/// One finding: the round it is about and the round before it it was compared with.
+/// One finding: the round it is about and the table's round before it it was compared with
+/// (none for a hand played for time, compared with the table's collections).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AuditFinding {
     pub kind: AuditFindingKind,
     pub table_id: String,
     pub seq_no: u64,
     pub played_at: DateTime<Utc>,
-    pub previous_seq_no: u64,
+    pub previous_seq_no: Option<u64>,
     pub message: String,
 }
 
@@ -54,7 +62,16 @@ pub struct AuditFinding {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fact {
     Spin(spins::Spin),
+    /// A poker cash hand that was played (with whether it was played for time).
     Hand(button::HandPositions),
+    /// An Open Face Chinese hand played for time.
+    TimedHand {
+        table_id: String,
+        seq_no: u64,
+        played_at: DateTime<Utc>,
+    },
+    /// A collection of time.
+    Collection(CollectedPeriod),
 }
 
 impl Fact {
@@ -64,26 +81,60 @@ impl Fact {
         match round {
             Round::Roulette(spin) => Some(Fact::Spin(spins::Spin::of(spin))),
             Round::PokerCash(hand) => button::HandPositions::of(hand).map(Fact::Hand),
+            Round::OpenFaceChinese(hand) if hand.collection == Collection::Time => {
+                Some(Fact::TimedHand {
+                    table_id: hand.table_id.clone(),
+                    seq_no: hand.seq_no,
+                    played_at: hand.played_at,
+                })
+            }
+            Round::TimeCollection(c) => Some(Fact::Collection(CollectedPeriod::of(c))),
             _ => None,
         }
     }
 
     /// Whether rounds of `game` give facts (so a caller need not read other rounds).
     pub fn wanted(game: Option<&str>) -> bool {
-        matches!(game, Some("roulette" | "poker_cash"))
+        matches!(game, Some("roulette" | "poker_cash" | "open_face_chinese"))
     }
 
     pub fn table_id(&self) -> &str {
         match self {
             Fact::Spin(s) => &s.table_id,
             Fact::Hand(h) => &h.table_id,
+            Fact::TimedHand { table_id, .. } => table_id,
+            Fact::Collection(c) => &c.table_id,
         }
     }
 
+    /// The round's place in its table's sequence (a collection's is not needed: 0).
     pub fn seq_no(&self) -> u64 {
         match self {
             Fact::Spin(s) => s.seq_no,
             Fact::Hand(h) => h.seq_no,
+            Fact::TimedHand { seq_no, .. } => *seq_no,
+            Fact::Collection(_) => 0,
+        }
+    }
+
+    /// A hand played for time, as the time collection audit reads it.
+    fn timed(&self) -> Option<TimedHand<'_>> {
+        match self {
+            Fact::Hand(h) if h.for_time => Some(TimedHand {
+                table_id: &h.table_id,
+                seq_no: h.seq_no,
+                played_at: h.played_at,
+            }),
+            Fact::TimedHand {
+                table_id,
+                seq_no,
+                played_at,
+            } => Some(TimedHand {
+                table_id,
+                seq_no: *seq_no,
+                played_at: *played_at,
+            }),
+            _ => None,
         }
     }
 }
@@ -94,7 +145,13 @@ impl Fact {
 pub fn audit(mut facts: Vec<Fact>) -> Vec<AuditFinding> {
     facts.sort_by(|a, b| (a.table_id(), a.seq_no()).cmp(&(b.table_id(), b.seq_no())));
     let mut findings = Vec::new();
-    for pair in facts.windows(2) {
+    // Spins and hands against the table's spin or hand before them (collections and OFC hands
+    // between them are skipped, not compared).
+    let followed: Vec<&Fact> = facts
+        .iter()
+        .filter(|f| matches!(f, Fact::Spin(_) | Fact::Hand(_)))
+        .collect();
+    for pair in followed.windows(2) {
         let [previous, current] = pair else { continue };
         if previous.table_id() != current.table_id() {
             continue;
@@ -105,7 +162,42 @@ pub fn audit(mut facts: Vec<Fact>) -> Vec<AuditFinding> {
             _ => {}
         }
     }
+    let timed: Vec<TimedHand<'_>> = facts.iter().filter_map(Fact::timed).collect();
+    let collections: Vec<CollectedPeriod> = facts
+        .iter()
+        .filter_map(|f| match f {
+            Fact::Collection(c) => Some(c.clone()),
+            _ => None,
+        })
+        .collect();
+    findings.extend(
+        time_audit::audit(&timed, &collections)
+            .into_iter()
+            .map(uncollected_finding),
+    );
+    // Stable: a hand's own findings stay in the order the checks made them.
+    findings.sort_by(|a, b| (&a.table_id, a.seq_no).cmp(&(&b.table_id, b.seq_no)));
     findings
+}
+
+fn uncollected_finding(u: time_audit::Uncollected<'_>) -> AuditFinding {
+    AuditFinding {
+        kind: AuditFindingKind::TimeNotCollected,
+        table_id: u.table_id.to_owned(),
+        seq_no: u.seq_no,
+        played_at: u.played_at,
+        previous_seq_no: None,
+        message: match u.last_paid_until {
+            Some(until) => format!(
+                "hand {} was played for time at {}, after the time the table collected ran out at {until}",
+                u.seq_no, u.played_at
+            ),
+            None => format!(
+                "hand {} was played for time at {}, and the table collected no time before it",
+                u.seq_no, u.played_at
+            ),
+        },
+    }
 }
 
 #[cfg(test)]

@@ -50,7 +50,7 @@ pub fn compare(previous: &Spin, current: &Spin) -> Option<AuditFinding> {
         table_id: current.table_id.clone(),
         seq_no: current.seq_no,
         played_at: current.played_at,
-        previous_seq_no: previous.seq_no,
+        previous_seq_no: Some(previous.seq_no),
         message: format!(
             "spin {} turned the wheel {} as spin {} did: the plan makes a spin whose wheel was not reversed void (chybné roztočení), yet it was settled",
             current.seq_no,

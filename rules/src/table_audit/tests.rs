@@ -32,7 +32,7 @@ fn spin(seq_no: u64, rotor: Option<&str>, outcome: Value) -> Fact {
 fn found(findings: &[AuditFinding]) -> Vec<(AuditFindingKind, u64, u64)> {
     findings
         .iter()
-        .map(|f| (f.kind, f.seq_no, f.previous_seq_no))
+        .map(|f| (f.kind, f.seq_no, f.previous_seq_no.unwrap_or(0)))
         .collect()
 }
 
