@@ -148,15 +148,28 @@ fn adjudicate(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
     let plan = plan()?;
     // Roulette with its usual share of dealer errors; the other games clean.
     let error_share = if game == "roulette" { 0.05 } else { 0.0 };
-    let mut simulator = crate::games::table_of(game, 1, plan.clone(), 0.0)?;
-    let table_id = format!("{}01", game.to_uppercase());
+    // Poker tables keep their players all night: hands come from 16 tables in turn, so the mix
+    // of table sizes (2 to 9 players) is the pit's, not one table's.
+    let tables: u64 = if game.starts_with("poker_") && game != "poker_tournament" {
+        16
+    } else {
+        1
+    };
+    let mut simulators = (1..=tables)
+        .map(|seed| crate::games::table_of(game, seed, plan.clone(), 0.0))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let parsed: Vec<rules::Round> = (0..rounds as u64)
         .map(|i| {
+            let t = i % tables;
+            let table_id = format!("{}{:02}", game.to_uppercase(), t + 1);
             let slot = crate::games::Slot {
                 table_id: &table_id,
-                seq_no: i,
+                seq_no: i / tables,
                 played_at: Utc::now(),
             };
+            let simulator = simulators
+                .get_mut(t as usize)
+                .ok_or_else(|| anyhow!("no simulated table {t}"))?;
             let (record, _) = simulator.next_record(slot, error_share)?;
             rules::Round::parse(&record).map_err(|e| anyhow!("{e}"))
         })

@@ -10,7 +10,7 @@ mod record;
 mod scoring;
 
 use crate::cards::{Card, CardSet};
-use crate::game::{Game, GameRecord, Judged, TableSetup};
+use crate::game::{Examined, Game, GameRecord, Judged, TableSetup};
 use crate::money::format_czk;
 use crate::plan::{OfcPlan, Plan};
 use crate::poker_cash::Collection;
@@ -271,6 +271,29 @@ pub fn adjudicate<'a>(
 impl Game for OfcHand {
     fn validate(&self) -> Result<(), RecordError> {
         OfcHand::validate(self)
+    }
+
+    /// As [`OfcHand::find_impossible`] found it when the record was read.
+    fn check_possible(&self) -> Result<(), RecordError> {
+        self.examined.or_find(|| self.find_impossible())
+    }
+
+    fn examine(&mut self) {
+        self.examined = Examined::of(self.find_impossible());
+    }
+
+    /// What the players lost and paid in rake; what they won (a tournament hand's points are
+    /// chips, not money: its rake only).
+    fn reported_totals(&self) -> (i64, i64) {
+        let chips = self.tournament_id.is_some();
+        crate::game::reported_totals(self.players.iter().map(|p| {
+            let (lost, won) = if chips {
+                (0, 0)
+            } else {
+                ((-p.net_h).max(0), p.net_h.max(0))
+            };
+            (lost.saturating_add(p.rake_h), won)
+        }))
     }
 
     fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet};
+use crate::game::Examined;
 use crate::money::MAX_AMOUNT_H;
 use crate::poker_cash::Collection;
 use crate::round_header::{round_record, validate_identifier};
@@ -29,6 +30,9 @@ round_record! {
         pub tournament_id: Option<String>,
         #[serde(default)]
         pub collection: Collection,
+        /// What cannot have happened, as found when the record was read (not part of it).
+        #[serde(skip)]
+        pub examined: Examined,
     }
 }
 
@@ -62,6 +66,9 @@ pub struct PointValue {
     pub point_h: i64,
 }
 
+/// More groups than a normal deal (five cards, then four times three) has.
+const MAX_DEAL_GROUPS: usize = 5;
+
 impl OfcHand {
     pub fn validate(&self) -> Result<(), RecordError> {
         if let Some(id) = &self.tournament_id {
@@ -73,10 +80,18 @@ impl OfcHand {
                 "a hand is played by 2 or 3 players",
             ));
         }
-        let mut all = CardSet::default();
         for (i, p) in self.players.iter().enumerate() {
             let at = |e: RecordError| e.within(format_args!("players[{i}]"));
             validate_identifier("player", &p.player).map_err(at)?;
+            // Sizes a reader must bound; the right shape is for find_impossible.
+            let placed = p.front.len() + p.middle.len() + p.back.len() + p.discards.len();
+            let dealt: usize = p.deal.iter().map(Vec::len).sum();
+            if p.deal.len() > MAX_DEAL_GROUPS || dealt > 52 || placed > 52 {
+                return Err(at(RecordError::invalid(
+                    "deal",
+                    format!("at most {MAX_DEAL_GROUPS} groups and 52 cards dealt and placed"),
+                )));
+            }
             if self.players[..i].iter().any(|q| q.player == p.player) {
                 return Err(at(RecordError::invalid("player", "listed twice")));
             }
@@ -99,66 +114,6 @@ impl OfcHand {
                 }
                 None => {}
             }
-            for (row, cards, len) in [
-                ("front", &p.front, 3),
-                ("middle", &p.middle, 5),
-                ("back", &p.back, 5),
-            ] {
-                if cards.len() != len {
-                    return Err(at(RecordError::invalid(
-                        row,
-                        format!("the {row} row holds {len} cards, not {}", cards.len()),
-                    )));
-                }
-            }
-            let sizes: Vec<usize> = p.deal.iter().map(Vec::len).collect();
-            let shape_ok = if p.fantasy {
-                sizes.len() == 1 && (14..=17).contains(&sizes[0])
-            } else {
-                sizes == NORMAL_DEAL
-            };
-            if !shape_ok {
-                let expected = if p.fantasy {
-                    "fantasy land deals one group of 14 to 17 cards"
-                } else {
-                    "outside fantasy land the deal is 5 cards, then 4 × 3"
-                };
-                return Err(at(RecordError::invalid(
-                    "deal",
-                    format!("{expected}; got groups of {sizes:?}"),
-                )));
-            }
-            let dealt: Vec<Card> = p.deal.iter().flatten().copied().collect();
-            let dealt = CardSet::of(&dealt).map_err(|c| {
-                at(RecordError::invalid(
-                    "deal",
-                    format!("{c} is dealt twice to the player"),
-                ))
-            })?;
-            if dealt.0 & all.0 != 0 {
-                let card = crate::cards::Card::deck()
-                    .find(|c| dealt.contains(*c) && all.contains(*c))
-                    .map_or_else(String::new, |c| c.to_string());
-                return Err(at(RecordError::invalid(
-                    "deal",
-                    format!("{card} is dealt to two players (one deck)"),
-                )));
-            }
-            all = CardSet(all.0 | dealt.0);
-            let placed: Vec<Card> = p
-                .front
-                .iter()
-                .chain(&p.middle)
-                .chain(&p.back)
-                .chain(&p.discards)
-                .copied()
-                .collect();
-            CardSet::of(&placed).map_err(|c| {
-                at(RecordError::invalid(
-                    "rows",
-                    format!("{c} appears twice in the rows and discards"),
-                ))
-            })?;
         }
         let mut pairs = Vec::new();
         for (i, v) in self.point_values.iter().enumerate() {
@@ -192,6 +147,76 @@ impl OfcHand {
                 "point_values",
                 "every pair of players needs its point value",
             ));
+        }
+        Ok(())
+    }
+
+    /// What the hand's cards say that cannot have happened: rows of the wrong size, a deal of
+    /// the wrong shape, a card twice from the one deck. Kept as evidence with a finding.
+    pub(super) fn find_impossible(&self) -> Result<(), RecordError> {
+        let mut all = CardSet::default();
+        for (i, p) in self.players.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("players[{i}]"));
+            for (row, cards, len) in [
+                ("front", &p.front, 3),
+                ("middle", &p.middle, 5),
+                ("back", &p.back, 5),
+            ] {
+                if cards.len() != len {
+                    return Err(at(RecordError::impossible(
+                        row,
+                        format!("the {row} row holds {len} cards, not {}", cards.len()),
+                    )));
+                }
+            }
+            let sizes: Vec<usize> = p.deal.iter().map(Vec::len).collect();
+            let shape_ok = if p.fantasy {
+                sizes.len() == 1 && (14..=17).contains(&sizes[0])
+            } else {
+                sizes == NORMAL_DEAL
+            };
+            if !shape_ok {
+                let expected = if p.fantasy {
+                    "fantasy land deals one group of 14 to 17 cards"
+                } else {
+                    "outside fantasy land the deal is 5 cards, then 4 × 3"
+                };
+                return Err(at(RecordError::impossible(
+                    "deal",
+                    format!("{expected}; got groups of {sizes:?}"),
+                )));
+            }
+            let dealt: Vec<Card> = p.deal.iter().flatten().copied().collect();
+            let dealt = CardSet::of(&dealt).map_err(|c| {
+                at(RecordError::impossible(
+                    "deal",
+                    format!("{c} is dealt twice to the player"),
+                ))
+            })?;
+            if dealt.0 & all.0 != 0 {
+                let card = crate::cards::Card::deck()
+                    .find(|c| dealt.contains(*c) && all.contains(*c))
+                    .map_or_else(String::new, |c| c.to_string());
+                return Err(at(RecordError::impossible(
+                    "deal",
+                    format!("{card} is dealt to two players (one deck)"),
+                )));
+            }
+            all = CardSet(all.0 | dealt.0);
+            let placed: Vec<Card> = p
+                .front
+                .iter()
+                .chain(&p.middle)
+                .chain(&p.back)
+                .chain(&p.discards)
+                .copied()
+                .collect();
+            CardSet::of(&placed).map_err(|c| {
+                at(RecordError::impossible(
+                    "rows",
+                    format!("{c} appears twice in the rows and discards"),
+                ))
+            })?;
         }
         Ok(())
     }

@@ -375,14 +375,23 @@ fn stop_loss_caps_what_is_lost_and_what_is_won() {
 }
 
 #[test]
-fn bad_hands_are_refused_with_the_field() {
-    let error = |edit: &dyn Fn(&mut Value)| {
+fn impossible_hands_are_kept_with_a_finding_naming_the_field() {
+    // Readable, signed, but not a hand one deck can deal: appended with `record_impossible`,
+    // the money as the table reports it (A +2 050 Kč; B −820, C −1 230 Kč lost; 25 Kč rake each).
+    let impossible = |edit: &dyn Fn(&mut Value)| {
         let mut record = three_players([205_000, -82_000, -123_000]);
         edit(&mut record);
-        parse(&record).unwrap_err().to_string()
+        let v = crate::test_support::verdict_with(plan(), record);
+        assert_eq!(
+            crate::test_support::kinds(&v.findings),
+            [FindingKind::RecordImpossible]
+        );
+        // Stakes: 82 000 + 123 000 lost + 3 × 2 500 rake = 212 500 h; paid 205 000 h.
+        assert_eq!((v.stakes_h, v.paid_h), (212_500, 205_000));
+        v.findings[0].message.clone()
     };
     // 14 cards at once outside fantasy land.
-    let e = error(&|r| {
+    let e = impossible(&|r| {
         r["players"][1]["deal"] = json!([cards("Jc Td 5c 6d 7c Jh 8h 5d Tc 9d 6h 7h 7s 7d")]);
     });
     assert!(
@@ -390,15 +399,32 @@ fn bad_hands_are_refused_with_the_field() {
         "{e}"
     );
     // A row of 4.
-    let e = error(&|r| r["players"][0]["front"] = json!(cards("Qh Qd 2c 5h")));
+    let e = impossible(&|r| r["players"][0]["front"] = json!(cards("Qh Qd 2c 5h")));
     assert!(
         e.contains("players[0].front") && e.contains("3 cards, not 4"),
         "{e}"
     );
     // One card dealt to two players.
-    let e = error(&|r| r["players"][2]["deal"][4][2] = json!("Qh"));
+    let e = impossible(&|r| r["players"][2]["deal"][4][2] = json!("Qh"));
     assert!(
         e.contains("players[2].deal") && e.contains("Qh is dealt to two players"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_hands_are_refused_with_the_field() {
+    let error = |edit: &dyn Fn(&mut Value)| {
+        let mut record = three_players([205_000, -82_000, -123_000]);
+        edit(&mut record);
+        parse(&record).unwrap_err().to_string()
+    };
+    // More groups than a deal has: not a hand a reader need take.
+    let e = error(&|r| {
+        r["players"][1]["deal"] = json!([["Jc"], ["Td"], ["5c"], ["6d"], ["7c"], ["Jh"]]);
+    });
+    assert!(
+        e.contains("players[1].deal") && e.contains("at most 5 groups"),
         "{e}"
     );
     // A pair without a point value; four players.

@@ -22,6 +22,18 @@ pub struct Spin {
 }
 
 impl Spin {
+    /// A spin without the wheel's evidence, known by its place alone: it breaks the comparison
+    /// (its time and outcome do not matter then).
+    pub fn gap(table_id: &str, seq_no: u64) -> Spin {
+        Spin {
+            table_id: table_id.to_owned(),
+            seq_no,
+            played_at: DateTime::<Utc>::MIN_UTC,
+            rotor: None,
+            settled: false,
+        }
+    }
+
     pub fn of(round: &RouletteRound) -> Spin {
         Spin {
             table_id: round.table_id.clone(),

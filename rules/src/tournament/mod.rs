@@ -8,7 +8,7 @@ mod entries;
 mod prizes;
 mod record;
 
-use crate::game::{Game, GameRecord, Judged, TableSetup};
+use crate::game::{Examined, Game, GameRecord, Judged, TableSetup};
 use crate::money::format_czk;
 use crate::plan::{Plan, TournamentPlan};
 use crate::round_header::GameCode;
@@ -176,6 +176,24 @@ pub fn adjudicate<'a>(
 impl Game for TournamentRecord {
     fn validate(&self) -> Result<(), RecordError> {
         TournamentRecord::validate(self)
+    }
+
+    /// As [`TournamentRecord::find_impossible`] found it when the record was read.
+    fn check_possible(&self) -> Result<(), RecordError> {
+        self.examined.or_find(|| self.find_impossible())
+    }
+
+    fn examine(&mut self) {
+        self.examined = Examined::of(self.find_impossible());
+    }
+
+    /// The money paid in; the prizes (or, cancelled, the refunds) paid out.
+    fn reported_totals(&self) -> (i64, i64) {
+        let paid = match &self.cancelled {
+            Some(c) => crate::game::reported_totals(c.refunds.iter().map(|r| (0, r.amount_h))),
+            None => crate::game::reported_totals(self.results.iter().map(|r| (0, r.prize_h))),
+        };
+        (self.moneypool_h(), paid.1)
     }
 
     fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {

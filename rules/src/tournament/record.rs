@@ -1,9 +1,11 @@
-//! The settlement record of a tournament, and its structural checks (a record that fails them
-//! is refused, not judged).
+//! The settlement record of a tournament: what a reader refuses (identifiers, amounts), and
+//! what cannot have happened (times or places out of order, a player paid who never entered),
+//! which is kept with a finding.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::game::Examined;
 use crate::money::validate_amount;
 use crate::round_header::{round_record, validate_identifier};
 use crate::RecordError;
@@ -76,6 +78,9 @@ round_record! {
         pub deal: Option<Deal>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub cancelled: Option<Cancellation>,
+        /// What cannot have happened, as found when the record was read (not part of it).
+        #[serde(skip)]
+        pub examined: Examined,
     }
 }
 
@@ -148,14 +153,9 @@ pub struct Refund {
 }
 
 impl TournamentRecord {
+    /// What a reader must refuse: identifiers, amounts and numbers out of their ranges.
     pub fn validate(&self) -> Result<(), RecordError> {
         validate_identifier("tournament_id", &self.tournament_id)?;
-        if !(self.announced_at <= self.starts_at && self.starts_at <= self.registration_closes_at) {
-            return Err(RecordError::invalid(
-                "registration_closes_at",
-                "announced_at <= starts_at <= registration_closes_at",
-            ));
-        }
         if validate_amount("buy_in_h", self.buy_in_h)? == 0 {
             return Err(RecordError::invalid("buy_in_h", "must be positive"));
         }
@@ -179,9 +179,6 @@ impl TournamentRecord {
             let at = |err: RecordError| err.within(format_args!("entries[{i}]"));
             validate_identifier("player", &e.player).map_err(at)?;
             validate_amount("amount_h", e.amount_h).map_err(at)?;
-            if i > 0 && e.at < self.entries[i - 1].at {
-                return Err(at(RecordError::invalid("at", "entries are in time order")));
-            }
         }
         for (i, e) in self.eliminations.iter().enumerate() {
             validate_identifier("player", &e.player)
@@ -191,49 +188,81 @@ impl TournamentRecord {
             let at = |err: RecordError| err.within(format_args!("results[{i}]"));
             validate_identifier("player", &r.player).map_err(at)?;
             validate_amount("prize_h", r.prize_h).map_err(at)?;
+        }
+        if let Some(deal) = &self.deal {
+            for (i, s) in deal.shares.iter().enumerate() {
+                let at = |err: RecordError| err.within(format_args!("deal.shares[{i}]"));
+                validate_identifier("player", &s.player).map_err(at)?;
+                validate_amount("amount_h", s.amount_h).map_err(at)?;
+            }
+        }
+        if let Some(c) = &self.cancelled {
+            for (i, r) in c.refunds.iter().enumerate() {
+                let at = |err: RecordError| err.within(format_args!("cancelled.refunds[{i}]"));
+                validate_identifier("player", &r.player).map_err(at)?;
+                validate_amount("amount_h", r.amount_h).map_err(at)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What the settlement says that cannot have happened: times out of order, places out of
+    /// order or twice, a player paid who never entered, a cancelled tournament with results.
+    /// Kept as evidence with a finding.
+    pub(super) fn find_impossible(&self) -> Result<(), RecordError> {
+        if !(self.announced_at <= self.starts_at && self.starts_at <= self.registration_closes_at) {
+            return Err(RecordError::impossible(
+                "registration_closes_at",
+                "announced_at <= starts_at <= registration_closes_at",
+            ));
+        }
+        for (i, e) in self.entries.iter().enumerate() {
+            if i > 0 && e.at < self.entries[i - 1].at {
+                return Err(RecordError::impossible("at", "entries are in time order")
+                    .within(format_args!("entries[{i}]")));
+            }
+        }
+        for (i, r) in self.results.iter().enumerate() {
+            let at = |err: RecordError| err.within(format_args!("results[{i}]"));
             if r.place != i as u32 + 1 {
-                return Err(at(RecordError::invalid(
+                return Err(at(RecordError::impossible(
                     "place",
                     "results list places 1, 2, 3, … in order",
                 )));
             }
             if self.results[..i].iter().any(|q| q.player == r.player) {
-                return Err(at(RecordError::invalid("player", "placed twice")));
+                return Err(at(RecordError::impossible("player", "placed twice")));
             }
             if !self.entries.iter().any(|e| e.player == r.player) {
-                return Err(at(RecordError::invalid("player", "never entered")));
+                return Err(at(RecordError::impossible("player", "never entered")));
             }
         }
         if let Some(deal) = &self.deal {
             // Who was still in at the deal is told by when the others went out.
             if let Some(r) = self.results.iter().skip(1).find(|r| r.out_at.is_none()) {
-                return Err(RecordError::invalid(
+                return Err(RecordError::impossible(
                     format!("results[{}].out_at", r.place - 1),
                     "with a deal, every place but the winner's needs the time the player went out",
                 ));
             }
             for (i, s) in deal.shares.iter().enumerate() {
-                let at = |err: RecordError| err.within(format_args!("deal.shares[{i}]"));
-                validate_identifier("player", &s.player).map_err(at)?;
-                validate_amount("amount_h", s.amount_h).map_err(at)?;
                 if deal.shares[..i].iter().any(|q| q.player == s.player) {
-                    return Err(at(RecordError::invalid("player", "listed twice")));
+                    return Err(RecordError::impossible("player", "listed twice")
+                        .within(format_args!("deal.shares[{i}]")));
                 }
             }
         }
         if let Some(c) = &self.cancelled {
             if !self.results.is_empty() || self.deal.is_some() {
-                return Err(RecordError::invalid(
+                return Err(RecordError::impossible(
                     "cancelled",
                     "a cancelled tournament has no results and no deal",
                 ));
             }
             for (i, r) in c.refunds.iter().enumerate() {
-                let at = |err: RecordError| err.within(format_args!("cancelled.refunds[{i}]"));
-                validate_identifier("player", &r.player).map_err(at)?;
-                validate_amount("amount_h", r.amount_h).map_err(at)?;
                 if !self.entries.iter().any(|e| e.player == r.player) {
-                    return Err(at(RecordError::invalid("player", "never entered")));
+                    return Err(RecordError::impossible("player", "never entered")
+                        .within(format_args!("cancelled.refunds[{i}]")));
                 }
             }
         }

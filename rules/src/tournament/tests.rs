@@ -209,8 +209,12 @@ fn a_deal_among_the_last_three_keeps_their_prizes_together() {
         .as_object_mut()
         .unwrap()
         .remove("out_at");
-    let e = parse(&untimed).unwrap_err().to_string();
-    assert!(e.contains("results[4].out_at"), "{e}");
+    let v = crate::test_support::verdict_with(plan(), untimed);
+    assert_eq!(
+        crate::test_support::kinds(&v.findings),
+        [FindingKind::RecordImpossible]
+    );
+    assert!(v.findings[0].message.contains("results[4].out_at"), "{v:?}");
 }
 
 #[test]
@@ -352,26 +356,48 @@ fn a_cancelled_tournament_refunds_everything_paid_in() {
 }
 
 #[test]
-fn bad_tournament_records_are_refused_with_the_field() {
+fn impossible_tournament_records_are_kept_with_a_finding_naming_the_field() {
+    // Readable and signed, but not a tournament that can have been played: appended with
+    // `record_impossible`, the money as reported (the moneypool in, the prizes out).
+    let impossible = |edit: &dyn Fn(&mut Value)| {
+        let mut record = forty_entries(1_000, Some(50_000), &GUARANTEED);
+        edit(&mut record);
+        let pool = parse(&record).unwrap().moneypool_h();
+        let v = crate::test_support::verdict_with(plan(), record);
+        assert_eq!(
+            crate::test_support::kinds(&v.findings),
+            [FindingKind::RecordImpossible]
+        );
+        assert_eq!(v.stakes_h, pool);
+        v.findings[0].message.clone()
+    };
+    let e = impossible(&|r| r["results"][1]["place"] = json!(3));
+    assert!(e.contains("results[1].place"), "{e}");
+    let e = impossible(&|r| r["results"][0]["player"] = json!("nobody"));
+    assert!(
+        e.contains("results[0].player") && e.contains("never entered"),
+        "{e}"
+    );
+    let e = impossible(&|r| r["registration_closes_at"] = json!("2026-11-21T17:00:00Z"));
+    assert!(e.contains("registration_closes_at"), "{e}");
+    let e = impossible(&|r| r["entries"][3]["at"] = json!("2026-11-21T17:00:00Z"));
+    assert!(
+        e.contains("entries[3].at") && e.contains("time order"),
+        "{e}"
+    );
+    let e = impossible(&|r| r["cancelled"] = json!({"refunds": []}));
+    assert!(e.contains("no results"), "{e}");
+}
+
+#[test]
+fn unreadable_tournament_records_are_refused_with_the_field() {
     let error = |edit: &dyn Fn(&mut Value)| {
         let mut record = forty_entries(1_000, Some(50_000), &GUARANTEED);
         edit(&mut record);
         parse(&record).unwrap_err().to_string()
     };
-    let e = error(&|r| r["results"][1]["place"] = json!(3));
-    assert!(e.contains("results[1].place"), "{e}");
-    let e = error(&|r| r["results"][0]["player"] = json!("nobody"));
-    assert!(
-        e.contains("results[0].player") && e.contains("never entered"),
-        "{e}"
-    );
-    let e = error(&|r| r["registration_closes_at"] = json!("2026-11-21T17:00:00Z"));
-    assert!(e.contains("registration_closes_at"), "{e}");
-    let e = error(&|r| r["entries"][3]["at"] = json!("2026-11-21T17:00:00Z"));
-    assert!(
-        e.contains("entries[3].at") && e.contains("time order"),
-        "{e}"
-    );
-    let e = error(&|r| r["cancelled"] = json!({"refunds": []}));
-    assert!(e.contains("no results"), "{e}");
+    let e = error(&|r| r["fee_percent"] = json!(100));
+    assert!(e.contains("fee_percent"), "{e}");
+    let e = error(&|r| r["results"][0]["player"] = json!(""));
+    assert!(e.contains("results[0].player"), "{e}");
 }

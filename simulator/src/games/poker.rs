@@ -98,7 +98,7 @@ impl Betting {
 impl PokerSimulator {
     pub fn new(seed: u64, plan: Plan, omaha: bool) -> PokerSimulator {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let players = rng.gen_range(4..=9u8);
+        let players = rng.gen_range(2..=9u8);
         PokerSimulator {
             rng,
             plan,
@@ -323,11 +323,18 @@ mod tests {
     fn simulated_hands_are_legal_and_every_injected_error_is_found() {
         for omaha in [false, true] {
             let plan = plan();
-            let mut sim = PokerSimulator::new(3, plan.clone(), omaha);
             let (mut all_ins, mut side_pots, mut showdowns) = (0, 0, 0);
             let mut facts = Vec::new();
-            for seq_no in 1..=1_500 {
-                let (record, injected) = crate::games::next_now(&mut sim, "P1", seq_no, 0.2);
+            // Four tables of their own sizes, 400 hands each.
+            let mut tables: Vec<PokerSimulator> = (3..7)
+                .map(|seed| PokerSimulator::new(seed, plan.clone(), omaha))
+                .collect();
+            let sizes: Vec<u8> = tables.iter().map(|t| t.players).collect();
+            for i in 0..1_600u64 {
+                let (t, seq_no) = ((i % 4) as usize, i / 4 + 1);
+                let table_id = format!("P{t}");
+                let (record, injected) =
+                    crate::games::next_now(&mut tables[t], &table_id, seq_no, 0.2);
                 let round = Round::parse(&record).unwrap();
                 facts.extend(rules::table_audit::Fact::of(&round));
                 let verdict = rules::adjudicate(&plan, &round).unwrap();
@@ -350,7 +357,7 @@ mod tests {
             // Realistic: all-ins, several in one hand (side pots), and showdowns all happen.
             assert!(
                 all_ins > 100 && side_pots > 20 && showdowns > 300,
-                "{all_ins} {side_pots} {showdowns}"
+                "{all_ins} {side_pots} {showdowns} at tables of {sizes:?}"
             );
             // The button and the blinds go round the table in turn.
             assert_eq!(rules::table_audit::audit(facts), []);

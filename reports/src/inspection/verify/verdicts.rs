@@ -32,6 +32,14 @@ pub(super) fn fact_only(header: &rules::RecordHeader, record: &str) -> Option<Fa
     if !Fact::wanted(header.game.as_deref()) {
         return None;
     }
+    // Most spins carry no wheel evidence: their fact (a gap in the comparison) needs only the
+    // header. The record is canonical JSON, so `"spin":{` can only be the evidence's key.
+    if header.game.as_deref() == Some("roulette") && !record.contains("\"spin\":{") {
+        return Some(Fact::Spin(rules::table_audit::spins::Spin::gap(
+            &header.table_id,
+            header.seq_no,
+        )));
+    }
     // Ingest read every round it accepted; one that does not read is the verdict's to report.
     let round = rules::Round::parse_json_with_header(header, record).ok()?;
     Fact::of(&round)
@@ -70,4 +78,44 @@ pub(super) fn readjudicate(
         readjudicated: true,
         fact: Fact::of(&round),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// A canonical roulette record (keys sorted, no spaces), with or without the wheel's
+    /// evidence.
+    fn spin(seq_no: u64, evidence: bool) -> String {
+        let spin = if evidence {
+            r#""spin":{"ball":"clockwise","ball_revolutions":8,"rotor":"counterclockwise"},"#
+        } else {
+            ""
+        };
+        format!(
+            r#"{{"bets":[],"game":"roulette","outcome":{{"number":5,"result":"number"}},"plan_id":"69games-ziva-hra","played_at":"2026-11-10T18:00:00Z","seq_no":{seq_no},{spin}"table_id":"R1","type":"round"}}"#
+        )
+    }
+
+    #[test]
+    fn a_spin_read_for_the_table_audit_alone_is_the_spin_re_adjudication_reads() {
+        for evidence in [false, true] {
+            let text = spin(7, evidence);
+            assert!(ledger::canonical_scan::is_canonical(&text), "{text}");
+            let header = rules::RecordHeader::read_json(&text).unwrap();
+            let round = rules::Round::parse_json_with_header(&header, &text).unwrap();
+            let (Some(Fact::Spin(quick)), Some(Fact::Spin(full))) =
+                (fact_only(&header, &text), Fact::of(&round))
+            else {
+                panic!("not spins")
+            };
+            // What the audit compares: the place, and the rotor (none breaks the comparison).
+            assert_eq!(
+                (&quick.table_id, quick.seq_no, quick.rotor),
+                (&full.table_id, full.seq_no, full.rotor)
+            );
+            assert_eq!(quick.rotor.is_some(), evidence);
+        }
+    }
 }
