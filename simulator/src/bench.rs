@@ -148,15 +148,27 @@ fn adjudicate(rounds: usize, game: &str) -> anyhow::Result<ExitCode> {
     let plan = plan()?;
     // Roulette with its usual share of dealer errors; the other games clean.
     let error_share = if game == "roulette" { 0.05 } else { 0.0 };
-    // Poker tables keep their players all night: hands come from 16 tables in turn, so the mix
-    // of table sizes (2 to 9 players) is the pit's, not one table's.
-    let tables: u64 = if game.starts_with("poker_") && game != "poker_tournament" {
-        16
-    } else {
-        1
-    };
+    // Poker tables keep their players all night: hands come from 16 tables in turn, two of each
+    // size from 2 to 9 players (5.5 a hand), so the benchmark is of a pit, not of one table.
+    let poker = matches!(game, "poker_cash" | "poker_omaha");
+    let tables: u64 = if poker { 16 } else { 1 };
     let mut simulators = (1..=tables)
-        .map(|seed| crate::games::table_of(game, seed, plan.clone(), 0.0))
+        .map(
+            |seed| -> anyhow::Result<Box<dyn crate::games::TableSimulator + Send>> {
+                if poker {
+                    let players = 2 + (seed % 8) as u8;
+                    let omaha = game == "poker_omaha";
+                    Ok(Box::new(crate::games::poker::PokerSimulator::with_players(
+                        seed,
+                        plan.clone(),
+                        omaha,
+                        players,
+                    )))
+                } else {
+                    crate::games::table_of(game, seed, plan.clone(), 0.0)
+                }
+            },
+        )
         .collect::<anyhow::Result<Vec<_>>>()?;
     let parsed: Vec<rules::Round> = (0..rounds as u64)
         .map(|i| {

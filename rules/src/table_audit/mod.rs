@@ -58,12 +58,14 @@ pub struct AuditFinding {
     pub message: String,
 }
 
-/// What the audits need of one round, small enough to hold for every round of a ledger.
+/// What the audits need of one round, small enough to hold for every round of a ledger (a test
+/// keeps it at most 64 bytes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fact {
     Spin(spins::Spin),
-    /// A poker cash hand that was played (with whether it was played for time).
-    Hand(button::HandPositions),
+    /// A poker cash hand that was played (with whether it was played for time); boxed, so that
+    /// a fact held for every round of a ledger stays small.
+    Hand(Box<button::HandPositions>),
     /// An Open Face Chinese hand played for time.
     TimedHand {
         table_id: String,
@@ -80,7 +82,9 @@ impl Fact {
     pub fn of(round: &Round) -> Option<Fact> {
         match round {
             Round::Roulette(spin) => Some(Fact::Spin(spins::Spin::of(spin))),
-            Round::PokerCash(hand) => button::HandPositions::of(hand).map(Fact::Hand),
+            Round::PokerCash(hand) => {
+                button::HandPositions::of(hand).map(|h| Fact::Hand(Box::new(h)))
+            }
             Round::OpenFaceChinese(hand) if hand.collection == Collection::Time => {
                 Some(Fact::TimedHand {
                     table_id: hand.table_id.clone(),

@@ -154,3 +154,12 @@ fn a_dead_button_a_hand_without_small_blind_and_heads_up_are_in_turn() {
     let findings = audit(facts);
     assert_eq!(found(&findings), []);
 }
+
+#[test]
+fn a_fact_is_small_enough_to_hold_for_every_round() {
+    assert!(
+        std::mem::size_of::<Fact>() <= 64,
+        "{}",
+        std::mem::size_of::<Fact>()
+    );
+}

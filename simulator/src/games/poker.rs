@@ -96,9 +96,24 @@ impl Betting {
 }
 
 impl PokerSimulator {
+    /// A table of 2 to 9 players, as the seed draws.
     pub fn new(seed: u64, plan: Plan, omaha: bool) -> PokerSimulator {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let players = rng.gen_range(2..=9u8);
+        PokerSimulator::seated(rng, plan, omaha, players)
+    }
+
+    /// A table of `players` players (2 to 9), for a benchmark's fixed mix of table sizes.
+    pub fn with_players(seed: u64, plan: Plan, omaha: bool, players: u8) -> PokerSimulator {
+        PokerSimulator::seated(
+            ChaCha8Rng::seed_from_u64(seed),
+            plan,
+            omaha,
+            players.clamp(2, 9),
+        )
+    }
+
+    fn seated(rng: ChaCha8Rng, plan: Plan, omaha: bool, players: u8) -> PokerSimulator {
         PokerSimulator {
             rng,
             plan,
