@@ -844,14 +844,22 @@ async fn open_face_chinese_and_a_tournament_reach_the_daily_report() {
         ],
         "point_values": [{"players": ["A", "B"], "point_h": 10_000}]
     });
+    // A four-card front cannot have happened, but the table signed it: appended, with a
+    // finding naming the row.
     let (status, body) = post(&app, "/api/v1/records", signed(bad, &ofc_key)).await;
-    assert_error(status, &body, 422, "invalid_record");
+    assert_eq!(status, 201, "{body}");
+    let (_, page) = get(
+        &app,
+        "/api/v1/findings?table_id=OFC1&kind=record_impossible",
+    )
+    .await;
+    assert_eq!(page["total"], 1, "{page}");
     assert!(
-        body["message"]
+        page["items"][0]["message"]
             .as_str()
             .unwrap()
             .contains("players[0].front"),
-        "{body}"
+        "{page}"
     );
 }
 

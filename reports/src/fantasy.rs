@@ -41,6 +41,10 @@ pub fn build(
     let mut today = std::collections::HashSet::new();
     for (round, in_day) in rounds_with_lookback(conn, clock, day, GameCode::OpenFaceChinese)? {
         if let Round::OpenFaceChinese(hand) = round {
+            // A hand that cannot have happened earns nothing and is its own finding.
+            if rules::Game::check_possible(&hand).is_err() {
+                continue;
+            }
             if in_day {
                 today.insert((hand.table_id.clone(), hand.seq_no));
             }

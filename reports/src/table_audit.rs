@@ -36,7 +36,7 @@ pub struct TableAudit {
     /// Roulette spins of the day, and how many carried the wheel's directions.
     pub spins: u32,
     pub spins_with_directions: u32,
-    /// Poker cash hands of the day that were played (not void).
+    /// Poker cash hands of the day that were played (not void, not impossible).
     pub hands: u32,
     pub findings: Vec<TableAuditLine>,
 }
@@ -59,18 +59,19 @@ pub fn build(
         GameCode::OpenFaceChinese,
     ] {
         for (round, in_day) in rounds_with_lookback(conn, clock, day, game)? {
-            let Some(fact) = Fact::of(&round) else {
+            let fact = Fact::of(&round);
+            if in_day {
+                spins += u32::from(matches!(round, rules::Round::Roulette(_)));
+                match &fact {
+                    Some(Fact::Spin(_)) => spins_with_directions += 1,
+                    Some(Fact::Hand(_)) => hands += 1,
+                    _ => {}
+                }
+            }
+            let Some(fact) = fact else {
                 continue;
             };
             if in_day {
-                match &fact {
-                    Fact::Spin(s) => {
-                        spins += 1;
-                        spins_with_directions += u32::from(s.rotor.is_some());
-                    }
-                    Fact::Hand(_) => hands += 1,
-                    Fact::TimedHand { .. } | Fact::Collection(_) => {}
-                }
                 today.insert((fact.table_id().to_owned(), fact.seq_no()));
             }
             games.insert(fact.table_id().to_owned(), game);

@@ -507,6 +507,6 @@ fn equal_rows_stand_unless_the_plan_reads_weaker_strictly() {
     }
     let ofc = plan.open_face_chinese().unwrap();
     assert!(score_rows(ofc, &front, &middle, &back).fouled);
-    // A back stronger by its last kicker (A-K-Q-J-T) is no foul either way.
+    // A stronger back (A-K-Q-J-T, a straight) is no foul either way.
     assert!(!score_rows(ofc, &front, &middle, &c("Ad Ks Qh Jc Ts")).fouled);
 }

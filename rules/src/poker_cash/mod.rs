@@ -275,8 +275,6 @@ fn check_dealer_pots(made: &[DealerPot], rebuilt: &[pots::Pot], findings: &mut V
     }
 }
 
-/// The most rake the plan allows from a hand dealt to `players`: the first cap line that covers
-/// them, or the last line for more players than any covers.
 /// The players the rake cap counts: those dealt in, or (as the plan may read "Hráčů u stolu")
 /// those seated when the table recorded them — never fewer than were dealt in.
 pub fn rake_cap_players(pp: &PokerCashPlan, hand: &PokerHand) -> usize {
@@ -287,6 +285,8 @@ pub fn rake_cap_players(pp: &PokerCashPlan, hand: &PokerHand) -> usize {
     }
 }
 
+/// The most rake the plan allows from a hand dealt to `players`: the first cap line that covers
+/// them, or the last line for more players than any covers.
 pub fn rake_cap(pp: &PokerCashPlan, players: usize) -> i64 {
     pp.rake_caps
         .iter()
@@ -513,6 +513,12 @@ impl PokerHand {
                     .within(format_args!("seats[{i}]")));
                 }
             }
+        }
+        if let Some(seated) = self.seated_players.filter(|&n| n > MAX_SEATS) {
+            return Err(RecordError::impossible(
+                "seated_players",
+                format!("a table seats at most {MAX_SEATS}, not {seated}"),
+            ));
         }
         if self.button == 0 || self.button > MAX_SEATS {
             return Err(RecordError::impossible(

@@ -4,8 +4,10 @@
 //! Hráče"), and the big blind moves on to the next player, so that nobody is skipped and nobody
 //! is the big blind twice running ("aby nikdo nebyl na pozici velkého Blindu dvakrát za sebou").
 //!
-//! Seats are numbered clockwise, 1 to [`MAX_SEATS`]. Hands more than [`NEW_GAME_AFTER`] apart
-//! are not compared: the game stopped, and the button is drawn again before its first hand.
+//! Seats are numbered clockwise, 1 to [`MAX_SEATS`]. A hand is compared with the record right
+//! before it in the table's sequence only (`seq_no` one less); hands [`NEW_GAME_AFTER`] or more
+//! apart are not compared: the game stopped, and the button is drawn again before its first
+//! hand.
 
 use chrono::{DateTime, Duration, Utc};
 use smallvec::SmallVec;
@@ -40,9 +42,10 @@ fn fingerprint(player: &str) -> u64 {
 }
 
 impl HandPositions {
-    /// The positions of a hand that was played; `None` for a void hand.
+    /// The positions of a hand that was played; `None` for a void hand and for one that cannot
+    /// have happened (a button off the table, a blind from a seat not dealt in).
     pub fn of(hand: &PokerHand) -> Option<HandPositions> {
-        if hand.void.is_some() {
+        if hand.void.is_some() || crate::Game::check_possible(hand).is_err() {
             return None;
         }
         let posted = |kind: ActionKind| {
@@ -72,14 +75,20 @@ impl HandPositions {
     }
 }
 
-/// Seats from `from` clockwise to `to`: 0 when they are the same seat.
-fn clockwise(from: u8, to: u8) -> u8 {
-    (to + MAX_SEATS - from % MAX_SEATS) % MAX_SEATS
+/// Seats from `from` clockwise to `to`: 0 when they are the same seat (in `u16`: a record's
+/// seat numbers are checked before, but arithmetic on them never overflows).
+fn clockwise(from: u8, to: u8) -> u16 {
+    let seats = u16::from(MAX_SEATS);
+    (u16::from(to) % seats + seats - u16::from(from) % seats) % seats
 }
 
 /// The findings for hand `current` against the table's hand before it.
 pub fn compare(previous: &HandPositions, current: &HandPositions, out: &mut Vec<AuditFinding>) {
-    if current.played_at - previous.played_at >= NEW_GAME_AFTER {
+    // Only the hand right after in the table's sequence: with a record missing (or another
+    // record between them) the positions in between are unknown.
+    if previous.seq_no.checked_add(1) != Some(current.seq_no)
+        || current.played_at - previous.played_at >= NEW_GAME_AFTER
+    {
         return;
     }
     let mut found = |kind, message| {
@@ -134,12 +143,14 @@ pub fn compare(previous: &HandPositions, current: &HandPositions, out: &mut Vec<
         }
     }
     // The button moves one position: onto the seat of the previous small blind when that
-    // player plays on (heads-up, the small blind is the button: onto the previous big blind),
-    // and never past the previous big blind.
+    // player plays on, and never past the previous big blind. Heads-up the button posts the
+    // small blind, and may have to move on so that nobody is the big blind twice running
+    // ("může být potřeba Button posunout"): only the limit applies.
     let moved = clockwise(previous.button, current.button);
+    let heads_up = current.seats.len() == 2;
     let expected = previous
         .small_blind
-        .filter(|&s| s != previous.button && continues(s));
+        .filter(|&s| s != previous.button && !heads_up && continues(s));
     let wrong = match expected {
         Some(seat) => current.button != seat,
         None => moved == 0 || moved > clockwise(previous.button, before),

@@ -1,8 +1,8 @@
 //! Audits that follow a table from round to round, where a verdict sees one round only: the
 //! roulette wheel's direction from spin to spin ([`spins`]), the poker button and big blind
 //! from hand to hand ([`button`]), and hands played for time against the periods their table
-//! collected ([`crate::poker_cash::time_audit`]). Ingest's verdicts, the database's reports and the offline
-//! verifier all run these same functions over the same rounds.
+//! collected ([`crate::poker_cash::time_audit`]). The server's table audit report and the
+//! offline verifier run these same functions over the same rounds.
 
 pub mod button;
 pub mod spins;
@@ -77,11 +77,12 @@ pub enum Fact {
 }
 
 impl Fact {
-    /// The fact of a roulette spin or a poker cash hand; `None` for other rounds and for void
-    /// hands (a void hand is dealt again from the same positions).
+    /// What the audits need of a round: a roulette spin with the wheel's evidence, a poker cash
+    /// hand that was played (not void: a void hand is dealt again from the same positions), a
+    /// hand played for time, a collection of time; `None` for anything else.
     pub fn of(round: &Round) -> Option<Fact> {
         match round {
-            Round::Roulette(spin) => Some(Fact::Spin(spins::Spin::of(spin))),
+            Round::Roulette(spin) => spins::Spin::of(spin).map(Fact::Spin),
             Round::PokerCash(hand) => {
                 button::HandPositions::of(hand).map(|h| Fact::Hand(Box::new(h)))
             }

@@ -1,47 +1,43 @@
 //! The wheel's direction from spin to spin (Ruleta, 3. HRA): "Směr kola a směr kuličky se při
 //! dalším roztočení bude střídat. Jestliže se kolo netočilo v opačném směru než při předchozí
 //! rotaci … je toto roztočení neplatné." A spin the wheel reports turning the rotor the same way
-//! as the table's previous spin is void; settled, it is a finding. Only spins that carry the
-//! wheel's evidence are compared; a spin without it breaks the comparison.
+//! as the table's previous spin is void; settled, it is a finding.
+//!
+//! Only spins that carry the wheel's evidence are compared, and only with the record right
+//! before them in the table's sequence (`seq_no` one less) played less than [`SAME_SESSION`]
+//! earlier: a missing record, a spin without evidence or a long pause leaves nothing certain to
+//! compare with.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
 
 use super::{AuditFinding, AuditFindingKind};
 use crate::roulette::{Direction, RouletteRound, SpinOutcome};
 
-/// A spin as the audit needs it.
+/// Spins further apart are not compared (the wheel stood; a day's report, which looks one
+/// gaming day back, and an export see the same pairs).
+pub const SAME_SESSION: Duration = Duration::hours(12);
+
+/// A spin with the wheel's evidence, as the audit needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spin {
     pub table_id: String,
     pub seq_no: u64,
     pub played_at: DateTime<Utc>,
-    /// The rotor's direction, when the wheel reported it.
-    pub rotor: Option<Direction>,
+    pub rotor: Direction,
     /// The spin was settled (not declared void).
     pub settled: bool,
 }
 
 impl Spin {
-    /// A spin without the wheel's evidence, known by its place alone: it breaks the comparison
-    /// (its time and outcome do not matter then).
-    pub fn gap(table_id: &str, seq_no: u64) -> Spin {
-        Spin {
-            table_id: table_id.to_owned(),
-            seq_no,
-            played_at: DateTime::<Utc>::MIN_UTC,
-            rotor: None,
-            settled: false,
-        }
-    }
-
-    pub fn of(round: &RouletteRound) -> Spin {
-        Spin {
+    /// The spin, if the wheel reported its directions.
+    pub fn of(round: &RouletteRound) -> Option<Spin> {
+        Some(Spin {
             table_id: round.table_id.clone(),
             seq_no: round.seq_no,
             played_at: round.played_at,
-            rotor: round.spin.map(|s| s.rotor),
+            rotor: round.spin?.rotor,
             settled: matches!(round.outcome, SpinOutcome::Number { .. }),
-        }
+        })
     }
 }
 
@@ -54,10 +50,9 @@ fn name(direction: Direction) -> &'static str {
 
 /// The finding for `current` against the table's spin before it, if any.
 pub fn compare(previous: &Spin, current: &Spin) -> Option<AuditFinding> {
-    let (Some(before), Some(now)) = (previous.rotor, current.rotor) else {
-        return None;
-    };
-    (before == now && current.settled).then(|| AuditFinding {
+    let next = previous.seq_no.checked_add(1) == Some(current.seq_no);
+    let recent = current.played_at - previous.played_at < SAME_SESSION;
+    (next && recent && previous.rotor == current.rotor && current.settled).then(|| AuditFinding {
         kind: AuditFindingKind::RotorNotReversed,
         table_id: current.table_id.clone(),
         seq_no: current.seq_no,
@@ -66,7 +61,7 @@ pub fn compare(previous: &Spin, current: &Spin) -> Option<AuditFinding> {
         message: format!(
             "spin {} turned the wheel {} as spin {} did: the plan makes a spin whose wheel was not reversed void (chybné roztočení), yet it was settled",
             current.seq_no,
-            name(now),
+            name(current.rotor),
             previous.seq_no
         ),
     })
