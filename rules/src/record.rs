@@ -359,8 +359,9 @@ mod size {
     /// sets the size of every one.
     #[test]
     fn a_round_stays_small() {
-        // The tournament record (368 bytes) is the largest; the others must not outgrow it.
+        // The tournament record (384 bytes, with what reading it found impossible) is the
+        // largest; the others must not outgrow it.
         let size = std::mem::size_of::<super::Round>();
-        assert!(size <= 368, "a round takes {size} bytes");
+        assert!(size <= 384, "a round takes {size} bytes");
     }
 }
