@@ -49,6 +49,22 @@ pub struct Uncollected<'a> {
     pub last_paid_until: Option<DateTime<Utc>>,
 }
 
+impl Uncollected<'_> {
+    /// What the audit says of the hand, in the report and in the offline verifier alike.
+    pub fn message(&self) -> String {
+        match self.last_paid_until {
+            Some(until) => format!(
+                "hand {} was played for time at {}, after the time the table collected ran out at {until}",
+                self.seq_no, self.played_at
+            ),
+            None => format!(
+                "hand {} was played for time at {}, and the table collected no time before it",
+                self.seq_no, self.played_at
+            ),
+        }
+    }
+}
+
 /// Each hand of `hands` that no collection of its own table covers: a collection made at `c`
 /// for `m` minutes covers hands played from `c` (inclusive) to `c + m` (exclusive).
 pub fn audit<'a>(hands: &[TimedHand<'a>], collections: &[CollectedPeriod]) -> Vec<Uncollected<'a>> {

@@ -192,16 +192,7 @@ fn uncollected_finding(u: time_audit::Uncollected<'_>) -> AuditFinding {
         seq_no: u.seq_no,
         played_at: u.played_at,
         previous_seq_no: None,
-        message: match u.last_paid_until {
-            Some(until) => format!(
-                "hand {} was played for time at {}, after the time the table collected ran out at {until}",
-                u.seq_no, u.played_at
-            ),
-            None => format!(
-                "hand {} was played for time at {}, and the table collected no time before it",
-                u.seq_no, u.played_at
-            ),
-        },
+        message: u.message(),
     }
 }
 
