@@ -29,13 +29,6 @@ pub enum AuditFindingKind {
 }
 
 impl AuditFindingKind {
-    pub const ALL: [AuditFindingKind; 4] = [
-        AuditFindingKind::RotorNotReversed,
-        AuditFindingKind::ButtonOutOfTurn,
-        AuditFindingKind::BigBlindOutOfTurn,
-        AuditFindingKind::TimeNotCollected,
-    ];
-
     pub fn as_str(self) -> &'static str {
         match self {
             AuditFindingKind::RotorNotReversed => "rotor_not_reversed",
