@@ -3,27 +3,68 @@
 //! client's JSON library writes whole numbers. Fractions and values beyond ±(2^53 − 1), where a
 //! float no longer holds every integer exactly, are still refused.
 
-use serde::{Deserialize, Deserializer};
+use serde::Deserializer;
 
 const MAX_EXACT: f64 = 9_007_199_254_740_991.0;
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Number {
-    Integer(i64),
-    Float(f64),
+/// Reads a whole number the way JSON Schema does, and says in words what else was sent.
+struct WholeNumber;
+
+impl<'de> serde::de::Visitor<'de> for WholeNumber {
+    type Value = Option<i64>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a whole number of haléře (100 haléřů = 1 Kč)")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(WholeNumber)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Self::Value, E> {
+        Ok(Some(n))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Self::Value, E> {
+        i64::try_from(n)
+            .map(Some)
+            .map_err(|_| E::custom(format!("{n} haléřů is beyond any amount dozor keeps")))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, f: f64) -> Result<Self::Value, E> {
+        if f.fract() == 0.0 && f.abs() <= MAX_EXACT {
+            Ok(Some(f as i64))
+        } else {
+            Err(E::custom(format!(
+                "expected a whole number of haléře (100 haléřů = 1 Kč), not {f}"
+            )))
+        }
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+        Err(E::custom(format!(
+            "an amount is a whole number of haléře written as a JSON number, not the text {text:?}: 10 Kč is 1000"
+        )))
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Self::Value, E> {
+        Err(E::custom(format!(
+            "an amount is a whole number of haléře written as a JSON number, not {b}"
+        )))
+    }
 }
 
 /// An optional integer that may be written with a zero fraction.
 pub fn optional_integer<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
-    match Option::<Number>::deserialize(d)? {
-        None => Ok(None),
-        Some(Number::Integer(n)) => Ok(Some(n)),
-        Some(Number::Float(f)) if f.fract() == 0.0 && f.abs() <= MAX_EXACT => Ok(Some(f as i64)),
-        Some(Number::Float(f)) => Err(serde::de::Error::custom(format!(
-            "expected a whole number of haléře, not {f}"
-        ))),
-    }
+    d.deserialize_option(WholeNumber)
 }
 
 #[cfg(test)]
@@ -50,5 +91,11 @@ mod tests {
         assert!(read(r#"{"amount_h": 1.5}"#).is_err());
         assert!(read(r#"{"amount_h": 1e300}"#).is_err());
         assert!(read(r#"{"amount_h": "7"}"#).is_err());
+        let words = read(r#"{"amount_h": "10 Kč"}"#).unwrap_err().to_string();
+        assert!(
+            words.contains("not the text \"10 Kč\": 10 Kč is 1000"),
+            "{words}"
+        );
+        assert!(read(r#"{"amount_h": [1]}"#).is_err());
     }
 }

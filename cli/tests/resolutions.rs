@@ -248,11 +248,54 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
             400,
             "invalid_path",
         ),
+        // 3.0 is overpaid by 100 Kč: settling 5 000 000 Kč needs a reason.
+        (
+            "/api/v1/findings/3.0/resolutions",
+            json!({"state": "confirmed", "comment": "x", "amount_settled_h": 500_000_000}),
+            422,
+            "invalid_resolution",
+        ),
+        (
+            "/api/v1/findings/3.0/resolutions",
+            json!({"state": "confirmed", "comment": "x", "amount_settled_h": "10 Kč"}),
+            400,
+            "malformed_json",
+        ),
     ] {
         let (s, b) = call(&app, post(uri, Role::Compliance, body.clone())).await;
         assert_eq!((s, b["code"].as_str()), (status, Some(code)), "{body}: {b}");
     }
     assert_eq!(ledger_size(&url), size);
+    // The refusals say what to do in words.
+    let (_, above) = call(
+        &app,
+        post(
+            "/api/v1/findings/3.0/resolutions",
+            Role::Compliance,
+            json!({"state": "confirmed", "comment": "x", "amount_settled_h": 500_000_000}),
+        ),
+    )
+    .await;
+    assert_eq!(above["details"]["field"], "reason", "{above}");
+    let message = above["message"].as_str().unwrap();
+    assert!(
+        message.contains("5 000 000,00 Kč") && message.contains("100,00 Kč"),
+        "{message}"
+    );
+    let (_, text) = call(
+        &app,
+        post(
+            "/api/v1/findings/3.0/resolutions",
+            Role::Compliance,
+            json!({"state": "confirmed", "comment": "x", "amount_settled_h": "10 Kč"}),
+        ),
+    )
+    .await;
+    assert!(
+        text.to_string().contains("whole number of haléře")
+            && !text.to_string().contains("untagged"),
+        "{text}"
+    );
 
     // 3.0: escalated, then confirmed with 10 000 h recovered from the player.
     let (s, escalated) = call(
@@ -309,6 +352,14 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
     assert_eq!(
         (s, b["code"].as_str(), b["details"]["state"].as_str()),
         (409, Some("resolution_not_allowed"), Some("escalated")),
+        "{b}"
+    );
+    assert_eq!(b["details"]["allowed"], json!(["confirmed", "dismissed"]));
+    assert!(
+        b["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("(from escalated it can become confirmed or dismissed)"),
         "{b}"
     );
     // 3.1: dismissed.

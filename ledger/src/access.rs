@@ -186,6 +186,14 @@ impl FindingState {
             }
         }
     }
+
+    /// The states a resolution may move a finding in `self` to.
+    pub fn next_states(self) -> Vec<FindingState> {
+        FindingState::ALL
+            .into_iter()
+            .filter(|to| self.may_become(*to))
+            .collect()
+    }
 }
 
 impl std::fmt::Display for FindingState {
@@ -237,24 +245,28 @@ impl Decision {
                 ))
             }
             FindingState::Dismissed => {
-                let reason = self.reason.as_deref().map(str::trim).unwrap_or("");
-                if reason.is_empty() || reason.chars().count() > MAX_REASON_CHARS {
+                if self.reason.as_deref().map_or("", str::trim).is_empty() {
                     return Err((
                         "reason",
                         format!("dismissing a finding needs a reason of 1-{MAX_REASON_CHARS} characters"),
                     ));
                 }
-                if has_control_characters(reason) {
+            }
+            // A confirmation may say why its settlement differs from the finding's amount
+            // (and must when it is above it, see `check_against`).
+            FindingState::Confirmed => {}
+            FindingState::Escalated => {
+                if self.reason.is_some() {
                     return Err((
                         "reason",
-                        "the reason may not hold control characters".into(),
+                        "an escalation has no reason; say why in the comment".into(),
                     ));
                 }
             }
-            FindingState::Confirmed | FindingState::Escalated => {
-                if self.reason.is_some() {
-                    return Err(("reason", "only a dismissal has a reason".into()));
-                }
+        }
+        if let Some(reason) = self.reason.as_deref() {
+            if let Some(problem) = reason_problem(reason) {
+                return Err(("reason", problem));
             }
         }
         match self.amount_settled_h {
@@ -265,6 +277,23 @@ impl Decision {
             Some(a) if !(0..=MAX_SETTLED_H).contains(&a) => Err((
                 "amount_settled_h",
                 format!("the amount recovered or paid back must be 0-{MAX_SETTLED_H} haléřů"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks the decision against the finding it resolves, whose discrepancy is `amount_h`:
+    /// settling more than that (recovering or paying back more than the plan's difference)
+    /// needs a reason on record, so that a slip of the keyboard is not a permanent entry.
+    pub fn check_against(&self, amount_h: i64) -> Result<(), (&'static str, String)> {
+        match self.amount_settled_h {
+            Some(settled) if settled > amount_h && self.reason.is_none() => Err((
+                "reason",
+                format!(
+                    "the settlement of {} is above the finding's amount of {}; a settlement above it needs a `reason` saying why",
+                    rules::money::format_czk(settled),
+                    rules::money::format_czk(amount_h)
+                ),
             )),
             _ => Ok(()),
         }
@@ -376,7 +405,16 @@ mod tests {
             field(&|d| d.amount_settled_h = Some(MAX_SETTLED_H + 1)),
             "amount_settled_h"
         );
-        assert_eq!(field(&|d| d.reason = Some("x".into())), "reason");
+        assert_eq!(field(&|d| d.reason = Some(" ".into())), "reason");
+        assert_eq!(field(&|d| d.reason = Some("a\u{7}b".into())), "reason");
+        assert_eq!(
+            field(&|d| {
+                d.state = FindingState::Escalated;
+                d.amount_settled_h = None;
+                d.reason = Some("x".into());
+            }),
+            "reason"
+        );
         assert_eq!(field(&|d| d.state = FindingState::Open), "state");
         assert_eq!(
             field(&|d| {
@@ -396,5 +434,45 @@ mod tests {
             comment: "checked the video".into(),
         };
         assert_eq!(dismissed.validate(), Ok(()));
+    }
+
+    #[test]
+    fn a_settlement_above_the_findings_amount_needs_a_reason() {
+        let confirmed = |settled: i64, reason: Option<&str>| Decision {
+            state: FindingState::Confirmed,
+            amount_settled_h: Some(settled),
+            reason: reason.map(str::to_owned),
+            comment: "repaid at the cage".into(),
+        };
+        // A 10 Kč finding (1 000 h): settling 10 Kč or less is the ordinary case.
+        assert_eq!(confirmed(1_000, None).check_against(1_000), Ok(()));
+        assert_eq!(confirmed(500, None).check_against(1_000), Ok(()));
+        let (field, message) = confirmed(500_000_000, None)
+            .check_against(1_000)
+            .unwrap_err();
+        assert_eq!(field, "reason");
+        assert!(message.contains("5 000 000,00 Kč"), "{message}");
+        assert!(message.contains("10,00 Kč"), "{message}");
+        assert_eq!(
+            confirmed(1_001, Some("the player also returned the next spin's win"))
+                .check_against(1_000),
+            Ok(())
+        );
+        // Dismissals and escalations settle nothing.
+        let escalated = Decision {
+            state: FindingState::Escalated,
+            amount_settled_h: None,
+            reason: None,
+            comment: "for the director".into(),
+        };
+        assert_eq!(escalated.check_against(0), Ok(()));
+    }
+
+    #[test]
+    fn a_state_names_where_it_may_go() {
+        use FindingState::*;
+        assert_eq!(Open.next_states(), vec![Confirmed, Dismissed, Escalated]);
+        assert_eq!(Confirmed.next_states(), vec![Escalated]);
+        assert_eq!(Escalated.next_states(), vec![Confirmed, Dismissed]);
     }
 }

@@ -50,7 +50,13 @@ pub fn check_resolved_finding<'p>(
         .ok()
         .and_then(|n| verdict.findings.get(n));
     match found {
-        Some(f) if f.kind.as_str() == resolution.kind => Ok(FindingCheck::Confirmed),
+        Some(f) if f.kind.as_str() == resolution.kind => {
+            resolution
+                .decision
+                .check_against(f.amount_h)
+                .map_err(|(field, m)| format!("resolution of finding {reference}: {field}: {m}"))?;
+            Ok(FindingCheck::Confirmed)
+        }
         Some(f) => Err(format!(
             "resolution of finding {reference} names a `{}` finding; re-adjudication gives `{}` there",
             resolution.kind,
@@ -163,6 +169,20 @@ mod tests {
                 .is_err_and(|m| m.contains("is not a round of that table")),
             "{other_table:?}"
         );
+    }
+
+    #[test]
+    fn a_settlement_above_the_finding_without_a_reason_is_named() {
+        // The finding is overpaid by 10 000 h; settling 10 001 h needs a reason.
+        let mut above = resolution("R1", 0, "overpaid", rules::RULES_VERSION);
+        above.decision.amount_settled_h = Some(10_001);
+        let found = check(&above);
+        assert!(
+            found.as_ref().is_err_and(|m| m.contains("1.0: reason:")),
+            "{found:?}"
+        );
+        above.decision.reason = Some("the player returned the next win too".into());
+        assert_eq!(check(&above), Ok(FindingCheck::Confirmed));
     }
 
     #[test]

@@ -117,7 +117,8 @@ pub struct ResolveFinding {
     /// Confirmed only: what was recovered from the player or paid back to them, in haléře.
     #[serde(default, deserialize_with = "crate::json_numbers::optional_integer")]
     pub amount_settled_h: Option<i64>,
-    /// Dismissed only, and required there: why it is not a discrepancy.
+    /// Dismissed: required, why it is not a discrepancy. Confirmed: why the settlement
+    /// differs from the finding's amount — required when it is above it.
     pub reason: Option<String>,
     /// Always: what was done and why.
     pub comment: String,
@@ -142,7 +143,11 @@ fn resolution_error(e: ResolutionError) -> ApiError {
         ResolutionError::NotAllowed { now, wanted, .. } => ApiError::Conflict {
             code: "resolution_not_allowed",
             message: e.to_string(),
-            details: json!({ "state": now.as_str(), "requested": wanted.as_str() }),
+            details: json!({
+                "state": now.as_str(),
+                "requested": wanted.as_str(),
+                "allowed": now.next_states().iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+            }),
         },
         ResolutionError::KeyMayNotResolve(_) => ApiError::Forbidden {
             message: e.to_string(),

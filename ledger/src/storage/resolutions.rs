@@ -24,7 +24,7 @@ pub enum ResolutionError {
     },
     #[error("no finding {0}")]
     UnknownFinding(String),
-    #[error("finding {finding} is {now}; it cannot become {wanted}")]
+    #[error("finding {finding} is {now}; it cannot become {wanted} (from {now} it can become {})", allowed_words(*now))]
     NotAllowed {
         finding: String,
         now: FindingState,
@@ -39,6 +39,16 @@ pub enum ResolutionError {
 impl From<diesel::result::Error> for ResolutionError {
     fn from(e: diesel::result::Error) -> Self {
         ResolutionError::Storage(LedgerError::Database(e))
+    }
+}
+
+/// The states a finding in `now` may take, in words: "confirmed, dismissed or escalated".
+pub fn allowed_words(now: FindingState) -> String {
+    let names: Vec<&str> = now.next_states().into_iter().map(|s| s.as_str()).collect();
+    match names.split_last() {
+        None => "nothing".into(),
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
     }
 }
 
@@ -106,18 +116,20 @@ pub fn resolve_finding(
         if key_valid == 0 {
             return Err(ResolutionError::KeyMayNotResolve(by.name.to_owned()));
         }
-        let (table_id, kind, rules_version): (String, String, String) = findings::table
-            .inner_join(adjudications::table)
-            .filter(findings::ledger_index.eq(round))
-            .filter(findings::position.eq(position))
-            .select((
-                findings::table_id,
-                findings::kind,
-                adjudications::rules_version,
-            ))
-            .first(conn)
-            .optional()?
-            .ok_or_else(|| ResolutionError::UnknownFinding(reference.clone()))?;
+        let (table_id, kind, rules_version, amount_h): (String, String, String, i64) =
+            findings::table
+                .inner_join(adjudications::table)
+                .filter(findings::ledger_index.eq(round))
+                .filter(findings::position.eq(position))
+                .select((
+                    findings::table_id,
+                    findings::kind,
+                    adjudications::rules_version,
+                    findings::amount_h,
+                ))
+                .first(conn)
+                .optional()?
+                .ok_or_else(|| ResolutionError::UnknownFinding(reference.clone()))?;
         let now_state = state_of(conn, round, position)?;
         if !now_state.may_become(decision.state) {
             return Err(ResolutionError::NotAllowed {
@@ -126,6 +138,9 @@ pub fn resolve_finding(
                 wanted: decision.state,
             });
         }
+        decision
+            .check_against(amount_h)
+            .map_err(|(field, message)| ResolutionError::Invalid { field, message })?;
         let comment = decision.comment.trim().to_owned();
         let reason = decision.reason.as_deref().map(|r| r.trim().to_owned());
         let event = RegistryEvent::FindingResolved {
