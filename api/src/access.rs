@@ -112,6 +112,16 @@ pub const ROUTES: &[RouteAccess] = &[
         "/api/v1/tables/{table_id}/limits",
         Access::Roles(TABLE_READERS),
     ),
+    route(
+        "GET",
+        "/api/v1/tables/{table_id}/records/{seq_no}",
+        Access::Roles(LEDGER_READERS),
+    ),
+    route(
+        "GET",
+        "/api/v1/tables/{table_id}/rounds/{round_id}",
+        Access::Roles(LEDGER_READERS),
+    ),
     route("GET", "/api/v1/ledger/head", Access::Roles(LEDGER_READERS)),
     route(
         "GET",

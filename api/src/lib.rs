@@ -4,6 +4,7 @@
 pub mod access;
 pub mod auth;
 pub mod docs;
+pub mod download;
 pub mod error;
 pub mod error_codes;
 pub mod gate;

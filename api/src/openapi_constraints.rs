@@ -27,6 +27,8 @@ const IDENTIFIER: &str = "^[A-Za-z0-9_.-]{1,64}$";
 const PUBLIC_KEY: &str = "^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$";
 const MONTH: &str = "^[0-9]{4}-(0[1-9]|1[0-2])$";
 const QUARTER: &str = "^[0-9]{4}Q[1-4]$";
+/// A gaming day: a date, or a word relative to today (`GamingDayClock::parse_day`).
+const DAY: &str = "^([0-9]{4}-[0-9]{2}-[0-9]{2}|today|yesterday|last)$";
 const FINDING_ID: &str = "^[0-9]{1,18}\\.[0-9]{1,9}$";
 
 fn strings(values: impl IntoIterator<Item = &'static str>) -> Value {
@@ -85,6 +87,41 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         &json!({"enum": strings(FindingState::ALL.iter().map(|s| s.as_str()))}),
     );
     parameter(document, "list_findings", "limit", &limit);
+    parameter(
+        document,
+        "list_findings",
+        "format",
+        &json!({"enum": ["json", "csv", "csv-cz", "xlsx"]}),
+    );
+    also_csv(document, "list_findings");
+    also_xlsx(document, "list_findings");
+    parameter(
+        document,
+        "list_findings",
+        "lang",
+        &json!({"enum": ["cs", "en"]}),
+    );
+    parameter(
+        document,
+        "list_findings",
+        "sort",
+        &json!({"enum": strings(reports::findings::FindingSort::ALL.iter().map(|s| s.as_str()))}),
+    );
+    for name in ["day", "from", "to"] {
+        parameter(document, "list_findings", name, &json!({"pattern": DAY}));
+    }
+    for name in ["min_amount_h", "max_amount_h"] {
+        parameter(document, "list_findings", name, &json!({"minimum": 0}));
+    }
+    for operation in ["table_record", "table_round"] {
+        parameter(
+            document,
+            operation,
+            "table_id",
+            &json!({"pattern": IDENTIFIER}),
+        );
+    }
+    parameter(document, "table_record", "seq_no", &json!({"minimum": 0}));
     parameter(document, "list_findings", "offset", &json!({"minimum": 0}));
     parameter(
         document,
@@ -272,6 +309,21 @@ fn also_csv(document: &mut Value, operation_id: &str) {
             content.insert(
                 "text/csv".into(),
                 json!({"schema": {"type": "string", "description": "RFC 4180 CSV with a header line"}}),
+            );
+        }
+    }
+}
+
+fn also_xlsx(document: &mut Value, operation_id: &str) {
+    for operation in operation(document, operation_id) {
+        if let Some(Value::Object(content)) = operation
+            .get_mut("responses")
+            .and_then(|r| r.get_mut("200"))
+            .and_then(|r| r.get_mut("content"))
+        {
+            content.insert(
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet".into(),
+                json!({"schema": {"type": "string", "format": "binary", "description": "an XLSX workbook"}}),
             );
         }
     }

@@ -70,6 +70,12 @@ fn example(
             Some(json!({"reason": "terminal replaced"})),
         ),
         ("GET", "/api/v1/tables/{table_id}/gaps") => ("/api/v1/tables/R01/gaps".into(), None),
+        ("GET", "/api/v1/tables/{table_id}/records/{seq_no}") => {
+            ("/api/v1/tables/R01/records/1".into(), None)
+        }
+        ("GET", "/api/v1/tables/{table_id}/rounds/{round_id}") => {
+            ("/api/v1/tables/R01/rounds/R01-1".into(), None)
+        }
         ("GET", "/api/v1/tables/{table_id}/limits") => ("/api/v1/tables/R01/limits".into(), None),
         ("POST", "/api/v1/tables/{table_id}/limits") => (
             "/api/v1/tables/R01/limits".into(),
@@ -174,7 +180,8 @@ async fn every_route_answers_each_role_as_the_role_table_says() {
     .await;
     assert_eq!(s, 201, "{b}");
     // Overpaid: straight on 17 pays 35:1 + stake = 360 000; paid 370 000.
-    let round = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 370_000)]));
+    let mut round = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 370_000)]));
+    round["round_id"] = json!("R01-1");
     let (s, b) = call(
         &app,
         request(
@@ -446,7 +453,8 @@ async fn the_policy_written_by_hand_holds() {
     // Entry 4: the table; 5: a round with an overpayment, whose finding is 5.0.
     let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
     assert_eq!(s, 201, "{b}");
-    let round = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 370_000)]));
+    let mut round = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 370_000)]));
+    round["round_id"] = json!("R01-1");
     let (s, b) = call(&app, record_request(round, &key(1))).await;
     assert_eq!((s, b["index"].as_u64()), (201, Some(5)), "{b}");
     // The registration names who made it.
@@ -503,6 +511,8 @@ async fn the_policy_written_by_hand_holds() {
     for uri in [
         "/api/v1/findings",
         "/api/v1/findings/5.0",
+        "/api/v1/tables/R01/records/1",
+        "/api/v1/tables/R01/rounds/R01-1",
         "/api/v1/ledger/entries/0",
         "/api/v1/ledger/head",
         "/api/v1/ledger/gaps",
@@ -540,6 +550,8 @@ async fn the_policy_written_by_hand_holds() {
         "/api/v1/tables",
         "/api/v1/tables/R01",
         "/api/v1/tables/R01/gaps",
+        "/api/v1/tables/R01/records/1",
+        "/api/v1/tables/R01/rounds/R01-1",
         "/api/v1/tables/R01/limits",
         "/api/v1/ledger/head",
         "/api/v1/ledger/entries/0",
@@ -587,6 +599,8 @@ async fn the_policy_written_by_hand_holds() {
             .replace("{table_id}", "R01")
             .replace("{index}", "0")
             .replace("{finding_id}", "5.0")
+            .replace("{seq_no}", "1")
+            .replace("{round_id}", "R01-1")
             .replace("{month}", "2026-11");
         assert!(
             listed.contains(&concrete),

@@ -302,6 +302,12 @@ impl Examples {
             }
             ("GET", "/api/v1/tables/{table_id}") => ("/api/v1/tables/R01".into(), None),
             ("GET", "/api/v1/tables/{table_id}/gaps") => ("/api/v1/tables/R01/gaps".into(), None),
+            ("GET", "/api/v1/tables/{table_id}/records/{seq_no}") => {
+                ("/api/v1/tables/R01/records/1".into(), None)
+            }
+            ("GET", "/api/v1/tables/{table_id}/rounds/{round_id}") => {
+                ("/api/v1/tables/R01/rounds/R01-1".into(), None)
+            }
             ("GET", "/api/v1/tables/{table_id}/limits") => {
                 ("/api/v1/tables/R01/limits".into(), None)
             }
@@ -438,7 +444,8 @@ async fn every_spelling_of_every_route_gets_its_rules_answer_or_a_404() {
     .await;
     assert_eq!(s, 201, "{b}");
     // Overpaid: a straight on 17 pays 35:1 + stake = 360 000; paid 370 000.
-    let round = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 370_000)]));
+    let mut round = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 370_000)]));
+    round["round_id"] = json!("R01-1");
     let (s, b) = call(&app, record_request(round, &key(1))).await;
     assert_eq!((s, b["index"].as_u64()), (201, Some(7)), "{b}");
     let mut conn = ledger::storage::connect(&url).unwrap();

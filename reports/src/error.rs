@@ -10,6 +10,8 @@ pub enum ReportError {
     InvalidFilter(String),
     #[error("writing CSV: {0}")]
     Csv(String),
+    #[error("writing XLSX: {0}")]
+    Xlsx(String),
     #[error(transparent)]
     Ledger(#[from] ledger::LedgerError),
 }

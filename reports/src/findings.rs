@@ -11,9 +11,57 @@ use ledger::storage::schema::findings;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::{GamingDayClock, ReportError};
+use crate::sheet::{column, Cell, Column, Language, Sheet};
+use crate::{words, GamingDayClock, ReportError};
 
 pub const MAX_LIMIT: i64 = 1_000;
+/// Most findings one CSV export holds.
+pub const MAX_EXPORT: i64 = 100_000;
+
+/// The order findings are listed in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FindingSort {
+    /// Oldest round first.
+    #[default]
+    PlayedAt,
+    /// Newest round first.
+    PlayedAtDesc,
+    /// Largest amount first.
+    AmountDesc,
+    /// Smallest amount first.
+    Amount,
+    /// By table, then time.
+    Table,
+    /// By kind, then time.
+    Kind,
+}
+
+impl FindingSort {
+    pub const ALL: [FindingSort; 6] = [
+        FindingSort::PlayedAt,
+        FindingSort::PlayedAtDesc,
+        FindingSort::AmountDesc,
+        FindingSort::Amount,
+        FindingSort::Table,
+        FindingSort::Kind,
+    ];
+
+    /// `played_at`, `-played_at`, `-amount`, `amount`, `table`, `kind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingSort::PlayedAt => "played_at",
+            FindingSort::PlayedAtDesc => "-played_at",
+            FindingSort::AmountDesc => "-amount",
+            FindingSort::Amount => "amount",
+            FindingSort::Table => "table",
+            FindingSort::Kind => "kind",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<FindingSort> {
+        FindingSort::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct FindingFilter {
@@ -21,7 +69,15 @@ pub struct FindingFilter {
     pub game: Option<String>,
     pub kind: Option<rules::FindingKind>,
     pub state: Option<FindingState>,
-    pub day: Option<NaiveDate>,
+    /// First and last gaming day, both included.
+    pub from: Option<NaiveDate>,
+    pub to: Option<NaiveDate>,
+    /// Only findings of at least / at most this amount.
+    pub min_amount_h: Option<i64>,
+    pub max_amount_h: Option<i64>,
+    /// Only the findings of the round at this ledger index.
+    pub round_index: Option<i64>,
+    pub sort: FindingSort,
     pub limit: i64,
     pub offset: i64,
 }
@@ -38,6 +94,10 @@ pub struct FindingItem {
     #[schema(example = "open")]
     pub state: String,
     pub table_id: String,
+    /// The round's number in its table's sequence.
+    pub seq_no: Option<i64>,
+    /// The table's own id of the round, when its record gives one.
+    pub round_id: Option<String>,
     pub game: String,
     pub played_at: DateTime<Utc>,
     pub gaming_day: NaiveDate,
@@ -57,21 +117,64 @@ pub struct FindingItem {
 pub struct FindingPage {
     /// Findings matching the filter, in all pages.
     pub total: i64,
+    /// Their amount, in all pages.
+    pub total_amount_h: i64,
     pub limit: i64,
     pub offset: i64,
     pub items: Vec<FindingItem>,
 }
 
+impl FindingFilter {
+    fn check(&self, max_limit: i64) -> Result<(), ReportError> {
+        if !(1..=max_limit).contains(&self.limit) || self.offset < 0 {
+            return Err(ReportError::InvalidFilter(format!(
+                "limit must be 1-{max_limit} and offset non-negative"
+            )));
+        }
+        if let (Some(from), Some(to)) = (self.from, self.to) {
+            if from > to {
+                return Err(ReportError::InvalidFilter(format!(
+                    "`from` ({from}) is after `to` ({to})"
+                )));
+            }
+        }
+        if let (Some(min), Some(max)) = (self.min_amount_h, self.max_amount_h) {
+            if min > max {
+                return Err(ReportError::InvalidFilter(
+                    "min_amount_h is above max_amount_h".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Findings matching `filter`, a page of at most [`MAX_LIMIT`].
 pub fn list(
     conn: &mut PgConnection,
     clock: &GamingDayClock,
     filter: &FindingFilter,
 ) -> Result<FindingPage, ReportError> {
-    if !(1..=MAX_LIMIT).contains(&filter.limit) || filter.offset < 0 {
-        return Err(ReportError::InvalidFilter(format!(
-            "limit must be 1-{MAX_LIMIT} and offset non-negative"
-        )));
-    }
+    filter.check(MAX_LIMIT)?;
+    select(conn, clock, filter)
+}
+
+/// Findings matching `filter` for an export: up to [`MAX_EXPORT`] at once.
+pub fn export(
+    conn: &mut PgConnection,
+    clock: &GamingDayClock,
+    filter: &FindingFilter,
+) -> Result<FindingPage, ReportError> {
+    filter.check(MAX_EXPORT)?;
+    select(conn, clock, filter)
+}
+
+fn select(
+    conn: &mut PgConnection,
+    clock: &GamingDayClock,
+    filter: &FindingFilter,
+) -> Result<FindingPage, ReportError> {
+    use diesel::sql_types::{BigInt, Nullable};
     let build = || {
         let mut q = findings::table.into_boxed();
         if let Some(state) = filter.state {
@@ -87,41 +190,90 @@ pub fn list(
         if let Some(k) = filter.kind {
             q = q.filter(findings::kind.eq(k.as_str()));
         }
-        if let Some(day) = filter.day {
-            let (start, end) = clock.bounds(day);
-            q = q.filter(
-                findings::played_at
-                    .ge(start)
-                    .and(findings::played_at.lt(end)),
-            );
+        if let Some(from) = filter.from {
+            q = q.filter(findings::played_at.ge(clock.bounds(from).0));
+        }
+        if let Some(to) = filter.to {
+            q = q.filter(findings::played_at.lt(clock.bounds(to).1));
+        }
+        if let Some(min) = filter.min_amount_h {
+            q = q.filter(findings::amount_h.ge(min));
+        }
+        if let Some(max) = filter.max_amount_h {
+            q = q.filter(findings::amount_h.le(max));
+        }
+        if let Some(round) = filter.round_index {
+            q = q.filter(findings::ledger_index.eq(round));
         }
         q
     };
-    let total: i64 = build().count().get_result(conn)?;
-    let rows: Vec<(FindingRow, String)> = build()
-        .order((findings::played_at.asc(), findings::id.asc()))
+    let (total, total_amount_h): (i64, Option<i64>) = build()
+        .select((
+            diesel::dsl::count_star(),
+            sql::<Nullable<BigInt>>("sum(amount_h)::bigint"),
+        ))
+        .first(conn)?;
+    let q = build();
+    let q = match filter.sort {
+        FindingSort::PlayedAt => q.order((findings::played_at.asc(), findings::id.asc())),
+        FindingSort::PlayedAtDesc => q.order((findings::played_at.desc(), findings::id.desc())),
+        FindingSort::AmountDesc => q.order((findings::amount_h.desc(), findings::id.asc())),
+        FindingSort::Amount => q.order((findings::amount_h.asc(), findings::id.asc())),
+        FindingSort::Table => q.order((
+            findings::table_id.asc(),
+            findings::played_at.asc(),
+            findings::id.asc(),
+        )),
+        FindingSort::Kind => q.order((
+            findings::kind.asc(),
+            findings::played_at.asc(),
+            findings::id.asc(),
+        )),
+    };
+    let rows: Vec<(FindingRow, String, Option<i64>, Option<String>)> = q
         .limit(filter.limit)
         .offset(filter.offset)
-        .select((FindingRow::as_select(), sql::<Text>(STATE_SQL)))
+        .select((
+            FindingRow::as_select(),
+            sql::<Text>(STATE_SQL),
+            sql::<Nullable<BigInt>>(SEQ_NO_SQL),
+            sql::<Nullable<Text>>(ROUND_ID_SQL),
+        ))
         .load(conn)?;
     Ok(FindingPage {
         total,
+        total_amount_h: total_amount_h.unwrap_or(0),
         limit: filter.limit,
         offset: filter.offset,
         items: rows
             .into_iter()
-            .map(|(r, state)| item(clock, r, state))
+            .map(|(r, state, seq_no, round_id)| item(clock, r, state, seq_no, round_id))
             .collect(),
     })
 }
+
+/// The round's number in its table's sequence.
+const SEQ_NO_SQL: &str =
+    "(SELECT e.seq_no FROM ledger_entries e WHERE e.idx = findings.ledger_index)";
+/// The round's own id, if its record has one.
+const ROUND_ID_SQL: &str = "(SELECT r.round_id FROM round_ids r \
+     WHERE r.ledger_index = findings.ledger_index AND r.table_id = findings.table_id LIMIT 1)";
 
 /// A finding's state: its latest resolution's, or open.
 const STATE_SQL: &str = "coalesce((SELECT r.state FROM finding_resolutions r \
      WHERE r.round_index = findings.ledger_index AND r.finding = findings.position \
      ORDER BY r.ledger_index DESC LIMIT 1), 'open')";
 
-fn item(clock: &GamingDayClock, r: FindingRow, state: String) -> FindingItem {
+fn item(
+    clock: &GamingDayClock,
+    r: FindingRow,
+    state: String,
+    seq_no: Option<i64>,
+    round_id: Option<String>,
+) -> FindingItem {
     FindingItem {
+        seq_no,
+        round_id,
         gaming_day: clock.day_of(r.played_at),
         id: finding_ref(r.ledger_index as u64, r.position as u32),
         ledger_index: r.ledger_index,
@@ -192,18 +344,24 @@ pub fn get(
     let (Ok(round), Ok(position_db)) = (i64::try_from(round_index), i32::try_from(position)) else {
         return Ok(None);
     };
-    let found: Option<(FindingRow, String)> = findings::table
+    use diesel::sql_types::{BigInt, Nullable};
+    let found: Option<(FindingRow, String, Option<i64>, Option<String>)> = findings::table
         .filter(findings::ledger_index.eq(round))
         .filter(findings::position.eq(position_db))
-        .select((FindingRow::as_select(), sql::<Text>(STATE_SQL)))
+        .select((
+            FindingRow::as_select(),
+            sql::<Text>(STATE_SQL),
+            sql::<Nullable<BigInt>>(SEQ_NO_SQL),
+            sql::<Nullable<Text>>(ROUND_ID_SQL),
+        ))
         .first(conn)
         .optional()?;
-    let Some((row, state)) = found else {
+    let Some((row, state, seq_no, round_id)) = found else {
         return Ok(None);
     };
     let history = ledger::storage::resolutions::history(conn, (round_index, position))?;
     Ok(Some(FindingWithHistory {
-        finding: item(clock, row, state),
+        finding: item(clock, row, state, seq_no, round_id),
         history: history.into_iter().map(ResolutionView::from).collect(),
     }))
 }
@@ -271,4 +429,78 @@ pub(crate) fn aggregate(
     .bind::<Nullable<Text>, _>(game)
     .bind::<Nullable<Text>, _>(table_id)
     .load(conn)?)
+}
+
+/// The columns of a findings export.
+const FINDING_COLUMNS: [Column; 16] = [
+    column("id", "Nález", "Finding"),
+    column("state", "Stav", "State"),
+    column("gaming_day", "Herní den", "Gaming day"),
+    column("played_at", "Odehráno", "Played at"),
+    column("game", "Hra", "Game"),
+    column("table_id", "Stůl", "Table"),
+    column("seq_no", "Pořadí záznamu", "Record number"),
+    column("round_id", "Kolo", "Round"),
+    column("ledger_index", "Index v knize", "Ledger index"),
+    column("kind", "Druh", "Kind"),
+    column("amount_h", "Částka (Kč)", "Amount (CZK)"),
+    column("expected_h", "Dle plánu (Kč)", "Per the plan (CZK)"),
+    column("actual_h", "Skutečně (Kč)", "Actually (CZK)"),
+    column("bet_ids", "Sázky", "Bets"),
+    column("message", "Popis", "Description"),
+    column("position", "Pořadí nálezu", "Finding position"),
+];
+
+/// The findings of a page as a sheet: codes for machines, the plan's game names and the kinds
+/// and states in words for people.
+pub fn sheet(page: &FindingPage, plan: &rules::PlanBook, language: Language) -> Sheet {
+    let money = |h: Option<i64>| h.map_or(Cell::Empty, Cell::Money);
+    let rows = page
+        .items
+        .iter()
+        .map(|f| {
+            let bets = f
+                .bet_ids
+                .as_array()
+                .map(|ids| {
+                    ids.iter()
+                        .filter_map(|v| v.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .unwrap_or_default();
+            vec![
+                Cell::Text(f.id.clone()),
+                Cell::Coded {
+                    code: f.state.clone(),
+                    words: words::finding_state_code(&f.state, language),
+                },
+                Cell::Day(f.gaming_day),
+                Cell::Time(f.played_at),
+                Cell::Coded {
+                    code: f.game.clone(),
+                    words: plan.game_name(&f.game).to_owned(),
+                },
+                Cell::Text(f.table_id.clone()),
+                f.seq_no.map_or(Cell::Empty, Cell::Count),
+                f.round_id.clone().map_or(Cell::Empty, Cell::Text),
+                Cell::Count(f.ledger_index),
+                Cell::Coded {
+                    code: f.kind.clone(),
+                    words: words::finding_kind_code(&f.kind, language),
+                },
+                Cell::Money(f.amount_h),
+                money(f.expected_h),
+                money(f.actual_h),
+                Cell::Text(bets),
+                Cell::Text(f.message.clone()),
+                Cell::Count(i64::from(f.position)),
+            ]
+        })
+        .collect();
+    Sheet {
+        name: language.pick("Nálezy", "Findings").to_owned(),
+        columns: FINDING_COLUMNS.to_vec(),
+        rows,
+    }
 }

@@ -65,6 +65,19 @@ impl GamingDayClock {
         (self.start_of(day), self.start_of(next))
     }
 
+    /// A gaming day as people name it: `YYYY-MM-DD`, `today`, or `yesterday` and `last` (the
+    /// last gaming day that has closed), relative to `now`.
+    pub fn parse_day(&self, text: &str, now: DateTime<Utc>) -> Result<NaiveDate, String> {
+        let today = self.day_of(now);
+        match text {
+            "today" => Ok(today),
+            "yesterday" | "last" => Ok(today.pred_opt().unwrap_or(today)),
+            other => NaiveDate::parse_from_str(other, "%Y-%m-%d").map_err(|_| {
+                format!("`{other}` is not a day: YYYY-MM-DD, today, yesterday or last")
+            }),
+        }
+    }
+
     /// The gaming day an instant belongs to.
     pub fn day_of(&self, t: DateTime<Utc>) -> NaiveDate {
         let local = t.with_timezone(&self.zone).naive_local();
@@ -173,6 +186,28 @@ mod tests {
             clock.day_of(utc("2026-11-22T05:00:00Z")),
             day.succ_opt().unwrap()
         );
+    }
+
+    #[test]
+    fn days_are_named_by_date_or_by_word() {
+        let clock = GamingDayClock::default();
+        // 26 November 2026, 05:30 Prague (04:30 UTC) is still gaming day 25 November.
+        let now = utc("2026-11-26T04:30:00Z");
+        let day = |text| clock.parse_day(text, now);
+        assert_eq!(
+            day("today"),
+            Ok(NaiveDate::from_ymd_opt(2026, 11, 25).unwrap())
+        );
+        assert_eq!(
+            day("yesterday"),
+            Ok(NaiveDate::from_ymd_opt(2026, 11, 24).unwrap())
+        );
+        assert_eq!(day("last"), day("yesterday"));
+        assert_eq!(
+            day("2026-10-05"),
+            Ok(NaiveDate::from_ymd_opt(2026, 10, 5).unwrap())
+        );
+        assert!(day("5.10.2026").is_err_and(|m| m.contains("YYYY-MM-DD, today")));
     }
 
     #[test]

@@ -15,11 +15,14 @@ pub mod month_page;
 pub mod monthly;
 pub mod nightly;
 pub mod periods;
+pub mod round_view;
+pub mod sheet;
 pub mod shoes;
 pub mod table_audit;
 pub mod tax;
 pub mod time_audit;
 pub mod wheels;
+pub mod words;
 
 pub use error::ReportError;
 pub use gaming_day::{GamingDayClock, Month};

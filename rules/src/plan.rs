@@ -42,6 +42,9 @@ pub struct Plan {
     /// Poker tournaments (Hold'em, Omaha, OFC): fee and payout tables.
     #[serde(default)]
     pub poker_tournament: Option<TournamentPlan>,
+    /// Each game's name as the plan writes it (what people read in reports), by game code.
+    #[serde(default)]
+    pub game_names: BTreeMap<String, String>,
     /// Figures too long to compute per report, kept beside the plan file; not part of it.
     #[serde(skip)]
     pub theoretical: TheoreticalFigures,
@@ -580,6 +583,11 @@ impl Plan {
             })
     }
 
+    /// The game's name as the plan writes it, or its code when the plan names none.
+    pub fn game_name<'a>(&'a self, code: &'a str) -> &'a str {
+        self.game_names.get(code).map_or(code, String::as_str)
+    }
+
     fn check(&self) -> Result<(), PlanError> {
         let bad = |reason: String| PlanError::Inconsistent {
             plan_id: self.plan_id.clone(),
@@ -587,6 +595,13 @@ impl Plan {
         };
         if self.currency != "CZK" {
             return Err(bad(format!("currency must be CZK, not {}", self.currency)));
+        }
+        for (code, name) in &self.game_names {
+            if crate::GameCode::parse(code).is_none() || name.trim().is_empty() {
+                return Err(bad(format!(
+                    "game_names: `{code}` must be a game code with a name"
+                )));
+            }
         }
         if let Some(r) = &self.roulette {
             if r.min_bet_h <= 0 || r.min_bet_h > r.max_bet_h {
@@ -783,6 +798,14 @@ impl PlanBook {
 
     pub fn ids(&self) -> impl Iterator<Item = &str> {
         self.plans.keys().map(String::as_str)
+    }
+
+    /// A game's name as the first plan naming it writes it, or its code.
+    pub fn game_name<'a>(&'a self, code: &'a str) -> &'a str {
+        self.plans
+            .values()
+            .find_map(|p| p.game_names.get(code))
+            .map_or(code, String::as_str)
     }
 
     /// The theoretical figures file of a bundled plan (`<plan_id>.rtp.toml`), for inspection

@@ -5,11 +5,14 @@ use actix_web::{get, post, web, HttpResponse};
 use chrono::{NaiveDate, Utc};
 use ledger::access::{Decision, FindingState};
 use ledger::storage::resolutions::{self, parse_finding_ref, ResolutionError, Resolver};
-use reports::findings::{self, FindingFilter, FindingPage, FindingWithHistory, ResolutionView};
+use reports::findings::{
+    self, FindingFilter, FindingPage, FindingSort, FindingWithHistory, ResolutionView,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 
+use crate::download::{self, Format};
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::Authorized;
 use crate::routes::tables::LedgerEntryView;
@@ -20,63 +23,134 @@ pub struct FindingQuery {
     pub table_id: Option<String>,
     /// Game code, e.g. `roulette`.
     pub game: Option<String>,
-    /// Gaming day (Europe/Prague, from the configured start hour), `YYYY-MM-DD`.
-    pub day: Option<NaiveDate>,
+    /// One gaming day (Europe/Prague, from the configured start hour): `YYYY-MM-DD`, `today`,
+    /// `yesterday` or `last`. The same as `from` and `to` both that day.
+    pub day: Option<String>,
+    /// First gaming day (included), as `day`.
+    pub from: Option<String>,
+    /// Last gaming day (included), as `day`.
+    pub to: Option<String>,
     /// overpaid, underpaid, stake_below_minimum, stake_above_maximum, win_above_maximum,
     /// invalid_number, void_handled_wrongly, illegal_decision, dealer_drawing_wrong,
     /// cards_inconsistent, payout_withheld, bet_not_allowed
     pub kind: Option<String>,
     /// open, confirmed, dismissed or escalated.
     pub state: Option<String>,
-    /// 1-1000, default 100.
+    /// Only findings of at least this amount, in haléře.
+    pub min_amount_h: Option<i64>,
+    /// Only findings of at most this amount, in haléře.
+    pub max_amount_h: Option<i64>,
+    /// `played_at` (oldest first, the default), `-played_at`, `-amount` (largest first),
+    /// `amount`, `table` or `kind`.
+    pub sort: Option<String>,
+    /// `json` (a page), or a file of every finding matching (up to 100 000): `csv` (for
+    /// programs), `csv-cz` (`;`, koruny with a decimal comma, names: for a spreadsheet) or `xlsx`.
+    pub format: Option<String>,
+    /// Headings and words of `csv-cz` and `xlsx`: `cs` (default) or `en`.
+    pub lang: Option<String>,
+    /// 1-1000, default 100 (JSON only).
     pub limit: Option<i64>,
     pub offset: Option<i64>,
 }
 
-/// Findings, oldest first, filtered by table, game, gaming day, kind and state.
+impl FindingQuery {
+    fn filter(self, clock: &reports::GamingDayClock) -> Result<FindingFilter, ApiError> {
+        let kind = self
+            .kind
+            .as_deref()
+            .map(|k| {
+                rules::FindingKind::parse(k).ok_or_else(|| {
+                    ApiError::bad_request("invalid_query", format!("unknown finding kind `{k}`"))
+                })
+            })
+            .transpose()?;
+        let state = self
+            .state
+            .as_deref()
+            .map(|s| {
+                FindingState::parse(s).ok_or_else(|| {
+                    ApiError::bad_request(
+                        "invalid_query",
+                        "state is open, confirmed, dismissed or escalated",
+                    )
+                })
+            })
+            .transpose()?;
+        let sort = self
+            .sort
+            .as_deref()
+            .map(|s| {
+                FindingSort::parse(s).ok_or_else(|| {
+                    ApiError::bad_request(
+                        "invalid_query",
+                        "sort is played_at, -played_at, -amount, amount, table or kind",
+                    )
+                })
+            })
+            .transpose()?
+            .unwrap_or_default();
+        let now = Utc::now();
+        let day = |name: &str, text: Option<String>| -> Result<Option<NaiveDate>, ApiError> {
+            text.map(|t| {
+                clock
+                    .parse_day(&t, now)
+                    .map_err(|m| ApiError::bad_request("invalid_query", format!("{name}: {m}")))
+            })
+            .transpose()
+        };
+        let one_day = day("day", self.day)?;
+        if one_day.is_some() && (self.from.is_some() || self.to.is_some()) {
+            return Err(ApiError::bad_request(
+                "invalid_query",
+                "give either `day` or `from`/`to`, not both",
+            ));
+        }
+        Ok(FindingFilter {
+            table_id: self.table_id,
+            game: crate::routes::game_filter(self.game)?,
+            kind,
+            state,
+            from: one_day.or(day("from", self.from)?),
+            to: one_day.or(day("to", self.to)?),
+            min_amount_h: self.min_amount_h,
+            max_amount_h: self.max_amount_h,
+            round_index: None,
+            sort,
+            limit: self.limit.unwrap_or(100),
+            offset: self.offset.unwrap_or(0),
+        })
+    }
+}
+
+/// Findings filtered by table, game, gaming days, kind, state and amount, sorted, as a page of
+/// JSON or as a file of all of them (CSV for programs or for a spreadsheet, XLSX).
 #[utoipa::path(operation_id = "list_findings", get, tag = "findings", params(FindingQuery),
-    responses((status = 200, body = FindingPage), (status = 400, body = ErrorBody)))]
+    responses((status = 200, description = "JSON (a page), CSV or XLSX (every finding matching)", body = FindingPage),
+              (status = 400, body = ErrorBody)))]
 #[get("/findings")]
 pub async fn list(
     Authorized { state, .. }: Authorized,
     query: web::Query<FindingQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = query.into_inner();
-    let kind = q
-        .kind
-        .as_deref()
-        .map(|k| {
-            rules::FindingKind::parse(k).ok_or_else(|| {
-                ApiError::bad_request("invalid_query", format!("unknown finding kind `{k}`"))
-            })
+    let mut query = query.into_inner();
+    let format = Format::parse(query.format.take().as_deref())?;
+    let language = download::language(query.lang.take().as_deref())?;
+    let mut filter = query.filter(&state.clock)?;
+    if format == Format::Json {
+        let page = web::block(move || -> Result<_, ApiError> {
+            Ok(findings::list(&mut *state.conn()?, &state.clock, &filter)?)
         })
-        .transpose()?;
-    let finding_state = q
-        .state
-        .as_deref()
-        .map(|s| {
-            FindingState::parse(s).ok_or_else(|| {
-                ApiError::bad_request(
-                    "invalid_query",
-                    "state is open, confirmed, dismissed or escalated",
-                )
-            })
-        })
-        .transpose()?;
-    let filter = FindingFilter {
-        table_id: q.table_id,
-        game: crate::routes::game_filter(q.game)?,
-        kind,
-        state: finding_state,
-        day: q.day,
-        limit: q.limit.unwrap_or(100),
-        offset: q.offset.unwrap_or(0),
-    };
-    let page = web::block(move || -> Result<_, ApiError> {
-        Ok(findings::list(&mut *state.conn()?, &state.clock, &filter)?)
+        .await??;
+        return Ok(HttpResponse::Ok().json(page));
+    }
+    filter.limit = findings::MAX_EXPORT;
+    filter.offset = 0;
+    let sheet = web::block(move || -> Result<_, ApiError> {
+        let page = findings::export(&mut *state.conn()?, &state.clock, &filter)?;
+        Ok(findings::sheet(&page, &state.plans, language))
     })
     .await??;
-    Ok(HttpResponse::Ok().json(page))
+    download::sheet_file(&sheet, format, language, "findings")
 }
 
 fn finding_id(text: &str) -> Result<(u64, u32), ApiError> {

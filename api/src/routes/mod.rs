@@ -8,6 +8,7 @@ pub mod ledger;
 pub mod mf;
 pub mod records;
 pub mod reports;
+pub mod rounds;
 pub mod tables;
 pub mod tax;
 
@@ -67,6 +68,8 @@ fn routes(cfg: &mut ServiceConfig) {
                 .service(tables::set_limits)
                 .service(tables::show_limits)
                 .service(tables::gaps)
+                .service(rounds::by_seq_no)
+                .service(rounds::by_round_id)
                 .service(ledger::head)
                 .service(ledger::checkpoint)
                 .service(ledger::entry)

@@ -200,3 +200,36 @@ pub fn ready(conn: &mut PgConnection) -> Result<(), LedgerError> {
         )))
     }
 }
+
+/// The entry of `table_id`'s record numbered `seq_no`, if the ledger holds it.
+pub fn entry_of_record(
+    conn: &mut PgConnection,
+    table_id: &str,
+    seq_no: u64,
+) -> Result<Option<LedgerRow>, LedgerError> {
+    let Ok(seq_no) = i64::try_from(seq_no) else {
+        return Ok(None);
+    };
+    Ok(ledger_entries::table
+        .filter(ledger_entries::table_id.eq(table_id))
+        .filter(ledger_entries::seq_no.eq(seq_no))
+        .select(LedgerRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// The entry of `table_id`'s round with the id `round_id`, if the ledger holds it.
+pub fn entry_of_round_id(
+    conn: &mut PgConnection,
+    table_id: &str,
+    round_id: &str,
+) -> Result<Option<LedgerRow>, LedgerError> {
+    use super::schema::round_ids;
+    Ok(round_ids::table
+        .inner_join(ledger_entries::table.on(ledger_entries::idx.eq(round_ids::ledger_index)))
+        .filter(round_ids::table_id.eq(table_id))
+        .filter(round_ids::round_id.eq(round_id))
+        .select(LedgerRow::as_select())
+        .first(conn)
+        .optional()?)
+}
