@@ -1,0 +1,320 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The compliance officer's work queue over the API: findings over a range of gaming days,
+//! filtered by amount, sorted, as files for programs and for a Czech office (read back by
+//! Python's csv module), and the round behind a finding as JSON with the checkpoint that
+//! covers it and a proof that checks.
+
+mod common;
+
+use std::process::Command;
+
+use actix_web::{test, App};
+use chrono::Utc;
+use common::*;
+use serde_json::{json, Value};
+
+fn spin_at(seq_no: u64, played_at: &str, bets: Value) -> Value {
+    let mut round = spin("R01", seq_no, 17, bets);
+    round["played_at"] = json!(played_at);
+    round
+}
+
+fn red(id: &str, stake_h: i64, paid_h: i64) -> Value {
+    json!({"bet_id": id, "player": "seat-2", "kind": "red", "stake_h": stake_h, "paid_h": paid_h})
+}
+
+/// Sums a column of koruny written with a decimal comma, in haléře, as Python's csv module
+/// reads the file (`;` between fields, a byte-order mark first).
+fn python_sum_of_koruny(text: &str, column: &str) -> (i64, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("findings.csv");
+    std::fs::write(&file, text).unwrap();
+    let script = r#"
+import csv, sys
+from decimal import Decimal
+with open(sys.argv[1], encoding="utf-8-sig", newline="") as f:
+    rows = list(csv.DictReader(f, delimiter=";"))
+total = sum(Decimal(r[sys.argv[2]].replace(",", ".")) for r in rows)
+print(int(total * 100))
+for r in rows:
+    print(r["Hra"])
+"#;
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&file)
+        .arg(column)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let total = lines.next().unwrap().parse().unwrap();
+    (total, lines.map(str::to_owned).collect())
+}
+
+/// Reads an XLSX workbook with openpyxl (installed from PyPI into the tests' scratch directory
+/// once): the sum of the `column` heading's numbers in haléře, and the type of its `Played at`.
+fn openpyxl_sum(bytes: &[u8], column: &str) -> (i64, String) {
+    let packages = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("openpyxl");
+    if !packages.join("openpyxl").exists() {
+        let status = Command::new("python3")
+            .env("PIP_ROOT_USER_ACTION", "ignore")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                "--target",
+            ])
+            .arg(&packages)
+            .arg("openpyxl==3.1.5")
+            .status()
+            .unwrap();
+        assert!(status.success(), "installing openpyxl from PyPI");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("findings.xlsx");
+    std::fs::write(&file, bytes).unwrap();
+    let script = r#"
+import sys
+from decimal import Decimal
+import openpyxl
+sheet = openpyxl.load_workbook(sys.argv[1]).active
+rows = list(sheet.iter_rows(values_only=True))
+heading = list(rows[0])
+amount = heading.index(sys.argv[2])
+played = heading.index("Played at")
+print(int(sum(Decimal(str(r[amount])) for r in rows[1:]) * 100))
+print(type(rows[1][played]).__name__)
+"#;
+    let out = Command::new("python3")
+        .env("PYTHONPATH", &packages)
+        .arg("-c")
+        .arg(script)
+        .arg(&file)
+        .arg(column)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    (
+        lines.next().unwrap().parse().unwrap(),
+        lines.next().unwrap().to_owned(),
+    )
+}
+
+#[actix_web::test]
+async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
+    // Entries 0-1: the admin and compliance keys; 2: the table; 3-6: the rounds.
+    let (state, url) = api_state();
+    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
+    assert_eq!(s, 201, "{b}");
+    let mut with_id = spin_at(
+        3,
+        "2026-11-20T19:00:00Z",
+        // 17 is black: red pays nothing, 40 000 paid (overpaid 40 000); the straight is due
+        // 35 × 10 000 + 10 000 = 360 000, paid 361 000 (overpaid 1 000).
+        json!([
+            straight("b1", 17, 10_000, 361_000),
+            red("b2", 20_000, 40_000)
+        ]),
+    );
+    with_id["round_id"] = json!("R01-777");
+    for round in [
+        // Gaming day 19 Nov: due 360 000, paid 370 000 (overpaid 10 000).
+        spin_at(
+            1,
+            "2026-11-19T18:00:00Z",
+            json!([straight("b1", 17, 10_000, 370_000)]),
+        ),
+        // 20 Nov: paid 350 000 (underpaid 10 000).
+        spin_at(
+            2,
+            "2026-11-20T18:00:00Z",
+            json!([straight("b1", 17, 10_000, 350_000)]),
+        ),
+        with_id,
+        // 21 Nov: paid right.
+        spin_at(
+            4,
+            "2026-11-21T18:00:00Z",
+            json!([straight("b1", 17, 10_000, 360_000)]),
+        ),
+    ] {
+        let (s, b) = call(&app, record_request(round, &key(1))).await;
+        assert_eq!(s, 201, "{b}");
+    }
+
+    // A range of gaming days: the 20th holds three findings, 10 000 + 40 000 + 1 000 h.
+    let (s, page) = get(&app, "/api/v1/findings?from=2026-11-20&to=2026-11-20").await;
+    assert_eq!(s, 200, "{page}");
+    assert_eq!(
+        (&page["total"], &page["total_amount_h"]),
+        (&json!(3), &json!(51_000))
+    );
+    let (_, all) = get(&app, "/api/v1/findings?from=2026-11-19&to=2026-11-21").await;
+    assert_eq!(
+        (&all["total"], &all["total_amount_h"]),
+        (&json!(4), &json!(61_000))
+    );
+    // Largest first; at least 10 000 h; the round's seq_no and id on each finding.
+    let (_, largest) = get(&app, "/api/v1/findings?sort=-amount&min_amount_h=10000").await;
+    let amounts: Vec<i64> = largest["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["amount_h"].as_i64().unwrap())
+        .collect();
+    assert_eq!(amounts, vec![40_000, 10_000, 10_000]);
+    let first = &largest["items"][0];
+    assert_eq!(
+        (&first["id"], &first["seq_no"], &first["round_id"]),
+        (&json!("5.1"), &json!(3), &json!("R01-777")),
+        "{first}"
+    );
+    // Words for days are accepted; contradictions and unknown values are refused.
+    let (s, b) = get(&app, "/api/v1/findings?day=yesterday").await;
+    assert_eq!(s, 200, "{b}");
+    for bad in [
+        "day=2026-11-20&from=2026-11-20",
+        "from=2026-11-21&to=2026-11-20",
+        "day=20.11.2026",
+        "sort=size",
+        "format=pdf",
+        "lang=de",
+        "min_amount_h=5&max_amount_h=4",
+    ] {
+        let (s, b) = get(&app, &format!("/api/v1/findings?{bad}")).await;
+        assert_error(s, &b, 400, "invalid_query");
+    }
+
+    // CSV for programs: every finding of the range, amounts in haléře, adding up to the JSON.
+    let (s, csv) = get_text(
+        &app,
+        "/api/v1/findings?from=2026-11-19&to=2026-11-21&format=csv",
+    )
+    .await;
+    assert_eq!(s, 200, "{csv}");
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let amount = header.iter().position(|h| h == "amount_h").unwrap();
+    let seq_no = header.iter().position(|h| h == "seq_no").unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let total: i64 = rows.iter().map(|r| r[amount].parse::<i64>().unwrap()).sum();
+    assert_eq!((rows.len(), total), (4, 61_000));
+    assert_eq!(&rows[0][seq_no], "1");
+
+    // CSV for a Czech office, read by Python's csv module: the same total, the plan's names.
+    let (s, people) = get_text(
+        &app,
+        "/api/v1/findings?from=2026-11-19&to=2026-11-21&format=csv-cz",
+    )
+    .await;
+    assert_eq!(s, 200, "{people}");
+    assert!(people.contains(";100,00;"), "{people}");
+    let (total, games) = python_sum_of_koruny(&people, "Částka (Kč)");
+    assert_eq!(total, 61_000);
+    assert_eq!(games, vec!["Ruleta"; 4]);
+
+    // XLSX: a workbook (a zip holding the sheet), its headings in English on request.
+    let response = test::call_service(
+        &app,
+        test::TestRequest::get()
+            .uri("/api/v1/findings?format=xlsx&lang=en")
+            .insert_header(bearer(ledger::access::Role::Compliance))
+            .to_request(),
+    )
+    .await;
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(
+        response.headers().get("content-disposition").unwrap(),
+        "attachment; filename=\"dozor-findings.xlsx\""
+    );
+    let bytes = test::read_body(response).await;
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec())).unwrap();
+    let mut strings = String::new();
+    std::io::Read::read_to_string(
+        &mut zip.by_name("xl/sharedStrings.xml").unwrap(),
+        &mut strings,
+    )
+    .unwrap();
+    assert!(
+        strings.contains("Amount (CZK)") && strings.contains("Ruleta"),
+        "{strings}"
+    );
+    // openpyxl reads numbers in koruny that add up to the JSON, and times as times.
+    assert_eq!(
+        openpyxl_sum(&bytes, "Amount (CZK)"),
+        (61_000, "datetime".to_owned())
+    );
+
+    // The round behind a finding, by seq_no and by round id: the record as JSON, its findings.
+    let (s, round) = get(&app, "/api/v1/tables/R01/records/3").await;
+    assert_eq!(s, 200, "{round}");
+    assert_eq!(round["record"]["outcome"]["number"], 17, "{round}");
+    assert_eq!(
+        (
+            &round["ledger_index"],
+            &round["round_id"],
+            &round["checkpoint"]
+        ),
+        (&json!(5), &json!("R01-777"), &Value::Null)
+    );
+    let ids: Vec<&str> = round["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, vec!["5.0", "5.1"]);
+    assert_eq!(round["verdict"]["findings"].as_array().unwrap().len(), 2);
+    let (_, by_id) = get(&app, "/api/v1/tables/R01/rounds/R01-777").await;
+    assert_eq!(by_id["ledger_index"], 5, "{by_id}");
+    let (s, b) = get(&app, "/api/v1/tables/R01/records/99").await;
+    assert_error(s, &b, 404, "unknown_record");
+    let (s, b) = get(&app, "/api/v1/tables/R02/rounds/R01-777").await;
+    assert_error(s, &b, 404, "unknown_record");
+
+    // Once a checkpoint covers it, the round carries the checkpoint and a proof that checks.
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    let size = ledger::storage::reads::size(&mut conn).unwrap();
+    ledger::storage::checkpoints::create(&mut conn, &operator(), size, Utc::now()).unwrap();
+    let (_, round) = get(&app, "/api/v1/tables/R01/records/3").await;
+    let checkpoint = &round["checkpoint"];
+    assert_eq!(checkpoint["size"], size, "{round}");
+    let hash = |text: &Value| -> [u8; 32] {
+        hex::decode(text.as_str().unwrap())
+            .unwrap()
+            .try_into()
+            .unwrap()
+    };
+    let proof: Vec<[u8; 32]> = checkpoint["inclusion_proof"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(hash)
+        .collect();
+    assert!(ledger::merkle::verify_inclusion(
+        5,
+        size,
+        &hash(&round["entry_hash"]),
+        &proof,
+        &hash(&checkpoint["root"]),
+    ));
+    assert!(checkpoint["note"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("\n{size}\n")));
+}
