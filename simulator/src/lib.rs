@@ -10,6 +10,7 @@ mod bench_verify;
 pub mod games;
 pub mod month;
 pub mod simulate;
+pub mod submit;
 
 /// A progress bar on standard error for long command-line work (verify, simulate, benchmark
 /// set-up), counting `what`; drawn only when standard error is a terminal.

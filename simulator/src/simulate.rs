@@ -10,11 +10,17 @@ use ledger::storage::database::DatabaseChoice;
 use ledger::Envelope;
 use serde_json::{json, Value};
 
+use crate::submit::{Submitter, Tally};
+
 #[derive(Debug, clap::Args)]
 pub struct SimulateArgs {
-    /// A running dozor server.
-    #[arg(long, default_value = "http://127.0.0.1:8080")]
-    server: String,
+    /// A running dozor server (default: the address `serve` is configured to listen on,
+    /// `[server] listen` of the configuration or DOZOR_BIND, else http://127.0.0.1:8080).
+    #[arg(long)]
+    pub server: Option<String>,
+    /// The configuration file whose `[server] listen` gives the default `--server`.
+    #[arg(long, env = "DOZOR_CONFIG")]
+    pub config: Option<std::path::PathBuf>,
     /// The game the tables play: roulette, blackjack, ultimate_texas_holdem, money_wheel_1,
     /// money_wheel_2, poker_cash (no-limit Hold'em), poker_omaha (Omaha, on poker_cash tables)
     /// open_face_chinese (Pineapple) or poker_tournament (each record a whole tournament).
@@ -52,8 +58,10 @@ pub struct SimulateArgs {
     operator_key: Option<std::path::PathBuf>,
     /// Simulate a month of operations, `YYYY-MM`: every gaming day each table opens a period,
     /// plays `--rounds` rounds, takes a fill and a credit, tips, a counted drop and closes; a
-    /// cage (`SIM-CAGE`) trades chips, cash and tournament entries. `--game` may then list
-    /// several games (comma-separated), each with `--tables` tables.
+    /// cage (`CAGE`) trades chips, cash and tournament entries. `--game` may then list
+    /// several games (comma-separated), each with `--tables` tables (`R01…`, `BJ01…`, as a
+    /// casino names them). Run again, it submits only what the ledger does not hold yet, and
+    /// refuses when a station holds other records of the month.
     #[arg(long)]
     month: Option<String>,
     /// With `--month`: how many of its gaming days, from the first (default: all).
@@ -63,6 +71,9 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 6)]
     gaming_day_start_hour: u32,
 }
+
+/// Records of a station sent in one request in a simulated month.
+const MONTH_BATCH: usize = 200;
 
 const GAMES: [&str; 9] = [
     "roulette",
@@ -223,7 +234,12 @@ async fn register(client: &reqwest::Client, base: &str, body: Value) -> anyhow::
 
 async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow::Result<ExitCode> {
     let client = client_with_key(token)?;
-    let base = args.server.trim_end_matches('/').to_owned();
+    let base = args
+        .server
+        .clone()
+        .unwrap_or_else(|| "http://127.0.0.1:8080".into())
+        .trim_end_matches('/')
+        .to_owned();
     if let Some(month) = args.month.clone() {
         return simulate_month(&args, &month, plan, &client, &base).await;
     }
@@ -278,7 +294,11 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
     }
     let total = envelopes.len();
     let started = std::time::Instant::now();
-    let by_status = submit(&client, &base, envelopes, args.concurrency).await;
+    let submitter = Submitter {
+        client: client.clone(),
+        base: base.clone(),
+    };
+    let tally = submit(&submitter, envelopes, args.concurrency).await;
     let seconds = started.elapsed().as_secs_f64();
     println!(
         "{}",
@@ -286,14 +306,15 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
             "game": args.game,
             "tables": args.tables,
             "rounds_submitted": total,
-            "http_status_counts": by_status,
+            "http_status_counts": tally.by_status,
+            "retried_after_429_or_503": tally.retries,
             "injected_errors": injected,
             "seconds": (seconds * 100.0).round() / 100.0,
             "findings": format!("{base}/api/v1/findings"),
             "report": format!("{base}/api/v1/reports/daily?day=<gaming day>&format=csv"),
         }))?
     );
-    Ok(exit_code(&by_status))
+    Ok(exit_code(&tally))
 }
 
 /// Posts a table's night limits, in force from now.
@@ -317,47 +338,140 @@ async fn post_night_limits(
     }
 }
 
-/// Success when every record was accepted (201) or was in the ledger already (200).
-fn exit_code(by_status: &BTreeMap<u16, usize>) -> ExitCode {
-    if by_status.keys().all(|s| *s == 201 || *s == 200) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+/// Success when every record was accepted (201) or was in the ledger already (200); else the
+/// refusals are named on standard error, in one line.
+fn exit_code(tally: &Tally) -> ExitCode {
+    match tally.refusal_line() {
+        None => ExitCode::SUCCESS,
+        Some(line) => {
+            eprintln!("dozor: {line}");
+            ExitCode::from(1)
+        }
     }
 }
 
-/// Submits the envelopes, `concurrency` at once; the count of each HTTP status.
-async fn submit(
-    client: &reqwest::Client,
-    base: &str,
-    envelopes: Vec<Envelope>,
-    concurrency: usize,
-) -> BTreeMap<u16, usize> {
+/// Submits the envelopes one by one, `concurrency` at once, each waited out and sent again
+/// after a 429 or 503.
+async fn submit(submitter: &Submitter, envelopes: Vec<Envelope>, concurrency: usize) -> Tally {
     let total = envelopes.len();
     let bar = crate::progress_bar(total as u64, "records submitted");
-    let statuses: Vec<u16> = stream::iter(envelopes)
+    let tallies: Vec<Tally> = stream::iter(envelopes)
         .map(|envelope| {
-            let client = client.clone();
-            let url = format!("{base}/api/v1/records");
             let bar = bar.clone();
             async move {
-                let status = match client.post(url).json(&envelope).send().await {
-                    Ok(r) => r.status().as_u16(),
-                    Err(_) => 0,
-                };
+                let mut tally = Tally::default();
+                submitter.record(&envelope, &mut tally).await;
                 bar.inc(1);
-                status
+                tally
             }
         })
         .buffer_unordered(concurrency.max(1))
         .collect()
         .await;
     bar.finish_and_clear();
-    let mut by_status: BTreeMap<u16, usize> = BTreeMap::new();
-    for s in statuses {
-        *by_status.entry(s).or_default() += 1;
+    let mut all = Tally::default();
+    for t in tallies {
+        all.merge(t);
     }
-    by_status
+    all
+}
+
+/// A station's id in a simulated month, as a casino names its tables: `R01`, `BJ02`, ….
+fn month_station_id(game: &str, t: usize) -> String {
+    let prefix = match game {
+        "blackjack" => "BJ",
+        "ultimate_texas_holdem" => "UTH",
+        "money_wheel_1" => "W1-",
+        "money_wheel_2" => "W2-",
+        "poker_cash" => "PH",
+        "poker_omaha" => "PO",
+        "open_face_chinese" => "OFC",
+        "poker_tournament" => "ROOM",
+        _ => "R",
+    };
+    format!("{prefix}{t:02}")
+}
+
+/// A station of the month as its registration found it in the ledger.
+struct Registered {
+    last_seq_no: Option<u64>,
+    last_record_hash: Option<String>,
+    last_at: Option<chrono::DateTime<Utc>>,
+}
+
+/// Registers a station (201, or 409 when it exists) and reads where its sequence stands.
+async fn register_station(
+    client: &reqwest::Client,
+    base: &str,
+    body: Value,
+) -> anyhow::Result<Registered> {
+    let table_id = body["table_id"].as_str().unwrap_or_default().to_owned();
+    register(client, base, body).await?;
+    let table: Value = client
+        .get(format!("{base}/api/v1/tables/{table_id}"))
+        .send()
+        .await?
+        .json()
+        .await?;
+    Ok(Registered {
+        last_seq_no: table["last_seq_no"].as_u64(),
+        last_record_hash: table["last_record"]["record_hash"]
+            .as_str()
+            .map(str::to_owned),
+        last_at: table["last_record"]["at"]
+            .as_str()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+            .map(|t| t.with_timezone(&Utc)),
+    })
+}
+
+/// `record` as it would be numbered `seq_no`: the number and the ids made from it.
+fn renumbered(record: &Value, seq_no: u64) -> Value {
+    let mut record = record.clone();
+    let table_id = record["table_id"].as_str().unwrap_or_default().to_owned();
+    record["seq_no"] = json!(seq_no);
+    for id in ["round_id", "tournament_id"] {
+        if record.get(id).is_some() {
+            record[id] = json!(format!("{table_id}-{seq_no}"));
+        }
+    }
+    record
+}
+
+fn canonical_hash(record: &Value) -> anyhow::Result<String> {
+    let bytes = ledger::canonical::canonicalize(record)?;
+    Ok(hex::encode(ledger::entry::record_hash(&bytes)))
+}
+
+/// Where a station's month starts in its sequence, and how many of its records the ledger
+/// holds already: `records` are the month's records numbered from 1. The station's last
+/// record, if it is one of them, says how far an earlier run got; a station whose records
+/// before the month are someone else's continues after them; one holding other records of
+/// the month (or later) is refused.
+fn resume_point(
+    table_id: &str,
+    registered: &Registered,
+    records: &[Value],
+    month_start: chrono::DateTime<Utc>,
+) -> anyhow::Result<(u64, usize)> {
+    let (Some(last), Some(hash)) = (registered.last_seq_no, &registered.last_record_hash) else {
+        return Ok((1, 0));
+    };
+    for (j, record) in records.iter().enumerate().rev() {
+        let Some(first) = last.checked_sub(j as u64).filter(|f| *f >= 1) else {
+            continue;
+        };
+        if &canonical_hash(&renumbered(record, last))? == hash {
+            return Ok((first, j + 1));
+        }
+    }
+    match registered.last_at {
+        Some(at) if at < month_start => Ok((last + 1, 0)),
+        at => bail!(
+            "{table_id} already holds records of this month or later that this simulation did not make (its last, seq_no {last}, at {}); nothing was submitted: simulate another month, or use another --seed or data directory",
+            at.map_or_else(|| "an unknown time".to_owned(), |t| t.to_rfc3339())
+        ),
+    }
 }
 
 /// A month of operations at every table of every game listed, and a cage.
@@ -383,51 +497,108 @@ async fn simulate_month(
         clock,
     };
     // The stations play from the month's first gaming day on.
-    let plays_from = clock.start_of(month.first_day()) - chrono::Duration::hours(1);
-    let mut stations = Vec::new();
+    let month_start = clock.start_of(month.first_day());
+    let plays_from = month_start - chrono::Duration::hours(1);
+    let mut ids: Vec<(String, Option<(String, u64)>)> = Vec::new();
     for game in args.game.split(',') {
         for t in 1..=args.tables {
-            let table_id = format!("{}{t:02}", table_prefix(game));
             let seed = args.seed.wrapping_add(t as u64);
-            stations.push(Station::table(table_id, game, seed, &plan)?);
+            ids.push((month_station_id(game, t), Some((game.to_owned(), seed))));
         }
     }
-    stations.push(Station::cage("SIM-CAGE".into()));
-    let mut envelopes = Vec::new();
-    for station in &mut stations {
-        let key = table_key(args.seed, &station.table_id);
-        let mut body = json!({"table_id": station.table_id, "game": station.game,
+    ids.push(("CAGE".into(), None));
+    // A station as a run starts it: the limits it posts are drawn before its records, so the
+    // same seed gives the same records every time.
+    let fresh = |table_id: &str,
+                 game: &Option<(String, u64)>|
+     -> anyhow::Result<(Station, Option<Value>)> {
+        let mut station = match game {
+            Some((game, seed)) => Station::table(table_id.to_owned(), game, *seed, &plan)?,
+            None => Station::cage(table_id.to_owned()),
+        };
+        let limits = station.post_limits();
+        Ok((station, limits))
+    };
+    let mut work: Vec<(String, Vec<Envelope>)> = Vec::new();
+    let (mut already, mut total) = (0usize, 0usize);
+    for (table_id, game) in &ids {
+        let key = table_key(args.seed, table_id);
+        let (station, limits) = fresh(table_id, game)?;
+        let mut body = json!({"table_id": table_id, "game": station.game,
                               "plan_id": plan.plan_id,
-                              "location": format!("Simulated casino, {}", station.table_id),
+                              "location": format!("Simulated casino, {table_id}"),
                               "public_key": encode_public_key(&key.verifying_key()),
                               "valid_from": plays_from.to_rfc3339()});
         if let Some(layout) = station.wheel_layout() {
             body["wheel_layout"] = json!(layout);
         }
-        if let Some(limits) = station.post_limits() {
+        if let Some(limits) = limits {
             body["limits"] = limits;
         }
-        let first = register(client, base, body).await?;
-        for record in station_records(station, &plan, &settings, first)? {
+        let registered = register_station(client, base, body).await?;
+        let (mut numbered_from_one, _) = fresh(table_id, game)?;
+        let tentative = station_records(&mut numbered_from_one, &plan, &settings, 1)?;
+        let (first, skip) = resume_point(table_id, &registered, &tentative, month_start)?;
+        let records = if first == 1 {
+            tentative
+        } else {
+            let (mut station, _) = fresh(table_id, game)?;
+            station_records(&mut station, &plan, &settings, first)?
+        };
+        already += skip.min(records.len());
+        total += records.len();
+        let mut envelopes = Vec::new();
+        for record in records.into_iter().skip(skip) {
             envelopes.push(Envelope::sign(record, &key)?);
         }
+        work.push((table_id.clone(), envelopes));
     }
-    let total = envelopes.len();
+    let submitted: usize = work.iter().map(|(_, e)| e.len()).sum();
     let started = std::time::Instant::now();
-    let by_status = submit(client, base, envelopes, args.concurrency).await;
+    let submitter = Submitter {
+        client: client.clone(),
+        base: base.to_owned(),
+    };
+    let bar = crate::progress_bar(submitted as u64, "records submitted");
+    // Each station's records in order (so that an interrupted run leaves every station a
+    // complete beginning to resume from), several stations at once.
+    let tallies: Vec<Tally> = stream::iter(work.iter())
+        .map(|(_, envelopes)| {
+            let submitter = submitter.clone();
+            let bar = bar.clone();
+            async move {
+                let mut tally = Tally::default();
+                for chunk in envelopes.chunks(MONTH_BATCH) {
+                    submitter.in_order(chunk, MONTH_BATCH, &mut tally).await;
+                    bar.inc(chunk.len() as u64);
+                }
+                tally
+            }
+        })
+        .buffer_unordered(args.concurrency.max(1))
+        .collect()
+        .await;
+    bar.finish_and_clear();
+    let mut tally = Tally::default();
+    for t in tallies {
+        tally.merge(t);
+    }
     let seconds = started.elapsed().as_secs_f64();
     println!(
         "{}",
         serde_json::to_string_pretty(&json!({
             "month": month.to_string(),
             "days": settings.days,
-            "stations": stations.iter().map(|s| &s.table_id).collect::<Vec<_>>(),
-            "records_submitted": total,
-            "http_status_counts": by_status,
+            "stations": ids.iter().map(|(id, _)| id).collect::<Vec<_>>(),
+            "records_of_the_month": total,
+            "already_in_the_ledger": already,
+            "records_submitted": submitted,
+            "http_status_counts": tally.by_status,
+            "retried_after_429_or_503": tally.retries,
             "seconds": (seconds * 100.0).round() / 100.0,
             "periods": format!("dozor report periods --month {month}"),
             "package": format!("dozor report mf --month {month} --misto <premises>"),
         }))?
     );
-    Ok(exit_code(&by_status))
+    Ok(exit_code(&tally))
 }

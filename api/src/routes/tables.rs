@@ -4,7 +4,7 @@ use actix_web::{get, post, web, HttpResponse};
 use chrono::{DateTime, Utc};
 use ledger::keys::{encode_public_key, parse_public_key};
 use ledger::storage::append::RegistryReceipt;
-use ledger::storage::reads::{last_seq_no, sequence_gaps, SeqGap};
+use ledger::storage::reads::{last_record, sequence_gaps, SeqGap};
 use ledger::storage::registry::{self, NewTable, RegistryError, TableWithKeys};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -240,9 +240,22 @@ pub struct TableView {
     pub keys: Vec<KeyView>,
     /// Highest `seq_no` the ledger holds for this table (null before the first record).
     pub last_seq_no: Option<i64>,
+    /// That record: the hash of its canonical bytes and when it says it happened (what a
+    /// table or gateway resuming its submissions compares against).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_record: Option<LastRecordView>,
     /// The registration's ledger entry (in the response to a registration).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ledger_entry: Option<LedgerEntryView>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LastRecordView {
+    pub seq_no: i64,
+    /// SHA-256 of the record's RFC 8785 canonical bytes, hex.
+    pub record_hash: String,
+    /// The record's `played_at` (a round) or `at` (an operation).
+    pub at: Option<DateTime<Utc>>,
 }
 
 impl From<TableWithKeys> for TableView {
@@ -255,6 +268,7 @@ impl From<TableWithKeys> for TableView {
             registered_at: t.table.registered_at,
             wheel_layout: t.table.wheel_layout,
             last_seq_no: None,
+            last_record: None,
             ledger_entry: None,
             keys: t
                 .keys
@@ -396,7 +410,13 @@ pub async fn get(
             return Ok(None);
         };
         let mut view = TableView::from(table);
-        view.last_seq_no = last_seq_no(&mut conn, &id)?;
+        let last = last_record(&mut conn, &id)?;
+        view.last_seq_no = last.as_ref().map(|l| l.seq_no);
+        view.last_record = last.map(|l| LastRecordView {
+            seq_no: l.seq_no,
+            record_hash: hex::encode(l.record_hash),
+            at: l.at,
+        });
         Ok(Some(view))
     })
     .await??;

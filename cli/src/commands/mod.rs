@@ -113,6 +113,21 @@ impl ClockArgs {
     }
 }
 
+/// The URL of the server this data directory's configuration listens on (`[server] listen`,
+/// DOZOR_BIND): where `simulate` sends its records unless told otherwise.
+fn configured_server(global: &Global, file: Option<PathBuf>) -> anyhow::Result<String> {
+    let source = crate::config::Source::find(file, &global.data_dir);
+    let config = crate::config::load(&source, &serde_json::json!({}))?;
+    let listen = config.server.listen;
+    // A server listening on every address is reached on the loopback one.
+    let reachable = match listen.rsplit_once(':') {
+        Some(("0.0.0.0", port)) => format!("127.0.0.1:{port}"),
+        Some(("[::]", port)) => format!("[::1]:{port}"),
+        _ => listen,
+    };
+    Ok(format!("http://{reachable}"))
+}
+
 /// Settings every database-touching command shares.
 pub use ledger::storage::database::DatabaseChoice as Global;
 
@@ -150,7 +165,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Adjudicate(a) => adjudicate::run(a),
         Command::Verify(a) => verify::run(&global, a),
         Command::Export(a) => export::run(&global, a),
-        Command::Simulate(a) => simulator::simulate::run(&global, a),
+        Command::Simulate(mut a) => {
+            if a.server.is_none() {
+                a.server = Some(configured_server(&global, a.config.clone())?);
+            }
+            simulator::simulate::run(&global, a)
+        }
         Command::Report(a) => report::run(&global, a),
         Command::Rtp(a) => rtp::run(a),
         Command::Plan(a) => plan::run(a),

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod site;
 
 use api::server::{self, Settings};
 use api::state::AppState;

@@ -233,3 +233,37 @@ pub fn entry_of_round_id(
         .first(conn)
         .optional()?)
 }
+
+/// A table's last record as the ledger holds it: its number, the hash of its canonical bytes
+/// and the time it says it happened (`played_at`, or `at` for an operation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastRecord {
+    pub seq_no: i64,
+    pub record_hash: Vec<u8>,
+    pub at: Option<DateTime<Utc>>,
+}
+
+/// The record with `table_id`'s highest `seq_no`, if it has any.
+pub fn last_record(
+    conn: &mut PgConnection,
+    table_id: &str,
+) -> Result<Option<LastRecord>, LedgerError> {
+    let Some(seq_no) = last_seq_no(conn, table_id)? else {
+        return Ok(None);
+    };
+    let Some(row) = entry_of_record(conn, table_id, u64::try_from(seq_no).unwrap_or(0))? else {
+        return Ok(None);
+    };
+    let entry: serde_json::Value = serde_json::from_slice(&row.entry).unwrap_or_default();
+    let record = &entry["envelope"]["record"];
+    let at = ["played_at", "at"]
+        .iter()
+        .find_map(|field| record[field].as_str())
+        .and_then(|text| DateTime::parse_from_rfc3339(text).ok())
+        .map(|t| t.with_timezone(&Utc));
+    Ok(Some(LastRecord {
+        seq_no,
+        record_hash: row.record_hash,
+        at,
+    }))
+}

@@ -1,0 +1,138 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The README's month of operations, run exactly as written in a fresh data directory: the
+//! configuration copied from the example, `dozor serve` as configured, the month simulated
+//! (every record accepted under the server's default limits, wherever the configuration says
+//! the server listens), simulated again (nothing appended twice), and its Ministry package made
+//! and validated.
+
+mod common;
+
+use common::site::Site;
+use common::Succeeds as _;
+use serde_json::Value;
+
+/// The arguments of the README's command that starts with `prefix` (after `cargo run
+/// --release --`), split at spaces; comments dropped.
+fn readme_command(prefix: &str) -> Vec<String> {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with(&format!("cargo run --release -- {prefix}")))
+        .unwrap_or_else(|| panic!("the README has no `{prefix}` command"));
+    let command = line.split('#').next().unwrap();
+    command
+        .split_whitespace()
+        .skip(4)
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_readmes_month_is_accepted_whole_once_and_gives_a_valid_package() {
+    let site = Site::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    // `cp deploy/dozor.example.toml var/dozor.toml`, on a port of its own (the simulator must
+    // find the server there without being told).
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../deploy/dozor.example.toml"
+    ))
+    .unwrap();
+    assert!(example.contains("listen = \"127.0.0.1:8080\""));
+    let config = example
+        .replace(
+            "listen = \"127.0.0.1:8080\"",
+            &format!("listen = \"127.0.0.1:{port}\""),
+        )
+        .replace("nightly_at = \"06:30\"", "nightly_at = \"off\"");
+    std::fs::write(site.path().join("dozor.toml"), config).unwrap();
+    let server = site.serve_as_configured(port);
+
+    let simulate = readme_command("simulate --month");
+    assert!(simulate.contains(&"--month".to_owned()), "{simulate:?}");
+    let run = || -> Value {
+        let out = site.dozor().args(&simulate).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let first = run();
+    let total = first["records_of_the_month"].as_u64().unwrap();
+    assert!(total > 10_000, "{first}");
+    assert_eq!(first["records_submitted"], total, "{first}");
+    assert_eq!(
+        first["http_status_counts"],
+        serde_json::json!({"201": total}),
+        "{first}"
+    );
+    // Again: the ledger holds the month already; nothing is submitted.
+    let again = run();
+    assert_eq!(
+        (&again["already_in_the_ledger"], &again["records_submitted"]),
+        (&Value::from(total), &Value::from(0)),
+        "{again}"
+    );
+
+    // Another simulation of the same month is refused before anything is sent, in one line.
+    let officer = site.apikey("officer", "compliance");
+    // (Only the simulator's own API key, made and revoked, is recorded: no station's record.)
+    let last_seq_nos = || -> Vec<Value> {
+        ["R01", "BJ02", "ROOM01", "CAGE"]
+            .iter()
+            .map(|t| {
+                let (status, table) = server
+                    .http
+                    .get(&format!("/api/v1/tables/{t}"), Some(&officer));
+                assert_eq!(status, 200, "{table}");
+                table["last_record"].clone()
+            })
+            .collect()
+    };
+    let before = last_seq_nos();
+    let other = site
+        .dozor()
+        .args(&simulate)
+        .args(["--seed", "7"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&other.stderr);
+    assert_eq!(other.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("dozor: R01 already holds records of this month or later")
+            && stderr.lines().filter(|l| l.starts_with("dozor:")).count() == 1,
+        "{stderr}"
+    );
+    assert_eq!(last_seq_nos(), before);
+
+    // The package of the month, and the validator's word on it.
+    let out_dir = tempfile::tempdir().unwrap();
+    let mut mf = readme_command("report mf --month");
+    let at = mf.iter().position(|a| a == "--out").unwrap();
+    mf[at + 1] = out_dir.path().display().to_string();
+    site.dozor().args(&mf).succeeds();
+    let package = std::fs::read_dir(out_dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "zip"))
+        .unwrap();
+    assert!(package
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .ends_with("-M-202610-Z-kasino_1-01.zip"));
+    let out = site
+        .dozor()
+        .args(["report", "mf-validate"])
+        .arg(&package)
+        .succeeds();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("OK: "));
+}
