@@ -161,7 +161,7 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
     )
     .await;
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&zip));
-    let name = "12345678-M-202610-Z-kasino_1-01";
+    let name = "12345679-M-202610-Z-kasino_1-01";
     assert_eq!(
         headers.get("content-disposition").unwrap(),
         &format!("attachment; filename=\"{name}.zip\"")
@@ -197,10 +197,10 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
     assert_eq!(
         games,
         [
-            "12345678-roulette",
-            "12345678-blackjack",
-            "12345678-poker_cash",
-            "12345678-poker_tournament"
+            "12345679-roulette",
+            "12345679-blackjack",
+            "12345679-poker_cash",
+            "12345679-poker_tournament"
         ]
     );
 
@@ -215,7 +215,7 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
     let games = rows(&zip, "hra_turnaj_bingo.csv");
     let poker: Vec<_> = games
         .iter()
-        .filter(|r| r["IDPSTB"] == "12345678-PH1")
+        .filter(|r| r["IDPSTB"] == "12345679-PH1")
         .collect();
     assert_eq!(poker.len(), 3);
     for row in poker {
@@ -285,6 +285,117 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
             index: index.parse().unwrap(),
             sha256,
         }]
+    );
+}
+
+#[actix_web::test]
+async fn a_package_is_issued_once_per_content_and_never_without_an_active_station() {
+    let (state, url) = api_state_configured();
+    create_key(&url, Role::Reporter);
+    let app = app!(state);
+    let (status, body) = post(
+        &app,
+        "/api/v1/tables",
+        register_body("R01", "roulette", &key(1)),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let spin_on = |table: &str, seq_no: u64, day: &str| {
+        let mut round = spin(
+            table,
+            seq_no,
+            17,
+            json!([straight("b1", 17, 10_000, 360_000)]),
+        );
+        round["played_at"] = json!(format!("{day}T18:00:00Z"));
+        round
+    };
+    let (status, body) = call(
+        &app,
+        record_request(spin_on("R01", 1, "2026-10-05"), &key(1)),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let uri = "/api/v1/reports/mf?month=2026-10&misto=kasino_1";
+    let (status, first, headers) = get_bytes(&app, uri, Role::Reporter).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&first));
+    let header = |h: &actix_web::http::header::HeaderMap, name: &str| {
+        h.get(name).unwrap().to_str().unwrap().to_owned()
+    };
+    assert_eq!(header(&headers, "x-dozor-issued"), "new");
+    let size = ledger_size(&url);
+    // Asked again with the ledger unchanged: the same bytes, the same seal, nothing appended.
+    let (_, second, again) = get_bytes(&app, uri, Role::Reporter).await;
+    assert_eq!(second, first);
+    assert_eq!(
+        (
+            header(&again, "x-dozor-issued"),
+            header(&again, "x-dozor-sealed-at")
+        ),
+        ("before".to_owned(), header(&headers, "x-dozor-sealed-at"))
+    );
+    assert_eq!(ledger_size(&url), size);
+    // Another round of the month: a changed content is the next version.
+    let (status, body) = call(
+        &app,
+        record_request(spin_on("R01", 2, "2026-10-06"), &key(1)),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let (_, third, changed) = get_bytes(&app, uri, Role::Reporter).await;
+    assert_eq!(header(&changed, "x-dozor-issued"), "new");
+    assert_eq!(
+        header(&changed, "content-disposition"),
+        "attachment; filename=\"12345679-M-202610-Z-kasino_1-02.zip\""
+    );
+    let (_, _dir, errors) = validate_zip(&third, "12345679-M-202610-Z-kasino_1-02");
+    assert_eq!(errors, Vec::<String>::new());
+    // Version 1 stays as it was issued.
+    let (_, earlier, _) = get_bytes(&app, &format!("{uri}&version=1"), Role::Reporter).await;
+    assert_eq!(earlier, first);
+    let (status, body, _) = get_bytes(&app, &format!("{uri}&version=3"), Role::Reporter).await;
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_error(status, &body, 404, "package_not_issued");
+
+    // A table with rounds in the month that no premises lists: refused, naming it.
+    let (status, body) = post(
+        &app,
+        "/api/v1/tables",
+        register_body("R99", "roulette", &key(9)),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = call(
+        &app,
+        record_request(spin_on("R99", 1, "2026-10-07"), &key(9)),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let size = ledger_size(&url);
+    let (status, body, _) = get_bytes(&app, uri, Role::Reporter).await;
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_error(status, &body, 409, "stations_without_premises");
+    assert_eq!(body["details"]["stations"], json!(["R99"]), "{body}");
+    assert!(body["message"].as_str().unwrap().contains("R99"), "{body}");
+    assert_eq!(ledger_size(&url), size);
+
+    // `dozor verify` holds each kept package to its seal.
+    let (code, report, stderr) = verify_database(&url);
+    assert_eq!(code, Some(0), "{report} {stderr}");
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    for sql in [
+        "ALTER TABLE mf_packages DISABLE TRIGGER mf_packages_append_only",
+        "UPDATE mf_packages SET zip = zip || '\\x00'::bytea WHERE version = 1",
+    ] {
+        diesel::RunQueryDsl::execute(diesel::sql_query(sql), &mut conn).unwrap();
+    }
+    let (code, report, _) = verify_database(&url);
+    assert_eq!(code, Some(1), "{report}");
+    assert!(
+        report
+            .to_string()
+            .contains("12345679-M-202610-Z-kasino_1-01 as kept"),
+        "{report}"
     );
 }
 
@@ -523,10 +634,10 @@ async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
     )
     .await;
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&zip));
-    let (_dir, _path, errors) = validate_zip(&zip, "12345678-M-202610-Z-kasino_1-01");
+    let (_dir, _path, errors) = validate_zip(&zip, "12345679-M-202610-Z-kasino_1-01");
     assert_eq!(errors, Vec::<String>::new());
 
-    let table = "12345678-S-R01-1";
+    let table = "12345679-S-R01-1";
     let period = row_where(
         &rows(&zip, "pokladna_stul_turnaj_bingo.csv"),
         "IDZaznamPSTB",
@@ -573,7 +684,7 @@ async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
     assert_eq!(possible["MoznaVyhraVyseKonec"], "900000,00");
 
     // The cage's day: movements by the Ministry's codes and payment (1 cash, 0 not).
-    let cage_id = "12345678-P-CAGE-1";
+    let cage_id = "12345679-P-CAGE-1";
     let transactions = rows(&zip, "pstb_transakce.csv");
     let amount = |id: &str| row_where(&transactions, "IDTransakce", id)["TransakceVyse"].clone();
     // Chip purchases in cash: 10 000 + 5 000 = 15 000 Kč; by card 8 000 Kč.
@@ -643,7 +754,7 @@ async fn a_month_without_activity_still_gives_a_valid_package() {
         let uri = format!("/api/v1/reports/mf?month={month}&misto=kasino_1");
         let (status, zip, _) = get_bytes(&app, &uri, Role::Regulator).await;
         assert_eq!(status, 200, "{}", String::from_utf8_lossy(&zip));
-        let name = format!("12345678-M-{}-Z-kasino_1-01", month.replace('-', ""));
+        let name = format!("12345679-M-{}-Z-kasino_1-01", month.replace('-', ""));
         let (_dir, _path, errors) = validate_zip(&zip, &name);
         assert_eq!(errors, Vec::<String>::new(), "{month}");
         let archive = zip::ZipArchive::new(std::io::Cursor::new(&zip)).unwrap();
@@ -665,18 +776,10 @@ fn the_command_writes_the_folder_and_zip_and_refuses_a_bad_configuration() {
     std::fs::write(&config, OPERATOR_CONFIG).unwrap();
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    let run = |config: &std::path::Path, misto: &str| {
+    let run_with = |config: &std::path::Path, misto: &str, extra: &[&str]| {
         dozor()
-            .args([
-                "report",
-                "mf",
-                "--month",
-                "2026-10",
-                "--misto",
-                misto,
-                "--version",
-                "2",
-            ])
+            .args(["report", "mf", "--month", "2026-10", "--misto", misto])
+            .args(extra)
             .arg("--config")
             .arg(config)
             .arg("--operator-key")
@@ -687,6 +790,7 @@ fn the_command_writes_the_folder_and_zip_and_refuses_a_bad_configuration() {
             .output()
             .unwrap()
     };
+    let run = |config: &std::path::Path, misto: &str| run_with(config, misto, &[]);
     let made = run(&config, "kasino_1");
     let stdout = String::from_utf8_lossy(&made.stdout);
     assert!(
@@ -694,8 +798,31 @@ fn the_command_writes_the_folder_and_zip_and_refuses_a_bad_configuration() {
         "{stdout}{}",
         String::from_utf8_lossy(&made.stderr)
     );
-    let name = "12345678-M-202610-Z-kasino_1-02";
-    assert!(stdout.contains("sealed at ledger index 0"), "{stdout}");
+    let name = "12345679-M-202610-Z-kasino_1-01";
+    assert!(
+        stdout.contains("sealed at ledger index 0 (issued now)"),
+        "{stdout}"
+    );
+    let first_zip = std::fs::read(out.join(format!("{name}.zip"))).unwrap();
+    // Made again from the same ledger: the same package, byte for byte, sealed once.
+    let again = run(&config, "kasino_1");
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        stdout.contains(&format!("{name}.zip sha256 "))
+            && stdout.contains("sealed at ledger index 0 (issued before, unchanged)"),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read(out.join(format!("{name}.zip"))).unwrap(),
+        first_zip
+    );
+    // A version issued before is written as it was; one never issued is refused.
+    let first = run_with(&config, "kasino_1", &["--version", "1"]);
+    assert!(first.status.success());
+    let never = run_with(&config, "kasino_1", &["--version", "2"]);
+    assert_eq!(never.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&never.stderr)
+        .contains("version 02 of this package has not been issued"));
     let checked = dozor()
         .args(["report", "mf-validate"])
         .arg(out.join(name))
@@ -737,4 +864,13 @@ fn the_command_writes_the_folder_and_zip_and_refuses_a_bad_configuration() {
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("premises[0].region"), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    // An IČO whose check digit is wrong (12345679 → 12345678: the digit should be 9).
+    std::fs::write(&bad, OPERATOR_CONFIG.replace("12345679", "12345678")).unwrap();
+    let refused = run(&bad, "kasino_1");
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("operator.ico") && stderr.contains("would be 9, not 8"),
+        "{stderr}"
+    );
 }

@@ -33,7 +33,7 @@ fn config(tables: usize) -> anyhow::Result<OperatorConfig> {
         .collect();
     stations.push(format!("\"{CAGE}\""));
     Ok(OperatorConfig::parse(&format!(
-        "[operator]\nico = \"12345678\"\nname = \"Benchmark a.s.\"\n\n[[premises]]\nid = \"kasino_1\"\n\
+        "[operator]\nico = \"12345679\"\nname = \"Benchmark a.s.\"\n\n[[premises]]\nid = \"kasino_1\"\n\
          name = \"Benchmark\"\npostcode = 11000\nmunicipality = \"Praha\"\nregion = \"PHA\"\n\
          ruian = 21723265\nstations = [{}]\n",
         stations.join(", ")

@@ -17,7 +17,8 @@ pub struct PackageQuery {
     pub month: String,
     /// The premises' id, as in the configuration's `[[premises]]`.
     pub misto: String,
-    /// The package's version, 1-99 (default 1).
+    /// A version issued before, 1-99, as it was issued; without it, the package as the ledger
+    /// stands (the version issued last if its content is the same, else the next one).
     pub version: Option<u8>,
 }
 
@@ -37,6 +38,12 @@ impl From<PackageError> for ApiError {
                 ApiError::not_found("unknown_premises", e.to_string())
             }
             PackageError::BadVersion => ApiError::bad_request("invalid_query", e.to_string()),
+            PackageError::NotIssued(_) => ApiError::not_found("package_not_issued", e.to_string()),
+            PackageError::StationsWithoutPremises(ref stations) => ApiError::Conflict {
+                code: "stations_without_premises",
+                details: serde_json::json!({ "stations": stations }),
+                message: e.to_string(),
+            },
             PackageError::Report(e) => e.into(),
             other => ApiError::internal(other),
         }
@@ -44,12 +51,17 @@ impl From<PackageError> for ApiError {
 }
 
 /// The Ministry of Finance's monthly package of one premises (vyhláška 10/2019 Sb., model M,
-/// live game Z) as its ZIP; the ZIP's SHA-256 is sealed into the ledger as a `report_published`
-/// event named `reports/mf/{package}.zip` (`X-Dozor-Sealed-At`: its ledger index).
+/// live game Z) as its ZIP. A package is issued once per content: asked again while the ledger
+/// gives the same content, the version issued before is answered byte for byte and nothing is
+/// sealed; a changed content is issued as the next version, its ZIP's SHA-256 sealed into the
+/// ledger as a `report_published` event named `reports/mf/{package}.zip` (`X-Dozor-Sealed-At`:
+/// its ledger index; `X-Dozor-Issued`: `new` or `before`). Refused (409) while a station with
+/// activity in the month belongs to no premises.
 #[utoipa::path(operation_id = "mf_package", get, tag = "reports", params(PackageQuery),
     responses((status = 200, description = "the package's ZIP (application/zip)", content_type = "application/zip", body = Vec<u8>),
-              (status = 400, body = ErrorBody), (status = 404, description = "unknown premises", body = ErrorBody),
-              (status = 409, description = "no operator and premises configured", body = ErrorBody)))]
+              (status = 400, body = ErrorBody),
+              (status = 404, description = "unknown premises, or a version not issued", body = ErrorBody),
+              (status = 409, description = "no operator and premises configured, or stations with activity in no premises", body = ErrorBody)))]
 #[get("/reports/mf")]
 pub async fn package(
     Authorized { state, caller }: Authorized,
@@ -61,6 +73,9 @@ pub async fn package(
         version,
     } = query.into_inner();
     let month = month(&text)?;
+    if version.is_some_and(|v| !(1..=99).contains(&v)) {
+        return Err(PackageError::BadVersion.into());
+    }
     let config = state
         .operator_config
         .clone()
@@ -69,44 +84,45 @@ pub async fn package(
             message: "the operator and its premises are not configured (dozor.toml)".into(),
             details: serde_json::json!({}),
         })?;
-    let (package, zip, sealed) = web::block(move || -> Result<_, ApiError> {
+    let (issued, new) = web::block(move || -> Result<_, ApiError> {
         let mut conn = state.conn()?;
-        let now = chrono::Utc::now();
-        let package = mf::build(
-            &mut conn,
-            &PackageRequest {
-                config: &config,
-                premises: &misto,
-                month,
-                version: version.unwrap_or(1),
-                clock: state.clock,
-                plans: &state.plans,
-                now,
-            },
-        )?;
-        let zip = mf::deliver::zip_bytes(&package).map_err(ApiError::internal)?;
-        let sealed = mf::deliver::seal(
-            &mut conn,
-            state.operator.signing_key(),
-            &package,
-            &zip,
-            &caller.name,
-            now,
-        )?;
-        Ok((package, zip, sealed))
+        let request = PackageRequest {
+            config: &config,
+            premises: &misto,
+            month,
+            version: 1,
+            clock: state.clock,
+            plans: &state.plans,
+            now: chrono::Utc::now(),
+        };
+        if config.premises(&misto).is_none() {
+            return Err(PackageError::UnknownPremises(misto.clone()).into());
+        }
+        Ok(match version {
+            Some(v) => (mf::deliver::issued_version(&mut conn, &request, v)?, false),
+            None => {
+                let issued = mf::deliver::issue(
+                    &mut conn,
+                    state.operator.signing_key(),
+                    &request,
+                    &caller.name,
+                )?;
+                (issued.package, issued.new)
+            }
+        })
     })
     .await??;
-    let mut response = HttpResponse::Ok();
-    response.content_type("application/zip").insert_header((
-        "Content-Disposition",
-        format!("attachment; filename=\"{}.zip\"", package.name),
-    ));
-    if let Some(publication) = sealed.first() {
-        response
-            .insert_header(("X-Dozor-Sealed-At", publication.index.to_string()))
-            .insert_header(("X-Dozor-Sha256", publication.sha256.clone()));
-    }
-    Ok(response.body(zip))
+    let sha256 = mf::deliver::zip_sha256(&issued);
+    Ok(HttpResponse::Ok()
+        .content_type("application/zip")
+        .insert_header((
+            "Content-Disposition",
+            format!("attachment; filename=\"{}.zip\"", issued.name),
+        ))
+        .insert_header(("X-Dozor-Sealed-At", issued.sealed_at.to_string()))
+        .insert_header(("X-Dozor-Sha256", sha256))
+        .insert_header(("X-Dozor-Issued", if new { "new" } else { "before" }))
+        .body(issued.zip))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

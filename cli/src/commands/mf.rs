@@ -30,9 +30,11 @@ pub struct MfArgs {
     /// The premises' id, as in the configuration's `[[premises]]`.
     #[arg(long)]
     misto: String,
-    /// The package's version, 1-99 (a corrected package is delivered as the next version).
-    #[arg(long, default_value_t = 1)]
-    version: u8,
+    /// Write a version issued before (1-99) as it was issued. Without it, the package as the
+    /// ledger stands: the version issued last while its content is the same (nothing sealed),
+    /// else the next version, sealed.
+    #[arg(long)]
+    version: Option<u8>,
     /// Where the package's folder and ZIP are written.
     #[arg(long, default_value = ".")]
     out: PathBuf,
@@ -49,7 +51,10 @@ pub struct MfArgs {
 pub fn package(global: &Global, args: MfArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let month = month(&args.month)?;
-    anyhow::ensure!((1..=99).contains(&args.version), "--version must be 1-99");
+    anyhow::ensure!(
+        args.version.is_none_or(|v| (1..=99).contains(&v)),
+        "--version must be 1-99"
+    );
     let config = OperatorConfig::load(&config_path(global, args.config))?;
     anyhow::ensure!(
         config.premises(&args.misto).is_some(),
@@ -60,54 +65,64 @@ pub fn package(global: &Global, args: MfArgs) -> anyhow::Result<ExitCode> {
     let plans = rules::PlanBook::builtin()?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
-    let now = Utc::now();
-    let package = mf::build(
-        &mut conn,
-        &PackageRequest {
-            config: &config,
-            premises: &args.misto,
-            month,
-            version: args.version,
-            clock,
-            plans: &plans,
-            now,
-        },
-    )?;
-    let zip = mf::deliver::zip_bytes(&package)?;
-    let sealed = mf::deliver::seal(
-        &mut conn,
-        operator.signing_key(),
-        &package,
-        &zip,
-        &ledger::registry_history::cli_actor(),
-        now,
-    )?;
+    let request = PackageRequest {
+        config: &config,
+        premises: &args.misto,
+        month,
+        version: 1,
+        clock,
+        plans: &plans,
+        now: Utc::now(),
+    };
+    let (issued, summary, new) = match args.version {
+        Some(v) => (
+            mf::deliver::issued_version(&mut conn, &request, v)?,
+            None,
+            false,
+        ),
+        None => {
+            let issued = mf::deliver::issue(
+                &mut conn,
+                operator.signing_key(),
+                &request,
+                &ledger::registry_history::cli_actor(),
+            )?;
+            (issued.package, Some(issued.summary), issued.new)
+        }
+    };
     drop(conn);
     db.close()?;
-    let (folder, zip_path) = mf::deliver::write(&args.out, &package, &zip)
+    let (folder, zip_path) = mf::deliver::write_issued(&args.out, &issued)
         .with_context(|| format!("writing into {}", args.out.display()))?;
-    let summary = &package.summary;
-    println!(
-        "{}: {} table periods, {} cage periods, {} tournaments, {} rounds; {} period findings",
-        summary.package,
-        summary.table_periods,
-        summary.cage_periods,
-        summary.tournaments,
-        summary.rounds,
-        summary.period_findings
-    );
-    for warning in &summary.warnings {
-        println!("warning: {warning}");
+    if let Some(summary) = &summary {
+        println!(
+            "{}: {} table periods, {} cage periods, {} tournaments, {} rounds; {} period findings",
+            issued.name,
+            summary.table_periods,
+            summary.cage_periods,
+            summary.tournaments,
+            summary.rounds,
+            summary.period_findings
+        );
+        for line in &summary.period_finding_lines {
+            println!("period finding: {line}");
+        }
+        for warning in &summary.warnings {
+            println!("warning: {warning}");
+        }
     }
     println!("folder {}", folder.display());
-    for p in sealed {
-        println!(
-            "zip {} sha256 {} sealed at ledger index {}",
-            zip_path.display(),
-            p.sha256,
-            p.index
-        );
-    }
+    let sha256 = mf::deliver::zip_sha256(&issued);
+    let issued_when = if new {
+        "issued now"
+    } else {
+        "issued before, unchanged"
+    };
+    println!(
+        "zip {} sha256 {sha256} sealed at ledger index {} ({issued_when})",
+        zip_path.display(),
+        issued.sealed_at,
+    );
     Ok(ExitCode::SUCCESS)
 }
 

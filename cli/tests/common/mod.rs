@@ -34,11 +34,11 @@ pub fn api_state_configured() -> (AppState, String) {
     (state, url)
 }
 
-/// The tests' operator (IČO 12345678) and its premises `kasino_1` in Prague, holding the
+/// The tests' operator (IČO 12345679) and its premises `kasino_1` in Prague, holding the
 /// stations R01, R02, BJ1, PH1, ROOM1 and CAGE.
 pub const OPERATOR_CONFIG: &str = r#"
 [operator]
-ico = "12345678"
+ico = "12345679"
 name = "Kasino Test a.s."
 
 [[premises]]

@@ -9,6 +9,7 @@ pub mod database;
 mod derived_check;
 pub mod issued;
 pub mod models;
+pub mod packages;
 pub mod published_reports;
 pub mod reads;
 pub mod registry;

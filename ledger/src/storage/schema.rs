@@ -125,6 +125,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    mf_packages (name) {
+        name -> Text,
+        month -> Text,
+        premises -> Text,
+        version -> Int4,
+        content_sha256 -> Bytea,
+        zip -> Bytea,
+        sealed_at -> Int8,
+    }
+}
+
+diesel::table! {
     round_ids (table_id, round_id) {
         table_id -> Text,
         round_id -> Text,
@@ -185,6 +197,7 @@ diesel::joinable!(api_keys -> ledger_entries (ledger_index));
 diesel::joinable!(finding_resolutions -> api_keys (key_id));
 diesel::joinable!(finding_resolutions -> ledger_entries (ledger_index));
 diesel::joinable!(findings -> adjudications (ledger_index));
+diesel::joinable!(mf_packages -> ledger_entries (sealed_at));
 diesel::joinable!(significant_events -> ledger_entries (ledger_index));
 diesel::joinable!(table_key_revocations -> table_keys (key_id));
 diesel::joinable!(table_keys -> gaming_tables (table_id));
@@ -199,6 +212,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     gaming_tables,
     ledger_entries,
     merkle_nodes,
+    mf_packages,
     round_ids,
     round_kinds,
     significant_events,

@@ -156,11 +156,8 @@ impl OperatorConfig {
     }
 
     fn check(&self) -> Result<(), ConfigError> {
-        if !is_name_token(&self.operator.ico, 20) || self.operator.ico.len() < 8 {
-            return Err(invalid(
-                "operator.ico",
-                "8-20 letters, digits or `_` (the IČO)",
-            ));
+        if let Err(why) = check_ico(&self.operator.ico) {
+            return Err(invalid("operator.ico", why));
         }
         if self.operator.name.trim().is_empty() {
             return Err(invalid("operator.name", "may not be empty"));
@@ -224,13 +221,36 @@ impl OperatorConfig {
     }
 }
 
+/// An IČO: eight digits, the last a check digit of the first seven (weights 8 to 2; the sum's
+/// remainder r modulo 11 gives (11 − r) mod 10).
+pub fn check_ico(ico: &str) -> Result<(), String> {
+    let digits: Vec<u32> = ico.chars().filter_map(|c| c.to_digit(10)).collect();
+    if ico.len() != 8 || digits.len() != 8 {
+        return Err(format!("`{ico}` is not an IČO: an IČO is eight digits"));
+    }
+    let sum: u32 = digits[..7]
+        .iter()
+        .zip((2..=8).rev())
+        .map(|(d, w)| d * w)
+        .sum();
+    let check = (11 - sum % 11) % 10;
+    if digits[7] != check {
+        return Err(format!(
+            "`{ico}` is not an IČO: its check digit would be {check}, not {} (the first seven digits weighted 8 to 2 sum to {sum}, which leaves {} modulo 11)",
+            digits[7],
+            sum % 11
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const GOOD: &str = r#"
         [operator]
-        ico = "12345678"
+        ico = "12345679"
         name = "Kasino a.s."
 
         [[premises]]
@@ -253,7 +273,7 @@ mod tests {
         );
         assert_eq!(config.reconciliation.tolerance_h, 0);
         for (from, to, key) in [
-            ("ico = \"12345678\"", "ico = \"123\"", "operator.ico"),
+            ("ico = \"12345679\"", "ico = \"123\"", "operator.ico"),
             ("region = \"PHA\"", "region = \"XXX\"", "premises[0].region"),
             ("postcode = 11000", "postcode = 110", "premises[0].postcode"),
             (
@@ -269,6 +289,25 @@ mod tests {
         }
         let err = OperatorConfig::parse(&GOOD.replace("[operator]", "[operatr]")).unwrap_err();
         assert!(err.to_string().contains("operatr"), "{err}");
+    }
+
+    #[test]
+    fn an_ico_needs_its_check_digit() {
+        // 1·8 + 2·7 + 3·6 + 4·5 + 5·4 + 6·3 + 7·2 = 112 = 10·11 + 2: the check digit is
+        // 11 − 2 = 9.
+        assert_eq!(check_ico("12345679"), Ok(()));
+        let wrong = check_ico("12345678").unwrap_err();
+        assert!(wrong.contains("would be 9, not 8"), "{wrong}");
+        // 0·8 + 0·7 + 0·6 + 0·5 + 0·4 + 0·3 + 0·2 = 0: remainder 0 gives (11 − 0) mod 10 = 1.
+        assert_eq!(check_ico("00000001"), Ok(()));
+        // 2·8 + 5·7 + 5·6 + 9·5 + 6·4 + 3·3 + 2·2 = 163 = 14·11 + 9: 11 − 9 = 2.
+        assert_eq!(check_ico("25596322"), Ok(()));
+        // The Ministry of Finance, 00006947: 6·4 + 9·3 + 4·2 = 59 = 5·11 + 4: 11 − 4 = 7.
+        assert_eq!(check_ico("00006947"), Ok(()));
+        assert!(check_ico("1234567").is_err());
+        assert!(check_ico("1234567a").is_err());
+        let err = OperatorConfig::parse(&GOOD.replace("12345679", "12345678")).unwrap_err();
+        assert!(err.to_string().contains("operator.ico"), "{err}");
     }
 
     #[test]

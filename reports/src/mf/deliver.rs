@@ -4,19 +4,15 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, Utc};
 use diesel::PgConnection;
 use ed25519_dalek::SigningKey;
-use ledger::storage::published_reports::{self, Publication};
 
-use super::package::Package;
+use ledger::storage::packages::{self, IssuedPackage, PackageToIssue};
+
+use super::package::{build, Package, PackageError, PackageRequest, PackageSummary};
 
 /// Where sealed packages are named in the ledger: `reports/mf/{package}.zip`.
 pub const SEALED_PREFIX: &str = "reports/mf/";
-
-pub fn sealed_name(package: &Package) -> String {
-    format!("{SEALED_PREFIX}{}.zip", package.name)
-}
 
 /// The package's ZIP: its folder with every file, in file order.
 pub fn zip_bytes(package: &Package) -> std::io::Result<Vec<u8>> {
@@ -31,33 +27,103 @@ pub fn zip_bytes(package: &Package) -> std::io::Result<Vec<u8>> {
     Ok(zip.finish().map_err(std::io::Error::other)?.into_inner())
 }
 
-/// Seals the ZIP's SHA-256 into the ledger as a `report_published` event signed by `operator`
-/// in the name of `actor` (the one publication of the package).
-pub fn seal(
-    conn: &mut PgConnection,
-    operator: &SigningKey,
-    package: &Package,
-    zip: &[u8],
-    actor: &str,
-    now: DateTime<Utc>,
-) -> Result<Vec<Publication>, ledger::LedgerError> {
-    published_reports::publish(
-        conn,
-        operator,
-        &[(sealed_name(package), zip.to_vec())],
-        actor,
-        now,
-    )
+/// A package as issued for a request.
+#[derive(Debug, Clone)]
+pub struct Issued {
+    pub package: IssuedPackage,
+    /// Whether this request issued it (a new version, sealed now) or found it issued before
+    /// with the same content (nothing sealed).
+    pub new: bool,
+    pub summary: PackageSummary,
 }
 
-/// Writes the folder and the ZIP into `out`; returns their paths.
-pub fn write(out: &Path, package: &Package, zip: &[u8]) -> std::io::Result<(PathBuf, PathBuf)> {
-    let folder = out.join(package.name.to_string());
+/// SHA-256 of an issued package's ZIP, hex: what its seal in the ledger says.
+pub fn zip_sha256(issued: &IssuedPackage) -> String {
+    use sha2::{Digest as _, Sha256};
+    hex::encode(Sha256::digest(&issued.zip))
+}
+
+/// The month's package of a premises as it stands: the version issued last when its content
+/// is the same (byte for byte, nothing sealed), else the next version, sealed into the ledger
+/// in the name of `actor` and kept.
+pub fn issue(
+    conn: &mut PgConnection,
+    operator: &SigningKey,
+    request: &PackageRequest<'_>,
+    actor: &str,
+) -> Result<Issued, PackageError> {
+    let package = build(conn, request)?;
+    let name = package.name.to_string();
+    let stem = name
+        .get(..name.len().saturating_sub(2))
+        .unwrap_or(&name)
+        .to_owned();
+    let month = request.month.to_string();
+    let wanted = PackageToIssue {
+        month: &month,
+        premises: request.premises,
+        name_stem: &stem,
+        content_sha256: package.content_sha256(),
+    };
+    let (issued, new) = packages::issue(
+        conn,
+        operator,
+        &wanted,
+        |version| {
+            let versioned = package.with_version(version);
+            let zip = zip_bytes(&versioned).map_err(|e| e.to_string())?;
+            Ok((versioned.name.to_string(), zip))
+        },
+        actor,
+        request.now,
+    )
+    .map_err(|e| PackageError::Report(e.into()))?;
+    Ok(Issued {
+        summary: PackageSummary {
+            package: issued.name.clone(),
+            ..package.summary
+        },
+        package: issued,
+        new,
+    })
+}
+
+/// A version issued before, as it was issued.
+pub fn issued_version(
+    conn: &mut PgConnection,
+    request: &PackageRequest<'_>,
+    version: u8,
+) -> Result<IssuedPackage, PackageError> {
+    let month = request.month.to_string();
+    packages::all(conn)
+        .map_err(|e| PackageError::Report(e.into()))?
+        .into_iter()
+        .find(|p| {
+            p.month == month && p.premises == request.premises && p.version == i32::from(version)
+        })
+        .ok_or(PackageError::NotIssued(version))
+}
+
+/// Writes an issued package's ZIP into `out`, and its files into a folder of its name beside
+/// it; returns their paths.
+pub fn write_issued(out: &Path, issued: &IssuedPackage) -> std::io::Result<(PathBuf, PathBuf)> {
+    let folder = out.join(&issued.name);
     std::fs::create_dir_all(&folder)?;
-    for (file, bytes) in &package.files {
-        std::fs::write(folder.join(file), bytes)?;
+    let mut archive = ::zip::ZipArchive::new(std::io::Cursor::new(issued.zip.as_slice()))
+        .map_err(std::io::Error::other)?;
+    for i in 0..archive.len() {
+        let mut file = archive.by_index(i).map_err(std::io::Error::other)?;
+        let Some(name) = file
+            .enclosed_name()
+            .and_then(|p| p.file_name().map(|n| n.to_owned()))
+        else {
+            continue;
+        };
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes)?;
+        std::fs::write(folder.join(name), bytes)?;
     }
-    let zip_path = out.join(format!("{}.zip", package.name));
-    std::fs::write(&zip_path, zip)?;
+    let zip_path = out.join(format!("{}.zip", issued.name));
+    std::fs::write(&zip_path, &issued.zip)?;
     Ok((folder, zip_path))
 }

@@ -45,6 +45,52 @@ pub struct Package {
     pub summary: PackageSummary,
 }
 
+impl Package {
+    /// SHA-256 of what the package says: each file's name and its bytes after the first line
+    /// (which holds the package's name, with its version, and when it was made).
+    pub fn content_sha256(&self) -> [u8; 32] {
+        use sha2::{Digest as _, Sha256};
+        let mut hasher = Sha256::new();
+        for (file, bytes) in &self.files {
+            let body = bytes
+                .windows(2)
+                .position(|w| w == b"\r\n")
+                .map_or(&bytes[..], |end| &bytes[end + 2..]);
+            hasher.update(file.as_bytes());
+            hasher.update([0]);
+            hasher.update((body.len() as u64).to_be_bytes());
+            hasher.update(body);
+        }
+        hasher.finalize().into()
+    }
+
+    /// The same package under another version: its name, and each file's first line.
+    pub fn with_version(&self, version: u8) -> Package {
+        let mut name = self.name.clone();
+        name.version = version;
+        let (old, new) = (format!("#{};", self.name), format!("#{name};"));
+        let files = self
+            .files
+            .iter()
+            .map(|(file, bytes)| {
+                let renamed = match bytes.strip_prefix(old.as_bytes()) {
+                    Some(rest) => [new.as_bytes(), rest].concat(),
+                    None => bytes.clone(),
+                };
+                (file.clone(), renamed)
+            })
+            .collect();
+        Package {
+            summary: PackageSummary {
+                package: name.to_string(),
+                ..self.summary.clone()
+            },
+            name,
+            files,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, serde::Serialize, utoipa::ToSchema)]
 pub struct PackageSummary {
     pub package: String,
@@ -56,6 +102,8 @@ pub struct PackageSummary {
     pub rounds: i64,
     /// Findings of the month's period audit (reconciliation, rounds outside periods, …).
     pub period_findings: usize,
+    /// Each of them in a line: station, period, time, kind, amount, what is wrong.
+    pub period_finding_lines: Vec<String>,
     /// What is not in the package, and why (a period still open, a station not registered).
     pub warnings: Vec<String>,
 }
@@ -74,6 +122,10 @@ pub enum PackageError {
     Report(#[from] ReportError),
     #[error("writing CSV: {0}")]
     Csv(String),
+    #[error("{} with activity in the month belong to no premises of the configuration: {}; list each in the `stations` of its premises (a package without them would leave them out)", if .0.len() == 1 { "a station" } else { "stations" }, .0.join(", "))]
+    StationsWithoutPremises(Vec<String>),
+    #[error("version {0:02} of this package has not been issued")]
+    NotIssued(u8),
 }
 
 impl From<diesel::result::Error> for PackageError {
@@ -146,6 +198,11 @@ pub fn build(
         },
         request.month,
     )?;
+    let (start, end) = request.clock.month_bounds(request.month);
+    let unlisted = stations_without_premises(conn, config, &audit, start, end)?;
+    if !unlisted.is_empty() {
+        return Err(PackageError::StationsWithoutPremises(unlisted));
+    }
     let stations: Vec<Station> = diesel::sql_query(
         "SELECT table_id, game, plan_id FROM gaming_tables WHERE table_id = ANY($1) ORDER BY table_id",
     )
@@ -177,7 +234,6 @@ pub fn build(
     builder.operator_and_premises(config);
     builder.game_register();
     builder.periods(&audit);
-    let (start, end) = request.clock.month_bounds(request.month);
     builder.tournaments(load_tournaments(conn, &premises.stations, start, end)?)?;
     let days = load_game_days(conn, &premises.stations, start, end, request.clock)?;
     builder.possible_wins_per_game(&days);
@@ -204,6 +260,73 @@ pub fn build(
         files: written,
         summary: builder.summary,
     })
+}
+
+/// A period finding in one line: `R01, period R01-20261005, 05.10.2026 21:00: drop_not_reconciled
+/// (150,00 Kč): …`.
+fn period_finding_line(f: &rules::operations::PeriodFinding) -> String {
+    let kind = serde_json::to_value(f.kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let period = f
+        .period_id
+        .as_deref()
+        .map_or_else(String::new, |p| format!(", period {p}"));
+    let amount = f.amount_h.map_or_else(String::new, |h| {
+        format!(" ({})", rules::money::format_czk(h))
+    });
+    format!(
+        "{}{period}, {}: {kind}{amount}: {}",
+        f.table_id,
+        f.at.with_timezone(&chrono_tz::Europe::Prague)
+            .format("%d.%m.%Y %H:%M"),
+        f.message
+    )
+}
+
+#[derive(QueryableByName)]
+struct ActiveStation {
+    #[diesel(sql_type = Text)]
+    table_id: String,
+}
+
+/// The stations with activity in the month (a round played, a period or a cage day) that no
+/// premises of the configuration lists.
+fn stations_without_premises(
+    conn: &mut PgConnection,
+    config: &OperatorConfig,
+    audit: &PeriodAudit,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> Result<Vec<String>, PackageError> {
+    let played: Vec<ActiveStation> = diesel::sql_query(
+        "SELECT DISTINCT table_id FROM adjudications WHERE played_at >= $1 AND played_at < $2",
+    )
+    .bind::<Timestamptz, _>(start)
+    .bind::<Timestamptz, _>(end)
+    .load(conn)?;
+    let listed: BTreeSet<&str> = config
+        .premises
+        .iter()
+        .flat_map(|p| p.stations.iter().map(String::as_str))
+        .collect();
+    let active: BTreeSet<String> = played
+        .into_iter()
+        .map(|s| s.table_id)
+        .chain(audit.tables.iter().map(|t| t.period.table_id.clone()))
+        .chain(audit.cages.iter().map(|c| c.cage_id.clone()))
+        .chain(
+            audit
+                .rounds_outside_periods
+                .iter()
+                .map(|r| r.table_id.clone()),
+        )
+        .collect();
+    Ok(active
+        .into_iter()
+        .filter(|s| !listed.contains(s.as_str()))
+        .collect())
 }
 
 /// A file's bytes: the metadata line, the schema's header, the rows; `;`, CRLF.
@@ -377,11 +500,13 @@ impl<'a> Builder<'a> {
     }
 
     fn periods(&mut self, audit: &PeriodAudit) {
-        self.summary.period_findings = audit
+        let ours: Vec<&rules::operations::PeriodFinding> = audit
             .findings
             .iter()
             .filter(|f| self.stations.contains_key(f.table_id.as_str()))
-            .count();
+            .collect();
+        self.summary.period_findings = ours.len();
+        self.summary.period_finding_lines = ours.iter().map(|f| period_finding_line(f)).collect();
         for line in &audit.tables {
             if self.stations.contains_key(line.period.table_id.as_str()) {
                 self.table_period(line);

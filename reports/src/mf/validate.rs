@@ -772,7 +772,7 @@ mod tests {
     use crate::mf::package::render;
     use crate::Month;
 
-    const PACKAGE: &str = "12345678-M-202610-Z-kasino_1-01";
+    const PACKAGE: &str = "12345679-M-202610-Z-kasino_1-01";
     const CREATED: &str = "2026-11-02T10:00:00.0+01:00";
 
     fn settings() -> ValidationSettings {
@@ -790,8 +790,8 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let record = [
-            ("IDZaznamPSTB", "12345678-S-R01-0"),
-            ("IDPSTB", "12345678-R01"),
+            ("IDZaznamPSTB", "12345679-S-R01-0"),
+            ("IDPSTB", "12345679-R01"),
         ];
         let with = |extra: &[(&'static str, &str)]| {
             let mut all = record.to_vec();
@@ -800,64 +800,64 @@ mod tests {
         };
         match file {
             "provozovatel.csv" => vec![row(&[
-                ("IDProvozovatel", "12345678"),
+                ("IDProvozovatel", "12345679"),
                 ("ProvozovatelNazev", "Kasino a.s."),
             ])],
             "misto.csv" => vec![row(&[
-                ("IDMisto", "12345678-kasino_1"),
+                ("IDMisto", "12345679-kasino_1"),
                 ("MistoNazev", "Kasino Praha"),
-                ("IDProvozovatel", "12345678"),
+                ("IDProvozovatel", "12345679"),
                 ("PSC", "11000"),
                 ("Obec", "Praha"),
                 ("Kraj", "PHA"),
                 ("SidloKodRuian", "21723265"),
             ])],
             "evidence_her.csv" => vec![row(&[
-                ("IDHra", "12345678-roulette"),
-                ("IDProvozovatel", "12345678"),
+                ("IDHra", "12345679-roulette"),
+                ("IDProvozovatel", "12345679"),
                 ("HraNazev", "Ruleta"),
                 ("HraDruh", "Z"),
             ])],
             "pokladna_stul_turnaj_bingo.csv" => vec![with(&[
                 ("PokladnaStulTurnajBingo", "S"),
-                ("IDMisto", "12345678-kasino_1"),
-                ("IDHra", "12345678-roulette"),
+                ("IDMisto", "12345679-kasino_1"),
+                ("IDHra", "12345679-roulette"),
                 ("CistyHerniVysledek", "-32500,00"),
                 ("MenaKod", "CZK"),
                 ("ProvozOd", "2026-10-01T18:00:00.0+02:00"),
                 ("ProvozDo", "2026-10-02T04:00:00.0+02:00"),
             ])],
             "prostredek.csv" => vec![with(&[
-                ("IDZaznamProstredek", "12345678-S-R01-0-1"),
+                ("IDZaznamProstredek", "12345679-S-R01-0-1"),
                 ("Prostredek", "1"),
                 ("MenaKod", "CZK"),
                 ("StavVysePocatek", "100000,00"),
                 ("StavVyseKonec", "62500,00"),
             ])],
             "pstb_transakce.csv" => vec![with(&[
-                ("IDTransakce", "12345678-S-R01-0-J2"),
+                ("IDTransakce", "12345679-S-R01-0-J2"),
                 ("TransakceTyp", "J2"),
                 ("TransakceVyse", "20000,00"),
                 ("MenaKod", "CZK"),
                 ("TransakceZpusob", "1"),
             ])],
             "hra_turnaj_bingo.csv" => vec![with(&[
-                ("IDJednaHraCastTurnaje", "12345678-S-R01-0-roulette"),
+                ("IDJednaHraCastTurnaje", "12345679-S-R01-0-roulette"),
                 ("ZahajeniCas", "2026-10-01T18:00:00.0+02:00"),
                 ("UhrnSazkyVyse", "3500,00"),
                 ("UhrnVyhryVyse", "36000,00"),
                 ("MenaKod", "CZK"),
             ])],
             "mozna_vyhra_stul_bingo.csv" => vec![with(&[
-                ("IDMoznaVyhra", "12345678-S-R01-0-MV"),
+                ("IDMoznaVyhra", "12345679-S-R01-0-MV"),
                 ("MoznaVyhraNazev", "Ruleta"),
                 ("MoznaVyhraVyseKonec", "900000,00"),
                 ("MenaKod", "CZK"),
             ])],
             "mozna_vyhra_pro_hru.csv" => vec![row(&[
-                ("IDMoznaVyhraProHru", "12345678-roulette-2026-10-01"),
-                ("IDHra", "12345678-roulette"),
-                ("IDMisto", "12345678-kasino_1"),
+                ("IDMoznaVyhraProHru", "12345679-roulette-2026-10-01"),
+                ("IDHra", "12345679-roulette"),
+                ("IDMisto", "12345679-kasino_1"),
                 ("MoznaVyhraProHruVysePocatek", "900000,00"),
                 ("MoznaVyhruProHruVyseKonec", "900000,00"),
                 ("MenaKod", "CZK"),
@@ -1003,14 +1003,14 @@ mod tests {
     #[test]
     fn an_id_without_the_operators_prefix_is_refused() {
         let e = the_error(&edited("evidence_her.csv", |t| {
-            t.replace("12345678-roulette", "roulette")
+            t.replace("12345679-roulette", "roulette")
         }));
         assert_eq!(
             (e.code, e.field.as_deref()),
             ("ERR_FIELD_CTX_OPERATORID_PREFIX", Some("IDHra"))
         );
         let e = the_error(&edited("provozovatel.csv", |t| {
-            t.replace("\r\n12345678;", "\r\n87654321;")
+            t.replace("\r\n12345679;", "\r\n87654321;")
         }));
         assert_eq!(e.code, "ERR_FIELD_CTX_OPERTORID");
     }
@@ -1045,8 +1045,8 @@ mod tests {
     #[test]
     fn a_wrong_package_name_is_refused() {
         for name in [
-            "12345678-M-202613-Z-kasino_1-01",
-            "12345678-M-202610-Z-kasino-1-01",
+            "12345679-M-202613-Z-kasino_1-01",
+            "12345679-M-202610-Z-kasino-1-01",
             "package",
         ] {
             let mut source = package();
@@ -1055,14 +1055,14 @@ mod tests {
         }
         // A game type outside the codebook.
         let mut source = package();
-        source.name = "12345678-M-202610-Q-kasino_1-01".into();
+        source.name = "12345679-M-202610-Q-kasino_1-01".into();
         assert_eq!(codes(&source), ["ERR_PKG"]);
     }
 
     #[test]
     fn metadata_lines_are_checked_field_by_field() {
         for (from, to, code) in [
-            ("#12345678", "12345678", "ERR_LINE_INVALID_HASH"),
+            ("#12345679", "12345679", "ERR_LINE_INVALID_HASH"),
             (";1.0\r\n", ";1.1\r\n", "ERR_META_FIELD_VERSION"),
             (";1.0\r\n", "\r\n", "ERR_LINE_SPLIT_META"),
             ("kasino_1-01;", "kasino_2-01;", "ERR_META_FIELD_BAD_PACKAGE"),
@@ -1087,7 +1087,7 @@ mod tests {
         );
         // A table's period needs its game; a cage's does not.
         let e = the_error(&edited("pokladna_stul_turnaj_bingo.csv", |t| {
-            t.replace(";12345678-roulette;", ";;")
+            t.replace(";12345679-roulette;", ";;")
         }));
         assert_eq!(
             (e.code, e.field.as_deref()),

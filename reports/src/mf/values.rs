@@ -73,11 +73,11 @@ mod tests {
 
     #[test]
     fn identifiers_start_with_the_ico_and_stay_within_their_length() {
-        assert_eq!(identifier("12345678", &["R01", "7"], 50), "12345678-R01-7");
-        assert_eq!(identifier("12345678", &["a.b c"], 50), "12345678-a_b_c");
-        let long = identifier("12345678", &[&"x".repeat(64), "1"], 50);
+        assert_eq!(identifier("12345679", &["R01", "7"], 50), "12345679-R01-7");
+        assert_eq!(identifier("12345679", &["a.b c"], 50), "12345679-a_b_c");
+        let long = identifier("12345679", &[&"x".repeat(64), "1"], 50);
         assert_eq!(long.chars().count(), 50);
-        assert!(long.starts_with("12345678-xxx"));
-        assert_ne!(long, identifier("12345678", &[&"x".repeat(64), "2"], 50));
+        assert!(long.starts_with("12345679-xxx"));
+        assert_ne!(long, identifier("12345679", &[&"x".repeat(64), "2"], 50));
     }
 }
