@@ -189,6 +189,17 @@ pub const ROUTES: &[RouteAccess] = &[
         Access::Roles(REPORT_READERS),
     ),
     route("GET", "/api/v1/exports", Access::Roles(LEDGER_READERS)),
+    route("GET", "/workbench/findings", Access::Roles(LEDGER_READERS)),
+    route(
+        "GET",
+        "/workbench/findings/{finding_id}",
+        Access::Roles(LEDGER_READERS),
+    ),
+    route(
+        "POST",
+        "/workbench/findings/{finding_id}/resolutions",
+        Access::Roles(RESOLVING_ROLES),
+    ),
     route("GET", "/api/v1/apikeys", Access::Roles(KEY_READERS)),
     route("POST", "/api/v1/apikeys", Access::Roles(&[Admin])),
     route(

@@ -51,6 +51,9 @@ pub enum ApiError {
     /// A valid key whose role may not call the route.
     #[error("{message}")]
     Forbidden { message: String, details: Value },
+    /// A page's form posted from elsewhere than the page (cross-site request forgery).
+    #[error("{message}")]
+    CrossSite { message: String },
     #[error("too many requests; retry after {retry_after_seconds} s")]
     RateLimited { retry_after_seconds: u64 },
     #[error("send the body as application/json (Content-Type: application/json)")]
@@ -103,6 +106,7 @@ impl ApiError {
             ApiError::TooLarge { .. } => "payload_too_large",
             ApiError::Unauthenticated { code, .. } => code,
             ApiError::Forbidden { .. } => "forbidden",
+            ApiError::CrossSite { .. } => "cross_site_request",
             ApiError::RateLimited { .. } => "rate_limited",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::RequestTimeout { .. } => "request_timeout",
@@ -170,7 +174,7 @@ impl ResponseError for ApiError {
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
+            ApiError::Forbidden { .. } | ApiError::CrossSite { .. } => StatusCode::FORBIDDEN,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,

@@ -17,6 +17,7 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "a query parameter is malformed or out of range",
     ),
     ("invalid_path", "a path parameter is malformed"),
+    ("malformed_form", "a page's form body that cannot be read"),
     ("unreadable_body", "the body could not be read"),
     ("batch_too_large", "more than 1 000 records in one batch"),
     (
@@ -40,6 +41,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("api_key_revoked", "the API key was revoked"),
     ("api_key_expired", "the API key has expired"),
     ("forbidden", "the key's role may not call this route"),
+    (
+        "cross_site_request",
+        "a page's form posted from another site, or without the page's token",
+    ),
     (
         "rate_limited",
         "too many requests from this key or address (Retry-After)",
@@ -129,6 +134,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "the finding's state does not allow this resolution",
     ),
     ("unknown_entry", "no ledger entry of this index"),
+    (
+        "unknown_record",
+        "the ledger holds no record of this table by that seq_no or round id",
+    ),
     ("no_such_proof", "no such leaf or tree in the ledger (yet)"),
     ("no_checkpoint", "no checkpoint covers it yet"),
     // Reports.
@@ -138,6 +147,11 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ),
     ("no_rate", "no rate of the rate table covers the quarter"),
     ("unknown_premises", "no premises of this id is configured"),
+    (
+        "stations_without_premises",
+        "stations with activity in the month belong to no premises (named in details)",
+    ),
+    ("package_not_issued", "no such version of the package has been issued"),
     (
         "not_configured",
         "the operator and its premises are not configured",

@@ -3,6 +3,7 @@
 
 pub mod access;
 pub mod auth;
+pub mod csrf;
 pub mod docs;
 pub mod download;
 pub mod error;

@@ -33,6 +33,7 @@ fn add(operation: &mut Operation, status: &str, description: &str) {
 fn gated(path: &str) -> bool {
     path.starts_with(crate::routes::API_PREFIX)
         || path.starts_with(crate::routes::PAGES_PREFIX)
+        || path.starts_with(crate::routes::WORKBENCH_PREFIX)
         || path == "/metrics"
 }
 

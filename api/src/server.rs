@@ -126,6 +126,7 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
         tax_rates: settings.tax_rates.clone().map(Arc::new),
         data_dir: settings.data_dir.clone(),
         metrics: Arc::new(crate::metrics::Metrics::new()?),
+        form_secret: Arc::new(crate::csrf::FormSecret::generate()),
     })
 }
 

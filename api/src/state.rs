@@ -33,6 +33,8 @@ pub struct AppState {
     pub data_dir: Option<std::path::PathBuf>,
     /// Prometheus series (`/metrics`).
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// The secret of the pages' form tokens.
+    pub form_secret: Arc<crate::csrf::FormSecret>,
 }
 
 impl AppState {

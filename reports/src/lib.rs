@@ -15,6 +15,7 @@ pub mod month_page;
 pub mod monthly;
 pub mod nightly;
 pub mod periods;
+pub mod round_layout;
 pub mod round_view;
 pub mod sheet;
 pub mod shoes;
@@ -23,6 +24,7 @@ pub mod tax;
 pub mod time_audit;
 pub mod wheels;
 pub mod words;
+pub mod workbench_page;
 
 pub use error::ReportError;
 pub use gaming_day::{GamingDayClock, Month};

@@ -54,7 +54,7 @@ pub struct FindingQuery {
 }
 
 impl FindingQuery {
-    fn filter(self, clock: &reports::GamingDayClock) -> Result<FindingFilter, ApiError> {
+    pub(crate) fn filter(self, clock: &reports::GamingDayClock) -> Result<FindingFilter, ApiError> {
         let kind = self
             .kind
             .as_deref()

@@ -11,6 +11,7 @@ pub mod reports;
 pub mod rounds;
 pub mod tables;
 pub mod tax;
+pub mod workbench;
 
 use std::time::Duration;
 
@@ -26,6 +27,7 @@ use crate::error::ApiError;
 
 pub const API_PREFIX: &str = "/api/v1";
 pub const PAGES_PREFIX: &str = "/reports";
+pub const WORKBENCH_PREFIX: &str = "/workbench";
 
 /// Registers every route together with its OpenAPI operation: a handler is added through
 /// `utoipa_actix_web`, which takes only handlers that carry `#[utoipa::path]`, so no route can
@@ -53,6 +55,14 @@ fn routes(cfg: &mut ServiceConfig) {
             scope(PAGES_PREFIX)
                 .default_service(web::to(no_route))
                 .service(reports::month_page),
+        )
+        .service(
+            // The officer's workbench: pages, the same keys and roles.
+            scope(WORKBENCH_PREFIX)
+                .default_service(web::to(no_route))
+                .service(workbench::list)
+                .service(workbench::show)
+                .service(workbench::resolve),
         )
         .service(
             scope(API_PREFIX)
@@ -114,6 +124,11 @@ pub fn extractor_configs(cfg: &mut web::ServiceConfig, body_limit: usize) {
                     other => ApiError::bad_request("malformed_json", other.to_string()).into(),
                 }
             }),
+    )
+    .app_data(
+        web::FormConfig::default()
+            .limit(16 * 1024)
+            .error_handler(|e, _| ApiError::bad_request("malformed_form", e.to_string()).into()),
     )
     .app_data(
         web::QueryConfig::default()

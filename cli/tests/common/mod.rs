@@ -75,6 +75,22 @@ pub fn token(role: Role) -> String {
     secret(role).token()
 }
 
+/// The form token the pages serve to the tests' key of `role`.
+pub fn form_token(state: &AppState, role: Role) -> String {
+    let key_id = ledger::access::api_key_id(&ledger::access::token_hash(&token(role)));
+    state.form_secret.token(&key_id)
+}
+
+/// A page's form body with `FORM_TOKEN` replaced by the token of `role`'s key.
+pub fn with_form_token(body: Option<Value>, state: &AppState, role: Role) -> Option<Value> {
+    match body {
+        Some(Value::String(form)) => Some(Value::String(
+            form.replace("FORM_TOKEN", &form_token(state, role)),
+        )),
+        other => other,
+    }
+}
+
 /// `Authorization: Bearer …` of the tests' key of `role`.
 pub fn bearer(role: Role) -> (&'static str, String) {
     ("authorization", format!("Bearer {}", token(role)))
@@ -265,8 +281,15 @@ pub fn request(
     if let Some(token) = token {
         r = r.insert_header(("authorization", format!("Bearer {token}")));
     }
-    if let Some(body) = body {
-        r = r.set_json(body);
+    match body {
+        // A string is a page's form, sent as a browser sends it.
+        Some(Value::String(form)) => {
+            r = r
+                .insert_header(("content-type", "application/x-www-form-urlencoded"))
+                .set_payload(form.clone());
+        }
+        Some(body) => r = r.set_json(body),
+        None => {}
     }
     r.to_request()
 }
