@@ -3,6 +3,7 @@
 
 pub mod browser;
 pub mod site;
+pub mod webdriver;
 
 use api::server::{self, Settings};
 use api::state::AppState;

@@ -1,0 +1,215 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The workbench in a real browser (headless Chromium driven over WebDriver) against `dozor
+//! serve`: the officer lists the findings, opens a blackjack finding laid out hand by hand with
+//! the dealer's draw, resolves it with the page's form; a form another site posts is refused.
+
+mod common;
+
+use std::io::{Read as _, Write as _};
+
+use common::site::Site;
+use common::webdriver::Browser;
+use common::{key, signed};
+use ledger::keys::encode_public_key;
+use serde_json::{json, Value};
+
+/// Serves `html` to every request on `localhost` (another site than `127.0.0.1`).
+fn serve_elsewhere(html: String) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buffer = [0u8; 4096];
+            let _ = stream.read(&mut buffer);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{html}",
+                html.len()
+            );
+        }
+    });
+    port
+}
+
+/// A form post to the finding's page with the key as Basic credentials and `origin` as the
+/// `Origin` header, over a socket of its own: status and body.
+fn form_post_from(port: u16, finding: &str, token: &str, origin: &str) -> (u16, String) {
+    use base64::Engine as _;
+    let body = "token=00&state=dismissed&reason=forged&comment=forged";
+    let credentials = base64::engine::general_purpose::STANDARD.encode(format!("officer:{token}"));
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "POST /workbench/findings/{finding}/resolutions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\
+         Connection: close\r\nAuthorization: Basic {credentials}\r\nOrigin: {origin}\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+#[test]
+fn the_officer_resolves_a_blackjack_finding_in_a_browser_and_a_cross_site_post_is_refused() {
+    let site = Site::new();
+    let server = site.serve();
+    let admin = site.apikey("it-admin", "admin");
+    let officer = site.apikey("officer", "compliance");
+    let table_key = key(1);
+    let (status, body) = server.http.post(
+        "/api/v1/tables",
+        Some(&admin),
+        &json!({"table_id": "BJ1", "game": "blackjack", "location": "Praha, sál B",
+                "public_key": encode_public_key(&table_key.verifying_key()),
+                "valid_from": "2026-11-20T00:00:00Z"}),
+    );
+    assert_eq!(status, 201, "{body}");
+    // Box 1: 10♠ 7♦ (17), stands. The dealer: 9♥, 8♣ (17) — the plan says stand — but drew 5♦
+    // (22). By the plan 17 against 17 is a push: the 100 Kč stake comes back, 100 Kč; the table
+    // paid 200 Kč as if the dealer had bust (overpaid 100 Kč).
+    let round = json!({"type": "round", "game": "blackjack", "table_id": "BJ1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T20:15:03Z", "shoe_id": "BJ1-S1",
+        "deal": ["Ts", "9h", "7d", "8c", "5d"],
+        "boxes": [{"box": 1, "hands": [["stand"]],
+                   "bets": [{"bet_id": "b1", "player": "seat-1", "kind": "main",
+                             "stake_h": 10000, "paid_h": 20000}]}]});
+    let (status, receipt) = server
+        .http
+        .post("/api/v1/records", None, &signed(round, &table_key));
+    assert_eq!(status, 201, "{receipt}");
+    let index = receipt["index"].as_u64().unwrap();
+    let (_, findings) = server
+        .http
+        .get(&format!("/api/v1/findings?table_id=BJ1"), Some(&officer));
+    let kinds: Vec<(&str, &str)> = findings["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["id"].as_str().unwrap(), f["kind"].as_str().unwrap()))
+        .collect();
+    let dealer = format!("{index}.0");
+    let overpaid = format!("{index}.1");
+    assert_eq!(
+        kinds,
+        vec![
+            (dealer.as_str(), "dealer_drawing_wrong"),
+            (overpaid.as_str(), "overpaid")
+        ]
+    );
+    // A checkpoint covers the round (the server signs one a second).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while server.http.get("/api/v1/ledger/checkpoint", None).0 != 200
+        || !server
+            .http
+            .try_call("GET", "/api/v1/ledger/checkpoint", None, None)
+            .is_some_and(|(_, note)| {
+                note.lines()
+                    .nth(1)
+                    .and_then(|l| l.parse::<u64>().ok())
+                    .is_some_and(|size| size > index)
+            })
+    {
+        assert!(std::time::Instant::now() < deadline, "no checkpoint");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+
+    let port = server.http.port;
+    let browser = Browser::start();
+    // The key is the password of HTTP Basic authentication; the browser keeps it for the site.
+    browser.go(&format!(
+        "http://officer:{officer}@127.0.0.1:{port}/workbench/findings?lang=en"
+    ));
+    let list = browser.wait_for("Findings");
+    assert!(list.contains(&dealer) && list.contains(&overpaid), "{list}");
+    assert!(
+        list.contains("Black Jack") && list.contains("dealer drew wrongly"),
+        "{list}"
+    );
+    let (shot, size) = browser.screenshot("workbench-findings");
+    assert!(size > 10_000, "{}", shot.display());
+
+    // The dealer's finding, opened from the list: each hand with its total, the dealer's draw
+    // against the plan's, the checkpoint that covers the round with its proof checked.
+    browser.click(&format!("a[href^='/workbench/findings/{dealer}?']"));
+    let page = browser.wait_for("The round");
+    for shown in [
+        "10♠ 7♦",
+        "<td>17</td>",
+        "9♥ 8♣ 5♦",
+        "22 bust",
+        "by the plan 9♥ 8♣ (17)",
+        "inclusion proof checked",
+        "BJ1-S1",
+    ] {
+        assert!(page.contains(shown), "the page lacks `{shown}`:\n{page}");
+    }
+    let (shot, size) = browser.screenshot("workbench-finding");
+    assert!(size > 10_000, "{}", shot.display());
+
+    // Resolved with the page's form: confirmed, and recorded.
+    browser.click("select[name=state] option[value=confirmed]");
+    browser.type_into(
+        "textarea[name=comment]",
+        "Dealer retrained; the video shows the extra card.",
+    );
+    browser.click("form.resolve button");
+    let done = browser.wait_for("Recorded in the ledger: 1 resolution(s).");
+    assert!(done.contains("state-confirmed"), "{done}");
+    let (shot, _) = browser.screenshot("workbench-resolved");
+    assert!(shot.exists());
+    let (_, resolved) = server
+        .http
+        .get(&format!("/api/v1/findings/{dealer}"), Some(&officer));
+    assert_eq!(resolved["state"], "confirmed", "{resolved}");
+    assert_eq!(resolved["history"][0]["key_name"], "officer", "{resolved}");
+
+    // Another site's page posts a form to the overpaid finding while the browser holds the
+    // officer's key: refused, and the finding stays open.
+    let forged = format!(
+        "<!DOCTYPE html><html><body><form id=\"f\" method=\"post\" \
+         action=\"http://127.0.0.1:{port}/workbench/findings/{overpaid}/resolutions\">\
+         <input name=\"token\" value=\"00\"><input name=\"state\" value=\"dismissed\">\
+         <input name=\"reason\" value=\"forged\"><input name=\"comment\" value=\"forged\"></form>\
+         <script>document.getElementById('f').submit();</script></body></html>"
+    );
+    let elsewhere = serve_elsewhere(forged);
+    browser.go(&format!("http://localhost:{elsewhere}/"));
+    // (Chromium sends the site's Basic credentials with another site's form: the token and
+    // the browser's word on where the form came from are what refuse it.)
+    let refused = browser.wait_for("\"code\"");
+    assert!(refused.contains("cross_site_request"), "{refused}");
+    let (shot, _) = browser.screenshot("workbench-cross-site");
+    assert!(shot.exists());
+    let (_, still) = server
+        .http
+        .get(&format!("/api/v1/findings/{overpaid}"), Some(&officer));
+    assert_eq!(still["state"], "open", "{still}");
+
+    // The same post with the officer's key and the other site's origin, as any browser sends
+    // it: refused for where it came from, even with the key.
+    let (status, answer) = form_post_from(
+        port,
+        &overpaid,
+        &officer,
+        &format!("http://localhost:{elsewhere}"),
+    );
+    assert_eq!(status, 403, "{answer}");
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["code"], "cross_site_request", "{answer}");
+    let (_, still) = server
+        .http
+        .get(&format!("/api/v1/findings/{overpaid}"), Some(&officer));
+    assert_eq!(still["state"], "open", "{still}");
+}
