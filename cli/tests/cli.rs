@@ -268,3 +268,59 @@ fn a_bad_configuration_stops_the_server_with_one_line_naming_the_key() {
     assert!(!dir.path().join("pg").exists());
     assert!(!dir.path().join("operator.key").exists());
 }
+
+#[test]
+fn the_operator_key_is_printed_with_a_fingerprint_sha256sum_gives_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("operator.key");
+    ledger::operator_key::write_private(&key, &operator().private_key()).unwrap();
+    let out = dozor()
+        .args(["operator-key", "--json", "--operator-key"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let verifier = operator().verifier().to_string();
+    assert_eq!(printed["verifier_key"], verifier.as_str());
+    // The fingerprint is what coreutils' sha256sum gives for the key as written, in fours.
+    let mut sum = std::process::Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(sum.stdin.as_mut().unwrap(), verifier.as_bytes()).unwrap();
+    let digest = String::from_utf8(sum.wait_with_output().unwrap().stdout).unwrap();
+    let digest = digest.split_whitespace().next().unwrap();
+    assert_eq!(
+        printed["fingerprint"].as_str().unwrap().replace(' ', ""),
+        digest
+    );
+    // An inspector's copy of the key, checked and fingerprinted without the server's files.
+    let copy = dozor()
+        .args(["operator-key", "--verifier", &verifier])
+        .output()
+        .unwrap();
+    assert!(copy.status.success());
+    assert!(
+        String::from_utf8_lossy(&copy.stdout).contains(printed["fingerprint"].as_str().unwrap())
+    );
+    // A key whose id does not match its name and key: one line, exit 2.
+    let forged = verifier.replacen('+', "x+", 1);
+    let refused = dozor()
+        .args(["operator-key", "--verifier", &forged])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr)
+            .trim()
+            .lines()
+            .count(),
+        1
+    );
+}

@@ -727,3 +727,77 @@ fn wheel_spins_poker_ofc_and_tournaments_are_readjudicated_offline() {
     let e = verify(&path(&dir)).unwrap_err();
     assert!(e.message.contains("differs from re-adjudication"), "{e}");
 }
+
+#[test]
+fn a_back_filled_period_carries_its_late_rounds_each_proven() {
+    let (state, url) = state();
+    let mut conn = connect(&url).unwrap();
+    let k = key(12);
+    let day = NaiveDate::from_ymd_opt(2026, 10, 5).unwrap();
+    // Entry 0: the table. Entry 1: a spin played and received on 5 October. Entries 2-4: three
+    // spins played on 5 October, received on 3 November (the table was offline).
+    register_roulette(&mut conn, "R01", &k, noon(day) - Duration::days(4));
+    let november = noon(NaiveDate::from_ymd_opt(2026, 11, 3).unwrap());
+    for (seq, received, paid) in [
+        (1u64, noon(day), 360_000),
+        (2, november, 360_000),
+        // 17 wins: 35 × 10 000 + 10 000 = 360 000 due, 361 000 paid: overpaid by 1 000.
+        (3, november, 361_000),
+        (4, november, 360_000),
+    ] {
+        let mut record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, paid)]));
+        record["played_at"] = json!((noon(day) + Duration::minutes(seq as i64)).to_rfc3339());
+        let body = serde_json::to_vec(&signed(record, &k)).unwrap();
+        let submission = state
+            .ingest
+            .prepare(ledger::ingest::parse_envelope(&body).unwrap())
+            .unwrap();
+        append_batch(
+            &mut conn,
+            &[submission],
+            received + Duration::seconds(seq as i64),
+        )
+        .unwrap();
+    }
+    checkpoints::create(&mut conn, &operator(), 5, Utc::now()).unwrap();
+
+    // October's 5th by receipt holds one round; the three that came in November are carried
+    // as late rounds, each with its proof, and re-adjudicated offline.
+    let dir = export(&url, day, day);
+    let info: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path(&dir).join("export.json")).unwrap()).unwrap();
+    assert_eq!(
+        (&info["period_entries"], &info["late_rounds"]),
+        (&json!(1), &json!(3))
+    );
+    let report = verify(&path(&dir)).unwrap();
+    assert_eq!(
+        (
+            report.period_entries,
+            report.late_rounds,
+            report.late_rounds_readjudicated,
+            report.late_round_findings
+        ),
+        (1, 3, 3, 1)
+    );
+    // The day they arrived has them as its entries, and none late.
+    let november_day = GamingDayClock::default().day_of(november);
+    let arrived = export(&url, november_day, november_day);
+    let report = verify(&path(&arrived)).unwrap();
+    assert!(report.period_entries >= 3, "{report:?}");
+    assert_eq!(report.late_rounds, 0);
+
+    // A late round left out, or one whose proof is another's, is caught.
+    let dir = export(&url, day, day);
+    edit_lines(&path(&dir), "late-rounds.jsonl", |lines| {
+        lines.remove(1);
+    });
+    fix_manifest(&path(&dir));
+    let err = verify(&path(&dir)).unwrap_err();
+    assert_eq!(err.item, "late-rounds-proofs.json", "{err:?}");
+    let dir = export(&url, day, day);
+    edit_lines(&path(&dir), "late-rounds.jsonl", |lines| lines.swap(0, 1));
+    fix_manifest(&path(&dir));
+    let err = verify(&path(&dir)).unwrap_err();
+    assert!(err.item.starts_with("late-rounds.jsonl line 1"), "{err:?}");
+}

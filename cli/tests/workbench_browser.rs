@@ -92,7 +92,7 @@ fn the_officer_resolves_a_blackjack_finding_in_a_browser_and_a_cross_site_post_i
     let index = receipt["index"].as_u64().unwrap();
     let (_, findings) = server
         .http
-        .get(&format!("/api/v1/findings?table_id=BJ1"), Some(&officer));
+        .get("/api/v1/findings?table_id=BJ1", Some(&officer));
     let kinds: Vec<(&str, &str)> = findings["items"]
         .as_array()
         .unwrap()

@@ -184,6 +184,22 @@ impl NoteVerifier {
     }
 }
 
+impl NoteVerifier {
+    /// SHA-256 of the verifier key as written (`name+id+key`), in sixteen groups of four hex
+    /// digits: what an inspector compares, read out or printed, with what the operator
+    /// registered (`printf '%s' KEY | sha256sum` gives the same digits).
+    pub fn fingerprint(&self) -> String {
+        use sha2::{Digest as _, Sha256};
+        let digest = hex::encode(Sha256::digest(self.to_string().as_bytes()));
+        digest
+            .as_bytes()
+            .chunks(4)
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
 impl std::fmt::Display for NoteVerifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut bytes = vec![ALG_ED25519];

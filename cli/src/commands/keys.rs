@@ -70,3 +70,44 @@ pub fn sign(args: SignArgs) -> anyhow::Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(Debug, clap::Args)]
+pub struct OperatorKeyArgs {
+    /// The operator's private key file (default: the one `serve` uses, DOZOR_OPERATOR_KEY or
+    /// `<data dir>/operator.key`); only its public half is printed.
+    #[arg(long, env = "DOZOR_OPERATOR_KEY", conflicts_with = "verifier")]
+    operator_key: Option<PathBuf>,
+    /// Instead, a verifier key as someone gave it (`name+id+key`): checked and fingerprinted,
+    /// as an inspector does on a machine of their own.
+    #[arg(long)]
+    verifier: Option<String>,
+    /// JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Prints the operator's verifier key and its fingerprint.
+pub fn operator_key(global: &super::Global, args: OperatorKeyArgs) -> anyhow::Result<ExitCode> {
+    let verifier = match args.verifier {
+        Some(text) => ledger::checkpoint::NoteVerifier::parse(&text)
+            .with_context(|| format!("`{text}` is not a verifier key"))?,
+        None => super::serve::existing_operator_key(global, args.operator_key)?.verifier(),
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "verifier_key": verifier.to_string(),
+                "origin": verifier.name,
+                "key_id": format!("{:08x}", verifier.id),
+                "fingerprint": verifier.fingerprint(),
+            })
+        );
+    } else {
+        println!("verifier key: {verifier}");
+        println!("origin:       {}", verifier.name);
+        println!("fingerprint:  {}", verifier.fingerprint());
+        println!("(the fingerprint is SHA-256 of the verifier key as written on the first line)");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -76,6 +76,9 @@ enum Command {
     /// Ask the server at a URL (`http://127.0.0.1:8080/readyz`) whether it answers 200: a
     /// container's health check.
     Probe(probe::ProbeArgs),
+    /// Print the operator's verifier key (what checkpoints, registry events and exports are
+    /// checked with) and its fingerprint, for the regulator to hold apart from the server.
+    OperatorKey(keys::OperatorKeyArgs),
     /// Print the role table: which roles may call each route (as docs/ACCESS.md lists it).
     Roles,
     /// Print the OpenAPI document (as checked in at openapi/openapi.json).
@@ -161,6 +164,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Apikey(a) => apikey::run(&global, a),
         Command::Table(a) => table::run(&global, a),
         Command::Keygen(a) => keys::keygen(a),
+        Command::OperatorKey(a) => keys::operator_key(&global, a),
         Command::Sign(a) => keys::sign(a),
         Command::Adjudicate(a) => adjudicate::run(a),
         Command::Verify(a) => verify::run(&global, a),

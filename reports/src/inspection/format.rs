@@ -11,6 +11,7 @@
 //! | `checkpoint-latest.txt`, `consistency.json` | the latest checkpoint and the proof that it extends the first |
 //! | `registry.jsonl`, `registry-proofs.json` | every registry event (table registrations, table and API key additions and revocations, resolutions of findings) the latest checkpoint covers, with its inclusion proof to that checkpoint |
 //! | `resolved-rounds.jsonl`, `resolved-rounds-proofs.json` | the round of every resolved finding, with its inclusion proof to the latest checkpoint |
+//! | `late-rounds.jsonl`, `late-rounds-proofs.json` | every round played in the period but received after it, with its inclusion proof to the latest checkpoint |
 //! | `keys.json` | every table key with its validity, as the registry events give it |
 //! | `plans/<plan>.toml` | the plans the rounds name |
 //! | `adjudications.jsonl` | the verdict of every round of the period |
@@ -50,6 +51,10 @@ pub const RESOLVED_ROUNDS: &str = "resolved-rounds.jsonl";
 
 pub const RESOLVED_ROUNDS_PROOFS: &str = "resolved-rounds-proofs.json";
 
+pub const LATE_ROUNDS: &str = "late-rounds.jsonl";
+
+pub const LATE_ROUNDS_PROOFS: &str = "late-rounds-proofs.json";
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExportInfo {
@@ -71,6 +76,9 @@ pub struct ExportInfo {
     /// Whether entries.jsonl ends with the first entry after the period (absent only when the
     /// period reaches the end of the ledger), which proves nothing of the period is left out.
     pub link_after: bool,
+    /// Rounds played in the period (by their `played_at`) but received after it: in
+    /// late-rounds.jsonl, each with its inclusion proof to the latest checkpoint.
+    pub late_rounds: u64,
     pub created_at: DateTime<Utc>,
 }
 

@@ -82,6 +82,8 @@ pub struct ExportSummary {
     pub first_index: u64,
     pub checkpoint_size: u64,
     pub latest_size: u64,
+    /// Rounds played in the period but received after it, exported with their proofs.
+    pub late_rounds: u64,
     pub files: usize,
 }
 
@@ -416,6 +418,35 @@ pub fn write_export(
         fmt::RESOLVED_ROUNDS_PROOFS,
         &proofs_file(conn, &resolved, latest.size)?,
     )?;
+    // Rounds played in the period but received after it (a back-filled month, a table that
+    // was offline): the entries above are the period by receipt, these complete it by play.
+    let late: Vec<i64> = adjudications::table
+        .filter(adjudications::played_at.ge(starts_at))
+        .filter(adjudications::played_at.lt(ends_at))
+        .filter(adjudications::ledger_index.ge(period_end as i64))
+        .filter(adjudications::ledger_index.lt(latest.size as i64))
+        .order(adjudications::ledger_index.asc())
+        .select(adjudications::ledger_index)
+        .load(conn)?;
+    let late: Vec<u64> = late.into_iter().map(|i| i as u64).collect();
+    w.stream(fmt::LATE_ROUNDS, |sink| {
+        for chunk in late.chunks(PAGE as usize) {
+            let wanted: Vec<i64> = chunk.iter().map(|i| *i as i64).collect();
+            let rows: Vec<Vec<u8>> = ledger_entries::table
+                .filter(ledger_entries::idx.eq_any(&wanted))
+                .order(ledger_entries::idx.asc())
+                .select(ledger_entries::entry)
+                .load(conn)?;
+            for entry in rows {
+                sink.line(&entry)?;
+            }
+        }
+        Ok(())
+    })?;
+    w.json(
+        fmt::LATE_ROUNDS_PROOFS,
+        &proofs_file(conn, &late, latest.size)?,
+    )?;
     w.json(fmt::KEYS, &KeyRecord::from_history(&history))?;
     let mut plan_ids: BTreeSet<String> = history.tables().map(|t| t.plan_id.clone()).collect();
 
@@ -496,6 +527,7 @@ pub fn write_export(
         period_first_index: period_first,
         period_entries: period_end - period_first,
         link_after,
+        late_rounds: late.len() as u64,
         created_at: now,
     };
     w.json(fmt::EXPORT_JSON, &info)?;
@@ -514,6 +546,7 @@ pub fn write_export(
         first_index: period_first,
         checkpoint_size: checkpoint.size,
         latest_size: latest.size,
+        late_rounds: info.late_rounds,
         files: w.sums.len() + 1,
     })
 }

@@ -11,6 +11,7 @@ use ledger::merkle::Hash;
 
 mod chain;
 mod entries;
+mod late;
 mod lines;
 mod manifest;
 mod ordered_pool;
@@ -20,8 +21,8 @@ mod sealed_reports;
 mod verdicts;
 
 use crate::inspection::format::{
-    ExportInfo, CHECKPOINT, CHECKPOINT_LATEST, ENTRIES, EXPORT_JSON, FORMAT, REGISTRY,
-    RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS,
+    ExportInfo, CHECKPOINT, CHECKPOINT_LATEST, ENTRIES, EXPORT_JSON, FORMAT, LATE_ROUNDS,
+    LATE_ROUNDS_PROOFS, REGISTRY, RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS,
 };
 use chain::{check_extends, check_tree, open_checkpoint};
 pub use entries::SIGNATURE_BATCH;
@@ -70,6 +71,11 @@ pub struct InspectionReport {
     /// re-adjudicating their rounds.
     pub resolutions: u64,
     pub resolved_findings_readjudicated: u64,
+    /// Rounds played in the period but received after it: each proven in the ledger and
+    /// re-adjudicated, and the findings that gives.
+    pub late_rounds: u64,
+    pub late_rounds_readjudicated: u64,
+    pub late_round_findings: u64,
     /// Report files whose SHA-256 matched their `report_published` event.
     pub reports_sealed: u64,
     /// The Ministry's packages sealed in the registry (`reports/mf/…`): which were delivered.
@@ -178,7 +184,9 @@ pub fn verify_export(
     };
     let resolved =
         resolved::check_resolved_findings(dir, &registry.history, &latest, signers, &plans)?;
-    // 7. The latest checkpoint extends the export's.
+    // 7. The rounds played in the period but received after it.
+    let late = late::check_late_rounds(dir, &info, &registry.history, &latest, signers, &plans)?;
+    // 8. The latest checkpoint extends the export's.
     check_extends(dir, &info, &checkpoint, &latest, run_end)?;
 
     let table_audit = rules::table_audit::audit(entries.facts);
@@ -197,6 +205,9 @@ pub fn verify_export(
         rounds_readjudicated: entries.rounds_readjudicated,
         resolutions: resolved.resolutions,
         resolved_findings_readjudicated: resolved.readjudicated,
+        late_rounds: late.rounds,
+        late_rounds_readjudicated: late.readjudicated,
+        late_round_findings: late.findings,
         reports_sealed,
         ministry_packages: registry
             .history

@@ -33,7 +33,14 @@ pub(super) fn check_resolved_findings(
 ) -> Result<ResolvedFindings, InspectionError> {
     let text = String::from_utf8(read(dir, RESOLVED_ROUNDS)?)
         .map_err(|_| fail(RESOLVED_ROUNDS, "not UTF-8"))?;
-    let rounds = load_rounds(dir, &text, latest, signers)?;
+    let rounds = load_rounds(
+        dir,
+        &text,
+        latest,
+        signers,
+        RESOLVED_ROUNDS,
+        RESOLVED_ROUNDS_PROOFS,
+    )?;
 
     let mut named = std::collections::HashSet::new();
     let mut readjudicated = 0;
@@ -67,25 +74,28 @@ pub(super) fn check_resolved_findings(
     })
 }
 
-/// The lines of resolved-rounds.jsonl by ledger index, each checked: canonical, signed by a key
-/// of its table valid when it was received, and a leaf of the latest checkpoint's tree.
-fn load_rounds<'t>(
+/// The lines of a file of rounds (resolved-rounds.jsonl, late-rounds.jsonl) by ledger index,
+/// each checked: canonical, signed by a key of its table valid when it was received, and a leaf
+/// of the latest checkpoint's tree by its inclusion proof in `proofs_file`.
+pub(super) fn load_rounds<'t>(
     dir: &Path,
     text: &'t str,
     latest: &Checkpoint,
     signers: Signers<'_>,
+    file: &str,
+    proofs_file: &str,
 ) -> Result<BTreeMap<u64, (String, CheckedEntry<'t>)>, InspectionError> {
-    let proofs = proofs_for(dir, RESOLVED_ROUNDS_PROOFS, latest)?;
+    let proofs = proofs_for(dir, proofs_file, latest)?;
     let lines: Vec<&str> = text.lines().collect();
     if lines.len() != proofs.proofs.len() {
         return Err(fail(
-            RESOLVED_ROUNDS_PROOFS,
+            proofs_file,
             format!("{} proofs for {} rounds", proofs.proofs.len(), lines.len()),
         ));
     }
     let mut rounds = BTreeMap::new();
     for (n, (line, proof)) in lines.into_iter().zip(&proofs.proofs).enumerate() {
-        let item = format!("{RESOLVED_ROUNDS} line {} (index {})", n + 1, proof.index);
+        let item = format!("{file} line {} (index {})", n + 1, proof.index);
         if rounds
             .last_key_value()
             .is_some_and(|(last, _)| *last >= proof.index)
@@ -97,7 +107,7 @@ fn load_rounds<'t>(
         let path = proof
             .proof
             .iter()
-            .map(|h| hash_hex(RESOLVED_ROUNDS_PROOFS, h))
+            .map(|h| hash_hex(proofs_file, h))
             .collect::<Result<Vec<_>, _>>()?;
         if !included(proof.index, &leaf_hash(line.as_bytes()), &path, latest) {
             return Err(fail(

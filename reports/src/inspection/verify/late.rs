@@ -1,0 +1,88 @@
+//! The rounds played in the period but received after it: each in late-rounds.jsonl, signed,
+//! a leaf of the latest checkpoint's tree, played inside the period and received after its
+//! last entry, and re-adjudicated with the exported plan.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use ledger::checkpoint::Checkpoint;
+use ledger::entry_check::{Signers, Subject};
+use ledger::registry_history::RegistryHistory;
+
+use super::resolved::load_rounds;
+use super::{fail, read, InspectionError, LATE_ROUNDS, LATE_ROUNDS_PROOFS};
+use crate::inspection::format::ExportInfo;
+
+/// What checking the late rounds found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct LateRounds {
+    pub rounds: u64,
+    pub readjudicated: u64,
+    /// Findings their re-adjudication gives.
+    pub findings: u64,
+}
+
+pub(super) fn check_late_rounds(
+    dir: &Path,
+    info: &ExportInfo,
+    history: &RegistryHistory,
+    latest: &Checkpoint,
+    signers: Signers<'_>,
+    plans: &HashMap<String, rules::Plan>,
+) -> Result<LateRounds, InspectionError> {
+    let text =
+        String::from_utf8(read(dir, LATE_ROUNDS)?).map_err(|_| fail(LATE_ROUNDS, "not UTF-8"))?;
+    let rounds = load_rounds(dir, &text, latest, signers, LATE_ROUNDS, LATE_ROUNDS_PROOFS)?;
+    if rounds.len() as u64 != info.late_rounds {
+        return Err(fail(
+            LATE_ROUNDS,
+            format!(
+                "{} rounds; export.json says {}",
+                rounds.len(),
+                info.late_rounds
+            ),
+        ));
+    }
+    let period_end = info.period_first_index + info.period_entries;
+    let mut checked = LateRounds {
+        rounds: rounds.len() as u64,
+        ..LateRounds::default()
+    };
+    for (index, (item, entry)) in &rounds {
+        let Subject::Record(header) = &entry.subject else {
+            return Err(fail(item, "not a table's record"));
+        };
+        if !rules::is_adjudicated(&header.record_type) {
+            return Err(fail(item, "not a round"));
+        }
+        if *index < period_end {
+            return Err(fail(
+                item,
+                format!("received in the period or before it (its entries end at {period_end})"),
+            ));
+        }
+        let round = rules::Round::parse_json_with_header(header, entry.record)
+            .map_err(|e| fail(item, e.to_string()))?;
+        let played = round.played_at();
+        if played < info.starts_at || played >= info.ends_at {
+            return Err(fail(
+                item,
+                format!("played at {played}, outside the period"),
+            ));
+        }
+        let plan = plans.get(round.plan_id()).ok_or_else(|| {
+            fail(
+                item,
+                format!("plan {} is not in the export", round.plan_id()),
+            )
+        })?;
+        let setup = history
+            .table_setup(plan, &round, *index)
+            .map_err(|e| fail(item, e.to_string()))?;
+        let verdict =
+            rules::adjudicate_at(plan, &setup, &round).map_err(|e| fail(item, e.to_string()))?;
+        checked.readjudicated += 1;
+        checked.findings += verdict.findings.len() as u64;
+    }
+    Ok(checked)
+}
