@@ -780,6 +780,61 @@ fn a_back_filled_period_carries_its_late_rounds_each_proven() {
         ),
         (1, 3, 3, 1)
     );
+    // One round shown as a person reads it, its inclusion checked offline: a late one (proven
+    // to the latest checkpoint) and one of the period's entries (to the export's checkpoint).
+    let show = |seq_no: &str, key: &str| {
+        Command::new(env!("CARGO_BIN_EXE_dozor"))
+            .args(["round"])
+            .arg(path(&dir))
+            .args([
+                "--table",
+                "R01",
+                "--seq-no",
+                seq_no,
+                "--lang",
+                "en",
+                "--operator-key",
+                key,
+            ])
+            .output()
+            .unwrap()
+    };
+    let verifier = operator().verifier().to_string();
+    let late = show("3", &verifier);
+    let text = String::from_utf8_lossy(&late.stdout);
+    assert!(
+        late.status.success(),
+        "{}",
+        String::from_utf8_lossy(&late.stderr)
+    );
+    for expected in [
+        "Record of table R01 #3 — ledger index 3".to_owned(),
+        "in checkpoint of size ".to_owned(),
+        format!("signed by {verifier}"),
+        "inclusion proof verified offline".to_owned(),
+        "Number 17 (black)".to_owned(),
+        "! b1".to_owned(),
+        "overpaid 10,00 Kč".to_owned(),
+    ] {
+        assert!(
+            text.contains(expected.as_str()),
+            "`{expected}` missing:\n{text}"
+        );
+    }
+    let on_time = show("1", &verifier);
+    assert!(
+        on_time.status.success(),
+        "{}",
+        String::from_utf8_lossy(&on_time.stderr)
+    );
+    assert!(String::from_utf8_lossy(&on_time.stdout).contains("No findings."));
+    // Another operator's key, or a round the export does not hold: one line, exit 2.
+    let foreign = show("3", &operator_with(9).verifier().to_string());
+    assert_eq!(foreign.status.code(), Some(2));
+    let missing = show("99", &verifier);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("holds no record 99 of table R01"));
+
     // The day they arrived has them as its entries, and none late.
     let november_day = GamingDayClock::default().day_of(november);
     let arrived = export(&url, november_day, november_day);

@@ -607,6 +607,56 @@ impl Builder<'_> {
     }
 }
 
+impl Layout {
+    /// The layout as plain text for a terminal: the headline, the facts, each section as a
+    /// table with aligned columns (a flagged row marked `!`).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        if !self.headline.is_empty() {
+            out.push_str(&self.headline);
+            out.push('\n');
+        }
+        let label_width = self
+            .facts
+            .iter()
+            .map(|(l, _)| l.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (label, value) in &self.facts {
+            let pad = label_width - label.chars().count();
+            out.push_str(&format!("  {label}{}  {value}\n", " ".repeat(pad)));
+        }
+        for section in &self.sections {
+            out.push('\n');
+            out.push_str(&section.title);
+            out.push('\n');
+            let mut widths: Vec<usize> =
+                section.columns.iter().map(|c| c.chars().count()).collect();
+            for row in &section.rows {
+                for (i, cell) in row.cells.iter().enumerate() {
+                    if let Some(w) = widths.get_mut(i) {
+                        *w = (*w).max(cell.chars().count());
+                    }
+                }
+            }
+            let line = |marker: &str, cells: &[String]| {
+                let mut text = format!("{marker} ");
+                for (i, cell) in cells.iter().enumerate() {
+                    let width = widths.get(i).copied().unwrap_or(0);
+                    text.push_str(cell);
+                    text.push_str(&" ".repeat(width.saturating_sub(cell.chars().count()) + 2));
+                }
+                text.trim_end().to_owned() + "\n"
+            };
+            out.push_str(&line(" ", &section.columns));
+            for row in &section.rows {
+                out.push_str(&line(if row.flagged { "!" } else { " " }, &row.cells));
+            }
+        }
+        out
+    }
+}
+
 /// Lays out `record` (the signed round) with its `verdict`; `flagged_bets` are the bets the
 /// findings name.
 pub fn lay_out(

@@ -10,6 +10,7 @@ mod nightly;
 mod plan;
 mod probe;
 mod report;
+mod round;
 mod rtp;
 mod serve;
 mod table;
@@ -61,6 +62,9 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// Write an inspection export of a period for offline verification.
     Export(export::ExportArgs),
+    /// One round of an inspection export as a person reads it, with its inclusion in a
+    /// checkpoint the operator signed checked offline: `round DIR --table R01 --seq-no 17`.
+    Round(round::RoundArgs),
     /// Generate signed rounds (roulette, blackjack, UTH, money wheels, poker) for N tables and
     /// submit them to a running server.
     Simulate(simulator::simulate::SimulateArgs),
@@ -169,6 +173,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Adjudicate(a) => adjudicate::run(a),
         Command::Verify(a) => verify::run(&global, a),
         Command::Export(a) => export::run(&global, a),
+        Command::Round(a) => round::run(a),
         Command::Simulate(mut a) => {
             if a.server.is_none() {
                 a.server = Some(configured_server(&global, a.config.clone())?);

@@ -49,7 +49,7 @@ impl VerifyArgs {
 
 /// Verifier keys from the command line: the key itself, or a file holding it (or holding the
 /// operator's private key, whose verifier key is then used).
-fn verifier_keys(keys: &[String]) -> anyhow::Result<Vec<NoteVerifier>> {
+pub(super) fn verifier_keys(keys: &[String]) -> anyhow::Result<Vec<NoteVerifier>> {
     keys.iter()
         .map(|k| {
             let text = match std::fs::read_to_string(k) {

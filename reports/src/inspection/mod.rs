@@ -8,7 +8,7 @@ pub mod zip;
 
 pub use format::*;
 pub use verify::{
-    verify_export, Chunking, InspectionError, InspectionReport, SealedPackage, VerifyOptions,
-    SIGNATURE_BATCH,
+    show_round, verify_export, Chunking, InspectionError, InspectionReport, SealedPackage,
+    ShownRound, VerifyOptions, WhichRound, SIGNATURE_BATCH,
 };
 pub use write::{write_export, ExportError, ExportSummary};

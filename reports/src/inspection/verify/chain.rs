@@ -36,6 +36,20 @@ pub(super) fn open_checkpoint(
 
 /// Stage 5, the tree: with the entries' leaves and the nodes of tree.json, the signed
 /// checkpoint's root; every exported entry is a leaf of it. Returns where the export's run ends.
+/// The nodes of tree.json by (level, index).
+fn node_map(tree: &TreeFile) -> Result<HashMap<(u32, u64), Hash>, InspectionError> {
+    let mut outside = HashMap::new();
+    for node in &tree.nodes {
+        outside.insert((node.level, node.index), hash_hex(TREE, &node.hash)?);
+    }
+    Ok(outside)
+}
+
+/// The subtrees outside the exported entries that tree.json gives.
+pub(super) fn tree_nodes(dir: &Path) -> Result<HashMap<(u32, u64), Hash>, InspectionError> {
+    node_map(&json(dir, TREE)?)
+}
+
 pub(super) fn check_tree(
     dir: &Path,
     info: &ExportInfo,
@@ -63,10 +77,7 @@ pub(super) fn check_tree(
             ),
         ));
     }
-    let mut outside: HashMap<(u32, u64), Hash> = HashMap::new();
-    for node in &tree.nodes {
-        outside.insert((node.level, node.index), hash_hex(TREE, &node.hash)?);
-    }
+    let outside = node_map(&tree)?;
     let src = RangeSource {
         start: info.first_index,
         leaves,

@@ -17,6 +17,8 @@ mod manifest;
 mod ordered_pool;
 mod registry;
 mod resolved;
+mod round;
+pub use round::{show_round, ShownRound, WhichRound};
 mod sealed_reports;
 mod verdicts;
 

@@ -1,0 +1,248 @@
+//! One round of an export, found by its table and `seq_no` (or round id), shown as a person reads
+//! it and proven offline: its entry signed by a key of its table valid when received, and a leaf
+//! of a checkpoint the inspector's operator key signed, by an inclusion proof checked here.
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use ledger::checkpoint::{Checkpoint, NoteVerifier};
+use ledger::entry::leaf_hash;
+use ledger::entry_check::{check_entry_text, Signers, Subject};
+use ledger::merkle::{self, Hash, RangeSource};
+use serde::Serialize;
+
+use super::chain::tree_nodes;
+use super::registry::{load_plans, load_registry, operator_signers};
+use super::resolved::load_rounds;
+use super::{fail, open_export, read, InspectionError};
+use crate::inspection::format::{
+    ENTRIES, LATE_ROUNDS, LATE_ROUNDS_PROOFS, RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS,
+};
+use crate::round_layout::{lay_out, Layout};
+use crate::sheet::Language;
+
+/// Which round.
+#[derive(Debug, Clone)]
+pub enum WhichRound {
+    SeqNo(u64),
+    RoundId(String),
+}
+
+/// A round of an export, proven.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShownRound {
+    pub table_id: String,
+    pub seq_no: u64,
+    pub index: u64,
+    pub received_at: DateTime<Utc>,
+    /// The export's file it is in: entries.jsonl, late-rounds.jsonl or resolved-rounds.jsonl.
+    pub file: &'static str,
+    /// The table key that signed it (valid then, by the exported registry).
+    pub key_id: String,
+    pub entry_hash: String,
+    /// The checkpoint whose tree holds it: its size and root, and the operator key that
+    /// signed it.
+    pub checkpoint_size: u64,
+    pub checkpoint_root: String,
+    pub signed_by: String,
+    /// The inclusion proof, leaf to root, as checked.
+    pub inclusion_proof: Vec<String>,
+    pub record: serde_json::Value,
+    /// Re-adjudicated now with the exported plan.
+    pub verdict: serde_json::Value,
+    pub layout: Layout,
+}
+
+/// Whether the round `record` (canonical JSON) is `table_id`'s round `which`.
+fn is_it(record: &serde_json::Value, table_id: &str, which: &WhichRound) -> bool {
+    record["table_id"] == table_id
+        && match which {
+            WhichRound::SeqNo(n) => record["seq_no"] == *n,
+            WhichRound::RoundId(id) => record["round_id"] == id.as_str(),
+        }
+}
+
+/// The verifier key among `keys` that signed the note `file` holds.
+fn signer_of(dir: &Path, file: &str, keys: &[NoteVerifier]) -> String {
+    let note = String::from_utf8(read(dir, file).unwrap_or_default()).unwrap_or_default();
+    keys.iter()
+        .find(|k| ledger::checkpoint::open(&note, std::slice::from_ref(*k)).is_ok())
+        .map_or_else(String::new, |k| k.to_string())
+}
+
+/// Finds `table_id`'s round `which` in the export at `dir`, checks its signature and its
+/// inclusion in a checkpoint signed by one of `operator_keys`, re-adjudicates it with the
+/// exported plan and lays it out.
+pub fn show_round(
+    dir: &Path,
+    operator_keys: &[NoteVerifier],
+    table_id: &str,
+    which: &WhichRound,
+    language: Language,
+) -> Result<ShownRound, InspectionError> {
+    let (info, checkpoint, latest) = open_export(dir, operator_keys)?;
+    let operators = operator_signers(operator_keys);
+    let registry = load_registry(dir, &latest, &operators)?;
+    let plans = load_plans(dir, &registry.history)?;
+    let signers = Signers {
+        operators: &operators,
+        tables: &registry.history,
+    };
+    let entries = String::from_utf8(read(dir, ENTRIES)?).map_err(|_| fail(ENTRIES, "not UTF-8"))?;
+    let lines: Vec<&str> = entries.lines().collect();
+    let leaves: Vec<Hash> = lines.iter().map(|l| leaf_hash(l.as_bytes())).collect();
+
+    // In the period's entries: proven against the checkpoint the entries are cut at.
+    let found_in_entries = lines.iter().enumerate().find_map(|(n, line)| {
+        let value: serde_json::Value = serde_json::from_str(line).ok()?;
+        is_it(&value["envelope"]["record"], table_id, which)
+            .then(|| (info.first_index + n as u64, *line))
+    });
+    let (index, line, file, tree_of, proof): (u64, String, &'static str, Checkpoint, Vec<Hash>) =
+        match found_in_entries {
+            Some((index, line)) => {
+                let outside = tree_nodes(dir)?;
+                let src = RangeSource {
+                    start: info.first_index,
+                    leaves: &leaves,
+                    outside: &outside,
+                };
+                let root = merkle::root(&src, checkpoint.size)
+                    .map_err(|e| fail(ENTRIES, e.to_string()))?;
+                if root != checkpoint.root {
+                    return Err(fail(
+                        ENTRIES,
+                        "the entries give another root than the signed checkpoint",
+                    ));
+                }
+                let proof = merkle::inclusion_proof(&src, index, checkpoint.size)
+                    .map_err(|e| fail(ENTRIES, e.to_string()))?;
+                (index, line.to_owned(), ENTRIES, checkpoint.clone(), proof)
+            }
+            None => {
+                let mut found = None;
+                for (file, proofs_file) in [
+                    (LATE_ROUNDS, LATE_ROUNDS_PROOFS),
+                    (RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS),
+                ] {
+                    let text =
+                        String::from_utf8(read(dir, file)?).map_err(|_| fail(file, "not UTF-8"))?;
+                    // Checked there: each line signed and a leaf of the latest checkpoint's tree.
+                    let rounds = load_rounds(dir, &text, &latest, signers, file, proofs_file)?;
+                    let hit = rounds.iter().find(|(_, (_, entry))| {
+                        serde_json::from_str::<serde_json::Value>(entry.record)
+                            .is_ok_and(|r| is_it(&r, table_id, which))
+                    });
+                    if let Some((index, _)) = hit {
+                        let line = text
+                            .lines()
+                            .find(|l| {
+                                serde_json::from_str::<serde_json::Value>(l)
+                                    .is_ok_and(|v| is_it(&v["envelope"]["record"], table_id, which))
+                            })
+                            .unwrap_or_default()
+                            .to_owned();
+                        found = Some((*index, line, file, proofs_file));
+                        break;
+                    }
+                }
+                let Some((index, line, file, proofs_file)) = found else {
+                    return Err(fail(
+                        table_id,
+                        match which {
+                            WhichRound::SeqNo(n) => {
+                                format!("the export holds no record {n} of table {table_id}")
+                            }
+                            WhichRound::RoundId(id) => {
+                                format!("the export holds no round `{id}` of table {table_id}")
+                            }
+                        },
+                    ));
+                };
+                let proofs = super::proofs_for(dir, proofs_file, &latest)?;
+                let proof = proofs
+                    .proofs
+                    .iter()
+                    .find(|p| p.index == index)
+                    .map(|p| {
+                        p.proof
+                            .iter()
+                            .map(|h| super::hash_hex(proofs_file, h))
+                            .collect::<Result<Vec<_>, _>>()
+                    })
+                    .transpose()?
+                    .unwrap_or_default();
+                (index, line, file, latest, proof)
+            }
+        };
+    let leaf = leaf_hash(line.as_bytes());
+    if !merkle::verify_inclusion(index, tree_of.size, &leaf, &proof, &tree_of.root) {
+        return Err(fail(
+            file,
+            format!(
+                "entry {index} is not in the tree of the checkpoint of size {}: its inclusion proof fails",
+                tree_of.size
+            ),
+        ));
+    }
+    let item = format!("{file} (index {index})");
+    let entry = check_entry_text(&line, index, signers).map_err(|m| fail(&item, m))?;
+    entry.verify_signature().map_err(|m| fail(&item, m))?;
+    let Subject::Record(header) = &entry.subject else {
+        return Err(fail(&item, "not a table's record"));
+    };
+    let round = rules::Round::parse_json_with_header(header, entry.record)
+        .map_err(|e| fail(&item, e.to_string()))?;
+    let plan = plans.get(round.plan_id()).ok_or_else(|| {
+        fail(
+            &item,
+            format!("plan {} is not in the export", round.plan_id()),
+        )
+    })?;
+    let setup = registry
+        .history
+        .table_setup(plan, &round, index)
+        .map_err(|e| fail(&item, e.to_string()))?;
+    let verdict =
+        rules::adjudicate_at(plan, &setup, &round).map_err(|e| fail(&item, e.to_string()))?;
+    let verdict = serde_json::to_value(&verdict).map_err(|e| fail(&item, e.to_string()))?;
+    let record: serde_json::Value =
+        serde_json::from_str(entry.record).map_err(|e| fail(&item, e.to_string()))?;
+    let flagged: Vec<String> = verdict["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|f| f["bet_ids"].as_array().into_iter().flatten())
+        .filter_map(|b| b.as_str().map(str::to_owned))
+        .collect();
+    let mut book = rules::PlanBook::default();
+    for plan in plans.values() {
+        let _ = book.insert(plan.clone());
+    }
+    let layout = lay_out(&record, Some(&verdict), flagged, &book, language);
+    let signed_by = signer_of(
+        dir,
+        if file == ENTRIES {
+            crate::inspection::format::CHECKPOINT
+        } else {
+            crate::inspection::format::CHECKPOINT_LATEST
+        },
+        operator_keys,
+    );
+    Ok(ShownRound {
+        table_id: header.table_id.clone(),
+        seq_no: header.seq_no,
+        index,
+        received_at: entry.received_at,
+        file,
+        key_id: entry.key_id.to_owned(),
+        entry_hash: hex::encode(leaf),
+        checkpoint_size: tree_of.size,
+        checkpoint_root: hex::encode(tree_of.root),
+        signed_by,
+        inclusion_proof: proof.iter().map(hex::encode).collect(),
+        record,
+        verdict,
+        layout,
+    })
+}
