@@ -25,8 +25,10 @@ const IDENTIFIER: &str = "^[A-Za-z0-9_.-]{1,64}$";
 /// An ed25519 public key: 32 bytes in standard base64 (the last character before `=` carries
 /// 4 bits, so only these 16 are canonical).
 const PUBLIC_KEY: &str = "^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$";
-const MONTH: &str = "^[0-9]{4}-(0[1-9]|1[0-2])$";
-const QUARTER: &str = "^[0-9]{4}Q[1-4]$";
+/// A month as the month parameters read it (`GamingDayClock::parse_month`): `month_page`'s
+/// path takes the same.
+const MONTH: &str = "^([0-9]{4}-(0[1-9]|1[0-2])|this|last)$";
+const QUARTER: &str = "^([0-9]{4}[Qq][1-4]|this|last)$";
 /// A gaming day: a date, or a word relative to today (`GamingDayClock::parse_day`).
 const DAY: &str = "^([0-9]{4}-[0-9]{2}-[0-9]{2}|today|yesterday|last)$";
 const FINDING_ID: &str = "^[0-9]{1,18}\\.[0-9]{1,9}$";
@@ -71,6 +73,15 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         "quarter",
         &json!({"pattern": QUARTER}),
     );
+    for operation in [
+        "daily_report",
+        "shoe_audit",
+        "fantasy_audit",
+        "time_collection_audit",
+        "table_audit",
+    ] {
+        parameter(document, operation, "day", &json!({"pattern": DAY}));
+    }
     for operation in ["rtp_report", "month_page", "list_findings"] {
         parameter(document, operation, "game", &json!({"enum": games()}));
     }

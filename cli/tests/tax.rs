@@ -358,14 +358,14 @@ async fn a_hand_made_quarter_gives_the_hand_computed_tax() {
         "quarter,level,category,game,first_gaming_day,last_gaming_day,rounds,void_rounds,\
          stakes_h,returned_stakes_h,wins_h,difference_h,basis,time_collection_h,\
          tournament_fees_h,tournament_overlay_h,base_h,rounded_base_h,negative_difference_h,\
-         rate_bp,law_version,tax_h,due_date"
+         rate_bp,law_version,tax_h,due_date,provisional"
     );
     assert_eq!(
         lines.last().unwrap(),
-        &"2026Q3,total,,,2026-07-01,2026-09-30,,,,,,,,,,,,,,,test: 23 %; test: 30 %,269300,2026-10-26"
+        &"2026Q3,total,,,2026-07-01,2026-09-30,,,,,,,,,,,,,,,test: 23 %; test: 30 %,269300,2026-10-26,false"
     );
     assert!(lines.contains(
-        &"2026Q3,part,house,,2026-08-15,2026-09-30,,,1045000,0,360000,685000,,,,,685000,690000,0,3000,test: 30 %,207000,"
+        &"2026Q3,part,house,,2026-08-15,2026-09-30,,,1045000,0,360000,685000,,,,,685000,690000,0,3000,test: 30 %,207000,,false"
     ), "{csv}");
 
     // The bundled table: live games are one base at 30 % all quarter, and together they lost
@@ -445,4 +445,46 @@ fn bad_input_is_one_line_and_a_failure() {
         1,
         "only bad.toml"
     );
+}
+
+/// A period not over yet is marked provisional wherever it shows; periods are named by date or
+/// by word (`this`, `last`, `today`, `yesterday`) in the API as on the command line.
+#[actix_web::test]
+async fn a_period_not_over_is_provisional_and_named_by_word() {
+    let (state, _url) = api_state();
+    let app = app!(state);
+    let clock = GamingDayClock::default();
+    let today = clock.day_of(chrono::Utc::now());
+    let this_quarter = Quarter::of(today);
+    let (status, this) = get(&app, "/api/v1/reports/tax?quarter=this").await;
+    assert_eq!(status, 200, "{this}");
+    assert_eq!(this["quarter"], this_quarter.to_string());
+    assert_eq!(this["provisional"], true);
+    assert!(
+        this["provisional_note"]
+            .as_str()
+            .unwrap()
+            .contains("is not over"),
+        "{this}"
+    );
+    let (_, last) = get(&app, "/api/v1/reports/tax?quarter=last").await;
+    assert_eq!(last["quarter"], this_quarter.previous().to_string());
+    assert_eq!((&last["provisional"], &last["provisional_note"]), (&json!(false), &Value::Null));
+    let (_, csv) = get_text(&app, "/api/v1/reports/tax?quarter=this&format=csv").await;
+    let header = csv.lines().next().unwrap();
+    assert!(header.ends_with(",provisional"), "{header}");
+    assert!(csv.lines().skip(1).all(|l| l.ends_with(",true")), "{csv}");
+
+    let (_, month) = get(&app, "/api/v1/reports/rtp?month=this").await;
+    assert_eq!(month["provisional"], true, "{month}");
+    let (_, page) = get_text(&app, "/reports/month/this").await;
+    assert!(page.contains("PROVISIONAL — "), "{page}");
+    let (_, october) = get(&app, "/api/v1/reports/rtp?month=2026-10").await;
+    assert_eq!(october["provisional"], false);
+    for day in ["today", "yesterday", "last"] {
+        let (status, report) = get(&app, &format!("/api/v1/reports/daily?day={day}")).await;
+        assert_eq!(status, 200, "{day}: {report}");
+    }
+    let (status, body) = get(&app, "/api/v1/reports/daily?day=tomorrow").await;
+    assert_error(status, &body, 400, "invalid_query");
 }

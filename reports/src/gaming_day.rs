@@ -78,6 +78,18 @@ impl GamingDayClock {
         }
     }
 
+    /// A month as people name it: `YYYY-MM`, `this` (the month of today's gaming day) or
+    /// `last` (the one before it), relative to `now`.
+    pub fn parse_month(&self, text: &str, now: DateTime<Utc>) -> Result<Month, String> {
+        let this = Month::of(self.day_of(now));
+        match text {
+            "this" => Ok(this),
+            "last" => Ok(this.previous()),
+            other => Month::parse(other)
+                .ok_or_else(|| format!("`{other}` is not a month: YYYY-MM, this or last")),
+        }
+    }
+
     /// The gaming day an instant belongs to.
     pub fn day_of(&self, t: DateTime<Utc>) -> NaiveDate {
         let local = t.with_timezone(&self.zone).naive_local();

@@ -133,6 +133,13 @@ pub fn render(report: &RtpReport) -> String {
         flag = report.flag_sd,
         skew = report.skewness_limit,
     );
+    if let Some(note) = &report.provisional_note {
+        let _ = write!(
+            html,
+            "<p class=\"bad\" role=\"status\">PROVISIONAL — {}</p>",
+            esc(note)
+        );
+    }
     let month_games: Vec<&RtpRow> = report
         .rows
         .iter()

@@ -106,6 +106,11 @@ pub struct RtpReport {
     pub flag_sd: f64,
     /// A flag is meaningful once the skewness of the summed payouts is at most this.
     pub skewness_limit: f64,
+    /// The month (or the day it runs through) has not ended yet: its figures will still
+    /// change, so the report is provisional.
+    pub provisional: bool,
+    /// Why it is provisional, in words; none when final.
+    pub provisional_note: Option<String>,
     /// Month rows first (games, then their tables), then each day's.
     pub rows: Vec<RtpRow>,
     pub kinds: Vec<KindRow>,
@@ -472,6 +477,12 @@ pub fn build(
         table_id: request.table_id.clone(),
         flag_sd: FLAG_SD,
         skewness_limit: SKEWNESS_LIMIT,
+        provisional: Utc::now() < end,
+        provisional_note: (Utc::now() < end).then(|| {
+            format!(
+                "provisional: gaming day {through_day} ends at {end}; the figures change until then"
+            )
+        }),
         rows,
         kinds: kind_rows(kind_aggregates)?,
     })
@@ -596,6 +607,7 @@ pub fn to_csv(report: &RtpReport) -> Result<String, ReportError> {
         header.push(format!("findings_{}", k.as_str()));
         header.push(format!("findings_{}_amount_h", k.as_str()));
     }
+    header.push("provisional".to_owned());
     writer.write_record(&header).map_err(csv_err)?;
     let opt =
         |x: Option<f64>, digits: usize| x.map(|v| format!("{v:.digits$}")).unwrap_or_default();
@@ -649,6 +661,7 @@ pub fn to_csv(report: &RtpReport) -> Result<String, ReportError> {
             line.push(t.count.to_string());
             line.push(t.amount_h.to_string());
         }
+        line.push(report.provisional.to_string());
         writer.write_record(&line).map_err(csv_err)?;
     }
     let blank_findings = 7 + 2 * rules::FindingKind::ALL.len();
@@ -672,6 +685,7 @@ pub fn to_csv(report: &RtpReport) -> Result<String, ReportError> {
         ];
         line.extend(deviation_cells(&k.deviation));
         line.extend(std::iter::repeat_n(String::new(), blank_findings));
+        line.push(report.provisional.to_string());
         writer.write_record(&line).map_err(csv_err)?;
     }
     let bytes = writer

@@ -13,7 +13,7 @@ use crate::gate::Authorized;
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct PackageQuery {
-    /// Month of gaming days, `YYYY-MM`.
+    /// Month of gaming days: `YYYY-MM`, `this` or `last`.
     pub month: String,
     /// The premises' id, as in the configuration's `[[premises]]`.
     pub misto: String,
@@ -22,13 +22,10 @@ pub struct PackageQuery {
     pub version: Option<u8>,
 }
 
-fn month(text: &str) -> Result<Month, ApiError> {
-    Month::parse(text).ok_or_else(|| {
-        ApiError::bad_request(
-            "invalid_query",
-            format!("month must be YYYY-MM, not `{text}`"),
-        )
-    })
+fn month(clock: &reports::GamingDayClock, text: &str) -> Result<Month, ApiError> {
+    clock
+        .parse_month(text, chrono::Utc::now())
+        .map_err(|m| ApiError::bad_request("invalid_query", format!("month: {m}")))
 }
 
 impl From<PackageError> for ApiError {
@@ -72,7 +69,7 @@ pub async fn package(
         misto,
         version,
     } = query.into_inner();
-    let month = month(&text)?;
+    let month = month(&state.clock, &text)?;
     if version.is_some_and(|v| !(1..=99).contains(&v)) {
         return Err(PackageError::BadVersion.into());
     }
@@ -128,7 +125,7 @@ pub async fn package(
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct PeriodsQuery {
-    /// Month of gaming days, `YYYY-MM`.
+    /// Month of gaming days: `YYYY-MM`, `this` or `last`.
     pub month: String,
 }
 
@@ -143,7 +140,7 @@ pub async fn periods(
     Authorized { state, .. }: Authorized,
     query: web::Query<PeriodsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let month = month(&query.month)?;
+    let month = month(&state.clock, &query.month)?;
     let tolerance_h = state
         .operator_config
         .as_ref()

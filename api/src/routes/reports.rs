@@ -20,8 +20,8 @@ use crate::state::AppState;
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct DailyQuery {
-    /// Gaming day, `YYYY-MM-DD`.
-    pub day: NaiveDate,
+    /// Gaming day: `YYYY-MM-DD`, `today`, `yesterday` or `last` (the last that has closed).
+    pub day: String,
     /// `json` (default) or `csv`.
     pub format: Option<String>,
 }
@@ -36,6 +36,7 @@ pub async fn daily(
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let DailyQuery { day, format } = query.into_inner();
+    let day = gaming_day(&state, &day)?;
     let build = move |conn: &mut PgConnection, state: &AppState| {
         daily_report::build(conn, &state.clock, day)
     };
@@ -52,7 +53,7 @@ pub async fn daily(
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct MonthQuery {
-    /// Month of gaming days, `YYYY-MM`.
+    /// Month of gaming days: `YYYY-MM`, `this` or `last`.
     pub month: String,
     /// `json` (default) or `csv`.
     pub format: Option<String>,
@@ -70,7 +71,7 @@ pub async fn wheels(
     query: web::Query<MonthQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let MonthQuery { month, format } = query.into_inner();
-    let first = self::month(&month)?;
+    let first = month_of(&state, &month)?;
     let build = move |conn: &mut PgConnection, state: &AppState| {
         wheel_report::build(conn, &state.clock, first)
     };
@@ -87,7 +88,7 @@ pub async fn wheels(
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct RtpQuery {
-    /// Month of gaming days, `YYYY-MM`.
+    /// Month of gaming days: `YYYY-MM`, `this` or `last`.
     pub month: String,
     /// The last gaming day included, `YYYY-MM-DD` (month to date); the whole month without it.
     pub through: Option<NaiveDate>,
@@ -99,19 +100,26 @@ pub struct RtpQuery {
     pub format: Option<String>,
 }
 
-fn month(text: &str) -> Result<reports::Month, ApiError> {
-    reports::Month::parse(text).ok_or_else(|| {
-        ApiError::bad_request(
-            "invalid_query",
-            format!("month must be YYYY-MM, not `{text}`"),
-        )
-    })
+/// A gaming day as the query names it (a date or a word), by the server's clock.
+fn gaming_day(state: &State, text: &str) -> Result<NaiveDate, ApiError> {
+    state
+        .clock
+        .parse_day(text, chrono::Utc::now())
+        .map_err(|m| ApiError::bad_request("invalid_query", format!("day: {m}")))
+}
+
+/// A month as the query names it (`YYYY-MM`, `this`, `last`), by the server's clock.
+fn month_of(state: &State, text: &str) -> Result<reports::Month, ApiError> {
+    state
+        .clock
+        .parse_month(text, chrono::Utc::now())
+        .map_err(|m| ApiError::bad_request("invalid_query", format!("month: {m}")))
 }
 
 impl RtpQuery {
-    fn request(&self) -> Result<RtpRequest, ApiError> {
+    fn request(&self, state: &State) -> Result<RtpRequest, ApiError> {
         Ok(RtpRequest {
-            month: month(&self.month)?,
+            month: month_of(state, &self.month)?,
             through: self.through,
             game: crate::routes::game_filter(self.game.clone())?,
             table_id: self.table_id.clone(),
@@ -130,7 +138,7 @@ pub async fn rtp(
     Authorized { state, .. }: Authorized,
     query: web::Query<RtpQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let request = query.request()?;
+    let request = query.request(&state)?;
     let file = format!("rtp-{}", request.month);
     let build = move |conn: &mut PgConnection, state: &AppState| {
         monthly_report::build(conn, &state.clock, &request)
@@ -175,7 +183,7 @@ pub async fn month_page(
         table_id,
     } = query.into_inner();
     let request = RtpRequest {
-        month: month(&path.into_inner())?,
+        month: month_of(&state, &path.into_inner())?,
         through,
         game: crate::routes::game_filter(game)?,
         table_id,
@@ -295,6 +303,7 @@ async fn day_report<R: Serialize + Send + 'static>(
     to_csv: fn(&R) -> Result<String, reports::ReportError>,
     name: &str,
 ) -> Result<HttpResponse, ApiError> {
+    let day = gaming_day(&state, &day)?;
     let build = move |conn: &mut PgConnection, state: &AppState| {
         build(conn, &state.clock, day, &state.plans)
     };

@@ -13,7 +13,7 @@ use crate::state::AppState;
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct TaxQuery {
-    /// Quarter of gaming days, `YYYYQn` (e.g. `2026Q3`).
+    /// Quarter of gaming days: `YYYYQn` (e.g. `2026Q3`), `this` or `last`.
     pub quarter: String,
     /// `json` (default) or `csv`.
     pub format: Option<String>,
@@ -44,12 +44,8 @@ pub async fn report(
     query: web::Query<TaxQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let TaxQuery { quarter, format } = query.into_inner();
-    let parsed = Quarter::parse(&quarter).ok_or_else(|| {
-        ApiError::bad_request(
-            "invalid_query",
-            format!("quarter must be YYYYQn (e.g. 2026Q3), not `{quarter}`"),
-        )
-    })?;
+    let parsed = Quarter::parse_named(&quarter, &state.clock, chrono::Utc::now())
+        .map_err(|m| ApiError::bad_request("invalid_query", format!("quarter: {m}")))?;
     let rates = match &state.tax_rates {
         Some(table) => table.clone(),
         None => std::sync::Arc::new(RateTable::bundled()?),

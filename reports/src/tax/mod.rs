@@ -82,6 +82,10 @@ pub struct TaxReport {
     pub law_versions: Vec<String>,
     /// How a negative difference is treated.
     pub negative_base_rule: String,
+    /// The quarter has not ended yet: the base and the tax will still change.
+    pub provisional: bool,
+    /// Why it is provisional, in words; none when final.
+    pub provisional_note: Option<String>,
 }
 
 /// One category (partial base): the sums of its parts.
@@ -323,6 +327,12 @@ pub fn assess(
         due_date: due_date(quarter),
         law_versions,
         negative_base_rule: NEGATIVE_BASE_RULE.to_owned(),
+        provisional: chrono::Utc::now() < ends_at,
+        provisional_note: (chrono::Utc::now() < ends_at).then(|| {
+            format!(
+                "provisional: the quarter {quarter} is not over (its last gaming day ends at {ends_at}); the base and the tax will still change"
+            )
+        }),
     })
 }
 
@@ -551,6 +561,8 @@ struct CsvLine<'a> {
     law_version: String,
     tax_h: Option<i64>,
     due_date: Option<NaiveDate>,
+    /// The quarter is not over: the figures will still change.
+    provisional: bool,
 }
 
 /// The report as CSV (RFC 4180, UTF-8, CRLF): a `game` line per game and part, a `part` line
@@ -568,6 +580,7 @@ pub fn to_csv(report: &TaxReport) -> Result<String, ReportError> {
                 category: &c.category,
                 first_gaming_day: Some(p.first_gaming_day),
                 last_gaming_day: Some(p.last_gaming_day),
+                provisional: report.provisional,
                 ..CsvLine::default()
             };
             for g in &p.games {
@@ -619,6 +632,7 @@ pub fn to_csv(report: &TaxReport) -> Result<String, ReportError> {
             rounded_base_h: Some(c.rounded_base_h),
             negative_difference_h: Some(c.negative_difference_h),
             tax_h: Some(c.tax_h),
+            provisional: report.provisional,
             ..CsvLine::default()
         })
         .map_err(csv_err)?;
@@ -631,6 +645,7 @@ pub fn to_csv(report: &TaxReport) -> Result<String, ReportError> {
         law_version: report.law_versions.join("; "),
         tax_h: Some(report.total_tax_h),
         due_date: Some(report.due_date),
+        provisional: report.provisional,
         ..CsvLine::default()
     })
     .map_err(csv_err)?;

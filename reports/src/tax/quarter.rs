@@ -30,6 +30,23 @@ impl Quarter {
         Quarter::new(year.parse().ok()?, n.parse().ok()?)
     }
 
+    /// A quarter as people name it: `YYYYQn`, `this` (the quarter of today's gaming day) or
+    /// `last` (the one before it), relative to `now`.
+    pub fn parse_named(
+        text: &str,
+        clock: &GamingDayClock,
+        now: DateTime<Utc>,
+    ) -> Result<Quarter, String> {
+        let this = Quarter::of(clock.day_of(now));
+        match text {
+            "this" => Ok(this),
+            "last" => Ok(this.previous()),
+            other => Quarter::parse(other).ok_or_else(|| {
+                format!("`{other}` is not a quarter: YYYYQn (e.g. 2026Q3), this or last")
+            }),
+        }
+    }
+
     /// The quarter `day` is in.
     pub fn of(day: NaiveDate) -> Quarter {
         let n = (day.month() - 1) / 3 + 1;
