@@ -45,8 +45,24 @@ fn games() -> Value {
 pub fn apply(document: &mut Value, plans: &[String]) {
     let format = json!({"enum": ["json", "csv"]});
     let limit = json!({"minimum": 1, "maximum": 1000});
+    parameter(
+        document,
+        "daily_report",
+        "format",
+        &json!({"enum": ["json", "csv", "csv-cz", "xlsx"]}),
+    );
+    also_csv(document, "daily_report");
+    also_xlsx(document, "daily_report");
     for operation in [
         "daily_report",
+        "shoe_audit",
+        "fantasy_audit",
+        "time_collection_audit",
+        "table_audit",
+    ] {
+        parameter(document, operation, "lang", &json!({"enum": ["cs", "en"]}));
+    }
+    for operation in [
         "shoe_audit",
         "fantasy_audit",
         "time_collection_audit",

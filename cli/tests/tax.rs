@@ -469,7 +469,10 @@ async fn a_period_not_over_is_provisional_and_named_by_word() {
     );
     let (_, last) = get(&app, "/api/v1/reports/tax?quarter=last").await;
     assert_eq!(last["quarter"], this_quarter.previous().to_string());
-    assert_eq!((&last["provisional"], &last["provisional_note"]), (&json!(false), &Value::Null));
+    assert_eq!(
+        (&last["provisional"], &last["provisional_note"]),
+        (&json!(false), &Value::Null)
+    );
     let (_, csv) = get_text(&app, "/api/v1/reports/tax?quarter=this&format=csv").await;
     let header = csv.lines().next().unwrap();
     assert!(header.ends_with(",provisional"), "{header}");

@@ -228,6 +228,24 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     assert_eq!(total, 61_000);
     assert_eq!(games, vec!["Ruleta"; 4]);
 
+    // The daily report for people, read back by Python's csv module: the same payouts as the
+    // JSON (every line, games and tables).
+    let (_, daily) = get(&app, "/api/v1/reports/daily?day=2026-11-20").await;
+    let paid: i64 = daily["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["payouts_h"].as_i64().unwrap())
+        .sum();
+    let (s, people_daily) =
+        get_text(&app, "/api/v1/reports/daily?day=2026-11-20&format=csv-cz").await;
+    assert_eq!(s, 200, "{people_daily}");
+    let (total, games) = python_sum_of_koruny(&people_daily, "Vyplaceno (Kč)");
+    assert_eq!(total, paid);
+    assert!(games.iter().all(|g| g == "Ruleta"), "{games:?}");
+    let (s, b) = get(&app, "/api/v1/reports/shoes?day=2026-11-20&format=xlsx").await;
+    assert_error(s, &b, 400, "invalid_query");
+
     // XLSX: a workbook (a zip holding the sheet), its headings in English on request.
     let response = test::call_service(
         &app,

@@ -512,3 +512,88 @@ pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
         .map_err(|e| ReportError::Csv(e.to_string()))?;
     String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
 }
+
+/// The columns of the daily report for people.
+const PEOPLE_COLUMNS: [crate::sheet::Column; 16] = {
+    use crate::sheet::column;
+    [
+        column("gaming_day", "Herní den", "Gaming day"),
+        column("game", "Hra", "Game"),
+        column("table_id", "Stůl", "Table"),
+        column("rounds", "Kol", "Rounds"),
+        column("void_rounds", "Neplatných kol", "Void rounds"),
+        column("stakes_h", "Vsazeno (Kč)", "Staked (CZK)"),
+        column(
+            "returned_stakes_h",
+            "Vrácené sázky (Kč)",
+            "Stakes returned (CZK)",
+        ),
+        column("payouts_h", "Vyplaceno (Kč)", "Paid out (CZK)"),
+        column(
+            "ggr_h",
+            "Hrubý herní příjem (Kč)",
+            "Gross gaming revenue (CZK)",
+        ),
+        column("actual_rtp_pct", "Skutečné RTP (%)", "Actual RTP (%)"),
+        column(
+            "theoretical_rtp_pct",
+            "Teoretické RTP (%)",
+            "Theoretical RTP (%)",
+        ),
+        column("deviation_sd", "Odchylka (σ)", "Deviation (σ)"),
+        column("findings", "Nálezů", "Findings"),
+        column(
+            "findings_amount_h",
+            "Částka nálezů (Kč)",
+            "Findings' amount (CZK)",
+        ),
+        column("findings_open", "Otevřených nálezů", "Open findings"),
+        column("late_rounds", "Pozdě přijatých kol", "Rounds received late"),
+    ]
+};
+
+/// The daily report as a sheet for people: one line per game and per table, the plan's game
+/// names, amounts in koruny; the columns a person reads (the CSV for programs has them all).
+pub fn sheet(
+    report: &DailyReport,
+    plans: &rules::PlanBook,
+    language: crate::sheet::Language,
+) -> crate::sheet::Sheet {
+    use crate::sheet::Cell;
+    let number = |x: Option<f64>| x.map_or(Cell::Empty, Cell::Percent);
+    let rows = report
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                Cell::Day(report.gaming_day),
+                Cell::Coded {
+                    code: r.game.clone(),
+                    words: plans.game_name(&r.game).to_owned(),
+                },
+                r.table_id.clone().map_or_else(
+                    || Cell::Text(language.pick("celkem", "all tables").to_owned()),
+                    Cell::Text,
+                ),
+                Cell::Count(r.rounds),
+                Cell::Count(r.void_rounds),
+                Cell::Money(r.stakes_h),
+                Cell::Money(r.returned_stakes_h),
+                Cell::Money(r.payouts_h),
+                Cell::Money(r.ggr_h),
+                number(r.actual_rtp_pct),
+                number(r.theoretical_rtp_pct),
+                number(r.deviation_sd),
+                Cell::Count(r.findings),
+                Cell::Money(r.findings_amount_h),
+                Cell::Count(r.findings_open),
+                Cell::Count(r.late_rounds),
+            ]
+        })
+        .collect();
+    crate::sheet::Sheet {
+        name: format!("{} {}", language.pick("Den", "Day"), report.gaming_day),
+        columns: PEOPLE_COLUMNS.to_vec(),
+        rows,
+    }
+}

@@ -6,6 +6,7 @@ use diesel::PgConnection;
 use reports::daily::{self as daily_report, DailyReport};
 use reports::fantasy::{self as fantasy_report, FantasyAudit};
 use reports::monthly::{self as monthly_report, RtpReport, RtpRequest};
+use reports::sheet::{Language, Sheet};
 use reports::shoes::{self as shoe_report, ShoeAudit};
 use reports::table_audit::{self as table_report, TableAudit};
 use reports::time_audit::{self as time_report, TimeCollectionAudit};
@@ -13,6 +14,7 @@ use reports::wheels::{self as wheel_report, WheelStatistics};
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
+use crate::download::{self, Format};
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::{Authorized, State};
 use crate::state::AppState;
@@ -22,8 +24,11 @@ use crate::state::AppState;
 pub struct DailyQuery {
     /// Gaming day: `YYYY-MM-DD`, `today`, `yesterday` or `last` (the last that has closed).
     pub day: String,
-    /// `json` (default) or `csv`.
+    /// `json` (default) or `csv`; the daily report also `csv-cz` (for a spreadsheet in a
+    /// Czech office) and `xlsx`.
     pub format: Option<String>,
+    /// Headings and words of `csv-cz` and `xlsx`: `cs` (default) or `en`.
+    pub lang: Option<String>,
 }
 
 /// Daily per-game and per-table payout/RTP report: rounds, stakes, payouts, returned stakes,
@@ -35,16 +40,17 @@ pub async fn daily(
     Authorized { state, .. }: Authorized,
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let DailyQuery { day, format } = query.into_inner();
+    let DailyQuery { day, format, lang } = query.into_inner();
     let day = gaming_day(&state, &day)?;
     let build = move |conn: &mut PgConnection, state: &AppState| {
         daily_report::build(conn, &state.clock, day)
     };
-    report(
+    report_for_people(
         state,
-        format,
+        (format, lang),
         build,
         daily_report::to_csv,
+        Some(daily_report::sheet),
         format!("daily-{day}"),
     )
     .await
@@ -202,17 +208,6 @@ pub async fn month_page(
         .body(page))
 }
 
-fn wants_csv(format: Option<&str>) -> Result<bool, ApiError> {
-    match format {
-        None | Some("json") => Ok(false),
-        Some("csv") => Ok(true),
-        Some(other) => Err(ApiError::bad_request(
-            "invalid_query",
-            format!("format must be json or csv, not `{other}`"),
-        )),
-    }
-}
-
 /// Shoe audit of a gaming day: every blackjack shoe with a round in the day, its cards counted
 /// across its rounds from the shuffle, and any card dealt more often than the shoe holds it.
 #[utoipa::path(operation_id = "shoe_audit", get, tag = "reports", params(DailyQuery),
@@ -293,7 +288,7 @@ pub async fn table_audit(
 /// An audit of one gaming day that follows tables across rounds.
 async fn day_report<R: Serialize + Send + 'static>(
     state: State,
-    DailyQuery { day, format }: DailyQuery,
+    DailyQuery { day, format, .. }: DailyQuery,
     build: fn(
         &mut PgConnection,
         &reports::GamingDayClock,
@@ -310,6 +305,9 @@ async fn day_report<R: Serialize + Send + 'static>(
     report(state, format, build, to_csv, format!("{name}-{day}")).await
 }
 
+/// A report's sheet for people, in a language.
+type PeopleSheet<R> = fn(&R, &rules::PlanBook, Language) -> Sheet;
+
 /// A report built off the async workers, answered as JSON or, when asked for, as a CSV file
 /// named `dozor-<file>.csv`.
 pub(super) async fn report<R, E>(
@@ -324,18 +322,51 @@ where
     E: Send + 'static,
     ApiError: From<E>,
 {
-    let csv = wants_csv(format.as_deref())?;
+    report_for_people(state, (format, None), build, to_csv, None, file).await
+}
+
+/// [`report`], also as a sheet for people (`csv-cz`, `xlsx`) when the report has one.
+async fn report_for_people<R, E>(
+    state: State,
+    (format, lang): (Option<String>, Option<String>),
+    build: impl FnOnce(&mut PgConnection, &AppState) -> Result<R, E> + Send + 'static,
+    to_csv: fn(&R) -> Result<String, reports::ReportError>,
+    to_sheet: Option<PeopleSheet<R>>,
+    file: String,
+) -> Result<HttpResponse, ApiError>
+where
+    R: Serialize + Send + 'static,
+    E: Send + 'static,
+    ApiError: From<E>,
+{
+    let format = Format::parse(format.as_deref())?;
+    let language = download::language(lang.as_deref())?;
+    let people = matches!(format, Format::CsvCz | Format::Xlsx);
+    if people && to_sheet.is_none() {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "this report is answered as json or csv",
+        ));
+    }
+    let plans = state.plans.clone();
     let report =
         web::block(move || -> Result<_, ApiError> { Ok(build(&mut *state.conn()?, &state)?) })
             .await??;
-    if !csv {
-        return Ok(HttpResponse::Ok().json(report));
+    match (format, to_sheet) {
+        (Format::Json, _) => Ok(HttpResponse::Ok().json(report)),
+        (Format::Csv, _) => Ok(HttpResponse::Ok()
+            .content_type("text/csv; charset=utf-8")
+            .insert_header((
+                "Content-Disposition",
+                format!("attachment; filename=\"dozor-{file}.csv\""),
+            ))
+            .body(to_csv(&report)?)),
+        (people, Some(to_sheet)) => download::sheet_file(
+            &to_sheet(&report, &plans, language),
+            people,
+            language,
+            &file,
+        ),
+        (_, None) => Err(ApiError::internal("a report without a sheet for people")),
     }
-    Ok(HttpResponse::Ok()
-        .content_type("text/csv; charset=utf-8")
-        .insert_header((
-            "Content-Disposition",
-            format!("attachment; filename=\"dozor-{file}.csv\""),
-        ))
-        .body(to_csv(&report)?))
 }

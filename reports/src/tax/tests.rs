@@ -181,13 +181,15 @@ fn a_negative_difference_is_a_zero_base_and_a_rate_change_splits_the_category() 
     assert_eq!(lines.len(), 1 + (2 + 1) + (1 + 1) + 1 + (1 + 1) + 1 + 1);
     assert!(lines[0].starts_with("quarter,level,category,game,"));
     assert!(
-        lines.contains(&"2026Q3,part,house,,2026-08-15,2026-09-30,,,1000000,0,36000000,-35000000,,,,,0,0,35000000,3000,v2026,0,"),
+        lines.contains(&"2026Q3,part,house,,2026-08-15,2026-09-30,,,1000000,0,36000000,-35000000,,,,,0,0,35000000,3000,v2026,0,,false"),
         "{csv}"
     );
     assert_eq!(
         lines.last().unwrap(),
-        &"2026Q3,total,,,2026-07-01,2026-09-30,,,,,,,,,,,,,,,v2017; v2026,36800,2026-10-26"
+        &"2026Q3,total,,,2026-07-01,2026-09-30,,,,,,,,,,,,,,,v2017; v2026,36800,2026-10-26,false"
     );
+    // 2026Q3 ended before today: final.
+    assert!(!report.provisional && report.provisional_note.is_none());
 }
 
 #[test]
