@@ -45,20 +45,25 @@ fn games() -> Value {
 pub fn apply(document: &mut Value, plans: &[String]) {
     let format = json!({"enum": ["json", "csv"]});
     let limit = json!({"minimum": 1, "maximum": 1000});
-    parameter(
-        document,
-        "daily_report",
-        "format",
-        &json!({"enum": ["json", "csv", "csv-cz", "xlsx"]}),
-    );
-    also_csv(document, "daily_report");
-    also_xlsx(document, "daily_report");
+    // Reports that also come as a sheet for people.
+    for operation in ["daily_report", "rtp_report", "tax_report"] {
+        parameter(
+            document,
+            operation,
+            "format",
+            &json!({"enum": ["json", "csv", "csv-cz", "xlsx"]}),
+        );
+        also_csv(document, operation);
+        also_xlsx(document, operation);
+    }
     for operation in [
         "daily_report",
         "shoe_audit",
         "fantasy_audit",
         "time_collection_audit",
         "table_audit",
+        "rtp_report",
+        "tax_report",
     ] {
         parameter(document, operation, "lang", &json!({"enum": ["cs", "en"]}));
     }
@@ -68,8 +73,6 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         "time_collection_audit",
         "table_audit",
         "wheel_statistics",
-        "rtp_report",
-        "tax_report",
     ] {
         parameter(document, operation, "format", &format);
         also_csv(document, operation);

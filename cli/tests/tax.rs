@@ -478,6 +478,29 @@ async fn a_period_not_over_is_provisional_and_named_by_word() {
     assert!(header.ends_with(",provisional"), "{header}");
     assert!(csv.lines().skip(1).all(|l| l.ends_with(",true")), "{csv}");
 
+    // For a Czech office: `;`, koruny with a decimal comma; the total line is the JSON's total.
+    let (status, people) = get_text(&app, "/api/v1/reports/tax?quarter=last&format=csv-cz").await;
+    assert_eq!(status, 200, "{people}");
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .from_reader(people.trim_start_matches('\u{feff}').as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let tax_column = header.iter().position(|h| h == "Daň (Kč)").unwrap();
+    let total_line = reader.records().map(Result::unwrap).last().unwrap();
+    let koruny = total_line[tax_column].replace(',', "");
+    assert_eq!(
+        koruny.parse::<i64>().unwrap(),
+        last["total_tax_h"].as_i64().unwrap()
+    );
+    assert_eq!(&total_line[1], "Daň celkem");
+    let (status, month_sheet) =
+        get_text(&app, "/api/v1/reports/rtp?month=this&format=csv-cz&lang=en").await;
+    assert_eq!(status, 200, "{month_sheet}");
+    assert!(
+        month_sheet.starts_with("\u{feff}Gaming day;Game;Table;"),
+        "{month_sheet}"
+    );
+
     let (_, month) = get(&app, "/api/v1/reports/rtp?month=this").await;
     assert_eq!(month["provisional"], true, "{month}");
     let (_, page) = get_text(&app, "/reports/month/this").await;

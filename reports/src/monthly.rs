@@ -693,3 +693,96 @@ pub fn to_csv(report: &RtpReport) -> Result<String, ReportError> {
         .map_err(|e| ReportError::Csv(e.to_string()))?;
     String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
 }
+
+/// The columns of the month's report for people.
+const PEOPLE_COLUMNS: [crate::sheet::Column; 14] = {
+    use crate::sheet::column;
+    [
+        column("gaming_day", "Herní den", "Gaming day"),
+        column("game", "Hra", "Game"),
+        column("table_id", "Stůl", "Table"),
+        column("rounds", "Kol", "Rounds"),
+        column("stakes_h", "Vsazeno (Kč)", "Staked (CZK)"),
+        column("payouts_h", "Vyplaceno (Kč)", "Paid out (CZK)"),
+        column(
+            "ggr_h",
+            "Hrubý herní příjem (Kč)",
+            "Gross gaming revenue (CZK)",
+        ),
+        column("actual_rtp_pct", "Skutečné RTP (%)", "Actual RTP (%)"),
+        column(
+            "theoretical_rtp_pct",
+            "Teoretické RTP (%)",
+            "Theoretical RTP (%)",
+        ),
+        column("deviation_sd", "Odchylka (σ)", "Deviation (σ)"),
+        column("flagged", "Mimo ±3σ", "Beyond ±3σ"),
+        column("findings", "Nálezů", "Findings"),
+        column(
+            "findings_amount_h",
+            "Částka nálezů (Kč)",
+            "Findings' amount (CZK)",
+        ),
+        column("provisional", "Předběžné", "Provisional"),
+    ]
+};
+
+/// The month's report as a sheet for people: the month's lines (each game, then its tables),
+/// then each day's, with the plan's game names and amounts in koruny.
+pub fn sheet(
+    report: &RtpReport,
+    plans: &rules::PlanBook,
+    language: crate::sheet::Language,
+) -> crate::sheet::Sheet {
+    use crate::sheet::Cell;
+    let yes_no = |b: bool| {
+        Cell::Text(
+            if b {
+                language.pick("ano", "yes")
+            } else {
+                language.pick("ne", "no")
+            }
+            .to_owned(),
+        )
+    };
+    let rows = report
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.gaming_day.map_or_else(
+                    || Cell::Text(language.pick("celý měsíc", "the month").to_owned()),
+                    Cell::Day,
+                ),
+                Cell::Coded {
+                    code: r.game.clone(),
+                    words: plans.game_name(&r.game).to_owned(),
+                },
+                r.table_id.clone().map_or_else(
+                    || Cell::Text(language.pick("celkem", "all tables").to_owned()),
+                    Cell::Text,
+                ),
+                Cell::Count(r.rounds),
+                Cell::Money(r.stakes_h),
+                Cell::Money(r.payouts_h),
+                Cell::Money(r.ggr_h),
+                r.actual_rtp_pct.map_or(Cell::Empty, Cell::Percent),
+                r.theoretical_rtp_pct.map_or(Cell::Empty, Cell::Percent),
+                r.deviation
+                    .as_ref()
+                    .map_or(Cell::Empty, |d| Cell::Percent(d.deviation_sd)),
+                r.deviation
+                    .as_ref()
+                    .map_or(Cell::Empty, |d| yes_no(d.flagged)),
+                Cell::Count(r.findings.count),
+                Cell::Money(r.findings.amount_h),
+                yes_no(report.provisional),
+            ]
+        })
+        .collect();
+    crate::sheet::Sheet {
+        name: format!("RTP {}", report.month),
+        columns: PEOPLE_COLUMNS.to_vec(),
+        rows,
+    }
+}

@@ -102,8 +102,10 @@ pub struct RtpQuery {
     pub game: Option<String>,
     /// Only this table.
     pub table_id: Option<String>,
-    /// `json` (default) or `csv`.
+    /// `json` (default), `csv`, `csv-cz` (for a spreadsheet in a Czech office) or `xlsx`.
     pub format: Option<String>,
+    /// Headings and words of `csv-cz` and `xlsx`: `cs` (default) or `en`.
+    pub lang: Option<String>,
 }
 
 /// A gaming day as the query names it (a date or a word), by the server's clock.
@@ -149,11 +151,13 @@ pub async fn rtp(
     let build = move |conn: &mut PgConnection, state: &AppState| {
         monthly_report::build(conn, &state.clock, &request)
     };
-    report(
+    let RtpQuery { format, lang, .. } = query.into_inner();
+    report_for_people(
         state,
-        query.into_inner().format,
+        (format, lang),
         build,
         monthly_report::to_csv,
+        Some(monthly_report::sheet),
         file,
     )
     .await
@@ -306,7 +310,7 @@ async fn day_report<R: Serialize + Send + 'static>(
 }
 
 /// A report's sheet for people, in a language.
-type PeopleSheet<R> = fn(&R, &rules::PlanBook, Language) -> Sheet;
+pub(super) type PeopleSheet<R> = fn(&R, &rules::PlanBook, Language) -> Sheet;
 
 /// A report built off the async workers, answered as JSON or, when asked for, as a CSV file
 /// named `dozor-<file>.csv`.
@@ -326,7 +330,7 @@ where
 }
 
 /// [`report`], also as a sheet for people (`csv-cz`, `xlsx`) when the report has one.
-async fn report_for_people<R, E>(
+pub(super) async fn report_for_people<R, E>(
     state: State,
     (format, lang): (Option<String>, Option<String>),
     build: impl FnOnce(&mut PgConnection, &AppState) -> Result<R, E> + Send + 'static,

@@ -15,8 +15,10 @@ use crate::state::AppState;
 pub struct TaxQuery {
     /// Quarter of gaming days: `YYYYQn` (e.g. `2026Q3`), `this` or `last`.
     pub quarter: String,
-    /// `json` (default) or `csv`.
+    /// `json` (default), `csv`, `csv-cz` (for a spreadsheet in a Czech office) or `xlsx`.
     pub format: Option<String>,
+    /// Headings and words of `csv-cz` and `xlsx`: `cs` (default) or `en`.
+    pub lang: Option<String>,
 }
 
 impl From<TaxError> for ApiError {
@@ -43,7 +45,11 @@ pub async fn report(
     Authorized { state, .. }: Authorized,
     query: web::Query<TaxQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let TaxQuery { quarter, format } = query.into_inner();
+    let TaxQuery {
+        quarter,
+        format,
+        lang,
+    } = query.into_inner();
     let parsed = Quarter::parse_named(&quarter, &state.clock, chrono::Utc::now())
         .map_err(|m| ApiError::bad_request("invalid_query", format!("quarter: {m}")))?;
     let rates = match &state.tax_rates {
@@ -55,5 +61,13 @@ pub async fn report(
     let build = move |conn: &mut diesel::PgConnection, state: &AppState| {
         tax::build(conn, &state.clock, parsed, &rates)
     };
-    super::reports::report(state, format, build, tax::to_csv, format!("tax-{parsed}")).await
+    super::reports::report_for_people(
+        state,
+        (format, lang),
+        build,
+        tax::to_csv,
+        Some(tax::sheet),
+        format!("tax-{parsed}"),
+    )
+    .await
 }

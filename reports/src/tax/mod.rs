@@ -657,3 +657,105 @@ pub fn to_csv(report: &TaxReport) -> Result<String, ReportError> {
 
 #[cfg(test)]
 mod tests;
+
+/// The columns of the tax report for people.
+const PEOPLE_COLUMNS: [crate::sheet::Column; 13] = {
+    use crate::sheet::column;
+    [
+        column("quarter", "Čtvrtletí", "Quarter"),
+        column("category", "Dílčí základ", "Partial base"),
+        column("first_gaming_day", "Od herního dne", "From gaming day"),
+        column("last_gaming_day", "Do herního dne", "To gaming day"),
+        column("stakes_h", "Vsazeno (Kč)", "Staked (CZK)"),
+        column(
+            "returned_stakes_h",
+            "Vrácené sázky (Kč)",
+            "Stakes returned (CZK)",
+        ),
+        column("wins_h", "Vyplacené výhry (Kč)", "Wins paid (CZK)"),
+        column("difference_h", "Rozdíl (Kč)", "Difference (CZK)"),
+        column(
+            "rounded_base_h",
+            "Základ zaokrouhlený (Kč)",
+            "Base, rounded (CZK)",
+        ),
+        column("rate_pct", "Sazba (%)", "Rate (%)"),
+        column("tax_h", "Daň (Kč)", "Tax (CZK)"),
+        column("due_date", "Splatnost", "Due"),
+        column("provisional", "Předběžné", "Provisional"),
+    ]
+};
+
+/// The quarter's tax as a sheet for people: a line per partial base and rate, a line per
+/// category and the total.
+pub fn sheet(
+    report: &TaxReport,
+    _plans: &rules::PlanBook,
+    language: crate::sheet::Language,
+) -> crate::sheet::Sheet {
+    use crate::sheet::Cell;
+    let provisional = Cell::Text(
+        if report.provisional {
+            language.pick("ano", "yes")
+        } else {
+            language.pick("ne", "no")
+        }
+        .to_owned(),
+    );
+    let mut rows = Vec::new();
+    for c in &report.categories {
+        for p in &c.parts {
+            rows.push(vec![
+                Cell::Text(report.quarter.clone()),
+                Cell::Text(c.name.clone()),
+                Cell::Day(p.first_gaming_day),
+                Cell::Day(p.last_gaming_day),
+                Cell::Money(p.stakes_h),
+                Cell::Money(p.returned_stakes_h),
+                Cell::Money(p.wins_h),
+                Cell::Money(p.difference_h),
+                Cell::Money(p.rounded_base_h),
+                // Basis points: 2 300 = 23 %.
+                Cell::Percent(f64::from(p.rate_bp) / 100.0),
+                Cell::Money(p.tax_h),
+                Cell::Empty,
+                provisional.clone(),
+            ]);
+        }
+        rows.push(vec![
+            Cell::Text(report.quarter.clone()),
+            Cell::Text(format!("{} — {}", c.name, language.pick("celkem", "total"))),
+            Cell::Day(report.first_gaming_day),
+            Cell::Day(report.last_gaming_day),
+            Cell::Money(c.stakes_h),
+            Cell::Money(c.returned_stakes_h),
+            Cell::Money(c.wins_h),
+            Cell::Money(c.difference_h),
+            Cell::Money(c.rounded_base_h),
+            Cell::Empty,
+            Cell::Money(c.tax_h),
+            Cell::Empty,
+            provisional.clone(),
+        ]);
+    }
+    rows.push(vec![
+        Cell::Text(report.quarter.clone()),
+        Cell::Text(language.pick("Daň celkem", "Total tax").to_owned()),
+        Cell::Day(report.first_gaming_day),
+        Cell::Day(report.last_gaming_day),
+        Cell::Empty,
+        Cell::Empty,
+        Cell::Empty,
+        Cell::Empty,
+        Cell::Empty,
+        Cell::Empty,
+        Cell::Money(report.total_tax_h),
+        Cell::Day(report.due_date),
+        provisional,
+    ]);
+    crate::sheet::Sheet {
+        name: format!("{} {}", language.pick("Daň", "Tax"), report.quarter),
+        columns: PEOPLE_COLUMNS.to_vec(),
+        rows,
+    }
+}
