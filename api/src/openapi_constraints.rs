@@ -64,6 +64,7 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         "table_audit",
         "rtp_report",
         "tax_report",
+        "month_page",
     ] {
         parameter(document, operation, "lang", &json!({"enum": ["cs", "en"]}));
     }

@@ -503,8 +503,16 @@ async fn a_period_not_over_is_provisional_and_named_by_word() {
 
     let (_, month) = get(&app, "/api/v1/reports/rtp?month=this").await;
     assert_eq!(month["provisional"], true, "{month}");
-    let (_, page) = get_text(&app, "/reports/month/this").await;
+    let (_, page) = get_text(&app, "/reports/month/this?lang=en").await;
     assert!(page.contains("PROVISIONAL — "), "{page}");
+    // Czech unless asked otherwise.
+    let (_, page) = get_text(&app, "/reports/month/this").await;
+    assert!(
+        page.contains("<html lang=\"cs\">")
+            && page.contains("Výplaty a RTP")
+            && page.contains("PŘEDBĚŽNÉ — "),
+        "{page}"
+    );
     let (_, october) = get(&app, "/api/v1/reports/rtp?month=2026-10").await;
     assert_eq!(october["provisional"], false);
     for day in ["today", "yesterday", "last"] {

@@ -9,6 +9,7 @@ use chrono::NaiveDate;
 use rules::money::format_czk;
 
 use crate::monthly::{KindRow, RtpReport, RtpRow};
+use crate::sheet::Language;
 
 const STYLE: &str = "
 @page { size: A4; margin: 14mm 12mm; }
@@ -101,7 +102,14 @@ fn thousands(n: i64) -> String {
 }
 
 /// Renders the page.
+/// The page in English (the nightly job's sealed copy, the command line's default).
 pub fn render(report: &RtpReport) -> String {
+    render_in(report, Language::English)
+}
+
+/// The page in `l`: Czech or English.
+pub fn render_in(report: &RtpReport, l: Language) -> String {
+    let w = |cs: &'static str, en: &'static str| l.pick(cs, en);
     let mut html = String::with_capacity(64 * 1024);
     let scope = match (&report.game, &report.table_id) {
         (None, None) => String::new(),
@@ -110,33 +118,45 @@ pub fn render(report: &RtpReport) -> String {
             game.as_deref().map(esc).unwrap_or_default(),
             table
                 .as_deref()
-                .map(|t| format!(" table {}", esc(t)))
+                .map(|t| format!(" {} {}", w("stůl", "table"), esc(t)))
                 .unwrap_or_default()
         ),
     };
     let _ = write!(
         html,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+        "<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\">\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>dozor — payouts and RTP, {month}{scope}</title><style>{STYLE}</style></head><body>\
-         <h1>Payouts and RTP, {month}{scope}</h1>\
-         <p class=\"meta\">Gaming days {first} to {through} (Europe/Prague, from {hour:02}:00). \
-         Theoretical RTP is that of the bets actually placed; z is the deviation of the payouts \
-         from it in standard deviations, <span class=\"bad\">red</span> beyond ±{flag}σ. A flag \
-         means something once the skewness of the summed payouts is at most {skew}: until then \
-         the cell says how many rounds that needs.</p>",
+         <title>dozor — {title}, {month}{scope}</title><style>{STYLE}</style></head><body>\
+         <h1>{title}, {month}{scope}</h1><p class=\"meta\">{meta}</p>",
+        lang = l.code(),
+        title = w("Výplaty a RTP", "Payouts and RTP"),
+        meta = match l {
+            Language::Czech => format!(
+                "Herní dny {} až {} (Europe/Prague, od {:02}:00). Teoretické RTP je RTP skutečně \
+                 vsazených sázek; z je odchylka výplat od něj ve směrodatných odchylkách, \
+                 <span class=\"bad\">červeně</span> za ±{}σ. Označení má smysl, až šikmost \
+                 sečtených výplat klesne na {}: do té doby buňka říká, kolik kol je potřeba.",
+                report.first_day, report.through_day, report.gaming_day_start_hour,
+                report.flag_sd, report.skewness_limit
+            ),
+            Language::English => format!(
+                "Gaming days {} to {} (Europe/Prague, from {:02}:00). Theoretical RTP is that of \
+                 the bets actually placed; z is the deviation of the payouts from it in standard \
+                 deviations, <span class=\"bad\">red</span> beyond ±{}σ. A flag means something \
+                 once the skewness of the summed payouts is at most {}: until then the cell says \
+                 how many rounds that needs.",
+                report.first_day, report.through_day, report.gaming_day_start_hour,
+                report.flag_sd, report.skewness_limit
+            ),
+        },
         month = esc(&report.month),
-        first = report.first_day,
-        through = report.through_day,
-        hour = report.gaming_day_start_hour,
-        flag = report.flag_sd,
-        skew = report.skewness_limit,
     );
     if let Some(note) = &report.provisional_note {
         let _ = write!(
             html,
-            "<p class=\"bad\" role=\"status\">PROVISIONAL — {}</p>",
+            "<p class=\"bad\" role=\"status\">{} — {}</p>",
+            w("PŘEDBĚŽNÉ", "PROVISIONAL"),
             esc(note)
         );
     }
@@ -146,15 +166,27 @@ pub fn render(report: &RtpReport) -> String {
         .filter(|r| r.gaming_day.is_none() && r.table_id.is_none())
         .collect();
     if month_games.iter().all(|r| r.rounds == 0) {
-        html.push_str("<p class=\"bad\">No rounds were played in these gaming days.</p>");
+        let _ = write!(
+            html,
+            "<p class=\"bad\">{}</p>",
+            w(
+                "V těchto herních dnech se nehrálo.",
+                "No rounds were played in these gaming days."
+            )
+        );
     }
-    summary_table(&mut html, &month_games);
-    html.push_str("<h2>Actual against theoretical RTP, day by day</h2>");
-    html.push_str(
-        "<p class=\"legend\"><span><i class=\"swatch\" style=\"background:#1f5fa8\"></i>actual RTP</span>\
-         <span><i class=\"swatch\" style=\"background:#444;height:1px\"></i>theoretical RTP</span>\
-         <span><i class=\"swatch\" style=\"background:#cfe0f3\"></i>±3σ band</span>\
-         <span><i class=\"swatch\" style=\"background:#b3261e\"></i>beyond 3σ</span></p>",
+    summary_table(&mut html, &month_games, l);
+    let _ = write!(
+        html,
+        "<h2>{}</h2><p class=\"legend\"><span><i class=\"swatch\" style=\"background:#1f5fa8\"></i>{}</span>\
+         <span><i class=\"swatch\" style=\"background:#444;height:1px\"></i>{}</span>\
+         <span><i class=\"swatch\" style=\"background:#cfe0f3\"></i>{}</span>\
+         <span><i class=\"swatch\" style=\"background:#b3261e\"></i>{}</span></p>",
+        w("Skutečné proti teoretickému RTP, den po dni", "Actual against theoretical RTP, day by day"),
+        w("skutečné RTP", "actual RTP"),
+        w("teoretické RTP", "theoretical RTP"),
+        w("pásmo ±3σ", "±3σ band"),
+        w("za 3σ", "beyond 3σ"),
     );
     let days: Vec<NaiveDate> = report
         .first_day
@@ -175,21 +207,31 @@ pub fn render(report: &RtpReport) -> String {
         }
     }
     if charted == 0 {
-        html.push_str("<p class=\"muted\">No game against the house was played.</p>");
+        let _ = write!(
+            html,
+            "<p class=\"muted\">{}</p>",
+            w(
+                "Nehrála se žádná hra proti kasinu.",
+                "No game against the house was played."
+            )
+        );
     }
-    ggr_chart(&mut html, report);
-    findings_section(&mut html, report, &days);
-    kinds_table(&mut html, &report.kinds);
+    ggr_chart(&mut html, report, l);
+    findings_section(&mut html, report, &days, l);
+    kinds_table(&mut html, &report.kinds, l);
     html.push_str("</body></html>\n");
     html
 }
 
-fn summary_table(html: &mut String, games: &[&RtpRow]) {
-    html.push_str(
+fn summary_table(html: &mut String, games: &[&RtpRow], l: Language) {
+    html.push_str(l.pick(
+        "<section><h2>Měsíc podle her</h2><table><tr><th class=\"l\">hra</th><th>kol</th>\
+         <th>vsazeno (Kč)</th><th>vyplaceno (Kč)</th><th>GGR (Kč)</th><th>skutečné RTP</th><th>teoretické</th>\
+         <th>z (σ)</th><th>nálezy (otevřené)</th></tr>",
         "<section><h2>Month by game</h2><table><tr><th class=\"l\">game</th><th>rounds</th>\
          <th>stakes (Kč)</th><th>payouts (Kč)</th><th>GGR (Kč)</th><th>actual RTP</th><th>theoretical</th>\
          <th>z (σ)</th><th>findings (open)</th></tr>",
-    );
+    ));
     for r in games {
         let flagged = r.deviation.is_some_and(|d| d.flagged);
         let _ = write!(
@@ -389,15 +431,21 @@ fn trim_number(v: f64) -> String {
 }
 
 /// Horizontal bars of each table's GGR for the month, losses to the left of zero.
-fn ggr_chart(html: &mut String, report: &RtpReport) {
+fn ggr_chart(html: &mut String, report: &RtpReport, l: Language) {
     let tables: Vec<&RtpRow> = report
         .rows
         .iter()
         .filter(|r| r.gaming_day.is_none() && r.table_id.is_some())
         .collect();
-    html.push_str("<section><h2>GGR per table</h2>");
+    html.push_str(l.pick(
+        "<section><h2>GGR podle stolů</h2>",
+        "<section><h2>GGR per table</h2>",
+    ));
     if tables.is_empty() {
-        html.push_str("<p class=\"muted\">No tables.</p></section>");
+        html.push_str(l.pick(
+            "<p class=\"muted\">Žádné stoly.</p></section>",
+            "<p class=\"muted\">No tables.</p></section>",
+        ));
         return;
     }
     let max = tables
@@ -449,8 +497,8 @@ fn ggr_chart(html: &mut String, report: &RtpReport) {
 }
 
 /// Findings per day (all games) as bars, and by kind: count, amount, open.
-fn findings_section(html: &mut String, report: &RtpReport, days: &[NaiveDate]) {
-    html.push_str("<section><h2>Findings</h2>");
+fn findings_section(html: &mut String, report: &RtpReport, days: &[NaiveDate], l: Language) {
+    html.push_str(l.pick("<section><h2>Nálezy</h2>", "<section><h2>Findings</h2>"));
     let mut per_day: BTreeMap<NaiveDate, (i64, i64)> = BTreeMap::new();
     for r in report.rows.iter().filter(|r| r.table_id.is_none()) {
         if let Some(day) = r.gaming_day {
@@ -461,7 +509,10 @@ fn findings_section(html: &mut String, report: &RtpReport, days: &[NaiveDate]) {
     }
     let max = per_day.values().map(|v| v.0).max().unwrap_or(0);
     if max == 0 {
-        html.push_str("<p class=\"ok\">No findings in these gaming days.</p></section>");
+        html.push_str(l.pick(
+            "<p class=\"ok\">V těchto herních dnech žádné nálezy.</p></section>",
+            "<p class=\"ok\">No findings in these gaming days.</p></section>",
+        ));
         return;
     }
     let step = nice_step((max as f64 / 4.0).max(1.0));
@@ -494,13 +545,14 @@ fn findings_section(html: &mut String, report: &RtpReport, days: &[NaiveDate]) {
             y(0.0) - y(*open as f64),
         );
     }
-    html.push_str(
+    html.push_str(l.pick(
+        "</svg><p class=\"legend\"><span><i class=\"swatch\" style=\"background:#e8a33d\"></i>nálezy</span>\
+         <span><i class=\"swatch\" style=\"background:#b3261e\"></i>z nich otevřené</span></p>\
+         <table><tr><th class=\"l\">hra</th><th class=\"l\">druh</th><th>počet</th><th>částka (Kč)</th><th>otevřené</th></tr>",
         "</svg><p class=\"legend\"><span><i class=\"swatch\" style=\"background:#e8a33d\"></i>findings</span>\
-         <span><i class=\"swatch\" style=\"background:#b3261e\"></i>of them open</span></p>",
-    );
-    html.push_str(
-        "<table><tr><th class=\"l\">game</th><th class=\"l\">kind</th><th>count</th><th>amount (Kč)</th><th>open</th></tr>",
-    );
+         <span><i class=\"swatch\" style=\"background:#b3261e\"></i>of them open</span></p>\
+         <table><tr><th class=\"l\">game</th><th class=\"l\">kind</th><th>count</th><th>amount (Kč)</th><th>open</th></tr>",
+    ));
     for r in report
         .rows
         .iter()
@@ -511,7 +563,7 @@ fn findings_section(html: &mut String, report: &RtpReport, days: &[NaiveDate]) {
                 html,
                 "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&r.game),
-                esc(kind),
+                esc(&crate::words::finding_kind_code(kind, l)),
                 k.count,
                 money(k.amount_h),
                 k.open
@@ -521,12 +573,15 @@ fn findings_section(html: &mut String, report: &RtpReport, days: &[NaiveDate]) {
     html.push_str("</table></section>");
 }
 
-fn kinds_table(html: &mut String, kinds: &[KindRow]) {
-    html.push_str(
+fn kinds_table(html: &mut String, kinds: &[KindRow], l: Language) {
+    html.push_str(l.pick(
+        "<section><h2>Podle druhu sázky (všechny stoly)</h2><table><tr><th class=\"l\">hra</th>\
+         <th class=\"l\">druh sázky</th><th>kol</th><th>sázek</th><th>vsazeno (Kč)</th><th>vyplaceno (Kč)</th>\
+         <th>skutečné RTP</th><th>teoretické</th><th>z (σ)</th></tr>",
         "<section><h2>By bet kind (all tables)</h2><table><tr><th class=\"l\">game</th>\
          <th class=\"l\">bet kind</th><th>rounds</th><th>bets</th><th>stakes (Kč)</th><th>payouts (Kč)</th>\
          <th>actual RTP</th><th>theoretical</th><th>z (σ)</th></tr>",
-    );
+    ));
     for k in kinds.iter().filter(|k| k.table_id.is_none()) {
         let flagged = k.deviation.is_some_and(|d| d.flagged);
         let _ = write!(

@@ -172,6 +172,8 @@ pub struct PageQuery {
     pub game: Option<String>,
     /// Only this table.
     pub table_id: Option<String>,
+    /// `cs` (default) or `en`.
+    pub lang: Option<String>,
 }
 
 /// The monthly RTP report as a page to read and print (A4): actual against theoretical RTP per
@@ -191,7 +193,9 @@ pub async fn month_page(
         through,
         game,
         table_id,
+        lang,
     } = query.into_inner();
+    let language = download::language(lang.as_deref())?;
     let request = RtpRequest {
         month: month_of(&state, &path.into_inner())?,
         through,
@@ -200,7 +204,7 @@ pub async fn month_page(
     };
     let page = web::block(move || -> Result<_, ApiError> {
         let report = monthly_report::build(&mut *state.conn()?, &state.clock, &request)?;
-        Ok(reports::month_page::render(&report))
+        Ok(reports::month_page::render_in(&report, language))
     })
     .await??;
     Ok(HttpResponse::Ok()
