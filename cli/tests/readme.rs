@@ -113,6 +113,30 @@ fn the_readmes_month_is_accepted_whole_once_and_gives_a_valid_package() {
     );
     assert_eq!(last_seq_nos(), before);
 
+    // A day of the month for a Czech office, from the command line.
+    let daily = site
+        .dozor()
+        .args([
+            "report",
+            "daily",
+            "--day",
+            "2026-10-05",
+            "--format",
+            "csv-cz",
+        ])
+        .succeeds();
+    let text = String::from_utf8(daily.stdout).unwrap();
+    assert!(
+        text.starts_with("\u{feff}Herní den;Hra;Stůl;") && text.contains(";Ruleta;R01;"),
+        "{text}"
+    );
+    let no_file = site
+        .dozor()
+        .args(["report", "daily", "--day", "2026-10-05", "--format", "xlsx"])
+        .output()
+        .unwrap();
+    assert_eq!(no_file.status.code(), Some(2));
+
     // The package of the month, and the validator's word on it.
     let out_dir = tempfile::tempdir().unwrap();
     let mut mf = readme_command("report mf --month");

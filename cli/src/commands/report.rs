@@ -68,9 +68,13 @@ struct MonthArgs {
 /// How a report is written, and where.
 #[derive(Debug, clap::Args)]
 struct Output {
-    /// `csv` or `json`.
+    /// `csv` or `json`; the daily report also `csv-cz` (for a spreadsheet in a Czech office:
+    /// `;`, koruny with a decimal comma, the plan's game names) and `xlsx` (with `--out`).
     #[arg(long, default_value = "csv")]
     format: String,
+    /// Headings and words of `csv-cz` and `xlsx`: `cs` or `en`.
+    #[arg(long, default_value = "cs")]
+    lang: String,
     /// Write to this file instead of standard output.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -83,6 +87,45 @@ impl Output {
             "csv" => Ok(true),
             "json" => Ok(false),
             other => anyhow::bail!("--format must be csv or json, not `{other}`"),
+        }
+    }
+
+    /// Whether a sheet for people is asked for (`csv-cz`, `xlsx`), checked before any work.
+    fn people(&self) -> anyhow::Result<Option<reports::sheet::Language>> {
+        match self.format.as_str() {
+            "csv-cz" | "xlsx" => {
+                anyhow::ensure!(
+                    self.format != "xlsx" || self.out.is_some(),
+                    "--format xlsx writes a workbook: give --out FILE"
+                );
+                reports::sheet::Language::parse(&self.lang)
+                    .map(Some)
+                    .ok_or_else(|| anyhow::anyhow!("--lang is cs or en, not `{}`", self.lang))
+            }
+            "csv" | "json" => Ok(None),
+            other => anyhow::bail!("--format must be csv, json, csv-cz or xlsx, not `{other}`"),
+        }
+    }
+
+    /// `sheet` as CSV for people or XLSX, to the file or standard output.
+    fn write_sheet(
+        &self,
+        sheet: &reports::sheet::Sheet,
+        language: reports::sheet::Language,
+    ) -> anyhow::Result<()> {
+        let bytes = if self.format == "xlsx" {
+            sheet.to_xlsx(language)?
+        } else {
+            sheet.to_people_csv(language)?.into_bytes()
+        };
+        match &self.out {
+            Some(path) => {
+                std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+            }
+            None => {
+                std::io::Write::write_all(&mut std::io::stdout(), &bytes)?;
+                Ok(())
+            }
         }
     }
 
@@ -161,7 +204,14 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
         other => NaiveDate::parse_from_str(other, "%Y-%m-%d")
             .with_context(|| format!("--day `{other}` is not YYYY-MM-DD, today or yesterday"))?,
     };
-    output.csv()?;
+    let people = output.people()?;
+    if people.is_none() {
+        output.csv()?;
+    } else if !matches!(kind, DayReport::Daily) {
+        anyhow::bail!(
+            "this report is written as csv or json; csv-cz and xlsx are the daily report's"
+        );
+    }
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
     let plans = rules::PlanBook::builtin()?;
@@ -182,7 +232,15 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
             &reports::table_audit::build(&mut conn, &clock, day, &plans)?,
             reports::table_audit::to_csv,
         ),
-        DayReport::Daily => output.write(&daily::build(&mut conn, &clock, day)?, daily::to_csv),
+        DayReport::Daily => {
+            let report = daily::build(&mut conn, &clock, day)?;
+            match people {
+                Some(language) => {
+                    output.write_sheet(&daily::sheet(&report, &plans, language), language)
+                }
+                None => output.write(&report, daily::to_csv),
+            }
+        }
     };
     drop(conn);
     db.close()?;
