@@ -30,7 +30,16 @@ const PUBLIC_KEY: &str = "^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$";
 const MONTH: &str = "^([0-9]{4}-(0[1-9]|1[0-2])|this|last)$";
 const QUARTER: &str = "^([0-9]{4}[Qq][1-4]|this|last)$";
 /// A gaming day: a date, or a word relative to today (`GamingDayClock::parse_day`).
-const DAY: &str = "^([0-9]{4}-[0-9]{2}-[0-9]{2}|today|yesterday|last)$";
+fn day() -> Value {
+    json!({"anyOf": [{"format": "date"}, {"enum": ["today", "yesterday", "last"]}]})
+}
+
+/// A page's form field: empty (not given), or one of `values`.
+fn field_of(values: Value) -> Value {
+    let mut all = values.as_array().cloned().unwrap_or_default();
+    all.push(Value::from(""));
+    json!({ "enum": all })
+}
 const FINDING_ID: &str = "^[0-9]{1,18}\\.[0-9]{1,9}$";
 
 fn strings(values: impl IntoIterator<Item = &'static str>) -> Value {
@@ -100,7 +109,7 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         "time_collection_audit",
         "table_audit",
     ] {
-        parameter(document, operation, "day", &json!({"pattern": DAY}));
+        parameter(document, operation, "day", &day());
     }
     for operation in ["rtp_report", "month_page", "list_findings"] {
         parameter(document, operation, "game", &json!({"enum": games()}));
@@ -139,7 +148,81 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         &json!({"enum": strings(reports::findings::FindingSort::ALL.iter().map(|s| s.as_str()))}),
     );
     for name in ["day", "from", "to"] {
-        parameter(document, "list_findings", name, &json!({"pattern": DAY}));
+        parameter(document, "list_findings", name, &day());
+    }
+    // The workbench's list: its form's fields, empty when not filled in.
+    for name in ["from", "to"] {
+        parameter(
+            document,
+            "workbench_findings",
+            name,
+            &json!({"anyOf": [{"format": "date"}, {"enum": ["today", "yesterday", "last", ""]}]}),
+        );
+    }
+    parameter(document, "workbench_findings", "game", &field_of(games()));
+    parameter(
+        document,
+        "workbench_findings",
+        "kind",
+        &field_of(strings(FindingKind::ALL.iter().map(|k| k.as_str()))),
+    );
+    parameter(
+        document,
+        "workbench_findings",
+        "state",
+        &field_of(strings(FindingState::ALL.iter().map(|s| s.as_str()))),
+    );
+    parameter(
+        document,
+        "workbench_findings",
+        "sort",
+        &field_of(strings(
+            reports::findings::FindingSort::ALL
+                .iter()
+                .map(|s| s.as_str()),
+        )),
+    );
+    parameter(
+        document,
+        "workbench_findings",
+        "table_id",
+        &json!({"pattern": "^([A-Za-z0-9_.-]{1,64})?$"}),
+    );
+    for name in ["min_amount", "max_amount"] {
+        // Koruny with up to two decimals after a comma or a point.
+        parameter(
+            document,
+            "workbench_findings",
+            name,
+            &json!({"pattern": "^([0-9]{1,12}([.,][0-9]{1,2})?)?$"}),
+        );
+    }
+    parameter(
+        document,
+        "workbench_findings",
+        "offset",
+        &json!({"pattern": "^[0-9]{0,9}$"}),
+    );
+    for operation in [
+        "workbench_findings",
+        "workbench_finding",
+        "workbench_resolve",
+    ] {
+        parameter(document, operation, "lang", &json!({"enum": ["cs", "en"]}));
+    }
+    for operation in ["workbench_finding", "workbench_resolve"] {
+        parameter(
+            document,
+            operation,
+            "finding_id",
+            &json!({"pattern": FINDING_ID}),
+        );
+        parameter(
+            document,
+            operation,
+            "resolved",
+            &json!({"minimum": 0, "maximum": 65535}),
+        );
     }
     for name in ["min_amount_h", "max_amount_h"] {
         parameter(document, "list_findings", name, &json!({"minimum": 0}));

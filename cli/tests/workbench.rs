@@ -187,14 +187,22 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     // Words for days are accepted; contradictions and unknown values are refused.
     let (s, b) = get(&app, "/api/v1/findings?day=yesterday").await;
     assert_eq!(s, 200, "{b}");
-    for bad in [
-        "day=2026-11-20&from=2026-11-20",
+    // A day with a range: every bound holds; a range with nothing in it is an empty page.
+    let (_, both) = get(&app, "/api/v1/findings?day=2026-11-20&from=2026-11-19").await;
+    assert_eq!(both["total"], 3, "{both}");
+    for empty in [
         "from=2026-11-21&to=2026-11-20",
+        "min_amount_h=5&max_amount_h=4",
+    ] {
+        let (s, page) = get(&app, &format!("/api/v1/findings?{empty}")).await;
+        assert_eq!((s, &page["total"]), (200, &json!(0)), "{empty}: {page}");
+    }
+    for bad in [
         "day=20.11.2026",
         "sort=size",
         "format=pdf",
         "lang=de",
-        "min_amount_h=5&max_amount_h=4",
+        "min_amount_h=-1",
     ] {
         let (s, b) = get(&app, &format!("/api/v1/findings?{bad}")).await;
         assert_error(s, &b, 400, "invalid_query");

@@ -24,7 +24,8 @@ pub struct FindingQuery {
     /// Game code, e.g. `roulette`.
     pub game: Option<String>,
     /// One gaming day (Europe/Prague, from the configured start hour): `YYYY-MM-DD`, `today`,
-    /// `yesterday` or `last`. The same as `from` and `to` both that day.
+    /// `yesterday` or `last`. The same as `from` and `to` both that day (with them, every bound
+    /// holds; a range with nothing in it is an empty page).
     pub day: Option<String>,
     /// First gaming day (included), as `day`.
     pub from: Option<String>,
@@ -98,20 +99,20 @@ impl FindingQuery {
             })
             .transpose()
         };
+        // `day` with `from`/`to`: every bound holds (the latest start, the earliest end).
         let one_day = day("day", self.day)?;
-        if one_day.is_some() && (self.from.is_some() || self.to.is_some()) {
-            return Err(ApiError::bad_request(
-                "invalid_query",
-                "give either `day` or `from`/`to`, not both",
-            ));
-        }
+        let from = [one_day, day("from", self.from)?]
+            .into_iter()
+            .flatten()
+            .max();
+        let to = [one_day, day("to", self.to)?].into_iter().flatten().min();
         Ok(FindingFilter {
             table_id: self.table_id,
             game: crate::routes::game_filter(self.game)?,
             kind,
             state,
-            from: one_day.or(day("from", self.from)?),
-            to: one_day.or(day("to", self.to)?),
+            from,
+            to,
             min_amount_h: self.min_amount_h,
             max_amount_h: self.max_amount_h,
             round_index: None,

@@ -296,7 +296,7 @@ pub async fn table_audit(
 /// An audit of one gaming day that follows tables across rounds.
 async fn day_report<R: Serialize + Send + 'static>(
     state: State,
-    DailyQuery { day, format, .. }: DailyQuery,
+    DailyQuery { day, format, lang }: DailyQuery,
     build: fn(
         &mut PgConnection,
         &reports::GamingDayClock,
@@ -307,6 +307,8 @@ async fn day_report<R: Serialize + Send + 'static>(
     name: &str,
 ) -> Result<HttpResponse, ApiError> {
     let day = gaming_day(&state, &day)?;
+    // These audits come as JSON or CSV only; a language is still one of the two.
+    download::language(lang.as_deref())?;
     let build = move |conn: &mut PgConnection, state: &AppState| {
         build(conn, &state.clock, day, &state.plans)
     };

@@ -33,8 +33,8 @@ fn html(status: actix_web::http::StatusCode, body: String) -> HttpResponse {
         .body(body)
 }
 
-fn language(text: Option<&str>) -> Language {
-    text.and_then(Language::parse).unwrap_or_default()
+fn language(text: Option<&str>) -> Result<Language, ApiError> {
+    crate::download::language(text)
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -126,14 +126,15 @@ impl ListQuery {
 /// The findings as a page: filters, totals, the files to download, a page of findings.
 #[utoipa::path(operation_id = "workbench_findings", get, tag = "pages", params(ListQuery),
     responses((status = 200, description = "the page (text/html)", content_type = "text/html", body = String),
-              (status = 400, description = "a filter that cannot be read, named on the page", content_type = "text/html", body = String)))]
+              (status = 400, description = "a filter that cannot be read: named on the page (a malformed parameter: the error body)",
+               content((String = "text/html"), (ErrorBody = "application/json")))))]
 #[get("/findings")]
 pub async fn list(
     Authorized { state, .. }: Authorized,
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
-    let language = language(query.lang.as_deref());
+    let language = language(query.lang.as_deref())?;
     let pairs = query.pairs();
     let filter = query.filter(&state.clock);
     let (status, page, notice) = match filter {
@@ -182,7 +183,7 @@ pub struct FindingPageQuery {
     /// `cs` (default) or `en`.
     pub lang: Option<String>,
     /// How many resolutions the form just recorded (shown as a notice).
-    pub resolved: Option<u32>,
+    pub resolved: Option<u16>,
 }
 
 fn finding_id(text: &str) -> Result<(u64, u32), ApiError> {
@@ -293,7 +294,7 @@ pub async fn show(
     query: web::Query<FindingPageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = finding_id(&path.into_inner())?;
-    let language = language(query.lang.as_deref());
+    let language = language(query.lang.as_deref())?;
     let notice = query.resolved.map(|n| {
         (
             true,
@@ -346,7 +347,11 @@ fn in_words(e: &ResolutionError) -> String {
     params(("finding_id" = String, Path, description = "`<round ledger index>.<position>`"), FindingPageQuery),
     request_body(content = ResolveFormBody, content_type = "application/x-www-form-urlencoded"),
     responses((status = 303, description = "recorded; back to the finding's page"),
-              (status = 403, description = "posted from another site, or without the page's token", body = ErrorBody),
+              (status = 400, description = "a form or path that cannot be read", body = ErrorBody),
+              (status = 403, description = "posted from another site, or without the page's token (the error body); a key that may not resolve now (the page)",
+               content((ErrorBody = "application/json"), (String = "text/html"))),
+              (status = 404, description = "no such finding", body = ErrorBody),
+              (status = 409, description = "the finding's state does not allow this step: the page with the reason", content_type = "text/html", body = String),
               (status = 422, description = "the resolution breaks a rule: the page with the reason", content_type = "text/html", body = String)))]
 #[post("/findings/{finding_id}/resolutions")]
 pub async fn resolve(
@@ -359,7 +364,7 @@ pub async fn resolve(
     let form = form.into_inner();
     crate::csrf::check(&request, &state.form_secret, &caller.key_id, &form.token)?;
     let id = finding_id(&path.into_inner())?;
-    let language = language(query.lang.as_deref());
+    let language = language(query.lang.as_deref())?;
     let decision = match read_decision(&form, language) {
         Ok(d) => d,
         Err(message) => {
