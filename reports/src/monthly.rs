@@ -735,16 +735,7 @@ pub fn sheet(
     language: crate::sheet::Language,
 ) -> crate::sheet::Sheet {
     use crate::sheet::Cell;
-    let yes_no = |b: bool| {
-        Cell::Text(
-            if b {
-                language.pick("ano", "yes")
-            } else {
-                language.pick("ne", "no")
-            }
-            .to_owned(),
-        )
-    };
+    let yes_no = |b: bool| Cell::yes_no(b, language);
     let rows = report
         .rows
         .iter()

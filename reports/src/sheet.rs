@@ -60,6 +60,20 @@ pub enum Cell {
     Percent(f64),
 }
 
+impl Cell {
+    /// Yes or no, in words.
+    pub fn yes_no(value: bool, language: Language) -> Cell {
+        Cell::Text(
+            if value {
+                language.pick("ano", "yes")
+            } else {
+                language.pick("ne", "no")
+            }
+            .to_owned(),
+        )
+    }
+}
+
 /// A column: its machine name (a CSV header as the API has always written it) and its
 /// heading for people.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

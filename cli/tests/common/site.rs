@@ -47,38 +47,31 @@ impl Site {
             .local_addr()
             .unwrap()
             .port();
-        let log_path = self.path().join(format!("serve-{port}.log"));
-        let log = std::fs::File::create(&log_path).unwrap();
-        let child = self
-            .dozor()
+        let mut command = self.dozor();
+        command
             .envs(env.iter().copied())
             .args(["serve", "--workers", "2", "--checkpoint-seconds", "1"])
             // These tests count ledger entries; the nightly job's seals would add to them.
             .args(["--nightly-at", "off"])
             .arg("--bind")
-            .arg(format!("127.0.0.1:{port}"))
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        let mut server = Server {
-            child,
-            log: log_path,
-            http: Http::new(port),
-        };
-        server.wait_until_healthy();
-        server
+            .arg(format!("127.0.0.1:{port}"));
+        self.start(command, port)
     }
 
     /// `dozor serve` exactly as a person starts it, with the data directory's configuration
     /// (which must listen on `port`) and nothing else.
     pub fn serve_as_configured(&self, port: u16) -> Server {
+        let mut command = self.dozor();
+        command.arg("serve");
+        self.start(command, port)
+    }
+
+    /// Starts `command` (a `dozor serve`) logging to a file, and waits until it answers on
+    /// `port`.
+    fn start(&self, mut command: Command, port: u16) -> Server {
         let log_path = self.path().join(format!("serve-{port}.log"));
         let log = std::fs::File::create(&log_path).unwrap();
-        let child = self
-            .dozor()
-            .arg("serve")
+        let child = command
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log)

@@ -694,14 +694,7 @@ pub fn sheet(
     language: crate::sheet::Language,
 ) -> crate::sheet::Sheet {
     use crate::sheet::Cell;
-    let provisional = Cell::Text(
-        if report.provisional {
-            language.pick("ano", "yes")
-        } else {
-            language.pick("ne", "no")
-        }
-        .to_owned(),
-    );
+    let provisional = Cell::yes_no(report.provisional, language);
     let mut rows = Vec::new();
     for c in &report.categories {
         for p in &c.parts {
