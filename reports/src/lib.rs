@@ -9,6 +9,7 @@ pub mod error;
 pub mod fantasy;
 pub mod findings;
 pub mod gaming_day;
+pub mod html;
 pub mod inspection;
 pub mod mf;
 pub mod month_page;

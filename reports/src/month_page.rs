@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use chrono::NaiveDate;
 use rules::money::format_czk;
 
+use crate::html::esc;
 use crate::monthly::{KindRow, RtpReport, RtpRow};
 use crate::sheet::Language;
 
@@ -34,22 +35,6 @@ svg text { font-family: 'DejaVu Sans', Arial, sans-serif; }
 .legend span { display: inline-block; margin-right: 5mm; font-size: 8.5pt; }
 .swatch { display: inline-block; width: 9mm; height: 2.5mm; vertical-align: middle; margin-right: 1mm; }
 ";
-
-/// Escapes text for HTML content and attribute values.
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 fn pct_cell(x: Option<f64>) -> String {
     x.map_or_else(|| "–".to_owned(), |v| format!("{v:.2} %"))

@@ -9,6 +9,7 @@ use ledger::access::FindingState;
 use rules::money::format_czk;
 
 use crate::findings::{FindingItem, FindingPage, FindingSort, FindingWithHistory};
+pub use crate::html::esc;
 use crate::round_layout::Layout;
 use crate::round_view::RecordView;
 use crate::sheet::Language;
@@ -43,22 +44,6 @@ form.resolve { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); 
 form.resolve .wide { grid-column: 1 / -1; } .muted { color: #7a8896; } code { font-size: 8.5pt; }
 .paging { display: flex; gap: 5mm; margin: 2mm 0; }
 ";
-
-/// Escapes text for HTML content and attribute values.
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// A query string of `pairs`, each value URL-encoded.
 pub fn query(pairs: &[(String, String)]) -> String {
