@@ -52,10 +52,19 @@ fn games() -> Value {
 
 /// Applies every constraint; `plans` are the plan ids a table may be registered under.
 pub fn apply(document: &mut Value, plans: &[String]) {
-    let format = json!({"enum": ["json", "csv"]});
     let limit = json!({"minimum": 1, "maximum": 1000});
-    // Reports that also come as a sheet for people.
-    for operation in ["daily_report", "rtp_report", "tax_report"] {
+    // Every report also comes as a sheet for people.
+    for operation in [
+        "daily_report",
+        "rtp_report",
+        "tax_report",
+        "shoe_audit",
+        "fantasy_audit",
+        "time_collection_audit",
+        "table_audit",
+        "wheel_statistics",
+        "period_audit",
+    ] {
         parameter(
             document,
             operation,
@@ -74,18 +83,10 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         "rtp_report",
         "tax_report",
         "month_page",
+        "wheel_statistics",
+        "period_audit",
     ] {
         parameter(document, operation, "lang", &json!({"enum": ["cs", "en"]}));
-    }
-    for operation in [
-        "shoe_audit",
-        "fantasy_audit",
-        "time_collection_audit",
-        "table_audit",
-        "wheel_statistics",
-    ] {
-        parameter(document, operation, "format", &format);
-        also_csv(document, operation);
     }
     for operation in [
         "wheel_statistics",

@@ -424,6 +424,16 @@ async fn the_shoe_audit_finds_a_seventh_ace_over_several_rounds() {
     // 3 burned + 4 + 4 + 5 dealt.
     assert_eq!(shoes[0]["cards"], 16);
     assert_eq!(shoes[0]["excess"], json!(["As ×7 (round 3)"]));
+    // For people: the same shoe, its headings and yes or no in Czech.
+    let (status, people) =
+        get_text(&app, "/api/v1/reports/shoes?day=2026-11-20&format=csv-cz").await;
+    assert_eq!(status, 200, "{people}");
+    assert_eq!(
+        python_czech_column(&people, "Karty rozdané vícekrát, než jich sáňky mají"),
+        ["As ×7 (round 3)"]
+    );
+    assert_eq!(python_czech_column(&people, "Od zamíchání"), ["ano"]);
+    assert_eq!(python_czech_column(&people, "Karet"), ["16"]);
     // The day before has no shoes; a bad format is a 400.
     let (_, empty) = get(&app, "/api/v1/reports/shoes?day=2026-11-19").await;
     assert_eq!(empty["shoes"], json!([]));
@@ -786,6 +796,20 @@ async fn open_face_chinese_and_a_tournament_reach_the_daily_report() {
         audit["mismatches"],
         json!([{"table_id": "OFC1", "previous_seq_no": 1, "seq_no": 2,
                 "message": "A: earned fantasy land with 14 cards in the previous hand, dealt a normal hand"}])
+    );
+    let (status, people) = get_text(
+        &app,
+        "/api/v1/reports/fantasy?day=2026-11-20&format=csv-cz&lang=en",
+    )
+    .await;
+    assert_eq!(status, 200, "{people}");
+    assert_eq!(
+        python_czech_column(&people, "Mismatch"),
+        ["A: earned fantasy land with 14 cards in the previous hand, dealt a normal hand"]
+    );
+    assert_eq!(
+        python_czech_column(&people, "Previous hand (seq_no)"),
+        ["1"]
     );
     // A freezeout of 5 entries at 2 000 Kč: moneypool 10 000 Kč, fee 10 % = 1 000 Kč, 9 000 Kč
     // under the 12 000 Kč guarantee: overlay 3 000 Kč. 5 entries: the winner takes 100 %.

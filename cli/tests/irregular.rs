@@ -216,6 +216,23 @@ async fn a_hand_played_for_time_outside_every_collected_period_is_named() {
         .map(|u| (u.table_id.as_str(), u.seq_no, u.last_paid_until))
         .collect();
     assert_eq!(named, [("P1", 3, Some(at("2026-11-10T20:30:00Z")))]);
+    // For people: the plan's name of the game, times in Prague (UTC+1 in November: 20:40 UTC
+    // is 21:40, the period paid until 20:30 UTC ran out at 21:30).
+    let people = reports::time_audit::sheet(&audit, &plans, reports::sheet::Language::Czech)
+        .to_people_csv(reports::sheet::Language::Czech)
+        .unwrap();
+    assert_eq!(
+        python_czech_column(&people, "Hra"),
+        ["Cash game – Texas Hold’em, Omaha Hold’em"]
+    );
+    assert_eq!(
+        python_czech_column(&people, "Odehráno"),
+        ["10.11.2026 21:40:00"]
+    );
+    assert_eq!(
+        python_czech_column(&people, "Naposledy zaplaceno do"),
+        ["10.11.2026 21:30:00"]
+    );
     // The collected time is the tables' revenue in the day's report, once: P1 400 Kč, O1
     // 400 Kč (both hands at P1 took no rake).
     let daily = reports::daily::build(&mut conn, &GamingDayClock::default(), day).unwrap();
@@ -363,6 +380,22 @@ async fn the_wheel_reversed_every_spin_and_the_button_moved_every_hand_are_audit
     assert_eq!(
         (audit.spins, audit.spins_with_directions, audit.hands),
         (4, 4, 4)
+    );
+    // For people: what was found in words, the round it was compared with.
+    let people = reports::table_audit::sheet(&audit, &plans, reports::sheet::Language::Czech)
+        .to_people_csv(reports::sheet::Language::Czech)
+        .unwrap();
+    assert_eq!(
+        python_czech_column(&people, "Nález"),
+        [
+            "big blind mimo pořadí",
+            "big blind mimo pořadí",
+            "rotor se netočil opačně než minule"
+        ]
+    );
+    assert_eq!(
+        python_czech_column(&people, "Porovnáno s kolem (seq_no)"),
+        ["2", "3", "3"]
     );
     // No round's own verdict has a finding: a hand without a small blind is allowed.
     for table_id in ["R1", "P1"] {

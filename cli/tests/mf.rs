@@ -153,6 +153,23 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
         .unwrap()
         .iter()
         .all(|t| t["difference_h"] == 0));
+    // The table periods for a Czech office: nine lines whose rounds' results add up to the
+    // JSON's, every difference 0,00 Kč.
+    let (status, people) =
+        get_text(&app, "/api/v1/reports/periods?month=2026-10&format=csv-cz").await;
+    assert_eq!(status, 200, "{people}");
+    let results: i64 = python_czech_column(&people, "Výsledek kol (Kč)")
+        .iter()
+        .map(|k| haler_of_koruny(k))
+        .sum();
+    let expected: i64 = audit["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["rounds_result_h"].as_i64().unwrap())
+        .sum();
+    assert_eq!(results, expected);
+    assert_eq!(python_czech_column(&people, "Rozdíl (Kč)"), vec!["0,00"; 9]);
 
     let (status, zip, headers) = get_bytes(
         &app,

@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::python_czech_column;
 use common::site::Site;
 use common::Succeeds as _;
 use serde_json::Value;
@@ -114,6 +115,7 @@ fn the_readmes_month_is_accepted_whole_once_and_gives_a_valid_package() {
     assert_eq!(last_seq_nos(), before);
 
     // A day of the month for a Czech office, from the command line.
+    let out_dir_for_sheets = tempfile::tempdir().unwrap();
     let daily = site
         .dozor()
         .args([
@@ -136,6 +138,31 @@ fn the_readmes_month_is_accepted_whole_once_and_gives_a_valid_package() {
         .output()
         .unwrap();
     assert_eq!(no_file.status.code(), Some(2));
+    // The month's RTP for a Czech office: the month's line of roulette, as many rounds as the
+    // JSON says.
+    let rtp = |format: &str| {
+        site.dozor()
+            .args(["report", "rtp", "--month", "2026-10", "--game", "roulette"])
+            .args(["--format", format])
+            .succeeds()
+            .stdout
+    };
+    let json: serde_json::Value = serde_json::from_slice(&rtp("json")).unwrap();
+    let people = String::from_utf8(rtp("csv-cz")).unwrap();
+    assert_eq!(
+        python_czech_column(&people, "Kol")[0],
+        json["rows"][0]["rounds"].to_string()
+    );
+    assert_eq!(python_czech_column(&people, "Hra")[0], "Ruleta");
+    // The wheels of the month as a workbook.
+    let workbook = out_dir_for_sheets.path().join("wheels.xlsx");
+    site.dozor()
+        .args([
+            "report", "wheels", "--month", "2026-10", "--format", "xlsx", "--out",
+        ])
+        .arg(&workbook)
+        .succeeds();
+    assert!(std::fs::read(&workbook).unwrap().starts_with(b"PK"));
 
     // The package of the month, and the validator's word on it.
     let out_dir = tempfile::tempdir().unwrap();

@@ -410,7 +410,10 @@ fn bad_input_is_one_line_and_a_failure() {
     let e = offline(dir.path())
         .args(["report", "tax", "--quarter", "2026Q3", "--format", "xml"])
         .fails();
-    assert!(e.contains("--format must be csv or json"), "{e}");
+    assert!(
+        e.contains("--format must be csv, json, csv-cz or xlsx"),
+        "{e}"
+    );
     // A rates file that does not parse, one that is not valid, one that is missing.
     let bad = dir.path().join("bad.toml");
     std::fs::write(&bad, "name = \"x\"\n[[category]]\nid = \n").unwrap();

@@ -23,38 +23,14 @@ fn red(id: &str, stake_h: i64, paid_h: i64) -> Value {
     json!({"bet_id": id, "player": "seat-2", "kind": "red", "stake_h": stake_h, "paid_h": paid_h})
 }
 
-/// Sums a column of koruny written with a decimal comma, in haléře, as Python's csv module
-/// reads the file (`;` between fields, a byte-order mark first).
+/// Reads a CSV for a Czech office with Python's csv module: the sum of the `column` heading's
+/// koruny in haléře, and the games.
 fn python_sum_of_koruny(text: &str, column: &str) -> (i64, Vec<String>) {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("findings.csv");
-    std::fs::write(&file, text).unwrap();
-    let script = r#"
-import csv, sys
-from decimal import Decimal
-with open(sys.argv[1], encoding="utf-8-sig", newline="") as f:
-    rows = list(csv.DictReader(f, delimiter=";"))
-total = sum(Decimal(r[sys.argv[2]].replace(",", ".")) for r in rows)
-print(int(total * 100))
-for r in rows:
-    print(r["Hra"])
-"#;
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(&file)
-        .arg(column)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut lines = text.lines();
-    let total = lines.next().unwrap().parse().unwrap();
-    (total, lines.map(str::to_owned).collect())
+    let total = python_czech_column(text, column)
+        .iter()
+        .map(|k| haler_of_koruny(k))
+        .sum();
+    (total, python_czech_column(text, "Hra"))
 }
 
 /// Reads an XLSX workbook with openpyxl (installed from PyPI into the tests' scratch directory
@@ -251,8 +227,40 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     let (total, games) = python_sum_of_koruny(&people_daily, "Vyplaceno (Kč)");
     assert_eq!(total, paid);
     assert!(games.iter().all(|g| g == "Ruleta"), "{games:?}");
-    let (s, b) = get(&app, "/api/v1/reports/shoes?day=2026-11-20&format=xlsx").await;
-    assert_error(s, &b, 400, "invalid_query");
+    // Every report for people, and as a workbook: one line of the sheet per line of the JSON.
+    for (path, lines, heading) in [
+        ("shoes?day=2026-11-20", "shoes", "Sáňky (shoe)"),
+        ("fantasy?day=2026-11-20", "mismatches", "Nesoulad"),
+        (
+            "time-collection?day=2026-11-20",
+            "uncollected",
+            "Naposledy zaplaceno do",
+        ),
+        (
+            "table-audit?day=2026-11-20",
+            "findings",
+            "Porovnáno s kolem (seq_no)",
+        ),
+        ("wheels?month=2026-11", "wheels", "Roztočení"),
+        ("periods?month=2026-11", "tables", "Rozdíl (Kč)"),
+        ("rtp?month=2026-11", "rows", "Kol"),
+    ] {
+        let (_, json) = get(&app, &format!("/api/v1/reports/{path}")).await;
+        let lines = json[lines].as_array().unwrap().len();
+        let (s, people) = get_text(&app, &format!("/api/v1/reports/{path}&format=csv-cz")).await;
+        assert_eq!(s, 200, "{path}: {people}");
+        assert_eq!(python_czech_column(&people, heading).len(), lines, "{path}");
+        let (s, workbook) = get_text(&app, &format!("/api/v1/reports/{path}&format=xlsx")).await;
+        assert_eq!((s, &workbook[..2]), (200, "PK"), "{path}");
+    }
+    // The wheel's spins for people are the JSON's, under the plan's name of the game.
+    let (_, wheels) = get(&app, "/api/v1/reports/wheels?month=2026-11").await;
+    let (_, people) = get_text(&app, "/api/v1/reports/wheels?month=2026-11&format=csv-cz").await;
+    assert_eq!(python_czech_column(&people, "Hra"), ["Ruleta"]);
+    assert_eq!(
+        python_czech_column(&people, "Roztočení"),
+        [wheels["wheels"][0]["spins"].to_string()]
+    );
 
     // XLSX: a workbook (a zip holding the sheet), its headings in English on request.
     let response = test::call_service(

@@ -101,3 +101,48 @@ pub fn to_csv(audit: &FantasyAudit) -> Result<String, ReportError> {
         .map_err(|e| ReportError::Csv(e.to_string()))?;
     String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
 }
+
+/// The columns of the fantasy-land audit for people.
+const PEOPLE_COLUMNS: [crate::sheet::Column; 5] = {
+    use crate::sheet::column;
+    [
+        column("gaming_day", "Herní den", "Gaming day"),
+        column("table_id", "Stůl", "Table"),
+        column(
+            "previous_seq_no",
+            "Předchozí hra (seq_no)",
+            "Previous hand (seq_no)",
+        ),
+        column("seq_no", "Hra (seq_no)", "Hand (seq_no)"),
+        column("message", "Nesoulad", "Mismatch"),
+    ]
+};
+
+/// The fantasy-land audit as a sheet for people: one line per deal that does not follow from
+/// the hand before it.
+pub fn sheet(
+    audit: &FantasyAudit,
+    _plans: &PlanBook,
+    _language: crate::sheet::Language,
+) -> crate::sheet::Sheet {
+    use crate::sheet::Cell;
+    let seq = |n: u64| Cell::Count(i64::try_from(n).unwrap_or(i64::MAX));
+    let rows = audit
+        .mismatches
+        .iter()
+        .map(|m| {
+            vec![
+                Cell::Day(audit.gaming_day),
+                Cell::Text(m.table_id.clone()),
+                seq(m.previous_seq_no),
+                seq(m.seq_no),
+                Cell::Text(m.message.clone()),
+            ]
+        })
+        .collect();
+    crate::sheet::Sheet {
+        name: format!("Fantasy Land {}", audit.gaming_day),
+        columns: PEOPLE_COLUMNS.to_vec(),
+        rows,
+    }
+}

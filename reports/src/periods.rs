@@ -374,3 +374,108 @@ fn rounds_outside(
     }
     Ok(outside)
 }
+
+/// The columns of the period audit's table periods, for programs and for people.
+const PERIOD_COLUMNS: [crate::sheet::Column; 18] = {
+    use crate::sheet::column;
+    [
+        column("month", "Měsíc", "Month"),
+        column("table_id", "Stůl", "Table"),
+        column("game", "Hra", "Game"),
+        column("period_id", "Období", "Period"),
+        column("opened_at", "Otevřeno", "Opened"),
+        column("closed_at", "Uzavřeno", "Closed"),
+        column(
+            "opening_float_h",
+            "Počáteční stav (Kč)",
+            "Opening float (CZK)",
+        ),
+        column(
+            "closing_float_h",
+            "Konečný stav (Kč)",
+            "Closing float (CZK)",
+        ),
+        column("fills_h", "Doplnění (Kč)", "Fills (CZK)"),
+        column("credits_h", "Odvody (Kč)", "Credits (CZK)"),
+        column("drop_h", "Drop (Kč)", "Drop (CZK)"),
+        column(
+            "table_win_h",
+            "Výsledek stolu dle počítání (Kč)",
+            "Table win by the count (CZK)",
+        ),
+        column("rounds", "Kol", "Rounds"),
+        column("stakes_h", "Vklady (Kč)", "Stakes (CZK)"),
+        column(
+            "returned_stakes_h",
+            "Vrácené vklady (Kč)",
+            "Returned stakes (CZK)",
+        ),
+        column("payouts_h", "Výplaty (Kč)", "Payouts (CZK)"),
+        column(
+            "rounds_result_h",
+            "Výsledek kol (Kč)",
+            "Rounds' result (CZK)",
+        ),
+        column("difference_h", "Rozdíl (Kč)", "Difference (CZK)"),
+    ]
+};
+
+/// One line per table period, the game named by `game_name`.
+fn period_sheet(
+    audit: &PeriodAudit,
+    game_name: impl Fn(&str) -> String,
+    language: crate::sheet::Language,
+) -> crate::sheet::Sheet {
+    use crate::sheet::Cell;
+    let money = |h: Option<i64>| h.map_or(Cell::Empty, Cell::Money);
+    let rows = audit
+        .tables
+        .iter()
+        .map(|line| {
+            let p = &line.period;
+            vec![
+                Cell::Text(audit.month.clone()),
+                Cell::Text(p.table_id.clone()),
+                Cell::Coded {
+                    code: line.game.clone(),
+                    words: game_name(&line.game),
+                },
+                Cell::Text(p.period_id.clone()),
+                Cell::Time(p.opened_at),
+                p.closed_at.map_or(Cell::Empty, Cell::Time),
+                Cell::Money(p.opening_float_h),
+                money(p.closing_float_h),
+                Cell::Money(p.fills_h),
+                Cell::Money(p.credits_h),
+                money(p.drop_cash_h.checked_add(p.drop_chips_h)),
+                money(line.table_win_h),
+                Cell::Count(line.rounds),
+                Cell::Money(line.stakes_h),
+                Cell::Money(line.returned_stakes_h),
+                Cell::Money(line.payouts_h),
+                Cell::Money(line.rounds_result_h),
+                money(line.difference_h),
+            ]
+        })
+        .collect();
+    crate::sheet::Sheet {
+        name: format!("{} {}", language.pick("Období", "Periods"), audit.month),
+        columns: PERIOD_COLUMNS.to_vec(),
+        rows,
+    }
+}
+
+/// The table periods of the audit as a sheet for people: the plan's game names, amounts in
+/// koruny (the cages, findings and rounds outside periods are in the JSON).
+pub fn sheet(
+    audit: &PeriodAudit,
+    plans: &rules::PlanBook,
+    language: crate::sheet::Language,
+) -> crate::sheet::Sheet {
+    period_sheet(audit, |code| plans.game_name(code).to_owned(), language)
+}
+
+/// The table periods of the audit as CSV for programs (RFC 4180, amounts in haléře).
+pub fn to_csv(audit: &PeriodAudit) -> Result<String, ReportError> {
+    period_sheet(audit, str::to_owned, crate::sheet::Language::English).to_machine_csv()
+}

@@ -58,6 +58,11 @@ pub enum Cell {
     Time(DateTime<Utc>),
     /// A percentage with two decimals.
     Percent(f64),
+    /// A statistic with this many decimals (a chi-square, a p-value, a z-score).
+    Decimal {
+        value: f64,
+        places: u8,
+    },
 }
 
 impl Cell {
@@ -132,6 +137,9 @@ impl Sheet {
                     Cell::Day(d) => d.to_string(),
                     Cell::Time(t) => t.to_rfc3339(),
                     Cell::Percent(p) => format!("{p:.4}"),
+                    Cell::Decimal { value, places } => {
+                        format!("{value:.prec$}", prec = usize::from(*places))
+                    }
                 }))
                 .map_err(csv_error)?;
         }
@@ -161,6 +169,9 @@ impl Sheet {
                     Cell::Day(d) => d.format("%d.%m.%Y").to_string(),
                     Cell::Time(t) => prague(*t),
                     Cell::Percent(p) => format!("{p:.2}").replace('.', ","),
+                    Cell::Decimal { value, places } => {
+                        format!("{value:.prec$}", prec = usize::from(*places)).replace('.', ",")
+                    }
                 }))
                 .map_err(csv_error)?;
         }
@@ -227,6 +238,16 @@ impl Sheet {
                     Cell::Percent(p) => {
                         sheet
                             .write_number_with_format(r, c, *p, &percent)
+                            .map_err(fail)?;
+                    }
+                    Cell::Decimal { value, places } => {
+                        let pattern = match places {
+                            0 => "0".to_owned(),
+                            n => format!("0.{}", "0".repeat(usize::from(*n))),
+                        };
+                        let format = Format::new().set_num_format(pattern);
+                        sheet
+                            .write_number_with_format(r, c, *value, &format)
                             .map_err(fail)?;
                     }
                     Cell::Day(d) => {

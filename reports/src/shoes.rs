@@ -132,3 +132,62 @@ pub fn to_csv(audit: &ShoeAudit) -> Result<String, ReportError> {
         .map_err(|e| ReportError::Csv(e.to_string()))?;
     String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
 }
+
+/// The columns of the shoe audit for people.
+const PEOPLE_COLUMNS: [crate::sheet::Column; 9] = {
+    use crate::sheet::column;
+    [
+        column("gaming_day", "Herní den", "Gaming day"),
+        column("table_id", "Stůl", "Table"),
+        column("shoe_id", "Sáňky (shoe)", "Shoe"),
+        column("from_shuffle", "Od zamíchání", "From the shuffle"),
+        column("rounds", "Kol", "Rounds"),
+        column(
+            "first_seq_no",
+            "První kolo (seq_no)",
+            "First round (seq_no)",
+        ),
+        column(
+            "last_seq_no",
+            "Poslední kolo (seq_no)",
+            "Last round (seq_no)",
+        ),
+        column("cards", "Karet", "Cards"),
+        column(
+            "excess",
+            "Karty rozdané vícekrát, než jich sáňky mají",
+            "Cards dealt more often than the shoe holds them",
+        ),
+    ]
+};
+
+/// The shoe audit as a sheet for people: one line per shoe.
+pub fn sheet(
+    audit: &ShoeAudit,
+    _plans: &PlanBook,
+    language: crate::sheet::Language,
+) -> crate::sheet::Sheet {
+    use crate::sheet::Cell;
+    let rows = audit
+        .shoes
+        .iter()
+        .map(|s| {
+            vec![
+                Cell::Day(audit.gaming_day),
+                Cell::Text(s.table_id.clone()),
+                Cell::Text(s.shoe_id.clone()),
+                Cell::yes_no(s.from_shuffle, language),
+                Cell::Count(i64::from(s.rounds)),
+                Cell::Count(i64::try_from(s.first_seq_no).unwrap_or(i64::MAX)),
+                Cell::Count(i64::try_from(s.last_seq_no).unwrap_or(i64::MAX)),
+                Cell::Count(i64::from(s.cards)),
+                Cell::Text(s.excess.join("; ")),
+            ]
+        })
+        .collect();
+    crate::sheet::Sheet {
+        name: format!("{} {}", language.pick("Sáňky", "Shoes"), audit.gaming_day),
+        columns: PEOPLE_COLUMNS.to_vec(),
+        rows,
+    }
+}

@@ -137,3 +137,64 @@ pub fn to_csv(audit: &TableAudit) -> Result<String, ReportError> {
         .map_err(|e| ReportError::Csv(e.to_string()))?;
     String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
 }
+
+/// The columns of the table audit for people.
+const PEOPLE_COLUMNS: [crate::sheet::Column; 8] = {
+    use crate::sheet::column;
+    [
+        column("gaming_day", "Herní den", "Gaming day"),
+        column("kind", "Nález", "Finding"),
+        column("table_id", "Stůl", "Table"),
+        column("game", "Hra", "Game"),
+        column("seq_no", "Kolo (seq_no)", "Round (seq_no)"),
+        column("played_at", "Odehráno", "Played at"),
+        column(
+            "previous_seq_no",
+            "Porovnáno s kolem (seq_no)",
+            "Compared with round (seq_no)",
+        ),
+        column("message", "Popis", "Description"),
+    ]
+};
+
+/// The table audit as a sheet for people: one line per round out of order with its table's
+/// round before it.
+pub fn sheet(
+    audit: &TableAudit,
+    plans: &rules::PlanBook,
+    language: crate::sheet::Language,
+) -> crate::sheet::Sheet {
+    use crate::sheet::Cell;
+    let seq = |n: u64| Cell::Count(i64::try_from(n).unwrap_or(i64::MAX));
+    let rows = audit
+        .findings
+        .iter()
+        .map(|f| {
+            vec![
+                Cell::Day(audit.gaming_day),
+                Cell::Coded {
+                    code: f.kind.clone(),
+                    words: crate::words::table_audit_kind(&f.kind, language),
+                },
+                Cell::Text(f.table_id.clone()),
+                Cell::Coded {
+                    code: f.game.clone(),
+                    words: plans.game_name(&f.game).to_owned(),
+                },
+                seq(f.seq_no),
+                Cell::Time(f.played_at),
+                f.previous_seq_no.map_or(Cell::Empty, seq),
+                Cell::Text(f.message.clone()),
+            ]
+        })
+        .collect();
+    crate::sheet::Sheet {
+        name: format!(
+            "{} {}",
+            language.pick("Audit stolů", "Table audit"),
+            audit.gaming_day
+        ),
+        columns: PEOPLE_COLUMNS.to_vec(),
+        rows,
+    }
+}

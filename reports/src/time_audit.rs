@@ -146,3 +146,58 @@ pub fn to_csv(audit: &TimeCollectionAudit) -> Result<String, ReportError> {
         .map_err(|e| ReportError::Csv(e.to_string()))?;
     String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
 }
+
+/// The columns of the time collection audit for people.
+const PEOPLE_COLUMNS: [crate::sheet::Column; 7] = {
+    use crate::sheet::column;
+    [
+        column("gaming_day", "Herní den", "Gaming day"),
+        column("table_id", "Stůl", "Table"),
+        column("game", "Hra", "Game"),
+        column("seq_no", "Hra (seq_no)", "Hand (seq_no)"),
+        column("played_at", "Odehráno", "Played at"),
+        column(
+            "last_paid_until",
+            "Naposledy zaplaceno do",
+            "Last paid until",
+        ),
+        column("message", "Nález", "Finding"),
+    ]
+};
+
+/// The time collection audit as a sheet for people: one line per hand played for time that no
+/// collection covers.
+pub fn sheet(
+    audit: &TimeCollectionAudit,
+    plans: &rules::PlanBook,
+    language: crate::sheet::Language,
+) -> crate::sheet::Sheet {
+    use crate::sheet::Cell;
+    let rows = audit
+        .uncollected
+        .iter()
+        .map(|u| {
+            vec![
+                Cell::Day(audit.gaming_day),
+                Cell::Text(u.table_id.clone()),
+                Cell::Coded {
+                    code: u.game.clone(),
+                    words: plans.game_name(&u.game).to_owned(),
+                },
+                Cell::Count(i64::try_from(u.seq_no).unwrap_or(i64::MAX)),
+                Cell::Time(u.played_at),
+                u.last_paid_until.map_or(Cell::Empty, Cell::Time),
+                Cell::Text(u.message.clone()),
+            ]
+        })
+        .collect();
+    crate::sheet::Sheet {
+        name: format!(
+            "{} {}",
+            language.pick("Hra na čas", "Time"),
+            audit.gaming_day
+        ),
+        columns: PEOPLE_COLUMNS.to_vec(),
+        rows,
+    }
+}

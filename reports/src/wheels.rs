@@ -282,6 +282,88 @@ pub fn to_csv(statistics: &WheelStatistics) -> Result<String, ReportError> {
     String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
 }
 
+/// The columns of the wheel statistics for people (the segment counts stay in the CSV for
+/// programs and the JSON).
+const PEOPLE_COLUMNS: [crate::sheet::Column; 16] = {
+    use crate::sheet::column;
+    [
+        column("month", "Měsíc", "Month"),
+        column("table_id", "Stůl", "Table"),
+        column("game", "Hra", "Game"),
+        column("spins", "Roztočení", "Spins"),
+        column("segments", "Polí kola", "Segments"),
+        column("chi_square", "Chí-kvadrát", "Chi-square"),
+        column(
+            "degrees_of_freedom",
+            "Stupně volnosti",
+            "Degrees of freedom",
+        ),
+        column("p_value", "p-hodnota", "p-value"),
+        column(
+            "enough_spins",
+            "Dost roztočení pro test",
+            "Enough spins for the test",
+        ),
+        column("uneven", "Kolo nepadá rovnoměrně", "Wheel lands unevenly"),
+        column("most_frequent", "Nejčastější pole", "Most frequent"),
+        column("sector", "Nejodchylnější sektor", "Most deviating sector"),
+        column("sector_spins", "Roztočení v sektoru", "Spins in the sector"),
+        column(
+            "sector_expected",
+            "Očekáváno v sektoru",
+            "Expected in the sector",
+        ),
+        column("sector_z", "z sektoru", "Sector's z"),
+        column("sector_bias", "Sektor vychýlen", "Sector biased"),
+    ]
+};
+
+/// The wheel statistics as a sheet for people: one line per wheel.
+pub fn sheet(
+    statistics: &WheelStatistics,
+    plans: &rules::PlanBook,
+    language: crate::sheet::Language,
+) -> crate::sheet::Sheet {
+    use crate::sheet::Cell;
+    let decimal = |value: Option<f64>, places: u8| {
+        value.map_or(Cell::Empty, |value| Cell::Decimal { value, places })
+    };
+    let count = |n: u64| Cell::Count(i64::try_from(n).unwrap_or(i64::MAX));
+    let rows = statistics
+        .wheels
+        .iter()
+        .map(|line| {
+            let sector = line.sector.as_ref();
+            vec![
+                Cell::Text(statistics.month.clone()),
+                Cell::Text(line.table_id.clone()),
+                Cell::Coded {
+                    code: line.game.clone(),
+                    words: plans.game_name(&line.game).to_owned(),
+                },
+                count(line.spins),
+                Cell::Count(i64::from(line.segments)),
+                decimal(line.chi_square, 3),
+                Cell::Count(i64::from(line.degrees_of_freedom)),
+                decimal(line.p_value, 6),
+                Cell::yes_no(line.enough_spins, language),
+                Cell::yes_no(line.uneven, language),
+                line.most_frequent.clone().map_or(Cell::Empty, Cell::Text),
+                sector.map_or(Cell::Empty, |s| Cell::Text(s.pockets.join(" "))),
+                sector.map_or(Cell::Empty, |s| count(s.spins)),
+                decimal(sector.map(|s| s.expected), 2),
+                decimal(sector.map(|s| s.z), 2),
+                Cell::yes_no(line.sector_bias, language),
+            ]
+        })
+        .collect();
+    crate::sheet::Sheet {
+        name: format!("{} {}", language.pick("Kola", "Wheels"), statistics.month),
+        columns: PEOPLE_COLUMNS.to_vec(),
+        rows,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -57,6 +57,21 @@ pub fn finding_state_code(code: &str, language: Language) -> String {
     FindingState::parse(code).map_or_else(|| code.to_owned(), |s| finding_state(s, language).into())
 }
 
+/// A finding of the table audit (across rounds), in words.
+pub fn table_audit_kind(code: &str, language: Language) -> String {
+    let (cs, en) = match code {
+        "rotor_not_reversed" => (
+            "rotor se netočil opačně než minule",
+            "rotor not reversed since the previous spin",
+        ),
+        "button_out_of_turn" => ("button se neposunul o hráče", "button out of turn"),
+        "big_blind_out_of_turn" => ("big blind mimo pořadí", "big blind out of turn"),
+        "time_not_collected" => ("hra na čas bez vybraného času", "time not collected"),
+        other => return other.to_owned(),
+    };
+    language.pick(cs, en).to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

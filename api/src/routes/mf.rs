@@ -9,6 +9,8 @@ use utoipa::IntoParams;
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::Authorized;
+use crate::state::AppState;
+use diesel::PgConnection;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -127,6 +129,11 @@ pub async fn package(
 pub struct PeriodsQuery {
     /// Month of gaming days: `YYYY-MM`, `this` or `last`.
     pub month: String,
+    /// `json` (default: the whole audit), or the table periods as `csv`, `csv-cz` (for a
+    /// spreadsheet in a Czech office) or `xlsx`.
+    pub format: Option<String>,
+    /// Headings and words of `csv-cz` and `xlsx`: `cs` (default) or `en`.
+    pub lang: Option<String>,
 }
 
 /// Period audit of a month: each table's and cage's operating periods from their signed
@@ -134,24 +141,36 @@ pub struct PeriodsQuery {
 /// configured tolerance is a `drop_not_reconciled` finding), and the rounds played while their
 /// table had no open period.
 #[utoipa::path(operation_id = "period_audit", get, tag = "reports", params(PeriodsQuery),
-    responses((status = 200, description = "the period audit", body = reports::periods::PeriodAudit), (status = 400, body = ErrorBody)))]
+    responses((status = 200, description = "the period audit as JSON, or its table periods as CSV (RFC 4180), CSV for a Czech office or XLSX", body = reports::periods::PeriodAudit), (status = 400, body = ErrorBody)))]
 #[get("/reports/periods")]
 pub async fn periods(
     Authorized { state, .. }: Authorized,
     query: web::Query<PeriodsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let month = month(&state.clock, &query.month)?;
+    let PeriodsQuery {
+        month: text,
+        format,
+        lang,
+    } = query.into_inner();
+    let month = month(&state.clock, &text)?;
     let tolerance_h = state
         .operator_config
         .as_ref()
         .map_or(0, |c| c.reconciliation.tolerance_h);
-    let audit = web::block(move || -> Result<_, ApiError> {
+    let build = move |conn: &mut PgConnection, state: &AppState| {
         let settings = AuditSettings {
             clock: state.clock,
             tolerance_h,
         };
-        Ok(period_audit::build(&mut *state.conn()?, &settings, month)?)
-    })
-    .await??;
-    Ok(HttpResponse::Ok().json(audit))
+        period_audit::build(conn, &settings, month)
+    };
+    super::reports::report_for_people(
+        state,
+        (format, lang),
+        build,
+        period_audit::to_csv,
+        period_audit::sheet,
+        format!("periods-{month}"),
+    )
+    .await
 }

@@ -24,8 +24,7 @@ use crate::state::AppState;
 pub struct DailyQuery {
     /// Gaming day: `YYYY-MM-DD`, `today`, `yesterday` or `last` (the last that has closed).
     pub day: String,
-    /// `json` (default) or `csv`; the daily report also `csv-cz` (for a spreadsheet in a
-    /// Czech office) and `xlsx`.
+    /// `json` (default), `csv`, `csv-cz` (for a spreadsheet in a Czech office) or `xlsx`.
     pub format: Option<String>,
     /// Headings and words of `csv-cz` and `xlsx`: `cs` (default) or `en`.
     pub lang: Option<String>,
@@ -34,7 +33,7 @@ pub struct DailyQuery {
 /// Daily per-game and per-table payout/RTP report: rounds, stakes, payouts, returned stakes,
 /// GGR, actual and theoretical RTP, deviation, findings.
 #[utoipa::path(operation_id = "daily_report", get, tag = "reports", params(DailyQuery),
-    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = DailyReport), (status = 400, body = ErrorBody)))]
+    responses((status = 200, description = "JSON, CSV (RFC 4180), CSV for a Czech office or XLSX", body = DailyReport), (status = 400, body = ErrorBody)))]
 #[get("/reports/daily")]
 pub async fn daily(
     Authorized { state, .. }: Authorized,
@@ -50,7 +49,7 @@ pub async fn daily(
         (format, lang),
         build,
         daily_report::to_csv,
-        Some(daily_report::sheet),
+        daily_report::sheet,
         format!("daily-{day}"),
     )
     .await
@@ -61,8 +60,10 @@ pub async fn daily(
 pub struct MonthQuery {
     /// Month of gaming days: `YYYY-MM`, `this` or `last`.
     pub month: String,
-    /// `json` (default) or `csv`.
+    /// `json` (default), `csv`, `csv-cz` (for a spreadsheet in a Czech office) or `xlsx`.
     pub format: Option<String>,
+    /// Headings and words of `csv-cz` and `xlsx`: `cs` (default) or `en`.
+    pub lang: Option<String>,
 }
 
 /// Wheel statistics of a month: how often each number of each roulette wheel and each segment
@@ -70,22 +71,27 @@ pub struct MonthQuery {
 /// p < 0.001, with every cell expected at least 5 times) and the neighbour sector of five that
 /// deviates most (`sector_bias` at |z| ≥ 4.2).
 #[utoipa::path(operation_id = "wheel_statistics", get, tag = "reports", params(MonthQuery),
-    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = WheelStatistics), (status = 400, body = ErrorBody)))]
+    responses((status = 200, description = "JSON, CSV (RFC 4180), CSV for a Czech office or XLSX", body = WheelStatistics), (status = 400, body = ErrorBody)))]
 #[get("/reports/wheels")]
 pub async fn wheels(
     Authorized { state, .. }: Authorized,
     query: web::Query<MonthQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let MonthQuery { month, format } = query.into_inner();
+    let MonthQuery {
+        month,
+        format,
+        lang,
+    } = query.into_inner();
     let first = month_of(&state, &month)?;
     let build = move |conn: &mut PgConnection, state: &AppState| {
         wheel_report::build(conn, &state.clock, first)
     };
-    report(
+    report_for_people(
         state,
-        format,
+        (format, lang),
         build,
         wheel_report::to_csv,
+        wheel_report::sheet,
         format!("wheels-{month}"),
     )
     .await
@@ -140,7 +146,7 @@ impl RtpQuery {
 /// the deviation in standard deviations (|z| > 3 flagged, with the rounds a flag needs to mean
 /// anything), the same per bet kind, and findings by kind, amount and resolution.
 #[utoipa::path(operation_id = "rtp_report", get, tag = "reports", params(RtpQuery),
-    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = RtpReport), (status = 400, body = ErrorBody)))]
+    responses((status = 200, description = "JSON, CSV (RFC 4180), CSV for a Czech office or XLSX", body = RtpReport), (status = 400, body = ErrorBody)))]
 #[get("/reports/rtp")]
 pub async fn rtp(
     Authorized { state, .. }: Authorized,
@@ -157,7 +163,7 @@ pub async fn rtp(
         (format, lang),
         build,
         monthly_report::to_csv,
-        Some(monthly_report::sheet),
+        monthly_report::sheet,
         file,
     )
     .await
@@ -219,7 +225,7 @@ pub async fn month_page(
 /// Shoe audit of a gaming day: every blackjack shoe with a round in the day, its cards counted
 /// across its rounds from the shuffle, and any card dealt more often than the shoe holds it.
 #[utoipa::path(operation_id = "shoe_audit", get, tag = "reports", params(DailyQuery),
-    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = ShoeAudit), (status = 400, body = ErrorBody)))]
+    responses((status = 200, description = "JSON, CSV (RFC 4180), CSV for a Czech office or XLSX", body = ShoeAudit), (status = 400, body = ErrorBody)))]
 #[get("/reports/shoes")]
 pub async fn shoes(
     Authorized { state, .. }: Authorized,
@@ -228,8 +234,7 @@ pub async fn shoes(
     day_report(
         state,
         query.into_inner(),
-        shoe_report::build,
-        shoe_report::to_csv,
+        (shoe_report::build, shoe_report::to_csv, shoe_report::sheet),
         "shoes",
     )
     .await
@@ -238,7 +243,7 @@ pub async fn shoes(
 /// Fantasy-land audit of a gaming day: each Open Face Chinese hand's fantasy-land deals
 /// against what the table's previous hand earned (a hand's verdict sees that hand only).
 #[utoipa::path(operation_id = "fantasy_audit", get, tag = "reports", params(DailyQuery),
-    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = FantasyAudit), (status = 400, body = ErrorBody)))]
+    responses((status = 200, description = "JSON, CSV (RFC 4180), CSV for a Czech office or XLSX", body = FantasyAudit), (status = 400, body = ErrorBody)))]
 #[get("/reports/fantasy")]
 pub async fn fantasy(
     Authorized { state, .. }: Authorized,
@@ -247,8 +252,11 @@ pub async fn fantasy(
     day_report(
         state,
         query.into_inner(),
-        fantasy_report::build,
-        fantasy_report::to_csv,
+        (
+            fantasy_report::build,
+            fantasy_report::to_csv,
+            fantasy_report::sheet,
+        ),
         "fantasy",
     )
     .await
@@ -257,7 +265,7 @@ pub async fn fantasy(
 /// Time collection audit of a gaming day: each poker cash or Open Face Chinese hand played for
 /// time instead of rake against the periods its table collected time for.
 #[utoipa::path(operation_id = "time_collection_audit", get, tag = "reports", params(DailyQuery),
-    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = TimeCollectionAudit), (status = 400, body = ErrorBody)))]
+    responses((status = 200, description = "JSON, CSV (RFC 4180), CSV for a Czech office or XLSX", body = TimeCollectionAudit), (status = 400, body = ErrorBody)))]
 #[get("/reports/time-collection")]
 pub async fn time_collection(
     Authorized { state, .. }: Authorized,
@@ -266,8 +274,7 @@ pub async fn time_collection(
     day_report(
         state,
         query.into_inner(),
-        time_report::build,
-        time_report::to_csv,
+        (time_report::build, time_report::to_csv, time_report::sheet),
         "time-collection",
     )
     .await
@@ -277,7 +284,7 @@ pub async fn time_collection(
 /// wheel reversed every spin) and each poker cash hand against the hand before it (the button
 /// and the big blind moved one player).
 #[utoipa::path(operation_id = "table_audit", get, tag = "reports", params(DailyQuery),
-    responses((status = 200, description = "JSON or CSV (RFC 4180)", body = TableAudit), (status = 400, body = ErrorBody)))]
+    responses((status = 200, description = "JSON, CSV (RFC 4180), CSV for a Czech office or XLSX", body = TableAudit), (status = 400, body = ErrorBody)))]
 #[get("/reports/table-audit")]
 pub async fn table_audit(
     Authorized { state, .. }: Authorized,
@@ -286,62 +293,60 @@ pub async fn table_audit(
     day_report(
         state,
         query.into_inner(),
-        table_report::build,
-        table_report::to_csv,
+        (
+            table_report::build,
+            table_report::to_csv,
+            table_report::sheet,
+        ),
         "table-audit",
     )
     .await
 }
 
+/// Builds an audit of one gaming day.
+type DayAudit<R> = fn(
+    &mut PgConnection,
+    &reports::GamingDayClock,
+    NaiveDate,
+    &rules::PlanBook,
+) -> Result<R, reports::ReportError>;
+
+/// Writes a report as CSV for programs.
+pub(super) type CsvWriter<R> = fn(&R) -> Result<String, reports::ReportError>;
+
 /// An audit of one gaming day that follows tables across rounds.
 async fn day_report<R: Serialize + Send + 'static>(
     state: State,
     DailyQuery { day, format, lang }: DailyQuery,
-    build: fn(
-        &mut PgConnection,
-        &reports::GamingDayClock,
-        NaiveDate,
-        &rules::PlanBook,
-    ) -> Result<R, reports::ReportError>,
-    to_csv: fn(&R) -> Result<String, reports::ReportError>,
+    (build, to_csv, to_sheet): (DayAudit<R>, CsvWriter<R>, PeopleSheet<R>),
     name: &str,
 ) -> Result<HttpResponse, ApiError> {
     let day = gaming_day(&state, &day)?;
-    // These audits come as JSON or CSV only; a language is still one of the two.
-    download::language(lang.as_deref())?;
     let build = move |conn: &mut PgConnection, state: &AppState| {
         build(conn, &state.clock, day, &state.plans)
     };
-    report(state, format, build, to_csv, format!("{name}-{day}")).await
+    report_for_people(
+        state,
+        (format, lang),
+        build,
+        to_csv,
+        to_sheet,
+        format!("{name}-{day}"),
+    )
+    .await
 }
 
 /// A report's sheet for people, in a language.
 pub(super) type PeopleSheet<R> = fn(&R, &rules::PlanBook, Language) -> Sheet;
 
-/// A report built off the async workers, answered as JSON or, when asked for, as a CSV file
-/// named `dozor-<file>.csv`.
-pub(super) async fn report<R, E>(
-    state: State,
-    format: Option<String>,
-    build: impl FnOnce(&mut PgConnection, &AppState) -> Result<R, E> + Send + 'static,
-    to_csv: fn(&R) -> Result<String, reports::ReportError>,
-    file: String,
-) -> Result<HttpResponse, ApiError>
-where
-    R: Serialize + Send + 'static,
-    E: Send + 'static,
-    ApiError: From<E>,
-{
-    report_for_people(state, (format, None), build, to_csv, None, file).await
-}
-
-/// [`report`], also as a sheet for people (`csv-cz`, `xlsx`) when the report has one.
+/// A report built off the async workers, answered as JSON, as a CSV file for programs named
+/// `dozor-<file>.csv`, or as a sheet for people (`csv-cz`, `xlsx`).
 pub(super) async fn report_for_people<R, E>(
     state: State,
     (format, lang): (Option<String>, Option<String>),
     build: impl FnOnce(&mut PgConnection, &AppState) -> Result<R, E> + Send + 'static,
-    to_csv: fn(&R) -> Result<String, reports::ReportError>,
-    to_sheet: Option<PeopleSheet<R>>,
+    to_csv: CsvWriter<R>,
+    to_sheet: PeopleSheet<R>,
     file: String,
 ) -> Result<HttpResponse, ApiError>
 where
@@ -351,32 +356,24 @@ where
 {
     let format = Format::parse(format.as_deref())?;
     let language = download::language(lang.as_deref())?;
-    let people = matches!(format, Format::CsvCz | Format::Xlsx);
-    if people && to_sheet.is_none() {
-        return Err(ApiError::bad_request(
-            "invalid_query",
-            "this report is answered as json or csv",
-        ));
-    }
     let plans = state.plans.clone();
     let report =
         web::block(move || -> Result<_, ApiError> { Ok(build(&mut *state.conn()?, &state)?) })
             .await??;
-    match (format, to_sheet) {
-        (Format::Json, _) => Ok(HttpResponse::Ok().json(report)),
-        (Format::Csv, _) => Ok(HttpResponse::Ok()
+    match format {
+        Format::Json => Ok(HttpResponse::Ok().json(report)),
+        Format::Csv => Ok(HttpResponse::Ok()
             .content_type("text/csv; charset=utf-8")
             .insert_header((
                 "Content-Disposition",
                 format!("attachment; filename=\"dozor-{file}.csv\""),
             ))
             .body(to_csv(&report)?)),
-        (people, Some(to_sheet)) => download::sheet_file(
+        people => download::sheet_file(
             &to_sheet(&report, &plans, language),
             people,
             language,
             &file,
         ),
-        (_, None) => Err(ApiError::internal("a report without a sheet for people")),
     }
 }

@@ -66,7 +66,7 @@ pub async fn report(
         (format, lang),
         build,
         tax::to_csv,
-        Some(tax::sheet),
+        tax::sheet,
         format!("tax-{parsed}"),
     )
     .await

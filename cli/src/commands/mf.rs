@@ -160,9 +160,9 @@ pub struct PeriodsArgs {
     /// a tolerance of 0 without one).
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Write to this file instead of standard output.
-    #[arg(long)]
-    out: Option<PathBuf>,
+    /// JSON is the whole audit; the CSVs and the workbook hold its table periods.
+    #[command(flatten)]
+    output: super::output::Output,
     #[command(flatten)]
     clock: super::ClockArgs,
 }
@@ -170,6 +170,8 @@ pub struct PeriodsArgs {
 pub fn periods(global: &Global, args: PeriodsArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let month = month(&args.month)?;
+    let format = args.output.format("json", false)?;
+    let plans = rules::PlanBook::builtin()?;
     let path = config_path(global, args.config.clone());
     let tolerance_h = if args.config.is_some() || path.exists() {
         OperatorConfig::load(&path)?.reconciliation.tolerance_h
@@ -182,15 +184,14 @@ pub fn periods(global: &Global, args: PeriodsArgs) -> anyhow::Result<ExitCode> {
         &mut conn,
         &reports::periods::AuditSettings { clock, tolerance_h },
         month,
-    )?;
+    );
     drop(conn);
     db.close()?;
-    let text = serde_json::to_string_pretty(&audit)? + "\n";
-    match &args.out {
-        Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
-        }
-        None => print!("{text}"),
-    }
+    let writers = super::output::Writers {
+        csv: reports::periods::to_csv,
+        sheet: reports::periods::sheet,
+        plans: &plans,
+    };
+    args.output.write(format, &audit?, writers)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -7,6 +7,7 @@ mod keys;
 mod mf;
 mod monthly;
 mod nightly;
+mod output;
 mod plan;
 mod probe;
 mod report;

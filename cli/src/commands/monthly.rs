@@ -1,6 +1,5 @@
 //! `dozor report rtp`: the monthly payout/RTP report with deviation, as CSV, JSON or HTML.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -9,6 +8,7 @@ use ledger::storage::connect;
 use ledger::storage::database::Database;
 use reports::monthly::{self, RtpRequest};
 
+use super::output::{Format, Output, Writers};
 use super::Global;
 
 #[derive(Debug, clap::Args)]
@@ -25,12 +25,8 @@ pub struct RtpReportArgs {
     /// Only this table.
     #[arg(long)]
     table_id: Option<String>,
-    /// `csv`, `json` or `html` (a page with charts, self-contained).
-    #[arg(long, default_value = "csv")]
-    format: String,
-    /// Write to this file instead of standard output.
-    #[arg(long)]
-    out: Option<PathBuf>,
+    #[command(flatten)]
+    output: Output,
     #[command(flatten)]
     clock: super::ClockArgs,
 }
@@ -49,17 +45,8 @@ pub fn month_arg(text: &str, clock: &reports::GamingDayClock) -> anyhow::Result<
 pub fn run(global: &Global, args: RtpReportArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let month = month_arg(&args.month, &clock)?;
-    let render: fn(&monthly::RtpReport) -> Result<String, reports::ReportError> =
-        match args.format.as_str() {
-            "csv" => monthly::to_csv,
-            "json" => |r| {
-                serde_json::to_string_pretty(r)
-                    .map(|t| t + "\n")
-                    .map_err(|e| reports::ReportError::Csv(e.to_string()))
-            },
-            "html" => |r| Ok(reports::month_page::render(r)),
-            other => anyhow::bail!("--format must be csv, json or html, not `{other}`"),
-        };
+    let format = args.output.format("csv", true)?;
+    let plans = rules::PlanBook::builtin()?;
     let request = RtpRequest {
         month,
         through: args.through,
@@ -71,12 +58,19 @@ pub fn run(global: &Global, args: RtpReportArgs) -> anyhow::Result<ExitCode> {
     let report = monthly::build(&mut conn, &clock, &request);
     drop(conn);
     db.close()?;
-    let text = render(&report?)?;
-    match &args.out {
-        Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
+    let report = report?;
+    match format {
+        Format::Html(language) => args
+            .output
+            .write_bytes(reports::month_page::render_in(&report, language).as_bytes())?,
+        format => {
+            let writers = Writers {
+                csv: monthly::to_csv,
+                sheet: monthly::sheet,
+                plans: &plans,
+            };
+            args.output.write(format, &report, writers)?
         }
-        None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
 }

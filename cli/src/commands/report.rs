@@ -1,12 +1,11 @@
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
-use chrono::{NaiveDate, Utc};
+use chrono::Utc;
 use ledger::storage::connect;
 use ledger::storage::database::Database;
 use reports::daily;
 
+use super::output::{Output, Writers};
 use super::Global;
 
 #[derive(Debug, clap::Args)]
@@ -65,99 +64,22 @@ struct MonthArgs {
     clock: super::ClockArgs,
 }
 
-/// How a report is written, and where.
-#[derive(Debug, clap::Args)]
-struct Output {
-    /// `csv` or `json`; the daily report also `csv-cz` (for a spreadsheet in a Czech office:
-    /// `;`, koruny with a decimal comma, the plan's game names) and `xlsx` (with `--out`).
-    #[arg(long, default_value = "csv")]
-    format: String,
-    /// Headings and words of `csv-cz` and `xlsx`: `cs` or `en`.
-    #[arg(long, default_value = "cs")]
-    lang: String,
-    /// Write to this file instead of standard output.
-    #[arg(long)]
-    out: Option<PathBuf>,
-}
-
-impl Output {
-    /// Whether CSV is asked for (else JSON); anything else is refused before any work.
-    fn csv(&self) -> anyhow::Result<bool> {
-        match self.format.as_str() {
-            "csv" => Ok(true),
-            "json" => Ok(false),
-            other => anyhow::bail!("--format must be csv or json, not `{other}`"),
-        }
-    }
-
-    /// Whether a sheet for people is asked for (`csv-cz`, `xlsx`), checked before any work.
-    fn people(&self) -> anyhow::Result<Option<reports::sheet::Language>> {
-        match self.format.as_str() {
-            "csv-cz" | "xlsx" => {
-                anyhow::ensure!(
-                    self.format != "xlsx" || self.out.is_some(),
-                    "--format xlsx writes a workbook: give --out FILE"
-                );
-                reports::sheet::Language::parse(&self.lang)
-                    .map(Some)
-                    .ok_or_else(|| anyhow::anyhow!("--lang is cs or en, not `{}`", self.lang))
-            }
-            "csv" | "json" => Ok(None),
-            other => anyhow::bail!("--format must be csv, json, csv-cz or xlsx, not `{other}`"),
-        }
-    }
-
-    /// `sheet` as CSV for people or XLSX, to the file or standard output.
-    fn write_sheet(
-        &self,
-        sheet: &reports::sheet::Sheet,
-        language: reports::sheet::Language,
-    ) -> anyhow::Result<()> {
-        let bytes = if self.format == "xlsx" {
-            sheet.to_xlsx(language)?
-        } else {
-            sheet.to_people_csv(language)?.into_bytes()
-        };
-        match &self.out {
-            Some(path) => {
-                std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
-            }
-            None => {
-                std::io::Write::write_all(&mut std::io::stdout(), &bytes)?;
-                Ok(())
-            }
-        }
-    }
-
-    /// `report` as CSV (with `to_csv`) or pretty JSON, to the file or standard output.
-    fn write<R: serde::Serialize>(&self, report: &R, to_csv: CsvWriter<R>) -> anyhow::Result<()> {
-        let text = if self.csv()? {
-            to_csv(report)?
-        } else {
-            serde_json::to_string_pretty(report)? + "\n"
-        };
-        match &self.out {
-            Some(path) => {
-                std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
-            }
-            None => {
-                print!("{text}");
-                Ok(())
-            }
-        }
-    }
-}
-
 fn wheels(global: &Global, args: MonthArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let month = super::monthly::month_arg(&args.month, &clock)?;
-    args.output.csv()?;
+    let format = args.output.format("csv", false)?;
+    let plans = rules::PlanBook::builtin()?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
-    let statistics = reports::wheels::build(&mut conn, &clock, month)?;
+    let statistics = reports::wheels::build(&mut conn, &clock, month);
     drop(conn);
     db.close()?;
-    args.output.write(&statistics, reports::wheels::to_csv)?;
+    let writers = Writers {
+        csv: reports::wheels::to_csv,
+        sheet: reports::wheels::sheet,
+        plans: &plans,
+    };
+    args.output.write(format, &statistics?, writers)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -172,7 +94,8 @@ enum DayReport {
 
 #[derive(Debug, clap::Args)]
 struct DayArgs {
-    /// `YYYY-MM-DD`, `today` or `yesterday` (gaming days, Europe/Prague).
+    /// `YYYY-MM-DD`, `today`, `yesterday` or `last` (the last that has closed) (gaming days,
+    /// Europe/Prague).
     #[arg(long, default_value = "yesterday")]
     day: String,
     #[command(flatten)]
@@ -197,56 +120,62 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
         ReportKind::Tax(a) => return super::tax::run(global, a),
     };
     let clock = clock.clock()?;
-    let today = clock.day_of(Utc::now());
-    let day = match day.as_str() {
-        "today" => today,
-        "yesterday" => today.pred_opt().unwrap_or(today),
-        other => NaiveDate::parse_from_str(other, "%Y-%m-%d")
-            .with_context(|| format!("--day `{other}` is not YYYY-MM-DD, today or yesterday"))?,
-    };
-    let people = output.people()?;
-    if people.is_none() {
-        output.csv()?;
-    } else if !matches!(kind, DayReport::Daily) {
-        anyhow::bail!(
-            "this report is written as csv or json; csv-cz and xlsx are the daily report's"
-        );
-    }
+    let day = clock
+        .parse_day(&day, Utc::now())
+        .map_err(|m| anyhow::anyhow!("--day: {m}"))?;
+    let format = output.format("csv", false)?;
+    let plans = rules::PlanBook::builtin()?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
-    let plans = rules::PlanBook::builtin()?;
     let written = match kind {
-        DayReport::Shoes => output.write(
-            &reports::shoes::build(&mut conn, &clock, day, &plans)?,
-            reports::shoes::to_csv,
-        ),
-        DayReport::Fantasy => output.write(
-            &reports::fantasy::build(&mut conn, &clock, day, &plans)?,
-            reports::fantasy::to_csv,
-        ),
-        DayReport::TimeCollection => output.write(
-            &reports::time_audit::build(&mut conn, &clock, day, &plans)?,
-            reports::time_audit::to_csv,
-        ),
-        DayReport::TableAudit => output.write(
-            &reports::table_audit::build(&mut conn, &clock, day, &plans)?,
-            reports::table_audit::to_csv,
-        ),
-        DayReport::Daily => {
-            let report = daily::build(&mut conn, &clock, day)?;
-            match people {
-                Some(language) => {
-                    output.write_sheet(&daily::sheet(&report, &plans, language), language)
-                }
-                None => output.write(&report, daily::to_csv),
-            }
+        DayReport::Daily => daily::build(&mut conn, &clock, day).map(|report| {
+            let writers = Writers {
+                csv: daily::to_csv,
+                sheet: daily::sheet,
+                plans: &plans,
+            };
+            output.write(format, &report, writers)
+        }),
+        DayReport::Shoes => reports::shoes::build(&mut conn, &clock, day, &plans).map(|report| {
+            let writers = Writers {
+                csv: reports::shoes::to_csv,
+                sheet: reports::shoes::sheet,
+                plans: &plans,
+            };
+            output.write(format, &report, writers)
+        }),
+        DayReport::Fantasy => {
+            reports::fantasy::build(&mut conn, &clock, day, &plans).map(|report| {
+                let writers = Writers {
+                    csv: reports::fantasy::to_csv,
+                    sheet: reports::fantasy::sheet,
+                    plans: &plans,
+                };
+                output.write(format, &report, writers)
+            })
+        }
+        DayReport::TimeCollection => reports::time_audit::build(&mut conn, &clock, day, &plans)
+            .map(|report| {
+                let writers = Writers {
+                    csv: reports::time_audit::to_csv,
+                    sheet: reports::time_audit::sheet,
+                    plans: &plans,
+                };
+                output.write(format, &report, writers)
+            }),
+        DayReport::TableAudit => {
+            reports::table_audit::build(&mut conn, &clock, day, &plans).map(|report| {
+                let writers = Writers {
+                    csv: reports::table_audit::to_csv,
+                    sheet: reports::table_audit::sheet,
+                    plans: &plans,
+                };
+                output.write(format, &report, writers)
+            })
         }
     };
     drop(conn);
     db.close()?;
-    written?;
+    written??;
     Ok(ExitCode::SUCCESS)
 }
-
-/// Writes a report as CSV.
-type CsvWriter<R> = fn(&R) -> Result<String, reports::ReportError>;

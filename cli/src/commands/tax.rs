@@ -9,6 +9,7 @@ use ledger::storage::connect;
 use ledger::storage::database::Database;
 use reports::tax::{self, Quarter, RateTable};
 
+use super::output::{Output, Writers};
 use super::Global;
 
 #[derive(Debug, clap::Args)]
@@ -16,12 +17,8 @@ pub struct TaxArgs {
     /// The quarter, `YYYYQn` (e.g. `2026Q3`), or `last` (its gaming days, Europe/Prague).
     #[arg(long)]
     quarter: String,
-    /// `csv` or `json`.
-    #[arg(long, default_value = "csv")]
-    format: String,
-    /// Write to this file instead of standard output.
-    #[arg(long)]
-    out: Option<PathBuf>,
+    #[command(flatten)]
+    output: Output,
     /// A rate table to use instead of the bundled one (same TOML format; docs/TAX.md).
     #[arg(long, env = "DOZOR_TAX_RATES")]
     rates: Option<PathBuf>,
@@ -36,11 +33,8 @@ pub fn run(global: &Global, args: TaxArgs) -> anyhow::Result<ExitCode> {
         text => Quarter::parse(text)
             .with_context(|| format!("--quarter `{text}` is not YYYYQn (e.g. 2026Q3) or last"))?,
     };
-    let csv = match args.format.as_str() {
-        "csv" => true,
-        "json" => false,
-        other => anyhow::bail!("--format must be csv or json, not `{other}`"),
-    };
+    let format = args.output.format("csv", false)?;
+    let plans = rules::PlanBook::builtin()?;
     let rates = match &args.rates {
         Some(path) => RateTable::load(path)?,
         None => RateTable::bundled()?,
@@ -52,17 +46,11 @@ pub fn run(global: &Global, args: TaxArgs) -> anyhow::Result<ExitCode> {
     let report = tax::build(&mut conn, &clock, quarter, &rates);
     drop(conn);
     db.close()?;
-    let report = report?;
-    let text = if csv {
-        tax::to_csv(&report)?
-    } else {
-        serde_json::to_string_pretty(&report)? + "\n"
+    let writers = Writers {
+        csv: tax::to_csv,
+        sheet: tax::sheet,
+        plans: &plans,
     };
-    match &args.out {
-        Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
-        }
-        None => print!("{text}"),
-    }
+    args.output.write(format, &report?, writers)?;
     Ok(ExitCode::SUCCESS)
 }

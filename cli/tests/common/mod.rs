@@ -514,3 +514,37 @@ pub fn export_and_verify_day(
     )
     .unwrap()
 }
+
+/// One column of a CSV for a Czech office as Python's csv module reads it (`;` between fields,
+/// UTF-8 with a byte-order mark): the values under `heading`, a line each.
+pub fn python_czech_column(text: &str, heading: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("people.csv");
+    std::fs::write(&file, text).unwrap();
+    let script = r#"
+import csv, json, sys
+with open(sys.argv[1], encoding="utf-8-sig", newline="") as f:
+    print(json.dumps([r[sys.argv[2]] for r in csv.DictReader(f, delimiter=";")]))
+"#;
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&file)
+        .arg(heading)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{heading}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Koruny as a Czech office writes them (`373775,00`, `-0,50`) in haléře.
+pub fn haler_of_koruny(text: &str) -> i64 {
+    let (koruny, haler) = text.split_once(',').unwrap();
+    assert_eq!(haler.len(), 2, "{text}");
+    let sign = if koruny.starts_with('-') { -1 } else { 1 };
+    koruny.parse::<i64>().unwrap() * 100 + sign * haler.parse::<i64>().unwrap()
+}
