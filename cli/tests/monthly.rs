@@ -222,6 +222,16 @@ async fn one_game_day_by_hand() {
     assert!(page.contains("<svg class=\"rtp-chart\""));
     assert!(page.contains("R01"));
     assert!(!page.contains("http://") && !page.contains("https://"));
+    // In Czech by default, the game as the plan names it, the charts' words too; English on
+    // request, the plan's names unchanged.
+    assert!(page.contains("<h3>Ruleta</h3>"), "{page}");
+    assert!(page.contains(">herní den</text>"), "{page}");
+    assert!(
+        !page.contains("gaming day") && !page.contains(">roulette<"),
+        "{page}"
+    );
+    let (_, english, _) = get_as(&app, "/reports/month/2026-11?lang=en", Role::Compliance).await;
+    assert!(english.contains("<h3>Ruleta</h3>") && english.contains(">gaming day</text>"));
 }
 
 #[actix_web::test]

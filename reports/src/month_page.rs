@@ -48,16 +48,23 @@ fn money(h: i64) -> String {
 
 /// The deviation cell: z in standard deviations, red beyond ±3σ, and the rounds the mix needs
 /// before a flag means anything when it has fewer.
-fn deviation_cell(d: &Option<crate::deviation::Deviation>, rounds: i64) -> String {
+fn deviation_cell(d: &Option<crate::deviation::Deviation>, rounds: i64, l: Language) -> String {
     match d {
-        None => "<td class=\"muted\">no theory</td>".to_owned(),
+        None => format!(
+            "<td class=\"muted\">{}</td>",
+            l.pick("bez teorie", "no theory")
+        ),
         Some(d) => {
             let class = if d.flagged { "bad" } else { "ok" };
             let reliability = if d.flag_meaningful {
                 String::new()
             } else {
+                let (so_far, needs) = match l {
+                    Language::Czech => ("dosud kol", "potřebuje kol"),
+                    Language::English => ("rounds so far", "rounds needed"),
+                };
                 format!(
-                    "<br><span class=\"muted small\" title=\"{} rounds so far\">needs {} rounds</span>",
+                    "<br><span class=\"muted small\" title=\"{so_far}: {}\">{needs}: {}</span>",
                     thousands(rounds),
                     thousands(d.rounds_needed)
                 )
@@ -86,21 +93,21 @@ fn thousands(n: i64) -> String {
     out
 }
 
-/// Renders the page.
-/// The page in English (the nightly job's sealed copy, the command line's default).
-pub fn render(report: &RtpReport) -> String {
-    render_in(report, Language::English)
+/// The page in English (the nightly job's sealed copy), games named as `plans` name them.
+pub fn render(report: &RtpReport, plans: &rules::PlanBook) -> String {
+    render_in(report, plans, Language::English)
 }
 
-/// The page in `l`: Czech or English.
-pub fn render_in(report: &RtpReport, l: Language) -> String {
+/// The page in `l`: Czech or English, games named as `plans` name them.
+pub fn render_in(report: &RtpReport, plans: &rules::PlanBook, l: Language) -> String {
     let w = |cs: &'static str, en: &'static str| l.pick(cs, en);
+    let name = |code: &str| plans.game_name(code).to_owned();
     let mut html = String::with_capacity(64 * 1024);
     let scope = match (&report.game, &report.table_id) {
         (None, None) => String::new(),
         (game, table) => format!(
             " — {}{}",
-            game.as_deref().map(esc).unwrap_or_default(),
+            game.as_deref().map(|g| esc(&name(g))).unwrap_or_default(),
             table
                 .as_deref()
                 .map(|t| format!(" {} {}", w("stůl", "table"), esc(t)))
@@ -138,11 +145,22 @@ pub fn render_in(report: &RtpReport, l: Language) -> String {
         month = esc(&report.month),
     );
     if let Some(note) = &report.provisional_note {
+        let note = match l {
+            Language::Czech => format!(
+                "herní den {} končí {} (Europe/Prague); do té doby se čísla mění",
+                report.through_day.format("%-d. %-m. %Y"),
+                report
+                    .ends_at
+                    .with_timezone(&chrono_tz::Europe::Prague)
+                    .format("%-d. %-m. %Y %H:%M")
+            ),
+            Language::English => note.clone(),
+        };
         let _ = write!(
             html,
             "<p class=\"bad\" role=\"status\">{} — {}</p>",
             w("PŘEDBĚŽNÉ", "PROVISIONAL"),
-            esc(note)
+            esc(&note)
         );
     }
     let month_games: Vec<&RtpRow> = report
@@ -160,7 +178,7 @@ pub fn render_in(report: &RtpReport, l: Language) -> String {
             )
         );
     }
-    summary_table(&mut html, &month_games, l);
+    summary_table(&mut html, &month_games, &name, l);
     let _ = write!(
         html,
         "<h2>{}</h2><p class=\"legend\"><span><i class=\"swatch\" style=\"background:#1f5fa8\"></i>{}</span>\
@@ -188,7 +206,7 @@ pub fn render_in(report: &RtpReport, l: Language) -> String {
             .collect();
         if game.theoretical_rtp_pct.is_some() {
             charted += 1;
-            rtp_chart(&mut html, &game.game, &days, &per_day);
+            rtp_chart(&mut html, &esc(&name(&game.game)), &days, &per_day, l);
         }
     }
     if charted == 0 {
@@ -201,14 +219,17 @@ pub fn render_in(report: &RtpReport, l: Language) -> String {
             )
         );
     }
-    ggr_chart(&mut html, report, l);
-    findings_section(&mut html, report, &days, l);
-    kinds_table(&mut html, &report.kinds, l);
+    ggr_chart(&mut html, report, &name, l);
+    findings_section(&mut html, report, &days, &name, l);
+    kinds_table(&mut html, &report.kinds, &name, l);
     html.push_str("</body></html>\n");
     html
 }
 
-fn summary_table(html: &mut String, games: &[&RtpRow], l: Language) {
+/// A game's name as the plan gives it.
+type GameName<'a> = dyn Fn(&str) -> String + 'a;
+
+fn summary_table(html: &mut String, games: &[&RtpRow], name: &GameName<'_>, l: Language) {
     html.push_str(l.pick(
         "<section><h2>Měsíc podle her</h2><table><tr><th class=\"l\">hra</th><th>kol</th>\
          <th>vsazeno (Kč)</th><th>vyplaceno (Kč)</th><th>GGR (Kč)</th><th>skutečné RTP</th><th>teoretické</th>\
@@ -223,14 +244,14 @@ fn summary_table(html: &mut String, games: &[&RtpRow], l: Language) {
             html,
             "<tr{}><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{} ({})</td></tr>",
             if flagged { " class=\"flag\"" } else { "" },
-            esc(&r.game),
+            esc(&name(&r.game)),
             thousands(r.rounds),
             money(r.stakes_h),
             money(r.payouts_h),
             money(r.ggr_h),
             pct_cell(r.actual_rtp_pct),
             pct_cell(r.theoretical_rtp_pct),
-            deviation_cell(&r.deviation, r.rounds),
+            deviation_cell(&r.deviation, r.rounds, l),
             r.findings.count,
             r.findings.open,
         );
@@ -246,11 +267,13 @@ const RIGHT: f64 = 12.0;
 const TOP: f64 = 14.0;
 const BOTTOM: f64 = 30.0;
 
+/// `game`: the game's name, escaped.
 fn rtp_chart(
     html: &mut String,
     game: &str,
     days: &[NaiveDate],
     per_day: &BTreeMap<NaiveDate, &RtpRow>,
+    l: Language,
 ) {
     // The y range covers the actual RTPs and the theory, and the band as far as 0 – 200 %.
     let mut low = f64::MAX;
@@ -277,14 +300,15 @@ fn rtp_chart(
     let n = days.len().max(1) as f64;
     let x = |i: usize| LEFT + (W - LEFT - RIGHT) * (i as f64 + 0.5) / n;
     let y = |v: f64| TOP + (H - TOP - BOTTOM) * (1.0 - (v.clamp(low, high) - low) / (high - low));
-    let _ = write!(
+    let _ =
+        write!(
         html,
-        "<section><h3>{}</h3><svg class=\"rtp-chart\" viewBox=\"0 0 {W} {H}\" role=\"img\" \
-         aria-label=\"actual and theoretical RTP of {} per gaming day\">",
-        esc(game),
-        esc(game)
+        "<section><h3>{game}</h3><svg class=\"rtp-chart\" viewBox=\"0 0 {W} {H}\" role=\"img\" \
+         aria-label=\"{} {game} {}\">",
+        l.pick("skutečné a teoretické RTP hry", "actual and theoretical RTP of"),
+        l.pick("po herních dnech", "per gaming day"),
     );
-    axes(html, low, high, step, days, &x, &y, "%");
+    axes(html, (low, high, step), days, (&x, &y), "%", l);
     // The band and the theory, day by day (each day's bet mix has its own).
     let mut upper = Vec::new();
     let mut lower = Vec::new();
@@ -360,16 +384,15 @@ fn nice_step(raw: f64) -> f64 {
         .unwrap_or(10.0 * power)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The chart's grid: values `(low, high, step)` up the side in `unit`, the gaming days along
+/// the bottom, placed by `(x, y)`.
 fn axes(
     html: &mut String,
-    low: f64,
-    high: f64,
-    step: f64,
+    (low, high, step): (f64, f64, f64),
     days: &[NaiveDate],
-    x: &dyn Fn(usize) -> f64,
-    y: &dyn Fn(f64) -> f64,
+    (x, y): (&dyn Fn(usize) -> f64, &dyn Fn(f64) -> f64),
     unit: &str,
+    l: Language,
 ) {
     let mut v = low;
     while v <= high + step / 2.0 {
@@ -401,13 +424,24 @@ fn axes(
     let _ = write!(
         html,
         "<line x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#8796a5\"/>\
-         <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"9\" text-anchor=\"middle\" fill=\"#4d5b6a\">gaming day</text>",
+         <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"9\" text-anchor=\"middle\" fill=\"#4d5b6a\">{}</text>",
         W - RIGHT,
         H - BOTTOM,
         H - BOTTOM,
         (LEFT + W - RIGHT) / 2.0,
-        H - 4.0
+        H - 4.0,
+        l.pick("herní den", "gaming day"),
     );
+}
+
+/// At most `chars` characters of `text`, an ellipsis marking what was cut.
+fn shortened(text: &str, chars: usize) -> String {
+    if text.chars().count() <= chars {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(chars.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
 }
 
 fn trim_number(v: f64) -> String {
@@ -416,7 +450,7 @@ fn trim_number(v: f64) -> String {
 }
 
 /// Horizontal bars of each table's GGR for the month, losses to the left of zero.
-fn ggr_chart(html: &mut String, report: &RtpReport, l: Language) {
+fn ggr_chart(html: &mut String, report: &RtpReport, name: &GameName<'_>, l: Language) {
     let tables: Vec<&RtpRow> = report
         .rows
         .iter()
@@ -452,7 +486,8 @@ fn ggr_chart(html: &mut String, report: &RtpReport, l: Language) {
     let scale = if any_loss { plot / 2.0 } else { plot } / max;
     let _ = write!(
         html,
-        "<svg class=\"ggr-chart\" viewBox=\"0 0 {W} {height:.0}\" role=\"img\" aria-label=\"GGR per table\">"
+        "<svg class=\"ggr-chart\" viewBox=\"0 0 {W} {height:.0}\" role=\"img\" aria-label=\"{}\">",
+        l.pick("GGR podle stolů", "GGR per table"),
     );
     for (i, r) in tables.iter().enumerate() {
         let top = 5.0 + row_h * i as f64;
@@ -465,8 +500,8 @@ fn ggr_chart(html: &mut String, report: &RtpReport, l: Language) {
              <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" fill=\"#1d2733\">{}</text>",
             label_w - 6.0,
             top + 12.0,
-            esc(&r.game),
             esc(r.table_id.as_deref().unwrap_or_default()),
+            esc(&shortened(&name(&r.game), 30)),
             top + 2.0,
             row_h - 5.0,
             if r.ggr_h < 0 { "#b3261e" } else { "#1f7a3a" },
@@ -482,7 +517,13 @@ fn ggr_chart(html: &mut String, report: &RtpReport, l: Language) {
 }
 
 /// Findings per day (all games) as bars, and by kind: count, amount, open.
-fn findings_section(html: &mut String, report: &RtpReport, days: &[NaiveDate], l: Language) {
+fn findings_section(
+    html: &mut String,
+    report: &RtpReport,
+    days: &[NaiveDate],
+    name: &GameName<'_>,
+    l: Language,
+) {
     html.push_str(l.pick("<section><h2>Nálezy</h2>", "<section><h2>Findings</h2>"));
     let mut per_day: BTreeMap<NaiveDate, (i64, i64)> = BTreeMap::new();
     for r in report.rows.iter().filter(|r| r.table_id.is_none()) {
@@ -508,9 +549,10 @@ fn findings_section(html: &mut String, report: &RtpReport, days: &[NaiveDate], l
     let bar = (W - LEFT - RIGHT) / n * 0.7;
     let _ = write!(
         html,
-        "<svg class=\"findings-chart\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"findings per gaming day\">"
+        "<svg class=\"findings-chart\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{}\">",
+        l.pick("nálezy po herních dnech", "findings per gaming day"),
     );
-    axes(html, 0.0, high, step, days, &x, &y, "");
+    axes(html, (0.0, high, step), days, (&x, &y), "", l);
     for (i, day) in days.iter().enumerate() {
         let Some((count, open)) = per_day.get(day) else {
             continue;
@@ -520,11 +562,13 @@ fn findings_section(html: &mut String, report: &RtpReport, days: &[NaiveDate], l
         }
         let _ = write!(
             html,
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{:.1}\" fill=\"#e8a33d\"><title>{day}: {count} findings, {open} open</title></rect>\
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{:.1}\" fill=\"#e8a33d\"><title>{day}: {count} {}, {open} {}</title></rect>\
              <rect x=\"{:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{:.1}\" fill=\"#b3261e\"/>",
             x(i) - bar / 2.0,
             y(*count as f64),
             y(0.0) - y(*count as f64),
+            l.pick("nálezů", "findings"),
+            l.pick("otevřených", "open"),
             x(i) - bar / 2.0,
             y(*open as f64),
             y(0.0) - y(*open as f64),
@@ -547,7 +591,7 @@ fn findings_section(html: &mut String, report: &RtpReport, days: &[NaiveDate], l
             let _ = write!(
                 html,
                 "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&r.game),
+                esc(&name(&r.game)),
                 esc(&crate::words::finding_kind_code(kind, l)),
                 k.count,
                 money(k.amount_h),
@@ -558,7 +602,7 @@ fn findings_section(html: &mut String, report: &RtpReport, days: &[NaiveDate], l
     html.push_str("</table></section>");
 }
 
-fn kinds_table(html: &mut String, kinds: &[KindRow], l: Language) {
+fn kinds_table(html: &mut String, kinds: &[KindRow], name: &GameName<'_>, l: Language) {
     html.push_str(l.pick(
         "<section><h2>Podle druhu sázky (všechny stoly)</h2><table><tr><th class=\"l\">hra</th>\
          <th class=\"l\">druh sázky</th><th>kol</th><th>sázek</th><th>vsazeno (Kč)</th><th>vyplaceno (Kč)</th>\
@@ -573,7 +617,7 @@ fn kinds_table(html: &mut String, kinds: &[KindRow], l: Language) {
             html,
             "<tr{}><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}</tr>",
             if flagged { " class=\"flag\"" } else { "" },
-            esc(&k.game),
+            esc(&name(&k.game)),
             esc(&k.bet_kind),
             k.rounds,
             k.bets,
@@ -581,7 +625,7 @@ fn kinds_table(html: &mut String, kinds: &[KindRow], l: Language) {
             money(k.payouts_h),
             pct_cell(k.actual_rtp_pct),
             pct_cell(k.theoretical_rtp_pct),
-            deviation_cell(&k.deviation, k.rounds),
+            deviation_cell(&k.deviation, k.rounds, l),
         );
     }
     html.push_str("</table></section>");
@@ -597,6 +641,15 @@ mod tests {
             esc("<a href='x'>&\"</a>"),
             "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"
         );
+    }
+
+    #[test]
+    fn long_names_are_cut_with_an_ellipsis() {
+        // 40 characters cut to 30: the first 29 and "…".
+        let name = "Cash game – Texas Hold’em, Omaha Hold’em";
+        assert_eq!(name.chars().count(), 40);
+        assert_eq!(shortened(name, 30), "Cash game – Texas Hold’em, Om…");
+        assert_eq!(shortened("Ruleta", 30), "Ruleta");
     }
 
     #[test]

@@ -145,7 +145,7 @@ pub fn build_night(
     ));
     files.push((
         "rtp-month-to-date.html".into(),
-        month_page::render(&rtp).into_bytes(),
+        month_page::render(&rtp, plans).into_bytes(),
     ));
     let audit = shoes::build(conn, clock, day, plans)?;
     files.push(("shoes.csv".into(), shoes::to_csv(&audit)?.into_bytes()));

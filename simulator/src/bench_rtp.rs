@@ -74,6 +74,7 @@ pub fn rtp(
         game: None,
         table_id: None,
     };
+    let plans = rules::PlanBook::builtin()?;
     let mut report_seconds = Vec::new();
     let mut page_seconds = Vec::new();
     let mut shape = serde_json::Value::Null;
@@ -86,7 +87,7 @@ pub fn rtp(
         let took = started.elapsed().as_secs_f64();
         // The page: built from the ledger again, then rendered.
         let started = Instant::now();
-        let page = month_page::render(&monthly::build(&mut conn, &clock, &request)?);
+        let page = month_page::render(&monthly::build(&mut conn, &clock, &request)?, &plans);
         let page_took = started.elapsed().as_secs_f64();
         let flagged = report
             .rows

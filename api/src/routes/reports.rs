@@ -210,7 +210,11 @@ pub async fn month_page(
     };
     let page = web::block(move || -> Result<_, ApiError> {
         let report = monthly_report::build(&mut *state.conn()?, &state.clock, &request)?;
-        Ok(reports::month_page::render_in(&report, language))
+        Ok(reports::month_page::render_in(
+            &report,
+            &state.plans,
+            language,
+        ))
     })
     .await??;
     Ok(HttpResponse::Ok()

@@ -62,7 +62,7 @@ pub fn run(global: &Global, args: RtpReportArgs) -> anyhow::Result<ExitCode> {
     match format {
         Format::Html(language) => args
             .output
-            .write_bytes(reports::month_page::render_in(&report, language).as_bytes())?,
+            .write_bytes(reports::month_page::render_in(&report, &plans, language).as_bytes())?,
         format => {
             let writers = Writers {
                 csv: monthly::to_csv,
