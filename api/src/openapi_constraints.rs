@@ -369,6 +369,12 @@ pub fn apply(document: &mut Value, plans: &[String]) {
     property(
         document,
         "ResolveFinding",
+        "scope",
+        &json!({"enum": ["finding", "round"]}),
+    );
+    property(
+        document,
+        "ResolveFinding",
         "comment",
         &free_text(MAX_COMMENT_CHARS),
     );

@@ -351,4 +351,54 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
         .as_str()
         .unwrap()
         .contains(&format!("\n{size}\n")));
+
+    // One decision for the whole round: 5.0 with an amount, 5.1 the same way without one, in
+    // one transaction; a scope that is neither is refused and changes nothing.
+    let resolve = |body: Value| {
+        test::TestRequest::post()
+            .uri("/api/v1/findings/5.0/resolutions")
+            .insert_header(bearer(ledger::access::Role::Compliance))
+            .set_json(body)
+            .to_request()
+    };
+    let (s, b) = call(
+        &app,
+        resolve(json!({"state": "confirmed", "comment": "c", "scope": "table"})),
+    )
+    .await;
+    assert_error(s, &b, 422, "invalid_resolution");
+    let (_, open) = get(&app, "/api/v1/findings?state=open").await;
+    assert_eq!(open["items"].as_array().unwrap().len(), 4, "{open}");
+    let (s, receipt) = call(
+        &app,
+        resolve(json!({"state": "confirmed", "amount_settled_h": 1_000,
+                       "comment": "the player repaid the round at the cage", "scope": "round"})),
+    )
+    .await;
+    assert_eq!(s, 201, "{receipt}");
+    assert_eq!(receipt["finding"], "5.0");
+    let also: Vec<&Value> = receipt["also_resolved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| &a["finding"])
+        .collect();
+    assert_eq!(also, [&json!("5.1")]);
+    let (_, other) = get(&app, "/api/v1/findings/5.1").await;
+    assert_eq!(other["state"], "confirmed", "{other}");
+    assert_eq!(
+        other["resolutions"][0]["amount_settled_h"],
+        Value::Null,
+        "{other}"
+    );
+    let (_, open) = get(&app, "/api/v1/findings?state=open").await;
+    assert_eq!(open["items"].as_array().unwrap().len(), 2, "{open}");
+    // The round again: nothing of it is open, so only the named finding's step is taken —
+    // and refused, confirmed cannot become confirmed.
+    let (s, b) = call(
+        &app,
+        resolve(json!({"state": "confirmed", "comment": "again", "scope": "round"})),
+    )
+    .await;
+    assert_error(s, &b, 409, "resolution_not_allowed");
 }

@@ -197,6 +197,10 @@ pub struct ResolveFinding {
     pub reason: Option<String>,
     /// Always: what was done and why.
     pub comment: String,
+    /// `finding` (default): this finding; `round`: this finding, and every other finding of
+    /// its round still open the same way (without an amount), in one transaction.
+    #[schema(example = "finding")]
+    pub scope: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -206,6 +210,16 @@ pub struct ResolutionReceipt {
     /// The finding's id.
     pub finding: String,
     /// The registry event this resolution appended.
+    pub ledger_entry: LedgerEntryView,
+    /// With `scope: round`, the round's other findings resolved the same way, each with its
+    /// registry event (empty otherwise).
+    pub also_resolved: Vec<AlsoResolved>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AlsoResolved {
+    /// The finding's id.
+    pub finding: String,
     pub ledger_entry: LedgerEntryView,
 }
 
@@ -259,32 +273,58 @@ pub async fn resolve(
                 json!({ "field": "state" }),
             )
         })?;
+    let whole_round = match body.scope.as_deref() {
+        None | Some("finding") => false,
+        Some("round") => true,
+        Some(_) => {
+            return Err(ApiError::unprocessable(
+                "invalid_resolution",
+                "scope is finding or round",
+                json!({ "field": "scope" }),
+            ))
+        }
+    };
     let decision = Decision {
         state: decided,
         amount_settled_h: body.amount_settled_h,
         reason: body.reason,
         comment: body.comment,
     };
-    let (row, receipt) = web::block(move || {
+    let mut done = web::block(move || {
         let by = Resolver {
             key_id: &caller.key_id,
             name: &caller.name,
             role: caller.role,
         };
-        resolutions::resolve_finding(
+        let (conn, key, now) = (
             &mut *state.conn()?,
             state.operator.signing_key(),
-            finding,
-            &decision,
-            by,
             Utc::now(),
-        )
+        );
+        if whole_round {
+            resolutions::resolve_round(conn, key, finding, &decision, by, now)
+        } else {
+            resolutions::resolve_finding(conn, key, finding, &decision, by, now).map(|d| vec![d])
+        }
         .map_err(resolution_error)
     })
-    .await??;
+    .await??
+    .into_iter();
+    let (row, receipt) = done
+        .next()
+        .ok_or_else(|| ApiError::internal("a resolution recorded nothing"))?;
     Ok(HttpResponse::Created().json(ResolutionReceipt {
         finding: resolutions::finding_ref(finding.0, finding.1),
         resolution: ResolutionView::from(row),
         ledger_entry: receipt.into(),
+        also_resolved: done
+            .map(|(row, receipt)| AlsoResolved {
+                finding: resolutions::finding_ref(
+                    u64::try_from(row.round_index).unwrap_or_default(),
+                    u32::try_from(row.finding).unwrap_or_default(),
+                ),
+                ledger_entry: receipt.into(),
+            })
+            .collect(),
     }))
 }

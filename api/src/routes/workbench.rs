@@ -381,58 +381,25 @@ pub async fn resolve(
     };
     let whole_round = form.scope == "round";
     let (page_state, page_caller) = (state.clone(), caller.clone());
-    let outcome = web::block(move || -> Result<Result<u32, ResolutionError>, ApiError> {
-        let mut conn = state.conn()?;
-        let by = Resolver {
-            key_id: &caller.key_id,
-            name: &caller.name,
-            role: caller.role,
-        };
-        let now = Utc::now();
-        if let Err(e) = resolutions::resolve_finding(
-            &mut conn,
-            state.operator.signing_key(),
-            id,
-            &decision,
-            by,
-            now,
-        ) {
-            return Ok(Err(e));
-        }
-        let mut done = 1;
-        if whole_round {
-            let others = findings::list(
-                &mut conn,
-                &state.clock,
-                &FindingFilter {
-                    round_index: i64::try_from(id.0).ok(),
-                    state: Some(FindingState::Open),
-                    limit: findings::MAX_LIMIT,
-                    ..FindingFilter::default()
-                },
-            )?;
-            let same = Decision {
-                amount_settled_h: None,
-                ..decision
+    let outcome = web::block(
+        move || -> Result<Result<usize, ResolutionError>, ApiError> {
+            let by = Resolver {
+                key_id: &caller.key_id,
+                name: &caller.name,
+                role: caller.role,
             };
-            for other in others.items {
-                let Ok(position) = u32::try_from(other.position) else {
-                    continue;
-                };
-                resolutions::resolve_finding(
-                    &mut conn,
-                    state.operator.signing_key(),
-                    (id.0, position),
-                    &same,
-                    by,
-                    now,
-                )
-                .map_err(|e| ApiError::internal(e.to_string()))?;
-                done += 1;
-            }
-        }
-        Ok(Ok(done))
-    })
+            let (conn, key, now) = (
+                &mut *state.conn()?,
+                state.operator.signing_key(),
+                Utc::now(),
+            );
+            Ok(if whole_round {
+                resolutions::resolve_round(conn, key, id, &decision, by, now).map(|done| done.len())
+            } else {
+                resolutions::resolve_finding(conn, key, id, &decision, by, now).map(|_| 1)
+            })
+        },
+    )
     .await??;
     match outcome {
         Ok(done) => Ok(HttpResponse::SeeOther()

@@ -185,6 +185,52 @@ pub fn resolve_finding(
     })
 }
 
+/// Records `decision` about a finding and the same decision, without an amount, about every
+/// other finding of its round that is still open, all in one transaction (a void wheel spin's
+/// six findings are one decision): the resolutions in the order appended, the named finding's
+/// first. Nothing is recorded when any of them is refused.
+pub fn resolve_round(
+    conn: &mut PgConnection,
+    operator: &SigningKey,
+    (round_index, finding): (u64, u32),
+    decision: &Decision,
+    by: Resolver<'_>,
+    now: DateTime<Utc>,
+) -> Result<Vec<(ResolutionRow, RegistryReceipt)>, ResolutionError> {
+    conn.transaction(|conn| {
+        let first = resolve_finding(conn, operator, (round_index, finding), decision, by, now)?;
+        let round = first.0.round_index;
+        let positions: Vec<i32> = findings::table
+            .filter(findings::ledger_index.eq(round))
+            .filter(findings::position.ne(first.0.finding))
+            .order(findings::position.asc())
+            .select(findings::position)
+            .load(conn)?;
+        let same = Decision {
+            amount_settled_h: None,
+            ..decision.clone()
+        };
+        let mut done = vec![first];
+        for position in positions {
+            if state_of(conn, round, position)? != FindingState::Open {
+                continue;
+            }
+            let Ok(other) = u32::try_from(position) else {
+                continue;
+            };
+            done.push(resolve_finding(
+                conn,
+                operator,
+                (round_index, other),
+                &same,
+                by,
+                now,
+            )?);
+        }
+        Ok(done)
+    })
+}
+
 fn state_of(
     conn: &mut PgConnection,
     round: i64,
