@@ -1,0 +1,417 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! dozor's encryption and seals against an independent implementation, Debian's `openssl`: what
+//! dozor writes, `openssl cms` opens and verifies; what `openssl cms` writes (DER, and BER as
+//! streaming writers make it), dozor opens. The PKI is made by `openssl` in the test.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use chrono::{TimeZone as _, Utc};
+use delivery::{decrypt, encrypt, open_seal, read_certificates, seal, Certificate, Identity};
+
+/// A throwaway PKI: a CA per side and RSA certificates under them.
+struct Pki {
+    dir: tempfile::TempDir,
+}
+
+fn openssl(dir: &Path, args: &[&str]) -> std::process::Output {
+    let out = Command::new("openssl")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("Debian's openssl");
+    assert!(
+        out.status.success(),
+        "openssl {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+impl Pki {
+    fn new() -> Pki {
+        let pki = Pki {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        for ca in ["ministry-ca", "operator-ca"] {
+            pki.run(&[
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-keyout",
+                &format!("{ca}.key"),
+                "-out",
+                &format!("{ca}.pem"),
+                "-days",
+                "3650",
+                "-subj",
+                &format!("/CN={ca}/O=test"),
+            ]);
+        }
+        for (name, ca) in [
+            ("ministry-encryption", "ministry-ca"),
+            ("ministry-seal", "ministry-ca"),
+            ("operator-seal", "operator-ca"),
+            ("operator-encryption", "operator-ca"),
+            ("stranger-seal", "operator-ca"),
+        ] {
+            pki.issue(name, ca);
+        }
+        pki
+    }
+
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        openssl(self.dir.path(), args)
+    }
+
+    fn issue(&self, name: &str, ca: &str) {
+        self.run(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            &format!("{name}.key"),
+            "-out",
+            &format!("{name}.csr"),
+            "-subj",
+            &format!("/CN={name}/O=test"),
+        ]);
+        self.run(&[
+            "x509",
+            "-req",
+            "-in",
+            &format!("{name}.csr"),
+            "-CA",
+            &format!("{ca}.pem"),
+            "-CAkey",
+            &format!("{ca}.key"),
+            "-CAcreateserial",
+            "-out",
+            &format!("{name}.pem"),
+            "-days",
+            "365",
+        ]);
+    }
+
+    fn path(&self, file: &str) -> PathBuf {
+        self.dir.path().join(file)
+    }
+
+    fn certificate(&self, name: &str) -> Certificate {
+        read_certificates(&std::fs::read(self.path(&format!("{name}.pem"))).unwrap())
+            .unwrap()
+            .remove(0)
+    }
+
+    /// `name`'s key and certificate with its CA as a PKCS#12 file; `extra` chooses the
+    /// algorithms (none: OpenSSL 3's PBES2 with AES-256).
+    fn pkcs12(&self, name: &str, ca: &str, password: &str, extra: &[&str]) -> Vec<u8> {
+        let file = format!("{name}.p12");
+        let mut args = vec![
+            "pkcs12",
+            "-export",
+            "-inkey",
+            &format!("{name}.key"),
+            "-in",
+            &format!("{name}.pem"),
+            "-certfile",
+            &format!("{ca}.pem"),
+            "-out",
+            &file,
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+        args.push("-passout".into());
+        args.push(format!("pass:{password}"));
+        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.run(&args);
+        std::fs::read(self.path(&file)).unwrap()
+    }
+
+    fn identity(&self, name: &str, ca: &str) -> Identity {
+        Identity::from_pkcs12(&self.pkcs12(name, ca, "heslo", &[]), "heslo").unwrap()
+    }
+}
+
+/// A stand-in for a package ZIP: bytes of every value, longer than a block.
+fn package() -> Vec<u8> {
+    (0..70_000u32).map(|i| (i * 7 % 251) as u8).collect()
+}
+
+#[test]
+fn openssl_verifies_the_seal_and_decrypts_what_dozor_sealed() {
+    let pki = Pki::new();
+    let zip = package();
+    let operator = pki.identity("operator-seal", "operator-ca");
+    assert_eq!(operator.certificate().subject(), "O=test,CN=operator-seal");
+    assert_eq!(operator.chain().len(), 1, "the CA came along");
+    let encrypted = encrypt(
+        &zip,
+        &[
+            pki.certificate("ministry-encryption"),
+            pki.certificate("operator-encryption"),
+        ],
+    )
+    .unwrap();
+    let at = Utc.with_ymd_and_hms(2026, 11, 3, 9, 30, 0).unwrap();
+    let sealed = seal(&encrypted, &operator, at).unwrap();
+    std::fs::write(pki.path("package.zip.p7e.p7s"), &sealed).unwrap();
+
+    // The seal verifies with the operator's CA (`-cades`: and its signing-certificate-v2 names
+    // the sealer's certificate), and gives back the encrypted file exactly.
+    pki.run(&[
+        "cms",
+        "-verify",
+        "-cades",
+        "-binary",
+        "-inform",
+        "DER",
+        "-in",
+        "package.zip.p7e.p7s",
+        "-CAfile",
+        "operator-ca.pem",
+        "-out",
+        "package.zip.p7e",
+    ]);
+    assert_eq!(
+        std::fs::read(pki.path("package.zip.p7e")).unwrap(),
+        encrypted
+    );
+    // Its signed attributes are those CAdES baseline-B asks for, the chain is carried.
+    let printed = pki.run(&[
+        "cms",
+        "-cmsout",
+        "-print",
+        "-inform",
+        "DER",
+        "-in",
+        "package.zip.p7e.p7s",
+    ]);
+    let printed = String::from_utf8_lossy(&printed.stdout).into_owned();
+    for attribute in [
+        "contentType",
+        "signingTime",
+        "messageDigest",
+        "id-smime-aa-signingCertificateV2",
+        "CN=operator-ca",
+    ] {
+        assert!(printed.contains(attribute), "{attribute} in:\n{printed}");
+    }
+    assert!(
+        printed.contains("UTCTIME:Nov  3 09:30:00 2026 GMT"),
+        "{printed}"
+    );
+    // The Ministry decrypts the ZIP with its key, and so does the operator with its own.
+    for recipient in ["ministry-encryption", "operator-encryption"] {
+        let out = format!("{recipient}.zip");
+        pki.run(&[
+            "cms",
+            "-decrypt",
+            "-binary",
+            "-inform",
+            "DER",
+            "-in",
+            "package.zip.p7e",
+            "-recip",
+            &format!("{recipient}.pem"),
+            "-inkey",
+            &format!("{recipient}.key"),
+            "-out",
+            &out,
+        ]);
+        assert_eq!(std::fs::read(pki.path(&out)).unwrap(), zip, "{recipient}");
+    }
+    // A certificate it was not encrypted to gets nothing.
+    let refused = Command::new("openssl")
+        .current_dir(pki.dir.path())
+        .args([
+            "cms",
+            "-decrypt",
+            "-binary",
+            "-inform",
+            "DER",
+            "-in",
+            "package.zip.p7e",
+            "-recip",
+            "ministry-seal.pem",
+            "-inkey",
+            "ministry-seal.key",
+            "-out",
+            "nothing.zip",
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    // dozor opens its own seal and envelope the same way.
+    let opened = open_seal(&sealed, &[operator.certificate().clone()]).unwrap();
+    assert_eq!(opened.content, encrypted);
+    assert_eq!(opened.signing_time, Some(at));
+    let own = pki.identity("operator-encryption", "operator-ca");
+    assert_eq!(decrypt(&opened.content, &own).unwrap(), zip);
+}
+
+/// The Ministry's side as `openssl cms` writes it: sealed (with signing-certificate-v2) and
+/// encrypted to the operator, DER and streamed BER.
+#[test]
+fn dozor_opens_what_openssl_seals_and_encrypts() {
+    let pki = Pki::new();
+    let confirmation = b"<potvrzeni>OK</potvrzeni>\n".repeat(300);
+    std::fs::write(pki.path("confirmation.xml"), &confirmation).unwrap();
+    let ministry_seal = pki.certificate("ministry-seal");
+    let operator = pki.identity("operator-encryption", "operator-ca");
+    for stream in [false, true] {
+        let mut sign = vec![
+            "cms",
+            "-sign",
+            "-binary",
+            "-nodetach",
+            "-cades",
+            "-md",
+            "sha256",
+            "-in",
+            "confirmation.xml",
+            "-signer",
+            "ministry-seal.pem",
+            "-inkey",
+            "ministry-seal.key",
+            "-outform",
+            "DER",
+            "-out",
+            "confirmation.p7s",
+        ];
+        let mut encrypt = vec![
+            "cms",
+            "-encrypt",
+            "-binary",
+            "-aes256",
+            "-in",
+            "confirmation.xml",
+            "-outform",
+            "DER",
+            "-out",
+            "confirmation.p7e",
+            "-recip",
+            "operator-encryption.pem",
+        ];
+        if stream {
+            sign.push("-stream");
+            encrypt.push("-stream");
+        }
+        pki.run(&sign);
+        pki.run(&encrypt);
+        let sealed = std::fs::read(pki.path("confirmation.p7s")).unwrap();
+        let opened = open_seal(&sealed, std::slice::from_ref(&ministry_seal)).unwrap();
+        assert_eq!(opened.content, confirmation, "stream: {stream}");
+        assert_eq!(opened.sealer, ministry_seal);
+        assert!(opened.signing_time.is_some());
+        let encrypted = std::fs::read(pki.path("confirmation.p7e")).unwrap();
+        assert_eq!(
+            decrypt(&encrypted, &operator).unwrap(),
+            confirmation,
+            "stream: {stream}"
+        );
+    }
+    // RSA-OAEP key transport, as some writers choose.
+    pki.run(&[
+        "cms",
+        "-encrypt",
+        "-binary",
+        "-aes256",
+        "-in",
+        "confirmation.xml",
+        "-outform",
+        "DER",
+        "-out",
+        "oaep.p7e",
+        "-recip",
+        "operator-encryption.pem",
+        "-keyopt",
+        "rsa_padding_mode:oaep",
+    ]);
+    let encrypted = std::fs::read(pki.path("oaep.p7e")).unwrap();
+    assert_eq!(decrypt(&encrypted, &operator).unwrap(), confirmation);
+}
+
+#[test]
+fn a_seal_by_anyone_else_or_over_other_bytes_does_not_hold() {
+    let pki = Pki::new();
+    std::fs::write(pki.path("data.xml"), b"<potvrzeni>OK</potvrzeni>").unwrap();
+    pki.run(&[
+        "cms",
+        "-sign",
+        "-binary",
+        "-nodetach",
+        "-cades",
+        "-md",
+        "sha256",
+        "-in",
+        "data.xml",
+        "-signer",
+        "stranger-seal.pem",
+        "-inkey",
+        "stranger-seal.key",
+        "-outform",
+        "DER",
+        "-out",
+        "stranger.p7s",
+    ]);
+    let stranger = std::fs::read(pki.path("stranger.p7s")).unwrap();
+    let ministry = [pki.certificate("ministry-seal")];
+    let e = open_seal(&stranger, &ministry).unwrap_err().to_string();
+    assert!(e.contains("sealed by O=test,CN=stranger-seal"), "{e}");
+    // Each byte of the content changed in turn: never accepted.
+    let allowed = [pki.certificate("stranger-seal")];
+    assert!(open_seal(&stranger, &allowed).is_ok());
+    let content_at = stranger
+        .windows(b"<potvrzeni>".len())
+        .position(|w| w == b"<potvrzeni>")
+        .unwrap();
+    let mut changed = stranger.clone();
+    changed[content_at + 1] ^= 0x01;
+    let e = open_seal(&changed, &allowed).unwrap_err().to_string();
+    assert!(e.contains("message digest differs"), "{e}");
+    // A changed signature byte: the signature does not verify.
+    let mut forged = stranger.clone();
+    let last = forged.len() - 1;
+    forged[last] ^= 0x01;
+    let e = open_seal(&forged, &allowed).unwrap_err().to_string();
+    assert!(e.contains("signature does not verify"), "{e}");
+    // Not a seal at all.
+    assert!(open_seal(b"PK\x03\x04 a zip", &allowed).is_err());
+}
+
+#[test]
+fn pkcs12_files_open_with_their_password_only() {
+    let pki = Pki::new();
+    let modern = pki.pkcs12("operator-seal", "operator-ca", "správné heslo", &[]);
+    assert!(Identity::from_pkcs12(&modern, "správné heslo").is_ok());
+    let e = Identity::from_pkcs12(&modern, "špatné heslo")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("the PKCS#12 file does not open"), "{e}");
+    assert!(!e.contains('\n'), "one line: {e}");
+    // The 3DES scheme older tools write.
+    let legacy = pki.pkcs12(
+        "operator-seal",
+        "operator-ca",
+        "heslo",
+        &[
+            "-keypbe",
+            "PBE-SHA1-3DES",
+            "-certpbe",
+            "PBE-SHA1-3DES",
+            "-macalg",
+            "sha1",
+        ],
+    );
+    let identity = Identity::from_pkcs12(&legacy, "heslo").unwrap();
+    assert_eq!(identity.certificate().subject(), "O=test,CN=operator-seal");
+    // The debug form never shows the key.
+    assert!(!format!("{identity:?}").contains("key:"));
+}
