@@ -195,7 +195,7 @@ pub fn validate(
     }
     let present: BTreeSet<String> = source.files.iter().map(|(n, _)| n.to_lowercase()).collect();
     for (file, _) in &source.files {
-        if !expected.contains(&file.to_lowercase()) {
+        if !expected.contains(&file.to_lowercase()) && !validators_own(file) {
             errors.push(package_error(
                 "ERR_PKG_EXTRA_FILES",
                 Some(file),
@@ -261,6 +261,76 @@ struct FileChecker<'a> {
 
 /// Why a file is not read further.
 struct Stop;
+
+/// Files the Ministry's validator writes into a package folder itself (`validation-report.csv`,
+/// `validation-errors.csv`, …, and `file-validation-error.txt`); it passes over them, and so
+/// does this one.
+fn validators_own(file: &str) -> bool {
+    file.starts_with("validation-") || file == "file-validation-error.txt"
+}
+
+/// A line's fields as the Ministry's validator reads them (CsvHelper): `;` between fields; a
+/// field that starts with `"` is quoted, `""` inside it is one `"` and `;` is text, and the
+/// closing quote ends the field; a `"` anywhere else in a field makes the line unreadable.
+fn fields_of(line: &str) -> Result<Vec<String>, String> {
+    let mut fields = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        let mut field = String::new();
+        if chars.peek() == Some(&'"') {
+            chars.next();
+            loop {
+                match chars.next() {
+                    Some('"') if chars.peek() == Some(&'"') => {
+                        chars.next();
+                        field.push('"');
+                    }
+                    Some('"') => break,
+                    Some(c) => field.push(c),
+                    None => {
+                        return Err(format!(
+                            "field {}: a quote that is not closed",
+                            fields.len() + 1
+                        ))
+                    }
+                }
+            }
+            match chars.next() {
+                None => {
+                    fields.push(field);
+                    return Ok(fields);
+                }
+                Some(';') => fields.push(field),
+                Some(c) => {
+                    return Err(format!(
+                        "field {}: `{c}` after the closing quote",
+                        fields.len() + 1
+                    ))
+                }
+            }
+        } else {
+            loop {
+                match chars.next() {
+                    None => {
+                        fields.push(field);
+                        return Ok(fields);
+                    }
+                    Some(';') => {
+                        fields.push(field);
+                        break;
+                    }
+                    Some('"') => {
+                        return Err(format!(
+                            "field {}: a quote inside a field that is not quoted",
+                            fields.len() + 1
+                        ))
+                    }
+                    Some(c) => field.push(c),
+                }
+            }
+        }
+    }
+}
 
 fn pattern(cell: &'static OnceLock<Regex>, text: &str) -> &'static Regex {
     #[allow(clippy::expect_used)] // the patterns are constants, tested
@@ -500,18 +570,12 @@ impl FileChecker<'_> {
     }
 
     fn check_line(&mut self, number: usize, line: &str, fields: &[&FieldSpec]) {
-        let mut reader = csv::ReaderBuilder::new()
-            .delimiter(b';')
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(line.as_bytes());
-        let record = match reader.records().next() {
-            Some(Ok(record)) => record,
-            Some(Err(e)) => {
-                self.error("ERR_LINE_INVALID_CSV", Some(number), None, e.to_string());
+        let record = match fields_of(line) {
+            Ok(record) => record,
+            Err(e) => {
+                self.error("ERR_LINE_INVALID_CSV", Some(number), None, e);
                 return;
             }
-            None => csv::StringRecord::new(),
         };
         if record.len() != fields.len() {
             self.error(
@@ -522,7 +586,7 @@ impl FileChecker<'_> {
             );
             return;
         }
-        let values: Vec<&str> = record.iter().collect();
+        let values: Vec<&str> = record.iter().map(String::as_str).collect();
         let value_of = |name: &str| {
             fields
                 .iter()
@@ -939,6 +1003,27 @@ mod tests {
     }
 
     #[test]
+    fn fields_are_read_as_the_ministrys_validator_reads_them() {
+        assert_eq!(fields_of("a;b;").unwrap(), ["a", "b", ""]);
+        assert_eq!(
+            fields_of("\"a;b\";\"say \"\"hi\"\"\"").unwrap(),
+            ["a;b", "say \"hi\""]
+        );
+        assert_eq!(fields_of("").unwrap(), [""]);
+        for bad in ["a;b\"c;d", "\"x;y", "\"x\"y;z", "ab\""] {
+            assert!(fields_of(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_stray_quote_makes_the_line_unreadable() {
+        let e = the_error(&edited("misto.csv", |t| {
+            t.replacen(";Praha", ";Pra\"ha", 1)
+        }));
+        assert_eq!((e.code, e.line), ("ERR_LINE_INVALID_CSV", Some(3)), "{e:?}");
+    }
+
+    #[test]
     fn missing_and_extra_files_are_named() {
         let mut source = package();
         source.files.retain(|(n, _)| n != "prostredek.csv");
@@ -954,6 +1039,16 @@ mod tests {
             (e.code, e.field.as_deref()),
             ("ERR_PKG_EXTRA_FILES", Some("notes.txt"))
         );
+        // What the Ministry's validator writes into a package folder is passed over.
+        let mut source = package();
+        for own in [
+            "validation-report.csv",
+            "validation-errors.csv",
+            "file-validation-error.txt",
+        ] {
+            source.files.push((own.into(), b"x".to_vec()));
+        }
+        assert_eq!(errors(&source), vec![]);
         // The exchange rates are for the quarter's last month only.
         let mut source = package();
         source.files.push(("mena_kurs.csv".into(), vec![]));
