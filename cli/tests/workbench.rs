@@ -401,4 +401,25 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     )
     .await;
     assert_error(s, &b, 409, "resolution_not_allowed");
+
+    // A settlement above the finding's amount, with the reason it needs: recorded with it.
+    let (_, open) = get(&app, "/api/v1/findings?state=open").await;
+    let finding = &open["items"][0];
+    let (id, amount) = (
+        finding["id"].as_str().unwrap(),
+        finding["amount_h"].as_i64().unwrap(),
+    );
+    let (s, receipt) = call(
+        &app,
+        test::TestRequest::post()
+            .uri(&format!("/api/v1/findings/{id}/resolutions"))
+            .insert_header(bearer(ledger::access::Role::Compliance))
+            .set_json(json!({"state": "confirmed", "amount_settled_h": amount + 5_000,
+                             "reason": "the player also repaid a 50 Kč advance",
+                             "comment": "settled at the cage"}))
+            .to_request(),
+    )
+    .await;
+    assert_eq!(s, 201, "{receipt}");
+    assert_eq!(receipt["reason"], "the player also repaid a 50 Kč advance");
 }
