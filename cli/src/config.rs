@@ -49,6 +49,8 @@ pub struct Config {
     pub premises: Vec<reports::mf::config::Premises>,
     #[serde(skip_serializing)]
     pub reconciliation: reports::mf::config::Reconciliation,
+    #[serde(skip_serializing)]
+    pub delivery: Option<reports::mf::config::DeliveryConfig>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -323,6 +325,9 @@ impl Config {
             self.nightly_at()
                 .map_err(|reason| invalid("reports.nightly_at", reason))?;
         }
+        if self.operator.is_none() && self.delivery.is_some() {
+            return Err(invalid("operator", "delivery needs the [operator] section"));
+        }
         if self.operator.is_none() && !self.premises.is_empty() {
             return Err(invalid("operator", "premises need the [operator] section"));
         }
@@ -344,15 +349,20 @@ impl Config {
         let Some(operator) = self.operator.clone() else {
             return Ok(None);
         };
-        reports::mf::OperatorConfig::new(operator, self.premises.clone(), self.reconciliation)
-            .map(Some)
-            .map_err(|e| {
-                ConfigError(
-                    e.to_string()
-                        .trim_start_matches("configuration: ")
-                        .to_owned(),
-                )
-            })
+        reports::mf::OperatorConfig::new(
+            operator,
+            self.premises.clone(),
+            self.reconciliation,
+            self.delivery.clone(),
+        )
+        .map(Some)
+        .map_err(|e| {
+            ConfigError(
+                e.to_string()
+                    .trim_start_matches("configuration: ")
+                    .to_owned(),
+            )
+        })
     }
 
     pub fn clock(&self) -> Result<reports::GamingDayClock, ConfigError> {

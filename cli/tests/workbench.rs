@@ -414,9 +414,11 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
         test::TestRequest::post()
             .uri(&format!("/api/v1/findings/{id}/resolutions"))
             .insert_header(bearer(ledger::access::Role::Compliance))
-            .set_json(json!({"state": "confirmed", "amount_settled_h": amount + 5_000,
+            .set_json(
+                json!({"state": "confirmed", "amount_settled_h": amount + 5_000,
                              "reason": "the player also repaid a 50 Kč advance",
-                             "comment": "settled at the cage"}))
+                             "comment": "settled at the cage"}),
+            )
             .to_request(),
     )
     .await;

@@ -23,13 +23,16 @@ fn month(text: &str) -> anyhow::Result<Month> {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct MfArgs {
+    #[command(subcommand)]
+    action: Option<MfAction>,
     /// The month, `YYYY-MM` (its gaming days, Europe/Prague).
-    #[arg(long)]
-    month: String,
+    #[arg(long, required = true)]
+    month: Option<String>,
     /// The premises' id, as in the configuration's `[[premises]]`.
-    #[arg(long)]
-    misto: String,
+    #[arg(long, required = true)]
+    misto: Option<String>,
     /// Write a version issued before (1-99) as it was issued. Without it, the package as the
     /// ledger stands: the version issued last while its content is the same (nothing sealed),
     /// else the next version, sealed.
@@ -48,19 +51,66 @@ pub struct MfArgs {
     clock: super::ClockArgs,
 }
 
-pub fn package(global: &Global, args: MfArgs) -> anyhow::Result<ExitCode> {
+#[derive(Debug, clap::Subcommand)]
+enum MfAction {
+    /// The month's package delivered: made (or the version issued before while its content
+    /// is the same), validated (a package that fails is not delivered), encrypted to the
+    /// Ministry and the operator, sealed with the operator's seal, kept and its SHA-256 sealed
+    /// into the ledger; the sealed file is what the Ministry downloads.
+    Deliver(DeliverArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct DeliverArgs {
+    /// The month, `YYYY-MM` (its gaming days, Europe/Prague).
+    #[arg(long)]
+    month: String,
+    /// The premises' id, as in the configuration's `[[premises]]`.
+    #[arg(long)]
+    misto: String,
+    /// Also write the sealed file (`{package}.zip.p7e.p7s`) into this folder.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The configuration file with `[operator]`, `[[premises]]` and `[delivery]` (default:
+    /// DATA_DIR/dozor.toml).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// The operator key that seals into the ledger (default: the data directory's).
+    #[arg(long)]
+    operator_key: Option<PathBuf>,
+    #[command(flatten)]
+    clock: super::ClockArgs,
+}
+
+/// The keys `[delivery]` names, read relative to the configuration file's folder.
+pub fn delivery_keys(
+    config: &OperatorConfig,
+    config_file: &std::path::Path,
+) -> anyhow::Result<mf::keys::DeliveryKeys> {
+    let delivery = config.delivery.as_ref().context(
+        "the configuration has no [delivery] section: the Ministry's certificates and the operator's seal (docs/MF.md)",
+    )?;
+    let base = config_file
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    Ok(mf::keys::DeliveryKeys::load(delivery, &base, &|name| {
+        std::env::var(name).ok()
+    })?)
+}
+
+fn deliver(global: &Global, args: DeliverArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let month = month(&args.month)?;
-    anyhow::ensure!(
-        args.version.is_none_or(|v| (1..=99).contains(&v)),
-        "--version must be 1-99"
-    );
-    let config = OperatorConfig::load(&config_path(global, args.config))?;
+    let config_file = config_path(global, args.config);
+    let config = OperatorConfig::load(&config_file)?;
     anyhow::ensure!(
         config.premises(&args.misto).is_some(),
         "--misto `{}` is not a premises of the configuration",
         args.misto
     );
+    // Keys first: a wrong password is found before anything is made.
+    let keys = delivery_keys(&config, &config_file)?;
     let operator = super::serve::existing_operator_key(global, args.operator_key)?;
     let plans = rules::PlanBook::builtin()?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
@@ -68,6 +118,81 @@ pub fn package(global: &Global, args: MfArgs) -> anyhow::Result<ExitCode> {
     let request = PackageRequest {
         config: &config,
         premises: &args.misto,
+        month,
+        version: 1,
+        clock,
+        plans: &plans,
+        now: Utc::now(),
+    };
+    let delivered = mf::deliver::deliver(
+        &mut conn,
+        operator.signing_key(),
+        &request,
+        &keys,
+        &ledger::registry_history::cli_actor(),
+    );
+    drop(conn);
+    db.close()?;
+    let delivered = match delivered {
+        Err(mf::PackageError::Invalid { name, errors }) => {
+            for e in &errors {
+                println!("{e}");
+            }
+            anyhow::bail!(
+                "{name} fails validation with {} errors (above) and is not delivered",
+                errors.len()
+            );
+        }
+        other => other?,
+    };
+    let name = &delivered.sealed.package;
+    let file_name = ledger::storage::deliveries::file_name(name);
+    if let Some(out) = &args.out {
+        let path = out.join(&file_name);
+        std::fs::write(&path, &delivered.sealed.sealed_file)
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("file {}", path.display());
+    }
+    let sha256 = delivered.sealed.sha256();
+    println!(
+        "{name}: {} ({} bytes, sha256 {sha256}, sealed at ledger index {})",
+        if delivered.new {
+            "encrypted and sealed now"
+        } else {
+            "delivered before, unchanged"
+        },
+        delivered.sealed.sealed_file.len(),
+        delivered.sealed.sealed_at
+    );
+    if let Some(delivery) = &config.delivery {
+        println!("download {}{file_name}", delivery.download_url);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn package(global: &Global, args: MfArgs) -> anyhow::Result<ExitCode> {
+    if let Some(MfAction::Deliver(deliver_args)) = args.action {
+        return deliver(global, deliver_args);
+    }
+    let clock = args.clock.clock()?;
+    let month = month(args.month.as_deref().unwrap_or_default())?;
+    let misto = args.misto.unwrap_or_default();
+    anyhow::ensure!(
+        args.version.is_none_or(|v| (1..=99).contains(&v)),
+        "--version must be 1-99"
+    );
+    let config = OperatorConfig::load(&config_path(global, args.config))?;
+    anyhow::ensure!(
+        config.premises(&misto).is_some(),
+        "--misto `{misto}` is not a premises of the configuration",
+    );
+    let operator = super::serve::existing_operator_key(global, args.operator_key)?;
+    let plans = rules::PlanBook::builtin()?;
+    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
+    let mut conn = connect(&db.url)?;
+    let request = PackageRequest {
+        config: &config,
+        premises: &misto,
         month,
         version: 1,
         clock,

@@ -6,6 +6,7 @@ pub mod append;
 pub mod checkpoints;
 pub mod cluster;
 pub mod database;
+pub mod deliveries;
 mod derived_check;
 pub mod issued;
 pub mod models;

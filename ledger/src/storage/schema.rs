@@ -125,6 +125,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    mf_deliveries (package) {
+        package -> Text,
+        sealed_file -> Bytea,
+        sealed_at -> Int8,
+    }
+}
+
+diesel::table! {
     mf_packages (name) {
         name -> Text,
         month -> Text,
@@ -197,6 +205,8 @@ diesel::joinable!(api_keys -> ledger_entries (ledger_index));
 diesel::joinable!(finding_resolutions -> api_keys (key_id));
 diesel::joinable!(finding_resolutions -> ledger_entries (ledger_index));
 diesel::joinable!(findings -> adjudications (ledger_index));
+diesel::joinable!(mf_deliveries -> ledger_entries (sealed_at));
+diesel::joinable!(mf_deliveries -> mf_packages (package));
 diesel::joinable!(mf_packages -> ledger_entries (sealed_at));
 diesel::joinable!(significant_events -> ledger_entries (ledger_index));
 diesel::joinable!(table_key_revocations -> table_keys (key_id));
@@ -212,6 +222,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     gaming_tables,
     ledger_entries,
     merkle_nodes,
+    mf_deliveries,
     mf_packages,
     round_ids,
     round_kinds,

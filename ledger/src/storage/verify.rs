@@ -276,7 +276,8 @@ fn walk(
     let compared = super::registry_rows::compare_tables_and_keys(conn, &history, expected)?
         .and(super::registry_rows::compare_api_keys(conn, &history)?)
         .and(super::registry_rows::compare_resolutions(conn, &history)?)
-        .and(super::packages::compare_with_seals(conn)?);
+        .and(super::packages::compare_with_seals(conn)?)
+        .and(super::deliveries::compare_with_seals(conn)?);
     if let Err(f) = compared {
         return Ok(fail(expected, prev_hash, f.index, f.reason));
     }

@@ -17,6 +17,42 @@ pub struct OperatorConfig {
     pub premises: Vec<Premises>,
     #[serde(default)]
     pub reconciliation: Reconciliation,
+    /// How packages reach the Ministry; without it, packages are made but not delivered.
+    #[serde(default)]
+    pub delivery: Option<DeliveryConfig>,
+}
+
+/// The `[delivery]` section: the Ministry's parameters as it publishes them, the operator's
+/// seal and encryption keys, and where the Ministry downloads the packages. Files are PEM or
+/// DER certificates and PKCS#12 key stores; a relative path is relative to the configuration
+/// file's folder. Passwords are read from files or the environment, never from this file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeliveryConfig {
+    /// The base URL registered as `StazeniBalickuUrl`: the Ministry downloads
+    /// `{download_url}{package}.zip.p7e.p7s`. Ends with `/`.
+    pub download_url: String,
+    /// The Ministry's certificates each package is encrypted to (`certifikatySifrovani`).
+    pub ministry_encryption_certificates: Vec<std::path::PathBuf>,
+    /// The certificates the Ministry seals its confirmations with.
+    pub ministry_seal_certificates: Vec<std::path::PathBuf>,
+    /// The Ministry's TLS client certificates, the only ones the publishing listener admits.
+    #[serde(default)]
+    pub ministry_client_certificates: Vec<std::path::PathBuf>,
+    /// The operator's qualified seal: a PKCS#12 file (key and chain).
+    pub seal_pkcs12: std::path::PathBuf,
+    /// A file holding the seal's password (else `DOZOR_MF_SEAL_PASSWORD`).
+    #[serde(default)]
+    pub seal_password_file: Option<std::path::PathBuf>,
+    /// The operator's encryption key and certificate: every package is encrypted to it too,
+    /// and the Ministry's confirmations are encrypted to it.
+    pub encryption_pkcs12: std::path::PathBuf,
+    /// A file holding its password (else `DOZOR_MF_ENCRYPTION_PASSWORD`).
+    #[serde(default)]
+    pub encryption_password_file: Option<std::path::PathBuf>,
+    /// The Ministry's playground rather than production (the registration form says so).
+    #[serde(default)]
+    pub playground: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -145,11 +181,13 @@ impl OperatorConfig {
         operator: Operator,
         premises: Vec<Premises>,
         reconciliation: Reconciliation,
+        delivery: Option<DeliveryConfig>,
     ) -> Result<OperatorConfig, ConfigError> {
         let config = OperatorConfig {
             operator,
             premises,
             reconciliation,
+            delivery,
         };
         config.check()?;
         Ok(config)
@@ -212,6 +250,28 @@ impl OperatorConfig {
         }
         if self.reconciliation.tolerance_h < 0 {
             return Err(invalid("reconciliation.tolerance_h", "may not be negative"));
+        }
+        if let Some(delivery) = &self.delivery {
+            if !delivery.download_url.starts_with("https://")
+                || !delivery.download_url.ends_with('/')
+            {
+                return Err(invalid(
+                    "delivery.download_url",
+                    "an https:// URL ending with `/` (the Ministry downloads `{download_url}{package}.zip.p7e.p7s`)",
+                ));
+            }
+            if delivery.ministry_encryption_certificates.is_empty() {
+                return Err(invalid(
+                    "delivery.ministry_encryption_certificates",
+                    "at least one: packages are encrypted to the Ministry",
+                ));
+            }
+            if delivery.ministry_seal_certificates.is_empty() {
+                return Err(invalid(
+                    "delivery.ministry_seal_certificates",
+                    "at least one: confirmations are checked against them",
+                ));
+            }
         }
         Ok(())
     }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use diesel::PgConnection;
 use ed25519_dalek::SigningKey;
 
+use ledger::storage::deliveries::{self, SealedDelivery};
 use ledger::storage::packages::{self, IssuedPackage, PackageToIssue};
 
 use super::package::{build, Package, PackageError, PackageRequest, PackageSummary};
@@ -126,4 +127,57 @@ pub fn write_issued(out: &Path, issued: &IssuedPackage) -> std::io::Result<(Path
     let zip_path = out.join(format!("{}.zip", issued.name));
     std::fs::write(&zip_path, &issued.zip)?;
     Ok((folder, zip_path))
+}
+
+/// A package as delivered: the version issued for the request, and its sealed file.
+#[derive(Debug, Clone)]
+pub struct Delivered {
+    pub issued: Issued,
+    pub sealed: SealedDelivery,
+    /// Whether this request sealed the file (else it was sealed before for this version).
+    pub new: bool,
+}
+
+/// The month's package of a premises delivered: issued (the same version while its content is
+/// the same), checked against the Ministry's rules (a package that fails is not delivered),
+/// encrypted to the Ministry and the operator, sealed with the operator's seal, and kept with
+/// its SHA-256 sealed into the ledger — once per version.
+pub fn deliver(
+    conn: &mut PgConnection,
+    operator: &SigningKey,
+    request: &PackageRequest<'_>,
+    keys: &super::keys::DeliveryKeys,
+    actor: &str,
+) -> Result<Delivered, PackageError> {
+    let issued = issue(conn, operator, request, actor)?;
+    let name = issued.package.name.clone();
+    let source = super::PackageSource::from_zip(&name, &issued.package.zip)
+        .map_err(|e| PackageError::Delivery(e.to_string()))?;
+    let schema = super::Schema::embedded().map_err(|e| PackageError::Schema(e.to_string()))?;
+    let settings = super::ValidationSettings {
+        now: request.now,
+        clock: request.clock,
+    };
+    let errors = super::validate(schema, &source, &settings);
+    if !errors.is_empty() {
+        return Err(PackageError::Invalid { name, errors });
+    }
+    let zip = issued.package.zip.clone();
+    let (sealed, new) = deliveries::deliver_once(
+        conn,
+        operator,
+        &name,
+        || {
+            let encrypted = delivery::encrypt(&zip, &keys.recipients).map_err(|e| e.to_string())?;
+            delivery::seal(&encrypted, &keys.seal, request.now).map_err(|e| e.to_string())
+        },
+        actor,
+        request.now,
+    )
+    .map_err(|e| PackageError::Report(e.into()))?;
+    Ok(Delivered {
+        issued,
+        sealed,
+        new,
+    })
 }

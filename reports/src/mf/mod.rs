@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod deliver;
+pub mod keys;
 pub mod name;
 pub mod package;
 pub mod schema;

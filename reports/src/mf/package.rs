@@ -126,6 +126,14 @@ pub enum PackageError {
     StationsWithoutPremises(Vec<String>),
     #[error("version {0:02} of this package has not been issued")]
     NotIssued(u8),
+    /// The package fails the Ministry's rules: it is not delivered.
+    #[error("{name} fails validation with {} errors and is not delivered; the first: {}", .errors.len(), .errors.first().map(ToString::to_string).unwrap_or_default())]
+    Invalid {
+        name: String,
+        errors: Vec<super::MfError>,
+    },
+    #[error("delivering: {0}")]
+    Delivery(String),
 }
 
 impl From<diesel::result::Error> for PackageError {

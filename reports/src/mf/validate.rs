@@ -98,8 +98,18 @@ impl PackageSource {
         let Some(name) = file_name.strip_suffix(".zip") else {
             return Err(fail("is neither a package folder nor its .zip".into()));
         };
-        let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
-        let mut archive = zip::ZipArchive::new(file).map_err(|e| fail(e.to_string()))?;
+        let bytes = std::fs::read(path).map_err(|e| fail(e.to_string()))?;
+        PackageSource::from_zip(name, &bytes).map_err(|e| fail(e.reason))
+    }
+
+    /// Reads a package's ZIP from memory: `name` is the package's (the ZIP's without `.zip`).
+    pub fn from_zip(name: &str, bytes: &[u8]) -> Result<PackageSource, SourceError> {
+        let fail = |reason: String| SourceError {
+            path: format!("{name}.zip"),
+            reason,
+        };
+        let mut archive =
+            zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| fail(e.to_string()))?;
         let mut source = PackageSource {
             name: name.to_owned(),
             ..PackageSource::default()

@@ -1,0 +1,136 @@
+//! The Ministry's packages as delivered: an issued version encrypted and sealed once, the file
+//! kept byte for byte and its SHA-256 sealed into the ledger. Asking again answers the same
+//! file; a new version of the package is a new delivery.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use ed25519_dalek::SigningKey;
+
+use super::append::lock_and_position;
+use super::published_reports::publish;
+use super::schema::mf_deliveries;
+use crate::LedgerError;
+
+/// A package's sealed file as delivered.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = mf_deliveries, check_for_backend(diesel::pg::Pg))]
+pub struct SealedDelivery {
+    /// The package's name, `{IČO}-M-{YYYYMM}-Z-{místo}-{NN}`.
+    pub package: String,
+    /// `{package}.zip.p7e.p7s`: the ZIP encrypted, then sealed.
+    pub sealed_file: Vec<u8>,
+    /// The ledger index of the `report_published` event that sealed the file's SHA-256.
+    pub sealed_at: i64,
+}
+
+impl SealedDelivery {
+    /// SHA-256 of the sealed file, lower-case hex: what its seal in the ledger says.
+    pub fn sha256(&self) -> String {
+        use sha2::{Digest as _, Sha256};
+        hex::encode(Sha256::digest(&self.sealed_file))
+    }
+}
+
+/// The file's name as published: `{package}.zip.p7e.p7s`.
+pub fn file_name(package: &str) -> String {
+    format!("{package}.zip.p7e.p7s")
+}
+
+/// The name under which the file is sealed: `reports/mf/{package}.zip.p7e.p7s`.
+pub fn sealed_name(package: &str) -> String {
+    format!("reports/mf/{}", file_name(package))
+}
+
+/// The delivery of `package`, made by `make` (the sealed file) and sealed the first time it is
+/// asked for; after that, the file made then. The second value says whether it is new.
+pub fn deliver_once(
+    conn: &mut PgConnection,
+    operator: &SigningKey,
+    package: &str,
+    make: impl FnOnce() -> Result<Vec<u8>, String>,
+    actor: &str,
+    now: DateTime<Utc>,
+) -> Result<(SealedDelivery, bool), LedgerError> {
+    conn.transaction(|conn| {
+        // Under the append lock: two requests at once deliver one file.
+        lock_and_position(conn, now)?;
+        if let Some(made) = of_package(conn, package)? {
+            return Ok((made, false));
+        }
+        let sealed_file = make().map_err(|e| LedgerError::Io {
+            context: format!("sealing {package}"),
+            source: std::io::Error::other(e),
+        })?;
+        let sealed = publish(
+            conn,
+            operator,
+            &[(sealed_name(package), sealed_file.clone())],
+            actor,
+            now,
+        )?;
+        let sealed_at = sealed.first().map_or(0, |p| p.index);
+        let row = SealedDelivery {
+            package: package.to_owned(),
+            sealed_file,
+            sealed_at: i64::try_from(sealed_at).map_err(|_| LedgerError::OutOfRange {
+                what: "ledger index",
+                value: i128::from(sealed_at),
+            })?,
+        };
+        diesel::insert_into(mf_deliveries::table)
+            .values(&row)
+            .execute(conn)?;
+        Ok((row, true))
+    })
+}
+
+/// The delivered file of `package`, if it was delivered.
+pub fn of_package(
+    conn: &mut PgConnection,
+    package: &str,
+) -> Result<Option<SealedDelivery>, LedgerError> {
+    Ok(mf_deliveries::table
+        .find(package)
+        .select(SealedDelivery::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Every delivery, by package name.
+pub fn all(conn: &mut PgConnection) -> Result<Vec<SealedDelivery>, LedgerError> {
+    Ok(mf_deliveries::table
+        .order(mf_deliveries::package)
+        .select(SealedDelivery::as_select())
+        .load(conn)?)
+}
+
+/// Every delivered file kept is the one its seal names: the entry at `sealed_at` is a
+/// `report_published` event of the file's name whose SHA-256 is the kept file's.
+pub fn compare_with_seals(
+    conn: &mut PgConnection,
+) -> Result<Result<(), super::verify::VerifyFailure>, LedgerError> {
+    use sha2::{Digest as _, Sha256};
+    for delivery in all(conn)? {
+        let index = u64::try_from(delivery.sealed_at).unwrap_or(0);
+        let fail = |reason: String| super::verify::VerifyFailure { index, reason };
+        let Some(row) = super::reads::entry(conn, index)? else {
+            return Ok(Err(fail(format!(
+                "delivery of {} names its seal at entry {index}, which the ledger does not hold",
+                delivery.package
+            ))));
+        };
+        let sha256 = hex::encode(Sha256::digest(&delivery.sealed_file));
+        match crate::registry_event::RegistryEvent::from_entry(&row.entry) {
+            Ok(crate::registry_event::RegistryEvent::ReportPublished {
+                name, sha256: sealed, ..
+            }) if name == sealed_name(&delivery.package) && sealed == sha256 => {}
+            _ => {
+                return Ok(Err(fail(format!(
+                    "the delivered file of {} as kept (SHA-256 {sha256}) is not what entry {index} seals",
+                    delivery.package
+                ))))
+            }
+        }
+    }
+    Ok(Ok(()))
+}

@@ -1,0 +1,1 @@
+DROP TABLE mf_deliveries;
