@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod pki;
 pub mod site;
 pub mod webdriver;
 

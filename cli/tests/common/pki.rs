@@ -1,0 +1,159 @@
+//! A throwaway PKI made by Debian's `openssl`: a Ministry and an operator, each with a CA and
+//! RSA certificates under it (encryption, seal, TLS client and server), PKCS#12 files.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub struct Pki {
+    pub dir: tempfile::TempDir,
+}
+
+/// Runs `openssl` in `dir`; its failure fails the test with openssl's words.
+pub fn openssl(dir: &Path, args: &[&str]) -> std::process::Output {
+    let out = Command::new("openssl")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("Debian's openssl");
+    assert!(
+        out.status.success(),
+        "openssl {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+impl Pki {
+    /// CAs `ministry-ca` and `operator-ca`; certificates `ministry-encryption`,
+    /// `ministry-seal`, `ministry-client` (TLS client), `operator-seal`,
+    /// `operator-encryption`, `operator-server` (TLS server for `localhost`/127.0.0.1) and
+    /// `stranger-client` (TLS client under the operator's CA, not the Ministry's).
+    pub fn new() -> Pki {
+        let pki = Pki {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        for ca in ["ministry-ca", "operator-ca"] {
+            pki.run(&[
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-keyout",
+                &format!("{ca}.key"),
+                "-out",
+                &format!("{ca}.pem"),
+                "-days",
+                "3650",
+                "-subj",
+                &format!("/CN={ca}/O=test"),
+            ]);
+        }
+        for (name, ca) in [
+            ("ministry-encryption", "ministry-ca"),
+            ("ministry-seal", "ministry-ca"),
+            ("ministry-client", "ministry-ca"),
+            ("operator-seal", "operator-ca"),
+            ("operator-encryption", "operator-ca"),
+            ("operator-server", "operator-ca"),
+            ("stranger-client", "operator-ca"),
+        ] {
+            pki.issue(name, ca, &[]);
+        }
+        pki
+    }
+
+    pub fn run(&self, args: &[&str]) -> std::process::Output {
+        openssl(self.dir.path(), args)
+    }
+
+    /// A certificate `name` under `ca`; `extra` are more `openssl x509 -req` arguments.
+    pub fn issue(&self, name: &str, ca: &str, extra: &[&str]) {
+        self.run(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            &format!("{name}.key"),
+            "-out",
+            &format!("{name}.csr"),
+            "-subj",
+            &format!("/CN={name}/O=test"),
+        ]);
+        let ext = self.path(&format!("{name}.ext"));
+        std::fs::write(
+            &ext,
+            "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+        )
+        .unwrap();
+        let mut args = vec![
+            "x509".to_owned(),
+            "-req".into(),
+            "-in".into(),
+            format!("{name}.csr"),
+            "-CA".into(),
+            format!("{ca}.pem"),
+            "-CAkey".into(),
+            format!("{ca}.key"),
+            "-CAcreateserial".into(),
+            "-out".into(),
+            format!("{name}.pem"),
+            "-days".into(),
+            "365".into(),
+            "-extfile".into(),
+            format!("{name}.ext"),
+        ];
+        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.run(&args);
+    }
+
+    pub fn path(&self, file: &str) -> PathBuf {
+        self.dir.path().join(file)
+    }
+
+    /// `name`'s key and certificate with its CA as a PKCS#12 file `{name}.p12`.
+    pub fn pkcs12(&self, name: &str, ca: &str, password: &str) -> PathBuf {
+        let file = format!("{name}.p12");
+        self.run(&[
+            "pkcs12",
+            "-export",
+            "-inkey",
+            &format!("{name}.key"),
+            "-in",
+            &format!("{name}.pem"),
+            "-certfile",
+            &format!("{ca}.pem"),
+            "-out",
+            &file,
+            "-passout",
+            &format!("pass:{password}"),
+        ]);
+        self.path(&file)
+    }
+
+    /// A `[delivery]` section naming this PKI's files (passwords in files beside them).
+    pub fn delivery_section(&self, download_url: &str) -> String {
+        let seal = self.pkcs12("operator-seal", "operator-ca", "pečeť");
+        let encryption = self.pkcs12("operator-encryption", "operator-ca", "šifra");
+        std::fs::write(self.path("seal.password"), "pečeť\n").unwrap();
+        std::fs::write(self.path("encryption.password"), "šifra").unwrap();
+        format!(
+            "\n[delivery]\ndownload_url = \"{download_url}\"\n\
+             ministry_encryption_certificates = [\"{}\"]\n\
+             ministry_seal_certificates = [\"{}\"]\n\
+             ministry_client_certificates = [\"{}\"]\n\
+             seal_pkcs12 = \"{}\"\nseal_password_file = \"{}\"\n\
+             encryption_pkcs12 = \"{}\"\nencryption_password_file = \"{}\"\nplayground = true\n",
+            self.path("ministry-encryption.pem").display(),
+            self.path("ministry-seal.pem").display(),
+            self.path("ministry-client.pem").display(),
+            seal.display(),
+            self.path("seal.password").display(),
+            encryption.display(),
+            self.path("encryption.password").display(),
+        )
+    }
+}
