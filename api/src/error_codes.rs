@@ -152,6 +152,9 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "stations with activity in the month belong to no premises (named in details)",
     ),
     ("package_not_issued", "no such version of the package has been issued"),
+    // The Ministry's listener.
+    ("unknown_file", "no delivered package's sealed file of this name"),
+    ("unknown_route", "the Ministry's listener serves packages and notifications only"),
     (
         "not_configured",
         "the operator and its premises are not configured",

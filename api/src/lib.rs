@@ -18,6 +18,7 @@ mod openapi_answers;
 mod openapi_constraints;
 mod openapi_examples;
 mod parameters;
+pub mod publish;
 pub mod routes;
 pub mod server;
 pub mod state;

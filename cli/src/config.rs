@@ -51,6 +51,9 @@ pub struct Config {
     pub reconciliation: reports::mf::config::Reconciliation,
     #[serde(skip_serializing)]
     pub delivery: Option<reports::mf::config::DeliveryConfig>,
+    /// The configuration file's folder: relative paths of `[delivery]` start there.
+    #[serde(skip)]
+    pub file_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -250,8 +253,13 @@ pub fn load(source: &Source, flags: &serde_json::Value) -> Result<Config, Config
                 .map(|(_, key)| (*key).into())
         }))
         .merge(Serialized::defaults(flags));
-    let config: Config = figment.extract().map_err(describe)?;
+    let mut config: Config = figment.extract().map_err(describe)?;
     config.check()?;
+    config.file_dir = source
+        .file
+        .as_ref()
+        .and_then(|f| f.parent())
+        .map(Path::to_path_buf);
     Ok(config)
 }
 

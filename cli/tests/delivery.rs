@@ -5,6 +5,7 @@
 mod common;
 
 use common::pki::Pki;
+use common::Succeeds as _;
 use common::*;
 
 const NAME: &str = "12345679-M-202610-Z-kasino_1-01";
@@ -204,4 +205,169 @@ fn a_wrong_or_missing_password_is_one_line_and_nothing_is_made() {
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("DOZOR_MF_SEAL_PASSWORD"), "{stderr}");
     assert_eq!(setup.ledger_size(), 0);
+}
+
+/// `curl` (an independent TLS client) against the Ministry's listener: `cert` names the client
+/// certificate and key of the PKI, none for no certificate. Its exit code, the HTTP status, the
+/// body.
+fn curl(
+    pki: &Pki,
+    port: u16,
+    path: &str,
+    cert: Option<&str>,
+    extra: &[&str],
+) -> (i32, String, Vec<u8>) {
+    let body = pki.path(&format!("body-{}", rand_suffix()));
+    let mut command = std::process::Command::new("curl");
+    command
+        .args(["-s", "-o"])
+        .arg(&body)
+        .args(["-w", "%{http_code}", "--cacert"])
+        .arg(pki.path("operator-ca.pem"))
+        .args(extra)
+        .arg(format!("https://127.0.0.1:{port}{path}"));
+    if let Some(name) = cert {
+        command
+            .arg("--cert")
+            .arg(pki.path(&format!("{name}.pem")))
+            .arg("--key")
+            .arg(pki.path(&format!("{name}.key")));
+    }
+    let out = command.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        std::fs::read(&body).unwrap_or_default(),
+    )
+}
+
+fn rand_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+#[test]
+fn the_ministry_downloads_over_tls_with_its_certificate_only_and_each_download_is_recorded() {
+    let pki = Pki::new();
+    // A Ministry certificate whose validity ended as it was issued.
+    pki.issue("ministry-expired", "ministry-ca", &["-days", "0"]);
+    let site = common::site::Site::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let config = format!(
+        "{OPERATOR_CONFIG}{}listen = \"127.0.0.1:{port}\"\nserver_certificate = \"{}\"\nserver_key = \"{}\"\n",
+        pki.delivery_section(&format!("https://127.0.0.1:{port}/data/")),
+        pki.path("operator-server.pem").display(),
+        pki.path("operator-server.key").display(),
+    )
+    .replace(
+        &format!("ministry_client_certificates = [\"{}\"]", pki.path("ministry-client.pem").display()),
+        &format!(
+            "ministry_client_certificates = [\"{}\", \"{}\"]",
+            pki.path("ministry-client.pem").display(),
+            pki.path("ministry-expired.pem").display()
+        ),
+    );
+    std::fs::write(site.path().join("dozor.toml"), config).unwrap();
+    let server = site.serve();
+    let delivered = site
+        .dozor()
+        .args([
+            "report", "mf", "deliver", "--month", "2026-10", "--misto", "kasino_1", "--out",
+        ])
+        .arg(pki.path(""))
+        .succeeds();
+    assert!(String::from_utf8_lossy(&delivered.stdout).contains("encrypted and sealed now"));
+    let sealed = std::fs::read(pki.path(&format!("{NAME}.zip.p7e.p7s"))).unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+
+    // The Ministry's certificate downloads the sealed file as it was delivered.
+    let file = format!("/data/{NAME}.zip.p7e.p7s");
+    let (code, status, body) = curl(&pki, port, &file, Some("ministry-client"), &[]);
+    assert_eq!((code, status.as_str()), (0, "200"));
+    assert_eq!(body, sealed);
+    // No certificate, another CA's, an expired one of the Ministry's: the handshake refuses.
+    for cert in [None, Some("stranger-client"), Some("ministry-expired")] {
+        let (code, status, _) = curl(&pki, port, &file, cert, &[]);
+        assert!(
+            code != 0 && status != "200",
+            "{cert:?}: curl {code}, HTTP {status}"
+        );
+    }
+    // Nothing else is served, and a file never delivered is not found.
+    let (_, status, _) = curl(
+        &pki,
+        port,
+        "/api/v1/ledger/head",
+        Some("ministry-client"),
+        &[],
+    );
+    assert_eq!(status, "404");
+    let (_, status, _) = curl(
+        &pki,
+        port,
+        "/data/other.zip.p7e.p7s",
+        Some("ministry-client"),
+        &[],
+    );
+    assert_eq!(status, "404");
+    // A notification is taken and answered.
+    let (_, status, body) = curl(
+        &pki,
+        port,
+        "/notify/ok",
+        Some("ministry-client"),
+        &["--data", &format!("balicek={NAME}&vysledek=OK")],
+    );
+    assert_eq!(
+        (status.as_str(), body.as_slice()),
+        ("200", &b"Accepted\n"[..])
+    );
+    // The API's own listener is unaffected.
+    let (status, _) = server.http.get("/healthz", None);
+    assert_eq!(status, 200);
+
+    // The download and the notification are ledger entries naming the certificate.
+    let mut conn = ledger::storage::connect(&site.url_as("postgres")).unwrap();
+    let steps = ledger::storage::deliveries::steps(&mut conn).unwrap();
+    let client =
+        delivery::read_certificates(&std::fs::read(pki.path("ministry-client.pem")).unwrap())
+            .unwrap()
+            .remove(0);
+    let seen: Vec<(String, String, Option<String>, Option<String>)> = steps
+        .iter()
+        .map(|s| match &s.event {
+            ledger::registry_event::RegistryEvent::PackageDelivery {
+                step,
+                package,
+                subject,
+                fingerprint,
+                ..
+            } => (
+                step.as_str().to_owned(),
+                package.clone(),
+                subject.clone(),
+                fingerprint.clone(),
+            ),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let who = (Some(client.subject()), Some(client.fingerprint()));
+    assert_eq!(
+        seen,
+        vec![
+            (
+                "downloaded".into(),
+                NAME.into(),
+                who.0.clone(),
+                who.1.clone()
+            ),
+            ("notified".into(), NAME.into(), who.0, who.1),
+        ]
+    );
+    drop(server);
 }

@@ -14,7 +14,7 @@ use rules::TableLimits;
 use crate::access::{FindingState, Role};
 
 /// Record types of registry events; table keys may not sign these.
-pub const REGISTRY_TYPES: [&str; 8] = [
+pub const REGISTRY_TYPES: [&str; 9] = [
     "table_registered",
     "table_limits_set",
     "table_key_added",
@@ -23,6 +23,7 @@ pub const REGISTRY_TYPES: [&str; 8] = [
     "api_key_revoked",
     "finding_resolved",
     "report_published",
+    "package_delivery",
 ];
 
 pub fn is_registry_type(record_type: &str) -> bool {
@@ -155,6 +156,60 @@ pub enum RegistryEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         actor: Option<String>,
     },
+    /// The Ministry's side of a package's delivery as dozor saw it: a download of the sealed
+    /// file, a notification, or a confirmation received (trusted or not).
+    PackageDelivery {
+        previous: Option<u64>,
+        step: DeliveryStep,
+        /// The package's name; empty for a notification that names none.
+        package: String,
+        /// The file concerned: the sealed file served, the notification's path, the
+        /// confirmation's file name.
+        file: String,
+        /// SHA-256 of that file (served or received), lower-case hex; none for a notification.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sha256: Option<String>,
+        /// Who: the TLS client certificate's subject (downloads, notifications) or the
+        /// confirmation's sealer.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        subject: Option<String>,
+        /// SHA-256 of that certificate, lower-case hex.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fingerprint: Option<String>,
+        /// What was said: the notification's content, the confirmation's result, or why a
+        /// confirmation was not trusted.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
+}
+
+/// What happened to a delivered package on the Ministry's side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliveryStep {
+    /// The Ministry downloaded the sealed file.
+    Downloaded,
+    /// The Ministry called a notification URL.
+    Notified,
+    /// A confirmation sealed by the Ministry said the package was accepted (`OK: …`).
+    Confirmed,
+    /// A confirmation sealed by the Ministry listed errors: the package was not accepted.
+    Rejected,
+    /// A file offered as the Ministry's confirmation whose seal does not hold, or that does
+    /// not open: kept as evidence, never trusted.
+    ConfirmationRefused,
+}
+
+impl DeliveryStep {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryStep::Downloaded => "downloaded",
+            DeliveryStep::Notified => "notified",
+            DeliveryStep::Confirmed => "confirmed",
+            DeliveryStep::Rejected => "rejected",
+            DeliveryStep::ConfirmationRefused => "confirmation_refused",
+        }
+    }
 }
 
 impl RegistryEvent {
@@ -168,6 +223,7 @@ impl RegistryEvent {
             RegistryEvent::ApiKeyRevoked { .. } => "api_key_revoked",
             RegistryEvent::FindingResolved { .. } => "finding_resolved",
             RegistryEvent::ReportPublished { .. } => "report_published",
+            RegistryEvent::PackageDelivery { .. } => "package_delivery",
         }
     }
 
@@ -181,7 +237,8 @@ impl RegistryEvent {
             | RegistryEvent::FindingResolved { table_id, .. } => Some(table_id),
             RegistryEvent::ApiKeyCreated { .. }
             | RegistryEvent::ApiKeyRevoked { .. }
-            | RegistryEvent::ReportPublished { .. } => None,
+            | RegistryEvent::ReportPublished { .. }
+            | RegistryEvent::PackageDelivery { .. } => None,
         }
     }
 
@@ -194,7 +251,8 @@ impl RegistryEvent {
             | RegistryEvent::ApiKeyCreated { previous, .. }
             | RegistryEvent::ApiKeyRevoked { previous, .. }
             | RegistryEvent::FindingResolved { previous, .. }
-            | RegistryEvent::ReportPublished { previous, .. } => *previous,
+            | RegistryEvent::ReportPublished { previous, .. }
+            | RegistryEvent::PackageDelivery { previous, .. } => *previous,
         }
     }
 

@@ -272,6 +272,33 @@ impl RegistryHistory {
                     .or_default()
                     .push((index, sha256.clone()));
             }
+            RegistryEvent::PackageDelivery {
+                package,
+                file,
+                sha256,
+                fingerprint,
+                ..
+            } => {
+                let hex64 = |h: &String| {
+                    h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+                };
+                if !package
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+                    || file.contains("..")
+                {
+                    return Err(format!(
+                        "a delivery step of package `{package}`, file `{file}`: not a package's name or file"
+                    ));
+                }
+                if sha256.as_ref().is_some_and(|h| !hex64(h))
+                    || fingerprint.as_ref().is_some_and(|h| !hex64(h))
+                {
+                    return Err(format!(
+                        "a delivery step of package `{package}`: a digest that is not lower-case hex SHA-256"
+                    ));
+                }
+            }
         }
         self.last_event = Some(index);
         Ok(())
@@ -423,7 +450,8 @@ fn actor_of(event: &RegistryEvent) -> Option<(&str, ActorRule)> {
         RegistryEvent::ReportPublished { actor, .. } => actor.as_deref().map(|a| (a, PUBLISHERS)),
         RegistryEvent::ApiKeyCreated { .. }
         | RegistryEvent::ApiKeyRevoked { .. }
-        | RegistryEvent::FindingResolved { .. } => None,
+        | RegistryEvent::FindingResolved { .. }
+        | RegistryEvent::PackageDelivery { .. } => None,
     }
 }
 

@@ -220,10 +220,12 @@ pub fn run(global: &Global, config: Config) -> anyhow::Result<ExitCode> {
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     let bind = config.server.listen.clone();
+    let ministry = ministry_listener(&config)?;
     tracing::info!(bind = %bind, workers, "dozor listening");
     let listen = bind.clone();
+    let ministry_state = state.clone();
     let served = actix_web::rt::System::new().block_on(async move {
-        HttpServer::new(move || App::new().configure(server::configure(state.clone())))
+        let api = HttpServer::new(move || App::new().configure(server::configure(state.clone())))
             .workers(workers)
             .client_request_timeout(server::REQUEST_HEAD_TIMEOUT)
             .client_disconnect_timeout(std::time::Duration::from_secs(5))
@@ -232,8 +234,24 @@ pub fn run(global: &Global, config: Config) -> anyhow::Result<ExitCode> {
             // their commit) finish for up to this long, then return.
             .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
             .bind(&listen)?
-            .run()
-            .await
+            .run();
+        let Some((ministry_listen, tls, download_path)) = ministry else {
+            return api.await;
+        };
+        tracing::info!(bind = %ministry_listen, path = %download_path, "the Ministry's listener (HTTPS, its client certificates only)");
+        let ministry = HttpServer::new(move || {
+            App::new().configure(api::publish::configure(api::publish::MinistryState {
+                state: ministry_state.clone(),
+                download_path: download_path.clone(),
+            }))
+        })
+        .workers(1)
+        .on_connect(api::publish::on_connect)
+        .client_request_timeout(server::REQUEST_HEAD_TIMEOUT)
+        .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
+        .bind_rustls_0_23(&ministry_listen, tls)?
+        .run();
+        futures_util::future::try_join(api, ministry).await.map(|_| ())
     });
     tracing::info!("stopped accepting; requests in flight have finished");
     if let Some(scheduler) = scheduler {
@@ -248,6 +266,38 @@ pub fn run(global: &Global, config: Config) -> anyhow::Result<ExitCode> {
     served.with_context(|| format!("serving on {bind}"))?;
     sealed?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The Ministry's listener when `[delivery] listen` asks for one: its address, TLS (the
+/// server's chain and key, the Ministry's client certificates) and download path.
+fn ministry_listener(
+    config: &Config,
+) -> anyhow::Result<Option<(String, rustls::ServerConfig, String)>> {
+    let Some(delivery) = &config.delivery else {
+        return Ok(None);
+    };
+    let Some(listen) = &delivery.listen else {
+        return Ok(None);
+    };
+    let base = config.file_dir.clone().unwrap_or_default();
+    let file = |path: &Option<PathBuf>, key: &str| -> anyhow::Result<Vec<u8>> {
+        let path = path.as_ref().with_context(|| {
+            format!("configuration: delivery.{key} is needed with delivery.listen")
+        })?;
+        Ok(reports::mf::keys::read(&base, path)?)
+    };
+    let clients = reports::mf::keys::certificates(&base, &delivery.ministry_client_certificates)?;
+    let tls = api::publish::tls_config(
+        &file(&delivery.server_certificate, "server_certificate")?,
+        &file(&delivery.server_key, "server_key")?,
+        clients,
+    )
+    .context("configuration: delivery")?;
+    Ok(Some((
+        listen.clone(),
+        tls,
+        delivery.download_path().to_owned(),
+    )))
 }
 
 /// How long requests in flight may take to finish at shutdown.

@@ -6,9 +6,12 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 
-use super::append::lock_and_position;
+use super::append::{
+    append_registry_event, last_registry_event, lock_and_position, RegistryReceipt,
+};
 use super::published_reports::publish;
-use super::schema::mf_deliveries;
+use super::schema::{ledger_entries, mf_confirmations, mf_deliveries};
+use crate::registry_event::{DeliveryStep, RegistryEvent};
 use crate::LedgerError;
 
 /// A package's sealed file as delivered.
@@ -133,4 +136,100 @@ pub fn compare_with_seals(
         }
     }
     Ok(Ok(()))
+}
+
+/// A step of a delivery on the Ministry's side, to be recorded.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub step: DeliveryStep,
+    pub package: String,
+    pub file: String,
+    pub sha256: Option<String>,
+    pub subject: Option<String>,
+    pub fingerprint: Option<String>,
+    pub detail: Option<String>,
+}
+
+/// The longest detail kept (a notification's body, a confirmation's report), in characters.
+pub const MAX_DETAIL_CHARS: usize = 4_000;
+
+/// Records `step` as a `package_delivery` registry event signed by `operator`; a confirmation's
+/// file (`evidence`: its name and bytes) is kept beside it, whatever it holds.
+pub fn record_step(
+    conn: &mut PgConnection,
+    operator: &SigningKey,
+    step: Step,
+    evidence: Option<(&str, &[u8])>,
+    now: DateTime<Utc>,
+) -> Result<RegistryReceipt, LedgerError> {
+    let detail = step
+        .detail
+        .map(|d| d.chars().take(MAX_DETAIL_CHARS).collect::<String>());
+    conn.transaction(|conn| {
+        let position = lock_and_position(conn, now)?;
+        let event = RegistryEvent::PackageDelivery {
+            previous: last_registry_event(conn)?,
+            step: step.step,
+            package: step.package,
+            file: step.file,
+            sha256: step.sha256,
+            subject: step.subject,
+            fingerprint: step.fingerprint,
+            detail,
+        };
+        let receipt = append_registry_event(conn, &position, &event, operator)?;
+        if let Some((file_name, file)) = evidence {
+            diesel::insert_into(mf_confirmations::table)
+                .values((
+                    mf_confirmations::ledger_index.eq(i64::try_from(receipt.index).map_err(
+                        |_| LedgerError::OutOfRange {
+                            what: "ledger index",
+                            value: i128::from(receipt.index),
+                        },
+                    )?),
+                    mf_confirmations::file_name.eq(file_name),
+                    mf_confirmations::file.eq(file),
+                ))
+                .execute(conn)?;
+        }
+        Ok(receipt)
+    })
+}
+
+/// A recorded step: where it is in the ledger, when, and what it says.
+#[derive(Debug, Clone)]
+pub struct RecordedStep {
+    pub index: u64,
+    pub received_at: DateTime<Utc>,
+    pub event: RegistryEvent,
+}
+
+/// Every recorded step, in ledger order.
+pub fn steps(conn: &mut PgConnection) -> Result<Vec<RecordedStep>, LedgerError> {
+    let rows: Vec<(i64, DateTime<Utc>, Vec<u8>)> = ledger_entries::table
+        .filter(ledger_entries::record_type.eq("package_delivery"))
+        .order(ledger_entries::idx)
+        .select((
+            ledger_entries::idx,
+            ledger_entries::received_at,
+            ledger_entries::entry,
+        ))
+        .load(conn)?;
+    rows.into_iter()
+        .map(|(idx, received_at, entry)| {
+            let index = u64::try_from(idx).unwrap_or_default();
+            let event = RegistryEvent::from_entry(&entry).map_err(|found| {
+                LedgerError::MislabelledEntry {
+                    index,
+                    stored: "package_delivery",
+                    found,
+                }
+            })?;
+            Ok(RecordedStep {
+                index,
+                received_at,
+                event,
+            })
+        })
+        .collect()
 }

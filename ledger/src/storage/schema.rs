@@ -125,6 +125,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    mf_confirmations (ledger_index) {
+        ledger_index -> Int8,
+        file_name -> Text,
+        file -> Bytea,
+    }
+}
+
+diesel::table! {
     mf_deliveries (package) {
         package -> Text,
         sealed_file -> Bytea,
@@ -205,6 +213,7 @@ diesel::joinable!(api_keys -> ledger_entries (ledger_index));
 diesel::joinable!(finding_resolutions -> api_keys (key_id));
 diesel::joinable!(finding_resolutions -> ledger_entries (ledger_index));
 diesel::joinable!(findings -> adjudications (ledger_index));
+diesel::joinable!(mf_confirmations -> ledger_entries (ledger_index));
 diesel::joinable!(mf_deliveries -> ledger_entries (sealed_at));
 diesel::joinable!(mf_deliveries -> mf_packages (package));
 diesel::joinable!(mf_packages -> ledger_entries (sealed_at));
@@ -222,6 +231,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     gaming_tables,
     ledger_entries,
     merkle_nodes,
+    mf_confirmations,
     mf_deliveries,
     mf_packages,
     round_ids,

@@ -53,6 +53,27 @@ pub struct DeliveryConfig {
     /// The Ministry's playground rather than production (the registration form says so).
     #[serde(default)]
     pub playground: bool,
+    /// Where `dozor serve` listens for the Ministry (HTTPS, the Ministry's client
+    /// certificates only), e.g. `0.0.0.0:8443`; none: no such listener.
+    #[serde(default)]
+    pub listen: Option<String>,
+    /// That listener's certificate chain (PEM, the server's first) and key (PEM, PKCS#8).
+    #[serde(default)]
+    pub server_certificate: Option<std::path::PathBuf>,
+    #[serde(default)]
+    pub server_key: Option<std::path::PathBuf>,
+}
+
+impl DeliveryConfig {
+    /// The path of `download_url` (`/data/` of `https://host/data/`): where the listener
+    /// serves the sealed files.
+    pub fn download_path(&self) -> &str {
+        let rest = self
+            .download_url
+            .strip_prefix("https://")
+            .unwrap_or(&self.download_url);
+        rest.find('/').map_or("/", |at| &rest[at..])
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -264,6 +285,16 @@ impl OperatorConfig {
                 return Err(invalid(
                     "delivery.ministry_encryption_certificates",
                     "at least one: packages are encrypted to the Ministry",
+                ));
+            }
+            if delivery.listen.is_some()
+                && (delivery.server_certificate.is_none()
+                    || delivery.server_key.is_none()
+                    || delivery.ministry_client_certificates.is_empty())
+            {
+                return Err(invalid(
+                    "delivery.listen",
+                    "the Ministry's listener needs server_certificate, server_key and ministry_client_certificates",
                 ));
             }
             if delivery.ministry_seal_certificates.is_empty() {

@@ -54,7 +54,8 @@ fn resolve(base: &Path, path: &Path) -> PathBuf {
     }
 }
 
-fn read(base: &Path, path: &Path) -> Result<Vec<u8>, KeysError> {
+/// The bytes of `path` (relative to `base`).
+pub fn read(base: &Path, path: &Path) -> Result<Vec<u8>, KeysError> {
     let full = resolve(base, path);
     std::fs::read(&full).map_err(|e| KeysError::File {
         path: full.display().to_string(),
@@ -62,7 +63,8 @@ fn read(base: &Path, path: &Path) -> Result<Vec<u8>, KeysError> {
     })
 }
 
-fn certificates(base: &Path, paths: &[PathBuf]) -> Result<Vec<Certificate>, KeysError> {
+/// Every certificate of the files `paths` (relative to `base`).
+pub fn certificates(base: &Path, paths: &[PathBuf]) -> Result<Vec<Certificate>, KeysError> {
     let mut all = Vec::new();
     for path in paths {
         let found = read_certificates(&read(base, path)?).map_err(|e| KeysError::File {
