@@ -168,7 +168,7 @@ impl FromRequest for Ministry {
 
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
         let state = req
-            .app_data::<web::Data<MinistryState>>()
+            .app_data::<MinistryState>()
             .map(|s| s.state.clone());
         let peer = req.conn_data::<PeerCertificate>().cloned();
         std::future::ready(match (state, peer) {
@@ -297,7 +297,7 @@ pub fn configure(ministry: MinistryState) -> impl FnOnce(&mut web::ServiceConfig
     move |config| {
         let download_path = ministry.download_path.clone();
         config
-            .app_data(web::Data::new(ministry))
+            .app_data(ministry)
             .route(&format!("{download_path}{{file}}"), web::get().to(download))
             .route(NOTIFY_OK_PATH, web::route().to(notify))
             .route(NOTIFY_ERROR_PATH, web::route().to(notify))
