@@ -167,9 +167,7 @@ impl FromRequest for Ministry {
     type Future = std::future::Ready<Result<Ministry, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        let state = req
-            .app_data::<MinistryState>()
-            .map(|s| s.state.clone());
+        let state = req.app_data::<MinistryState>().map(|s| s.state.clone());
         let peer = req.conn_data::<PeerCertificate>().cloned();
         std::future::ready(match (state, peer) {
             (Some(state), Some(peer)) => Ok(Ministry { state, peer }),

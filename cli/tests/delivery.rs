@@ -57,6 +57,21 @@ impl Setup {
         ])
     }
 
+    fn confirm(&self, file: &std::path::Path) -> std::process::Output {
+        dozor()
+            .args(["report", "mf", "confirm"])
+            .arg(file)
+            .arg("--config")
+            .arg(self.dir.path().join("dozor.toml"))
+            .arg("--operator-key")
+            .arg(self.dir.path().join("operator.key"))
+            .env("DATABASE_URL", &self.url)
+            .env_remove("DOZOR_MF_SEAL_PASSWORD")
+            .env_remove("DOZOR_MF_ENCRYPTION_PASSWORD")
+            .output()
+            .unwrap()
+    }
+
     fn ledger_size(&self) -> u64 {
         let mut conn = ledger::storage::connect(&self.url).unwrap();
         ledger::storage::reads::size(&mut conn).unwrap()
@@ -177,6 +192,121 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
         .output()
         .unwrap();
     assert!(verified.status.success(), "{}", text(&verified));
+
+    // The Ministry's confirmation, made as the Ministry makes it (openssl: a ZIP of the report,
+    // encrypted to the operator, sealed by the Ministry): recorded as confirmed.
+    let ok = ministry_confirmation(&setup.pki, "OK: 20261103-101500\r\n", "ministry-seal", "Ok");
+    let confirmed = setup.confirm(&ok);
+    assert_eq!(confirmed.status.code(), Some(0), "{}", text(&confirmed));
+    let said = String::from_utf8_lossy(&confirmed.stdout);
+    assert!(
+        said.contains(&format!("{NAME}: confirmed"))
+            && said.contains("sealed by O=test,CN=ministry-seal")
+            && said.contains("OK: 20261103-101500"),
+        "{said}"
+    );
+    // One byte of it changed, or sealed by someone else: kept, flagged, not a confirmation.
+    let mut changed = std::fs::read(&ok).unwrap();
+    let middle = changed.len() / 2;
+    changed[middle] ^= 0x01;
+    let changed_path = setup.pki.path(&format!("changed/{NAME}.Ok.zip.p7e.p7s"));
+    std::fs::create_dir_all(changed_path.parent().unwrap()).unwrap();
+    std::fs::write(&changed_path, changed).unwrap();
+    let forged =
+        ministry_confirmation(&setup.pki, "OK: 20261103-101500\r\n", "operator-seal", "Ok");
+    for file in [&changed_path, &forged] {
+        let refused = setup.confirm(file);
+        assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+        assert!(
+            String::from_utf8_lossy(&refused.stdout).contains("confirmation_refused"),
+            "{}",
+            text(&refused)
+        );
+    }
+    // The listing says where the package stands: confirmed, two files refused.
+    let listed = dozor()
+        .args(["report", "mf", "deliveries", "--json"])
+        .env("DATABASE_URL", &setup.url)
+        .output()
+        .unwrap();
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let status = &listed[0];
+    assert_eq!(status["package"], NAME, "{listed}");
+    assert_eq!(status["state"], "confirmed", "{listed}");
+    assert_eq!(status["confirmation"]["detail"], "OK: 20261103-101500");
+    assert_eq!(status["refused_confirmations"], 2);
+    assert_eq!(status["sealed_file_sha256"].as_str().unwrap().len(), 64);
+    // The Ministry's errors: rejected.
+    let errors = ministry_confirmation(
+        &setup.pki,
+        "ERR_PKG_EXTRA_FILES: notes.txt\r\n",
+        "ministry-seal",
+        "Err",
+    );
+    let rejected = setup.confirm(&errors);
+    assert_eq!(rejected.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&rejected.stdout).contains(": rejected"));
+    let verified = dozor()
+        .args([
+            "verify",
+            "--operator-key",
+            &operator().verifier().to_string(),
+        ])
+        .env("DATABASE_URL", &setup.url)
+        .output()
+        .unwrap();
+    assert!(verified.status.success(), "{}", text(&verified));
+}
+
+/// A confirmation package as the Ministry sends it: `report` zipped, encrypted to the
+/// operator's encryption certificate, sealed by `sealer`; `{NAME}.{kind}.zip.p7e.p7s`.
+fn ministry_confirmation(pki: &Pki, report: &str, sealer: &str, kind: &str) -> std::path::PathBuf {
+    let stem = format!("{sealer}/{NAME}.{kind}");
+    std::fs::create_dir_all(pki.path(sealer)).unwrap();
+    let zipped = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z: z.writestr('potvrzeni.txt', sys.argv[2])",
+        ])
+        .arg(pki.path(&format!("{stem}.zip")))
+        .arg(report)
+        .status()
+        .unwrap();
+    assert!(zipped.success());
+    pki.run(&[
+        "cms",
+        "-encrypt",
+        "-binary",
+        "-aes256",
+        "-in",
+        &format!("{stem}.zip"),
+        "-outform",
+        "DER",
+        "-out",
+        &format!("{stem}.zip.p7e"),
+        "-recip",
+        "operator-encryption.pem",
+    ]);
+    pki.run(&[
+        "cms",
+        "-sign",
+        "-binary",
+        "-nodetach",
+        "-cades",
+        "-md",
+        "sha256",
+        "-in",
+        &format!("{stem}.zip.p7e"),
+        "-signer",
+        &format!("{sealer}.pem"),
+        "-inkey",
+        &format!("{sealer}.key"),
+        "-outform",
+        "DER",
+        "-out",
+        &format!("{stem}.zip.p7e.p7s"),
+    ]);
+    pki.path(&format!("{stem}.zip.p7e.p7s"))
 }
 
 #[test]

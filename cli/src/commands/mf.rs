@@ -58,6 +58,33 @@ enum MfAction {
     /// Ministry and the operator, sealed with the operator's seal, kept and its SHA-256 sealed
     /// into the ledger; the sealed file is what the Ministry downloads.
     Deliver(DeliverArgs),
+    /// The Ministry's confirmation of a package (`{package}.Ok.zip.p7e.p7s`): its seal checked
+    /// against the Ministry's seal certificates, decrypted with the operator's key, its result
+    /// recorded in the ledger; a file whose seal does not hold is kept as evidence and flagged
+    /// (exit 1), never counted as a confirmation.
+    Confirm(ConfirmArgs),
+    /// Each package issued and where it stands with the Ministry: generated, sealed,
+    /// downloaded, confirmed or rejected, with the times.
+    Deliveries(DeliveriesArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct ConfirmArgs {
+    /// The confirmation file as received from the Ministry.
+    file: PathBuf,
+    /// The configuration file with `[delivery]` (default: DATA_DIR/dozor.toml).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// The operator key that signs the ledger entry (default: the data directory's).
+    #[arg(long)]
+    operator_key: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+struct DeliveriesArgs {
+    /// JSON instead of a line per package.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -170,9 +197,96 @@ fn deliver(global: &Global, args: DeliverArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn confirm(global: &Global, args: ConfirmArgs) -> anyhow::Result<ExitCode> {
+    let config_file = config_path(global, args.config);
+    let config = OperatorConfig::load(&config_file)?;
+    let keys = delivery_keys(&config, &config_file)?;
+    let file_name = args
+        .file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .context("the confirmation file has no name")?
+        .to_owned();
+    let bytes =
+        std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let operator = super::serve::existing_operator_key(global, args.operator_key)?;
+    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
+    let mut conn = connect(&db.url)?;
+    let outcome = mf::confirm::receive(
+        &mut conn,
+        operator.signing_key(),
+        &keys,
+        &file_name,
+        &bytes,
+        Utc::now(),
+    );
+    drop(conn);
+    db.close()?;
+    let outcome = outcome?;
+    println!(
+        "{}: {} (ledger index {}){}",
+        outcome.package,
+        outcome.step.as_str(),
+        outcome.ledger_index,
+        outcome
+            .sealed_by
+            .as_deref()
+            .map(|s| format!(", sealed by {s}"))
+            .unwrap_or_default()
+    );
+    println!("{}", outcome.detail);
+    Ok(match outcome.step {
+        ledger::registry_event::DeliveryStep::Confirmed => ExitCode::SUCCESS,
+        _ => ExitCode::FAILURE,
+    })
+}
+
+fn deliveries(global: &Global, args: DeliveriesArgs) -> anyhow::Result<ExitCode> {
+    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
+    let mut conn = connect(&db.url)?;
+    let statuses = mf::status::statuses(&mut conn);
+    drop(conn);
+    db.close()?;
+    let statuses = statuses?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&statuses)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for s in &statuses {
+        let when = |t: Option<chrono::DateTime<Utc>>| {
+            t.map_or_else(
+                || "-".to_owned(),
+                |t| t.format("%Y-%m-%d %H:%M").to_string(),
+            )
+        };
+        println!(
+            "{}  {}  generated {}  sealed {}  downloads {} (last {})  {}",
+            s.package,
+            s.state,
+            when(Some(s.generated_at)),
+            when(s.sealed_at),
+            s.downloads,
+            when(s.last_download_at),
+            s.confirmation
+                .as_ref()
+                .map(|c| format!(
+                    "{} {}: {}",
+                    c.result,
+                    when(Some(c.at)),
+                    c.detail.lines().next().unwrap_or_default()
+                ))
+                .unwrap_or_else(|| "not confirmed".into()),
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn package(global: &Global, args: MfArgs) -> anyhow::Result<ExitCode> {
-    if let Some(MfAction::Deliver(deliver_args)) = args.action {
-        return deliver(global, deliver_args);
+    match args.action {
+        Some(MfAction::Deliver(a)) => return deliver(global, a),
+        Some(MfAction::Confirm(a)) => return confirm(global, a),
+        Some(MfAction::Deliveries(a)) => return deliveries(global, a),
+        None => {}
     }
     let clock = args.clock.clock()?;
     let month = month(args.month.as_deref().unwrap_or_default())?;

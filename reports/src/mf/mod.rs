@@ -3,11 +3,13 @@
 //! Ministry's error codes.
 
 pub mod config;
+pub mod confirm;
 pub mod deliver;
 pub mod keys;
 pub mod name;
 pub mod package;
 pub mod schema;
+pub mod status;
 pub mod validate;
 pub mod values;
 
