@@ -55,6 +55,9 @@ const TABLE_READERS: &[Role] = &[Admin, Compliance, Regulator];
 const LEDGER_READERS: &[Role] = &[Compliance, Regulator];
 /// Who runs and reads reports.
 const REPORT_READERS: &[Role] = &[Compliance, Regulator, Reporter];
+/// Who delivers the operator's packages to the Ministry and takes in its confirmations (not
+/// the regulator: it receives them).
+const DELIVERERS: &[Role] = &[Compliance, Reporter];
 /// Who sees which API keys exist (never their secrets).
 const KEY_READERS: &[Role] = &[Admin, Compliance, Regulator];
 const EVERY_ROLE: &[Role] = &[Admin, Compliance, Regulator, Reporter];
@@ -183,6 +186,21 @@ pub const ROUTES: &[RouteAccess] = &[
         Access::Roles(REPORT_READERS),
     ),
     route("GET", "/api/v1/reports/mf", Access::Roles(REPORT_READERS)),
+    route(
+        "GET",
+        "/api/v1/reports/mf/deliveries",
+        Access::Roles(REPORT_READERS),
+    ),
+    route(
+        "POST",
+        "/api/v1/reports/mf/deliveries",
+        Access::Roles(DELIVERERS),
+    ),
+    route(
+        "POST",
+        "/api/v1/reports/mf/confirmations",
+        Access::Roles(DELIVERERS),
+    ),
     route(
         "GET",
         "/api/v1/reports/periods",

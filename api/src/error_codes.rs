@@ -152,6 +152,14 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "stations with activity in the month belong to no premises (named in details)",
     ),
     ("package_not_issued", "no such version of the package has been issued"),
+    (
+        "package_invalid",
+        "the package fails the Ministry's rules and is not delivered (errors in details)",
+    ),
+    (
+        "delivery_not_configured",
+        "no [delivery] section: the Ministry's certificates and the operator's seal",
+    ),
     // The Ministry's listener.
     ("unknown_file", "no delivered package's sealed file of this name"),
     ("unknown_route", "the Ministry's listener serves packages and notifications only"),

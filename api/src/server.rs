@@ -50,6 +50,8 @@ pub struct Settings {
     pub address_rate: RateLimit,
     /// The operator and its premises (the Ministry's package); none when not configured.
     pub operator_config: Option<reports::mf::OperatorConfig>,
+    /// The keys and certificates of the Ministry's delivery; none when not configured.
+    pub delivery_keys: Option<Arc<reports::mf::keys::DeliveryKeys>>,
     /// The gambling-tax rate table the tax route uses; the bundled one when none.
     pub tax_rates: Option<reports::tax::RateTable>,
     /// The data directory: where the nightly job keeps its sealed reports (exports carry
@@ -71,6 +73,7 @@ impl Settings {
             api_key_rate: RateLimit::default(),
             address_rate: DEFAULT_ADDRESS_RATE,
             operator_config: None,
+            delivery_keys: None,
             tax_rates: None,
             data_dir: None,
         }
@@ -123,6 +126,7 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
         default_plan: settings.default_plan.clone(),
         body_limit: settings.body_limit,
         operator_config: settings.operator_config.clone().map(Arc::new),
+        delivery_keys: settings.delivery_keys.clone(),
         tax_rates: settings.tax_rates.clone().map(Arc::new),
         data_dir: settings.data_dir.clone(),
         metrics: Arc::new(crate::metrics::Metrics::new()?),

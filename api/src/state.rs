@@ -27,6 +27,8 @@ pub struct AppState {
     pub body_limit: usize,
     /// The operator and its premises, for the Ministry's package; none when not configured.
     pub operator_config: Option<Arc<reports::mf::OperatorConfig>>,
+    /// The keys and certificates of the Ministry's delivery; none when not configured.
+    pub delivery_keys: Option<Arc<reports::mf::keys::DeliveryKeys>>,
     /// The operator's gambling-tax rate table (`serve --tax-rates`); the bundled one when none.
     pub tax_rates: Option<Arc<reports::tax::RateTable>>,
     /// Where the nightly job keeps its sealed reports.

@@ -89,6 +89,15 @@ fn example(
         ("GET", "/api/v1/significant-events") => (path.into(), None),
         ("GET", "/api/v1/findings") => (format!("{path}?state=open"), None),
         ("GET", "/api/v1/reports/mf") => (format!("{path}?month=2026-11&misto=kasino_1"), None),
+        ("GET", "/api/v1/reports/mf/deliveries") => (path.into(), None),
+        // Without [delivery] configured: 409 for the roles that may deliver.
+        ("POST", "/api/v1/reports/mf/deliveries") => {
+            (format!("{path}?month=2026-11&misto=kasino_1"), None)
+        }
+        ("POST", "/api/v1/reports/mf/confirmations") => (
+            format!("{path}?file=12345679-M-202611-Z-kasino_1-01.Ok.zip.p7e.p7s"),
+            Some(json!("not a sealed file")),
+        ),
         ("GET", "/api/v1/reports/periods") => (format!("{path}?month=2026-11"), None),
         ("GET", "/api/v1/findings/{finding_id}") => {
             (format!("/api/v1/findings/{}", finding()), None)
@@ -154,7 +163,9 @@ fn finding() -> &'static str {
 #[actix_web::test]
 async fn every_route_answers_each_role_as_the_role_table_says() {
     // Entries 0-1: admin and compliance keys; 2-3: regulator and reporter keys.
-    let (state, url) = api_state_configured();
+    // Delivering to the Ministry: every role that may deliver gets its answer, not a 409.
+    let pki = common::pki::Pki::new();
+    let (state, url) = api_state_delivering(&pki);
     create_key(&url, Role::Regulator);
     create_key(&url, Role::Reporter);
     let mut conn = ledger::storage::connect(&url).unwrap();
@@ -613,6 +624,7 @@ async fn the_policy_written_by_hand_holds() {
         "/api/v1/reports/tax?quarter=2026Q4",
         "/reports/month/2026-11",
         "/api/v1/reports/mf?month=2026-11&misto=kasino_1",
+        "/api/v1/reports/mf/deliveries",
         "/api/v1/reports/periods?month=2026-11",
         "/api/v1/exports?from=2026-11-20&to=2026-11-20",
         "/api/v1/apikeys",
@@ -657,6 +669,14 @@ async fn the_policy_written_by_hand_holds() {
     // No key writes nothing: every POST but a table's signed records is 401.
     for (uri, body) in admin_only.iter().cloned().chain([
         ("/api/v1/findings/5.0/resolutions", resolution.clone()),
+        (
+            "/api/v1/reports/mf/deliveries?month=2026-11&misto=kasino_1",
+            Value::Null,
+        ),
+        (
+            "/api/v1/reports/mf/confirmations?file=12345679-M-202611-Z-kasino_1-01.Ok.zip.p7e.p7s",
+            json!("x"),
+        ),
         (
             "/workbench/findings/5.0/resolutions",
             Value::String("state=escalated&comment=looked".into()),

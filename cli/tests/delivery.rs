@@ -4,9 +4,17 @@
 
 mod common;
 
+use actix_web::{test, App};
+use api::server;
 use common::pki::Pki;
 use common::Succeeds as _;
 use common::*;
+
+macro_rules! app {
+    ($state:expr) => {
+        test::init_service(App::new().configure(server::configure($state.clone()))).await
+    };
+}
 
 const NAME: &str = "12345679-M-202610-Z-kasino_1-01";
 
@@ -86,7 +94,8 @@ fn text(out: &std::process::Output) -> String {
     )
 }
 
-#[test]
+// `test` is actix's here; this one is the standard test attribute.
+#[::core::prelude::v1::test]
 fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
     let setup = Setup::new();
     let first = setup.deliver("2026-10");
@@ -309,7 +318,8 @@ fn ministry_confirmation(pki: &Pki, report: &str, sealer: &str, kind: &str) -> s
     pki.path(&format!("{stem}.zip.p7e.p7s"))
 }
 
-#[test]
+// `test` is actix's here; this one is the standard test attribute.
+#[::core::prelude::v1::test]
 fn a_wrong_or_missing_password_is_one_line_and_nothing_is_made() {
     let setup = Setup::new();
     std::fs::write(setup.pki.path("seal.password"), "not the password\n").unwrap();
@@ -377,7 +387,8 @@ fn rand_suffix() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
-#[test]
+// `test` is actix's here; this one is the standard test attribute.
+#[::core::prelude::v1::test]
 fn the_ministry_downloads_over_tls_with_its_certificate_only_and_each_download_is_recorded() {
     let pki = Pki::new();
     // A Ministry certificate whose validity ended as it was issued.
@@ -500,4 +511,63 @@ fn the_ministry_downloads_over_tls_with_its_certificate_only_and_each_download_i
         ]
     );
     drop(server);
+}
+
+#[actix_web::test]
+async fn the_api_delivers_lists_and_takes_the_confirmation() {
+    let pki = Pki::new();
+    let (state, _url) = api_state_delivering(&pki);
+    let app = app!(state);
+    let deliver = || {
+        test::TestRequest::post()
+            .uri("/api/v1/reports/mf/deliveries?month=2026-10&misto=kasino_1")
+            .insert_header(bearer(ledger::access::Role::Compliance))
+            .to_request()
+    };
+    let (status, receipt) = call(&app, deliver()).await;
+    assert_eq!(status, 201, "{receipt}");
+    assert_eq!(receipt["package"], NAME);
+    assert_eq!(
+        receipt["download_url"],
+        format!("https://mf.kasino.test/data/{NAME}.zip.p7e.p7s")
+    );
+    let (status, again) = call(&app, deliver()).await;
+    assert_eq!((status, &again["new"]), (200, &serde_json::json!(false)));
+    assert_eq!(again["sealed_file_sha256"], receipt["sealed_file_sha256"]);
+    let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
+    assert_eq!(listed[0]["state"], "sealed", "{listed}");
+
+    // The Ministry's confirmation, posted as received.
+    let ok = ministry_confirmation(&pki, "OK: 20261103-101500\r\n", "ministry-seal", "Ok");
+    let request = test::TestRequest::post()
+        .uri(&format!(
+            "/api/v1/reports/mf/confirmations?file={NAME}.Ok.zip.p7e.p7s"
+        ))
+        .insert_header(bearer(ledger::access::Role::Compliance))
+        .insert_header(("content-type", "application/octet-stream"))
+        .set_payload(std::fs::read(&ok).unwrap())
+        .to_request();
+    let (status, outcome) = call(&app, request).await;
+    assert_eq!(status, 201, "{outcome}");
+    assert_eq!(outcome["step"], "confirmed", "{outcome}");
+    assert_eq!(outcome["sealed_by"], "O=test,CN=ministry-seal");
+    let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
+    assert_eq!(listed[0]["state"], "confirmed", "{listed}");
+    assert_eq!(listed[0]["confirmation"]["detail"], "OK: 20261103-101500");
+    // A name that is no confirmation's, an empty body: 400, nothing recorded.
+    for (uri, body) in [
+        ("/api/v1/reports/mf/confirmations?file=../x", &b"x"[..]),
+        (
+            "/api/v1/reports/mf/confirmations?file=12345679-M-202610-Z-kasino_1-01.Ok.zip.p7e.p7s",
+            &b""[..],
+        ),
+    ] {
+        let request = test::TestRequest::post()
+            .uri(uri)
+            .insert_header(bearer(ledger::access::Role::Compliance))
+            .set_payload(body.to_vec())
+            .to_request();
+        let (status, b) = call(&app, request).await;
+        assert_eq!(status, 400, "{uri}: {b}");
+    }
 }

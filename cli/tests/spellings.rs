@@ -342,6 +342,14 @@ impl Examples {
                 (format!("/api/v1/findings/{FINDING}"), None)
             }
             ("GET", "/api/v1/reports/mf") => (format!("{path}?month=2026-11&misto=kasino_1"), None),
+            ("GET", "/api/v1/reports/mf/deliveries") => (path.into(), None),
+            ("POST", "/api/v1/reports/mf/deliveries") => {
+                (format!("{path}?month=2026-11&misto=kasino_1"), None)
+            }
+            ("POST", "/api/v1/reports/mf/confirmations") => (
+                format!("{path}?file=12345679-M-202611-Z-kasino_1-01.Ok.zip.p7e.p7s"),
+                Some(json!("not a sealed file")),
+            ),
             ("GET", "/api/v1/reports/periods" | "/api/v1/reports/wheels") => {
                 (format!("{path}?month=2026-11"), None)
             }
@@ -380,11 +388,12 @@ const UNLIMITED: api::auth::RateLimit = api::auth::RateLimit {
     burst: 1_000_000,
 };
 
-/// A server state with the operator configured, a key of every role (entries 0-3) and no
-/// key's rate limit in reach.
+/// A server state with the operator configured (delivering to the Ministry), a key of every
+/// role (entries 0-3) and no key's rate limit in reach.
 fn state_with_every_role() -> (api::state::AppState, String) {
+    let pki = common::pki::Pki::new();
     let (state, url) = state_with(|s| {
-        s.operator_config = Some(operator_config());
+        delivering(s, &pki);
         s.api_key_rate = UNLIMITED;
     });
     for role in Role::ALL {

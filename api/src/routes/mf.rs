@@ -24,7 +24,7 @@ pub struct PackageQuery {
     pub version: Option<u8>,
 }
 
-fn month(clock: &reports::GamingDayClock, text: &str) -> Result<Month, ApiError> {
+pub(super) fn month(clock: &reports::GamingDayClock, text: &str) -> Result<Month, ApiError> {
     clock
         .parse_month(text, chrono::Utc::now())
         .map_err(|m| ApiError::bad_request("invalid_query", format!("month: {m}")))
@@ -44,6 +44,13 @@ impl From<PackageError> for ApiError {
                 message: e.to_string(),
             },
             PackageError::Report(e) => e.into(),
+            PackageError::Invalid { ref errors, .. } => ApiError::Conflict {
+                code: "package_invalid",
+                details: serde_json::json!({
+                    "errors": errors.iter().map(ToString::to_string).collect::<Vec<_>>()
+                }),
+                message: e.to_string(),
+            },
             other => ApiError::internal(other),
         }
     }

@@ -1,6 +1,7 @@
 //! HTTP routes, one file per resource. Handlers extract, call the domain, map the result.
 
 pub mod apikeys;
+pub mod deliveries;
 pub mod exports;
 pub mod findings;
 pub mod health;
@@ -98,6 +99,10 @@ fn routes(cfg: &mut ServiceConfig) {
                 .service(reports::wheels)
                 .service(reports::rtp)
                 .service(tax::report)
+                // Before `mf::package`: its path is a prefix of theirs.
+                .service(deliveries::list)
+                .service(deliveries::deliver)
+                .service(deliveries::confirm)
                 .service(mf::package)
                 .service(mf::periods)
                 .service(exports::export)

@@ -179,6 +179,16 @@ pub fn run(global: &Global, config: Config) -> anyhow::Result<ExitCode> {
     settings.max_batch = config.ledger.max_batch;
     settings.body_limit = config.limits.body_limit_bytes;
     settings.operator_config = config.operator_config()?;
+    if let Some(delivery) = &config.delivery {
+        // Read at start: a wrong password or a missing certificate stops the server here.
+        let base = config.file_dir.clone().unwrap_or_default();
+        settings.delivery_keys = Some(std::sync::Arc::new(
+            reports::mf::keys::DeliveryKeys::load(delivery, &base, &|name| {
+                std::env::var(name).ok()
+            })
+            .context("configuration: delivery")?,
+        ));
+    }
     if let Some(path) = &config.reports.tax_rates {
         settings.tax_rates = Some(
             reports::tax::RateTable::load(path)

@@ -36,6 +36,33 @@ pub fn api_state_configured() -> (AppState, String) {
     (state, url)
 }
 
+/// Settings with the operator configured and delivering to the Ministry: `[delivery]` names
+/// `pki`'s files, its keys loaded (into memory: the files may go after).
+pub fn delivering(settings: &mut Settings, pki: &pki::Pki) {
+    let text = format!(
+        "{OPERATOR_CONFIG}{}",
+        pki.delivery_section("https://mf.kasino.test/data/")
+    );
+    let config = reports::mf::OperatorConfig::parse(&text).unwrap();
+    let keys = reports::mf::keys::DeliveryKeys::load(
+        config.delivery.as_ref().unwrap(),
+        std::path::Path::new("/"),
+        &|_| None,
+    )
+    .unwrap();
+    settings.operator_config = Some(config);
+    settings.delivery_keys = Some(std::sync::Arc::new(keys));
+}
+
+/// [`api_state_configured`] that also delivers to the Ministry: `[delivery]` names `pki`'s
+/// files and its keys are loaded, as `dozor serve` loads them.
+pub fn api_state_delivering(pki: &pki::Pki) -> (AppState, String) {
+    let (state, url) = state_with(|s| delivering(s, pki));
+    create_key(&url, Role::Admin);
+    create_key(&url, Role::Compliance);
+    (state, url)
+}
+
 /// The tests' operator (IČO 12345679) and its premises `kasino_1` in Prague, holding the
 /// stations R01, R02, BJ1, PH1, ROOM1 and CAGE.
 pub const OPERATOR_CONFIG: &str = r#"
