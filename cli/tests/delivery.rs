@@ -571,3 +571,95 @@ async fn the_api_delivers_lists_and_takes_the_confirmation() {
         assert_eq!(status, 400, "{uri}: {b}");
     }
 }
+
+/// Validates `xml` against `xsd` with the PyPI library `xmlschema` (installed into the tests'
+/// scratch directory once): none, or the schema's complaint.
+fn xmlschema_errors(xml: &std::path::Path, xsd: &std::path::Path) -> Option<String> {
+    let packages = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("xmlschema");
+    if !packages.join("xmlschema").exists() {
+        let status = std::process::Command::new("python3")
+            .env("PIP_ROOT_USER_ACTION", "ignore")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                "--target",
+            ])
+            .arg(&packages)
+            .arg("xmlschema==3.4.3")
+            .status()
+            .unwrap();
+        assert!(status.success(), "installing xmlschema from PyPI");
+    }
+    let out = std::process::Command::new("python3")
+        .env("PYTHONPATH", &packages)
+        .args([
+            "-c",
+            "import sys, xmlschema\nxmlschema.XMLSchema(sys.argv[2]).validate(sys.argv[1])",
+        ])
+        .arg(xml)
+        .arg(xsd)
+        .output()
+        .unwrap();
+    (!out.status.success()).then(|| String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+// `test` is actix's here; this one is the standard test attribute.
+#[::core::prelude::v1::test]
+fn the_registration_form_is_valid_by_the_ministrys_schema() {
+    let setup = Setup::new();
+    // The listener's chain: the server's certificate, then its CA.
+    let chain = format!(
+        "{}{}",
+        std::fs::read_to_string(setup.pki.path("operator-server.pem")).unwrap(),
+        std::fs::read_to_string(setup.pki.path("operator-ca.pem")).unwrap()
+    );
+    std::fs::write(setup.pki.path("server-chain.pem"), chain).unwrap();
+    let config = std::fs::read_to_string(setup.dir.path().join("dozor.toml")).unwrap()
+        + &format!(
+            "listen = \"127.0.0.1:8443\"\nserver_certificate = \"{}\"\nserver_key = \"{}\"\n",
+            setup.pki.path("server-chain.pem").display(),
+            setup.pki.path("operator-server.key").display()
+        );
+    std::fs::write(setup.dir.path().join("dozor.toml"), config).unwrap();
+    let form = setup.pki.path("registration.xml");
+    let made = dozor()
+        .args([
+            "report",
+            "mf",
+            "registration",
+            "--valid-from",
+            "2026-12-01",
+            "--out",
+        ])
+        .arg(&form)
+        .arg("--config")
+        .arg(setup.dir.path().join("dozor.toml"))
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", text(&made));
+    let xsd = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../reports/mf-schema/comParamReg.xsd");
+    assert_eq!(xmlschema_errors(&form, &xsd), None);
+    let xml = std::fs::read_to_string(&form).unwrap();
+    let seal_pem = std::fs::read_to_string(setup.pki.path("operator-seal.pem")).unwrap();
+    let ca_pem = std::fs::read_to_string(setup.pki.path("operator-ca.pem")).unwrap();
+    for expected in [
+        "IDProvozovatel=\"12345679\"",
+        "PlatnostOd=\"2026-12-01\"",
+        "Playground=\"true\"",
+        "<StazeniBalickuUrl>https://mf.kasino.test/data/</StazeniBalickuUrl>",
+        "<NotifikaceUspechuUrl>https://mf.kasino.test/notify/ok</NotifikaceUspechuUrl>",
+        "<Balicek Model=\"M\" HraDruh=\"Z\" Kasino=\"kasino_1\"/>",
+        seal_pem.trim(),
+        ca_pem.trim(),
+    ] {
+        assert!(xml.contains(expected), "{expected} in:\n{xml}");
+    }
+    // The form the schema refuses is caught: a package of a model the Ministry has no such.
+    let broken = setup.pki.path("broken.xml");
+    std::fs::write(&broken, xml.replace("Model=\"M\"", "Model=\"X\"")).unwrap();
+    assert!(xmlschema_errors(&broken, &xsd).is_some());
+}

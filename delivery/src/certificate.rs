@@ -30,6 +30,12 @@ impl Certificate {
         &self.der
     }
 
+    /// PEM, `-----BEGIN CERTIFICATE-----` to `-----END CERTIFICATE-----`, LF line ends.
+    pub fn pem(&self) -> Result<String, DeliveryError> {
+        use der::EncodePem as _;
+        Ok(self.parsed.to_pem(der::pem::LineEnding::LF)?)
+    }
+
     /// The subject as RFC 4514 writes it (`CN=…,O=…`).
     pub fn subject(&self) -> String {
         self.parsed.tbs_certificate.subject.to_string()

@@ -66,6 +66,23 @@ enum MfAction {
     /// Each package issued and where it stands with the Ministry: generated, sealed,
     /// downloaded, confirmed or rejected, with the times.
     Deliveries(DeliveriesArgs),
+    /// The registration of the operator's communication parameters (`comParamReg.xsd`): its
+    /// URLs, seal, encryption and server CA certificates and its packages, from the
+    /// configuration and keys, as XML for the Ministry.
+    Registration(RegistrationArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct RegistrationArgs {
+    /// From when the parameters apply, `YYYY-MM-DD` (default: today).
+    #[arg(long)]
+    valid_from: Option<chrono::NaiveDate>,
+    /// Write to this file instead of standard output.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The configuration file with `[delivery]` (default: DATA_DIR/dozor.toml).
+    #[arg(long)]
+    config: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -241,6 +258,34 @@ fn confirm(global: &Global, args: ConfirmArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+fn registration(global: &Global, args: RegistrationArgs) -> anyhow::Result<ExitCode> {
+    let config_file = config_path(global, args.config);
+    let config = OperatorConfig::load(&config_file)?;
+    let keys = delivery_keys(&config, &config_file)?;
+    let base = config_file
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let server_chain = match config
+        .delivery
+        .as_ref()
+        .and_then(|d| d.server_certificate.clone())
+    {
+        Some(path) => mf::keys::certificates(&base, &[path])?,
+        None => Vec::new(),
+    };
+    let now = Utc::now();
+    let valid_from = args.valid_from.unwrap_or_else(|| now.date_naive());
+    let xml = mf::registration::form(&config, &keys, &server_chain, valid_from, now)?;
+    match &args.out {
+        Some(path) => {
+            std::fs::write(path, xml).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => print!("{xml}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn deliveries(global: &Global, args: DeliveriesArgs) -> anyhow::Result<ExitCode> {
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
@@ -286,6 +331,7 @@ pub fn package(global: &Global, args: MfArgs) -> anyhow::Result<ExitCode> {
         Some(MfAction::Deliver(a)) => return deliver(global, a),
         Some(MfAction::Confirm(a)) => return confirm(global, a),
         Some(MfAction::Deliveries(a)) => return deliveries(global, a),
+        Some(MfAction::Registration(a)) => return registration(global, a),
         None => {}
     }
     let clock = args.clock.clock()?;

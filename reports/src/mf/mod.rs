@@ -8,6 +8,7 @@ pub mod deliver;
 pub mod keys;
 pub mod name;
 pub mod package;
+pub mod registration;
 pub mod schema;
 pub mod status;
 pub mod validate;
