@@ -73,6 +73,10 @@ enum BenchKind {
         /// Times the package is built (the median is reported).
         #[arg(long, default_value_t = 5)]
         runs: usize,
+        /// Also deliver it each run — validate, encrypt, seal (not kept) — with the keys the
+        /// `[delivery]` section of this configuration file names.
+        #[arg(long)]
+        delivery_config: Option<std::path::PathBuf>,
     },
     /// The monthly payout/RTP report and its HTML page over a month of roulette, blackjack,
     /// UTH and money wheel rounds (filled once, kept).
@@ -115,7 +119,15 @@ pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
             tables,
             month,
             runs,
-        } => crate::bench_mf::mf(global, rounds, tables, &month, runs),
+            delivery_config,
+        } => crate::bench_mf::mf(
+            global,
+            rounds,
+            tables,
+            &month,
+            runs,
+            delivery_config.as_deref(),
+        ),
         BenchKind::Rtp {
             rounds,
             tables,
