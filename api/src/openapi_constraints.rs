@@ -92,11 +92,19 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         "wheel_statistics",
         "rtp_report",
         "mf_package",
+        "mf_deliver",
         "period_audit",
         "month_page",
     ] {
         parameter(document, operation, "month", &json!({"pattern": MONTH}));
     }
+    // A confirmation's file: the package's name, then anything readable.
+    parameter(
+        document,
+        "mf_confirmation",
+        "file",
+        &json!({"pattern": r"^[A-Za-z0-9_-]{1,100}(\.[^\u0000-\u001F\u007F-\u009F\uFFFD]*)?$"}),
+    );
     parameter(
         document,
         "tax_report",
