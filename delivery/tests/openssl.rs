@@ -3,140 +3,30 @@
 //! dozor writes, `openssl cms` opens and verifies; what `openssl cms` writes (DER, and BER as
 //! streaming writers make it), dozor opens. The PKI is made by `openssl` in the test.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use chrono::{TimeZone as _, Utc};
 use delivery::{decrypt, encrypt, open_seal, read_certificates, seal, Certificate, Identity};
 
-/// A throwaway PKI: a CA per side and RSA certificates under them.
-struct Pki {
-    dir: tempfile::TempDir,
+// The PKI the command's tests make, shared.
+#[allow(dead_code)]
+#[path = "../../cli/tests/common/pki.rs"]
+mod pki;
+use pki::Pki;
+
+fn certificate(pki: &Pki, name: &str) -> Certificate {
+    read_certificates(&std::fs::read(pki.path(&format!("{name}.pem"))).unwrap())
+        .unwrap()
+        .remove(0)
 }
 
-fn openssl(dir: &Path, args: &[&str]) -> std::process::Output {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("Debian's openssl");
-    assert!(
-        out.status.success(),
-        "openssl {}: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+/// The bytes of `name`'s PKCS#12 file; `extra` chooses its algorithms.
+fn pkcs12(pki: &Pki, name: &str, ca: &str, password: &str, extra: &[&str]) -> Vec<u8> {
+    std::fs::read(pki.pkcs12_with(name, ca, password, extra)).unwrap()
 }
 
-impl Pki {
-    fn new() -> Pki {
-        let pki = Pki {
-            dir: tempfile::tempdir().unwrap(),
-        };
-        for ca in ["ministry-ca", "operator-ca"] {
-            pki.run(&[
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-keyout",
-                &format!("{ca}.key"),
-                "-out",
-                &format!("{ca}.pem"),
-                "-days",
-                "3650",
-                "-subj",
-                &format!("/CN={ca}/O=test"),
-            ]);
-        }
-        for (name, ca) in [
-            ("ministry-encryption", "ministry-ca"),
-            ("ministry-seal", "ministry-ca"),
-            ("operator-seal", "operator-ca"),
-            ("operator-encryption", "operator-ca"),
-            ("stranger-seal", "operator-ca"),
-        ] {
-            pki.issue(name, ca);
-        }
-        pki
-    }
-
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        openssl(self.dir.path(), args)
-    }
-
-    fn issue(&self, name: &str, ca: &str) {
-        self.run(&[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            &format!("{name}.key"),
-            "-out",
-            &format!("{name}.csr"),
-            "-subj",
-            &format!("/CN={name}/O=test"),
-        ]);
-        self.run(&[
-            "x509",
-            "-req",
-            "-in",
-            &format!("{name}.csr"),
-            "-CA",
-            &format!("{ca}.pem"),
-            "-CAkey",
-            &format!("{ca}.key"),
-            "-CAcreateserial",
-            "-out",
-            &format!("{name}.pem"),
-            "-days",
-            "365",
-        ]);
-    }
-
-    fn path(&self, file: &str) -> PathBuf {
-        self.dir.path().join(file)
-    }
-
-    fn certificate(&self, name: &str) -> Certificate {
-        read_certificates(&std::fs::read(self.path(&format!("{name}.pem"))).unwrap())
-            .unwrap()
-            .remove(0)
-    }
-
-    /// `name`'s key and certificate with its CA as a PKCS#12 file; `extra` chooses the
-    /// algorithms (none: OpenSSL 3's PBES2 with AES-256).
-    fn pkcs12(&self, name: &str, ca: &str, password: &str, extra: &[&str]) -> Vec<u8> {
-        let file = format!("{name}.p12");
-        let mut args = vec![
-            "pkcs12",
-            "-export",
-            "-inkey",
-            &format!("{name}.key"),
-            "-in",
-            &format!("{name}.pem"),
-            "-certfile",
-            &format!("{ca}.pem"),
-            "-out",
-            &file,
-        ]
-        .into_iter()
-        .map(str::to_owned)
-        .collect::<Vec<_>>();
-        args.push("-passout".into());
-        args.push(format!("pass:{password}"));
-        args.extend(extra.iter().map(|s| (*s).to_owned()));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        self.run(&args);
-        std::fs::read(self.path(&file)).unwrap()
-    }
-
-    fn identity(&self, name: &str, ca: &str) -> Identity {
-        Identity::from_pkcs12(&self.pkcs12(name, ca, "heslo", &[]), "heslo").unwrap()
-    }
+fn identity(pki: &Pki, name: &str, ca: &str) -> Identity {
+    Identity::from_pkcs12(&pkcs12(pki, name, ca, "heslo", &[]), "heslo").unwrap()
 }
 
 /// A stand-in for a package ZIP: bytes of every value, longer than a block.
@@ -148,14 +38,14 @@ fn package() -> Vec<u8> {
 fn openssl_verifies_the_seal_and_decrypts_what_dozor_sealed() {
     let pki = Pki::new();
     let zip = package();
-    let operator = pki.identity("operator-seal", "operator-ca");
+    let operator = identity(&pki, "operator-seal", "operator-ca");
     assert_eq!(operator.certificate().subject(), "O=test,CN=operator-seal");
     assert_eq!(operator.chain().len(), 1, "the CA came along");
     let encrypted = encrypt(
         &zip,
         &[
-            pki.certificate("ministry-encryption"),
-            pki.certificate("operator-encryption"),
+            certificate(&pki, "ministry-encryption"),
+            certificate(&pki, "operator-encryption"),
         ],
     )
     .unwrap();
@@ -252,7 +142,7 @@ fn openssl_verifies_the_seal_and_decrypts_what_dozor_sealed() {
     let opened = open_seal(&sealed, &[operator.certificate().clone()]).unwrap();
     assert_eq!(opened.content, encrypted);
     assert_eq!(opened.signing_time, Some(at));
-    let own = pki.identity("operator-encryption", "operator-ca");
+    let own = identity(&pki, "operator-encryption", "operator-ca");
     assert_eq!(decrypt(&opened.content, &own).unwrap(), zip);
 }
 
@@ -263,8 +153,8 @@ fn dozor_opens_what_openssl_seals_and_encrypts() {
     let pki = Pki::new();
     let confirmation = b"<potvrzeni>OK</potvrzeni>\n".repeat(300);
     std::fs::write(pki.path("confirmation.xml"), &confirmation).unwrap();
-    let ministry_seal = pki.certificate("ministry-seal");
-    let operator = pki.identity("operator-encryption", "operator-ca");
+    let ministry_seal = certificate(&pki, "ministry-seal");
+    let operator = identity(&pki, "operator-encryption", "operator-ca");
     for stream in [false, true] {
         let mut sign = vec![
             "cms",
@@ -362,11 +252,11 @@ fn a_seal_by_anyone_else_or_over_other_bytes_does_not_hold() {
         "stranger.p7s",
     ]);
     let stranger = std::fs::read(pki.path("stranger.p7s")).unwrap();
-    let ministry = [pki.certificate("ministry-seal")];
+    let ministry = [certificate(&pki, "ministry-seal")];
     let e = open_seal(&stranger, &ministry).unwrap_err().to_string();
     assert!(e.contains("sealed by O=test,CN=stranger-seal"), "{e}");
     // Each byte of the content changed in turn: never accepted.
-    let allowed = [pki.certificate("stranger-seal")];
+    let allowed = [certificate(&pki, "stranger-seal")];
     assert!(open_seal(&stranger, &allowed).is_ok());
     let content_at = stranger
         .windows(b"<potvrzeni>".len())
@@ -389,7 +279,7 @@ fn a_seal_by_anyone_else_or_over_other_bytes_does_not_hold() {
 #[test]
 fn pkcs12_files_open_with_their_password_only() {
     let pki = Pki::new();
-    let modern = pki.pkcs12("operator-seal", "operator-ca", "správné heslo", &[]);
+    let modern = pkcs12(&pki, "operator-seal", "operator-ca", "správné heslo", &[]);
     assert!(Identity::from_pkcs12(&modern, "správné heslo").is_ok());
     let e = Identity::from_pkcs12(&modern, "špatné heslo")
         .unwrap_err()
@@ -397,7 +287,8 @@ fn pkcs12_files_open_with_their_password_only() {
     assert!(e.starts_with("the PKCS#12 file does not open"), "{e}");
     assert!(!e.contains('\n'), "one line: {e}");
     // The 3DES scheme older tools write.
-    let legacy = pki.pkcs12(
+    let legacy = pkcs12(
+        &pki,
         "operator-seal",
         "operator-ca",
         "heslo",

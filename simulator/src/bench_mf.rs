@@ -133,10 +133,15 @@ pub fn mf(
                 .delivery
                 .as_ref()
                 .context("--delivery-config has no [delivery] section")?;
-            let base = path.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
-            Some(reports::mf::keys::DeliveryKeys::load(delivery, &base, &|name| {
-                std::env::var(name).ok()
-            })?)
+            let base = path
+                .parent()
+                .map(std::path::Path::to_path_buf)
+                .unwrap_or_default();
+            Some(reports::mf::keys::DeliveryKeys::load(
+                delivery,
+                &base,
+                &|name| std::env::var(name).ok(),
+            )?)
         }
         None => None,
     };

@@ -27,8 +27,9 @@ pub fn openssl(dir: &Path, args: &[&str]) -> std::process::Output {
 impl Pki {
     /// CAs `ministry-ca` and `operator-ca`; certificates `ministry-encryption`,
     /// `ministry-seal`, `ministry-client` (TLS client), `operator-seal`,
-    /// `operator-encryption`, `operator-server` (TLS server for `localhost`/127.0.0.1) and
-    /// `stranger-client` (TLS client under the operator's CA, not the Ministry's).
+    /// `operator-encryption`, `operator-server` (TLS server for `localhost`/127.0.0.1),
+    /// `stranger-client` (TLS client under the operator's CA, not the Ministry's) and
+    /// `stranger-seal` (a seal under the operator's CA, not the Ministry's).
     pub fn new() -> Pki {
         let pki = Pki {
             dir: tempfile::tempdir().unwrap(),
@@ -58,6 +59,7 @@ impl Pki {
             ("operator-encryption", "operator-ca"),
             ("operator-server", "operator-ca"),
             ("stranger-client", "operator-ca"),
+            ("stranger-seal", "operator-ca"),
         ] {
             pki.issue(name, ca, &[]);
         }
@@ -116,21 +118,30 @@ impl Pki {
 
     /// `name`'s key and certificate with its CA as a PKCS#12 file `{name}.p12`.
     pub fn pkcs12(&self, name: &str, ca: &str, password: &str) -> PathBuf {
+        self.pkcs12_with(name, ca, password, &[])
+    }
+
+    /// [`Pki::pkcs12`] with more `openssl pkcs12` arguments (`extra` chooses the algorithms;
+    /// none: OpenSSL 3's PBES2 with AES-256).
+    pub fn pkcs12_with(&self, name: &str, ca: &str, password: &str, extra: &[&str]) -> PathBuf {
         let file = format!("{name}.p12");
-        self.run(&[
-            "pkcs12",
-            "-export",
-            "-inkey",
-            &format!("{name}.key"),
-            "-in",
-            &format!("{name}.pem"),
-            "-certfile",
-            &format!("{ca}.pem"),
-            "-out",
-            &file,
-            "-passout",
-            &format!("pass:{password}"),
-        ]);
+        let mut args = vec![
+            "pkcs12".to_owned(),
+            "-export".into(),
+            "-inkey".into(),
+            format!("{name}.key"),
+            "-in".into(),
+            format!("{name}.pem"),
+            "-certfile".into(),
+            format!("{ca}.pem"),
+            "-out".into(),
+            file.clone(),
+            "-passout".into(),
+            format!("pass:{password}"),
+        ];
+        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.run(&args);
         self.path(&file)
     }
 
