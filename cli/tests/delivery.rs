@@ -536,6 +536,15 @@ async fn the_api_delivers_lists_and_takes_the_confirmation() {
     assert_eq!(again["sealed_file_sha256"], receipt["sealed_file_sha256"]);
     let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
     assert_eq!(listed[0]["state"], "sealed", "{listed}");
+    // The month's page says the Ministry has not confirmed it yet.
+    let (status, page) = get_text(&app, "/reports/month/2026-11").await;
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains(&format!(
+            "Ministerstvo dosud nepotvrdilo balíčky: {NAME} (sealed)"
+        )),
+        "{page}"
+    );
 
     // The Ministry's confirmation, posted as received.
     let ok = ministry_confirmation(&pki, "OK: 20261103-101500\r\n", "ministry-seal", "Ok");
@@ -554,6 +563,13 @@ async fn the_api_delivers_lists_and_takes_the_confirmation() {
     let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
     assert_eq!(listed[0]["state"], "confirmed", "{listed}");
     assert_eq!(listed[0]["confirmation"]["detail"], "OK: 20261103-101500");
+    let (_, page) = get_text(&app, "/reports/month/2026-11").await;
+    assert!(!page.contains("nepotvrdilo"), "{page}");
+    let (_, report) = get(&app, "/api/v1/reports/rtp?month=2026-11").await;
+    assert_eq!(
+        report["ministry_packages_unconfirmed"],
+        serde_json::json!([])
+    );
     // A name that is no confirmation's, an empty body: 400, nothing recorded.
     for (uri, body) in [
         ("/api/v1/reports/mf/confirmations?file=../x", &b"x"[..]),

@@ -115,21 +115,31 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
     let today = clock.day_of(Utc::now());
     // The nights after the quiet one up to yesterday are due (as far back as a catch-up goes);
     // the two done are not.
+    // What is due at `t`: the nights after the quiet one whose day has closed by `t`, within
+    // the catch-up window of `t`'s gaming day, and whose run time has come.
+    let due_by = |t: chrono::DateTime<Utc>| -> Vec<NaiveDate> {
+        let today_then = clock.day_of(t);
+        quiet
+            .succ_opt()
+            .unwrap()
+            .iter_days()
+            .take_while(|d| *d < today_then)
+            .filter(|d| {
+                *d >= today_then - Duration::days(reports::nightly::CATCH_UP_DAYS)
+                    && reports::nightly::due_at(&clock, at, *d) <= t
+            })
+            .collect()
+    };
     let now = Utc::now();
-    let undone: Vec<NaiveDate> = quiet
-        .succ_opt()
-        .unwrap()
-        .iter_days()
-        .take_while(|d| *d < today)
-        .filter(|d| {
-            *d >= today - Duration::days(reports::nightly::CATCH_UP_DAYS)
-                && reports::nightly::due_at(&clock, at, *d) <= now
-        })
-        .collect();
-    assert_eq!(job.pending(&mut conn, at, now).unwrap(), undone);
+    assert_eq!(job.pending(&mut conn, at, now).unwrap(), due_by(now));
+    // Once tomorrow's night is due, today's and tomorrow's are pending too (and any night
+    // that was not yet due a moment ago: between the day's start and its run time).
     let later = reports::nightly::due_at(&clock, at, today + Duration::days(1));
-    let mut then_due = undone.clone();
-    then_due.extend([today, today + Duration::days(1)]);
+    let then_due = due_by(later);
+    assert!(
+        then_due.ends_with(&[today, today + Duration::days(1)]),
+        "{then_due:?}"
+    );
     assert_eq!(job.pending(&mut conn, at, later).unwrap(), then_due);
 
     // verify on the database checks the files against their seals.

@@ -163,6 +163,22 @@ pub fn render_in(report: &RtpReport, plans: &rules::PlanBook, l: Language) -> St
             esc(&note)
         );
     }
+    if !report.ministry_packages_unconfirmed.is_empty() {
+        let listed: Vec<String> = report
+            .ministry_packages_unconfirmed
+            .iter()
+            .map(|p| format!("{} ({})", esc(&p.package), esc(&p.state)))
+            .collect();
+        let _ = write!(
+            html,
+            "<p class=\"bad\" role=\"status\">{}: {}</p>",
+            w(
+                "Ministerstvo dosud nepotvrdilo balíčky",
+                "Packages the Ministry has not confirmed yet"
+            ),
+            listed.join(", ")
+        );
+    }
     let month_games: Vec<&RtpRow> = report
         .rows
         .iter()

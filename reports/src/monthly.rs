@@ -111,6 +111,8 @@ pub struct RtpReport {
     pub provisional: bool,
     /// Why it is provisional, in words; none when final.
     pub provisional_note: Option<String>,
+    /// The Ministry's packages (any month) whose latest version it has not confirmed yet.
+    pub ministry_packages_unconfirmed: Vec<crate::mf::status::Unconfirmed>,
     /// Month rows first (games, then their tables), then each day's.
     pub rows: Vec<RtpRow>,
     pub kinds: Vec<KindRow>,
@@ -483,6 +485,7 @@ pub fn build(
                 "provisional: gaming day {through_day} ends at {end}; the figures change until then"
             )
         }),
+        ministry_packages_unconfirmed: crate::mf::status::unconfirmed(conn)?,
         rows,
         kinds: kind_rows(kind_aggregates)?,
     })

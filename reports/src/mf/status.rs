@@ -151,3 +151,31 @@ pub fn statuses(conn: &mut PgConnection) -> Result<Vec<DeliveryStatus>, ReportEr
     out.sort_by(|a, b| (&b.month, &a.premises, b.version).cmp(&(&a.month, &b.premises, a.version)));
     Ok(out)
 }
+
+/// A package the Ministry has not confirmed: the latest version of its month and premises.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Unconfirmed {
+    pub package: String,
+    /// `generated`, `sealed`, `downloaded` or `rejected`.
+    pub state: String,
+}
+
+/// The latest version of each month and premises that the Ministry has not confirmed, oldest
+/// month first.
+pub fn unconfirmed(conn: &mut PgConnection) -> Result<Vec<Unconfirmed>, ReportError> {
+    let mut latest: BTreeMap<(String, String), DeliveryStatus> = BTreeMap::new();
+    for status in statuses(conn)? {
+        let key = (status.month.clone(), status.premises.clone());
+        if latest.get(&key).is_none_or(|l| l.version < status.version) {
+            latest.insert(key, status);
+        }
+    }
+    Ok(latest
+        .into_values()
+        .filter(|s| s.state != "confirmed")
+        .map(|s| Unconfirmed {
+            package: s.package,
+            state: s.state,
+        })
+        .collect())
+}
