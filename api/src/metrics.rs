@@ -37,7 +37,11 @@ pub struct Metrics {
     pool_connections: IntGauge,
     pool_idle: IntGauge,
     pool_max: IntGauge,
+    ministry: IntCounterVec,
 }
+
+/// The steps the Ministry's listener counts.
+const MINISTRY_STEPS: [&str; 2] = ["downloaded", "notified"];
 
 /// What a record submission came to, as the `result` label says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +127,18 @@ impl Metrics {
         )?;
         let pool_idle = IntGauge::new("db_pool_idle", "Idle connections in the database pool")?;
         let pool_max = IntGauge::new("db_pool_max", "Most connections the database pool opens")?;
+        let ministry = IntCounterVec::new(
+            Opts::new(
+                "ministry_requests_total",
+                "Requests of the Ministry's listener since start: package downloads and notifications",
+            ),
+            &["step"],
+        )?;
+        // Every label value from the start at 0, so a rate is defined from the first scrape.
+        for step in MINISTRY_STEPS {
+            ministry.with_label_values(&[step]);
+        }
+        registry.register(Box::new(ministry.clone()))?;
         registry.register(Box::new(records.clone()))?;
         registry.register(Box::new(requests.clone()))?;
         registry.register(Box::new(findings.clone()))?;
@@ -147,7 +163,13 @@ impl Metrics {
             pool_connections,
             pool_idle,
             pool_max,
+            ministry,
         })
+    }
+
+    /// The Ministry's listener answered a download or a notification.
+    pub fn ministry_request(&self, step: ledger::registry_event::DeliveryStep) {
+        self.ministry.with_label_values(&[step.as_str()]).inc();
     }
 
     /// `count` records of `game` came to `result`.

@@ -209,6 +209,7 @@ async fn download(
             None,
             Utc::now(),
         )?;
+        state.metrics.ministry_request(DeliveryStep::Downloaded);
         Ok(Some(delivered.sealed_file))
     })
     .await??;
@@ -260,6 +261,7 @@ async fn notify(
             None,
             Utc::now(),
         )?;
+        state.metrics.ministry_request(DeliveryStep::Notified);
         Ok(())
     })
     .await??;

@@ -468,9 +468,18 @@ fn the_ministry_downloads_over_tls_with_its_certificate_only_and_each_download_i
         (status.as_str(), body.as_slice()),
         ("200", &b"Accepted\n"[..])
     );
-    // The API's own listener is unaffected.
+    // The API's own listener is unaffected, and counts what the Ministry's answered.
     let (status, _) = server.http.get("/healthz", None);
     assert_eq!(status, 200);
+    let token = site.apikey("it-metrics", "admin");
+    let (status, metrics) = server.http.raw("GET", "/metrics", Some(&token), None);
+    assert_eq!(status, 200, "{metrics}");
+    for line in [
+        "dozor_ministry_requests_total{step=\"downloaded\"} 1",
+        "dozor_ministry_requests_total{step=\"notified\"} 1",
+    ] {
+        assert!(metrics.contains(line), "{line} in:\n{metrics}");
+    }
 
     // The download and the notification are ledger entries naming the certificate.
     let mut conn = ledger::storage::connect(&site.url_as("postgres")).unwrap();
