@@ -273,15 +273,7 @@ async fn notify(
 /// The first package name (`{IČO}-M-{YYYYMM}-{druh}-{místo}-{NN}`) in a text, if any.
 fn package_named(text: &str) -> Option<String> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-        .map(|word| word.trim_end_matches(".zip"))
-        .find(|word| {
-            let parts: Vec<&str> = word.split('-').collect();
-            parts.len() == 6
-                && parts[1] == "M"
-                && parts[2].len() == 6
-                && parts[5].len() == 2
-                && parts[5].bytes().all(|b| b.is_ascii_digit())
-        })
+        .find(|word| reports::mf::PackageName::parse(word).is_some())
         .map(str::to_owned)
 }
 

@@ -112,27 +112,17 @@ pub fn all(conn: &mut PgConnection) -> Result<Vec<SealedDelivery>, LedgerError> 
 pub fn compare_with_seals(
     conn: &mut PgConnection,
 ) -> Result<Result<(), super::verify::VerifyFailure>, LedgerError> {
-    use sha2::{Digest as _, Sha256};
     for delivery in all(conn)? {
-        let index = u64::try_from(delivery.sealed_at).unwrap_or(0);
-        let fail = |reason: String| super::verify::VerifyFailure { index, reason };
-        let Some(row) = super::reads::entry(conn, index)? else {
-            return Ok(Err(fail(format!(
-                "delivery of {} names its seal at entry {index}, which the ledger does not hold",
-                delivery.package
-            ))));
-        };
-        let sha256 = hex::encode(Sha256::digest(&delivery.sealed_file));
-        match crate::registry_event::RegistryEvent::from_entry(&row.entry) {
-            Ok(crate::registry_event::RegistryEvent::ReportPublished {
-                name, sha256: sealed, ..
-            }) if name == sealed_name(&delivery.package) && sealed == sha256 => {}
-            _ => {
-                return Ok(Err(fail(format!(
-                    "the delivered file of {} as kept (SHA-256 {sha256}) is not what entry {index} seals",
-                    delivery.package
-                ))))
-            }
+        let what = format!("the delivered file of {}", delivery.package);
+        let held = super::published_reports::check_kept(
+            conn,
+            delivery.sealed_at,
+            &sealed_name(&delivery.package),
+            &delivery.sealed_file,
+            &what,
+        )?;
+        if held.is_err() {
+            return Ok(held);
         }
     }
     Ok(Ok(()))

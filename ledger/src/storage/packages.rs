@@ -146,27 +146,17 @@ pub fn all(conn: &mut PgConnection) -> Result<Vec<IssuedPackage>, LedgerError> {
 pub fn compare_with_seals(
     conn: &mut PgConnection,
 ) -> Result<Result<(), super::verify::VerifyFailure>, LedgerError> {
-    use sha2::{Digest as _, Sha256};
     for package in all(conn)? {
-        let index = u64::try_from(package.sealed_at).unwrap_or(0);
-        let fail = |reason: String| super::verify::VerifyFailure { index, reason };
-        let Some(row) = super::reads::entry(conn, index)? else {
-            return Ok(Err(fail(format!(
-                "package {} names its seal at entry {index}, which the ledger does not hold",
-                package.name
-            ))));
-        };
-        let sealed = crate::registry_event::RegistryEvent::from_entry(&row.entry);
-        let zip_sha256 = hex::encode(Sha256::digest(&package.zip));
-        match sealed {
-            Ok(crate::registry_event::RegistryEvent::ReportPublished { name, sha256, .. })
-                if name == sealed_name(&package.name) && sha256 == zip_sha256 => {}
-            _ => {
-                return Ok(Err(fail(format!(
-                    "package {} as kept (SHA-256 {zip_sha256}) is not what entry {index} seals",
-                    package.name
-                ))))
-            }
+        let what = format!("package {}", package.name);
+        let held = super::published_reports::check_kept(
+            conn,
+            package.sealed_at,
+            &sealed_name(&package.name),
+            &package.zip,
+            &what,
+        )?;
+        if held.is_err() {
+            return Ok(held);
         }
     }
     Ok(Ok(()))

@@ -107,3 +107,33 @@ pub fn publish(
         Ok(out)
     })
 }
+
+/// A file kept beside the ledger is the one its seal names: the entry at `index` is a
+/// `report_published` event of `name` whose SHA-256 is that of `bytes`. `what` names the file
+/// in the failure (`package …`).
+pub(crate) fn check_kept(
+    conn: &mut PgConnection,
+    index: i64,
+    name: &str,
+    bytes: &[u8],
+    what: &str,
+) -> Result<Result<(), super::verify::VerifyFailure>, LedgerError> {
+    let index = u64::try_from(index).unwrap_or(0);
+    let fail = |reason: String| Ok(Err(super::verify::VerifyFailure { index, reason }));
+    let Some(row) = super::reads::entry(conn, index)? else {
+        return fail(format!(
+            "{what} names its seal at entry {index}, which the ledger does not hold"
+        ));
+    };
+    let kept = hex::encode(Sha256::digest(bytes));
+    match RegistryEvent::from_entry(&row.entry) {
+        Ok(RegistryEvent::ReportPublished {
+            name: sealed,
+            sha256,
+            ..
+        }) if sealed == name && sha256 == kept => Ok(Ok(())),
+        _ => fail(format!(
+            "{what} as kept (SHA-256 {kept}) is not what entry {index} seals"
+        )),
+    }
+}
