@@ -128,54 +128,70 @@ pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
     let written = match kind {
-        DayReport::Daily => daily::build(&mut conn, &clock, day).map(|report| {
-            let writers = Writers {
+        DayReport::Daily => write_as(
+            &output,
+            format,
+            daily::build(&mut conn, &clock, day),
+            Writers {
                 csv: daily::to_csv,
                 sheet: daily::sheet,
                 plans: &plans,
-            };
-            output.write(format, &report, writers)
-        }),
-        DayReport::Shoes => reports::shoes::build(&mut conn, &clock, day, &plans).map(|report| {
-            let writers = Writers {
+            },
+        ),
+        DayReport::Shoes => write_as(
+            &output,
+            format,
+            reports::shoes::build(&mut conn, &clock, day, &plans),
+            Writers {
                 csv: reports::shoes::to_csv,
                 sheet: reports::shoes::sheet,
                 plans: &plans,
-            };
-            output.write(format, &report, writers)
-        }),
-        DayReport::Fantasy => {
-            reports::fantasy::build(&mut conn, &clock, day, &plans).map(|report| {
-                let writers = Writers {
-                    csv: reports::fantasy::to_csv,
-                    sheet: reports::fantasy::sheet,
-                    plans: &plans,
-                };
-                output.write(format, &report, writers)
-            })
-        }
-        DayReport::TimeCollection => reports::time_audit::build(&mut conn, &clock, day, &plans)
-            .map(|report| {
-                let writers = Writers {
-                    csv: reports::time_audit::to_csv,
-                    sheet: reports::time_audit::sheet,
-                    plans: &plans,
-                };
-                output.write(format, &report, writers)
-            }),
-        DayReport::TableAudit => {
-            reports::table_audit::build(&mut conn, &clock, day, &plans).map(|report| {
-                let writers = Writers {
-                    csv: reports::table_audit::to_csv,
-                    sheet: reports::table_audit::sheet,
-                    plans: &plans,
-                };
-                output.write(format, &report, writers)
-            })
-        }
+            },
+        ),
+        DayReport::Fantasy => write_as(
+            &output,
+            format,
+            reports::fantasy::build(&mut conn, &clock, day, &plans),
+            Writers {
+                csv: reports::fantasy::to_csv,
+                sheet: reports::fantasy::sheet,
+                plans: &plans,
+            },
+        ),
+        DayReport::TimeCollection => write_as(
+            &output,
+            format,
+            reports::time_audit::build(&mut conn, &clock, day, &plans),
+            Writers {
+                csv: reports::time_audit::to_csv,
+                sheet: reports::time_audit::sheet,
+                plans: &plans,
+            },
+        ),
+        DayReport::TableAudit => write_as(
+            &output,
+            format,
+            reports::table_audit::build(&mut conn, &clock, day, &plans),
+            Writers {
+                csv: reports::table_audit::to_csv,
+                sheet: reports::table_audit::sheet,
+                plans: &plans,
+            },
+        ),
     };
     drop(conn);
     db.close()?;
     written??;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A report as asked, when it was built; its build's error otherwise (the caller closes the
+/// database first either way).
+fn write_as<R: serde::Serialize>(
+    output: &Output,
+    format: super::output::Format,
+    built: Result<R, reports::ReportError>,
+    writers: Writers<'_, R>,
+) -> Result<anyhow::Result<()>, reports::ReportError> {
+    built.map(|report| output.write(format, &report, writers))
 }
