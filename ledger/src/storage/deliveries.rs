@@ -99,6 +99,27 @@ pub fn of_package(
         .optional()?)
 }
 
+/// A delivery's seal without its file: the package, the seal's ledger index, the file's
+/// SHA-256 (hex, computed by PostgreSQL).
+#[derive(Debug, Clone, PartialEq, Eq, diesel::QueryableByName)]
+pub struct DeliverySeal {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    pub package: String,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub sealed_at: i64,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    pub sha256: String,
+}
+
+/// Every delivery's seal, by package name, without reading the files out.
+pub fn seals(conn: &mut PgConnection) -> Result<Vec<DeliverySeal>, LedgerError> {
+    Ok(diesel::sql_query(
+        "SELECT package, sealed_at, encode(sha256(sealed_file), 'hex') AS sha256 \
+         FROM mf_deliveries ORDER BY package",
+    )
+    .load(conn)?)
+}
+
 /// Every delivery, by package name.
 pub fn all(conn: &mut PgConnection) -> Result<Vec<SealedDelivery>, LedgerError> {
     Ok(mf_deliveries::table

@@ -129,6 +129,29 @@ pub fn issue(
     })
 }
 
+/// A version as issued, without its ZIP: what a listing needs.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = mf_packages, check_for_backend(diesel::pg::Pg))]
+pub struct IssuedVersion {
+    pub name: String,
+    pub month: String,
+    pub premises: String,
+    pub version: i32,
+    pub sealed_at: i64,
+}
+
+/// Every version issued, without the ZIPs, oldest first.
+pub fn versions(conn: &mut PgConnection) -> Result<Vec<IssuedVersion>, LedgerError> {
+    Ok(mf_packages::table
+        .order((
+            mf_packages::month,
+            mf_packages::premises,
+            mf_packages::version,
+        ))
+        .select(IssuedVersion::as_select())
+        .load(conn)?)
+}
+
 /// Every package issued, oldest first.
 pub fn all(conn: &mut PgConnection) -> Result<Vec<IssuedPackage>, LedgerError> {
     Ok(mf_packages::table

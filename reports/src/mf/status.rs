@@ -66,8 +66,9 @@ fn time_of(conn: &mut PgConnection, index: i64) -> Result<DateTime<Utc>, ReportE
 
 /// Every package issued, newest month first, with its delivery.
 pub fn statuses(conn: &mut PgConnection) -> Result<Vec<DeliveryStatus>, ReportError> {
-    let issued = packages::all(conn)?;
-    let delivered: BTreeMap<String, deliveries::SealedDelivery> = deliveries::all(conn)?
+    // Neither the ZIPs nor the sealed files are read: their seals and digests say enough.
+    let issued = packages::versions(conn)?;
+    let delivered: BTreeMap<String, deliveries::DeliverySeal> = deliveries::seals(conn)?
         .into_iter()
         .map(|d| (d.package.clone(), d))
         .collect();
@@ -88,7 +89,7 @@ pub fn statuses(conn: &mut PgConnection) -> Result<Vec<DeliveryStatus>, ReportEr
             state: String::new(),
             generated_at,
             sealed_at,
-            sealed_file_sha256: sealed.map(deliveries::SealedDelivery::sha256),
+            sealed_file_sha256: sealed.map(|d| d.sha256.clone()),
             downloads: 0,
             first_download_at: None,
             last_download_at: None,
