@@ -87,6 +87,17 @@ impl From<crate::storage::tree::TreeError> for LedgerError {
     }
 }
 
+impl From<dozor_log::LogError> for LedgerError {
+    fn from(e: dozor_log::LogError) -> Self {
+        match e {
+            dozor_log::LogError::Canonical(m) => LedgerError::Canonical(m),
+            dozor_log::LogError::Signature(m) => LedgerError::Signature(m),
+            dozor_log::LogError::Key(m) => LedgerError::Key(m),
+            dozor_log::LogError::Io { context, source } => LedgerError::Io { context, source },
+        }
+    }
+}
+
 impl From<diesel::ConnectionError> for LedgerError {
     fn from(e: diesel::ConnectionError) -> Self {
         LedgerError::Connection(e.to_string())

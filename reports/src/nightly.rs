@@ -17,7 +17,7 @@ use crate::monthly::{self, RtpRequest};
 use crate::{daily, fantasy, month_page, shoes, wheels, GamingDayClock, Month, ReportError};
 
 /// Where nightly reports are named in the ledger, and kept under the data directory.
-pub const NIGHTLY_PREFIX: &str = "reports/nightly/";
+pub use dozor_verify::format::NIGHTLY_PREFIX;
 /// The file whose seal marks a night as done.
 pub const SUMMARY: &str = "night.json";
 /// How far back a catch-up goes.

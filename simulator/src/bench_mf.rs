@@ -5,9 +5,10 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::Context as _;
+use anyhow::{anyhow, Context as _};
 use chrono::Utc;
 use diesel::PgConnection;
+use ledger::judge;
 use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
 use ledger::storage::database::DatabaseChoice as Global;
 use ledger::storage::registry::{register_table, NewTable};
@@ -94,7 +95,10 @@ pub(crate) fn fill(
                 let header = rules::RecordHeader::read(record)?;
                 let derived = if rules::is_adjudicated(&header.record_type) {
                     let round = rules::Round::parse(record)?;
-                    Some(Derived::judge(plan, &setup, &round)?)
+                    let judged =
+                        judge::judge(&round, 0, |_| Some(plan), &setup, |j| Derived::of(&j))
+                            .map_err(|e| anyhow!("{e}"))?;
+                    Some(judged?)
                 } else {
                     None
                 };

@@ -14,6 +14,7 @@ use diesel::PgConnection;
 use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
 use ledger::checkpoint::NoteSigner;
 use ledger::entry_check::SignatureCheck;
+use ledger::judge;
 use ledger::parallel::par_map;
 use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
 use ledger::storage::registry::{register_table, NewTable};
@@ -79,7 +80,14 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
             let seq_no = i / TABLES as u64 + 1;
             let (record, _) = simulator.spin(&table_id(t), seq_no, Utc::now());
             let round = rules::Round::parse(&record).map_err(|e| anyhow!("{e}"))?;
-            let derived = Derived::judge(&plan, &rules::TableSetup::NONE, &round)?;
+            let derived = judge::judge(
+                &round,
+                0,
+                |_| Some(&plan),
+                &rules::TableSetup::NONE,
+                |j| Derived::of(&j),
+            )
+            .map_err(|e| anyhow!("{e}"))??;
             let envelope = Envelope::sign(record, &keys[t])?;
             let canonical = ledger::canonical::canonical_text(&envelope.record)?;
             batch.push(Submission::new(

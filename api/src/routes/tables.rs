@@ -318,7 +318,7 @@ fn registry_error(e: RegistryError) -> ApiError {
     }
 }
 
-fn bad_key(e: ledger::LedgerError) -> ApiError {
+fn bad_key(e: ledger::LogError) -> ApiError {
     ApiError::unprocessable(
         "invalid_public_key",
         e.to_string(),

@@ -55,20 +55,20 @@ pub fn run(args: RoundArgs) -> anyhow::Result<ExitCode> {
     println!(
         "{} {} #{} — {} {}, {} {}",
         w("Záznam stolu", "Record of table"),
-        shown.table_id,
-        shown.seq_no,
+        shown.round.table_id,
+        shown.round.seq_no,
         w("index v knize", "ledger index"),
-        shown.index,
+        shown.round.index,
         w("přijat", "received"),
-        shown.received_at.to_rfc3339()
+        shown.round.received_at.to_rfc3339()
     );
     println!(
         "{} {} {} {} {}; {}",
         w("v kontrolním bodu o velikosti", "in checkpoint of size"),
-        shown.checkpoint_size,
+        shown.round.checkpoint_size,
         w("podepsaném klíčem", "signed by"),
-        shown.signed_by,
-        format_args!("(root {})", shown.checkpoint_root),
+        shown.round.signed_by,
+        format_args!("(root {})", shown.round.checkpoint_root),
         w(
             "důkaz zahrnutí ověřen offline",
             "inclusion proof verified offline"
@@ -77,13 +77,13 @@ pub fn run(args: RoundArgs) -> anyhow::Result<ExitCode> {
     println!(
         "{} {}, {} {}",
         w("podepsán klíčem stolu", "signed by table key"),
-        shown.key_id,
+        shown.round.key_id,
         w("hash záznamu", "entry hash"),
-        shown.entry_hash
+        shown.round.entry_hash
     );
     println!();
     print!("{}", shown.layout.to_text());
-    let findings = shown.verdict["findings"]
+    let findings = shown.round.verdict["findings"]
         .as_array()
         .cloned()
         .unwrap_or_default();
@@ -95,7 +95,7 @@ pub fn run(args: RoundArgs) -> anyhow::Result<ExitCode> {
         for (i, f) in findings.iter().enumerate() {
             println!(
                 "  {}.{i} {} {}: {}",
-                shown.index,
+                shown.round.index,
                 f["kind"].as_str().unwrap_or_default(),
                 rules::money::format_czk(f["amount_h"].as_i64().unwrap_or(0)),
                 f["message"].as_str().unwrap_or_default()

@@ -172,3 +172,40 @@ impl Directory {
         self.stale.store(true, Ordering::Release);
     }
 }
+
+/// The tables as the registry gives them now, for judging a round being ingested; remembers the
+/// last registry event the setup reflects.
+pub struct RegistryNow<'a> {
+    directory: &'a Directory,
+    pool: &'a PgPool,
+    judged_as_of: std::cell::Cell<Option<u64>>,
+}
+
+impl<'a> RegistryNow<'a> {
+    pub fn new(directory: &'a Directory, pool: &'a PgPool) -> Self {
+        RegistryNow {
+            directory,
+            pool,
+            judged_as_of: std::cell::Cell::new(None),
+        }
+    }
+
+    /// The last registry event the setup handed out reflected.
+    pub fn judged_as_of(&self) -> Option<u64> {
+        self.judged_as_of.get()
+    }
+}
+
+impl crate::judge::TableSetups for RegistryNow<'_> {
+    type Error = IngestError;
+    fn table_setup(
+        &self,
+        plan: &rules::Plan,
+        round: &rules::Round,
+        _index: u64,
+    ) -> Result<rules::TableSetup, IngestError> {
+        let (setup, as_of) = self.directory.table_setup(self.pool, plan, round)?;
+        self.judged_as_of.set(as_of);
+        Ok(setup)
+    }
+}

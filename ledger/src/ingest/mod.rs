@@ -22,6 +22,7 @@ pub use record_text::read_record;
 
 use crate::checkpoint::NoteSigner;
 use crate::envelope::EnvelopeText;
+use crate::judge;
 use crate::storage::append::{AppendOutcome, Derived, Submission};
 use crate::storage::models::GamingTableRow;
 use crate::storage::registry::KeyValidity;
@@ -344,15 +345,25 @@ impl Ingest {
     /// The round's derived data, judged on its table as the registry gives it now, and the
     /// last registry event that was.
     fn adjudicate(&self, round: &Round) -> Result<(Derived, Option<u64>), IngestError> {
-        let plan = self.plans.get(round.plan_id()).ok_or_else(|| {
-            IngestError::refused(
+        let tables = directory::RegistryNow::new(&self.directory, &self.pool);
+        // The round's index is not known yet: the registry is read as it is now.
+        let derived = judge::judge(
+            round,
+            u64::MAX,
+            |p| self.plans.get(p),
+            &tables,
+            |j| Derived::of(&j),
+        )
+        .map_err(|e| match e {
+            judge::JudgeError::UnknownPlan(plan) => IngestError::refused(
                 "unknown_plan",
-                format!("plan `{}` is not known to this server", round.plan_id()),
+                format!("plan `{plan}` is not known to this server"),
                 json!({}),
-            )
-        })?;
-        let (setup, judged_as_of) = self.directory.table_setup(&self.pool, plan, round)?;
-        Ok((Derived::judge(plan, &setup, round)?, judged_as_of))
+            ),
+            judge::JudgeError::Record(e) => e.into(),
+            judge::JudgeError::Setup(e) => e,
+        })??;
+        Ok((derived, tables.judged_as_of()))
     }
 
     /// A prepared round judged again, after the writer found that its table's limits changed

@@ -23,7 +23,7 @@ pub fn read_record(text: &str) -> Result<(String, RecordHeader), IngestError> {
         serde_json::from_str(text).map_err(|e| invalid(format!("record is not JSON: {e}")))?;
     let header = RecordHeader::read(&value)?;
     let canonical = crate::canonical::canonical_text(&value).map_err(|e| match e {
-        crate::LedgerError::Canonical(m) => invalid(m),
+        dozor_log::LogError::Canonical(m) => invalid(m),
         other => invalid(other.to_string()),
     })?;
     Ok((canonical, header))

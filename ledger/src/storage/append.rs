@@ -54,17 +54,12 @@ pub enum JudgeError {
 }
 
 impl Derived {
-    /// The verdict and statistics of `round` on a table set up as `setup` under `plan`: what
-    /// ingest stores beside the entry and what every later check recomputes.
-    pub fn judge(
-        plan: &rules::Plan,
-        setup: &rules::TableSetup,
-        round: &rules::Round,
-    ) -> Result<Derived, JudgeError> {
-        let verdict = rules::adjudicate_at(plan, setup, round)?;
-        let statistics = rules::round_statistics_at(plan, setup, round)?;
-        let mut derived = Derived::new(round.played_at(), &verdict, statistics)?;
-        derived.round_id = round.round_id().map(str::to_owned);
+    /// What ingest stores beside a judged round (see [`dozor_log::judge`]) and what every later
+    /// check recomputes: its verdict and statistics.
+    pub fn of(judged: &dozor_log::judge::Judged<'_>) -> Result<Derived, JudgeError> {
+        let statistics = judged.statistics()?;
+        let mut derived = Derived::new(judged.round.played_at(), &judged.verdict, statistics)?;
+        derived.round_id = judged.round.round_id().map(str::to_owned);
         Ok(derived)
     }
 

@@ -14,6 +14,7 @@ use super::models::{
 use super::schema::{adjudications, findings, round_ids, round_kinds};
 use super::verify::VerifyFailure;
 use crate::entry_check::{CheckedEntry, Subject};
+use crate::judge;
 use crate::registry_history::RegistryHistory;
 use crate::LedgerError;
 
@@ -49,17 +50,17 @@ fn derive(
     if !rules::is_adjudicated(&header.record_type) {
         return Ok(Expected::NotARound);
     }
-    let round =
-        rules::Round::parse_json_with_header(header, entry.record).map_err(|e| e.to_string())?;
-    let plan = plans
-        .get(round.plan_id())
-        .ok_or_else(|| format!("plan {} is not available", round.plan_id()))?;
-    let setup = history
-        .table_setup(plan, &round, entry.index)
-        .map_err(|e| e.to_string())?;
-    Derived::judge(plan, &setup, &round)
-        .map(|d| Expected::Round(Box::new(d)))
-        .map_err(|e| e.to_string())
+    let round = judge::read_round(header, entry.record).map_err(|e| e.to_string())?;
+    judge::judge(
+        &round,
+        entry.index,
+        |p| plans.get(p),
+        history,
+        |j| Derived::of(&j),
+    )
+    .map_err(|e| e.to_string())?
+    .map(|d| Expected::Round(Box::new(d)))
+    .map_err(|e| e.to_string())
 }
 
 /// The first field in which `stored` differs from `expected`, as `name: stored …, re-adjudication

@@ -1,14 +1,15 @@
-//! Inspection exports in one place: the format ([`format`]), the writer ([`write_export`]) and
-//! the offline verifier ([`verify_export`]) a regulator runs without a database or network.
+//! Inspection exports: the writer ([`write_export`]) here; the format and the offline verifier a
+//! regulator runs without a database or network are the `dozor-verify` crate, re-exported.
 
-pub mod format;
-mod verify;
+mod show;
 mod write;
 pub mod zip;
 
-pub use format::*;
-pub use verify::{
-    show_round, verify_export, Chunking, InspectionError, InspectionReport, SealedPackage,
-    ShownRound, VerifyOptions, WhichRound, SIGNATURE_BATCH,
+pub use dozor_verify::format;
+pub use dozor_verify::format::*;
+pub use dozor_verify::{
+    verify_export, Chunking, FoundRound, InspectionError, InspectionReport, SealedPackage,
+    VerifyOptions, WhichRound, SIGNATURE_BATCH,
 };
+pub use show::{show_round, ShownRound};
 pub use write::{write_export, ExportError, ExportSummary};

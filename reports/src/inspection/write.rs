@@ -479,7 +479,9 @@ pub fn write_export(
                     index: index as u64,
                     verdict,
                 })?;
-                sink.line(&ledger::canonical::canonicalize(&line)?)?;
+                sink.line(
+                    &ledger::canonical::canonicalize(&line).map_err(ledger::LedgerError::from)?,
+                )?;
             }
         }
     })?;

@@ -13,7 +13,7 @@ use ledger::storage::packages::{self, IssuedPackage, PackageToIssue};
 use super::package::{build, Package, PackageError, PackageRequest, PackageSummary};
 
 /// Where sealed packages are named in the ledger: `reports/mf/{package}.zip`.
-pub const SEALED_PREFIX: &str = "reports/mf/";
+pub use dozor_verify::format::SEALED_PREFIX;
 
 /// The package's ZIP: its folder with every file, in file order.
 pub fn zip_bytes(package: &Package) -> std::io::Result<Vec<u8>> {

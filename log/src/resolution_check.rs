@@ -3,6 +3,7 @@
 //! alone (the database walk and the offline export check alike), never from the findings table.
 
 use crate::entry_check::{CheckedEntry, Subject};
+use crate::judge;
 use crate::registry_history::{RecordedResolution, RegistryHistory};
 
 /// What checking a resolved finding found.
@@ -38,33 +39,30 @@ pub fn check_resolved_finding<'p>(
     if resolution.rules_version != rules::RULES_VERSION {
         return Ok(FindingCheck::OtherRulesVersion);
     }
-    let parsed =
-        rules::Round::parse_json_with_header(header, round.record).map_err(|e| e.to_string())?;
-    let plan = plan(parsed.plan_id())
-        .ok_or_else(|| format!("plan {} is not available", parsed.plan_id()))?;
-    let setup = history
-        .table_setup(plan, &parsed, round.index)
-        .map_err(|e| e.to_string())?;
-    let verdict = rules::adjudicate_at(plan, &setup, &parsed).map_err(|e| e.to_string())?;
-    let found = usize::try_from(resolution.finding)
-        .ok()
-        .and_then(|n| verdict.findings.get(n));
+    let parsed = judge::read_round(header, round.record).map_err(|e| e.to_string())?;
+    let found = judge::judge(&parsed, round.index, plan, history, |judged| {
+        usize::try_from(resolution.finding)
+            .ok()
+            .map(|n| judged.verdict.findings.get(n).cloned())
+            .unwrap_or_default()
+            .ok_or(judged.verdict.findings.len())
+    })
+    .map_err(|e| e.to_string())?;
     match found {
-        Some(f) if f.kind.as_str() == resolution.kind => {
+        Ok(f) if f.kind.as_str() == resolution.kind => {
             resolution
                 .decision
                 .check_against(f.amount_h)
                 .map_err(|(field, m)| format!("resolution of finding {reference}: {field}: {m}"))?;
             Ok(FindingCheck::Confirmed)
         }
-        Some(f) => Err(format!(
+        Ok(f) => Err(format!(
             "resolution of finding {reference} names a `{}` finding; re-adjudication gives `{}` there",
             resolution.kind,
             f.kind.as_str()
         )),
-        None => Err(format!(
-            "resolution of finding {reference}: re-adjudication gives the round {} finding(s)",
-            verdict.findings.len()
+        Err(count) => Err(format!(
+            "resolution of finding {reference}: re-adjudication gives the round {count} finding(s)"
         )),
     }
 }

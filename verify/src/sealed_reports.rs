@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use chrono::NaiveDate;
 
 use super::{fail, InspectionError};
-use crate::inspection::format::{report_names, ExportInfo, EXPORT_JSON};
-use ledger::registry_history::RegistryHistory;
+use crate::format::{report_names, ExportInfo, EXPORT_JSON};
+use dozor_log::registry_history::RegistryHistory;
 
 /// Every report of the period is present, and every report file hashes to a publication of it
 /// in the registry. `listed` holds the MANIFEST sums of the files under `reports/` (already
@@ -31,9 +31,9 @@ pub(super) fn check_sealed_reports(
         }
     }
     // Every night of the period the nightly job sealed travels with the export.
-    for (name, _, _) in history.published_under(crate::nightly::NIGHTLY_PREFIX) {
+    for (name, _, _) in history.published_under(crate::format::NIGHTLY_PREFIX) {
         let night = name
-            .strip_prefix(crate::nightly::NIGHTLY_PREFIX)
+            .strip_prefix(crate::format::NIGHTLY_PREFIX)
             .and_then(|rest| rest.split('/').next())
             .and_then(|d| d.parse::<NaiveDate>().ok());
         if night.is_some_and(|d| from <= d && d <= to) && !listed.contains_key(name) {

@@ -1,25 +1,25 @@
-//! One round of an export, found by its table and `seq_no` (or round id), shown as a person reads
-//! it and proven offline: its entry signed by a key of its table valid when received, and a leaf
-//! of a checkpoint the inspector's operator key signed, by an inclusion proof checked here.
+//! One round of an export, found by its table and `seq_no` (or round id) and proven offline: its
+//! entry signed by a key of its table valid when received, and a leaf of a checkpoint the
+//! inspector's operator key signed, by an inclusion proof checked here; then re-judged with the
+//! exported plan.
 
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
-use ledger::checkpoint::{Checkpoint, NoteVerifier};
-use ledger::entry::leaf_hash;
-use ledger::entry_check::{check_entry_text, Signers, Subject};
-use ledger::merkle::{self, Hash, RangeSource};
+use dozor_log::checkpoint::{Checkpoint, NoteVerifier};
+use dozor_log::entry::leaf_hash;
+use dozor_log::entry_check::{check_entry_text, Signers, Subject};
+use dozor_log::judge;
+use dozor_log::merkle::{self, Hash, RangeSource};
 use serde::Serialize;
 
 use super::chain::tree_nodes;
 use super::registry::{load_plans, load_registry, operator_signers};
 use super::resolved::load_rounds;
 use super::{fail, open_export, read, InspectionError};
-use crate::inspection::format::{
+use crate::format::{
     ENTRIES, LATE_ROUNDS, LATE_ROUNDS_PROOFS, RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS,
 };
-use crate::round_layout::{lay_out, Layout};
-use crate::sheet::Language;
 
 /// Which round.
 #[derive(Debug, Clone)]
@@ -28,9 +28,9 @@ pub enum WhichRound {
     RoundId(String),
 }
 
-/// A round of an export, proven.
+/// A round of an export, proven and re-judged.
 #[derive(Debug, Clone, Serialize)]
-pub struct ShownRound {
+pub struct FoundRound {
     pub table_id: String,
     pub seq_no: u64,
     pub index: u64,
@@ -50,7 +50,12 @@ pub struct ShownRound {
     pub record: serde_json::Value,
     /// Re-adjudicated now with the exported plan.
     pub verdict: serde_json::Value,
-    pub layout: Layout,
+    /// The bets the verdict's findings name.
+    #[serde(skip)]
+    pub flagged_bets: Vec<String>,
+    /// The exported plans, for showing the round with its games' names.
+    #[serde(skip)]
+    pub plans: rules::PlanBook,
 }
 
 /// Whether the round `record` (canonical JSON) is `table_id`'s round `which`.
@@ -66,20 +71,19 @@ fn is_it(record: &serde_json::Value, table_id: &str, which: &WhichRound) -> bool
 fn signer_of(dir: &Path, file: &str, keys: &[NoteVerifier]) -> String {
     let note = String::from_utf8(read(dir, file).unwrap_or_default()).unwrap_or_default();
     keys.iter()
-        .find(|k| ledger::checkpoint::open(&note, std::slice::from_ref(*k)).is_ok())
+        .find(|k| dozor_log::checkpoint::open(&note, std::slice::from_ref(*k)).is_ok())
         .map_or_else(String::new, |k| k.to_string())
 }
 
 /// Finds `table_id`'s round `which` in the export at `dir`, checks its signature and its
-/// inclusion in a checkpoint signed by one of `operator_keys`, re-adjudicates it with the
-/// exported plan and lays it out.
-pub fn show_round(
+/// inclusion in a checkpoint signed by one of `operator_keys`, and re-adjudicates it with the
+/// exported plan.
+pub fn find_round(
     dir: &Path,
     operator_keys: &[NoteVerifier],
     table_id: &str,
     which: &WhichRound,
-    language: Language,
-) -> Result<ShownRound, InspectionError> {
+) -> Result<FoundRound, InspectionError> {
     let (info, checkpoint, latest) = open_export(dir, operator_keys)?;
     let operators = operator_signers(operator_keys);
     let registry = load_registry(dir, &latest, &operators)?;
@@ -191,24 +195,19 @@ pub fn show_round(
     let Subject::Record(header) = &entry.subject else {
         return Err(fail(&item, "not a table's record"));
     };
-    let round = rules::Round::parse_json_with_header(header, entry.record)
-        .map_err(|e| fail(&item, e.to_string()))?;
-    let plan = plans.get(round.plan_id()).ok_or_else(|| {
-        fail(
-            &item,
-            format!("plan {} is not in the export", round.plan_id()),
-        )
-    })?;
-    let setup = registry
-        .history
-        .table_setup(plan, &round, index)
-        .map_err(|e| fail(&item, e.to_string()))?;
-    let verdict =
-        rules::adjudicate_at(plan, &setup, &round).map_err(|e| fail(&item, e.to_string()))?;
-    let verdict = serde_json::to_value(&verdict).map_err(|e| fail(&item, e.to_string()))?;
+    let round = judge::read_round(header, entry.record).map_err(|e| fail(&item, e.to_string()))?;
+    let verdict = judge::judge(
+        &round,
+        index,
+        |p| plans.get(p),
+        &registry.history,
+        |judged| serde_json::to_value(&judged.verdict),
+    )
+    .map_err(|e| fail(&item, e.to_string()))?
+    .map_err(|e| fail(&item, e.to_string()))?;
     let record: serde_json::Value =
         serde_json::from_str(entry.record).map_err(|e| fail(&item, e.to_string()))?;
-    let flagged: Vec<String> = verdict["findings"]
+    let flagged_bets: Vec<String> = verdict["findings"]
         .as_array()
         .into_iter()
         .flatten()
@@ -219,17 +218,16 @@ pub fn show_round(
     for plan in plans.values() {
         let _ = book.insert(plan.clone());
     }
-    let layout = lay_out(&record, Some(&verdict), flagged, &book, language);
     let signed_by = signer_of(
         dir,
         if file == ENTRIES {
-            crate::inspection::format::CHECKPOINT
+            crate::format::CHECKPOINT
         } else {
-            crate::inspection::format::CHECKPOINT_LATEST
+            crate::format::CHECKPOINT_LATEST
         },
         operator_keys,
     );
-    Ok(ShownRound {
+    Ok(FoundRound {
         table_id: header.table_id.clone(),
         seq_no: header.seq_no,
         index,
@@ -243,6 +241,7 @@ pub fn show_round(
         inclusion_proof: proof.iter().map(hex::encode).collect(),
         record,
         verdict,
-        layout,
+        flagged_bets,
+        plans: book,
     })
 }

@@ -2,6 +2,7 @@
 //! re-adjudication with the exported plan, on the table set up as its registration in the
 //! ledger says (a wheel's segment order).
 
+use dozor_log::judge::{self, JudgeError};
 use rules::table_audit::Fact;
 
 use super::entries::Context;
@@ -52,7 +53,7 @@ pub(super) fn readjudicate(
     context: &Context<'_>,
 ) -> Result<Readjudicated, VerdictError> {
     if !exported.contains(context.rules_version_marker) {
-        if !ledger::canonical_scan::is_canonical(exported) {
+        if !dozor_log::canonical_scan::is_canonical(exported) {
             return Err(VerdictError::NotCanonical);
         }
         return Ok(Readjudicated {
@@ -61,14 +62,19 @@ pub(super) fn readjudicate(
         });
     }
     let round = rules::Round::parse_json_with_header(header, record)?;
-    let plan = context
-        .plans
-        .get(round.plan_id())
-        .ok_or_else(|| VerdictError::MissingPlan(round.plan_id().to_owned()))?;
-    let setup = context.signers.tables.table_setup(plan, &round, index)?;
-    let verdict = rules::adjudicate_at(plan, &setup, &round)?;
     // The verdict types serialize in canonical form (tested), so no re-sorting is needed.
-    if !ledger::json_compare::serializes_to(&verdict, exported.as_bytes()) {
+    let same = judge::judge(
+        &round,
+        index,
+        |p| context.plans.get(p),
+        context.signers.tables,
+        |judged| dozor_log::json_compare::serializes_to(&judged.verdict, exported.as_bytes()),
+    )
+    .map_err(|e| match e {
+        JudgeError::UnknownPlan(p) => VerdictError::MissingPlan(p),
+        JudgeError::Record(e) | JudgeError::Setup(e) => VerdictError::Record(e),
+    })?;
+    if !same {
         return Err(VerdictError::Differs);
     }
     Ok(Readjudicated {
@@ -99,7 +105,7 @@ mod tests {
     fn a_spin_read_for_the_table_audit_alone_is_the_spin_re_adjudication_reads() {
         for evidence in [false, true] {
             let text = spin(7, evidence);
-            assert!(ledger::canonical_scan::is_canonical(&text), "{text}");
+            assert!(dozor_log::canonical_scan::is_canonical(&text), "{text}");
             let header = rules::RecordHeader::read_json(&text).unwrap();
             let round = rules::Round::parse_json_with_header(&header, &text).unwrap();
             let quick = fact_only(&header, &text);

@@ -236,7 +236,7 @@ pub fn check_entry_text<'b>(
         key_id,
         key,
         signature: decode_signature(fields.signature).map_err(|e| match e {
-            crate::LedgerError::Signature(m) => m,
+            crate::LogError::Signature(m) => m,
             other => other.to_string(),
         })?,
         record: record_text,

@@ -256,9 +256,9 @@ impl RegistryEvent {
         }
     }
 
-    pub fn to_record(&self) -> Result<Value, crate::LedgerError> {
+    pub fn to_record(&self) -> Result<Value, crate::LogError> {
         serde_json::to_value(self)
-            .map_err(|e| crate::LedgerError::Canonical(format!("registry event: {e}")))
+            .map_err(|e| crate::LogError::Canonical(format!("registry event: {e}")))
     }
 
     pub fn from_record(record: &Value) -> Result<RegistryEvent, String> {

@@ -7,7 +7,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use super::{fail, InspectionError};
-use crate::inspection::format::ADJUDICATIONS;
+use crate::format::ADJUDICATIONS;
 
 /// Lines of a file, in one buffer.
 #[derive(Debug, Default)]

@@ -6,7 +6,7 @@ use ed25519_dalek::{SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::LedgerError;
+use crate::LogError;
 
 /// A key's id: the first 8 bytes of SHA-256 of the public key, in hex. Derived, so a key id
 /// can never point at a different key.
@@ -16,22 +16,22 @@ pub fn key_id(key: &VerifyingKey) -> String {
 }
 
 /// Parses a base64 (standard alphabet) ed25519 public key, refusing weak keys.
-pub fn parse_public_key(text: &str) -> Result<VerifyingKey, LedgerError> {
+pub fn parse_public_key(text: &str) -> Result<VerifyingKey, LogError> {
     let bytes = BASE64
         .decode(text.trim())
-        .map_err(|e| LedgerError::Key(format!("public key is not base64: {e}")))?;
+        .map_err(|e| LogError::Key(format!("public key is not base64: {e}")))?;
     let bytes: [u8; 32] = bytes
         .try_into()
-        .map_err(|_| LedgerError::Key("an ed25519 public key is 32 bytes".into()))?;
+        .map_err(|_| LogError::Key("an ed25519 public key is 32 bytes".into()))?;
     let key = VerifyingKey::from_bytes(&bytes)
-        .map_err(|e| LedgerError::Key(format!("not an ed25519 public key: {e}")))?;
+        .map_err(|e| LogError::Key(format!("not an ed25519 public key: {e}")))?;
     if key.is_weak() {
-        return Err(LedgerError::Key("weak (small-order) ed25519 key".into()));
+        return Err(LogError::Key("weak (small-order) ed25519 key".into()));
     }
     // A key with a small-order component could let one signature pass a batch check and fail a
     // single one; honest keys are in the prime-order subgroup.
     if !key.to_edwards().is_torsion_free() {
-        return Err(LedgerError::Key(
+        return Err(LogError::Key(
             "ed25519 key has a small-order component".into(),
         ));
     }
@@ -63,33 +63,33 @@ impl SecretKeyFile {
         }
     }
 
-    pub fn signing_key(&self) -> Result<SigningKey, LedgerError> {
+    pub fn signing_key(&self) -> Result<SigningKey, LogError> {
         if self.algorithm != "ed25519" {
-            return Err(LedgerError::Key(format!(
+            return Err(LogError::Key(format!(
                 "unsupported algorithm `{}`",
                 self.algorithm
             )));
         }
         let bytes = BASE64
             .decode(self.secret_key.trim())
-            .map_err(|e| LedgerError::Key(format!("secret key is not base64: {e}")))?;
+            .map_err(|e| LogError::Key(format!("secret key is not base64: {e}")))?;
         let bytes: [u8; 32] = bytes
             .try_into()
-            .map_err(|_| LedgerError::Key("an ed25519 secret key is 32 bytes".into()))?;
+            .map_err(|_| LogError::Key("an ed25519 secret key is 32 bytes".into()))?;
         let key = SigningKey::from_bytes(&bytes);
         if key_id(&key.verifying_key()) != self.key_id {
-            return Err(LedgerError::Key(
+            return Err(LogError::Key(
                 "key file is inconsistent: key_id does not match the key".into(),
             ));
         }
         Ok(key)
     }
 
-    pub fn read(path: &std::path::Path) -> Result<SigningKey, LedgerError> {
+    pub fn read(path: &std::path::Path) -> Result<SigningKey, LogError> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| LedgerError::io(format!("reading {}", path.display()), e))?;
+            .map_err(|e| LogError::io(format!("reading {}", path.display()), e))?;
         let file: SecretKeyFile = serde_json::from_str(&text)
-            .map_err(|e| LedgerError::Key(format!("{} is not a key file: {e}", path.display())))?;
+            .map_err(|e| LogError::Key(format!("{} is not a key file: {e}", path.display())))?;
         file.signing_key()
     }
 }

@@ -4,11 +4,11 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use ledger::checkpoint::{open, Checkpoint, NoteVerifier};
-use ledger::merkle::{self, Hash, RangeSource};
+use dozor_log::checkpoint::{open, Checkpoint, NoteVerifier};
+use dozor_log::merkle::{self, Hash, RangeSource};
 
 use super::{fail, hash_hex, json, read, InspectionError};
-use crate::inspection::format::{
+use crate::format::{
     ConsistencyFile, ExportInfo, TreeFile, CHECKPOINT, CONSISTENCY, ENTRIES, TREE,
 };
 

@@ -8,24 +8,24 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::LedgerError;
+use crate::LogError;
 
 /// Largest integer magnitude every JSON implementation reads exactly.
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// Canonical bytes of `value`.
-pub fn canonicalize(value: &Value) -> Result<Vec<u8>, LedgerError> {
+pub fn canonicalize(value: &Value) -> Result<Vec<u8>, LogError> {
     canonical_text(value).map(String::into_bytes)
 }
 
 /// Canonical text of `value` (the same bytes as [`canonicalize`], as a string).
-pub fn canonical_text(value: &Value) -> Result<String, LedgerError> {
+pub fn canonical_text(value: &Value) -> Result<String, LogError> {
     let mut out = String::with_capacity(256);
     write_value(value, &mut out)?;
     Ok(out)
 }
 
-fn write_value(value: &Value, out: &mut String) -> Result<(), LedgerError> {
+fn write_value(value: &Value, out: &mut String) -> Result<(), LogError> {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
@@ -38,7 +38,7 @@ fn write_value(value: &Value, out: &mut String) -> Result<(), LedgerError> {
                 check_safe(i.unsigned_abs())?;
                 let _ = write!(out, "{i}");
             } else {
-                return Err(LedgerError::Canonical(format!(
+                return Err(LogError::Canonical(format!(
                     "number {n} is not an integer; amounts are integer haléře"
                 )));
             }
@@ -75,9 +75,9 @@ fn write_value(value: &Value, out: &mut String) -> Result<(), LedgerError> {
     Ok(())
 }
 
-fn check_safe(magnitude: u64) -> Result<(), LedgerError> {
+fn check_safe(magnitude: u64) -> Result<(), LogError> {
     if magnitude > MAX_SAFE_INTEGER {
-        return Err(LedgerError::Canonical(format!(
+        return Err(LogError::Canonical(format!(
             "integer of magnitude {magnitude} is above 2^53-1"
         )));
     }

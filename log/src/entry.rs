@@ -5,7 +5,7 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::canonical::canonicalize;
-use crate::{Envelope, LedgerError};
+use crate::{Envelope, LogError};
 
 /// `prev_hash` of the first entry.
 pub const GENESIS_PREV_HASH: [u8; 32] = [0u8; 32];
@@ -49,7 +49,7 @@ impl Entry {
         received_at: DateTime<Utc>,
         prev_hash: [u8; 32],
         envelope: &Envelope,
-    ) -> Result<Entry, LedgerError> {
+    ) -> Result<Entry, LogError> {
         let value = json!({
             "index": index,
             "received_at": format_time(received_at),

@@ -9,11 +9,11 @@ use super::{
     fail, hash_hex, included, proofs_for, read, InspectionError, REGISTRY, RESOLVED_ROUNDS,
     RESOLVED_ROUNDS_PROOFS,
 };
-use ledger::checkpoint::Checkpoint;
-use ledger::entry::leaf_hash;
-use ledger::entry_check::{check_entry_text, CheckedEntry, Signers};
-use ledger::registry_history::RegistryHistory;
-use ledger::resolution_check::{check_resolved_finding, FindingCheck};
+use dozor_log::checkpoint::Checkpoint;
+use dozor_log::entry::leaf_hash;
+use dozor_log::entry_check::{check_entry_text, CheckedEntry, Signers};
+use dozor_log::registry_history::RegistryHistory;
+use dozor_log::resolution_check::{check_resolved_finding, FindingCheck};
 
 /// What checking the resolutions found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

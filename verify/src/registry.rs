@@ -6,19 +6,19 @@ use std::path::Path;
 
 use ed25519_dalek::VerifyingKey;
 
-use ledger::checkpoint::{Checkpoint, NoteVerifier};
-use ledger::entry::leaf_hash;
-use ledger::entry_check::{check_entry_text, Signers, Subject};
-use ledger::merkle::{self, Hash};
-use ledger::registry_history::RegistryHistory;
+use dozor_log::checkpoint::{Checkpoint, NoteVerifier};
+use dozor_log::entry::leaf_hash;
+use dozor_log::entry_check::{check_entry_text, Signers, Subject};
+use dozor_log::merkle::{self, Hash};
+use dozor_log::registry_history::RegistryHistory;
 
 use super::{fail, hash_hex, json, read, InspectionError};
-use crate::inspection::format::{KeyRecord, ProofsFile, KEYS, REGISTRY, REGISTRY_PROOFS};
+use crate::format::{KeyRecord, ProofsFile, KEYS, REGISTRY, REGISTRY_PROOFS};
 
 /// Operator keys as signers of registry events, by envelope key id.
 pub(super) fn operator_signers(keys: &[NoteVerifier]) -> HashMap<String, VerifyingKey> {
     keys.iter()
-        .map(|k| (ledger::keys::key_id(&k.key), k.key))
+        .map(|k| (dozor_log::keys::key_id(&k.key), k.key))
         .collect()
 }
 

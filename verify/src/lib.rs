@@ -1,13 +1,16 @@
 //! Offline verification of an inspection export (no database, no network), in named stages;
-//! the first failure names its file and line.
+//! the first failure names its file and line. This crate and `dozor-log` (the log format) and
+//! `dozor-rules` (the plan's rules) are all a regulator needs to read to trust a verification.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use ledger::checkpoint::{Checkpoint, NoteVerifier};
-use ledger::entry_check::{SignatureCheck, Signers};
-use ledger::merkle::Hash;
+use dozor_log::checkpoint::{Checkpoint, NoteVerifier};
+use dozor_log::entry_check::{SignatureCheck, Signers};
+use dozor_log::merkle::Hash;
+
+pub mod format;
 
 mod chain;
 mod entries;
@@ -18,14 +21,11 @@ mod ordered_pool;
 mod registry;
 mod resolved;
 mod round;
-pub use round::{show_round, ShownRound, WhichRound};
+pub use round::{find_round, FoundRound, WhichRound};
 mod sealed_reports;
 mod verdicts;
 
-use crate::inspection::format::{
-    ExportInfo, CHECKPOINT, CHECKPOINT_LATEST, ENTRIES, EXPORT_JSON, FORMAT, LATE_ROUNDS,
-    LATE_ROUNDS_PROOFS, REGISTRY, RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS,
-};
+pub use crate::format::*;
 use chain::{check_extends, check_tree, open_checkpoint};
 pub use entries::SIGNATURE_BATCH;
 use entries::{check_entries, ENTRY_BLOCK};
@@ -43,8 +43,8 @@ pub struct InspectionError {
     pub message: String,
 }
 
-impl From<ledger::parallel::WorkerPanicked> for InspectionError {
-    fn from(_: ledger::parallel::WorkerPanicked) -> Self {
+impl From<dozor_log::parallel::WorkerPanicked> for InspectionError {
+    fn from(_: dozor_log::parallel::WorkerPanicked) -> Self {
         fail(ENTRIES, "a verification thread failed")
     }
 }
@@ -96,18 +96,18 @@ pub struct SealedPackage {
     pub sha256: String,
 }
 
-pub(super) fn read(dir: &Path, name: &str) -> Result<Vec<u8>, InspectionError> {
+pub(crate) fn read(dir: &Path, name: &str) -> Result<Vec<u8>, InspectionError> {
     std::fs::read(dir.join(name)).map_err(|e| fail(name, format!("cannot read: {e}")))
 }
 
-pub(super) fn json<T: for<'de> Deserialize<'de>>(
+pub(crate) fn json<T: for<'de> Deserialize<'de>>(
     dir: &Path,
     name: &str,
 ) -> Result<T, InspectionError> {
     serde_json::from_slice(&read(dir, name)?).map_err(|e| fail(name, format!("not valid: {e}")))
 }
 
-pub(super) fn hash_hex(item: &str, text: &str) -> Result<Hash, InspectionError> {
+pub(crate) fn hash_hex(item: &str, text: &str) -> Result<Hash, InspectionError> {
     hex::decode(text)
         .ok()
         .and_then(|b| b.try_into().ok())
@@ -213,7 +213,7 @@ pub fn verify_export(
         reports_sealed,
         ministry_packages: registry
             .history
-            .published_under(crate::mf::deliver::SEALED_PREFIX)
+            .published_under(crate::format::SEALED_PREFIX)
             .into_iter()
             .map(|(name, index, sha256)| SealedPackage {
                 name: name.to_owned(),
@@ -226,7 +226,7 @@ pub fn verify_export(
 
 /// Stage 2, what the export is: export.json of a known format, and its two checkpoints, each
 /// signed by one of the operator keys.
-pub(super) fn open_export(
+pub(crate) fn open_export(
     dir: &Path,
     operator_keys: &[NoteVerifier],
 ) -> Result<(ExportInfo, Checkpoint, Checkpoint), InspectionError> {

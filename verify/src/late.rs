@@ -5,13 +5,14 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use ledger::checkpoint::Checkpoint;
-use ledger::entry_check::{Signers, Subject};
-use ledger::registry_history::RegistryHistory;
+use dozor_log::checkpoint::Checkpoint;
+use dozor_log::entry_check::{Signers, Subject};
+use dozor_log::judge::{self, JudgeError};
+use dozor_log::registry_history::RegistryHistory;
 
 use super::resolved::load_rounds;
 use super::{fail, read, InspectionError, LATE_ROUNDS, LATE_ROUNDS_PROOFS};
-use crate::inspection::format::ExportInfo;
+use crate::format::ExportInfo;
 
 /// What checking the late rounds found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -70,19 +71,19 @@ pub(super) fn check_late_rounds(
                 format!("played at {played}, outside the period"),
             ));
         }
-        let plan = plans.get(round.plan_id()).ok_or_else(|| {
-            fail(
-                item,
-                format!("plan {} is not in the export", round.plan_id()),
-            )
+        let findings = judge::judge(
+            &round,
+            *index,
+            |p| plans.get(p),
+            history,
+            |judged| judged.verdict.findings.len() as u64,
+        )
+        .map_err(|e| match e {
+            JudgeError::UnknownPlan(p) => fail(item, format!("plan {p} is not in the export")),
+            other => fail(item, other.to_string()),
         })?;
-        let setup = history
-            .table_setup(plan, &round, *index)
-            .map_err(|e| fail(item, e.to_string()))?;
-        let verdict =
-            rules::adjudicate_at(plan, &setup, &round).map_err(|e| fail(item, e.to_string()))?;
         checked.readjudicated += 1;
-        checked.findings += verdict.findings.len() as u64;
+        checked.findings += findings;
     }
     Ok(checked)
 }

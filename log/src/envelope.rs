@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::canonical::canonicalize;
 use crate::keys::key_id;
-use crate::LedgerError;
+use crate::LogError;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -21,7 +21,7 @@ pub struct Envelope {
 }
 
 impl Envelope {
-    pub fn sign(record: Value, key: &SigningKey) -> Result<Envelope, LedgerError> {
+    pub fn sign(record: Value, key: &SigningKey) -> Result<Envelope, LogError> {
         let bytes = canonicalize(&record)?;
         let signature = key.sign(&bytes);
         Ok(Envelope {
@@ -31,12 +31,12 @@ impl Envelope {
         })
     }
 
-    pub fn signature(&self) -> Result<Signature, LedgerError> {
+    pub fn signature(&self) -> Result<Signature, LogError> {
         decode_signature(self.signature.trim())
     }
 
     /// Verifies the signature with `key` and returns the record's canonical bytes.
-    pub fn verify(&self, key: &VerifyingKey) -> Result<Vec<u8>, LedgerError> {
+    pub fn verify(&self, key: &VerifyingKey) -> Result<Vec<u8>, LogError> {
         let bytes = canonicalize(&self.record)?;
         verify_signature(key, &self.key_id, &self.signature, &bytes)?;
         Ok(bytes)
@@ -58,11 +58,7 @@ pub struct EnvelopeText<'a> {
 
 impl EnvelopeText<'_> {
     /// Verifies the signature with `key` over `canonical`, the record's canonical bytes.
-    pub fn verify_canonical(
-        &self,
-        key: &VerifyingKey,
-        canonical: &[u8],
-    ) -> Result<(), LedgerError> {
+    pub fn verify_canonical(&self, key: &VerifyingKey, canonical: &[u8]) -> Result<(), LogError> {
         verify_signature(key, &self.key_id, &self.signature, canonical)
     }
 }
@@ -74,20 +70,20 @@ fn verify_signature(
     key_id: &str,
     signature: &str,
     canonical: &[u8],
-) -> Result<(), LedgerError> {
+) -> Result<(), LogError> {
     let signature = decode_signature(signature.trim())?;
     key.verify_strict(canonical, &signature)
-        .map_err(|_| LedgerError::Signature(format!("signature does not verify with key {key_id}")))
+        .map_err(|_| LogError::Signature(format!("signature does not verify with key {key_id}")))
 }
 
 /// A base64 ed25519 signature, exactly as written (no surrounding whitespace).
-pub fn decode_signature(text: &str) -> Result<Signature, LedgerError> {
+pub fn decode_signature(text: &str) -> Result<Signature, LogError> {
     let bytes = BASE64
         .decode(text)
-        .map_err(|e| LedgerError::Signature(format!("signature is not base64: {e}")))?;
+        .map_err(|e| LogError::Signature(format!("signature is not base64: {e}")))?;
     let bytes: [u8; 64] = bytes
         .try_into()
-        .map_err(|_| LedgerError::Signature("an ed25519 signature is 64 bytes".into()))?;
+        .map_err(|_| LogError::Signature("an ed25519 signature is 64 bytes".into()))?;
     Ok(Signature::from_bytes(&bytes))
 }
 

@@ -6,16 +6,18 @@ use std::path::Path;
 
 use ed25519_dalek::VerifyingKey;
 
-use ledger::entry::{format_time, leaf_hash};
-use ledger::entry_check::{check_entry_text, verify_signatures, SignatureCheck, Signers, Subject};
-use ledger::merkle::Hash;
+use dozor_log::entry::{format_time, leaf_hash};
+use dozor_log::entry_check::{
+    check_entry_text, verify_signatures, SignatureCheck, Signers, Subject,
+};
+use dozor_log::merkle::Hash;
 
 use super::lines::{LineBlock, LineReader, VerdictReader, Verdicts};
 use super::manifest::Manifest;
 use super::registry::Registry;
 use super::verdicts::{fact_only, readjudicate};
 use super::{fail, InspectionError, VerifyOptions};
-use crate::inspection::format::{ExportInfo, ADJUDICATIONS, ENTRIES, REGISTRY};
+use crate::format::{ExportInfo, ADJUDICATIONS, ENTRIES, REGISTRY};
 
 /// What verification needs besides the entries themselves.
 #[derive(Clone, Copy)]
@@ -161,7 +163,7 @@ pub(super) fn check_entries(
                             ),
                         ));
                     }
-                } else if expected == 0 && entry.prev_hash != ledger::GENESIS_PREV_HASH {
+                } else if expected == 0 && entry.prev_hash != dozor_log::GENESIS_PREV_HASH {
                     return Err(fail(
                         entry_item(n, info),
                         "the first entry of the ledger must have a zero prev_hash",
@@ -371,7 +373,7 @@ pub(super) fn check_line<'b>(
     n: usize,
     line: &'b str,
     context: &Context<'_>,
-) -> Result<(ledger::entry_check::CheckedEntry<'b>, CheckedLine), InspectionError> {
+) -> Result<(dozor_log::entry_check::CheckedEntry<'b>, CheckedLine), InspectionError> {
     check_line_alone(n, line, context).map_err(|e| match e {
         LineError::Entry(m) => fail(entry_item(n, context.info), m),
         LineError::Verdict(line, m) => fail(format!("{ADJUDICATIONS} line {line}"), m),
@@ -400,7 +402,7 @@ pub(super) fn check_line_alone<'b>(
     n: usize,
     line: &'b str,
     context: &Context<'_>,
-) -> Result<(ledger::entry_check::CheckedEntry<'b>, CheckedLine), LineError> {
+) -> Result<(dozor_log::entry_check::CheckedEntry<'b>, CheckedLine), LineError> {
     let info = context.info;
     let expected = info.first_index + n as u64;
     let entry = check_entry_text(line, expected, context.signers)?;
@@ -417,7 +419,7 @@ pub(super) fn check_line_alone<'b>(
 pub(super) fn check_in_context(
     n: usize,
     line: &str,
-    entry: &ledger::entry_check::CheckedEntry<'_>,
+    entry: &dozor_log::entry_check::CheckedEntry<'_>,
     context: &Context<'_>,
 ) -> Result<CheckedLine, LineError> {
     let info = context.info;

@@ -19,7 +19,12 @@
 //! | `MANIFEST` | `<sha256>  <path>` of every other file |
 
 use chrono::{DateTime, NaiveDate, Utc};
-use ledger::registry_history::RegistryHistory;
+
+/// Where the registry's `report_published` events name the nightly reports.
+pub const NIGHTLY_PREFIX: &str = "reports/nightly/";
+/// Where they name the Ministry's sealed packages: `reports/mf/{package}.zip`.
+pub const SEALED_PREFIX: &str = "reports/mf/";
+use dozor_log::registry_history::RegistryHistory;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -146,7 +151,7 @@ impl KeyRecord {
             .map(|k| KeyRecord {
                 table_id: k.table_id.clone(),
                 key_id: k.key_id.clone(),
-                public_key: ledger::keys::encode_public_key(&k.key),
+                public_key: dozor_log::keys::encode_public_key(&k.key),
                 valid_from: k.valid_from,
                 revoked_at: k.revocation.as_ref().map(|r| r.revoked_at),
                 revocation_reason: k.revocation.as_ref().map(|r| r.reason.clone()),

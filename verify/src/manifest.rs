@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use ledger::parallel::par_map;
+use dozor_log::parallel::par_map;
 
 use super::{fail, read, InspectionError};
-use crate::inspection::format::{
+use crate::format::{
     ADJUDICATIONS, CHECKPOINT, CHECKPOINT_LATEST, CONSISTENCY, ENTRIES, EXPORT_JSON, KEYS,
     MANIFEST, REGISTRY, REGISTRY_PROOFS, TREE,
 };
