@@ -14,7 +14,16 @@ use crate::merkle::Hash;
 
 /// Signature algorithm byte of ed25519 in signed notes.
 const ALG_ED25519: u8 = 0x01;
-const SIG_PREFIX: &str = "\u{2014} ";
+pub(crate) const SIG_PREFIX: &str = "\u{2014} ";
+
+/// Base64 of a signature line, read as Go's `encoding/base64` reads it (the reference
+/// implementation's): bits past the last byte are ignored, so a changed last character is a
+/// signature that fails to verify, not a malformed note.
+pub(crate) const SIGNATURE_BASE64: base64::engine::GeneralPurpose =
+    base64::engine::GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        base64::engine::GeneralPurposeConfig::new().with_decode_allow_trailing_bits(true),
+    );
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NoteError {
@@ -30,7 +39,7 @@ pub enum NoteError {
     Checkpoint(String),
 }
 
-fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     !name.is_empty() && !name.contains(|c: char| c.is_whitespace() || c == '+')
 }
 
@@ -137,7 +146,7 @@ impl NoteSigner {
     }
 }
 
-fn split_key(text: &str) -> Result<(&str, u32, Vec<u8>), NoteError> {
+pub(crate) fn split_key(text: &str) -> Result<(&str, u32, Vec<u8>), NoteError> {
     let mut parts = text.splitn(3, '+');
     let (Some(name), Some(id), Some(key)) = (parts.next(), parts.next(), parts.next()) else {
         return Err(NoteError::Key(
@@ -232,7 +241,7 @@ pub fn open<'a>(
         let (name, blob) = rest
             .split_once(' ')
             .ok_or_else(|| NoteError::Malformed(format!("bad signature line `{line}`")))?;
-        let blob = BASE64
+        let blob = SIGNATURE_BASE64
             .decode(blob)
             .map_err(|_| NoteError::Malformed(format!("signature of {name} is not base64")))?;
         if blob.len() < 4 {

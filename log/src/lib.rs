@@ -10,6 +10,7 @@ pub mod access;
 pub mod canonical;
 pub mod canonical_scan;
 pub mod checkpoint;
+pub mod cosignature;
 pub mod entry;
 pub mod entry_check;
 pub mod envelope;

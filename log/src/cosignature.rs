@@ -1,0 +1,321 @@
+//! Witness cosignatures: C2SP `tlog-cosignature` v1 (Ed25519, signature type 0x04).
+//!
+//! A cosignature is a signed-note signature line `— <witness name> base64(key id ‖ timestamp ‖
+//! signature)`: the key id is the first 4 bytes of SHA-256(name ‖ 0x0A ‖ 0x04 ‖ public key), the
+//! timestamp 8 bytes big-endian (POSIX seconds), and the Ed25519 signature is over
+//! `cosignature/v1\ntime <timestamp>\n` followed by the checkpoint's whole note text. Its
+//! statement: at that time, the witness had seen no tree head of that log larger than this one,
+//! and every one it had seen is consistent with it.
+
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use ed25519_dalek::{Signature, Signer as _, SigningKey, VerifyingKey};
+use sha2::{Digest, Sha256};
+
+use crate::checkpoint::{split_key, valid_name, NoteError, SIGNATURE_BASE64, SIG_PREFIX};
+
+/// Signature type byte of an Ed25519 `cosignature/v1` key.
+pub const ALG_COSIGNATURE_V1: u8 = 0x04;
+
+/// Key id of a cosigner key under `name`.
+pub fn key_id(name: &str, key: &VerifyingKey) -> u32 {
+    let mut hasher = Sha256::new();
+    hasher.update(name.as_bytes());
+    hasher.update([b'\n', ALG_COSIGNATURE_V1]);
+    hasher.update(key.as_bytes());
+    let digest = hasher.finalize();
+    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
+}
+
+/// The message a cosignature signs: the header line, the time line and the note text (which
+/// ends in a newline and holds no signatures).
+pub fn message(timestamp: u64, note_text: &str) -> Vec<u8> {
+    format!("cosignature/v1\ntime {timestamp}\n{note_text}").into_bytes()
+}
+
+/// A witness's signing key.
+#[derive(Clone)]
+pub struct CosignatureSigner {
+    name: String,
+    key: SigningKey,
+    id: u32,
+}
+
+impl std::fmt::Debug for CosignatureSigner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CosignatureSigner({}+{:08x})", self.name, self.id)
+    }
+}
+
+impl CosignatureSigner {
+    pub fn new(name: &str, key: SigningKey) -> Result<CosignatureSigner, NoteError> {
+        if !valid_name(name) {
+            return Err(NoteError::Key(format!("`{name}` is not a valid key name")));
+        }
+        let id = key_id(name, &key.verifying_key());
+        Ok(CosignatureSigner {
+            name: name.to_owned(),
+            key,
+            id,
+        })
+    }
+
+    /// Parses `PRIVATE+KEY+<name>+<hex id>+<base64(0x04 ‖ seed)>` (the signed-note private key
+    /// form, with the cosignature type byte).
+    pub fn from_private_key(text: &str) -> Result<CosignatureSigner, NoteError> {
+        let rest = text
+            .trim()
+            .strip_prefix("PRIVATE+KEY+")
+            .ok_or_else(|| NoteError::Key("a private key starts with PRIVATE+KEY+".into()))?;
+        let (name, id, key) = split_key(rest)?;
+        if key.len() != 33 || key[0] != ALG_COSIGNATURE_V1 {
+            return Err(NoteError::Key(
+                "not an Ed25519 cosignature (type 0x04) private key".into(),
+            ));
+        }
+        let seed: [u8; 32] = key[1..]
+            .try_into()
+            .map_err(|_| NoteError::Key("bad seed".into()))?;
+        let signer = CosignatureSigner::new(name, SigningKey::from_bytes(&seed))?;
+        if signer.id != id {
+            return Err(NoteError::Key("key id does not match the key".into()));
+        }
+        Ok(signer)
+    }
+
+    pub fn private_key(&self) -> String {
+        let mut bytes = vec![ALG_COSIGNATURE_V1];
+        bytes.extend_from_slice(&self.key.to_bytes());
+        format!(
+            "PRIVATE+KEY+{}+{:08x}+{}",
+            self.name,
+            self.id,
+            BASE64.encode(bytes)
+        )
+    }
+
+    pub fn verifier(&self) -> CosignatureVerifier {
+        CosignatureVerifier {
+            name: self.name.clone(),
+            id: self.id,
+            key: self.key.verifying_key(),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The cosignature line (ending in a newline) over `note_text` at `timestamp`.
+    pub fn cosign(&self, note_text: &str, timestamp: u64) -> String {
+        let signature = self.key.sign(&message(timestamp, note_text));
+        let mut blob = self.id.to_be_bytes().to_vec();
+        blob.extend_from_slice(&timestamp.to_be_bytes());
+        blob.extend_from_slice(&signature.to_bytes());
+        format!("{SIG_PREFIX}{} {}\n", self.name, BASE64.encode(blob))
+    }
+}
+
+/// A witness's public key: `<name>+<hex id>+<base64(0x04 ‖ public key)>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CosignatureVerifier {
+    pub name: String,
+    pub id: u32,
+    pub key: VerifyingKey,
+}
+
+impl CosignatureVerifier {
+    pub fn parse(text: &str) -> Result<CosignatureVerifier, NoteError> {
+        let (name, id, key) = split_key(text.trim())?;
+        if key.len() != 33 || key[0] != ALG_COSIGNATURE_V1 {
+            return Err(NoteError::Key(
+                "not an Ed25519 cosignature (type 0x04) verifier key".into(),
+            ));
+        }
+        let bytes: [u8; 32] = key[1..]
+            .try_into()
+            .map_err(|_| NoteError::Key("bad key".into()))?;
+        let key = VerifyingKey::from_bytes(&bytes).map_err(|e| NoteError::Key(e.to_string()))?;
+        if key_id(name, &key) != id {
+            return Err(NoteError::Key("key id does not match the key".into()));
+        }
+        Ok(CosignatureVerifier {
+            name: name.to_owned(),
+            id,
+            key,
+        })
+    }
+}
+
+impl std::fmt::Display for CosignatureVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut bytes = vec![ALG_COSIGNATURE_V1];
+        bytes.extend_from_slice(self.key.as_bytes());
+        write!(f, "{}+{:08x}+{}", self.name, self.id, BASE64.encode(bytes))
+    }
+}
+
+/// A cosignature that verified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cosigned {
+    pub witness: String,
+    pub timestamp: u64,
+    /// The signature line as it stands in the note.
+    pub line: String,
+}
+
+/// The note text of `note` (a signed note) and its signature lines.
+pub fn split_note(note: &str) -> Result<(&str, Vec<&str>), NoteError> {
+    let split = note
+        .rfind("\n\n")
+        .ok_or_else(|| NoteError::Malformed("no blank line before the signatures".into()))?;
+    let text = &note[..=split];
+    let signatures = &note[split + 2..];
+    if !signatures.ends_with('\n') || signatures.len() <= 1 {
+        return Err(NoteError::Malformed(
+            "signature block must end in a newline".into(),
+        ));
+    }
+    Ok((
+        text,
+        signatures.trim_end_matches('\n').split('\n').collect(),
+    ))
+}
+
+/// The cosignatures on `note` by `witnesses` that verify, at most one per witness. Lines by
+/// other keys are ignored; a line by a known witness key that does not verify is an error (the
+/// note is malformed, as signed-note says).
+pub fn cosignatures(
+    note: &str,
+    witnesses: &[CosignatureVerifier],
+) -> Result<Vec<Cosigned>, NoteError> {
+    let (text, lines) = split_note(note)?;
+    let mut found: Vec<Cosigned> = Vec::new();
+    for line in lines {
+        let rest = line
+            .strip_prefix(SIG_PREFIX)
+            .ok_or_else(|| NoteError::Malformed(format!("bad signature line `{line}`")))?;
+        let (name, blob) = rest
+            .split_once(' ')
+            .ok_or_else(|| NoteError::Malformed(format!("bad signature line `{line}`")))?;
+        let blob = SIGNATURE_BASE64
+            .decode(blob)
+            .map_err(|_| NoteError::Malformed(format!("signature of {name} is not base64")))?;
+        let Some(id) = blob.get(..4) else {
+            return Err(NoteError::Malformed(format!(
+                "signature of {name} is too short"
+            )));
+        };
+        let id = u32::from_be_bytes([id[0], id[1], id[2], id[3]]);
+        let Some(witness) = witnesses.iter().find(|w| w.name == name && w.id == id) else {
+            continue;
+        };
+        let bad = || NoteError::BadSignature {
+            name: name.to_owned(),
+        };
+        if blob.len() != 4 + 8 + 64 {
+            return Err(bad());
+        }
+        let mut timestamp = [0u8; 8];
+        timestamp.copy_from_slice(&blob[4..12]);
+        let timestamp = u64::from_be_bytes(timestamp);
+        let mut signature = [0u8; 64];
+        signature.copy_from_slice(&blob[12..]);
+        witness
+            .key
+            .verify_strict(
+                &message(timestamp, text),
+                &Signature::from_bytes(&signature),
+            )
+            .map_err(|_| bad())?;
+        if !found.iter().any(|c| c.witness == witness.name) {
+            found.push(Cosigned {
+                witness: witness.name.clone(),
+                timestamp,
+                line: format!("{line}\n"),
+            });
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The witness key of the test vector: seed 31ffc2…b34f, public key 64848a…8e50.
+    fn witness() -> CosignatureSigner {
+        let seed: [u8; 32] =
+            hex::decode("31ffc2116ecbe003acaa800ab70757bd7d53206e3febef6a6d0796d95530b34f")
+                .unwrap()
+                .try_into()
+                .unwrap();
+        CosignatureSigner::new("example.com/witness", SigningKey::from_bytes(&seed)).unwrap()
+    }
+
+    const CHECKPOINT: &str = "sigsum.org/v1/tree/4d6d8825a6bb689d459628312889dfbb0bcd41b5211d9e1ce768b0ff0309e562\n5\nQrtXrQZCCvpIgsSmOsah7HdICzMLLyDfxToMql9WTjY=\n";
+
+    /// Computed by hand from tlog-cosignature's byte layout:
+    /// key id = SHA-256("example.com/witness" ‖ 0x0A ‖ 0x04 ‖ 64848a…8e50)[:4] = 10a1c019;
+    /// timestamp 1 700 000 000 = 0x000000006553f100;
+    /// signed message = "cosignature/v1\ntime 1700000000\n" ‖ the checkpoint's three lines;
+    /// the line is "— example.com/witness " ‖ base64(10a1c019 ‖ 000000006553f100 ‖ signature).
+    const LINE: &str = "\u{2014} example.com/witness EKHAGQAAAABlU/EAlI35wCPypA3E9QobqYNABOzIiyvxpuLMSKmmVzm38Qc0lojEd2oeslC6/SnNNwkzx9F6htfOMmv3WST7CXdBDA==\n";
+
+    #[test]
+    fn the_key_id_and_vkey_follow_the_spec() {
+        let w = witness();
+        assert_eq!(w.verifier().id, 0x10a1_c019);
+        assert_eq!(
+            w.verifier().to_string(),
+            "example.com/witness+10a1c019+BGSEitir7W6FmBs7OHWyUrh2frtLAvcDrKOx5xu9ao5Q"
+        );
+        // The same public key as a note (0x01) key has another id: the type byte is hashed.
+        assert_ne!(
+            crate::checkpoint::key_id("example.com/witness", &w.verifier().key),
+            0x10a1_c019
+        );
+        // A key id published by another implementation (transparency-dev/formats).
+        let remora = CosignatureVerifier::parse(
+            "remora.n621.de+da77ade7+BOvN63jn/bLvkieywe8R6UYAtVtNbZpXh34x7onlmtw2",
+        )
+        .unwrap();
+        assert_eq!(remora.id, 0xda77_ade7);
+        let round_trip = CosignatureSigner::from_private_key(&w.private_key()).unwrap();
+        assert_eq!(round_trip.verifier(), w.verifier());
+    }
+
+    #[test]
+    fn the_cosignature_is_byte_for_byte_the_hand_computed_vector() {
+        assert_eq!(
+            message(1_700_000_000, CHECKPOINT),
+            format!("cosignature/v1\ntime 1700000000\n{CHECKPOINT}").into_bytes()
+        );
+        assert_eq!(witness().cosign(CHECKPOINT, 1_700_000_000), LINE);
+    }
+
+    #[test]
+    fn cosignatures_on_a_note_are_found_and_a_bad_one_by_a_known_key_is_an_error() {
+        let log_signature = "\u{2014} sigsum.org/v1/tree/4d6d8825a6bb689d459628312889dfbb0bcd41b5211d9e1ce768b0ff0309e562 UgIomw/EOJmWi0i1FQsOj+etB7F8IccFam/jgd6wzRns4QPVmyEZtdvl1U2KEmLOZ/ASRcWJi0tW90dJWAShei7sDww=\n";
+        let note = format!("{CHECKPOINT}\n{log_signature}{LINE}");
+        let w = witness().verifier();
+        let found = cosignatures(&note, std::slice::from_ref(&w)).unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].timestamp, 1_700_000_000);
+        // Another witness's key: ignored, not an error.
+        let other = CosignatureSigner::new("example.com/other", SigningKey::from_bytes(&[3; 32]))
+            .unwrap()
+            .verifier();
+        assert!(cosignatures(&note, std::slice::from_ref(&other))
+            .unwrap()
+            .is_empty());
+        // The checkpoint changed under the cosignature: a known key's bad signature.
+        let tampered = note.replacen("\n5\n", "\n6\n", 1);
+        assert_eq!(
+            cosignatures(&tampered, std::slice::from_ref(&w)),
+            Err(NoteError::BadSignature {
+                name: "example.com/witness".into()
+            })
+        );
+    }
+}

@@ -1,0 +1,233 @@
+//! The witness's state in an embedded store (redb: copy-on-write B-trees, each commit fsynced):
+//! each log's latest cosigned checkpoint, every checkpoint it cosigned, and the refused
+//! checkpoints that may prove a log misbehaved.
+//!
+//! Checking a request against the latest checkpoint and recording the new one happen in one
+//! write transaction (redb admits one writer at a time), and the cosignature leaves the witness
+//! only after that transaction committed: a crash before the commit released nothing, a crash
+//! after it left the new size stored. Either way the witness can never cosign a fork.
+
+use std::path::Path;
+
+use dozor_log::merkle::Hash;
+use redb::{ReadableDatabase as _, ReadableTable as _, TableDefinition};
+use serde::{Deserialize, Serialize};
+
+/// origin → size (8 bytes, big-endian) ‖ root (32 bytes) ‖ the log's signed note.
+const LATEST: TableDefinition<&str, &[u8]> = TableDefinition::new("latest");
+/// (origin, size) → the checkpoint note with the witness's cosignature.
+const COSIGNED: TableDefinition<(&str, u64), &str> = TableDefinition::new("cosigned");
+/// sequence → a refused checkpoint kept as evidence (JSON).
+const EVIDENCE: TableDefinition<u64, &str> = TableDefinition::new("evidence");
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("the witness store: {0}")]
+    Store(String),
+    #[error("the witness store holds a malformed record for {0}")]
+    Corrupt(String),
+}
+
+macro_rules! store_error {
+    ($($t:ty),*) => {$(
+        impl From<$t> for StoreError {
+            fn from(e: $t) -> Self {
+                StoreError::Store(e.to_string())
+            }
+        }
+    )*};
+}
+store_error!(
+    redb::DatabaseError,
+    redb::TransactionError,
+    redb::TableError,
+    redb::StorageError,
+    redb::CommitError
+);
+
+/// A log's latest cosigned checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Latest {
+    pub size: u64,
+    pub root: Hash,
+    /// The log's signed note, as it was sent.
+    pub note: String,
+}
+
+impl Latest {
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = self.size.to_be_bytes().to_vec();
+        bytes.extend_from_slice(&self.root);
+        bytes.extend_from_slice(self.note.as_bytes());
+        bytes
+    }
+
+    fn from_bytes(origin: &str, bytes: &[u8]) -> Result<Latest, StoreError> {
+        let corrupt = || StoreError::Corrupt(origin.to_owned());
+        let size = bytes
+            .get(..8)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .ok_or_else(corrupt)?;
+        let root = bytes
+            .get(8..40)
+            .and_then(|b| Hash::try_from(b).ok())
+            .ok_or_else(corrupt)?;
+        let note = std::str::from_utf8(&bytes[40..]).map_err(|_| corrupt())?;
+        Ok(Latest {
+            size: u64::from_be_bytes(size),
+            root,
+            note: note.to_owned(),
+        })
+    }
+}
+
+/// A checkpoint, validly signed by its log, that the witness refused because it does not extend
+/// the one it had cosigned: a fork (same size, another root) or a tree the proof does not show
+/// consistent. Kept for the regulator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub origin: String,
+    /// `fork` or `inconsistent`.
+    pub kind: String,
+    pub received_at: String,
+    pub old_size: u64,
+    /// The consistency proof sent, base64 lines.
+    pub proof: Vec<String>,
+    /// The refused checkpoint, as signed by the log.
+    pub note: String,
+    /// The witness's latest cosigned checkpoint then.
+    pub cosigned_note: String,
+    pub why: String,
+}
+
+/// What to do with a log's state, decided on the state read in the same transaction.
+pub enum Outcome<R> {
+    /// Record `to` as the latest (and `cosigned_note` among those cosigned), then answer.
+    Advance {
+        to: Latest,
+        cosigned_note: String,
+        then: R,
+    },
+    /// Keep `evidence` and answer; the state does not change.
+    KeepEvidence { evidence: Box<Evidence>, then: R },
+    /// Answer; nothing is written.
+    Answer(R),
+}
+
+pub struct Store {
+    db: redb::Database,
+}
+
+impl Store {
+    /// Opens the store at `path`, creating it if there is none.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let db = redb::Database::create(path)?;
+        // Create the tables, so readers never meet a store without them.
+        let txn = db.begin_write()?;
+        txn.open_table(LATEST)?;
+        txn.open_table(COSIGNED)?;
+        txn.open_table(EVIDENCE)?;
+        txn.commit()?;
+        Ok(Store { db })
+    }
+
+    /// The latest checkpoint cosigned for `origin`.
+    pub fn latest(&self, origin: &str) -> Result<Option<Latest>, StoreError> {
+        let txn = self.db.begin_read()?;
+        let table = txn.open_table(LATEST)?;
+        let stored = table.get(origin)?;
+        stored
+            .map(|v| Latest::from_bytes(origin, v.value()))
+            .transpose()
+    }
+
+    /// Decides on `origin`'s latest cosigned checkpoint with `decide` and writes what it decided,
+    /// all in one transaction committed (to disk) before the answer is returned.
+    pub fn update<R>(
+        &self,
+        origin: &str,
+        decide: impl FnOnce(Option<Latest>) -> Outcome<R>,
+    ) -> Result<R, StoreError> {
+        let txn = self.db.begin_write()?;
+        let answer = {
+            let mut latest = txn.open_table(LATEST)?;
+            let stored = latest
+                .get(origin)?
+                .map(|v| Latest::from_bytes(origin, v.value()))
+                .transpose()?;
+            match decide(stored) {
+                Outcome::Advance {
+                    to,
+                    cosigned_note,
+                    then,
+                } => {
+                    latest.insert(origin, to.to_bytes().as_slice())?;
+                    txn.open_table(COSIGNED)?
+                        .insert((origin, to.size), cosigned_note.as_str())?;
+                    then
+                }
+                Outcome::KeepEvidence { evidence, then } => {
+                    let mut table = txn.open_table(EVIDENCE)?;
+                    let next = table.last()?.map_or(0, |(k, _)| k.value() + 1);
+                    let json = serde_json::to_string(&evidence)
+                        .map_err(|e| StoreError::Store(e.to_string()))?;
+                    table.insert(next, json.as_str())?;
+                    then
+                }
+                Outcome::Answer(then) => return Ok(then),
+            }
+        };
+        txn.commit()?;
+        Ok(answer)
+    }
+
+    /// The latest checkpoint cosigned for the log whose origin hashes (SHA-256, hex) to
+    /// `origin_hash`, with its cosignature.
+    pub fn latest_cosigned_by_hash(&self, origin_hash: &str) -> Result<Option<String>, StoreError> {
+        use sha2::{Digest as _, Sha256};
+        let txn = self.db.begin_read()?;
+        let latest = txn.open_table(LATEST)?;
+        for row in latest.iter()? {
+            let (origin, value) = row?;
+            let origin = origin.value();
+            if hex::encode(Sha256::digest(origin.as_bytes())) != origin_hash {
+                continue;
+            }
+            let size = Latest::from_bytes(origin, value.value())?.size;
+            let cosigned = txn.open_table(COSIGNED)?;
+            let note = cosigned.get((origin, size))?;
+            return Ok(note.map(|n| n.value().to_owned()));
+        }
+        Ok(None)
+    }
+
+    /// Every checkpoint cosigned for `origin` (all logs when `None`), by origin and size.
+    pub fn cosigned(&self, origin: Option<&str>) -> Result<Vec<(String, u64, String)>, StoreError> {
+        let txn = self.db.begin_read()?;
+        let table = txn.open_table(COSIGNED)?;
+        let mut out = Vec::new();
+        for row in table.iter()? {
+            let (key, note) = row?;
+            let (o, size) = key.value();
+            if origin.is_none_or(|wanted| wanted == o) {
+                out.push((o.to_owned(), size, note.value().to_owned()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The refused checkpoints kept as evidence, oldest first.
+    pub fn evidence(&self) -> Result<Vec<Evidence>, StoreError> {
+        let txn = self.db.begin_read()?;
+        let table = txn.open_table(EVIDENCE)?;
+        let mut out = Vec::new();
+        for row in table.iter()? {
+            let (key, json) = row?;
+            out.push(
+                serde_json::from_str(json.value())
+                    .map_err(|_| StoreError::Corrupt(format!("evidence {}", key.value())))?,
+            );
+        }
+        Ok(out)
+    }
+}
