@@ -22,3 +22,4 @@ pub mod publish;
 pub mod routes;
 pub mod server;
 pub mod state;
+pub mod witnessing;

@@ -38,7 +38,13 @@ pub struct Metrics {
     pool_idle: IntGauge,
     pool_max: IntGauge,
     ministry: IntCounterVec,
+    witness_requests: IntCounterVec,
+    witness_cosigned: IntGaugeVec,
+    witness_lag: IntGaugeVec,
 }
+
+/// What one attempt at a witness came to, as the `result` label says it.
+const WITNESS_RESULTS: [&str; 3] = ["cosigned", "conflict", "failed"];
 
 /// The steps the Ministry's listener counts.
 const MINISTRY_STEPS: [&str; 2] = ["downloaded", "notified"];
@@ -139,6 +145,30 @@ impl Metrics {
             ministry.with_label_values(&[step]);
         }
         registry.register(Box::new(ministry.clone()))?;
+        let witness_requests = IntCounterVec::new(
+            Opts::new(
+                "witness_requests_total",
+                "Checkpoints shown to each witness since start: cosigned, answered with its size (409), failed",
+            ),
+            &["witness", "result"],
+        )?;
+        let witness_cosigned = IntGaugeVec::new(
+            Opts::new(
+                "witness_cosigned_size",
+                "The largest checkpoint size each witness has cosigned, as far as dozor knows",
+            ),
+            &["witness"],
+        )?;
+        let witness_lag = IntGaugeVec::new(
+            Opts::new(
+                "witness_lag_entries",
+                "Entries of the latest checkpoint each witness has not cosigned yet",
+            ),
+            &["witness"],
+        )?;
+        registry.register(Box::new(witness_requests.clone()))?;
+        registry.register(Box::new(witness_cosigned.clone()))?;
+        registry.register(Box::new(witness_lag.clone()))?;
         registry.register(Box::new(records.clone()))?;
         registry.register(Box::new(requests.clone()))?;
         registry.register(Box::new(findings.clone()))?;
@@ -164,7 +194,41 @@ impl Metrics {
             pool_idle,
             pool_max,
             ministry,
+            witness_requests,
+            witness_cosigned,
+            witness_lag,
         })
+    }
+
+    /// The configured witnesses' series, from the start at 0.
+    pub fn register_witnesses(&self, names: &[String]) {
+        for name in names {
+            for result in WITNESS_RESULTS {
+                self.witness_requests.with_label_values(&[name, result]);
+            }
+            self.witness_cosigned.with_label_values(&[name]);
+            self.witness_lag.with_label_values(&[name]);
+        }
+    }
+
+    /// One attempt at `witness` came to `result` (one of [`WITNESS_RESULTS`]).
+    pub fn witness_request(&self, witness: &str, result: &str) {
+        self.witness_requests
+            .with_label_values(&[witness, result])
+            .inc();
+    }
+
+    /// Where the witnesses stand.
+    pub fn witness_progress(&self, progress: &[crate::witnessing::WitnessProgress]) {
+        for p in progress {
+            let cosigned = p.cosigned_size.unwrap_or(0);
+            self.witness_cosigned
+                .with_label_values(&[&p.witness])
+                .set(i64::try_from(cosigned).unwrap_or(i64::MAX));
+            self.witness_lag
+                .with_label_values(&[&p.witness])
+                .set(i64::try_from(p.lag_entries).unwrap_or(i64::MAX));
+        }
     }
 
     /// The Ministry's listener answered a download or a notification.

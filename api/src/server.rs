@@ -57,6 +57,8 @@ pub struct Settings {
     /// The data directory: where the nightly job keeps its sealed reports (exports carry
     /// them); none when the server keeps no files.
     pub data_dir: Option<std::path::PathBuf>,
+    /// The witnesses each signed checkpoint is shown to (C2SP tlog-witness).
+    pub witnesses: Vec<crate::witnessing::WitnessEndpoint>,
 }
 
 impl Settings {
@@ -76,6 +78,7 @@ impl Settings {
             delivery_keys: None,
             tax_rates: None,
             data_dir: None,
+            witnesses: Vec::new(),
         }
     }
 }
@@ -113,6 +116,15 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
         pool.clone(),
         plans.clone(),
     )?;
+    let metrics = Arc::new(crate::metrics::Metrics::new()?);
+    let witnesses = crate::witnessing::Witnesses::new(settings.witnesses.clone());
+    metrics.register_witnesses(
+        &witnesses
+            .keys()
+            .into_iter()
+            .map(|k| k.name)
+            .collect::<Vec<_>>(),
+    );
     Ok(AppState {
         pool,
         plans,
@@ -129,7 +141,8 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
         delivery_keys: settings.delivery_keys.clone(),
         tax_rates: settings.tax_rates.clone().map(Arc::new),
         data_dir: settings.data_dir.clone(),
-        metrics: Arc::new(crate::metrics::Metrics::new()?),
+        metrics,
+        witnesses: Arc::new(witnesses),
         form_secret: Arc::new(crate::csrf::FormSecret::generate()),
     })
 }

@@ -35,6 +35,8 @@ pub struct AppState {
     pub data_dir: Option<std::path::PathBuf>,
     /// Prometheus series (`/metrics`).
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// The witnesses the checkpoints are shown to, and how far each has cosigned.
+    pub witnesses: Arc<crate::witnessing::Witnesses>,
     /// The secret of the pages' form tokens.
     pub form_secret: Arc<crate::csrf::FormSecret>,
 }

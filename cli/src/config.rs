@@ -51,9 +51,67 @@ pub struct Config {
     pub reconciliation: reports::mf::config::Reconciliation,
     #[serde(skip_serializing)]
     pub delivery: Option<reports::mf::config::DeliveryConfig>,
+    /// The witnesses each signed checkpoint is shown to (`[[witness]]`).
+    #[serde(skip_serializing, rename = "witness")]
+    pub witnesses: Vec<WitnessConfig>,
     /// The configuration file's folder: relative paths of `[delivery]` start there.
     #[serde(skip)]
     pub file_dir: Option<PathBuf>,
+}
+
+/// A witness (C2SP tlog-witness) the server shows its checkpoints to.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WitnessConfig {
+    /// Its submission prefix: `add-checkpoint` is appended.
+    pub url: String,
+    /// Its cosignature verifier key (`dozor witness key` prints it).
+    pub key: String,
+    /// Certificates (PEM) to trust for an https URL instead of the public roots.
+    pub ca_file: Option<PathBuf>,
+}
+
+impl Config {
+    /// The configured witnesses, their keys read and CA files loaded (relative paths from the
+    /// configuration file's folder).
+    pub fn witness_endpoints(&self) -> anyhow::Result<Vec<api::witnessing::WitnessEndpoint>> {
+        use anyhow::Context as _;
+        let base = self.file_dir.clone().unwrap_or_default();
+        let mut names = std::collections::HashSet::new();
+        self.witnesses
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let key = ledger::cosignature::CosignatureVerifier::parse(&w.key)
+                    .with_context(|| format!("configuration: witness {}: key", i + 1))?;
+                if !names.insert(key.name.clone()) {
+                    anyhow::bail!("configuration: witness `{}` is listed twice", key.name);
+                }
+                if !(w.url.starts_with("http://") || w.url.starts_with("https://")) {
+                    anyhow::bail!(
+                        "configuration: witness {}: url `{}` is not http:// or https://",
+                        i + 1,
+                        w.url
+                    );
+                }
+                let ca_certificates = w
+                    .ca_file
+                    .as_ref()
+                    .map(|p| {
+                        let path = base.join(p);
+                        std::fs::read(&path).with_context(|| {
+                            format!("configuration: witness {}: ca_file {}", i + 1, path.display())
+                        })
+                    })
+                    .transpose()?;
+                Ok(api::witnessing::WitnessEndpoint {
+                    url: w.url.clone(),
+                    key,
+                    ca_certificates,
+                })
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

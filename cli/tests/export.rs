@@ -69,6 +69,7 @@ fn export(url: &str, from: NaiveDate, to: NaiveDate) -> tempfile::TempDir {
         &out,
         Utc::now(),
         None,
+        &Default::default(),
         &mut |_, _| {},
     )
     .unwrap();
@@ -164,6 +165,7 @@ fn writing_an_export_reports_its_progress_through_the_entries() {
         &path(&dir),
         Utc::now(),
         None,
+        &Default::default(),
         &mut |done, total| calls.push((done, total)),
     )
     .unwrap();

@@ -285,6 +285,7 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
         &out,
         Utc::now(),
         None,
+        &Default::default(),
         &mut |_, _| {},
     )
     .unwrap();

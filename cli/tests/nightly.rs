@@ -161,6 +161,7 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
         &export,
         Utc::now(),
         Some(data.path()),
+        &Default::default(),
         &mut |_, _| {},
     )
     .unwrap();

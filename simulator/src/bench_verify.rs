@@ -205,6 +205,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
         &out,
         Utc::now(),
         None,
+        &Default::default(),
         &mut |_, _| {},
     )?;
     let export_seconds = started.elapsed().as_secs_f64();

@@ -34,6 +34,52 @@ pub(super) fn open_checkpoint(
     Ok(checkpoint)
 }
 
+/// Stage 2, the witnesses: the latest checkpoint carries at least the policy's quorum of
+/// cosignatures by its witness keys. A cosignature line by a given key that does not verify is
+/// a failure, not merely uncounted: the note was changed.
+pub(super) fn check_witnessed(
+    dir: &Path,
+    policy: &crate::WitnessPolicy,
+) -> Result<Vec<crate::Cosigner>, InspectionError> {
+    if policy.keys.is_empty() && policy.quorum == 0 {
+        return Ok(Vec::new());
+    }
+    let name = crate::format::CHECKPOINT_LATEST;
+    let note = String::from_utf8(read(dir, name)?).map_err(|_| fail(name, "not UTF-8"))?;
+    let found = dozor_log::cosignature::cosignatures(&note, &policy.keys)
+        .map_err(|e| fail(name, format!("a witness's cosignature: {e}")))?;
+    if found.len() < policy.quorum {
+        return Err(fail(
+            name,
+            format!(
+                "cosigned by {} of the {} witness keys given{}; {} required",
+                found.len(),
+                policy.keys.len(),
+                if found.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " ({})",
+                        found
+                            .iter()
+                            .map(|c| c.witness.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                },
+                policy.quorum
+            ),
+        ));
+    }
+    Ok(found
+        .into_iter()
+        .map(|c| crate::Cosigner {
+            witness: c.witness,
+            timestamp: c.timestamp,
+        })
+        .collect())
+}
+
 /// Stage 5, the tree: with the entries' leaves and the nodes of tree.json, the signed
 /// checkpoint's root; every exported entry is a leaf of it. Returns where the export's run ends.
 /// The nodes of tree.json by (level, index).

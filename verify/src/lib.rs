@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use dozor_log::checkpoint::{Checkpoint, NoteVerifier};
+use dozor_log::cosignature::CosignatureVerifier;
 use dozor_log::entry_check::{SignatureCheck, Signers};
 use dozor_log::merkle::Hash;
 
@@ -65,6 +66,8 @@ pub struct InspectionReport {
     pub checkpoint_size: u64,
     pub checkpoint_root: String,
     pub latest_size: u64,
+    /// The witnesses whose cosignatures of the latest checkpoint verified (those given).
+    pub cosigned_by: Vec<Cosigner>,
     pub files_checked: usize,
     pub registry_events: u64,
     pub signatures_checked: u64,
@@ -115,7 +118,7 @@ pub(crate) fn hash_hex(item: &str, text: &str) -> Result<Hash, InspectionError> 
 }
 
 /// Options of [`verify_export`].
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct VerifyOptions {
     pub signatures: SignatureCheck,
     /// Re-adjudicate every round and compare with its exported verdict (otherwise only that
@@ -123,6 +126,9 @@ pub struct VerifyOptions {
     pub readjudicate: bool,
     /// How the entries are divided into work; any division gives the same result.
     pub chunking: Chunking,
+    /// The witnesses whose cosignatures of the export's latest checkpoint count, and how many
+    /// must be there.
+    pub witnesses: WitnessPolicy,
 }
 
 impl Default for VerifyOptions {
@@ -131,8 +137,26 @@ impl Default for VerifyOptions {
             signatures: SignatureCheck::Batch,
             readjudicate: true,
             chunking: Chunking::default(),
+            witnesses: WitnessPolicy::default(),
         }
     }
+}
+
+/// Which witnesses' cosignatures count (C2SP tlog-cosignature keys) and how many the export's
+/// latest checkpoint must carry. The latest checkpoint is proven to extend the one the entries
+/// are cut at, so its cosignatures vouch for every exported entry.
+#[derive(Debug, Clone, Default)]
+pub struct WitnessPolicy {
+    pub keys: Vec<CosignatureVerifier>,
+    pub quorum: usize,
+}
+
+/// A witness's cosignature of the export's latest checkpoint that verified.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cosigner {
+    pub witness: String,
+    /// When the witness cosigned (POSIX seconds).
+    pub timestamp: u64,
 }
 
 /// Entries read at a time (a block) and checked together by one thread (a chunk, whose
@@ -165,13 +189,21 @@ pub fn verify_export(
     let manifest = check_manifest(dir)?;
     // 2. export.json and the two signed checkpoints.
     let (info, checkpoint, latest) = open_export(dir, operator_keys)?;
+    let cosigned_by = chain::check_witnessed(dir, &options.witnesses)?;
     // 3. Registry and keys: the operator's events, in order, give every table key's validity.
     let operators = operator_signers(operator_keys);
     let registry = load_registry(dir, &latest, &operators)?;
     let plans = load_plans(dir, &registry.history)?;
     // 4. Entries: canonical form, chain, keys, signatures and verdicts.
     let entries = check_entries(
-        dir, &manifest, &info, &registry, &operators, &plans, options, progress,
+        dir,
+        &manifest,
+        &info,
+        &registry,
+        &operators,
+        &plans,
+        options.clone(),
+        progress,
     )?;
     // 5. Tree: the entries are leaves of the signed checkpoint's tree, registry events of the
     //    latest one's.
@@ -201,6 +233,7 @@ pub fn verify_export(
         checkpoint_size: checkpoint.size,
         checkpoint_root: hex::encode(checkpoint.root),
         latest_size: latest.size,
+        cosigned_by,
         files_checked: manifest.files,
         registry_events: registry.leaves.len() as u64,
         signatures_checked: entries.total,

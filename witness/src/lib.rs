@@ -3,7 +3,6 @@
 //! keeps every checkpoint it cosigned, and keeps as evidence the validly signed checkpoints it
 //! refused because they fork the log.
 
-pub mod request;
 pub mod server;
 pub mod store;
 pub mod witness;

@@ -12,8 +12,8 @@ use dozor_log::checkpoint::{self, Checkpoint, NoteError, NoteVerifier};
 use dozor_log::cosignature::CosignatureSigner;
 use dozor_log::merkle;
 
-use crate::request;
 use crate::store::{Evidence, Latest, Outcome, Store, StoreError};
+use dozor_log::tlog_witness as request;
 
 /// Why a checkpoint was not cosigned, with the HTTP status the protocol gives it.
 #[derive(Debug, thiserror::Error)]

@@ -7,7 +7,7 @@
 use dozor_log::checkpoint::{Checkpoint, NoteSigner, NoteVerifier};
 use dozor_log::cosignature::{self, CosignatureSigner};
 use dozor_log::merkle::{self, Hash, MemoryTree};
-use dozor_witness::request::body;
+use dozor_log::tlog_witness::body;
 use dozor_witness::{Refusal, Store, Witness};
 use ed25519_dalek::SigningKey;
 

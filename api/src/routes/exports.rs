@@ -5,7 +5,7 @@ use std::io::Seek as _;
 use actix_web::{get, web, HttpResponse};
 use chrono::{NaiveDate, Utc};
 use reports::inspection::zip::zip_dir;
-use reports::inspection::{write_export, ExportError};
+use reports::inspection::{write_export, ExportError, ExportWitnesses};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -57,6 +57,9 @@ fn stream_file(
     })
 }
 
+/// How long an export waits for the configured witnesses to cosign the checkpoint it signs.
+const WITNESS_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+
 /// Inspection export of a period as a zip (format: docs/EXPORT.md); verify it offline with
 /// `dozor verify DIR --operator-key KEY` after unpacking.
 #[utoipa::path(operation_id = "export_period", get, tag = "ledger", params(ExportQuery),
@@ -89,6 +92,11 @@ pub async fn export(
             &dir,
             Utc::now(),
             state.data_dir.as_deref(),
+            &ExportWitnesses {
+                quorum: state.witnesses.keys().len(),
+                keys: state.witnesses.keys(),
+                wait: WITNESS_WAIT,
+            },
             &mut |_, _| {},
         )
         .map_err(|e| match e {

@@ -65,6 +65,9 @@ pub struct Readiness {
     /// `database` (reachable), `migrations` (the schema is this dozor's), `ledger_writer`
     /// (the single writer thread runs).
     pub checks: Vec<Check>,
+    /// How far each configured witness has cosigned. A witness that lags or is down does not
+    /// make dozor unready: records are taken and checkpoints signed regardless.
+    pub witnesses: Vec<crate::witnessing::WitnessProgress>,
 }
 
 /// Ready to take records: the database answers, every migration is applied and the ledger
@@ -125,6 +128,7 @@ pub async fn readyz(Public { state }: Public) -> HttpResponse {
     let body = Readiness {
         status: if ready { "ready" } else { "not_ready" }.into(),
         checks,
+        witnesses: state.witnesses.progress(),
     };
     if ready {
         HttpResponse::Ok().json(body)

@@ -301,21 +301,52 @@ pub async fn consistency_proof(
     Ok(HttpResponse::Ok().json(view))
 }
 
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CheckpointQuery {
+    /// The latest checkpoint carrying at least this many cosignatures of the configured
+    /// witnesses (default 0: the latest checkpoint, with the cosignatures it has).
+    #[param(minimum = 0, maximum = 64)]
+    pub cosignatures: Option<u8>,
+}
+
 /// The latest operator checkpoint: a C2SP tlog-checkpoint in a signed note (text/plain), signed
-/// with the key in the `X-Dozor-Verifier-Key` header (Go sumdb/note verifier-key format).
-#[utoipa::path(operation_id = "latest_checkpoint", get, tag = "ledger",
-    responses((status = 200, description = "signed note", content_type = "text/plain", body = String), (status = 404, description = "no checkpoint signed yet", body = ErrorBody)))]
+/// with the key in the `X-Dozor-Verifier-Key` header (Go sumdb/note verifier-key format), followed
+/// by the witnesses' cosignature lines (C2SP tlog-cosignature) that verify under their configured
+/// keys; `X-Dozor-Cosignatures` says how many.
+#[utoipa::path(operation_id = "latest_checkpoint", get, tag = "ledger", params(CheckpointQuery),
+    responses((status = 200, description = "signed note with cosignatures", content_type = "text/plain", body = String), (status = 404, description = "no checkpoint signed yet, or none with that many cosignatures", body = ErrorBody)))]
 #[get("/ledger/checkpoint")]
-pub async fn checkpoint(Public { state }: Public) -> Result<HttpResponse, ApiError> {
-    let latest = web::block(move || -> Result<_, ApiError> {
-        ledger::storage::checkpoints::latest(&mut *state.conn()?)
-            .map_err(|e| ApiError::from(ledger::LedgerError::Database(e)))
+pub async fn checkpoint(
+    Public { state }: Public,
+    query: web::Query<CheckpointQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let wanted = usize::from(query.cosignatures.unwrap_or(0));
+    let keys = state.witnesses.keys();
+    let found = web::block(move || -> Result<_, ApiError> {
+        Ok(ledger::storage::cosignatures::latest_with_quorum(
+            &mut *state.conn()?,
+            &keys,
+            wanted,
+        )?)
     })
     .await??;
-    let row = latest
-        .ok_or_else(|| ApiError::not_found("no_checkpoint", "no checkpoint has been signed yet"))?;
+    let cosigned = found.ok_or_else(|| {
+        if wanted == 0 {
+            ApiError::not_found("no_checkpoint", "no checkpoint has been signed yet")
+        } else {
+            ApiError::not_found(
+                "no_cosigned_checkpoint",
+                format!("no checkpoint carries {wanted} cosignatures of the configured witnesses yet"),
+            )
+        }
+    })?;
     Ok(HttpResponse::Ok()
         .content_type("text/plain; charset=utf-8")
-        .insert_header(("X-Dozor-Verifier-Key", row.verifier_key))
-        .body(row.note))
+        .insert_header((
+            "X-Dozor-Verifier-Key",
+            cosigned.checkpoint.verifier_key.clone(),
+        ))
+        .insert_header(("X-Dozor-Cosignatures", cosigned.cosignatures.len().to_string()))
+        .body(cosigned.note()))
 }

@@ -23,11 +23,31 @@ pub struct ExportArgs {
     /// that covers them; default `<data dir>/operator.key`.
     #[arg(long, env = "DOZOR_OPERATOR_KEY")]
     operator_key: Option<PathBuf>,
+    /// The configuration file (`[[witness]]`): the export's latest checkpoint carries the
+    /// configured witnesses' cosignatures; default `<data dir>/dozor.toml` when it exists.
+    #[arg(long, env = "DOZOR_CONFIG")]
+    config: Option<PathBuf>,
+    /// How long to wait for the witnesses to cosign the checkpoint the export signs (a running
+    /// `dozor serve` shows it to them).
+    #[arg(long, default_value_t = 30)]
+    witness_wait_seconds: u64,
 }
 
 pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let sealer = super::serve::existing_operator_key(global, args.operator_key.clone())?;
+    let source = crate::config::Source::find(args.config.clone(), &global.data_dir);
+    let config = crate::config::load(&source, &serde_json::json!({}))?;
+    let keys: Vec<_> = config
+        .witness_endpoints()?
+        .into_iter()
+        .map(|w| w.key)
+        .collect();
+    let witnesses = reports::inspection::ExportWitnesses {
+        quorum: keys.len(),
+        keys,
+        wait: std::time::Duration::from_secs(args.witness_wait_seconds),
+    };
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let bar = simulator::progress_bar(0, "entries written");
     let summary = reports::inspection::write_export(
@@ -40,6 +60,7 @@ pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
         &args.dir,
         Utc::now(),
         Some(&global.data_dir),
+        &witnesses,
         &mut |done, total| {
             bar.set_length(total);
             bar.set_position(done);

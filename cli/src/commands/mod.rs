@@ -17,6 +17,7 @@ mod serve;
 mod table;
 mod tax;
 mod verify;
+mod witness;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -84,6 +85,9 @@ enum Command {
     /// Print the operator's verifier key (what checkpoints, registry events and exports are
     /// checked with) and its fingerprint, for the regulator to hold apart from the server.
     OperatorKey(keys::OperatorKeyArgs),
+    /// The witness a regulator runs: `witness key`, `witness serve --key FILE --log VKEY…
+    /// --store FILE`, `witness checkpoints`, `witness evidence`.
+    Witness(witness::WitnessArgs),
     /// Print the role table: which roles may call each route (as docs/ACCESS.md lists it).
     Roles,
     /// Print the OpenAPI document (as checked in at openapi/openapi.json).
@@ -186,6 +190,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Plan(a) => plan::run(a),
         Command::Bench(a) => simulator::bench::run(&global, a),
         Command::Probe(a) => probe::run(a),
+        Command::Witness(a) => witness::run(a),
         Command::Roles => {
             print!("{}", api::access::markdown());
             Ok(ExitCode::SUCCESS)

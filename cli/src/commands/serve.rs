@@ -212,7 +212,14 @@ pub fn run(global: &Global, config: Config) -> anyhow::Result<ExitCode> {
             .clone()
             .map(ledger::witness::Witness::new),
     });
+    settings.witnesses = config.witness_endpoints()?;
     let state = server::state(&settings)?;
+    let witness_clients = api::witnessing::spawn(
+        state.pool.clone(),
+        state.witnesses.clone(),
+        state.metrics.clone(),
+    )
+    .context("starting the witness clients")?;
     let scheduler = nightly_at
         .map(|at| {
             api::nightly::spawn(
@@ -271,6 +278,7 @@ pub fn run(global: &Global, config: Config) -> anyhow::Result<ExitCode> {
     if sealed.is_ok() {
         tracing::info!("final checkpoint signed over every acknowledged record");
     }
+    witness_clients.stop();
     db.close()?;
     tracing::info!("stopped");
     served.with_context(|| format!("serving on {bind}"))?;

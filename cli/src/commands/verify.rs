@@ -35,9 +35,38 @@ pub struct VerifyArgs {
     /// in it must be met with its root, and none may be larger than the ledger.
     #[arg(long)]
     witness: Option<PathBuf>,
+    /// A witness's cosignature verifier key (`name+id+key`, or a file holding it); repeat for
+    /// each witness whose cosignatures count.
+    #[arg(long = "witness-key")]
+    witness_keys: Vec<String>,
+    /// How many of the witness keys must have cosigned: the export's latest checkpoint (which
+    /// is proven to extend the one its entries are cut at), or, for the database, a checkpoint
+    /// the walk meets with its root. Default: all the keys given.
+    #[arg(long)]
+    quorum: Option<usize>,
 }
 
 impl VerifyArgs {
+    fn witness_policy(&self) -> anyhow::Result<reports::inspection::WitnessPolicy> {
+        let keys = self
+            .witness_keys
+            .iter()
+            .map(|k| {
+                let text = std::fs::read_to_string(k).unwrap_or_else(|_| k.clone());
+                ledger::cosignature::CosignatureVerifier::parse(&text)
+                    .with_context(|| format!("witness key `{k}`"))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let quorum = self.quorum.unwrap_or(keys.len());
+        if quorum > keys.len() {
+            anyhow::bail!(
+                "--quorum {quorum} is more than the {} witness keys given",
+                keys.len()
+            );
+        }
+        Ok(reports::inspection::WitnessPolicy { keys, quorum })
+    }
+
     fn signature_check(&self) -> SignatureCheck {
         if self.strict_signatures {
             SignatureCheck::Strict
@@ -81,6 +110,7 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
     let options = VerifyOptions {
         signatures: args.signature_check(),
         readjudicate: !args.skip_readjudication,
+        witnesses: args.witness_policy()?,
         ..VerifyOptions::default()
     };
     let started = std::time::Instant::now();
@@ -135,9 +165,20 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|v| (ledger::keys::key_id(&v.key), v.key))
         .collect();
+    let policy = args.witness_policy()?;
     let db = Database::open_for_reading(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
     let total = reads::size(&mut conn)?;
+    // The walk below meets every stored checkpoint with its root; the witnessed one among them.
+    let witnessed_checkpoint = if policy.keys.is_empty() {
+        None
+    } else {
+        Some(ledger::storage::cosignatures::latest_with_quorum(
+            &mut conn,
+            &policy.keys,
+            policy.quorum,
+        )?)
+    };
     let bar = simulator::progress_bar(total, "entries");
     let started = std::time::Instant::now();
     let witnessed = match &args.witness {
@@ -161,7 +202,26 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut printed = serde_json::to_value(&report)?;
     printed["nightly_reports_matching"] = reports_matching.into();
     printed["nightly_reports_changed"] = serde_json::to_value(&changed_reports)?;
+    if let Some(Some(w)) = &witnessed_checkpoint {
+        printed["witnessed_size"] = w.checkpoint.size.into();
+        printed["cosigned_by"] = w
+            .cosignatures
+            .iter()
+            .map(|c| serde_json::json!({"witness": c.witness, "timestamp": c.timestamp}))
+            .collect::<Vec<_>>()
+            .into();
+    }
     println!("{}", serde_json::to_string_pretty(&printed)?);
+    if report.failure.is_none() {
+        if let Some(None) = witnessed_checkpoint {
+            eprintln!(
+                "ledger NOT WITNESSED: no checkpoint carries {} cosignatures of the {} witness keys given",
+                policy.quorum,
+                policy.keys.len()
+            );
+            return Ok(ExitCode::from(1));
+        }
+    }
     match (&report.failure, changed_reports.first()) {
         (None, None) => {
             eprintln!(

@@ -531,6 +531,7 @@ pub fn export_and_verify_day(
         &out,
         chrono::Utc::now(),
         None,
+        &Default::default(),
         &mut |_, _| {},
     )
     .unwrap();

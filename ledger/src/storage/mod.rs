@@ -5,6 +5,7 @@ pub mod api_keys;
 pub mod append;
 pub mod checkpoints;
 pub mod cluster;
+pub mod cosignatures;
 pub mod database;
 pub mod deliveries;
 mod derived_check;

@@ -45,6 +45,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    checkpoint_cosignatures (size, witness) {
+        size -> Int8,
+        witness -> Text,
+        line -> Text,
+        cosigned_at -> Timestamptz,
+        received_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     checkpoints (size) {
         size -> Int8,
         root -> Bytea,
@@ -210,6 +220,7 @@ diesel::table! {
 diesel::joinable!(api_key_revocations -> api_keys (key_id));
 diesel::joinable!(api_key_revocations -> ledger_entries (ledger_index));
 diesel::joinable!(api_keys -> ledger_entries (ledger_index));
+diesel::joinable!(checkpoint_cosignatures -> checkpoints (size));
 diesel::joinable!(finding_resolutions -> api_keys (key_id));
 diesel::joinable!(finding_resolutions -> ledger_entries (ledger_index));
 diesel::joinable!(findings -> adjudications (ledger_index));
@@ -225,6 +236,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     adjudications,
     api_key_revocations,
     api_keys,
+    checkpoint_cosignatures,
     checkpoints,
     finding_resolutions,
     findings,

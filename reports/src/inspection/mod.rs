@@ -8,8 +8,8 @@ pub mod zip;
 pub use dozor_verify::format;
 pub use dozor_verify::format::*;
 pub use dozor_verify::{
-    verify_export, Chunking, FoundRound, InspectionError, InspectionReport, SealedPackage,
-    VerifyOptions, WhichRound, SIGNATURE_BATCH,
+    verify_export, Chunking, Cosigner, FoundRound, InspectionError, InspectionReport,
+    SealedPackage, VerifyOptions, WhichRound, WitnessPolicy, SIGNATURE_BATCH,
 };
 pub use show::{show_round, ShownRound};
-pub use write::{write_export, ExportError, ExportSummary};
+pub use write::{write_export, ExportError, ExportSummary, ExportWitnesses};

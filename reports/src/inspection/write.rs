@@ -15,7 +15,7 @@ use ledger::merkle::range_nodes_needed;
 use ledger::registry_event::RegistryEvent;
 use ledger::registry_history::RegistryHistory;
 use ledger::storage::schema::{adjudications, ledger_entries};
-use ledger::storage::{checkpoints, published_reports, reads, tree};
+use ledger::storage::{checkpoints, cosignatures, published_reports, reads, tree};
 use sha2::Digest as _;
 
 use crate::{daily, GamingDayClock};
@@ -220,6 +220,44 @@ fn proofs_file(
     Ok(ProofsFile { size, proofs })
 }
 
+/// The witnesses whose cosignatures an export's latest checkpoint carries (C2SP
+/// tlog-cosignature lines after the operator's signature), how many it should have, and how
+/// long to wait for them on a checkpoint just signed.
+#[derive(Debug, Clone, Default)]
+pub struct ExportWitnesses {
+    pub keys: Vec<ledger::cosignature::CosignatureVerifier>,
+    pub quorum: usize,
+    pub wait: std::time::Duration,
+}
+
+/// The export's latest checkpoint: the newest with `witnesses.quorum` cosignatures at least as
+/// large as `latest` (waiting up to `witnesses.wait` for the witnesses to cosign it), else
+/// `latest` with the cosignatures it has; with its note, cosignature lines included.
+fn witnessed_latest(
+    conn: &mut PgConnection,
+    witnesses: &ExportWitnesses,
+    latest: checkpoints::CheckpointRow,
+) -> Result<(checkpoints::CheckpointRow, String), ExportError> {
+    if witnesses.keys.is_empty() {
+        let note = latest.note.clone();
+        return Ok((latest, note));
+    }
+    let deadline = std::time::Instant::now() + witnesses.wait;
+    loop {
+        let found = cosignatures::latest_with_quorum(conn, &witnesses.keys, witnesses.quorum)?;
+        if let Some(found) = found.filter(|f| f.checkpoint.size >= latest.size) {
+            let note = found.note();
+            return Ok((found.checkpoint, note));
+        }
+        if std::time::Instant::now() >= deadline {
+            let found = cosignatures::cosigned(conn, latest, &witnesses.keys)?;
+            let note = found.note();
+            return Ok((found.checkpoint, note));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
 /// Writes the export of gaming days `from..=to` into `dir` (created; must be empty), its
 /// reports sealed in the name of `actor` (whose request it is), calling
 /// `progress(entries written, entries to write)` after each page of entries (for a progress
@@ -235,6 +273,7 @@ pub fn write_export(
     dir: &Path,
     now: DateTime<Utc>,
     nightly_from: Option<&Path>,
+    witnesses: &ExportWitnesses,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ExportSummary, ExportError> {
     if to < from {
@@ -279,6 +318,7 @@ pub fn write_export(
 
     let checkpoint_row = checkpoints::covering(conn, run_end)?.ok_or(ExportError::NoCheckpoint)?;
     let latest_row = checkpoints::latest(conn)?.ok_or(ExportError::NoCheckpoint)?;
+    let (latest_row, latest_note) = witnessed_latest(conn, witnesses, latest_row)?;
     let parse = |note: &str, key: &str| -> Result<Checkpoint, ExportError> {
         let unreadable = ExportError::Checkpoint;
         let verifier = NoteVerifier::parse(key).map_err(unreadable)?;
@@ -339,7 +379,7 @@ pub fn write_export(
     };
     w.json(fmt::TREE, &tree_file)?;
     w.file(fmt::CHECKPOINT, checkpoint_row.note.as_bytes())?;
-    w.file(fmt::CHECKPOINT_LATEST, latest_row.note.as_bytes())?;
+    w.file(fmt::CHECKPOINT_LATEST, latest_note.as_bytes())?;
     let proof = if checkpoint.size == 0 || checkpoint.size == latest.size {
         Vec::new()
     } else {

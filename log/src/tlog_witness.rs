@@ -1,9 +1,14 @@
-//! The body of a `tlog-witness` add-checkpoint request: `old <size>`, up to 63 consistency proof
-//! lines (base64 of 32 bytes), an empty line, then the signed checkpoint.
+//! The wire format of C2SP `tlog-witness`, for the witness and its clients alike: the body of an
+//! add-checkpoint request (`old <size>`, up to 63 consistency proof lines in base64, an empty
+//! line, the signed checkpoint) and the 409 answer's body (the size, `text/x.tlog.size`).
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
-use dozor_log::merkle::Hash;
+
+use crate::merkle::Hash;
+
+/// The content type of a 409 answer's body.
+pub const SIZE_CONTENT_TYPE: &str = "text/x.tlog.size";
 
 /// The most proof lines a client may send (a proof between 63-bit tree sizes).
 pub const MAX_PROOF_LINES: usize = 63;
@@ -62,6 +67,14 @@ pub fn decimal(text: &str) -> Option<u64> {
         .filter(|n| canonical && *n <= i64::MAX as u64)
 }
 
+/// The size a 409 answer carries (`<size>\n`).
+pub fn parse_size(body: &[u8]) -> Option<u64> {
+    std::str::from_utf8(body)
+        .ok()?
+        .strip_suffix('\n')
+        .and_then(decimal)
+}
+
 /// The body of a request (for a client).
 pub fn body(old_size: u64, proof: &[Hash], note: &str) -> String {
     let mut body = format!("old {old_size}\n");
@@ -114,5 +127,14 @@ mod tests {
         let many = body(1, &[[1; 32]; 64], NOTE);
         assert!(parse(many.as_bytes()).unwrap_err().contains("at most 63"));
         assert!(parse(body(1, &[[1; 32]; 63], NOTE).as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn a_conflict_answer_carries_one_size_and_a_newline() {
+        assert_eq!(parse_size(b"3\n"), Some(3));
+        assert_eq!(parse_size(b"0\n"), Some(0));
+        for bad in [&b"3"[..], b"03\n", b"3\n\n", b" 3\n", b""] {
+            assert_eq!(parse_size(bad), None, "{bad:?}");
+        }
     }
 }
