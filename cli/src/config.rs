@@ -100,7 +100,11 @@ impl Config {
                     .map(|p| {
                         let path = base.join(p);
                         std::fs::read(&path).with_context(|| {
-                            format!("configuration: witness {}: ca_file {}", i + 1, path.display())
+                            format!(
+                                "configuration: witness {}: ca_file {}",
+                                i + 1,
+                                path.display()
+                            )
                         })
                     })
                     .transpose()?;

@@ -337,7 +337,9 @@ pub async fn checkpoint(
         } else {
             ApiError::not_found(
                 "no_cosigned_checkpoint",
-                format!("no checkpoint carries {wanted} cosignatures of the configured witnesses yet"),
+                format!(
+                    "no checkpoint carries {wanted} cosignatures of the configured witnesses yet"
+                ),
             )
         }
     })?;
@@ -347,6 +349,9 @@ pub async fn checkpoint(
             "X-Dozor-Verifier-Key",
             cosigned.checkpoint.verifier_key.clone(),
         ))
-        .insert_header(("X-Dozor-Cosignatures", cosigned.cosignatures.len().to_string()))
+        .insert_header((
+            "X-Dozor-Cosignatures",
+            cosigned.cosignatures.len().to_string(),
+        ))
         .body(cosigned.note()))
 }
