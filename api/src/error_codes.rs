@@ -140,6 +140,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ),
     ("no_such_proof", "no such leaf or tree in the ledger (yet)"),
     ("no_checkpoint", "no checkpoint covers it yet"),
+    (
+        "no_cosigned_checkpoint",
+        "no checkpoint carries that many cosignatures of the configured witnesses yet",
+    ),
     // Reports.
     (
         "invalid_period",
