@@ -14,8 +14,6 @@ use crate::routes;
 use crate::state::AppState;
 
 pub const DEFAULT_PLAN: &str = "69games-ziva-hra";
-/// Origin (and key name) of checkpoints when the operator has not chosen one.
-pub const DEFAULT_ORIGIN: &str = "dozor.local/ledger";
 /// 256 KiB: a roulette spin with every bet of a full table is far below this.
 pub const DEFAULT_BODY_LIMIT: usize = 256 * 1024;
 
@@ -103,6 +101,12 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
         ));
     }
     let pool = ledger::storage::pool(&settings.database_url, settings.pool_size)?;
+    {
+        let mut conn = pool
+            .get()
+            .map_err(|e| ledger::LedgerError::Connection(e.to_string()))?;
+        ledger::storage::checkpoints::check_signer(&mut conn, &settings.operator)?;
+    }
     let plans = Arc::new(plans);
     let ingest = Ingest::start(
         IngestSettings {

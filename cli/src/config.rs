@@ -16,6 +16,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("DOZOR_OWNER_DATABASE_URL", "database.owner_url"),
     ("DOZOR_POOL_SIZE", "database.pool_size"),
     ("DOZOR_OPERATOR_KEY", "ledger.operator_key"),
+    ("DOZOR_ORIGIN", "ledger.origin"),
     ("DOZOR_CHECKPOINT_EVERY", "ledger.checkpoint_every"),
     ("DOZOR_CHECKPOINT_SECONDS", "ledger.checkpoint_seconds"),
     ("DOZOR_CHECKPOINT_WITNESS", "ledger.checkpoint_witness"),
@@ -162,6 +163,10 @@ impl Default for Database {
 pub struct Ledger {
     /// The operator's key; `<data dir>/operator.key` (created on first start) when absent.
     pub operator_key: Option<PathBuf>,
+    /// The log's name (C2SP checkpoint origin, a schema-less URL such as
+    /// `ledger.casino.example/praha`): given to a new operator key, and checked against an
+    /// existing one. Absent: a new key gets one of its own (`dozor.local/<key hash>`).
+    pub origin: Option<String>,
     pub checkpoint_every: u64,
     pub checkpoint_seconds: u64,
     pub checkpoint_witness: Option<PathBuf>,
@@ -173,6 +178,7 @@ impl Default for Ledger {
     fn default() -> Self {
         Ledger {
             operator_key: None,
+            origin: None,
             checkpoint_every: 1000,
             checkpoint_seconds: 10,
             checkpoint_witness: None,

@@ -497,3 +497,40 @@ async fn a_rewritten_ledger_signed_with_the_operators_key_is_refused_by_the_witn
         "{stderr}"
     );
 }
+
+#[::core::prelude::v1::test]
+fn every_new_operator_key_names_a_log_of_its_own_and_the_name_never_changes_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = |sub: &str, origin: Option<&str>| {
+        ledger::operator_key::load_or_create(&dir.path().join(sub), None, origin)
+    };
+    // Two casinos that configure nothing still have logs of different names, each derived
+    // from its own key: dozor.local/ and 16 hex digits of the key's SHA-256.
+    let first = made("a", None).unwrap();
+    let second = made("b", None).unwrap();
+    assert_ne!(first.name(), second.name());
+    assert_eq!(
+        first.name(),
+        ledger::operator_key::default_origin(&first.verifier().key)
+    );
+    assert!(first.name().starts_with("dozor.local/") && first.name().len() == 28);
+    // A configured origin names a new key; the same key read again under another is refused.
+    let named = made("c", Some("ledger.casino.example/praha")).unwrap();
+    assert_eq!(named.name(), "ledger.casino.example/praha");
+    let refused = made("c", Some("ledger.casino.example/brno")).unwrap_err();
+    assert!(refused.to_string().contains("rotation"), "{refused}");
+    assert!(made("c", None).is_ok());
+}
+
+#[::core::prelude::v1::test]
+fn a_server_refuses_an_operator_key_other_than_the_one_that_signed_the_ledger() {
+    let (_, url) = state();
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    ledger::storage::checkpoints::create(&mut conn, &operator(), 0, chrono::Utc::now()).unwrap();
+    let mut settings = server::Settings::new(url.clone(), operator_with(43));
+    settings.body_limit = 64 * 1024;
+    let refused = server::state(&settings).err().unwrap();
+    assert!(refused.to_string().contains("rotation"), "{refused}");
+    let settings = server::Settings::new(url, operator());
+    assert!(server::state(&settings).is_ok());
+}

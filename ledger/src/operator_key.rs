@@ -13,24 +13,43 @@ pub fn default_path(data_dir: &Path) -> PathBuf {
     data_dir.join("operator.key")
 }
 
+/// The checkpoint origin of a new operator key when none is configured: one of its own, from
+/// the key (`dozor.local/` and the first 16 hex digits of the SHA-256 of the public key), so no
+/// two casinos' logs share a name.
+pub fn default_origin(key: &ed25519_dalek::VerifyingKey) -> String {
+    use sha2::{Digest as _, Sha256};
+    let digest = hex::encode(Sha256::digest(key.as_bytes()));
+    format!("dozor.local/{}", &digest[..16])
+}
+
 /// The key at `path`; without a path, the one under `data_dir`, created there (with checkpoint
-/// origin `origin`) if there is none yet.
+/// origin `origin`, or [`default_origin`]) if there is none yet. An existing key whose origin is
+/// not `origin` is refused: a log's origin never changes but by a recorded rotation.
 pub fn load_or_create(
     data_dir: &Path,
     path: Option<PathBuf>,
-    origin: &str,
+    origin: Option<&str>,
 ) -> Result<NoteSigner, LedgerError> {
     let explicit = path.is_some();
     let path = path.unwrap_or_else(|| default_path(data_dir));
     if !path.exists() && !explicit {
         std::fs::create_dir_all(data_dir)
             .map_err(|e| LedgerError::io(format!("creating {}", data_dir.display()), e))?;
-        let signer = NoteSigner::new(origin, crate::keys::generate())
-            .map_err(|e| LedgerError::Key(e.to_string()))?;
+        let key = crate::keys::generate();
+        let name = origin.map_or_else(|| default_origin(&key.verifying_key()), str::to_owned);
+        let signer = NoteSigner::new(&name, key).map_err(|e| LedgerError::Key(e.to_string()))?;
         write_private(&path, &signer.private_key())?;
         tracing::warn!(path = %path.display(), verifier_key = %signer.verifier(), "created an operator checkpoint key");
     }
-    read(&path)
+    let signer = read(&path)?;
+    if let Some(origin) = origin.filter(|o| *o != signer.name()) {
+        return Err(LedgerError::Key(format!(
+            "the operator key {} signs checkpoints under the origin `{}`, the configuration says `{origin}`: a log's origin never changes but by a rotation (`dozor log rotate`)",
+            path.display(),
+            signer.name()
+        )));
+    }
+    Ok(signer)
 }
 
 /// The key at `path`, or else under `data_dir`; never created (for commands that sign on

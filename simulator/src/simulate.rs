@@ -137,11 +137,7 @@ impl OwnKey {
             global.database_url.clone(),
             &global.data_dir,
         )?;
-        let operator = ledger::operator_key::load_or_create(
-            &global.data_dir,
-            operator_key,
-            api::server::DEFAULT_ORIGIN,
-        )?;
+        let operator = ledger::operator_key::load_or_create(&global.data_dir, operator_key, None)?;
         let now = Utc::now();
         let name = format!("simulator-{}", now.format("%Y%m%dT%H%M%S%.6f"));
         let secret = ledger::access::ApiKeySecret::generate();

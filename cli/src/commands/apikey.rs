@@ -83,7 +83,7 @@ fn run_on(global: &Global, url: &str, args: ApikeyArgs) -> anyhow::Result<ExitCo
                 (None, Some(days)) => Some(now + chrono::Duration::days(i64::from(days))),
                 (None, None) => None,
             };
-            let operator = super::serve::operator_key(global, args.operator_key)?;
+            let operator = super::serve::operator_key(global, args.operator_key, None)?;
             let actor = ledger::registry_history::cli_actor();
             let new = NewApiKey {
                 name: &name,
@@ -135,7 +135,7 @@ fn run_on(global: &Global, url: &str, args: ApikeyArgs) -> anyhow::Result<ExitCo
             Ok(ExitCode::SUCCESS)
         }
         ApikeyCommand::Revoke { key, reason } => {
-            let operator = super::serve::operator_key(global, args.operator_key)?;
+            let operator = super::serve::operator_key(global, args.operator_key, None)?;
             let (record, receipt) = api_keys::revoke_api_key(
                 &mut conn,
                 operator.signing_key(),

@@ -16,9 +16,10 @@ pub struct KeygenArgs {
     /// Make the operator's checkpoint key instead of a table key (Go sumdb/note format).
     #[arg(long)]
     operator: bool,
-    /// Name (log origin) of an operator key, e.g. `dozor.casino.example/ledger`.
-    #[arg(long, default_value = api::server::DEFAULT_ORIGIN)]
-    name: String,
+    /// Name (log origin) of an operator key, e.g. `ledger.casino.example/praha`; default, one of
+    /// its own (`dozor.local/<key hash>`).
+    #[arg(long)]
+    name: Option<String>,
 }
 
 pub fn keygen(args: KeygenArgs) -> anyhow::Result<ExitCode> {
@@ -26,7 +27,12 @@ pub fn keygen(args: KeygenArgs) -> anyhow::Result<ExitCode> {
         bail!("{} exists; use --force to overwrite", args.out.display());
     }
     if args.operator {
-        let signer = ledger::checkpoint::NoteSigner::new(&args.name, generate())?;
+        let key = generate();
+        let name = args
+            .name
+            .clone()
+            .unwrap_or_else(|| ledger::operator_key::default_origin(&key.verifying_key()));
+        let signer = ledger::checkpoint::NoteSigner::new(&name, key)?;
         ledger::operator_key::write_private(&args.out, &signer.private_key())?;
         println!(
             "{}",

@@ -126,12 +126,17 @@ impl ServeArgs {
     }
 }
 
-/// Reads the operator key, or creates one at the default place.
-pub(super) fn operator_key(global: &Global, path: Option<PathBuf>) -> anyhow::Result<NoteSigner> {
+/// Reads the operator key, or creates one at the default place (under `origin`, or an origin
+/// of its own).
+pub(super) fn operator_key(
+    global: &Global,
+    path: Option<PathBuf>,
+    origin: Option<&str>,
+) -> anyhow::Result<NoteSigner> {
     Ok(ledger::operator_key::load_or_create(
         &global.data_dir,
         path,
-        server::DEFAULT_ORIGIN,
+        origin,
     )?)
 }
 
@@ -171,7 +176,11 @@ pub fn run(global: &Global, config: Config) -> anyhow::Result<ExitCode> {
     // Migrations ran as the owner; the server itself gets only the writer's privileges.
     let mut settings = Settings::new(
         db.server_url().to_owned(),
-        operator_key(&global, config.ledger.operator_key.clone())?,
+        operator_key(
+            &global,
+            config.ledger.operator_key.clone(),
+            config.ledger.origin.as_deref(),
+        )?,
     );
     settings.clock = clock;
     settings.data_dir = Some(global.data_dir.clone());

@@ -55,7 +55,7 @@ pub fn run(global: &Global, args: TableArgs) -> anyhow::Result<ExitCode> {
 
 fn run_on(global: &Global, url: &str, args: TableArgs) -> anyhow::Result<ExitCode> {
     let mut conn = connect(url)?;
-    let operator = super::serve::operator_key(global, args.operator_key)?;
+    let operator = super::serve::operator_key(global, args.operator_key, None)?;
     let verifier = operator.verifier().key;
     let operators = HashMap::from([(ledger::keys::key_id(&verifier), verifier)]);
     let mut history = RegistryHistory::default();

@@ -67,3 +67,23 @@ pub fn create(
         .execute(conn)?;
     Ok(row)
 }
+
+/// Refuses `signer` for a ledger whose latest checkpoint another key signed: the log's origin
+/// and key never change without a recorded rotation, or the checkpoints before and after could
+/// not be told apart from a second log of the same name.
+pub fn check_signer(
+    conn: &mut PgConnection,
+    signer: &NoteSigner,
+) -> Result<(), crate::LedgerError> {
+    let Some(latest) = latest(conn)? else {
+        return Ok(());
+    };
+    let given = signer.verifier().to_string();
+    if latest.verifier_key == given {
+        return Ok(());
+    }
+    Err(crate::LedgerError::Key(format!(
+        "the ledger's checkpoints (the latest of size {}) are signed by `{}`; the operator key given is `{given}`: a log's key and origin change only by a rotation (`dozor log rotate`)",
+        latest.size, latest.verifier_key
+    )))
+}
