@@ -516,6 +516,65 @@ mod tests {
     }
 
     #[test]
+    fn witnesses_are_read_with_their_keys_and_a_bad_one_is_named() {
+        let key = |name: &str, seed: u8| {
+            ledger::cosignature::CosignatureSigner::new(
+                name,
+                ed25519_dalek::SigningKey::from_bytes(&[seed; 32]),
+            )
+            .unwrap()
+            .verifier()
+            .to_string()
+        };
+        let file = |witnesses: &[(&str, String)]| {
+            witnesses
+                .iter()
+                .map(|(url, key)| format!("[[witness]]\nurl = \"{url}\"\nkey = \"{key}\"\n"))
+                .collect::<String>()
+        };
+        let two = file(&[
+            ("https://w1.example/log", key("w1.example/log", 1)),
+            ("http://127.0.0.1:8090", key("w2.example/log", 2)),
+        ]);
+        let endpoints = from_file(&two, serde_json::json!({}))
+            .unwrap()
+            .witness_endpoints()
+            .unwrap();
+        assert_eq!(
+            endpoints
+                .iter()
+                .map(|e| e.key.name.as_str())
+                .collect::<Vec<_>>(),
+            ["w1.example/log", "w2.example/log"]
+        );
+        let error = |text: String| {
+            from_file(&text, serde_json::json!({}))
+                .unwrap()
+                .witness_endpoints()
+                .unwrap_err()
+                .to_string()
+        };
+        // A note (0x01) key where a cosignature (0x04) key belongs.
+        let note_key = ledger::checkpoint::NoteSigner::new(
+            "w1.example/log",
+            ed25519_dalek::SigningKey::from_bytes(&[1; 32]),
+        )
+        .unwrap()
+        .verifier()
+        .to_string();
+        assert!(error(file(&[("https://w1.example", note_key)])).contains("witness 1: key"));
+        assert!(
+            error(file(&[("ftp://w1.example", key("w1.example/log", 1))]))
+                .contains("is not http:// or https://")
+        );
+        assert!(error(file(&[
+            ("https://a.example", key("w1.example/log", 1)),
+            ("https://b.example", key("w1.example/log", 1)),
+        ]))
+        .contains("listed twice"));
+    }
+
+    #[test]
     fn the_example_file_is_complete_and_valid() {
         let text = include_str!("../../deploy/dozor.example.toml");
         let config = from_file(text, serde_json::json!({})).unwrap();

@@ -28,6 +28,12 @@ pub fn parse_public_key(text: &str) -> Result<VerifyingKey, LogError> {
     if key.is_weak() {
         return Err(LogError::Key("weak (small-order) ed25519 key".into()));
     }
+    // Verifiers hash a key as written and decode it once: one point, one encoding.
+    if key.to_edwards().compress().as_bytes() != &bytes {
+        return Err(LogError::Key(
+            "ed25519 key is not canonically encoded".into(),
+        ));
+    }
     // A key with a small-order component could let one signature pass a batch check and fail a
     // single one; honest keys are in the prime-order subgroup.
     if !key.to_edwards().is_torsion_free() {

@@ -1,37 +1,32 @@
-//! Batch ed25519 verification with signatures grouped by key. A batch verifies exactly when every
-//! signature passes ed25519-dalek's `verify_strict`, ingest's check.
+//! Ed25519 verification for the verifiers (the offline verify of an export and the database
+//! verify), in batches grouped by key.
 //!
-//! For random 128-bit zᵢ it checks [−Σ zᵢsᵢ]B + Σ [zᵢ]Rᵢ + Σ [zᵢhᵢ]Aᵢ = 0 (cofactorless), with
-//! signatures by the same key sharing that key's term, [Σ zᵢhᵢ]A: n signatures by k keys cost a
-//! multiscalar multiplication of n + k + 1 points instead of 2n + 1.
+//! **What is accepted.** A signature (R, s) by key A on message M is valid when `s` is a
+//! canonical scalar (below ℓ), R and A decode to curve points (any encoding, as written), and
+//! RFC 8032's cofactored equation holds: [8][s]B = [8]R + [8][h]A with h = SHA-512(R ‖ A ‖ M) as
+//! bytes were given. That is exactly ZIP 215's definition of validity; the one addition is that
+//! A must be a key dozor registers: canonically encoded, not of small order and torsion-free
+//! (registration refuses others, `keys::parse_public_key`; this module checks each key again,
+//! once per batch).
 //!
-//! That equation settles each signature's own equation only up to the curve's 8-torsion: torsion
-//! components cancel between signatures (an even zᵢ removes one of order 2), and the reductions
-//! mod ℓ change them. On its own it accepted signatures with a small-order key or R, or with an R
-//! having a torsion component, which `verify_strict` refuses; and it refused signatures by a
-//! mixed-order key which `verify_strict` accepts. So, as `verify_strict` does:
+//! Ingest is stricter: it refuses whatever `verify_strict` refuses (an R with a torsion
+//! component, a non-canonical R). A verifier may accept more, and this is sound for an audit:
+//! with A = [a]B torsion-free, the equation says R = [s]B − [h]A + T for a torsion point T, and
+//! finding such an `s` for an h fixed by R, A and M is as hard as forging an Ed25519 signature
+//! (T adds at most eight candidates). So a valid signature still proves that the holder of the
+//! key signed these very bytes, and the entry's bytes are fixed anyway by the hash chain and the
+//! signed, witnessed tree. What verifiers no longer check is only that the signer's software
+//! produced the canonical R it always produces.
 //!
-//! * a non-canonical `s`, an R that is no curve point, or a key or R of small order fails the
-//!   batch: `verify_strict` refuses these outright;
-//! * under a torsion-free key, an R with a torsion component fails it: [s]B − [h]A is then
-//!   torsion-free and never equals R. Every non-canonical encoding of R (refused by
-//!   `verify_strict`, which compares bytes) decodes to such a point or to one of small order;
-//! * a mixed-order key's signature passes `verify_strict` when its own torsion happens to cancel,
-//!   which no random combination reproduces, so such signatures are checked alone with
-//!   `verify_strict`. Honest keys are never mixed-order.
-//!
-//! What is left has only prime-order points, where the equation holds exactly when every
-//! signature's does, but for a probability of about 2⁻¹²⁸. `tests/signature_differential.rs`
-//! compares the two signature by signature, on batches of up to 512 with each of these cases
-//! (and wrong keys, swapped messages, s + ℓ) at random positions.
-//!
-//! Cost: the torsion check of each R is a scalar multiplication, which makes this about as slow as
-//! `verify_strict` one by one (the grouped equation alone took about a quarter of that). It cannot
-//! be folded into the equation: a random combination misses a torsion component of order 2 with
-//! probability 1/2. A key's checks are paid once per key.
-//!
-//! The zᵢ are derived, as ed25519-dalek derives them, from every input (each H(R‖A‖M) and `s`):
-//! whoever chose the signatures cannot predict them without breaking SHA-512.
+//! **The batch.** For random 128-bit zᵢ it checks
+//! [8]([−Σ zᵢsᵢ]B + Σ [zᵢ]Rᵢ + Σₖ [Σ_{i by k} zᵢhᵢ]Aₖ) = 0: n signatures by k keys cost one
+//! multiscalar multiplication of n + k + 1 points. The factor 8 removes every torsion component
+//! before the random combination, so the batch holds exactly when each signature's own
+//! cofactored equation holds, but for a probability of about 2⁻¹²⁸ (ZIP 215's argument). The zᵢ
+//! are derived from every input (each H(R‖A‖M) and `s`): whoever chose the signatures cannot
+//! predict them without breaking SHA-512. `tests/signature_differential.rs` compares the batch
+//! with [`verify_one`] signature by signature, and both with `verify_strict`, on batches with
+//! adversarial signatures at random positions.
 
 use std::collections::HashMap;
 
@@ -45,9 +40,44 @@ use rand_chacha::ChaCha20Rng;
 use sha2::{Digest, Sha512};
 
 /// Separates these coefficients from any other use of the same hashes.
-const DOMAIN: &[u8] = b"dozor ed25519 batch verification v1";
+const DOMAIN: &[u8] = b"dozor ed25519 batch verification v2 (cofactored)";
 
-/// Whether every signature passes `verify_strict` (see the module documentation). `messages`, `signatures`
+/// A key's point, if it is one dozor registers: canonically encoded, not of small order,
+/// torsion-free.
+pub fn registered_key_point(key: &VerifyingKey) -> Option<EdwardsPoint> {
+    let point = key.to_edwards();
+    let canonical = point.compress().as_bytes() == key.as_bytes();
+    (canonical && !point.is_small_order() && point.is_torsion_free()).then_some(point)
+}
+
+fn challenge(signature: &Signature, key: &VerifyingKey, message: &[u8]) -> Scalar {
+    let hram: [u8; 64] = Sha512::new()
+        .chain_update(signature.r_bytes())
+        .chain_update(key.as_bytes())
+        .chain_update(message)
+        .finalize()
+        .into();
+    Scalar::from_bytes_mod_order_wide(&hram)
+}
+
+/// Whether one signature is valid by the rule above (what the batch decides for each).
+pub fn verify_one(message: &[u8], signature: &Signature, key: &VerifyingKey) -> bool {
+    let Some(a) = registered_key_point(key) else {
+        return false;
+    };
+    let Some(s) = Option::<Scalar>::from(Scalar::from_canonical_bytes(*signature.s_bytes())) else {
+        return false;
+    };
+    let Some(r) = CompressedEdwardsY(*signature.r_bytes()).decompress() else {
+        return false;
+    };
+    let h = challenge(signature, key, message);
+    // [s]B − [h]A − R, which must be a torsion point.
+    let residue = EdwardsPoint::vartime_double_scalar_mul_basepoint(&-h, &a, &s) - r;
+    residue.mul_by_cofactor().is_identity()
+}
+
+/// Whether every signature is valid (see the module documentation). `messages`, `signatures`
 /// and `keys` are parallel; slices of different lengths never verify.
 pub fn verify(messages: &[&[u8]], signatures: &[Signature], keys: &[VerifyingKey]) -> bool {
     let n = signatures.len();
@@ -67,15 +97,11 @@ pub fn verify_each<'a>(
     let mut challenges = Vec::with_capacity(n);
     for i in 0..n {
         let (message, signature, key) = signed(i);
-        let hram: [u8; 64] = Sha512::new()
-            .chain_update(signature.r_bytes())
-            .chain_update(key.as_bytes())
-            .chain_update(message)
-            .finalize()
-            .into();
-        transcript.update(hram);
+        let h = challenge(signature, key, message);
+        transcript.update(h.as_bytes());
+        transcript.update(signature.r_bytes());
         transcript.update(signature.s_bytes());
-        challenges.push(Scalar::from_bytes_mod_order_wide(&hram));
+        challenges.push(h);
     }
     let seed: [u8; 64] = transcript.finalize().into();
     let mut seed32 = [0u8; 32];
@@ -87,62 +113,43 @@ pub fn verify_each<'a>(
     scalars.push(Scalar::ZERO);
     let mut r_points: Vec<EdwardsPoint> = Vec::with_capacity(n);
     let mut base = Scalar::ZERO;
-    // A key's slot among the key terms; `None` for a mixed-order key, whose signatures are
-    // checked alone.
-    let mut key_slot: HashMap<[u8; 32], Option<usize>> = HashMap::new();
+    let mut key_slot: HashMap<[u8; 32], usize> = HashMap::new();
     let mut key_scalars: Vec<Scalar> = Vec::new();
     let mut key_points: Vec<EdwardsPoint> = Vec::new();
-    for (i, challenge) in challenges.iter().enumerate() {
-        let (message, signature, key) = signed(i);
+    for (i, h) in challenges.iter().enumerate() {
+        let (_, signature, key) = signed(i);
         let slot = match key_slot.get(key.as_bytes()) {
             Some(slot) => *slot,
             None => {
-                let point = key.to_edwards();
-                if point.is_small_order() {
+                let Some(point) = registered_key_point(key) else {
                     return false;
-                }
-                let slot = point.is_torsion_free().then(|| {
-                    key_scalars.push(Scalar::ZERO);
-                    key_points.push(point);
-                    key_points.len() - 1
-                });
-                key_slot.insert(key.to_bytes(), slot);
-                slot
+                };
+                key_scalars.push(Scalar::ZERO);
+                key_points.push(point);
+                key_slot.insert(key.to_bytes(), key_points.len() - 1);
+                key_points.len() - 1
             }
-        };
-        let Some(slot) = slot else {
-            if key.verify_strict(message, signature).is_err() {
-                return false;
-            }
-            continue;
         };
         let Some(s) = Option::<Scalar>::from(Scalar::from_canonical_bytes(*signature.s_bytes()))
         else {
             return false;
         };
-        let Some(r) = strict_r(signature.r_bytes()) else {
+        let Some(r) = CompressedEdwardsY(*signature.r_bytes()).decompress() else {
             return false;
         };
         let z = Scalar::from(rng.gen::<u128>());
         base += z * s;
         scalars.push(z);
         r_points.push(r);
-        key_scalars[slot] += z * challenge;
+        key_scalars[slot] += z * h;
     }
     scalars[0] = -base;
     let points = std::iter::once(&ED25519_BASEPOINT_POINT)
         .chain(&r_points)
         .chain(&key_points);
-    EdwardsPoint::vartime_multiscalar_mul(scalars.iter().chain(&key_scalars), points).is_identity()
-}
-
-/// R, if `verify_strict` could accept a signature with it under a torsion-free key: a curve
-/// point neither of small order nor with a torsion component. That also refuses every
-/// non-canonical encoding (which `verify_strict` refuses by comparing bytes): each decodes to a
-/// small-order or mixed-order point (see the tests).
-fn strict_r(bytes: &[u8; 32]) -> Option<EdwardsPoint> {
-    let r = CompressedEdwardsY(*bytes).decompress()?;
-    (!r.is_small_order() && r.is_torsion_free()).then_some(r)
+    EdwardsPoint::vartime_multiscalar_mul(scalars.iter().chain(&key_scalars), points)
+        .mul_by_cofactor()
+        .is_identity()
 }
 
 #[cfg(test)]
@@ -295,7 +302,7 @@ mod tests {
     }
 
     #[test]
-    fn agrees_with_dalek_on_random_batches_with_random_damage() {
+    fn agrees_with_each_signature_alone_and_with_dalek_on_random_batches_with_random_damage() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         for round in 0..40 {
             let n = 1 + (rng.next_u32() % 40) as usize;
@@ -309,35 +316,68 @@ mod tests {
             }
             assert_eq!(batch.grouped(), batch.dalek(), "round {round}");
             assert_eq!(batch.grouped(), round % 2 == 0, "round {round}");
+            let each = (0..n)
+                .all(|i| verify_one(&batch.messages[i], &batch.signatures[i], &batch.keys[i]));
+            assert_eq!(batch.grouped(), each, "round {round}");
         }
     }
 
     #[test]
-    fn every_non_canonical_r_is_refused() {
-        // y ≥ p = 2²⁵⁵ − 19, with either sign bit; then x = 0 with the sign bit set (y = ±1).
-        let mut encodings: Vec<[u8; 32]> = (0..19u8)
-            .flat_map(|y| {
-                [0x7f, 0xff].map(|top| {
-                    let mut bytes = [0xff; 32];
-                    bytes[0] = 0xed + y;
-                    bytes[31] = top;
-                    bytes
-                })
-            })
-            .collect();
-        let mut minus_one = [0xff; 32];
-        minus_one[0] = 0xec;
-        let mut one = [0; 32];
-        one[0] = 1;
-        for mut bytes in [one, minus_one] {
-            bytes[31] |= 0x80;
-            encodings.push(bytes);
-        }
-        for bytes in encodings {
-            let point = CompressedEdwardsY(bytes).decompress();
-            assert_ne!(point.map(|p| p.compress().0), Some(bytes));
-            assert_eq!(strict_r(&bytes), None, "{bytes:02x?}");
-        }
+    fn a_non_canonical_r_is_read_as_written_and_the_challenge_hashes_its_bytes() {
+        use curve25519_dalek::constants::ED25519_BASEPOINT_TABLE;
+        let a = Scalar::from(7u64);
+        let key =
+            VerifyingKey::from_bytes((&a * ED25519_BASEPOINT_TABLE).compress().as_bytes()).unwrap();
+        let message = b"round";
+        // R written as y = p + 1, a non-canonical encoding of the identity, and s = h·a:
+        // [s]B − [h]A − R = 0, so the cofactored equation holds (ZIP 215 accepts it);
+        // verify_strict refuses a non-canonical or small-order R.
+        let mut r = [0xff; 32];
+        r[0] = 0xee;
+        r[31] = 0x7f;
+        let sign = |r: [u8; 32]| {
+            let mut bytes = [0u8; 64];
+            bytes[..32].copy_from_slice(&r);
+            let h = challenge(&Signature::from_bytes(&bytes), &key, message);
+            bytes[32..].copy_from_slice((h * a).as_bytes());
+            Signature::from_bytes(&bytes)
+        };
+        let signature = sign(r);
+        assert!(verify_one(message, &signature, &key));
+        assert!(verify(&[message], &[signature], &[key]));
+        assert!(key.verify_strict(message, &signature).is_err());
+        // The same point written canonically is another R: the s made for the other bytes
+        // fails, because h hashes R as written.
+        let mut canonical = signature.to_bytes();
+        let mut identity = [0u8; 32];
+        identity[0] = 1;
+        canonical[..32].copy_from_slice(&identity);
+        let moved = Signature::from_bytes(&canonical);
+        assert!(!verify_one(message, &moved, &key));
+        assert!(!verify(&[message], &[moved], &[key]));
+    }
+
+    #[test]
+    fn keys_dozor_would_not_register_fail_the_batch() {
+        use curve25519_dalek::constants::{ED25519_BASEPOINT_TABLE, EIGHT_TORSION};
+        let message = b"round";
+        // A mixed-order key (a prime-order point plus a torsion point), whose holder signs
+        // validly: the batch refuses the key, whatever the signature.
+        let a = Scalar::from(11u64);
+        let mixed = &a * ED25519_BASEPOINT_TABLE + EIGHT_TORSION[1];
+        let key = VerifyingKey::from_bytes(mixed.compress().as_bytes()).unwrap();
+        let r = Scalar::from(5u64);
+        let mut bytes = [0u8; 64];
+        bytes[..32].copy_from_slice((&r * ED25519_BASEPOINT_TABLE).compress().as_bytes());
+        let h = challenge(&Signature::from_bytes(&bytes), &key, message);
+        bytes[32..].copy_from_slice((r + h * a).as_bytes());
+        let signature = Signature::from_bytes(&bytes);
+        assert!(registered_key_point(&key).is_none());
+        assert!(!verify_one(message, &signature, &key));
+        assert!(!verify(&[message], &[signature], &[key]));
+        // A small-order key.
+        let weak = VerifyingKey::from_bytes(EIGHT_TORSION[2].compress().as_bytes()).unwrap();
+        assert!(registered_key_point(&weak).is_none());
     }
 
     fn clone(batch: &Batch) -> Batch {

@@ -288,6 +288,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
             "bare_grouped_batch_signatures_per_second_per_core": grouped_per_core.round(),
             "integrity_only_seconds": (integrity_seconds * 100.0).round() / 100.0,
             "integrity_only_entries_per_second_per_core": (checked / integrity_seconds / cores as f64).round(),
+            "integrity_only_vs_bare_batch": (bare_seconds / integrity_seconds * checked / messages.len() as f64 * 1000.0).round() / 1000.0,
             "export_seconds": (export_seconds * 10.0).round() / 10.0,
             "export": out.display().to_string(),
             "operator_key": operator.verifier().to_string(),
