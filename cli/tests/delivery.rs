@@ -269,6 +269,39 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
         .output()
         .unwrap();
     assert!(verified.status.success(), "{}", text(&verified));
+
+    // The kept package and the delivered file, each changed past the triggers: verify names
+    // what no longer matches its seal.
+    for (table, column, what) in [
+        ("mf_deliveries", "sealed_file", "the delivered file of"),
+        ("mf_packages", "zip", "package"),
+    ] {
+        use diesel::connection::SimpleConnection as _;
+        let mut conn = ledger::storage::connect(&setup.url).unwrap();
+        let change = format!(
+            "SET session_replication_role = replica; UPDATE {table} SET {column} = {column} || '\\x00'::bytea"
+        );
+        conn.batch_execute(&change).unwrap();
+        let broken = dozor()
+            .args([
+                "verify",
+                "--operator-key",
+                &operator().verifier().to_string(),
+            ])
+            .env("DATABASE_URL", &setup.url)
+            .output()
+            .unwrap();
+        assert_eq!(broken.status.code(), Some(1), "{}", text(&broken));
+        let said = text(&broken);
+        assert!(
+            said.contains(what) && said.contains(NAME),
+            "{table}: {said}"
+        );
+        let undo = format!(
+            "SET session_replication_role = replica; UPDATE {table} SET {column} = substring({column} from 1 for octet_length({column}) - 1)"
+        );
+        conn.batch_execute(&undo).unwrap();
+    }
 }
 
 /// A confirmation package as the Ministry sends it: `report` zipped, encrypted to the

@@ -48,6 +48,10 @@ enum BenchKind {
         /// Records per request: 1 posts each to `/records`, more posts arrays to `/records/batch`.
         #[arg(long, default_value_t = 1)]
         batch: usize,
+        /// Witnesses (C2SP tlog-witness) to show every checkpoint to, each a `dozor witness`
+        /// server started on this machine: the cost of being witnessed.
+        #[arg(long, default_value_t = 0)]
+        witnesses: usize,
     },
     /// `dozor verify` of a large inspection export (filled once, kept), against bare batch
     /// verification of the same signatures.
@@ -143,7 +147,8 @@ pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
             concurrency,
             tables,
             batch,
-        } => ingest(global, rounds, concurrency, tables, batch.max(1)),
+            witnesses,
+        } => ingest(global, rounds, concurrency, tables, batch.max(1), witnesses),
     }
 }
 
@@ -245,12 +250,75 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted[rank.min(sorted.len() - 1)].as_secs_f64() * 1000.0
 }
 
+/// Witness servers on loopback, each with a key and a store of its own (removed at the end).
+struct LocalWitnesses {
+    endpoints: Vec<api::witnessing::WitnessEndpoint>,
+    handles: Vec<actix_web::dev::ServerHandle>,
+    threads: Vec<std::thread::JoinHandle<std::io::Result<()>>>,
+    _stores: tempfile::TempDir,
+}
+
+impl LocalWitnesses {
+    fn start(n: usize, log: &ledger::checkpoint::NoteVerifier) -> anyhow::Result<LocalWitnesses> {
+        let mut witnesses = LocalWitnesses {
+            endpoints: Vec::new(),
+            handles: Vec::new(),
+            threads: Vec::new(),
+            _stores: tempfile::tempdir()?,
+        };
+        for i in 0..n {
+            let signer = ledger::cosignature::CosignatureSigner::new(
+                &format!("witness.bench/{i}"),
+                ledger::keys::generate(),
+            )?;
+            let key = signer.verifier();
+            let store =
+                dozor_witness::Store::open(&witnesses._stores.path().join(format!("{i}.redb")))?;
+            let witness = std::sync::Arc::new(dozor_witness::Witness::new(
+                signer,
+                std::slice::from_ref(log),
+                store,
+            ));
+            let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+            let url = format!("http://{}", listener.local_addr()?);
+            let (tx, rx) = std::sync::mpsc::channel();
+            witnesses.threads.push(std::thread::spawn(move || {
+                actix_web::rt::System::new().block_on(async move {
+                    let server = dozor_witness::server::server(witness, listener)?;
+                    let _ = tx.send(server.handle());
+                    server.await
+                })
+            }));
+            witnesses.handles.push(
+                rx.recv_timeout(Duration::from_secs(10))
+                    .context("witness did not start")?,
+            );
+            witnesses.endpoints.push(api::witnessing::WitnessEndpoint {
+                url,
+                key,
+                ca_certificates: None,
+            });
+        }
+        Ok(witnesses)
+    }
+
+    fn stop(self) {
+        for handle in &self.handles {
+            actix_web::rt::System::new().block_on(handle.stop(true));
+        }
+        for thread in self.threads {
+            let _ = thread.join();
+        }
+    }
+}
+
 fn ingest(
     global: &Global,
     rounds: u64,
     concurrency: usize,
     tables: usize,
     batch: usize,
+    witness_count: usize,
 ) -> anyhow::Result<ExitCode> {
     // A dedicated database on the durable cluster (or the given one), emptied for each run.
     let (url, mut cluster) = match &global.database_url {
@@ -287,7 +355,15 @@ fn ingest(
         &admin,
         chrono::Utc::now(),
     )?;
+    let witnesses = LocalWitnesses::start(witness_count, &settings.operator.verifier())?;
+    settings.witnesses = witnesses.endpoints.clone();
     let state = server::state(&settings)?;
+    let witness_clients = api::witnessing::spawn(
+        state.pool.clone(),
+        state.witnesses.clone(),
+        state.metrics.clone(),
+    )?;
+    let progress_of_witnesses = state.witnesses.clone();
     let (tx, rx) = std::sync::mpsc::channel();
     let server_thread = std::thread::spawn(move || {
         actix_web::rt::System::new().block_on(async move {
@@ -407,6 +483,11 @@ fn ingest(
     runtime.block_on(handle.stop(true));
     let _ = server_thread.join();
     server::final_checkpoint(&settings)?;
+    // Where the witnesses stood when the last record was acknowledged (they are not waited
+    // for: ingest never waits for them).
+    let witnessed = progress_of_witnesses.progress();
+    witness_clients.stop();
+    witnesses.stop();
     if let Some(c) = cluster.as_mut() {
         c.stop()?;
     }
@@ -436,6 +517,7 @@ fn ingest(
                 "max": (percentile(&latencies, 100.0) * 100.0).round() / 100.0,
             },
             "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
+            "witnesses": witnessed,
         }))?
     );
     Ok(if accepted as u64 == rounds {

@@ -173,7 +173,14 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
             .filter(e::record_type.ne("report_published"))
             .count()
             .get_result(&mut conn)?;
-        others == 0
+        // Verdicts of another rules version are not re-judged by verify: a database filled
+        // before the rules changed would measure less than it claims.
+        use ledger::storage::schema::adjudications as a;
+        let stale: i64 = a::table
+            .filter(a::rules_version.ne(rules::RULES_VERSION))
+            .count()
+            .get_result(&mut conn)?;
+        others == 0 && stale == 0
     };
     if !filled {
         conn = database.start_over(conn, size == 0, || {
@@ -239,6 +246,11 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
             Ok((report, started.elapsed().as_secs_f64()))
         };
     let (report, verify_seconds) = timed(true)?;
+    anyhow::ensure!(
+        report.rounds_readjudicated == rounds,
+        "verify re-judged {} of the {rounds} rounds: no figure is given for a verification that did not do what it measures",
+        report.rounds_readjudicated
+    );
     let (_, integrity_seconds) = timed(false)?;
 
     // The same signatures, nothing else, in batches of the same size on every core:

@@ -15,7 +15,7 @@ use dozor_log::merkle::Hash;
 use super::lines::{LineBlock, LineReader, VerdictReader, Verdicts};
 use super::manifest::Manifest;
 use super::registry::Registry;
-use super::verdicts::{fact_only, readjudicate};
+use super::verdicts::readjudicate;
 use super::{fail, InspectionError, VerifyOptions};
 use crate::format::{ExportInfo, ADJUDICATIONS, ENTRIES, REGISTRY};
 
@@ -468,9 +468,8 @@ pub(super) fn check_in_context(
                     })?;
                 readjudicated = judged.readjudicated;
                 fact = judged.fact;
-            } else {
-                fact = fact_only(header, entry.record);
             }
+            // Integrity only: no round is judged, alone or across rounds (the table audits).
         }
         Subject::Record(header) if rules::operations::is_operation(&header.record_type) => {
             rules::operations::Operation::parse_json(entry.record)

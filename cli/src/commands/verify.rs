@@ -28,7 +28,8 @@ pub struct VerifyArgs {
     #[arg(long)]
     strict_signatures: bool,
     /// Export only: check integrity (entries, signatures, tree, proofs, manifest) and that every
-    /// round has its verdict, without re-adjudicating the rounds.
+    /// round has its verdict, without re-adjudicating the rounds (nor auditing a table across
+    /// its rounds).
     #[arg(long)]
     skip_readjudication: bool,
     /// Database only: a checkpoint witness file (`serve --checkpoint-witness`): each checkpoint

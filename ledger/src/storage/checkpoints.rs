@@ -83,7 +83,7 @@ pub fn check_signer(
         return Ok(());
     }
     Err(crate::LedgerError::Key(format!(
-        "the ledger's checkpoints (the latest of size {}) are signed by `{}`; the operator key given is `{given}`: a log's key and origin change only by a rotation (`dozor log rotate`)",
+        "the ledger's checkpoints (the latest of size {}) are signed by `{}`; the operator key given is `{given}`: a log's key and origin change only by a recorded rotation, which this version cannot make yet",
         latest.size, latest.verifier_key
     )))
 }
