@@ -247,6 +247,87 @@ fn the_witness_answers_the_protocol_and_a_kill_never_loses_what_it_cosigned() {
     assert_eq!(evidence[0]["note"], fork);
 }
 
+/// The signatures on `note` by `vkeys` (the operator's note key, witnesses' cosignature keys)
+/// that verify, as someone else's code reads them: a Python script written from the C2SP specs
+/// (signed-note, tlog-cosignature) with the PyPI library `cryptography` for Ed25519. `Err` with
+/// Python's complaint when a known key's signature fails.
+fn python_verified(note: &str, vkeys: &[String]) -> Result<Vec<String>, String> {
+    let packages = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cryptography");
+    if !packages.join("cryptography").exists() {
+        let status = std::process::Command::new("python3")
+            .env("PIP_ROOT_USER_ACTION", "ignore")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                "--target",
+            ])
+            .arg(&packages)
+            .arg("cryptography==43.0.3")
+            .status()
+            .unwrap();
+        assert!(status.success(), "installing cryptography from PyPI");
+    }
+    const SCRIPT: &str = r#"
+import base64, hashlib, json, sys
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+note = sys.stdin.read()
+text, signatures = note.rsplit("\n\n", 1)
+text += "\n"
+keys = {}
+for vkey in sys.argv[1:]:
+    name, key_id, key = vkey.split("+", 2)
+    raw = base64.b64decode(key)
+    keys[(name, int(key_id, 16))] = (raw[0], raw[1:])
+verified = []
+for line in signatures.rstrip("\n").split("\n"):
+    assert line.startswith("\u2014 "), line
+    name, blob = line[2:].split(" ")
+    blob = base64.b64decode(blob)
+    key_id = int.from_bytes(blob[:4], "big")
+    if (name, key_id) not in keys:
+        continue
+    algorithm, public = keys[(name, key_id)]
+    assert hashlib.sha256(name.encode() + b"\n" + bytes([algorithm]) + public).digest()[:4] == blob[:4]
+    if algorithm == 1:
+        message, signature = text.encode(), blob[4:]
+    elif algorithm == 4:
+        timestamp = int.from_bytes(blob[4:12], "big")
+        message = ("cosignature/v1\ntime %d\n" % timestamp).encode() + text.encode()
+        signature = blob[12:]
+    else:
+        raise SystemExit("unknown signature type %d" % algorithm)
+    Ed25519PublicKey.from_public_bytes(public).verify(signature, message)
+    verified.append(name)
+print(json.dumps(verified))
+"#;
+    let mut child = std::process::Command::new("python3")
+        .env("PYTHONPATH", &packages)
+        .arg("-c")
+        .arg(SCRIPT)
+        .args(vkeys)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(note.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    if out.status.success() {
+        Ok(serde_json::from_slice(&out.stdout).unwrap())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
 /// Waits until `done` holds, or fails after `limit`.
 fn wait_for(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
     let started = Instant::now();
@@ -409,6 +490,28 @@ async fn two_witnesses_cosign_the_ledger_one_catches_up_after_a_restart_and_an_e
     });
     let (_, latest) = get_text(&app, "/api/v1/ledger/checkpoint").await;
     assert_eq!(cosignature::cosignatures(&latest, &keys).unwrap().len(), 2);
+    // Someone else's code reads the served note the same way: the operator's signature and
+    // both cosignatures verify; a changed tree size makes them fail.
+    let vkeys = [
+        operator().verifier().to_string(),
+        one.verifier.to_string(),
+        two.verifier.to_string(),
+    ];
+    assert_eq!(
+        python_verified(&latest, &vkeys).unwrap(),
+        [
+            operator().name().to_owned(),
+            one.verifier.name.clone(),
+            two.verifier.name.clone()
+        ]
+    );
+    let size = latest.lines().nth(1).unwrap().to_owned();
+    let changed = latest.replacen(
+        &format!("\n{size}\n"),
+        &format!("\n{}\n", size.parse::<u64>().unwrap() + 1),
+        1,
+    );
+    assert!(python_verified(&changed, &vkeys).is_err());
 
     // An export carries both cosignatures; verification with --quorum 2 passes, and fails
     // with a third witness key required.
