@@ -45,12 +45,84 @@ pub(crate) fn valid_name(name: &str) -> bool {
 
 /// Key id of an ed25519 key under `name`.
 pub fn key_id(name: &str, key: &VerifyingKey) -> u32 {
+    key_id_of(name, ALG_ED25519, key)
+}
+
+/// Key id of an Ed25519 key of signature type `alg` under `name`: the first 4 bytes of
+/// SHA-256(name ‖ 0x0A ‖ alg ‖ public key), as signed-note recommends and its Ed25519 types use.
+pub(crate) fn key_id_of(name: &str, alg: u8, key: &VerifyingKey) -> u32 {
     let mut hasher = Sha256::new();
     hasher.update(name.as_bytes());
-    hasher.update([b'\n', ALG_ED25519]);
+    hasher.update([b'\n', alg]);
     hasher.update(key.as_bytes());
     let digest = hasher.finalize();
     u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
+}
+
+/// Reads `PRIVATE+KEY+<name>+<hex id>+<base64(alg ‖ seed)>` (Go's private key form) of an
+/// Ed25519 key of signature type `alg` (`what` names the type in errors); the id is checked.
+pub(crate) fn read_private_key(
+    text: &str,
+    alg: u8,
+    what: &str,
+) -> Result<(String, SigningKey), NoteError> {
+    let rest = text
+        .trim()
+        .strip_prefix("PRIVATE+KEY+")
+        .ok_or_else(|| NoteError::Key("a private key starts with PRIVATE+KEY+".into()))?;
+    let (name, id, key) = split_key(rest)?;
+    if key.len() != 33 || key[0] != alg {
+        return Err(NoteError::Key(format!("not an {what} private key")));
+    }
+    let seed: [u8; 32] = key[1..]
+        .try_into()
+        .map_err(|_| NoteError::Key("bad seed".into()))?;
+    let key = SigningKey::from_bytes(&seed);
+    if key_id_of(name, alg, &key.verifying_key()) != id {
+        return Err(NoteError::Key("key id does not match the key".into()));
+    }
+    Ok((name.to_owned(), key))
+}
+
+/// Writes a private key in the form [`read_private_key`] reads.
+pub(crate) fn write_private_key(name: &str, id: u32, alg: u8, key: &SigningKey) -> String {
+    let mut bytes = vec![alg];
+    bytes.extend_from_slice(&key.to_bytes());
+    format!("PRIVATE+KEY+{name}+{id:08x}+{}", BASE64.encode(bytes))
+}
+
+/// Reads a verifier key `<name>+<hex id>+<base64(alg ‖ public key)>` of signature type `alg`;
+/// the id is checked.
+pub(crate) fn read_verifier_key(
+    text: &str,
+    alg: u8,
+    what: &str,
+) -> Result<(String, u32, VerifyingKey), NoteError> {
+    let (name, id, key) = split_key(text.trim())?;
+    if key.len() != 33 || key[0] != alg {
+        return Err(NoteError::Key(format!("not an {what} verifier key")));
+    }
+    let bytes: [u8; 32] = key[1..]
+        .try_into()
+        .map_err(|_| NoteError::Key("bad key".into()))?;
+    let key = VerifyingKey::from_bytes(&bytes).map_err(|e| NoteError::Key(e.to_string()))?;
+    if key_id_of(name, alg, &key) != id {
+        return Err(NoteError::Key("key id does not match the key".into()));
+    }
+    Ok((name.to_owned(), id, key))
+}
+
+/// Writes a verifier key in the form [`read_verifier_key`] reads.
+pub(crate) fn write_verifier_key(
+    f: &mut std::fmt::Formatter<'_>,
+    name: &str,
+    id: u32,
+    alg: u8,
+    key: &VerifyingKey,
+) -> std::fmt::Result {
+    let mut bytes = vec![alg];
+    bytes.extend_from_slice(key.as_bytes());
+    write!(f, "{name}+{id:08x}+{}", BASE64.encode(bytes))
 }
 
 /// A note signer: the operator's checkpoint key.
@@ -82,33 +154,12 @@ impl NoteSigner {
 
     /// Parses Go's private key format `PRIVATE+KEY+<name>+<hex id>+<base64(0x01 ‖ seed)>`.
     pub fn from_private_key(text: &str) -> Result<NoteSigner, NoteError> {
-        let rest = text
-            .trim()
-            .strip_prefix("PRIVATE+KEY+")
-            .ok_or_else(|| NoteError::Key("a private key starts with PRIVATE+KEY+".into()))?;
-        let (name, id, key) = split_key(rest)?;
-        if key.len() != 33 || key[0] != ALG_ED25519 {
-            return Err(NoteError::Key("not an ed25519 private key".into()));
-        }
-        let seed: [u8; 32] = key[1..]
-            .try_into()
-            .map_err(|_| NoteError::Key("bad seed".into()))?;
-        let signer = NoteSigner::new(name, SigningKey::from_bytes(&seed))?;
-        if signer.id != id {
-            return Err(NoteError::Key("key id does not match the key".into()));
-        }
-        Ok(signer)
+        let (name, key) = read_private_key(text, ALG_ED25519, "ed25519")?;
+        NoteSigner::new(&name, key)
     }
 
     pub fn private_key(&self) -> String {
-        let mut bytes = vec![ALG_ED25519];
-        bytes.extend_from_slice(&self.key.to_bytes());
-        format!(
-            "PRIVATE+KEY+{}+{:08x}+{}",
-            self.name,
-            self.id,
-            BASE64.encode(bytes)
-        )
+        write_private_key(&self.name, self.id, ALG_ED25519, &self.key)
     }
 
     pub fn verifier(&self) -> NoteVerifier {
@@ -146,7 +197,7 @@ impl NoteSigner {
     }
 }
 
-pub(crate) fn split_key(text: &str) -> Result<(&str, u32, Vec<u8>), NoteError> {
+fn split_key(text: &str) -> Result<(&str, u32, Vec<u8>), NoteError> {
     let mut parts = text.splitn(3, '+');
     let (Some(name), Some(id), Some(key)) = (parts.next(), parts.next(), parts.next()) else {
         return Err(NoteError::Key(
@@ -174,22 +225,8 @@ pub struct NoteVerifier {
 impl NoteVerifier {
     /// Parses `<name>+<hex id>+<base64(0x01 ‖ public key)>`.
     pub fn parse(text: &str) -> Result<NoteVerifier, NoteError> {
-        let (name, id, key) = split_key(text.trim())?;
-        if key.len() != 33 || key[0] != ALG_ED25519 {
-            return Err(NoteError::Key("not an ed25519 verifier key".into()));
-        }
-        let bytes: [u8; 32] = key[1..]
-            .try_into()
-            .map_err(|_| NoteError::Key("bad key".into()))?;
-        let key = VerifyingKey::from_bytes(&bytes).map_err(|e| NoteError::Key(e.to_string()))?;
-        if key_id(name, &key) != id {
-            return Err(NoteError::Key("key id does not match the key".into()));
-        }
-        Ok(NoteVerifier {
-            name: name.to_owned(),
-            id,
-            key,
-        })
+        let (name, id, key) = read_verifier_key(text, ALG_ED25519, "ed25519")?;
+        Ok(NoteVerifier { name, id, key })
     }
 }
 
@@ -211,9 +248,7 @@ impl NoteVerifier {
 
 impl std::fmt::Display for NoteVerifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut bytes = vec![ALG_ED25519];
-        bytes.extend_from_slice(self.key.as_bytes());
-        write!(f, "{}+{:08x}+{}", self.name, self.id, BASE64.encode(bytes))
+        write_verifier_key(f, &self.name, self.id, ALG_ED25519, &self.key)
     }
 }
 

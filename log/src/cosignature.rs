@@ -10,21 +10,19 @@
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use ed25519_dalek::{Signature, Signer as _, SigningKey, VerifyingKey};
-use sha2::{Digest, Sha256};
 
-use crate::checkpoint::{split_key, valid_name, NoteError, SIGNATURE_BASE64, SIG_PREFIX};
+use crate::checkpoint::{
+    key_id_of, read_private_key, read_verifier_key, valid_name, write_private_key,
+    write_verifier_key, NoteError, SIGNATURE_BASE64, SIG_PREFIX,
+};
 
 /// Signature type byte of an Ed25519 `cosignature/v1` key.
 pub const ALG_COSIGNATURE_V1: u8 = 0x04;
+const WHAT: &str = "Ed25519 cosignature (type 0x04)";
 
 /// Key id of a cosigner key under `name`.
 pub fn key_id(name: &str, key: &VerifyingKey) -> u32 {
-    let mut hasher = Sha256::new();
-    hasher.update(name.as_bytes());
-    hasher.update([b'\n', ALG_COSIGNATURE_V1]);
-    hasher.update(key.as_bytes());
-    let digest = hasher.finalize();
-    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
+    key_id_of(name, ALG_COSIGNATURE_V1, key)
 }
 
 /// The message a cosignature signs: the header line, the time line and the note text (which
@@ -63,35 +61,12 @@ impl CosignatureSigner {
     /// Parses `PRIVATE+KEY+<name>+<hex id>+<base64(0x04 ‖ seed)>` (the signed-note private key
     /// form, with the cosignature type byte).
     pub fn from_private_key(text: &str) -> Result<CosignatureSigner, NoteError> {
-        let rest = text
-            .trim()
-            .strip_prefix("PRIVATE+KEY+")
-            .ok_or_else(|| NoteError::Key("a private key starts with PRIVATE+KEY+".into()))?;
-        let (name, id, key) = split_key(rest)?;
-        if key.len() != 33 || key[0] != ALG_COSIGNATURE_V1 {
-            return Err(NoteError::Key(
-                "not an Ed25519 cosignature (type 0x04) private key".into(),
-            ));
-        }
-        let seed: [u8; 32] = key[1..]
-            .try_into()
-            .map_err(|_| NoteError::Key("bad seed".into()))?;
-        let signer = CosignatureSigner::new(name, SigningKey::from_bytes(&seed))?;
-        if signer.id != id {
-            return Err(NoteError::Key("key id does not match the key".into()));
-        }
-        Ok(signer)
+        let (name, key) = read_private_key(text, ALG_COSIGNATURE_V1, WHAT)?;
+        CosignatureSigner::new(&name, key)
     }
 
     pub fn private_key(&self) -> String {
-        let mut bytes = vec![ALG_COSIGNATURE_V1];
-        bytes.extend_from_slice(&self.key.to_bytes());
-        format!(
-            "PRIVATE+KEY+{}+{:08x}+{}",
-            self.name,
-            self.id,
-            BASE64.encode(bytes)
-        )
+        write_private_key(&self.name, self.id, ALG_COSIGNATURE_V1, &self.key)
     }
 
     pub fn verifier(&self) -> CosignatureVerifier {
@@ -126,32 +101,14 @@ pub struct CosignatureVerifier {
 
 impl CosignatureVerifier {
     pub fn parse(text: &str) -> Result<CosignatureVerifier, NoteError> {
-        let (name, id, key) = split_key(text.trim())?;
-        if key.len() != 33 || key[0] != ALG_COSIGNATURE_V1 {
-            return Err(NoteError::Key(
-                "not an Ed25519 cosignature (type 0x04) verifier key".into(),
-            ));
-        }
-        let bytes: [u8; 32] = key[1..]
-            .try_into()
-            .map_err(|_| NoteError::Key("bad key".into()))?;
-        let key = VerifyingKey::from_bytes(&bytes).map_err(|e| NoteError::Key(e.to_string()))?;
-        if key_id(name, &key) != id {
-            return Err(NoteError::Key("key id does not match the key".into()));
-        }
-        Ok(CosignatureVerifier {
-            name: name.to_owned(),
-            id,
-            key,
-        })
+        let (name, id, key) = read_verifier_key(text, ALG_COSIGNATURE_V1, WHAT)?;
+        Ok(CosignatureVerifier { name, id, key })
     }
 }
 
 impl std::fmt::Display for CosignatureVerifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut bytes = vec![ALG_COSIGNATURE_V1];
-        bytes.extend_from_slice(self.key.as_bytes());
-        write!(f, "{}+{:08x}+{}", self.name, self.id, BASE64.encode(bytes))
+        write_verifier_key(f, &self.name, self.id, ALG_COSIGNATURE_V1, &self.key)
     }
 }
 
