@@ -637,24 +637,7 @@ async fn the_api_delivers_lists_and_takes_the_confirmation() {
 /// Validates `xml` against `xsd` with the PyPI library `xmlschema` (installed into the tests'
 /// scratch directory once): none, or the schema's complaint.
 fn xmlschema_errors(xml: &std::path::Path, xsd: &std::path::Path) -> Option<String> {
-    let packages = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("xmlschema");
-    if !packages.join("xmlschema").exists() {
-        let status = std::process::Command::new("python3")
-            .env("PIP_ROOT_USER_ACTION", "ignore")
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                "--disable-pip-version-check",
-                "--target",
-            ])
-            .arg(&packages)
-            .arg("xmlschema==3.4.3")
-            .status()
-            .unwrap();
-        assert!(status.success(), "installing xmlschema from PyPI");
-    }
+    let packages = pypi("xmlschema", "xmlschema==3.4.3");
     let out = std::process::Command::new("python3")
         .env("PYTHONPATH", &packages)
         .args([

@@ -252,24 +252,7 @@ fn the_witness_answers_the_protocol_and_a_kill_never_loses_what_it_cosigned() {
 /// (signed-note, tlog-cosignature) with the PyPI library `cryptography` for Ed25519. `Err` with
 /// Python's complaint when a known key's signature fails.
 fn python_verified(note: &str, vkeys: &[String]) -> Result<Vec<String>, String> {
-    let packages = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cryptography");
-    if !packages.join("cryptography").exists() {
-        let status = std::process::Command::new("python3")
-            .env("PIP_ROOT_USER_ACTION", "ignore")
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                "--disable-pip-version-check",
-                "--target",
-            ])
-            .arg(&packages)
-            .arg("cryptography==43.0.3")
-            .status()
-            .unwrap();
-        assert!(status.success(), "installing cryptography from PyPI");
-    }
+    let packages = pypi("cryptography", "cryptography==43.0.3");
     const SCRIPT: &str = r#"
 import base64, hashlib, json, sys
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey

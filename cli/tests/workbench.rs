@@ -36,24 +36,7 @@ fn python_sum_of_koruny(text: &str, column: &str) -> (i64, Vec<String>) {
 /// Reads an XLSX workbook with openpyxl (installed from PyPI into the tests' scratch directory
 /// once): the sum of the `column` heading's numbers in haléře, and the type of its `Played at`.
 fn openpyxl_sum(bytes: &[u8], column: &str) -> (i64, String) {
-    let packages = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("openpyxl");
-    if !packages.join("openpyxl").exists() {
-        let status = Command::new("python3")
-            .env("PIP_ROOT_USER_ACTION", "ignore")
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                "--disable-pip-version-check",
-                "--target",
-            ])
-            .arg(&packages)
-            .arg("openpyxl==3.1.5")
-            .status()
-            .unwrap();
-        assert!(status.success(), "installing openpyxl from PyPI");
-    }
+    let packages = pypi("openpyxl", "openpyxl==3.1.5");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("findings.xlsx");
     std::fs::write(&file, bytes).unwrap();

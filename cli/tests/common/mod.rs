@@ -577,3 +577,28 @@ pub fn haler_of_koruny(text: &str) -> i64 {
     let sign = if koruny.starts_with('-') { -1 } else { 1 };
     koruny.parse::<i64>().unwrap() * 100 + sign * haler.parse::<i64>().unwrap()
 }
+
+/// A PyPI package (`requirement`, e.g. `openpyxl==3.1.5`) installed once into the tests' scratch
+/// directory, for checks by someone else's code: the directory to put on `PYTHONPATH` so that
+/// `module` imports.
+pub fn pypi(module: &str, requirement: &str) -> std::path::PathBuf {
+    let packages = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(module);
+    if !packages.join(module).exists() {
+        let status = std::process::Command::new("python3")
+            .env("PIP_ROOT_USER_ACTION", "ignore")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                "--target",
+            ])
+            .arg(&packages)
+            .arg(requirement)
+            .status()
+            .unwrap();
+        assert!(status.success(), "installing {requirement} from PyPI");
+    }
+    packages
+}
