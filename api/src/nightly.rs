@@ -103,8 +103,9 @@ fn catch_up(
     Ok(())
 }
 
-/// Sleeps `wait` in short steps, returning early when asked to stop.
-fn sleep_unless_stopped(wait: Duration, stop: &AtomicBool) {
+/// Sleeps `wait` in short steps, returning early when asked to stop (the thread is unparked
+/// when it is): the nightly scheduler's and the witness clients'.
+pub(crate) fn sleep_unless_stopped(wait: Duration, stop: &AtomicBool) {
     let until = std::time::Instant::now() + wait;
     while !stop.load(Ordering::SeqCst) {
         let left = until.saturating_duration_since(std::time::Instant::now());

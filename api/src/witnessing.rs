@@ -15,6 +15,8 @@ use ledger::cosignature::{self, CosignatureVerifier};
 use ledger::storage::{checkpoints, cosignatures, tree, PgPool};
 use ledger::tlog_witness;
 use serde::Serialize;
+
+use crate::nightly::sleep_unless_stopped;
 use utoipa::ToSchema;
 
 /// A witness the server sends its checkpoints to.
@@ -349,16 +351,5 @@ fn attempt(
             status,
             message: text.lines().next().unwrap_or_default().to_owned(),
         }),
-    }
-}
-
-fn sleep_unless_stopped(wait: Duration, stop: &AtomicBool) {
-    let until = std::time::Instant::now() + wait;
-    while !stop.load(Ordering::SeqCst) {
-        let now = std::time::Instant::now();
-        if now >= until {
-            return;
-        }
-        std::thread::park_timeout(until - now);
     }
 }
