@@ -219,29 +219,23 @@ fn the_witness_answers_the_protocol_and_a_kill_never_loses_what_it_cosigned() {
     assert_eq!(witness.get("/nothing/here").0, 404);
     witness.kill();
     // The regulator reads every cosigned checkpoint and the evidence from the store.
-    let out = dozor()
-        .args(["witness", "checkpoints", "--store"])
-        .arg(&witness.store)
-        .succeeds();
-    let sizes: Vec<u64> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["size"]
-                .as_u64()
-                .unwrap()
-        })
+    let printed = |command: &str| -> Vec<Value> {
+        let out = dozor()
+            .args(["witness", command, "--store"])
+            .arg(&witness.store)
+            .succeeds();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let sizes: Vec<u64> = printed("checkpoints")
+        .iter()
+        .map(|c| c["size"].as_u64().unwrap())
         .collect();
     assert_eq!(sizes, [2, 3, 5]);
-    let out = dozor()
-        .args(["witness", "evidence", "--store"])
-        .arg(&witness.store)
-        .succeeds();
-    let evidence: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let evidence = printed("evidence");
     assert_eq!(evidence.len(), 1);
     assert_eq!(evidence[0]["kind"], "fork");
     assert_eq!(evidence[0]["note"], fork);

@@ -92,11 +92,7 @@ pub async fn export(
             &dir,
             Utc::now(),
             state.data_dir.as_deref(),
-            &ExportWitnesses {
-                quorum: state.witnesses.keys().len(),
-                keys: state.witnesses.keys(),
-                wait: WITNESS_WAIT,
-            },
+            &ExportWitnesses::all(state.witnesses.keys(), WITNESS_WAIT),
             &mut |_, _| {},
         )
         .map_err(|e| match e {

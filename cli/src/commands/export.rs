@@ -43,11 +43,10 @@ pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
         .into_iter()
         .map(|w| w.key)
         .collect();
-    let witnesses = reports::inspection::ExportWitnesses {
-        quorum: keys.len(),
+    let witnesses = reports::inspection::ExportWitnesses::all(
         keys,
-        wait: std::time::Duration::from_secs(args.witness_wait_seconds),
-    };
+        std::time::Duration::from_secs(args.witness_wait_seconds),
+    );
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let bar = simulator::progress_bar(0, "entries written");
     let summary = reports::inspection::write_export(

@@ -230,6 +230,20 @@ pub struct ExportWitnesses {
     pub wait: std::time::Duration,
 }
 
+impl ExportWitnesses {
+    /// Every one of `keys` must cosign; waiting up to `wait`.
+    pub fn all(
+        keys: Vec<ledger::cosignature::CosignatureVerifier>,
+        wait: std::time::Duration,
+    ) -> ExportWitnesses {
+        ExportWitnesses {
+            quorum: keys.len(),
+            keys,
+            wait,
+        }
+    }
+}
+
 /// The export's latest checkpoint: the newest with `witnesses.quorum` cosignatures at least as
 /// large as `latest` (waiting up to `witnesses.wait` for the witnesses to cosign it), else
 /// `latest` with the cosignatures it has; with its note, cosignature lines included.
