@@ -286,8 +286,18 @@ fn attempt(
     else {
         return Ok(Step::UpToDate);
     };
+    witnesses.update(i, |p| p.checkpoint_size = latest.size as u64);
+    // A rotation since what the witness cosigned is shown first: the witness learns from the
+    // key that held the log which key holds it now.
+    let rotation = match known {
+        Some(cosigned) => {
+            ledger::storage::rotation::rotation_checkpoint_after(&mut conn, cosigned)?
+        }
+        None => None,
+    };
+    let is_latest = rotation.is_none();
+    let latest = rotation.unwrap_or(latest);
     let size = latest.size as u64;
-    witnesses.update(i, |p| p.checkpoint_size = size);
     let old = known.unwrap_or(0);
     if old == size && known.is_some() {
         return Ok(Step::UpToDate);
@@ -346,10 +356,17 @@ fn attempt(
                 text.lines().next().unwrap_or_default()
             ))),
         },
+        // A witness not told of the log's rotation yet (its state unknown here): start from
+        // the rotations, whose 409 gives its size.
+        404 if known.is_none() && is_latest && has_rotations(pool)? => Ok(Step::Learnt(0)),
         status => Err(AttemptError::Refused {
             size,
             status,
             message: text.lines().next().unwrap_or_default().to_owned(),
         }),
     }
+}
+
+fn has_rotations(pool: &PgPool) -> Result<bool, AttemptError> {
+    Ok(!ledger::storage::rotation::rotations(&mut *pool.get()?)?.is_empty())
 }

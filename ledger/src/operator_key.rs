@@ -44,7 +44,7 @@ pub fn load_or_create(
     let signer = read(&path)?;
     if let Some(origin) = origin.filter(|o| *o != signer.name()) {
         return Err(LedgerError::Key(format!(
-            "the operator key {} signs checkpoints under the origin `{}`, the configuration says `{origin}`: a log's origin never changes but by a recorded rotation, which this version cannot make yet",
+            "the operator key {} signs checkpoints under the origin `{}`, the configuration says `{origin}`: a log's origin changes only by a recorded rotation (`dozor log rotate`)",
             path.display(),
             signer.name()
         )));

@@ -305,6 +305,23 @@ pub fn open<'a>(
     Ok((text, verified))
 }
 
+/// The extension line of the checkpoint that hands a log to another key (the checkpoint of the
+/// tree ending with the `log_rotated` event, signed by the key handing it over):
+/// `dozor-rotated-to <verifier key>`. C2SP tlog-checkpoint allows extension lines after the
+/// root; a witness that does not know this one cosigns the checkpoint as any other, one that
+/// does follows the log under the new key (and origin) from this tree on.
+pub const ROTATION_EXTENSION: &str = "dozor-rotated-to ";
+
+/// The key a checkpoint's text hands its log to, if it carries the rotation extension.
+pub fn rotated_to(text: &str) -> Result<Option<NoteVerifier>, NoteError> {
+    for line in text.split('\n').skip(3) {
+        if let Some(key) = line.strip_prefix(ROTATION_EXTENSION) {
+            return NoteVerifier::parse(key).map(Some);
+        }
+    }
+    Ok(None)
+}
+
 /// A C2SP tlog-checkpoint body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Checkpoint {
@@ -321,6 +338,11 @@ impl Checkpoint {
             self.size,
             BASE64.encode(self.root)
         )
+    }
+
+    /// The text of this checkpoint handing the log to `to` (see [`ROTATION_EXTENSION`]).
+    pub fn rotation_text(&self, to: &NoteVerifier) -> String {
+        format!("{}{ROTATION_EXTENSION}{to}\n", self.text())
     }
 
     pub fn parse(text: &str) -> Result<Checkpoint, NoteError> {
@@ -400,5 +422,29 @@ mod tests {
         let (text, _) = open(&note, &[signer.verifier()]).unwrap();
         assert_eq!(Checkpoint::parse(text).unwrap(), checkpoint);
         assert!(Checkpoint::parse("origin\n0012\nAAAA\n").is_err());
+    }
+
+    #[test]
+    fn a_rotation_checkpoint_names_the_next_key_in_an_extension_line() {
+        let next = NoteVerifier::parse(PETER_VERIFIER).unwrap();
+        let body = Checkpoint {
+            origin: "casino.example/ledger".into(),
+            size: 7,
+            root: [3; 32],
+        };
+        let text = body.rotation_text(&next);
+        assert_eq!(
+            text,
+            format!(
+                "casino.example/ledger\n7\n{}\ndozor-rotated-to {PETER_VERIFIER}\n",
+                BASE64.encode([3u8; 32])
+            )
+        );
+        // Still a checkpoint, read as any other; the extension names the key.
+        assert_eq!(Checkpoint::parse(&text).unwrap(), body);
+        assert_eq!(rotated_to(&text).unwrap(), Some(next));
+        assert_eq!(rotated_to(&body.text()).unwrap(), None);
+        let broken = text.replace("+ARpc", "+?Rpc");
+        assert!(rotated_to(&broken).is_err());
     }
 }

@@ -14,7 +14,7 @@ use rules::TableLimits;
 use crate::access::{FindingState, Role};
 
 /// Record types of registry events; table keys may not sign these.
-pub const REGISTRY_TYPES: [&str; 9] = [
+pub const REGISTRY_TYPES: [&str; 10] = [
     "table_registered",
     "table_limits_set",
     "table_key_added",
@@ -24,6 +24,7 @@ pub const REGISTRY_TYPES: [&str; 9] = [
     "finding_resolved",
     "report_published",
     "package_delivery",
+    "log_rotated",
 ];
 
 pub fn is_registry_type(record_type: &str) -> bool {
@@ -181,6 +182,20 @@ pub enum RegistryEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         detail: Option<String>,
     },
+    /// The log handed to a new operator key, and with it perhaps a new origin: signed by the
+    /// key that held the log until now. Every later registry event and checkpoint is signed by
+    /// `to_key`; the checkpoint of the tree that ends with this event, signed by `from_key`,
+    /// names `to_key` too, for the witnesses.
+    LogRotated {
+        previous: Option<u64>,
+        /// The verifier key (C2SP signed-note form `origin+id+key`) that held the log.
+        from_key: String,
+        /// The verifier key that holds it from now on.
+        to_key: String,
+        reason: String,
+        /// Who rotated it: `cli:<user>` (only the command line can).
+        actor: String,
+    },
 }
 
 /// What happened to a delivered package on the Ministry's side.
@@ -224,6 +239,7 @@ impl RegistryEvent {
             RegistryEvent::FindingResolved { .. } => "finding_resolved",
             RegistryEvent::ReportPublished { .. } => "report_published",
             RegistryEvent::PackageDelivery { .. } => "package_delivery",
+            RegistryEvent::LogRotated { .. } => "log_rotated",
         }
     }
 
@@ -238,7 +254,8 @@ impl RegistryEvent {
             RegistryEvent::ApiKeyCreated { .. }
             | RegistryEvent::ApiKeyRevoked { .. }
             | RegistryEvent::ReportPublished { .. }
-            | RegistryEvent::PackageDelivery { .. } => None,
+            | RegistryEvent::PackageDelivery { .. }
+            | RegistryEvent::LogRotated { .. } => None,
         }
     }
 
@@ -252,7 +269,8 @@ impl RegistryEvent {
             | RegistryEvent::ApiKeyRevoked { previous, .. }
             | RegistryEvent::FindingResolved { previous, .. }
             | RegistryEvent::ReportPublished { previous, .. }
-            | RegistryEvent::PackageDelivery { previous, .. } => *previous,
+            | RegistryEvent::PackageDelivery { previous, .. }
+            | RegistryEvent::LogRotated { previous, .. } => *previous,
         }
     }
 
@@ -268,17 +286,25 @@ impl RegistryEvent {
     /// The event inside an entry's bytes (read back from storage; verifiers use
     /// [`crate::entry_check::check_entry`]).
     pub fn from_entry(entry: &[u8]) -> Result<RegistryEvent, String> {
+        RegistryEvent::with_signer(entry).map(|(_, event)| event)
+    }
+
+    /// The event inside an entry's bytes and the key id its envelope names as the signer (not
+    /// verified here).
+    pub fn with_signer(entry: &[u8]) -> Result<(String, RegistryEvent), String> {
         #[derive(Deserialize)]
         struct Entry {
             envelope: Envelope,
         }
         #[derive(Deserialize)]
         struct Envelope {
+            key_id: String,
             record: Value,
         }
         let entry: Entry =
             serde_json::from_slice(entry).map_err(|e| format!("entry is not an entry: {e}"))?;
-        RegistryEvent::from_record(&entry.envelope.record)
+        let event = RegistryEvent::from_record(&entry.envelope.record)?;
+        Ok((entry.envelope.key_id, event))
     }
 }
 

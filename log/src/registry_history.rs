@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use ed25519_dalek::VerifyingKey;
 
+use crate::checkpoint::NoteVerifier;
 use crate::entry::{parse_ledger_time, KeyWindow};
 use crate::keys::{key_id, parse_public_key};
 use crate::registry_event::RegistryEvent;
@@ -101,21 +102,52 @@ pub struct RegistryHistory {
     resolutions: Resolutions,
     /// Published reports by name: the ledger index and SHA-256 of each publication.
     published_reports: HashMap<String, Vec<(u64, String)>>,
+    /// The operator key (key id, as in envelopes) that signs registry events: the first
+    /// event's signer, changed only by a `log_rotated` event.
+    operator: Option<String>,
+    rotations: Vec<Rotation>,
     last_event: Option<u64>,
+}
+
+/// A recorded hand-over of the log to another operator key (a `log_rotated` event).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rotation {
+    /// The event's ledger index: the checkpoint of size `index + 1` is the last `from_key`
+    /// signs, and may be signed by `to_key` as well.
+    pub index: u64,
+    pub from_key: NoteVerifier,
+    pub to_key: NoteVerifier,
+    pub reason: String,
+    pub actor: String,
+}
+
+impl Rotation {
+    /// The size of the last checkpoint the old key signs (the first the new key may sign).
+    pub fn size(&self) -> u64 {
+        self.index + 1
+    }
 }
 
 impl RegistryHistory {
     /// Applies the event found at ledger `index`, received at `received_at`; events must come in
     /// ledger order, each naming the previous one.
+    /// `signer` is the key id of the operator key whose signature on the event was verified.
     pub fn apply(
         &mut self,
         index: u64,
         received_at: DateTime<Utc>,
+        signer: &str,
         event: &RegistryEvent,
     ) -> Result<(), String> {
         if self.last_event.is_some_and(|last| index <= last) {
             return Err(format!("registry event {index} is out of order"));
         }
+        if let Some(operator) = self.operator.as_deref().filter(|o| *o != signer) {
+            return Err(format!(
+                "registry event {index} is signed by operator key {signer}, but the log's operator key there is {operator}: it changes only by a recorded rotation (log_rotated)"
+            ));
+        }
+        let mut next_operator = signer.to_owned();
         if event.previous() != self.last_event {
             return Err(match self.last_event {
                 Some(last) => format!(
@@ -272,6 +304,11 @@ impl RegistryHistory {
                     .or_default()
                     .push((index, sha256.clone()));
             }
+            RegistryEvent::LogRotated { .. } => {
+                let rotation = Self::rotation(index, signer, event)?;
+                next_operator = key_id(&rotation.to_key.key);
+                self.rotations.push(rotation);
+            }
             RegistryEvent::PackageDelivery {
                 package,
                 file,
@@ -300,8 +337,95 @@ impl RegistryHistory {
                 }
             }
         }
+        self.operator = Some(next_operator);
         self.last_event = Some(index);
         Ok(())
+    }
+
+    /// Checks a `log_rotated` event signed by `signer`; the rotation it records.
+    fn rotation(index: u64, signer: &str, event: &RegistryEvent) -> Result<Rotation, String> {
+        let RegistryEvent::LogRotated {
+            from_key,
+            to_key,
+            reason,
+            actor,
+            ..
+        } = event
+        else {
+            return Err(format!("registry event {index} is not a rotation"));
+        };
+        let parse = |which: &str, text: &str| {
+            NoteVerifier::parse(text).map_err(|e| {
+                format!("log rotation {index}: {which} `{text}` is not a verifier key: {e}")
+            })
+        };
+        let (from, to) = (parse("from_key", from_key)?, parse("to_key", to_key)?);
+        if key_id(&from.key) != signer {
+            return Err(format!(
+                "log rotation {index} hands over key {}, but key {signer} signed it: only the key that holds the log can hand it over",
+                key_id(&from.key)
+            ));
+        }
+        if to.key == from.key {
+            return Err(format!(
+                "log rotation {index} hands the log to the key that holds it"
+            ));
+        }
+        if !actor.starts_with(CLI_ACTOR) {
+            return Err(format!(
+                "log rotation {index} recorded for `{actor}`: only the command line rotates the log"
+            ));
+        }
+        if reason.trim().is_empty() {
+            return Err(format!("log rotation {index} gives no reason"));
+        }
+        Ok(Rotation {
+            index,
+            from_key: from,
+            to_key: to,
+            reason: reason.clone(),
+            actor: actor.clone(),
+        })
+    }
+
+    /// The log's recorded rotations, in ledger order.
+    pub fn rotations(&self) -> &[Rotation] {
+        &self.rotations
+    }
+
+    /// Whether `key` held the log at tree size `size`, so that it may sign the checkpoint of
+    /// that size: with no rotation recorded, any operator key may (the caller knows which it
+    /// trusts); otherwise the key that held the log from the rotation that gave it (the
+    /// checkpoint of that size included) to the rotation that handed it on (included).
+    pub fn check_checkpoint_signer(&self, key: &NoteVerifier, size: u64) -> Result<(), String> {
+        let Some(first) = self.rotations.first() else {
+            return Ok(());
+        };
+        let mut tenures = vec![(&first.from_key, 0, Some(first.size()))];
+        for (n, rotation) in self.rotations.iter().enumerate() {
+            let until = self.rotations.get(n + 1).map(Rotation::size);
+            tenures.push((&rotation.to_key, rotation.size(), until));
+        }
+        if tenures.iter().any(|(holder, from, until)| {
+            *holder == key && *from <= size && until.is_none_or(|until| size <= until)
+        }) {
+            return Ok(());
+        }
+        let holders: Vec<String> = tenures
+            .iter()
+            .filter(|(_, from, until)| *from <= size && until.is_none_or(|until| size <= until))
+            .map(|(holder, _, _)| format!("`{holder}`"))
+            .collect();
+        Err(format!(
+            "signed by `{key}`, but by the log's recorded rotations size {size} is {}'s to sign",
+            holders.join(" or ")
+        ))
+    }
+
+    /// The key id of the operator key that signs the next registry event (none before the
+    /// first).
+    pub fn operator(&self) -> Option<&str> {
+        self.operator.as_deref()
     }
 
     fn new_key(
@@ -451,7 +575,8 @@ fn actor_of(event: &RegistryEvent) -> Option<(&str, ActorRule)> {
         RegistryEvent::ApiKeyCreated { .. }
         | RegistryEvent::ApiKeyRevoked { .. }
         | RegistryEvent::FindingResolved { .. }
-        | RegistryEvent::PackageDelivery { .. } => None,
+        | RegistryEvent::PackageDelivery { .. }
+        | RegistryEvent::LogRotated { .. } => None,
     }
 }
 
@@ -464,6 +589,10 @@ pub fn cli_actor() -> String {
         .unwrap_or_else(|| "unknown".into());
     format!("{}{user}", CLI_ACTOR)
 }
+
+/// The key id of the operator key that signs the registry events of the tests.
+#[cfg(test)]
+pub(crate) const TEST_OPERATOR: &str = "0123456789abcdef";
 
 /// A history in which entry 0 registered roulette table R1 under `plan_id`, with `key`, valid
 /// from 2026-11-20 10:00 UTC; for the tests of the checks built on the history.
@@ -490,7 +619,7 @@ pub(crate) fn with_roulette_table_r1(
     };
     let mut history = RegistryHistory::default();
     history
-        .apply(0, registered_at, &registered)
+        .apply(0, registered_at, TEST_OPERATOR, &registered)
         .unwrap_or_else(|e| unreachable!("registering R1: {e}"));
     history
 }
@@ -538,13 +667,16 @@ mod tests {
     #[test]
     fn keys_count_from_their_event_and_revocations_from_theirs() {
         let mut history = RegistryHistory::default();
-        history.apply(3, at0(), &registered(None)).unwrap();
+        history
+            .apply(3, at0(), TEST_OPERATOR, &registered(None))
+            .unwrap();
         let (first, _) = public(1);
         let (second, second_public) = public(2);
         history
             .apply(
                 10,
                 at0(),
+                TEST_OPERATOR,
                 &RegistryEvent::TableKeyAdded {
                     actor: Some("cli:root".into()),
                     table_id: "R1".into(),
@@ -559,6 +691,7 @@ mod tests {
             .apply(
                 20,
                 at0(),
+                TEST_OPERATOR,
                 &RegistryEvent::TableKeyRevoked {
                     actor: Some("cli:root".into()),
                     table_id: "R1".into(),
@@ -596,10 +729,15 @@ mod tests {
         let (a, b) = ("a".repeat(64), "b".repeat(64));
         let name = "reports/daily-2026-11-10.csv";
         history
-            .apply(0, at0(), &published(None, name, a.clone()))
+            .apply(0, at0(), TEST_OPERATOR, &published(None, name, a.clone()))
             .unwrap();
         history
-            .apply(1, at0(), &published(Some(0), name, b.clone()))
+            .apply(
+                1,
+                at0(),
+                TEST_OPERATOR,
+                &published(Some(0), name, b.clone()),
+            )
             .unwrap();
         assert_eq!(history.published_report(name), [(0, a.clone()), (1, b)]);
         assert!(history.published_report("reports/other.csv").is_empty());
@@ -612,11 +750,21 @@ mod tests {
         );
         assert!(history.published_under("reports/mf/").is_empty());
         let err = history
-            .apply(2, at0(), &published(Some(1), "../etc/passwd", a.clone()))
+            .apply(
+                2,
+                at0(),
+                TEST_OPERATOR,
+                &published(Some(1), "../etc/passwd", a.clone()),
+            )
             .unwrap_err();
         assert!(err.contains("not under reports/"), "{err}");
         let err = history
-            .apply(2, at0(), &published(Some(1), name, "A".repeat(64)))
+            .apply(
+                2,
+                at0(),
+                TEST_OPERATOR,
+                &published(Some(1), name, "A".repeat(64)),
+            )
             .unwrap_err();
         assert!(err.contains("not lower-case hex"), "{err}");
     }
@@ -624,10 +772,16 @@ mod tests {
     #[test]
     fn a_missing_or_inconsistent_event_is_named() {
         let mut history = RegistryHistory::default();
-        let err = history.apply(5, at0(), &registered(Some(2))).unwrap_err();
+        let err = history
+            .apply(5, at0(), TEST_OPERATOR, &registered(Some(2)))
+            .unwrap_err();
         assert!(err.contains("none came before it"), "{err}");
-        history.apply(5, at0(), &registered(None)).unwrap();
-        let err = history.apply(9, at0(), &registered(Some(5))).unwrap_err();
+        history
+            .apply(5, at0(), TEST_OPERATOR, &registered(None))
+            .unwrap();
+        let err = history
+            .apply(9, at0(), TEST_OPERATOR, &registered(Some(5)))
+            .unwrap_err();
         assert!(err.contains("registered twice"), "{err}");
         let revoke_other = RegistryEvent::TableKeyRevoked {
             actor: Some("cli:root".into()),
@@ -637,7 +791,9 @@ mod tests {
             revoked_at: format_time(t("2026-11-21T06:00:00Z")),
             reason: "x".into(),
         };
-        let err = history.apply(9, at0(), &revoke_other).unwrap_err();
+        let err = history
+            .apply(9, at0(), TEST_OPERATOR, &revoke_other)
+            .unwrap_err();
         assert!(err.contains("not a key of table `R2`"), "{err}");
         let skipped = RegistryEvent::TableKeyAdded {
             actor: Some("cli:root".into()),
@@ -647,7 +803,9 @@ mod tests {
             public_key: public(3).1,
             valid_from: format_time(t("2026-11-21T06:00:00Z")),
         };
-        let err = history.apply(9, at0(), &skipped).unwrap_err();
+        let err = history
+            .apply(9, at0(), TEST_OPERATOR, &skipped)
+            .unwrap_err();
         assert!(err.contains("is missing or was inserted"), "{err}");
         let wrong_id = RegistryEvent::TableKeyAdded {
             actor: Some("cli:root".into()),
@@ -657,7 +815,9 @@ mod tests {
             public_key: public(3).1,
             valid_from: format_time(t("2026-11-21T06:00:00Z")),
         };
-        let err = history.apply(9, at0(), &wrong_id).unwrap_err();
+        let err = history
+            .apply(9, at0(), TEST_OPERATOR, &wrong_id)
+            .unwrap_err();
         assert!(err.contains("does not match"), "{err}");
     }
 
@@ -696,39 +856,72 @@ mod tests {
         const OFFICER: (&str, &str, Role) = ("00000000000000aa", "officer", Role::Compliance);
         const NIGHTLY: (&str, &str, Role) = ("00000000000000bb", "nightly", Role::Reporter);
         let mut history = RegistryHistory::default();
-        history.apply(0, at0(), &registered(None)).unwrap();
         history
-            .apply(1, at0(), &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2))
+            .apply(0, at0(), TEST_OPERATOR, &registered(None))
             .unwrap();
         history
-            .apply(2, at0(), &api_key(Some(1), NIGHTLY.0, NIGHTLY.1, NIGHTLY.2))
+            .apply(
+                1,
+                at0(),
+                TEST_OPERATOR,
+                &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2),
+            )
+            .unwrap();
+        history
+            .apply(
+                2,
+                at0(),
+                TEST_OPERATOR,
+                &api_key(Some(1), NIGHTLY.0, NIGHTLY.1, NIGHTLY.2),
+            )
             .unwrap();
         // Names and ids are unique.
         let err = history
             .apply(
                 3,
                 at0(),
+                TEST_OPERATOR,
                 &api_key(Some(2), "00000000000000cc", "officer", Role::Admin),
             )
             .unwrap_err();
         assert!(err.contains("used twice"), "{err}");
         // A reporter key may not resolve; a compliance key may, once per allowed step.
         let err = history
-            .apply(5, at0(), &resolution(2, FindingState::Confirmed, NIGHTLY))
+            .apply(
+                5,
+                at0(),
+                TEST_OPERATOR,
+                &resolution(2, FindingState::Confirmed, NIGHTLY),
+            )
             .unwrap_err();
         assert!(err.contains("may not resolve findings"), "{err}");
         history
-            .apply(5, at0(), &resolution(2, FindingState::Escalated, OFFICER))
+            .apply(
+                5,
+                at0(),
+                TEST_OPERATOR,
+                &resolution(2, FindingState::Escalated, OFFICER),
+            )
             .unwrap();
         let err = history
-            .apply(6, at0(), &resolution(5, FindingState::Escalated, OFFICER))
+            .apply(
+                6,
+                at0(),
+                TEST_OPERATOR,
+                &resolution(5, FindingState::Escalated, OFFICER),
+            )
             .unwrap_err();
         assert!(
             err.contains("is escalated; it cannot become escalated"),
             "{err}"
         );
         history
-            .apply(6, at0(), &resolution(5, FindingState::Dismissed, OFFICER))
+            .apply(
+                6,
+                at0(),
+                TEST_OPERATOR,
+                &resolution(5, FindingState::Dismissed, OFFICER),
+            )
             .unwrap();
         assert_eq!(
             history.resolutions().state_of((4, 1)),
@@ -740,6 +933,7 @@ mod tests {
             .apply(
                 7,
                 at0(),
+                TEST_OPERATOR,
                 &resolution(
                     6,
                     FindingState::Escalated,
@@ -752,6 +946,7 @@ mod tests {
             .apply(
                 7,
                 t("2027-01-01T00:00:00Z"),
+                TEST_OPERATOR,
                 &resolution(6, FindingState::Escalated, OFFICER),
             )
             .unwrap_err();
@@ -763,9 +958,14 @@ mod tests {
             revoked_by: "cli:root".into(),
             reason: "left the company".into(),
         };
-        history.apply(7, at0(), &revoked).unwrap();
+        history.apply(7, at0(), TEST_OPERATOR, &revoked).unwrap();
         let err = history
-            .apply(8, at0(), &resolution(7, FindingState::Escalated, OFFICER))
+            .apply(
+                8,
+                at0(),
+                TEST_OPERATOR,
+                &resolution(7, FindingState::Escalated, OFFICER),
+            )
             .unwrap_err();
         assert!(err.contains("was revoked at entry 7"), "{err}");
         assert_eq!(history.resolutions().all().len(), 2);
@@ -777,22 +977,41 @@ mod tests {
     fn a_resolution_must_name_the_finding_as_before_and_come_after_its_round() {
         const OFFICER: (&str, &str, Role) = ("00000000000000aa", "officer", Role::Compliance);
         let mut history = RegistryHistory::default();
-        history.apply(0, at0(), &registered(None)).unwrap();
         history
-            .apply(1, at0(), &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2))
+            .apply(0, at0(), TEST_OPERATOR, &registered(None))
+            .unwrap();
+        history
+            .apply(
+                1,
+                at0(),
+                TEST_OPERATOR,
+                &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2),
+            )
             .unwrap();
         let err = history
-            .apply(3, at0(), &resolution(1, FindingState::Confirmed, OFFICER))
+            .apply(
+                3,
+                at0(),
+                TEST_OPERATOR,
+                &resolution(1, FindingState::Confirmed, OFFICER),
+            )
             .unwrap_err();
         assert!(err.contains("does not come before it"), "{err}");
         history
-            .apply(5, at0(), &resolution(1, FindingState::Escalated, OFFICER))
+            .apply(
+                5,
+                at0(),
+                TEST_OPERATOR,
+                &resolution(1, FindingState::Escalated, OFFICER),
+            )
             .unwrap();
         let mut other_kind = resolution(5, FindingState::Confirmed, OFFICER);
         if let RegistryEvent::FindingResolved { kind, .. } = &mut other_kind {
             *kind = "underpaid".into();
         }
-        let err = history.apply(6, at0(), &other_kind).unwrap_err();
+        let err = history
+            .apply(6, at0(), TEST_OPERATOR, &other_kind)
+            .unwrap_err();
         assert!(
             err.contains("entry 5 resolved it as a `overpaid` finding"),
             "{err}"
@@ -801,7 +1020,9 @@ mod tests {
         if let RegistryEvent::FindingResolved { table_id, .. } = &mut unknown_table {
             *table_id = "R9".into();
         }
-        let err = history.apply(6, at0(), &unknown_table).unwrap_err();
+        let err = history
+            .apply(6, at0(), TEST_OPERATOR, &unknown_table)
+            .unwrap_err();
         assert!(err.contains("`R9`, which is not registered"), "{err}");
     }
 
@@ -827,6 +1048,7 @@ mod tests {
             .apply(
                 0,
                 at0(),
+                TEST_OPERATOR,
                 &api_key(None, "00000000000000a1", "alice", Role::Admin),
             )
             .unwrap();
@@ -834,6 +1056,7 @@ mod tests {
             .apply(
                 1,
                 at0(),
+                TEST_OPERATOR,
                 &by(0, "00000000000000a2", "officer", Role::Compliance, "alice"),
             )
             .unwrap();
@@ -841,6 +1064,7 @@ mod tests {
             .apply(
                 2,
                 at0(),
+                TEST_OPERATOR,
                 &by(1, "00000000000000a3", "nightly", Role::Reporter, "alice"),
             )
             .unwrap();
@@ -857,6 +1081,7 @@ mod tests {
                 .apply(
                     3,
                     at0(),
+                    TEST_OPERATOR,
                     &by(2, "00000000000000b1", "second", Role::Reporter, actor),
                 )
                 .unwrap_err();
@@ -864,12 +1089,18 @@ mod tests {
         }
         // The admin revokes itself; from then on it can neither create nor revoke.
         history
-            .apply(3, at0(), &revoke(2, "00000000000000a1", "alice", "alice"))
+            .apply(
+                3,
+                at0(),
+                TEST_OPERATOR,
+                &revoke(2, "00000000000000a1", "alice", "alice"),
+            )
             .unwrap();
         let err = history
             .apply(
                 4,
                 at0(),
+                TEST_OPERATOR,
                 &by(3, "00000000000000b2", "third", Role::Reporter, "alice"),
             )
             .unwrap_err();
@@ -878,7 +1109,12 @@ mod tests {
             "{err}"
         );
         let err = history
-            .apply(4, at0(), &revoke(3, "00000000000000a2", "officer", "alice"))
+            .apply(
+                4,
+                at0(),
+                TEST_OPERATOR,
+                &revoke(3, "00000000000000a2", "officer", "alice"),
+            )
             .unwrap_err();
         assert!(err.contains("revoked by `alice`"), "{err}");
         // Another admin (expiring 2026-12-31, as every key here) cannot act after its expiry.
@@ -886,6 +1122,7 @@ mod tests {
             .apply(
                 4,
                 at0(),
+                TEST_OPERATOR,
                 &by(3, "00000000000000a4", "carol", Role::Admin, "cli:root"),
             )
             .unwrap();
@@ -893,6 +1130,7 @@ mod tests {
             .apply(
                 5,
                 t("2027-01-02T00:00:00Z"),
+                TEST_OPERATOR,
                 &by(4, "00000000000000b3", "fourth", Role::Reporter, "carol"),
             )
             .unwrap_err();
@@ -901,6 +1139,7 @@ mod tests {
             .apply(
                 5,
                 at0(),
+                TEST_OPERATOR,
                 &by(4, "00000000000000b3", "fourth", Role::Reporter, "carol"),
             )
             .unwrap();
@@ -952,15 +1191,20 @@ mod tests {
         {
             let previous = i.checked_sub(1).map(|p| p as u64);
             history
-                .apply(i as u64, at0(), &api(previous, id, name, role))
+                .apply(
+                    i as u64,
+                    at0(),
+                    TEST_OPERATOR,
+                    &api(previous, id, name, role),
+                )
                 .unwrap();
         }
         // A table is registered by an admin key or the command line, by no one else.
         history
-            .apply(3, at0(), &register(2, "R1", "admin-1"))
+            .apply(3, at0(), TEST_OPERATOR, &register(2, "R1", "admin-1"))
             .unwrap();
         history
-            .apply(4, at0(), &register(3, "R2", "cli:root"))
+            .apply(4, at0(), TEST_OPERATOR, &register(3, "R2", "cli:root"))
             .unwrap();
         for (actor, expected) in [
             (
@@ -971,7 +1215,7 @@ mod tests {
             ("mallory", "neither `cli:<user>` nor an API key"),
         ] {
             let err = history
-                .apply(5, at0(), &register(4, "R3", actor))
+                .apply(5, at0(), TEST_OPERATOR, &register(4, "R3", actor))
                 .unwrap_err();
             assert!(
                 err.contains("`table_registered` event recorded for"),
@@ -981,12 +1225,18 @@ mod tests {
         }
         // A report is sealed at the request of a key that may read it, the command line or
         // the nightly job; not an admin's.
-        history.apply(5, at0(), &publish(4, "officer-1")).unwrap();
-        history.apply(6, at0(), &publish(5, "nightly")).unwrap();
         history
-            .apply(7, at0(), &publish(6, "server:nightly"))
+            .apply(5, at0(), TEST_OPERATOR, &publish(4, "officer-1"))
             .unwrap();
-        let err = history.apply(8, at0(), &publish(7, "admin-1")).unwrap_err();
+        history
+            .apply(6, at0(), TEST_OPERATOR, &publish(5, "nightly"))
+            .unwrap();
+        history
+            .apply(7, at0(), TEST_OPERATOR, &publish(6, "server:nightly"))
+            .unwrap();
+        let err = history
+            .apply(8, at0(), TEST_OPERATOR, &publish(7, "admin-1"))
+            .unwrap_err();
         assert!(
             err.contains(
                 "whose role admin may not: this needs the role compliance or regulator or reporter"
@@ -1001,13 +1251,101 @@ mod tests {
             revoked_by: "cli:root".into(),
             reason: "left".into(),
         };
-        history.apply(8, at0(), &revoked).unwrap();
+        history.apply(8, at0(), TEST_OPERATOR, &revoked).unwrap();
         let err = history
-            .apply(9, at0(), &register(8, "R4", "admin-1"))
+            .apply(9, at0(), TEST_OPERATOR, &register(8, "R4", "admin-1"))
             .unwrap_err();
         assert!(
             err.contains("was revoked at entry 8 before entry 9"),
             "{err}"
         );
+    }
+
+    /// The operator key of the tests' rotations: the verifier key under `origin` and its key id.
+    fn operator_key(seed: u8, origin: &str) -> (String, String) {
+        let signer =
+            crate::checkpoint::NoteSigner::new(origin, SigningKey::from_bytes(&[seed; 32]))
+                .unwrap();
+        let verifier = signer.verifier();
+        (verifier.to_string(), key_id(&verifier.key))
+    }
+
+    fn rotated(previous: u64, from: &str, to: &str, actor: &str) -> RegistryEvent {
+        RegistryEvent::LogRotated {
+            previous: Some(previous),
+            from_key: from.to_owned(),
+            to_key: to.to_owned(),
+            reason: "the seal's HSM replaced".into(),
+            actor: actor.to_owned(),
+        }
+    }
+
+    #[test]
+    fn only_the_key_holding_the_log_signs_and_only_a_recorded_rotation_changes_it() {
+        let (old, old_id) = operator_key(1, "casino.example/ledger");
+        let (new, new_id) = operator_key(2, "casino.example/ledger-2027");
+        let (_, stranger_id) = operator_key(3, "casino.example/ledger");
+        let mut history = RegistryHistory::default();
+        history.apply(0, at0(), &old_id, &registered(None)).unwrap();
+        assert_eq!(history.operator(), Some(old_id.as_str()));
+        // Another key cannot sign the log's events...
+        let err = history
+            .apply(1, at0(), &stranger_id, &rotated(0, &old, &new, "cli:root"))
+            .unwrap_err();
+        assert!(err.contains("recorded rotation"), "{err}");
+        // ...nor hand over a key it does not hold, and only from the command line, with a reason.
+        let mut other = history.clone();
+        let err = other
+            .apply(1, at0(), &old_id, &rotated(0, &new, &old, "cli:root"))
+            .unwrap_err();
+        assert!(err.contains("only the key that holds the log"), "{err}");
+        let err = other
+            .apply(1, at0(), &old_id, &rotated(0, &old, &new, "officer"))
+            .unwrap_err();
+        assert!(err.contains("only the command line"), "{err}");
+        let err = other
+            .apply(1, at0(), &old_id, &rotated(0, &old, &old, "cli:root"))
+            .unwrap_err();
+        assert!(err.contains("to the key that holds it"), "{err}");
+        // The holder hands it over: from then on only the new key signs.
+        history
+            .apply(1, at0(), &old_id, &rotated(0, &old, &new, "cli:root"))
+            .unwrap();
+        assert_eq!(history.operator(), Some(new_id.as_str()));
+        let [rotation] = history.rotations() else {
+            panic!("one rotation: {:?}", history.rotations())
+        };
+        assert_eq!((rotation.index, rotation.size()), (1, 2));
+        assert_eq!(rotation.to_key.name, "casino.example/ledger-2027");
+        let (old, new) = (rotation.from_key.clone(), rotation.to_key.clone());
+        let revoke = RegistryEvent::ApiKeyRevoked {
+            previous: Some(1),
+            key_id: "nobody".into(),
+            name: "nobody".into(),
+            revoked_by: "cli:root".into(),
+            reason: "test".into(),
+        };
+        let err = history.apply(2, at0(), &old_id, &revoke).unwrap_err();
+        assert!(err.contains("is signed by operator key"), "{err}");
+        assert_eq!(history.last_event(), Some(1));
+        // Checkpoints: the old key up to the tree ending with the rotation (size 2), the new
+        // key from that tree on.
+        let (old, new) = (&old, &new);
+        for (key, size, holds) in [
+            (old, 1, true),
+            (old, 2, true),
+            (old, 3, false),
+            (new, 1, false),
+            (new, 2, true),
+            (new, 9, true),
+        ] {
+            let checked = history.check_checkpoint_signer(key, size);
+            assert_eq!(
+                checked.is_ok(),
+                holds,
+                "{} at {size}: {checked:?}",
+                key.name
+            );
+        }
     }
 }

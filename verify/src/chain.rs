@@ -12,26 +12,64 @@ use crate::format::{
     ConsistencyFile, ExportInfo, TreeFile, CHECKPOINT, CONSISTENCY, ENTRIES, TREE,
 };
 
+/// The checkpoint in file `name`, and the operator key (one of `keys`) whose signature on it
+/// verifies.
 pub(super) fn open_checkpoint(
     dir: &Path,
     name: &str,
     keys: &[NoteVerifier],
-    origin: &str,
-) -> Result<Checkpoint, InspectionError> {
+) -> Result<(Checkpoint, NoteVerifier), InspectionError> {
     let note = String::from_utf8(read(dir, name)?).map_err(|_| fail(name, "not UTF-8"))?;
-    let (text, _) = open(&note, keys)
-        .map_err(|e| fail(name, format!("{e} (operator keys given: {})", keys.len())))?;
-    let checkpoint = Checkpoint::parse(text).map_err(|e| fail(name, e.to_string()))?;
-    if checkpoint.origin != origin {
+    // Each key on its own, to know which signed (two keys of one origin cannot be told apart
+    // by the signature line's name).
+    let mut first_error = None;
+    for key in keys {
+        match open(&note, std::slice::from_ref(key)) {
+            Ok((text, _)) => {
+                let checkpoint = Checkpoint::parse(text).map_err(|e| fail(name, e.to_string()))?;
+                return Ok((checkpoint, key.clone()));
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    let error = first_error.map_or_else(
+        || "no operator key given".to_owned(),
+        |e| match e {
+            dozor_log::checkpoint::NoteError::Unverified => {
+                dozor_log::checkpoint::NoteError::Unverified.to_string()
+            }
+            other => other.to_string(),
+        },
+    );
+    Err(fail(
+        name,
+        format!("{error} (operator keys given: {})", keys.len()),
+    ))
+}
+
+/// A checkpoint's signer held the log at its size: with no rotation recorded, the origin is the
+/// export's; otherwise the rotations say which key signs each size.
+pub(super) fn check_signer(
+    name: &str,
+    checkpoint: &Checkpoint,
+    signer: &NoteVerifier,
+    export_origin: &str,
+    history: &dozor_log::registry_history::RegistryHistory,
+) -> Result<(), InspectionError> {
+    if history.rotations().is_empty() && checkpoint.origin != export_origin {
         return Err(fail(
             name,
             format!(
-                "origin `{}` is not the export's `{origin}`",
+                "origin `{}` is not the export's `{export_origin}`",
                 checkpoint.origin
             ),
         ));
     }
-    Ok(checkpoint)
+    history
+        .check_checkpoint_signer(signer, checkpoint.size)
+        .map_err(|m| fail(name, m))
 }
 
 /// Stage 2, the witnesses: the latest checkpoint carries at least the policy's quorum of

@@ -187,12 +187,16 @@ pub fn verify_export(
 ) -> Result<InspectionReport, InspectionError> {
     // 1. Every file is listed in MANIFEST with its SHA-256, and no other exists.
     let manifest = check_manifest(dir)?;
-    // 2. export.json and the two signed checkpoints.
-    let (info, checkpoint, latest) = open_export(dir, operator_keys)?;
+    // 2. export.json and the two signed checkpoints; 3. registry and keys: the operator's
+    //    events, in order, give every table key's validity and which operator key signed when.
+    let OpenedExport {
+        info,
+        checkpoint,
+        latest,
+        operators,
+        registry,
+    } = open_export(dir, operator_keys)?;
     let cosigned_by = chain::check_witnessed(dir, &options.witnesses)?;
-    // 3. Registry and keys: the operator's events, in order, give every table key's validity.
-    let operators = operator_signers(operator_keys);
-    let registry = load_registry(dir, &latest, &operators)?;
     let plans = load_plans(dir, &registry.history)?;
     // 4. Entries: canonical form, chain, keys, signatures and verdicts.
     let entries = check_entries(
@@ -257,12 +261,22 @@ pub fn verify_export(
     })
 }
 
-/// Stage 2, what the export is: export.json of a known format, and its two checkpoints, each
-/// signed by one of the operator keys.
+/// An export opened: export.json, its two checkpoints and the registry events.
+pub(crate) struct OpenedExport {
+    pub(crate) info: ExportInfo,
+    pub(crate) checkpoint: Checkpoint,
+    pub(crate) latest: Checkpoint,
+    pub(crate) operators: std::collections::HashMap<String, ed25519_dalek::VerifyingKey>,
+    pub(crate) registry: registry::Registry,
+}
+
+/// Stages 2 and 3, what the export is: export.json of a known format, and its two checkpoints,
+/// each signed by one of the operator keys; the registry events, the operator's in order; and
+/// each checkpoint signed by the key that held the log at its size.
 pub(crate) fn open_export(
     dir: &Path,
     operator_keys: &[NoteVerifier],
-) -> Result<(ExportInfo, Checkpoint, Checkpoint), InspectionError> {
+) -> Result<OpenedExport, InspectionError> {
     let info: ExportInfo = json(dir, EXPORT_JSON)?;
     if info.format != FORMAT {
         return Err(fail(
@@ -270,7 +284,21 @@ pub(crate) fn open_export(
             format!("unknown format `{}`", info.format),
         ));
     }
-    let checkpoint = open_checkpoint(dir, CHECKPOINT, operator_keys, &info.origin)?;
-    let latest = open_checkpoint(dir, CHECKPOINT_LATEST, operator_keys, &info.origin)?;
-    Ok((info, checkpoint, latest))
+    let (checkpoint, checkpoint_signer) = open_checkpoint(dir, CHECKPOINT, operator_keys)?;
+    let (latest, latest_signer) = open_checkpoint(dir, CHECKPOINT_LATEST, operator_keys)?;
+    let operators = operator_signers(operator_keys);
+    let registry = load_registry(dir, &latest, &operators)?;
+    for (name, signed, signer) in [
+        (CHECKPOINT, &checkpoint, &checkpoint_signer),
+        (CHECKPOINT_LATEST, &latest, &latest_signer),
+    ] {
+        chain::check_signer(name, signed, signer, &info.origin, &registry.history)?;
+    }
+    Ok(OpenedExport {
+        info,
+        checkpoint,
+        latest,
+        operators,
+        registry,
+    })
 }

@@ -96,7 +96,7 @@ pub(super) fn load_registry(
             .map(|h| hash_hex(REGISTRY_PROOFS, h))
             .collect::<Result<Vec<_>, _>>()?;
         history
-            .apply(proof.index, entry.received_at, event)
+            .apply(proof.index, entry.received_at, entry.key_id, event)
             .map_err(|m| fail(&item, m))?;
         leaves.insert(proof.index, leaf);
         paths.push((item, proof.index, path));

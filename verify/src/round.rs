@@ -14,7 +14,7 @@ use dozor_log::merkle::{self, Hash, RangeSource};
 use serde::Serialize;
 
 use super::chain::tree_nodes;
-use super::registry::{load_plans, load_registry, operator_signers};
+use super::registry::load_plans;
 use super::resolved::load_rounds;
 use super::{fail, open_export, read, InspectionError};
 use crate::format::{
@@ -84,9 +84,13 @@ pub fn find_round(
     table_id: &str,
     which: &WhichRound,
 ) -> Result<FoundRound, InspectionError> {
-    let (info, checkpoint, latest) = open_export(dir, operator_keys)?;
-    let operators = operator_signers(operator_keys);
-    let registry = load_registry(dir, &latest, &operators)?;
+    let super::OpenedExport {
+        info,
+        checkpoint,
+        latest,
+        operators,
+        registry,
+    } = open_export(dir, operator_keys)?;
     let plans = load_plans(dir, &registry.history)?;
     let signers = Signers {
         operators: &operators,

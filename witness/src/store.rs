@@ -9,6 +9,7 @@
 
 use std::path::Path;
 
+use dozor_log::checkpoint::NoteVerifier;
 use dozor_log::merkle::Hash;
 use redb::{ReadableDatabase as _, ReadableTable as _, TableDefinition};
 use serde::{Deserialize, Serialize};
@@ -19,6 +20,11 @@ const LATEST: TableDefinition<&str, &[u8]> = TableDefinition::new("latest");
 const COSIGNED: TableDefinition<(&str, u64), &str> = TableDefinition::new("cosigned");
 /// sequence → a refused checkpoint kept as evidence (JSON).
 const EVIDENCE: TableDefinition<u64, &str> = TableDefinition::new("evidence");
+/// origin → the verifier key a cosigned rotation handed the log of that origin to.
+const HANDED_TO: TableDefinition<&str, &str> = TableDefinition::new("handed_to");
+/// verifier key → the size at which a cosigned rotation retired it (8 bytes, big-endian) ‖ the
+/// verifier key it handed the log to.
+const RETIRED: TableDefinition<&str, &[u8]> = TableDefinition::new("retired");
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -81,13 +87,35 @@ impl Latest {
     }
 }
 
+impl Retirement {
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = self.size.to_be_bytes().to_vec();
+        bytes.extend_from_slice(self.successor.as_bytes());
+        bytes
+    }
+
+    fn from_bytes(key: &str, bytes: &[u8]) -> Result<Retirement, StoreError> {
+        let corrupt = || StoreError::Corrupt(key.to_owned());
+        let size = bytes
+            .get(..8)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .ok_or_else(corrupt)?;
+        let successor = std::str::from_utf8(&bytes[8..]).map_err(|_| corrupt())?;
+        Ok(Retirement {
+            size: u64::from_be_bytes(size),
+            successor: successor.to_owned(),
+        })
+    }
+}
+
 /// A checkpoint, validly signed by its log, that the witness refused because it does not extend
 /// the one it had cosigned: a fork (same size, another root) or a tree the proof does not show
 /// consistent. Kept for the regulator.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Evidence {
     pub origin: String,
-    /// `fork` or `inconsistent`.
+    /// `fork`, `inconsistent`, `after_rotation` (signed by a key a rotation retired, beyond
+    /// its last size) or `second_rotation` (a retired key handing the log to another key).
     pub kind: String,
     pub received_at: String,
     pub old_size: u64,
@@ -100,12 +128,39 @@ pub struct Evidence {
     pub why: String,
 }
 
+/// A log's key handed to another (a cosigned checkpoint with the rotation extension).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handover {
+    /// The verifier key that signed the rotation checkpoint, retired from its size on.
+    pub from_key: String,
+    /// The verifier key (and its name, the origin) that follows the log from that size on.
+    pub to_key: NoteVerifier,
+}
+
+/// A key retired by a rotation: the size of its last checkpoint and its successor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retirement {
+    pub size: u64,
+    pub successor: String,
+}
+
+/// What a decision on an add-checkpoint sees, read in the same transaction: the log's latest
+/// cosigned checkpoint; whether the key that signed the request was retired by a rotation; and,
+/// for a rotation to another origin, that origin's latest cosigned checkpoint.
+pub struct State {
+    pub latest: Option<Latest>,
+    pub retired: Option<Retirement>,
+    pub successor_latest: Option<Latest>,
+}
+
 /// What to do with a log's state, decided on the state read in the same transaction.
 pub enum Outcome<R> {
-    /// Record `to` as the latest (and `cosigned_note` among those cosigned), then answer.
+    /// Record `to` as the latest (and `cosigned_note` among those cosigned) and, for a
+    /// rotation, the handover (the successor's log starting at `to`), then answer.
     Advance {
         to: Latest,
         cosigned_note: String,
+        handover: Option<Handover>,
         then: R,
     },
     /// Keep `evidence` and answer; the state does not change.
@@ -127,6 +182,8 @@ impl Store {
         txn.open_table(LATEST)?;
         txn.open_table(COSIGNED)?;
         txn.open_table(EVIDENCE)?;
+        txn.open_table(HANDED_TO)?;
+        txn.open_table(RETIRED)?;
         txn.commit()?;
         Ok(Store { db })
     }
@@ -141,29 +198,76 @@ impl Store {
             .transpose()
     }
 
-    /// Decides on `origin`'s latest cosigned checkpoint with `decide` and writes what it decided,
-    /// all in one transaction committed (to disk) before the answer is returned.
+    /// The key a cosigned rotation handed `origin`'s log to, if any.
+    pub fn handed_to(&self, origin: &str) -> Result<Option<NoteVerifier>, StoreError> {
+        let txn = self.db.begin_read()?;
+        let table = txn.open_table(HANDED_TO)?;
+        let stored = table.get(origin)?;
+        stored
+            .map(|v| {
+                NoteVerifier::parse(v.value()).map_err(|_| StoreError::Corrupt(origin.to_owned()))
+            })
+            .transpose()
+    }
+
+    /// Decides on `origin`'s state (see [`State`]; `signer` is the verifier key that signed the
+    /// request, `successor` the origin a rotation in it hands the log to) with `decide`, and
+    /// writes what it decided, all in one transaction committed (to disk) before the answer is
+    /// returned.
     pub fn update<R>(
         &self,
         origin: &str,
-        decide: impl FnOnce(Option<Latest>) -> Outcome<R>,
+        signer: &str,
+        successor: Option<&str>,
+        decide: impl FnOnce(State) -> Outcome<R>,
     ) -> Result<R, StoreError> {
         let txn = self.db.begin_write()?;
         let answer = {
             let mut latest = txn.open_table(LATEST)?;
-            let stored = latest
-                .get(origin)?
-                .map(|v| Latest::from_bytes(origin, v.value()))
-                .transpose()?;
-            match decide(stored) {
+            let read_latest = |table: &redb::Table<&str, &[u8]>, origin: &str| {
+                table
+                    .get(origin)?
+                    .map(|v| Latest::from_bytes(origin, v.value()))
+                    .transpose()
+            };
+            let mut retired = txn.open_table(RETIRED)?;
+            let state = State {
+                latest: read_latest(&latest, origin)?,
+                retired: retired
+                    .get(signer)?
+                    .map(|v| Retirement::from_bytes(signer, v.value()))
+                    .transpose()?,
+                successor_latest: match successor.filter(|s| *s != origin) {
+                    Some(other) => read_latest(&latest, other)?,
+                    None => None,
+                },
+            };
+            match decide(state) {
                 Outcome::Advance {
                     to,
                     cosigned_note,
+                    handover,
                     then,
                 } => {
                     latest.insert(origin, to.to_bytes().as_slice())?;
                     txn.open_table(COSIGNED)?
                         .insert((origin, to.size), cosigned_note.as_str())?;
+                    if let Some(handover) = handover {
+                        let successor = handover.to_key.to_string();
+                        let retirement = Retirement {
+                            size: to.size,
+                            successor: successor.clone(),
+                        };
+                        retired
+                            .insert(handover.from_key.as_str(), retirement.to_bytes().as_slice())?;
+                        let next_origin = handover.to_key.name.as_str();
+                        txn.open_table(HANDED_TO)?
+                            .insert(next_origin, successor.as_str())?;
+                        if next_origin != origin {
+                            // The successor's log starts where this one was handed over.
+                            latest.insert(next_origin, to.to_bytes().as_slice())?;
+                        }
+                    }
                     then
                 }
                 Outcome::KeepEvidence { evidence, then } => {

@@ -12,7 +12,7 @@ use dozor_log::checkpoint::{self, Checkpoint, NoteError, NoteVerifier};
 use dozor_log::cosignature::CosignatureSigner;
 use dozor_log::merkle;
 
-use crate::store::{Evidence, Latest, Outcome, Store, StoreError};
+use crate::store::{Evidence, Handover, Latest, Outcome, Store, StoreError};
 use dozor_log::tlog_witness as request;
 
 /// Why a checkpoint was not cosigned, with the HTTP status the protocol gives it.
@@ -85,8 +85,10 @@ impl Witness {
         &self.store
     }
 
-    pub fn follows(&self, origin: &str) -> bool {
-        self.logs.contains_key(origin)
+    /// Whether the witness follows `origin`'s log: given at start, or handed to it by a
+    /// rotation it cosigned.
+    pub fn follows(&self, origin: &str) -> Result<bool, StoreError> {
+        Ok(self.logs.contains_key(origin) || self.store.handed_to(origin)?.is_some())
     }
 
     /// Answers an add-checkpoint request: the cosignature line(s) on success. `now` is the
@@ -99,15 +101,16 @@ impl Witness {
     ) -> Result<String, Refusal> {
         let request = request::parse(body).map_err(Refusal::BadRequest)?;
         let origin = request.note.split('\n').next().unwrap_or_default();
-        let keys = self
-            .logs
-            .get(origin)
-            .ok_or_else(|| Refusal::UnknownLog(origin.to_owned()))?;
-        let (text, _) = checkpoint::open(&request.note, keys).map_err(|e| match e {
-            NoteError::Malformed(m) => Refusal::BadRequest(format!("the checkpoint note: {m}")),
-            other => Refusal::Unsigned(other.to_string()),
-        })?;
+        let mut keys = self.logs.get(origin).cloned().unwrap_or_default();
+        // A log handed to this origin by a rotation the witness cosigned.
+        keys.extend(self.store.handed_to(origin)?);
+        if keys.is_empty() {
+            return Err(Refusal::UnknownLog(origin.to_owned()));
+        }
+        let (text, signer) = open_by_one_of(&request.note, &keys)?;
         let checkpoint = Checkpoint::parse(text).map_err(|e| Refusal::BadRequest(e.to_string()))?;
+        let rotation = checkpoint::rotated_to(text)
+            .map_err(|e| Refusal::BadRequest(format!("the rotation extension: {e}")))?;
         if request.old_size > checkpoint.size {
             return Err(Refusal::BadRequest(format!(
                 "old size {} is above the checkpoint's size {}",
@@ -126,7 +129,48 @@ impl Witness {
                 why: why.to_owned(),
             })
         };
-        self.store.update(origin, |stored| {
+        let signer_key = signer.to_string();
+        let successor = rotation.as_ref().map(|r| r.name.as_str());
+        self.store.update(origin, &signer_key, successor, |state| {
+            let stored = state.latest;
+            if let Some(retired) = state.retired {
+                let cosigned = stored.clone().unwrap_or_else(|| Latest {
+                    size: 0,
+                    root: merkle::empty_root(),
+                    note: String::new(),
+                });
+                if checkpoint.size > retired.size {
+                    let why = format!(
+                        "key `{signer_key}` handed the log to `{}` at size {}: it signs nothing beyond",
+                        retired.successor, retired.size
+                    );
+                    return Outcome::KeepEvidence {
+                        evidence: evidence("after_rotation", &why, &cosigned),
+                        then: Err(Refusal::Unsigned(why)),
+                    };
+                }
+                if rotation
+                    .as_ref()
+                    .is_some_and(|next| next.to_string() != retired.successor)
+                {
+                    let why = format!(
+                        "key `{signer_key}` handed the log to `{}` already; it cannot hand it to another",
+                        retired.successor
+                    );
+                    return Outcome::KeepEvidence {
+                        evidence: evidence("second_rotation", &why, &cosigned),
+                        then: Err(Refusal::Inconsistent(why)),
+                    };
+                }
+            }
+            if let (Some(next), Some(theirs)) = (&rotation, &state.successor_latest) {
+                if (theirs.size, theirs.root) != (checkpoint.size, checkpoint.root) {
+                    return Outcome::Answer(Err(Refusal::Inconsistent(format!(
+                        "the log is handed to `{next}`, whose origin has another history here (size {})",
+                        theirs.size
+                    ))));
+                }
+            }
             let stored_size = stored.as_ref().map_or(0, |s| s.size);
             if request.old_size != stored_size {
                 return Outcome::Answer(Err(Refusal::Conflict(stored_size)));
@@ -183,8 +227,33 @@ impl Witness {
                     note: request.note.clone(),
                 },
                 cosigned_note: format!("{}{line}", request.note),
+                handover: rotation.clone().map(|to_key| Handover {
+                    from_key: signer_key.clone(),
+                    to_key,
+                }),
                 then: Ok(line),
             }
         })?
     }
+}
+
+/// Opens `note` with one of `keys`, each on its own (two keys of one origin, before and after a
+/// rotation, cannot be told apart by a signature line's name): its text and the key that signed.
+fn open_by_one_of<'n>(
+    note: &'n str,
+    keys: &[NoteVerifier],
+) -> Result<(&'n str, NoteVerifier), Refusal> {
+    let mut refusal = None;
+    for key in keys {
+        match checkpoint::open(note, std::slice::from_ref(key)) {
+            Ok((text, _)) => return Ok((text, key.clone())),
+            Err(NoteError::Malformed(m)) => {
+                return Err(Refusal::BadRequest(format!("the checkpoint note: {m}")))
+            }
+            Err(other) => {
+                refusal.get_or_insert(Refusal::Unsigned(other.to_string()));
+            }
+        }
+    }
+    Err(refusal.unwrap_or_else(|| Refusal::Unsigned(NoteError::Unverified.to_string())))
 }

@@ -291,3 +291,116 @@ fn the_state_survives_reopening_the_store() {
     );
     drop(f._dir);
 }
+
+/// A log of this witness's own under `origin`, signed with key `seed`: its signer and the signed
+/// checkpoint of the first `size` synthetic leaves, handing the log to `rotate_to` if given.
+fn own_log(seed: u8, origin: &str) -> NoteSigner {
+    NoteSigner::new(origin, SigningKey::from_bytes(&[seed; 32])).unwrap()
+}
+
+fn signed(log: &NoteSigner, size: u8, rotate_to: Option<&NoteVerifier>) -> String {
+    let body = Checkpoint {
+        origin: log.name().to_owned(),
+        size: u64::from(size),
+        root: merkle::root(&tree(size), u64::from(size)).unwrap(),
+    };
+    let text = match rotate_to {
+        Some(next) => body.rotation_text(next),
+        None => body.text(),
+    };
+    log.sign(&text).unwrap()
+}
+
+fn witness_of(path: &std::path::Path, logs: &[NoteVerifier]) -> Witness {
+    Witness::new(witness_key(), logs, Store::open(path).unwrap())
+}
+
+#[test]
+fn a_rotation_cosigned_hands_the_log_to_the_new_key_and_retires_the_old_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("witness.redb");
+    let old = own_log(7, "casino.example/ledger");
+    let new = own_log(8, "casino.example/ledger-2027");
+    let w = witness_of(&path, &[old.verifier()]);
+    assert_eq!(status(add(&w, 0, &[], &signed(&old, 1, None))), 200);
+    // Before the rotation the new origin is no log of this witness.
+    assert_eq!(
+        status(add(&w, 1, &proof(1, 3), &signed(&new, 3, None))),
+        404
+    );
+    // The old key hands the log over in the checkpoint of size 3: cosigned as any checkpoint
+    // (the cosignature covers the extension line).
+    let rotation = signed(&old, 3, Some(&new.verifier()));
+    let line = add(&w, 1, &proof(1, 3), &rotation).unwrap();
+    let found =
+        cosignature::cosignatures(&format!("{rotation}{line}"), &[witness_key().verifier()])
+            .unwrap();
+    assert_eq!(found.len(), 1);
+    // The new key's log goes on from that tree, under its own origin...
+    assert!(matches!(
+        add(&w, 0, &[], &signed(&new, 5, None)),
+        Err(Refusal::Conflict(3))
+    ));
+    assert_eq!(
+        status(add(&w, 3, &proof(3, 5), &signed(&new, 5, None))),
+        200
+    );
+    // ...and the old key signs nothing beyond its last tree: refused and kept.
+    assert_eq!(
+        status(add(&w, 3, &proof(3, 5), &signed(&old, 5, None))),
+        403
+    );
+    let evidence = w.store().evidence().unwrap();
+    assert_eq!(evidence.len(), 1);
+    assert_eq!(evidence[0].kind, "after_rotation");
+    assert_eq!(evidence[0].origin, "casino.example/ledger");
+    // The old key cannot hand the log to a second key at the same tree either.
+    let stranger = own_log(9, "casino.example/ledger-x");
+    assert_eq!(
+        status(add(
+            &w,
+            3,
+            &[],
+            &signed(&old, 3, Some(&stranger.verifier()))
+        )),
+        422
+    );
+    assert_eq!(w.store().evidence().unwrap()[1].kind, "second_rotation");
+    // Reopened, the witness still follows the new key's log at size 5.
+    drop(w);
+    let w = witness_of(&path, &[old.verifier()]);
+    assert!(w.follows("casino.example/ledger-2027").unwrap());
+    assert!(matches!(
+        add(&w, 3, &proof(3, 5), &signed(&new, 5, None)),
+        Err(Refusal::Conflict(5))
+    ));
+}
+
+#[test]
+fn a_rotation_to_a_new_key_under_the_same_origin_retires_the_old_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("witness.redb");
+    let old = own_log(7, "casino.example/ledger");
+    let new = own_log(8, "casino.example/ledger");
+    let w = witness_of(&path, &[old.verifier()]);
+    assert_eq!(status(add(&w, 0, &[], &signed(&old, 1, None))), 200);
+    // The new key is not the log's before the rotation.
+    assert_eq!(
+        status(add(&w, 1, &proof(1, 3), &signed(&new, 3, None))),
+        403
+    );
+    assert_eq!(
+        status(add(
+            &w,
+            1,
+            &proof(1, 3),
+            &signed(&old, 3, Some(&new.verifier()))
+        )),
+        200
+    );
+    assert_eq!(
+        status(add(&w, 3, &proof(3, 5), &signed(&new, 5, None))),
+        200
+    );
+    assert_eq!(status(add(&w, 5, &[], &signed(&old, 5, None))), 403);
+}

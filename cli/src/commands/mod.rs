@@ -4,6 +4,7 @@ mod adjudicate;
 mod apikey;
 mod export;
 mod keys;
+mod log;
 mod mf;
 mod monthly;
 mod nightly;
@@ -85,6 +86,9 @@ enum Command {
     /// Print the operator's verifier key (what checkpoints, registry events and exports are
     /// checked with) and its fingerprint, for the regulator to hold apart from the server.
     OperatorKey(keys::OperatorKeyArgs),
+    /// The log's operator key: `log rotate --new-key FILE --reason TEXT` hands it over (a
+    /// recorded rotation the witnesses are told of); `log keys` lists the keys that held it.
+    Log(log::LogArgs),
     /// The witness a regulator runs: `witness key`, `witness serve --key FILE --log VKEY…
     /// --store FILE`, `witness checkpoints`, `witness evidence`.
     Witness(witness::WitnessArgs),
@@ -191,6 +195,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Bench(a) => simulator::bench::run(&global, a),
         Command::Probe(a) => probe::run(a),
         Command::Witness(a) => witness::run(a),
+        Command::Log(a) => log::run(&global, a),
         Command::Roles => {
             print!("{}", api::access::markdown());
             Ok(ExitCode::SUCCESS)

@@ -162,13 +162,19 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         })?;
         verifiers.push(NoteSigner::from_private_key(&text)?.verifier());
     }
+    let policy = args.witness_policy()?;
+    let db = Database::open_for_reading(global.database_url.clone(), &global.data_dir)?;
+    let mut conn = connect(&db.url)?;
+    if let (true, [own]) = (args.operator_keys.is_empty(), verifiers.as_slice()) {
+        // The server's own key, and the keys that held the log before it (the registry
+        // replay below checks each signed only where the rotations give it the log).
+        let own = own.clone();
+        verifiers = ledger::storage::rotation::operator_chain(&mut conn, &own)?;
+    }
     let operators: HashMap<String, VerifyingKey> = verifiers
         .iter()
         .map(|v| (ledger::keys::key_id(&v.key), v.key))
         .collect();
-    let policy = args.witness_policy()?;
-    let db = Database::open_for_reading(global.database_url.clone(), &global.data_dir)?;
-    let mut conn = connect(&db.url)?;
     let total = reads::size(&mut conn)?;
     // The walk below meets every stored checkpoint with its root; the witnessed one among them.
     let witnessed_checkpoint = if policy.keys.is_empty() {

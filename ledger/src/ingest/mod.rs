@@ -64,19 +64,21 @@ impl Ingest {
         pool: PgPool,
         plans: Arc<PlanBook>,
     ) -> Result<Ingest, crate::LedgerError> {
+        let mut conn = crate::storage::connect(&settings.database_url)?;
+        // The keys that held the log before a rotation signed what came before it.
+        let operators =
+            crate::storage::rotation::operator_chain(&mut conn, &settings.operator.verifier())?;
         let witnessed = match settings
             .checkpoints
             .as_ref()
             .and_then(|p| p.witness.as_ref())
         {
-            Some(witness) => witness.read(&[settings.operator.verifier()])?,
+            Some(witness) => witness.read(&operators)?,
             None => Vec::new(),
         };
-        crate::storage::issued::check_not_rolled_back(
-            &mut crate::storage::connect(&settings.database_url)?,
-            &witnessed,
-        )?;
-        let directory = Directory::new([settings.operator.verifier().key]);
+        crate::storage::issued::check_not_rolled_back(&mut conn, &witnessed)?;
+        drop(conn);
+        let directory = Directory::new(operators.iter().map(|o| o.key));
         let appender = Appender::start(
             settings.database_url,
             settings.max_batch,

@@ -8,14 +8,13 @@
 //! registry, this does for one key, so a registration or a seal does not hold the append lock
 //! for a replay of every registry event.
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use ed25519_dalek::{SigningKey, VerifyingKey};
+use ed25519_dalek::SigningKey;
 
 use super::append::Position;
 use super::registry_log::signed_event;
+use super::rotation::Tenures;
 use super::schema::{api_keys, ledger_entries};
 use crate::access::Role;
 use crate::entry::parse_ledger_time;
@@ -41,8 +40,7 @@ pub(crate) fn check_actor(
             .check_actor(actor, rule, position.next_index, position.received_at)
             .map_err(refuse);
     }
-    let verifier = operator.verifying_key();
-    let operators = HashMap::from([(crate::keys::key_id(&verifier), verifier)]);
+    let operators = super::rotation::Tenures::read(conn, &operator.verifying_key())?;
     let key = match created_key(conn, &operators, actor)? {
         Ok(key) => key,
         Err(why) => return Err(refuse(why)),
@@ -76,7 +74,7 @@ struct CreatedKey {
 /// a key of that name.
 fn created_key(
     conn: &mut PgConnection,
-    operators: &HashMap<String, VerifyingKey>,
+    operators: &Tenures,
     name: &str,
 ) -> Result<Result<CreatedKey, String>, LedgerError> {
     let found: Option<(i64, Vec<u8>)> = api_keys::table
@@ -92,7 +90,7 @@ fn created_key(
     };
     let index = index as u64;
     Ok(
-        match signed_event(&bytes, index, operators).map(|(_, event)| event) {
+        match signed_event(&bytes, index, &operators.at(index)).map(|signed| signed.event) {
             Ok(RegistryEvent::ApiKeyCreated {
                 key_id,
                 name: created,
@@ -122,7 +120,7 @@ fn created_key(
 /// The first operator-signed revocation of `key` after its creation, if any.
 fn revocation_of(
     conn: &mut PgConnection,
-    operators: &HashMap<String, VerifyingKey>,
+    operators: &Tenures,
     key: &CreatedKey,
 ) -> Result<Option<u64>, LedgerError> {
     let rows: Vec<(i64, Vec<u8>)> = ledger_entries::table
@@ -134,7 +132,7 @@ fn revocation_of(
         .load(conn)?;
     Ok(rows.into_iter().find_map(|(index, bytes)| {
         let index = index as u64;
-        match signed_event(&bytes, index, operators).map(|(_, event)| event) {
+        match signed_event(&bytes, index, &operators.at(index)).map(|signed| signed.event) {
             Ok(RegistryEvent::ApiKeyRevoked { key_id, .. }) if key_id == key.key_id => Some(index),
             _ => None,
         }

@@ -797,6 +797,7 @@ pub(crate) fn append_registry_event(
     event: &RegistryEvent,
     operator: &SigningKey,
 ) -> Result<RegistryReceipt, LedgerError> {
+    super::rotation::check_holder(conn, &operator.verifying_key())?;
     let envelope = Envelope::sign(event.to_record()?, operator)?;
     let canonical = crate::canonical::canonical_text(&envelope.record)?;
     let entry = Entry::build_canonical(

@@ -38,13 +38,15 @@ pub fn covering(
         .optional()
 }
 
-/// Signs and stores a checkpoint of the first `size` entries (nothing if one exists already).
+/// Signs and stores a checkpoint of the first `size` entries (nothing if one exists already);
+/// refused unless `signer` holds the log (see [`check_signer`]).
 pub fn create(
     conn: &mut PgConnection,
     signer: &NoteSigner,
     size: u64,
     now: DateTime<Utc>,
 ) -> Result<CheckpointRow, TreeError> {
+    check_signer(conn, signer)?;
     let root = tree::root(conn, size)?;
     let body = Checkpoint {
         origin: signer.name().to_owned(),
@@ -68,9 +70,9 @@ pub fn create(
     Ok(row)
 }
 
-/// Refuses `signer` for a ledger whose latest checkpoint another key signed: the log's origin
-/// and key never change without a recorded rotation, or the checkpoints before and after could
-/// not be told apart from a second log of the same name.
+/// Refuses `signer` for a ledger whose latest checkpoint another key signed, or handed to
+/// another key: the log's origin and key never change without a recorded rotation, or the
+/// checkpoints before and after could not be told apart from a second log of the same name.
 pub fn check_signer(
     conn: &mut PgConnection,
     signer: &NoteSigner,
@@ -79,11 +81,20 @@ pub fn check_signer(
         return Ok(());
     };
     let given = signer.verifier().to_string();
+    if let Some(next) = super::rotation::successor(&latest)? {
+        if next.to_string() == given {
+            return Ok(());
+        }
+        return Err(crate::LedgerError::Key(format!(
+            "the log was handed to `{next}` at size {}; the operator key given is `{given}`",
+            latest.size
+        )));
+    }
     if latest.verifier_key == given {
         return Ok(());
     }
     Err(crate::LedgerError::Key(format!(
-        "the ledger's checkpoints (the latest of size {}) are signed by `{}`; the operator key given is `{given}`: a log's key and origin change only by a recorded rotation, which this version cannot make yet",
+        "the ledger's checkpoints (the latest of size {}) are signed by `{}`; the operator key given is `{given}`: a log's key and origin change only by a recorded rotation (`dozor log rotate`)",
         latest.size, latest.verifier_key
     )))
 }

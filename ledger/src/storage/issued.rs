@@ -39,6 +39,7 @@ impl IssuedCheckpoint {
 fn opened(
     row: &CheckpointRow,
     operators: &HashMap<String, VerifyingKey>,
+    history: &crate::registry_history::RegistryHistory,
 ) -> Result<IssuedCheckpoint, String> {
     let what = format!(
         "the checkpoint of size {} stored at {}",
@@ -50,6 +51,9 @@ fn opened(
             "{what} is signed by a key that is not an operator key given"
         ));
     }
+    history
+        .check_checkpoint_signer(&verifier, row.size.max(0) as u64)
+        .map_err(|e| format!("{what} is {e}"))?;
     let (text, _) = open(&row.note, &[verifier]).map_err(|e| format!("{what}: {e}"))?;
     let checkpoint = Checkpoint::parse(text).map_err(|e| format!("{what}: {e}"))?;
     if checkpoint.size != row.size as u64 || checkpoint.root.as_slice() != row.root.as_slice() {
@@ -63,10 +67,12 @@ fn opened(
     })
 }
 
-/// Every stored checkpoint, each signed by one of `operators`, smallest first.
+/// Every stored checkpoint, each signed by one of `operators` that held the log at its size
+/// (by `history`'s rotations), smallest first.
 pub fn load(
     conn: &mut PgConnection,
     operators: &HashMap<String, VerifyingKey>,
+    history: &crate::registry_history::RegistryHistory,
 ) -> Result<Result<Vec<IssuedCheckpoint>, VerifyFailure>, LedgerError> {
     let rows: Vec<CheckpointRow> = checkpoints_table::table
         .order(checkpoints_table::size.asc())
@@ -74,7 +80,7 @@ pub fn load(
         .load(conn)?;
     let mut issued = Vec::with_capacity(rows.len());
     for row in &rows {
-        match opened(row, operators) {
+        match opened(row, operators, history) {
             Ok(c) => issued.push(c),
             Err(reason) => {
                 return Ok(Err(VerifyFailure {

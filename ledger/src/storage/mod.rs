@@ -18,6 +18,7 @@ pub mod registry;
 pub mod registry_log;
 pub mod registry_rows;
 pub mod resolutions;
+pub mod rotation;
 pub mod schema;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -56,9 +56,9 @@ pub fn apply(
         .filter(|r| known.is_none_or(|k| r.idx as u64 > k))
     {
         let index = row.idx as u64;
-        if let Err(reason) = signed_event(&row.entry, index, operators)
-            .and_then(|(received_at, event)| history.apply(index, received_at, &event))
-        {
+        if let Err(reason) = signed_event(&row.entry, index, operators).and_then(|signed| {
+            history.apply(index, signed.received_at, &signed.signer, &signed.event)
+        }) {
             return Err(VerifyFailure { index, reason });
         }
         indexes.push(index);
@@ -66,13 +66,21 @@ pub fn apply(
     Ok(indexes)
 }
 
-/// The registry event stored as entry `index` and when it was received: the entry checked,
-/// its record a registry event, signed by one of `operators`.
+/// A registry event as stored, its signature verified.
+pub(crate) struct SignedEvent {
+    pub received_at: DateTime<Utc>,
+    /// Key id of the operator key that signed it.
+    pub signer: String,
+    pub event: RegistryEvent,
+}
+
+/// The registry event stored as entry `index`, when it was received and who signed it: the
+/// entry checked, its record a registry event, signed by one of `operators`.
 pub(crate) fn signed_event(
     bytes: &[u8],
     index: u64,
     operators: &HashMap<String, VerifyingKey>,
-) -> Result<(DateTime<Utc>, RegistryEvent), String> {
+) -> Result<SignedEvent, String> {
     let none = RegistryHistory::default();
     let signers = Signers {
         operators,
@@ -85,7 +93,11 @@ pub(crate) fn signed_event(
     }
     entry.verify_signature()?;
     match entry.subject {
-        Subject::Registry(event) => Ok((entry.received_at, event)),
+        Subject::Registry(event) => Ok(SignedEvent {
+            received_at: entry.received_at,
+            signer: entry.key_id.to_owned(),
+            event,
+        }),
         _ => Err(not_registry()),
     }
 }

@@ -183,7 +183,7 @@ fn walk(
     let mut rounds_readjudicated = 0;
     let mut rounds_sharing_an_id = 0;
     // Every checkpoint ever signed must be met on the way, with its root.
-    let mut pending = match super::issued::load(conn, operators)? {
+    let mut pending = match super::issued::load(conn, operators, &history)? {
         Ok(mut issued) => {
             issued.extend(witnessed);
             super::issued::PendingCheckpoints::new(issued)

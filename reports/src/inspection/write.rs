@@ -429,9 +429,9 @@ pub fn write_export(
     for (index, received_at, entry) in &registry_rows {
         let index = *index as u64;
         let registry = |reason| ExportError::Registry { index, reason };
-        let event = RegistryEvent::from_entry(entry).map_err(registry)?;
+        let (signer, event) = RegistryEvent::with_signer(entry).map_err(registry)?;
         history
-            .apply(index, *received_at, &event)
+            .apply(index, *received_at, &signer, &event)
             .map_err(registry)?;
         registry_lines.extend_from_slice(entry);
         registry_lines.push(b'\n');

@@ -1,0 +1,110 @@
+//! `dozor log rotate|keys`: the log's operator key (and origin) handed over by a recorded
+//! rotation, and the keys that held it.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use chrono::Utc;
+use ledger::checkpoint::NoteSigner;
+use ledger::storage::connect;
+use ledger::storage::database::Database;
+use serde_json::json;
+
+use super::Global;
+
+#[derive(Debug, clap::Args)]
+pub struct LogArgs {
+    #[command(subcommand)]
+    command: LogCommand,
+    /// The operator key that holds the log (as for `serve`); default
+    /// `<data dir>/operator.key`.
+    #[arg(long, env = "DOZOR_OPERATOR_KEY", global = true)]
+    operator_key: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum LogCommand {
+    /// Hand the log to another operator key (from `dozor keygen --operator`, under the same or
+    /// a new origin): a `log_rotated` ledger entry signed by the key that holds the log, and
+    /// the checkpoint ending with it, signed by that key and naming the new one for the
+    /// witnesses. Stop the server first; start it again with the new key.
+    Rotate {
+        /// The new operator key's file.
+        #[arg(long)]
+        new_key: PathBuf,
+        /// Why, for the record.
+        #[arg(long)]
+        reason: String,
+    },
+    /// The operator keys that held the log, oldest first, with the size each held it from:
+    /// what `dozor verify --operator-key` is given for an export across a rotation.
+    Keys,
+}
+
+pub fn run(global: &Global, args: LogArgs) -> anyhow::Result<ExitCode> {
+    let operator = ledger::operator_key::load_existing(&global.data_dir, args.operator_key)?;
+    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
+    let result = run_on(&db.url, &operator, args.command);
+    db.close()?;
+    result
+}
+
+fn run_on(url: &str, operator: &NoteSigner, command: LogCommand) -> anyhow::Result<ExitCode> {
+    let mut conn = connect(url)?;
+    match command {
+        LogCommand::Rotate { new_key, reason } => {
+            let text = std::fs::read_to_string(&new_key)
+                .with_context(|| format!("reading {}", new_key.display()))?;
+            let next = NoteSigner::from_private_key(&text)
+                .with_context(|| format!("{} is not an operator key", new_key.display()))?
+                .verifier();
+            let actor = ledger::registry_history::cli_actor();
+            let receipt = ledger::storage::rotation::rotate(
+                &mut conn,
+                operator,
+                &next,
+                &reason,
+                &actor,
+                Utc::now(),
+            )?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json!({
+                    "ledger_index": receipt.index,
+                    "checkpoint_size": receipt.checkpoint.size,
+                    "from_key": operator.verifier().to_string(),
+                    "to_key": next.to_string(),
+                    "origin": next.name,
+                }))?
+            );
+            eprintln!(
+                "the log is now {}'s: start the server with --operator-key {} (and ledger.origin `{}`); witnesses learn of the rotation from the checkpoint of size {}",
+                next,
+                new_key.display(),
+                next.name,
+                receipt.checkpoint.size
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        LogCommand::Keys => {
+            let rotations = ledger::storage::rotation::rotations(&mut conn)?;
+            let mut keys = Vec::new();
+            if let Some(first) = rotations.first() {
+                keys.push(json!({"verifier_key": first.from_key.to_string(), "from_size": 0}));
+            }
+            for rotation in &rotations {
+                keys.push(json!({
+                    "verifier_key": rotation.to_key.to_string(),
+                    "from_size": rotation.index + 1,
+                    "rotation_index": rotation.index,
+                }));
+            }
+            if keys.is_empty() {
+                keys.push(json!({"verifier_key": operator.verifier().to_string(), "from_size": 0}));
+            }
+            println!("{}", serde_json::to_string_pretty(&keys)?);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
