@@ -365,6 +365,7 @@ fn latest_size(url: &str) -> u64 {
 
 fn export_day(
     url: &str,
+    sealer: &NoteSigner,
     keys: Vec<CosignatureVerifier>,
     quorum: usize,
     wait: Duration,
@@ -374,7 +375,7 @@ fn export_day(
     reports::inspection::write_export(
         &mut conn,
         &reports::GamingDayClock::default(),
-        &operator(),
+        sealer,
         "cli:tests",
         "2026-11-20".parse().unwrap(),
         "2026-11-20".parse().unwrap(),
@@ -393,11 +394,21 @@ fn verify_with_witnesses(
     witnesses: &[&CosignatureVerifier],
     quorum: usize,
 ) -> (bool, String) {
+    verify_with_keys(dir, &[&operator()], witnesses, quorum)
+}
+
+/// `dozor verify` of the export under `dir` with these operator and witness keys.
+fn verify_with_keys(
+    dir: &Path,
+    operators: &[&NoteSigner],
+    witnesses: &[&CosignatureVerifier],
+    quorum: usize,
+) -> (bool, String) {
     let mut command = dozor();
-    command
-        .arg("verify")
-        .arg(dir.join("export"))
-        .args(["--operator-key", &operator().verifier().to_string()]);
+    command.arg("verify").arg(dir.join("export"));
+    for o in operators {
+        command.args(["--operator-key", &o.verifier().to_string()]);
+    }
     for w in witnesses {
         command.args(["--witness-key", &w.to_string()]);
     }
@@ -492,7 +503,7 @@ async fn two_witnesses_cosign_the_ledger_one_catches_up_after_a_restart_and_an_e
 
     // An export carries both cosignatures; verification with --quorum 2 passes, and fails
     // with a third witness key required.
-    let export = export_day(&url, keys.to_vec(), 2, Duration::from_secs(30));
+    let export = export_day(&url, &operator(), keys.to_vec(), 2, Duration::from_secs(30));
     let (ok, stderr) = verify_with_witnesses(export.path(), &[&one.verifier, &two.verifier], 2);
     assert!(ok, "{stderr}");
     let three = ledger::cosignature::CosignatureSigner::new("witness.test/three", key(30))
@@ -566,6 +577,7 @@ async fn a_rewritten_ledger_signed_with_the_operators_key_is_refused_by_the_witn
     // Its export carries no cosignature: verification with the witness's key fails.
     let export = export_day(
         &rewritten_url,
+        &operator(),
         vec![witness.verifier.clone()],
         1,
         Duration::from_secs(1),
@@ -613,4 +625,158 @@ fn a_server_refuses_an_operator_key_other_than_the_one_that_signed_the_ledger() 
     assert!(refused.to_string().contains("rotation"), "{refused}");
     let settings = server::Settings::new(url, operator());
     assert!(server::state(&settings).is_ok());
+}
+
+/// `dozor` with the test database, and the operator key file `key`.
+fn dozor_on(url: &str, key: &Path) -> std::process::Command {
+    let mut command = dozor();
+    command
+        .env("DATABASE_URL", url)
+        .env("DOZOR_OPERATOR_KEY", key);
+    command
+}
+
+#[actix_web::test]
+async fn a_recorded_rotation_hands_the_log_to_a_new_key_and_origin_that_the_witness_and_verifiers_follow(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let old = operator();
+    let old_file = dir.path().join("old.key");
+    ledger::operator_key::write_private(&old_file, &old.private_key()).unwrap();
+    let witness = WitnessProcess::new(dir.path(), "witness.test/one", &old);
+    let (state, url) = witnessed_state(vec![witness.endpoint()]);
+    let clients = api::witnessing::spawn(
+        state.pool.clone(),
+        state.witnesses.clone(),
+        state.metrics.clone(),
+    )
+    .unwrap();
+    ingest_spins(&state, &url, "R01", 1..6).await;
+    wait_for(Duration::from_secs(30), "the witness", || {
+        latest_size(&url) > 0
+            && state.witnesses.progress()[0].cosigned_size == Some(latest_size(&url))
+    });
+    clients.stop();
+
+    // The operator makes a key under a new origin and hands the log to it.
+    let new_file = dir.path().join("new.key");
+    dozor()
+        .args([
+            "keygen",
+            "--operator",
+            "--name",
+            "casino.test/ledger-2027",
+            "--out",
+        ])
+        .arg(&new_file)
+        .succeeds();
+    let new = NoteSigner::from_private_key(&std::fs::read_to_string(&new_file).unwrap()).unwrap();
+    // A rotation needs a reason, and a key to hand to that is not the one holding the log.
+    let out = dozor_on(&url, &old_file)
+        .args(["log", "rotate", "--new-key"])
+        .arg(&old_file)
+        .args(["--reason", "x"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let out = dozor_on(&url, &old_file)
+        .args(["log", "rotate", "--new-key"])
+        .arg(&new_file)
+        .args(["--reason", "the seal device was replaced"])
+        .succeeds();
+    let rotated: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rotated["origin"], "casino.test/ledger-2027", "{rotated}");
+    let rotation_size = rotated["checkpoint_size"].as_u64().unwrap();
+    assert_eq!(latest_size(&url), rotation_size);
+    // The rotation's checkpoint, signed by the old key, names the new one.
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    let row = ledger::storage::checkpoints::latest(&mut conn)
+        .unwrap()
+        .unwrap();
+    assert!(
+        row.note
+            .contains(&format!("\ndozor-rotated-to {}\n", new.verifier())),
+        "{}",
+        row.note
+    );
+    // The old key signs nothing more, even from a server still running with it.
+    let refused =
+        ledger::storage::checkpoints::create(&mut conn, &old, rotation_size, chrono::Utc::now())
+            .unwrap_err();
+    assert!(refused.to_string().contains("handed to"), "{refused}");
+    let refused = server::state(&server::Settings::new(url.clone(), old.clone()))
+        .err()
+        .unwrap();
+    assert!(refused.to_string().contains("handed to"), "{refused}");
+    // `dozor log keys` lists both keys and where each began.
+    let out = dozor_on(&url, &new_file).args(["log", "keys"]).succeeds();
+    let keys: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        keys,
+        json!([
+            {"verifier_key": old.verifier().to_string(), "from_size": 0},
+            {"verifier_key": new.verifier().to_string(), "from_size": rotation_size,
+             "rotation_index": rotation_size - 1},
+        ])
+    );
+
+    // The server starts with the new key; the witness is shown the rotation, then the new
+    // origin's checkpoints, and cosigns them.
+    drop(state);
+    let mut settings = server::Settings::new(url.clone(), new.clone());
+    settings.body_limit = 64 * 1024;
+    settings.checkpoints = Some(CheckpointPolicy {
+        every_entries: 1,
+        every: Duration::from_millis(200),
+        witness: None,
+    });
+    settings.witnesses = vec![witness.endpoint()];
+    let state = server::state(&settings).unwrap();
+    let clients = api::witnessing::spawn(
+        state.pool.clone(),
+        state.witnesses.clone(),
+        state.metrics.clone(),
+    )
+    .unwrap();
+    ingest_spins(&state, &url, "R01", 6..11).await;
+    wait_for(
+        Duration::from_secs(60),
+        "the witness to follow the new key",
+        || {
+            let size = latest_size(&url);
+            size > rotation_size && state.witnesses.progress()[0].cosigned_size == Some(size)
+        },
+    );
+    let new_origin_hash = {
+        use sha2::Digest as _;
+        hex::encode(sha2::Sha256::digest(b"casino.test/ledger-2027"))
+    };
+    let (status, cosigned) = witness.get(&format!("/{new_origin_hash}/checkpoint"));
+    assert_eq!(status, 200, "{cosigned}");
+    assert!(
+        cosigned.starts_with("casino.test/ledger-2027\n"),
+        "{cosigned}"
+    );
+
+    // Verification across the rotation: both keys given, each checkpoint checked against the
+    // key that held the log at its size; the old key alone does not open the latest.
+    let export = export_day(
+        &url,
+        &new,
+        vec![witness.verifier.clone()],
+        1,
+        Duration::from_secs(30),
+    );
+    clients.stop();
+    let (ok, stderr) = verify_with_keys(export.path(), &[&old, &new], &[&witness.verifier], 1);
+    assert!(ok, "{stderr}");
+    let (ok, stderr) = verify_with_keys(export.path(), &[&old], &[], 0);
+    assert!(!ok, "{stderr}");
+    // The database verify with the server's own key follows the chain of keys by itself.
+    let out = dozor_on(&url, &new_file).arg("verify").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -160,7 +160,7 @@ pub enum Outcome<R> {
     Advance {
         to: Latest,
         cosigned_note: String,
-        handover: Option<Handover>,
+        handover: Option<Box<Handover>>,
         then: R,
     },
     /// Keep `evidence` and answer; the state does not change.
@@ -252,7 +252,7 @@ impl Store {
                     latest.insert(origin, to.to_bytes().as_slice())?;
                     txn.open_table(COSIGNED)?
                         .insert((origin, to.size), cosigned_note.as_str())?;
-                    if let Some(handover) = handover {
+                    if let Some(handover) = handover.as_deref() {
                         let successor = handover.to_key.to_string();
                         let retirement = Retirement {
                             size: to.size,

@@ -227,9 +227,11 @@ impl Witness {
                     note: request.note.clone(),
                 },
                 cosigned_note: format!("{}{line}", request.note),
-                handover: rotation.clone().map(|to_key| Handover {
-                    from_key: signer_key.clone(),
-                    to_key,
+                handover: rotation.clone().map(|to_key| {
+                    Box::new(Handover {
+                        from_key: signer_key.clone(),
+                        to_key,
+                    })
                 }),
                 then: Ok(line),
             }
