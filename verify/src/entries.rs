@@ -31,8 +31,9 @@ pub(super) struct Context<'a> {
     pub(super) plans: &'a HashMap<String, rules::Plan>,
     pub(super) signatures: SignatureCheck,
     pub(super) readjudicate: bool,
-    /// `"rules_version":"<this version>"`, as a verdict made by these rules contains it.
-    pub(super) rules_version_marker: &'a str,
+    /// Finds `"rules_version":"<this version>"`, as a verdict made by these rules contains it
+    /// (a SIMD searcher, built once).
+    pub(super) rules_version_marker: &'a memchr::memmem::Finder<'a>,
 }
 
 /// What one entry line yields once checked on its own.
@@ -84,7 +85,8 @@ pub(super) fn check_entries(
     let mut leaves: Vec<Hash> = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
     let mut rounds_readjudicated = 0u64;
     let mut facts = Vec::new();
-    let rules_version_marker = format!("\"rules_version\":\"{}\"", rules::RULES_VERSION);
+    let rules_version = format!("\"rules_version\":\"{}\"", rules::RULES_VERSION);
+    let rules_version_marker = memchr::memmem::Finder::new(&rules_version);
     let no_verdicts = Verdicts::default();
     // What every chunk is checked with; each chunk's own verdicts are filled in.
     let context = Context {

@@ -63,6 +63,8 @@ pub(super) struct LineReader {
     reader: std::io::BufReader<HashingFile>,
     /// Lines read so far.
     line: usize,
+    /// Bytes of the last block read.
+    last_block: usize,
 }
 
 impl LineReader {
@@ -79,6 +81,7 @@ impl LineReader {
                 },
             ),
             line: 0,
+            last_block: 0,
         })
     }
 
@@ -98,6 +101,14 @@ impl LineReader {
         Ok(true)
     }
 
+    /// Room in `bytes` (emptied) for a block about as large as the last one, and an eighth
+    /// more: a buffer grown by doubling as lines arrive copies what it holds into fresh pages,
+    /// which the kernel clears first, at every step.
+    fn make_room(&self, bytes: &mut Vec<u8>) {
+        bytes.clear();
+        bytes.reserve(self.last_block + self.last_block / 8);
+    }
+
     /// The SHA-256 of the whole file (what was not read yet is read now).
     pub(super) fn finish_sha256(self) -> Result<String, InspectionError> {
         // The buffered bytes were hashed when they were read from the file.
@@ -115,11 +126,13 @@ impl LineReader {
     ) -> Result<(), InspectionError> {
         let first_line = self.line + 1;
         let mut bytes = std::mem::take(&mut block.text).into_bytes();
-        bytes.clear();
+        self.make_room(&mut bytes);
         block.ends.clear();
+        block.ends.reserve(max);
         while block.ends.len() < max && self.read_into(&mut bytes)? {
             block.ends.push(bytes.len());
         }
+        self.last_block = bytes.len();
         block.text = into_text(bytes, &block.ends, self.name, first_line)?;
         Ok(())
     }
@@ -212,9 +225,9 @@ impl VerdictReader {
         verdicts: &mut Verdicts,
     ) -> Result<(), InspectionError> {
         let mut bytes = std::mem::take(&mut verdicts.text).into_bytes();
-        bytes.clear();
+        self.lines.make_room(&mut bytes);
         verdicts.spans.clear();
-        let mut ends = Vec::new();
+        let mut ends = Vec::with_capacity(verdicts.spans.capacity());
         let mut first_line = None;
         loop {
             let start = bytes.len();
@@ -248,6 +261,7 @@ impl VerdictReader {
                 end: bytes.len() - 1,
             });
         }
+        self.lines.last_block = bytes.len();
         verdicts.text = into_text(bytes, &ends, ADJUDICATIONS, first_line.unwrap_or(0))?;
         Ok(())
     }

@@ -52,7 +52,11 @@ pub(super) fn readjudicate(
     exported: &str,
     context: &Context<'_>,
 ) -> Result<Readjudicated, VerdictError> {
-    if !exported.contains(context.rules_version_marker) {
+    if context
+        .rules_version_marker
+        .find(exported.as_bytes())
+        .is_none()
+    {
         if !dozor_log::canonical_scan::is_canonical(exported) {
             return Err(VerdictError::NotCanonical);
         }
