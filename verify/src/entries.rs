@@ -53,7 +53,7 @@ pub(super) struct CheckedEntries {
     pub(super) leaves: Vec<Hash>,
     pub(super) rounds_readjudicated: u64,
     /// The rounds the audits across rounds follow.
-    pub(super) facts: Vec<rules::table_audit::Fact>,
+    pub(super) facts: rules::table_audit::TableFacts,
     /// Entries checked, chain links included (each one signature).
     pub(super) total: u64,
 }
@@ -84,7 +84,7 @@ pub(super) fn check_entries(
     let mut verdicts = VerdictReader::open(dir)?;
     let mut leaves: Vec<Hash> = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
     let mut rounds_readjudicated = 0u64;
-    let mut facts = Vec::new();
+    let mut facts = rules::table_audit::TableFacts::default();
     let rules_version = format!("\"rules_version\":\"{}\"", rules::RULES_VERSION);
     let rules_version_marker = memchr::memmem::Finder::new(&rules_version);
     let no_verdicts = Verdicts::default();
@@ -176,7 +176,9 @@ pub(super) fn check_entries(
                     block_rounds.push(expected);
                 }
                 rounds_readjudicated += u64::from(entry.readjudicated);
-                facts.extend(entry.fact);
+                if let Some(fact) = entry.fact {
+                    facts.push(fact);
+                }
             }
             if let Some(block) = last_of {
                 let block_verdicts = &block.1;

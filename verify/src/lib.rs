@@ -227,7 +227,7 @@ pub fn verify_export(
     // 8. The latest checkpoint extends the export's.
     check_extends(dir, &info, &checkpoint, &latest, run_end)?;
 
-    let table_audit = rules::table_audit::audit(entries.facts);
+    let table_audit = rules::table_audit::audit_tables(entries.facts);
     Ok(InspectionReport {
         table_audit,
         origin: info.origin,

@@ -202,3 +202,27 @@ fn a_fact_is_small_enough_to_hold_for_every_round() {
         std::mem::size_of::<Fact>()
     );
 }
+
+#[test]
+fn facts_are_followed_by_table_then_sequence_as_a_stable_sort_orders_them() {
+    // Three tables interleaved, each mostly in order with some late arrivals, and one seq_no
+    // given twice (kept in the order given, as a stable sort keeps it).
+    let at = |table: &str, seq_no: u64, minute: u32| Fact::TimedHand {
+        table_id: table.to_owned(),
+        seq_no,
+        played_at: t(minute),
+    };
+    let mut facts = Vec::new();
+    for n in 0..60u64 {
+        let table = ["P2", "P10", "P1"][(n % 3) as usize];
+        let seq_no = if n % 7 == 0 { 100 - n } else { n };
+        facts.push(at(table, seq_no, n as u32));
+    }
+    facts.push(at("P1", 2, 90));
+    let mut expected = facts.clone();
+    expected.sort_by(|a, b| (a.table_id(), a.seq_no()).cmp(&(b.table_id(), b.seq_no())));
+    assert_eq!(
+        facts.into_iter().collect::<TableFacts>().into_ordered(),
+        expected
+    );
+}
