@@ -757,6 +757,26 @@ async fn a_recorded_rotation_hands_the_log_to_a_new_key_and_origin_that_the_witn
         cosigned.starts_with("casino.test/ledger-2027\n"),
         "{cosigned}"
     );
+    // The old origin's last cosigned checkpoint is the rotation's; someone else's code reads
+    // the note with its extension line: the old key's signature and the cosignature verify.
+    let old_origin_hash = {
+        use sha2::Digest as _;
+        hex::encode(sha2::Sha256::digest(old.name().as_bytes()))
+    };
+    let (status, rotation_note) = witness.get(&format!("/{old_origin_hash}/checkpoint"));
+    assert_eq!(status, 200, "{rotation_note}");
+    assert!(
+        rotation_note.contains("\ndozor-rotated-to "),
+        "{rotation_note}"
+    );
+    assert_eq!(
+        python_verified(
+            &rotation_note,
+            &[old.verifier().to_string(), witness.verifier.to_string()]
+        )
+        .unwrap(),
+        [old.name().to_owned(), witness.verifier.name.clone()]
+    );
 
     // Verification across the rotation: both keys given, each checkpoint checked against the
     // key that held the log at its size; the old key alone does not open the latest.
