@@ -326,6 +326,16 @@ fn witnessed_state(witnesses: Vec<WitnessEndpoint>) -> (api::state::AppState, St
     })
 }
 
+/// The server's witness clients, started as `dozor serve` starts them.
+fn witness_clients(state: &api::state::AppState) -> api::witnessing::WitnessClients {
+    api::witnessing::spawn(
+        state.pool.clone(),
+        state.witnesses.clone(),
+        state.metrics.clone(),
+    )
+    .unwrap()
+}
+
 /// Spins `seq` of `table` (registered before its first spin), through the API.
 async fn ingest_spins(
     state: &api::state::AppState,
@@ -428,12 +438,7 @@ async fn two_witnesses_cosign_the_ledger_one_catches_up_after_a_restart_and_an_e
     let one = WitnessProcess::new(dir.path(), "witness.test/one", &operator());
     let mut two = WitnessProcess::new(dir.path(), "witness.test/two", &operator());
     let (state, url) = witnessed_state(vec![one.endpoint(), two.endpoint()]);
-    let clients = api::witnessing::spawn(
-        state.pool.clone(),
-        state.witnesses.clone(),
-        state.metrics.clone(),
-    )
-    .unwrap();
+    let clients = witness_clients(&state);
     ingest_spins(&state, &url, "R01", 1..6).await;
     let caught_up = |state: &api::state::AppState, who: usize| {
         let size = latest_size(&url);
@@ -540,12 +545,7 @@ async fn a_rewritten_ledger_signed_with_the_operators_key_is_refused_by_the_witn
     let witness = WitnessProcess::new(dir.path(), "witness.test/one", &operator());
     // The ledger as it was: witnessed at its latest checkpoint.
     let (state, url) = witnessed_state(vec![witness.endpoint()]);
-    let clients = api::witnessing::spawn(
-        state.pool.clone(),
-        state.witnesses.clone(),
-        state.metrics.clone(),
-    )
-    .unwrap();
+    let clients = witness_clients(&state);
     ingest_spins(&state, &url, "R01", 1..6).await;
     wait_for(Duration::from_secs(30), "the witness", || {
         state.witnesses.progress()[0].cosigned_size == Some(latest_size(&url))
@@ -559,12 +559,7 @@ async fn a_rewritten_ledger_signed_with_the_operators_key_is_refused_by_the_witn
     let (rewritten, rewritten_url) = witnessed_state(vec![witness.endpoint()]);
     ingest_spins(&rewritten, &rewritten_url, "R01", 1..13).await;
     assert!(latest_size(&rewritten_url) > witnessed);
-    let clients = api::witnessing::spawn(
-        rewritten.pool.clone(),
-        rewritten.witnesses.clone(),
-        rewritten.metrics.clone(),
-    )
-    .unwrap();
+    let clients = witness_clients(&rewritten);
     wait_for(Duration::from_secs(30), "the witness's refusal", || {
         rewritten.witnesses.progress()[0]
             .last_error
@@ -645,12 +640,7 @@ async fn a_recorded_rotation_hands_the_log_to_a_new_key_and_origin_that_the_witn
     ledger::operator_key::write_private(&old_file, &old.private_key()).unwrap();
     let witness = WitnessProcess::new(dir.path(), "witness.test/one", &old);
     let (state, url) = witnessed_state(vec![witness.endpoint()]);
-    let clients = api::witnessing::spawn(
-        state.pool.clone(),
-        state.witnesses.clone(),
-        state.metrics.clone(),
-    )
-    .unwrap();
+    let clients = witness_clients(&state);
     ingest_spins(&state, &url, "R01", 1..6).await;
     wait_for(Duration::from_secs(30), "the witness", || {
         latest_size(&url) > 0
@@ -732,12 +722,7 @@ async fn a_recorded_rotation_hands_the_log_to_a_new_key_and_origin_that_the_witn
     });
     settings.witnesses = vec![witness.endpoint()];
     let state = server::state(&settings).unwrap();
-    let clients = api::witnessing::spawn(
-        state.pool.clone(),
-        state.witnesses.clone(),
-        state.metrics.clone(),
-    )
-    .unwrap();
+    let clients = witness_clients(&state);
     ingest_spins(&state, &url, "R01", 6..11).await;
     wait_for(
         Duration::from_secs(60),
