@@ -228,9 +228,11 @@ impl BetKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RouletteBet {
-    pub bet_id: String,
+    /// Short ids and seat names are kept inline, without an allocation each: a spin carries
+    /// a dozen bets, and a verifier reads a million spins.
+    pub bet_id: compact_str::CompactString,
     /// Seat or player reference (one chip colour per player).
-    pub player: String,
+    pub player: compact_str::CompactString,
     pub kind: BetKind,
     /// Inside bets: the numbers of the position; neighbours: the centre number.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -458,7 +460,7 @@ pub fn adjudicate<'a>(
             }
             Err(reason) => findings.push(Finding {
                 kind: FindingKind::InvalidNumber,
-                bet_ids: Some(vec![bet.bet_id.clone()]),
+                bet_ids: Some(vec![bet.bet_id.to_string()]),
                 expected_h: Some(stake_h),
                 actual_h: Some(bet.paid_h),
                 amount_h: stake_h,
@@ -518,7 +520,7 @@ fn check_payout(
         };
         findings.push(Finding {
             kind,
-            bet_ids: Some(vec![bet.bet_id.clone()]),
+            bet_ids: Some(vec![bet.bet_id.to_string()]),
             expected_h: Some(expected_h),
             actual_h: Some(paid_h),
             amount_h: (paid_h - expected_h).abs(),
@@ -534,7 +536,7 @@ fn check_payout(
     if !void && paid_h > rp.max_win_h {
         findings.push(Finding {
             kind: FindingKind::WinAboveMaximum,
-            bet_ids: Some(vec![bet.bet_id.clone()]),
+            bet_ids: Some(vec![bet.bet_id.to_string()]),
             expected_h: Some(rp.max_win_h),
             actual_h: Some(paid_h),
             amount_h: paid_h - rp.max_win_h,
@@ -633,9 +635,9 @@ fn check_limits(
 fn group_bet_ids(group: &[&ChipStake], bets: &[RouletteBet]) -> Vec<String> {
     let mut bet_ids: Vec<String> = Vec::with_capacity(group.len());
     for c in group {
-        let id = &bets[c.bet as usize].bet_id;
-        if !bet_ids.contains(id) {
-            bet_ids.push(id.clone());
+        let id = bets[c.bet as usize].bet_id.as_str();
+        if !bet_ids.iter().any(|b| b == id) {
+            bet_ids.push(id.to_owned());
         }
     }
     bet_ids
