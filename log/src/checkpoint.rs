@@ -305,6 +305,27 @@ pub fn open<'a>(
     Ok((text, verified))
 }
 
+/// Opens a signed note with one of `keys`, each tried on its own: its text and the key whose
+/// signature verified (two keys of one origin, before and after a rotation, cannot be told apart
+/// by a signature line's name). A malformed note is that error at once; otherwise the first
+/// key's error (`Unverified` when no key is given).
+pub fn open_by_one_of<'a>(
+    note: &'a str,
+    keys: &[NoteVerifier],
+) -> Result<(&'a str, NoteVerifier), NoteError> {
+    let mut first_error = None;
+    for key in keys {
+        match open(note, std::slice::from_ref(key)) {
+            Ok((text, _)) => return Ok((text, key.clone())),
+            Err(e @ NoteError::Malformed(_)) => return Err(e),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_error.unwrap_or(NoteError::Unverified))
+}
+
 /// The extension line of the checkpoint that hands a log to another key (the checkpoint of the
 /// tree ending with the `log_rotated` event, signed by the key handing it over):
 /// `dozor-rotated-to <verifier key>`. C2SP tlog-checkpoint allows extension lines after the

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use dozor_log::checkpoint::{open, Checkpoint, NoteVerifier};
+use dozor_log::checkpoint::{open_by_one_of, Checkpoint, NoteVerifier};
 use dozor_log::merkle::{self, Hash, RangeSource};
 
 use super::{fail, hash_hex, json, read, InspectionError};
@@ -20,33 +20,13 @@ pub(super) fn open_checkpoint(
     keys: &[NoteVerifier],
 ) -> Result<(Checkpoint, NoteVerifier), InspectionError> {
     let note = String::from_utf8(read(dir, name)?).map_err(|_| fail(name, "not UTF-8"))?;
-    // Each key on its own, to know which signed (two keys of one origin cannot be told apart
-    // by the signature line's name).
-    let mut first_error = None;
-    for key in keys {
-        match open(&note, std::slice::from_ref(key)) {
-            Ok((text, _)) => {
-                let checkpoint = Checkpoint::parse(text).map_err(|e| fail(name, e.to_string()))?;
-                return Ok((checkpoint, key.clone()));
-            }
-            Err(e) => {
-                first_error.get_or_insert(e);
-            }
-        }
+    if keys.is_empty() {
+        return Err(fail(name, "no operator key given (operator keys given: 0)"));
     }
-    let error = first_error.map_or_else(
-        || "no operator key given".to_owned(),
-        |e| match e {
-            dozor_log::checkpoint::NoteError::Unverified => {
-                dozor_log::checkpoint::NoteError::Unverified.to_string()
-            }
-            other => other.to_string(),
-        },
-    );
-    Err(fail(
-        name,
-        format!("{error} (operator keys given: {})", keys.len()),
-    ))
+    let (text, signer) = open_by_one_of(&note, keys)
+        .map_err(|e| fail(name, format!("{e} (operator keys given: {})", keys.len())))?;
+    let checkpoint = Checkpoint::parse(text).map_err(|e| fail(name, e.to_string()))?;
+    Ok((checkpoint, signer))
 }
 
 /// A checkpoint's signer held the log at its size: with no rotation recorded, the origin is the

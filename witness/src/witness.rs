@@ -107,7 +107,11 @@ impl Witness {
         if keys.is_empty() {
             return Err(Refusal::UnknownLog(origin.to_owned()));
         }
-        let (text, signer) = open_by_one_of(&request.note, &keys)?;
+        let (text, signer) =
+            checkpoint::open_by_one_of(&request.note, &keys).map_err(|e| match e {
+                NoteError::Malformed(m) => Refusal::BadRequest(format!("the checkpoint note: {m}")),
+                other => Refusal::Unsigned(other.to_string()),
+            })?;
         let checkpoint = Checkpoint::parse(text).map_err(|e| Refusal::BadRequest(e.to_string()))?;
         let rotation = checkpoint::rotated_to(text)
             .map_err(|e| Refusal::BadRequest(format!("the rotation extension: {e}")))?;
@@ -237,25 +241,4 @@ impl Witness {
             }
         })?
     }
-}
-
-/// Opens `note` with one of `keys`, each on its own (two keys of one origin, before and after a
-/// rotation, cannot be told apart by a signature line's name): its text and the key that signed.
-fn open_by_one_of<'n>(
-    note: &'n str,
-    keys: &[NoteVerifier],
-) -> Result<(&'n str, NoteVerifier), Refusal> {
-    let mut refusal = None;
-    for key in keys {
-        match checkpoint::open(note, std::slice::from_ref(key)) {
-            Ok((text, _)) => return Ok((text, key.clone())),
-            Err(NoteError::Malformed(m)) => {
-                return Err(Refusal::BadRequest(format!("the checkpoint note: {m}")))
-            }
-            Err(other) => {
-                refusal.get_or_insert(Refusal::Unsigned(other.to_string()));
-            }
-        }
-    }
-    Err(refusal.unwrap_or_else(|| Refusal::Unsigned(NoteError::Unverified.to_string())))
 }
