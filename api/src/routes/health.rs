@@ -63,7 +63,8 @@ pub struct Readiness {
     /// `ready` when every check passed, otherwise `not_ready`.
     pub status: String,
     /// `database` (reachable), `migrations` (the schema is this dozor's), `ledger_writer`
-    /// (the single writer thread runs).
+    /// (the single writer thread runs and has read the ledger's head from the database it
+    /// reaches now: after a lost connection or a failover it is not ready until it has).
     pub checks: Vec<Check>,
     /// How far each configured witness has cosigned. A witness that lags or is down does not
     /// make dozor unready: records are taken and checkpoints signed regardless.
@@ -78,6 +79,7 @@ pub struct Readiness {
 #[get("/readyz")]
 pub async fn readyz(Public { state }: Public) -> HttpResponse {
     let writer_alive = state.ingest.writer().alive();
+    let writer_head = state.ingest.writer().head_problem();
     let shared = state.clone();
     let database = web::block(move || -> Result<(), ledger::LedgerError> {
         let mut conn = shared
@@ -117,10 +119,12 @@ pub async fn readyz(Public { state }: Public) -> HttpResponse {
         check("migrations", migrated),
         check(
             "ledger_writer",
-            if writer_alive {
-                Ok(())
-            } else {
-                Err("the ledger writer is not running".into())
+            match (writer_alive, writer_head) {
+                (false, _) => Err("the ledger writer is not running".into()),
+                // After start, a lost connection or a failover: it appends nothing until it
+                // has read the ledger's head from the database it now reaches.
+                (true, Some(problem)) => Err(problem),
+                (true, None) => Ok(()),
             },
         ),
     ];

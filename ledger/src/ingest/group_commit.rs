@@ -50,6 +50,9 @@ pub struct WriterStatus {
     queued: AtomicUsize,
     /// The writer thread is running (false before it starts and once it has ended, panics too).
     alive: AtomicBool,
+    /// Why the writer does not know the ledger's head from its database connection (`None`
+    /// once it has read it, after start and after every lost connection).
+    head_unknown: std::sync::Mutex<Option<String>>,
 }
 
 impl WriterStatus {
@@ -59,6 +62,23 @@ impl WriterStatus {
 
     pub fn alive(&self) -> bool {
         self.alive.load(Ordering::Relaxed)
+    }
+
+    /// Why the writer cannot append yet: it has not read the ledger's head from the database
+    /// it is connected to (at start, and after a lost connection or a failover), or what it
+    /// read there lacks entries it acknowledged. `None` when it can append.
+    pub fn head_problem(&self) -> Option<String> {
+        self.head_unknown
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_head_problem(&self, problem: Option<String>) {
+        *self
+            .head_unknown
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = problem;
     }
 }
 
@@ -90,6 +110,7 @@ impl Appender {
         let (queue, jobs) = sync_channel(queue_len);
         let checkpoints = checkpoints.map(|policy| (signer, policy));
         let status = Arc::new(WriterStatus::default());
+        status.set_head_problem(Some(NOT_READ_YET.into()));
         let writer_status = status.clone();
         std::thread::Builder::new()
             .name("ledger-appender".into())
@@ -172,6 +193,126 @@ impl Appender {
     }
 }
 
+/// Readiness before the writer has read the ledger's head.
+const NOT_READ_YET: &str = "the ledger writer has not yet read the ledger's head from the database";
+
+/// How long the writer waits before trying a lost database again.
+const RECONNECT_WAIT: Duration = Duration::from_millis(200);
+
+/// The writer thread's link to the database and what it knows through it. Everything it
+/// remembers of the ledger is dropped with the connection: a new connection may reach another
+/// server (after a failover, the promoted standby), whose head is read before anything is
+/// appended to it.
+struct Writer {
+    url: String,
+    conn: Option<PgConnection>,
+    cache: WriterCache,
+    last_checkpoint: Option<(u64, DateTime<Utc>)>,
+    /// The highest entry this writer has given a receipt for: its index and leaf hash. A
+    /// database whose ledger lacks it (a standby that was not synchronous, a restore to an
+    /// earlier point) is never appended to.
+    acknowledged: Option<(u64, [u8; 32])>,
+}
+
+impl Writer {
+    fn new(url: String) -> Writer {
+        Writer {
+            url,
+            conn: None,
+            cache: WriterCache::default(),
+            last_checkpoint: None,
+            acknowledged: None,
+        }
+    }
+
+    /// Forgets the connection and all that was learnt through it.
+    fn lose_connection(&mut self, status: &WriterStatus, why: &str) {
+        self.conn = None;
+        self.cache = WriterCache::default();
+        self.last_checkpoint = None;
+        status.set_head_problem(Some(format!(
+            "the ledger writer lost its database connection ({why}) and has not yet read the \
+             ledger's head again"
+        )));
+    }
+
+    /// The connection, opened and checked first when there is none: the database must take
+    /// writes and hold every entry this writer acknowledged, at its hash.
+    fn connection(&mut self, status: &WriterStatus) -> Result<&mut PgConnection, LedgerError> {
+        if self.conn.is_none() {
+            let mut conn = match connect(&self.url) {
+                Ok(conn) => conn,
+                Err(e) => {
+                    // Retry, but not in a tight loop.
+                    std::thread::sleep(RECONNECT_WAIT);
+                    return Err(e);
+                }
+            };
+            if let Err(problem) = self.read_head(&mut conn) {
+                status.set_head_problem(Some(problem.to_string()));
+                std::thread::sleep(RECONNECT_WAIT);
+                return Err(problem);
+            }
+            status.set_head_problem(None);
+            self.conn = Some(conn);
+        }
+        match self.conn.as_mut() {
+            Some(conn) => Ok(conn),
+            None => Err(LedgerError::Connection("no database connection".into())),
+        }
+    }
+
+    /// Reads the ledger's head on a new connection and checks it against what this writer
+    /// acknowledged before.
+    fn read_head(&self, conn: &mut PgConnection) -> Result<(), LedgerError> {
+        if !reads::takes_writes(conn)? {
+            return Err(LedgerError::Connection(
+                "the database is a standby (read-only): the ledger writer needs the primary".into(),
+            ));
+        }
+        let size = reads::size(conn)?;
+        if let Some((index, hash)) = self.acknowledged {
+            match reads::leaf_hash_at(conn, index)? {
+                Some(found) if found == hash => {}
+                found => {
+                    let what = if found.is_some() {
+                        "holds another entry there"
+                    } else {
+                        "ends before it"
+                    };
+                    tracing::error!(
+                        index,
+                        size,
+                        "the database's ledger lacks an acknowledged entry: not appending"
+                    );
+                    return Err(LedgerError::RolledBack(format!(
+                        "this server acknowledged entry {index}, but the ledger of the database \
+                         it now reaches ({size} entries) {what}"
+                    )));
+                }
+            }
+        }
+        tracing::info!(size, "the ledger writer read the ledger's head");
+        Ok(())
+    }
+
+    /// Remembers the highest receipt given.
+    fn acknowledge(&mut self, outcomes: &[AppendOutcome]) {
+        for outcome in outcomes {
+            if let AppendOutcome::Appended(receipt) | AppendOutcome::AlreadyRecorded(receipt) =
+                outcome
+            {
+                if self
+                    .acknowledged
+                    .is_none_or(|(index, _)| receipt.index > index)
+                {
+                    self.acknowledged = Some((receipt.index, receipt.entry_hash));
+                }
+            }
+        }
+    }
+}
+
 fn run(
     url: String,
     jobs: Receiver<Job>,
@@ -179,9 +320,7 @@ fn run(
     policy: Option<(NoteSigner, CheckpointPolicy)>,
     status: &WriterStatus,
 ) {
-    let mut conn: Option<PgConnection> = None;
-    let mut last_checkpoint: Option<(u64, DateTime<Utc>)> = None;
-    let mut cache = WriterCache::default();
+    let mut writer = Writer::new(url);
     let every = policy
         .as_ref()
         .map_or(Duration::from_secs(3600), |(_, p)| p.every);
@@ -196,32 +335,40 @@ fn run(
             Err(RecvTimeoutError::Disconnected) => break,
         };
         if let Some(first) = first {
-            append_queued(&mut conn, &url, first, &jobs, max_batch, &mut cache, status);
+            append_queued(&mut writer, first, &jobs, max_batch, status);
             uncovered = true;
         }
         let mut failed = false;
         if let Some((signer, policy)) = &policy {
-            match connection(&mut conn, &url)
-                .and_then(|c| checkpoint_if_due(c, signer, policy, &mut last_checkpoint))
-            {
+            let mut last = writer.last_checkpoint.take();
+            let result = writer
+                .connection(status)
+                .and_then(|c| checkpoint_if_due(c, signer, policy, &mut last));
+            writer.last_checkpoint = last;
+            match result {
                 Ok(true) => uncovered = false,
                 Ok(false) => {}
                 Err(e) => {
                     tracing::error!("checkpoint failed: {e}");
-                    conn = None;
+                    writer.lose_connection(status, "a checkpoint failed");
                     failed = true;
                 }
             }
+        } else if writer.conn.is_none() {
+            // Without checkpoints too, readiness follows the database: the head is read as
+            // soon as it answers, not only when the next record comes.
+            failed = writer.connection(status).is_err();
         }
         timeout = next_wait(
-            last_checkpoint.map(|(_, at)| at),
+            writer.last_checkpoint.map(|(_, at)| at),
             every,
             uncovered,
             Utc::now(),
         );
-        if failed {
-            // Retry, but not in a tight loop.
-            timeout = timeout.max(Duration::from_millis(200));
+        if failed || writer.conn.is_none() {
+            // Try again soon (the head must be read before anything is appended), but not
+            // in a tight loop.
+            timeout = RECONNECT_WAIT;
         }
     }
 }
@@ -246,12 +393,10 @@ fn next_wait(
 }
 
 fn append_queued(
-    conn: &mut Option<PgConnection>,
-    url: &str,
+    writer: &mut Writer,
     first: Job,
     jobs: &Receiver<Job>,
     max_batch: usize,
-    cache: &mut WriterCache,
     status: &WriterStatus,
 ) {
     let mut batch = vec![first];
@@ -264,19 +409,22 @@ fn append_queued(
     status.queued.fetch_sub(batch.len(), Ordering::Relaxed);
     let (submissions, replies): (Vec<Submission>, Vec<Reply>) =
         batch.into_iter().map(|j| (j.submission, j.reply)).unzip();
-    let result = match connection(conn, url) {
-        Ok(c) => append_batch_cached(c, &submissions, Utc::now(), cache),
-        Err(e) => Err(e),
-    };
+    let mut cache = std::mem::take(&mut writer.cache);
+    let result = writer
+        .connection(status)
+        .and_then(|c| append_batch_cached(c, &submissions, Utc::now(), &mut cache));
     match result {
         Ok(outcomes) => {
+            writer.cache = cache;
+            writer.acknowledge(&outcomes);
             for (reply, outcome) in replies.into_iter().zip(outcomes) {
                 let _ = reply.send(Ok(outcome));
             }
         }
         Err(e) => {
             tracing::error!("append of {} records failed: {e}", replies.len());
-            *conn = None; // reconnect before the next batch
+            // Reconnect, and read the head again, before the next batch.
+            writer.lose_connection(status, "an append failed");
             let failure = Failure::new(e);
             for reply in replies {
                 let _ = reply.send(Err(failure.clone()));
@@ -343,23 +491,6 @@ pub fn final_checkpoint(
         sign_checkpoint(&mut conn, signer, size, Utc::now(), witness)?;
     }
     Ok(())
-}
-
-fn connection<'a>(
-    conn: &'a mut Option<PgConnection>,
-    url: &str,
-) -> Result<&'a mut PgConnection, LedgerError> {
-    match conn {
-        Some(c) => Ok(c),
-        None => match connect(url) {
-            Ok(c) => Ok(conn.insert(c)),
-            Err(e) => {
-                // Retry, but not in a tight loop.
-                std::thread::sleep(Duration::from_millis(200));
-                Err(e)
-            }
-        },
-    }
 }
 
 #[cfg(test)]

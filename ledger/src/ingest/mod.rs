@@ -86,6 +86,11 @@ impl Ingest {
             settings.operator,
             settings.checkpoints,
         );
+        // Ready on return when the database answers: the writer has read the ledger's head.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while appender.status().head_problem().is_some() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         Ok(Ingest {
             pool,
             plans,

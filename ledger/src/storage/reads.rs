@@ -25,6 +25,30 @@ pub fn size(conn: &mut PgConnection) -> Result<u64, LedgerError> {
     Ok(super::append::head(conn)?.map_or(0, |h| h.index + 1))
 }
 
+/// Whether the connected PostgreSQL takes writes: a standby (in recovery) does not, and a
+/// writer must never take one for the ledger's head.
+pub fn takes_writes(conn: &mut PgConnection) -> Result<bool, LedgerError> {
+    let in_recovery: bool = diesel::select(diesel::dsl::sql::<diesel::sql_types::Bool>(
+        "pg_is_in_recovery()",
+    ))
+    .get_result(conn)?;
+    Ok(!in_recovery)
+}
+
+/// The leaf hash of entry `index`, if the ledger has it.
+pub fn leaf_hash_at(conn: &mut PgConnection, index: u64) -> Result<Option<[u8; 32]>, LedgerError> {
+    let Ok(index) = i64::try_from(index) else {
+        return Ok(None);
+    };
+    let hash: Option<Vec<u8>> = ledger_entries::table
+        .find(index)
+        .select(ledger_entries::leaf_hash)
+        .first(conn)
+        .optional()?;
+    hash.map(|h| super::append::hash32(&h, "leaf hash"))
+        .transpose()
+}
+
 /// When the ledger's first entry was received: the day the ledger starts.
 pub fn first_received_at(conn: &mut PgConnection) -> Result<Option<DateTime<Utc>>, LedgerError> {
     Ok(ledger_entries::table
