@@ -64,6 +64,9 @@ pub struct LocalCluster {
     started_here: bool,
     /// Held while this process owns (started and will stop) a durable cluster.
     owner_lock: Option<fs::File>,
+    /// The loopback TCP port of a cluster that replicates (see `replication`); others
+    /// listen on their Unix socket only.
+    pub(super) tcp_port: Option<u16>,
     _temp: Option<tempfile::TempDir>,
 }
 
@@ -84,7 +87,13 @@ fn find_bin_dir() -> Result<PathBuf, LedgerError> {
     }
     if let Some(path) = std::env::var_os("PATH") {
         if let Some(dir) = std::env::split_paths(&path).find(|d| has_tools(d)) {
-            return Ok(dir);
+            // Links to a PostgreSQL installation (e.g. /usr/local/bin/pg_ctl): the directory
+            // they point into, which has the other tools too (pg_basebackup).
+            let installed = fs::canonicalize(dir.join("pg_ctl"))
+                .ok()
+                .and_then(|real| real.parent().map(Path::to_path_buf))
+                .filter(|real| has_tools(real));
+            return Ok(installed.unwrap_or(dir));
         }
     }
     let mut versions: Vec<PathBuf> = fs::read_dir("/usr/lib/postgresql")
@@ -203,7 +212,7 @@ impl LocalCluster {
         Ok(cluster)
     }
 
-    fn prepare(
+    pub(super) fn prepare(
         root: PathBuf,
         temp: Option<tempfile::TempDir>,
     ) -> Result<LocalCluster, LedgerError> {
@@ -224,6 +233,7 @@ impl LocalCluster {
             run_as,
             started_here: false,
             owner_lock: None,
+            tcp_port: None,
             _temp: temp,
         };
         let socket_dir = cluster.socket_dir();
@@ -246,11 +256,11 @@ impl LocalCluster {
         &self.root
     }
 
-    fn data_dir(&self) -> PathBuf {
+    pub(super) fn data_dir(&self) -> PathBuf {
         self.root.join("data")
     }
 
-    fn socket_dir(&self) -> PathBuf {
+    pub(super) fn socket_dir(&self) -> PathBuf {
         self.root.join("socket")
     }
 
@@ -258,7 +268,7 @@ impl LocalCluster {
         self.root.join("postgres.log")
     }
 
-    fn command(&self, program: &str) -> Command {
+    pub(super) fn command(&self, program: &str) -> Command {
         let binary = self.bin_dir.join(program);
         let mut command = match &self.run_as {
             Some(account) => {
@@ -272,7 +282,7 @@ impl LocalCluster {
         command
     }
 
-    fn run(&self, program: &str, args: &[&OsStr]) -> Result<(), LedgerError> {
+    pub(super) fn run(&self, program: &str, args: &[&OsStr]) -> Result<(), LedgerError> {
         let output = self
             .command(program)
             .args(args)
@@ -291,6 +301,16 @@ impl LocalCluster {
     }
 
     fn init(&mut self, throwaway: bool) -> Result<(), LedgerError> {
+        let settings = if throwaway {
+            "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
+        } else {
+            ""
+        };
+        self.init_with(throwaway, settings)
+    }
+
+    /// `initdb`, then dozor's settings and `settings` appended to postgresql.conf.
+    pub(super) fn init_with(&mut self, no_sync: bool, settings: &str) -> Result<(), LedgerError> {
         let data = self.data_dir();
         let mut args: Vec<&OsStr> = vec![
             OsStr::new("-D"),
@@ -301,11 +321,11 @@ impl LocalCluster {
             OsStr::new("--encoding=UTF8"),
             OsStr::new("--no-locale"),
         ];
-        if throwaway {
+        if no_sync {
             args.push(OsStr::new("--no-sync"));
         }
         self.run("initdb", &args)?;
-        let mut settings = format!(
+        let mut text = format!(
             "\n# dozor: Unix socket only, inside the cluster directory\n\
              listen_addresses = ''\n\
              unix_socket_directories = '{}'\n\
@@ -313,14 +333,17 @@ impl LocalCluster {
              max_connections = 200\n",
             self.socket_dir().display()
         );
-        if throwaway {
-            settings.push_str("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n");
-        }
-        let conf = data.join("postgresql.conf");
-        let mut text =
+        text.push_str(settings);
+        self.append_settings(&text)
+    }
+
+    /// Appends `text` to postgresql.conf (later lines win).
+    pub(super) fn append_settings(&self, text: &str) -> Result<(), LedgerError> {
+        let conf = self.data_dir().join("postgresql.conf");
+        let mut conf_text =
             fs::read_to_string(&conf).map_err(|e| LedgerError::io("reading postgresql.conf", e))?;
-        text.push_str(&settings);
-        fs::write(&conf, text).map_err(|e| LedgerError::io("writing postgresql.conf", e))?;
+        conf_text.push_str(text);
+        fs::write(&conf, conf_text).map_err(|e| LedgerError::io("writing postgresql.conf", e))?;
         Ok(())
     }
 
@@ -336,7 +359,7 @@ impl LocalCluster {
     }
 
     /// Starts the server with `options` (`postgres` command-line settings) unless it runs.
-    fn start_with(&mut self, options: &str) -> Result<(), LedgerError> {
+    pub(super) fn start_with(&mut self, options: &str) -> Result<(), LedgerError> {
         if self.is_running() {
             return Ok(());
         }
@@ -358,6 +381,11 @@ impl LocalCluster {
         )?;
         self.started_here = true;
         Ok(())
+    }
+
+    /// Whether this process started the cluster (and so stops it).
+    pub(super) fn forget_started(&mut self) {
+        self.started_here = false;
     }
 
     /// Stops the cluster if this process started it.
@@ -389,7 +417,7 @@ impl LocalCluster {
 
     /// Stops and removes a throwaway cluster once this process is gone, even if it never
     /// drops the cluster (test binaries keep one in a static).
-    fn spawn_watchdog(&self) -> Result<(), LedgerError> {
+    pub(super) fn spawn_watchdog(&self) -> Result<(), LedgerError> {
         let script = r#"while kill -0 "$1" 2>/dev/null; do sleep 0.5; done
 if [ -n "$5" ]; then runuser -u "$5" -- "$2" stop -m immediate -D "$3"; else "$2" stop -m immediate -D "$3"; fi
 rm -rf "$4""#;
@@ -422,9 +450,11 @@ rm -rf "$4""#;
     }
 
     fn url_as(&self, role: &str, database: &str) -> String {
+        // A cluster on loopback TCP has its socket under the same port number.
         format!(
-            "postgres://{role}@/{database}?host={}&port={SOCKET_PORT}",
-            self.socket_dir().display()
+            "postgres://{role}@/{database}?host={}&port={}",
+            self.socket_dir().display(),
+            self.tcp_port.unwrap_or(SOCKET_PORT)
         )
     }
 

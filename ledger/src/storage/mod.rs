@@ -17,6 +17,7 @@ pub mod reads;
 pub mod registry;
 pub mod registry_log;
 pub mod registry_rows;
+pub mod replication;
 pub mod resolutions;
 pub mod rotation;
 pub mod schema;
