@@ -1,10 +1,10 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The ledger's single writer when its database connection is lost (a restart of PostgreSQL,
 //! a failover): it reads the ledger's head again before it appends anything, is not ready until
 //! it has, and never appends to a ledger that lacks an entry it gave a receipt for.
 
 use chrono::{Duration, Utc};
 use diesel::connection::SimpleConnection as _;
-use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 use ledger::checkpoint::NoteSigner;
 use ledger::ingest::Appender;
