@@ -57,6 +57,7 @@ impl LocalCluster {
                  full_page_writes = off\n\
                  wal_level = replica\n\
                  max_wal_senders = 4\n\
+                 max_slot_wal_keep_size = '4GB'\n\
                  synchronous_commit = on\n\
                  synchronous_standby_names = 'FIRST 1 ({standby})'\n"
             ),
@@ -74,6 +75,9 @@ impl LocalCluster {
         primary: &LocalCluster,
         name: &str,
     ) -> Result<LocalCluster, LedgerError> {
+        if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return Err(cluster_err(format!("unsafe standby name `{name}`")));
+        }
         let primary_port = primary
             .tcp_port
             .ok_or_else(|| cluster_err("the primary does not listen on loopback TCP"))?;
@@ -97,6 +101,11 @@ impl LocalCluster {
                 OsStr::new("fast"),
                 // standby.signal and primary_conninfo.
                 OsStr::new("-R"),
+                // A replication slot of the standby's name: the primary keeps the WAL the
+                // standby has not received, so a standby that was stopped catches up.
+                OsStr::new("--create-slot"),
+                OsStr::new("--slot"),
+                OsStr::new(name),
             ],
         )?;
         let port = free_port()?;
