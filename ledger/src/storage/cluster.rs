@@ -282,6 +282,41 @@ impl LocalCluster {
         command
     }
 
+    /// Runs a system tool (not PostgreSQL's) as the user PostgreSQL runs as.
+    pub(super) fn run_tool(&self, program: &str, args: &[&OsStr]) -> Result<(), LedgerError> {
+        let mut command = match &self.run_as {
+            Some(account) => {
+                let mut c = Command::new("runuser");
+                c.args(["-u", &account.name, "--", program]);
+                c
+            }
+            None => Command::new(program),
+        };
+        let output = command
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| LedgerError::io(format!("running {program}"), e))?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            Err(cluster_err(format!(
+                "{program} failed ({}): {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            )))
+        }
+    }
+
+    /// Hands a file dozor wrote to the user PostgreSQL runs as.
+    pub(super) fn chown_to_postgres(&self, path: &Path) -> Result<(), LedgerError> {
+        match &self.run_as {
+            Some(account) => std::os::unix::fs::chown(path, Some(account.uid), Some(account.gid))
+                .map_err(|e| LedgerError::io(format!("handing {} to postgres", path.display()), e)),
+            None => Ok(()),
+        }
+    }
+
     pub(super) fn run(&self, program: &str, args: &[&OsStr]) -> Result<(), LedgerError> {
         let output = self
             .command(program)

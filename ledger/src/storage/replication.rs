@@ -130,6 +130,119 @@ impl LocalCluster {
         Ok(cluster)
     }
 
+    /// A throwaway cluster on loopback TCP that archives every finished WAL segment into
+    /// `archive` (a directory PostgreSQL's user can write), as deploy/postgres/primary.conf
+    /// configures production: with base backups, what a point-in-time restore needs.
+    pub fn temporary_archiving(archive: &std::path::Path) -> Result<LocalCluster, LedgerError> {
+        let mut cluster = Self::temporary_unstarted()?;
+        let port = free_port()?;
+        cluster.init_with(
+            true,
+            &format!(
+                "listen_addresses = '127.0.0.1'\n\
+                 port = {port}\n\
+                 fsync = off\n\
+                 full_page_writes = off\n\
+                 wal_level = replica\n\
+                 archive_mode = on\n\
+                 archive_command = 'test ! -f {archive}/%f && cp %p {archive}/%f'\n",
+                archive = archive.display()
+            ),
+        )?;
+        cluster.tcp_port = Some(port);
+        cluster.start_with("")?;
+        cluster.spawn_watchdog()?;
+        Ok(cluster)
+    }
+
+    /// A base backup of this cluster into `dir` (plain format, with the WAL that makes it
+    /// consistent), as `pg_basebackup` takes one of production.
+    pub fn base_backup(&self, dir: &std::path::Path) -> Result<(), LedgerError> {
+        let port = self
+            .tcp_port
+            .ok_or_else(|| cluster_err("this cluster does not listen on loopback TCP"))?
+            .to_string();
+        self.run(
+            "pg_basebackup",
+            &[
+                OsStr::new("-h"),
+                OsStr::new("127.0.0.1"),
+                OsStr::new("-p"),
+                OsStr::new(&port),
+                OsStr::new("-U"),
+                OsStr::new(SUPERUSER),
+                OsStr::new("-D"),
+                dir.as_os_str(),
+                OsStr::new("-X"),
+                OsStr::new("stream"),
+                OsStr::new("-c"),
+                OsStr::new("fast"),
+            ],
+        )
+    }
+
+    /// Makes the current WAL segment finished, so that it is archived.
+    pub fn switch_wal(&self) -> Result<(), LedgerError> {
+        let mut conn = super::connect(&self.url("postgres"))?;
+        diesel::sql_query("SELECT pg_switch_wal()").execute(&mut conn)?;
+        Ok(())
+    }
+
+    /// A throwaway cluster restored from the base backup in `backup` and the WAL in `archive`
+    /// up to `target_time` (PostgreSQL's `recovery_target_time`, a timestamp with time zone;
+    /// `None`: everything archived), then promoted: a restore to a point in time.
+    pub fn temporary_restored(
+        backup: &std::path::Path,
+        archive: &std::path::Path,
+        target_time: Option<&str>,
+    ) -> Result<LocalCluster, LedgerError> {
+        let mut cluster = Self::temporary_unstarted()?;
+        let data = cluster.data_dir();
+        // A copy made by PostgreSQL's user (who owns what it runs on), keeping the backup.
+        cluster.run_tool(
+            "cp",
+            &[OsStr::new("-a"), backup.as_os_str(), data.as_os_str()],
+        )?;
+        let port = free_port()?;
+        let mut settings = format!(
+            "\n# restored\n\
+             unix_socket_directories = '{}'\n\
+             port = {port}\n\
+             archive_mode = off\n\
+             restore_command = 'cp {}/%f %p'\n\
+             recovery_target_action = 'promote'\n",
+            cluster.socket_dir().display(),
+            archive.display()
+        );
+        if let Some(target) = target_time {
+            if target.contains('\'') {
+                return Err(cluster_err("a recovery target time holds no quote"));
+            }
+            settings.push_str(&format!("recovery_target_time = '{target}'\n"));
+        }
+        cluster.append_settings(&settings)?;
+        std::fs::write(data.join("recovery.signal"), "")
+            .map_err(|e| LedgerError::io("writing recovery.signal", e))?;
+        cluster.chown_to_postgres(&data.join("recovery.signal"))?;
+        cluster.tcp_port = Some(port);
+        cluster.start_with("")?;
+        cluster.spawn_watchdog()?;
+        // Recovery replays the archive, then promotes: wait until it takes writes.
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let promoted = super::connect(&cluster.url("postgres"))
+                .and_then(|mut c| super::reads::takes_writes(&mut c))
+                .unwrap_or(false);
+            if promoted {
+                return Ok(cluster);
+            }
+            if Instant::now() >= deadline {
+                return Err(cluster_err("the restored cluster did not finish recovery"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// A temporary directory prepared for a cluster not yet made.
     fn temporary_unstarted() -> Result<LocalCluster, LedgerError> {
         let temp = tempfile::Builder::new()

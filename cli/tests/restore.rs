@@ -1,0 +1,186 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The restore drill: a base backup and the archived WAL of the cluster `dozor serve` runs on,
+//! restored into a fresh cluster to a point in time before the last records. `dozor verify
+//! --witness` names what the restore lost (the witnessed checkpoint's size and the ledger's),
+//! and `dozor serve` refuses to append to the restored ledger.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::time::{Duration, Instant};
+
+use common::site::Site;
+use common::{key, registration, signed, spin, straight, Succeeds as _};
+use diesel::prelude::*;
+use ledger::storage::cluster::LocalCluster;
+use serde_json::{json, Value};
+
+/// A directory PostgreSQL's user (`postgres` when the tests run as root) may write.
+fn shared_dir(parent: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let dir = parent.join(name);
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    dir
+}
+
+#[derive(QueryableByName)]
+struct Text {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    text: String,
+}
+
+/// Submits spins `seq_nos` of T1; the highest receipt's index.
+fn submit(http: &common::site::Http, seq_nos: std::ops::RangeInclusive<u64>) -> u64 {
+    let mut last = 0;
+    for seq_no in seq_nos {
+        let record = spin("T1", seq_no, 7, json!([straight("b1", 7, 1_000, 36_000)]));
+        let (status, receipt) = http.post("/api/v1/records", None, &signed(record, &key(11)));
+        assert_eq!(status, 201, "{receipt}");
+        last = receipt["index"].as_u64().unwrap();
+    }
+    last
+}
+
+/// Waits until the witness file holds a checkpoint of more than `index` entries.
+fn wait_for_witnessed(file: &std::path::Path, index: u64) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let largest = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter_map(|c| c["size"].as_u64())
+            .max()
+            .unwrap_or(0);
+        if largest > index {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no witnessed checkpoint past {index}: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server() {
+    let work = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let archive = shared_dir(work.path(), "wal-archive");
+    let backups = shared_dir(work.path(), "backups");
+    let backup = backups.join("base");
+
+    // The cluster archives its WAL; the base backup is taken before dozor's first record.
+    let primary = LocalCluster::temporary_archiving(&archive).unwrap();
+    primary.create_database("dozor").unwrap();
+    let url = primary.tcp_url("postgres", "dozor").unwrap();
+    ledger::storage::migrate(&mut ledger::storage::connect(&url).unwrap()).unwrap();
+    primary.base_backup(&backup).unwrap();
+
+    let site = Site::new();
+    let witness = site.path().join("checkpoints.jsonl");
+    let witness_text = witness.to_str().unwrap().to_owned();
+    let server = site.serve_with(&[
+        ("DATABASE_URL", url.as_str()),
+        ("DOZOR_CHECKPOINT_WITNESS", witness_text.as_str()),
+    ]);
+    let http = &server.http;
+    let admin = {
+        let out = site
+            .dozor()
+            .env("DATABASE_URL", &url)
+            .args(["apikey", "create", "--name", "drill", "--role", "admin"])
+            .succeeds();
+        let created: Value = serde_json::from_slice(&out.stdout).unwrap();
+        created["token"].as_str().unwrap().to_owned()
+    };
+    let (status, body) = http.post(
+        "/api/v1/tables",
+        Some(&admin),
+        &registration("T1", &key(11)),
+    );
+    assert_eq!(status, 201, "{body}");
+
+    // Records before the restore point, witnessed; then the point; then more, witnessed too.
+    let kept = submit(http, 1..=10);
+    wait_for_witnessed(&witness, kept);
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    // Everything up to here is committed; the restore point is after it, by the database's
+    // clock (which stamps the commits that recovery compares with it).
+    std::thread::sleep(Duration::from_millis(300));
+    let point: Text = diesel::sql_query("SELECT now()::text AS text")
+        .get_result(&mut conn)
+        .unwrap();
+    let kept_size = ledger::storage::reads::size(&mut conn).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let lost = submit(http, 11..=20);
+    wait_for_witnessed(&witness, lost);
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    let final_size = ledger::storage::reads::size(&mut conn).unwrap();
+    drop(conn);
+    primary.switch_wal().unwrap();
+    // The archiver copies the finished segment.
+    std::thread::sleep(Duration::from_secs(2));
+
+    // Restored to the point: the records after it are gone.
+    let restored = LocalCluster::temporary_restored(&backup, &archive, Some(&point.text)).unwrap();
+    let restored_url = restored.tcp_url("postgres", "dozor").unwrap();
+    let size = ledger::storage::reads::size(&mut ledger::storage::connect(&restored_url).unwrap())
+        .unwrap();
+    assert_eq!(size, kept_size, "restored to {}", point.text);
+    assert!(final_size > size);
+
+    // verify names the rollback: the largest witnessed checkpoint and the ledger's size.
+    let out = site
+        .dozor()
+        .env("DATABASE_URL", &restored_url)
+        .args(["verify", "--witness", &witness_text])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let reason = report["failure"]["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        reason.starts_with("rollback:")
+            && reason.contains(&format!("covers {final_size} entries"))
+            && reason.contains(&format!("the ledger holds {size}")),
+        "{report} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The server refuses to start on it.
+    let out = site
+        .dozor()
+        .env("DATABASE_URL", &restored_url)
+        .env("DOZOR_CHECKPOINT_WITNESS", &witness_text)
+        .args(["serve", "--nightly-at", "off", "--bind", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("the ledger was rolled back"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "covers {final_size} entries, but the ledger holds {size}"
+        )),
+        "{stderr}"
+    );
+
+    // Restored in full (the whole archive), nothing is lost and verify passes.
+    let whole = LocalCluster::temporary_restored(&backup, &archive, None).unwrap();
+    let whole_url = whole.tcp_url("postgres", "dozor").unwrap();
+    let out = site
+        .dozor()
+        .env("DATABASE_URL", &whole_url)
+        .args(["verify", "--witness", &witness_text])
+        .succeeds();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["failure"].is_null(), "{report}");
+    assert_eq!(report["entries_checked"], final_size, "{report}");
+}
