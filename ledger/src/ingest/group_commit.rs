@@ -249,7 +249,15 @@ impl Writer {
                 }
             };
             if let Err(problem) = self.read_head(&mut conn) {
-                status.set_head_problem(Some(problem.to_string()));
+                // Readiness says it in dozor's words; what the driver said goes to the log.
+                let shown = match &problem {
+                    LedgerError::RolledBack(_) | LedgerError::Connection(_) => problem.to_string(),
+                    other => {
+                        tracing::warn!(problem = %other, "the ledger writer cannot read the head");
+                        "the ledger writer cannot read the ledger's head from the database".into()
+                    }
+                };
+                status.set_head_problem(Some(shown));
                 std::thread::sleep(RECONNECT_WAIT);
                 return Err(problem);
             }
