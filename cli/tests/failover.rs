@@ -126,15 +126,7 @@ fn a_failover_to_the_synchronous_standby_loses_no_receipt() {
         ("DOZOR_OWNER_DATABASE_URL", owner_url.as_str()),
     ]);
     let http = &server.http;
-    let admin = {
-        let out = site
-            .dozor()
-            .env("DATABASE_URL", &owner_url)
-            .args(["apikey", "create", "--name", "drill", "--role", "admin"])
-            .succeeds();
-        let created: Value = serde_json::from_slice(&out.stdout).unwrap();
-        created["token"].as_str().unwrap().to_owned()
-    };
+    let admin = site.apikey_on(&owner_url, "drill", "admin");
     for table in 1..=TABLES {
         let body = registration(&format!("T{table}"), &key(table + 10));
         let (status, answer) = http.post("/api/v1/tables", Some(&admin), &body);

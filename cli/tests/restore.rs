@@ -86,15 +86,7 @@ fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server() 
         ("DOZOR_CHECKPOINT_WITNESS", witness_text.as_str()),
     ]);
     let http = &server.http;
-    let admin = {
-        let out = site
-            .dozor()
-            .env("DATABASE_URL", &url)
-            .args(["apikey", "create", "--name", "drill", "--role", "admin"])
-            .succeeds();
-        let created: Value = serde_json::from_slice(&out.stdout).unwrap();
-        created["token"].as_str().unwrap().to_owned()
-    };
+    let admin = site.apikey_on(&url, "drill", "admin");
     let (status, body) = http.post(
         "/api/v1/tables",
         Some(&admin),

@@ -88,8 +88,18 @@ impl Site {
 
     /// A new API key of `role`, from the command line (on the database directly): its token.
     pub fn apikey(&self, name: &str, role: &str) -> String {
-        let out = self
-            .dozor()
+        self.apikey_in(self.dozor(), name, role)
+    }
+
+    /// [`Site::apikey`] on the database at `database_url` instead of the site's own cluster.
+    pub fn apikey_on(&self, database_url: &str, name: &str, role: &str) -> String {
+        let mut dozor = self.dozor();
+        dozor.env("DATABASE_URL", database_url);
+        self.apikey_in(dozor, name, role)
+    }
+
+    fn apikey_in(&self, mut dozor: Command, name: &str, role: &str) -> String {
+        let out = dozor
             .args(["apikey", "create", "--name", name, "--role", role])
             .succeeds();
         let created: Value = serde_json::from_slice(&out.stdout).unwrap();

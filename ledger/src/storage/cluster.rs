@@ -116,6 +116,24 @@ fn find_bin_dir() -> Result<PathBuf, LedgerError> {
         })
 }
 
+/// Runs `command` with `args`; an error with what it wrote unless it succeeds.
+fn run_to_success(mut command: Command, program: &str, args: &[&OsStr]) -> Result<(), LedgerError> {
+    let output = command
+        .args(args)
+        .output()
+        .map_err(|e| LedgerError::io(format!("running {program}"), e))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(cluster_err(format!(
+            "{program} failed ({}): {}{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim(),
+            String::from_utf8_lossy(&output.stdout).trim()
+        )))
+    }
+}
+
 fn running_as_root() -> bool {
     fs::metadata("/proc/self")
         .map(|m| m.uid() == 0)
@@ -292,20 +310,8 @@ impl LocalCluster {
             }
             None => Command::new(program),
         };
-        let output = command
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| LedgerError::io(format!("running {program}"), e))?;
-        if output.status.success() {
-            Ok(())
-        } else {
-            Err(cluster_err(format!(
-                "{program} failed ({}): {}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr).trim()
-            )))
-        }
+        command.stdin(Stdio::null());
+        run_to_success(command, program, args)
     }
 
     /// Hands a file dozor wrote to the user PostgreSQL runs as.
@@ -318,21 +324,7 @@ impl LocalCluster {
     }
 
     pub(super) fn run(&self, program: &str, args: &[&OsStr]) -> Result<(), LedgerError> {
-        let output = self
-            .command(program)
-            .args(args)
-            .output()
-            .map_err(|e| LedgerError::io(format!("running {program}"), e))?;
-        if output.status.success() {
-            Ok(())
-        } else {
-            Err(cluster_err(format!(
-                "{program} failed ({}): {}{}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr).trim(),
-                String::from_utf8_lossy(&output.stdout).trim()
-            )))
-        }
+        run_to_success(self.command(program), program, args)
     }
 
     fn init(&mut self, throwaway: bool) -> Result<(), LedgerError> {

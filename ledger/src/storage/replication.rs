@@ -83,22 +83,10 @@ impl LocalCluster {
             .ok_or_else(|| cluster_err("the primary does not listen on loopback TCP"))?;
         let mut cluster = Self::temporary_unstarted()?;
         let data = cluster.data_dir();
-        let port_text = primary_port.to_string();
-        cluster.run(
-            "pg_basebackup",
+        cluster.pg_basebackup(
+            primary_port,
+            &data,
             &[
-                OsStr::new("-h"),
-                OsStr::new("127.0.0.1"),
-                OsStr::new("-p"),
-                OsStr::new(&port_text),
-                OsStr::new("-U"),
-                OsStr::new(SUPERUSER),
-                OsStr::new("-D"),
-                data.as_os_str(),
-                OsStr::new("-X"),
-                OsStr::new("stream"),
-                OsStr::new("-c"),
-                OsStr::new("fast"),
                 // standby.signal and primary_conninfo.
                 OsStr::new("-R"),
                 // A replication slot of the standby's name: the primary keeps the WAL the
@@ -160,25 +148,35 @@ impl LocalCluster {
     pub fn base_backup(&self, dir: &std::path::Path) -> Result<(), LedgerError> {
         let port = self
             .tcp_port
-            .ok_or_else(|| cluster_err("this cluster does not listen on loopback TCP"))?
-            .to_string();
-        self.run(
-            "pg_basebackup",
-            &[
-                OsStr::new("-h"),
-                OsStr::new("127.0.0.1"),
-                OsStr::new("-p"),
-                OsStr::new(&port),
-                OsStr::new("-U"),
-                OsStr::new(SUPERUSER),
-                OsStr::new("-D"),
-                dir.as_os_str(),
-                OsStr::new("-X"),
-                OsStr::new("stream"),
-                OsStr::new("-c"),
-                OsStr::new("fast"),
-            ],
-        )
+            .ok_or_else(|| cluster_err("this cluster does not listen on loopback TCP"))?;
+        self.pg_basebackup(port, dir, &[])
+    }
+
+    /// `pg_basebackup` of the cluster on loopback `port` into `dir`, with the WAL that makes
+    /// the copy consistent, and `extra` arguments.
+    fn pg_basebackup(
+        &self,
+        port: u16,
+        dir: &std::path::Path,
+        extra: &[&OsStr],
+    ) -> Result<(), LedgerError> {
+        let port = port.to_string();
+        let mut args = vec![
+            OsStr::new("-h"),
+            OsStr::new("127.0.0.1"),
+            OsStr::new("-p"),
+            OsStr::new(&port),
+            OsStr::new("-U"),
+            OsStr::new(SUPERUSER),
+            OsStr::new("-D"),
+            dir.as_os_str(),
+            OsStr::new("-X"),
+            OsStr::new("stream"),
+            OsStr::new("-c"),
+            OsStr::new("fast"),
+        ];
+        args.extend_from_slice(extra);
+        self.run("pg_basebackup", &args)
     }
 
     /// Makes the current WAL segment finished, so that it is archived.
