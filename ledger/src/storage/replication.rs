@@ -32,40 +32,27 @@ fn free_port() -> Result<u16, LedgerError> {
         .map_err(|e| LedgerError::io("finding a free loopback port", e))
 }
 
+/// A name written into PostgreSQL's configuration: letters, digits and `_` only.
+fn check_name(what: &str, name: &str) -> Result<(), LedgerError> {
+    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return Err(cluster_err(format!("unsafe {what} name `{name}`")));
+    }
+    Ok(())
+}
+
 impl LocalCluster {
     /// A throwaway primary on loopback TCP that commits only once the standby named
     /// `standby` has the WAL: until that standby runs, every write waits (make it first, with
     /// [`LocalCluster::temporary_standby_of`]). Removed when dropped, or by its watchdog.
     pub fn temporary_primary(standby: &str) -> Result<LocalCluster, LedgerError> {
-        if !standby
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        {
-            return Err(cluster_err(format!("unsafe standby name `{standby}`")));
-        }
-        let mut cluster = Self::temporary_unstarted()?;
-        let port = free_port()?;
-        // fsync and full-page writes off: the drill kills processes, not the machine, and the
-        // kernel keeps what a killed process wrote. Synchronous commit stays on: it is what
-        // makes the standby hold every receipt.
-        cluster.init_with(
-            true,
-            &format!(
-                "listen_addresses = '127.0.0.1'\n\
-                 port = {port}\n\
-                 fsync = off\n\
-                 full_page_writes = off\n\
-                 wal_level = replica\n\
-                 max_wal_senders = 4\n\
-                 max_slot_wal_keep_size = '4GB'\n\
-                 synchronous_commit = on\n\
-                 synchronous_standby_names = 'FIRST 1 ({standby})'\n"
-            ),
-        )?;
-        cluster.tcp_port = Some(port);
-        cluster.start_with("")?;
-        cluster.spawn_watchdog()?;
-        Ok(cluster)
+        check_name("standby", standby)?;
+        // Synchronous commit stays on: it is what makes the standby hold every receipt.
+        Self::temporary_on_loopback(&format!(
+            "max_wal_senders = 4\n\
+             max_slot_wal_keep_size = '4GB'\n\
+             synchronous_commit = on\n\
+             synchronous_standby_names = 'FIRST 1 ({standby})'\n"
+        ))
     }
 
     /// A throwaway hot standby of `primary` (a [`LocalCluster::temporary_primary`]) under the
@@ -75,9 +62,7 @@ impl LocalCluster {
         primary: &LocalCluster,
         name: &str,
     ) -> Result<LocalCluster, LedgerError> {
-        if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            return Err(cluster_err(format!("unsafe standby name `{name}`")));
-        }
+        check_name("standby", name)?;
         let primary_port = primary
             .tcp_port
             .ok_or_else(|| cluster_err("the primary does not listen on loopback TCP"))?;
@@ -122,6 +107,18 @@ impl LocalCluster {
     /// `archive` (a directory PostgreSQL's user can write), as deploy/postgres/primary.conf
     /// configures production: with base backups, what a point-in-time restore needs.
     pub fn temporary_archiving(archive: &std::path::Path) -> Result<LocalCluster, LedgerError> {
+        Self::temporary_on_loopback(&format!(
+            "archive_mode = on\n\
+             archive_command = 'test ! -f {archive}/%f && cp %p {archive}/%f'\n",
+            archive = archive.display()
+        ))
+    }
+
+    /// A throwaway cluster listening on a free loopback port, with WAL for replication and
+    /// `settings`; started, and removed when dropped or by its watchdog. fsync and full-page
+    /// writes are off: the drills kill processes, not the machine, and the kernel keeps what a
+    /// killed process wrote.
+    fn temporary_on_loopback(settings: &str) -> Result<LocalCluster, LedgerError> {
         let mut cluster = Self::temporary_unstarted()?;
         let port = free_port()?;
         cluster.init_with(
@@ -132,9 +129,7 @@ impl LocalCluster {
                  fsync = off\n\
                  full_page_writes = off\n\
                  wal_level = replica\n\
-                 archive_mode = on\n\
-                 archive_command = 'test ! -f {archive}/%f && cp %p {archive}/%f'\n",
-                archive = archive.display()
+                 {settings}"
             ),
         )?;
         cluster.tcp_port = Some(port);
