@@ -2,7 +2,8 @@
 //! The restore drill: a base backup and the archived WAL of the cluster `dozor serve` runs on,
 //! restored into a fresh cluster to a point in time before the last records. `dozor verify
 //! --witness` names what the restore lost (the witnessed checkpoint's size and the ledger's),
-//! and `dozor serve` refuses to append to the restored ledger.
+//! and `dozor serve` refuses to append to the restored ledger until the operator accepts the
+//! loss, on the record (`dozor log accept-rollback`).
 
 mod common;
 
@@ -41,18 +42,18 @@ fn submit(http: &common::site::Http, seq_nos: std::ops::RangeInclusive<u64>) -> 
     last
 }
 
-/// Waits until the witness file holds a checkpoint of more than `index` entries.
+/// Waits until the witness file's latest checkpoint covers more than `index` entries.
 fn wait_for_witnessed(file: &std::path::Path, index: u64) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let text = std::fs::read_to_string(file).unwrap_or_default();
-        let largest = text
+        let latest = text
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
             .filter_map(|c| c["size"].as_u64())
-            .max()
+            .next_back()
             .unwrap_or(0);
-        if largest > index {
+        if latest > index {
             return;
         }
         assert!(
@@ -64,7 +65,8 @@ fn wait_for_witnessed(file: &std::path::Path, index: u64) {
 }
 
 #[test]
-fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server() {
+fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server_until_accepted_on_the_record(
+) {
     let work = tempfile::tempdir().unwrap();
     std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let archive = shared_dir(work.path(), "wal-archive");
@@ -164,7 +166,8 @@ fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server() 
         "{stderr}"
     );
 
-    // Restored in full (the whole archive), nothing is lost and verify passes.
+    // Restored in full (the whole archive), nothing is lost and verify passes (before the
+    // restored ledger grows on: the witness file then holds the new timeline's checkpoints).
     let whole = LocalCluster::temporary_restored(&backup, &archive, None).unwrap();
     let whole_url = whole.tcp_url("postgres", "dozor").unwrap();
     let out = site
@@ -175,4 +178,81 @@ fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server() 
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(report["failure"].is_null(), "{report}");
     assert_eq!(report["entries_checked"], final_size, "{report}");
+
+    // The operator accepts the loss, on the record: a signed entry at the restored size names
+    // the lost checkpoints.
+    let reason = "disk failure; restored from the base backup to the last good point";
+    let out = site
+        .dozor()
+        .env("DATABASE_URL", &restored_url)
+        .args(["log", "accept-rollback", "--witness", &witness_text])
+        .args(["--reason", reason])
+        .succeeds();
+    let accepted: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(accepted["ledger_index"], size, "{accepted}");
+    assert_eq!(accepted["lost_size"], final_size, "{accepted}");
+    let lost = accepted["lost_checkpoints"].as_array().unwrap();
+    assert!(
+        !lost.is_empty() && lost.iter().all(|c| c["size"].as_u64().unwrap() > size),
+        "{accepted}"
+    );
+    // Once is enough: nothing is left to accept.
+    let out = site
+        .dozor()
+        .env("DATABASE_URL", &restored_url)
+        .args(["log", "accept-rollback", "--witness", &witness_text])
+        .args(["--reason", reason])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no rollback to accept"), "{stderr}");
+    // verify passes and reports the accepted loss.
+    let out = site
+        .dozor()
+        .env("DATABASE_URL", &restored_url)
+        .args(["verify", "--witness", &witness_text])
+        .succeeds();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["failure"].is_null(), "{report}");
+    let notice = &report["accepted_rollbacks"][0];
+    assert_eq!(
+        (
+            &notice["restored_size"],
+            &notice["lost_size"],
+            &notice["reason"]
+        ),
+        (&json!(size), &json!(final_size), &json!(reason)),
+        "{report}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("rollback ACCEPTED at index {size}")),
+        "{stderr}"
+    );
+
+    // The server starts on it and the ledger grows past the lost size again: the lost records
+    // sent again are appended after the acceptance, and the new checkpoints of the lost sizes
+    // (other roots) are witnessed and verified.
+    let server = site.serve_with(&[
+        ("DATABASE_URL", restored_url.as_str()),
+        ("DOZOR_CHECKPOINT_WITNESS", witness_text.as_str()),
+    ]);
+    let regrown = submit(&server.http, 11..=20);
+    assert_eq!(
+        regrown, final_size,
+        "one entry more than before: the acceptance"
+    );
+    wait_for_witnessed(&witness, regrown);
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+    let out = site
+        .dozor()
+        .env("DATABASE_URL", &restored_url)
+        .args(["verify", "--witness", &witness_text])
+        .succeeds();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["failure"].is_null(), "{report}");
+    assert_eq!(report["entries_checked"], final_size + 1, "{report}");
+    assert_eq!(report["accepted_rollbacks"][0]["index"], size, "{report}");
 }

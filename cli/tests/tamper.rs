@@ -226,6 +226,20 @@ fn a_tail_removed_with_its_merkle_nodes_is_a_rollback_named_by_verify_and_refuse
         why.contains("covers 4 entries, but the ledger holds 3"),
         "{why}"
     );
+    // Not a restore (the database's own checkpoint is larger than its entries): the operator
+    // cannot accept it as one, and nothing is appended.
+    let mut conn = connect(&url).unwrap();
+    let err = ledger::storage::rollbacks::accept(
+        &mut conn,
+        &operator(),
+        Vec::new(),
+        "tail lost",
+        "cli:root",
+        Utc::now(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("which no restore leaves"), "{err}");
+    assert_eq!(ledger::storage::reads::size(&mut conn).unwrap(), 3);
 }
 
 /// The strongest rollback: the tail, its nodes **and** every checkpoint row that covers it. The
@@ -245,6 +259,8 @@ fn a_rollback_that_also_deletes_the_checkpoints_is_caught_by_the_witness_file() 
         .batch_execute(
             "DELETE FROM findings WHERE ledger_index = 3; \
              DELETE FROM adjudications WHERE ledger_index = 3; \
+             DELETE FROM round_kinds WHERE ledger_index = 3; \
+             DELETE FROM round_ids WHERE ledger_index = 3; \
              DELETE FROM merkle_nodes WHERE (idx + 1) * (1::bigint << level) > 3; \
              DELETE FROM ledger_entries WHERE idx = 3; \
              DELETE FROM checkpoints",
@@ -282,6 +298,43 @@ fn a_rollback_that_also_deletes_the_checkpoints_is_caught_by_the_witness_file() 
         why.contains("(kept in the witness file) covers 4 entries"),
         "{why}"
     );
+
+    // A rewritten witnessed checkpoint is not excused by accepting a rollback; the lost one is,
+    // once accepted on the record, and the server starts again.
+    let witnessed = witness.read(&[operator().verifier()]).unwrap();
+    let mut conn = connect(&url).unwrap();
+    let mut rewritten = witnessed.clone();
+    rewritten.push(ledger::storage::issued::IssuedCheckpoint {
+        size: 2,
+        root: [7; 32],
+        created_at: Utc::now(),
+        witnessed: true,
+    });
+    let err = ledger::storage::rollbacks::accept(
+        &mut conn,
+        &operator(),
+        rewritten,
+        "restore",
+        "cli:root",
+        Utc::now(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("were rewritten"), "{err}");
+    let receipt = ledger::storage::rollbacks::accept(
+        &mut conn,
+        &operator(),
+        witnessed,
+        "restored after the disk failed",
+        "cli:root",
+        Utc::now(),
+    )
+    .unwrap();
+    assert_eq!((receipt.index, receipt.lost.len()), (3, 1));
+    assert_eq!(receipt.lost[0].size, 4);
+    assert!(api::server::state(&settings).is_ok());
+    let (code, report, _) = verify_database_with(&url, &["--witness", path]);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["accepted_rollbacks"][0]["lost_size"], 4, "{report}");
 
     // A witness line that is not the operator's is refused, not trusted.
     std::fs::write(

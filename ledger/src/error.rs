@@ -62,7 +62,7 @@ pub enum LedgerError {
     #[error("Merkle tree: {0}")]
     Tree(Box<crate::storage::tree::TreeError>),
     /// Fewer entries, or other ones, than a signed checkpoint covers: refuse to append on top.
-    #[error("the ledger was rolled back: {0}; dozor will not append to it (run `dozor verify`)")]
+    #[error("the ledger was rolled back: {0}; dozor will not append to it (run `dozor verify`; a restore from a backup is accepted, on the record, with `dozor log accept-rollback`)")]
     RolledBack(String),
     /// The checkpoint witness file cannot be read or written, or holds something unsigned.
     #[error("checkpoint witness: {0}")]

@@ -14,7 +14,7 @@ use rules::TableLimits;
 use crate::access::{FindingState, Role};
 
 /// Record types of registry events; table keys may not sign these.
-pub const REGISTRY_TYPES: [&str; 10] = [
+pub const REGISTRY_TYPES: [&str; 11] = [
     "table_registered",
     "table_limits_set",
     "table_key_added",
@@ -25,6 +25,7 @@ pub const REGISTRY_TYPES: [&str; 10] = [
     "report_published",
     "package_delivery",
     "log_rotated",
+    "rollback_accepted",
 ];
 
 pub fn is_registry_type(record_type: &str) -> bool {
@@ -196,6 +197,30 @@ pub enum RegistryEvent {
         /// Who rotated it: `cli:<user>` (only the command line can).
         actor: String,
     },
+    /// The operator accepts that the ledger was rolled back (restored from a backup to an
+    /// earlier point): the checkpoints in `lost`, signed earlier and kept outside the database,
+    /// cover entries the restored ledger no longer holds. Appended as the first entry after the
+    /// restore, at index `restored_size`; the lost checkpoints no longer bind the ledger, every
+    /// other checkpoint still does.
+    RollbackAccepted {
+        previous: Option<u64>,
+        /// The ledger's size when the rollback was accepted: this event's own index.
+        restored_size: u64,
+        /// The signed checkpoints larger than `restored_size` that the restore lost, smallest
+        /// first.
+        lost: Vec<LostCheckpoint>,
+        reason: String,
+        /// Who accepted it: `cli:<user>` (only the command line can).
+        actor: String,
+    },
+}
+
+/// A signed checkpoint a restore lost: its size and root (lower-case hex).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LostCheckpoint {
+    pub size: u64,
+    pub root: String,
 }
 
 /// What happened to a delivered package on the Ministry's side.
@@ -240,6 +265,7 @@ impl RegistryEvent {
             RegistryEvent::ReportPublished { .. } => "report_published",
             RegistryEvent::PackageDelivery { .. } => "package_delivery",
             RegistryEvent::LogRotated { .. } => "log_rotated",
+            RegistryEvent::RollbackAccepted { .. } => "rollback_accepted",
         }
     }
 
@@ -255,7 +281,8 @@ impl RegistryEvent {
             | RegistryEvent::ApiKeyRevoked { .. }
             | RegistryEvent::ReportPublished { .. }
             | RegistryEvent::PackageDelivery { .. }
-            | RegistryEvent::LogRotated { .. } => None,
+            | RegistryEvent::LogRotated { .. }
+            | RegistryEvent::RollbackAccepted { .. } => None,
         }
     }
 
@@ -270,7 +297,8 @@ impl RegistryEvent {
             | RegistryEvent::FindingResolved { previous, .. }
             | RegistryEvent::ReportPublished { previous, .. }
             | RegistryEvent::PackageDelivery { previous, .. }
-            | RegistryEvent::LogRotated { previous, .. } => *previous,
+            | RegistryEvent::LogRotated { previous, .. }
+            | RegistryEvent::RollbackAccepted { previous, .. } => *previous,
         }
     }
 

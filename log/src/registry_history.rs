@@ -106,7 +106,145 @@ pub struct RegistryHistory {
     /// event's signer, changed only by a `log_rotated` event.
     operator: Option<String>,
     rotations: Vec<Rotation>,
+    rollbacks: Vec<AcceptedRollback>,
     last_event: Option<u64>,
+}
+
+/// A rollback the operator accepted (a `rollback_accepted` event): the checkpoints it names
+/// were lost with the entries they covered and no longer bind the ledger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcceptedRollback {
+    /// The event's ledger index, which is the size the ledger was restored to.
+    pub index: u64,
+    /// The lost checkpoints' sizes and roots, smallest first.
+    pub lost: Vec<(u64, crate::merkle::Hash)>,
+    pub reason: String,
+    pub actor: String,
+}
+
+/// An accepted rollback as a verifier reports it: where the ledger was restored to, what the
+/// largest lost checkpoint covered, why and by whom.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RollbackNotice {
+    /// The `rollback_accepted` event's index.
+    pub index: u64,
+    /// The entries the ledger held after the restore (the same number).
+    pub restored_size: u64,
+    /// The entries the largest lost checkpoint covered.
+    pub lost_size: u64,
+    pub lost_checkpoints: u64,
+    pub reason: String,
+    pub actor: String,
+}
+
+impl RollbackNotice {
+    /// One line for a person.
+    pub fn describe(&self) -> String {
+        format!(
+            "rollback ACCEPTED at index {}: the ledger was restored to {} entries, losing entries {}..{} covered by {} signed checkpoint(s); reason: {}; accepted by {}",
+            self.index,
+            self.restored_size,
+            self.restored_size,
+            self.lost_size,
+            self.lost_checkpoints,
+            self.reason,
+            self.actor
+        )
+    }
+}
+
+impl AcceptedRollback {
+    /// The largest lost checkpoint's size: what the ledger held before the restore, at least.
+    pub fn lost_size(&self) -> u64 {
+        self.lost.last().map_or(self.index, |(size, _)| *size)
+    }
+
+    /// What a verifier tells its reader about this rollback.
+    pub fn notice(&self) -> RollbackNotice {
+        RollbackNotice {
+            index: self.index,
+            restored_size: self.index,
+            lost_size: self.lost_size(),
+            lost_checkpoints: self.lost.len() as u64,
+            reason: self.reason.clone(),
+            actor: self.actor.clone(),
+        }
+    }
+
+    /// Whether the signed checkpoint of `size` entries with `root` is one this rollback lost.
+    pub fn lost_checkpoint(&self, size: u64, root: &crate::merkle::Hash) -> bool {
+        self.lost.iter().any(|(s, h)| *s == size && h == root)
+    }
+
+    /// Checks a `rollback_accepted` event found at ledger `index`; the rollback it records.
+    pub fn from_event(index: u64, event: &RegistryEvent) -> Result<AcceptedRollback, String> {
+        let RegistryEvent::RollbackAccepted {
+            restored_size,
+            lost,
+            reason,
+            actor,
+            ..
+        } = event
+        else {
+            return Err(format!(
+                "registry event {index} is not an accepted rollback"
+            ));
+        };
+        if *restored_size != index {
+            return Err(format!(
+                "the rollback accepted at index {index} says the ledger was restored to {restored_size} entries: it must be the first entry after the restore"
+            ));
+        }
+        if !actor.starts_with(CLI_ACTOR) {
+            return Err(format!(
+                "the rollback accepted at index {index} is recorded for `{actor}`: only the command line accepts a rollback"
+            ));
+        }
+        if reason.trim().is_empty() {
+            return Err(format!(
+                "the rollback accepted at index {index} gives no reason"
+            ));
+        }
+        if lost.is_empty() {
+            return Err(format!(
+                "the rollback accepted at index {index} names no lost checkpoint"
+            ));
+        }
+        let mut checkpoints: Vec<(u64, crate::merkle::Hash)> = Vec::with_capacity(lost.len());
+        for checkpoint in lost {
+            if checkpoint.size <= index {
+                return Err(format!(
+                    "the rollback accepted at index {index} names a checkpoint of {} entries as lost, but the ledger still holds them",
+                    checkpoint.size
+                ));
+            }
+            if checkpoints
+                .last()
+                .is_some_and(|(size, _)| *size > checkpoint.size)
+            {
+                return Err(format!(
+                    "the rollback accepted at index {index} lists its lost checkpoints out of order"
+                ));
+            }
+            let root = hex::decode(&checkpoint.root)
+                .ok()
+                .filter(|_| checkpoint.root.bytes().all(|b| !b.is_ascii_uppercase()))
+                .and_then(|bytes| crate::merkle::Hash::try_from(bytes.as_slice()).ok())
+                .ok_or_else(|| {
+                    format!(
+                        "the rollback accepted at index {index}: the root of the checkpoint of {} entries is not lower-case hex SHA-256",
+                        checkpoint.size
+                    )
+                })?;
+            checkpoints.push((checkpoint.size, root));
+        }
+        Ok(AcceptedRollback {
+            index,
+            lost: checkpoints,
+            reason: reason.clone(),
+            actor: actor.clone(),
+        })
+    }
 }
 
 /// A recorded hand-over of the log to another operator key (a `log_rotated` event).
@@ -309,6 +447,10 @@ impl RegistryHistory {
                 next_operator = key_id(&rotation.to_key.key);
                 self.rotations.push(rotation);
             }
+            RegistryEvent::RollbackAccepted { .. } => {
+                self.rollbacks
+                    .push(AcceptedRollback::from_event(index, event)?);
+            }
             RegistryEvent::PackageDelivery {
                 package,
                 file,
@@ -386,6 +528,17 @@ impl RegistryHistory {
             reason: reason.clone(),
             actor: actor.clone(),
         })
+    }
+
+    /// The rollbacks the operator accepted, in ledger order.
+    pub fn accepted_rollbacks(&self) -> &[AcceptedRollback] {
+        &self.rollbacks
+    }
+
+    /// Whether the signed checkpoint of `size` entries with `root` was lost in a rollback the
+    /// operator accepted (so it no longer binds the ledger).
+    pub fn lost_in_accepted_rollback(&self, size: u64, root: &crate::merkle::Hash) -> bool {
+        self.rollbacks.iter().any(|r| r.lost_checkpoint(size, root))
     }
 
     /// The log's recorded rotations, in ledger order.
@@ -576,7 +729,8 @@ fn actor_of(event: &RegistryEvent) -> Option<(&str, ActorRule)> {
         | RegistryEvent::ApiKeyRevoked { .. }
         | RegistryEvent::FindingResolved { .. }
         | RegistryEvent::PackageDelivery { .. }
-        | RegistryEvent::LogRotated { .. } => None,
+        | RegistryEvent::LogRotated { .. }
+        | RegistryEvent::RollbackAccepted { .. } => None,
     }
 }
 
@@ -1347,5 +1501,99 @@ mod tests {
                 key.name
             );
         }
+    }
+
+    fn rollback_accepted(
+        previous: u64,
+        restored_size: u64,
+        lost: &[(u64, &str)],
+        actor: &str,
+    ) -> RegistryEvent {
+        RegistryEvent::RollbackAccepted {
+            previous: Some(previous),
+            restored_size,
+            lost: lost
+                .iter()
+                .map(|(size, root)| crate::registry_event::LostCheckpoint {
+                    size: *size,
+                    root: (*root).to_owned(),
+                })
+                .collect(),
+            reason: "restored from last night's backup after the disk failed".into(),
+            actor: actor.to_owned(),
+        }
+    }
+
+    #[test]
+    fn an_accepted_rollback_names_what_was_lost_from_the_size_it_stands_at() {
+        let (_, operator_id) = operator_key(1, "casino.example/ledger");
+        let root_a = "aa".repeat(32);
+        let root_b = "bb".repeat(32);
+        let mut history = RegistryHistory::default();
+        history
+            .apply(0, at0(), &operator_id, &registered(None))
+            .unwrap();
+        // Refused: a size other than its own index, a "lost" checkpoint the ledger still
+        // holds, no checkpoint, out of order, an upper-case root, an actor not on the command
+        // line, no reason.
+        for (event, wanted) in [
+            (
+                rollback_accepted(0, 4, &[(9, &root_a)], "cli:root"),
+                "must be the first entry after the restore",
+            ),
+            (
+                rollback_accepted(0, 5, &[(5, &root_a)], "cli:root"),
+                "the ledger still holds them",
+            ),
+            (
+                rollback_accepted(0, 5, &[], "cli:root"),
+                "names no lost checkpoint",
+            ),
+            (
+                rollback_accepted(0, 5, &[(9, &root_a), (7, &root_b)], "cli:root"),
+                "out of order",
+            ),
+            (
+                rollback_accepted(0, 5, &[(9, &root_a.to_uppercase())], "cli:root"),
+                "lower-case hex",
+            ),
+            (
+                rollback_accepted(0, 5, &[(9, &root_a)], "officer"),
+                "only the command line",
+            ),
+        ] {
+            let err = history
+                .clone()
+                .apply(5, at0(), &operator_id, &event)
+                .unwrap_err();
+            assert!(err.contains(wanted), "{wanted}: {err}");
+        }
+        let mut no_reason = rollback_accepted(0, 5, &[(9, &root_a)], "cli:root");
+        if let RegistryEvent::RollbackAccepted { reason, .. } = &mut no_reason {
+            *reason = " ".into();
+        }
+        let err = history
+            .clone()
+            .apply(5, at0(), &operator_id, &no_reason)
+            .unwrap_err();
+        assert!(err.contains("gives no reason"), "{err}");
+        // Accepted at index 5 (the ledger restored to 5 entries), two checkpoints lost.
+        history
+            .apply(
+                5,
+                at0(),
+                &operator_id,
+                &rollback_accepted(0, 5, &[(7, &root_b), (9, &root_a)], "cli:root"),
+            )
+            .unwrap();
+        let [rollback] = history.accepted_rollbacks() else {
+            panic!("one rollback: {:?}", history.accepted_rollbacks())
+        };
+        assert_eq!((rollback.index, rollback.lost_size()), (5, 9));
+        // Exactly the named checkpoints are excused: same size, same root.
+        assert!(history.lost_in_accepted_rollback(7, &[0xbb; 32]));
+        assert!(history.lost_in_accepted_rollback(9, &[0xaa; 32]));
+        assert!(!history.lost_in_accepted_rollback(9, &[0xbb; 32]));
+        assert!(!history.lost_in_accepted_rollback(8, &[0xaa; 32]));
     }
 }

@@ -89,6 +89,9 @@ pub struct InspectionReport {
     /// spin, the poker button and big blind moved one player a hand) over the exported rounds:
     /// what they found. Findings, not failures: the rounds are the casino's evidence.
     pub table_audit: Vec<rules::table_audit::AuditFinding>,
+    /// Restores to an earlier point the operator accepted (in the registry up to the latest
+    /// checkpoint): what each lost.
+    pub accepted_rollbacks: Vec<dozor_log::registry_history::RollbackNotice>,
 }
 
 /// A Ministry package's seal: its name, the ledger index of the seal and the ZIP's SHA-256.
@@ -248,6 +251,12 @@ pub fn verify_export(
         late_rounds_readjudicated: late.readjudicated,
         late_round_findings: late.findings,
         reports_sealed,
+        accepted_rollbacks: registry
+            .history
+            .accepted_rollbacks()
+            .iter()
+            .map(|r| r.notice())
+            .collect(),
         ministry_packages: registry
             .history
             .published_under(crate::format::SEALED_PREFIX)

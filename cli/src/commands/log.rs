@@ -1,5 +1,6 @@
-//! `dozor log rotate|keys`: the log's operator key (and origin) handed over by a recorded
-//! rotation, and the keys that held it.
+//! `dozor log rotate|keys|accept-rollback`: the log's operator key (and origin) handed over by a
+//! recorded rotation, the keys that held it, and a restore to an earlier point accepted on the
+//! record.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -40,6 +41,18 @@ enum LogCommand {
     /// The operator keys that held the log, oldest first, with the size each held it from:
     /// what `dozor verify --operator-key` is given for an export across a rotation.
     Keys,
+    /// Accept that the ledger was restored to an earlier point (a backup, a point-in-time
+    /// recovery): the witnessed checkpoints it no longer reaches are recorded as lost in a
+    /// `rollback_accepted` ledger entry signed by the operator key, with the reason; `serve` then
+    /// starts on it and `verify` reports the loss. Run with the server stopped.
+    AcceptRollback {
+        /// The checkpoint witness file the server keeps (`serve --checkpoint-witness`).
+        #[arg(long, env = "DOZOR_CHECKPOINT_WITNESS")]
+        witness: PathBuf,
+        /// Why, for the record (e.g. the incident and the backup restored).
+        #[arg(long)]
+        reason: String,
+    },
 }
 
 pub fn run(global: &Global, args: LogArgs) -> anyhow::Result<ExitCode> {
@@ -84,6 +97,35 @@ fn run_on(url: &str, operator: &NoteSigner, command: LogCommand) -> anyhow::Resu
                 new_key.display(),
                 next.name,
                 receipt.checkpoint.size
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        LogCommand::AcceptRollback { witness, reason } => {
+            let operators =
+                ledger::storage::rotation::operator_chain(&mut conn, &operator.verifier())?;
+            let witnessed = ledger::witness::Witness::new(&witness).read(&operators)?;
+            let receipt = ledger::storage::rollbacks::accept(
+                &mut conn,
+                operator,
+                witnessed,
+                &reason,
+                &ledger::registry_history::cli_actor(),
+                Utc::now(),
+            )?;
+            let lost_size = receipt.lost.last().map_or(receipt.index, |c| c.size);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json!({
+                    "ledger_index": receipt.index,
+                    "restored_size": receipt.index,
+                    "lost_size": lost_size,
+                    "lost_checkpoints": receipt.lost,
+                    "received_at": receipt.received_at,
+                }))?
+            );
+            eprintln!(
+                "rollback accepted and recorded at index {}: entries {}..{} are lost; the server starts on this ledger again, and verifiers report the loss",
+                receipt.index, receipt.index, lost_size
             );
             Ok(ExitCode::SUCCESS)
         }

@@ -138,6 +138,9 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
                 report.checkpoint_size,
                 started.elapsed().as_secs_f64()
             );
+            for rollback in &report.accepted_rollbacks {
+                eprintln!("{}", rollback.describe());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
@@ -235,6 +238,9 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
                 "ledger OK: {} entries, every hash, link, signature, tree node and signed checkpoint checked, {} rounds re-adjudicated against their stored verdicts and findings, {reports_matching} nightly reports matching their seals, in {seconds:.2} s",
                 report.entries_checked, report.rounds_readjudicated
             );
+            for rollback in &report.accepted_rollbacks {
+                eprintln!("{}", rollback.describe());
+            }
             Ok(ExitCode::SUCCESS)
         }
         (Some(f), _) => {

@@ -58,7 +58,8 @@ pub struct Ingest {
 
 impl Ingest {
     /// Refuses to start on a ledger rolled back behind a signed checkpoint (one the database
-    /// still holds, or one only the witness file does), then starts the writer.
+    /// still holds, or one only the witness file does, unless the operator accepted its loss),
+    /// then starts the writer.
     pub fn start(
         settings: IngestSettings,
         pool: PgPool,
@@ -76,6 +77,10 @@ impl Ingest {
             Some(witness) => witness.read(&operators)?,
             None => Vec::new(),
         };
+        // Checkpoints lost in a restore the operator accepted (a recorded event) bind no more.
+        let rollbacks =
+            crate::storage::rollbacks::accepted(&mut conn, &settings.operator.verifier().key)?;
+        let witnessed = crate::storage::rollbacks::binding(witnessed, &rollbacks);
         crate::storage::issued::check_not_rolled_back(&mut conn, &witnessed)?;
         drop(conn);
         let directory = Directory::new(operators.iter().map(|o| o.key));

@@ -19,6 +19,7 @@ pub mod registry_log;
 pub mod registry_rows;
 pub mod replication;
 pub mod resolutions;
+pub mod rollbacks;
 pub mod rotation;
 pub mod schema;
 #[cfg(any(test, feature = "testing"))]

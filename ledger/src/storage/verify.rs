@@ -46,6 +46,8 @@ pub struct VerifyReport {
     pub rounds_sharing_an_id: u64,
     /// Hash of the last entry checked, hex.
     pub head_hash: Option<String>,
+    /// Restores to an earlier point the operator accepted: what each lost.
+    pub accepted_rollbacks: Vec<crate::registry_history::RollbackNotice>,
     pub failure: Option<VerifyFailure>,
 }
 
@@ -169,6 +171,7 @@ fn walk(
         rounds_readjudicated: 0,
         rounds_sharing_an_id: 0,
         head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
+        accepted_rollbacks: Vec::new(),
         failure: Some(VerifyFailure { index, reason }),
     };
     let (history, registry_events) = match registry_history(conn, operators)? {
@@ -182,7 +185,9 @@ fn walk(
     let plans = rules::PlanBook::builtin()?;
     let mut rounds_readjudicated = 0;
     let mut rounds_sharing_an_id = 0;
-    // Every checkpoint ever signed must be met on the way, with its root.
+    // Every checkpoint ever signed must be met on the way, with its root; a witnessed one lost
+    // in a restore the operator accepted (a recorded event) binds no more.
+    let witnessed = super::rollbacks::binding(witnessed, history.accepted_rollbacks());
     let mut pending = match super::issued::load(conn, operators, &history)? {
         Ok(mut issued) => {
             issued.extend(witnessed);
@@ -295,6 +300,11 @@ fn walk(
         rounds_readjudicated,
         rounds_sharing_an_id,
         head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
+        accepted_rollbacks: history
+            .accepted_rollbacks()
+            .iter()
+            .map(|r| r.notice())
+            .collect(),
         failure: None,
     })
 }

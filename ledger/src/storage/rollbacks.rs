@@ -1,0 +1,161 @@
+//! A restore to an earlier point, accepted by the operator. A ledger restored from a backup
+//! holds fewer entries than checkpoints signed before the restore (kept in the witness file)
+//! cover; `serve` refuses it and `verify` names the loss. The operator may accept the loss: a
+//! `rollback_accepted` registry event, signed by the key that holds the log and appended as the
+//! first entry after the restore, lists the lost checkpoints. From then on those checkpoints no
+//! longer bind the ledger; every other signed checkpoint still does, and the acceptance itself
+//! stays in the ledger for every verifier to see.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use ed25519_dalek::VerifyingKey;
+
+use super::append::{append_registry_event, last_registry_event, lock_and_position};
+use super::issued::IssuedCheckpoint;
+use super::schema::ledger_entries;
+use crate::checkpoint::NoteSigner;
+use crate::entry_check::{check_entry, Signers, Subject};
+use crate::registry_event::{LostCheckpoint, RegistryEvent};
+use crate::registry_history::{AcceptedRollback, RegistryHistory};
+use crate::LedgerError;
+
+/// Every accepted rollback of the ledger, in order, each event's signature checked with the
+/// operator key that held the log at its index (`holder` holds it now).
+pub fn accepted(
+    conn: &mut PgConnection,
+    holder: &VerifyingKey,
+) -> Result<Vec<AcceptedRollback>, LedgerError> {
+    let rows: Vec<(i64, Vec<u8>)> = ledger_entries::table
+        .filter(ledger_entries::record_type.eq("rollback_accepted"))
+        .order(ledger_entries::idx.asc())
+        .select((ledger_entries::idx, ledger_entries::entry))
+        .load(conn)?;
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let tenures = super::rotation::Tenures::read(conn, holder)?;
+    let no_tables = RegistryHistory::default();
+    let mut rollbacks = Vec::with_capacity(rows.len());
+    for (idx, entry) in rows {
+        let index = u64::try_from(idx).unwrap_or_default();
+        let unreadable = |reason: String| {
+            LedgerError::RolledBack(format!(
+                "the rollback accepted at index {index} does not hold: {reason}"
+            ))
+        };
+        let operators: HashMap<String, VerifyingKey> = tenures.at(index);
+        let checked = check_entry(
+            &entry,
+            index,
+            Signers {
+                operators: &operators,
+                tables: &no_tables,
+            },
+        )
+        .map_err(unreadable)?;
+        checked.verify_signature().map_err(unreadable)?;
+        let Subject::Registry(event) = &checked.subject else {
+            return Err(unreadable("it is not a registry event".into()));
+        };
+        rollbacks.push(AcceptedRollback::from_event(index, event).map_err(unreadable)?);
+    }
+    Ok(rollbacks)
+}
+
+/// The witnessed checkpoints that still bind the ledger: all but those lost in a rollback the
+/// operator accepted.
+pub fn binding(
+    witnessed: Vec<IssuedCheckpoint>,
+    rollbacks: &[AcceptedRollback],
+) -> Vec<IssuedCheckpoint> {
+    witnessed
+        .into_iter()
+        .filter(|c| !rollbacks.iter().any(|r| r.lost_checkpoint(c.size, &c.root)))
+        .collect()
+}
+
+/// What an acceptance recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcceptedReceipt {
+    /// The event's index: the size the ledger was restored to.
+    pub index: u64,
+    pub received_at: DateTime<Utc>,
+    /// The lost checkpoints, smallest first.
+    pub lost: Vec<LostCheckpoint>,
+}
+
+/// Accepts that the ledger was restored to an earlier point: the witnessed checkpoints larger
+/// than the ledger (and not already accepted as lost) are recorded as lost, in a
+/// `rollback_accepted` event signed by `operator`. Refused when there is nothing to accept, when
+/// a checkpoint the ledger still covers has another root (a rewrite, not a restore), and when the
+/// database's own checkpoints are larger than its entries (entries deleted from this database,
+/// not a restore of it).
+pub fn accept(
+    conn: &mut PgConnection,
+    operator: &NoteSigner,
+    witnessed: Vec<IssuedCheckpoint>,
+    reason: &str,
+    actor: &str,
+    now: DateTime<Utc>,
+) -> Result<AcceptedReceipt, LedgerError> {
+    if reason.trim().is_empty() {
+        return Err(LedgerError::Key(
+            "accepting a rollback needs a reason".into(),
+        ));
+    }
+    conn.transaction(|conn| {
+        let position = lock_and_position(conn, now)?;
+        super::checkpoints::check_signer(conn, operator)?;
+        super::rotation::operator_chain(conn, &operator.verifier())?;
+        let size = position.next_index;
+        // The database's own checkpoints must still hold: a restore brings them back with the
+        // entries they cover.
+        super::issued::check_not_rolled_back(conn, &[]).map_err(|e| {
+            LedgerError::RolledBack(format!(
+                "{e}: the database's own checkpoints are larger than its entries, which no restore leaves; nothing was accepted"
+            ))
+        })?;
+        let previous = accepted(conn, &operator.verifier().key)?;
+        let mut lost: Vec<LostCheckpoint> = Vec::new();
+        for checkpoint in binding(witnessed, &previous) {
+            if checkpoint.size <= size {
+                let root = super::tree::root(conn, checkpoint.size)?;
+                if root != checkpoint.root {
+                    return Err(LedgerError::RolledBack(format!(
+                        "the witnessed checkpoint of {} entries has another root than the ledger: its entries were rewritten, which accepting a rollback does not excuse",
+                        checkpoint.size
+                    )));
+                }
+                continue;
+            }
+            let entry = LostCheckpoint {
+                size: checkpoint.size,
+                root: hex::encode(checkpoint.root),
+            };
+            if !lost.contains(&entry) {
+                lost.push(entry);
+            }
+        }
+        if lost.is_empty() {
+            return Err(LedgerError::Key(format!(
+                "no rollback to accept: no witnessed checkpoint is larger than the ledger's {size} entries"
+            )));
+        }
+        lost.sort_by(|a, b| (a.size, &a.root).cmp(&(b.size, &b.root)));
+        let event = RegistryEvent::RollbackAccepted {
+            previous: last_registry_event(conn)?,
+            restored_size: size,
+            lost: lost.clone(),
+            reason: reason.to_owned(),
+            actor: actor.to_owned(),
+        };
+        let receipt = append_registry_event(conn, &position, &event, operator.signing_key())?;
+        Ok(AcceptedReceipt {
+            index: receipt.index,
+            received_at: receipt.received_at,
+            lost,
+        })
+    })
+}
