@@ -32,6 +32,8 @@ pub const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(30);
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub database_url: String,
+    /// A streaming replica that reports, exports and lists read from; none: the primary.
+    pub replica_url: Option<String>,
     pub clock: GamingDayClock,
     pub default_plan: String,
     pub body_limit: usize,
@@ -64,6 +66,7 @@ impl Settings {
         Settings {
             operator,
             database_url,
+            replica_url: None,
             clock: GamingDayClock::default(),
             default_plan: DEFAULT_PLAN.to_owned(),
             body_limit: DEFAULT_BODY_LIMIT,
@@ -129,8 +132,14 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
             .map(|k| k.name)
             .collect::<Vec<_>>(),
     );
+    let replica = settings
+        .replica_url
+        .as_deref()
+        .map(|url| ledger::storage::replica_pool(url, settings.pool_size))
+        .transpose()?;
     Ok(AppState {
         pool,
+        replica,
         plans,
         clock: settings.clock,
         ingest: Arc::new(ingest),

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use ledger::ingest::Ingest;
+use ledger::storage::read_cut::ReadSource;
 use ledger::storage::{PgPool, PooledPg};
 use reports::GamingDayClock;
 use rules::PlanBook;
@@ -13,6 +14,8 @@ use crate::error::ApiError;
 #[derive(Clone)]
 pub struct AppState {
     pub pool: PgPool,
+    /// A streaming replica that reports, exports and lists read from; none: the primary.
+    pub replica: Option<PgPool>,
     pub plans: Arc<PlanBook>,
     pub clock: GamingDayClock,
     /// Signed records from envelope to receipt, and the ledger's single writer.
@@ -44,5 +47,20 @@ pub struct AppState {
 impl AppState {
     pub fn conn(&self) -> Result<PooledPg, ApiError> {
         Ok(self.pool.get()?)
+    }
+
+    /// A connection for reports, exports and lists, and where it reads: the replica's when one
+    /// is configured and answers (its reads are cut at the largest checkpoint it holds), the
+    /// primary's otherwise.
+    pub fn read_conn(&self) -> Result<(PooledPg, ReadSource), ApiError> {
+        if let Some(replica) = &self.replica {
+            match replica.get() {
+                Ok(conn) => return Ok((conn, ReadSource::Replica)),
+                Err(cause) => {
+                    tracing::warn!(%cause, "the replica does not answer; reading from the primary");
+                }
+            }
+        }
+        Ok((self.pool.get()?, ReadSource::Primary))
     }
 }

@@ -14,6 +14,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("DOZOR_WORKERS", "server.workers"),
     ("DOZOR_BODY_LIMIT_BYTES", "limits.body_limit_bytes"),
     ("DOZOR_OWNER_DATABASE_URL", "database.owner_url"),
+    ("DOZOR_REPLICA_DATABASE_URL", "database.replica_url"),
     ("DOZOR_POOL_SIZE", "database.pool_size"),
     ("DOZOR_OPERATOR_KEY", "ledger.operator_key"),
     ("DOZOR_ORIGIN", "ledger.origin"),
@@ -145,6 +146,9 @@ pub struct Database {
     pub url: Option<String>,
     /// The owner's URL, used only to migrate at start.
     pub owner_url: Option<String>,
+    /// A streaming replica reports, exports and lists read from (cut at the largest signed
+    /// checkpoint it holds); without it they read from the primary.
+    pub replica_url: Option<String>,
     pub pool_size: u32,
 }
 
@@ -153,6 +157,7 @@ impl Default for Database {
         Database {
             url: None,
             owner_url: None,
+            replica_url: None,
             pool_size: 16,
         }
     }

@@ -69,6 +69,23 @@ pub struct Readiness {
     /// How far each configured witness has cosigned. A witness that lags or is down does not
     /// make dozor unready: records are taken and checkpoints signed regardless.
     pub witnesses: Vec<crate::witnessing::WitnessProgress>,
+    /// The replica reports, exports and lists read from, when one is configured. A replica that
+    /// lags or is down does not make dozor unready: reads go to the primary while it is down.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replica: Option<ReplicaProgress>,
+}
+
+/// How far the replica has come.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReplicaProgress {
+    /// Whether it answered.
+    pub reachable: bool,
+    /// The largest signed checkpoint it holds: what a report read there covers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub covered_size: Option<u64>,
+    /// Entries on the primary that a report read on the replica does not cover yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lag_entries: Option<u64>,
 }
 
 /// Ready to take records: the database answers, every migration is applied and the ledger
@@ -129,15 +146,45 @@ pub async fn readyz(Public { state }: Public) -> HttpResponse {
         ),
     ];
     let ready = checks.iter().all(|c| c.ok);
+    let replica = match state.replica.clone() {
+        Some(replica) => Some(replica_progress(state.pool.clone(), replica).await),
+        None => None,
+    };
     let body = Readiness {
         status: if ready { "ready" } else { "not_ready" }.into(),
         checks,
         witnesses: state.witnesses.progress(),
+        replica,
     };
     if ready {
         HttpResponse::Ok().json(body)
     } else {
         HttpResponse::ServiceUnavailable().json(body)
+    }
+}
+
+async fn replica_progress(
+    primary: ledger::storage::PgPool,
+    replica: ledger::storage::PgPool,
+) -> ReplicaProgress {
+    use ledger::storage::read_cut::{cut, ReadSource};
+    let covered = web::block(move || {
+        let mut conn = replica.get().ok()?;
+        let covered = cut(&mut conn, ReadSource::Replica).ok()?.size;
+        let primary_size = primary
+            .get()
+            .ok()
+            .and_then(|mut conn| ledger::storage::reads::size(&mut conn).ok());
+        Some((covered, primary_size))
+    })
+    .await
+    .ok()
+    .flatten();
+    ReplicaProgress {
+        reachable: covered.is_some(),
+        covered_size: covered.map(|(size, _)| size),
+        lag_entries: covered
+            .and_then(|(size, primary)| primary.map(|primary| primary.saturating_sub(size))),
     }
 }
 

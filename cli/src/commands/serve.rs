@@ -60,6 +60,10 @@ pub struct ServeArgs {
     /// The owner's database URL, used only to migrate at start (`database.owner_url`).
     #[arg(long, hide_env_values = true)]
     owner_database_url: Option<String>,
+    /// A streaming replica that reports, exports and lists read from (`database.replica_url`),
+    /// each cut at the largest signed checkpoint it holds.
+    #[arg(long, hide_env_values = true)]
+    replica_database_url: Option<String>,
     /// The gambling-tax rate table (`reports.tax_rates`) instead of the bundled one.
     #[arg(long)]
     tax_rates: Option<PathBuf>,
@@ -115,6 +119,10 @@ impl ServeArgs {
         set(
             "database.owner_url",
             self.owner_database_url.as_ref().map(|v| json!(v)),
+        );
+        set(
+            "database.replica_url",
+            self.replica_database_url.as_ref().map(|v| json!(v)),
         );
         set("reports.tax_rates", path(&self.tax_rates));
         set(
@@ -185,6 +193,11 @@ pub fn run(global: &Global, config: Config) -> anyhow::Result<ExitCode> {
     settings.clock = clock;
     settings.data_dir = Some(global.data_dir.clone());
     settings.pool_size = config.database.pool_size;
+    settings.replica_url = config
+        .database
+        .replica_url
+        .clone()
+        .filter(|u| !u.trim().is_empty());
     settings.max_batch = config.ledger.max_batch;
     settings.body_limit = config.limits.body_limit_bytes;
     settings.operator_config = config.operator_config()?;

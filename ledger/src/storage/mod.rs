@@ -13,6 +13,7 @@ pub mod issued;
 pub mod models;
 pub mod packages;
 pub mod published_reports;
+pub mod read_cut;
 pub mod reads;
 pub mod registry;
 pub mod registry_log;
@@ -53,6 +54,19 @@ pub fn pool(url: &str, size: u32) -> Result<PgPool, LedgerError> {
         .connection_timeout(CONNECTION_WAIT)
         .build(ConnectionManager::<PgConnection>::new(url))
         .map_err(|e| LedgerError::Connection(e.to_string()))
+}
+
+/// How long a read waits for a replica's connection before it reads from the primary instead.
+pub const REPLICA_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// A pool on a streaming replica for reads. Built without connecting: a replica that is down at
+/// start (or later) makes reads go to the primary, never stops the server.
+pub fn replica_pool(url: &str, size: u32) -> Result<PgPool, LedgerError> {
+    Ok(Pool::builder()
+        .max_size(size)
+        .min_idle(Some(0))
+        .connection_timeout(REPLICA_WAIT)
+        .build_unchecked(ConnectionManager::<PgConnection>::new(url)))
 }
 
 /// Applies pending migrations; returns the versions applied.
