@@ -18,6 +18,7 @@ pub mod registry;
 pub mod registry_log;
 pub mod registry_rows;
 pub mod replication;
+pub mod report_reads;
 pub mod resolutions;
 pub mod rotation;
 pub mod schema;
