@@ -4,8 +4,13 @@
 //! JSON.
 
 pub mod daily;
+pub mod day_rounds;
 pub mod findings;
+pub mod inspection;
+pub mod mf;
 pub mod monthly;
+pub mod nightly;
+pub mod periods;
 pub mod tables;
 pub mod tax;
 pub mod wheels;
