@@ -141,6 +141,18 @@ fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
             "the stored verdict differs from re-adjudication: paid_h is 0, re-adjudication gives 360000",
         ),
         (
+            // The wheel statistics count these.
+            "UPDATE adjudications SET wheel_result = 0 WHERE ledger_index = 2",
+            2,
+            "the stored verdict differs from re-adjudication: wheel_result is Some(0), re-adjudication gives Some(17)",
+        ),
+        (
+            // The daily report and the tax sum these.
+            "UPDATE adjudications SET tournament_fee_h = 500 WHERE ledger_index = 3",
+            3,
+            "the stored verdict differs from re-adjudication: tournament_fee_h is 500, re-adjudication gives 0",
+        ),
+        (
             "UPDATE adjudications SET verdict = replace(verdict, '360000', '0') WHERE ledger_index = 3",
             3,
             "the stored verdict differs from re-adjudication: the verdict JSON differs",

@@ -363,6 +363,89 @@ fn adjudications_count(conn: &mut PgConnection) -> i64 {
         .n
 }
 
+/// The columns reports read instead of the verdict's JSON are filled for the verdicts stored
+/// before they existed, from that JSON, and the rows stay insert-only.
+#[test]
+fn the_report_columns_are_filled_from_the_verdicts_stored_before_them() {
+    use diesel_migrations::MigrationHarness as _;
+    let mut conn = db();
+    let key = setup(&mut conn);
+    let batch: Vec<_> = (1..=5).map(|i| submission(&key, "R01", i, 0)).collect();
+    append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    // Back to the schema before the columns (migration 2026-12-05-000022_report_columns).
+    while conn
+        .revert_last_migration(ledger::storage::MIGRATIONS)
+        .unwrap()
+        .to_string()
+        != "20261205000022"
+    {}
+    for (index, verdict) in [
+        (
+            1,
+            r#"{"game":"poker_tournament","tournament":{"entries":9,"fee_h":4500,"moneypool_h":40500,"overlay_h":1200,"prize_pool_h":45000}}"#,
+        ),
+        (
+            2,
+            r#"{"bets":[{"kind":"time_collection","stake_h":20000}],"game":"poker_cash"}"#,
+        ),
+        (
+            3,
+            r#"{"game":"money_wheel_1","segment":41,"segment_label":"20"}"#,
+        ),
+        (4, r#"{"game":"roulette","winning_number":0}"#),
+        (
+            5,
+            r#"{"bets":[{"kind":"straight","stake_h":100}],"game":"roulette","void":true}"#,
+        ),
+    ] {
+        diesel::sql_query(format!(
+            "INSERT INTO adjudications SELECT {index}, 'R01', 'roulette', 'p', 'v', now(), false, \
+             0, 0, 0, 0, 0, 0, 0, $1, 0"
+        ))
+        .bind::<diesel::sql_types::Text, _>(verdict)
+        .execute(&mut conn)
+        .unwrap();
+    }
+    ledger::storage::migrate(&mut conn).unwrap();
+    #[derive(QueryableByName, Debug, PartialEq)]
+    struct Columns {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        tournament_fee_h: i64,
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        tournament_overlay_h: i64,
+        #[diesel(sql_type = diesel::sql_types::Bool)]
+        time_collection: bool,
+        #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Integer>)]
+        wheel_result: Option<i32>,
+    }
+    let columns: Vec<Columns> = diesel::sql_query(
+        "SELECT tournament_fee_h, tournament_overlay_h, time_collection, wheel_result \
+         FROM adjudications ORDER BY ledger_index",
+    )
+    .load(&mut conn)
+    .unwrap();
+    let row = |fee, overlay, time, wheel| Columns {
+        tournament_fee_h: fee,
+        tournament_overlay_h: overlay,
+        time_collection: time,
+        wheel_result: wheel,
+    };
+    assert_eq!(
+        columns,
+        vec![
+            row(4500, 1200, false, None),
+            row(0, 0, true, None),
+            row(0, 0, false, Some(41)),
+            row(0, 0, false, Some(0)),
+            row(0, 0, false, None),
+        ]
+    );
+    let err = diesel::sql_query("UPDATE adjudications SET wheel_result = 1")
+        .execute(&mut conn)
+        .unwrap_err();
+    assert!(err.to_string().contains("append-only"), "{err}");
+}
+
 #[test]
 fn verify_names_the_first_tampered_index() {
     let mut conn = db();

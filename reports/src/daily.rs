@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Double, Nullable, Text, Timestamptz};
+use diesel::PgConnection;
+use ledger::storage::report_reads;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -101,40 +101,6 @@ pub struct DailyReport {
 /// What a report of a day without play says.
 pub const NO_ROUNDS: &str = "no rounds were played on this gaming day";
 
-#[derive(QueryableByName, Debug)]
-struct Aggregate {
-    #[diesel(sql_type = Text)]
-    game: String,
-    #[diesel(sql_type = Text)]
-    table_id: String,
-    #[diesel(sql_type = BigInt)]
-    rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    void_rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    stakes_h: i64,
-    #[diesel(sql_type = BigInt)]
-    returned_h: i64,
-    #[diesel(sql_type = BigInt)]
-    payouts_h: i64,
-    #[diesel(sql_type = BigInt)]
-    expected_payouts_h: i64,
-    #[diesel(sql_type = BigInt)]
-    rtp_stakes_h: i64,
-    #[diesel(sql_type = BigInt)]
-    expected_payout_mh: i64,
-    #[diesel(sql_type = Double)]
-    variance_h2: f64,
-    #[diesel(sql_type = BigInt)]
-    fees_h: i64,
-    #[diesel(sql_type = BigInt)]
-    overlay_h: i64,
-    #[diesel(sql_type = BigInt)]
-    late_rounds: i64,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
-    last_late_received_at: Option<DateTime<Utc>>,
-}
-
 /// Findings by where their resolution stands.
 #[derive(Debug, Clone, Copy, Default)]
 struct StateCounts {
@@ -152,14 +118,6 @@ impl StateCounts {
         self.settled_h = add(self.settled_h, o.settled_h)?;
         Ok(())
     }
-}
-
-#[derive(QueryableByName, Debug)]
-struct ActiveTable {
-    #[diesel(sql_type = Text)]
-    game: String,
-    #[diesel(sql_type = Text)]
-    table_id: String,
 }
 
 /// Running sums for a row; the statistics are kept apart from the money.
@@ -294,34 +252,9 @@ pub fn build(
     day: NaiveDate,
 ) -> Result<DailyReport, ReportError> {
     let (start, end) = clock.bounds(day);
-    let aggregates: Vec<Aggregate> = diesel::sql_query(
-        "SELECT a.game AS game, a.table_id AS table_id, count(*)::bigint AS rounds, \
-                count(*) FILTER (WHERE void)::bigint AS void_rounds, \
-                coalesce(sum(stakes_h), 0)::bigint AS stakes_h, \
-                coalesce(sum(paid_h) FILTER (WHERE void), 0)::bigint AS returned_h, \
-                coalesce(sum(paid_h) FILTER (WHERE NOT void), 0)::bigint AS payouts_h, \
-                coalesce(sum(expected_paid_h) FILTER (WHERE NOT void), 0)::bigint AS expected_payouts_h, \
-                coalesce(sum(rtp_stakes_h), 0)::bigint AS rtp_stakes_h, \
-                coalesce(sum(expected_payout_mh), 0)::bigint AS expected_payout_mh, \
-                coalesce(sum(payout_variance_h2), 0)::float8 AS variance_h2, \
-                coalesce(sum((verdict::json->'tournament'->>'fee_h')::bigint) FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS fees_h, \
-                coalesce(sum((verdict::json->'tournament'->>'overlay_h')::bigint) FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS overlay_h, \
-                count(*) FILTER (WHERE e.received_at - a.played_at > $3 * interval '1 second')::bigint AS late_rounds, \
-                max(e.received_at) FILTER (WHERE e.received_at - a.played_at > $3 * interval '1 second') AS last_late_received_at \
-         FROM adjudications a JOIN ledger_entries e ON e.idx = a.ledger_index \
-         WHERE a.played_at >= $1 AND a.played_at < $2 \
-         GROUP BY a.game, a.table_id",
-    )
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .bind::<Double, _>(clock.late_after.num_seconds() as f64)
-    .load(conn)?;
-    let kinds = crate::findings::aggregate(conn, &[start, end], None, None)?;
-    let tables: Vec<ActiveTable> = diesel::sql_query(
-        "SELECT game, table_id FROM gaming_tables WHERE registered_at < $1 AND game <> 'cage'",
-    )
-    .bind::<Timestamptz, _>(end)
-    .load(conn)?;
+    let aggregates = report_reads::daily::tables_of_day(conn, start, end, clock.late_after)?;
+    let kinds = report_reads::findings::aggregate(conn, &[start, end], None, None)?;
+    let tables = report_reads::tables::registered_before(conn, end, None, None)?;
 
     let mut per_table: BTreeMap<(String, String), Sums> = BTreeMap::new();
     for t in tables {

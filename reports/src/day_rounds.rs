@@ -3,19 +3,11 @@
 //! own verdict cannot.
 
 use chrono::NaiveDate;
-use diesel::sql_types::{Binary, Bool, Text, Timestamptz};
-use diesel::{PgConnection, QueryableByName, RunQueryDsl as _};
+use diesel::PgConnection;
+use ledger::storage::report_reads;
 use rules::{GameCode, Round};
 
 use crate::{GamingDayClock, ReportError};
-
-#[derive(QueryableByName)]
-struct EntryBytes {
-    #[diesel(sql_type = Binary)]
-    entry: Vec<u8>,
-    #[diesel(sql_type = Bool)]
-    in_day: bool,
-}
 
 /// Every `game` round played from the start of the gaming day before `day` to the end of `day`,
 /// each with whether it was played in `day` itself.
@@ -27,16 +19,7 @@ pub(crate) fn rounds_with_lookback(
 ) -> Result<Vec<(Round, bool)>, ReportError> {
     let (start, end) = clock.bounds(day);
     let lookback = clock.bounds(day.pred_opt().unwrap_or(day)).0;
-    let entries: Vec<EntryBytes> = diesel::sql_query(
-        "SELECT e.entry, a.played_at >= $2 AS in_day \
-         FROM adjudications a JOIN ledger_entries e ON e.idx = a.ledger_index \
-         WHERE a.game = $4 AND a.played_at >= $1 AND a.played_at < $3",
-    )
-    .bind::<Timestamptz, _>(lookback)
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .bind::<Text, _>(game.as_str())
-    .load(conn)?;
+    let entries = report_reads::day_rounds::game_rounds(conn, game.as_str(), lookback, start, end)?;
     // Every round here was accepted by ingest, so it parses; anything else is skipped.
     Ok(entries
         .iter()

@@ -1,67 +1,23 @@
 //! Findings (discrepancies) with filters, each with where its resolution stands.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use diesel::dsl::sql;
-use diesel::prelude::*;
-use diesel::sql_types::{Bool, Text};
+use diesel::PgConnection;
 use ledger::access::FindingState;
-use ledger::storage::models::{FindingRow, ResolutionRow};
+use ledger::storage::models::ResolutionRow;
+use ledger::storage::report_reads;
+use ledger::storage::report_reads::findings::{FindingQuery, ListedFinding};
 use ledger::storage::resolutions::finding_ref;
-use ledger::storage::schema::findings;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::sheet::{column, Cell, Column, Language, Sheet};
 use crate::{words, GamingDayClock, ReportError};
 
+pub use ledger::storage::report_reads::findings::FindingSort;
+
 pub const MAX_LIMIT: i64 = 1_000;
 /// Most findings one CSV export holds.
 pub const MAX_EXPORT: i64 = 100_000;
-
-/// The order findings are listed in.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum FindingSort {
-    /// Oldest round first.
-    #[default]
-    PlayedAt,
-    /// Newest round first.
-    PlayedAtDesc,
-    /// Largest amount first.
-    AmountDesc,
-    /// Smallest amount first.
-    Amount,
-    /// By table, then time.
-    Table,
-    /// By kind, then time.
-    Kind,
-}
-
-impl FindingSort {
-    pub const ALL: [FindingSort; 6] = [
-        FindingSort::PlayedAt,
-        FindingSort::PlayedAtDesc,
-        FindingSort::AmountDesc,
-        FindingSort::Amount,
-        FindingSort::Table,
-        FindingSort::Kind,
-    ];
-
-    /// `played_at`, `-played_at`, `-amount`, `amount`, `table`, `kind`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FindingSort::PlayedAt => "played_at",
-            FindingSort::PlayedAtDesc => "-played_at",
-            FindingSort::AmountDesc => "-amount",
-            FindingSort::Amount => "amount",
-            FindingSort::Table => "table",
-            FindingSort::Kind => "kind",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<FindingSort> {
-        FindingSort::ALL.into_iter().find(|s| s.as_str() == text)
-    }
-}
 
 #[derive(Debug, Clone, Default)]
 pub struct FindingFilter {
@@ -167,103 +123,39 @@ fn select(
     clock: &GamingDayClock,
     filter: &FindingFilter,
 ) -> Result<FindingPage, ReportError> {
-    use diesel::sql_types::{BigInt, Nullable};
-    let build = || {
-        let mut q = findings::table.into_boxed();
-        if let Some(state) = filter.state {
-            // The state is one of four fixed words, never text from the request.
-            q = q.filter(sql::<Bool>(&format!("{STATE_SQL} = '{}'", state.as_str())));
-        }
-        if let Some(t) = &filter.table_id {
-            q = q.filter(findings::table_id.eq(t.clone()));
-        }
-        if let Some(g) = &filter.game {
-            q = q.filter(findings::game.eq(g.clone()));
-        }
-        if let Some(k) = filter.kind {
-            q = q.filter(findings::kind.eq(k.as_str()));
-        }
-        if let Some(from) = filter.from {
-            q = q.filter(findings::played_at.ge(clock.bounds(from).0));
-        }
-        if let Some(to) = filter.to {
-            q = q.filter(findings::played_at.lt(clock.bounds(to).1));
-        }
-        if let Some(min) = filter.min_amount_h {
-            q = q.filter(findings::amount_h.ge(min));
-        }
-        if let Some(max) = filter.max_amount_h {
-            q = q.filter(findings::amount_h.le(max));
-        }
-        if let Some(round) = filter.round_index {
-            q = q.filter(findings::ledger_index.eq(round));
-        }
-        q
-    };
-    let (total, total_amount_h): (i64, Option<i64>) = build()
-        .select((
-            diesel::dsl::count_star(),
-            sql::<Nullable<BigInt>>("sum(amount_h)::bigint"),
-        ))
-        .first(conn)?;
-    let q = build();
-    let q = match filter.sort {
-        FindingSort::PlayedAt => q.order((findings::played_at.asc(), findings::id.asc())),
-        FindingSort::PlayedAtDesc => q.order((findings::played_at.desc(), findings::id.desc())),
-        FindingSort::AmountDesc => q.order((findings::amount_h.desc(), findings::id.asc())),
-        FindingSort::Amount => q.order((findings::amount_h.asc(), findings::id.asc())),
-        FindingSort::Table => q.order((
-            findings::table_id.asc(),
-            findings::played_at.asc(),
-            findings::id.asc(),
-        )),
-        FindingSort::Kind => q.order((
-            findings::kind.asc(),
-            findings::played_at.asc(),
-            findings::id.asc(),
-        )),
-    };
-    let rows: Vec<(FindingRow, String, Option<i64>, Option<String>)> = q
-        .limit(filter.limit)
-        .offset(filter.offset)
-        .select((
-            FindingRow::as_select(),
-            sql::<Text>(STATE_SQL),
-            sql::<Nullable<BigInt>>(SEQ_NO_SQL),
-            sql::<Nullable<Text>>(ROUND_ID_SQL),
-        ))
-        .load(conn)?;
+    let page = report_reads::findings::select(
+        conn,
+        &FindingQuery {
+            state: filter.state,
+            table_id: filter.table_id.as_deref(),
+            game: filter.game.as_deref(),
+            kind: filter.kind,
+            played_from: filter.from.map(|from| clock.bounds(from).0),
+            played_before: filter.to.map(|to| clock.bounds(to).1),
+            min_amount_h: filter.min_amount_h,
+            max_amount_h: filter.max_amount_h,
+            round_index: filter.round_index,
+            sort: filter.sort,
+            limit: filter.limit,
+            offset: filter.offset,
+        },
+    )?;
     Ok(FindingPage {
-        total,
-        total_amount_h: total_amount_h.unwrap_or(0),
+        total: page.total,
+        total_amount_h: page.total_amount_h,
         limit: filter.limit,
         offset: filter.offset,
-        items: rows
-            .into_iter()
-            .map(|(r, state, seq_no, round_id)| item(clock, r, state, seq_no, round_id))
-            .collect(),
+        items: page.items.into_iter().map(|f| item(clock, f)).collect(),
     })
 }
 
-/// The round's number in its table's sequence.
-const SEQ_NO_SQL: &str =
-    "(SELECT e.seq_no FROM ledger_entries e WHERE e.idx = findings.ledger_index)";
-/// The round's own id, if its record has one.
-const ROUND_ID_SQL: &str = "(SELECT r.round_id FROM round_ids r \
-     WHERE r.ledger_index = findings.ledger_index AND r.table_id = findings.table_id LIMIT 1)";
-
-/// A finding's state: its latest resolution's, or open.
-const STATE_SQL: &str = "coalesce((SELECT r.state FROM finding_resolutions r \
-     WHERE r.round_index = findings.ledger_index AND r.finding = findings.position \
-     ORDER BY r.ledger_index DESC LIMIT 1), 'open')";
-
-fn item(
-    clock: &GamingDayClock,
-    r: FindingRow,
-    state: String,
-    seq_no: Option<i64>,
-    round_id: Option<String>,
-) -> FindingItem {
+fn item(clock: &GamingDayClock, found: ListedFinding) -> FindingItem {
+    let ListedFinding {
+        row: r,
+        state,
+        seq_no,
+        round_id,
+    } = found;
     FindingItem {
         seq_no,
         round_id,
@@ -337,91 +229,14 @@ pub fn get(
     let (Ok(round), Ok(position_db)) = (i64::try_from(round_index), i32::try_from(position)) else {
         return Ok(None);
     };
-    use diesel::sql_types::{BigInt, Nullable};
-    let found: Option<(FindingRow, String, Option<i64>, Option<String>)> = findings::table
-        .filter(findings::ledger_index.eq(round))
-        .filter(findings::position.eq(position_db))
-        .select((
-            FindingRow::as_select(),
-            sql::<Text>(STATE_SQL),
-            sql::<Nullable<BigInt>>(SEQ_NO_SQL),
-            sql::<Nullable<Text>>(ROUND_ID_SQL),
-        ))
-        .first(conn)
-        .optional()?;
-    let Some((row, state, seq_no, round_id)) = found else {
+    let Some(found) = report_reads::findings::one(conn, round, position_db)? else {
         return Ok(None);
     };
     let history = ledger::storage::resolutions::history(conn, (round_index, position))?;
     Ok(Some(FindingWithHistory {
-        finding: item(clock, row, state, seq_no, round_id),
+        finding: item(clock, found),
         history: history.into_iter().map(ResolutionView::from).collect(),
     }))
-}
-
-/// Findings of one game, table and kind within one of a report's periods, with where their
-/// resolutions stand (the latest resolution of each finding counts).
-#[derive(QueryableByName, Debug)]
-pub(crate) struct FindingAggregate {
-    /// Which period (1-based) of the bounds the findings' rounds were played in.
-    #[diesel(sql_type = diesel::sql_types::Integer)]
-    pub period: i32,
-    #[diesel(sql_type = Text)]
-    pub game: String,
-    #[diesel(sql_type = Text)]
-    pub table_id: String,
-    #[diesel(sql_type = Text)]
-    pub kind: String,
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    pub count: i64,
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    pub amount_h: i64,
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    pub escalated: i64,
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    pub confirmed: i64,
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    pub dismissed: i64,
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    pub settled_h: i64,
-}
-
-/// Findings summed per period, game, table and kind: `bounds` are the periods' starts and the
-/// last one's end (gaming days: their starts and the end of the last); `game` and `table_id`
-/// narrow them when given.
-pub(crate) fn aggregate(
-    conn: &mut PgConnection,
-    bounds: &[DateTime<Utc>],
-    game: Option<&str>,
-    table_id: Option<&str>,
-) -> Result<Vec<FindingAggregate>, ReportError> {
-    use diesel::sql_types::{Array, Nullable, Timestamptz};
-    let (Some(start), Some(end)) = (bounds.first(), bounds.last()) else {
-        return Ok(Vec::new());
-    };
-    Ok(diesel::sql_query(
-        "SELECT width_bucket(f.played_at, $3::timestamptz[]) AS period, f.game, f.table_id, \
-                f.kind, count(*)::bigint AS count, \
-                coalesce(sum(f.amount_h), 0)::bigint AS amount_h, \
-                count(*) FILTER (WHERE r.state = 'escalated')::bigint AS escalated, \
-                count(*) FILTER (WHERE r.state = 'confirmed')::bigint AS confirmed, \
-                count(*) FILTER (WHERE r.state = 'dismissed')::bigint AS dismissed, \
-                coalesce(sum(r.amount_settled_h) FILTER (WHERE r.state = 'confirmed'), 0)::bigint \
-                    AS settled_h \
-         FROM findings f LEFT JOIN LATERAL ( \
-             SELECT state, amount_settled_h FROM finding_resolutions \
-             WHERE round_index = f.ledger_index AND finding = f.position \
-             ORDER BY ledger_index DESC LIMIT 1) r ON true \
-         WHERE f.played_at >= $1 AND f.played_at < $2 \
-           AND ($4::text IS NULL OR f.game = $4) AND ($5::text IS NULL OR f.table_id = $5) \
-         GROUP BY 1, 2, 3, 4",
-    )
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .bind::<Array<Timestamptz>, _>(bounds)
-    .bind::<Nullable<Text>, _>(game)
-    .bind::<Nullable<Text>, _>(table_id)
-    .load(conn)?)
 }
 
 /// The columns of a findings export.

@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use diesel::prelude::*;
-use diesel::sql_types::{Array, BigInt, Double, Integer, Nullable, Text, Timestamptz};
+use diesel::PgConnection;
+use ledger::storage::report_reads;
+use ledger::storage::report_reads::monthly::KindAggregate;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -129,68 +130,6 @@ impl RtpReport {
     }
 }
 
-#[derive(QueryableByName, Debug)]
-struct DayAggregate {
-    #[diesel(sql_type = Integer)]
-    day_index: i32,
-    #[diesel(sql_type = Text)]
-    game: String,
-    #[diesel(sql_type = Text)]
-    table_id: String,
-    #[diesel(sql_type = BigInt)]
-    rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    void_rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    stakes_h: i64,
-    #[diesel(sql_type = BigInt)]
-    returned_h: i64,
-    #[diesel(sql_type = BigInt)]
-    payouts_h: i64,
-    #[diesel(sql_type = BigInt)]
-    theory_rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    rtp_stakes_h: i64,
-    #[diesel(sql_type = BigInt)]
-    expected_payout_mh: i64,
-    #[diesel(sql_type = Double)]
-    variance_h2: f64,
-    #[diesel(sql_type = Double)]
-    third_moment_h3: f64,
-}
-
-#[derive(QueryableByName, Debug)]
-struct KindAggregate {
-    #[diesel(sql_type = Text)]
-    game: String,
-    #[diesel(sql_type = Text)]
-    table_id: String,
-    #[diesel(sql_type = Text)]
-    kind: String,
-    #[diesel(sql_type = BigInt)]
-    rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    bets: i64,
-    #[diesel(sql_type = BigInt)]
-    stakes_h: i64,
-    #[diesel(sql_type = BigInt)]
-    paid_h: i64,
-    #[diesel(sql_type = BigInt)]
-    expected_payout_mh: i64,
-    #[diesel(sql_type = Double)]
-    variance_h2: f64,
-    #[diesel(sql_type = Double)]
-    third_moment_h3: f64,
-}
-
-#[derive(QueryableByName, Debug)]
-struct ActiveTable {
-    #[diesel(sql_type = Text)]
-    game: String,
-    #[diesel(sql_type = Text)]
-    table_id: String,
-}
-
 fn add(a: i64, b: i64) -> Result<i64, ReportError> {
     a.checked_add(b)
         .ok_or(ReportError::Overflow("RTP report totals"))
@@ -303,69 +242,17 @@ pub fn build(
     bounds.push(end);
     let start = bounds[0];
 
-    // The groups are few (tables × days, tables × kinds) but the planner, before statistics
-    // catch up with a busy table, may expect millions and sort a month of rows to group them;
-    // hashing is right for every size here (it spills to disk if it must).
-    let (day_aggregates, kind_aggregates, finding_aggregates, tables) =
-        conn.transaction::<_, ReportError, _>(|conn| {
-            diesel::sql_query("SET LOCAL enable_sort = off").execute(conn)?;
-        let filter = filter(3, 4);
-        let day_aggregates: Vec<DayAggregate> = diesel::sql_query(format!(
-            "SELECT width_bucket(a.played_at, $5::timestamptz[]) AS day_index, a.game, a.table_id, \
-                    count(*)::bigint AS rounds, \
-                    count(*) FILTER (WHERE a.void)::bigint AS void_rounds, \
-                    coalesce(sum(a.stakes_h), 0)::bigint AS stakes_h, \
-                    coalesce(sum(a.paid_h) FILTER (WHERE a.void), 0)::bigint AS returned_h, \
-                    coalesce(sum(a.paid_h) FILTER (WHERE NOT a.void), 0)::bigint AS payouts_h, \
-                    count(*) FILTER (WHERE a.rtp_stakes_h > 0)::bigint AS theory_rounds, \
-                    coalesce(sum(a.rtp_stakes_h), 0)::bigint AS rtp_stakes_h, \
-                    coalesce(sum(a.expected_payout_mh), 0)::bigint AS expected_payout_mh, \
-                    coalesce(sum(a.payout_variance_h2), 0)::float8 AS variance_h2, \
-                    coalesce(sum(a.payout_third_moment_h3) FILTER (WHERE a.rtp_stakes_h > 0), 0)::float8 \
-                        AS third_moment_h3 \
-             FROM adjudications a \
-             WHERE a.played_at >= $1 AND a.played_at < $2 AND {filter} \
-             GROUP BY 1, 2, 3"
-        ))
-        .bind::<Timestamptz, _>(start)
-        .bind::<Timestamptz, _>(end)
-        .bind::<Nullable<Text>, _>(request.game.as_deref())
-        .bind::<Nullable<Text>, _>(request.table_id.as_deref())
-        .bind::<Array<Timestamptz>, _>(&bounds)
-        .load(conn)?;
-        let kind_aggregates: Vec<KindAggregate> = diesel::sql_query(format!(
-            "SELECT a.game, a.table_id, a.kind, count(*)::bigint AS rounds, \
-                    sum(a.bets)::bigint AS bets, sum(a.stakes_h)::bigint AS stakes_h, \
-                    sum(a.paid_h)::bigint AS paid_h, \
-                    sum(a.expected_payout_mh)::bigint AS expected_payout_mh, \
-                    sum(a.variance_h2)::float8 AS variance_h2, \
-                    sum(a.third_moment_h3)::float8 AS third_moment_h3 \
-             FROM round_kinds a \
-             WHERE a.played_at >= $1 AND a.played_at < $2 AND {filter} \
-             GROUP BY 1, 2, 3"
-        ))
-        .bind::<Timestamptz, _>(start)
-        .bind::<Timestamptz, _>(end)
-        .bind::<Nullable<Text>, _>(request.game.as_deref())
-        .bind::<Nullable<Text>, _>(request.table_id.as_deref())
-        .load(conn)?;
-        let finding_aggregates = crate::findings::aggregate(
-            conn,
-            &bounds,
-            request.game.as_deref(),
-            request.table_id.as_deref(),
-        )?;
-        let tables: Vec<ActiveTable> = diesel::sql_query(format!(
-            "SELECT a.game, a.table_id FROM gaming_tables a \
-             WHERE a.registered_at < $1 AND a.game <> 'cage' AND {}",
-            self::filter(2, 3)
-        ))
-        .bind::<Timestamptz, _>(end)
-        .bind::<Nullable<Text>, _>(request.game.as_deref())
-        .bind::<Nullable<Text>, _>(request.table_id.as_deref())
-        .load(conn)?;
-            Ok((day_aggregates, kind_aggregates, finding_aggregates, tables))
-        })?;
+    let report_reads::monthly::MonthFigures {
+        days: day_aggregates,
+        kinds: kind_aggregates,
+        findings: finding_aggregates,
+        tables,
+    } = report_reads::monthly::month(
+        conn,
+        &bounds,
+        request.game.as_deref(),
+        request.table_id.as_deref(),
+    )?;
 
     let day_of = |index: i32| -> Option<NaiveDate> {
         usize::try_from(index)
@@ -489,13 +376,6 @@ pub fn build(
         rows,
         kinds: kind_rows(kind_aggregates)?,
     })
-}
-
-/// The request's game and table filter on rows aliased `a`, with their parameter numbers.
-fn filter(game: u8, table: u8) -> String {
-    format!(
-        "(${game}::text IS NULL OR a.game = ${game}) AND (${table}::text IS NULL OR a.table_id = ${table})"
-    )
 }
 
 /// Each kind per table, and per game over its tables.

@@ -252,14 +252,7 @@ impl NightlyJob<'_> {
         let today = self.clock.day_of(now);
         // A round may be played before it is received (a table catching up), so the first
         // night is that of the earliest of both.
-        let first_played: Option<DateTime<Utc>> = {
-            use diesel::dsl::min;
-            use diesel::prelude::*;
-            use ledger::storage::schema::adjudications;
-            adjudications::table
-                .select(min(adjudications::played_at))
-                .first(conn)?
-        };
+        let first_played = ledger::storage::report_reads::nightly::first_played_at(conn)?;
         let first_received = reads::first_received_at(conn)?;
         let Some(first) = [first_played, first_received]
             .into_iter()

@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
-use diesel::sql_types::{Array, BigInt, Binary, Text, Timestamptz};
+use diesel::PgConnection;
+use ledger::storage::report_reads;
+use ledger::storage::report_reads::periods::{PeriodRounds, PeriodSpans};
 use rules::operations::{
     assemble, reconcile, CagePeriod, Operation, PeriodFinding, PeriodFindingKind, TablePeriod,
-    OPERATION_TYPES,
 };
 use serde::Serialize;
 
@@ -76,26 +76,11 @@ pub struct PeriodAudit {
     pub findings: Vec<PeriodFinding>,
 }
 
-#[derive(QueryableByName)]
-struct OperationEntry {
-    #[diesel(sql_type = BigInt)]
-    idx: i64,
-    #[diesel(sql_type = Text)]
-    record_type: String,
-    #[diesel(sql_type = Binary)]
-    entry: Vec<u8>,
-}
-
 /// Every station's operation records, in each station's sequence order.
 pub fn operations_by_station(
     conn: &mut PgConnection,
 ) -> Result<BTreeMap<String, Vec<Operation>>, ReportError> {
-    let entries: Vec<OperationEntry> = diesel::sql_query(
-        "SELECT idx, record_type, entry FROM ledger_entries WHERE record_type = ANY($1) \
-         ORDER BY table_id, seq_no",
-    )
-    .bind::<Array<Text>, _>(OPERATION_TYPES.to_vec())
-    .load(conn)?;
+    let entries = report_reads::periods::operation_entries(conn)?;
     let mut stations: BTreeMap<String, Vec<Operation>> = BTreeMap::new();
     for e in &entries {
         let operation = read_operation(&e.entry)
@@ -133,48 +118,6 @@ fn read_operation(entry: &[u8]) -> Result<Operation, String> {
         .map_err(|e| format!("a record that does not read ({e})"))
 }
 
-#[derive(QueryableByName)]
-struct PeriodRounds {
-    #[diesel(sql_type = BigInt)]
-    i: i64,
-    #[diesel(sql_type = BigInt)]
-    rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    in_window: i64,
-    #[diesel(sql_type = BigInt)]
-    stakes_h: i64,
-    #[diesel(sql_type = BigInt)]
-    returned_h: i64,
-    #[diesel(sql_type = BigInt)]
-    payouts_h: i64,
-    #[diesel(sql_type = BigInt)]
-    max_payout_h: i64,
-}
-
-#[derive(QueryableByName)]
-struct TableRounds {
-    #[diesel(sql_type = Text)]
-    table_id: String,
-    #[diesel(sql_type = BigInt)]
-    rounds: i64,
-}
-
-#[derive(QueryableByName)]
-struct RoundAt {
-    #[diesel(sql_type = BigInt)]
-    ledger_index: i64,
-    #[diesel(sql_type = Timestamptz)]
-    played_at: DateTime<Utc>,
-}
-
-#[derive(QueryableByName)]
-struct StationGame {
-    #[diesel(sql_type = Text)]
-    table_id: String,
-    #[diesel(sql_type = Text)]
-    game: String,
-}
-
 /// The audit of `month`.
 pub fn build(
     conn: &mut PgConnection,
@@ -198,12 +141,10 @@ pub fn build(
         .filter(|p| p.opened_at < end && p.ends_at().is_none_or(|e| e >= start))
         .collect();
     let sums = period_rounds(conn, &covering, start, end)?;
-    let games: BTreeMap<String, String> =
-        diesel::sql_query("SELECT table_id, game FROM gaming_tables")
-            .load::<StationGame>(conn)?
-            .into_iter()
-            .map(|s| (s.table_id, s.game))
-            .collect();
+    let games: BTreeMap<String, String> = report_reads::tables::all(conn)?
+        .into_iter()
+        .map(|s| (s.table_id, s.game))
+        .collect();
 
     let mut inside_by_table: BTreeMap<&str, i64> = BTreeMap::new();
     let mut tables = Vec::new();
@@ -295,27 +236,22 @@ fn period_rounds(
     }
     let (ids, from, to) = period_arrays(periods);
     let lowest = from.iter().min().copied().unwrap_or(start);
-    let rows: Vec<PeriodRounds> = diesel::sql_query(
-        "SELECT p.i, count(*)::bigint AS rounds, \
-                count(*) FILTER (WHERE a.played_at >= $5 AND a.played_at < $6)::bigint AS in_window, \
-                coalesce(sum(a.stakes_h), 0)::bigint AS stakes_h, \
-                coalesce(sum(a.paid_h) FILTER (WHERE a.void), 0)::bigint AS returned_h, \
-                coalesce(sum(a.paid_h) FILTER (WHERE NOT a.void), 0)::bigint AS payouts_h, \
-                coalesce(max(a.paid_h) FILTER (WHERE NOT a.void), 0)::bigint AS max_payout_h \
-         FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS p(table_id, f, t, i) \
-         JOIN adjudications a ON a.table_id = p.table_id AND a.played_at >= p.f AND a.played_at <= p.t \
-         WHERE a.played_at >= $4 \
-         GROUP BY p.i",
-    )
-    .bind::<Array<Text>, _>(ids)
-    .bind::<Array<Timestamptz>, _>(from)
-    .bind::<Array<Timestamptz>, _>(to)
-    .bind::<Timestamptz, _>(lowest)
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .load(conn)?;
+    let rows = report_reads::periods::period_rounds(
+        conn,
+        PeriodSpans {
+            table_ids: &ids,
+            from: &from,
+            to: &to,
+        },
+        lowest,
+        start,
+        end,
+    )?;
     Ok(rows.into_iter().map(|r| (r.i, r)).collect())
 }
+
+/// How many of a table's rounds outside its periods are named.
+const FIRST_OUTSIDE: i64 = 5;
 
 /// Tables whose rounds in the month are not all inside their periods. Tournaments are their own
 /// periods and are not counted.
@@ -326,14 +262,7 @@ fn rounds_outside(
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> Result<Vec<OutsideRounds>, ReportError> {
-    let totals: Vec<TableRounds> = diesel::sql_query(
-        "SELECT table_id, count(*)::bigint AS rounds FROM adjudications \
-         WHERE played_at >= $1 AND played_at < $2 AND game <> 'poker_tournament' \
-         GROUP BY table_id ORDER BY table_id",
-    )
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .load(conn)?;
+    let totals = report_reads::periods::rounds_per_table(conn, start, end)?;
     let mut outside = Vec::new();
     for total in totals {
         let inside = inside_by_table
@@ -350,19 +279,13 @@ fn rounds_outside(
             .filter(|p| p.table_id == total.table_id)
             .collect();
         let (_, from, to) = period_arrays(&own);
-        let first: Vec<RoundAt> = diesel::sql_query(
-            "SELECT a.ledger_index, a.played_at FROM adjudications a \
-             WHERE a.table_id = $1 AND a.played_at >= $2 AND a.played_at < $3 \
-               AND NOT EXISTS (SELECT 1 FROM unnest($4::timestamptz[], $5::timestamptz[]) AS p(f, t) \
-                               WHERE a.played_at >= p.f AND a.played_at <= p.t) \
-             ORDER BY a.played_at, a.ledger_index LIMIT 5",
-        )
-        .bind::<Text, _>(&total.table_id)
-        .bind::<Timestamptz, _>(start)
-        .bind::<Timestamptz, _>(end)
-        .bind::<Array<Timestamptz>, _>(from)
-        .bind::<Array<Timestamptz>, _>(to)
-        .load(conn)?;
+        let first = report_reads::periods::first_rounds_outside(
+            conn,
+            &total.table_id,
+            (start, end),
+            (&from, &to),
+            FIRST_OUTSIDE,
+        )?;
         outside.push(OutsideRounds {
             table_id: total.table_id,
             rounds,

@@ -7,8 +7,8 @@
 //! freedom.
 
 use chrono::{DateTime, Utc};
-use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamptz};
-use diesel::{PgConnection, QueryableByName, RunQueryDsl as _};
+use diesel::PgConnection;
+use ledger::storage::report_reads;
 use serde::Serialize;
 
 use rules::roulette::layout::{POCKETS, WHEEL_ORDER};
@@ -117,20 +117,6 @@ pub struct WheelStatistics {
     pub wheels: Vec<WheelLine>,
 }
 
-#[derive(QueryableByName)]
-struct SegmentCount {
-    #[diesel(sql_type = Text)]
-    table_id: String,
-    #[diesel(sql_type = Text)]
-    game: String,
-    #[diesel(sql_type = Nullable<Array<Text>>)]
-    wheel_layout: Option<Vec<String>>,
-    #[diesel(sql_type = Integer)]
-    segment: i32,
-    #[diesel(sql_type = BigInt)]
-    spins: i64,
-}
-
 /// Every roulette wheel and money wheel with a spin in the gaming days of `month`.
 pub fn build(
     conn: &mut PgConnection,
@@ -138,22 +124,7 @@ pub fn build(
     month: Month,
 ) -> Result<WheelStatistics, ReportError> {
     let (starts_at, ends_at) = clock.month_bounds(month);
-    let rows: Vec<SegmentCount> = diesel::sql_query(
-        "SELECT a.table_id, a.game, t.wheel_layout, \
-                COALESCE(a.verdict::json->>'segment', a.verdict::json->>'winning_number')::int \
-                  AS segment, \
-                count(*) AS spins \
-         FROM adjudications a JOIN gaming_tables t ON t.table_id = a.table_id \
-         WHERE a.game IN ('roulette', 'money_wheel_1', 'money_wheel_2') \
-           AND a.played_at >= $1 AND a.played_at < $2 \
-           AND COALESCE(a.verdict::json->>'segment', a.verdict::json->>'winning_number') \
-               IS NOT NULL \
-         GROUP BY a.table_id, a.game, t.wheel_layout, segment \
-         ORDER BY a.table_id, segment",
-    )
-    .bind::<Timestamptz, _>(starts_at)
-    .bind::<Timestamptz, _>(ends_at)
-    .load(conn)?;
+    let rows = report_reads::wheels::segment_counts(conn, starts_at, ends_at)?;
     let mut wheels: Vec<WheelLine> = Vec::new();
     // Each wheel's cell labels and its cells in wheel order.
     let mut layouts: Vec<(Vec<String>, Vec<usize>)> = Vec::new();

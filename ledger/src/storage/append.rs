@@ -42,7 +42,41 @@ pub struct Derived {
     pub statistics: rules::RoundStatistics,
     /// The table's own id for the round: unique per table in the ledger.
     pub round_id: Option<String>,
+    /// What reports read of the verdict, stored as columns so that no report reads its JSON.
+    pub report_figures: ReportFigures,
 }
+
+/// The figures of a verdict reports sum or count, beyond its money and statistics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReportFigures {
+    /// A tournament's fee and the operator's overlay (0 in other games).
+    pub tournament_fee_h: i64,
+    pub tournament_overlay_h: i64,
+    /// A poker cash game's time collection: its bets are the players' payments for their seats.
+    pub time_collection: bool,
+    /// The pocket (roulette) or segment index (money wheel) the spin stopped on.
+    pub wheel_result: Option<i32>,
+}
+
+impl ReportFigures {
+    pub fn of(verdict: &rules::Verdict<'_>) -> ReportFigures {
+        ReportFigures {
+            tournament_fee_h: verdict.tournament.map_or(0, |t| t.fee_h),
+            tournament_overlay_h: verdict.tournament.map_or(0, |t| t.overlay_h),
+            time_collection: verdict
+                .bets
+                .first()
+                .is_some_and(|b| b.kind == TIME_COLLECTION_KIND),
+            wheel_result: verdict
+                .segment
+                .map(i32::from)
+                .or(verdict.winning_number.map(i32::from)),
+        }
+    }
+}
+
+/// The bet kind of a time collection's payments (`rules::poker_cash`'s time collection).
+const TIME_COLLECTION_KIND: &str = "time_collection";
 
 /// Why a round could not be judged.
 #[derive(Debug, thiserror::Error)]
@@ -87,6 +121,7 @@ impl Derived {
             })?,
             statistics,
             round_id: None,
+            report_figures: ReportFigures::of(verdict),
         })
     }
 }
@@ -875,6 +910,10 @@ pub(crate) fn push_derived<'a>(
         payout_third_moment_h3: d.statistics.payout_third_moment_h3,
         finding_count: i32::try_from(d.findings.len()).unwrap_or(i32::MAX),
         verdict: &d.verdict,
+        tournament_fee_h: d.report_figures.tournament_fee_h,
+        tournament_overlay_h: d.report_figures.tournament_overlay_h,
+        time_collection: d.report_figures.time_collection,
+        wheel_result: d.report_figures.wheel_result,
     });
     for (position, f) in d.findings.iter().enumerate() {
         found.push(NewFinding {

@@ -131,6 +131,14 @@ fn verdict_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<
             e.payout_third_moment_h3.to_bits(),
         ),
         field("finding_count", row.finding_count, e.finding_count),
+        field("tournament_fee_h", row.tournament_fee_h, e.tournament_fee_h),
+        field(
+            "tournament_overlay_h",
+            row.tournament_overlay_h,
+            e.tournament_overlay_h,
+        ),
+        field("time_collection", row.time_collection, e.time_collection),
+        field("wheel_result", row.wheel_result, e.wheel_result),
     ])
     .or_else(|| (row.verdict != e.verdict).then(|| "the verdict JSON differs".to_owned()))
 }

@@ -1,4 +1,5 @@
-//! PostgreSQL storage of the ledger (diesel). SQL lives here and in `reports`, never in handlers.
+//! PostgreSQL storage of the ledger (diesel). SQL lives here, never in `reports`, the handlers or
+//! the CLI: what reports read is in `report_reads`.
 
 mod actors;
 pub mod api_keys;
@@ -19,6 +20,7 @@ pub mod registry;
 pub mod registry_log;
 pub mod registry_rows;
 pub mod replication;
+pub mod report_reads;
 pub mod resolutions;
 pub mod rollbacks;
 pub mod rotation;

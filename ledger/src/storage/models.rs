@@ -99,6 +99,10 @@ pub struct NewAdjudication<'a> {
     /// JSON, as `serde_json` wrote it.
     pub verdict: &'a str,
     pub payout_third_moment_h3: f64,
+    pub tournament_fee_h: i64,
+    pub tournament_overlay_h: i64,
+    pub time_collection: bool,
+    pub wheel_result: Option<i32>,
 }
 
 /// A round's verdict and statistics, as stored.
@@ -121,6 +125,11 @@ pub struct AdjudicationRow {
     pub finding_count: i32,
     pub verdict: String,
     pub payout_third_moment_h3: f64,
+    /// What reports read of the verdict, in columns of their own (`append::ReportFigures`).
+    pub tournament_fee_h: i64,
+    pub tournament_overlay_h: i64,
+    pub time_collection: bool,
+    pub wheel_result: Option<i32>,
 }
 
 /// One bet kind of a round: its bets' figures and what the table paid on them.

@@ -18,6 +18,10 @@ diesel::table! {
         finding_count -> Int4,
         verdict -> Text,
         payout_third_moment_h3 -> Float8,
+        tournament_fee_h -> Int8,
+        tournament_overlay_h -> Int8,
+        time_collection -> Bool,
+        wheel_result -> Nullable<Int4>,
     }
 }
 

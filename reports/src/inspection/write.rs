@@ -9,13 +9,14 @@ use crate::inspection::format::{
     ProofsFile, TreeFile, TreeNode,
 };
 use chrono::{DateTime, NaiveDate, Utc};
-use diesel::prelude::*;
+use diesel::PgConnection;
 use ledger::checkpoint::{open, Checkpoint, NoteSigner, NoteVerifier};
 use ledger::merkle::range_nodes_needed;
 use ledger::registry_event::RegistryEvent;
 use ledger::registry_history::RegistryHistory;
-use ledger::storage::schema::{adjudications, ledger_entries};
-use ledger::storage::{checkpoints, cosignatures, published_reports, reads, tree};
+use ledger::storage::report_reads;
+use ledger::storage::report_reads::inspection::StoredVerdict;
+use ledger::storage::{checkpoints, cosignatures, published_reports, reads, registry_log, tree};
 use sha2::Digest as _;
 
 use crate::{daily, GamingDayClock};
@@ -169,10 +170,7 @@ fn first_index_at(
     t: DateTime<Utc>,
     size: u64,
 ) -> Result<u64, ExportError> {
-    let found: Option<i64> = ledger_entries::table
-        .filter(ledger_entries::received_at.ge(t))
-        .select(diesel::dsl::min(ledger_entries::idx))
-        .first(conn)?;
+    let found = report_reads::inspection::first_index_received_at(conn, t)?;
     Ok(found.map_or(size, |i| i as u64))
 }
 
@@ -346,16 +344,7 @@ pub fn write_export(
     w.stream(fmt::ENTRIES, |sink| {
         let mut next = first_index as i64;
         while (next as u64) < run_end {
-            let page: Vec<Vec<u8>> = ledger_entries::table
-                .filter(
-                    ledger_entries::idx
-                        .ge(next)
-                        .and(ledger_entries::idx.lt(run_end as i64)),
-                )
-                .order(ledger_entries::idx.asc())
-                .limit(PAGE)
-                .select(ledger_entries::entry)
-                .load(conn)?;
+            let page = report_reads::inspection::entries_from(conn, next, run_end as i64, PAGE)?;
             if page.is_empty() {
                 break;
             }
@@ -410,30 +399,21 @@ pub fn write_export(
 
     // Registry events the latest checkpoint covers, with inclusion proofs: the table-key
     // history, the API keys and every resolution of a finding made so far.
-    let registry_rows: Vec<(i64, DateTime<Utc>, Vec<u8>)> = ledger_entries::table
-        .filter(
-            ledger_entries::seq_no
-                .is_null()
-                .and(ledger_entries::idx.lt(latest.size as i64)),
-        )
-        .order(ledger_entries::idx.asc())
-        .select((
-            ledger_entries::idx,
-            ledger_entries::received_at,
-            ledger_entries::entry,
-        ))
-        .load(conn)?;
+    let registry_rows: Vec<_> = registry_log::events_after(conn, None)?
+        .into_iter()
+        .filter(|row| row.idx < latest.size as i64)
+        .collect();
     let mut history = RegistryHistory::default();
     let mut registry_lines = Vec::new();
     let mut registry_indexes = Vec::with_capacity(registry_rows.len());
-    for (index, received_at, entry) in &registry_rows {
-        let index = *index as u64;
+    for row in &registry_rows {
+        let index = row.idx as u64;
         let registry = |reason| ExportError::Registry { index, reason };
-        let (signer, event) = RegistryEvent::with_signer(entry).map_err(registry)?;
+        let (signer, event) = RegistryEvent::with_signer(&row.entry).map_err(registry)?;
         history
-            .apply(index, *received_at, &signer, &event)
+            .apply(index, row.received_at, &signer, &event)
             .map_err(registry)?;
-        registry_lines.extend_from_slice(entry);
+        registry_lines.extend_from_slice(&row.entry);
         registry_lines.push(b'\n');
         registry_indexes.push(index);
     }
@@ -454,11 +434,7 @@ pub fn write_export(
     let mut round_lines = Vec::new();
     for chunk in resolved.chunks(PAGE as usize) {
         let wanted: Vec<i64> = chunk.iter().map(|i| *i as i64).collect();
-        let rows: Vec<Vec<u8>> = ledger_entries::table
-            .filter(ledger_entries::idx.eq_any(&wanted))
-            .order(ledger_entries::idx.asc())
-            .select(ledger_entries::entry)
-            .load(conn)?;
+        let rows = report_reads::inspection::entries_at(conn, &wanted)?;
         if rows.len() != chunk.len() {
             return Err(ExportError::MissingResolvedRound);
         }
@@ -474,23 +450,17 @@ pub fn write_export(
     )?;
     // Rounds played in the period but received after it (a back-filled month, a table that
     // was offline): the entries above are the period by receipt, these complete it by play.
-    let late: Vec<i64> = adjudications::table
-        .filter(adjudications::played_at.ge(starts_at))
-        .filter(adjudications::played_at.lt(ends_at))
-        .filter(adjudications::ledger_index.ge(period_end as i64))
-        .filter(adjudications::ledger_index.lt(latest.size as i64))
-        .order(adjudications::ledger_index.asc())
-        .select(adjudications::ledger_index)
-        .load(conn)?;
+    let late = report_reads::inspection::rounds_played_in_received_from(
+        conn,
+        (starts_at, ends_at),
+        period_end as i64,
+        latest.size as i64,
+    )?;
     let late: Vec<u64> = late.into_iter().map(|i| i as u64).collect();
     w.stream(fmt::LATE_ROUNDS, |sink| {
         for chunk in late.chunks(PAGE as usize) {
             let wanted: Vec<i64> = chunk.iter().map(|i| *i as i64).collect();
-            let rows: Vec<Vec<u8>> = ledger_entries::table
-                .filter(ledger_entries::idx.eq_any(&wanted))
-                .order(ledger_entries::idx.asc())
-                .select(ledger_entries::entry)
-                .load(conn)?;
+            let rows = report_reads::inspection::entries_at(conn, &wanted)?;
             for entry in rows {
                 sink.line(&entry)?;
             }
@@ -507,25 +477,18 @@ pub fn write_export(
     w.stream(fmt::ADJUDICATIONS, |sink| {
         let mut next = period_first as i64;
         loop {
-            let page: Vec<(i64, String, String)> = adjudications::table
-                .filter(
-                    adjudications::ledger_index
-                        .ge(next)
-                        .and(adjudications::ledger_index.lt(period_end as i64)),
-                )
-                .order(adjudications::ledger_index.asc())
-                .limit(PAGE)
-                .select((
-                    adjudications::ledger_index,
-                    adjudications::plan_id,
-                    adjudications::verdict,
-                ))
-                .load(conn)?;
-            let Some((last, _, _)) = page.last() else {
+            let page =
+                report_reads::inspection::verdicts_from(conn, next, period_end as i64, PAGE)?;
+            let Some(last) = page.last() else {
                 return Ok(());
             };
-            next = last + 1;
-            for (index, plan_id, verdict) in page {
+            next = last.ledger_index + 1;
+            for StoredVerdict {
+                ledger_index: index,
+                plan_id,
+                verdict,
+            } in page
+            {
                 plan_ids.insert(plan_id);
                 let verdict: serde_json::Value = serde_json::from_str(&verdict)?;
                 // Canonical, so that a verifier can compare its own verdict byte for byte.

@@ -6,9 +6,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use chrono::{DateTime, NaiveDate, Utc};
-use diesel::prelude::*;
-use diesel::sql_types::{Array, BigInt, Binary, Bool, Date, Integer, Text, Timestamptz};
+use chrono::{DateTime, Utc};
+use diesel::PgConnection;
+use ledger::storage::report_reads;
+use ledger::storage::report_reads::mf::{DayClock, GameDay, TournamentRow};
 use rules::operations::{CageKind, CagePeriod, Payment};
 use rules::{GameCode, PlanBook, Round};
 
@@ -136,48 +137,14 @@ pub enum PackageError {
     Delivery(String),
 }
 
-impl From<diesel::result::Error> for PackageError {
-    fn from(e: diesel::result::Error) -> Self {
-        PackageError::Report(ReportError::Database(e))
+impl From<ledger::LedgerError> for PackageError {
+    fn from(e: ledger::LedgerError) -> Self {
+        PackageError::Report(ReportError::Ledger(e))
     }
 }
 
 /// One line of a file: values by field name.
 type Row = Vec<(&'static str, String)>;
-
-#[derive(QueryableByName)]
-struct Station {
-    #[diesel(sql_type = Text)]
-    table_id: String,
-    #[diesel(sql_type = Text)]
-    game: String,
-    #[diesel(sql_type = Text)]
-    plan_id: String,
-}
-
-#[derive(QueryableByName)]
-struct TournamentRow {
-    #[diesel(sql_type = Binary)]
-    entry: Vec<u8>,
-    #[diesel(sql_type = BigInt)]
-    seq_no: i64,
-    #[diesel(sql_type = BigInt)]
-    stakes_h: i64,
-    #[diesel(sql_type = BigInt)]
-    paid_h: i64,
-    #[diesel(sql_type = Bool)]
-    void: bool,
-}
-
-#[derive(QueryableByName)]
-struct GameDay {
-    #[diesel(sql_type = Text)]
-    game: String,
-    #[diesel(sql_type = Date)]
-    day: NaiveDate,
-    #[diesel(sql_type = BigInt)]
-    max_payout_h: i64,
-}
 
 /// Builds the package (nothing is written or sealed here).
 pub fn build(
@@ -211,11 +178,7 @@ pub fn build(
     if !unlisted.is_empty() {
         return Err(PackageError::StationsWithoutPremises(unlisted));
     }
-    let stations: Vec<Station> = diesel::sql_query(
-        "SELECT table_id, game, plan_id FROM gaming_tables WHERE table_id = ANY($1) ORDER BY table_id",
-    )
-    .bind::<Array<Text>, _>(&premises.stations)
-    .load(conn)?;
+    let stations = report_reads::tables::stations(conn, &premises.stations)?;
     let mut builder = Builder {
         ico: &config.operator.ico,
         premises,
@@ -242,8 +205,22 @@ pub fn build(
     builder.operator_and_premises(config);
     builder.game_register();
     builder.periods(&audit);
-    builder.tournaments(load_tournaments(conn, &premises.stations, start, end)?)?;
-    let days = load_game_days(conn, &premises.stations, start, end, request.clock)?;
+    builder.tournaments(report_reads::mf::tournaments(
+        conn,
+        &premises.stations,
+        start,
+        end,
+    )?)?;
+    let days = report_reads::mf::game_days(
+        conn,
+        &premises.stations,
+        start,
+        end,
+        DayClock {
+            zone: request.clock.zone.name(),
+            start_hour: request.clock.start_hour,
+        },
+    )?;
     builder.possible_wins_per_game(&days);
 
     let created = date_time(request.now);
@@ -293,12 +270,6 @@ fn period_finding_line(f: &rules::operations::PeriodFinding) -> String {
     )
 }
 
-#[derive(QueryableByName)]
-struct ActiveStation {
-    #[diesel(sql_type = Text)]
-    table_id: String,
-}
-
 /// The stations with activity in the month (a round played, a period or a cage day) that no
 /// premises of the configuration lists.
 fn stations_without_premises(
@@ -308,12 +279,7 @@ fn stations_without_premises(
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> Result<Vec<String>, PackageError> {
-    let played: Vec<ActiveStation> = diesel::sql_query(
-        "SELECT DISTINCT table_id FROM adjudications WHERE played_at >= $1 AND played_at < $2",
-    )
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .load(conn)?;
+    let played = report_reads::mf::tables_that_played(conn, start, end)?;
     let listed: BTreeSet<&str> = config
         .premises
         .iter()
@@ -321,7 +287,6 @@ fn stations_without_premises(
         .collect();
     let active: BTreeSet<String> = played
         .into_iter()
-        .map(|s| s.table_id)
         .chain(audit.tables.iter().map(|t| t.period.table_id.clone()))
         .chain(audit.cages.iter().map(|c| c.cage_id.clone()))
         .chain(
@@ -797,45 +762,4 @@ fn read_tournament(entry: &[u8]) -> Result<rules::tournament::TournamentRecord, 
         Ok(other) => Err(bad(format!("a {} round", other.game()))),
         Err(e) => Err(bad(e.to_string())),
     }
-}
-
-fn load_tournaments(
-    conn: &mut PgConnection,
-    stations: &[String],
-    start: DateTime<Utc>,
-    end: DateTime<Utc>,
-) -> Result<Vec<TournamentRow>, PackageError> {
-    Ok(diesel::sql_query(
-        "SELECT e.entry, e.seq_no, a.stakes_h, a.paid_h, a.void \
-         FROM adjudications a JOIN ledger_entries e ON e.idx = a.ledger_index \
-         WHERE a.game = 'poker_tournament' AND a.played_at >= $1 AND a.played_at < $2 \
-           AND a.table_id = ANY($3) \
-         ORDER BY a.played_at, a.ledger_index",
-    )
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .bind::<Array<Text>, _>(stations)
-    .load(conn)?)
-}
-
-fn load_game_days(
-    conn: &mut PgConnection,
-    stations: &[String],
-    start: DateTime<Utc>,
-    end: DateTime<Utc>,
-    clock: GamingDayClock,
-) -> Result<Vec<GameDay>, PackageError> {
-    Ok(diesel::sql_query(
-        "SELECT game, ((played_at AT TIME ZONE $4) - make_interval(hours => $5))::date AS day, \
-                coalesce(max(paid_h) FILTER (WHERE NOT void), 0)::bigint AS max_payout_h \
-         FROM adjudications \
-         WHERE played_at >= $1 AND played_at < $2 AND table_id = ANY($3) \
-         GROUP BY 1, 2 ORDER BY 1, 2",
-    )
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .bind::<Array<Text>, _>(stations)
-    .bind::<Text, _>(clock.zone.name())
-    .bind::<Integer, _>(clock.start_hour as i32)
-    .load(conn)?)
 }

@@ -16,8 +16,8 @@ mod rates;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text, Timestamptz};
+use diesel::PgConnection;
+use ledger::storage::report_reads;
 use rules::GameCode;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -451,56 +451,14 @@ fn category_total(category: &Category, parts: Vec<PartTax>) -> Result<CategoryTa
     Ok(t)
 }
 
-#[derive(QueryableByName, Debug)]
-struct GameRow {
-    #[diesel(sql_type = Text)]
-    game: String,
-    #[diesel(sql_type = BigInt)]
-    rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    void_rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    stakes_h: i64,
-    #[diesel(sql_type = BigInt)]
-    returned_h: i64,
-    #[diesel(sql_type = BigInt)]
-    wins_h: i64,
-    #[diesel(sql_type = BigInt)]
-    time_collection_h: i64,
-    #[diesel(sql_type = BigInt)]
-    fees_h: i64,
-    #[diesel(sql_type = BigInt)]
-    overlay_h: i64,
-}
-
 /// Every adjudicated record played in `[start, end)`, summed per game. A time collection is a
-/// `poker_cash` verdict whose bets are the players' payments (kind `time_collection`).
+/// `poker_cash` record whose bets are the players' payments.
 fn game_sums(
     conn: &mut PgConnection,
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> Result<BTreeMap<String, GameSums>, ReportError> {
-    let rows: Vec<GameRow> = diesel::sql_query(
-        "SELECT game, count(*)::bigint AS rounds, \
-                count(*) FILTER (WHERE void)::bigint AS void_rounds, \
-                coalesce(sum(stakes_h), 0)::bigint AS stakes_h, \
-                coalesce(sum(paid_h) FILTER (WHERE void), 0)::bigint AS returned_h, \
-                coalesce(sum(paid_h) FILTER (WHERE NOT void), 0)::bigint AS wins_h, \
-                coalesce(sum(stakes_h - paid_h) FILTER (WHERE NOT void AND game = 'poker_cash' \
-                    AND verdict::json->'bets'->0->>'kind' = 'time_collection'), 0)::bigint \
-                    AS time_collection_h, \
-                coalesce(sum((verdict::json->'tournament'->>'fee_h')::bigint) \
-                    FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS fees_h, \
-                coalesce(sum((verdict::json->'tournament'->>'overlay_h')::bigint) \
-                    FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS overlay_h \
-         FROM adjudications \
-         WHERE played_at >= $1 AND played_at < $2 \
-         GROUP BY game",
-    )
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .load(conn)?;
-    Ok(rows
+    Ok(report_reads::tax::game_totals(conn, start, end)?
         .into_iter()
         .map(|r| {
             (

@@ -1,0 +1,153 @@
+//! The monthly payout/RTP report's figures: a month's rounds per gaming day, game and table,
+//! its bets per kind, its findings and the tables it lists.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Double, Integer, Nullable, Text, Timestamptz};
+
+use super::findings::FindingAggregate;
+use super::tables::TableGame;
+use crate::LedgerError;
+
+/// One table's rounds of one gaming day.
+#[derive(QueryableByName, Debug, Clone, PartialEq)]
+pub struct DayAggregate {
+    /// Which day (1-based) of the bounds the rounds were played in.
+    #[diesel(sql_type = Integer)]
+    pub day_index: i32,
+    #[diesel(sql_type = Text)]
+    pub game: String,
+    #[diesel(sql_type = Text)]
+    pub table_id: String,
+    #[diesel(sql_type = BigInt)]
+    pub rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    pub void_rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    pub stakes_h: i64,
+    #[diesel(sql_type = BigInt)]
+    pub returned_h: i64,
+    #[diesel(sql_type = BigInt)]
+    pub payouts_h: i64,
+    /// Rounds with a theory (stakes the RTP figures cover), and their moments.
+    #[diesel(sql_type = BigInt)]
+    pub theory_rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    pub rtp_stakes_h: i64,
+    #[diesel(sql_type = BigInt)]
+    pub expected_payout_mh: i64,
+    #[diesel(sql_type = Double)]
+    pub variance_h2: f64,
+    #[diesel(sql_type = Double)]
+    pub third_moment_h3: f64,
+}
+
+/// One bet kind of one table over the month.
+#[derive(QueryableByName, Debug, Clone, PartialEq)]
+pub struct KindAggregate {
+    #[diesel(sql_type = Text)]
+    pub game: String,
+    #[diesel(sql_type = Text)]
+    pub table_id: String,
+    #[diesel(sql_type = Text)]
+    pub kind: String,
+    #[diesel(sql_type = BigInt)]
+    pub rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    pub bets: i64,
+    #[diesel(sql_type = BigInt)]
+    pub stakes_h: i64,
+    #[diesel(sql_type = BigInt)]
+    pub paid_h: i64,
+    #[diesel(sql_type = BigInt)]
+    pub expected_payout_mh: i64,
+    #[diesel(sql_type = Double)]
+    pub variance_h2: f64,
+    #[diesel(sql_type = Double)]
+    pub third_moment_h3: f64,
+}
+
+/// Everything the monthly report reads, in one transaction.
+#[derive(Debug, Clone, Default)]
+pub struct MonthFigures {
+    pub days: Vec<DayAggregate>,
+    pub kinds: Vec<KindAggregate>,
+    pub findings: Vec<FindingAggregate>,
+    /// The tables registered before the end (a row each, played or not).
+    pub tables: Vec<TableGame>,
+}
+
+/// The request's game and table filter on rows aliased `a`, with their parameter numbers.
+fn filter(game: u8, table: u8) -> String {
+    format!(
+        "(${game}::text IS NULL OR a.game = ${game}) AND (${table}::text IS NULL OR a.table_id = ${table})"
+    )
+}
+
+/// The figures of the gaming days whose starts are `bounds` (and the last one's end), narrowed
+/// to `game` and `table_id` when given.
+pub fn month(
+    conn: &mut PgConnection,
+    bounds: &[DateTime<Utc>],
+    game: Option<&str>,
+    table_id: Option<&str>,
+) -> Result<MonthFigures, LedgerError> {
+    let (Some(&start), Some(&end)) = (bounds.first(), bounds.last()) else {
+        return Ok(MonthFigures::default());
+    };
+    // The groups are few (tables × days, tables × kinds) but the planner, before statistics
+    // catch up with a busy table, may expect millions and sort a month of rows to group them;
+    // hashing is right for every size here (it spills to disk if it must).
+    conn.transaction(|conn| {
+        diesel::sql_query("SET LOCAL enable_sort = off").execute(conn)?;
+        let days: Vec<DayAggregate> = diesel::sql_query(format!(
+            "SELECT width_bucket(a.played_at, $5::timestamptz[]) AS day_index, a.game, a.table_id, \
+                    count(*)::bigint AS rounds, \
+                    count(*) FILTER (WHERE a.void)::bigint AS void_rounds, \
+                    coalesce(sum(a.stakes_h), 0)::bigint AS stakes_h, \
+                    coalesce(sum(a.paid_h) FILTER (WHERE a.void), 0)::bigint AS returned_h, \
+                    coalesce(sum(a.paid_h) FILTER (WHERE NOT a.void), 0)::bigint AS payouts_h, \
+                    count(*) FILTER (WHERE a.rtp_stakes_h > 0)::bigint AS theory_rounds, \
+                    coalesce(sum(a.rtp_stakes_h), 0)::bigint AS rtp_stakes_h, \
+                    coalesce(sum(a.expected_payout_mh), 0)::bigint AS expected_payout_mh, \
+                    coalesce(sum(a.payout_variance_h2), 0)::float8 AS variance_h2, \
+                    coalesce(sum(a.payout_third_moment_h3) FILTER (WHERE a.rtp_stakes_h > 0), 0)::float8 \
+                        AS third_moment_h3 \
+             FROM adjudications a \
+             WHERE a.played_at >= $1 AND a.played_at < $2 AND {} \
+             GROUP BY 1, 2, 3",
+            filter(3, 4)
+        ))
+        .bind::<Timestamptz, _>(start)
+        .bind::<Timestamptz, _>(end)
+        .bind::<Nullable<Text>, _>(game)
+        .bind::<Nullable<Text>, _>(table_id)
+        .bind::<Array<Timestamptz>, _>(bounds)
+        .load(conn)?;
+        let kinds: Vec<KindAggregate> = diesel::sql_query(format!(
+            "SELECT a.game, a.table_id, a.kind, count(*)::bigint AS rounds, \
+                    sum(a.bets)::bigint AS bets, sum(a.stakes_h)::bigint AS stakes_h, \
+                    sum(a.paid_h)::bigint AS paid_h, \
+                    sum(a.expected_payout_mh)::bigint AS expected_payout_mh, \
+                    sum(a.variance_h2)::float8 AS variance_h2, \
+                    sum(a.third_moment_h3)::float8 AS third_moment_h3 \
+             FROM round_kinds a \
+             WHERE a.played_at >= $1 AND a.played_at < $2 AND {} \
+             GROUP BY 1, 2, 3",
+            filter(3, 4)
+        ))
+        .bind::<Timestamptz, _>(start)
+        .bind::<Timestamptz, _>(end)
+        .bind::<Nullable<Text>, _>(game)
+        .bind::<Nullable<Text>, _>(table_id)
+        .load(conn)?;
+        let findings = super::findings::aggregate(conn, bounds, game, table_id)?;
+        let tables = super::tables::registered_before(conn, end, game, table_id)?;
+        Ok(MonthFigures {
+            days,
+            kinds,
+            findings,
+            tables,
+        })
+    })
+}

@@ -1,0 +1,61 @@
+//! The gambling tax's figures: every adjudicated record of a span, summed per game.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text, Timestamptz};
+
+use crate::LedgerError;
+
+/// One game's records of a span.
+#[derive(QueryableByName, Debug, Clone, PartialEq, Eq)]
+pub struct GameTotals {
+    #[diesel(sql_type = Text)]
+    pub game: String,
+    #[diesel(sql_type = BigInt)]
+    pub rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    pub void_rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    pub stakes_h: i64,
+    /// Stakes handed back on void rounds.
+    #[diesel(sql_type = BigInt)]
+    pub returned_h: i64,
+    /// What was paid on played rounds.
+    #[diesel(sql_type = BigInt)]
+    pub wins_h: i64,
+    /// Poker cash games: what the time collections took.
+    #[diesel(sql_type = BigInt)]
+    pub time_collection_h: i64,
+    /// Tournaments: their fees and the operator's overlay.
+    #[diesel(sql_type = BigInt)]
+    pub fees_h: i64,
+    #[diesel(sql_type = BigInt)]
+    pub overlay_h: i64,
+}
+
+/// Every adjudicated record played in `[start, end)`, summed per game.
+pub fn game_totals(
+    conn: &mut PgConnection,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> Result<Vec<GameTotals>, LedgerError> {
+    Ok(diesel::sql_query(
+        "SELECT game, count(*)::bigint AS rounds, \
+                count(*) FILTER (WHERE void)::bigint AS void_rounds, \
+                coalesce(sum(stakes_h), 0)::bigint AS stakes_h, \
+                coalesce(sum(paid_h) FILTER (WHERE void), 0)::bigint AS returned_h, \
+                coalesce(sum(paid_h) FILTER (WHERE NOT void), 0)::bigint AS wins_h, \
+                coalesce(sum(stakes_h - paid_h) FILTER (WHERE NOT void AND game = 'poker_cash' \
+                    AND time_collection), 0)::bigint AS time_collection_h, \
+                coalesce(sum(tournament_fee_h) \
+                    FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS fees_h, \
+                coalesce(sum(tournament_overlay_h) \
+                    FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS overlay_h \
+         FROM adjudications \
+         WHERE played_at >= $1 AND played_at < $2 \
+         GROUP BY game",
+    )
+    .bind::<Timestamptz, _>(start)
+    .bind::<Timestamptz, _>(end)
+    .load(conn)?)
+}
