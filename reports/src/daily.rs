@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
+use ledger::storage::read_cut::LedgerCut;
 use ledger::storage::report_reads;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -96,6 +97,8 @@ pub struct DailyReport {
     /// their bets were judged by the plan's limits alone.
     pub tables_without_posted_limits: Vec<String>,
     pub rows: Vec<PayoutRow>,
+    /// The ledger entries the report covers.
+    pub covers: crate::coverage::Coverage,
 }
 
 /// What a report of a day without play says.
@@ -251,9 +254,20 @@ pub fn build(
     clock: &GamingDayClock,
     day: NaiveDate,
 ) -> Result<DailyReport, ReportError> {
+    let cut = crate::coverage::primary_now(conn)?;
+    build_at(conn, cut, clock, day)
+}
+
+/// [`build`] of the entries below `cut` (a replica's checkpoint, say).
+pub fn build_at(
+    conn: &mut PgConnection,
+    cut: LedgerCut,
+    clock: &GamingDayClock,
+    day: NaiveDate,
+) -> Result<DailyReport, ReportError> {
     let (start, end) = clock.bounds(day);
-    let aggregates = report_reads::daily::tables_of_day(conn, start, end, clock.late_after)?;
-    let kinds = report_reads::findings::aggregate(conn, &[start, end], None, None)?;
+    let aggregates = report_reads::daily::tables_of_day(conn, cut, start, end, clock.late_after)?;
+    let kinds = report_reads::findings::aggregate(conn, cut, &[start, end], None, None)?;
     let tables = report_reads::tables::registered_before(conn, end, None, None)?;
 
     let mut per_table: BTreeMap<(String, String), Sums> = BTreeMap::new();
@@ -342,6 +356,7 @@ pub fn build(
         last_late_received_at,
         tables_without_posted_limits,
         rows,
+        covers: cut.into(),
     })
 }
 

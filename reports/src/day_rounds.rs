@@ -4,6 +4,7 @@
 
 use chrono::NaiveDate;
 use diesel::PgConnection;
+use ledger::storage::read_cut::LedgerCut;
 use ledger::storage::report_reads;
 use rules::{GameCode, Round};
 
@@ -13,13 +14,15 @@ use crate::{GamingDayClock, ReportError};
 /// each with whether it was played in `day` itself.
 pub(crate) fn rounds_with_lookback(
     conn: &mut PgConnection,
+    cut: LedgerCut,
     clock: &GamingDayClock,
     day: NaiveDate,
     game: GameCode,
 ) -> Result<Vec<(Round, bool)>, ReportError> {
     let (start, end) = clock.bounds(day);
     let lookback = clock.bounds(day.pred_opt().unwrap_or(day)).0;
-    let entries = report_reads::day_rounds::game_rounds(conn, game.as_str(), lookback, start, end)?;
+    let entries =
+        report_reads::day_rounds::game_rounds(conn, cut, game.as_str(), lookback, start, end)?;
     // Every round here was accepted by ingest, so it parses; anything else is skipped.
     Ok(entries
         .iter()

@@ -35,11 +35,23 @@ pub fn build(
     conn: &mut PgConnection,
     clock: &GamingDayClock,
     day: NaiveDate,
+    plans: &rules::PlanBook,
+) -> Result<FantasyAudit, ReportError> {
+    let cut = crate::coverage::primary_now(conn)?;
+    build_at(conn, cut, clock, day, plans)
+}
+
+/// [`build`] of the entries below `cut` (a replica's checkpoint, say).
+pub fn build_at(
+    conn: &mut PgConnection,
+    cut: ledger::storage::read_cut::LedgerCut,
+    clock: &GamingDayClock,
+    day: NaiveDate,
     plans: &PlanBook,
 ) -> Result<FantasyAudit, ReportError> {
     let mut hands = Vec::new();
     let mut today = std::collections::HashSet::new();
-    for (round, in_day) in rounds_with_lookback(conn, clock, day, GameCode::OpenFaceChinese)? {
+    for (round, in_day) in rounds_with_lookback(conn, cut, clock, day, GameCode::OpenFaceChinese)? {
         if let Round::OpenFaceChinese(hand) = round {
             // A hand that cannot have happened earns nothing and is its own finding.
             if rules::Game::check_possible(&hand).is_err() {

@@ -1,6 +1,7 @@
 //! Reports over the ledger's derived data: findings and per-game payout/RTP reports.
 
 pub mod chi_square;
+pub mod coverage;
 pub mod daily;
 mod day_rounds;
 pub mod deviation;

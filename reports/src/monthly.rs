@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
+use ledger::storage::read_cut::LedgerCut;
 use ledger::storage::report_reads;
 use ledger::storage::report_reads::monthly::KindAggregate;
 use serde::Serialize;
@@ -117,6 +118,8 @@ pub struct RtpReport {
     /// Month rows first (games, then their tables), then each day's.
     pub rows: Vec<RtpRow>,
     pub kinds: Vec<KindRow>,
+    /// The ledger entries the report covers.
+    pub covers: crate::coverage::Coverage,
 }
 
 impl RtpReport {
@@ -217,6 +220,17 @@ pub fn build(
     clock: &GamingDayClock,
     request: &RtpRequest,
 ) -> Result<RtpReport, ReportError> {
+    let cut = crate::coverage::primary_now(conn)?;
+    build_at(conn, cut, clock, request)
+}
+
+/// [`build`] of the entries below `cut` (a replica's checkpoint, say).
+pub fn build_at(
+    conn: &mut PgConnection,
+    cut: LedgerCut,
+    clock: &GamingDayClock,
+    request: &RtpRequest,
+) -> Result<RtpReport, ReportError> {
     let first_day = request.month.first_day();
     let last_of_month = request
         .month
@@ -249,6 +263,7 @@ pub fn build(
         tables,
     } = report_reads::monthly::month(
         conn,
+        cut,
         &bounds,
         request.game.as_deref(),
         request.table_id.as_deref(),
@@ -375,6 +390,7 @@ pub fn build(
         ministry_packages_unconfirmed: crate::mf::status::unconfirmed(conn)?,
         rows,
         kinds: kind_rows(kind_aggregates)?,
+        covers: cut.into(),
     })
 }
 

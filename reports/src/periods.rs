@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use diesel::PgConnection;
+use ledger::storage::read_cut::LedgerCut;
 use ledger::storage::report_reads;
 use ledger::storage::report_reads::periods::{PeriodRounds, PeriodSpans};
 use rules::operations::{
@@ -79,8 +80,9 @@ pub struct PeriodAudit {
 /// Every station's operation records, in each station's sequence order.
 pub fn operations_by_station(
     conn: &mut PgConnection,
+    cut: LedgerCut,
 ) -> Result<BTreeMap<String, Vec<Operation>>, ReportError> {
-    let entries = report_reads::periods::operation_entries(conn)?;
+    let entries = report_reads::periods::operation_entries(conn, cut)?;
     let mut stations: BTreeMap<String, Vec<Operation>> = BTreeMap::new();
     for e in &entries {
         let operation = read_operation(&e.entry)
@@ -124,12 +126,23 @@ pub fn build(
     settings: &AuditSettings,
     month: Month,
 ) -> Result<PeriodAudit, ReportError> {
+    let cut = crate::coverage::primary_now(conn)?;
+    build_at(conn, cut, settings, month)
+}
+
+/// [`build`] of the entries below `cut` (a replica's checkpoint, say).
+pub fn build_at(
+    conn: &mut PgConnection,
+    cut: LedgerCut,
+    settings: &AuditSettings,
+    month: Month,
+) -> Result<PeriodAudit, ReportError> {
     let (start, end) = settings.clock.month_bounds(month);
     let in_month = |t: DateTime<Utc>| start <= t && t < end;
     let mut all_tables: Vec<TablePeriod> = Vec::new();
     let mut cages = Vec::new();
     let mut findings = Vec::new();
-    for operations in operations_by_station(conn)?.values() {
+    for operations in operations_by_station(conn, cut)?.values() {
         let periods = assemble(operations);
         all_tables.extend(periods.tables);
         cages.extend(periods.cages.into_iter().filter(|p| in_month(p.opened_at)));
@@ -140,7 +153,7 @@ pub fn build(
         .iter()
         .filter(|p| p.opened_at < end && p.ends_at().is_none_or(|e| e >= start))
         .collect();
-    let sums = period_rounds(conn, &covering, start, end)?;
+    let sums = period_rounds(conn, cut, &covering, start, end)?;
     let games: BTreeMap<String, String> = report_reads::tables::all(conn)?
         .into_iter()
         .map(|s| (s.table_id, s.game))
@@ -185,7 +198,8 @@ pub fn build(
         });
     }
 
-    let rounds_outside_periods = rounds_outside(conn, &covering, &inside_by_table, start, end)?;
+    let rounds_outside_periods =
+        rounds_outside(conn, cut, &covering, &inside_by_table, start, end)?;
     for outside in &rounds_outside_periods {
         findings.push(PeriodFinding {
             kind: PeriodFindingKind::RoundOutsidePeriod,
@@ -227,6 +241,7 @@ fn period_arrays(
 /// The rounds of each period (by its position from 1), and how many of them fall in the month.
 fn period_rounds(
     conn: &mut PgConnection,
+    cut: LedgerCut,
     periods: &[&TablePeriod],
     start: DateTime<Utc>,
     end: DateTime<Utc>,
@@ -238,6 +253,7 @@ fn period_rounds(
     let lowest = from.iter().min().copied().unwrap_or(start);
     let rows = report_reads::periods::period_rounds(
         conn,
+        cut,
         PeriodSpans {
             table_ids: &ids,
             from: &from,
@@ -257,12 +273,13 @@ const FIRST_OUTSIDE: i64 = 5;
 /// periods and are not counted.
 fn rounds_outside(
     conn: &mut PgConnection,
+    cut: LedgerCut,
     periods: &[&TablePeriod],
     inside_by_table: &BTreeMap<&str, i64>,
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> Result<Vec<OutsideRounds>, ReportError> {
-    let totals = report_reads::periods::rounds_per_table(conn, start, end)?;
+    let totals = report_reads::periods::rounds_per_table(conn, cut, start, end)?;
     let mut outside = Vec::new();
     for total in totals {
         let inside = inside_by_table
@@ -281,6 +298,7 @@ fn rounds_outside(
         let (_, from, to) = period_arrays(&own);
         let first = report_reads::periods::first_rounds_outside(
             conn,
+            cut,
             &total.table_id,
             (start, end),
             (&from, &to),

@@ -41,11 +41,23 @@ pub fn build(
     conn: &mut PgConnection,
     clock: &GamingDayClock,
     day: NaiveDate,
+    plans: &rules::PlanBook,
+) -> Result<ShoeAudit, ReportError> {
+    let cut = crate::coverage::primary_now(conn)?;
+    build_at(conn, cut, clock, day, plans)
+}
+
+/// [`build`] of the entries below `cut` (a replica's checkpoint, say).
+pub fn build_at(
+    conn: &mut PgConnection,
+    cut: ledger::storage::read_cut::LedgerCut,
+    clock: &GamingDayClock,
+    day: NaiveDate,
     plans: &PlanBook,
 ) -> Result<ShoeAudit, ReportError> {
     let mut rounds = Vec::new();
     let mut today: HashSet<(String, String, u64)> = HashSet::new();
-    for (round, in_day) in rounds_with_lookback(conn, clock, day, GameCode::Blackjack)? {
+    for (round, in_day) in rounds_with_lookback(conn, cut, clock, day, GameCode::Blackjack)? {
         if let Round::Blackjack(round) = round {
             if in_day {
                 today.insert((round.table_id.clone(), round.shoe_id.clone(), round.seq_no));

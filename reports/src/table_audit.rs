@@ -47,6 +47,18 @@ pub fn build(
     conn: &mut PgConnection,
     clock: &GamingDayClock,
     day: NaiveDate,
+    plans: &rules::PlanBook,
+) -> Result<TableAudit, ReportError> {
+    let cut = crate::coverage::primary_now(conn)?;
+    build_at(conn, cut, clock, day, plans)
+}
+
+/// [`build`] of the entries below `cut` (a replica's checkpoint, say).
+pub fn build_at(
+    conn: &mut PgConnection,
+    cut: ledger::storage::read_cut::LedgerCut,
+    clock: &GamingDayClock,
+    day: NaiveDate,
     _: &rules::PlanBook,
 ) -> Result<TableAudit, ReportError> {
     let mut facts = Vec::new();
@@ -58,7 +70,7 @@ pub fn build(
         GameCode::PokerCash,
         GameCode::OpenFaceChinese,
     ] {
-        for (round, in_day) in rounds_with_lookback(conn, clock, day, game)? {
+        for (round, in_day) in rounds_with_lookback(conn, cut, clock, day, game)? {
             let fact = Fact::of(&round);
             if in_day {
                 spins += u32::from(matches!(round, rules::Round::Roulette(_)));

@@ -43,13 +43,25 @@ pub fn build(
     conn: &mut PgConnection,
     clock: &GamingDayClock,
     day: NaiveDate,
+    plans: &rules::PlanBook,
+) -> Result<TimeCollectionAudit, ReportError> {
+    let cut = crate::coverage::primary_now(conn)?;
+    build_at(conn, cut, clock, day, plans)
+}
+
+/// [`build`] of the entries below `cut` (a replica's checkpoint, say).
+pub fn build_at(
+    conn: &mut PgConnection,
+    cut: ledger::storage::read_cut::LedgerCut,
+    clock: &GamingDayClock,
+    day: NaiveDate,
     _: &rules::PlanBook,
 ) -> Result<TimeCollectionAudit, ReportError> {
     let mut hands = Vec::new();
     let mut collections = Vec::new();
     let (mut collections_today, mut collected_h) = (0u32, 0i64);
     for game in [GameCode::PokerCash, GameCode::OpenFaceChinese] {
-        for (round, in_day) in rounds_with_lookback(conn, clock, day, game)? {
+        for (round, in_day) in rounds_with_lookback(conn, cut, clock, day, game)? {
             match round {
                 // A void hand is dealt again: nothing to collect for it.
                 Round::PokerCash(h)

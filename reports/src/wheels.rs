@@ -8,6 +8,7 @@
 
 use chrono::{DateTime, Utc};
 use diesel::PgConnection;
+use ledger::storage::read_cut::LedgerCut;
 use ledger::storage::report_reads;
 use serde::Serialize;
 
@@ -115,6 +116,8 @@ pub struct WheelStatistics {
     pub starts_at: DateTime<Utc>,
     pub ends_at: DateTime<Utc>,
     pub wheels: Vec<WheelLine>,
+    /// The ledger entries the statistics cover.
+    pub covers: crate::coverage::Coverage,
 }
 
 /// Every roulette wheel and money wheel with a spin in the gaming days of `month`.
@@ -123,8 +126,19 @@ pub fn build(
     clock: &GamingDayClock,
     month: Month,
 ) -> Result<WheelStatistics, ReportError> {
+    let cut = crate::coverage::primary_now(conn)?;
+    build_at(conn, cut, clock, month)
+}
+
+/// [`build`] of the entries below `cut` (a replica's checkpoint, say).
+pub fn build_at(
+    conn: &mut PgConnection,
+    cut: LedgerCut,
+    clock: &GamingDayClock,
+    month: Month,
+) -> Result<WheelStatistics, ReportError> {
     let (starts_at, ends_at) = clock.month_bounds(month);
-    let rows = report_reads::wheels::segment_counts(conn, starts_at, ends_at)?;
+    let rows = report_reads::wheels::segment_counts(conn, cut, starts_at, ends_at)?;
     let mut wheels: Vec<WheelLine> = Vec::new();
     // Each wheel's cell labels and its cells in wheel order.
     let mut layouts: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
@@ -196,6 +210,7 @@ pub fn build(
         starts_at,
         ends_at,
         wheels,
+        covers: cut.into(),
     })
 }
 

@@ -164,12 +164,14 @@ pub async fn periods(
         .operator_config
         .as_ref()
         .map_or(0, |c| c.reconciliation.tolerance_h);
-    let build = move |conn: &mut PgConnection, state: &AppState| {
+    let build = move |conn: &mut PgConnection,
+                      cut: ledger::storage::read_cut::LedgerCut,
+                      state: &AppState| {
         let settings = AuditSettings {
             clock: state.clock,
             tolerance_h,
         };
-        period_audit::build(conn, &settings, month)
+        period_audit::build_at(conn, cut, &settings, month)
     };
     super::reports::report_for_people(
         state,

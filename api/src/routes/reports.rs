@@ -14,6 +14,9 @@ use reports::wheels::{self as wheel_report, WheelStatistics};
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
+use actix_web::http::header::{HeaderName, HeaderValue};
+use ledger::storage::read_cut::{read_at_cut, LedgerCut};
+
 use crate::download::{self, Format};
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::{Authorized, State};
@@ -41,8 +44,8 @@ pub async fn daily(
 ) -> Result<HttpResponse, ApiError> {
     let DailyQuery { day, format, lang } = query.into_inner();
     let day = gaming_day(&state, &day)?;
-    let build = move |conn: &mut PgConnection, state: &AppState| {
-        daily_report::build(conn, &state.clock, day)
+    let build = move |conn: &mut PgConnection, cut: LedgerCut, state: &AppState| {
+        daily_report::build_at(conn, cut, &state.clock, day)
     };
     report_for_people(
         state,
@@ -83,8 +86,8 @@ pub async fn wheels(
         lang,
     } = query.into_inner();
     let first = month_of(&state, &month)?;
-    let build = move |conn: &mut PgConnection, state: &AppState| {
-        wheel_report::build(conn, &state.clock, first)
+    let build = move |conn: &mut PgConnection, cut: LedgerCut, state: &AppState| {
+        wheel_report::build_at(conn, cut, &state.clock, first)
     };
     report_for_people(
         state,
@@ -154,8 +157,8 @@ pub async fn rtp(
 ) -> Result<HttpResponse, ApiError> {
     let request = query.request(&state)?;
     let file = format!("rtp-{}", request.month);
-    let build = move |conn: &mut PgConnection, state: &AppState| {
-        monthly_report::build(conn, &state.clock, &request)
+    let build = move |conn: &mut PgConnection, cut: LedgerCut, state: &AppState| {
+        monthly_report::build_at(conn, cut, &state.clock, &request)
     };
     let RtpQuery { format, lang, .. } = query.into_inner();
     report_for_people(
@@ -208,16 +211,19 @@ pub async fn month_page(
         game: crate::routes::game_filter(game)?,
         table_id,
     };
-    let page = web::block(move || -> Result<_, ApiError> {
-        let report = monthly_report::build(&mut *state.conn()?, &state.clock, &request)?;
-        Ok(reports::month_page::render_in(
-            &report,
-            &state.plans,
-            language,
+    let (page, cut) = web::block(move || -> Result<_, ApiError> {
+        let (report, cut) = read_report(&state, |conn, cut, state| {
+            monthly_report::build_at(conn, cut, &state.clock, &request)
+        })?;
+        Ok((
+            reports::month_page::render_in(&report, &state.plans, language),
+            cut,
         ))
     })
     .await??;
     Ok(HttpResponse::Ok()
+        .insert_header(coverage_headers(cut).0)
+        .insert_header(coverage_headers(cut).1)
         .content_type("text/html; charset=utf-8")
         .insert_header((
             "Content-Security-Policy",
@@ -238,7 +244,11 @@ pub async fn shoes(
     day_report(
         state,
         query.into_inner(),
-        (shoe_report::build, shoe_report::to_csv, shoe_report::sheet),
+        (
+            shoe_report::build_at,
+            shoe_report::to_csv,
+            shoe_report::sheet,
+        ),
         "shoes",
     )
     .await
@@ -257,7 +267,7 @@ pub async fn fantasy(
         state,
         query.into_inner(),
         (
-            fantasy_report::build,
+            fantasy_report::build_at,
             fantasy_report::to_csv,
             fantasy_report::sheet,
         ),
@@ -278,7 +288,11 @@ pub async fn time_collection(
     day_report(
         state,
         query.into_inner(),
-        (time_report::build, time_report::to_csv, time_report::sheet),
+        (
+            time_report::build_at,
+            time_report::to_csv,
+            time_report::sheet,
+        ),
         "time-collection",
     )
     .await
@@ -298,7 +312,7 @@ pub async fn table_audit(
         state,
         query.into_inner(),
         (
-            table_report::build,
+            table_report::build_at,
             table_report::to_csv,
             table_report::sheet,
         ),
@@ -310,6 +324,7 @@ pub async fn table_audit(
 /// Builds an audit of one gaming day.
 type DayAudit<R> = fn(
     &mut PgConnection,
+    LedgerCut,
     &reports::GamingDayClock,
     NaiveDate,
     &rules::PlanBook,
@@ -326,8 +341,8 @@ async fn day_report<R: Serialize + Send + 'static>(
     name: &str,
 ) -> Result<HttpResponse, ApiError> {
     let day = gaming_day(&state, &day)?;
-    let build = move |conn: &mut PgConnection, state: &AppState| {
-        build(conn, &state.clock, day, &state.plans)
+    let build = move |conn: &mut PgConnection, cut: LedgerCut, state: &AppState| {
+        build(conn, cut, &state.clock, day, &state.plans)
     };
     report_for_people(
         state,
@@ -348,7 +363,7 @@ pub(super) type PeopleSheet<R> = fn(&R, &rules::PlanBook, Language) -> Sheet;
 pub(super) async fn report_for_people<R, E>(
     state: State,
     (format, lang): (Option<String>, Option<String>),
-    build: impl FnOnce(&mut PgConnection, &AppState) -> Result<R, E> + Send + 'static,
+    build: impl FnOnce(&mut PgConnection, LedgerCut, &AppState) -> Result<R, E> + Send + 'static,
     to_csv: CsvWriter<R>,
     to_sheet: PeopleSheet<R>,
     file: String,
@@ -361,10 +376,10 @@ where
     let format = Format::parse(format.as_deref())?;
     let language = download::language(lang.as_deref())?;
     let plans = state.plans.clone();
-    let report =
-        web::block(move || -> Result<_, ApiError> { Ok(build(&mut *state.conn()?, &state)?) })
-            .await??;
-    match format {
+    let (report, cut) =
+        web::block(move || -> Result<_, ApiError> { read_report(&state, build) }).await??;
+    let (size, source) = coverage_headers(cut);
+    let mut response = match format {
         Format::Json => Ok(HttpResponse::Ok().json(report)),
         Format::Csv => Ok(HttpResponse::Ok()
             .content_type("text/csv; charset=utf-8")
@@ -379,5 +394,42 @@ where
             language,
             &file,
         ),
-    }
+    }?;
+    response.headers_mut().insert(size.0, size.1);
+    response.headers_mut().insert(source.0, source.1);
+    Ok(response)
+}
+
+/// Builds a report on the reads' connection (the replica's when one is configured and answers),
+/// in one snapshot, of the entries below that snapshot's cut; with the cut.
+pub(super) fn read_report<R, E>(
+    state: &AppState,
+    build: impl FnOnce(&mut PgConnection, LedgerCut, &AppState) -> Result<R, E>,
+) -> Result<(R, LedgerCut), ApiError>
+where
+    ApiError: From<E>,
+{
+    let (mut conn, source) = state.read_conn()?;
+    read_at_cut(&mut conn, source, |conn, cut| {
+        build(conn, cut, state)
+            .map(|report| (report, cut))
+            .map_err(ApiError::from)
+    })
+}
+
+/// `X-Dozor-Ledger-Size` (the entries a report covers: `0..size`) and `X-Dozor-Read-From`
+/// (`primary` or `replica`): every report says what it covers, in any format.
+pub(super) fn coverage_headers(
+    cut: LedgerCut,
+) -> ((HeaderName, HeaderValue), (HeaderName, HeaderValue)) {
+    (
+        (
+            HeaderName::from_static("x-dozor-ledger-size"),
+            HeaderValue::from(cut.size),
+        ),
+        (
+            HeaderName::from_static("x-dozor-read-from"),
+            HeaderValue::from_static(cut.source.as_str()),
+        ),
+    )
 }

@@ -58,9 +58,10 @@ pub async fn report(
     };
     // A quarter the table has no rate for is refused before the database is read.
     tax::segments(parsed, &rates)?;
-    let build = move |conn: &mut diesel::PgConnection, state: &AppState| {
-        tax::build(conn, &state.clock, parsed, &rates)
-    };
+    let build =
+        move |conn: &mut diesel::PgConnection,
+              cut: ledger::storage::read_cut::LedgerCut,
+              state: &AppState| { tax::build_at(conn, cut, &state.clock, parsed, &rates) };
     super::reports::report_for_people(
         state,
         (format, lang),

@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
+use ledger::storage::read_cut::LedgerCut;
 use ledger::storage::report_reads;
 use rules::GameCode;
 use serde::Serialize;
@@ -86,6 +87,8 @@ pub struct TaxReport {
     pub provisional: bool,
     /// Why it is provisional, in words; none when final.
     pub provisional_note: Option<String>,
+    /// The ledger entries the sums cover; none only for a report assessed from sums given.
+    pub covers: Option<crate::coverage::Coverage>,
 }
 
 /// One category (partial base): the sums of its parts.
@@ -333,6 +336,7 @@ pub fn assess(
                 "provisional: the quarter {quarter} is not over (its last gaming day ends at {ends_at}); the base and the tax will still change"
             )
         }),
+        covers: None,
     })
 }
 
@@ -455,10 +459,11 @@ fn category_total(category: &Category, parts: Vec<PartTax>) -> Result<CategoryTa
 /// `poker_cash` record whose bets are the players' payments.
 fn game_sums(
     conn: &mut PgConnection,
+    cut: LedgerCut,
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> Result<BTreeMap<String, GameSums>, ReportError> {
-    Ok(report_reads::tax::game_totals(conn, start, end)?
+    Ok(report_reads::tax::game_totals(conn, cut, start, end)?
         .into_iter()
         .map(|r| {
             (
@@ -485,12 +490,26 @@ pub fn build(
     quarter: Quarter,
     rates: &RateTable,
 ) -> Result<TaxReport, TaxError> {
+    let cut = crate::coverage::primary_now(conn)?;
+    build_at(conn, cut, clock, quarter, rates)
+}
+
+/// [`build`] of the entries below `cut` (a replica's checkpoint, say).
+pub fn build_at(
+    conn: &mut PgConnection,
+    cut: LedgerCut,
+    clock: &GamingDayClock,
+    quarter: Quarter,
+    rates: &RateTable,
+) -> Result<TaxReport, TaxError> {
     let mut sums = SegmentSums::new();
     for (first, end) in segments(quarter, rates)? {
-        let games = game_sums(conn, clock.start_of(first), clock.start_of(end))?;
+        let games = game_sums(conn, cut, clock.start_of(first), clock.start_of(end))?;
         sums.push(((first, end), games));
     }
-    assess(quarter, clock, rates, &sums)
+    let mut report = assess(quarter, clock, rates, &sums)?;
+    report.covers = Some(cut.into());
+    Ok(report)
 }
 
 /// One line of the CSV: each level fills the columns that apply to it, the rest stay empty.

@@ -4,6 +4,7 @@ use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Double, Nullable, Text, Timestamptz};
 
+use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
 /// One table's rounds of the day.
@@ -50,6 +51,7 @@ pub struct TableDay {
 /// `late_after` after it was played counts as late.
 pub fn tables_of_day(
     conn: &mut PgConnection,
+    cut: LedgerCut,
     start: DateTime<Utc>,
     end: DateTime<Utc>,
     late_after: Duration,
@@ -69,11 +71,12 @@ pub fn tables_of_day(
                 count(*) FILTER (WHERE e.received_at - a.played_at > $3 * interval '1 second')::bigint AS late_rounds, \
                 max(e.received_at) FILTER (WHERE e.received_at - a.played_at > $3 * interval '1 second') AS last_late_received_at \
          FROM adjudications a JOIN ledger_entries e ON e.idx = a.ledger_index \
-         WHERE a.played_at >= $1 AND a.played_at < $2 \
+         WHERE a.played_at >= $1 AND a.played_at < $2 AND a.ledger_index < $4 \
          GROUP BY a.game, a.table_id",
     )
     .bind::<Timestamptz, _>(start)
     .bind::<Timestamptz, _>(end)
     .bind::<Double, _>(late_after.num_seconds() as f64)
+    .bind::<BigInt, _>(cut.bound())
     .load(conn)?)
 }

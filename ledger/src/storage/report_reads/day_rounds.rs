@@ -3,8 +3,9 @@
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Binary, Bool, Text, Timestamptz};
+use diesel::sql_types::{BigInt, Binary, Bool, Text, Timestamptz};
 
+use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
 /// A round's entry as stored, and whether it was played in the day asked about.
@@ -20,6 +21,7 @@ pub struct RoundEntry {
 /// at or after `day_start`.
 pub fn game_rounds(
     conn: &mut PgConnection,
+    cut: LedgerCut,
     game: &str,
     from: DateTime<Utc>,
     day_start: DateTime<Utc>,
@@ -28,11 +30,13 @@ pub fn game_rounds(
     Ok(diesel::sql_query(
         "SELECT e.entry, a.played_at >= $2 AS in_day \
          FROM adjudications a JOIN ledger_entries e ON e.idx = a.ledger_index \
-         WHERE a.game = $4 AND a.played_at >= $1 AND a.played_at < $3",
+         WHERE a.game = $4 AND a.played_at >= $1 AND a.played_at < $3 \
+           AND a.ledger_index < $5",
     )
     .bind::<Timestamptz, _>(from)
     .bind::<Timestamptz, _>(day_start)
     .bind::<Timestamptz, _>(end)
     .bind::<Text, _>(game)
+    .bind::<BigInt, _>(cut.bound())
     .load(conn)?)
 }

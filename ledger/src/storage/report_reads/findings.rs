@@ -7,6 +7,7 @@ use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text, Timestampt
 
 use crate::access::FindingState;
 use crate::storage::models::FindingRow;
+use crate::storage::read_cut::LedgerCut;
 use crate::storage::schema::findings;
 use crate::LedgerError;
 
@@ -248,6 +249,7 @@ pub struct FindingAggregate {
 /// narrow them when given.
 pub fn aggregate(
     conn: &mut PgConnection,
+    cut: LedgerCut,
     bounds: &[DateTime<Utc>],
     game: Option<&str>,
     table_id: Option<&str>,
@@ -266,9 +268,9 @@ pub fn aggregate(
                     AS settled_h \
          FROM findings f LEFT JOIN LATERAL ( \
              SELECT state, amount_settled_h FROM finding_resolutions \
-             WHERE round_index = f.ledger_index AND finding = f.position \
+             WHERE round_index = f.ledger_index AND finding = f.position AND ledger_index < $6 \
              ORDER BY ledger_index DESC LIMIT 1) r ON true \
-         WHERE f.played_at >= $1 AND f.played_at < $2 \
+         WHERE f.played_at >= $1 AND f.played_at < $2 AND f.ledger_index < $6 \
            AND ($4::text IS NULL OR f.game = $4) AND ($5::text IS NULL OR f.table_id = $5) \
          GROUP BY 1, 2, 3, 4",
     )
@@ -277,5 +279,6 @@ pub fn aggregate(
     .bind::<Array<Timestamptz>, _>(bounds)
     .bind::<Nullable<Text>, _>(game)
     .bind::<Nullable<Text>, _>(table_id)
+    .bind::<BigInt, _>(cut.bound())
     .load(conn)?)
 }

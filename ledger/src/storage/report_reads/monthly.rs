@@ -7,6 +7,7 @@ use diesel::sql_types::{Array, BigInt, Double, Integer, Nullable, Text, Timestam
 
 use super::findings::FindingAggregate;
 use super::tables::TableGame;
+use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
 /// One table's rounds of one gaming day.
@@ -88,6 +89,7 @@ fn filter(game: u8, table: u8) -> String {
 /// to `game` and `table_id` when given.
 pub fn month(
     conn: &mut PgConnection,
+    cut: LedgerCut,
     bounds: &[DateTime<Utc>],
     game: Option<&str>,
     table_id: Option<&str>,
@@ -114,7 +116,7 @@ pub fn month(
                     coalesce(sum(a.payout_third_moment_h3) FILTER (WHERE a.rtp_stakes_h > 0), 0)::float8 \
                         AS third_moment_h3 \
              FROM adjudications a \
-             WHERE a.played_at >= $1 AND a.played_at < $2 AND {} \
+             WHERE a.played_at >= $1 AND a.played_at < $2 AND {} AND a.ledger_index < $6 \
              GROUP BY 1, 2, 3",
             filter(3, 4)
         ))
@@ -123,6 +125,7 @@ pub fn month(
         .bind::<Nullable<Text>, _>(game)
         .bind::<Nullable<Text>, _>(table_id)
         .bind::<Array<Timestamptz>, _>(bounds)
+        .bind::<BigInt, _>(cut.bound())
         .load(conn)?;
         let kinds: Vec<KindAggregate> = diesel::sql_query(format!(
             "SELECT a.game, a.table_id, a.kind, count(*)::bigint AS rounds, \
@@ -132,7 +135,7 @@ pub fn month(
                     sum(a.variance_h2)::float8 AS variance_h2, \
                     sum(a.third_moment_h3)::float8 AS third_moment_h3 \
              FROM round_kinds a \
-             WHERE a.played_at >= $1 AND a.played_at < $2 AND {} \
+             WHERE a.played_at >= $1 AND a.played_at < $2 AND {} AND a.ledger_index < $5 \
              GROUP BY 1, 2, 3",
             filter(3, 4)
         ))
@@ -140,8 +143,9 @@ pub fn month(
         .bind::<Timestamptz, _>(end)
         .bind::<Nullable<Text>, _>(game)
         .bind::<Nullable<Text>, _>(table_id)
+        .bind::<BigInt, _>(cut.bound())
         .load(conn)?;
-        let findings = super::findings::aggregate(conn, bounds, game, table_id)?;
+        let findings = super::findings::aggregate(conn, cut, bounds, game, table_id)?;
         let tables = super::tables::registered_before(conn, end, game, table_id)?;
         Ok(MonthFigures {
             days,

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Binary, Text, Timestamptz};
 
+use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
 /// An operation record's entry as stored.
@@ -20,12 +21,17 @@ pub struct OperationEntry {
 
 /// Every operation record's entry (`rules::operations::OPERATION_TYPES`), in each station's
 /// sequence order.
-pub fn operation_entries(conn: &mut PgConnection) -> Result<Vec<OperationEntry>, LedgerError> {
+pub fn operation_entries(
+    conn: &mut PgConnection,
+    cut: LedgerCut,
+) -> Result<Vec<OperationEntry>, LedgerError> {
     Ok(diesel::sql_query(
         "SELECT idx, record_type, entry FROM ledger_entries WHERE record_type = ANY($1) \
+           AND idx < $2 \
          ORDER BY table_id, seq_no",
     )
     .bind::<Array<Text>, _>(rules::operations::OPERATION_TYPES.to_vec())
+    .bind::<BigInt, _>(cut.bound())
     .load(conn)?)
 }
 
@@ -64,6 +70,7 @@ pub struct PeriodRounds {
 /// with how many of them were played in `[start, end)`; periods without rounds are absent.
 pub fn period_rounds(
     conn: &mut PgConnection,
+    cut: LedgerCut,
     spans: PeriodSpans<'_>,
     lowest: DateTime<Utc>,
     start: DateTime<Utc>,
@@ -78,7 +85,7 @@ pub fn period_rounds(
                 coalesce(max(a.paid_h) FILTER (WHERE NOT a.void), 0)::bigint AS max_payout_h \
          FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS p(table_id, f, t, i) \
          JOIN adjudications a ON a.table_id = p.table_id AND a.played_at >= p.f AND a.played_at <= p.t \
-         WHERE a.played_at >= $4 \
+         WHERE a.played_at >= $4 AND a.ledger_index < $7 \
          GROUP BY p.i",
     )
     .bind::<Array<Text>, _>(spans.table_ids)
@@ -87,6 +94,7 @@ pub fn period_rounds(
     .bind::<Timestamptz, _>(lowest)
     .bind::<Timestamptz, _>(start)
     .bind::<Timestamptz, _>(end)
+    .bind::<BigInt, _>(cut.bound())
     .load(conn)?)
 }
 
@@ -103,16 +111,19 @@ pub struct TableRounds {
 /// own periods, are not counted.
 pub fn rounds_per_table(
     conn: &mut PgConnection,
+    cut: LedgerCut,
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> Result<Vec<TableRounds>, LedgerError> {
     Ok(diesel::sql_query(
         "SELECT table_id, count(*)::bigint AS rounds FROM adjudications \
          WHERE played_at >= $1 AND played_at < $2 AND game <> 'poker_tournament' \
+           AND ledger_index < $3 \
          GROUP BY table_id ORDER BY table_id",
     )
     .bind::<Timestamptz, _>(start)
     .bind::<Timestamptz, _>(end)
+    .bind::<BigInt, _>(cut.bound())
     .load(conn)?)
 }
 
@@ -129,6 +140,7 @@ pub struct RoundAt {
 /// periods (`from`, `to` inclusive), oldest first.
 pub fn first_rounds_outside(
     conn: &mut PgConnection,
+    cut: LedgerCut,
     table_id: &str,
     (start, end): (DateTime<Utc>, DateTime<Utc>),
     (from, to): (&[DateTime<Utc>], &[DateTime<Utc>]),
@@ -136,7 +148,7 @@ pub fn first_rounds_outside(
 ) -> Result<Vec<RoundAt>, LedgerError> {
     Ok(diesel::sql_query(
         "SELECT a.ledger_index, a.played_at FROM adjudications a \
-         WHERE a.table_id = $1 AND a.played_at >= $2 AND a.played_at < $3 \
+         WHERE a.table_id = $1 AND a.played_at >= $2 AND a.played_at < $3 AND a.ledger_index < $7 \
            AND NOT EXISTS (SELECT 1 FROM unnest($4::timestamptz[], $5::timestamptz[]) AS p(f, t) \
                            WHERE a.played_at >= p.f AND a.played_at <= p.t) \
          ORDER BY a.played_at, a.ledger_index LIMIT $6",
@@ -147,5 +159,6 @@ pub fn first_rounds_outside(
     .bind::<Array<Timestamptz>, _>(from)
     .bind::<Array<Timestamptz>, _>(to)
     .bind::<BigInt, _>(limit)
+    .bind::<BigInt, _>(cut.bound())
     .load(conn)?)
 }

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text, Timestamptz};
 
+use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
 /// One game's records of a span.
@@ -36,6 +37,7 @@ pub struct GameTotals {
 /// Every adjudicated record played in `[start, end)`, summed per game.
 pub fn game_totals(
     conn: &mut PgConnection,
+    cut: LedgerCut,
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> Result<Vec<GameTotals>, LedgerError> {
@@ -52,10 +54,11 @@ pub fn game_totals(
                 coalesce(sum(tournament_overlay_h) \
                     FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS overlay_h \
          FROM adjudications \
-         WHERE played_at >= $1 AND played_at < $2 \
+         WHERE played_at >= $1 AND played_at < $2 AND ledger_index < $3 \
          GROUP BY game",
     )
     .bind::<Timestamptz, _>(start)
     .bind::<Timestamptz, _>(end)
+    .bind::<BigInt, _>(cut.bound())
     .load(conn)?)
 }

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamptz};
 
+use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
 /// How many spins of a wheel stopped on one pocket (roulette) or segment (money wheel).
@@ -26,6 +27,7 @@ pub struct SegmentCount {
 /// segment, counted per table and segment, in that order.
 pub fn segment_counts(
     conn: &mut PgConnection,
+    cut: LedgerCut,
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> Result<Vec<SegmentCount>, LedgerError> {
@@ -35,11 +37,12 @@ pub fn segment_counts(
          FROM adjudications a JOIN gaming_tables t ON t.table_id = a.table_id \
          WHERE a.game IN ('roulette', 'money_wheel_1', 'money_wheel_2') \
            AND a.played_at >= $1 AND a.played_at < $2 \
-           AND a.wheel_result IS NOT NULL \
+           AND a.wheel_result IS NOT NULL AND a.ledger_index < $3 \
          GROUP BY a.table_id, a.game, t.wheel_layout, segment \
          ORDER BY a.table_id, segment",
     )
     .bind::<Timestamptz, _>(start)
     .bind::<Timestamptz, _>(end)
+    .bind::<BigInt, _>(cut.bound())
     .load(conn)?)
 }

@@ -1,0 +1,139 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Reports from a replica: `dozor serve` on a primary with a streaming replica for reads (two
+//! PostgreSQL clusters from the machine's binaries, on loopback). A report read on the replica
+//! is cut at the largest signed checkpoint the replica holds and says so; a replica that lags
+//! (its replay paused) gives reports of its size, never an error and never part of what came
+//! after; a replica that is down sends reads to the primary.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::site::{Http, Site};
+use common::{key, registration, signed, spin, straight};
+use diesel::connection::SimpleConnection as _;
+use ledger::storage::cluster::LocalCluster;
+use serde_json::{json, Value};
+
+const STANDBY: &str = "dozor_replica";
+const DAY: &str = "2026-11-20";
+
+/// Submits spins `seq_nos` of T1; the highest receipt's index.
+fn submit(http: &Http, seq_nos: std::ops::RangeInclusive<u64>) -> u64 {
+    let mut last = 0;
+    for seq_no in seq_nos {
+        let record = spin("T1", seq_no, 7, json!([straight("b1", 7, 1_000, 36_000)]));
+        let (status, receipt) = http.post("/api/v1/records", None, &signed(record, &key(11)));
+        assert_eq!(status, 201, "{receipt}");
+        last = receipt["index"].as_u64().unwrap();
+    }
+    last
+}
+
+/// Waits until `done` holds (checked every 100 ms), at most 30 s.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The replica's progress as readiness shows it.
+fn replica_progress(http: &Http) -> Value {
+    let (_, ready) = http.get("/readyz", None);
+    ready["replica"].clone()
+}
+
+/// The daily report of the spins' gaming day.
+fn daily(http: &Http, token: &str) -> Value {
+    let (status, report) = http.get(&format!("/api/v1/reports/daily?day={DAY}"), Some(token));
+    assert_eq!(status, 200, "{report}");
+    report
+}
+
+#[test]
+fn a_lagging_replica_gives_reports_cut_at_its_checkpoint_and_a_missing_one_the_primarys() {
+    let mut primary = LocalCluster::temporary_primary(STANDBY).unwrap();
+    let mut standby = LocalCluster::temporary_standby_of(&primary, STANDBY).unwrap();
+    primary.create_database("dozor").unwrap();
+    ledger::storage::migrate(&mut ledger::storage::connect(&primary.url("dozor")).unwrap())
+        .unwrap();
+    primary.create_server_role("dozor").unwrap();
+    let owner_url = primary.tcp_url("postgres", "dozor").unwrap();
+    let server_url = primary.tcp_url("dozor_server", "dozor").unwrap();
+    let replica_url = standby.tcp_url("dozor_server", "dozor").unwrap();
+
+    let site = Site::new();
+    let server = site.serve_with(&[
+        ("DATABASE_URL", server_url.as_str()),
+        ("DOZOR_OWNER_DATABASE_URL", owner_url.as_str()),
+        ("DOZOR_REPLICA_DATABASE_URL", replica_url.as_str()),
+        ("DOZOR_CHECKPOINT_SECONDS", "1"),
+    ]);
+    let http = &server.http;
+    let admin = site.apikey_on(&owner_url, "replica", "admin");
+    let reporter = site.apikey_on(&owner_url, "reader", "reporter");
+    let (status, answer) = http.post(
+        "/api/v1/tables",
+        Some(&admin),
+        &registration("T1", &key(11)),
+    );
+    assert_eq!(status, 201, "{answer}");
+
+    // Ten spins, checkpointed and replayed: the report read on the replica has them all.
+    let first = submit(http, 1..=10);
+    wait_until("the replica holds a checkpoint of every entry", || {
+        replica_progress(http)["covered_size"].as_u64() == Some(first + 1)
+    });
+    let report = daily(http, &reporter);
+    assert_eq!(report["rounds"], 10, "{report}");
+    assert_eq!(
+        report["covers"],
+        json!({"ledger_size": first + 1, "read_from": "replica", "at_checkpoint": true}),
+        "{report}"
+    );
+
+    // The replica stops replaying; ten more spins are committed (the standby still receives
+    // them, so the primary commits) and checkpointed on the primary.
+    let mut standby_admin = ledger::storage::connect(&standby.url("postgres")).unwrap();
+    standby_admin
+        .batch_execute("SELECT pg_wal_replay_pause()")
+        .unwrap();
+    let second = submit(http, 11..=20);
+    wait_until("the primary's checkpoint covers the second ten", || {
+        replica_progress(http)["lag_entries"].as_u64() >= Some(second - first)
+    });
+    // Reports still come, of the replica's size: the first ten, never part of the second.
+    let report = daily(http, &reporter);
+    assert_eq!(report["rounds"], 10, "{report}");
+    assert_eq!(report["covers"]["ledger_size"], first + 1, "{report}");
+    let (status, ready) = http.get("/readyz", None);
+    assert_eq!(status, 200, "a lagging replica leaves dozor ready: {ready}");
+
+    // Replay resumes: the report catches up to the latest checkpoint.
+    standby_admin
+        .batch_execute("SELECT pg_wal_replay_resume()")
+        .unwrap();
+    wait_until("the replica holds the latest checkpoint", || {
+        replica_progress(http)["covered_size"].as_u64() == Some(second + 1)
+    });
+    let report = daily(http, &reporter);
+    assert_eq!(report["rounds"], 20, "{report}");
+    assert_eq!(report["covers"]["ledger_size"], second + 1, "{report}");
+
+    // The replica goes away: reads go to the primary, which covers every committed entry.
+    drop(standby_admin);
+    standby.kill_postmaster().unwrap();
+    let report = daily(http, &reporter);
+    assert_eq!(report["rounds"], 20, "{report}");
+    assert_eq!(
+        report["covers"],
+        json!({"ledger_size": second + 1, "read_from": "primary", "at_checkpoint": false}),
+        "{report}"
+    );
+    let (status, ready) = http.get("/readyz", None);
+    assert_eq!(status, 200, "{ready}");
+    assert_eq!(ready["replica"]["reachable"], false, "{ready}");
+    primary.stop().unwrap();
+}
