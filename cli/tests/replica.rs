@@ -74,6 +74,7 @@ fn a_lagging_replica_gives_reports_cut_at_its_checkpoint_and_a_missing_one_the_p
     let http = &server.http;
     let admin = site.apikey_on(&owner_url, "replica", "admin");
     let reporter = site.apikey_on(&owner_url, "reader", "reporter");
+    let officer = site.apikey_on(&owner_url, "officer", "compliance");
     let (status, answer) = http.post(
         "/api/v1/tables",
         Some(&admin),
@@ -110,6 +111,22 @@ fn a_lagging_replica_gives_reports_cut_at_its_checkpoint_and_a_missing_one_the_p
     assert_eq!(report["covers"]["ledger_size"], first + 1, "{report}");
     let (status, ready) = http.get("/readyz", None);
     assert_eq!(status, 200, "a lagging replica leaves dozor ready: {ready}");
+    // Every format says it: the CSV for people, and a list (the sequence gaps).
+    for path in [
+        format!("/api/v1/reports/daily?day={DAY}&format=csv-cz"),
+        "/api/v1/ledger/gaps".to_owned(),
+    ] {
+        let (status, headers, body) = http.get_with_headers(&path, Some(&officer));
+        assert_eq!(status, 200, "{path}: {body}");
+        assert_eq!(
+            (
+                headers.get("x-dozor-ledger-size").map(String::as_str),
+                headers.get("x-dozor-read-from").map(String::as_str)
+            ),
+            (Some((first + 1).to_string().as_str()), Some("replica")),
+            "{path}: {headers:?}"
+        );
+    }
 
     // Replay resumes: the report catches up to the latest checkpoint.
     standby_admin

@@ -83,11 +83,15 @@ pub async fn entry(
 #[utoipa::path(operation_id = "ledger_gaps", get, tag = "ledger", responses((status = 200, body = Vec<GapView>)))]
 #[get("/ledger/gaps")]
 pub async fn gaps(Authorized { state, .. }: Authorized) -> Result<HttpResponse, ApiError> {
-    let gaps = web::block(move || -> Result<_, ApiError> {
-        Ok(reads::sequence_gaps(&mut *state.conn()?, None)?)
+    let (gaps, cut) = web::block(move || {
+        super::reports::read_report(&state, |conn, cut, _| reads::sequence_gaps(conn, cut, None))
     })
     .await??;
-    Ok(HttpResponse::Ok().json(gaps.into_iter().map(GapView::from).collect::<Vec<_>>()))
+    let (size, source) = super::reports::coverage_headers(cut);
+    Ok(HttpResponse::Ok()
+        .insert_header(size)
+        .insert_header(source)
+        .json(gaps.into_iter().map(GapView::from).collect::<Vec<_>>()))
 }
 
 /// The kinds of significant events (the `kind` filter's values).

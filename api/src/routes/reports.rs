@@ -221,9 +221,10 @@ pub async fn month_page(
         ))
     })
     .await??;
+    let (size, source) = coverage_headers(cut);
     Ok(HttpResponse::Ok()
-        .insert_header(coverage_headers(cut).0)
-        .insert_header(coverage_headers(cut).1)
+        .insert_header(size)
+        .insert_header(source)
         .content_type("text/html; charset=utf-8")
         .insert_header((
             "Content-Security-Policy",

@@ -626,11 +626,15 @@ pub async fn gaps(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = path.into_inner();
-    let gaps = web::block(move || -> Result<Vec<SeqGap>, ApiError> {
-        Ok(sequence_gaps(&mut *state.conn()?, Some(&id))?)
+    let (gaps, cut): (Vec<SeqGap>, _) = web::block(move || {
+        super::reports::read_report(&state, |conn, cut, _| sequence_gaps(conn, cut, Some(&id)))
     })
     .await??;
-    Ok(HttpResponse::Ok().json(gaps.into_iter().map(GapView::from).collect::<Vec<_>>()))
+    let (size, source) = super::reports::coverage_headers(cut);
+    Ok(HttpResponse::Ok()
+        .insert_header(size)
+        .insert_header(source)
+        .json(gaps.into_iter().map(GapView::from).collect::<Vec<_>>()))
 }
 
 #[derive(Debug, Serialize, ToSchema)]

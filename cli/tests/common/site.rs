@@ -259,6 +259,29 @@ impl Http {
         })
     }
 
+    /// Status, headers (lower-case names) and body of a GET.
+    #[allow(dead_code)]
+    pub fn get_with_headers(
+        &self,
+        path: &str,
+        token: Option<&str>,
+    ) -> (u16, std::collections::BTreeMap<String, String>, String) {
+        let mut request = self.client.get(format!("{}{path}", self.base));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        self.runtime.block_on(async {
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            let headers = response
+                .headers()
+                .iter()
+                .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
+                .collect();
+            (status, headers, response.text().await.unwrap())
+        })
+    }
+
     /// Status and body (null unless JSON).
     pub fn get(&self, path: &str, token: Option<&str>) -> (u16, Value) {
         let (status, text) = self.try_call("GET", path, token, None).unwrap();

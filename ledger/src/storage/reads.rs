@@ -77,6 +77,7 @@ pub struct SeqGap {
 /// Gaps in each table's `seq_no` sequence (optionally one table's).
 pub fn sequence_gaps(
     conn: &mut PgConnection,
+    cut: super::read_cut::LedgerCut,
     table_id: Option<&str>,
 ) -> Result<Vec<SeqGap>, LedgerError> {
     Ok(diesel::sql_query(
@@ -85,11 +86,13 @@ pub fn sequence_gaps(
          FROM (SELECT table_id, seq_no, \
                       lead(seq_no) OVER (PARTITION BY table_id ORDER BY seq_no) AS next_seq \
                FROM ledger_entries \
-               WHERE seq_no IS NOT NULL AND ($1::text IS NULL OR table_id = $1)) s \
+               WHERE seq_no IS NOT NULL AND ($1::text IS NULL OR table_id = $1) \
+                 AND idx < $2) s \
          WHERE next_seq > seq_no + 1 \
          ORDER BY table_id, seq_no",
     )
     .bind::<Nullable<Text>, _>(table_id)
+    .bind::<diesel::sql_types::BigInt, _>(cut.bound())
     .load(conn)?)
 }
 
