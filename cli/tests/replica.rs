@@ -3,14 +3,15 @@
 //! PostgreSQL clusters from the machine's binaries, on loopback). A report read on the replica
 //! is cut at the largest signed checkpoint the replica holds and says so; a replica that lags
 //! (its replay paused) gives reports of its size, never an error and never part of what came
-//! after; a replica that is down sends reads to the primary.
+//! after; an export reads its entries there once the replica holds its seals; a replica that is
+//! down sends reads to the primary.
 
 mod common;
 
 use std::time::{Duration, Instant};
 
 use common::site::{Http, Site};
-use common::{key, registration, signed, spin, straight};
+use common::{key, registration, signed, spin, straight, Succeeds as _};
 use diesel::connection::SimpleConnection as _;
 use ledger::storage::cluster::LocalCluster;
 use serde_json::{json, Value};
@@ -139,14 +140,43 @@ fn a_lagging_replica_gives_reports_cut_at_its_checkpoint_and_a_missing_one_the_p
     assert_eq!(report["rounds"], 20, "{report}");
     assert_eq!(report["covers"]["ledger_size"], second + 1, "{report}");
 
+    // An export seals its reports on the primary and reads its entries on the replica once
+    // the replica holds the checkpoint over the seals; it verifies offline.
+    let dir = site.path().join("export");
+    let out = site
+        .dozor()
+        .env("DATABASE_URL", &owner_url)
+        .env("DOZOR_REPLICA_DATABASE_URL", &replica_url)
+        .args(["export", "--from", DAY, "--to", DAY])
+        .arg(&dir)
+        .succeeds();
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["read_from"], "replica", "{summary}");
+    // Played on the day, received later: each one exported with its proof.
+    assert_eq!(summary["late_rounds"], 20, "{summary}");
+    let out = site.dozor().args(["operator-key", "--json"]).succeeds();
+    let verifier: Value = serde_json::from_slice(&out.stdout).unwrap();
+    site.dozor()
+        .args([
+            "verify",
+            "--operator-key",
+            verifier["verifier_key"].as_str().unwrap(),
+        ])
+        .arg(&dir)
+        .succeeds();
+
     // The replica goes away: reads go to the primary, which covers every committed entry.
     drop(standby_admin);
     standby.kill_postmaster().unwrap();
     let report = daily(http, &reporter);
     assert_eq!(report["rounds"], 20, "{report}");
+    // Every entry, the export's seals included.
+    let size =
+        ledger::storage::reads::size(&mut ledger::storage::connect(&owner_url).unwrap()).unwrap();
+    assert!(size > second + 1);
     assert_eq!(
         report["covers"],
-        json!({"ledger_size": second + 1, "read_from": "primary", "at_checkpoint": false}),
+        json!({"ledger_size": size, "read_from": "primary", "at_checkpoint": false}),
         "{report}"
     );
     let (status, ready) = http.get("/readyz", None);

@@ -5,7 +5,7 @@ use std::io::Seek as _;
 use actix_web::{get, web, HttpResponse};
 use chrono::{NaiveDate, Utc};
 use reports::inspection::zip::zip_dir;
-use reports::inspection::{write_export, ExportError, ExportWitnesses};
+use reports::inspection::{write_export_reading, ExportError, ExportWitnesses};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -82,13 +82,16 @@ pub async fn export(
     let (archive, temp) = web::block(move || -> Result<_, ApiError> {
         let temp = tempfile::tempdir().map_err(ApiError::internal)?;
         let dir = temp.path().join(&zip_name);
-        write_export(
+        // The seals are written on the primary; the entries are read on the replica when one
+        // is configured and has replayed the checkpoint that covers them.
+        let mut replica = state.replica.as_ref().and_then(|pool| pool.get().ok());
+        write_export_reading(
             &mut *state.conn()?,
+            replica.as_deref_mut(),
             &state.clock,
             &state.operator,
             &caller.name,
-            q.from,
-            q.to,
+            (q.from, q.to),
             &dir,
             Utc::now(),
             state.data_dir.as_deref(),

@@ -31,6 +31,10 @@ pub struct ExportArgs {
     /// `dozor serve` shows it to them).
     #[arg(long, default_value_t = 30)]
     witness_wait_seconds: u64,
+    /// A streaming replica to read the export's entries on, once it has replayed the
+    /// checkpoint that covers the export's seals (which are written on the primary).
+    #[arg(long, env = "DOZOR_REPLICA_DATABASE_URL", hide_env_values = true)]
+    replica_database_url: Option<String>,
 }
 
 pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
@@ -49,13 +53,17 @@ pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
     );
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let bar = simulator::progress_bar(0, "entries written");
-    let summary = reports::inspection::write_export(
+    let mut replica = match args.replica_database_url.as_deref() {
+        Some(url) if !url.trim().is_empty() => Some(connect(url)?),
+        _ => None,
+    };
+    let summary = reports::inspection::write_export_reading(
         &mut connect(&db.url)?,
+        replica.as_mut(),
         &clock,
         &sealer,
         &ledger::registry_history::cli_actor(),
-        args.from,
-        args.to,
+        (args.from, args.to),
         &args.dir,
         Utc::now(),
         Some(&global.data_dir),

@@ -12,4 +12,4 @@ pub use dozor_verify::{
     SealedPackage, VerifyOptions, WhichRound, WitnessPolicy, SIGNATURE_BATCH,
 };
 pub use show::{show_round, ShownRound};
-pub use write::{write_export, ExportError, ExportSummary, ExportWitnesses};
+pub use write::{write_export, write_export_reading, ExportError, ExportSummary, ExportWitnesses};

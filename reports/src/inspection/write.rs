@@ -14,6 +14,7 @@ use ledger::checkpoint::{open, Checkpoint, NoteSigner, NoteVerifier};
 use ledger::merkle::range_nodes_needed;
 use ledger::registry_event::RegistryEvent;
 use ledger::registry_history::RegistryHistory;
+use ledger::storage::read_cut;
 use ledger::storage::report_reads;
 use ledger::storage::report_reads::inspection::StoredVerdict;
 use ledger::storage::{checkpoints, cosignatures, published_reports, reads, registry_log, tree};
@@ -86,6 +87,39 @@ pub struct ExportSummary {
     /// Rounds played in the period but received after it, exported with their proofs.
     pub late_rounds: u64,
     pub files: usize,
+    /// Where the export's entries were read: the replica once it held the checkpoint that
+    /// covers the export's seals, else the primary.
+    pub read_from: crate::coverage::ReadFrom,
+}
+
+/// How long an export waits for the replica to replay the checkpoint that covers its seals
+/// before it reads on the primary instead.
+pub const REPLICA_CATCH_UP: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Whether `replica` holds a checkpoint of at least `size` entries, waiting up to `wait`; a
+/// replica that does not answer does not.
+fn replica_holds(replica: &mut PgConnection, size: u64, wait: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        match read_cut::cut(replica, read_cut::ReadSource::Replica) {
+            Ok(cut) if cut.size >= size => return true,
+            Ok(_) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            Ok(cut) => {
+                tracing::warn!(
+                    replica_size = cut.size,
+                    wanted = size,
+                    "the replica has not replayed the export's checkpoint; reading on the primary"
+                );
+                return false;
+            }
+            Err(cause) => {
+                tracing::warn!(%cause, "the replica does not answer; reading on the primary");
+                return false;
+            }
+        }
+    }
 }
 
 struct Writer {
@@ -288,6 +322,37 @@ pub fn write_export(
     witnesses: &ExportWitnesses,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ExportSummary, ExportError> {
+    write_export_reading(
+        conn,
+        None,
+        clock,
+        sealer,
+        actor,
+        (from, to),
+        dir,
+        now,
+        nightly_from,
+        witnesses,
+        progress,
+    )
+}
+
+/// [`write_export`], its entries read on `replica` (when given, and once it holds the
+/// checkpoint that covers the export's seals, which are written on `conn`, the primary).
+#[allow(clippy::too_many_arguments)]
+pub fn write_export_reading(
+    primary: &mut PgConnection,
+    replica: Option<&mut PgConnection>,
+    clock: &GamingDayClock,
+    sealer: &NoteSigner,
+    actor: &str,
+    (from, to): (NaiveDate, NaiveDate),
+    dir: &Path,
+    now: DateTime<Utc>,
+    nightly_from: Option<&Path>,
+    witnesses: &ExportWitnesses,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ExportSummary, ExportError> {
     if to < from {
         return Err(ExportError::BadPeriod { from, to });
     }
@@ -309,13 +374,26 @@ pub fn write_export(
 
     // The reports are sealed into the ledger and covered by a checkpoint before the export is
     // cut, so the export carries their seals and a verifier can tell a changed report.
-    let reports = build_reports(conn, clock, from, to)?;
-    let published = published_reports::publish(conn, sealer.signing_key(), &reports, actor, now)?;
-    let sealed_size = reads::size(conn)?;
-    let covered = checkpoints::latest(conn)?.map(|c| c.size as u64);
+    let reports = build_reports(primary, clock, from, to)?;
+    let published =
+        published_reports::publish(primary, sealer.signing_key(), &reports, actor, now)?;
+    let sealed_size = reads::size(primary)?;
+    let covered = checkpoints::latest(primary)?.map(|c| c.size as u64);
     if published.iter().any(|p| p.appended) || covered.is_none_or(|c| c < sealed_size) {
-        checkpoints::create(conn, sealer, sealed_size, now)?;
+        checkpoints::create(primary, sealer, sealed_size, now)?;
     }
+    // Everything below is read only, of entries below `sealed_size`: on the replica once it
+    // has replayed the checkpoint just ensured.
+    let (conn, read_from): (&mut PgConnection, _) = match replica {
+        Some(replica) => {
+            if replica_holds(replica, sealed_size, REPLICA_CATCH_UP) {
+                (replica, crate::coverage::ReadFrom::Replica)
+            } else {
+                (primary, crate::coverage::ReadFrom::Primary)
+            }
+        }
+        None => (primary, crate::coverage::ReadFrom::Primary),
+    };
 
     let (starts_at, _) = clock.bounds(from);
     let (_, ends_at) = clock.bounds(to);
@@ -567,5 +645,6 @@ pub fn write_export(
         latest_size: latest.size,
         late_rounds: info.late_rounds,
         files: w.sums.len() + 1,
+        read_from,
     })
 }
