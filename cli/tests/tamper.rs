@@ -359,6 +359,61 @@ fn a_rollback_that_also_deletes_the_checkpoints_is_caught_by_the_witness_file() 
     assert!(err.to_string().contains("line 1"), "{err}");
 }
 
+/// A superuser who rolls the ledger back and appends an acceptance signed by a key of their own
+/// (well formed, in the chain) gets neither a server that starts nor a verify that passes.
+#[test]
+fn an_accepted_rollback_not_signed_by_the_operator_is_refused() {
+    let (_, url) = ledger();
+    let dir = tempfile::tempdir().unwrap();
+    let witness = ledger::witness::Witness::new(dir.path().join("checkpoints.witness"));
+    let latest = checkpoints::latest(&mut connect(&url).unwrap())
+        .unwrap()
+        .unwrap();
+    witness
+        .record(latest.size as u64, latest.created_at, &latest.note)
+        .unwrap();
+    past_the_triggers(&url)
+        .batch_execute(
+            "DELETE FROM findings WHERE ledger_index = 3; \
+             DELETE FROM adjudications WHERE ledger_index = 3; \
+             DELETE FROM round_kinds WHERE ledger_index = 3; \
+             DELETE FROM round_ids WHERE ledger_index = 3; \
+             DELETE FROM merkle_nodes WHERE (idx + 1) * (1::bigint << level) > 3; \
+             DELETE FROM ledger_entries WHERE idx = 3; \
+             DELETE FROM checkpoints",
+        )
+        .unwrap();
+    let witnessed = witness.read(&[operator().verifier()]).unwrap();
+    let forger = operator_with(7);
+    let forged = ledger::storage::rollbacks::accept(
+        &mut connect(&url).unwrap(),
+        &forger,
+        witnessed,
+        "nothing to see",
+        "cli:root",
+        Utc::now(),
+    )
+    .unwrap();
+    assert_eq!(forged.index, 3);
+    let mut settings = api::server::Settings::new(url.clone(), operator());
+    settings.checkpoints = Some(ledger::ingest::CheckpointPolicy {
+        every_entries: 1000,
+        every: std::time::Duration::from_secs(10),
+        witness: Some(witness.clone()),
+    });
+    let refused = api::server::state(&settings);
+    let Err(api::server::StartError::Ledger(ledger::LedgerError::RolledBack(why))) = refused else {
+        panic!(
+            "a server started on a forged acceptance: {:?}",
+            refused.err()
+        );
+    };
+    assert!(why.contains("registry does not verify at index 3"), "{why}");
+    let path = witness.path().to_str().unwrap();
+    let (code, report, _) = verify_database_with(&url, &["--witness", path]);
+    assert_eq!(code, Some(1), "{report}");
+}
+
 #[test]
 fn verify_changes_nothing_not_even_a_missing_merkle_node() {
     let (_, url) = ledger();

@@ -206,6 +206,9 @@ pub enum RegistryEvent {
         previous: Option<u64>,
         /// The ledger's size when the rollback was accepted: this event's own index.
         restored_size: u64,
+        /// The root of the tree of those `restored_size` entries (lower-case hex): the
+        /// acceptance holds for this ledger only.
+        restored_root: String,
         /// The signed checkpoints larger than `restored_size` that the restore lost, smallest
         /// first.
         lost: Vec<LostCheckpoint>,

@@ -116,6 +116,8 @@ pub struct RegistryHistory {
 pub struct AcceptedRollback {
     /// The event's ledger index, which is the size the ledger was restored to.
     pub index: u64,
+    /// The root of the tree of the restored entries (`index` of them).
+    pub restored_root: crate::merkle::Hash,
     /// The lost checkpoints' sizes and roots, smallest first.
     pub lost: Vec<(u64, crate::merkle::Hash)>,
     pub reason: String,
@@ -180,6 +182,7 @@ impl AcceptedRollback {
     pub fn from_event(index: u64, event: &RegistryEvent) -> Result<AcceptedRollback, String> {
         let RegistryEvent::RollbackAccepted {
             restored_size,
+            restored_root,
             lost,
             reason,
             actor,
@@ -210,6 +213,17 @@ impl AcceptedRollback {
                 "the rollback accepted at index {index} names no lost checkpoint"
             ));
         }
+        let hash = |text: &str| {
+            hex::decode(text)
+                .ok()
+                .filter(|_| text.bytes().all(|b| !b.is_ascii_uppercase()))
+                .and_then(|bytes| crate::merkle::Hash::try_from(bytes.as_slice()).ok())
+        };
+        let restored_root = hash(restored_root).ok_or_else(|| {
+            format!(
+                "the rollback accepted at index {index}: restored_root is not lower-case hex SHA-256"
+            )
+        })?;
         let mut checkpoints: Vec<(u64, crate::merkle::Hash)> = Vec::with_capacity(lost.len());
         for checkpoint in lost {
             if checkpoint.size <= index {
@@ -226,11 +240,7 @@ impl AcceptedRollback {
                     "the rollback accepted at index {index} lists its lost checkpoints out of order"
                 ));
             }
-            let root = hex::decode(&checkpoint.root)
-                .ok()
-                .filter(|_| checkpoint.root.bytes().all(|b| !b.is_ascii_uppercase()))
-                .and_then(|bytes| crate::merkle::Hash::try_from(bytes.as_slice()).ok())
-                .ok_or_else(|| {
+            let root = hash(&checkpoint.root).ok_or_else(|| {
                     format!(
                         "the rollback accepted at index {index}: the root of the checkpoint of {} entries is not lower-case hex SHA-256",
                         checkpoint.size
@@ -240,6 +250,7 @@ impl AcceptedRollback {
         }
         Ok(AcceptedRollback {
             index,
+            restored_root,
             lost: checkpoints,
             reason: reason.clone(),
             actor: actor.clone(),
@@ -1512,6 +1523,7 @@ mod tests {
         RegistryEvent::RollbackAccepted {
             previous: Some(previous),
             restored_size,
+            restored_root: "cc".repeat(32),
             lost: lost
                 .iter()
                 .map(|(size, root)| crate::registry_event::LostCheckpoint {

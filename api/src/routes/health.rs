@@ -147,7 +147,19 @@ pub async fn readyz(Public { state }: Public) -> HttpResponse {
     ];
     let ready = checks.iter().all(|c| c.ok);
     let replica = match state.replica.clone() {
-        Some(replica) => Some(replica_progress(state.pool.clone(), replica).await),
+        // A replica that does not answer in time is shown as unreachable, never awaited.
+        Some(replica) => Some(
+            actix_web::rt::time::timeout(
+                std::time::Duration::from_secs(2),
+                replica_progress(state.pool.clone(), replica),
+            )
+            .await
+            .unwrap_or(ReplicaProgress {
+                reachable: false,
+                covered_size: None,
+                lag_entries: None,
+            }),
+        ),
         None => None,
     };
     let body = Readiness {

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
 use actix_web::http::header::{HeaderName, HeaderValue};
-use ledger::storage::read_cut::{read_at_cut, LedgerCut};
+use ledger::storage::read_cut::{read_at_cut, LedgerCut, ReadSource};
 
 use crate::download::{self, Format};
 use crate::error::{ApiError, ErrorBody};
@@ -364,7 +364,7 @@ pub(super) type PeopleSheet<R> = fn(&R, &rules::PlanBook, Language) -> Sheet;
 pub(super) async fn report_for_people<R, E>(
     state: State,
     (format, lang): (Option<String>, Option<String>),
-    build: impl FnOnce(&mut PgConnection, LedgerCut, &AppState) -> Result<R, E> + Send + 'static,
+    build: impl Fn(&mut PgConnection, LedgerCut, &AppState) -> Result<R, E> + Send + 'static,
     to_csv: CsvWriter<R>,
     to_sheet: PeopleSheet<R>,
     file: String,
@@ -402,20 +402,31 @@ where
 }
 
 /// Builds a report on the reads' connection (the replica's when one is configured and answers),
-/// in one snapshot, of the entries below that snapshot's cut; with the cut.
+/// in one snapshot, of the entries below that snapshot's cut; with the cut. A read that fails on
+/// the replica (a dropped connection, a query cancelled by replay) is read again on the primary.
 pub(super) fn read_report<R, E>(
     state: &AppState,
-    build: impl FnOnce(&mut PgConnection, LedgerCut, &AppState) -> Result<R, E>,
+    build: impl Fn(&mut PgConnection, LedgerCut, &AppState) -> Result<R, E>,
 ) -> Result<(R, LedgerCut), ApiError>
 where
     ApiError: From<E>,
 {
+    let read = |conn: &mut PgConnection, source| {
+        read_at_cut(conn, source, |conn, cut| {
+            build(conn, cut, state)
+                .map(|report| (report, cut))
+                .map_err(ApiError::from)
+        })
+    };
     let (mut conn, source) = state.read_conn()?;
-    read_at_cut(&mut conn, source, |conn, cut| {
-        build(conn, cut, state)
-            .map(|report| (report, cut))
-            .map_err(ApiError::from)
-    })
+    match read(&mut conn, source) {
+        Err(cause) if source == ReadSource::Replica => {
+            tracing::warn!(%cause, "a read failed on the replica; reading on the primary");
+            drop(conn);
+            read(&mut *state.conn()?, ReadSource::Primary)
+        }
+        done => done,
+    }
 }
 
 /// `X-Dozor-Ledger-Size` (the entries a report covers: `0..size`) and `X-Dozor-Read-From`

@@ -104,6 +104,32 @@ fn run_on(url: &str, operator: &NoteSigner, command: LogCommand) -> anyhow::Resu
             let operators =
                 ledger::storage::rotation::operator_chain(&mut conn, &operator.verifier())?;
             let witnessed = ledger::witness::Witness::new(&witness).read(&operators)?;
+            // What is kept must verify before its loss is signed for: every entry, and every
+            // witnessed checkpoint it still covers.
+            let size = ledger::storage::reads::size(&mut conn)?;
+            let previous = ledger::storage::rollbacks::accepted(&mut conn, &operators)?;
+            let kept: Vec<_> = ledger::storage::rollbacks::binding(witnessed.clone(), &previous)
+                .into_iter()
+                .filter(|c| c.size <= size)
+                .collect();
+            let keys: std::collections::HashMap<_, _> = operators
+                .iter()
+                .map(|v| (ledger::keys::key_id(&v.key), v.key))
+                .collect();
+            let report = ledger::storage::verify::verify_ledger_witnessed(
+                &mut conn,
+                &keys,
+                ledger::entry_check::SignatureCheck::Batch,
+                kept,
+                |_| {},
+            )?;
+            if let Some(failure) = report.failure {
+                anyhow::bail!(
+                    "the restored ledger does not verify at index {}: {}; nothing was accepted",
+                    failure.index,
+                    failure.reason
+                );
+            }
             let receipt = ledger::storage::rollbacks::accept(
                 &mut conn,
                 operator,

@@ -78,8 +78,7 @@ impl Ingest {
             None => Vec::new(),
         };
         // Checkpoints lost in a restore the operator accepted (a recorded event) bind no more.
-        let rollbacks =
-            crate::storage::rollbacks::accepted(&mut conn, &settings.operator.verifier().key)?;
+        let rollbacks = crate::storage::rollbacks::accepted(&mut conn, &operators)?;
         let witnessed = crate::storage::rollbacks::binding(witnessed, &rollbacks);
         crate::storage::issued::check_not_rolled_back(&mut conn, &witnessed)?;
         drop(conn);

@@ -64,9 +64,12 @@ pub const REPLICA_WAIT: std::time::Duration = std::time::Duration::from_millis(5
 /// A pool on a streaming replica for reads. Built without connecting: a replica that is down at
 /// start (or later) makes reads go to the primary, never stops the server.
 pub fn replica_pool(url: &str, size: u32) -> Result<PgPool, LedgerError> {
+    // No test query on checkout: it has no timeout of its own, and a read that fails on the
+    // replica is read again on the primary anyway.
     Ok(Pool::builder()
         .max_size(size)
         .min_idle(Some(0))
+        .test_on_check_out(false)
         .connection_timeout(REPLICA_WAIT)
         .build_unchecked(ConnectionManager::<PgConnection>::new(url)))
 }

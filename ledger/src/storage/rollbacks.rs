@@ -15,53 +15,48 @@ use ed25519_dalek::VerifyingKey;
 use super::append::{append_registry_event, last_registry_event, lock_and_position};
 use super::issued::IssuedCheckpoint;
 use super::schema::ledger_entries;
-use crate::checkpoint::NoteSigner;
-use crate::entry_check::{check_entry, Signers, Subject};
+use crate::checkpoint::{NoteSigner, NoteVerifier};
 use crate::registry_event::{LostCheckpoint, RegistryEvent};
 use crate::registry_history::{AcceptedRollback, RegistryHistory};
 use crate::LedgerError;
 
-/// Every accepted rollback of the ledger, in order, each event's signature checked with the
-/// operator key that held the log at its index (`holder` holds it now).
+/// Every accepted rollback of the ledger, in order: those of its registry replayed in full —
+/// each event's signature, the operator's tenure from signed rotations, the chain of
+/// `previous` — with `operators` the keys that held the log. A `rollback_accepted` row the
+/// replay does not honour, or a registry that does not replay, is refused: an acceptance counts
+/// only as part of a registry that verifies.
 pub fn accepted(
     conn: &mut PgConnection,
-    holder: &VerifyingKey,
+    operators: &[NoteVerifier],
 ) -> Result<Vec<AcceptedRollback>, LedgerError> {
-    let rows: Vec<(i64, Vec<u8>)> = ledger_entries::table
+    let stored: Vec<i64> = ledger_entries::table
         .filter(ledger_entries::record_type.eq("rollback_accepted"))
         .order(ledger_entries::idx.asc())
-        .select((ledger_entries::idx, ledger_entries::entry))
+        .select(ledger_entries::idx)
         .load(conn)?;
-    if rows.is_empty() {
+    if stored.is_empty() {
         return Ok(Vec::new());
     }
-    let tenures = super::rotation::Tenures::read(conn, holder)?;
-    let no_tables = RegistryHistory::default();
-    let mut rollbacks = Vec::with_capacity(rows.len());
-    for (idx, entry) in rows {
-        let index = u64::try_from(idx).unwrap_or_default();
-        let unreadable = |reason: String| {
-            LedgerError::RolledBack(format!(
-                "the rollback accepted at index {index} does not hold: {reason}"
-            ))
-        };
-        let operators: HashMap<String, VerifyingKey> = tenures.at(index);
-        let checked = check_entry(
-            &entry,
-            index,
-            Signers {
-                operators: &operators,
-                tables: &no_tables,
-            },
-        )
-        .map_err(unreadable)?;
-        checked.verify_signature().map_err(unreadable)?;
-        let Subject::Registry(event) = &checked.subject else {
-            return Err(unreadable("it is not a registry event".into()));
-        };
-        rollbacks.push(AcceptedRollback::from_event(index, event).map_err(unreadable)?);
+    let keys: HashMap<String, VerifyingKey> = operators
+        .iter()
+        .map(|v| (crate::keys::key_id(&v.key), v.key))
+        .collect();
+    let mut history = RegistryHistory::default();
+    if let Err(failure) = super::registry_log::follow(conn, &mut history, &keys)? {
+        return Err(LedgerError::RolledBack(format!(
+            "the ledger records an accepted rollback, but its registry does not verify at index {}: {}",
+            failure.index, failure.reason
+        )));
     }
-    Ok(rollbacks)
+    let honoured = history.accepted_rollbacks();
+    for index in stored {
+        if !honoured.iter().any(|r| i64::try_from(r.index) == Ok(index)) {
+            return Err(LedgerError::RolledBack(format!(
+                "entry {index} is stored as an accepted rollback, but no operator-signed registry event there accepts one"
+            )));
+        }
+    }
+    Ok(honoured.to_vec())
 }
 
 /// The witnessed checkpoints that still bind the ledger: all but those lost in a rollback the
@@ -108,7 +103,6 @@ pub fn accept(
     conn.transaction(|conn| {
         let position = lock_and_position(conn, now)?;
         super::checkpoints::check_signer(conn, operator)?;
-        super::rotation::operator_chain(conn, &operator.verifier())?;
         let size = position.next_index;
         // The database's own checkpoints must still hold: a restore brings them back with the
         // entries they cover.
@@ -117,7 +111,8 @@ pub fn accept(
                 "{e}: the database's own checkpoints are larger than its entries, which no restore leaves; nothing was accepted"
             ))
         })?;
-        let previous = accepted(conn, &operator.verifier().key)?;
+        let operators = super::rotation::operator_chain(conn, &operator.verifier())?;
+        let previous = accepted(conn, &operators)?;
         let mut lost: Vec<LostCheckpoint> = Vec::new();
         for checkpoint in binding(witnessed, &previous) {
             if checkpoint.size <= size {
@@ -147,6 +142,7 @@ pub fn accept(
         let event = RegistryEvent::RollbackAccepted {
             previous: last_registry_event(conn)?,
             restored_size: size,
+            restored_root: hex::encode(super::tree::root(conn, size)?),
             lost: lost.clone(),
             reason: reason.to_owned(),
             actor: actor.to_owned(),

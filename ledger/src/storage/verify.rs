@@ -182,6 +182,12 @@ fn walk(
         operators,
         tables: &history,
     };
+    // An accepted rollback holds for the ledger it names: the tree of the entries before it.
+    let restored_roots: HashMap<u64, crate::merkle::Hash> = history
+        .accepted_rollbacks()
+        .iter()
+        .map(|r| (r.index, r.restored_root))
+        .collect();
     let plans = rules::PlanBook::builtin()?;
     let mut rounds_readjudicated = 0;
     let mut rounds_sharing_an_id = 0;
@@ -213,6 +219,18 @@ fn walk(
         let mut created = Vec::new();
         let mut broken = None;
         for row in &rows {
+            if restored_roots
+                .get(&expected)
+                .is_some_and(|root| *root != frontier.root())
+            {
+                broken = Some((
+                    expected,
+                    format!(
+                        "the rollback accepted at index {expected} names another tree of its {expected} restored entries than the ledger has: it was accepted for another ledger, or the entries before it were rewritten"
+                    ),
+                ));
+                break;
+            }
             match check_row(row, expected, &prev_hash, signers, &registry_events) {
                 Ok((entry, hash)) => {
                     prev_hash = hash;
