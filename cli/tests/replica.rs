@@ -11,25 +11,13 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::site::{Http, Site};
-use common::{key, registration, signed, spin, straight, Succeeds as _};
+use common::{key, registration, submit_spins, Succeeds as _};
 use diesel::connection::SimpleConnection as _;
 use ledger::storage::cluster::LocalCluster;
 use serde_json::{json, Value};
 
 const STANDBY: &str = "dozor_replica";
 const DAY: &str = "2026-11-20";
-
-/// Submits spins `seq_nos` of T1; the highest receipt's index.
-fn submit(http: &Http, seq_nos: std::ops::RangeInclusive<u64>) -> u64 {
-    let mut last = 0;
-    for seq_no in seq_nos {
-        let record = spin("T1", seq_no, 7, json!([straight("b1", 7, 1_000, 36_000)]));
-        let (status, receipt) = http.post("/api/v1/records", None, &signed(record, &key(11)));
-        assert_eq!(status, 201, "{receipt}");
-        last = receipt["index"].as_u64().unwrap();
-    }
-    last
-}
 
 /// Waits until `done` holds (checked every 100 ms), at most 30 s.
 fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
@@ -84,7 +72,7 @@ fn a_lagging_replica_gives_reports_cut_at_its_checkpoint_and_a_missing_one_the_p
     assert_eq!(status, 201, "{answer}");
 
     // Ten spins, checkpointed and replayed: the report read on the replica has them all.
-    let first = submit(http, 1..=10);
+    let first = submit_spins(http, 1..=10);
     wait_until("the replica holds a checkpoint of every entry", || {
         replica_progress(http)["covered_size"].as_u64() == Some(first + 1)
     });
@@ -102,7 +90,7 @@ fn a_lagging_replica_gives_reports_cut_at_its_checkpoint_and_a_missing_one_the_p
     standby_admin
         .batch_execute("SELECT pg_wal_replay_pause()")
         .unwrap();
-    let second = submit(http, 11..=20);
+    let second = submit_spins(http, 11..=20);
     wait_until("the primary's checkpoint covers the second ten", || {
         replica_progress(http)["lag_entries"].as_u64() >= Some(second - first)
     });

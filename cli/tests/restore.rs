@@ -11,7 +11,7 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::time::{Duration, Instant};
 
 use common::site::Site;
-use common::{key, registration, signed, spin, straight, Succeeds as _};
+use common::{key, registration, submit_spins, Succeeds as _};
 use diesel::prelude::*;
 use ledger::storage::cluster::LocalCluster;
 use serde_json::{json, Value};
@@ -28,18 +28,6 @@ fn shared_dir(parent: &std::path::Path, name: &str) -> std::path::PathBuf {
 struct Text {
     #[diesel(sql_type = diesel::sql_types::Text)]
     text: String,
-}
-
-/// Submits spins `seq_nos` of T1; the highest receipt's index.
-fn submit(http: &common::site::Http, seq_nos: std::ops::RangeInclusive<u64>) -> u64 {
-    let mut last = 0;
-    for seq_no in seq_nos {
-        let record = spin("T1", seq_no, 7, json!([straight("b1", 7, 1_000, 36_000)]));
-        let (status, receipt) = http.post("/api/v1/records", None, &signed(record, &key(11)));
-        assert_eq!(status, 201, "{receipt}");
-        last = receipt["index"].as_u64().unwrap();
-    }
-    last
 }
 
 /// Waits until the witness file's latest checkpoint covers more than `index` entries.
@@ -97,7 +85,7 @@ fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server_un
     assert_eq!(status, 201, "{body}");
 
     // Records before the restore point, witnessed; then the point; then more, witnessed too.
-    let kept = submit(http, 1..=10);
+    let kept = submit_spins(http, 1..=10);
     wait_for_witnessed(&witness, kept);
     let mut conn = ledger::storage::connect(&url).unwrap();
     // Everything up to here is committed; the restore point is after it, by the database's
@@ -108,7 +96,7 @@ fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server_un
         .unwrap();
     let kept_size = ledger::storage::reads::size(&mut conn).unwrap();
     std::thread::sleep(Duration::from_millis(300));
-    let lost = submit(http, 11..=20);
+    let lost = submit_spins(http, 11..=20);
     wait_for_witnessed(&witness, lost);
     let status = server.terminate();
     assert!(status.success(), "{status}");
@@ -238,7 +226,7 @@ fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server_un
         ("DATABASE_URL", restored_url.as_str()),
         ("DOZOR_CHECKPOINT_WITNESS", witness_text.as_str()),
     ]);
-    let regrown = submit(&server.http, 11..=20);
+    let regrown = submit_spins(&server.http, 11..=20);
     assert_eq!(
         regrown, final_size,
         "one entry more than before: the acceptance"

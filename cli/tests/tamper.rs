@@ -254,10 +254,10 @@ fn a_tail_removed_with_its_merkle_nodes_is_a_rollback_named_by_verify_and_refuse
     assert_eq!(ledger::storage::reads::size(&mut conn).unwrap(), 3);
 }
 
-/// The strongest rollback: the tail, its nodes **and** every checkpoint row that covers it. The
-/// database alone is then a consistent smaller ledger; the witness file kept outside it is not.
-#[test]
-fn a_rollback_that_also_deletes_the_checkpoints_is_caught_by_the_witness_file() {
+/// A ledger of 4 entries whose checkpoint is also kept in a witness file, then rolled back by a
+/// superuser to 3 entries with the nodes and every checkpoint row that covered the fourth: the
+/// database URL, the witness file's directory (kept alive) and the witness.
+fn rolled_back_behind_the_witness_file() -> (String, tempfile::TempDir, ledger::witness::Witness) {
     let (_, url) = ledger();
     let dir = tempfile::tempdir().unwrap();
     let witness = ledger::witness::Witness::new(dir.path().join("checkpoints.witness"));
@@ -278,6 +278,14 @@ fn a_rollback_that_also_deletes_the_checkpoints_is_caught_by_the_witness_file() 
              DELETE FROM checkpoints",
         )
         .unwrap();
+    (url, dir, witness)
+}
+
+/// The strongest rollback: the tail, its nodes **and** every checkpoint row that covers it. The
+/// database alone is then a consistent smaller ledger; the witness file kept outside it is not.
+#[test]
+fn a_rollback_that_also_deletes_the_checkpoints_is_caught_by_the_witness_file() {
+    let (url, _dir, witness) = rolled_back_behind_the_witness_file();
     let (code, report, _) = verify_database(&url);
     assert_eq!(
         code,
@@ -363,26 +371,7 @@ fn a_rollback_that_also_deletes_the_checkpoints_is_caught_by_the_witness_file() 
 /// (well formed, in the chain) gets neither a server that starts nor a verify that passes.
 #[test]
 fn an_accepted_rollback_not_signed_by_the_operator_is_refused() {
-    let (_, url) = ledger();
-    let dir = tempfile::tempdir().unwrap();
-    let witness = ledger::witness::Witness::new(dir.path().join("checkpoints.witness"));
-    let latest = checkpoints::latest(&mut connect(&url).unwrap())
-        .unwrap()
-        .unwrap();
-    witness
-        .record(latest.size as u64, latest.created_at, &latest.note)
-        .unwrap();
-    past_the_triggers(&url)
-        .batch_execute(
-            "DELETE FROM findings WHERE ledger_index = 3; \
-             DELETE FROM adjudications WHERE ledger_index = 3; \
-             DELETE FROM round_kinds WHERE ledger_index = 3; \
-             DELETE FROM round_ids WHERE ledger_index = 3; \
-             DELETE FROM merkle_nodes WHERE (idx + 1) * (1::bigint << level) > 3; \
-             DELETE FROM ledger_entries WHERE idx = 3; \
-             DELETE FROM checkpoints",
-        )
-        .unwrap();
+    let (url, _dir, witness) = rolled_back_behind_the_witness_file();
     let witnessed = witness.read(&[operator().verifier()]).unwrap();
     let forger = operator_with(7);
     let forged = ledger::storage::rollbacks::accept(

@@ -181,6 +181,20 @@ pub fn spin(table_id: &str, seq_no: u64, number: u8, bets: Value) -> Value {
            "outcome": {"result": "number", "number": number}, "bets": bets})
 }
 
+/// Submits spins `seq_nos` of T1 (signed with `key(11)`), one request each; the highest
+/// receipt's index.
+#[allow(dead_code)]
+pub fn submit_spins(http: &site::Http, seq_nos: std::ops::RangeInclusive<u64>) -> u64 {
+    let mut last = 0;
+    for seq_no in seq_nos {
+        let record = spin("T1", seq_no, 7, json!([straight("b1", 7, 1_000, 36_000)]));
+        let (status, receipt) = http.post("/api/v1/records", None, &signed(record, &key(11)));
+        assert_eq!(status, 201, "{receipt}");
+        last = receipt["index"].as_u64().unwrap();
+    }
+    last
+}
+
 pub fn straight(id: &str, number: u8, stake_h: i64, paid_h: i64) -> Value {
     json!({"bet_id": id, "player": "seat-1", "kind": "straight", "numbers": [number],
            "stake_h": stake_h, "paid_h": paid_h})
