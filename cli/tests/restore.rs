@@ -30,6 +30,18 @@ struct Text {
     text: String,
 }
 
+/// `dozor verify --witness` of the ledger at `url`, which must pass: its report and stderr.
+fn verified(site: &Site, url: &str, witness: &str) -> (Value, String) {
+    let out = site
+        .dozor()
+        .env("DATABASE_URL", url)
+        .args(["verify", "--witness", witness])
+        .succeeds();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["failure"].is_null(), "{report}");
+    (report, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
 /// Waits until the witness file's latest checkpoint covers more than `index` entries.
 fn wait_for_witnessed(file: &std::path::Path, index: u64) {
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -158,13 +170,7 @@ fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server_un
     // restored ledger grows on: the witness file then holds the new timeline's checkpoints).
     let whole = LocalCluster::temporary_restored(&backup, &archive, None).unwrap();
     let whole_url = whole.tcp_url("postgres", "dozor").unwrap();
-    let out = site
-        .dozor()
-        .env("DATABASE_URL", &whole_url)
-        .args(["verify", "--witness", &witness_text])
-        .succeeds();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(report["failure"].is_null(), "{report}");
+    let (report, _) = verified(&site, &whole_url, &witness_text);
     assert_eq!(report["entries_checked"], final_size, "{report}");
 
     // The operator accepts the loss, on the record: a signed entry at the restored size names
@@ -196,13 +202,7 @@ fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server_un
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("no rollback to accept"), "{stderr}");
     // verify passes and reports the accepted loss.
-    let out = site
-        .dozor()
-        .env("DATABASE_URL", &restored_url)
-        .args(["verify", "--witness", &witness_text])
-        .succeeds();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(report["failure"].is_null(), "{report}");
+    let (report, stderr) = verified(&site, &restored_url, &witness_text);
     let notice = &report["accepted_rollbacks"][0];
     assert_eq!(
         (
@@ -213,7 +213,6 @@ fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server_un
         (&json!(size), &json!(final_size), &json!(reason)),
         "{report}"
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains(&format!("rollback ACCEPTED at index {size}")),
         "{stderr}"
@@ -234,13 +233,7 @@ fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server_un
     wait_for_witnessed(&witness, regrown);
     let status = server.terminate();
     assert!(status.success(), "{status}");
-    let out = site
-        .dozor()
-        .env("DATABASE_URL", &restored_url)
-        .args(["verify", "--witness", &witness_text])
-        .succeeds();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(report["failure"].is_null(), "{report}");
+    let (report, _) = verified(&site, &restored_url, &witness_text);
     assert_eq!(report["entries_checked"], final_size + 1, "{report}");
     assert_eq!(report["accepted_rollbacks"][0]["index"], size, "{report}");
 }
