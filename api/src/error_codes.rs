@@ -161,6 +161,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "the package fails the Ministry's rules and is not delivered (errors in details)",
     ),
     (
+        "month_not_over",
+        "the month's last gaming day has not ended: its package is not delivered yet",
+    ),
+    (
         "delivery_not_configured",
         "no [delivery] section: the Ministry's certificates and the operator's seal",
     ),

@@ -428,8 +428,10 @@ fn rand_suffix() -> u64 {
 #[::core::prelude::v1::test]
 fn the_ministry_downloads_over_tls_with_its_certificate_only_and_each_download_is_recorded() {
     let pki = Pki::new();
-    // A Ministry certificate whose validity ended as it was issued.
+    // A Ministry certificate whose validity ended as it was issued, and one of the Ministry's
+    // CA that is not configured: certificates are admitted one by one, not by their CA.
     pki.issue("ministry-expired", "ministry-ca", &["-days", "0"]);
+    pki.issue("ministry-unlisted", "ministry-ca", &[]);
     let site = common::site::Site::new();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -468,8 +470,14 @@ fn the_ministry_downloads_over_tls_with_its_certificate_only_and_each_download_i
     let (code, status, body) = curl(&pki, port, &file, Some("ministry-client"), &[]);
     assert_eq!((code, status.as_str()), (0, "200"));
     assert_eq!(body, sealed);
-    // No certificate, another CA's, an expired one of the Ministry's: the handshake refuses.
-    for cert in [None, Some("stranger-client"), Some("ministry-expired")] {
+    // No certificate, another CA's, an expired one of the Ministry's, one of the Ministry's CA
+    // not configured: the handshake refuses.
+    for cert in [
+        None,
+        Some("stranger-client"),
+        Some("ministry-expired"),
+        Some("ministry-unlisted"),
+    ] {
         let (code, status, _) = curl(&pki, port, &file, cert, &[]);
         assert!(
             code != 0 && status != "200",
@@ -707,4 +715,121 @@ fn the_registration_form_is_valid_by_the_ministrys_schema() {
     let broken = setup.pki.path("broken.xml");
     std::fs::write(&broken, xml.replace("Model=\"M\"", "Model=\"X\"")).unwrap();
     assert!(xmlschema_errors(&broken, &xsd).is_some());
+}
+
+/// A package the Ministry's rules refuse is not delivered, takes no version number and seals
+/// nothing; the corrected one is then version 01. A refused confirmation alone confirms
+/// nothing.
+#[actix_web::test]
+async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms_nothing() {
+    let pki = Pki::new();
+    let (state, url) = api_state_delivering(&pki);
+    let config = state.operator_config.clone().unwrap();
+    let keys = state.delivery_keys.clone().unwrap();
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    let request = reports::mf::PackageRequest {
+        config: &config,
+        premises: "kasino_1",
+        month: reports::gaming_day::Month::parse("2026-10").unwrap(),
+        version: 1,
+        clock: state.clock,
+        plans: &state.plans,
+        now: chrono::Utc::now(),
+    };
+    let mut package = reports::mf::build(&mut conn, &request).unwrap();
+    // A stray quote inside an unquoted field of the first file's first record (line 3).
+    let (file, bytes) = package.files.first_mut().unwrap();
+    let file = file.clone();
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    let mut lines: Vec<String> = text.split("\r\n").map(str::to_owned).collect();
+    lines[2] = format!("x\"y{}", lines[2]);
+    *bytes = lines.join("\r\n").into_bytes();
+    let size_before = ledger::storage::reads::size(&mut conn).unwrap();
+    let refused = reports::mf::deliver::deliver_built(
+        &mut conn,
+        state.operator.signing_key(),
+        &request,
+        package,
+        &keys,
+        "test",
+    );
+    match refused {
+        Err(reports::mf::PackageError::Invalid { name, errors }) => {
+            assert_eq!(name, NAME);
+            assert!(
+                errors.iter().any(|e| e.code == "ERR_LINE_INVALID_CSV"
+                    && e.file.as_deref().is_some_and(|f| f.ends_with(&file))),
+                "{errors:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        ledger::storage::reads::size(&mut conn).unwrap(),
+        size_before
+    );
+    assert!(ledger::storage::packages::all(&mut conn)
+        .unwrap()
+        .is_empty());
+    drop(conn);
+
+    let app = app!(state);
+    let (status, receipt) = call(
+        &app,
+        test::TestRequest::post()
+            .uri("/api/v1/reports/mf/deliveries?month=2026-10&misto=kasino_1")
+            .insert_header(bearer(ledger::access::Role::Compliance))
+            .to_request(),
+    )
+    .await;
+    assert_eq!(
+        (status, receipt["package"].as_str()),
+        (201, Some(NAME)),
+        "{receipt}"
+    );
+    // This month is not over: its package is not delivered, and takes no version either.
+    let (status, refused) = call(
+        &app,
+        test::TestRequest::post()
+            .uri("/api/v1/reports/mf/deliveries?month=this&misto=kasino_1")
+            .insert_header(bearer(ledger::access::Role::Compliance))
+            .to_request(),
+    )
+    .await;
+    assert_eq!(
+        (status, &refused["code"]),
+        (409, &serde_json::json!("month_not_over")),
+        "{refused}"
+    );
+    let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+
+    // Sealed by the operator, not the Ministry: kept as evidence, counted as refused, and the
+    // package still waits for its confirmation.
+    let forged = ministry_confirmation(&pki, "OK: 20261103-101500\r\n", "operator-seal", "Ok");
+    let (status, outcome) = call(
+        &app,
+        test::TestRequest::post()
+            .uri(&format!(
+                "/api/v1/reports/mf/confirmations?file={NAME}.Ok.zip.p7e.p7s"
+            ))
+            .insert_header(bearer(ledger::access::Role::Compliance))
+            .insert_header(("content-type", "application/octet-stream"))
+            .set_payload(std::fs::read(&forged).unwrap())
+            .to_request(),
+    )
+    .await;
+    assert_eq!(
+        outcome["step"], "confirmation_refused",
+        "{status} {outcome}"
+    );
+    let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
+    assert_eq!(listed[0]["state"], "sealed", "{listed}");
+    assert_eq!(listed[0]["refused_confirmations"], 1, "{listed}");
+    assert!(listed[0]["confirmation"].is_null(), "{listed}");
+    let (_, report) = get(&app, "/api/v1/reports/rtp?month=2026-10").await;
+    assert_eq!(
+        report["ministry_packages_unconfirmed"][0]["package"], NAME,
+        "{report}"
+    );
 }

@@ -526,7 +526,7 @@ fn evening(table_id: &str, drop_h: i64, closing: Value) -> Vec<Value> {
 
 #[actix_web::test]
 async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
-    let (state, _url) = api_state_configured();
+    let (state, url) = api_state_configured();
     let app = app!(state);
     let (table_key, short_key, cage_key) = (key(1), key(2), key(3));
     for (id, game, k) in [
@@ -644,14 +644,25 @@ async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
         ]
     );
     assert_eq!(audit["rounds_outside_periods"][0]["rounds"], 1);
+    // October is over: nothing provisional about it.
+    assert_eq!(
+        (&audit["provisional"], &audit["provisional_note"]),
+        (&json!(false), &Value::Null)
+    );
 
-    let (status, zip, _) = get_bytes(
+    let (status, zip, headers) = get_bytes(
         &app,
         "/api/v1/reports/mf?month=2026-10&misto=kasino_1",
         Role::Compliance,
     )
     .await;
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&zip));
+    assert_eq!(
+        headers
+            .get("x-dozor-provisional")
+            .and_then(|v| v.to_str().ok()),
+        Some("false")
+    );
     let (_dir, _path, errors) = validate_zip(&zip, "12345679-M-202610-Z-kasino_1-01");
     assert_eq!(errors, Vec::<String>::new());
 
@@ -724,6 +735,41 @@ async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
         holding(&format!("{cage_id}-1")),
         ("1000000,00".into(), "989000,00".into())
     );
+
+    // The command names every period finding of the month, one line each, as the audit has
+    // them: the round outside R02's period and its drop 1 500 Kč short.
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("operator.key");
+    ledger::operator_key::write_private(&key, &operator().private_key()).unwrap();
+    std::fs::write(dir.path().join("dozor.toml"), OPERATOR_CONFIG).unwrap();
+    let made = dozor()
+        .args(["report", "mf", "--month", "2026-10", "--misto", "kasino_1"])
+        .arg("--config")
+        .arg(dir.path().join("dozor.toml"))
+        .arg("--operator-key")
+        .arg(&key)
+        .arg("--out")
+        .arg(dir.path())
+        .env("DATABASE_URL", &url)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&made.stdout);
+    assert!(made.status.success(), "{stdout}");
+    assert!(stdout.contains("; 2 period findings"), "{stdout}");
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("period finding: "))
+        .collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with("R02") && lines[0].contains(": round_outside_period"),
+        "{stdout}"
+    );
+    assert!(
+        lines[1].starts_with("R02") && lines[1].contains(": drop_not_reconciled (-1 500,00 Kč)"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("provisional"), "{stdout}");
 }
 
 #[actix_web::test]

@@ -163,6 +163,45 @@ fn the_readmes_month_is_accepted_whole_once_and_gives_a_valid_package() {
         .arg(&workbook)
         .succeeds();
     assert!(std::fs::read(&workbook).unwrap().starts_with(b"PK"));
+    // Every other report for a Czech office from the command line too: one line of the sheet
+    // per line of the JSON, and a workbook.
+    for (args, lines, heading) in [
+        (["shoes", "--day", "2026-10-05"], "shoes", "Sáňky (shoe)"),
+        (
+            ["time-collection", "--day", "2026-10-05"],
+            "uncollected",
+            "Naposledy zaplaceno do",
+        ),
+        (
+            ["table-audit", "--day", "2026-10-05"],
+            "findings",
+            "Porovnáno s kolem (seq_no)",
+        ),
+        (["periods", "--month", "2026-10"], "tables", "Rozdíl (Kč)"),
+    ] {
+        let report = |format: &[&str]| {
+            site.dozor()
+                .arg("report")
+                .args(args)
+                .args(format)
+                .succeeds()
+                .stdout
+        };
+        let json: serde_json::Value =
+            serde_json::from_slice(&report(&["--format", "json"])).unwrap();
+        let people = String::from_utf8(report(&["--format", "csv-cz"])).unwrap();
+        assert_eq!(
+            python_czech_column(&people, heading).len(),
+            json[lines].as_array().unwrap().len(),
+            "{args:?}: {people}"
+        );
+        let workbook = out_dir_for_sheets.path().join(format!("{}.xlsx", args[0]));
+        report(&["--format", "xlsx", "--out", workbook.to_str().unwrap()]);
+        assert!(
+            std::fs::read(&workbook).unwrap().starts_with(b"PK"),
+            "{args:?}"
+        );
+    }
 
     // The package of the month, and the validator's word on it.
     let out_dir = tempfile::tempdir().unwrap();

@@ -244,6 +244,30 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
         python_czech_column(&people, "Roztočení"),
         [wheels["wheels"][0]["spins"].to_string()]
     );
+    // A month not over is provisional in every form; one that is over is not.
+    for report in ["wheels", "periods"] {
+        let (_, this) = get(&app, &format!("/api/v1/reports/{report}?month=this")).await;
+        assert_eq!(this["provisional"], true, "{report}: {this}");
+        assert!(
+            this["provisional_note"]
+                .as_str()
+                .unwrap()
+                .starts_with("provisional: the month "),
+            "{this}"
+        );
+        let (_, over) = get(&app, &format!("/api/v1/reports/{report}?month=2026-10")).await;
+        assert_eq!(
+            (&over["provisional"], &over["provisional_note"]),
+            (&serde_json::json!(false), &serde_json::Value::Null),
+            "{report}: {over}"
+        );
+    }
+    let words = if wheels["provisional"] == true {
+        "ano"
+    } else {
+        "ne"
+    };
+    assert_eq!(python_czech_column(&people, "Předběžné"), [words]);
 
     // XLSX: a workbook (a zip holding the sheet), its headings in English on request.
     let response = test::call_service(
@@ -369,11 +393,10 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     assert_eq!(also, [&json!("5.1")]);
     let (_, other) = get(&app, "/api/v1/findings/5.1").await;
     assert_eq!(other["state"], "confirmed", "{other}");
-    assert_eq!(
-        other["resolutions"][0]["amount_settled_h"],
-        Value::Null,
-        "{other}"
-    );
+    let history = other["history"].as_array().unwrap();
+    assert_eq!(history.len(), 1, "{other}");
+    assert_eq!(history[0]["amount_settled_h"], Value::Null, "{other}");
+    assert_eq!(history[0]["state"], "confirmed", "{other}");
     let (_, open) = get(&app, "/api/v1/findings?state=open").await;
     assert_eq!(open["items"].as_array().unwrap().len(), 2, "{open}");
     // The round again: nothing of it is open, so only the named finding's step is taken —
@@ -407,4 +430,117 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     .await;
     assert_eq!(s, 201, "{receipt}");
     assert_eq!(receipt["reason"], "the player also repaid a 50 Kč advance");
+}
+
+/// The workbench's list as a page: a range of days, an amount, an order, links to the files
+/// with the same filter, pages of 100; and a finding's form resolving its whole round.
+#[actix_web::test]
+async fn the_workbench_page_filters_sorts_pages_and_resolves_a_whole_round() {
+    // Entries 0-1: the keys; 2: the table; 3: a spin of the 20th with two findings; 4: a spin
+    // of the 19th with 101 straight bets on 17, each paid nothing (101 findings).
+    let (state, _url) = api_state();
+    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
+    assert_eq!(s, 201, "{b}");
+    // 17 is black: the straight is due 35 × 10 000 + 10 000 = 360 000, paid 350 000
+    // (10 000 h = 100 Kč short); red pays nothing, paid 40 000 (400 Kč too much).
+    let two = spin_at(
+        1,
+        "2026-11-20T19:00:00Z",
+        json!([
+            straight("b1", 17, 10_000, 350_000),
+            red("b2", 20_000, 40_000)
+        ]),
+    );
+    let many: Vec<Value> = (0..101)
+        .map(|i| straight(&format!("s{i}"), 17, 1_000, 0))
+        .collect();
+    for round in [two, spin_at(2, "2026-11-19T18:00:00Z", json!(many))] {
+        let (s, b) = call(&app, record_request(round, &key(1))).await;
+        assert_eq!(s, 201, "{b}");
+    }
+    let page = |query: &'static str| {
+        let app = &app;
+        async move {
+            let (s, html) = get_text(app, &format!("/workbench/findings?{query}")).await;
+            assert_eq!(s, 200, "{query}: {html}");
+            html
+        }
+    };
+    // The order of the findings a page lists, by their links.
+    let listed = |html: &str| -> Vec<String> {
+        html.split("<tr><td><a href=\"/workbench/findings/")
+            .skip(1)
+            .map(|rest| rest.split('?').next().unwrap().to_owned())
+            .collect()
+    };
+
+    // The 20th, largest first: 400 Kč (3.1), then 100 Kč (3.0); the totals and the files say
+    // the same filter.
+    let html = page("from=2026-11-20&to=2026-11-20&sort=-amount").await;
+    assert_eq!(listed(&html), ["3.1", "3.0"]);
+    assert!(
+        html.contains("<b>2</b>") && html.contains("<b>500,00 Kč</b>"),
+        "{html}"
+    );
+    assert!(
+        html.contains(
+            "/api/v1/findings?from=2026-11-20&amp;to=2026-11-20&amp;sort=-amount&amp;format=csv-cz"
+        ),
+        "{html}"
+    );
+    // Smallest first; and from 200 Kč up only the 400 Kč one, its file asking the same in haléře.
+    let html = page("from=2026-11-20&to=2026-11-20&sort=amount").await;
+    assert_eq!(listed(&html), ["3.0", "3.1"]);
+    let html = page("from=2026-11-20&to=2026-11-20&min_amount=200").await;
+    assert_eq!(listed(&html), ["3.1"]);
+    assert!(html.contains("min_amount_h=20000"), "{html}");
+
+    // 103 findings: a page of 100 and the way to the next, which holds the other 3.
+    let html = page("sort=played_at").await;
+    assert_eq!(listed(&html).len(), 100);
+    assert!(
+        html.contains("<b>103</b>") && html.contains("1–100"),
+        "{html}"
+    );
+    assert!(html.contains("offset=100"), "{html}");
+    let html = page("sort=played_at&offset=100").await;
+    assert_eq!(listed(&html).len(), 3);
+    assert!(
+        html.contains("101–103") && html.contains("offset=0"),
+        "{html}"
+    );
+
+    // The form of 3.0, with "the round's other open findings the same way": both recorded.
+    let (_, finding) = get_text(&app, "/workbench/findings/3.0").await;
+    let token = finding
+        .split("name=\"token\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_owned();
+    let response = test::call_service(
+        &app,
+        test::TestRequest::post()
+            .uri("/workbench/findings/3.0/resolutions")
+            .insert_header(bearer(ledger::access::Role::Compliance))
+            .insert_header(("sec-fetch-site", "same-origin"))
+            .insert_header(("content-type", "application/x-www-form-urlencoded"))
+            .set_payload(format!(
+                "token={token}&state=confirmed&amount_settled=100&reason=&comment=repaid+at+the+cage&scope=round"
+            ))
+            .to_request(),
+    )
+    .await;
+    assert_eq!(response.status().as_u16(), 303);
+    for (id, settled) in [("3.0", json!(10_000)), ("3.1", Value::Null)] {
+        let (_, f) = get(&app, &format!("/api/v1/findings/{id}")).await;
+        assert_eq!(f["state"], "confirmed", "{f}");
+        let history = f["history"].as_array().unwrap();
+        assert_eq!(history.len(), 1, "{f}");
+        assert_eq!(history[0]["amount_settled_h"], settled, "{f}");
+        assert_eq!(history[0]["comment"], "repaid at the cage", "{f}");
+    }
+    let html = page("from=2026-11-20&to=2026-11-20&state=open").await;
+    assert!(listed(&html).is_empty(), "{html}");
 }

@@ -97,6 +97,25 @@ fn openssl_verifies_the_seal_and_decrypts_what_dozor_sealed() {
         printed.contains("UTCTIME:Nov  3 09:30:00 2026 GMT"),
         "{printed}"
     );
+    // The certificates it carries, each by its subject: the seal's and its CA's.
+    let carried = pki.run(&[
+        "pkcs7",
+        "-print_certs",
+        "-inform",
+        "DER",
+        "-in",
+        "package.zip.p7e.p7s",
+    ]);
+    let mut subjects: Vec<String> = String::from_utf8_lossy(&carried.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("subject="))
+        .map(|s| s.replace(' ', ""))
+        .collect();
+    subjects.sort();
+    assert_eq!(
+        subjects,
+        ["CN=operator-ca,O=test", "CN=operator-seal,O=test"]
+    );
     // The Ministry decrypts the ZIP with its key, and so does the operator with its own.
     for recipient in ["ministry-encryption", "operator-encryption"] {
         let out = format!("{recipient}.zip");

@@ -17,6 +17,7 @@ pub mod month_page;
 pub mod monthly;
 pub mod nightly;
 pub mod periods;
+pub mod provisional;
 pub mod round_layout;
 pub mod round_view;
 pub mod sheet;

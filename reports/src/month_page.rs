@@ -36,8 +36,38 @@ svg text { font-family: 'DejaVu Sans', Arial, sans-serif; }
 .swatch { display: inline-block; width: 9mm; height: 2.5mm; vertical-align: middle; margin-right: 1mm; }
 ";
 
-fn pct_cell(x: Option<f64>) -> String {
-    x.map_or_else(|| "–".to_owned(), |v| format!("{v:.2} %"))
+/// `v` with `places` decimals: a decimal comma in Czech, a point in English.
+fn decimal(v: f64, places: usize, l: Language) -> String {
+    comma_in_czech(format!("{v:.places$}"), l)
+}
+
+/// `v` with its sign and two decimals (a deviation in σ): `+1,23` in Czech, `+1.23` in English.
+fn signed(v: f64, l: Language) -> String {
+    comma_in_czech(format!("{v:+.2}"), l)
+}
+
+/// A number as Rust writes it (`0.2`, `3`), with a decimal comma in Czech.
+fn number(v: f64, l: Language) -> String {
+    comma_in_czech(v.to_string(), l)
+}
+
+fn comma_in_czech(text: String, l: Language) -> String {
+    match l {
+        Language::Czech => text.replace('.', ","),
+        Language::English => text,
+    }
+}
+
+/// A gaming day as people in `l` write it: `1. 10. 2026` in Czech, ISO in English.
+fn day_text(day: NaiveDate, l: Language) -> String {
+    match l {
+        Language::Czech => day.format("%-d. %-m. %Y").to_string(),
+        Language::English => day.to_string(),
+    }
+}
+
+fn pct_cell(x: Option<f64>, l: Language) -> String {
+    x.map_or_else(|| "–".to_owned(), |v| format!("{} %", decimal(v, 2, l)))
 }
 
 /// An amount in koruny with its haléře, for a column whose heading says Kč.
@@ -70,8 +100,8 @@ fn deviation_cell(d: &Option<crate::deviation::Deviation>, rounds: i64, l: Langu
                 )
             };
             format!(
-                "<td><span class=\"{class}\">{:+.2}</span>{reliability}</td>",
-                d.deviation_sd
+                "<td><span class=\"{class}\">{}</span>{reliability}</td>",
+                signed(d.deviation_sd, l)
             )
         }
     }
@@ -129,8 +159,9 @@ pub fn render_in(report: &RtpReport, plans: &rules::PlanBook, l: Language) -> St
                  vsazených sázek; z je odchylka výplat od něj ve směrodatných odchylkách, \
                  <span class=\"bad\">červeně</span> za ±{}σ. Označení má smysl, až šikmost \
                  sečtených výplat klesne na {}: do té doby buňka říká, kolik kol je potřeba.",
-                report.first_day, report.through_day, report.gaming_day_start_hour,
-                report.flag_sd, report.skewness_limit
+                day_text(report.first_day, l), day_text(report.through_day, l),
+                report.gaming_day_start_hour, number(report.flag_sd, l),
+                number(report.skewness_limit, l)
             ),
             Language::English => format!(
                 "Gaming days {} to {} (Europe/Prague, from {:02}:00). Theoretical RTP is that of \
@@ -148,7 +179,7 @@ pub fn render_in(report: &RtpReport, plans: &rules::PlanBook, l: Language) -> St
         let note = match l {
             Language::Czech => format!(
                 "herní den {} končí {} (Europe/Prague); do té doby se čísla mění",
-                report.through_day.format("%-d. %-m. %Y"),
+                day_text(report.through_day, l),
                 report
                     .ends_at
                     .with_timezone(&chrono_tz::Europe::Prague)
@@ -245,6 +276,64 @@ pub fn render_in(report: &RtpReport, plans: &rules::PlanBook, l: Language) -> St
 /// A game's name as the plan gives it.
 type GameName<'a> = dyn Fn(&str) -> String + 'a;
 
+/// A bet kind of `game` as people in `l` name it (the report's `bet_kind` codes: roulette's
+/// positions, blackjack's and UTH's bets, a wheel's boxes, the lines of games between players);
+/// the code itself when it is none dozor knows.
+pub fn bet_kind_name(game: &str, kind: &str, l: Language) -> String {
+    let (cs, en) = match kind {
+        "straight" => ("číslo (plein)", "straight up"),
+        "split" => ("dvojčíslí (cheval)", "split"),
+        "street" => ("trojčíslí (transversale)", "street"),
+        "corner" => ("čtyřčíslí (carré)", "corner"),
+        "six_line" => ("šestičíslí (sixain)", "six line"),
+        "dozen_1" => ("1. tucet", "1st dozen"),
+        "dozen_2" => ("2. tucet", "2nd dozen"),
+        "dozen_3" => ("3. tucet", "3rd dozen"),
+        "column_1" => ("1. sloupec", "1st column"),
+        "column_2" => ("2. sloupec", "2nd column"),
+        "column_3" => ("3. sloupec", "3rd column"),
+        "red" => ("červená", "red"),
+        "black" => ("černá", "black"),
+        "odd" => ("lichá", "odd"),
+        "even" => ("sudá", "even"),
+        "low" => ("malá čísla (1–18)", "low (1–18)"),
+        "high" => ("velká čísla (19–36)", "high (19–36)"),
+        "neighbours" => ("sousedé", "neighbours"),
+        "zero_spiel" => ("zero spiel", "zero spiel"),
+        "voisins" => ("velká série", "voisins du zéro"),
+        "tiers" => ("malá série", "tiers du cylindre"),
+        "orphelins" => ("orphelins", "orphelins"),
+        "main" => ("hlavní sázka", "main bet"),
+        "perfect_pairs" => ("Perfect Pairs", "Perfect Pairs"),
+        "insurance" => ("pojištění", "insurance"),
+        rules::statistics::UTH_HAND => ("Ante, Blind a Play", "Ante, Blind and Play"),
+        "ante" => ("Ante", "Ante"),
+        "blind" => ("Blind", "Blind"),
+        "play" => ("Play", "Play"),
+        "trips" => ("Trips", "Trips"),
+        "seat" => ("hráč u stolu", "seat"),
+        "time_collection" => ("poplatek za čas (time collection)", "time collection"),
+        "ofc_player" => ("hráč", "player"),
+        "tournament_player" => ("hráč turnaje", "tournament player"),
+        "unknown_box" => ("neznámé pole", "unknown box"),
+        box_id if game.starts_with("money_wheel") => return wheel_box_name(box_id, l),
+        other => return other.to_owned(),
+    };
+    l.pick(cs, en).to_owned()
+}
+
+/// A wheel's box (`2x`, `25x_black`): its multiple and, for the two 25x boxes, the colour.
+fn wheel_box_name(box_id: &str, l: Language) -> String {
+    let (multiple, colour) = box_id.split_once('_').unwrap_or((box_id, ""));
+    let colour = match colour {
+        "" => return format!("{} {multiple}", l.pick("pole", "box")),
+        "black" => l.pick("černé", "black"),
+        "pink" => l.pick("růžové", "pink"),
+        _ => return box_id.to_owned(),
+    };
+    format!("{} {multiple} {colour}", l.pick("pole", "box"))
+}
+
 fn summary_table(html: &mut String, games: &[&RtpRow], name: &GameName<'_>, l: Language) {
     html.push_str(l.pick(
         "<section><h2>Měsíc podle her</h2><table><tr><th class=\"l\">hra</th><th>kol</th>\
@@ -265,8 +354,8 @@ fn summary_table(html: &mut String, games: &[&RtpRow], name: &GameName<'_>, l: L
             money(r.stakes_h),
             money(r.payouts_h),
             money(r.ggr_h),
-            pct_cell(r.actual_rtp_pct),
-            pct_cell(r.theoretical_rtp_pct),
+            pct_cell(r.actual_rtp_pct, l),
+            pct_cell(r.theoretical_rtp_pct, l),
             deviation_cell(&r.deviation, r.rounds, l),
             r.findings.count,
             r.findings.open,
@@ -365,13 +454,15 @@ fn rtp_chart(
         let flagged = r.deviation.is_some_and(|d| d.flagged);
         let _ = write!(
             dots,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{}\"><title>{day}: {v:.2} %{}</title></circle>",
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{}\"><title>{}: {} %{}</title></circle>",
             x(i),
             y(v),
             if flagged { 4.0 } else { 2.5 },
             if flagged { "#b3261e" } else { "#1f5fa8" },
+            day_text(*day, l),
+            decimal(v, 2, l),
             r.deviation
-                .map(|d| format!(", z = {:+.2}", d.deviation_sd))
+                .map(|d| format!(", z = {}", signed(d.deviation_sd, l)))
                 .unwrap_or_default()
         );
     }
@@ -421,7 +512,7 @@ fn axes(
             y(v),
             LEFT - 4.0,
             y(v) + 3.5,
-            trim_number(v),
+            trim_number(v, l),
         );
         v += step;
     }
@@ -460,9 +551,13 @@ fn shortened(text: &str, chars: usize) -> String {
     cut
 }
 
-fn trim_number(v: f64) -> String {
+/// An axis value with at most two decimals, trailing zeros dropped (a comma in Czech).
+fn trim_number(v: f64, l: Language) -> String {
     let text = format!("{v:.2}");
-    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    comma_in_czech(
+        text.trim_end_matches('0').trim_end_matches('.').to_owned(),
+        l,
+    )
 }
 
 /// Horizontal bars of each table's GGR for the month, losses to the left of zero.
@@ -578,11 +673,12 @@ fn findings_section(
         }
         let _ = write!(
             html,
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{:.1}\" fill=\"#e8a33d\"><title>{day}: {count} {}, {open} {}</title></rect>\
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{:.1}\" fill=\"#e8a33d\"><title>{}: {count} {}, {open} {}</title></rect>\
              <rect x=\"{:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{:.1}\" fill=\"#b3261e\"/>",
             x(i) - bar / 2.0,
             y(*count as f64),
             y(0.0) - y(*count as f64),
+            day_text(*day, l),
             l.pick("nálezů", "findings"),
             l.pick("otevřených", "open"),
             x(i) - bar / 2.0,
@@ -634,13 +730,13 @@ fn kinds_table(html: &mut String, kinds: &[KindRow], name: &GameName<'_>, l: Lan
             "<tr{}><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}</tr>",
             if flagged { " class=\"flag\"" } else { "" },
             esc(&name(&k.game)),
-            esc(&k.bet_kind),
+            esc(&bet_kind_name(&k.game, &k.bet_kind, l)),
             k.rounds,
             k.bets,
             money(k.stakes_h),
             money(k.payouts_h),
-            pct_cell(k.actual_rtp_pct),
-            pct_cell(k.theoretical_rtp_pct),
+            pct_cell(k.actual_rtp_pct, l),
+            pct_cell(k.theoretical_rtp_pct, l),
             deviation_cell(&k.deviation, k.rounds, l),
         );
     }
@@ -649,7 +745,252 @@ fn kinds_table(html: &mut String, kinds: &[KindRow], name: &GameName<'_>, l: Lan
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::coverage::{Coverage, ReadFrom};
+    use crate::deviation::Deviation;
+    use crate::monthly::{FindingSummary, KindFindings};
+
+    /// Roulette on the one gaming day 1 October 2026: RTP 96.5 % against 97.2973 %, z = +1.234;
+    /// two findings (one open); straight ups at 96.5 %.
+    fn october_first() -> RtpReport {
+        let day = NaiveDate::from_ymd_opt(2026, 10, 1).unwrap();
+        let deviation = Deviation {
+            deviation_sd: 1.234,
+            band_3sd_pct: 4.0,
+            skewness: 0.1,
+            rounds_needed: 851,
+            flagged: false,
+            flag_meaningful: true,
+        };
+        let findings = FindingSummary {
+            count: 2,
+            amount_h: 10_000,
+            open: 1,
+            by_kind: [(
+                "overpaid".to_owned(),
+                KindFindings {
+                    count: 2,
+                    amount_h: 10_000,
+                    open: 1,
+                },
+            )]
+            .into(),
+            ..FindingSummary::default()
+        };
+        let row = |gaming_day: Option<NaiveDate>| RtpRow {
+            gaming_day,
+            game: "roulette".into(),
+            table_id: None,
+            rounds: 100,
+            void_rounds: 0,
+            stakes_h: 1_000_000,
+            returned_stakes_h: 0,
+            payouts_h: 965_000,
+            ggr_h: 35_000,
+            actual_rtp_pct: Some(96.5),
+            theoretical_rtp_pct: Some(97.297_297),
+            deviation: Some(deviation),
+            findings: findings.clone(),
+        };
+        RtpReport {
+            month: "2026-10".into(),
+            first_day: day,
+            through_day: day,
+            starts_at: "2026-09-30T22:00:00Z".parse().unwrap(),
+            ends_at: "2026-10-01T22:00:00Z".parse().unwrap(),
+            gaming_day_start_hour: 0,
+            game: None,
+            table_id: None,
+            flag_sd: 3.0,
+            skewness_limit: 0.2,
+            provisional: false,
+            provisional_note: None,
+            ministry_packages_unconfirmed: vec![],
+            rows: vec![row(None), row(Some(day))],
+            kinds: vec![KindRow {
+                game: "roulette".into(),
+                table_id: None,
+                bet_kind: "straight".into(),
+                rounds: 100,
+                bets: 100,
+                stakes_h: 1_000_000,
+                payouts_h: 965_000,
+                actual_rtp_pct: Some(96.5),
+                theoretical_rtp_pct: Some(97.297_297),
+                deviation: Some(deviation),
+            }],
+            covers: Coverage {
+                ledger_size: 0,
+                read_from: ReadFrom::Primary,
+                at_checkpoint: false,
+            },
+        }
+    }
+
+    /// The texts between tags (styles left out) with a digit, a point and a digit.
+    fn decimal_points(html: &str) -> Vec<&str> {
+        html.split('>')
+            .filter_map(|s| s.split('<').next())
+            .filter(|t| !t.contains('{'))
+            .filter(|t| {
+                t.as_bytes()
+                    .windows(3)
+                    .any(|w| w[0].is_ascii_digit() && w[1] == b'.' && w[2].is_ascii_digit())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_czech_page_names_bet_kinds_with_decimal_commas_and_czech_dates() {
+        let plans = rules::PlanBook::builtin().unwrap();
+        let page = render_in(&october_first(), &plans, Language::Czech);
+        // The kinds table: the straight up by its Czech name, not its code.
+        assert!(
+            page.contains("<td class=\"l\">Ruleta</td><td class=\"l\">číslo (plein)</td>"),
+            "{page}"
+        );
+        assert!(!page.contains(">straight<"), "{page}");
+        // 96.5 % and 97.297297 % to two places, z = +1.234 to two.
+        assert!(page.contains("<td>96,50 %</td><td>97,30 %</td>"), "{page}");
+        assert!(page.contains("<span class=\"ok\">+1,23</span>"), "{page}");
+        // The tooltips: the day as Czech write it.
+        assert!(
+            page.contains("<title>1. 10. 2026: 96,50 %, z = +1,23</title>"),
+            "{page}"
+        );
+        assert!(
+            page.contains("<title>1. 10. 2026: 2 nálezů, 1 otevřených</title>"),
+            "{page}"
+        );
+        assert!(
+            page.contains("Herní dny 1. 10. 2026 až 1. 10. 2026")
+                && page.contains("za ±3σ")
+                && page.contains("klesne na 0,2:"),
+            "{page}"
+        );
+        // No number anywhere with a decimal point, the axes' included; no ISO date.
+        assert_eq!(decimal_points(&page), Vec::<&str>::new());
+        assert!(!page.contains("2026-10-01"), "{page}");
+    }
+
+    #[test]
+    fn the_english_page_keeps_decimal_points_and_iso_dates() {
+        let plans = rules::PlanBook::builtin().unwrap();
+        let page = render_in(&october_first(), &plans, Language::English);
+        assert!(
+            page.contains("<td class=\"l\">Ruleta</td><td class=\"l\">straight up</td>"),
+            "{page}"
+        );
+        assert!(page.contains("<td>96.50 %</td><td>97.30 %</td>"), "{page}");
+        assert!(page.contains("<span class=\"ok\">+1.23</span>"), "{page}");
+        assert!(
+            page.contains("<title>2026-10-01: 96.50 %, z = +1.23</title>"),
+            "{page}"
+        );
+        assert!(
+            page.contains("<title>2026-10-01: 2 findings, 1 open</title>"),
+            "{page}"
+        );
+        assert!(
+            page.contains("Gaming days 2026-10-01 to 2026-10-01") && page.contains("at most 0.2:"),
+            "{page}"
+        );
+        assert!(!page.contains("96,50"), "{page}");
+        // The check the Czech page passes finds English's points.
+        assert!(decimal_points(&page).contains(&"96.50 %"), "{page}");
+    }
+
+    #[test]
+    fn numbers_and_days_follow_the_language() {
+        assert_eq!(pct_cell(Some(96.5), Language::Czech), "96,50 %");
+        assert_eq!(pct_cell(Some(96.5), Language::English), "96.50 %");
+        assert_eq!(pct_cell(None, Language::Czech), "–");
+        assert_eq!(signed(-0.125_1, Language::Czech), "-0,13");
+        assert_eq!(signed(4.162, Language::English), "+4.16");
+        assert_eq!(trim_number(97.5, Language::Czech), "97,5");
+        assert_eq!(trim_number(98.0, Language::Czech), "98");
+        assert_eq!(trim_number(97.25, Language::English), "97.25");
+        let day = NaiveDate::from_ymd_opt(2026, 10, 1).unwrap();
+        assert_eq!(day_text(day, Language::Czech), "1. 10. 2026");
+        assert_eq!(day_text(day, Language::English), "2026-10-01");
+    }
+
+    #[test]
+    fn every_bet_kind_has_a_name_in_both_languages() {
+        let kinds = [
+            ("roulette", "straight"),
+            ("roulette", "split"),
+            ("roulette", "street"),
+            ("roulette", "corner"),
+            ("roulette", "six_line"),
+            ("roulette", "dozen_1"),
+            ("roulette", "dozen_2"),
+            ("roulette", "dozen_3"),
+            ("roulette", "column_1"),
+            ("roulette", "column_2"),
+            ("roulette", "column_3"),
+            ("roulette", "red"),
+            ("roulette", "black"),
+            ("roulette", "odd"),
+            ("roulette", "even"),
+            ("roulette", "low"),
+            ("roulette", "high"),
+            ("roulette", "neighbours"),
+            ("roulette", "zero_spiel"),
+            ("roulette", "voisins"),
+            ("roulette", "tiers"),
+            ("roulette", "orphelins"),
+            ("blackjack", "main"),
+            ("blackjack", "perfect_pairs"),
+            ("blackjack", "insurance"),
+            ("ultimate_texas_holdem", "ante_blind_play"),
+            ("ultimate_texas_holdem", "trips"),
+            ("money_wheel_1", "1x"),
+            ("money_wheel_1", "25x_black"),
+            ("money_wheel_1", "25x_pink"),
+            ("poker_cash", "seat"),
+            ("poker_cash", "time_collection"),
+            ("open_face_chinese", "ofc_player"),
+            ("poker_tournament", "tournament_player"),
+        ];
+        for l in [Language::Czech, Language::English] {
+            let names: std::collections::BTreeSet<String> = kinds
+                .iter()
+                .map(|(game, kind)| bet_kind_name(game, kind, l))
+                .collect();
+            // Each kind its own name (roulette's and the wheel's colours apart).
+            assert_eq!(names.len(), kinds.len(), "{names:?}");
+        }
+        for (game, kind) in kinds {
+            let cs = bet_kind_name(game, kind, Language::Czech);
+            assert!(!cs.contains('_'), "{kind}: {cs}");
+        }
+        assert_eq!(
+            bet_kind_name("roulette", "dozen_2", Language::Czech),
+            "2. tucet"
+        );
+        assert_eq!(
+            bet_kind_name("roulette", "voisins", Language::Czech),
+            "velká série"
+        );
+        assert_eq!(
+            bet_kind_name("ultimate_texas_holdem", "ante_blind_play", Language::Czech),
+            "Ante, Blind a Play"
+        );
+        assert_eq!(
+            bet_kind_name("money_wheel_1", "25x_pink", Language::Czech),
+            "pole 25x růžové"
+        );
+        assert_eq!(
+            bet_kind_name("money_wheel_2", "15x", Language::English),
+            "box 15x"
+        );
+        assert_eq!(
+            bet_kind_name("roulette", "no_such_kind", Language::Czech),
+            "no_such_kind"
+        );
+    }
 
     #[test]
     fn text_is_escaped() {

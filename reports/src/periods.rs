@@ -66,6 +66,10 @@ pub struct PeriodAudit {
     /// The month's gaming days in UTC: periods that open inside belong to it.
     pub starts_at: DateTime<Utc>,
     pub ends_at: DateTime<Utc>,
+    /// Whether the month is not over yet: periods may still open, close and be reconciled.
+    pub provisional: bool,
+    /// Why it is provisional, in words; none when final.
+    pub provisional_note: Option<String>,
     pub tolerance_h: i64,
     pub tables: Vec<TablePeriodLine>,
     /// Each cage's periods (opening and closing counts, fills and credits, the day's balance).
@@ -214,10 +218,14 @@ pub fn build_at(
         });
     }
     findings.sort_by(|a, b| (a.at, &a.table_id).cmp(&(b.at, &b.table_id)));
+    let provisional_note =
+        crate::provisional::month_note(&month.to_string(), end, chrono::Utc::now());
     Ok(PeriodAudit {
         month: month.to_string(),
         starts_at: start,
         ends_at: end,
+        provisional: provisional_note.is_some(),
+        provisional_note,
         tolerance_h: settings.tolerance_h,
         tables,
         cages,
@@ -317,10 +325,11 @@ fn rounds_outside(
 }
 
 /// The columns of the period audit's table periods, for programs and for people.
-const PERIOD_COLUMNS: [crate::sheet::Column; 18] = {
+const PERIOD_COLUMNS: [crate::sheet::Column; 19] = {
     use crate::sheet::column;
     [
         column("month", "Měsíc", "Month"),
+        column("provisional", "Předběžné", "Provisional"),
         column("table_id", "Stůl", "Table"),
         column("game", "Hra", "Game"),
         column("period_id", "Období", "Period"),
@@ -376,6 +385,7 @@ fn period_sheet(
             let p = &line.period;
             vec![
                 Cell::Text(audit.month.clone()),
+                Cell::yes_no(audit.provisional, language),
                 Cell::Text(p.table_id.clone()),
                 Cell::Coded {
                     code: line.game.clone(),

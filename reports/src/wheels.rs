@@ -115,6 +115,10 @@ pub struct WheelStatistics {
     pub month: String,
     pub starts_at: DateTime<Utc>,
     pub ends_at: DateTime<Utc>,
+    /// Whether the month is not over yet: the counts still change.
+    pub provisional: bool,
+    /// Why it is provisional, in words; none when final.
+    pub provisional_note: Option<String>,
     pub wheels: Vec<WheelLine>,
     /// The ledger entries the statistics cover.
     pub covers: crate::coverage::Coverage,
@@ -205,10 +209,14 @@ pub fn build_at(
                 .as_ref()
                 .is_some_and(|s| s.z.abs() >= SECTOR_FLAG_Z);
     }
+    let provisional_note =
+        crate::provisional::month_note(&month.to_string(), ends_at, chrono::Utc::now());
     Ok(WheelStatistics {
         month: month.to_string(),
         starts_at,
         ends_at,
+        provisional: provisional_note.is_some(),
+        provisional_note,
         wheels,
         covers: cut.into(),
     })
@@ -220,6 +228,7 @@ pub fn to_csv(statistics: &WheelStatistics) -> Result<String, ReportError> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
         "month",
+        "provisional",
         "table_id",
         "game",
         "spins",
@@ -243,6 +252,7 @@ pub fn to_csv(statistics: &WheelStatistics) -> Result<String, ReportError> {
         let sector = line.sector.as_ref();
         w.write_record([
             statistics.month.clone(),
+            statistics.provisional.to_string(),
             line.table_id.clone(),
             line.game.clone(),
             line.spins.to_string(),
@@ -270,10 +280,11 @@ pub fn to_csv(statistics: &WheelStatistics) -> Result<String, ReportError> {
 
 /// The columns of the wheel statistics for people (the segment counts stay in the CSV for
 /// programs and the JSON).
-const PEOPLE_COLUMNS: [crate::sheet::Column; 16] = {
+const PEOPLE_COLUMNS: [crate::sheet::Column; 17] = {
     use crate::sheet::column;
     [
         column("month", "Měsíc", "Month"),
+        column("provisional", "Předběžné", "Provisional"),
         column("table_id", "Stůl", "Table"),
         column("game", "Hra", "Game"),
         column("spins", "Roztočení", "Spins"),
@@ -322,6 +333,7 @@ pub fn sheet(
             let sector = line.sector.as_ref();
             vec![
                 Cell::Text(statistics.month.clone()),
+                Cell::yes_no(statistics.provisional, language),
                 Cell::Text(line.table_id.clone()),
                 Cell::Coded {
                     code: line.game.clone(),

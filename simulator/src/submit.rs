@@ -200,4 +200,92 @@ mod tests {
             Some("4 record(s) not accepted: 409 seq_no_conflict ×2, 422 invalid_signature ×1, 429 rate_limited ×1")
         );
     }
+
+    /// Answers two requests on loopback, `first` and then `second` (status line and JSON body),
+    /// and returns when each arrived.
+    fn two_answers(
+        first: &'static str,
+        second: &'static str,
+    ) -> (String, std::thread::JoinHandle<Vec<std::time::Instant>>) {
+        use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let server = std::thread::spawn(move || {
+            let mut arrived = Vec::new();
+            for answer in [first, second] {
+                let (stream, _) = listener.accept().unwrap();
+                let mut reader = BufReader::new(stream);
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    reader.read_line(&mut line).unwrap();
+                    if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = n.trim().parse().unwrap();
+                    }
+                    if line == "\r\n" {
+                        break;
+                    }
+                }
+                reader.read_exact(&mut vec![0; length]).unwrap();
+                arrived.push(std::time::Instant::now());
+                let (status, body) = answer.split_once('\n').unwrap();
+                let response = format!(
+                    "HTTP/1.1 {status}\r\nRetry-After: 1\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                reader.get_mut().write_all(response.as_bytes()).unwrap();
+            }
+            arrived
+        });
+        (base, server)
+    }
+
+    fn send_once(base: String, tally: &mut Tally) -> Answer {
+        let submitter = Submitter {
+            client: reqwest::Client::new(),
+            base,
+        };
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(submitter.send("/api/v1/records", &serde_json::json!({"a": 1}), tally))
+    }
+
+    #[test]
+    fn a_429_is_waited_out_for_its_retry_after_and_sent_again() {
+        for refusal in [
+            "429 Too Many Requests\n{\"code\":\"rate_limited\"}",
+            "503 Service Unavailable\n{\"code\":\"unavailable\"}",
+        ] {
+            let (base, server) = two_answers(refusal, "201 Created\n{\"index\":0}");
+            let mut tally = Tally::default();
+            let answer = send_once(base, &mut tally);
+            let arrived = server.join().unwrap();
+            assert_eq!((answer.status, tally.retries), (201, 1), "{refusal}");
+            assert_eq!(answer.body["index"], 0);
+            // Sent again no sooner than the one second Retry-After asked for.
+            assert!(
+                arrived[1] - arrived[0] >= Duration::from_millis(990),
+                "{refusal}: {:?}",
+                arrived[1] - arrived[0]
+            );
+        }
+    }
+
+    #[test]
+    fn any_other_refusal_is_not_sent_again() {
+        let (base, server) = two_answers(
+            "409 Conflict\n{\"code\":\"seq_no_conflict\"}",
+            "201 Created\n{}",
+        );
+        let mut tally = Tally::default();
+        let answer = send_once(base.clone(), &mut tally);
+        assert_eq!((answer.status, tally.retries), (409, 0));
+        assert_eq!(answer.body["code"], "seq_no_conflict");
+        // The server still waits for its second request: give it one so it ends.
+        let mut other = Tally::default();
+        assert_eq!(send_once(base, &mut other).status, 201);
+        assert_eq!(server.join().unwrap().len(), 2);
+    }
 }

@@ -57,8 +57,9 @@ pub struct DeliveryReceipt {
     pub new: bool,
 }
 
-/// The month's package of a premises delivered in one step: made (the version issued before
-/// while its content is the same), validated against the Ministry's rules (409
+/// The month's package of a premises delivered in one step, once the month is over (409
+/// `month_not_over` before): made (the version issued before while its content is the same),
+/// validated against the Ministry's rules (409
 /// `package_invalid` with the errors, nothing delivered), encrypted to the Ministry and the
 /// operator, sealed with the operator's seal, kept and its SHA-256 sealed into the ledger —
 /// once per version. The Ministry's listener serves it from then on.
@@ -67,7 +68,7 @@ pub struct DeliveryReceipt {
               (status = 200, description = "delivered before, unchanged", body = DeliveryReceipt),
               (status = 400, body = ErrorBody),
               (status = 404, description = "unknown premises", body = ErrorBody),
-              (status = 409, description = "not configured, stations in no premises, or the package fails validation", body = ErrorBody)))]
+              (status = 409, description = "not configured, stations in no premises, the month not over, or the package fails validation", body = ErrorBody)))]
 #[post("/reports/mf/deliveries")]
 pub async fn deliver(
     Authorized { state, caller }: Authorized,

@@ -43,6 +43,11 @@ impl From<PackageError> for ApiError {
                 details: serde_json::json!({ "stations": stations }),
                 message: e.to_string(),
             },
+            PackageError::MonthNotOver { ref month, ends_at } => ApiError::Conflict {
+                code: "month_not_over",
+                details: serde_json::json!({ "month": month, "ends_at": ends_at }),
+                message: e.to_string(),
+            },
             PackageError::Report(e) => e.into(),
             PackageError::Invalid { ref errors, .. } => ApiError::Conflict {
                 code: "package_invalid",
@@ -61,7 +66,8 @@ impl From<PackageError> for ApiError {
 /// gives the same content, the version issued before is answered byte for byte and nothing is
 /// sealed; a changed content is issued as the next version, its ZIP's SHA-256 sealed into the
 /// ledger as a `report_published` event named `reports/mf/{package}.zip` (`X-Dozor-Sealed-At`:
-/// its ledger index; `X-Dozor-Issued`: `new` or `before`). Refused (409) while a station with
+/// its ledger index; `X-Dozor-Issued`: `new` or `before`; `X-Dozor-Provisional`: `true` while
+/// the month is not over, when the package will still change). Refused (409) while a station with
 /// activity in the month belongs to no premises.
 #[utoipa::path(operation_id = "mf_package", get, tag = "reports", params(PackageQuery),
     responses((status = 200, description = "the package's ZIP (application/zip)", content_type = "application/zip", body = Vec<u8>),
@@ -90,7 +96,7 @@ pub async fn package(
             message: "the operator and its premises are not configured (dozor.toml)".into(),
             details: serde_json::json!({}),
         })?;
-    let (issued, new) = web::block(move || -> Result<_, ApiError> {
+    let (issued, new, provisional) = web::block(move || -> Result<_, ApiError> {
         let mut conn = state.conn()?;
         let request = PackageRequest {
             config: &config,
@@ -105,7 +111,11 @@ pub async fn package(
             return Err(PackageError::UnknownPremises(misto.clone()).into());
         }
         Ok(match version {
-            Some(v) => (mf::deliver::issued_version(&mut conn, &request, v)?, false),
+            Some(v) => (
+                mf::deliver::issued_version(&mut conn, &request, v)?,
+                false,
+                false,
+            ),
             None => {
                 let issued = mf::deliver::issue(
                     &mut conn,
@@ -113,7 +123,7 @@ pub async fn package(
                     &request,
                     &caller.name,
                 )?;
-                (issued.package, issued.new)
+                (issued.package, issued.new, issued.summary.provisional)
             }
         })
     })
@@ -128,6 +138,7 @@ pub async fn package(
         .insert_header(("X-Dozor-Sealed-At", issued.sealed_at.to_string()))
         .insert_header(("X-Dozor-Sha256", sha256))
         .insert_header(("X-Dozor-Issued", if new { "new" } else { "before" }))
+        .insert_header(("X-Dozor-Provisional", provisional.to_string()))
         .body(issued.zip))
 }
 

@@ -9,7 +9,6 @@ use chrono::Utc;
 use ledger::storage::connect;
 use ledger::storage::database::Database;
 use reports::mf::{self, OperatorConfig, PackageRequest, PackageSource, ValidationSettings};
-use reports::Month;
 
 use super::Global;
 
@@ -18,16 +17,12 @@ pub fn config_path(global: &Global, config: Option<PathBuf>) -> PathBuf {
     config.unwrap_or_else(|| global.data_dir.join("dozor.toml"))
 }
 
-fn month(text: &str) -> anyhow::Result<Month> {
-    Month::parse(text).with_context(|| format!("--month `{text}` is not YYYY-MM"))
-}
-
 #[derive(Debug, clap::Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct MfArgs {
     #[command(subcommand)]
     action: Option<MfAction>,
-    /// The month, `YYYY-MM` (its gaming days, Europe/Prague).
+    /// The month, `YYYY-MM`, `this` or `last` (its gaming days, Europe/Prague).
     #[arg(long, required = true)]
     month: Option<String>,
     /// The premises' id, as in the configuration's `[[premises]]`.
@@ -106,7 +101,7 @@ struct DeliveriesArgs {
 
 #[derive(Debug, clap::Args)]
 struct DeliverArgs {
-    /// The month, `YYYY-MM` (its gaming days, Europe/Prague).
+    /// The month, `YYYY-MM`, `this` or `last` (its gaming days, Europe/Prague).
     #[arg(long)]
     month: String,
     /// The premises' id, as in the configuration's `[[premises]]`.
@@ -145,7 +140,7 @@ pub fn delivery_keys(
 
 fn deliver(global: &Global, args: DeliverArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
-    let month = month(&args.month)?;
+    let month = super::monthly::month_arg(&args.month, &clock)?;
     let config_file = config_path(global, args.config);
     let config = OperatorConfig::load(&config_file)?;
     anyhow::ensure!(
@@ -335,7 +330,7 @@ pub fn package(global: &Global, args: MfArgs) -> anyhow::Result<ExitCode> {
         None => {}
     }
     let clock = args.clock.clock()?;
-    let month = month(args.month.as_deref().unwrap_or_default())?;
+    let month = super::monthly::month_arg(args.month.as_deref().unwrap_or_default(), &clock)?;
     let misto = args.misto.unwrap_or_default();
     anyhow::ensure!(
         args.version.is_none_or(|v| (1..=99).contains(&v)),
@@ -438,7 +433,7 @@ pub fn validate(args: MfValidateArgs) -> anyhow::Result<ExitCode> {
 
 #[derive(Debug, clap::Args)]
 pub struct PeriodsArgs {
-    /// The month, `YYYY-MM` (its gaming days, Europe/Prague).
+    /// The month, `YYYY-MM`, `this` or `last` (its gaming days, Europe/Prague).
     #[arg(long)]
     month: String,
     /// The configuration file (its `[reconciliation] tolerance_h`; default: DATA_DIR/dozor.toml,
@@ -454,7 +449,7 @@ pub struct PeriodsArgs {
 
 pub fn periods(global: &Global, args: PeriodsArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
-    let month = month(&args.month)?;
+    let month = super::monthly::month_arg(&args.month, &clock)?;
     let format = args.output.format("json", false)?;
     let plans = rules::PlanBook::builtin()?;
     let path = config_path(global, args.config.clone());

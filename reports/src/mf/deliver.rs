@@ -54,6 +54,17 @@ pub fn issue(
     actor: &str,
 ) -> Result<Issued, PackageError> {
     let package = build(conn, request)?;
+    issue_built(conn, operator, request, package, actor)
+}
+
+/// [`issue`] of a package already built for `request`.
+fn issue_built(
+    conn: &mut PgConnection,
+    operator: &SigningKey,
+    request: &PackageRequest<'_>,
+    package: Package,
+    actor: &str,
+) -> Result<Issued, PackageError> {
     let name = package.name.to_string();
     let stem = name
         .get(..name.len().saturating_sub(2))
@@ -129,6 +140,23 @@ pub fn write_issued(out: &Path, issued: &IssuedPackage) -> std::io::Result<(Path
     Ok((folder, zip_path))
 }
 
+/// What the Ministry's rules find wrong with `package` (nothing: it may be delivered).
+fn validation_errors(
+    package: &Package,
+    request: &PackageRequest<'_>,
+) -> Result<Vec<super::MfError>, PackageError> {
+    let name = package.name.to_string();
+    let zip = zip_bytes(package).map_err(|e| PackageError::Delivery(e.to_string()))?;
+    let source = super::PackageSource::from_zip(&name, &zip)
+        .map_err(|e| PackageError::Delivery(e.to_string()))?;
+    let schema = super::Schema::embedded().map_err(|e| PackageError::Schema(e.to_string()))?;
+    let settings = super::ValidationSettings {
+        now: request.now,
+        clock: request.clock,
+    };
+    Ok(super::validate(schema, &source, &settings))
+}
+
 /// A package as delivered: the version issued for the request, and its sealed file.
 #[derive(Debug, Clone)]
 pub struct Delivered {
@@ -149,19 +177,36 @@ pub fn deliver(
     keys: &super::keys::DeliveryKeys,
     actor: &str,
 ) -> Result<Delivered, PackageError> {
-    let issued = issue(conn, operator, request, actor)?;
-    let name = issued.package.name.clone();
-    let source = super::PackageSource::from_zip(&name, &issued.package.zip)
-        .map_err(|e| PackageError::Delivery(e.to_string()))?;
-    let schema = super::Schema::embedded().map_err(|e| PackageError::Schema(e.to_string()))?;
-    let settings = super::ValidationSettings {
-        now: request.now,
-        clock: request.clock,
-    };
-    let errors = super::validate(schema, &source, &settings);
-    if !errors.is_empty() {
-        return Err(PackageError::Invalid { name, errors });
+    let package = build(conn, request)?;
+    deliver_built(conn, operator, request, package, keys, actor)
+}
+
+/// [`deliver`] of a package already built for `request`. It is checked before anything is
+/// issued: a package of a month not over, or one the Ministry's rules refuse, takes no version
+/// number and seals nothing.
+pub fn deliver_built(
+    conn: &mut PgConnection,
+    operator: &SigningKey,
+    request: &PackageRequest<'_>,
+    package: Package,
+    keys: &super::keys::DeliveryKeys,
+    actor: &str,
+) -> Result<Delivered, PackageError> {
+    if package.summary.provisional {
+        return Err(PackageError::MonthNotOver {
+            month: request.month.to_string(),
+            ends_at: request.clock.month_bounds(request.month).1,
+        });
     }
+    let errors = validation_errors(&package, request)?;
+    if !errors.is_empty() {
+        return Err(PackageError::Invalid {
+            name: package.name.to_string(),
+            errors,
+        });
+    }
+    let issued = issue_built(conn, operator, request, package, actor)?;
+    let name = issued.package.name.clone();
     let zip = issued.package.zip.clone();
     let (sealed, new) = deliveries::deliver_once(
         conn,

@@ -107,6 +107,8 @@ pub struct PackageSummary {
     pub period_finding_lines: Vec<String>,
     /// What is not in the package, and why (a period still open, a station not registered).
     pub warnings: Vec<String>,
+    /// Whether the month is not over yet: the package will still change, and is not delivered.
+    pub provisional: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -125,6 +127,11 @@ pub enum PackageError {
     Csv(String),
     #[error("{} with activity in the month belong to no premises of the configuration: {}; list each in the `stations` of its premises (a package without them would leave them out)", if .0.len() == 1 { "a station" } else { "stations" }, .0.join(", "))]
     StationsWithoutPremises(Vec<String>),
+    #[error("the month {month} is not over (its last gaming day ends at {ends_at}): a package delivered now would leave out the rest of it")]
+    MonthNotOver {
+        month: String,
+        ends_at: chrono::DateTime<chrono::Utc>,
+    },
     #[error("version {0:02} of this package has not been issued")]
     NotIssued(u8),
     /// The package fails the Ministry's rules: it is not delivered.
@@ -195,6 +202,14 @@ pub fn build(
         },
         rows: BTreeMap::new(),
     };
+    if let Some(note) = crate::provisional::month_note(&request.month.to_string(), end, request.now)
+    {
+        builder.summary.provisional = true;
+        builder
+            .summary
+            .warnings
+            .push(format!("{note}; it is not delivered before then"));
+    }
     for station in &premises.stations {
         if !builder.stations.contains_key(station.as_str()) {
             builder.summary.warnings.push(format!(
