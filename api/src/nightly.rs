@@ -96,7 +96,14 @@ fn catch_up(
                 files,
                 rounds,
                 checkpoint_size,
-            } => tracing::info!(%day, files, rounds, checkpoint_size, "nightly reports sealed"),
+                unconfirmed,
+            } => {
+                tracing::info!(%day, files, rounds, checkpoint_size, "nightly reports sealed");
+                if !unconfirmed.is_empty() {
+                    let packages = unconfirmed.join(", ");
+                    tracing::warn!(%day, %packages, "the Ministry has not confirmed these packages yet");
+                }
+            }
             NightOutcome::AlreadyDone { day } => tracing::info!(%day, "night done before"),
         }
     }

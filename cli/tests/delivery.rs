@@ -202,6 +202,35 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
         .unwrap();
     assert!(verified.status.success(), "{}", text(&verified));
 
+    // The nightly job names the package the Ministry has not confirmed, in its output and in
+    // the night's sealed summary.
+    let night = dozor()
+        .arg("--data-dir")
+        .arg(setup.dir.path())
+        .args(["report", "nightly", "--day", "2026-10-05"])
+        .env("DATABASE_URL", &setup.url)
+        .env_remove("DOZOR_OPERATOR_KEY")
+        .succeeds();
+    assert!(
+        String::from_utf8_lossy(&night.stdout).contains(&format!(
+            "2026-10-05: the Ministry has not confirmed: {NAME} (sealed)"
+        )),
+        "{}",
+        text(&night)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(setup.dir.path().join(format!(
+            "{}night.json",
+            reports::nightly::night_prefix("2026-10-05".parse().unwrap())
+        )))
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        summary["ministry_packages_unconfirmed"],
+        serde_json::json!([{"package": NAME, "state": "sealed"}])
+    );
+
     // The Ministry's confirmation, made as the Ministry makes it (openssl: a ZIP of the report,
     // encrypted to the operator, sealed by the Ministry): recorded as confirmed.
     let ok = ministry_confirmation(&setup.pki, "OK: 20261103-101500\r\n", "ministry-seal", "Ok");
@@ -260,6 +289,8 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
     assert_eq!(rejected.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&rejected.stdout).contains(": rejected"));
     let verified = dozor()
+        .arg("--data-dir")
+        .arg(setup.dir.path())
         .args([
             "verify",
             "--operator-key",

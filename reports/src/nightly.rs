@@ -92,6 +92,9 @@ pub struct NightSummary {
     pub rounds: i64,
     /// `no rounds were played on this gaming day` when there were none.
     pub note: Option<String>,
+    /// The Ministry's packages whose latest version it has not confirmed yet, as the night
+    /// found them (also on the month's page).
+    pub ministry_packages_unconfirmed: Vec<crate::mf::status::Unconfirmed>,
     pub files: Vec<NightFile>,
 }
 
@@ -104,6 +107,8 @@ pub enum NightOutcome {
         files: usize,
         rounds: i64,
         checkpoint_size: u64,
+        /// The Ministry's packages not confirmed yet, each `name (state)`.
+        unconfirmed: Vec<String>,
     },
     /// Sealed before: nothing was changed.
     AlreadyDone { day: NaiveDate },
@@ -114,6 +119,8 @@ pub struct Night {
     pub files: Vec<(String, Vec<u8>)>,
     /// Rounds played in the gaming day.
     pub rounds: i64,
+    /// The Ministry's packages not confirmed yet, each `name (state)`.
+    pub unconfirmed: Vec<String>,
 }
 
 /// The reports of gaming day `day`.
@@ -174,6 +181,7 @@ pub fn build_night(
         ends_at,
         rounds,
         note: report.note.clone(),
+        ministry_packages_unconfirmed: rtp.ministry_packages_unconfirmed.clone(),
         files: files
             .iter()
             .map(|(name, bytes)| NightFile {
@@ -190,6 +198,11 @@ pub fn build_night(
             .map(|(name, bytes)| (format!("{prefix}{name}"), bytes))
             .collect(),
         rounds,
+        unconfirmed: rtp
+            .ministry_packages_unconfirmed
+            .iter()
+            .map(|p| format!("{} ({})", p.package, p.state))
+            .collect(),
     })
 }
 
@@ -218,7 +231,11 @@ impl NightlyJob<'_> {
         if sealed.contains_key(&format!("{prefix}{SUMMARY}")) {
             return Ok(NightOutcome::AlreadyDone { day });
         }
-        let Night { files, rounds } = build_night(conn, self.clock, self.plans, day)?;
+        let Night {
+            files,
+            rounds,
+            unconfirmed,
+        } = build_night(conn, self.clock, self.plans, day)?;
         // A night cut short (a crash between sealing and the summary) keeps what it sealed:
         // those files stay as they are, the rest are written and sealed now.
         let to_seal: Vec<(String, Vec<u8>)> = files
@@ -237,6 +254,7 @@ impl NightlyJob<'_> {
             files: count,
             rounds,
             checkpoint_size: size,
+            unconfirmed,
         })
     }
 

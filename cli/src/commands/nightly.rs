@@ -68,11 +68,22 @@ pub fn run(global: &Global, args: NightlyArgs) -> anyhow::Result<ExitCode> {
                     files,
                     rounds,
                     checkpoint_size,
-                } => println!(
-                    "{day}: sealed {files} reports ({rounds} rounds) under {}, checkpoint {checkpoint_size}",
-                    global.data_dir.join(reports::nightly::night_prefix(day)).display()
-                ),
-                NightOutcome::AlreadyDone { day } => println!("{day}: done before; nothing changed"),
+                    unconfirmed,
+                } => {
+                    println!(
+                        "{day}: sealed {files} reports ({rounds} rounds) under {}, checkpoint {checkpoint_size}",
+                        global.data_dir.join(reports::nightly::night_prefix(day)).display()
+                    );
+                    if !unconfirmed.is_empty() {
+                        println!(
+                            "{day}: the Ministry has not confirmed: {}",
+                            unconfirmed.join(", ")
+                        );
+                    }
+                }
+                NightOutcome::AlreadyDone { day } => {
+                    println!("{day}: done before; nothing changed")
+                }
             }
         }
         Ok(())
