@@ -92,7 +92,7 @@ fn example(
         ("GET", "/api/v1/reports/mf/deliveries") => (path.into(), None),
         // Without [delivery] configured: 409 for the roles that may deliver.
         ("POST", "/api/v1/reports/mf/deliveries") => {
-            (format!("{path}?month=2026-11&misto=kasino_1"), None)
+            (format!("{path}?month=2026-10&misto=kasino_1"), None)
         }
         ("POST", "/api/v1/reports/mf/confirmations") => (
             format!("{path}?file=12345679-M-202611-Z-kasino_1-01.Ok.zip.p7e.p7s"),
@@ -670,7 +670,7 @@ async fn the_policy_written_by_hand_holds() {
     for (uri, body) in admin_only.iter().cloned().chain([
         ("/api/v1/findings/5.0/resolutions", resolution.clone()),
         (
-            "/api/v1/reports/mf/deliveries?month=2026-11&misto=kasino_1",
+            "/api/v1/reports/mf/deliveries?month=2026-10&misto=kasino_1",
             Value::Null,
         ),
         (

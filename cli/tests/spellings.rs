@@ -344,7 +344,7 @@ impl Examples {
             ("GET", "/api/v1/reports/mf") => (format!("{path}?month=2026-11&misto=kasino_1"), None),
             ("GET", "/api/v1/reports/mf/deliveries") => (path.into(), None),
             ("POST", "/api/v1/reports/mf/deliveries") => {
-                (format!("{path}?month=2026-11&misto=kasino_1"), None)
+                (format!("{path}?month=2026-10&misto=kasino_1"), None)
             }
             ("POST", "/api/v1/reports/mf/confirmations") => (
                 format!("{path}?file=12345679-M-202611-Z-kasino_1-01.Ok.zip.p7e.p7s"),

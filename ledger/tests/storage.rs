@@ -863,3 +863,147 @@ fn an_api_key_slipped_into_its_table_does_not_pass_verification() {
         failure.reason
     );
 }
+
+fn names(conn: &mut PgConnection, sql: &str) -> Vec<String> {
+    #[derive(QueryableByName)]
+    struct Name {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        name: String,
+    }
+    diesel::sql_query(sql)
+        .load::<Name>(conn)
+        .unwrap()
+        .into_iter()
+        .map(|n| n.name)
+        .collect()
+}
+
+/// The ranges of `table` (its partitions), in order.
+fn ranges(conn: &mut PgConnection, table: &str) -> Vec<String> {
+    names(
+        conn,
+        &format!(
+            "SELECT c.relname::text AS name FROM pg_inherits i \
+             JOIN pg_class c ON c.oid = i.inhrelid \
+             WHERE i.inhparent = '{table}'::regclass ORDER BY c.relname"
+        ),
+    )
+}
+
+/// The growing tables are kept in ranges of 2^20 entries: the next range is made ahead of the
+/// writer, a range refuses TRUNCATE and UPDATE like the whole table, and a table's sequence
+/// numbers stay unique across ranges.
+#[test]
+fn the_ledger_is_kept_in_ranges_made_ahead_of_the_writer() {
+    use ledger::storage::partitions::{ensure_room, AHEAD, DEFAULT_SPAN as SPAN};
+    let mut conn = db();
+    assert_eq!(ledger::storage::partitions::span(&mut conn).unwrap(), SPAN);
+    let key = setup(&mut conn);
+    // A new ledger has its first range and the next.
+    for table in ["ledger_entries", "adjudications", "round_kinds"] {
+        assert_eq!(
+            ranges(&mut conn, table),
+            [format!("{table}_p000000"), format!("{table}_p000001")]
+        );
+    }
+    // Entries far from a range's end ask for nothing; AHEAD before the end of range 1, the
+    // writer has range 2 made (and only that one).
+    ensure_room(&mut conn, SPAN, 5, 500).unwrap();
+    assert_eq!(ranges(&mut conn, "ledger_entries").len(), 2);
+    ensure_room(&mut conn, SPAN, 2 * SPAN - AHEAD - 500, 500).unwrap();
+    assert_eq!(ranges(&mut conn, "ledger_entries").len(), 2);
+    ensure_room(&mut conn, SPAN, 2 * SPAN - AHEAD - 499, 500).unwrap();
+    for table in ["ledger_entries", "adjudications", "round_kinds"] {
+        assert_eq!(
+            ranges(&mut conn, table).last().unwrap(),
+            &format!("{table}_p000002")
+        );
+    }
+    // A batch that itself needs a range two ahead waits for it to be made.
+    ensure_room(&mut conn, SPAN, 3 * SPAN - 10, 20).unwrap();
+    assert_eq!(
+        ranges(&mut conn, "round_kinds").last().unwrap(),
+        "round_kinds_p000003"
+    );
+
+    let batch: Vec<_> = (1..=3).map(|i| submission(&key, "R01", i, 0)).collect();
+    append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    // Each record's sequence number is in table_records, pointing at its entry.
+    let recorded = names(
+        &mut conn,
+        "SELECT format('%s/%s@%s', r.table_id, r.seq_no, r.ledger_index) AS name \
+         FROM table_records r JOIN ledger_entries l ON l.idx = r.ledger_index \
+         WHERE l.table_id = r.table_id AND l.seq_no = r.seq_no ORDER BY r.seq_no",
+    );
+    let first = recorded.len();
+    assert_eq!(first, 3, "{recorded:?}");
+    // A range refuses what the whole table refuses, even addressed directly.
+    for change in [
+        "TRUNCATE ledger_entries_p000000",
+        "TRUNCATE adjudications_p000000",
+        "TRUNCATE round_kinds_p000000",
+        "UPDATE ledger_entries_p000000 SET seq_no = seq_no WHERE seq_no = 1",
+        "DELETE FROM ledger_entries_p000000",
+        "UPDATE table_records SET seq_no = 9",
+    ] {
+        let refused = conn
+            .transaction::<_, diesel::result::Error, _>(|c| {
+                diesel::sql_query(change).execute(c)?;
+                Ok(())
+            })
+            .map_err(|e| e.to_string())
+            .expect_err(change);
+        assert!(refused.contains("append-only"), "{change}: {refused}");
+    }
+    // The same sequence number in another entry (past the writer, as a superuser could):
+    // refused by table_records whichever range the entry lands in.
+    let copied = conn.transaction::<_, diesel::result::Error, _>(|c| {
+        diesel::sql_query(
+            "INSERT INTO ledger_entries (idx, received_at, prev_hash, leaf_hash, entry, \
+             record_type, table_id, seq_no, key_id, record_hash) \
+             SELECT 1048576 + idx, received_at, prev_hash, leaf_hash, entry, record_type, \
+                    table_id, seq_no, key_id, record_hash \
+             FROM ledger_entries WHERE table_id = 'R01' AND seq_no = 2",
+        )
+        .execute(c)?;
+        Ok(())
+    });
+    let refused = copied.unwrap_err().to_string();
+    assert!(refused.contains("table_records_pkey"), "{refused}");
+}
+
+/// A small casino archives by the month with smaller ranges: set while the ledger is empty,
+/// kept once it holds an entry; the writer makes each next range as it enters one.
+#[test]
+fn small_ranges_are_set_on_an_empty_ledger_only_and_made_as_the_writer_goes() {
+    use ledger::storage::partitions::{set_span, span};
+    let mut conn = db();
+    set_span(&mut conn, 16).unwrap();
+    assert_eq!(span(&mut conn).unwrap(), 16);
+    assert_eq!(
+        ranges(&mut conn, "ledger_entries"),
+        ["ledger_entries_p000000", "ledger_entries_p000001"]
+    );
+    let refused = set_span(&mut conn, 24).unwrap_err().to_string();
+    assert!(refused.contains("span"), "{refused}");
+    let key = setup(&mut conn);
+    // The table's registration, then 60 records in batches of 7: 61 entries need ranges
+    // 0..=3 (indexes 48..=63 the last), and the writer has made the next one too.
+    for batch in (1..=60u64).collect::<Vec<_>>().chunks(7) {
+        let batch: Vec<_> = batch
+            .iter()
+            .map(|i| submission(&key, "R01", *i, 0))
+            .collect();
+        append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    }
+    assert_eq!(ledger::storage::reads::size(&mut conn).unwrap(), 61);
+    assert_eq!(
+        ranges(&mut conn, "ledger_entries").last().unwrap(),
+        "ledger_entries_p000004"
+    );
+    let refused = set_span(&mut conn, 32).unwrap_err().to_string();
+    assert!(refused.contains("holds entries"), "{refused}");
+    let verified = verify(&mut conn);
+    assert!(verified.failure.is_none(), "{:?}", verified.failure);
+    assert_eq!(verified.entries_checked, 61);
+}

@@ -310,10 +310,10 @@ fn learn_last_seq_nos(
     }
     unknown.sort_unstable();
     unknown.dedup();
-    // One backward step of the (table_id, seq_no) index per table.
+    // One backward step of table_records' primary key per table.
     let rows: Vec<LastSeqNoRow> = diesel::sql_query(
         "SELECT t.table_id, \
-                (SELECT max(l.seq_no) FROM ledger_entries l WHERE l.table_id = t.table_id) AS seq_no \
+                (SELECT max(r.seq_no) FROM table_records r WHERE r.table_id = t.table_id) AS seq_no \
          FROM unnest($1::text[]) AS t(table_id)",
     )
     .bind::<Array<Text>, _>(unknown)
@@ -356,9 +356,9 @@ fn existing_for(
         .collect::<Result<Vec<_>, _>>()?;
     let rows: Vec<ExistingRow> = diesel::sql_query(
         "SELECT l.idx, l.table_id, l.seq_no, l.leaf_hash, l.record_hash, l.received_at \
-         FROM ledger_entries l \
-         JOIN unnest($1::text[], $2::bigint[]) AS k(table_id, seq_no) \
-           ON l.table_id = k.table_id AND l.seq_no = k.seq_no",
+         FROM unnest($1::text[], $2::bigint[]) AS k(table_id, seq_no) \
+         JOIN table_records r ON r.table_id = k.table_id AND r.seq_no = k.seq_no \
+         JOIN ledger_entries l ON l.idx = r.ledger_index",
     )
     .bind::<Array<Text>, _>(tables)
     .bind::<Array<BigInt>, _>(seqs)
@@ -557,6 +557,8 @@ pub struct WriterCache {
     /// The highest sequence number in the ledger of each table seen so far (`None`: the table
     /// has no record yet).
     last_seq_nos: Option<LastSeqNos>,
+    /// Entries per range of the partitioned tables (set once, while the ledger was empty).
+    span: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -581,6 +583,12 @@ pub fn append_batch_cached(
             mut prev_hash,
             received_at,
         } = lock_and_position(conn, now)?;
+        let span = match cache.span {
+            Some(span) => span,
+            None => super::partitions::span(conn)?,
+        };
+        super::partitions::ensure_room(conn, span, next_index, batch.len() as u64)?;
+        cache.span = Some(span);
 
         let mut key_ids: Vec<&str> = batch.iter().map(|s| s.key_id.as_str()).collect();
         key_ids.sort_unstable();
@@ -833,6 +841,8 @@ pub(crate) fn append_registry_event(
     operator: &SigningKey,
 ) -> Result<RegistryReceipt, LedgerError> {
     super::rotation::check_holder(conn, &operator.verifying_key())?;
+    let span = super::partitions::span(conn)?;
+    super::partitions::ensure_room(conn, span, position.next_index, 1)?;
     let envelope = Envelope::sign(event.to_record()?, operator)?;
     let canonical = crate::canonical::canonical_text(&envelope.record)?;
     let entry = Entry::build_canonical(

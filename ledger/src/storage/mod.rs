@@ -13,6 +13,7 @@ mod derived_check;
 pub mod issued;
 pub mod models;
 pub mod packages;
+pub mod partitions;
 pub mod published_reports;
 pub mod read_cut;
 pub mod reads;

@@ -6,7 +6,7 @@ use diesel::sql_types::{BigInt, Nullable, Text};
 use serde::Serialize;
 
 use super::models::{LedgerRow, SignificantEventRow};
-use super::schema::{ledger_entries, significant_events};
+use super::schema::{ledger_entries, significant_events, table_records};
 use crate::LedgerError;
 
 pub fn entry(conn: &mut PgConnection, index: u64) -> Result<Option<LedgerRow>, LedgerError> {
@@ -85,9 +85,8 @@ pub fn sequence_gaps(
                 next_seq - seq_no - 1 AS missing \
          FROM (SELECT table_id, seq_no, \
                       lead(seq_no) OVER (PARTITION BY table_id ORDER BY seq_no) AS next_seq \
-               FROM ledger_entries \
-               WHERE seq_no IS NOT NULL AND ($1::text IS NULL OR table_id = $1) \
-                 AND idx < $2) s \
+               FROM table_records \
+               WHERE ($1::text IS NULL OR table_id = $1) AND ledger_index < $2) s \
          WHERE next_seq > seq_no + 1 \
          ORDER BY table_id, seq_no",
     )
@@ -157,9 +156,9 @@ pub fn verdict(
 
 /// Highest `seq_no` recorded for a table.
 pub fn last_seq_no(conn: &mut PgConnection, table_id: &str) -> Result<Option<i64>, LedgerError> {
-    Ok(ledger_entries::table
-        .filter(ledger_entries::table_id.eq(table_id))
-        .select(diesel::dsl::max(ledger_entries::seq_no))
+    Ok(table_records::table
+        .filter(table_records::table_id.eq(table_id))
+        .select(diesel::dsl::max(table_records::seq_no))
         .first(conn)?)
 }
 
@@ -237,9 +236,10 @@ pub fn entry_of_record(
     let Ok(seq_no) = i64::try_from(seq_no) else {
         return Ok(None);
     };
-    Ok(ledger_entries::table
-        .filter(ledger_entries::table_id.eq(table_id))
-        .filter(ledger_entries::seq_no.eq(seq_no))
+    Ok(table_records::table
+        .inner_join(ledger_entries::table.on(ledger_entries::idx.eq(table_records::ledger_index)))
+        .filter(table_records::table_id.eq(table_id))
+        .filter(table_records::seq_no.eq(seq_no))
         .select(LedgerRow::as_select())
         .first(conn)
         .optional()?)

@@ -118,7 +118,9 @@ pub fn resolve_finding(
         }
         let (table_id, kind, rules_version, amount_h): (String, String, String, i64) =
             findings::table
-                .inner_join(adjudications::table)
+                .inner_join(
+                    adjudications::table.on(adjudications::ledger_index.eq(findings::ledger_index)),
+                )
                 .filter(findings::ledger_index.eq(round))
                 .filter(findings::position.eq(position))
                 .select((

@@ -212,6 +212,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    table_records (table_id, seq_no) {
+        table_id -> Text,
+        seq_no -> Int8,
+        ledger_index -> Int8,
+    }
+}
+
+diesel::table! {
     table_keys (key_id) {
         key_id -> Text,
         table_id -> Text,
@@ -222,17 +230,9 @@ diesel::table! {
 }
 
 diesel::joinable!(api_key_revocations -> api_keys (key_id));
-diesel::joinable!(api_key_revocations -> ledger_entries (ledger_index));
-diesel::joinable!(api_keys -> ledger_entries (ledger_index));
 diesel::joinable!(checkpoint_cosignatures -> checkpoints (size));
 diesel::joinable!(finding_resolutions -> api_keys (key_id));
-diesel::joinable!(finding_resolutions -> ledger_entries (ledger_index));
-diesel::joinable!(findings -> adjudications (ledger_index));
-diesel::joinable!(mf_confirmations -> ledger_entries (ledger_index));
-diesel::joinable!(mf_deliveries -> ledger_entries (sealed_at));
 diesel::joinable!(mf_deliveries -> mf_packages (package));
-diesel::joinable!(mf_packages -> ledger_entries (sealed_at));
-diesel::joinable!(significant_events -> ledger_entries (ledger_index));
 diesel::joinable!(table_key_revocations -> table_keys (key_id));
 diesel::joinable!(table_keys -> gaming_tables (table_id));
 
@@ -255,4 +255,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     significant_events,
     table_key_revocations,
     table_keys,
+    table_records,
 );
