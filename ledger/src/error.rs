@@ -64,6 +64,9 @@ pub enum LedgerError {
     /// Fewer entries, or other ones, than a signed checkpoint covers: refuse to append on top.
     #[error("the ledger was rolled back: {0}; dozor will not append to it (run `dozor verify`; a restore from a backup is accepted, on the record, with `dozor log accept-rollback`)")]
     RolledBack(String),
+    /// A range that cannot be archived as asked: nothing was changed.
+    #[error("archiving: {0}")]
+    Archive(String),
     /// The checkpoint witness file cannot be read or written, or holds something unsigned.
     #[error("checkpoint witness: {0}")]
     Witness(String),

@@ -244,6 +244,27 @@ impl Frontier {
         self.size
     }
 
+    /// The roots of the perfect subtrees that make up the tree, largest first.
+    pub fn subtree_roots(&self) -> Vec<Hash> {
+        self.pending.iter().rev().flatten().copied().collect()
+    }
+
+    /// The frontier of a tree of `size` leaves from its perfect subtrees' roots, largest first
+    /// (as [`Frontier::subtree_roots`] gives them); none if their number is not `size`'s.
+    pub fn from_subtree_roots(size: u64, roots: &[Hash]) -> Option<Frontier> {
+        if roots.len() != size.count_ones() as usize {
+            return None;
+        }
+        let mut pending = vec![None; 64];
+        let mut next = roots.iter();
+        for level in (0..64usize).rev() {
+            if size & (1u64 << level) != 0 {
+                pending[level] = Some(*next.next()?);
+            }
+        }
+        Some(Frontier { size, pending })
+    }
+
     /// Appends a leaf; returns the new complete nodes `(level, index, hash)`, level ≥ 1.
     pub fn push(&mut self, leaf: Hash) -> Vec<(u32, u64, Hash)> {
         if self.pending.len() < 64 {

@@ -14,7 +14,7 @@ use rules::TableLimits;
 use crate::access::{FindingState, Role};
 
 /// Record types of registry events; table keys may not sign these.
-pub const REGISTRY_TYPES: [&str; 11] = [
+pub const REGISTRY_TYPES: [&str; 12] = [
     "table_registered",
     "table_limits_set",
     "table_key_added",
@@ -26,6 +26,7 @@ pub const REGISTRY_TYPES: [&str; 11] = [
     "package_delivery",
     "log_rotated",
     "rollback_accepted",
+    "range_archived",
 ];
 
 pub fn is_registry_type(record_type: &str) -> bool {
@@ -216,6 +217,33 @@ pub enum RegistryEvent {
         /// Who accepted it: `cli:<user>` (only the command line can).
         actor: String,
     },
+    /// The entries `[from, to)` left the database, kept as a verified inspection export: their
+    /// rows are gone, the tree over them stays (its interior nodes and the leaves' hashes), and
+    /// so do the registry events among them. `from` is where the previous archived range ended
+    /// (0 for the first); `to` a boundary of the database's ranges, covered by a signed
+    /// checkpoint.
+    RangeArchived {
+        previous: Option<u64>,
+        from: u64,
+        to: u64,
+        /// The roots of the perfect subtrees that make up the tree of the first `to` entries,
+        /// largest first (lower-case hex): where the tree goes on from.
+        frontier: Vec<String>,
+        /// The leaf hash of entry `to - 1`, the `prev_hash` of entry `to`.
+        last_leaf_hash: String,
+        /// How many registry events the range holds (kept apart, for the registry's history),
+        /// and the SHA-256 of their leaf hashes in index order.
+        registry_events: u64,
+        registry_digest: String,
+        /// The inspection export that holds the range: its gaming days and the SHA-256 of its
+        /// MANIFEST.
+        export_first_day: String,
+        export_last_day: String,
+        export_manifest_sha256: String,
+        reason: String,
+        /// Who archived it: `cli:<user>` (only the command line can).
+        actor: String,
+    },
 }
 
 /// A signed checkpoint a restore lost: its size and root (lower-case hex).
@@ -269,6 +297,7 @@ impl RegistryEvent {
             RegistryEvent::PackageDelivery { .. } => "package_delivery",
             RegistryEvent::LogRotated { .. } => "log_rotated",
             RegistryEvent::RollbackAccepted { .. } => "rollback_accepted",
+            RegistryEvent::RangeArchived { .. } => "range_archived",
         }
     }
 
@@ -285,7 +314,8 @@ impl RegistryEvent {
             | RegistryEvent::ReportPublished { .. }
             | RegistryEvent::PackageDelivery { .. }
             | RegistryEvent::LogRotated { .. }
-            | RegistryEvent::RollbackAccepted { .. } => None,
+            | RegistryEvent::RollbackAccepted { .. }
+            | RegistryEvent::RangeArchived { .. } => None,
         }
     }
 
@@ -301,7 +331,8 @@ impl RegistryEvent {
             | RegistryEvent::ReportPublished { previous, .. }
             | RegistryEvent::PackageDelivery { previous, .. }
             | RegistryEvent::LogRotated { previous, .. }
-            | RegistryEvent::RollbackAccepted { previous, .. } => *previous,
+            | RegistryEvent::RollbackAccepted { previous, .. }
+            | RegistryEvent::RangeArchived { previous, .. } => *previous,
         }
     }
 

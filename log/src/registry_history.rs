@@ -107,6 +107,7 @@ pub struct RegistryHistory {
     operator: Option<String>,
     rotations: Vec<Rotation>,
     rollbacks: Vec<AcceptedRollback>,
+    archived: Vec<ArchivedRange>,
     last_event: Option<u64>,
 }
 
@@ -122,6 +123,116 @@ pub struct AcceptedRollback {
     pub lost: Vec<(u64, crate::merkle::Hash)>,
     pub reason: String,
     pub actor: String,
+}
+
+/// Entries that left the database (a `range_archived` event): `[from, to)`, kept as the
+/// inspection export it names.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ArchivedRange {
+    /// The event's ledger index.
+    pub index: u64,
+    pub from: u64,
+    pub to: u64,
+    /// The roots of the perfect subtrees of the tree of `to` entries, largest first.
+    #[serde(skip)]
+    pub frontier: Vec<crate::merkle::Hash>,
+    #[serde(skip)]
+    pub last_leaf_hash: crate::merkle::Hash,
+    pub registry_events: u64,
+    #[serde(skip)]
+    pub registry_digest: crate::merkle::Hash,
+    pub export_first_day: String,
+    pub export_last_day: String,
+    pub export_manifest_sha256: String,
+    pub reason: String,
+    pub actor: String,
+}
+
+impl ArchivedRange {
+    /// Checks a `range_archived` event found at ledger `index`, `from` where the archived
+    /// ranges before it ended.
+    pub fn from_event(
+        index: u64,
+        event: &RegistryEvent,
+        from_expected: u64,
+    ) -> Result<ArchivedRange, String> {
+        let RegistryEvent::RangeArchived {
+            from,
+            to,
+            frontier,
+            last_leaf_hash,
+            registry_events,
+            registry_digest,
+            export_first_day,
+            export_last_day,
+            export_manifest_sha256,
+            reason,
+            actor,
+            ..
+        } = event
+        else {
+            return Err(format!("registry event {index} is not an archived range"));
+        };
+        let what = format!("the range archived at index {index}");
+        if *from != from_expected {
+            return Err(format!(
+                "{what} starts at {from}; the archived entries end at {from_expected}"
+            ));
+        }
+        if !(from < to && *to <= index) {
+            return Err(format!(
+                "{what} is [{from}, {to}): it must be a range before the event"
+            ));
+        }
+        if !actor.starts_with(CLI_ACTOR) {
+            return Err(format!(
+                "{what} is recorded for `{actor}`: only the command line archives"
+            ));
+        }
+        if reason.trim().is_empty() {
+            return Err(format!("{what} gives no reason"));
+        }
+        let hash = |text: &str, field: &str| -> Result<crate::merkle::Hash, String> {
+            let bytes = (text.len() == 64
+                && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+            .then(|| hex::decode(text).ok())
+            .flatten()
+            .ok_or_else(|| format!("{what}: {field} is not lower-case hex SHA-256"))?;
+            bytes
+                .try_into()
+                .map_err(|_| format!("{what}: {field} is not 32 bytes"))
+        };
+        if frontier.len() != to.count_ones() as usize {
+            return Err(format!(
+                "{what} names {} subtree roots; a tree of {to} entries has {}",
+                frontier.len(),
+                to.count_ones()
+            ));
+        }
+        let frontier = frontier
+            .iter()
+            .map(|h| hash(h, "a subtree root"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let day = |text: &str| chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok();
+        if !day(export_first_day) || !day(export_last_day) || export_first_day > export_last_day {
+            return Err(format!("{what}: the export's days are not a period"));
+        }
+        hash(export_manifest_sha256, "the export's manifest digest")?;
+        Ok(ArchivedRange {
+            index,
+            from: *from,
+            to: *to,
+            frontier,
+            last_leaf_hash: hash(last_leaf_hash, "last_leaf_hash")?,
+            registry_events: *registry_events,
+            registry_digest: hash(registry_digest, "registry_digest")?,
+            export_first_day: export_first_day.clone(),
+            export_last_day: export_last_day.clone(),
+            export_manifest_sha256: export_manifest_sha256.clone(),
+            reason: reason.clone(),
+            actor: actor.clone(),
+        })
+    }
 }
 
 /// An accepted rollback as a verifier reports it: where the ledger was restored to, what the
@@ -462,6 +573,11 @@ impl RegistryHistory {
                 self.rollbacks
                     .push(AcceptedRollback::from_event(index, event)?);
             }
+            RegistryEvent::RangeArchived { .. } => {
+                let from = self.archived_below();
+                self.archived
+                    .push(ArchivedRange::from_event(index, event, from)?);
+            }
             RegistryEvent::PackageDelivery {
                 package,
                 file,
@@ -544,6 +660,16 @@ impl RegistryHistory {
     /// The rollbacks the operator accepted, in ledger order.
     pub fn accepted_rollbacks(&self) -> &[AcceptedRollback] {
         &self.rollbacks
+    }
+
+    /// The ranges archived, in ledger order (each starting where the one before ended).
+    pub fn archived_ranges(&self) -> &[ArchivedRange] {
+        &self.archived
+    }
+
+    /// The entries below this index have left the database (0: none have).
+    pub fn archived_below(&self) -> u64 {
+        self.archived.last().map_or(0, |a| a.to)
     }
 
     /// Whether the signed checkpoint of `size` entries with `root` was lost in a rollback the
@@ -741,7 +867,8 @@ fn actor_of(event: &RegistryEvent) -> Option<(&str, ActorRule)> {
         | RegistryEvent::FindingResolved { .. }
         | RegistryEvent::PackageDelivery { .. }
         | RegistryEvent::LogRotated { .. }
-        | RegistryEvent::RollbackAccepted { .. } => None,
+        | RegistryEvent::RollbackAccepted { .. }
+        | RegistryEvent::RangeArchived { .. } => None,
     }
 }
 
@@ -1607,5 +1734,97 @@ mod tests {
         assert!(history.lost_in_accepted_rollback(9, &[0xaa; 32]));
         assert!(!history.lost_in_accepted_rollback(9, &[0xbb; 32]));
         assert!(!history.lost_in_accepted_rollback(8, &[0xaa; 32]));
+    }
+
+    fn range_archived(
+        previous: u64,
+        from: u64,
+        to: u64,
+        roots: usize,
+        actor: &str,
+    ) -> RegistryEvent {
+        RegistryEvent::RangeArchived {
+            previous: Some(previous),
+            from,
+            to,
+            frontier: vec!["ab".repeat(32); roots],
+            last_leaf_hash: "cd".repeat(32),
+            registry_events: 1,
+            registry_digest: "ef".repeat(32),
+            export_first_day: "2026-10-01".into(),
+            export_last_day: "2026-10-31".into(),
+            export_manifest_sha256: "01".repeat(32),
+            reason: "October kept as its export".into(),
+            actor: actor.into(),
+        }
+    }
+
+    #[test]
+    fn archived_ranges_follow_one_another_before_their_event() {
+        let (_, operator_id) = operator_key(1, "casino.example/ledger");
+        let mut history = RegistryHistory::default();
+        history
+            .apply(0, at0(), &operator_id, &registered(None))
+            .unwrap();
+        // Refused: a range not starting at 0, one reaching past its own event, 48 entries
+        // named by one subtree root (48 = 32 + 16 has two), an actor not on the command line.
+        for (index, event, wanted) in [
+            (70, range_archived(0, 16, 32, 1, "cli:root"), "starts at 16"),
+            (
+                40,
+                range_archived(0, 0, 48, 2, "cli:root"),
+                "a range before the event",
+            ),
+            (
+                70,
+                range_archived(0, 0, 48, 1, "cli:root"),
+                "names 1 subtree roots",
+            ),
+            (
+                70,
+                range_archived(0, 0, 32, 1, "officer"),
+                "only the command line",
+            ),
+        ] {
+            let err = history
+                .clone()
+                .apply(index, at0(), &operator_id, &event)
+                .unwrap_err();
+            assert!(err.contains(wanted), "{wanted}: {err}");
+        }
+        history
+            .apply(
+                70,
+                at0(),
+                &operator_id,
+                &range_archived(0, 0, 48, 2, "cli:root"),
+            )
+            .unwrap();
+        assert_eq!(history.archived_below(), 48);
+        // The next one starts where it ended.
+        let err = history
+            .clone()
+            .apply(
+                90,
+                at0(),
+                &operator_id,
+                &range_archived(70, 0, 64, 1, "cli:root"),
+            )
+            .unwrap_err();
+        assert!(err.contains("the archived entries end at 48"), "{err}");
+        history
+            .apply(
+                90,
+                at0(),
+                &operator_id,
+                &range_archived(70, 48, 64, 1, "cli:root"),
+            )
+            .unwrap();
+        let archived: Vec<(u64, u64, u64)> = history
+            .archived_ranges()
+            .iter()
+            .map(|a| (a.index, a.from, a.to))
+            .collect();
+        assert_eq!(archived, [(70, 0, 48), (90, 48, 64)]);
     }
 }

@@ -235,12 +235,13 @@ pub async fn inclusion_proof(
         };
         let (root, proof) =
             ledger::storage::tree::inclusion_proof(&mut conn, q.index, size).map_err(tree_error)?;
-        let row = reads::entry(&mut conn, q.index)?
+        // The leaf's hash stays when its entry is archived.
+        let leaf_hash = reads::leaf_hash_at(&mut conn, q.index)?
             .ok_or_else(|| ApiError::internal("entry vanished"))?;
         Ok(InclusionProofView {
             index: q.index,
             size,
-            leaf_hash: hex::encode(&row.leaf_hash),
+            leaf_hash: hex::encode(leaf_hash),
             root: hex::encode(root),
             proof: proof.iter().map(hex::encode).collect(),
         })

@@ -1,6 +1,6 @@
-//! `dozor log rotate|keys|accept-rollback`: the log's operator key (and origin) handed over by a
-//! recorded rotation, the keys that held it, and a restore to an earlier point accepted on the
-//! record.
+//! `dozor log rotate|keys|accept-rollback|archive`: the log's operator key (and origin) handed
+//! over by a recorded rotation, the keys that held it, a restore to an earlier point accepted
+//! on the record, and old entries archived as a verified export, on the record.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,19 +53,57 @@ enum LogCommand {
         #[arg(long)]
         reason: String,
     },
+    /// Archive the entries below `--to` (a boundary of the database's ranges): the gaming days
+    /// that hold them are exported into DIR and the export verified offline; then, in one
+    /// transaction, what stays of each entry (its leaf hash, record hash and receipt time) and
+    /// their registry events are kept, a `range_archived` ledger entry signed by the operator
+    /// key names the range and the export's MANIFEST digest, and the range's partitions are
+    /// detached from the tables (the operator keeps or drops them). Proofs, the registry and
+    /// `verify` go on as before.
+    Archive {
+        /// Where the archived range ends: a multiple of the database's range size, covered by
+        /// a signed checkpoint.
+        #[arg(long)]
+        to: u64,
+        /// Why, for the record.
+        #[arg(long)]
+        reason: String,
+        /// Directory to write the export into (created; must be empty). Keep it: it is the
+        /// archived entries.
+        dir: PathBuf,
+        #[command(flatten)]
+        clock: super::ClockArgs,
+    },
 }
 
 pub fn run(global: &Global, args: LogArgs) -> anyhow::Result<ExitCode> {
     let operator = ledger::operator_key::load_existing(&global.data_dir, args.operator_key)?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let result = run_on(&db.url, &operator, args.command);
+    let result = run_on(&db.url, &operator, args.command, global);
     db.close()?;
     result
 }
 
-fn run_on(url: &str, operator: &NoteSigner, command: LogCommand) -> anyhow::Result<ExitCode> {
+fn run_on(
+    url: &str,
+    operator: &NoteSigner,
+    command: LogCommand,
+    global: &Global,
+) -> anyhow::Result<ExitCode> {
     let mut conn = connect(url)?;
     match command {
+        LogCommand::Archive {
+            to,
+            reason,
+            dir,
+            clock,
+        } => archive(
+            &mut conn,
+            operator,
+            global,
+            (to, &reason, &dir),
+            &clock.clock()?,
+        ),
         LogCommand::Rotate { new_key, reason } => {
             let text = std::fs::read_to_string(&new_key)
                 .with_context(|| format!("reading {}", new_key.display()))?;
@@ -175,4 +213,89 @@ fn run_on(url: &str, operator: &NoteSigner, command: LogCommand) -> anyhow::Resu
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `dozor log archive`: export, verify offline, then archive on the record.
+fn archive(
+    conn: &mut ledger::storage::PgConnection,
+    operator: &NoteSigner,
+    global: &Global,
+    (to, reason, dir): (u64, &str, &std::path::Path),
+    clock: &reports::GamingDayClock,
+) -> anyhow::Result<ExitCode> {
+    let from = ledger::storage::archive::archived_below(conn)?;
+    let span = ledger::storage::partitions::span(conn)?;
+    anyhow::ensure!(
+        to > from && to.is_multiple_of(span),
+        "--to {to} must be above {from} (where the archived entries end) and a multiple of {span} (the size of the database's ranges)"
+    );
+    anyhow::ensure!(!reason.trim().is_empty(), "--reason must say why");
+    let received = |index: u64, conn: &mut ledger::storage::PgConnection| -> anyhow::Result<_> {
+        ledger::storage::reads::entry(conn, index)?
+            .map(|row| row.received_at)
+            .with_context(|| format!("entry {index} is not in the ledger"))
+    };
+    // The gaming days that received the range's entries: their export holds all of them.
+    let first_day = clock.day_of(received(from, conn)?);
+    let last_day = clock.day_of(received(to - 1, conn)?);
+    let summary = reports::inspection::write_export(
+        conn,
+        clock,
+        operator,
+        &ledger::registry_history::cli_actor(),
+        first_day,
+        last_day,
+        dir,
+        Utc::now(),
+        Some(&global.data_dir),
+        &reports::inspection::ExportWitnesses::all(Vec::new(), std::time::Duration::ZERO),
+        &mut |_, _| {},
+    )?;
+    let written = std::fs::read(dir.join(reports::inspection::format::ENTRIES))
+        .with_context(|| format!("reading the export's entries in {}", dir.display()))?
+        .split(|b| *b == b'\n')
+        .filter(|line| !line.is_empty())
+        .count() as u64;
+    let (covered_from, covered_to) = (summary.first_index, summary.first_index + written);
+    anyhow::ensure!(
+        covered_from <= from && to <= covered_to,
+        "the export of {first_day} to {last_day} holds entries {covered_from}..{covered_to}, not all of {from}..{to}; nothing was archived"
+    );
+    // The export must verify offline, every round re-judged, before anything leaves.
+    let operators = ledger::storage::rotation::operator_chain(conn, &operator.verifier())?;
+    let verified = reports::inspection::verify_export(
+        dir,
+        &operators,
+        reports::inspection::VerifyOptions::default(),
+        |_, _| {},
+    );
+    if let Err(e) = verified {
+        anyhow::bail!(
+            "the export in {} does not verify: {e}; nothing was archived",
+            dir.display()
+        );
+    }
+    let manifest = std::fs::read(dir.join(reports::inspection::format::MANIFEST))
+        .with_context(|| format!("reading the export's MANIFEST in {}", dir.display()))?;
+    let export =
+        ledger::storage::archive::ArchiveExport::of_manifest(first_day, last_day, &manifest);
+    let receipt = ledger::storage::archive::archive(
+        conn,
+        operator,
+        to,
+        &export,
+        reason,
+        &ledger::registry_history::cli_actor(),
+        Utc::now(),
+    )?;
+    println!("{}", serde_json::to_string_pretty(&receipt)?);
+    eprintln!(
+        "entries {}..{} archived at index {} as the export in {} ({first_day} to {last_day}); the detached tables {} hold them in the database until you drop them (docs/OPERATIONS.md)",
+        receipt.from,
+        receipt.to,
+        receipt.index,
+        dir.display(),
+        receipt.detached.join(", ")
+    );
+    Ok(ExitCode::SUCCESS)
 }

@@ -15,7 +15,7 @@ use ed25519_dalek::SigningKey;
 use super::append::Position;
 use super::registry_log::signed_event;
 use super::rotation::Tenures;
-use super::schema::{api_keys, ledger_entries};
+use super::schema::{api_keys, registry_entries};
 use crate::access::Role;
 use crate::entry::parse_ledger_time;
 use crate::registry_event::RegistryEvent;
@@ -78,9 +78,9 @@ fn created_key(
     name: &str,
 ) -> Result<Result<CreatedKey, String>, LedgerError> {
     let found: Option<(i64, Vec<u8>)> = api_keys::table
-        .inner_join(ledger_entries::table.on(ledger_entries::idx.eq(api_keys::ledger_index)))
+        .inner_join(registry_entries::table.on(registry_entries::idx.eq(api_keys::ledger_index)))
         .filter(api_keys::name.eq(name))
-        .select((ledger_entries::idx, ledger_entries::entry))
+        .select((registry_entries::idx, registry_entries::entry))
         .first(conn)
         .optional()?;
     let Some((index, bytes)) = found else {
@@ -123,12 +123,12 @@ fn revocation_of(
     operators: &Tenures,
     key: &CreatedKey,
 ) -> Result<Option<u64>, LedgerError> {
-    let rows: Vec<(i64, Vec<u8>)> = ledger_entries::table
-        .filter(ledger_entries::seq_no.is_null())
-        .filter(ledger_entries::idx.gt(key.index as i64))
-        .filter(ledger_entries::record_type.eq("api_key_revoked"))
-        .order(ledger_entries::idx.asc())
-        .select((ledger_entries::idx, ledger_entries::entry))
+    let rows: Vec<(i64, Vec<u8>)> = registry_entries::table
+        .filter(registry_entries::seq_no.is_null())
+        .filter(registry_entries::idx.gt(key.index as i64))
+        .filter(registry_entries::record_type.eq("api_key_revoked"))
+        .order(registry_entries::idx.asc())
+        .select((registry_entries::idx, registry_entries::entry))
         .load(conn)?;
     Ok(rows.into_iter().find_map(|(index, bytes)| {
         let index = index as u64;

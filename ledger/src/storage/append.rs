@@ -355,10 +355,15 @@ fn existing_for(
         .map(|s| to_i64("sequence number", s.seq_no))
         .collect::<Result<Vec<_>, _>>()?;
     let rows: Vec<ExistingRow> = diesel::sql_query(
-        "SELECT l.idx, l.table_id, l.seq_no, l.leaf_hash, l.record_hash, l.received_at \
+        // An archived record answers from what stays of its entry (archived_entries).
+        "SELECT r.ledger_index AS idx, r.table_id, r.seq_no, \
+                coalesce(l.leaf_hash, a.leaf_hash) AS leaf_hash, \
+                coalesce(l.record_hash, a.record_hash) AS record_hash, \
+                coalesce(l.received_at, a.received_at) AS received_at \
          FROM unnest($1::text[], $2::bigint[]) AS k(table_id, seq_no) \
          JOIN table_records r ON r.table_id = k.table_id AND r.seq_no = k.seq_no \
-         JOIN ledger_entries l ON l.idx = r.ledger_index",
+         LEFT JOIN ledger_entries l ON l.idx = r.ledger_index \
+         LEFT JOIN archived_entries a ON a.idx = r.ledger_index",
     )
     .bind::<Array<Text>, _>(tables)
     .bind::<Array<BigInt>, _>(seqs)
@@ -825,9 +830,9 @@ fn hex_hash<S: serde::Serializer>(hash: &[u8; 32], s: S) -> Result<S::Ok, S::Err
 
 /// Index of the last registry event in the ledger.
 pub(crate) fn last_registry_event(conn: &mut PgConnection) -> Result<Option<u64>, LedgerError> {
-    let last: Option<i64> = ledger_entries::table
-        .filter(ledger_entries::seq_no.is_null())
-        .select(diesel::dsl::max(ledger_entries::idx))
+    use super::schema::registry_entries;
+    let last: Option<i64> = registry_entries::table
+        .select(diesel::dsl::max(registry_entries::idx))
         .first(conn)?;
     Ok(last.map(|i| i as u64))
 }

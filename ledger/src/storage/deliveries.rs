@@ -10,7 +10,7 @@ use super::append::{
     append_registry_event, last_registry_event, lock_and_position, RegistryReceipt,
 };
 use super::published_reports::publish;
-use super::schema::{ledger_entries, mf_confirmations, mf_deliveries};
+use super::schema::{mf_confirmations, mf_deliveries, registry_entries};
 use crate::registry_event::{DeliveryStep, RegistryEvent};
 use crate::LedgerError;
 
@@ -217,13 +217,13 @@ pub struct RecordedStep {
 
 /// Every recorded step, in ledger order.
 pub fn steps(conn: &mut PgConnection) -> Result<Vec<RecordedStep>, LedgerError> {
-    let rows: Vec<(i64, DateTime<Utc>, Vec<u8>)> = ledger_entries::table
-        .filter(ledger_entries::record_type.eq("package_delivery"))
-        .order(ledger_entries::idx)
+    let rows: Vec<(i64, DateTime<Utc>, Vec<u8>)> = registry_entries::table
+        .filter(registry_entries::record_type.eq("package_delivery"))
+        .order(registry_entries::idx)
         .select((
-            ledger_entries::idx,
-            ledger_entries::received_at,
-            ledger_entries::entry,
+            registry_entries::idx,
+            registry_entries::received_at,
+            registry_entries::entry,
         ))
         .load(conn)?;
     rows.into_iter()

@@ -4,6 +4,7 @@
 mod actors;
 pub mod api_keys;
 pub mod append;
+pub mod archive;
 pub mod checkpoints;
 pub mod cluster;
 pub mod cosignatures;
@@ -31,7 +32,6 @@ pub mod testing;
 pub mod tree;
 pub mod verify;
 
-use diesel::pg::PgConnection;
 use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};
 use diesel::Connection as _;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness as _};
@@ -39,6 +39,9 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness a
 use crate::LedgerError;
 
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations");
+
+/// The connection every storage function takes.
+pub use diesel::PgConnection;
 
 pub type PgPool = Pool<ConnectionManager<PgConnection>>;
 pub type PooledPg = PooledConnection<ConnectionManager<PgConnection>>;

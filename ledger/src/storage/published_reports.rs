@@ -10,7 +10,7 @@ use ed25519_dalek::SigningKey;
 use sha2::{Digest as _, Sha256};
 
 use super::append::{append_registry_event, last_registry_event, lock_and_position};
-use super::schema::ledger_entries;
+use super::schema::registry_entries;
 use crate::registry_event::RegistryEvent;
 use crate::registry_history::PUBLISHERS;
 use crate::LedgerError;
@@ -30,10 +30,10 @@ pub struct Publication {
 pub fn latest_publications(
     conn: &mut PgConnection,
 ) -> Result<HashMap<String, (u64, String)>, LedgerError> {
-    let rows: Vec<(i64, Vec<u8>)> = ledger_entries::table
-        .filter(ledger_entries::record_type.eq("report_published"))
-        .order(ledger_entries::idx.asc())
-        .select((ledger_entries::idx, ledger_entries::entry))
+    let rows: Vec<(i64, Vec<u8>)> = registry_entries::table
+        .filter(registry_entries::record_type.eq("report_published"))
+        .order(registry_entries::idx.asc())
+        .select((registry_entries::idx, registry_entries::entry))
         .load(conn)?;
     let mut latest = HashMap::new();
     for (index, entry) in rows {

@@ -13,9 +13,19 @@ pub fn entry(conn: &mut PgConnection, index: u64) -> Result<Option<LedgerRow>, L
     let Ok(index) = i64::try_from(index) else {
         return Ok(None);
     };
-    Ok(ledger_entries::table
+    let kept = ledger_entries::table
         .find(index)
         .select(LedgerRow::as_select())
+        .first(conn)
+        .optional()?;
+    if kept.is_some() {
+        return Ok(kept);
+    }
+    // A registry event of an archived range is kept whole.
+    use super::schema::archived_registry_entries;
+    Ok(archived_registry_entries::table
+        .find(index)
+        .select(archived_registry_entries::all_columns)
         .first(conn)
         .optional()?)
 }
@@ -40,11 +50,20 @@ pub fn leaf_hash_at(conn: &mut PgConnection, index: u64) -> Result<Option<[u8; 3
     let Ok(index) = i64::try_from(index) else {
         return Ok(None);
     };
-    let hash: Option<Vec<u8>> = ledger_entries::table
+    let mut hash: Option<Vec<u8>> = ledger_entries::table
         .find(index)
         .select(ledger_entries::leaf_hash)
         .first(conn)
         .optional()?;
+    if hash.is_none() {
+        // An archived entry's hash stays.
+        use super::schema::archived_entries;
+        hash = archived_entries::table
+            .find(index)
+            .select(archived_entries::leaf_hash)
+            .first(conn)
+            .optional()?;
+    }
     hash.map(|h| super::append::hash32(&h, "leaf hash"))
         .transpose()
 }

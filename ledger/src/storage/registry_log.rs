@@ -9,7 +9,7 @@ use diesel::prelude::*;
 use ed25519_dalek::VerifyingKey;
 
 use super::models::LedgerRow;
-use super::schema::ledger_entries;
+use super::schema::registry_entries;
 use super::verify::VerifyFailure;
 use crate::entry_check::{check_entry, Signers, Subject};
 use crate::registry_event::RegistryEvent;
@@ -34,11 +34,11 @@ pub fn events_after(
     after: Option<u64>,
 ) -> Result<Vec<LedgerRow>, LedgerError> {
     let after = after.map_or(-1, |i| i as i64);
-    Ok(ledger_entries::table
-        .filter(ledger_entries::seq_no.is_null())
-        .filter(ledger_entries::idx.gt(after))
-        .order(ledger_entries::idx.asc())
-        .select(LedgerRow::as_select())
+    Ok(registry_entries::table
+        .filter(registry_entries::seq_no.is_null())
+        .filter(registry_entries::idx.gt(after))
+        .order(registry_entries::idx.asc())
+        .select(registry_entries::all_columns)
         .load(conn)?)
 }
 
@@ -109,12 +109,12 @@ pub fn limits_posted_from(
     conn: &mut PgConnection,
     before: DateTime<Utc>,
 ) -> Result<HashMap<String, DateTime<Utc>>, LedgerError> {
-    let entries: Vec<Vec<u8>> = ledger_entries::table
-        .filter(ledger_entries::seq_no.is_null())
-        .filter(ledger_entries::record_type.eq_any(["table_registered", "table_limits_set"]))
-        .filter(ledger_entries::received_at.lt(before))
-        .order(ledger_entries::idx.asc())
-        .select(ledger_entries::entry)
+    let entries: Vec<Vec<u8>> = registry_entries::table
+        .filter(registry_entries::seq_no.is_null())
+        .filter(registry_entries::record_type.eq_any(["table_registered", "table_limits_set"]))
+        .filter(registry_entries::received_at.lt(before))
+        .order(registry_entries::idx.asc())
+        .select(registry_entries::entry)
         .load(conn)?;
     let mut posted: HashMap<String, DateTime<Utc>> = HashMap::new();
     for entry in entries {

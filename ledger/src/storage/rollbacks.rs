@@ -14,7 +14,7 @@ use ed25519_dalek::VerifyingKey;
 
 use super::append::{append_registry_event, last_registry_event, lock_and_position};
 use super::issued::IssuedCheckpoint;
-use super::schema::ledger_entries;
+use super::schema::registry_entries;
 use crate::checkpoint::{NoteSigner, NoteVerifier};
 use crate::registry_event::{LostCheckpoint, RegistryEvent};
 use crate::registry_history::{AcceptedRollback, RegistryHistory};
@@ -29,10 +29,10 @@ pub fn accepted(
     conn: &mut PgConnection,
     operators: &[NoteVerifier],
 ) -> Result<Vec<AcceptedRollback>, LedgerError> {
-    let stored: Vec<i64> = ledger_entries::table
-        .filter(ledger_entries::record_type.eq("rollback_accepted"))
-        .order(ledger_entries::idx.asc())
-        .select(ledger_entries::idx)
+    let stored: Vec<i64> = registry_entries::table
+        .filter(registry_entries::record_type.eq("rollback_accepted"))
+        .order(registry_entries::idx.asc())
+        .select(registry_entries::idx)
         .load(conn)?;
     if stored.is_empty() {
         return Ok(Vec::new());

@@ -9,7 +9,7 @@ use diesel::prelude::*;
 
 use super::append::{append_registry_event, last_registry_event, lock_and_position};
 use super::checkpoints::{self, CheckpointRow};
-use super::schema::{checkpoints as checkpoint_rows, ledger_entries};
+use super::schema::{checkpoints as checkpoint_rows, registry_entries};
 use crate::checkpoint::{rotated_to, Checkpoint, NoteSigner, NoteVerifier};
 use crate::registry_event::RegistryEvent;
 use crate::LedgerError;
@@ -25,10 +25,10 @@ pub struct StoredRotation {
 
 /// Every `log_rotated` event of the ledger, in order.
 pub fn rotations(conn: &mut PgConnection) -> Result<Vec<StoredRotation>, LedgerError> {
-    let rows: Vec<(i64, Vec<u8>)> = ledger_entries::table
-        .filter(ledger_entries::record_type.eq("log_rotated"))
-        .order(ledger_entries::idx.asc())
-        .select((ledger_entries::idx, ledger_entries::entry))
+    let rows: Vec<(i64, Vec<u8>)> = registry_entries::table
+        .filter(registry_entries::record_type.eq("log_rotated"))
+        .order(registry_entries::idx.asc())
+        .select((registry_entries::idx, registry_entries::entry))
         .load(conn)?;
     rows.into_iter()
         .map(|(idx, entry)| {
@@ -132,10 +132,10 @@ pub fn check_holder(
     conn: &mut PgConnection,
     operator: &ed25519_dalek::VerifyingKey,
 ) -> Result<(), LedgerError> {
-    let latest: Option<Vec<u8>> = ledger_entries::table
-        .filter(ledger_entries::record_type.eq("log_rotated"))
-        .order(ledger_entries::idx.desc())
-        .select(ledger_entries::entry)
+    let latest: Option<Vec<u8>> = registry_entries::table
+        .filter(registry_entries::record_type.eq("log_rotated"))
+        .order(registry_entries::idx.desc())
+        .select(registry_entries::entry)
         .first(conn)
         .optional()?;
     let Some(entry) = latest else {

@@ -1,6 +1,30 @@
 // @generated automatically by Diesel CLI.
 
 diesel::table! {
+    archived_entries (idx) {
+        idx -> Int8,
+        received_at -> Timestamptz,
+        leaf_hash -> Bytea,
+        record_hash -> Bytea,
+    }
+}
+
+diesel::table! {
+    archived_registry_entries (idx) {
+        idx -> Int8,
+        received_at -> Timestamptz,
+        prev_hash -> Bytea,
+        leaf_hash -> Bytea,
+        entry -> Bytea,
+        record_type -> Text,
+        table_id -> Nullable<Text>,
+        seq_no -> Nullable<Int8>,
+        key_id -> Text,
+        record_hash -> Bytea,
+    }
+}
+
+diesel::table! {
     adjudications (ledger_index) {
         ledger_index -> Int8,
         table_id -> Text,
@@ -167,6 +191,21 @@ diesel::table! {
 }
 
 diesel::table! {
+    registry_entries (idx) {
+        idx -> Int8,
+        received_at -> Timestamptz,
+        prev_hash -> Bytea,
+        leaf_hash -> Bytea,
+        entry -> Bytea,
+        record_type -> Text,
+        table_id -> Nullable<Text>,
+        seq_no -> Nullable<Int8>,
+        key_id -> Text,
+        record_hash -> Bytea,
+    }
+}
+
+diesel::table! {
     round_ids (table_id, round_id) {
         table_id -> Text,
         round_id -> Text,
@@ -238,6 +277,8 @@ diesel::joinable!(table_keys -> gaming_tables (table_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     adjudications,
+    archived_entries,
+    archived_registry_entries,
     api_key_revocations,
     api_keys,
     checkpoint_cosignatures,
@@ -250,6 +291,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     mf_confirmations,
     mf_deliveries,
     mf_packages,
+    registry_entries,
     round_ids,
     round_kinds,
     significant_events,

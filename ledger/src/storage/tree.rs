@@ -60,6 +60,22 @@ pub fn fetch(
         for (idx, hash) in rows {
             found.insert((0, idx as u64), super::append::hash32(&hash, "leaf hash")?);
         }
+        // Leaves of archived ranges: their hashes stay when their entries leave.
+        let archived: Vec<i64> = leaves
+            .iter()
+            .copied()
+            .filter(|i| !found.contains_key(&(0, *i as u64)))
+            .collect();
+        if !archived.is_empty() {
+            use super::schema::archived_entries;
+            let rows: Vec<(i64, Vec<u8>)> = archived_entries::table
+                .filter(archived_entries::idx.eq_any(&archived))
+                .select((archived_entries::idx, archived_entries::leaf_hash))
+                .load(conn)?;
+            for (idx, hash) in rows {
+                found.insert((0, idx as u64), super::append::hash32(&hash, "leaf hash")?);
+            }
+        }
     }
     let (levels, idxs): (Vec<i16>, Vec<i64>) = wanted
         .iter()

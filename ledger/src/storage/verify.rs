@@ -48,6 +48,9 @@ pub struct VerifyReport {
     pub head_hash: Option<String>,
     /// Restores to an earlier point the operator accepted: what each lost.
     pub accepted_rollbacks: Vec<crate::registry_history::RollbackNotice>,
+    /// Ranges whose entries left the database as verified exports: their leaves, tree and
+    /// registry events checked here, their entries in the exports they name.
+    pub archived_ranges: Vec<crate::registry_history::ArchivedRange>,
     pub failure: Option<VerifyFailure>,
 }
 
@@ -172,6 +175,7 @@ fn walk(
         rounds_sharing_an_id: 0,
         head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
         accepted_rollbacks: Vec::new(),
+        archived_ranges: Vec::new(),
         failure: Some(VerifyFailure { index, reason }),
     };
     let (history, registry_events) = match registry_history(conn, operators)? {
@@ -203,6 +207,16 @@ fn walk(
     };
     if let Err(f) = pending.reached(&frontier) {
         return Ok(fail(0, prev_hash, f.index, f.reason));
+    }
+    if history.archived_below() > 0 {
+        match walk_archived(conn, &history, &mut frontier, &mut pending)? {
+            Ok(last) => {
+                prev_hash = last;
+                expected = history.archived_below();
+                progress(expected);
+            }
+            Err(f) => return Ok(fail(frontier.size(), prev_hash, f.index, f.reason)),
+        }
     }
     loop {
         let rows: Vec<LedgerRow> = ledger_entries::table
@@ -323,6 +337,127 @@ fn walk(
             .iter()
             .map(|r| r.notice())
             .collect(),
+        archived_ranges: history.archived_ranges().to_vec(),
         failure: None,
     })
+}
+
+/// Walks what stays of the archived ranges, from index 0: each entry's leaf hash in order (the
+/// tree's interior nodes over them must be the stored ones, and every signed checkpoint met on
+/// the way must have its root), each range ending at the subtree roots and last leaf its
+/// `range_archived` event names, and its registry events, kept whole, hashing to their leaves
+/// and to the event's digest. The leaf hash of the last archived entry, or the first failure.
+fn walk_archived(
+    conn: &mut PgConnection,
+    history: &RegistryHistory,
+    frontier: &mut Frontier,
+    pending: &mut super::issued::PendingCheckpoints,
+) -> Result<Result<[u8; 32], VerifyFailure>, LedgerError> {
+    use super::schema::{archived_entries, archived_registry_entries};
+    let fail = |index: u64, reason: String| Ok(Err(VerifyFailure { index, reason }));
+    let mut last = GENESIS_PREV_HASH;
+    for range in history.archived_ranges() {
+        let mut next = range.from;
+        while next < range.to {
+            let rows: Vec<(i64, Vec<u8>)> = archived_entries::table
+                .filter(archived_entries::idx.ge(next as i64))
+                .filter(archived_entries::idx.lt(range.to as i64))
+                .order(archived_entries::idx.asc())
+                .limit(PAGE)
+                .select((archived_entries::idx, archived_entries::leaf_hash))
+                .load(conn)?;
+            if rows.is_empty() {
+                break;
+            }
+            let mut created = Vec::new();
+            for (idx, hash) in rows {
+                if idx as u64 != next {
+                    return fail(
+                        next,
+                        format!("archived entry {next} is missing from what the archive keeps"),
+                    );
+                }
+                let Ok(hash) = <[u8; 32]>::try_from(hash.as_slice()) else {
+                    return fail(
+                        next,
+                        format!("archived entry {next}: a leaf hash is 32 bytes"),
+                    );
+                };
+                created.extend(frontier.push(hash).into_iter().map(|node| (next, node)));
+                last = hash;
+                next += 1;
+                if let Err(f) = pending.reached(frontier) {
+                    return Ok(Err(f));
+                }
+            }
+            let wanted: Vec<(u32, u64)> = created.iter().map(|(_, (l, i, _))| (*l, *i)).collect();
+            let stored = fetch(conn, &wanted)?;
+            for (last_leaf, (level, index, hash)) in &created {
+                if stored.get(&(*level, *index)) != Some(hash) {
+                    let first_leaf = index << level;
+                    return fail(
+                        first_leaf,
+                        format!(
+                            "Merkle node (level {level}, index {index}) over archived entries {first_leaf}..={last_leaf} is missing or does not match their leaves"
+                        ),
+                    );
+                }
+            }
+        }
+        if next != range.to {
+            return fail(
+                next,
+                format!("archived entry {next} is missing from what the archive keeps"),
+            );
+        }
+        if frontier.subtree_roots() != range.frontier || last != range.last_leaf_hash {
+            return fail(
+                range.index,
+                format!(
+                    "the range [{}, {}) archived at index {} names another tree than its kept leaves give",
+                    range.from, range.to, range.index
+                ),
+            );
+        }
+        // Its registry events: each the entry its leaf says, together the event's digest.
+        let events: Vec<LedgerRow> = archived_registry_entries::table
+            .filter(archived_registry_entries::idx.ge(range.from as i64))
+            .filter(archived_registry_entries::idx.lt(range.to as i64))
+            .order(archived_registry_entries::idx.asc())
+            .select(archived_registry_entries::all_columns)
+            .load(conn)?;
+        let leaves: HashMap<i64, Vec<u8>> = archived_entries::table
+            .filter(archived_entries::idx.eq_any(events.iter().map(|e| e.idx)))
+            .select((archived_entries::idx, archived_entries::leaf_hash))
+            .load::<(i64, Vec<u8>)>(conn)?
+            .into_iter()
+            .collect();
+        let mut digest = <sha2::Sha256 as sha2::Digest>::new();
+        for event in &events {
+            let hash = leaf_hash(&event.entry);
+            if leaves.get(&event.idx).map(Vec::as_slice) != Some(hash.as_slice()) {
+                return fail(
+                    event.idx as u64,
+                    format!(
+                        "the archived registry event {} is not the entry the tree holds at its index",
+                        event.idx
+                    ),
+                );
+            }
+            sha2::Digest::update(&mut digest, hash);
+        }
+        let digest: [u8; 32] = sha2::Digest::finalize(digest).into();
+        if events.len() as u64 != range.registry_events || digest != range.registry_digest {
+            return fail(
+                range.index,
+                format!(
+                    "the range archived at index {} held {} registry events; {} are kept, or other ones",
+                    range.index,
+                    range.registry_events,
+                    events.len()
+                ),
+            );
+        }
+    }
+    Ok(Ok(last))
 }

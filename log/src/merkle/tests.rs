@@ -257,10 +257,18 @@ fn frontier_emits_every_perfect_node_and_restarts_from_storage() {
         assert_eq!(tree.node(*level, *index).unwrap(), *hash);
     }
     let mut resumed = Frontier::at(&tree, 20).unwrap();
+    // 20 = 16 + 4: the roots of leaves 0..16 and 16..20, largest first; from them alone the
+    // tree goes on as from storage.
+    let roots = resumed.subtree_roots();
+    assert_eq!(roots, [tree.node(4, 0).unwrap(), tree.node(2, 4).unwrap()]);
+    let mut from_roots = Frontier::from_subtree_roots(20, &roots).unwrap();
+    assert!(Frontier::from_subtree_roots(21, &roots).is_none());
     for leaf in &all[20..] {
         resumed.push(*leaf);
+        from_roots.push(*leaf);
     }
     assert_eq!(resumed.root(), root(&tree, 37).unwrap());
+    assert_eq!(from_roots.root(), resumed.root());
 }
 
 #[test]
