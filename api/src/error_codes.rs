@@ -161,6 +161,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "the package fails the Ministry's rules and is not delivered (errors in details)",
     ),
     (
+        "period_archived",
+        "the period's entries are archived: they are in the export that archived them",
+    ),
+    (
         "month_not_over",
         "the month's last gaming day has not ended: its package is not delivered yet",
     ),

@@ -229,6 +229,21 @@ async fn an_old_range_leaves_as_a_verified_export_and_the_ledger_goes_on() {
     assert_eq!(code, Some(0), "{report}");
     assert_eq!(report["entries_checked"], size + 1, "{report}");
 
+    // An export of a period whose entries are archived: refused, naming where they are.
+    let (s, b) = get(
+        &app,
+        &format!(
+            "/api/v1/exports?from={0}&to={0}",
+            reports::GamingDayClock::default().day_of(Utc::now())
+        ),
+    )
+    .await;
+    assert_eq!(
+        (s, b["code"].as_str()),
+        (409, Some("period_archived")),
+        "{b}"
+    );
+
     // Below what is archived already: refused.
     let again = archive("16", &data.path().join("archive-2"));
     assert_eq!(again.status.code(), Some(2));

@@ -64,7 +64,9 @@ const WITNESS_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 /// `dozor verify DIR --operator-key KEY` after unpacking.
 #[utoipa::path(operation_id = "export_period", get, tag = "ledger", params(ExportQuery),
     responses((status = 200, description = "zip of the export directory", content_type = "application/zip"),
-              (status = 400, body = ErrorBody), (status = 503, description = "no checkpoint covers the period yet", body = ErrorBody)))]
+              (status = 400, body = ErrorBody),
+              (status = 409, description = "the period's entries are archived (`period_archived`)", body = ErrorBody),
+              (status = 503, description = "no checkpoint covers the period yet", body = ErrorBody)))]
 #[get("/exports")]
 pub async fn export(
     Authorized { state, caller }: Authorized,
@@ -104,6 +106,11 @@ pub async fn export(
                 cause: e.to_string(),
             },
             ExportError::BadPeriod { .. } => ApiError::bad_request("invalid_period", e.to_string()),
+            ExportError::Archived { archived_below, .. } => ApiError::Conflict {
+                code: "period_archived",
+                details: serde_json::json!({ "archived_below": archived_below }),
+                message: e.to_string(),
+            },
             ExportError::Ledger(e) => e.into(),
             other => ApiError::internal(other),
         })?;

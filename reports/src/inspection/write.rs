@@ -48,6 +48,11 @@ pub enum ExportError {
     MissingNode { level: u32, index: u64 },
     #[error("registry event {index}: {reason}")]
     Registry { index: u64, reason: String },
+    #[error("the period's entries start at index {first_index}, but the entries below {archived_below} are archived: they are in the inspection export that archived them (`dozor verify` on the database lists it); export a period after them")]
+    Archived {
+        first_index: u64,
+        archived_below: u64,
+    },
     #[error("a resolved finding's round is missing from the ledger")]
     MissingResolvedRound,
     #[error("writing {path}: {source}")]
@@ -403,6 +408,14 @@ pub fn write_export_reading(
     let period_first = first_index_at(conn, starts_at, size)?;
     let period_end = first_index_at(conn, ends_at, size)?;
     let first_index = period_first.saturating_sub(1);
+    // Entries of an archived range are in the export that archived them, not here.
+    let archived_below = ledger::storage::archive::archived_below(conn)?;
+    if first_index < archived_below && period_end > 0 {
+        return Err(ExportError::Archived {
+            first_index,
+            archived_below,
+        });
+    }
     let link_after = period_end < size;
     let run_end = period_end + u64::from(link_after);
 
