@@ -275,3 +275,36 @@ async fn an_old_range_leaves_as_a_verified_export_and_the_ledger_goes_on() {
         assert!(reason.contains("archived entries"), "{report}");
     }
 }
+
+/// The size of the ranges is set once, while the ledger is empty, from the command line.
+#[::core::prelude::v1::test]
+fn the_range_size_is_set_on_an_empty_ledger_only() {
+    let url = ledger::storage::testing::fresh_database().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let migrate = |span: &str| {
+        dozor_on(&url, data.path())
+            .args(["migrate", "--partition-span", span])
+            .output()
+            .unwrap()
+    };
+    let set = migrate("64");
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    assert!(String::from_utf8_lossy(&set.stdout).contains("the ledger's ranges hold 64 entries"));
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    assert_eq!(ledger::storage::partitions::span(&mut conn).unwrap(), 64);
+    // Not a power of two: refused in one line.
+    let odd = migrate("100");
+    assert_eq!(odd.status.code(), Some(2));
+    // Once the ledger holds an entry, the same size is fine and another is refused.
+    create_key(&url, ledger::access::Role::Admin);
+    assert!(migrate("64").status.success());
+    let other = migrate("128");
+    assert_eq!(other.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&other.stderr);
+    assert!(said.contains("holds entries"), "{said}");
+    assert_eq!(ledger::storage::partitions::span(&mut conn).unwrap(), 64);
+}

@@ -42,12 +42,22 @@ pub struct Args {
     command: Command,
 }
 
+#[derive(Debug, clap::Args)]
+pub struct MigrateArgs {
+    /// Entries per range of the ledger's partitioned tables (what `dozor log archive` moves
+    /// out at a time): a power of two from 16 to 2^30, set while the ledger holds no entry.
+    /// Default 2^20; a casino of a few tables that archives by the month takes fewer
+    /// (docs/OPERATIONS.md, "Ten years: ranges and archives").
+    #[arg(long)]
+    partition_span: Option<u64>,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run the HTTP server (applies migrations first).
     Serve(serve::ServeArgs),
     /// Apply database migrations and exit.
-    Migrate,
+    Migrate(MigrateArgs),
     /// API keys for the HTTP API: `apikey create --name N --role R`, `apikey list`,
     /// `apikey revoke KEY --reason R` (on the database directly).
     Apikey(apikey::ApikeyArgs),
@@ -165,13 +175,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     crate::logging::init(&crate::logging::from_environment());
     match command {
         Command::Serve(_) => Ok(ExitCode::SUCCESS),
-        Command::Migrate => {
+        Command::Migrate(args) => {
             let db = ledger::storage::database::Database::open(
                 global.database_url.clone(),
                 &global.data_dir,
             )?;
-            println!("migrations applied; database ready");
+            let set = args.partition_span.map(|span| {
+                let mut conn = ledger::storage::connect(&db.url)?;
+                if ledger::storage::partitions::span(&mut conn)? != span {
+                    ledger::storage::partitions::set_span(&mut conn, span)?;
+                }
+                Ok::<_, ledger::LedgerError>(span)
+            });
+            let result = match set {
+                Some(Err(e)) => Err(anyhow::anyhow!(
+                    "--partition-span: {e} (a power of two from 16 to 2^30, set while the ledger holds no entry)"
+                )),
+                Some(Ok(span)) => {
+                    println!("migrations applied; the ledger's ranges hold {span} entries");
+                    Ok(())
+                }
+                None => {
+                    println!("migrations applied; database ready");
+                    Ok(())
+                }
+            };
             db.close()?;
+            result?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Apikey(a) => apikey::run(&global, a),
