@@ -43,7 +43,8 @@ fn verify_db(url: &str, data: &std::path::Path) -> (Option<i32>, Value) {
         ])
         .output()
         .unwrap();
-    let report = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let mut report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    report["stderr"] = json!(String::from_utf8_lossy(&out.stderr));
     (out.status.code(), report)
 }
 
@@ -202,6 +203,13 @@ async fn an_old_range_leaves_as_a_verified_export_and_the_ledger_goes_on() {
             &report["archived_ranges"][0]["to"]
         ),
         (&json!(0), &json!(32)),
+        "{report}"
+    );
+    assert!(
+        report["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("entries 0..32 ARCHIVED at index"),
         "{report}"
     );
 

@@ -241,6 +241,19 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
             for rollback in &report.accepted_rollbacks {
                 eprintln!("{}", rollback.describe());
             }
+            for range in &report.archived_ranges {
+                eprintln!(
+                    "entries {}..{} ARCHIVED at index {} ({}): in the inspection export of {} to {} whose MANIFEST has SHA-256 {}; their leaves, tree and {} registry events checked here",
+                    range.from,
+                    range.to,
+                    range.index,
+                    range.reason,
+                    range.export_first_day,
+                    range.export_last_day,
+                    range.export_manifest_sha256,
+                    range.registry_events
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         (Some(f), _) => {
