@@ -104,7 +104,56 @@ fn micros(t: chrono::DateTime<chrono::Utc>) -> i64 {
     t.timestamp_micros()
 }
 
+/// Whether the stored verdict row is the re-derived one, compared field by field without
+/// formatting anything (nearly every row is).
+fn same_verdict(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> bool {
+    (
+        row.table_id.as_str(),
+        row.game.as_str(),
+        row.plan_id.as_str(),
+        micros(row.played_at),
+        row.void,
+        row.stakes_h,
+        row.expected_paid_h,
+        row.paid_h,
+        row.rtp_stakes_h,
+        row.expected_payout_mh,
+    ) == (
+        e.table_id,
+        e.game,
+        e.plan_id,
+        micros(e.played_at),
+        e.void,
+        e.stakes_h,
+        e.expected_paid_h,
+        e.paid_h,
+        e.rtp_stakes_h,
+        e.expected_payout_mh,
+    ) && (
+        row.payout_variance_h2.to_bits(),
+        row.payout_third_moment_h3.to_bits(),
+        row.finding_count,
+        row.tournament_fee_h,
+        row.tournament_overlay_h,
+        row.time_collection,
+        row.wheel_result,
+        row.verdict.as_str(),
+    ) == (
+        e.payout_variance_h2.to_bits(),
+        e.payout_third_moment_h3.to_bits(),
+        e.finding_count,
+        e.tournament_fee_h,
+        e.tournament_overlay_h,
+        e.time_collection,
+        e.wheel_result,
+        e.verdict,
+    )
+}
+
 fn verdict_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<String> {
+    if same_verdict(row, e) {
+        return None;
+    }
     first_difference(&[
         field("table_id", &row.table_id, e.table_id),
         field("game", &row.game, e.game),

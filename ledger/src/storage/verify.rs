@@ -17,7 +17,8 @@ use crate::merkle::Frontier;
 use crate::registry_history::RegistryHistory;
 use crate::{LedgerError, GENESIS_PREV_HASH};
 
-const PAGE: i64 = 5_000;
+/// Entries read at a time: large enough that their signatures make full batches on every core.
+const PAGE: i64 = 16_384;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct VerifyFailure {
@@ -54,34 +55,103 @@ pub struct VerifyReport {
     pub failure: Option<VerifyFailure>,
 }
 
-/// Checks one stored row against everything that must hold for it, except its signature;
-/// with the entry's hash.
+/// What checking a stored row on its own found, in the order the checks are made; the link to
+/// the previous entry is checked after it, in index order ([`RowCheck::linked`]).
+struct RowCheck<'r> {
+    /// The row is not the entry expected at its place, or its hash is not its bytes'.
+    early: Option<String>,
+    /// The entry as read (canonical form, index, key validity), or why it is not one.
+    entry: Result<CheckedEntry<'r>, String>,
+    /// Its columns against what it says (received_at, table_id/seq_no, key_id/record_hash).
+    late: Option<String>,
+    hash: [u8; 32],
+}
+
+/// Checks one stored row against everything that must hold for it on its own, except its
+/// signature and its link to the previous entry: rows are checked so on every core.
 fn check_row<'r>(
     row: &'r LedgerRow,
     expected_index: u64,
-    prev_hash: &[u8; 32],
     signers: Signers<'_>,
     registry_events: &HashSet<u64>,
-) -> Result<(CheckedEntry<'r>, [u8; 32]), String> {
-    if row.idx as u64 != expected_index {
-        return Err(format!(
+) -> RowCheck<'r> {
+    let hash = leaf_hash(&row.entry);
+    let early = if row.idx as u64 != expected_index {
+        Some(format!(
             "entry {expected_index} is missing (next stored index is {})",
             row.idx
-        ));
+        ))
+    } else if row.leaf_hash.as_slice() != hash {
+        Some("stored entry hash does not match the entry bytes".into())
+    } else {
+        None
+    };
+    let entry = match early {
+        Some(_) => Err(String::new()),
+        None => check_entry(&row.entry, expected_index, signers),
+    };
+    let late = entry
+        .as_ref()
+        .ok()
+        .and_then(|entry| columns_problem(row, entry, expected_index, registry_events));
+    RowCheck {
+        early,
+        entry,
+        late,
+        hash,
     }
-    let hash = leaf_hash(&row.entry);
-    if row.leaf_hash.as_slice() != hash {
-        return Err("stored entry hash does not match the entry bytes".into());
+}
+
+impl<'r> RowCheck<'r> {
+    /// The entry and its hash once linked to the previous entry's hash, or the first problem.
+    fn linked(
+        self,
+        row: &LedgerRow,
+        prev_hash: &[u8; 32],
+    ) -> Result<(CheckedEntry<'r>, [u8; 32]), String> {
+        if let Some(early) = self.early {
+            return Err(early);
+        }
+        if row.prev_hash.as_slice() != prev_hash {
+            return Err("prev_hash does not match the hash of the previous entry".into());
+        }
+        let entry = self.entry?;
+        if &entry.prev_hash != prev_hash {
+            return Err("prev_hash inside the entry does not match the previous entry".into());
+        }
+        match self.late {
+            Some(problem) => Err(problem),
+            None => Ok((entry, self.hash)),
+        }
     }
-    if row.prev_hash.as_slice() != prev_hash {
-        return Err("prev_hash does not match the hash of the previous entry".into());
-    }
-    let entry = check_entry(&row.entry, expected_index, signers)?;
-    if &entry.prev_hash != prev_hash {
-        return Err("prev_hash inside the entry does not match the previous entry".into());
-    }
+}
+
+/// The signatures of `entries` verified by the batch rule, a part on each core; the first that
+/// fails (its place in `entries`).
+fn signatures_on_every_core(
+    entries: &[CheckedEntry<'_>],
+    check: SignatureCheck,
+) -> Result<Result<(), (usize, String)>, LedgerError> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let part = entries.len().div_ceil(threads).max(1);
+    let starts: Vec<usize> = (0..entries.len()).step_by(part).collect();
+    let results = crate::parallel::par_map(&starts, |_, &start| {
+        let end = (start + part).min(entries.len());
+        verify_signatures(entries.get(start..end).unwrap_or_default(), check)
+            .map_err(|(n, reason)| (start + n, reason))
+    })?;
+    Ok(results.into_iter().find_map(Result::err).map_or(Ok(()), Err))
+}
+
+/// What is wrong with a row's columns against the entry it holds, if anything.
+fn columns_problem(
+    row: &LedgerRow,
+    entry: &CheckedEntry<'_>,
+    expected_index: u64,
+    registry_events: &HashSet<u64>,
+) -> Option<String> {
     if entry.received_at != row.received_at {
-        return Err(format!(
+        return Some(format!(
             "received_at column {} differs from the entry's {}",
             format_time(row.received_at),
             format_time(entry.received_at)
@@ -94,26 +164,25 @@ fn check_row<'r>(
         }
         Subject::Registry(event) => {
             if !registry_events.contains(&expected_index) {
-                return Err("a registry event stored as if it were a table's record".into());
+                return Some("a registry event stored as if it were a table's record".into());
             }
             event.table_id() == row.table_id.as_deref() && row.seq_no.is_none()
         }
     };
     let problem = if !columns_match {
-        Some("table_id/seq_no columns differ from the signed record")
+        "table_id/seq_no columns differ from the signed record"
     } else if row.key_id != entry.key_id
         || row.record_hash.as_slice() != record_hash(entry.record.as_bytes())
     {
-        Some("key_id/record_hash columns differ from the signed record")
+        "key_id/record_hash columns differ from the signed record"
     } else {
-        None
+        return None;
     };
-    if let Some(problem) = problem {
-        // A record changed in the entry fails its signature first: say that.
-        entry.verify_signature()?;
-        return Err(problem.into());
-    }
-    Ok((entry, hash))
+    // A record changed in the entry fails its signature first: say that.
+    Some(match entry.verify_signature() {
+        Err(signature) => signature,
+        Ok(()) => problem.into(),
+    })
 }
 
 /// The registry events, in ledger order: each signed by an operator key, each consistent with
@@ -232,7 +301,13 @@ fn walk(
         let mut checked = Vec::with_capacity(rows.len());
         let mut created = Vec::new();
         let mut broken = None;
-        for row in &rows {
+        // Each row on its own on every core; then, in order, each linked to the one before.
+        let places: Vec<usize> = (0..rows.len()).collect();
+        let rows_ref = &rows;
+        let row_checks = crate::parallel::par_map(&places, |_, &n| {
+            check_row(&rows_ref[n], page_start + n as u64, signers, &registry_events)
+        })?;
+        for (row, row_check) in rows.iter().zip(row_checks) {
             if restored_roots
                 .get(&expected)
                 .is_some_and(|root| *root != frontier.root())
@@ -245,7 +320,7 @@ fn walk(
                 ));
                 break;
             }
-            match check_row(row, expected, &prev_hash, signers, &registry_events) {
+            match row_check.linked(row, &prev_hash) {
                 Ok((entry, hash)) => {
                     prev_hash = hash;
                     created.extend(frontier.push(hash).into_iter().map(|node| (expected, node)));
@@ -264,7 +339,7 @@ fn walk(
             expected += 1;
         }
         // A bad signature before the first other failure is the first failure.
-        if let Err((n, reason)) = verify_signatures(&checked, signatures) {
+        if let Err((n, reason)) = signatures_on_every_core(&checked, signatures)? {
             let index = page_start + n as u64;
             return Ok(fail(index, prev_hash, index, reason));
         }
