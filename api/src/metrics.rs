@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use ledger::registry_event::DeliveryStep;
 use prometheus::{
     Encoder as _, Gauge, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts,
     Registry, TextEncoder,
@@ -46,8 +47,23 @@ pub struct Metrics {
 /// What one attempt at a witness came to, as the `result` label says it.
 const WITNESS_RESULTS: [&str; 3] = ["cosigned", "conflict", "failed"];
 
-/// The steps the Ministry's listener counts.
-const MINISTRY_STEPS: [&str; 2] = ["downloaded", "notified"];
+/// The steps the Ministry's listener counts (the others are read from sealed files, not
+/// answered by the listener).
+const MINISTRY_STEPS: [DeliveryStep; 2] = [DeliveryStep::Downloaded, DeliveryStep::Notified];
+
+/// The `game` label of a record refused before its table (and so its game) was known.
+pub const UNKNOWN_GAME: &str = "unknown";
+
+/// Every `game` label of `records_ingested_total`: each game the rules know
+/// ([`rules::GameCode::ALL`]), each operation record type
+/// ([`rules::operations::OPERATION_TYPES`]), and [`UNKNOWN_GAME`].
+pub fn ingest_games() -> impl Iterator<Item = &'static str> {
+    rules::GameCode::ALL
+        .into_iter()
+        .map(rules::GameCode::as_str)
+        .chain(rules::operations::OPERATION_TYPES)
+        .chain([UNKNOWN_GAME])
+}
 
 /// What a record submission came to, as the `result` label says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +83,16 @@ pub enum IngestResult {
 }
 
 impl IngestResult {
+    /// Every result, in the order of the enum.
+    pub const ALL: [IngestResult; 6] = [
+        IngestResult::Clean,
+        IngestResult::Findings,
+        IngestResult::Duplicate,
+        IngestResult::Conflict,
+        IngestResult::Refused,
+        IngestResult::Unavailable,
+    ];
+
     pub fn label(self) -> &'static str {
         match self {
             IngestResult::Clean => "clean",
@@ -101,6 +127,16 @@ impl Metrics {
             ),
             &["game", "result"],
         )?;
+        // Every game × result from the start at 0, so a rate is defined from the first scrape
+        // (some never move: an operation record has no `findings`, `unknown` is only `refused`).
+        for game in ingest_games() {
+            for result in IngestResult::ALL {
+                records.with_label_values(&[game, result.label()]);
+            }
+        }
+        // Not set up ahead: the routes are bounded, but which method and status class each
+        // answers is not known in advance, and a histogram's series are read together
+        // (`rate(…_sum) / rate(…_count)`, quantiles over `…_bucket`), absent meaning no traffic.
         let requests = HistogramVec::new(
             HistogramOpts::new(
                 "http_request_duration_seconds",
@@ -142,7 +178,7 @@ impl Metrics {
         )?;
         // Every label value from the start at 0, so a rate is defined from the first scrape.
         for step in MINISTRY_STEPS {
-            ministry.with_label_values(&[step]);
+            ministry.with_label_values(&[step.as_str()]);
         }
         registry.register(Box::new(ministry.clone()))?;
         let witness_requests = IntCounterVec::new(
@@ -232,7 +268,7 @@ impl Metrics {
     }
 
     /// The Ministry's listener answered a download or a notification.
-    pub fn ministry_request(&self, step: ledger::registry_event::DeliveryStep) {
+    pub fn ministry_request(&self, step: DeliveryStep) {
         self.ministry.with_label_values(&[step.as_str()]).inc();
     }
 
@@ -265,6 +301,10 @@ impl Metrics {
             // A kind whose findings all vanished cannot happen (append-only), but a reset keeps
             // the series exactly what the ledger holds.
             self.findings.reset();
+            // Every kind the rules know is there from 0, so an increase is seen from the first.
+            for kind in rules::FindingKind::ALL {
+                self.findings.with_label_values(&[kind.as_str()]);
+            }
             for (kind, count) in &figures.findings_by_kind {
                 self.findings.with_label_values(&[kind]).set(*count);
             }
@@ -356,6 +396,92 @@ mod tests {
             assert!(text.lines().any(|l| l == line), "missing `{line}` in\n{text}");
         }
         assert!(text.contains("# TYPE dozor_http_request_duration_seconds histogram"));
+    }
+
+    /// The value of `series` in `text`, if it is there.
+    fn value(text: &str, series: &str) -> Option<String> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ').map(str::to_owned))
+    }
+
+    #[test]
+    fn every_known_label_value_is_there_from_zero() {
+        let metrics = Metrics::new().unwrap();
+        let text = metrics.render(&snapshot(None)).unwrap();
+        let games: Vec<&str> = rules::GameCode::ALL
+            .iter()
+            .map(|g| g.as_str())
+            .chain(rules::operations::OPERATION_TYPES)
+            .chain(["unknown"])
+            .collect();
+        let series = |game: &str, result: IngestResult| {
+            format!(
+                "dozor_records_ingested_total{{game=\"{game}\",result=\"{}\"}}",
+                result.label()
+            )
+        };
+        for game in &games {
+            for result in IngestResult::ALL {
+                let s = series(game, result);
+                assert_eq!(value(&text, &s).as_deref(), Some("0"), "{s} in\n{text}");
+            }
+        }
+        let ingest_lines = text
+            .lines()
+            .filter(|l| l.starts_with("dozor_records_ingested_total{"))
+            .count();
+        assert_eq!(ingest_lines, games.len() * IngestResult::ALL.len());
+        for step in ["downloaded", "notified"] {
+            let s = format!("dozor_ministry_requests_total{{step=\"{step}\"}}");
+            assert_eq!(value(&text, &s).as_deref(), Some("0"), "{s}");
+        }
+        // Findings are read from the ledger: every kind the rules know, those with none at 0.
+        for kind in rules::FindingKind::ALL {
+            let s = format!("dozor_findings{{kind=\"{}\"}}", kind.as_str());
+            let expected = if kind == rules::FindingKind::Overpaid {
+                "3"
+            } else {
+                "0"
+            };
+            assert_eq!(value(&text, &s).as_deref(), Some(expected), "{s}");
+        }
+
+        metrics.records_ingested("roulette", IngestResult::Clean, 1);
+        let text = metrics.render(&snapshot(None)).unwrap();
+        for game in &games {
+            for result in IngestResult::ALL {
+                let s = series(game, result);
+                let expected = if (*game, result) == ("roulette", IngestResult::Clean) {
+                    "1"
+                } else {
+                    "0"
+                };
+                assert_eq!(value(&text, &s).as_deref(), Some(expected), "{s}");
+            }
+        }
+    }
+
+    #[test]
+    fn ingest_games_are_the_rules_codes_the_operation_types_and_unknown() {
+        let games: Vec<&str> = ingest_games().collect();
+        let distinct: std::collections::BTreeSet<&str> = games.iter().copied().collect();
+        assert_eq!(distinct.len(), games.len(), "{games:?}");
+        assert_eq!(
+            games.len(),
+            rules::GameCode::ALL.len() + rules::operations::OPERATION_TYPES.len() + 1
+        );
+        for game in [
+            "roulette",
+            "money_wheel_2",
+            "table_open",
+            "cage_close",
+            "unknown",
+        ] {
+            assert!(games.contains(&game), "{game} not in {games:?}");
+        }
+        let labels: std::collections::BTreeSet<&str> =
+            IngestResult::ALL.iter().map(|r| r.label()).collect();
+        assert_eq!(labels.len(), IngestResult::ALL.len());
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod common;
 
 use actix_web::{test, App};
 use api::access::ROUTES;
+use api::metrics::IngestResult;
 use api::server;
 use common::*;
 use ledger::access::Role;
@@ -199,6 +200,74 @@ async fn metrics_count_ingest_by_game_and_result_and_read_the_ledger() {
         ),
         Some(1.0)
     );
+}
+
+/// Every `game` label the ingest counter knows: the rules' game codes, the operation record
+/// types, and `unknown` (refused before the table was known).
+fn ingest_games() -> Vec<&'static str> {
+    rules::GameCode::ALL
+        .iter()
+        .map(|g| g.as_str())
+        .chain(rules::operations::OPERATION_TYPES)
+        .chain(["unknown"])
+        .collect()
+}
+
+async fn scrape(app: &impl TestApp) -> Vec<(String, f64)> {
+    let (status, text) = call_text(app, get_as("/metrics", Some(Role::Admin))).await;
+    assert_eq!(status, 200, "{text}");
+    samples(&text)
+}
+
+#[actix_web::test]
+async fn ingest_counters_exist_from_zero_for_every_game_and_result() {
+    let (state, _) = api_state();
+    let app = app!(state);
+    let ingest_series = |game: &str, result: IngestResult| {
+        format!(
+            r#"dozor_records_ingested_total{{game="{game}",result="{}"}}"#,
+            result.label()
+        )
+    };
+    // Before any record: every game × result is there, at 0, and nothing else.
+    let before = scrape(&app).await;
+    for game in ingest_games() {
+        for result in IngestResult::ALL {
+            let series = ingest_series(game, result);
+            assert_eq!(sample(&before, &series), Some(0.0), "{series}");
+        }
+    }
+    let ingest_count = |samples: &[(String, f64)]| {
+        samples
+            .iter()
+            .filter(|(s, _)| s.starts_with("dozor_records_ingested_total{"))
+            .count()
+    };
+    assert_eq!(
+        ingest_count(&before),
+        ingest_games().len() * IngestResult::ALL.len()
+    );
+
+    // One clean roulette round: its series is 1, every other stays 0.
+    let table_key = key(1);
+    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &table_key)).await;
+    assert_eq!(status, 201, "{body}");
+    let clean = spin("R01", 1, 3, json!([straight("b", 3, 1_000, 36_000)]));
+    let (status, body) = call(&app, record_request(clean, &table_key)).await;
+    assert_eq!(status, 201, "{body}");
+    let after = scrape(&app).await;
+    for game in ingest_games() {
+        for result in IngestResult::ALL {
+            let series = ingest_series(game, result);
+            let expected = if (game, result) == ("roulette", IngestResult::Clean) {
+                1.0
+            } else {
+                0.0
+            };
+            assert_eq!(sample(&after, &series), Some(expected), "{series}");
+        }
+    }
+    assert_eq!(ingest_count(&after), ingest_count(&before));
 }
 
 #[actix_web::test]

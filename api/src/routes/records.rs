@@ -85,7 +85,7 @@ pub async fn submit(
     .inspect_err(|_| {
         state
             .metrics
-            .records_ingested(UNKNOWN_GAME, IngestResult::Refused, 1)
+            .records_ingested(crate::metrics::UNKNOWN_GAME, IngestResult::Refused, 1)
     })?;
     let counted = Counted::of(&submission);
     let outcome = state.ingest.append(submission).await;
@@ -93,9 +93,6 @@ pub async fn submit(
     let (status, receipt) = receipt_of(outcome?)?;
     Ok(HttpResponse::build(status).json(receipt))
 }
-
-/// The `game` label of a record refused before its table (and so its game) was known.
-const UNKNOWN_GAME: &str = "unknown";
 
 /// What the ingest counter needs of a submission, taken before the writer consumes it.
 struct Counted {
@@ -263,9 +260,11 @@ pub async fn submit_batch(
     }
     let counted: Vec<Counted> = submissions.iter().map(Counted::of).collect();
     let refused = results.iter().filter(|r| r.is_some()).count();
-    state
-        .metrics
-        .records_ingested(UNKNOWN_GAME, IngestResult::Refused, refused as u64);
+    state.metrics.records_ingested(
+        crate::metrics::UNKNOWN_GAME,
+        IngestResult::Refused,
+        refused as u64,
+    );
     for ((n, outcome), counted) in positions
         .into_iter()
         .zip(state.ingest.append_all(submissions).await)

@@ -140,7 +140,10 @@ fn signatures_on_every_core(
         verify_signatures(entries.get(start..end).unwrap_or_default(), check)
             .map_err(|(n, reason)| (start + n, reason))
     })?;
-    Ok(results.into_iter().find_map(Result::err).map_or(Ok(()), Err))
+    Ok(results
+        .into_iter()
+        .find_map(Result::err)
+        .map_or(Ok(()), Err))
 }
 
 /// What is wrong with a row's columns against the entry it holds, if anything.
@@ -305,7 +308,12 @@ fn walk(
         let places: Vec<usize> = (0..rows.len()).collect();
         let rows_ref = &rows;
         let row_checks = crate::parallel::par_map(&places, |_, &n| {
-            check_row(&rows_ref[n], page_start + n as u64, signers, &registry_events)
+            check_row(
+                &rows_ref[n],
+                page_start + n as u64,
+                signers,
+                &registry_events,
+            )
         })?;
         for (row, row_check) in rows.iter().zip(row_checks) {
             if restored_roots
