@@ -23,6 +23,59 @@ pub struct BenchArgs {
     kind: BenchKind,
 }
 
+/// `bench ingest`: what is sent, and the limit the server it starts applies to each address.
+#[derive(Debug, clap::Args)]
+pub struct IngestArgs {
+    /// Signed spins to submit.
+    #[arg(long, default_value_t = 20_000)]
+    rounds: u64,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 64)]
+    concurrency: usize,
+    /// Tables submitting [default: 64 with one record per request, each table from its own
+    /// loopback address (127.0.0.2 onwards, at most 253 tables); 16 with --batch, all from one
+    /// address, as a gateway].
+    #[arg(long)]
+    tables: Option<usize>,
+    /// Records per request: 1 posts each to `/records`, more posts arrays to `/records/batch`.
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    /// Witnesses (C2SP tlog-witness) to show every checkpoint to, each a `dozor witness`
+    /// server started on this machine: the cost of being witnessed.
+    #[arg(long, default_value_t = 0)]
+    witnesses: usize,
+    /// Requests per second the started server allows each client address (`limits.address_rate`;
+    /// default: the server's).
+    #[arg(long, default_value_t = server::DEFAULT_ADDRESS_RATE.per_second)]
+    address_limit_per_second: u32,
+    /// Requests the started server allows each client address at once (`limits.address_burst`;
+    /// default: the server's).
+    #[arg(long, default_value_t = server::DEFAULT_ADDRESS_RATE.burst)]
+    address_limit_burst: u32,
+}
+
+/// A benchmark that did not measure what it claims (a record refused, a result not the one
+/// expected): it gives no figure, says why in one line on standard error and exits 1.
+#[derive(Debug)]
+pub(crate) struct NotMeasured(pub String);
+
+impl std::fmt::Display for NotMeasured {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotMeasured {}
+
+/// Fails the benchmark with `why` unless `ok`: no figure is given.
+pub(crate) fn expect_result(ok: bool, why: impl FnOnce() -> String) -> anyhow::Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(NotMeasured(why()).into())
+    }
+}
+
 #[derive(Debug, clap::Subcommand)]
 enum BenchKind {
     /// Adjudication alone, on one core: roulette, blackjack, ultimate_texas_holdem, poker_cash
@@ -35,24 +88,7 @@ enum BenchKind {
         game: String,
     },
     /// Sustained ingest of signed spins over HTTP into a durable ledger (fsync on).
-    Ingest {
-        /// Signed spins to submit.
-        #[arg(long, default_value_t = 20_000)]
-        rounds: u64,
-        /// Requests in flight at once.
-        #[arg(long, default_value_t = 64)]
-        concurrency: usize,
-        /// Tables submitting.
-        #[arg(long, default_value_t = 16)]
-        tables: usize,
-        /// Records per request: 1 posts each to `/records`, more posts arrays to `/records/batch`.
-        #[arg(long, default_value_t = 1)]
-        batch: usize,
-        /// Witnesses (C2SP tlog-witness) to show every checkpoint to, each a `dozor witness`
-        /// server started on this machine: the cost of being witnessed.
-        #[arg(long, default_value_t = 0)]
-        witnesses: usize,
-    },
+    Ingest(IngestArgs),
     /// `dozor verify` of a large inspection export (filled once, kept), against bare batch
     /// verification of the same signatures.
     Verify {
@@ -108,8 +144,28 @@ enum BenchKind {
     },
 }
 
+/// Runs a benchmark. One that did not measure what it claims prints no figure, names why in one
+/// line on standard error and exits 1; one that could not run returns the error (exit 2).
 pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
-    match args.kind {
+    ended(run_kind(global, args.kind))
+}
+
+/// A benchmark's end: a figure given (its code), a refusal named (1), or an error.
+fn ended(result: anyhow::Result<ExitCode>) -> anyhow::Result<ExitCode> {
+    match result {
+        Err(e) => match e.downcast_ref::<NotMeasured>() {
+            Some(not_measured) => {
+                eprintln!("{not_measured}");
+                Ok(ExitCode::from(1))
+            }
+            None => Err(e),
+        },
+        done => done,
+    }
+}
+
+fn run_kind(global: &Global, kind: BenchKind) -> anyhow::Result<ExitCode> {
+    match kind {
         BenchKind::Adjudicate { rounds, game } => match game.as_str() {
             "roulette" | "blackjack" | "ultimate_texas_holdem" | "poker_cash" | "poker_omaha"
             | "open_face_chinese" | "poker_tournament" => adjudicate(rounds, &game),
@@ -142,13 +198,7 @@ pub fn run(global: &Global, args: BenchArgs) -> anyhow::Result<ExitCode> {
             entries,
             strict_signatures,
         } => crate::bench_verify::verify(global, entries, strict_signatures),
-        BenchKind::Ingest {
-            rounds,
-            concurrency,
-            tables,
-            batch,
-            witnesses,
-        } => ingest(global, rounds, concurrency, tables, batch.max(1), witnesses),
+        BenchKind::Ingest(args) => ingest(global, &args),
     }
 }
 
@@ -312,14 +362,139 @@ impl LocalWitnesses {
     }
 }
 
-fn ingest(
-    global: &Global,
-    rounds: u64,
-    concurrency: usize,
-    tables: usize,
-    batch: usize,
-    witness_count: usize,
-) -> anyhow::Result<ExitCode> {
+/// Most tables in single-record mode: each from its own address, 127.0.0.2 to 127.0.0.254.
+const MAX_ADDRESSED_TABLES: usize = 253;
+
+/// The loopback address table `t` sends from in single-record mode.
+fn table_address(t: usize) -> std::net::IpAddr {
+    let last = u8::try_from(t + 2).unwrap_or(u8::MAX);
+    std::net::IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, last))
+}
+
+/// Registers `table_id` with the admin key, waiting out a 429 (the admin key's own limit, or the
+/// address limit the benchmark was given) as a careful client does.
+async fn register_table(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    body: &serde_json::Value,
+) -> anyhow::Result<()> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let r = client
+            .post(format!("{base}/api/v1/tables"))
+            .bearer_auth(token)
+            .json(body)
+            .send()
+            .await?;
+        let status = r.status().as_u16();
+        if status == 201 {
+            return Ok(());
+        }
+        if status == 429 && attempt < 120 {
+            let wait = r
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .unwrap_or(1)
+                .clamp(1, 30);
+            tokio::time::sleep(Duration::from_secs(wait)).await;
+            continue;
+        }
+        let answer = r.text().await.unwrap_or_default();
+        return Err(anyhow!(
+            "registering {}: {status} {answer}",
+            body["table_id"]
+        ));
+    }
+}
+
+/// One request's answers, a status and (for a refusal) the error code per record, and how long
+/// it took.
+type Answers = (Vec<(u16, Option<String>)>, Duration);
+
+/// Sends one request of `records` records and reads the answer of each.
+async fn submit(
+    client: reqwest::Client,
+    url: String,
+    body: Vec<u8>,
+    records: usize,
+    batch: bool,
+) -> Answers {
+    let t = Instant::now();
+    let answers = match client
+        .post(url)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+    {
+        Ok(r) => {
+            let status = r.status().as_u16();
+            let bytes = r.bytes().await.unwrap_or_default();
+            let body: serde_json::Value = if batch || !crate::submit::accepted(status) {
+                serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null)
+            } else {
+                serde_json::Value::Null
+            };
+            match body["results"].as_array() {
+                Some(items) if batch => items
+                    .iter()
+                    .map(|item| {
+                        let status = item["status"]
+                            .as_u64()
+                            .and_then(|s| u16::try_from(s).ok())
+                            .unwrap_or(0);
+                        (status, item["error"]["code"].as_str().map(str::to_owned))
+                    })
+                    .collect(),
+                // One record, or a batch refused as a whole: each record answered so.
+                _ => {
+                    let code = body["code"].as_str().map(str::to_owned);
+                    vec![(status, code); records]
+                }
+            }
+        }
+        Err(_) => vec![(0, None); records],
+    };
+    (answers, t.elapsed())
+}
+
+fn ingest(global: &Global, args: &IngestArgs) -> anyhow::Result<ExitCode> {
+    let IngestArgs {
+        rounds,
+        concurrency,
+        tables,
+        batch,
+        witnesses: witness_count,
+        address_limit_per_second,
+        address_limit_burst,
+    } = *args;
+    let batch = batch.max(1);
+    let single = batch == 1;
+    let tables = tables.unwrap_or(if single { 64 } else { 16 });
+    anyhow::ensure!(tables > 0, "--tables must be positive");
+    anyhow::ensure!(
+        !single || tables <= MAX_ADDRESSED_TABLES,
+        "--tables {tables}: with one record per request each table sends from its own loopback address (127.0.0.2 to 127.0.0.254): at most {MAX_ADDRESSED_TABLES} tables"
+    );
+    anyhow::ensure!(
+        address_limit_per_second > 0 && address_limit_burst > 0,
+        "--address-limit-per-second and --address-limit-burst must be positive"
+    );
+    let address_rate = api::auth::RateLimit {
+        per_second: address_limit_per_second,
+        burst: address_limit_burst,
+    };
+    // Single records come from each table's own address; batches from one gateway's. The tables
+    // are registered from 127.0.0.1, an address of its own.
+    let addresses: Vec<std::net::IpAddr> = if single {
+        (0..tables).map(table_address).collect()
+    } else {
+        vec![table_address(0)]
+    };
     // A dedicated database on the durable cluster (or the given one), emptied for each run.
     let (url, mut cluster) = match &global.database_url {
         Some(url) => (url.clone(), None),
@@ -341,6 +516,7 @@ fn ingest(
         every: Duration::from_secs(10),
         witness: None,
     });
+    settings.address_rate = address_rate;
     // The admin key that registers the tables, made as `dozor apikey create` makes one.
     let admin = ledger::access::ApiKeySecret::generate();
     ledger::storage::api_keys::create_api_key(
@@ -397,22 +573,24 @@ fn ingest(
     // (records give played_at in whole seconds).
     let plays_from = Utc::now() - chrono::Duration::seconds(1);
     for i in 0..rounds {
-        let (table_id, key) = &keys[(i as usize) % tables.max(1)];
+        let (table_id, key) = &keys[(i as usize) % tables];
         let (record, _) = simulator.spin(table_id, i / tables as u64 + 1, Utc::now());
         envelopes.push(serde_json::to_value(Envelope::sign(record, key)?)?);
     }
-    // One body per request: a single envelope, or an array of `batch` of them.
-    let (path, bodies) = if batch == 1 {
+    // One body per request, with the client (address) it is sent from and its records: a single
+    // envelope from its table's address, or an array of `batch` of them from the gateway's.
+    let (path, bodies) = if single {
         let bodies = envelopes
             .iter()
-            .map(serde_json::to_vec)
-            .collect::<Result<Vec<_>, _>>()?;
+            .enumerate()
+            .map(|(i, e)| Ok((i % tables, 1, serde_json::to_vec(e)?)))
+            .collect::<Result<Vec<_>, serde_json::Error>>()?;
         ("records", bodies)
     } else {
         let bodies = envelopes
             .chunks(batch)
-            .map(serde_json::to_vec)
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|c| Ok((0, c.len(), serde_json::to_vec(c)?)))
+            .collect::<Result<Vec<_>, serde_json::Error>>()?;
         ("records/batch", bodies)
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -421,59 +599,36 @@ fn ingest(
         .enable_all()
         .build()?;
     let result = runtime.block_on(async {
-        let client = reqwest::Client::builder()
-            .pool_max_idle_per_host(concurrency)
+        let admin_client = reqwest::Client::builder()
+            .local_address(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))
             .build()?;
+        let clients = addresses
+            .iter()
+            .map(|address| {
+                reqwest::Client::builder()
+                    .local_address(*address)
+                    .pool_max_idle_per_host(concurrency.max(1))
+                    .build()
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         for (table_id, key) in &keys {
-            let r = client
-                .post(format!("{base}/api/v1/tables"))
-                .bearer_auth(admin.token())
-                .json(
-                    &json!({"table_id": table_id, "game": "roulette", "location": "benchmark",
+            let body = json!({"table_id": table_id, "game": "roulette", "location": "benchmark",
                               "public_key": encode_public_key(&key.verifying_key()),
-                              "valid_from": plays_from}),
-                )
-                .send()
-                .await?;
-            anyhow::ensure!(
-                r.status().as_u16() == 201,
-                "registering {table_id}: {}",
-                r.status()
-            );
+                              "valid_from": plays_from});
+            register_table(&admin_client, &base, &admin.token(), &body).await?;
         }
         eprintln!("tables registered, records signed; submitting {rounds} spins");
         let started = Instant::now();
-        let outcomes: Vec<(Vec<u16>, Duration)> = stream::iter(bodies)
-            .map(|body| {
-                let client = client.clone();
-                let url = format!("{base}/api/v1/{path}");
-                async move {
-                    let t = Instant::now();
-                    let statuses = match client
-                        .post(url)
-                        .header("content-type", "application/json")
-                        .body(body)
-                        .send()
-                        .await
-                    {
-                        Ok(r) if batch == 1 => vec![r.status().as_u16()],
-                        Ok(r) => r
-                            .json::<serde_json::Value>()
-                            .await
-                            .ok()
-                            .and_then(|v| {
-                                v["results"].as_array().map(|items| {
-                                    items
-                                        .iter()
-                                        .map(|i| i["status"].as_u64().unwrap_or(0) as u16)
-                                        .collect()
-                                })
-                            })
-                            .unwrap_or_default(),
-                        Err(_) => vec![0],
-                    };
-                    (statuses, t.elapsed())
-                }
+        let outcomes: Vec<Answers> = stream::iter(bodies)
+            .map(|(client, records, body)| {
+                let client = clients.get(client).unwrap_or(&admin_client).clone();
+                submit(
+                    client,
+                    format!("{base}/api/v1/{path}"),
+                    body,
+                    records,
+                    !single,
+                )
             })
             .buffer_unordered(concurrency.max(1))
             .collect()
@@ -492,14 +647,25 @@ fn ingest(
         c.stop()?;
     }
     let (elapsed, outcomes) = result?;
-    let accepted = outcomes
-        .iter()
-        .flat_map(|(s, _)| s)
-        .filter(|s| **s == 201)
-        .count();
+    let mut tally = crate::submit::Tally::default();
+    for (status, code) in outcomes.iter().flat_map(|(answers, _)| answers) {
+        tally.count(*status, code.as_deref());
+    }
+    // A record the server never answered for is not accepted either.
+    let answered: usize = tally.by_status.values().sum();
+    if answered < rounds as usize {
+        for _ in answered..rounds as usize {
+            tally.count(0, Some("no result"));
+        }
+    }
+    if let Some(line) = tally.refusal_line() {
+        return Err(NotMeasured(line).into());
+    }
+    let accepted = tally.by_status.get(&201).copied().unwrap_or(0);
     let mut latencies: Vec<Duration> = outcomes.iter().map(|(_, d)| *d).collect();
     latencies.sort_unstable();
     let seconds = elapsed.as_secs_f64();
+    let default_limit = address_rate == server::DEFAULT_ADDRESS_RATE;
     println!(
         "{}",
         serde_json::to_string_pretty(&json!({
@@ -509,8 +675,14 @@ fn ingest(
             "concurrency": concurrency,
             "tables": tables,
             "records_per_request": batch,
+            "addresses": addresses.len(),
+            "per_address_limit": {
+                "per_second": address_rate.per_second,
+                "burst": address_rate.burst,
+                "server_default": default_limit,
+            },
             "seconds": (seconds * 1000.0).round() / 1000.0,
-            "spins_per_second": (accepted as f64 / seconds).round(),
+            "spins_per_second": (rounds as f64 / seconds).round(),
             "latency_ms": {
                 "p50": (percentile(&latencies, 50.0) * 100.0).round() / 100.0,
                 "p99": (percentile(&latencies, 99.0) * 100.0).round() / 100.0,
@@ -520,11 +692,7 @@ fn ingest(
             "witnesses": witnessed,
         }))?
     );
-    Ok(if accepted as u64 == rounds {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Fills `dozor_bench_tree` with `entries` synthetic leaves and their tree, level by level, in SQL.
@@ -604,11 +772,15 @@ fn proofs(global: &Global, entries: u64, samples: usize) -> anyhow::Result<ExitC
             .map(|r| r.leaf_hash)
             .ok_or_else(|| anyhow!("entry {index} missing"))?;
         let leaf: [u8; 32] = leaf.try_into().map_err(|_| anyhow!("bad leaf"))?;
-        anyhow::ensure!(
+        expect_result(
             proof_root == root
                 && ledger::merkle::verify_inclusion(index, entries, &leaf, &proof, &root),
-            "proof for {index} does not verify"
-        );
+            || {
+                format!(
+                    "the inclusion proof of entry {index} in the tree of {entries} does not verify"
+                )
+            },
+        )?;
     }
     drop(conn);
     database.stop()?;
@@ -628,4 +800,33 @@ fn proofs(global: &Global, entries: u64, samples: usize) -> anyhow::Result<ExitC
         }))?
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_benchmark_that_did_not_measure_exits_1_and_an_error_stays_an_error() {
+        let refused: anyhow::Result<ExitCode> =
+            Err(NotMeasured("2 record(s) not accepted: 429 rate_limited ×2".into()).into());
+        assert_eq!(ended(refused).ok(), Some(ExitCode::from(1)));
+        // Wrapped in context, still a refusal.
+        let wrapped: anyhow::Result<ExitCode> = expect_result(false, || "differs".to_owned())
+            .context("bench mf")
+            .map(|()| ExitCode::SUCCESS);
+        assert_eq!(ended(wrapped).ok(), Some(ExitCode::from(1)));
+        assert!(ended(Err(anyhow!("no database"))).is_err());
+        assert_eq!(ended(Ok(ExitCode::SUCCESS)).ok(), Some(ExitCode::SUCCESS));
+        assert!(expect_result(true, || unreachable!()).is_ok());
+    }
+
+    #[test]
+    fn single_record_tables_send_from_their_own_loopback_addresses() {
+        assert_eq!(table_address(0).to_string(), "127.0.0.2");
+        assert_eq!(
+            table_address(MAX_ADDRESSED_TABLES - 1).to_string(),
+            "127.0.0.254"
+        );
+    }
 }

@@ -112,7 +112,12 @@ pub(crate) fn fill(
                     derived,
                 ));
             }
-            append_batch_cached(conn, &batch, Utc::now(), &mut cache)?;
+            crate::bench_db::all_appended(&append_batch_cached(
+                conn,
+                &batch,
+                Utc::now(),
+                &mut cache,
+            )?)?;
             appended += batch.len() as u64;
         }
         progress.inc(1);
@@ -183,6 +188,12 @@ pub fn mf(
                 now: Utc::now(),
             },
         )?;
+        crate::bench::expect_result(package.summary.rounds == expected_rounds as i64, || {
+            format!(
+                "the package counts {} rounds of the {expected_rounds} in the month",
+                package.summary.rounds
+            )
+        })?;
         let zip = reports::mf::deliver::zip_bytes(&package).context("zipping the package")?;
         let built = started.elapsed().as_secs_f64();
         // Delivered as `report mf deliver` does it: validated, encrypted, sealed.
@@ -198,11 +209,13 @@ pub fn mf(
                         clock,
                     },
                 );
-                anyhow::ensure!(
-                    errors.is_empty(),
-                    "{name} fails validation: {}",
-                    errors.first().map(ToString::to_string).unwrap_or_default()
-                );
+                crate::bench::expect_result(errors.is_empty(), || {
+                    format!(
+                        "{name} fails validation ({} error(s)): {}",
+                        errors.len(),
+                        errors.first().map(ToString::to_string).unwrap_or_default()
+                    )
+                })?;
                 let encrypted = delivery::encrypt(&zip, &keys.recipients)?;
                 Some(delivery::seal(&encrypted, &keys.seal, Utc::now())?.len())
             }

@@ -85,6 +85,12 @@ pub fn rtp(
         let json = serde_json::to_vec(&report)?;
         let csv = monthly::to_csv(&report)?;
         let took = started.elapsed().as_secs_f64();
+        crate::bench::expect_result(report.rounds() == expected_rounds as i64, || {
+            format!(
+                "the report counts {} rounds of the {expected_rounds} in the month",
+                report.rounds()
+            )
+        })?;
         // The page: built from the ledger again, then rendered.
         let started = Instant::now();
         let page = month_page::render(&monthly::build(&mut conn, &clock, &request)?, &plans);

@@ -100,7 +100,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
                 Some(derived),
             ));
         }
-        append_batch_cached(conn, &batch, Utc::now(), &mut cache)?;
+        crate::bench_db::all_appended(&append_batch_cached(conn, &batch, Utc::now(), &mut cache)?)?;
         done += batch_len;
         progress.set_position(done);
     }
@@ -242,15 +242,22 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
                 },
                 |_, _| {},
             )
-            .map_err(|e| anyhow!("export does not verify: {e}"))?;
+            .map_err(|e| crate::bench::NotMeasured(format!("the export does not verify: {e}")))?;
             Ok((report, started.elapsed().as_secs_f64()))
         };
     let (report, verify_seconds) = timed(true)?;
-    anyhow::ensure!(
-        report.rounds_readjudicated == rounds,
-        "verify re-judged {} of the {rounds} rounds: no figure is given for a verification that did not do what it measures",
-        report.rounds_readjudicated
-    );
+    crate::bench::expect_result(report.rounds_readjudicated == rounds, || {
+        format!(
+            "verify re-judged {} of the {rounds} rounds: no figure is given for a verification that did not do what it measures",
+            report.rounds_readjudicated
+        )
+    })?;
+    crate::bench::expect_result(report.signatures_checked == summary.period_entries, || {
+        format!(
+            "verify checked {} of the export's {} entries",
+            report.signatures_checked, summary.period_entries
+        )
+    })?;
     let (_, integrity_seconds) = timed(false)?;
 
     // The same signatures, nothing else, in batches of the same size on every core:
@@ -269,10 +276,9 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
             }
         })
         .map_err(|e| anyhow!("{e}"))?;
-        anyhow::ensure!(
-            results.iter().all(|ok| *ok),
-            "bare batch verification failed"
-        );
+        crate::bench::expect_result(results.iter().all(|ok| *ok), || {
+            "bare batch verification of the export's signatures failed".to_owned()
+        })?;
         Ok(started.elapsed().as_secs_f64())
     };
     let bare_seconds = bare(false)?;

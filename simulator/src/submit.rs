@@ -24,7 +24,9 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn count(&mut self, status: u16, code: Option<&str>) {
+    /// Counts one record's answer: its HTTP status and, for a refusal, the error's `code`
+    /// (none: `no answer`, as for a connection that failed).
+    pub fn count(&mut self, status: u16, code: Option<&str>) {
         *self.by_status.entry(status).or_default() += 1;
         if !accepted(status) {
             let code = code.unwrap_or("no answer").to_owned();
@@ -66,7 +68,8 @@ impl Tally {
     }
 }
 
-fn accepted(status: u16) -> bool {
+/// Whether a record answered `status` is in the ledger: appended (201) or already there (200).
+pub fn accepted(status: u16) -> bool {
     status == 200 || status == 201
 }
 
