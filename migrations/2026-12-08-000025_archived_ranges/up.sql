@@ -61,6 +61,7 @@ CREATE VIEW ledger_indexes AS
     SELECT idx FROM ledger_entries
     UNION ALL
     SELECT idx FROM archived_entries;
+GRANT SELECT ON ledger_indexes TO dozor_writer;
 DROP TRIGGER significant_events_reference_ledger_entries ON significant_events;
 CREATE TRIGGER significant_events_reference_ledger_entries AFTER INSERT ON significant_events
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
