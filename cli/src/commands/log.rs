@@ -251,11 +251,8 @@ fn archive(
         &reports::inspection::ExportWitnesses::all(Vec::new(), std::time::Duration::ZERO),
         &mut |_, _| {},
     )?;
-    let written = std::fs::read(dir.join(reports::inspection::format::ENTRIES))
-        .with_context(|| format!("reading the export's entries in {}", dir.display()))?
-        .split(|b| *b == b'\n')
-        .filter(|line| !line.is_empty())
-        .count() as u64;
+    let written = entry_lines(&dir.join(reports::inspection::format::ENTRIES))
+        .with_context(|| format!("reading the export's entries in {}", dir.display()))?;
     let (covered_from, covered_to) = (summary.first_index, summary.first_index + written);
     anyhow::ensure!(
         covered_from <= from && to <= covered_to,
@@ -298,4 +295,19 @@ fn archive(
         receipt.detached.join(", ")
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The lines of an export's entries file, read a block at a time (a range's export is large).
+fn entry_lines(path: &std::path::Path) -> std::io::Result<u64> {
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path)?;
+    let mut block = vec![0u8; 1 << 20];
+    let mut lines = 0u64;
+    loop {
+        let n = file.read(&mut block)?;
+        if n == 0 {
+            return Ok(lines);
+        }
+        lines += block.iter().take(n).filter(|b| **b == b'\n').count() as u64;
+    }
 }
