@@ -63,23 +63,16 @@ fn derive(
     .map_err(|e| e.to_string())
 }
 
-/// The first field in which `stored` differs from `expected`, as `name: stored …, re-adjudication
-/// gives …`.
-fn first_difference(fields: &[(&str, String, String)]) -> Option<String> {
-    fields
-        .iter()
-        .find(|(_, stored, expected)| stored != expected)
-        .map(|(name, stored, expected)| {
-            format!("{name} is {stored}, re-adjudication gives {expected}")
-        })
+/// The first field that differs, as `name: stored …, re-adjudication gives …`.
+fn first_difference(fields: impl IntoIterator<Item = Option<String>>) -> Option<String> {
+    fields.into_iter().flatten().next()
 }
 
-fn field(
-    name: &'static str,
-    stored: impl Debug,
-    expected: impl Debug,
-) -> (&'static str, String, String) {
-    (name, format!("{stored:?}"), format!("{expected:?}"))
+/// How `stored` differs from `expected`, if it does: compared as values, formatted only when
+/// they differ (nearly every stored row is what re-adjudication gives).
+fn field<T: PartialEq + Debug>(name: &'static str, stored: T, expected: T) -> Option<String> {
+    (stored != expected)
+        .then(|| format!("{name} is {stored:?}, re-adjudication gives {expected:?}"))
 }
 
 /// What is wrong with the round id row stored for a round (table, id), if anything.
@@ -104,60 +97,11 @@ fn micros(t: chrono::DateTime<chrono::Utc>) -> i64 {
     t.timestamp_micros()
 }
 
-/// Whether the stored verdict row is the re-derived one, compared field by field without
-/// formatting anything (nearly every row is).
-fn same_verdict(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> bool {
-    (
-        row.table_id.as_str(),
-        row.game.as_str(),
-        row.plan_id.as_str(),
-        micros(row.played_at),
-        row.void,
-        row.stakes_h,
-        row.expected_paid_h,
-        row.paid_h,
-        row.rtp_stakes_h,
-        row.expected_payout_mh,
-    ) == (
-        e.table_id,
-        e.game,
-        e.plan_id,
-        micros(e.played_at),
-        e.void,
-        e.stakes_h,
-        e.expected_paid_h,
-        e.paid_h,
-        e.rtp_stakes_h,
-        e.expected_payout_mh,
-    ) && (
-        row.payout_variance_h2.to_bits(),
-        row.payout_third_moment_h3.to_bits(),
-        row.finding_count,
-        row.tournament_fee_h,
-        row.tournament_overlay_h,
-        row.time_collection,
-        row.wheel_result,
-        row.verdict.as_str(),
-    ) == (
-        e.payout_variance_h2.to_bits(),
-        e.payout_third_moment_h3.to_bits(),
-        e.finding_count,
-        e.tournament_fee_h,
-        e.tournament_overlay_h,
-        e.time_collection,
-        e.wheel_result,
-        e.verdict,
-    )
-}
-
 fn verdict_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<String> {
-    if same_verdict(row, e) {
-        return None;
-    }
-    first_difference(&[
-        field("table_id", &row.table_id, e.table_id),
-        field("game", &row.game, e.game),
-        field("plan_id", &row.plan_id, e.plan_id),
+    first_difference([
+        field("table_id", row.table_id.as_str(), e.table_id),
+        field("game", row.game.as_str(), e.game),
+        field("plan_id", row.plan_id.as_str(), e.plan_id),
         field("played_at", micros(row.played_at), micros(e.played_at)),
         field("void", row.void, e.void),
         field("stakes_h", row.stakes_h, e.stakes_h),
@@ -193,7 +137,7 @@ fn verdict_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<
 }
 
 fn finding_difference(row: &FindingRow, e: &NewFinding) -> Option<String> {
-    first_difference(&[
+    first_difference([
         field("position", row.position, e.position),
         field("table_id", &row.table_id, &e.table_id),
         field("game", &row.game, &e.game),
@@ -225,7 +169,7 @@ fn kinds_difference(stored: &[RoundKindRow], expected: &[RoundKindRow]) -> Optio
         .zip(expected)
         .filter(|(row, e)| row != e)
         .find_map(|(row, e)| {
-            first_difference(&[
+            first_difference([
                 field("table_id", &row.table_id, &e.table_id),
                 field("game", &row.game, &e.game),
                 field("played_at", micros(row.played_at), micros(e.played_at)),
