@@ -362,20 +362,8 @@ fn walk(
             Err(f) => return Ok(fail(f.index, prev_hash, f.index, f.reason)),
         }
         // Every interior node of the stored tree must be the one the entries give.
-        let wanted: Vec<(u32, u64)> = created.iter().map(|(_, (l, i, _))| (*l, *i)).collect();
-        let stored = fetch(conn, &wanted)?;
-        for (last_leaf, (level, index, hash)) in &created {
-            if stored.get(&(*level, *index)) != Some(hash) {
-                let first_leaf = index << level;
-                return Ok(fail(
-                    expected,
-                    prev_hash,
-                    first_leaf,
-                    format!(
-                        "Merkle node (level {level}, index {index}) over entries {first_leaf}..={last_leaf} is missing or does not match the entries"
-                    ),
-                ));
-            }
+        if let Some(f) = stored_node_differing(conn, &created, "entries", "the entries")? {
+            return Ok(fail(expected, prev_hash, f.index, f.reason));
         }
         progress(expected);
     }
@@ -423,6 +411,34 @@ fn walk(
         archived_ranges: history.archived_ranges().to_vec(),
         failure: None,
     })
+}
+
+/// An interior node completed by walking the leaves, `(level, index, hash)`, with the last
+/// leaf that completed it.
+type CreatedNode = (u64, (u32, u64, [u8; 32]));
+
+/// The first of the interior nodes `created` by walking the leaves (each with the last leaf
+/// that completed it) that the stored tree lacks or holds with another hash.
+fn stored_node_differing(
+    conn: &mut PgConnection,
+    created: &[CreatedNode],
+    over: &str,
+    given_by: &str,
+) -> Result<Option<VerifyFailure>, LedgerError> {
+    let wanted: Vec<(u32, u64)> = created.iter().map(|(_, (l, i, _))| (*l, *i)).collect();
+    let stored = fetch(conn, &wanted)?;
+    Ok(created
+        .iter()
+        .find(|(_, (level, index, hash))| stored.get(&(*level, *index)) != Some(hash))
+        .map(|(last_leaf, (level, index, _))| {
+            let first_leaf = index << level;
+            VerifyFailure {
+                index: first_leaf,
+                reason: format!(
+                    "Merkle node (level {level}, index {index}) over {over} {first_leaf}..={last_leaf} is missing or does not match {given_by}"
+                ),
+            }
+        }))
 }
 
 /// Walks what stays of the archived ranges, from index 0: each entry's leaf hash in order (the
@@ -473,18 +489,10 @@ fn walk_archived(
                     return Ok(Err(f));
                 }
             }
-            let wanted: Vec<(u32, u64)> = created.iter().map(|(_, (l, i, _))| (*l, *i)).collect();
-            let stored = fetch(conn, &wanted)?;
-            for (last_leaf, (level, index, hash)) in &created {
-                if stored.get(&(*level, *index)) != Some(hash) {
-                    let first_leaf = index << level;
-                    return fail(
-                        first_leaf,
-                        format!(
-                            "Merkle node (level {level}, index {index}) over archived entries {first_leaf}..={last_leaf} is missing or does not match their leaves"
-                        ),
-                    );
-                }
+            if let Some(f) =
+                stored_node_differing(conn, &created, "archived entries", "their leaves")?
+            {
+                return Ok(Err(f));
             }
         }
         if next != range.to {
