@@ -202,7 +202,27 @@ fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
         let (_, url) = ledger();
         past_the_triggers(&url).batch_execute(tamper).unwrap();
         assert_verify_names(&url, index, expected, tamper);
+        // Read and checked in small pages and chunks, the same failure.
+        for (page, chunk) in [(3, 2), (1, 1)] {
+            let report = ledger::storage::verify::verify_ledger_paged(
+                &mut connect(&url).unwrap(),
+                &operators(),
+                ledger::entry_check::SignatureCheck::Batch,
+                ledger::storage::verify::Paging { page, chunk },
+            )
+            .unwrap();
+            let failure = report.failure.expect(tamper);
+            assert_eq!(failure.index, index, "{tamper}, pages of {page}");
+            assert!(failure.reason.contains(expected), "{tamper}: {}", failure.reason);
+        }
     }
+}
+
+/// The operator's verifier key, as `verify` is given it.
+fn operators() -> std::collections::HashMap<String, ed25519_dalek::VerifyingKey> {
+    // The seed of `operator()`.
+    let public = key(42).verifying_key();
+    std::collections::HashMap::from([(ledger::keys::key_id(&public), public)])
 }
 
 #[test]

@@ -475,6 +475,88 @@ fn verify_names_the_first_tampered_index() {
     assert!(failure.reason.contains("signature"), "{}", failure.reason);
 }
 
+/// Verify with pages of `page` entries checked in chunks of `chunk`.
+fn verify_paged(conn: &mut PgConnection, page: usize, chunk: usize) -> VerifyReport {
+    ledger::storage::verify::verify_ledger_paged(
+        conn,
+        &operators(&operator()),
+        SignatureCheck::Batch,
+        ledger::storage::verify::Paging { page, chunk },
+    )
+    .unwrap()
+}
+
+#[test]
+fn pages_and_chunks_of_any_size_give_the_same_verdict() {
+    let mut conn = db();
+    let key = setup(&mut conn);
+    let batch: Vec<_> = (1..=40).map(|i| submission(&key, "R01", i, 0)).collect();
+    append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    let sizes = [(8192, 2048), (7, 3), (5, 5), (16, 4), (1, 1)];
+    for (page, chunk) in sizes {
+        let report = verify_paged(&mut conn, page, chunk);
+        assert!(
+            report.failure.is_none(),
+            "{page}/{chunk}: {:?}",
+            report.failure
+        );
+        assert_eq!(report.entries_checked, 41, "{page}/{chunk}");
+        assert_eq!(report.head_hash, verify(&mut conn).head_hash);
+    }
+    // The node over leaves 24..=31 changed: named at its first leaf, whatever the paging.
+    conn.batch_execute(
+        "SET session_replication_role = replica; \
+         UPDATE merkle_nodes SET hash = sha256(hash) WHERE level = 3 AND idx = 3; \
+         SET session_replication_role = origin",
+    )
+    .unwrap();
+    for (page, chunk) in sizes {
+        let failure = verify_paged(&mut conn, page, chunk).failure.unwrap();
+        assert_eq!(failure.index, 24, "{page}/{chunk}: {}", failure.reason);
+        assert!(
+            failure
+                .reason
+                .contains("Merkle node (level 3, index 3) over entries 24..=31"),
+            "{}",
+            failure.reason
+        );
+    }
+    // An earlier entry's link broken (15 starts a chunk of 3 and of 5): it comes first.
+    conn.batch_execute(
+        "SET session_replication_role = replica; \
+         UPDATE ledger_entries SET prev_hash = sha256(prev_hash) WHERE idx = 15; \
+         SET session_replication_role = origin",
+    )
+    .unwrap();
+    for (page, chunk) in sizes {
+        let report = verify_paged(&mut conn, page, chunk);
+        let failure = report.failure.unwrap();
+        assert_eq!(failure.index, 15, "{page}/{chunk}: {}", failure.reason);
+        assert!(
+            failure
+                .reason
+                .contains("prev_hash does not match the hash of the previous entry"),
+            "{}",
+            failure.reason
+        );
+        assert_eq!(report.entries_checked, 15);
+    }
+    // A still earlier entry whose signature fails (its hash recomputed, so only the signature
+    // tells): the signature is named at its index.
+    ledger::storage::testing::rewrite_entry(&mut conn, 6, "\"marker\":0", "\"marker\":1").unwrap();
+    conn.batch_execute(
+        "SET session_replication_role = replica; \
+         UPDATE ledger_entries SET leaf_hash = sha256('\\x00'::bytea || entry) WHERE idx = 6; \
+         SET session_replication_role = origin",
+    )
+    .unwrap();
+    for (page, chunk) in sizes {
+        let failure = verify_paged(&mut conn, page, chunk).failure.unwrap();
+        assert_eq!(failure.index, 6, "{page}/{chunk}: {}", failure.reason);
+        assert!(failure.reason.contains("signature"), "{}", failure.reason);
+    }
+}
+
 fn leaf_hashes(conn: &mut PgConnection) -> Vec<[u8; 32]> {
     use ledger::storage::schema::ledger_entries;
     let rows: Vec<Vec<u8>> = ledger_entries::table

@@ -19,6 +19,7 @@ pub mod json_compare;
 pub mod judge;
 pub mod keys;
 pub mod merkle;
+pub mod ordered_pool;
 pub mod parallel;
 pub mod registration;
 pub mod registry_event;

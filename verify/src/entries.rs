@@ -201,7 +201,7 @@ pub(super) fn check_entries(
             Ok(())
         };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let checked = super::ordered_pool::run_in_order(
+        let checked = dozor_log::ordered_pool::run_in_order(
             threads,
             // Two blocks' worth keeps every core busy across block boundaries, and bounds the
             // blocks held at once.

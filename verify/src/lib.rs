@@ -18,7 +18,6 @@ mod entries;
 mod late;
 mod lines;
 mod manifest;
-mod ordered_pool;
 mod registry;
 mod resolved;
 mod round;

@@ -12,7 +12,6 @@ use super::models::{
     AdjudicationRow, FindingRow, NewAdjudication, NewFinding, RoundIdRow, RoundKindRow,
 };
 use super::schema::{adjudications, findings, round_ids, round_kinds};
-use super::verify::VerifyFailure;
 use crate::entry_check::{CheckedEntry, Subject};
 use crate::judge;
 use crate::registry_history::RegistryHistory;
@@ -196,168 +195,227 @@ fn kinds_difference(stored: &[RoundKindRow], expected: &[RoundKindRow]) -> Optio
         })
 }
 
-/// What checking a page found.
-pub(super) struct PageCheck {
-    /// Rounds re-adjudicated (verdicts of another rules version are not).
-    pub readjudicated: u64,
-    /// Rounds whose `round_id` an earlier round of their table holds (appended before ids
-    /// were kept unique).
-    pub shared_round_ids: u64,
+/// The derived rows stored for a range of entries, read ahead of their checking.
+#[derive(Default)]
+pub(super) struct StoredDerived {
+    verdicts: HashMap<i64, AdjudicationRow>,
+    findings: HashMap<i64, Vec<FindingRow>>,
+    kinds: HashMap<i64, Vec<RoundKindRow>>,
+    round_ids: HashMap<i64, RoundIdRow>,
 }
 
-/// Checks the stored verdicts and findings of `entries`, the entries from index `first` on.
-pub(super) fn check_page(
-    conn: &mut PgConnection,
-    first: u64,
-    entries: &[CheckedEntry<'_>],
+impl StoredDerived {
+    /// The rows stored for the entries `start..end`.
+    pub(super) fn load(conn: &mut PgConnection, start: u64, end: u64) -> Result<Self, LedgerError> {
+        let (start, end) = (start as i64, end as i64);
+        let verdicts = adjudications::table
+            .filter(adjudications::ledger_index.ge(start))
+            .filter(adjudications::ledger_index.lt(end))
+            .select(AdjudicationRow::as_select())
+            .load(conn)?
+            .into_iter()
+            .map(|row| (row.ledger_index, row))
+            .collect();
+        let mut stored = StoredDerived {
+            verdicts,
+            ..StoredDerived::default()
+        };
+        for row in findings::table
+            .filter(findings::ledger_index.ge(start))
+            .filter(findings::ledger_index.lt(end))
+            .order((findings::ledger_index.asc(), findings::position.asc()))
+            .select(FindingRow::as_select())
+            .load(conn)?
+        {
+            stored
+                .findings
+                .entry(row.ledger_index)
+                .or_default()
+                .push(row);
+        }
+        // Sorted here, a round's few rows at a time: sorting a page's rows in the database
+        // spills to disk.
+        for row in round_kinds::table
+            .filter(round_kinds::ledger_index.ge(start))
+            .filter(round_kinds::ledger_index.lt(end))
+            .select(RoundKindRow::as_select())
+            .load(conn)?
+        {
+            stored.kinds.entry(row.ledger_index).or_default().push(row);
+        }
+        for kinds in stored.kinds.values_mut() {
+            kinds.sort_unstable_by(|a, b| a.kind.cmp(&b.kind));
+        }
+        stored.round_ids = round_ids::table
+            .filter(round_ids::ledger_index.ge(start))
+            .filter(round_ids::ledger_index.lt(end))
+            .select(RoundIdRow::as_select())
+            .load(conn)?
+            .into_iter()
+            .map(|row| (row.ledger_index, row))
+            .collect();
+        Ok(stored)
+    }
+}
+
+/// A round whose id the stored rows do not keep for it: a failure, unless an earlier round of
+/// its table holds the id (appended before ids were kept unique), which only the database can
+/// say; it is asked once the entries are walked.
+pub(super) struct UnkeptRoundId {
+    table_id: String,
+    round_id: String,
+    problem: String,
+}
+
+impl UnkeptRoundId {
+    /// Whether a round before `index` holds the id (then the round shares it).
+    pub(super) fn held_before(
+        &self,
+        conn: &mut PgConnection,
+        index: u64,
+    ) -> Result<bool, LedgerError> {
+        Ok(round_ids::table
+            .find((&self.table_id, &self.round_id))
+            .select(round_ids::ledger_index)
+            .first::<i64>(conn)
+            .optional()?
+            .is_some_and(|holder| holder < index as i64))
+    }
+
+    pub(super) fn problem(self) -> String {
+        self.problem
+    }
+}
+
+/// What checking one entry's derived rows found.
+#[derive(Default)]
+pub(super) struct EntryCheck {
+    /// A round re-adjudicated (verdicts of another rules version are not).
+    pub readjudicated: bool,
+    /// Comes before `difference`: a round id is checked before the verdict.
+    pub unkept_id: Option<UnkeptRoundId>,
+    pub difference: Option<String>,
+}
+
+impl EntryCheck {
+    fn differs(difference: String) -> Self {
+        EntryCheck {
+            difference: Some(difference),
+            ..EntryCheck::default()
+        }
+    }
+}
+
+/// Checks the stored verdict, findings, bet-kind figures and round id of the entry at `index`
+/// against what re-adjudicating it gives.
+pub(super) fn check_entry(
+    index: u64,
+    entry: &CheckedEntry<'_>,
+    stored: &StoredDerived,
     history: &RegistryHistory,
     plans: &rules::PlanBook,
-) -> Result<Result<PageCheck, VerifyFailure>, LedgerError> {
-    let (start, end) = (first as i64, (first + entries.len() as u64) as i64);
-    let mut verdicts: HashMap<i64, AdjudicationRow> = adjudications::table
-        .filter(adjudications::ledger_index.ge(start))
-        .filter(adjudications::ledger_index.lt(end))
-        .select(AdjudicationRow::as_select())
-        .load(conn)?
-        .into_iter()
-        .map(|row| (row.ledger_index, row))
-        .collect();
-    let mut stored_findings: HashMap<i64, Vec<FindingRow>> = HashMap::new();
-    for row in findings::table
-        .filter(findings::ledger_index.ge(start))
-        .filter(findings::ledger_index.lt(end))
-        .order((findings::ledger_index.asc(), findings::position.asc()))
-        .select(FindingRow::as_select())
-        .load(conn)?
-    {
-        stored_findings
-            .entry(row.ledger_index)
-            .or_default()
-            .push(row);
-    }
-    let mut stored_kinds: HashMap<i64, Vec<RoundKindRow>> = HashMap::new();
-    for row in round_kinds::table
-        .filter(round_kinds::ledger_index.ge(start))
-        .filter(round_kinds::ledger_index.lt(end))
-        .order((round_kinds::ledger_index.asc(), round_kinds::kind.asc()))
-        .select(RoundKindRow::as_select())
-        .load(conn)?
-    {
-        stored_kinds.entry(row.ledger_index).or_default().push(row);
-    }
-    let mut stored_round_ids: HashMap<i64, RoundIdRow> = round_ids::table
-        .filter(round_ids::ledger_index.ge(start))
-        .filter(round_ids::ledger_index.lt(end))
-        .select(RoundIdRow::as_select())
-        .load(conn)?
-        .into_iter()
-        .map(|row| (row.ledger_index, row))
-        .collect();
-    let expected = crate::parallel::par_map(entries, |_, entry| derive(entry, history, plans))?;
-
-    let mut readjudicated = 0;
-    let mut shared_round_ids = 0u64;
-    for (n, expected) in expected.into_iter().enumerate() {
-        let index = first + n as u64;
-        let fail = |reason: String| Ok(Err(VerifyFailure { index, reason }));
-        let stored = verdicts.remove(&(index as i64));
-        let derived = match (expected, stored) {
-            (Err(reason), _) => return fail(format!("the record cannot be re-checked: {reason}")),
-            (Ok(Expected::NotARound), None) => {
-                if stored_kinds.remove(&(index as i64)).is_some() {
-                    return fail(
-                        "bet-kind figures are stored for an entry that is not a round".into(),
-                    );
-                }
-                if stored_round_ids.remove(&(index as i64)).is_some() {
-                    return fail("a round id is stored for an entry that is not a round".into());
-                }
-                continue;
+) -> Result<EntryCheck, LedgerError> {
+    let at = index as i64;
+    let differs = |reason: String| Ok(EntryCheck::differs(reason));
+    let (derived, row) = match (derive(entry, history, plans), stored.verdicts.get(&at)) {
+        (Err(reason), _) => return differs(format!("the record cannot be re-checked: {reason}")),
+        (Ok(Expected::NotARound), None) => {
+            if stored.kinds.contains_key(&at) {
+                return differs(
+                    "bet-kind figures are stored for an entry that is not a round".into(),
+                );
             }
-            (Ok(Expected::NotARound), Some(_)) => {
-                return fail("a verdict is stored for an entry that is not a round".into())
+            if stored.round_ids.contains_key(&at) {
+                return differs("a round id is stored for an entry that is not a round".into());
             }
-            (Ok(Expected::Round(_)), None) => {
-                return fail("the round's stored verdict is missing".into())
-            }
-            (Ok(Expected::Round(d)), Some(row)) => (d, row),
-        };
-        let (derived, row) = derived;
-        // The round's id, as its signed record gives it: the row that keeps it unique per
-        // table, or none (a round under an id already used is never appended; one appended
-        // before the ids were kept lacks its row and is named here).
-        let stored_id = stored_round_ids.remove(&(index as i64));
-        let expected_id = derived
-            .round_id
-            .as_deref()
-            .map(|id| (row.table_id.as_str(), id));
-        let stored_pair = stored_id
-            .as_ref()
-            .map(|r| (r.table_id.as_str(), r.round_id.as_str()));
-        if let Some(problem) = round_id_problem(stored_pair, expected_id) {
+            return Ok(EntryCheck::default());
+        }
+        (Ok(Expected::NotARound), Some(_)) => {
+            return differs("a verdict is stored for an entry that is not a round".into())
+        }
+        (Ok(Expected::Round(_)), None) => {
+            return differs("the round's stored verdict is missing".into())
+        }
+        (Ok(Expected::Round(d)), Some(row)) => (d, row),
+    };
+    // The round's id, as its signed record gives it: the row that keeps it unique per table,
+    // or none (a round under an id already used is never appended; one appended before the
+    // ids were kept lacks its row and is named here).
+    let stored_pair = stored
+        .round_ids
+        .get(&at)
+        .map(|r| (r.table_id.as_str(), r.round_id.as_str()));
+    let expected_id = derived
+        .round_id
+        .as_deref()
+        .map(|id| (row.table_id.as_str(), id));
+    let mut check = EntryCheck::default();
+    if let Some(problem) = round_id_problem(stored_pair, expected_id) {
+        match (stored_pair, expected_id) {
             // A round appended before round ids were kept unique may share its id with an
-            // earlier round of the table, which holds the row: counted, not a failure.
-            let earlier = match (stored_pair, expected_id) {
-                (None, Some((table, id))) => round_ids::table
-                    .find((table, id))
-                    .select(round_ids::ledger_index)
-                    .first::<i64>(conn)
-                    .optional()?
-                    .filter(|holder| *holder < index as i64),
-                _ => None,
-            };
-            if earlier.is_none() {
-                return fail(problem);
+            // earlier round of the table, which holds the row.
+            (None, Some((table, id))) => {
+                check.unkept_id = Some(UnkeptRoundId {
+                    table_id: table.to_owned(),
+                    round_id: id.to_owned(),
+                    problem,
+                });
             }
-            shared_round_ids += 1;
+            _ => return differs(problem),
         }
-        let found = stored_findings.remove(&(index as i64)).unwrap_or_default();
-        let kinds = stored_kinds.remove(&(index as i64)).unwrap_or_default();
-        if row.rules_version != derived.rules_version {
-            // Judged by other rules: what they gave cannot be re-derived here.
-            continue;
-        }
-        let mut rows = DerivedRows::default();
-        push_derived(index as i64, &derived, &mut rows)?;
-        let DerivedRows {
-            verdicts: expected_verdict,
-            findings: expected_findings,
-            kinds: mut expected_kinds,
-            ..
-        } = rows;
-        if let Some(difference) = expected_verdict
-            .first()
-            .and_then(|e| verdict_difference(&row, e))
-        {
-            return fail(format!(
-                "the stored verdict differs from re-adjudication: {difference}"
-            ));
-        }
-        if found.len() != expected_findings.len() {
-            return fail(format!(
-                "{} findings are stored for the round; re-adjudication gives {}",
-                found.len(),
-                expected_findings.len()
-            ));
-        }
-        for (row, e) in found.iter().zip(&expected_findings) {
-            if let Some(difference) = finding_difference(row, e) {
-                return fail(format!(
-                    "stored finding {index}.{} differs from re-adjudication: {difference}",
-                    row.position
-                ));
-            }
-        }
-        expected_kinds.sort_by(|a, b| a.kind.cmp(&b.kind));
-        if let Some(difference) = kinds_difference(&kinds, &expected_kinds) {
-            return fail(format!(
-                "the stored bet-kind figures differ from re-adjudication: {difference}"
-            ));
-        }
-        readjudicated += 1;
     }
-    Ok(Ok(PageCheck {
-        readjudicated,
-        shared_round_ids,
+    if row.rules_version != derived.rules_version {
+        // Judged by other rules: what they gave cannot be re-derived here.
+        return Ok(check);
+    }
+    check.difference = stored_difference(at, &derived, row, stored)?;
+    check.readjudicated = check.difference.is_none();
+    Ok(check)
+}
+
+/// How the stored verdict, findings and bet-kind figures of the round at `at` differ from what
+/// re-adjudication gives (`derived`), if they do.
+fn stored_difference(
+    at: i64,
+    derived: &Derived,
+    row: &AdjudicationRow,
+    stored: &StoredDerived,
+) -> Result<Option<String>, LedgerError> {
+    let mut rows = DerivedRows::default();
+    push_derived(at, derived, &mut rows)?;
+    let DerivedRows {
+        verdicts: expected_verdict,
+        findings: expected_findings,
+        kinds: mut expected_kinds,
+        ..
+    } = rows;
+    if let Some(difference) = expected_verdict
+        .first()
+        .and_then(|e| verdict_difference(row, e))
+    {
+        return Ok(Some(format!(
+            "the stored verdict differs from re-adjudication: {difference}"
+        )));
+    }
+    let found = stored.findings.get(&at).map_or(&[][..], Vec::as_slice);
+    if found.len() != expected_findings.len() {
+        return Ok(Some(format!(
+            "{} findings are stored for the round; re-adjudication gives {}",
+            found.len(),
+            expected_findings.len()
+        )));
+    }
+    for (row, e) in found.iter().zip(&expected_findings) {
+        if let Some(difference) = finding_difference(row, e) {
+            return Ok(Some(format!(
+                "stored finding {at}.{} differs from re-adjudication: {difference}",
+                row.position
+            )));
+        }
+    }
+    expected_kinds.sort_by(|a, b| a.kind.cmp(&b.kind));
+    let kinds = stored.kinds.get(&at).map_or(&[][..], Vec::as_slice);
+    Ok(kinds_difference(kinds, &expected_kinds).map(|difference| {
+        format!("the stored bet-kind figures differ from re-adjudication: {difference}")
     }))
 }

@@ -31,6 +31,7 @@ pub mod schema;
 pub mod testing;
 pub mod tree;
 pub mod verify;
+mod verify_pages;
 
 use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};
 use diesel::Connection as _;

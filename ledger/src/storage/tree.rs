@@ -101,6 +101,45 @@ pub fn fetch(
     Ok(found)
 }
 
+/// The interior nodes whose last leaf is one of `leaves`: those the leaves complete when pushed
+/// in order (one index range per level, read as ranges).
+pub fn fetch_completed_by(
+    conn: &mut PgConnection,
+    leaves: std::ops::Range<u64>,
+) -> Result<HashMap<(u32, u64), Hash>, LedgerError> {
+    // One index range per level, OR-ed: the planner scans each range of the primary key (a
+    // join against the list of ranges was planned as a scan of the whole table).
+    let mut query = merkle_nodes::table
+        .select((merkle_nodes::level, merkle_nodes::idx, merkle_nodes::hash))
+        .filter(merkle_nodes::level.lt(0))
+        .into_boxed();
+    for level in 1..64u32 {
+        let width = 1u64 << level;
+        if width > leaves.end {
+            break;
+        }
+        // Node i covers leaves i·w ..= (i+1)·w − 1: its last leaf is in `leaves` for these i.
+        let (first, end) = ((leaves.start + 1).div_ceil(width) - 1, leaves.end / width);
+        if first < end {
+            query = query.or_filter(
+                merkle_nodes::level
+                    .eq(level as i16)
+                    .and(merkle_nodes::idx.ge(first as i64))
+                    .and(merkle_nodes::idx.lt(end as i64)),
+            );
+        }
+    }
+    let rows: Vec<(i16, i64, Vec<u8>)> = query.load(conn)?;
+    let mut found = HashMap::with_capacity(rows.len());
+    for (level, idx, hash) in rows {
+        found.insert(
+            (level as u32, idx as u64),
+            super::append::hash32(&hash, "node hash")?,
+        );
+    }
+    Ok(found)
+}
+
 /// Runs a tree computation in two passes: note the nodes it reads, fetch them, compute.
 fn with_nodes<T>(
     conn: &mut PgConnection,

@@ -7,18 +7,17 @@ use ed25519_dalek::VerifyingKey;
 use serde::Serialize;
 
 use super::models::LedgerRow;
-use super::schema::{ledger_entries, merkle_nodes};
+use super::schema::merkle_nodes;
 use super::tree::fetch;
-use crate::entry::{format_time, leaf_hash, record_hash};
-use crate::entry_check::{
-    check_entry, verify_signatures, CheckedEntry, SignatureCheck, Signers, Subject,
-};
+pub use super::verify_pages::Paging;
+use crate::entry::leaf_hash;
+use crate::entry_check::{SignatureCheck, Signers};
 use crate::merkle::Frontier;
 use crate::registry_history::RegistryHistory;
 use crate::{LedgerError, GENESIS_PREV_HASH};
 
-/// Entries read at a time (16 384 was slower on the 1 000 000-entry benchmark).
-const PAGE: i64 = 5_000;
+/// Archived leaf hashes read at a time.
+const PAGE: i64 = 8 * 1024;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct VerifyFailure {
@@ -55,139 +54,6 @@ pub struct VerifyReport {
     pub failure: Option<VerifyFailure>,
 }
 
-/// What checking a stored row on its own found, in the order the checks are made; the link to
-/// the previous entry is checked after it, in index order ([`RowCheck::linked`]).
-struct RowCheck<'r> {
-    /// The row is not the entry expected at its place, or its hash is not its bytes'.
-    early: Option<String>,
-    /// The entry as read (canonical form, index, key validity), or why it is not one.
-    entry: Result<CheckedEntry<'r>, String>,
-    /// Its columns against what it says (received_at, table_id/seq_no, key_id/record_hash).
-    late: Option<String>,
-    hash: [u8; 32],
-}
-
-/// Checks one stored row against everything that must hold for it on its own, except its
-/// signature and its link to the previous entry: rows are checked so on every core.
-fn check_row<'r>(
-    row: &'r LedgerRow,
-    expected_index: u64,
-    signers: Signers<'_>,
-    registry_events: &HashSet<u64>,
-) -> RowCheck<'r> {
-    let hash = leaf_hash(&row.entry);
-    let early = if row.idx as u64 != expected_index {
-        Some(format!(
-            "entry {expected_index} is missing (next stored index is {})",
-            row.idx
-        ))
-    } else if row.leaf_hash.as_slice() != hash {
-        Some("stored entry hash does not match the entry bytes".into())
-    } else {
-        None
-    };
-    let entry = match early {
-        Some(_) => Err(String::new()),
-        None => check_entry(&row.entry, expected_index, signers),
-    };
-    let late = entry
-        .as_ref()
-        .ok()
-        .and_then(|entry| columns_problem(row, entry, expected_index, registry_events));
-    RowCheck {
-        early,
-        entry,
-        late,
-        hash,
-    }
-}
-
-impl<'r> RowCheck<'r> {
-    /// The entry and its hash once linked to the previous entry's hash, or the first problem.
-    fn linked(
-        self,
-        row: &LedgerRow,
-        prev_hash: &[u8; 32],
-    ) -> Result<(CheckedEntry<'r>, [u8; 32]), String> {
-        if let Some(early) = self.early {
-            return Err(early);
-        }
-        if row.prev_hash.as_slice() != prev_hash {
-            return Err("prev_hash does not match the hash of the previous entry".into());
-        }
-        let entry = self.entry?;
-        if &entry.prev_hash != prev_hash {
-            return Err("prev_hash inside the entry does not match the previous entry".into());
-        }
-        match self.late {
-            Some(problem) => Err(problem),
-            None => Ok((entry, self.hash)),
-        }
-    }
-}
-
-/// The signatures of `entries` verified by the batch rule, a part on each core; the first that
-/// fails (its place in `entries`).
-fn signatures_on_every_core(
-    entries: &[CheckedEntry<'_>],
-    check: SignatureCheck,
-) -> Result<Result<(), (usize, String)>, LedgerError> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let part = entries.len().div_ceil(threads).max(1);
-    let starts: Vec<usize> = (0..entries.len()).step_by(part).collect();
-    let results = crate::parallel::par_map(&starts, |_, &start| {
-        let end = (start + part).min(entries.len());
-        verify_signatures(entries.get(start..end).unwrap_or_default(), check)
-            .map_err(|(n, reason)| (start + n, reason))
-    })?;
-    Ok(results
-        .into_iter()
-        .find_map(Result::err)
-        .map_or(Ok(()), Err))
-}
-
-/// What is wrong with a row's columns against the entry it holds, if anything.
-fn columns_problem(
-    row: &LedgerRow,
-    entry: &CheckedEntry<'_>,
-    expected_index: u64,
-    registry_events: &HashSet<u64>,
-) -> Option<String> {
-    if entry.received_at != row.received_at {
-        return Some(format!(
-            "received_at column {} differs from the entry's {}",
-            format_time(row.received_at),
-            format_time(entry.received_at)
-        ));
-    }
-    let columns_match = match &entry.subject {
-        Subject::Record(header) => {
-            row.table_id.as_deref() == Some(header.table_id.as_str())
-                && row.seq_no == Some(header.seq_no as i64)
-        }
-        Subject::Registry(event) => {
-            if !registry_events.contains(&expected_index) {
-                return Some("a registry event stored as if it were a table's record".into());
-            }
-            event.table_id() == row.table_id.as_deref() && row.seq_no.is_none()
-        }
-    };
-    let problem = if !columns_match {
-        "table_id/seq_no columns differ from the signed record"
-    } else if row.key_id != entry.key_id
-        || row.record_hash.as_slice() != record_hash(entry.record.as_bytes())
-    {
-        "key_id/record_hash columns differ from the signed record"
-    } else {
-        return None;
-    };
-    // A record changed in the entry fails its signature first: say that.
-    Some(match entry.verify_signature() {
-        Err(signature) => signature,
-        Ok(()) => problem.into(),
-    })
-}
-
 /// The registry events, in ledger order: each signed by an operator key, each consistent with
 /// those before it. Which key was valid for each record follows from them alone.
 fn registry_history(
@@ -221,10 +87,25 @@ pub fn verify_ledger_witnessed(
     witnessed: Vec<super::issued::IssuedCheckpoint>,
     progress: impl FnMut(u64),
 ) -> Result<VerifyReport, LedgerError> {
+    let paging = Paging::default();
     conn.build_transaction()
         .read_only()
         .repeatable_read()
-        .run(|conn| walk(conn, operators, signatures, witnessed, progress))
+        .run(|conn| walk(conn, operators, signatures, witnessed, paging, progress))
+}
+
+/// [`verify_ledger`], reading and checking the entries in pages and chunks of the sizes given
+/// (the result is the same whatever the sizes).
+pub fn verify_ledger_paged(
+    conn: &mut PgConnection,
+    operators: &HashMap<String, VerifyingKey>,
+    signatures: SignatureCheck,
+    paging: Paging,
+) -> Result<VerifyReport, LedgerError> {
+    conn.build_transaction()
+        .read_only()
+        .repeatable_read()
+        .run(|conn| walk(conn, operators, signatures, Vec::new(), paging, |_| {}))
 }
 
 fn walk(
@@ -232,6 +113,7 @@ fn walk(
     operators: &HashMap<String, VerifyingKey>,
     signatures: SignatureCheck,
     witnessed: Vec<super::issued::IssuedCheckpoint>,
+    paging: Paging,
     mut progress: impl FnMut(u64),
 ) -> Result<VerifyReport, LedgerError> {
     let mut prev_hash = GENESIS_PREV_HASH;
@@ -265,8 +147,6 @@ fn walk(
         .map(|r| (r.index, r.restored_root))
         .collect();
     let plans = rules::PlanBook::builtin()?;
-    let mut rounds_readjudicated = 0;
-    let mut rounds_sharing_an_id = 0;
     // Every checkpoint ever signed must be met on the way, with its root; a witnessed one lost
     // in a restore the operator accepted (a recorded event) binds no more.
     let witnessed = super::rollbacks::binding(witnessed, history.accepted_rollbacks());
@@ -290,83 +170,50 @@ fn walk(
             Err(f) => return Ok(fail(frontier.size(), prev_hash, f.index, f.reason)),
         }
     }
-    loop {
-        let rows: Vec<LedgerRow> = ledger_entries::table
-            .filter(ledger_entries::idx.ge(expected as i64))
-            .order(ledger_entries::idx.asc())
-            .limit(PAGE)
-            .select(LedgerRow::as_select())
-            .load(conn)?;
-        if rows.is_empty() {
+    let context = super::verify_pages::Context {
+        signers,
+        registry_events: &registry_events,
+        history: &history,
+        plans: &plans,
+        signatures,
+    };
+    let start = super::verify_pages::Start {
+        index: expected,
+        prev_hash,
+        frontier,
+    };
+    let walked = super::verify_pages::walk_entries(
+        conn,
+        start,
+        paging,
+        context,
+        &mut pending,
+        &restored_roots,
+        progress,
+    )?;
+    let (expected, prev_hash) = (walked.entries, walked.prev_hash);
+    // A round whose id its table's earlier round holds is counted; otherwise it is the first
+    // failure, unless one came before it.
+    let mut rounds_sharing_an_id = 0;
+    let mut failure = walked.failure;
+    for (index, unkept) in walked.unkept_ids {
+        if failure.as_ref().is_some_and(|f| f.index < index) {
             break;
         }
-        let page_start = expected;
-        let mut checked = Vec::with_capacity(rows.len());
-        let mut created = Vec::new();
-        let mut broken = None;
-        // Each row on its own on every core; then, in order, each linked to the one before.
-        let places: Vec<usize> = (0..rows.len()).collect();
-        let rows_ref = &rows;
-        let row_checks = crate::parallel::par_map(&places, |_, &n| {
-            check_row(
-                &rows_ref[n],
-                page_start + n as u64,
-                signers,
-                &registry_events,
-            )
-        })?;
-        for (row, row_check) in rows.iter().zip(row_checks) {
-            if restored_roots
-                .get(&expected)
-                .is_some_and(|root| *root != frontier.root())
-            {
-                broken = Some((
-                    expected,
-                    format!(
-                        "the rollback accepted at index {expected} names another tree of its {expected} restored entries than the ledger has: it was accepted for another ledger, or the entries before it were rewritten"
-                    ),
-                ));
-                break;
-            }
-            match row_check.linked(row, &prev_hash) {
-                Ok((entry, hash)) => {
-                    prev_hash = hash;
-                    created.extend(frontier.push(hash).into_iter().map(|node| (expected, node)));
-                    checked.push(entry);
-                    if let Err(f) = pending.reached(&frontier) {
-                        broken = Some((f.index, f.reason));
-                        expected += 1;
-                        break;
-                    }
-                }
-                Err(reason) => {
-                    broken = Some((expected, reason));
-                    break;
-                }
-            }
-            expected += 1;
+        if unkept.held_before(conn, index)? {
+            rounds_sharing_an_id += 1;
+        } else {
+            failure = Some(VerifyFailure {
+                index,
+                reason: unkept.problem(),
+            });
+            break;
         }
-        // A bad signature before the first other failure is the first failure.
-        if let Err((n, reason)) = signatures_on_every_core(&checked, signatures)? {
-            let index = page_start + n as u64;
-            return Ok(fail(index, prev_hash, index, reason));
-        }
-        if let Some((index, reason)) = broken {
-            return Ok(fail(index, prev_hash, index, reason));
-        }
-        match super::derived_check::check_page(conn, page_start, &checked, &history, &plans)? {
-            Ok(page) => {
-                rounds_readjudicated += page.readjudicated;
-                rounds_sharing_an_id += page.shared_round_ids;
-            }
-            Err(f) => return Ok(fail(f.index, prev_hash, f.index, f.reason)),
-        }
-        // Every interior node of the stored tree must be the one the entries give.
-        if let Some(f) = stored_node_differing(conn, &created, "entries", "the entries")? {
-            return Ok(fail(expected, prev_hash, f.index, f.reason));
-        }
-        progress(expected);
     }
+    if let Some(f) = failure {
+        return Ok(fail(f.index, prev_hash, f.index, f.reason));
+    }
+    let rounds_readjudicated = walked.rounds_readjudicated;
     if let Err(f) = pending.finish(expected) {
         return Ok(fail(expected, prev_hash, f.index, f.reason));
     }

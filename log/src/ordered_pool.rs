@@ -10,7 +10,7 @@ use std::sync::Mutex;
 /// the jobs' order, on the calling thread. At most `window` jobs are taken from `jobs` before
 /// their results are consumed, which bounds what they hold. The first error of `consume` stops
 /// everything and is returned; a panic in `work` becomes `panicked()`.
-pub(super) fn run_in_order<J: Send, R: Send, E>(
+pub fn run_in_order<J: Send, R: Send, E>(
     threads: usize,
     window: usize,
     jobs: impl Iterator<Item = J>,

@@ -1,0 +1,467 @@
+//! The entries of `dozor verify` on the database, with the offline verifier's pipeline: a
+//! thread reads pages ahead (entries, their derived rows, the tree's nodes over them), every
+//! core checks chunks of them (each row on its own, a batch of signatures, every round
+//! re-adjudicated), and the calling thread follows the chain, the tree and the signed
+//! checkpoints through the checked chunks in order.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
+
+use diesel::prelude::*;
+
+use super::derived_check::{self, StoredDerived, UnkeptRoundId};
+use super::issued::PendingCheckpoints;
+use super::models::LedgerRow;
+use super::schema::ledger_entries;
+use super::tree::fetch_completed_by;
+use super::verify::VerifyFailure;
+use crate::entry::{format_time, leaf_hash, record_hash};
+use crate::entry_check::{
+    check_entry, verify_signatures, CheckedEntry, SignatureCheck, Signers, Subject,
+};
+use crate::merkle::{Frontier, Hash};
+use crate::registry_history::RegistryHistory;
+use crate::LedgerError;
+
+/// Entries read at a time, and checked at a time by one core (its signatures one batch).
+#[derive(Debug, Clone, Copy)]
+pub struct Paging {
+    pub page: usize,
+    pub chunk: usize,
+}
+
+impl Default for Paging {
+    fn default() -> Self {
+        Paging {
+            page: 8 * 1024,
+            chunk: 2 * 1024,
+        }
+    }
+}
+
+/// What the entries are checked against, the same for every chunk.
+#[derive(Clone, Copy)]
+pub(super) struct Context<'a> {
+    pub signers: Signers<'a>,
+    pub registry_events: &'a HashSet<u64>,
+    pub history: &'a RegistryHistory,
+    pub plans: &'a rules::PlanBook,
+    pub signatures: SignatureCheck,
+}
+
+/// Where the walk of the entries starts: after the archived ranges, if any.
+pub(super) struct Start {
+    pub index: u64,
+    pub prev_hash: Hash,
+    pub frontier: Frontier,
+}
+
+/// How the walk of the entries ended.
+pub(super) struct Walked {
+    /// Entries walked (the index of the first failing one, on failure).
+    pub entries: u64,
+    pub prev_hash: Hash,
+    pub rounds_readjudicated: u64,
+    /// Rounds whose id the stored rows do not keep for them, with their index, in order: each
+    /// shares its id with an earlier round, or is the first failure.
+    pub unkept_ids: Vec<(u64, UnkeptRoundId)>,
+    pub failure: Option<VerifyFailure>,
+}
+
+/// A page of stored entries and what the database holds beside them.
+struct Page {
+    first: u64,
+    rows: Vec<LedgerRow>,
+    derived: StoredDerived,
+    /// The tree's interior nodes that the page's leaves complete.
+    nodes: HashMap<(u32, u64), Hash>,
+}
+
+impl Page {
+    fn read(conn: &mut PgConnection, first: u64, size: usize) -> Result<Self, LedgerError> {
+        let rows: Vec<LedgerRow> = ledger_entries::table
+            .filter(ledger_entries::idx.ge(first as i64))
+            .order(ledger_entries::idx.asc())
+            .limit(size as i64)
+            .select(LedgerRow::as_select())
+            .load(conn)?;
+        let end = first + rows.len() as u64;
+        let (derived, nodes) = if rows.is_empty() {
+            (StoredDerived::default(), HashMap::new())
+        } else {
+            (
+                StoredDerived::load(conn, first, end)?,
+                fetch_completed_by(conn, first..end)?,
+            )
+        };
+        Ok(Page {
+            first,
+            rows,
+            derived,
+            nodes,
+        })
+    }
+}
+
+/// Reads pages from `from` on and sends them, until the entries end, reading fails or the
+/// pages are no longer wanted.
+fn read_pages(
+    conn: &mut PgConnection,
+    from: u64,
+    size: usize,
+    pages: &SyncSender<Result<Page, LedgerError>>,
+) {
+    let mut next = from;
+    loop {
+        let page = Page::read(conn, next, size);
+        let done = page.as_ref().map_or(true, |p| p.rows.is_empty());
+        if let Ok(page) = &page {
+            next += page.rows.len() as u64;
+        }
+        if pages.send(page).is_err() || done {
+            return;
+        }
+    }
+}
+
+/// Work for a checking thread.
+enum Job {
+    Check {
+        page: Arc<Page>,
+        rows: Range<usize>,
+        last: bool,
+    },
+    /// Reading failed here.
+    Failed(LedgerError),
+}
+
+/// The chunks of the pages received, in order.
+fn jobs(pages: Receiver<Result<Page, LedgerError>>, chunk: usize) -> impl Iterator<Item = Job> {
+    let mut current: Option<(Arc<Page>, usize)> = None;
+    let mut finished = false;
+    std::iter::from_fn(move || {
+        if finished {
+            return None;
+        }
+        let (page, start) = match current.take() {
+            Some(at) => at,
+            None => match pages.recv() {
+                Ok(Ok(page)) if !page.rows.is_empty() => (Arc::new(page), 0),
+                Ok(Err(e)) => {
+                    finished = true;
+                    return Some(Job::Failed(e));
+                }
+                Ok(Ok(_)) | Err(_) => {
+                    finished = true;
+                    return None;
+                }
+            },
+        };
+        let end = (start + chunk.max(1)).min(page.rows.len());
+        let last = end == page.rows.len();
+        if !last {
+            current = Some((Arc::clone(&page), end));
+        }
+        Some(Job::Check {
+            page,
+            rows: start..end,
+            last,
+        })
+    })
+}
+
+/// One row once checked on its own: what the walk in order still needs of it.
+struct CheckedRow {
+    hash: Hash,
+    /// The row is not the entry expected at its place, or its hash is not its bytes'.
+    early: Option<String>,
+    /// The `prev_hash` column.
+    stored_prev_hash: Vec<u8>,
+    /// The `prev_hash` inside the entry, or why the entry does not read.
+    entry_prev_hash: Result<Hash, String>,
+    /// Round id the stored rows lack, checked after the link.
+    unkept_id: Option<UnkeptRoundId>,
+    /// What is wrong past the link: its columns, its signature, its derived rows.
+    late: Option<String>,
+    readjudicated: bool,
+}
+
+/// A checked chunk, the page it came from and whether it was the page's last.
+struct Checked {
+    page: Arc<Page>,
+    rows: Vec<CheckedRow>,
+    last: bool,
+}
+
+/// Checks rows of a page: each on its own, then the signatures of those that read, then their
+/// derived rows. Rows after the first with a problem are not looked at: the walk ends there.
+fn check_chunk(
+    page: &Page,
+    rows: Range<usize>,
+    context: &Context<'_>,
+) -> Result<Vec<CheckedRow>, LedgerError> {
+    let mut checked = Vec::with_capacity(rows.len());
+    let mut entries: Vec<CheckedEntry<'_>> = Vec::with_capacity(rows.len());
+    for n in rows {
+        let Some(row) = page.rows.get(n) else { break };
+        let index = page.first + n as u64;
+        let (outcome, entry) = check_row(row, index, context);
+        let whole =
+            outcome.early.is_none() && outcome.entry_prev_hash.is_ok() && outcome.late.is_none();
+        checked.push(outcome);
+        match entry {
+            Some(entry) if whole => entries.push(entry),
+            _ => break,
+        }
+    }
+    // A bad signature before the first other problem is the first problem.
+    if let Err((n, reason)) = verify_signatures(&entries, context.signatures) {
+        entries.truncate(n);
+        checked.truncate(n + 1);
+        if let Some(row) = checked.get_mut(n) {
+            row.late = Some(reason);
+        }
+    }
+    for (n, entry) in entries.iter().enumerate() {
+        let found = derived_check::check_entry(
+            entry.index,
+            entry,
+            &page.derived,
+            context.history,
+            context.plans,
+        )?;
+        let Some(row) = checked.get_mut(n) else { break };
+        row.readjudicated = found.readjudicated;
+        row.unkept_id = found.unkept_id;
+        if found.difference.is_some() {
+            row.late = found.difference;
+            checked.truncate(n + 1);
+            break;
+        }
+    }
+    Ok(checked)
+}
+
+/// Checks one stored row against everything that must hold for it on its own, except its
+/// signature, its derived rows and its link to the previous entry.
+fn check_row<'r>(
+    row: &'r LedgerRow,
+    index: u64,
+    context: &Context<'_>,
+) -> (CheckedRow, Option<CheckedEntry<'r>>) {
+    let hash = leaf_hash(&row.entry);
+    let early = if row.idx as u64 != index {
+        Some(format!(
+            "entry {index} is missing (next stored index is {})",
+            row.idx
+        ))
+    } else if row.leaf_hash.as_slice() != hash {
+        Some("stored entry hash does not match the entry bytes".into())
+    } else {
+        None
+    };
+    let entry = match early {
+        Some(_) => Err(String::new()),
+        None => check_entry(&row.entry, index, context.signers),
+    };
+    let late = entry
+        .as_ref()
+        .ok()
+        .and_then(|entry| columns_problem(row, entry, index, context.registry_events));
+    let checked = CheckedRow {
+        hash,
+        early,
+        stored_prev_hash: row.prev_hash.clone(),
+        entry_prev_hash: entry.as_ref().map(|e| e.prev_hash).map_err(Clone::clone),
+        unkept_id: None,
+        late,
+        readjudicated: false,
+    };
+    (checked, entry.ok())
+}
+
+/// What is wrong with a row's columns against the entry it holds, if anything.
+fn columns_problem(
+    row: &LedgerRow,
+    entry: &CheckedEntry<'_>,
+    index: u64,
+    registry_events: &HashSet<u64>,
+) -> Option<String> {
+    if entry.received_at != row.received_at {
+        return Some(format!(
+            "received_at column {} differs from the entry's {}",
+            format_time(row.received_at),
+            format_time(entry.received_at)
+        ));
+    }
+    let columns_match = match &entry.subject {
+        Subject::Record(header) => {
+            row.table_id.as_deref() == Some(header.table_id.as_str())
+                && row.seq_no == Some(header.seq_no as i64)
+        }
+        Subject::Registry(event) => {
+            if !registry_events.contains(&index) {
+                return Some("a registry event stored as if it were a table's record".into());
+            }
+            event.table_id() == row.table_id.as_deref() && row.seq_no.is_none()
+        }
+    };
+    let problem = if !columns_match {
+        "table_id/seq_no columns differ from the signed record"
+    } else if row.key_id != entry.key_id
+        || row.record_hash.as_slice() != record_hash(entry.record.as_bytes())
+    {
+        "key_id/record_hash columns differ from the signed record"
+    } else {
+        return None;
+    };
+    // A record changed in the entry fails its signature first: say that.
+    Some(match entry.verify_signature() {
+        Err(signature) => signature,
+        Ok(()) => problem.into(),
+    })
+}
+
+/// Why the walk in order stopped early.
+enum Stop {
+    Failed(VerifyFailure),
+    Database(LedgerError),
+    Panicked,
+}
+
+/// The walk in order: each checked row linked to the one before, pushed into the tree (whose
+/// stored nodes must be the ones it completes), and every signed checkpoint met on the way.
+struct Chain<'a> {
+    next: u64,
+    prev_hash: Hash,
+    frontier: Frontier,
+    pending: &'a mut PendingCheckpoints,
+    /// An accepted rollback holds for the ledger it names: the tree of the entries before it.
+    restored_roots: &'a HashMap<u64, Hash>,
+    rounds_readjudicated: u64,
+    unkept_ids: Vec<(u64, UnkeptRoundId)>,
+}
+
+impl Chain<'_> {
+    fn follow(&mut self, page: &Page, rows: Vec<CheckedRow>) -> Result<(), VerifyFailure> {
+        for row in rows {
+            let index = self.next;
+            let fail = |reason: String| VerifyFailure { index, reason };
+            if self
+                .restored_roots
+                .get(&index)
+                .is_some_and(|root| *root != self.frontier.root())
+            {
+                return Err(fail(format!(
+                    "the rollback accepted at index {index} names another tree of its {index} restored entries than the ledger has: it was accepted for another ledger, or the entries before it were rewritten"
+                )));
+            }
+            if let Some(early) = row.early {
+                return Err(fail(early));
+            }
+            if row.stored_prev_hash.as_slice() != self.prev_hash {
+                return Err(fail(
+                    "prev_hash does not match the hash of the previous entry".into(),
+                ));
+            }
+            if row.entry_prev_hash.map_err(fail)? != self.prev_hash {
+                return Err(fail(
+                    "prev_hash inside the entry does not match the previous entry".into(),
+                ));
+            }
+            if let Some(unkept) = row.unkept_id {
+                self.unkept_ids.push((index, unkept));
+            }
+            if let Some(late) = row.late {
+                return Err(fail(late));
+            }
+            self.prev_hash = row.hash;
+            for (level, node, hash) in self.frontier.push(row.hash) {
+                if page.nodes.get(&(level, node)) != Some(&hash) {
+                    let first_leaf = node << level;
+                    return Err(VerifyFailure {
+                        index: first_leaf,
+                        reason: format!(
+                            "Merkle node (level {level}, index {node}) over entries {first_leaf}..={index} is missing or does not match the entries"
+                        ),
+                    });
+                }
+            }
+            self.rounds_readjudicated += u64::from(row.readjudicated);
+            self.next += 1;
+            self.pending.reached(&self.frontier)?;
+        }
+        Ok(())
+    }
+}
+
+/// Walks the stored entries from `start` on, reading ahead on a thread of its own and checking
+/// on every core. `progress(walked)` is called after each page.
+pub(super) fn walk_entries(
+    conn: &mut PgConnection,
+    start: Start,
+    paging: Paging,
+    context: Context<'_>,
+    pending: &mut PendingCheckpoints,
+    restored_roots: &HashMap<u64, Hash>,
+    mut progress: impl FnMut(u64),
+) -> Result<Walked, LedgerError> {
+    let mut chain = Chain {
+        next: start.index,
+        prev_hash: start.prev_hash,
+        frontier: start.frontier,
+        pending,
+        restored_roots,
+        rounds_readjudicated: 0,
+        unkept_ids: Vec::new(),
+    };
+    // Two pages in the channel at most: memory stays bounded whatever the ledger's size.
+    let (send, received) = sync_channel(1);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let outcome = std::thread::scope(|scope| {
+        let from = start.index;
+        scope.spawn(move || read_pages(conn, from, paging.page.max(1), &send));
+        let work = |job: Job| match job {
+            Job::Failed(e) => Err(e),
+            Job::Check { page, rows, last } => {
+                check_chunk(&page, rows, &context).map(|rows| Checked { page, rows, last })
+            }
+        };
+        let consume = |checked: Result<Checked, LedgerError>| -> Result<(), Stop> {
+            let checked = checked.map_err(Stop::Database)?;
+            chain
+                .follow(&checked.page, checked.rows)
+                .map_err(Stop::Failed)?;
+            if checked.last {
+                progress(chain.next);
+            }
+            Ok(())
+        };
+        dozor_log::ordered_pool::run_in_order(
+            threads,
+            // Two pages' worth keeps every core busy across page boundaries.
+            2 * paging.page.div_ceil(paging.chunk.max(1)),
+            jobs(received, paging.chunk),
+            work,
+            consume,
+            || Stop::Panicked,
+        )
+    });
+    let failure = match outcome {
+        Ok(()) => None,
+        Err(Stop::Failed(failure)) => Some(failure),
+        Err(Stop::Database(e)) => return Err(e),
+        Err(Stop::Panicked) => return Err(crate::parallel::WorkerPanicked.into()),
+    };
+    Ok(Walked {
+        entries: failure
+            .as_ref()
+            .map_or(chain.next, |f| f.index.min(chain.next)),
+        prev_hash: chain.prev_hash,
+        rounds_readjudicated: chain.rounds_readjudicated,
+        unkept_ids: chain.unkept_ids,
+        failure,
+    })
+}
