@@ -185,6 +185,13 @@ fn the_other_benchmarks_run_small_and_give_their_figures() {
     assert_eq!(rtp["rounds"], 155, "{rtp}");
     let verify = figures(&site, &["verify", "--entries", "200"]);
     assert_eq!(verify["rounds_readjudicated"], 200, "{verify}");
+    // The database verify of the same ledger: its 200 rounds, 16 tables and what the export
+    // sealed into it.
+    assert!(
+        verify["database_verify_entries"].as_u64().unwrap() > 216,
+        "{verify}"
+    );
+    assert!(verify["database_vs_offline_verify"].as_f64().unwrap() > 0.0);
     let proofs = figures(&site, &["proofs", "--entries", "1000", "--samples", "50"]);
     assert_eq!(proofs["all_verified"], true, "{proofs}");
     let adjudicate = figures(&site, &["adjudicate", "--rounds", "50"]);

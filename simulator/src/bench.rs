@@ -90,7 +90,8 @@ enum BenchKind {
     /// Sustained ingest of signed spins over HTTP into a durable ledger (fsync on).
     Ingest(IngestArgs),
     /// `dozor verify` of a large inspection export (filled once, kept), against bare batch
-    /// verification of the same signatures.
+    /// verification of the same signatures, and `dozor verify` of the same ledger in the
+    /// database.
     Verify {
         /// Signed spins in the ledger and the export.
         #[arg(long, default_value_t = 1_000_000)]

@@ -1,5 +1,6 @@
 //! `dozor bench verify`: offline verification of a large inspection export, against bare
-//! ed25519-dalek batch verification of the same signatures.
+//! ed25519-dalek batch verification of the same signatures; and `dozor verify` of the same
+//! ledger in the database.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -18,6 +19,7 @@ use ledger::judge;
 use ledger::parallel::par_map;
 use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
 use ledger::storage::registry::{register_table, NewTable};
+use ledger::storage::verify::verify_ledger;
 use ledger::storage::{checkpoints, reads};
 use ledger::Envelope;
 use reports::inspection::{verify_export, VerifyOptions, SIGNATURE_BATCH};
@@ -157,6 +159,14 @@ fn signatures_of(dir: &Path) -> anyhow::Result<SignedItems> {
     Ok((messages, signatures, verifying))
 }
 
+fn signatures(strict: bool) -> SignatureCheck {
+    if strict {
+        SignatureCheck::Strict
+    } else {
+        SignatureCheck::Batch
+    }
+}
+
 pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(entries > 0, "--entries must be positive");
     let rounds = entries;
@@ -216,6 +226,31 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
         &mut |_, _| {},
     )?;
     let export_seconds = started.elapsed().as_secs_f64();
+    // `dozor verify` of the same ledger in the database, every round re-judged against its
+    // stored rows: the operator's self-check, measured beside the regulator's.
+    let verifier = operator.verifier();
+    let operators = HashMap::from([(ledger::keys::key_id(&verifier.key), verifier.key)]);
+    let ledger_size = reads::size(&mut conn)?;
+    let started = Instant::now();
+    let database_report = verify_ledger(&mut conn, &operators, signatures(strict), |_| {})?;
+    let database_seconds = started.elapsed().as_secs_f64();
+    if let Some(failure) = &database_report.failure {
+        return Err(crate::bench::NotMeasured(format!(
+            "the database does not verify: entry {}: {}",
+            failure.index, failure.reason
+        ))
+        .into());
+    }
+    crate::bench::expect_result(
+        database_report.entries_checked == ledger_size
+            && database_report.rounds_readjudicated == rounds,
+        || {
+            format!(
+                "the database verify checked {} of {ledger_size} entries and re-judged {} of the {rounds} rounds",
+                database_report.entries_checked, database_report.rounds_readjudicated
+            )
+        },
+    )?;
     drop(conn);
     database.stop()?;
     eprintln!(
@@ -224,11 +259,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
     );
 
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let signatures = if strict {
-        SignatureCheck::Strict
-    } else {
-        SignatureCheck::Batch
-    };
+    let signatures = signatures(strict);
     let timed =
         |readjudicate: bool| -> anyhow::Result<(reports::inspection::InspectionReport, f64)> {
             let started = Instant::now();
@@ -291,7 +322,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
     println!(
         "{}",
         serde_json::to_string_pretty(&json!({
-            "benchmark": "dozor verify of an inspection export (every check, rounds re-adjudicated; and --skip-readjudication) vs bare ed25519-dalek verify_batch of the same signatures",
+            "benchmark": "dozor verify of an inspection export (every check, rounds re-adjudicated; and --skip-readjudication) vs bare ed25519-dalek verify_batch of the same signatures; and dozor verify of the same ledger in the database",
             "entries": report.signatures_checked,
             "rounds_readjudicated": report.rounds_readjudicated,
             "signature_check": if strict { "verify_strict, one by one".to_owned() } else { format!("batches of {SIGNATURE_BATCH} grouped by key") },
@@ -308,6 +339,10 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
             "integrity_only_entries_per_second_per_core": (checked / integrity_seconds / cores as f64).round(),
             "integrity_only_vs_bare_batch": (bare_seconds / integrity_seconds * checked / messages.len() as f64 * 1000.0).round() / 1000.0,
             "export_seconds": (export_seconds * 10.0).round() / 10.0,
+            "database_verify_entries": database_report.entries_checked,
+            "database_verify_seconds": (database_seconds * 100.0).round() / 100.0,
+            "database_verify_entries_per_second": (database_report.entries_checked as f64 / database_seconds).round(),
+            "database_vs_offline_verify": (database_seconds / verify_seconds * 100.0).round() / 100.0,
             "export": out.display().to_string(),
             "operator_key": operator.verifier().to_string(),
         }))?

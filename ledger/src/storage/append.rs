@@ -895,20 +895,23 @@ pub(crate) fn push_derived<'a>(
     d: &'a Derived,
     rows: &mut DerivedRows<'a>,
 ) -> Result<(), LedgerError> {
-    let DerivedRows {
-        verdicts,
-        findings: found,
-        kinds,
-        round_ids,
-    } = rows;
     if let Some(round_id) = &d.round_id {
-        round_ids.push(RoundIdRow {
+        rows.round_ids.push(RoundIdRow {
             table_id: d.table_id.clone(),
             round_id: round_id.clone(),
             ledger_index: index,
         });
     }
-    verdicts.push(NewAdjudication {
+    rows.verdicts.push(verdict_row(index, d));
+    rows.findings.extend(finding_rows(index, d)?);
+    rows.kinds
+        .extend(d.statistics.by_kind.iter().map(|k| kind_row(index, d, k)));
+    Ok(())
+}
+
+/// The verdict row of the round `d` at `index`.
+pub(crate) fn verdict_row(index: i64, d: &Derived) -> NewAdjudication<'_> {
+    NewAdjudication {
         ledger_index: index,
         table_id: &d.table_id,
         game: &d.game,
@@ -929,39 +932,69 @@ pub(crate) fn push_derived<'a>(
         tournament_overlay_h: d.report_figures.tournament_overlay_h,
         time_collection: d.report_figures.time_collection,
         wheel_result: d.report_figures.wheel_result,
-    });
-    for (position, f) in d.findings.iter().enumerate() {
-        found.push(NewFinding {
-            position: i32::try_from(position).map_err(|_| LedgerError::OutOfRange {
-                what: "finding position",
-                value: position as i128,
-            })?,
-            ledger_index: index,
-            table_id: d.table_id.clone(),
-            game: d.game.clone(),
-            played_at: d.played_at,
-            kind: f.kind.as_str().to_owned(),
-            bet_ids: json!(f.bet_ids.clone().unwrap_or_default()),
-            expected_h: f.expected_h,
-            actual_h: f.actual_h,
-            amount_h: f.amount_h,
-            message: f.message.clone(),
-        });
     }
-    for k in &d.statistics.by_kind {
-        kinds.push(RoundKindRow {
-            ledger_index: index,
-            kind: k.kind.clone(),
-            table_id: d.table_id.clone(),
-            game: d.game.clone(),
-            played_at: d.played_at,
-            bets: k.bets,
-            stakes_h: k.stakes_h,
-            paid_h: k.paid_h,
-            expected_payout_mh: k.expected_payout_mh,
-            variance_h2: k.variance_h2,
-            third_moment_h3: k.third_moment_h3,
-        });
+}
+
+/// The finding rows of the round `d` at `index`, in the verdict's order.
+pub(crate) fn finding_rows(index: i64, d: &Derived) -> Result<Vec<NewFinding>, LedgerError> {
+    d.findings
+        .iter()
+        .enumerate()
+        .map(|(position, f)| {
+            Ok(NewFinding {
+                position: i32::try_from(position).map_err(|_| LedgerError::OutOfRange {
+                    what: "finding position",
+                    value: position as i128,
+                })?,
+                ledger_index: index,
+                table_id: d.table_id.clone(),
+                game: d.game.clone(),
+                played_at: d.played_at,
+                kind: f.kind.as_str().to_owned(),
+                bet_ids: json!(f.bet_ids.clone().unwrap_or_default()),
+                expected_h: f.expected_h,
+                actual_h: f.actual_h,
+                amount_h: f.amount_h,
+                message: f.message.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The row of bet kind `k` of the round `d` at `index`.
+pub(crate) fn kind_row(index: i64, d: &Derived, k: &rules::KindStatistics) -> RoundKindRow {
+    RoundKindRow {
+        ledger_index: index,
+        kind: k.kind.clone(),
+        table_id: d.table_id.clone(),
+        game: d.game.clone(),
+        played_at: d.played_at,
+        bets: k.bets,
+        stakes_h: k.stakes_h,
+        paid_h: k.paid_h,
+        expected_payout_mh: k.expected_payout_mh,
+        variance_h2: k.variance_h2,
+        third_moment_h3: k.third_moment_h3,
     }
-    Ok(())
+}
+
+/// Whether `row` is [`kind_row`]`(index, d, k)`, compared in place (verify compares millions;
+/// the floating-point figures bit for bit).
+pub(crate) fn is_kind_row(
+    row: &RoundKindRow,
+    index: i64,
+    d: &Derived,
+    k: &rules::KindStatistics,
+) -> bool {
+    row.ledger_index == index
+        && row.kind == k.kind
+        && row.table_id == d.table_id
+        && row.game == d.game
+        && row.played_at == d.played_at
+        && row.bets == k.bets
+        && row.stakes_h == k.stakes_h
+        && row.paid_h == k.paid_h
+        && row.expected_payout_mh == k.expected_payout_mh
+        && row.variance_h2.to_bits() == k.variance_h2.to_bits()
+        && row.third_moment_h3.to_bits() == k.third_moment_h3.to_bits()
 }

@@ -7,7 +7,7 @@ use std::fmt::Debug;
 
 use diesel::prelude::*;
 
-use super::append::{push_derived, Derived, DerivedRows};
+use super::append::{finding_rows, is_kind_row, kind_row, verdict_row, Derived};
 use super::models::{
     AdjudicationRow, FindingRow, NewAdjudication, NewFinding, RoundIdRow, RoundKindRow,
 };
@@ -381,23 +381,13 @@ fn stored_difference(
     row: &AdjudicationRow,
     stored: &StoredDerived,
 ) -> Result<Option<String>, LedgerError> {
-    let mut rows = DerivedRows::default();
-    push_derived(at, derived, &mut rows)?;
-    let DerivedRows {
-        verdicts: expected_verdict,
-        findings: expected_findings,
-        kinds: mut expected_kinds,
-        ..
-    } = rows;
-    if let Some(difference) = expected_verdict
-        .first()
-        .and_then(|e| verdict_difference(row, e))
-    {
+    if let Some(difference) = verdict_difference(row, &verdict_row(at, derived)) {
         return Ok(Some(format!(
             "the stored verdict differs from re-adjudication: {difference}"
         )));
     }
     let found = stored.findings.get(&at).map_or(&[][..], Vec::as_slice);
+    let expected_findings = finding_rows(at, derived)?;
     if found.len() != expected_findings.len() {
         return Ok(Some(format!(
             "{} findings are stored for the round; re-adjudication gives {}",
@@ -413,9 +403,20 @@ fn stored_difference(
             )));
         }
     }
-    expected_kinds.sort_by(|a, b| a.kind.cmp(&b.kind));
     let kinds = stored.kinds.get(&at).map_or(&[][..], Vec::as_slice);
-    Ok(kinds_difference(kinds, &expected_kinds).map(|difference| {
+    let mut expected: Vec<&rules::KindStatistics> = derived.statistics.by_kind.iter().collect();
+    expected.sort_by(|a, b| a.kind.cmp(&b.kind));
+    if kinds.len() == expected.len()
+        && kinds
+            .iter()
+            .zip(&expected)
+            .all(|(row, k)| is_kind_row(row, at, derived, k))
+    {
+        return Ok(None);
+    }
+    // Only a round whose rows differ has them built, to name the difference.
+    let expected: Vec<RoundKindRow> = expected.iter().map(|k| kind_row(at, derived, k)).collect();
+    Ok(kinds_difference(kinds, &expected).map(|difference| {
         format!("the stored bet-kind figures differ from re-adjudication: {difference}")
     }))
 }

@@ -35,8 +35,8 @@ pub struct Paging {
 impl Default for Paging {
     fn default() -> Self {
         Paging {
-            page: 8 * 1024,
-            chunk: 2 * 1024,
+            page: 16 * 1024,
+            chunk: 4 * 1024,
         }
     }
 }
