@@ -463,6 +463,29 @@ async fn submit(
     (answers, t.elapsed())
 }
 
+/// Whether the bodies of `rounds` records fit in the memory available, judged from the
+/// `bytes` of the first `made`: a benchmark that would be killed for its memory says so first.
+fn fits_in_memory(rounds: u64, made: u64, bytes: usize) -> anyhow::Result<()> {
+    let needed = bytes as f64 / made.max(1) as f64 * rounds as f64;
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|line| line.strip_prefix("MemAvailable:"))
+                .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map(|kb| kb * 1024.0);
+    match available {
+        // Room is left for the server, PostgreSQL and the answers.
+        Some(available) if needed > available * 0.6 => Err(anyhow::anyhow!(
+            "{rounds} signed records need about {:.1} GB held before sending; this machine has {:.1} GB available: use fewer --rounds",
+            needed / 1e9,
+            available / 1e9
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn ingest(global: &Global, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     let IngestArgs {
         rounds,
@@ -496,6 +519,49 @@ fn ingest(global: &Global, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     } else {
         vec![table_address(0)]
     };
+    let plan = plan()?;
+    let mut simulator = RouletteSimulator::new(7, plan.clone(), 0.02);
+    let keys: Vec<_> = (0..tables)
+        .map(|t| {
+            (
+                format!("BENCH-{t:02}"),
+                table_key(7, &format!("BENCH-{t:02}")),
+            )
+        })
+        .collect();
+    // The spins are signed before the tables are registered: the tables play from a second ago
+    // (records give played_at in whole seconds).
+    let plays_from = Utc::now() - chrono::Duration::seconds(1);
+    // One body per request, with the client (address) it is sent from and its records: a single
+    // envelope from its table's address, or an array of `batch` of them from the gateway's.
+    // Signed and written out before the clock starts, so that the client's signing is not in
+    // the figure; only the bodies are kept.
+    let path = if single { "records" } else { "records/batch" };
+    let mut bodies: Vec<(usize, usize, Vec<u8>)> =
+        Vec::with_capacity((rounds as usize).div_ceil(batch));
+    let mut pending: Vec<Envelope> = Vec::with_capacity(batch);
+    let mut body_bytes = 0usize;
+    let mut judged_memory = false;
+    for i in 0..rounds {
+        let table = (i as usize) % tables;
+        let (table_id, key) = &keys[table];
+        let (record, _) = simulator.spin(table_id, i / tables as u64 + 1, Utc::now());
+        pending.push(Envelope::sign(record, key)?);
+        if pending.len() == batch || i + 1 == rounds {
+            let (client, body) = if single {
+                (table, serde_json::to_vec(&pending[0])?)
+            } else {
+                (0, serde_json::to_vec(&pending)?)
+            };
+            body_bytes += body.len();
+            bodies.push((client, pending.len(), body));
+            pending.clear();
+            if !judged_memory && i + 1 >= 10_000.min(rounds) {
+                fits_in_memory(rounds, i + 1, body_bytes)?;
+                judged_memory = true;
+            }
+        }
+    }
     // A dedicated database on the durable cluster (or the given one), emptied for each run.
     let (url, mut cluster) = match &global.database_url {
         Some(url) => (url.clone(), None),
@@ -559,41 +625,6 @@ fn ingest(global: &Global, args: &IngestArgs) -> anyhow::Result<ExitCode> {
         .context("server did not start")?;
     let base = format!("http://127.0.0.1:{port}");
 
-    let plan = plan()?;
-    let mut simulator = RouletteSimulator::new(7, plan.clone(), 0.02);
-    let mut envelopes = Vec::with_capacity(rounds as usize);
-    let keys: Vec<_> = (0..tables)
-        .map(|t| {
-            (
-                format!("BENCH-{t:02}"),
-                table_key(7, &format!("BENCH-{t:02}")),
-            )
-        })
-        .collect();
-    // The spins are signed before the tables are registered: the tables play from a second ago
-    // (records give played_at in whole seconds).
-    let plays_from = Utc::now() - chrono::Duration::seconds(1);
-    for i in 0..rounds {
-        let (table_id, key) = &keys[(i as usize) % tables];
-        let (record, _) = simulator.spin(table_id, i / tables as u64 + 1, Utc::now());
-        envelopes.push(serde_json::to_value(Envelope::sign(record, key)?)?);
-    }
-    // One body per request, with the client (address) it is sent from and its records: a single
-    // envelope from its table's address, or an array of `batch` of them from the gateway's.
-    let (path, bodies) = if single {
-        let bodies = envelopes
-            .iter()
-            .enumerate()
-            .map(|(i, e)| Ok((i % tables, 1, serde_json::to_vec(e)?)))
-            .collect::<Result<Vec<_>, serde_json::Error>>()?;
-        ("records", bodies)
-    } else {
-        let bodies = envelopes
-            .chunks(batch)
-            .map(|c| Ok((0, c.len(), serde_json::to_vec(c)?)))
-            .collect::<Result<Vec<_>, serde_json::Error>>()?;
-        ("records/batch", bodies)
-    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("bench-client")
@@ -820,6 +851,20 @@ mod tests {
         assert!(ended(Err(anyhow!("no database"))).is_err());
         assert_eq!(ended(Ok(ExitCode::SUCCESS)).ok(), Some(ExitCode::SUCCESS));
         assert!(expect_result(true, || unreachable!()).is_ok());
+    }
+
+    #[test]
+    fn an_ingest_run_too_large_to_hold_is_refused_before_it_starts() {
+        // 10 000 records of 1 300 bytes each: 13 MB for a million, well within any machine.
+        assert!(fits_in_memory(1_000_000, 10_000, 13_000_000).is_ok());
+        // A hundred thousand million of them: 1 300 × 10¹¹ bytes = 130 000 GB.
+        let refused = fits_in_memory(100_000_000_000, 10_000, 13_000_000).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("need about 130000.0 GB held before sending"),
+            "{refused}"
+        );
     }
 
     #[test]
