@@ -986,15 +986,29 @@ pub(crate) fn is_kind_row(
     d: &Derived,
     k: &rules::KindStatistics,
 ) -> bool {
-    row.ledger_index == index
-        && row.kind == k.kind
-        && row.table_id == d.table_id
-        && row.game == d.game
-        && row.played_at == d.played_at
-        && row.bets == k.bets
-        && row.stakes_h == k.stakes_h
-        && row.paid_h == k.paid_h
-        && row.expected_payout_mh == k.expected_payout_mh
-        && row.variance_h2.to_bits() == k.variance_h2.to_bits()
-        && row.third_moment_h3.to_bits() == k.third_moment_h3.to_bits()
+    // Every field named: a field added to the row does not compile here until it is compared.
+    let RoundKindRow {
+        ledger_index,
+        kind,
+        table_id,
+        game,
+        played_at,
+        bets,
+        stakes_h,
+        paid_h,
+        expected_payout_mh,
+        variance_h2,
+        third_moment_h3,
+    } = row;
+    *ledger_index == index
+        && *kind == k.kind
+        && *table_id == d.table_id
+        && *game == d.game
+        && *played_at == d.played_at
+        && *bets == k.bets
+        && *stakes_h == k.stakes_h
+        && *paid_h == k.paid_h
+        && *expected_payout_mh == k.expected_payout_mh
+        && variance_h2.to_bits() == k.variance_h2.to_bits()
+        && third_moment_h3.to_bits() == k.third_moment_h3.to_bits()
 }

@@ -111,6 +111,7 @@ pub fn fetch_completed_by(
     // join against the list of ranges was planned as a scan of the whole table).
     let mut query = merkle_nodes::table
         .select((merkle_nodes::level, merkle_nodes::idx, merkle_nodes::hash))
+        // Matches no node (levels start at 1): each level's range is OR-ed onto it.
         .filter(merkle_nodes::level.lt(0))
         .into_boxed();
     for level in 1..64u32 {

@@ -177,8 +177,6 @@ struct CheckedRow {
     hash: Hash,
     /// The row is not the entry expected at its place, or its hash is not its bytes'.
     early: Option<String>,
-    /// The `prev_hash` column.
-    stored_prev_hash: Vec<u8>,
     /// The `prev_hash` inside the entry, or why the entry does not read.
     entry_prev_hash: Result<Hash, String>,
     /// Round id the stored rows lack, checked after the link.
@@ -273,7 +271,6 @@ fn check_row<'r>(
     let checked = CheckedRow {
         hash,
         early,
-        stored_prev_hash: row.prev_hash.clone(),
         entry_prev_hash: entry.as_ref().map(|e| e.prev_hash).map_err(Clone::clone),
         unkept_id: None,
         late,
@@ -361,7 +358,13 @@ impl Chain<'_> {
             if let Some(early) = row.early {
                 return Err(fail(early));
             }
-            if row.stored_prev_hash.as_slice() != self.prev_hash {
+            // The `prev_hash` column, read from the page the chunk came from (the rows of a
+            // chunk are consecutive entries of it).
+            let stored_prev_hash = index
+                .checked_sub(page.first)
+                .and_then(|n| page.rows.get(usize::try_from(n).ok()?))
+                .map(|stored| stored.prev_hash.as_slice());
+            if stored_prev_hash != Some(self.prev_hash.as_slice()) {
                 return Err(fail(
                     "prev_hash does not match the hash of the previous entry".into(),
                 ));
