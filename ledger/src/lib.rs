@@ -15,7 +15,7 @@ pub mod witness;
 pub use dozor_log::{
     access, canonical, canonical_scan, checkpoint, cosignature, entry, entry_check, envelope,
     json_compare, judge, keys, merkle, parallel, registration, registry_event, registry_history,
-    resolution_check, signature_batch, tlog_witness,
+    resolution_check, signature_batch, strict_signature, tlog_witness,
 };
 pub use dozor_log::{leaf_hash, Entry, Envelope, LogError, GENESIS_PREV_HASH};
 pub use error::LedgerError;

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::canonical::canonicalize;
 use crate::keys::key_id;
+use crate::strict_signature::StrictKey;
 use crate::LogError;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -57,9 +58,18 @@ pub struct EnvelopeText<'a> {
 }
 
 impl EnvelopeText<'_> {
-    /// Verifies the signature with `key` over `canonical`, the record's canonical bytes.
-    pub fn verify_canonical(&self, key: &VerifyingKey, canonical: &[u8]) -> Result<(), LogError> {
-        verify_signature(key, &self.key_id, &self.signature, canonical)
+    /// Verifies the signature with `key` over `canonical`, the record's canonical bytes, as
+    /// strictly as `verify_strict` ([`crate::strict_signature`]).
+    pub fn verify_canonical(&self, key: &StrictKey, canonical: &[u8]) -> Result<(), LogError> {
+        let signature = decode_signature(self.signature.trim())?;
+        if key.verify(canonical, &signature) {
+            Ok(())
+        } else {
+            Err(LogError::Signature(format!(
+                "signature does not verify with key {}",
+                self.key_id
+            )))
+        }
     }
 }
 

@@ -526,3 +526,75 @@ fn batches_of_signatures_verify_strict_refuses_but_the_rule_accepts_verify() {
         assert!(signature_batch::verify(&messages, &signatures, &keys));
     }
 }
+
+/// Ingest's check (`strict_signature`) must decide exactly as ed25519-dalek's `verify_strict`,
+/// on valid signatures and on every adversarial case, under any key (registrable or not).
+#[test]
+fn ingest_strict_check_agrees_with_verify_strict_on_every_case() {
+    use dozor_log::strict_signature::StrictKey;
+    let mut rng = ChaCha20Rng::seed_from_u64(0x5157_0004);
+    let signers = Signers::new(&mut rng);
+    let mut accepted: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut judge = |item: &Item| {
+        let m = item.message.as_bytes();
+        let strict = item.key.verify_strict(m, &item.signature).is_ok();
+        let ours = StrictKey::new(&item.key).verify(m, &item.signature);
+        if strict != ours {
+            failures.push(format!(
+                "{}: verify_strict {strict}, strict_signature {ours}",
+                item.case
+            ));
+        }
+        let seen = accepted.entry(item.case).or_default();
+        seen.0 += usize::from(ours);
+        seen.1 += 1;
+    };
+    for _ in 0..64 {
+        let item = signers.valid(&mut rng);
+        judge(&item);
+        // One bit changed anywhere in the signature or the message.
+        let mut damaged = item.clone();
+        damaged.case = "one bit changed";
+        if rng.gen() {
+            let at = rng.gen_range(0..64);
+            let mut bytes = damaged.signature.to_bytes();
+            bytes[at] ^= 1 << rng.gen_range(0..8);
+            damaged.signature = Signature::from_bytes(&bytes);
+        } else {
+            let mut bytes = damaged.message.into_bytes();
+            let at = rng.gen_range(0..bytes.len());
+            bytes[at] ^= 1 << rng.gen_range(0..7);
+            damaged.message = String::from_utf8(bytes).unwrap();
+        }
+        judge(&damaged);
+    }
+    for &case in CASES {
+        for _ in 0..16 {
+            for item in adversarial(case, &mut rng, &signers) {
+                judge(&item);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Every signature made validly passes; these cases pass verify_strict by construction
+    // (the torsion terms cancel), and these never can.
+    assert_eq!(accepted["valid"], (64, 64));
+    assert_eq!(accepted["one bit changed"].0, 0);
+    let (passed, all) = accepted["mixed-order A, torsion-free R, passing verify_strict"];
+    assert_eq!(passed, all);
+    for refused in [
+        "non-canonical s (s + ℓ)",
+        "small-order R (each torsion point, s = h·a)",
+        "identity R",
+        "small-order R, non-canonical encoding",
+        "small-order A (each torsion point, s = r)",
+        "identity A",
+        "mixed-order R (valid point + torsion), torsion-free A",
+        "R not on the curve",
+        "R non-canonical encoding of a large-order point",
+        "wrong key",
+    ] {
+        assert_eq!(accepted[refused].0, 0, "{refused}");
+    }
+}

@@ -2,12 +2,13 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use chrono::{DateTime, Utc};
 use ed25519_dalek::VerifyingKey;
 
 use super::IngestError;
+use crate::strict_signature::StrictKey;
 use crate::registry_history::{HistoricApiKey, RegistryHistory};
 use crate::storage::models::GamingTableRow;
 use crate::storage::registry::{self, KeyValidity};
@@ -23,6 +24,9 @@ pub struct Directory {
     /// Operator keys that sign registry events, by key id.
     operators: HashMap<String, VerifyingKey>,
     stale: AtomicBool,
+    /// Each table key's precomputed multiples, built at its first record (registered keys only,
+    /// so as many as the registry holds).
+    strict_keys: RwLock<HashMap<[u8; 32], Arc<StrictKey>>>,
 }
 
 impl Directory {
@@ -35,7 +39,20 @@ impl Directory {
                 .map(|k| (crate::keys::key_id(&k), k))
                 .collect(),
             stale: AtomicBool::new(true),
+            strict_keys: RwLock::default(),
         }
+    }
+
+    /// `key` ready for ingest's signature check.
+    pub fn strict_key(&self, key: &VerifyingKey) -> Result<Arc<StrictKey>, IngestError> {
+        if let Some(found) = self.strict_keys.read()?.get(key.as_bytes()) {
+            return Ok(Arc::clone(found));
+        }
+        let made = Arc::new(StrictKey::new(key));
+        self.strict_keys
+            .write()?
+            .insert(key.to_bytes(), Arc::clone(&made));
+        Ok(made)
     }
 
     pub fn table(

@@ -130,7 +130,10 @@ impl Ingest {
             })?;
         let key = self.signing_key(&envelope.key_id, &table)?;
         envelope
-            .verify_canonical(&key.public_key, canonical.as_bytes())
+            .verify_canonical(
+                &*self.directory.strict_key(&key.public_key)?,
+                canonical.as_bytes(),
+            )
             .map_err(|e| {
                 IngestError::refused(
                     "bad_signature",

@@ -572,12 +572,49 @@ struct LastSeqNos {
     by_table: HashMap<String, Option<u64>>,
 }
 
+/// How a batch finds rounds whose `round_id` its table used before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EarlierRoundIds {
+    /// Not looked up: the unique key of `round_ids` refuses the batch if one is there, and the
+    /// batch is appended again with [`EarlierRoundIds::LookedUp`]. A reused id is rare (it is
+    /// an anomaly, kept as evidence) and the lookup is over a tenth of PostgreSQL's work per
+    /// batch.
+    Assumed,
+    LookedUp,
+}
+
 /// [`append_batch`] for a long-lived writer that keeps what it learnt between batches.
 pub fn append_batch_cached(
     conn: &mut PgConnection,
     batch: &[Submission],
     now: DateTime<Utc>,
     cache: &mut WriterCache,
+) -> Result<Vec<AppendOutcome>, LedgerError> {
+    match append_batch_with(conn, batch, now, cache, EarlierRoundIds::Assumed) {
+        Err(e) if is_earlier_round_id(&e) => {
+            append_batch_with(conn, batch, now, cache, EarlierRoundIds::LookedUp)
+        }
+        other => other,
+    }
+}
+
+/// Whether `e` is the unique key of `round_ids` refusing a round id already kept.
+fn is_earlier_round_id(e: &LedgerError) -> bool {
+    matches!(
+        e,
+        LedgerError::Database(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            info,
+        )) if info.constraint_name() == Some("round_ids_pkey")
+    )
+}
+
+fn append_batch_with(
+    conn: &mut PgConnection,
+    batch: &[Submission],
+    now: DateTime<Utc>,
+    cache: &mut WriterCache,
+    earlier_round_ids: EarlierRoundIds,
 ) -> Result<Vec<AppendOutcome>, LedgerError> {
     if batch.is_empty() {
         return Ok(Vec::new());
@@ -618,7 +655,10 @@ pub fn append_batch_cached(
             })
             .collect();
         let mut known = existing_for(conn, &maybe_recorded)?;
-        let mut rounds_by_id = existing_round_ids(conn, batch)?;
+        let mut rounds_by_id = match earlier_round_ids {
+            EarlierRoundIds::Assumed => HashMap::new(),
+            EarlierRoundIds::LookedUp => existing_round_ids(conn, batch)?,
+        };
         let limits_changed = limits_changed(conn, batch)?;
         let mut frontier = match cache.frontier.take() {
             Some(f) if f.size() == next_index => f,
