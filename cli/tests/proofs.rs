@@ -169,4 +169,15 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
     let witnessed = witness.read(&[operator().verifier()]).unwrap();
     let last = witnessed.last().unwrap();
     assert_eq!((last.size, last.root), (8, checkpoint.root));
+    // The fourth entry made one due: signed in the transaction that appended it, its root from
+    // the writer's frontier, which must be the stored tree's.
+    let at_4 = witnessed.iter().find(|c| c.size == 4).unwrap();
+    let body: Value = test::call_and_read_body_json(
+        &app,
+        test::TestRequest::get()
+            .uri("/api/v1/ledger/proof/inclusion?index=0&size=4")
+            .to_request(),
+    )
+    .await;
+    assert_eq!(hash(&body["root"]), at_4.root);
 }

@@ -8,11 +8,11 @@ use chrono::{DateTime, Utc};
 use ed25519_dalek::VerifyingKey;
 
 use super::IngestError;
-use crate::strict_signature::StrictKey;
 use crate::registry_history::{HistoricApiKey, RegistryHistory};
 use crate::storage::models::GamingTableRow;
 use crate::storage::registry::{self, KeyValidity};
 use crate::storage::PgPool;
+use crate::strict_signature::StrictKey;
 
 /// Registered tables, and the table keys as the ledger's operator-signed registry events give
 /// them (never the `table_keys` rows, which the database's writer role could add to). Events

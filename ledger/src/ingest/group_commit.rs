@@ -12,7 +12,7 @@ use tokio::sync::oneshot;
 
 use super::IngestError;
 use crate::checkpoint::NoteSigner;
-use crate::storage::append::{append_batch_cached, AppendOutcome, Submission, WriterCache};
+use crate::storage::append::{append_batch_then, AppendOutcome, Submission, WriterCache};
 use crate::storage::checkpoints::{self, CheckpointRow};
 use crate::storage::{connect, reads};
 use crate::witness::Witness;
@@ -342,12 +342,17 @@ fn run(
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => break,
         };
+        // Whether a batch was appended, and whether its transaction signed a checkpoint.
+        let mut appended = None;
         if let Some(first) = first {
-            append_queued(&mut writer, first, &jobs, max_batch, status);
-            uncovered = true;
+            appended = append_queued(&mut writer, first, &jobs, max_batch, status, &policy);
+            uncovered = appended != Some(true);
         }
         let mut failed = false;
-        if let Some((signer, policy)) = &policy {
+        // After an append the checkpoint was decided in its transaction, at the same moment.
+        if appended.is_some() {
+            // Nothing more to do before the next wait.
+        } else if let Some((signer, policy)) = &policy {
             let mut last = writer.last_checkpoint.take();
             let result = writer
                 .connection(status)
@@ -400,13 +405,16 @@ fn next_wait(
     }
 }
 
+/// Appends the queued jobs, signing a checkpoint in the same transaction if one is due; `None`
+/// if the append failed, else whether it signed one.
 fn append_queued(
     writer: &mut Writer,
     first: Job,
     jobs: &Receiver<Job>,
     max_batch: usize,
     status: &WriterStatus,
-) {
+    policy: &Option<(NoteSigner, CheckpointPolicy)>,
+) -> Option<bool> {
     let mut batch = vec![first];
     while batch.len() < max_batch {
         match jobs.try_recv() {
@@ -418,16 +426,40 @@ fn append_queued(
     let (submissions, replies): (Vec<Submission>, Vec<Reply>) =
         batch.into_iter().map(|j| (j.submission, j.reply)).unzip();
     let mut cache = std::mem::take(&mut writer.cache);
-    let result = writer
-        .connection(status)
-        .and_then(|c| append_batch_cached(c, &submissions, Utc::now(), &mut cache));
+    let last = writer.last_checkpoint;
+    let result = writer.connection(status).and_then(|c| {
+        append_batch_then(
+            c,
+            &submissions,
+            Utc::now(),
+            &mut cache,
+            |conn, size, root| {
+                let Some((signer, policy)) = policy else {
+                    return Ok((last, None));
+                };
+                checkpoint_in_transaction(conn, signer, policy, last, size, root)
+            },
+        )
+    });
     match result {
-        Ok(outcomes) => {
+        Ok((outcomes, (last, signed))) => {
             writer.cache = cache;
             writer.acknowledge(&outcomes);
             for (reply, outcome) in replies.into_iter().zip(outcomes) {
                 let _ = reply.send(Ok(outcome));
             }
+            writer.last_checkpoint = last;
+            let Some(row) = signed else {
+                return Some(false);
+            };
+            let witness = policy.as_ref().and_then(|(_, p)| p.witness.as_ref());
+            if let Some(Err(e)) =
+                witness.map(|w| w.record(row.size as u64, row.created_at, &row.note))
+            {
+                tracing::error!("checkpoint failed: {e}");
+                writer.lose_connection(status, "a checkpoint failed");
+            }
+            Some(true)
         }
         Err(e) => {
             tracing::error!("append of {} records failed: {e}", replies.len());
@@ -437,6 +469,51 @@ fn append_queued(
             for reply in replies {
                 let _ = reply.send(Err(failure.clone()));
             }
+            None
+        }
+    }
+}
+
+/// Inside the append's transaction, at the ledger's new `size` and `root`: signs and stores a
+/// checkpoint if one is due. Returns the last checkpoint as now known (read if `last` was not
+/// known), and the one signed.
+fn checkpoint_in_transaction(
+    conn: &mut PgConnection,
+    signer: &NoteSigner,
+    policy: &CheckpointPolicy,
+    last: Option<LastCheckpoint>,
+    size: u64,
+    root: [u8; 32],
+) -> Result<(Option<LastCheckpoint>, Option<CheckpointRow>), LedgerError> {
+    let last = match last {
+        Some(last) => Some(last),
+        None => checkpoints::latest(conn)?.map(|c| (c.size as u64, c.created_at)),
+    };
+    let now = Utc::now();
+    if !is_due(last, size, now, policy) {
+        return Ok((last, None));
+    }
+    let row = checkpoints::create_with_root(conn, signer, size, root, now)?;
+    Ok((Some((size, now)), Some(row)))
+}
+
+/// The size and time of the latest checkpoint.
+type LastCheckpoint = (u64, DateTime<Utc>);
+
+/// Whether a checkpoint of `size` entries is due, `last` the latest one: entries were added
+/// since, and enough of them or enough time.
+fn is_due(
+    last: Option<(u64, DateTime<Utc>)>,
+    size: u64,
+    now: DateTime<Utc>,
+    policy: &CheckpointPolicy,
+) -> bool {
+    match last {
+        None => true,
+        Some((last_size, at)) => {
+            size > last_size
+                && (size - last_size >= policy.every_entries
+                    || now.signed_duration_since(at).to_std().unwrap_or_default() >= policy.every)
         }
     }
 }
@@ -454,14 +531,7 @@ fn checkpoint_if_due(
     }
     let size = reads::size(conn)?;
     let now = Utc::now();
-    let due = match *last {
-        None => true,
-        Some((last_size, at)) => {
-            size > last_size
-                && (size - last_size >= policy.every_entries
-                    || now.signed_duration_since(at).to_std().unwrap_or_default() >= policy.every)
-        }
-    };
+    let due = is_due(*last, size, now, policy);
     if due {
         sign_checkpoint(conn, signer, size, now, policy.witness.as_ref())?;
         *last = Some((size, now));

@@ -590,10 +590,39 @@ pub fn append_batch_cached(
     now: DateTime<Utc>,
     cache: &mut WriterCache,
 ) -> Result<Vec<AppendOutcome>, LedgerError> {
-    match append_batch_with(conn, batch, now, cache, EarlierRoundIds::Assumed) {
-        Err(e) if is_earlier_round_id(&e) => {
-            append_batch_with(conn, batch, now, cache, EarlierRoundIds::LookedUp)
-        }
+    if batch.is_empty() {
+        return Ok(Vec::new());
+    }
+    append_batch_then(conn, batch, now, cache, |_, _, _| Ok(())).map(|(outcomes, ())| outcomes)
+}
+
+/// [`append_batch_cached`], and then `and_then` in the same transaction with the ledger's new
+/// size and the tree's root at that size (the writer signs a due checkpoint there, so it costs
+/// no transaction of its own). `and_then` may run twice: a batch is appended again after a
+/// rollback (see [`EarlierRoundIds`]).
+pub fn append_batch_then<T>(
+    conn: &mut PgConnection,
+    batch: &[Submission],
+    now: DateTime<Utc>,
+    cache: &mut WriterCache,
+    mut and_then: impl FnMut(&mut PgConnection, u64, [u8; 32]) -> Result<T, LedgerError>,
+) -> Result<(Vec<AppendOutcome>, T), LedgerError> {
+    match append_batch_with(
+        conn,
+        batch,
+        now,
+        cache,
+        EarlierRoundIds::Assumed,
+        &mut and_then,
+    ) {
+        Err(e) if is_earlier_round_id(&e) => append_batch_with(
+            conn,
+            batch,
+            now,
+            cache,
+            EarlierRoundIds::LookedUp,
+            &mut and_then,
+        ),
         other => other,
     }
 }
@@ -609,16 +638,14 @@ fn is_earlier_round_id(e: &LedgerError) -> bool {
     )
 }
 
-fn append_batch_with(
+fn append_batch_with<T>(
     conn: &mut PgConnection,
     batch: &[Submission],
     now: DateTime<Utc>,
     cache: &mut WriterCache,
     earlier_round_ids: EarlierRoundIds,
-) -> Result<Vec<AppendOutcome>, LedgerError> {
-    if batch.is_empty() {
-        return Ok(Vec::new());
-    }
+    and_then: &mut impl FnMut(&mut PgConnection, u64, [u8; 32]) -> Result<T, LedgerError>,
+) -> Result<(Vec<AppendOutcome>, T), LedgerError> {
     conn.transaction(|conn| {
         let Position {
             mut next_index,
@@ -808,17 +835,18 @@ fn append_batch_with(
             diesel::insert_into(significant_events::table).values(&events).execute(conn)?;
         }
         super::tree::append_nodes(conn, &nodes)?;
+        let then = and_then(conn, next_index, frontier.root())?;
         let last_seq_nos = LastSeqNos {
             ledger_size: next_index,
             by_table: last_seq_nos,
         };
-        Ok((outcomes, frontier, last_seq_nos))
+        Ok((outcomes, then, frontier, last_seq_nos))
     })
-    .map(|(outcomes, frontier, last_seq_nos)| {
+    .map(|(outcomes, then, frontier, last_seq_nos)| {
         // Kept only once committed; a failed batch leaves the cache empty.
         cache.frontier = Some(frontier);
         cache.last_seq_nos = Some(last_seq_nos);
-        outcomes
+        (outcomes, then)
     })
 }
 

@@ -46,8 +46,20 @@ pub fn create(
     size: u64,
     now: DateTime<Utc>,
 ) -> Result<CheckpointRow, TreeError> {
-    check_signer(conn, signer)?;
     let root = tree::root(conn, size)?;
+    create_with_root(conn, signer, size, root, now)
+}
+
+/// [`create`] of a tree whose root the caller computed: the writer, inside the transaction that
+/// appended the entries, from the tree's right frontier.
+pub fn create_with_root(
+    conn: &mut PgConnection,
+    signer: &NoteSigner,
+    size: u64,
+    root: [u8; 32],
+    now: DateTime<Utc>,
+) -> Result<CheckpointRow, TreeError> {
+    check_signer(conn, signer)?;
     let body = Checkpoint {
         origin: signer.name().to_owned(),
         size,
