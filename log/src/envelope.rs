@@ -128,11 +128,11 @@ mod tests {
         assert_eq!(submitted.record.get(), r#"{"a":"x","b":1}"#);
         let canonical = canonicalize(&envelope.record).unwrap();
         assert!(submitted
-            .verify_canonical(&key.verifying_key(), &canonical)
+            .verify_canonical(&StrictKey::new(&key.verifying_key()), &canonical)
             .is_ok());
         let changed = canonicalize(&json!({"b": 2, "a": "x"})).unwrap();
         assert!(submitted
-            .verify_canonical(&key.verifying_key(), &changed)
+            .verify_canonical(&StrictKey::new(&key.verifying_key()), &changed)
             .is_err());
         // Fields other than record, key_id and signature are refused.
         let extra = text.replacen('{', r#"{"note":1,"#, 1);
