@@ -207,7 +207,7 @@ struct Writer {
     url: String,
     conn: Option<PgConnection>,
     cache: WriterCache,
-    last_checkpoint: Option<(u64, DateTime<Utc>)>,
+    last_checkpoint: Option<LastCheckpoint>,
     /// The highest entry this writer has given a receipt for: its index and leaf hash. A
     /// database whose ledger lacks it (a standby that was not synchronous, a restore to an
     /// earlier point) is never appended to.
@@ -503,7 +503,7 @@ type LastCheckpoint = (u64, DateTime<Utc>);
 /// Whether a checkpoint of `size` entries is due, `last` the latest one: entries were added
 /// since, and enough of them or enough time.
 fn is_due(
-    last: Option<(u64, DateTime<Utc>)>,
+    last: Option<LastCheckpoint>,
     size: u64,
     now: DateTime<Utc>,
     policy: &CheckpointPolicy,
@@ -524,7 +524,7 @@ fn checkpoint_if_due(
     conn: &mut PgConnection,
     signer: &NoteSigner,
     policy: &CheckpointPolicy,
-    last: &mut Option<(u64, DateTime<Utc>)>,
+    last: &mut Option<LastCheckpoint>,
 ) -> Result<bool, LedgerError> {
     if last.is_none() {
         *last = checkpoints::latest(conn)?.map(|c| (c.size as u64, c.created_at));

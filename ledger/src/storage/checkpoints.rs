@@ -46,8 +46,9 @@ pub fn create(
     size: u64,
     now: DateTime<Utc>,
 ) -> Result<CheckpointRow, TreeError> {
+    check_signer(conn, signer)?;
     let root = tree::root(conn, size)?;
-    create_with_root(conn, signer, size, root, now)
+    store_signed(conn, signer, size, root, now)
 }
 
 /// [`create`] of a tree whose root the caller computed: the writer, inside the transaction that
@@ -60,6 +61,17 @@ pub fn create_with_root(
     now: DateTime<Utc>,
 ) -> Result<CheckpointRow, TreeError> {
     check_signer(conn, signer)?;
+    store_signed(conn, signer, size, root, now)
+}
+
+/// Signs the checkpoint of `size` entries at `root` and stores it (nothing if one exists).
+fn store_signed(
+    conn: &mut PgConnection,
+    signer: &NoteSigner,
+    size: u64,
+    root: [u8; 32],
+    now: DateTime<Utc>,
+) -> Result<CheckpointRow, TreeError> {
     let body = Checkpoint {
         origin: signer.name().to_owned(),
         size,
