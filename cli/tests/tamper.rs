@@ -159,24 +159,30 @@ fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
         ),
         (
             // The monthly RTP report sums these per bet kind.
-            "UPDATE round_kinds SET paid_h = 0 WHERE ledger_index = 2",
+            "UPDATE adjudications SET kind_paid_h = '{0}' WHERE ledger_index = 2",
             2,
             "the stored bet-kind figures differ from re-adjudication: straight: paid_h is 0, re-adjudication gives 360000",
         ),
         (
-            "DELETE FROM round_kinds WHERE ledger_index = 3",
+            "UPDATE adjudications SET kind_variance_h2[1] = 0 WHERE ledger_index = 2",
+            2,
+            "the stored bet-kind figures differ from re-adjudication: straight: variance_h2 is 0, re-adjudication gives ",
+        ),
+        (
+            "UPDATE adjudications SET kind_names = '{}', kind_bets = '{}', kind_stakes_h = '{}', \
+             kind_paid_h = '{}', kind_expected_payout_mh = '{}', kind_variance_h2 = '{}', \
+             kind_third_moment_h3 = '{}' WHERE ledger_index = 3",
             3,
             "the stored bet-kind figures differ from re-adjudication: kinds are [], re-adjudication gives [\"straight\"]",
         ),
         (
-            "INSERT INTO round_kinds SELECT 0, kind, table_id, game, played_at, bets, stakes_h, \
-             paid_h, expected_payout_mh, variance_h2, third_moment_h3 FROM round_kinds \
+            "UPDATE adjudications SET kind_names = kind_names || kind_names, \
+             kind_bets = kind_bets || kind_bets, kind_stakes_h = kind_stakes_h || kind_stakes_h, \
+             kind_paid_h = kind_paid_h || kind_paid_h, \
+             kind_expected_payout_mh = kind_expected_payout_mh || kind_expected_payout_mh, \
+             kind_variance_h2 = kind_variance_h2 || kind_variance_h2, \
+             kind_third_moment_h3 = kind_third_moment_h3 || kind_third_moment_h3 \
              WHERE ledger_index = 2",
-            0,
-            "bet-kind figures are stored for an entry that is not a round",
-        ),
-        (
-            "INSERT INTO round_kinds SELECT * FROM round_kinds WHERE ledger_index = 2",
             2,
             "kinds are [\"straight\", \"straight\"], re-adjudication gives [\"straight\"]",
         ),
@@ -193,7 +199,10 @@ fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
         (
             "INSERT INTO adjudications SELECT 0, table_id, game, plan_id, rules_version, played_at, \
              void, stakes_h, expected_paid_h, paid_h, rtp_stakes_h, expected_payout_mh, \
-             payout_variance_h2, finding_count, verdict, payout_third_moment_h3 \
+             payout_variance_h2, finding_count, verdict, payout_third_moment_h3, tournament_fee_h, \
+             tournament_overlay_h, time_collection, wheel_result, kind_names, kind_bets, \
+             kind_stakes_h, kind_paid_h, kind_expected_payout_mh, kind_variance_h2, \
+             kind_third_moment_h3 \
              FROM adjudications WHERE ledger_index = 2",
             0,
             "a verdict is stored for an entry that is not a round",
@@ -291,7 +300,6 @@ fn rolled_back_behind_the_witness_file() -> (String, tempfile::TempDir, ledger::
         .batch_execute(
             "DELETE FROM findings WHERE ledger_index = 3; \
              DELETE FROM adjudications WHERE ledger_index = 3; \
-             DELETE FROM round_kinds WHERE ledger_index = 3; \
              DELETE FROM round_ids WHERE ledger_index = 3; \
              DELETE FROM merkle_nodes WHERE (idx + 1) * (1::bigint << level) > 3; \
              DELETE FROM ledger_entries WHERE idx = 3; \
@@ -552,6 +560,69 @@ fn verify_names_a_round_id_row_changed_past_the_triggers_and_counts_shared_ids()
         assert_verify_names(&url, index, expected, tamper);
         past_the_triggers(&url).batch_execute(undo).unwrap();
     }
+    let (code, report, _) = verify_database(&url);
+    assert_eq!(code, Some(0), "{report}");
+}
+
+#[derive(diesel::QueryableByName, Debug, PartialEq)]
+struct Text {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    text: String,
+}
+
+fn texts(url: &str, sql: &str) -> Vec<String> {
+    let rows: Vec<Text> = diesel::sql_query(sql)
+        .load(&mut connect(url).unwrap())
+        .unwrap();
+    rows.into_iter().map(|r| r.text).collect()
+}
+
+/// The bet-kind figures moved from a row per kind into the verdict's arrays (migration 000026):
+/// back to rows and into the arrays again, every figure is as it was, bit for bit, and `verify`
+/// re-derives the same from the signed records.
+#[test]
+fn the_bet_kind_figures_survive_the_move_into_the_verdicts_and_back() {
+    use diesel_migrations::MigrationHarness as _;
+    let (_, url) = ledger();
+    let arrays = "SELECT format('%s %s %s %s %s %s %s %s', ledger_index, kind_names, kind_bets, \
+                  kind_stakes_h, kind_paid_h, kind_expected_payout_mh, \
+                  float8send(kind_variance_h2[1]), float8send(kind_third_moment_h3[1])) AS text \
+                  FROM adjudications ORDER BY ledger_index";
+    let before = texts(&url, arrays);
+    // Three spins, each one straight bet of 10 000 h on 17: the first paid 370 000 h, the others
+    // 360 000 h (35 × 10 000 + 10 000).
+    assert_eq!(before.len(), 3, "{before:?}");
+    assert!(
+        before[0].starts_with("1 {straight} {1} {10000} {370000} "),
+        "{before:?}"
+    );
+    assert!(
+        before[1].starts_with("2 {straight} {1} {10000} {360000} "),
+        "{before:?}"
+    );
+    let mut conn = connect(&url).unwrap();
+    let reverted = conn
+        .revert_last_migration(ledger::storage::MIGRATIONS)
+        .unwrap()
+        .to_string();
+    assert_eq!(reverted, "20261209000026");
+    // A row per kind again, each with its verdict's table, game and time.
+    assert_eq!(
+        texts(
+            &url,
+            "SELECT format('%s %s %s %s %s %s %s', k.ledger_index, k.kind, k.bets, k.stakes_h, \
+             k.paid_h, k.table_id = a.table_id AND k.game = a.game, k.played_at = a.played_at) \
+             AS text FROM round_kinds k JOIN adjudications a USING (ledger_index) \
+             ORDER BY ledger_index"
+        ),
+        [
+            "1 straight 1 10000 370000 t t",
+            "2 straight 1 10000 360000 t t",
+            "3 straight 1 10000 360000 t t"
+        ]
+    );
+    ledger::storage::migrate(&mut conn).unwrap();
+    assert_eq!(texts(&url, arrays), before);
     let (code, report, _) = verify_database(&url);
     assert_eq!(code, Some(0), "{report}");
 }

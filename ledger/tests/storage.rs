@@ -262,9 +262,8 @@ fn the_database_refuses_update_delete_and_truncate() {
     // A verdict and a finding beside entry 1, so that row triggers have rows to refuse.
     conn.batch_execute(
         "INSERT INTO adjudications SELECT 1, 'R01', 'roulette', 'p', 'v', now(), false, \
-             0, 0, 0, 0, 0, 0, 1, '{}', 0; \
-         INSERT INTO round_kinds VALUES (1, 'straight', 'R01', 'roulette', now(), 1, 100, 0, \
-             97297, 0, 0); \
+             0, 0, 0, 0, 0, 0, 1, '{}', 0, 0, 0, false, NULL, '{straight}', '{1}', '{100}', \
+             '{0}', '{97297}', '{0}', '{0}'; \
          INSERT INTO findings (ledger_index, table_id, game, played_at, kind, bet_ids, amount_h, \
              message, position) VALUES (1, 'R01', 'roulette', now(), 'overpaid', '[]', 5, 'x', 0)",
     )
@@ -276,9 +275,7 @@ fn the_database_refuses_update_delete_and_truncate() {
         "UPDATE table_keys SET valid_from = now() - interval '1 year'",
         "DELETE FROM gaming_tables",
         "UPDATE adjudications SET paid_h = 0",
-        "UPDATE round_kinds SET paid_h = 0",
-        "DELETE FROM round_kinds",
-        "TRUNCATE round_kinds",
+        "UPDATE adjudications SET kind_paid_h = '{360000}'",
         "DELETE FROM adjudications",
         "UPDATE findings SET amount_h = 0",
         "DELETE FROM findings",
@@ -291,6 +288,44 @@ fn the_database_refuses_update_delete_and_truncate() {
         );
     }
     assert_eq!(reads::size(&mut conn).unwrap(), 2);
+}
+
+/// A verdict keeps an element per bet kind in each figure's array, none of them NULL: SQL
+/// refuses any other shape, whoever writes it.
+#[test]
+fn the_database_refuses_bet_kind_figures_that_are_not_an_element_per_kind() {
+    let mut conn = db();
+    let key = setup(&mut conn);
+    append_batch(&mut conn, &[submission(&key, "R01", 1, 0)], Utc::now()).unwrap();
+    let verdict_with = |names: &str, bets: &str, paid: &str| {
+        format!(
+            "INSERT INTO adjudications SELECT 1, 'R01', 'roulette', 'p', 'v', now(), false, \
+             0, 0, 0, 0, 0, 0, 0, '{{}}', 0, 0, 0, false, NULL, '{names}', '{bets}', '{{100}}', \
+             '{paid}', '{{97297}}', '{{0}}', '{{0}}'"
+        )
+    };
+    for (names, bets, paid) in [
+        ("{straight}", "{1,2}", "{0}"),
+        ("{straight,red}", "{1,1}", "{0,0}"),
+        ("{straight}", "{NULL}", "{0}"),
+        ("{NULL}", "{1}", "{0}"),
+        ("{straight}", "{1}", "{}"),
+    ] {
+        let statement = verdict_with(names, bets, paid);
+        let err = conn
+            .transaction(|c| c.batch_execute(&statement))
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("adjudications_an_element_per_kind"),
+            "{names} {bets} {paid}: {err}"
+        );
+    }
+    assert_eq!(adjudications_count(&mut conn), 0);
+    // One kind, one element in each figure: accepted.
+    conn.batch_execute(&verdict_with("{straight}", "{1}", "{0}"))
+        .unwrap();
+    assert_eq!(adjudications_count(&mut conn), 1);
 }
 
 /// The references once held by foreign keys are checked per statement: an entry of an
@@ -311,16 +346,11 @@ fn the_database_refuses_entries_of_unknown_tables_and_verdicts_of_missing_entrie
     let verdict_of = |index: i64| {
         format!(
             "INSERT INTO adjudications SELECT {index}, 'R01', 'roulette', 'p', 'v', now(), false, \
-             0, 0, 0, 0, 0, 0, 0, '{{}}'::json, 0"
+             0, 0, 0, 0, 0, 0, 0, '{{}}'::json, 0, 0, 0, false, NULL, '{{}}', '{{}}', '{{}}', \
+             '{{}}', '{{}}', '{{}}', '{{}}'"
         )
     };
-    let kinds_of = |index: i64| {
-        format!(
-            "INSERT INTO round_kinds VALUES ({index}, 'straight', 'R01', 'roulette', now(), 1, 100, \
-             0, 97297, 0, 0)"
-        )
-    };
-    let refused = [entry_of("R99"), verdict_of(7), kinds_of(7)];
+    let refused = [entry_of("R99"), verdict_of(7)];
     for statement in &refused {
         let err = conn
             .transaction(|c| c.batch_execute(statement))
@@ -982,7 +1012,7 @@ fn the_ledger_is_kept_in_ranges_made_ahead_of_the_writer() {
     assert_eq!(ledger::storage::partitions::span(&mut conn).unwrap(), SPAN);
     let key = setup(&mut conn);
     // A new ledger has its first range and the next.
-    for table in ["ledger_entries", "adjudications", "round_kinds"] {
+    for table in ["ledger_entries", "adjudications"] {
         assert_eq!(
             ranges(&mut conn, table),
             [format!("{table}_p000000"), format!("{table}_p000001")]
@@ -995,7 +1025,7 @@ fn the_ledger_is_kept_in_ranges_made_ahead_of_the_writer() {
     ensure_room(&mut conn, SPAN, 2 * SPAN - AHEAD - 500, 500).unwrap();
     assert_eq!(ranges(&mut conn, "ledger_entries").len(), 2);
     ensure_room(&mut conn, SPAN, 2 * SPAN - AHEAD - 499, 500).unwrap();
-    for table in ["ledger_entries", "adjudications", "round_kinds"] {
+    for table in ["ledger_entries", "adjudications"] {
         assert_eq!(
             ranges(&mut conn, table).last().unwrap(),
             &format!("{table}_p000002")
@@ -1004,8 +1034,8 @@ fn the_ledger_is_kept_in_ranges_made_ahead_of_the_writer() {
     // A batch that itself needs a range two ahead waits for it to be made.
     ensure_room(&mut conn, SPAN, 3 * SPAN - 10, 20).unwrap();
     assert_eq!(
-        ranges(&mut conn, "round_kinds").last().unwrap(),
-        "round_kinds_p000003"
+        ranges(&mut conn, "adjudications").last().unwrap(),
+        "adjudications_p000003"
     );
 
     let batch: Vec<_> = (1..=3).map(|i| submission(&key, "R01", i, 0)).collect();
@@ -1023,7 +1053,6 @@ fn the_ledger_is_kept_in_ranges_made_ahead_of_the_writer() {
     for change in [
         "TRUNCATE ledger_entries_p000000",
         "TRUNCATE adjudications_p000000",
-        "TRUNCATE round_kinds_p000000",
         "UPDATE ledger_entries_p000000 SET seq_no = seq_no WHERE seq_no = 1",
         "DELETE FROM ledger_entries_p000000",
         "UPDATE table_records SET seq_no = 9",

@@ -9,13 +9,9 @@ use diesel::sql_types::{Array, BigInt, Bytea, Text, Timestamptz};
 use serde::Serialize;
 use serde_json::json;
 
-use super::models::{
-    LedgerRow, NewAdjudication, NewFinding, NewSignificantEvent, RoundIdRow, RoundKindRow,
-};
+use super::models::{LedgerRow, NewAdjudication, NewFinding, NewSignificantEvent, RoundIdRow};
 use super::registry::{keys_by_id, KeyValidity};
-use super::schema::{
-    adjudications, findings, ledger_entries, round_ids, round_kinds, significant_events,
-};
+use super::schema::{adjudications, findings, ledger_entries, round_ids, significant_events};
 use crate::entry::{to_micros, Entry};
 use crate::registry_event::RegistryEvent;
 use crate::{Envelope, LedgerError, GENESIS_PREV_HASH};
@@ -821,11 +817,6 @@ fn append_batch_with<T>(
                 .from_insertable(&derived.findings)
                 .execute(conn)?;
         }
-        if !derived.kinds.is_empty() {
-            diesel::copy_from(round_kinds::table)
-                .from_insertable(&derived.kinds)
-                .execute(conn)?;
-        }
         if !derived.round_ids.is_empty() {
             diesel::copy_from(round_ids::table)
                 .from_insertable(&derived.round_ids)
@@ -954,7 +945,6 @@ pub(crate) fn append_registry_event(
 pub(crate) struct DerivedRows<'a> {
     pub verdicts: Vec<NewAdjudication<'a>>,
     pub findings: Vec<NewFinding>,
-    pub kinds: Vec<RoundKindRow>,
     pub round_ids: Vec<RoundIdRow>,
 }
 
@@ -972,13 +962,13 @@ pub(crate) fn push_derived<'a>(
     }
     rows.verdicts.push(verdict_row(index, d));
     rows.findings.extend(finding_rows(index, d)?);
-    rows.kinds
-        .extend(d.statistics.by_kind.iter().map(|k| kind_row(index, d, k)));
     Ok(())
 }
 
 /// The verdict row of the round `d` at `index`.
 pub(crate) fn verdict_row(index: i64, d: &Derived) -> NewAdjudication<'_> {
+    // In the rules' order, by name: the order the arrays keep and `verify` expects.
+    let kinds = &d.statistics.by_kind;
     NewAdjudication {
         ledger_index: index,
         table_id: &d.table_id,
@@ -1000,6 +990,13 @@ pub(crate) fn verdict_row(index: i64, d: &Derived) -> NewAdjudication<'_> {
         tournament_overlay_h: d.report_figures.tournament_overlay_h,
         time_collection: d.report_figures.time_collection,
         wheel_result: d.report_figures.wheel_result,
+        kind_names: kinds.iter().map(|k| k.kind.as_str()).collect(),
+        kind_bets: kinds.iter().map(|k| k.bets).collect(),
+        kind_stakes_h: kinds.iter().map(|k| k.stakes_h).collect(),
+        kind_paid_h: kinds.iter().map(|k| k.paid_h).collect(),
+        kind_expected_payout_mh: kinds.iter().map(|k| k.expected_payout_mh).collect(),
+        kind_variance_h2: kinds.iter().map(|k| k.variance_h2).collect(),
+        kind_third_moment_h3: kinds.iter().map(|k| k.third_moment_h3).collect(),
     }
 }
 
@@ -1027,56 +1024,4 @@ pub(crate) fn finding_rows(index: i64, d: &Derived) -> Result<Vec<NewFinding>, L
             })
         })
         .collect()
-}
-
-/// The row of bet kind `k` of the round `d` at `index`.
-pub(crate) fn kind_row(index: i64, d: &Derived, k: &rules::KindStatistics) -> RoundKindRow {
-    RoundKindRow {
-        ledger_index: index,
-        kind: k.kind.clone(),
-        table_id: d.table_id.clone(),
-        game: d.game.clone(),
-        played_at: d.played_at,
-        bets: k.bets,
-        stakes_h: k.stakes_h,
-        paid_h: k.paid_h,
-        expected_payout_mh: k.expected_payout_mh,
-        variance_h2: k.variance_h2,
-        third_moment_h3: k.third_moment_h3,
-    }
-}
-
-/// Whether `row` is [`kind_row`]`(index, d, k)`, compared in place (verify compares millions;
-/// the floating-point figures bit for bit).
-pub(crate) fn is_kind_row(
-    row: &RoundKindRow,
-    index: i64,
-    d: &Derived,
-    k: &rules::KindStatistics,
-) -> bool {
-    // Every field named: a field added to the row does not compile here until it is compared.
-    let RoundKindRow {
-        ledger_index,
-        kind,
-        table_id,
-        game,
-        played_at,
-        bets,
-        stakes_h,
-        paid_h,
-        expected_payout_mh,
-        variance_h2,
-        third_moment_h3,
-    } = row;
-    *ledger_index == index
-        && *kind == k.kind
-        && *table_id == d.table_id
-        && *game == d.game
-        && *played_at == d.played_at
-        && *bets == k.bets
-        && *stakes_h == k.stakes_h
-        && *paid_h == k.paid_h
-        && *expected_payout_mh == k.expected_payout_mh
-        && variance_h2.to_bits() == k.variance_h2.to_bits()
-        && third_moment_h3.to_bits() == k.third_moment_h3.to_bits()
 }

@@ -170,7 +170,7 @@ pub fn archive(
         let receipt = append_registry_event(conn, &position, &event, operator.signing_key())?;
         // The range's partitions leave the tables.
         let mut detached = Vec::new();
-        for table in ["round_kinds", "adjudications", "ledger_entries"] {
+        for table in ["adjudications", "ledger_entries"] {
             let parts: Vec<Name> = diesel::sql_query(
                 "SELECT c.relname::text AS name FROM pg_inherits i \
                  JOIN pg_class c ON c.oid = i.inhrelid \

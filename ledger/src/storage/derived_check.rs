@@ -7,11 +7,9 @@ use std::fmt::Debug;
 
 use diesel::prelude::*;
 
-use super::append::{finding_rows, is_kind_row, kind_row, verdict_row, Derived};
-use super::models::{
-    AdjudicationRow, FindingRow, NewAdjudication, NewFinding, RoundIdRow, RoundKindRow,
-};
-use super::schema::{adjudications, findings, round_ids, round_kinds};
+use super::append::{finding_rows, verdict_row, Derived};
+use super::models::{AdjudicationRow, FindingRow, NewAdjudication, NewFinding, RoundIdRow};
+use super::schema::{adjudications, findings, round_ids};
 use crate::entry_check::{CheckedEntry, Subject};
 use crate::judge;
 use crate::registry_history::RegistryHistory;
@@ -150,49 +148,65 @@ fn finding_difference(row: &FindingRow, e: &NewFinding) -> Option<String> {
     ])
 }
 
-/// The first difference between a round's stored kind rows and the re-derived ones (both in
-/// kind order).
-fn kinds_difference(stored: &[RoundKindRow], expected: &[RoundKindRow]) -> Option<String> {
-    let names = |rows: &[RoundKindRow]| rows.iter().map(|k| k.kind.clone()).collect::<Vec<_>>();
-    if names(stored) != names(expected) {
+/// The first difference between a round's stored bet-kind figures and the re-derived ones
+/// (both in kind order), naming the kind; figures are formatted only when they differ.
+fn kinds_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<String> {
+    let names_differ = row.kind_names.len() != e.kind_names.len()
+        || row
+            .kind_names
+            .iter()
+            .zip(&e.kind_names)
+            .any(|(a, b)| a != b);
+    if names_differ {
         return Some(format!(
             "kinds are {:?}, re-adjudication gives {:?}",
-            names(stored),
-            names(expected)
+            row.kind_names, e.kind_names
         ));
     }
-    // Formatting every field of millions of rows to compare them costs more than the rows'
-    // reading; only a row that differs is looked at field by field.
-    stored
-        .iter()
-        .zip(expected)
-        .filter(|(row, e)| row != e)
-        .find_map(|(row, e)| {
-            first_difference([
-                field("table_id", &row.table_id, &e.table_id),
-                field("game", &row.game, &e.game),
-                field("played_at", micros(row.played_at), micros(e.played_at)),
-                field("bets", row.bets, e.bets),
-                field("stakes_h", row.stakes_h, e.stakes_h),
-                field("paid_h", row.paid_h, e.paid_h),
-                field(
-                    "expected_payout_mh",
-                    row.expected_payout_mh,
-                    e.expected_payout_mh,
-                ),
-                field(
-                    "variance_h2",
-                    row.variance_h2.to_bits(),
-                    e.variance_h2.to_bits(),
-                ),
-                field(
-                    "third_moment_h3",
-                    row.third_moment_h3.to_bits(),
-                    e.third_moment_h3.to_bits(),
-                ),
-            ])
-            .map(|d| format!("{}: {d}", row.kind))
-        })
+    // SQL keeps an element per kind in every array (a CHECK); a database without it is named.
+    let lengths = [
+        row.kind_bets.len(),
+        row.kind_stakes_h.len(),
+        row.kind_paid_h.len(),
+        row.kind_expected_payout_mh.len(),
+        row.kind_variance_h2.len(),
+        row.kind_third_moment_h3.len(),
+    ];
+    if lengths.iter().any(|&n| n != row.kind_names.len()) {
+        return Some(format!(
+            "{} kinds with figures of {lengths:?} elements",
+            row.kind_names.len()
+        ));
+    }
+    let int = |v: &[i64], i: usize| v.get(i).copied().unwrap_or_default();
+    let bits = |v: &[f64], i: usize| v.get(i).map_or(0, |x| x.to_bits());
+    e.kind_names.iter().enumerate().find_map(|(i, kind)| {
+        first_difference([
+            field("bets", int(&row.kind_bets, i), int(&e.kind_bets, i)),
+            field(
+                "stakes_h",
+                int(&row.kind_stakes_h, i),
+                int(&e.kind_stakes_h, i),
+            ),
+            field("paid_h", int(&row.kind_paid_h, i), int(&e.kind_paid_h, i)),
+            field(
+                "expected_payout_mh",
+                int(&row.kind_expected_payout_mh, i),
+                int(&e.kind_expected_payout_mh, i),
+            ),
+            field(
+                "variance_h2",
+                bits(&row.kind_variance_h2, i),
+                bits(&e.kind_variance_h2, i),
+            ),
+            field(
+                "third_moment_h3",
+                bits(&row.kind_third_moment_h3, i),
+                bits(&e.kind_third_moment_h3, i),
+            ),
+        ])
+        .map(|d| format!("{kind}: {d}"))
+    })
 }
 
 /// The derived rows stored for a range of entries, read ahead of their checking.
@@ -200,7 +214,6 @@ fn kinds_difference(stored: &[RoundKindRow], expected: &[RoundKindRow]) -> Optio
 pub(super) struct StoredDerived {
     verdicts: HashMap<i64, AdjudicationRow>,
     findings: HashMap<i64, Vec<FindingRow>>,
-    kinds: HashMap<i64, Vec<RoundKindRow>>,
     round_ids: HashMap<i64, RoundIdRow>,
 }
 
@@ -232,19 +245,6 @@ impl StoredDerived {
                 .entry(row.ledger_index)
                 .or_default()
                 .push(row);
-        }
-        // Sorted here, a round's few rows at a time: sorting a page's rows in the database
-        // spills to disk.
-        for row in round_kinds::table
-            .filter(round_kinds::ledger_index.ge(start))
-            .filter(round_kinds::ledger_index.lt(end))
-            .select(RoundKindRow::as_select())
-            .load(conn)?
-        {
-            stored.kinds.entry(row.ledger_index).or_default().push(row);
-        }
-        for kinds in stored.kinds.values_mut() {
-            kinds.sort_unstable_by(|a, b| a.kind.cmp(&b.kind));
         }
         stored.round_ids = round_ids::table
             .filter(round_ids::ledger_index.ge(start))
@@ -320,11 +320,6 @@ pub(super) fn check_entry(
     let (derived, row) = match (derive(entry, history, plans), stored.verdicts.get(&at)) {
         (Err(reason), _) => return differs(format!("the record cannot be re-checked: {reason}")),
         (Ok(Expected::NotARound), None) => {
-            if stored.kinds.contains_key(&at) {
-                return differs(
-                    "bet-kind figures are stored for an entry that is not a round".into(),
-                );
-            }
             if stored.round_ids.contains_key(&at) {
                 return differs("a round id is stored for an entry that is not a round".into());
             }
@@ -381,7 +376,8 @@ fn stored_difference(
     row: &AdjudicationRow,
     stored: &StoredDerived,
 ) -> Result<Option<String>, LedgerError> {
-    if let Some(difference) = verdict_difference(row, &verdict_row(at, derived)) {
+    let expected_verdict = verdict_row(at, derived);
+    if let Some(difference) = verdict_difference(row, &expected_verdict) {
         return Ok(Some(format!(
             "the stored verdict differs from re-adjudication: {difference}"
         )));
@@ -403,20 +399,7 @@ fn stored_difference(
             )));
         }
     }
-    let kinds = stored.kinds.get(&at).map_or(&[][..], Vec::as_slice);
-    let mut expected: Vec<&rules::KindStatistics> = derived.statistics.by_kind.iter().collect();
-    expected.sort_by(|a, b| a.kind.cmp(&b.kind));
-    if kinds.len() == expected.len()
-        && kinds
-            .iter()
-            .zip(&expected)
-            .all(|(row, k)| is_kind_row(row, at, derived, k))
-    {
-        return Ok(None);
-    }
-    // Only a round whose rows differ has them built, to name the difference.
-    let expected: Vec<RoundKindRow> = expected.iter().map(|k| kind_row(at, derived, k)).collect();
-    Ok(kinds_difference(kinds, &expected).map(|difference| {
+    Ok(kinds_difference(row, &expected_verdict).map(|difference| {
         format!("the stored bet-kind figures differ from re-adjudication: {difference}")
     }))
 }

@@ -103,6 +103,14 @@ pub struct NewAdjudication<'a> {
     pub tournament_overlay_h: i64,
     pub time_collection: bool,
     pub wheel_result: Option<i32>,
+    /// The round's bet kinds, in the rules' order (by name), and each figure's element per kind.
+    pub kind_names: Vec<&'a str>,
+    pub kind_bets: Vec<i64>,
+    pub kind_stakes_h: Vec<i64>,
+    pub kind_paid_h: Vec<i64>,
+    pub kind_expected_payout_mh: Vec<i64>,
+    pub kind_variance_h2: Vec<f64>,
+    pub kind_third_moment_h3: Vec<f64>,
 }
 
 /// A round's verdict and statistics, as stored.
@@ -130,24 +138,15 @@ pub struct AdjudicationRow {
     pub tournament_overlay_h: i64,
     pub time_collection: bool,
     pub wheel_result: Option<i32>,
-}
-
-/// One bet kind of a round: its bets' figures and what the table paid on them.
-#[derive(Debug, Clone, PartialEq, Insertable, Queryable, Selectable)]
-#[diesel(table_name = round_kinds, check_for_backend(diesel::pg::Pg))]
-#[diesel(treat_none_as_default_value = false)]
-pub struct RoundKindRow {
-    pub ledger_index: i64,
-    pub kind: String,
-    pub table_id: String,
-    pub game: String,
-    pub played_at: DateTime<Utc>,
-    pub bets: i64,
-    pub stakes_h: i64,
-    pub paid_h: i64,
-    pub expected_payout_mh: i64,
-    pub variance_h2: f64,
-    pub third_moment_h3: f64,
+    /// The round's bet kinds, in the rules' order (by name), and for each figure an element per
+    /// kind: its bets' figures and what the table paid on them.
+    pub kind_names: Vec<String>,
+    pub kind_bets: Vec<i64>,
+    pub kind_stakes_h: Vec<i64>,
+    pub kind_paid_h: Vec<i64>,
+    pub kind_expected_payout_mh: Vec<i64>,
+    pub kind_variance_h2: Vec<f64>,
+    pub kind_third_moment_h3: Vec<f64>,
 }
 
 /// A table's own id for a round, and the entry holding that round.

@@ -46,6 +46,13 @@ diesel::table! {
         tournament_overlay_h -> Int8,
         time_collection -> Bool,
         wheel_result -> Nullable<Int4>,
+        kind_names -> Array<Text>,
+        kind_bets -> Array<Int8>,
+        kind_stakes_h -> Array<Int8>,
+        kind_paid_h -> Array<Int8>,
+        kind_expected_payout_mh -> Array<Int8>,
+        kind_variance_h2 -> Array<Float8>,
+        kind_third_moment_h3 -> Array<Float8>,
     }
 }
 
@@ -214,22 +221,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    round_kinds (ledger_index, kind) {
-        ledger_index -> Int8,
-        kind -> Text,
-        table_id -> Text,
-        game -> Text,
-        played_at -> Timestamptz,
-        bets -> Int8,
-        stakes_h -> Int8,
-        paid_h -> Int8,
-        expected_payout_mh -> Int8,
-        variance_h2 -> Float8,
-        third_moment_h3 -> Float8,
-    }
-}
-
-diesel::table! {
     significant_events (id) {
         id -> Int8,
         occurred_at -> Timestamptz,
@@ -293,7 +284,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     mf_packages,
     registry_entries,
     round_ids,
-    round_kinds,
     significant_events,
     table_key_revocations,
     table_keys,

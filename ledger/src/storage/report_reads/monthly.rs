@@ -128,13 +128,17 @@ pub fn month(
         .bind::<BigInt, _>(cut.bound())
         .load(conn)?;
         let kinds: Vec<KindAggregate> = diesel::sql_query(format!(
-            "SELECT a.game, a.table_id, a.kind, count(*)::bigint AS rounds, \
-                    sum(a.bets)::bigint AS bets, sum(a.stakes_h)::bigint AS stakes_h, \
-                    sum(a.paid_h)::bigint AS paid_h, \
-                    sum(a.expected_payout_mh)::bigint AS expected_payout_mh, \
-                    sum(a.variance_h2)::float8 AS variance_h2, \
-                    sum(a.third_moment_h3)::float8 AS third_moment_h3 \
-             FROM round_kinds a \
+            // A verdict keeps its kinds' figures as arrays, an element per kind.
+            "SELECT a.game, a.table_id, k.kind, count(*)::bigint AS rounds, \
+                    sum(k.bets)::bigint AS bets, sum(k.stakes_h)::bigint AS stakes_h, \
+                    sum(k.paid_h)::bigint AS paid_h, \
+                    sum(k.expected_payout_mh)::bigint AS expected_payout_mh, \
+                    sum(k.variance_h2)::float8 AS variance_h2, \
+                    sum(k.third_moment_h3)::float8 AS third_moment_h3 \
+             FROM adjudications a \
+             CROSS JOIN LATERAL unnest(a.kind_names, a.kind_bets, a.kind_stakes_h, a.kind_paid_h, \
+                    a.kind_expected_payout_mh, a.kind_variance_h2, a.kind_third_moment_h3) \
+                 AS k(kind, bets, stakes_h, paid_h, expected_payout_mh, variance_h2, third_moment_h3) \
              WHERE a.played_at >= $1 AND a.played_at < $2 AND {} AND a.ledger_index < $5 \
              GROUP BY 1, 2, 3",
             filter(3, 4)
