@@ -77,6 +77,17 @@ fn adjudication(c: &mut Criterion) {
             findings
         })
     });
+    // What ingest stores and `dozor verify` re-derives beside each verdict: the spin's expected
+    // payout, variance and third moment over the 37 pockets, per bet kind and in total.
+    group.bench_function("statistics_10k_spins", |b| {
+        b.iter(|| {
+            let mut kinds = 0;
+            for round in &rounds {
+                kinds += rules::round_statistics(plan, round).unwrap().by_kind.len();
+            }
+            kinds
+        })
+    });
     group.bench_function("parse_10k_spins", |b| {
         b.iter(|| {
             let mut bets = 0;

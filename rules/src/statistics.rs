@@ -141,23 +141,30 @@ fn equally_likely_moments(payouts: &[i128]) -> (i64, f64, f64) {
     // The variance exactly from integer sums; the third moment about the mean in floating point.
     let variance = (n * sum_sq - sum * sum) as f64 / (n * n) as f64;
     let mean = sum as f64 / n as f64;
-    let third = payouts
-        .iter()
-        .map(|&x| (x as f64 - mean).powi(3))
-        .sum::<f64>()
-        / n as f64;
+    // Payouts that fit in 64 bits (all real ones) are converted from 64 bits: the same values,
+    // without the software conversion 128 bits take.
+    let cubes: f64 = if payouts.iter().all(|&x| i64::try_from(x).is_ok()) {
+        payouts
+            .iter()
+            .map(|&x| (x as i64 as f64 - mean).powi(3))
+            .sum()
+    } else {
+        payouts.iter().map(|&x| (x as f64 - mean).powi(3)).sum()
+    };
+    let third = cubes / n as f64;
     (clamp(sum * 1000 / n), variance, third)
 }
 
 impl RoundStatistics {
     /// For a round whose `outcomes` (pockets, wheel segments) are equally likely: `bets` are the
-    /// priced bets as (kind, stake), and `payout(bet, outcome)` what bet `bet` pays on outcome
-    /// `outcome`. Bets of one kind in one round are not independent (a straight-up on 5 and
-    /// one on 7 cannot both win), so each kind's moments come from its own payouts per outcome.
+    /// priced bets as (kind, stake), and `add_payouts(bet, payouts)` adds what bet `bet` pays on
+    /// each outcome to `payouts` (one element per outcome). Bets of one kind in one round are not
+    /// independent (a straight-up on 5 and one on 7 cannot both win), so each kind's moments come
+    /// from its own payouts per outcome.
     pub fn over_equally_likely(
         outcomes: usize,
         bets: &[(&str, i64)],
-        payout: impl Fn(usize, usize) -> i128,
+        add_payouts: impl Fn(usize, &mut [i128]),
     ) -> RoundStatistics {
         if outcomes == 0 || bets.is_empty() {
             return RoundStatistics::default();
@@ -165,21 +172,25 @@ impl RoundStatistics {
         let mut kinds: Vec<&str> = bets.iter().map(|(k, _)| *k).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        let mut total = vec![0i128; outcomes];
-        let mut per_kind = vec![vec![0i128; outcomes]; kinds.len()];
+        // Each kind's payouts per outcome, one kind after another.
+        let mut per_kind = vec![0i128; kinds.len() * outcomes];
         let mut stakes = vec![0i64; kinds.len()];
         for (b, (kind, stake)) in bets.iter().enumerate() {
             let k = kinds.binary_search(kind).unwrap_or(0);
             stakes[k] = stakes[k].saturating_add(*stake);
-            for outcome in 0..outcomes {
-                let p = payout(b, outcome);
-                total[outcome] += p;
-                per_kind[k][outcome] += p;
+            if let Some(payouts) = per_kind.chunks_exact_mut(outcomes).nth(k) {
+                add_payouts(b, payouts);
+            }
+        }
+        let mut total = vec![0i128; outcomes];
+        for payouts in per_kind.chunks_exact(outcomes) {
+            for (sum, p) in total.iter_mut().zip(payouts) {
+                *sum += p;
             }
         }
         let by_kind = kinds
             .iter()
-            .zip(&per_kind)
+            .zip(per_kind.chunks_exact(outcomes))
             .zip(&stakes)
             .map(|((kind, payouts), stakes_h)| {
                 let (expected_payout_mh, variance_h2, third_moment_h3) =
@@ -244,12 +255,8 @@ mod tests {
         // Two outcomes; bet 0 (kind a, stake 10) pays 20 on outcome 0, bet 1 (kind b,
         // stake 10) pays 20 on outcome 1. Each kind: payouts {20, 0}: mean 10, variance 100,
         // third moment ((10³) + (−10)³)/2 = 0. The round pays 20 either way: variance 0.
-        let s = RoundStatistics::over_equally_likely(2, &[("a", 10), ("b", 10)], |b, o| {
-            if b == o {
-                20
-            } else {
-                0
-            }
+        let s = RoundStatistics::over_equally_likely(2, &[("a", 10), ("b", 10)], |b, payouts| {
+            payouts[b] += 20;
         });
         assert_eq!(s.rtp_stakes_h, 20);
         assert_eq!(s.expected_payout_mh, 20_000);
@@ -265,17 +272,9 @@ mod tests {
     fn a_long_shot_is_skewed() {
         // Three outcomes, one pays 30: mean 10, deviations 20, −10, −10; variance
         // (400 + 100 + 100)/3 = 200; third moment (8000 − 1000 − 1000)/3 = 2000.
-        let s = RoundStatistics::over_equally_likely(
-            3,
-            &[("x", 10)],
-            |_, o| {
-                if o == 0 {
-                    30
-                } else {
-                    0
-                }
-            },
-        );
+        let s = RoundStatistics::over_equally_likely(3, &[("x", 10)], |_, payouts| {
+            payouts[0] += 30;
+        });
         assert_eq!(s.payout_variance_h2, 200.0);
         assert!((s.payout_third_moment_h3 - 2000.0).abs() < 1e-9);
         let unit = UnitMoments::of_distribution([(1.0 / 3.0, 3.0), (2.0 / 3.0, 0.0)].into_iter());

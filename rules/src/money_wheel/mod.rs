@@ -340,12 +340,13 @@ pub fn round_statistics(
         .map(|(bet, b)| (b.id.as_str(), bet.stake_h))
         .collect();
     let segments = layout.segments();
-    RoundStatistics::over_equally_likely(segments.len(), &kinds, |i, segment| {
+    RoundStatistics::over_equally_likely(segments.len(), &kinds, |i, payouts| {
         let (bet, b) = priced[i];
-        if b.id == segments[segment] {
-            i128::from(bet.stake_h) * (i128::from(b.pays) + 1)
-        } else {
-            0
+        let win = i128::from(bet.stake_h) * (i128::from(b.pays) + 1);
+        for (payout, segment) in payouts.iter_mut().zip(segments) {
+            if b.id == *segment {
+                *payout += win;
+            }
         }
     })
 }

@@ -109,6 +109,18 @@ impl Position {
         number < 64 && self.mask & bit(number) != 0
     }
 
+    /// The pockets covered, ascending, without allocating.
+    pub fn covered(self) -> impl Iterator<Item = u8> {
+        let mut left = self.mask & (bit(POCKETS) - 1);
+        std::iter::from_fn(move || {
+            let number = left.trailing_zeros();
+            (left != 0).then(|| {
+                left &= left - 1;
+                number as u8
+            })
+        })
+    }
+
     pub fn count(self) -> u32 {
         self.mask.count_ones()
     }

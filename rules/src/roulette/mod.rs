@@ -359,6 +359,28 @@ fn payout(chips: &Chips, unit_h: i64, number: u8, plan: &RoulettePlan) -> Option
     Some(total)
 }
 
+/// [`payout`] on every pocket at once: each position's win computed once and added to the
+/// pockets it covers, in the same order, so each pocket's sum (or overflow) is `payout`'s.
+fn payout_per_pocket(
+    chips: &Chips,
+    unit_h: i64,
+    plan: &RoulettePlan,
+) -> [Option<i64>; POCKETS as usize] {
+    let mut totals = [Some(0i64); POCKETS as usize];
+    for (position, count) in chips.as_slice() {
+        let multiple = i64::from(position.odds(&plan.odds)) + 1;
+        let win = unit_h
+            .checked_mul(i64::from(*count))
+            .and_then(|w| w.checked_mul(multiple));
+        for number in position.covered() {
+            if let Some(total) = totals.get_mut(usize::from(number)) {
+                *total = total.zip(win).and_then(|(t, w)| t.checked_add(w));
+            }
+        }
+    }
+    totals
+}
+
 fn overflow() -> RecordError {
     RecordError::invalid("bets", "amounts overflow")
 }
@@ -696,9 +718,11 @@ pub fn round_statistics(rp: &RoulettePlan, round: &RouletteRound) -> RoundStatis
             }
         }
     }
-    RoundStatistics::over_equally_likely(POCKETS as usize, &priced, |b, number| {
+    RoundStatistics::over_equally_likely(POCKETS as usize, &priced, |b, payouts| {
         let (chips, unit) = &valid[b];
-        i128::from(payout(chips, *unit, number as u8, rp).unwrap_or(0))
+        for (payout, paid) in payouts.iter_mut().zip(payout_per_pocket(chips, *unit, rp)) {
+            *payout += i128::from(paid.unwrap_or(0));
+        }
     })
 }
 

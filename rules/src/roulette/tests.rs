@@ -572,3 +572,65 @@ fn a_settled_spin_whose_own_evidence_makes_it_void_is_a_finding() {
     void["spin"] = json!({"rotor": "clockwise", "ball": "clockwise", "ball_revolutions": 9});
     assert!(verdict(void).is_clean());
 }
+
+#[test]
+fn the_payouts_of_every_pocket_at_once_are_each_pockets_payout() {
+    let plan = plan();
+    let rp = plan.roulette().unwrap();
+    // One bet of every kind: inside bets on 17's positions, outside bets, and call bets
+    // (neighbours of 17: five straights; the series: splits, corners and straights).
+    let bets = json!([
+        bet("a", "straight", &[17], 100, 0),
+        bet("b", "split", &[17, 20], 100, 0),
+        bet("c", "street", &[16, 17, 18], 100, 0),
+        bet("d", "corner", &[16, 17, 19, 20], 100, 0),
+        bet("e", "six_line", &[16, 17, 18, 19, 20, 21], 100, 0),
+        bet("f", "dozen_2", &[], 100, 0),
+        bet("g", "column_2", &[], 100, 0),
+        bet("h", "red", &[], 100, 0),
+        bet("i", "odd", &[], 100, 0),
+        bet("j", "high", &[], 100, 0),
+        call("k", "neighbours", &[17], 100, 0),
+        call("l", "zero_spiel", &[], 100, 0),
+        call("m", "voisins", &[], 100, 0),
+        call("n", "tiers", &[], 100, 0),
+        call("o", "orphelins", &[], 100, 0),
+    ]);
+    let Round::Roulette(r) = Round::parse(&round(number(17), bets)).unwrap() else {
+        panic!("not roulette")
+    };
+    let mut compared = 0;
+    for bet in &r.bets {
+        let chips = chips_of(bet).unwrap();
+        // A unit of 100 h, and one so large that some pockets' wins overflow.
+        for unit in [100, i64::MAX / 20] {
+            let all = payout_per_pocket(&chips, unit, rp);
+            for number in 0..POCKETS {
+                assert_eq!(
+                    all[usize::from(number)],
+                    payout(&chips, unit, number, rp),
+                    "{:?}, unit {unit}, pocket {number}",
+                    bet.kind
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 15 * 2 * 37);
+    // The large unit does overflow somewhere (a straight-up pays 36 units).
+    let straight = chips_of(&r.bets[0]).unwrap();
+    assert_eq!(payout_per_pocket(&straight, i64::MAX / 20, rp)[17], None);
+}
+
+#[test]
+fn a_position_lists_the_pockets_it_covers() {
+    for position in [
+        layout::Position::straight(0),
+        layout::Position::straight(36),
+        layout::Position::corner(16, 17, 19, 20),
+        layout::Position::new(layout::PositionClass::EvenChance, layout::RED_MASK),
+        layout::Position::new(layout::PositionClass::Dozen, layout::DOZEN_MASKS[2]),
+    ] {
+        assert_eq!(position.covered().collect::<Vec<u8>>(), position.numbers());
+    }
+}
