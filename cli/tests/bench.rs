@@ -192,6 +192,21 @@ fn the_other_benchmarks_run_small_and_give_their_figures() {
         "{verify}"
     );
     assert!(verify["database_vs_offline_verify"].as_f64().unwrap() > 0.0);
+    // Reading the pages alone, and where the CPU time of each verification went: this process
+    // and the PostgreSQL backend of its own cluster (the figures are read from /proc, so
+    // present here).
+    assert!(verify["database_read_only_seconds"].as_f64().unwrap() > 0.0);
+    let cpu = &verify["cpu_seconds"];
+    for (step, processes) in [
+        ("verify", &["dozor"][..]),
+        ("database_verify", &["dozor", "postgresql"][..]),
+        ("database_read_only", &["dozor", "postgresql"][..]),
+    ] {
+        for process in processes {
+            assert!(cpu[step][process].as_f64().unwrap() >= 0.0, "{verify}");
+        }
+    }
+    assert!(cpu["verify"].get("postgresql").is_none(), "{verify}");
     let proofs = figures(&site, &["proofs", "--entries", "1000", "--samples", "50"]);
     assert_eq!(proofs["all_verified"], true, "{proofs}");
     let adjudicate = figures(&site, &["adjudicate", "--rounds", "50"]);

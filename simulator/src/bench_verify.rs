@@ -231,9 +231,23 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
     let verifier = operator.verifier();
     let operators = HashMap::from([(ledger::keys::key_id(&verifier.key), verifier.key)]);
     let ledger_size = reads::size(&mut conn)?;
-    let started = Instant::now();
-    let database_report = verify_ledger(&mut conn, &operators, signatures(strict), |_| {})?;
-    let database_seconds = started.elapsed().as_secs_f64();
+    // Both cores are busy in either verification, PostgreSQL's backend among them: the CPU time
+    // of each process says where the time went.
+    let backend = backend_pid(&mut conn);
+    let database_read = Measured::of(backend, || {
+        ledger::storage::verify::read_entry_pages(&mut conn)
+    })?;
+    crate::bench::expect_result(database_read.value == ledger_size, || {
+        format!(
+            "reading the pages gave {} of {ledger_size} entries",
+            database_read.value
+        )
+    })?;
+    let database_verify = Measured::of(backend, || {
+        verify_ledger(&mut conn, &operators, signatures(strict), |_| {})
+    })?;
+    let database_seconds = database_verify.seconds;
+    let database_report = &database_verify.value;
     if let Some(failure) = &database_report.failure {
         return Err(crate::bench::NotMeasured(format!(
             "the database does not verify: entry {}: {}",
@@ -261,22 +275,23 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let signatures = signatures(strict);
     let timed =
-        |readjudicate: bool| -> anyhow::Result<(reports::inspection::InspectionReport, f64)> {
-            let started = Instant::now();
-            let report = verify_export(
-                &out,
-                &[operator.verifier()],
-                VerifyOptions {
-                    signatures,
-                    readjudicate,
-                    ..VerifyOptions::default()
-                },
-                |_, _| {},
-            )
-            .map_err(|e| crate::bench::NotMeasured(format!("the export does not verify: {e}")))?;
-            Ok((report, started.elapsed().as_secs_f64()))
+        |readjudicate: bool| -> anyhow::Result<Measured<reports::inspection::InspectionReport>> {
+            Measured::of(None, || {
+                verify_export(
+                    &out,
+                    &[operator.verifier()],
+                    VerifyOptions {
+                        signatures,
+                        readjudicate,
+                        ..VerifyOptions::default()
+                    },
+                    |_, _| {},
+                )
+                .map_err(|e| crate::bench::NotMeasured(format!("the export does not verify: {e}")))
+            })
         };
-    let (report, verify_seconds) = timed(true)?;
+    let offline = timed(true)?;
+    let (report, verify_seconds) = (&offline.value, offline.seconds);
     crate::bench::expect_result(report.rounds_readjudicated == rounds, || {
         format!(
             "verify re-judged {} of the {rounds} rounds: no figure is given for a verification that did not do what it measures",
@@ -289,7 +304,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
             report.signatures_checked, summary.period_entries
         )
     })?;
-    let (_, integrity_seconds) = timed(false)?;
+    let integrity_seconds = timed(false)?.seconds;
 
     // The same signatures, nothing else, in batches of the same size on every core:
     // ed25519-dalek's verify_batch, and the key-grouped batch the verifier uses.
@@ -343,9 +358,72 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
             "database_verify_seconds": (database_seconds * 100.0).round() / 100.0,
             "database_verify_entries_per_second": (database_report.entries_checked as f64 / database_seconds).round(),
             "database_vs_offline_verify": (database_seconds / verify_seconds * 100.0).round() / 100.0,
+            "database_read_only_seconds": (database_read.seconds * 100.0).round() / 100.0,
+            "cpu_seconds": {
+                "verify": offline.cpu_seconds(),
+                "database_verify": database_verify.cpu_seconds(),
+                "database_read_only": database_read.cpu_seconds(),
+            },
             "export": out.display().to_string(),
             "operator_key": operator.verifier().to_string(),
         }))?
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The process id of the PostgreSQL backend serving `conn`.
+fn backend_pid(conn: &mut PgConnection) -> Option<u32> {
+    use diesel::prelude::*;
+    diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>(
+        "pg_backend_pid()",
+    ))
+    .get_result::<i32>(conn)
+    .ok()
+    .and_then(|pid| u32::try_from(pid).ok())
+}
+
+/// A timed step: its result, wall time, and the CPU time this process and the PostgreSQL
+/// backend (if any) spent in it.
+struct Measured<T> {
+    value: T,
+    seconds: f64,
+    cpu: Option<std::time::Duration>,
+    backend: Option<u32>,
+    backend_cpu: Option<std::time::Duration>,
+}
+
+impl<T> Measured<T> {
+    fn of<E: Into<anyhow::Error>>(
+        backend: Option<u32>,
+        step: impl FnOnce() -> Result<T, E>,
+    ) -> anyhow::Result<Measured<T>> {
+        let (cpu, backend_cpu) = (
+            crate::cpu_time::of_process(None),
+            backend.and_then(|pid| crate::cpu_time::of_process(Some(pid))),
+        );
+        let started = Instant::now();
+        let value = step().map_err(Into::into)?;
+        let seconds = started.elapsed().as_secs_f64();
+        let spent = |before: Option<std::time::Duration>, pid: Option<u32>| {
+            crate::cpu_time::of_process(pid)
+                .zip(before)
+                .map(|(after, before)| after.saturating_sub(before))
+        };
+        Ok(Measured {
+            value,
+            seconds,
+            cpu: spent(cpu, None),
+            backend,
+            backend_cpu: backend.and_then(|pid| spent(backend_cpu, Some(pid))),
+        })
+    }
+
+    /// `{"dozor": s, "postgresql": s}` (PostgreSQL only where a backend served the step).
+    fn cpu_seconds(&self) -> serde_json::Value {
+        let mut spent = json!({ "dozor": crate::cpu_time::seconds(self.cpu) });
+        if self.backend.is_some() {
+            spent["postgresql"] = json!(crate::cpu_time::seconds(self.backend_cpu));
+        }
+        spent
+    }
 }

@@ -7,6 +7,7 @@ mod bench_db;
 mod bench_mf;
 mod bench_rtp;
 mod bench_verify;
+mod cpu_time;
 pub mod games;
 pub mod month;
 pub mod simulate;

@@ -108,6 +108,27 @@ pub fn verify_ledger_paged(
         .run(|conn| walk(conn, operators, signatures, Vec::new(), paging, |_| {}))
 }
 
+/// Reads every stored entry in the pages `verify` reads, with their derived rows and the tree's
+/// nodes over them, in one read-only snapshot, and checks nothing: how long reading alone takes
+/// (`dozor bench verify` sets it beside the whole check). The entries read.
+pub fn read_entry_pages(conn: &mut PgConnection) -> Result<u64, LedgerError> {
+    use super::schema::ledger_entries;
+    conn.build_transaction()
+        .read_only()
+        .repeatable_read()
+        .run(|conn| {
+            let first: Option<i64> = ledger_entries::table
+                .select(diesel::dsl::min(ledger_entries::idx))
+                .first(conn)?;
+            match first {
+                Some(first) => {
+                    super::verify_pages::read_only(conn, first as u64, Paging::default().page)
+                }
+                None => Ok(0),
+            }
+        })
+}
+
 fn walk(
     conn: &mut PgConnection,
     operators: &HashMap<String, VerifyingKey>,

@@ -105,6 +105,23 @@ impl Page {
     }
 }
 
+/// Reads every page from `from` on as the walk does (entries, derived rows, tree nodes) and
+/// checks nothing: what reading alone costs. The entries read.
+pub(super) fn read_only(
+    conn: &mut PgConnection,
+    from: u64,
+    size: usize,
+) -> Result<u64, LedgerError> {
+    let mut next = from;
+    loop {
+        let page = Page::read(conn, next, size.max(1))?;
+        if page.rows.is_empty() {
+            return Ok(next - from);
+        }
+        next += page.rows.len() as u64;
+    }
+}
+
 /// Reads pages from `from` on and sends them, until the entries end, reading fails or the
 /// pages are no longer wanted.
 fn read_pages(
