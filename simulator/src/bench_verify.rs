@@ -371,15 +371,17 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
     Ok(ExitCode::SUCCESS)
 }
 
-/// The process id of the PostgreSQL backend serving `conn`.
+/// The process id of the PostgreSQL backend serving `conn`, when it runs on this machine (a
+/// server elsewhere has its own process ids: the process here with that id is not it).
 fn backend_pid(conn: &mut PgConnection) -> Option<u32> {
     use diesel::prelude::*;
-    diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>(
+    let pid = diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>(
         "pg_backend_pid()",
     ))
     .get_result::<i32>(conn)
     .ok()
-    .and_then(|pid| u32::try_from(pid).ok())
+    .and_then(|pid| u32::try_from(pid).ok())?;
+    crate::cpu_time::is_postgres(pid).then_some(pid)
 }
 
 /// A timed step: its result, wall time, and the CPU time this process and the PostgreSQL

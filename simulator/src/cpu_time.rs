@@ -26,6 +26,11 @@ pub fn of_process(pid: Option<u32>) -> Option<Duration> {
     ))
 }
 
+/// Whether process `pid` on this machine is a PostgreSQL server process.
+pub fn is_postgres(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|name| name.trim() == "postgres")
+}
+
 /// `utime + stime` of a `/proc/<pid>/stat` line: fields 14 and 15, counted after the command
 /// name, which is in parentheses and may itself hold spaces and parentheses.
 fn ticks_in(stat: &str) -> Option<u64> {
@@ -65,5 +70,7 @@ mod tests {
         }
         assert!(x > 0);
         assert!(of_process(None).unwrap() > Duration::ZERO);
+        // A test binary is not PostgreSQL.
+        assert!(!is_postgres(std::process::id()));
     }
 }
