@@ -4,13 +4,16 @@
 
 use std::time::Duration;
 
-/// Clock ticks per second, as `/proc` counts CPU time.
+/// Clock ticks per second, as `/proc` counts CPU time (asked of `getconf` once).
 fn ticks_per_second() -> Option<u64> {
-    let out = std::process::Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .ok()?;
-    String::from_utf8(out.stdout).ok()?.trim().parse().ok()
+    static TICKS: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *TICKS.get_or_init(|| {
+        let out = std::process::Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .ok()?;
+        String::from_utf8(out.stdout).ok()?.trim().parse().ok()
+    })
 }
 
 /// User and system CPU time of process `pid` (`None`: this process), all its threads together;

@@ -105,6 +105,27 @@ impl Page {
     }
 }
 
+/// The pages from `from` on, in order, until the entries end or reading fails (the error is
+/// the last item).
+fn pages(
+    conn: &mut PgConnection,
+    from: u64,
+    size: usize,
+) -> impl Iterator<Item = Result<Page, LedgerError>> + '_ {
+    let mut next = Some(from);
+    std::iter::from_fn(move || {
+        let at = next.take()?;
+        match Page::read(conn, at, size.max(1)) {
+            Ok(page) if page.rows.is_empty() => None,
+            Ok(page) => {
+                next = Some(at + page.rows.len() as u64);
+                Some(Ok(page))
+            }
+            Err(e) => Some(Err(e)),
+        }
+    })
+}
+
 /// Reads every page from `from` on as the walk does (entries, derived rows, tree nodes) and
 /// checks nothing: what reading alone costs. The entries read.
 pub(super) fn read_only(
@@ -112,32 +133,19 @@ pub(super) fn read_only(
     from: u64,
     size: usize,
 ) -> Result<u64, LedgerError> {
-    let mut next = from;
-    loop {
-        let page = Page::read(conn, next, size.max(1))?;
-        if page.rows.is_empty() {
-            return Ok(next - from);
-        }
-        next += page.rows.len() as u64;
-    }
+    pages(conn, from, size).try_fold(0, |read, page| Ok(read + page?.rows.len() as u64))
 }
 
 /// Reads pages from `from` on and sends them, until the entries end, reading fails or the
-/// pages are no longer wanted.
+/// pages are no longer wanted (the sender dropped at the end tells the receiver).
 fn read_pages(
     conn: &mut PgConnection,
     from: u64,
     size: usize,
-    pages: &SyncSender<Result<Page, LedgerError>>,
+    sender: &SyncSender<Result<Page, LedgerError>>,
 ) {
-    let mut next = from;
-    loop {
-        let page = Page::read(conn, next, size);
-        let done = page.as_ref().map_or(true, |p| p.rows.is_empty());
-        if let Ok(page) = &page {
-            next += page.rows.len() as u64;
-        }
-        if pages.send(page).is_err() || done {
+    for page in pages(conn, from, size) {
+        if sender.send(page).is_err() {
             return;
         }
     }
