@@ -1,0 +1,225 @@
+//! The one CSV writer of every report dozor writes, for programs and for people, and the one
+//! place that decides how a cell is written: its text by the cell's type, quoted where RFC 4180
+//! needs it, and a text a spreadsheet would run as a formula neutralised.
+//!
+//! A spreadsheet opening a CSV reads a cell that starts with `=`, `+`, `-` or `@` (or a tab, a
+//! carriage return or a line feed before one, or their full-width forms, which some spreadsheets
+//! take for the same) as a formula: `=HYPERLINK("http://…?"&A1,"open")` in a round id a table
+//! sent would run on the officer's machine. As OWASP recommends against CSV injection, such a
+//! *text* cell (words, identifiers, codes: where a table's text arrives) is written with a
+//! single quote before it, and quoted: `"'=HYPERLINK(…)"`. Spreadsheets show it as text, a
+//! reader sees the quote. Numbers (amounts, counts, statistics, which may be negative: `-0,50`)
+//! are never touched, so a spreadsheet still reads them as numbers; days and times are dozor's
+//! own digits. The pages and the JSON answers show every value exactly as received.
+
+use std::borrow::Cow;
+use std::io::Write;
+
+use super::{czech_amount, prague, Cell};
+use crate::ReportError;
+
+/// Who reads the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    /// `,` between fields, amounts as integer haléře, codes, times in RFC 3339 UTC.
+    Machines,
+    /// A byte-order mark (so that a spreadsheet reads the diacritics), `;` between fields,
+    /// koruny with a decimal comma, words, days and times in Prague's `d.m.yyyy`.
+    People,
+}
+
+impl Audience {
+    fn delimiter(self) -> u8 {
+        match self {
+            Audience::Machines => b',',
+            Audience::People => b';',
+        }
+    }
+}
+
+/// The first characters a spreadsheet may read as the start of a formula.
+const FORMULA_STARTS: [char; 11] = [
+    '=', '+', '-', '@', '\t', '\r', '\n', '\u{FF1D}', '\u{FF0B}', '\u{FF0D}', '\u{FF20}',
+];
+
+/// Whether a spreadsheet could read `text`, written as a cell, as a formula.
+pub fn reads_as_formula(text: &str) -> bool {
+    text.starts_with(FORMULA_STARTS)
+}
+
+/// `text` as a text cell: with a single quote before it when a spreadsheet could read it as a
+/// formula.
+pub fn neutralise(text: &str) -> Cow<'_, str> {
+    if reads_as_formula(text) {
+        Cow::Owned(format!("'{text}"))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// A field as written: its text, and whether it must be quoted whatever it holds.
+struct Field<'a> {
+    text: Cow<'a, str>,
+    quoted: bool,
+}
+
+impl<'a> Field<'a> {
+    /// A text cell: neutralised and then quoted when a spreadsheet could read it as a formula.
+    fn text(text: &'a str) -> Field<'a> {
+        Field {
+            text: neutralise(text),
+            quoted: reads_as_formula(text),
+        }
+    }
+
+    /// dozor's own digits (an amount, a count, a day): written as they are.
+    fn value(text: String) -> Field<'a> {
+        Field {
+            text: Cow::Owned(text),
+            quoted: false,
+        }
+    }
+}
+
+/// `cell` as `audience` reads it. Only text and coded cells carry text from outside dozor;
+/// every other cell is a number, a day or a time that dozor formats itself.
+fn field(cell: &Cell, audience: Audience) -> Field<'_> {
+    let fixed = |value: f64, places: u8| format!("{value:.prec$}", prec = usize::from(places));
+    match (cell, audience) {
+        (Cell::Empty, _) => Field::value(String::new()),
+        (Cell::Text(t), _) => Field::text(t),
+        (Cell::Coded { code, .. }, Audience::Machines) => Field::text(code),
+        (Cell::Coded { words, .. }, Audience::People) => Field::text(words),
+        (Cell::Money(h), Audience::Machines) | (Cell::Count(h), _) => Field::value(h.to_string()),
+        (Cell::Money(h), Audience::People) => Field::value(czech_amount(*h)),
+        (Cell::Day(d), Audience::Machines) => Field::value(d.to_string()),
+        (Cell::Day(d), Audience::People) => Field::value(d.format("%d.%m.%Y").to_string()),
+        (Cell::Time(t), Audience::Machines) => Field::value(t.to_rfc3339()),
+        (Cell::Time(t), Audience::People) => Field::value(prague(*t)),
+        (Cell::Percent(p), Audience::Machines) => Field::value(fixed(*p, 4)),
+        (Cell::Percent(p), Audience::People) => Field::value(fixed(*p, 2).replace('.', ",")),
+        (Cell::Decimal { value, places }, Audience::Machines) => {
+            Field::value(fixed(*value, *places))
+        }
+        (Cell::Decimal { value, places }, Audience::People) => {
+            Field::value(fixed(*value, *places).replace('.', ","))
+        }
+    }
+}
+
+/// A CSV file (RFC 4180, UTF-8, CRLF line ends) written row by row into `out`: a heading
+/// row, then rows of typed cells, each row as long as the heading.
+pub struct CsvWriter<W: Write = Vec<u8>> {
+    out: W,
+    audience: Audience,
+    columns: Option<usize>,
+}
+
+fn io_error(e: std::io::Error) -> ReportError {
+    ReportError::Csv(e.to_string())
+}
+
+impl CsvWriter<Vec<u8>> {
+    /// A file for `audience`, in memory.
+    pub fn new(audience: Audience) -> CsvWriter<Vec<u8>> {
+        // Writing into a vector cannot fail.
+        let mut out = Vec::new();
+        if audience == Audience::People {
+            out.extend_from_slice("\u{feff}".as_bytes());
+        }
+        CsvWriter {
+            out,
+            audience,
+            columns: None,
+        }
+    }
+
+    /// The file written.
+    pub fn into_string(self) -> Result<String, ReportError> {
+        String::from_utf8(self.out).map_err(|e| ReportError::Csv(e.to_string()))
+    }
+}
+
+impl<W: Write> CsvWriter<W> {
+    /// A file for `audience` written into `out` as it goes (the byte-order mark first, for
+    /// people).
+    pub fn to_writer(mut out: W, audience: Audience) -> Result<CsvWriter<W>, ReportError> {
+        if audience == Audience::People {
+            out.write_all("\u{feff}".as_bytes()).map_err(io_error)?;
+        }
+        Ok(CsvWriter {
+            out,
+            audience,
+            columns: None,
+        })
+    }
+
+    /// The heading row: the columns' names, written as text cells.
+    pub fn heading<S: AsRef<str>>(
+        &mut self,
+        names: impl IntoIterator<Item = S>,
+    ) -> Result<(), ReportError> {
+        let names: Vec<S> = names.into_iter().collect();
+        self.record(names.iter().map(|n| Field::text(n.as_ref())))
+    }
+
+    /// A row of cells, as many as the heading's columns.
+    pub fn row(&mut self, cells: &[Cell]) -> Result<(), ReportError> {
+        let audience = self.audience;
+        self.record(cells.iter().map(|c| field(c, audience)))
+    }
+
+    /// The writer the file went into.
+    pub fn into_inner(mut self) -> Result<W, ReportError> {
+        self.out.flush().map_err(io_error)?;
+        Ok(self.out)
+    }
+
+    fn record<'a>(&mut self, fields: impl Iterator<Item = Field<'a>>) -> Result<(), ReportError> {
+        let delimiter = self.audience.delimiter();
+        let mut line = Vec::new();
+        let mut count = 0usize;
+        let mut only_empty = true;
+        for f in fields {
+            if count > 0 {
+                line.push(delimiter);
+            }
+            count += 1;
+            only_empty = only_empty && f.text.is_empty();
+            write_field(&mut line, &f.text, f.quoted, delimiter);
+        }
+        match self.columns {
+            None => self.columns = Some(count),
+            Some(columns) if columns != count => {
+                return Err(ReportError::Csv(format!(
+                    "a row of {count} cells under {columns} columns"
+                )));
+            }
+            Some(_) => {}
+        }
+        // A line holding one empty field would read as no field at all.
+        if count == 1 && only_empty {
+            line.extend_from_slice(b"\"\"");
+        }
+        line.extend_from_slice(b"\r\n");
+        self.out.write_all(&line).map_err(io_error)
+    }
+}
+
+/// `text` as a field: quoted (its quotes doubled) when it must be, or when it holds the
+/// delimiter, a quote or a line end.
+fn write_field(line: &mut Vec<u8>, text: &str, quoted: bool, delimiter: u8) {
+    let special = |b: u8| b == delimiter || b == b'"' || b == b'\r' || b == b'\n';
+    if !quoted && !text.bytes().any(special) {
+        line.extend_from_slice(text.as_bytes());
+        return;
+    }
+    line.push(b'"');
+    for b in text.bytes() {
+        if b == b'"' {
+            line.push(b'"');
+        }
+        line.push(b);
+    }
+    line.push(b'"');
+}

@@ -1,0 +1,121 @@
+//! A report as a table of typed cells, written for machines (CSV: `,`, amounts in haléře, codes)
+//! or for people in a Czech office (CSV: `;`, decimal comma, Kč with two decimals, UTF-8 with a
+//! byte-order mark so that a spreadsheet reads the diacritics; or an XLSX workbook). Every CSV
+//! dozor writes goes through [`CsvWriter`], which writes a text cell a spreadsheet would run as
+//! a formula as text.
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+mod csv_text;
+mod csv_writer;
+mod workbook;
+
+pub use csv_writer::{neutralise, reads_as_formula, Audience, CsvWriter};
+
+/// The language of headings and words meant for people.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Language {
+    #[default]
+    Czech,
+    English,
+}
+
+impl Language {
+    /// `cs` or `en`.
+    pub fn parse(text: &str) -> Option<Language> {
+        match text {
+            "cs" => Some(Language::Czech),
+            "en" => Some(Language::English),
+            _ => None,
+        }
+    }
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Language::Czech => "cs",
+            Language::English => "en",
+        }
+    }
+
+    /// The Czech or the English of a pair.
+    pub fn pick<'a>(self, cs: &'a str, en: &'a str) -> &'a str {
+        match self {
+            Language::Czech => cs,
+            Language::English => en,
+        }
+    }
+}
+
+/// One value of a row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Empty,
+    Text(String),
+    /// A code for machines, its words for people (a game's code and its name in the plan).
+    Coded {
+        code: String,
+        words: String,
+    },
+    /// Haléře: machines read the integer, people koruny with two decimals.
+    Money(i64),
+    Count(i64),
+    Day(NaiveDate),
+    /// An instant: machines read RFC 3339 UTC, people Prague's local time.
+    Time(DateTime<Utc>),
+    /// A percentage with two decimals.
+    Percent(f64),
+    /// A statistic with this many decimals (a chi-square, a p-value, a z-score).
+    Decimal {
+        value: f64,
+        places: u8,
+    },
+}
+
+impl Cell {
+    /// Yes or no, in words.
+    pub fn yes_no(value: bool, language: Language) -> Cell {
+        Cell::Text(
+            if value {
+                language.pick("ano", "yes")
+            } else {
+                language.pick("ne", "no")
+            }
+            .to_owned(),
+        )
+    }
+}
+
+/// A column: its machine name (a CSV header as the API has always written it) and its
+/// heading for people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    pub key: &'static str,
+    pub cs: &'static str,
+    pub en: &'static str,
+}
+
+pub const fn column(key: &'static str, cs: &'static str, en: &'static str) -> Column {
+    Column { key, cs, en }
+}
+
+/// A report's table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sheet {
+    /// The sheet's name (a workbook tab): at most 31 characters.
+    pub name: String,
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Cell>>,
+}
+
+/// Koruny with two decimals and a decimal comma, no grouping: `373775,00`, `-0,50`.
+pub fn czech_amount(h: i64) -> String {
+    let sign = if h < 0 { "-" } else { "" };
+    let abs = h.unsigned_abs();
+    format!("{sign}{},{:02}", abs / 100, abs % 100)
+}
+
+pub(crate) fn prague(t: DateTime<Utc>) -> String {
+    t.with_timezone(&chrono_tz::Europe::Prague)
+        .format("%d.%m.%Y %H:%M:%S")
+        .to_string()
+}
