@@ -41,7 +41,7 @@ pub use verdict::{Finding, FindingKind, Verdict};
 
 /// Version of the adjudication rules. Stored with every verdict so that a corrected rule can
 /// re-run history and show what changed.
-pub const RULES_VERSION: &str = "2026.11.4";
+pub const RULES_VERSION: &str = "2026.11.5";
 
 /// Re-adjudicates a parsed round against `plan`.
 pub fn adjudicate<'a>(plan: &'a Plan, round: &'a Round) -> Result<Verdict<'a>, RecordError> {

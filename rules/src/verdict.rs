@@ -165,10 +165,29 @@ impl Finding {
         expected_h: i64,
         context: &str,
     ) -> Option<Finding> {
-        let (kind, what) = match paid_h.cmp(&expected_h) {
-            std::cmp::Ordering::Equal => return None,
-            std::cmp::Ordering::Greater => (FindingKind::Overpaid, "overpaid"),
-            std::cmp::Ordering::Less => (FindingKind::Underpaid, "underpaid"),
+        Finding::settlement(bet_id, subject, paid_h, expected_h, false, context)
+    }
+
+    /// [`Finding::payout`] of a round that may be void: on a void round (declared, or one the
+    /// plan makes void though the table settled it) every stake goes back exactly, and any
+    /// other amount is `void_handled_wrongly` — the stake not returned, or the win paid that
+    /// must come back. The wheels of every game judge a void spin by this one rule.
+    pub fn settlement(
+        bet_id: &str,
+        subject: std::fmt::Arguments<'_>,
+        paid_h: i64,
+        expected_h: i64,
+        void: bool,
+        context: &str,
+    ) -> Option<Finding> {
+        let (kind, what) = match (void, paid_h.cmp(&expected_h)) {
+            (_, std::cmp::Ordering::Equal) => return None,
+            (true, _) => (
+                FindingKind::VoidHandledWrongly,
+                "void spin: the stake must be returned exactly",
+            ),
+            (false, std::cmp::Ordering::Greater) => (FindingKind::Overpaid, "overpaid"),
+            (false, std::cmp::Ordering::Less) => (FindingKind::Underpaid, "underpaid"),
         };
         Some(Finding::new(
             kind,

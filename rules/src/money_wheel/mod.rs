@@ -156,29 +156,14 @@ pub fn adjudicate<'a>(
                     format_czk(bet.stake_h)
                 ),
             )),
-            Some(_) if bet.paid_h != expected_h => {
-                let (kind, what) = match (winning.is_none(), bet.paid_h > expected_h) {
-                    (true, _) => (
-                        FindingKind::VoidHandledWrongly,
-                        "void spin: the stake must be returned exactly",
-                    ),
-                    (false, true) => (FindingKind::Overpaid, "overpaid"),
-                    (false, false) => (FindingKind::Underpaid, "underpaid"),
-                };
-                findings.push(finding(
-                    kind,
-                    bet,
-                    expected_h,
-                    format!(
-                        "bet {} on {}: {what}; paid {}, the plan requires {}",
-                        bet.bet_id,
-                        bet.box_id,
-                        format_czk(bet.paid_h),
-                        format_czk(expected_h)
-                    ),
-                ));
-            }
-            Some(_) => {}
+            Some(_) => findings.extend(Finding::settlement(
+                &bet.bet_id,
+                format_args!("bet {} on {}", bet.bet_id, bet.box_id),
+                bet.paid_h,
+                expected_h,
+                winning.is_none(),
+                "",
+            )),
         }
         let net_h = bet.paid_h.saturating_sub(bet.stake_h);
         if winning.is_some() && net_h > wp.max_net_win_h {

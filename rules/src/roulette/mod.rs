@@ -1,7 +1,10 @@
 //! Ruleta (single zero, 37 pockets): records, adjudication and theoretical figures.
 
 pub mod call_bets;
+mod evidence;
 pub mod layout;
+
+pub use evidence::MIN_BALL_REVOLUTIONS;
 
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
@@ -50,33 +53,6 @@ pub struct SpinEvidence {
     pub rotor: Direction,
     pub ball: Direction,
     pub ball_revolutions: u16,
-}
-
-/// The ball must go round at least this many times (Ruleta, 3. HRA).
-pub const MIN_BALL_REVOLUTIONS: u16 = 5;
-
-/// A settled spin whose own evidence shows the plan made it void: the ball spun with the
-/// rotor, or fewer than five revolutions (which the plan leaves to the inspector: a finding to
-/// review either way).
-fn check_spin(round: &RouletteRound, findings: &mut Vec<Finding>) {
-    let (Some(spin), SpinOutcome::Number { .. }) = (round.spin, &round.outcome) else {
-        return;
-    };
-    if spin.ball == spin.rotor {
-        findings.push(Finding::note(
-            FindingKind::SpinInvalid,
-            "the ball was spun in the rotor's direction: the plan makes such a spin void (chybné roztočení), yet it was settled".into(),
-        ));
-    }
-    if spin.ball_revolutions < MIN_BALL_REVOLUTIONS {
-        findings.push(Finding::note(
-            FindingKind::SpinInvalid,
-            format!(
-                "the ball went round {} times, fewer than the plan's {MIN_BALL_REVOLUTIONS}: the inspector may declare such a spin void, yet it was settled",
-                spin.ball_revolutions
-            ),
-        ));
-    }
 }
 
 /// The result of the spin.
@@ -433,12 +409,14 @@ pub fn adjudicate<'a>(
     setup: &TableSetup,
     round: &'a RouletteRound,
 ) -> Result<Verdict<'a>, RecordError> {
-    let winning = match round.outcome {
-        SpinOutcome::Number { number } => Some(number),
-        SpinOutcome::Void { .. } => None,
-    };
     let mut findings = Vec::new();
-    check_spin(round, &mut findings);
+    // A spin its own evidence makes void is judged void, as the money wheels judge one that
+    // turned too few times: every stake back, every win paid to come back.
+    let void_by_evidence = evidence::void_by_evidence(round, &mut findings);
+    let winning = match round.outcome {
+        SpinOutcome::Number { number } if void_by_evidence.is_none() => Some(number),
+        SpinOutcome::Number { .. } | SpinOutcome::Void { .. } => None,
+    };
     // A busy spin fits on the stack; only unusually large ones allocate.
     let mut chips_laid: SmallVec<[ChipStake; 48]> = SmallVec::new();
     let mut players: SmallVec<[&str; 12]> = SmallVec::new();
@@ -509,7 +487,7 @@ pub fn adjudicate<'a>(
         winning_number: winning,
         void_reason: match round.outcome {
             SpinOutcome::Void { reason } => Some(reason.as_str()),
-            SpinOutcome::Number { .. } => None,
+            SpinOutcome::Number { .. } => void_by_evidence.map(VoidReason::as_str),
         },
         void: winning.is_none(),
         findings,
@@ -531,30 +509,14 @@ fn check_payout(
     findings: &mut Vec<Finding>,
 ) {
     let paid_h = bet.paid_h;
-    if paid_h != expected_h {
-        let (kind, what) = match (void, paid_h > expected_h) {
-            (true, _) => (
-                FindingKind::VoidHandledWrongly,
-                "void spin: the stake must be returned exactly",
-            ),
-            (false, true) => (FindingKind::Overpaid, "overpaid"),
-            (false, false) => (FindingKind::Underpaid, "underpaid"),
-        };
-        findings.push(Finding {
-            kind,
-            bet_ids: Some(vec![bet.bet_id.to_string()]),
-            expected_h: Some(expected_h),
-            actual_h: Some(paid_h),
-            amount_h: (paid_h - expected_h).abs(),
-            message: format!(
-                "bet {} ({}): {what}; paid {}, the plan requires {}",
-                bet.bet_id,
-                bet.kind.as_str(),
-                format_czk(paid_h),
-                format_czk(expected_h)
-            ),
-        });
-    }
+    findings.extend(Finding::settlement(
+        &bet.bet_id,
+        format_args!("bet {} ({})", bet.bet_id, bet.kind.as_str()),
+        paid_h,
+        expected_h,
+        void,
+        "",
+    ));
     if !void && paid_h > rp.max_win_h {
         findings.push(Finding {
             kind: FindingKind::WinAboveMaximum,

@@ -550,19 +550,26 @@ fn a_settled_spin_whose_own_evidence_makes_it_void_is_a_finding() {
         verdict(record)
     };
     assert!(settled("clockwise", "counterclockwise", 9).is_clean());
-    // The ball spun with the rotor: the plan makes it a no-spin.
+    // The ball spun with the rotor: the plan makes it a no-spin, so the 100 Kč stake must come
+    // back and nothing more: 3 600 − 100 = 3 500 Kč paid that must come back.
+    let with_rotor = settled("clockwise", "clockwise", 9);
     assert_eq!(
-        kinds(&settled("clockwise", "clockwise", 9)),
-        [FindingKind::SpinInvalid]
+        kinds(&with_rotor),
+        [FindingKind::SpinInvalid, FindingKind::VoidHandledWrongly]
     );
-    // Four revolutions: fewer than five, for the inspector to review; both at once: two.
+    assert_eq!(with_rotor.findings[1].amount_h, 350_000);
+    // Four revolutions: fewer than five, for the inspector to review; both at once: two notes.
     assert_eq!(
         kinds(&settled("counterclockwise", "clockwise", 4)),
-        [FindingKind::SpinInvalid]
+        [FindingKind::SpinInvalid, FindingKind::VoidHandledWrongly]
     );
     assert_eq!(
         kinds(&settled("clockwise", "clockwise", 4)),
-        [FindingKind::SpinInvalid, FindingKind::SpinInvalid]
+        [
+            FindingKind::SpinInvalid,
+            FindingKind::SpinInvalid,
+            FindingKind::VoidHandledWrongly
+        ]
     );
     // A spin declared void carries its own consequence (every stake back), not this finding.
     let mut void = round(
@@ -571,6 +578,82 @@ fn a_settled_spin_whose_own_evidence_makes_it_void_is_a_finding() {
     );
     void["spin"] = json!({"rotor": "clockwise", "ball": "clockwise", "ball_revolutions": 9});
     assert!(verdict(void).is_clean());
+}
+
+#[test]
+fn an_invalid_spin_settled_as_valid_owes_every_stake_back_and_every_win_paid() {
+    // The ball went round 3 times (fewer than 5) and fell on 17, settled as valid:
+    //   b1 100 Kč straight on 17 paid 3 600 Kč; owed its 100 Kč back: 3 500 Kč to claw back;
+    //   b2 200 Kč on red (17 is black) paid 0; owed its 200 Kč back: 200 Kč short;
+    //   b3 50 Kč on black paid 100 Kč (1:1); owed 50 Kč: 50 Kč to claw back.
+    let mut record = round(
+        number(17),
+        json!([
+            bet("b1", "straight", &[17], 10_000, 360_000),
+            bet("b2", "red", &[], 20_000, 0),
+            bet("b3", "black", &[], 5_000, 10_000)
+        ]),
+    );
+    record["spin"] =
+        json!({"rotor": "clockwise", "ball": "counterclockwise", "ball_revolutions": 3});
+    let v = verdict(record);
+    type Row = (
+        FindingKind,
+        Option<Vec<String>>,
+        i64,
+        Option<i64>,
+        Option<i64>,
+    );
+    let found: Vec<Row> = v
+        .findings
+        .iter()
+        .map(|f| {
+            (
+                f.kind,
+                f.bet_ids.clone(),
+                f.amount_h,
+                f.expected_h,
+                f.actual_h,
+            )
+        })
+        .collect();
+    let bet = |id: &str| Some(vec![id.to_owned()]);
+    assert_eq!(
+        found,
+        [
+            (FindingKind::SpinInvalid, None, 0, None, None),
+            (
+                FindingKind::VoidHandledWrongly,
+                bet("b1"),
+                350_000,
+                Some(10_000),
+                Some(360_000)
+            ),
+            (
+                FindingKind::VoidHandledWrongly,
+                bet("b2"),
+                20_000,
+                Some(20_000),
+                Some(0)
+            ),
+            (
+                FindingKind::VoidHandledWrongly,
+                bet("b3"),
+                5_000,
+                Some(5_000),
+                Some(10_000)
+            ),
+        ]
+    );
+    // Judged void as the money wheels judge a spin of too few turns: the stakes (350 Kč) are
+    // what the plan returns; the table handed back 3 600 + 0 + 100 = 3 700 Kč.
+    assert!(v.void);
+    assert_eq!(v.void_reason, Some("too_few_revolutions"));
+    assert_eq!(v.winning_number, None);
+    assert_eq!(
+        (v.stakes_h, v.expected_paid_h, v.paid_h),
+        (35_000, 35_000, 370_000)
+    );
 }
 
 #[test]
