@@ -50,6 +50,10 @@ pub fn parse(body: &[u8]) -> Result<AddCheckpoint, String> {
             proof.len()
         ));
     }
+    // The origin is the note's first line: without one there is no log to look for.
+    if note.split('\n').next().unwrap_or_default().is_empty() {
+        return Err("the checkpoint note is empty or its first line (the origin) is".to_owned());
+    }
     Ok(AddCheckpoint {
         old_size,
         proof,
@@ -120,6 +124,8 @@ mod tests {
             ("new 1\n\nx", "`old <size>`"),
             ("old 1\nAAAA\n\nx", "base64 of 32 bytes"),
             ("old 1\n", "no empty line"),
+            ("old 0\n\n", "the origin"),
+            ("old 0\n\n\n1\nroot\n", "the origin"),
         ] {
             let e = parse(body.as_bytes()).unwrap_err();
             assert!(e.contains(why), "{body:?}: {e}");

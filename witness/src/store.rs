@@ -20,6 +20,16 @@ const LATEST: TableDefinition<&str, &[u8]> = TableDefinition::new("latest");
 const COSIGNED: TableDefinition<(&str, u64), &str> = TableDefinition::new("cosigned");
 /// sequence → a refused checkpoint kept as evidence (JSON).
 const EVIDENCE: TableDefinition<u64, &str> = TableDefinition::new("evidence");
+/// SHA-256 of a refused request (kind, note, old size, proof) → the sequence of its evidence:
+/// the same request sent again is kept once.
+const EVIDENCE_SEEN: TableDefinition<&[u8], u64> = TableDefinition::new("evidence_seen");
+/// origin → (refused notes kept, refused notes only counted once the log's bound was reached).
+const EVIDENCE_COUNT: TableDefinition<&str, (u64, u64)> = TableDefinition::new("evidence_count");
+
+/// The most refused checkpoints kept for one log. A log's key can sign forks without end; the
+/// first ones prove the misbehaviour, the rest are counted, so the store cannot be filled.
+pub const MAX_EVIDENCE_PER_LOG: u64 = 1_000;
+
 /// origin → the verifier key a cosigned rotation handed the log of that origin to.
 const HANDED_TO: TableDefinition<&str, &str> = TableDefinition::new("handed_to");
 /// verifier key → the size at which a cosigned rotation retired it (8 bytes, big-endian) ‖ the
@@ -173,6 +183,44 @@ pub struct Store {
     db: redb::Database,
 }
 
+/// Keeps a refused checkpoint: once per request, at most [`MAX_EVIDENCE_PER_LOG`] for its log
+/// (beyond that it is counted).
+fn keep_evidence(txn: &redb::WriteTransaction, evidence: &Evidence) -> Result<(), StoreError> {
+    use sha2::{Digest as _, Sha256};
+    let mut hasher = Sha256::new();
+    for part in [
+        &evidence.kind,
+        &evidence.note,
+        &evidence.old_size.to_string(),
+    ]
+    .into_iter()
+    .chain(&evidence.proof)
+    {
+        hasher.update(part.as_bytes());
+        hasher.update([0]);
+    }
+    let digest = hasher.finalize();
+    let mut seen = txn.open_table(EVIDENCE_SEEN)?;
+    if seen.get(digest.as_slice())?.is_some() {
+        return Ok(());
+    }
+    let mut counts = txn.open_table(EVIDENCE_COUNT)?;
+    let (kept, not_kept) = counts
+        .get(evidence.origin.as_str())?
+        .map_or((0, 0), |c| c.value());
+    if kept >= MAX_EVIDENCE_PER_LOG {
+        counts.insert(evidence.origin.as_str(), (kept, not_kept.saturating_add(1)))?;
+        return Ok(());
+    }
+    let mut table = txn.open_table(EVIDENCE)?;
+    let next = table.last()?.map_or(0, |(k, _)| k.value() + 1);
+    let json = serde_json::to_string(evidence).map_err(|e| StoreError::Store(e.to_string()))?;
+    table.insert(next, json.as_str())?;
+    seen.insert(digest.as_slice(), next)?;
+    counts.insert(evidence.origin.as_str(), (kept + 1, not_kept))?;
+    Ok(())
+}
+
 impl Store {
     /// Opens the store at `path`, creating it if there is none.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
@@ -182,6 +230,8 @@ impl Store {
         txn.open_table(LATEST)?;
         txn.open_table(COSIGNED)?;
         txn.open_table(EVIDENCE)?;
+        txn.open_table(EVIDENCE_SEEN)?;
+        txn.open_table(EVIDENCE_COUNT)?;
         txn.open_table(HANDED_TO)?;
         txn.open_table(RETIRED)?;
         txn.commit()?;
@@ -271,11 +321,7 @@ impl Store {
                     then
                 }
                 Outcome::KeepEvidence { evidence, then } => {
-                    let mut table = txn.open_table(EVIDENCE)?;
-                    let next = table.last()?.map_or(0, |(k, _)| k.value() + 1);
-                    let json = serde_json::to_string(&evidence)
-                        .map_err(|e| StoreError::Store(e.to_string()))?;
-                    table.insert(next, json.as_str())?;
+                    keep_evidence(&txn, &evidence)?;
                     then
                 }
                 Outcome::Answer(then) => return Ok(then),
@@ -318,6 +364,14 @@ impl Store {
             }
         }
         Ok(out)
+    }
+
+    /// How many refused checkpoints of `origin` were not kept because its bound was reached.
+    pub fn evidence_not_kept(&self, origin: &str) -> Result<u64, StoreError> {
+        let txn = self.db.begin_read()?;
+        let counts = txn.open_table(EVIDENCE_COUNT)?;
+        let count = counts.get(origin)?.map_or(0, |c| c.value().1);
+        Ok(count)
     }
 
     /// The refused checkpoints kept as evidence, oldest first.

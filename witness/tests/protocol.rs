@@ -404,3 +404,59 @@ fn a_rotation_to_a_new_key_under_the_same_origin_retires_the_old_key() {
     );
     assert_eq!(status(add(&w, 5, &[], &signed(&old, 5, None))), 403);
 }
+
+#[test]
+fn an_empty_note_is_a_bad_request_and_evidence_is_bounded_per_log() {
+    let f = fixture();
+    assert_eq!(status(f.witness.add_checkpoint(b"old 0\n\n", 1, "t")), 400);
+    assert_eq!(
+        status(f.witness.add_checkpoint(b"old 0\n\n\n3\nroot\n", 1, "t")),
+        400
+    );
+
+    // A log whose key signs forks without end: each kept once, at most the bound kept.
+    let log = NoteSigner::new("example.org/casino", SigningKey::from_bytes(&[4; 32])).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let w = Witness::new(
+        witness_key(),
+        &[log.verifier()],
+        Store::open(&dir.path().join("w.redb")).unwrap(),
+    );
+    let head = |root: Hash| {
+        log.sign(
+            &Checkpoint {
+                origin: "example.org/casino".into(),
+                size: 2,
+                root,
+            }
+            .text(),
+        )
+        .unwrap()
+    };
+    assert_eq!(status(add(&w, 0, &[], &head([1; 32]))), 200);
+    let fork = head([2; 32]);
+    for _ in 0..3 {
+        assert_eq!(status(add(&w, 2, &[], &fork)), 422);
+    }
+    assert_eq!(
+        w.store().evidence().unwrap().len(),
+        1,
+        "the same fork is kept once"
+    );
+    let extra = 5;
+    for i in 0..dozor_witness::store::MAX_EVIDENCE_PER_LOG - 1 + extra {
+        let mut root = [0u8; 32];
+        root[..8].copy_from_slice(&(i + 10).to_be_bytes());
+        assert_eq!(status(add(&w, 2, &[], &head(root))), 422);
+    }
+    let kept = w.store().evidence().unwrap();
+    assert_eq!(
+        kept.len() as u64,
+        dozor_witness::store::MAX_EVIDENCE_PER_LOG
+    );
+    assert_eq!(kept[0].note, fork, "the first fork is kept");
+    assert_eq!(
+        w.store().evidence_not_kept("example.org/casino").unwrap(),
+        extra
+    );
+}

@@ -88,8 +88,22 @@ pub fn run(args: WitnessArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         WitnessCommand::Evidence { store } => {
-            for evidence in open(&store)?.evidence()? {
-                println!("{}", serde_json::to_string(&evidence)?);
+            let store = open(&store)?;
+            let evidence = store.evidence()?;
+            for kept in &evidence {
+                println!("{}", serde_json::to_string(kept)?);
+            }
+            let mut origins: Vec<&str> = evidence.iter().map(|e| e.origin.as_str()).collect();
+            origins.sort_unstable();
+            origins.dedup();
+            for origin in origins {
+                let not_kept = store.evidence_not_kept(origin)?;
+                if not_kept > 0 {
+                    eprintln!(
+                        "{origin}: {not_kept} more refused checkpoints were counted, not kept (at most {} are kept per log)",
+                        dozor_witness::store::MAX_EVIDENCE_PER_LOG
+                    );
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
