@@ -20,6 +20,9 @@ use crate::Round;
 pub enum AuditFindingKind {
     /// A settled spin whose rotor turned the same way as on the table's previous spin.
     RotorNotReversed,
+    /// A settled spin right after a no-spin whose rotor turned the other way than the void
+    /// spin's (the plan turns the wheel the same way after a no-spin).
+    RotorReversedAfterNoSpin,
     /// The dealer button did not move one position clockwise.
     ButtonOutOfTurn,
     /// The big blind passed over a player, or fell on the same player twice running.
@@ -32,6 +35,7 @@ impl AuditFindingKind {
     pub fn as_str(self) -> &'static str {
         match self {
             AuditFindingKind::RotorNotReversed => "rotor_not_reversed",
+            AuditFindingKind::RotorReversedAfterNoSpin => "rotor_reversed_after_no_spin",
             AuditFindingKind::ButtonOutOfTurn => "button_out_of_turn",
             AuditFindingKind::BigBlindOutOfTurn => "big_blind_out_of_turn",
             AuditFindingKind::TimeNotCollected => "time_not_collected",

@@ -1,7 +1,11 @@
 //! The wheel's direction from spin to spin (Ruleta, 3. HRA): "Směr kola a směr kuličky se při
 //! dalším roztočení bude střídat. Jestliže se kolo netočilo v opačném směru než při předchozí
 //! rotaci … je toto roztočení neplatné." A spin the wheel reports turning the rotor the same way
-//! as the table's previous spin is void; settled, it is a finding.
+//! as the table's previous spin is void; settled, it is a finding. After a no-spin the plan
+//! keeps the direction instead: "Pokud se roztočení označí za chybné, Krupiér zahlásí Hráčům
+//! „No-spin“ … Ruletové kolo následně otočí ve stejném směru a do protisměru vhodí kuličku." So
+//! the spin after one declared void must turn the wheel as the void spin did (whatever the
+//! no-spin's reason: the sentence makes no exception); reversed and settled, it is a finding.
 //!
 //! Only spins that carry the wheel's evidence are compared, and only with the record right
 //! before them in the table's sequence (`seq_no` one less) played less than [`SAME_SESSION`]
@@ -48,21 +52,44 @@ fn name(direction: Direction) -> &'static str {
     }
 }
 
-/// The finding for `current` against the table's spin before it, if any.
+/// The finding for `current` against the table's spin before it, if any: a settled spin must
+/// have turned the wheel against the spin before it, unless that spin was a no-spin, after
+/// which the wheel turns the same way ("Ruletové kolo následně otočí ve stejném směru").
 pub fn compare(previous: &Spin, current: &Spin) -> Option<AuditFinding> {
     let next = previous.seq_no.checked_add(1) == Some(current.seq_no);
     let recent = current.played_at - previous.played_at < SAME_SESSION;
-    (next && recent && previous.rotor == current.rotor && current.settled).then(|| AuditFinding {
-        kind: AuditFindingKind::RotorNotReversed,
+    if !(next && recent && current.settled) {
+        return None;
+    }
+    let after_no_spin = !previous.settled;
+    let (kind, message) = match (after_no_spin, previous.rotor == current.rotor) {
+        (false, true) => (
+            AuditFindingKind::RotorNotReversed,
+            format!(
+                "spin {} turned the wheel {} as spin {} did: the plan makes a spin whose wheel was not reversed void (chybné roztočení), yet it was settled",
+                current.seq_no,
+                name(current.rotor),
+                previous.seq_no
+            ),
+        ),
+        (true, false) => (
+            AuditFindingKind::RotorReversedAfterNoSpin,
+            format!(
+                "spin {} turned the wheel {} after no-spin {} had turned it {}: after a no-spin the plan turns the wheel the same way („Ruletové kolo následně otočí ve stejném směru a do protisměru vhodí kuličku“), yet it was reversed and settled",
+                current.seq_no,
+                name(current.rotor),
+                previous.seq_no,
+                name(previous.rotor)
+            ),
+        ),
+        _ => return None,
+    };
+    Some(AuditFinding {
+        kind,
         table_id: current.table_id.clone(),
         seq_no: current.seq_no,
         played_at: current.played_at,
         previous_seq_no: Some(previous.seq_no),
-        message: format!(
-            "spin {} turned the wheel {} as spin {} did: the plan makes a spin whose wheel was not reversed void (chybné roztočení), yet it was settled",
-            current.seq_no,
-            name(current.rotor),
-            previous.seq_no
-        ),
+        message,
     })
 }

@@ -68,6 +68,49 @@ fn a_settled_spin_whose_wheel_turned_as_on_the_spin_before_is_named() {
     );
 }
 
+#[test]
+fn after_a_no_spin_the_wheel_turns_the_same_way_and_otherwise_the_other_way() {
+    // Ruleta, 3. HRA: "Pokud se roztočení označí za chybné, Krupiér zahlásí Hráčům „No-spin“ …
+    // Ruletové kolo následně otočí ve stejném směru a do protisměru vhodí kuličku."
+    let number = json!({"result": "number", "number": 17});
+    let no_spin = json!({"result": "void", "reason": "too_few_revolutions"});
+    let ball_with_wheel = json!({"result": "void", "reason": "ball_spun_with_wheel"});
+    let facts = vec![
+        spin(1, Some("clockwise"), number.clone()),
+        spin(2, Some("counterclockwise"), no_spin.clone()), // reversed from 1: right
+        spin(3, Some("counterclockwise"), number.clone()),  // as no-spin 2: the plan's procedure
+        spin(4, Some("clockwise"), number.clone()),         // reversed from 3: right
+        spin(5, Some("counterclockwise"), no_spin.clone()), // reversed from 4: right
+        spin(6, Some("clockwise"), number.clone()),         // reversed after no-spin 5: a finding
+        spin(7, Some("counterclockwise"), ball_with_wheel), // reversed from 6: right
+        spin(8, Some("counterclockwise"), no_spin),         // a second no-spin, as 7: right
+        spin(
+            9,
+            Some("clockwise"),
+            json!({"result": "void", "reason": "inspector_decision"}),
+        ),
+        // Reversed after no-spin 8, but declared void itself (9): nothing settled to name.
+        spin(10, Some("clockwise"), number.clone()), // as no-spin 9: right
+        spin(11, Some("clockwise"), number),         // as 10, settled: not reversed
+    ];
+    let findings = audit(facts.into_iter().flatten().collect());
+    assert_eq!(
+        found(&findings),
+        [
+            (AuditFindingKind::RotorReversedAfterNoSpin, 6, 5),
+            (AuditFindingKind::RotorNotReversed, 11, 10),
+        ]
+    );
+    assert!(
+        findings[0].message.contains(
+            "spin 6 turned the wheel clockwise after no-spin 5 had turned it counterclockwise"
+        ),
+        "{}",
+        findings[0].message
+    );
+    assert_eq!(findings[0].kind.as_str(), "rotor_reversed_after_no_spin");
+}
+
 /// A hand at P1 with the button, the blinds' seats and the players dealt in by seat.
 fn hand(
     seq_no: u64,
