@@ -82,10 +82,10 @@ pub fn check(
         }
     }
     if let Some(origin) = header("origin") {
-        let host = request.connection_info().host().to_owned();
-        let same = origin
-            .split_once("://")
-            .is_some_and(|(_, authority)| authority == host);
+        // The whole origin, scheme included: a page served over plain HTTP on the same host
+        // (another port's or a proxy's) is another origin.
+        let info = request.connection_info();
+        let same = origin == format!("{}://{}", info.scheme(), info.host());
         if !same {
             return Err(refuse(&format!("the form came from {origin}")));
         }
@@ -116,6 +116,9 @@ mod tests {
         assert!(check(&same, &FormSecret::generate(), "key-1", &token).is_err());
         for (name, value) in [
             ("origin", "http://evil.example"),
+            ("origin", "https://dozor.local:8080"),
+            ("origin", "null"),
+            ("origin", "http://dozor.local:8080/"),
             ("sec-fetch-site", "cross-site"),
             ("sec-fetch-site", "same-site"),
         ] {

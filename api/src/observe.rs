@@ -39,6 +39,16 @@ fn new_request_id() -> String {
     hex::encode(bytes)
 }
 
+/// Every answer: never sniffed into another type (a JSON body read as HTML), never shown in
+/// another site's frame. A page that sets its own policy keeps it.
+fn protect(headers: &mut actix_web::http::header::HeaderMap) {
+    use actix_web::http::header::{X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS};
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    if !headers.contains_key(X_FRAME_OPTIONS) {
+        headers.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
+}
+
 pub async fn observe(
     request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -83,6 +93,7 @@ pub async fn observe(
         if let Some(value) = header {
             headers.insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
         }
+        protect(headers);
     };
     match answered {
         Ok(mut response) => {

@@ -233,3 +233,65 @@ async fn one_address_is_limited_with_429_and_retry_after() {
     let response = test::call_service(&app, from("192.0.2.2")).await;
     assert_ne!(response.status().as_u16(), 429);
 }
+
+/// Every answer says it is what its type says (`nosniff`) and may not be framed by another
+/// site: JSON, errors and the month's page alike; the page's own policy forbids framing too.
+#[actix_web::test]
+async fn answers_are_never_sniffed_nor_framed() {
+    let (state, _) = api_state();
+    let app = app!(state);
+    for (uri, role) in [
+        ("/api/v1/checkpoint", None),
+        ("/api/v1/findings", Some(Role::Compliance)),
+        ("/api/v1/findings", None),
+        ("/api/v1/nothing-here", Some(Role::Admin)),
+        ("/reports/month/2026-10", Some(Role::Compliance)),
+    ] {
+        let mut request = test::TestRequest::get().uri(uri);
+        if let Some(role) = role {
+            request = request.insert_header(bearer(role));
+        }
+        let response = test::call_service(&app, request.to_request()).await;
+        let headers = response.headers();
+        assert_eq!(
+            headers
+                .get("x-content-type-options")
+                .map(|v| v.to_str().unwrap()),
+            Some("nosniff"),
+            "{uri} ({})",
+            response.status()
+        );
+        assert_eq!(
+            headers.get("x-frame-options").map(|v| v.to_str().unwrap()),
+            Some("DENY"),
+            "{uri}"
+        );
+        if uri.contains("/month/") {
+            assert_eq!(response.status().as_u16(), 200, "{uri}");
+            let policy = headers.get("content-security-policy").unwrap();
+            assert!(
+                policy.to_str().unwrap().contains("frame-ancestors 'none'"),
+                "{policy:?}"
+            );
+        }
+    }
+}
+
+/// A round id with a right-to-left override (or any invisible formatting) would display as
+/// another id: refused as unreadable, like a control character, and nothing is appended.
+#[actix_web::test]
+async fn an_id_that_would_display_as_another_is_refused() {
+    let (state, url) = api_state();
+    let app = app!(state);
+    let (k, _) = table(&app).await;
+    let size = ledger_size(&url);
+    for round_id in ["R-1\u{202E}9-0", "R-1\u{2066}9", "R-\u{200B}19"] {
+        let mut record = spin("R01", 7, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+        record["round_id"] = json!(round_id);
+        let body = serde_json::to_vec(&signed(record, &k)).unwrap();
+        let (status, b) = call(&app, post_as("/api/v1/records", "application/json", body)).await;
+        assert_error(status, &b, 422, "invalid_record");
+        assert_eq!(b["details"]["field"], "round_id", "{b}");
+    }
+    assert_eq!(ledger_size(&url), size, "nothing was appended");
+}

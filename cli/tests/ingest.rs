@@ -1135,3 +1135,53 @@ async fn a_round_reported_twice_under_another_seq_no_is_refused_and_kept_as_evid
     let (code, report, stderr) = verify_database(&url);
     assert_eq!(code, Some(0), "{report} {stderr}");
 }
+
+#[actix_web::test]
+async fn a_record_sent_again_after_its_key_was_revoked_gets_its_receipt() {
+    let (state, url) = api_state();
+    let app = app!(state);
+    let k = key(1);
+    let (status, table) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
+    assert_eq!(status, 201, "{table}");
+    let record = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+    let (status, receipt) = post(&app, "/api/v1/records", signed(record.clone(), &k)).await;
+    assert_eq!(status, 201, "{receipt}");
+
+    let key_id = ledger::keys::key_id(&k.verifying_key());
+    let (s, b) = post(
+        &app,
+        &format!("/api/v1/tables/R01/keys/{key_id}/revoke"),
+        json!({"reason": "terminal replaced"}),
+    )
+    .await;
+    assert_eq!(s, 200, "{b}");
+    let size = ledger_size(&url);
+
+    // The table's terminal sends its last record again (it never saw the first answer): the
+    // receipt it was given before the revocation, alone and in a batch.
+    let (status, again) = post(&app, "/api/v1/records", signed(record.clone(), &k)).await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again, receipt);
+    let (status, batch) = post(
+        &app,
+        "/api/v1/records/batch",
+        json!([signed(record.clone(), &k)]),
+    )
+    .await;
+    assert_eq!(status, 200, "{batch}");
+    assert_eq!(batch["results"][0]["receipt"], receipt, "{batch}");
+
+    // A new record of the revoked key is still refused, and nothing is appended.
+    let next = spin("R01", 2, 5, json!([straight("b1", 17, 10_000, 0)]));
+    let (s, b) = post(&app, "/api/v1/records", signed(next, &k)).await;
+    assert_error(s, &b, 422, "key_not_valid");
+    // A different record under the revoked key's old sequence number is refused as well.
+    let other = spin("R01", 1, 5, json!([straight("b1", 17, 10_000, 0)]));
+    let (s, _) = post(&app, "/api/v1/records", signed(other, &k)).await;
+    assert!(s == 409 || s == 422, "{s}");
+    assert_eq!(
+        ledger_size(&url),
+        size,
+        "nothing appended after the revocation"
+    );
+}

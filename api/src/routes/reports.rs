@@ -228,7 +228,7 @@ pub async fn month_page(
         .content_type("text/html; charset=utf-8")
         .insert_header((
             "Content-Security-Policy",
-            "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+            "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
         ))
         .body(page))
 }

@@ -302,7 +302,11 @@ impl Ingest {
                 json!({ "key_id": key.key_id, "table_id": table.table_id }),
             ));
         }
-        if !key.valid_at(Utc::now()) {
+        // A revoked key's record is refused by the append, inside its transaction, unless the
+        // very same record is already in the ledger: its sender gets the receipt it was given
+        // before the revocation, as for any record sent again.
+        let revoked = key.revoked_at.is_some_and(|r| r <= Utc::now());
+        if !revoked && !key.valid_at(Utc::now()) {
             return Err(IngestError::refused(
                 "key_not_valid",
                 format!("key {} is revoked or not yet valid", key.key_id),
