@@ -7,6 +7,7 @@
 //! rounded down to whole Kč, capped by the number of players).
 
 mod betting;
+mod misdeal;
 mod pots;
 pub mod time_audit;
 mod time_collection;
@@ -20,7 +21,7 @@ use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, PokerCashPlan, RakeCapCounts};
 use crate::round_header::{round_record, validate_identifier, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
-use crate::void_hand::VoidHand;
+use crate::void_hand::{HandVoidReason, VoidHand};
 use crate::RecordError;
 
 pub use betting::Street;
@@ -674,6 +675,9 @@ fn void_hand<'a>(plan: &'a Plan, hand: &'a PokerHand, void: VoidHand) -> Judged<
         void,
         seats,
     )?;
+    if void.reason == HandVoidReason::Misdeal {
+        verdict.findings.extend(misdeal::too_late(hand));
+    }
     if hand.rake_h != 0 {
         verdict.findings.push(finding(
             FindingKind::VoidHandledWrongly,

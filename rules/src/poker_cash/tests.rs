@@ -650,3 +650,113 @@ fn a_hand_may_start_without_a_small_blind_and_a_newcomer_may_post_a_big_blind() 
     assert!(findings.is_empty(), "{findings:?}");
     assert_eq!(expected, [(1, 0), (2, 11_900), (3, 0), (4, 0)]);
 }
+
+#[test]
+fn a_misdeal_after_two_players_acted_is_a_finding_for_every_chip_that_went_back() {
+    // Seeds 000–002: "V okamžiku, kdy jednali dva a více Hráčů, již nemůže nastat Misdeal. Hra
+    // se musí dohrát …" and "Blindy se potom nevrací". Four seats, button 4, blinds 25/50 Kč:
+    // seat 3 calls 50 Kč, seat 4 raises to 150 Kč, seat 1 folds, seats 2 and 3 call 150 Kč; the
+    // flop is dealt, then the hand is declared a misdeal and every chip goes back.
+    let misdeal = |actions: &[&str], awards: &[(u8, i64)], board: &str| {
+        let mut record = hand(
+            "holdem",
+            4,
+            (2_500, 5_000),
+            json!([
+                seat(1, 100_000, None),
+                seat(2, 100_000, None),
+                seat(3, 100_000, None),
+                seat(4, 100_000, None)
+            ]),
+            actions,
+            board,
+            awards,
+            0,
+        );
+        record["void"] = json!({"reason": "misdeal"});
+        crate::test_support::verdict_with(plan(), record)
+    };
+    let v = misdeal(
+        &[
+            "1 preflop small_blind 2500",
+            "2 preflop big_blind 5000",
+            "3 preflop call",
+            "4 preflop raise 15000",
+            "1 preflop fold",
+            "2 preflop call",
+            "3 preflop call",
+        ],
+        &[(1, 2_500), (2, 15_000), (3, 15_000), (4, 15_000)],
+        "2h 7c 9s",
+    );
+    // Four players acted (3, 4, 1, 2). Back went 25 + 150 + 150 + 150 = 475 Kč = 47 500 h,
+    // each seat's own chips (no finding of its own); the plan allowed none of it to go back.
+    let found: Vec<(FindingKind, Option<i64>, Option<i64>, i64)> = v
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.expected_h, f.actual_h, f.amount_h))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            FindingKind::VoidHandledWrongly,
+            Some(0),
+            Some(47_500),
+            47_500
+        )]
+    );
+    let message = &v.findings[0].message;
+    assert!(
+        message.contains("after 4 players had acted (seats 3, 4, 1, 2)")
+            && message.contains("475,00 Kč")
+            && message.contains("blinds of 75,00 Kč"),
+        "{message}"
+    );
+    // Only seat 3 acted (a fold) when the misdeal was found: it stands, the blinds go back.
+    let v = misdeal(
+        &[
+            "1 preflop small_blind 2500",
+            "2 preflop big_blind 5000",
+            "3 preflop fold",
+        ],
+        &[(1, 2_500), (2, 5_000)],
+        "",
+    );
+    assert!(v.is_clean(), "{:?}", v.findings);
+    // Two acted (seat 3 folds, seat 4 calls 50 Kč): too late; 25 + 50 + 50 = 125 Kč went back.
+    let v = misdeal(
+        &[
+            "1 preflop small_blind 2500",
+            "2 preflop big_blind 5000",
+            "3 preflop fold",
+            "4 preflop call",
+        ],
+        &[(1, 2_500), (2, 5_000), (4, 5_000)],
+        "",
+    );
+    assert_eq!(kinds(&v.findings), [FindingKind::VoidHandledWrongly]);
+    assert_eq!(v.findings[0].amount_h, 12_500);
+    // Two identical cards void a hand at any time ("všechny úkony jsou neplatné"): no finding.
+    let mut record = hand(
+        "holdem",
+        4,
+        (2_500, 5_000),
+        json!([
+            seat(1, 100_000, None),
+            seat(2, 100_000, None),
+            seat(3, 100_000, None),
+            seat(4, 100_000, None)
+        ]),
+        &[
+            "1 preflop small_blind 2500",
+            "2 preflop big_blind 5000",
+            "3 preflop fold",
+            "4 preflop call",
+        ],
+        "",
+        &[(1, 2_500), (2, 5_000), (4, 5_000)],
+        0,
+    );
+    record["void"] = json!({"reason": "duplicate_card"});
+    assert!(crate::test_support::verdict_with(plan(), record).is_clean());
+}
