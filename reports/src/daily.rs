@@ -362,11 +362,9 @@ pub fn build_at(
 
 /// The report as CSV (RFC 4180, UTF-8, CRLF line ends); a game total has an empty table_id.
 pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
-    let csv_err = |e: csv::Error| ReportError::Csv(e.to_string());
-    let mut writer = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::CRLF)
-        .from_writer(Vec::new());
-    let mut header = vec![
+    use crate::sheet::{Audience, Cell, CsvWriter};
+    let mut writer = CsvWriter::new(Audience::Machines);
+    let mut heading: Vec<String> = [
         "gaming_day",
         "game",
         "table_id",
@@ -397,68 +395,61 @@ pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
     ]
     .into_iter()
     .map(str::to_owned)
-    .collect::<Vec<_>>();
-    header.extend(
+    .collect();
+    heading.extend(
         rules::FindingKind::ALL
             .iter()
             .map(|k| format!("findings_{}", k.as_str())),
     );
-    writer.write_record(&header).map_err(csv_err)?;
-    let opt = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
+    writer.heading(&heading)?;
+    let money = |h: Option<i64>| h.map_or(Cell::Empty, Cell::Money);
+    let decimal =
+        |x: Option<f64>, places: u8| x.map_or(Cell::Empty, |value| Cell::Decimal { value, places });
+    let text = |t: &str| Cell::Text(t.to_owned());
     for r in &report.rows {
         let mut line = vec![
-            report.gaming_day.to_string(),
-            r.game.clone(),
-            r.table_id.clone().unwrap_or_default(),
-            r.rounds.to_string(),
-            r.void_rounds.to_string(),
-            r.stakes_h.to_string(),
-            r.returned_stakes_h.to_string(),
-            r.payouts_h.to_string(),
-            r.expected_payouts_h.to_string(),
-            r.ggr_h.to_string(),
-            r.ggr_basis.clone(),
-            r.tournament_fees_h
-                .map(|v| v.to_string())
-                .unwrap_or_default(),
-            r.tournament_overlay_h
-                .map(|v| v.to_string())
-                .unwrap_or_default(),
-            opt(r.rake_share_pct),
-            opt(r.actual_rtp_pct),
-            opt(r.theoretical_rtp_pct),
-            r.deviation_sd
-                .map(|v| format!("{v:.2}"))
-                .unwrap_or_default(),
-            r.findings.to_string(),
-            r.findings_amount_h.to_string(),
-            r.findings_open.to_string(),
-            r.findings_escalated.to_string(),
-            r.findings_confirmed.to_string(),
-            r.findings_dismissed.to_string(),
-            r.findings_settled_h.to_string(),
-            r.late_rounds.to_string(),
-            r.last_late_received_at
-                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
-                .unwrap_or_default(),
+            Cell::Day(report.gaming_day),
+            text(&r.game),
+            r.table_id.clone().map_or(Cell::Empty, Cell::Text),
+            Cell::Count(r.rounds),
+            Cell::Count(r.void_rounds),
+            Cell::Money(r.stakes_h),
+            Cell::Money(r.returned_stakes_h),
+            Cell::Money(r.payouts_h),
+            Cell::Money(r.expected_payouts_h),
+            Cell::Money(r.ggr_h),
+            text(&r.ggr_basis),
+            money(r.tournament_fees_h),
+            money(r.tournament_overlay_h),
+            decimal(r.rake_share_pct, 4),
+            decimal(r.actual_rtp_pct, 4),
+            decimal(r.theoretical_rtp_pct, 4),
+            decimal(r.deviation_sd, 2),
+            Cell::Count(r.findings),
+            Cell::Money(r.findings_amount_h),
+            Cell::Count(r.findings_open),
+            Cell::Count(r.findings_escalated),
+            Cell::Count(r.findings_confirmed),
+            Cell::Count(r.findings_dismissed),
+            Cell::Money(r.findings_settled_h),
+            Cell::Count(r.late_rounds),
+            r.last_late_received_at.map_or(Cell::Empty, |t| {
+                text(&t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
+            }),
             match r.posted_limits {
-                Some(true) => "yes".into(),
-                Some(false) => "no".into(),
-                None => String::new(),
+                Some(true) => text("yes"),
+                Some(false) => text("no"),
+                None => Cell::Empty,
             },
         ];
-        line.extend(rules::FindingKind::ALL.iter().map(|k| {
-            r.findings_by_kind
-                .get(k.as_str())
-                .map_or(0, |t| t.count)
-                .to_string()
-        }));
-        writer.write_record(&line).map_err(csv_err)?;
+        line.extend(
+            rules::FindingKind::ALL
+                .iter()
+                .map(|k| Cell::Count(r.findings_by_kind.get(k.as_str()).map_or(0, |t| t.count))),
+        );
+        writer.row(&line)?;
     }
-    let bytes = writer
-        .into_inner()
-        .map_err(|e| ReportError::Csv(e.to_string()))?;
-    String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+    writer.into_string()
 }
 
 /// The columns of the daily report for people.

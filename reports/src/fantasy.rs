@@ -86,32 +86,27 @@ pub fn build_at(
     })
 }
 
-/// CSV: one line per mismatch.
+/// CSV (RFC 4180, UTF-8, CRLF line ends): one line per mismatch.
 pub fn to_csv(audit: &FantasyAudit) -> Result<String, ReportError> {
-    let csv_err = |e: csv::Error| ReportError::Csv(e.to_string());
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
+    use crate::sheet::{Audience, Cell, CsvWriter};
+    let mut w = CsvWriter::new(Audience::Machines);
+    w.heading([
         "gaming_day",
         "table_id",
         "previous_seq_no",
         "seq_no",
         "message",
-    ])
-    .map_err(csv_err)?;
+    ])?;
     for m in &audit.mismatches {
-        w.write_record([
-            audit.gaming_day.to_string(),
-            m.table_id.clone(),
-            m.previous_seq_no.to_string(),
-            m.seq_no.to_string(),
-            m.message.clone(),
-        ])
-        .map_err(csv_err)?;
+        w.row(&[
+            Cell::Day(audit.gaming_day),
+            Cell::Text(m.table_id.clone()),
+            Cell::unsigned(m.previous_seq_no),
+            Cell::unsigned(m.seq_no),
+            Cell::Text(m.message.clone()),
+        ])?;
     }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| ReportError::Csv(e.to_string()))?;
-    String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+    w.into_string()
 }
 
 /// The columns of the fantasy-land audit for people.

@@ -465,11 +465,9 @@ fn kind_row(
 /// kind (`line` = `kind`); an empty gaming_day is the whole report, an empty table_id all
 /// tables of the game.
 pub fn to_csv(report: &RtpReport) -> Result<String, ReportError> {
-    let csv_err = |e: csv::Error| ReportError::Csv(e.to_string());
-    let mut writer = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::CRLF)
-        .from_writer(Vec::new());
-    let mut header: Vec<String> = [
+    use crate::sheet::{Audience, Cell, CsvWriter};
+    let mut writer = CsvWriter::new(Audience::Machines);
+    let mut heading: Vec<String> = [
         "line",
         "month",
         "gaming_day",
@@ -503,94 +501,90 @@ pub fn to_csv(report: &RtpReport) -> Result<String, ReportError> {
     .map(str::to_owned)
     .collect();
     for k in rules::FindingKind::ALL {
-        header.push(format!("findings_{}", k.as_str()));
-        header.push(format!("findings_{}_amount_h", k.as_str()));
+        heading.push(format!("findings_{}", k.as_str()));
+        heading.push(format!("findings_{}_amount_h", k.as_str()));
     }
-    header.push("provisional".to_owned());
-    writer.write_record(&header).map_err(csv_err)?;
-    let opt =
-        |x: Option<f64>, digits: usize| x.map(|v| format!("{v:.digits$}")).unwrap_or_default();
-    let deviation_cells = |d: &Option<Deviation>| -> Vec<String> {
+    heading.push("provisional".to_owned());
+    writer.heading(&heading)?;
+    let text = |t: &str| Cell::Text(t.to_owned());
+    let decimal =
+        |x: Option<f64>, places: u8| x.map_or(Cell::Empty, |value| Cell::Decimal { value, places });
+    let deviation_cells = |d: &Option<Deviation>| -> Vec<Cell> {
         match d {
             Some(d) => vec![
-                format!("{:.4}", d.band_3sd_pct),
-                format!("{:.2}", d.deviation_sd),
-                format!("{:.4}", d.skewness),
-                d.rounds_needed.to_string(),
-                d.flagged.to_string(),
-                d.flag_meaningful.to_string(),
+                decimal(Some(d.band_3sd_pct), 4),
+                decimal(Some(d.deviation_sd), 2),
+                decimal(Some(d.skewness), 4),
+                Cell::Count(d.rounds_needed),
+                text(&d.flagged.to_string()),
+                text(&d.flag_meaningful.to_string()),
             ],
-            None => vec![String::new(); 6],
+            None => vec![Cell::Empty; 6],
         }
     };
+    let provisional = text(&report.provisional.to_string());
     for r in &report.rows {
         let mut line = vec![
-            "game".to_owned(),
-            report.month.clone(),
-            r.gaming_day.map(|d| d.to_string()).unwrap_or_default(),
-            r.game.clone(),
-            r.table_id.clone().unwrap_or_default(),
-            String::new(),
-            r.rounds.to_string(),
-            String::new(),
-            r.void_rounds.to_string(),
-            r.stakes_h.to_string(),
-            r.returned_stakes_h.to_string(),
-            r.payouts_h.to_string(),
-            r.ggr_h.to_string(),
-            opt(r.actual_rtp_pct, 4),
-            opt(r.theoretical_rtp_pct, 4),
+            text("game"),
+            text(&report.month),
+            r.gaming_day.map_or(Cell::Empty, Cell::Day),
+            text(&r.game),
+            r.table_id.clone().map_or(Cell::Empty, Cell::Text),
+            Cell::Empty,
+            Cell::Count(r.rounds),
+            Cell::Empty,
+            Cell::Count(r.void_rounds),
+            Cell::Money(r.stakes_h),
+            Cell::Money(r.returned_stakes_h),
+            Cell::Money(r.payouts_h),
+            Cell::Money(r.ggr_h),
+            decimal(r.actual_rtp_pct, 4),
+            decimal(r.theoretical_rtp_pct, 4),
         ];
         line.extend(deviation_cells(&r.deviation));
         let f = &r.findings;
-        line.extend(
-            [
-                f.count,
-                f.amount_h,
-                f.open,
-                f.escalated,
-                f.confirmed,
-                f.dismissed,
-                f.settled_h,
-            ]
-            .map(|v| v.to_string()),
-        );
+        line.extend([
+            Cell::Count(f.count),
+            Cell::Money(f.amount_h),
+            Cell::Count(f.open),
+            Cell::Count(f.escalated),
+            Cell::Count(f.confirmed),
+            Cell::Count(f.dismissed),
+            Cell::Money(f.settled_h),
+        ]);
         for k in rules::FindingKind::ALL {
             let t = f.by_kind.get(k.as_str()).copied().unwrap_or_default();
-            line.push(t.count.to_string());
-            line.push(t.amount_h.to_string());
+            line.push(Cell::Count(t.count));
+            line.push(Cell::Money(t.amount_h));
         }
-        line.push(report.provisional.to_string());
-        writer.write_record(&line).map_err(csv_err)?;
+        line.push(provisional.clone());
+        writer.row(&line)?;
     }
     let blank_findings = 7 + 2 * rules::FindingKind::ALL.len();
     for k in &report.kinds {
         let mut line = vec![
-            "kind".to_owned(),
-            report.month.clone(),
-            String::new(),
-            k.game.clone(),
-            k.table_id.clone().unwrap_or_default(),
-            k.bet_kind.clone(),
-            k.rounds.to_string(),
-            k.bets.to_string(),
-            String::new(),
-            k.stakes_h.to_string(),
-            String::new(),
-            k.payouts_h.to_string(),
-            String::new(),
-            opt(k.actual_rtp_pct, 4),
-            opt(k.theoretical_rtp_pct, 4),
+            text("kind"),
+            text(&report.month),
+            Cell::Empty,
+            text(&k.game),
+            k.table_id.clone().map_or(Cell::Empty, Cell::Text),
+            text(&k.bet_kind),
+            Cell::Count(k.rounds),
+            Cell::Count(k.bets),
+            Cell::Empty,
+            Cell::Money(k.stakes_h),
+            Cell::Empty,
+            Cell::Money(k.payouts_h),
+            Cell::Empty,
+            decimal(k.actual_rtp_pct, 4),
+            decimal(k.theoretical_rtp_pct, 4),
         ];
         line.extend(deviation_cells(&k.deviation));
-        line.extend(std::iter::repeat_n(String::new(), blank_findings));
-        line.push(report.provisional.to_string());
-        writer.write_record(&line).map_err(csv_err)?;
+        line.extend(std::iter::repeat_n(Cell::Empty, blank_findings));
+        line.push(provisional.clone());
+        writer.row(&line)?;
     }
-    let bytes = writer
-        .into_inner()
-        .map_err(|e| ReportError::Csv(e.to_string()))?;
-    String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+    writer.into_string()
 }
 
 /// The columns of the month's report for people.

@@ -107,42 +107,35 @@ fn line(t: ShoeTally) -> ShoeLine {
     }
 }
 
-/// CSV: one line per shoe.
+/// CSV (RFC 4180, UTF-8, CRLF line ends): one line per shoe.
 pub fn to_csv(audit: &ShoeAudit) -> Result<String, ReportError> {
-    let csv_err = |e: csv::Error| ReportError::Csv(e.to_string());
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    writer
-        .write_record([
-            "gaming_day",
-            "table_id",
-            "shoe_id",
-            "from_shuffle",
-            "rounds",
-            "first_seq_no",
-            "last_seq_no",
-            "cards",
-            "excess",
-        ])
-        .map_err(csv_err)?;
+    use crate::sheet::{Audience, Cell, CsvWriter};
+    let mut writer = CsvWriter::new(Audience::Machines);
+    writer.heading([
+        "gaming_day",
+        "table_id",
+        "shoe_id",
+        "from_shuffle",
+        "rounds",
+        "first_seq_no",
+        "last_seq_no",
+        "cards",
+        "excess",
+    ])?;
     for s in &audit.shoes {
-        writer
-            .write_record([
-                audit.gaming_day.to_string(),
-                s.table_id.clone(),
-                s.shoe_id.clone(),
-                s.from_shuffle.to_string(),
-                s.rounds.to_string(),
-                s.first_seq_no.to_string(),
-                s.last_seq_no.to_string(),
-                s.cards.to_string(),
-                s.excess.join("; "),
-            ])
-            .map_err(csv_err)?;
+        writer.row(&[
+            Cell::Day(audit.gaming_day),
+            Cell::Text(s.table_id.clone()),
+            Cell::Text(s.shoe_id.clone()),
+            Cell::Text(s.from_shuffle.to_string()),
+            Cell::Count(i64::from(s.rounds)),
+            Cell::unsigned(s.first_seq_no),
+            Cell::unsigned(s.last_seq_no),
+            Cell::Count(i64::from(s.cards)),
+            Cell::Text(s.excess.join("; ")),
+        ])?;
     }
-    let bytes = writer
-        .into_inner()
-        .map_err(|e| ReportError::Csv(e.to_string()))?;
-    String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+    writer.into_string()
 }
 
 /// The columns of the shoe audit for people.

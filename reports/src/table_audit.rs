@@ -114,40 +114,31 @@ pub fn build_at(
 
 /// The audit's findings as CSV (RFC 4180, UTF-8, CRLF line ends).
 pub fn to_csv(audit: &TableAudit) -> Result<String, ReportError> {
-    let csv_err = |e: csv::Error| ReportError::Csv(e.to_string());
-    let mut writer = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::CRLF)
-        .from_writer(Vec::new());
-    writer
-        .write_record([
-            "gaming_day",
-            "kind",
-            "table_id",
-            "game",
-            "seq_no",
-            "played_at",
-            "previous_seq_no",
-            "message",
-        ])
-        .map_err(csv_err)?;
+    use crate::sheet::{Audience, Cell, CsvWriter};
+    let mut writer = CsvWriter::new(Audience::Machines);
+    writer.heading([
+        "gaming_day",
+        "kind",
+        "table_id",
+        "game",
+        "seq_no",
+        "played_at",
+        "previous_seq_no",
+        "message",
+    ])?;
     for f in &audit.findings {
-        writer
-            .write_record([
-                audit.gaming_day.to_string(),
-                f.kind.clone(),
-                f.table_id.clone(),
-                f.game.clone(),
-                f.seq_no.to_string(),
-                f.played_at.to_rfc3339(),
-                f.previous_seq_no.map(|n| n.to_string()).unwrap_or_default(),
-                f.message.clone(),
-            ])
-            .map_err(csv_err)?;
+        writer.row(&[
+            Cell::Day(audit.gaming_day),
+            Cell::Text(f.kind.clone()),
+            Cell::Text(f.table_id.clone()),
+            Cell::Text(f.game.clone()),
+            Cell::unsigned(f.seq_no),
+            Cell::Time(f.played_at),
+            f.previous_seq_no.map_or(Cell::Empty, Cell::unsigned),
+            Cell::Text(f.message.clone()),
+        ])?;
     }
-    let bytes = writer
-        .into_inner()
-        .map_err(|e| ReportError::Csv(e.to_string()))?;
-    String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+    writer.into_string()
 }
 
 /// The columns of the table audit for people.

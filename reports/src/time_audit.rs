@@ -123,40 +123,29 @@ pub fn build_at(
 
 /// The audit's uncollected hands as CSV (RFC 4180, UTF-8, CRLF line ends).
 pub fn to_csv(audit: &TimeCollectionAudit) -> Result<String, ReportError> {
-    let csv_err = |e: csv::Error| ReportError::Csv(e.to_string());
-    let mut writer = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::CRLF)
-        .from_writer(Vec::new());
-    writer
-        .write_record([
-            "gaming_day",
-            "table_id",
-            "game",
-            "seq_no",
-            "played_at",
-            "last_paid_until",
-            "message",
-        ])
-        .map_err(csv_err)?;
+    use crate::sheet::{Audience, Cell, CsvWriter};
+    let mut writer = CsvWriter::new(Audience::Machines);
+    writer.heading([
+        "gaming_day",
+        "table_id",
+        "game",
+        "seq_no",
+        "played_at",
+        "last_paid_until",
+        "message",
+    ])?;
     for u in &audit.uncollected {
-        writer
-            .write_record([
-                audit.gaming_day.to_string(),
-                u.table_id.clone(),
-                u.game.clone(),
-                u.seq_no.to_string(),
-                u.played_at.to_rfc3339(),
-                u.last_paid_until
-                    .map(|t| t.to_rfc3339())
-                    .unwrap_or_default(),
-                u.message.clone(),
-            ])
-            .map_err(csv_err)?;
+        writer.row(&[
+            Cell::Day(audit.gaming_day),
+            Cell::Text(u.table_id.clone()),
+            Cell::Text(u.game.clone()),
+            Cell::unsigned(u.seq_no),
+            Cell::Time(u.played_at),
+            u.last_paid_until.map_or(Cell::Empty, Cell::Time),
+            Cell::Text(u.message.clone()),
+        ])?;
     }
-    let bytes = writer
-        .into_inner()
-        .map_err(|e| ReportError::Csv(e.to_string()))?;
-    String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+    writer.into_string()
 }
 
 /// The columns of the time collection audit for people.

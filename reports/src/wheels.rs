@@ -222,11 +222,11 @@ pub fn build_at(
     })
 }
 
-/// CSV (RFC 4180): one line per wheel, the segment counts space-separated in the last column.
+/// CSV (RFC 4180, UTF-8, CRLF line ends): one line per wheel, the segment counts space-separated in the last column.
 pub fn to_csv(statistics: &WheelStatistics) -> Result<String, ReportError> {
-    let csv_err = |e: csv::Error| ReportError::Csv(e.to_string());
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
+    use crate::sheet::{Audience, Cell, CsvWriter};
+    let mut w = CsvWriter::new(Audience::Machines);
+    w.heading([
         "month",
         "provisional",
         "table_id",
@@ -245,37 +245,35 @@ pub fn to_csv(statistics: &WheelStatistics) -> Result<String, ReportError> {
         "sector_z",
         "sector_bias",
         "counts",
-    ])
-    .map_err(csv_err)?;
+    ])?;
+    let text = |t: &str| Cell::Text(t.to_owned());
+    let decimal =
+        |x: Option<f64>, places: u8| x.map_or(Cell::Empty, |value| Cell::Decimal { value, places });
     for line in &statistics.wheels {
         let counts: Vec<String> = line.counts.iter().map(u64::to_string).collect();
         let sector = line.sector.as_ref();
-        w.write_record([
-            statistics.month.clone(),
-            statistics.provisional.to_string(),
-            line.table_id.clone(),
-            line.game.clone(),
-            line.spins.to_string(),
-            line.segments.to_string(),
-            line.chi_square.map_or(String::new(), |x| format!("{x:.3}")),
-            line.degrees_of_freedom.to_string(),
-            line.p_value.map_or(String::new(), |p| format!("{p:.6}")),
-            line.enough_spins.to_string(),
-            line.uneven.to_string(),
-            line.most_frequent.clone().unwrap_or_default(),
-            sector.map_or(String::new(), |s| s.pockets.join(" ")),
-            sector.map_or(String::new(), |s| s.spins.to_string()),
-            sector.map_or(String::new(), |s| format!("{:.2}", s.expected)),
-            sector.map_or(String::new(), |s| format!("{:.2}", s.z)),
-            line.sector_bias.to_string(),
-            counts.join(" "),
-        ])
-        .map_err(csv_err)?;
+        w.row(&[
+            text(&statistics.month),
+            text(&statistics.provisional.to_string()),
+            text(&line.table_id),
+            text(&line.game),
+            Cell::unsigned(line.spins),
+            Cell::Count(line.segments.into()),
+            decimal(line.chi_square, 3),
+            Cell::Count(line.degrees_of_freedom.into()),
+            decimal(line.p_value, 6),
+            text(&line.enough_spins.to_string()),
+            text(&line.uneven.to_string()),
+            line.most_frequent.clone().map_or(Cell::Empty, Cell::Text),
+            sector.map_or(Cell::Empty, |s| Cell::Text(s.pockets.join(" "))),
+            sector.map_or(Cell::Empty, |s| Cell::unsigned(s.spins)),
+            decimal(sector.map(|s| s.expected), 2),
+            decimal(sector.map(|s| s.z), 2),
+            text(&line.sector_bias.to_string()),
+            Cell::Text(counts.join(" ")),
+        ])?;
     }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| ReportError::Csv(e.to_string()))?;
-    String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+    w.into_string()
 }
 
 /// The columns of the wheel statistics for people (the segment counts stay in the CSV for

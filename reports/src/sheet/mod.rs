@@ -72,6 +72,11 @@ pub enum Cell {
 }
 
 impl Cell {
+    /// A count kept unsigned (a record's `seq_no`, at most 2^53 − 1; a wheel's spins).
+    pub fn unsigned(n: u64) -> Cell {
+        Cell::Count(i64::try_from(n).unwrap_or(i64::MAX))
+    }
+
     /// Yes or no, in words.
     pub fn yes_no(value: bool, language: Language) -> Cell {
         Cell::Text(

@@ -513,7 +513,7 @@ pub fn build_at(
 }
 
 /// One line of the CSV: each level fills the columns that apply to it, the rest stay empty.
-#[derive(Serialize, Default)]
+#[derive(Default)]
 struct CsvLine<'a> {
     quarter: &'a str,
     level: &'a str,
@@ -542,13 +542,82 @@ struct CsvLine<'a> {
     provisional: bool,
 }
 
+/// The CSV's columns, in the order of [`CsvLine`]'s fields.
+const CSV_COLUMNS: [&str; 24] = [
+    "quarter",
+    "level",
+    "category",
+    "game",
+    "first_gaming_day",
+    "last_gaming_day",
+    "rounds",
+    "void_rounds",
+    "stakes_h",
+    "returned_stakes_h",
+    "wins_h",
+    "difference_h",
+    "basis",
+    "time_collection_h",
+    "tournament_fees_h",
+    "tournament_overlay_h",
+    "base_h",
+    "rounded_base_h",
+    "negative_difference_h",
+    "rate_bp",
+    "law_version",
+    "tax_h",
+    "due_date",
+    "provisional",
+];
+
+impl CsvLine<'_> {
+    fn cells(&self) -> Vec<crate::sheet::Cell> {
+        use crate::sheet::Cell;
+        let text = |t: &str| {
+            if t.is_empty() {
+                Cell::Empty
+            } else {
+                Cell::Text(t.to_owned())
+            }
+        };
+        let day = |d: Option<NaiveDate>| d.map_or(Cell::Empty, Cell::Day);
+        let count = |n: Option<i64>| n.map_or(Cell::Empty, Cell::Count);
+        let money = |h: Option<i64>| h.map_or(Cell::Empty, Cell::Money);
+        vec![
+            text(self.quarter),
+            text(self.level),
+            text(self.category),
+            text(self.game),
+            day(self.first_gaming_day),
+            day(self.last_gaming_day),
+            count(self.rounds),
+            count(self.void_rounds),
+            money(self.stakes_h),
+            money(self.returned_stakes_h),
+            money(self.wins_h),
+            money(self.difference_h),
+            text(self.basis),
+            money(self.time_collection_h),
+            money(self.tournament_fees_h),
+            money(self.tournament_overlay_h),
+            money(self.base_h),
+            money(self.rounded_base_h),
+            money(self.negative_difference_h),
+            count(self.rate_bp.map(i64::from)),
+            text(&self.law_version),
+            money(self.tax_h),
+            day(self.due_date),
+            text(&self.provisional.to_string()),
+        ]
+    }
+}
+
 /// The report as CSV (RFC 4180, UTF-8, CRLF): a `game` line per game and part, a `part` line
 /// per part with its rate and tax, a `category` line per category, and the `total`.
 pub fn to_csv(report: &TaxReport) -> Result<String, ReportError> {
-    let csv_err = |e: csv::Error| ReportError::Csv(e.to_string());
-    let mut w = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::CRLF)
-        .from_writer(Vec::new());
+    use crate::sheet::{Audience, CsvWriter};
+    let mut w = CsvWriter::new(Audience::Machines);
+    w.heading(CSV_COLUMNS)?;
     let quarter = report.quarter.as_str();
     for c in &report.categories {
         for p in &c.parts {
@@ -561,75 +630,80 @@ pub fn to_csv(report: &TaxReport) -> Result<String, ReportError> {
                 ..CsvLine::default()
             };
             for g in &p.games {
-                w.serialize(CsvLine {
-                    level: "game",
-                    game: &g.game,
-                    rounds: Some(g.rounds),
-                    void_rounds: Some(g.void_rounds),
-                    stakes_h: Some(g.stakes_h),
-                    returned_stakes_h: Some(g.returned_stakes_h),
-                    wins_h: Some(g.wins_h),
-                    difference_h: Some(g.difference_h),
-                    basis: &g.basis,
-                    time_collection_h: g.time_collection_h,
-                    tournament_fees_h: g.tournament_fees_h,
-                    tournament_overlay_h: g.tournament_overlay_h,
-                    law_version: String::new(),
-                    ..part
-                })
-                .map_err(csv_err)?;
+                w.row(
+                    &CsvLine {
+                        level: "game",
+                        game: &g.game,
+                        rounds: Some(g.rounds),
+                        void_rounds: Some(g.void_rounds),
+                        stakes_h: Some(g.stakes_h),
+                        returned_stakes_h: Some(g.returned_stakes_h),
+                        wins_h: Some(g.wins_h),
+                        difference_h: Some(g.difference_h),
+                        basis: &g.basis,
+                        time_collection_h: g.time_collection_h,
+                        tournament_fees_h: g.tournament_fees_h,
+                        tournament_overlay_h: g.tournament_overlay_h,
+                        law_version: String::new(),
+                        ..part
+                    }
+                    .cells(),
+                )?;
             }
-            w.serialize(CsvLine {
-                level: "part",
-                stakes_h: Some(p.stakes_h),
-                returned_stakes_h: Some(p.returned_stakes_h),
-                wins_h: Some(p.wins_h),
-                difference_h: Some(p.difference_h),
-                base_h: Some(p.base_h),
-                rounded_base_h: Some(p.rounded_base_h),
-                negative_difference_h: Some(p.negative_difference_h),
-                rate_bp: Some(p.rate_bp),
-                law_version: p.law_version.clone(),
-                tax_h: Some(p.tax_h),
-                ..part
-            })
-            .map_err(csv_err)?;
+            w.row(
+                &CsvLine {
+                    level: "part",
+                    stakes_h: Some(p.stakes_h),
+                    returned_stakes_h: Some(p.returned_stakes_h),
+                    wins_h: Some(p.wins_h),
+                    difference_h: Some(p.difference_h),
+                    base_h: Some(p.base_h),
+                    rounded_base_h: Some(p.rounded_base_h),
+                    negative_difference_h: Some(p.negative_difference_h),
+                    rate_bp: Some(p.rate_bp),
+                    law_version: p.law_version.clone(),
+                    tax_h: Some(p.tax_h),
+                    ..part
+                }
+                .cells(),
+            )?;
         }
-        w.serialize(CsvLine {
+        w.row(
+            &CsvLine {
+                quarter,
+                level: "category",
+                category: &c.category,
+                first_gaming_day: Some(report.first_gaming_day),
+                last_gaming_day: Some(report.last_gaming_day),
+                stakes_h: Some(c.stakes_h),
+                returned_stakes_h: Some(c.returned_stakes_h),
+                wins_h: Some(c.wins_h),
+                difference_h: Some(c.difference_h),
+                base_h: Some(c.base_h),
+                rounded_base_h: Some(c.rounded_base_h),
+                negative_difference_h: Some(c.negative_difference_h),
+                tax_h: Some(c.tax_h),
+                provisional: report.provisional,
+                ..CsvLine::default()
+            }
+            .cells(),
+        )?;
+    }
+    w.row(
+        &CsvLine {
             quarter,
-            level: "category",
-            category: &c.category,
+            level: "total",
             first_gaming_day: Some(report.first_gaming_day),
             last_gaming_day: Some(report.last_gaming_day),
-            stakes_h: Some(c.stakes_h),
-            returned_stakes_h: Some(c.returned_stakes_h),
-            wins_h: Some(c.wins_h),
-            difference_h: Some(c.difference_h),
-            base_h: Some(c.base_h),
-            rounded_base_h: Some(c.rounded_base_h),
-            negative_difference_h: Some(c.negative_difference_h),
-            tax_h: Some(c.tax_h),
+            law_version: report.law_versions.join("; "),
+            tax_h: Some(report.total_tax_h),
+            due_date: Some(report.due_date),
             provisional: report.provisional,
             ..CsvLine::default()
-        })
-        .map_err(csv_err)?;
-    }
-    w.serialize(CsvLine {
-        quarter,
-        level: "total",
-        first_gaming_day: Some(report.first_gaming_day),
-        last_gaming_day: Some(report.last_gaming_day),
-        law_version: report.law_versions.join("; "),
-        tax_h: Some(report.total_tax_h),
-        due_date: Some(report.due_date),
-        provisional: report.provisional,
-        ..CsvLine::default()
-    })
-    .map_err(csv_err)?;
-    let bytes = w
-        .into_inner()
-        .map_err(|e| ReportError::Csv(e.to_string()))?;
-    String::from_utf8(bytes).map_err(|e| ReportError::Csv(e.to_string()))
+        }
+        .cells(),
+    )?;
+    w.into_string()
 }
 
 #[cfg(test)]
