@@ -127,6 +127,34 @@ pub struct BlackjackBet {
     pub withheld: bool,
 }
 
+/// The plan has no void blackjack hand: a card dealt wrongly is dealt on ("Kterákoliv karta
+/// během rozdávání chybně použitá, vytažená, či chybně přidělená komukoliv, se musí použít jako
+/// nejbližší další karta z ‚boty‘"), one dealt to a box without a bet moves on in order, a
+/// damaged card is replaced, and only a counter's win is withheld (the stake back). A hand
+/// declared void is a finding for every chip handed back instead of being settled
+/// (`expected_h` 0: how the hand would have ended the record cannot say).
+fn void_without_basis(round: &BlackjackRound, void: VoidHand) -> Finding {
+    let returned_h = round
+        .boxes
+        .iter()
+        .flat_map(|b| &b.bets)
+        .fold(0i64, |sum, bet| sum.saturating_add(bet.paid_h));
+    Finding::new(
+        FindingKind::VoidHandledWrongly,
+        None,
+        Some(0),
+        Some(returned_h),
+        format!(
+            "the hand was declared void ({}), but the plan has no void blackjack hand: \
+             „Kterákoliv karta během rozdávání chybně použitá, vytažená, či chybně přidělená \
+             komukoliv, se musí použít jako nejbližší další karta z ‚boty‘“; {} went back to the \
+             players instead of the hand being played on and settled",
+            void.reason.as_str(),
+            format_czk(returned_h)
+        ),
+    )
+}
+
 /// Re-adjudicates a blackjack round against the plan.
 pub fn adjudicate<'a>(
     bp: &'a BlackjackPlan,
@@ -146,14 +174,16 @@ pub fn adjudicate<'a>(
                 stake_h: bet.stake_h,
                 paid_h: bet.paid_h,
             });
-        return crate::void_hand::judge(
+        let mut verdict = crate::void_hand::judge(
             &plan.plan_id,
             GameCode::Blackjack,
             &round.table_id,
             round.seq_no,
             void,
             stakes,
-        );
+        )?;
+        verdict.findings.insert(0, void_without_basis(round, void));
+        return Ok(verdict);
     }
     let played = replay(round, bp)?;
     let mut findings = Vec::new();

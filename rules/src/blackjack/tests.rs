@@ -480,9 +480,11 @@ fn main_bets_and_perfect_pairs_are_judged_by_the_tables_posted_limits() {
 }
 
 #[test]
-fn a_void_round_returns_every_stake_and_a_payout_on_it_is_handled_wrongly() {
-    // A misdeal: the cards do not matter (only two dealt), every stake goes back.
-    // 100 Kč main bet and 25 Kč Perfect Pairs, returned exactly: clean, and void.
+fn a_void_round_is_a_finding_the_plan_has_no_void_blackjack_hand() {
+    // Seed 000, Black Jack, 6. HRA: "Kterákoliv karta během rozdávání chybně použitá, vytažená,
+    // či chybně přidělená komukoliv, se musí použít jako nejbližší další karta z ‚boty‘" — the
+    // plan voids no blackjack hand. A "misdeal" after two cards: 100 Kč main bet and 25 Kč
+    // Perfect Pairs handed back exactly: 100 + 25 = 125 Kč = 12 500 h went back unsettled.
     let mut record = round(
         "Ah 9s",
         one_box(
@@ -495,7 +497,29 @@ fn a_void_round_returns_every_stake_and_a_payout_on_it_is_handled_wrongly() {
     );
     record["void"] = json!({"reason": "misdeal"});
     let v = verdict(record.clone());
-    assert!(v.is_clean(), "{:?}", v.findings);
+    let amounts = |v: &Verdict| -> Vec<(FindingKind, Option<i64>, Option<i64>, i64)> {
+        v.findings
+            .iter()
+            .map(|f| (f.kind, f.expected_h, f.actual_h, f.amount_h))
+            .collect()
+    };
+    assert_eq!(
+        amounts(&v),
+        [(
+            FindingKind::VoidHandledWrongly,
+            Some(0),
+            Some(12_500),
+            12_500
+        )]
+    );
+    assert!(
+        v.findings[0]
+            .message
+            .contains("the plan has no void blackjack hand"),
+        "{}",
+        v.findings[0].message
+    );
+    // The verdict still says what the table did: void, every stake back.
     assert!(v.void);
     assert_eq!(v.void_reason, Some("misdeal"));
     assert_eq!(
@@ -503,16 +527,24 @@ fn a_void_round_returns_every_stake_and_a_payout_on_it_is_handled_wrongly() {
         (12_500, 12_500, 12_500)
     );
     // Paid out as a blackjack instead: 100 × 3/2 + 100 = 250 Kč for a 100 Kč stake owed back,
-    // 150 Kč = 15 000 h too much.
+    // 150 Kč = 15 000 h too much; 250 + 25 = 275 Kč went back unsettled.
     record["boxes"][0]["bets"][0]["paid_h"] = json!(25_000);
     let v = verdict(record);
-    assert_eq!(kinds(&v), [FindingKind::VoidHandledWrongly]);
     assert_eq!(
-        (
-            v.findings[0].expected_h,
-            v.findings[0].actual_h,
-            v.findings[0].amount_h
-        ),
-        (Some(10_000), Some(25_000), 15_000)
+        amounts(&v),
+        [
+            (
+                FindingKind::VoidHandledWrongly,
+                Some(0),
+                Some(27_500),
+                27_500
+            ),
+            (
+                FindingKind::VoidHandledWrongly,
+                Some(10_000),
+                Some(25_000),
+                15_000
+            )
+        ]
     );
 }
