@@ -7,7 +7,7 @@ use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 
 use super::append::{
-    append_registry_event, last_registry_event, lock_and_position, RegistryReceipt,
+    append_registry_event, last_registry_event, lock_and_position, Position, RegistryReceipt,
 };
 use super::published_reports::publish;
 use super::schema::{mf_confirmations, mf_deliveries, registry_entries};
@@ -173,38 +173,187 @@ pub fn record_step(
     evidence: Option<(&str, &[u8])>,
     now: DateTime<Utc>,
 ) -> Result<RegistryReceipt, LedgerError> {
+    conn.transaction(|conn| {
+        let position = lock_and_position(conn, now)?;
+        let evidence = evidence.map(|(file_name, file)| Evidence {
+            file_name,
+            file,
+            sealed_content_sha256: None,
+        });
+        append_step(conn, &position, operator, step, evidence)
+    })
+}
+
+/// A confirmation's file kept beside its entry.
+struct Evidence<'a> {
+    file_name: &'a str,
+    file: &'a [u8],
+    sealed_content_sha256: Option<&'a str>,
+}
+
+fn append_step(
+    conn: &mut PgConnection,
+    position: &Position,
+    operator: &SigningKey,
+    step: Step,
+    evidence: Option<Evidence<'_>>,
+) -> Result<RegistryReceipt, LedgerError> {
     let detail = step
         .detail
         .map(|d| d.chars().take(MAX_DETAIL_CHARS).collect::<String>());
+    let event = RegistryEvent::PackageDelivery {
+        previous: last_registry_event(conn)?,
+        step: step.step,
+        package: step.package,
+        file: step.file,
+        sha256: step.sha256,
+        subject: step.subject,
+        fingerprint: step.fingerprint,
+        detail,
+    };
+    let receipt = append_registry_event(conn, position, &event, operator)?;
+    if let Some(evidence) = evidence {
+        diesel::insert_into(mf_confirmations::table)
+            .values((
+                mf_confirmations::ledger_index.eq(i64::try_from(receipt.index).map_err(|_| {
+                    LedgerError::OutOfRange {
+                        what: "ledger index",
+                        value: i128::from(receipt.index),
+                    }
+                })?),
+                mf_confirmations::file_name.eq(evidence.file_name),
+                mf_confirmations::file.eq(evidence.file),
+                mf_confirmations::sealed_content_sha256.eq(evidence.sealed_content_sha256),
+            ))
+            .execute(conn)?;
+    }
+    Ok(receipt)
+}
+
+/// A file offered as the Ministry's confirmation of a package, as read: the step its content
+/// says (`confirmed`, `rejected`, or `confirmation_refused` already) and what binds it.
+#[derive(Debug, Clone)]
+pub struct OfferedConfirmation<'a> {
+    /// `package` is the one its file name names; `sha256` the file's.
+    pub step: Step,
+    /// SHA-256 (hex) of the content its seal covers; none when the seal did not hold.
+    pub sealed_content_sha256: Option<String>,
+    /// When its seal says it was made (CAdES signing-time).
+    pub sealed_at: Option<DateTime<Utc>>,
+    /// The file's name and bytes, kept as evidence whatever it holds.
+    pub file_name: &'a str,
+    pub file: &'a [u8],
+}
+
+/// How much earlier than the package's first download a confirmation's seal may say it was
+/// made: the Ministry's clock and dozor's are not the same clock.
+pub const CLOCK_TOLERANCE_MINUTES: i64 = 10;
+
+/// Records a confirmation offered for a package. Under the ledger's append lock, a confirmation
+/// or rejection counts only for a package dozor delivered and the Ministry downloaded (its
+/// delivered file), sealed no earlier than that download, and whose sealed content (or file)
+/// has not counted for another package before; otherwise it is recorded as
+/// `confirmation_refused`, with why. Either way the file is kept. Answers the entry and the
+/// step as recorded.
+pub fn record_confirmation(
+    conn: &mut PgConnection,
+    operator: &SigningKey,
+    offered: OfferedConfirmation<'_>,
+    now: DateTime<Utc>,
+) -> Result<(RegistryReceipt, Step), LedgerError> {
     conn.transaction(|conn| {
         let position = lock_and_position(conn, now)?;
-        let event = RegistryEvent::PackageDelivery {
-            previous: last_registry_event(conn)?,
-            step: step.step,
-            package: step.package,
-            file: step.file,
-            sha256: step.sha256,
-            subject: step.subject,
-            fingerprint: step.fingerprint,
-            detail,
-        };
-        let receipt = append_registry_event(conn, &position, &event, operator)?;
-        if let Some((file_name, file)) = evidence {
-            diesel::insert_into(mf_confirmations::table)
-                .values((
-                    mf_confirmations::ledger_index.eq(i64::try_from(receipt.index).map_err(
-                        |_| LedgerError::OutOfRange {
-                            what: "ledger index",
-                            value: i128::from(receipt.index),
-                        },
-                    )?),
-                    mf_confirmations::file_name.eq(file_name),
-                    mf_confirmations::file.eq(file),
-                ))
-                .execute(conn)?;
+        let mut step = offered.step;
+        if matches!(step.step, DeliveryStep::Confirmed | DeliveryStep::Rejected) {
+            let refusal = binding_refusal(
+                conn,
+                &step,
+                offered.sealed_content_sha256.as_deref(),
+                offered.sealed_at,
+            )?;
+            if let Some(why) = refusal {
+                step.step = DeliveryStep::ConfirmationRefused;
+                step.detail = Some(why);
+            }
         }
-        Ok(receipt)
+        let evidence = Evidence {
+            file_name: offered.file_name,
+            file: offered.file,
+            sealed_content_sha256: offered.sealed_content_sha256.as_deref(),
+        };
+        let receipt = append_step(conn, &position, operator, step.clone(), Some(evidence))?;
+        Ok((receipt, step))
     })
+}
+
+/// Why a confirmation read as `step` cannot count for its package; none when it can.
+fn binding_refusal(
+    conn: &mut PgConnection,
+    step: &Step,
+    sealed_content: Option<&str>,
+    sealed_at: Option<DateTime<Utc>>,
+) -> Result<Option<String>, LedgerError> {
+    let package = step.package.as_str();
+    let Some(delivered) = seals(conn)?.into_iter().find(|d| d.package == package) else {
+        return Ok(Some(format!(
+            "it is offered as the confirmation of {package}, which dozor has not delivered"
+        )));
+    };
+    let recorded = steps(conn)?;
+    let first_download = recorded.iter().find_map(|s| match &s.event {
+        RegistryEvent::PackageDelivery {
+            step: DeliveryStep::Downloaded,
+            package: named,
+            sha256: Some(served),
+            ..
+        } if named == package && *served == delivered.sha256 => Some(s.received_at),
+        _ => None,
+    });
+    let Some(first_download) = first_download else {
+        return Ok(Some(format!(
+            "the Ministry has not downloaded {package} (no download of {} is recorded), so \
+             this cannot be its confirmation",
+            file_name(package)
+        )));
+    };
+    if let Some(sealed_at) = sealed_at {
+        if sealed_at + chrono::Duration::minutes(CLOCK_TOLERANCE_MINUTES) < first_download {
+            return Ok(Some(format!(
+                "sealed at {}, before the Ministry first downloaded {package} at {}: it \
+                 confirms something else",
+                sealed_at.to_rfc3339(),
+                first_download.to_rfc3339()
+            )));
+        }
+    }
+    let same_content: Vec<i64> = match sealed_content {
+        Some(digest) => mf_confirmations::table
+            .filter(mf_confirmations::sealed_content_sha256.eq(digest))
+            .select(mf_confirmations::ledger_index)
+            .load(conn)?,
+        None => Vec::new(),
+    };
+    for earlier in &recorded {
+        let RegistryEvent::PackageDelivery {
+            step: DeliveryStep::Confirmed | DeliveryStep::Rejected,
+            package: counted_for,
+            sha256,
+            ..
+        } = &earlier.event
+        else {
+            continue;
+        };
+        let same_file = sha256.is_some() && *sha256 == step.sha256;
+        let same_seal = i64::try_from(earlier.index).is_ok_and(|i| same_content.contains(&i));
+        if counted_for != package && (same_file || same_seal) {
+            return Ok(Some(format!(
+                "this confirmation counted for {counted_for} already (ledger index {}); one \
+                 confirmation counts for one package",
+                earlier.index
+            )));
+        }
+    }
+    Ok(None)
 }
 
 /// A recorded step: where it is in the ledger, when, and what it says.

@@ -174,6 +174,7 @@ diesel::table! {
         ledger_index -> Int8,
         file_name -> Text,
         file -> Bytea,
+        sealed_content_sha256 -> Nullable<Text>,
     }
 }
 

@@ -1,0 +1,2 @@
+DROP INDEX mf_confirmations_by_sealed_content;
+ALTER TABLE mf_confirmations DROP COLUMN sealed_content_sha256;
