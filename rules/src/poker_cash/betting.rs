@@ -153,10 +153,27 @@ impl Table<'_> {
     /// dealt in left of the button posts the big blind), never without a big blind; a player
     /// entering the game may post a big blind from any seat, a live bet of the round.
     fn post_blinds(&mut self, actions: &[PokerAction]) -> usize {
-        let n = self.order.len();
         let no_small = actions
             .first()
             .is_some_and(|a| a.action != ActionKind::SmallBlind);
+        // The blinds' positions among the seats that may be there: a player dealt in between
+        // the button and the big blind is named, not the blinds posted after them.
+        let newcomers = self.between_button_and_big_blind(actions, no_small);
+        for &i in &newcomers {
+            let seat = self.order[i];
+            self.findings.push(illegal(
+                Some(seat),
+                format!(
+                    "seat {seat} is dealt in between the button (seat {}) and the big blind: \
+                     „Nikdy nemůže nový hráč začít hrát mezi buttonem a big blindem“",
+                    self.hand.button
+                ),
+            ));
+        }
+        let placed: Vec<usize> = (0..self.order.len())
+            .filter(|i| !newcomers.contains(i))
+            .collect();
+        let n = placed.len();
         // Heads-up the button posts the small blind and the other seat the big blind.
         let (small, big) = if n == 2 || no_small { (1, 0) } else { (0, 1) };
         let mut taken = 0;
@@ -178,7 +195,7 @@ impl Table<'_> {
                 continue;
             };
             taken += 1;
-            let seat = self.order[position];
+            let seat = self.order[placed[position]];
             if a.seat != seat {
                 self.findings.push(illegal(
                     Some(a.seat),
@@ -193,7 +210,7 @@ impl Table<'_> {
                 .order
                 .iter()
                 .position(|&s| s == a.seat)
-                .unwrap_or(position);
+                .unwrap_or(placed[position]);
             let to = a.to_h.unwrap_or(amount);
             let allowed = amount.min(self.seats[i].left);
             if to != allowed {
@@ -241,13 +258,41 @@ impl Table<'_> {
             self.pay(i, to);
             self.current_bet = self.current_bet.max(to);
         }
-        for i in 0..n {
+        for i in 0..self.order.len() {
             let active = self.active(i);
             self.seats[i].needs_action = active;
             self.seats[i].can_raise = true;
         }
-        self.pointer = last_poster.unwrap_or(big);
+        self.pointer = last_poster.unwrap_or(placed[big]);
         taken
+    }
+
+    /// Seed 001, Pravidla používání blindů 6: "Nikdy nemůže nový hráč začít hrát mezi buttonem
+    /// a big blindem." The places in `order` of the seats dealt in between the button and the
+    /// seat that posted the big blind, other than the small blind's: nobody may sit there but
+    /// the small blind (heads-up: nobody). Empty when the blinds are not in order (a small
+    /// blind after the big one, not on the button), where the blinds' own positions are what
+    /// is wrong.
+    fn between_button_and_big_blind(&self, actions: &[PokerAction], no_small: bool) -> Vec<usize> {
+        let at = |seat: u8| self.order.iter().position(|&s| s == seat);
+        let (small, big) = if no_small {
+            (None, actions.first())
+        } else {
+            (actions.first(), actions.get(1))
+        };
+        let Some(big_at) = big
+            .filter(|a| a.action == ActionKind::BigBlind && a.street == Street::Preflop)
+            .and_then(|a| at(a.seat))
+        else {
+            return Vec::new();
+        };
+        let small_at = small.and_then(|a| at(a.seat));
+        // Heads-up the button posts the small blind: it is last in `order`, after the big.
+        let small_on_button = small.is_some_and(|a| a.seat == self.hand.button);
+        if small_at.is_some_and(|s| s >= big_at && !small_on_button) {
+            return Vec::new();
+        }
+        (0..big_at).filter(|&i| Some(i) != small_at).collect()
     }
 
     fn act(&mut self, a: &PokerAction) {

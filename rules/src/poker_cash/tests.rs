@@ -760,3 +760,93 @@ fn a_misdeal_after_two_players_acted_is_a_finding_for_every_chip_that_went_back(
     record["void"] = json!({"reason": "duplicate_card"});
     assert!(crate::test_support::verdict_with(plan(), record).is_clean());
 }
+
+#[test]
+fn a_newcomer_dealt_in_between_the_button_and_the_big_blind_is_the_one_named() {
+    // Seed 001, Pravidla používání blindů 6: "Nikdy nemůže nový hráč začít hrát mezi buttonem
+    // a big blindem." Regulars at seats 1, 3, 5, 8, button 3: seat 5 posts the small blind
+    // (25 Kč), seat 8 the big blind (50 Kč), as they must. A newcomer at seat 4, between the
+    // button and the small blind, is dealt in. Everyone folds to the big blind: the pot is
+    // 2 × 25 Kč (the big blind's other 25 Kč is uncalled and goes back), rake 5 % of 50 Kč =
+    // 2,50 Kč → 2 Kč; seat 8 gets 25 + 50 − 2 = 73 Kč = 7 300 h.
+    let seats = |newcomer: u8| {
+        let mut list: Vec<u8> = vec![1, 3, 5, 8, newcomer];
+        list.sort_unstable();
+        json!(list
+            .into_iter()
+            .map(|n| seat(n, 100_000, None))
+            .collect::<Vec<_>>())
+    };
+    let (_, findings) = judge(hand(
+        "holdem",
+        3,
+        (2_500, 5_000),
+        seats(4),
+        &[
+            "5 preflop small_blind 2500",
+            "8 preflop big_blind 5000",
+            "1 preflop fold",
+            "3 preflop fold",
+            "4 preflop fold",
+            "5 preflop fold",
+        ],
+        "",
+        &[(8, 7_300)],
+        200,
+    ));
+    // One finding, naming the newcomer's seat; the blinds, posted where they belong, are not
+    // named (before, seats 5 and 8 were: "posted by seat 5, but seat 4 is in that position").
+    assert_eq!(kinds(&findings), [FindingKind::IllegalDecision]);
+    assert_eq!(findings[0].bet_ids, Some(vec!["seat-4".to_owned()]));
+    assert!(
+        findings[0]
+            .message
+            .contains("seat 4 is dealt in between the button (seat 3) and the big blind"),
+        "{}",
+        findings[0].message
+    );
+    // A newcomer between the small and the big blind (seat 6) is named the same way.
+    let (_, findings) = judge(hand(
+        "holdem",
+        3,
+        (2_500, 5_000),
+        seats(6),
+        &[
+            "5 preflop small_blind 2500",
+            "8 preflop big_blind 5000",
+            "1 preflop fold",
+            "3 preflop fold",
+            "5 preflop fold",
+            "6 preflop fold",
+        ],
+        "",
+        &[(8, 7_300)],
+        200,
+    ));
+    let named: Vec<Option<Vec<String>>> = findings.iter().map(|f| f.bet_ids.clone()).collect();
+    assert_eq!(named, [Some(vec!["seat-6".to_owned()])]);
+    // Heads-up at seats 2 and 3, button 3 posting the small blind, seat 2 the big blind; a
+    // newcomer at seat 1 sits between them (clockwise 3 → 1 → 2). The button folds, then the
+    // newcomer: 25 Kč of the big blind's 50 Kč is uncalled, the pot 50 Kč, rake 2 Kč.
+    let (_, findings) = judge(hand(
+        "holdem",
+        3,
+        (2_500, 5_000),
+        json!([
+            seat(1, 100_000, None),
+            seat(2, 100_000, None),
+            seat(3, 100_000, None)
+        ]),
+        &[
+            "3 preflop small_blind 2500",
+            "2 preflop big_blind 5000",
+            "3 preflop fold",
+            "1 preflop fold",
+        ],
+        "",
+        &[(2, 7_300)],
+        200,
+    ));
+    let named: Vec<Option<Vec<String>>> = findings.iter().map(|f| f.bet_ids.clone()).collect();
+    assert_eq!(named, [Some(vec!["seat-1".to_owned()])]);
+}
