@@ -151,9 +151,10 @@ pub struct RouletteSimulator {
     void_share: f64,
     /// Whether the table posts limits (and so may deal a bet outside them).
     posts_limits: bool,
-    /// Each table's rotor direction on its last spin (clockwise or not): the croupier reverses
-    /// it every spin.
-    rotors: std::collections::HashMap<String, bool>,
+    /// Each table's rotor direction on its last spin (clockwise or not) and whether that spin
+    /// was void: the croupier reverses it every spin, except after a no-spin ("Ruletové kolo
+    /// následně otočí ve stejném směru").
+    rotors: std::collections::HashMap<String, (bool, bool)>,
 }
 
 fn bet(id: usize, player: &str, kind: &str, numbers: Vec<u8>, stake_h: i64) -> Value {
@@ -179,11 +180,13 @@ impl RouletteSimulator {
     }
 
     /// What the wheel reports of the table's next spin: the rotor the other way than last
-    /// time, the ball against it, 6–14 revolutions (3 on a spin voided for too few). Drawn
-    /// without the random stream, so seeded tables deal the same rounds as before.
+    /// time (the same way after a no-spin), the ball against it, 6–14 revolutions (3 on a spin
+    /// voided for too few). Drawn without the random stream, so seeded tables deal the same
+    /// rounds as before.
     fn spin_evidence(&mut self, table_id: &str, seq_no: u64, void: bool) -> Value {
-        let clockwise = !self.rotors.get(table_id).copied().unwrap_or(false);
-        self.rotors.insert(table_id.to_owned(), clockwise);
+        let (last, after_no_spin) = self.rotors.get(table_id).copied().unwrap_or((false, false));
+        let clockwise = if after_no_spin { last } else { !last };
+        self.rotors.insert(table_id.to_owned(), (clockwise, void));
         let (rotor, ball) = if clockwise {
             ("clockwise", "counterclockwise")
         } else {
