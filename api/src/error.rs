@@ -43,6 +43,14 @@ pub enum ApiError {
         message: String,
         details: Value,
     },
+    /// What was asked for was there and is no longer (an archived entry): where it went is in
+    /// `details`.
+    #[error("{message}")]
+    Gone {
+        code: &'static str,
+        message: String,
+        details: Value,
+    },
     #[error("request body is larger than {limit} bytes")]
     TooLarge { limit: usize },
     /// No key, or one that is unknown, revoked or expired.
@@ -65,6 +73,13 @@ pub enum ApiError {
     /// Not now: `reason` is shown; `cause` (what the database driver said, say) is logged only.
     #[error("{reason}; nothing was changed, retry later")]
     Unavailable { reason: &'static str, cause: String },
+    /// The server holds as much for requests in flight as it may (bodies, files): nothing was
+    /// read or changed; retry after a while.
+    #[error("{message}; retry after {retry_after_seconds} s")]
+    Busy {
+        message: &'static str,
+        retry_after_seconds: u64,
+    },
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -102,7 +117,8 @@ impl ApiError {
             ApiError::BadRequest { code, .. }
             | ApiError::Unprocessable { code, .. }
             | ApiError::NotFound { code, .. }
-            | ApiError::Conflict { code, .. } => code,
+            | ApiError::Conflict { code, .. }
+            | ApiError::Gone { code, .. } => code,
             ApiError::TooLarge { .. } => "payload_too_large",
             ApiError::Unauthenticated { code, .. } => code,
             ApiError::Forbidden { .. } => "forbidden",
@@ -112,6 +128,7 @@ impl ApiError {
             ApiError::RequestTimeout { .. } => "request_timeout",
             ApiError::MethodNotAllowed { .. } => "method_not_allowed",
             ApiError::Unavailable { .. } => "unavailable",
+            ApiError::Busy { .. } => "server_busy",
             ApiError::Internal(_) => "internal",
         }
     }
@@ -154,10 +171,15 @@ impl ApiError {
             ApiError::BadRequest { details, .. }
             | ApiError::Unprocessable { details, .. }
             | ApiError::Conflict { details, .. }
+            | ApiError::Gone { details, .. }
             | ApiError::Forbidden { details, .. } => details.clone(),
             ApiError::TooLarge { limit } => serde_json::json!({ "limit_bytes": limit }),
             ApiError::RateLimited {
                 retry_after_seconds,
+            }
+            | ApiError::Busy {
+                retry_after_seconds,
+                ..
             } => serde_json::json!({ "retry_after_seconds": retry_after_seconds }),
             ApiError::MethodNotAllowed { allowed } => serde_json::json!({ "allowed": allowed }),
             _ => Value::Object(Default::default()),
@@ -172,6 +194,7 @@ impl ResponseError for ApiError {
             ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
+            ApiError::Gone { .. } => StatusCode::GONE,
             ApiError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden { .. } | ApiError::CrossSite { .. } => StatusCode::FORBIDDEN,
@@ -179,7 +202,7 @@ impl ResponseError for ApiError {
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable { .. } | ApiError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -199,6 +222,10 @@ impl ResponseError for ApiError {
             }
             ApiError::RateLimited {
                 retry_after_seconds,
+            }
+            | ApiError::Busy {
+                retry_after_seconds,
+                ..
             } => {
                 response.insert_header((header::RETRY_AFTER, retry_after_seconds.to_string()));
             }

@@ -185,6 +185,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "nothing was changed; retry later (the body's incident id is in the log)",
     ),
     (
+        "server_busy",
+        "the server holds as many request bodies or makes as many files as it may at once; nothing was read or changed (Retry-After)",
+    ),
+    (
         "internal",
         "an internal error (the body's incident id is in the log)",
     ),

@@ -9,6 +9,7 @@ pub mod download;
 pub mod error;
 pub mod error_codes;
 pub mod gate;
+pub mod in_flight;
 mod json_numbers;
 pub mod metrics;
 pub mod nightly;

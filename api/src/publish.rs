@@ -3,7 +3,6 @@
 //! under the registered download path and takes the Ministry's notifications. Every download
 //! and every notification is a ledger entry naming the certificate. Anything else is refused.
 
-use std::any::Any;
 use std::sync::Arc;
 
 use actix_web::dev::Extensions;
@@ -20,6 +19,12 @@ use ledger::storage::deliveries::{self, Step};
 
 use crate::error::ApiError;
 use crate::state::AppState;
+
+mod admission;
+mod listener;
+
+pub use admission::ListenerLimits;
+pub use listener::{serve, ListenerSettings, MinistryConnection};
 
 /// The notification paths of the registration (`NotifikaceUspechuUrl`, `NotifikaceChybyUrl`).
 pub const NOTIFY_OK_PATH: &str = "/notify/ok";
@@ -129,14 +134,13 @@ pub struct PeerCertificate {
     pub fingerprint: String,
 }
 
-/// Keeps each connection's client certificate with the connection (`HttpServer::on_connect`).
-pub fn on_connect(connection: &dyn Any, data: &mut Extensions) {
-    type Tls = actix_tls::accept::rustls_0_23::TlsStream<actix_web::rt::net::TcpStream>;
-    let Some(tls) = connection.downcast_ref::<Tls>() else {
-        return;
-    };
-    let (_, session) = tls.get_ref();
-    let Some(certificate) = session.peer_certificates().and_then(|c| c.first()) else {
+/// Keeps each connection's client certificate with the connection.
+pub fn on_connect(connection: &MinistryConnection, data: &mut Extensions) {
+    let Some(certificate) = connection
+        .session()
+        .peer_certificates()
+        .and_then(|c| c.first())
+    else {
         return;
     };
     if let Ok(parsed) = delivery::Certificate::from_der(certificate.as_ref()) {

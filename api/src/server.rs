@@ -37,6 +37,8 @@ pub struct Settings {
     pub clock: GamingDayClock,
     pub default_plan: String,
     pub body_limit: usize,
+    /// What all requests in flight may hold at once (bodies' bytes, files being made).
+    pub in_flight: crate::in_flight::InFlightLimits,
     pub pool_size: u32,
     /// Most records appended in one transaction.
     pub max_batch: usize,
@@ -70,6 +72,7 @@ impl Settings {
             clock: GamingDayClock::default(),
             default_plan: DEFAULT_PLAN.to_owned(),
             body_limit: DEFAULT_BODY_LIMIT,
+            in_flight: crate::in_flight::InFlightLimits::default(),
             pool_size: 16,
             max_batch: 1_000,
             checkpoints: None,
@@ -150,6 +153,7 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
         )),
         default_plan: settings.default_plan.clone(),
         body_limit: settings.body_limit,
+        in_flight: crate::in_flight::InFlight::new(settings.in_flight),
         operator_config: settings.operator_config.clone().map(Arc::new),
         delivery_keys: settings.delivery_keys.clone(),
         tax_rates: settings.tax_rates.clone().map(Arc::new),
@@ -165,7 +169,7 @@ pub fn configure(state: AppState) -> impl Fn(&mut web::ServiceConfig) + Clone {
     move |cfg: &mut web::ServiceConfig| {
         let limit = state.body_limit;
         crate::gate::register(cfg, state.clone());
-        routes::extractor_configs(cfg, limit);
+        routes::extractor_configs(cfg, limit, state.in_flight.clone());
         crate::docs::configure(cfg);
         routes::configure(&mut utoipa_actix_web::service_config::ServiceConfig::new(
             cfg,

@@ -28,6 +28,8 @@ pub struct AppState {
     pub default_plan: String,
     /// Largest accepted request body, in bytes.
     pub body_limit: usize,
+    /// What all requests in flight may hold at once: bodies' bytes, files being made.
+    pub in_flight: Arc<crate::in_flight::InFlight>,
     /// The operator and its premises, for the Ministry's package; none when not configured.
     pub operator_config: Option<Arc<reports::mf::OperatorConfig>>,
     /// The keys and certificates of the Ministry's delivery; none when not configured.

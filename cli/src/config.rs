@@ -13,6 +13,17 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("DOZOR_BIND", "server.listen"),
     ("DOZOR_WORKERS", "server.workers"),
     ("DOZOR_BODY_LIMIT_BYTES", "limits.body_limit_bytes"),
+    ("DOZOR_BODY_BUDGET_BYTES", "limits.body_budget_bytes"),
+    ("DOZOR_FILE_DOWNLOADS", "limits.file_downloads"),
+    (
+        "DOZOR_MINISTRY_HANDSHAKE_SECONDS",
+        "limits.ministry_handshake_seconds",
+    ),
+    (
+        "DOZOR_MINISTRY_CONNECTIONS_PER_ADDRESS",
+        "limits.ministry_connections_per_address",
+    ),
+    ("DOZOR_MINISTRY_CONNECTIONS", "limits.ministry_connections"),
     ("DOZOR_OWNER_DATABASE_URL", "database.owner_url"),
     ("DOZOR_REPLICA_DATABASE_URL", "database.replica_url"),
     ("DOZOR_POOL_SIZE", "database.pool_size"),
@@ -233,17 +244,51 @@ pub struct Limits {
     pub address_rate: u32,
     pub address_burst: u32,
     pub body_limit_bytes: usize,
+    /// Bytes of request bodies all requests in flight may hold at once.
+    pub body_budget_bytes: usize,
+    /// Files (CSV, XLSX) and inspection exports made at once.
+    pub file_downloads: usize,
+    /// The Ministry's listener: how long a TLS handshake may take, in seconds...
+    pub ministry_handshake_seconds: u64,
+    /// ...how many connections one address may hold...
+    pub ministry_connections_per_address: usize,
+    /// ...and how many it holds in all.
+    pub ministry_connections: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         let key = api::auth::RateLimit::default();
+        let in_flight = api::in_flight::InFlightLimits::default();
+        let ministry = api::publish::ListenerLimits::default();
         Limits {
             api_key_rate: key.per_second,
             api_key_burst: key.burst,
             address_rate: api::server::DEFAULT_ADDRESS_RATE.per_second,
             address_burst: api::server::DEFAULT_ADDRESS_RATE.burst,
             body_limit_bytes: api::server::DEFAULT_BODY_LIMIT,
+            body_budget_bytes: in_flight.body_budget_bytes,
+            file_downloads: in_flight.file_downloads,
+            ministry_handshake_seconds: ministry.handshake_timeout.as_secs(),
+            ministry_connections_per_address: ministry.per_address,
+            ministry_connections: ministry.total,
+        }
+    }
+}
+
+impl Limits {
+    pub fn ministry_listener(&self) -> api::publish::ListenerLimits {
+        api::publish::ListenerLimits {
+            handshake_timeout: std::time::Duration::from_secs(self.ministry_handshake_seconds),
+            per_address: self.ministry_connections_per_address,
+            total: self.ministry_connections,
+        }
+    }
+
+    pub fn in_flight(&self) -> api::in_flight::InFlightLimits {
+        api::in_flight::InFlightLimits {
+            body_budget_bytes: self.body_budget_bytes,
+            file_downloads: self.file_downloads,
         }
     }
 }
@@ -387,6 +432,15 @@ impl Config {
             ("limits.api_key_burst", u64::from(self.limits.api_key_burst)),
             ("limits.address_rate", u64::from(self.limits.address_rate)),
             ("limits.address_burst", u64::from(self.limits.address_burst)),
+            ("limits.file_downloads", self.limits.file_downloads as u64),
+            (
+                "limits.ministry_handshake_seconds",
+                self.limits.ministry_handshake_seconds,
+            ),
+            (
+                "limits.ministry_connections_per_address",
+                self.limits.ministry_connections_per_address as u64,
+            ),
             (
                 "gaming_day.late_after_hours",
                 u64::from(self.gaming_day.late_after_hours),
@@ -398,6 +452,24 @@ impl Config {
         }
         if self.limits.body_limit_bytes < 1024 {
             return Err(invalid("limits.body_limit_bytes", "must be at least 1024"));
+        }
+        // The largest body must fit in the budget, or no body of that size could ever be read.
+        let largest = api::routes::records::batch_body_limit(self.limits.body_limit_bytes)
+            .max(self.limits.body_limit_bytes);
+        if self.limits.body_budget_bytes < largest {
+            return Err(invalid(
+                "limits.body_budget_bytes",
+                format!("must be at least the largest body, {largest} bytes"),
+            ));
+        }
+        if self.limits.ministry_connections < self.limits.ministry_connections_per_address {
+            return Err(invalid(
+                "limits.ministry_connections",
+                "must be at least limits.ministry_connections_per_address",
+            ));
+        }
+        if self.limits.ministry_handshake_seconds > 60 {
+            return Err(invalid("limits.ministry_handshake_seconds", "must be 1-60"));
         }
         if self.gaming_day.start_hour > 23 {
             return Err(invalid("gaming_day.start_hour", "must be 0-23"));

@@ -134,6 +134,9 @@ enum BenchKind {
         #[arg(long, default_value_t = 5)]
         runs: usize,
     },
+    /// The server's peak memory (a `dozor serve` of its own) under 120 batch bodies of 15 MiB
+    /// at once, then 8 XLSX downloads of 100 000 findings at once, `/healthz` asked throughout.
+    Memory(crate::bench_memory::MemoryArgs),
     /// Inclusion-proof latency on a large tree (synthetic entries generated in SQL, kept between runs).
     Proofs {
         /// Entries in the tree.
@@ -200,6 +203,7 @@ fn run_kind(global: &Global, kind: BenchKind) -> anyhow::Result<ExitCode> {
             strict_signatures,
         } => crate::bench_verify::verify(global, entries, strict_signatures),
         BenchKind::Ingest(args) => ingest(global, &args),
+        BenchKind::Memory(args) => crate::bench_memory::memory(global, &args),
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod bench;
 mod bench_db;
+mod bench_memory;
 mod bench_mf;
 mod bench_rtp;
 mod bench_verify;

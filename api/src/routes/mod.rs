@@ -25,6 +25,7 @@ use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::error::ApiError;
+use crate::in_flight::{Body, InFlight};
 
 pub const API_PREFIX: &str = "/api/v1";
 pub const PAGES_PREFIX: &str = "/reports";
@@ -38,7 +39,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
         // Every answer, a refusal or an unknown route too, is observed with its request id;
         // inside that, the gate resolves the presented key before routing (each handler's
         // extractor decides for its own route).
+        // Innermost, files and exports wait for their turn among those made at once.
         scope("")
+            .wrap(actix_web::middleware::from_fn(
+                crate::in_flight::files_in_turn,
+            ))
             .wrap(actix_web::middleware::from_fn(crate::gate::middleware))
             .wrap(actix_web::middleware::from_fn(crate::observe::observe))
             .configure(routes),
@@ -114,35 +119,43 @@ fn routes(cfg: &mut ServiceConfig) {
         );
 }
 
-/// Extractor settings that turn malformed input into our `{code, message, details}` errors.
-pub fn extractor_configs(cfg: &mut web::ServiceConfig, body_limit: usize) {
-    cfg.app_data(
-        web::JsonConfig::default()
-            .limit(body_limit)
-            .error_handler(|e, _| {
-                use actix_web::error::JsonPayloadError as J;
-                match e {
-                    J::Overflow { limit } | J::OverflowKnownLength { limit, .. } => {
-                        ApiError::TooLarge { limit }.into()
+/// Extractor settings that turn malformed input into our `{code, message, details}` errors,
+/// and the bounds of what requests in flight hold (shared by every worker).
+pub fn extractor_configs(
+    cfg: &mut web::ServiceConfig,
+    body_limit: usize,
+    in_flight: std::sync::Arc<InFlight>,
+) {
+    cfg.app_data(in_flight)
+        .app_data(
+            web::JsonConfig::default()
+                .limit(body_limit)
+                .error_handler(|e, _| {
+                    use actix_web::error::JsonPayloadError as J;
+                    match e {
+                        J::Overflow { limit } | J::OverflowKnownLength { limit, .. } => {
+                            ApiError::TooLarge { limit }.into()
+                        }
+                        J::ContentType => ApiError::UnsupportedMediaType.into(),
+                        other => ApiError::bad_request("malformed_json", other.to_string()).into(),
                     }
-                    J::ContentType => ApiError::UnsupportedMediaType.into(),
-                    other => ApiError::bad_request("malformed_json", other.to_string()).into(),
-                }
-            }),
-    )
-    .app_data(
-        web::FormConfig::default()
-            .limit(16 * 1024)
-            .error_handler(|e, _| ApiError::bad_request("malformed_form", e.to_string()).into()),
-    )
-    .app_data(
-        web::QueryConfig::default()
-            .error_handler(|e, _| ApiError::bad_request("invalid_query", e.to_string()).into()),
-    )
-    .app_data(
-        web::PathConfig::default()
-            .error_handler(|e, _| ApiError::bad_request("invalid_path", e.to_string()).into()),
-    );
+                }),
+        )
+        .app_data(
+            web::FormConfig::default()
+                .limit(16 * 1024)
+                .error_handler(|e, _| {
+                    ApiError::bad_request("malformed_form", e.to_string()).into()
+                }),
+        )
+        .app_data(
+            web::QueryConfig::default()
+                .error_handler(|e, _| ApiError::bad_request("invalid_query", e.to_string()).into()),
+        )
+        .app_data(
+            web::PathConfig::default()
+                .error_handler(|e, _| ApiError::bad_request("invalid_path", e.to_string()).into()),
+        );
 }
 
 /// Every path no route serves: the same JSON error body as everything else; a 405 naming the
@@ -190,32 +203,46 @@ pub fn require_json(request: &HttpRequest) -> Result<(), ApiError> {
 }
 
 /// Reads a JSON request body, refusing more than `limit` bytes or a body that takes longer
-/// than [`BODY_TIMEOUT`] to arrive.
+/// than [`BODY_TIMEOUT`] to arrive. Its bytes are held within the budget of all bodies in
+/// flight: room for the declared length (the whole `limit` when none is declared) is taken
+/// before anything is read, waiting a little when the budget is spent, then `server_busy`.
 pub async fn read_json_body(
     request: &HttpRequest,
     payload: web::Payload,
     limit: usize,
-) -> Result<Bytes, ApiError> {
+) -> Result<Body, ApiError> {
     require_json(request)?;
-    if let Some(length) = request
+    let declared = request
         .headers()
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok())
-    {
+        .and_then(|v| v.parse::<usize>().ok());
+    if let Some(length) = declared {
         if length > limit {
             return Err(ApiError::TooLarge { limit });
         }
     }
-    actix_web::rt::time::timeout(BODY_TIMEOUT, read_body(payload, limit))
+    let in_flight = request
+        .app_data::<std::sync::Arc<InFlight>>()
+        .ok_or_else(|| ApiError::internal("the in-flight limits are not registered"))?;
+    let expected = declared.unwrap_or(limit);
+    let room = in_flight.reserve_body(expected).await?;
+    let bytes = actix_web::rt::time::timeout(BODY_TIMEOUT, read_body(payload, limit, expected))
         .await
         .map_err(|_| ApiError::RequestTimeout {
             seconds: BODY_TIMEOUT.as_secs(),
-        })?
+        })??;
+    Ok(Body::new(bytes, room))
 }
 
-async fn read_body(mut payload: web::Payload, limit: usize) -> Result<Bytes, ApiError> {
-    let mut body = BytesMut::new();
+/// The body, at most `limit` bytes; `expected` of them are allocated at once (the room held
+/// for them), so a body read to its declared length never grows its buffer.
+async fn read_body(
+    mut payload: web::Payload,
+    limit: usize,
+    expected: usize,
+) -> Result<Bytes, ApiError> {
+    let mut body = BytesMut::with_capacity(expected.min(limit));
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|e| ApiError::bad_request("unreadable_body", e.to_string()))?;
         if body.len() + chunk.len() > limit {
@@ -224,4 +251,47 @@ async fn read_body(mut payload: web::Payload, limit: usize) -> Result<Bytes, Api
         body.extend_from_slice(&chunk);
     }
     Ok(body.freeze())
+}
+
+/// A JSON array's items as text, refused once it holds more than `most`: the items are counted
+/// as they are read, so a body of millions of tiny items never becomes a list of millions.
+pub fn bounded_array(
+    body: &[u8],
+    most: usize,
+) -> Result<Vec<&serde_json::value::RawValue>, BoundedArrayError> {
+    use serde::de::{Deserializer as _, SeqAccess, Visitor};
+    struct Items(usize);
+    impl<'de> Visitor<'de> for Items {
+        type Value = Result<Vec<&'de serde_json::value::RawValue>, BoundedArrayError>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON array")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut items = Vec::new();
+            while let Some(item) = seq.next_element()? {
+                if items.len() == self.0 {
+                    return Ok(Err(BoundedArrayError::TooMany));
+                }
+                items.push(item);
+            }
+            Ok(Ok(items))
+        }
+    }
+    let mut reader = serde_json::Deserializer::from_slice(body);
+    let items = reader
+        .deserialize_seq(Items(most))
+        .map_err(BoundedArrayError::Json)??;
+    reader.end().map_err(BoundedArrayError::Json)?;
+    Ok(items)
+}
+
+/// Why [`bounded_array`] refused.
+#[derive(Debug, thiserror::Error)]
+pub enum BoundedArrayError {
+    #[error("{0}")]
+    Json(serde_json::Error),
+    #[error("more items than allowed")]
+    TooMany,
 }

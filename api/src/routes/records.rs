@@ -7,7 +7,6 @@ use ledger::ingest::IngestError;
 use ledger::storage::append::{AppendOutcome, Receipt, Submission};
 use serde::Serialize;
 use serde_json::json;
-use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
@@ -214,17 +213,18 @@ pub async fn submit_batch(
     let body = read_json_body(&request, payload, batch_body_limit(state.body_limit)).await?;
     let record_limit = state.body_limit;
     let shared = state.clone();
-    let prepared = web::block(move || {
-        // Each item stays text until its own turn: one parse per record, none of the whole body.
-        let items: Vec<&RawValue> = serde_json::from_slice(&body).map_err(|e| {
-            ApiError::bad_request("malformed_json", format!("body is not a JSON array: {e}"))
-        })?;
-        if items.len() > MAX_BATCH {
-            return Err(ApiError::bad_request(
+    let prepared = web::block(move || -> Result<_, ApiError> {
+        // Each item stays text until its own turn: one parse per record, none of the whole body;
+        // counted as read, so an array of millions of tiny items is refused at the 1 001st.
+        let items = crate::routes::bounded_array(&body, MAX_BATCH).map_err(|e| match e {
+            crate::routes::BoundedArrayError::TooMany => ApiError::bad_request(
                 "batch_too_large",
-                format!("{} records; at most {MAX_BATCH} per batch", items.len()),
-            ));
-        }
+                format!("more than {MAX_BATCH} records; at most {MAX_BATCH} per batch"),
+            ),
+            crate::routes::BoundedArrayError::Json(e) => {
+                ApiError::bad_request("malformed_json", format!("body is not a JSON array: {e}"))
+            }
+        })?;
         Ok(items
             .into_iter()
             .map(|item| {

@@ -200,6 +200,7 @@ pub fn run(global: &Global, config: Config) -> anyhow::Result<ExitCode> {
         .filter(|u| !u.trim().is_empty());
     settings.max_batch = config.ledger.max_batch;
     settings.body_limit = config.limits.body_limit_bytes;
+    settings.in_flight = config.limits.in_flight();
     settings.operator_config = config.operator_config()?;
     if let Some(delivery) = &config.delivery {
         // Read at start: a wrong password or a missing certificate stops the server here.
@@ -260,6 +261,7 @@ pub fn run(global: &Global, config: Config) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     let bind = config.server.listen.clone();
     let ministry = ministry_listener(&config)?;
+    let ministry_limits = config.limits.ministry_listener();
     tracing::info!(bind = %bind, workers, "dozor listening");
     let listen = bind.clone();
     let ministry_state = state.clone();
@@ -278,18 +280,20 @@ pub fn run(global: &Global, config: Config) -> anyhow::Result<ExitCode> {
             return api.await;
         };
         tracing::info!(bind = %ministry_listen, path = %download_path, "the Ministry's listener (HTTPS, its client certificates only)");
-        let ministry = HttpServer::new(move || {
-            App::new().configure(api::publish::configure(api::publish::MinistryState {
-                state: ministry_state.clone(),
-                download_path: download_path.clone(),
-            }))
-        })
-        .workers(1)
-        .on_connect(api::publish::on_connect)
-        .client_request_timeout(server::REQUEST_HEAD_TIMEOUT)
-        .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
-        .bind_rustls_0_23(&ministry_listen, tls)?
-        .run();
+        let ministry = api::publish::serve(
+            api::publish::ListenerSettings {
+                listen: ministry_listen,
+                limits: ministry_limits,
+                shutdown_seconds: SHUTDOWN_GRACE.as_secs(),
+                request_head_timeout: server::REQUEST_HEAD_TIMEOUT,
+                keep_alive: MINISTRY_KEEP_ALIVE,
+            },
+            tls,
+            api::publish::MinistryState {
+                state: ministry_state,
+                download_path,
+            },
+        )?;
         futures_util::future::try_join(api, ministry).await.map(|_| ())
     });
     tracing::info!("stopped accepting; requests in flight have finished");
@@ -339,6 +343,9 @@ fn ministry_listener(
         delivery.download_path().to_owned(),
     )))
 }
+
+/// How long an idle connection of the Ministry's is kept open.
+const MINISTRY_KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// How long requests in flight may take to finish at shutdown.
 pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
