@@ -143,7 +143,7 @@ impl CsvWriter<Vec<u8>> {
 impl<W: Write> CsvWriter<W> {
     /// A file for `audience` written into `out` as it goes (the byte-order mark first, for
     /// people).
-    pub fn to_writer(mut out: W, audience: Audience) -> Result<CsvWriter<W>, ReportError> {
+    pub fn from_writer(mut out: W, audience: Audience) -> Result<CsvWriter<W>, ReportError> {
         if audience == Audience::People {
             out.write_all("\u{feff}".as_bytes()).map_err(io_error)?;
         }
@@ -399,7 +399,7 @@ mod tests {
     #[test]
     fn a_file_streamed_into_a_writer_is_the_file_written_in_memory() {
         let cells = [Cell::Text("-A1-A1".into()), Cell::Money(-50)];
-        let mut streamed = CsvWriter::to_writer(Vec::new(), Audience::People).unwrap();
+        let mut streamed = CsvWriter::from_writer(Vec::new(), Audience::People).unwrap();
         streamed.heading(["a", "b"]).unwrap();
         streamed.row(&cells).unwrap();
         let streamed = String::from_utf8(streamed.into_inner().unwrap()).unwrap();
