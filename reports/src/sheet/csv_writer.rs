@@ -120,9 +120,8 @@ fn io_error(e: std::io::Error) -> ReportError {
 }
 
 impl CsvWriter<Vec<u8>> {
-    /// A file for `audience`, in memory.
+    /// A file for `audience`, in memory (where writing cannot fail).
     pub fn new(audience: Audience) -> CsvWriter<Vec<u8>> {
-        // Writing into a vector cannot fail.
         let mut out = Vec::new();
         if audience == Audience::People {
             out.extend_from_slice("\u{feff}".as_bytes());
