@@ -217,7 +217,7 @@ async fn one_game_day_by_hand() {
     assert_eq!(status, 200);
     assert_eq!(
         csp.as_deref(),
-        Some("default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+        Some("default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
     );
     assert!(page.contains("<svg class=\"rtp-chart\""));
     assert!(page.contains("R01"));
