@@ -169,6 +169,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "the month's last gaming day has not ended: its package is not delivered yet",
     ),
     (
+        "confirmation_refused",
+        "the file does not count as the package's confirmation (a seal not the Ministry's, another package's, not delivered or downloaded); kept as evidence, its ledger index in details",
+    ),
+    (
         "delivery_not_configured",
         "no [delivery] section: the Ministry's certificates and the operator's seal",
     ),

@@ -10,7 +10,7 @@ use rules::money::format_czk;
 
 use crate::findings::{FindingItem, FindingPage, FindingSort, FindingWithHistory};
 pub use crate::html::esc;
-use crate::round_layout::Layout;
+use crate::round_layout::{self, FindingFacts};
 use crate::round_view::RecordView;
 use crate::sheet::Language;
 use crate::words;
@@ -348,7 +348,6 @@ pub struct ResolveForm {
 pub struct FindingPageView<'a> {
     pub finding: &'a FindingWithHistory,
     pub record: &'a RecordView,
-    pub layout: &'a Layout,
     /// Whether the inclusion proof checked against the checkpoint's root.
     pub proof_checked: Option<bool>,
     pub form: Option<ResolveForm>,
@@ -366,12 +365,27 @@ fn facts(body: &mut String, facts: &[(String, String)]) {
     body.push_str("</dl>");
 }
 
-/// A finding with its round laid out, its place in the ledger, its history and its form.
+/// What the round's layout reads of a finding the workbench lists.
+pub fn finding_facts(f: &FindingItem) -> FindingFacts {
+    FindingFacts {
+        kind: f.kind.clone(),
+        bet_ids: round_layout::bet_ids(&f.bet_ids),
+        expected_h: f.expected_h,
+        actual_h: f.actual_h,
+        amount_h: f.amount_h,
+    }
+}
+
+/// A finding with its round laid out, its place in the ledger, its history and its form. The
+/// figures it heads with and those its bet's row shows are one computation
+/// ([`round_layout::figures`]).
 pub fn render_finding(v: &FindingPageView<'_>) -> String {
     let l = v.language;
     let w = |cs: &'static str, en: &'static str| l.pick(cs, en);
     let f = &v.finding.finding;
     let r = v.record;
+    let finding = finding_facts(f);
+    let layout = round_layout::lay_out_finding(&r.record, r.verdict.as_ref(), &finding, v.plans, l);
     let mut body = String::new();
     let title = format!(
         "{} {} — {} {}",
@@ -426,27 +440,15 @@ pub fn render_finding(v: &FindingPageView<'_>) -> String {
             ),
         );
     }
-    if let Some(expected) = f.expected_h {
-        about.push((
-            w("Dle plánu", "Due by the plan").to_owned(),
-            format_czk(expected),
-        ));
-    }
-    if let Some(actual) = f.actual_h {
-        about.push((w("Skutečně", "Actually").to_owned(), format_czk(actual)));
-    }
+    about.extend(round_layout::figures(&finding, &r.record, l).facts());
     facts(&mut body, &about);
 
     let _ = write!(body, "<h2>{}</h2>", w("Kolo", "The round"));
-    if !v.layout.headline.is_empty() {
-        let _ = write!(
-            body,
-            "<p class=\"headline\">{}</p>",
-            esc(&v.layout.headline)
-        );
+    if !layout.headline.is_empty() {
+        let _ = write!(body, "<p class=\"headline\">{}</p>", esc(&layout.headline));
     }
-    facts(&mut body, &v.layout.facts);
-    for section in &v.layout.sections {
+    facts(&mut body, &layout.facts);
+    for section in &layout.sections {
         let _ = write!(body, "<h3>{}</h3><table><thead><tr>", esc(&section.title));
         for c in &section.columns {
             let _ = write!(body, "<th>{}</th>", esc(c));
@@ -642,7 +644,100 @@ fn resolve_form(body: &mut String, f: &FindingItem, form: &ResolveForm, l: Langu
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::{json, Value};
+
     use super::*;
+
+    /// The page of the first finding of kind `kind` of `record`, judged under the bundled plan.
+    fn page_of(record: Value, kind: &str) -> String {
+        let plans = rules::PlanBook::builtin().unwrap();
+        let plan = plans.get("69games-ziva-hra").unwrap();
+        let round = rules::Round::parse(&record).unwrap();
+        let verdict = rules::adjudicate_at(plan, &rules::TableSetup::NONE, &round).unwrap();
+        let verdict = serde_json::to_value(&verdict).unwrap();
+        let at = chrono::DateTime::parse_from_rfc3339("2026-11-21T20:16:03Z")
+            .unwrap()
+            .to_utc();
+        let findings: Vec<FindingItem> = verdict["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .map(|(n, f)| FindingItem {
+                id: format!("7.{n}"),
+                ledger_index: 7,
+                position: n as i32,
+                state: "open".into(),
+                table_id: record["table_id"].as_str().unwrap().into(),
+                seq_no: record["seq_no"].as_i64(),
+                round_id: None,
+                game: record["game"].as_str().unwrap().into(),
+                played_at: at,
+                gaming_day: at.date_naive(),
+                kind: f["kind"].as_str().unwrap().into(),
+                bet_ids: f["bet_ids"].clone(),
+                expected_h: f["expected_h"].as_i64(),
+                actual_h: f["actual_h"].as_i64(),
+                amount_h: f["amount_h"].as_i64().unwrap(),
+                message: f["message"].as_str().unwrap().into(),
+            })
+            .collect();
+        let finding = findings.iter().find(|f| f.kind == kind).unwrap().clone();
+        let view = RecordView {
+            table_id: finding.table_id.clone(),
+            seq_no: finding.seq_no.unwrap(),
+            round_id: None,
+            record_type: "round".into(),
+            ledger_index: 7,
+            received_at: at,
+            entry_hash: "00".repeat(32),
+            record,
+            key_id: "table-key".into(),
+            signature: String::new(),
+            verdict: Some(verdict),
+            findings,
+            checkpoint: None,
+        };
+        let with_history = FindingWithHistory {
+            finding,
+            history: Vec::new(),
+        };
+        render_finding(&FindingPageView {
+            finding: &with_history,
+            record: &view,
+            proof_checked: None,
+            form: None,
+            notice: None,
+            plans: &plans,
+            language: Language::Czech,
+        })
+    }
+
+    #[test]
+    fn a_withheld_blackjack_win_heads_its_page_with_the_figures_its_flagged_row_shows() {
+        // Box 1's T♠ Q♦ (20) beats the dealer's 9♥ 8♣ (17): the 1 000 Kč main bet wins 1:1,
+        // 2 000 Kč. The casino withheld the win and returned the 1 000 Kč stake: the finding is
+        // 2 000 − 1 000 = 1 000 Kč. The page once headed "Dle plánu 2 000 / Skutečně 1 000"
+        // over a row paid 1 000, due 1 000, no difference.
+        let record = json!({"type": "round", "game": "blackjack", "table_id": "BJ1",
+            "seq_no": 3, "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T20:16:03Z",
+            "shoe_id": "S1", "deal": ["Ts", "9h", "Qd", "8c"],
+            "boxes": [{"box": 1, "hands": [["stand"]], "bets": [{"bet_id": "b1",
+                "player": "p1", "kind": "main", "stake_h": 100_000, "paid_h": 100_000,
+                "withheld": true}]}]});
+        let page = page_of(record, "payout_withheld");
+        let figures = "<dt>Vyhráno (zadrženo)</dt><dd>2 000,00 Kč</dd>\
+             <dt>Vyplaceno</dt><dd>1 000,00 Kč</dd><dt>Rozdíl</dt><dd>-1 000,00 Kč</dd>";
+        assert!(page.contains(figures), "{page}");
+        assert!(!page.contains("<dt>Dle plánu</dt>"));
+        let row = "<tr class=\"flag\"><td>b1</td><td>p1</td><td>main</td><td>box 1</td>\
+             <td>1 000,00 Kč</td><td>1 000,00 Kč</td><td>1 000,00 Kč</td><td></td>\
+             <td>výhra nevyplacena: Vyhráno (zadrženo) 2 000,00 Kč · Vyplaceno 1 000,00 Kč · \
+             Rozdíl -1 000,00 Kč</td></tr>";
+        assert!(page.contains(row), "{page}");
+        assert!(page.contains("Nález 7.0 — výhra nevyplacena 1 000,00 Kč"));
+    }
 
     #[test]
     fn koruny_are_read_as_people_type_them() {

@@ -224,21 +224,6 @@ async fn finding_page(
             &RecordRef::SeqNo(seq_no),
         )?
         .ok_or_else(|| ApiError::internal("a finding's round is missing"))?;
-        let flagged: Vec<String> = finding
-            .finding
-            .bet_ids
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|b| b.as_str().map(str::to_owned))
-            .collect();
-        let layout = reports::round_layout::lay_out(
-            &record.record,
-            record.verdict.as_ref(),
-            flagged,
-            &state.plans,
-            language,
-        );
         let proof_checked = record.checkpoint.as_ref().map(|c| {
             let hash = |text: &str| -> Option<[u8; 32]> { hex::decode(text).ok()?.try_into().ok() };
             let proof: Option<Vec<[u8; 32]>> = c.inclusion_proof.iter().map(|p| hash(p)).collect();
@@ -266,7 +251,6 @@ async fn finding_page(
         Ok(Some(workbench_page::render_finding(&FindingPageView {
             finding: &finding,
             record: &record,
-            layout: &layout,
             proof_checked,
             form,
             notice,

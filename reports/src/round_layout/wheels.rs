@@ -1,0 +1,65 @@
+//! Roulette and the money wheels: where the ball or the pointer stopped.
+
+use super::{text, Builder};
+
+/// The roulette numbers on red.
+const RED: [u8; 18] = [
+    1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36,
+];
+
+impl Builder<'_> {
+    pub(super) fn roulette(&mut self) {
+        let outcome = &self.record["outcome"];
+        match outcome["number"]
+            .as_u64()
+            .and_then(|n| u8::try_from(n).ok())
+        {
+            Some(n) => {
+                let colour = if n == 0 {
+                    self.word("zelená", "green")
+                } else if RED.contains(&n) {
+                    self.word("červená", "red")
+                } else {
+                    self.word("černá", "black")
+                };
+                self.layout.headline = format!("{} {n} ({colour})", self.word("Padlo", "Number"));
+                self.fact("Číslo", "Number", format!("{n} ({colour})"));
+            }
+            None => {
+                self.layout.headline = self.word("Neplatné roztočení", "Void spin").to_owned();
+            }
+        }
+        let spin = &self.record["spin"];
+        if spin.is_object() {
+            self.fact("Rotor", "Rotor", text(&spin["rotor_direction"]));
+            self.fact("Kulička", "Ball", text(&spin["ball_direction"]));
+            self.fact(
+                "Otáčky kuličky",
+                "Ball revolutions",
+                text(&spin["ball_revolutions"]),
+            );
+        }
+    }
+
+    pub(super) fn wheel(&mut self) {
+        let label = self
+            .verdict
+            .map(|v| text(&v["segment_label"]))
+            .unwrap_or_default();
+        let segment = text(&self.record["outcome"]["segment"]);
+        self.layout.headline = if label.is_empty() {
+            self.word("Neplatné roztočení", "Void spin").to_owned()
+        } else {
+            format!(
+                "{} {label}",
+                self.word("Kolo zastavilo na", "The wheel stopped on")
+            )
+        };
+        self.fact(
+            "Pole",
+            "Segment",
+            format!("{segment} {label}").trim().to_owned(),
+        );
+        self.fact("Otáčky", "Turns", text(&self.record["outcome"]["turns"]));
+    }
+}
