@@ -55,9 +55,13 @@ const TABLE_READERS: &[Role] = &[Admin, Compliance, Regulator];
 const LEDGER_READERS: &[Role] = &[Compliance, Regulator];
 /// Who runs and reads reports.
 const REPORT_READERS: &[Role] = &[Compliance, Regulator, Reporter];
-/// Who delivers the operator's packages to the Ministry and takes in its confirmations (not
-/// the regulator: it receives them).
+/// Who delivers the operator's packages to the Ministry (not the regulator: it receives them;
+/// the nightly job may deliver what the ledger holds).
 const DELIVERERS: &[Role] = &[Compliance, Reporter];
+/// Who takes in the Ministry's confirmations: what they say is what the officer and the
+/// regulator are told the Ministry accepted, so only the compliance officer, who answers for
+/// the reporting duty (not the nightly job, not IT, not the regulator that sends them).
+const CONFIRMATION_TAKERS: &[Role] = &[Compliance];
 /// Who sees which API keys exist (never their secrets).
 const KEY_READERS: &[Role] = &[Admin, Compliance, Regulator];
 const EVERY_ROLE: &[Role] = &[Admin, Compliance, Regulator, Reporter];
@@ -199,7 +203,7 @@ pub const ROUTES: &[RouteAccess] = &[
     route(
         "POST",
         "/api/v1/reports/mf/confirmations",
-        Access::Roles(DELIVERERS),
+        Access::Roles(CONFIRMATION_TAKERS),
     ),
     route(
         "GET",

@@ -90,10 +90,10 @@ fn example(
         ("GET", "/api/v1/findings") => (format!("{path}?state=open"), None),
         ("GET", "/api/v1/reports/mf") => (format!("{path}?month=2026-11&misto=kasino_1"), None),
         ("GET", "/api/v1/reports/mf/deliveries") => (path.into(), None),
-        // Without [delivery] configured: 409 for the roles that may deliver.
         ("POST", "/api/v1/reports/mf/deliveries") => {
             (format!("{path}?month=2026-10&misto=kasino_1"), None)
         }
+        // Not a sealed file: kept as evidence and refused (422) for the role that may post.
         ("POST", "/api/v1/reports/mf/confirmations") => (
             format!("{path}?file=12345679-M-202611-Z-kasino_1-01.Ok.zip.p7e.p7s"),
             Some(json!("not a sealed file")),
@@ -360,9 +360,13 @@ async fn every_route_answers_each_role_as_the_role_table_says() {
                     )
                     .await;
                     if allowed.contains(&role) {
-                        // A page's form answers "see the page" (303).
+                        // A page's form answers "see the page" (303); a file that is not the
+                        // Ministry's confirmation is kept as evidence and answered 422.
                         let success = (200..300).contains(&s)
-                            || (s == 303 && route.path.starts_with("/workbench/"));
+                            || (s == 303 && route.path.starts_with("/workbench/"))
+                            || (s == 422
+                                && b["code"] == "confirmation_refused"
+                                && route.path == "/api/v1/reports/mf/confirmations");
                         assert!(success, "{}: {s} {b}", what(role.as_str()));
                     } else {
                         assert_eq!(
@@ -560,6 +564,38 @@ async fn the_policy_written_by_hand_holds() {
         .await;
         assert_eq!(s, 403, "{role} POST {uri}: {b}");
     }
+    // Only compliance takes in the Ministry's confirmations; compliance and the nightly job
+    // (reporter) deliver packages; admin and the regulator do neither. Without [delivery]
+    // configured, a role the gate admits gets 409 `delivery_not_configured`.
+    let deliveries_uri = "/api/v1/reports/mf/deliveries?month=2026-10&misto=kasino_1";
+    let confirmations_uri =
+        "/api/v1/reports/mf/confirmations?file=12345679-M-202611-Z-kasino_1-01.Ok.zip.p7e.p7s";
+    for (role, uri, admitted) in [
+        (Role::Admin, deliveries_uri, false),
+        (Role::Regulator, deliveries_uri, false),
+        (Role::Reporter, deliveries_uri, true),
+        (Role::Compliance, deliveries_uri, true),
+        (Role::Admin, confirmations_uri, false),
+        (Role::Regulator, confirmations_uri, false),
+        (Role::Reporter, confirmations_uri, false),
+        (Role::Compliance, confirmations_uri, true),
+    ] {
+        let (s, b) = call(
+            &app,
+            as_role(Some(role), "POST", uri, Some(json!("a file"))),
+        )
+        .await;
+        let expected = if admitted {
+            (409, "delivery_not_configured")
+        } else {
+            (403, "forbidden")
+        };
+        assert_eq!(
+            (s, b["code"].as_str().unwrap_or_default()),
+            expected,
+            "{role} POST {uri}: {b}"
+        );
+    }
     // A reporter reads no finding, ledger entry or export, nor the registry of keys.
     for uri in [
         "/workbench/findings",
@@ -579,16 +615,6 @@ async fn the_policy_written_by_hand_holds() {
     ] {
         let (s, b) = call(&app, as_role(Some(Role::Reporter), "GET", uri, None)).await;
         assert_eq!(s, 403, "reporter GET {uri}: {b}");
-    }
-    // An admin manages; it reads no finding, ledger entry, export or report.
-    for uri in [
-        "/api/v1/findings",
-        "/api/v1/ledger/entries/0",
-        "/api/v1/exports?from=2026-11-20&to=2026-11-20",
-        "/api/v1/reports/daily?day=2026-11-20",
-    ] {
-        let (s, b) = call(&app, as_role(Some(Role::Admin), "GET", uri, None)).await;
-        assert_eq!(s, 403, "admin GET {uri}: {b}");
     }
     // With no key, nothing is read but what a transparency log publishes and the probes.
     let public = [
@@ -643,6 +669,25 @@ async fn the_policy_written_by_hand_holds() {
         let (s, b) = call(&app, as_role(None, "GET", uri, None)).await;
         assert_eq!(s, 401, "no key GET {uri}: {b}");
     }
+    // An admin manages tables and keys: it reads those, the metrics and who it is, and no
+    // finding, ledger entry, record, export, report or page of the workbench.
+    let admin_reads = [
+        "/metrics",
+        "/api/v1/tables",
+        "/api/v1/tables/R01",
+        "/api/v1/tables/R01/gaps",
+        "/api/v1/tables/R01/limits",
+        "/api/v1/apikeys",
+        "/api/v1/whoami",
+    ];
+    for uri in keyed {
+        let (s, b) = call(&app, as_role(Some(Role::Admin), "GET", uri, None)).await;
+        if admin_reads.contains(&uri) {
+            assert_eq!(s, 200, "admin GET {uri}: {b}");
+        } else {
+            assert_eq!(s, 403, "admin GET {uri}: {b}");
+        }
+    }
     // Every GET route of the table is in one of the two lists above (a new route is added
     // to this policy by hand).
     let path_of = |uri: &str| uri.split('?').next().unwrap().to_owned();
@@ -667,22 +712,73 @@ async fn the_policy_written_by_hand_holds() {
         );
     }
     // No key writes nothing: every POST but a table's signed records is 401.
-    for (uri, body) in admin_only.iter().cloned().chain([
-        ("/api/v1/findings/5.0/resolutions", resolution.clone()),
-        (
-            "/api/v1/reports/mf/deliveries?month=2026-10&misto=kasino_1",
-            Value::Null,
-        ),
-        (
-            "/api/v1/reports/mf/confirmations?file=12345679-M-202611-Z-kasino_1-01.Ok.zip.p7e.p7s",
-            json!("x"),
-        ),
-        (
-            "/workbench/findings/5.0/resolutions",
-            Value::String("state=escalated&comment=looked".into()),
-        ),
-    ]) {
+    let keyed_posts: Vec<(&str, Value)> = admin_only
+        .iter()
+        .cloned()
+        .chain([
+            ("/api/v1/findings/5.0/resolutions", resolution.clone()),
+            (deliveries_uri, Value::Null),
+            (confirmations_uri, json!("x")),
+            (
+                "/workbench/findings/5.0/resolutions",
+                Value::String("state=escalated&comment=looked".into()),
+            ),
+        ])
+        .collect();
+    for (uri, body) in keyed_posts.iter().cloned() {
         let (s, b) = call(&app, as_role(None, "POST", uri, Some(body))).await;
         assert_eq!(s, 401, "no key POST {uri}: {b}");
     }
+    // The POSTs above and the tables' signed records are every POST the API has: the router's
+    // routes as the OpenAPI document lists them, and the role table (a new POST route is added
+    // to this policy by hand).
+    let signed_posts = ["/api/v1/records", "/api/v1/records/batch"];
+    let mut by_hand = BTreeSet::new();
+    for uri in keyed_posts.iter().map(|(u, _)| *u).chain(signed_posts) {
+        let path = uri.split('?').next().unwrap();
+        let route = ROUTES
+            .iter()
+            .find(|r| r.method == "POST" && pattern_matches(r.path, path))
+            .unwrap_or_else(|| panic!("POST {path} matches no route"));
+        by_hand.insert(route.path.to_owned());
+    }
+    for path in signed_posts {
+        assert_eq!(
+            api::access::lookup("POST", path),
+            api::access::Lookup::Found(Access::TableSignature),
+            "POST {path}"
+        );
+    }
+    let document = api::openapi::build();
+    let documented: BTreeSet<String> = document
+        .paths
+        .paths
+        .iter()
+        .filter(|(_, item)| item.post.is_some())
+        .map(|(path, _)| path.clone())
+        .collect();
+    let in_table: BTreeSet<String> = ROUTES
+        .iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| r.path.to_owned())
+        .collect();
+    assert_eq!(
+        documented, by_hand,
+        "the POST routes of the OpenAPI document are not the policy's"
+    );
+    assert_eq!(
+        in_table, by_hand,
+        "the role table's POST routes are not the policy's"
+    );
+}
+
+/// Whether `path` is one of `pattern`'s (a `{name}` stands for one non-empty segment).
+fn pattern_matches(pattern: &str, path: &str) -> bool {
+    let wanted: Vec<&str> = pattern.split('/').collect();
+    let given: Vec<&str> = path.split('/').collect();
+    wanted.len() == given.len()
+        && wanted
+            .iter()
+            .zip(&given)
+            .all(|(w, g)| (w.starts_with('{') && w.ends_with('}') && !g.is_empty()) || w == g)
 }

@@ -26,8 +26,15 @@ struct Setup {
 
 impl Setup {
     fn new() -> Setup {
-        let pki = Pki::new();
-        let url = ledger::storage::testing::fresh_database().unwrap();
+        Setup::on(
+            Pki::new(),
+            ledger::storage::testing::fresh_database().unwrap(),
+        )
+    }
+
+    /// The command line's configuration and operator key for the database at `url`, with
+    /// `pki`'s certificates and keys.
+    fn on(pki: Pki, url: String) -> Setup {
         let dir = tempfile::tempdir().unwrap();
         ledger::operator_key::write_private(
             &dir.path().join("operator.key"),
@@ -84,6 +91,35 @@ impl Setup {
         let mut conn = ledger::storage::connect(&self.url).unwrap();
         ledger::storage::reads::size(&mut conn).unwrap()
     }
+}
+
+/// What the command said on standard error, without the log's lines (`{time} INFO …`, their
+/// colours taken out).
+fn said_lines(out: &std::process::Output) -> Vec<String> {
+    let mut plain = String::new();
+    let mut in_escape = false;
+    for c in String::from_utf8_lossy(&out.stderr).chars() {
+        match (in_escape, c) {
+            (false, '\u{1b}') => in_escape = true,
+            (false, c) => plain.push(c),
+            (true, 'm') => in_escape = false,
+            (true, _) => {}
+        }
+    }
+    plain
+        .lines()
+        .filter(|line| {
+            let mut words = line.split_whitespace();
+            let logged = words
+                .next()
+                .is_some_and(|w| w.starts_with("20") && w.ends_with('Z'))
+                && words
+                    .next()
+                    .is_some_and(|w| ["TRACE", "DEBUG", "INFO", "WARN", "ERROR"].contains(&w));
+            !logged
+        })
+        .map(str::to_owned)
+        .collect()
 }
 
 fn text(out: &std::process::Output) -> String {
@@ -231,8 +267,21 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
         serde_json::json!([{"package": NAME, "state": "sealed"}])
     );
 
+    // Before the Ministry has downloaded the package, nothing confirms it: refused, kept.
+    let early = ministry_confirmation(&setup.pki, "OK: 20261103-101500\r\n", "ministry-seal", "Ok");
+    let refused = setup.confirm(&early);
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    let said = said_lines(&refused);
+    assert!(
+        said.len() == 1
+            && said[0].contains("confirmation_refused")
+            && said[0].contains(&format!("the Ministry has not downloaded {NAME}")),
+        "{said:?}"
+    );
     // The Ministry's confirmation, made as the Ministry makes it (openssl: a ZIP of the report,
-    // encrypted to the operator, sealed by the Ministry): recorded as confirmed.
+    // encrypted to the operator, sealed by the Ministry) after it downloaded the package:
+    // recorded as confirmed.
+    ministry_downloads(&setup.url, NAME, chrono::Utc::now());
     let ok = ministry_confirmation(&setup.pki, "OK: 20261103-101500\r\n", "ministry-seal", "Ok");
     let confirmed = setup.confirm(&ok);
     assert_eq!(confirmed.status.code(), Some(0), "{}", text(&confirmed));
@@ -255,13 +304,15 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
     for file in [&changed_path, &forged] {
         let refused = setup.confirm(file);
         assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+        let said = said_lines(&refused);
         assert!(
-            String::from_utf8_lossy(&refused.stdout).contains("confirmation_refused"),
+            said.len() == 1 && said[0].contains("confirmation_refused"),
             "{}",
             text(&refused)
         );
+        assert!(refused.stdout.is_empty(), "{}", text(&refused));
     }
-    // The listing says where the package stands: confirmed, two files refused.
+    // The listing says where the package stands: confirmed, three files refused.
     let listed = dozor()
         .args(["report", "mf", "deliveries", "--json"])
         .env("DATABASE_URL", &setup.url)
@@ -272,7 +323,7 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
     assert_eq!(status["package"], NAME, "{listed}");
     assert_eq!(status["state"], "confirmed", "{listed}");
     assert_eq!(status["confirmation"]["detail"], "OK: 20261103-101500");
-    assert_eq!(status["refused_confirmations"], 2);
+    assert_eq!(status["refused_confirmations"], 3);
     // The digest PostgreSQL computes for the listing is the file's.
     assert_eq!(status["sealed_file_sha256"].as_str().unwrap(), {
         use sha2::Digest as _;
@@ -338,15 +389,29 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
 /// A confirmation package as the Ministry sends it: `report` zipped, encrypted to the
 /// operator's encryption certificate, sealed by `sealer`; `{NAME}.{kind}.zip.p7e.p7s`.
 fn ministry_confirmation(pki: &Pki, report: &str, sealer: &str, kind: &str) -> std::path::PathBuf {
-    let stem = format!("{sealer}/{NAME}.{kind}");
+    confirmation_of(pki, NAME, report, sealer, kind, "potvrzeni.txt")
+}
+
+/// [`ministry_confirmation`] of `package`, the report in the ZIP as `inner`:
+/// `{package}.{kind}.zip.p7e.p7s`, made now (its seal's signing time).
+fn confirmation_of(
+    pki: &Pki,
+    package: &str,
+    report: &str,
+    sealer: &str,
+    kind: &str,
+    inner: &str,
+) -> std::path::PathBuf {
+    let stem = format!("{sealer}/{package}.{kind}");
     std::fs::create_dir_all(pki.path(sealer)).unwrap();
     let zipped = std::process::Command::new("python3")
         .args([
             "-c",
-            "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z: z.writestr('potvrzeni.txt', sys.argv[2])",
+            "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z: z.writestr(sys.argv[3], sys.argv[2])",
         ])
         .arg(pki.path(&format!("{stem}.zip")))
         .arg(report)
+        .arg(inner)
         .status()
         .unwrap();
     assert!(zipped.success());
@@ -384,6 +449,30 @@ fn ministry_confirmation(pki: &Pki, report: &str, sealer: &str, kind: &str) -> s
         &format!("{stem}.zip.p7e.p7s"),
     ]);
     pki.path(&format!("{stem}.zip.p7e.p7s"))
+}
+
+/// The Ministry's download of `package`'s sealed file at `at`, recorded as the listener records
+/// it (the listener itself is tested over TLS below).
+fn ministry_downloads(url: &str, package: &str, at: chrono::DateTime<chrono::Utc>) {
+    use ledger::storage::deliveries;
+    let mut conn = ledger::storage::connect(url).unwrap();
+    let delivered = deliveries::of_package(&mut conn, package).unwrap().unwrap();
+    deliveries::record_step(
+        &mut conn,
+        operator().signing_key(),
+        deliveries::Step {
+            step: ledger::registry_event::DeliveryStep::Downloaded,
+            package: package.to_owned(),
+            file: deliveries::file_name(package),
+            sha256: Some(delivered.sha256()),
+            subject: Some("O=test,CN=ministry-client".into()),
+            fingerprint: None,
+            detail: None,
+        },
+        None,
+        at,
+    )
+    .unwrap();
 }
 
 // `test` is actix's here; this one is the standard test attribute.
@@ -601,7 +690,7 @@ fn the_ministry_downloads_over_tls_with_its_certificate_only_and_each_download_i
 #[actix_web::test]
 async fn the_api_delivers_lists_and_takes_the_confirmation() {
     let pki = Pki::new();
-    let (state, _url) = api_state_delivering(&pki);
+    let (state, url) = api_state_delivering(&pki);
     let app = app!(state);
     let deliver = || {
         test::TestRequest::post()
@@ -631,7 +720,8 @@ async fn the_api_delivers_lists_and_takes_the_confirmation() {
         "{page}"
     );
 
-    // The Ministry's confirmation, posted as received.
+    // The Ministry downloads it and answers with its confirmation, posted as received.
+    ministry_downloads(&url, NAME, chrono::Utc::now());
     let ok = ministry_confirmation(&pki, "OK: 20261103-101500\r\n", "ministry-seal", "Ok");
     let request = test::TestRequest::post()
         .uri(&format!(
@@ -835,8 +925,9 @@ async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms
     let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
     assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
 
-    // Sealed by the operator, not the Ministry: kept as evidence, counted as refused, and the
-    // package still waits for its confirmation.
+    // Sealed by the operator, not the Ministry: refused (422), kept as evidence, counted as
+    // refused, and the package still waits for its confirmation.
+    ministry_downloads(&url, NAME, chrono::Utc::now());
     let forged = ministry_confirmation(&pki, "OK: 20261103-101500\r\n", "operator-seal", "Ok");
     let (status, outcome) = call(
         &app,
@@ -851,11 +942,23 @@ async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms
     )
     .await;
     assert_eq!(
-        outcome["step"], "confirmation_refused",
-        "{status} {outcome}"
+        (status, &outcome["code"], &outcome["details"]["step"]),
+        (
+            422,
+            &serde_json::json!("confirmation_refused"),
+            &serde_json::json!("confirmation_refused")
+        ),
+        "{outcome}"
+    );
+    assert!(
+        outcome["message"]
+            .as_str()
+            .unwrap()
+            .contains("not by a certificate configured for it"),
+        "{outcome}"
     );
     let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
-    assert_eq!(listed[0]["state"], "sealed", "{listed}");
+    assert_eq!(listed[0]["state"], "downloaded", "{listed}");
     assert_eq!(listed[0]["refused_confirmations"], 1, "{listed}");
     assert!(listed[0]["confirmation"].is_null(), "{listed}");
     let (_, report) = get(&app, "/api/v1/reports/rtp?month=2026-10").await;
@@ -863,4 +966,319 @@ async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms
         report["ministry_packages_unconfirmed"][0]["package"], NAME,
         "{report}"
     );
+}
+
+/// Posts `file`'s bytes as the confirmation named `name`, with `role`'s key.
+async fn post_confirmation(
+    app: &impl TestApp,
+    name: &str,
+    file: &[u8],
+    role: ledger::access::Role,
+) -> (u16, serde_json::Value) {
+    call(
+        app,
+        test::TestRequest::post()
+            .uri(&format!("/api/v1/reports/mf/confirmations?file={name}"))
+            .insert_header(bearer(role))
+            .insert_header(("content-type", "application/octet-stream"))
+            .set_payload(file.to_vec())
+            .to_request(),
+    )
+    .await
+}
+
+/// Delivers October's package of kasino_1 as the compliance officer: its name.
+async fn deliver_october(app: &impl TestApp) -> String {
+    let (status, receipt) = call(
+        app,
+        test::TestRequest::post()
+            .uri("/api/v1/reports/mf/deliveries?month=2026-10&misto=kasino_1")
+            .insert_header(bearer(ledger::access::Role::Compliance))
+            .to_request(),
+    )
+    .await;
+    assert_eq!(status, 201, "{receipt}");
+    receipt["package"].as_str().unwrap().to_owned()
+}
+
+/// Registers the roulette table R01, valid from September (October's rounds are its).
+async fn register_r01(app: &impl TestApp) {
+    let mut registration = registration("R01", &key(1));
+    registration["valid_from"] = serde_json::json!("2026-09-30T00:00:00Z");
+    let (status, body) = post(app, "/api/v1/tables", registration).await;
+    assert_eq!(status, 201, "{body}");
+}
+
+/// A late round of October at R01: the month's package changes, and the next delivery is the
+/// next version.
+async fn late_october_round(app: &impl TestApp, seq_no: u64) {
+    let mut round = spin(
+        "R01",
+        seq_no,
+        17,
+        serde_json::json!([straight("b1", 17, 10_000, 360_000)]),
+    );
+    round["played_at"] = serde_json::json!(format!("2026-10-{:02}T18:00:00Z", 4 + seq_no));
+    let (status, body) = call(app, record_request(round, &key(1))).await;
+    assert_eq!(status, 201, "{body}");
+}
+
+/// The tester's replay: package 01 confirmed with the Ministry's OK, package 02 rejected by the
+/// Ministry; 01's OK posted as 02's confirmation (as sent, and padded so that its bytes
+/// differ around the same seal) is refused with 422 and kept as evidence, from the API and
+/// from the command line; 02 stays rejected. A reporter may not post a confirmation at all.
+#[actix_web::test]
+async fn a_confirmation_counts_only_for_the_package_it_confirms() {
+    use ledger::access::Role;
+    let pki = Pki::new();
+    let (state, url) = api_state_delivering(&pki);
+    create_key(&url, Role::Reporter);
+    let app = app!(state);
+    register_r01(&app).await;
+    late_october_round(&app, 1).await;
+
+    // 01: delivered, downloaded, confirmed with the Ministry's OK.
+    let one = deliver_october(&app).await;
+    assert_eq!(one, NAME);
+    ministry_downloads(&url, &one, chrono::Utc::now());
+    let ok_one = std::fs::read(confirmation_of(
+        &pki,
+        &one,
+        "OK: 20261103-101500\r\n",
+        "ministry-seal",
+        "Ok",
+        "potvrzeni.txt",
+    ))
+    .unwrap();
+    let (status, outcome) = post_confirmation(
+        &app,
+        &format!("{one}.Ok.zip.p7e.p7s"),
+        &ok_one,
+        Role::Compliance,
+    )
+    .await;
+    assert_eq!(
+        (status, &outcome["step"]),
+        (201, &serde_json::json!("confirmed")),
+        "{outcome}"
+    );
+
+    // 02: a late round changes the month; delivered, downloaded, rejected by the Ministry.
+    late_october_round(&app, 2).await;
+    let two = deliver_october(&app).await;
+    assert_eq!(two, "12345679-M-202610-Z-kasino_1-02");
+    ministry_downloads(&url, &two, chrono::Utc::now());
+    let errors = std::fs::read(confirmation_of(
+        &pki,
+        &two,
+        "ERR_FILE_BAD_RECORD_COUNT [misto.csv]: 2\r\n",
+        "ministry-seal",
+        "Err",
+        "chyby.txt",
+    ))
+    .unwrap();
+    let (status, outcome) = post_confirmation(
+        &app,
+        &format!("{two}.Err.zip.p7e.p7s"),
+        &errors,
+        Role::Compliance,
+    )
+    .await;
+    assert_eq!(
+        (status, &outcome["step"]),
+        (201, &serde_json::json!("rejected")),
+        "{outcome}"
+    );
+
+    // A reporter's key may not post a confirmation: 403, nothing recorded.
+    let replay_name = format!("{two}.Ok.zip.p7e.p7s");
+    let size = ledger_size(&url);
+    let (status, refused) = post_confirmation(&app, &replay_name, &ok_one, Role::Reporter).await;
+    assert_eq!(
+        (status, &refused["code"]),
+        (403, &serde_json::json!("forbidden")),
+        "{refused}"
+    );
+    assert_eq!(ledger_size(&url), size);
+
+    // 01's OK as 02's, as sent and padded with a zero byte (another file, the same seal):
+    // refused, naming the package it counted for, and kept as evidence.
+    let mut padded = ok_one.clone();
+    padded.push(0);
+    for file in [&ok_one, &padded] {
+        let (status, refused) = post_confirmation(&app, &replay_name, file, Role::Compliance).await;
+        assert_eq!(
+            (status, &refused["code"], &refused["details"]["step"]),
+            (
+                422,
+                &serde_json::json!("confirmation_refused"),
+                &serde_json::json!("confirmation_refused")
+            ),
+            "{refused}"
+        );
+        let message = refused["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("counted for {one} already")),
+            "{message}"
+        );
+        let index = refused["details"]["ledger_index"].as_i64().unwrap();
+        assert_eq!(kept_evidence(&url, index), *file);
+    }
+    let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
+    let of = |package: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["package"] == package)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(of(&two)["state"], "rejected", "{listed}");
+    assert_eq!(of(&two)["refused_confirmations"], 2, "{listed}");
+    assert_eq!(of(&one)["state"], "confirmed", "{listed}");
+
+    // The command line answers the same: one line, exit 1, kept; 02 still rejected.
+    let setup = Setup::on(pki, url.clone());
+    let copied = setup.pki.path(&format!("replay/{replay_name}"));
+    std::fs::create_dir_all(copied.parent().unwrap()).unwrap();
+    std::fs::write(&copied, &ok_one).unwrap();
+    let size = ledger_size(&url);
+    let refused = setup.confirm(&copied);
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    let said = said_lines(&refused);
+    assert!(
+        said.len() == 1
+            && said[0].contains("confirmation_refused")
+            && said[0].contains(&format!("counted for {one} already")),
+        "{said:?}"
+    );
+    assert!(refused.stdout.is_empty(), "{}", text(&refused));
+    assert_eq!(ledger_size(&url), size + 1);
+    let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
+    let two_now = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["package"] == two.as_str())
+        .unwrap();
+    assert_eq!(
+        (&two_now["state"], &two_now["refused_confirmations"]),
+        (&serde_json::json!("rejected"), &serde_json::json!(3)),
+        "{listed}"
+    );
+}
+
+/// A confirmation counts only once the Ministry has downloaded the package, only when sealed
+/// after that download, and not when a file inside names another package.
+#[actix_web::test]
+async fn a_confirmation_is_bound_to_the_download_and_to_what_it_names() {
+    use ledger::access::Role;
+    let pki = Pki::new();
+    let (state, url) = api_state_delivering(&pki);
+    let app = app!(state);
+    register_r01(&app).await;
+    let one = deliver_october(&app).await;
+    let name = format!("{one}.Ok.zip.p7e.p7s");
+    let ok = |inner: &str| {
+        std::fs::read(confirmation_of(
+            &pki,
+            &one,
+            "OK: 20261103-101500\r\n",
+            "ministry-seal",
+            "Ok",
+            inner,
+        ))
+        .unwrap()
+    };
+    let refusal = |(status, body): (u16, serde_json::Value)| {
+        assert_eq!(
+            (status, &body["code"]),
+            (422, &serde_json::json!("confirmation_refused")),
+            "{body}"
+        );
+        body["message"].as_str().unwrap().to_owned()
+    };
+    // Not downloaded yet.
+    let said =
+        refusal(post_confirmation(&app, &name, &ok("potvrzeni.txt"), Role::Compliance).await);
+    assert!(
+        said.contains(&format!("the Ministry has not downloaded {one}")),
+        "{said}"
+    );
+    // Downloaded; the report inside named after another package.
+    ministry_downloads(&url, &one, chrono::Utc::now());
+    let other = "12345679-M-202610-Z-kasino_1-07";
+    let said = refusal(
+        post_confirmation(
+            &app,
+            &name,
+            &ok(&format!("{other}.Ok.txt")),
+            Role::Compliance,
+        )
+        .await,
+    );
+    assert!(
+        said.contains(&format!("names {other}, not {one}")),
+        "{said}"
+    );
+    // Named after this package: it counts.
+    let (status, outcome) =
+        post_confirmation(&app, &name, &ok(&format!("{one}.Ok.txt")), Role::Compliance).await;
+    assert_eq!(
+        (status, &outcome["step"]),
+        (201, &serde_json::json!("confirmed")),
+        "{outcome}"
+    );
+
+    // 02, which the Ministry downloads an hour from now: a confirmation sealed now predates
+    // that download by more than the clocks' tolerance (10 minutes), so it is not 02's.
+    late_october_round(&app, 1).await;
+    let two = deliver_october(&app).await;
+    ministry_downloads(&url, &two, chrono::Utc::now() + chrono::Duration::hours(1));
+    let early = std::fs::read(confirmation_of(
+        &pki,
+        &two,
+        "OK: 20261103-101500\r\n",
+        "ministry-seal",
+        "Ok",
+        "potvrzeni.txt",
+    ))
+    .unwrap();
+    let said = refusal(
+        post_confirmation(
+            &app,
+            &format!("{two}.Ok.zip.p7e.p7s"),
+            &early,
+            Role::Compliance,
+        )
+        .await,
+    );
+    assert!(
+        said.contains(&format!("before the Ministry first downloaded {two}")),
+        "{said}"
+    );
+    let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
+    assert_eq!(listed[0]["package"], two.as_str(), "{listed}");
+    assert_eq!(
+        (&listed[0]["state"], &listed[0]["refused_confirmations"]),
+        (&serde_json::json!("downloaded"), &serde_json::json!(1)),
+        "{listed}"
+    );
+}
+
+/// The file kept beside the entry at `index`.
+fn kept_evidence(url: &str, index: i64) -> Vec<u8> {
+    use diesel::prelude::*;
+    #[derive(QueryableByName)]
+    struct Kept {
+        #[diesel(sql_type = diesel::sql_types::Bytea)]
+        file: Vec<u8>,
+    }
+    let mut conn = ledger::storage::connect(url).unwrap();
+    diesel::sql_query("SELECT file FROM mf_confirmations WHERE ledger_index = $1")
+        .bind::<diesel::sql_types::BigInt, _>(index)
+        .get_result::<Kept>(&mut conn)
+        .unwrap()
+        .file
 }

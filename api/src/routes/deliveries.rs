@@ -3,6 +3,7 @@
 //! confirmations taken in.
 
 use actix_web::{get, post, web, HttpResponse};
+use ledger::registry_event::DeliveryStep;
 use reports::mf::confirm::ConfirmationOutcome;
 use reports::mf::status::DeliveryStatus;
 use reports::mf::{PackageError, PackageRequest};
@@ -133,14 +134,18 @@ pub struct ConfirmationQuery {
 
 /// The Ministry's confirmation of a package (the request body: the file as received): its
 /// seal checked against the Ministry's seal certificates, decrypted with the operator's key,
-/// its result recorded in the ledger (`confirmed` or `rejected`). A file whose seal does not
-/// hold, or that does not open, is recorded as `confirmation_refused` and kept as evidence,
-/// never counted as a confirmation.
+/// its result recorded in the ledger (`confirmed` or `rejected`). It counts only for the package
+/// it confirms: one dozor delivered and the Ministry downloaded, sealed no earlier than that
+/// download, not named otherwise inside, and never for a second package. A file that fails any
+/// of this, whose seal does not hold, or that does not open is recorded as
+/// `confirmation_refused` and kept as evidence, never counted as a confirmation, and answered
+/// 422 `confirmation_refused` (details: the outcome, with the ledger index of the evidence).
 #[utoipa::path(operation_id = "mf_confirmation", post, tag = "reports", params(ConfirmationQuery),
     request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "the confirmation file"),
-    responses((status = 201, description = "recorded (see `step`)", body = ConfirmationOutcome),
+    responses((status = 201, description = "recorded as `confirmed` or `rejected` (see `step`)", body = ConfirmationOutcome),
               (status = 400, body = ErrorBody),
-              (status = 409, description = "not configured", body = ErrorBody)))]
+              (status = 409, description = "not configured", body = ErrorBody),
+              (status = 422, description = "`confirmation_refused`: not this package's confirmation, or not the Ministry's; kept as evidence", body = ErrorBody)))]
 #[post("/reports/mf/confirmations")]
 pub async fn confirm(
     Authorized { state, .. }: Authorized,
@@ -174,5 +179,22 @@ pub async fn confirm(
         )?)
     })
     .await??;
+    if outcome.step == DeliveryStep::ConfirmationRefused {
+        return Err(ApiError::unprocessable(
+            "confirmation_refused",
+            format!(
+                "not counted as the confirmation of {}: {} (the file is kept as evidence, ledger index {})",
+                outcome.package,
+                one_line(&outcome.detail),
+                outcome.ledger_index
+            ),
+            serde_json::to_value(&outcome).map_err(ApiError::internal)?,
+        ));
+    }
     Ok(HttpResponse::Created().json(outcome))
+}
+
+/// A reason on one line: a message is one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

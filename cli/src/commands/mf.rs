@@ -55,8 +55,10 @@ enum MfAction {
     Deliver(DeliverArgs),
     /// The Ministry's confirmation of a package (`{package}.Ok.zip.p7e.p7s`): its seal checked
     /// against the Ministry's seal certificates, decrypted with the operator's key, its result
-    /// recorded in the ledger; a file whose seal does not hold is kept as evidence and flagged
-    /// (exit 1), never counted as a confirmation.
+    /// recorded in the ledger (exit 0 confirmed, 1 rejected). It counts only for a package dozor
+    /// delivered and the Ministry downloaded, and for one package only; a file that is not
+    /// that package's confirmation, or whose seal does not hold, is kept as evidence and
+    /// refused (one line, exit 1), never counted as a confirmation.
     Confirm(ConfirmArgs),
     /// Each package issued and where it stands with the Ministry: generated, sealed,
     /// downloaded, confirmed or rejected, with the times.
@@ -235,6 +237,17 @@ fn confirm(global: &Global, args: ConfirmArgs) -> anyhow::Result<ExitCode> {
     drop(conn);
     db.close()?;
     let outcome = outcome?;
+    if outcome.step == ledger::registry_event::DeliveryStep::ConfirmationRefused {
+        // A refusal is one line, as every refusal of the command line is; the file is kept.
+        eprintln!(
+            "{}: confirmation_refused: not counted as the confirmation of {}: {} (the file is kept as evidence, ledger index {})",
+            file_name,
+            outcome.package,
+            outcome.detail.split_whitespace().collect::<Vec<_>>().join(" "),
+            outcome.ledger_index
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     println!(
         "{}: {} (ledger index {}){}",
         outcome.package,
