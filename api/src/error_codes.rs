@@ -165,6 +165,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "the period's entries are archived: they are in the export that archived them",
     ),
     (
+        "entry_archived",
+        "the entry is archived (410): its range, the range_archived entry, the export that holds it and the leaf hash kept are in details",
+    ),
+    (
         "month_not_over",
         "the month's last gaming day has not ended: its package is not delivered yet",
     ),

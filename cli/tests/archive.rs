@@ -1,14 +1,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-//! Ten years in one database: a range of old entries leaves it as a verified inspection
-//! export, on the record, and everything goes on — appending, proofs, the registry, `verify`
-//! — while a range that leaves without the record is named.
+//! Ten years in one database: whole gaming days, closed and sealed, leave it as a verified
+//! inspection export, on the record; their reports answer with the figures kept and sealed, an
+//! archived entry says where it went, and everything goes on — appending, proofs, the
+//! registry, exports of later days, `verify`. A `--to` inside a gaming day is refused.
 
 mod common;
 
 use actix_web::{test, App};
-use chrono::Utc;
+use chrono::{DateTime, Datelike as _, Duration, NaiveDate, Utc};
 use common::*;
 use diesel::RunQueryDsl as _;
+use reports::GamingDayClock;
 use serde_json::{json, Value};
 
 /// Entries per range in this test's database (set while it is empty).
@@ -48,46 +50,114 @@ fn verify_db(url: &str, data: &std::path::Path) -> (Option<i32>, Value) {
     (out.status.code(), report)
 }
 
+/// Noon (Prague) of gaming day `day`.
+fn noon(day: NaiveDate) -> DateTime<Utc> {
+    GamingDayClock::default().start_of(day) + Duration::hours(6)
+}
+
+/// R01's spin `seq_no` played at `at`: 17 wins a 10 Kč straight up, `paid_h` paid.
+fn spin_record(seq_no: u64, paid_h: i64, at: DateTime<Utc>) -> Value {
+    let mut record = spin(
+        "R01",
+        seq_no,
+        17,
+        json!([straight("b1", 17, 1_000, paid_h)]),
+    );
+    record["played_at"] = json!(at.to_rfc3339());
+    record
+}
+
+/// A spin of R01 played at `at` and appended as received then (`paid_h` on a 10 Kč straight
+/// up that won: 360 Kč is right).
+fn append_spin(
+    state: &api::state::AppState,
+    conn: &mut diesel::PgConnection,
+    seq_no: u64,
+    paid_h: i64,
+    at: DateTime<Utc>,
+) {
+    let body = serde_json::to_vec(&signed(spin_record(seq_no, paid_h, at), &key(1))).unwrap();
+    let envelope = ledger::ingest::parse_envelope(&body).unwrap();
+    let submission = state.ingest.prepare(envelope).unwrap();
+    ledger::storage::append::append_batch(conn, &[submission], at).unwrap();
+}
+
+/// The night of `day`, sealed when it is due (06:30 after the day closes).
+fn seal_night(conn: &mut diesel::PgConnection, data: &std::path::Path, day: NaiveDate) {
+    let clock = GamingDayClock::default();
+    let plans = rules::PlanBook::builtin().unwrap();
+    let sealer = operator();
+    let job = reports::nightly::NightlyJob {
+        clock: &clock,
+        plans: &plans,
+        sealer: &sealer,
+        actor: "cli:tests",
+        data_dir: data,
+    };
+    let due = reports::nightly::due_at(
+        &clock,
+        chrono::NaiveTime::from_hms_opt(6, 30, 0).unwrap(),
+        day,
+    );
+    job.run(conn, day, due).unwrap();
+}
+
+/// A report's JSON without what says where and when it was read, or that it is archived.
+fn figures_of(report: &Value) -> Value {
+    let mut figures = report.clone();
+    for field in [
+        "covers",
+        "archived",
+        "archived_days",
+        "note",
+        "provisional",
+        "provisional_note",
+    ] {
+        figures.as_object_mut().unwrap().remove(field);
+    }
+    figures
+}
+
+/// Each report's JSON.
+async fn reports_of(app: &impl TestApp, uris: &[String]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for uri in uris {
+        let (s, b) = get(app, uri).await;
+        assert_eq!(s, 200, "{uri}: {b}");
+        out.push(b);
+    }
+    out
+}
+
+/// The last line of a command's standard error.
+fn said(out: &std::process::Output) -> String {
+    let text = String::from_utf8_lossy(&out.stderr);
+    text.trim().lines().last().unwrap_or_default().to_owned()
+}
+
 #[actix_web::test]
-async fn an_old_range_leaves_as_a_verified_export_and_the_ledger_goes_on() {
+async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() {
     let (state, url) = state_with(|settings| {
         let mut conn = ledger::storage::connect(&settings.database_url).unwrap();
         ledger::storage::partitions::set_span(&mut conn, SPAN).unwrap();
     });
-    create_key(&url, ledger::access::Role::Admin);
-    create_key(&url, ledger::access::Role::Compliance);
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
-    // Entries 0-1: the keys; 2: the table; 3..=52: fifty spins, the fifth paid 10 Kč short.
-    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
-    assert_eq!(s, 201, "{b}");
-    let spin_of = |seq_no: u64, paid_h: i64| {
-        spin(
-            "R01",
-            seq_no,
-            17,
-            json!([straight("b1", 17, 1_000, paid_h)]),
-        )
-    };
-    for seq_no in 1..=50u64 {
-        let paid = if seq_no == 5 { 35_000 } else { 36_000 };
-        let (s, b) = call(&app, record_request(spin_of(seq_no, paid), &key(1))).await;
-        assert_eq!(s, 201, "{b}");
-    }
-    // Entry 53: the short payment resolved (a registry event after the range to archive);
-    // then a checkpoint over all 54.
-    let (s, b) = call(
-        &app,
-        test::TestRequest::post()
-            .uri("/api/v1/findings/7.0/resolutions")
-            .insert_header(bearer(ledger::access::Role::Compliance))
-            .set_json(json!({"state": "confirmed", "amount_settled_h": 1_000, "comment": "paid at the cage"}))
-            .to_request(),
-    )
-    .await;
-    assert_eq!(s, 201, "{b}");
+    let clock = GamingDayClock::default();
+    let today = clock.day_of(Utc::now());
+    let (d1, d2) = (today - Duration::days(3), today - Duration::days(2));
     let mut conn = ledger::storage::connect(&url).unwrap();
-    ledger::storage::checkpoints::create(&mut conn, &operator(), 54, Utc::now()).unwrap();
-    let (_, proof_before) = get(&app, "/api/v1/ledger/proof/inclusion?index=5&size=54").await;
+    // Gaming day d1: entry 0 the table, 1..=15 fifteen spins (the fifth paid 10 Kč short).
+    register_roulette(&mut conn, "R01", &key(1), noon(d1) - Duration::hours(1));
+    for seq_no in 1..=15u64 {
+        let paid = if seq_no == 5 { 35_000 } else { 36_000 };
+        append_spin(
+            &state,
+            &mut conn,
+            seq_no,
+            paid,
+            noon(d1) + Duration::minutes(seq_no as i64),
+        );
+    }
+    assert_eq!(ledger_size(&url), 16);
 
     let data = tempfile::tempdir().unwrap();
     let key_file = data.path().join("operator.key");
@@ -100,7 +170,7 @@ async fn an_old_range_leaves_as_a_verified_export_and_the_ledger_goes_on() {
                 "--to",
                 to,
                 "--reason",
-                "two ranges kept as their export",
+                "a range kept as its export",
             ])
             .arg("--operator-key")
             .arg(&key_file)
@@ -108,20 +178,106 @@ async fn an_old_range_leaves_as_a_verified_export_and_the_ledger_goes_on() {
             .output()
             .unwrap()
     };
-    // Not a boundary of the ranges: one line, nothing done.
     let export_dir = data.path().join("archive-1");
-    let refused = archive("40", &export_dir);
+    // d1 has closed, but its night is not sealed: refused, naming the day.
+    let refused = archive("16", &export_dir);
     assert_eq!(refused.status.code(), Some(2));
-    let said = String::from_utf8_lossy(&refused.stderr);
-    let last = said.trim().lines().last().unwrap();
-    assert!(
-        last.starts_with("dozor: --to 40 must be above 0") && last.contains("a multiple of 16"),
-        "{said}"
+    assert_eq!(
+        said(&refused),
+        format!("dozor: gaming day {d1} is not sealed: its night's reports are not in the ledger (`dozor report nightly --day {d1}` seals them); no range end lies between closed, sealed gaming days yet; nothing was archived")
     );
     assert!(!export_dir.exists());
 
-    // Entries 0..32 (two ranges): exported (its reports sealed first), verified, archived.
-    let done = archive("32", &export_dir);
+    // d1's night sealed on d2 (entries 16..); d2's spins 16..=40 after it; d2 not sealed.
+    seal_night(&mut conn, data.path(), d1);
+    for seq_no in 16..=40u64 {
+        append_spin(
+            &state,
+            &mut conn,
+            seq_no,
+            36_000,
+            noon(d2) + Duration::minutes(seq_no as i64),
+        );
+    }
+    let after_d2 = ledger_size(&url);
+    assert!(after_d2 > 48, "{after_d2}");
+    // Today: keys and ten spins through the API, the short payment resolved.
+    create_key(&url, ledger::access::Role::Admin);
+    create_key(&url, ledger::access::Role::Compliance);
+    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    for seq_no in 41..=50u64 {
+        let record = spin_record(seq_no, 36_000, Utc::now());
+        let (s, b) = call(&app, record_request(record, &key(1))).await;
+        assert_eq!(s, 201, "{b}");
+    }
+    let (s, b) = call(
+        &app,
+        test::TestRequest::post()
+            .uri("/api/v1/findings/5.0/resolutions")
+            .insert_header(bearer(ledger::access::Role::Compliance))
+            .set_json(json!({"state": "confirmed", "amount_settled_h": 1_000, "comment": "paid at the cage"}))
+            .to_request(),
+    )
+    .await;
+    assert_eq!(s, 201, "{b}");
+    let size = ledger_size(&url);
+    ledger::storage::checkpoints::create(&mut conn, &operator(), size, Utc::now()).unwrap();
+
+    // Inside d2 (closed, not sealed, entries on both sides) and inside today (not over):
+    // refused, naming the day, offering the range end that would do.
+    let offer = format!("--to 16 archives through gaming day {d1}; nothing was archived");
+    let split = archive("32", &export_dir);
+    assert_eq!(split.status.code(), Some(2));
+    assert_eq!(
+        said(&split),
+        format!("dozor: gaming day {d2} has entries on both sides of --to 32 (entry 32 was received on it): an archive takes only whole gaming days; {offer}")
+    );
+    let open_day = size / SPAN * SPAN;
+    assert!(open_day > after_d2, "{open_day} {after_d2}");
+    let open = archive(&open_day.to_string(), &export_dir);
+    assert_eq!(open.status.code(), Some(2));
+    let (_, today_ends) = clock.bounds(today);
+    assert!(
+        said(&open).starts_with(&format!("dozor: gaming day {d2} is not over"))
+            || said(&open).starts_with(&format!(
+                "dozor: gaming day {today} is not over (it ends at {today_ends})"
+            )),
+        "{}",
+        said(&open)
+    );
+    assert!(said(&open).ends_with(&offer), "{}", said(&open));
+    // Not a boundary of the ranges: one line, nothing done.
+    let odd = archive("40", &export_dir);
+    assert_eq!(odd.status.code(), Some(2));
+    assert!(
+        said(&odd).starts_with("dozor: --to 40 must be above 0")
+            && said(&odd).contains("a multiple of 16"),
+        "{}",
+        said(&odd)
+    );
+    assert!(!export_dir.exists());
+
+    // What the reports say before.
+    let quarter = format!("{}Q{}", d1.year(), (d1.month() - 1) / 3 + 1);
+    let month = format!("{}", d1.format("%Y-%m"));
+    let uris = [
+        format!("/api/v1/reports/daily?day={d1}"),
+        format!("/api/v1/reports/rtp?month={month}"),
+        format!("/api/v1/reports/tax?quarter={quarter}"),
+        format!("/api/v1/reports/wheels?month={month}"),
+    ];
+    let before = reports_of(&app, &uris).await;
+    assert_eq!(before[0]["rounds"], 15, "{}", before[0]);
+    assert!(before[0]["archived"].is_null());
+    let (_, entry_before) = get(&app, "/api/v1/ledger/entries/5").await;
+    let (_, proof_before) = get(
+        &app,
+        &format!("/api/v1/ledger/proof/inclusion?index=5&size={size}"),
+    )
+    .await;
+
+    // Entries 0..16, the whole of d1: exported, verified, archived; d1's figures kept and sealed.
+    let done = archive("16", &export_dir);
     assert!(
         done.status.success(),
         "{}{}",
@@ -131,53 +287,54 @@ async fn an_old_range_leaves_as_a_verified_export_and_the_ledger_goes_on() {
     let receipt: Value = serde_json::from_slice(&done.stdout).unwrap();
     assert_eq!(
         (&receipt["from"], &receipt["to"]),
-        (&json!(0), &json!(32)),
+        (&json!(0), &json!(16)),
         "{receipt}"
     );
-    let size = receipt["index"].as_u64().unwrap() + 1;
-    assert!(size > 54, "{receipt}");
-    // Keys, table registration: 3 registry events among them.
-    assert_eq!(receipt["registry_events"], 3);
-    let mut detached: Vec<String> = receipt["detached"]
+    assert_eq!(receipt["registry_events"], 1, "{receipt}");
+    assert_eq!(
+        receipt["days_kept"][0]["gaming_day"],
+        json!(d1.to_string()),
+        "{receipt}"
+    );
+    assert_eq!(
+        receipt["days_kept"].as_array().unwrap().len(),
+        1,
+        "{receipt}"
+    );
+    let sealed_at = receipt["days_kept"][0]["sealed_index"].as_u64().unwrap();
+    let archived_at = receipt["index"].as_u64().unwrap();
+    let mut detached: Vec<&str> = receipt["detached"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|d| d.as_str().unwrap().to_owned())
+        .map(|d| d.as_str().unwrap())
         .collect();
     detached.sort();
     assert_eq!(
         detached,
-        [
-            "adjudications_p000000",
-            "adjudications_p000001",
-            "ledger_entries_p000000",
-            "ledger_entries_p000001"
-        ]
+        ["adjudications_p000000", "ledger_entries_p000000"]
     );
-    // The rows are gone from the tables; what stays of them is kept.
     assert_eq!(
         count(
             &url,
-            "SELECT count(*) AS n FROM ledger_entries WHERE idx < 32"
+            "SELECT count(*) AS n FROM ledger_entries WHERE idx < 16"
         ),
         0
     );
     assert_eq!(
         count(
             &url,
-            "SELECT count(*) AS n FROM adjudications WHERE ledger_index < 32"
+            "SELECT count(*) AS n FROM adjudications WHERE ledger_index < 16"
         ),
         0
     );
     assert_eq!(
         count(&url, "SELECT count(*) AS n FROM archived_entries"),
-        32
+        16
     );
-    assert_eq!(
-        count(&url, "SELECT count(*) AS n FROM archived_registry_entries"),
-        3
-    );
-    // The export it names verifies offline.
+    assert_eq!(count(&url, "SELECT count(*) AS n FROM archived_days"), 1);
+    let manifest = std::fs::read(export_dir.join("MANIFEST")).unwrap();
+    let manifest_sha256 = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&manifest));
     let offline = dozor_on(&url, data.path())
         .args(["verify"])
         .arg(&export_dir)
@@ -190,71 +347,171 @@ async fn an_old_range_leaves_as_a_verified_export_and_the_ledger_goes_on() {
         String::from_utf8_lossy(&offline.stderr)
     );
 
-    // The database verifies: the archived leaves and registry events against the signed
-    // record, the rest entry by entry.
-    let (code, report) = verify_db(&url, data.path());
-    assert_eq!(code, Some(0), "{report}");
-    assert_eq!(report["entries_checked"], size, "{report}");
-    assert_eq!(
-        (
-            &report["archived_ranges"][0]["from"],
-            &report["archived_ranges"][0]["to"]
-        ),
-        (&json!(0), &json!(32)),
-        "{report}"
-    );
-    assert!(
-        report["stderr"]
-            .as_str()
-            .unwrap()
-            .contains("entries 0..32 ARCHIVED at index"),
-        "{report}"
-    );
-
-    // The server starts on it (the registry replays from the kept events), proofs of archived
-    // entries are what they were, and records go on: a new one appended, an archived one sent
-    // again recognised, another record under an archived sequence number refused.
+    // The server starts on it. Every report of d1 answers with the same figures, and says so.
     drop(app);
     let state = api::server::state(&api::server::Settings::new(url.clone(), operator())).unwrap();
     let app = test::init_service(App::new().configure(api::server::configure(state))).await;
-    let (s, proof_after) = get(&app, "/api/v1/ledger/proof/inclusion?index=5&size=54").await;
-    assert_eq!(s, 200, "{proof_after}");
-    assert_eq!(proof_after, proof_before);
-    let (s, b) = call(&app, record_request(spin_of(51, 36_000), &key(1))).await;
-    assert_eq!((s, &b["index"]), (201, &json!(size)), "{b}");
-    // Seq 2 was entry 4, archived.
-    let (s, b) = call(&app, record_request(spin_of(2, 36_000), &key(1))).await;
-    assert_eq!((s, &b["index"]), (200, &json!(4)), "{b}");
-    let (s, b) = call(&app, record_request(spin_of(3, 0), &key(1))).await;
+    let after = reports_of(&app, &uris).await;
+    for (before, after) in before.iter().zip(&after) {
+        assert_eq!(figures_of(after), figures_of(before), "{after}");
+    }
+    let archived = json!({
+        "gaming_day": d1.to_string(),
+        "from_sealed_report_index": sealed_at,
+        "range_archived_index": archived_at,
+        "entries_below": 16,
+        "export": {"first_day": d1.to_string(), "last_day": d1.to_string(), "manifest_sha256": manifest_sha256},
+    });
+    assert_eq!(after[0]["archived"], archived, "{}", after[0]);
+    assert!(after[0]["note"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("gaming day {d1} is archived")));
+    for report in &after[1..] {
+        assert_eq!(
+            report["archived_days"],
+            json!([archived.clone()]),
+            "{report}"
+        );
+    }
+    // The kept figures are the ones their seal names: changed, the reports refuse them.
+
+    // An archived entry answers where it is; proofs are what they were.
+    let (s, b) = get(&app, "/api/v1/ledger/entries/5").await;
     assert_eq!(
         (s, b["code"].as_str()),
-        (409, Some("seq_no_conflict")),
+        (410, Some("entry_archived")),
         "{b}"
     );
-    let (code, report) = verify_db(&url, data.path());
-    assert_eq!(code, Some(0), "{report}");
-    assert_eq!(report["entries_checked"], size + 1, "{report}");
-
-    // An export of a period whose entries are archived: refused, naming where they are.
-    let (s, b) = get(
+    assert_eq!(
+        b["details"],
+        json!({
+            "index": 5,
+            "range": {"from": 0, "to": 16},
+            "range_archived_index": archived_at,
+            "export": {"first_day": d1.to_string(), "last_day": d1.to_string(), "manifest_sha256": manifest_sha256},
+            "received_at": entry_before["received_at"],
+            "entry_hash": entry_before["entry_hash"],
+            "record_hash": b["details"]["record_hash"],
+        }),
+        "{b}"
+    );
+    let (s, b) = get(&app, "/api/v1/ledger/entries/9999").await;
+    assert_eq!((s, b["code"].as_str()), (404, Some("unknown_entry")), "{b}");
+    let (s, proof_after) = get(
         &app,
-        &format!(
-            "/api/v1/exports?from={0}&to={0}",
-            reports::GamingDayClock::default().day_of(Utc::now())
-        ),
+        &format!("/api/v1/ledger/proof/inclusion?index=5&size={size}"),
     )
     .await;
+    assert_eq!(s, 200, "{proof_after}");
+    assert_eq!(proof_after, proof_before);
+
+    // An export of d1: refused, naming where its entries start (0). An export of d2, after the
+    // archive: written, and it verifies.
+    let (s, b) = get(&app, &format!("/api/v1/exports?from={d1}&to={d1}")).await;
     assert_eq!(
         (s, b["code"].as_str()),
         (409, Some("period_archived")),
         "{b}"
     );
+    assert_eq!(
+        (
+            &b["details"]["first_index"],
+            &b["details"]["archived_below"]
+        ),
+        (&json!(0), &json!(16)),
+        "{b}"
+    );
+    assert!(
+        b["message"].as_str().unwrap().contains("start at index 0,"),
+        "{b}"
+    );
+    let later = data.path().join("export-d2");
+    let exported = dozor_on(&url, data.path())
+        .args([
+            "export",
+            "--from",
+            &d2.to_string(),
+            "--to",
+            &today.to_string(),
+        ])
+        .arg("--operator-key")
+        .arg(&key_file)
+        .arg(&later)
+        .output()
+        .unwrap();
+    assert!(
+        exported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&exported.stderr)
+    );
+    let export_info: Value =
+        serde_json::from_slice(&std::fs::read(later.join("export.json")).unwrap()).unwrap();
+    assert_eq!(
+        (
+            &export_info["first_index"],
+            &export_info["period_first_index"]
+        ),
+        (&json!(16), &json!(16)),
+        "{export_info}"
+    );
+    let offline = dozor_on(&url, data.path())
+        .args(["verify"])
+        .arg(&later)
+        .args(["--operator-key", &operator().verifier().to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        offline.status.success(),
+        "{}",
+        String::from_utf8_lossy(&offline.stderr)
+    );
 
+    // Records go on: a new one appended, an archived one sent again recognised, another record
+    // under an archived sequence number refused.
+    let (s, b) = call(
+        &app,
+        record_request(spin_record(51, 36_000, Utc::now()), &key(1)),
+    )
+    .await;
+    assert_eq!(s, 201, "{b}");
+    // The database verifies: the archived leaves against the signed record, the rest entry by
+    // entry.
+    let (code, report) = verify_db(&url, data.path());
+    assert_eq!(code, Some(0), "{report}");
+    assert!(
+        report["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("entries 0..16 ARCHIVED at index"),
+        "{report}"
+    );
     // Below what is archived already: refused.
     let again = archive("16", &data.path().join("archive-2"));
     assert_eq!(again.status.code(), Some(2));
+    // Seq 2 was entry 2, archived: sent again, recognised; another record under it, refused.
+    let (s, b) = call(
+        &app,
+        record_request(
+            spin_record(2, 36_000, noon(d1) + Duration::minutes(2)),
+            &key(1),
+        ),
+    )
+    .await;
+    assert_eq!((s, &b["index"]), (200, &json!(2)), "{b}");
+    let (s, b) = call(
+        &app,
+        record_request(spin_record(3, 0, noon(d1) + Duration::minutes(3)), &key(1)),
+    )
+    .await;
+    assert_eq!(
+        (s, b["code"].as_str()),
+        (409, Some("seq_no_conflict")),
+        "{b}"
+    );
 
-    // A range that leaves without the record: verify names where the entries stop.
+    // A range that leaves without the record (d2's spins 32..48): verify names where the
+    // entries stop.
     {
         use diesel::connection::SimpleConnection as _;
         let mut conn = ledger::storage::connect(&url).unwrap();
@@ -280,6 +537,80 @@ async fn an_old_range_leaves_as_a_verified_export_and_the_ledger_goes_on() {
         let reason = report["failure"]["reason"].as_str().unwrap();
         assert!(reason.contains("archived entries"), "{report}");
     }
+
+    // The kept figures changed past the triggers: the reports of d1 refuse them.
+    {
+        use diesel::connection::SimpleConnection as _;
+        let mut conn = ledger::storage::connect(&url).unwrap();
+        conn.batch_execute(
+            "SET session_replication_role = replica; \
+             UPDATE archived_days SET figures = replace(convert_from(figures, 'UTF8'), '\"rounds\": 15', '\"rounds\": 16')::bytea",
+        )
+        .unwrap();
+        let (s, b) = get(&app, &format!("/api/v1/reports/daily?day={d1}")).await;
+        assert_eq!(s, 500, "{b}");
+    }
+}
+
+/// The tester's case: every entry of an open gaming day, `--to` inside it. Refused, naming the
+/// day; the day's report and its export are what they were.
+#[actix_web::test]
+async fn archiving_inside_an_open_gaming_day_is_refused() {
+    let (state, url) = state_with(|settings| {
+        let mut conn = ledger::storage::connect(&settings.database_url).unwrap();
+        ledger::storage::partitions::set_span(&mut conn, SPAN).unwrap();
+    });
+    create_key(&url, ledger::access::Role::Admin);
+    create_key(&url, ledger::access::Role::Compliance);
+    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
+    assert_eq!(s, 201, "{b}");
+    for seq_no in 1..=67u64 {
+        let record = spin_record(seq_no, 36_000, Utc::now());
+        let (s, b) = call(&app, record_request(record, &key(1))).await;
+        assert_eq!(s, 201, "{b}");
+    }
+    assert_eq!(ledger_size(&url), 70);
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    ledger::storage::checkpoints::create(&mut conn, &operator(), 70, Utc::now()).unwrap();
+    let clock = GamingDayClock::default();
+    let today = clock.day_of(Utc::now());
+    let (_, ends) = clock.bounds(today);
+    let (_, report_before) = get(&app, &format!("/api/v1/reports/daily?day={today}")).await;
+    assert_eq!(report_before["rounds"], 67);
+
+    let data = tempfile::tempdir().unwrap();
+    let key_file = data.path().join("operator.key");
+    ledger::operator_key::write_private(&key_file, &operator().private_key()).unwrap();
+    let dir = data.path().join("archive");
+    let out = dozor_on(&url, data.path())
+        .args([
+            "log",
+            "archive",
+            "--to",
+            "32",
+            "--reason",
+            "as the tester did",
+        ])
+        .arg("--operator-key")
+        .arg(&key_file)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        said(&out),
+        format!("dozor: gaming day {today} is not over (it ends at {ends}): an archive takes only whole gaming days that have closed and been sealed; no range end lies between closed, sealed gaming days yet; nothing was archived")
+    );
+    assert!(!dir.exists());
+    assert_eq!(ledger_size(&url), 70);
+    assert_eq!(count(&url, "SELECT count(*) AS n FROM archived_entries"), 0);
+    let (_, report_after) = get(&app, &format!("/api/v1/reports/daily?day={today}")).await;
+    assert_eq!(figures_of(&report_after), figures_of(&report_before));
+    let (s, _) = get_text(&app, &format!("/api/v1/exports?from={today}&to={today}")).await;
+    assert_eq!(s, 200);
+    let (s, b) = get(&app, "/api/v1/ledger/entries/20").await;
+    assert_eq!(s, 200, "{b}");
 }
 
 /// The size of the ranges is set once, while the ledger is empty, from the command line.

@@ -99,6 +99,9 @@ pub struct DailyReport {
     pub rows: Vec<PayoutRow>,
     /// The ledger entries the report covers.
     pub covers: crate::coverage::Coverage,
+    /// When the day is archived: its figures are those kept and sealed when its rounds left
+    /// the database (with any round of the day received since), and where the rounds are.
+    pub archived: Option<crate::archived::ArchivedDay>,
 }
 
 /// What a report of a day without play says.
@@ -345,9 +348,14 @@ pub fn build_at(
     let rounds = per_table
         .values()
         .try_fold(0i64, |total, sums| add(total, sums.rounds))?;
+    let archived = crate::archived::days_within(conn, cut, start, end)?.pop();
     Ok(DailyReport {
         rounds,
-        note: (rounds == 0).then(|| NO_ROUNDS.to_owned()),
+        note: archived
+            .as_ref()
+            .map(crate::archived::ArchivedDay::note)
+            .or_else(|| (rounds == 0).then(|| NO_ROUNDS.to_owned())),
+        archived,
         gaming_day: day,
         starts_at: start,
         ends_at: end,

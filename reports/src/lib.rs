@@ -1,5 +1,6 @@
 //! Reports over the ledger's derived data: findings and per-game payout/RTP reports.
 
+pub mod archived;
 pub mod chi_square;
 pub mod coverage;
 pub mod daily;

@@ -825,6 +825,7 @@ mod tests {
                 read_from: ReadFrom::Primary,
                 at_checkpoint: false,
             },
+            archived_days: Vec::new(),
         }
     }
 

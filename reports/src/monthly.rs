@@ -120,6 +120,10 @@ pub struct RtpReport {
     pub kinds: Vec<KindRow>,
     /// The ledger entries the report covers.
     pub covers: crate::coverage::Coverage,
+    /// The report's archived gaming days: their figures are those kept and sealed when their
+    /// rounds left the database (with any round of theirs received since), the other days'
+    /// read from the ledger.
+    pub archived_days: Vec<crate::archived::ArchivedDay>,
 }
 
 impl RtpReport {
@@ -391,6 +395,7 @@ pub fn build_at(
         rows,
         kinds: kind_rows(kind_aggregates)?,
         covers: cut.into(),
+        archived_days: crate::archived::days_within(conn, cut, start, end)?,
     })
 }
 

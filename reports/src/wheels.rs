@@ -122,6 +122,9 @@ pub struct WheelStatistics {
     pub wheels: Vec<WheelLine>,
     /// The ledger entries the statistics cover.
     pub covers: crate::coverage::Coverage,
+    /// The month's archived gaming days: their spins are those kept and sealed when their
+    /// rounds left the database (with any spin of theirs received since).
+    pub archived_days: Vec<crate::archived::ArchivedDay>,
 }
 
 /// Every roulette wheel and money wheel with a spin in the gaming days of `month`.
@@ -219,6 +222,7 @@ pub fn build_at(
         provisional_note,
         wheels,
         covers: cut.into(),
+        archived_days: crate::archived::days_within(conn, cut, starts_at, ends_at)?,
     })
 }
 

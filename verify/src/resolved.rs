@@ -47,6 +47,13 @@ pub(super) fn check_resolved_findings(
     for resolution in history.resolutions().resolved_findings() {
         let item = format!("{REGISTRY} (index {})", resolution.index);
         named.insert(resolution.round_index);
+        // An archived round is in the export that archived it, which checked the resolution
+        // if it was made by then (the range_archived event is in registry.jsonl).
+        if resolution.round_index < history.archived_below()
+            && !rounds.contains_key(&resolution.round_index)
+        {
+            continue;
+        }
         let Some((_, round)) = rounds.get(&resolution.round_index) else {
             return Err(fail(
                 item,

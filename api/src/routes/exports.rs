@@ -106,9 +106,15 @@ pub async fn export(
                 cause: e.to_string(),
             },
             ExportError::BadPeriod { .. } => ApiError::bad_request("invalid_period", e.to_string()),
-            ExportError::Archived { archived_below, .. } => ApiError::Conflict {
+            ExportError::Archived {
+                archived_below,
+                first_index,
+            } => ApiError::Conflict {
                 code: "period_archived",
-                details: serde_json::json!({ "archived_below": archived_below }),
+                details: serde_json::json!({
+                    "archived_below": archived_below,
+                    "first_index": first_index,
+                }),
                 message: e.to_string(),
             },
             ExportError::Ledger(e) => e.into(),

@@ -49,9 +49,14 @@ pub struct EntryView {
     pub verdict: Option<serde_json::Value>,
 }
 
-/// One ledger entry with its hashes and verdict.
+/// One ledger entry with its hashes and verdict. An archived entry answers 410
+/// `entry_archived`: its range, the `range_archived` entry, the inspection export that holds it
+/// (gaming days and MANIFEST SHA-256) and what the ledger kept of it (receipt time, leaf and
+/// record hashes).
 #[utoipa::path(operation_id = "ledger_entry", get, tag = "ledger",
-    params(("index" = u64, Path)), responses((status = 200, body = EntryView), (status = 404, body = ErrorBody)))]
+    params(("index" = u64, Path)), responses((status = 200, body = EntryView),
+        (status = 404, body = ErrorBody),
+        (status = 410, description = "the entry is archived (`entry_archived`); where it is in `details`", body = ErrorBody)))]
 #[get("/ledger/entries/{index}")]
 pub async fn entry(
     Authorized { state, .. }: Authorized,
@@ -61,7 +66,10 @@ pub async fn entry(
     let found = web::block(move || -> Result<_, ApiError> {
         let mut conn = state.conn()?;
         let Some(row) = reads::entry(&mut conn, index)? else {
-            return Ok(None);
+            return match ledger::storage::archive::archived_entry(&mut conn, index)? {
+                Some(archived) => Err(entry_archived(&archived)),
+                None => Ok(None),
+            };
         };
         let verdict = reads::verdict(&mut conn, index)?;
         Ok(Some((row, verdict)))
@@ -77,6 +85,37 @@ pub async fn entry(
         entry: String::from_utf8_lossy(&row.entry).into_owned(),
         verdict,
     }))
+}
+
+/// The answer for an archived entry: where it went, and what the ledger kept of it.
+fn entry_archived(archived: &ledger::storage::archive::ArchivedEntry) -> ApiError {
+    let range = &archived.range;
+    ApiError::Gone {
+        code: "entry_archived",
+        message: format!(
+            "entry {} is archived: entries {}..{} left the database at ledger entry {}, kept as the inspection export of {} to {} (MANIFEST SHA-256 {})",
+            archived.index,
+            range.from,
+            range.to,
+            range.index,
+            range.export_first_day,
+            range.export_last_day,
+            range.export_manifest_sha256
+        ),
+        details: serde_json::json!({
+            "index": archived.index,
+            "range": {"from": range.from, "to": range.to},
+            "range_archived_index": range.index,
+            "export": {
+                "first_day": range.export_first_day,
+                "last_day": range.export_last_day,
+                "manifest_sha256": range.export_manifest_sha256,
+            },
+            "received_at": archived.received_at,
+            "entry_hash": hex::encode(archived.leaf_hash),
+            "record_hash": hex::encode(archived.record_hash),
+        }),
+    }
 }
 
 /// Gaps in every table's `seq_no` sequence.

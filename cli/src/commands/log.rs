@@ -223,21 +223,21 @@ fn archive(
     (to, reason, dir): (u64, &str, &std::path::Path),
     clock: &reports::GamingDayClock,
 ) -> anyhow::Result<ExitCode> {
-    let from = ledger::storage::archive::archived_below(conn)?;
-    let span = ledger::storage::partitions::span(conn)?;
-    anyhow::ensure!(
-        to > from && to.is_multiple_of(span),
-        "--to {to} must be above {from} (where the archived entries end) and a multiple of {span} (the size of the database's ranges)"
-    );
     anyhow::ensure!(!reason.trim().is_empty(), "--reason must say why");
-    let received = |index: u64, conn: &mut ledger::storage::PgConnection| -> anyhow::Result<_> {
-        ledger::storage::reads::entry(conn, index)?
-            .map(|row| row.received_at)
-            .with_context(|| format!("entry {index} is not in the ledger"))
+    // Only whole gaming days, closed and sealed: otherwise one line naming the day, and the
+    // `--to` that would do.
+    let now = Utc::now();
+    let plan = match reports::archived::plan(conn, clock, to, now)? {
+        Ok(plan) => plan,
+        Err(why) => {
+            let offer = match reports::archived::last_boundary(conn, clock, now)? {
+                Some((to, day)) => format!("--to {to} archives through gaming day {day}"),
+                None => "no range end lies between closed, sealed gaming days yet".to_owned(),
+            };
+            anyhow::bail!("{why}; {offer}; nothing was archived");
+        }
     };
-    // The gaming days that received the range's entries: their export holds all of them.
-    let first_day = clock.day_of(received(from, conn)?);
-    let last_day = clock.day_of(received(to - 1, conn)?);
+    let (from, first_day, last_day) = (plan.from, plan.first_day, plan.last_day);
     let summary = reports::inspection::write_export(
         conn,
         clock,
@@ -276,21 +276,27 @@ fn archive(
         .with_context(|| format!("reading the export's MANIFEST in {}", dir.display()))?;
     let export =
         ledger::storage::archive::ArchiveExport::of_manifest(first_day, last_day, &manifest);
+    let actor = ledger::registry_history::cli_actor();
     let receipt = ledger::storage::archive::archive(
         conn,
         operator,
-        to,
-        &export,
-        reason,
-        &ledger::registry_history::cli_actor(),
+        &ledger::storage::archive::ArchiveRequest {
+            to,
+            export: &export,
+            days: &plan.days,
+            late_after: clock.late_after,
+            reason,
+            actor: &actor,
+        },
         Utc::now(),
     )?;
     println!("{}", serde_json::to_string_pretty(&receipt)?);
     eprintln!(
-        "entries {}..{} archived at index {} as the export in {} ({first_day} to {last_day}); the detached tables {} hold them in the database until you drop them (docs/OPERATIONS.md)",
+        "entries {}..{} archived at index {} as the export in {} ({first_day} to {last_day}), the figures of its {} gaming days kept and sealed; the detached tables {} hold them in the database until you drop them (docs/OPERATIONS.md)",
         receipt.from,
         receipt.to,
         receipt.index,
+        receipt.days_kept.len(),
         dir.display(),
         receipt.detached.join(", ")
     );

@@ -5,6 +5,7 @@ mod actors;
 pub mod api_keys;
 pub mod append;
 pub mod archive;
+pub mod archived_days;
 pub mod checkpoints;
 pub mod cluster;
 pub mod cosignatures;

@@ -209,8 +209,9 @@ fn first_index_at(
     t: DateTime<Utc>,
     size: u64,
 ) -> Result<u64, ExportError> {
-    let found = report_reads::inspection::first_index_received_at(conn, t)?;
-    Ok(found.map_or(size, |i| i as u64))
+    // Archived entries count: a period among archived days starts where its entries did.
+    let found = ledger::storage::archive::first_index_received_at(conn, t)?;
+    Ok(found.map_or(size, |i| i.min(size)))
 }
 
 /// Flushes the files and their directories to disk, so that an export reported as written
@@ -407,15 +408,21 @@ pub fn write_export_reading(
     let size = sealed_size;
     let period_first = first_index_at(conn, starts_at, size)?;
     let period_end = first_index_at(conn, ends_at, size)?;
-    let first_index = period_first.saturating_sub(1);
-    // Entries of an archived range are in the export that archived them, not here.
+    // Entries of an archived range are in the export that archived them, not here. A period
+    // that starts where an archive ended has no link before it: the range_archived event (in
+    // registry.jsonl) names the archived range's last leaf, its first entry's prev_hash.
     let archived_below = ledger::storage::archive::archived_below(conn)?;
-    if first_index < archived_below && period_end > 0 {
+    if period_first < archived_below && period_end > 0 {
         return Err(ExportError::Archived {
-            first_index,
+            first_index: period_first,
             archived_below,
         });
     }
+    let first_index = if period_first > 0 && period_first - 1 < archived_below {
+        period_first
+    } else {
+        period_first.saturating_sub(1)
+    };
     let link_after = period_end < size;
     let run_end = period_end + u64::from(link_after);
 
@@ -515,11 +522,13 @@ pub fn write_export_reading(
     )?;
 
     // The rounds of the resolved findings, wherever they lie, so that each resolution can be
-    // checked against its round's re-adjudication.
+    // checked against its round's re-adjudication; an archived round is in the export that
+    // archived it (its range_archived event is in registry.jsonl).
     let resolved: BTreeSet<u64> = history
         .resolutions()
         .resolved_findings()
         .map(|r| r.round_index)
+        .filter(|index| *index >= history.archived_below())
         .collect();
     let resolved: Vec<u64> = resolved.into_iter().collect();
     let mut round_lines = Vec::new();

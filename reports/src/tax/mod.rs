@@ -89,6 +89,9 @@ pub struct TaxReport {
     pub provisional_note: Option<String>,
     /// The ledger entries the sums cover; none only for a report assessed from sums given.
     pub covers: Option<crate::coverage::Coverage>,
+    /// The quarter's archived gaming days: their sums are those kept and sealed when their
+    /// rounds left the database (with any round of theirs received since).
+    pub archived_days: Vec<crate::archived::ArchivedDay>,
 }
 
 /// One category (partial base): the sums of its parts.
@@ -337,6 +340,7 @@ pub fn assess(
             )
         }),
         covers: None,
+        archived_days: Vec::new(),
     })
 }
 
@@ -509,6 +513,8 @@ pub fn build_at(
     }
     let mut report = assess(quarter, clock, rates, &sums)?;
     report.covers = Some(cut.into());
+    let (starts_at, ends_at) = quarter.bounds(clock);
+    report.archived_days = crate::archived::days_within(conn, cut, starts_at, ends_at)?;
     Ok(report)
 }
 

@@ -8,7 +8,7 @@ use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
 /// One table's rounds of the day.
-#[derive(QueryableByName, Debug, Clone, PartialEq)]
+#[derive(QueryableByName, Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TableDay {
     #[diesel(sql_type = Text)]
     pub game: String,
@@ -34,6 +34,7 @@ pub struct TableDay {
     #[diesel(sql_type = BigInt)]
     pub expected_payout_mh: i64,
     #[diesel(sql_type = Double)]
+    #[serde(with = "crate::storage::archived_days::exact_f64")]
     pub variance_h2: f64,
     /// Tournaments played (not void): their fees and the operator's overlay.
     #[diesel(sql_type = BigInt)]
@@ -48,8 +49,53 @@ pub struct TableDay {
 }
 
 /// The rounds played in `[start, end)`, summed per game and table; a round received more than
-/// `late_after` after it was played counts as late.
+/// `late_after` after it was played counts as late. The kept figures of archived days inside
+/// the span are added to what the ledger still holds of them.
 pub fn tables_of_day(
+    conn: &mut PgConnection,
+    cut: LedgerCut,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+    late_after: Duration,
+) -> Result<Vec<TableDay>, LedgerError> {
+    let mut rows = tables_of_day_live(conn, cut, start, end, late_after)?;
+    for kept in crate::storage::archived_days::within(conn, cut, start, end)? {
+        for k in kept.figures.tables {
+            match rows
+                .iter_mut()
+                .find(|r| r.game == k.game && r.table_id == k.table_id)
+            {
+                Some(row) => row.absorb(&k)?,
+                None => rows.push(k),
+            }
+        }
+    }
+    Ok(rows)
+}
+
+impl TableDay {
+    /// Adds another part of the same table's day (its archived rounds, say).
+    fn absorb(&mut self, o: &TableDay) -> Result<(), LedgerError> {
+        let sum = super::checked_sum;
+        self.rounds = sum(self.rounds, o.rounds)?;
+        self.void_rounds = sum(self.void_rounds, o.void_rounds)?;
+        self.stakes_h = sum(self.stakes_h, o.stakes_h)?;
+        self.returned_h = sum(self.returned_h, o.returned_h)?;
+        self.payouts_h = sum(self.payouts_h, o.payouts_h)?;
+        self.expected_payouts_h = sum(self.expected_payouts_h, o.expected_payouts_h)?;
+        self.rtp_stakes_h = sum(self.rtp_stakes_h, o.rtp_stakes_h)?;
+        self.expected_payout_mh = sum(self.expected_payout_mh, o.expected_payout_mh)?;
+        self.variance_h2 += o.variance_h2;
+        self.fees_h = sum(self.fees_h, o.fees_h)?;
+        self.overlay_h = sum(self.overlay_h, o.overlay_h)?;
+        self.late_rounds = sum(self.late_rounds, o.late_rounds)?;
+        self.last_late_received_at = self.last_late_received_at.max(o.last_late_received_at);
+        Ok(())
+    }
+}
+
+/// [`tables_of_day`] of the rounds the ledger holds (no kept figures).
+pub fn tables_of_day_live(
     conn: &mut PgConnection,
     cut: LedgerCut,
     start: DateTime<Utc>,

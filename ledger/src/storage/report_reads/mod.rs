@@ -14,3 +14,11 @@ pub mod periods;
 pub mod tables;
 pub mod tax;
 pub mod wheels;
+
+/// `a + b` of two sums a report adds, refused on overflow.
+pub(crate) fn checked_sum(a: i64, b: i64) -> Result<i64, crate::LedgerError> {
+    a.checked_add(b).ok_or(crate::LedgerError::OutOfRange {
+        what: "a report's sum",
+        value: i128::from(a) + i128::from(b),
+    })
+}

@@ -11,7 +11,7 @@ use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
 /// One table's rounds of one gaming day.
-#[derive(QueryableByName, Debug, Clone, PartialEq)]
+#[derive(QueryableByName, Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DayAggregate {
     /// Which day (1-based) of the bounds the rounds were played in.
     #[diesel(sql_type = Integer)]
@@ -38,13 +38,15 @@ pub struct DayAggregate {
     #[diesel(sql_type = BigInt)]
     pub expected_payout_mh: i64,
     #[diesel(sql_type = Double)]
+    #[serde(with = "crate::storage::archived_days::exact_f64")]
     pub variance_h2: f64,
     #[diesel(sql_type = Double)]
+    #[serde(with = "crate::storage::archived_days::exact_f64")]
     pub third_moment_h3: f64,
 }
 
 /// One bet kind of one table over the month.
-#[derive(QueryableByName, Debug, Clone, PartialEq)]
+#[derive(QueryableByName, Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KindAggregate {
     #[diesel(sql_type = Text)]
     pub game: String,
@@ -63,8 +65,10 @@ pub struct KindAggregate {
     #[diesel(sql_type = BigInt)]
     pub expected_payout_mh: i64,
     #[diesel(sql_type = Double)]
+    #[serde(with = "crate::storage::archived_days::exact_f64")]
     pub variance_h2: f64,
     #[diesel(sql_type = Double)]
+    #[serde(with = "crate::storage::archived_days::exact_f64")]
     pub third_moment_h3: f64,
 }
 
@@ -86,8 +90,95 @@ fn filter(game: u8, table: u8) -> String {
 }
 
 /// The figures of the gaming days whose starts are `bounds` (and the last one's end), narrowed
-/// to `game` and `table_id` when given.
+/// to `game` and `table_id` when given; the kept figures of archived days among them are added
+/// to what the ledger still holds of those days.
 pub fn month(
+    conn: &mut PgConnection,
+    cut: LedgerCut,
+    bounds: &[DateTime<Utc>],
+    game: Option<&str>,
+    table_id: Option<&str>,
+) -> Result<MonthFigures, LedgerError> {
+    let mut figures = month_live(conn, cut, bounds, game, table_id)?;
+    let (Some(&start), Some(&end)) = (bounds.first(), bounds.last()) else {
+        return Ok(figures);
+    };
+    let wanted = |g: &str, t: &str| game.is_none_or(|x| x == g) && table_id.is_none_or(|x| x == t);
+    for kept in crate::storage::archived_days::within(conn, cut, start, end)? {
+        // The kept day's index among the bounds, as width_bucket gives it (1-based).
+        let Some(day_index) = bounds
+            .windows(2)
+            .position(|w| w[0] <= kept.figures.starts_at && kept.figures.starts_at < w[1])
+            .and_then(|i| i32::try_from(i + 1).ok())
+        else {
+            continue;
+        };
+        for mut k in kept.figures.month_days {
+            if !wanted(&k.game, &k.table_id) {
+                continue;
+            }
+            k.day_index = day_index;
+            match figures
+                .days
+                .iter_mut()
+                .find(|d| (d.day_index, &d.game, &d.table_id) == (day_index, &k.game, &k.table_id))
+            {
+                Some(d) => d.absorb(&k)?,
+                None => figures.days.push(k),
+            }
+        }
+        for k in kept.figures.kinds {
+            if !wanted(&k.game, &k.table_id) {
+                continue;
+            }
+            match figures
+                .kinds
+                .iter_mut()
+                .find(|d| (&d.game, &d.table_id, &d.kind) == (&k.game, &k.table_id, &k.kind))
+            {
+                Some(d) => d.absorb(&k)?,
+                None => figures.kinds.push(k),
+            }
+        }
+    }
+    Ok(figures)
+}
+
+impl DayAggregate {
+    /// Adds another part of the same table's day (its archived rounds, say).
+    fn absorb(&mut self, o: &DayAggregate) -> Result<(), LedgerError> {
+        let sum = super::checked_sum;
+        self.rounds = sum(self.rounds, o.rounds)?;
+        self.void_rounds = sum(self.void_rounds, o.void_rounds)?;
+        self.stakes_h = sum(self.stakes_h, o.stakes_h)?;
+        self.returned_h = sum(self.returned_h, o.returned_h)?;
+        self.payouts_h = sum(self.payouts_h, o.payouts_h)?;
+        self.theory_rounds = sum(self.theory_rounds, o.theory_rounds)?;
+        self.rtp_stakes_h = sum(self.rtp_stakes_h, o.rtp_stakes_h)?;
+        self.expected_payout_mh = sum(self.expected_payout_mh, o.expected_payout_mh)?;
+        self.variance_h2 += o.variance_h2;
+        self.third_moment_h3 += o.third_moment_h3;
+        Ok(())
+    }
+}
+
+impl KindAggregate {
+    /// Adds the same kind's figures of other rounds of the table.
+    fn absorb(&mut self, o: &KindAggregate) -> Result<(), LedgerError> {
+        let sum = super::checked_sum;
+        self.rounds = sum(self.rounds, o.rounds)?;
+        self.bets = sum(self.bets, o.bets)?;
+        self.stakes_h = sum(self.stakes_h, o.stakes_h)?;
+        self.paid_h = sum(self.paid_h, o.paid_h)?;
+        self.expected_payout_mh = sum(self.expected_payout_mh, o.expected_payout_mh)?;
+        self.variance_h2 += o.variance_h2;
+        self.third_moment_h3 += o.third_moment_h3;
+        Ok(())
+    }
+}
+
+/// [`month`] of the rounds the ledger holds (no kept figures).
+pub fn month_live(
     conn: &mut PgConnection,
     cut: LedgerCut,
     bounds: &[DateTime<Utc>],

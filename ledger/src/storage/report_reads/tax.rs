@@ -8,7 +8,7 @@ use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
 /// One game's records of a span.
-#[derive(QueryableByName, Debug, Clone, PartialEq, Eq)]
+#[derive(QueryableByName, Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GameTotals {
     #[diesel(sql_type = Text)]
     pub game: String,
@@ -34,8 +34,43 @@ pub struct GameTotals {
     pub overlay_h: i64,
 }
 
-/// Every adjudicated record played in `[start, end)`, summed per game.
+/// Every adjudicated record played in `[start, end)`, summed per game; the kept figures of
+/// archived days inside the span are added to what the ledger still holds of them.
 pub fn game_totals(
+    conn: &mut PgConnection,
+    cut: LedgerCut,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> Result<Vec<GameTotals>, LedgerError> {
+    let mut rows = game_totals_live(conn, cut, start, end)?;
+    for kept in crate::storage::archived_days::within(conn, cut, start, end)? {
+        for k in kept.figures.taxes {
+            match rows.iter_mut().find(|r| r.game == k.game) {
+                Some(row) => row.absorb(&k)?,
+                None => rows.push(k),
+            }
+        }
+    }
+    Ok(rows)
+}
+
+impl GameTotals {
+    fn absorb(&mut self, o: &GameTotals) -> Result<(), LedgerError> {
+        let sum = super::checked_sum;
+        self.rounds = sum(self.rounds, o.rounds)?;
+        self.void_rounds = sum(self.void_rounds, o.void_rounds)?;
+        self.stakes_h = sum(self.stakes_h, o.stakes_h)?;
+        self.returned_h = sum(self.returned_h, o.returned_h)?;
+        self.wins_h = sum(self.wins_h, o.wins_h)?;
+        self.time_collection_h = sum(self.time_collection_h, o.time_collection_h)?;
+        self.fees_h = sum(self.fees_h, o.fees_h)?;
+        self.overlay_h = sum(self.overlay_h, o.overlay_h)?;
+        Ok(())
+    }
+}
+
+/// [`game_totals`] of the rounds the ledger holds (no kept figures).
+pub fn game_totals_live(
     conn: &mut PgConnection,
     cut: LedgerCut,
     start: DateTime<Utc>,
