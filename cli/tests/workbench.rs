@@ -73,6 +73,75 @@ print(type(rows[1][played]).__name__)
     )
 }
 
+/// Registers BJ1 (blackjack), OFC1 (Open Face Chinese) and P1 (poker) and submits, on gaming
+/// day 20 Nov, rounds with no finding of their own that each give a report of the day a line:
+/// the shoe report BJ1's shoe S1, the fantasy report OFC1's second hand (player A earned 14
+/// cards with queens in front and was dealt a normal hand), the time collection and the table
+/// audit P1's hand played for time with no time collected.
+async fn report_lines_of_other_games(app: &impl TestApp) {
+    for (table_id, game, k) in [
+        ("BJ1", "blackjack", 2),
+        ("OFC1", "open_face_chinese", 3),
+        ("P1", "poker_cash", 4),
+    ] {
+        let mut table = registration(table_id, &key(k));
+        table["game"] = json!(game);
+        let (s, b) = post(app, "/api/v1/tables", table).await;
+        assert_eq!(s, 201, "{b}");
+    }
+    // T♠ Q♦ (20) stands against the dealer's 9♥ 8♣ (17): 100 Kč wins 1:1, 200 Kč paid.
+    let blackjack = json!({"type": "round", "game": "blackjack", "table_id": "BJ1",
+        "seq_no": 1, "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T19:30:00Z",
+        "shoe_id": "S1", "deal": ["Ts", "9h", "Qd", "8c"],
+        "boxes": [{"box": 1, "hands": [["stand"]], "bets": [{"bet_id": "b1",
+            "player": "p1", "kind": "main", "stake_h": 10_000, "paid_h": 20_000}]}]});
+    // The rules' worked OFC hand: A +2 050 Kč, B −820 Kč, C −1 230 Kč, rake 25 Kč each.
+    let player = |name: &str, deal: [&str; 5], rows: [&str; 3], discards: &str, net_h: i64| {
+        let cards = |t: &str| t.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        json!({"player": name, "deal": deal.map(cards), "front": cards(rows[0]),
+               "middle": cards(rows[1]), "back": cards(rows[2]), "discards": cards(discards),
+               "net_h": net_h, "rake_h": 2_500})
+    };
+    let hand = json!({
+        "type": "round", "game": "open_face_chinese", "table_id": "OFC1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T21:00:00Z",
+        "players": [
+            player("A", ["Qh 9s 9h As Ks", "9c 8s 2s", "6s 3s 3h", "Qd 4d 4s", "2c 5h 5s"],
+                   ["Qh Qd 2c", "9s 9h 9c 4d 5h", "As Ks 8s 6s 3s"], "2s 3h 4s 5s", 205_000),
+            player("B", ["Jc Td 5c 6d 7c", "Jh 8h 5d", "Tc 9d 6h", "7h 7s 7d", "3d 2d 8d"],
+                   ["Jc Jh 3d", "Td Tc 7h 7s 2d", "5c 6d 7c 8h 9d"], "5d 6h 7d 8d", -82_000),
+            player("C", ["Kc Ac 2h 3c Ts", "Kh Ad Th", "4c 4h Js", "6c 8c Qs", "Jd Qc Kd"],
+                   ["Kc Kh 4c", "Ac Ad 4h 6c 8c", "2h 3c Ts Jd Qc"], "Th Js Qs Kd", -123_000)
+        ],
+        "point_values": [
+            {"players": ["A", "B"], "point_h": 10_000},
+            {"players": ["A", "C"], "point_h": 5_000},
+            {"players": ["B", "C"], "point_h": 2_000}
+        ]
+    });
+    let mut next = hand.clone();
+    next["seq_no"] = json!(2);
+    next["played_at"] = json!("2026-11-20T21:04:00Z");
+    // Heads-up for time: the small blind folds, the big blind gets its 50 Kč and the 25 Kč.
+    let timed = json!({"type": "round", "game": "poker_cash", "table_id": "P1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T20:10:00Z",
+        "variant": "holdem", "button": 2, "small_blind_h": 2_500, "big_blind_h": 5_000,
+        "seats": [{"seat": 1, "player": "p1", "stack_h": 100_000},
+                  {"seat": 2, "player": "p2", "stack_h": 100_000}],
+        "actions": [{"seat": 2, "street": "preflop", "action": "small_blind", "to_h": 2_500},
+                    {"seat": 1, "street": "preflop", "action": "big_blind", "to_h": 5_000},
+                    {"seat": 2, "street": "preflop", "action": "fold"}],
+        "awards": [{"seat": 1, "amount_h": 7_500}], "collection": "time", "rake_h": 0});
+    for (record, k) in [(blackjack, 2), (hand, 3), (next, 3), (timed, 4)] {
+        let (s, receipt) = call(app, record_request(record, &key(k))).await;
+        assert_eq!(s, 201, "{receipt}");
+        // None adds a finding: the workbench's counts below are the roulette's.
+        let index = &receipt["index"];
+        let (_, entry) = get(app, &format!("/api/v1/ledger/entries/{index}")).await;
+        assert_eq!(entry["verdict"]["findings"], json!([]), "{entry}");
+    }
+}
+
 #[actix_web::test]
 async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     // Entries 0-1: the admin and compliance keys; 2: the table; 3-6: the rounds.
@@ -210,26 +279,37 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     let (total, games) = python_sum_of_koruny(&people_daily, "Vyplaceno (Kč)");
     assert_eq!(total, paid);
     assert!(games.iter().all(|g| g == "Ruleta"), "{games:?}");
-    // Every report for people, and as a workbook: one line of the sheet per line of the JSON.
-    for (path, lines, heading) in [
-        ("shoes?day=2026-11-20", "shoes", "Sáňky (shoe)"),
-        ("fantasy?day=2026-11-20", "mismatches", "Nesoulad"),
+    // Rounds of other games on the 20th that give each report of the day a line: a blackjack
+    // round dealt from a shoe, two OFC hands where the second deals a normal hand to the
+    // player the first earned fantasy land, a poker hand played for time with no time
+    // collected (the time collection's and the table audit's line).
+    report_lines_of_other_games(&app).await;
+    // Every report for people, and as a workbook: one line of the sheet per line of the JSON,
+    // and as many lines as the test data gives it at least (a sheet dropping lines cannot pass
+    // as an empty one). The periods' sheet lists the tables' cash-desk periods; none is open
+    // here.
+    for (path, lines, heading, at_least) in [
+        ("shoes?day=2026-11-20", "shoes", "Sáňky (shoe)", 1),
+        ("fantasy?day=2026-11-20", "mismatches", "Nesoulad", 1),
         (
             "time-collection?day=2026-11-20",
             "uncollected",
             "Naposledy zaplaceno do",
+            1,
         ),
         (
             "table-audit?day=2026-11-20",
             "findings",
             "Porovnáno s kolem (seq_no)",
+            1,
         ),
-        ("wheels?month=2026-11", "wheels", "Roztočení"),
-        ("periods?month=2026-11", "tables", "Rozdíl (Kč)"),
-        ("rtp?month=2026-11", "rows", "Kol"),
+        ("wheels?month=2026-11", "wheels", "Roztočení", 1),
+        ("periods?month=2026-11", "tables", "Rozdíl (Kč)", 0),
+        ("rtp?month=2026-11", "rows", "Kol", 1),
     ] {
         let (_, json) = get(&app, &format!("/api/v1/reports/{path}")).await;
         let lines = json[lines].as_array().unwrap().len();
+        assert!(lines >= at_least, "{path}: {json}");
         let (s, people) = get_text(&app, &format!("/api/v1/reports/{path}&format=csv-cz")).await;
         assert_eq!(s, 200, "{path}: {people}");
         assert_eq!(python_czech_column(&people, heading).len(), lines, "{path}");
