@@ -85,7 +85,7 @@ impl Modify for StandardAnswers {
                     add(
                         operation,
                         "503",
-                        "the database is unreachable; nothing was changed, retry later",
+                        "the database is unreachable, or the server holds as many request bodies or makes as many files as it may at once (`server_busy`, Retry-After); nothing was changed, retry later",
                     );
                 }
             }

@@ -259,10 +259,13 @@ pub fn bounded_array(
     body: &[u8],
     most: usize,
 ) -> Result<Vec<&serde_json::value::RawValue>, BoundedArrayError> {
-    use serde::de::{Deserializer as _, SeqAccess, Visitor};
-    struct Items(usize);
-    impl<'de> Visitor<'de> for Items {
-        type Value = Result<Vec<&'de serde_json::value::RawValue>, BoundedArrayError>;
+    use serde::de::{Deserializer as _, Error as _, SeqAccess, Visitor};
+    struct Items<'f> {
+        most: usize,
+        too_many: &'f std::cell::Cell<bool>,
+    }
+    impl<'de> Visitor<'de> for Items<'_> {
+        type Value = Vec<&'de serde_json::value::RawValue>;
 
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("a JSON array")
@@ -271,20 +274,29 @@ pub fn bounded_array(
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
             let mut items = Vec::new();
             while let Some(item) = seq.next_element()? {
-                if items.len() == self.0 {
-                    return Ok(Err(BoundedArrayError::TooMany));
+                if items.len() == self.most {
+                    // Stops reading here; the parser's own error is not the reason.
+                    self.too_many.set(true);
+                    return Err(A::Error::custom("too many items"));
                 }
                 items.push(item);
             }
-            Ok(Ok(items))
+            Ok(items)
         }
     }
+    let too_many = std::cell::Cell::new(false);
     let mut reader = serde_json::Deserializer::from_slice(body);
-    let items = reader
-        .deserialize_seq(Items(most))
-        .map_err(BoundedArrayError::Json)??;
-    reader.end().map_err(BoundedArrayError::Json)?;
-    Ok(items)
+    let read = reader
+        .deserialize_seq(Items {
+            most,
+            too_many: &too_many,
+        })
+        .and_then(|items| reader.end().map(|()| items));
+    match read {
+        Ok(items) => Ok(items),
+        Err(_) if too_many.get() => Err(BoundedArrayError::TooMany),
+        Err(e) => Err(BoundedArrayError::Json(e)),
+    }
 }
 
 /// Why [`bounded_array`] refused.
@@ -294,4 +306,31 @@ pub enum BoundedArrayError {
     Json(serde_json::Error),
     #[error("more items than allowed")]
     TooMany,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_array_is_counted_as_it_is_read() {
+        let items = bounded_array(br#"[{"a":1}, 2 ,"x"]"#, 3).unwrap();
+        let texts: Vec<&str> = items.iter().map(|i| i.get()).collect();
+        assert_eq!(texts, [r#"{"a":1}"#, "2", r#""x""#]);
+        assert!(matches!(
+            bounded_array(b"[1,2,3,4]", 3),
+            Err(BoundedArrayError::TooMany)
+        ));
+        // Refused at the item past the limit, before the malformed rest is read.
+        assert!(matches!(
+            bounded_array(b"[1,2,3,4,!!!", 3),
+            Err(BoundedArrayError::TooMany)
+        ));
+        for malformed in [&b"{}"[..], b"[1,2", b"[1] 2", b""] {
+            assert!(matches!(
+                bounded_array(malformed, 3),
+                Err(BoundedArrayError::Json(_))
+            ));
+        }
+    }
 }
