@@ -211,7 +211,7 @@ fn first_index_at(
 ) -> Result<u64, ExportError> {
     // Archived entries count: a period among archived days starts where its entries did.
     let found = ledger::storage::archive::first_index_received_at(conn, t)?;
-    Ok(found.map_or(size, |i| i.min(size)))
+    Ok(found.unwrap_or(size))
 }
 
 /// Flushes the files and their directories to disk, so that an export reported as written
