@@ -106,7 +106,9 @@ async fn impossible_records_and_void_hands_are_kept_and_judged_everywhere_alike(
     let void_ok = append(void_uth, 31, 1);
     assert_eq!(findings_of(&url, "U1", void_ok), []);
     // A blackjack misdeal declared void, but the 100 Kč main bet paid as a blackjack: 250 Kč
-    // handed back for 100 Kč owed, 150 Kč = 15 000 h too much.
+    // handed back for 100 Kč owed, 150 Kč = 15 000 h too much. And the plan voids no
+    // blackjack hand (a card dealt wrongly is the next card from the shoe): the 250 Kč that
+    // went back unsettled is a finding too, 25 000 h.
     let void_paid = append(
         json!({"type": "round", "game": "blackjack", "table_id": "BJ1", "seq_no": 1,
                "plan_id": "69games-ziva-hra", "played_at": "2026-11-10T19:30:00Z",
@@ -119,7 +121,10 @@ async fn impossible_records_and_void_hands_are_kept_and_judged_everywhere_alike(
     );
     assert_eq!(
         findings_of(&url, "BJ1", void_paid),
-        [("void_handled_wrongly".to_owned(), 15_000)]
+        [
+            ("void_handled_wrongly".to_owned(), 25_000),
+            ("void_handled_wrongly".to_owned(), 15_000)
+        ]
     );
 
     // The day's report counts the void rounds as void, and what their tables handed back as

@@ -17,8 +17,8 @@ use crate::{GamingDayClock, ReportError};
 /// A round the audit found out of order with the round of its table before it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct TableAuditLine {
-    /// `rotor_not_reversed`, `button_out_of_turn`, `big_blind_out_of_turn` or
-    /// `time_not_collected`.
+    /// `rotor_not_reversed`, `rotor_reversed_after_no_spin`, `button_out_of_turn`,
+    /// `big_blind_out_of_turn` or `time_not_collected`.
     pub kind: String,
     pub table_id: String,
     pub game: String,

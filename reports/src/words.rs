@@ -64,6 +64,10 @@ pub fn table_audit_kind(code: &str, language: Language) -> String {
             "rotor se netočil opačně než minule",
             "rotor not reversed since the previous spin",
         ),
+        "rotor_reversed_after_no_spin" => (
+            "rotor se po no-spinu netočil stejným směrem",
+            "rotor reversed after a no-spin",
+        ),
         "button_out_of_turn" => ("button se neposunul o hráče", "button out of turn"),
         "big_blind_out_of_turn" => ("big blind mimo pořadí", "big blind out of turn"),
         "time_not_collected" => ("hra na čas bez vybraného času", "time not collected"),
