@@ -444,29 +444,7 @@ pub fn render_finding(v: &FindingPageView<'_>) -> String {
     facts(&mut body, &about);
 
     let _ = write!(body, "<h2>{}</h2>", w("Kolo", "The round"));
-    if !layout.headline.is_empty() {
-        let _ = write!(body, "<p class=\"headline\">{}</p>", esc(&layout.headline));
-    }
-    facts(&mut body, &layout.facts);
-    for section in &layout.sections {
-        let _ = write!(body, "<h3>{}</h3><table><thead><tr>", esc(&section.title));
-        for c in &section.columns {
-            let _ = write!(body, "<th>{}</th>", esc(c));
-        }
-        body.push_str("</tr></thead><tbody>");
-        for row in &section.rows {
-            body.push_str(if row.flagged {
-                "<tr class=\"flag\">"
-            } else {
-                "<tr>"
-            });
-            for c in &row.cells {
-                let _ = write!(body, "<td>{}</td>", esc(c));
-            }
-            body.push_str("</tr>");
-        }
-        body.push_str("</tbody></table>");
-    }
+    round_html(&mut body, &layout);
 
     let _ = write!(
         body,
@@ -501,8 +479,19 @@ pub fn render_finding(v: &FindingPageView<'_>) -> String {
         resolve_form(&mut body, f, form, l);
     }
 
+    history_html(&mut body, &v.finding.history, l);
+
+    let _ = write!(body, "<h2>{}</h2>", w("V knize záznamů", "In the ledger"));
+    ledger_html(&mut body, r, v.proof_checked, l);
+    let switch = format!("/workbench/findings/{}?", f.id);
+    page(&title, l, &switch, &body)
+}
+
+/// The finding's resolutions: who, when, what, why.
+fn history_html(body: &mut String, history: &[crate::findings::ResolutionView], l: Language) {
+    let w = |cs: &'static str, en: &'static str| l.pick(cs, en);
     let _ = write!(body, "<h2>{}</h2>", w("Historie řešení", "Resolutions"));
-    if v.finding.history.is_empty() {
+    if history.is_empty() {
         let _ = write!(
             body,
             "<p class=\"muted\">{}</p>",
@@ -520,7 +509,7 @@ pub fn render_finding(v: &FindingPageView<'_>) -> String {
             w("Kdo", "Who"),
             w("Index v knize", "Ledger index"),
         );
-        for h in &v.finding.history {
+        for h in history {
             let _ = write!(
                 body,
                 "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{} ({})</td><td class=\"n\">{}</td></tr>",
@@ -536,8 +525,38 @@ pub fn render_finding(v: &FindingPageView<'_>) -> String {
         }
         body.push_str("</tbody></table>");
     }
+}
 
-    let _ = write!(body, "<h2>{}</h2>", w("V knize záznamů", "In the ledger"));
+/// The round as laid out: its headline, facts and tables, the rows a finding names marked.
+fn round_html(body: &mut String, layout: &round_layout::Layout) {
+    if !layout.headline.is_empty() {
+        let _ = write!(body, "<p class=\"headline\">{}</p>", esc(&layout.headline));
+    }
+    facts(body, &layout.facts);
+    for section in &layout.sections {
+        let _ = write!(body, "<h3>{}</h3><table><thead><tr>", esc(&section.title));
+        for c in &section.columns {
+            let _ = write!(body, "<th>{}</th>", esc(c));
+        }
+        body.push_str("</tr></thead><tbody>");
+        for row in &section.rows {
+            body.push_str(if row.flagged {
+                "<tr class=\"flag\">"
+            } else {
+                "<tr>"
+            });
+            for c in &row.cells {
+                let _ = write!(body, "<td>{}</td>", esc(c));
+            }
+            body.push_str("</tr>");
+        }
+        body.push_str("</tbody></table>");
+    }
+}
+
+/// Where the round stands in the ledger: its index, hash, key and the checkpoint covering it.
+fn ledger_html(body: &mut String, r: &RecordView, proof_checked: Option<bool>, l: Language) {
+    let w = |cs: &'static str, en: &'static str| l.pick(cs, en);
     let mut ledger = vec![
         (
             w("Index záznamu", "Entry index").to_owned(),
@@ -554,7 +573,7 @@ pub fn render_finding(v: &FindingPageView<'_>) -> String {
     ];
     match &r.checkpoint {
         Some(c) => {
-            let checked = match v.proof_checked {
+            let checked = match proof_checked {
                 Some(true) => w("důkaz zahrnutí ověřen", "inclusion proof checked"),
                 Some(false) => w("DŮKAZ ZAHRNUTÍ NESEDÍ", "THE INCLUSION PROOF FAILS"),
                 None => "",
@@ -584,9 +603,7 @@ pub fn render_finding(v: &FindingPageView<'_>) -> String {
             .to_owned(),
         )),
     }
-    facts(&mut body, &ledger);
-    let switch = format!("/workbench/findings/{}?", f.id);
-    page(&title, l, &switch, &body)
+    facts(body, &ledger);
 }
 
 fn resolve_form(body: &mut String, f: &FindingItem, form: &ResolveForm, l: Language) {

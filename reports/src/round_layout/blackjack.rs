@@ -1,6 +1,17 @@
 //! Blackjack: each box's hands with their totals and the dealer's draw.
 
+use rules::blackjack::points::Total;
+use rules::cards::Card;
+
 use super::{card_face, cards, text, Builder, Row};
+
+/// Cards as people write them, space-separated.
+fn faces(list: &[Card]) -> String {
+    list.iter()
+        .map(|c| card_face(&c.to_string()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
 impl Builder<'_> {
     pub(super) fn blackjack(&mut self, plan: Option<&rules::Plan>) {
@@ -24,28 +35,6 @@ impl Builder<'_> {
                 )
                 .to_owned();
             return;
-        };
-        let total = |t: rules::blackjack::points::Total, cards: usize, split: bool| -> String {
-            if t.value() == 21 && cards == 2 && !split {
-                return "Black Jack".to_owned();
-            }
-            let bust = if t.is_bust() {
-                self.word(" přes", " bust")
-            } else {
-                ""
-            };
-            let soft = if t.is_soft() && !t.is_bust() {
-                self.word(" (měkká)", " (soft)")
-            } else {
-                ""
-            };
-            format!("{}{soft}{bust}", t.value())
-        };
-        let faces = |list: &[rules::cards::Card]| {
-            list.iter()
-                .map(|c| card_face(&c.to_string()))
-                .collect::<Vec<_>>()
-                .join(" ")
         };
         let mut rows = Vec::new();
         let mut player_cards = 0usize;
@@ -78,7 +67,7 @@ impl Builder<'_> {
                         b.box_no.to_string(),
                         (h + 1).to_string(),
                         faces(&hand.cards),
-                        total(hand.total(), hand.cards.len(), hand.from_split),
+                        self.total(hand.total(), hand.cards.len(), hand.from_split),
                         if hand.doubled {
                             self.word("ano", "yes")
                         } else {
@@ -90,51 +79,7 @@ impl Builder<'_> {
                 });
             }
         }
-        // The cards before the dealer's draws: the players' (a split hand keeps one of the
-        // pair, so none is counted twice) and the dealer's first.
-        let used = player_cards;
-        let dealer_dealt: Vec<rules::cards::Card> = round
-            .deal
-            .get(round.boxes.len())
-            .copied()
-            .into_iter()
-            .chain(round.deal.iter().skip(used + 1).copied())
-            .collect();
-        let dealer_wrong = played.issues.iter().any(|i| i.dealer);
-        rows.push(Row {
-            flagged: dealer_wrong,
-            cells: vec![
-                self.word("krupiér", "dealer").to_owned(),
-                String::new(),
-                faces(&dealer_dealt),
-                total(
-                    rules::blackjack::points::Total::of(&dealer_dealt),
-                    dealer_dealt.len(),
-                    false,
-                ),
-                String::new(),
-                if dealer_wrong {
-                    format!(
-                        "{} {} ({})",
-                        self.word("dle plánu", "by the plan"),
-                        faces(&played.dealer),
-                        total(played.dealer_total(), played.dealer.len(), false)
-                    )
-                } else {
-                    String::new()
-                },
-            ],
-        });
-        self.layout.headline = format!(
-            "{} {} ({})",
-            self.word("Krupiér", "Dealer"),
-            faces(&dealer_dealt),
-            total(
-                rules::blackjack::points::Total::of(&dealer_dealt),
-                dealer_dealt.len(),
-                false
-            )
-        );
+        rows.push(self.dealer_row(&round, &played, player_cards));
         self.section(
             "Boxy a krupiér",
             "Boxes and the dealer",
@@ -148,5 +93,70 @@ impl Builder<'_> {
             ],
             rows,
         );
+    }
+
+    /// A hand's total in words: `Black Jack`, `17 (soft)`, `22 bust`.
+    fn total(&self, t: Total, cards: usize, split: bool) -> String {
+        if t.value() == 21 && cards == 2 && !split {
+            return "Black Jack".to_owned();
+        }
+        let bust = if t.is_bust() {
+            self.word(" přes", " bust")
+        } else {
+            ""
+        };
+        let soft = if t.is_soft() && !t.is_bust() {
+            self.word(" (měkká)", " (soft)")
+        } else {
+            ""
+        };
+        format!("{}{soft}{bust}", t.value())
+    }
+
+    /// The dealer's row (marked where the dealer drew wrongly, with the plan's hand), after
+    /// `player_cards` of the deal went to the boxes; sets the headline to the dealer's hand.
+    fn dealer_row(
+        &mut self,
+        round: &rules::blackjack::BlackjackRound,
+        played: &rules::blackjack::play::Replay,
+        player_cards: usize,
+    ) -> Row {
+        // The cards before the dealer's draws: the players' (a split hand keeps one of the
+        // pair, so none is counted twice) and the dealer's first.
+        let dealer_dealt: Vec<rules::cards::Card> = round
+            .deal
+            .get(round.boxes.len())
+            .copied()
+            .into_iter()
+            .chain(round.deal.iter().skip(player_cards + 1).copied())
+            .collect();
+        let dealer_wrong = played.issues.iter().any(|i| i.dealer);
+        let row = Row {
+            flagged: dealer_wrong,
+            cells: vec![
+                self.word("krupiér", "dealer").to_owned(),
+                String::new(),
+                faces(&dealer_dealt),
+                self.total(Total::of(&dealer_dealt), dealer_dealt.len(), false),
+                String::new(),
+                if dealer_wrong {
+                    format!(
+                        "{} {} ({})",
+                        self.word("dle plánu", "by the plan"),
+                        faces(&played.dealer),
+                        self.total(played.dealer_total(), played.dealer.len(), false)
+                    )
+                } else {
+                    String::new()
+                },
+            ],
+        };
+        self.layout.headline = format!(
+            "{} {} ({})",
+            self.word("Krupiér", "Dealer"),
+            faces(&dealer_dealt),
+            self.total(Total::of(&dealer_dealt), dealer_dealt.len(), false)
+        );
+        row
     }
 }
