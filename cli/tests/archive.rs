@@ -538,6 +538,32 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
         assert!(reason.contains("archived entries"), "{report}");
     }
 
+    // A round of d1 received now, after the archive: read from the ledger and added to
+    // the kept figures (15 + 1 rounds, 15 × 360 + 350 + 360 Kč paid), d1 still marked archived.
+    let played = noon(d1) + Duration::minutes(30);
+    let (s, b) = call(
+        &app,
+        record_request(spin_record(52, 36_000, played), &key(1)),
+    )
+    .await;
+    assert_eq!(s, 201, "{b}");
+    let (_, late) = get(&app, &format!("/api/v1/reports/daily?day={d1}")).await;
+    let row = daily_row(&late, "R01");
+    assert_eq!(
+        (&late["rounds"], &row["rounds"]),
+        (&json!(16), &json!(16)),
+        "{late}"
+    );
+    assert_eq!(
+        row["payouts_h"],
+        json!(14 * 36_000 + 35_000 + 36_000),
+        "{late}"
+    );
+    // Late by the window (72 h) only if received that long after it was played.
+    let late_by_window = i64::from(Utc::now() - played > Duration::hours(72));
+    assert_eq!(row["late_rounds"], json!(late_by_window), "{late}");
+    assert_eq!(late["archived"], archived, "{late}");
+
     // The kept figures changed past the triggers: the reports of d1 refuse them.
     {
         use diesel::connection::SimpleConnection as _;
