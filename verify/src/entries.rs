@@ -58,6 +58,27 @@ pub(super) struct CheckedEntries {
     pub(super) total: u64,
 }
 
+/// An export's first entry with no link before it, not the ledger's first: the entry before
+/// was archived, so a `range_archived` event in the registry ends its range there and names
+/// that entry's leaf hash, which must be this one's `prev_hash`.
+fn check_after_archive(entry: &CheckedLine, index: u64, registry: &Registry) -> Result<(), String> {
+    match registry
+        .history
+        .archived_ranges()
+        .iter()
+        .find(|range| range.to == index)
+    {
+        Some(range) if range.last_leaf_hash == entry.prev_hash => Ok(()),
+        Some(range) => Err(format!(
+            "prev_hash is not the last leaf the range archived at index {} names",
+            range.index
+        )),
+        None => Err(format!(
+            "the entry before {index} is missing: no archived range ends there"
+        )),
+    }
+}
+
 /// Stage 4, the entries, a block at a time: canonical form, index, chain link, key validity and
 /// signature of every entry, and every round's verdict (re-adjudicated unless told not to), on
 /// every core; then the chain in order. The two large files are hashed here for MANIFEST.
@@ -170,6 +191,9 @@ pub(super) fn check_entries(
                         entry_item(n, info),
                         "the first entry of the ledger must have a zero prev_hash",
                     ));
+                } else if expected > 0 && !has_link {
+                    check_after_archive(&entry, expected, registry)
+                        .map_err(|m| fail(entry_item(n, info), m))?;
                 }
                 leaves.push(entry.leaf);
                 if entry.round {
