@@ -184,7 +184,7 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
     assert_eq!(refused.status.code(), Some(2));
     assert_eq!(
         said(&refused),
-        format!("dozor: gaming day {d1} is not sealed: its night's reports are not in the ledger (`dozor report nightly --day {d1}` seals them); no range end lies between closed, sealed gaming days yet; nothing was archived")
+        format!("dozor: gaming day {d1} is not sealed: its night's reports are not in the ledger (`dozor report nightly --day {d1}` seals them); no gaming day has closed and been sealed since the last archive yet; nothing was archived")
     );
     assert!(!export_dir.exists());
 
@@ -246,14 +246,12 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
         said(&open)
     );
     assert!(said(&open).ends_with(&offer), "{}", said(&open));
-    // Not a boundary of the ranges: one line, nothing done.
+    // Inside d2 again, off the database's ranges: the same refusal, nothing done.
     let odd = archive("40", &export_dir);
     assert_eq!(odd.status.code(), Some(2));
-    assert!(
-        said(&odd).starts_with("dozor: --to 40 must be above 0")
-            && said(&odd).contains("a multiple of 16"),
-        "{}",
-        said(&odd)
+    assert_eq!(
+        said(&odd),
+        format!("dozor: gaming day {d2} has entries on both sides of --to 40 (entry 40 was received on it): an archive takes only whole gaming days; {offer}")
     );
     assert!(!export_dir.exists());
 
@@ -626,7 +624,7 @@ async fn archiving_inside_an_open_gaming_day_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         said(&out),
-        format!("dozor: gaming day {today} is not over (it ends at {ends}): an archive takes only whole gaming days that have closed and been sealed; no range end lies between closed, sealed gaming days yet; nothing was archived")
+        format!("dozor: gaming day {today} is not over (it ends at {ends}): an archive takes only whole gaming days that have closed and been sealed; no gaming day has closed and been sealed since the last archive yet; nothing was archived")
     );
     assert!(!dir.exists());
     assert_eq!(ledger_size(&url), 70);
@@ -670,4 +668,203 @@ fn the_range_size_is_set_on_an_empty_ledger_only() {
     let said = String::from_utf8_lossy(&other.stderr);
     assert!(said.contains("holds entries"), "{said}");
     assert_eq!(ledger::storage::partitions::span(&mut conn).unwrap(), 64);
+}
+
+/// A gaming day's end rarely meets the end of one of the database's ranges: the archive splits
+/// the range holding `--to` there (entries 0..11 of a 16-entry range leave, 11.. stay in a
+/// range of the same name), and everything goes on as after an archive of whole ranges.
+#[actix_web::test]
+async fn an_archive_ending_inside_a_range_splits_it_at_the_days_end() {
+    let (state, url) = state_with(|settings| {
+        let mut conn = ledger::storage::connect(&settings.database_url).unwrap();
+        ledger::storage::partitions::set_span(&mut conn, SPAN).unwrap();
+    });
+    let clock = GamingDayClock::default();
+    let today = clock.day_of(Utc::now());
+    let (d1, d2) = (today - Duration::days(3), today - Duration::days(2));
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    // Gaming day d1: entry 0 the table, 1..=10 ten spins; d1's night sealed on d2 (11..), then
+    // five spins of d2.
+    register_roulette(&mut conn, "R01", &key(1), noon(d1) - Duration::hours(1));
+    for seq_no in 1..=10u64 {
+        append_spin(
+            &state,
+            &mut conn,
+            seq_no,
+            36_000,
+            noon(d1) + Duration::minutes(seq_no as i64),
+        );
+    }
+    assert_eq!(ledger_size(&url), 11);
+    let data = tempfile::tempdir().unwrap();
+    let key_file = data.path().join("operator.key");
+    ledger::operator_key::write_private(&key_file, &operator().private_key()).unwrap();
+    seal_night(&mut conn, data.path(), d1);
+    for seq_no in 11..=15u64 {
+        append_spin(
+            &state,
+            &mut conn,
+            seq_no,
+            36_000,
+            noon(d2) + Duration::minutes(seq_no as i64),
+        );
+    }
+    create_key(&url, ledger::access::Role::Admin);
+    create_key(&url, ledger::access::Role::Compliance);
+    let size = ledger_size(&url);
+    assert!(
+        size > SPAN,
+        "the day after d1 runs into the next range: {size}"
+    );
+    ledger::storage::checkpoints::create(&mut conn, &operator(), size, Utc::now()).unwrap();
+    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let daily = [format!("/api/v1/reports/daily?day={d1}")];
+    let before = reports_of(&app, &daily).await;
+    let (_, proof_before) = get(
+        &app,
+        &format!("/api/v1/ledger/proof/inclusion?index=12&size={size}"),
+    )
+    .await;
+
+    // What the refusal offers is d1's end, entry 11, inside the first range.
+    let refused = dozor_on(&url, data.path())
+        .args(["log", "archive", "--to", "12", "--reason", "d1"])
+        .arg("--operator-key")
+        .arg(&key_file)
+        .arg(data.path().join("none"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        said(&refused).ends_with(&format!(
+            "--to 11 archives through gaming day {d1}; nothing was archived"
+        )),
+        "{}",
+        said(&refused)
+    );
+    let export_dir = data.path().join("archive-d1");
+    let done = dozor_on(&url, data.path())
+        .args([
+            "log",
+            "archive",
+            "--to",
+            "11",
+            "--reason",
+            "d1 kept as its export",
+        ])
+        .arg("--operator-key")
+        .arg(&key_file)
+        .arg(&export_dir)
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let receipt: Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(
+        (&receipt["from"], &receipt["to"]),
+        (&json!(0), &json!(11)),
+        "{receipt}"
+    );
+    let mut detached: Vec<&str> = receipt["detached"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    detached.sort();
+    assert_eq!(
+        detached,
+        [
+            "adjudications_p000000_below_11",
+            "ledger_entries_p000000_below_11"
+        ]
+    );
+    // Below 11: gone (kept as leaves); 11 and above: all there, d2's five spins judged.
+    let entries = |sql: &str| count(&url, sql);
+    assert_eq!(
+        entries("SELECT count(*) AS n FROM ledger_entries WHERE idx < 11"),
+        0
+    );
+    assert_eq!(
+        entries("SELECT count(*) AS n FROM ledger_entries WHERE idx >= 11"),
+        (ledger_size(&url) - 11) as i64,
+        "the entries of d2 and the archive's own"
+    );
+    assert_eq!(entries("SELECT count(*) AS n FROM adjudications"), 5);
+    assert_eq!(entries("SELECT count(*) AS n FROM archived_entries"), 11);
+    assert_eq!(
+        entries("SELECT count(*) AS n FROM ledger_entries_p000000_below_11"),
+        16,
+        "the detached range keeps all it held, for the operator to keep or drop"
+    );
+
+    // d1's report is what it was, and says it is archived; entry 5 is archived, 12 is not; the
+    // proof of 12 is what it was; appending goes on into the split range.
+    let after = reports_of(&app, &daily).await;
+    assert_eq!(
+        figures_of(&after[0]),
+        figures_of(&before[0]),
+        "{}",
+        after[0]
+    );
+    assert_eq!(after[0]["archived"]["entries_below"], 11, "{}", after[0]);
+    let (s, b) = get(&app, "/api/v1/ledger/entries/5").await;
+    assert_eq!(
+        (s, b["code"].as_str()),
+        (410, Some("entry_archived")),
+        "{b}"
+    );
+    assert_eq!(get(&app, "/api/v1/ledger/entries/12").await.0, 200);
+    let (s, proof_after) = get(
+        &app,
+        &format!("/api/v1/ledger/proof/inclusion?index=12&size={size}"),
+    )
+    .await;
+    assert_eq!((s, &proof_after), (200, &proof_before));
+    let (s, b) = call(
+        &app,
+        record_request(spin_record(16, 36_000, Utc::now()), &key(1)),
+    )
+    .await;
+    assert_eq!(s, 201, "{b}");
+    let (code, report) = verify_db(&url, data.path());
+    assert_eq!(code, Some(0), "{report}");
+
+    // d2 and after, exported after the archive: from entry 11, and it verifies offline.
+    let later = data.path().join("export-d2");
+    let exported = dozor_on(&url, data.path())
+        .args([
+            "export",
+            "--from",
+            &d2.to_string(),
+            "--to",
+            &today.to_string(),
+        ])
+        .arg("--operator-key")
+        .arg(&key_file)
+        .arg(&later)
+        .output()
+        .unwrap();
+    assert!(
+        exported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&exported.stderr)
+    );
+    let export_info: Value =
+        serde_json::from_slice(&std::fs::read(later.join("export.json")).unwrap()).unwrap();
+    assert_eq!(export_info["first_index"], 11, "{export_info}");
+    let offline = dozor_on(&url, data.path())
+        .args(["verify"])
+        .arg(&later)
+        .args(["--operator-key", &operator().verifier().to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        offline.status.success(),
+        "{}",
+        String::from_utf8_lossy(&offline.stderr)
+    );
 }

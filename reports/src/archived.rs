@@ -6,7 +6,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
 use ledger::storage::archived_days::DaySpan;
 use ledger::storage::read_cut::LedgerCut;
-use ledger::storage::{archive, archived_days, partitions, published_reports, reads};
+use ledger::storage::{archive, archived_days, published_reports, reads};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -111,10 +111,9 @@ pub fn plan(
     now: DateTime<Utc>,
 ) -> Result<Result<ArchivePlan, String>, ReportError> {
     let from = archive::archived_below(conn)?;
-    let span = partitions::span(conn)?;
-    if to <= from || !to.is_multiple_of(span) {
+    if to <= from {
         return Ok(Err(format!(
-            "--to {to} must be above {from} (where the archived entries end) and a multiple of {span} (the size of the database's ranges)"
+            "--to {to} must be above {from} (where the archived entries end)"
         )));
     }
     let size = reads::size(conn)?;
@@ -190,27 +189,35 @@ pub fn plan(
     }))
 }
 
-/// How many range ends [`last_boundary`] tries, newest first.
-const BOUNDARIES_TRIED: u64 = 4096;
+/// How many gaming days [`last_boundary`] looks back over, newest first.
+const DAYS_TRIED: u32 = 400;
 
-/// The largest `--to` an archive may take now, with the last gaming day it would archive;
-/// none when no range end below the ledger's size falls between sealed, closed gaming days.
+/// The largest `--to` an archive may take now, with the last gaming day it would archive: the
+/// first entry of a gaming day after closed, sealed days; none when no such day ends above
+/// what is archived already.
 pub fn last_boundary(
     conn: &mut PgConnection,
     clock: &GamingDayClock,
     now: DateTime<Utc>,
 ) -> Result<Option<(u64, NaiveDate)>, ReportError> {
     let from = archive::archived_below(conn)?;
-    let span = partitions::span(conn)?;
-    let size = reads::size(conn)?;
-    let mut to = size / span * span;
-    let mut tried = 0;
-    while to > from && tried < BOUNDARIES_TRIED {
+    let mut day = clock.day_of(now);
+    for _ in 0..DAYS_TRIED {
+        let (starts_at, _) = clock.bounds(day);
+        let Some(to) = archive::first_index_received_at(conn, starts_at)? else {
+            day = day.pred_opt().unwrap_or(day);
+            continue;
+        };
+        if to <= from {
+            break;
+        }
         if let Ok(plan) = plan(conn, clock, to, now)? {
             return Ok(Some((to, plan.last_day)));
         }
-        to -= span;
-        tried += 1;
+        match day.pred_opt() {
+            Some(before) => day = before,
+            None => break,
+        }
     }
     Ok(None)
 }

@@ -112,7 +112,7 @@ pub struct ArchiveRequest<'a> {
 /// Archives the entries below `to` not archived yet, which `export` holds: in one transaction,
 /// the figures of the days taken are computed and sealed, what stays of each entry is copied,
 /// the operator-signed `range_archived` event appended and the range's partitions detached.
-/// `to` must end a range of the partitioned tables and be covered by a signed checkpoint.
+/// `to` must be covered by a signed checkpoint; the database's range holding it is split there.
 pub fn archive(
     conn: &mut PgConnection,
     operator: &NoteSigner,
@@ -130,9 +130,9 @@ pub fn archive(
         super::checkpoints::check_signer(conn, operator)?;
         let span = super::partitions::span(conn)?;
         let from = archived_below(conn)?;
-        if to <= from || !to.is_multiple_of(span) {
+        if to <= from {
             return Err(LedgerError::Archive(format!(
-                "a range to archive ends above {from} (where the archived entries end) at a multiple of {span} (the size of the database's ranges), not at {to}"
+                "a range to archive ends above {from} (where the archived entries end), not at {to}"
             )));
         }
         let covered = super::checkpoints::latest(conn)?.map_or(0, |c| c.size as u64);
@@ -199,7 +199,10 @@ pub fn archive(
         for (figures, bytes, sealed_index) in &day_figures {
             archived_days::insert(conn, figures, bytes, *sealed_index, receipt.index)?;
         }
-        let detached = detach_below(conn, to / span)?;
+        let mut detached = detach_below(conn, to / span)?;
+        if !to.is_multiple_of(span) {
+            detached.extend(split_range_at(conn, to, span)?);
+        }
         Ok(ArchiveReceipt {
             index: receipt.index,
             from,
@@ -278,6 +281,37 @@ fn detach_below(conn: &mut PgConnection, below: u64) -> Result<Vec<String>, Ledg
                 detached.push(part.name);
             }
         }
+    }
+    Ok(detached)
+}
+
+/// Splits the database's range holding `to` (not its first index) at `to`: the range is
+/// detached whole and kept under a name of its own (`<table>_p<n>_below_<to>`, for the operator
+/// to keep or drop with the others), and a range of the same name from `to` to its old end
+/// takes back the entries at and above `to`. An archive thus ends at a gaming day's end,
+/// wherever the database's ranges end. Entries first, so the verdicts find theirs.
+fn split_range_at(conn: &mut PgConnection, to: u64, span: u64) -> Result<Vec<String>, LedgerError> {
+    let n = to / span;
+    let end = (n + 1).saturating_mul(span);
+    let mut detached = Vec::new();
+    for (table, column) in [("ledger_entries", "idx"), ("adjudications", "ledger_index")] {
+        let part = format!("{table}_p{n:06}");
+        let kept = format!("{part}_below_{to}");
+        for statement in [
+            format!("ALTER TABLE {table} DETACH PARTITION {part}"),
+            format!("ALTER TABLE {part} RENAME TO {kept}"),
+            format!("CREATE TABLE {part} PARTITION OF {table} FOR VALUES FROM ({to}) TO ({end})"),
+            // Statement triggers are not inherited: the range refuses TRUNCATE itself, as the
+            // ranges the writer makes do.
+            format!(
+                "CREATE TRIGGER {part}_no_truncate BEFORE TRUNCATE ON {part} \
+                 FOR EACH STATEMENT EXECUTE FUNCTION dozor_refuse_change()"
+            ),
+            format!("INSERT INTO {table} SELECT * FROM {kept} WHERE {column} >= {to}"),
+        ] {
+            diesel::sql_query(statement).execute(conn)?;
+        }
+        detached.push(kept);
     }
     Ok(detached)
 }
