@@ -232,7 +232,9 @@ fn archive(
         Err(why) => {
             let offer = match reports::archived::last_boundary(conn, clock, now)? {
                 Some((to, day)) => format!("--to {to} archives through gaming day {day}"),
-                None => "no gaming day has closed and been sealed since the last archive yet".to_owned(),
+                None => {
+                    "no gaming day has closed and been sealed since the last archive yet".to_owned()
+                }
             };
             anyhow::bail!("{why}; {offer}; nothing was archived");
         }
