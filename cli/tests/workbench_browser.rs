@@ -75,13 +75,7 @@ fn form_token(port: u16, finding: &str, key: &str) -> String {
 /// A form post to the finding's page carrying the page's own valid `form` token, the key as
 /// Basic credentials and `origin` as the `Origin` header: status and body. Only where it came
 /// from can refuse it.
-fn form_post_from(
-    port: u16,
-    finding: &str,
-    key: &str,
-    form: &str,
-    origin: &str,
-) -> (u16, String) {
+fn form_post_from(port: u16, finding: &str, key: &str, form: &str, origin: &str) -> (u16, String) {
     workbench_request(
         port,
         key,
