@@ -47,6 +47,10 @@ pub struct MemoryArgs {
     /// Rounds in the ledger, each with one finding (the download holds at most 100 000).
     #[arg(long, default_value_t = 100_000)]
     findings: u64,
+    /// Files the started server makes at once (`limits.file_downloads`; default: the
+    /// server's). The others wait for a turn, then 503.
+    #[arg(long)]
+    file_downloads: Option<usize>,
 }
 
 pub fn memory(global: &Global, args: &MemoryArgs) -> anyhow::Result<ExitCode> {
@@ -66,7 +70,8 @@ pub fn memory(global: &Global, args: &MemoryArgs) -> anyhow::Result<ExitCode> {
     let dir = tempfile::tempdir()?;
     let key_file = dir.path().join("operator.key");
     ledger::operator_key::write_private(&key_file, &operator.private_key())?;
-    let mut server = ServerProcess::start(&database.url, dir.path(), &key_file)?;
+    let mut server =
+        ServerProcess::start(&database.url, dir.path(), &key_file, args.file_downloads)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -196,12 +201,21 @@ struct ServerProcess {
 }
 
 impl ServerProcess {
-    fn start(url: &str, data_dir: &std::path::Path, key: &std::path::Path) -> anyhow::Result<Self> {
+    fn start(
+        url: &str,
+        data_dir: &std::path::Path,
+        key: &std::path::Path,
+        file_downloads: Option<usize>,
+    ) -> anyhow::Result<Self> {
         let port = std::net::TcpListener::bind("127.0.0.1:0")?
             .local_addr()?
             .port();
         let log = std::fs::File::create(data_dir.join("serve.log"))?;
-        let child = std::process::Command::new(std::env::current_exe()?)
+        let mut command = std::process::Command::new(std::env::current_exe()?);
+        if let Some(files) = file_downloads {
+            command.env("DOZOR_FILE_DOWNLOADS", files.to_string());
+        }
+        let child = command
             .args(["serve", "--nightly-at", "off", "--bind"])
             .arg(format!("127.0.0.1:{port}"))
             .arg("--operator-key")
@@ -354,10 +368,16 @@ async fn ask_health(base: String, running: Arc<AtomicBool>) -> (u64, u64, Durati
     while running.load(Ordering::Relaxed) {
         let started = Instant::now();
         asked += 1;
-        let reply = client.get(format!("{base}/healthz")).send().await;
-        if reply.is_ok_and(|r| r.status().is_success()) {
-            answered += 1;
-            slowest = slowest.max(started.elapsed());
+        match client.get(format!("{base}/healthz")).send().await {
+            Ok(reply) if reply.status().is_success() => {
+                answered += 1;
+                slowest = slowest.max(started.elapsed());
+            }
+            Ok(reply) => eprintln!("/healthz answered {}", reply.status()),
+            Err(e) => eprintln!(
+                "/healthz not answered after {} ms: {e:?}",
+                started.elapsed().as_millis()
+            ),
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -390,7 +410,8 @@ async fn send_bodies(base: String, args: &MemoryArgs) -> anyhow::Result<bool> {
     tally("bodies", &statuses, |s| s == 400 || s == 503)
 }
 
-/// `downloads` XLSX files of every finding at once; each must be a workbook (200, `PK`).
+/// `downloads` XLSX files of every finding at once; each must be a workbook (200, `PK`) or
+/// wait its turn and be refused (503 `server_busy`), and one at least a workbook.
 async fn download_files(base: String, token: String, args: &MemoryArgs) -> anyhow::Result<bool> {
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(300))
@@ -423,7 +444,8 @@ async fn download_files(base: String, token: String, args: &MemoryArgs) -> anyho
         }
     });
     let statuses = futures_util::future::join_all(fetched).await;
-    let tallied = tally("files", &statuses, |s| s == 200)?;
+    let tallied = tally("files", &statuses, |s| s == 200 || s == 503)?
+        && statuses.iter().any(|s| matches!(s, Ok(200)));
     if total < reports::findings::MAX_EXPORT.min(args.findings as i64) {
         println!("files: the ledger holds {total} findings, fewer than asked");
         return Ok(false);
