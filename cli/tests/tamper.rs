@@ -601,11 +601,20 @@ fn the_bet_kind_figures_survive_the_move_into_the_verdicts_and_back() {
         "{before:?}"
     );
     let mut conn = connect(&url).unwrap();
-    let reverted = conn
-        .revert_last_migration(ledger::storage::MIGRATIONS)
-        .unwrap()
-        .to_string();
-    assert_eq!(reverted, "20261209000026");
+    // The migrations after it first (each down migration run on the way), then 000026.
+    let mut reverted = Vec::new();
+    while reverted.last().map(String::as_str) != Some("20261209000026") {
+        reverted.push(
+            conn.revert_last_migration(ledger::storage::MIGRATIONS)
+                .unwrap()
+                .to_string(),
+        );
+        assert!(reverted.len() <= 8, "{reverted:?}");
+    }
+    assert_eq!(
+        reverted,
+        ["20261211000028", "20261210000027", "20261209000026"]
+    );
     // A row per kind again, each with its verdict's table, game and time.
     assert_eq!(
         texts(
