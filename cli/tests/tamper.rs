@@ -613,7 +613,12 @@ fn the_bet_kind_figures_survive_the_move_into_the_verdicts_and_back() {
     }
     assert_eq!(
         reverted,
-        ["20261211000028", "20261210000027", "20261209000026"]
+        [
+            "20261212000029",
+            "20261211000028",
+            "20261210000027",
+            "20261209000026"
+        ]
     );
     // A row per kind again, each with its verdict's table, game and time.
     assert_eq!(

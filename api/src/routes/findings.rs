@@ -151,7 +151,7 @@ pub async fn list(
         Ok(findings::sheet(&page, &state.plans, language))
     })
     .await??;
-    download::sheet_file(&sheet, format, language, "findings")
+    download::sheet_file(sheet, format, language, "findings").await
 }
 
 fn finding_id(text: &str) -> Result<(u64, u32), ApiError> {

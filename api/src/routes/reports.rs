@@ -389,12 +389,9 @@ where
                 format!("attachment; filename=\"dozor-{file}.csv\""),
             ))
             .body(to_csv(&report)?)),
-        people => download::sheet_file(
-            &to_sheet(&report, &plans, language),
-            people,
-            language,
-            &file,
-        ),
+        people => {
+            download::sheet_file(to_sheet(&report, &plans, language), people, language, &file).await
+        }
     }?;
     response.headers_mut().insert(size.0, size.1);
     response.headers_mut().insert(source.0, source.1);
