@@ -128,7 +128,8 @@ pub fn plan(
         })?;
         Ok(clock.day_of(at))
     };
-    let (mut first_day, mut last_day) = (day_of(conn, from)?, day_of(conn, to - 1)?);
+    let first_received = day_of(conn, from)?;
+    let (mut first_day, mut last_day) = (first_received, day_of(conn, to - 1)?);
     if let Some((first, last)) = archive::played_span(conn, from, to)? {
         first_day = first_day.min(clock.day_of(first));
         last_day = last_day.max(clock.day_of(last));
@@ -141,10 +142,9 @@ pub fn plan(
             )));
         }
     }
-    if from > 0 && day_of(conn, from - 1)? == day_of(conn, from)? {
+    if from > 0 && day_of(conn, from - 1)? == first_received {
         return Ok(Err(format!(
-            "gaming day {} was split by the archive that ended at {from}: its figures cannot be kept whole",
-            day_of(conn, from)?
+            "gaming day {first_received} was split by the archive that ended at {from}: its figures cannot be kept whole"
         )));
     }
     if to < size {

@@ -1,26 +1,30 @@
 //! A sheet as CSV, for programs or for people.
 
 use super::csv_writer::{Audience, CsvWriter};
-use super::{Language, Sheet};
+use super::{Column, Language, Sheet};
 use crate::ReportError;
 
 impl Sheet {
     /// CSV for programs: `,`, amounts as integer haléře, codes, times in RFC 3339 UTC.
     pub fn to_machine_csv(&self) -> Result<String, ReportError> {
-        let mut writer = CsvWriter::new(Audience::Machines);
-        writer.heading(self.columns.iter().map(|c| c.key))?;
-        for row in &self.rows {
-            writer.row(row)?;
-        }
-        writer.into_string()
+        self.to_csv(Audience::Machines, |c| c.key)
     }
 
     /// CSV for people in a Czech office: a byte-order mark, `;` between fields, amounts in
     /// koruny with a decimal comma, days and times as `d.m.yyyy` in Prague's time, headings in
     /// `language`.
     pub fn to_people_csv(&self, language: Language) -> Result<String, ReportError> {
-        let mut writer = CsvWriter::new(Audience::People);
-        writer.heading(self.columns.iter().map(|c| language.pick(c.cs, c.en)))?;
+        self.to_csv(Audience::People, |c| language.pick(c.cs, c.en))
+    }
+
+    /// The sheet for `audience`, each column headed by `heading`.
+    fn to_csv(
+        &self,
+        audience: Audience,
+        heading: impl Fn(&Column) -> &'static str,
+    ) -> Result<String, ReportError> {
+        let mut writer = CsvWriter::new(audience);
+        writer.heading(self.columns.iter().map(heading))?;
         for row in &self.rows {
             writer.row(row)?;
         }
