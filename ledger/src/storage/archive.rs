@@ -253,10 +253,15 @@ fn seal_day_figures(
         .collect())
 }
 
+/// The tables partitioned by ledger index, with their index column: the entries before the
+/// verdicts, which must find theirs when rows are taken back.
+const PARTITIONED: [(&str, &str); 2] =
+    [("ledger_entries", "idx"), ("adjudications", "ledger_index")];
+
 /// Detaches the partitions of both partitioned tables that lie below range `below`.
 fn detach_below(conn: &mut PgConnection, below: u64) -> Result<Vec<String>, LedgerError> {
     let mut detached = Vec::new();
-    for table in ["adjudications", "ledger_entries"] {
+    for (table, _) in PARTITIONED {
         let parts: Vec<Name> = diesel::sql_query(
             "SELECT c.relname::text AS name FROM pg_inherits i \
                  JOIN pg_class c ON c.oid = i.inhrelid \
@@ -289,12 +294,12 @@ fn detach_below(conn: &mut PgConnection, below: u64) -> Result<Vec<String>, Ledg
 /// detached whole and kept under a name of its own (`<table>_p<n>_below_<to>`, for the operator
 /// to keep or drop with the others), and a range of the same name from `to` to its old end
 /// takes back the entries at and above `to`. An archive thus ends at a gaming day's end,
-/// wherever the database's ranges end. Entries first, so the verdicts find theirs.
+/// wherever the database's ranges end.
 fn split_range_at(conn: &mut PgConnection, to: u64, span: u64) -> Result<Vec<String>, LedgerError> {
     let n = to / span;
     let end = (n + 1).saturating_mul(span);
     let mut detached = Vec::new();
-    for (table, column) in [("ledger_entries", "idx"), ("adjudications", "ledger_index")] {
+    for (table, column) in PARTITIONED {
         let part = format!("{table}_p{n:06}");
         let kept = format!("{part}_below_{to}");
         for statement in [
