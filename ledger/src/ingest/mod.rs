@@ -305,11 +305,11 @@ impl Ingest {
         // A revoked key's record is refused by the append, inside its transaction, unless the
         // very same record is already in the ledger: its sender gets the receipt it was given
         // before the revocation, as for any record sent again.
-        let revoked = key.revoked_at.is_some_and(|r| r <= Utc::now());
-        if !revoked && !key.valid_at(Utc::now()) {
+        // A key not valid yet has no record in the ledger: refused here.
+        if Utc::now() < key.valid_from {
             return Err(IngestError::refused(
                 "key_not_valid",
-                format!("key {} is revoked or not yet valid", key.key_id),
+                format!("key {} is not valid yet", key.key_id),
                 json!({ "key_id": key.key_id, "revoked_at": key.revoked_at, "valid_from": key.valid_from }),
             ));
         }
