@@ -3,7 +3,7 @@
 //! tests call every route with every role from it. A route missing from the table is refused
 //! to everyone.
 
-use ledger::access::{Role, RESOLVING_ROLES};
+use dozor_log::access::{Role, RESOLVING_ROLES};
 
 /// Who may call a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

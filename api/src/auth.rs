@@ -17,10 +17,10 @@ use std::time::{Duration, Instant};
 use actix_web::http::header::HeaderMap;
 use actix_web::web;
 use chrono::{DateTime, Utc};
+use dozor_log::access::{looks_like_token, token_hash, Role};
+use dozor_log::registry_history::HistoricApiKey;
 use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use ledger::access::{looks_like_token, token_hash, Role};
-use ledger::registry_history::HistoricApiKey;
 use serde::Serialize;
 use utoipa::ToSchema;
 

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use ledger::registry_event::DeliveryStep;
+use dozor_log::registry_event::DeliveryStep;
 use prometheus::{
     Encoder as _, Gauge, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts,
     Registry, TextEncoder,

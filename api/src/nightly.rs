@@ -83,7 +83,7 @@ fn catch_up(
         clock: &state.clock,
         plans: &state.plans,
         sealer: &state.operator,
-        actor: ledger::registry_history::SCHEDULER_ACTOR,
+        actor: dozor_log::registry_history::SCHEDULER_ACTOR,
         data_dir: &schedule.data_dir,
     };
     for day in job.pending(&mut conn, schedule.at, Utc::now())? {

@@ -3,7 +3,7 @@
 //! patterns and lengths from the checks the server makes. A client that keeps to the document
 //! is not refused for the shape of its request.
 
-use ledger::access::{FindingState, Role, MAX_COMMENT_CHARS, MAX_REASON_CHARS};
+use dozor_log::access::{FindingState, Role, MAX_COMMENT_CHARS, MAX_REASON_CHARS};
 use rules::{FindingKind, GameCode};
 use serde_json::{json, Map, Value};
 
@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 const NO_CONTROL: &str = r"\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F";
 
 /// Free text of 1 to `max` characters, not blank, without control characters other than tab
-/// and line breaks (what `ledger::access::reason_problem` and its kin check).
+/// and line breaks (what `dozor_log::access::reason_problem` and its kin check).
 fn free_text(max: usize) -> Value {
     json!({
         "minLength": 1,
@@ -154,7 +154,7 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         document,
         "list_findings",
         "sort",
-        &json!({"enum": strings(reports::findings::FindingSort::ALL.iter().map(|s| s.as_str()))}),
+        &json!({"enum": strings(ledger::storage::report_reads::findings::FindingSort::ALL.iter().map(|s| s.as_str()))}),
     );
     for name in ["day", "from", "to"] {
         parameter(document, "list_findings", name, &day());
@@ -186,7 +186,7 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         "workbench_findings",
         "sort",
         &field_of(strings(
-            reports::findings::FindingSort::ALL
+            ledger::storage::report_reads::findings::FindingSort::ALL
                 .iter()
                 .map(|s| s.as_str()),
         )),
@@ -324,7 +324,7 @@ pub fn apply(document: &mut Value, plans: &[String]) {
         document,
         "RegisterTable",
         "location",
-        &free_text(ledger::registration::MAX_LOCATION_CHARS),
+        &free_text(dozor_log::registration::MAX_LOCATION_CHARS),
     );
     property(
         document,

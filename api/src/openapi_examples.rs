@@ -3,8 +3,8 @@
 //! published example key (never a real table's), so an integrator can register a table with
 //! its public key and submit it as it is. A test does exactly that.
 
+use dozor_log::envelope::Envelope;
 use ed25519_dalek::SigningKey;
-use ledger::envelope::Envelope;
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 use utoipa::openapi::example::ExampleBuilder;
@@ -86,7 +86,7 @@ pub fn example_registrations() -> Vec<Value> {
         .iter()
         .filter_map(|(game, _, text)| {
             let record: Value = serde_json::from_str(text).ok()?;
-            let public_key = ledger::keys::encode_public_key(&example_key(game).verifying_key());
+            let public_key = dozor_log::keys::encode_public_key(&example_key(game).verifying_key());
             let mut registration = serde_json::json!({
                 "table_id": record["table_id"],
                 "game": game,
@@ -150,7 +150,7 @@ impl Modify for RecordExamples {
         if let Some(content) = body.content.get_mut("application/json") {
             for (game, summary, envelope) in &envelopes {
                 let public_key =
-                    ledger::keys::encode_public_key(&example_key(game).verifying_key());
+                    dozor_log::keys::encode_public_key(&example_key(game).verifying_key());
                 content.examples.insert(
                     (*game).to_owned(),
                     RefOr::T(

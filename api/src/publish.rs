@@ -14,7 +14,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{DigitallySignedStruct, DistinguishedName, SignatureScheme};
 
-use ledger::registry_event::DeliveryStep;
+use dozor_log::registry_event::DeliveryStep;
 use ledger::storage::deliveries::{self, Step};
 
 use crate::error::ApiError;

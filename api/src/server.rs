@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use actix_web::web;
-use ledger::checkpoint::NoteSigner;
+use dozor_log::checkpoint::NoteSigner;
 use reports::GamingDayClock;
 use rules::PlanBook;
 

@@ -23,7 +23,7 @@ pub struct AppState {
     /// API keys, their rate limits and refused authentications.
     pub gatekeeper: Arc<Gatekeeper>,
     /// Signs registry events (and, in the appender, checkpoints).
-    pub operator: Arc<ledger::checkpoint::NoteSigner>,
+    pub operator: Arc<dozor_log::checkpoint::NoteSigner>,
     /// Plan assigned to a table registered without one.
     pub default_plan: String,
     /// Largest accepted request body, in bytes.

@@ -11,9 +11,9 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use ledger::cosignature::{self, CosignatureVerifier};
+use dozor_log::cosignature::{self, CosignatureVerifier};
+use dozor_log::tlog_witness;
 use ledger::storage::{checkpoints, cosignatures, tree, PgPool};
-use ledger::tlog_witness;
 use serde::Serialize;
 
 use crate::nightly::sleep_unless_stopped;

@@ -95,7 +95,7 @@ impl Config {
             .iter()
             .enumerate()
             .map(|(i, w)| {
-                let key = ledger::cosignature::CosignatureVerifier::parse(&w.key)
+                let key = dozor_log::cosignature::CosignatureVerifier::parse(&w.key)
                     .with_context(|| format!("configuration: witness {}: key", i + 1))?;
                 if !names.insert(key.name.clone()) {
                     anyhow::bail!("configuration: witness `{}` is listed twice", key.name);
@@ -595,7 +595,7 @@ mod tests {
     #[test]
     fn witnesses_are_read_with_their_keys_and_a_bad_one_is_named() {
         let key = |name: &str, seed: u8| {
-            ledger::cosignature::CosignatureSigner::new(
+            dozor_log::cosignature::CosignatureSigner::new(
                 name,
                 ed25519_dalek::SigningKey::from_bytes(&[seed; 32]),
             )
@@ -632,7 +632,7 @@ mod tests {
                 .to_string()
         };
         // A note (0x01) key where a cosignature (0x04) key belongs.
-        let note_key = ledger::checkpoint::NoteSigner::new(
+        let note_key = dozor_log::checkpoint::NoteSigner::new(
             "w1.example/log",
             ed25519_dalek::SigningKey::from_bytes(&[1; 32]),
         )

@@ -11,7 +11,7 @@ use actix_web::{test, App};
 use api::access::{Access, ROUTES};
 use chrono::{Duration, Utc};
 use common::*;
-use ledger::access::{ApiKeySecret, Role};
+use dozor_log::access::{ApiKeySecret, Role};
 use ledger::storage::api_keys::{create_api_key, revoke_api_key, NewApiKey};
 use serde_json::{json, Value};
 
@@ -62,7 +62,7 @@ fn example(
             let k = key(200 + n as u8);
             (
                 "/api/v1/tables/R01/keys".into(),
-                Some(json!({"public_key": ledger::keys::encode_public_key(&k.verifying_key())})),
+                Some(json!({"public_key": dozor_log::keys::encode_public_key(&k.verifying_key())})),
             )
         }
         ("POST", "/api/v1/tables/{table_id}/keys/{key_id}/revoke") => (
@@ -250,7 +250,9 @@ async fn every_route_answers_each_role_as_the_role_table_says() {
             request(
                 "POST",
                 "/api/v1/tables/R01/keys",
-                Some(&json!({"public_key": ledger::keys::encode_public_key(&k.verifying_key())})),
+                Some(
+                    &json!({"public_key": dozor_log::keys::encode_public_key(&k.verifying_key())}),
+                ),
                 Some(&token(Role::Admin)),
             ),
         )
@@ -514,7 +516,7 @@ async fn the_policy_written_by_hand_holds() {
         request(method, uri, body.as_ref(), token.as_deref())
     };
     let key_body =
-        |n: u8| json!({"public_key": ledger::keys::encode_public_key(&key(n).verifying_key())});
+        |n: u8| json!({"public_key": dozor_log::keys::encode_public_key(&key(n).verifying_key())});
     // No role but admin registers tables, adds or revokes table keys, creates or revokes keys.
     let admin_only = [
         ("/api/v1/tables", registration("R09", &key(9))),

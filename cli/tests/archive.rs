@@ -202,8 +202,8 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
     let after_d2 = ledger_size(&url);
     assert!(after_d2 > 48, "{after_d2}");
     // Today: keys and ten spins through the API, the short payment resolved.
-    create_key(&url, ledger::access::Role::Admin);
-    create_key(&url, ledger::access::Role::Compliance);
+    create_key(&url, dozor_log::access::Role::Admin);
+    create_key(&url, dozor_log::access::Role::Compliance);
     let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
     for seq_no in 41..=50u64 {
         let record = spin_record(seq_no, 36_000, Utc::now());
@@ -214,7 +214,7 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
         &app,
         test::TestRequest::post()
             .uri("/api/v1/findings/5.0/resolutions")
-            .insert_header(bearer(ledger::access::Role::Compliance))
+            .insert_header(bearer(dozor_log::access::Role::Compliance))
             .set_json(json!({"state": "confirmed", "amount_settled_h": 1_000, "comment": "paid at the cage"}))
             .to_request(),
     )
@@ -584,8 +584,8 @@ async fn archiving_inside_an_open_gaming_day_is_refused() {
         let mut conn = ledger::storage::connect(&settings.database_url).unwrap();
         ledger::storage::partitions::set_span(&mut conn, SPAN).unwrap();
     });
-    create_key(&url, ledger::access::Role::Admin);
-    create_key(&url, ledger::access::Role::Compliance);
+    create_key(&url, dozor_log::access::Role::Admin);
+    create_key(&url, dozor_log::access::Role::Compliance);
     let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
     let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
     assert_eq!(s, 201, "{b}");
@@ -661,7 +661,7 @@ fn the_range_size_is_set_on_an_empty_ledger_only() {
     let odd = migrate("100");
     assert_eq!(odd.status.code(), Some(2));
     // Once the ledger holds an entry, the same size is fine and another is refused.
-    create_key(&url, ledger::access::Role::Admin);
+    create_key(&url, dozor_log::access::Role::Admin);
     assert!(migrate("64").status.success());
     let other = migrate("128");
     assert_eq!(other.status.code(), Some(2));
@@ -709,8 +709,8 @@ async fn an_archive_ending_inside_a_range_splits_it_at_the_days_end() {
             noon(d2) + Duration::minutes(seq_no as i64),
         );
     }
-    create_key(&url, ledger::access::Role::Admin);
-    create_key(&url, ledger::access::Role::Compliance);
+    create_key(&url, dozor_log::access::Role::Admin);
+    create_key(&url, dozor_log::access::Role::Compliance);
     let size = ledger_size(&url);
     assert!(
         size > SPAN,

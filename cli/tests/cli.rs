@@ -5,7 +5,7 @@ mod common;
 
 use actix_web::{test as web_test, App};
 use common::*;
-use ledger::access::Role;
+use dozor_log::access::Role;
 use serde_json::{json, Value};
 
 #[test]
@@ -38,8 +38,8 @@ fn keygen_sign_and_adjudicate_a_record_file() {
     let envelope: Value =
         serde_json::from_str(&std::fs::read_to_string(&envelope_file).unwrap()).unwrap();
     assert_eq!(envelope["key_id"], keygen["key_id"]);
-    let parsed: ledger::Envelope = serde_json::from_value(envelope).unwrap();
-    let public = ledger::keys::parse_public_key(keygen["public_key"].as_str().unwrap()).unwrap();
+    let parsed: dozor_log::Envelope = serde_json::from_value(envelope).unwrap();
+    let public = dozor_log::keys::parse_public_key(keygen["public_key"].as_str().unwrap()).unwrap();
     assert!(parsed.verify(&public).is_ok());
 
     for file in [&record_file, &envelope_file] {

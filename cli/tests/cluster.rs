@@ -98,7 +98,7 @@ fn the_server_does_all_its_work_as_a_member_of_dozor_writer_and_cannot_change_th
     let (status, added) = http.post(
         "/api/v1/tables/R01/keys",
         admin,
-        &json!({"public_key": ledger::keys::encode_public_key(&spare.verifying_key())}),
+        &json!({"public_key": dozor_log::keys::encode_public_key(&spare.verifying_key())}),
     );
     assert_eq!(status, 201, "{added}");
     let (status, body) = http.post(
@@ -548,7 +548,7 @@ fn encoded_paths_reach_the_gate_and_a_row_of_api_keys_is_not_a_key() {
     let r01_key = r01["keys"][0]["key_id"].as_str().unwrap().to_owned();
     let attacker = key(66);
     let attacker_key =
-        json!({"public_key": ledger::keys::encode_public_key(&attacker.verifying_key())});
+        json!({"public_key": dozor_log::keys::encode_public_key(&attacker.verifying_key())});
     // Reads with no Authorization header at all, in the spellings that once answered data.
     for target in [
         "/api/v1/tables",
@@ -602,13 +602,13 @@ fn encoded_paths_reach_the_gate_and_a_row_of_api_keys_is_not_a_key() {
 
     // A key row written by the server's own database role, for a token of the attacker's
     // choosing, pointing at an entry of the ledger: the gate does not honour it.
-    let forged = ledger::access::ApiKeySecret::from_bytes([66; 32]);
+    let forged = dozor_log::access::ApiKeySecret::from_bytes([66; 32]);
     let hash = forged.token_hash();
     let mut writer = connect(&site.url_as("dozor_server"));
     diesel::sql_query(format!(
         "INSERT INTO api_keys (key_id, token_sha256, name, role, created_by, created_at, ledger_index) \
          VALUES ('{}', '\\x{}', 'forged', 'admin', 'cli:root', now(), 2)",
-        ledger::access::api_key_id(&hash),
+        dozor_log::access::api_key_id(&hash),
         hex::encode(hash)
     ))
     .execute(&mut writer)

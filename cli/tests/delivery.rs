@@ -461,7 +461,7 @@ fn ministry_downloads(url: &str, package: &str, at: chrono::DateTime<chrono::Utc
         &mut conn,
         operator().signing_key(),
         deliveries::Step {
-            step: ledger::registry_event::DeliveryStep::Downloaded,
+            step: dozor_log::registry_event::DeliveryStep::Downloaded,
             package: package.to_owned(),
             file: deliveries::file_name(package),
             sha256: Some(delivered.sha256()),
@@ -656,7 +656,7 @@ fn the_ministry_downloads_over_tls_with_its_certificate_only_and_each_download_i
     let seen: Vec<(String, String, Option<String>, Option<String>)> = steps
         .iter()
         .map(|s| match &s.event {
-            ledger::registry_event::RegistryEvent::PackageDelivery {
+            dozor_log::registry_event::RegistryEvent::PackageDelivery {
                 step,
                 package,
                 subject,
@@ -695,7 +695,7 @@ async fn the_api_delivers_lists_and_takes_the_confirmation() {
     let deliver = || {
         test::TestRequest::post()
             .uri("/api/v1/reports/mf/deliveries?month=2026-10&misto=kasino_1")
-            .insert_header(bearer(ledger::access::Role::Compliance))
+            .insert_header(bearer(dozor_log::access::Role::Compliance))
             .to_request()
     };
     let (status, receipt) = call(&app, deliver()).await;
@@ -727,7 +727,7 @@ async fn the_api_delivers_lists_and_takes_the_confirmation() {
         .uri(&format!(
             "/api/v1/reports/mf/confirmations?file={NAME}.Ok.zip.p7e.p7s"
         ))
-        .insert_header(bearer(ledger::access::Role::Compliance))
+        .insert_header(bearer(dozor_log::access::Role::Compliance))
         .insert_header(("content-type", "application/octet-stream"))
         .set_payload(std::fs::read(&ok).unwrap())
         .to_request();
@@ -755,7 +755,7 @@ async fn the_api_delivers_lists_and_takes_the_confirmation() {
     ] {
         let request = test::TestRequest::post()
             .uri(uri)
-            .insert_header(bearer(ledger::access::Role::Compliance))
+            .insert_header(bearer(dozor_log::access::Role::Compliance))
             .set_payload(body.to_vec())
             .to_request();
         let (status, b) = call(&app, request).await;
@@ -899,7 +899,7 @@ async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms
         &app,
         test::TestRequest::post()
             .uri("/api/v1/reports/mf/deliveries?month=2026-10&misto=kasino_1")
-            .insert_header(bearer(ledger::access::Role::Compliance))
+            .insert_header(bearer(dozor_log::access::Role::Compliance))
             .to_request(),
     )
     .await;
@@ -913,7 +913,7 @@ async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms
         &app,
         test::TestRequest::post()
             .uri("/api/v1/reports/mf/deliveries?month=this&misto=kasino_1")
-            .insert_header(bearer(ledger::access::Role::Compliance))
+            .insert_header(bearer(dozor_log::access::Role::Compliance))
             .to_request(),
     )
     .await;
@@ -935,7 +935,7 @@ async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms
             .uri(&format!(
                 "/api/v1/reports/mf/confirmations?file={NAME}.Ok.zip.p7e.p7s"
             ))
-            .insert_header(bearer(ledger::access::Role::Compliance))
+            .insert_header(bearer(dozor_log::access::Role::Compliance))
             .insert_header(("content-type", "application/octet-stream"))
             .set_payload(std::fs::read(&forged).unwrap())
             .to_request(),
@@ -973,7 +973,7 @@ async fn post_confirmation(
     app: &impl TestApp,
     name: &str,
     file: &[u8],
-    role: ledger::access::Role,
+    role: dozor_log::access::Role,
 ) -> (u16, serde_json::Value) {
     call(
         app,
@@ -993,7 +993,7 @@ async fn deliver_october(app: &impl TestApp) -> String {
         app,
         test::TestRequest::post()
             .uri("/api/v1/reports/mf/deliveries?month=2026-10&misto=kasino_1")
-            .insert_header(bearer(ledger::access::Role::Compliance))
+            .insert_header(bearer(dozor_log::access::Role::Compliance))
             .to_request(),
     )
     .await;
@@ -1029,7 +1029,7 @@ async fn late_october_round(app: &impl TestApp, seq_no: u64) {
 /// from the command line; 02 stays rejected. A reporter may not post a confirmation at all.
 #[actix_web::test]
 async fn a_confirmation_counts_only_for_the_package_it_confirms() {
-    use ledger::access::Role;
+    use dozor_log::access::Role;
     let pki = Pki::new();
     let (state, url) = api_state_delivering(&pki);
     create_key(&url, Role::Reporter);
@@ -1173,7 +1173,7 @@ async fn a_confirmation_counts_only_for_the_package_it_confirms() {
 /// after that download, and not when a file inside names another package.
 #[actix_web::test]
 async fn a_confirmation_is_bound_to_the_download_and_to_what_it_names() {
-    use ledger::access::Role;
+    use dozor_log::access::Role;
     let pki = Pki::new();
     let (state, url) = api_state_delivering(&pki);
     let app = app!(state);

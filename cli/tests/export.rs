@@ -8,11 +8,11 @@ use std::process::Command;
 
 use chrono::{DateTime, Duration, NaiveDate, TimeZone as _, Utc};
 use common::*;
-use ledger::checkpoint::{Checkpoint, NoteSigner};
+use dozor_log::checkpoint::{Checkpoint, NoteSigner};
+use dozor_verify::{verify_export, Chunking, InspectionError, VerifyOptions};
 use ledger::storage::append::append_batch;
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::{checkpoints, connect};
-use reports::inspection::{verify_export, Chunking, InspectionError, VerifyOptions};
 use reports::GamingDayClock;
 use serde_json::json;
 
@@ -82,7 +82,7 @@ fn path(dir: &tempfile::TempDir) -> PathBuf {
 
 /// Verifies with the default division of the work, and checks that small blocks and chunks
 /// (boundaries between nearly all entries) give exactly the same result, success or failure.
-fn verify(dir: &Path) -> Result<reports::inspection::InspectionReport, InspectionError> {
+fn verify(dir: &Path) -> Result<dozor_verify::InspectionReport, InspectionError> {
     let divided = |chunking| {
         verify_export(
             dir,
@@ -425,7 +425,7 @@ fn a_key_rotated_inside_the_period_verifies_from_the_ledger_alone() {
         t,
     )
     .unwrap();
-    let old_id = ledger::keys::key_id(&old.verifying_key());
+    let old_id = dozor_log::keys::key_id(&old.verifying_key());
     revoke_key(
         &mut conn,
         operator().signing_key(),
@@ -517,11 +517,11 @@ fn the_command_line_verifies_and_reports_the_failing_item() {
 async fn the_api_serves_the_export_as_a_zip_that_verifies() {
     use actix_web::{test as web_test, App};
     let (state, url, day) = ledger_and_state();
-    create_key(&url, ledger::access::Role::Regulator);
+    create_key(&url, dozor_log::access::Role::Regulator);
     let app =
         web_test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
     let uri = format!("/api/v1/exports?from={day}&to={day}");
-    let regulator = bearer(ledger::access::Role::Regulator);
+    let regulator = bearer(dozor_log::access::Role::Regulator);
     let response = web_test::call_service(
         &app,
         web_test::TestRequest::get()

@@ -255,7 +255,7 @@ fn a_failover_to_the_synchronous_standby_loses_no_receipt() {
                 .unwrap()
         })
         .collect();
-    assert!(ledger::merkle::verify_consistency(
+    assert!(dozor_log::merkle::verify_consistency(
         first,
         second,
         &hashes,

@@ -87,7 +87,8 @@ async fn receipt_idempotency_conflict_and_gaps() {
         &format!("/api/v1/ledger/entries/{}", receipt_4["index"]),
     )
     .await;
-    let canonical = String::from_utf8(ledger::canonical::canonicalize(&fourth).unwrap()).unwrap();
+    let canonical =
+        String::from_utf8(dozor_log::canonical::canonicalize(&fourth).unwrap()).unwrap();
     assert!(
         entry["entry"]
             .as_str()
@@ -121,7 +122,7 @@ async fn receipt_idempotency_conflict_and_gaps() {
     assert_eq!(inner["envelope"]["record"]["type"], "table_registered");
     assert_eq!(
         inner["envelope"]["key_id"],
-        ledger::keys::key_id(&operator().verifier().key)
+        dozor_log::keys::key_id(&operator().verifier().key)
     );
     let (_, head) = get(&app, "/api/v1/ledger/head").await;
     assert_eq!(head["size"], 5);
@@ -197,9 +198,9 @@ async fn bad_input_is_refused_and_changes_nothing() {
                                              "numbers": [17], "stake_h": amount, "paid_h": 0}]),
         );
         // Numbers JCS cannot canonicalize cannot be signed either: send them with some signature.
-        let envelope = match ledger::Envelope::sign(bad.clone(), &k) {
+        let envelope = match dozor_log::Envelope::sign(bad.clone(), &k) {
             Ok(e) => serde_json::to_value(e).unwrap(),
-            Err(_) => json!({"record": bad, "key_id": ledger::keys::key_id(&k.verifying_key()),
+            Err(_) => json!({"record": bad, "key_id": dozor_log::keys::key_id(&k.verifying_key()),
                              "signature": signed(good.clone(), &k)["signature"]}),
         };
         let (s, b) = post(&app, "/api/v1/records", envelope).await;
@@ -230,7 +231,7 @@ async fn bad_input_is_refused_and_changes_nothing() {
     );
 
     // A revoked key: refused from the revocation on.
-    let key_id = ledger::keys::key_id(&k.verifying_key());
+    let key_id = dozor_log::keys::key_id(&k.verifying_key());
     let (s, b) = post(
         &app,
         &format!("/api/v1/tables/R01/keys/{key_id}/revoke"),
@@ -248,7 +249,7 @@ async fn bad_input_is_refused_and_changes_nothing() {
     let (s, b) = post(
         &app,
         "/api/v1/tables/R01/keys",
-        json!({"public_key": ledger::keys::encode_public_key(&key(3).verifying_key()),
+        json!({"public_key": dozor_log::keys::encode_public_key(&key(3).verifying_key()),
                "valid_from": PLAYS_FROM}),
     )
     .await;
@@ -947,7 +948,7 @@ async fn rounds_before_registration_are_refused_and_late_ones_flagged() {
     let (status, body) = post(
         &app,
         "/api/v1/tables/R01/keys",
-        json!({"public_key": ledger::keys::encode_public_key(&k2.verifying_key()),
+        json!({"public_key": dozor_log::keys::encode_public_key(&k2.verifying_key()),
                "valid_from": at(key_from)}),
     )
     .await;
@@ -1031,7 +1032,7 @@ async fn control_characters_in_free_text_are_refused_before_the_database() {
     assert_error(s, &b, 422, "invalid_table");
     assert_eq!(b["details"]["field"], "location", "{b}");
 
-    let key_id = ledger::keys::key_id(&k.verifying_key());
+    let key_id = dozor_log::keys::key_id(&k.verifying_key());
     let revoke_key = format!("/api/v1/tables/R01/keys/{key_id}/revoke");
     for reason in ["stolen\u{0}", "stolen\u{1b}[31m", " ", &"x".repeat(501)] {
         let (s, b) = post(&app, &revoke_key, json!({ "reason": reason })).await;
@@ -1147,7 +1148,7 @@ async fn a_record_sent_again_after_its_key_was_revoked_gets_its_receipt() {
     let (status, receipt) = post(&app, "/api/v1/records", signed(record.clone(), &k)).await;
     assert_eq!(status, 201, "{receipt}");
 
-    let key_id = ledger::keys::key_id(&k.verifying_key());
+    let key_id = dozor_log::keys::key_id(&k.verifying_key());
     let (s, b) = post(
         &app,
         &format!("/api/v1/tables/R01/keys/{key_id}/revoke"),

@@ -11,8 +11,8 @@ use actix_web::{test, App};
 use api::server;
 use chrono::Utc;
 use common::*;
-use ledger::access::Role;
-use ledger::keys::encode_public_key;
+use dozor_log::access::Role;
+use dozor_log::keys::encode_public_key;
 use reports::mf::{PackageSource, Schema, ValidationSettings};
 use reports::{GamingDayClock, Month};
 use serde_json::{json, Value};
@@ -289,16 +289,16 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
         &mut |_, _| {},
     )
     .unwrap();
-    let report = reports::inspection::verify_export(
+    let report = dozor_verify::verify_export(
         &out,
         &[operator().verifier()],
-        reports::inspection::VerifyOptions::default(),
+        dozor_verify::VerifyOptions::default(),
         |_, _| {},
     )
     .unwrap();
     assert_eq!(
         report.ministry_packages,
-        [reports::inspection::SealedPackage {
+        [dozor_verify::SealedPackage {
             name: format!("reports/mf/{name}.zip"),
             index: index.parse().unwrap(),
             sha256,

@@ -8,7 +8,7 @@ mod common;
 use actix_web::{test, App};
 use api::server;
 use common::*;
-use ledger::access::Role;
+use dozor_log::access::Role;
 use serde_json::{json, Value};
 
 macro_rules! app {
@@ -261,7 +261,7 @@ async fn a_simulated_month_adds_up_and_its_page_renders_offline() {
     for station in &mut stations {
         let key = simulator::games::table_key(11, &station.table_id);
         let body = json!({"table_id": station.table_id, "game": station.game, "location": "Praha",
-            "public_key": ledger::keys::encode_public_key(&key.verifying_key()),
+            "public_key": dozor_log::keys::encode_public_key(&key.verifying_key()),
             "valid_from": "2026-09-30T00:00:00Z"});
         let (status, answer) = post(&app, "/api/v1/tables", body).await;
         assert_eq!(status, 201, "{answer}");

@@ -7,7 +7,7 @@ mod common;
 use actix_web::{test, App};
 use api::server;
 use common::*;
-use ledger::keys::encode_public_key;
+use dozor_log::keys::encode_public_key;
 use serde_json::{json, Value};
 
 macro_rules! app {
@@ -102,8 +102,8 @@ async fn verify_names_an_operation_record_that_does_not_read() {
 
     let mut bad = table_open("R01", 2);
     bad["float"] = json!([{"denomination_h": -5, "count": 1}]);
-    let envelope = ledger::Envelope::sign(bad, &k).unwrap();
-    let canonical = ledger::canonical::canonical_text(&envelope.record).unwrap();
+    let envelope = dozor_log::Envelope::sign(bad, &k).unwrap();
+    let canonical = dozor_log::canonical::canonical_text(&envelope.record).unwrap();
     let submission = ledger::storage::append::Submission::new(
         envelope.key_id,
         envelope.signature,
@@ -133,8 +133,8 @@ async fn verify_names_a_cage_record_from_a_gaming_table() {
     let k = key(1);
     let (status, body) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
     assert_eq!(status, 201, "{body}");
-    let envelope = ledger::Envelope::sign(cage_open("R01", 1), &k).unwrap();
-    let canonical = ledger::canonical::canonical_text(&envelope.record).unwrap();
+    let envelope = dozor_log::Envelope::sign(cage_open("R01", 1), &k).unwrap();
+    let canonical = dozor_log::canonical::canonical_text(&envelope.record).unwrap();
     let header = rules::RecordHeader::read(&envelope.record).unwrap();
     let submission = ledger::storage::append::Submission::with_header(
         envelope.key_id,

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use common::*;
+use dozor_verify::WhichRound;
 use ledger::storage::append::{append_batch, AppendOutcome};
 use ledger::storage::connect;
 use ledger::storage::registry::{self, NewTable};
-use reports::inspection::WhichRound;
 use reports::GamingDayClock;
 use serde_json::{json, Value};
 
@@ -89,11 +89,11 @@ fn export(url: &str, dir: &Path) -> PathBuf {
 }
 
 /// The offline verifier over the export at `out`.
-fn verify_offline(out: &Path) -> reports::inspection::InspectionReport {
-    reports::inspection::verify_export(
+fn verify_offline(out: &Path) -> dozor_verify::InspectionReport {
+    dozor_verify::verify_export(
         out,
         &[operator().verifier()],
-        reports::inspection::VerifyOptions::default(),
+        dozor_verify::VerifyOptions::default(),
         |_, _| {},
     )
     .unwrap()

@@ -5,8 +5,8 @@ mod common;
 
 use actix_web::{test, App};
 use common::*;
-use ledger::access::Role;
-use ledger::merkle::{verify_consistency, verify_inclusion, Hash};
+use dozor_log::access::Role;
+use dozor_log::merkle::{verify_consistency, verify_inclusion, Hash};
 use serde_json::{json, Value};
 
 fn hash(v: &Value) -> Hash {
@@ -98,7 +98,7 @@ async fn inclusion_and_consistency_proofs_verify() {
 
 #[actix_web::test]
 async fn checkpoints_cover_every_receipt_within_the_bound() {
-    use ledger::checkpoint::{open, Checkpoint, NoteVerifier};
+    use dozor_log::checkpoint::{open, Checkpoint, NoteVerifier};
     use ledger::ingest::CheckpointPolicy;
     let witness_dir = tempfile::tempdir().unwrap();
     let witness = ledger::witness::Witness::new(witness_dir.path().join("witness.jsonl"));

@@ -6,7 +6,7 @@ mod common;
 use actix_web::{test, App};
 use api::server;
 use common::*;
-use ledger::access::Role;
+use dozor_log::access::Role;
 use serde_json::{json, Value};
 
 #[actix_web::test]

@@ -10,7 +10,7 @@ use std::process::Command;
 use actix_web::{test, App};
 use common::*;
 use diesel::RunQueryDsl as _;
-use ledger::access::Role;
+use dozor_log::access::Role;
 use serde_json::{json, Value};
 
 /// The daily report's findings of table R01 on 2026-11-20 (the round's gaming day): total, open,
@@ -73,10 +73,10 @@ fn tampered_exports_are_caught(original: &Path) {
         let dir = copy.path().join("export");
         edit(&dir);
         fix_manifest(&dir);
-        let failure = reports::inspection::verify_export(
+        let failure = dozor_verify::verify_export(
             &dir,
             &[operator().verifier()],
-            reports::inspection::VerifyOptions::default(),
+            dozor_verify::VerifyOptions::default(),
             |_, _| {},
         )
         .unwrap_err();

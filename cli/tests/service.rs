@@ -9,7 +9,7 @@ use api::access::ROUTES;
 use api::metrics::IngestResult;
 use api::server;
 use common::*;
-use ledger::access::Role;
+use dozor_log::access::Role;
 use serde_json::{json, Value};
 
 macro_rules! app {
@@ -64,7 +64,7 @@ async fn liveness_and_readiness_are_public_and_readiness_names_each_check() {
     assert!(!body.to_string().contains("socket"), "{body}");
     // What needs the database is told so after the pool's wait for a connection (2 s), not
     // held longer: the public checkpoint, a key not seen before, the metrics.
-    let unseen = ledger::access::ApiKeySecret::from_bytes([55; 32]).token();
+    let unseen = dozor_log::access::ApiKeySecret::from_bytes([55; 32]).token();
     for (uri, token, expected) in [
         ("/api/v1/ledger/checkpoint", None, 503),
         ("/api/v1/whoami", Some(unseen.as_str()), 503),

@@ -13,9 +13,9 @@ use actix_web::{test, App};
 use api::access::{Access, ROUTES};
 use chrono::Utc;
 use common::*;
+use dozor_log::access::{ApiKeySecret, Role};
+use dozor_log::keys::encode_public_key;
 use ed25519_dalek::SigningKey;
-use ledger::access::{ApiKeySecret, Role};
-use ledger::keys::encode_public_key;
 use ledger::storage::api_keys::{create_api_key, NewApiKey};
 use serde_json::{json, Value};
 

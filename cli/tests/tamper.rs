@@ -216,7 +216,7 @@ fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
             let report = ledger::storage::verify::verify_ledger_paged(
                 &mut connect(&url).unwrap(),
                 &operators(),
-                ledger::entry_check::SignatureCheck::Batch,
+                dozor_log::entry_check::SignatureCheck::Batch,
                 ledger::storage::verify::Paging { page, chunk },
             )
             .unwrap();
@@ -231,7 +231,7 @@ fn verify_names_each_verdict_or_finding_changed_past_the_triggers() {
 fn operators() -> std::collections::HashMap<String, ed25519_dalek::VerifyingKey> {
     // The seed of `operator()`.
     let public = key(42).verifying_key();
-    std::collections::HashMap::from([(ledger::keys::key_id(&public), public)])
+    std::collections::HashMap::from([(dozor_log::keys::key_id(&public), public)])
 }
 
 #[test]
@@ -465,7 +465,7 @@ fn a_table_key_slipped_into_its_table_is_not_trusted_by_the_server_and_named_by_
         "INSERT INTO table_keys (key_id, table_id, public_key, valid_from, registered_at) \
          VALUES ($1, 'R01', $2, now() - interval '1 day', now())",
     )
-    .bind::<diesel::sql_types::Text, _>(ledger::keys::key_id(&public))
+    .bind::<diesel::sql_types::Text, _>(dozor_log::keys::key_id(&public))
     .bind::<diesel::sql_types::Bytea, _>(public.as_bytes().to_vec())
     .execute(&mut as_writer(&url))
     .unwrap();
@@ -480,7 +480,10 @@ fn a_table_key_slipped_into_its_table_is_not_trusted_by_the_server_and_named_by_
     let (code, report, _) = verify_database(&url);
     assert_eq!(code, Some(1), "{report}");
     let (_, reason) = failure(&report);
-    assert!(reason.contains(&ledger::keys::key_id(&public)), "{reason}");
+    assert!(
+        reason.contains(&dozor_log::keys::key_id(&public)),
+        "{reason}"
+    );
 }
 
 /// The round ids kept unique per table are derived data too: a row deleted or changed past the

@@ -339,7 +339,7 @@ async fn a_hand_made_quarter_gives_the_hand_computed_tax() {
     let configured = app!(configured);
     let request = actix_web::test::TestRequest::get()
         .uri("/api/v1/reports/tax?quarter=2026Q3")
-        .insert_header(bearer(ledger::access::Role::Compliance))
+        .insert_header(bearer(dozor_log::access::Role::Compliance))
         .to_request();
     let from_api: Value = actix_web::test::call_and_read_body_json(&configured, request).await;
     assert_eq!(from_api, report);

@@ -23,7 +23,7 @@ fn serde_output_of_verdicts_is_already_canonical() {
         with_findings += usize::from(!verdict.findings.is_empty());
         let direct = serde_json::to_vec(&verdict).unwrap();
         let canonical =
-            ledger::canonical::canonicalize(&serde_json::to_value(&verdict).unwrap()).unwrap();
+            dozor_log::canonical::canonicalize(&serde_json::to_value(&verdict).unwrap()).unwrap();
         assert_eq!(
             String::from_utf8(direct).unwrap(),
             String::from_utf8(canonical).unwrap()

@@ -15,10 +15,10 @@ use actix_web::{test, App};
 use api::server;
 use api::witnessing::WitnessEndpoint;
 use common::*;
-use ledger::checkpoint::{Checkpoint, NoteSigner};
-use ledger::cosignature::{self, CosignatureVerifier};
+use dozor_log::checkpoint::{Checkpoint, NoteSigner};
+use dozor_log::cosignature::{self, CosignatureVerifier};
+use dozor_log::merkle::{self, Hash, MemoryTree};
 use ledger::ingest::CheckpointPolicy;
-use ledger::merkle::{self, Hash, MemoryTree};
 use serde_json::{json, Value};
 
 /// An HTTP client that reads every answer, 4xx included.
@@ -169,7 +169,7 @@ fn the_witness_answers_the_protocol_and_a_kill_never_loses_what_it_cosigned() {
     let tree = leaves(5, 7);
     let head = |n: u8| signed_head(&log, &leaves(n, 7));
     let proof = |from: u64, to: u64| merkle::consistency_proof(&tree, from, to).unwrap();
-    let body = ledger::tlog_witness::body;
+    let body = dozor_log::tlog_witness::body;
 
     let (status, _, line) = witness.post(&body(0, &[], &head(2)));
     assert_eq!(status, 200, "{line}");
@@ -511,7 +511,7 @@ async fn two_witnesses_cosign_the_ledger_one_catches_up_after_a_restart_and_an_e
     let export = export_day(&url, &operator(), keys.to_vec(), 2, Duration::from_secs(30));
     let (ok, stderr) = verify_with_witnesses(export.path(), &[&one.verifier, &two.verifier], 2);
     assert!(ok, "{stderr}");
-    let three = ledger::cosignature::CosignatureSigner::new("witness.test/three", key(30))
+    let three = dozor_log::cosignature::CosignatureSigner::new("witness.test/three", key(30))
         .unwrap()
         .verifier();
     let (ok, stderr) =

@@ -354,7 +354,7 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
         &app,
         test::TestRequest::get()
             .uri("/api/v1/findings?format=xlsx&lang=en")
-            .insert_header(bearer(ledger::access::Role::Compliance))
+            .insert_header(bearer(dozor_log::access::Role::Compliance))
             .to_request(),
     )
     .await;
@@ -427,7 +427,7 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
         .iter()
         .map(hash)
         .collect();
-    assert!(ledger::merkle::verify_inclusion(
+    assert!(dozor_log::merkle::verify_inclusion(
         5,
         size,
         &hash(&round["entry_hash"]),
@@ -444,7 +444,7 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     let resolve = |body: Value| {
         test::TestRequest::post()
             .uri("/api/v1/findings/5.0/resolutions")
-            .insert_header(bearer(ledger::access::Role::Compliance))
+            .insert_header(bearer(dozor_log::access::Role::Compliance))
             .set_json(body)
             .to_request()
     };
@@ -499,7 +499,7 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
         &app,
         test::TestRequest::post()
             .uri(&format!("/api/v1/findings/{id}/resolutions"))
-            .insert_header(bearer(ledger::access::Role::Compliance))
+            .insert_header(bearer(dozor_log::access::Role::Compliance))
             .set_json(
                 json!({"state": "confirmed", "amount_settled_h": amount + 5_000,
                              "reason": "the player also repaid a 50 Kč advance",
@@ -603,7 +603,7 @@ async fn the_workbench_page_filters_sorts_pages_and_resolves_a_whole_round() {
         &app,
         test::TestRequest::post()
             .uri("/workbench/findings/3.0/resolutions")
-            .insert_header(bearer(ledger::access::Role::Compliance))
+            .insert_header(bearer(dozor_log::access::Role::Compliance))
             .insert_header(("sec-fetch-site", "same-origin"))
             .insert_header(("content-type", "application/x-www-form-urlencoded"))
             .set_payload(format!(

@@ -10,7 +10,7 @@ use std::io::{Read as _, Write as _};
 use common::site::Site;
 use common::webdriver::Browser;
 use common::{key, signed};
-use ledger::keys::encode_public_key;
+use dozor_log::keys::encode_public_key;
 use serde_json::{json, Value};
 
 /// Serves `html` to every request on `localhost` (another site than `127.0.0.1`).

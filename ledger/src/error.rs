@@ -55,9 +55,9 @@ pub enum LedgerError {
     #[error("the bundled plans: {0}")]
     Plans(#[from] rules::PlanError),
     #[error("signing a checkpoint: {0}")]
-    Note(#[from] crate::checkpoint::NoteError),
+    Note(#[from] dozor_log::checkpoint::NoteError),
     #[error(transparent)]
-    Worker(#[from] crate::parallel::WorkerPanicked),
+    Worker(#[from] dozor_log::parallel::WorkerPanicked),
     /// The stored Merkle tree cannot give a root or proof (nodes missing or added).
     #[error("Merkle tree: {0}")]
     Tree(Box<crate::storage::tree::TreeError>),

@@ -10,12 +10,4 @@ pub mod operator_key;
 pub mod storage;
 pub mod witness;
 
-// The log format lives in `dozor-log` (what a regulator reads needs no database); its modules
-// are re-exported so the ledger's users name one crate.
-pub use dozor_log::{
-    access, canonical, canonical_scan, checkpoint, cosignature, entry, entry_check, envelope,
-    json_compare, judge, keys, merkle, parallel, registration, registry_event, registry_history,
-    resolution_check, signature_batch, strict_signature, tlog_witness,
-};
-pub use dozor_log::{leaf_hash, Entry, Envelope, LogError, GENESIS_PREV_HASH};
 pub use error::LedgerError;

@@ -5,8 +5,8 @@ use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
-use crate::checkpoint::NoteSigner;
 use crate::LedgerError;
+use dozor_log::checkpoint::NoteSigner;
 
 /// Where the key is kept when no path is given.
 pub fn default_path(data_dir: &Path) -> PathBuf {
@@ -35,7 +35,7 @@ pub fn load_or_create(
     if !path.exists() && !explicit {
         std::fs::create_dir_all(data_dir)
             .map_err(|e| LedgerError::io(format!("creating {}", data_dir.display()), e))?;
-        let key = crate::keys::generate();
+        let key = dozor_log::keys::generate();
         let name = origin.map_or_else(|| default_origin(&key.verifying_key()), str::to_owned);
         let signer = NoteSigner::new(&name, key).map_err(|e| LedgerError::Key(e.to_string()))?;
         write_private(&path, &signer.private_key())?;

@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{open, Checkpoint, NoteVerifier};
 use crate::storage::issued::IssuedCheckpoint;
 use crate::LedgerError;
+use dozor_log::checkpoint::{open, Checkpoint, NoteVerifier};
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

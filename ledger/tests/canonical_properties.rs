@@ -5,8 +5,8 @@
 //! paths must never disagree, and a signature made over one form must hold for every other way
 //! of writing the same record.
 
+use dozor_log::canonical::canonical_text;
 use ed25519_dalek::{Signer as _, SigningKey};
-use ledger::canonical::canonical_text;
 use ledger::ingest::read_record;
 use proptest::prelude::*;
 use serde_json::{Map, Value};

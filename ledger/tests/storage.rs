@@ -4,15 +4,15 @@
 use chrono::{Duration, Utc};
 use diesel::connection::SimpleConnection as _;
 use diesel::prelude::*;
+use dozor_log::entry_check::SignatureCheck;
+use dozor_log::Envelope;
 use ed25519_dalek::{SigningKey, VerifyingKey};
-use ledger::entry_check::SignatureCheck;
 use ledger::storage::append::{
     append_batch, append_batch_cached, AppendOutcome, Submission, WriterCache,
 };
 use ledger::storage::registry::{add_key, register_table, revoke_key, KeyRevocation, NewTable};
 use ledger::storage::verify::{verify_ledger, VerifyReport};
 use ledger::storage::{connect, reads, testing};
-use ledger::Envelope;
 use serde_json::json;
 use std::collections::HashMap;
 
@@ -43,7 +43,7 @@ fn operator() -> SigningKey {
 
 fn operators(key: &SigningKey) -> HashMap<String, VerifyingKey> {
     let public = key.verifying_key();
-    HashMap::from([(ledger::keys::key_id(&public), public)])
+    HashMap::from([(dozor_log::keys::key_id(&public), public)])
 }
 
 fn verify(conn: &mut PgConnection) -> VerifyReport {
@@ -224,7 +224,7 @@ fn revoked_key_is_refused_after_revocation() {
     let mut conn = db();
     let key = setup(&mut conn);
     let now = Utc::now();
-    let key_id = ledger::keys::key_id(&key.verifying_key());
+    let key_id = dozor_log::keys::key_id(&key.verifying_key());
     revoke_key(
         &mut conn,
         &operator(),
@@ -599,7 +599,7 @@ fn leaf_hashes(conn: &mut PgConnection) -> Vec<[u8; 32]> {
 
 #[test]
 fn the_stored_tree_gives_rfc6962_roots_and_proofs_for_every_size() {
-    use ledger::merkle::{self, MemoryTree};
+    use dozor_log::merkle::{self, MemoryTree};
     use ledger::storage::tree;
     let mut conn = db();
     let key = setup(&mut conn);
@@ -685,7 +685,7 @@ fn registry_events_are_operator_signed_entries_of_the_ledger() {
     )
     .unwrap();
     assert_eq!(added.index, 1);
-    let old_id = ledger::keys::key_id(&key.verifying_key());
+    let old_id = dozor_log::keys::key_id(&key.verifying_key());
     let (_, revoked) = revoke_key(
         &mut conn,
         &operator(),
@@ -752,7 +752,7 @@ fn a_key_slipped_into_the_registry_tables_does_not_pass_verification() {
         "INSERT INTO table_keys (key_id, table_id, public_key, valid_from, registered_at) \
          VALUES ($1, 'R01', $2, now() - interval '1 hour', now())",
     )
-    .bind::<diesel::sql_types::Text, _>(ledger::keys::key_id(&rogue.verifying_key()))
+    .bind::<diesel::sql_types::Text, _>(dozor_log::keys::key_id(&rogue.verifying_key()))
     .bind::<diesel::sql_types::Bytea, _>(rogue.verifying_key().as_bytes().to_vec())
     .execute(&mut conn)
     .unwrap();
@@ -770,7 +770,7 @@ fn a_key_slipped_into_the_registry_tables_does_not_pass_verification() {
 
 #[test]
 fn api_keys_are_registry_events_found_by_the_hash_of_their_token() {
-    use ledger::access::{ApiKeySecret, Role};
+    use dozor_log::access::{ApiKeySecret, Role};
     use ledger::storage::api_keys::{self, ApiKeyError, NewApiKey};
     let mut conn = db();
     setup(&mut conn);
@@ -800,7 +800,7 @@ fn api_keys_are_registry_events_found_by_the_hash_of_their_token() {
     assert_eq!(dump.len(), 3);
     assert!(dump.iter().all(|t| !t.contains(&token[4..])));
     // Found by its token's hash in the ledger's registry events, as the gate finds it.
-    let mut history = ledger::registry_history::RegistryHistory::default();
+    let mut history = dozor_log::registry_history::RegistryHistory::default();
     ledger::storage::registry_log::follow(&mut conn, &mut history, &operators(&operator()))
         .unwrap()
         .unwrap();
@@ -953,7 +953,7 @@ struct TextRow {
 
 #[test]
 fn an_api_key_slipped_into_its_table_does_not_pass_verification() {
-    use ledger::access::{api_key_id, ApiKeySecret};
+    use dozor_log::access::{api_key_id, ApiKeySecret};
     let mut conn = db();
     setup(&mut conn);
     // The row must point at some entry: it names the table's registration.

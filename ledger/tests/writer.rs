@@ -5,13 +5,13 @@
 
 use chrono::{Duration, Utc};
 use diesel::connection::SimpleConnection as _;
+use dozor_log::checkpoint::NoteSigner;
+use dozor_log::Envelope;
 use ed25519_dalek::SigningKey;
-use ledger::checkpoint::NoteSigner;
 use ledger::ingest::Appender;
 use ledger::storage::append::{AppendOutcome, Submission};
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::{connect, reads, testing};
-use ledger::Envelope;
 use serde_json::json;
 
 fn submission(key: &SigningKey, seq_no: u64) -> Submission {
@@ -129,9 +129,9 @@ async fn after_a_lost_connection_the_writer_reads_the_head_again_and_goes_on_at_
         &mut conn,
         &std::collections::HashMap::from([{
             let public = SigningKey::from_bytes(&[9u8; 32]).verifying_key();
-            (ledger::keys::key_id(&public), public)
+            (dozor_log::keys::key_id(&public), public)
         }]),
-        ledger::entry_check::SignatureCheck::Batch,
+        dozor_log::entry_check::SignatureCheck::Batch,
         |_| {},
     )
     .unwrap();

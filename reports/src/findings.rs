@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
-use ledger::access::FindingState;
+use dozor_log::access::FindingState;
 use ledger::storage::models::ResolutionRow;
 use ledger::storage::report_reads;
 use ledger::storage::report_reads::findings::{FindingQuery, ListedFinding};
@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 use crate::sheet::{column, Cell, Column, Language, Sheet};
 use crate::{words, GamingDayClock, ReportError};
 
-pub use ledger::storage::report_reads::findings::FindingSort;
+use ledger::storage::report_reads::findings::FindingSort;
 
 pub const MAX_LIMIT: i64 = 1_000;
 /// Most findings one CSV export holds.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone as _, Utc};
 use diesel::PgConnection;
-use ledger::checkpoint::NoteSigner;
+use dozor_log::checkpoint::NoteSigner;
 use ledger::storage::{checkpoints, published_reports, reads};
 use serde::Serialize;
 use sha2::Digest as _;
@@ -17,7 +17,7 @@ use crate::monthly::{self, RtpRequest};
 use crate::{daily, fantasy, month_page, shoes, wheels, GamingDayClock, Month, ReportError};
 
 /// Where nightly reports are named in the ledger, and kept under the data directory.
-pub use dozor_verify::format::NIGHTLY_PREFIX;
+use dozor_verify::format::NIGHTLY_PREFIX;
 /// The file whose seal marks a night as done.
 pub const SUMMARY: &str = "night.json";
 /// How far back a catch-up goes.

@@ -9,8 +9,9 @@ use ledger::storage::{checkpoints, reads, tree};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::findings::{self, FindingFilter, FindingItem, FindingSort};
+use crate::findings::{self, FindingFilter, FindingItem};
 use crate::{GamingDayClock, ReportError};
+use ledger::storage::report_reads::findings::FindingSort;
 
 /// How a record is asked for.
 #[derive(Debug, Clone)]

@@ -1,6 +1,6 @@
 //! The words people read for dozor's codes, in Czech and English.
 
-use ledger::access::FindingState;
+use dozor_log::access::FindingState;
 use rules::FindingKind;
 
 use crate::sheet::Language;

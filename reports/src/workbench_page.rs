@@ -5,15 +5,16 @@
 
 use std::fmt::Write as _;
 
-use ledger::access::FindingState;
+use dozor_log::access::FindingState;
 use rules::money::format_czk;
 
-use crate::findings::{FindingItem, FindingPage, FindingSort, FindingWithHistory};
+use crate::findings::{FindingItem, FindingPage, FindingWithHistory};
 pub use crate::html::esc;
 use crate::round_layout::{self, FindingFacts};
 use crate::round_view::RecordView;
 use crate::sheet::Language;
 use crate::words;
+use ledger::storage::report_reads::findings::FindingSort;
 
 const STYLE: &str = "
 * { box-sizing: border-box; }

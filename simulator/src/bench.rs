@@ -9,10 +9,10 @@ use actix_web::{App, HttpServer};
 use anyhow::{anyhow, Context as _};
 use api::server::{self, Settings};
 use chrono::Utc;
+use dozor_log::keys::encode_public_key;
+use dozor_log::Envelope;
 use futures_util::{stream, StreamExt as _};
-use ledger::keys::encode_public_key;
 use ledger::storage::cluster::LocalCluster;
-use ledger::Envelope;
 use serde_json::json;
 
 use ledger::storage::database::DatabaseChoice as Global;
@@ -314,7 +314,10 @@ struct LocalWitnesses {
 }
 
 impl LocalWitnesses {
-    fn start(n: usize, log: &ledger::checkpoint::NoteVerifier) -> anyhow::Result<LocalWitnesses> {
+    fn start(
+        n: usize,
+        log: &dozor_log::checkpoint::NoteVerifier,
+    ) -> anyhow::Result<LocalWitnesses> {
         let mut witnesses = LocalWitnesses {
             endpoints: Vec::new(),
             handles: Vec::new(),
@@ -322,9 +325,9 @@ impl LocalWitnesses {
             _stores: tempfile::tempdir()?,
         };
         for i in 0..n {
-            let signer = ledger::cosignature::CosignatureSigner::new(
+            let signer = dozor_log::cosignature::CosignatureSigner::new(
                 &format!("witness.bench/{i}"),
-                ledger::keys::generate(),
+                dozor_log::keys::generate(),
             )?;
             let key = signer.verifier();
             let store =
@@ -580,7 +583,7 @@ fn ingest(global: &Global, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     // As served: with checkpoints signed every 1 000 entries or 10 s.
     let mut settings = Settings::new(
         url,
-        ledger::checkpoint::NoteSigner::new("dozor.bench/ledger", ledger::keys::generate())?,
+        dozor_log::checkpoint::NoteSigner::new("dozor.bench/ledger", dozor_log::keys::generate())?,
     );
     settings.checkpoints = Some(ledger::ingest::CheckpointPolicy {
         every_entries: 1_000,
@@ -589,13 +592,13 @@ fn ingest(global: &Global, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     });
     settings.address_rate = address_rate;
     // The admin key that registers the tables, made as `dozor apikey create` makes one.
-    let admin = ledger::access::ApiKeySecret::generate();
+    let admin = dozor_log::access::ApiKeySecret::generate();
     ledger::storage::api_keys::create_api_key(
         &mut ledger::storage::connect(&settings.database_url)?,
         settings.operator.signing_key(),
         &ledger::storage::api_keys::NewApiKey {
             name: "bench-admin",
-            role: ledger::access::Role::Admin,
+            role: dozor_log::access::Role::Admin,
             created_by: "cli:bench",
             expires_at: None,
         },
@@ -810,7 +813,7 @@ fn proofs(global: &Global, entries: u64, samples: usize) -> anyhow::Result<ExitC
         let leaf: [u8; 32] = leaf.try_into().map_err(|_| anyhow!("bad leaf"))?;
         expect_result(
             proof_root == root
-                && ledger::merkle::verify_inclusion(index, entries, &leaf, &proof, &root),
+                && dozor_log::merkle::verify_inclusion(index, entries, &leaf, &proof, &root),
             || {
                 format!(
                     "the inclusion proof of entry {index} in the tree of {entries} does not verify"

@@ -17,11 +17,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context as _};
 use chrono::{TimeZone as _, Utc};
-use ledger::judge;
+use dozor_log::judge;
+use dozor_log::Envelope;
 use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
 use ledger::storage::database::DatabaseChoice as Global;
 use ledger::storage::registry::{register_table, NewTable};
-use ledger::Envelope;
 use serde_json::json;
 
 use crate::bench::expect_result;
@@ -54,7 +54,7 @@ pub struct MemoryArgs {
 }
 
 pub fn memory(global: &Global, args: &MemoryArgs) -> anyhow::Result<ExitCode> {
-    let operator = ledger::checkpoint::NoteSigner::new(
+    let operator = dozor_log::checkpoint::NoteSigner::new(
         "dozor.bench/ledger",
         ed25519_dalek::SigningKey::from_bytes(&[0x5e; 32]),
     )?;
@@ -111,7 +111,7 @@ fn mib(bytes: u64) -> String {
 /// much (one finding each), appended straight into the ledger as ingest judges them.
 fn fill(
     conn: &mut diesel::PgConnection,
-    operator: &ledger::checkpoint::NoteSigner,
+    operator: &dozor_log::checkpoint::NoteSigner,
     rounds: u64,
 ) -> anyhow::Result<u64> {
     let plan = crate::bench::plan()?;
@@ -133,7 +133,7 @@ fn fill(
             limits: None,
         },
         &key.verifying_key(),
-        &ledger::registry_history::cli_actor(),
+        &dozor_log::registry_history::cli_actor(),
         Utc::now(),
     )?;
     let setup = rules::TableSetup::for_table(&plan, rules::GameCode::Roulette, None, None)?;
@@ -155,7 +155,7 @@ fn fill(
             let derived = judge::judge(&round, 0, |_| Some(&plan), &setup, |j| Derived::of(&j))
                 .map_err(|e| anyhow!("{e}"))??;
             let envelope = Envelope::sign(record, &key)?;
-            let canonical = ledger::canonical::canonical_text(&envelope.record)?;
+            let canonical = dozor_log::canonical::canonical_text(&envelope.record)?;
             batch.push(Submission::with_header(
                 envelope.key_id,
                 envelope.signature,
@@ -174,16 +174,16 @@ fn fill(
 /// A compliance key for the downloads: its token.
 fn compliance_key(
     conn: &mut diesel::PgConnection,
-    operator: &ledger::checkpoint::NoteSigner,
+    operator: &dozor_log::checkpoint::NoteSigner,
 ) -> anyhow::Result<String> {
-    let secret = ledger::access::ApiKeySecret::generate();
+    let secret = dozor_log::access::ApiKeySecret::generate();
     let name = format!("bench-memory-{}", Utc::now().format("%Y%m%d%H%M%S%3f"));
     ledger::storage::api_keys::create_api_key(
         conn,
         operator.signing_key(),
         &ledger::storage::api_keys::NewApiKey {
             name: &name,
-            role: ledger::access::Role::Compliance,
+            role: dozor_log::access::Role::Compliance,
             created_by: "cli:bench",
             expires_at: None,
         },

@@ -8,11 +8,11 @@ use std::time::Instant;
 use anyhow::{anyhow, Context as _};
 use chrono::Utc;
 use diesel::PgConnection;
-use ledger::judge;
+use dozor_log::judge;
+use dozor_log::Envelope;
 use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
 use ledger::storage::database::DatabaseChoice as Global;
 use ledger::storage::registry::{register_table, NewTable};
-use ledger::Envelope;
 use reports::mf::{OperatorConfig, PackageRequest};
 
 use crate::bench_db::KeptDatabase;
@@ -54,7 +54,7 @@ fn stations(plan: &rules::Plan, tables: usize) -> anyhow::Result<Vec<Station>> {
 /// as ingest judges it (no HTTP: the benchmarks that use it measure reports, not ingest).
 pub(crate) fn fill(
     conn: &mut PgConnection,
-    operator: &ledger::checkpoint::NoteSigner,
+    operator: &dozor_log::checkpoint::NoteSigner,
     settings: &MonthSettings,
     plan: &rules::Plan,
     mut stations: Vec<Station>,
@@ -85,7 +85,7 @@ pub(crate) fn fill(
             operator.signing_key(),
             table,
             &key.verifying_key(),
-            &ledger::registry_history::cli_actor(),
+            &dozor_log::registry_history::cli_actor(),
             Utc::now(),
         )?;
         let records = station_records(station, plan, settings, 1)?;
@@ -103,7 +103,7 @@ pub(crate) fn fill(
                     None
                 };
                 let envelope = Envelope::sign(record.clone(), &key)?;
-                let canonical = ledger::canonical::canonical_text(&envelope.record)?;
+                let canonical = dozor_log::canonical::canonical_text(&envelope.record)?;
                 batch.push(Submission::with_header(
                     envelope.key_id,
                     envelope.signature,
@@ -156,7 +156,7 @@ pub fn mf(
     };
     let settings = MonthSettings::benchmark(rounds, tables, month, SEED)?;
     let (month, clock, days) = (settings.month, settings.clock, settings.days);
-    let operator = ledger::checkpoint::NoteSigner::new(
+    let operator = dozor_log::checkpoint::NoteSigner::new(
         "dozor.bench/ledger",
         ed25519_dalek::SigningKey::from_bytes(&[0x5e; 32]),
     )?;

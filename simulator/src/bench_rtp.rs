@@ -53,7 +53,7 @@ pub fn rtp(
 ) -> anyhow::Result<ExitCode> {
     let settings = MonthSettings::benchmark(rounds, tables, month, SEED)?;
     let (month, clock, days) = (settings.month, settings.clock, settings.days);
-    let operator = ledger::checkpoint::NoteSigner::new(
+    let operator = dozor_log::checkpoint::NoteSigner::new(
         "dozor.bench/ledger",
         ed25519_dalek::SigningKey::from_bytes(&[0x5f; 32]),
     )?;

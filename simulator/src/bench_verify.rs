@@ -12,17 +12,17 @@ use crate::games::{table_key, RouletteSimulator};
 use anyhow::{anyhow, Context as _};
 use chrono::Utc;
 use diesel::PgConnection;
+use dozor_log::checkpoint::NoteSigner;
+use dozor_log::entry_check::SignatureCheck;
+use dozor_log::judge;
+use dozor_log::parallel::par_map;
+use dozor_log::Envelope;
+use dozor_verify::{verify_export, VerifyOptions, SIGNATURE_BATCH};
 use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
-use ledger::checkpoint::NoteSigner;
-use ledger::entry_check::SignatureCheck;
-use ledger::judge;
-use ledger::parallel::par_map;
 use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::verify::verify_ledger;
 use ledger::storage::{checkpoints, reads};
-use ledger::Envelope;
-use reports::inspection::{verify_export, VerifyOptions, SIGNATURE_BATCH};
 use reports::GamingDayClock;
 use serde_json::json;
 
@@ -66,7 +66,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
             operator.signing_key(),
             table,
             &key.verifying_key(),
-            &ledger::registry_history::cli_actor(),
+            &dozor_log::registry_history::cli_actor(),
             Utc::now(),
         )?;
     }
@@ -91,7 +91,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
             )
             .map_err(|e| anyhow!("{e}"))??;
             let envelope = Envelope::sign(record, &keys[t])?;
-            let canonical = ledger::canonical::canonical_text(&envelope.record)?;
+            let canonical = dozor_log::canonical::canonical_text(&envelope.record)?;
             batch.push(Submission::new(
                 envelope.key_id,
                 envelope.signature,
@@ -130,24 +130,24 @@ fn signatures_of(dir: &Path) -> anyhow::Result<SignedItems> {
         record: &'a serde_json::value::RawValue,
         signature: String,
     }
-    let keys: Vec<reports::inspection::KeyRecord> =
-        serde_json::from_slice(&std::fs::read(dir.join(reports::inspection::KEYS))?)?;
+    let keys: Vec<dozor_verify::format::KeyRecord> =
+        serde_json::from_slice(&std::fs::read(dir.join(dozor_verify::format::KEYS))?)?;
     let mut by_id: HashMap<String, VerifyingKey> = keys
         .iter()
         .map(|k| {
             Ok((
                 k.key_id.clone(),
-                ledger::keys::parse_public_key(&k.public_key)?,
+                dozor_log::keys::parse_public_key(&k.public_key)?,
             ))
         })
         .collect::<anyhow::Result<_>>()?;
     let operator = operator()?.verifier().key;
-    by_id.insert(ledger::keys::key_id(&operator), operator);
-    let text = std::fs::read_to_string(dir.join(reports::inspection::ENTRIES))?;
+    by_id.insert(dozor_log::keys::key_id(&operator), operator);
+    let text = std::fs::read_to_string(dir.join(dozor_verify::format::ENTRIES))?;
     let (mut messages, mut signatures, mut verifying) = (Vec::new(), Vec::new(), Vec::new());
     for line in text.lines() {
         let entry: Entry<'_> = serde_json::from_str(line)?;
-        let signature = ledger::envelope::decode_signature(&entry.envelope.signature)?;
+        let signature = dozor_log::envelope::decode_signature(&entry.envelope.signature)?;
         messages.push(entry.envelope.record.get().as_bytes().to_vec());
         signatures.push(signature);
         verifying.push(
@@ -216,7 +216,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
         &mut conn,
         &clock,
         &operator,
-        &ledger::registry_history::cli_actor(),
+        &dozor_log::registry_history::cli_actor(),
         from,
         to,
         &out,
@@ -229,7 +229,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
     // `dozor verify` of the same ledger in the database, every round re-judged against its
     // stored rows: the operator's self-check, measured beside the regulator's.
     let verifier = operator.verifier();
-    let operators = HashMap::from([(ledger::keys::key_id(&verifier.key), verifier.key)]);
+    let operators = HashMap::from([(dozor_log::keys::key_id(&verifier.key), verifier.key)]);
     let ledger_size = reads::size(&mut conn)?;
     // Both cores are busy in either verification, PostgreSQL's backend among them: the CPU time
     // of each process says where the time went.
@@ -274,22 +274,21 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
 
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let signatures = signatures(strict);
-    let timed =
-        |readjudicate: bool| -> anyhow::Result<Measured<reports::inspection::InspectionReport>> {
-            Measured::of(None, || {
-                verify_export(
-                    &out,
-                    &[operator.verifier()],
-                    VerifyOptions {
-                        signatures,
-                        readjudicate,
-                        ..VerifyOptions::default()
-                    },
-                    |_, _| {},
-                )
-                .map_err(|e| crate::bench::NotMeasured(format!("the export does not verify: {e}")))
-            })
-        };
+    let timed = |readjudicate: bool| -> anyhow::Result<Measured<dozor_verify::InspectionReport>> {
+        Measured::of(None, || {
+            verify_export(
+                &out,
+                &[operator.verifier()],
+                VerifyOptions {
+                    signatures,
+                    readjudicate,
+                    ..VerifyOptions::default()
+                },
+                |_, _| {},
+            )
+            .map_err(|e| crate::bench::NotMeasured(format!("the export does not verify: {e}")))
+        })
+    };
     let offline = timed(true)?;
     let (report, verify_seconds) = (&offline.value, offline.seconds);
     crate::bench::expect_result(report.rounds_readjudicated == rounds, || {
@@ -316,7 +315,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
             let end = (start + SIGNATURE_BATCH).min(messages.len());
             let m: Vec<&[u8]> = messages[*start..end].iter().map(Vec::as_slice).collect();
             if grouped {
-                ledger::signature_batch::verify(&m, &sigs[*start..end], &keys[*start..end])
+                dozor_log::signature_batch::verify(&m, &sigs[*start..end], &keys[*start..end])
             } else {
                 ed25519_dalek::verify_batch(&m, &sigs[*start..end], &keys[*start..end]).is_ok()
             }

@@ -48,7 +48,7 @@ impl Station {
     pub fn cage(table_id: String) -> Station {
         Station {
             table_id,
-            game: ledger::registration::CAGE.to_owned(),
+            game: dozor_log::registration::CAGE.to_owned(),
             simulator: None,
             simulated: String::new(),
         }

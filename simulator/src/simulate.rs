@@ -4,10 +4,10 @@ use std::process::ExitCode;
 use crate::games::{table_key, table_of, Slot};
 use anyhow::{anyhow, bail, Context as _};
 use chrono::Utc;
+use dozor_log::keys::encode_public_key;
+use dozor_log::Envelope;
 use futures_util::{stream, StreamExt as _};
-use ledger::keys::encode_public_key;
 use ledger::storage::database::DatabaseChoice;
-use ledger::Envelope;
 use serde_json::{json, Value};
 
 use crate::submit::{Submitter, Tally};
@@ -123,7 +123,7 @@ pub fn run(global: &DatabaseChoice, args: SimulateArgs) -> anyhow::Result<ExitCo
 /// The admin key a simulation makes for itself in the local database, revoked when it ends.
 struct OwnKey {
     database: ledger::storage::database::Database,
-    operator: ledger::checkpoint::NoteSigner,
+    operator: dozor_log::checkpoint::NoteSigner,
     name: String,
     token: String,
 }
@@ -140,11 +140,11 @@ impl OwnKey {
         let operator = ledger::operator_key::load_or_create(&global.data_dir, operator_key, None)?;
         let now = Utc::now();
         let name = format!("simulator-{}", now.format("%Y%m%dT%H%M%S%.6f"));
-        let secret = ledger::access::ApiKeySecret::generate();
+        let secret = dozor_log::access::ApiKeySecret::generate();
         let new = ledger::storage::api_keys::NewApiKey {
             name: &name,
-            role: ledger::access::Role::Admin,
-            created_by: &ledger::registry_history::cli_actor(),
+            role: dozor_log::access::Role::Admin,
+            created_by: &dozor_log::registry_history::cli_actor(),
             expires_at: Some(now + chrono::Duration::days(1)),
         };
         ledger::storage::api_keys::create_api_key(
@@ -168,7 +168,7 @@ impl OwnKey {
             &mut ledger::storage::connect(&self.database.url)?,
             self.operator.signing_key(),
             &self.name,
-            &ledger::registry_history::cli_actor(),
+            &dozor_log::registry_history::cli_actor(),
             "simulation finished",
             Utc::now(),
         )?;
@@ -435,8 +435,8 @@ fn renumbered(record: &Value, seq_no: u64) -> Value {
 }
 
 fn canonical_hash(record: &Value) -> anyhow::Result<String> {
-    let bytes = ledger::canonical::canonicalize(record)?;
-    Ok(hex::encode(ledger::entry::record_hash(&bytes)))
+    let bytes = dozor_log::canonical::canonicalize(record)?;
+    Ok(hex::encode(dozor_log::entry::record_hash(&bytes)))
 }
 
 /// Where a station's month starts in its sequence, and how many of its records the ledger

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use ledger::Envelope;
+use dozor_log::Envelope;
 use serde_json::Value;
 
 /// How often one request is sent again after a 429 or 503 (or a dropped connection) before

@@ -3,8 +3,8 @@
 
 use actix_web::{get, post, web, HttpResponse};
 use chrono::{DateTime, Utc};
-use ledger::access::{ApiKeySecret, Role};
-use ledger::registry_history::HistoricApiKey;
+use dozor_log::access::{ApiKeySecret, Role};
+use dozor_log::registry_history::HistoricApiKey;
 use ledger::storage::api_keys::{self, ApiKeyError, ApiKeyRecord, NewApiKey};
 use serde::{Deserialize, Serialize};
 use serde_json::json;

@@ -3,7 +3,7 @@
 //! confirmations taken in.
 
 use actix_web::{get, post, web, HttpResponse};
-use ledger::registry_event::DeliveryStep;
+use dozor_log::registry_event::DeliveryStep;
 use reports::mf::confirm::ConfirmationOutcome;
 use reports::mf::status::DeliveryStatus;
 use reports::mf::{PackageError, PackageRequest};

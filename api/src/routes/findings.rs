@@ -3,11 +3,10 @@
 
 use actix_web::{get, post, web, HttpResponse};
 use chrono::{NaiveDate, Utc};
-use ledger::access::{Decision, FindingState};
+use dozor_log::access::{Decision, FindingState};
+use ledger::storage::report_reads::findings::FindingSort;
 use ledger::storage::resolutions::{self, parse_finding_ref, ResolutionError, Resolver};
-use reports::findings::{
-    self, FindingFilter, FindingPage, FindingSort, FindingWithHistory, ResolutionView,
-};
+use reports::findings::{self, FindingFilter, FindingPage, FindingWithHistory, ResolutionView};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::{IntoParams, ToSchema};

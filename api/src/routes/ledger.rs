@@ -214,7 +214,7 @@ pub async fn significant_events(
 }
 
 fn tree_error(e: ledger::storage::tree::TreeError) -> ApiError {
-    use ledger::merkle::ProofError;
+    use dozor_log::merkle::ProofError;
     use ledger::storage::tree::TreeError;
     match e {
         // Well-formed, but about a tree or leaf the ledger does not have (yet).

@@ -2,7 +2,7 @@
 
 use actix_web::{get, post, web, HttpResponse};
 use chrono::{DateTime, Utc};
-use ledger::keys::{encode_public_key, parse_public_key};
+use dozor_log::keys::{encode_public_key, parse_public_key};
 use ledger::storage::append::RegistryReceipt;
 use ledger::storage::reads::{last_record, sequence_gaps, SeqGap};
 use ledger::storage::registry::{self, NewTable, RegistryError, TableWithKeys};
@@ -318,7 +318,7 @@ fn registry_error(e: RegistryError) -> ApiError {
     }
 }
 
-fn bad_key(e: ledger::LogError) -> ApiError {
+fn bad_key(e: dozor_log::LogError) -> ApiError {
     ApiError::unprocessable(
         "invalid_public_key",
         e.to_string(),
@@ -339,10 +339,10 @@ pub async fn register(
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let limits: Option<rules::TableLimits> = body.limits.clone().map(Into::into);
-    let checked = ledger::registration::check(
+    let checked = dozor_log::registration::check(
         &state.plans,
         &state.default_plan,
-        &ledger::registration::Registration {
+        &dozor_log::registration::Registration {
             table_id: &body.table_id,
             game: &body.game,
             location: &body.location,
@@ -476,7 +476,7 @@ pub async fn revoke_key(
     let (table_id, key_id) = path.into_inner();
     let revoked_key = key_id.clone();
     let reason = body.reason.trim().to_owned();
-    if let Some(problem) = ledger::access::reason_problem(&reason) {
+    if let Some(problem) = dozor_log::access::reason_problem(&reason) {
         return Err(registry_error(RegistryError::BadReason(problem)));
     }
     let now = Utc::now();
@@ -529,7 +529,7 @@ pub async fn set_limits(
     let body = body.into_inner();
     let limits: rules::TableLimits = body.limits.clone().into();
     let reason = body.reason.trim().to_owned();
-    if let Some(problem) = ledger::access::reason_problem(&reason) {
+    if let Some(problem) = dozor_log::access::reason_problem(&reason) {
         return Err(ApiError::unprocessable(
             "invalid_limits",
             problem,
@@ -549,9 +549,9 @@ pub async fn set_limits(
                     format!("table `{table_id}` is not registered"),
                 )
             })?;
-        ledger::registration::check_table_limits(&shared.plans, &table, &limits).map_err(|e| {
-            ApiError::unprocessable("invalid_limits", e.message, json!({ "field": e.field }))
-        })?;
+        dozor_log::registration::check_table_limits(&shared.plans, &table, &limits).map_err(
+            |e| ApiError::unprocessable("invalid_limits", e.message, json!({ "field": e.field })),
+        )?;
         let change = registry::LimitsChange {
             table_id: &table_id,
             limits: &limits,

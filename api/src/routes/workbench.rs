@@ -6,7 +6,7 @@
 use actix_web::http::header::LOCATION;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use chrono::Utc;
-use ledger::access::{Decision, FindingState, RESOLVING_ROLES};
+use dozor_log::access::{Decision, FindingState, RESOLVING_ROLES};
 use ledger::storage::resolutions::{self, parse_finding_ref, ResolutionError, Resolver};
 use reports::findings::{self, FindingFilter};
 use reports::round_view::{self, RecordRef};
@@ -228,7 +228,7 @@ async fn finding_page(
             let hash = |text: &str| -> Option<[u8; 32]> { hex::decode(text).ok()?.try_into().ok() };
             let proof: Option<Vec<[u8; 32]>> = c.inclusion_proof.iter().map(|p| hash(p)).collect();
             match (hash(&record.entry_hash), hash(&c.root), proof) {
-                (Some(leaf), Some(root), Some(proof)) => ledger::merkle::verify_inclusion(
+                (Some(leaf), Some(root), Some(proof)) => dozor_log::merkle::verify_inclusion(
                     u64::try_from(record.ledger_index).unwrap_or(u64::MAX),
                     c.size,
                     &leaf,

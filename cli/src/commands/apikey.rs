@@ -6,13 +6,13 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context as _};
 use chrono::{DateTime, Utc};
-use ledger::access::{ApiKeySecret, Role};
+use dozor_log::access::{ApiKeySecret, Role};
 use ledger::storage::api_keys::{self, ApiKeyRecord, NewApiKey};
 use ledger::storage::connect;
 use ledger::storage::database::Database;
 use serde_json::json;
 
-use super::Global;
+use ledger::storage::database::DatabaseChoice;
 
 #[derive(Debug, clap::Args)]
 pub struct ApikeyArgs {
@@ -57,14 +57,14 @@ enum ApikeyCommand {
     },
 }
 
-pub fn run(global: &Global, args: ApikeyArgs) -> anyhow::Result<ExitCode> {
+pub fn run(global: &DatabaseChoice, args: ApikeyArgs) -> anyhow::Result<ExitCode> {
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let result = run_on(global, &db.url, args);
     db.close()?;
     result
 }
 
-fn run_on(global: &Global, url: &str, args: ApikeyArgs) -> anyhow::Result<ExitCode> {
+fn run_on(global: &DatabaseChoice, url: &str, args: ApikeyArgs) -> anyhow::Result<ExitCode> {
     let mut conn = connect(url)?;
     match args.command {
         ApikeyCommand::Create {
@@ -84,7 +84,7 @@ fn run_on(global: &Global, url: &str, args: ApikeyArgs) -> anyhow::Result<ExitCo
                 (None, None) => None,
             };
             let operator = super::serve::operator_key(global, args.operator_key, None)?;
-            let actor = ledger::registry_history::cli_actor();
+            let actor = dozor_log::registry_history::cli_actor();
             let new = NewApiKey {
                 name: &name,
                 role,
@@ -140,7 +140,7 @@ fn run_on(global: &Global, url: &str, args: ApikeyArgs) -> anyhow::Result<ExitCo
                 &mut conn,
                 operator.signing_key(),
                 &key,
-                &ledger::registry_history::cli_actor(),
+                &dozor_log::registry_history::cli_actor(),
                 reason.trim(),
                 Utc::now(),
             )?;

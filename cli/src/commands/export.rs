@@ -5,7 +5,7 @@ use chrono::{NaiveDate, Utc};
 use ledger::storage::connect;
 use ledger::storage::database::Database;
 
-use super::Global;
+use ledger::storage::database::DatabaseChoice;
 
 #[derive(Debug, clap::Args)]
 pub struct ExportArgs {
@@ -37,7 +37,7 @@ pub struct ExportArgs {
     replica_database_url: Option<String>,
 }
 
-pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
+pub fn run(global: &DatabaseChoice, args: ExportArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let sealer = super::serve::existing_operator_key(global, args.operator_key.clone())?;
     let source = crate::config::Source::find(args.config.clone(), &global.data_dir);
@@ -62,7 +62,7 @@ pub fn run(global: &Global, args: ExportArgs) -> anyhow::Result<ExitCode> {
         replica.as_mut(),
         &clock,
         &sealer,
-        &ledger::registry_history::cli_actor(),
+        &dozor_log::registry_history::cli_actor(),
         (args.from, args.to),
         &args.dir,
         Utc::now(),

@@ -1,9 +1,10 @@
+use ledger::storage::database::DatabaseChoice;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context as _};
-use ledger::keys::{generate, SecretKeyFile};
-use ledger::Envelope;
+use dozor_log::keys::{generate, SecretKeyFile};
+use dozor_log::Envelope;
 
 #[derive(Debug, clap::Args)]
 pub struct KeygenArgs {
@@ -32,7 +33,7 @@ pub fn keygen(args: KeygenArgs) -> anyhow::Result<ExitCode> {
             .name
             .clone()
             .unwrap_or_else(|| ledger::operator_key::default_origin(&key.verifying_key()));
-        let signer = ledger::checkpoint::NoteSigner::new(&name, key)?;
+        let signer = dozor_log::checkpoint::NoteSigner::new(&name, key)?;
         ledger::operator_key::write_private(&args.out, &signer.private_key())?;
         println!(
             "{}",
@@ -93,9 +94,9 @@ pub struct OperatorKeyArgs {
 }
 
 /// Prints the operator's verifier key and its fingerprint.
-pub fn operator_key(global: &super::Global, args: OperatorKeyArgs) -> anyhow::Result<ExitCode> {
+pub fn operator_key(global: &DatabaseChoice, args: OperatorKeyArgs) -> anyhow::Result<ExitCode> {
     let verifier = match args.verifier {
-        Some(text) => ledger::checkpoint::NoteVerifier::parse(&text)
+        Some(text) => dozor_log::checkpoint::NoteVerifier::parse(&text)
             .with_context(|| format!("`{text}` is not a verifier key"))?,
         None => super::serve::existing_operator_key(global, args.operator_key)?.verifier(),
     };

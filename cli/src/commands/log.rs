@@ -7,12 +7,12 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use chrono::Utc;
-use ledger::checkpoint::NoteSigner;
+use dozor_log::checkpoint::NoteSigner;
 use ledger::storage::connect;
 use ledger::storage::database::Database;
 use serde_json::json;
 
-use super::Global;
+use ledger::storage::database::DatabaseChoice;
 
 #[derive(Debug, clap::Args)]
 pub struct LogArgs {
@@ -76,7 +76,7 @@ enum LogCommand {
     },
 }
 
-pub fn run(global: &Global, args: LogArgs) -> anyhow::Result<ExitCode> {
+pub fn run(global: &DatabaseChoice, args: LogArgs) -> anyhow::Result<ExitCode> {
     let operator = ledger::operator_key::load_existing(&global.data_dir, args.operator_key)?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let result = run_on(&db.url, &operator, args.command, global);
@@ -88,7 +88,7 @@ fn run_on(
     url: &str,
     operator: &NoteSigner,
     command: LogCommand,
-    global: &Global,
+    global: &DatabaseChoice,
 ) -> anyhow::Result<ExitCode> {
     let mut conn = connect(url)?;
     match command {
@@ -110,7 +110,7 @@ fn run_on(
             let next = NoteSigner::from_private_key(&text)
                 .with_context(|| format!("{} is not an operator key", new_key.display()))?
                 .verifier();
-            let actor = ledger::registry_history::cli_actor();
+            let actor = dozor_log::registry_history::cli_actor();
             let receipt = ledger::storage::rotation::rotate(
                 &mut conn,
                 operator,
@@ -152,12 +152,12 @@ fn run_on(
                 .collect();
             let keys: std::collections::HashMap<_, _> = operators
                 .iter()
-                .map(|v| (ledger::keys::key_id(&v.key), v.key))
+                .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
                 .collect();
             let report = ledger::storage::verify::verify_ledger_witnessed(
                 &mut conn,
                 &keys,
-                ledger::entry_check::SignatureCheck::Batch,
+                dozor_log::entry_check::SignatureCheck::Batch,
                 kept,
                 |_| {},
             )?;
@@ -173,7 +173,7 @@ fn run_on(
                 operator,
                 witnessed,
                 &reason,
-                &ledger::registry_history::cli_actor(),
+                &dozor_log::registry_history::cli_actor(),
                 Utc::now(),
             )?;
             let lost_size = receipt.lost.last().map_or(receipt.index, |c| c.size);
@@ -219,7 +219,7 @@ fn run_on(
 fn archive(
     conn: &mut ledger::storage::PgConnection,
     operator: &NoteSigner,
-    global: &Global,
+    global: &DatabaseChoice,
     (to, reason, dir): (u64, &str, &std::path::Path),
     clock: &reports::GamingDayClock,
 ) -> anyhow::Result<ExitCode> {
@@ -244,7 +244,7 @@ fn archive(
         conn,
         clock,
         operator,
-        &ledger::registry_history::cli_actor(),
+        &dozor_log::registry_history::cli_actor(),
         first_day,
         last_day,
         dir,
@@ -253,7 +253,7 @@ fn archive(
         &reports::inspection::ExportWitnesses::all(Vec::new(), std::time::Duration::ZERO),
         &mut |_, _| {},
     )?;
-    let written = entry_lines(&dir.join(reports::inspection::format::ENTRIES))
+    let written = entry_lines(&dir.join(dozor_verify::format::ENTRIES))
         .with_context(|| format!("reading the export's entries in {}", dir.display()))?;
     let (covered_from, covered_to) = (summary.first_index, summary.first_index + written);
     anyhow::ensure!(
@@ -262,10 +262,10 @@ fn archive(
     );
     // The export must verify offline, every round re-judged, before anything leaves.
     let operators = ledger::storage::rotation::operator_chain(conn, &operator.verifier())?;
-    let verified = reports::inspection::verify_export(
+    let verified = dozor_verify::verify_export(
         dir,
         &operators,
-        reports::inspection::VerifyOptions::default(),
+        dozor_verify::VerifyOptions::default(),
         |_, _| {},
     );
     if let Err(e) = verified {
@@ -274,11 +274,11 @@ fn archive(
             dir.display()
         );
     }
-    let manifest = std::fs::read(dir.join(reports::inspection::format::MANIFEST))
+    let manifest = std::fs::read(dir.join(dozor_verify::format::MANIFEST))
         .with_context(|| format!("reading the export's MANIFEST in {}", dir.display()))?;
     let export =
         ledger::storage::archive::ArchiveExport::of_manifest(first_day, last_day, &manifest);
-    let actor = ledger::registry_history::cli_actor();
+    let actor = dozor_log::registry_history::cli_actor();
     let receipt = ledger::storage::archive::archive(
         conn,
         operator,

@@ -10,10 +10,10 @@ use ledger::storage::connect;
 use ledger::storage::database::Database;
 use reports::mf::{self, OperatorConfig, PackageRequest, PackageSource, ValidationSettings};
 
-use super::Global;
+use ledger::storage::database::DatabaseChoice;
 
 /// The configuration file unless `--config` names another: `dozor.toml` in the data directory.
-pub fn config_path(global: &Global, config: Option<PathBuf>) -> PathBuf {
+pub fn config_path(global: &DatabaseChoice, config: Option<PathBuf>) -> PathBuf {
     config.unwrap_or_else(|| global.data_dir.join("dozor.toml"))
 }
 
@@ -140,7 +140,7 @@ pub fn delivery_keys(
     })?)
 }
 
-fn deliver(global: &Global, args: DeliverArgs) -> anyhow::Result<ExitCode> {
+fn deliver(global: &DatabaseChoice, args: DeliverArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let month = super::monthly::month_arg(&args.month, &clock)?;
     let config_file = config_path(global, args.config);
@@ -170,7 +170,7 @@ fn deliver(global: &Global, args: DeliverArgs) -> anyhow::Result<ExitCode> {
         operator.signing_key(),
         &request,
         &keys,
-        &ledger::registry_history::cli_actor(),
+        &dozor_log::registry_history::cli_actor(),
     );
     drop(conn);
     db.close()?;
@@ -211,7 +211,7 @@ fn deliver(global: &Global, args: DeliverArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn confirm(global: &Global, args: ConfirmArgs) -> anyhow::Result<ExitCode> {
+fn confirm(global: &DatabaseChoice, args: ConfirmArgs) -> anyhow::Result<ExitCode> {
     let config_file = config_path(global, args.config);
     let config = OperatorConfig::load(&config_file)?;
     let keys = delivery_keys(&config, &config_file)?;
@@ -237,7 +237,7 @@ fn confirm(global: &Global, args: ConfirmArgs) -> anyhow::Result<ExitCode> {
     drop(conn);
     db.close()?;
     let outcome = outcome?;
-    if outcome.step == ledger::registry_event::DeliveryStep::ConfirmationRefused {
+    if outcome.step == dozor_log::registry_event::DeliveryStep::ConfirmationRefused {
         // A refusal is one line, as every refusal of the command line is; the file is kept.
         eprintln!(
             "{}: confirmation_refused: not counted as the confirmation of {}: {} (the file is kept as evidence, ledger index {})",
@@ -261,12 +261,12 @@ fn confirm(global: &Global, args: ConfirmArgs) -> anyhow::Result<ExitCode> {
     );
     println!("{}", outcome.detail);
     Ok(match outcome.step {
-        ledger::registry_event::DeliveryStep::Confirmed => ExitCode::SUCCESS,
+        dozor_log::registry_event::DeliveryStep::Confirmed => ExitCode::SUCCESS,
         _ => ExitCode::FAILURE,
     })
 }
 
-fn registration(global: &Global, args: RegistrationArgs) -> anyhow::Result<ExitCode> {
+fn registration(global: &DatabaseChoice, args: RegistrationArgs) -> anyhow::Result<ExitCode> {
     let config_file = config_path(global, args.config);
     let config = OperatorConfig::load(&config_file)?;
     let keys = delivery_keys(&config, &config_file)?;
@@ -294,7 +294,7 @@ fn registration(global: &Global, args: RegistrationArgs) -> anyhow::Result<ExitC
     Ok(ExitCode::SUCCESS)
 }
 
-fn deliveries(global: &Global, args: DeliveriesArgs) -> anyhow::Result<ExitCode> {
+fn deliveries(global: &DatabaseChoice, args: DeliveriesArgs) -> anyhow::Result<ExitCode> {
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
     let statuses = mf::status::statuses(&mut conn);
@@ -334,7 +334,7 @@ fn deliveries(global: &Global, args: DeliveriesArgs) -> anyhow::Result<ExitCode>
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn package(global: &Global, args: MfArgs) -> anyhow::Result<ExitCode> {
+pub fn package(global: &DatabaseChoice, args: MfArgs) -> anyhow::Result<ExitCode> {
     match args.action {
         Some(MfAction::Deliver(a)) => return deliver(global, a),
         Some(MfAction::Confirm(a)) => return confirm(global, a),
@@ -378,7 +378,7 @@ pub fn package(global: &Global, args: MfArgs) -> anyhow::Result<ExitCode> {
                 &mut conn,
                 operator.signing_key(),
                 &request,
-                &ledger::registry_history::cli_actor(),
+                &dozor_log::registry_history::cli_actor(),
             )?;
             (issued.package, Some(issued.summary), issued.new)
         }
@@ -460,7 +460,7 @@ pub struct PeriodsArgs {
     clock: super::ClockArgs,
 }
 
-pub fn periods(global: &Global, args: PeriodsArgs) -> anyhow::Result<ExitCode> {
+pub fn periods(global: &DatabaseChoice, args: PeriodsArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let month = super::monthly::month_arg(&args.month, &clock)?;
     let format = args.output.format("json", false)?;

@@ -20,6 +20,7 @@ mod tax;
 mod verify;
 mod witness;
 
+use ledger::storage::database::DatabaseChoice;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -143,7 +144,7 @@ impl ClockArgs {
 
 /// The URL of the server this data directory's configuration listens on (`[server] listen`,
 /// DOZOR_BIND): where `simulate` sends its records unless told otherwise.
-fn configured_server(global: &Global, file: Option<PathBuf>) -> anyhow::Result<String> {
+fn configured_server(global: &DatabaseChoice, file: Option<PathBuf>) -> anyhow::Result<String> {
     let source = crate::config::Source::find(file, &global.data_dir);
     let config = crate::config::load(&source, &serde_json::json!({}))?;
     let listen = config.server.listen;
@@ -156,11 +157,8 @@ fn configured_server(global: &Global, file: Option<PathBuf>) -> anyhow::Result<S
     Ok(format!("http://{reachable}"))
 }
 
-/// Settings every database-touching command shares.
-pub use ledger::storage::database::DatabaseChoice as Global;
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let global = Global {
+    let global = DatabaseChoice {
         // An empty DATABASE_URL means none: dozor runs its own cluster.
         database_url: args.database_url.filter(|u| !u.trim().is_empty()),
         data_dir: args.data_dir,

@@ -9,7 +9,7 @@ use ledger::storage::database::Database;
 use reports::monthly::{self, RtpRequest};
 
 use super::output::{Format, Output, Writers};
-use super::Global;
+use ledger::storage::database::DatabaseChoice;
 
 #[derive(Debug, clap::Args)]
 pub struct RtpReportArgs {
@@ -42,7 +42,7 @@ pub fn month_arg(text: &str, clock: &reports::GamingDayClock) -> anyhow::Result<
     })
 }
 
-pub fn run(global: &Global, args: RtpReportArgs) -> anyhow::Result<ExitCode> {
+pub fn run(global: &DatabaseChoice, args: RtpReportArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let month = month_arg(&args.month, &clock)?;
     let format = args.output.format("csv", true)?;

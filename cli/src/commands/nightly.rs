@@ -10,7 +10,7 @@ use ledger::storage::connect;
 use ledger::storage::database::Database;
 use reports::nightly::{NightOutcome, NightlyJob};
 
-use super::Global;
+use ledger::storage::database::DatabaseChoice;
 
 #[derive(Debug, clap::Args)]
 pub struct NightlyArgs {
@@ -34,7 +34,7 @@ pub fn nightly_time(text: &str) -> anyhow::Result<NaiveTime> {
         .with_context(|| format!("the nightly time must be HH:MM (Europe/Prague), not `{text}`"))
 }
 
-pub fn run(global: &Global, args: NightlyArgs) -> anyhow::Result<ExitCode> {
+pub fn run(global: &DatabaseChoice, args: NightlyArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let at = nightly_time(&args.at)?;
     let today = clock.day_of(Utc::now());
@@ -45,7 +45,7 @@ pub fn run(global: &Global, args: NightlyArgs) -> anyhow::Result<ExitCode> {
     let plans = rules::PlanBook::builtin()?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
-    let actor = ledger::registry_history::cli_actor();
+    let actor = dozor_log::registry_history::cli_actor();
     let job = NightlyJob {
         clock: &clock,
         plans: &plans,

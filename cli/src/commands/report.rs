@@ -6,7 +6,7 @@ use ledger::storage::database::Database;
 use reports::daily;
 
 use super::output::{Output, Writers};
-use super::Global;
+use ledger::storage::database::DatabaseChoice;
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
@@ -64,7 +64,7 @@ struct MonthArgs {
     clock: super::ClockArgs,
 }
 
-fn wheels(global: &Global, args: MonthArgs) -> anyhow::Result<ExitCode> {
+fn wheels(global: &DatabaseChoice, args: MonthArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let month = super::monthly::month_arg(&args.month, &clock)?;
     let format = args.output.format("csv", false)?;
@@ -104,7 +104,7 @@ struct DayArgs {
     clock: super::ClockArgs,
 }
 
-pub fn run(global: &Global, args: ReportArgs) -> anyhow::Result<ExitCode> {
+pub fn run(global: &DatabaseChoice, args: ReportArgs) -> anyhow::Result<ExitCode> {
     let (kind, DayArgs { day, output, clock }) = match args.kind {
         ReportKind::Daily(a) => (DayReport::Daily, a),
         ReportKind::Shoes(a) => (DayReport::Shoes, a),

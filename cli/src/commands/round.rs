@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use reports::inspection::{show_round, WhichRound};
+use dozor_verify::WhichRound;
+use reports::inspection::show_round;
 use reports::sheet::Language;
 
 #[derive(Debug, clap::Args)]

@@ -3,13 +3,13 @@ use std::process::ExitCode;
 use actix_web::{App, HttpServer};
 use anyhow::Context as _;
 use api::server::{self, Settings};
-use ledger::checkpoint::NoteSigner;
+use dozor_log::checkpoint::NoteSigner;
 use ledger::ingest::CheckpointPolicy;
 use ledger::storage::database::Database;
 use std::path::PathBuf;
 
-use super::Global;
 use crate::config::{self, Config};
+use ledger::storage::database::DatabaseChoice;
 use serde_json::json;
 
 /// Flags of `serve`. Each overrides its key of the configuration file (`dozor.toml`,
@@ -137,7 +137,7 @@ impl ServeArgs {
 /// Reads the operator key, or creates one at the default place (under `origin`, or an origin
 /// of its own).
 pub(super) fn operator_key(
-    global: &Global,
+    global: &DatabaseChoice,
     path: Option<PathBuf>,
     origin: Option<&str>,
 ) -> anyhow::Result<NoteSigner> {
@@ -151,23 +151,23 @@ pub(super) fn operator_key(
 /// The operator key at `path`, or else at the default place; never created (for commands that
 /// sign on behalf of an existing ledger).
 pub(super) fn existing_operator_key(
-    global: &Global,
+    global: &DatabaseChoice,
     path: Option<PathBuf>,
 ) -> anyhow::Result<NoteSigner> {
     Ok(ledger::operator_key::load_existing(&global.data_dir, path)?)
 }
 
 /// Loads the configuration (and starts the logs as it says); a bad one is one line.
-pub fn configuration(global: &Global, args: &ServeArgs) -> anyhow::Result<Config> {
+pub fn configuration(global: &DatabaseChoice, args: &ServeArgs) -> anyhow::Result<Config> {
     let source = config::Source::find(args.config.clone(), &global.data_dir);
     Ok(config::load(&source, &args.overrides())?)
 }
 
-pub fn run(global: &Global, config: Config) -> anyhow::Result<ExitCode> {
+pub fn run(global: &DatabaseChoice, config: Config) -> anyhow::Result<ExitCode> {
     let clock = config.clock()?;
     let nightly_at = config.nightly_at().map_err(anyhow::Error::msg)?;
     // DATABASE_URL and --database-url win over the file's `database.url`.
-    let global = Global {
+    let global = DatabaseChoice {
         database_url: global
             .database_url
             .clone()

@@ -7,13 +7,13 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, Context as _};
 use chrono::{DateTime, Utc};
-use ledger::registry_history::RegistryHistory;
+use dozor_log::registry_history::RegistryHistory;
 use ledger::storage::connect;
 use ledger::storage::database::Database;
 use ledger::storage::registry::{self, LimitsChange};
 use serde_json::json;
 
-use super::Global;
+use ledger::storage::database::DatabaseChoice;
 
 #[derive(Debug, clap::Args)]
 pub struct TableArgs {
@@ -46,18 +46,18 @@ enum TableCommand {
     },
 }
 
-pub fn run(global: &Global, args: TableArgs) -> anyhow::Result<ExitCode> {
+pub fn run(global: &DatabaseChoice, args: TableArgs) -> anyhow::Result<ExitCode> {
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let result = run_on(global, &db.url, args);
     db.close()?;
     result
 }
 
-fn run_on(global: &Global, url: &str, args: TableArgs) -> anyhow::Result<ExitCode> {
+fn run_on(global: &DatabaseChoice, url: &str, args: TableArgs) -> anyhow::Result<ExitCode> {
     let mut conn = connect(url)?;
     let operator = super::serve::operator_key(global, args.operator_key, None)?;
     let verifier = operator.verifier().key;
-    let operators = HashMap::from([(ledger::keys::key_id(&verifier), verifier)]);
+    let operators = HashMap::from([(dozor_log::keys::key_id(&verifier), verifier)]);
     let mut history = RegistryHistory::default();
     ledger::storage::registry_log::follow(&mut conn, &mut history, &operators)?.map_err(|f| {
         anyhow!(
@@ -106,7 +106,7 @@ fn run_on(global: &Global, url: &str, args: TableArgs) -> anyhow::Result<ExitCod
             let limits: rules::TableLimits =
                 serde_json::from_str(&text).context("--limits is not a table's limits")?;
             let plans = rules::PlanBook::builtin()?;
-            ledger::registration::check_table_limits(&plans, table, &limits)
+            dozor_log::registration::check_table_limits(&plans, table, &limits)
                 .map_err(|e| anyhow!("--limits: {}", e.message))?;
             let change = LimitsChange {
                 table_id,
@@ -118,7 +118,7 @@ fn run_on(global: &Global, url: &str, args: TableArgs) -> anyhow::Result<ExitCod
                 &mut conn,
                 operator.signing_key(),
                 change,
-                &ledger::registry_history::cli_actor(),
+                &dozor_log::registry_history::cli_actor(),
                 Utc::now(),
             )?;
             println!(

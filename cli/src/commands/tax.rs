@@ -10,7 +10,7 @@ use ledger::storage::database::Database;
 use reports::tax::{self, Quarter, RateTable};
 
 use super::output::{Output, Writers};
-use super::Global;
+use ledger::storage::database::DatabaseChoice;
 
 #[derive(Debug, clap::Args)]
 pub struct TaxArgs {
@@ -26,7 +26,7 @@ pub struct TaxArgs {
     clock: super::ClockArgs,
 }
 
-pub fn run(global: &Global, args: TaxArgs) -> anyhow::Result<ExitCode> {
+pub fn run(global: &DatabaseChoice, args: TaxArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
     let quarter = match args.quarter.as_str() {
         "last" => Quarter::of(clock.day_of(Utc::now())).previous(),

@@ -5,13 +5,13 @@ use anyhow::Context as _;
 use ledger::storage::database::Database;
 use std::collections::HashMap;
 
+use dozor_log::checkpoint::{NoteSigner, NoteVerifier};
+use dozor_log::entry_check::SignatureCheck;
+use dozor_verify::VerifyOptions;
 use ed25519_dalek::VerifyingKey;
-use ledger::checkpoint::{NoteSigner, NoteVerifier};
-use ledger::entry_check::SignatureCheck;
 use ledger::storage::{connect, reads, verify::verify_ledger_witnessed};
-use reports::inspection::VerifyOptions;
 
-use super::Global;
+use ledger::storage::database::DatabaseChoice;
 
 #[derive(Debug, clap::Args)]
 pub struct VerifyArgs {
@@ -48,13 +48,13 @@ pub struct VerifyArgs {
 }
 
 impl VerifyArgs {
-    fn witness_policy(&self) -> anyhow::Result<reports::inspection::WitnessPolicy> {
+    fn witness_policy(&self) -> anyhow::Result<dozor_verify::WitnessPolicy> {
         let keys = self
             .witness_keys
             .iter()
             .map(|k| {
                 let text = std::fs::read_to_string(k).unwrap_or_else(|_| k.clone());
-                ledger::cosignature::CosignatureVerifier::parse(&text)
+                dozor_log::cosignature::CosignatureVerifier::parse(&text)
                     .with_context(|| format!("witness key `{k}`"))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
@@ -65,7 +65,7 @@ impl VerifyArgs {
                 keys.len()
             );
         }
-        Ok(reports::inspection::WitnessPolicy { keys, quorum })
+        Ok(dozor_verify::WitnessPolicy { keys, quorum })
     }
 
     fn signature_check(&self) -> SignatureCheck {
@@ -96,7 +96,7 @@ pub(super) fn verifier_keys(keys: &[String]) -> anyhow::Result<Vec<NoteVerifier>
         .collect()
 }
 
-pub fn run(global: &Global, args: VerifyArgs) -> anyhow::Result<ExitCode> {
+pub fn run(global: &DatabaseChoice, args: VerifyArgs) -> anyhow::Result<ExitCode> {
     match &args.dir {
         Some(dir) => offline(dir, &args),
         None => database(global, &args),
@@ -116,7 +116,7 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
     };
     let started = std::time::Instant::now();
     let bar = simulator::progress_bar(0, "entries");
-    let result = reports::inspection::verify_export(dir, &verifiers, options, |done, total| {
+    let result = dozor_verify::verify_export(dir, &verifiers, options, |done, total| {
         bar.set_length(total);
         bar.set_position(done);
     });
@@ -150,7 +150,7 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
     }
 }
 
-fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+fn database(global: &DatabaseChoice, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut verifiers = verifier_keys(&args.operator_keys)?;
     if verifiers.is_empty() {
         // The key the server signs with: DOZOR_OPERATOR_KEY as for `serve`, or its default.
@@ -176,7 +176,7 @@ fn database(global: &Global, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     }
     let operators: HashMap<String, VerifyingKey> = verifiers
         .iter()
-        .map(|v| (ledger::keys::key_id(&v.key), v.key))
+        .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
         .collect();
     let total = reads::size(&mut conn)?;
     // The walk below meets every stored checkpoint with its root; the witnessed one among them.

@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use dozor_log::checkpoint::NoteVerifier;
+use dozor_log::cosignature::CosignatureSigner;
 use dozor_witness::{Store, Witness};
-use ledger::checkpoint::NoteVerifier;
-use ledger::cosignature::CosignatureSigner;
 
 #[derive(Debug, clap::Args)]
 pub struct WitnessArgs {
@@ -63,7 +63,7 @@ enum WitnessCommand {
 pub fn run(args: WitnessArgs) -> anyhow::Result<ExitCode> {
     match args.command {
         WitnessCommand::Key { name, out } => {
-            let signer = CosignatureSigner::new(&name, ledger::keys::generate())?;
+            let signer = CosignatureSigner::new(&name, dozor_log::keys::generate())?;
             ledger::operator_key::write_private(&out, &signer.private_key())?;
             println!(
                 "{}",

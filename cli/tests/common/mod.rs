@@ -8,11 +8,11 @@ pub mod webdriver;
 
 use api::server::{self, Settings};
 use api::state::AppState;
+use dozor_log::access::{ApiKeySecret, Role};
+use dozor_log::keys::encode_public_key;
+use dozor_log::Envelope;
 use ed25519_dalek::SigningKey;
-use ledger::access::{ApiKeySecret, Role};
-use ledger::keys::encode_public_key;
 use ledger::storage::api_keys::NewApiKey;
-use ledger::Envelope;
 use serde_json::{json, Value};
 
 pub fn state() -> (AppState, String) {
@@ -106,7 +106,7 @@ pub fn token(role: Role) -> String {
 
 /// The form token the pages serve to the tests' key of `role`.
 pub fn form_token(state: &AppState, role: Role) -> String {
-    let key_id = ledger::access::api_key_id(&ledger::access::token_hash(&token(role)));
+    let key_id = dozor_log::access::api_key_id(&dozor_log::access::token_hash(&token(role)));
     state.form_secret.token(&key_id)
 }
 
@@ -152,13 +152,13 @@ pub fn state_with(adjust: impl FnOnce(&mut Settings)) -> (AppState, String) {
 }
 
 /// The operator key of the tests' checkpoints and registry events.
-pub fn operator() -> ledger::checkpoint::NoteSigner {
+pub fn operator() -> dozor_log::checkpoint::NoteSigner {
     operator_with(42)
 }
 
 /// An operator key of the same name from another seed.
-pub fn operator_with(seed: u8) -> ledger::checkpoint::NoteSigner {
-    ledger::checkpoint::NoteSigner::new("dozor.test/ledger", SigningKey::from_bytes(&[seed; 32]))
+pub fn operator_with(seed: u8) -> dozor_log::checkpoint::NoteSigner {
+    dozor_log::checkpoint::NoteSigner::new("dozor.test/ledger", SigningKey::from_bytes(&[seed; 32]))
         .unwrap()
 }
 
@@ -365,7 +365,7 @@ pub fn fix_manifest(dir: &std::path::Path) {
                 let bytes = std::fs::read(e.path()).unwrap();
                 lines.push(format!(
                     "{}  {}",
-                    reports::inspection::sha256_hex(&bytes),
+                    dozor_verify::format::sha256_hex(&bytes),
                     p.display()
                 ));
             }
@@ -521,10 +521,7 @@ pub fn findings_of(url: &str, table_id: &str, index: u64) -> Vec<(String, i64)> 
 
 /// Signs a checkpoint over the whole ledger, exports gaming day `day` and verifies the export
 /// offline, re-adjudicating every round.
-pub fn export_and_verify_day(
-    url: &str,
-    day: chrono::NaiveDate,
-) -> reports::inspection::InspectionReport {
+pub fn export_and_verify_day(url: &str, day: chrono::NaiveDate) -> dozor_verify::InspectionReport {
     let mut conn = ledger::storage::connect(url).unwrap();
     ledger::storage::checkpoints::create(
         &mut conn,
@@ -549,10 +546,10 @@ pub fn export_and_verify_day(
         &mut |_, _| {},
     )
     .unwrap();
-    reports::inspection::verify_export(
+    dozor_verify::verify_export(
         &out,
         &[operator().verifier()],
-        reports::inspection::VerifyOptions::default(),
+        dozor_verify::VerifyOptions::default(),
         |_, _| {},
     )
     .unwrap()

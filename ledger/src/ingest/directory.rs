@@ -8,11 +8,11 @@ use chrono::{DateTime, Utc};
 use ed25519_dalek::VerifyingKey;
 
 use super::IngestError;
-use crate::registry_history::{HistoricApiKey, RegistryHistory};
 use crate::storage::models::GamingTableRow;
 use crate::storage::registry::{self, KeyValidity};
 use crate::storage::PgPool;
-use crate::strict_signature::StrictKey;
+use dozor_log::registry_history::{HistoricApiKey, RegistryHistory};
+use dozor_log::strict_signature::StrictKey;
 
 /// Registered tables, and the table keys as the ledger's operator-signed registry events give
 /// them (never the `table_keys` rows, which the database's writer role could add to). Events
@@ -36,7 +36,7 @@ impl Directory {
             registry: RwLock::default(),
             operators: operators
                 .into_iter()
-                .map(|k| (crate::keys::key_id(&k), k))
+                .map(|k| (dozor_log::keys::key_id(&k), k))
                 .collect(),
             stale: AtomicBool::new(true),
             strict_keys: RwLock::default(),
@@ -141,7 +141,7 @@ impl Directory {
         &self,
         pool: &PgPool,
         table_id: &str,
-    ) -> Result<Option<crate::registry_history::RegisteredTable>, IngestError> {
+    ) -> Result<Option<dozor_log::registry_history::RegisteredTable>, IngestError> {
         self.follow(pool)?;
         Ok(self.registry.read()?.table(table_id).cloned())
     }
@@ -213,7 +213,7 @@ impl<'a> RegistryNow<'a> {
     }
 }
 
-impl crate::judge::TableSetups for RegistryNow<'_> {
+impl dozor_log::judge::TableSetups for RegistryNow<'_> {
     type Error = IngestError;
     fn table_setup(
         &self,

@@ -11,12 +11,12 @@ use diesel::prelude::*;
 use tokio::sync::oneshot;
 
 use super::IngestError;
-use crate::checkpoint::NoteSigner;
 use crate::storage::append::{append_batch_then, AppendOutcome, Submission, WriterCache};
 use crate::storage::checkpoints::{self, CheckpointRow};
 use crate::storage::{connect, reads};
 use crate::witness::Witness;
 use crate::LedgerError;
+use dozor_log::checkpoint::NoteSigner;
 
 /// A batch's failure, shared by every submission in it.
 type Failure = std::sync::Arc<LedgerError>;

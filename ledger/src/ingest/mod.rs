@@ -20,13 +20,13 @@ pub use group_commit::{
 };
 pub use record_text::read_record;
 
-use crate::checkpoint::NoteSigner;
-use crate::envelope::EnvelopeText;
-use crate::judge;
 use crate::storage::append::{AppendOutcome, Derived, Submission};
 use crate::storage::models::GamingTableRow;
 use crate::storage::registry::KeyValidity;
 use crate::storage::PgPool;
+use dozor_log::checkpoint::NoteSigner;
+use dozor_log::envelope::EnvelopeText;
+use dozor_log::judge;
 use rules::operations::Operation;
 use rules::{PlanBook, RecordError, Round};
 
@@ -196,8 +196,8 @@ impl Ingest {
         key: &KeyValidity,
     ) -> Result<Submission, IngestError> {
         let operation = Operation::parse_json(&canonical)?;
-        let from_cage = table.game == crate::registration::CAGE;
-        if !crate::registration::submits(&table.game, operation.station()) {
+        let from_cage = table.game == dozor_log::registration::CAGE;
+        if !dozor_log::registration::submits(&table.game, operation.station()) {
             let (station, expected) = if from_cage {
                 ("a cage", "cage_open, cage_transaction or cage_close")
             } else {

@@ -12,7 +12,7 @@ pub fn read_record(text: &str) -> Result<(String, RecordHeader), IngestError> {
     let invalid = |m: String| IngestError::refused("invalid_record", m, json!({}));
     let members = text
         .starts_with('{')
-        .then(|| crate::canonical_scan::canonical_members(text, 1))
+        .then(|| dozor_log::canonical_scan::canonical_members(text, 1))
         .flatten();
     if let Some(members) = members {
         let member = |name: &str| members.iter().find(|m| m.key == name).map(|m| m.value);
@@ -22,7 +22,7 @@ pub fn read_record(text: &str) -> Result<(String, RecordHeader), IngestError> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| invalid(format!("record is not JSON: {e}")))?;
     let header = RecordHeader::read(&value)?;
-    let canonical = crate::canonical::canonical_text(&value).map_err(|e| match e {
+    let canonical = dozor_log::canonical::canonical_text(&value).map_err(|e| match e {
         dozor_log::LogError::Canonical(m) => invalid(m),
         other => invalid(other.to_string()),
     })?;

@@ -16,11 +16,11 @@ use super::append::Position;
 use super::registry_log::signed_event;
 use super::rotation::Tenures;
 use super::schema::{api_keys, registry_entries};
-use crate::access::Role;
-use crate::entry::parse_ledger_time;
-use crate::registry_event::RegistryEvent;
-use crate::registry_history::{ActorRule, ApiKeys, CLI_ACTOR, SCHEDULER_ACTOR};
 use crate::LedgerError;
+use dozor_log::access::Role;
+use dozor_log::entry::parse_ledger_time;
+use dozor_log::registry_event::RegistryEvent;
+use dozor_log::registry_history::{ActorRule, ApiKeys, CLI_ACTOR, SCHEDULER_ACTOR};
 
 /// Refuses unless `actor` may record an event of `rule` at `position`.
 pub(crate) fn check_actor(

@@ -12,11 +12,11 @@ use super::append::{
 };
 use super::models::{ApiKeyRevocationRow, ApiKeyRow};
 use super::schema::{api_key_revocations, api_keys};
-use crate::access::{api_key_id, validate_key_name, ApiKeySecret, Role};
-use crate::entry::{format_time, to_micros};
-use crate::registry_event::RegistryEvent;
-use crate::registry_history::KEY_KEEPERS;
 use crate::LedgerError;
+use dozor_log::access::{api_key_id, validate_key_name, ApiKeySecret, Role};
+use dozor_log::entry::{format_time, to_micros};
+use dozor_log::registry_event::RegistryEvent;
+use dozor_log::registry_history::KEY_KEEPERS;
 
 #[derive(Debug, Error)]
 pub enum ApiKeyError {
@@ -138,7 +138,7 @@ pub fn revoke_api_key(
     reason: &str,
     now: DateTime<Utc>,
 ) -> Result<(ApiKeyRecord, RegistryReceipt), ApiKeyError> {
-    if let Some(problem) = crate::access::reason_problem(reason) {
+    if let Some(problem) = dozor_log::access::reason_problem(reason) {
         return Err(ApiKeyError::BadReason(problem));
     }
     conn.transaction(|conn| {

@@ -12,9 +12,10 @@ use serde_json::json;
 use super::models::{LedgerRow, NewAdjudication, NewFinding, NewSignificantEvent, RoundIdRow};
 use super::registry::{keys_by_id, KeyValidity};
 use super::schema::{adjudications, findings, ledger_entries, round_ids, significant_events};
-use crate::entry::{to_micros, Entry};
-use crate::registry_event::RegistryEvent;
-use crate::{Envelope, LedgerError, GENESIS_PREV_HASH};
+use crate::LedgerError;
+use dozor_log::entry::{to_micros, Entry};
+use dozor_log::registry_event::RegistryEvent;
+use dozor_log::{Envelope, GENESIS_PREV_HASH};
 use ed25519_dalek::SigningKey;
 
 /// Advisory lock serialising appends across every process that writes to this database.
@@ -162,7 +163,7 @@ impl Submission {
         Submission {
             key_id,
             signature,
-            record_hash: crate::entry::record_hash(canonical_record.as_bytes()),
+            record_hash: dozor_log::entry::record_hash(canonical_record.as_bytes()),
             canonical_record,
             record_type,
             table_id,
@@ -554,7 +555,7 @@ pub fn append_batch(
 #[derive(Debug, Default)]
 pub struct WriterCache {
     /// The Merkle tree's right frontier.
-    frontier: Option<crate::merkle::Frontier>,
+    frontier: Option<dozor_log::merkle::Frontier>,
     /// The highest sequence number in the ledger of each table seen so far (`None`: the table
     /// has no record yet).
     last_seq_nos: Option<LastSeqNos>,
@@ -908,7 +909,7 @@ pub(crate) fn append_registry_event(
     let span = super::partitions::span(conn)?;
     super::partitions::ensure_room(conn, span, position.next_index, 1)?;
     let envelope = Envelope::sign(event.to_record()?, operator)?;
-    let canonical = crate::canonical::canonical_text(&envelope.record)?;
+    let canonical = dozor_log::canonical::canonical_text(&envelope.record)?;
     let entry = Entry::build_canonical(
         position.next_index,
         position.received_at,
@@ -928,7 +929,7 @@ pub(crate) fn append_registry_event(
             table_id: event.table_id().map(str::to_owned),
             seq_no: None,
             key_id: envelope.key_id.clone(),
-            record_hash: crate::entry::record_hash(canonical.as_bytes()).to_vec(),
+            record_hash: dozor_log::entry::record_hash(canonical.as_bytes()).to_vec(),
         })
         .execute(conn)?;
     let mut frontier = super::tree::frontier(conn, position.next_index)?;

@@ -13,9 +13,9 @@ use sha2::{Digest as _, Sha256};
 use super::append::{append_registry_event, last_registry_event, lock_and_position};
 use super::archived_days::{self, DayFigures, DaySpan};
 use super::schema::registry_entries;
-use crate::checkpoint::NoteSigner;
-use crate::registry_event::RegistryEvent;
 use crate::LedgerError;
+use dozor_log::checkpoint::NoteSigner;
+use dozor_log::registry_event::RegistryEvent;
 
 /// The export that holds a range: its gaming days and the SHA-256 of its MANIFEST.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@ use diesel::prelude::*;
 
 use super::schema::checkpoints;
 use super::tree::{self, TreeError};
-use crate::checkpoint::{Checkpoint, NoteSigner};
+use dozor_log::checkpoint::{Checkpoint, NoteSigner};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = checkpoints, check_for_backend(diesel::pg::Pg))]

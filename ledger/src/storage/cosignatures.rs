@@ -9,8 +9,8 @@ use diesel::prelude::*;
 
 use super::checkpoints::CheckpointRow;
 use super::schema::{checkpoint_cosignatures, checkpoints};
-use crate::cosignature::{self, CosignatureVerifier, Cosigned};
 use crate::LedgerError;
+use dozor_log::cosignature::{self, CosignatureVerifier, Cosigned};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = checkpoint_cosignatures, check_for_backend(diesel::pg::Pg))]

@@ -11,8 +11,8 @@ use super::append::{
 };
 use super::published_reports::publish;
 use super::schema::{mf_confirmations, mf_deliveries, registry_entries};
-use crate::registry_event::{DeliveryStep, RegistryEvent};
 use crate::LedgerError;
+use dozor_log::registry_event::{DeliveryStep, RegistryEvent};
 
 /// A package's sealed file as delivered.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]

@@ -10,10 +10,10 @@ use diesel::prelude::*;
 use super::append::{finding_rows, verdict_row, Derived};
 use super::models::{AdjudicationRow, FindingRow, NewAdjudication, NewFinding, RoundIdRow};
 use super::schema::{adjudications, findings, round_ids};
-use crate::entry_check::{CheckedEntry, Subject};
-use crate::judge;
-use crate::registry_history::RegistryHistory;
 use crate::LedgerError;
+use dozor_log::entry_check::{CheckedEntry, Subject};
+use dozor_log::judge;
+use dozor_log::registry_history::RegistryHistory;
 
 /// What re-adjudicating an entry gives.
 enum Expected {
@@ -34,7 +34,7 @@ fn derive(
         let operation = rules::operations::Operation::parse_json(entry.record)
             .map_err(|e| format!("a {} record that does not read: {e}", header.record_type))?;
         let game = history.table(&header.table_id).map(|t| t.game.as_str());
-        if !game.is_some_and(|g| crate::registration::submits(g, operation.station())) {
+        if !game.is_some_and(|g| dozor_log::registration::submits(g, operation.station())) {
             return Err(format!(
                 "a {} record from `{}`, registered as `{}`",
                 header.record_type,

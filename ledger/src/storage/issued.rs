@@ -11,9 +11,9 @@ use ed25519_dalek::VerifyingKey;
 use super::checkpoints::{self, CheckpointRow};
 use super::schema::checkpoints as checkpoints_table;
 use super::verify::VerifyFailure;
-use crate::checkpoint::{open, Checkpoint, NoteVerifier};
-use crate::merkle::{Frontier, Hash};
 use crate::LedgerError;
+use dozor_log::checkpoint::{open, Checkpoint, NoteVerifier};
+use dozor_log::merkle::{Frontier, Hash};
 
 /// A checkpoint as signed.
 #[derive(Debug, Clone)]
@@ -39,14 +39,14 @@ impl IssuedCheckpoint {
 fn opened(
     row: &CheckpointRow,
     operators: &HashMap<String, VerifyingKey>,
-    history: &crate::registry_history::RegistryHistory,
+    history: &dozor_log::registry_history::RegistryHistory,
 ) -> Result<IssuedCheckpoint, String> {
     let what = format!(
         "the checkpoint of size {} stored at {}",
         row.size, row.created_at
     );
     let verifier = NoteVerifier::parse(&row.verifier_key).map_err(|e| format!("{what}: {e}"))?;
-    if !operators.contains_key(&crate::keys::key_id(&verifier.key)) {
+    if !operators.contains_key(&dozor_log::keys::key_id(&verifier.key)) {
         return Err(format!(
             "{what} is signed by a key that is not an operator key given"
         ));
@@ -72,7 +72,7 @@ fn opened(
 pub fn load(
     conn: &mut PgConnection,
     operators: &HashMap<String, VerifyingKey>,
-    history: &crate::registry_history::RegistryHistory,
+    history: &dozor_log::registry_history::RegistryHistory,
 ) -> Result<Result<Vec<IssuedCheckpoint>, VerifyFailure>, LedgerError> {
     let rows: Vec<CheckpointRow> = checkpoints_table::table
         .order(checkpoints_table::size.asc())

@@ -11,9 +11,9 @@ use sha2::{Digest as _, Sha256};
 
 use super::append::{append_registry_event, last_registry_event, lock_and_position};
 use super::schema::registry_entries;
-use crate::registry_event::RegistryEvent;
-use crate::registry_history::PUBLISHERS;
 use crate::LedgerError;
+use dozor_log::registry_event::RegistryEvent;
+use dozor_log::registry_history::PUBLISHERS;
 
 /// Where a report's seal is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,11 +11,11 @@ use super::append::{
 };
 use super::models::{GamingTableRow, KeyRevocationRow, TableKeyRow};
 use super::schema::{gaming_tables, table_key_revocations, table_keys};
-use crate::entry::{format_time, to_micros};
-use crate::keys::{encode_public_key, key_id};
-use crate::registry_event::RegistryEvent;
-use crate::registry_history::{LIMITS_BACKDATING_SECONDS, TABLE_KEEPERS};
 use crate::LedgerError;
+use dozor_log::entry::{format_time, to_micros};
+use dozor_log::keys::{encode_public_key, key_id};
+use dozor_log::registry_event::RegistryEvent;
+use dozor_log::registry_history::{LIMITS_BACKDATING_SECONDS, TABLE_KEEPERS};
 use rules::TableLimits;
 
 #[derive(Debug, Error)]
@@ -211,7 +211,7 @@ pub fn set_limits(
     actor: &str,
     now: DateTime<Utc>,
 ) -> Result<(DateTime<Utc>, RegistryReceipt), RegistryError> {
-    if let Some(problem) = crate::access::reason_problem(change.reason) {
+    if let Some(problem) = dozor_log::access::reason_problem(change.reason) {
         return Err(RegistryError::BadReason(problem));
     }
     conn.transaction(|conn| {
@@ -268,7 +268,7 @@ pub fn revoke_key(
         revoked_at,
         reason,
     } = revocation;
-    if let Some(problem) = crate::access::reason_problem(reason) {
+    if let Some(problem) = dozor_log::access::reason_problem(reason) {
         return Err(RegistryError::BadReason(problem));
     }
     conn.transaction(|conn| {

@@ -11,10 +11,10 @@ use ed25519_dalek::VerifyingKey;
 use super::models::LedgerRow;
 use super::schema::registry_entries;
 use super::verify::VerifyFailure;
-use crate::entry_check::{check_entry, Signers, Subject};
-use crate::registry_event::RegistryEvent;
-use crate::registry_history::RegistryHistory;
 use crate::LedgerError;
+use dozor_log::entry_check::{check_entry, Signers, Subject};
+use dozor_log::registry_event::RegistryEvent;
+use dozor_log::registry_history::RegistryHistory;
 
 /// Applies to `history` the registry events after its last one, each checked, signed by one of
 /// `operators` and consistent with those before it; their indexes. On the first that is not,
@@ -132,7 +132,7 @@ pub fn limits_posted_from(
             }) => (table_id, effective_from),
             _ => continue,
         };
-        if let Ok(from) = crate::entry::parse_ledger_time(&from) {
+        if let Ok(from) = dozor_log::entry::parse_ledger_time(&from) {
             let earliest = posted.entry(table_id).or_insert(from);
             *earliest = (*earliest).min(from);
         }

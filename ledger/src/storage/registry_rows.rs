@@ -9,11 +9,11 @@ use super::models::LedgerRow;
 use super::schema::ledger_entries;
 use super::verify::VerifyFailure;
 use super::{api_keys, resolutions};
-use crate::entry::format_time;
-use crate::entry_check::{check_entry, Signers};
-use crate::registry_history::{HistoricApiKey, RecordedResolution, RegistryHistory};
-use crate::resolution_check::{check_resolved_finding, FindingCheck};
 use crate::LedgerError;
+use dozor_log::entry::format_time;
+use dozor_log::entry_check::{check_entry, Signers};
+use dozor_log::registry_history::{HistoricApiKey, RecordedResolution, RegistryHistory};
+use dozor_log::resolution_check::{check_resolved_finding, FindingCheck};
 
 fn failure(index: i64, reason: String) -> VerifyFailure {
     VerifyFailure {

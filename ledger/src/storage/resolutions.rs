@@ -11,9 +11,9 @@ use super::append::{
 };
 use super::models::ResolutionRow;
 use super::schema::{adjudications, api_key_revocations, api_keys, finding_resolutions, findings};
-use crate::access::{Decision, FindingState, Role, RESOLVING_ROLES};
-use crate::registry_event::RegistryEvent;
 use crate::LedgerError;
+use dozor_log::access::{Decision, FindingState, Role, RESOLVING_ROLES};
+use dozor_log::registry_event::RegistryEvent;
 
 #[derive(Debug, Error)]
 pub enum ResolutionError {

@@ -15,10 +15,10 @@ use ed25519_dalek::VerifyingKey;
 use super::append::{append_registry_event, last_registry_event, lock_and_position};
 use super::issued::IssuedCheckpoint;
 use super::schema::registry_entries;
-use crate::checkpoint::{NoteSigner, NoteVerifier};
-use crate::registry_event::{LostCheckpoint, RegistryEvent};
-use crate::registry_history::{AcceptedRollback, RegistryHistory};
 use crate::LedgerError;
+use dozor_log::checkpoint::{NoteSigner, NoteVerifier};
+use dozor_log::registry_event::{LostCheckpoint, RegistryEvent};
+use dozor_log::registry_history::{AcceptedRollback, RegistryHistory};
 
 /// Every accepted rollback of the ledger, in order: those of its registry replayed in full —
 /// each event's signature, the operator's tenure from signed rotations, the chain of
@@ -39,7 +39,7 @@ pub fn accepted(
     }
     let keys: HashMap<String, VerifyingKey> = operators
         .iter()
-        .map(|v| (crate::keys::key_id(&v.key), v.key))
+        .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
         .collect();
     let mut history = RegistryHistory::default();
     if let Err(failure) = super::registry_log::follow(conn, &mut history, &keys)? {

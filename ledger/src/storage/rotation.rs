@@ -10,9 +10,9 @@ use diesel::prelude::*;
 use super::append::{append_registry_event, last_registry_event, lock_and_position};
 use super::checkpoints::{self, CheckpointRow};
 use super::schema::{checkpoints as checkpoint_rows, registry_entries};
-use crate::checkpoint::{rotated_to, Checkpoint, NoteSigner, NoteVerifier};
-use crate::registry_event::RegistryEvent;
 use crate::LedgerError;
+use dozor_log::checkpoint::{rotated_to, Checkpoint, NoteSigner, NoteVerifier};
+use dozor_log::registry_event::RegistryEvent;
 
 /// A recorded rotation, as read back from the ledger (its signature is checked where the
 /// registry is followed).
@@ -120,7 +120,7 @@ impl Tenures {
             .find(|(_, until)| until.is_none_or(|until| index <= until))
             .map(|(key, _)| *key);
         key.into_iter()
-            .map(|key| (crate::keys::key_id(&key), key))
+            .map(|key| (dozor_log::keys::key_id(&key), key))
             .collect()
     }
 }
@@ -234,7 +234,8 @@ pub fn rotation_checkpoint_after(
     let rows: Vec<CheckpointRow> = checkpoint_rows::table
         .filter(checkpoint_rows::size.gt(i64::try_from(size).unwrap_or(i64::MAX)))
         .filter(
-            checkpoint_rows::note.like(format!("%\n{}%", crate::checkpoint::ROTATION_EXTENSION)),
+            checkpoint_rows::note
+                .like(format!("%\n{}%", dozor_log::checkpoint::ROTATION_EXTENSION)),
         )
         .order(checkpoint_rows::size.asc())
         .select(CheckpointRow::as_select())

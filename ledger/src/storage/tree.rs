@@ -6,8 +6,8 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Bytea, SmallInt};
 
 use super::schema::{ledger_entries, merkle_nodes};
-use crate::merkle::{self, Frontier, Hash, NodeWishlist, ProofError};
 use crate::LedgerError;
+use dozor_log::merkle::{self, Frontier, Hash, NodeWishlist, ProofError};
 
 const INSERT_CHUNK: usize = 10_000;
 

@@ -10,11 +10,12 @@ use super::models::LedgerRow;
 use super::schema::merkle_nodes;
 use super::tree::fetch;
 pub use super::verify_pages::Paging;
-use crate::entry::leaf_hash;
-use crate::entry_check::{SignatureCheck, Signers};
-use crate::merkle::Frontier;
-use crate::registry_history::RegistryHistory;
-use crate::{LedgerError, GENESIS_PREV_HASH};
+use crate::LedgerError;
+use dozor_log::entry::leaf_hash;
+use dozor_log::entry_check::{SignatureCheck, Signers};
+use dozor_log::merkle::Frontier;
+use dozor_log::registry_history::RegistryHistory;
+use dozor_log::GENESIS_PREV_HASH;
 
 /// Archived leaf hashes read at a time.
 const PAGE: i64 = 8 * 1024;
@@ -47,10 +48,10 @@ pub struct VerifyReport {
     /// Hash of the last entry checked, hex.
     pub head_hash: Option<String>,
     /// Restores to an earlier point the operator accepted: what each lost.
-    pub accepted_rollbacks: Vec<crate::registry_history::RollbackNotice>,
+    pub accepted_rollbacks: Vec<dozor_log::registry_history::RollbackNotice>,
     /// Ranges whose entries left the database as verified exports: their leaves, tree and
     /// registry events checked here, their entries in the exports they name.
-    pub archived_ranges: Vec<crate::registry_history::ArchivedRange>,
+    pub archived_ranges: Vec<dozor_log::registry_history::ArchivedRange>,
     pub failure: Option<VerifyFailure>,
 }
 
@@ -162,7 +163,7 @@ fn walk(
         tables: &history,
     };
     // An accepted rollback holds for the ledger it names: the tree of the entries before it.
-    let restored_roots: HashMap<u64, crate::merkle::Hash> = history
+    let restored_roots: HashMap<u64, dozor_log::merkle::Hash> = history
         .accepted_rollbacks()
         .iter()
         .map(|r| (r.index, r.restored_root))

@@ -17,13 +17,13 @@ use super::models::LedgerRow;
 use super::schema::ledger_entries;
 use super::tree::fetch_completed_by;
 use super::verify::VerifyFailure;
-use crate::entry::{format_time, leaf_hash, record_hash};
-use crate::entry_check::{
+use crate::LedgerError;
+use dozor_log::entry::{format_time, leaf_hash, record_hash};
+use dozor_log::entry_check::{
     check_entry, verify_signatures, CheckedEntry, SignatureCheck, Signers, Subject,
 };
-use crate::merkle::{Frontier, Hash};
-use crate::registry_history::RegistryHistory;
-use crate::LedgerError;
+use dozor_log::merkle::{Frontier, Hash};
+use dozor_log::registry_history::RegistryHistory;
 
 /// Entries read at a time, and checked at a time by one core (its signatures one batch).
 #[derive(Debug, Clone, Copy)]
@@ -481,7 +481,7 @@ pub(super) fn walk_entries(
         Ok(()) => None,
         Err(Stop::Failed(failure)) => Some(failure),
         Err(Stop::Database(e)) => return Err(e),
-        Err(Stop::Panicked) => return Err(crate::parallel::WorkerPanicked.into()),
+        Err(Stop::Panicked) => return Err(dozor_log::parallel::WorkerPanicked.into()),
     };
     Ok(Walked {
         entries: failure

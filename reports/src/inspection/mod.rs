@@ -1,15 +1,9 @@
 //! Inspection exports: the writer ([`write_export`]) here; the format and the offline verifier a
-//! regulator runs without a database or network are the `dozor-verify` crate, re-exported.
+//! regulator runs without a database or network are the `dozor-verify` crate.
 
 mod show;
 mod write;
 pub mod zip;
 
-pub use dozor_verify::format;
-pub use dozor_verify::format::*;
-pub use dozor_verify::{
-    verify_export, Chunking, Cosigner, FoundRound, InspectionError, InspectionReport,
-    SealedPackage, VerifyOptions, WhichRound, WitnessPolicy, SIGNATURE_BATCH,
-};
 pub use show::{show_round, ShownRound};
 pub use write::{write_export, write_export_reading, ExportError, ExportSummary, ExportWitnesses};

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
+use dozor_log::checkpoint::NoteVerifier;
 use dozor_verify::{find_round, FoundRound, InspectionError, WhichRound};
-use ledger::checkpoint::NoteVerifier;
 use serde::Serialize;
 
 use crate::round_layout::{lay_out, Layout};

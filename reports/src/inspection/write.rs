@@ -4,16 +4,16 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::inspection::format::{
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::PgConnection;
+use dozor_log::checkpoint::{open, Checkpoint, NoteSigner, NoteVerifier};
+use dozor_log::merkle::range_nodes_needed;
+use dozor_log::registry_event::RegistryEvent;
+use dozor_log::registry_history::RegistryHistory;
+use dozor_verify::format::{
     self as fmt, AdjudicationLine, ConsistencyFile, ExportInfo, InclusionProof, KeyRecord,
     ProofsFile, TreeFile, TreeNode,
 };
-use chrono::{DateTime, NaiveDate, Utc};
-use diesel::PgConnection;
-use ledger::checkpoint::{open, Checkpoint, NoteSigner, NoteVerifier};
-use ledger::merkle::range_nodes_needed;
-use ledger::registry_event::RegistryEvent;
-use ledger::registry_history::RegistryHistory;
 use ledger::storage::read_cut;
 use ledger::storage::report_reads;
 use ledger::storage::report_reads::inspection::StoredVerdict;
@@ -39,7 +39,7 @@ pub enum ExportError {
     #[error("Merkle tree: {0}")]
     Tree(#[from] ledger::storage::tree::TreeError),
     #[error("a stored checkpoint: {0}")]
-    Checkpoint(#[from] ledger::checkpoint::NoteError),
+    Checkpoint(#[from] dozor_log::checkpoint::NoteError),
     #[error("plans: {0}")]
     Plans(#[from] rules::PlanError),
     #[error("JSON: {0}")]
@@ -263,7 +263,7 @@ fn proofs_file(
 /// long to wait for them on a checkpoint just signed.
 #[derive(Debug, Clone, Default)]
 pub struct ExportWitnesses {
-    pub keys: Vec<ledger::cosignature::CosignatureVerifier>,
+    pub keys: Vec<dozor_log::cosignature::CosignatureVerifier>,
     pub quorum: usize,
     pub wait: std::time::Duration,
 }
@@ -271,7 +271,7 @@ pub struct ExportWitnesses {
 impl ExportWitnesses {
     /// Every one of `keys` must cosign; waiting up to `wait`.
     pub fn all(
-        keys: Vec<ledger::cosignature::CosignatureVerifier>,
+        keys: Vec<dozor_log::cosignature::CosignatureVerifier>,
         wait: std::time::Duration,
     ) -> ExportWitnesses {
         ExportWitnesses {
@@ -597,7 +597,8 @@ pub fn write_export_reading(
                     verdict,
                 })?;
                 sink.line(
-                    &ledger::canonical::canonicalize(&line).map_err(ledger::LedgerError::from)?,
+                    &dozor_log::canonical::canonicalize(&line)
+                        .map_err(ledger::LedgerError::from)?,
                 )?;
             }
         }

@@ -20,7 +20,7 @@ use diesel::PgConnection;
 use ed25519_dalek::SigningKey;
 use serde::Serialize;
 
-use ledger::registry_event::DeliveryStep;
+use dozor_log::registry_event::DeliveryStep;
 use ledger::storage::deliveries::{self, OfferedConfirmation, Step};
 
 use super::keys::DeliveryKeys;

@@ -13,7 +13,6 @@ use ledger::storage::packages::{self, IssuedPackage, PackageToIssue};
 use super::package::{build, Package, PackageError, PackageRequest, PackageSummary};
 
 /// Where sealed packages are named in the ledger: `reports/mf/{package}.zip`.
-pub use dozor_verify::format::SEALED_PREFIX;
 
 /// The package's ZIP: its folder with every file, in file order.
 pub fn zip_bytes(package: &Package) -> std::io::Result<Vec<u8>> {

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use diesel::PgConnection;
 use serde::Serialize;
 
-use ledger::registry_event::{DeliveryStep, RegistryEvent};
+use dozor_log::registry_event::{DeliveryStep, RegistryEvent};
 use ledger::storage::{deliveries, packages, reads};
 
 use crate::ReportError;

@@ -5,11 +5,11 @@ use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text, Timestamptz};
 
-use crate::access::FindingState;
 use crate::storage::models::FindingRow;
 use crate::storage::read_cut::LedgerCut;
 use crate::storage::schema::findings;
 use crate::LedgerError;
+use dozor_log::access::FindingState;
 
 /// The order findings are listed in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
