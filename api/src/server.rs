@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use actix_web::web;
 use dozor_log::checkpoint::NoteSigner;
-use reports::GamingDayClock;
+use rules::gaming_day::GamingDayClock;
 use rules::PlanBook;
 
 use ledger::ingest::{CheckpointPolicy, Ingest, IngestSettings};
@@ -13,7 +13,6 @@ use crate::auth::{Gatekeeper, RateLimit};
 use crate::routes;
 use crate::state::AppState;
 
-pub const DEFAULT_PLAN: &str = "69games-ziva-hra";
 /// 256 KiB: a roulette spin with every bet of a full table is far below this.
 pub const DEFAULT_BODY_LIMIT: usize = 256 * 1024;
 
@@ -70,7 +69,7 @@ impl Settings {
             database_url,
             replica_url: None,
             clock: GamingDayClock::default(),
-            default_plan: DEFAULT_PLAN.to_owned(),
+            default_plan: rules::plan::DEFAULT_PLAN.to_owned(),
             body_limit: DEFAULT_BODY_LIMIT,
             in_flight: crate::in_flight::InFlightLimits::default(),
             pool_size: 16,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use ledger::ingest::Ingest;
 use ledger::storage::read_cut::ReadSource;
 use ledger::storage::{PgPool, PooledPg};
-use reports::GamingDayClock;
+use rules::gaming_day::GamingDayClock;
 use rules::PlanBook;
 
 use crate::auth::Gatekeeper;

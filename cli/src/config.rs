@@ -214,7 +214,7 @@ impl Default for GamingDay {
     fn default() -> Self {
         GamingDay {
             start_hour: 6,
-            late_after_hours: reports::gaming_day::DEFAULT_LATE_AFTER_HOURS,
+            late_after_hours: rules::gaming_day::DEFAULT_LATE_AFTER_HOURS,
         }
     }
 }
@@ -518,11 +518,14 @@ impl Config {
         })
     }
 
-    pub fn clock(&self) -> Result<reports::GamingDayClock, ConfigError> {
-        reports::GamingDayClock::new(chrono_tz::Europe::Prague, self.gaming_day.start_hour)
-            .ok_or_else(|| invalid("gaming_day.start_hour", "must be 0-23"))?
-            .with_late_after_hours(self.gaming_day.late_after_hours)
-            .ok_or_else(|| invalid("gaming_day.late_after_hours", "must be at least 1"))
+    pub fn clock(&self) -> Result<rules::gaming_day::GamingDayClock, ConfigError> {
+        rules::gaming_day::GamingDayClock::new(
+            chrono_tz::Europe::Prague,
+            self.gaming_day.start_hour,
+        )
+        .ok_or_else(|| invalid("gaming_day.start_hour", "must be 0-23"))?
+        .with_late_after_hours(self.gaming_day.late_after_hours)
+        .ok_or_else(|| invalid("gaming_day.late_after_hours", "must be at least 1"))
     }
 }
 

@@ -10,7 +10,7 @@ use actix_web::{test, App};
 use chrono::{DateTime, Datelike as _, Duration, NaiveDate, Utc};
 use common::*;
 use diesel::RunQueryDsl as _;
-use reports::GamingDayClock;
+use rules::gaming_day::GamingDayClock;
 use serde_json::{json, Value};
 
 /// Entries per range in this test's database (set while it is empty).

@@ -851,7 +851,7 @@ async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms
     let request = reports::mf::PackageRequest {
         config: &config,
         premises: "kasino_1",
-        month: reports::gaming_day::Month::parse("2026-10").unwrap(),
+        month: rules::gaming_day::Month::parse("2026-10").unwrap(),
         version: 1,
         clock: state.clock,
         plans: &state.plans,

@@ -13,7 +13,7 @@ use dozor_verify::{verify_export, Chunking, InspectionError, VerifyOptions};
 use ledger::storage::append::append_batch;
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::{checkpoints, connect};
-use reports::GamingDayClock;
+use rules::gaming_day::GamingDayClock;
 use serde_json::json;
 
 /// Noon in Prague (11:00 UTC in November) of `day`.

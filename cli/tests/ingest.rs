@@ -978,7 +978,7 @@ async fn rounds_before_registration_are_refused_and_late_ones_flagged() {
     let late_by = events[0]["details"]["late_by_seconds"].as_i64().unwrap();
     assert!((73 * 3600..73 * 3600 + 60).contains(&late_by), "{late_by}");
 
-    let day = reports::GamingDayClock::default().day_of(late_played);
+    let day = rules::gaming_day::GamingDayClock::default().day_of(late_played);
     let (status, report) = get(
         &app,
         &format!("/api/v1/reports/daily?day={day}&format=json"),
@@ -997,7 +997,8 @@ async fn rounds_before_registration_are_refused_and_late_ones_flagged() {
         (Some("R01"), Some(1))
     );
     // The fresh round's day has nothing late.
-    let today = reports::GamingDayClock::default().day_of(now - chrono::Duration::hours(1));
+    let today =
+        rules::gaming_day::GamingDayClock::default().day_of(now - chrono::Duration::hours(1));
     let (_, report) = get(
         &app,
         &format!("/api/v1/reports/daily?day={today}&format=json"),

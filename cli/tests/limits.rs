@@ -12,7 +12,7 @@ use common::*;
 use ledger::storage::append::{append_batch, AppendOutcome};
 use ledger::storage::connect;
 use ledger::storage::registry::{self, LimitsChange, NewTable};
-use reports::GamingDayClock;
+use rules::gaming_day::GamingDayClock;
 use serde_json::{json, Value};
 
 fn at(text: &str) -> DateTime<Utc> {

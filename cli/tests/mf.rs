@@ -14,7 +14,7 @@ use common::*;
 use dozor_log::access::Role;
 use dozor_log::keys::encode_public_key;
 use reports::mf::{PackageSource, Schema, ValidationSettings};
-use reports::{GamingDayClock, Month};
+use rules::gaming_day::{GamingDayClock, Month};
 use serde_json::{json, Value};
 use sha2::Digest as _;
 use simulator::month::{station_records, MonthSettings, Station};

@@ -245,12 +245,12 @@ async fn a_simulated_month_adds_up_and_its_page_renders_offline() {
         .unwrap()
         .clone();
     let settings = simulator::month::MonthSettings {
-        month: reports::Month::parse("2026-10").unwrap(),
+        month: rules::gaming_day::Month::parse("2026-10").unwrap(),
         days: 4,
         rounds: 40,
         error_share: 0.1,
         seed: 11,
-        clock: reports::GamingDayClock::default(),
+        clock: rules::gaming_day::GamingDayClock::default(),
     };
     let mut stations = vec![
         simulator::month::Station::table("R01".into(), "roulette", 1, &plan).unwrap(),

@@ -12,7 +12,7 @@ use common::*;
 use dozor_verify::{verify_export, VerifyOptions};
 use ledger::storage::connect;
 use reports::nightly::{NightOutcome, NightlyJob};
-use reports::GamingDayClock;
+use rules::gaming_day::GamingDayClock;
 use serde_json::{json, Value};
 
 const DAY: &str = "2026-11-20";

@@ -15,7 +15,7 @@ use dozor_verify::WhichRound;
 use ledger::storage::append::{append_batch, AppendOutcome};
 use ledger::storage::connect;
 use ledger::storage::registry::{self, NewTable};
-use reports::GamingDayClock;
+use rules::gaming_day::GamingDayClock;
 use serde_json::{json, Value};
 
 fn at(text: &str) -> DateTime<Utc> {

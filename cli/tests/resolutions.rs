@@ -376,7 +376,7 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
     let csv = reports::daily::to_csv(
         &reports::daily::build(
             &mut ledger::storage::connect(&url).unwrap(),
-            &reports::GamingDayClock::default(),
+            &rules::gaming_day::GamingDayClock::default(),
             "2026-11-20".parse().unwrap(),
         )
         .unwrap(),

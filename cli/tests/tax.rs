@@ -10,7 +10,7 @@ use actix_web::App;
 use api::server;
 use common::*;
 use reports::tax::{Quarter, RateTable};
-use reports::GamingDayClock;
+use rules::gaming_day::GamingDayClock;
 use serde_json::{json, Value};
 
 macro_rules! app {

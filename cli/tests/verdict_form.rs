@@ -9,7 +9,7 @@ use simulator::games::RouletteSimulator;
 fn serde_output_of_verdicts_is_already_canonical() {
     let plan = rules::PlanBook::builtin()
         .unwrap()
-        .get(api::server::DEFAULT_PLAN)
+        .get(rules::plan::DEFAULT_PLAN)
         .cloned()
         .unwrap();
     // A high error share, so that findings of every kind and void spins are among them.

@@ -384,7 +384,7 @@ fn export_day(
     let mut conn = ledger::storage::connect(url).unwrap();
     reports::inspection::write_export(
         &mut conn,
-        &reports::GamingDayClock::default(),
+        &rules::gaming_day::GamingDayClock::default(),
         sealer,
         "cli:tests",
         "2026-11-20".parse().unwrap(),

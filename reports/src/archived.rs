@@ -10,7 +10,9 @@ use ledger::storage::{archive, archived_days, published_reports, reads};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::{GamingDayClock, ReportError};
+use crate::ReportError;
+
+use rules::gaming_day::GamingDayClock;
 
 /// The inspection export that holds an archived day's entries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]

@@ -9,7 +9,9 @@ use ledger::storage::report_reads;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::{GamingDayClock, ReportError};
+use crate::ReportError;
+
+use rules::gaming_day::GamingDayClock;
 
 /// Count and total amount of one kind of finding.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]

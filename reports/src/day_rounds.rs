@@ -8,7 +8,9 @@ use ledger::storage::read_cut::LedgerCut;
 use ledger::storage::report_reads;
 use rules::{GameCode, Round};
 
-use crate::{GamingDayClock, ReportError};
+use crate::ReportError;
+
+use rules::gaming_day::GamingDayClock;
 
 /// Every `game` round played from the start of the gaming day before `day` to the end of `day`,
 /// each with whether it was played in `day` itself.

@@ -9,7 +9,8 @@ use rules::{GameCode, PlanBook, Round};
 use serde::Serialize;
 
 use crate::day_rounds::rounds_with_lookback;
-use crate::{GamingDayClock, ReportError};
+use crate::ReportError;
+use rules::gaming_day::GamingDayClock;
 
 /// A deal that does not follow from the previous hand.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

@@ -11,7 +11,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::sheet::{column, Cell, Column, Language, Sheet};
-use crate::{words, GamingDayClock, ReportError};
+use crate::{words, ReportError};
+use rules::gaming_day::GamingDayClock;
 
 use ledger::storage::report_reads::findings::FindingSort;
 

@@ -10,7 +10,6 @@ pub mod error;
 
 pub mod fantasy;
 pub mod findings;
-pub mod gaming_day;
 pub mod html;
 pub mod inspection;
 pub mod mf;
@@ -31,4 +30,3 @@ pub mod words;
 pub mod workbench_page;
 
 pub use error::ReportError;
-pub use gaming_day::{GamingDayClock, Month};

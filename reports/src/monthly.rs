@@ -13,7 +13,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::deviation::{pct, Deviation, Moments, FLAG_SD, SKEWNESS_LIMIT};
-use crate::{GamingDayClock, Month, ReportError};
+use crate::ReportError;
+use rules::gaming_day::{GamingDayClock, Month};
 
 /// Which month, how far into it, and which games or table.
 #[derive(Debug, Clone)]

@@ -14,7 +14,8 @@ use serde::Serialize;
 use sha2::Digest as _;
 
 use crate::monthly::{self, RtpRequest};
-use crate::{daily, fantasy, month_page, shoes, wheels, GamingDayClock, Month, ReportError};
+use crate::{daily, fantasy, month_page, shoes, wheels, ReportError};
+use rules::gaming_day::{GamingDayClock, Month};
 
 /// Where nightly reports are named in the ledger, and kept under the data directory.
 use dozor_verify::format::NIGHTLY_PREFIX;

@@ -14,7 +14,9 @@ use rules::operations::{
 };
 use serde::Serialize;
 
-use crate::{GamingDayClock, Month, ReportError};
+use crate::ReportError;
+
+use rules::gaming_day::{GamingDayClock, Month};
 
 /// What the audit is told besides the month.
 #[derive(Debug, Clone, Copy)]

@@ -10,8 +10,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::findings::{self, FindingFilter, FindingItem};
-use crate::{GamingDayClock, ReportError};
+use crate::ReportError;
 use ledger::storage::report_reads::findings::FindingSort;
+use rules::gaming_day::GamingDayClock;
 
 /// How a record is asked for.
 #[derive(Debug, Clone)]

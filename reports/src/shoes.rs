@@ -10,7 +10,8 @@ use rules::{GameCode, PlanBook, Round};
 use serde::Serialize;
 
 use crate::day_rounds::rounds_with_lookback;
-use crate::{GamingDayClock, ReportError};
+use crate::ReportError;
+use rules::gaming_day::GamingDayClock;
 
 /// One shoe with a round in the day.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

@@ -12,7 +12,8 @@ use rules::GameCode;
 use serde::Serialize;
 
 use crate::day_rounds::rounds_with_lookback;
-use crate::{GamingDayClock, ReportError};
+use crate::ReportError;
+use rules::gaming_day::GamingDayClock;
 
 /// A round the audit found out of order with the round of its table before it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

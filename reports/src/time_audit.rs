@@ -10,7 +10,8 @@ use rules::{GameCode, Round};
 use serde::Serialize;
 
 use crate::day_rounds::rounds_with_lookback;
-use crate::{GamingDayClock, ReportError};
+use crate::ReportError;
+use rules::gaming_day::GamingDayClock;
 
 /// A hand played for time that no collection of its table covers.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

@@ -16,7 +16,8 @@ use rules::roulette::layout::{POCKETS, WHEEL_ORDER};
 use rules::GameCode;
 
 use crate::chi_square;
-use crate::{GamingDayClock, Month, ReportError};
+use crate::ReportError;
+use rules::gaming_day::{GamingDayClock, Month};
 
 /// Below this p-value a wheel is flagged as uneven.
 pub const UNEVEN_BELOW_P: f64 = 0.001;

@@ -7,6 +7,7 @@ pub mod blackjack;
 pub mod cards;
 pub mod error;
 pub mod game;
+pub mod gaming_day;
 pub mod hand_rank;
 pub mod money;
 pub mod money_wheel;

@@ -761,6 +761,9 @@ impl Plan {
     }
 }
 
+/// The plan a table plays under unless configured otherwise.
+pub const DEFAULT_PLAN: &str = "69games-ziva-hra";
+
 /// All plans known to this instance, by id.
 #[derive(Debug, Clone, Default)]
 pub struct PlanBook {

@@ -209,7 +209,7 @@ fn run_kind(global: &Global, kind: BenchKind) -> anyhow::Result<ExitCode> {
 
 pub(crate) fn plan() -> anyhow::Result<rules::Plan> {
     rules::PlanBook::builtin()?
-        .get(server::DEFAULT_PLAN)
+        .get(rules::plan::DEFAULT_PLAN)
         .cloned()
         .ok_or_else(|| anyhow!("default plan missing"))
 }

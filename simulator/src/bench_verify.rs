@@ -23,7 +23,7 @@ use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCa
 use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::verify::verify_ledger;
 use ledger::storage::{checkpoints, reads};
-use reports::GamingDayClock;
+use rules::gaming_day::GamingDayClock;
 use serde_json::json;
 
 use ledger::storage::database::DatabaseChoice as Global;
@@ -47,7 +47,7 @@ fn table_id(t: usize) -> String {
 /// (no HTTP: this benchmark measures verification, not ingest).
 fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::Result<()> {
     let plan = rules::PlanBook::builtin()?
-        .get(api::server::DEFAULT_PLAN)
+        .get(rules::plan::DEFAULT_PLAN)
         .cloned()
         .ok_or_else(|| anyhow!("default plan missing"))?;
     let keys: Vec<SigningKey> = (0..TABLES).map(|t| table_key(11, &table_id(t))).collect();

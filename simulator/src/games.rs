@@ -130,7 +130,7 @@ pub(crate) fn next_now(
 pub(crate) fn test_plan() -> Plan {
     rules::PlanBook::builtin()
         .ok()
-        .and_then(|book| book.get(api::server::DEFAULT_PLAN).cloned())
+        .and_then(|book| book.get(rules::plan::DEFAULT_PLAN).cloned())
         .unwrap_or_else(|| unreachable!("the bundled plan is missing"))
 }
 

@@ -8,7 +8,7 @@
 use chrono::{DateTime, Duration, Utc};
 use rand::{Rng as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
-use reports::{GamingDayClock, Month};
+use rules::gaming_day::{GamingDayClock, Month};
 use rules::{GameCode, Plan, Round, TableSetup};
 use serde_json::{json, Value};
 

@@ -43,7 +43,7 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 16)]
     concurrency: usize,
     /// Plan the tables play under.
-    #[arg(long, default_value = api::server::DEFAULT_PLAN)]
+    #[arg(long, default_value = rules::plan::DEFAULT_PLAN)]
     plan: String,
     /// Money wheels: the share of spins the first table's pointer lands on its segment 0
     /// whatever the spin — an uneven wheel for the wheel statistics to find.
@@ -479,10 +479,13 @@ async fn simulate_month(
     base: &str,
 ) -> anyhow::Result<ExitCode> {
     use crate::month::{station_records, MonthSettings, Station};
-    let month =
-        reports::Month::parse(month).ok_or_else(|| anyhow!("--month `{month}` is not YYYY-MM"))?;
-    let clock = reports::GamingDayClock::new(chrono_tz::Europe::Prague, args.gaming_day_start_hour)
-        .ok_or_else(|| anyhow!("--gaming-day-start-hour must be 0-23"))?;
+    let month = rules::gaming_day::Month::parse(month)
+        .ok_or_else(|| anyhow!("--month `{month}` is not YYYY-MM"))?;
+    let clock = rules::gaming_day::GamingDayClock::new(
+        chrono_tz::Europe::Prague,
+        args.gaming_day_start_hour,
+    )
+    .ok_or_else(|| anyhow!("--gaming-day-start-hour must be 0-23"))?;
     let all_days = (month.next_first_day() - month.first_day()).num_days() as u32;
     let settings = MonthSettings {
         month,

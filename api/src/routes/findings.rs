@@ -54,7 +54,10 @@ pub struct FindingQuery {
 }
 
 impl FindingQuery {
-    pub(crate) fn filter(self, clock: &reports::GamingDayClock) -> Result<FindingFilter, ApiError> {
+    pub(crate) fn filter(
+        self,
+        clock: &rules::gaming_day::GamingDayClock,
+    ) -> Result<FindingFilter, ApiError> {
         let kind = self
             .kind
             .as_deref()

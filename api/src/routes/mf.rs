@@ -3,7 +3,7 @@
 use actix_web::{get, web, HttpResponse};
 use reports::mf::{self, PackageError, PackageRequest};
 use reports::periods::{self as period_audit, AuditSettings};
-use reports::Month;
+use rules::gaming_day::Month;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -24,7 +24,10 @@ pub struct PackageQuery {
     pub version: Option<u8>,
 }
 
-pub(super) fn month(clock: &reports::GamingDayClock, text: &str) -> Result<Month, ApiError> {
+pub(super) fn month(
+    clock: &rules::gaming_day::GamingDayClock,
+    text: &str,
+) -> Result<Month, ApiError> {
     clock
         .parse_month(text, chrono::Utc::now())
         .map_err(|m| ApiError::bad_request("invalid_query", format!("month: {m}")))

@@ -126,7 +126,7 @@ fn gaming_day(state: &State, text: &str) -> Result<NaiveDate, ApiError> {
 }
 
 /// A month as the query names it (`YYYY-MM`, `this`, `last`), by the server's clock.
-fn month_of(state: &State, text: &str) -> Result<reports::Month, ApiError> {
+fn month_of(state: &State, text: &str) -> Result<rules::gaming_day::Month, ApiError> {
     state
         .clock
         .parse_month(text, chrono::Utc::now())
@@ -326,7 +326,7 @@ pub async fn table_audit(
 type DayAudit<R> = fn(
     &mut PgConnection,
     LedgerCut,
-    &reports::GamingDayClock,
+    &rules::gaming_day::GamingDayClock,
     NaiveDate,
     &rules::PlanBook,
 ) -> Result<R, reports::ReportError>;

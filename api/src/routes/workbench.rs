@@ -83,7 +83,7 @@ impl ListQuery {
         .collect()
     }
 
-    fn filter(&self, clock: &reports::GamingDayClock) -> Result<FindingFilter, ApiError> {
+    fn filter(&self, clock: &rules::gaming_day::GamingDayClock) -> Result<FindingFilter, ApiError> {
         let given = |v: &Option<String>| v.clone().filter(|v| !v.trim().is_empty());
         let amount = |name: &str, v: &Option<String>| -> Result<Option<i64>, ApiError> {
             given(v)

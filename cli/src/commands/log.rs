@@ -221,7 +221,7 @@ fn archive(
     operator: &NoteSigner,
     global: &DatabaseChoice,
     (to, reason, dir): (u64, &str, &std::path::Path),
-    clock: &reports::GamingDayClock,
+    clock: &rules::gaming_day::GamingDayClock,
 ) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(!reason.trim().is_empty(), "--reason must say why");
     // Only whole gaming days, closed and sealed: otherwise one line naming the day, and the

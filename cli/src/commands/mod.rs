@@ -128,17 +128,20 @@ pub struct ClockArgs {
     pub gaming_day_start_hour: u32,
     /// A round received more than this many hours after it was played is stored, flagged
     /// `late_record`, and shown in its day's report as a change after the day closed.
-    #[arg(long, env = "DOZOR_LATE_AFTER_HOURS", default_value_t = reports::gaming_day::DEFAULT_LATE_AFTER_HOURS)]
+    #[arg(long, env = "DOZOR_LATE_AFTER_HOURS", default_value_t = rules::gaming_day::DEFAULT_LATE_AFTER_HOURS)]
     pub late_after_hours: u32,
 }
 
 impl ClockArgs {
-    pub fn clock(&self) -> anyhow::Result<reports::GamingDayClock> {
+    pub fn clock(&self) -> anyhow::Result<rules::gaming_day::GamingDayClock> {
         use anyhow::Context;
-        reports::GamingDayClock::new(chrono_tz::Europe::Prague, self.gaming_day_start_hour)
-            .context("--gaming-day-start-hour must be 0-23")?
-            .with_late_after_hours(self.late_after_hours)
-            .context("--late-after-hours must be at least 1")
+        rules::gaming_day::GamingDayClock::new(
+            chrono_tz::Europe::Prague,
+            self.gaming_day_start_hour,
+        )
+        .context("--gaming-day-start-hour must be 0-23")?
+        .with_late_after_hours(self.late_after_hours)
+        .context("--late-after-hours must be at least 1")
     }
 }
 

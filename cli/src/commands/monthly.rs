@@ -32,12 +32,15 @@ pub struct RtpReportArgs {
 }
 
 /// The month a `--month` argument names.
-pub fn month_arg(text: &str, clock: &reports::GamingDayClock) -> anyhow::Result<reports::Month> {
-    let this = reports::Month::of(clock.day_of(Utc::now()));
+pub fn month_arg(
+    text: &str,
+    clock: &rules::gaming_day::GamingDayClock,
+) -> anyhow::Result<rules::gaming_day::Month> {
+    let this = rules::gaming_day::Month::of(clock.day_of(Utc::now()));
     Ok(match text {
         "this" => this,
         "last" => this.previous(),
-        other => reports::Month::parse(other)
+        other => rules::gaming_day::Month::parse(other)
             .with_context(|| format!("--month `{other}` is not YYYY-MM, this or last"))?,
     })
 }

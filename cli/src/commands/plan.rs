@@ -20,7 +20,7 @@ enum PlanCommand {
         /// Plan file (TOML); without it, the bundled plan `--plan-id` names.
         #[arg(long)]
         plan: Option<PathBuf>,
-        #[arg(long, default_value = api::server::DEFAULT_PLAN)]
+        #[arg(long, default_value = rules::plan::DEFAULT_PLAN)]
         plan_id: String,
         /// `text` or `json`.
         #[arg(long, default_value = "text")]

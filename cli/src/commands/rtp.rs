@@ -17,7 +17,7 @@ pub struct RtpArgs {
     /// Without it, the bundled plan `--plan-id` names.
     #[arg(long)]
     plan: Option<PathBuf>,
-    #[arg(long, default_value = api::server::DEFAULT_PLAN)]
+    #[arg(long, default_value = rules::plan::DEFAULT_PLAN)]
     plan_id: String,
     /// Compute every figure again, even those stored for the plan's rules.
     #[arg(long)]

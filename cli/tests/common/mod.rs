@@ -508,7 +508,7 @@ pub fn findings_of(url: &str, table_id: &str, index: u64) -> Vec<(String, i64)> 
     };
     let page = reports::findings::list(
         &mut ledger::storage::connect(url).unwrap(),
-        &reports::GamingDayClock::default(),
+        &rules::gaming_day::GamingDayClock::default(),
         &filter,
     )
     .unwrap();
@@ -534,7 +534,7 @@ pub fn export_and_verify_day(url: &str, day: chrono::NaiveDate) -> dozor_verify:
     let out = dir.path().join("export");
     reports::inspection::write_export(
         &mut conn,
-        &reports::GamingDayClock::default(),
+        &rules::gaming_day::GamingDayClock::default(),
         &operator(),
         "cli:tests",
         day,

@@ -20,7 +20,9 @@ use ledger::storage::report_reads::inspection::StoredVerdict;
 use ledger::storage::{checkpoints, cosignatures, published_reports, reads, registry_log, tree};
 use sha2::Digest as _;
 
-use crate::{daily, GamingDayClock};
+use crate::daily;
+
+use rules::gaming_day::GamingDayClock;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {

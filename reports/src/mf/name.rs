@@ -1,6 +1,6 @@
 //! The package's name: `{IČO}-M-{YYYYMM}-Z-{místo}-{NN}`.
 
-use crate::Month;
+use rules::gaming_day::Month;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PackageName {

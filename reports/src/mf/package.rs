@@ -19,7 +19,8 @@ use super::schema::Schema;
 use super::validate::FORMAT_VERSION;
 use super::values::{date, date_time, identifier, money};
 use crate::periods::{self, AuditSettings, PeriodAudit, TablePeriodLine};
-use crate::{GamingDayClock, Month, ReportError};
+use crate::ReportError;
+use rules::gaming_day::{GamingDayClock, Month};
 
 /// The currency of every amount: dozor keeps haléře of Czech koruna.
 const CURRENCY: &str = "CZK";

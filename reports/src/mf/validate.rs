@@ -12,7 +12,7 @@ use regex::Regex;
 
 use super::name::PackageName;
 use super::schema::{Context, FieldSpec, FieldType, Schema};
-use crate::GamingDayClock;
+use rules::gaming_day::GamingDayClock;
 
 /// Longest line the Ministry accepts, in bytes.
 pub const MAX_LINE_BYTES: usize = 64_000;
@@ -844,7 +844,7 @@ pub fn ok_line(now: DateTime<Utc>) -> String {
 mod tests {
     use super::*;
     use crate::mf::package::render;
-    use crate::Month;
+    use rules::gaming_day::Month;
 
     const PACKAGE: &str = "12345679-M-202610-Z-kasino_1-01";
     const CREATED: &str = "2026-11-02T10:00:00.0+01:00";

@@ -23,7 +23,9 @@ use rules::GameCode;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::{GamingDayClock, ReportError};
+use crate::ReportError;
+
+use rules::gaming_day::GamingDayClock;
 
 pub use due::{due_date, easter_sunday, is_public_holiday, is_working_day, next_working_day};
 pub use quarter::Quarter;

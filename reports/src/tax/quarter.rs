@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Datelike, Months, NaiveDate, Utc};
 
-use crate::GamingDayClock;
+use rules::gaming_day::GamingDayClock;
 
 /// A calendar quarter: the gaming days that start in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
