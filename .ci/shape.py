@@ -267,12 +267,27 @@ def cycles(edges):
     return out
 
 
+def body_start(code, at):
+    """Where a function's body opens, or None for a declaration without one (`;` first)."""
+    depth = 0
+    for j in range(at, len(code)):
+        c = code[j]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif depth == 0 and c == "{":
+            return j
+        elif depth == 0 and c == ";":
+            return None
+    return None
+
+
 def long_functions(path, code):
     out = []
     for m in re.finditer(r"\bfn\s+(\w+)", code):
-        brace = code.find("{", m.end())
-        semi = code.find(";", m.end())
-        if brace < 0 or (semi != -1 and semi < brace):
+        brace = body_start(code, m.end())
+        if brace is None:
             continue
         end = matching_brace(code, brace)
         lines = code.count("\n", m.start(), end) + 1
