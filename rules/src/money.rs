@@ -5,15 +5,15 @@
 pub const MAX_AMOUNT_H: i64 = 100_000_000_000_000;
 
 /// Checks that an amount from a record is non-negative and not absurd.
-pub fn validate_amount(field: &str, amount_h: i64) -> Result<i64, crate::RecordError> {
+pub fn validate_amount(field: &str, amount_h: i64) -> Result<i64, crate::error::RecordError> {
     if amount_h < 0 {
-        return Err(crate::RecordError::invalid(
+        return Err(crate::error::RecordError::invalid(
             field,
             format!("amount must not be negative (got {amount_h} h)"),
         ));
     }
     if amount_h > MAX_AMOUNT_H {
-        return Err(crate::RecordError::invalid(
+        return Err(crate::error::RecordError::invalid(
             field,
             format!("amount {amount_h} h exceeds the absolute limit of {MAX_AMOUNT_H} h"),
         ));

@@ -597,7 +597,7 @@ impl Plan {
             return Err(bad(format!("currency must be CZK, not {}", self.currency)));
         }
         for (code, name) in &self.game_names {
-            if crate::GameCode::parse(code).is_none() || name.trim().is_empty() {
+            if crate::round_header::GameCode::parse(code).is_none() || name.trim().is_empty() {
                 return Err(bad(format!(
                     "game_names: `{code}` must be a game code with a name"
                 )));

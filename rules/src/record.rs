@@ -6,6 +6,7 @@ pub use crate::round_header::{validate_identifier, GameCode, RoundType, MAX_SEQ_
 use serde_json::Value;
 
 use crate::blackjack::BlackjackRound;
+use crate::error::RecordError;
 use crate::game::{Game, GameRecord};
 use crate::money_wheel::WheelRound;
 use crate::ofc::OfcHand;
@@ -13,7 +14,6 @@ use crate::poker_cash::{PokerHand, TimeCollection};
 use crate::roulette::RouletteRound;
 use crate::tournament::TournamentRecord;
 use crate::uth::UthRound;
-use crate::RecordError;
 
 /// The fields every record has, read before the game-specific parse.
 #[derive(Debug, Clone, PartialEq, Eq)]

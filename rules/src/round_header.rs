@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::RecordError;
+use crate::error::RecordError;
 
 /// Games of the plan. Codes are short stable strings used in records, tables and reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

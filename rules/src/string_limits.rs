@@ -3,7 +3,7 @@
 //! no control character and none of the invisible characters that reorder or hide text
 //! (`R-1\u{202E}9-0` would read `R-10-9` on a page).
 
-use crate::RecordError;
+use crate::error::RecordError;
 
 /// Longest member name.
 pub const MAX_NAME_CHARS: usize = 64;

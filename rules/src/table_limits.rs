@@ -5,11 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::RecordError;
 use crate::money::{format_czk, validate_amount};
 use crate::plan::Plan;
 use crate::round_header::GameCode;
 use crate::verdict::{Finding, FindingKind};
-use crate::RecordError;
 
 /// One table's posted limits, for the bet groups its game has. Every amount in haléře.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,7 +2,12 @@
 
 use serde_json::Value;
 
-use crate::{Finding, FindingKind, Plan, Round, TableSetup, Verdict};
+use crate::game::TableSetup;
+use crate::plan::Plan;
+use crate::record::Round;
+use crate::verdict::Finding;
+use crate::verdict::FindingKind;
+use crate::verdict::Verdict;
 
 /// The verdict of `record` under `plan`; leaks both so the borrowed verdict can outlive the
 /// helper (tests only).
@@ -15,12 +20,16 @@ pub(crate) fn verdict_at(plan: Plan, setup: TableSetup, record: Value) -> Verdic
     let plan: &'static Plan = Box::leak(Box::new(plan));
     let setup: &'static TableSetup = Box::leak(Box::new(setup));
     let round: &'static Round = Box::leak(Box::new(Round::parse(&record).unwrap()));
-    crate::adjudicate_at(plan, setup, round).unwrap()
+    crate::adjudication::adjudicate_at(plan, setup, round).unwrap()
 }
 
 /// A table that posts `limits` (checked against `plan` for `game` first).
-pub(crate) fn posting(plan: &Plan, game: crate::GameCode, limits: Value) -> TableSetup {
-    let limits: crate::TableLimits = serde_json::from_value(limits).unwrap();
+pub(crate) fn posting(
+    plan: &Plan,
+    game: crate::round_header::GameCode,
+    limits: Value,
+) -> TableSetup {
+    let limits: crate::table_limits::TableLimits = serde_json::from_value(limits).unwrap();
     TableSetup::for_table(plan, game, None, Some(&limits)).unwrap()
 }
 

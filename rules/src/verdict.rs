@@ -234,11 +234,11 @@ impl<'a> BetTotals<'a> {
     }
 
     /// Adds a judged bet; amounts too large to add up make the record invalid.
-    pub fn add(&mut self, bet: BetVerdict<'a>) -> Result<(), crate::RecordError> {
+    pub fn add(&mut self, bet: BetVerdict<'a>) -> Result<(), crate::error::RecordError> {
         let sum = |total: i64, amount: i64| {
-            total
-                .checked_add(amount)
-                .ok_or_else(|| crate::RecordError::invalid("bets", "amounts too large to add up"))
+            total.checked_add(amount).ok_or_else(|| {
+                crate::error::RecordError::invalid("bets", "amounts too large to add up")
+            })
         };
         self.stakes_h = sum(self.stakes_h, bet.stake_h)?;
         self.expected_paid_h = sum(self.expected_paid_h, bet.expected_paid_h)?;
@@ -326,7 +326,7 @@ impl<'a> Verdict<'a> {
             game,
             paid_h: 0,
             plan_id,
-            rules_version: crate::RULES_VERSION,
+            rules_version: crate::version::RULES_VERSION,
             segment: None,
             segment_label: None,
             seq_no,
@@ -346,8 +346,8 @@ impl<'a> Verdict<'a> {
     /// The verdict of a round whose record says something that cannot have happened: its money
     /// as reported (no payout is claimed wrong), and one `record_impossible` finding naming it.
     pub fn impossible(
-        plan: &'a crate::Plan,
-        game: &'a dyn crate::Game,
+        plan: &'a crate::plan::Plan,
+        game: &'a dyn crate::game::Game,
         field: &str,
         reason: &str,
     ) -> Verdict<'a> {

@@ -5,10 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::RecordError;
 use crate::money::format_czk;
 use crate::round_header::GameCode;
 use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
-use crate::RecordError;
 
 /// Why a card game's hand was declared void, as the seeds give the reasons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use self::play::{replay, PlayedBox, Replay};
 use crate::cards::Card;
+use crate::error::RecordError;
 use crate::game::{reported_totals, Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{BlackjackPlan, DealerBlackjackTakes, Odds, Plan};
@@ -23,7 +24,6 @@ use crate::round_header::{
 use crate::statistics::{StatisticsSum, UnitMoments};
 use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
 use crate::void_hand::{Returned, VoidHand};
-use crate::RecordError;
 
 /// Boxes on a blackjack layout.
 pub const MAX_BOXES: u8 = 7;
@@ -577,9 +577,9 @@ pub fn round_statistics(
     bp: &BlackjackPlan,
     figures: Option<&crate::rtp::BlackjackFigures>,
     round: &BlackjackRound,
-) -> crate::RoundStatistics {
+) -> crate::statistics::RoundStatistics {
     let Some(figures) = figures else {
-        return crate::RoundStatistics::default();
+        return crate::statistics::RoundStatistics::default();
     };
     let pairs = crate::rtp::perfect_pairs(bp.decks, &bp.perfect_pairs);
     let insurance = crate::rtp::insurance(bp.decks, bp.insurance_odds);
@@ -691,7 +691,7 @@ impl Game for BlackjackRound {
 
     fn statistics(&self, plan: &Plan, _: &TableSetup) -> Statistics {
         if self.void.is_some() {
-            return Ok(crate::RoundStatistics::default());
+            return Ok(crate::statistics::RoundStatistics::default());
         }
         Ok(round_statistics(
             plan.blackjack()?,

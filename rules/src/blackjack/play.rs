@@ -10,8 +10,8 @@ use std::collections::VecDeque;
 use super::points::{card_points, Total};
 use super::{BlackjackRound, Decision};
 use crate::cards::{Card, Rank};
+use crate::error::RecordError;
 use crate::plan::BlackjackPlan;
-use crate::RecordError;
 
 /// One hand as played to its end.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::RecordError;
 use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, WheelMaxBetPer, WheelPlan};
@@ -16,7 +17,6 @@ use crate::round_header::{
 };
 use crate::statistics::RoundStatistics;
 use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
-use crate::RecordError;
 
 pub mod layout;
 

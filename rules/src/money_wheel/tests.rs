@@ -3,7 +3,8 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::{FindingKind, Round};
+use crate::record::Round;
+use crate::verdict::FindingKind;
 
 use crate::plan::bundled_plan as plan;
 
@@ -267,7 +268,7 @@ fn theoretical_rtp_of_every_box_from_the_segment_counts() {
 fn a_players_stake_on_a_box_is_judged_by_the_tables_posted_limits() {
     let plan = plan();
     let wp = plan.money_wheel_1.as_ref().unwrap();
-    let limits: crate::TableLimits =
+    let limits: crate::table_limits::TableLimits =
         serde_json::from_value(json!({"min_bet_h": 5_000, "max_bet_h": 200_000})).unwrap();
     let setup = TableSetup {
         limits: Some(limits),

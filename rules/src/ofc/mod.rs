@@ -10,13 +10,13 @@ mod record;
 mod scoring;
 
 use crate::cards::{Card, CardSet};
+use crate::error::RecordError;
 use crate::game::{Examined, Game, GameRecord, Judged, TableSetup};
 use crate::money::format_czk;
 use crate::plan::{OfcPlan, Plan};
 use crate::poker_cash::Collection;
 use crate::round_header::GameCode;
 use crate::verdict::{BetVerdict, FantasyEntitlement, Finding, FindingKind, Verdict};
-use crate::RecordError;
 
 pub use fantasy::{audit_fantasy_sequence, check_fantasy_deal, FantasyMismatch};
 pub use record::{OfcHand, OfcPlayer, PointValue, NORMAL_DEAL};

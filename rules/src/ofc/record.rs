@@ -4,11 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet};
+use crate::error::RecordError;
 use crate::game::Examined;
 use crate::money::MAX_AMOUNT_H;
 use crate::poker_cash::Collection;
 use crate::round_header::{round_record, validate_identifier};
-use crate::RecordError;
 
 /// Cards of each dealing round outside fantasy land: five, then four times three (one of each
 /// three discarded).

@@ -4,7 +4,8 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::plan::bundled_plan as plan;
-use crate::{FindingKind, Round};
+use crate::record::Round;
+use crate::verdict::FindingKind;
 
 fn cards(text: &str) -> Vec<&str> {
     text.split_whitespace().collect()

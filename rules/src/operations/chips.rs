@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::RecordError;
 use crate::money::validate_amount;
-use crate::RecordError;
 
 /// How many chips of one denomination.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,9 +6,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::chips::{validate_chips, ChipCount};
+use crate::error::RecordError;
 use crate::money::validate_amount;
 use crate::round_header::{validate_identifier, validate_round_identity};
-use crate::RecordError;
 
 /// Declares an operation record: the header every one shares, then its own fields.
 macro_rules! operation_record {

@@ -15,6 +15,7 @@ mod time_collection;
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet};
+use crate::error::RecordError;
 use crate::game::{Examined, Game, GameRecord, Judged, TableSetup};
 use crate::hand_rank::{evaluate, HandRank};
 use crate::money::{format_czk, validate_amount};
@@ -22,7 +23,6 @@ use crate::plan::{Plan, PokerCashPlan, RakeCapCounts};
 use crate::round_header::{round_record, validate_identifier, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::void_hand::{HandVoidReason, VoidHand};
-use crate::RecordError;
 
 pub use betting::Street;
 pub use time_collection::{adjudicate as time_collection_adjudicate, TimeCollection, TimePayment};

@@ -3,7 +3,8 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::{FindingKind, Round};
+use crate::record::Round;
+use crate::verdict::FindingKind;
 
 use crate::plan::bundled_plan as plan;
 
@@ -452,7 +453,7 @@ fn time_collection_is_the_announced_fee_per_player_and_half_hour_within_the_plan
     let plan = plan();
     let judge = |record: Value| {
         let round = Round::parse(&record).unwrap();
-        let v = crate::adjudicate(&plan, &round).unwrap();
+        let v = crate::adjudication::adjudicate(&plan, &round).unwrap();
         (v.stakes_h, kinds(&v.findings))
     };
     // 200 Kč per player and 30 minutes, one hour: 400 Kč each; three players = 1 200 Kč
@@ -481,7 +482,7 @@ fn time_collection_read_per_table_takes_the_plans_range_for_the_whole_table() {
     }
     let judge = |record: Value| {
         let round = Round::parse(&record).unwrap();
-        let v = crate::adjudicate(&plan, &round).unwrap();
+        let v = crate::adjudication::adjudicate(&plan, &round).unwrap();
         (v.stakes_h, kinds(&v.findings))
     };
     // 40 Kč each from three players: the table pays 120 Kč per half hour, inside 100–10 000 Kč

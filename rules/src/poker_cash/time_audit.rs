@@ -95,7 +95,7 @@ pub fn audit<'a>(hands: &[TimedHand<'a>], collections: &[CollectedPeriod]) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Round;
+    use crate::record::Round;
     use serde_json::json;
 
     fn t(text: &str) -> DateTime<Utc> {

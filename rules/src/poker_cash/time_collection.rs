@@ -7,12 +7,12 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::error::RecordError;
 use crate::game::{Game, GameRecord, Judged, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, PokerCashPlan, TimeCollectionPer};
 use crate::round_header::{validate_identifier, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
-use crate::RecordError;
 
 /// The plan's period of time collection.
 pub const PERIOD_MINUTES: u32 = 30;

@@ -11,6 +11,7 @@ use smallvec::SmallVec;
 
 use self::call_bets::Chips;
 use self::layout::{Position, PositionClass, POCKETS};
+use crate::error::RecordError;
 use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::{Plan, RoulettePlan};
@@ -21,7 +22,6 @@ use crate::round_header::{
 use crate::statistics::RoundStatistics;
 use crate::table_limits::Posted;
 use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
-use crate::RecordError;
 
 /// Most bets a single spin may carry; more is not a real table.
 pub const MAX_BETS_PER_ROUND: usize = 2_000;

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::Round;
+use crate::record::Round;
 
 use crate::plan::bundled_plan as plan;
 
@@ -390,7 +390,7 @@ fn round_statistics_of_a_single_straight() {
 #[test]
 fn a_malformed_bet_is_named_by_its_place_in_the_round() {
     let field_of = |record: Value| match Round::parse(&record) {
-        Err(crate::RecordError::Invalid { field, .. }) => field,
+        Err(crate::error::RecordError::Invalid { field, .. }) => field,
         other => panic!("expected an invalid field, got {other:?}"),
     };
     let negative_second_stake = round(
@@ -429,7 +429,7 @@ fn round_statistics_per_kind_keep_each_kind_apart_and_the_spin_whole() {
         ]),
     );
     let parsed = Round::parse(&record).unwrap();
-    let verdict = crate::adjudicate(&plan, &parsed).unwrap();
+    let verdict = crate::adjudication::adjudicate(&plan, &parsed).unwrap();
     let Round::Roulette(r) = &parsed else {
         panic!("not roulette")
     };

@@ -673,7 +673,7 @@ mod tests {
 
     #[test]
     fn simulating_an_infinite_shoe_reproduces_the_exact_analysis() {
-        let book = crate::PlanBook::builtin().unwrap();
+        let book = crate::plan::PlanBook::builtin().unwrap();
         let plan = book.get("69games-ziva-hra").unwrap();
         let rules = BlackjackRules::of(plan.blackjack.as_ref().unwrap());
         let (strategy, exact) = infinite_shoe(&rules);

@@ -202,7 +202,7 @@ pub fn uth_trips(table: &HandPayTable, hands: &SevenCardHands) -> BetRtp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::PlanBook;
+    use crate::plan::PlanBook;
 
     #[test]
     fn roulette_returns_36_of_37_on_every_bet() {

@@ -624,7 +624,7 @@ pub fn analyse(plan: &UltimateTexasHoldemPlan, threads: usize) -> UthBaseGame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::PlanBook;
+    use crate::plan::PlanBook;
 
     /// Every player hand on `board`, against every dealer hand, settled one by one.
     fn brute_force(up: &UltimateTexasHoldemPlan, blind: &BlindTable, board: &[&str]) -> Vec<Sums> {

@@ -45,7 +45,7 @@ impl HandPositions {
     /// The positions of a hand that was played; `None` for a void hand and for one that cannot
     /// have happened (a button off the table, a blind from a seat not dealt in).
     pub fn of(hand: &PokerHand) -> Option<HandPositions> {
-        if hand.void.is_some() || crate::Game::check_possible(hand).is_err() {
+        if hand.void.is_some() || crate::game::Game::check_possible(hand).is_err() {
             return None;
         }
         let posted = |kind: ActionKind| {

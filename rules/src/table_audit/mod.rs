@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::poker_cash::time_audit::{self, CollectedPeriod, TimedHand};
 use crate::poker_cash::Collection;
-use crate::Round;
+use crate::record::Round;
 
 /// What an audit across rounds found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

@@ -8,12 +8,12 @@ mod entries;
 mod prizes;
 mod record;
 
+use crate::error::RecordError;
 use crate::game::{Examined, Game, GameRecord, Judged, TableSetup};
 use crate::money::format_czk;
 use crate::plan::{Plan, TournamentPlan};
 use crate::round_header::GameCode;
 use crate::verdict::{BetVerdict, Finding, FindingKind, TournamentFigures, Verdict};
-use crate::RecordError;
 
 pub use prizes::{fee_for, prize_pool, table_prizes, PrizePool};
 pub use record::{

@@ -5,10 +5,10 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::error::RecordError;
 use crate::game::Examined;
 use crate::money::validate_amount;
 use crate::round_header::{round_record, validate_identifier};
-use crate::RecordError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

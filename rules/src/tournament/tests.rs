@@ -5,7 +5,8 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::plan::bundled_plan as plan;
-use crate::{FindingKind, Round};
+use crate::record::Round;
+use crate::verdict::FindingKind;
 
 const KC: i64 = 100;
 

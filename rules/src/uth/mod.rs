@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use crate::cards::{Card, CardSet};
+use crate::error::RecordError;
 use crate::game::{reported_totals, Examined, Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::hand_rank::{evaluate, Category, HandRank};
 use crate::money::{format_czk, validate_amount};
@@ -19,7 +20,6 @@ use crate::round_header::{
 use crate::statistics::{StatisticsSum, UnitMoments, UTH_HAND};
 use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
 use crate::void_hand::{Returned, VoidHand};
-use crate::RecordError;
 
 /// Spots on the layout.
 pub const MAX_SPOTS: u8 = 7;
@@ -419,9 +419,9 @@ fn check_spot(
 pub fn round_statistics(
     figures: Option<&crate::rtp::UthFigures>,
     round: &UthRound,
-) -> crate::RoundStatistics {
+) -> crate::statistics::RoundStatistics {
     let Some(figures) = figures else {
-        return crate::RoundStatistics::default();
+        return crate::statistics::RoundStatistics::default();
     };
     let mut sum = StatisticsSum::default();
     for spot in &round.spots {
@@ -569,7 +569,7 @@ impl Game for UthRound {
 
     fn statistics(&self, plan: &Plan, _: &TableSetup) -> Statistics {
         if self.void.is_some() {
-            return Ok(crate::RoundStatistics::default());
+            return Ok(crate::statistics::RoundStatistics::default());
         }
         Ok(round_statistics(
             plan.theoretical.ultimate_texas_holdem.as_ref(),

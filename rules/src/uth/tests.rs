@@ -3,7 +3,8 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::{FindingKind, Round};
+use crate::record::Round;
+use crate::verdict::FindingKind;
 
 use crate::plan::bundled_plan as plan;
 
