@@ -3,7 +3,7 @@
 //! become definite, chunked OCTET STRINGs one string; DER passes through unchanged, so the
 //! signed attributes a signature covers keep their bytes.
 
-use crate::DeliveryError;
+use crate::error::DeliveryError;
 
 /// Nesting deeper than this is not a CMS file.
 const MAX_DEPTH: usize = 64;

@@ -3,7 +3,7 @@
 use der::{Decode as _, DecodePem as _, Encode as _};
 use sha2::{Digest as _, Sha256};
 
-use crate::DeliveryError;
+use crate::error::DeliveryError;
 
 /// An X.509 certificate with its DER encoding.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,7 +14,9 @@ use der::asn1::OctetString;
 use der::{Any, Decode as _, Encode as _, Sequence};
 use x509_cert::spki::AlgorithmIdentifierOwned;
 
-use crate::{Certificate, DeliveryError, Identity};
+use crate::certificate::Certificate;
+use crate::error::DeliveryError;
+use crate::identity::Identity;
 
 fn cms_error(e: impl std::fmt::Debug) -> DeliveryError {
     DeliveryError::Cms(format!("{e:?}"))

@@ -4,7 +4,8 @@
 use rsa::pkcs8::DecodePrivateKey as _;
 use rsa::traits::PublicKeyParts as _;
 
-use crate::{Certificate, DeliveryError};
+use crate::certificate::Certificate;
+use crate::error::DeliveryError;
 
 /// A private key with its certificate and the rest of its chain.
 pub struct Identity {

@@ -17,8 +17,10 @@ use x509_cert::ext::pkix::name::GeneralName;
 use x509_cert::spki::AlgorithmIdentifierOwned;
 use x509_cert::time::Time;
 
+use crate::certificate::Certificate;
+use crate::error::DeliveryError;
 use crate::ess::{EssCertIdV2, IssuerSerial, SigningCertificateV2};
-use crate::{Certificate, DeliveryError, Identity};
+use crate::identity::Identity;
 
 fn cms_error(e: impl std::fmt::Debug) -> DeliveryError {
     DeliveryError::Cms(format!("{e:?}"))

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::LogError;
+use crate::error::LogError;
 
 /// Largest integer magnitude every JSON implementation reads exactly.
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;

@@ -5,7 +5,8 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::canonical::canonicalize;
-use crate::{Envelope, LogError};
+use crate::envelope::Envelope;
+use crate::error::LogError;
 
 /// `prev_hash` of the first entry.
 pub const GENESIS_PREV_HASH: [u8; 32] = [0u8; 32];

@@ -236,7 +236,7 @@ pub fn check_entry_text<'b>(
         key_id,
         key,
         signature: decode_signature(fields.signature).map_err(|e| match e {
-            crate::LogError::Signature(m) => m,
+            crate::error::LogError::Signature(m) => m,
             other => other.to_string(),
         })?,
         record: record_text,
@@ -304,7 +304,7 @@ mod tests {
     use crate::canonical::canonicalize;
     use crate::entry::Entry;
 
-    use crate::Envelope;
+    use crate::envelope::Envelope;
     use ed25519_dalek::SigningKey;
     use serde_json::{json, Value};
 

@@ -8,9 +8,9 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::canonical::canonicalize;
+use crate::error::LogError;
 use crate::keys::key_id;
 use crate::strict_signature::StrictKey;
-use crate::LogError;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

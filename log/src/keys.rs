@@ -6,7 +6,7 @@ use ed25519_dalek::{SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::LogError;
+use crate::error::LogError;
 
 /// A key's id: the first 8 bytes of SHA-256 of the public key, in hex. Derived, so a key id
 /// can never point at a different key.

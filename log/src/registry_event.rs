@@ -336,9 +336,9 @@ impl RegistryEvent {
         }
     }
 
-    pub fn to_record(&self) -> Result<Value, crate::LogError> {
+    pub fn to_record(&self) -> Result<Value, crate::error::LogError> {
         serde_json::to_value(self)
-            .map_err(|e| crate::LogError::Canonical(format!("registry event: {e}")))
+            .map_err(|e| crate::error::LogError::Canonical(format!("registry event: {e}")))
     }
 
     pub fn from_record(record: &Value) -> Result<RegistryEvent, String> {

@@ -78,7 +78,7 @@ mod tests {
     use crate::entry::Entry;
     use crate::entry_check::{check_entry, Signers};
 
-    use crate::Envelope;
+    use crate::envelope::Envelope;
 
     const PLAN: &str = "69games-ziva-hra";
 

@@ -7,10 +7,12 @@ use std::path::Path;
 use dozor_log::checkpoint::{open_by_one_of, Checkpoint, NoteVerifier};
 use dozor_log::merkle::{self, Hash, RangeSource};
 
-use super::{fail, hash_hex, json, read, InspectionError};
+use crate::error::{fail, InspectionError};
+use crate::files::{hash_hex, json, read};
 use crate::format::{
     ConsistencyFile, ExportInfo, TreeFile, CHECKPOINT, CONSISTENCY, ENTRIES, TREE,
 };
+use crate::options::{Cosigner, WitnessPolicy};
 
 /// The checkpoint in file `name`, and the operator key (one of `keys`) whose signature on it
 /// verifies.
@@ -57,8 +59,8 @@ pub(super) fn check_signer(
 /// a failure, not merely uncounted: the note was changed.
 pub(super) fn check_witnessed(
     dir: &Path,
-    policy: &crate::WitnessPolicy,
-) -> Result<Vec<crate::Cosigner>, InspectionError> {
+    policy: &WitnessPolicy,
+) -> Result<Vec<Cosigner>, InspectionError> {
     if policy.keys.is_empty() && policy.quorum == 0 {
         return Ok(Vec::new());
     }
@@ -91,7 +93,7 @@ pub(super) fn check_witnessed(
     }
     Ok(found
         .into_iter()
-        .map(|c| crate::Cosigner {
+        .map(|c| Cosigner {
             witness: c.witness,
             timestamp: c.timestamp,
         })

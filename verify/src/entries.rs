@@ -7,34 +7,17 @@ use std::path::Path;
 use ed25519_dalek::VerifyingKey;
 
 use dozor_log::entry::{format_time, leaf_hash};
-use dozor_log::entry_check::{
-    check_entry_text, verify_signatures, SignatureCheck, Signers, Subject,
-};
+use dozor_log::entry_check::{check_entry_text, verify_signatures, Signers, Subject};
 use dozor_log::merkle::Hash;
 
-use super::lines::{LineBlock, LineReader, VerdictReader, Verdicts};
-use super::manifest::Manifest;
-use super::registry::Registry;
-use super::verdicts::readjudicate;
-use super::{fail, InspectionError, VerifyOptions};
+use crate::context::Context;
+use crate::error::{fail, InspectionError};
 use crate::format::{ExportInfo, ADJUDICATIONS, ENTRIES, REGISTRY};
-
-/// What verification needs besides the entries themselves.
-#[derive(Clone, Copy)]
-pub(super) struct Context<'a> {
-    pub(super) info: &'a ExportInfo,
-    pub(super) has_link: bool,
-    pub(super) lines: usize,
-    pub(super) signers: Signers<'a>,
-    pub(super) registry: &'a HashMap<u64, Hash>,
-    pub(super) verdicts: &'a Verdicts,
-    pub(super) plans: &'a HashMap<String, rules::Plan>,
-    pub(super) signatures: SignatureCheck,
-    pub(super) readjudicate: bool,
-    /// Finds `"rules_version":"<this version>"`, as a verdict made by these rules contains it
-    /// (a SIMD searcher, built once).
-    pub(super) rules_version_marker: &'a memchr::memmem::Finder<'a>,
-}
+use crate::lines::{LineBlock, LineReader, VerdictReader, Verdicts};
+use crate::manifest::Manifest;
+use crate::options::VerifyOptions;
+use crate::registry::Registry;
+use crate::verdicts::readjudicate;
 
 /// What one entry line yields once checked on its own.
 pub(super) struct CheckedLine {
@@ -339,12 +322,6 @@ pub(super) fn chunk_jobs(
         })
     })
 }
-
-/// Entries whose signatures are verified together (larger batches cost less per signature).
-pub const SIGNATURE_BATCH: usize = 4096;
-
-/// Entries read and checked at a time (bounded memory, whatever the export's size).
-pub(super) const ENTRY_BLOCK: usize = 16 * 1024;
 
 /// The first of `verdicts` (line, index), which are not rounds of the period.
 pub(super) fn not_a_round(verdicts: impl Iterator<Item = (usize, u64)>) -> InspectionError {

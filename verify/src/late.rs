@@ -10,9 +10,10 @@ use dozor_log::entry_check::{Signers, Subject};
 use dozor_log::judge::{self, JudgeError};
 use dozor_log::registry_history::RegistryHistory;
 
-use super::resolved::load_rounds;
-use super::{fail, read, InspectionError, LATE_ROUNDS, LATE_ROUNDS_PROOFS};
-use crate::format::ExportInfo;
+use crate::error::{fail, InspectionError};
+use crate::files::read;
+use crate::format::{ExportInfo, LATE_ROUNDS, LATE_ROUNDS_PROOFS};
+use crate::resolved::load_rounds;
 
 /// What checking the late rounds found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use super::{fail, InspectionError};
+use crate::error::{fail, InspectionError};
 use crate::format::ADJUDICATIONS;
 
 /// Lines of a file, in one buffer.

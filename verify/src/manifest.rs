@@ -7,7 +7,8 @@ use sha2::{Digest, Sha256};
 
 use dozor_log::parallel::par_map;
 
-use super::{fail, read, InspectionError};
+use crate::error::{fail, InspectionError};
+use crate::files::read;
 use crate::format::{
     ADJUDICATIONS, CHECKPOINT, CHECKPOINT_LATEST, CONSISTENCY, ENTRIES, EXPORT_JSON, KEYS,
     MANIFEST, REGISTRY, REGISTRY_PROOFS, TREE,

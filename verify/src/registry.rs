@@ -12,7 +12,8 @@ use dozor_log::entry_check::{check_entry_text, Signers, Subject};
 use dozor_log::merkle::{self, Hash};
 use dozor_log::registry_history::RegistryHistory;
 
-use super::{fail, hash_hex, json, read, InspectionError};
+use crate::error::{fail, InspectionError};
+use crate::files::{hash_hex, json, read};
 use crate::format::{KeyRecord, ProofsFile, KEYS, REGISTRY, REGISTRY_PROOFS};
 
 /// Operator keys as signers of registry events, by envelope key id.

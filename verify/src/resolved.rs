@@ -5,10 +5,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use super::{
-    fail, hash_hex, included, proofs_for, read, InspectionError, REGISTRY, RESOLVED_ROUNDS,
-    RESOLVED_ROUNDS_PROOFS,
-};
+use crate::error::{fail, InspectionError};
+use crate::files::{hash_hex, read};
+use crate::format::{REGISTRY, RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS};
+use crate::registry::{included, proofs_for};
 use dozor_log::checkpoint::Checkpoint;
 use dozor_log::entry::leaf_hash;
 use dozor_log::entry_check::{check_entry_text, CheckedEntry, Signers};

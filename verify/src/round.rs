@@ -13,13 +13,15 @@ use dozor_log::judge;
 use dozor_log::merkle::{self, Hash, RangeSource};
 use serde::Serialize;
 
-use super::chain::tree_nodes;
-use super::registry::load_plans;
-use super::resolved::load_rounds;
-use super::{fail, open_export, read, InspectionError};
+use crate::chain::tree_nodes;
+use crate::error::{fail, InspectionError};
+use crate::files::{hash_hex, read};
 use crate::format::{
     ENTRIES, LATE_ROUNDS, LATE_ROUNDS_PROOFS, RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS,
 };
+use crate::opened::{open_export, OpenedExport};
+use crate::registry::{load_plans, proofs_for};
+use crate::resolved::load_rounds;
 
 /// Which round.
 #[derive(Debug, Clone)]
@@ -84,7 +86,7 @@ pub fn find_round(
     table_id: &str,
     which: &WhichRound,
 ) -> Result<FoundRound, InspectionError> {
-    let super::OpenedExport {
+    let OpenedExport {
         info,
         checkpoint,
         latest,
@@ -167,7 +169,7 @@ pub fn find_round(
                         },
                     ));
                 };
-                let proofs = super::proofs_for(dir, proofs_file, &latest)?;
+                let proofs = proofs_for(dir, proofs_file, &latest)?;
                 let proof = proofs
                     .proofs
                     .iter()
@@ -175,7 +177,7 @@ pub fn find_round(
                     .map(|p| {
                         p.proof
                             .iter()
-                            .map(|h| super::hash_hex(proofs_file, h))
+                            .map(|h| hash_hex(proofs_file, h))
                             .collect::<Result<Vec<_>, _>>()
                     })
                     .transpose()?

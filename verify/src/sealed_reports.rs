@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 
-use super::{fail, InspectionError};
+use crate::error::{fail, InspectionError};
 use crate::format::{report_names, ExportInfo, EXPORT_JSON};
 use dozor_log::registry_history::RegistryHistory;
 

@@ -5,7 +5,7 @@
 use dozor_log::judge::{self, JudgeError};
 use rules::table_audit::Fact;
 
-use super::entries::Context;
+use crate::context::Context;
 
 /// Why an exported verdict does not stand.
 #[derive(Debug, thiserror::Error)]

@@ -1,0 +1,26 @@
+//! Reading an export's files: their bytes, their JSON and their hex hashes, failures named by file.
+
+use std::path::Path;
+
+use dozor_log::merkle::Hash;
+use serde::Deserialize;
+
+use crate::error::{fail, InspectionError};
+
+pub(crate) fn read(dir: &Path, name: &str) -> Result<Vec<u8>, InspectionError> {
+    std::fs::read(dir.join(name)).map_err(|e| fail(name, format!("cannot read: {e}")))
+}
+
+pub(crate) fn json<T: for<'de> Deserialize<'de>>(
+    dir: &Path,
+    name: &str,
+) -> Result<T, InspectionError> {
+    serde_json::from_slice(&read(dir, name)?).map_err(|e| fail(name, format!("not valid: {e}")))
+}
+
+pub(crate) fn hash_hex(item: &str, text: &str) -> Result<Hash, InspectionError> {
+    hex::decode(text)
+        .ok()
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| fail(item, format!("`{text}` is not a 32-byte hex hash")))
+}
