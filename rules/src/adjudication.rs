@@ -1,11 +1,11 @@
 //! The entry points: a parsed round and its plan in, a verdict or statistics out.
 
 use crate::error::RecordError;
-use crate::game::TableSetup;
-use crate::plan::Plan;
+use crate::game::{Game, TableSetup};
+use crate::plan::document::Plan;
 use crate::record::Round;
 use crate::statistics::RoundStatistics;
-use crate::verdict::Verdict;
+use crate::verdict::{Finding, FindingKind, Verdict};
 
 /// Re-adjudicates a parsed round against `plan`.
 pub fn adjudicate<'a>(plan: &'a Plan, round: &'a Round) -> Result<Verdict<'a>, RecordError> {
@@ -48,5 +48,32 @@ pub fn round_statistics_at(
     {
         Err(RecordError::Impossible { .. }) => Ok(RoundStatistics::default()),
         figures => figures,
+    }
+}
+
+// Built here, beside its only caller, so that the verdict module needs neither plans nor games.
+impl<'a> Verdict<'a> {
+    /// The verdict of a round whose record says something that cannot have happened: its money
+    /// as reported (no payout is claimed wrong), and one `record_impossible` finding naming it.
+    pub fn impossible(
+        plan: &'a Plan,
+        game: &'a dyn Game,
+        field: &str,
+        reason: &str,
+    ) -> Verdict<'a> {
+        let identity = game.identity();
+        let (stakes_h, paid_h) = game.reported_totals();
+        Verdict {
+            stakes_h,
+            paid_h,
+            expected_paid_h: paid_h,
+            findings: vec![Finding::note(
+                FindingKind::RecordImpossible,
+                format!(
+                    "{field}: {reason}. The round cannot have happened as recorded; it is kept as evidence and its settlement is not judged"
+                ),
+            )],
+            ..Verdict::new(&plan.plan_id, identity.game, identity.table_id, identity.seq_no)
+        }
     }
 }

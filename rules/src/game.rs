@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 
 use crate::error::RecordError;
 use crate::money_wheel::layout::WheelLayout;
-use crate::plan::Plan;
+use crate::plan::document::Plan;
 use crate::round_header::{GameCode, Identified};
 use crate::statistics::RoundStatistics;
 use crate::table_limits::{Posted, TableLimits};

@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use crate::plan::{Odds, Plan};
+use crate::plan::document::Plan;
+use crate::plan::odds::Odds;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LintFinding {
@@ -168,8 +169,8 @@ pub fn lint(plan: &Plan) -> Vec<LintFinding> {
 /// A Trips table stated elsewhere against the plan's: each line that differs, and a cap the
 /// plan does not have.
 fn lint_stated_trips(
-    plan: &crate::plan::HandPayTable,
-    stated: &crate::plan::StatedPayTable,
+    plan: &crate::plan::odds::HandPayTable,
+    stated: &crate::plan::odds::StatedPayTable,
     out: &mut Vec<LintFinding>,
 ) {
     let odds = |o: Option<Odds>| o.map_or("nothing".to_owned(), |o| format!("{}:{}", o.num, o.den));
@@ -216,9 +217,9 @@ fn lint_stated_trips(
 
 /// The payout table's columns (each adds up to 100 %, ranges of entries do not overlap and
 /// leave no gap, shares do not grow with the place) and the fee's base across sections.
-fn lint_tournament(t: &crate::plan::TournamentPlan, out: &mut Vec<LintFinding>) {
+fn lint_tournament(t: &crate::plan::poker::TournamentPlan, out: &mut Vec<LintFinding>) {
     const SECTION: &str = "Turnajová Pravidla (Texas Hold´em, Omaha Hold´em, OFC), VÝPLATY";
-    let range = |c: &crate::plan::PayoutColumn| format!("{}–{}", c.entries[0], c.entries[1]);
+    let range = |c: &crate::plan::poker::PayoutColumn| format!("{}–{}", c.entries[0], c.entries[1]);
     let percent = |bp: u64| format!("{},{:02} %", bp / 100, bp % 100);
     let mut push = |message: String| {
         out.push(LintFinding {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::RecordError;
 use crate::money::{format_czk, validate_amount};
-use crate::plan::Plan;
+use crate::plan::document::Plan;
 use crate::round_header::GameCode;
 use crate::verdict::{Finding, FindingKind};
 

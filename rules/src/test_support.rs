@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::game::TableSetup;
-use crate::plan::Plan;
+use crate::plan::document::Plan;
 use crate::record::Round;
 use crate::verdict::Finding;
 use crate::verdict::FindingKind;

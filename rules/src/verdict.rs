@@ -342,28 +342,4 @@ impl<'a> Verdict<'a> {
     pub fn is_clean(&self) -> bool {
         self.findings.is_empty()
     }
-
-    /// The verdict of a round whose record says something that cannot have happened: its money
-    /// as reported (no payout is claimed wrong), and one `record_impossible` finding naming it.
-    pub fn impossible(
-        plan: &'a crate::plan::Plan,
-        game: &'a dyn crate::game::Game,
-        field: &str,
-        reason: &str,
-    ) -> Verdict<'a> {
-        let identity = game.identity();
-        let (stakes_h, paid_h) = game.reported_totals();
-        Verdict {
-            stakes_h,
-            paid_h,
-            expected_paid_h: paid_h,
-            findings: vec![Finding::note(
-                FindingKind::RecordImpossible,
-                format!(
-                    "{field}: {reason}. The round cannot have happened as recorded; it is kept as evidence and its settlement is not judged"
-                ),
-            )],
-            ..Verdict::new(&plan.plan_id, identity.game, identity.table_id, identity.seq_no)
-        }
-    }
 }

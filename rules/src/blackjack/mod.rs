@@ -17,7 +17,9 @@ use crate::cards::Card;
 use crate::error::RecordError;
 use crate::game::{reported_totals, Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
-use crate::plan::{BlackjackPlan, DealerBlackjackTakes, Odds, Plan};
+use crate::plan::document::Plan;
+use crate::plan::odds::Odds;
+use crate::plan::table_games::{BlackjackPlan, DealerBlackjackTakes};
 use crate::round_header::{
     round_record, validate_bet_id, validate_identifier, validate_positions, GameCode,
 };
@@ -570,19 +572,19 @@ fn check_cards(round: &BlackjackRound, bp: &BlackjackPlan, findings: &mut Vec<Fi
 
 /// Theoretical figures for RTP reports, over all the round's stakes (a main bet's doubles and
 /// splits included, as in its actual RTP): the main bet loses the house edge of basic strategy
-/// on its initial stake (the plan's figures, [`crate::rtp::BlackjackFigures`]); Perfect Pairs
+/// on its initial stake (the plan's figures, [`crate::rtp::figures::BlackjackFigures`]); Perfect Pairs
 /// and insurance return their exact RTP. Without figures for the plan's rules the round adds
 /// nothing to the RTP stakes rather than a figure for part of its bets.
 pub fn round_statistics(
     bp: &BlackjackPlan,
-    figures: Option<&crate::rtp::BlackjackFigures>,
+    figures: Option<&crate::rtp::figures::BlackjackFigures>,
     round: &BlackjackRound,
 ) -> crate::statistics::RoundStatistics {
     let Some(figures) = figures else {
         return crate::statistics::RoundStatistics::default();
     };
-    let pairs = crate::rtp::perfect_pairs(bp.decks, &bp.perfect_pairs);
-    let insurance = crate::rtp::insurance(bp.decks, bp.insurance_odds);
+    let pairs = crate::rtp::bets::perfect_pairs(bp.decks, &bp.perfect_pairs);
+    let insurance = crate::rtp::bets::insurance(bp.decks, bp.insurance_odds);
     let mut sum = StatisticsSum::default();
     for b in &round.boxes {
         // Each double and each split adds the main stake again.

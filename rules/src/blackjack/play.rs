@@ -11,7 +11,7 @@ use super::points::{card_points, Total};
 use super::{BlackjackRound, Decision};
 use crate::cards::{Card, Rank};
 use crate::error::RecordError;
-use crate::plan::BlackjackPlan;
+use crate::plan::table_games::BlackjackPlan;
 
 /// One hand as played to its end.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::RecordError;
-use crate::plan::WheelPlan;
+use crate::plan::table_games::WheelPlan;
 
 /// The table's wheel: the label of each segment in physical order (index 0, 1, … clockwise).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

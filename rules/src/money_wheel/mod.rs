@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::RecordError;
 use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
-use crate::plan::{Plan, WheelMaxBetPer, WheelPlan};
+use crate::plan::document::Plan;
+use crate::plan::table_games::{WheelMaxBetPer, WheelPlan};
 use crate::round_header::{
     round_record, validate_bet_count, validate_bet_id, validate_identifier, GameCode,
 };
@@ -315,7 +316,7 @@ pub fn round_statistics(
     if matches!(round.outcome, WheelOutcome::Void { .. }) || layout.is_empty() {
         return RoundStatistics::default();
     }
-    let priced: Vec<(&WheelBet, &crate::plan::WheelBox)> = round
+    let priced: Vec<(&WheelBet, &crate::plan::table_games::WheelBox)> = round
         .bets
         .iter()
         .filter_map(|bet| wp.box_of(&bet.box_id).map(|b| (bet, b)))

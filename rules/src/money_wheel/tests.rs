@@ -228,9 +228,9 @@ fn round_statistics_price_each_box_by_its_segments() {
 #[test]
 fn theoretical_rtp_of_every_box_from_the_segment_counts() {
     let plan = plan();
-    let one = crate::rtp::wheel("money_wheel_1", plan.money_wheel_1.as_ref().unwrap());
-    let two = crate::rtp::wheel("money_wheel_2", plan.money_wheel_2.as_ref().unwrap());
-    let rtp = |lines: &[crate::rtp::BetRtp]| -> Vec<(String, u64, u64)> {
+    let one = crate::rtp::bets::wheel("money_wheel_1", plan.money_wheel_1.as_ref().unwrap());
+    let two = crate::rtp::bets::wheel("money_wheel_2", plan.money_wheel_2.as_ref().unwrap());
+    let rtp = |lines: &[crate::rtp::bets::BetRtp]| -> Vec<(String, u64, u64)> {
         lines
             .iter()
             .map(|l| (l.bet.clone(), l.rtp.num, l.rtp.den))
@@ -315,7 +315,7 @@ fn the_maximum_per_game_sums_a_players_boxes() {
     // Per game: a staked 11 000 Kč on the spin, 1 000 Kč above the maximum; b exactly at it.
     let mut plan = plan();
     let wp = plan.money_wheel_1.as_mut().unwrap();
-    wp.max_bet_per = crate::plan::WheelMaxBetPer::Game;
+    wp.max_bet_per = crate::plan::table_games::WheelMaxBetPer::Game;
     let wp = plan.money_wheel_1.as_ref().unwrap();
     let setup = on(layout_1(wp));
     let round = wheel_round(record);

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{fantasy_next, score_rows, OfcHand, PLAYER_IDS};
-use crate::plan::OfcPlan;
+use crate::plan::poker::OfcPlan;
 use crate::verdict::{FantasyEntitlement, Finding, FindingKind};
 
 /// The next hand's fantasy-land deals against what the previous hand at the table earned:

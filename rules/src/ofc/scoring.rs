@@ -3,7 +3,7 @@
 
 use crate::cards::Card;
 use crate::hand_rank::{evaluate, Category, HandRank};
-use crate::plan::{rank_of_letter, EqualRows, OfcPlan};
+use crate::plan::poker::{rank_of_letter, EqualRows, OfcPlan};
 
 /// A player's three rows, judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

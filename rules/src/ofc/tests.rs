@@ -501,10 +501,10 @@ fn equal_rows_stand_unless_the_plan_reads_weaker_strictly() {
     // Back A-K-Q-J-9 and middle A-K-Q-J-9 of other suits: equal, ace high; front 5-3-2.
     let (front, middle, back) = (c("5h 3d 2c"), c("As Kd Qc Jd 9h"), c("Ad Ks Qh Jc 9s"));
     let ofc = plan.open_face_chinese().unwrap();
-    assert_eq!(ofc.equal_rows, crate::plan::EqualRows::Allowed);
+    assert_eq!(ofc.equal_rows, crate::plan::poker::EqualRows::Allowed);
     assert!(!score_rows(ofc, &front, &middle, &back).fouled);
     if let Some(o) = plan.open_face_chinese.as_mut() {
-        o.equal_rows = crate::plan::EqualRows::Foul;
+        o.equal_rows = crate::plan::poker::EqualRows::Foul;
     }
     let ofc = plan.open_face_chinese().unwrap();
     assert!(score_rows(ofc, &front, &middle, &back).fouled);

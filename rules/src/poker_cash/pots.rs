@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::betting::Played;
 use super::{best_hand, PokerHand};
 use crate::money::format_czk;
-use crate::plan::PokerCashPlan;
+use crate::plan::poker::PokerCashPlan;
 use crate::verdict::{Finding, FindingKind};
 
 #[derive(Debug, Clone, PartialEq, Eq)]

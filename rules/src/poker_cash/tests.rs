@@ -222,7 +222,7 @@ fn the_rake_cap_counts_the_seated_players_when_the_plan_reads_it_so() {
         [FindingKind::RakeWrong, FindingKind::Underpaid]
     );
     if let Some(pp) = plan.poker_cash.as_mut() {
-        pp.rake_cap_counts = crate::plan::RakeCapCounts::Seated;
+        pp.rake_cap_counts = crate::plan::poker::RakeCapCounts::Seated;
     }
     let judge_seated = |record: Value| {
         let Round::PokerCash(h) = Round::parse(&record).unwrap() else {
@@ -478,7 +478,7 @@ fn time_collection_is_the_announced_fee_per_player_and_half_hour_within_the_plan
 fn time_collection_read_per_table_takes_the_plans_range_for_the_whole_table() {
     let mut plan = plan();
     if let Some(pp) = plan.poker_cash.as_mut() {
-        pp.time_collection_per = crate::plan::TimeCollectionPer::Table;
+        pp.time_collection_per = crate::plan::poker::TimeCollectionPer::Table;
     }
     let judge = |record: Value| {
         let round = Round::parse(&record).unwrap();

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::RecordError;
 use crate::game::{Game, GameRecord, Judged, TableSetup};
 use crate::money::{format_czk, validate_amount};
-use crate::plan::{Plan, PokerCashPlan, TimeCollectionPer};
+use crate::plan::document::Plan;
+use crate::plan::poker::{PokerCashPlan, TimeCollectionPer};
 use crate::round_header::{validate_identifier, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 

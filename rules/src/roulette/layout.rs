@@ -1,6 +1,6 @@
 //! The single-zero layout and wheel: which number sets are bettable positions.
 
-use crate::plan::RouletteOdds;
+use crate::plan::table_games::RouletteOdds;
 
 /// French wheel order, clockwise from zero (Ruleta, 4. RULETOVÉ KOLO).
 pub const WHEEL_ORDER: [u8; 37] = [

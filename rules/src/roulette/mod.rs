@@ -14,7 +14,8 @@ use self::layout::{Position, PositionClass, POCKETS};
 use crate::error::RecordError;
 use crate::game::{Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
-use crate::plan::{Plan, RoulettePlan};
+use crate::plan::document::Plan;
+use crate::plan::table_games::RoulettePlan;
 use crate::ratio::Ratio;
 use crate::round_header::{
     round_record, validate_bet_count, validate_bet_id, validate_identifier, GameCode,

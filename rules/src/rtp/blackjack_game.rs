@@ -11,7 +11,8 @@
 use serde::{Deserialize, Serialize};
 use smallvec::{smallvec, SmallVec};
 
-use crate::plan::{BlackjackPlan, DealerBlackjackTakes, Odds};
+use crate::plan::odds::Odds;
+use crate::plan::table_games::{BlackjackPlan, DealerBlackjackTakes};
 
 /// The rules that decide the main bet's return (the plan's other numbers are limits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -626,7 +627,7 @@ fn simulate_shoe(
 ) -> SimulatedEdge {
     let blocks = rounds.div_ceil(BLOCK);
     let threads = threads.max(1) as u64;
-    let sums: Vec<(i128, i128, i128)> = super::on_threads(threads as usize, |first| {
+    let sums: Vec<(i128, i128, i128)> = super::threads::on_threads(threads as usize, |first| {
         let first = first as u64;
         let (mut sum, mut squares, mut cubes) = (0i128, 0i128, 0i128);
         let mut block = first;
@@ -673,7 +674,7 @@ mod tests {
 
     #[test]
     fn simulating_an_infinite_shoe_reproduces_the_exact_analysis() {
-        let book = crate::plan::PlanBook::builtin().unwrap();
+        let book = crate::plan::book::PlanBook::builtin().unwrap();
         let plan = book.get("69games-ziva-hra").unwrap();
         let rules = BlackjackRules::of(plan.blackjack.as_ref().unwrap());
         let (strategy, exact) = infinite_shoe(&rules);

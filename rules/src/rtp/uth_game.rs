@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use crate::cards::{Card, CardSet};
 use crate::hand_rank::{evaluate, Category, HandRank};
-use crate::plan::UltimateTexasHoldemPlan;
+use crate::plan::table_games::UltimateTexasHoldemPlan;
 use crate::ratio::{gcd, Ratio};
 
 const CARDS: usize = 52;
@@ -127,7 +127,7 @@ impl BlindTable {
             l / gcd(l, den) * den
         });
         let unit = i64::try_from(unit).unwrap_or(i64::MAX);
-        let pay = |o: crate::plan::Odds| i64::from(o.num) * (unit / i64::from(o.den.max(1)));
+        let pay = |o: crate::plan::odds::Odds| i64::from(o.num) * (unit / i64::from(o.den.max(1)));
         let mut win = [0i64; 10];
         win[Category::Straight as usize] = pay(t.straight);
         win[Category::Flush as usize] = pay(t.flush);
@@ -532,7 +532,7 @@ pub fn analyse(plan: &UltimateTexasHoldemPlan, threads: usize) -> UthBaseGame {
     let blind = BlindTable::new(plan);
     let classes = flop_classes(&renamings);
     let threads = threads.max(1);
-    let partials: Vec<Vec<WideSums>> = super::on_threads(threads, |first| {
+    let partials: Vec<Vec<WideSums>> = super::threads::on_threads(threads, |first| {
         let (tables, blind, classes) = (&tables, &blind, &classes);
         let mut worker = Worker {
             tables,
@@ -624,7 +624,7 @@ pub fn analyse(plan: &UltimateTexasHoldemPlan, threads: usize) -> UthBaseGame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::PlanBook;
+    use crate::plan::book::PlanBook;
 
     /// Every player hand on `board`, against every dealer hand, settled one by one.
     fn brute_force(up: &UltimateTexasHoldemPlan, blind: &BlindTable, board: &[&str]) -> Vec<Sums> {

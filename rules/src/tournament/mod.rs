@@ -11,7 +11,8 @@ mod record;
 use crate::error::RecordError;
 use crate::game::{Examined, Game, GameRecord, Judged, TableSetup};
 use crate::money::format_czk;
-use crate::plan::{Plan, TournamentPlan};
+use crate::plan::document::Plan;
+use crate::plan::poker::TournamentPlan;
 use crate::round_header::GameCode;
 use crate::verdict::{BetVerdict, Finding, FindingKind, TournamentFigures, Verdict};
 

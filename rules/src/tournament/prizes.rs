@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::TournamentRecord;
 use crate::money::format_czk;
-use crate::plan::{FeeBase, PayoutColumn, TournamentPlan};
+use crate::plan::poker::{FeeBase, PayoutColumn, TournamentPlan};
 use crate::verdict::{Finding, FindingKind};
 
 /// Prizes are whole koruny.

@@ -13,7 +13,9 @@ use crate::error::RecordError;
 use crate::game::{reported_totals, Examined, Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::hand_rank::{evaluate, Category, HandRank};
 use crate::money::{format_czk, validate_amount};
-use crate::plan::{Odds, Plan, TripsOnFold, UltimateTexasHoldemPlan};
+use crate::plan::document::Plan;
+use crate::plan::odds::Odds;
+use crate::plan::table_games::{TripsOnFold, UltimateTexasHoldemPlan};
 use crate::round_header::{
     round_record, validate_bet_id, validate_identifier, validate_positions, GameCode,
 };
@@ -414,10 +416,10 @@ fn check_spot(
 
 /// Theoretical figures for RTP reports, over all the round's stakes: Ante + Blind + Play lose
 /// the exact house edge of the best strategy on the Ante, Trips returns its exact RTP (the
-/// plan's figures, [`crate::rtp::UthFigures`]). Without figures for the plan's rules the round
+/// plan's figures, [`crate::rtp::figures::UthFigures`]). Without figures for the plan's rules the round
 /// adds nothing to the RTP stakes.
 pub fn round_statistics(
-    figures: Option<&crate::rtp::UthFigures>,
+    figures: Option<&crate::rtp::figures::UthFigures>,
     round: &UthRound,
 ) -> crate::statistics::RoundStatistics {
     let Some(figures) = figures else {
