@@ -159,12 +159,7 @@ pub fn plan(
     }
     let sealed = published_reports::latest_publications(conn)?;
     for day in first_day.iter_days().take_while(|d| *d <= last_day) {
-        let night = format!(
-            "{}{}",
-            crate::nightly::night_prefix(day),
-            crate::nightly::SUMMARY
-        );
-        if !sealed.contains_key(&night) {
+        if !sealed.contains_key(&crate::night_names::summary_name(day)) {
             return Ok(Err(format!(
                 "gaming day {day} is not sealed: its night's reports are not in the ledger (`dozor report nightly --day {day}` seals them)"
             )));

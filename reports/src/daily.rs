@@ -271,7 +271,8 @@ pub fn build_at(
     day: NaiveDate,
 ) -> Result<DailyReport, ReportError> {
     let (start, end) = clock.bounds(day);
-    let aggregates = report_reads::daily::tables_of_day(conn, cut, start, end, clock.late_after)?;
+    let aggregates =
+        report_reads::with_archived::tables_of_day(conn, cut, start, end, clock.late_after)?;
     let kinds = report_reads::findings::aggregate(conn, cut, &[start, end], None, None)?;
     let tables = report_reads::tables::registered_before(conn, end, None, None)?;
 

@@ -15,6 +15,7 @@ pub mod inspection;
 pub mod mf;
 pub mod month_page;
 pub mod monthly;
+pub mod night_names;
 pub mod nightly;
 pub mod periods;
 pub mod provisional;

@@ -266,7 +266,7 @@ pub fn build_at(
         kinds: kind_aggregates,
         findings: finding_aggregates,
         tables,
-    } = report_reads::monthly::month(
+    } = report_reads::with_archived::month(
         conn,
         cut,
         &bounds,

@@ -14,13 +14,12 @@ use serde::Serialize;
 use sha2::Digest as _;
 
 use crate::monthly::{self, RtpRequest};
+use crate::night_names::{night_prefix, summary_name, SUMMARY};
 use crate::{daily, fantasy, month_page, shoes, wheels, ReportError};
 use rules::gaming_day::{GamingDayClock, Month};
 
-/// Where nightly reports are named in the ledger, and kept under the data directory.
 use dozor_verify::format::NIGHTLY_PREFIX;
-/// The file whose seal marks a night as done.
-pub const SUMMARY: &str = "night.json";
+
 /// How far back a catch-up goes.
 pub const CATCH_UP_DAYS: i64 = 62;
 
@@ -43,11 +42,6 @@ pub enum NightlyError {
         path: PathBuf,
         source: std::io::Error,
     },
-}
-
-/// The folder (and ledger name prefix) of one night's reports.
-pub fn night_prefix(day: NaiveDate) -> String {
-    format!("{NIGHTLY_PREFIX}{day}/")
 }
 
 /// When the night of gaming day `day` is due: the first `at` (local time) after the day ends.
@@ -228,8 +222,7 @@ impl NightlyJob<'_> {
         now: DateTime<Utc>,
     ) -> Result<NightOutcome, NightlyError> {
         let sealed = published_reports::latest_publications(conn)?;
-        let prefix = night_prefix(day);
-        if sealed.contains_key(&format!("{prefix}{SUMMARY}")) {
+        if sealed.contains_key(&summary_name(day)) {
             return Ok(NightOutcome::AlreadyDone { day });
         }
         let Night {
@@ -282,7 +275,7 @@ impl NightlyJob<'_> {
             return Ok(Vec::new());
         };
         let earliest = first.max(today - Duration::days(CATCH_UP_DAYS));
-        let done = |day: NaiveDate| sealed.contains_key(&format!("{}{SUMMARY}", night_prefix(day)));
+        let done = |day: NaiveDate| sealed.contains_key(&summary_name(day));
         Ok(earliest
             .iter_days()
             .take_while(|d| *d < today)

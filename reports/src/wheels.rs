@@ -146,7 +146,7 @@ pub fn build_at(
     month: Month,
 ) -> Result<WheelStatistics, ReportError> {
     let (starts_at, ends_at) = clock.month_bounds(month);
-    let rows = report_reads::wheels::segment_counts(conn, cut, starts_at, ends_at)?;
+    let rows = report_reads::with_archived::segment_counts(conn, cut, starts_at, ends_at)?;
     let mut wheels: Vec<WheelLine> = Vec::new();
     // Each wheel's cell labels and its cells in wheel order.
     let mut layouts: Vec<(Vec<String>, Vec<usize>)> = Vec::new();

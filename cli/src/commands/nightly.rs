@@ -25,7 +25,7 @@ pub struct NightlyArgs {
     #[arg(long, env = "DOZOR_OPERATOR_KEY")]
     operator_key: Option<PathBuf>,
     #[command(flatten)]
-    clock: super::ClockArgs,
+    clock: super::clock::ClockArgs,
 }
 
 /// Reads `HH:MM`.
@@ -72,7 +72,7 @@ pub fn run(global: &DatabaseChoice, args: NightlyArgs) -> anyhow::Result<ExitCod
                 } => {
                     println!(
                         "{day}: sealed {files} reports ({rounds} rounds) under {}, checkpoint {checkpoint_size}",
-                        global.data_dir.join(reports::nightly::night_prefix(day)).display()
+                        global.data_dir.join(reports::night_names::night_prefix(day)).display()
                     );
                     if !unconfirmed.is_empty() {
                         println!(

@@ -58,21 +58,6 @@ pub struct KeptDay {
     pub range_archived_index: u64,
 }
 
-/// Floats kept exactly: written as the shortest text that reads back to the same value (the
-/// default JSON number reading may be one unit in the last place off).
-pub mod exact_f64 {
-    use serde::{Deserialize as _, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(value: &f64, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{value:?}"))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-        let text = String::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
-
 /// The figures of `span`'s rounds below `below`, read by the reports' own queries.
 pub fn compute(
     conn: &mut PgConnection,

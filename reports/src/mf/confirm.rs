@@ -25,7 +25,7 @@ use ledger::storage::deliveries::{self, OfferedConfirmation, Step};
 
 use super::keys::DeliveryKeys;
 use super::name::PackageName;
-use super::PackageError;
+use super::package::PackageError;
 
 /// What a confirmation file said, once recorded.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

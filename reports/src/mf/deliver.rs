@@ -12,8 +12,6 @@ use ledger::storage::packages::{self, IssuedPackage, PackageToIssue};
 
 use super::package::{build, Package, PackageError, PackageRequest, PackageSummary};
 
-/// Where sealed packages are named in the ledger: `reports/mf/{package}.zip`.
-
 /// The package's ZIP: its folder with every file, in file order.
 pub fn zip_bytes(package: &Package) -> std::io::Result<Vec<u8>> {
     let mut zip = ::zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
@@ -143,17 +141,18 @@ pub fn write_issued(out: &Path, issued: &IssuedPackage) -> std::io::Result<(Path
 fn validation_errors(
     package: &Package,
     request: &PackageRequest<'_>,
-) -> Result<Vec<super::MfError>, PackageError> {
+) -> Result<Vec<super::validate::MfError>, PackageError> {
     let name = package.name.to_string();
     let zip = zip_bytes(package).map_err(|e| PackageError::Delivery(e.to_string()))?;
-    let source = super::PackageSource::from_zip(&name, &zip)
+    let source = super::validate::PackageSource::from_zip(&name, &zip)
         .map_err(|e| PackageError::Delivery(e.to_string()))?;
-    let schema = super::Schema::embedded().map_err(|e| PackageError::Schema(e.to_string()))?;
-    let settings = super::ValidationSettings {
+    let schema =
+        super::schema::Schema::embedded().map_err(|e| PackageError::Schema(e.to_string()))?;
+    let settings = super::validate::ValidationSettings {
         now: request.now,
         clock: request.clock,
     };
-    Ok(super::validate(schema, &source, &settings))
+    Ok(super::validate::validate(schema, &source, &settings))
 }
 
 /// A package as delivered: the version issued for the request, and its sealed file.

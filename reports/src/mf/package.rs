@@ -139,7 +139,7 @@ pub enum PackageError {
     #[error("{name} fails validation with {} errors and is not delivered; the first: {}", .errors.len(), .errors.first().map(ToString::to_string).unwrap_or_default())]
     Invalid {
         name: String,
-        errors: Vec<super::MfError>,
+        errors: Vec<super::validate::MfError>,
     },
     #[error("delivering: {0}")]
     Delivery(String),

@@ -1,7 +1,7 @@
 //! A sheet as CSV, for programs or for people.
 
+use super::cell::{Column, Language, Sheet};
 use super::csv_writer::{Audience, CsvWriter};
-use super::{Column, Language, Sheet};
 use crate::ReportError;
 
 impl Sheet {

@@ -15,7 +15,7 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-use super::{czech_amount, prague, Cell};
+use super::cell::{czech_amount, prague, Cell};
 use crate::ReportError;
 
 /// Who reads the file.

@@ -5,7 +5,7 @@
 
 use chrono::NaiveDate;
 
-use super::{Cell, Language, Sheet};
+use super::cell::{Cell, Language, Sheet};
 use crate::ReportError;
 
 impl Sheet {

@@ -7,7 +7,7 @@
 
 use chrono::{Datelike, Duration, NaiveDate, Weekday};
 
-use super::Quarter;
+use super::quarter::Quarter;
 
 /// Days after the end of the quarter within which the return is filed and the tax paid.
 pub const DAYS_AFTER_QUARTER: i64 = 25;

@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use rules::GameCode;
 use serde::Deserialize;
 
-use super::TaxError;
+use super::error::TaxError;
 
 /// The bundled table.
 pub const BUNDLED: &str = include_str!("../../tax-rates.toml");

@@ -1,6 +1,11 @@
 //! The tax from hand-made sums: rounding, negative differences, a rate change inside a quarter.
 //! Amounts in haléře: 1 Kč = 100 h, 100 Kč = 10 000 h.
 
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+use rules::gaming_day::GamingDayClock;
+
 use super::*;
 
 fn day(s: &str) -> NaiveDate {

@@ -4,6 +4,7 @@ use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Double, Nullable, Text, Timestamptz};
 
+use super::round_sums::{played_within, round_totals, RTP_MOMENTS, TOURNAMENT_SUMS};
 use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
@@ -34,7 +35,7 @@ pub struct TableDay {
     #[diesel(sql_type = BigInt)]
     pub expected_payout_mh: i64,
     #[diesel(sql_type = Double)]
-    #[serde(with = "crate::storage::archived_days::exact_f64")]
+    #[serde(with = "crate::storage::report_reads::exact_f64")]
     pub variance_h2: f64,
     /// Tournaments played (not void): their fees and the operator's overlay.
     #[diesel(sql_type = BigInt)]
@@ -48,34 +49,9 @@ pub struct TableDay {
     pub last_late_received_at: Option<DateTime<Utc>>,
 }
 
-/// The rounds played in `[start, end)`, summed per game and table; a round received more than
-/// `late_after` after it was played counts as late. The kept figures of archived days inside
-/// the span are added to what the ledger still holds of them.
-pub fn tables_of_day(
-    conn: &mut PgConnection,
-    cut: LedgerCut,
-    start: DateTime<Utc>,
-    end: DateTime<Utc>,
-    late_after: Duration,
-) -> Result<Vec<TableDay>, LedgerError> {
-    let mut rows = tables_of_day_live(conn, cut, start, end, late_after)?;
-    for kept in crate::storage::archived_days::within(conn, cut, start, end)? {
-        for k in kept.figures.tables {
-            match rows
-                .iter_mut()
-                .find(|r| r.game == k.game && r.table_id == k.table_id)
-            {
-                Some(row) => row.absorb(&k)?,
-                None => rows.push(k),
-            }
-        }
-    }
-    Ok(rows)
-}
-
 impl TableDay {
     /// Adds another part of the same table's day (its archived rounds, say).
-    fn absorb(&mut self, o: &TableDay) -> Result<(), LedgerError> {
+    pub(super) fn absorb(&mut self, o: &TableDay) -> Result<(), LedgerError> {
         let sum = super::checked_sum;
         self.rounds = sum(self.rounds, o.rounds)?;
         self.void_rounds = sum(self.void_rounds, o.void_rounds)?;
@@ -94,7 +70,9 @@ impl TableDay {
     }
 }
 
-/// [`tables_of_day`] of the rounds the ledger holds (no kept figures).
+/// The rounds the ledger holds that were played in `[start, end)`, summed per game and table; a
+/// round received more than `late_after` after it was played counts as late (the kept figures of
+/// archived days are added by [`super::with_archived::tables_of_day`]).
 pub fn tables_of_day_live(
     conn: &mut PgConnection,
     cut: LedgerCut,
@@ -102,24 +80,20 @@ pub fn tables_of_day_live(
     end: DateTime<Utc>,
     late_after: Duration,
 ) -> Result<Vec<TableDay>, LedgerError> {
-    Ok(diesel::sql_query(
-        "SELECT a.game AS game, a.table_id AS table_id, count(*)::bigint AS rounds, \
-                count(*) FILTER (WHERE void)::bigint AS void_rounds, \
-                coalesce(sum(stakes_h), 0)::bigint AS stakes_h, \
-                coalesce(sum(paid_h) FILTER (WHERE void), 0)::bigint AS returned_h, \
-                coalesce(sum(paid_h) FILTER (WHERE NOT void), 0)::bigint AS payouts_h, \
-                coalesce(sum(expected_paid_h) FILTER (WHERE NOT void), 0)::bigint AS expected_payouts_h, \
-                coalesce(sum(rtp_stakes_h), 0)::bigint AS rtp_stakes_h, \
-                coalesce(sum(expected_payout_mh), 0)::bigint AS expected_payout_mh, \
-                coalesce(sum(payout_variance_h2), 0)::float8 AS variance_h2, \
-                coalesce(sum(tournament_fee_h) FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS fees_h, \
-                coalesce(sum(tournament_overlay_h) FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS overlay_h, \
-                count(*) FILTER (WHERE e.received_at - a.played_at > $3 * interval '1 second')::bigint AS late_rounds, \
-                max(e.received_at) FILTER (WHERE e.received_at - a.played_at > $3 * interval '1 second') AS last_late_received_at \
+    let late = "e.received_at - a.played_at > $3 * interval '1 second'";
+    Ok(diesel::sql_query(format!(
+        "SELECT a.game AS game, a.table_id AS table_id, {}, \
+                coalesce(sum(a.expected_paid_h) FILTER (WHERE NOT a.void), 0)::bigint \
+                    AS expected_payouts_h, \
+                {RTP_MOMENTS}, {TOURNAMENT_SUMS}, \
+                count(*) FILTER (WHERE {late})::bigint AS late_rounds, \
+                max(e.received_at) FILTER (WHERE {late}) AS last_late_received_at \
          FROM adjudications a JOIN ledger_entries e ON e.idx = a.ledger_index \
-         WHERE a.played_at >= $1 AND a.played_at < $2 AND a.ledger_index < $4 \
+         WHERE {} \
          GROUP BY a.game, a.table_id",
-    )
+        round_totals("payouts_h"),
+        played_within(4),
+    ))
     .bind::<Timestamptz, _>(start)
     .bind::<Timestamptz, _>(end)
     .bind::<Double, _>(late_after.num_seconds() as f64)

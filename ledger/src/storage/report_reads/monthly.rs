@@ -6,6 +6,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Double, Integer, Nullable, Text, Timestamptz};
 
 use super::findings::FindingAggregate;
+use super::round_sums::{played_within, round_totals, RTP_MOMENTS};
 use super::tables::TableGame;
 use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
@@ -38,10 +39,10 @@ pub struct DayAggregate {
     #[diesel(sql_type = BigInt)]
     pub expected_payout_mh: i64,
     #[diesel(sql_type = Double)]
-    #[serde(with = "crate::storage::archived_days::exact_f64")]
+    #[serde(with = "crate::storage::report_reads::exact_f64")]
     pub variance_h2: f64,
     #[diesel(sql_type = Double)]
-    #[serde(with = "crate::storage::archived_days::exact_f64")]
+    #[serde(with = "crate::storage::report_reads::exact_f64")]
     pub third_moment_h3: f64,
 }
 
@@ -65,10 +66,10 @@ pub struct KindAggregate {
     #[diesel(sql_type = BigInt)]
     pub expected_payout_mh: i64,
     #[diesel(sql_type = Double)]
-    #[serde(with = "crate::storage::archived_days::exact_f64")]
+    #[serde(with = "crate::storage::report_reads::exact_f64")]
     pub variance_h2: f64,
     #[diesel(sql_type = Double)]
-    #[serde(with = "crate::storage::archived_days::exact_f64")]
+    #[serde(with = "crate::storage::report_reads::exact_f64")]
     pub third_moment_h3: f64,
 }
 
@@ -89,64 +90,9 @@ fn filter(game: u8, table: u8) -> String {
     )
 }
 
-/// The figures of the gaming days whose starts are `bounds` (and the last one's end), narrowed
-/// to `game` and `table_id` when given; the kept figures of archived days among them are added
-/// to what the ledger still holds of those days.
-pub fn month(
-    conn: &mut PgConnection,
-    cut: LedgerCut,
-    bounds: &[DateTime<Utc>],
-    game: Option<&str>,
-    table_id: Option<&str>,
-) -> Result<MonthFigures, LedgerError> {
-    let mut figures = month_live(conn, cut, bounds, game, table_id)?;
-    let (Some(&start), Some(&end)) = (bounds.first(), bounds.last()) else {
-        return Ok(figures);
-    };
-    let wanted = |g: &str, t: &str| game.is_none_or(|x| x == g) && table_id.is_none_or(|x| x == t);
-    for kept in crate::storage::archived_days::within(conn, cut, start, end)? {
-        // The kept day's index among the bounds, as width_bucket gives it (1-based).
-        let Some(day_index) = bounds
-            .windows(2)
-            .position(|w| w[0] <= kept.figures.starts_at && kept.figures.starts_at < w[1])
-            .and_then(|i| i32::try_from(i + 1).ok())
-        else {
-            continue;
-        };
-        for mut k in kept.figures.month_days {
-            if !wanted(&k.game, &k.table_id) {
-                continue;
-            }
-            k.day_index = day_index;
-            match figures
-                .days
-                .iter_mut()
-                .find(|d| (d.day_index, &d.game, &d.table_id) == (day_index, &k.game, &k.table_id))
-            {
-                Some(d) => d.absorb(&k)?,
-                None => figures.days.push(k),
-            }
-        }
-        for k in kept.figures.kinds {
-            if !wanted(&k.game, &k.table_id) {
-                continue;
-            }
-            match figures
-                .kinds
-                .iter_mut()
-                .find(|d| (&d.game, &d.table_id, &d.kind) == (&k.game, &k.table_id, &k.kind))
-            {
-                Some(d) => d.absorb(&k)?,
-                None => figures.kinds.push(k),
-            }
-        }
-    }
-    Ok(figures)
-}
-
 impl DayAggregate {
     /// Adds another part of the same table's day (its archived rounds, say).
-    fn absorb(&mut self, o: &DayAggregate) -> Result<(), LedgerError> {
+    pub(super) fn absorb(&mut self, o: &DayAggregate) -> Result<(), LedgerError> {
         let sum = super::checked_sum;
         self.rounds = sum(self.rounds, o.rounds)?;
         self.void_rounds = sum(self.void_rounds, o.void_rounds)?;
@@ -164,7 +110,7 @@ impl DayAggregate {
 
 impl KindAggregate {
     /// Adds the same kind's figures of other rounds of the table.
-    fn absorb(&mut self, o: &KindAggregate) -> Result<(), LedgerError> {
+    pub(super) fn absorb(&mut self, o: &KindAggregate) -> Result<(), LedgerError> {
         let sum = super::checked_sum;
         self.rounds = sum(self.rounds, o.rounds)?;
         self.bets = sum(self.bets, o.bets)?;
@@ -177,7 +123,9 @@ impl KindAggregate {
     }
 }
 
-/// [`month`] of the rounds the ledger holds (no kept figures).
+/// The figures of the rounds the ledger holds of the gaming days whose starts are `bounds` (and
+/// the last one's end), narrowed to `game` and `table_id` when given (the kept figures of
+/// archived days are added by [`super::with_archived::month`]).
 pub fn month_live(
     conn: &mut PgConnection,
     cut: LedgerCut,
@@ -197,20 +145,16 @@ pub fn month_live(
         diesel::sql_query("SET LOCAL jit = off").execute(conn)?;
         let days: Vec<DayAggregate> = diesel::sql_query(format!(
             "SELECT width_bucket(a.played_at, $5::timestamptz[]) AS day_index, a.game, a.table_id, \
-                    count(*)::bigint AS rounds, \
-                    count(*) FILTER (WHERE a.void)::bigint AS void_rounds, \
-                    coalesce(sum(a.stakes_h), 0)::bigint AS stakes_h, \
-                    coalesce(sum(a.paid_h) FILTER (WHERE a.void), 0)::bigint AS returned_h, \
-                    coalesce(sum(a.paid_h) FILTER (WHERE NOT a.void), 0)::bigint AS payouts_h, \
+                    {}, \
                     count(*) FILTER (WHERE a.rtp_stakes_h > 0)::bigint AS theory_rounds, \
-                    coalesce(sum(a.rtp_stakes_h), 0)::bigint AS rtp_stakes_h, \
-                    coalesce(sum(a.expected_payout_mh), 0)::bigint AS expected_payout_mh, \
-                    coalesce(sum(a.payout_variance_h2), 0)::float8 AS variance_h2, \
+                    {RTP_MOMENTS}, \
                     coalesce(sum(a.payout_third_moment_h3) FILTER (WHERE a.rtp_stakes_h > 0), 0)::float8 \
                         AS third_moment_h3 \
              FROM adjudications a \
-             WHERE a.played_at >= $1 AND a.played_at < $2 AND {} AND a.ledger_index < $6 \
+             WHERE {} AND {} \
              GROUP BY 1, 2, 3",
+            round_totals("payouts_h"),
+            played_within(6),
             filter(3, 4)
         ))
         .bind::<Timestamptz, _>(start)
@@ -233,8 +177,9 @@ pub fn month_live(
                     sum(a.kind_third_moment_h3[k.i])::float8 AS third_moment_h3 \
              FROM adjudications a \
              CROSS JOIN LATERAL unnest(a.kind_names) WITH ORDINALITY AS k(kind, i) \
-             WHERE a.played_at >= $1 AND a.played_at < $2 AND {} AND a.ledger_index < $5 \
+             WHERE {} AND {} \
              GROUP BY 1, 2, 3",
+            played_within(5),
             filter(3, 4)
         ))
         .bind::<Timestamptz, _>(start)

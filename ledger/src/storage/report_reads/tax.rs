@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text, Timestamptz};
 
+use super::round_sums::{played_within, round_totals, TOURNAMENT_SUMS};
 use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
@@ -34,28 +35,9 @@ pub struct GameTotals {
     pub overlay_h: i64,
 }
 
-/// Every adjudicated record played in `[start, end)`, summed per game; the kept figures of
-/// archived days inside the span are added to what the ledger still holds of them.
-pub fn game_totals(
-    conn: &mut PgConnection,
-    cut: LedgerCut,
-    start: DateTime<Utc>,
-    end: DateTime<Utc>,
-) -> Result<Vec<GameTotals>, LedgerError> {
-    let mut rows = game_totals_live(conn, cut, start, end)?;
-    for kept in crate::storage::archived_days::within(conn, cut, start, end)? {
-        for k in kept.figures.taxes {
-            match rows.iter_mut().find(|r| r.game == k.game) {
-                Some(row) => row.absorb(&k)?,
-                None => rows.push(k),
-            }
-        }
-    }
-    Ok(rows)
-}
-
 impl GameTotals {
-    fn absorb(&mut self, o: &GameTotals) -> Result<(), LedgerError> {
+    /// Adds the same game's figures of other rounds.
+    pub(super) fn absorb(&mut self, o: &GameTotals) -> Result<(), LedgerError> {
         let sum = super::checked_sum;
         self.rounds = sum(self.rounds, o.rounds)?;
         self.void_rounds = sum(self.void_rounds, o.void_rounds)?;
@@ -69,29 +51,26 @@ impl GameTotals {
     }
 }
 
-/// [`game_totals`] of the rounds the ledger holds (no kept figures).
+/// Every adjudicated record the ledger holds that was played in `[start, end)`, summed per game
+/// (the kept figures of archived days are added by [`super::with_archived::game_totals`]).
 pub fn game_totals_live(
     conn: &mut PgConnection,
     cut: LedgerCut,
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> Result<Vec<GameTotals>, LedgerError> {
-    Ok(diesel::sql_query(
-        "SELECT game, count(*)::bigint AS rounds, \
-                count(*) FILTER (WHERE void)::bigint AS void_rounds, \
-                coalesce(sum(stakes_h), 0)::bigint AS stakes_h, \
-                coalesce(sum(paid_h) FILTER (WHERE void), 0)::bigint AS returned_h, \
-                coalesce(sum(paid_h) FILTER (WHERE NOT void), 0)::bigint AS wins_h, \
-                coalesce(sum(stakes_h - paid_h) FILTER (WHERE NOT void AND game = 'poker_cash' \
-                    AND time_collection), 0)::bigint AS time_collection_h, \
-                coalesce(sum(tournament_fee_h) \
-                    FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS fees_h, \
-                coalesce(sum(tournament_overlay_h) \
-                    FILTER (WHERE NOT void AND game = 'poker_tournament'), 0)::bigint AS overlay_h \
-         FROM adjudications \
-         WHERE played_at >= $1 AND played_at < $2 AND ledger_index < $3 \
-         GROUP BY game",
-    )
+    Ok(diesel::sql_query(format!(
+        "SELECT a.game, {}, \
+                coalesce(sum(a.stakes_h - a.paid_h) FILTER (WHERE NOT a.void \
+                    AND a.game = 'poker_cash' AND a.time_collection), 0)::bigint \
+                    AS time_collection_h, \
+                {TOURNAMENT_SUMS} \
+         FROM adjudications a \
+         WHERE {} \
+         GROUP BY a.game",
+        round_totals("wins_h"),
+        played_within(3),
+    ))
     .bind::<Timestamptz, _>(start)
     .bind::<Timestamptz, _>(end)
     .bind::<BigInt, _>(cut.bound())

@@ -23,38 +23,9 @@ pub struct SegmentCount {
     pub spins: i64,
 }
 
-/// Every roulette wheel's and money wheel's spins in `[start, end)` that stopped on a pocket or
-/// segment, counted per table and segment, in that order.
-///
-/// The kept figures of archived days inside the span are added to what the ledger still holds.
-pub fn segment_counts(
-    conn: &mut PgConnection,
-    cut: LedgerCut,
-    start: DateTime<Utc>,
-    end: DateTime<Utc>,
-) -> Result<Vec<SegmentCount>, LedgerError> {
-    let mut rows = segment_counts_live(conn, cut, start, end)?;
-    let mut merged = false;
-    for kept in crate::storage::archived_days::within(conn, cut, start, end)? {
-        for k in kept.figures.segments {
-            merged = true;
-            let same = |r: &&mut SegmentCount| {
-                (&r.table_id, &r.game, &r.wheel_layout, r.segment)
-                    == (&k.table_id, &k.game, &k.wheel_layout, k.segment)
-            };
-            match rows.iter_mut().find(same) {
-                Some(row) => row.spins = super::checked_sum(row.spins, k.spins)?,
-                None => rows.push(k),
-            }
-        }
-    }
-    if merged {
-        rows.sort_by(|a, b| (&a.table_id, a.segment).cmp(&(&b.table_id, b.segment)));
-    }
-    Ok(rows)
-}
-
-/// [`segment_counts`] of the spins the ledger holds (no kept figures).
+/// Every roulette wheel's and money wheel's spins the ledger holds in `[start, end)` that stopped
+/// on a pocket or segment, counted per table and segment, in that order (the kept figures of
+/// archived days are added by [`super::with_archived::segment_counts`]).
 pub fn segment_counts_live(
     conn: &mut PgConnection,
     cut: LedgerCut,
