@@ -10,7 +10,7 @@ use crate::canonical_scan::{canonical_members, Member};
 use crate::entry::{lower_hex_hash, parse_ledger_time};
 use crate::envelope::decode_signature;
 use crate::registry_event::{is_registry_type, RegistryEvent};
-use crate::registry_history::RegistryHistory;
+use crate::registry_history::history::RegistryHistory;
 
 /// Who may sign which entries: the operator signs registry events; a table key signs its table's
 /// records while the ledger says it is valid.

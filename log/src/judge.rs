@@ -3,7 +3,7 @@
 //! round names, the table as it was set up when the round was received (its posted limits, a
 //! wheel's segment order), then the rules.
 
-use crate::registry_history::RegistryHistory;
+use crate::registry_history::history::RegistryHistory;
 
 /// Where a round's table setup comes from: the registry's history at the round's entry (the
 /// verifiers), or the registry as the server holds it now (ingest).

@@ -177,7 +177,7 @@ pub fn check_limits(
 /// Checks new posted limits of a registered table against its game and plan.
 pub fn check_table_limits(
     plans: &PlanBook,
-    table: &crate::registry_history::RegisteredTable,
+    table: &crate::registry_history::tables::RegisteredTable,
     limits: &rules::TableLimits,
 ) -> Result<(), RegistrationError> {
     let plan = plans.get(&table.plan_id).ok_or_else(|| {

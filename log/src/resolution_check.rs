@@ -4,7 +4,8 @@
 
 use crate::entry_check::{CheckedEntry, Subject};
 use crate::judge;
-use crate::registry_history::{RecordedResolution, RegistryHistory};
+use crate::registry_history::history::RegistryHistory;
+use crate::registry_history::resolutions::RecordedResolution;
 
 /// What checking a resolved finding found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
