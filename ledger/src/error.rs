@@ -1,3 +1,4 @@
+use dozor_log::merkle::ProofError;
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -60,7 +61,7 @@ pub enum LedgerError {
     Worker(#[from] dozor_log::parallel::WorkerPanicked),
     /// The stored Merkle tree cannot give a root or proof (nodes missing or added).
     #[error("Merkle tree: {0}")]
-    Tree(Box<crate::storage::tree::TreeError>),
+    Tree(Box<TreeError>),
     /// Fewer entries, or other ones, than a signed checkpoint covers: refuse to append on top.
     #[error("the ledger was rolled back: {0}; dozor will not append to it (run `dozor verify`; a restore from a backup is accepted, on the record, with `dozor log accept-rollback`)")]
     RolledBack(String),
@@ -72,6 +73,27 @@ pub enum LedgerError {
     Witness(String),
 }
 
+/// Why the stored Merkle tree gives no root or proof.
+#[derive(Debug, Error)]
+pub enum TreeError {
+    #[error(transparent)]
+    Proof(#[from] ProofError),
+    #[error(transparent)]
+    Storage(#[from] LedgerError),
+    #[error("the Merkle tree holds {stored} interior nodes, but {size} entries make {expected}: nodes were removed or added outside dozor; run `dozor verify` to name them")]
+    Incomplete {
+        stored: u64,
+        size: u64,
+        expected: u64,
+    },
+}
+
+impl From<diesel::result::Error> for TreeError {
+    fn from(e: diesel::result::Error) -> Self {
+        TreeError::Storage(LedgerError::Database(e))
+    }
+}
+
 impl LedgerError {
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
         LedgerError::Io {
@@ -81,10 +103,10 @@ impl LedgerError {
     }
 }
 
-impl From<crate::storage::tree::TreeError> for LedgerError {
-    fn from(e: crate::storage::tree::TreeError) -> Self {
+impl From<TreeError> for LedgerError {
+    fn from(e: TreeError) -> Self {
         match e {
-            crate::storage::tree::TreeError::Storage(s) => s,
+            TreeError::Storage(s) => s,
             other => LedgerError::Tree(Box::new(other)),
         }
     }

@@ -5,7 +5,7 @@ use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
-use crate::LedgerError;
+use crate::error::LedgerError;
 use dozor_log::checkpoint::NoteSigner;
 
 /// Where the key is kept when no path is given.

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::error::LedgerError;
 use crate::storage::issued::IssuedCheckpoint;
-use crate::LedgerError;
 use dozor_log::checkpoint::{open, Checkpoint, NoteVerifier};
 
 #[derive(Debug, Serialize, Deserialize)]

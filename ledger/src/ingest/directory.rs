@@ -7,10 +7,10 @@ use std::sync::{Arc, RwLock};
 use chrono::{DateTime, Utc};
 use ed25519_dalek::VerifyingKey;
 
-use super::IngestError;
+use super::error::IngestError;
+use crate::storage::connection::PgPool;
 use crate::storage::models::GamingTableRow;
 use crate::storage::registry::{self, KeyValidity};
-use crate::storage::PgPool;
 use dozor_log::registry_history::{HistoricApiKey, RegistryHistory};
 use dozor_log::strict_signature::StrictKey;
 

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 use thiserror::Error;
 
-use crate::LedgerError;
+use crate::error::LedgerError;
 
 #[derive(Debug, Error)]
 pub enum IngestError {
@@ -69,11 +69,11 @@ impl From<rules::RecordError> for IngestError {
     }
 }
 
-impl From<crate::storage::append::JudgeError> for IngestError {
-    fn from(e: crate::storage::append::JudgeError) -> Self {
+impl From<super::submission::JudgeError> for IngestError {
+    fn from(e: super::submission::JudgeError) -> Self {
         match e {
-            crate::storage::append::JudgeError::Record(e) => e.into(),
-            crate::storage::append::JudgeError::Ledger(e) => e.into(),
+            super::submission::JudgeError::Record(e) => e.into(),
+            super::submission::JudgeError::Ledger(e) => e.into(),
         }
     }
 }

@@ -10,12 +10,15 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use tokio::sync::oneshot;
 
-use super::IngestError;
-use crate::storage::append::{append_batch_then, AppendOutcome, Submission, WriterCache};
+use super::error::IngestError;
+use super::submission::Submission;
+use crate::error::LedgerError;
+use crate::storage::append::batch::{append_batch_then, WriterCache};
+use crate::storage::append::outcome::AppendOutcome;
 use crate::storage::checkpoints::{self, CheckpointRow};
-use crate::storage::{connect, reads};
+use crate::storage::connection::connect;
+use crate::storage::reads;
 use crate::witness::Witness;
-use crate::LedgerError;
 use dozor_log::checkpoint::NoteSigner;
 
 /// A batch's failure, shared by every submission in it.

@@ -7,6 +7,7 @@ mod directory;
 mod error;
 mod group_commit;
 mod record_text;
+pub mod submission;
 
 use std::sync::Arc;
 
@@ -19,11 +20,12 @@ pub use group_commit::{
     final_checkpoint, sign_checkpoint, Appender, CheckpointPolicy, WriterStatus,
 };
 pub use record_text::read_record;
+pub use submission::{Derived, JudgeError, ReportFigures, Submission};
 
-use crate::storage::append::{AppendOutcome, Derived, Submission};
+use crate::storage::append::outcome::AppendOutcome;
+use crate::storage::connection::PgPool;
 use crate::storage::models::GamingTableRow;
 use crate::storage::registry::KeyValidity;
-use crate::storage::PgPool;
 use dozor_log::checkpoint::NoteSigner;
 use dozor_log::envelope::EnvelopeText;
 use dozor_log::judge;
@@ -64,11 +66,11 @@ impl Ingest {
         settings: IngestSettings,
         pool: PgPool,
         plans: Arc<PlanBook>,
-    ) -> Result<Ingest, crate::LedgerError> {
-        let mut conn = crate::storage::connect(&settings.database_url)?;
+    ) -> Result<Ingest, crate::error::LedgerError> {
+        let mut conn = crate::storage::connection::connect(&settings.database_url)?;
         // The keys that held the log before a rotation signed what came before it.
         let operators =
-            crate::storage::rotation::operator_chain(&mut conn, &settings.operator.verifier())?;
+            crate::storage::tenures::operator_chain(&mut conn, &settings.operator.verifier())?;
         let witnessed = match settings
             .checkpoints
             .as_ref()

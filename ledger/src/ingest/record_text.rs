@@ -3,7 +3,7 @@
 use rules::RecordHeader;
 use serde_json::json;
 
-use super::IngestError;
+use super::error::IngestError;
 
 /// A record's canonical bytes and header from one reading of its text: a canonical record (as
 /// tables send them) is checked and its header found in the same pass; any other is parsed,

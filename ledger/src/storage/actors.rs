@@ -12,11 +12,11 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 
-use super::append::Position;
+use super::position::Position;
 use super::registry_log::signed_event;
-use super::rotation::Tenures;
 use super::schema::{api_keys, registry_entries};
-use crate::LedgerError;
+use super::tenures::Tenures;
+use crate::error::LedgerError;
 use dozor_log::access::Role;
 use dozor_log::entry::parse_ledger_time;
 use dozor_log::registry_event::RegistryEvent;
@@ -40,7 +40,7 @@ pub(crate) fn check_actor(
             .check_actor(actor, rule, position.next_index, position.received_at)
             .map_err(refuse);
     }
-    let operators = super::rotation::Tenures::read(conn, &operator.verifying_key())?;
+    let operators = Tenures::read(conn, &operator.verifying_key())?;
     let key = match created_key(conn, &operators, actor)? {
         Ok(key) => key,
         Err(why) => return Err(refuse(why)),

@@ -7,12 +7,12 @@ use ed25519_dalek::SigningKey;
 use thiserror::Error;
 
 use super::actors::check_actor;
-use super::append::{
-    append_registry_event, last_registry_event, lock_and_position, RegistryReceipt,
-};
+use super::columns::to_i64;
 use super::models::{ApiKeyRevocationRow, ApiKeyRow};
+use super::position::lock_and_position;
+use super::registry_append::{append_registry_event, last_registry_event, RegistryReceipt};
 use super::schema::{api_key_revocations, api_keys};
-use crate::LedgerError;
+use crate::error::LedgerError;
 use dozor_log::access::{api_key_id, validate_key_name, ApiKeySecret, Role};
 use dozor_log::entry::{format_time, to_micros};
 use dozor_log::registry_event::RegistryEvent;
@@ -113,7 +113,7 @@ pub fn create_api_key(
             created_by: new.created_by.to_owned(),
             created_at: position.received_at,
             expires_at,
-            ledger_index: super::append::to_i64("ledger index", receipt.index)?,
+            ledger_index: to_i64("ledger index", receipt.index)?,
         };
         diesel::insert_into(api_keys::table)
             .values(&row)
@@ -161,7 +161,7 @@ pub fn revoke_api_key(
             revoked_at: position.received_at,
             revoked_by: revoked_by.to_owned(),
             reason: reason.to_owned(),
-            ledger_index: super::append::to_i64("ledger index", receipt.index)?,
+            ledger_index: to_i64("ledger index", receipt.index)?,
         };
         diesel::insert_into(api_key_revocations::table)
             .values(&revocation)

@@ -10,10 +10,11 @@ use diesel::sql_types::{BigInt, Bytea};
 use serde::Serialize;
 use sha2::{Digest as _, Sha256};
 
-use super::append::{append_registry_event, last_registry_event, lock_and_position};
 use super::archived_days::{self, DayFigures, DaySpan};
+use super::position::lock_and_position;
+use super::registry_append::{append_registry_event, last_registry_event};
 use super::schema::registry_entries;
-use crate::LedgerError;
+use crate::error::LedgerError;
 use dozor_log::checkpoint::NoteSigner;
 use dozor_log::registry_event::RegistryEvent;
 

@@ -4,8 +4,9 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
 use super::schema::checkpoints;
-use super::tree::{self, TreeError};
-use dozor_log::checkpoint::{Checkpoint, NoteSigner};
+use super::tree;
+use crate::error::{LedgerError, TreeError};
+use dozor_log::checkpoint::{rotated_to, Checkpoint, NoteSigner, NoteVerifier};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = checkpoints, check_for_backend(diesel::pg::Pg))]
@@ -97,19 +98,16 @@ fn store_signed(
 /// Refuses `signer` for a ledger whose latest checkpoint another key signed, or handed to
 /// another key: the log's origin and key never change without a recorded rotation, or the
 /// checkpoints before and after could not be told apart from a second log of the same name.
-pub fn check_signer(
-    conn: &mut PgConnection,
-    signer: &NoteSigner,
-) -> Result<(), crate::LedgerError> {
+pub fn check_signer(conn: &mut PgConnection, signer: &NoteSigner) -> Result<(), LedgerError> {
     let Some(latest) = latest(conn)? else {
         return Ok(());
     };
     let given = signer.verifier().to_string();
-    if let Some(next) = super::rotation::successor(&latest)? {
+    if let Some(next) = successor(&latest)? {
         if next.to_string() == given {
             return Ok(());
         }
-        return Err(crate::LedgerError::Key(format!(
+        return Err(LedgerError::Key(format!(
             "the log was handed to `{next}` at size {}; the operator key given is `{given}`",
             latest.size
         )));
@@ -117,8 +115,13 @@ pub fn check_signer(
     if latest.verifier_key == given {
         return Ok(());
     }
-    Err(crate::LedgerError::Key(format!(
+    Err(LedgerError::Key(format!(
         "the ledger's checkpoints (the latest of size {}) are signed by `{}`; the operator key given is `{given}`: a log's key and origin change only by a recorded rotation (`dozor log rotate`)",
         latest.size, latest.verifier_key
     )))
+}
+
+/// The key a stored checkpoint hands the log to, if it is a rotation's.
+pub fn successor(row: &CheckpointRow) -> Result<Option<NoteVerifier>, LedgerError> {
+    rotated_to(&row.note).map_err(|e| LedgerError::Key(format!("checkpoint {}: {e}", row.size)))
 }

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use diesel::prelude::*;
 use diesel::result::DatabaseErrorKind;
 
-use crate::LedgerError;
+use crate::error::LedgerError;
 
 const SOCKET_PORT: u16 = 5432;
 
@@ -489,7 +489,7 @@ rm -rf "$4""#;
     /// it exists, and returns its URL for `database`. Needs the migrations (they make
     /// `dozor_writer`). No password: only the socket directory's owner (and root) can connect.
     pub fn create_server_role(&self, database: &str) -> Result<String, LedgerError> {
-        let mut conn = super::connect(&self.url(database))?;
+        let mut conn = super::connection::connect(&self.url(database))?;
         match diesel::sql_query(format!("CREATE ROLE {SERVER_ROLE} LOGIN")).execute(&mut conn) {
             Ok(_) => {}
             // Roles are cluster-wide: made by an earlier start, another database's, or (unique
@@ -534,7 +534,7 @@ rm -rf "$4""#;
         {
             return Err(cluster_err(format!("unsafe database name `{database}`")));
         }
-        let mut conn = super::connect(&self.url("postgres"))?;
+        let mut conn = super::connection::connect(&self.url("postgres"))?;
         match diesel::sql_query(format!("CREATE DATABASE \"{database}\"")).execute(&mut conn) {
             Ok(_) => {}
             Err(diesel::result::Error::DatabaseError(_, info))
@@ -554,7 +554,7 @@ impl LocalCluster {
         {
             return Err(cluster_err(format!("unsafe database name `{database}`")));
         }
-        let mut conn = super::connect(&self.url("postgres"))?;
+        let mut conn = super::connection::connect(&self.url("postgres"))?;
         diesel::sql_query(format!(
             "DROP DATABASE IF EXISTS \"{database}\" WITH (FORCE)"
         ))

@@ -9,7 +9,7 @@ use diesel::prelude::*;
 
 use super::checkpoints::CheckpointRow;
 use super::schema::{checkpoint_cosignatures, checkpoints};
-use crate::LedgerError;
+use crate::error::LedgerError;
 use dozor_log::cosignature::{self, CosignatureVerifier, Cosigned};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]

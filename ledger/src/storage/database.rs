@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use super::cluster::LocalCluster;
-use super::{connect, migrate};
-use crate::LedgerError;
+use super::connection::{connect, migrate, require_migrated};
+use crate::error::LedgerError;
 
 pub const MANAGED_DATABASE: &str = "dozor";
 
@@ -69,7 +69,7 @@ impl Database {
     /// tree building; the schema must be current.
     pub fn open_for_reading(url: Option<String>, data_dir: &Path) -> Result<Database, LedgerError> {
         let database = Self::start(url, data_dir)?;
-        crate::storage::require_migrated(&mut connect(&database.url)?)?;
+        require_migrated(&mut connect(&database.url)?)?;
         Ok(database)
     }
 

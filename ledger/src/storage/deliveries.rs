@@ -6,12 +6,11 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 
-use super::append::{
-    append_registry_event, last_registry_event, lock_and_position, Position, RegistryReceipt,
-};
+use super::position::{lock_and_position, Position};
 use super::published_reports::publish;
+use super::registry_append::{append_registry_event, last_registry_event, RegistryReceipt};
 use super::schema::{mf_confirmations, mf_deliveries, registry_entries};
-use crate::LedgerError;
+use crate::error::LedgerError;
 use dozor_log::registry_event::{DeliveryStep, RegistryEvent};
 
 /// A package's sealed file as delivered.
@@ -132,7 +131,7 @@ pub fn all(conn: &mut PgConnection) -> Result<Vec<SealedDelivery>, LedgerError> 
 /// `report_published` event of the file's name whose SHA-256 is the kept file's.
 pub fn compare_with_seals(
     conn: &mut PgConnection,
-) -> Result<Result<(), super::verify::VerifyFailure>, LedgerError> {
+) -> Result<Result<(), super::verify_failure::VerifyFailure>, LedgerError> {
     for delivery in all(conn)? {
         let what = format!("the delivered file of {}", delivery.package);
         let held = super::published_reports::check_kept(

@@ -7,10 +7,11 @@ use std::fmt::Debug;
 
 use diesel::prelude::*;
 
-use super::append::{finding_rows, verdict_row, Derived};
+use super::append::rows::{finding_rows, verdict_row};
 use super::models::{AdjudicationRow, FindingRow, NewAdjudication, NewFinding, RoundIdRow};
 use super::schema::{adjudications, findings, round_ids};
-use crate::LedgerError;
+use crate::error::LedgerError;
+use crate::ingest::submission::Derived;
 use dozor_log::entry_check::{CheckedEntry, Subject};
 use dozor_log::judge;
 use dozor_log::registry_history::RegistryHistory;

@@ -9,9 +9,10 @@ use diesel::prelude::*;
 use ed25519_dalek::VerifyingKey;
 
 use super::checkpoints::{self, CheckpointRow};
+use super::columns::hash32;
 use super::schema::checkpoints as checkpoints_table;
-use super::verify::VerifyFailure;
-use crate::LedgerError;
+use super::verify_failure::VerifyFailure;
+use crate::error::LedgerError;
 use dozor_log::checkpoint::{open, Checkpoint, NoteVerifier};
 use dozor_log::merkle::{Frontier, Hash};
 
@@ -154,7 +155,7 @@ pub fn check_not_rolled_back(
     let stored = match checkpoints::latest(conn)? {
         Some(latest) => Some(IssuedCheckpoint {
             size: latest.size as u64,
-            root: super::append::hash32(&latest.root, "checkpoint root")?,
+            root: hash32(&latest.root, "checkpoint root")?,
             created_at: latest.created_at,
             witnessed: false,
         }),
@@ -168,7 +169,7 @@ pub fn check_not_rolled_back(
 }
 
 fn check_one(conn: &mut PgConnection, issued: &IssuedCheckpoint) -> Result<(), LedgerError> {
-    let size = super::reads::size(conn)?;
+    let size = super::position::size(conn)?;
     if issued.size > size {
         return Err(LedgerError::RolledBack(rollback(issued, size)));
     }

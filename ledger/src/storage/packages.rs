@@ -6,10 +6,10 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 
-use super::append::lock_and_position;
+use super::position::lock_and_position;
 use super::published_reports::{latest_publications, publish};
 use super::schema::mf_packages;
-use crate::LedgerError;
+use crate::error::LedgerError;
 
 /// A version of a package as issued.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
@@ -168,7 +168,7 @@ pub fn all(conn: &mut PgConnection) -> Result<Vec<IssuedPackage>, LedgerError> {
 /// `report_published` event of the package's name whose SHA-256 is the kept ZIP's.
 pub fn compare_with_seals(
     conn: &mut PgConnection,
-) -> Result<Result<(), super::verify::VerifyFailure>, LedgerError> {
+) -> Result<Result<(), super::verify_failure::VerifyFailure>, LedgerError> {
     for package in all(conn)? {
         let what = format!("package {}", package.name);
         let held = super::published_reports::check_kept(

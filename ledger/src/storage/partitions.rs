@@ -7,7 +7,7 @@
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable};
 
-use crate::LedgerError;
+use crate::error::LedgerError;
 
 /// Entries per range unless set otherwise: 2^20.
 pub const DEFAULT_SPAN: u64 = 1 << 20;

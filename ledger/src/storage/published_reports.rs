@@ -9,9 +9,10 @@ use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 use sha2::{Digest as _, Sha256};
 
-use super::append::{append_registry_event, last_registry_event, lock_and_position};
+use super::position::lock_and_position;
+use super::registry_append::{append_registry_event, last_registry_event};
 use super::schema::registry_entries;
-use crate::LedgerError;
+use crate::error::LedgerError;
 use dozor_log::registry_event::RegistryEvent;
 use dozor_log::registry_history::PUBLISHERS;
 
@@ -117,9 +118,9 @@ pub(crate) fn check_kept(
     name: &str,
     bytes: &[u8],
     what: &str,
-) -> Result<Result<(), super::verify::VerifyFailure>, LedgerError> {
+) -> Result<Result<(), super::verify_failure::VerifyFailure>, LedgerError> {
     let index = u64::try_from(index).unwrap_or(0);
-    let fail = |reason: String| Ok(Err(super::verify::VerifyFailure { index, reason }));
+    let fail = |reason: String| Ok(Err(super::verify_failure::VerifyFailure { index, reason }));
     let Some(row) = super::reads::entry(conn, index)? else {
         return fail(format!(
             "{what} names its seal at entry {index}, which the ledger does not hold"

@@ -7,7 +7,7 @@
 use diesel::pg::PgConnection;
 use serde::Serialize;
 
-use crate::LedgerError;
+use crate::error::LedgerError;
 
 /// The database a read ran on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -62,7 +62,7 @@ impl LedgerCut {
 pub fn cut(conn: &mut PgConnection, source: ReadSource) -> Result<LedgerCut, LedgerError> {
     Ok(match source {
         ReadSource::Primary => LedgerCut {
-            size: super::reads::size(conn)?,
+            size: super::position::size(conn)?,
             source,
             at_checkpoint: false,
         },

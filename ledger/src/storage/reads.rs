@@ -5,9 +5,13 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable, Text};
 use serde::Serialize;
 
+use super::columns::hash32;
 use super::models::{LedgerRow, SignificantEventRow};
 use super::schema::{ledger_entries, significant_events, table_records};
-use crate::LedgerError;
+use crate::error::LedgerError;
+
+/// Where callers outside the ledger have always found it.
+pub use super::position::size;
 
 pub fn entry(conn: &mut PgConnection, index: u64) -> Result<Option<LedgerRow>, LedgerError> {
     let Ok(index) = i64::try_from(index) else {
@@ -28,11 +32,6 @@ pub fn entry(conn: &mut PgConnection, index: u64) -> Result<Option<LedgerRow>, L
         .select(archived_registry_entries::all_columns)
         .first(conn)
         .optional()?)
-}
-
-/// Number of entries in the ledger.
-pub fn size(conn: &mut PgConnection) -> Result<u64, LedgerError> {
-    Ok(super::append::head(conn)?.map_or(0, |h| h.index + 1))
 }
 
 /// Whether the connected PostgreSQL takes writes: a standby (in recovery) does not, and a
@@ -64,8 +63,7 @@ pub fn leaf_hash_at(conn: &mut PgConnection, index: u64) -> Result<Option<[u8; 3
             .first(conn)
             .optional()?;
     }
-    hash.map(|h| super::append::hash32(&h, "leaf hash"))
-        .transpose()
+    hash.map(|h| hash32(&h, "leaf hash")).transpose()
 }
 
 /// When the ledger's first entry was received: the day the ledger starts.
@@ -227,9 +225,10 @@ pub fn ready(conn: &mut PgConnection) -> Result<(), LedgerError> {
             .into_iter()
             .map(|m| m.version)
             .collect();
-    let known =
-        diesel::migration::MigrationSource::<diesel::pg::Pg>::migrations(&super::MIGRATIONS)
-            .map_err(|e| LedgerError::Migration(e.to_string()))?;
+    let known = diesel::migration::MigrationSource::<diesel::pg::Pg>::migrations(
+        &super::connection::MIGRATIONS,
+    )
+    .map_err(|e| LedgerError::Migration(e.to_string()))?;
     let missing: Vec<String> = known
         .iter()
         .map(|m| m.name().version().to_string())

@@ -6,12 +6,11 @@ use ed25519_dalek::{SigningKey, VerifyingKey};
 use thiserror::Error;
 
 use super::actors::check_actor;
-use super::append::{
-    append_registry_event, last_registry_event, lock_and_position, RegistryReceipt,
-};
 use super::models::{GamingTableRow, KeyRevocationRow, TableKeyRow};
+use super::position::lock_and_position;
+use super::registry_append::{append_registry_event, last_registry_event, RegistryReceipt};
 use super::schema::{gaming_tables, table_key_revocations, table_keys};
-use crate::LedgerError;
+use crate::error::LedgerError;
 use dozor_log::entry::{format_time, to_micros};
 use dozor_log::keys::{encode_public_key, key_id};
 use dozor_log::registry_event::RegistryEvent;

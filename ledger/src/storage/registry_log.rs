@@ -10,8 +10,8 @@ use ed25519_dalek::VerifyingKey;
 
 use super::models::LedgerRow;
 use super::schema::registry_entries;
-use super::verify::VerifyFailure;
-use crate::LedgerError;
+use super::verify_failure::VerifyFailure;
+use crate::error::LedgerError;
 use dozor_log::entry_check::{check_entry, Signers, Subject};
 use dozor_log::registry_event::RegistryEvent;
 use dozor_log::registry_history::RegistryHistory;

@@ -7,9 +7,9 @@ use diesel::prelude::*;
 
 use super::models::LedgerRow;
 use super::schema::ledger_entries;
-use super::verify::VerifyFailure;
+use super::verify_failure::VerifyFailure;
 use super::{api_keys, resolutions};
-use crate::LedgerError;
+use crate::error::LedgerError;
 use dozor_log::entry::format_time;
 use dozor_log::entry_check::{check_entry, Signers};
 use dozor_log::registry_history::{HistoricApiKey, RecordedResolution, RegistryHistory};

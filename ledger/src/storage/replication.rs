@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use diesel::prelude::*;
 
 use super::cluster::LocalCluster;
-use crate::LedgerError;
+use crate::error::LedgerError;
 
 /// The superuser the drill's clusters are made with.
 const SUPERUSER: &str = "postgres";
@@ -176,7 +176,7 @@ impl LocalCluster {
 
     /// Makes the current WAL segment finished, so that it is archived.
     pub fn switch_wal(&self) -> Result<(), LedgerError> {
-        let mut conn = super::connect(&self.url("postgres"))?;
+        let mut conn = super::connection::connect(&self.url("postgres"))?;
         diesel::sql_query("SELECT pg_switch_wal()").execute(&mut conn)?;
         Ok(())
     }
@@ -223,7 +223,7 @@ impl LocalCluster {
         // Recovery replays the archive, then promotes: wait until it takes writes.
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
-            let promoted = super::connect(&cluster.url("postgres"))
+            let promoted = super::connection::connect(&cluster.url("postgres"))
                 .and_then(|mut c| super::reads::takes_writes(&mut c))
                 .unwrap_or(false);
             if promoted {
@@ -268,7 +268,7 @@ impl LocalCluster {
         }
         let deadline = Instant::now() + wait;
         loop {
-            let mut conn = super::connect(&self.url("postgres"))?;
+            let mut conn = super::connection::connect(&self.url("postgres"))?;
             let found: Count = diesel::sql_query(
                 "SELECT count(*) AS n FROM pg_stat_replication \
                  WHERE application_name = $1 AND sync_state = 'sync' AND state = 'streaming'",

@@ -6,12 +6,11 @@ use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 use thiserror::Error;
 
-use super::append::{
-    append_registry_event, last_registry_event, lock_and_position, RegistryReceipt,
-};
 use super::models::ResolutionRow;
+use super::position::lock_and_position;
+use super::registry_append::{append_registry_event, last_registry_event, RegistryReceipt};
 use super::schema::{adjudications, api_key_revocations, api_keys, finding_resolutions, findings};
-use crate::LedgerError;
+use crate::error::LedgerError;
 use dozor_log::access::{Decision, FindingState, Role, RESOLVING_ROLES};
 use dozor_log::registry_event::RegistryEvent;
 

@@ -12,10 +12,11 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use ed25519_dalek::VerifyingKey;
 
-use super::append::{append_registry_event, last_registry_event, lock_and_position};
 use super::issued::IssuedCheckpoint;
+use super::position::lock_and_position;
+use super::registry_append::{append_registry_event, last_registry_event};
 use super::schema::registry_entries;
-use crate::LedgerError;
+use crate::error::LedgerError;
 use dozor_log::checkpoint::{NoteSigner, NoteVerifier};
 use dozor_log::registry_event::{LostCheckpoint, RegistryEvent};
 use dozor_log::registry_history::{AcceptedRollback, RegistryHistory};
@@ -111,7 +112,7 @@ pub fn accept(
                 "{e}: the database's own checkpoints are larger than its entries, which no restore leaves; nothing was accepted"
             ))
         })?;
-        let operators = super::rotation::operator_chain(conn, &operator.verifier())?;
+        let operators = super::tenures::operator_chain(conn, &operator.verifier())?;
         let previous = accepted(conn, &operators)?;
         let mut lost: Vec<LostCheckpoint> = Vec::new();
         for checkpoint in binding(witnessed, &previous) {

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 use super::cluster::LocalCluster;
-use crate::LedgerError;
+use crate::error::LedgerError;
 
 static CLUSTER: OnceLock<Result<LocalCluster, String>> = OnceLock::new();
 static NEXT_DATABASE: AtomicU32 = AtomicU32::new(0);
@@ -22,8 +22,8 @@ pub fn fresh_database() -> Result<String, LedgerError> {
     );
     cluster.create_database(&name)?;
     let url = cluster.url(&name);
-    let mut conn = super::connect(&url)?;
-    super::migrate(&mut conn)?;
+    let mut conn = super::connection::connect(&url)?;
+    super::connection::migrate(&mut conn)?;
     Ok(url)
 }
 

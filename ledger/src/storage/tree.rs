@@ -5,8 +5,11 @@ use std::collections::HashMap;
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Bytea, SmallInt};
 
+use super::columns::hash32;
+use super::position;
 use super::schema::{ledger_entries, merkle_nodes};
-use crate::LedgerError;
+use crate::error::LedgerError;
+pub use crate::error::TreeError;
 use dozor_log::merkle::{self, Frontier, Hash, NodeWishlist, ProofError};
 
 const INSERT_CHUNK: usize = 10_000;
@@ -19,26 +22,6 @@ struct NodeRow {
     idx: i64,
     #[diesel(sql_type = Bytea)]
     hash: Vec<u8>,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum TreeError {
-    #[error(transparent)]
-    Proof(#[from] ProofError),
-    #[error(transparent)]
-    Storage(#[from] LedgerError),
-    #[error("the Merkle tree holds {stored} interior nodes, but {size} entries make {expected}: nodes were removed or added outside dozor; run `dozor verify` to name them")]
-    Incomplete {
-        stored: u64,
-        size: u64,
-        expected: u64,
-    },
-}
-
-impl From<diesel::result::Error> for TreeError {
-    fn from(e: diesel::result::Error) -> Self {
-        TreeError::Storage(LedgerError::Database(e))
-    }
 }
 
 /// Fetches the wanted nodes in two queries (leaves, interior nodes).
@@ -58,7 +41,7 @@ pub fn fetch(
             .select((ledger_entries::idx, ledger_entries::leaf_hash))
             .load(conn)?;
         for (idx, hash) in rows {
-            found.insert((0, idx as u64), super::append::hash32(&hash, "leaf hash")?);
+            found.insert((0, idx as u64), hash32(&hash, "leaf hash")?);
         }
         // Leaves of archived ranges: their hashes stay when their entries leave.
         let archived: Vec<i64> = leaves
@@ -73,7 +56,7 @@ pub fn fetch(
                 .select((archived_entries::idx, archived_entries::leaf_hash))
                 .load(conn)?;
             for (idx, hash) in rows {
-                found.insert((0, idx as u64), super::append::hash32(&hash, "leaf hash")?);
+                found.insert((0, idx as u64), hash32(&hash, "leaf hash")?);
             }
         }
     }
@@ -94,7 +77,7 @@ pub fn fetch(
         for r in rows {
             found.insert(
                 (r.level as u32, r.idx as u64),
-                super::append::hash32(&r.hash, "node hash")?,
+                hash32(&r.hash, "node hash")?,
             );
         }
     }
@@ -133,10 +116,7 @@ pub fn fetch_completed_by(
     let rows: Vec<(i16, i64, Vec<u8>)> = query.load(conn)?;
     let mut found = HashMap::with_capacity(rows.len());
     for (level, idx, hash) in rows {
-        found.insert(
-            (level as u32, idx as u64),
-            super::append::hash32(&hash, "node hash")?,
-        );
+        found.insert((level as u32, idx as u64), hash32(&hash, "node hash")?);
     }
     Ok(found)
 }
@@ -162,7 +142,7 @@ impl merkle::NodeSource for Lookup<'_> {
 }
 
 fn check_size(conn: &mut PgConnection, size: u64) -> Result<(), TreeError> {
-    let available = super::reads::size(conn)?;
+    let available = position::size(conn)?;
     if size > available {
         return Err(ProofError::SizeTooLarge { size, available }.into());
     }
@@ -262,7 +242,7 @@ fn insert_missing_nodes(
 /// Returns how many nodes were added. A tree that is there but incomplete is never repaired:
 /// nodes missing from it are a sign of tampering that `verify` must be able to name.
 pub fn catch_up(conn: &mut PgConnection) -> Result<u64, TreeError> {
-    let size = super::reads::size(conn)?;
+    let size = position::size(conn)?;
     let expected = size - u64::from(size.count_ones());
     let stored: i64 = merkle_nodes::table.count().get_result(conn)?;
     if stored as u64 == expected {
@@ -290,7 +270,7 @@ pub fn catch_up(conn: &mut PgConnection) -> Result<u64, TreeError> {
         }
         let mut nodes = Vec::new();
         for leaf in &page {
-            nodes.extend(frontier.push(super::append::hash32(leaf, "leaf hash")?));
+            nodes.extend(frontier.push(hash32(leaf, "leaf hash")?));
         }
         added += nodes.len() as u64;
         insert_missing_nodes(conn, &nodes)?;

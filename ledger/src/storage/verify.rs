@@ -6,25 +6,21 @@ use diesel::prelude::*;
 use ed25519_dalek::VerifyingKey;
 use serde::Serialize;
 
-use super::models::LedgerRow;
+use super::derived_check::UnkeptRoundId;
+use super::issued::{self, IssuedCheckpoint, PendingCheckpoints};
 use super::schema::merkle_nodes;
-use super::tree::fetch;
-pub use super::verify_pages::Paging;
-use crate::LedgerError;
-use dozor_log::entry::leaf_hash;
+use super::verify_archived::walk_archived;
+use super::verify_pages::{self, Context, Start};
+use super::{deliveries, packages, registry_log, registry_rows, rollbacks};
+use crate::error::LedgerError;
 use dozor_log::entry_check::{SignatureCheck, Signers};
-use dozor_log::merkle::Frontier;
+use dozor_log::merkle::{Frontier, Hash};
 use dozor_log::registry_history::RegistryHistory;
 use dozor_log::GENESIS_PREV_HASH;
 
-/// Archived leaf hashes read at a time.
-const PAGE: i64 = 8 * 1024;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct VerifyFailure {
-    pub index: u64,
-    pub reason: String,
-}
+// Where callers outside the ledger have always found them.
+pub use super::verify_failure::VerifyFailure;
+pub use super::verify_pages::Paging;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct VerifyReport {
@@ -62,7 +58,7 @@ fn registry_history(
     operators: &HashMap<String, VerifyingKey>,
 ) -> Result<Result<(RegistryHistory, HashSet<u64>), VerifyFailure>, LedgerError> {
     let mut history = RegistryHistory::default();
-    Ok(super::registry_log::follow(conn, &mut history, operators)?
+    Ok(registry_log::follow(conn, &mut history, operators)?
         .map(|indexes| (history, indexes.into_iter().collect())))
 }
 
@@ -85,7 +81,7 @@ pub fn verify_ledger_witnessed(
     conn: &mut PgConnection,
     operators: &HashMap<String, VerifyingKey>,
     signatures: SignatureCheck,
-    witnessed: Vec<super::issued::IssuedCheckpoint>,
+    witnessed: Vec<IssuedCheckpoint>,
     progress: impl FnMut(u64),
 ) -> Result<VerifyReport, LedgerError> {
     let paging = Paging::default();
@@ -122,89 +118,115 @@ pub fn read_entry_pages(conn: &mut PgConnection) -> Result<u64, LedgerError> {
                 .select(diesel::dsl::min(ledger_entries::idx))
                 .first(conn)?;
             match first {
-                Some(first) => {
-                    super::verify_pages::read_only(conn, first as u64, Paging::default().page)
-                }
+                Some(first) => verify_pages::read_only(conn, first as u64, Paging::default().page),
                 None => Ok(0),
             }
         })
 }
 
-fn walk(
-    conn: &mut PgConnection,
-    operators: &HashMap<String, VerifyingKey>,
-    signatures: SignatureCheck,
-    witnessed: Vec<super::issued::IssuedCheckpoint>,
-    paging: Paging,
-    mut progress: impl FnMut(u64),
-) -> Result<VerifyReport, LedgerError> {
-    let mut prev_hash = GENESIS_PREV_HASH;
-    let mut expected: u64 = 0;
-    let mut frontier = Frontier::default();
-    let fail = |expected: u64, prev_hash: [u8; 32], index: u64, reason: String| VerifyReport {
-        entries_checked: expected,
+/// Why a walk stopped early: the database failed, or the ledger did (how far the walk got,
+/// and the first failure).
+enum Halt {
+    Database(LedgerError),
+    Failed {
+        checked: u64,
+        prev_hash: Hash,
+        failure: VerifyFailure,
+    },
+}
+
+impl From<LedgerError> for Halt {
+    fn from(e: LedgerError) -> Self {
+        Halt::Database(e)
+    }
+}
+
+impl From<diesel::result::Error> for Halt {
+    fn from(e: diesel::result::Error) -> Self {
+        Halt::Database(e.into())
+    }
+}
+
+/// The failure `failure`, met after `checked` entries whose last hashed to `prev_hash`.
+fn failed<T>(checked: u64, prev_hash: Hash, failure: VerifyFailure) -> Result<T, Halt> {
+    Err(Halt::Failed {
+        checked,
+        prev_hash,
+        failure,
+    })
+}
+
+/// The report of a walk that stopped at its first failure.
+fn failed_report(checked: u64, prev_hash: Hash, failure: VerifyFailure) -> VerifyReport {
+    VerifyReport {
+        entries_checked: checked,
         registry_events: 0,
         api_keys: 0,
         resolutions: 0,
         resolved_findings_readjudicated: 0,
         rounds_readjudicated: 0,
         rounds_sharing_an_id: 0,
-        head_hash: (expected > 0).then(|| hex::encode(prev_hash)),
+        head_hash: (checked > 0).then(|| hex::encode(prev_hash)),
         accepted_rollbacks: Vec::new(),
         archived_ranges: Vec::new(),
-        failure: Some(VerifyFailure { index, reason }),
-    };
+        failure: Some(failure),
+    }
+}
+
+fn walk(
+    conn: &mut PgConnection,
+    operators: &HashMap<String, VerifyingKey>,
+    signatures: SignatureCheck,
+    witnessed: Vec<IssuedCheckpoint>,
+    paging: Paging,
+    progress: impl FnMut(u64),
+) -> Result<VerifyReport, LedgerError> {
+    match walk_stages(conn, operators, signatures, witnessed, paging, progress) {
+        Ok(report) => Ok(report),
+        Err(Halt::Database(e)) => Err(e),
+        Err(Halt::Failed {
+            checked,
+            prev_hash,
+            failure,
+        }) => Ok(failed_report(checked, prev_hash, failure)),
+    }
+}
+
+/// The walk's stages in order: the registry, the signed checkpoints, the archived ranges, the
+/// entries, the tree, and the tables the ledger's events give.
+fn walk_stages(
+    conn: &mut PgConnection,
+    operators: &HashMap<String, VerifyingKey>,
+    signatures: SignatureCheck,
+    witnessed: Vec<IssuedCheckpoint>,
+    paging: Paging,
+    mut progress: impl FnMut(u64),
+) -> Result<VerifyReport, Halt> {
     let (history, registry_events) = match registry_history(conn, operators)? {
         Ok(found) => found,
-        Err(failure) => return Ok(fail(0, prev_hash, failure.index, failure.reason)),
+        Err(failure) => return failed(0, GENESIS_PREV_HASH, failure),
     };
     let signers = Signers {
         operators,
         tables: &history,
     };
-    // An accepted rollback holds for the ledger it names: the tree of the entries before it.
-    let restored_roots: HashMap<u64, dozor_log::merkle::Hash> = history
-        .accepted_rollbacks()
-        .iter()
-        .map(|r| (r.index, r.restored_root))
-        .collect();
-    let plans = rules::PlanBook::builtin()?;
-    // Every checkpoint ever signed must be met on the way, with its root; a witnessed one lost
-    // in a restore the operator accepted (a recorded event) binds no more.
-    let witnessed = super::rollbacks::binding(witnessed, history.accepted_rollbacks());
-    let mut pending = match super::issued::load(conn, operators, &history)? {
-        Ok(mut issued) => {
-            issued.extend(witnessed);
-            super::issued::PendingCheckpoints::new(issued)
-        }
-        Err(f) => return Ok(fail(0, prev_hash, f.index, f.reason)),
-    };
-    if let Err(f) = pending.reached(&frontier) {
-        return Ok(fail(0, prev_hash, f.index, f.reason));
-    }
-    if history.archived_below() > 0 {
-        match walk_archived(conn, &history, &mut frontier, &mut pending)? {
-            Ok(last) => {
-                prev_hash = last;
-                expected = history.archived_below();
-                progress(expected);
-            }
-            Err(f) => return Ok(fail(frontier.size(), prev_hash, f.index, f.reason)),
-        }
-    }
-    let context = super::verify_pages::Context {
+    let plans = rules::PlanBook::builtin().map_err(LedgerError::from)?;
+    let mut pending = pending_checkpoints(conn, operators, &history, witnessed)?;
+    let start = walk_archived_ranges(conn, &history, &mut pending, &mut progress)?;
+    let context = Context {
         signers,
         registry_events: &registry_events,
         history: &history,
         plans: &plans,
         signatures,
     };
-    let start = super::verify_pages::Start {
-        index: expected,
-        prev_hash,
-        frontier,
-    };
-    let walked = super::verify_pages::walk_entries(
+    // An accepted rollback holds for the ledger it names: the tree of the entries before it.
+    let restored_roots: HashMap<u64, Hash> = history
+        .accepted_rollbacks()
+        .iter()
+        .map(|r| (r.index, r.restored_root))
+        .collect();
+    let walked = verify_pages::walk_entries(
         conn,
         start,
         paging,
@@ -214,55 +236,21 @@ fn walk(
         progress,
     )?;
     let (expected, prev_hash) = (walked.entries, walked.prev_hash);
-    // A round whose id its table's earlier round holds is counted; otherwise it is the first
-    // failure, unless one came before it.
-    let mut rounds_sharing_an_id = 0;
-    let mut failure = walked.failure;
-    for (index, unkept) in walked.unkept_ids {
-        if failure.as_ref().is_some_and(|f| f.index < index) {
-            break;
-        }
-        if unkept.held_before(conn, index)? {
-            rounds_sharing_an_id += 1;
-        } else {
-            failure = Some(VerifyFailure {
-                index,
-                reason: unkept.problem(),
-            });
-            break;
-        }
-    }
-    if let Some(f) = failure {
-        return Ok(fail(f.index, prev_hash, f.index, f.reason));
-    }
-    let rounds_readjudicated = walked.rounds_readjudicated;
-    if let Err(f) = pending.finish(expected) {
-        return Ok(fail(expected, prev_hash, f.index, f.reason));
-    }
-    let stored_nodes: i64 = merkle_nodes::table.count().get_result(conn)?;
-    let expected_nodes = expected - u64::from(expected.count_ones());
-    if stored_nodes as u64 != expected_nodes {
-        return Ok(fail(
-            expected,
+    let rounds_sharing_an_id = rounds_sharing_an_id(conn, walked.unkept_ids, walked.failure)?
+        .map_err(|failure| Halt::Failed {
+            checked: failure.index,
             prev_hash,
-            expected,
-            format!("the tree holds {stored_nodes} interior nodes; {expected} entries make {expected_nodes}"),
-        ));
-    }
-    // The access tables say what the ledger says, and every resolved finding is a finding.
-    let compared = super::registry_rows::compare_tables_and_keys(conn, &history, expected)?
-        .and(super::registry_rows::compare_api_keys(conn, &history)?)
-        .and(super::registry_rows::compare_resolutions(conn, &history)?)
-        .and(super::packages::compare_with_seals(conn)?)
-        .and(super::deliveries::compare_with_seals(conn)?);
-    if let Err(f) = compared {
-        return Ok(fail(expected, prev_hash, f.index, f.reason));
-    }
-    let readjudicated =
-        match super::registry_rows::check_resolved_findings(conn, &history, signers)? {
-            Ok(n) => n,
-            Err(f) => return Ok(fail(expected, prev_hash, f.index, f.reason)),
-        };
+            failure,
+        })?;
+    let rounds_readjudicated = walked.rounds_readjudicated;
+    let at_end = |failure| Halt::Failed {
+        checked: expected,
+        prev_hash,
+        failure,
+    };
+    pending.finish(expected).map_err(at_end)?;
+    tree_complete(conn, expected)?.map_err(at_end)?;
+    let readjudicated = compare_tables(conn, &history, expected, signers)?.map_err(at_end)?;
     Ok(VerifyReport {
         entries_checked: expected,
         registry_events: registry_events.len() as u64,
@@ -282,142 +270,113 @@ fn walk(
     })
 }
 
-/// An interior node completed by walking the leaves, `(level, index, hash)`, with the last
-/// leaf that completed it.
-type CreatedNode = (u64, (u32, u64, [u8; 32]));
-
-/// The first of the interior nodes `created` by walking the leaves (each with the last leaf
-/// that completed it) that the stored tree lacks or holds with another hash.
-fn stored_node_differing(
+/// Every checkpoint ever signed, to be met on the way with its root: those the database holds
+/// and the `witnessed` ones, but for those lost in a restore the operator accepted (a recorded
+/// event), which bind no more.
+fn pending_checkpoints(
     conn: &mut PgConnection,
-    created: &[CreatedNode],
-    over: &str,
-    given_by: &str,
-) -> Result<Option<VerifyFailure>, LedgerError> {
-    let wanted: Vec<(u32, u64)> = created.iter().map(|(_, (l, i, _))| (*l, *i)).collect();
-    let stored = fetch(conn, &wanted)?;
-    Ok(created
-        .iter()
-        .find(|(_, (level, index, hash))| stored.get(&(*level, *index)) != Some(hash))
-        .map(|(last_leaf, (level, index, _))| {
-            let first_leaf = index << level;
-            VerifyFailure {
-                index: first_leaf,
-                reason: format!(
-                    "Merkle node (level {level}, index {index}) over {over} {first_leaf}..={last_leaf} is missing or does not match {given_by}"
-                ),
-            }
-        }))
+    operators: &HashMap<String, VerifyingKey>,
+    history: &RegistryHistory,
+    witnessed: Vec<IssuedCheckpoint>,
+) -> Result<PendingCheckpoints, Halt> {
+    let witnessed = rollbacks::binding(witnessed, history.accepted_rollbacks());
+    let mut pending = match issued::load(conn, operators, history)? {
+        Ok(mut issued) => {
+            issued.extend(witnessed);
+            PendingCheckpoints::new(issued)
+        }
+        Err(f) => return failed(0, GENESIS_PREV_HASH, f),
+    };
+    pending
+        .reached(&Frontier::default())
+        .or_else(|f| failed(0, GENESIS_PREV_HASH, f))?;
+    Ok(pending)
 }
 
-/// Walks what stays of the archived ranges, from index 0: each entry's leaf hash in order (the
-/// tree's interior nodes over them must be the stored ones, and every signed checkpoint met on
-/// the way must have its root), each range ending at the subtree roots and last leaf its
-/// `range_archived` event names, and its registry events, kept whole, hashing to their leaves
-/// and to the event's digest. The leaf hash of the last archived entry, or the first failure.
-fn walk_archived(
+/// Walks the archived ranges, if any; where the walk of the stored entries starts.
+fn walk_archived_ranges(
     conn: &mut PgConnection,
     history: &RegistryHistory,
-    frontier: &mut Frontier,
-    pending: &mut super::issued::PendingCheckpoints,
-) -> Result<Result<[u8; 32], VerifyFailure>, LedgerError> {
-    use super::schema::{archived_entries, archived_registry_entries};
-    let fail = |index: u64, reason: String| Ok(Err(VerifyFailure { index, reason }));
-    let mut last = GENESIS_PREV_HASH;
-    for range in history.archived_ranges() {
-        let mut next = range.from;
-        while next < range.to {
-            let rows: Vec<(i64, Vec<u8>)> = archived_entries::table
-                .filter(archived_entries::idx.ge(next as i64))
-                .filter(archived_entries::idx.lt(range.to as i64))
-                .order(archived_entries::idx.asc())
-                .limit(PAGE)
-                .select((archived_entries::idx, archived_entries::leaf_hash))
-                .load(conn)?;
-            if rows.is_empty() {
-                break;
+    pending: &mut PendingCheckpoints,
+    progress: &mut impl FnMut(u64),
+) -> Result<Start, Halt> {
+    let mut frontier = Frontier::default();
+    let (index, prev_hash) = if history.archived_below() > 0 {
+        match walk_archived(conn, history, &mut frontier, pending)? {
+            Ok(last) => {
+                progress(history.archived_below());
+                (history.archived_below(), last)
             }
-            let mut created = Vec::new();
-            for (idx, hash) in rows {
-                if idx as u64 != next {
-                    return fail(
-                        next,
-                        format!("archived entry {next} is missing from what the archive keeps"),
-                    );
-                }
-                let Ok(hash) = <[u8; 32]>::try_from(hash.as_slice()) else {
-                    return fail(
-                        next,
-                        format!("archived entry {next}: a leaf hash is 32 bytes"),
-                    );
-                };
-                created.extend(frontier.push(hash).into_iter().map(|node| (next, node)));
-                last = hash;
-                next += 1;
-                if let Err(f) = pending.reached(frontier) {
-                    return Ok(Err(f));
-                }
-            }
-            if let Some(f) =
-                stored_node_differing(conn, &created, "archived entries", "their leaves")?
-            {
-                return Ok(Err(f));
-            }
+            Err(f) => return failed(frontier.size(), GENESIS_PREV_HASH, f),
         }
-        if next != range.to {
-            return fail(
-                next,
-                format!("archived entry {next} is missing from what the archive keeps"),
-            );
+    } else {
+        (0, GENESIS_PREV_HASH)
+    };
+    Ok(Start {
+        index,
+        prev_hash,
+        frontier,
+    })
+}
+
+/// How many rounds share their id with an earlier round of their table; a round whose id the
+/// stored rows do not keep and that shares it with none is the first failure, unless `failure`
+/// came before it.
+fn rounds_sharing_an_id(
+    conn: &mut PgConnection,
+    unkept_ids: Vec<(u64, UnkeptRoundId)>,
+    failure: Option<VerifyFailure>,
+) -> Result<Result<u64, VerifyFailure>, LedgerError> {
+    let mut sharing = 0;
+    for (index, unkept) in unkept_ids {
+        if failure.as_ref().is_some_and(|f| f.index < index) {
+            break;
         }
-        if frontier.subtree_roots() != range.frontier || last != range.last_leaf_hash {
-            return fail(
-                range.index,
-                format!(
-                    "the range [{}, {}) archived at index {} names another tree than its kept leaves give",
-                    range.from, range.to, range.index
-                ),
-            );
-        }
-        // Its registry events: each the entry its leaf says, together the event's digest.
-        let events: Vec<LedgerRow> = archived_registry_entries::table
-            .filter(archived_registry_entries::idx.ge(range.from as i64))
-            .filter(archived_registry_entries::idx.lt(range.to as i64))
-            .order(archived_registry_entries::idx.asc())
-            .select(archived_registry_entries::all_columns)
-            .load(conn)?;
-        let leaves: HashMap<i64, Vec<u8>> = archived_entries::table
-            .filter(archived_entries::idx.eq_any(events.iter().map(|e| e.idx)))
-            .select((archived_entries::idx, archived_entries::leaf_hash))
-            .load::<(i64, Vec<u8>)>(conn)?
-            .into_iter()
-            .collect();
-        let mut digest = <sha2::Sha256 as sha2::Digest>::new();
-        for event in &events {
-            let hash = leaf_hash(&event.entry);
-            if leaves.get(&event.idx).map(Vec::as_slice) != Some(hash.as_slice()) {
-                return fail(
-                    event.idx as u64,
-                    format!(
-                        "the archived registry event {} is not the entry the tree holds at its index",
-                        event.idx
-                    ),
-                );
-            }
-            sha2::Digest::update(&mut digest, hash);
-        }
-        let digest: [u8; 32] = sha2::Digest::finalize(digest).into();
-        if events.len() as u64 != range.registry_events || digest != range.registry_digest {
-            return fail(
-                range.index,
-                format!(
-                    "the range archived at index {} held {} registry events; {} are kept, or other ones",
-                    range.index,
-                    range.registry_events,
-                    events.len()
-                ),
-            );
+        if unkept.held_before(conn, index)? {
+            sharing += 1;
+        } else {
+            return Ok(Err(VerifyFailure {
+                index,
+                reason: unkept.problem(),
+            }));
         }
     }
-    Ok(Ok(last))
+    Ok(failure.map_or(Ok(sharing), Err))
+}
+
+/// Whether the stored tree holds as many interior nodes as `size` entries make.
+fn tree_complete(
+    conn: &mut PgConnection,
+    size: u64,
+) -> Result<Result<(), VerifyFailure>, LedgerError> {
+    let stored_nodes: i64 = merkle_nodes::table.count().get_result(conn)?;
+    let expected_nodes = size - u64::from(size.count_ones());
+    if stored_nodes as u64 != expected_nodes {
+        return Ok(Err(VerifyFailure {
+            index: size,
+            reason: format!(
+                "the tree holds {stored_nodes} interior nodes; {size} entries make {expected_nodes}"
+            ),
+        }));
+    }
+    Ok(Ok(()))
+}
+
+/// The access tables say what the ledger says, and every resolved finding is a finding (found
+/// again by re-adjudicating its round): how many resolved findings were.
+fn compare_tables(
+    conn: &mut PgConnection,
+    history: &RegistryHistory,
+    size: u64,
+    signers: Signers<'_>,
+) -> Result<Result<u64, VerifyFailure>, LedgerError> {
+    let compared = registry_rows::compare_tables_and_keys(conn, history, size)?
+        .and(registry_rows::compare_api_keys(conn, history)?)
+        .and(registry_rows::compare_resolutions(conn, history)?)
+        .and(packages::compare_with_seals(conn)?)
+        .and(deliveries::compare_with_seals(conn)?);
+    if let Err(f) = compared {
+        return Ok(Err(f));
+    }
+    registry_rows::check_resolved_findings(conn, history, signers)
 }

@@ -16,8 +16,8 @@ use super::issued::PendingCheckpoints;
 use super::models::LedgerRow;
 use super::schema::ledger_entries;
 use super::tree::fetch_completed_by;
-use super::verify::VerifyFailure;
-use crate::LedgerError;
+use super::verify_failure::VerifyFailure;
+use crate::error::LedgerError;
 use dozor_log::entry::{format_time, leaf_hash, record_hash};
 use dozor_log::entry_check::{
     check_entry, verify_signatures, CheckedEntry, SignatureCheck, Signers, Subject,
