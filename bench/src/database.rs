@@ -117,7 +117,7 @@ pub(crate) fn all_appended(outcomes: &[AppendOutcome]) -> anyhow::Result<()> {
         *refused.entry(why).or_default() += 1;
     }
     let total: usize = refused.values().sum();
-    crate::bench::expect_result(total == 0, || {
+    crate::outcome::expect_result(total == 0, || {
         let parts: Vec<String> = refused
             .iter()
             .map(|(why, n)| format!("{why} ×{n}"))

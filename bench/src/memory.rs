@@ -24,9 +24,9 @@ use ledger::storage::database::DatabaseChoice as Global;
 use ledger::storage::registry::{register_table, NewTable};
 use serde_json::json;
 
-use crate::bench::expect_result;
-use crate::bench_db::KeptDatabase;
-use crate::games::table_key;
+use crate::database::KeptDatabase;
+use crate::outcome::expect_result;
+use simulator::games::table::table_key;
 
 const DATABASE: &str = "dozor_bench_memory";
 const TABLE: &str = "MEM-R01";
@@ -114,7 +114,7 @@ fn fill(
     operator: &dozor_log::checkpoint::NoteSigner,
     rounds: u64,
 ) -> anyhow::Result<u64> {
-    let plan = crate::bench::plan()?;
+    let plan = crate::outcome::plan()?;
     let key = table_key(SEED, TABLE);
     let started = Utc
         .with_ymd_and_hms(2026, 10, 1, 8, 0, 0)
@@ -138,7 +138,7 @@ fn fill(
     )?;
     let setup = rules::TableSetup::for_table(&plan, rules::GameCode::Roulette, None, None)?;
     let mut cache = WriterCache::default();
-    let progress = crate::progress_bar(rounds, "rounds filled");
+    let progress = simulator::progress_bar(rounds, "rounds filled");
     let seq_nos: Vec<u64> = (1..=rounds).collect();
     for chunk in seq_nos.chunks(2_000) {
         let mut batch = Vec::with_capacity(chunk.len());
@@ -164,7 +164,7 @@ fn fill(
                 Some(derived),
             ));
         }
-        crate::bench_db::all_appended(&append_batch_cached(conn, &batch, Utc::now(), &mut cache)?)?;
+        crate::database::all_appended(&append_batch_cached(conn, &batch, Utc::now(), &mut cache)?)?;
         progress.inc(chunk.len() as u64);
     }
     progress.finish_and_clear();

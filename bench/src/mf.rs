@@ -15,9 +15,9 @@ use ledger::storage::database::DatabaseChoice as Global;
 use ledger::storage::registry::{register_table, NewTable};
 use reports::mf::{OperatorConfig, PackageRequest};
 
-use crate::bench_db::KeptDatabase;
-use crate::games::table_key;
-use crate::month::{station_records, MonthSettings, Station};
+use crate::database::KeptDatabase;
+use simulator::games::table::table_key;
+use simulator::month::{station_records, MonthSettings, Station};
 
 const DATABASE: &str = "dozor_bench_mf";
 const SEED: u64 = 23;
@@ -61,7 +61,7 @@ pub(crate) fn fill(
 ) -> anyhow::Result<u64> {
     let plays_from =
         settings.clock.start_of(settings.month.first_day()) - chrono::Duration::hours(1);
-    let progress = crate::progress_bar(stations.len() as u64, "stations filled");
+    let progress = simulator::progress_bar(stations.len() as u64, "stations filled");
     let mut cache = WriterCache::default();
     let mut appended = 0u64;
     for station in &mut stations {
@@ -112,7 +112,7 @@ pub(crate) fn fill(
                     derived,
                 ));
             }
-            crate::bench_db::all_appended(&append_batch_cached(
+            crate::database::all_appended(&append_batch_cached(
                 conn,
                 &batch,
                 Utc::now(),
@@ -126,6 +126,52 @@ pub(crate) fn fill(
     Ok(appended)
 }
 
+/// The delivery keys the `[delivery]` section of the configuration at `path` names.
+fn delivery_keys(path: &std::path::Path) -> anyhow::Result<reports::mf::keys::DeliveryKeys> {
+    let config = reports::mf::OperatorConfig::load(path)?;
+    let delivery = config
+        .delivery
+        .as_ref()
+        .context("--delivery-config has no [delivery] section")?;
+    let base = path
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    Ok(reports::mf::keys::DeliveryKeys::load(
+        delivery,
+        &base,
+        &|name| std::env::var(name).ok(),
+    )?)
+}
+
+/// The package delivered as `report mf deliver` does it: validated, encrypted, sealed; the
+/// sealed file's size.
+fn deliver(
+    name: &str,
+    zip: &[u8],
+    keys: &reports::mf::keys::DeliveryKeys,
+    clock: rules::gaming_day::GamingDayClock,
+) -> anyhow::Result<usize> {
+    let source = reports::mf::PackageSource::from_zip(name, zip)?;
+    let errors = reports::mf::validate(
+        reports::mf::Schema::embedded().map_err(|e| anyhow::anyhow!("{e}"))?,
+        &source,
+        &reports::mf::ValidationSettings {
+            now: Utc::now(),
+            clock,
+        },
+    );
+    crate::outcome::expect_result(errors.is_empty(), || {
+        format!(
+            "{name} fails validation ({} error(s)): {}",
+            errors.len(),
+            errors.first().map(ToString::to_string).unwrap_or_default()
+        )
+    })?;
+    let encrypted = delivery::encrypt(zip, &keys.recipients)?;
+    Ok(delivery::seal(&encrypted, &keys.seal, Utc::now())?.len())
+}
+
 pub fn mf(
     global: &Global,
     rounds: u64,
@@ -135,25 +181,7 @@ pub fn mf(
     delivery_config: Option<&std::path::Path>,
 ) -> anyhow::Result<ExitCode> {
     // The keys first: a wrong password is found before the month is filled.
-    let keys = match delivery_config {
-        Some(path) => {
-            let config = reports::mf::OperatorConfig::load(path)?;
-            let delivery = config
-                .delivery
-                .as_ref()
-                .context("--delivery-config has no [delivery] section")?;
-            let base = path
-                .parent()
-                .map(std::path::Path::to_path_buf)
-                .unwrap_or_default();
-            Some(reports::mf::keys::DeliveryKeys::load(
-                delivery,
-                &base,
-                &|name| std::env::var(name).ok(),
-            )?)
-        }
-        None => None,
-    };
+    let keys = delivery_config.map(delivery_keys).transpose()?;
     let settings = MonthSettings::benchmark(rounds, tables, month, SEED)?;
     let (month, clock, days) = (settings.month, settings.clock, settings.days);
     let operator = dozor_log::checkpoint::NoteSigner::new(
@@ -167,7 +195,7 @@ pub fn mf(
         expected_rounds,
         &format!("at {tables} tables over {days} days, with their periods and a cage"),
         |conn| {
-            let plan = crate::bench::plan()?;
+            let plan = crate::outcome::plan()?;
             fill(conn, &operator, &settings, &plan, stations(&plan, tables)?)
         },
     )?;
@@ -188,7 +216,7 @@ pub fn mf(
                 now: Utc::now(),
             },
         )?;
-        crate::bench::expect_result(package.summary.rounds == expected_rounds as i64, || {
+        crate::outcome::expect_result(package.summary.rounds == expected_rounds as i64, || {
             format!(
                 "the package counts {} rounds of the {expected_rounds} in the month",
                 package.summary.rounds
@@ -198,27 +226,7 @@ pub fn mf(
         let built = started.elapsed().as_secs_f64();
         // Delivered as `report mf deliver` does it: validated, encrypted, sealed.
         let sealed_bytes = match &keys {
-            Some(keys) => {
-                let name = package.name.to_string();
-                let source = reports::mf::PackageSource::from_zip(&name, &zip)?;
-                let errors = reports::mf::validate(
-                    reports::mf::Schema::embedded().map_err(|e| anyhow::anyhow!("{e}"))?,
-                    &source,
-                    &reports::mf::ValidationSettings {
-                        now: Utc::now(),
-                        clock,
-                    },
-                );
-                crate::bench::expect_result(errors.is_empty(), || {
-                    format!(
-                        "{name} fails validation ({} error(s)): {}",
-                        errors.len(),
-                        errors.first().map(ToString::to_string).unwrap_or_default()
-                    )
-                })?;
-                let encrypted = delivery::encrypt(&zip, &keys.recipients)?;
-                Some(delivery::seal(&encrypted, &keys.seal, Utc::now())?.len())
-            }
+            Some(keys) => Some(deliver(&package.name.to_string(), &zip, keys, clock)?),
             None => None,
         };
         let took = started.elapsed().as_secs_f64();

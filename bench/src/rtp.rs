@@ -8,9 +8,9 @@ use std::time::Instant;
 use reports::month_page;
 use reports::monthly::{self, RtpRequest};
 
-use crate::bench_db::KeptDatabase;
-use crate::bench_mf::fill;
-use crate::month::{MonthSettings, Station};
+use crate::database::KeptDatabase;
+use crate::mf::fill;
+use simulator::month::{MonthSettings, Station};
 
 const DATABASE: &str = "dozor_bench_rtp";
 const SEED: u64 = 29;
@@ -64,7 +64,7 @@ pub fn rtp(
         expected_rounds,
         &format!("at {tables} tables ({}) over {days} days", GAMES.join(", ")),
         |conn| {
-            let plan = crate::bench::plan()?;
+            let plan = crate::outcome::plan()?;
             fill(conn, &operator, &settings, &plan, stations(&plan, tables)?)
         },
     )?;
@@ -85,7 +85,7 @@ pub fn rtp(
         let json = serde_json::to_vec(&report)?;
         let csv = monthly::to_csv(&report)?;
         let took = started.elapsed().as_secs_f64();
-        crate::bench::expect_result(report.rounds() == expected_rounds as i64, || {
+        crate::outcome::expect_result(report.rounds() == expected_rounds as i64, || {
             format!(
                 "the report counts {} rounds of the {expected_rounds} in the month",
                 report.rounds()

@@ -7,8 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::bench_db::KeptDatabase;
-use crate::games::{table_key, RouletteSimulator};
+use crate::database::KeptDatabase;
 use anyhow::{anyhow, Context as _};
 use chrono::Utc;
 use diesel::PgConnection;
@@ -25,6 +24,8 @@ use ledger::storage::verify::verify_ledger;
 use ledger::storage::{checkpoints, reads};
 use rules::gaming_day::GamingDayClock;
 use serde_json::json;
+use simulator::games::roulette::RouletteSimulator;
+use simulator::games::table::table_key;
 
 use ledger::storage::database::DatabaseChoice as Global;
 
@@ -72,7 +73,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
     }
     let mut simulator = RouletteSimulator::new(11, plan.clone(), 0.02);
     let mut cache = WriterCache::default();
-    let progress = crate::progress_bar(rounds, "spins appended");
+    let progress = simulator::progress_bar(rounds, "spins appended");
     let mut done = 0u64;
     while done < rounds {
         let batch_len = (rounds - done).min(2_000);
@@ -102,7 +103,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
                 Some(derived),
             ));
         }
-        crate::bench_db::all_appended(&append_batch_cached(conn, &batch, Utc::now(), &mut cache)?)?;
+        crate::database::all_appended(&append_batch_cached(conn, &batch, Utc::now(), &mut cache)?)?;
         done += batch_len;
         progress.set_position(done);
     }
@@ -167,10 +168,13 @@ fn signatures(strict: bool) -> SignatureCheck {
     }
 }
 
-pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<ExitCode> {
-    anyhow::ensure!(entries > 0, "--entries must be positive");
-    let rounds = entries;
-    let operator = operator()?;
+/// The database of the benchmark, filled with `rounds` spins (once; kept for later runs) and
+/// open.
+fn filled_database(
+    global: &Global,
+    operator: &NoteSigner,
+    rounds: u64,
+) -> anyhow::Result<(KeptDatabase, PgConnection)> {
     let (database, mut conn) = KeptDatabase::open(global, DATABASE)?;
     let expected_size = rounds + TABLES as u64;
     let size = reads::size(&mut conn)?;
@@ -197,87 +201,109 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
             format!("the database holds {size} entries, not {expected_size}")
         })?;
         eprintln!("filling the ledger with {rounds} signed spins (once; kept for later runs)");
-        fill(&mut conn, &operator, rounds)?;
+        fill(&mut conn, operator, rounds)?;
     }
+    Ok((database, conn))
+}
 
+/// The inspection export of the filled entries, written anew to `out`: its summary and the
+/// seconds it took.
+fn export(
+    conn: &mut PgConnection,
+    operator: &NoteSigner,
+    filled: u64,
+    out: &Path,
+) -> anyhow::Result<(reports::inspection::ExportSummary, f64)> {
     let clock = GamingDayClock::default();
-    let first = reads::entry(&mut conn, 0)?.ok_or_else(|| anyhow!("empty ledger"))?;
-    let last = reads::entry(&mut conn, expected_size - 1)?.ok_or_else(|| anyhow!("no head"))?;
+    let first = reads::entry(conn, 0)?.ok_or_else(|| anyhow!("empty ledger"))?;
+    let last = reads::entry(conn, filled - 1)?.ok_or_else(|| anyhow!("no head"))?;
     let (from, to) = (
         clock.day_of(first.received_at),
         clock.day_of(last.received_at),
     );
-    let out = global.data_dir.join("bench-verify-export");
     if out.exists() {
-        std::fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
+        std::fs::remove_dir_all(out).with_context(|| format!("removing {}", out.display()))?;
     }
     let started = Instant::now();
     let summary = reports::inspection::write_export(
-        &mut conn,
+        conn,
         &clock,
-        &operator,
+        operator,
         &dozor_log::registry_history::cli_actor(),
         from,
         to,
-        &out,
+        out,
         Utc::now(),
         None,
         &Default::default(),
         &mut |_, _| {},
     )?;
-    let export_seconds = started.elapsed().as_secs_f64();
-    // `dozor verify` of the same ledger in the database, every round re-judged against its
-    // stored rows: the operator's self-check, measured beside the regulator's.
+    Ok((summary, started.elapsed().as_secs_f64()))
+}
+
+/// `dozor verify` of the same ledger in the database, every round re-judged against its stored
+/// rows (the operator's self-check, measured beside the regulator's), and reading its pages
+/// alone. Both cores are busy in either, PostgreSQL's backend among them: the CPU time of each
+/// process says where the time went.
+struct DatabaseFigures {
+    read: Measured<u64>,
+    verify: Measured<ledger::storage::verify::VerifyReport>,
+}
+
+fn verify_database(
+    conn: &mut PgConnection,
+    operator: &NoteSigner,
+    strict: bool,
+    rounds: u64,
+) -> anyhow::Result<DatabaseFigures> {
     let verifier = operator.verifier();
     let operators = HashMap::from([(dozor_log::keys::key_id(&verifier.key), verifier.key)]);
-    let ledger_size = reads::size(&mut conn)?;
-    // Both cores are busy in either verification, PostgreSQL's backend among them: the CPU time
-    // of each process says where the time went.
-    let backend = backend_pid(&mut conn);
-    let database_read = Measured::of(backend, || {
-        ledger::storage::verify::read_entry_pages(&mut conn)
-    })?;
-    crate::bench::expect_result(database_read.value == ledger_size, || {
+    let ledger_size = reads::size(conn)?;
+    let backend = backend_pid(conn);
+    let read = Measured::of(backend, || ledger::storage::verify::read_entry_pages(conn))?;
+    crate::outcome::expect_result(read.value == ledger_size, || {
         format!(
             "reading the pages gave {} of {ledger_size} entries",
-            database_read.value
+            read.value
         )
     })?;
-    let database_verify = Measured::of(backend, || {
-        verify_ledger(&mut conn, &operators, signatures(strict), |_| {})
+    let verify = Measured::of(backend, || {
+        verify_ledger(conn, &operators, signatures(strict), |_| {})
     })?;
-    let database_seconds = database_verify.seconds;
-    let database_report = &database_verify.value;
-    if let Some(failure) = &database_report.failure {
-        return Err(crate::bench::NotMeasured(format!(
+    let report = &verify.value;
+    if let Some(failure) = &report.failure {
+        return Err(crate::outcome::NotMeasured(format!(
             "the database does not verify: entry {}: {}",
             failure.index, failure.reason
         ))
         .into());
     }
-    crate::bench::expect_result(
-        database_report.entries_checked == ledger_size
-            && database_report.rounds_readjudicated == rounds,
+    crate::outcome::expect_result(
+        report.entries_checked == ledger_size && report.rounds_readjudicated == rounds,
         || {
             format!(
                 "the database verify checked {} of {ledger_size} entries and re-judged {} of the {rounds} rounds",
-                database_report.entries_checked, database_report.rounds_readjudicated
+                report.entries_checked, report.rounds_readjudicated
             )
         },
     )?;
-    drop(conn);
-    database.stop()?;
-    eprintln!(
-        "exported {} entries in {export_seconds:.1} s; verifying",
-        summary.period_entries
-    );
+    Ok(DatabaseFigures { read, verify })
+}
 
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+/// `dozor verify` of the export: with every check, and the integrity pass alone
+/// (`--skip-readjudication`), in seconds.
+fn verify_offline(
+    out: &Path,
+    operator: &NoteSigner,
+    strict: bool,
+    rounds: u64,
+    exported: u64,
+) -> anyhow::Result<(Measured<dozor_verify::InspectionReport>, f64)> {
     let signatures = signatures(strict);
     let timed = |readjudicate: bool| -> anyhow::Result<Measured<dozor_verify::InspectionReport>> {
         Measured::of(None, || {
             verify_export(
-                &out,
+                out,
                 &[operator.verifier()],
                 VerifyOptions {
                     signatures,
@@ -286,28 +312,32 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
                 },
                 |_, _| {},
             )
-            .map_err(|e| crate::bench::NotMeasured(format!("the export does not verify: {e}")))
+            .map_err(|e| crate::outcome::NotMeasured(format!("the export does not verify: {e}")))
         })
     };
     let offline = timed(true)?;
-    let (report, verify_seconds) = (&offline.value, offline.seconds);
-    crate::bench::expect_result(report.rounds_readjudicated == rounds, || {
+    let report = &offline.value;
+    crate::outcome::expect_result(report.rounds_readjudicated == rounds, || {
         format!(
             "verify re-judged {} of the {rounds} rounds: no figure is given for a verification that did not do what it measures",
             report.rounds_readjudicated
         )
     })?;
-    crate::bench::expect_result(report.signatures_checked == summary.period_entries, || {
+    crate::outcome::expect_result(report.signatures_checked == exported, || {
         format!(
             "verify checked {} of the export's {} entries",
-            report.signatures_checked, summary.period_entries
+            report.signatures_checked, exported
         )
     })?;
     let integrity_seconds = timed(false)?.seconds;
+    Ok((offline, integrity_seconds))
+}
 
-    // The same signatures, nothing else, in batches of the same size on every core:
-    // ed25519-dalek's verify_batch, and the key-grouped batch the verifier uses.
-    let (messages, sigs, keys) = signatures_of(&out)?;
+/// The export's signatures, nothing else, in batches of the verifier's size on every core:
+/// ed25519-dalek's verify_batch, and the key-grouped batch the verifier uses. The signatures
+/// and the seconds of each.
+fn bare_batches(out: &Path) -> anyhow::Result<(usize, f64, f64)> {
+    let (messages, sigs, keys) = signatures_of(out)?;
     let chunks: Vec<usize> = (0..messages.len()).step_by(SIGNATURE_BATCH).collect();
     let bare = |grouped: bool| -> anyhow::Result<f64> {
         let started = Instant::now();
@@ -321,18 +351,40 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
             }
         })
         .map_err(|e| anyhow!("{e}"))?;
-        crate::bench::expect_result(results.iter().all(|ok| *ok), || {
+        crate::outcome::expect_result(results.iter().all(|ok| *ok), || {
             "bare batch verification of the export's signatures failed".to_owned()
         })?;
         Ok(started.elapsed().as_secs_f64())
     };
-    let bare_seconds = bare(false)?;
-    let grouped_seconds = bare(true)?;
+    Ok((messages.len(), bare(false)?, bare(true)?))
+}
 
+pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(entries > 0, "--entries must be positive");
+    let rounds = entries;
+    let operator = operator()?;
+    let (database, mut conn) = filled_database(global, &operator, rounds)?;
+    let out = global.data_dir.join("bench-verify-export");
+    let (summary, export_seconds) = export(&mut conn, &operator, rounds + TABLES as u64, &out)?;
+    let in_database = verify_database(&mut conn, &operator, strict, rounds)?;
+    drop(conn);
+    database.stop()?;
+    eprintln!(
+        "exported {} entries in {export_seconds:.1} s; verifying",
+        summary.period_entries
+    );
+    let (offline, integrity_seconds) =
+        verify_offline(&out, &operator, strict, rounds, summary.period_entries)?;
+    let (signature_count, bare_seconds, grouped_seconds) = bare_batches(&out)?;
+
+    let (report, verify_seconds) = (&offline.value, offline.seconds);
+    let (database_report, database_seconds) =
+        (&in_database.verify.value, in_database.verify.seconds);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let checked = report.signatures_checked as f64;
     let per_core = checked / verify_seconds / cores as f64;
-    let bare_per_core = messages.len() as f64 / bare_seconds / cores as f64;
-    let grouped_per_core = messages.len() as f64 / grouped_seconds / cores as f64;
+    let bare_per_core = signature_count as f64 / bare_seconds / cores as f64;
+    let grouped_per_core = signature_count as f64 / grouped_seconds / cores as f64;
     println!(
         "{}",
         serde_json::to_string_pretty(&json!({
@@ -351,17 +403,17 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
             "bare_grouped_batch_signatures_per_second_per_core": grouped_per_core.round(),
             "integrity_only_seconds": (integrity_seconds * 100.0).round() / 100.0,
             "integrity_only_entries_per_second_per_core": (checked / integrity_seconds / cores as f64).round(),
-            "integrity_only_vs_bare_batch": (bare_seconds / integrity_seconds * checked / messages.len() as f64 * 1000.0).round() / 1000.0,
+            "integrity_only_vs_bare_batch": (bare_seconds / integrity_seconds * checked / signature_count as f64 * 1000.0).round() / 1000.0,
             "export_seconds": (export_seconds * 10.0).round() / 10.0,
             "database_verify_entries": database_report.entries_checked,
             "database_verify_seconds": (database_seconds * 100.0).round() / 100.0,
             "database_verify_entries_per_second": (database_report.entries_checked as f64 / database_seconds).round(),
             "database_vs_offline_verify": (database_seconds / verify_seconds * 100.0).round() / 100.0,
-            "database_read_only_seconds": (database_read.seconds * 100.0).round() / 100.0,
+            "database_read_only_seconds": (in_database.read.seconds * 100.0).round() / 100.0,
             "cpu_seconds": {
                 "verify": offline.cpu_seconds(),
-                "database_verify": database_verify.cpu_seconds(),
-                "database_read_only": database_read.cpu_seconds(),
+                "database_verify": in_database.verify.cpu_seconds(),
+                "database_read_only": in_database.read.cpu_seconds(),
             },
             "export": out.display().to_string(),
             "operator_key": operator.verifier().to_string(),

@@ -3,7 +3,7 @@
 //! to compare its own re-adjudication with an export byte for byte.
 
 use chrono::{TimeZone as _, Utc};
-use simulator::games::RouletteSimulator;
+use simulator::games::roulette::RouletteSimulator;
 
 #[test]
 fn serde_output_of_verdicts_is_already_canonical() {

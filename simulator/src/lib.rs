@@ -1,14 +1,10 @@
-//! Load for dozor: simulated tables of every game (seeded, signed like real tables, with a
-//! configurable share of dealer errors), the `simulate` command that sends them to a running
-//! server, and the benchmarks. The server does not depend on this crate.
+//! Simulated tables of every game (seeded, signed like real tables, with a configurable share of
+//! dealer errors) and the `simulate` command that sends them to a running server, as a client:
+//! it knows the record format (`dozor-log`), the rules it deals by (`rules`) and HTTP, and no
+//! server, database or report crate. The benchmarks that drive a server are `dozor-bench`.
+//!
+//! Place in the map (docs/ARCHITECTURE.md): a client beside the CLI, over `log` and `rules`.
 
-pub mod bench;
-mod bench_db;
-mod bench_memory;
-mod bench_mf;
-mod bench_rtp;
-mod bench_verify;
-mod cpu_time;
 pub mod games;
 pub mod month;
 pub mod simulate;

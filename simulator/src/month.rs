@@ -12,7 +12,8 @@ use rules::gaming_day::{GamingDayClock, Month};
 use rules::{GameCode, Plan, Round, TableSetup};
 use serde_json::{json, Value};
 
-use crate::games::{table_of, Slot, TableSimulator};
+use crate::games::table::{Slot, TableSimulator};
+use crate::games::table_of;
 
 /// Chip denominations, largest first: 5 000, 1 000, 500, 100, 25, 5 and 1 Kč.
 const DENOMINATIONS: [i64; 7] = [500_000, 100_000, 50_000, 10_000, 2_500, 500, 100];

@@ -1,13 +1,13 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use crate::games::{table_key, table_of, Slot};
+use crate::games::table::{table_key, Slot};
+use crate::games::table_of;
 use anyhow::{anyhow, bail, Context as _};
 use chrono::Utc;
 use dozor_log::keys::encode_public_key;
 use dozor_log::Envelope;
 use futures_util::{stream, StreamExt as _};
-use ledger::storage::database::DatabaseChoice;
 use serde_json::{json, Value};
 
 use crate::submit::{Submitter, Tally};
@@ -87,93 +87,50 @@ const GAMES: [&str; 9] = [
     "poker_tournament",
 ];
 
-pub fn run(global: &DatabaseChoice, args: SimulateArgs) -> anyhow::Result<ExitCode> {
-    if !(0.0..=1.0).contains(&args.error_share) {
-        bail!("--error-share must be between 0 and 1");
-    }
-    let several = args.month.is_some();
-    for game in args.game.split(',') {
-        if !GAMES.contains(&game) || (!several && game != args.game) {
-            bail!("unknown game `{}` ({})", args.game, GAMES.join(", "));
-        }
-    }
-    if !(0.0..=1.0).contains(&args.uneven_wheel) {
-        bail!("--uneven-wheel must be between 0 and 1");
-    }
-    let plan = rules::PlanBook::builtin()?
-        .get(&args.plan)
-        .cloned()
-        .ok_or_else(|| anyhow!("unknown plan `{}`", args.plan))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    match args.api_key.clone() {
-        Some(token) => runtime.block_on(simulate(args, plan, &token)),
-        None => {
-            let key = OwnKey::create(global, args.operator_key.clone())?;
-            let result = runtime.block_on(simulate(args, plan, &key.token));
-            let revoked = key.revoke();
-            let code = result?;
-            revoked?;
-            Ok(code)
-        }
-    }
+/// A simulation whose arguments are checked, with the plan its tables play under.
+pub struct Simulation {
+    args: SimulateArgs,
+    plan: rules::Plan,
 }
 
-/// The admin key a simulation makes for itself in the local database, revoked when it ends.
-struct OwnKey {
-    database: ledger::storage::database::Database,
-    operator: dozor_log::checkpoint::NoteSigner,
-    name: String,
-    token: String,
-}
-
-impl OwnKey {
-    fn create(
-        global: &DatabaseChoice,
-        operator_key: Option<std::path::PathBuf>,
-    ) -> anyhow::Result<OwnKey> {
-        let database = ledger::storage::database::Database::open(
-            global.database_url.clone(),
-            &global.data_dir,
-        )?;
-        let operator = ledger::operator_key::load_or_create(&global.data_dir, operator_key, None)?;
-        let now = Utc::now();
-        let name = format!("simulator-{}", now.format("%Y%m%dT%H%M%S%.6f"));
-        let secret = dozor_log::access::ApiKeySecret::generate();
-        let new = ledger::storage::api_keys::NewApiKey {
-            name: &name,
-            role: dozor_log::access::Role::Admin,
-            created_by: &dozor_log::registry_history::cli_actor(),
-            expires_at: Some(now + chrono::Duration::days(1)),
-        };
-        ledger::storage::api_keys::create_api_key(
-            &mut ledger::storage::connect(&database.url)?,
-            operator.signing_key(),
-            &new,
-            &secret,
-            now,
-        )
-        .context("creating the simulator's API key (or give one with --api-key)")?;
-        Ok(OwnKey {
-            database,
-            operator,
-            name,
-            token: secret.token(),
-        })
+impl Simulation {
+    /// Checks the arguments, before anything is made for the run.
+    pub fn prepare(args: SimulateArgs) -> anyhow::Result<Simulation> {
+        if !(0.0..=1.0).contains(&args.error_share) {
+            bail!("--error-share must be between 0 and 1");
+        }
+        let several = args.month.is_some();
+        for game in args.game.split(',') {
+            if !GAMES.contains(&game) || (!several && game != args.game) {
+                bail!("unknown game `{}` ({})", args.game, GAMES.join(", "));
+            }
+        }
+        if !(0.0..=1.0).contains(&args.uneven_wheel) {
+            bail!("--uneven-wheel must be between 0 and 1");
+        }
+        let plan = rules::PlanBook::builtin()?
+            .get(&args.plan)
+            .cloned()
+            .ok_or_else(|| anyhow!("unknown plan `{}`", args.plan))?;
+        Ok(Simulation { args, plan })
     }
 
-    fn revoke(self) -> anyhow::Result<()> {
-        ledger::storage::api_keys::revoke_api_key(
-            &mut ledger::storage::connect(&self.database.url)?,
-            self.operator.signing_key(),
-            &self.name,
-            &dozor_log::registry_history::cli_actor(),
-            "simulation finished",
-            Utc::now(),
-        )?;
-        self.database.close()?;
-        Ok(())
+    /// The admin API key given to register the tables with (`--api-key`), if any.
+    pub fn api_key(&self) -> Option<&str> {
+        self.args.api_key.as_deref()
+    }
+
+    /// The operator key that signs a key the simulation makes for itself (`--operator-key`).
+    pub fn operator_key(&self) -> Option<&std::path::Path> {
+        self.args.operator_key.as_deref()
+    }
+
+    /// Sends the simulated tables' records to the server, registering them with `token`.
+    pub fn run(self, token: &str) -> anyhow::Result<ExitCode> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        runtime.block_on(simulate(self.args, self.plan, token))
     }
 }
 
@@ -471,14 +428,8 @@ fn resume_point(
 }
 
 /// A month of operations at every table of every game listed, and a cage.
-async fn simulate_month(
-    args: &SimulateArgs,
-    month: &str,
-    plan: rules::Plan,
-    client: &reqwest::Client,
-    base: &str,
-) -> anyhow::Result<ExitCode> {
-    use crate::month::{station_records, MonthSettings, Station};
+/// The month `--month` names, as the arguments play it.
+fn month_settings(args: &SimulateArgs, month: &str) -> anyhow::Result<crate::month::MonthSettings> {
     let month = rules::gaming_day::Month::parse(month)
         .ok_or_else(|| anyhow!("--month `{month}` is not YYYY-MM"))?;
     let clock = rules::gaming_day::GamingDayClock::new(
@@ -487,14 +438,59 @@ async fn simulate_month(
     )
     .ok_or_else(|| anyhow!("--gaming-day-start-hour must be 0-23"))?;
     let all_days = (month.next_first_day() - month.first_day()).num_days() as u32;
-    let settings = MonthSettings {
+    Ok(crate::month::MonthSettings {
         month,
         days: args.days.unwrap_or(all_days).min(all_days),
         rounds: args.rounds,
         error_share: args.error_share,
         seed: args.seed,
         clock,
-    };
+    })
+}
+
+/// Sends each station's records in order (so that an interrupted run leaves every station a
+/// complete beginning to resume from), several stations at once.
+async fn submit_stations(
+    submitter: &Submitter,
+    work: &[(String, Vec<Envelope>)],
+    submitted: usize,
+    concurrency: usize,
+) -> Tally {
+    let bar = crate::progress_bar(submitted as u64, "records submitted");
+    let tallies: Vec<Tally> = stream::iter(work.iter())
+        .map(|(_, envelopes)| {
+            let submitter = submitter.clone();
+            let bar = bar.clone();
+            async move {
+                let mut tally = Tally::default();
+                for chunk in envelopes.chunks(MONTH_BATCH) {
+                    submitter.in_order(chunk, MONTH_BATCH, &mut tally).await;
+                    bar.inc(chunk.len() as u64);
+                }
+                tally
+            }
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    bar.finish_and_clear();
+    let mut tally = Tally::default();
+    for t in tallies {
+        tally.merge(t);
+    }
+    tally
+}
+
+async fn simulate_month(
+    args: &SimulateArgs,
+    month: &str,
+    plan: rules::Plan,
+    client: &reqwest::Client,
+    base: &str,
+) -> anyhow::Result<ExitCode> {
+    use crate::month::{station_records, Station};
+    let settings = month_settings(args, month)?;
+    let (month, clock) = (settings.month, settings.clock);
     // The stations play from the month's first gaming day on.
     let month_start = clock.start_of(month.first_day());
     let plays_from = month_start - chrono::Duration::hours(1);
@@ -558,30 +554,7 @@ async fn simulate_month(
         client: client.clone(),
         base: base.to_owned(),
     };
-    let bar = crate::progress_bar(submitted as u64, "records submitted");
-    // Each station's records in order (so that an interrupted run leaves every station a
-    // complete beginning to resume from), several stations at once.
-    let tallies: Vec<Tally> = stream::iter(work.iter())
-        .map(|(_, envelopes)| {
-            let submitter = submitter.clone();
-            let bar = bar.clone();
-            async move {
-                let mut tally = Tally::default();
-                for chunk in envelopes.chunks(MONTH_BATCH) {
-                    submitter.in_order(chunk, MONTH_BATCH, &mut tally).await;
-                    bar.inc(chunk.len() as u64);
-                }
-                tally
-            }
-        })
-        .buffer_unordered(args.concurrency.max(1))
-        .collect()
-        .await;
-    bar.finish_and_clear();
-    let mut tally = Tally::default();
-    for t in tallies {
-        tally.merge(t);
-    }
+    let tally = submit_stations(&submitter, &work, submitted, args.concurrency).await;
     let seconds = started.elapsed().as_secs_f64();
     println!(
         "{}",

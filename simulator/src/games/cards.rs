@@ -2,7 +2,7 @@
 //! sensible strategy; payouts are what the plan requires (the rules compute them), so a round
 //! comes out clean unless it is damaged afterwards.
 
-use crate::games::{Simulated, Slot, TableSimulator};
+use crate::games::table::{Simulated, Slot, TableSimulator};
 use chrono::{DateTime, Utc};
 use rand::seq::SliceRandom as _;
 use rand::{Rng as _, SeedableRng as _};
@@ -325,7 +325,7 @@ fn positions(record: &mut Value) -> std::slice::IterMut<'_, Value> {
 /// The bundled plan and a blackjack and a UTH table seeded with `seed`, for the tests.
 #[cfg(test)]
 fn card_tables(seed: u64) -> (Plan, BlackjackSimulator, UthSimulator) {
-    let plan = super::test_plan();
+    let plan = crate::games::table::test_plan();
     let blackjack = BlackjackSimulator::new(seed, plan.clone());
     let uth = UthSimulator::new(seed, plan.clone());
     (plan, blackjack, uth)
@@ -444,8 +444,8 @@ mod damage_tests {
         let mut seen = std::collections::BTreeSet::new();
         for seq in 1..=1_000 {
             for (record, error) in [
-                crate::games::next_now(&mut blackjack, "BJ1", seq, 0.5),
-                crate::games::next_now(&mut uth, "U1", seq, 0.5),
+                crate::games::table::next_now(&mut blackjack, "BJ1", seq, 0.5),
+                crate::games::table::next_now(&mut uth, "U1", seq, 0.5),
             ] {
                 let round = Round::parse(&record).unwrap();
                 let verdict = rules::adjudicate(&plan, &round).unwrap();

@@ -4,7 +4,7 @@
 //! point values agreed per pair, results settled as the plan requires; then possibly one
 //! deliberate error in the money, the rake or the fantasy-land deal.
 
-use crate::games::{Simulated, Slot, TableSimulator};
+use crate::games::table::{Simulated, Slot, TableSimulator};
 use std::collections::HashMap;
 
 use anyhow::anyhow;
@@ -251,7 +251,7 @@ impl TableSimulator for OfcSimulator {
 mod tests {
     use super::*;
 
-    use crate::games::test_plan as plan;
+    use crate::games::table::test_plan as plan;
 
     #[test]
     fn simulated_hands_are_legal_and_every_injected_error_is_found() {
@@ -263,7 +263,8 @@ mod tests {
             let mut hands = Vec::new();
             let (mut fouls, mut fantasy_deals, mut skipped) = (0, 0, 0);
             for seq_no in 1..=600 {
-                let (record, injected) = crate::games::next_now(&mut sim, "OFC1", seq_no, 0.1);
+                let (record, injected) =
+                    crate::games::table::next_now(&mut sim, "OFC1", seq_no, 0.1);
                 let round = Round::parse(&record).unwrap();
                 let verdict = rules::adjudicate(&plan, &round).unwrap();
                 match injected {

@@ -3,7 +3,7 @@
 //! and side pots, a rotating button; pots settled as a correct table would, then possibly one
 //! deliberate error in the rake or the pots.
 
-use crate::games::{Simulated, Slot, TableSimulator};
+use crate::games::table::{Simulated, Slot, TableSimulator};
 use anyhow::anyhow;
 use rand::seq::SliceRandom as _;
 use rand::{Rng as _, SeedableRng as _};
@@ -332,7 +332,7 @@ impl TableSimulator for PokerSimulator {
 mod tests {
     use super::*;
 
-    use crate::games::test_plan as plan;
+    use crate::games::table::test_plan as plan;
 
     #[test]
     fn simulated_hands_are_legal_and_every_injected_error_is_found() {
@@ -349,7 +349,7 @@ mod tests {
                 let (t, seq_no) = ((i % 4) as usize, i / 4 + 1);
                 let table_id = format!("P{t}");
                 let (record, injected) =
-                    crate::games::next_now(&mut tables[t], &table_id, seq_no, 0.2);
+                    crate::games::table::next_now(&mut tables[t], &table_id, seq_no, 0.2);
                 let round = Round::parse(&record).unwrap();
                 facts.extend(rules::table_audit::Fact::of(&round));
                 let verdict = rules::adjudicate(&plan, &round).unwrap();

@@ -2,7 +2,7 @@
 //! on the boxes, an evenly landing pointer (or, for an inspector's demonstration, one that
 //! favours a segment), and a configurable share of deliberate dealer errors.
 
-use crate::games::{Simulated, Slot, TableSimulator};
+use crate::games::table::{Simulated, Slot, TableSimulator};
 use anyhow::anyhow;
 use rand::seq::SliceRandom as _;
 use rand::{Rng as _, SeedableRng as _};
@@ -191,7 +191,7 @@ impl TableSimulator for WheelSimulator {
 mod tests {
     use super::*;
 
-    use crate::games::test_plan as plan;
+    use crate::games::table::test_plan as plan;
 
     fn judge(sim: &WheelSimulator, record: &Value) -> Vec<rules::FindingKind> {
         let round = Round::parse(record).unwrap();
@@ -205,7 +205,7 @@ mod tests {
             let mut sim = WheelSimulator::new(7, plan(), game, 0.0).unwrap();
             let mut seen = std::collections::BTreeSet::new();
             for seq_no in 1..=2_000 {
-                let (record, injected) = crate::games::next_now(&mut sim, "W1", seq_no, 0.2);
+                let (record, injected) = crate::games::table::next_now(&mut sim, "W1", seq_no, 0.2);
                 let findings = judge(&sim, &record);
                 match injected {
                     None => assert!(findings.is_empty(), "{record} {findings:?}"),
