@@ -20,7 +20,7 @@ MAX_FUNCTION = 120
 MAX_FILE = 800
 # Declarative tables: a list read as a table, longer than a screen by nature.
 ALLOWED_LONG = {
-    ("api/src/openapi_constraints.rs", "constraints"),
+    ("api/src/openapi_constraints.rs", "apply"),
     ("api/src/access.rs", "route_roles"),
 }
 
