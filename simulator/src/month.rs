@@ -247,23 +247,21 @@ fn table_day(
             .checked_add(verdict.stakes_h - verdict.paid_h)
             .ok_or_else(|| anyhow::anyhow!("a day's win overflows"))?;
         writer.push_record(record);
-        if i == rounds / 2 {
-            let slip = format!("F{}", writer.seq_no);
-            writer.push(
-                "table_fill",
-                period,
-                at + Duration::seconds(1),
-                json!({"slip_no": slip, "chips": chips_for(fill_h), "by": "cage runner 3"}),
-            );
-        }
-        if i == rounds * 3 / 4 {
-            let slip = format!("C{}", writer.seq_no);
-            writer.push(
-                "table_credit",
-                period,
-                at + Duration::seconds(1),
-                json!({"slip_no": slip, "chips": chips_for(credit_h), "by": "cage runner 5"}),
-            );
+        // A fill halfway through the night, a credit at three quarters of it.
+        let slips = [
+            (rounds / 2, "table_fill", 'F', fill_h, "cage runner 3"),
+            (rounds * 3 / 4, "table_credit", 'C', credit_h, "cage runner 5"),
+        ];
+        for (when, kind, prefix, amount_h, by) in slips {
+            if i == when {
+                let slip = format!("{prefix}{}", writer.seq_no);
+                writer.push(
+                    kind,
+                    period,
+                    at + Duration::seconds(1),
+                    json!({"slip_no": slip, "chips": chips_for(amount_h), "by": by}),
+                );
+            }
         }
     }
     let tips_h = 2_500 * rng.gen_range(0..=40);

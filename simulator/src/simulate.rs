@@ -303,21 +303,16 @@ fn exit_code(tally: &Tally) -> ExitCode {
     }
 }
 
-/// Submits the envelopes one by one, `concurrency` at once, each waited out and sent again
-/// after a 429 or 503.
-async fn submit(submitter: &Submitter, envelopes: Vec<Envelope>, concurrency: usize) -> Tally {
-    let total = envelopes.len();
-    let bar = crate::progress_bar(total as u64, "records submitted");
-    let tallies: Vec<Tally> = stream::iter(envelopes)
-        .map(|envelope| {
-            let bar = bar.clone();
-            async move {
-                let mut tally = Tally::default();
-                submitter.record(&envelope, &mut tally).await;
-                bar.inc(1);
-                tally
-            }
-        })
+/// Runs `send` over `items`, `concurrency` at once, counting `records` on a progress bar (each
+/// `send` moves it on); their tallies merged.
+async fn tally_all<T, F, Fut>(items: Vec<T>, records: usize, concurrency: usize, send: F) -> Tally
+where
+    F: Fn(T, indicatif::ProgressBar) -> Fut,
+    Fut: std::future::Future<Output = Tally>,
+{
+    let bar = crate::progress_bar(records as u64, "records submitted");
+    let tallies: Vec<Tally> = stream::iter(items)
+        .map(|item| send(item, bar.clone()))
         .buffer_unordered(concurrency.max(1))
         .collect()
         .await;
@@ -327,6 +322,19 @@ async fn submit(submitter: &Submitter, envelopes: Vec<Envelope>, concurrency: us
         all.merge(t);
     }
     all
+}
+
+/// Submits the envelopes one by one, `concurrency` at once, each waited out and sent again
+/// after a 429 or 503.
+async fn submit(submitter: &Submitter, envelopes: Vec<Envelope>, concurrency: usize) -> Tally {
+    let total = envelopes.len();
+    tally_all(envelopes, total, concurrency, |envelope, bar| async move {
+        let mut tally = Tally::default();
+        submitter.record(&envelope, &mut tally).await;
+        bar.inc(1);
+        tally
+    })
+    .await
 }
 
 /// A station's id in a simulated month, as a casino names its tables: `R01`, `BJ02`, ….
@@ -456,29 +464,21 @@ async fn submit_stations(
     submitted: usize,
     concurrency: usize,
 ) -> Tally {
-    let bar = crate::progress_bar(submitted as u64, "records submitted");
-    let tallies: Vec<Tally> = stream::iter(work.iter())
-        .map(|(_, envelopes)| {
-            let submitter = submitter.clone();
-            let bar = bar.clone();
-            async move {
-                let mut tally = Tally::default();
-                for chunk in envelopes.chunks(MONTH_BATCH) {
-                    submitter.in_order(chunk, MONTH_BATCH, &mut tally).await;
-                    bar.inc(chunk.len() as u64);
-                }
-                tally
+    let stations: Vec<&[Envelope]> = work.iter().map(|(_, e)| e.as_slice()).collect();
+    tally_all(
+        stations,
+        submitted,
+        concurrency,
+        |envelopes, bar| async move {
+            let mut tally = Tally::default();
+            for chunk in envelopes.chunks(MONTH_BATCH) {
+                submitter.in_order(chunk, MONTH_BATCH, &mut tally).await;
+                bar.inc(chunk.len() as u64);
             }
-        })
-        .buffer_unordered(concurrency.max(1))
-        .collect()
-        .await;
-    bar.finish_and_clear();
-    let mut tally = Tally::default();
-    for t in tallies {
-        tally.merge(t);
-    }
-    tally
+            tally
+        },
+    )
+    .await
 }
 
 async fn simulate_month(
