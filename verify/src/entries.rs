@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::mpsc::{Receiver, Sender, SyncSender};
 
 use ed25519_dalek::VerifyingKey;
 
@@ -15,7 +16,7 @@ use crate::error::{fail, InspectionError};
 use crate::format::{ExportInfo, ADJUDICATIONS, ENTRIES, REGISTRY};
 use crate::lines::{LineBlock, LineReader, VerdictReader, Verdicts};
 use crate::manifest::Manifest;
-use crate::options::VerifyOptions;
+use crate::options::{Chunking, VerifyOptions};
 use crate::registry::Registry;
 use crate::verdicts::readjudicate;
 
@@ -78,17 +79,8 @@ pub(super) fn check_entries(
 ) -> Result<CheckedEntries, InspectionError> {
     let has_link = info.period_first_index > info.first_index;
     let total = info.period_entries + u64::from(has_link) + u64::from(info.link_after);
-    let count_error = |found: u64| {
-        fail(
-            ENTRIES,
-            format!("{found} entries or more, export.json says {total}"),
-        )
-    };
-    let mut entries = LineReader::open(dir, ENTRIES)?;
-    let mut verdicts = VerdictReader::open(dir)?;
-    let mut leaves: Vec<Hash> = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
-    let mut rounds_readjudicated = 0u64;
-    let mut facts = rules::table_audit::TableFacts::default();
+    let entries = LineReader::open(dir, ENTRIES)?;
+    let verdicts = VerdictReader::open(dir)?;
     let rules_version = format!("\"rules_version\":\"{}\"", rules::RULES_VERSION);
     let rules_version_marker = memchr::memmem::Finder::new(&rules_version);
     let no_verdicts = Verdicts::default();
@@ -108,105 +100,70 @@ pub(super) fn check_entries(
         readjudicate: options.readjudicate,
         rules_version_marker: &rules_version_marker,
     };
-    // A reader thread reads blocks (and their verdicts) ahead; every core checks chunks of
-    // them as they come, and this thread follows the chain through the checked chunks in order.
-    // Checked blocks go back to the reader, so their buffers are reused.
+    let mut chain = Chain::new(info, registry, has_link, total);
+    let (checked, readers) = check_in_parallel(
+        entries,
+        verdicts,
+        &context,
+        options.chunking,
+        total,
+        |chunk, recycle| {
+            chain.follow_chunk(chunk, recycle)?;
+            progress(chain.leaves.len() as u64, total);
+            Ok(())
+        },
+    );
+    let (entries, mut verdicts) =
+        readers.map_err(|_| fail(ENTRIES, "the reading thread failed"))?;
+    let checked = checked.and_then(|()| check_all_read(chain.leaves.len(), total, &mut verdicts));
+    // A file that differs from MANIFEST is reported as such, before what the change breaks.
+    manifest.check_streamed(ENTRIES, &entries.finish_sha256()?)?;
+    manifest.check_streamed(ADJUDICATIONS, &verdicts.finish_sha256()?)?;
+    checked?;
+    Ok(CheckedEntries {
+        leaves: chain.leaves,
+        rounds_readjudicated: chain.rounds_readjudicated,
+        facts: chain.facts,
+        total,
+    })
+}
+
+/// The readers once they have read everything (or failed).
+type Readers = std::thread::Result<(LineReader, VerdictReader)>;
+
+/// A reader thread reads blocks (and their verdicts) ahead; every core checks chunks of them as
+/// they come, and `follow` takes the checked chunks in order on this thread. Checked blocks go
+/// back to the reader (`follow` is given where to send them), so their buffers are reused.
+fn check_in_parallel(
+    entries: LineReader,
+    verdicts: VerdictReader,
+    context: &Context<'_>,
+    chunking: Chunking,
+    total: u64,
+    mut follow: impl FnMut(ChunkChecked, &Sender<Block>) -> Result<(), InspectionError>,
+) -> (Result<(), InspectionError>, Readers) {
     let (blocks, received) = std::sync::mpsc::sync_channel::<Result<Block, InspectionError>>(1);
     let (recycle, recycled) = std::sync::mpsc::channel::<Block>();
-    let first_index = info.first_index;
-    let (block_size, chunk_size) = (options.chunking.block.max(1), options.chunking.chunk.max(1));
-    let (checked, readers) = std::thread::scope(|scope| {
+    let first_index = context.info.first_index;
+    let (block_size, chunk_size) = (chunking.block.max(1), chunking.chunk.max(1));
+    let count_error = |found: u64| {
+        fail(
+            ENTRIES,
+            format!("{found} entries or more, export.json says {total}"),
+        )
+    };
+    std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
-            let mut read = 0u64;
-            loop {
-                let (mut block, mut block_verdicts) = recycled.try_recv().unwrap_or_default();
-                let next = entries
-                    .next_block(block_size, &mut block)
-                    .and_then(|()| {
-                        read += block.len() as u64;
-                        verdicts.take_before(first_index + read, &mut block_verdicts)
-                    })
-                    .map(|()| (block, block_verdicts));
-                let done = next.as_ref().map_or(true, |(block, _)| block.is_empty());
-                if blocks.send(next).is_err() || done {
-                    return (entries, verdicts);
-                }
-            }
+            read_blocks(
+                entries,
+                verdicts,
+                &blocks,
+                &recycled,
+                block_size,
+                first_index,
+            )
         });
         let jobs = chunk_jobs(received, chunk_size, total, count_error);
-        let work = |job: ChunkJob| match job {
-            ChunkJob::Failed(e) => (Err(e), None),
-            ChunkJob::Check {
-                block,
-                first_line,
-                lines,
-                last,
-            } => {
-                let checked = {
-                    let context = Context {
-                        verdicts: &block.1,
-                        ..context
-                    };
-                    check_chunk(first_line, &block.0.lines_in(lines), &context)
-                };
-                // Only the last chunk's result holds on to the block, so that once it is taken
-                // (after every earlier chunk) the block's buffers can go back to the reader.
-                (checked, last.then_some(block))
-            }
-        };
-        let mut block_rounds = Vec::new();
-        let consume = |(checked, last_of): ChunkChecked| -> Result<(), InspectionError> {
-            for entry in checked? {
-                let n = leaves.len();
-                let expected = info.first_index + n as u64;
-                if let Some(previous) = leaves.last() {
-                    if &entry.prev_hash != previous {
-                        return Err(fail(
-                            entry_item(n, info),
-                            format!(
-                                "prev_hash does not match the hash of entry {}",
-                                expected - 1
-                            ),
-                        ));
-                    }
-                } else if expected == 0 && entry.prev_hash != dozor_log::GENESIS_PREV_HASH {
-                    return Err(fail(
-                        entry_item(n, info),
-                        "the first entry of the ledger must have a zero prev_hash",
-                    ));
-                } else if expected > 0 && !has_link {
-                    check_after_archive(&entry, expected, registry)
-                        .map_err(|m| fail(entry_item(n, info), m))?;
-                }
-                leaves.push(entry.leaf);
-                if entry.round {
-                    block_rounds.push(expected);
-                }
-                rounds_readjudicated += u64::from(entry.readjudicated);
-                if let Some(fact) = entry.fact {
-                    facts.push(fact);
-                }
-            }
-            if let Some(block) = last_of {
-                let block_verdicts = &block.1;
-                if block_rounds.len() != block_verdicts.len() {
-                    // Every round found its verdict, so some verdict has no round.
-                    let rounds: std::collections::HashSet<u64> = block_rounds.drain(..).collect();
-                    return Err(not_a_round(
-                        block_verdicts
-                            .places()
-                            .filter(|(_, index)| !rounds.contains(index)),
-                    ));
-                }
-                block_rounds.clear();
-                // The reader may have finished; then the buffers are simply dropped.
-                if let Ok(block) = std::sync::Arc::try_unwrap(block) {
-                    let _ = recycle.send(block);
-                }
-            }
-            progress(leaves.len() as u64, total);
-            Ok(())
-        };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let checked = dozor_log::ordered_pool::run_in_order(
             threads,
@@ -214,38 +171,182 @@ pub(super) fn check_entries(
             // blocks held at once.
             2 * block_size.div_ceil(chunk_size),
             jobs,
-            work,
-            consume,
+            |job| check_job(job, context),
+            |chunk| follow(chunk, &recycle),
             || fail(ENTRIES, "a verification thread failed"),
         );
         (checked, reader.join())
-    });
-    let (entries, mut verdicts) =
-        readers.map_err(|_| fail(ENTRIES, "the reading thread failed"))?;
-    let checked = checked.and_then(|()| {
-        if (leaves.len() as u64) != total {
-            return Err(fail(
-                ENTRIES,
-                format!("{} entries, export.json says {total}", leaves.len()),
-            ));
+    })
+}
+
+/// The reader thread: blocks of `block_size` entry lines with the verdicts before their end,
+/// sent until the end of the entries or a failure; buffers come back through `recycled`.
+fn read_blocks(
+    mut entries: LineReader,
+    mut verdicts: VerdictReader,
+    blocks: &SyncSender<Result<Block, InspectionError>>,
+    recycled: &Receiver<Block>,
+    block_size: usize,
+    first_index: u64,
+) -> (LineReader, VerdictReader) {
+    let mut read = 0u64;
+    loop {
+        let (mut block, mut block_verdicts) = recycled.try_recv().unwrap_or_default();
+        let next = entries
+            .next_block(block_size, &mut block)
+            .and_then(|()| {
+                read += block.len() as u64;
+                verdicts.take_before(first_index + read, &mut block_verdicts)
+            })
+            .map(|()| (block, block_verdicts));
+        let done = next.as_ref().map_or(true, |(block, _)| block.is_empty());
+        if blocks.send(next).is_err() || done {
+            return (entries, verdicts);
         }
-        let mut left = Verdicts::default();
-        verdicts.take_before(u64::MAX, &mut left)?;
-        if !left.is_empty() {
-            return Err(not_a_round(left.places()));
+    }
+}
+
+/// A checking thread's work: a chunk checked with its block's verdicts.
+fn check_job(job: ChunkJob, context: &Context<'_>) -> ChunkChecked {
+    match job {
+        ChunkJob::Failed(e) => (Err(e), None),
+        ChunkJob::Check {
+            block,
+            first_line,
+            lines,
+            last,
+        } => {
+            let checked = {
+                let context = Context {
+                    verdicts: &block.1,
+                    ..*context
+                };
+                check_chunk(first_line, &block.0.lines_in(lines), &context)
+            };
+            // Only the last chunk's result holds on to the block, so that once it is taken
+            // (after every earlier chunk) the block's buffers can go back to the reader.
+            (checked, last.then_some(block))
+        }
+    }
+}
+
+/// The chain followed through the checked entries in order, and what it gathers.
+struct Chain<'a> {
+    info: &'a ExportInfo,
+    registry: &'a Registry,
+    has_link: bool,
+    /// The leaf hash of every entry followed so far.
+    leaves: Vec<Hash>,
+    rounds_readjudicated: u64,
+    facts: rules::table_audit::TableFacts,
+    /// The indexes of the rounds of the current block.
+    block_rounds: Vec<u64>,
+}
+
+impl<'a> Chain<'a> {
+    fn new(info: &'a ExportInfo, registry: &'a Registry, has_link: bool, total: u64) -> Self {
+        Chain {
+            info,
+            registry,
+            has_link,
+            leaves: Vec::with_capacity(usize::try_from(total).unwrap_or(0)),
+            rounds_readjudicated: 0,
+            facts: rules::table_audit::TableFacts::default(),
+            block_rounds: Vec::new(),
+        }
+    }
+
+    /// Follows a checked chunk's entries; at the end of its block, checks that every verdict of
+    /// the block was a round's and sends the block's buffers back through `recycle`.
+    fn follow_chunk(
+        &mut self,
+        (checked, last_of): ChunkChecked,
+        recycle: &Sender<Block>,
+    ) -> Result<(), InspectionError> {
+        for entry in checked? {
+            self.follow(entry)?;
+        }
+        if let Some(block) = last_of {
+            self.end_block(&block.1)?;
+            // The reader may have finished; then the buffers are simply dropped.
+            if let Ok(block) = std::sync::Arc::try_unwrap(block) {
+                let _ = recycle.send(block);
+            }
         }
         Ok(())
-    });
-    // A file that differs from MANIFEST is reported as such, before what the change breaks.
-    manifest.check_streamed(ENTRIES, &entries.finish_sha256()?)?;
-    manifest.check_streamed(ADJUDICATIONS, &verdicts.finish_sha256()?)?;
-    checked?;
-    Ok(CheckedEntries {
-        leaves,
-        rounds_readjudicated,
-        facts,
-        total,
-    })
+    }
+
+    /// The next entry: linked to the one before (or the start of the ledger, or the end of an
+    /// archived range), and its leaf, round and facts taken.
+    fn follow(&mut self, entry: CheckedLine) -> Result<(), InspectionError> {
+        let info = self.info;
+        let n = self.leaves.len();
+        let expected = info.first_index + n as u64;
+        if let Some(previous) = self.leaves.last() {
+            if &entry.prev_hash != previous {
+                return Err(fail(
+                    entry_item(n, info),
+                    format!(
+                        "prev_hash does not match the hash of entry {}",
+                        expected - 1
+                    ),
+                ));
+            }
+        } else if expected == 0 && entry.prev_hash != dozor_log::entry::GENESIS_PREV_HASH {
+            return Err(fail(
+                entry_item(n, info),
+                "the first entry of the ledger must have a zero prev_hash",
+            ));
+        } else if expected > 0 && !self.has_link {
+            check_after_archive(&entry, expected, self.registry)
+                .map_err(|m| fail(entry_item(n, info), m))?;
+        }
+        self.leaves.push(entry.leaf);
+        if entry.round {
+            self.block_rounds.push(expected);
+        }
+        self.rounds_readjudicated += u64::from(entry.readjudicated);
+        if let Some(fact) = entry.fact {
+            self.facts.push(fact);
+        }
+        Ok(())
+    }
+
+    /// The end of a block: every round found its verdict, so as many verdicts as rounds means
+    /// none is left without its round.
+    fn end_block(&mut self, block_verdicts: &Verdicts) -> Result<(), InspectionError> {
+        if self.block_rounds.len() != block_verdicts.len() {
+            let rounds: std::collections::HashSet<u64> = self.block_rounds.drain(..).collect();
+            return Err(not_a_round(
+                block_verdicts
+                    .places()
+                    .filter(|(_, index)| !rounds.contains(index)),
+            ));
+        }
+        self.block_rounds.clear();
+        Ok(())
+    }
+}
+
+/// Once every chunk was followed: the entries are as many as export.json says, and no verdict is
+/// left after the last one.
+fn check_all_read(
+    followed: usize,
+    total: u64,
+    verdicts: &mut VerdictReader,
+) -> Result<(), InspectionError> {
+    if (followed as u64) != total {
+        return Err(fail(
+            ENTRIES,
+            format!("{followed} entries, export.json says {total}"),
+        ));
+    }
+    let mut left = Verdicts::default();
+    verdicts.take_before(u64::MAX, &mut left)?;
+    if !left.is_empty() {
+        return Err(not_a_round(left.places()));
+    }
+    Ok(())
 }
 
 /// A block of entry lines and the verdicts of its rounds.

@@ -11,13 +11,15 @@ use dozor_log::entry::leaf_hash;
 use dozor_log::entry_check::{check_entry_text, Signers, Subject};
 use dozor_log::judge;
 use dozor_log::merkle::{self, Hash, RangeSource};
+use dozor_log::registry_history::RegistryHistory;
 use serde::Serialize;
 
 use crate::chain::tree_nodes;
 use crate::error::{fail, InspectionError};
 use crate::files::{hash_hex, read};
 use crate::format::{
-    ENTRIES, LATE_ROUNDS, LATE_ROUNDS_PROOFS, RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS,
+    ExportInfo, CHECKPOINT, CHECKPOINT_LATEST, ENTRIES, LATE_ROUNDS, LATE_ROUNDS_PROOFS,
+    RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS,
 };
 use crate::opened::{open_export, OpenedExport};
 use crate::registry::{load_plans, proofs_for};
@@ -77,6 +79,16 @@ fn signer_of(dir: &Path, file: &str, keys: &[NoteVerifier]) -> String {
         .map_or_else(String::new, |k| k.to_string())
 }
 
+/// Where a round was found: its index and line, the export's file holding it, and the checkpoint
+/// whose tree holds it with the inclusion proof to that tree.
+struct Located {
+    index: u64,
+    line: String,
+    file: &'static str,
+    tree_of: Checkpoint,
+    proof: Vec<Hash>,
+}
+
 /// Finds `table_id`'s round `which` in the export at `dir`, checks its signature and its
 /// inclusion in a checkpoint signed by one of `operator_keys`, and re-adjudicates it with the
 /// exported plan.
@@ -101,90 +113,17 @@ pub fn find_round(
     let entries = String::from_utf8(read(dir, ENTRIES)?).map_err(|_| fail(ENTRIES, "not UTF-8"))?;
     let lines: Vec<&str> = entries.lines().collect();
     let leaves: Vec<Hash> = lines.iter().map(|l| leaf_hash(l.as_bytes())).collect();
-
-    // In the period's entries: proven against the checkpoint the entries are cut at.
-    let found_in_entries = lines.iter().enumerate().find_map(|(n, line)| {
-        let value: serde_json::Value = serde_json::from_str(line).ok()?;
-        is_it(&value["envelope"]["record"], table_id, which)
-            .then(|| (info.first_index + n as u64, *line))
-    });
-    let (index, line, file, tree_of, proof): (u64, String, &'static str, Checkpoint, Vec<Hash>) =
-        match found_in_entries {
-            Some((index, line)) => {
-                let outside = tree_nodes(dir)?;
-                let src = RangeSource {
-                    start: info.first_index,
-                    leaves: &leaves,
-                    outside: &outside,
-                };
-                let root = merkle::root(&src, checkpoint.size)
-                    .map_err(|e| fail(ENTRIES, e.to_string()))?;
-                if root != checkpoint.root {
-                    return Err(fail(
-                        ENTRIES,
-                        "the entries give another root than the signed checkpoint",
-                    ));
-                }
-                let proof = merkle::inclusion_proof(&src, index, checkpoint.size)
-                    .map_err(|e| fail(ENTRIES, e.to_string()))?;
-                (index, line.to_owned(), ENTRIES, checkpoint.clone(), proof)
-            }
-            None => {
-                let mut found = None;
-                for (file, proofs_file) in [
-                    (LATE_ROUNDS, LATE_ROUNDS_PROOFS),
-                    (RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS),
-                ] {
-                    let text =
-                        String::from_utf8(read(dir, file)?).map_err(|_| fail(file, "not UTF-8"))?;
-                    // Checked there: each line signed and a leaf of the latest checkpoint's tree.
-                    let rounds = load_rounds(dir, &text, &latest, signers, file, proofs_file)?;
-                    let hit = rounds.iter().find(|(_, (_, entry))| {
-                        serde_json::from_str::<serde_json::Value>(entry.record)
-                            .is_ok_and(|r| is_it(&r, table_id, which))
-                    });
-                    if let Some((index, _)) = hit {
-                        let line = text
-                            .lines()
-                            .find(|l| {
-                                serde_json::from_str::<serde_json::Value>(l)
-                                    .is_ok_and(|v| is_it(&v["envelope"]["record"], table_id, which))
-                            })
-                            .unwrap_or_default()
-                            .to_owned();
-                        found = Some((*index, line, file, proofs_file));
-                        break;
-                    }
-                }
-                let Some((index, line, file, proofs_file)) = found else {
-                    return Err(fail(
-                        table_id,
-                        match which {
-                            WhichRound::SeqNo(n) => {
-                                format!("the export holds no record {n} of table {table_id}")
-                            }
-                            WhichRound::RoundId(id) => {
-                                format!("the export holds no round `{id}` of table {table_id}")
-                            }
-                        },
-                    ));
-                };
-                let proofs = proofs_for(dir, proofs_file, &latest)?;
-                let proof = proofs
-                    .proofs
-                    .iter()
-                    .find(|p| p.index == index)
-                    .map(|p| {
-                        p.proof
-                            .iter()
-                            .map(|h| hash_hex(proofs_file, h))
-                            .collect::<Result<Vec<_>, _>>()
-                    })
-                    .transpose()?
-                    .unwrap_or_default();
-                (index, line, file, latest, proof)
-            }
-        };
+    let located = match in_entries(dir, &info, &checkpoint, &lines, &leaves, table_id, which)? {
+        Some(located) => located,
+        None => in_later_rounds(dir, &latest, signers, table_id, which)?,
+    };
+    let Located {
+        index,
+        line,
+        file,
+        tree_of,
+        proof,
+    } = located;
     let leaf = leaf_hash(line.as_bytes());
     if !merkle::verify_inclusion(index, tree_of.size, &leaf, &proof, &tree_of.root) {
         return Err(fail(
@@ -201,35 +140,22 @@ pub fn find_round(
     let Subject::Record(header) = &entry.subject else {
         return Err(fail(&item, "not a table's record"));
     };
-    let round = judge::read_round(header, entry.record).map_err(|e| fail(&item, e.to_string()))?;
-    let verdict = judge::judge(
-        &round,
+    let verdict = rejudge(
+        &item,
+        header,
+        entry.record,
         index,
-        |p| plans.get(p),
+        &plans,
         &registry.history,
-        |judged| serde_json::to_value(&judged.verdict),
-    )
-    .map_err(|e| fail(&item, e.to_string()))?
-    .map_err(|e| fail(&item, e.to_string()))?;
+    )?;
     let record: serde_json::Value =
         serde_json::from_str(entry.record).map_err(|e| fail(&item, e.to_string()))?;
-    let flagged_bets: Vec<String> = verdict["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|f| f["bet_ids"].as_array().into_iter().flatten())
-        .filter_map(|b| b.as_str().map(str::to_owned))
-        .collect();
-    let mut book = rules::PlanBook::default();
-    for plan in plans.values() {
-        let _ = book.insert(plan.clone());
-    }
     let signed_by = signer_of(
         dir,
         if file == ENTRIES {
-            crate::format::CHECKPOINT
+            CHECKPOINT
         } else {
-            crate::format::CHECKPOINT_LATEST
+            CHECKPOINT_LATEST
         },
         operator_keys,
     );
@@ -246,8 +172,161 @@ pub fn find_round(
         signed_by,
         inclusion_proof: proof.iter().map(hex::encode).collect(),
         record,
+        flagged_bets: flagged_bets(&verdict),
         verdict,
-        flagged_bets,
-        plans: book,
+        plans: plan_book(&plans),
     })
+}
+
+/// The round among the period's entries, proven against the checkpoint the entries are cut at.
+fn in_entries(
+    dir: &Path,
+    info: &ExportInfo,
+    checkpoint: &Checkpoint,
+    lines: &[&str],
+    leaves: &[Hash],
+    table_id: &str,
+    which: &WhichRound,
+) -> Result<Option<Located>, InspectionError> {
+    let found = lines.iter().enumerate().find_map(|(n, line)| {
+        let value: serde_json::Value = serde_json::from_str(line).ok()?;
+        is_it(&value["envelope"]["record"], table_id, which)
+            .then(|| (info.first_index + n as u64, *line))
+    });
+    let Some((index, line)) = found else {
+        return Ok(None);
+    };
+    let outside = tree_nodes(dir)?;
+    let src = RangeSource {
+        start: info.first_index,
+        leaves,
+        outside: &outside,
+    };
+    let root = merkle::root(&src, checkpoint.size).map_err(|e| fail(ENTRIES, e.to_string()))?;
+    if root != checkpoint.root {
+        return Err(fail(
+            ENTRIES,
+            "the entries give another root than the signed checkpoint",
+        ));
+    }
+    let proof = merkle::inclusion_proof(&src, index, checkpoint.size)
+        .map_err(|e| fail(ENTRIES, e.to_string()))?;
+    Ok(Some(Located {
+        index,
+        line: line.to_owned(),
+        file: ENTRIES,
+        tree_of: checkpoint.clone(),
+        proof,
+    }))
+}
+
+/// The round among the rounds received after the period or resolved, each proven against the
+/// latest checkpoint; that the export holds it nowhere is the failure.
+fn in_later_rounds(
+    dir: &Path,
+    latest: &Checkpoint,
+    signers: Signers<'_>,
+    table_id: &str,
+    which: &WhichRound,
+) -> Result<Located, InspectionError> {
+    let mut found = None;
+    for (file, proofs_file) in [
+        (LATE_ROUNDS, LATE_ROUNDS_PROOFS),
+        (RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS),
+    ] {
+        let text = String::from_utf8(read(dir, file)?).map_err(|_| fail(file, "not UTF-8"))?;
+        // Checked there: each line signed and a leaf of the latest checkpoint's tree.
+        let rounds = load_rounds(dir, &text, latest, signers, file, proofs_file)?;
+        let hit = rounds.iter().find(|(_, (_, entry))| {
+            serde_json::from_str::<serde_json::Value>(entry.record)
+                .is_ok_and(|r| is_it(&r, table_id, which))
+        });
+        if let Some((index, _)) = hit {
+            let line = text
+                .lines()
+                .find(|l| {
+                    serde_json::from_str::<serde_json::Value>(l)
+                        .is_ok_and(|v| is_it(&v["envelope"]["record"], table_id, which))
+                })
+                .unwrap_or_default()
+                .to_owned();
+            found = Some((*index, line, file, proofs_file));
+            break;
+        }
+    }
+    let Some((index, line, file, proofs_file)) = found else {
+        return Err(fail(
+            table_id,
+            match which {
+                WhichRound::SeqNo(n) => {
+                    format!("the export holds no record {n} of table {table_id}")
+                }
+                WhichRound::RoundId(id) => {
+                    format!("the export holds no round `{id}` of table {table_id}")
+                }
+            },
+        ));
+    };
+    let proofs = proofs_for(dir, proofs_file, latest)?;
+    let proof = proofs
+        .proofs
+        .iter()
+        .find(|p| p.index == index)
+        .map(|p| {
+            p.proof
+                .iter()
+                .map(|h| hash_hex(proofs_file, h))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?
+        .unwrap_or_default();
+    Ok(Located {
+        index,
+        line,
+        file,
+        tree_of: latest.clone(),
+        proof,
+    })
+}
+
+/// The round re-adjudicated with the exported plan, on its table as the registry sets it up:
+/// its verdict as JSON.
+fn rejudge(
+    item: &str,
+    header: &rules::RecordHeader,
+    record: &str,
+    index: u64,
+    plans: &std::collections::HashMap<String, rules::Plan>,
+    history: &RegistryHistory,
+) -> Result<serde_json::Value, InspectionError> {
+    let round = judge::read_round(header, record).map_err(|e| fail(item, e.to_string()))?;
+    judge::judge(
+        &round,
+        index,
+        |p| plans.get(p),
+        history,
+        |judged| serde_json::to_value(&judged.verdict),
+    )
+    .map_err(|e| fail(item, e.to_string()))?
+    .map_err(|e| fail(item, e.to_string()))
+}
+
+/// The bets a verdict's findings name.
+fn flagged_bets(verdict: &serde_json::Value) -> Vec<String> {
+    verdict["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|f| f["bet_ids"].as_array().into_iter().flatten())
+        .filter_map(|b| b.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The exported plans as a book, for showing the round with its games' names.
+fn plan_book(plans: &std::collections::HashMap<String, rules::Plan>) -> rules::PlanBook {
+    let mut book = rules::PlanBook::default();
+    for plan in plans.values() {
+        let _ = book.insert(plan.clone());
+    }
+    book
 }
