@@ -5,14 +5,15 @@ use serde::{Deserialize, Serialize};
 pub use crate::round_header::{validate_identifier, GameCode, RoundType, MAX_SEQ_NO};
 use serde_json::Value;
 
-use crate::blackjack::BlackjackRound;
+use crate::blackjack::record::BlackjackRound;
 use crate::error::RecordError;
 use crate::game::{Game, GameRecord};
 use crate::money_wheel::WheelRound;
-use crate::ofc::OfcHand;
-use crate::poker_cash::{PokerHand, TimeCollection};
-use crate::roulette::RouletteRound;
-use crate::tournament::TournamentRecord;
+use crate::ofc::record::OfcHand;
+use crate::poker_cash::record::PokerHand;
+use crate::poker_cash::time_collection::TimeCollection;
+use crate::roulette::record::RouletteRound;
+use crate::tournament::record::TournamentRecord;
 use crate::uth::UthRound;
 
 /// The fields every record has, read before the game-specific parse.

@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use super::points::{card_points, Total};
-use super::{BlackjackRound, Decision};
+use super::record::{BlackjackRound, Decision};
 use crate::cards::{Card, Rank};
 use crate::error::RecordError;
 use crate::plan::table_games::BlackjackPlan;

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use super::BlackjackRound;
+use super::record::BlackjackRound;
 use crate::cards::Card;
 
 /// A card that came out of the shoe more often than `decks` decks hold it.

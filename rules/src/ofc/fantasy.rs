@@ -3,7 +3,8 @@
 
 use serde::Serialize;
 
-use super::{fantasy_next, score_rows, OfcHand, PLAYER_IDS};
+use super::record::{OfcHand, PLAYER_IDS};
+use super::scoring::{fantasy_next, score_rows};
 use crate::plan::poker::OfcPlan;
 use crate::verdict::{FantasyEntitlement, Finding, FindingKind};
 

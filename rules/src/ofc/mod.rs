@@ -6,7 +6,7 @@
 //! in the verdict (see [`check_fantasy_deal`] for the next hand's side).
 
 mod fantasy;
-mod record;
+pub(crate) mod record;
 mod scoring;
 
 use crate::cards::{Card, CardSet};
@@ -15,18 +15,17 @@ use crate::game::{Examined, Game, GameRecord, Judged, TableSetup};
 use crate::money::format_czk;
 use crate::plan::document::Plan;
 use crate::plan::poker::OfcPlan;
-use crate::poker_cash::Collection;
+use crate::poker_cash::record::Collection;
 use crate::round_header::GameCode;
 use crate::verdict::{BetVerdict, FantasyEntitlement, Finding, FindingKind, Verdict};
 
 pub use fantasy::{audit_fantasy_sequence, check_fantasy_deal, FantasyMismatch};
 pub use record::{OfcHand, OfcPlayer, PointValue, NORMAL_DEAL};
+
+use record::PLAYER_IDS;
 pub use scoring::{
     apply_stop_loss, fantasy_next, pair_points, row_strength, score_rows, share, ScoredRows,
 };
-
-/// The verdict names each player's line by their place in the record.
-const PLAYER_IDS: [&str; 3] = ["player-1", "player-2", "player-3"];
 
 fn finding(
     kind: FindingKind,

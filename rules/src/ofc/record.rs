@@ -7,8 +7,11 @@ use crate::cards::{Card, CardSet};
 use crate::error::RecordError;
 use crate::game::Examined;
 use crate::money::MAX_AMOUNT_H;
-use crate::poker_cash::Collection;
+use crate::poker_cash::record::Collection;
 use crate::round_header::{round_record, validate_identifier};
+
+/// The verdict names each player's line by their place in the record.
+pub(super) const PLAYER_IDS: [&str; 3] = ["player-1", "player-2", "player-3"];
 
 /// Cards of each dealing round outside fantasy land: five, then four times three (one of each
 /// three discarded).

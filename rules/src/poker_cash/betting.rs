@@ -1,50 +1,9 @@
 //! Re-playing a hand's betting: whose turn it is, what each action may be, what each seat put
 //! in. Every breach is a finding; the chips are followed as the table moved them.
 
-use serde::{Deserialize, Serialize};
-
-use super::{ActionKind, PokerAction, PokerHand};
+use super::record::{ActionKind, PokerAction, PokerHand, Street};
 use crate::money::format_czk;
 use crate::verdict::{Finding, FindingKind};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Street {
-    Preflop,
-    Flop,
-    Turn,
-    River,
-}
-
-impl Street {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Street::Preflop => "pre-flop",
-            Street::Flop => "flop",
-            Street::Turn => "turn",
-            Street::River => "river",
-        }
-    }
-
-    /// Community cards showing once this street's betting starts.
-    pub fn board_cards(self) -> usize {
-        match self {
-            Street::Preflop => 0,
-            Street::Flop => 3,
-            Street::Turn => 4,
-            Street::River => 5,
-        }
-    }
-
-    fn next(self) -> Option<Street> {
-        match self {
-            Street::Preflop => Some(Street::Flop),
-            Street::Flop => Some(Street::Turn),
-            Street::Turn => Some(Street::River),
-            Street::River => None,
-        }
-    }
-}
 
 /// What the betting left behind.
 #[derive(Debug, Clone)]

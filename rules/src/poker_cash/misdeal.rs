@@ -8,7 +8,7 @@
 use crate::money::format_czk;
 use crate::verdict::{Finding, FindingKind};
 
-use super::{ActionKind, PokerHand};
+use super::record::{ActionKind, PokerHand};
 
 /// The seats that acted in the hand: any action of their own choosing (not a blind or a
 /// straddle, which are posted before the cards), each seat once, in the order they first acted.

@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 
 use super::betting::Played;
-use super::{best_hand, PokerHand};
+use super::record::{PokerHand, Variant};
+use crate::cards::{Card, CardSet};
+use crate::hand_rank::{evaluate, HandRank};
 use crate::money::format_czk;
 use crate::plan::poker::PokerCashPlan;
 use crate::verdict::{Finding, FindingKind};
@@ -151,4 +153,33 @@ pub fn award(
         }
     }
     awards
+}
+
+/// The best five-card hand of a seat's shown cards with the board, by the variant's rule.
+pub(super) fn best_hand(variant: Variant, hole: &[Card], board: &[Card]) -> Option<HandRank> {
+    match variant {
+        Variant::Holdem => {
+            let cards: Vec<Card> = hole.iter().chain(board).copied().collect();
+            (cards.len() >= 5).then(|| evaluate(CardSet::of(&cards).unwrap_or_default()))
+        }
+        Variant::Omaha => {
+            let mut best = None;
+            for (i, a) in hole.iter().enumerate() {
+                for b in &hole[i + 1..] {
+                    for (x, c) in board.iter().enumerate() {
+                        for (y, d) in board.iter().enumerate().skip(x + 1) {
+                            for e in &board[y + 1..] {
+                                let set = CardSet::of(&[*a, *b, *c, *d, *e]).unwrap_or_default();
+                                let rank = evaluate(set);
+                                if best.is_none_or(|b| rank > b) {
+                                    best = Some(rank);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            best
+        }
+    }
 }

@@ -2,7 +2,9 @@
 
 use serde_json::{json, Value};
 
+use super::pots::best_hand;
 use super::*;
+use crate::cards::Card;
 use crate::record::Round;
 use crate::verdict::FindingKind;
 

@@ -124,7 +124,7 @@ pub fn adjudicate<'a>(
         }
         collected_h = collected_h.saturating_add(p.paid_h);
         bets.push(BetVerdict {
-            bet_id: super::SEAT_IDS
+            bet_id: super::record::SEAT_IDS
                 .get(usize::from(p.seat))
                 .copied()
                 .unwrap_or("seat"),
@@ -173,15 +173,15 @@ impl Game for TimeCollection {
             ));
         }
         validate_amount("per_player_h", self.per_player_h)?;
-        if self.players.is_empty() || self.players.len() > usize::from(super::MAX_SEATS) {
+        if self.players.is_empty() || self.players.len() > usize::from(super::record::MAX_SEATS) {
             return Err(RecordError::invalid(
                 "players",
-                format!("1 to {} players", super::MAX_SEATS),
+                format!("1 to {} players", super::record::MAX_SEATS),
             ));
         }
         for (i, p) in self.players.iter().enumerate() {
             let at = |e: RecordError| e.within(format_args!("players[{i}]"));
-            if p.seat == 0 || p.seat > super::MAX_SEATS {
+            if p.seat == 0 || p.seat > super::record::MAX_SEATS {
                 return Err(at(RecordError::invalid("seat", "a seat number 1 to 10")));
             }
             if self.players[..i].iter().any(|q| q.seat == p.seat) {

@@ -3,7 +3,7 @@
 //! platit, kulička musí obvod kola rulety oběhnout nejméně pětkrát (5x)"; a spin declared
 //! void "Hráči obdrží hodnotu ve výši své původní Sázky".
 
-use super::{RouletteRound, SpinOutcome, VoidReason};
+use super::record::{RouletteRound, SpinOutcome, VoidReason};
 use crate::verdict::{Finding, FindingKind};
 
 /// The ball must go round at least this many times (Ruleta, 3. HRA).

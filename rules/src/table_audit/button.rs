@@ -12,8 +12,8 @@
 use chrono::{DateTime, Duration, Utc};
 use smallvec::SmallVec;
 
-use super::{AuditFinding, AuditFindingKind};
-use crate::poker_cash::{ActionKind, PokerHand, Street, MAX_SEATS};
+use super::finding::{AuditFinding, AuditFindingKind};
+use crate::poker_cash::record::{ActionKind, PokerHand, Street, MAX_SEATS};
 
 /// A pause this long or longer starts a new game.
 pub const NEW_GAME_AFTER: Duration = Duration::minutes(60);
@@ -61,7 +61,7 @@ impl HandPositions {
             button: hand.button,
             small_blind: posted(ActionKind::SmallBlind),
             big_blind: posted(ActionKind::BigBlind),
-            for_time: hand.collection == crate::poker_cash::Collection::Time,
+            for_time: hand.collection == crate::poker_cash::record::Collection::Time,
             seats: hand
                 .seats
                 .iter()

@@ -14,8 +14,8 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::{AuditFinding, AuditFindingKind};
-use crate::roulette::{Direction, RouletteRound, SpinOutcome};
+use super::finding::{AuditFinding, AuditFindingKind};
+use crate::roulette::record::{Direction, RouletteRound, SpinOutcome};
 
 /// Spins further apart are not compared (the wheel stood; a day's report, which looks one
 /// gaming day back, and an export see the same pairs).

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::{EntryKind, Format, TournamentRecord};
+use super::record::{EntryKind, Format, TournamentRecord};
 use crate::money::format_czk;
 use crate::verdict::{Finding, FindingKind};
 

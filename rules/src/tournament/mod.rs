@@ -6,7 +6,7 @@
 
 mod entries;
 mod prizes;
-mod record;
+pub(crate) mod record;
 
 use crate::error::RecordError;
 use crate::game::{Examined, Game, GameRecord, Judged, TableSetup};

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::TournamentRecord;
+use super::record::{Deal, Elimination, Placing, TournamentRecord};
 use crate::money::format_czk;
 use crate::plan::poker::{FeeBase, PayoutColumn, TournamentPlan};
 use crate::verdict::{Finding, FindingKind};
@@ -138,7 +138,7 @@ fn split_equal_stacks<'t>(
             continue;
         }
         done.push(key);
-        let mut tied: Vec<(&super::Elimination, &super::Placing)> = t
+        let mut tied: Vec<(&Elimination, &Placing)> = t
             .eliminations
             .iter()
             .filter(|x| (x.hand, x.stack_at_hand_start) == key)
@@ -166,7 +166,7 @@ fn split_equal_stacks<'t>(
 /// sharing exactly what their places pay. Returns whether it can replace the table's prizes.
 fn check_deal(
     t: &TournamentRecord,
-    deal: &super::Deal,
+    deal: &Deal,
     prizes: &[i64],
     findings: &mut Vec<Finding>,
 ) -> bool {
@@ -183,7 +183,7 @@ fn check_deal(
         ));
     }
     // Who was still in: those not knocked out before the deal (validation requires the times).
-    let remaining: Vec<&super::Placing> = t
+    let remaining: Vec<&Placing> = t
         .results
         .iter()
         .filter(|r| r.out_at.is_none_or(|out| out > deal.at))
