@@ -21,12 +21,13 @@ use dozor_log::access::{looks_like_token, token_hash, Role};
 use dozor_log::registry_history::HistoricApiKey;
 use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use ledger::ingest::Ingest;
+use ledger::storage::PgPool;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::access::Access;
 use crate::error::ApiError;
-use crate::state::AppState;
 
 /// How long a key read from the database is trusted before it is read again.
 pub const CACHE_FOR: Duration = Duration::from_secs(10);
@@ -84,6 +85,12 @@ pub enum Presented {
     Unavailable {
         cause: String,
     },
+}
+
+/// Where the keys are read from: the ledger's registry events, through the ingest's directory.
+pub struct KeyRegistry<'a> {
+    pub pool: &'a PgPool,
+    pub ingest: &'a Arc<Ingest>,
 }
 
 /// Known keys, per-key and per-address rate limits and the count of refused authentications.
@@ -201,7 +208,11 @@ impl Gatekeeper {
     }
 
     /// The key holding `token`, from the cache or else the ledger's registry events.
-    async fn key(&self, state: &AppState, token: &str) -> Result<Option<Arc<CachedKey>>, ApiError> {
+    async fn key(
+        &self,
+        registry: &KeyRegistry<'_>,
+        token: &str,
+    ) -> Result<Option<Arc<CachedKey>>, ApiError> {
         let hash = token_hash(token);
         if let Some(key) = self.cached(&hash) {
             return Ok(Some(key));
@@ -209,8 +220,8 @@ impl Gatekeeper {
         if self.known_unknown(&hash) {
             return Ok(None);
         }
-        let pool = state.pool.clone();
-        let ingest = state.ingest.clone();
+        let pool = registry.pool.clone();
+        let ingest = registry.ingest.clone();
         let generation = self.generation.load(Ordering::SeqCst);
         let found = web::block(move || ingest.directory().api_key(&pool, &hash))
             .await?
@@ -234,13 +245,13 @@ impl Gatekeeper {
     }
 
     /// The key a request presents, resolved: who it is, or why it would be refused.
-    pub async fn identify(&self, state: &AppState, headers: &HeaderMap) -> Presented {
+    pub async fn identify(&self, registry: &KeyRegistry<'_>, headers: &HeaderMap) -> Presented {
         let token = match bearer_token(headers) {
             Ok(token) => token,
             Err(Refusal::NoToken) => return Presented::NoToken,
             Err(refusal) => return Presented::Refused { refusal, key: None },
         };
-        let key = match self.key(state, &token).await {
+        let key = match self.key(registry, &token).await {
             Ok(Some(key)) => key,
             Ok(None) => {
                 return Presented::Refused {

@@ -36,7 +36,7 @@ static CONFIG: LazyLock<Arc<Config<'static>>> = LazyLock::new(|| {
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope(DOCS_PATH)
-            .default_service(web::to(crate::routes::no_route))
+            .default_service(web::to(crate::routes::fallback::no_route))
             .wrap(actix_web::middleware::from_fn(crate::gate::middleware))
             .wrap(actix_web::middleware::from_fn(crate::observe::observe))
             .route("", web::get().to(to_index))

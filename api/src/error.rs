@@ -162,7 +162,7 @@ impl ApiError {
             code: self.code().to_owned(),
             message,
             details,
-            request_id: crate::observe::current_request_id(),
+            request_id: crate::request_id::current_request_id(),
         }
     }
 

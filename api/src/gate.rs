@@ -28,7 +28,7 @@ use actix_web::middleware::Next;
 use actix_web::{web, FromRequest, HttpMessage as _, HttpRequest};
 
 use crate::access::{self, Access};
-use crate::auth::{Caller, Presented};
+use crate::auth::{Caller, KeyRegistry, Presented};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -228,7 +228,14 @@ pub async fn middleware(
             return Ok(request.error_response(refusal).map_into_right_body());
         }
     }
-    let presented = state.gatekeeper.identify(state, request.headers()).await;
+    let registry = KeyRegistry {
+        pool: &state.pool,
+        ingest: &state.ingest,
+    };
+    let presented = state
+        .gatekeeper
+        .identify(&registry, request.headers())
+        .await;
     request.extensions_mut().insert(presented);
     let response = next.call(request).await?;
     let status = response.status();

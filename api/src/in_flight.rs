@@ -154,7 +154,7 @@ fn makes_a_file(request: &ServiceRequest) -> bool {
     if request.method() != Method::GET {
         return false;
     }
-    let export = format!("{}/exports", crate::routes::API_PREFIX);
+    let export = format!("{}/exports", crate::paths::API_PREFIX);
     if request.path().starts_with(&export) {
         return true;
     }

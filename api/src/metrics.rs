@@ -255,7 +255,7 @@ impl Metrics {
     }
 
     /// Where the witnesses stand.
-    pub fn witness_progress(&self, progress: &[crate::witnessing::WitnessProgress]) {
+    pub fn witness_progress(&self, progress: &[crate::witness_progress::WitnessProgress]) {
         for p in progress {
             let cosigned = p.cosigned_size.unwrap_or(0);
             self.witness_cosigned

@@ -11,6 +11,7 @@ use chrono::{NaiveTime, Utc};
 use reports::nightly::{due_at, NightOutcome, NightlyJob};
 
 use crate::state::AppState;
+use crate::stopping::sleep_unless_stopped;
 
 /// When and where the server runs the nightly job.
 #[derive(Debug, Clone)]
@@ -108,17 +109,4 @@ fn catch_up(
         }
     }
     Ok(())
-}
-
-/// Sleeps `wait` in short steps, returning early when asked to stop (the thread is unparked
-/// when it is): the nightly scheduler's and the witness clients'.
-pub(crate) fn sleep_unless_stopped(wait: Duration, stop: &AtomicBool) {
-    let until = std::time::Instant::now() + wait;
-    while !stop.load(Ordering::SeqCst) {
-        let left = until.saturating_duration_since(std::time::Instant::now());
-        if left.is_zero() {
-            return;
-        }
-        std::thread::park_timeout(left.min(Duration::from_secs(30)));
-    }
 }

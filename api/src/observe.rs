@@ -13,16 +13,9 @@ use actix_web::middleware::Next;
 use rand::RngCore as _;
 use tracing::Instrument as _;
 
+use crate::request_id::REQUEST_ID;
+
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
-
-tokio::task_local! {
-    static REQUEST_ID: String;
-}
-
-/// The id of the request being answered on this task, if any.
-pub fn current_request_id() -> Option<String> {
-    REQUEST_ID.try_with(Clone::clone).ok()
-}
 
 /// A caller's id is kept when it is 1–64 characters of letters, digits, `-`, `_`, `.` or `:`;
 /// anything else (control characters, a log-forging newline) is replaced.

@@ -31,9 +31,9 @@ fn add(operation: &mut Operation, status: &str, description: &str) {
 
 /// Whether the operation goes through the API's gate (the per-address limit applies).
 fn gated(path: &str) -> bool {
-    path.starts_with(crate::routes::API_PREFIX)
-        || path.starts_with(crate::routes::PAGES_PREFIX)
-        || path.starts_with(crate::routes::WORKBENCH_PREFIX)
+    path.starts_with(crate::paths::API_PREFIX)
+        || path.starts_with(crate::paths::PAGES_PREFIX)
+        || path.starts_with(crate::paths::WORKBENCH_PREFIX)
         || path == "/metrics"
 }
 

@@ -169,6 +169,7 @@ pub fn configure(state: AppState) -> impl Fn(&mut web::ServiceConfig) + Clone {
         let limit = state.body_limit;
         crate::gate::register(cfg, state.clone());
         routes::extractor_configs(cfg, limit, state.in_flight.clone());
+        cfg.app_data(routes::health::DocumentSource(crate::openapi::served));
         crate::docs::configure(cfg);
         routes::configure(&mut utoipa_actix_web::service_config::ServiceConfig::new(
             cfg,

@@ -10,14 +10,13 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use dozor_log::cosignature::{self, CosignatureVerifier};
 use dozor_log::tlog_witness;
 use ledger::storage::{checkpoints, cosignatures, tree, PgPool};
-use serde::Serialize;
 
-use crate::nightly::sleep_unless_stopped;
-use utoipa::ToSchema;
+use crate::stopping::sleep_unless_stopped;
+use crate::witness_progress::WitnessProgress;
 
 /// A witness the server sends its checkpoints to.
 #[derive(Debug, Clone)]
@@ -35,22 +34,6 @@ impl WitnessEndpoint {
     fn add_checkpoint_url(&self) -> String {
         format!("{}/add-checkpoint", self.url.trim_end_matches('/'))
     }
-}
-
-/// What the server knows of one witness, for readiness and metrics.
-#[derive(Debug, Clone, Default, Serialize, ToSchema)]
-pub struct WitnessProgress {
-    pub witness: String,
-    /// The largest checkpoint size it has cosigned, as far as dozor knows.
-    pub cosigned_size: Option<u64>,
-    /// The size of the latest checkpoint signed, when last looked at.
-    pub checkpoint_size: u64,
-    /// Entries of the latest checkpoint not yet covered by its cosignature.
-    pub lag_entries: u64,
-    /// When it last answered with a cosignature.
-    pub last_cosigned_at: Option<DateTime<Utc>>,
-    /// The last failure since then, if any (the witness unreachable, a refusal with its status).
-    pub last_error: Option<String>,
 }
 
 /// The configured witnesses and their progress (shared with the handlers).

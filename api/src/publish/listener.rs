@@ -9,74 +9,18 @@
 
 use std::io;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use actix_http::{HttpService, Protocol};
 use actix_service::{fn_service, map_config, ServiceFactoryExt as _};
 use actix_web::dev::{AppConfig, Server};
 use actix_web::rt::net::TcpStream;
 use actix_web::App;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_rustls::TlsAcceptor;
 
-use super::admission::{Admission, ListenerLimits, Place, Refusal};
-use super::MinistryState;
-
-/// A connection whose handshake admitted a client certificate; its place is held as long as it
-/// is open.
-pub struct MinistryConnection {
-    tls: tokio_rustls::server::TlsStream<TcpStream>,
-    _place: Place,
-}
-
-impl MinistryConnection {
-    /// The TLS session (the client's certificate is in it).
-    pub fn session(&self) -> &rustls::ServerConnection {
-        self.tls.get_ref().1
-    }
-}
-
-impl AsyncRead for MinistryConnection {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.tls).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for MinistryConnection {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.tls).poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.tls).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.tls.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.tls).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.tls).poll_shutdown(cx)
-    }
-}
+use super::admission::{Admission, ListenerLimits, Refusal};
+use super::connection::MinistryConnection;
+use super::ministry::{configure, on_connect, MinistryState};
 
 /// A connection the listener closed before serving it (refused, pushed out, a failed or slow
 /// handshake) or after (HTTP ended in error).
@@ -122,10 +66,10 @@ pub fn serve(
                 .keep_alive(keep_alive)
                 .secure()
                 .on_connect_ext(|connection: &MinistryConnection, data: &mut _| {
-                    super::on_connect(connection, data)
+                    on_connect(connection, data)
                 })
                 .finish(map_config(
-                    App::new().configure(super::configure(ministry.clone())),
+                    App::new().configure(configure(ministry.clone())),
                     |_| AppConfig::default(),
                 ))
                 .map_err(|_| Closed);
@@ -175,9 +119,5 @@ async fn handshake(
         }
     };
     place.admitted();
-    Ok((
-        MinistryConnection { tls, _place: place },
-        Protocol::Http1,
-        peer,
-    ))
+    Ok((MinistryConnection::new(tls, place), Protocol::Http1, peer))
 }

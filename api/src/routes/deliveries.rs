@@ -6,12 +6,13 @@ use actix_web::{get, post, web, HttpResponse};
 use dozor_log::registry_event::DeliveryStep;
 use reports::mf::confirm::ConfirmationOutcome;
 use reports::mf::status::DeliveryStatus;
-use reports::mf::{PackageError, PackageRequest};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::Authorized;
+use crate::routes::filters;
+use crate::routes::mf::package_request;
 
 fn not_configured() -> ApiError {
     ApiError::Conflict {
@@ -76,7 +77,7 @@ pub async fn deliver(
     query: web::Query<DeliverQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let DeliverQuery { month, misto } = query.into_inner();
-    let month = super::mf::month(&state.clock, &month)?;
+    let month = filters::month(&state.clock, &month)?;
     let (config, keys) = match (state.operator_config.clone(), state.delivery_keys.clone()) {
         (Some(config), Some(keys)) => (config, keys),
         _ => return Err(not_configured()),
@@ -87,18 +88,7 @@ pub async fn deliver(
         .map(|d| d.download_url.clone())
         .unwrap_or_default();
     let delivered = web::block(move || -> Result<_, ApiError> {
-        if config.premises(&misto).is_none() {
-            return Err(PackageError::UnknownPremises(misto.clone()).into());
-        }
-        let request = PackageRequest {
-            config: &config,
-            premises: &misto,
-            month,
-            version: 1,
-            clock: state.clock,
-            plans: &state.plans,
-            now: chrono::Utc::now(),
-        };
+        let request = package_request(&config, &misto, month, &state)?;
         Ok(reports::mf::deliver::deliver(
             &mut *state.conn()?,
             state.operator.signing_key(),

@@ -110,7 +110,7 @@ impl FindingQuery {
         let to = [one_day, day("to", self.to)?].into_iter().flatten().min();
         Ok(FindingFilter {
             table_id: self.table_id,
-            game: crate::routes::game_filter(self.game)?,
+            game: crate::routes::filters::game_filter(self.game)?,
             kind,
             state,
             from,

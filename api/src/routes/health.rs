@@ -1,6 +1,6 @@
 //! Operations: liveness, readiness, metrics and the API description.
 
-use actix_web::{get, web, HttpResponse};
+use actix_web::{get, web, HttpRequest, HttpResponse};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -68,7 +68,7 @@ pub struct Readiness {
     pub checks: Vec<Check>,
     /// How far each configured witness has cosigned. A witness that lags or is down does not
     /// make dozor unready: records are taken and checkpoints signed regardless.
-    pub witnesses: Vec<crate::witnessing::WitnessProgress>,
+    pub witnesses: Vec<crate::witness_progress::WitnessProgress>,
     /// The replica reports, exports and lists read from, when one is configured. A replica that
     /// lags or is down does not make dozor unready: reads go to the primary while it is down.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -235,12 +235,20 @@ pub async fn metrics(Authorized { state, .. }: Authorized) -> Result<HttpRespons
         .body(text))
 }
 
+/// Where `GET /api/v1/openapi.json` takes its text from. The document is made from these very
+/// routes, so the server's assembly (above both) hands the source in as application data.
+#[derive(Clone, Copy)]
+pub struct DocumentSource(pub fn() -> Result<&'static str, String>);
+
 /// This API's OpenAPI 3.1 description.
 #[utoipa::path(operation_id = "openapi_document", tag = "operations",
     responses((status = 200, description = "OpenAPI document", content_type = "application/json", body = Object)))]
 #[get("/openapi.json")]
-pub async fn openapi(_: Public) -> Result<HttpResponse, ApiError> {
-    let document = crate::openapi::served().map_err(ApiError::internal)?;
+pub async fn openapi(_: Public, request: HttpRequest) -> Result<HttpResponse, ApiError> {
+    let source = request
+        .app_data::<DocumentSource>()
+        .ok_or_else(|| ApiError::internal("the API document is not registered"))?;
+    let document = (source.0)().map_err(ApiError::internal)?;
     Ok(HttpResponse::Ok()
         .content_type("application/json")
         .body(document))

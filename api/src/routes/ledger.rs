@@ -8,7 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::{Authorized, Public};
-use crate::routes::tables::GapView;
+use crate::routes::reading::{self, GapView};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct HeadView {
@@ -122,15 +122,7 @@ fn entry_archived(archived: &ledger::storage::archive::ArchivedEntry) -> ApiErro
 #[utoipa::path(operation_id = "ledger_gaps", get, tag = "ledger", responses((status = 200, body = Vec<GapView>)))]
 #[get("/ledger/gaps")]
 pub async fn gaps(Authorized { state, .. }: Authorized) -> Result<HttpResponse, ApiError> {
-    let (gaps, cut) = web::block(move || {
-        super::reports::read_report(&state, |conn, cut, _| reads::sequence_gaps(conn, cut, None))
-    })
-    .await??;
-    let (size, source) = super::reports::coverage_headers(cut);
-    Ok(HttpResponse::Ok()
-        .insert_header(size)
-        .insert_header(source)
-        .json(gaps.into_iter().map(GapView::from).collect::<Vec<_>>()))
+    reading::gaps(state, None).await
 }
 
 /// The kinds of significant events (the `kind` filter's values).

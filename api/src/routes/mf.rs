@@ -1,7 +1,7 @@
 //! The Ministry of Finance's monthly package and the period audit it is built on.
 
 use actix_web::{get, web, HttpResponse};
-use reports::mf::{self, PackageError, PackageRequest};
+use reports::mf::{self, OperatorConfig, PackageError, PackageRequest};
 use reports::periods::{self as period_audit, AuditSettings};
 use rules::gaming_day::Month;
 use serde::Deserialize;
@@ -9,6 +9,7 @@ use utoipa::IntoParams;
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::Authorized;
+use crate::routes::filters;
 use crate::state::AppState;
 use diesel::PgConnection;
 
@@ -24,13 +25,26 @@ pub struct PackageQuery {
     pub version: Option<u8>,
 }
 
-pub(super) fn month(
-    clock: &rules::gaming_day::GamingDayClock,
-    text: &str,
-) -> Result<Month, ApiError> {
-    clock
-        .parse_month(text, chrono::Utc::now())
-        .map_err(|m| ApiError::bad_request("invalid_query", format!("month: {m}")))
+/// The package of `premises` for `month` as the ledger stands now (version 1 unless asked
+/// otherwise); unknown premises are refused.
+pub(super) fn package_request<'a>(
+    config: &'a OperatorConfig,
+    premises: &'a str,
+    month: Month,
+    state: &'a AppState,
+) -> Result<PackageRequest<'a>, ApiError> {
+    if config.premises(premises).is_none() {
+        return Err(PackageError::UnknownPremises(premises.to_owned()).into());
+    }
+    Ok(PackageRequest {
+        config,
+        premises,
+        month,
+        version: 1,
+        clock: state.clock,
+        plans: &state.plans,
+        now: chrono::Utc::now(),
+    })
 }
 
 impl From<PackageError> for ApiError {
@@ -87,7 +101,7 @@ pub async fn package(
         misto,
         version,
     } = query.into_inner();
-    let month = month(&state.clock, &text)?;
+    let month = filters::month(&state.clock, &text)?;
     if version.is_some_and(|v| !(1..=99).contains(&v)) {
         return Err(PackageError::BadVersion.into());
     }
@@ -101,18 +115,7 @@ pub async fn package(
         })?;
     let (issued, new, provisional) = web::block(move || -> Result<_, ApiError> {
         let mut conn = state.conn()?;
-        let request = PackageRequest {
-            config: &config,
-            premises: &misto,
-            month,
-            version: 1,
-            clock: state.clock,
-            plans: &state.plans,
-            now: chrono::Utc::now(),
-        };
-        if config.premises(&misto).is_none() {
-            return Err(PackageError::UnknownPremises(misto.clone()).into());
-        }
+        let request = package_request(&config, &misto, month, &state)?;
         Ok(match version {
             Some(v) => (
                 mf::deliver::issued_version(&mut conn, &request, v)?,
@@ -173,7 +176,7 @@ pub async fn periods(
         format,
         lang,
     } = query.into_inner();
-    let month = month(&state.clock, &text)?;
+    let month = filters::month(&state.clock, &text)?;
     let tolerance_h = state
         .operator_config
         .as_ref()
@@ -187,7 +190,7 @@ pub async fn periods(
         };
         period_audit::build_at(conn, cut, &settings, month)
     };
-    super::reports::report_for_people(
+    crate::routes::reading::report_for_people(
         state,
         (format, lang),
         build,

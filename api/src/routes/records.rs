@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::TableSigned;
 use crate::metrics::{IngestResult, Metrics};
-use crate::routes::read_json_body;
+use crate::routes::body::{bounded_array, read_json_body, BoundedArrayError};
 
 /// A record signed by its table.
 #[derive(ToSchema)]
@@ -216,12 +216,12 @@ pub async fn submit_batch(
     let prepared = web::block(move || -> Result<_, ApiError> {
         // Each item stays text until its own turn: one parse per record, none of the whole body;
         // counted as read, so an array of millions of tiny items is refused at the 1 001st.
-        let items = crate::routes::bounded_array(&body, MAX_BATCH).map_err(|e| match e {
-            crate::routes::BoundedArrayError::TooMany => ApiError::bad_request(
+        let items = bounded_array(&body, MAX_BATCH).map_err(|e| match e {
+            BoundedArrayError::TooMany => ApiError::bad_request(
                 "batch_too_large",
                 format!("more than {MAX_BATCH} records; at most {MAX_BATCH} per batch"),
             ),
-            crate::routes::BoundedArrayError::Json(e) => {
+            BoundedArrayError::Json(e) => {
                 ApiError::bad_request("malformed_json", format!("body is not a JSON array: {e}"))
             }
         })?;

@@ -14,12 +14,13 @@ use reports::wheels::{self as wheel_report, WheelStatistics};
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
-use actix_web::http::header::{HeaderName, HeaderValue};
-use ledger::storage::read_cut::{read_at_cut, LedgerCut, ReadSource};
+use ledger::storage::read_cut::LedgerCut;
 
-use crate::download::{self, Format};
+use crate::download;
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::{Authorized, State};
+use crate::routes::filters;
+use crate::routes::reading::{covered, read_report, report_for_people, CsvWriter, PeopleSheet};
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -43,7 +44,7 @@ pub async fn daily(
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let DailyQuery { day, format, lang } = query.into_inner();
-    let day = gaming_day(&state, &day)?;
+    let day = filters::gaming_day(&state.clock, &day)?;
     let build = move |conn: &mut PgConnection, cut: LedgerCut, state: &AppState| {
         daily_report::build_at(conn, cut, &state.clock, day)
     };
@@ -85,7 +86,7 @@ pub async fn wheels(
         format,
         lang,
     } = query.into_inner();
-    let first = month_of(&state, &month)?;
+    let first = filters::month(&state.clock, &month)?;
     let build = move |conn: &mut PgConnection, cut: LedgerCut, state: &AppState| {
         wheel_report::build_at(conn, cut, &state.clock, first)
     };
@@ -117,28 +118,12 @@ pub struct RtpQuery {
     pub lang: Option<String>,
 }
 
-/// A gaming day as the query names it (a date or a word), by the server's clock.
-fn gaming_day(state: &State, text: &str) -> Result<NaiveDate, ApiError> {
-    state
-        .clock
-        .parse_day(text, chrono::Utc::now())
-        .map_err(|m| ApiError::bad_request("invalid_query", format!("day: {m}")))
-}
-
-/// A month as the query names it (`YYYY-MM`, `this`, `last`), by the server's clock.
-fn month_of(state: &State, text: &str) -> Result<rules::gaming_day::Month, ApiError> {
-    state
-        .clock
-        .parse_month(text, chrono::Utc::now())
-        .map_err(|m| ApiError::bad_request("invalid_query", format!("month: {m}")))
-}
-
 impl RtpQuery {
     fn request(&self, state: &State) -> Result<RtpRequest, ApiError> {
         Ok(RtpRequest {
-            month: month_of(state, &self.month)?,
+            month: filters::month(&state.clock, &self.month)?,
             through: self.through,
-            game: crate::routes::game_filter(self.game.clone())?,
+            game: filters::game_filter(self.game.clone())?,
             table_id: self.table_id.clone(),
         })
     }
@@ -206,9 +191,9 @@ pub async fn month_page(
     } = query.into_inner();
     let language = download::language(lang.as_deref())?;
     let request = RtpRequest {
-        month: month_of(&state, &path.into_inner())?,
+        month: filters::month(&state.clock, &path.into_inner())?,
         through,
-        game: crate::routes::game_filter(game)?,
+        game: filters::game_filter(game)?,
         table_id,
     };
     let (page, cut) = web::block(move || -> Result<_, ApiError> {
@@ -221,10 +206,7 @@ pub async fn month_page(
         ))
     })
     .await??;
-    let (size, source) = coverage_headers(cut);
-    Ok(HttpResponse::Ok()
-        .insert_header(size)
-        .insert_header(source)
+    Ok(covered(cut)
         .content_type("text/html; charset=utf-8")
         .insert_header((
             "Content-Security-Policy",
@@ -331,9 +313,6 @@ type DayAudit<R> = fn(
     &rules::PlanBook,
 ) -> Result<R, reports::ReportError>;
 
-/// Writes a report as CSV for programs.
-pub(super) type CsvWriter<R> = fn(&R) -> Result<String, reports::ReportError>;
-
 /// An audit of one gaming day that follows tables across rounds.
 async fn day_report<R: Serialize + Send + 'static>(
     state: State,
@@ -341,7 +320,7 @@ async fn day_report<R: Serialize + Send + 'static>(
     (build, to_csv, to_sheet): (DayAudit<R>, CsvWriter<R>, PeopleSheet<R>),
     name: &str,
 ) -> Result<HttpResponse, ApiError> {
-    let day = gaming_day(&state, &day)?;
+    let day = filters::gaming_day(&state.clock, &day)?;
     let build = move |conn: &mut PgConnection, cut: LedgerCut, state: &AppState| {
         build(conn, cut, &state.clock, day, &state.plans)
     };
@@ -354,91 +333,4 @@ async fn day_report<R: Serialize + Send + 'static>(
         format!("{name}-{day}"),
     )
     .await
-}
-
-/// A report's sheet for people, in a language.
-pub(super) type PeopleSheet<R> = fn(&R, &rules::PlanBook, Language) -> Sheet;
-
-/// A report built off the async workers, answered as JSON, as a CSV file for programs named
-/// `dozor-<file>.csv`, or as a sheet for people (`csv-cz`, `xlsx`).
-pub(super) async fn report_for_people<R, E>(
-    state: State,
-    (format, lang): (Option<String>, Option<String>),
-    build: impl Fn(&mut PgConnection, LedgerCut, &AppState) -> Result<R, E> + Send + 'static,
-    to_csv: CsvWriter<R>,
-    to_sheet: PeopleSheet<R>,
-    file: String,
-) -> Result<HttpResponse, ApiError>
-where
-    R: Serialize + Send + 'static,
-    E: Send + 'static,
-    ApiError: From<E>,
-{
-    let format = Format::parse(format.as_deref())?;
-    let language = download::language(lang.as_deref())?;
-    let plans = state.plans.clone();
-    let (report, cut) =
-        web::block(move || -> Result<_, ApiError> { read_report(&state, build) }).await??;
-    let (size, source) = coverage_headers(cut);
-    let mut response = match format {
-        Format::Json => Ok(HttpResponse::Ok().json(report)),
-        Format::Csv => Ok(HttpResponse::Ok()
-            .content_type("text/csv; charset=utf-8")
-            .insert_header((
-                "Content-Disposition",
-                format!("attachment; filename=\"dozor-{file}.csv\""),
-            ))
-            .body(to_csv(&report)?)),
-        people => {
-            download::sheet_file(to_sheet(&report, &plans, language), people, language, &file).await
-        }
-    }?;
-    response.headers_mut().insert(size.0, size.1);
-    response.headers_mut().insert(source.0, source.1);
-    Ok(response)
-}
-
-/// Builds a report on the reads' connection (the replica's when one is configured and answers),
-/// in one snapshot, of the entries below that snapshot's cut; with the cut. A read that fails on
-/// the replica (a dropped connection, a query cancelled by replay) is read again on the primary.
-pub(super) fn read_report<R, E>(
-    state: &AppState,
-    build: impl Fn(&mut PgConnection, LedgerCut, &AppState) -> Result<R, E>,
-) -> Result<(R, LedgerCut), ApiError>
-where
-    ApiError: From<E>,
-{
-    let read = |conn: &mut PgConnection, source| {
-        read_at_cut(conn, source, |conn, cut| {
-            build(conn, cut, state)
-                .map(|report| (report, cut))
-                .map_err(ApiError::from)
-        })
-    };
-    let (mut conn, source) = state.read_conn()?;
-    match read(&mut conn, source) {
-        Err(cause) if source == ReadSource::Replica => {
-            tracing::warn!(%cause, "a read failed on the replica; reading on the primary");
-            drop(conn);
-            read(&mut *state.conn()?, ReadSource::Primary)
-        }
-        done => done,
-    }
-}
-
-/// `X-Dozor-Ledger-Size` (the entries a report covers: `0..size`) and `X-Dozor-Read-From`
-/// (`primary` or `replica`): every report says what it covers, in any format.
-pub(super) fn coverage_headers(
-    cut: LedgerCut,
-) -> ((HeaderName, HeaderValue), (HeaderName, HeaderValue)) {
-    (
-        (
-            HeaderName::from_static("x-dozor-ledger-size"),
-            HeaderValue::from(cut.size),
-        ),
-        (
-            HeaderName::from_static("x-dozor-read-from"),
-            HeaderValue::from_static(cut.source.as_str()),
-        ),
-    )
 }

@@ -4,7 +4,7 @@ use actix_web::{get, post, web, HttpResponse};
 use chrono::{DateTime, Utc};
 use dozor_log::keys::{encode_public_key, parse_public_key};
 use ledger::storage::append::RegistryReceipt;
-use ledger::storage::reads::{last_record, sequence_gaps, SeqGap};
+use ledger::storage::reads::last_record;
 use ledger::storage::registry::{self, NewTable, RegistryError, TableWithKeys};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::Authorized;
+use crate::routes::reading::{self, GapView};
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -625,33 +626,5 @@ pub async fn gaps(
     Authorized { state, .. }: Authorized,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = path.into_inner();
-    let (gaps, cut): (Vec<SeqGap>, _) = web::block(move || {
-        super::reports::read_report(&state, |conn, cut, _| sequence_gaps(conn, cut, Some(&id)))
-    })
-    .await??;
-    let (size, source) = super::reports::coverage_headers(cut);
-    Ok(HttpResponse::Ok()
-        .insert_header(size)
-        .insert_header(source)
-        .json(gaps.into_iter().map(GapView::from).collect::<Vec<_>>()))
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct GapView {
-    pub table_id: String,
-    pub after_seq_no: i64,
-    pub before_seq_no: i64,
-    pub missing: i64,
-}
-
-impl From<SeqGap> for GapView {
-    fn from(g: SeqGap) -> Self {
-        GapView {
-            table_id: g.table_id,
-            after_seq_no: g.after_seq_no,
-            before_seq_no: g.before_seq_no,
-            missing: g.missing,
-        }
-    }
+    reading::gaps(state, Some(path.into_inner())).await
 }

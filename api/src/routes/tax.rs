@@ -62,7 +62,7 @@ pub async fn report(
         move |conn: &mut diesel::PgConnection,
               cut: ledger::storage::read_cut::LedgerCut,
               state: &AppState| { tax::build_at(conn, cut, &state.clock, parsed, &rates) };
-    super::reports::report_for_people(
+    crate::routes::reading::report_for_people(
         state,
         (format, lang),
         build,
