@@ -75,9 +75,21 @@ pub fn run(args: AdjudicateArgs) -> anyhow::Result<ExitCode> {
     let setup =
         rules::TableSetup::for_table(&plan, round.game(), layout.as_deref(), limits.as_ref())
             .map_err(|e| anyhow!("table configuration: {e}"))?;
-    let verdict = rules::adjudicate_at(&plan, &setup, &round).map_err(|e| anyhow!("{e}"))?;
-    println!("{}", serde_json::to_string_pretty(&verdict)?);
-    if args.fail_on_findings && !verdict.is_clean() {
+    // The one judge ingest and the verifiers use; a record checked by hand is no ledger entry,
+    // and its table is the setup given here whatever the index.
+    let (printed, clean) = dozor_log::judge::judge(
+        &round,
+        0,
+        |_| Some(&plan),
+        &setup,
+        |judged| {
+            serde_json::to_string_pretty(&judged.verdict)
+                .map(|text| (text, judged.verdict.is_clean()))
+        },
+    )
+    .map_err(|e| anyhow!("{e}"))??;
+    println!("{printed}");
+    if args.fail_on_findings && !clean {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

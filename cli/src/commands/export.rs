@@ -18,7 +18,7 @@ pub struct ExportArgs {
     /// Directory to write (created; must be empty).
     dir: PathBuf,
     #[command(flatten)]
-    clock: super::ClockArgs,
+    clock: super::clock::ClockArgs,
     /// Operator key that seals the export's reports into the ledger and signs the checkpoint
     /// that covers them; default `<data dir>/operator.key`.
     #[arg(long, env = "DOZOR_OPERATOR_KEY")]

@@ -72,7 +72,7 @@ enum LogCommand {
         /// archived entries.
         dir: PathBuf,
         #[command(flatten)]
-        clock: super::ClockArgs,
+        clock: super::clock::ClockArgs,
     },
 }
 
@@ -104,115 +104,133 @@ fn run_on(
             (to, &reason, &dir),
             &clock.clock()?,
         ),
-        LogCommand::Rotate { new_key, reason } => {
-            let text = std::fs::read_to_string(&new_key)
-                .with_context(|| format!("reading {}", new_key.display()))?;
-            let next = NoteSigner::from_private_key(&text)
-                .with_context(|| format!("{} is not an operator key", new_key.display()))?
-                .verifier();
-            let actor = dozor_log::registry_history::cli_actor();
-            let receipt = ledger::storage::rotation::rotate(
-                &mut conn,
-                operator,
-                &next,
-                &reason,
-                &actor,
-                Utc::now(),
-            )?;
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&json!({
-                    "ledger_index": receipt.index,
-                    "checkpoint_size": receipt.checkpoint.size,
-                    "from_key": operator.verifier().to_string(),
-                    "to_key": next.to_string(),
-                    "origin": next.name,
-                }))?
-            );
-            eprintln!(
-                "the log is now {}'s: start the server with --operator-key {} (and ledger.origin `{}`); witnesses learn of the rotation from the checkpoint of size {}",
-                next,
-                new_key.display(),
-                next.name,
-                receipt.checkpoint.size
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+        LogCommand::Rotate { new_key, reason } => rotate(&mut conn, operator, &new_key, &reason),
         LogCommand::AcceptRollback { witness, reason } => {
-            let operators =
-                ledger::storage::rotation::operator_chain(&mut conn, &operator.verifier())?;
-            let witnessed = ledger::witness::Witness::new(&witness).read(&operators)?;
-            // What is kept must verify before its loss is signed for: every entry, and every
-            // witnessed checkpoint it still covers.
-            let size = ledger::storage::reads::size(&mut conn)?;
-            let previous = ledger::storage::rollbacks::accepted(&mut conn, &operators)?;
-            let kept: Vec<_> = ledger::storage::rollbacks::binding(witnessed.clone(), &previous)
-                .into_iter()
-                .filter(|c| c.size <= size)
-                .collect();
-            let keys: std::collections::HashMap<_, _> = operators
-                .iter()
-                .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
-                .collect();
-            let report = ledger::storage::verify::verify_ledger_witnessed(
-                &mut conn,
-                &keys,
-                dozor_log::entry_check::SignatureCheck::Batch,
-                kept,
-                |_| {},
-            )?;
-            if let Some(failure) = report.failure {
-                anyhow::bail!(
-                    "the restored ledger does not verify at index {}: {}; nothing was accepted",
-                    failure.index,
-                    failure.reason
-                );
-            }
-            let receipt = ledger::storage::rollbacks::accept(
-                &mut conn,
-                operator,
-                witnessed,
-                &reason,
-                &dozor_log::registry_history::cli_actor(),
-                Utc::now(),
-            )?;
-            let lost_size = receipt.lost.last().map_or(receipt.index, |c| c.size);
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&json!({
-                    "ledger_index": receipt.index,
-                    "restored_size": receipt.index,
-                    "lost_size": lost_size,
-                    "lost_checkpoints": receipt.lost,
-                    "received_at": receipt.received_at,
-                }))?
-            );
-            eprintln!(
-                "rollback accepted and recorded at index {}: entries {}..{} are lost; the server starts on this ledger again, and verifiers report the loss",
-                receipt.index, receipt.index, lost_size
-            );
-            Ok(ExitCode::SUCCESS)
+            accept_rollback(&mut conn, operator, &witness, &reason)
         }
-        LogCommand::Keys => {
-            let rotations = ledger::storage::rotation::rotations(&mut conn)?;
-            let mut keys = Vec::new();
-            if let Some(first) = rotations.first() {
-                keys.push(json!({"verifier_key": first.from_key.to_string(), "from_size": 0}));
-            }
-            for rotation in &rotations {
-                keys.push(json!({
-                    "verifier_key": rotation.to_key.to_string(),
-                    "from_size": rotation.index + 1,
-                    "rotation_index": rotation.index,
-                }));
-            }
-            if keys.is_empty() {
-                keys.push(json!({"verifier_key": operator.verifier().to_string(), "from_size": 0}));
-            }
-            println!("{}", serde_json::to_string_pretty(&keys)?);
-            Ok(ExitCode::SUCCESS)
-        }
+        LogCommand::Keys => list_keys(&mut conn, operator),
     }
+}
+
+/// `dozor log rotate`: the log handed to the new key, on the record.
+fn rotate(
+    conn: &mut ledger::storage::PgConnection,
+    operator: &NoteSigner,
+    new_key: &std::path::Path,
+    reason: &str,
+) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(new_key)
+        .with_context(|| format!("reading {}", new_key.display()))?;
+    let next = NoteSigner::from_private_key(&text)
+        .with_context(|| format!("{} is not an operator key", new_key.display()))?
+        .verifier();
+    let actor = dozor_log::registry_history::cli_actor();
+    let receipt =
+        ledger::storage::rotation::rotate(conn, operator, &next, reason, &actor, Utc::now())?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&json!({
+            "ledger_index": receipt.index,
+            "checkpoint_size": receipt.checkpoint.size,
+            "from_key": operator.verifier().to_string(),
+            "to_key": next.to_string(),
+            "origin": next.name,
+        }))?
+    );
+    eprintln!(
+        "the log is now {}'s: start the server with --operator-key {} (and ledger.origin `{}`); witnesses learn of the rotation from the checkpoint of size {}",
+        next,
+        new_key.display(),
+        next.name,
+        receipt.checkpoint.size
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `dozor log accept-rollback`: what the restored ledger keeps verified, then its loss signed
+/// for.
+fn accept_rollback(
+    conn: &mut ledger::storage::PgConnection,
+    operator: &NoteSigner,
+    witness: &std::path::Path,
+    reason: &str,
+) -> anyhow::Result<ExitCode> {
+    let operators = ledger::storage::rotation::operator_chain(conn, &operator.verifier())?;
+    let witnessed = ledger::witness::Witness::new(witness).read(&operators)?;
+    // What is kept must verify before its loss is signed for: every entry, and every
+    // witnessed checkpoint it still covers.
+    let size = ledger::storage::reads::size(conn)?;
+    let previous = ledger::storage::rollbacks::accepted(conn, &operators)?;
+    let kept: Vec<_> = ledger::storage::rollbacks::binding(witnessed.clone(), &previous)
+        .into_iter()
+        .filter(|c| c.size <= size)
+        .collect();
+    let keys: std::collections::HashMap<_, _> = operators
+        .iter()
+        .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
+        .collect();
+    let report = ledger::storage::verify::verify_ledger_witnessed(
+        conn,
+        &keys,
+        dozor_log::entry_check::SignatureCheck::Batch,
+        kept,
+        |_| {},
+    )?;
+    if let Some(failure) = report.failure {
+        anyhow::bail!(
+            "the restored ledger does not verify at index {}: {}; nothing was accepted",
+            failure.index,
+            failure.reason
+        );
+    }
+    let receipt = ledger::storage::rollbacks::accept(
+        conn,
+        operator,
+        witnessed,
+        reason,
+        &dozor_log::registry_history::cli_actor(),
+        Utc::now(),
+    )?;
+    let lost_size = receipt.lost.last().map_or(receipt.index, |c| c.size);
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&json!({
+            "ledger_index": receipt.index,
+            "restored_size": receipt.index,
+            "lost_size": lost_size,
+            "lost_checkpoints": receipt.lost,
+            "received_at": receipt.received_at,
+        }))?
+    );
+    eprintln!(
+        "rollback accepted and recorded at index {}: entries {}..{} are lost; the server starts on this ledger again, and verifiers report the loss",
+        receipt.index, receipt.index, lost_size
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `dozor log keys`: the operator keys that held the log, oldest first.
+fn list_keys(
+    conn: &mut ledger::storage::PgConnection,
+    operator: &NoteSigner,
+) -> anyhow::Result<ExitCode> {
+    let rotations = ledger::storage::rotation::rotations(conn)?;
+    let mut keys = Vec::new();
+    if let Some(first) = rotations.first() {
+        keys.push(json!({"verifier_key": first.from_key.to_string(), "from_size": 0}));
+    }
+    for rotation in &rotations {
+        keys.push(json!({
+            "verifier_key": rotation.to_key.to_string(),
+            "from_size": rotation.index + 1,
+            "rotation_index": rotation.index,
+        }));
+    }
+    if keys.is_empty() {
+        keys.push(json!({"verifier_key": operator.verifier().to_string(), "from_size": 0}));
+    }
+    println!("{}", serde_json::to_string_pretty(&keys)?);
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `dozor log archive`: export, verify offline, then archive on the record.

@@ -43,7 +43,7 @@ pub struct MfArgs {
     #[arg(long)]
     operator_key: Option<PathBuf>,
     #[command(flatten)]
-    clock: super::ClockArgs,
+    clock: super::clock::ClockArgs,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -120,7 +120,7 @@ struct DeliverArgs {
     #[arg(long)]
     operator_key: Option<PathBuf>,
     #[command(flatten)]
-    clock: super::ClockArgs,
+    clock: super::clock::ClockArgs,
 }
 
 /// The keys `[delivery]` names, read relative to the configuration file's folder.
@@ -424,7 +424,7 @@ pub struct MfValidateArgs {
     /// The package's folder, or its ZIP.
     package: PathBuf,
     #[command(flatten)]
-    clock: super::ClockArgs,
+    clock: super::clock::ClockArgs,
 }
 
 pub fn validate(args: MfValidateArgs) -> anyhow::Result<ExitCode> {
@@ -457,7 +457,7 @@ pub struct PeriodsArgs {
     #[command(flatten)]
     output: super::output::Output,
     #[command(flatten)]
-    clock: super::ClockArgs,
+    clock: super::clock::ClockArgs,
 }
 
 pub fn periods(global: &DatabaseChoice, args: PeriodsArgs) -> anyhow::Result<ExitCode> {

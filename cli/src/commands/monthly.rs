@@ -28,7 +28,7 @@ pub struct RtpReportArgs {
     #[command(flatten)]
     output: Output,
     #[command(flatten)]
-    clock: super::ClockArgs,
+    clock: super::clock::ClockArgs,
 }
 
 /// The month a `--month` argument names.

@@ -61,7 +61,7 @@ struct MonthArgs {
     #[command(flatten)]
     output: Output,
     #[command(flatten)]
-    clock: super::ClockArgs,
+    clock: super::clock::ClockArgs,
 }
 
 fn wheels(global: &DatabaseChoice, args: MonthArgs) -> anyhow::Result<ExitCode> {
@@ -101,7 +101,7 @@ struct DayArgs {
     #[command(flatten)]
     output: Output,
     #[command(flatten)]
-    clock: super::ClockArgs,
+    clock: super::clock::ClockArgs,
 }
 
 pub fn run(global: &DatabaseChoice, args: ReportArgs) -> anyhow::Result<ExitCode> {

@@ -166,15 +166,7 @@ pub fn configuration(global: &DatabaseChoice, args: &ServeArgs) -> anyhow::Resul
 pub fn run(global: &DatabaseChoice, config: Config) -> anyhow::Result<ExitCode> {
     let clock = config.clock()?;
     let nightly_at = config.nightly_at().map_err(anyhow::Error::msg)?;
-    // DATABASE_URL and --database-url win over the file's `database.url`.
-    let global = DatabaseChoice {
-        database_url: global
-            .database_url
-            .clone()
-            .or_else(|| config.database.url.clone())
-            .filter(|u| !u.trim().is_empty()),
-        data_dir: global.data_dir.clone(),
-    };
+    let global = database_choice(global, &config);
     let owner_url = config
         .database
         .owner_url
@@ -182,10 +174,52 @@ pub fn run(global: &DatabaseChoice, config: Config) -> anyhow::Result<ExitCode> 
         .filter(|u| !u.trim().is_empty());
     let db = Database::open_as_owner(global.database_url.clone(), owner_url, &global.data_dir)?;
     // Migrations ran as the owner; the server itself gets only the writer's privileges.
+    let settings = settings(&global, &config, db.server_url(), clock)?;
+    let state = server::state(&settings)?;
+    let background = Background::start(&state, nightly_at, &global)?;
+    let ministry = ministry_listener(&config)?;
+    let served = serve_http(state, &config, ministry);
+    tracing::info!("stopped accepting; requests in flight have finished");
+    if let Some(scheduler) = background.scheduler {
+        scheduler.stop();
+    }
+    let sealed = server::final_checkpoint(&settings);
+    if sealed.is_ok() {
+        tracing::info!("final checkpoint signed over every acknowledged record");
+    }
+    background.witness_clients.stop();
+    db.close()?;
+    tracing::info!("stopped");
+    let bind = &config.server.listen;
+    served.with_context(|| format!("serving on {bind}"))?;
+    sealed?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The database to serve: DATABASE_URL and --database-url win over the file's `database.url`.
+fn database_choice(global: &DatabaseChoice, config: &Config) -> DatabaseChoice {
+    DatabaseChoice {
+        database_url: global
+            .database_url
+            .clone()
+            .or_else(|| config.database.url.clone())
+            .filter(|u| !u.trim().is_empty()),
+        data_dir: global.data_dir.clone(),
+    }
+}
+
+/// The server's settings from the configuration; the files it names (the delivery's keys, the
+/// tax rates) are read here, so that a bad one stops the server before it starts.
+fn settings(
+    global: &DatabaseChoice,
+    config: &Config,
+    server_url: &str,
+    clock: rules::gaming_day::GamingDayClock,
+) -> anyhow::Result<Settings> {
     let mut settings = Settings::new(
-        db.server_url().to_owned(),
+        server_url.to_owned(),
         operator_key(
-            &global,
+            global,
             config.ledger.operator_key.clone(),
             config.ledger.origin.as_deref(),
         )?,
@@ -236,36 +270,61 @@ pub fn run(global: &DatabaseChoice, config: Config) -> anyhow::Result<ExitCode> 
             .map(ledger::witness::Witness::new),
     });
     settings.witnesses = config.witness_endpoints()?;
-    let state = server::state(&settings)?;
-    let witness_clients = api::witnessing::spawn(
-        state.pool.clone(),
-        state.witnesses.clone(),
-        state.metrics.clone(),
-    )
-    .context("starting the witness clients")?;
-    let scheduler = nightly_at
-        .map(|at| {
-            api::nightly::spawn(
-                state.clone(),
-                api::nightly::NightlySchedule {
-                    at,
-                    data_dir: global.data_dir.clone(),
-                },
-            )
+    Ok(settings)
+}
+
+/// What runs beside the HTTP server: the witness clients and the nightly scheduler.
+struct Background {
+    witness_clients: api::witnessing::WitnessClients,
+    scheduler: Option<api::nightly::Scheduler>,
+}
+
+impl Background {
+    fn start(
+        state: &api::state::AppState,
+        nightly_at: Option<chrono::NaiveTime>,
+        global: &DatabaseChoice,
+    ) -> anyhow::Result<Background> {
+        let witness_clients = api::witnessing::spawn(
+            state.pool.clone(),
+            state.witnesses.clone(),
+            state.metrics.clone(),
+        )
+        .context("starting the witness clients")?;
+        let scheduler = nightly_at
+            .map(|at| {
+                api::nightly::spawn(
+                    state.clone(),
+                    api::nightly::NightlySchedule {
+                        at,
+                        data_dir: global.data_dir.clone(),
+                    },
+                )
+            })
+            .transpose()
+            .context("starting the nightly scheduler")?;
+        Ok(Background {
+            witness_clients,
+            scheduler,
         })
-        .transpose()
-        .context("starting the nightly scheduler")?;
+    }
+}
+
+/// Serves the API (and the Ministry's listener when configured) until a signal stops it.
+fn serve_http(
+    state: api::state::AppState,
+    config: &Config,
+    ministry: Option<(String, rustls::ServerConfig, String)>,
+) -> std::io::Result<()> {
     let workers = config
         .server
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-    let bind = config.server.listen.clone();
-    let ministry = ministry_listener(&config)?;
+    let listen = config.server.listen.clone();
     let ministry_limits = config.limits.ministry_listener();
-    tracing::info!(bind = %bind, workers, "dozor listening");
-    let listen = bind.clone();
+    tracing::info!(bind = %listen, workers, "dozor listening");
     let ministry_state = state.clone();
-    let served = actix_web::rt::System::new().block_on(async move {
+    actix_web::rt::System::new().block_on(async move {
         let api = HttpServer::new(move || App::new().configure(server::configure(state.clone())))
             .workers(workers)
             .client_request_timeout(server::REQUEST_HEAD_TIMEOUT)
@@ -295,21 +354,7 @@ pub fn run(global: &DatabaseChoice, config: Config) -> anyhow::Result<ExitCode> 
             },
         )?;
         futures_util::future::try_join(api, ministry).await.map(|_| ())
-    });
-    tracing::info!("stopped accepting; requests in flight have finished");
-    if let Some(scheduler) = scheduler {
-        scheduler.stop();
-    }
-    let sealed = server::final_checkpoint(&settings);
-    if sealed.is_ok() {
-        tracing::info!("final checkpoint signed over every acknowledged record");
-    }
-    witness_clients.stop();
-    db.close()?;
-    tracing::info!("stopped");
-    served.with_context(|| format!("serving on {bind}"))?;
-    sealed?;
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 /// The Ministry's listener when `[delivery] listen` asks for one: its address, TLS (the

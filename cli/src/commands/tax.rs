@@ -23,7 +23,7 @@ pub struct TaxArgs {
     #[arg(long, env = "DOZOR_TAX_RATES")]
     rates: Option<PathBuf>,
     #[command(flatten)]
-    clock: super::ClockArgs,
+    clock: super::clock::ClockArgs,
 }
 
 pub fn run(global: &DatabaseChoice, args: TaxArgs) -> anyhow::Result<ExitCode> {

@@ -9,7 +9,10 @@ use dozor_log::checkpoint::{NoteSigner, NoteVerifier};
 use dozor_log::entry_check::SignatureCheck;
 use dozor_verify::VerifyOptions;
 use ed25519_dalek::VerifyingKey;
-use ledger::storage::{connect, reads, verify::verify_ledger_witnessed};
+use ledger::storage::cosignatures::CosignedCheckpoint;
+use ledger::storage::verify::{verify_ledger_witnessed, VerifyReport};
+use ledger::storage::{connect, reads, PgConnection};
+use reports::nightly::{ChangedReport, NightlyError};
 
 use ledger::storage::database::DatabaseChoice;
 
@@ -153,38 +156,67 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
 fn database(global: &DatabaseChoice, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut verifiers = verifier_keys(&args.operator_keys)?;
     if verifiers.is_empty() {
-        // The key the server signs with: DOZOR_OPERATOR_KEY as for `serve`, or its default.
-        let path = std::env::var_os("DOZOR_OPERATOR_KEY")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| global.data_dir.join("operator.key"));
-        let text = std::fs::read_to_string(&path).with_context(|| {
-            format!(
-                "no --operator-key given and {} cannot be read",
-                path.display()
-            )
-        })?;
-        verifiers.push(NoteSigner::from_private_key(&text)?.verifier());
+        verifiers.push(server_verifier(global)?);
     }
     let policy = args.witness_policy()?;
     let db = Database::open_for_reading(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
+    let checked = check_database(&mut conn, global, args, verifiers, &policy)?;
+    drop(conn);
+    db.close()?;
+    print_database_check(checked, &policy)
+}
+
+/// The key the server signs with: DOZOR_OPERATOR_KEY as for `serve`, or its default.
+fn server_verifier(global: &DatabaseChoice) -> anyhow::Result<NoteVerifier> {
+    let path = std::env::var_os("DOZOR_OPERATOR_KEY")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| global.data_dir.join("operator.key"));
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "no --operator-key given and {} cannot be read",
+            path.display()
+        )
+    })?;
+    Ok(NoteSigner::from_private_key(&text)?.verifier())
+}
+
+/// What the walk of the database found, and the nightly reports' check.
+struct DatabaseCheck {
+    report: VerifyReport,
+    /// The latest checkpoint with the witnesses' quorum; none when no witness key was given.
+    witnessed_checkpoint: Option<Option<CosignedCheckpoint>>,
+    /// The nightly reports matching their seals, and those changed.
+    sealed: Result<(u64, Vec<ChangedReport>), NightlyError>,
+    started: std::time::Instant,
+}
+
+/// Walks the whole ledger (every entry, signature, tree node and checkpoint, every round
+/// re-judged) and checks the nightly reports under the data directory.
+fn check_database(
+    conn: &mut PgConnection,
+    global: &DatabaseChoice,
+    args: &VerifyArgs,
+    mut verifiers: Vec<NoteVerifier>,
+    policy: &dozor_verify::WitnessPolicy,
+) -> anyhow::Result<DatabaseCheck> {
     if let (true, [own]) = (args.operator_keys.is_empty(), verifiers.as_slice()) {
         // The server's own key, and the keys that held the log before it (the registry
         // replay below checks each signed only where the rotations give it the log).
         let own = own.clone();
-        verifiers = ledger::storage::rotation::operator_chain(&mut conn, &own)?;
+        verifiers = ledger::storage::rotation::operator_chain(conn, &own)?;
     }
     let operators: HashMap<String, VerifyingKey> = verifiers
         .iter()
         .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
         .collect();
-    let total = reads::size(&mut conn)?;
+    let total = reads::size(conn)?;
     // The walk below meets every stored checkpoint with its root; the witnessed one among them.
     let witnessed_checkpoint = if policy.keys.is_empty() {
         None
     } else {
         Some(ledger::storage::cosignatures::latest_with_quorum(
-            &mut conn,
+            conn,
             &policy.keys,
             policy.quorum,
         )?)
@@ -196,7 +228,7 @@ fn database(global: &DatabaseChoice, args: &VerifyArgs) -> anyhow::Result<ExitCo
         None => Vec::new(),
     };
     let report = verify_ledger_witnessed(
-        &mut conn,
+        conn,
         &operators,
         args.signature_check(),
         witnessed,
@@ -204,9 +236,27 @@ fn database(global: &DatabaseChoice, args: &VerifyArgs) -> anyhow::Result<ExitCo
     )?;
     bar.finish_and_clear();
     // The nightly reports under the data directory must still be what was sealed.
-    let sealed = reports::nightly::check_files(&mut conn, &global.data_dir);
-    drop(conn);
-    db.close()?;
+    let sealed = reports::nightly::check_files(conn, &global.data_dir);
+    Ok(DatabaseCheck {
+        report,
+        witnessed_checkpoint,
+        sealed,
+        started,
+    })
+}
+
+/// The report on standard output, the verdict in one line on standard error, and the exit
+/// code: 1 when the ledger is broken, not witnessed as asked, or a sealed report changed.
+fn print_database_check(
+    checked: DatabaseCheck,
+    policy: &dozor_verify::WitnessPolicy,
+) -> anyhow::Result<ExitCode> {
+    let DatabaseCheck {
+        report,
+        witnessed_checkpoint,
+        sealed,
+        started,
+    } = checked;
     let (reports_matching, changed_reports) = sealed?;
     let seconds = started.elapsed().as_secs_f64();
     let mut printed = serde_json::to_value(&report)?;
