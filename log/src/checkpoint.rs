@@ -1,8 +1,8 @@
 //! Operator checkpoints: C2SP `tlog-checkpoint` bodies signed as C2SP `signed-note`s with
 //! ed25519, byte-compatible with Go's `golang.org/x/mod/sumdb/note`.
 //!
-//! Note: text (ending in a newline), a blank line, then one line per signature:
-//! `— <name> <base64(key id ‖ signature)>` (U+2014). Key id = first 4 bytes of
+//! Note: text (ending in a newline), a blank line, then one line per signature
+//! ([`crate::signed_note`]): `— <name> <base64(key id ‖ signature)>` (U+2014). Key id = first 4 bytes of
 //! SHA-256(name ‖ 0x0A ‖ 0x01 ‖ public key). Verifier keys are `<name>+<hex id>+<base64(0x01 ‖ key)>`.
 
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -11,19 +11,10 @@ use ed25519_dalek::{Signature, Signer as _, SigningKey, VerifyingKey};
 use sha2::{Digest, Sha256};
 
 use crate::merkle::Hash;
+use crate::signed_note::{Malformed, SignatureLine, SignedNote, SIG_PREFIX};
 
 /// Signature algorithm byte of ed25519 in signed notes.
 const ALG_ED25519: u8 = 0x01;
-pub(crate) const SIG_PREFIX: &str = "\u{2014} ";
-
-/// Base64 of a signature line, read as Go's `encoding/base64` reads it (the reference
-/// implementation's): bits past the last byte are ignored, so a changed last character is a
-/// signature that fails to verify, not a malformed note.
-pub(crate) const SIGNATURE_BASE64: base64::engine::GeneralPurpose =
-    base64::engine::GeneralPurpose::new(
-        &base64::alphabet::STANDARD,
-        base64::engine::GeneralPurposeConfig::new().with_decode_allow_trailing_bits(true),
-    );
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NoteError {
@@ -37,6 +28,12 @@ pub enum NoteError {
     BadSignature { name: String },
     #[error("malformed checkpoint: {0}")]
     Checkpoint(String),
+}
+
+impl From<Malformed> for NoteError {
+    fn from(malformed: Malformed) -> Self {
+        NoteError::Malformed(malformed.0)
+    }
 }
 
 pub(crate) fn valid_name(name: &str) -> bool {
@@ -258,34 +255,13 @@ pub fn open<'a>(
     note: &'a str,
     verifiers: &[NoteVerifier],
 ) -> Result<(&'a str, Vec<String>), NoteError> {
-    let split = note
-        .rfind("\n\n")
-        .ok_or_else(|| NoteError::Malformed("no blank line before the signatures".into()))?;
-    let text = &note[..=split];
-    let signatures = &note[split + 2..];
-    if !signatures.ends_with('\n') || signatures.len() <= 1 {
-        return Err(NoteError::Malformed(
-            "signature block must end in a newline".into(),
-        ));
-    }
+    let note = SignedNote::split(note)?;
     let mut verified = Vec::new();
-    for line in signatures.trim_end_matches('\n').split('\n') {
-        let rest = line
-            .strip_prefix(SIG_PREFIX)
-            .ok_or_else(|| NoteError::Malformed(format!("bad signature line `{line}`")))?;
-        let (name, blob) = rest
-            .split_once(' ')
-            .ok_or_else(|| NoteError::Malformed(format!("bad signature line `{line}`")))?;
-        let blob = SIGNATURE_BASE64
-            .decode(blob)
-            .map_err(|_| NoteError::Malformed(format!("signature of {name} is not base64")))?;
-        if blob.len() < 4 {
-            return Err(NoteError::Malformed(format!(
-                "signature of {name} is too short"
-            )));
-        }
-        let id = u32::from_be_bytes([blob[0], blob[1], blob[2], blob[3]]);
-        let Some(verifier) = verifiers.iter().find(|v| v.name == name && v.id == id) else {
+    for signature in note.signatures() {
+        let SignatureLine {
+            name, key_id, blob, ..
+        } = signature?;
+        let Some(verifier) = verifiers.iter().find(|v| v.name == name && v.id == key_id) else {
             continue;
         };
         let signature: [u8; 64] = blob[4..].try_into().map_err(|_| NoteError::BadSignature {
@@ -293,7 +269,7 @@ pub fn open<'a>(
         })?;
         verifier
             .key
-            .verify_strict(text.as_bytes(), &Signature::from_bytes(&signature))
+            .verify_strict(note.text.as_bytes(), &Signature::from_bytes(&signature))
             .map_err(|_| NoteError::BadSignature {
                 name: name.to_owned(),
             })?;
@@ -302,7 +278,7 @@ pub fn open<'a>(
     if verified.is_empty() {
         return Err(NoteError::Unverified);
     }
-    Ok((text, verified))
+    Ok((note.text, verified))
 }
 
 /// Opens a signed note with one of `keys`, each tried on its own: its text and the key whose

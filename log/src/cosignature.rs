@@ -13,8 +13,9 @@ use ed25519_dalek::{Signature, Signer as _, SigningKey, VerifyingKey};
 
 use crate::checkpoint::{
     key_id_of, read_private_key, read_verifier_key, valid_name, write_private_key,
-    write_verifier_key, NoteError, SIGNATURE_BASE64, SIG_PREFIX,
+    write_verifier_key, NoteError,
 };
+use crate::signed_note::{SignatureLine, SignedNote, SIG_PREFIX};
 
 /// Signature type byte of an Ed25519 `cosignature/v1` key.
 pub const ALG_COSIGNATURE_V1: u8 = 0x04;
@@ -121,24 +122,6 @@ pub struct Cosigned {
     pub line: String,
 }
 
-/// The note text of `note` (a signed note) and its signature lines.
-pub fn split_note(note: &str) -> Result<(&str, Vec<&str>), NoteError> {
-    let split = note
-        .rfind("\n\n")
-        .ok_or_else(|| NoteError::Malformed("no blank line before the signatures".into()))?;
-    let text = &note[..=split];
-    let signatures = &note[split + 2..];
-    if !signatures.ends_with('\n') || signatures.len() <= 1 {
-        return Err(NoteError::Malformed(
-            "signature block must end in a newline".into(),
-        ));
-    }
-    Ok((
-        text,
-        signatures.trim_end_matches('\n').split('\n').collect(),
-    ))
-}
-
 /// The cosignatures on `note` by `witnesses` that verify, at most one per witness. Lines by
 /// other keys are ignored; a line by a known witness key that does not verify is an error (the
 /// note is malformed, as signed-note says).
@@ -146,25 +129,16 @@ pub fn cosignatures(
     note: &str,
     witnesses: &[CosignatureVerifier],
 ) -> Result<Vec<Cosigned>, NoteError> {
-    let (text, lines) = split_note(note)?;
+    let note = SignedNote::split(note)?;
     let mut found: Vec<Cosigned> = Vec::new();
-    for line in lines {
-        let rest = line
-            .strip_prefix(SIG_PREFIX)
-            .ok_or_else(|| NoteError::Malformed(format!("bad signature line `{line}`")))?;
-        let (name, blob) = rest
-            .split_once(' ')
-            .ok_or_else(|| NoteError::Malformed(format!("bad signature line `{line}`")))?;
-        let blob = SIGNATURE_BASE64
-            .decode(blob)
-            .map_err(|_| NoteError::Malformed(format!("signature of {name} is not base64")))?;
-        let Some(id) = blob.get(..4) else {
-            return Err(NoteError::Malformed(format!(
-                "signature of {name} is too short"
-            )));
-        };
-        let id = u32::from_be_bytes([id[0], id[1], id[2], id[3]]);
-        let Some(witness) = witnesses.iter().find(|w| w.name == name && w.id == id) else {
+    for signature in note.signatures() {
+        let SignatureLine {
+            line,
+            name,
+            key_id,
+            blob,
+        } = signature?;
+        let Some(witness) = witnesses.iter().find(|w| w.name == name && w.id == key_id) else {
             continue;
         };
         let bad = || NoteError::BadSignature {
@@ -181,7 +155,7 @@ pub fn cosignatures(
         witness
             .key
             .verify_strict(
-                &message(timestamp, text),
+                &message(timestamp, note.text),
                 &Signature::from_bytes(&signature),
             )
             .map_err(|_| bad())?;

@@ -26,6 +26,7 @@ pub mod registry_event;
 pub mod registry_history;
 pub mod resolution_check;
 pub mod signature_batch;
+mod signed_note;
 pub mod strict_signature;
 pub mod tlog_witness;
 
