@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use actix_web::{test, App};
+use actix_web::test;
 use api::access::{Access, ROUTES};
 use chrono::{Duration, Utc};
 use common::*;
@@ -24,7 +24,9 @@ fn example(
     n: usize,
     spare_table_key: &str,
 ) -> Option<(String, Option<Value>)> {
-    let day = "2026-11-20";
+    if let Some(example) = example_of_shared_route(method, path) {
+        return Some(example);
+    }
     Some(match (method, path) {
         ("GET", "/health") => ("/health".into(), None),
         ("GET", "/healthz") => ("/healthz".into(), None),
@@ -57,7 +59,6 @@ fn example(
             (path.into(), Some(registration(&table, &key(100 + n as u8))))
         }
         ("GET", "/api/v1/tables") => (path.into(), None),
-        ("GET", "/api/v1/tables/{table_id}") => ("/api/v1/tables/R01".into(), None),
         ("POST", "/api/v1/tables/{table_id}/keys") => {
             let k = key(200 + n as u8);
             (
@@ -69,36 +70,9 @@ fn example(
             format!("/api/v1/tables/R01/keys/{spare_table_key}/revoke"),
             Some(json!({"reason": "terminal replaced"})),
         ),
-        ("GET", "/api/v1/tables/{table_id}/gaps") => ("/api/v1/tables/R01/gaps".into(), None),
-        ("GET", "/api/v1/tables/{table_id}/records/{seq_no}") => {
-            ("/api/v1/tables/R01/records/1".into(), None)
-        }
-        ("GET", "/api/v1/tables/{table_id}/rounds/{round_id}") => {
-            ("/api/v1/tables/R01/rounds/R01-1".into(), None)
-        }
-        ("GET", "/api/v1/tables/{table_id}/limits") => ("/api/v1/tables/R01/limits".into(), None),
-        ("POST", "/api/v1/tables/{table_id}/limits") => (
-            "/api/v1/tables/R01/limits".into(),
-            Some(
-                json!({"limits": {"min_bet_h": 1_000, "max_straight_up_h": 100_000, "max_inside_h": 200_000, "max_outside_h": 500_000}, "reason": "evening session"}),
-            ),
-        ),
         ("GET", "/api/v1/ledger/head") => (path.into(), None),
-        ("GET", "/api/v1/ledger/entries/{index}") => ("/api/v1/ledger/entries/0".into(), None),
         ("GET", "/api/v1/ledger/gaps") => (path.into(), None),
         ("GET", "/api/v1/significant-events") => (path.into(), None),
-        ("GET", "/api/v1/findings") => (format!("{path}?state=open"), None),
-        ("GET", "/api/v1/reports/mf") => (format!("{path}?month=2026-11&misto=kasino_1"), None),
-        ("GET", "/api/v1/reports/mf/deliveries") => (path.into(), None),
-        ("POST", "/api/v1/reports/mf/deliveries") => {
-            (format!("{path}?month=2026-10&misto=kasino_1"), None)
-        }
-        // Not a sealed file: kept as evidence and refused (422) for the role that may post.
-        ("POST", "/api/v1/reports/mf/confirmations") => (
-            format!("{path}?file=12345679-M-202611-Z-kasino_1-01.Ok.zip.p7e.p7s"),
-            Some(json!("not a sealed file")),
-        ),
-        ("GET", "/api/v1/reports/periods") => (format!("{path}?month=2026-11"), None),
         ("GET", "/api/v1/findings/{finding_id}") => {
             (format!("/api/v1/findings/{}", finding()), None)
         }
@@ -114,16 +88,6 @@ fn example(
                 Some(json!({"state": state, "comment": "reviewed the video"})),
             )
         }
-        ("GET", "/api/v1/reports/daily") => (format!("{path}?day={day}"), None),
-        ("GET", "/api/v1/reports/shoes") => (format!("{path}?day={day}"), None),
-        ("GET", "/api/v1/reports/fantasy") => (format!("{path}?day={day}"), None),
-        ("GET", "/api/v1/reports/time-collection") => (format!("{path}?day={day}"), None),
-        ("GET", "/api/v1/reports/table-audit") => (format!("{path}?day={day}"), None),
-        ("GET", "/api/v1/reports/wheels") => (format!("{path}?month=2026-11"), None),
-        ("GET", "/api/v1/reports/rtp") => (format!("{path}?month=2026-11&format=csv"), None),
-        ("GET", "/reports/month/{month}") => ("/reports/month/2026-11".into(), None),
-        ("GET", "/api/v1/reports/tax") => (format!("{path}?quarter=2026Q4"), None),
-        ("GET", "/api/v1/exports") => (format!("{path}?from={day}&to={day}"), None),
         ("GET", "/workbench/findings") => (format!("{path}?state=open"), None),
         ("GET", "/workbench/findings/{finding_id}") => {
             (format!("/workbench/findings/{}", finding()), None)
@@ -195,7 +159,7 @@ async fn every_route_answers_each_role_as_the_role_table_says() {
         Utc::now(),
     )
     .unwrap();
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let app = test_app(&state).await;
     let (s, b) = call(
         &app,
         request(
@@ -209,16 +173,7 @@ async fn every_route_answers_each_role_as_the_role_table_says() {
     assert_eq!(s, 201, "{b}");
     // Overpaid: straight on 17 pays 35:1 + stake = 360 000; paid 370 000 (7.0) and 380 000
     // (7.1, which the workbench's form resolves).
-    let mut round = spin(
-        "R01",
-        1,
-        17,
-        json!([
-            straight("b1", 17, 10_000, 370_000),
-            straight("b2", 17, 10_000, 380_000)
-        ]),
-    );
-    round["round_id"] = json!("R01-1");
+    let round = twice_overpaid_spin();
     let (s, b) = call(
         &app,
         request(
@@ -455,13 +410,8 @@ async fn a_key_over_its_rate_limit_gets_429_while_other_keys_are_served() {
     let (state, url) = state_limited(false);
     create_key(&url, Role::Reporter);
     create_key(&url, Role::Regulator);
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
-    let get = |role: Role| {
-        test::TestRequest::get()
-            .uri("/api/v1/whoami")
-            .insert_header(bearer(role))
-            .to_request()
-    };
+    let app = test_app(&state).await;
+    let get = |role: Role| role_get("/api/v1/whoami", role);
     // A burst of 3 is allowed, then one request a second.
     for _ in 0..3 {
         let (s, b) = call(&app, get(Role::Reporter)).await;
@@ -496,10 +446,9 @@ async fn the_policy_written_by_hand_holds() {
     for role in Role::ALL {
         create_key(&url, role);
     }
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let app = test_app(&state).await;
     // Entry 4: the table; 5: a round with an overpayment, whose finding is 5.0.
-    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
-    assert_eq!(s, 201, "{b}");
+    register_table(&app, registration("R01", &key(1))).await;
     let mut round = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 370_000)]));
     round["round_id"] = json!("R01-1");
     let (s, b) = call(&app, record_request(round, &key(1))).await;

@@ -6,7 +6,7 @@
 
 mod common;
 
-use actix_web::{test, App};
+use actix_web::test;
 use chrono::{DateTime, Datelike as _, Duration, NaiveDate, Utc};
 use common::*;
 use diesel::RunQueryDsl as _;
@@ -50,6 +50,91 @@ fn verify_db(url: &str, data: &std::path::Path) -> (Option<i32>, Value) {
     (out.status.code(), report)
 }
 
+/// `dozor export` of gaming days `from`..=`to` into `export-d2` under `data`, then `dozor verify`
+/// of it offline: both must succeed. What its export.json says.
+fn export_verified_offline(
+    url: &str,
+    data: &std::path::Path,
+    (from, to): (NaiveDate, NaiveDate),
+    key_file: &std::path::Path,
+) -> Value {
+    let later = data.join("export-d2");
+    dozor_on(url, data)
+        .args([
+            "export",
+            "--from",
+            &from.to_string(),
+            "--to",
+            &to.to_string(),
+        ])
+        .arg("--operator-key")
+        .arg(key_file)
+        .arg(&later)
+        .succeeds();
+    let export_info: Value =
+        serde_json::from_slice(&std::fs::read(later.join("export.json")).unwrap()).unwrap();
+    dozor_on(url, data)
+        .args(["verify"])
+        .arg(&later)
+        .args(["--operator-key", &operator().verifier().to_string()])
+        .succeeds();
+    export_info
+}
+
+/// A state on a fresh database whose ranges hold `SPAN` entries.
+fn spanned_state() -> (api::state::AppState, String) {
+    state_with(|settings| {
+        let mut conn = ledger::storage::connect(&settings.database_url).unwrap();
+        ledger::storage::partitions::set_span(&mut conn, SPAN).unwrap();
+    })
+}
+
+/// A [`spanned_state`] (its database's URL, a connection to it) whose entry 0 registers R01 an
+/// hour before noon of d1; the [`past_days`] (today, d1, d2).
+fn spanned_ledger_with_r01() -> (
+    api::state::AppState,
+    String,
+    diesel::PgConnection,
+    (NaiveDate, NaiveDate, NaiveDate),
+) {
+    let (state, url) = spanned_state();
+    let (today, d1, d2) = past_days();
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    register_roulette(&mut conn, "R01", &key(1), noon(d1) - Duration::hours(1));
+    (state, url, conn, (today, d1, d2))
+}
+
+/// Today's gaming day, and the gaming days three and two days before it (d1, d2).
+fn past_days() -> (NaiveDate, NaiveDate, NaiveDate) {
+    let today = GamingDayClock::default().day_of(Utc::now());
+    (today, today - Duration::days(3), today - Duration::days(2))
+}
+
+/// The tests' operator key written to `operator.key` under `data`: its path.
+fn operator_key_file(data: &std::path::Path) -> std::path::PathBuf {
+    let key_file = data.join("operator.key");
+    ledger::operator_key::write_private(&key_file, &operator().private_key()).unwrap();
+    key_file
+}
+
+/// `dozor log archive --to TO --reason REASON` (`to_reason`) signed with the key in `key_file`,
+/// the archive's export written to `dir`.
+fn archive_command(
+    url: &str,
+    data: &std::path::Path,
+    key_file: &std::path::Path,
+    (to, reason): (&str, &str),
+    dir: &std::path::Path,
+) -> std::process::Command {
+    let mut command = dozor_on(url, data);
+    command
+        .args(["log", "archive", "--to", to, "--reason", reason])
+        .arg("--operator-key")
+        .arg(key_file)
+        .arg(dir);
+    command
+}
+
 /// Noon (Prague) of gaming day `day`.
 fn noon(day: NaiveDate) -> DateTime<Utc> {
     GamingDayClock::default().start_of(day) + Duration::hours(6)
@@ -76,10 +161,22 @@ fn append_spin(
     paid_h: i64,
     at: DateTime<Utc>,
 ) {
-    let body = serde_json::to_vec(&signed(spin_record(seq_no, paid_h, at), &key(1))).unwrap();
-    let envelope = ledger::ingest::parse_envelope(&body).unwrap();
-    let submission = state.ingest.prepare(envelope).unwrap();
-    ledger::storage::append::append_batch(conn, &[submission], at).unwrap();
+    append_signed(state, conn, spin_record(seq_no, paid_h, at), &key(1), at);
+}
+
+/// `append_spin` of each of R01's spins `seq_nos`, played on `day` at noon and a minute per
+/// seq_no, `paid_h(seq_no)` paid.
+fn append_spins(
+    state: &api::state::AppState,
+    conn: &mut diesel::PgConnection,
+    seq_nos: std::ops::RangeInclusive<u64>,
+    day: NaiveDate,
+    paid_h: impl Fn(u64) -> i64,
+) {
+    for seq_no in seq_nos {
+        let at = noon(day) + Duration::minutes(seq_no as i64);
+        append_spin(state, conn, seq_no, paid_h(seq_no), at);
+    }
 }
 
 /// The night of `day`, sealed when it is due (06:30 after the day closes).
@@ -137,46 +234,29 @@ fn said(out: &std::process::Output) -> String {
 
 #[actix_web::test]
 async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() {
-    let (state, url) = state_with(|settings| {
-        let mut conn = ledger::storage::connect(&settings.database_url).unwrap();
-        ledger::storage::partitions::set_span(&mut conn, SPAN).unwrap();
-    });
-    let clock = GamingDayClock::default();
-    let today = clock.day_of(Utc::now());
-    let (d1, d2) = (today - Duration::days(3), today - Duration::days(2));
-    let mut conn = ledger::storage::connect(&url).unwrap();
+    let (state, url, mut conn, (today, d1, d2)) = spanned_ledger_with_r01();
     // Gaming day d1: entry 0 the table, 1..=15 fifteen spins (the fifth paid 10 Kč short).
-    register_roulette(&mut conn, "R01", &key(1), noon(d1) - Duration::hours(1));
-    for seq_no in 1..=15u64 {
-        let paid = if seq_no == 5 { 35_000 } else { 36_000 };
-        append_spin(
-            &state,
-            &mut conn,
-            seq_no,
-            paid,
-            noon(d1) + Duration::minutes(seq_no as i64),
-        );
-    }
+    append_spins(&state, &mut conn, 1..=15, d1, |seq_no| {
+        if seq_no == 5 {
+            35_000
+        } else {
+            36_000
+        }
+    });
     assert_eq!(ledger_size(&url), 16);
 
     let data = tempfile::tempdir().unwrap();
-    let key_file = data.path().join("operator.key");
-    ledger::operator_key::write_private(&key_file, &operator().private_key()).unwrap();
+    let key_file = operator_key_file(data.path());
     let archive = |to: &str, dir: &std::path::Path| {
-        dozor_on(&url, data.path())
-            .args([
-                "log",
-                "archive",
-                "--to",
-                to,
-                "--reason",
-                "a range kept as its export",
-            ])
-            .arg("--operator-key")
-            .arg(&key_file)
-            .arg(dir)
-            .output()
-            .unwrap()
+        archive_command(
+            &url,
+            data.path(),
+            &key_file,
+            (to, "a range kept as its export"),
+            dir,
+        )
+        .output()
+        .unwrap()
     };
     let export_dir = data.path().join("archive-1");
     // d1 has closed, but its night is not sealed: refused, naming the day.
@@ -190,25 +270,16 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
 
     // d1's night sealed on d2 (entries 16..); d2's spins 16..=40 after it; d2 not sealed.
     seal_night(&mut conn, data.path(), d1);
-    for seq_no in 16..=40u64 {
-        append_spin(
-            &state,
-            &mut conn,
-            seq_no,
-            36_000,
-            noon(d2) + Duration::minutes(seq_no as i64),
-        );
-    }
+    append_spins(&state, &mut conn, 16..=40, d2, |_| 36_000);
     let after_d2 = ledger_size(&url);
     assert!(after_d2 > 48, "{after_d2}");
     // Today: keys and ten spins through the API, the short payment resolved.
     create_key(&url, dozor_log::access::Role::Admin);
     create_key(&url, dozor_log::access::Role::Compliance);
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let app = test_app(&state).await;
     for seq_no in 41..=50u64 {
         let record = spin_record(seq_no, 36_000, Utc::now());
-        let (s, b) = call(&app, record_request(record, &key(1))).await;
-        assert_eq!(s, 201, "{b}");
+        submitted_record(&app, record, &key(1)).await;
     }
     let (s, b) = call(
         &app,
@@ -236,7 +307,7 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
     assert!(open_day > after_d2, "{open_day} {after_d2}");
     let open = archive(&open_day.to_string(), &export_dir);
     assert_eq!(open.status.code(), Some(2));
-    let (_, today_ends) = clock.bounds(today);
+    let (_, today_ends) = GamingDayClock::default().bounds(today);
     assert!(
         said(&open).starts_with(&format!("dozor: gaming day {d2} is not over"))
             || said(&open).starts_with(&format!(
@@ -301,12 +372,7 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
     );
     let sealed_at = receipt["days_kept"][0]["sealed_index"].as_u64().unwrap();
     let archived_at = receipt["index"].as_u64().unwrap();
-    let mut detached: Vec<&str> = receipt["detached"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_str().unwrap())
-        .collect();
+    let mut detached: Vec<&str> = each(&receipt["detached"], |d| d.as_str().unwrap());
     detached.sort();
     assert_eq!(
         detached,
@@ -333,22 +399,16 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
     assert_eq!(count(&url, "SELECT count(*) AS n FROM archived_days"), 1);
     let manifest = std::fs::read(export_dir.join("MANIFEST")).unwrap();
     let manifest_sha256 = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&manifest));
-    let offline = dozor_on(&url, data.path())
+    dozor_on(&url, data.path())
         .args(["verify"])
         .arg(&export_dir)
         .args(["--operator-key", &operator().verifier().to_string()])
-        .output()
-        .unwrap();
-    assert!(
-        offline.status.success(),
-        "{}",
-        String::from_utf8_lossy(&offline.stderr)
-    );
+        .succeeds();
 
     // The server starts on it. Every report of d1 answers with the same figures, and says so.
     drop(app);
     let state = api::server::state(&api::server::Settings::new(url.clone(), operator())).unwrap();
-    let app = test::init_service(App::new().configure(api::server::configure(state))).await;
+    let app = test_app(&state).await;
     let after = reports_of(&app, &uris).await;
     for (before, after) in before.iter().zip(&after) {
         assert_eq!(figures_of(after), figures_of(before), "{after}");
@@ -420,31 +480,8 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
         (&json!(0), &json!(16)),
         "{b}"
     );
-    assert!(
-        b["message"].as_str().unwrap().contains("start at index 0,"),
-        "{b}"
-    );
-    let later = data.path().join("export-d2");
-    let exported = dozor_on(&url, data.path())
-        .args([
-            "export",
-            "--from",
-            &d2.to_string(),
-            "--to",
-            &today.to_string(),
-        ])
-        .arg("--operator-key")
-        .arg(&key_file)
-        .arg(&later)
-        .output()
-        .unwrap();
-    assert!(
-        exported.status.success(),
-        "{}",
-        String::from_utf8_lossy(&exported.stderr)
-    );
-    let export_info: Value =
-        serde_json::from_slice(&std::fs::read(later.join("export.json")).unwrap()).unwrap();
+    assert!(message_of(&b).contains("start at index 0,"), "{b}");
+    let export_info = export_verified_offline(&url, data.path(), (d2, today), &key_file);
     assert_eq!(
         (
             &export_info["first_index"],
@@ -453,26 +490,10 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
         (&json!(16), &json!(16)),
         "{export_info}"
     );
-    let offline = dozor_on(&url, data.path())
-        .args(["verify"])
-        .arg(&later)
-        .args(["--operator-key", &operator().verifier().to_string()])
-        .output()
-        .unwrap();
-    assert!(
-        offline.status.success(),
-        "{}",
-        String::from_utf8_lossy(&offline.stderr)
-    );
 
     // Records go on: a new one appended, an archived one sent again recognised, another record
     // under an archived sequence number refused.
-    let (s, b) = call(
-        &app,
-        record_request(spin_record(51, 36_000, Utc::now()), &key(1)),
-    )
-    .await;
-    assert_eq!(s, 201, "{b}");
+    submitted_record(&app, spin_record(51, 36_000, Utc::now()), &key(1)).await;
     // The database verifies: the archived leaves against the signed record, the rest entry by
     // entry.
     let (code, report) = verify_db(&url, data.path());
@@ -539,12 +560,7 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
     // A round of d1 received now, after the archive: read from the ledger and added to
     // the kept figures (15 + 1 rounds, 15 × 360 + 350 + 360 Kč paid), d1 still marked archived.
     let played = noon(d1) + Duration::minutes(30);
-    let (s, b) = call(
-        &app,
-        record_request(spin_record(52, 36_000, played), &key(1)),
-    )
-    .await;
-    assert_eq!(s, 201, "{b}");
+    submitted_record(&app, spin_record(52, 36_000, played), &key(1)).await;
     let (_, late) = get(&app, &format!("/api/v1/reports/daily?day={d1}")).await;
     let row = daily_row(&late, "R01");
     assert_eq!(
@@ -580,19 +596,14 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
 /// day; the day's report and its export are what they were.
 #[actix_web::test]
 async fn archiving_inside_an_open_gaming_day_is_refused() {
-    let (state, url) = state_with(|settings| {
-        let mut conn = ledger::storage::connect(&settings.database_url).unwrap();
-        ledger::storage::partitions::set_span(&mut conn, SPAN).unwrap();
-    });
+    let (state, url) = spanned_state();
     create_key(&url, dozor_log::access::Role::Admin);
     create_key(&url, dozor_log::access::Role::Compliance);
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
-    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
-    assert_eq!(s, 201, "{b}");
+    let app = test_app(&state).await;
+    register_table(&app, registration("R01", &key(1))).await;
     for seq_no in 1..=67u64 {
         let record = spin_record(seq_no, 36_000, Utc::now());
-        let (s, b) = call(&app, record_request(record, &key(1))).await;
-        assert_eq!(s, 201, "{b}");
+        submitted_record(&app, record, &key(1)).await;
     }
     assert_eq!(ledger_size(&url), 70);
     let mut conn = ledger::storage::connect(&url).unwrap();
@@ -604,23 +615,17 @@ async fn archiving_inside_an_open_gaming_day_is_refused() {
     assert_eq!(report_before["rounds"], 67);
 
     let data = tempfile::tempdir().unwrap();
-    let key_file = data.path().join("operator.key");
-    ledger::operator_key::write_private(&key_file, &operator().private_key()).unwrap();
+    let key_file = operator_key_file(data.path());
     let dir = data.path().join("archive");
-    let out = dozor_on(&url, data.path())
-        .args([
-            "log",
-            "archive",
-            "--to",
-            "32",
-            "--reason",
-            "as the tester did",
-        ])
-        .arg("--operator-key")
-        .arg(&key_file)
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = archive_command(
+        &url,
+        data.path(),
+        &key_file,
+        ("32", "as the tester did"),
+        &dir,
+    )
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         said(&out),
@@ -675,40 +680,15 @@ fn the_range_size_is_set_on_an_empty_ledger_only() {
 /// range of the same name), and everything goes on as after an archive of whole ranges.
 #[actix_web::test]
 async fn an_archive_ending_inside_a_range_splits_it_at_the_days_end() {
-    let (state, url) = state_with(|settings| {
-        let mut conn = ledger::storage::connect(&settings.database_url).unwrap();
-        ledger::storage::partitions::set_span(&mut conn, SPAN).unwrap();
-    });
-    let clock = GamingDayClock::default();
-    let today = clock.day_of(Utc::now());
-    let (d1, d2) = (today - Duration::days(3), today - Duration::days(2));
-    let mut conn = ledger::storage::connect(&url).unwrap();
+    let (state, url, mut conn, (today, d1, d2)) = spanned_ledger_with_r01();
     // Gaming day d1: entry 0 the table, 1..=10 ten spins; d1's night sealed on d2 (11..), then
     // five spins of d2.
-    register_roulette(&mut conn, "R01", &key(1), noon(d1) - Duration::hours(1));
-    for seq_no in 1..=10u64 {
-        append_spin(
-            &state,
-            &mut conn,
-            seq_no,
-            36_000,
-            noon(d1) + Duration::minutes(seq_no as i64),
-        );
-    }
+    append_spins(&state, &mut conn, 1..=10, d1, |_| 36_000);
     assert_eq!(ledger_size(&url), 11);
     let data = tempfile::tempdir().unwrap();
-    let key_file = data.path().join("operator.key");
-    ledger::operator_key::write_private(&key_file, &operator().private_key()).unwrap();
+    let key_file = operator_key_file(data.path());
     seal_night(&mut conn, data.path(), d1);
-    for seq_no in 11..=15u64 {
-        append_spin(
-            &state,
-            &mut conn,
-            seq_no,
-            36_000,
-            noon(d2) + Duration::minutes(seq_no as i64),
-        );
-    }
+    append_spins(&state, &mut conn, 11..=15, d2, |_| 36_000);
     create_key(&url, dozor_log::access::Role::Admin);
     create_key(&url, dozor_log::access::Role::Compliance);
     let size = ledger_size(&url);
@@ -717,7 +697,7 @@ async fn an_archive_ending_inside_a_range_splits_it_at_the_days_end() {
         "the day after d1 runs into the next range: {size}"
     );
     ledger::storage::checkpoints::create(&mut conn, &operator(), size, Utc::now()).unwrap();
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let app = test_app(&state).await;
     let daily = [format!("/api/v1/reports/daily?day={d1}")];
     let before = reports_of(&app, &daily).await;
     let (_, proof_before) = get(
@@ -727,13 +707,15 @@ async fn an_archive_ending_inside_a_range_splits_it_at_the_days_end() {
     .await;
 
     // What the refusal offers is d1's end, entry 11, inside the first range.
-    let refused = dozor_on(&url, data.path())
-        .args(["log", "archive", "--to", "12", "--reason", "d1"])
-        .arg("--operator-key")
-        .arg(&key_file)
-        .arg(data.path().join("none"))
-        .output()
-        .unwrap();
+    let refused = archive_command(
+        &url,
+        data.path(),
+        &key_file,
+        ("12", "d1"),
+        &data.path().join("none"),
+    )
+    .output()
+    .unwrap();
     assert_eq!(refused.status.code(), Some(2));
     assert!(
         said(&refused).ends_with(&format!(
@@ -743,37 +725,21 @@ async fn an_archive_ending_inside_a_range_splits_it_at_the_days_end() {
         said(&refused)
     );
     let export_dir = data.path().join("archive-d1");
-    let done = dozor_on(&url, data.path())
-        .args([
-            "log",
-            "archive",
-            "--to",
-            "11",
-            "--reason",
-            "d1 kept as its export",
-        ])
-        .arg("--operator-key")
-        .arg(&key_file)
-        .arg(&export_dir)
-        .output()
-        .unwrap();
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
+    let done = archive_command(
+        &url,
+        data.path(),
+        &key_file,
+        ("11", "d1 kept as its export"),
+        &export_dir,
+    )
+    .succeeds();
     let receipt: Value = serde_json::from_slice(&done.stdout).unwrap();
     assert_eq!(
         (&receipt["from"], &receipt["to"]),
         (&json!(0), &json!(11)),
         "{receipt}"
     );
-    let mut detached: Vec<&str> = receipt["detached"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_str().unwrap())
-        .collect();
+    let mut detached: Vec<&str> = each(&receipt["detached"], |d| d.as_str().unwrap());
     detached.sort();
     assert_eq!(
         detached,
@@ -824,47 +790,11 @@ async fn an_archive_ending_inside_a_range_splits_it_at_the_days_end() {
     )
     .await;
     assert_eq!((s, &proof_after), (200, &proof_before));
-    let (s, b) = call(
-        &app,
-        record_request(spin_record(16, 36_000, Utc::now()), &key(1)),
-    )
-    .await;
-    assert_eq!(s, 201, "{b}");
+    submitted_record(&app, spin_record(16, 36_000, Utc::now()), &key(1)).await;
     let (code, report) = verify_db(&url, data.path());
     assert_eq!(code, Some(0), "{report}");
 
     // d2 and after, exported after the archive: from entry 11, and it verifies offline.
-    let later = data.path().join("export-d2");
-    let exported = dozor_on(&url, data.path())
-        .args([
-            "export",
-            "--from",
-            &d2.to_string(),
-            "--to",
-            &today.to_string(),
-        ])
-        .arg("--operator-key")
-        .arg(&key_file)
-        .arg(&later)
-        .output()
-        .unwrap();
-    assert!(
-        exported.status.success(),
-        "{}",
-        String::from_utf8_lossy(&exported.stderr)
-    );
-    let export_info: Value =
-        serde_json::from_slice(&std::fs::read(later.join("export.json")).unwrap()).unwrap();
+    let export_info = export_verified_offline(&url, data.path(), (d2, today), &key_file);
     assert_eq!(export_info["first_index"], 11, "{export_info}");
-    let offline = dozor_on(&url, data.path())
-        .args(["verify"])
-        .arg(&later)
-        .args(["--operator-key", &operator().verifier().to_string()])
-        .output()
-        .unwrap();
-    assert!(
-        offline.status.success(),
-        "{}",
-        String::from_utf8_lossy(&offline.stderr)
-    );
 }

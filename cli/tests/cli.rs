@@ -3,9 +3,8 @@
 
 mod common;
 
-use actix_web::{test as web_test, App};
+use actix_web::test as web_test;
 use common::*;
-use dozor_log::access::Role;
 use serde_json::{json, Value};
 
 #[test]
@@ -137,14 +136,10 @@ fn a_wheel_spin_is_adjudicated_offline_with_the_tables_layout() {
 
 #[actix_web::test]
 async fn verify_walks_the_ledger_and_names_a_tampered_index() {
-    let (state, url) = state();
-    create_key(&url, Role::Admin);
-    let app =
-        web_test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let (_state, url, app) = admin_app().await;
     let k = key(8);
     let operator_key = operator().verifier().to_string();
-    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
-    assert_eq!(status, 201, "{body}");
+    register_table(&app, registration("R01", &k)).await;
     for seq in 1..=4 {
         let record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
         let req = record_request(record, &k);
@@ -203,12 +198,7 @@ async fn verify_walks_the_ledger_and_names_a_tampered_index() {
 
 #[test]
 fn rtp_prints_the_computed_table_of_the_plan_and_refuses_an_unknown_plan() {
-    let out = dozor().arg("rtp").output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = dozor().arg("rtp").succeeds();
     let text = String::from_utf8(out.stdout).unwrap();
     let line = |bet: &str| {
         text.lines()
@@ -277,13 +267,7 @@ fn the_operator_key_is_printed_with_a_fingerprint_sha256sum_gives_too() {
     let out = dozor()
         .args(["operator-key", "--json", "--operator-key"])
         .arg(&key)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let verifier = operator().verifier().to_string();
     assert_eq!(printed["verifier_key"], verifier.as_str());

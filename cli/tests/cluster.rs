@@ -8,6 +8,7 @@ mod common;
 use std::os::unix::fs::MetadataExt as _;
 use std::time::{Duration, Instant};
 
+use common::poll::poll_until;
 use common::site::{alive, Http, Site};
 use common::{key, registration, signed, spin, straight, Succeeds as _};
 use diesel::RunQueryDsl as _;
@@ -58,8 +59,7 @@ fn the_server_does_all_its_work_as_a_member_of_dozor_writer_and_cannot_change_th
     // (verdicts, a finding), a conflicting record (a significant event), an API key, a
     // resolution, a key rotation and revocation; checkpoints.
     let k = key(8);
-    let (status, body) = http.post("/api/v1/tables", admin, &registration("R01", &k));
-    assert_eq!(status, 201, "{body}");
+    http.register_table(admin, &registration("R01", &k));
     let overpaid = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 361_000)]));
     let (status, receipt) = http.post("/api/v1/records", None, &signed(overpaid, &k));
     assert_eq!(status, 201, "{receipt}");
@@ -114,22 +114,19 @@ fn the_server_does_all_its_work_as_a_member_of_dozor_writer_and_cannot_change_th
     // The ledger: admin key, registration, 4 rounds, officer's key, resolution, key, revocation.
     let size = 10;
     assert_eq!(http.get("/health", None).1["ledger_size"], size);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
+    poll_until(Duration::from_secs(20), Duration::from_millis(200), || {
         // A signed note: origin, tree size, root hash, then the signatures.
         let (status, note) = http
             .try_call("GET", "/api/v1/ledger/checkpoint", None, None)
             .unwrap();
         if status == 200 && note.lines().nth(1) == Some(&size.to_string()) {
-            break;
+            return Ok(());
         }
-        assert!(
-            Instant::now() < deadline,
+        Err(format!(
             "no checkpoint of {size} entries: {status} {note}\n{}",
             server.log()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+        ))
+    });
     let (status, proof) = http.get(
         &format!("/api/v1/ledger/proof/inclusion?index={round}&size={size}"),
         None,
@@ -198,8 +195,7 @@ fn the_server_does_all_its_work_as_a_member_of_dozor_writer_and_cannot_change_th
     assert_eq!(socket_dir.uid(), postgres_uid(&site));
 
     // Stopped as systemd stops it: the final checkpoint is made and PostgreSQL stops too.
-    let status = server.terminate();
-    assert!(status.success(), "{status}");
+    server.stop();
     assert_eq!(site.postmaster(), None);
 }
 
@@ -210,10 +206,7 @@ fn a_cluster_left_running_by_a_killed_server_is_restarted_and_stopped_by_the_nex
     let admin = site.apikey("it-admin", "admin");
     let admin = Some(admin.as_str());
     let k = key(8);
-    let (status, body) = server
-        .http
-        .post("/api/v1/tables", admin, &registration("R01", &k));
-    assert_eq!(status, 201, "{body}");
+    server.http.register_table(admin, &registration("R01", &k));
     let mut receipts = Vec::new();
     for seq in 1..=3 {
         let record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
@@ -254,8 +247,7 @@ fn a_cluster_left_running_by_a_killed_server_is_restarted_and_stopped_by_the_nex
         "the same record again: its original receipt"
     );
 
-    let status = server.terminate();
-    assert!(status.success(), "{status}");
+    server.stop();
     assert_eq!(site.postmaster(), None, "PostgreSQL still runs");
     assert!(
         !alive(orphan),
@@ -287,10 +279,7 @@ fn with_database_url_the_server_migrates_as_the_owner_and_serves_as_the_login_it
     let admin: Value = serde_json::from_slice(&out.stdout).unwrap();
     let admin = admin["token"].as_str();
     let k = key(8);
-    let (status, body) = server
-        .http
-        .post("/api/v1/tables", admin, &registration("R01", &k));
-    assert_eq!(status, 201, "{body}");
+    server.http.register_table(admin, &registration("R01", &k));
     let record = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 360_000)]));
     let (status, receipt) = server
         .http
@@ -308,8 +297,7 @@ fn with_database_url_the_server_migrates_as_the_owner_and_serves_as_the_login_it
         ),
         ["dozor_test_login"]
     );
-    let status = server.terminate();
-    assert!(status.success(), "{status}");
+    server.stop();
 }
 
 /// What one load thread saw: the receipts it got (201) and every other status.
@@ -448,8 +436,7 @@ fn sigterm_under_load_loses_no_acknowledged_record_and_signs_a_final_checkpoint(
         latest.size
     );
     assert!(latest.created_at <= stopped_at);
-    let status = server.terminate();
-    assert!(status.success(), "{status}");
+    server.stop();
 }
 
 #[test]
@@ -493,8 +480,7 @@ fn json_logs_carry_each_request_id_and_never_a_key() {
             .any(|l| l["span"]["request_id"] == id && l["status"] == 401),
         "{log}"
     );
-    let status = server.terminate();
-    assert!(status.success(), "{status}");
+    server.stop();
 }
 
 #[test]
@@ -527,8 +513,7 @@ fn the_api_docs_render_every_operation_in_a_browser_with_the_network_off() {
         rendered.screenshot_bytes > 50_000,
         "the screenshot is empty"
     );
-    let status = server.terminate();
-    assert!(status.success(), "{status}");
+    server.stop();
 }
 
 /// The hijack a hostile tester once made with percent-encoded paths, replayed against a real
@@ -541,8 +526,7 @@ fn encoded_paths_reach_the_gate_and_a_row_of_api_keys_is_not_a_key() {
     let http = &server.http;
     let admin = site.apikey("it-admin", "admin");
     for (table, k) in [("R01", key(8)), ("R02", key(9))] {
-        let (status, body) = http.post("/api/v1/tables", Some(&admin), &registration(table, &k));
-        assert_eq!(status, 201, "{body}");
+        http.register_table(Some(&admin), &registration(table, &k));
     }
     let (_, r01) = http.get("/api/v1/tables/R01", Some(&admin));
     let r01_key = r01["keys"][0]["key_id"].as_str().unwrap().to_owned();

@@ -5,7 +5,6 @@
 
 mod common;
 
-use actix_web::{test, App};
 use common::*;
 use serde_json::{json, Value};
 
@@ -59,24 +58,19 @@ fn unescaped(html: &str) -> String {
 
 #[actix_web::test]
 async fn a_tables_formulas_reach_the_officers_files_as_text_and_the_pages_as_sent() {
-    let (state, _url) = api_state();
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
-    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
-    assert_eq!(s, 201, "{b}");
+    let (_state, _url, app) = api_app().await;
+    register_table(&app, registration("R01", &key(1))).await;
     // A table whose id starts with a minus: its daily line must not become a formula either.
-    let (s, b) = post(&app, "/api/v1/tables", registration("-R02", &key(2))).await;
-    assert_eq!(s, 201, "{b}");
+    register_table(&app, registration("-R02", &key(2))).await;
 
     // The table's own key signs an overpaid spin: 17 wins, a straight of 10 000 h is due
     // 35 × 10 000 + 10 000 = 360 000 h, paid 361 000 h: overpaid by 1 000 h.
     let mut round = spin("R01", 1, 17, json!([straight(BET_ID, 17, 10_000, 361_000)]));
     round["round_id"] = json!(ROUND_ID);
-    let (s, b) = call(&app, record_request(round, &key(1))).await;
-    assert_eq!(s, 201, "{b}");
+    submitted_record(&app, round, &key(1)).await;
     // -R02 pays the same straight right: the house loses 360 000 − 10 000 = 350 000 h.
     let fair = spin("-R02", 1, 17, json!([straight("b1", 17, 10_000, 360_000)]));
-    let (s, b) = call(&app, record_request(fair, &key(2))).await;
-    assert_eq!(s, 201, "{b}");
+    submitted_record(&app, fair, &key(2)).await;
 
     // JSON: the round id and the bet id exactly as the table sent them.
     let (s, page) = get(&app, "/api/v1/findings?format=json").await;
@@ -170,11 +164,6 @@ async fn a_tables_formulas_reach_the_officers_files_as_text_and_the_pages_as_sen
     }
     // The day's JSON keeps the table's id as registered.
     let (_, daily) = get(&app, "/api/v1/reports/daily?day=2026-11-20").await;
-    let ids: Vec<&Value> = daily["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| &r["table_id"])
-        .collect();
+    let ids: Vec<&Value> = each(&daily["rows"], |r| &r["table_id"]);
     assert!(ids.contains(&&json!("-R02")), "{daily}");
 }

@@ -4,17 +4,10 @@
 
 mod common;
 
-use actix_web::{test, App};
-use api::server;
+use actix_web::test;
 use common::pki::Pki;
 use common::Succeeds as _;
 use common::*;
-
-macro_rules! app {
-    ($state:expr) => {
-        test::init_service(App::new().configure(server::configure($state.clone()))).await
-    };
-}
 
 const NAME: &str = "12345679-M-202610-Z-kasino_1-01";
 
@@ -257,7 +250,7 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
     let summary: serde_json::Value = serde_json::from_slice(
         &std::fs::read(setup.dir.path().join(format!(
             "{}night.json",
-            reports::nightly::night_prefix("2026-10-05".parse().unwrap())
+            reports::night_names::night_prefix("2026-10-05".parse().unwrap())
         )))
         .unwrap(),
     )
@@ -691,7 +684,7 @@ fn the_ministry_downloads_over_tls_with_its_certificate_only_and_each_download_i
 async fn the_api_delivers_lists_and_takes_the_confirmation() {
     let pki = Pki::new();
     let (state, url) = api_state_delivering(&pki);
-    let app = app!(state);
+    let app = test_app(&state).await;
     let deliver = || {
         test::TestRequest::post()
             .uri("/api/v1/reports/mf/deliveries?month=2026-10&misto=kasino_1")
@@ -894,7 +887,7 @@ async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms
         .is_empty());
     drop(conn);
 
-    let app = app!(state);
+    let app = test_app(&state).await;
     let (status, receipt) = call(
         &app,
         test::TestRequest::post()
@@ -951,10 +944,7 @@ async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms
         "{outcome}"
     );
     assert!(
-        outcome["message"]
-            .as_str()
-            .unwrap()
-            .contains("not by a certificate configured for it"),
+        message_of(&outcome).contains("not by a certificate configured for it"),
         "{outcome}"
     );
     let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
@@ -1005,8 +995,7 @@ async fn deliver_october(app: &impl TestApp) -> String {
 async fn register_r01(app: &impl TestApp) {
     let mut registration = registration("R01", &key(1));
     registration["valid_from"] = serde_json::json!("2026-09-30T00:00:00Z");
-    let (status, body) = post(app, "/api/v1/tables", registration).await;
-    assert_eq!(status, 201, "{body}");
+    register_table(app, registration).await;
 }
 
 /// A late round of October at R01: the month's package changes, and the next delivery is the
@@ -1033,7 +1022,7 @@ async fn a_confirmation_counts_only_for_the_package_it_confirms() {
     let pki = Pki::new();
     let (state, url) = api_state_delivering(&pki);
     create_key(&url, Role::Reporter);
-    let app = app!(state);
+    let app = test_app(&state).await;
     register_r01(&app).await;
     late_october_round(&app, 1).await;
 
@@ -1116,7 +1105,7 @@ async fn a_confirmation_counts_only_for_the_package_it_confirms() {
             ),
             "{refused}"
         );
-        let message = refused["message"].as_str().unwrap();
+        let message = message_of(&refused);
         assert!(
             message.contains(&format!("counted for {one} already")),
             "{message}"
@@ -1176,7 +1165,7 @@ async fn a_confirmation_is_bound_to_the_download_and_to_what_it_names() {
     use dozor_log::access::Role;
     let pki = Pki::new();
     let (state, url) = api_state_delivering(&pki);
-    let app = app!(state);
+    let app = test_app(&state).await;
     register_r01(&app).await;
     let one = deliver_october(&app).await;
     let name = format!("{one}.Ok.zip.p7e.p7s");
@@ -1197,7 +1186,7 @@ async fn a_confirmation_is_bound_to_the_download_and_to_what_it_names() {
             (422, &serde_json::json!("confirmation_refused")),
             "{body}"
         );
-        body["message"].as_str().unwrap().to_owned()
+        message_of(&body).to_owned()
     };
     // Not downloaded yet.
     let said =

@@ -46,10 +46,13 @@ fn ledger_and_state() -> (api::state::AppState, String, NaiveDate) {
                 json!([straight("b1", 17, 10_000, 360_000 + i * 1_000)]),
             );
             record["played_at"] = json!(t.to_rfc3339());
-            let body = serde_json::to_vec(&signed(record, &k)).unwrap();
-            let envelope = ledger::ingest::parse_envelope(&body).unwrap();
-            let submission = state.ingest.prepare(envelope).unwrap();
-            append_batch(&mut conn, &[submission], t + Duration::seconds(seq as i64)).unwrap();
+            append_signed(
+                &state,
+                &mut conn,
+                record,
+                &k,
+                t + Duration::seconds(seq as i64),
+            );
         }
     }
     checkpoints::create(&mut conn, &operator(), 8, Utc::now()).unwrap();
@@ -58,21 +61,12 @@ fn ledger_and_state() -> (api::state::AppState, String, NaiveDate) {
 
 fn export(url: &str, from: NaiveDate, to: NaiveDate) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("export");
-    reports::inspection::write_export(
+    export_days(
         &mut connect(url).unwrap(),
-        &GamingDayClock::default(),
-        &operator(),
-        "cli:tests",
         from,
         to,
-        &out,
-        Utc::now(),
-        None,
-        &Default::default(),
-        &mut |_, _| {},
-    )
-    .unwrap();
+        &dir.path().join("export"),
+    );
     dir
 }
 
@@ -441,10 +435,7 @@ fn a_key_rotated_inside_the_period_verifies_from_the_ledger_alone() {
     .unwrap();
     let mut record = spin("R01", 50, 17, json!([straight("b1", 17, 10_000, 360_000)]));
     record["played_at"] = json!(t.to_rfc3339());
-    let body = serde_json::to_vec(&signed(record, &new)).unwrap();
-    let envelope = ledger::ingest::parse_envelope(&body).unwrap();
-    let submission = state.ingest.prepare(envelope).unwrap();
-    append_batch(&mut conn, &[submission], t + Duration::seconds(1)).unwrap();
+    append_signed(&state, &mut conn, record, &new, t + Duration::seconds(1));
     checkpoints::create(&mut conn, &operator(), 11, Utc::now()).unwrap();
     // Receipt times never go backwards: entries 8-10 are received after entry 7 (the next day).
     let dir = export(&url, day, day + Duration::days(1));
@@ -470,7 +461,7 @@ fn the_command_line_verifies_and_reports_the_failing_item() {
     // The export seals its reports with the operator's key.
     let operator_key = dir.path().join("operator.key");
     std::fs::write(&operator_key, operator().private_key()).unwrap();
-    let status = Command::new(dozor)
+    Command::new(dozor)
         .arg("--data-dir")
         .arg(dir.path())
         .arg("export")
@@ -479,25 +470,13 @@ fn the_command_line_verifies_and_reports_the_failing_item() {
         .args(["--from", &day.to_string(), "--to", &day.to_string()])
         .arg(&out)
         .env("DATABASE_URL", &url)
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+        .succeeds();
     let key = operator().verifier().to_string();
-    let ok = Command::new(dozor)
+    Command::new(dozor)
         .arg("verify")
         .arg(&out)
         .args(["--operator-key", &key])
-        .output()
-        .unwrap();
-    assert!(
-        ok.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ok.stderr)
-    );
+        .succeeds();
     edit_lines(&out, "entries.jsonl", |l| l.swap(1, 3));
     let bad = Command::new(dozor)
         .arg("verify")
@@ -515,11 +494,10 @@ fn the_command_line_verifies_and_reports_the_failing_item() {
 
 #[actix_web::test]
 async fn the_api_serves_the_export_as_a_zip_that_verifies() {
-    use actix_web::{test as web_test, App};
+    use actix_web::test as web_test;
     let (state, url, day) = ledger_and_state();
     create_key(&url, dozor_log::access::Role::Regulator);
-    let app =
-        web_test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let app = test_app(&state).await;
     let uri = format!("/api/v1/exports?from={day}&to={day}");
     let regulator = bearer(dozor_log::access::Role::Regulator);
     let response = web_test::call_service(
@@ -700,9 +678,7 @@ fn wheel_spins_poker_ofc_and_tournaments_are_readjudicated_offline() {
     .into_iter()
     .enumerate()
     {
-        let body = serde_json::to_vec(&signed(record, k)).unwrap();
-        let envelope = ledger::ingest::parse_envelope(&body).unwrap();
-        let submission = state.ingest.prepare(envelope).unwrap();
+        let submission = prepared(&state, record, k);
         let verdict = submission.derived.as_ref().unwrap();
         assert!(
             verdict.findings.is_empty(),
@@ -749,17 +725,13 @@ fn a_back_filled_period_carries_its_late_rounds_each_proven() {
     ] {
         let mut record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, paid)]));
         record["played_at"] = json!((noon(day) + Duration::minutes(seq as i64)).to_rfc3339());
-        let body = serde_json::to_vec(&signed(record, &k)).unwrap();
-        let submission = state
-            .ingest
-            .prepare(ledger::ingest::parse_envelope(&body).unwrap())
-            .unwrap();
-        append_batch(
+        append_signed(
+            &state,
             &mut conn,
-            &[submission],
+            record,
+            &k,
             received + Duration::seconds(seq as i64),
-        )
-        .unwrap();
+        );
     }
     checkpoints::create(&mut conn, &operator(), 5, Utc::now()).unwrap();
 

@@ -13,8 +13,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+use common::poll::poll_until;
 use common::site::{Http, Site};
-use common::{key, registration, signed, spin, straight, Succeeds as _};
+use common::{each, key, registration, signed, spin, straight, Succeeds as _};
 use ledger::storage::cluster::LocalCluster;
 use ledger::storage::replication::multi_host_url;
 use serde_json::Value;
@@ -107,11 +108,11 @@ fn checkpoint(http: &Http) -> String {
 
 /// Waits until `done` holds (checked every 50 ms), at most `wait`.
 fn wait_until(what: &str, wait: Duration, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + wait;
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    poll_until(wait, Duration::from_millis(50), || {
+        done()
+            .then_some(())
+            .ok_or_else(|| format!("timed out waiting until {what}"))
+    });
 }
 
 #[test]
@@ -244,17 +245,12 @@ fn a_failover_to_the_synchronous_standby_loses_no_receipt() {
         None,
     );
     assert_eq!(status, 200, "{proof}");
-    let hashes: Vec<[u8; 32]> = proof["proof"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| {
-            hex::decode(h.as_str().unwrap())
-                .unwrap()
-                .try_into()
-                .unwrap()
-        })
-        .collect();
+    let hashes: Vec<[u8; 32]> = each(&proof["proof"], |h| {
+        hex::decode(h.as_str().unwrap())
+            .unwrap()
+            .try_into()
+            .unwrap()
+    });
     assert!(dozor_log::merkle::verify_consistency(
         first,
         second,

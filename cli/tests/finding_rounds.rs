@@ -6,7 +6,6 @@
 
 mod common;
 
-use actix_web::{test, App};
 use common::*;
 use serde_json::{json, Value};
 
@@ -60,10 +59,8 @@ async fn finding_page(app: &impl TestApp, table_id: &str, kind: &str) -> (Value,
 
 /// Registers `table_id` for `game`, signed by `key(k)`, and submits `record`.
 async fn submit(app: &impl TestApp, table_id: &str, game: &str, k: u8, record: Value) {
-    let mut table = registration(table_id, &key(k));
-    table["game"] = json!(game);
-    let (s, b) = post(app, "/api/v1/tables", table).await;
-    assert_eq!(s, 201, "{b}");
+    let table = registration_of(table_id, game, &key(k));
+    register_table(app, table).await;
     let (s, b) = call(app, record_request(record, &key(k))).await;
     assert_eq!(s, 201, "{b}");
 }
@@ -80,8 +77,7 @@ fn figures<'h>(heading: &'h [(String, String)], label: &str) -> Vec<(&'h str, &'
 
 #[actix_web::test]
 async fn a_withheld_blackjack_win_heads_its_page_with_what_its_row_shows() {
-    let (state, _url) = api_state();
-    let app = test::init_service(App::new().configure(api::server::configure(state))).await;
+    let (_state, _url, app) = api_app().await;
     // Box 1's T♠ Q♦ (20) stands; the dealer's 9♥ 8♣ (17) stands: the 1 000 Kč main bet wins
     // 1:1, 2 × 1 000 = 2 000 Kč. The casino withheld the win (card counting) and returned
     // the stake: 1 000 Kč paid, 2 000 − 1 000 = 1 000 Kč withheld. The page once headed
@@ -133,8 +129,7 @@ async fn a_withheld_blackjack_win_heads_its_page_with_what_its_row_shows() {
 
 #[actix_web::test]
 async fn a_poker_seat_kept_from_its_uncalled_bet_heads_its_page_with_what_its_row_shows() {
-    let (state, _url) = api_state();
-    let app = test::init_service(App::new().configure(api::server::configure(state))).await;
+    let (_state, _url, app) = api_app().await;
     // Button 2, blinds 25/50 Kč. Preflop seat 2 raises to 150 Kč, seat 1 calls (300 Kč);
     // flop seat 1 bets 200 Kč, seat 2 calls (700 Kč); turn seat 1 checks, seat 2 bets 900 Kč
     // and seat 1 folds. The pot of 700 Kč less 5 % rake (35 Kč) is 665 Kč, and the uncalled
@@ -203,8 +198,7 @@ async fn a_poker_seat_kept_from_its_uncalled_bet_heads_its_page_with_what_its_ro
 
 #[actix_web::test]
 async fn a_roulette_stake_above_the_maximum_heads_its_page_with_the_limit_and_the_stake() {
-    let (state, _url) = api_state();
-    let app = test::init_service(App::new().configure(api::server::configure(state))).await;
+    let (_state, _url, app) = api_app().await;
     // 30 000 Kč on red, above the plan's 25 000 Kč a bet by 5 000 Kč; 17 is black, the bet
     // is lost and paid nothing, as due. The figures are a limit and a stake, not payouts.
     let red = json!({"bet_id": "r1", "player": "seat-1", "kind": "red", "stake_h": 3_000_000,

@@ -5,17 +5,10 @@
 
 mod common;
 
-use actix_web::{test, App};
-use api::server;
+use actix_web::test;
 use common::*;
 use dozor_log::access::Role;
 use serde_json::{json, Value};
-
-macro_rules! app {
-    ($state:expr) => {
-        test::init_service(App::new().configure(server::configure($state.clone()))).await
-    };
-}
 
 fn post_as(uri: &str, content_type: &str, body: Vec<u8>) -> actix_http::Request {
     test::TestRequest::post()
@@ -45,8 +38,7 @@ where
 
 #[actix_web::test]
 async fn json_bodies_must_say_they_are_json() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let (k, record) = table(&app).await;
     let head = ledger_size(&url);
     let envelope = serde_json::to_vec(&signed(record.clone(), &k)).unwrap();
@@ -84,7 +76,7 @@ async fn a_batch_holds_each_record_to_the_single_record_limits() {
     let (state, url) = state_with(|s| s.body_limit = 4096);
     create_key(&url, Role::Admin);
     create_key(&url, Role::Compliance);
-    let app = app!(state);
+    let app = test_app(&state).await;
     let (k, record) = table(&app).await;
     let head = ledger_size(&url);
 
@@ -141,8 +133,7 @@ async fn a_batch_holds_each_record_to_the_single_record_limits() {
 
 #[actix_web::test]
 async fn errors_quote_at_most_a_little_of_the_input() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let (k, record) = table(&app).await;
     let head = ledger_size(&url);
     let hostile = "A".repeat(50_000);
@@ -154,8 +145,7 @@ async fn errors_quote_at_most_a_little_of_the_input() {
     let (status, b) = call(&app, post_as("/api/v1/records", "application/json", body)).await;
     assert_error(status, &b, 422, "unknown_key");
     // An unknown field and an unknown game of a table registration.
-    let mut registration = registration("R02", &key(2));
-    registration["game"] = json!(hostile);
+    let registration = registration_of("R02", &hostile, &key(2));
     let body = serde_json::to_vec(&registration).unwrap();
     let (status, b2) = call(&app, post_as("/api/v1/tables", "application/json", body)).await;
     assert_error(status, &b2, 422, "invalid_table");
@@ -172,13 +162,9 @@ async fn errors_quote_at_most_a_little_of_the_input() {
 
 #[actix_web::test]
 async fn unknown_routes_and_methods_answer_with_the_error_body() {
-    let (state, _) = api_state();
-    let app = app!(state);
+    let (_state, _, app) = api_app().await;
     for uri in ["/nothing-here", "/api/v1/nothing-here", "/api/v2/records"] {
-        let request = test::TestRequest::get()
-            .uri(uri)
-            .insert_header(bearer(Role::Admin))
-            .to_request();
+        let request = role_get(uri, Role::Admin);
         let (status, b) = call(&app, request).await;
         assert_error(status, &b, 404, "no_such_route");
     }
@@ -194,8 +180,7 @@ async fn unknown_routes_and_methods_answer_with_the_error_body() {
 
 #[actix_web::test]
 async fn an_unreachable_database_is_a_503_that_names_no_internals() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let (k, record) = table(&app).await;
     // The database disappears under the running server.
     drop_database(&url);
@@ -212,7 +197,7 @@ async fn an_unreachable_database_is_a_503_that_names_no_internals() {
 #[actix_web::test]
 async fn one_address_is_limited_with_429_and_retry_after() {
     let (state, _) = state_limited(true);
-    let app = app!(state);
+    let app = test_app(&state).await;
     let from = |ip: &str| {
         test::TestRequest::get()
             .uri("/api/v1/ledger/head")
@@ -238,8 +223,7 @@ async fn one_address_is_limited_with_429_and_retry_after() {
 /// site: JSON, errors and the month's page alike; the page's own policy forbids framing too.
 #[actix_web::test]
 async fn answers_are_never_sniffed_nor_framed() {
-    let (state, _) = api_state();
-    let app = app!(state);
+    let (_state, _, app) = api_app().await;
     for (uri, role) in [
         ("/api/v1/checkpoint", None),
         ("/api/v1/findings", Some(Role::Compliance)),
@@ -281,8 +265,7 @@ async fn answers_are_never_sniffed_nor_framed() {
 /// another id: refused as unreadable, like a control character, and nothing is appended.
 #[actix_web::test]
 async fn an_id_that_would_display_as_another_is_refused() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let (k, _) = table(&app).await;
     let size = ledger_size(&url);
     for round_id in ["R-1\u{202E}9-0", "R-1\u{2066}9", "R-\u{200B}19"] {

@@ -4,16 +4,9 @@
 
 mod common;
 
-use actix_web::{test, App};
-use api::server;
+use actix_web::test;
 use common::*;
 use serde_json::{json, Value};
-
-macro_rules! app {
-    ($state:expr) => {
-        test::init_service(App::new().configure(server::configure($state.clone()))).await
-    };
-}
 
 async fn post_raw<S>(app: &S, uri: &str, body: Vec<u8>) -> (u16, Value)
 where
@@ -33,8 +26,7 @@ where
 
 #[actix_web::test]
 async fn receipt_idempotency_conflict_and_gaps() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let k = key(1);
     let (status, table) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
     assert_eq!(status, 201, "{table}");
@@ -44,8 +36,7 @@ async fn receipt_idempotency_conflict_and_gaps() {
     assert_eq!(table["ledger_entry"]["index"], 2);
 
     let record = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 360_000)]));
-    let (status, receipt) = post(&app, "/api/v1/records", signed(record.clone(), &k)).await;
-    assert_eq!(status, 201, "{receipt}");
+    let receipt = posted_record(&app, record.clone(), &k).await;
     assert_eq!(receipt["index"], 3);
     assert_eq!(receipt["entry_hash"].as_str().unwrap().len(), 64);
 
@@ -130,8 +121,7 @@ async fn receipt_idempotency_conflict_and_gaps() {
 
 #[actix_web::test]
 async fn bad_input_is_refused_and_changes_nothing() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let k = key(2);
     assert_eq!(
         post(&app, "/api/v1/tables", registration("R01", &k))
@@ -260,8 +250,7 @@ async fn bad_input_is_refused_and_changes_nothing() {
     );
     let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(4))).await;
     assert_error(s, &b, 409, "already_exists");
-    let mut bad_table = registration("R02", &key(5));
-    bad_table["game"] = json!("bingo");
+    let bad_table = registration_of("R02", "bingo", &key(5));
     let (s, b) = post(&app, "/api/v1/tables", bad_table).await;
     assert_error(s, &b, 422, "invalid_table");
     let mut bad_key = registration("R02", &key(5));
@@ -276,8 +265,7 @@ async fn bad_input_is_refused_and_changes_nothing() {
 
 #[actix_web::test]
 async fn a_batch_is_handled_record_by_record() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let k = key(3);
     let (status, _) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
     assert_eq!(status, 201);
@@ -322,13 +310,10 @@ async fn a_batch_is_handled_record_by_record() {
 
 #[actix_web::test]
 async fn a_blackjack_round_is_adjudicated_from_its_cards() {
-    let (state, _url) = api_state();
-    let app = app!(state);
+    let (_state, _url, app) = api_app().await;
     let k = key(7);
-    let mut table = registration("BJ1", &k);
-    table["game"] = json!("blackjack");
-    let (status, body) = post(&app, "/api/v1/tables", table).await;
-    assert_eq!(status, 201, "{body}");
+    let table = registration_of("BJ1", "blackjack", &k);
+    register_table(&app, table).await;
     // Box T♣ 8♦ = 18 stands; the dealer 9♣ draws 9♦ = 18: a push returns the 100 Kč stake,
     // but the table paid 200 Kč: overpaid by 100 Kč = 10 000 h.
     let round = json!({
@@ -339,8 +324,7 @@ async fn a_blackjack_round_is_adjudicated_from_its_cards() {
                    "bets": [{"bet_id": "b1", "player": "p1", "kind": "main",
                              "stake_h": 10_000, "paid_h": 20_000}]}]
     });
-    let (status, receipt) = post(&app, "/api/v1/records", signed(round.clone(), &k)).await;
-    assert_eq!(status, 201, "{receipt}");
+    posted_record(&app, round.clone(), &k).await;
     let (status, page) = get(&app, "/api/v1/findings?table_id=BJ1").await;
     assert_eq!(status, 200, "{page}");
     let findings = page["items"].as_array().unwrap();
@@ -361,33 +345,27 @@ async fn a_blackjack_round_is_adjudicated_from_its_cards() {
     bad["deal"][1] = json!("1X");
     let (status, body) = post(&app, "/api/v1/records", signed(bad.clone(), &k)).await;
     assert_eq!(status, 422, "{body}");
-    assert!(body["message"].as_str().unwrap().contains("1X"), "{body}");
+    assert!(message_of(&body).contains("1X"), "{body}");
     let (_, table) = get(&app, "/api/v1/tables/BJ1").await;
     assert_eq!(table["last_seq_no"], 1, "{table}");
     // A deal too short for what the box did cannot have happened, but the table signed it:
     // it is appended, with a finding saying what is impossible.
     bad["deal"] = json!(["Tc", "9c", "8d"]);
     bad["boxes"][0]["hands"] = json!([["hit", "stand"]]);
-    let (status, body) = post(&app, "/api/v1/records", signed(bad, &k)).await;
-    assert_eq!(status, 201, "{body}");
+    posted_record(&app, bad, &k).await;
     let (_, page) = get(&app, "/api/v1/findings?table_id=BJ1&kind=record_impossible").await;
     assert_eq!(page["total"], 1, "{page}");
     assert!(
-        page["items"][0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("no card left"),
+        message_of(&page["items"][0]).contains("no card left"),
         "{page}"
     );
 }
 
 #[actix_web::test]
 async fn the_shoe_audit_finds_a_seventh_ace_over_several_rounds() {
-    let (state, _url) = api_state();
-    let app = app!(state);
+    let (_state, _url, app) = api_app().await;
     let k = key(8);
-    let mut table = registration("BJ2", &k);
-    table["game"] = json!("blackjack");
+    let table = registration_of("BJ2", "blackjack", &k);
     assert_eq!(post(&app, "/api/v1/tables", table).await.0, 201);
     // A♠ comes out 2 + 2 + 3 = 7 times in shoe S1 of six decks: each round is possible on its
     // own; the third is where the shoe runs over.
@@ -412,8 +390,7 @@ async fn the_shoe_audit_finds_a_seventh_ace_over_several_rounds() {
             round["shuffled"] = json!(true);
             round["burned"] = json!(["2c", "3c", "4c"]);
         }
-        let (status, body) = post(&app, "/api/v1/records", signed(round, &k)).await;
-        assert_eq!(status, 201, "{body}");
+        posted_record(&app, round, &k).await;
     }
     let (status, audit) = get(&app, "/api/v1/reports/shoes?day=2026-11-20").await;
     assert_eq!(status, 200, "{audit}");
@@ -478,13 +455,11 @@ fn wheel_1_layout() -> Vec<String> {
 
 #[actix_web::test]
 async fn a_money_wheel_is_registered_with_its_layout_and_judged_by_it() {
-    let (state, _url) = api_state();
-    let app = app!(state);
+    let (_state, _url, app) = api_app().await;
     let k = key(9);
     let layout = wheel_1_layout();
     assert_eq!(layout.len(), 36);
-    let mut table = registration("W1", &k);
-    table["game"] = json!("money_wheel_1");
+    let mut table = registration_of("W1", "money_wheel_1", &k);
     // No layout, a layout one `1x` short, a layout on a roulette table: 422, nothing registered.
     let (status, body) = post(&app, "/api/v1/tables", table.clone()).await;
     assert_error(status, &body, 422, "invalid_table");
@@ -494,13 +469,7 @@ async fn a_money_wheel_is_registered_with_its_layout_and_judged_by_it() {
     table["wheel_layout"] = json!(short);
     let (status, body) = post(&app, "/api/v1/tables", table.clone()).await;
     assert_error(status, &body, 422, "invalid_table");
-    assert!(
-        body["message"]
-            .as_str()
-            .unwrap()
-            .contains("17 segments `1x`"),
-        "{body}"
-    );
+    assert!(message_of(&body).contains("17 segments `1x`"), "{body}");
     let mut roulette = registration("R9", &key(10));
     roulette["wheel_layout"] = json!(layout);
     let (status, body) = post(&app, "/api/v1/tables", roulette).await;
@@ -522,8 +491,7 @@ async fn a_money_wheel_is_registered_with_its_layout_and_judged_by_it() {
             {"bet_id": "b2", "player": "p2", "box": "25x_pink", "stake_h": 10_000, "paid_h": 260_000}
         ]
     });
-    let (status, receipt) = post(&app, "/api/v1/records", signed(spin.clone(), &k)).await;
-    assert_eq!(status, 201, "{receipt}");
+    let receipt = posted_record(&app, spin.clone(), &k).await;
     let (_, entry) = get(
         &app,
         &format!("/api/v1/ledger/entries/{}", receipt["index"]),
@@ -541,24 +509,20 @@ async fn a_money_wheel_is_registered_with_its_layout_and_judged_by_it() {
     let mut bad = spin;
     bad["seq_no"] = json!(2);
     bad["outcome"]["segment"] = json!(36);
-    let (status, body) = post(&app, "/api/v1/records", signed(bad, &k)).await;
-    assert_eq!(status, 201, "{body}");
+    posted_record(&app, bad, &k).await;
     let (_, page) = get(&app, "/api/v1/findings?table_id=W1&kind=record_impossible").await;
     assert_eq!(page["total"], 1, "{page}");
 }
 
 #[actix_web::test]
 async fn the_wheel_statistics_flag_a_wheel_that_lands_unevenly() {
-    let (state, _url) = api_state();
-    let app = app!(state);
+    let (_state, _url, app) = api_app().await;
     let layout = wheel_1_layout();
     for (table_id, seed, tilted) in [("W-FAIR", 11, false), ("W-TILT", 12, true)] {
         let k = key(seed);
-        let mut table = registration(table_id, &k);
-        table["game"] = json!("money_wheel_1");
+        let mut table = registration_of(table_id, "money_wheel_1", &k);
         table["wheel_layout"] = json!(layout);
-        let (status, body) = post(&app, "/api/v1/tables", table).await;
-        assert_eq!(status, 201, "{body}");
+        register_table(&app, table).await;
         // 216 spins: the fair wheel goes round the segments evenly (6 each); the tilted one
         // stops on segment 0 for the first 108 spins, then goes round evenly (3 each).
         for i in 0..216u64 {
@@ -570,8 +534,7 @@ async fn the_wheel_statistics_flag_a_wheel_that_lands_unevenly() {
                 "outcome": {"result": "segment", "segment": segment, "turns": 4},
                 "bets": []
             });
-            let (status, body) = post(&app, "/api/v1/records", signed(spin, &k)).await;
-            assert_eq!(status, 201, "{body}");
+            posted_record(&app, spin, &k).await;
         }
     }
     let (status, report) = get(&app, "/api/v1/reports/wheels?month=2026-11").await;
@@ -602,13 +565,10 @@ async fn the_wheel_statistics_flag_a_wheel_that_lands_unevenly() {
 
 #[actix_web::test]
 async fn a_roulette_wheel_whose_neighbours_come_up_too_often_is_flagged_by_its_sector() {
-    let (state, _url) = api_state();
-    let app = app!(state);
+    let (_state, _url, app) = api_app().await;
     let k = key(13);
-    let mut table = registration("R-SECT", &k);
-    table["game"] = json!("roulette");
-    let (status, body) = post(&app, "/api/v1/tables", table).await;
-    assert_eq!(status, 201, "{body}");
+    let table = registration_of("R-SECT", "roulette", &k);
+    register_table(&app, table).await;
     // 370 spins going round the numbers (10 each), then 8 more on each of 0, 32, 15, 19 and 4,
     // five neighbours on the wheel: 410 spins.
     let numbers = (0..370u64).map(|i| (i % 37) as u8).chain(
@@ -619,8 +579,7 @@ async fn a_roulette_wheel_whose_neighbours_come_up_too_often_is_flagged_by_its_s
     for (i, number) in numbers.enumerate() {
         let mut record = spin("R-SECT", i as u64 + 1, number, json!([]));
         record["played_at"] = json!("2026-11-20T20:00:00Z");
-        let (status, body) = post(&app, "/api/v1/records", signed(record, &k)).await;
-        assert_eq!(status, 201, "{body}");
+        posted_record(&app, record, &k).await;
     }
     let (status, report) = get(&app, "/api/v1/reports/wheels?month=2026-11").await;
     assert_eq!(status, 200, "{report}");
@@ -660,54 +619,17 @@ async fn a_roulette_wheel_whose_neighbours_come_up_too_often_is_flagged_by_its_s
 
 #[actix_web::test]
 async fn a_poker_hand_is_replayed_and_the_report_counts_the_rake_as_revenue() {
-    let (state, _url) = api_state();
-    let app = app!(state);
+    let (_state, _url, app) = api_app().await;
     let k = key(13);
-    let mut table = registration("P1", &k);
-    table["game"] = json!("poker_cash");
-    let (status, body) = post(&app, "/api/v1/tables", table).await;
-    assert_eq!(status, 201, "{body}");
+    let table = registration_of("P1", "poker_cash", &k);
+    register_table(&app, table).await;
     // Heads-up Hold'em, blinds 25/50 Kč, button 2. Seat 2 raises to 150 Kč, seat 1 calls;
     // checked down, seat 1's kings beat seat 2's queens: pot 300 Kč, rake 5 % = 15 Kč, 285 Kč
     // to seat 1. The table took 20 Kč: 5 Kč too much rake, 5 Kč short to the winner.
-    let hand = json!({
-        "type": "round", "game": "poker_cash", "table_id": "P1", "seq_no": 1,
-        "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T21:00:00Z",
-        "variant": "holdem", "button": 2, "small_blind_h": 2_500, "big_blind_h": 5_000,
-        "seats": [
-            {"seat": 1, "player": "anna", "stack_h": 100_000, "shown": ["Ks", "Kd"]},
-            {"seat": 2, "player": "bert", "stack_h": 100_000, "shown": ["Qs", "Qd"]}
-        ],
-        "actions": [
-            {"seat": 2, "street": "preflop", "action": "small_blind", "to_h": 2_500},
-            {"seat": 1, "street": "preflop", "action": "big_blind", "to_h": 5_000},
-            {"seat": 2, "street": "preflop", "action": "raise", "to_h": 15_000},
-            {"seat": 1, "street": "preflop", "action": "call"},
-            {"seat": 1, "street": "flop", "action": "check"},
-            {"seat": 2, "street": "flop", "action": "check"},
-            {"seat": 1, "street": "turn", "action": "check"},
-            {"seat": 2, "street": "turn", "action": "check"},
-            {"seat": 1, "street": "river", "action": "check"},
-            {"seat": 2, "street": "river", "action": "check"}
-        ],
-        "board": ["2c", "7d", "9h", "Jc", "4s"],
-        "awards": [{"seat": 1, "amount_h": 28_000}],
-        "rake_h": 2_000
-    });
-    let (status, receipt) = post(&app, "/api/v1/records", signed(hand, &k)).await;
-    assert_eq!(status, 201, "{receipt}");
+    let hand = heads_up_kings_over_queens("2026-11-20T21:00:00Z", 28_000, 2_000);
+    posted_record(&app, hand, &k).await;
     let (_, page) = get(&app, "/api/v1/findings?table_id=P1").await;
-    let mut found: Vec<(String, i64)> = page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["kind"].as_str().unwrap().to_owned(),
-                f["amount_h"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let mut found: Vec<(String, i64)> = kinds_and_amounts(&page["items"]);
     found.sort();
     assert_eq!(
         found,
@@ -732,8 +654,7 @@ async fn a_poker_hand_is_replayed_and_the_report_counts_the_rake_as_revenue() {
         "players": [{"seat": 1, "player": "anna", "paid_h": 20_000},
                     {"seat": 2, "player": "bert", "paid_h": 20_000}]
     });
-    let (status, receipt) = post(&app, "/api/v1/records", signed(collection, &k)).await;
-    assert_eq!(status, 201, "{receipt}");
+    let receipt = posted_record(&app, collection, &k).await;
     let (_, entry) = get(
         &app,
         &format!("/api/v1/ledger/entries/{}", receipt["index"]),
@@ -745,51 +666,24 @@ async fn a_poker_hand_is_replayed_and_the_report_counts_the_rake_as_revenue() {
 
 #[actix_web::test]
 async fn open_face_chinese_and_a_tournament_reach_the_daily_report() {
-    let (state, _url) = api_state();
-    let app = app!(state);
+    let (_state, _url, app) = api_app().await;
     let (ofc_key, room_key) = (key(21), key(22));
     for (table_id, game, k) in [
         ("OFC1", "open_face_chinese", &ofc_key),
         ("ROOM", "poker_tournament", &room_key),
     ] {
-        let mut table = registration(table_id, k);
-        table["game"] = json!(game);
-        let (status, body) = post(&app, "/api/v1/tables", table).await;
-        assert_eq!(status, 201, "{body}");
+        let table = registration_of(table_id, game, k);
+        register_table(&app, table).await;
     }
     // Three players, C fouled, A scoops B (rules::ofc tests give the arithmetic): A +2 050 Kč,
     // B −820 Kč, C −1 230 Kč, rake 25 Kč each.
-    let player = |name: &str, deal: [&str; 5], rows: [&str; 3], discards: &str, net_h: i64| {
-        let cards = |t: &str| t.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
-        json!({"player": name, "deal": deal.map(cards), "front": cards(rows[0]),
-               "middle": cards(rows[1]), "back": cards(rows[2]), "discards": cards(discards),
-               "net_h": net_h, "rake_h": 2_500})
-    };
-    let hand = json!({
-        "type": "round", "game": "open_face_chinese", "table_id": "OFC1", "seq_no": 1,
-        "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T21:00:00Z",
-        "players": [
-            player("A", ["Qh 9s 9h As Ks", "9c 8s 2s", "6s 3s 3h", "Qd 4d 4s", "2c 5h 5s"],
-                   ["Qh Qd 2c", "9s 9h 9c 4d 5h", "As Ks 8s 6s 3s"], "2s 3h 4s 5s", 205_000),
-            player("B", ["Jc Td 5c 6d 7c", "Jh 8h 5d", "Tc 9d 6h", "7h 7s 7d", "3d 2d 8d"],
-                   ["Jc Jh 3d", "Td Tc 7h 7s 2d", "5c 6d 7c 8h 9d"], "5d 6h 7d 8d", -82_000),
-            player("C", ["Kc Ac 2h 3c Ts", "Kh Ad Th", "4c 4h Js", "6c 8c Qs", "Jd Qc Kd"],
-                   ["Kc Kh 4c", "Ac Ad 4h 6c 8c", "2h 3c Ts Jd Qc"], "Th Js Qs Kd", -123_000)
-        ],
-        "point_values": [
-            {"players": ["A", "B"], "point_h": 10_000},
-            {"players": ["A", "C"], "point_h": 5_000},
-            {"players": ["B", "C"], "point_h": 2_000}
-        ]
-    });
-    let (status, receipt) = post(&app, "/api/v1/records", signed(hand.clone(), &ofc_key)).await;
-    assert_eq!(status, 201, "{receipt}");
+    let hand = ofc_scoop_hand();
+    posted_record(&app, hand.clone(), &ofc_key).await;
     // A's queens in front earned 14 cards at once; the next hand deals A normally.
     let mut next = hand;
     next["seq_no"] = json!(2);
     next["played_at"] = json!("2026-11-20T21:04:00Z");
-    let (status, receipt) = post(&app, "/api/v1/records", signed(next, &ofc_key)).await;
-    assert_eq!(status, 201, "{receipt}");
+    posted_record(&app, next, &ofc_key).await;
     let (status, audit) = get(&app, "/api/v1/reports/fantasy?day=2026-11-20").await;
     assert_eq!(status, 200, "{audit}");
     assert_eq!(audit["hands"], 2);
@@ -816,8 +710,7 @@ async fn open_face_chinese_and_a_tournament_reach_the_daily_report() {
     // under the 12 000 Kč guarantee: overlay 3 000 Kč. 5 entries: the winner takes 100 %.
     let mut tournament = tournament_record_with_prize(1_200_000);
     tournament["tournament_id"] = json!("friday-freezeout");
-    let (status, receipt) = post(&app, "/api/v1/records", signed(tournament, &room_key)).await;
-    assert_eq!(status, 201, "{receipt}");
+    posted_record(&app, tournament, &room_key).await;
     let (_, page) = get(&app, "/api/v1/findings?table_id=ROOM").await;
     assert_eq!(page["items"].as_array().unwrap().len(), 0, "{page}");
 
@@ -852,27 +745,34 @@ async fn open_face_chinese_and_a_tournament_reach_the_daily_report() {
     // refused (422, nothing appended); the tournament is recorded with its findings.
     let mut greedy = tournament_record_with_prize(1_300_000);
     greedy["seq_no"] = json!(2);
-    let (status, receipt) = post(&app, "/api/v1/records", signed(greedy, &room_key)).await;
-    assert_eq!(status, 201, "{receipt}");
+    posted_record(&app, greedy, &room_key).await;
     let (_, page) = get(&app, "/api/v1/findings?table_id=ROOM").await;
     let kinds: Vec<&str> = finding_kinds(&page);
     assert_eq!(kinds.len(), 2, "{page}");
     assert!(kinds.contains(&"overpaid") && kinds.contains(&"chips_not_conserved"));
-    let bad = json!({
-        "type": "round", "game": "open_face_chinese", "table_id": "OFC1", "seq_no": 3,
-        "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T21:05:00Z",
-        "players": [
-            player("A", ["Qh 9s 9h As Ks", "9c 8s 2s", "6s 3s 3h", "Qd 4d 4s", "2c 5h 5s"],
-                   ["Qh Qd 2c 5h", "9s 9h 9c 4d", "As Ks 8s 6s 3s"], "2s 3h 4s 5s", 0),
-            player("B", ["Jc Td 5c 6d 7c", "Jh 8h 5d", "Tc 9d 6h", "7h 7s 7d", "3d 2d 8d"],
-                   ["Jc Jh 3d", "Td Tc 7h 7s 2d", "5c 6d 7c 8h 9d"], "5d 6h 7d 8d", 0)
-        ],
-        "point_values": [{"players": ["A", "B"], "point_h": 10_000}]
-    });
+    let mut bad = ofc_scoop_hand();
+    bad["seq_no"] = json!(3);
+    bad["played_at"] = json!("2026-11-20T21:05:00Z");
+    bad["players"] = json!([
+        ofc_player(
+            "A",
+            OFC_DEALS[0],
+            ["Qh Qd 2c 5h", "9s 9h 9c 4d", "As Ks 8s 6s 3s"],
+            "2s 3h 4s 5s",
+            0
+        ),
+        ofc_player(
+            "B",
+            OFC_DEALS[1],
+            ["Jc Jh 3d", "Td Tc 7h 7s 2d", "5c 6d 7c 8h 9d"],
+            "5d 6h 7d 8d",
+            0
+        )
+    ]);
+    bad["point_values"] = json!([{"players": ["A", "B"], "point_h": 10_000}]);
     // A four-card front cannot have happened, but the table signed it: appended, with a
     // finding naming the row.
-    let (status, body) = post(&app, "/api/v1/records", signed(bad, &ofc_key)).await;
-    assert_eq!(status, 201, "{body}");
+    posted_record(&app, bad, &ofc_key).await;
     let (_, page) = get(
         &app,
         "/api/v1/findings?table_id=OFC1&kind=record_impossible",
@@ -880,32 +780,19 @@ async fn open_face_chinese_and_a_tournament_reach_the_daily_report() {
     .await;
     assert_eq!(page["total"], 1, "{page}");
     assert!(
-        page["items"][0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("players[0].front"),
+        message_of(&page["items"][0]).contains("players[0].front"),
         "{page}"
     );
 }
 
 /// The freezeout above with the winner paid `prize_h`.
 fn tournament_record_with_prize(prize_h: i64) -> Value {
-    let entries: Vec<Value> = (1..=5)
-        .map(|n| {
-            json!({"player": format!("p{n}"), "kind": "buy_in",
-                        "at": format!("2026-11-20T18:0{n}:00Z"), "amount_h": 200_000})
-        })
-        .collect();
-    json!({
-        "type": "round", "game": "poker_tournament", "table_id": "ROOM", "seq_no": 1,
-        "plan_id": "69games-ziva-hra", "tournament_id": "friday-freezeout-2",
-        "played_at": "2026-11-20T23:00:00Z", "variant": "holdem", "format": "freezeout",
-        "announced_at": "2026-11-01T12:00:00Z", "starts_at": "2026-11-20T18:00:00Z",
-        "registration_closes_at": "2026-11-20T19:00:00Z",
-        "buy_in_h": 200_000, "starting_stack": 10_000, "fee_percent": 10, "fee_h": 100_000,
-        "guarantee_h": 1_200_000, "entries": entries,
-        "results": [{"place": 1, "player": "p3", "prize_h": prize_h}]
-    })
+    freezeout_of_five(
+        "friday-freezeout-2",
+        "2026-11-20",
+        "2026-11-01T12:00:00Z",
+        prize_h,
+    )
 }
 
 /// Time sanity: a round played before its table plays under dozor, or before the key that
@@ -914,8 +801,7 @@ fn tournament_record_with_prize(prize_h: i64) -> Value {
 /// day closed, and when.
 #[actix_web::test]
 async fn rounds_before_registration_are_refused_and_late_ones_flagged() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let now = chrono::Utc::now();
     let at =
         |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
@@ -923,8 +809,7 @@ async fn rounds_before_registration_are_refused_and_late_ones_flagged() {
     let k = key(1);
     let mut table = registration("R01", &k);
     table["valid_from"] = json!(at(plays_from));
-    let (status, body) = post(&app, "/api/v1/tables", table).await;
-    assert_eq!(status, 201, "{body}");
+    register_table(&app, table).await;
     let head = ledger_size(&url);
 
     let round = |seq: u64, played: chrono::DateTime<chrono::Utc>| {
@@ -961,15 +846,8 @@ async fn rounds_before_registration_are_refused_and_late_ones_flagged() {
 
     // Played 73 hours ago (window 72 h): stored, and flagged. Played an hour ago: not late.
     let late_played = now - chrono::Duration::hours(73);
-    let (status, late) = post(&app, "/api/v1/records", signed(round(1, late_played), &k)).await;
-    assert_eq!(status, 201, "{late}");
-    let (status, fresh) = post(
-        &app,
-        "/api/v1/records",
-        signed(round(2, now - chrono::Duration::hours(1)), &k),
-    )
-    .await;
-    assert_eq!(status, 201, "{fresh}");
+    let late = posted_record(&app, round(1, late_played), &k).await;
+    posted_record(&app, round(2, now - chrono::Duration::hours(1)), &k).await;
     let (_, events) = get(&app, "/api/v1/significant-events?kind=late_record").await;
     let events = events.as_array().unwrap();
     assert_eq!(events.len(), 1, "{events:?}");
@@ -1013,11 +891,9 @@ async fn rounds_before_registration_are_refused_and_late_ones_flagged() {
 /// nothing appended.
 #[actix_web::test]
 async fn control_characters_in_free_text_are_refused_before_the_database() {
-    let (state, url) = api_state();
-    let app = test::init_service(App::new().configure(server::configure(state))).await;
+    let (_state, url, app) = api_app().await;
     let k = key(1);
-    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
-    assert_eq!(s, 201, "{b}");
+    register_table(&app, registration("R01", &k)).await;
     let (s, spare) = post(
         &app,
         "/api/v1/apikeys",
@@ -1064,12 +940,10 @@ async fn control_characters_in_free_text_are_refused_before_the_database() {
 /// another table may use the same id, and `verify` checks the ids the ledger keeps.
 #[actix_web::test]
 async fn a_round_reported_twice_under_another_seq_no_is_refused_and_kept_as_evidence() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let k = key(1);
     for (table, k) in [("R01", &k), ("R02", &key(2))] {
-        let (status, body) = post(&app, "/api/v1/tables", registration(table, k)).await;
-        assert_eq!(status, 201, "{body}");
+        register_table(&app, registration(table, k)).await;
     }
     let with_id = |table: &str, seq_no: u64, round_id: &str, paid_h: i64| {
         let mut round = spin(
@@ -1083,8 +957,7 @@ async fn a_round_reported_twice_under_another_seq_no_is_refused_and_kept_as_evid
     };
     // Straight on 17 wins 35:1: 10 000 × 36 = 360 000 paid back.
     let first = with_id("R01", 1, "R01-2026-11-20-0001", 360_000);
-    let (status, receipt) = post(&app, "/api/v1/records", signed(first.clone(), &k)).await;
-    assert_eq!(status, 201, "{receipt}");
+    let receipt = posted_record(&app, first.clone(), &k).await;
     // The same record again is the same round: its receipt, not a conflict.
     let (status, again) = post(&app, "/api/v1/records", signed(first, &k)).await;
     assert_eq!((status, &again), (200, &receipt));
@@ -1118,13 +991,7 @@ async fn a_round_reported_twice_under_another_seq_no_is_refused_and_kept_as_evid
     assert_eq!(body["results"][1]["error"]["code"], "round_id_conflict");
     // A blank id names no round: two rounds under it are two rounds.
     for (seq_no, blank) in [(5, ""), (6, "  "), (7, "")] {
-        let (status, body) = post(
-            &app,
-            "/api/v1/records",
-            signed(with_id("R01", seq_no, blank, 0), &k),
-        )
-        .await;
-        assert_eq!(status, 201, "{body}");
+        posted_record(&app, with_id("R01", seq_no, blank, 0), &k).await;
     }
     // Counted once: R01 has five rounds (seq_no 1, 3, 5, 6 and 7), 50 000 staked.
     let (_, daily) = get(&app, "/api/v1/reports/daily?day=2026-11-20").await;
@@ -1140,14 +1007,11 @@ async fn a_round_reported_twice_under_another_seq_no_is_refused_and_kept_as_evid
 
 #[actix_web::test]
 async fn a_record_sent_again_after_its_key_was_revoked_gets_its_receipt() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let k = key(1);
-    let (status, table) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
-    assert_eq!(status, 201, "{table}");
+    register_table(&app, registration("R01", &k)).await;
     let record = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 360_000)]));
-    let (status, receipt) = post(&app, "/api/v1/records", signed(record.clone(), &k)).await;
-    assert_eq!(status, 201, "{receipt}");
+    let receipt = posted_record(&app, record.clone(), &k).await;
 
     let key_id = dozor_log::keys::key_id(&k.verifying_key());
     let (s, b) = post(

@@ -7,57 +7,29 @@ mod common;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use common::*;
-use ledger::storage::append::{append_batch, AppendOutcome};
 use ledger::storage::connect;
-use ledger::storage::registry::{self, NewTable};
+use ledger::storage::registry::NewTable;
 use rules::gaming_day::GamingDayClock;
 use serde_json::{json, Value};
 
-fn at(text: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(text)
-        .unwrap()
-        .with_timezone(&Utc)
-}
-
 fn register(conn: &mut diesel::PgConnection, table_id: &str, game: &str, key: u8, when: &str) {
-    registry::register_table(
-        conn,
-        operator().signing_key(),
-        NewTable {
-            table_id,
-            game,
-            location: "Praha, sál 2",
-            plan_id: "69games-ziva-hra",
-            wheel_layout: None,
-            plays_from: Some(at(PLAYS_FROM)),
-            limits: None,
-        },
-        &common::key(key).verifying_key(),
-        "cli:tests",
-        at(when),
-    )
-    .unwrap();
+    let table = NewTable {
+        plays_from: Some(at(PLAYS_FROM)),
+        ..new_table(table_id, game, "Praha, sál 2")
+    };
+    register_on(conn, table, &common::key(key), at(when));
 }
 
-/// Signs `record` with table key `key`, prepares it as ingest does and appends it received at
-/// `received`; its ledger index.
-fn append_signed(
-    state: &api::state::AppState,
-    conn: &mut diesel::PgConnection,
-    record: Value,
-    key: u8,
-    received: DateTime<Utc>,
-) -> u64 {
-    let body = serde_json::to_vec(&signed(record, &common::key(key))).unwrap();
-    let submission = state
-        .ingest
-        .prepare(ledger::ingest::parse_envelope(&body).unwrap())
-        .unwrap();
-    let out = append_batch(conn, &[submission], received).unwrap();
-    let AppendOutcome::Appended(receipt) = &out[0] else {
-        panic!("{out:?}")
-    };
-    receipt.index
+/// The row of `table_id` in a day's report.
+fn table_row<'a>(
+    daily: &'a reports::daily::DailyReport,
+    table_id: &str,
+) -> &'a reports::daily::PayoutRow {
+    daily
+        .rows
+        .iter()
+        .find(|r| r.table_id.as_deref() == Some(table_id))
+        .unwrap()
 }
 
 fn cards(text: &str) -> Vec<&str> {
@@ -88,7 +60,13 @@ async fn impossible_records_and_void_hands_are_kept_and_judged_everywhere_alike(
     register(&mut conn, "BJ1", "blackjack", 32, "2026-11-10T10:00:01Z");
     let mut append = |record: Value, key: u8, n: i64| {
         let received = at("2026-11-10T20:00:00Z") + chrono::Duration::seconds(n);
-        append_signed(&state, &mut conn, record, key, received)
+        appended_index(&append_signed(
+            &state,
+            &mut conn,
+            record,
+            &common::key(key),
+            received,
+        ))
     };
 
     // K♠ dealt to the dealer and again on the board from a one-deck game: it cannot have
@@ -131,13 +109,7 @@ async fn impossible_records_and_void_hands_are_kept_and_judged_everywhere_alike(
     // returned stakes (BJ1 handed back 250 Kč; its finding says 150 Kč of it was too much).
     let day = NaiveDate::from_ymd_opt(2026, 11, 10).unwrap();
     let daily = reports::daily::build(&mut conn, &GamingDayClock::default(), day).unwrap();
-    let row = |table: &str| {
-        daily
-            .rows
-            .iter()
-            .find(|r| r.table_id.as_deref() == Some(table))
-            .unwrap()
-    };
+    let row = |table: &str| table_row(&daily, table);
     assert_eq!((row("U1").rounds, row("U1").void_rounds), (2, 1));
     assert_eq!(row("U1").returned_stakes_h, 20_000);
     assert_eq!(
@@ -188,7 +160,13 @@ async fn a_hand_played_for_time_outside_every_collected_period_is_named() {
     );
     let mut append = |record: Value, key: u8, n: i64| {
         let received = at("2026-11-10T22:00:00Z") + chrono::Duration::seconds(n);
-        append_signed(&state, &mut conn, record, key, received);
+        appended_index(&append_signed(
+            &state,
+            &mut conn,
+            record,
+            &common::key(key),
+            received,
+        ));
     };
     // P1 collects 200 Kč from each of two players at 20:00 for 20:00–20:30.
     append(
@@ -241,14 +219,7 @@ async fn a_hand_played_for_time_outside_every_collected_period_is_named() {
     // The collected time is the tables' revenue in the day's report, once: P1 400 Kč, O1
     // 400 Kč (both hands at P1 took no rake).
     let daily = reports::daily::build(&mut conn, &GamingDayClock::default(), day).unwrap();
-    let ggr = |table: &str| {
-        daily
-            .rows
-            .iter()
-            .find(|r| r.table_id.as_deref() == Some(table))
-            .map(|r| r.ggr_h)
-            .unwrap()
-    };
+    let ggr = |table: &str| table_row(&daily, table).ggr_h;
     assert_eq!((ggr("P1"), ggr("O1")), (40_000, 40_000));
 
     // The table audit names the same hand, and so does the offline verifier from the export.
@@ -333,7 +304,13 @@ async fn the_wheel_reversed_every_spin_and_the_button_moved_every_hand_are_audit
     let mut append = |record: Value, key: u8| {
         n += 1;
         let received = at("2026-11-10T22:00:00Z") + chrono::Duration::seconds(n);
-        append_signed(&state, &mut conn, record, key, received)
+        appended_index(&append_signed(
+            &state,
+            &mut conn,
+            record,
+            &common::key(key),
+            received,
+        ))
     };
     // Spins 1–3 alternate; spin 4 turns the wheel clockwise as spin 3 did and is settled.
     // Spin 4 reaches the ledger before spin 3: the audit follows the order they were played.
@@ -364,18 +341,7 @@ async fn the_wheel_reversed_every_spin_and_the_button_moved_every_hand_are_audit
     let plans = rules::PlanBook::builtin().unwrap();
     let audit =
         reports::table_audit::build(&mut conn, &GamingDayClock::default(), day, &plans).unwrap();
-    let named: Vec<(&str, &str, u64, Option<u64>)> = audit
-        .findings
-        .iter()
-        .map(|f| {
-            (
-                f.kind.as_str(),
-                f.table_id.as_str(),
-                f.seq_no,
-                f.previous_seq_no,
-            )
-        })
-        .collect();
+    let named: Vec<(&str, &str, u64, Option<u64>)> = audit_lines(&audit.findings);
     let expected = [
         ("big_blind_out_of_turn", "P1", 3, Some(2)),
         ("big_blind_out_of_turn", "P1", 4, Some(3)),
@@ -415,17 +381,6 @@ async fn the_wheel_reversed_every_spin_and_the_button_moved_every_hand_are_audit
 
     // The offline verifier runs the same audits over the exported rounds.
     let report = export_and_verify_day(&url, day);
-    let offline: Vec<(&str, &str, u64, Option<u64>)> = report
-        .table_audit
-        .iter()
-        .map(|f| {
-            (
-                f.kind.as_str(),
-                f.table_id.as_str(),
-                f.seq_no,
-                f.previous_seq_no,
-            )
-        })
-        .collect();
+    let offline: Vec<(&str, &str, u64, Option<u64>)> = audit_lines(&report.table_audit);
     assert_eq!(offline, expected);
 }

@@ -5,8 +5,6 @@
 
 mod common;
 
-use actix_web::{test, App};
-use api::server;
 use chrono::{DateTime, NaiveDate, Utc};
 use common::*;
 use ledger::storage::append::{append_batch, AppendOutcome};
@@ -81,13 +79,7 @@ async fn bets_are_judged_by_the_limits_posted_when_the_round_was_played() {
     // table's limits changed under it, and ingest judges it again by the new ones.
     // 3 000 Kč on red at 21:40: inside the evening's 5 000 Kč, 1 000 Kč = 100 000 h over the
     // night's 2 000 Kč.
-    let prepare = |record: Value| {
-        let body = serde_json::to_vec(&signed(record, &k)).unwrap();
-        state
-            .ingest
-            .prepare(ledger::ingest::parse_envelope(&body).unwrap())
-            .unwrap()
-    };
+    let prepare = |record: Value| prepared(&state, record, &k);
     let early = prepare(spin_at(1, "2026-11-10T21:40:00Z", red(300_000)));
     let (stale_findings, _) = early
         .derived
@@ -192,13 +184,7 @@ async fn bets_are_judged_by_the_limits_posted_when_the_round_was_played() {
         .args(["table", "limits", "R01"])
         .env("DATABASE_URL", &url)
         .env("DOZOR_OPERATOR_KEY", operator_key_file(&dir))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let history: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(history["in_force"]["max_outside_h"], 200_000);
     let postings = history["postings"].as_array().unwrap();
@@ -253,8 +239,7 @@ fn operator_key_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
 
 #[actix_web::test]
 async fn limits_are_set_by_an_admin_inside_the_plan_and_never_after_the_rounds() {
-    let (state, _url) = api_state();
-    let app = test::init_service(App::new().configure(server::configure(state.clone()))).await;
+    let (_state, _url, app) = api_app().await;
     let k = key(12);
     // A registration with limits outside the plan (5 Kč a bet; the plan's minimum is 10 Kč) is
     // refused, naming the field; so are limits of another game.
@@ -265,10 +250,7 @@ async fn limits_are_set_by_an_admin_inside_the_plan_and_never_after_the_rounds()
     assert_error(status, &answer, 422, "invalid_table");
     assert_eq!(answer["details"]["field"], "limits");
     assert!(
-        answer["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("limits.min_bet_h: 5,00 Kč"),
+        message_of(&answer).starts_with("limits.min_bet_h: 5,00 Kč"),
         "{answer}"
     );
     body["limits"] =
@@ -277,8 +259,7 @@ async fn limits_are_set_by_an_admin_inside_the_plan_and_never_after_the_rounds()
     assert_error(status, &answer, 422, "invalid_table");
     body["limits"] = json!({"min_bet_h": 1_000, "max_straight_up_h": 100_000,
                             "max_inside_h": 200_000, "max_outside_h": 500_000});
-    let (status, answer) = post(&app, "/api/v1/tables", body).await;
-    assert_eq!(status, 201, "{answer}");
+    register_table(&app, body).await;
 
     let change = |limits: Value, reason: &str| json!({"limits": limits, "reason": reason});
     let good = json!({"min_bet_h": 10_000, "max_straight_up_h": 50_000,

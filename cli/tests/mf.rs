@@ -7,31 +7,17 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use actix_web::{test, App};
-use api::server;
+use actix_web::test;
 use chrono::Utc;
 use common::*;
 use dozor_log::access::Role;
-use dozor_log::keys::encode_public_key;
 use reports::mf::{PackageSource, Schema, ValidationSettings};
 use rules::gaming_day::{GamingDayClock, Month};
 use serde_json::{json, Value};
 use sha2::Digest as _;
-use simulator::month::{station_records, MonthSettings, Station};
-
-macro_rules! app {
-    ($state:expr) => {
-        test::init_service(App::new().configure(server::configure($state.clone()))).await
-    };
-}
+use simulator::month::{MonthSettings, Station};
 
 const PLAN: &str = "69games-ziva-hra";
-
-fn register_body(table_id: &str, game: &str, key: &ed25519_dalek::SigningKey) -> Value {
-    json!({"table_id": table_id, "game": game, "location": "Praha",
-           "public_key": encode_public_key(&key.verifying_key()),
-           "valid_from": "2026-09-30T00:00:00Z"})
-}
 
 /// GET as `role`, the body as bytes, with the response's headers.
 async fn get_bytes(
@@ -39,14 +25,22 @@ async fn get_bytes(
     uri: &str,
     role: Role,
 ) -> (u16, Vec<u8>, actix_web::http::header::HeaderMap) {
-    let request = test::TestRequest::get()
-        .uri(uri)
-        .insert_header(bearer(role))
-        .to_request();
+    let request = role_get(uri, role);
     let response = test::call_service(app, request).await;
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     (status, test::read_body(response).await.to_vec(), headers)
+}
+
+/// [`get_bytes`] of a package that is served: its bytes and the response's headers.
+async fn package(
+    app: &impl TestApp,
+    uri: &str,
+    role: Role,
+) -> (Vec<u8>, actix_web::http::header::HeaderMap) {
+    let (status, zip, headers) = get_bytes(app, uri, role).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&zip));
+    (zip, headers)
 }
 
 /// Writes the package's ZIP into a fresh directory (named as the package) and validates it.
@@ -103,12 +97,8 @@ fn row_where<'a>(
 async fn a_simulated_month_gives_a_package_the_validator_passes() {
     let (state, url) = api_state_configured();
     create_key(&url, Role::Reporter);
-    let app = app!(state);
-    let plan = rules::PlanBook::builtin()
-        .unwrap()
-        .get(PLAN)
-        .unwrap()
-        .clone();
+    let app = test_app(&state).await;
+    let plan = builtin_plan();
     let settings = MonthSettings {
         month: Month::parse("2026-10").unwrap(),
         days: 3,
@@ -124,22 +114,7 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
         Station::table("ROOM1".into(), "poker_tournament", 4, &plan).unwrap(),
         Station::cage("CAGE".into()),
     ];
-    let mut submitted = 0;
-    for station in &mut stations {
-        let key = simulator::games::table_key(7, &station.table_id);
-        let (status, body) = post(
-            &app,
-            "/api/v1/tables",
-            register_body(&station.table_id, &station.game, &key),
-        )
-        .await;
-        assert_eq!(status, 201, "{body}");
-        for record in station_records(station, &plan, &settings, 1).unwrap() {
-            let (status, body) = call(&app, record_request(record, &key)).await;
-            assert_eq!(status, 201, "{body}");
-            submitted += 1;
-        }
-    }
+    let submitted = submit_simulated_month(&app, &mut stations, &plan, &settings, 7).await;
     assert!(submitted > 150, "{submitted}");
 
     // Every period reconciles exactly; no round is outside a period.
@@ -162,11 +137,8 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
         .iter()
         .map(|k| haler_of_koruny(k))
         .sum();
-    let expected: i64 = audit["tables"]
-        .as_array()
-        .unwrap()
+    let expected: i64 = each(&audit["tables"], |t| t["rounds_result_h"].as_i64().unwrap())
         .iter()
-        .map(|t| t["rounds_result_h"].as_i64().unwrap())
         .sum();
     assert_eq!(results, expected);
     assert_eq!(python_czech_column(&people, "Rozdíl (Kč)"), vec!["0,00"; 9]);
@@ -189,13 +161,7 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
     let out = dozor()
         .args(["report", "mf-validate"])
         .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+        .succeeds_or(|out| String::from_utf8_lossy(&out.stdout).into_owned());
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("OK: "));
 
     // 3 days × 3 tables + 3 cage days + 3 tournaments.
@@ -275,27 +241,13 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
     let today = GamingDayClock::default().day_of(Utc::now());
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("export");
-    reports::inspection::write_export(
+    export_days(
         &mut ledger::storage::connect(&url).unwrap(),
-        &GamingDayClock::default(),
-        &operator(),
-        "cli:tests",
         today,
         today,
         &out,
-        Utc::now(),
-        None,
-        &Default::default(),
-        &mut |_, _| {},
-    )
-    .unwrap();
-    let report = dozor_verify::verify_export(
-        &out,
-        &[operator().verifier()],
-        dozor_verify::VerifyOptions::default(),
-        |_, _| {},
-    )
-    .unwrap();
+    );
+    let report = verify_exported(&out).unwrap();
     assert_eq!(
         report.ministry_packages,
         [dozor_verify::SealedPackage {
@@ -310,14 +262,8 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
 async fn a_package_is_issued_once_per_content_and_never_without_an_active_station() {
     let (state, url) = api_state_configured();
     create_key(&url, Role::Reporter);
-    let app = app!(state);
-    let (status, body) = post(
-        &app,
-        "/api/v1/tables",
-        register_body("R01", "roulette", &key(1)),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
+    let app = test_app(&state).await;
+    register_table(&app, registration_for_october("R01", "roulette", &key(1))).await;
     let spin_on = |table: &str, seq_no: u64, day: &str| {
         let mut round = spin(
             table,
@@ -328,15 +274,9 @@ async fn a_package_is_issued_once_per_content_and_never_without_an_active_statio
         round["played_at"] = json!(format!("{day}T18:00:00Z"));
         round
     };
-    let (status, body) = call(
-        &app,
-        record_request(spin_on("R01", 1, "2026-10-05"), &key(1)),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
+    submitted_record(&app, spin_on("R01", 1, "2026-10-05"), &key(1)).await;
     let uri = "/api/v1/reports/mf?month=2026-10&misto=kasino_1";
-    let (status, first, headers) = get_bytes(&app, uri, Role::Reporter).await;
-    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&first));
+    let (first, headers) = package(&app, uri, Role::Reporter).await;
     let header = |h: &actix_web::http::header::HeaderMap, name: &str| {
         h.get(name).unwrap().to_str().unwrap().to_owned()
     };
@@ -354,12 +294,7 @@ async fn a_package_is_issued_once_per_content_and_never_without_an_active_statio
     );
     assert_eq!(ledger_size(&url), size);
     // Another round of the month: a changed content is the next version.
-    let (status, body) = call(
-        &app,
-        record_request(spin_on("R01", 2, "2026-10-06"), &key(1)),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
+    submitted_record(&app, spin_on("R01", 2, "2026-10-06"), &key(1)).await;
     let (_, third, changed) = get_bytes(&app, uri, Role::Reporter).await;
     assert_eq!(header(&changed, "x-dozor-issued"), "new");
     assert_eq!(
@@ -376,25 +311,14 @@ async fn a_package_is_issued_once_per_content_and_never_without_an_active_statio
     assert_error(status, &body, 404, "package_not_issued");
 
     // A table with rounds in the month that no premises lists: refused, naming it.
-    let (status, body) = post(
-        &app,
-        "/api/v1/tables",
-        register_body("R99", "roulette", &key(9)),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
-    let (status, body) = call(
-        &app,
-        record_request(spin_on("R99", 1, "2026-10-07"), &key(9)),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
+    register_table(&app, registration_for_october("R99", "roulette", &key(9))).await;
+    submitted_record(&app, spin_on("R99", 1, "2026-10-07"), &key(9)).await;
     let size = ledger_size(&url);
     let (status, body, _) = get_bytes(&app, uri, Role::Reporter).await;
     let body: Value = serde_json::from_slice(&body).unwrap();
     assert_error(status, &body, 409, "stations_without_premises");
     assert_eq!(body["details"]["stations"], json!(["R99"]), "{body}");
-    assert!(body["message"].as_str().unwrap().contains("R99"), "{body}");
+    assert!(message_of(&body).contains("R99"), "{body}");
     assert_eq!(ledger_size(&url), size);
 
     // `dozor verify` holds each kept package to its seal.
@@ -527,15 +451,14 @@ fn evening(table_id: &str, drop_h: i64, closing: Value) -> Vec<Value> {
 #[actix_web::test]
 async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
     let (state, url) = api_state_configured();
-    let app = app!(state);
+    let app = test_app(&state).await;
     let (table_key, short_key, cage_key) = (key(1), key(2), key(3));
     for (id, game, k) in [
         ("R01", "roulette", &table_key),
         ("R02", "roulette", &short_key),
         ("CAGE", "cage", &cage_key),
     ] {
-        let (status, body) = post(&app, "/api/v1/tables", register_body(id, game, k)).await;
-        assert_eq!(status, 201, "{body}");
+        register_table(&app, registration_for_october(id, game, k)).await;
     }
     // Rounds: stakes 1 000 + 500 + 2 000 = 3 500 Kč, paid 36 000 Kč: the table lost 32 500 Kč.
     // Closing float from win = closing − opening + credits − fills + drop:
@@ -606,8 +529,7 @@ async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
         records.push((r, &cage_key));
     }
     for (r, k) in records {
-        let (status, body) = call(&app, record_request(r, k)).await;
-        assert_eq!(status, 201, "{body}");
+        submitted_record(&app, r, k).await;
     }
 
     let (status, audit) = get(&app, "/api/v1/reports/periods?month=2026-10").await;
@@ -624,18 +546,13 @@ async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
     );
     assert_eq!(r01["table_win_h"], -3_250_000);
     // R02's count: −32 500 − 1 500 = −34 000 Kč against the rounds' −32 500 Kč.
-    let findings: Vec<(&str, &str, Option<i64>)> = audit["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["table_id"].as_str().unwrap(),
-                f["kind"].as_str().unwrap(),
-                f["amount_h"].as_i64(),
-            )
-        })
-        .collect();
+    let findings: Vec<(&str, &str, Option<i64>)> = each(&audit["findings"], |f| {
+        (
+            f["table_id"].as_str().unwrap(),
+            f["kind"].as_str().unwrap(),
+            f["amount_h"].as_i64(),
+        )
+    });
     assert_eq!(
         findings,
         [
@@ -775,7 +692,7 @@ async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
 #[actix_web::test]
 async fn the_package_route_answers_each_mistake_with_its_error() {
     let (state, _url) = api_state_configured();
-    let app = app!(state);
+    let app = test_app(&state).await;
     for (uri, status, code) in [
         (
             "/api/v1/reports/mf?month=2026-13&misto=kasino_1",
@@ -802,8 +719,7 @@ async fn the_package_route_answers_each_mistake_with_its_error() {
         assert_error(s, &body, status, code);
     }
     // Without the operator's configuration there is no package to make.
-    let (state, _url) = api_state();
-    let app = app!(state);
+    let (_state, _url, app) = api_app().await;
     let (s, body) = get(&app, "/api/v1/reports/mf?month=2026-10&misto=kasino_1").await;
     assert_error(s, &body, 409, "not_configured");
 }
@@ -812,12 +728,11 @@ async fn the_package_route_answers_each_mistake_with_its_error() {
 async fn a_month_without_activity_still_gives_a_valid_package() {
     let (state, url) = api_state_configured();
     create_key(&url, Role::Regulator);
-    let app = app!(state);
+    let app = test_app(&state).await;
     // August: nothing. September: nothing, and the quarter's exchange-rate file.
     for (month, files) in [("2026-08", 9), ("2026-09", 10)] {
         let uri = format!("/api/v1/reports/mf?month={month}&misto=kasino_1");
-        let (status, zip, _) = get_bytes(&app, &uri, Role::Regulator).await;
-        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&zip));
+        let (zip, _) = package(&app, &uri, Role::Regulator).await;
         let name = format!("12345679-M-{}-Z-kasino_1-01", month.replace('-', ""));
         let (_dir, _path, errors) = validate_zip(&zip, &name);
         assert_eq!(errors, Vec::<String>::new(), "{month}");

@@ -5,17 +5,10 @@
 
 mod common;
 
-use actix_web::{test, App};
-use api::server;
+use actix_web::test;
 use common::*;
 use dozor_log::access::Role;
 use serde_json::{json, Value};
-
-macro_rules! app {
-    ($state:expr) => {
-        test::init_service(App::new().configure(server::configure($state.clone()))).await
-    };
-}
 
 fn row<'a>(report: &'a Value, day: Option<&str>, game: &str, table: Option<&str>) -> &'a Value {
     report["rows"]
@@ -38,10 +31,7 @@ fn kind<'a>(report: &'a Value, game: &str, kind: &str) -> &'a Value {
 }
 
 async fn get_as(app: &impl TestApp, uri: &str, role: Role) -> (u16, String, Option<String>) {
-    let request = test::TestRequest::get()
-        .uri(uri)
-        .insert_header(bearer(role))
-        .to_request();
+    let request = role_get(uri, role);
     let response = test::call_service(app, request).await;
     let status = response.status().as_u16();
     let csp = response
@@ -56,11 +46,10 @@ async fn get_as(app: &impl TestApp, uri: &str, role: Role) -> (u16, String, Opti
 async fn one_game_day_by_hand() {
     let (state, url) = api_state();
     create_key(&url, Role::Reporter);
-    let app = app!(state);
+    let app = test_app(&state).await;
     let (k1, k2) = (key(1), key(2));
     for (id, k) in [("R01", &k1), ("R02", &k2)] {
-        let (status, body) = post(&app, "/api/v1/tables", registration(id, k)).await;
-        assert_eq!(status, 201, "{body}");
+        register_table(&app, registration(id, k)).await;
     }
     let red = |id: &str, stake: i64, paid: i64| json!({"bet_id": id, "player": "seat-2", "kind": "red", "stake_h": stake, "paid_h": paid});
     let records = [
@@ -83,8 +72,7 @@ async fn one_game_day_by_hand() {
         ),
     ];
     for (record, k) in records {
-        let (status, body) = call(&app, record_request(record, k)).await;
-        assert_eq!(status, 201, "{body}");
+        submitted_record(&app, record, k).await;
     }
     let (status, report) = get(&app, "/api/v1/reports/rtp?month=2026-11").await;
     assert_eq!(status, 200, "{report}");
@@ -238,12 +226,8 @@ async fn one_game_day_by_hand() {
 async fn a_simulated_month_adds_up_and_its_page_renders_offline() {
     let (state, url) = api_state();
     create_key(&url, Role::Regulator);
-    let app = app!(state);
-    let plan = rules::PlanBook::builtin()
-        .unwrap()
-        .get("69games-ziva-hra")
-        .unwrap()
-        .clone();
+    let app = test_app(&state).await;
+    let plan = builtin_plan();
     let settings = simulator::month::MonthSettings {
         month: rules::gaming_day::Month::parse("2026-10").unwrap(),
         days: 4,
@@ -258,18 +242,7 @@ async fn a_simulated_month_adds_up_and_its_page_renders_offline() {
         simulator::month::Station::table("U01".into(), "ultimate_texas_holdem", 3, &plan).unwrap(),
         simulator::month::Station::table("PH1".into(), "poker_cash", 4, &plan).unwrap(),
     ];
-    for station in &mut stations {
-        let key = simulator::games::table_key(11, &station.table_id);
-        let body = json!({"table_id": station.table_id, "game": station.game, "location": "Praha",
-            "public_key": dozor_log::keys::encode_public_key(&key.verifying_key()),
-            "valid_from": "2026-09-30T00:00:00Z"});
-        let (status, answer) = post(&app, "/api/v1/tables", body).await;
-        assert_eq!(status, 201, "{answer}");
-        for record in simulator::month::station_records(station, &plan, &settings, 1).unwrap() {
-            let (status, answer) = call(&app, record_request(record, &key)).await;
-            assert_eq!(status, 201, "{answer}");
-        }
-    }
+    submit_simulated_month(&app, &mut stations, &plan, &settings, 11).await;
     let (status, report) = get(&app, "/api/v1/reports/rtp?month=2026-10").await;
     assert_eq!(status, 200, "{report}");
     let rows = report["rows"].as_array().unwrap();
@@ -384,8 +357,7 @@ async fn a_simulated_month_adds_up_and_its_page_renders_offline() {
 #[actix_web::test]
 async fn a_browser_opens_the_page_with_the_key_as_its_password() {
     use base64::Engine as _;
-    let (state, _) = api_state();
-    let app = test::init_service(App::new().configure(server::configure(state))).await;
+    let (_state, _, app) = api_app().await;
     let basic = |user: &str, password: &str| {
         let pair = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
         ("authorization", format!("Basic {pair}"))

@@ -5,8 +5,6 @@
 
 mod common;
 
-use actix_web::{test, App};
-use api::server;
 use chrono::{Duration, NaiveDate, NaiveTime, Utc};
 use common::*;
 use dozor_verify::{verify_export, VerifyOptions};
@@ -23,15 +21,12 @@ fn read_json(path: &std::path::Path) -> Value {
 
 #[actix_web::test]
 async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
-    let (state, url) = api_state();
-    let app = test::init_service(App::new().configure(server::configure(state.clone()))).await;
+    let (_state, url, app) = api_app().await;
     let k = key(1);
-    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
-    assert_eq!(status, 201, "{body}");
+    register_table(&app, registration("R01", &k)).await;
     for seq in 1..=3 {
         let record = spin("R01", seq, 17, json!([straight("b", 17, 10_000, 360_000)]));
-        let (status, body) = call(&app, record_request(record, &k)).await;
-        assert_eq!(status, 201, "{body}");
+        submitted_record(&app, record, &k).await;
     }
     let data = tempfile::tempdir().unwrap();
     let clock = GamingDayClock::default();
@@ -210,23 +205,20 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
 /// soon as it starts, and a second start finds nothing left to do.
 #[actix_web::test]
 async fn the_server_catches_up_the_nights_it_missed_at_start() {
-    let (state, url) = api_state();
-    let app = test::init_service(App::new().configure(server::configure(state.clone()))).await;
+    let (state, url, app) = api_app().await;
     let clock = GamingDayClock::default();
     let now = Utc::now();
     let today = clock.day_of(now);
     let k = key(1);
     let mut table = registration("R01", &k);
     table["valid_from"] = json!((clock.start_of(today - Duration::days(4))).to_rfc3339());
-    let (status, body) = post(&app, "/api/v1/tables", table).await;
-    assert_eq!(status, 201, "{body}");
+    register_table(&app, table).await;
     // One spin at noon of each of the two days before yesterday; yesterday was quiet.
     let played = [3, 2].map(|back| today - Duration::days(back));
     for (seq, day) in (1..).zip(played) {
         let mut record = spin("R01", seq, 17, json!([straight("b", 17, 10_000, 360_000)]));
         record["played_at"] = json!((clock.start_of(day) + Duration::hours(6)).to_rfc3339());
-        let (status, body) = call(&app, record_request(record, &k)).await;
-        assert_eq!(status, 201, "{body}");
+        submitted_record(&app, record, &k).await;
     }
     let data = tempfile::tempdir().unwrap();
     // Due as soon as a gaming day closes, so yesterday's night is due too.
@@ -238,7 +230,7 @@ async fn the_server_catches_up_the_nights_it_missed_at_start() {
     let summary_of = |day: NaiveDate| {
         data.path().join(format!(
             "reports/nightly/{day}/{}",
-            reports::nightly::SUMMARY
+            reports::night_names::SUMMARY
         ))
     };
     let scheduler = api::nightly::spawn(state.clone(), schedule.clone()).unwrap();

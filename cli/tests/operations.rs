@@ -4,17 +4,9 @@
 
 mod common;
 
-use actix_web::{test, App};
-use api::server;
 use common::*;
 use dozor_log::keys::encode_public_key;
 use serde_json::{json, Value};
-
-macro_rules! app {
-    ($state:expr) => {
-        test::init_service(App::new().configure(server::configure($state.clone()))).await
-    };
-}
 
 fn cage_registration(table_id: &str, key: &ed25519_dalek::SigningKey) -> Value {
     json!({"table_id": table_id, "game": "cage", "location": "Praha, pokladna",
@@ -36,20 +28,16 @@ fn cage_open(table_id: &str, seq_no: u64) -> Value {
 
 #[actix_web::test]
 async fn operation_records_are_ingested_from_their_own_kind_of_station() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let (table_key, cage_key) = (key(1), key(2));
-    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &table_key)).await;
-    assert_eq!(status, 201, "{body}");
+    register_table(&app, registration("R01", &table_key)).await;
     let (status, body) = post(&app, "/api/v1/tables", cage_registration("CAGE", &cage_key)).await;
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["game"], "cage");
 
     let size = ledger_size(&url);
-    let (status, receipt) = call(&app, record_request(table_open("R01", 0), &table_key)).await;
-    assert_eq!(status, 201, "{receipt}");
-    let (status, receipt) = call(&app, record_request(cage_open("CAGE", 0), &cage_key)).await;
-    assert_eq!(status, 201, "{receipt}");
+    submitted_record(&app, table_open("R01", 0), &table_key).await;
+    submitted_record(&app, cage_open("CAGE", 0), &cage_key).await;
     assert_eq!(ledger_size(&url), size + 2);
 
     // A cage record from a table, a table's record from the cage, a round from the cage: refused.
@@ -72,10 +60,7 @@ async fn operation_records_are_ingested_from_their_own_kind_of_station() {
     let (status, body) = call(&app, record_request(bad, &table_key)).await;
     assert_error(status, &body, 422, "invalid_record");
     assert!(
-        body["message"]
-            .as_str()
-            .unwrap()
-            .contains("float[0].denomination_h"),
+        message_of(&body).contains("float[0].denomination_h"),
         "{body}"
     );
     let mut early = table_open("R01", 1);
@@ -90,13 +75,10 @@ async fn operation_records_are_ingested_from_their_own_kind_of_station() {
 /// someone holding the table's key and the database) is named by `verify`.
 #[actix_web::test]
 async fn verify_names_an_operation_record_that_does_not_read() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let k = key(1);
-    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
-    assert_eq!(status, 201, "{body}");
-    let (status, body) = call(&app, record_request(table_open("R01", 1), &k)).await;
-    assert_eq!(status, 201, "{body}");
+    register_table(&app, registration("R01", &k)).await;
+    submitted_record(&app, table_open("R01", 1), &k).await;
     let (code, report, stderr) = verify_database(&url);
     assert_eq!(code, Some(0), "{report} {stderr}");
 
@@ -128,11 +110,9 @@ async fn verify_names_an_operation_record_that_does_not_read() {
 /// A cage's record signed by a gaming table's key, written past ingest, is named by `verify`.
 #[actix_web::test]
 async fn verify_names_a_cage_record_from_a_gaming_table() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let k = key(1);
-    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
-    assert_eq!(status, 201, "{body}");
+    register_table(&app, registration("R01", &k)).await;
     let envelope = dozor_log::Envelope::sign(cage_open("R01", 1), &k).unwrap();
     let canonical = dozor_log::canonical::canonical_text(&envelope.record).unwrap();
     let header = rules::RecordHeader::read(&envelope.record).unwrap();

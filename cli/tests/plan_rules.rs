@@ -9,20 +9,13 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::NaiveDate;
 use common::*;
 use dozor_verify::WhichRound;
-use ledger::storage::append::{append_batch, AppendOutcome};
 use ledger::storage::connect;
-use ledger::storage::registry::{self, NewTable};
+use ledger::storage::registry::NewTable;
 use rules::gaming_day::GamingDayClock;
 use serde_json::{json, Value};
-
-fn at(text: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(text)
-        .unwrap()
-        .with_timezone(&Utc)
-}
 
 /// The gaming day every round of these tests is played and received in.
 fn day() -> NaiveDate {
@@ -30,73 +23,38 @@ fn day() -> NaiveDate {
 }
 
 fn register(conn: &mut diesel::PgConnection, table_id: &str, game: &str, key: u8, n: i64) {
-    registry::register_table(
-        conn,
-        operator().signing_key(),
-        NewTable {
-            table_id,
-            game,
-            location: "Praha, sál 3",
-            plan_id: "69games-ziva-hra",
-            wheel_layout: None,
-            plays_from: Some(at(PLAYS_FROM)),
-            limits: None,
-        },
-        &common::key(key).verifying_key(),
-        "cli:tests",
-        at("2026-11-10T10:00:00Z") + chrono::Duration::seconds(n),
-    )
-    .unwrap();
+    let table = NewTable {
+        plays_from: Some(at(PLAYS_FROM)),
+        ..new_table(table_id, game, "Praha, sál 3")
+    };
+    let registered = at("2026-11-10T10:00:00Z") + chrono::Duration::seconds(n);
+    register_on(conn, table, &common::key(key), registered);
 }
 
 /// Signs `record` with table key `key`, prepares it as ingest does (envelope, key, signature,
 /// re-judging) and appends it received at 22:00 + `n` s; its ledger index.
 fn ingest(state: &api::state::AppState, url: &str, record: Value, key: u8, n: i64) -> u64 {
-    let body = serde_json::to_vec(&signed(record, &common::key(key))).unwrap();
-    let submission = state
-        .ingest
-        .prepare(ledger::ingest::parse_envelope(&body).unwrap())
-        .unwrap();
     let received = at("2026-11-10T22:00:00Z") + chrono::Duration::seconds(n);
-    let out = append_batch(&mut connect(url).unwrap(), &[submission], received).unwrap();
-    let AppendOutcome::Appended(receipt) = &out[0] else {
-        panic!("{out:?}")
-    };
-    receipt.index
+    let mut conn = connect(url).unwrap();
+    appended_index(&append_signed(
+        state,
+        &mut conn,
+        record,
+        &common::key(key),
+        received,
+    ))
 }
 
 /// Signs a checkpoint over the whole ledger and exports the day; the export's directory.
 fn export(url: &str, dir: &Path) -> PathBuf {
-    let mut conn = connect(url).unwrap();
-    ledger::storage::checkpoints::create(&mut conn, &operator(), ledger_size(url), Utc::now())
-        .unwrap();
     let out = dir.join("export");
-    reports::inspection::write_export(
-        &mut conn,
-        &GamingDayClock::default(),
-        &operator(),
-        "cli:tests",
-        day(),
-        day(),
-        &out,
-        Utc::now(),
-        None,
-        &Default::default(),
-        &mut |_, _| {},
-    )
-    .unwrap();
+    checkpoint_and_export_day(url, day(), &out);
     out
 }
 
 /// The offline verifier over the export at `out`.
 fn verify_offline(out: &Path) -> dozor_verify::InspectionReport {
-    dozor_verify::verify_export(
-        out,
-        &[operator().verifier()],
-        dozor_verify::VerifyOptions::default(),
-        |_, _| {},
-    )
-    .unwrap()
+    verify_exported(out).unwrap()
 }
 
 /// The findings (kind, amount) of `table_id`'s round `seq_no` as the offline verifier finds it
@@ -110,17 +68,7 @@ fn offline_findings(out: &Path, table_id: &str, seq_no: u64) -> Vec<(String, i64
         reports::sheet::Language::English,
     )
     .unwrap();
-    shown.round.verdict["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["kind"].as_str().unwrap().to_owned(),
-                f["amount_h"].as_i64().unwrap(),
-            )
-        })
-        .collect()
+    kinds_and_amounts(&shown.round.verdict["findings"])
 }
 
 fn owned(found: &[(&str, i64)]) -> Vec<(String, i64)> {
@@ -241,16 +189,7 @@ async fn the_plans_void_and_misdeal_rules_and_the_newcomer_rule_are_judged_every
     let newcomer_at = ingest(&state, &url, newcomer, 62, 2);
     let newcomer_found = owned(&[("illegal_decision", 0)]);
     assert_eq!(findings_of(&url, "P1", newcomer_at), newcomer_found);
-    let page = reports::findings::list(
-        &mut connect(&url).unwrap(),
-        &GamingDayClock::default(),
-        &reports::findings::FindingFilter {
-            table_id: Some("P1".into()),
-            limit: 100,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let page = findings_page(&url, "P1");
     let named: Vec<(&str, Value)> = page
         .items
         .iter()
@@ -342,16 +281,7 @@ async fn after_a_no_spin_the_wheel_turns_the_same_way_in_the_table_audit_and_off
         );
     }
     // Every verdict is clean: lost bets paid nothing, the no-spins' stakes went back.
-    let page = reports::findings::list(
-        &mut connect(&url).unwrap(),
-        &GamingDayClock::default(),
-        &reports::findings::FindingFilter {
-            table_id: Some("R2".into()),
-            limit: 100,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let page = findings_page(&url, "R2");
     assert!(page.items.is_empty(), "{:?}", page.items);
 
     let expected = [
@@ -366,35 +296,13 @@ async fn after_a_no_spin_the_wheel_turns_the_same_way_in_the_table_audit_and_off
         &plans,
     )
     .unwrap();
-    let online: Vec<(&str, &str, u64, Option<u64>)> = audit
-        .findings
-        .iter()
-        .map(|f| {
-            (
-                f.kind.as_str(),
-                f.table_id.as_str(),
-                f.seq_no,
-                f.previous_seq_no,
-            )
-        })
-        .collect();
+    let online: Vec<(&str, &str, u64, Option<u64>)> = audit_lines(&audit.findings);
     assert_eq!(online, expected, "{audit:?}");
     assert_eq!((audit.spins, audit.spins_with_directions), (7, 7));
 
     let dir = tempfile::tempdir().unwrap();
     let report = verify_offline(&export(&url, dir.path()));
-    let offline: Vec<(&str, &str, u64, Option<u64>)> = report
-        .table_audit
-        .iter()
-        .map(|f| {
-            (
-                f.kind.as_str(),
-                f.table_id.as_str(),
-                f.seq_no,
-                f.previous_seq_no,
-            )
-        })
-        .collect();
+    let offline: Vec<(&str, &str, u64, Option<u64>)> = audit_lines(&report.table_audit);
     assert_eq!(offline, expected);
     assert!(
         report.table_audit[0].message.contains(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use actix_web::{test, App};
+use actix_web::test;
 use common::*;
 use dozor_log::access::Role;
 use dozor_log::merkle::{verify_consistency, verify_inclusion, Hash};
@@ -16,15 +16,17 @@ fn hash(v: &Value) -> Hash {
         .unwrap()
 }
 
+/// GET of `uri` without a key, the body as JSON.
+async fn unauthenticated_json(app: &impl TestApp, uri: &str) -> Value {
+    test::call_and_read_body_json(app, test::TestRequest::get().uri(uri).to_request()).await
+}
+
 #[actix_web::test]
 async fn inclusion_and_consistency_proofs_verify() {
-    let (state, url) = state();
+    let (_state, _url, app) = admin_app().await;
     // Entry 0: the admin key that registers the table (entry 1).
-    create_key(&url, Role::Admin);
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
     let k = key(6);
-    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
-    assert_eq!(status, 201, "{body}");
+    register_table(&app, registration("R01", &k)).await;
     let mut receipts = Vec::new();
     for seq in 1..=7 {
         let record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
@@ -34,11 +36,8 @@ async fn inclusion_and_consistency_proofs_verify() {
     }
     let get = |uri: String| test::TestRequest::get().uri(&uri).to_request();
 
-    let body: Value = test::call_and_read_body_json(
-        &app,
-        get("/api/v1/ledger/proof/inclusion?index=2&size=5".into()),
-    )
-    .await;
+    let body: Value =
+        unauthenticated_json(&app, "/api/v1/ledger/proof/inclusion?index=2&size=5").await;
     let proof: Vec<Hash> = body["proof"].as_array().unwrap().iter().map(hash).collect();
     // Entries 0 and 1 are the admin key and the table's registration, so entry 2 is the first
     // round.
@@ -52,16 +51,11 @@ async fn inclusion_and_consistency_proofs_verify() {
     ));
 
     // Against the current size when none is given.
-    let body: Value =
-        test::call_and_read_body_json(&app, get("/api/v1/ledger/proof/inclusion?index=6".into()))
-            .await;
+    let body: Value = unauthenticated_json(&app, "/api/v1/ledger/proof/inclusion?index=6").await;
     assert_eq!(body["size"], 9);
 
-    let body: Value = test::call_and_read_body_json(
-        &app,
-        get("/api/v1/ledger/proof/consistency?first=3&second=7".into()),
-    )
-    .await;
+    let body: Value =
+        unauthenticated_json(&app, "/api/v1/ledger/proof/consistency?first=3&second=7").await;
     let proof: Vec<Hash> = body["proof"].as_array().unwrap().iter().map(hash).collect();
     assert!(verify_consistency(
         3,
@@ -110,10 +104,9 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
         })
     });
     create_key(&url, Role::Admin);
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let app = test_app(&state).await;
     let k = key(7);
-    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &k)).await;
-    assert_eq!(status, 201, "{body}");
+    register_table(&app, registration("R01", &k)).await;
     for seq in 1..=6 {
         let record = spin("R01", seq, 3, json!([straight("b1", 3, 10_000, 360_000)]));
         let req = record_request(record, &k);
@@ -157,13 +150,7 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
         "{note}"
     );
     // The checkpoint's root is the tree's root at that size.
-    let body: Value = test::call_and_read_body_json(
-        &app,
-        test::TestRequest::get()
-            .uri("/api/v1/ledger/proof/inclusion?index=0&size=8")
-            .to_request(),
-    )
-    .await;
+    let body = unauthenticated_json(&app, "/api/v1/ledger/proof/inclusion?index=0&size=8").await;
     assert_eq!(hash(&body["root"]), checkpoint.root);
     // Every checkpoint the writer signed is in the witness file too, outside the database.
     let witnessed = witness.read(&[operator().verifier()]).unwrap();
@@ -172,12 +159,6 @@ async fn checkpoints_cover_every_receipt_within_the_bound() {
     // The fourth entry made one due: signed in the transaction that appended it, its root from
     // the writer's frontier, which must be the stored tree's.
     let at_4 = witnessed.iter().find(|c| c.size == 4).unwrap();
-    let body: Value = test::call_and_read_body_json(
-        &app,
-        test::TestRequest::get()
-            .uri("/api/v1/ledger/proof/inclusion?index=0&size=4")
-            .to_request(),
-    )
-    .await;
+    let body = unauthenticated_json(&app, "/api/v1/ledger/proof/inclusion?index=0&size=4").await;
     assert_eq!(hash(&body["root"]), at_4.root);
 }

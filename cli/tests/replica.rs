@@ -8,8 +8,9 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::poll::poll_until;
 use common::site::{Http, Site};
 use common::{key, registration, submit_spins, Succeeds as _};
 use diesel::connection::SimpleConnection as _;
@@ -21,11 +22,11 @@ const DAY: &str = "2026-11-20";
 
 /// Waits until `done` holds (checked every 100 ms), at most 30 s.
 fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    poll_until(Duration::from_secs(30), Duration::from_millis(100), || {
+        done()
+            .then_some(())
+            .ok_or_else(|| format!("timed out waiting until {what}"))
+    });
 }
 
 /// The replica's progress as readiness shows it.
@@ -64,12 +65,7 @@ fn a_lagging_replica_gives_reports_cut_at_its_checkpoint_and_a_missing_one_the_p
     let admin = site.apikey_on(&owner_url, "replica", "admin");
     let reporter = site.apikey_on(&owner_url, "reader", "reporter");
     let officer = site.apikey_on(&owner_url, "officer", "compliance");
-    let (status, answer) = http.post(
-        "/api/v1/tables",
-        Some(&admin),
-        &registration("T1", &key(11)),
-    );
-    assert_eq!(status, 201, "{answer}");
+    http.register_table(Some(&admin), &registration("T1", &key(11)));
 
     // Ten spins, checkpointed and replayed: the report read on the replica has them all.
     let first = submit_spins(http, 1..=10);

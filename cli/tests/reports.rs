@@ -3,16 +3,14 @@
 
 mod common;
 
-use actix_web::{test, App};
-use api::server;
+use actix_web::test;
 use common::*;
 use dozor_log::access::Role;
 use serde_json::{json, Value};
 
 #[actix_web::test]
 async fn findings_and_daily_report() {
-    let (state, _url) = api_state();
-    let app = test::init_service(App::new().configure(server::configure(state.clone()))).await;
+    let (_state, _url, app) = api_app().await;
     let (k1, k2) = (key(1), key(2));
     for (id, k) in [("R01", &k1), ("R02", &k2)] {
         let req = test::TestRequest::post()

@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use actix_web::{test, App};
+use actix_web::test;
 use common::*;
 use diesel::RunQueryDsl as _;
 use dozor_log::access::Role;
@@ -73,13 +73,7 @@ fn tampered_exports_are_caught(original: &Path) {
         let dir = copy.path().join("export");
         edit(&dir);
         fix_manifest(&dir);
-        let failure = dozor_verify::verify_export(
-            &dir,
-            &[operator().verifier()],
-            dozor_verify::VerifyOptions::default(),
-            |_, _| {},
-        )
-        .unwrap_err();
+        let failure = verify_exported(&dir).unwrap_err();
         (failure.item, failure.message)
     };
     let replace = |file: &'static str, from: &'static str, to: &'static str| {
@@ -140,8 +134,7 @@ fn tampered_exports_are_caught(original: &Path) {
 #[actix_web::test]
 async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution() {
     // Entries 0-1: the admin and compliance keys; 2: the table; 3: the round.
-    let (state, url) = api_state();
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let (_state, url, app) = api_app().await;
     let post = |uri: &str, role: Role, body: Value| {
         test::TestRequest::post()
             .uri(uri)
@@ -149,12 +142,7 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
             .set_json(body)
             .to_request()
     };
-    let get = |uri: &str| {
-        test::TestRequest::get()
-            .uri(uri)
-            .insert_header(bearer(Role::Compliance))
-            .to_request()
-    };
+    let get = |uri: &str| role_get(uri, Role::Compliance);
     let (s, _) = call(
         &app,
         post("/api/v1/tables", Role::Admin, registration("R01", &key(1))),
@@ -181,18 +169,13 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
     .await;
     assert_eq!((s, receipt["index"].as_u64()), (201, Some(3)), "{receipt}");
     let (_, page) = call(&app, get("/api/v1/findings?state=open")).await;
-    let ids: Vec<(&str, &str, i64)> = page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["id"].as_str().unwrap(),
-                f["kind"].as_str().unwrap(),
-                f["amount_h"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let ids: Vec<(&str, &str, i64)> = each(&page["items"], |f| {
+        (
+            f["id"].as_str().unwrap(),
+            f["kind"].as_str().unwrap(),
+            f["amount_h"].as_i64().unwrap(),
+        )
+    });
     assert_eq!(
         ids,
         vec![("3.0", "overpaid", 10_000), ("3.1", "overpaid", 40_000)]
@@ -277,7 +260,7 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
     )
     .await;
     assert_eq!(above["details"]["field"], "reason", "{above}");
-    let message = above["message"].as_str().unwrap();
+    let message = message_of(&above);
     assert!(
         message.contains("5 000 000,00 Kč") && message.contains("100,00 Kč"),
         "{message}"
@@ -356,10 +339,7 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
     );
     assert_eq!(b["details"]["allowed"], json!(["confirmed", "dismissed"]));
     assert!(
-        b["message"]
-            .as_str()
-            .unwrap()
-            .ends_with("(from escalated it can become confirmed or dismissed)"),
+        message_of(&b).ends_with("(from escalated it can become confirmed or dismissed)"),
         "{b}"
     );
     // 3.1: dismissed.
@@ -405,12 +385,9 @@ async fn a_finding_is_resolved_in_the_ledger_and_verify_checks_each_resolution()
     let (s, finding) = call(&app, get("/api/v1/findings/3.0")).await;
     assert_eq!(s, 200);
     assert_eq!(finding["state"], "confirmed");
-    let steps: Vec<(&str, Option<i64>)> = finding["history"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r["state"].as_str().unwrap(), r["amount_settled_h"].as_i64()))
-        .collect();
+    let steps: Vec<(&str, Option<i64>)> = each(&finding["history"], |r| {
+        (r["state"].as_str().unwrap(), r["amount_settled_h"].as_i64())
+    });
     assert_eq!(
         steps,
         vec![("escalated", None), ("confirmed", Some(10_000))]

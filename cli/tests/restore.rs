@@ -8,8 +8,9 @@
 mod common;
 
 use std::os::unix::fs::PermissionsExt as _;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::poll::poll_until;
 use common::site::Site;
 use common::{key, registration, submit_spins, Succeeds as _};
 use diesel::prelude::*;
@@ -44,8 +45,7 @@ fn verified(site: &Site, url: &str, witness: &str) -> (Value, String) {
 
 /// Waits until the witness file's latest checkpoint covers more than `index` entries.
 fn wait_for_witnessed(file: &std::path::Path, index: u64) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
+    poll_until(Duration::from_secs(30), Duration::from_millis(100), || {
         let text = std::fs::read_to_string(file).unwrap_or_default();
         let latest = text
             .lines()
@@ -54,14 +54,10 @@ fn wait_for_witnessed(file: &std::path::Path, index: u64) {
             .next_back()
             .unwrap_or(0);
         if latest > index {
-            return;
+            return Ok(());
         }
-        assert!(
-            Instant::now() < deadline,
-            "no witnessed checkpoint past {index}: {text}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+        Err(format!("no witnessed checkpoint past {index}: {text}"))
+    });
 }
 
 #[test]
@@ -89,12 +85,7 @@ fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server_un
     ]);
     let http = &server.http;
     let admin = site.apikey_on(&url, "drill", "admin");
-    let (status, body) = http.post(
-        "/api/v1/tables",
-        Some(&admin),
-        &registration("T1", &key(11)),
-    );
-    assert_eq!(status, 201, "{body}");
+    http.register_table(Some(&admin), &registration("T1", &key(11)));
 
     // Records before the restore point, witnessed; then the point; then more, witnessed too.
     let kept = submit_spins(http, 1..=10);
@@ -110,8 +101,7 @@ fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server_un
     std::thread::sleep(Duration::from_millis(300));
     let lost = submit_spins(http, 11..=20);
     wait_for_witnessed(&witness, lost);
-    let status = server.terminate();
-    assert!(status.success(), "{status}");
+    server.stop();
     let mut conn = ledger::storage::connect(&url).unwrap();
     let final_size = ledger::storage::reads::size(&mut conn).unwrap();
     drop(conn);
@@ -231,8 +221,7 @@ fn a_restore_to_an_earlier_point_is_named_by_verify_and_refused_by_the_server_un
         "one entry more than before: the acceptance"
     );
     wait_for_witnessed(&witness, regrown);
-    let status = server.terminate();
-    assert!(status.success(), "{status}");
+    server.stop();
     let (report, _) = verified(&site, &restored_url, &witness_text);
     assert_eq!(report["entries_checked"], final_size + 1, "{report}");
     assert_eq!(report["accepted_rollbacks"][0]["index"], size, "{report}");

@@ -4,19 +4,12 @@
 
 mod common;
 
-use actix_web::{test, App};
+use actix_web::test;
 use api::access::ROUTES;
 use api::metrics::IngestResult;
-use api::server;
 use common::*;
 use dozor_log::access::Role;
 use serde_json::{json, Value};
-
-macro_rules! app {
-    ($state:expr) => {
-        test::init_service(App::new().configure(server::configure($state.clone()))).await
-    };
-}
 
 fn get_as(uri: &str, role: Option<Role>) -> actix_http::Request {
     let mut request = test::TestRequest::get().uri(uri);
@@ -28,19 +21,13 @@ fn get_as(uri: &str, role: Option<Role>) -> actix_http::Request {
 
 #[actix_web::test]
 async fn liveness_and_readiness_are_public_and_readiness_names_each_check() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let (status, body) = call(&app, get_as("/healthz", None)).await;
     assert_eq!((status, body), (200, json!({"status": "alive"})));
     let (status, body) = call(&app, get_as("/readyz", None)).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["status"], "ready");
-    let names: Vec<&str> = body["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
+    let names: Vec<&str> = each(&body["checks"], |c| c["name"].as_str().unwrap());
     assert_eq!(names, ["database", "migrations", "ledger_writer"]);
     // The admin's key is read now, while the database answers (and then kept for a while).
     let (status, _) = call(&app, get_as("/api/v1/whoami", Some(Role::Admin))).await;
@@ -135,14 +122,13 @@ fn sample(samples: &[(String, f64)], series: &str) -> Option<f64> {
 async fn metrics_count_ingest_by_game_and_result_and_read_the_ledger() {
     let (state, url) = api_state();
     create_key(&url, Role::Reporter);
-    let app = app!(state);
+    let app = test_app(&state).await;
     // Any key may scrape; no key may not.
     let (status, body) = call(&app, get_as("/metrics", None)).await;
     assert_error(status, &body, 401, "unauthenticated");
 
     let table_key = key(1);
-    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &table_key)).await;
-    assert_eq!(status, 201, "{body}");
+    register_table(&app, registration("R01", &table_key)).await;
     // A straight-up on 3 that wins pays 35:1 plus the stake: 1 000 + 35 000 = 36 000.
     let clean = spin("R01", 1, 3, json!([straight("b", 3, 1_000, 36_000)]));
     // Paid 40 000 where 36 000 was due: an overpayment finding.
@@ -221,8 +207,7 @@ async fn scrape(app: &impl TestApp) -> Vec<(String, f64)> {
 
 #[actix_web::test]
 async fn ingest_counters_exist_from_zero_for_every_game_and_result() {
-    let (state, _) = api_state();
-    let app = app!(state);
+    let (_state, _, app) = api_app().await;
     let ingest_series = |game: &str, result: IngestResult| {
         format!(
             r#"dozor_records_ingested_total{{game="{game}",result="{}"}}"#,
@@ -250,11 +235,9 @@ async fn ingest_counters_exist_from_zero_for_every_game_and_result() {
 
     // One clean roulette round: its series is 1, every other stays 0.
     let table_key = key(1);
-    let (status, body) = post(&app, "/api/v1/tables", registration("R01", &table_key)).await;
-    assert_eq!(status, 201, "{body}");
+    register_table(&app, registration("R01", &table_key)).await;
     let clean = spin("R01", 1, 3, json!([straight("b", 3, 1_000, 36_000)]));
-    let (status, body) = call(&app, record_request(clean, &table_key)).await;
-    assert_eq!(status, 201, "{body}");
+    submitted_record(&app, clean, &table_key).await;
     let after = scrape(&app).await;
     for game in ingest_games() {
         for result in IngestResult::ALL {
@@ -272,8 +255,7 @@ async fn ingest_counters_exist_from_zero_for_every_game_and_result() {
 
 #[actix_web::test]
 async fn every_answer_carries_a_request_id_in_its_header_and_error_body() {
-    let (state, _) = api_state();
-    let app = app!(state);
+    let (_state, _, app) = api_app().await;
     // The caller's id is kept...
     let request = test::TestRequest::get()
         .uri("/api/v1/tables/NOPE")
@@ -312,8 +294,7 @@ async fn every_answer_carries_a_request_id_in_its_header_and_error_body() {
 
 #[actix_web::test]
 async fn a_route_answers_other_methods_with_405_and_the_methods_it_has() {
-    let (state, _) = api_state();
-    let app = app!(state);
+    let (_state, _, app) = api_app().await;
     let concrete = |pattern: &str| {
         pattern
             .split('/')
@@ -362,8 +343,7 @@ async fn a_route_answers_other_methods_with_405_and_the_methods_it_has() {
 
 #[actix_web::test]
 async fn the_api_docs_are_served_from_the_binary_with_a_policy_that_loads_nothing_else() {
-    let (state, _) = api_state();
-    let app = app!(state);
+    let (_state, _, app) = api_app().await;
     let response = test::call_service(&app, get_as("/docs", None)).await;
     assert_eq!(response.status(), 308);
     assert_eq!(response.headers().get("location").unwrap(), "/docs/");
@@ -405,8 +385,7 @@ async fn the_api_docs_are_served_from_the_binary_with_a_policy_that_loads_nothin
 
 #[actix_web::test]
 async fn every_example_record_of_the_document_is_accepted_as_it_stands() {
-    let (state, _) = api_state();
-    let app = app!(state);
+    let (_state, _, app) = api_app().await;
     let document: Value = serde_json::from_str(&api::openapi::document().unwrap()).unwrap();
     let examples = document["paths"]["/api/v1/records"]["post"]["requestBody"]["content"]
         ["application/json"]["examples"]
@@ -416,8 +395,7 @@ async fn every_example_record_of_the_document_is_accepted_as_it_stands() {
     // The tables the examples were signed for, registered as `dozor openapi --example-tables`
     // prints them.
     for registration in api::openapi::example_registrations() {
-        let (status, body) = post(&app, "/api/v1/tables", registration).await;
-        assert_eq!(status, 201, "{body}");
+        register_table(&app, registration).await;
     }
     for (name, example) in examples {
         let envelope = &example["value"];
@@ -449,8 +427,7 @@ async fn every_example_record_of_the_document_is_accepted_as_it_stands() {
 
 #[actix_web::test]
 async fn a_filter_naming_nothing_dozor_knows_is_refused_rather_than_matching_nothing() {
-    let (state, _) = api_state();
-    let app = app!(state);
+    let (_state, _, app) = api_app().await;
     for uri in [
         "/api/v1/findings?game=pachinko",
         "/api/v1/significant-events?kind=true",

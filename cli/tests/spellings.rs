@@ -9,7 +9,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use actix_web::{test, App};
+use actix_web::test;
 use api::access::{Access, ROUTES};
 use chrono::Utc;
 use common::*;
@@ -216,7 +216,9 @@ impl Examples {
     ) -> (String, Option<Value>) {
         self.n += 1;
         let n = self.n;
-        let day = "2026-11-20";
+        if let Some(example) = example_of_shared_route(method, path) {
+            return example;
+        }
         match (method, path) {
             ("POST", "/api/v1/records") => {
                 let round = spin(
@@ -319,52 +321,9 @@ impl Examples {
             ("GET", "/api/v1/ledger/proof/consistency") => {
                 (format!("{path}?first=1&second=2"), None)
             }
-            ("GET", "/api/v1/tables/{table_id}") => ("/api/v1/tables/R01".into(), None),
-            ("GET", "/api/v1/tables/{table_id}/gaps") => ("/api/v1/tables/R01/gaps".into(), None),
-            ("GET", "/api/v1/tables/{table_id}/records/{seq_no}") => {
-                ("/api/v1/tables/R01/records/1".into(), None)
-            }
-            ("GET", "/api/v1/tables/{table_id}/rounds/{round_id}") => {
-                ("/api/v1/tables/R01/rounds/R01-1".into(), None)
-            }
-            ("GET", "/api/v1/tables/{table_id}/limits") => {
-                ("/api/v1/tables/R01/limits".into(), None)
-            }
-            ("POST", "/api/v1/tables/{table_id}/limits") => (
-                "/api/v1/tables/R01/limits".into(),
-                Some(
-                    json!({"limits": {"min_bet_h": 1_000, "max_straight_up_h": 100_000, "max_inside_h": 200_000, "max_outside_h": 500_000}, "reason": "evening session"}),
-                ),
-            ),
-            ("GET", "/api/v1/ledger/entries/{index}") => ("/api/v1/ledger/entries/0".into(), None),
-            ("GET", "/api/v1/findings") => (format!("{path}?state=open"), None),
             ("GET", "/api/v1/findings/{finding_id}") => {
                 (format!("/api/v1/findings/{FINDING}"), None)
             }
-            ("GET", "/api/v1/reports/mf") => (format!("{path}?month=2026-11&misto=kasino_1"), None),
-            ("GET", "/api/v1/reports/mf/deliveries") => (path.into(), None),
-            ("POST", "/api/v1/reports/mf/deliveries") => {
-                (format!("{path}?month=2026-10&misto=kasino_1"), None)
-            }
-            ("POST", "/api/v1/reports/mf/confirmations") => (
-                format!("{path}?file=12345679-M-202611-Z-kasino_1-01.Ok.zip.p7e.p7s"),
-                Some(json!("not a sealed file")),
-            ),
-            ("GET", "/api/v1/reports/periods" | "/api/v1/reports/wheels") => {
-                (format!("{path}?month=2026-11"), None)
-            }
-            (
-                "GET",
-                "/api/v1/reports/daily"
-                | "/api/v1/reports/shoes"
-                | "/api/v1/reports/fantasy"
-                | "/api/v1/reports/time-collection"
-                | "/api/v1/reports/table-audit",
-            ) => (format!("{path}?day={day}"), None),
-            ("GET", "/api/v1/reports/rtp") => (format!("{path}?month=2026-11&format=csv"), None),
-            ("GET", "/reports/month/{month}") => ("/reports/month/2026-11".into(), None),
-            ("GET", "/api/v1/reports/tax") => (format!("{path}?quarter=2026Q4"), None),
-            ("GET", "/api/v1/exports") => (format!("{path}?from={day}&to={day}"), None),
             ("GET", _) if !path.contains('{') => (path.into(), None),
             _ => panic!("no example request for {method} {path}: add one"),
         }
@@ -458,36 +417,21 @@ impl Answer {
 #[actix_web::test]
 async fn every_spelling_of_every_route_gets_its_rules_answer_or_a_404() {
     let (state, url) = state_with_every_role();
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
+    let app = test_app(&state).await;
     // Entries 0-3: the keys; 4: the table; 5-6: two more of its keys; 7: a round with a finding.
-    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
-    assert_eq!(s, 201, "{b}");
-    let (s, b) = post(
-        &app,
-        "/api/v1/tables/R01/keys",
-        json!({"public_key": encode_public_key(&key(2).verifying_key())}),
-    )
-    .await;
-    assert_eq!(s, 201, "{b}");
-    let (s, b) = post(
-        &app,
-        "/api/v1/tables/R01/keys",
-        json!({"public_key": encode_public_key(&key(3).verifying_key())}),
-    )
-    .await;
-    assert_eq!(s, 201, "{b}");
+    register_table(&app, registration("R01", &key(1))).await;
+    for n in [2, 3] {
+        let (s, b) = post(
+            &app,
+            "/api/v1/tables/R01/keys",
+            json!({"public_key": encode_public_key(&key(n).verifying_key())}),
+        )
+        .await;
+        assert_eq!(s, 201, "{b}");
+    }
     // Overpaid: a straight on 17 pays 35:1 + stake = 360 000; paid 370 000 (7.0) and 380 000
     // (7.1, the one the workbench's form resolves).
-    let mut round = spin(
-        "R01",
-        1,
-        17,
-        json!([
-            straight("b1", 17, 10_000, 370_000),
-            straight("b2", 17, 10_000, 380_000)
-        ]),
-    );
-    round["round_id"] = json!("R01-1");
+    let round = twice_overpaid_spin();
     let (s, b) = call(&app, record_request(round, &key(1))).await;
     assert_eq!((s, b["index"].as_u64()), (201, Some(7)), "{b}");
     let mut conn = ledger::storage::connect(&url).unwrap();
@@ -631,9 +575,8 @@ async fn spellings_of_a_path_are_what_they_say() {
 #[actix_web::test]
 async fn a_control_character_in_any_parameter_is_a_400_naming_it() {
     let (state, url) = state_with_every_role();
-    let app = test::init_service(App::new().configure(api::server::configure(state))).await;
-    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
-    assert_eq!(s, 201, "{b}");
+    let app = test_app(&state).await;
+    register_table(&app, registration("R01", &key(1))).await;
     let document = serde_json::to_value(api::openapi::build()).unwrap();
     let mut examples = Examples {
         n: 0,

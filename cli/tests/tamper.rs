@@ -8,7 +8,6 @@ use chrono::{Duration, Utc};
 use common::*;
 use diesel::connection::SimpleConnection as _;
 use diesel::{Connection as _, PgConnection, RunQueryDsl as _};
-use ledger::storage::append::append_batch;
 use ledger::storage::{checkpoints, connect};
 use serde_json::{json, Value};
 
@@ -24,15 +23,8 @@ fn ledger() -> (api::state::AppState, String) {
     for (seq, paid) in [(1u64, 370_000), (2, 360_000), (3, 360_000)] {
         let mut record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, paid)]));
         record["played_at"] = json!((start + Duration::minutes(seq as i64)).to_rfc3339());
-        let body = serde_json::to_vec(&signed(record, &k)).unwrap();
-        let envelope = ledger::ingest::parse_envelope(&body).unwrap();
-        let submission = state.ingest.prepare(envelope).unwrap();
-        append_batch(
-            &mut conn,
-            &[submission],
-            start + Duration::minutes(seq as i64) + Duration::seconds(1),
-        )
-        .unwrap();
+        let received = start + Duration::minutes(seq as i64) + Duration::seconds(1);
+        append_signed(&state, &mut conn, record, &k, received);
     }
     checkpoints::create(&mut conn, &operator(), 4, Utc::now()).unwrap();
     (state, url)
@@ -309,6 +301,17 @@ fn rolled_back_behind_the_witness_file() -> (String, tempfile::TempDir, ledger::
     (url, dir, witness)
 }
 
+/// A server's settings on `url` that keep its checkpoints in `witness`.
+fn settings_keeping(url: &str, witness: &ledger::witness::Witness) -> api::server::Settings {
+    let mut settings = api::server::Settings::new(url.to_owned(), operator());
+    settings.checkpoints = Some(ledger::ingest::CheckpointPolicy {
+        every_entries: 1000,
+        every: std::time::Duration::from_secs(10),
+        witness: Some(witness.clone()),
+    });
+    settings
+}
+
 /// The strongest rollback: the tail, its nodes **and** every checkpoint row that covers it. The
 /// database alone is then a consistent smaller ledger; the witness file kept outside it is not.
 #[test]
@@ -332,12 +335,7 @@ fn a_rollback_that_also_deletes_the_checkpoints_is_caught_by_the_witness_file() 
                 .contains("(kept in the witness file) covers 4 entries, but the ledger holds 3"),
         "{reason}"
     );
-    let mut settings = api::server::Settings::new(url.clone(), operator());
-    settings.checkpoints = Some(ledger::ingest::CheckpointPolicy {
-        every_entries: 1000,
-        every: std::time::Duration::from_secs(10),
-        witness: Some(witness.clone()),
-    });
+    let settings = settings_keeping(&url, &witness);
     let refused = api::server::state(&settings);
     let Err(api::server::StartError::Ledger(ledger::LedgerError::RolledBack(why))) = refused else {
         panic!("a server started behind its witness: {:?}", refused.err());
@@ -412,12 +410,7 @@ fn an_accepted_rollback_not_signed_by_the_operator_is_refused() {
     )
     .unwrap();
     assert_eq!(forged.index, 3);
-    let mut settings = api::server::Settings::new(url.clone(), operator());
-    settings.checkpoints = Some(ledger::ingest::CheckpointPolicy {
-        every_entries: 1000,
-        every: std::time::Duration::from_secs(10),
-        witness: Some(witness.clone()),
-    });
+    let settings = settings_keeping(&url, &witness);
     let refused = api::server::state(&settings);
     let Err(api::server::StartError::Ledger(ledger::LedgerError::RolledBack(why))) = refused else {
         panic!(
@@ -501,12 +494,7 @@ fn verify_names_a_round_id_row_changed_past_the_triggers_and_counts_shared_ids()
         let mut record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, 360_000)]));
         record["played_at"] = json!((start + Duration::minutes(seq as i64)).to_rfc3339());
         record["round_id"] = json!(round_id);
-        let body = serde_json::to_vec(&signed(record, &k)).unwrap();
-        let submission = state
-            .ingest
-            .prepare(ledger::ingest::parse_envelope(&body).unwrap())
-            .unwrap();
-        append_batch(conn, &[submission], Utc::now()).unwrap()
+        append_signed(&state, conn, record, &k, Utc::now())
     };
     // Entries 1 and 2: rounds A and B.
     append(&mut conn, 1, "A");

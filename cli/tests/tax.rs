@@ -6,43 +6,15 @@
 
 mod common;
 
-use actix_web::App;
 use api::server;
 use common::*;
 use reports::tax::{Quarter, RateTable};
 use rules::gaming_day::GamingDayClock;
 use serde_json::{json, Value};
 
-macro_rules! app {
-    ($state:expr) => {
-        actix_web::test::init_service(App::new().configure(server::configure($state.clone()))).await
-    };
-}
-
 /// Two partial bases, both 23 % and 30 % from the gaming day of 15 August 2026.
-const SPLIT_RATES: &str = r#"
-name = "hand-made: 30 % from 15 August 2026"
-
-[[category]]
-id = "house"
-name = "hry proti provozovateli"
-games = ["roulette", "blackjack", "ultimate_texas_holdem", "money_wheel_1", "money_wheel_2"]
-
-[[category.rates]]
-from = "2017-01-01"
-rate_bp = 2300
-law_version = "test: 23 %"
-
-[[category.rates]]
-from = "2026-08-15"
-rate_bp = 3000
-law_version = "test: 30 %"
-
-[[category]]
-id = "players"
-name = "hry mezi hráči"
-games = ["poker_cash", "open_face_chinese", "poker_tournament"]
-
+fn split_rates() -> String {
+    let rates = r#"
 [[category.rates]]
 from = "2017-01-01"
 rate_bp = 2300
@@ -53,10 +25,25 @@ from = "2026-08-15"
 rate_bp = 3000
 law_version = "test: 30 %"
 "#;
+    format!(
+        r#"
+name = "hand-made: 30 % from 15 August 2026"
+
+[[category]]
+id = "house"
+name = "hry proti provozovateli"
+games = ["roulette", "blackjack", "ultimate_texas_holdem", "money_wheel_1", "money_wheel_2"]
+{rates}
+[[category]]
+id = "players"
+name = "hry mezi hráči"
+games = ["poker_cash", "open_face_chinese", "poker_tournament"]
+{rates}"#
+    )
+}
 
 fn table(table_id: &str, game: &str, k: &ed25519_dalek::SigningKey) -> Value {
-    let mut t = registration(table_id, k);
-    t["game"] = json!(game);
+    let mut t = registration_of(table_id, game, k);
     t["valid_from"] = json!("2026-06-01T00:00:00Z");
     t
 }
@@ -75,30 +62,7 @@ fn spin_at(seq_no: u64, at: &str, number: u8, bets: &[(u8, i64, i64)]) -> Value 
 
 /// Heads-up Hold'em: pot 300 Kč, rake 5 % = 15 Kč, 285 Kč to seat 1 (cli/tests/ingest.rs).
 fn poker_hand() -> Value {
-    json!({
-        "type": "round", "game": "poker_cash", "table_id": "P1", "seq_no": 1,
-        "plan_id": "69games-ziva-hra", "played_at": "2026-07-20T21:00:00Z",
-        "variant": "holdem", "button": 2, "small_blind_h": 2_500, "big_blind_h": 5_000,
-        "seats": [
-            {"seat": 1, "player": "anna", "stack_h": 100_000, "shown": ["Ks", "Kd"]},
-            {"seat": 2, "player": "bert", "stack_h": 100_000, "shown": ["Qs", "Qd"]}
-        ],
-        "actions": [
-            {"seat": 2, "street": "preflop", "action": "small_blind", "to_h": 2_500},
-            {"seat": 1, "street": "preflop", "action": "big_blind", "to_h": 5_000},
-            {"seat": 2, "street": "preflop", "action": "raise", "to_h": 15_000},
-            {"seat": 1, "street": "preflop", "action": "call"},
-            {"seat": 1, "street": "flop", "action": "check"},
-            {"seat": 2, "street": "flop", "action": "check"},
-            {"seat": 1, "street": "turn", "action": "check"},
-            {"seat": 2, "street": "turn", "action": "check"},
-            {"seat": 1, "street": "river", "action": "check"},
-            {"seat": 2, "street": "river", "action": "check"}
-        ],
-        "board": ["2c", "7d", "9h", "Jc", "4s"],
-        "awards": [{"seat": 1, "amount_h": 28_500}],
-        "rake_h": 1_500
-    })
+    heads_up_kings_over_queens("2026-07-20T21:00:00Z", 28_500, 1_500)
 }
 
 /// Four players pay 500 Kč per half hour for an hour: 4 × 1 000 Kč.
@@ -116,22 +80,12 @@ fn time_collection() -> Value {
 /// Freezeout: 5 buy-ins of 2 000 Kč = 10 000 Kč, fee 10 % = 1 000 Kč; the 12 000 Kč guarantee
 /// is paid to the winner: overlay 3 000 Kč.
 fn tournament() -> Value {
-    let entries: Vec<Value> = (1..=5)
-        .map(|n| {
-            json!({"player": format!("p{n}"), "kind": "buy_in",
-                   "at": format!("2026-09-05T18:0{n}:00Z"), "amount_h": 200_000})
-        })
-        .collect();
-    json!({
-        "type": "round", "game": "poker_tournament", "table_id": "ROOM", "seq_no": 1,
-        "plan_id": "69games-ziva-hra", "tournament_id": "september-freezeout",
-        "played_at": "2026-09-05T23:00:00Z", "variant": "holdem", "format": "freezeout",
-        "announced_at": "2026-08-20T12:00:00Z", "starts_at": "2026-09-05T18:00:00Z",
-        "registration_closes_at": "2026-09-05T19:00:00Z",
-        "buy_in_h": 200_000, "starting_stack": 10_000, "fee_percent": 10, "fee_h": 100_000,
-        "guarantee_h": 1_200_000, "entries": entries,
-        "results": [{"place": 1, "player": "p3", "prize_h": 1_200_000}]
-    })
+    freezeout_of_five(
+        "september-freezeout",
+        "2026-09-05",
+        "2026-08-20T12:00:00Z",
+        1_200_000,
+    )
 }
 
 /// The part of `category` starting on `first`.
@@ -160,16 +114,14 @@ fn category<'a>(report: &'a Value, id: &str) -> &'a Value {
 
 #[actix_web::test]
 async fn a_hand_made_quarter_gives_the_hand_computed_tax() {
-    let (state, url) = api_state();
-    let app = app!(state);
+    let (_state, url, app) = api_app().await;
     let (r_key, p_key, t_key) = (key(1), key(2), key(3));
     for (id, game, k) in [
         ("R1", "roulette", &r_key),
         ("P1", "poker_cash", &p_key),
         ("ROOM", "poker_tournament", &t_key),
     ] {
-        let (status, body) = post(&app, "/api/v1/tables", table(id, game, k)).await;
-        assert_eq!(status, 201, "{body}");
+        register_table(&app, table(id, game, k)).await;
     }
     let mut void = spin_at(3, "2026-07-20T18:00:00Z", 0, &[(4, 50_000, 50_000)]);
     void["outcome"] = json!({"result": "void", "reason": "inspector_decision"});
@@ -223,8 +175,7 @@ async fn a_hand_made_quarter_gives_the_hand_computed_tax() {
         (tournament(), &t_key),
     ];
     for (record, k) in records {
-        let (status, body) = call(&app, record_request(record, k)).await;
-        assert_eq!(status, 201, "{body}");
+        submitted_record(&app, record, k).await;
     }
 
     // House, before 15 August: stakes 1 000 + 500 (void) + 2 000 = 3 500 Kč, 500 Kč returned,
@@ -237,7 +188,7 @@ async fn a_hand_made_quarter_gives_the_hand_computed_tax() {
     // Total 2 070 + 23 + 600 = 2 693 Kč, due Monday 26 October (the 25th is a Sunday).
     let dir = tempfile::tempdir().unwrap();
     let rates_path = dir.path().join("rates.toml");
-    std::fs::write(&rates_path, SPLIT_RATES).unwrap();
+    std::fs::write(&rates_path, split_rates()).unwrap();
     let rates = RateTable::load(&rates_path).unwrap();
     let built = reports::tax::build(
         &mut ledger::storage::connect(&url).unwrap(),
@@ -336,11 +287,11 @@ async fn a_hand_made_quarter_gives_the_hand_computed_tax() {
     let mut settings = server::Settings::new(url.clone(), operator());
     settings.tax_rates = Some(rates.clone());
     let configured = server::state(&settings).unwrap();
-    let configured = app!(configured);
-    let request = actix_web::test::TestRequest::get()
-        .uri("/api/v1/reports/tax?quarter=2026Q3")
-        .insert_header(bearer(dozor_log::access::Role::Compliance))
-        .to_request();
+    let configured = test_app(&configured).await;
+    let request = role_get(
+        "/api/v1/reports/tax?quarter=2026Q3",
+        dozor_log::access::Role::Compliance,
+    );
     let from_api: Value = actix_web::test::call_and_read_body_json(&configured, request).await;
     assert_eq!(from_api, report);
     let csv_path = dir.path().join("tax.csv");
@@ -399,17 +350,19 @@ fn offline(dir: &std::path::Path) -> std::process::Command {
 #[test]
 fn bad_input_is_one_line_and_a_failure() {
     let dir = tempfile::tempdir().unwrap();
-    let e = offline(dir.path())
-        .args(["report", "tax", "--quarter", "2026Q5"])
-        .fails();
+    let refusal = |args: &[&str], rates: Option<&std::path::Path>| {
+        let mut command = offline(dir.path());
+        command.args(["report", "tax", "--quarter"]).args(args);
+        if let Some(rates) = rates {
+            command.arg("--rates").arg(rates);
+        }
+        command.fails()
+    };
+    let e = refusal(&["2026Q5"], None);
     assert!(e.contains("--quarter `2026Q5` is not YYYYQn"), "{e}");
-    let e = offline(dir.path())
-        .args(["report", "tax", "--quarter", "2026-09"])
-        .fails();
+    let e = refusal(&["2026-09"], None);
     assert!(e.contains("`2026-09`"), "{e}");
-    let e = offline(dir.path())
-        .args(["report", "tax", "--quarter", "2026Q3", "--format", "xml"])
-        .fails();
+    let e = refusal(&["2026Q3", "--format", "xml"], None);
     assert!(
         e.contains("--format must be csv, json, csv-cz or xlsx"),
         "{e}"
@@ -417,30 +370,19 @@ fn bad_input_is_one_line_and_a_failure() {
     // A rates file that does not parse, one that is not valid, one that is missing.
     let bad = dir.path().join("bad.toml");
     std::fs::write(&bad, "name = \"x\"\n[[category]]\nid = \n").unwrap();
-    let e = offline(dir.path())
-        .args(["report", "tax", "--quarter", "2026Q3", "--rates"])
-        .arg(&bad)
-        .fails();
+    let e = refusal(&["2026Q3"], Some(&bad));
     assert!(e.contains("bad.toml"), "{e}");
     std::fs::write(
         &bad,
-        SPLIT_RATES.replace("rate_bp = 3000", "rate_bp = 30000"),
+        split_rates().replace("rate_bp = 3000", "rate_bp = 30000"),
     )
     .unwrap();
-    let e = offline(dir.path())
-        .args(["report", "tax", "--quarter", "2026Q3", "--rates"])
-        .arg(&bad)
-        .fails();
+    let e = refusal(&["2026Q3"], Some(&bad));
     assert!(e.contains("rate_bp"), "{e}");
-    let e = offline(dir.path())
-        .args(["report", "tax", "--quarter", "2026Q3", "--rates"])
-        .arg(dir.path().join("missing.toml"))
-        .fails();
+    let e = refusal(&["2026Q3"], Some(&dir.path().join("missing.toml")));
     assert!(e.contains("missing.toml"), "{e}");
     // Before the law: no rate in force.
-    let e = offline(dir.path())
-        .args(["report", "tax", "--quarter", "2016Q4"])
-        .fails();
+    let e = refusal(&["2016Q4"], None);
     assert!(e.contains("no rate for `live_game` on 2016-10-01"), "{e}");
     // None of it started a database.
     assert_eq!(
@@ -454,8 +396,7 @@ fn bad_input_is_one_line_and_a_failure() {
 /// by word (`this`, `last`, `today`, `yesterday`) in the API as on the command line.
 #[actix_web::test]
 async fn a_period_not_over_is_provisional_and_named_by_word() {
-    let (state, _url) = api_state();
-    let app = app!(state);
+    let (_state, _url, app) = api_app().await;
     let clock = GamingDayClock::default();
     let today = clock.day_of(chrono::Utc::now());
     let this_quarter = Quarter::of(today);

@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use actix_web::{test, App};
 use api::server;
 use api::witnessing::WitnessEndpoint;
 use common::*;
@@ -344,7 +343,7 @@ async fn ingest_spins(
     seq: std::ops::Range<u64>,
 ) {
     let table_key = key(1);
-    let app = test::init_service(App::new().configure(server::configure(state.clone()))).await;
+    let app = test_app(&state).await;
     if seq.start == 1 {
         let mut conn = ledger::storage::connect(url).unwrap();
         register_roulette(
@@ -361,8 +360,7 @@ async fn ingest_spins(
             (n % 37) as u8,
             json!([straight("b1", 17, 10_000, 0)]),
         );
-        let (status, body) = post(&app, "/api/v1/records", signed(record, &table_key)).await;
-        assert_eq!(status, 201, "{body}");
+        posted_record(&app, record, &table_key).await;
     }
 }
 
@@ -461,7 +459,7 @@ async fn two_witnesses_cosign_the_ledger_one_catches_up_after_a_restart_and_an_e
     let progress = state.witnesses.progress();
     assert!(progress[1].lag_entries > 0, "{progress:?}");
     // Readiness is still 200 and shows the lag.
-    let app = test::init_service(App::new().configure(server::configure(state.clone()))).await;
+    let app = test_app(&state).await;
     let (status, ready) = get(&app, "/readyz").await;
     assert_eq!(status, 200, "{ready}");
     assert!(
@@ -778,10 +776,5 @@ async fn a_recorded_rotation_hands_the_log_to_a_new_key_and_origin_that_the_witn
     let (ok, stderr) = verify_with_keys(export.path(), &[&old], &[], 0);
     assert!(!ok, "{stderr}");
     // The database verify with the server's own key follows the chain of keys by itself.
-    let out = dozor_on(&url, &new_file).arg("verify").output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    dozor_on(&url, &new_file).arg("verify").succeeds();
 }

@@ -8,7 +8,7 @@ mod common;
 
 use std::process::Command;
 
-use actix_web::{test, App};
+use actix_web::test;
 use chrono::Utc;
 use common::*;
 use serde_json::{json, Value};
@@ -58,13 +58,7 @@ print(type(rows[1][played]).__name__)
         .arg(script)
         .arg(&file)
         .arg(column)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let text = String::from_utf8(out.stdout).unwrap();
     let mut lines = text.lines();
     (
@@ -84,10 +78,8 @@ async fn report_lines_of_other_games(app: &impl TestApp) {
         ("OFC1", "open_face_chinese", 3),
         ("P1", "poker_cash", 4),
     ] {
-        let mut table = registration(table_id, &key(k));
-        table["game"] = json!(game);
-        let (s, b) = post(app, "/api/v1/tables", table).await;
-        assert_eq!(s, 201, "{b}");
+        let table = registration_of(table_id, game, &key(k));
+        register_table(app, table).await;
     }
     // T♠ Q♦ (20) stands against the dealer's 9♥ 8♣ (17): 100 Kč wins 1:1, 200 Kč paid.
     let blackjack = json!({"type": "round", "game": "blackjack", "table_id": "BJ1",
@@ -96,29 +88,7 @@ async fn report_lines_of_other_games(app: &impl TestApp) {
         "boxes": [{"box": 1, "hands": [["stand"]], "bets": [{"bet_id": "b1",
             "player": "p1", "kind": "main", "stake_h": 10_000, "paid_h": 20_000}]}]});
     // The rules' worked OFC hand: A +2 050 Kč, B −820 Kč, C −1 230 Kč, rake 25 Kč each.
-    let player = |name: &str, deal: [&str; 5], rows: [&str; 3], discards: &str, net_h: i64| {
-        let cards = |t: &str| t.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
-        json!({"player": name, "deal": deal.map(cards), "front": cards(rows[0]),
-               "middle": cards(rows[1]), "back": cards(rows[2]), "discards": cards(discards),
-               "net_h": net_h, "rake_h": 2_500})
-    };
-    let hand = json!({
-        "type": "round", "game": "open_face_chinese", "table_id": "OFC1", "seq_no": 1,
-        "plan_id": "69games-ziva-hra", "played_at": "2026-11-20T21:00:00Z",
-        "players": [
-            player("A", ["Qh 9s 9h As Ks", "9c 8s 2s", "6s 3s 3h", "Qd 4d 4s", "2c 5h 5s"],
-                   ["Qh Qd 2c", "9s 9h 9c 4d 5h", "As Ks 8s 6s 3s"], "2s 3h 4s 5s", 205_000),
-            player("B", ["Jc Td 5c 6d 7c", "Jh 8h 5d", "Tc 9d 6h", "7h 7s 7d", "3d 2d 8d"],
-                   ["Jc Jh 3d", "Td Tc 7h 7s 2d", "5c 6d 7c 8h 9d"], "5d 6h 7d 8d", -82_000),
-            player("C", ["Kc Ac 2h 3c Ts", "Kh Ad Th", "4c 4h Js", "6c 8c Qs", "Jd Qc Kd"],
-                   ["Kc Kh 4c", "Ac Ad 4h 6c 8c", "2h 3c Ts Jd Qc"], "Th Js Qs Kd", -123_000)
-        ],
-        "point_values": [
-            {"players": ["A", "B"], "point_h": 10_000},
-            {"players": ["A", "C"], "point_h": 5_000},
-            {"players": ["B", "C"], "point_h": 2_000}
-        ]
-    });
+    let hand = ofc_scoop_hand();
     let mut next = hand.clone();
     next["seq_no"] = json!(2);
     next["played_at"] = json!("2026-11-20T21:04:00Z");
@@ -145,10 +115,8 @@ async fn report_lines_of_other_games(app: &impl TestApp) {
 #[actix_web::test]
 async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     // Entries 0-1: the admin and compliance keys; 2: the table; 3-6: the rounds.
-    let (state, url) = api_state();
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
-    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
-    assert_eq!(s, 201, "{b}");
+    let (_state, url, app) = api_app().await;
+    register_table(&app, registration("R01", &key(1))).await;
     let mut with_id = spin_at(
         3,
         "2026-11-20T19:00:00Z",
@@ -181,8 +149,7 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
             json!([straight("b1", 17, 10_000, 360_000)]),
         ),
     ] {
-        let (s, b) = call(&app, record_request(round, &key(1))).await;
-        assert_eq!(s, 201, "{b}");
+        submitted_record(&app, round, &key(1)).await;
     }
 
     // A range of gaming days: the 20th holds three findings, 10 000 + 40 000 + 1 000 h.
@@ -199,12 +166,7 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     );
     // Largest first; at least 10 000 h; the round's seq_no and id on each finding.
     let (_, largest) = get(&app, "/api/v1/findings?sort=-amount&min_amount_h=10000").await;
-    let amounts: Vec<i64> = largest["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["amount_h"].as_i64().unwrap())
-        .collect();
+    let amounts: Vec<i64> = each(&largest["items"], |f| f["amount_h"].as_i64().unwrap());
     assert_eq!(amounts, vec![40_000, 10_000, 10_000]);
     let first = &largest["items"][0];
     assert_eq!(
@@ -267,11 +229,8 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     // The daily report for people, read back by Python's csv module: the same payouts as the
     // JSON (every line, games and tables).
     let (_, daily) = get(&app, "/api/v1/reports/daily?day=2026-11-20").await;
-    let paid: i64 = daily["rows"]
-        .as_array()
-        .unwrap()
+    let paid: i64 = each(&daily["rows"], |r| r["payouts_h"].as_i64().unwrap())
         .iter()
-        .map(|r| r["payouts_h"].as_i64().unwrap())
         .sum();
     let (s, people_daily) =
         get_text(&app, "/api/v1/reports/daily?day=2026-11-20&format=csv-cz").await;
@@ -352,10 +311,10 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     // XLSX: a workbook (a zip holding the sheet), its headings in English on request.
     let response = test::call_service(
         &app,
-        test::TestRequest::get()
-            .uri("/api/v1/findings?format=xlsx&lang=en")
-            .insert_header(bearer(dozor_log::access::Role::Compliance))
-            .to_request(),
+        role_get(
+            "/api/v1/findings?format=xlsx&lang=en",
+            dozor_log::access::Role::Compliance,
+        ),
     )
     .await;
     assert_eq!(response.status().as_u16(), 200);
@@ -393,12 +352,7 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
         ),
         (&json!(5), &json!("R01-777"), &Value::Null)
     );
-    let ids: Vec<&str> = round["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["id"].as_str().unwrap())
-        .collect();
+    let ids: Vec<&str> = each(&round["findings"], |f| f["id"].as_str().unwrap());
     assert_eq!(ids, vec!["5.0", "5.1"]);
     assert_eq!(round["verdict"]["findings"].as_array().unwrap().len(), 2);
     let (_, by_id) = get(&app, "/api/v1/tables/R01/rounds/R01-777").await;
@@ -421,12 +375,7 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
             .try_into()
             .unwrap()
     };
-    let proof: Vec<[u8; 32]> = checkpoint["inclusion_proof"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(hash)
-        .collect();
+    let proof: Vec<[u8; 32]> = each(&checkpoint["inclusion_proof"], hash);
     assert!(dozor_log::merkle::verify_inclusion(
         5,
         size,
@@ -464,12 +413,7 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     .await;
     assert_eq!(s, 201, "{receipt}");
     assert_eq!(receipt["finding"], "5.0");
-    let also: Vec<&Value> = receipt["also_resolved"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| &a["finding"])
-        .collect();
+    let also: Vec<&Value> = each(&receipt["also_resolved"], |a| &a["finding"]);
     assert_eq!(also, [&json!("5.1")]);
     let (_, other) = get(&app, "/api/v1/findings/5.1").await;
     assert_eq!(other["state"], "confirmed", "{other}");
@@ -518,10 +462,8 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
 async fn the_workbench_page_filters_sorts_pages_and_resolves_a_whole_round() {
     // Entries 0-1: the keys; 2: the table; 3: a spin of the 20th with two findings; 4: a spin
     // of the 19th with 101 straight bets on 17, each paid nothing (101 findings).
-    let (state, _url) = api_state();
-    let app = test::init_service(App::new().configure(api::server::configure(state.clone()))).await;
-    let (s, b) = post(&app, "/api/v1/tables", registration("R01", &key(1))).await;
-    assert_eq!(s, 201, "{b}");
+    let (_state, _url, app) = api_app().await;
+    register_table(&app, registration("R01", &key(1))).await;
     // 17 is black: the straight is due 35 × 10 000 + 10 000 = 360 000, paid 350 000
     // (10 000 h = 100 Kč short); red pays nothing, paid 40 000 (400 Kč too much).
     let two = spin_at(
@@ -536,8 +478,7 @@ async fn the_workbench_page_filters_sorts_pages_and_resolves_a_whole_round() {
         .map(|i| straight(&format!("s{i}"), 17, 1_000, 0))
         .collect();
     for round in [two, spin_at(2, "2026-11-19T18:00:00Z", json!(many))] {
-        let (s, b) = call(&app, record_request(round, &key(1))).await;
-        assert_eq!(s, 201, "{b}");
+        submitted_record(&app, round, &key(1)).await;
     }
     let page = |query: &'static str| {
         let app = &app;

@@ -9,7 +9,7 @@ use std::io::{Read as _, Write as _};
 
 use common::site::Site;
 use common::webdriver::Browser;
-use common::{key, signed};
+use common::{each, key, signed};
 use dozor_log::keys::encode_public_key;
 use serde_json::{json, Value};
 
@@ -119,12 +119,9 @@ fn the_officer_resolves_a_blackjack_finding_in_a_browser_and_a_cross_site_post_i
     let (_, findings) = server
         .http
         .get("/api/v1/findings?table_id=BJ1", Some(&officer));
-    let kinds: Vec<(&str, &str)> = findings["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| (f["id"].as_str().unwrap(), f["kind"].as_str().unwrap()))
-        .collect();
+    let kinds: Vec<(&str, &str)> = each(&findings["items"], |f| {
+        (f["id"].as_str().unwrap(), f["kind"].as_str().unwrap())
+    });
     let dealer = format!("{index}.0");
     let overpaid = format!("{index}.1");
     assert_eq!(

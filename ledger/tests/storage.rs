@@ -5,16 +5,19 @@ use chrono::{Duration, Utc};
 use diesel::connection::SimpleConnection as _;
 use diesel::prelude::*;
 use dozor_log::entry_check::SignatureCheck;
-use dozor_log::Envelope;
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use ledger::storage::append::{
     append_batch, append_batch_cached, AppendOutcome, Submission, WriterCache,
 };
-use ledger::storage::registry::{add_key, register_table, revoke_key, KeyRevocation, NewTable};
+use ledger::storage::registry::{add_key, revoke_key, KeyRevocation};
 use ledger::storage::verify::{verify_ledger, VerifyReport};
 use ledger::storage::{connect, reads, testing};
 use serde_json::json;
 use std::collections::HashMap;
+
+mod common;
+
+use common::{note_submission, register_r01};
 
 fn db() -> PgConnection {
     connect(&testing::fresh_database().unwrap()).unwrap()
@@ -23,17 +26,7 @@ fn db() -> PgConnection {
 fn submission(key: &SigningKey, table: &str, seq_no: u64, marker: i64) -> Submission {
     let record = json!({"type": "note", "table_id": table, "seq_no": seq_no,
                         "plan_id": "p", "marker": marker});
-    let envelope = Envelope::sign(record, key).unwrap();
-    let canonical = String::from_utf8(envelope.verify(&key.verifying_key()).unwrap()).unwrap();
-    Submission::new(
-        envelope.key_id,
-        envelope.signature,
-        canonical,
-        "note".into(),
-        table.into(),
-        seq_no,
-        None,
-    )
+    note_submission(key, record, table, seq_no)
 }
 
 /// The operator's key: signs registry events.
@@ -46,32 +39,36 @@ fn operators(key: &SigningKey) -> HashMap<String, VerifyingKey> {
     HashMap::from([(dozor_log::keys::key_id(&public), public)])
 }
 
+/// Whether `result` is the refusal of an actor not allowed, for a reason that says `why`.
+fn not_allowed_because<T>(
+    result: &Result<T, ledger::storage::api_keys::ApiKeyError>,
+    why: &str,
+) -> bool {
+    matches!(
+        result,
+        Err(ledger::storage::api_keys::ApiKeyError::Storage(
+            ledger::LedgerError::ActorNotAllowed { why: said, .. }
+        )) if said.contains(why)
+    )
+}
+
 fn verify(conn: &mut PgConnection) -> VerifyReport {
     verify_ledger(conn, &operators(&operator()), SignatureCheck::Batch, |_| {}).unwrap()
 }
 
 /// Registers table R01 (ledger entry 0) and returns its key.
 fn setup(conn: &mut PgConnection) -> SigningKey {
-    let key = SigningKey::from_bytes(&[5u8; 32]);
-    let table = NewTable {
-        table_id: "R01",
-        game: "roulette",
-        location: "Praha 1",
-        plan_id: "p",
-        wheel_layout: None,
-        plays_from: None,
-        limits: None,
-    };
-    register_table(
-        conn,
-        &operator(),
-        table,
-        &key.verifying_key(),
-        "cli:tests",
-        Utc::now() - Duration::seconds(5),
-    )
-    .unwrap();
-    key
+    register_r01(conn, &operator())
+}
+
+/// A fresh ledger: table R01 (entry 0) and its notes 1..=`notes` (entries 1..=`notes`); the
+/// table's key.
+fn ledger_of_notes(notes: u64) -> (PgConnection, SigningKey) {
+    let mut conn = db();
+    let key = setup(&mut conn);
+    let batch: Vec<_> = (1..=notes).map(|i| submission(&key, "R01", i, 0)).collect();
+    append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    (conn, key)
 }
 
 #[test]
@@ -399,10 +396,7 @@ fn adjudications_count(conn: &mut PgConnection) -> i64 {
 #[test]
 fn the_report_columns_are_filled_from_the_verdicts_stored_before_them() {
     use diesel_migrations::MigrationHarness as _;
-    let mut conn = db();
-    let key = setup(&mut conn);
-    let batch: Vec<_> = (1..=5).map(|i| submission(&key, "R01", i, 0)).collect();
-    append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    let (mut conn, _) = ledger_of_notes(5);
     // Back to the schema before the columns (migration 2026-12-05-000022_report_columns).
     while conn
         .revert_last_migration(ledger::storage::MIGRATIONS)
@@ -479,10 +473,7 @@ fn the_report_columns_are_filled_from_the_verdicts_stored_before_them() {
 
 #[test]
 fn verify_names_the_first_tampered_index() {
-    let mut conn = db();
-    let key = setup(&mut conn);
-    let batch: Vec<_> = (1..=6).map(|i| submission(&key, "R01", i, 0)).collect();
-    append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    let (mut conn, _) = ledger_of_notes(6);
     // A superuser can switch the triggers off; verify must still catch the edit.
     ledger::storage::testing::rewrite_entry(&mut conn, 3, "\"marker\":0", "\"marker\":1").unwrap();
     let report = verify(&mut conn);
@@ -518,10 +509,7 @@ fn verify_paged(conn: &mut PgConnection, page: usize, chunk: usize) -> VerifyRep
 
 #[test]
 fn pages_and_chunks_of_any_size_give_the_same_verdict() {
-    let mut conn = db();
-    let key = setup(&mut conn);
-    let batch: Vec<_> = (1..=40).map(|i| submission(&key, "R01", i, 0)).collect();
-    append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    let (mut conn, _) = ledger_of_notes(40);
     let sizes = [(8192, 2048), (7, 3), (5, 5), (16, 4), (1, 1)];
     for (page, chunk) in sizes {
         let report = verify_paged(&mut conn, page, chunk);
@@ -648,10 +636,7 @@ fn the_stored_tree_gives_rfc6962_roots_and_proofs_for_every_size() {
 
 #[test]
 fn verify_catches_a_changed_tree_node() {
-    let mut conn = db();
-    let key = setup(&mut conn);
-    let batch: Vec<_> = (1..=10).map(|i| submission(&key, "R01", i, 0)).collect();
-    append_batch(&mut conn, &batch, Utc::now()).unwrap();
+    let (mut conn, _) = ledger_of_notes(10);
     diesel::sql_query("SET session_replication_role = replica")
         .execute(&mut conn)
         .unwrap();
@@ -887,10 +872,7 @@ fn api_keys_are_registry_events_found_by_the_hash_of_their_token() {
             &ApiKeySecret::from_bytes([7; 32]),
             Utc::now(),
         );
-        assert!(
-            matches!(&refused, Err(ApiKeyError::Storage(ledger::LedgerError::ActorNotAllowed { why: w, .. })) if w.contains(why)),
-            "{actor}: {refused:?}"
-        );
+        assert!(not_allowed_because(&refused, why), "{actor}: {refused:?}");
     }
     assert_eq!(ledger::storage::reads::size(&mut conn).unwrap(), 4);
     api_keys::create_api_key(
@@ -904,10 +886,9 @@ fn api_keys_are_registry_events_found_by_the_hash_of_their_token() {
     let refused =
         api_keys::revoke_api_key(&mut conn, &operator(), "alice", "nightly", "x", Utc::now());
     assert!(
-        matches!(
+        not_allowed_because(
             &refused,
-            Err(ApiKeyError::Storage(ledger::LedgerError::ActorNotAllowed { why, .. }))
-                if why.contains("its role reporter may not: this needs the role admin")
+            "its role reporter may not: this needs the role admin"
         ),
         "{refused:?}"
     );
@@ -932,11 +913,7 @@ fn api_keys_are_registry_events_found_by_the_hash_of_their_token() {
         Utc::now(),
     );
     assert!(
-        matches!(
-            &refused,
-            Err(ApiKeyError::Storage(ledger::LedgerError::ActorNotAllowed { why, .. }))
-                if why.contains("the key was revoked at entry")
-        ),
+        not_allowed_because(&refused, "the key was revoked at entry"),
         "{refused:?}"
     );
 

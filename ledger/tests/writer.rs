@@ -3,55 +3,29 @@
 //! a failover): it reads the ledger's head again before it appends anything, is not ready until
 //! it has, and never appends to a ledger that lacks an entry it gave a receipt for.
 
-use chrono::{Duration, Utc};
+use chrono::Utc;
 use diesel::connection::SimpleConnection as _;
 use dozor_log::checkpoint::NoteSigner;
-use dozor_log::Envelope;
 use ed25519_dalek::SigningKey;
 use ledger::ingest::Appender;
 use ledger::storage::append::{AppendOutcome, Submission};
-use ledger::storage::registry::{register_table, NewTable};
 use ledger::storage::{connect, reads, testing};
 use serde_json::json;
 
+mod common;
+
+use common::{note_submission, register_r01};
+
 fn submission(key: &SigningKey, seq_no: u64) -> Submission {
     let record = json!({"type": "note", "table_id": "R01", "seq_no": seq_no, "plan_id": "p"});
-    let envelope = Envelope::sign(record, key).unwrap();
-    let canonical = String::from_utf8(envelope.verify(&key.verifying_key()).unwrap()).unwrap();
-    Submission::new(
-        envelope.key_id,
-        envelope.signature,
-        canonical,
-        "note".into(),
-        "R01".into(),
-        seq_no,
-        None,
-    )
+    note_submission(key, record, "R01", seq_no)
 }
 
 /// A fresh ledger with table R01 registered (entry 0); its URL and the table's key.
 fn ledger() -> (String, SigningKey) {
     let url = testing::fresh_database().unwrap();
-    let key = SigningKey::from_bytes(&[5u8; 32]);
     let operator = SigningKey::from_bytes(&[9u8; 32]);
-    let table = NewTable {
-        table_id: "R01",
-        game: "roulette",
-        location: "Praha 1",
-        plan_id: "p",
-        wheel_layout: None,
-        plays_from: None,
-        limits: None,
-    };
-    register_table(
-        &mut connect(&url).unwrap(),
-        &operator,
-        table,
-        &key.verifying_key(),
-        "cli:tests",
-        Utc::now() - Duration::seconds(5),
-    )
-    .unwrap();
+    let key = register_r01(&mut connect(&url).unwrap(), &operator);
     (url, key)
 }
 

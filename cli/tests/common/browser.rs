@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::Succeeds as _;
+
 const CHROMIUM: &str = "/usr/bin/chromium";
 
 /// The browser's path, installing Debian's package when it is missing.
@@ -56,7 +58,7 @@ pub fn render_url_offline(url: &str, name: &str, extra_flags: &[&str]) -> Render
     let url = url.to_owned();
     let run = |extra: &[String]| {
         let profile = tempfile::tempdir().unwrap();
-        let out = Command::new(&browser)
+        Command::new(&browser)
             .args([
                 "--headless",
                 "--no-sandbox",
@@ -77,14 +79,7 @@ pub fn render_url_offline(url: &str, name: &str, extra_flags: &[&str]) -> Render
             .args(extra_flags)
             .args(extra)
             .arg(&url)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "chromium failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
+            .succeeds_or(|out| format!("chromium failed: {}", String::from_utf8_lossy(&out.stderr)))
     };
     let dom = String::from_utf8(run(&["--dump-dom".into()]).stdout).unwrap();
     let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.png"));

@@ -2,9 +2,28 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod direct;
+pub mod examples;
+pub mod json;
 pub mod pki;
+pub mod poll;
+pub mod rounds;
+pub mod simulated;
 pub mod site;
 pub mod webdriver;
+
+#[allow(unused_imports)]
+pub use direct::*;
+#[allow(unused_imports)]
+pub use examples::*;
+#[allow(unused_imports)]
+pub use json::*;
+#[allow(unused_imports)]
+pub use poll::*;
+#[allow(unused_imports)]
+pub use rounds::*;
+#[allow(unused_imports)]
+pub use simulated::*;
 
 use api::server::{self, Settings};
 use api::state::AppState;
@@ -238,6 +257,54 @@ impl<S> TestApp for S where
 {
 }
 
+/// The server's app on `state`, as `actix_web::test::init_service` makes it.
+pub async fn test_app(state: &AppState) -> impl TestApp {
+    actix_web::test::init_service(actix_web::App::new().configure(server::configure(state.clone())))
+        .await
+}
+
+/// [`api_state`] and the server's app on it.
+pub async fn api_app() -> (AppState, String, impl TestApp) {
+    let (state, url) = api_state();
+    let app = test_app(&state).await;
+    (state, url, app)
+}
+
+/// [`state`] whose ledger starts with an admin key (entry 0), and the server's app on it.
+pub async fn admin_app() -> (AppState, String, impl TestApp) {
+    let (state, url) = state();
+    create_key(&url, Role::Admin);
+    let app = test_app(&state).await;
+    (state, url, app)
+}
+
+/// [`registration`] of a table of `game`.
+pub fn registration_of(table_id: &str, game: &str, key: &SigningKey) -> Value {
+    let mut table = registration(table_id, key);
+    table["game"] = json!(game);
+    table
+}
+
+/// POST of `record` signed by `key` as an admin: accepted, its receipt.
+pub async fn posted_record(app: &impl TestApp, record: Value, key: &SigningKey) -> Value {
+    let (status, receipt) = post(app, "/api/v1/records", signed(record, key)).await;
+    assert_eq!(status, 201, "{receipt}");
+    receipt
+}
+
+/// [`record_request`] of `record` signed by `key`: accepted, its receipt.
+pub async fn submitted_record(app: &impl TestApp, record: Value, key: &SigningKey) -> Value {
+    let (status, receipt) = call(app, record_request(record, key)).await;
+    assert_eq!(status, 201, "{receipt}");
+    receipt
+}
+
+/// Registers a table (`registration`, e.g. [`registration`]'s) as an admin: it is accepted.
+pub async fn register_table(app: &impl TestApp, registration: Value) {
+    let (status, body) = post(app, "/api/v1/tables", registration).await;
+    assert_eq!(status, 201, "{body}");
+}
+
 /// POST `body` as an admin.
 pub async fn post(app: &impl TestApp, uri: &str, body: Value) -> (u16, Value) {
     let request = actix_web::test::TestRequest::post()
@@ -250,18 +317,19 @@ pub async fn post(app: &impl TestApp, uri: &str, body: Value) -> (u16, Value) {
 
 /// GET as a compliance officer, the body as JSON.
 pub async fn get(app: &impl TestApp, uri: &str) -> (u16, Value) {
-    call(app, compliance_get(uri)).await
+    call(app, role_get(uri, Role::Compliance)).await
 }
 
 /// GET as a compliance officer, the body as text.
 pub async fn get_text(app: &impl TestApp, uri: &str) -> (u16, String) {
-    call_text(app, compliance_get(uri)).await
+    call_text(app, role_get(uri, Role::Compliance)).await
 }
 
-fn compliance_get(uri: &str) -> actix_http::Request {
+/// GET of `uri` with the tests' key of `role`.
+pub fn role_get(uri: &str, role: Role) -> actix_http::Request {
     actix_web::test::TestRequest::get()
         .uri(uri)
-        .insert_header(bearer(Role::Compliance))
+        .insert_header(bearer(role))
         .to_request()
 }
 
@@ -285,17 +353,25 @@ pub fn dozor() -> std::process::Command {
 /// and exit status 2 (that line).
 pub trait Succeeds {
     fn succeeds(&mut self) -> std::process::Output;
+    /// [`Succeeds::succeeds`] that says `explain` of the output if it fails.
+    fn succeeds_or(
+        &mut self,
+        explain: impl FnOnce(&std::process::Output) -> String,
+    ) -> std::process::Output;
     fn fails(&mut self) -> String;
 }
 
 impl Succeeds for std::process::Command {
     fn succeeds(&mut self) -> std::process::Output {
+        self.succeeds_or(|out| String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+
+    fn succeeds_or(
+        &mut self,
+        explain: impl FnOnce(&std::process::Output) -> String,
+    ) -> std::process::Output {
         let out = self.output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "{}", explain(&out));
         out
     }
 
@@ -413,24 +489,7 @@ pub fn register_roulette(
     key: &SigningKey,
     at: chrono::DateTime<chrono::Utc>,
 ) {
-    let table = ledger::storage::registry::NewTable {
-        table_id,
-        game: "roulette",
-        location: "Praha",
-        plan_id: "69games-ziva-hra",
-        wheel_layout: None,
-        plays_from: None,
-        limits: None,
-    };
-    ledger::storage::registry::register_table(
-        conn,
-        operator().signing_key(),
-        table,
-        &key.verifying_key(),
-        "cli:tests",
-        at,
-    )
-    .unwrap();
+    register_on(conn, new_table(table_id, "roulette", "Praha"), key, at);
 }
 
 /// The Retry-After header of a 429, in seconds.
@@ -447,12 +506,7 @@ pub fn retry_after(response: &actix_web::dev::ServiceResponse) -> u64 {
 
 /// The kinds of the findings on a page of `GET /findings`, in order.
 pub fn finding_kinds(page: &Value) -> Vec<&str> {
-    page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["kind"].as_str().unwrap())
-        .collect()
+    each(&page["items"], |f| f["kind"].as_str().unwrap())
 }
 
 /// `POST /records` of `record` signed by `key` (tables need no API key).
@@ -465,12 +519,7 @@ pub fn record_request(record: Value, key: &SigningKey) -> actix_http::Request {
 
 /// The status of each record of a batch answer, in order.
 pub fn batch_statuses(answer: &Value) -> Vec<u64> {
-    answer["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["status"].as_u64().unwrap())
-        .collect()
+    each(&answer["results"], |r| r["status"].as_u64().unwrap())
 }
 
 /// The row of `table_id` in a daily report.
@@ -499,20 +548,25 @@ pub fn state_limited(per_address: bool) -> (AppState, String) {
     })
 }
 
-/// The findings stored for the round at ledger `index` of `table_id`: (kind, amount).
-pub fn findings_of(url: &str, table_id: &str, index: u64) -> Vec<(String, i64)> {
+/// The first 100 findings stored for `table_id`, as the server lists them.
+pub fn findings_page(url: &str, table_id: &str) -> reports::findings::FindingPage {
     let filter = reports::findings::FindingFilter {
         table_id: Some(table_id.into()),
         limit: 100,
         ..Default::default()
     };
-    let page = reports::findings::list(
+    reports::findings::list(
         &mut ledger::storage::connect(url).unwrap(),
         &rules::gaming_day::GamingDayClock::default(),
         &filter,
     )
-    .unwrap();
-    page.items
+    .unwrap()
+}
+
+/// The findings stored for the round at ledger `index` of `table_id`: (kind, amount).
+pub fn findings_of(url: &str, table_id: &str, index: u64) -> Vec<(String, i64)> {
+    findings_page(url, table_id)
+        .items
         .iter()
         .filter(|f| f.ledger_index == index as i64)
         .map(|f| (f.kind.clone(), f.amount_h))
@@ -522,37 +576,10 @@ pub fn findings_of(url: &str, table_id: &str, index: u64) -> Vec<(String, i64)> 
 /// Signs a checkpoint over the whole ledger, exports gaming day `day` and verifies the export
 /// offline, re-adjudicating every round.
 pub fn export_and_verify_day(url: &str, day: chrono::NaiveDate) -> dozor_verify::InspectionReport {
-    let mut conn = ledger::storage::connect(url).unwrap();
-    ledger::storage::checkpoints::create(
-        &mut conn,
-        &operator(),
-        ledger_size(url),
-        chrono::Utc::now(),
-    )
-    .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("export");
-    reports::inspection::write_export(
-        &mut conn,
-        &rules::gaming_day::GamingDayClock::default(),
-        &operator(),
-        "cli:tests",
-        day,
-        day,
-        &out,
-        chrono::Utc::now(),
-        None,
-        &Default::default(),
-        &mut |_, _| {},
-    )
-    .unwrap();
-    dozor_verify::verify_export(
-        &out,
-        &[operator().verifier()],
-        dozor_verify::VerifyOptions::default(),
-        |_, _| {},
-    )
-    .unwrap()
+    checkpoint_and_export_day(url, day, &out);
+    verify_exported(&out).unwrap()
 }
 
 /// One column of a CSV for a Czech office as Python's csv module reads it (`;` between fields,
@@ -571,13 +598,7 @@ with open(sys.argv[1], encoding="utf-8-sig", newline="") as f:
         .arg(script)
         .arg(&file)
         .arg(heading)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{heading}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds_or(|out| format!("{heading}: {}", String::from_utf8_lossy(&out.stderr)));
     serde_json::from_slice(&out.stdout).unwrap()
 }
 

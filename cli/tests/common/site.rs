@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::poll::poll_until;
 use super::Succeeds as _;
 
 /// A data directory for `dozor serve`; stops a PostgreSQL left running in it when dropped.
@@ -153,26 +154,16 @@ impl Server {
     }
 
     pub fn wait_until_healthy(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
+        poll_until(Duration::from_secs(60), Duration::from_millis(100), || {
             if let Some(status) = self.child.try_wait().unwrap() {
                 panic!("the server exited ({status}):\n{}", self.log());
             }
-            if self
-                .http
-                .try_call("GET", "/health", None, None)
-                .map(|r| r.0)
-                == Some(200)
-            {
-                return;
+            let health = self.http.try_call("GET", "/health", None, None);
+            match health.map(|r| r.0) {
+                Some(200) => Ok(()),
+                _ => Err(format!("no answer from the server:\n{}", self.log())),
             }
-            assert!(
-                Instant::now() < deadline,
-                "no answer from the server:\n{}",
-                self.log()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        })
     }
 
     pub fn kill_9(mut self) {
@@ -181,24 +172,26 @@ impl Server {
     }
 
     /// SIGTERM, as systemd stops it; the server's exit status.
+    /// Stops the server with SIGTERM: it exits successfully.
+    pub fn stop(self) {
+        let status = self.terminate();
+        assert!(status.success(), "{status}");
+    }
+
     pub fn terminate(mut self) -> std::process::ExitStatus {
         let status = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status()
             .unwrap();
         assert!(status.success());
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the server did not stop:\n{}",
-                self.log()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        poll_until(
+            Duration::from_secs(30),
+            Duration::from_millis(50),
+            || match self.child.try_wait().unwrap() {
+                Some(status) => Ok(status),
+                None => Err(format!("the server did not stop:\n{}", self.log())),
+            },
+        )
     }
 }
 
@@ -286,6 +279,13 @@ impl Http {
     pub fn get(&self, path: &str, token: Option<&str>) -> (u16, Value) {
         let (status, text) = self.try_call("GET", path, token, None).unwrap();
         (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    /// Registers a table (`registration`, e.g. `common::registration`'s) with `token`: it is
+    /// accepted.
+    pub fn register_table(&self, token: Option<&str>, registration: &Value) {
+        let (status, body) = self.post("/api/v1/tables", token, registration);
+        assert_eq!(status, 201, "{body}");
     }
 
     pub fn post(&self, path: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
