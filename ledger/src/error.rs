@@ -88,11 +88,21 @@ pub enum TreeError {
     },
 }
 
-impl From<diesel::result::Error> for TreeError {
-    fn from(e: diesel::result::Error) -> Self {
-        TreeError::Storage(LedgerError::Database(e))
-    }
+/// `From<diesel::result::Error>` for an error type whose variant `Storage` holds a
+/// [`LedgerError`] (the database's errors are the ledger's): written once, as a trait cannot be
+/// implemented for every such type at once.
+macro_rules! storage_error_from_diesel {
+    ($error:ident) => {
+        impl From<diesel::result::Error> for $error {
+            fn from(e: diesel::result::Error) -> Self {
+                $error::Storage($crate::error::LedgerError::Database(e))
+            }
+        }
+    };
 }
+pub(crate) use storage_error_from_diesel;
+
+storage_error_from_diesel!(TreeError);
 
 impl LedgerError {
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {

@@ -36,11 +36,7 @@ pub enum ApiKeyError {
     Storage(#[from] LedgerError),
 }
 
-impl From<diesel::result::Error> for ApiKeyError {
-    fn from(e: diesel::result::Error) -> Self {
-        ApiKeyError::Storage(LedgerError::Database(e))
-    }
-}
+crate::error::storage_error_from_diesel!(ApiKeyError);
 
 /// A key to create; its secret is made by the caller (randomness stays outside).
 #[derive(Debug, Clone)]

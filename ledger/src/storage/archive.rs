@@ -13,7 +13,7 @@ use sha2::{Digest as _, Sha256};
 use super::archived_days::{self, DayFigures, DaySpan};
 use super::position::lock_and_position;
 use super::registry_append::{append_registry_event, last_registry_event};
-use super::schema::registry_entries;
+use super::registry_log::{events_of_type, latest_event_of_type};
 use crate::error::LedgerError;
 use dozor_log::checkpoint::NoteSigner;
 use dozor_log::registry_event::RegistryEvent;
@@ -65,12 +65,7 @@ pub struct KeptSeal {
 /// Where the archived ranges end: entries below it have left (0: none have), as the latest
 /// `range_archived` event says.
 pub fn archived_below(conn: &mut PgConnection) -> Result<u64, LedgerError> {
-    let latest: Option<Vec<u8>> = registry_entries::table
-        .filter(registry_entries::record_type.eq("range_archived"))
-        .order(registry_entries::idx.desc())
-        .select(registry_entries::entry)
-        .first(conn)
-        .optional()?;
+    let latest = latest_event_of_type(conn, "range_archived")?;
     match latest.map(|entry| RegistryEvent::from_entry(&entry)) {
         None => Ok(0),
         Some(Ok(RegistryEvent::RangeArchived { to, .. })) => Ok(to),
@@ -336,12 +331,8 @@ pub struct ArchivedRange {
 
 /// Every archived range, oldest first.
 pub fn ranges(conn: &mut PgConnection) -> Result<Vec<ArchivedRange>, LedgerError> {
-    let rows: Vec<(i64, Vec<u8>)> = registry_entries::table
-        .filter(registry_entries::record_type.eq("range_archived"))
-        .order(registry_entries::idx.asc())
-        .select((registry_entries::idx, registry_entries::entry))
-        .load(conn)?;
-    rows.into_iter()
+    events_of_type(conn, "range_archived")?
+        .into_iter()
         .map(|(index, entry)| match RegistryEvent::from_entry(&entry) {
             Ok(RegistryEvent::RangeArchived {
                 from,

@@ -428,18 +428,15 @@ impl LocalCluster {
     }
 
     fn pg_ctl_stop(&self) -> Result<(), LedgerError> {
+        self.pg_ctl(&["stop", "-w", "-m", "fast"])
+    }
+
+    /// Runs `pg_ctl` with `args` on this cluster's data directory (`-D`, last).
+    pub(super) fn pg_ctl(&self, args: &[&str]) -> Result<(), LedgerError> {
         let data = self.data_dir();
-        self.run(
-            "pg_ctl",
-            &[
-                OsStr::new("stop"),
-                OsStr::new("-w"),
-                OsStr::new("-m"),
-                OsStr::new("fast"),
-                OsStr::new("-D"),
-                data.as_os_str(),
-            ],
-        )
+        let mut all: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        all.extend([OsStr::new("-D"), data.as_os_str()]);
+        self.run("pg_ctl", &all)
     }
 
     /// Stops and removes a throwaway cluster once this process is gone, even if it never
@@ -528,13 +525,7 @@ rm -rf "$4""#;
 
     /// Creates `database` unless it exists.
     pub fn create_database(&self, database: &str) -> Result<(), LedgerError> {
-        if !database
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        {
-            return Err(cluster_err(format!("unsafe database name `{database}`")));
-        }
-        let mut conn = super::connection::connect(&self.url("postgres"))?;
+        let mut conn = self.connect_to_manage(database)?;
         match diesel::sql_query(format!("CREATE DATABASE \"{database}\"")).execute(&mut conn) {
             Ok(_) => {}
             Err(diesel::result::Error::DatabaseError(_, info))
@@ -548,18 +539,24 @@ rm -rf "$4""#;
 impl LocalCluster {
     /// Drops `database` if it exists (benchmarks start from an empty database).
     pub fn drop_database(&self, database: &str) -> Result<(), LedgerError> {
+        let mut conn = self.connect_to_manage(database)?;
+        diesel::sql_query(format!(
+            "DROP DATABASE IF EXISTS \"{database}\" WITH (FORCE)"
+        ))
+        .execute(&mut conn)?;
+        Ok(())
+    }
+
+    /// A connection to the `postgres` database, to create or drop `database` (refused unless
+    /// its name is safe to quote into SQL).
+    fn connect_to_manage(&self, database: &str) -> Result<PgConnection, LedgerError> {
         if !database
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_')
         {
             return Err(cluster_err(format!("unsafe database name `{database}`")));
         }
-        let mut conn = super::connection::connect(&self.url("postgres"))?;
-        diesel::sql_query(format!(
-            "DROP DATABASE IF EXISTS \"{database}\" WITH (FORCE)"
-        ))
-        .execute(&mut conn)?;
-        Ok(())
+        super::connection::connect(&self.url("postgres"))
     }
 }
 

@@ -7,9 +7,10 @@ use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 
 use super::position::{lock_and_position, Position};
-use super::published_reports::publish;
+use super::published_reports::{check_all_kept, publish, KeptFile};
 use super::registry_append::{append_registry_event, last_registry_event, RegistryReceipt};
 use super::schema::{mf_confirmations, mf_deliveries, registry_entries};
+use super::verify_failure::VerifyFailure;
 use crate::error::LedgerError;
 use dozor_log::registry_event::{DeliveryStep, RegistryEvent};
 
@@ -131,21 +132,15 @@ pub fn all(conn: &mut PgConnection) -> Result<Vec<SealedDelivery>, LedgerError> 
 /// `report_published` event of the file's name whose SHA-256 is the kept file's.
 pub fn compare_with_seals(
     conn: &mut PgConnection,
-) -> Result<Result<(), super::verify_failure::VerifyFailure>, LedgerError> {
-    for delivery in all(conn)? {
-        let what = format!("the delivered file of {}", delivery.package);
-        let held = super::published_reports::check_kept(
-            conn,
-            delivery.sealed_at,
-            &sealed_name(&delivery.package),
-            &delivery.sealed_file,
-            &what,
-        )?;
-        if held.is_err() {
-            return Ok(held);
-        }
-    }
-    Ok(Ok(()))
+) -> Result<Result<(), VerifyFailure>, LedgerError> {
+    let deliveries = all(conn)?;
+    let files = deliveries.iter().map(|delivery| KeptFile {
+        sealed_at: delivery.sealed_at,
+        sealed_name: sealed_name(&delivery.package),
+        bytes: &delivery.sealed_file,
+        what: format!("the delivered file of {}", delivery.package),
+    });
+    check_all_kept(conn, files)
 }
 
 /// A step of a delivery on the Ministry's side, to be recorded.

@@ -7,8 +7,9 @@ use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 
 use super::position::lock_and_position;
-use super::published_reports::{latest_publications, publish};
+use super::published_reports::{check_all_kept, latest_publications, publish, KeptFile};
 use super::schema::mf_packages;
+use super::verify_failure::VerifyFailure;
 use crate::error::LedgerError;
 
 /// A version of a package as issued.
@@ -168,19 +169,13 @@ pub fn all(conn: &mut PgConnection) -> Result<Vec<IssuedPackage>, LedgerError> {
 /// `report_published` event of the package's name whose SHA-256 is the kept ZIP's.
 pub fn compare_with_seals(
     conn: &mut PgConnection,
-) -> Result<Result<(), super::verify_failure::VerifyFailure>, LedgerError> {
-    for package in all(conn)? {
-        let what = format!("package {}", package.name);
-        let held = super::published_reports::check_kept(
-            conn,
-            package.sealed_at,
-            &sealed_name(&package.name),
-            &package.zip,
-            &what,
-        )?;
-        if held.is_err() {
-            return Ok(held);
-        }
-    }
-    Ok(Ok(()))
+) -> Result<Result<(), VerifyFailure>, LedgerError> {
+    let packages = all(conn)?;
+    let files = packages.iter().map(|package| KeptFile {
+        sealed_at: package.sealed_at,
+        sealed_name: sealed_name(&package.name),
+        bytes: &package.zip,
+        what: format!("package {}", package.name),
+    });
+    check_all_kept(conn, files)
 }

@@ -12,6 +12,7 @@ use sha2::{Digest as _, Sha256};
 use super::position::lock_and_position;
 use super::registry_append::{append_registry_event, last_registry_event};
 use super::schema::registry_entries;
+use super::verify_failure::VerifyFailure;
 use crate::error::LedgerError;
 use dozor_log::registry_event::RegistryEvent;
 use dozor_log::registry_history::PUBLISHERS;
@@ -118,9 +119,9 @@ pub(crate) fn check_kept(
     name: &str,
     bytes: &[u8],
     what: &str,
-) -> Result<Result<(), super::verify_failure::VerifyFailure>, LedgerError> {
+) -> Result<Result<(), VerifyFailure>, LedgerError> {
     let index = u64::try_from(index).unwrap_or(0);
-    let fail = |reason: String| Ok(Err(super::verify_failure::VerifyFailure { index, reason }));
+    let fail = |reason: String| Ok(Err(VerifyFailure { index, reason }));
     let Some(row) = super::reads::entry(conn, index)? else {
         return fail(format!(
             "{what} names its seal at entry {index}, which the ledger does not hold"
@@ -137,4 +138,34 @@ pub(crate) fn check_kept(
             "{what} as kept (SHA-256 {kept}) is not what entry {index} seals"
         )),
     }
+}
+
+/// A file kept beside the ledger, with the seal it names.
+pub(crate) struct KeptFile<'a> {
+    /// The index of the `report_published` event that sealed it, and the name it sealed.
+    pub sealed_at: i64,
+    pub sealed_name: String,
+    pub bytes: &'a [u8],
+    /// The file, as a failure names it.
+    pub what: String,
+}
+
+/// [`check_kept`] of each of `files` in order: the first failure.
+pub(crate) fn check_all_kept<'a>(
+    conn: &mut PgConnection,
+    files: impl IntoIterator<Item = KeptFile<'a>>,
+) -> Result<Result<(), VerifyFailure>, LedgerError> {
+    for file in files {
+        let held = check_kept(
+            conn,
+            file.sealed_at,
+            &file.sealed_name,
+            file.bytes,
+            &file.what,
+        )?;
+        if held.is_err() {
+            return Ok(held);
+        }
+    }
+    Ok(Ok(()))
 }

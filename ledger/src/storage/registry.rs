@@ -7,7 +7,7 @@ use thiserror::Error;
 
 use super::actors::check_actor;
 use super::models::{GamingTableRow, KeyRevocationRow, TableKeyRow};
-use super::position::lock_and_position;
+use super::position::{lock_and_position, Position};
 use super::registry_append::{append_registry_event, last_registry_event, RegistryReceipt};
 use super::schema::{gaming_tables, table_key_revocations, table_keys};
 use crate::error::LedgerError;
@@ -39,11 +39,7 @@ pub enum RegistryError {
     Storage(#[from] LedgerError),
 }
 
-impl From<diesel::result::Error> for RegistryError {
-    fn from(e: diesel::result::Error) -> Self {
-        RegistryError::Storage(LedgerError::Database(e))
-    }
-}
+crate::error::storage_error_from_diesel!(RegistryError);
 
 /// A table with its whole key history.
 #[derive(Debug, Clone)]
@@ -129,6 +125,14 @@ pub fn register_table(
     })
 }
 
+/// Refuses a reason that cannot be kept (see [`dozor_log::access::reason_problem`]).
+fn check_reason(reason: &str) -> Result<(), RegistryError> {
+    match dozor_log::access::reason_problem(reason) {
+        Some(problem) => Err(RegistryError::BadReason(problem)),
+        None => Ok(()),
+    }
+}
+
 fn not_the_operator(operator: &SigningKey, key: &VerifyingKey) -> Result<(), RegistryError> {
     if operator.verifying_key() == *key {
         return Err(RegistryError::OperatorKey);
@@ -170,11 +174,7 @@ pub fn add_key(
 ) -> Result<(TableKeyRow, RegistryReceipt), RegistryError> {
     not_the_operator(operator, key)?;
     conn.transaction(|conn| {
-        let position = lock_and_position(conn, now)?;
-        check_actor(conn, operator, actor, TABLE_KEEPERS, &position)?;
-        if find_table(conn, table_id)?.is_none() {
-            return Err(RegistryError::UnknownTable(table_id.to_owned()));
-        }
+        let position = lock_for_table_change(conn, operator, actor, table_id, now)?;
         let valid_from = to_micros(valid_from);
         let row = insert_key(conn, table_id, key, valid_from, position.received_at)?;
         let event = RegistryEvent::TableKeyAdded {
@@ -188,6 +188,23 @@ pub fn add_key(
         let receipt = append_registry_event(conn, &position, &event, operator)?;
         Ok((row, receipt))
     })
+}
+
+/// Takes the append lock for a change of the registered table `table_id` by `actor`, who must
+/// be one who keeps tables.
+fn lock_for_table_change(
+    conn: &mut PgConnection,
+    operator: &SigningKey,
+    actor: &str,
+    table_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Position, RegistryError> {
+    let position = lock_and_position(conn, now)?;
+    check_actor(conn, operator, actor, TABLE_KEEPERS, &position)?;
+    if find_table(conn, table_id)?.is_none() {
+        return Err(RegistryError::UnknownTable(table_id.to_owned()));
+    }
+    Ok(position)
 }
 
 /// New posted limits of a table, as asked for (checked against the plan by the caller).
@@ -210,15 +227,9 @@ pub fn set_limits(
     actor: &str,
     now: DateTime<Utc>,
 ) -> Result<(DateTime<Utc>, RegistryReceipt), RegistryError> {
-    if let Some(problem) = dozor_log::access::reason_problem(change.reason) {
-        return Err(RegistryError::BadReason(problem));
-    }
+    check_reason(change.reason)?;
     conn.transaction(|conn| {
-        let position = lock_and_position(conn, now)?;
-        check_actor(conn, operator, actor, TABLE_KEEPERS, &position)?;
-        if find_table(conn, change.table_id)?.is_none() {
-            return Err(RegistryError::UnknownTable(change.table_id.to_owned()));
-        }
+        let position = lock_for_table_change(conn, operator, actor, change.table_id, now)?;
         let at = position.received_at;
         let effective_from = change.effective_from.map_or(at, to_micros);
         if effective_from < at - chrono::Duration::seconds(LIMITS_BACKDATING_SECONDS) {
@@ -267,9 +278,7 @@ pub fn revoke_key(
         revoked_at,
         reason,
     } = revocation;
-    if let Some(problem) = dozor_log::access::reason_problem(reason) {
-        return Err(RegistryError::BadReason(problem));
-    }
+    check_reason(reason)?;
     conn.transaction(|conn| {
         let position = lock_and_position(conn, now)?;
         check_actor(conn, operator, actor, TABLE_KEEPERS, &position)?;
@@ -400,12 +409,21 @@ pub fn keys_by_id(conn: &mut PgConnection, ids: &[&str]) -> Result<Vec<KeyValidi
 
 /// Every key ever registered, for a full verification walk.
 pub fn all_keys(conn: &mut PgConnection) -> Result<Vec<KeyValidity>, LedgerError> {
-    let rows: Vec<(TableKeyRow, Option<KeyRevocationRow>)> = table_keys::table
+    key_rows(conn)?
+        .into_iter()
+        .map(|(k, r)| validity(k, r))
+        .collect()
+}
+
+/// Every table key row, with its revocation row if it has one.
+pub(crate) fn key_rows(
+    conn: &mut PgConnection,
+) -> Result<Vec<(TableKeyRow, Option<KeyRevocationRow>)>, LedgerError> {
+    Ok(table_keys::table
         .left_join(table_key_revocations::table)
         .select((
             TableKeyRow::as_select(),
             Option::<KeyRevocationRow>::as_select(),
         ))
-        .load(conn)?;
-    rows.into_iter().map(|(k, r)| validity(k, r)).collect()
+        .load(conn)?)
 }

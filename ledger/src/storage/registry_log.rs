@@ -42,6 +42,31 @@ pub fn events_after(
         .load(conn)?)
 }
 
+/// The stored registry events of `record_type`, as `(index, entry)` in ledger order.
+pub(crate) fn events_of_type(
+    conn: &mut PgConnection,
+    record_type: &str,
+) -> Result<Vec<(i64, Vec<u8>)>, LedgerError> {
+    Ok(registry_entries::table
+        .filter(registry_entries::record_type.eq(record_type))
+        .order(registry_entries::idx.asc())
+        .select((registry_entries::idx, registry_entries::entry))
+        .load(conn)?)
+}
+
+/// The entry of the latest stored registry event of `record_type`, if there is one.
+pub(crate) fn latest_event_of_type(
+    conn: &mut PgConnection,
+    record_type: &str,
+) -> Result<Option<Vec<u8>>, LedgerError> {
+    Ok(registry_entries::table
+        .filter(registry_entries::record_type.eq(record_type))
+        .order(registry_entries::idx.desc())
+        .select(registry_entries::entry)
+        .first(conn)
+        .optional()?)
+}
+
 /// Applies `rows` (registry events in ledger order) to `history`, skipping those it holds
 /// already; the indexes applied, or the first that does not verify.
 pub fn apply(

@@ -192,8 +192,8 @@ pub fn compare_tables_and_keys(
     history: &RegistryHistory,
     size: u64,
 ) -> Result<Result<(), VerifyFailure>, LedgerError> {
-    use super::models::{GamingTableRow, KeyRevocationRow, TableKeyRow};
-    use super::schema::{gaming_tables, table_key_revocations, table_keys};
+    use super::models::GamingTableRow;
+    use super::schema::gaming_tables;
     let not_in_ledger = |reason: String| Ok(Err(failure(size as i64, reason)));
     let tables: Vec<GamingTableRow> = gaming_tables::table
         .select(GamingTableRow::as_select())
@@ -210,13 +210,7 @@ pub fn compare_tables_and_keys(
             ));
         }
     }
-    let keys: Vec<(TableKeyRow, Option<KeyRevocationRow>)> = table_keys::table
-        .left_join(table_key_revocations::table)
-        .select((
-            TableKeyRow::as_select(),
-            Option::<KeyRevocationRow>::as_select(),
-        ))
-        .load(conn)?;
+    let keys = super::registry::key_rows(conn)?;
     for (row, revocation) in &keys {
         let Some(key) = history.table_key(&row.key_id) else {
             return not_in_ledger(format!(

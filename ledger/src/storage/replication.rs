@@ -329,18 +329,7 @@ impl LocalCluster {
 
     /// Promotes a standby to primary (`pg_ctl promote`), waiting until it takes writes.
     pub fn promote(&self) -> Result<(), LedgerError> {
-        let data = self.data_dir();
-        self.run(
-            "pg_ctl",
-            &[
-                OsStr::new("promote"),
-                OsStr::new("-w"),
-                OsStr::new("-t"),
-                OsStr::new("60"),
-                OsStr::new("-D"),
-                data.as_os_str(),
-            ],
-        )
+        self.pg_ctl(&["promote", "-w", "-t", "60"])
     }
 }
 

@@ -35,11 +35,7 @@ pub enum ResolutionError {
     Storage(#[from] LedgerError),
 }
 
-impl From<diesel::result::Error> for ResolutionError {
-    fn from(e: diesel::result::Error) -> Self {
-        ResolutionError::Storage(LedgerError::Database(e))
-    }
-}
+crate::error::storage_error_from_diesel!(ResolutionError);
 
 /// The states a finding in `now` may take, in words: "confirmed, dismissed or escalated".
 pub fn allowed_words(now: FindingState) -> String {

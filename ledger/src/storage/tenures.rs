@@ -5,7 +5,8 @@
 use diesel::prelude::*;
 
 use super::checkpoints::{successor, CheckpointRow};
-use super::schema::{checkpoints as checkpoint_rows, registry_entries};
+use super::registry_log::{events_of_type, latest_event_of_type};
+use super::schema::checkpoints as checkpoint_rows;
 use crate::error::LedgerError;
 use dozor_log::checkpoint::NoteVerifier;
 use dozor_log::registry_event::RegistryEvent;
@@ -21,12 +22,8 @@ pub struct StoredRotation {
 
 /// Every `log_rotated` event of the ledger, in order.
 pub fn rotations(conn: &mut PgConnection) -> Result<Vec<StoredRotation>, LedgerError> {
-    let rows: Vec<(i64, Vec<u8>)> = registry_entries::table
-        .filter(registry_entries::record_type.eq("log_rotated"))
-        .order(registry_entries::idx.asc())
-        .select((registry_entries::idx, registry_entries::entry))
-        .load(conn)?;
-    rows.into_iter()
+    events_of_type(conn, "log_rotated")?
+        .into_iter()
         .map(|(idx, entry)| {
             let index = u64::try_from(idx).unwrap_or_default();
             let mislabelled = |found: String| LedgerError::MislabelledEntry {
@@ -128,12 +125,7 @@ pub fn check_holder(
     conn: &mut PgConnection,
     operator: &ed25519_dalek::VerifyingKey,
 ) -> Result<(), LedgerError> {
-    let latest: Option<Vec<u8>> = registry_entries::table
-        .filter(registry_entries::record_type.eq("log_rotated"))
-        .order(registry_entries::idx.desc())
-        .select(registry_entries::entry)
-        .first(conn)
-        .optional()?;
+    let latest = latest_event_of_type(conn, "log_rotated")?;
     let Some(entry) = latest else {
         return Ok(());
     };

@@ -40,9 +40,7 @@ pub fn fetch(
             .filter(ledger_entries::idx.eq_any(&leaves))
             .select((ledger_entries::idx, ledger_entries::leaf_hash))
             .load(conn)?;
-        for (idx, hash) in rows {
-            found.insert((0, idx as u64), hash32(&hash, "leaf hash")?);
-        }
+        insert_leaves(&mut found, rows)?;
         // Leaves of archived ranges: their hashes stay when their entries leave.
         let archived: Vec<i64> = leaves
             .iter()
@@ -55,9 +53,7 @@ pub fn fetch(
                 .filter(archived_entries::idx.eq_any(&archived))
                 .select((archived_entries::idx, archived_entries::leaf_hash))
                 .load(conn)?;
-            for (idx, hash) in rows {
-                found.insert((0, idx as u64), hash32(&hash, "leaf hash")?);
-            }
+            insert_leaves(&mut found, rows)?;
         }
     }
     let (levels, idxs): (Vec<i16>, Vec<i64>) = wanted
@@ -82,6 +78,17 @@ pub fn fetch(
         }
     }
     Ok(found)
+}
+
+/// Adds the leaves `(index, hash)` of `rows` to `found`.
+fn insert_leaves(
+    found: &mut HashMap<(u32, u64), Hash>,
+    rows: Vec<(i64, Vec<u8>)>,
+) -> Result<(), LedgerError> {
+    for (idx, hash) in rows {
+        found.insert((0, idx as u64), hash32(&hash, "leaf hash")?);
+    }
+    Ok(())
 }
 
 /// The interior nodes whose last leaf is one of `leaves`: those the leaves complete when pushed
