@@ -9,6 +9,7 @@ use ledger::storage::report_reads;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::sheet::{machine_csv, Cell};
 use crate::ReportError;
 
 use rules::gaming_day::GamingDayClock;
@@ -373,8 +374,12 @@ pub fn build_at(
 
 /// The report as CSV (RFC 4180, UTF-8, CRLF line ends); a game total has an empty table_id.
 pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
-    use crate::sheet::{Audience, Cell, CsvWriter};
-    let mut writer = CsvWriter::new(Audience::Machines);
+    let lines = report.rows.iter().map(|r| csv_line(report.gaming_day, r));
+    machine_csv(csv_heading(), lines)
+}
+
+/// The CSV's columns: the figures, the findings, then each kind's findings.
+fn csv_heading() -> Vec<String> {
     let mut heading: Vec<String> = [
         "gaming_day",
         "game",
@@ -412,55 +417,54 @@ pub fn to_csv(report: &DailyReport) -> Result<String, ReportError> {
             .iter()
             .map(|k| format!("findings_{}", k.as_str())),
     );
-    writer.heading(&heading)?;
-    let money = |h: Option<i64>| h.map_or(Cell::Empty, Cell::Money);
-    let decimal =
-        |x: Option<f64>, places: u8| x.map_or(Cell::Empty, |value| Cell::Decimal { value, places });
-    let text = |t: &str| Cell::Text(t.to_owned());
-    for r in &report.rows {
-        let mut line = vec![
-            Cell::Day(report.gaming_day),
-            text(&r.game),
-            r.table_id.clone().map_or(Cell::Empty, Cell::Text),
-            Cell::Count(r.rounds),
-            Cell::Count(r.void_rounds),
-            Cell::Money(r.stakes_h),
-            Cell::Money(r.returned_stakes_h),
-            Cell::Money(r.payouts_h),
-            Cell::Money(r.expected_payouts_h),
-            Cell::Money(r.ggr_h),
-            text(&r.ggr_basis),
-            money(r.tournament_fees_h),
-            money(r.tournament_overlay_h),
-            decimal(r.rake_share_pct, 4),
-            decimal(r.actual_rtp_pct, 4),
-            decimal(r.theoretical_rtp_pct, 4),
-            decimal(r.deviation_sd, 2),
-            Cell::Count(r.findings),
-            Cell::Money(r.findings_amount_h),
-            Cell::Count(r.findings_open),
-            Cell::Count(r.findings_escalated),
-            Cell::Count(r.findings_confirmed),
-            Cell::Count(r.findings_dismissed),
-            Cell::Money(r.findings_settled_h),
-            Cell::Count(r.late_rounds),
-            r.last_late_received_at.map_or(Cell::Empty, |t| {
-                text(&t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
-            }),
-            match r.posted_limits {
-                Some(true) => text("yes"),
-                Some(false) => text("no"),
-                None => Cell::Empty,
-            },
-        ];
-        line.extend(
-            rules::FindingKind::ALL
-                .iter()
-                .map(|k| Cell::Count(r.findings_by_kind.get(k.as_str()).map_or(0, |t| t.count))),
-        );
-        writer.row(&line)?;
-    }
-    writer.into_string()
+    heading
+}
+
+/// A table's (or a game's) line of the day.
+fn csv_line(gaming_day: NaiveDate, r: &PayoutRow) -> Vec<Cell> {
+    let mut line = vec![
+        Cell::Day(gaming_day),
+        Cell::text(&r.game),
+        Cell::text_or_empty(r.table_id.as_deref()),
+        Cell::Count(r.rounds),
+        Cell::Count(r.void_rounds),
+        Cell::Money(r.stakes_h),
+        Cell::Money(r.returned_stakes_h),
+        Cell::Money(r.payouts_h),
+        Cell::Money(r.expected_payouts_h),
+        Cell::Money(r.ggr_h),
+        Cell::text(&r.ggr_basis),
+        Cell::money_or_empty(r.tournament_fees_h),
+        Cell::money_or_empty(r.tournament_overlay_h),
+        Cell::decimal_or_empty(r.rake_share_pct, 4),
+        Cell::decimal_or_empty(r.actual_rtp_pct, 4),
+        Cell::decimal_or_empty(r.theoretical_rtp_pct, 4),
+        Cell::decimal_or_empty(r.deviation_sd, 2),
+        Cell::Count(r.findings),
+        Cell::Money(r.findings_amount_h),
+        Cell::Count(r.findings_open),
+        Cell::Count(r.findings_escalated),
+        Cell::Count(r.findings_confirmed),
+        Cell::Count(r.findings_dismissed),
+        Cell::Money(r.findings_settled_h),
+        Cell::Count(r.late_rounds),
+        Cell::text_or_empty(
+            r.last_late_received_at
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
+                .as_deref(),
+        ),
+        match r.posted_limits {
+            Some(true) => Cell::text("yes"),
+            Some(false) => Cell::text("no"),
+            None => Cell::Empty,
+        },
+    ];
+    line.extend(
+        rules::FindingKind::ALL
+            .iter()
+            .map(|k| Cell::Count(r.findings_by_kind.get(k.as_str()).map_or(0, |t| t.count))),
+    );
+    line
 }
 
 /// The columns of the daily report for people.
@@ -509,7 +513,6 @@ pub fn sheet(
     plans: &rules::PlanBook,
     language: crate::sheet::Language,
 ) -> crate::sheet::Sheet {
-    use crate::sheet::Cell;
     let number = |x: Option<f64>| x.map_or(Cell::Empty, Cell::Percent);
     let rows = report
         .rows

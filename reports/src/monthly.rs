@@ -8,11 +8,14 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
 use ledger::storage::read_cut::LedgerCut;
 use ledger::storage::report_reads;
-use ledger::storage::report_reads::monthly::KindAggregate;
+use ledger::storage::report_reads::findings::FindingAggregate;
+use ledger::storage::report_reads::monthly::{DayAggregate, KindAggregate};
+use ledger::storage::report_reads::tables::TableGame;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::deviation::{pct, Deviation, Moments, FLAG_SD, SKEWNESS_LIMIT};
+use crate::sheet::{machine_csv, Cell};
 use crate::ReportError;
 use rules::gaming_day::{GamingDayClock, Month};
 
@@ -236,21 +239,7 @@ pub fn build_at(
     clock: &GamingDayClock,
     request: &RtpRequest,
 ) -> Result<RtpReport, ReportError> {
-    let first_day = request.month.first_day();
-    let last_of_month = request
-        .month
-        .next_first_day()
-        .pred_opt()
-        .unwrap_or(first_day);
-    // A report is of the month it names: `through` is one of its days, never a day after it
-    // (which would label a whole month's figures with a day they do not reach).
-    let through_day = request.through.unwrap_or(last_of_month);
-    if through_day < first_day || through_day > last_of_month {
-        return Err(ReportError::InvalidFilter(format!(
-            "`through` must be a day of {}: {first_day} to {last_of_month}, not {through_day}",
-            request.month
-        )));
-    }
+    let (first_day, through_day) = report_days(request)?;
     let days: Vec<NaiveDate> = first_day
         .iter_days()
         .take_while(|d| *d <= through_day)
@@ -261,120 +250,15 @@ pub fn build_at(
     bounds.push(end);
     let start = bounds[0];
 
-    let report_reads::monthly::MonthFigures {
-        days: day_aggregates,
-        kinds: kind_aggregates,
-        findings: finding_aggregates,
-        tables,
-    } = report_reads::with_archived::month(
+    let figures = report_reads::with_archived::month(
         conn,
         cut,
         &bounds,
         request.game.as_deref(),
         request.table_id.as_deref(),
     )?;
-
-    let day_of = |index: i32| -> Option<NaiveDate> {
-        usize::try_from(index)
-            .ok()
-            .and_then(|i| i.checked_sub(1))
-            .and_then(|i| days.get(i).copied())
-    };
-    // (game, table) → day → sums.
-    let mut per_table: BTreeMap<(String, String), BTreeMap<NaiveDate, Sums>> = BTreeMap::new();
-    for t in tables {
-        per_table.entry((t.game, t.table_id)).or_default();
-    }
-    for a in day_aggregates {
-        let Some(day) = day_of(a.day_index) else {
-            continue;
-        };
-        let sums = per_table
-            .entry((a.game, a.table_id))
-            .or_default()
-            .entry(day)
-            .or_default();
-        sums.rounds = a.rounds;
-        sums.void_rounds = a.void_rounds;
-        sums.stakes_h = a.stakes_h;
-        sums.returned_h = a.returned_h;
-        sums.payouts_h = a.payouts_h;
-        sums.moments = Moments {
-            rounds: a.theory_rounds,
-            rtp_stakes_h: a.rtp_stakes_h,
-            expected_payout_mh: i128::from(a.expected_payout_mh),
-            variance_h2: a.variance_h2,
-            third_moment_h3: a.third_moment_h3,
-        };
-    }
-    for f in finding_aggregates {
-        let Some(day) = day_of(f.period) else {
-            continue;
-        };
-        let findings = &mut per_table
-            .entry((f.game, f.table_id))
-            .or_default()
-            .entry(day)
-            .or_default()
-            .findings;
-        let resolved = add(add(f.escalated, f.confirmed)?, f.dismissed)?;
-        let open = f
-            .count
-            .checked_sub(resolved)
-            .ok_or(ReportError::Overflow("open findings"))?;
-        findings.absorb(&FindingSummary {
-            count: f.count,
-            amount_h: f.amount_h,
-            open,
-            escalated: f.escalated,
-            confirmed: f.confirmed,
-            dismissed: f.dismissed,
-            settled_h: f.settled_h,
-            by_kind: BTreeMap::from([(
-                f.kind,
-                KindFindings {
-                    count: f.count,
-                    amount_h: f.amount_h,
-                    open,
-                },
-            )]),
-        })?;
-    }
-
-    let mut month_rows = Vec::new();
-    let mut day_rows = Vec::new();
-    let mut games: BTreeMap<&str, (Sums, BTreeMap<NaiveDate, Sums>)> = BTreeMap::new();
-    for ((game, table_id), by_day) in &per_table {
-        let (game_month, game_days) = games.entry(game.as_str()).or_default();
-        let mut table_month = Sums::default();
-        for (day, sums) in by_day {
-            table_month.absorb(sums)?;
-            game_days.entry(*day).or_default().absorb(sums)?;
-            day_rows.push(sums.row(Some(*day), game, Some(table_id))?);
-        }
-        game_month.absorb(&table_month)?;
-        month_rows.push(table_month.row(None, game, Some(table_id))?);
-    }
-    let mut rows = Vec::new();
-    for (game, (month, by_day)) in &games {
-        rows.push(month.row(None, game, None)?);
-        rows.extend(
-            month_rows
-                .iter()
-                .filter(|r| r.game == *game)
-                .cloned()
-                .collect::<Vec<_>>(),
-        );
-        for (day, sums) in by_day {
-            day_rows.push(sums.row(Some(*day), game, None)?);
-        }
-    }
-    // Days in order; within a day, each game's total before its tables.
-    day_rows.sort_by(|a, b| {
-        (a.gaming_day, &a.game, &a.table_id).cmp(&(b.gaming_day, &b.game, &b.table_id))
-    });
-    rows.extend(day_rows);
-
+    let rows = PerTable::of(&days, figures.tables, figures.days, figures.findings)?.rows()?;
+    let kinds = kind_rows(figures.kinds)?;
     Ok(RtpReport {
         month: request.month.to_string(),
         first_day,
@@ -394,10 +278,147 @@ pub fn build_at(
         }),
         ministry_packages_unconfirmed: crate::mf::status::unconfirmed(conn)?,
         rows,
-        kinds: kind_rows(kind_aggregates)?,
+        kinds,
         covers: cut.into(),
         archived_days: crate::archived::days_within(conn, cut, start, end)?,
     })
+}
+
+/// The report's first and last gaming days. A report is of the month it names: `through` is
+/// one of its days, never a day after it (which would label a whole month's figures with a day
+/// they do not reach).
+fn report_days(request: &RtpRequest) -> Result<(NaiveDate, NaiveDate), ReportError> {
+    let first_day = request.month.first_day();
+    let last_of_month = request
+        .month
+        .next_first_day()
+        .pred_opt()
+        .unwrap_or(first_day);
+    let through_day = request.through.unwrap_or(last_of_month);
+    if through_day < first_day || through_day > last_of_month {
+        return Err(ReportError::InvalidFilter(format!(
+            "`through` must be a day of {}: {first_day} to {last_of_month}, not {through_day}",
+            request.month
+        )));
+    }
+    Ok((first_day, through_day))
+}
+
+/// The sums of each (game, table), day by day.
+struct PerTable(BTreeMap<(String, String), BTreeMap<NaiveDate, Sums>>);
+
+impl PerTable {
+    /// Every table registered (a quiet one too), with the rounds and findings of its days.
+    fn of(
+        days: &[NaiveDate],
+        tables: Vec<TableGame>,
+        rounds: Vec<DayAggregate>,
+        findings: Vec<FindingAggregate>,
+    ) -> Result<PerTable, ReportError> {
+        let day_of = |index: i32| -> Option<NaiveDate> {
+            usize::try_from(index)
+                .ok()
+                .and_then(|i| i.checked_sub(1))
+                .and_then(|i| days.get(i).copied())
+        };
+        let mut per_table = PerTable(BTreeMap::new());
+        for t in tables {
+            per_table.0.entry((t.game, t.table_id)).or_default();
+        }
+        for a in rounds {
+            if let Some(day) = day_of(a.day_index) {
+                per_table.add_rounds(day, a);
+            }
+        }
+        for f in findings {
+            if let Some(day) = day_of(f.period) {
+                per_table.add_findings(day, f)?;
+            }
+        }
+        Ok(per_table)
+    }
+
+    fn day(&mut self, game: String, table_id: String, day: NaiveDate) -> &mut Sums {
+        self.0
+            .entry((game, table_id))
+            .or_default()
+            .entry(day)
+            .or_default()
+    }
+
+    fn add_rounds(&mut self, day: NaiveDate, a: DayAggregate) {
+        let sums = self.day(a.game, a.table_id, day);
+        sums.rounds = a.rounds;
+        sums.void_rounds = a.void_rounds;
+        sums.stakes_h = a.stakes_h;
+        sums.returned_h = a.returned_h;
+        sums.payouts_h = a.payouts_h;
+        sums.moments = Moments {
+            rounds: a.theory_rounds,
+            rtp_stakes_h: a.rtp_stakes_h,
+            expected_payout_mh: i128::from(a.expected_payout_mh),
+            variance_h2: a.variance_h2,
+            third_moment_h3: a.third_moment_h3,
+        };
+    }
+
+    fn add_findings(&mut self, day: NaiveDate, f: FindingAggregate) -> Result<(), ReportError> {
+        let resolved = add(add(f.escalated, f.confirmed)?, f.dismissed)?;
+        let open = f
+            .count
+            .checked_sub(resolved)
+            .ok_or(ReportError::Overflow("open findings"))?;
+        let summary = FindingSummary {
+            count: f.count,
+            amount_h: f.amount_h,
+            open,
+            escalated: f.escalated,
+            confirmed: f.confirmed,
+            dismissed: f.dismissed,
+            settled_h: f.settled_h,
+            by_kind: BTreeMap::from([(
+                f.kind,
+                KindFindings {
+                    count: f.count,
+                    amount_h: f.amount_h,
+                    open,
+                },
+            )]),
+        };
+        self.day(f.game, f.table_id, day).findings.absorb(&summary)
+    }
+
+    /// The month's rows (each game, then its tables), then each day's in order; within a day,
+    /// each game's total before its tables.
+    fn rows(&self) -> Result<Vec<RtpRow>, ReportError> {
+        let mut month_rows = Vec::new();
+        let mut day_rows = Vec::new();
+        let mut games: BTreeMap<&str, (Sums, BTreeMap<NaiveDate, Sums>)> = BTreeMap::new();
+        for ((game, table_id), by_day) in &self.0 {
+            let (game_month, game_days) = games.entry(game.as_str()).or_default();
+            let mut table_month = Sums::default();
+            for (day, sums) in by_day {
+                table_month.absorb(sums)?;
+                game_days.entry(*day).or_default().absorb(sums)?;
+                day_rows.push(sums.row(Some(*day), game, Some(table_id))?);
+            }
+            game_month.absorb(&table_month)?;
+            month_rows.push(table_month.row(None, game, Some(table_id))?);
+        }
+        let mut rows = Vec::new();
+        for (game, (month, by_day)) in &games {
+            rows.push(month.row(None, game, None)?);
+            rows.extend(month_rows.iter().filter(|r| r.game == *game).cloned());
+            for (day, sums) in by_day {
+                day_rows.push(sums.row(Some(*day), game, None)?);
+            }
+        }
+        day_rows.sort_by(|a, b| {
+            (a.gaming_day, &a.game, &a.table_id).cmp(&(b.gaming_day, &b.game, &b.table_id))
+        });
+        rows.extend(day_rows);
+        Ok(rows)
+    }
 }
 
 /// Each kind per table, and per game over its tables.
@@ -471,8 +492,22 @@ fn kind_row(
 /// kind (`line` = `kind`); an empty gaming_day is the whole report, an empty table_id all
 /// tables of the game.
 pub fn to_csv(report: &RtpReport) -> Result<String, ReportError> {
-    use crate::sheet::{Audience, Cell, CsvWriter};
-    let mut writer = CsvWriter::new(Audience::Machines);
+    let provisional = Cell::text(&report.provisional.to_string());
+    let lines = report
+        .rows
+        .iter()
+        .map(|r| game_line(report, r, &provisional))
+        .chain(
+            report
+                .kinds
+                .iter()
+                .map(|k| kind_line(report, k, &provisional)),
+        );
+    machine_csv(csv_heading(), lines)
+}
+
+/// The CSV's columns: the figures, the findings, each kind's findings, and `provisional`.
+fn csv_heading() -> Vec<String> {
     let mut heading: Vec<String> = [
         "line",
         "month",
@@ -511,86 +546,87 @@ pub fn to_csv(report: &RtpReport) -> Result<String, ReportError> {
         heading.push(format!("findings_{}_amount_h", k.as_str()));
     }
     heading.push("provisional".to_owned());
-    writer.heading(&heading)?;
-    let text = |t: &str| Cell::Text(t.to_owned());
-    let decimal =
-        |x: Option<f64>, places: u8| x.map_or(Cell::Empty, |value| Cell::Decimal { value, places });
-    let deviation_cells = |d: &Option<Deviation>| -> Vec<Cell> {
-        match d {
-            Some(d) => vec![
-                decimal(Some(d.band_3sd_pct), 4),
-                decimal(Some(d.deviation_sd), 2),
-                decimal(Some(d.skewness), 4),
-                Cell::Count(d.rounds_needed),
-                text(&d.flagged.to_string()),
-                text(&d.flag_meaningful.to_string()),
-            ],
-            None => vec![Cell::Empty; 6],
-        }
-    };
-    let provisional = text(&report.provisional.to_string());
-    for r in &report.rows {
-        let mut line = vec![
-            text("game"),
-            text(&report.month),
-            r.gaming_day.map_or(Cell::Empty, Cell::Day),
-            text(&r.game),
-            r.table_id.clone().map_or(Cell::Empty, Cell::Text),
-            Cell::Empty,
-            Cell::Count(r.rounds),
-            Cell::Empty,
-            Cell::Count(r.void_rounds),
-            Cell::Money(r.stakes_h),
-            Cell::Money(r.returned_stakes_h),
-            Cell::Money(r.payouts_h),
-            Cell::Money(r.ggr_h),
-            decimal(r.actual_rtp_pct, 4),
-            decimal(r.theoretical_rtp_pct, 4),
-        ];
-        line.extend(deviation_cells(&r.deviation));
-        let f = &r.findings;
-        line.extend([
-            Cell::Count(f.count),
-            Cell::Money(f.amount_h),
-            Cell::Count(f.open),
-            Cell::Count(f.escalated),
-            Cell::Count(f.confirmed),
-            Cell::Count(f.dismissed),
-            Cell::Money(f.settled_h),
-        ]);
-        for k in rules::FindingKind::ALL {
-            let t = f.by_kind.get(k.as_str()).copied().unwrap_or_default();
-            line.push(Cell::Count(t.count));
-            line.push(Cell::Money(t.amount_h));
-        }
-        line.push(provisional.clone());
-        writer.row(&line)?;
+    heading
+}
+
+/// The deviation's columns, empty without a theory.
+fn deviation_cells(d: &Option<Deviation>) -> Vec<Cell> {
+    match d {
+        Some(d) => vec![
+            Cell::decimal_or_empty(Some(d.band_3sd_pct), 4),
+            Cell::decimal_or_empty(Some(d.deviation_sd), 2),
+            Cell::decimal_or_empty(Some(d.skewness), 4),
+            Cell::Count(d.rounds_needed),
+            Cell::text(&d.flagged.to_string()),
+            Cell::text(&d.flag_meaningful.to_string()),
+        ],
+        None => vec![Cell::Empty; 6],
     }
+}
+
+/// A row's line (`game`): its figures, deviation and findings.
+fn game_line(report: &RtpReport, r: &RtpRow, provisional: &Cell) -> Vec<Cell> {
+    let mut line = vec![
+        Cell::text("game"),
+        Cell::text(&report.month),
+        r.gaming_day.map_or(Cell::Empty, Cell::Day),
+        Cell::text(&r.game),
+        Cell::text_or_empty(r.table_id.as_deref()),
+        Cell::Empty,
+        Cell::Count(r.rounds),
+        Cell::Empty,
+        Cell::Count(r.void_rounds),
+        Cell::Money(r.stakes_h),
+        Cell::Money(r.returned_stakes_h),
+        Cell::Money(r.payouts_h),
+        Cell::Money(r.ggr_h),
+        Cell::decimal_or_empty(r.actual_rtp_pct, 4),
+        Cell::decimal_or_empty(r.theoretical_rtp_pct, 4),
+    ];
+    line.extend(deviation_cells(&r.deviation));
+    let f = &r.findings;
+    line.extend([
+        Cell::Count(f.count),
+        Cell::Money(f.amount_h),
+        Cell::Count(f.open),
+        Cell::Count(f.escalated),
+        Cell::Count(f.confirmed),
+        Cell::Count(f.dismissed),
+        Cell::Money(f.settled_h),
+    ]);
+    for k in rules::FindingKind::ALL {
+        let t = f.by_kind.get(k.as_str()).copied().unwrap_or_default();
+        line.push(Cell::Count(t.count));
+        line.push(Cell::Money(t.amount_h));
+    }
+    line.push(provisional.clone());
+    line
+}
+
+/// A bet kind's line (`kind`): its figures and deviation; no findings.
+fn kind_line(report: &RtpReport, k: &KindRow, provisional: &Cell) -> Vec<Cell> {
     let blank_findings = 7 + 2 * rules::FindingKind::ALL.len();
-    for k in &report.kinds {
-        let mut line = vec![
-            text("kind"),
-            text(&report.month),
-            Cell::Empty,
-            text(&k.game),
-            k.table_id.clone().map_or(Cell::Empty, Cell::Text),
-            text(&k.bet_kind),
-            Cell::Count(k.rounds),
-            Cell::Count(k.bets),
-            Cell::Empty,
-            Cell::Money(k.stakes_h),
-            Cell::Empty,
-            Cell::Money(k.payouts_h),
-            Cell::Empty,
-            decimal(k.actual_rtp_pct, 4),
-            decimal(k.theoretical_rtp_pct, 4),
-        ];
-        line.extend(deviation_cells(&k.deviation));
-        line.extend(std::iter::repeat_n(Cell::Empty, blank_findings));
-        line.push(provisional.clone());
-        writer.row(&line)?;
-    }
-    writer.into_string()
+    let mut line = vec![
+        Cell::text("kind"),
+        Cell::text(&report.month),
+        Cell::Empty,
+        Cell::text(&k.game),
+        Cell::text_or_empty(k.table_id.as_deref()),
+        Cell::text(&k.bet_kind),
+        Cell::Count(k.rounds),
+        Cell::Count(k.bets),
+        Cell::Empty,
+        Cell::Money(k.stakes_h),
+        Cell::Empty,
+        Cell::Money(k.payouts_h),
+        Cell::Empty,
+        Cell::decimal_or_empty(k.actual_rtp_pct, 4),
+        Cell::decimal_or_empty(k.theoretical_rtp_pct, 4),
+    ];
+    line.extend(deviation_cells(&k.deviation));
+    line.extend(std::iter::repeat_n(Cell::Empty, blank_findings));
+    line.push(provisional.clone());
+    line
 }
 
 /// The columns of the month's report for people.
@@ -633,7 +669,6 @@ pub fn sheet(
     plans: &rules::PlanBook,
     language: crate::sheet::Language,
 ) -> crate::sheet::Sheet {
-    use crate::sheet::Cell;
     let yes_no = |b: bool| Cell::yes_no(b, language);
     let rows = report
         .rows

@@ -68,6 +68,26 @@ impl Cell {
         Cell::Count(i64::try_from(n).unwrap_or(i64::MAX))
     }
 
+    /// Text.
+    pub fn text(text: &str) -> Cell {
+        Cell::Text(text.to_owned())
+    }
+
+    /// Text, or empty when there is none.
+    pub fn text_or_empty(text: Option<&str>) -> Cell {
+        text.map_or(Cell::Empty, Cell::text)
+    }
+
+    /// An amount, or empty when there is none.
+    pub fn money_or_empty(h: Option<i64>) -> Cell {
+        h.map_or(Cell::Empty, Cell::Money)
+    }
+
+    /// A figure with `places` decimals, or empty when there is none.
+    pub fn decimal_or_empty(value: Option<f64>, places: u8) -> Cell {
+        value.map_or(Cell::Empty, |value| Cell::Decimal { value, places })
+    }
+
     /// Yes or no, in words.
     pub fn yes_no(value: bool, language: Language) -> Cell {
         Cell::Text(

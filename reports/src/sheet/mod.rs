@@ -10,4 +10,4 @@ mod csv_writer;
 mod workbook;
 
 pub use cell::{column, czech_amount, Cell, Column, Language, Sheet};
-pub use csv_writer::{neutralise, reads_as_formula, Audience, CsvWriter};
+pub use csv_writer::{machine_csv, neutralise, reads_as_formula, Audience, CsvWriter};

@@ -1,0 +1,275 @@
+#![allow(clippy::unwrap_used)]
+use super::charts::nice_step;
+use super::format::{day_text, pct_cell, shortened, signed, trim_number};
+use super::*;
+use crate::coverage::{Coverage, ReadFrom};
+use crate::deviation::Deviation;
+use crate::monthly::{FindingSummary, KindFindings, KindRow};
+use chrono::NaiveDate;
+
+/// Roulette on the one gaming day 1 October 2026: RTP 96.5 % against 97.2973 %, z = +1.234;
+/// two findings (one open); straight ups at 96.5 %.
+fn october_first() -> RtpReport {
+    let day = NaiveDate::from_ymd_opt(2026, 10, 1).unwrap();
+    let deviation = Deviation {
+        deviation_sd: 1.234,
+        band_3sd_pct: 4.0,
+        skewness: 0.1,
+        rounds_needed: 851,
+        flagged: false,
+        flag_meaningful: true,
+    };
+    let findings = FindingSummary {
+        count: 2,
+        amount_h: 10_000,
+        open: 1,
+        by_kind: [(
+            "overpaid".to_owned(),
+            KindFindings {
+                count: 2,
+                amount_h: 10_000,
+                open: 1,
+            },
+        )]
+        .into(),
+        ..FindingSummary::default()
+    };
+    let row = |gaming_day: Option<NaiveDate>| RtpRow {
+        gaming_day,
+        game: "roulette".into(),
+        table_id: None,
+        rounds: 100,
+        void_rounds: 0,
+        stakes_h: 1_000_000,
+        returned_stakes_h: 0,
+        payouts_h: 965_000,
+        ggr_h: 35_000,
+        actual_rtp_pct: Some(96.5),
+        theoretical_rtp_pct: Some(97.297_297),
+        deviation: Some(deviation),
+        findings: findings.clone(),
+    };
+    RtpReport {
+        month: "2026-10".into(),
+        first_day: day,
+        through_day: day,
+        starts_at: "2026-09-30T22:00:00Z".parse().unwrap(),
+        ends_at: "2026-10-01T22:00:00Z".parse().unwrap(),
+        gaming_day_start_hour: 0,
+        game: None,
+        table_id: None,
+        flag_sd: 3.0,
+        skewness_limit: 0.2,
+        provisional: false,
+        provisional_note: None,
+        ministry_packages_unconfirmed: vec![],
+        rows: vec![row(None), row(Some(day))],
+        kinds: vec![KindRow {
+            game: "roulette".into(),
+            table_id: None,
+            bet_kind: "straight".into(),
+            rounds: 100,
+            bets: 100,
+            stakes_h: 1_000_000,
+            payouts_h: 965_000,
+            actual_rtp_pct: Some(96.5),
+            theoretical_rtp_pct: Some(97.297_297),
+            deviation: Some(deviation),
+        }],
+        covers: Coverage {
+            ledger_size: 0,
+            read_from: ReadFrom::Primary,
+            at_checkpoint: false,
+        },
+        archived_days: Vec::new(),
+    }
+}
+
+/// The texts between tags (styles left out) with a digit, a point and a digit.
+fn decimal_points(html: &str) -> Vec<&str> {
+    html.split('>')
+        .filter_map(|s| s.split('<').next())
+        .filter(|t| !t.contains('{'))
+        .filter(|t| {
+            t.as_bytes()
+                .windows(3)
+                .any(|w| w[0].is_ascii_digit() && w[1] == b'.' && w[2].is_ascii_digit())
+        })
+        .collect()
+}
+
+#[test]
+fn the_czech_page_names_bet_kinds_with_decimal_commas_and_czech_dates() {
+    let plans = rules::PlanBook::builtin().unwrap();
+    let page = render_in(&october_first(), &plans, Language::Czech);
+    // The kinds table: the straight up by its Czech name, not its code.
+    assert!(
+        page.contains("<td class=\"l\">Ruleta</td><td class=\"l\">číslo (plein)</td>"),
+        "{page}"
+    );
+    assert!(!page.contains(">straight<"), "{page}");
+    // 96.5 % and 97.297297 % to two places, z = +1.234 to two.
+    assert!(page.contains("<td>96,50 %</td><td>97,30 %</td>"), "{page}");
+    assert!(page.contains("<span class=\"ok\">+1,23</span>"), "{page}");
+    // The tooltips: the day as Czech write it.
+    assert!(
+        page.contains("<title>1. 10. 2026: 96,50 %, z = +1,23</title>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<title>1. 10. 2026: 2 nálezů, 1 otevřených</title>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("Herní dny 1. 10. 2026 až 1. 10. 2026")
+            && page.contains("za ±3σ")
+            && page.contains("klesne na 0,2:"),
+        "{page}"
+    );
+    // No number anywhere with a decimal point, the axes' included; no ISO date.
+    assert_eq!(decimal_points(&page), Vec::<&str>::new());
+    assert!(!page.contains("2026-10-01"), "{page}");
+}
+
+#[test]
+fn the_english_page_keeps_decimal_points_and_iso_dates() {
+    let plans = rules::PlanBook::builtin().unwrap();
+    let page = render_in(&october_first(), &plans, Language::English);
+    assert!(
+        page.contains("<td class=\"l\">Ruleta</td><td class=\"l\">straight up</td>"),
+        "{page}"
+    );
+    assert!(page.contains("<td>96.50 %</td><td>97.30 %</td>"), "{page}");
+    assert!(page.contains("<span class=\"ok\">+1.23</span>"), "{page}");
+    assert!(
+        page.contains("<title>2026-10-01: 96.50 %, z = +1.23</title>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<title>2026-10-01: 2 findings, 1 open</title>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("Gaming days 2026-10-01 to 2026-10-01") && page.contains("at most 0.2:"),
+        "{page}"
+    );
+    assert!(!page.contains("96,50"), "{page}");
+    // The check the Czech page passes finds English's points.
+    assert!(decimal_points(&page).contains(&"96.50 %"), "{page}");
+}
+
+#[test]
+fn numbers_and_days_follow_the_language() {
+    assert_eq!(pct_cell(Some(96.5), Language::Czech), "96,50 %");
+    assert_eq!(pct_cell(Some(96.5), Language::English), "96.50 %");
+    assert_eq!(pct_cell(None, Language::Czech), "–");
+    assert_eq!(signed(-0.125_1, Language::Czech), "-0,13");
+    assert_eq!(signed(4.162, Language::English), "+4.16");
+    assert_eq!(trim_number(97.5, Language::Czech), "97,5");
+    assert_eq!(trim_number(98.0, Language::Czech), "98");
+    assert_eq!(trim_number(97.25, Language::English), "97.25");
+    let day = NaiveDate::from_ymd_opt(2026, 10, 1).unwrap();
+    assert_eq!(day_text(day, Language::Czech), "1. 10. 2026");
+    assert_eq!(day_text(day, Language::English), "2026-10-01");
+}
+
+#[test]
+fn every_bet_kind_has_a_name_in_both_languages() {
+    let kinds = [
+        ("roulette", "straight"),
+        ("roulette", "split"),
+        ("roulette", "street"),
+        ("roulette", "corner"),
+        ("roulette", "six_line"),
+        ("roulette", "dozen_1"),
+        ("roulette", "dozen_2"),
+        ("roulette", "dozen_3"),
+        ("roulette", "column_1"),
+        ("roulette", "column_2"),
+        ("roulette", "column_3"),
+        ("roulette", "red"),
+        ("roulette", "black"),
+        ("roulette", "odd"),
+        ("roulette", "even"),
+        ("roulette", "low"),
+        ("roulette", "high"),
+        ("roulette", "neighbours"),
+        ("roulette", "zero_spiel"),
+        ("roulette", "voisins"),
+        ("roulette", "tiers"),
+        ("roulette", "orphelins"),
+        ("blackjack", "main"),
+        ("blackjack", "perfect_pairs"),
+        ("blackjack", "insurance"),
+        ("ultimate_texas_holdem", "ante_blind_play"),
+        ("ultimate_texas_holdem", "trips"),
+        ("money_wheel_1", "1x"),
+        ("money_wheel_1", "25x_black"),
+        ("money_wheel_1", "25x_pink"),
+        ("poker_cash", "seat"),
+        ("poker_cash", "time_collection"),
+        ("open_face_chinese", "ofc_player"),
+        ("poker_tournament", "tournament_player"),
+    ];
+    for l in [Language::Czech, Language::English] {
+        let names: std::collections::BTreeSet<String> = kinds
+            .iter()
+            .map(|(game, kind)| bet_kind_name(game, kind, l))
+            .collect();
+        // Each kind its own name (roulette's and the wheel's colours apart).
+        assert_eq!(names.len(), kinds.len(), "{names:?}");
+    }
+    for (game, kind) in kinds {
+        let cs = bet_kind_name(game, kind, Language::Czech);
+        assert!(!cs.contains('_'), "{kind}: {cs}");
+    }
+    assert_eq!(
+        bet_kind_name("roulette", "dozen_2", Language::Czech),
+        "2. tucet"
+    );
+    assert_eq!(
+        bet_kind_name("roulette", "voisins", Language::Czech),
+        "velká série"
+    );
+    assert_eq!(
+        bet_kind_name("ultimate_texas_holdem", "ante_blind_play", Language::Czech),
+        "Ante, Blind a Play"
+    );
+    assert_eq!(
+        bet_kind_name("money_wheel_1", "25x_pink", Language::Czech),
+        "pole 25x růžové"
+    );
+    assert_eq!(
+        bet_kind_name("money_wheel_2", "15x", Language::English),
+        "box 15x"
+    );
+    assert_eq!(
+        bet_kind_name("roulette", "no_such_kind", Language::Czech),
+        "no_such_kind"
+    );
+}
+
+#[test]
+fn text_is_escaped() {
+    assert_eq!(
+        esc("<a href='x'>&\"</a>"),
+        "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"
+    );
+}
+
+#[test]
+fn long_names_are_cut_with_an_ellipsis() {
+    // 40 characters cut to 30: the first 29 and "…".
+    let name = "Cash game – Texas Hold’em, Omaha Hold’em";
+    assert_eq!(name.chars().count(), 40);
+    assert_eq!(shortened(name, 30), "Cash game – Texas Hold’em, Om…");
+    assert_eq!(shortened("Ruleta", 30), "Ruleta");
+}
+
+#[test]
+fn steps_are_round_numbers() {
+    assert_eq!(nice_step(0.3), 0.5);
+    assert_eq!(nice_step(1.0), 1.0);
+    assert_eq!(nice_step(2.3), 5.0);
+    assert_eq!(nice_step(12.0), 20.0);
+}

@@ -1,0 +1,124 @@
+#![allow(clippy::unwrap_used)]
+use serde_json::{json, Value};
+
+use super::*;
+use crate::findings::{FindingItem, FindingWithHistory};
+use crate::round_view::RecordView;
+use crate::sheet::Language;
+
+/// The page of the first finding of kind `kind` of `record`, judged under the bundled plan.
+fn page_of(record: Value, kind: &str) -> String {
+    let plans = rules::PlanBook::builtin().unwrap();
+    let plan = plans.get("69games-ziva-hra").unwrap();
+    let round = rules::Round::parse(&record).unwrap();
+    let verdict = rules::adjudicate_at(plan, &rules::TableSetup::NONE, &round).unwrap();
+    let verdict = serde_json::to_value(&verdict).unwrap();
+    let at = chrono::DateTime::parse_from_rfc3339("2026-11-21T20:16:03Z")
+        .unwrap()
+        .to_utc();
+    let findings: Vec<FindingItem> = verdict["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(n, f)| FindingItem {
+            id: format!("7.{n}"),
+            ledger_index: 7,
+            position: n as i32,
+            state: "open".into(),
+            table_id: record["table_id"].as_str().unwrap().into(),
+            seq_no: record["seq_no"].as_i64(),
+            round_id: None,
+            game: record["game"].as_str().unwrap().into(),
+            played_at: at,
+            gaming_day: at.date_naive(),
+            kind: f["kind"].as_str().unwrap().into(),
+            bet_ids: f["bet_ids"].clone(),
+            expected_h: f["expected_h"].as_i64(),
+            actual_h: f["actual_h"].as_i64(),
+            amount_h: f["amount_h"].as_i64().unwrap(),
+            message: f["message"].as_str().unwrap().into(),
+        })
+        .collect();
+    let finding = findings.iter().find(|f| f.kind == kind).unwrap().clone();
+    let view = RecordView {
+        table_id: finding.table_id.clone(),
+        seq_no: finding.seq_no.unwrap(),
+        round_id: None,
+        record_type: "round".into(),
+        ledger_index: 7,
+        received_at: at,
+        entry_hash: "00".repeat(32),
+        record,
+        key_id: "table-key".into(),
+        signature: String::new(),
+        verdict: Some(verdict),
+        findings,
+        checkpoint: None,
+    };
+    let with_history = FindingWithHistory {
+        finding,
+        history: Vec::new(),
+    };
+    render_finding(&FindingPageView {
+        finding: &with_history,
+        record: &view,
+        proof_checked: None,
+        form: None,
+        notice: None,
+        plans: &plans,
+        language: Language::Czech,
+    })
+}
+
+#[test]
+fn a_withheld_blackjack_win_heads_its_page_with_the_figures_its_flagged_row_shows() {
+    // Box 1's T♠ Q♦ (20) beats the dealer's 9♥ 8♣ (17): the 1 000 Kč main bet wins 1:1,
+    // 2 000 Kč. The casino withheld the win and returned the 1 000 Kč stake: the finding is
+    // 2 000 − 1 000 = 1 000 Kč. The page once headed "Dle plánu 2 000 / Skutečně 1 000"
+    // over a row paid 1 000, due 1 000, no difference.
+    let record = json!({"type": "round", "game": "blackjack", "table_id": "BJ1",
+        "seq_no": 3, "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T20:16:03Z",
+        "shoe_id": "S1", "deal": ["Ts", "9h", "Qd", "8c"],
+        "boxes": [{"box": 1, "hands": [["stand"]], "bets": [{"bet_id": "b1",
+            "player": "p1", "kind": "main", "stake_h": 100_000, "paid_h": 100_000,
+            "withheld": true}]}]});
+    let page = page_of(record, "payout_withheld");
+    let figures = "<dt>Vyhráno (zadrženo)</dt><dd>2 000,00 Kč</dd>\
+         <dt>Vyplaceno</dt><dd>1 000,00 Kč</dd><dt>Rozdíl</dt><dd>-1 000,00 Kč</dd>";
+    assert!(page.contains(figures), "{page}");
+    assert!(!page.contains("<dt>Dle plánu</dt>"));
+    let row = "<tr class=\"flag\"><td>b1</td><td>p1</td><td>main</td><td>box 1</td>\
+         <td>1 000,00 Kč</td><td>1 000,00 Kč</td><td>1 000,00 Kč</td><td></td>\
+         <td>výhra nevyplacena: Vyhráno (zadrženo) 2 000,00 Kč · Vyplaceno 1 000,00 Kč · \
+         Rozdíl -1 000,00 Kč</td></tr>";
+    assert!(page.contains(row), "{page}");
+    assert!(page.contains("Nález 7.0 — výhra nevyplacena 1 000,00 Kč"));
+}
+
+#[test]
+fn koruny_are_read_as_people_type_them() {
+    assert_eq!(parse_koruny("100"), Some(10_000));
+    assert_eq!(parse_koruny("1 234,50"), Some(123_450));
+    assert_eq!(parse_koruny("1234.5"), Some(123_450));
+    assert_eq!(parse_koruny("0,05 Kč"), Some(5));
+    assert_eq!(parse_koruny(",5"), Some(50));
+    assert_eq!(parse_koruny("1,234"), None);
+    assert_eq!(parse_koruny("-5"), None);
+    assert_eq!(parse_koruny("deset"), None);
+    assert_eq!(parse_koruny(""), None);
+    assert_eq!(parse_koruny("99999999999999999999"), None);
+}
+
+#[test]
+fn text_is_escaped_and_queries_encoded() {
+    assert_eq!(
+        esc("<a href=\"x\">&'"),
+        "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+    );
+    let q = query(&[
+        ("table_id".into(), "R 01&x".into()),
+        ("kind".into(), String::new()),
+    ]);
+    assert_eq!(q, "table_id=R+01%26x");
+}
