@@ -39,7 +39,7 @@ pub fn append_batch(
 #[derive(Debug, Default)]
 pub struct WriterCache {
     /// The Merkle tree's right frontier.
-    frontier: Option<dozor_log::merkle::Frontier>,
+    frontier: Option<Frontier>,
     /// The highest sequence number in the ledger of each table seen so far (`None`: the table
     /// has no record yet).
     last_seq_nos: Option<LastSeqNos>,
@@ -102,6 +102,7 @@ fn is_earlier_round_id(e: &LedgerError) -> bool {
     )
 }
 
+/// Why `key` may not sign `s` received at `at`, if it may not.
 fn key_problem(key: Option<&KeyValidity>, s: &Submission, at: DateTime<Utc>) -> Option<String> {
     match key {
         None => Some("key is not registered".into()),
