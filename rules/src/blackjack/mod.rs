@@ -10,7 +10,7 @@ pub mod play;
 pub mod points;
 pub mod shoe;
 
-use self::play::{replay, PlayedBox, Replay};
+use self::play::{replay, PlayIssue, PlayedBox, Replay};
 use crate::error::RecordError;
 use crate::game::{reported_totals, Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::money::{format_czk, validate_amount};
@@ -62,107 +62,18 @@ pub fn adjudicate<'a>(
     round: &'a BlackjackRound,
 ) -> Result<Verdict<'a>, RecordError> {
     if let Some(void) = round.void {
-        let stakes = round
-            .boxes
-            .iter()
-            .flat_map(|b| &b.bets)
-            .map(|bet| Returned {
-                bet_id: &bet.bet_id,
-                player: &bet.player,
-                kind: bet.kind.as_str(),
-                stake_h: bet.stake_h,
-                paid_h: bet.paid_h,
-            });
-        let mut verdict = crate::void_hand::judge(
-            &plan.plan_id,
-            GameCode::Blackjack,
-            &round.table_id,
-            round.seq_no,
-            void,
-            stakes,
-        )?;
-        verdict.findings.insert(0, void_without_basis(round, void));
-        return Ok(verdict);
+        return judge_void(plan, round, void);
     }
     let played = replay(round, bp)?;
     let mut findings = Vec::new();
     check_cards(round, bp, &mut findings);
-    for issue in &played.issues {
-        findings.push(Finding {
-            kind: if issue.dealer {
-                FindingKind::DealerDrawingWrong
-            } else {
-                FindingKind::IllegalDecision
-            },
-            bet_ids: None,
-            expected_h: None,
-            actual_h: None,
-            amount_h: 0,
-            message: issue.message.clone(),
-        });
-    }
+    findings.extend(played.issues.iter().map(issue_finding));
     let mut totals = BetTotals::default();
     for (b, box_play) in round.boxes.iter().zip(&played.boxes) {
         check_box_limits(b, bp, setup, &mut findings);
         for bet in &b.bets {
             let settled = settle(bet, b, box_play, &played, bp)?;
-            if let Some(why) = settled.refused {
-                findings.push(Finding {
-                    kind: FindingKind::BetNotAllowed,
-                    bet_ids: Some(vec![bet.bet_id.clone()]),
-                    expected_h: Some(settled.expected_h),
-                    actual_h: Some(bet.paid_h),
-                    amount_h: bet.stake_h,
-                    message: format!(
-                        "bet {} ({}): {why}; its stake of {} must be returned",
-                        bet.bet_id,
-                        bet.kind.as_str(),
-                        format_czk(bet.stake_h)
-                    ),
-                });
-            }
-            check_payout(bet, settled.expected_h, &mut findings);
-            if bet.withheld {
-                findings.push(Finding {
-                    kind: FindingKind::PayoutWithheld,
-                    bet_ids: Some(vec![bet.bet_id.clone()]),
-                    expected_h: Some(settled.won_h),
-                    actual_h: Some(bet.paid_h),
-                    amount_h: settled.won_h.saturating_sub(bet.paid_h).max(0),
-                    message: format!(
-                        "bet {}: the casino withheld the win of {} (card counting) and returned the stake of {}; the decision must be justified",
-                        bet.bet_id,
-                        format_czk(settled.won_h),
-                        format_czk(bet.stake_h)
-                    ),
-                });
-            }
-            let max_win = match bet.kind {
-                BlackjackBetKind::PerfectPairs => Some(bp.perfect_pairs.max_win_h),
-                // The plan's maximum is a blackjack on the largest bet: it speaks of one
-                // undoubled hand, so doubled and split boxes are not held to it.
-                BlackjackBetKind::Main
-                    if box_play.hands.len() == 1 && !box_play.hands[0].doubled =>
-                {
-                    Some(bp.max_win_h)
-                }
-                _ => None,
-            };
-            if let Some(max) = max_win.filter(|max| bet.paid_h > *max) {
-                findings.push(Finding {
-                    kind: FindingKind::WinAboveMaximum,
-                    bet_ids: Some(vec![bet.bet_id.clone()]),
-                    expected_h: Some(max),
-                    actual_h: Some(bet.paid_h),
-                    amount_h: bet.paid_h - max,
-                    message: format!(
-                        "bet {}: paid {}, above the plan's maximum possible win of {}",
-                        bet.bet_id,
-                        format_czk(bet.paid_h),
-                        format_czk(max)
-                    ),
-                });
-            }
+            check_bet(bet, box_play, &settled, bp, &mut findings);
             totals.add(BetVerdict {
                 bet_id: &bet.bet_id,
                 player: &bet.player,
@@ -183,6 +94,117 @@ pub fn adjudicate<'a>(
         )
         .with_bets(totals)
     })
+}
+
+/// A void round: every stake back, and a finding that the plan gives no ground for voiding.
+fn judge_void<'a>(
+    plan: &'a Plan,
+    round: &'a BlackjackRound,
+    void: VoidHand,
+) -> Result<Verdict<'a>, RecordError> {
+    let stakes = round
+        .boxes
+        .iter()
+        .flat_map(|b| &b.bets)
+        .map(|bet| Returned {
+            bet_id: &bet.bet_id,
+            player: &bet.player,
+            kind: bet.kind.as_str(),
+            stake_h: bet.stake_h,
+            paid_h: bet.paid_h,
+        });
+    let mut verdict = crate::void_hand::judge(
+        &plan.plan_id,
+        GameCode::Blackjack,
+        &round.table_id,
+        round.seq_no,
+        void,
+        stakes,
+    )?;
+    verdict.findings.insert(0, void_without_basis(round, void));
+    Ok(verdict)
+}
+
+/// A wrong decision or a wrong draw of the dealer, found while replaying the round.
+fn issue_finding(issue: &PlayIssue) -> Finding {
+    Finding {
+        kind: if issue.dealer {
+            FindingKind::DealerDrawingWrong
+        } else {
+            FindingKind::IllegalDecision
+        },
+        bet_ids: None,
+        expected_h: None,
+        actual_h: None,
+        amount_h: 0,
+        message: issue.message.clone(),
+    }
+}
+
+/// One bet's findings once it is settled: a bet the plan refuses, a wrong payout, a withheld
+/// win, a win above the plan's maximum.
+fn check_bet(
+    bet: &BlackjackBet,
+    box_play: &PlayedBox,
+    settled: &Settled,
+    bp: &BlackjackPlan,
+    findings: &mut Vec<Finding>,
+) {
+    if let Some(why) = settled.refused {
+        findings.push(Finding {
+            kind: FindingKind::BetNotAllowed,
+            bet_ids: Some(vec![bet.bet_id.clone()]),
+            expected_h: Some(settled.expected_h),
+            actual_h: Some(bet.paid_h),
+            amount_h: bet.stake_h,
+            message: format!(
+                "bet {} ({}): {why}; its stake of {} must be returned",
+                bet.bet_id,
+                bet.kind.as_str(),
+                format_czk(bet.stake_h)
+            ),
+        });
+    }
+    check_payout(bet, settled.expected_h, findings);
+    if bet.withheld {
+        findings.push(Finding {
+            kind: FindingKind::PayoutWithheld,
+            bet_ids: Some(vec![bet.bet_id.clone()]),
+            expected_h: Some(settled.won_h),
+            actual_h: Some(bet.paid_h),
+            amount_h: settled.won_h.saturating_sub(bet.paid_h).max(0),
+            message: format!(
+                "bet {}: the casino withheld the win of {} (card counting) and returned the stake of {}; the decision must be justified",
+                bet.bet_id,
+                format_czk(settled.won_h),
+                format_czk(bet.stake_h)
+            ),
+        });
+    }
+    let max_win = match bet.kind {
+        BlackjackBetKind::PerfectPairs => Some(bp.perfect_pairs.max_win_h),
+        // The plan's maximum is a blackjack on the largest bet: it speaks of one
+        // undoubled hand, so doubled and split boxes are not held to it.
+        BlackjackBetKind::Main if box_play.hands.len() == 1 && !box_play.hands[0].doubled => {
+            Some(bp.max_win_h)
+        }
+        _ => None,
+    };
+    if let Some(max) = max_win.filter(|max| bet.paid_h > *max) {
+        findings.push(Finding {
+            kind: FindingKind::WinAboveMaximum,
+            bet_ids: Some(vec![bet.bet_id.clone()]),
+            expected_h: Some(max),
+            actual_h: Some(bet.paid_h),
+            amount_h: bet.paid_h - max,
+            message: format!(
+                "bet {}: paid {}, above the plan's maximum possible win of {}",
+                bet.bet_id,
+                format_czk(bet.paid_h),
+                format_czk(max)
+            ),
+        });
+    }
 }
 
 fn overflow() -> RecordError {

@@ -200,6 +200,17 @@ struct Live {
     split_aces: bool,
 }
 
+/// One box being played: the hands still to play (a split puts its halves first), the splits
+/// made so far, the shoe the cards come from and where broken rules go.
+struct BoxPlay<'p, 's, 'r> {
+    box_no: u8,
+    plan: &'p BlackjackPlan,
+    shoe: &'s mut Shoe<'r>,
+    issues: &'p mut Vec<PlayIssue>,
+    pending: VecDeque<Live>,
+    splits: u8,
+}
+
 fn play_box(
     box_no: u8,
     recorded: &[Vec<Decision>],
@@ -208,25 +219,25 @@ fn play_box(
     shoe: &mut Shoe<'_>,
     issues: &mut Vec<PlayIssue>,
 ) -> Result<Vec<PlayedHand>, RecordError> {
-    let mut pending = VecDeque::from([Live {
-        cards: first_two.to_vec(),
-        doubled: false,
-        from_split: false,
-        split_aces: false,
-    }]);
-    let mut done = Vec::new();
-    let mut splits = 0u8;
-    let mut recorded = recorded.iter().enumerate();
-    let mut illegal = |hand: usize, message: String| {
-        issues.push(PlayIssue {
-            message: format!("box {box_no}, hand {}: {message}", hand + 1),
-            dealer: false,
-        })
+    let mut play = BoxPlay {
+        box_no,
+        plan,
+        shoe,
+        issues,
+        pending: VecDeque::from([Live {
+            cards: first_two.to_vec(),
+            doubled: false,
+            from_split: false,
+            split_aces: false,
+        }]),
+        splits: 0,
     };
-    while let Some(mut hand) = pending.pop_front() {
+    let mut done = Vec::new();
+    let mut recorded = recorded.iter().enumerate();
+    while let Some(mut hand) = play.pending.pop_front() {
         if hand.cards.len() == 1 {
             hand.cards
-                .push(shoe.next(|| format!("a split hand of box {box_no}"))?);
+                .push(play.shoe.next(|| format!("a split hand of box {box_no}"))?);
         }
         let (n, decisions) = recorded.next().ok_or_else(|| {
             RecordError::impossible(
@@ -234,76 +245,7 @@ fn play_box(
                 format!("box {box_no}: more hands were played than `hands` records"),
             )
         })?;
-        let mut ended = false;
-        for decision in decisions {
-            let total = Total::of(&hand.cards);
-            let what = decision.as_str();
-            if ended {
-                illegal(n, format!("`{what}` after the hand was complete"));
-            } else if hand.split_aces {
-                illegal(
-                    n,
-                    format!("`{what}` on a split ace, which takes one card only"),
-                );
-            } else if total.value() >= 21 && *decision != Decision::Stand {
-                let why = if total.is_bust() { "a bust hand" } else { "21" };
-                illegal(n, format!("`{what}` on {why}"));
-            }
-            match decision {
-                Decision::Stand => ended = true,
-                Decision::Hit => {
-                    if hand.doubled {
-                        illegal(n, "hit after a double".into());
-                    }
-                    hand.cards
-                        .push(shoe.next(|| format!("a hit on box {box_no}"))?);
-                }
-                Decision::Double => {
-                    if hand.cards.len() != 2 {
-                        illegal(n, "double on more than two cards".into());
-                    } else if hand.from_split && !plan.double_after_split {
-                        illegal(
-                            n,
-                            "double after a split, which the plan does not allow".into(),
-                        );
-                    }
-                    hand.doubled = true;
-                    hand.cards
-                        .push(shoe.next(|| format!("a double on box {box_no}"))?);
-                    ended = true;
-                }
-                Decision::Split => {
-                    let pair = hand.cards.len() == 2
-                        && card_points(hand.cards[0]) == card_points(hand.cards[1]);
-                    if !pair {
-                        illegal(
-                            n,
-                            "split of cards that are not a pair of equal value".into(),
-                        );
-                    } else if splits >= plan.max_splits {
-                        illegal(n, format!("more than {} splits", plan.max_splits));
-                    } else if hand.from_split && hand.cards[0].rank() == Rank::ACE {
-                        illegal(n, "aces split a second time".into());
-                    }
-                    splits = splits.saturating_add(1);
-                    let aces = hand.cards[0].rank() == Rank::ACE;
-                    let split = |card: Card| Live {
-                        cards: vec![card],
-                        doubled: false,
-                        from_split: true,
-                        split_aces: aces,
-                    };
-                    // The two new hands are played next, left one first.
-                    let right = hand.cards.get(1).copied();
-                    let left = hand.cards[0];
-                    if let Some(right) = right {
-                        pending.push_front(split(right));
-                    }
-                    pending.push_front(split(left));
-                    break;
-                }
-            }
-        }
+        play.play_hand(n, &mut hand, decisions)?;
         // A split replaces the hand by its two halves; anything else is a final hand.
         if !decisions.contains(&Decision::Split) {
             done.push(PlayedHand {
@@ -312,7 +254,7 @@ fn play_box(
                 from_split: hand.from_split,
             });
         } else if decisions.last() != Some(&Decision::Split) {
-            illegal(
+            play.illegal(
                 n,
                 "decisions after a split belong to the split hands".into(),
             );
@@ -328,4 +270,107 @@ fn play_box(
         ));
     }
     Ok(done)
+}
+
+impl BoxPlay<'_, '_, '_> {
+    fn illegal(&mut self, hand: usize, message: String) {
+        self.issues.push(PlayIssue {
+            message: format!("box {}, hand {}: {message}", self.box_no, hand + 1),
+            dealer: false,
+        })
+    }
+
+    /// Plays the recorded decisions of hand `n`, drawing its cards; a split ends it.
+    fn play_hand(
+        &mut self,
+        n: usize,
+        hand: &mut Live,
+        decisions: &[Decision],
+    ) -> Result<(), RecordError> {
+        let box_no = self.box_no;
+        let mut ended = false;
+        for decision in decisions {
+            self.check_hand_open(n, hand, *decision, ended);
+            match decision {
+                Decision::Stand => ended = true,
+                Decision::Hit => {
+                    if hand.doubled {
+                        self.illegal(n, "hit after a double".into());
+                    }
+                    hand.cards
+                        .push(self.shoe.next(|| format!("a hit on box {box_no}"))?);
+                }
+                Decision::Double => {
+                    self.check_double(n, hand);
+                    hand.doubled = true;
+                    hand.cards
+                        .push(self.shoe.next(|| format!("a double on box {box_no}"))?);
+                    ended = true;
+                }
+                Decision::Split => {
+                    self.split(n, hand);
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A decision on a hand that takes none: complete, a split ace, or 21 or more.
+    fn check_hand_open(&mut self, n: usize, hand: &Live, decision: Decision, ended: bool) {
+        let total = Total::of(&hand.cards);
+        let what = decision.as_str();
+        if ended {
+            self.illegal(n, format!("`{what}` after the hand was complete"));
+        } else if hand.split_aces {
+            self.illegal(
+                n,
+                format!("`{what}` on a split ace, which takes one card only"),
+            );
+        } else if total.value() >= 21 && decision != Decision::Stand {
+            let why = if total.is_bust() { "a bust hand" } else { "21" };
+            self.illegal(n, format!("`{what}` on {why}"));
+        }
+    }
+
+    fn check_double(&mut self, n: usize, hand: &Live) {
+        if hand.cards.len() != 2 {
+            self.illegal(n, "double on more than two cards".into());
+        } else if hand.from_split && !self.plan.double_after_split {
+            self.illegal(
+                n,
+                "double after a split, which the plan does not allow".into(),
+            );
+        }
+    }
+
+    /// Splits hand `n` into two hands played next, left one first.
+    fn split(&mut self, n: usize, hand: &Live) {
+        let pair =
+            hand.cards.len() == 2 && card_points(hand.cards[0]) == card_points(hand.cards[1]);
+        if !pair {
+            self.illegal(
+                n,
+                "split of cards that are not a pair of equal value".into(),
+            );
+        } else if self.splits >= self.plan.max_splits {
+            self.illegal(n, format!("more than {} splits", self.plan.max_splits));
+        } else if hand.from_split && hand.cards[0].rank() == Rank::ACE {
+            self.illegal(n, "aces split a second time".into());
+        }
+        self.splits = self.splits.saturating_add(1);
+        let aces = hand.cards[0].rank() == Rank::ACE;
+        let split = |card: Card| Live {
+            cards: vec![card],
+            doubled: false,
+            from_split: true,
+            split_aces: aces,
+        };
+        let right = hand.cards.get(1).copied();
+        let left = hand.cards[0];
+        if let Some(right) = right {
+            self.pending.push_front(split(right));
+        }
+        self.pending.push_front(split(left));
+    }
 }

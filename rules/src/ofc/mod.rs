@@ -122,13 +122,16 @@ pub fn expected_nets(plan: &OfcPlan, hand: &OfcHand, rows: &[ScoredRows]) -> Vec
     nets
 }
 
-pub fn adjudicate<'a>(
-    op: &OfcPlan,
-    plan: &'a Plan,
-    hand: &'a OfcHand,
-) -> Result<Verdict<'a>, RecordError> {
-    let mut findings = Vec::new();
-    let n = hand.players.len();
+/// Money in Kč, tournament points in chips.
+fn amount_text(chips: bool, v: i64) -> String {
+    if chips {
+        format!("{v} chips")
+    } else {
+        format_czk(v)
+    }
+}
+
+fn check_player_count(op: &OfcPlan, n: usize, findings: &mut Vec<Finding>) {
     if n < usize::from(op.min_players) || n > usize::from(op.max_players) {
         findings.push(Finding::note(
             FindingKind::BetNotAllowed,
@@ -138,41 +141,28 @@ pub fn adjudicate<'a>(
             ),
         ));
     }
-    let rows: Vec<ScoredRows> = hand
-        .players
-        .iter()
-        .map(|p| score_rows(op, &p.front, &p.middle, &p.back))
-        .collect();
-    for (i, p) in hand.players.iter().enumerate() {
-        check_cards(i, p, &mut findings);
-    }
-    let nets = expected_nets(op, hand, &rows);
-    let chips = hand.tournament_id.is_some();
-    let expected_rake = match hand.collection {
-        _ if chips => 0,
-        Collection::Rake => op.rake_per_player_h,
-        Collection::Time => 0,
-    };
-    // Money in Kč, tournament points in chips.
-    let amount = |v: i64| {
-        if chips {
-            format!("{v} chips")
-        } else {
-            format_czk(v)
-        }
-    };
-    let mut bets = Vec::with_capacity(n);
-    let mut fantasy = Vec::new();
-    let (mut stakes_h, mut paid_h, mut expected_paid_h, mut net_sum) = (0i64, 0i64, 0i64, 0i64);
-    for (i, p) in hand.players.iter().enumerate() {
-        let expected = nets[i];
+}
+
+/// What one player's line must say: the net the rows give and the plan's rake.
+struct Settlement {
+    expected: i64,
+    fouled: bool,
+    expected_rake: i64,
+    /// A tournament hand: points in chips, no rake.
+    chips: bool,
+}
+
+impl Settlement {
+    /// Player `i`'s net and rake against what they must be.
+    fn check(&self, i: usize, p: &OfcPlayer, findings: &mut Vec<Finding>) {
+        let (expected, chips, expected_rake) = (self.expected, self.chips, self.expected_rake);
         if p.net_h != expected {
             let (kind, what) = if p.net_h > expected {
                 (FindingKind::Overpaid, "overpaid")
             } else {
                 (FindingKind::Underpaid, "underpaid")
             };
-            let foul = if rows[i].fouled { ", fouled" } else { "" };
+            let foul = if self.fouled { ", fouled" } else { "" };
             findings.push(finding(
                 kind,
                 Some(i),
@@ -182,8 +172,8 @@ pub fn adjudicate<'a>(
                     "{} ({}{foul}): {what}; settled at {}, the rows give {}",
                     PLAYER_IDS[i],
                     p.player,
-                    amount(p.net_h),
-                    amount(expected)
+                    amount_text(chips, p.net_h),
+                    amount_text(chips, expected)
                 ),
             ));
         }
@@ -202,6 +192,72 @@ pub fn adjudicate<'a>(
                 ),
             ));
         }
+    }
+}
+
+/// What one player wins another loses: the nets add up to zero.
+fn check_conserved(net_sum: i64, chips: bool, findings: &mut Vec<Finding>) {
+    if net_sum != 0 {
+        findings.push(finding(
+            FindingKind::ChipsNotConserved,
+            None,
+            0,
+            net_sum,
+            format!(
+                "the players' results add up to {}, not 0 (what one wins another loses)",
+                amount_text(chips, net_sum)
+            ),
+        ));
+    }
+}
+
+/// Chip differences are in the messages; the money fields stay money.
+fn clear_chip_amounts(findings: &mut [Finding]) {
+    for f in findings {
+        if matches!(
+            f.kind,
+            FindingKind::Overpaid | FindingKind::Underpaid | FindingKind::ChipsNotConserved
+        ) {
+            (f.amount_h, f.expected_h, f.actual_h) = (0, None, None);
+        }
+    }
+}
+
+pub fn adjudicate<'a>(
+    op: &OfcPlan,
+    plan: &'a Plan,
+    hand: &'a OfcHand,
+) -> Result<Verdict<'a>, RecordError> {
+    let mut findings = Vec::new();
+    let n = hand.players.len();
+    check_player_count(op, n, &mut findings);
+    let rows: Vec<ScoredRows> = hand
+        .players
+        .iter()
+        .map(|p| score_rows(op, &p.front, &p.middle, &p.back))
+        .collect();
+    for (i, p) in hand.players.iter().enumerate() {
+        check_cards(i, p, &mut findings);
+    }
+    let nets = expected_nets(op, hand, &rows);
+    let chips = hand.tournament_id.is_some();
+    let expected_rake = match hand.collection {
+        _ if chips => 0,
+        Collection::Rake => op.rake_per_player_h,
+        Collection::Time => 0,
+    };
+    let mut bets = Vec::with_capacity(n);
+    let mut fantasy = Vec::new();
+    let (mut stakes_h, mut paid_h, mut expected_paid_h, mut net_sum) = (0i64, 0i64, 0i64, 0i64);
+    for (i, p) in hand.players.iter().enumerate() {
+        let expected = nets[i];
+        let settled = Settlement {
+            expected,
+            fouled: rows[i].fouled,
+            expected_rake,
+            chips,
+        };
+        settled.check(i, p, &mut findings);
         net_sum = net_sum.saturating_add(p.net_h);
         // Tournament chips are not money: the money lines of a tournament hand are zero (the
         // rake, which must be zero there, stays, so a wrong one still shows).
@@ -229,28 +285,9 @@ pub fn adjudicate<'a>(
             });
         }
     }
-    if net_sum != 0 {
-        findings.push(finding(
-            FindingKind::ChipsNotConserved,
-            None,
-            0,
-            net_sum,
-            format!(
-                "the players' results add up to {}, not 0 (what one wins another loses)",
-                amount(net_sum)
-            ),
-        ));
-    }
+    check_conserved(net_sum, chips, &mut findings);
     if chips {
-        // Chip differences are in the messages; the money fields stay money.
-        for f in &mut findings {
-            if matches!(
-                f.kind,
-                FindingKind::Overpaid | FindingKind::Underpaid | FindingKind::ChipsNotConserved
-            ) {
-                (f.amount_h, f.expected_h, f.actual_h) = (0, None, None);
-            }
-        }
+        clear_chip_amounts(&mut findings);
     }
     Ok(Verdict {
         stakes_h,

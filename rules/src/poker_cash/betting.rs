@@ -258,45 +258,10 @@ impl Table<'_> {
         let Some(i) = self.order.iter().position(|&s| s == a.seat) else {
             return;
         };
-        if self.seats[i].folded {
-            self.findings.push(illegal(
-                Some(a.seat),
-                format!("seat {} acts ({}) after folding", a.seat, a.action.as_str()),
-            ));
+        if !self.may_act(i, a) {
             return;
         }
-        if self.seats[i].all_in {
-            self.findings.push(illegal(
-                Some(a.seat),
-                format!(
-                    "seat {} acts ({}) after going all in",
-                    a.seat,
-                    a.action.as_str()
-                ),
-            ));
-            return;
-        }
-        match self.next_to_act() {
-            Some(next) if next != i => self.findings.push(illegal(
-                Some(a.seat),
-                format!(
-                    "seat {} acts out of turn on the {}: seat {} is to act",
-                    a.seat,
-                    self.street.as_str(),
-                    self.order[next]
-                ),
-            )),
-            None => self.findings.push(illegal(
-                Some(a.seat),
-                format!(
-                    "seat {} acts ({}) after the {} betting was over",
-                    a.seat,
-                    a.action.as_str(),
-                    self.street.as_str()
-                ),
-            )),
-            _ => {}
-        }
+        self.check_turn(i, a);
         let to_call = self.current_bet - self.seats[i].street_in;
         let everything = self.seats[i].street_in + self.seats[i].left;
         match a.action {
@@ -330,50 +295,107 @@ impl Table<'_> {
                 ));
             }
             ActionKind::Bet | ActionKind::Raise | ActionKind::AllIn => {
-                let to = match (a.action, a.to_h) {
-                    (ActionKind::AllIn, None) => everything,
-                    (_, Some(to)) => to,
-                    (_, None) => {
-                        self.findings.push(illegal(
-                            Some(a.seat),
-                            format!("seat {}: a {} without an amount", a.seat, a.action.as_str()),
-                        ));
-                        return;
-                    }
-                };
-                if a.action == ActionKind::AllIn && to != everything {
-                    self.findings.push(illegal(
-                        Some(a.seat),
-                        format!(
-                            "seat {} all in to {}, but has {} in all",
-                            a.seat,
-                            format_czk(to),
-                            format_czk(everything)
-                        ),
-                    ));
-                }
-                if to <= self.current_bet {
-                    if a.action != ActionKind::AllIn {
-                        self.findings.push(illegal(
-                            Some(a.seat),
-                            format!(
-                                "seat {}: a {} to {} does not exceed the bet of {}",
-                                a.seat,
-                                a.action.as_str(),
-                                format_czk(to),
-                                format_czk(self.current_bet)
-                            ),
-                        ));
-                    }
-                    self.pay(i, to);
-                } else {
-                    self.raise(i, a, to, to == everything);
+                if !self.bet(i, a, everything) {
+                    return;
                 }
             }
         }
         self.seats[i].needs_action = false;
         self.seats[i].can_raise = false;
         self.pointer = i;
+    }
+
+    /// A seat that folded or went all in takes no more actions.
+    fn may_act(&mut self, i: usize, a: &PokerAction) -> bool {
+        if self.seats[i].folded {
+            self.findings.push(illegal(
+                Some(a.seat),
+                format!("seat {} acts ({}) after folding", a.seat, a.action.as_str()),
+            ));
+            return false;
+        }
+        if self.seats[i].all_in {
+            self.findings.push(illegal(
+                Some(a.seat),
+                format!(
+                    "seat {} acts ({}) after going all in",
+                    a.seat,
+                    a.action.as_str()
+                ),
+            ));
+            return false;
+        }
+        true
+    }
+
+    /// Seat `i` acts in its turn, and while the street's betting is open.
+    fn check_turn(&mut self, i: usize, a: &PokerAction) {
+        match self.next_to_act() {
+            Some(next) if next != i => self.findings.push(illegal(
+                Some(a.seat),
+                format!(
+                    "seat {} acts out of turn on the {}: seat {} is to act",
+                    a.seat,
+                    self.street.as_str(),
+                    self.order[next]
+                ),
+            )),
+            None => self.findings.push(illegal(
+                Some(a.seat),
+                format!(
+                    "seat {} acts ({}) after the {} betting was over",
+                    a.seat,
+                    a.action.as_str(),
+                    self.street.as_str()
+                ),
+            )),
+            _ => {}
+        }
+    }
+
+    /// A bet, raise or all-in by seat `i`, which has `everything` for this street; false when
+    /// the record gives no amount (the action is passed over).
+    fn bet(&mut self, i: usize, a: &PokerAction, everything: i64) -> bool {
+        let to = match (a.action, a.to_h) {
+            (ActionKind::AllIn, None) => everything,
+            (_, Some(to)) => to,
+            (_, None) => {
+                self.findings.push(illegal(
+                    Some(a.seat),
+                    format!("seat {}: a {} without an amount", a.seat, a.action.as_str()),
+                ));
+                return false;
+            }
+        };
+        if a.action == ActionKind::AllIn && to != everything {
+            self.findings.push(illegal(
+                Some(a.seat),
+                format!(
+                    "seat {} all in to {}, but has {} in all",
+                    a.seat,
+                    format_czk(to),
+                    format_czk(everything)
+                ),
+            ));
+        }
+        if to <= self.current_bet {
+            if a.action != ActionKind::AllIn {
+                self.findings.push(illegal(
+                    Some(a.seat),
+                    format!(
+                        "seat {}: a {} to {} does not exceed the bet of {}",
+                        a.seat,
+                        a.action.as_str(),
+                        format_czk(to),
+                        format_czk(self.current_bet)
+                    ),
+                ));
+            }
+            self.pay(i, to);
+        } else {
+            self.raise(i, a, to, to == everything);
+        }
+        true
     }
 
     fn raise(&mut self, i: usize, a: &PokerAction, to: i64, all_in: bool) {

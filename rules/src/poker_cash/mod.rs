@@ -21,6 +21,7 @@ use crate::plan::poker::{PokerCashPlan, RakeCapCounts};
 use crate::round_header::{validate_identifier, GameCode};
 use crate::verdict::{BetVerdict, Finding, FindingKind, Verdict};
 use crate::void_hand::{HandVoidReason, VoidHand};
+use betting::Played;
 
 pub use time_collection::{adjudicate as time_collection_adjudicate, TimeCollection, TimePayment};
 
@@ -156,14 +157,8 @@ fn check_burned(hand: &PokerHand, findings: &mut Vec<Finding>) {
     }
 }
 
-/// Re-adjudicates a hand: the betting, the pots, the showdown, the rake.
-pub fn adjudicate<'a>(
-    pp: &PokerCashPlan,
-    plan: &'a Plan,
-    hand: &'a PokerHand,
-) -> Result<Verdict<'a>, RecordError> {
-    let mut findings = Vec::new();
-    let played = betting::replay(hand, &mut findings);
+/// No seat puts in more than it started with.
+fn check_stacks(hand: &PokerHand, played: &Played, findings: &mut Vec<Finding>) {
     for s in &hand.seats {
         let put_in = played.put_in(s.seat);
         if put_in > s.stack_h {
@@ -181,7 +176,10 @@ pub fn adjudicate<'a>(
             ));
         }
     }
-    let pots = pots::build(&played);
+}
+
+/// The board has the cards the hand needs: five at a showdown, else the last street's.
+fn check_board(hand: &PokerHand, played: &Played, findings: &mut Vec<Finding>) {
     let expected_board = if played.showdown {
         5
     } else {
@@ -197,11 +195,16 @@ pub fn adjudicate<'a>(
             ),
         ));
     }
-    check_burned(hand, &mut findings);
-    if let Some(made) = &hand.pots {
-        check_dealer_pots(made, &pots.pots, &mut findings);
-    }
-    let total_pot: i64 = pots.pots.iter().map(|p| p.amount_h).sum();
+}
+
+/// The rake the plan allows from `total_pot` (none for time collection), checked against the
+/// hand's.
+fn check_rake(
+    pp: &PokerCashPlan,
+    hand: &PokerHand,
+    total_pot: i64,
+    findings: &mut Vec<Finding>,
+) -> i64 {
     let expected_rake = match hand.collection {
         Collection::Rake => rake_for(pp, total_pot, rake_cap_players(pp, hand)),
         Collection::Time => 0,
@@ -223,6 +226,70 @@ pub fn adjudicate<'a>(
             ),
         ));
     }
+    expected_rake
+}
+
+/// What a seat was handed against what the pots give it.
+fn check_award(s: &PokerSeat, expected_h: i64, paid_h: i64, findings: &mut Vec<Finding>) {
+    if paid_h != expected_h {
+        let (kind, what) = if paid_h > expected_h {
+            (FindingKind::Overpaid, "overpaid")
+        } else {
+            (FindingKind::Underpaid, "underpaid")
+        };
+        findings.push(finding(
+            kind,
+            Some(s.seat),
+            expected_h,
+            paid_h,
+            format!(
+                "seat {} ({}): {what}; handed {}, the pots give {}",
+                s.seat,
+                s.player,
+                format_czk(paid_h),
+                format_czk(expected_h)
+            ),
+        ));
+    }
+}
+
+/// Stakes are the pots and payouts what the pots paid (uncalled bets left out of both).
+fn check_conserved(stakes_h: i64, paid_total_h: i64, rake_h: i64, findings: &mut Vec<Finding>) {
+    let handed = paid_total_h.saturating_add(rake_h);
+    if handed != stakes_h {
+        findings.push(finding(
+            FindingKind::ChipsNotConserved,
+            None,
+            stakes_h,
+            handed,
+            format!(
+                "{} went into the pot, {} came out (awards {} + rake {})",
+                format_czk(stakes_h),
+                format_czk(handed),
+                format_czk(paid_total_h),
+                format_czk(rake_h)
+            ),
+        ));
+    }
+}
+
+/// Re-adjudicates a hand: the betting, the pots, the showdown, the rake.
+pub fn adjudicate<'a>(
+    pp: &PokerCashPlan,
+    plan: &'a Plan,
+    hand: &'a PokerHand,
+) -> Result<Verdict<'a>, RecordError> {
+    let mut findings = Vec::new();
+    let played = betting::replay(hand, &mut findings);
+    check_stacks(hand, &played, &mut findings);
+    let pots = pots::build(&played);
+    check_board(hand, &played, &mut findings);
+    check_burned(hand, &mut findings);
+    if let Some(made) = &hand.pots {
+        check_dealer_pots(made, &pots.pots, &mut findings);
+    }
+    let total_pot: i64 = pots.pots.iter().map(|p| p.amount_h).sum();
+    let expected_rake = check_rake(pp, hand, total_pot, &mut findings);
     let expected_awards = pots::award(pp, hand, &pots, expected_rake, &mut findings);
     let mut bets = Vec::with_capacity(hand.seats.len());
     let (mut stakes_h, mut expected_total_h, mut paid_total_h) = (0i64, 0i64, 0i64);
@@ -239,26 +306,7 @@ pub fn adjudicate<'a>(
             .iter()
             .filter(|a| a.seat == s.seat)
             .fold(0i64, |sum, a| sum.saturating_add(a.amount_h));
-        if paid_h != expected_h {
-            let (kind, what) = if paid_h > expected_h {
-                (FindingKind::Overpaid, "overpaid")
-            } else {
-                (FindingKind::Underpaid, "underpaid")
-            };
-            findings.push(finding(
-                kind,
-                Some(s.seat),
-                expected_h,
-                paid_h,
-                format!(
-                    "seat {} ({}): {what}; handed {}, the pots give {}",
-                    s.seat,
-                    s.player,
-                    format_czk(paid_h),
-                    format_czk(expected_h)
-                ),
-            ));
-        }
+        check_award(s, expected_h, paid_h, &mut findings);
         let (stake_h, expected_h, paid_h) =
             (put_in - returned, expected_h - returned, paid_h - returned);
         stakes_h = stakes_h.saturating_add(stake_h);
@@ -273,23 +321,7 @@ pub fn adjudicate<'a>(
             paid_h,
         });
     }
-    // Stakes are the pots and payouts what the pots paid (uncalled bets left out of both).
-    let handed = paid_total_h.saturating_add(hand.rake_h);
-    if handed != stakes_h {
-        findings.push(finding(
-            FindingKind::ChipsNotConserved,
-            None,
-            stakes_h,
-            handed,
-            format!(
-                "{} went into the pot, {} came out (awards {} + rake {})",
-                format_czk(stakes_h),
-                format_czk(handed),
-                format_czk(paid_total_h),
-                format_czk(hand.rake_h)
-            ),
-        ));
-    }
+    check_conserved(stakes_h, paid_total_h, hand.rake_h, &mut findings);
     Ok(Verdict {
         stakes_h,
         expected_paid_h: expected_total_h,

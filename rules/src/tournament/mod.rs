@@ -22,16 +22,14 @@ pub use record::{
     TournamentRecord, TournamentVariant,
 };
 
-pub fn adjudicate<'a>(
+/// The fee: announced in advance, within the plan's range, of the moneypool; the prize pool it
+/// leaves (none of a cancelled tournament).
+fn check_fee(
     tp: &TournamentPlan,
-    plan: &'a Plan,
-    t: &'a TournamentRecord,
-) -> Result<Verdict<'a>, RecordError> {
-    let mut findings = Vec::new();
-    entries::check(t, &mut findings);
-    let moneypool = t.moneypool_h();
-    let entries = t.entry_count();
-    // The fee: announced in advance, within the plan's range, of the moneypool.
+    t: &TournamentRecord,
+    moneypool: i64,
+    findings: &mut Vec<Finding>,
+) -> PrizePool {
     let days_ahead = (t.starts_at - t.announced_at).num_days();
     if days_ahead < i64::from(tp.fee_announced_days_before) {
         findings.push(Finding::note(
@@ -73,35 +71,78 @@ pub fn adjudicate<'a>(
             ),
         ));
     }
-    let expected = match &t.cancelled {
-        Some(_) => prizes::refunds_due(t),
-        None => prizes::expected_prizes(tp, t, &pool, entries, &mut findings),
-    };
-    // One line per player: what they paid in, what they were paid and what they should be.
+    pool
+}
+
+/// The players, each once, in the order of their first entry: one verdict line each, with what
+/// they paid in, what they were paid and what they should be.
+fn players_of(t: &TournamentRecord) -> Vec<&str> {
     let mut players: Vec<&str> = Vec::new();
     for e in &t.entries {
         if !players.contains(&e.player.as_str()) {
             players.push(&e.player);
         }
     }
-    let paid_to = |player: &str| -> i64 {
-        match &t.cancelled {
-            Some(c) => c
-                .refunds
-                .iter()
-                .filter(|r| r.player == player)
-                .fold(0i64, |s, r| s.saturating_add(r.amount_h)),
-            None => t
-                .results
-                .iter()
-                .filter(|r| r.player == player)
-                .fold(0i64, |s, r| s.saturating_add(r.prize_h)),
-        }
+    players
+}
+
+/// What `player` was paid: prizes, or refunds of a cancelled tournament.
+fn paid_to(t: &TournamentRecord, player: &str) -> i64 {
+    match &t.cancelled {
+        Some(c) => c
+            .refunds
+            .iter()
+            .filter(|r| r.player == player)
+            .fold(0i64, |s, r| s.saturating_add(r.amount_h)),
+        None => t
+            .results
+            .iter()
+            .filter(|r| r.player == player)
+            .fold(0i64, |s, r| s.saturating_add(r.prize_h)),
+    }
+}
+
+/// No more is paid out than there is: the prize pool, or what was paid in if cancelled.
+fn check_paid_out(t: &TournamentRecord, paid_h: i64, available: i64, findings: &mut Vec<Finding>) {
+    if paid_h > available {
+        findings.push(Finding::new(
+            FindingKind::ChipsNotConserved,
+            None,
+            Some(available),
+            Some(paid_h),
+            format!(
+                "{} paid out, more than the {} {}",
+                format_czk(paid_h),
+                if t.cancelled.is_some() {
+                    "money paid in,"
+                } else {
+                    "prize pool of"
+                },
+                format_czk(available)
+            ),
+        ));
+    }
+}
+
+pub fn adjudicate<'a>(
+    tp: &TournamentPlan,
+    plan: &'a Plan,
+    t: &'a TournamentRecord,
+) -> Result<Verdict<'a>, RecordError> {
+    let mut findings = Vec::new();
+    entries::check(t, &mut findings);
+    let moneypool = t.moneypool_h();
+    let entries = t.entry_count();
+    let pool = check_fee(tp, t, moneypool, &mut findings);
+    let expected = match &t.cancelled {
+        Some(_) => prizes::refunds_due(t),
+        None => prizes::expected_prizes(tp, t, &pool, entries, &mut findings),
     };
+    let players = players_of(t);
     let mut bets = Vec::with_capacity(players.len());
     let (mut paid_h, mut expected_paid_h) = (0i64, 0i64);
     for player in players {
-        let paid = paid_to(player);
+        let paid = paid_to(t, player);
         let due = expected.get(player).copied().unwrap_or(0);
         if let Some(f) = Finding::payout(
             player,
@@ -132,24 +173,7 @@ pub fn adjudicate<'a>(
     } else {
         pool.prize_pool_h
     };
-    if paid_h > available {
-        findings.push(Finding::new(
-            FindingKind::ChipsNotConserved,
-            None,
-            Some(available),
-            Some(paid_h),
-            format!(
-                "{} paid out, more than the {} {}",
-                format_czk(paid_h),
-                if t.cancelled.is_some() {
-                    "money paid in,"
-                } else {
-                    "prize pool of"
-                },
-                format_czk(available)
-            ),
-        ));
-    }
+    check_paid_out(t, paid_h, available, &mut findings);
     Ok(Verdict {
         void_reason: t.cancelled.as_ref().map(|_| "cancelled"),
         void: t.cancelled.is_some(),
