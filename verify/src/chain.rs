@@ -8,11 +8,14 @@ use dozor_log::checkpoint::{open_by_one_of, Checkpoint, NoteVerifier};
 use dozor_log::merkle::{self, Hash, RangeSource};
 
 use crate::error::{fail, InspectionError};
-use crate::files::{hash_hex, json, read};
+use crate::files::{hash_hex, json, read_text};
 use crate::format::{
     ConsistencyFile, ExportInfo, TreeFile, CHECKPOINT, CONSISTENCY, ENTRIES, TREE,
 };
 use crate::options::{Cosigner, WitnessPolicy};
+
+/// The hashes of the subtrees outside the exported entries, by level and index (tree.json).
+pub(crate) type TreeNodes = HashMap<(u32, u64), Hash>;
 
 /// The checkpoint in file `name`, and the operator key (one of `keys`) whose signature on it
 /// verifies.
@@ -21,7 +24,7 @@ pub(super) fn open_checkpoint(
     name: &str,
     keys: &[NoteVerifier],
 ) -> Result<(Checkpoint, NoteVerifier), InspectionError> {
-    let note = String::from_utf8(read(dir, name)?).map_err(|_| fail(name, "not UTF-8"))?;
+    let note = read_text(dir, name)?;
     if keys.is_empty() {
         return Err(fail(name, "no operator key given (operator keys given: 0)"));
     }
@@ -65,7 +68,7 @@ pub(super) fn check_witnessed(
         return Ok(Vec::new());
     }
     let name = crate::format::CHECKPOINT_LATEST;
-    let note = String::from_utf8(read(dir, name)?).map_err(|_| fail(name, "not UTF-8"))?;
+    let note = read_text(dir, name)?;
     let found = dozor_log::cosignature::cosignatures(&note, &policy.keys)
         .map_err(|e| fail(name, format!("a witness's cosignature: {e}")))?;
     if found.len() < policy.quorum {
@@ -103,7 +106,7 @@ pub(super) fn check_witnessed(
 /// Stage 5, the tree: with the entries' leaves and the nodes of tree.json, the signed
 /// checkpoint's root; every exported entry is a leaf of it. Returns where the export's run ends.
 /// The nodes of tree.json by (level, index).
-fn node_map(tree: &TreeFile) -> Result<HashMap<(u32, u64), Hash>, InspectionError> {
+fn node_map(tree: &TreeFile) -> Result<TreeNodes, InspectionError> {
     let mut outside = HashMap::new();
     for node in &tree.nodes {
         outside.insert((node.level, node.index), hash_hex(TREE, &node.hash)?);
@@ -112,7 +115,7 @@ fn node_map(tree: &TreeFile) -> Result<HashMap<(u32, u64), Hash>, InspectionErro
 }
 
 /// The subtrees outside the exported entries that tree.json gives.
-pub(super) fn tree_nodes(dir: &Path) -> Result<HashMap<(u32, u64), Hash>, InspectionError> {
+pub(super) fn tree_nodes(dir: &Path) -> Result<TreeNodes, InspectionError> {
     node_map(&json(dir, TREE)?)
 }
 
@@ -144,19 +147,41 @@ pub(super) fn check_tree(
         ));
     }
     let outside = node_map(&tree)?;
+    entries_tree(
+        info,
+        leaves,
+        &outside,
+        checkpoint,
+        TREE,
+        (
+            CHECKPOINT,
+            "the entries and tree.json give another root than the signed checkpoint: an entry was changed, removed, added or reordered, or the checkpoint is not this log's",
+        ),
+    )?;
+    Ok(run_end)
+}
+
+/// The tree of the exported entries `leaves` (from the export's first index) and the subtrees
+/// `outside` them, once it gives the checkpoint's root at its size: `item` names a failure to
+/// compute the root, `differs` (item and message) the failure when it is another root.
+pub(crate) fn entries_tree<'a>(
+    info: &ExportInfo,
+    leaves: &'a [Hash],
+    outside: &'a TreeNodes,
+    checkpoint: &Checkpoint,
+    item: &str,
+    differs: (&str, &str),
+) -> Result<RangeSource<'a, TreeNodes>, InspectionError> {
     let src = RangeSource {
         start: info.first_index,
         leaves,
-        outside: &outside,
+        outside,
     };
-    let root = merkle::root(&src, checkpoint.size).map_err(|e| fail(TREE, e.to_string()))?;
+    let root = merkle::root(&src, checkpoint.size).map_err(|e| fail(item, e.to_string()))?;
     if root != checkpoint.root {
-        return Err(fail(
-            CHECKPOINT,
-            "the entries and tree.json give another root than the signed checkpoint: an entry was changed, removed, added or reordered, or the checkpoint is not this log's",
-        ));
+        return Err(fail(differs.0, differs.1));
     }
-    Ok(run_end)
+    Ok(src)
 }
 
 /// Stage 7, the latest checkpoint: the export runs to its end or to the entry that follows, and

@@ -11,6 +11,11 @@ pub(crate) fn read(dir: &Path, name: &str) -> Result<Vec<u8>, InspectionError> {
     std::fs::read(dir.join(name)).map_err(|e| fail(name, format!("cannot read: {e}")))
 }
 
+/// A file's text, which must be UTF-8.
+pub(crate) fn read_text(dir: &Path, name: &str) -> Result<String, InspectionError> {
+    String::from_utf8(read(dir, name)?).map_err(|_| fail(name, "not UTF-8"))
+}
+
 pub(crate) fn json<T: for<'de> Deserialize<'de>>(
     dir: &Path,
     name: &str,

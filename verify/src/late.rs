@@ -11,7 +11,7 @@ use dozor_log::judge::{self, JudgeError};
 use dozor_log::registry_history::RegistryHistory;
 
 use crate::error::{fail, InspectionError};
-use crate::files::read;
+use crate::files::read_text;
 use crate::format::{ExportInfo, LATE_ROUNDS, LATE_ROUNDS_PROOFS};
 use crate::resolved::load_rounds;
 
@@ -32,8 +32,7 @@ pub(super) fn check_late_rounds(
     signers: Signers<'_>,
     plans: &HashMap<String, rules::Plan>,
 ) -> Result<LateRounds, InspectionError> {
-    let text =
-        String::from_utf8(read(dir, LATE_ROUNDS)?).map_err(|_| fail(LATE_ROUNDS, "not UTF-8"))?;
+    let text = read_text(dir, LATE_ROUNDS)?;
     let rounds = load_rounds(dir, &text, latest, signers, LATE_ROUNDS, LATE_ROUNDS_PROOFS)?;
     if rounds.len() as u64 != info.late_rounds {
         return Err(fail(

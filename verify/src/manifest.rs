@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use dozor_log::parallel::par_map;
 
 use crate::error::{fail, InspectionError};
-use crate::files::read;
+use crate::files::read_text;
 use crate::format::{
     ADJUDICATIONS, CHECKPOINT, CHECKPOINT_LATEST, CONSISTENCY, ENTRIES, EXPORT_JSON, KEYS,
     MANIFEST, REGISTRY, REGISTRY_PROOFS, TREE,
@@ -82,7 +82,7 @@ pub(super) const STREAMED: [&str; 2] = [ENTRIES, ADJUDICATIONS];
 /// Checks MANIFEST: every listed file exists with that SHA-256 (those in [`STREAMED`] only
 /// exist, their sums are kept for later), and no file is unlisted.
 pub(super) fn check_manifest(dir: &Path) -> Result<Manifest, InspectionError> {
-    let text = String::from_utf8(read(dir, MANIFEST)?).map_err(|_| fail(MANIFEST, "not UTF-8"))?;
+    let text = read_text(dir, MANIFEST)?;
     let mut listed = BTreeMap::new();
     for (n, line) in text.lines().enumerate() {
         let (sum, path) = line.split_once("  ").ok_or_else(|| {

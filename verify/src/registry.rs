@@ -13,7 +13,7 @@ use dozor_log::merkle::{self, Hash};
 use dozor_log::registry_history::RegistryHistory;
 
 use crate::error::{fail, InspectionError};
-use crate::files::{hash_hex, json, read};
+use crate::files::{hash_hex, json, read_text};
 use crate::format::{KeyRecord, ProofsFile, KEYS, REGISTRY, REGISTRY_PROOFS};
 
 /// Operator keys as signers of registry events, by envelope key id.
@@ -62,7 +62,7 @@ pub(super) fn load_registry(
     checkpoint: &Checkpoint,
     operators: &HashMap<String, VerifyingKey>,
 ) -> Result<Registry, InspectionError> {
-    let text = String::from_utf8(read(dir, REGISTRY)?).map_err(|_| fail(REGISTRY, "not UTF-8"))?;
+    let text = read_text(dir, REGISTRY)?;
     let proofs = proofs_for(dir, REGISTRY_PROOFS, checkpoint)?;
     let lines: Vec<&str> = text.lines().collect();
     if lines.len() != proofs.proofs.len() {

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use crate::error::{fail, InspectionError};
-use crate::files::{hash_hex, read};
+use crate::files::{hash_hex, read_text};
 use crate::format::{REGISTRY, RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS};
 use crate::registry::{included, proofs_for};
 use dozor_log::checkpoint::Checkpoint;
@@ -31,8 +31,7 @@ pub(super) fn check_resolved_findings(
     signers: Signers<'_>,
     plans: &HashMap<String, rules::Plan>,
 ) -> Result<ResolvedFindings, InspectionError> {
-    let text = String::from_utf8(read(dir, RESOLVED_ROUNDS)?)
-        .map_err(|_| fail(RESOLVED_ROUNDS, "not UTF-8"))?;
+    let text = read_text(dir, RESOLVED_ROUNDS)?;
     let rounds = load_rounds(
         dir,
         &text,

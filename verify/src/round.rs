@@ -10,18 +10,18 @@ use dozor_log::checkpoint::{Checkpoint, NoteVerifier};
 use dozor_log::entry::leaf_hash;
 use dozor_log::entry_check::{check_entry_text, Signers, Subject};
 use dozor_log::judge;
-use dozor_log::merkle::{self, Hash, RangeSource};
+use dozor_log::merkle::{self, Hash};
 use dozor_log::registry_history::RegistryHistory;
 use serde::Serialize;
 
-use crate::chain::tree_nodes;
+use crate::chain::{entries_tree, tree_nodes};
 use crate::error::{fail, InspectionError};
-use crate::files::{hash_hex, read};
+use crate::files::{hash_hex, read, read_text};
 use crate::format::{
     ExportInfo, CHECKPOINT, CHECKPOINT_LATEST, ENTRIES, LATE_ROUNDS, LATE_ROUNDS_PROOFS,
     RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS,
 };
-use crate::opened::{open_export, OpenedExport};
+use crate::opened::open_export;
 use crate::registry::{load_plans, proofs_for};
 use crate::resolved::load_rounds;
 
@@ -98,24 +98,27 @@ pub fn find_round(
     table_id: &str,
     which: &WhichRound,
 ) -> Result<FoundRound, InspectionError> {
-    let OpenedExport {
-        info,
-        checkpoint,
-        latest,
-        operators,
-        registry,
-    } = open_export(dir, operator_keys)?;
-    let plans = load_plans(dir, &registry.history)?;
+    let opened = open_export(dir, operator_keys)?;
+    let history = &opened.registry.history;
+    let plans = load_plans(dir, history)?;
     let signers = Signers {
-        operators: &operators,
-        tables: &registry.history,
+        operators: &opened.operators,
+        tables: history,
     };
-    let entries = String::from_utf8(read(dir, ENTRIES)?).map_err(|_| fail(ENTRIES, "not UTF-8"))?;
+    let entries = read_text(dir, ENTRIES)?;
     let lines: Vec<&str> = entries.lines().collect();
     let leaves: Vec<Hash> = lines.iter().map(|l| leaf_hash(l.as_bytes())).collect();
-    let located = match in_entries(dir, &info, &checkpoint, &lines, &leaves, table_id, which)? {
+    let located = match in_entries(
+        dir,
+        &opened.info,
+        &opened.checkpoint,
+        &lines,
+        &leaves,
+        table_id,
+        which,
+    )? {
         Some(located) => located,
-        None => in_later_rounds(dir, &latest, signers, table_id, which)?,
+        None => in_later_rounds(dir, &opened.latest, signers, table_id, which)?,
     };
     let Located {
         index,
@@ -140,14 +143,7 @@ pub fn find_round(
     let Subject::Record(header) = &entry.subject else {
         return Err(fail(&item, "not a table's record"));
     };
-    let verdict = rejudge(
-        &item,
-        header,
-        entry.record,
-        index,
-        &plans,
-        &registry.history,
-    )?;
+    let verdict = rejudge(&item, header, entry.record, index, &plans, history)?;
     let record: serde_json::Value =
         serde_json::from_str(entry.record).map_err(|e| fail(&item, e.to_string()))?;
     let signed_by = signer_of(
@@ -197,18 +193,17 @@ fn in_entries(
         return Ok(None);
     };
     let outside = tree_nodes(dir)?;
-    let src = RangeSource {
-        start: info.first_index,
+    let src = entries_tree(
+        info,
         leaves,
-        outside: &outside,
-    };
-    let root = merkle::root(&src, checkpoint.size).map_err(|e| fail(ENTRIES, e.to_string()))?;
-    if root != checkpoint.root {
-        return Err(fail(
+        &outside,
+        checkpoint,
+        ENTRIES,
+        (
             ENTRIES,
             "the entries give another root than the signed checkpoint",
-        ));
-    }
+        ),
+    )?;
     let proof = merkle::inclusion_proof(&src, index, checkpoint.size)
         .map_err(|e| fail(ENTRIES, e.to_string()))?;
     Ok(Some(Located {
@@ -234,7 +229,7 @@ fn in_later_rounds(
         (LATE_ROUNDS, LATE_ROUNDS_PROOFS),
         (RESOLVED_ROUNDS, RESOLVED_ROUNDS_PROOFS),
     ] {
-        let text = String::from_utf8(read(dir, file)?).map_err(|_| fail(file, "not UTF-8"))?;
+        let text = read_text(dir, file)?;
         // Checked there: each line signed and a leaf of the latest checkpoint's tree.
         let rounds = load_rounds(dir, &text, latest, signers, file, proofs_file)?;
         let hit = rounds.iter().find(|(_, (_, entry))| {

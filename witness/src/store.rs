@@ -70,6 +70,14 @@ pub struct Latest {
     pub note: String,
 }
 
+/// The size (8 bytes big-endian) a stored value starts with.
+fn size_prefix(bytes: &[u8]) -> Option<u64> {
+    bytes
+        .get(..8)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map(u64::from_be_bytes)
+}
+
 impl Latest {
     fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = self.size.to_be_bytes().to_vec();
@@ -80,17 +88,14 @@ impl Latest {
 
     fn from_bytes(origin: &str, bytes: &[u8]) -> Result<Latest, StoreError> {
         let corrupt = || StoreError::Corrupt(origin.to_owned());
-        let size = bytes
-            .get(..8)
-            .and_then(|b| <[u8; 8]>::try_from(b).ok())
-            .ok_or_else(corrupt)?;
+        let size = size_prefix(bytes).ok_or_else(corrupt)?;
         let root = bytes
             .get(8..40)
             .and_then(|b| Hash::try_from(b).ok())
             .ok_or_else(corrupt)?;
         let note = std::str::from_utf8(&bytes[40..]).map_err(|_| corrupt())?;
         Ok(Latest {
-            size: u64::from_be_bytes(size),
+            size,
             root,
             note: note.to_owned(),
         })
@@ -106,13 +111,10 @@ impl Retirement {
 
     fn from_bytes(key: &str, bytes: &[u8]) -> Result<Retirement, StoreError> {
         let corrupt = || StoreError::Corrupt(key.to_owned());
-        let size = bytes
-            .get(..8)
-            .and_then(|b| <[u8; 8]>::try_from(b).ok())
-            .ok_or_else(corrupt)?;
+        let size = size_prefix(bytes).ok_or_else(corrupt)?;
         let successor = std::str::from_utf8(&bytes[8..]).map_err(|_| corrupt())?;
         Ok(Retirement {
-            size: u64::from_be_bytes(size),
+            size,
             successor: successor.to_owned(),
         })
     }

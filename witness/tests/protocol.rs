@@ -194,24 +194,10 @@ fn a_fork_at_the_cosigned_size_is_refused_and_kept_and_the_same_head_is_cosigned
     assert_eq!(status(add(w, 1, &[], &n1)), 200);
     // A fork needs a second head signed by the log; the sigsum key's private half is not
     // published, so a log with a test key stands in.
-    let log = NoteSigner::new("example.org/casino", SigningKey::from_bytes(&[4; 32])).unwrap();
+    let log = own_log(4, "example.org/casino");
     let dir = tempfile::tempdir().unwrap();
-    let w = Witness::new(
-        witness_key(),
-        &[log.verifier()],
-        Store::open(&dir.path().join("w.redb")).unwrap(),
-    );
-    let head = |root: Hash| {
-        log.sign(
-            &Checkpoint {
-                origin: "example.org/casino".into(),
-                size: 2,
-                root,
-            }
-            .text(),
-        )
-        .unwrap()
-    };
+    let w = witness_of(&dir.path().join("w.redb"), &[log.verifier()]);
+    let head = |root: Hash| casino_head(&log, 2, root);
     assert_eq!(status(add(&w, 0, &[], &head([1; 32]))), 200);
     let fork = head([2; 32]);
     assert_eq!(status(add(&w, 2, &[], &fork)), 422);
@@ -230,35 +216,12 @@ fn a_fork_at_the_cosigned_size_is_refused_and_kept_and_the_same_head_is_cosigned
     );
     // A size-0 checkpoint must carry the empty tree's root.
     let dir = tempfile::tempdir().unwrap();
-    let w = Witness::new(
-        witness_key(),
-        &[log.verifier()],
-        Store::open(&dir.path().join("w.redb")).unwrap(),
-    );
-    let empty = |root: Hash| {
-        log.sign(
-            &Checkpoint {
-                origin: "example.org/casino".into(),
-                size: 0,
-                root,
-            }
-            .text(),
-        )
-        .unwrap()
-    };
+    let w = witness_of(&dir.path().join("w.redb"), &[log.verifier()]);
+    let empty = |root: Hash| casino_head(&log, 0, root);
     assert_eq!(status(add(&w, 0, &[], &empty([3; 32]))), 422);
     assert_eq!(status(add(&w, 0, &[], &empty(merkle::empty_root()))), 200);
     // A proof from size 0 must be empty.
-    let grown = log
-        .sign(
-            &Checkpoint {
-                origin: "example.org/casino".into(),
-                size: 1,
-                root: leaf(0),
-            }
-            .text(),
-        )
-        .unwrap();
+    let grown = casino_head(&log, 1, leaf(0));
     assert_eq!(status(add(&w, 0, &[[1; 32]], &grown)), 422);
     assert_eq!(status(add(&w, 0, &[], &grown)), 200);
 }
@@ -311,18 +274,39 @@ fn signed(log: &NoteSigner, size: u8, rotate_to: Option<&NoteVerifier>) -> Strin
     log.sign(&text).unwrap()
 }
 
+/// The test log's (see [`own_log`]) checkpoint of `size` with `root`, signed.
+fn casino_head(log: &NoteSigner, size: u64, root: Hash) -> String {
+    log.sign(
+        &Checkpoint {
+            origin: "example.org/casino".into(),
+            size,
+            root,
+        }
+        .text(),
+    )
+    .unwrap()
+}
+
 fn witness_of(path: &std::path::Path, logs: &[NoteVerifier]) -> Witness {
     Witness::new(witness_key(), logs, Store::open(path).unwrap())
 }
 
-#[test]
-fn a_rotation_cosigned_hands_the_log_to_the_new_key_and_retires_the_old_one() {
+/// Before a rotation: a witness (its store `witness.redb` in the directory) following the log of
+/// the old key, which has cosigned its first checkpoint, and the new key under `new_origin`.
+fn before_rotation(new_origin: &str) -> (tempfile::TempDir, NoteSigner, NoteSigner, Witness) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("witness.redb");
     let old = own_log(7, "casino.example/ledger");
-    let new = own_log(8, "casino.example/ledger-2027");
+    let new = own_log(8, new_origin);
     let w = witness_of(&path, &[old.verifier()]);
     assert_eq!(status(add(&w, 0, &[], &signed(&old, 1, None))), 200);
+    (dir, old, new, w)
+}
+
+#[test]
+fn a_rotation_cosigned_hands_the_log_to_the_new_key_and_retires_the_old_one() {
+    let (dir, old, new, w) = before_rotation("casino.example/ledger-2027");
+    let path = dir.path().join("witness.redb");
     // Before the rotation the new origin is no log of this witness.
     assert_eq!(
         status(add(&w, 1, &proof(1, 3), &signed(&new, 3, None))),
@@ -378,12 +362,7 @@ fn a_rotation_cosigned_hands_the_log_to_the_new_key_and_retires_the_old_one() {
 
 #[test]
 fn a_rotation_to_a_new_key_under_the_same_origin_retires_the_old_key() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("witness.redb");
-    let old = own_log(7, "casino.example/ledger");
-    let new = own_log(8, "casino.example/ledger");
-    let w = witness_of(&path, &[old.verifier()]);
-    assert_eq!(status(add(&w, 0, &[], &signed(&old, 1, None))), 200);
+    let (_dir, old, new, w) = before_rotation("casino.example/ledger");
     // The new key is not the log's before the rotation.
     assert_eq!(
         status(add(&w, 1, &proof(1, 3), &signed(&new, 3, None))),
@@ -415,24 +394,10 @@ fn an_empty_note_is_a_bad_request_and_evidence_is_bounded_per_log() {
     );
 
     // A log whose key signs forks without end: each kept once, at most the bound kept.
-    let log = NoteSigner::new("example.org/casino", SigningKey::from_bytes(&[4; 32])).unwrap();
+    let log = own_log(4, "example.org/casino");
     let dir = tempfile::tempdir().unwrap();
-    let w = Witness::new(
-        witness_key(),
-        &[log.verifier()],
-        Store::open(&dir.path().join("w.redb")).unwrap(),
-    );
-    let head = |root: Hash| {
-        log.sign(
-            &Checkpoint {
-                origin: "example.org/casino".into(),
-                size: 2,
-                root,
-            }
-            .text(),
-        )
-        .unwrap()
-    };
+    let w = witness_of(&dir.path().join("w.redb"), &[log.verifier()]);
+    let head = |root: Hash| casino_head(&log, 2, root);
     assert_eq!(status(add(&w, 0, &[], &head([1; 32]))), 200);
     let fork = head([2; 32]);
     for _ in 0..3 {
