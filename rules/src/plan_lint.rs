@@ -6,6 +6,8 @@ use serde::Serialize;
 
 use crate::plan::document::Plan;
 use crate::plan::odds::Odds;
+use crate::plan::poker::PokerCashPlan;
+use crate::plan::table_games::{BlackjackPlan, RoulettePlan, UltimateTexasHoldemPlan, WheelPlan};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LintFinding {
@@ -26,80 +28,14 @@ fn paid(stake: i64, odds: Odds) -> i128 {
 /// Every contradiction the plan's numbers allow to be found.
 pub fn lint(plan: &Plan) -> Vec<LintFinding> {
     let mut out = Vec::new();
-    let mut maximum =
-        |section: &'static str, what: &str, stated: i64, derived: i128, how: String| {
-            if i128::from(stated) != derived {
-                out.push(LintFinding {
-                    section: section.into(),
-                    message: format!(
-                        "{what}: the plan states {}, its limits and pay table give {} ({how})",
-                        kc(i128::from(stated)),
-                        kc(derived)
-                    ),
-                });
-            }
-        };
     if let Some(r) = &plan.roulette {
-        let best = r.odds.straight;
-        maximum(
-            "Ruleta, 5. MOŽNOSTI VÝHRY",
-            "maximum possible win",
-            r.max_win_h,
-            paid(r.max_bet_h, Odds { num: best, den: 1 }),
-            format!("{} × {best} + the stake", kc(i128::from(r.max_bet_h))),
-        );
+        lint_roulette(r, &mut out);
     }
     if let Some(b) = &plan.blackjack {
-        maximum(
-            "Black Jack, Sázky a výhry",
-            "maximum win of a main bet",
-            b.max_win_h,
-            paid(b.box_max_h, b.blackjack_odds),
-            format!(
-                "{} at {}:{} + the stake",
-                kc(i128::from(b.box_max_h)),
-                b.blackjack_odds.num,
-                b.blackjack_odds.den
-            ),
-        );
-        let pp = &b.perfect_pairs;
-        maximum(
-            "Black Jack, Vedlejší sázka – Perfect pairs",
-            "maximum win of Perfect Pairs",
-            pp.max_win_h,
-            paid(
-                pp.max_bet_h,
-                Odds {
-                    num: pp.perfect,
-                    den: 1,
-                },
-            ),
-            format!(
-                "{} × {} + the stake",
-                kc(i128::from(pp.max_bet_h)),
-                pp.perfect
-            ),
-        );
+        lint_blackjack(b, &mut out);
     }
     if let Some(u) = &plan.ultimate_texas_holdem {
-        let ante = u.max_bet_h;
-        let play = ante * i64::from(u.play_preflop.iter().copied().max().unwrap_or(1));
-        // A royal flush: Ante and Play 1:1, Blind and Trips by their tables, stakes back.
-        let derived = paid(ante, Odds::EVEN)
-            + paid(ante, u.blind.royal_flush)
-            + paid(ante, u.trips.royal_flush)
-            + paid(play, Odds::EVEN);
-        maximum(
-            "Ultimate Texas Hold'em, Sázky a výhry",
-            "maximum possible win of a spot",
-            u.max_win_h,
-            derived,
-            format!(
-                "royal flush on Ante {0}, Blind {0}, Trips {0} and Play {1}",
-                kc(i128::from(ante)),
-                kc(i128::from(play))
-            ),
-        );
+        lint_uth_maximum(u, &mut out);
     }
     for (section, wheel) in [
         (
@@ -111,49 +47,12 @@ pub fn lint(plan: &Plan) -> Vec<LintFinding> {
             &plan.money_wheel_2,
         ),
     ] {
-        let Some(w) = wheel else { continue };
-        let pays = w.boxes.iter().map(|b| b.pays).max().unwrap_or(0);
-        let derived = i128::from(w.max_bet_h) * i128::from(pays);
-        if i128::from(w.max_net_win_h) != derived {
-            out.push(LintFinding {
-                section: section.into(),
-                message: format!(
-                    "maximum net win: the plan states {}, its limits and pay table give {} ({} × {pays})",
-                    kc(i128::from(w.max_net_win_h)),
-                    kc(derived),
-                    kc(i128::from(w.max_bet_h))
-                ),
-            });
-        }
-        let segments = w.segments();
-        if let Some(stated) = w.segments_stated {
-            if stated != segments {
-                out.push(LintFinding {
-                    section: section.into(),
-                    message: format!(
-                        "the wheel has {stated} segments, its boxes' segment counts add up to {segments}"
-                    ),
-                });
-            }
+        if let Some(w) = wheel {
+            lint_wheel(section, w, &mut out);
         }
     }
     if let Some(p) = &plan.poker_cash {
-        if let Some(glossary) = p.glossary_rake_cap_h {
-            let caps: Vec<i64> = p.rake_caps.iter().map(|c| c.cap_h).collect();
-            if caps.iter().any(|&c| c != glossary) {
-                out.push(LintFinding {
-                    section: "Výklad pojmů: Poplatek, Rake".into(),
-                    message: format!(
-                        "the glossary caps the rake at {}, the Cash game sections at {} (by the number of players); dozor applies the game sections",
-                        kc(i128::from(glossary)),
-                        caps.iter()
-                            .map(|&c| kc(i128::from(c)))
-                            .collect::<Vec<_>>()
-                            .join(" / ")
-                    ),
-                });
-            }
-        }
+        lint_rake_glossary(p, &mut out);
     }
     if let Some(t) = &plan.poker_tournament {
         lint_tournament(t, &mut out);
@@ -164,6 +63,139 @@ pub fn lint(plan: &Plan) -> Vec<LintFinding> {
         }
     }
     out
+}
+
+/// A maximum the plan states against the one its limits and pay table give (`how`).
+fn maximum(
+    out: &mut Vec<LintFinding>,
+    section: &'static str,
+    what: &str,
+    stated: i64,
+    derived: i128,
+    how: String,
+) {
+    if i128::from(stated) != derived {
+        out.push(LintFinding {
+            section: section.into(),
+            message: format!(
+                "{what}: the plan states {}, its limits and pay table give {} ({how})",
+                kc(i128::from(stated)),
+                kc(derived)
+            ),
+        });
+    }
+}
+
+fn lint_roulette(r: &RoulettePlan, out: &mut Vec<LintFinding>) {
+    let best = r.odds.straight;
+    maximum(
+        out,
+        "Ruleta, 5. MOŽNOSTI VÝHRY",
+        "maximum possible win",
+        r.max_win_h,
+        paid(r.max_bet_h, Odds { num: best, den: 1 }),
+        format!("{} × {best} + the stake", kc(i128::from(r.max_bet_h))),
+    );
+}
+
+fn lint_blackjack(b: &BlackjackPlan, out: &mut Vec<LintFinding>) {
+    maximum(
+        out,
+        "Black Jack, Sázky a výhry",
+        "maximum win of a main bet",
+        b.max_win_h,
+        paid(b.box_max_h, b.blackjack_odds),
+        format!(
+            "{} at {}:{} + the stake",
+            kc(i128::from(b.box_max_h)),
+            b.blackjack_odds.num,
+            b.blackjack_odds.den
+        ),
+    );
+    let pp = &b.perfect_pairs;
+    maximum(
+        out,
+        "Black Jack, Vedlejší sázka – Perfect pairs",
+        "maximum win of Perfect Pairs",
+        pp.max_win_h,
+        paid(
+            pp.max_bet_h,
+            Odds {
+                num: pp.perfect,
+                den: 1,
+            },
+        ),
+        format!(
+            "{} × {} + the stake",
+            kc(i128::from(pp.max_bet_h)),
+            pp.perfect
+        ),
+    );
+}
+
+fn lint_uth_maximum(u: &UltimateTexasHoldemPlan, out: &mut Vec<LintFinding>) {
+    let ante = u.max_bet_h;
+    let play = ante * i64::from(u.play_preflop.iter().copied().max().unwrap_or(1));
+    // A royal flush: Ante and Play 1:1, Blind and Trips by their tables, stakes back.
+    let derived = paid(ante, Odds::EVEN)
+        + paid(ante, u.blind.royal_flush)
+        + paid(ante, u.trips.royal_flush)
+        + paid(play, Odds::EVEN);
+    maximum(
+        out,
+        "Ultimate Texas Hold'em, Sázky a výhry",
+        "maximum possible win of a spot",
+        u.max_win_h,
+        derived,
+        format!(
+            "royal flush on Ante {0}, Blind {0}, Trips {0} and Play {1}",
+            kc(i128::from(ante)),
+            kc(i128::from(play))
+        ),
+    );
+}
+
+fn lint_wheel(section: &'static str, w: &WheelPlan, out: &mut Vec<LintFinding>) {
+    let pays = w.boxes.iter().map(|b| b.pays).max().unwrap_or(0);
+    maximum(
+        out,
+        section,
+        "maximum net win",
+        w.max_net_win_h,
+        i128::from(w.max_bet_h) * i128::from(pays),
+        format!("{} × {pays}", kc(i128::from(w.max_bet_h))),
+    );
+    let segments = w.segments();
+    if let Some(stated) = w.segments_stated {
+        if stated != segments {
+            out.push(LintFinding {
+                section: section.into(),
+                message: format!(
+                    "the wheel has {stated} segments, its boxes' segment counts add up to {segments}"
+                ),
+            });
+        }
+    }
+}
+
+/// The glossary's rake cap against the cash-game sections' caps.
+fn lint_rake_glossary(p: &PokerCashPlan, out: &mut Vec<LintFinding>) {
+    if let Some(glossary) = p.glossary_rake_cap_h {
+        let caps: Vec<i64> = p.rake_caps.iter().map(|c| c.cap_h).collect();
+        if caps.iter().any(|&c| c != glossary) {
+            out.push(LintFinding {
+                section: "Výklad pojmů: Poplatek, Rake".into(),
+                message: format!(
+                    "the glossary caps the rake at {}, the Cash game sections at {} (by the number of players); dozor applies the game sections",
+                    kc(i128::from(glossary)),
+                    caps.iter()
+                        .map(|&c| kc(i128::from(c)))
+                        .collect::<Vec<_>>()
+                        .join(" / ")
+                ),
+            });
+        }
+    }
 }
 
 /// A Trips table stated elsewhere against the plan's: each line that differs, and a cap the

@@ -467,6 +467,10 @@ impl Hand {
     }
 }
 
+fn natural(a: usize, b: usize) -> bool {
+    (a == ACE && b == TEN) || (a == TEN && b == ACE)
+}
+
 /// One round off the top of a full shoe, in units of 1/den of the initial bet.
 fn play_round(
     rules: &BlackjackRules,
@@ -479,7 +483,6 @@ fn play_round(
     let first = shoe.draw(rng);
     let up = shoe.draw(rng);
     let second = shoe.draw(rng);
-    let natural = |a: usize, b: usize| (a == ACE && b == TEN) || (a == TEN && b == ACE);
     if natural(first, second) {
         let hole = shoe.draw(rng);
         return if natural(up, hole) {
@@ -488,7 +491,6 @@ fn play_round(
             i64::from(rules.blackjack_odds.num)
         };
     }
-    let mut finished: SmallVec<[Hand; 4]> = SmallVec::new();
     let mut pending: SmallVec<[Hand; 4]> = smallvec![Hand {
         hard: (first + second) as u32,
         ace: first == ACE || second == ACE,
@@ -513,6 +515,7 @@ fn play_round(
         hands = 2;
         split_box = true;
     }
+    let mut finished: SmallVec<[Hand; 4]> = SmallVec::new();
     while let Some(mut hand) = pending.pop() {
         if hand.cards == 1 {
             let v = shoe.draw(rng);
@@ -529,27 +532,55 @@ fn play_round(
                 continue;
             }
         }
-        let (t, soft) = hand.total();
-        let double_allowed = !split_box || rules.double_after_split;
-        match strategy.first_two(split_box, soft, t, up) {
-            Action::Double if double_allowed => {
-                hand.bet *= 2;
-                hand.add(shoe.draw(rng));
-            }
-            Action::Stand => {}
-            Action::Hit | Action::Double => {
-                hand.add(shoe.draw(rng));
-                loop {
-                    let (t, soft) = hand.total();
-                    if t >= 21 || !strategy.hits(soft, t, up) {
-                        break;
-                    }
-                    hand.add(shoe.draw(rng));
-                }
-            }
-        }
+        play_hand(&mut hand, split_box, up, rules, strategy, &mut shoe, rng);
         finished.push(hand);
     }
+    settle_round(&finished, split_box, up, unit, rules, &mut shoe, rng)
+}
+
+/// A hand of two cards (or a split hand with its second card) played by the strategy.
+#[inline]
+fn play_hand(
+    hand: &mut Hand,
+    split_box: bool,
+    up: usize,
+    rules: &BlackjackRules,
+    strategy: &BasicStrategy,
+    shoe: &mut Shoe,
+    rng: &mut Rng,
+) {
+    let (t, soft) = hand.total();
+    let double_allowed = !split_box || rules.double_after_split;
+    match strategy.first_two(split_box, soft, t, up) {
+        Action::Double if double_allowed => {
+            hand.bet *= 2;
+            hand.add(shoe.draw(rng));
+        }
+        Action::Stand => {}
+        Action::Hit | Action::Double => {
+            hand.add(shoe.draw(rng));
+            loop {
+                let (t, soft) = hand.total();
+                if t >= 21 || !strategy.hits(soft, t, up) {
+                    break;
+                }
+                hand.add(shoe.draw(rng));
+            }
+        }
+    }
+}
+
+/// The dealer's hand drawn (when a hand still stands) and the box's result against it.
+#[inline]
+fn settle_round(
+    finished: &[Hand],
+    split_box: bool,
+    up: usize,
+    unit: i64,
+    rules: &BlackjackRules,
+    shoe: &mut Shoe,
+    rng: &mut Rng,
+) -> i64 {
     let hole = shoe.draw(rng);
     let busted: i64 = finished
         .iter()

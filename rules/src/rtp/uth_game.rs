@@ -346,6 +346,75 @@ fn qualifies(value: u32) -> bool {
     HandRank::from_value(value).category() >= Category::Pair
 }
 
+/// Dealer hands that do not qualify (high card) on a board: all of them, and those holding
+/// each card left.
+struct HighCards {
+    total: i64,
+    with: [i64; REST],
+}
+
+/// Every two-card hand of the cards left, valued on `board` and keyed by strength.
+#[inline]
+fn rank_hands(
+    t: &Tables,
+    s: &mut BoardScratch,
+    board: u64,
+    rest: &[usize; REST],
+    high_cards: &mut HighCards,
+) {
+    for (k, &(i, j)) in t.local_pairs.iter().enumerate() {
+        let cards = board | t.bit[rest[usize::from(i)]] | t.bit[rest[usize::from(j)]];
+        let value = evaluate(CardSet(cards)).value();
+        s.value[k] = value;
+        s.keys[k] = u64::from(value) << 11 | k as u64;
+        if !qualifies(value) {
+            high_cards.total += 1;
+            high_cards.with[usize::from(i)] += 1;
+            high_cards.with[usize::from(j)] += 1;
+        }
+    }
+}
+
+/// For each hand, how many dealer hands not sharing a card with it it beats and ties.
+#[inline]
+fn count_beaten_and_tied(t: &Tables, s: &mut BoardScratch) {
+    s.keys.sort_unstable();
+    // Sweep groups of equal strength, weakest first.
+    let mut below_total = 0i64;
+    let mut below_with = [0i64; REST];
+    let mut in_group = [0i64; REST];
+    let mut start = 0;
+    while start < REST_PAIRS {
+        let value = (s.keys[start] >> 11) as u32;
+        let mut end = start;
+        while end < REST_PAIRS && (s.keys[end] >> 11) as u32 == value {
+            let (i, j) = t.local_pairs[(s.keys[end] & 0x7ff) as usize];
+            in_group[usize::from(i)] += 1;
+            in_group[usize::from(j)] += 1;
+            end += 1;
+        }
+        let size = (end - start) as i64;
+        for &key in &s.keys[start..end] {
+            let k = (key & 0x7ff) as usize;
+            let (i, j) = t.local_pairs[k];
+            let (i, j) = (usize::from(i), usize::from(j));
+            s.below[k] = below_total - below_with[i] - below_with[j];
+            // Hands of the group sharing neither card (the hand itself was taken off twice).
+            s.equal[k] = size - in_group[i] - in_group[j] + 1;
+        }
+        for &key in &s.keys[start..end] {
+            let (i, j) = t.local_pairs[(key & 0x7ff) as usize];
+            let (i, j) = (usize::from(i), usize::from(j));
+            in_group[i] = 0;
+            in_group[j] = 0;
+            below_with[i] += 1;
+            below_with[j] += 1;
+        }
+        below_total += size;
+        start = end;
+    }
+}
+
 struct Worker<'a> {
     tables: &'a Tables,
     blind: &'a BlindTable,
@@ -367,55 +436,22 @@ impl Worker<'_> {
                 n += 1;
             }
         }
-        let s = &mut self.scratch;
-        let mut high_card_total = 0i64;
-        let mut high_card_with = [0i64; REST];
-        for (k, &(i, j)) in t.local_pairs.iter().enumerate() {
-            let cards = board | t.bit[rest[usize::from(i)]] | t.bit[rest[usize::from(j)]];
-            let value = evaluate(CardSet(cards)).value();
-            s.value[k] = value;
-            s.keys[k] = u64::from(value) << 11 | k as u64;
-            if !qualifies(value) {
-                high_card_total += 1;
-                high_card_with[usize::from(i)] += 1;
-                high_card_with[usize::from(j)] += 1;
-            }
-        }
-        s.keys.sort_unstable();
-        // Sweep groups of equal strength, weakest first.
-        let mut below_total = 0i64;
-        let mut below_with = [0i64; REST];
-        let mut in_group = [0i64; REST];
-        let mut start = 0;
-        while start < REST_PAIRS {
-            let value = (s.keys[start] >> 11) as u32;
-            let mut end = start;
-            while end < REST_PAIRS && (s.keys[end] >> 11) as u32 == value {
-                let (i, j) = t.local_pairs[(s.keys[end] & 0x7ff) as usize];
-                in_group[usize::from(i)] += 1;
-                in_group[usize::from(j)] += 1;
-                end += 1;
-            }
-            let size = (end - start) as i64;
-            for &key in &s.keys[start..end] {
-                let k = (key & 0x7ff) as usize;
-                let (i, j) = t.local_pairs[k];
-                let (i, j) = (usize::from(i), usize::from(j));
-                s.below[k] = below_total - below_with[i] - below_with[j];
-                // Hands of the group sharing neither card (the hand itself was taken off twice).
-                s.equal[k] = size - in_group[i] - in_group[j] + 1;
-            }
-            for &key in &s.keys[start..end] {
-                let (i, j) = t.local_pairs[(key & 0x7ff) as usize];
-                let (i, j) = (usize::from(i), usize::from(j));
-                in_group[i] = 0;
-                in_group[j] = 0;
-                below_with[i] += 1;
-                below_with[j] += 1;
-            }
-            below_total += size;
-            start = end;
-        }
+        let mut high_cards = HighCards {
+            total: 0,
+            with: [0i64; REST],
+        };
+        rank_hands(t, &mut self.scratch, board, &rest, &mut high_cards);
+        count_beaten_and_tied(t, &mut self.scratch);
+        self.add_river_decisions(&rest, &high_cards);
+    }
+
+    /// Each player hand's river decision (bet 1× or fold) and its sums, added to its flop
+    /// entry.
+    #[inline]
+    fn add_river_decisions(&mut self, rest: &[usize; REST], high_cards: &HighCards) {
+        let t = self.tables;
+        let s = &self.scratch;
+        let (high_card_total, high_card_with) = (high_cards.total, &high_cards.with);
         let u = self.blind.units_per_ante;
         for (k, &(i, j)) in t.local_pairs.iter().enumerate() {
             let (i, j) = (usize::from(i), usize::from(j));
