@@ -6,7 +6,6 @@ use diesel::PgConnection;
 use reports::daily::{self as daily_report, DailyReport};
 use reports::fantasy::{self as fantasy_report, FantasyAudit};
 use reports::monthly::{self as monthly_report, RtpReport, RtpRequest};
-use reports::sheet::{Language, Sheet};
 use reports::shoes::{self as shoe_report, ShoeAudit};
 use reports::table_audit::{self as table_report, TableAudit};
 use reports::time_audit::{self as time_report, TimeCollectionAudit};
@@ -224,17 +223,7 @@ pub async fn shoes(
     Authorized { state, .. }: Authorized,
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    day_report(
-        state,
-        query.into_inner(),
-        (
-            shoe_report::build_at,
-            shoe_report::to_csv,
-            shoe_report::sheet,
-        ),
-        "shoes",
-    )
-    .await
+    SHOES.answer(state, query.into_inner()).await
 }
 
 /// Fantasy-land audit of a gaming day: each Open Face Chinese hand's fantasy-land deals
@@ -246,17 +235,7 @@ pub async fn fantasy(
     Authorized { state, .. }: Authorized,
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    day_report(
-        state,
-        query.into_inner(),
-        (
-            fantasy_report::build_at,
-            fantasy_report::to_csv,
-            fantasy_report::sheet,
-        ),
-        "fantasy",
-    )
-    .await
+    FANTASY.answer(state, query.into_inner()).await
 }
 
 /// Time collection audit of a gaming day: each poker cash or Open Face Chinese hand played for
@@ -268,17 +247,7 @@ pub async fn time_collection(
     Authorized { state, .. }: Authorized,
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    day_report(
-        state,
-        query.into_inner(),
-        (
-            time_report::build_at,
-            time_report::to_csv,
-            time_report::sheet,
-        ),
-        "time-collection",
-    )
-    .await
+    TIME_COLLECTION.answer(state, query.into_inner()).await
 }
 
 /// Table audit of a gaming day: each roulette spin against the table's spin before it (the
@@ -291,21 +260,11 @@ pub async fn table_audit(
     Authorized { state, .. }: Authorized,
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    day_report(
-        state,
-        query.into_inner(),
-        (
-            table_report::build_at,
-            table_report::to_csv,
-            table_report::sheet,
-        ),
-        "table-audit",
-    )
-    .await
+    TABLE_AUDIT.answer(state, query.into_inner()).await
 }
 
 /// Builds an audit of one gaming day.
-type DayAudit<R> = fn(
+type DayAuditBuild<R> = fn(
     &mut PgConnection,
     LedgerCut,
     &rules::gaming_day::GamingDayClock,
@@ -313,24 +272,60 @@ type DayAudit<R> = fn(
     &rules::PlanBook,
 ) -> Result<R, reports::ReportError>;
 
-/// An audit of one gaming day that follows tables across rounds.
-async fn day_report<R: Serialize + Send + 'static>(
-    state: State,
-    DailyQuery { day, format, lang }: DailyQuery,
-    (build, to_csv, to_sheet): (DayAudit<R>, CsvWriter<R>, PeopleSheet<R>),
-    name: &str,
-) -> Result<HttpResponse, ApiError> {
-    let day = filters::gaming_day(&state.clock, &day)?;
-    let build = move |conn: &mut PgConnection, cut: LedgerCut, state: &AppState| {
-        build(conn, cut, &state.clock, day, &state.plans)
-    };
-    report_for_people(
-        state,
-        (format, lang),
-        build,
-        to_csv,
-        to_sheet,
-        format!("{name}-{day}"),
-    )
-    .await
+/// An audit of one gaming day that follows tables across rounds: how it is built and written,
+/// and the name its files take.
+struct DayAudit<R> {
+    build: DayAuditBuild<R>,
+    to_csv: CsvWriter<R>,
+    to_sheet: PeopleSheet<R>,
+    name: &'static str,
+}
+
+const SHOES: DayAudit<ShoeAudit> = DayAudit {
+    build: shoe_report::build_at,
+    to_csv: shoe_report::to_csv,
+    to_sheet: shoe_report::sheet,
+    name: "shoes",
+};
+const FANTASY: DayAudit<FantasyAudit> = DayAudit {
+    build: fantasy_report::build_at,
+    to_csv: fantasy_report::to_csv,
+    to_sheet: fantasy_report::sheet,
+    name: "fantasy",
+};
+const TIME_COLLECTION: DayAudit<TimeCollectionAudit> = DayAudit {
+    build: time_report::build_at,
+    to_csv: time_report::to_csv,
+    to_sheet: time_report::sheet,
+    name: "time-collection",
+};
+const TABLE_AUDIT: DayAudit<TableAudit> = DayAudit {
+    build: table_report::build_at,
+    to_csv: table_report::to_csv,
+    to_sheet: table_report::sheet,
+    name: "table-audit",
+};
+
+impl<R: Serialize + Send + 'static> DayAudit<R> {
+    /// The audit of the day the query names, in the format it asks for.
+    async fn answer(
+        &self,
+        state: State,
+        DailyQuery { day, format, lang }: DailyQuery,
+    ) -> Result<HttpResponse, ApiError> {
+        let day = filters::gaming_day(&state.clock, &day)?;
+        let build = self.build;
+        let build = move |conn: &mut PgConnection, cut: LedgerCut, state: &AppState| {
+            build(conn, cut, &state.clock, day, &state.plans)
+        };
+        report_for_people(
+            state,
+            (format, lang),
+            build,
+            self.to_csv,
+            self.to_sheet,
+            format!("{}-{day}", self.name),
+        )
+        .await
+    }
 }
