@@ -173,6 +173,8 @@ fn failed_report(checked: u64, prev_hash: Hash, failure: VerifyFailure) -> Verif
     }
 }
 
+/// Walks the ledger in the caller's read-only transaction: its report, with the first failure
+/// if there is one.
 fn walk(
     conn: &mut PgConnection,
     operators: &HashMap<String, VerifyingKey>,
