@@ -4,6 +4,7 @@ pub mod archived;
 pub mod chi_square;
 pub mod coverage;
 pub mod daily;
+pub mod day_audit;
 mod day_rounds;
 pub mod deviation;
 pub mod error;

@@ -9,9 +9,10 @@ use rules::blackjack::shoe::{audit, ShoeTally};
 use rules::{GameCode, PlanBook, Round};
 use serde::Serialize;
 
+use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
 use crate::day_rounds::rounds_with_lookback;
+use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
-use rules::gaming_day::GamingDayClock;
 
 /// One shoe with a round in the day.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -36,112 +37,10 @@ pub struct ShoeAudit {
     pub shoes: Vec<ShoeLine>,
 }
 
-/// The shoes of the blackjack rounds played in `day`, each tallied from its shuffle if that was
-/// at most one gaming day earlier.
-pub fn build(
-    conn: &mut PgConnection,
-    clock: &GamingDayClock,
-    day: NaiveDate,
-    plans: &rules::PlanBook,
-) -> Result<ShoeAudit, ReportError> {
-    let cut = crate::coverage::primary_now(conn)?;
-    build_at(conn, cut, clock, day, plans)
-}
-
-/// [`build`] of the entries below `cut` (a replica's checkpoint, say).
-pub fn build_at(
-    conn: &mut PgConnection,
-    cut: ledger::storage::read_cut::LedgerCut,
-    clock: &GamingDayClock,
-    day: NaiveDate,
-    plans: &PlanBook,
-) -> Result<ShoeAudit, ReportError> {
-    let mut rounds = Vec::new();
-    let mut today: HashSet<(String, String, u64)> = HashSet::new();
-    for (round, in_day) in rounds_with_lookback(conn, cut, clock, day, GameCode::Blackjack)? {
-        if let Round::Blackjack(round) = round {
-            if in_day {
-                today.insert((round.table_id.clone(), round.shoe_id.clone(), round.seq_no));
-            }
-            rounds.push(round);
-        }
-    }
-    // Dealing order is each table's sequence order (rounds may reach the ledger out of order).
-    rounds.sort_by(|a, b| (&a.table_id, a.seq_no).cmp(&(&b.table_id, b.seq_no)));
-    let decks = |round: &rules::blackjack::BlackjackRound| {
-        plans
-            .get(&round.plan_id)
-            .and_then(|p| p.blackjack.as_ref())
-            .map_or(6, |b| b.decks)
-    };
-    let shoes = audit(&rounds, decks)
-        .into_iter()
-        .filter(|t| {
-            today.iter().any(|(table, shoe, seq)| {
-                *table == t.table_id
-                    && *shoe == t.shoe_id
-                    && (t.first_seq_no..=t.last_seq_no).contains(seq)
-            })
-        })
-        .map(line)
-        .collect();
-    Ok(ShoeAudit {
-        gaming_day: day,
-        shoes,
-    })
-}
-
-fn line(t: ShoeTally) -> ShoeLine {
-    ShoeLine {
-        excess: t
-            .excess
-            .iter()
-            .map(|e| format!("{} ×{} (round {})", e.card, e.count, e.seq_no))
-            .collect(),
-        table_id: t.table_id,
-        shoe_id: t.shoe_id,
-        from_shuffle: t.from_shuffle,
-        rounds: t.rounds,
-        first_seq_no: t.first_seq_no,
-        last_seq_no: t.last_seq_no,
-        cards: t.cards,
-    }
-}
-
-/// CSV (RFC 4180, UTF-8, CRLF line ends): one line per shoe.
-pub fn to_csv(audit: &ShoeAudit) -> Result<String, ReportError> {
-    use crate::sheet::{Audience, Cell, CsvWriter};
-    let mut writer = CsvWriter::new(Audience::Machines);
-    writer.heading([
-        "gaming_day",
-        "table_id",
-        "shoe_id",
-        "from_shuffle",
-        "rounds",
-        "first_seq_no",
-        "last_seq_no",
-        "cards",
-        "excess",
-    ])?;
-    for s in &audit.shoes {
-        writer.row(&[
-            Cell::Day(audit.gaming_day),
-            Cell::Text(s.table_id.clone()),
-            Cell::Text(s.shoe_id.clone()),
-            Cell::Text(s.from_shuffle.to_string()),
-            Cell::Count(i64::from(s.rounds)),
-            Cell::unsigned(s.first_seq_no),
-            Cell::unsigned(s.last_seq_no),
-            Cell::Count(i64::from(s.cards)),
-            Cell::Text(s.excess.join("; ")),
-        ])?;
-    }
-    writer.into_string()
-}
+day_audit_entry_points!(ShoeAudit);
 
 /// The columns of the shoe audit for people.
-const PEOPLE_COLUMNS: [crate::sheet::Column; 9] = {
-    use crate::sheet::column;
+const PEOPLE_COLUMNS: [Column; 9] = {
     [
         column("gaming_day", "Herní den", "Gaming day"),
         column("table_id", "Stůl", "Table"),
@@ -167,33 +66,115 @@ const PEOPLE_COLUMNS: [crate::sheet::Column; 9] = {
     ]
 };
 
-/// The shoe audit as a sheet for people: one line per shoe.
-pub fn sheet(
-    audit: &ShoeAudit,
-    _plans: &PlanBook,
-    language: crate::sheet::Language,
-) -> crate::sheet::Sheet {
-    use crate::sheet::Cell;
-    let rows = audit
-        .shoes
-        .iter()
-        .map(|s| {
-            vec![
-                Cell::Day(audit.gaming_day),
-                Cell::Text(s.table_id.clone()),
-                Cell::Text(s.shoe_id.clone()),
-                Cell::yes_no(s.from_shuffle, language),
-                Cell::Count(i64::from(s.rounds)),
-                Cell::Count(i64::try_from(s.first_seq_no).unwrap_or(i64::MAX)),
-                Cell::Count(i64::try_from(s.last_seq_no).unwrap_or(i64::MAX)),
-                Cell::Count(i64::from(s.cards)),
-                Cell::Text(s.excess.join("; ")),
-            ]
+impl DayAudit for ShoeAudit {
+    type Line = ShoeLine;
+    const HEADING: &'static [&'static str] = &[
+        "gaming_day",
+        "table_id",
+        "shoe_id",
+        "from_shuffle",
+        "rounds",
+        "first_seq_no",
+        "last_seq_no",
+        "cards",
+        "excess",
+    ];
+    const COLUMNS: &'static [Column] = &PEOPLE_COLUMNS;
+
+    /// The shoes of the blackjack rounds played in `day`, each tallied from its shuffle if
+    /// that was at most one gaming day earlier.
+    fn read(conn: &mut PgConnection, at: DayRead<'_>) -> Result<ShoeAudit, ReportError> {
+        let DayRead {
+            cut,
+            clock,
+            day,
+            plans,
+        } = at;
+        let mut rounds = Vec::new();
+        let mut today: HashSet<(String, String, u64)> = HashSet::new();
+        for (round, in_day) in rounds_with_lookback(conn, cut, clock, day, GameCode::Blackjack)? {
+            if let Round::Blackjack(round) = round {
+                if in_day {
+                    today.insert((round.table_id.clone(), round.shoe_id.clone(), round.seq_no));
+                }
+                rounds.push(round);
+            }
+        }
+        // Dealing order is each table's sequence order (rounds may reach the ledger out of order).
+        rounds.sort_by(|a, b| (&a.table_id, a.seq_no).cmp(&(&b.table_id, b.seq_no)));
+        let decks = |round: &rules::blackjack::BlackjackRound| {
+            plans
+                .get(&round.plan_id)
+                .and_then(|p| p.blackjack.as_ref())
+                .map_or(6, |b| b.decks)
+        };
+        let shoes = audit(&rounds, decks)
+            .into_iter()
+            .filter(|t| {
+                today.iter().any(|(table, shoe, seq)| {
+                    *table == t.table_id
+                        && *shoe == t.shoe_id
+                        && (t.first_seq_no..=t.last_seq_no).contains(seq)
+                })
+            })
+            .map(line)
+            .collect();
+        Ok(ShoeAudit {
+            gaming_day: day,
+            shoes,
         })
-        .collect();
-    crate::sheet::Sheet {
-        name: format!("{} {}", language.pick("Sáňky", "Shoes"), audit.gaming_day),
-        columns: PEOPLE_COLUMNS.to_vec(),
-        rows,
+    }
+
+    fn day_and_lines(&self) -> (NaiveDate, &[ShoeLine]) {
+        (self.gaming_day, &self.shoes)
+    }
+
+    fn machine_line(day: NaiveDate, line: &ShoeLine) -> Vec<Cell> {
+        vec![
+            Cell::Day(day),
+            Cell::Text(line.table_id.clone()),
+            Cell::Text(line.shoe_id.clone()),
+            Cell::Text(line.from_shuffle.to_string()),
+            Cell::Count(i64::from(line.rounds)),
+            Cell::unsigned(line.first_seq_no),
+            Cell::unsigned(line.last_seq_no),
+            Cell::Count(i64::from(line.cards)),
+            Cell::Text(line.excess.join("; ")),
+        ]
+    }
+
+    fn people_line(day: NaiveDate, line: &ShoeLine, _: &PlanBook, l: Language) -> Vec<Cell> {
+        vec![
+            Cell::Day(day),
+            Cell::Text(line.table_id.clone()),
+            Cell::Text(line.shoe_id.clone()),
+            Cell::yes_no(line.from_shuffle, l),
+            Cell::Count(i64::from(line.rounds)),
+            Cell::unsigned(line.first_seq_no),
+            Cell::unsigned(line.last_seq_no),
+            Cell::Count(i64::from(line.cards)),
+            Cell::Text(line.excess.join("; ")),
+        ]
+    }
+
+    fn sheet_name(&self, l: Language) -> String {
+        format!("{} {}", l.pick("Sáňky", "Shoes"), self.gaming_day)
+    }
+}
+
+fn line(t: ShoeTally) -> ShoeLine {
+    ShoeLine {
+        excess: t
+            .excess
+            .iter()
+            .map(|e| format!("{} ×{} (round {})", e.card, e.count, e.seq_no))
+            .collect(),
+        table_id: t.table_id,
+        shoe_id: t.shoe_id,
+        from_shuffle: t.from_shuffle,
+        rounds: t.rounds,
+        first_seq_no: t.first_seq_no,
+        last_seq_no: t.last_seq_no,
+        cards: t.cards,
     }
 }

@@ -8,12 +8,13 @@ use std::collections::{HashMap, HashSet};
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
 use rules::table_audit::{audit, Fact};
-use rules::GameCode;
+use rules::{GameCode, PlanBook};
 use serde::Serialize;
 
+use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
 use crate::day_rounds::rounds_with_lookback;
+use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
-use rules::gaming_day::GamingDayClock;
 
 /// A round the audit found out of order with the round of its table before it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -42,109 +43,10 @@ pub struct TableAudit {
     pub findings: Vec<TableAuditLine>,
 }
 
-/// The day's roulette spins and poker cash hands, each against its table's round before it, and
-/// the day's hands played for time against their tables' collections.
-pub fn build(
-    conn: &mut PgConnection,
-    clock: &GamingDayClock,
-    day: NaiveDate,
-    plans: &rules::PlanBook,
-) -> Result<TableAudit, ReportError> {
-    let cut = crate::coverage::primary_now(conn)?;
-    build_at(conn, cut, clock, day, plans)
-}
-
-/// [`build`] of the entries below `cut` (a replica's checkpoint, say).
-pub fn build_at(
-    conn: &mut PgConnection,
-    cut: ledger::storage::read_cut::LedgerCut,
-    clock: &GamingDayClock,
-    day: NaiveDate,
-    _: &rules::PlanBook,
-) -> Result<TableAudit, ReportError> {
-    let mut facts = Vec::new();
-    let mut today: HashSet<(String, u64)> = HashSet::new();
-    let mut games: HashMap<String, GameCode> = HashMap::new();
-    let (mut spins, mut spins_with_directions, mut hands) = (0u32, 0u32, 0u32);
-    for game in [
-        GameCode::Roulette,
-        GameCode::PokerCash,
-        GameCode::OpenFaceChinese,
-    ] {
-        for (round, in_day) in rounds_with_lookback(conn, cut, clock, day, game)? {
-            let fact = Fact::of(&round);
-            if in_day {
-                spins += u32::from(matches!(round, rules::Round::Roulette(_)));
-                match &fact {
-                    Some(Fact::Spin(_)) => spins_with_directions += 1,
-                    Some(Fact::Hand(_)) => hands += 1,
-                    _ => {}
-                }
-            }
-            let Some(fact) = fact else {
-                continue;
-            };
-            if in_day {
-                today.insert((fact.table_id().to_owned(), fact.seq_no()));
-            }
-            games.insert(fact.table_id().to_owned(), game);
-            facts.push(fact);
-        }
-    }
-    let findings = audit(facts)
-        .into_iter()
-        .filter(|f| today.contains(&(f.table_id.clone(), f.seq_no)))
-        .map(|f| TableAuditLine {
-            kind: f.kind.as_str().to_owned(),
-            game: games.get(&f.table_id).map_or("", |g| g.as_str()).to_owned(),
-            table_id: f.table_id,
-            seq_no: f.seq_no,
-            played_at: f.played_at,
-            previous_seq_no: f.previous_seq_no,
-            message: f.message,
-        })
-        .collect();
-    Ok(TableAudit {
-        gaming_day: day,
-        spins,
-        spins_with_directions,
-        hands,
-        findings,
-    })
-}
-
-/// The audit's findings as CSV (RFC 4180, UTF-8, CRLF line ends).
-pub fn to_csv(audit: &TableAudit) -> Result<String, ReportError> {
-    use crate::sheet::{Audience, Cell, CsvWriter};
-    let mut writer = CsvWriter::new(Audience::Machines);
-    writer.heading([
-        "gaming_day",
-        "kind",
-        "table_id",
-        "game",
-        "seq_no",
-        "played_at",
-        "previous_seq_no",
-        "message",
-    ])?;
-    for f in &audit.findings {
-        writer.row(&[
-            Cell::Day(audit.gaming_day),
-            Cell::Text(f.kind.clone()),
-            Cell::Text(f.table_id.clone()),
-            Cell::Text(f.game.clone()),
-            Cell::unsigned(f.seq_no),
-            Cell::Time(f.played_at),
-            f.previous_seq_no.map_or(Cell::Empty, Cell::unsigned),
-            Cell::Text(f.message.clone()),
-        ])?;
-    }
-    writer.into_string()
-}
+day_audit_entry_points!(TableAudit);
 
 /// The columns of the table audit for people.
-const PEOPLE_COLUMNS: [crate::sheet::Column; 8] = {
-    use crate::sheet::column;
+const PEOPLE_COLUMNS: [Column; 8] = {
     [
         column("gaming_day", "Herní den", "Gaming day"),
         column("kind", "Nález", "Finding"),
@@ -161,44 +63,123 @@ const PEOPLE_COLUMNS: [crate::sheet::Column; 8] = {
     ]
 };
 
-/// The table audit as a sheet for people: one line per round out of order with its table's
-/// round before it.
-pub fn sheet(
-    audit: &TableAudit,
-    plans: &rules::PlanBook,
-    language: crate::sheet::Language,
-) -> crate::sheet::Sheet {
-    use crate::sheet::Cell;
-    let seq = |n: u64| Cell::Count(i64::try_from(n).unwrap_or(i64::MAX));
-    let rows = audit
-        .findings
-        .iter()
-        .map(|f| {
-            vec![
-                Cell::Day(audit.gaming_day),
-                Cell::Coded {
-                    code: f.kind.clone(),
-                    words: crate::words::table_audit_kind(&f.kind, language),
-                },
-                Cell::Text(f.table_id.clone()),
-                Cell::Coded {
-                    code: f.game.clone(),
-                    words: plans.game_name(&f.game).to_owned(),
-                },
-                seq(f.seq_no),
-                Cell::Time(f.played_at),
-                f.previous_seq_no.map_or(Cell::Empty, seq),
-                Cell::Text(f.message.clone()),
-            ]
+impl DayAudit for TableAudit {
+    type Line = TableAuditLine;
+    const HEADING: &'static [&'static str] = &[
+        "gaming_day",
+        "kind",
+        "table_id",
+        "game",
+        "seq_no",
+        "played_at",
+        "previous_seq_no",
+        "message",
+    ];
+    const COLUMNS: &'static [Column] = &PEOPLE_COLUMNS;
+
+    /// The day's roulette spins and poker cash hands, each against its table's round before
+    /// it, and the day's hands played for time against their tables' collections.
+    fn read(conn: &mut PgConnection, at: DayRead<'_>) -> Result<TableAudit, ReportError> {
+        let DayRead {
+            cut, clock, day, ..
+        } = at;
+        let mut facts = Vec::new();
+        let mut today: HashSet<(String, u64)> = HashSet::new();
+        let mut games: HashMap<String, GameCode> = HashMap::new();
+        let (mut spins, mut spins_with_directions, mut hands) = (0u32, 0u32, 0u32);
+        for game in [
+            GameCode::Roulette,
+            GameCode::PokerCash,
+            GameCode::OpenFaceChinese,
+        ] {
+            for (round, in_day) in rounds_with_lookback(conn, cut, clock, day, game)? {
+                let fact = Fact::of(&round);
+                if in_day {
+                    spins += u32::from(matches!(round, rules::Round::Roulette(_)));
+                    match &fact {
+                        Some(Fact::Spin(_)) => spins_with_directions += 1,
+                        Some(Fact::Hand(_)) => hands += 1,
+                        _ => {}
+                    }
+                }
+                let Some(fact) = fact else {
+                    continue;
+                };
+                if in_day {
+                    today.insert((fact.table_id().to_owned(), fact.seq_no()));
+                }
+                games.insert(fact.table_id().to_owned(), game);
+                facts.push(fact);
+            }
+        }
+        let findings = audit(facts)
+            .into_iter()
+            .filter(|f| today.contains(&(f.table_id.clone(), f.seq_no)))
+            .map(|f| TableAuditLine {
+                kind: f.kind.as_str().to_owned(),
+                game: games.get(&f.table_id).map_or("", |g| g.as_str()).to_owned(),
+                table_id: f.table_id,
+                seq_no: f.seq_no,
+                played_at: f.played_at,
+                previous_seq_no: f.previous_seq_no,
+                message: f.message,
+            })
+            .collect();
+        Ok(TableAudit {
+            gaming_day: day,
+            spins,
+            spins_with_directions,
+            hands,
+            findings,
         })
-        .collect();
-    crate::sheet::Sheet {
-        name: format!(
+    }
+
+    fn day_and_lines(&self) -> (NaiveDate, &[TableAuditLine]) {
+        (self.gaming_day, &self.findings)
+    }
+
+    fn machine_line(day: NaiveDate, line: &TableAuditLine) -> Vec<Cell> {
+        vec![
+            Cell::Day(day),
+            Cell::Text(line.kind.clone()),
+            Cell::Text(line.table_id.clone()),
+            Cell::Text(line.game.clone()),
+            Cell::unsigned(line.seq_no),
+            Cell::Time(line.played_at),
+            line.previous_seq_no.map_or(Cell::Empty, Cell::unsigned),
+            Cell::Text(line.message.clone()),
+        ]
+    }
+
+    fn people_line(
+        day: NaiveDate,
+        line: &TableAuditLine,
+        plans: &PlanBook,
+        l: Language,
+    ) -> Vec<Cell> {
+        vec![
+            Cell::Day(day),
+            Cell::Coded {
+                code: line.kind.clone(),
+                words: crate::words::table_audit_kind(&line.kind, l),
+            },
+            Cell::Text(line.table_id.clone()),
+            Cell::Coded {
+                code: line.game.clone(),
+                words: plans.game_name(&line.game).to_owned(),
+            },
+            Cell::unsigned(line.seq_no),
+            Cell::Time(line.played_at),
+            line.previous_seq_no.map_or(Cell::Empty, Cell::unsigned),
+            Cell::Text(line.message.clone()),
+        ]
+    }
+
+    fn sheet_name(&self, l: Language) -> String {
+        format!(
             "{} {}",
-            language.pick("Audit stolů", "Table audit"),
-            audit.gaming_day
-        ),
-        columns: PEOPLE_COLUMNS.to_vec(),
-        rows,
+            l.pick("Audit stolů", "Table audit"),
+            self.gaming_day
+        )
     }
 }
