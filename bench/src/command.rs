@@ -7,6 +7,7 @@ use ledger::storage::database::DatabaseChoice;
 
 use crate::adjudicate::adjudicate;
 use crate::ingest::{ingest, IngestArgs};
+use crate::mf::MonthArgs;
 use crate::outcome::ended;
 use crate::proofs::proofs;
 
@@ -43,36 +44,18 @@ enum BenchKind {
     /// The Ministry's monthly package over a month of rounds, periods and cage days (filled
     /// once, kept): period audit, files and ZIP.
     Mf {
-        /// Rounds in the month.
-        #[arg(long, default_value_t = 1_000_000)]
-        rounds: u64,
-        /// Tables playing them.
-        #[arg(long, default_value_t = 40)]
-        tables: usize,
-        #[arg(long, default_value = "2026-10")]
-        month: String,
-        /// Times the package is built (the median is reported).
-        #[arg(long, default_value_t = 5)]
-        runs: usize,
+        #[command(flatten)]
+        month: MonthArgs,
         /// Also deliver it each run — validate, encrypt, seal (not kept) — with the keys the
         /// `[delivery]` section of this configuration file names.
         #[arg(long)]
         delivery_config: Option<std::path::PathBuf>,
     },
     /// The monthly payout/RTP report and its HTML page over a month of roulette, blackjack,
-    /// UTH and money wheel rounds (filled once, kept).
+    /// UTH and money wheel rounds (filled once, kept), the five games in turn at the tables.
     Rtp {
-        /// Rounds in the month.
-        #[arg(long, default_value_t = 1_000_000)]
-        rounds: u64,
-        /// Tables playing them, the five games in turn.
-        #[arg(long, default_value_t = 40)]
-        tables: usize,
-        #[arg(long, default_value = "2026-10")]
-        month: String,
-        /// Times the report and the page are built (the medians are reported).
-        #[arg(long, default_value_t = 5)]
-        runs: usize,
+        #[command(flatten)]
+        month: MonthArgs,
     },
     /// The server's peak memory (a `dozor serve` of its own) under 120 batch bodies of 15 MiB
     /// at once, then 8 XLSX downloads of 100 000 findings at once, `/healthz` asked throughout.
@@ -105,25 +88,10 @@ fn run_kind(global: &DatabaseChoice, kind: BenchKind) -> anyhow::Result<ExitCode
         },
         BenchKind::Proofs { entries, samples } => proofs(global, entries, samples),
         BenchKind::Mf {
-            rounds,
-            tables,
             month,
-            runs,
             delivery_config,
-        } => crate::mf::mf(
-            global,
-            rounds,
-            tables,
-            &month,
-            runs,
-            delivery_config.as_deref(),
-        ),
-        BenchKind::Rtp {
-            rounds,
-            tables,
-            month,
-            runs,
-        } => crate::rtp::rtp(global, rounds, tables, &month, runs),
+        } => crate::mf::mf(global, &month, delivery_config.as_deref()),
+        BenchKind::Rtp { month } => crate::rtp::rtp(global, &month),
         BenchKind::Verify {
             entries,
             strict_signatures,

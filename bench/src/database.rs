@@ -1,10 +1,7 @@
 //! A benchmark's database, filled once and kept between runs: the one `DATABASE_URL` gives, or a
 //! database of its own in dozor's cluster under the data directory.
 
-use std::collections::BTreeMap;
-
 use diesel::PgConnection;
-use ledger::storage::append::AppendOutcome;
 use ledger::storage::cluster::LocalCluster;
 use ledger::storage::database::DatabaseChoice as Global;
 
@@ -98,51 +95,5 @@ impl KeptDatabase {
             c.stop()?;
         }
         Ok(())
-    }
-}
-
-/// Fails the benchmark unless every record of a fill was appended: one not in the ledger would
-/// leave it measuring less than it claims. Names those that were not, by outcome, in one line.
-pub(crate) fn all_appended(outcomes: &[AppendOutcome]) -> anyhow::Result<()> {
-    let mut refused: BTreeMap<String, usize> = BTreeMap::new();
-    for outcome in outcomes {
-        let why = match outcome {
-            AppendOutcome::Appended(_) => continue,
-            AppendOutcome::AlreadyRecorded(_) => "already_recorded".to_owned(),
-            AppendOutcome::SeqNoConflict { .. } => "seq_no_conflict".to_owned(),
-            AppendOutcome::RoundIdConflict { .. } => "round_id_conflict".to_owned(),
-            AppendOutcome::KeyNotValid { reason, .. } => format!("key_not_valid ({reason})"),
-            AppendOutcome::LimitsChanged(_) => "limits_changed".to_owned(),
-        };
-        *refused.entry(why).or_default() += 1;
-    }
-    let total: usize = refused.values().sum();
-    crate::outcome::expect_result(total == 0, || {
-        let parts: Vec<String> = refused
-            .iter()
-            .map(|(why, n)| format!("{why} ×{n}"))
-            .collect();
-        format!("{total} record(s) not appended: {}", parts.join(", "))
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_fill_with_a_record_not_appended_is_named_in_one_line() {
-        assert!(all_appended(&[]).is_ok());
-        let refused = AppendOutcome::KeyNotValid {
-            key_id: "k".into(),
-            reason: "unknown key".into(),
-        };
-        let e = all_appended(&[refused.clone(), refused])
-            .err()
-            .map(|e| e.to_string());
-        assert_eq!(
-            e.as_deref(),
-            Some("2 record(s) not appended: key_not_valid (unknown key) ×2")
-        );
     }
 }

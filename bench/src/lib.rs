@@ -10,6 +10,7 @@ mod adjudicate;
 pub mod command;
 mod cpu_time;
 mod database;
+mod direct;
 mod ingest;
 mod memory;
 mod mf;

@@ -17,11 +17,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context as _};
 use chrono::{TimeZone as _, Utc};
-use dozor_log::judge;
-use dozor_log::Envelope;
-use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
+use ledger::storage::append::WriterCache;
 use ledger::storage::database::DatabaseChoice as Global;
-use ledger::storage::registry::{register_table, NewTable};
+use ledger::storage::registry::NewTable;
 use serde_json::json;
 
 use crate::database::KeptDatabase;
@@ -54,10 +52,7 @@ pub struct MemoryArgs {
 }
 
 pub fn memory(global: &Global, args: &MemoryArgs) -> anyhow::Result<ExitCode> {
-    let operator = dozor_log::checkpoint::NoteSigner::new(
-        "dozor.bench/ledger",
-        ed25519_dalek::SigningKey::from_bytes(&[0x5e; 32]),
-    )?;
+    let operator = crate::direct::operator(0x5e)?;
     let (database, mut conn) = KeptDatabase::open_filled(
         global,
         DATABASE,
@@ -120,9 +115,9 @@ fn fill(
         .with_ymd_and_hms(2026, 10, 1, 8, 0, 0)
         .single()
         .ok_or_else(|| anyhow!("start time"))?;
-    register_table(
+    crate::direct::register(
         conn,
-        operator.signing_key(),
+        operator,
         NewTable {
             table_id: TABLE,
             game: "roulette",
@@ -132,9 +127,7 @@ fn fill(
             plays_from: Some(started - chrono::Duration::hours(1)),
             limits: None,
         },
-        &key.verifying_key(),
-        &dozor_log::registry_history::cli_actor(),
-        Utc::now(),
+        &key,
     )?;
     let setup = rules::TableSetup::for_table(&plan, rules::GameCode::Roulette, None, None)?;
     let mut cache = WriterCache::default();
@@ -150,21 +143,9 @@ fn fill(
                 "outcome": {"result": "number", "number": 7},
                 "bets": [{"bet_id": "b1", "player": "seat-1", "kind": "straight",
                           "numbers": [7], "stake_h": 1_000, "paid_h": 37_000}]});
-            let header = rules::RecordHeader::read(&record)?;
-            let round = rules::Round::parse(&record)?;
-            let derived = judge::judge(&round, 0, |_| Some(&plan), &setup, |j| Derived::of(&j))
-                .map_err(|e| anyhow!("{e}"))??;
-            let envelope = Envelope::sign(record, &key)?;
-            let canonical = dozor_log::canonical::canonical_text(&envelope.record)?;
-            batch.push(Submission::with_header(
-                envelope.key_id,
-                envelope.signature,
-                canonical,
-                header,
-                Some(derived),
-            ));
+            batch.push(crate::direct::submission(record, &key, &plan, &setup)?);
         }
-        crate::database::all_appended(&append_batch_cached(conn, &batch, Utc::now(), &mut cache)?)?;
+        crate::direct::append(conn, &batch, &mut cache)?;
         progress.inc(chunk.len() as u64);
     }
     progress.finish_and_clear();

@@ -5,19 +5,33 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{anyhow, Context as _};
+use anyhow::Context as _;
 use chrono::Utc;
 use diesel::PgConnection;
-use dozor_log::judge;
-use dozor_log::Envelope;
-use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
+use ledger::storage::append::WriterCache;
 use ledger::storage::database::DatabaseChoice as Global;
-use ledger::storage::registry::{register_table, NewTable};
+use ledger::storage::registry::NewTable;
 use reports::mf::{OperatorConfig, PackageRequest};
 
 use crate::database::KeptDatabase;
 use simulator::games::table::table_key;
 use simulator::month::{station_records, MonthSettings, Station};
+
+/// A month of the benchmarks that build the month's reports.
+#[derive(Debug, clap::Args)]
+pub struct MonthArgs {
+    /// Rounds in the month.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub rounds: u64,
+    /// Tables playing them.
+    #[arg(long, default_value_t = 40)]
+    pub tables: usize,
+    #[arg(long, default_value = "2026-10")]
+    pub month: String,
+    /// Times it is built (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
+}
 
 const DATABASE: &str = "dozor_bench_mf";
 const SEED: u64 = 23;
@@ -80,44 +94,19 @@ pub(crate) fn fill(
             plays_from: Some(plays_from),
             limits: None,
         };
-        register_table(
-            conn,
-            operator.signing_key(),
-            table,
-            &key.verifying_key(),
-            &dozor_log::registry_history::cli_actor(),
-            Utc::now(),
-        )?;
+        crate::direct::register(conn, operator, table, &key)?;
         let records = station_records(station, plan, settings, 1)?;
         for chunk in records.chunks(2_000) {
             let mut batch = Vec::with_capacity(chunk.len());
             for record in chunk {
-                let header = rules::RecordHeader::read(record)?;
-                let derived = if rules::is_adjudicated(&header.record_type) {
-                    let round = rules::Round::parse(record)?;
-                    let judged =
-                        judge::judge(&round, 0, |_| Some(plan), &setup, |j| Derived::of(&j))
-                            .map_err(|e| anyhow!("{e}"))?;
-                    Some(judged?)
-                } else {
-                    None
-                };
-                let envelope = Envelope::sign(record.clone(), &key)?;
-                let canonical = dozor_log::canonical::canonical_text(&envelope.record)?;
-                batch.push(Submission::with_header(
-                    envelope.key_id,
-                    envelope.signature,
-                    canonical,
-                    header,
-                    derived,
-                ));
+                batch.push(crate::direct::submission(
+                    record.clone(),
+                    &key,
+                    plan,
+                    &setup,
+                )?);
             }
-            crate::database::all_appended(&append_batch_cached(
-                conn,
-                &batch,
-                Utc::now(),
-                &mut cache,
-            )?)?;
+            crate::direct::append(conn, &batch, &mut cache)?;
             appended += batch.len() as u64;
         }
         progress.inc(1);
@@ -174,20 +163,15 @@ fn deliver(
 
 pub fn mf(
     global: &Global,
-    rounds: u64,
-    tables: usize,
-    month: &str,
-    runs: usize,
+    args: &MonthArgs,
     delivery_config: Option<&std::path::Path>,
 ) -> anyhow::Result<ExitCode> {
+    let (rounds, tables, month, runs) = (args.rounds, args.tables, args.month.as_str(), args.runs);
     // The keys first: a wrong password is found before the month is filled.
     let keys = delivery_config.map(delivery_keys).transpose()?;
     let settings = MonthSettings::benchmark(rounds, tables, month, SEED)?;
     let (month, clock, days) = (settings.month, settings.clock, settings.days);
-    let operator = dozor_log::checkpoint::NoteSigner::new(
-        "dozor.bench/ledger",
-        ed25519_dalek::SigningKey::from_bytes(&[0x5e; 32]),
-    )?;
+    let operator = crate::direct::operator(0x5e)?;
     let expected_rounds = settings.total_rounds(tables);
     let (database, mut conn) = KeptDatabase::open_filled(
         global,

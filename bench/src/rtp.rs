@@ -5,11 +5,13 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
+use ledger::storage::database::DatabaseChoice as Global;
 use reports::month_page;
 use reports::monthly::{self, RtpRequest};
 
 use crate::database::KeptDatabase;
 use crate::mf::fill;
+use crate::mf::MonthArgs;
 use simulator::month::{MonthSettings, Station};
 
 const DATABASE: &str = "dozor_bench_rtp";
@@ -44,19 +46,11 @@ fn rounded(seconds: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-pub fn rtp(
-    global: &ledger::storage::database::DatabaseChoice,
-    rounds: u64,
-    tables: usize,
-    month: &str,
-    runs: usize,
-) -> anyhow::Result<ExitCode> {
+pub fn rtp(global: &Global, args: &MonthArgs) -> anyhow::Result<ExitCode> {
+    let (rounds, tables, month, runs) = (args.rounds, args.tables, args.month.as_str(), args.runs);
     let settings = MonthSettings::benchmark(rounds, tables, month, SEED)?;
     let (month, clock, days) = (settings.month, settings.clock, settings.days);
-    let operator = dozor_log::checkpoint::NoteSigner::new(
-        "dozor.bench/ledger",
-        ed25519_dalek::SigningKey::from_bytes(&[0x5f; 32]),
-    )?;
+    let operator = crate::direct::operator(0x5f)?;
     let expected_rounds = settings.total_rounds(tables);
     let (database, mut conn) = KeptDatabase::open_filled(
         global,

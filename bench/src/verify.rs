@@ -13,13 +13,11 @@ use chrono::Utc;
 use diesel::PgConnection;
 use dozor_log::checkpoint::NoteSigner;
 use dozor_log::entry_check::SignatureCheck;
-use dozor_log::judge;
 use dozor_log::parallel::par_map;
-use dozor_log::Envelope;
 use dozor_verify::{verify_export, VerifyOptions, SIGNATURE_BATCH};
 use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
-use ledger::storage::append::{append_batch_cached, Derived, Submission, WriterCache};
-use ledger::storage::registry::{register_table, NewTable};
+use ledger::storage::append::WriterCache;
+use ledger::storage::registry::NewTable;
 use ledger::storage::verify::verify_ledger;
 use ledger::storage::{checkpoints, reads};
 use rules::gaming_day::GamingDayClock;
@@ -31,14 +29,6 @@ use ledger::storage::database::DatabaseChoice as Global;
 
 const DATABASE: &str = "dozor_bench_verify";
 const TABLES: usize = 16;
-
-/// The benchmark's operator: fixed, so that a filled database can be reused between runs.
-fn operator() -> anyhow::Result<NoteSigner> {
-    Ok(NoteSigner::new(
-        "dozor.bench/ledger",
-        SigningKey::from_bytes(&[0x5e; 32]),
-    )?)
-}
 
 fn table_id(t: usize) -> String {
     format!("BENCH-{t:02}")
@@ -62,14 +52,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
             plays_from: None,
             limits: None,
         };
-        register_table(
-            conn,
-            operator.signing_key(),
-            table,
-            &key.verifying_key(),
-            &dozor_log::registry_history::cli_actor(),
-            Utc::now(),
-        )?;
+        crate::direct::register(conn, operator, table, key)?;
     }
     let mut simulator = RouletteSimulator::new(11, plan.clone(), 0.02);
     let mut cache = WriterCache::default();
@@ -82,28 +65,14 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
             let t = (i as usize) % TABLES;
             let seq_no = i / TABLES as u64 + 1;
             let (record, _) = simulator.spin(&table_id(t), seq_no, Utc::now());
-            let round = rules::Round::parse(&record).map_err(|e| anyhow!("{e}"))?;
-            let derived = judge::judge(
-                &round,
-                0,
-                |_| Some(&plan),
+            batch.push(crate::direct::submission(
+                record,
+                &keys[t],
+                &plan,
                 &rules::TableSetup::NONE,
-                |j| Derived::of(&j),
-            )
-            .map_err(|e| anyhow!("{e}"))??;
-            let envelope = Envelope::sign(record, &keys[t])?;
-            let canonical = dozor_log::canonical::canonical_text(&envelope.record)?;
-            batch.push(Submission::new(
-                envelope.key_id,
-                envelope.signature,
-                canonical,
-                "round".into(),
-                table_id(t),
-                seq_no,
-                Some(derived),
-            ));
+            )?);
         }
-        crate::database::all_appended(&append_batch_cached(conn, &batch, Utc::now(), &mut cache)?)?;
+        crate::direct::append(conn, &batch, &mut cache)?;
         done += batch_len;
         progress.set_position(done);
     }
@@ -142,7 +111,7 @@ fn signatures_of(dir: &Path) -> anyhow::Result<SignedItems> {
             ))
         })
         .collect::<anyhow::Result<_>>()?;
-    let operator = operator()?.verifier().key;
+    let operator = crate::direct::operator(0x5e)?.verifier().key;
     by_id.insert(dozor_log::keys::key_id(&operator), operator);
     let text = std::fs::read_to_string(dir.join(dozor_verify::format::ENTRIES))?;
     let (mut messages, mut signatures, mut verifying) = (Vec::new(), Vec::new(), Vec::new());
@@ -362,7 +331,7 @@ fn bare_batches(out: &Path) -> anyhow::Result<(usize, f64, f64)> {
 pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(entries > 0, "--entries must be positive");
     let rounds = entries;
-    let operator = operator()?;
+    let operator = crate::direct::operator(0x5e)?;
     let (database, mut conn) = filled_database(global, &operator, rounds)?;
     let out = global.data_dir.join("bench-verify-export");
     let (summary, export_seconds) = export(&mut conn, &operator, rounds + TABLES as u64, &out)?;

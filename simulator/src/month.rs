@@ -250,7 +250,13 @@ fn table_day(
         // A fill halfway through the night, a credit at three quarters of it.
         let slips = [
             (rounds / 2, "table_fill", 'F', fill_h, "cage runner 3"),
-            (rounds * 3 / 4, "table_credit", 'C', credit_h, "cage runner 5"),
+            (
+                rounds * 3 / 4,
+                "table_credit",
+                'C',
+                credit_h,
+                "cage runner 5",
+            ),
         ];
         for (when, kind, prefix, amount_h, by) in slips {
             if i == when {
