@@ -58,40 +58,16 @@ impl FindingQuery {
         self,
         clock: &rules::gaming_day::GamingDayClock,
     ) -> Result<FindingFilter, ApiError> {
-        let kind = self
-            .kind
-            .as_deref()
-            .map(|k| {
-                rules::FindingKind::parse(k).ok_or_else(|| {
-                    ApiError::bad_request("invalid_query", format!("unknown finding kind `{k}`"))
-                })
-            })
-            .transpose()?;
-        let state = self
-            .state
-            .as_deref()
-            .map(|s| {
-                FindingState::parse(s).ok_or_else(|| {
-                    ApiError::bad_request(
-                        "invalid_query",
-                        "state is open, confirmed, dismissed or escalated",
-                    )
-                })
-            })
-            .transpose()?;
-        let sort = self
-            .sort
-            .as_deref()
-            .map(|s| {
-                FindingSort::parse(s).ok_or_else(|| {
-                    ApiError::bad_request(
-                        "invalid_query",
-                        "sort is played_at, -played_at, -amount, amount, table or kind",
-                    )
-                })
-            })
-            .transpose()?
-            .unwrap_or_default();
+        let kind = parsed(self.kind.as_deref(), rules::FindingKind::parse, |k| {
+            format!("unknown finding kind `{k}`")
+        })?;
+        let state = parsed(self.state.as_deref(), FindingState::parse, |_| {
+            "state is open, confirmed, dismissed or escalated".to_owned()
+        })?;
+        let sort = parsed(self.sort.as_deref(), FindingSort::parse, |_| {
+            "sort is played_at, -played_at, -amount, amount, table or kind".to_owned()
+        })?
+        .unwrap_or_default();
         let now = Utc::now();
         let day = |name: &str, text: Option<String>| -> Result<Option<NaiveDate>, ApiError> {
             text.map(|t| {
@@ -123,6 +99,17 @@ impl FindingQuery {
             offset: self.offset.unwrap_or(0),
         })
     }
+}
+
+/// A query parameter read by `parse`, when given; one it does not read is refused with the
+/// message `refusal` gives for it.
+fn parsed<T>(
+    text: Option<&str>,
+    parse: impl Fn(&str) -> Option<T>,
+    refusal: impl Fn(&str) -> String,
+) -> Result<Option<T>, ApiError> {
+    text.map(|t| parse(t).ok_or_else(|| ApiError::bad_request("invalid_query", refusal(t))))
+        .transpose()
 }
 
 /// Findings filtered by table, game, gaming days, kind, state and amount, sorted, as a page of

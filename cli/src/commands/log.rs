@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use chrono::Utc;
 use dozor_log::checkpoint::NoteSigner;
-use ledger::storage::connect;
 use ledger::storage::database::Database;
+use ledger::storage::{connect, PgConnection};
 use serde_json::json;
 
 use ledger::storage::database::DatabaseChoice;
@@ -90,237 +90,234 @@ fn run_on(
     command: LogCommand,
     global: &DatabaseChoice,
 ) -> anyhow::Result<ExitCode> {
-    let mut conn = connect(url)?;
+    let mut keeper = LogKeeper {
+        conn: connect(url)?,
+        operator,
+    };
     match command {
         LogCommand::Archive {
             to,
             reason,
             dir,
             clock,
-        } => archive(
-            &mut conn,
+        } => keeper.archive(global, (to, &reason, &dir), &clock.clock()?),
+        LogCommand::Rotate { new_key, reason } => keeper.rotate(&new_key, &reason),
+        LogCommand::AcceptRollback { witness, reason } => keeper.accept_rollback(&witness, &reason),
+        LogCommand::Keys => keeper.list_keys(),
+    }
+}
+
+/// What every `dozor log` command works with: a connection to the ledger and the operator key
+/// that holds the log.
+struct LogKeeper<'k> {
+    conn: PgConnection,
+    operator: &'k NoteSigner,
+}
+
+impl LogKeeper<'_> {
+    /// `dozor log rotate`: the log handed to the new key, on the record.
+    fn rotate(&mut self, new_key: &std::path::Path, reason: &str) -> anyhow::Result<ExitCode> {
+        let (conn, operator) = (&mut self.conn, self.operator);
+        let text = std::fs::read_to_string(new_key)
+            .with_context(|| format!("reading {}", new_key.display()))?;
+        let next = NoteSigner::from_private_key(&text)
+            .with_context(|| format!("{} is not an operator key", new_key.display()))?
+            .verifier();
+        let actor = dozor_log::registry_history::cli_actor();
+        let receipt =
+            ledger::storage::rotation::rotate(conn, operator, &next, reason, &actor, Utc::now())?;
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "ledger_index": receipt.index,
+                "checkpoint_size": receipt.checkpoint.size,
+                "from_key": operator.verifier().to_string(),
+                "to_key": next.to_string(),
+                "origin": next.name,
+            }))?
+        );
+        eprintln!(
+            "the log is now {}'s: start the server with --operator-key {} (and ledger.origin `{}`); witnesses learn of the rotation from the checkpoint of size {}",
+            next,
+            new_key.display(),
+            next.name,
+            receipt.checkpoint.size
+        );
+        Ok(ExitCode::SUCCESS)
+    }
+
+    /// `dozor log accept-rollback`: what the restored ledger keeps verified, then its loss signed
+    /// for.
+    fn accept_rollback(
+        &mut self,
+        witness: &std::path::Path,
+        reason: &str,
+    ) -> anyhow::Result<ExitCode> {
+        let (conn, operator) = (&mut self.conn, self.operator);
+        let operators = ledger::storage::rotation::operator_chain(conn, &operator.verifier())?;
+        let witnessed = ledger::witness::Witness::new(witness).read(&operators)?;
+        // What is kept must verify before its loss is signed for: every entry, and every
+        // witnessed checkpoint it still covers.
+        let size = ledger::storage::reads::size(conn)?;
+        let previous = ledger::storage::rollbacks::accepted(conn, &operators)?;
+        let kept: Vec<_> = ledger::storage::rollbacks::binding(witnessed.clone(), &previous)
+            .into_iter()
+            .filter(|c| c.size <= size)
+            .collect();
+        let keys: std::collections::HashMap<_, _> = operators
+            .iter()
+            .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
+            .collect();
+        let report = ledger::storage::verify::verify_ledger_witnessed(
+            conn,
+            &keys,
+            dozor_log::entry_check::SignatureCheck::Batch,
+            kept,
+            |_| {},
+        )?;
+        if let Some(failure) = report.failure {
+            anyhow::bail!(
+                "the restored ledger does not verify at index {}: {}; nothing was accepted",
+                failure.index,
+                failure.reason
+            );
+        }
+        let receipt = ledger::storage::rollbacks::accept(
+            conn,
             operator,
-            global,
-            (to, &reason, &dir),
-            &clock.clock()?,
-        ),
-        LogCommand::Rotate { new_key, reason } => rotate(&mut conn, operator, &new_key, &reason),
-        LogCommand::AcceptRollback { witness, reason } => {
-            accept_rollback(&mut conn, operator, &witness, &reason)
-        }
-        LogCommand::Keys => list_keys(&mut conn, operator),
-    }
-}
-
-/// `dozor log rotate`: the log handed to the new key, on the record.
-fn rotate(
-    conn: &mut ledger::storage::PgConnection,
-    operator: &NoteSigner,
-    new_key: &std::path::Path,
-    reason: &str,
-) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(new_key)
-        .with_context(|| format!("reading {}", new_key.display()))?;
-    let next = NoteSigner::from_private_key(&text)
-        .with_context(|| format!("{} is not an operator key", new_key.display()))?
-        .verifier();
-    let actor = dozor_log::registry_history::cli_actor();
-    let receipt =
-        ledger::storage::rotation::rotate(conn, operator, &next, reason, &actor, Utc::now())?;
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&json!({
-            "ledger_index": receipt.index,
-            "checkpoint_size": receipt.checkpoint.size,
-            "from_key": operator.verifier().to_string(),
-            "to_key": next.to_string(),
-            "origin": next.name,
-        }))?
-    );
-    eprintln!(
-        "the log is now {}'s: start the server with --operator-key {} (and ledger.origin `{}`); witnesses learn of the rotation from the checkpoint of size {}",
-        next,
-        new_key.display(),
-        next.name,
-        receipt.checkpoint.size
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `dozor log accept-rollback`: what the restored ledger keeps verified, then its loss signed
-/// for.
-fn accept_rollback(
-    conn: &mut ledger::storage::PgConnection,
-    operator: &NoteSigner,
-    witness: &std::path::Path,
-    reason: &str,
-) -> anyhow::Result<ExitCode> {
-    let operators = ledger::storage::rotation::operator_chain(conn, &operator.verifier())?;
-    let witnessed = ledger::witness::Witness::new(witness).read(&operators)?;
-    // What is kept must verify before its loss is signed for: every entry, and every
-    // witnessed checkpoint it still covers.
-    let size = ledger::storage::reads::size(conn)?;
-    let previous = ledger::storage::rollbacks::accepted(conn, &operators)?;
-    let kept: Vec<_> = ledger::storage::rollbacks::binding(witnessed.clone(), &previous)
-        .into_iter()
-        .filter(|c| c.size <= size)
-        .collect();
-    let keys: std::collections::HashMap<_, _> = operators
-        .iter()
-        .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
-        .collect();
-    let report = ledger::storage::verify::verify_ledger_witnessed(
-        conn,
-        &keys,
-        dozor_log::entry_check::SignatureCheck::Batch,
-        kept,
-        |_| {},
-    )?;
-    if let Some(failure) = report.failure {
-        anyhow::bail!(
-            "the restored ledger does not verify at index {}: {}; nothing was accepted",
-            failure.index,
-            failure.reason
-        );
-    }
-    let receipt = ledger::storage::rollbacks::accept(
-        conn,
-        operator,
-        witnessed,
-        reason,
-        &dozor_log::registry_history::cli_actor(),
-        Utc::now(),
-    )?;
-    let lost_size = receipt.lost.last().map_or(receipt.index, |c| c.size);
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&json!({
-            "ledger_index": receipt.index,
-            "restored_size": receipt.index,
-            "lost_size": lost_size,
-            "lost_checkpoints": receipt.lost,
-            "received_at": receipt.received_at,
-        }))?
-    );
-    eprintln!(
-        "rollback accepted and recorded at index {}: entries {}..{} are lost; the server starts on this ledger again, and verifiers report the loss",
-        receipt.index, receipt.index, lost_size
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `dozor log keys`: the operator keys that held the log, oldest first.
-fn list_keys(
-    conn: &mut ledger::storage::PgConnection,
-    operator: &NoteSigner,
-) -> anyhow::Result<ExitCode> {
-    let rotations = ledger::storage::rotation::rotations(conn)?;
-    let mut keys = Vec::new();
-    if let Some(first) = rotations.first() {
-        keys.push(json!({"verifier_key": first.from_key.to_string(), "from_size": 0}));
-    }
-    for rotation in &rotations {
-        keys.push(json!({
-            "verifier_key": rotation.to_key.to_string(),
-            "from_size": rotation.index + 1,
-            "rotation_index": rotation.index,
-        }));
-    }
-    if keys.is_empty() {
-        keys.push(json!({"verifier_key": operator.verifier().to_string(), "from_size": 0}));
-    }
-    println!("{}", serde_json::to_string_pretty(&keys)?);
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `dozor log archive`: export, verify offline, then archive on the record.
-fn archive(
-    conn: &mut ledger::storage::PgConnection,
-    operator: &NoteSigner,
-    global: &DatabaseChoice,
-    (to, reason, dir): (u64, &str, &std::path::Path),
-    clock: &rules::gaming_day::GamingDayClock,
-) -> anyhow::Result<ExitCode> {
-    anyhow::ensure!(!reason.trim().is_empty(), "--reason must say why");
-    // Only whole gaming days, closed and sealed: otherwise one line naming the day, and the
-    // `--to` that would do.
-    let now = Utc::now();
-    let plan = match reports::archived::plan(conn, clock, to, now)? {
-        Ok(plan) => plan,
-        Err(why) => {
-            let offer = match reports::archived::last_boundary(conn, clock, now)? {
-                Some((to, day)) => format!("--to {to} archives through gaming day {day}"),
-                None => {
-                    "no gaming day has closed and been sealed since the last archive yet".to_owned()
-                }
-            };
-            anyhow::bail!("{why}; {offer}; nothing was archived");
-        }
-    };
-    let (from, first_day, last_day) = (plan.from, plan.first_day, plan.last_day);
-    let summary = reports::inspection::write_export(
-        conn,
-        clock,
-        operator,
-        &dozor_log::registry_history::cli_actor(),
-        first_day,
-        last_day,
-        dir,
-        Utc::now(),
-        Some(&global.data_dir),
-        &reports::inspection::ExportWitnesses::all(Vec::new(), std::time::Duration::ZERO),
-        &mut |_, _| {},
-    )?;
-    let written = entry_lines(&dir.join(dozor_verify::format::ENTRIES))
-        .with_context(|| format!("reading the export's entries in {}", dir.display()))?;
-    let (covered_from, covered_to) = (summary.first_index, summary.first_index + written);
-    anyhow::ensure!(
-        covered_from <= from && to <= covered_to,
-        "the export of {first_day} to {last_day} holds entries {covered_from}..{covered_to}, not all of {from}..{to}; nothing was archived"
-    );
-    // The export must verify offline, every round re-judged, before anything leaves.
-    let operators = ledger::storage::rotation::operator_chain(conn, &operator.verifier())?;
-    let verified = dozor_verify::verify_export(
-        dir,
-        &operators,
-        dozor_verify::VerifyOptions::default(),
-        |_, _| {},
-    );
-    if let Err(e) = verified {
-        anyhow::bail!(
-            "the export in {} does not verify: {e}; nothing was archived",
-            dir.display()
-        );
-    }
-    let manifest = std::fs::read(dir.join(dozor_verify::format::MANIFEST))
-        .with_context(|| format!("reading the export's MANIFEST in {}", dir.display()))?;
-    let export =
-        ledger::storage::archive::ArchiveExport::of_manifest(first_day, last_day, &manifest);
-    let actor = dozor_log::registry_history::cli_actor();
-    let receipt = ledger::storage::archive::archive(
-        conn,
-        operator,
-        &ledger::storage::archive::ArchiveRequest {
-            to,
-            export: &export,
-            days: &plan.days,
-            late_after: clock.late_after,
+            witnessed,
             reason,
-            actor: &actor,
-        },
-        Utc::now(),
-    )?;
-    println!("{}", serde_json::to_string_pretty(&receipt)?);
-    eprintln!(
-        "entries {}..{} archived at index {} as the export in {} ({first_day} to {last_day}), the figures of its {} gaming days kept and sealed; the detached tables {} hold them in the database until you drop them (docs/OPERATIONS.md)",
-        receipt.from,
-        receipt.to,
-        receipt.index,
-        receipt.days_kept.len(),
-        dir.display(),
-        receipt.detached.join(", ")
-    );
-    Ok(ExitCode::SUCCESS)
+            &dozor_log::registry_history::cli_actor(),
+            Utc::now(),
+        )?;
+        let lost_size = receipt.lost.last().map_or(receipt.index, |c| c.size);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "ledger_index": receipt.index,
+                "restored_size": receipt.index,
+                "lost_size": lost_size,
+                "lost_checkpoints": receipt.lost,
+                "received_at": receipt.received_at,
+            }))?
+        );
+        eprintln!(
+            "rollback accepted and recorded at index {}: entries {}..{} are lost; the server starts on this ledger again, and verifiers report the loss",
+            receipt.index, receipt.index, lost_size
+        );
+        Ok(ExitCode::SUCCESS)
+    }
+
+    /// `dozor log keys`: the operator keys that held the log, oldest first.
+    fn list_keys(&mut self) -> anyhow::Result<ExitCode> {
+        let (conn, operator) = (&mut self.conn, self.operator);
+        let rotations = ledger::storage::rotation::rotations(conn)?;
+        let mut keys = Vec::new();
+        if let Some(first) = rotations.first() {
+            keys.push(json!({"verifier_key": first.from_key.to_string(), "from_size": 0}));
+        }
+        for rotation in &rotations {
+            keys.push(json!({
+                "verifier_key": rotation.to_key.to_string(),
+                "from_size": rotation.index + 1,
+                "rotation_index": rotation.index,
+            }));
+        }
+        if keys.is_empty() {
+            keys.push(json!({"verifier_key": operator.verifier().to_string(), "from_size": 0}));
+        }
+        println!("{}", serde_json::to_string_pretty(&keys)?);
+        Ok(ExitCode::SUCCESS)
+    }
+
+    /// `dozor log archive`: export, verify offline, then archive on the record.
+    fn archive(
+        &mut self,
+        global: &DatabaseChoice,
+        (to, reason, dir): (u64, &str, &std::path::Path),
+        clock: &rules::gaming_day::GamingDayClock,
+    ) -> anyhow::Result<ExitCode> {
+        let (conn, operator) = (&mut self.conn, self.operator);
+        anyhow::ensure!(!reason.trim().is_empty(), "--reason must say why");
+        // Only whole gaming days, closed and sealed: otherwise one line naming the day, and the
+        // `--to` that would do.
+        let now = Utc::now();
+        let plan = match reports::archived::plan(conn, clock, to, now)? {
+            Ok(plan) => plan,
+            Err(why) => {
+                let offer = match reports::archived::last_boundary(conn, clock, now)? {
+                    Some((to, day)) => format!("--to {to} archives through gaming day {day}"),
+                    None => "no gaming day has closed and been sealed since the last archive yet"
+                        .to_owned(),
+                };
+                anyhow::bail!("{why}; {offer}; nothing was archived");
+            }
+        };
+        let (from, first_day, last_day) = (plan.from, plan.first_day, plan.last_day);
+        let summary = reports::inspection::write_export(
+            conn,
+            clock,
+            operator,
+            &dozor_log::registry_history::cli_actor(),
+            first_day,
+            last_day,
+            dir,
+            Utc::now(),
+            Some(&global.data_dir),
+            &reports::inspection::ExportWitnesses::all(Vec::new(), std::time::Duration::ZERO),
+            &mut |_, _| {},
+        )?;
+        let written = entry_lines(&dir.join(dozor_verify::format::ENTRIES))
+            .with_context(|| format!("reading the export's entries in {}", dir.display()))?;
+        let (covered_from, covered_to) = (summary.first_index, summary.first_index + written);
+        anyhow::ensure!(
+            covered_from <= from && to <= covered_to,
+            "the export of {first_day} to {last_day} holds entries {covered_from}..{covered_to}, not all of {from}..{to}; nothing was archived"
+        );
+        // The export must verify offline, every round re-judged, before anything leaves.
+        let operators = ledger::storage::rotation::operator_chain(conn, &operator.verifier())?;
+        let verified = dozor_verify::verify_export(
+            dir,
+            &operators,
+            dozor_verify::VerifyOptions::default(),
+            |_, _| {},
+        );
+        if let Err(e) = verified {
+            anyhow::bail!(
+                "the export in {} does not verify: {e}; nothing was archived",
+                dir.display()
+            );
+        }
+        let manifest = std::fs::read(dir.join(dozor_verify::format::MANIFEST))
+            .with_context(|| format!("reading the export's MANIFEST in {}", dir.display()))?;
+        let export =
+            ledger::storage::archive::ArchiveExport::of_manifest(first_day, last_day, &manifest);
+        let actor = dozor_log::registry_history::cli_actor();
+        let receipt = ledger::storage::archive::archive(
+            conn,
+            operator,
+            &ledger::storage::archive::ArchiveRequest {
+                to,
+                export: &export,
+                days: &plan.days,
+                late_after: clock.late_after,
+                reason,
+                actor: &actor,
+            },
+            Utc::now(),
+        )?;
+        println!("{}", serde_json::to_string_pretty(&receipt)?);
+        eprintln!(
+            "entries {}..{} archived at index {} as the export in {} ({first_day} to {last_day}), the figures of its {} gaming days kept and sealed; the detached tables {} hold them in the database until you drop them (docs/OPERATIONS.md)",
+            receipt.from,
+            receipt.to,
+            receipt.index,
+            receipt.days_kept.len(),
+            dir.display(),
+            receipt.detached.join(", ")
+        );
+        Ok(ExitCode::SUCCESS)
+    }
 }
 
 /// The lines of an export's entries file, read a block at a time (a range's export is large).

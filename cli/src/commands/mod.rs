@@ -16,6 +16,7 @@ mod report;
 mod round;
 mod rtp;
 mod serve;
+mod simulate;
 mod table;
 mod tax;
 mod verify;
@@ -93,7 +94,7 @@ enum Command {
     /// Benchmarks: `bench adjudicate`, `bench ingest`, `bench proofs`, `bench verify`, `bench mf`,
     /// `bench rtp`. One that did not measure what it claims prints no figure, names why in one
     /// line on standard error and exits 1.
-    Bench(simulator::bench::BenchArgs),
+    Bench(bench::command::BenchArgs),
     /// Ask the server at a URL (`http://127.0.0.1:8080/readyz`) whether it answers 200: a
     /// container's health check.
     Probe(probe::ProbeArgs),
@@ -195,12 +196,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if a.server.is_none() {
                 a.server = Some(configured_server(&global, a.config.clone())?);
             }
-            simulator::simulate::run(&global, a)
+            simulate::run(&global, a)
         }
         Command::Report(a) => report::run(&global, a),
         Command::Rtp(a) => rtp::run(a),
         Command::Plan(a) => plan::run(a),
-        Command::Bench(a) => simulator::bench::run(&global, a),
+        Command::Bench(a) => bench::command::run(&global, a),
         Command::Probe(a) => probe::run(a),
         Command::Witness(a) => witness::run(a),
         Command::Log(a) => log::run(&global, a),
