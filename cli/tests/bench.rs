@@ -10,14 +10,14 @@ use common::site::Site;
 use common::Succeeds as _;
 use serde_json::Value;
 
-/// `dozor bench <args>` on `site`, quiet but for warnings: exit code, standard output, the last
-/// line of standard error.
-fn bench(site: &Site, args: &[&str]) -> (Option<i32>, String, String) {
+/// `dozor bench <args>` (words between spaces) on `site`, quiet but for warnings: exit code,
+/// standard output, the last line of standard error.
+fn bench(site: &Site, args: &str) -> (Option<i32>, String, String) {
     let out = site
         .dozor()
         .env("RUST_LOG", "warn")
         .arg("bench")
-        .args(args)
+        .args(args.split_whitespace())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -32,14 +32,14 @@ fn bench(site: &Site, args: &[&str]) -> (Option<i32>, String, String) {
 }
 
 /// A benchmark that succeeded: its JSON figures.
-fn figures(site: &Site, args: &[&str]) -> Value {
+fn figures(site: &Site, args: &str) -> Value {
     let (code, stdout, last) = bench(site, args);
     assert_eq!(code, Some(0), "{args:?}: {last}\n{stdout}");
     serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"))
 }
 
 /// A benchmark the server refused records of: exit 1, no figure, the refusals on the last line.
-fn refused(site: &Site, args: &[&str]) -> String {
+fn refused(site: &Site, args: &str) -> String {
     let (code, stdout, last) = bench(site, args);
     assert_eq!(code, Some(1), "{args:?}: {last}\n{stdout}");
     assert!(!stdout.contains("spins_per_second"), "{stdout}");
@@ -51,18 +51,7 @@ fn refused(site: &Site, args: &[&str]) -> String {
 fn single_record_ingest_sends_each_table_from_its_own_address_and_fails_loudly_when_refused() {
     let site = Site::new();
     // Under the server's default limits, four tables each from its own address: all accepted.
-    let ok = figures(
-        &site,
-        &[
-            "ingest",
-            "--rounds",
-            "200",
-            "--tables",
-            "4",
-            "--concurrency",
-            "8",
-        ],
-    );
+    let ok = figures(&site, "ingest --rounds 200 --tables 4 --concurrency 8");
     assert_eq!(ok["accepted_201"], 200, "{ok}");
     assert_eq!(ok["addresses"], 4, "{ok}");
     assert_eq!(ok["records_per_request"], 1, "{ok}");
@@ -77,19 +66,8 @@ fn single_record_ingest_sends_each_table_from_its_own_address_and_fails_loudly_w
     // 60 each, where 200 from one address would not.
     let separate = figures(
         &site,
-        &[
-            "ingest",
-            "--rounds",
-            "200",
-            "--tables",
-            "4",
-            "--concurrency",
-            "8",
-            "--address-limit-per-second",
-            "5",
-            "--address-limit-burst",
-            "60",
-        ],
+        "ingest --rounds 200 --tables 4 --concurrency 8 \
+         --address-limit-per-second 5 --address-limit-burst 60",
     );
     assert_eq!(separate["accepted_201"], 200, "{separate}");
     assert_eq!(
@@ -101,19 +79,8 @@ fn single_record_ingest_sends_each_table_from_its_own_address_and_fails_loudly_w
     // One table under 5 requests a second, 5 at once: most of its 200 spins are refused.
     let line = refused(
         &site,
-        &[
-            "ingest",
-            "--rounds",
-            "200",
-            "--tables",
-            "1",
-            "--concurrency",
-            "8",
-            "--address-limit-per-second",
-            "5",
-            "--address-limit-burst",
-            "5",
-        ],
+        "ingest --rounds 200 --tables 1 --concurrency 8 \
+         --address-limit-per-second 5 --address-limit-burst 5",
     );
     assert!(line.contains("record(s) not accepted"), "{line}");
     assert!(line.contains("429 rate_limited ×"), "{line}");
@@ -131,17 +98,7 @@ fn batched_ingest_fails_loudly_when_refused() {
     let site = Site::new();
     let ok = figures(
         &site,
-        &[
-            "ingest",
-            "--rounds",
-            "200",
-            "--batch",
-            "50",
-            "--concurrency",
-            "2",
-            "--tables",
-            "2",
-        ],
+        "ingest --rounds 200 --batch 50 --concurrency 2 --tables 2",
     );
     assert_eq!(ok["accepted_201"], 200, "{ok}");
     assert_eq!(ok["addresses"], 1, "{ok}");
@@ -150,21 +107,8 @@ fn batched_ingest_fails_loudly_when_refused() {
     // The gateway's 4 requests under a limit of 1 a second, 1 at once: whole batches refused.
     let line = refused(
         &site,
-        &[
-            "ingest",
-            "--rounds",
-            "200",
-            "--batch",
-            "50",
-            "--concurrency",
-            "4",
-            "--tables",
-            "1",
-            "--address-limit-per-second",
-            "1",
-            "--address-limit-burst",
-            "1",
-        ],
+        "ingest --rounds 200 --batch 50 --concurrency 4 --tables 1 \
+         --address-limit-per-second 1 --address-limit-burst 1",
     );
     assert!(line.contains("record(s) not accepted"), "{line}");
     assert!(line.contains("429 rate_limited ×"), "{line}");
@@ -173,17 +117,11 @@ fn batched_ingest_fails_loudly_when_refused() {
 #[test]
 fn the_other_benchmarks_run_small_and_give_their_figures() {
     let site = Site::new();
-    let mf = figures(
-        &site,
-        &["mf", "--rounds", "62", "--tables", "2", "--runs", "1"],
-    );
+    let mf = figures(&site, "mf --rounds 62 --tables 2 --runs 1");
     assert_eq!(mf["rounds"], 62, "{mf}");
-    let rtp = figures(
-        &site,
-        &["rtp", "--rounds", "155", "--tables", "5", "--runs", "1"],
-    );
+    let rtp = figures(&site, "rtp --rounds 155 --tables 5 --runs 1");
     assert_eq!(rtp["rounds"], 155, "{rtp}");
-    let verify = figures(&site, &["verify", "--entries", "200"]);
+    let verify = figures(&site, "verify --entries 200");
     assert_eq!(verify["rounds_readjudicated"], 200, "{verify}");
     // The database verify of the same ledger: its 200 rounds, 16 tables and what the export
     // sealed into it.
@@ -207,8 +145,8 @@ fn the_other_benchmarks_run_small_and_give_their_figures() {
         }
     }
     assert!(cpu["verify"].get("postgresql").is_none(), "{verify}");
-    let proofs = figures(&site, &["proofs", "--entries", "1000", "--samples", "50"]);
+    let proofs = figures(&site, "proofs --entries 1000 --samples 50");
     assert_eq!(proofs["all_verified"], true, "{proofs}");
-    let adjudicate = figures(&site, &["adjudicate", "--rounds", "50"]);
+    let adjudicate = figures(&site, "adjudicate --rounds 50");
     assert!(adjudicate["rounds_per_second"].as_f64().unwrap() > 0.0);
 }

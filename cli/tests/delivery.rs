@@ -159,21 +159,7 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
     ]);
     // The Ministry decrypts it with its key: the package's ZIP, which the validator passes,
     // and which is the very ZIP `report mf` writes for the month.
-    setup.pki.run(&[
-        "cms",
-        "-decrypt",
-        "-binary",
-        "-inform",
-        "DER",
-        "-in",
-        "package.p7e",
-        "-recip",
-        "ministry-encryption.pem",
-        "-inkey",
-        "ministry-encryption.key",
-        "-out",
-        &format!("{NAME}.zip"),
-    ]);
+    decrypt(&setup.pki, "ministry", &format!("{NAME}.zip"));
     let zip = std::fs::read(setup.pki.path(&format!("{NAME}.zip"))).unwrap();
     let checked = dozor()
         .args(["report", "mf-validate"])
@@ -192,21 +178,7 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
         zip
     );
     // The operator can read its own delivery too.
-    setup.pki.run(&[
-        "cms",
-        "-decrypt",
-        "-binary",
-        "-inform",
-        "DER",
-        "-in",
-        "package.p7e",
-        "-recip",
-        "operator-encryption.pem",
-        "-inkey",
-        "operator-encryption.key",
-        "-out",
-        "own.zip",
-    ]);
+    decrypt(&setup.pki, "operator", "own.zip");
     assert_eq!(std::fs::read(setup.pki.path("own.zip")).unwrap(), zip);
 
     // Asked again: the same file, byte for byte, nothing sealed.
@@ -497,6 +469,27 @@ fn a_wrong_or_missing_password_is_one_line_and_nothing_is_made() {
     assert_eq!(setup.ledger_size(), 0);
 }
 
+/// `package.p7e` decrypted with `recipient`'s encryption key and certificate into `out`.
+fn decrypt(pki: &Pki, recipient: &str, out: &str) {
+    let certificate = format!("{recipient}-encryption.pem");
+    let key = format!("{recipient}-encryption.key");
+    pki.run(&[
+        "cms",
+        "-decrypt",
+        "-binary",
+        "-inform",
+        "DER",
+        "-in",
+        "package.p7e",
+        "-recip",
+        &certificate,
+        "-inkey",
+        &key,
+        "-out",
+        out,
+    ]);
+}
+
 /// `curl` (an independent TLS client) against the Ministry's listener: `cert` names the client
 /// certificate and key of the PKI, none for no certificate. Its exit code, the HTTP status, the
 /// body.
@@ -598,28 +591,15 @@ fn the_ministry_downloads_over_tls_with_its_certificate_only_and_each_download_i
         );
     }
     // Nothing else is served, and a file never delivered is not found.
-    let (_, status, _) = curl(
-        &pki,
-        port,
-        "/api/v1/ledger/head",
-        Some("ministry-client"),
-        &[],
-    );
+    let as_ministry =
+        |path: &str, extra: &[&str]| curl(&pki, port, path, Some("ministry-client"), extra);
+    let (_, status, _) = as_ministry("/api/v1/ledger/head", &[]);
     assert_eq!(status, "404");
-    let (_, status, _) = curl(
-        &pki,
-        port,
-        "/data/other.zip.p7e.p7s",
-        Some("ministry-client"),
-        &[],
-    );
+    let (_, status, _) = as_ministry("/data/other.zip.p7e.p7s", &[]);
     assert_eq!(status, "404");
     // A notification is taken and answered.
-    let (_, status, body) = curl(
-        &pki,
-        port,
+    let (_, status, body) = as_ministry(
         "/notify/ok",
-        Some("ministry-client"),
         &["--data", &format!("balicek={NAME}&vysledek=OK")],
     );
     assert_eq!(

@@ -24,6 +24,21 @@ where
     call(app, request).await
 }
 
+/// POST of the revocation of R01's key `k` as an admin, saying `reason`.
+async fn revoke_r01_key(
+    app: &impl TestApp,
+    k: &ed25519_dalek::SigningKey,
+    reason: &str,
+) -> (u16, Value) {
+    let key_id = dozor_log::keys::key_id(&k.verifying_key());
+    post(
+        app,
+        &format!("/api/v1/tables/R01/keys/{key_id}/revoke"),
+        json!({"reason": reason}),
+    )
+    .await
+}
+
 #[actix_web::test]
 async fn receipt_idempotency_conflict_and_gaps() {
     let (_state, url, app) = api_app().await;
@@ -221,13 +236,7 @@ async fn bad_input_is_refused_and_changes_nothing() {
     );
 
     // A revoked key: refused from the revocation on.
-    let key_id = dozor_log::keys::key_id(&k.verifying_key());
-    let (s, b) = post(
-        &app,
-        &format!("/api/v1/tables/R01/keys/{key_id}/revoke"),
-        json!({"reason": "terminal stolen"}),
-    )
-    .await;
+    let (s, b) = revoke_r01_key(&app, &k, "terminal stolen").await;
     assert_eq!(s, 200, "{b}");
     assert!(b["revoked_at"].is_string());
     assert_eq!(b["ledger_entry"]["index"], 3, "the revocation is entry 3");
@@ -1013,13 +1022,7 @@ async fn a_record_sent_again_after_its_key_was_revoked_gets_its_receipt() {
     let record = spin("R01", 1, 17, json!([straight("b1", 17, 10_000, 360_000)]));
     let receipt = posted_record(&app, record.clone(), &k).await;
 
-    let key_id = dozor_log::keys::key_id(&k.verifying_key());
-    let (s, b) = post(
-        &app,
-        &format!("/api/v1/tables/R01/keys/{key_id}/revoke"),
-        json!({"reason": "terminal replaced"}),
-    )
-    .await;
+    let (s, b) = revoke_r01_key(&app, &k, "terminal replaced").await;
     assert_eq!(s, 200, "{b}");
     let size = ledger_size(&url);
 

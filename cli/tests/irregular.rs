@@ -20,6 +20,24 @@ fn register(conn: &mut diesel::PgConnection, table_id: &str, game: &str, key: u8
     register_on(conn, table, &common::key(key), at(when));
 }
 
+/// `record` signed with table key `key`, prepared as ingest does and appended as received at
+/// `received`; its ledger index.
+fn append_at(
+    state: &api::state::AppState,
+    conn: &mut diesel::PgConnection,
+    record: Value,
+    key: u8,
+    received: DateTime<Utc>,
+) -> u64 {
+    appended_index(&append_signed(
+        state,
+        conn,
+        record,
+        &common::key(key),
+        received,
+    ))
+}
+
 /// The row of `table_id` in a day's report.
 fn table_row<'a>(
     daily: &'a reports::daily::DailyReport,
@@ -60,13 +78,7 @@ async fn impossible_records_and_void_hands_are_kept_and_judged_everywhere_alike(
     register(&mut conn, "BJ1", "blackjack", 32, "2026-11-10T10:00:01Z");
     let mut append = |record: Value, key: u8, n: i64| {
         let received = at("2026-11-10T20:00:00Z") + chrono::Duration::seconds(n);
-        appended_index(&append_signed(
-            &state,
-            &mut conn,
-            record,
-            &common::key(key),
-            received,
-        ))
+        append_at(&state, &mut conn, record, key, received)
     };
 
     // K♠ dealt to the dealer and again on the board from a one-deck game: it cannot have
@@ -160,13 +172,7 @@ async fn a_hand_played_for_time_outside_every_collected_period_is_named() {
     );
     let mut append = |record: Value, key: u8, n: i64| {
         let received = at("2026-11-10T22:00:00Z") + chrono::Duration::seconds(n);
-        appended_index(&append_signed(
-            &state,
-            &mut conn,
-            record,
-            &common::key(key),
-            received,
-        ));
+        append_at(&state, &mut conn, record, key, received);
     };
     // P1 collects 200 Kč from each of two players at 20:00 for 20:00–20:30.
     append(
@@ -304,13 +310,7 @@ async fn the_wheel_reversed_every_spin_and_the_button_moved_every_hand_are_audit
     let mut append = |record: Value, key: u8| {
         n += 1;
         let received = at("2026-11-10T22:00:00Z") + chrono::Duration::seconds(n);
-        appended_index(&append_signed(
-            &state,
-            &mut conn,
-            record,
-            &common::key(key),
-            received,
-        ))
+        append_at(&state, &mut conn, record, key, received)
     };
     // Spins 1–3 alternate; spin 4 turns the wheel clockwise as spin 3 did and is settled.
     // Spin 4 reaches the ledger before spin 3: the audit follows the order they were played.

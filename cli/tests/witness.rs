@@ -343,7 +343,7 @@ async fn ingest_spins(
     seq: std::ops::Range<u64>,
 ) {
     let table_key = key(1);
-    let app = test_app(&state).await;
+    let app = test_app(state).await;
     if seq.start == 1 {
         let mut conn = ledger::storage::connect(url).unwrap();
         register_roulette(
