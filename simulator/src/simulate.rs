@@ -160,6 +160,16 @@ fn table_prefix(game: &str) -> &'static str {
     }
 }
 
+/// A registered table as the server describes it.
+async fn read_table(client: &reqwest::Client, base: &str, table_id: &str) -> anyhow::Result<Value> {
+    Ok(client
+        .get(format!("{base}/api/v1/tables/{table_id}"))
+        .send()
+        .await?
+        .json()
+        .await?)
+}
+
 /// Registers a station (201, or 409 when it exists) and returns its next sequence number.
 async fn register(client: &reqwest::Client, base: &str, body: Value) -> anyhow::Result<u64> {
     let table_id = body["table_id"].as_str().unwrap_or_default().to_owned();
@@ -176,12 +186,7 @@ async fn register(client: &reqwest::Client, base: &str, body: Value) -> anyhow::
             registration.text().await?
         ),
     }
-    let table: Value = client
-        .get(format!("{base}/api/v1/tables/{table_id}"))
-        .send()
-        .await?
-        .json()
-        .await?;
+    let table = read_table(client, base, &table_id).await?;
     Ok(table["last_seq_no"].as_u64().map_or(1, |s| s + 1))
 }
 
@@ -368,12 +373,7 @@ async fn register_station(
 ) -> anyhow::Result<Registered> {
     let table_id = body["table_id"].as_str().unwrap_or_default().to_owned();
     register(client, base, body).await?;
-    let table: Value = client
-        .get(format!("{base}/api/v1/tables/{table_id}"))
-        .send()
-        .await?
-        .json()
-        .await?;
+    let table = read_table(client, base, &table_id).await?;
     Ok(Registered {
         last_seq_no: table["last_seq_no"].as_u64(),
         last_record_hash: table["last_record"]["record_hash"]
