@@ -47,24 +47,13 @@ pub struct Plan {
 
 impl Plan {
     pub fn roulette(&self) -> Result<&RoulettePlan, RecordError> {
-        self.roulette
-            .as_ref()
-            .ok_or_else(|| RecordError::GameNotInPlan {
-                plan_id: self.plan_id.clone(),
-                game: "roulette".into(),
-            })
+        self.section(&self.roulette, "roulette")
     }
 
     pub fn blackjack(&self) -> Result<&BlackjackPlan, RecordError> {
-        self.blackjack
-            .as_ref()
-            .ok_or_else(|| RecordError::GameNotInPlan {
-                plan_id: self.plan_id.clone(),
-                game: "blackjack".into(),
-            })
+        self.section(&self.blackjack, "blackjack")
     }
 
-    /// The money wheel section for `game` (`money_wheel_1` or `money_wheel_2`).
     /// The most one bet may win under the plan (its stake included), for the games that set a
     /// limit; `None` for games between players (poker, OFC, tournaments) or not in the plan.
     pub fn max_win_h(&self, game: crate::round_header::GameCode) -> Option<i64> {
@@ -86,52 +75,38 @@ impl Plan {
         }
     }
 
+    /// The money wheel section for `game` (`money_wheel_1` or `money_wheel_2`).
     pub fn wheel(&self, game: crate::round_header::GameCode) -> Result<&WheelPlan, RecordError> {
         let section = match game {
-            crate::round_header::GameCode::MoneyWheel1 => self.money_wheel_1.as_ref(),
-            crate::round_header::GameCode::MoneyWheel2 => self.money_wheel_2.as_ref(),
-            _ => None,
+            crate::round_header::GameCode::MoneyWheel1 => &self.money_wheel_1,
+            crate::round_header::GameCode::MoneyWheel2 => &self.money_wheel_2,
+            _ => &None,
         };
-        section.ok_or_else(|| RecordError::GameNotInPlan {
+        self.section(section, game.as_str())
+    }
+
+    /// A game's section, or the error that the plan has none.
+    fn section<'a, T>(&self, section: &'a Option<T>, game: &str) -> Result<&'a T, RecordError> {
+        section.as_ref().ok_or_else(|| RecordError::GameNotInPlan {
             plan_id: self.plan_id.clone(),
-            game: game.as_str().into(),
+            game: game.into(),
         })
     }
 
     pub fn open_face_chinese(&self) -> Result<&OfcPlan, RecordError> {
-        self.open_face_chinese
-            .as_ref()
-            .ok_or_else(|| RecordError::GameNotInPlan {
-                plan_id: self.plan_id.clone(),
-                game: "open_face_chinese".into(),
-            })
+        self.section(&self.open_face_chinese, "open_face_chinese")
     }
 
     pub fn poker_tournament(&self) -> Result<&TournamentPlan, RecordError> {
-        self.poker_tournament
-            .as_ref()
-            .ok_or_else(|| RecordError::GameNotInPlan {
-                plan_id: self.plan_id.clone(),
-                game: "poker_tournament".into(),
-            })
+        self.section(&self.poker_tournament, "poker_tournament")
     }
 
     pub fn poker_cash(&self) -> Result<&PokerCashPlan, RecordError> {
-        self.poker_cash
-            .as_ref()
-            .ok_or_else(|| RecordError::GameNotInPlan {
-                plan_id: self.plan_id.clone(),
-                game: "poker_cash".into(),
-            })
+        self.section(&self.poker_cash, "poker_cash")
     }
 
     pub fn ultimate_texas_holdem(&self) -> Result<&UltimateTexasHoldemPlan, RecordError> {
-        self.ultimate_texas_holdem
-            .as_ref()
-            .ok_or_else(|| RecordError::GameNotInPlan {
-                plan_id: self.plan_id.clone(),
-                game: "ultimate_texas_holdem".into(),
-            })
+        self.section(&self.ultimate_texas_holdem, "ultimate_texas_holdem")
     }
 
     /// The game's name as the plan writes it, or its code when the plan names none.

@@ -158,22 +158,22 @@ impl BlindTable {
 /// "base" of a deal's result, Play per Ante bet is "play"; any Play multiple m then gives
 /// Σ(base + m·play), Σ(base + m·play)² and Σ(base + m·play)³ from these.
 #[derive(Debug, Clone, Copy, Default)]
-struct Sums {
-    base: i64,
-    play: i64,
-    base_sq: i64,
-    base_play: i64,
-    play_sq: i64,
-    base_cu: i64,
-    base_sq_play: i64,
-    base_play_sq: i64,
-    play_cu: i64,
+struct Sums<T = i64> {
+    base: T,
+    play: T,
+    base_sq: T,
+    base_play: T,
+    play_sq: T,
+    base_cu: T,
+    base_sq_play: T,
+    base_play_sq: T,
+    play_cu: T,
     /// The best continuation (check now, decide later): result, squares, cubes, Play bet in
     /// Antes.
-    best: i64,
-    best_sq: i64,
-    best_cu: i64,
-    best_play: i64,
+    best: T,
+    best_sq: T,
+    best_cu: T,
+    best_play: T,
 }
 
 impl Sums {
@@ -191,21 +191,26 @@ impl Sums {
 }
 
 /// The same sums across flops: wide, they add up over 19 600 flops.
-#[derive(Debug, Clone, Copy, Default)]
-struct WideSums {
-    base: i128,
-    play: i128,
-    base_sq: i128,
-    base_play: i128,
-    play_sq: i128,
-    base_cu: i128,
-    base_sq_play: i128,
-    base_play_sq: i128,
-    play_cu: i128,
-    best: i128,
-    best_sq: i128,
-    best_cu: i128,
-    best_play: i128,
+type WideSums = Sums<i128>;
+
+impl<T: Copy + std::ops::AddAssign> Sums<T> {
+    /// Adds each of `other`'s sums to this one's, widened.
+    #[inline]
+    fn add<U: Copy + Into<T>>(&mut self, other: &Sums<U>) {
+        self.base += other.base.into();
+        self.play += other.play.into();
+        self.base_sq += other.base_sq.into();
+        self.base_play += other.base_play.into();
+        self.play_sq += other.play_sq.into();
+        self.base_cu += other.base_cu.into();
+        self.base_sq_play += other.base_sq_play.into();
+        self.base_play_sq += other.base_play_sq.into();
+        self.play_cu += other.play_cu.into();
+        self.best += other.best.into();
+        self.best_sq += other.best_sq.into();
+        self.best_cu += other.best_cu.into();
+        self.best_play += other.best_play.into();
+    }
 }
 
 /// Card tables shared by every worker.
@@ -585,19 +590,7 @@ pub fn analyse(plan: &UltimateTexasHoldemPlan, threads: usize) -> UthBaseGame {
                 let renamed = &tables.pair_renamed[renaming];
                 for (hand, sum) in total.iter_mut().enumerate() {
                     let v = &values[usize::from(renamed[hand])];
-                    sum.base += i128::from(v.base);
-                    sum.play += i128::from(v.play);
-                    sum.base_sq += i128::from(v.base_sq);
-                    sum.base_play += i128::from(v.base_play);
-                    sum.play_sq += i128::from(v.play_sq);
-                    sum.base_cu += i128::from(v.base_cu);
-                    sum.base_sq_play += i128::from(v.base_sq_play);
-                    sum.base_play_sq += i128::from(v.base_play_sq);
-                    sum.play_cu += i128::from(v.play_cu);
-                    sum.best += i128::from(v.best);
-                    sum.best_sq += i128::from(v.best_sq);
-                    sum.best_cu += i128::from(v.best_cu);
-                    sum.best_play += i128::from(v.best_play);
+                    sum.add(v);
                 }
             }
         }
@@ -616,19 +609,7 @@ pub fn analyse(plan: &UltimateTexasHoldemPlan, threads: usize) -> UthBaseGame {
         let mut s = WideSums::default();
         for partial in &partials {
             let p = partial.get(hand).copied().unwrap_or_default();
-            s.base += p.base;
-            s.play += p.play;
-            s.base_sq += p.base_sq;
-            s.base_play += p.base_play;
-            s.play_sq += p.play_sq;
-            s.base_cu += p.base_cu;
-            s.base_sq_play += p.base_sq_play;
-            s.base_play_sq += p.base_play_sq;
-            s.play_cu += p.play_cu;
-            s.best += p.best;
-            s.best_sq += p.best_sq;
-            s.best_cu += p.best_cu;
-            s.best_play += p.best_play;
+            s.add(&p);
         }
         let mut choice = (s.best, s.best_sq, s.best_cu, s.best_play, false);
         for &m in &plan.play_preflop {
@@ -676,7 +657,7 @@ mod tests {
         for (i, &p1) in rest.iter().enumerate() {
             for &p2 in &rest[i + 1..] {
                 let player = evaluate(CardSet(board_set | p1.bit() | p2.bit()));
-                let mut s = Sums::default();
+                let mut s = Sums::<i64>::default();
                 let dealers: Vec<Card> = rest
                     .iter()
                     .copied()
