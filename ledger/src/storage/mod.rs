@@ -1,5 +1,15 @@
 //! PostgreSQL storage of the ledger (diesel). SQL lives here, never in `reports`, the handlers or
 //! the CLI: what reports read is in `report_reads`.
+//!
+//! In layers, each importing only those below it:
+//! - below all: the schema and its rows (`schema`, `models`, `columns`), connecting
+//!   (`connection`), where the ledger stands and its lock (`position`), the Merkle tree (`tree`),
+//!   the partitioned ranges (`partitions`), signed checkpoints (`checkpoints`), who holds the log
+//!   (`tenures`), the registry events as stored (`registry_log`) and what a check finds
+//!   (`verify_failure`);
+//! - above them: appending registry events (`registry_append`) and records (`append`), the
+//!   registry and its keys, rotation, rollbacks, publications, archives and the reads;
+//! - on top: verification (`verify` and the modules it walks with).
 
 mod actors;
 pub mod api_keys;
@@ -41,6 +51,7 @@ mod verify_archived;
 pub mod verify_failure;
 mod verify_pages;
 
+// Where callers outside the ledger have always found them.
 pub use connection::{
     connect, migrate, pool, replica_pool, require_migrated, PgConnection, PgPool, PooledPg,
     CONNECTION_WAIT, MIGRATIONS, REPLICA_WAIT,
