@@ -122,58 +122,93 @@ pub(crate) fn write_verifier_key(
     write!(f, "{name}+{id:08x}+{}", BASE64.encode(bytes))
 }
 
-/// A note signer: the operator's checkpoint key.
+/// An Ed25519 signing key of a signed-note signature type under its name, with its key id:
+/// what a note signer and a witness's cosigner each are.
 #[derive(Clone)]
-pub struct NoteSigner {
-    name: String,
-    key: SigningKey,
-    id: u32,
+pub(crate) struct NamedSigningKey {
+    pub(crate) name: String,
+    pub(crate) key: SigningKey,
+    pub(crate) id: u32,
 }
 
-impl std::fmt::Debug for NoteSigner {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "NoteSigner({}+{:08x})", self.name, self.id)
-    }
-}
-
-impl NoteSigner {
-    pub fn new(name: &str, key: SigningKey) -> Result<NoteSigner, NoteError> {
+impl NamedSigningKey {
+    /// The key under `name` (a valid key name) for signature type `alg`.
+    pub(crate) fn new(name: &str, key: SigningKey, alg: u8) -> Result<NamedSigningKey, NoteError> {
         if !valid_name(name) {
             return Err(NoteError::Key(format!("`{name}` is not a valid key name")));
         }
-        let id = key_id(name, &key.verifying_key());
-        Ok(NoteSigner {
+        let id = key_id_of(name, alg, &key.verifying_key());
+        Ok(NamedSigningKey {
             name: name.to_owned(),
             key,
             id,
         })
     }
 
+    /// Reads the private key form of signature type `alg` ([`read_private_key`]).
+    pub(crate) fn from_private_key(
+        text: &str,
+        alg: u8,
+        what: &str,
+    ) -> Result<NamedSigningKey, NoteError> {
+        let (name, key) = read_private_key(text, alg, what)?;
+        NamedSigningKey::new(&name, key, alg)
+    }
+
+    /// Writes the private key form of signature type `alg`.
+    pub(crate) fn private_key(&self, alg: u8) -> String {
+        write_private_key(&self.name, self.id, alg, &self.key)
+    }
+
+    /// `<type>(<name>+<hex id>)`, without the key.
+    pub(crate) fn debug(
+        &self,
+        f: &mut std::fmt::Formatter<'_>,
+        type_name: &str,
+    ) -> std::fmt::Result {
+        write!(f, "{type_name}({}+{:08x})", self.name, self.id)
+    }
+}
+
+/// A note signer: the operator's checkpoint key.
+#[derive(Clone)]
+pub struct NoteSigner(NamedSigningKey);
+
+impl std::fmt::Debug for NoteSigner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.debug(f, "NoteSigner")
+    }
+}
+
+impl NoteSigner {
+    pub fn new(name: &str, key: SigningKey) -> Result<NoteSigner, NoteError> {
+        NamedSigningKey::new(name, key, ALG_ED25519).map(NoteSigner)
+    }
+
     /// Parses Go's private key format `PRIVATE+KEY+<name>+<hex id>+<base64(0x01 ‖ seed)>`.
     pub fn from_private_key(text: &str) -> Result<NoteSigner, NoteError> {
-        let (name, key) = read_private_key(text, ALG_ED25519, "ed25519")?;
-        NoteSigner::new(&name, key)
+        NamedSigningKey::from_private_key(text, ALG_ED25519, "ed25519").map(NoteSigner)
     }
 
     pub fn private_key(&self) -> String {
-        write_private_key(&self.name, self.id, ALG_ED25519, &self.key)
+        self.0.private_key(ALG_ED25519)
     }
 
     pub fn verifier(&self) -> NoteVerifier {
         NoteVerifier {
-            name: self.name.clone(),
-            id: self.id,
-            key: self.key.verifying_key(),
+            name: self.0.name.clone(),
+            id: self.0.id,
+            key: self.0.key.verifying_key(),
         }
     }
 
     pub fn name(&self) -> &str {
-        &self.name
+        &self.0.name
     }
 
     /// The ed25519 key itself, which also signs the operator's registry events.
     pub fn signing_key(&self) -> &SigningKey {
-        &self.key
+        &self.0.key
     }
 
     /// Signs `text` (which must end in a newline) into a complete signed note.
@@ -183,12 +218,12 @@ impl NoteSigner {
                 "note text must end in exactly one newline".into(),
             ));
         }
-        let signature = self.key.sign(text.as_bytes());
-        let mut blob = self.id.to_be_bytes().to_vec();
+        let NamedSigningKey { name, key, id } = &self.0;
+        let signature = key.sign(text.as_bytes());
+        let mut blob = id.to_be_bytes().to_vec();
         blob.extend_from_slice(&signature.to_bytes());
         Ok(format!(
-            "{text}\n{SIG_PREFIX}{} {}\n",
-            self.name,
+            "{text}\n{SIG_PREFIX}{name} {}\n",
             BASE64.encode(blob)
         ))
     }

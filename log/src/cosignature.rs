@@ -12,8 +12,7 @@ use base64::Engine as _;
 use ed25519_dalek::{Signature, Signer as _, SigningKey, VerifyingKey};
 
 use crate::checkpoint::{
-    key_id_of, read_private_key, read_verifier_key, valid_name, write_private_key,
-    write_verifier_key, NoteError,
+    key_id_of, read_verifier_key, write_verifier_key, NamedSigningKey, NoteError,
 };
 use crate::signed_note::{SignatureLine, SignedNote, SIG_PREFIX};
 
@@ -34,61 +33,49 @@ pub fn message(timestamp: u64, note_text: &str) -> Vec<u8> {
 
 /// A witness's signing key.
 #[derive(Clone)]
-pub struct CosignatureSigner {
-    name: String,
-    key: SigningKey,
-    id: u32,
-}
+pub struct CosignatureSigner(NamedSigningKey);
 
 impl std::fmt::Debug for CosignatureSigner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CosignatureSigner({}+{:08x})", self.name, self.id)
+        self.0.debug(f, "CosignatureSigner")
     }
 }
 
 impl CosignatureSigner {
     pub fn new(name: &str, key: SigningKey) -> Result<CosignatureSigner, NoteError> {
-        if !valid_name(name) {
-            return Err(NoteError::Key(format!("`{name}` is not a valid key name")));
-        }
-        let id = key_id(name, &key.verifying_key());
-        Ok(CosignatureSigner {
-            name: name.to_owned(),
-            key,
-            id,
-        })
+        NamedSigningKey::new(name, key, ALG_COSIGNATURE_V1).map(CosignatureSigner)
     }
 
     /// Parses `PRIVATE+KEY+<name>+<hex id>+<base64(0x04 ‖ seed)>` (the signed-note private key
     /// form, with the cosignature type byte).
     pub fn from_private_key(text: &str) -> Result<CosignatureSigner, NoteError> {
-        let (name, key) = read_private_key(text, ALG_COSIGNATURE_V1, WHAT)?;
-        CosignatureSigner::new(&name, key)
+        NamedSigningKey::from_private_key(text, ALG_COSIGNATURE_V1, WHAT).map(CosignatureSigner)
     }
 
     pub fn private_key(&self) -> String {
-        write_private_key(&self.name, self.id, ALG_COSIGNATURE_V1, &self.key)
+        self.0.private_key(ALG_COSIGNATURE_V1)
     }
 
     pub fn verifier(&self) -> CosignatureVerifier {
         CosignatureVerifier {
-            name: self.name.clone(),
-            id: self.id,
-            key: self.key.verifying_key(),
+            name: self.0.name.clone(),
+            id: self.0.id,
+            key: self.0.key.verifying_key(),
         }
     }
 
     pub fn name(&self) -> &str {
-        &self.name
+        &self.0.name
     }
 
     /// The cosignature line (ending in a newline) over `note_text` at `timestamp`.
     pub fn cosign(&self, note_text: &str, timestamp: u64) -> String {
-        let signature = self.key.sign(&message(timestamp, note_text));
-        let mut blob = self.id.to_be_bytes().to_vec();
+        let NamedSigningKey { name, key, id } = &self.0;
+        let signature = key.sign(&message(timestamp, note_text));
+        let mut blob = id.to_be_bytes().to_vec();
         blob.extend_from_slice(&timestamp.to_be_bytes());
         blob.extend_from_slice(&signature.to_bytes());
-        format!("{SIG_PREFIX}{} {}\n", self.name, BASE64.encode(blob))
+        format!("{SIG_PREFIX}{name} {}\n", BASE64.encode(blob))
     }
 }
 

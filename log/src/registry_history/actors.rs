@@ -38,6 +38,27 @@ pub(super) fn actor_of(event: &RegistryEvent) -> Option<(&str, ActorRule)> {
     }
 }
 
+/// An operator's act only the command line does (archiving, accepting a rollback, rotating the
+/// log): recorded for a command-line actor, with a reason. `what` names the event, `recorded`
+/// says how it names its actor, `act` what only the command line does.
+pub(super) fn check_command_line_act(
+    what: &str,
+    recorded: &str,
+    act: &str,
+    actor: &str,
+    reason: &str,
+) -> Result<(), String> {
+    if !actor.starts_with(CLI_ACTOR) {
+        return Err(format!(
+            "{what} {recorded} `{actor}`: only the command line {act}"
+        ));
+    }
+    if reason.trim().is_empty() {
+        return Err(format!("{what} gives no reason"));
+    }
+    Ok(())
+}
+
 /// Who acts from the command line, as the ledger records it.
 pub fn cli_actor() -> String {
     let user = ["USER", "LOGNAME"]

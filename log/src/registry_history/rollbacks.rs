@@ -1,7 +1,7 @@
 //! The operator's recorded departures from an append-only ledger: rollbacks it accepted (the
 //! checkpoints lost with them) and ranges archived out of the database.
 
-use super::api_keys::CLI_ACTOR;
+use super::actors::check_command_line_act;
 use crate::merkle::Hash;
 use crate::registry_event::RegistryEvent;
 
@@ -78,14 +78,7 @@ impl ArchivedRange {
                 "{what} is [{from}, {to}): it must be a range before the event"
             ));
         }
-        if !actor.starts_with(CLI_ACTOR) {
-            return Err(format!(
-                "{what} is recorded for `{actor}`: only the command line archives"
-            ));
-        }
-        if reason.trim().is_empty() {
-            return Err(format!("{what} gives no reason"));
-        }
+        check_command_line_act(&what, "is recorded for", "archives", actor, reason)?;
         let hash = |text: &str, field: &str| -> Result<Hash, String> {
             let bytes = (text.len() == 64
                 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
@@ -203,16 +196,13 @@ impl AcceptedRollback {
                 "the rollback accepted at index {index} says the ledger was restored to {restored_size} entries: it must be the first entry after the restore"
             ));
         }
-        if !actor.starts_with(CLI_ACTOR) {
-            return Err(format!(
-                "the rollback accepted at index {index} is recorded for `{actor}`: only the command line accepts a rollback"
-            ));
-        }
-        if reason.trim().is_empty() {
-            return Err(format!(
-                "the rollback accepted at index {index} gives no reason"
-            ));
-        }
+        check_command_line_act(
+            &format!("the rollback accepted at index {index}"),
+            "is recorded for",
+            "accepts a rollback",
+            actor,
+            reason,
+        )?;
         if lost.is_empty() {
             return Err(format!(
                 "the rollback accepted at index {index} names no lost checkpoint"

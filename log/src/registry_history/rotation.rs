@@ -1,6 +1,6 @@
 //! Hand-overs of the log from one operator key to another (`log_rotated` events).
 
-use super::api_keys::CLI_ACTOR;
+use super::actors::check_command_line_act;
 use crate::checkpoint::NoteVerifier;
 use crate::keys::key_id;
 use crate::registry_event::RegistryEvent;
@@ -56,14 +56,13 @@ impl Rotation {
                 "log rotation {index} hands the log to the key that holds it"
             ));
         }
-        if !actor.starts_with(CLI_ACTOR) {
-            return Err(format!(
-                "log rotation {index} recorded for `{actor}`: only the command line rotates the log"
-            ));
-        }
-        if reason.trim().is_empty() {
-            return Err(format!("log rotation {index} gives no reason"));
-        }
+        check_command_line_act(
+            &format!("log rotation {index}"),
+            "recorded for",
+            "rotates the log",
+            actor,
+            reason,
+        )?;
         Ok(Rotation {
             index,
             from_key: from,
