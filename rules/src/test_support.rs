@@ -38,6 +38,11 @@ pub(crate) fn kinds(findings: &[Finding]) -> Vec<FindingKind> {
     findings.iter().map(|f| f.kind).collect()
 }
 
+/// The kinds of `findings` with their amounts, in order.
+pub(crate) fn kinds_and_amounts(findings: &[Finding]) -> Vec<(FindingKind, i64)> {
+    findings.iter().map(|f| (f.kind, f.amount_h)).collect()
+}
+
 /// The messages of the findings of `kind`, in order.
 pub(crate) fn messages(findings: &[Finding], kind: FindingKind) -> Vec<&str> {
     findings

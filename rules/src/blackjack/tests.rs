@@ -466,7 +466,7 @@ fn main_bets_and_perfect_pairs_are_judged_by_the_tables_posted_limits() {
         setup,
         round("Ah 9s Kd", one_box(json!([[]]), bets.clone())),
     );
-    let found: Vec<(FindingKind, i64)> = v.findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    let found = crate::test_support::kinds_and_amounts(&v.findings);
     assert_eq!(
         found,
         [

@@ -287,7 +287,7 @@ fn a_players_stake_on_a_box_is_judged_by_the_tables_posted_limits() {
         ]),
     ));
     let v = adjudicate(wp, &plan, &setup, &round).unwrap();
-    let found: Vec<(FindingKind, i64)> = v.findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    let found = crate::test_support::kinds_and_amounts(&v.findings);
     assert_eq!(
         found,
         [
@@ -320,7 +320,7 @@ fn the_maximum_per_game_sums_a_players_boxes() {
     let setup = on(layout_1(wp));
     let round = wheel_round(record);
     let v = adjudicate(wp, &plan, &setup, &round).unwrap();
-    let found: Vec<(FindingKind, i64)> = v.findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    let found = crate::test_support::kinds_and_amounts(&v.findings);
     assert_eq!(found, [(FindingKind::StakeAboveMaximum, 100_000)]);
     assert_eq!(v.findings[0].bet_ids, Some(vec!["1".into(), "2".into()]));
 }

@@ -126,7 +126,7 @@ fn three_players_one_foul_a_scoop_and_a_point_value_per_pair() {
     // = +1 point = 20 Kč. Table's nets: A 1 100 + 300 = 1 400 Kč, B −1 100 + 20 = −1 080 Kč,
     // C −300 − 20 = −320 Kč.
     let (findings, _, _) = judge(&three_players([140_000, -108_000, -32_000]));
-    let kinds: Vec<(FindingKind, i64)> = findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    let kinds = crate::test_support::kinds_and_amounts(&findings);
     assert_eq!(
         kinds,
         [
@@ -363,7 +363,7 @@ fn stop_loss_caps_what_is_lost_and_what_is_won() {
     // add up to +320 Kč.
     let (findings, _, nets) = judge(&record);
     assert_eq!(nets, [173_000, -50_000, -123_000]);
-    let kinds: Vec<(FindingKind, i64)> = findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    let kinds = crate::test_support::kinds_and_amounts(&findings);
     assert_eq!(
         kinds,
         [

@@ -544,7 +544,7 @@ fn a_hand_played_for_blinds_other_than_the_tables_posted_ones_is_a_finding() {
     assert!(v.is_clean(), "{:?}", v.findings);
     // Posted 50/100 Kč: the small blind is 25 Kč = 2 500 h short, the big 50 Kč = 5 000 h.
     let v = crate::test_support::verdict_at(plan(), posted(5_000, 10_000), record.clone());
-    let found: Vec<(FindingKind, i64)> = v.findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    let found = crate::test_support::kinds_and_amounts(&v.findings);
     assert_eq!(
         found,
         [
@@ -580,7 +580,7 @@ fn a_void_hand_puts_every_chip_back_where_it_was_and_takes_no_rake() {
     record["awards"] = json!([{"seat": 2, "amount_h": 7_000}]);
     record["rake_h"] = json!(500);
     let v = crate::test_support::verdict_with(plan(), record);
-    let found: Vec<(FindingKind, i64)> = v.findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    let found = crate::test_support::kinds_and_amounts(&v.findings);
     assert_eq!(
         found,
         [

@@ -399,7 +399,7 @@ fn ante_blind_and_trips_are_judged_by_the_tables_posted_limits() {
         )]),
     );
     let v = crate::test_support::verdict_at(plan(), setup, record.clone());
-    let found: Vec<(FindingKind, i64)> = v.findings.iter().map(|f| (f.kind, f.amount_h)).collect();
+    let found = crate::test_support::kinds_and_amounts(&v.findings);
     assert_eq!(
         found,
         [
