@@ -9,6 +9,7 @@ use ledger::storage::report_reads;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::sheet::columns::{GAME, GAMING_DAY, TABLE};
 use crate::sheet::{machine_csv, Cell};
 use crate::ReportError;
 
@@ -471,9 +472,9 @@ fn csv_line(gaming_day: NaiveDate, r: &PayoutRow) -> Vec<Cell> {
 const PEOPLE_COLUMNS: [crate::sheet::Column; 16] = {
     use crate::sheet::column;
     [
-        column("gaming_day", "Herní den", "Gaming day"),
-        column("game", "Hra", "Game"),
-        column("table_id", "Stůl", "Table"),
+        GAMING_DAY,
+        GAME,
+        TABLE,
         column("rounds", "Kol", "Rounds"),
         column("void_rounds", "Neplatných kol", "Void rounds"),
         column("stakes_h", "Vsazeno (Kč)", "Staked (CZK)"),

@@ -25,9 +25,7 @@ pub struct DayRead<'a> {
 pub trait DayAudit: Sized {
     /// What the audit lists: a shoe, a finding, a mismatch.
     type Line;
-    /// The CSV's columns.
-    const HEADING: &'static [&'static str];
-    /// The sheet's columns.
+    /// The columns: their keys head the CSV, their words the sheet.
     const COLUMNS: &'static [Column];
 
     /// The audit of the day `at` names.
@@ -78,7 +76,7 @@ pub fn build_at<A: DayAudit>(
 pub fn to_csv<A: DayAudit>(audit: &A) -> Result<String, ReportError> {
     let (day, lines) = audit.day_and_lines();
     let lines = lines.iter().map(|l| A::machine_line(day, l));
-    machine_csv(A::HEADING, lines)
+    machine_csv(A::COLUMNS.iter().map(|c| c.key), lines)
 }
 
 /// The audit as a sheet for people: a line each.

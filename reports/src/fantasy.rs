@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
 use crate::day_rounds::rounds_with_lookback;
+use crate::sheet::columns::{GAMING_DAY, TABLE};
 use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
 
@@ -34,29 +35,20 @@ pub struct FantasyAudit {
 day_audit_entry_points!(FantasyAudit);
 
 /// The columns of the fantasy-land audit for people.
-const PEOPLE_COLUMNS: [Column; 5] = {
-    [
-        column("gaming_day", "Herní den", "Gaming day"),
-        column("table_id", "Stůl", "Table"),
-        column(
-            "previous_seq_no",
-            "Předchozí hra (seq_no)",
-            "Previous hand (seq_no)",
-        ),
-        column("seq_no", "Hra (seq_no)", "Hand (seq_no)"),
-        column("message", "Nesoulad", "Mismatch"),
-    ]
-};
+const PEOPLE_COLUMNS: [Column; 5] = [
+    GAMING_DAY,
+    TABLE,
+    column(
+        "previous_seq_no",
+        "Předchozí hra (seq_no)",
+        "Previous hand (seq_no)",
+    ),
+    column("seq_no", "Hra (seq_no)", "Hand (seq_no)"),
+    column("message", "Nesoulad", "Mismatch"),
+];
 
 impl DayAudit for FantasyAudit {
     type Line = FantasyLine;
-    const HEADING: &'static [&'static str] = &[
-        "gaming_day",
-        "table_id",
-        "previous_seq_no",
-        "seq_no",
-        "message",
-    ];
     const COLUMNS: &'static [Column] = &PEOPLE_COLUMNS;
 
     /// The OFC hands of `day`, each against the table's hand before it (looked up to a gaming

@@ -10,6 +10,7 @@ use ledger::storage::resolutions::finding_ref;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::sheet::columns::{GAME, GAMING_DAY, PLAYED_AT, TABLE};
 use crate::sheet::{column, Cell, Column, Language, Sheet};
 use crate::{words, ReportError};
 use rules::gaming_day::GamingDayClock;
@@ -244,10 +245,10 @@ pub fn get(
 const FINDING_COLUMNS: [Column; 16] = [
     column("id", "Nález", "Finding"),
     column("state", "Stav", "State"),
-    column("gaming_day", "Herní den", "Gaming day"),
-    column("played_at", "Odehráno", "Played at"),
-    column("game", "Hra", "Game"),
-    column("table_id", "Stůl", "Table"),
+    GAMING_DAY,
+    PLAYED_AT,
+    GAME,
+    TABLE,
     column("seq_no", "Pořadí záznamu", "Record number"),
     column("round_id", "Kolo", "Round"),
     column("ledger_index", "Index v knize", "Ledger index"),

@@ -15,6 +15,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::deviation::{pct, Deviation, Moments, FLAG_SD, SKEWNESS_LIMIT};
+use crate::sheet::columns::{GAME, GAMING_DAY, TABLE};
 use crate::sheet::{machine_csv, Cell};
 use crate::ReportError;
 use rules::gaming_day::{GamingDayClock, Month};
@@ -633,9 +634,9 @@ fn kind_line(report: &RtpReport, k: &KindRow, provisional: &Cell) -> Vec<Cell> {
 const PEOPLE_COLUMNS: [crate::sheet::Column; 14] = {
     use crate::sheet::column;
     [
-        column("gaming_day", "Herní den", "Gaming day"),
-        column("game", "Hra", "Game"),
-        column("table_id", "Stůl", "Table"),
+        GAMING_DAY,
+        GAME,
+        TABLE,
         column("rounds", "Kol", "Rounds"),
         column("stakes_h", "Vsazeno (Kč)", "Staked (CZK)"),
         column("payouts_h", "Vyplaceno (Kč)", "Paid out (CZK)"),

@@ -14,6 +14,7 @@ use rules::operations::{
 };
 use serde::Serialize;
 
+use crate::sheet::columns::{GAME, TABLE};
 use crate::ReportError;
 
 use rules::gaming_day::{GamingDayClock, Month};
@@ -332,8 +333,8 @@ const PERIOD_COLUMNS: [crate::sheet::Column; 19] = {
     [
         column("month", "Měsíc", "Month"),
         column("provisional", "Předběžné", "Provisional"),
-        column("table_id", "Stůl", "Table"),
-        column("game", "Hra", "Game"),
+        TABLE,
+        GAME,
         column("period_id", "Období", "Period"),
         column("opened_at", "Otevřeno", "Opened"),
         column("closed_at", "Uzavřeno", "Closed"),

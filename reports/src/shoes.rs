@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
 use crate::day_rounds::rounds_with_lookback;
+use crate::sheet::columns::{GAMING_DAY, TABLE};
 use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
 
@@ -40,45 +41,32 @@ pub struct ShoeAudit {
 day_audit_entry_points!(ShoeAudit);
 
 /// The columns of the shoe audit for people.
-const PEOPLE_COLUMNS: [Column; 9] = {
-    [
-        column("gaming_day", "Herní den", "Gaming day"),
-        column("table_id", "Stůl", "Table"),
-        column("shoe_id", "Sáňky (shoe)", "Shoe"),
-        column("from_shuffle", "Od zamíchání", "From the shuffle"),
-        column("rounds", "Kol", "Rounds"),
-        column(
-            "first_seq_no",
-            "První kolo (seq_no)",
-            "First round (seq_no)",
-        ),
-        column(
-            "last_seq_no",
-            "Poslední kolo (seq_no)",
-            "Last round (seq_no)",
-        ),
-        column("cards", "Karet", "Cards"),
-        column(
-            "excess",
-            "Karty rozdané vícekrát, než jich sáňky mají",
-            "Cards dealt more often than the shoe holds them",
-        ),
-    ]
-};
+const PEOPLE_COLUMNS: [Column; 9] = [
+    GAMING_DAY,
+    TABLE,
+    column("shoe_id", "Sáňky (shoe)", "Shoe"),
+    column("from_shuffle", "Od zamíchání", "From the shuffle"),
+    column("rounds", "Kol", "Rounds"),
+    column(
+        "first_seq_no",
+        "První kolo (seq_no)",
+        "First round (seq_no)",
+    ),
+    column(
+        "last_seq_no",
+        "Poslední kolo (seq_no)",
+        "Last round (seq_no)",
+    ),
+    column("cards", "Karet", "Cards"),
+    column(
+        "excess",
+        "Karty rozdané vícekrát, než jich sáňky mají",
+        "Cards dealt more often than the shoe holds them",
+    ),
+];
 
 impl DayAudit for ShoeAudit {
     type Line = ShoeLine;
-    const HEADING: &'static [&'static str] = &[
-        "gaming_day",
-        "table_id",
-        "shoe_id",
-        "from_shuffle",
-        "rounds",
-        "first_seq_no",
-        "last_seq_no",
-        "cards",
-        "excess",
-    ];
     const COLUMNS: &'static [Column] = &PEOPLE_COLUMNS;
 
     /// The shoes of the blackjack rounds played in `day`, each tallied from its shuffle if

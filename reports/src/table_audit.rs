@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
 use crate::day_rounds::rounds_with_lookback;
+use crate::sheet::columns::{GAME, GAMING_DAY, PLAYED_AT, TABLE};
 use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
 
@@ -46,35 +47,23 @@ pub struct TableAudit {
 day_audit_entry_points!(TableAudit);
 
 /// The columns of the table audit for people.
-const PEOPLE_COLUMNS: [Column; 8] = {
-    [
-        column("gaming_day", "Herní den", "Gaming day"),
-        column("kind", "Nález", "Finding"),
-        column("table_id", "Stůl", "Table"),
-        column("game", "Hra", "Game"),
-        column("seq_no", "Kolo (seq_no)", "Round (seq_no)"),
-        column("played_at", "Odehráno", "Played at"),
-        column(
-            "previous_seq_no",
-            "Porovnáno s kolem (seq_no)",
-            "Compared with round (seq_no)",
-        ),
-        column("message", "Popis", "Description"),
-    ]
-};
+const PEOPLE_COLUMNS: [Column; 8] = [
+    GAMING_DAY,
+    column("kind", "Nález", "Finding"),
+    TABLE,
+    GAME,
+    column("seq_no", "Kolo (seq_no)", "Round (seq_no)"),
+    PLAYED_AT,
+    column(
+        "previous_seq_no",
+        "Porovnáno s kolem (seq_no)",
+        "Compared with round (seq_no)",
+    ),
+    column("message", "Popis", "Description"),
+];
 
 impl DayAudit for TableAudit {
     type Line = TableAuditLine;
-    const HEADING: &'static [&'static str] = &[
-        "gaming_day",
-        "kind",
-        "table_id",
-        "game",
-        "seq_no",
-        "played_at",
-        "previous_seq_no",
-        "message",
-    ];
     const COLUMNS: &'static [Column] = &PEOPLE_COLUMNS;
 
     /// The day's roulette spins and poker cash hands, each against its table's round before

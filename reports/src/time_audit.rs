@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
 use crate::day_rounds::rounds_with_lookback;
+use crate::sheet::columns::{GAME, GAMING_DAY, PLAYED_AT, TABLE};
 use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
 
@@ -42,33 +43,22 @@ pub struct TimeCollectionAudit {
 day_audit_entry_points!(TimeCollectionAudit);
 
 /// The columns of the time collection audit for people.
-const PEOPLE_COLUMNS: [Column; 7] = {
-    [
-        column("gaming_day", "Herní den", "Gaming day"),
-        column("table_id", "Stůl", "Table"),
-        column("game", "Hra", "Game"),
-        column("seq_no", "Hra (seq_no)", "Hand (seq_no)"),
-        column("played_at", "Odehráno", "Played at"),
-        column(
-            "last_paid_until",
-            "Naposledy zaplaceno do",
-            "Last paid until",
-        ),
-        column("message", "Nález", "Finding"),
-    ]
-};
+const PEOPLE_COLUMNS: [Column; 7] = [
+    GAMING_DAY,
+    TABLE,
+    GAME,
+    column("seq_no", "Hra (seq_no)", "Hand (seq_no)"),
+    PLAYED_AT,
+    column(
+        "last_paid_until",
+        "Naposledy zaplaceno do",
+        "Last paid until",
+    ),
+    column("message", "Nález", "Finding"),
+];
 
 impl DayAudit for TimeCollectionAudit {
     type Line = UncollectedHand;
-    const HEADING: &'static [&'static str] = &[
-        "gaming_day",
-        "table_id",
-        "game",
-        "seq_no",
-        "played_at",
-        "last_paid_until",
-        "message",
-    ];
     const COLUMNS: &'static [Column] = &PEOPLE_COLUMNS;
 
     /// The day's time-collected hands against their tables' collections.

@@ -16,6 +16,7 @@ use rules::roulette::layout::{POCKETS, WHEEL_ORDER};
 use rules::GameCode;
 
 use crate::chi_square;
+use crate::sheet::columns::{GAME, TABLE};
 use crate::ReportError;
 use rules::gaming_day::{GamingDayClock, Month};
 
@@ -288,8 +289,8 @@ const PEOPLE_COLUMNS: [crate::sheet::Column; 17] = {
     [
         column("month", "Měsíc", "Month"),
         column("provisional", "Předběžné", "Provisional"),
-        column("table_id", "Stůl", "Table"),
-        column("game", "Hra", "Game"),
+        TABLE,
+        GAME,
         column("spins", "Roztočení", "Spins"),
         column("segments", "Polí kola", "Segments"),
         column("chi_square", "Chí-kvadrát", "Chi-square"),

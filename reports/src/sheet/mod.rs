@@ -5,6 +5,7 @@
 //! a formula as text.
 
 mod cell;
+pub mod columns;
 mod csv_text;
 mod csv_writer;
 mod workbook;
