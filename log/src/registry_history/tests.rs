@@ -9,6 +9,18 @@ use ed25519_dalek::SigningKey;
 
 mod log_keeping;
 
+/// Applies the event at `index` (received at [`at0`], signed by the operator), which must hold.
+fn applied(history: &mut RegistryHistory, index: u64, event: &RegistryEvent) {
+    history.apply(index, at0(), TEST_OPERATOR, event).unwrap();
+}
+
+/// Why `history` refuses the event at `index` (received at [`at0`], signed by the operator).
+fn refused(history: &mut RegistryHistory, index: u64, event: &RegistryEvent) -> String {
+    history
+        .apply(index, at0(), TEST_OPERATOR, event)
+        .unwrap_err()
+}
+
 fn t(text: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(text)
         .unwrap()
@@ -44,41 +56,33 @@ fn registered(previous: Option<u64>) -> RegistryEvent {
 #[test]
 fn keys_count_from_their_event_and_revocations_from_theirs() {
     let mut history = RegistryHistory::default();
-    history
-        .apply(3, at0(), TEST_OPERATOR, &registered(None))
-        .unwrap();
+    applied(&mut history, 3, &registered(None));
     let (first, _) = public(1);
     let (second, second_public) = public(2);
-    history
-        .apply(
-            10,
-            at0(),
-            TEST_OPERATOR,
-            &RegistryEvent::TableKeyAdded {
-                actor: Some("cli:root".into()),
-                table_id: "R1".into(),
-                previous: Some(3),
-                key_id: second.clone(),
-                public_key: second_public,
-                valid_from: format_time(t("2026-11-21T00:00:00Z")),
-            },
-        )
-        .unwrap();
-    history
-        .apply(
-            20,
-            at0(),
-            TEST_OPERATOR,
-            &RegistryEvent::TableKeyRevoked {
-                actor: Some("cli:root".into()),
-                table_id: "R1".into(),
-                previous: Some(10),
-                key_id: first.clone(),
-                revoked_at: format_time(t("2026-11-21T06:00:00Z")),
-                reason: "rotated".into(),
-            },
-        )
-        .unwrap();
+    applied(
+        &mut history,
+        10,
+        &RegistryEvent::TableKeyAdded {
+            actor: Some("cli:root".into()),
+            table_id: "R1".into(),
+            previous: Some(3),
+            key_id: second.clone(),
+            public_key: second_public,
+            valid_from: format_time(t("2026-11-21T00:00:00Z")),
+        },
+    );
+    applied(
+        &mut history,
+        20,
+        &RegistryEvent::TableKeyRevoked {
+            actor: Some("cli:root".into()),
+            table_id: "R1".into(),
+            previous: Some(10),
+            key_id: first.clone(),
+            revoked_at: format_time(t("2026-11-21T06:00:00Z")),
+            reason: "rotated".into(),
+        },
+    );
     // Not yet added at its own event's index, known just after.
     assert!(history.table_key_at(&first, 3).is_none());
     assert!(history.table_key_at(&second, 10).is_none());
@@ -105,17 +109,8 @@ fn published_reports_are_kept_by_name_and_must_name_a_report() {
     };
     let (a, b) = ("a".repeat(64), "b".repeat(64));
     let name = "reports/daily-2026-11-10.csv";
-    history
-        .apply(0, at0(), TEST_OPERATOR, &published(None, name, a.clone()))
-        .unwrap();
-    history
-        .apply(
-            1,
-            at0(),
-            TEST_OPERATOR,
-            &published(Some(0), name, b.clone()),
-        )
-        .unwrap();
+    applied(&mut history, 0, &published(None, name, a.clone()));
+    applied(&mut history, 1, &published(Some(0), name, b.clone()));
     assert_eq!(history.published_report(name), [(0, a.clone()), (1, b)]);
     assert!(history.published_report("reports/other.csv").is_empty());
     assert_eq!(
@@ -126,39 +121,23 @@ fn published_reports_are_kept_by_name_and_must_name_a_report() {
         ]
     );
     assert!(history.published_under("reports/mf/").is_empty());
-    let err = history
-        .apply(
-            2,
-            at0(),
-            TEST_OPERATOR,
-            &published(Some(1), "../etc/passwd", a.clone()),
-        )
-        .unwrap_err();
+    let err = refused(
+        &mut history,
+        2,
+        &published(Some(1), "../etc/passwd", a.clone()),
+    );
     assert!(err.contains("not under reports/"), "{err}");
-    let err = history
-        .apply(
-            2,
-            at0(),
-            TEST_OPERATOR,
-            &published(Some(1), name, "A".repeat(64)),
-        )
-        .unwrap_err();
+    let err = refused(&mut history, 2, &published(Some(1), name, "A".repeat(64)));
     assert!(err.contains("not lower-case hex"), "{err}");
 }
 
 #[test]
 fn a_missing_or_inconsistent_event_is_named() {
     let mut history = RegistryHistory::default();
-    let err = history
-        .apply(5, at0(), TEST_OPERATOR, &registered(Some(2)))
-        .unwrap_err();
+    let err = refused(&mut history, 5, &registered(Some(2)));
     assert!(err.contains("none came before it"), "{err}");
-    history
-        .apply(5, at0(), TEST_OPERATOR, &registered(None))
-        .unwrap();
-    let err = history
-        .apply(9, at0(), TEST_OPERATOR, &registered(Some(5)))
-        .unwrap_err();
+    applied(&mut history, 5, &registered(None));
+    let err = refused(&mut history, 9, &registered(Some(5)));
     assert!(err.contains("registered twice"), "{err}");
     let revoke_other = RegistryEvent::TableKeyRevoked {
         actor: Some("cli:root".into()),
@@ -168,9 +147,7 @@ fn a_missing_or_inconsistent_event_is_named() {
         revoked_at: format_time(t("2026-11-21T06:00:00Z")),
         reason: "x".into(),
     };
-    let err = history
-        .apply(9, at0(), TEST_OPERATOR, &revoke_other)
-        .unwrap_err();
+    let err = refused(&mut history, 9, &revoke_other);
     assert!(err.contains("not a key of table `R2`"), "{err}");
     let skipped = RegistryEvent::TableKeyAdded {
         actor: Some("cli:root".into()),
@@ -180,9 +157,7 @@ fn a_missing_or_inconsistent_event_is_named() {
         public_key: public(3).1,
         valid_from: format_time(t("2026-11-21T06:00:00Z")),
     };
-    let err = history
-        .apply(9, at0(), TEST_OPERATOR, &skipped)
-        .unwrap_err();
+    let err = refused(&mut history, 9, &skipped);
     assert!(err.contains("is missing or was inserted"), "{err}");
     let wrong_id = RegistryEvent::TableKeyAdded {
         actor: Some("cli:root".into()),
@@ -192,9 +167,7 @@ fn a_missing_or_inconsistent_event_is_named() {
         public_key: public(3).1,
         valid_from: format_time(t("2026-11-21T06:00:00Z")),
     };
-    let err = history
-        .apply(9, at0(), TEST_OPERATOR, &wrong_id)
-        .unwrap_err();
+    let err = refused(&mut history, 9, &wrong_id);
     assert!(err.contains("does not match"), "{err}");
 }
 
@@ -233,91 +206,65 @@ fn resolutions_are_made_by_a_compliance_key_that_could_act_and_follow_the_states
     const OFFICER: (&str, &str, Role) = ("00000000000000aa", "officer", Role::Compliance);
     const NIGHTLY: (&str, &str, Role) = ("00000000000000bb", "nightly", Role::Reporter);
     let mut history = RegistryHistory::default();
-    history
-        .apply(0, at0(), TEST_OPERATOR, &registered(None))
-        .unwrap();
-    history
-        .apply(
-            1,
-            at0(),
-            TEST_OPERATOR,
-            &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2),
-        )
-        .unwrap();
-    history
-        .apply(
-            2,
-            at0(),
-            TEST_OPERATOR,
-            &api_key(Some(1), NIGHTLY.0, NIGHTLY.1, NIGHTLY.2),
-        )
-        .unwrap();
+    applied(&mut history, 0, &registered(None));
+    applied(
+        &mut history,
+        1,
+        &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2),
+    );
+    applied(
+        &mut history,
+        2,
+        &api_key(Some(1), NIGHTLY.0, NIGHTLY.1, NIGHTLY.2),
+    );
     // Names and ids are unique.
-    let err = history
-        .apply(
-            3,
-            at0(),
-            TEST_OPERATOR,
-            &api_key(Some(2), "00000000000000cc", "officer", Role::Admin),
-        )
-        .unwrap_err();
+    let err = refused(
+        &mut history,
+        3,
+        &api_key(Some(2), "00000000000000cc", "officer", Role::Admin),
+    );
     assert!(err.contains("used twice"), "{err}");
     // A reporter key may not resolve; a compliance key may, once per allowed step.
-    let err = history
-        .apply(
-            5,
-            at0(),
-            TEST_OPERATOR,
-            &resolution(2, FindingState::Confirmed, NIGHTLY),
-        )
-        .unwrap_err();
+    let err = refused(
+        &mut history,
+        5,
+        &resolution(2, FindingState::Confirmed, NIGHTLY),
+    );
     assert!(err.contains("may not resolve findings"), "{err}");
-    history
-        .apply(
-            5,
-            at0(),
-            TEST_OPERATOR,
-            &resolution(2, FindingState::Escalated, OFFICER),
-        )
-        .unwrap();
-    let err = history
-        .apply(
-            6,
-            at0(),
-            TEST_OPERATOR,
-            &resolution(5, FindingState::Escalated, OFFICER),
-        )
-        .unwrap_err();
+    applied(
+        &mut history,
+        5,
+        &resolution(2, FindingState::Escalated, OFFICER),
+    );
+    let err = refused(
+        &mut history,
+        6,
+        &resolution(5, FindingState::Escalated, OFFICER),
+    );
     assert!(
         err.contains("is escalated; it cannot become escalated"),
         "{err}"
     );
-    history
-        .apply(
-            6,
-            at0(),
-            TEST_OPERATOR,
-            &resolution(5, FindingState::Dismissed, OFFICER),
-        )
-        .unwrap();
+    applied(
+        &mut history,
+        6,
+        &resolution(5, FindingState::Dismissed, OFFICER),
+    );
     assert_eq!(
         history.resolutions().state_of((4, 1)),
         FindingState::Dismissed
     );
     assert_eq!(history.resolutions().state_of((4, 0)), FindingState::Open);
     // The name and role must be the key's; after its expiry or revocation it cannot act.
-    let err = history
-        .apply(
-            7,
-            at0(),
-            TEST_OPERATOR,
-            &resolution(
-                6,
-                FindingState::Escalated,
-                ("00000000000000aa", "officer", Role::Admin),
-            ),
-        )
-        .unwrap_err();
+    let err = refused(
+        &mut history,
+        7,
+        &resolution(
+            6,
+            FindingState::Escalated,
+            ("00000000000000aa", "officer", Role::Admin),
+        ),
+    );
     assert!(err.contains("but it is `officer` (compliance)"), "{err}");
     let err = history
         .apply(
@@ -335,15 +282,12 @@ fn resolutions_are_made_by_a_compliance_key_that_could_act_and_follow_the_states
         revoked_by: "cli:root".into(),
         reason: "left the company".into(),
     };
-    history.apply(7, at0(), TEST_OPERATOR, &revoked).unwrap();
-    let err = history
-        .apply(
-            8,
-            at0(),
-            TEST_OPERATOR,
-            &resolution(7, FindingState::Escalated, OFFICER),
-        )
-        .unwrap_err();
+    applied(&mut history, 7, &revoked);
+    let err = refused(
+        &mut history,
+        8,
+        &resolution(7, FindingState::Escalated, OFFICER),
+    );
     assert!(err.contains("was revoked at entry 7"), "{err}");
     assert_eq!(history.resolutions().all().len(), 2);
     assert_eq!(history.api_keys().all().len(), 2);
@@ -354,41 +298,28 @@ fn resolutions_are_made_by_a_compliance_key_that_could_act_and_follow_the_states
 fn a_resolution_must_name_the_finding_as_before_and_come_after_its_round() {
     const OFFICER: (&str, &str, Role) = ("00000000000000aa", "officer", Role::Compliance);
     let mut history = RegistryHistory::default();
-    history
-        .apply(0, at0(), TEST_OPERATOR, &registered(None))
-        .unwrap();
-    history
-        .apply(
-            1,
-            at0(),
-            TEST_OPERATOR,
-            &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2),
-        )
-        .unwrap();
-    let err = history
-        .apply(
-            3,
-            at0(),
-            TEST_OPERATOR,
-            &resolution(1, FindingState::Confirmed, OFFICER),
-        )
-        .unwrap_err();
+    applied(&mut history, 0, &registered(None));
+    applied(
+        &mut history,
+        1,
+        &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2),
+    );
+    let err = refused(
+        &mut history,
+        3,
+        &resolution(1, FindingState::Confirmed, OFFICER),
+    );
     assert!(err.contains("does not come before it"), "{err}");
-    history
-        .apply(
-            5,
-            at0(),
-            TEST_OPERATOR,
-            &resolution(1, FindingState::Escalated, OFFICER),
-        )
-        .unwrap();
+    applied(
+        &mut history,
+        5,
+        &resolution(1, FindingState::Escalated, OFFICER),
+    );
     let mut other_kind = resolution(5, FindingState::Confirmed, OFFICER);
     if let RegistryEvent::FindingResolved { kind, .. } = &mut other_kind {
         *kind = "underpaid".into();
     }
-    let err = history
-        .apply(6, at0(), TEST_OPERATOR, &other_kind)
-        .unwrap_err();
+    let err = refused(&mut history, 6, &other_kind);
     assert!(
         err.contains("entry 5 resolved it as a `overpaid` finding"),
         "{err}"
@@ -397,9 +328,7 @@ fn a_resolution_must_name_the_finding_as_before_and_come_after_its_round() {
     if let RegistryEvent::FindingResolved { table_id, .. } = &mut unknown_table {
         *table_id = "R9".into();
     }
-    let err = history
-        .apply(6, at0(), TEST_OPERATOR, &unknown_table)
-        .unwrap_err();
+    let err = refused(&mut history, 6, &unknown_table);
     assert!(err.contains("`R9`, which is not registered"), "{err}");
 }
 
@@ -421,30 +350,21 @@ fn api_keys_are_managed_from_the_command_line_or_by_an_admin_key_that_could_act(
     };
     let mut history = RegistryHistory::default();
     // The first admin key comes from the command line; it creates the others.
-    history
-        .apply(
-            0,
-            at0(),
-            TEST_OPERATOR,
-            &api_key(None, "00000000000000a1", "alice", Role::Admin),
-        )
-        .unwrap();
-    history
-        .apply(
-            1,
-            at0(),
-            TEST_OPERATOR,
-            &by(0, "00000000000000a2", "officer", Role::Compliance, "alice"),
-        )
-        .unwrap();
-    history
-        .apply(
-            2,
-            at0(),
-            TEST_OPERATOR,
-            &by(1, "00000000000000a3", "nightly", Role::Reporter, "alice"),
-        )
-        .unwrap();
+    applied(
+        &mut history,
+        0,
+        &api_key(None, "00000000000000a1", "alice", Role::Admin),
+    );
+    applied(
+        &mut history,
+        1,
+        &by(0, "00000000000000a2", "officer", Role::Compliance, "alice"),
+    );
+    applied(
+        &mut history,
+        2,
+        &by(1, "00000000000000a3", "nightly", Role::Reporter, "alice"),
+    );
     // Not by a compliance key, an unknown name, or `cli:` naming no one.
     for (actor, expected) in [
         (
@@ -454,55 +374,40 @@ fn api_keys_are_managed_from_the_command_line_or_by_an_admin_key_that_could_act(
         ("bob", "which is neither `cli:<user>` nor an API key"),
         ("cli:", "which names no user"),
     ] {
-        let err = history
-            .apply(
-                3,
-                at0(),
-                TEST_OPERATOR,
-                &by(2, "00000000000000b1", "second", Role::Reporter, actor),
-            )
-            .unwrap_err();
+        let err = refused(
+            &mut history,
+            3,
+            &by(2, "00000000000000b1", "second", Role::Reporter, actor),
+        );
         assert!(err.contains(expected), "{actor}: {err}");
     }
     // The admin revokes itself; from then on it can neither create nor revoke.
-    history
-        .apply(
-            3,
-            at0(),
-            TEST_OPERATOR,
-            &revoke(2, "00000000000000a1", "alice", "alice"),
-        )
-        .unwrap();
-    let err = history
-        .apply(
-            4,
-            at0(),
-            TEST_OPERATOR,
-            &by(3, "00000000000000b2", "third", Role::Reporter, "alice"),
-        )
-        .unwrap_err();
+    applied(
+        &mut history,
+        3,
+        &revoke(2, "00000000000000a1", "alice", "alice"),
+    );
+    let err = refused(
+        &mut history,
+        4,
+        &by(3, "00000000000000b2", "third", Role::Reporter, "alice"),
+    );
     assert!(
         err.contains("was revoked at entry 3 before entry 4"),
         "{err}"
     );
-    let err = history
-        .apply(
-            4,
-            at0(),
-            TEST_OPERATOR,
-            &revoke(3, "00000000000000a2", "officer", "alice"),
-        )
-        .unwrap_err();
+    let err = refused(
+        &mut history,
+        4,
+        &revoke(3, "00000000000000a2", "officer", "alice"),
+    );
     assert!(err.contains("revoked by `alice`"), "{err}");
     // Another admin (expiring 2026-12-31, as every key here) cannot act after its expiry.
-    history
-        .apply(
-            4,
-            at0(),
-            TEST_OPERATOR,
-            &by(3, "00000000000000a4", "carol", Role::Admin, "cli:root"),
-        )
-        .unwrap();
+    applied(
+        &mut history,
+        4,
+        &by(3, "00000000000000a4", "carol", Role::Admin, "cli:root"),
+    );
     let err = history
         .apply(
             5,
@@ -512,14 +417,11 @@ fn api_keys_are_managed_from_the_command_line_or_by_an_admin_key_that_could_act(
         )
         .unwrap_err();
     assert!(err.contains("had expired"), "{err}");
-    history
-        .apply(
-            5,
-            at0(),
-            TEST_OPERATOR,
-            &by(4, "00000000000000b3", "fourth", Role::Reporter, "carol"),
-        )
-        .unwrap();
+    applied(
+        &mut history,
+        5,
+        &by(4, "00000000000000b3", "fourth", Role::Reporter, "carol"),
+    );
     assert_eq!(history.api_keys().all().len(), 5);
 }
 
@@ -577,12 +479,8 @@ fn tables_and_publications_name_an_actor_whose_role_allowed_it_then() {
             .unwrap();
     }
     // A table is registered by an admin key or the command line, by no one else.
-    history
-        .apply(3, at0(), TEST_OPERATOR, &register(2, "R1", "admin-1"))
-        .unwrap();
-    history
-        .apply(4, at0(), TEST_OPERATOR, &register(3, "R2", "cli:root"))
-        .unwrap();
+    applied(&mut history, 3, &register(2, "R1", "admin-1"));
+    applied(&mut history, 4, &register(3, "R2", "cli:root"));
     for (actor, expected) in [
         (
             "officer-1",
@@ -591,9 +489,7 @@ fn tables_and_publications_name_an_actor_whose_role_allowed_it_then() {
         ("server:nightly", "records only the reports it publishes"),
         ("mallory", "neither `cli:<user>` nor an API key"),
     ] {
-        let err = history
-            .apply(5, at0(), TEST_OPERATOR, &register(4, "R3", actor))
-            .unwrap_err();
+        let err = refused(&mut history, 5, &register(4, "R3", actor));
         assert!(
             err.contains("`table_registered` event recorded for"),
             "{err}"
@@ -602,18 +498,10 @@ fn tables_and_publications_name_an_actor_whose_role_allowed_it_then() {
     }
     // A report is sealed at the request of a key that may read it, the command line or
     // the nightly job; not an admin's.
-    history
-        .apply(5, at0(), TEST_OPERATOR, &publish(4, "officer-1"))
-        .unwrap();
-    history
-        .apply(6, at0(), TEST_OPERATOR, &publish(5, "nightly"))
-        .unwrap();
-    history
-        .apply(7, at0(), TEST_OPERATOR, &publish(6, "server:nightly"))
-        .unwrap();
-    let err = history
-        .apply(8, at0(), TEST_OPERATOR, &publish(7, "admin-1"))
-        .unwrap_err();
+    applied(&mut history, 5, &publish(4, "officer-1"));
+    applied(&mut history, 6, &publish(5, "nightly"));
+    applied(&mut history, 7, &publish(6, "server:nightly"));
+    let err = refused(&mut history, 8, &publish(7, "admin-1"));
     assert!(
         err.contains(
             "whose role admin may not: this needs the role compliance or regulator or reporter"
@@ -628,10 +516,8 @@ fn tables_and_publications_name_an_actor_whose_role_allowed_it_then() {
         revoked_by: "cli:root".into(),
         reason: "left".into(),
     };
-    history.apply(8, at0(), TEST_OPERATOR, &revoked).unwrap();
-    let err = history
-        .apply(9, at0(), TEST_OPERATOR, &register(8, "R4", "admin-1"))
-        .unwrap_err();
+    applied(&mut history, 8, &revoked);
+    let err = refused(&mut history, 9, &register(8, "R4", "admin-1"));
     assert!(
         err.contains("was revoked at entry 8 before entry 9"),
         "{err}"
