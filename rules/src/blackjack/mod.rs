@@ -491,7 +491,7 @@ fn check_cards(round: &BlackjackRound, bp: &BlackjackPlan, findings: &mut Vec<Fi
 
 /// Theoretical figures for RTP reports, over all the round's stakes (a main bet's doubles and
 /// splits included, as in its actual RTP): the main bet loses the house edge of basic strategy
-/// on its initial stake (the plan's figures, [`crate::rtp::figures::BlackjackFigures`]); Perfect Pairs
+/// on its initial stake (the plan's figures, [`crate::rtp::BlackjackFigures`]); Perfect Pairs
 /// and insurance return their exact RTP. Without figures for the plan's rules the round adds
 /// nothing to the RTP stakes rather than a figure for part of its bets.
 pub fn round_statistics(

@@ -416,7 +416,7 @@ fn check_spot(
 
 /// Theoretical figures for RTP reports, over all the round's stakes: Ante + Blind + Play lose
 /// the exact house edge of the best strategy on the Ante, Trips returns its exact RTP (the
-/// plan's figures, [`crate::rtp::figures::UthFigures`]). Without figures for the plan's rules the round
+/// plan's figures, [`crate::rtp::UthFigures`]). Without figures for the plan's rules the round
 /// adds nothing to the RTP stakes.
 pub fn round_statistics(
     figures: Option<&crate::rtp::figures::UthFigures>,
