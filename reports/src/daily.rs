@@ -9,7 +9,10 @@ use ledger::storage::report_reads;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::sheet::columns::{GAME, GAMING_DAY, TABLE};
+use crate::sheet::columns::{
+    ACTUAL_RTP, DEVIATION_SD, FINDINGS, FINDINGS_AMOUNT, GAME, GAMING_DAY, GGR, PAYOUTS,
+    RETURNED_STAKES, ROUNDS, STAKES, TABLE, THEORETICAL_RTP,
+};
 use crate::sheet::{machine_csv, Cell};
 use crate::ReportError;
 
@@ -475,33 +478,17 @@ const PEOPLE_COLUMNS: [crate::sheet::Column; 16] = {
         GAMING_DAY,
         GAME,
         TABLE,
-        column("rounds", "Kol", "Rounds"),
+        ROUNDS,
         column("void_rounds", "Neplatných kol", "Void rounds"),
-        column("stakes_h", "Vsazeno (Kč)", "Staked (CZK)"),
-        column(
-            "returned_stakes_h",
-            "Vrácené sázky (Kč)",
-            "Stakes returned (CZK)",
-        ),
-        column("payouts_h", "Vyplaceno (Kč)", "Paid out (CZK)"),
-        column(
-            "ggr_h",
-            "Hrubý herní příjem (Kč)",
-            "Gross gaming revenue (CZK)",
-        ),
-        column("actual_rtp_pct", "Skutečné RTP (%)", "Actual RTP (%)"),
-        column(
-            "theoretical_rtp_pct",
-            "Teoretické RTP (%)",
-            "Theoretical RTP (%)",
-        ),
-        column("deviation_sd", "Odchylka (σ)", "Deviation (σ)"),
-        column("findings", "Nálezů", "Findings"),
-        column(
-            "findings_amount_h",
-            "Částka nálezů (Kč)",
-            "Findings' amount (CZK)",
-        ),
+        STAKES,
+        RETURNED_STAKES,
+        PAYOUTS,
+        GGR,
+        ACTUAL_RTP,
+        THEORETICAL_RTP,
+        DEVIATION_SD,
+        FINDINGS,
+        FINDINGS_AMOUNT,
         column("findings_open", "Otevřených nálezů", "Open findings"),
         column("late_rounds", "Pozdě přijatých kol", "Rounds received late"),
     ]

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
 use crate::day_rounds::rounds_with_lookback;
-use crate::sheet::columns::{GAMING_DAY, TABLE};
+use crate::sheet::columns::{GAMING_DAY, HAND_SEQ_NO, TABLE};
 use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
 
@@ -43,7 +43,7 @@ const PEOPLE_COLUMNS: [Column; 5] = [
         "Předchozí hra (seq_no)",
         "Previous hand (seq_no)",
     ),
-    column("seq_no", "Hra (seq_no)", "Hand (seq_no)"),
+    HAND_SEQ_NO,
     column("message", "Nesoulad", "Mismatch"),
 ];
 

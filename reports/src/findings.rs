@@ -10,7 +10,7 @@ use ledger::storage::resolutions::finding_ref;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::sheet::columns::{GAME, GAMING_DAY, PLAYED_AT, TABLE};
+use crate::sheet::columns::{DESCRIPTION, GAME, GAMING_DAY, PLAYED_AT, TABLE};
 use crate::sheet::{column, Cell, Column, Language, Sheet};
 use crate::{words, ReportError};
 use rules::gaming_day::GamingDayClock;
@@ -257,7 +257,7 @@ const FINDING_COLUMNS: [Column; 16] = [
     column("expected_h", "Dle plánu (Kč)", "Per the plan (CZK)"),
     column("actual_h", "Skutečně (Kč)", "Actually (CZK)"),
     column("bet_ids", "Sázky", "Bets"),
-    column("message", "Popis", "Description"),
+    DESCRIPTION,
     column("position", "Pořadí nálezu", "Finding position"),
 ];
 

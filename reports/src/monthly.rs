@@ -15,7 +15,10 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::deviation::{pct, Deviation, Moments, FLAG_SD, SKEWNESS_LIMIT};
-use crate::sheet::columns::{GAME, GAMING_DAY, TABLE};
+use crate::sheet::columns::{
+    ACTUAL_RTP, DEVIATION_SD, FINDINGS, FINDINGS_AMOUNT, GAME, GAMING_DAY, GGR, PAYOUTS,
+    PROVISIONAL, ROUNDS, STAKES, TABLE, THEORETICAL_RTP,
+};
 use crate::sheet::{machine_csv, Cell};
 use crate::ReportError;
 use rules::gaming_day::{GamingDayClock, Month};
@@ -637,29 +640,17 @@ const PEOPLE_COLUMNS: [crate::sheet::Column; 14] = {
         GAMING_DAY,
         GAME,
         TABLE,
-        column("rounds", "Kol", "Rounds"),
-        column("stakes_h", "Vsazeno (Kč)", "Staked (CZK)"),
-        column("payouts_h", "Vyplaceno (Kč)", "Paid out (CZK)"),
-        column(
-            "ggr_h",
-            "Hrubý herní příjem (Kč)",
-            "Gross gaming revenue (CZK)",
-        ),
-        column("actual_rtp_pct", "Skutečné RTP (%)", "Actual RTP (%)"),
-        column(
-            "theoretical_rtp_pct",
-            "Teoretické RTP (%)",
-            "Theoretical RTP (%)",
-        ),
-        column("deviation_sd", "Odchylka (σ)", "Deviation (σ)"),
+        ROUNDS,
+        STAKES,
+        PAYOUTS,
+        GGR,
+        ACTUAL_RTP,
+        THEORETICAL_RTP,
+        DEVIATION_SD,
         column("flagged", "Mimo ±3σ", "Beyond ±3σ"),
-        column("findings", "Nálezů", "Findings"),
-        column(
-            "findings_amount_h",
-            "Částka nálezů (Kč)",
-            "Findings' amount (CZK)",
-        ),
-        column("provisional", "Předběžné", "Provisional"),
+        FINDINGS,
+        FINDINGS_AMOUNT,
+        PROVISIONAL,
     ]
 };
 

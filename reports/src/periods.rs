@@ -14,7 +14,7 @@ use rules::operations::{
 };
 use serde::Serialize;
 
-use crate::sheet::columns::{GAME, TABLE};
+use crate::sheet::columns::{DIFFERENCE, GAME, MONTH, PROVISIONAL, ROUNDS, TABLE};
 use crate::ReportError;
 
 use rules::gaming_day::{GamingDayClock, Month};
@@ -331,8 +331,8 @@ fn rounds_outside(
 const PERIOD_COLUMNS: [crate::sheet::Column; 19] = {
     use crate::sheet::column;
     [
-        column("month", "Měsíc", "Month"),
-        column("provisional", "Předběžné", "Provisional"),
+        MONTH,
+        PROVISIONAL,
         TABLE,
         GAME,
         column("period_id", "Období", "Period"),
@@ -356,7 +356,7 @@ const PERIOD_COLUMNS: [crate::sheet::Column; 19] = {
             "Výsledek stolu dle počítání (Kč)",
             "Table win by the count (CZK)",
         ),
-        column("rounds", "Kol", "Rounds"),
+        ROUNDS,
         column("stakes_h", "Vklady (Kč)", "Stakes (CZK)"),
         column(
             "returned_stakes_h",
@@ -369,7 +369,7 @@ const PERIOD_COLUMNS: [crate::sheet::Column; 19] = {
             "Výsledek kol (Kč)",
             "Rounds' result (CZK)",
         ),
-        column("difference_h", "Rozdíl (Kč)", "Difference (CZK)"),
+        DIFFERENCE,
     ]
 };
 

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
 use crate::day_rounds::rounds_with_lookback;
-use crate::sheet::columns::{GAMING_DAY, TABLE};
+use crate::sheet::columns::{GAMING_DAY, ROUNDS, TABLE};
 use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
 
@@ -46,7 +46,7 @@ const PEOPLE_COLUMNS: [Column; 9] = [
     TABLE,
     column("shoe_id", "Sáňky (shoe)", "Shoe"),
     column("from_shuffle", "Od zamíchání", "From the shuffle"),
-    column("rounds", "Kol", "Rounds"),
+    ROUNDS,
     column(
         "first_seq_no",
         "První kolo (seq_no)",

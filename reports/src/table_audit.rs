@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
 use crate::day_rounds::rounds_with_lookback;
-use crate::sheet::columns::{GAME, GAMING_DAY, PLAYED_AT, TABLE};
+use crate::sheet::columns::{DESCRIPTION, GAME, GAMING_DAY, PLAYED_AT, TABLE};
 use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
 
@@ -59,7 +59,7 @@ const PEOPLE_COLUMNS: [Column; 8] = [
         "Porovnáno s kolem (seq_no)",
         "Compared with round (seq_no)",
     ),
-    column("message", "Popis", "Description"),
+    DESCRIPTION,
 ];
 
 impl DayAudit for TableAudit {

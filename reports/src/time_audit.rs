@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
 use crate::day_rounds::rounds_with_lookback;
-use crate::sheet::columns::{GAME, GAMING_DAY, PLAYED_AT, TABLE};
+use crate::sheet::columns::{GAME, GAMING_DAY, HAND_SEQ_NO, PLAYED_AT, TABLE};
 use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
 
@@ -47,7 +47,7 @@ const PEOPLE_COLUMNS: [Column; 7] = [
     GAMING_DAY,
     TABLE,
     GAME,
-    column("seq_no", "Hra (seq_no)", "Hand (seq_no)"),
+    HAND_SEQ_NO,
     PLAYED_AT,
     column(
         "last_paid_until",

@@ -16,7 +16,7 @@ use rules::roulette::layout::{POCKETS, WHEEL_ORDER};
 use rules::GameCode;
 
 use crate::chi_square;
-use crate::sheet::columns::{GAME, TABLE};
+use crate::sheet::columns::{GAME, MONTH, PROVISIONAL, TABLE};
 use crate::ReportError;
 use rules::gaming_day::{GamingDayClock, Month};
 
@@ -287,8 +287,8 @@ pub fn to_csv(statistics: &WheelStatistics) -> Result<String, ReportError> {
 const PEOPLE_COLUMNS: [crate::sheet::Column; 17] = {
     use crate::sheet::column;
     [
-        column("month", "Měsíc", "Month"),
-        column("provisional", "Předběžné", "Provisional"),
+        MONTH,
+        PROVISIONAL,
         TABLE,
         GAME,
         column("spins", "Roztočení", "Spins"),

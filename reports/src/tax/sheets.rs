@@ -4,6 +4,7 @@
 use chrono::NaiveDate;
 
 use super::report::TaxReport;
+use crate::sheet::columns::{DIFFERENCE, PROVISIONAL, RETURNED_STAKES, STAKES};
 use crate::sheet::{column, Audience, Cell, Column, CsvWriter, Language, Sheet};
 use crate::ReportError;
 
@@ -206,14 +207,10 @@ const PEOPLE_COLUMNS: [Column; 13] = {
         column("category", "Dílčí základ", "Partial base"),
         column("first_gaming_day", "Od herního dne", "From gaming day"),
         column("last_gaming_day", "Do herního dne", "To gaming day"),
-        column("stakes_h", "Vsazeno (Kč)", "Staked (CZK)"),
-        column(
-            "returned_stakes_h",
-            "Vrácené sázky (Kč)",
-            "Stakes returned (CZK)",
-        ),
+        STAKES,
+        RETURNED_STAKES,
         column("wins_h", "Vyplacené výhry (Kč)", "Wins paid (CZK)"),
-        column("difference_h", "Rozdíl (Kč)", "Difference (CZK)"),
+        DIFFERENCE,
         column(
             "rounded_base_h",
             "Základ zaokrouhlený (Kč)",
@@ -222,7 +219,7 @@ const PEOPLE_COLUMNS: [Column; 13] = {
         column("rate_pct", "Sazba (%)", "Rate (%)"),
         column("tax_h", "Daň (Kč)", "Tax (CZK)"),
         column("due_date", "Splatnost", "Due"),
-        column("provisional", "Předběžné", "Provisional"),
+        PROVISIONAL,
     ]
 };
 
