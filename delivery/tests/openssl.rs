@@ -30,6 +30,74 @@ fn identity(pki: &Pki, name: &str, ca: &str) -> Identity {
 }
 
 /// A stand-in for a package ZIP: bytes of every value, longer than a block.
+/// `openssl cms` sealing `input` as CAdES (SHA-256, content enveloped, DER) with the seal's
+/// certificate and key into `out`.
+fn cades_seal_args<'a>(
+    input: &'a str,
+    certificate: &'a str,
+    key: &'a str,
+    out: &'a str,
+) -> Vec<&'a str> {
+    vec![
+        "cms",
+        "-sign",
+        "-binary",
+        "-nodetach",
+        "-cades",
+        "-md",
+        "sha256",
+        "-in",
+        input,
+        "-signer",
+        certificate,
+        "-inkey",
+        key,
+        "-outform",
+        "DER",
+        "-out",
+        out,
+    ]
+}
+
+/// `openssl cms` encrypting `input` (AES-256, DER) to the operator's encryption certificate into
+/// `out`.
+fn encrypt_args<'a>(input: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "cms",
+        "-encrypt",
+        "-binary",
+        "-aes256",
+        "-in",
+        input,
+        "-outform",
+        "DER",
+        "-out",
+        out,
+        "-recip",
+        "operator-encryption.pem",
+    ]
+}
+
+/// `openssl cms` decrypting package.zip.p7e (DER) with a recipient's certificate and key into
+/// `out`.
+fn decrypt_package_args<'a>(certificate: &'a str, key: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "cms",
+        "-decrypt",
+        "-binary",
+        "-inform",
+        "DER",
+        "-in",
+        "package.zip.p7e",
+        "-recip",
+        certificate,
+        "-inkey",
+        key,
+        "-out",
+        out,
+    ]
+}
+
 fn package() -> Vec<u8> {
     (0..70_000u32).map(|i| (i * 7 % 251) as u8).collect()
 }
@@ -119,41 +187,18 @@ fn openssl_verifies_the_seal_and_decrypts_what_dozor_sealed() {
     // The Ministry decrypts the ZIP with its key, and so does the operator with its own.
     for recipient in ["ministry-encryption", "operator-encryption"] {
         let out = format!("{recipient}.zip");
-        pki.run(&[
-            "cms",
-            "-decrypt",
-            "-binary",
-            "-inform",
-            "DER",
-            "-in",
-            "package.zip.p7e",
-            "-recip",
-            &format!("{recipient}.pem"),
-            "-inkey",
-            &format!("{recipient}.key"),
-            "-out",
-            &out,
-        ]);
+        let (certificate, key) = (format!("{recipient}.pem"), format!("{recipient}.key"));
+        pki.run(&decrypt_package_args(&certificate, &key, &out));
         assert_eq!(std::fs::read(pki.path(&out)).unwrap(), zip, "{recipient}");
     }
     // A certificate it was not encrypted to gets nothing.
     let refused = Command::new("openssl")
         .current_dir(pki.dir.path())
-        .args([
-            "cms",
-            "-decrypt",
-            "-binary",
-            "-inform",
-            "DER",
-            "-in",
-            "package.zip.p7e",
-            "-recip",
+        .args(decrypt_package_args(
             "ministry-seal.pem",
-            "-inkey",
             "ministry-seal.key",
-            "-out",
             "nothing.zip",
-        ])
+        ))
         .output()
         .unwrap();
     assert!(!refused.status.success());
@@ -175,39 +220,13 @@ fn dozor_opens_what_openssl_seals_and_encrypts() {
     let ministry_seal = certificate(&pki, "ministry-seal");
     let operator = identity(&pki, "operator-encryption", "operator-ca");
     for stream in [false, true] {
-        let mut sign = vec![
-            "cms",
-            "-sign",
-            "-binary",
-            "-nodetach",
-            "-cades",
-            "-md",
-            "sha256",
-            "-in",
+        let mut sign = cades_seal_args(
             "confirmation.xml",
-            "-signer",
             "ministry-seal.pem",
-            "-inkey",
             "ministry-seal.key",
-            "-outform",
-            "DER",
-            "-out",
             "confirmation.p7s",
-        ];
-        let mut encrypt = vec![
-            "cms",
-            "-encrypt",
-            "-binary",
-            "-aes256",
-            "-in",
-            "confirmation.xml",
-            "-outform",
-            "DER",
-            "-out",
-            "confirmation.p7e",
-            "-recip",
-            "operator-encryption.pem",
-        ];
+        );
+        let mut encrypt = encrypt_args("confirmation.xml", "confirmation.p7e");
         if stream {
             sign.push("-stream");
             encrypt.push("-stream");
@@ -227,22 +246,9 @@ fn dozor_opens_what_openssl_seals_and_encrypts() {
         );
     }
     // RSA-OAEP key transport, as some writers choose.
-    pki.run(&[
-        "cms",
-        "-encrypt",
-        "-binary",
-        "-aes256",
-        "-in",
-        "confirmation.xml",
-        "-outform",
-        "DER",
-        "-out",
-        "oaep.p7e",
-        "-recip",
-        "operator-encryption.pem",
-        "-keyopt",
-        "rsa_padding_mode:oaep",
-    ]);
+    let mut oaep = encrypt_args("confirmation.xml", "oaep.p7e");
+    oaep.extend(["-keyopt", "rsa_padding_mode:oaep"]);
+    pki.run(&oaep);
     let encrypted = std::fs::read(pki.path("oaep.p7e")).unwrap();
     assert_eq!(decrypt(&encrypted, &operator).unwrap(), confirmation);
 }
@@ -251,25 +257,12 @@ fn dozor_opens_what_openssl_seals_and_encrypts() {
 fn a_seal_by_anyone_else_or_over_other_bytes_does_not_hold() {
     let pki = Pki::new();
     std::fs::write(pki.path("data.xml"), b"<potvrzeni>OK</potvrzeni>").unwrap();
-    pki.run(&[
-        "cms",
-        "-sign",
-        "-binary",
-        "-nodetach",
-        "-cades",
-        "-md",
-        "sha256",
-        "-in",
+    pki.run(&cades_seal_args(
         "data.xml",
-        "-signer",
         "stranger-seal.pem",
-        "-inkey",
         "stranger-seal.key",
-        "-outform",
-        "DER",
-        "-out",
         "stranger.p7s",
-    ]);
+    ));
     let stranger = std::fs::read(pki.path("stranger.p7s")).unwrap();
     let ministry = [certificate(&pki, "ministry-seal")];
     let e = open_seal(&stranger, &ministry).unwrap_err().to_string();
