@@ -5,7 +5,7 @@
 use chrono::NaiveDate;
 use diesel::PgConnection;
 use rules::ofc::audit_fantasy_sequence;
-use rules::{GameCode, PlanBook, Round};
+use rules::{GameCode, Round};
 use serde::Serialize;
 
 use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
@@ -104,16 +104,6 @@ impl DayAudit for FantasyAudit {
     }
 
     fn machine_line(day: NaiveDate, line: &FantasyLine) -> Vec<Cell> {
-        vec![
-            Cell::Day(day),
-            Cell::Text(line.table_id.clone()),
-            Cell::unsigned(line.previous_seq_no),
-            Cell::unsigned(line.seq_no),
-            Cell::Text(line.message.clone()),
-        ]
-    }
-
-    fn people_line(day: NaiveDate, line: &FantasyLine, _: &PlanBook, _: Language) -> Vec<Cell> {
         vec![
             Cell::Day(day),
             Cell::Text(line.table_id.clone()),
