@@ -80,8 +80,20 @@ impl RegistryHistory {
         match event {
             RegistryEvent::TableRegistered { .. } => self.register_table(index, event)?,
             RegistryEvent::TableLimitsSet { .. } => self.set_limits(index, received_at, event)?,
-            RegistryEvent::TableKeyAdded { .. } => self.add_table_key(index, event)?,
-            RegistryEvent::TableKeyRevoked { .. } => self.revoke_table_key(index, event)?,
+            RegistryEvent::TableKeyAdded {
+                table_id,
+                key_id,
+                public_key,
+                valid_from,
+                ..
+            } => self.add_table_key(index, table_id, key_id, public_key, valid_from)?,
+            RegistryEvent::TableKeyRevoked {
+                table_id,
+                key_id,
+                revoked_at,
+                reason,
+                ..
+            } => self.revoke_table_key(index, table_id, key_id, revoked_at, reason)?,
             RegistryEvent::ApiKeyCreated { .. } | RegistryEvent::ApiKeyRevoked { .. } => {
                 self.api_keys.apply(index, received_at, event)?;
             }
@@ -212,19 +224,14 @@ impl RegistryHistory {
     }
 
     /// A `table_key_added` event: another key of a registered table.
-    fn add_table_key(&mut self, index: u64, event: &RegistryEvent) -> Result<(), String> {
-        let RegistryEvent::TableKeyAdded {
-            table_id,
-            key_id,
-            public_key,
-            valid_from,
-            ..
-        } = event
-        else {
-            return Err(format!(
-                "registry event {index} is not a table key's addition"
-            ));
-        };
+    fn add_table_key(
+        &mut self,
+        index: u64,
+        table_id: &str,
+        key_id: &str,
+        public_key: &str,
+        valid_from: &str,
+    ) -> Result<(), String> {
         if !self.tables.contains_key(table_id) {
             return Err(format!(
                 "key {key_id} is added to table `{table_id}`, which is not registered"
@@ -236,24 +243,19 @@ impl RegistryHistory {
     }
 
     /// A `table_key_revoked` event: a key of the table it names, revoked once.
-    fn revoke_table_key(&mut self, index: u64, event: &RegistryEvent) -> Result<(), String> {
-        let RegistryEvent::TableKeyRevoked {
-            table_id,
-            key_id,
-            revoked_at,
-            reason,
-            ..
-        } = event
-        else {
-            return Err(format!(
-                "registry event {index} is not a table key's revocation"
-            ));
-        };
+    fn revoke_table_key(
+        &mut self,
+        index: u64,
+        table_id: &str,
+        key_id: &str,
+        revoked_at: &str,
+        reason: &str,
+    ) -> Result<(), String> {
         let revoked_at = parse_ledger_time(revoked_at)?;
         let key = self
             .keys
             .get_mut(key_id)
-            .filter(|k| &k.table_id == table_id)
+            .filter(|k| k.table_id == table_id)
             .ok_or_else(|| {
                 format!("revocation of key {key_id}, which is not a key of table `{table_id}`")
             })?;
@@ -263,7 +265,7 @@ impl RegistryHistory {
         key.revocation = Some(Revocation {
             index,
             revoked_at,
-            reason: reason.clone(),
+            reason: reason.to_owned(),
         });
         Ok(())
     }
