@@ -156,6 +156,39 @@ impl Finding {
         Finding::new(kind, None, None, None, message)
     }
 
+    /// A bet that won more than the plan's maximum. The message reads `bet <id>: <won> <won_h>,
+    /// above the plan's <limit> of <max_h>` (`won`: "paid", "a net win of").
+    pub fn win_above_maximum(
+        bet_id: &str,
+        won: &str,
+        won_h: i64,
+        limit: &str,
+        max_h: i64,
+    ) -> Finding {
+        Finding::new(
+            FindingKind::WinAboveMaximum,
+            Some(bet_id),
+            Some(max_h),
+            Some(won_h),
+            format!(
+                "bet {bet_id}: {won} {}, above the plan's {limit} of {}",
+                crate::money::format_czk(won_h),
+                crate::money::format_czk(max_h)
+            ),
+        )
+    }
+
+    /// Cards burned other than the rule says, or `None` when `burned` is `expected`. The
+    /// message reads `<burned> cards burned; <rule>`.
+    pub fn burns(burned: usize, expected: usize, rule: std::fmt::Arguments<'_>) -> Option<Finding> {
+        (burned != expected).then(|| {
+            Finding::note(
+                FindingKind::CardsInconsistent,
+                format!("{burned} cards burned; {rule}"),
+            )
+        })
+    }
+
     /// An overpaid or underpaid bet, or `None` when it was paid as the plan requires. The
     /// message reads `<subject>: overpaid; paid …, the plan requires …<context>`.
     pub fn payout(

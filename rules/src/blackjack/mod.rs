@@ -191,19 +191,13 @@ fn check_bet(
         _ => None,
     };
     if let Some(max) = max_win.filter(|max| bet.paid_h > *max) {
-        findings.push(Finding {
-            kind: FindingKind::WinAboveMaximum,
-            bet_ids: Some(vec![bet.bet_id.clone()]),
-            expected_h: Some(max),
-            actual_h: Some(bet.paid_h),
-            amount_h: bet.paid_h - max,
-            message: format!(
-                "bet {}: paid {}, above the plan's maximum possible win of {}",
-                bet.bet_id,
-                format_czk(bet.paid_h),
-                format_czk(max)
-            ),
-        });
+        findings.push(Finding::win_above_maximum(
+            &bet.bet_id,
+            "paid",
+            bet.paid_h,
+            "maximum possible win",
+            max,
+        ));
     }
 }
 
@@ -462,17 +456,14 @@ fn check_box_limits(
 fn check_cards(round: &BlackjackRound, bp: &BlackjackPlan, findings: &mut Vec<Finding>) {
     let expected_burns = usize::from(bp.burn_after_shuffle) * usize::from(round.shuffled)
         + usize::from(bp.burn_after_dealer_change) * usize::from(round.dealer_changed);
-    if round.burned.len() != expected_burns {
-        findings.push(Finding::note(
-            FindingKind::CardsInconsistent,
-            format!(
-                "{} cards burned; the plan burns {} after a shuffle and {} after a dealer change, {expected_burns} here",
-                round.burned.len(),
-                bp.burn_after_shuffle,
-                bp.burn_after_dealer_change
-            ),
-        ));
-    }
+    findings.extend(Finding::burns(
+        round.burned.len(),
+        expected_burns,
+        format_args!(
+            "the plan burns {} after a shuffle and {} after a dealer change, {expected_burns} here",
+            bp.burn_after_shuffle, bp.burn_after_dealer_change
+        ),
+    ));
     let mut seen = [0u8; 52];
     for card in round.burned.iter().chain(&round.deal) {
         let count = &mut seen[card.ordinal()];

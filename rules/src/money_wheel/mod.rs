@@ -168,19 +168,13 @@ pub fn adjudicate<'a>(
         }
         let net_h = bet.paid_h.saturating_sub(bet.stake_h);
         if winning.is_some() && net_h > wp.max_net_win_h {
-            findings.push(Finding {
-                kind: FindingKind::WinAboveMaximum,
-                bet_ids: Some(vec![bet.bet_id.clone()]),
-                expected_h: Some(wp.max_net_win_h),
-                actual_h: Some(net_h),
-                amount_h: net_h - wp.max_net_win_h,
-                message: format!(
-                    "bet {}: a net win of {}, above the plan's maximum net win of {}",
-                    bet.bet_id,
-                    format_czk(net_h),
-                    format_czk(wp.max_net_win_h)
-                ),
-            });
+            findings.push(Finding::win_above_maximum(
+                &bet.bet_id,
+                "a net win of",
+                net_h,
+                "maximum net win",
+                wp.max_net_win_h,
+            ));
         }
         totals.add(BetVerdict {
             bet_id: &bet.bet_id,

@@ -145,16 +145,14 @@ fn check_burned(hand: &PokerHand, findings: &mut Vec<Finding>) {
         4 => 2,
         _ => 3,
     };
-    if hand.burned.len() != streets {
-        findings.push(Finding::note(
-            FindingKind::CardsInconsistent,
-            format!(
-                "{} cards burned; the dealer burns one before each street, {streets} for a board of {}",
-                hand.burned.len(),
-                hand.board.len()
-            ),
-        ));
-    }
+    findings.extend(Finding::burns(
+        hand.burned.len(),
+        streets,
+        format_args!(
+            "the dealer burns one before each street, {streets} for a board of {}",
+            hand.board.len()
+        ),
+    ));
 }
 
 /// No seat puts in more than it started with.
@@ -395,22 +393,19 @@ impl PokerHand {
             mask | 1u32.checked_shl(u32::from(s.seat)).unwrap_or(0)
         });
         let dealt = |seat: u8| dealt_mask & 1u32.checked_shl(u32::from(seat)).unwrap_or(0) != 0;
-        for (i, a) in self.actions.iter().enumerate() {
-            if !dealt(a.seat) {
+        let seats = (self.actions.iter().map(|a| a.seat).enumerate())
+            .map(|(i, seat)| ("actions", i, seat))
+            .chain(
+                (self.awards.iter().map(|a| a.seat).enumerate())
+                    .map(|(i, seat)| ("awards", i, seat)),
+            );
+        for (field, i, seat) in seats {
+            if !dealt(seat) {
                 return Err(RecordError::impossible(
                     "seat",
-                    format!("seat {} is not dealt in", a.seat),
+                    format!("seat {seat} is not dealt in"),
                 )
-                .within(format_args!("actions[{i}]")));
-            }
-        }
-        for (i, award) in self.awards.iter().enumerate() {
-            if !dealt(award.seat) {
-                return Err(RecordError::impossible(
-                    "seat",
-                    format!("seat {} is not dealt in", award.seat),
-                )
-                .within(format_args!("awards[{i}]")));
+                .within(format_args!("{field}[{i}]")));
             }
         }
         Ok(())

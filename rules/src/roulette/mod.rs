@@ -321,19 +321,13 @@ fn check_payout(
         "",
     ));
     if !void && paid_h > rp.max_win_h {
-        findings.push(Finding {
-            kind: FindingKind::WinAboveMaximum,
-            bet_ids: Some(vec![bet.bet_id.to_string()]),
-            expected_h: Some(rp.max_win_h),
-            actual_h: Some(paid_h),
-            amount_h: paid_h - rp.max_win_h,
-            message: format!(
-                "bet {}: paid {}, above the plan's maximum possible win of {}",
-                bet.bet_id,
-                format_czk(paid_h),
-                format_czk(rp.max_win_h)
-            ),
-        });
+        findings.push(Finding::win_above_maximum(
+            &bet.bet_id,
+            "paid",
+            paid_h,
+            "maximum possible win",
+            rp.max_win_h,
+        ));
     }
 }
 

@@ -173,17 +173,14 @@ pub fn adjudicate<'a>(
         dealer_qualifies: dealer.category() >= Category::Pair,
     };
     let mut findings = Vec::new();
-    if round.burned.len() != usize::from(up.burns) {
-        findings.push(note(
-            FindingKind::CardsInconsistent,
-            None,
-            format!(
-                "{} cards burned; the plan burns {} (before the flop, before the turn and river)",
-                round.burned.len(),
-                up.burns
-            ),
-        ));
-    }
+    findings.extend(Finding::burns(
+        round.burned.len(),
+        usize::from(up.burns),
+        format_args!(
+            "the plan burns {} (before the flop, before the turn and river)",
+            up.burns
+        ),
+    ));
     let mut totals = BetTotals::default();
     for spot in &round.spots {
         check_spot(spot, up, setup, &mut findings);
