@@ -84,6 +84,11 @@ fn judge(record: &Value) -> (Vec<Finding>, TournamentFigures, Vec<(String, i64)>
     (v.findings, v.tournament.unwrap(), due)
 }
 
+/// The kinds of `findings` with their amounts in whole Kč.
+fn kinds_in_kc(findings: &[Finding]) -> Vec<(FindingKind, i64)> {
+    findings.iter().map(|f| (f.kind, f.amount_h / KC)).collect()
+}
+
 const GUARANTEED: [i64; 6] = [19_000, 11_500, 7_500, 5_000, 4_000, 3_000];
 
 #[test]
@@ -162,8 +167,7 @@ fn a_deal_among_the_last_three_keeps_their_prizes_together() {
     bigger["deal"]["shares"][2]["amount_h"] = json!(11_100 * KC);
     bigger["results"][2]["prize_h"] = json!(11_100 * KC);
     let (findings, _, _) = judge(&bigger);
-    let kinds: Vec<(FindingKind, i64)> =
-        findings.iter().map(|f| (f.kind, f.amount_h / KC)).collect();
+    let kinds = kinds_in_kc(&findings);
     assert_eq!(
         kinds,
         [
@@ -180,8 +184,7 @@ fn a_deal_among_the_last_three_keeps_their_prizes_together() {
     let mut early = record.clone();
     early["deal"]["at"] = json!("2026-11-21T19:30:00Z");
     let (findings, _, _) = judge(&early);
-    let kinds: Vec<(FindingKind, i64)> =
-        findings.iter().map(|f| (f.kind, f.amount_h / KC)).collect();
+    let kinds = kinds_in_kc(&findings);
     assert_eq!(
         kinds,
         [
@@ -326,8 +329,7 @@ fn players_out_together_with_equal_stacks_split_their_places() {
     let by_place = [16_884, 10_217, 6_663, 4_442, 3_553, 2_665];
     record["results"] = forty_entries(1_234, None, &by_place)["results"].clone();
     let (findings, _, _) = judge(&record);
-    let kinds: Vec<(FindingKind, i64)> =
-        findings.iter().map(|f| (f.kind, f.amount_h / KC)).collect();
+    let kinds = kinds_in_kc(&findings);
     assert_eq!(
         kinds,
         [(FindingKind::Overpaid, 445), (FindingKind::Underpaid, 445)]
