@@ -62,14 +62,7 @@ fn keys_count_from_their_event_and_revocations_from_theirs() {
     applied(
         &mut history,
         10,
-        &RegistryEvent::TableKeyAdded {
-            actor: Some("cli:root".into()),
-            table_id: "R1".into(),
-            previous: Some(3),
-            key_id: second.clone(),
-            public_key: second_public,
-            valid_from: format_time(t("2026-11-21T00:00:00Z")),
-        },
+        &key_added(3, second.clone(), second_public, "2026-11-21T00:00:00Z"),
     );
     applied(
         &mut history,
@@ -149,26 +142,24 @@ fn a_missing_or_inconsistent_event_is_named() {
     };
     let err = refused(&mut history, 9, &revoke_other);
     assert!(err.contains("not a key of table `R2`"), "{err}");
-    let skipped = RegistryEvent::TableKeyAdded {
-        actor: Some("cli:root".into()),
-        table_id: "R1".into(),
-        previous: Some(7),
-        key_id: public(3).0,
-        public_key: public(3).1,
-        valid_from: format_time(t("2026-11-21T06:00:00Z")),
-    };
+    let skipped = key_added(7, public(3).0, public(3).1, "2026-11-21T06:00:00Z");
     let err = refused(&mut history, 9, &skipped);
     assert!(err.contains("is missing or was inserted"), "{err}");
-    let wrong_id = RegistryEvent::TableKeyAdded {
-        actor: Some("cli:root".into()),
-        table_id: "R1".into(),
-        previous: Some(5),
-        key_id: public(4).0,
-        public_key: public(3).1,
-        valid_from: format_time(t("2026-11-21T06:00:00Z")),
-    };
+    let wrong_id = key_added(5, public(4).0, public(3).1, "2026-11-21T06:00:00Z");
     let err = refused(&mut history, 9, &wrong_id);
     assert!(err.contains("does not match"), "{err}");
+}
+
+/// A key added to table R1 from the command line, valid from `valid_from` (RFC 3339).
+fn key_added(previous: u64, key_id: String, public_key: String, valid_from: &str) -> RegistryEvent {
+    RegistryEvent::TableKeyAdded {
+        actor: Some("cli:root".into()),
+        table_id: "R1".into(),
+        previous: Some(previous),
+        key_id,
+        public_key,
+        valid_from: format_time(t(valid_from)),
+    }
 }
 
 fn api_key(previous: Option<u64>, id: &str, name: &str, role: Role) -> RegistryEvent {
