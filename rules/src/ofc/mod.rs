@@ -223,11 +223,7 @@ fn clear_chip_amounts(findings: &mut [Finding]) {
     }
 }
 
-pub fn adjudicate<'a>(
-    op: &OfcPlan,
-    plan: &'a Plan,
-    hand: &'a OfcHand,
-) -> Result<Verdict<'a>, RecordError> {
+pub fn adjudicate<'a>(op: &OfcPlan, plan: &'a Plan, hand: &'a OfcHand) -> Verdict<'a> {
     let mut findings = Vec::new();
     let n = hand.players.len();
     check_player_count(op, n, &mut findings);
@@ -289,7 +285,7 @@ pub fn adjudicate<'a>(
     if chips {
         clear_chip_amounts(&mut findings);
     }
-    Ok(Verdict {
+    Verdict {
         stakes_h,
         expected_paid_h,
         paid_h,
@@ -302,7 +298,7 @@ pub fn adjudicate<'a>(
             &hand.table_id,
             hand.seq_no,
         )
-    })
+    }
 }
 
 impl Game for OfcHand {
@@ -334,7 +330,7 @@ impl Game for OfcHand {
     }
 
     fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {
-        adjudicate(plan.open_face_chinese()?, plan, self)
+        Ok(adjudicate(plan.open_face_chinese()?, plan, self))
     }
 }
 

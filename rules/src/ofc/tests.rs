@@ -46,7 +46,7 @@ fn parse(record: &Value) -> Result<OfcHand, RecordError> {
 fn judge(record: &Value) -> (Vec<Finding>, Vec<(String, u8)>, Vec<i64>) {
     let plan = plan();
     let h = parse(record).unwrap();
-    let v = adjudicate(plan.open_face_chinese().unwrap(), &plan, &h).unwrap();
+    let v = adjudicate(plan.open_face_chinese().unwrap(), &plan, &h);
     let fantasy = v
         .fantasy_next
         .unwrap_or_default()
@@ -254,7 +254,7 @@ fn the_next_hand_must_deal_the_fantasy_land_earned() {
     let plan = plan();
     // A earned 14 cards in the three-player hand.
     let first = parse(&three_players([205_000, -82_000, -123_000])).unwrap();
-    let verdict = adjudicate(plan.open_face_chinese().unwrap(), &plan, &first).unwrap();
+    let verdict = adjudicate(plan.open_face_chinese().unwrap(), &plan, &first);
     let earned = verdict.fantasy_next.clone().unwrap_or_default();
     // The next hand: A dealt 14 cards at once (the same rows, 2s discarded), B and C
     // normally: nothing to say.
@@ -465,7 +465,7 @@ fn a_tournament_hand_scores_in_chips_without_rake_or_money() {
     }
     let plan = plan();
     let h = parse(&record).unwrap();
-    let v = adjudicate(plan.open_face_chinese().unwrap(), &plan, &h).unwrap();
+    let v = adjudicate(plan.open_face_chinese().unwrap(), &plan, &h);
     assert!(v.findings.is_empty(), "{:?}", v.findings);
     assert_eq!((v.stakes_h, v.paid_h, v.expected_paid_h), (0, 0, 0));
     // B settled at +100 chips instead of +150: found, in chips, with no money amount; a rake
@@ -474,7 +474,7 @@ fn a_tournament_hand_scores_in_chips_without_rake_or_money() {
     record["players"][2]["net_h"] = json!(-1_600);
     record["players"][0]["rake_h"] = json!(2_500);
     let h = parse(&record).unwrap();
-    let v = adjudicate(plan.open_face_chinese().unwrap(), &plan, &h).unwrap();
+    let v = adjudicate(plan.open_face_chinese().unwrap(), &plan, &h);
     let found: Vec<(FindingKind, i64, &str)> = v
         .findings
         .iter()

@@ -272,11 +272,7 @@ fn check_conserved(stakes_h: i64, paid_total_h: i64, rake_h: i64, findings: &mut
 }
 
 /// Re-adjudicates a hand: the betting, the pots, the showdown, the rake.
-pub fn adjudicate<'a>(
-    pp: &PokerCashPlan,
-    plan: &'a Plan,
-    hand: &'a PokerHand,
-) -> Result<Verdict<'a>, RecordError> {
+pub fn adjudicate<'a>(pp: &PokerCashPlan, plan: &'a Plan, hand: &'a PokerHand) -> Verdict<'a> {
     let mut findings = Vec::new();
     let played = betting::replay(hand, &mut findings);
     check_stacks(hand, &played, &mut findings);
@@ -320,7 +316,7 @@ pub fn adjudicate<'a>(
         });
     }
     check_conserved(stakes_h, paid_total_h, hand.rake_h, &mut findings);
-    Ok(Verdict {
+    Verdict {
         stakes_h,
         expected_paid_h: expected_total_h,
         paid_h: paid_total_h,
@@ -332,7 +328,7 @@ pub fn adjudicate<'a>(
             &hand.table_id,
             hand.seq_no,
         )
-    })
+    }
 }
 
 impl PokerHand {
@@ -485,7 +481,7 @@ impl Game for PokerHand {
         if let Some(void) = self.void {
             return void_hand(plan, self, void);
         }
-        let mut verdict = adjudicate(plan.poker_cash()?, plan, self)?;
+        let mut verdict = adjudicate(plan.poker_cash()?, plan, self);
         verdict.findings.extend(blinds_against_posted(self, setup));
         Ok(verdict)
     }

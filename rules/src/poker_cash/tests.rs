@@ -62,7 +62,7 @@ fn judge(record: Value) -> (Vec<(u8, i64)>, Vec<Finding>) {
     let Round::PokerCash(h) = Round::parse(&record).unwrap() else {
         panic!("not poker")
     };
-    let v = adjudicate(plan.poker_cash().unwrap(), &plan, &h).unwrap();
+    let v = adjudicate(plan.poker_cash().unwrap(), &plan, &h);
     let expected = h
         .seats
         .iter()
@@ -230,9 +230,7 @@ fn the_rake_cap_counts_the_seated_players_when_the_plan_reads_it_so() {
         let Round::PokerCash(h) = Round::parse(&record).unwrap() else {
             panic!("not poker")
         };
-        adjudicate(plan.poker_cash().unwrap(), &plan, &h)
-            .unwrap()
-            .findings
+        adjudicate(plan.poker_cash().unwrap(), &plan, &h).findings
     };
     // Seated: 6 players at the table, cap 300 Kč — the 300 Kč taken is right.
     assert_eq!(judge_seated(record(Some(6))), []);

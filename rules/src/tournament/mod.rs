@@ -124,11 +124,7 @@ fn check_paid_out(t: &TournamentRecord, paid_h: i64, available: i64, findings: &
     }
 }
 
-pub fn adjudicate<'a>(
-    tp: &TournamentPlan,
-    plan: &'a Plan,
-    t: &'a TournamentRecord,
-) -> Result<Verdict<'a>, RecordError> {
+pub fn adjudicate<'a>(tp: &TournamentPlan, plan: &'a Plan, t: &'a TournamentRecord) -> Verdict<'a> {
     let mut findings = Vec::new();
     entries::check(t, &mut findings);
     let moneypool = t.moneypool_h();
@@ -174,7 +170,7 @@ pub fn adjudicate<'a>(
         pool.prize_pool_h
     };
     check_paid_out(t, paid_h, available, &mut findings);
-    Ok(Verdict {
+    Verdict {
         void_reason: t.cancelled.as_ref().map(|_| "cancelled"),
         void: t.cancelled.is_some(),
         stakes_h: moneypool,
@@ -195,7 +191,7 @@ pub fn adjudicate<'a>(
             &t.table_id,
             t.seq_no,
         )
-    })
+    }
 }
 
 impl Game for TournamentRecord {
@@ -222,7 +218,7 @@ impl Game for TournamentRecord {
     }
 
     fn adjudicate<'a>(&'a self, plan: &'a Plan, _: &'a TableSetup) -> Judged<'a> {
-        adjudicate(plan.poker_tournament()?, plan, self)
+        Ok(adjudicate(plan.poker_tournament()?, plan, self))
     }
 }
 
