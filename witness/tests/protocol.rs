@@ -194,9 +194,7 @@ fn a_fork_at_the_cosigned_size_is_refused_and_kept_and_the_same_head_is_cosigned
     assert_eq!(status(add(w, 1, &[], &n1)), 200);
     // A fork needs a second head signed by the log; the sigsum key's private half is not
     // published, so a log with a test key stands in.
-    let log = own_log(4, "example.org/casino");
-    let dir = tempfile::tempdir().unwrap();
-    let w = witness_of(&dir.path().join("w.redb"), &[log.verifier()]);
+    let (_dir, log, w) = casino_witness();
     let head = |root: Hash| casino_head(&log, 2, root);
     assert_eq!(status(add(&w, 0, &[], &head([1; 32]))), 200);
     let fork = head([2; 32]);
@@ -272,6 +270,15 @@ fn signed(log: &NoteSigner, size: u8, rotate_to: Option<&NoteVerifier>) -> Strin
         None => body.text(),
     };
     log.sign(&text).unwrap()
+}
+
+/// A witness (its store in the directory) following a log with a test key under
+/// example.org/casino.
+fn casino_witness() -> (tempfile::TempDir, NoteSigner, Witness) {
+    let log = own_log(4, "example.org/casino");
+    let dir = tempfile::tempdir().unwrap();
+    let w = witness_of(&dir.path().join("w.redb"), &[log.verifier()]);
+    (dir, log, w)
 }
 
 /// The test log's (see [`own_log`]) checkpoint of `size` with `root`, signed.
@@ -394,9 +401,7 @@ fn an_empty_note_is_a_bad_request_and_evidence_is_bounded_per_log() {
     );
 
     // A log whose key signs forks without end: each kept once, at most the bound kept.
-    let log = own_log(4, "example.org/casino");
-    let dir = tempfile::tempdir().unwrap();
-    let w = witness_of(&dir.path().join("w.redb"), &[log.verifier()]);
+    let (_dir, log, w) = casino_witness();
     let head = |root: Hash| casino_head(&log, 2, root);
     assert_eq!(status(add(&w, 0, &[], &head([1; 32]))), 200);
     let fork = head([2; 32]);
