@@ -1,5 +1,9 @@
 //! dozor's HTTP API and server wiring: routes, access control and the error body. The `dozor`
 //! binary (the `cli` crate) adds the command line.
+//!
+//! Place in the map (docs/ARCHITECTURE.md): above `reports`, `ledger`, `log`, `rules` and
+//! `delivery`; only `bench` and `cli` build on it. It never depends on the simulator, the
+//! benchmarks or an HTTP client.
 
 pub mod access;
 pub mod auth;

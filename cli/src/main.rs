@@ -1,5 +1,8 @@
 //! The `dozor` command line: server, database, keys, adjudication, verification, simulation,
 //! reports and benchmarks.
+//!
+//! Place in the map (docs/ARCHITECTURE.md): the top; it may use every crate, and holds no logic
+//! another command or the server would need.
 
 mod commands;
 mod config;

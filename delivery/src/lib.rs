@@ -3,6 +3,9 @@
 //! operator's own), that sealed with a CAdES baseline-B enveloping signature made with the
 //! operator's seal; and the other way, a sealed and encrypted file from the Ministry opened and
 //! its seal checked against the Ministry's seal certificates. No I/O: bytes in, bytes out.
+//!
+//! Place in the map (docs/ARCHITECTURE.md): stands alone, importing no crate of dozor's;
+//! `reports` (the package) and `api` (the Ministry's downloads) use it.
 
 mod ber;
 pub mod certificate;

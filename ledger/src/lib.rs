@@ -1,8 +1,10 @@
-//! The ledger: canonical signed records, the hash chain, and their PostgreSQL storage.
+//! The ledger: ingest of signed records and the PostgreSQL storage of the log `dozor-log`
+//! defines (entries, the hash chain, the Merkle tree, checkpoints, the registry), with what is
+//! derived from each round and the database's own verification.
 //!
-//! Entry i is the RFC 8785 canonical JSON of `{index, received_at, prev_hash, envelope}`;
-//! its hash is the RFC 6962 leaf hash SHA-256(0x00 ‖ entry), and `prev_hash` of entry i is the
-//! hash of entry i−1 (32 zero bytes for entry 0).
+//! Place in the map (docs/ARCHITECTURE.md): above `log` and `rules`; `reports`, `api`, `bench` and
+//! `cli` build on it. `storage` is in layers: its bottom (schema, models, connection, position,
+//! tree, partitions, checkpoints) imports nothing above it; ingest's own types are in `ingest`.
 
 pub mod error;
 pub mod ingest;

@@ -5,6 +5,9 @@
 //! its hash is the RFC 6962 leaf hash SHA-256(0x00 ‖ entry), and `prev_hash` of entry i is the
 //! hash of entry i−1 (32 zero bytes for entry 0). Checkpoints are C2SP signed notes over the
 //! Merkle tree of those hashes.
+//!
+//! Place in the map (docs/ARCHITECTURE.md): above `rules` only; `verify`, `witness`, `ledger` and
+//! the simulator build on it. CI keeps it free of any database, network or async runtime.
 
 pub mod access;
 pub mod canonical;

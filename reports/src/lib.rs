@@ -1,4 +1,8 @@
 //! Reports over the ledger's derived data: findings and per-game payout/RTP reports.
+//!
+//! Place in the map (docs/ARCHITECTURE.md): above `ledger` (whose `storage::report_reads` holds
+//! every query it runs), `log`, `verify` (the export's format), `rules` and `delivery`; `api`,
+//! `bench` and `cli` build on it. It holds no SQL.
 
 pub mod archived;
 pub mod chi_square;

@@ -2,6 +2,9 @@
 //!
 //! No I/O, no clock, no randomness: a round record and a plan go in, a [`Verdict`] comes out.
 //! Plan parameters are data ([`plan`]); game mechanics are code, one module per game.
+//!
+//! Place in the map (docs/ARCHITECTURE.md): the bottom; it imports no crate of dozor's, and every
+//! other crate that judges, deals or reads a record builds on it.
 
 mod adjudication;
 pub mod blackjack;

@@ -1,6 +1,9 @@
 //! Offline verification of an inspection export (no database, no network), in named stages;
 //! the first failure names its file and line. This crate and `dozor-log` (the log format) and
 //! `dozor-rules` (the plan's rules) are all a regulator needs to read to trust a verification.
+//!
+//! Place in the map (docs/ARCHITECTURE.md): above `log` and `rules` only, on the regulator's path
+//! `cli → verify → log → rules`; `reports` uses its format to write exports.
 
 use std::path::Path;
 
