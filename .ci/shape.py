@@ -4,6 +4,7 @@
 - no crate re-exports another workspace crate's items (`pub use other_crate::…`);
 - no module imports a module that imports it back, directly or through others (file level,
   per crate; test code left out);
+- the bottom layers named in BOTTOM_LAYERS import nothing above them;
 - no non-test function over 120 lines, outside the declarative tables named in ALLOWED_LONG;
 - no non-test file over 800 lines.
 
@@ -18,6 +19,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MAX_FUNCTION = 120
 MAX_FILE = 800
+# Bottom layers, per crate: modules that may import only each other (and other crates). The
+# ledger's storage stands on these; appending, the registry, rotation, archives, reads and
+# verification are above them, and ingest's own types sit beside them.
+BOTTOM_LAYERS = {
+    "ledger": {
+        "error", "ingest::submission", "storage::schema", "storage::models",
+        "storage::connection", "storage::columns", "storage::position", "storage::tree",
+        "storage::partitions", "storage::checkpoints", "storage::tenures",
+        "storage::registry_log", "storage::verify_failure",
+    },
+}
 # Declarative tables: a list read as a table, longer than a screen by nature.
 ALLOWED_LONG = {
     ("api/src/openapi_constraints.rs", "apply"),
@@ -325,6 +337,23 @@ def main():
                         rel_a = crate.modules[a].relative_to(ROOT)
                         rel_b = crate.modules[b].relative_to(ROOT)
                         broken.append(f"    {rel_a} -> {rel_b}   ({path})")
+
+    for crate in crates:
+        bottom = BOTTOM_LAYERS.get(crate.name, set())
+        why = {}
+        edges = module_edges(crate, why)
+        for name in sorted(bottom):
+            module = tuple(name.split("::"))
+            if module not in crate.modules:
+                broken.append(f"bottom layer of {crate.directory} names no module: {name}")
+                continue
+            for target in sorted(edges[module]):
+                if "::".join(target) not in bottom:
+                    rel = crate.modules[module].relative_to(ROOT)
+                    broken.append(
+                        f"bottom layer imports above it: {rel} -> "
+                        f"{crate.modules[target].relative_to(ROOT)} ({why[(module, target)]})"
+                    )
 
     for crate in crates:
         for module, code in crate.texts.items():
