@@ -41,6 +41,68 @@ fn spot(hole: &str, ante: i64, play: Option<(&str, i64)>, trips: i64, paid: [i64
 
 use crate::test_support::verdict_with;
 
+/// A round of one spot.
+fn one_spot(
+    dealer: &str,
+    board: &str,
+    hole: &str,
+    ante: i64,
+    play: Option<(&str, i64)>,
+    trips: i64,
+    paid: [i64; 4],
+) -> Value {
+    round(dealer, board, json!([spot(hole, ante, play, trips, paid)]))
+}
+
+/// Player 9♣ 9♦ against the dealer's K♠ K♦ on 2♥ 7♣ J♦ 4♠ 3♣ with a 100 Kč Ante, nothing paid.
+fn nines_against_kings(play: (&str, i64), trips: i64) -> Value {
+    one_spot(
+        "Ks Kd",
+        "2h 7c Jd 4s 3c",
+        "9c 9d",
+        10_000,
+        Some(play),
+        trips,
+        [0, 0, 0, 0],
+    )
+}
+
+/// Player A♥ 3♥ (an ace-high flush on 2♥ 7♥ 9♥ K♣ 4♦) against the dealer's Q♠ J♦, playing
+/// 4× before the flop.
+fn flush_against_queen_high(ante: i64, trips: i64, paid: [i64; 4]) -> Value {
+    one_spot(
+        "Qs Jd",
+        "2h 7h 9h Kc 4d",
+        "Ah 3h",
+        ante,
+        Some(("preflop", 4 * ante)),
+        trips,
+        paid,
+    )
+}
+
+/// Player A♠ K♠ (a royal flush with Q♠ J♠ T♠ on the board) against the dealer's 2♣ 2♦ at the
+/// 25 000 Kč maximum, playing 4× before the flop.
+fn royal_flush_at_the_maximum(paid: [i64; 4]) -> Value {
+    let (ante, play) = (2_500_000, 10_000_000);
+    let hole = "As Ks";
+    one_spot(
+        "2c 2d",
+        "Qs Js Ts 5h 8d",
+        hole,
+        ante,
+        Some(("preflop", play)),
+        ante,
+        paid,
+    )
+}
+
+/// The bets are paid `paid` and the verdict finds nothing.
+fn assert_clean_paying<const N: usize>(v: &Verdict, paid: [i64; N]) {
+    assert_eq!(expected(v), paid);
+    assert!(v.is_clean(), "{:?}", v.findings);
+}
+
 fn verdict(record: Value) -> Verdict<'static> {
     verdict_with(plan(), record)
 }
@@ -60,19 +122,8 @@ fn dealer_not_qualifying_while_the_player_has_a_flush() {
     // Ante pushes (dealer does not qualify): 100 Kč. Play 1:1: 800 Kč. Blind flush 3:2:
     // 150 + 100 = 250 Kč. Trips flush 7:1: 700 + 100 = 800 Kč.
     let paid = [10_000, 25_000, 80_000, 80_000];
-    let v = verdict(round(
-        "Qs Jd",
-        "2h 7h 9h Kc 4d",
-        json!([spot(
-            "Ah 3h",
-            10_000,
-            Some(("preflop", 40_000)),
-            10_000,
-            paid
-        )]),
-    ));
-    assert_eq!(expected(&v), paid);
-    assert!(v.is_clean(), "{:?}", v.findings);
+    let v = verdict(flush_against_queen_high(10_000, 10_000, paid));
+    assert_clean_paying(&v, paid);
 }
 
 #[test]
@@ -85,8 +136,7 @@ fn trips_on_a_folded_hand_is_settled_unless_the_plan_says_lost() {
         json!([spot("5c 5d", 10_000, None, 10_000, [0, 0, 0, 40_000])]),
     );
     let v = verdict(record.clone());
-    assert_eq!(expected(&v), [0, 0, 40_000]);
-    assert!(v.is_clean(), "{:?}", v.findings);
+    assert_clean_paying(&v, [0, 0, 40_000]);
     let mut strict = plan();
     if let Some(u) = strict.ultimate_texas_holdem.as_mut() {
         u.trips_on_fold = TripsOnFold::Lost;
@@ -100,49 +150,32 @@ fn trips_on_a_folded_hand_is_settled_unless_the_plan_says_lost() {
 fn wins_losses_and_ties_between_qualified_hands() {
     // Dealer K♠ K♦ (pair of kings) beats player 9♣ 9♦ (pair of nines) on 2♥ 7♣ J♦ 4♠ 3♣:
     // Ante, Blind and Play (2× after the flop) lose: 0.
-    let v = verdict(round(
-        "Ks Kd",
-        "2h 7c Jd 4s 3c",
-        json!([spot(
-            "9c 9d",
-            10_000,
-            Some(("flop", 20_000)),
-            0,
-            [0, 0, 0, 0]
-        )]),
-    ));
-    assert_eq!(expected(&v), [0, 0, 0]);
-    assert!(v.is_clean(), "{:?}", v.findings);
+    let v = verdict(nines_against_kings(("flop", 20_000), 0));
+    assert_clean_paying(&v, [0, 0, 0]);
     // The board A♠ K♥ Q♦ J♣ T♠ is a straight for everyone: a tie, Ante, Blind and Play
     // (1× after the river) push: 100, 100, 100 Kč.
-    let v = verdict(round(
+    let v = verdict(one_spot(
         "2c 3d",
         "As Kh Qd Jc Ts",
-        json!([spot(
-            "4c 5d",
-            10_000,
-            Some(("river", 10_000)),
-            0,
-            [10_000, 10_000, 10_000, 0]
-        )]),
+        "4c 5d",
+        10_000,
+        Some(("river", 10_000)),
+        0,
+        [10_000, 10_000, 10_000, 0],
     ));
-    assert_eq!(expected(&v), [10_000, 10_000, 10_000]);
-    assert!(v.is_clean(), "{:?}", v.findings);
+    assert_clean_paying(&v, [10_000, 10_000, 10_000]);
     // Two pair (A♣ A♦ + 7♣ 7♥) beats the dealer's pair of jacks: Ante and Play 1:1 (200 Kč,
     // 600 Kč for a 3× Play), the Blind pushes below a straight (100 Kč).
-    let v = verdict(round(
+    let v = verdict(one_spot(
         "Jh Js",
         "7c 7h 2d 9s 4c",
-        json!([spot(
-            "Ac Ad",
-            10_000,
-            Some(("preflop", 30_000)),
-            0,
-            [20_000, 10_000, 60_000, 0]
-        )]),
+        "Ac Ad",
+        10_000,
+        Some(("preflop", 30_000)),
+        0,
+        [20_000, 10_000, 60_000, 0],
     ));
-    assert_eq!(expected(&v), [20_000, 10_000, 60_000]);
-    assert!(v.is_clean(), "{:?}", v.findings);
+    assert_clean_paying(&v, [20_000, 10_000, 60_000]);
 }
 
 #[test]
@@ -151,32 +184,17 @@ fn a_royal_flush_at_the_maximum_pays_14_050_000_kc() {
     // board, dealer pair of twos qualifies: Ante 50 000 + Blind 500:1 12 525 000 + Play 200 000
     // + Trips 50:1 1 275 000 = 14 050 000 Kč, exactly the plan's maximum.
     let paid = [5_000_000, 1_252_500_000, 20_000_000, 127_500_000];
-    let v = verdict(round(
-        "2c 2d",
-        "Qs Js Ts 5h 8d",
-        json!([spot(
-            "As Ks",
-            2_500_000,
-            Some(("preflop", 10_000_000)),
-            2_500_000,
-            paid
-        )]),
-    ));
+    let v = verdict(royal_flush_at_the_maximum(paid));
     assert_eq!(expected(&v), paid);
     assert_eq!(paid.iter().sum::<i64>(), 1_405_000_000);
     assert!(v.is_clean(), "{:?}", v.findings);
     // Paying 1 Kč more is an overpayment and above the maximum.
-    let v = verdict(round(
-        "2c 2d",
-        "Qs Js Ts 5h 8d",
-        json!([spot(
-            "As Ks",
-            2_500_000,
-            Some(("preflop", 10_000_000)),
-            2_500_000,
-            [5_000_100, 1_252_500_000, 20_000_000, 127_500_000]
-        )]),
-    ));
+    let v = verdict(royal_flush_at_the_maximum([
+        5_000_100,
+        1_252_500_000,
+        20_000_000,
+        127_500_000,
+    ]));
     assert_eq!(
         kinds(&v),
         [FindingKind::Overpaid, FindingKind::WinAboveMaximum]
@@ -186,30 +204,10 @@ fn a_royal_flush_at_the_maximum_pays_14_050_000_kc() {
 #[test]
 fn play_multiples_blind_equal_to_ante_trips_not_above_it_and_burns() {
     // 2× before the flop is not allowed (3× or 4×).
-    let v = verdict(round(
-        "Ks Kd",
-        "2h 7c Jd 4s 3c",
-        json!([spot(
-            "9c 9d",
-            10_000,
-            Some(("preflop", 20_000)),
-            0,
-            [0, 0, 0, 0]
-        )]),
-    ));
+    let v = verdict(nines_against_kings(("preflop", 20_000), 0));
     assert_eq!(kinds(&v), [FindingKind::IllegalDecision]);
     // Trips 200 Kč above a 100 Kč Ante; and one card burned instead of two.
-    let mut record = round(
-        "Ks Kd",
-        "2h 7c Jd 4s 3c",
-        json!([spot(
-            "9c 9d",
-            10_000,
-            Some(("flop", 20_000)),
-            20_000,
-            [0, 0, 0, 0]
-        )]),
-    );
+    let mut record = nines_against_kings(("flop", 20_000), 20_000);
     record["burned"] = json!(["2s"]);
     let v = verdict(record);
     assert_eq!(
@@ -220,17 +218,7 @@ fn play_multiples_blind_equal_to_ante_trips_not_above_it_and_burns() {
         ]
     );
     // A Blind that is not the Ante.
-    let mut record = round(
-        "Ks Kd",
-        "2h 7c Jd 4s 3c",
-        json!([spot(
-            "9c 9d",
-            10_000,
-            Some(("flop", 20_000)),
-            0,
-            [0, 0, 0, 0]
-        )]),
-    );
+    let mut record = nines_against_kings(("flop", 20_000), 0);
     record["spots"][0]["bets"][1]["stake_h"] = json!(5_000);
     let v = verdict(record);
     assert_eq!(kinds(&v), [FindingKind::BetNotAllowed]);
@@ -238,17 +226,7 @@ fn play_multiples_blind_equal_to_ante_trips_not_above_it_and_burns() {
 
 #[test]
 fn unreadable_records_are_refused_and_impossible_ones_kept_with_a_finding() {
-    let good = round(
-        "Ks Kd",
-        "2h 7c Jd 4s 3c",
-        json!([spot(
-            "9c 9d",
-            10_000,
-            Some(("flop", 20_000)),
-            0,
-            [0, 0, 0, 0]
-        )]),
-    );
+    let good = nines_against_kings(("flop", 20_000), 0);
     assert!(Round::parse(&good).is_ok());
     // A card dealt twice from the one deck is readable: kept, with a finding saying so. The
     // spot's money as reported: 100 Kč Ante + 100 Kč Blind + 200 Kč Play = 40 000 h staked,
@@ -343,17 +321,7 @@ fn round_statistics_price_ante_blind_play_by_the_exact_house_edge_and_trips_by_i
         (figures.trips_rtp.num, figures.trips_rtp.den),
         (6_455_243, 6_689_228)
     );
-    let record = round(
-        "Qs Jd",
-        "2h 7h 9h Kc 4d",
-        json!([spot(
-            "Ah 3h",
-            10_000,
-            Some(("preflop", 40_000)),
-            5_000,
-            [10_000, 25_000, 80_000, 40_000]
-        )]),
-    );
+    let record = flush_against_queen_high(10_000, 5_000, [10_000, 25_000, 80_000, 40_000]);
     let Round::UltimateTexasHoldem(r) = Round::parse(&record).unwrap() else {
         panic!("not UTH")
     };
@@ -387,17 +355,7 @@ fn ante_blind_and_trips_are_judged_by_the_tables_posted_limits() {
     // Ante and Blind are each over the posted 1 000 Kč by 1 000 Kč = 100 000 h; Trips over the
     // posted 500 Kč by 1 500 Kč = 150 000 h. The Play bet follows the Ante: no limit of its own.
     let paid = [200_000, 500_000, 1_600_000, 1_600_000];
-    let record = round(
-        "Qs Jd",
-        "2h 7h 9h Kc 4d",
-        json!([spot(
-            "Ah 3h",
-            200_000,
-            Some(("preflop", 800_000)),
-            200_000,
-            paid
-        )]),
-    );
+    let record = flush_against_queen_high(200_000, 200_000, paid);
     let v = crate::test_support::verdict_at(plan(), setup, record.clone());
     let found = crate::test_support::kinds_and_amounts(&v.findings);
     assert_eq!(
