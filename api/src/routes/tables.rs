@@ -41,109 +41,59 @@ pub struct RegisterTable {
     pub limits: Option<Limits>,
 }
 
-/// A table's posted limits in haléře, inside the plan's own. Each game posts its full set:
-/// roulette `min_bet_h`, `max_straight_up_h`, `max_inside_h`, `max_outside_h`; blackjack
-/// `min_bet_h` (a main bet), `max_bet_h` (a box), `perfect_pairs_max_h`; Ultimate Texas
-/// Hold'em `min_bet_h` and `max_bet_h` (the Ante, and so the Blind), `trips_max_h`; money wheels
-/// `min_bet_h` and `max_bet_h` (a player's stake on a box); poker cash `small_blind_h` and
-/// `big_blind_h`. Other games post none.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Limits {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::json_numbers::optional_integer"
-    )]
-    #[schema(minimum = 1, example = 10000)]
-    pub min_bet_h: Option<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::json_numbers::optional_integer"
-    )]
-    #[schema(minimum = 1)]
-    pub max_bet_h: Option<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::json_numbers::optional_integer"
-    )]
-    #[schema(minimum = 1)]
-    pub max_straight_up_h: Option<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::json_numbers::optional_integer"
-    )]
-    #[schema(minimum = 1)]
-    pub max_inside_h: Option<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::json_numbers::optional_integer"
-    )]
-    #[schema(minimum = 1)]
-    pub max_outside_h: Option<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::json_numbers::optional_integer"
-    )]
-    #[schema(minimum = 1)]
-    pub perfect_pairs_max_h: Option<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::json_numbers::optional_integer"
-    )]
-    #[schema(minimum = 1)]
-    pub trips_max_h: Option<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::json_numbers::optional_integer"
-    )]
-    #[schema(minimum = 1)]
-    pub small_blind_h: Option<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::json_numbers::optional_integer"
-    )]
-    #[schema(minimum = 1)]
-    pub big_blind_h: Option<i64>,
+/// Declares the posted limits: each field an optional amount in haléře of at least 1, read as
+/// JSON Schema reads numbers, converted field by field to and from the rules' limits (which
+/// carry neither the schema nor that reading).
+macro_rules! posted_limits {
+    ($(#[$meta:meta])* pub struct $name:ident {
+        $($field:ident $(example = $example:literal)?),* $(,)?
+    }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $(
+                #[serde(
+                    default,
+                    skip_serializing_if = "Option::is_none",
+                    deserialize_with = "crate::json_numbers::optional_integer"
+                )]
+                #[schema(minimum = 1 $(, example = $example)?)]
+                pub $field: Option<i64>,
+            )*
+        }
+
+        impl From<$name> for rules::TableLimits {
+            fn from(l: $name) -> Self {
+                rules::TableLimits { $($field: l.$field),* }
+            }
+        }
+
+        impl From<&rules::TableLimits> for $name {
+            fn from(l: &rules::TableLimits) -> Self {
+                $name { $($field: l.$field),* }
+            }
+        }
+    };
 }
 
-impl From<Limits> for rules::TableLimits {
-    fn from(l: Limits) -> Self {
-        rules::TableLimits {
-            min_bet_h: l.min_bet_h,
-            max_bet_h: l.max_bet_h,
-            max_straight_up_h: l.max_straight_up_h,
-            max_inside_h: l.max_inside_h,
-            max_outside_h: l.max_outside_h,
-            perfect_pairs_max_h: l.perfect_pairs_max_h,
-            trips_max_h: l.trips_max_h,
-            small_blind_h: l.small_blind_h,
-            big_blind_h: l.big_blind_h,
-        }
-    }
-}
-
-impl From<&rules::TableLimits> for Limits {
-    fn from(l: &rules::TableLimits) -> Self {
-        Limits {
-            min_bet_h: l.min_bet_h,
-            max_bet_h: l.max_bet_h,
-            max_straight_up_h: l.max_straight_up_h,
-            max_inside_h: l.max_inside_h,
-            max_outside_h: l.max_outside_h,
-            perfect_pairs_max_h: l.perfect_pairs_max_h,
-            trips_max_h: l.trips_max_h,
-            small_blind_h: l.small_blind_h,
-            big_blind_h: l.big_blind_h,
-        }
+posted_limits! {
+    /// A table's posted limits in haléře, inside the plan's own. Each game posts its full set:
+    /// roulette `min_bet_h`, `max_straight_up_h`, `max_inside_h`, `max_outside_h`; blackjack
+    /// `min_bet_h` (a main bet), `max_bet_h` (a box), `perfect_pairs_max_h`; Ultimate Texas
+    /// Hold'em `min_bet_h` and `max_bet_h` (the Ante, and so the Blind), `trips_max_h`; money wheels
+    /// `min_bet_h` and `max_bet_h` (a player's stake on a box); poker cash `small_blind_h` and
+    /// `big_blind_h`. Other games post none.
+    pub struct Limits {
+        min_bet_h example = 10000,
+        max_bet_h,
+        max_straight_up_h,
+        max_inside_h,
+        max_outside_h,
+        perfect_pairs_max_h,
+        trips_max_h,
+        small_blind_h,
+        big_blind_h,
     }
 }
 

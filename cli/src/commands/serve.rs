@@ -92,46 +92,30 @@ impl ServeArgs {
             }
         };
         let path = |p: &Option<PathBuf>| p.as_ref().map(|p| json!(p.display().to_string()));
-        set("server.listen", self.bind.as_ref().map(|v| json!(v)));
-        set("server.workers", self.workers.map(|v| json!(v)));
-        set(
-            "gaming_day.start_hour",
-            self.gaming_day_start_hour.map(|v| json!(v)),
-        );
-        set(
-            "gaming_day.late_after_hours",
-            self.late_after_hours.map(|v| json!(v)),
-        );
+        set("server.listen", given(&self.bind));
+        set("server.workers", given(&self.workers));
+        set("gaming_day.start_hour", given(&self.gaming_day_start_hour));
+        set("gaming_day.late_after_hours", given(&self.late_after_hours));
         set("ledger.operator_key", path(&self.operator_key));
-        set(
-            "ledger.checkpoint_every",
-            self.checkpoint_every.map(|v| json!(v)),
-        );
-        set(
-            "ledger.checkpoint_seconds",
-            self.checkpoint_seconds.map(|v| json!(v)),
-        );
+        set("ledger.checkpoint_every", given(&self.checkpoint_every));
+        set("ledger.checkpoint_seconds", given(&self.checkpoint_seconds));
         set("ledger.checkpoint_witness", path(&self.checkpoint_witness));
-        set("limits.api_key_rate", self.api_key_rate.map(|v| json!(v)));
-        set("limits.api_key_burst", self.api_key_burst.map(|v| json!(v)));
-        set("limits.address_rate", self.address_rate.map(|v| json!(v)));
-        set("limits.address_burst", self.address_burst.map(|v| json!(v)));
-        set(
-            "database.owner_url",
-            self.owner_database_url.as_ref().map(|v| json!(v)),
-        );
-        set(
-            "database.replica_url",
-            self.replica_database_url.as_ref().map(|v| json!(v)),
-        );
+        set("limits.api_key_rate", given(&self.api_key_rate));
+        set("limits.api_key_burst", given(&self.api_key_burst));
+        set("limits.address_rate", given(&self.address_rate));
+        set("limits.address_burst", given(&self.address_burst));
+        set("database.owner_url", given(&self.owner_database_url));
+        set("database.replica_url", given(&self.replica_database_url));
         set("reports.tax_rates", path(&self.tax_rates));
-        set(
-            "reports.nightly_at",
-            self.nightly_at.as_ref().map(|v| json!(v)),
-        );
-        set("log.format", self.log_format.as_ref().map(|v| json!(v)));
+        set("reports.nightly_at", given(&self.nightly_at));
+        set("log.format", given(&self.log_format));
         serde_json::Value::Object(out)
     }
+}
+
+/// A flag's value as configuration, if the flag was given.
+fn given<T: serde::Serialize>(value: &Option<T>) -> Option<serde_json::Value> {
+    value.as_ref().map(|v| json!(v))
 }
 
 /// Reads the operator key, or creates one at the default place (under `origin`, or an origin
