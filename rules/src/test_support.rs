@@ -51,3 +51,15 @@ pub(crate) fn messages(findings: &[Finding], kind: FindingKind) -> Vec<&str> {
         .map(|f| f.message.as_str())
         .collect()
 }
+
+/// The findings with their amounts of `record` under the bundled plan on a table that posts
+/// `limits` for `game`.
+pub(crate) fn posted_findings(
+    game: crate::round_header::GameCode,
+    limits: Value,
+    record: Value,
+) -> Vec<(FindingKind, i64)> {
+    let plan = crate::plan::bundled_plan();
+    let setup = posting(&plan, game, limits);
+    kinds_and_amounts(&verdict_at(plan, setup, record).findings)
+}

@@ -31,6 +31,28 @@ fn side(id: &str, kind: &str, stake_h: i64, paid_h: i64) -> Value {
 
 use crate::test_support::verdict_with;
 
+/// A box that stands with a 100 Kč main bet `b1` paid `paid_h` and an insurance `i1` of
+/// `(stake_h, paid_h)`, dealt `deal`.
+fn insured_stand(deal: &str, paid_h: i64, (stake_h, insurance_paid_h): (i64, i64)) -> Value {
+    let bets = json!([
+        main_bet("b1", 10_000, paid_h),
+        side("i1", "insurance", stake_h, insurance_paid_h)
+    ]);
+    round(deal, one_box(json!([["stand"]]), bets))
+}
+
+/// Box 8♠ 8♦ against the dealer's 6♥, split twice, one hand doubled, with `bets`.
+fn split_eights(bets: Value) -> Value {
+    let hands = json!([
+        ["split"],
+        ["split"],
+        ["double"],
+        ["stand"],
+        ["hit", "stand"]
+    ]);
+    round("8s 6h 8d 8c 3d Kc Tc 2h 9s Js 7d", one_box(hands, bets))
+}
+
 fn verdict(record: Value) -> Verdict<'static> {
     verdict_with(plan(), record)
 }
@@ -87,19 +109,7 @@ fn eights_split_to_three_hands_with_a_double_and_the_dealer_busts() {
     // and stands. The dealer: 6♥ + J♠ = 16, draws 7♦ = 23, bust.
     // Stakes: 100 Kč on each of three hands, doubled on one: 400 Kč in all, every hand wins
     // 1:1: 200 + 200 + 200 … = 2 × 400 Kč = 800 Kč = 80 000 h.
-    let v = verdict(round(
-        "8s 6h 8d 8c 3d Kc Tc 2h 9s Js 7d",
-        one_box(
-            json!([
-                ["split"],
-                ["split"],
-                ["double"],
-                ["stand"],
-                ["hit", "stand"]
-            ]),
-            json!([main_bet("b1", 10_000, 80_000)]),
-        ),
-    ));
+    let v = verdict(split_eights(json!([main_bet("b1", 10_000, 80_000)])));
     assert_eq!(expected(&v, "b1"), 80_000);
     assert_eq!(v.stakes_h, 40_000);
     assert!(v.is_clean(), "{:?}", v.findings);
@@ -129,42 +139,15 @@ fn a_dealer_blackjack_takes_the_double_too_unless_the_plan_says_otherwise() {
 fn insurance_pays_2_to_1_on_a_dealer_blackjack_and_only_on_an_ace() {
     // Dealer A♠ K♦ = blackjack; insurance 50 Kč (half of 100 Kč) returns 50 × 2 + 50 = 150 Kč.
     // The player's 20 loses: 0.
-    let v = verdict(round(
-        "Tc As Qd Kd",
-        one_box(
-            json!([["stand"]]),
-            json!([
-                main_bet("b1", 10_000, 0),
-                side("i1", "insurance", 5_000, 15_000)
-            ]),
-        ),
-    ));
+    let v = verdict(insured_stand("Tc As Qd Kd", 0, (5_000, 15_000)));
     assert_eq!(expected(&v, "i1"), 15_000);
     assert!(v.is_clean(), "{:?}", v.findings);
     // Insurance above half the bet (60 Kč on 100 Kč) cannot be taken: returned, with a finding.
-    let v = verdict(round(
-        "Tc As Qd Kd",
-        one_box(
-            json!([["stand"]]),
-            json!([
-                main_bet("b1", 10_000, 0),
-                side("i1", "insurance", 6_000, 18_000)
-            ]),
-        ),
-    ));
+    let v = verdict(insured_stand("Tc As Qd Kd", 0, (6_000, 18_000)));
     assert_eq!(expected(&v, "i1"), 6_000);
     assert!(kinds(&v).contains(&FindingKind::BetNotAllowed));
     // Against a dealer 9 there is no insurance: returned (and the overpayment shown).
-    let v = verdict(round(
-        "Tc 9s Qd 8d",
-        one_box(
-            json!([["stand"]]),
-            json!([
-                main_bet("b1", 10_000, 20_000),
-                side("i1", "insurance", 5_000, 0)
-            ]),
-        ),
-    ));
+    let v = verdict(insured_stand("Tc 9s Qd 8d", 20_000, (5_000, 0)));
     // Player 20 against 9 + 8 = 17: wins 100 Kč: 20 000 h back.
     assert_eq!(expected(&v, "b1"), 20_000);
     assert_eq!(expected(&v, "i1"), 5_000);
@@ -408,22 +391,10 @@ fn round_statistics_cover_every_stake_and_price_the_main_bet_by_the_house_edge()
     // Basic strategy on six decks, no hole card, lose all: about half a per cent.
     assert!((0.004..0.006).contains(&edge), "{edge}");
     // The split eights of the case above (two splits and a double) with 25 Kč on Perfect Pairs.
-    let record = round(
-        "8s 6h 8d 8c 3d Kc Tc 2h 9s Js 7d",
-        one_box(
-            json!([
-                ["split"],
-                ["split"],
-                ["double"],
-                ["stand"],
-                ["hit", "stand"]
-            ]),
-            json!([
-                main_bet("b1", 10_000, 80_000),
-                side("pp", "perfect_pairs", 2_500, 15_000)
-            ]),
-        ),
-    );
+    let record = split_eights(json!([
+        main_bet("b1", 10_000, 80_000),
+        side("pp", "perfect_pairs", 2_500, 15_000)
+    ]));
     let v = verdict(record.clone());
     let Round::Blackjack(r) = Round::parse(&record).unwrap() else {
         panic!("not blackjack")
@@ -445,12 +416,8 @@ fn round_statistics_cover_every_stake_and_price_the_main_bet_by_the_house_edge()
 
 #[test]
 fn main_bets_and_perfect_pairs_are_judged_by_the_tables_posted_limits() {
-    let setup = crate::test_support::posting(
-        &plan(),
-        GameCode::Blackjack,
-        // Posted: 200 Kč a main bet, 5 000 Kč a box, 1 000 Kč Perfect Pairs.
-        json!({"min_bet_h": 20_000, "max_bet_h": 500_000, "perfect_pairs_max_h": 100_000}),
-    );
+    // Posted: 200 Kč a main bet, 5 000 Kč a box, 1 000 Kč Perfect Pairs.
+    let limits = json!({"min_bet_h": 20_000, "max_bet_h": 500_000, "perfect_pairs_max_h": 100_000});
     // Box A♥ K♦ against the dealer's 9♠ (no draw): blackjack pays 3:2.
     // Main bets of 100 Kč (inside the plan's 50 Kč minimum, below the table's 200 Kč: 100 Kč
     // short) and 6 000 Kč: paid 100 × 5/2 = 250 Kč and 6 000 × 5/2 = 15 000 Kč. The box holds
@@ -461,12 +428,11 @@ fn main_bets_and_perfect_pairs_are_judged_by_the_tables_posted_limits() {
         json!({"bet_id": "m2", "player": "p2", "kind": "main", "stake_h": 600_000, "paid_h": 1_500_000}),
         side("pp", "perfect_pairs", 200_000, 0)
     ]);
-    let v = crate::test_support::verdict_at(
-        plan(),
-        setup,
+    let found = crate::test_support::posted_findings(
+        GameCode::Blackjack,
+        limits,
         round("Ah 9s Kd", one_box(json!([[]]), bets.clone())),
     );
-    let found = crate::test_support::kinds_and_amounts(&v.findings);
     assert_eq!(
         found,
         [

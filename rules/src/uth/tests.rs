@@ -342,12 +342,8 @@ fn round_statistics_price_ante_blind_play_by_the_exact_house_edge_and_trips_by_i
 
 #[test]
 fn ante_blind_and_trips_are_judged_by_the_tables_posted_limits() {
-    let setup = crate::test_support::posting(
-        &plan(),
-        GameCode::UltimateTexasHoldem,
-        // Posted: Ante 100 to 1 000 Kč, Trips at most 500 Kč.
-        json!({"min_bet_h": 10_000, "max_bet_h": 100_000, "trips_max_h": 50_000}),
-    );
+    // Posted: Ante 100 to 1 000 Kč, Trips at most 500 Kč.
+    let limits = json!({"min_bet_h": 10_000, "max_bet_h": 100_000, "trips_max_h": 50_000});
     // The flush hand of `dealer_not_qualifying_while_the_player_has_a_flush` at 2 000 Kč Ante
     // and Blind, 8 000 Kč Play and 2 000 Kč Trips (Trips ≤ Ante, so the plan allows it):
     // Ante pushes 2 000 Kč; Blind flush 3:2: 3 000 + 2 000 = 5 000 Kč; Play 1:1: 16 000 Kč;
@@ -356,8 +352,8 @@ fn ante_blind_and_trips_are_judged_by_the_tables_posted_limits() {
     // posted 500 Kč by 1 500 Kč = 150 000 h. The Play bet follows the Ante: no limit of its own.
     let paid = [200_000, 500_000, 1_600_000, 1_600_000];
     let record = flush_against_queen_high(200_000, 200_000, paid);
-    let v = crate::test_support::verdict_at(plan(), setup, record.clone());
-    let found = crate::test_support::kinds_and_amounts(&v.findings);
+    let found =
+        crate::test_support::posted_findings(GameCode::UltimateTexasHoldem, limits, record.clone());
     assert_eq!(
         found,
         [
