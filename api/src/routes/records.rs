@@ -7,7 +7,7 @@ use ledger::ingest::IngestError;
 use ledger::storage::append::{AppendOutcome, Receipt, Submission};
 use serde::Serialize;
 use serde_json::json;
-use utoipa::ToSchema;
+use utoipa::{IntoResponses, ToSchema};
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::TableSigned;
@@ -50,6 +50,23 @@ impl From<&Receipt> for ReceiptView {
     }
 }
 
+/// What a submission of records is refused for before its records are read: its body's time,
+/// size and type, and its address's rate.
+#[derive(IntoResponses)]
+pub enum BodyRefusals {
+    #[response(status = 408, description = "the body did not arrive in time")]
+    Late(ErrorBody),
+    #[response(status = 413, description = "body too large")]
+    TooLarge(ErrorBody),
+    #[response(status = 415, description = "body not declared application/json")]
+    NotJson(ErrorBody),
+    #[response(
+        status = 429,
+        description = "too many requests from this address; see Retry-After"
+    )]
+    TooMany(ErrorBody),
+}
+
 /// Submit a signed record. It is verified, re-adjudicated and appended durably before the
 /// receipt is returned. The same record again returns the same receipt.
 #[utoipa::path(operation_id = "submit_record",
@@ -60,11 +77,8 @@ impl From<&Receipt> for ReceiptView {
         (status = 200, description = "this record was appended before: its original receipt", body = ReceiptView),
         (status = 400, description = "malformed JSON or envelope", body = ErrorBody),
         (status = 409, description = "a different record holds this (table_id, seq_no), or another round of the table has this round_id", body = ErrorBody),
-        (status = 408, description = "the body did not arrive in time", body = ErrorBody),
-        (status = 413, description = "body too large", body = ErrorBody),
-        (status = 415, description = "body not declared application/json", body = ErrorBody),
+        BodyRefusals,
         (status = 422, description = "bad signature, unknown table or key, wrong game, invalid record, played before the table's registration or the key's validity", body = ErrorBody),
-        (status = 429, description = "too many requests from this address; see Retry-After", body = ErrorBody),
         (status = 503, description = "not appended; safe to retry", body = ErrorBody),
     )
 )]
@@ -198,10 +212,7 @@ pub struct BatchResult {
     responses(
         (status = 200, description = "one result per record, in order", body = BatchResult),
         (status = 400, description = "not a JSON array of envelopes, or more than 1 000", body = ErrorBody),
-        (status = 408, description = "the body did not arrive in time", body = ErrorBody),
-        (status = 413, description = "body too large", body = ErrorBody),
-        (status = 415, description = "body not declared application/json", body = ErrorBody),
-        (status = 429, description = "too many requests from this address; see Retry-After", body = ErrorBody),
+        BodyRefusals,
     )
 )]
 #[post("/records/batch")]
