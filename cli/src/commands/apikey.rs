@@ -9,7 +9,6 @@ use chrono::{DateTime, Utc};
 use dozor_log::access::{ApiKeySecret, Role};
 use ledger::storage::api_keys::{self, ApiKeyRecord, NewApiKey};
 use ledger::storage::connect;
-use ledger::storage::database::Database;
 use serde_json::json;
 
 use ledger::storage::database::DatabaseChoice;
@@ -58,10 +57,7 @@ enum ApikeyCommand {
 }
 
 pub fn run(global: &DatabaseChoice, args: ApikeyArgs) -> anyhow::Result<ExitCode> {
-    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let result = run_on(global, &db.url, args);
-    db.close()?;
-    result
+    global.with_database(|url| run_on(global, url, args))
 }
 
 fn run_on(global: &DatabaseChoice, url: &str, args: ApikeyArgs) -> anyhow::Result<ExitCode> {

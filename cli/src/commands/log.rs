@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use chrono::Utc;
 use dozor_log::checkpoint::NoteSigner;
-use ledger::storage::database::Database;
 use ledger::storage::{connect, PgConnection};
 use serde_json::json;
 
@@ -78,10 +77,7 @@ enum LogCommand {
 
 pub fn run(global: &DatabaseChoice, args: LogArgs) -> anyhow::Result<ExitCode> {
     let operator = ledger::operator_key::load_existing(&global.data_dir, args.operator_key)?;
-    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let result = run_on(&db.url, &operator, args.command, global);
-    db.close()?;
-    result
+    global.with_database(|url| run_on(url, &operator, args.command, global))
 }
 
 fn run_on(

@@ -9,7 +9,6 @@ use anyhow::{anyhow, Context as _};
 use chrono::{DateTime, Utc};
 use dozor_log::registry_history::RegistryHistory;
 use ledger::storage::connect;
-use ledger::storage::database::Database;
 use ledger::storage::registry::{self, LimitsChange};
 use serde_json::json;
 
@@ -47,10 +46,7 @@ enum TableCommand {
 }
 
 pub fn run(global: &DatabaseChoice, args: TableArgs) -> anyhow::Result<ExitCode> {
-    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let result = run_on(global, &db.url, args);
-    db.close()?;
-    result
+    global.with_database(|url| run_on(global, url, args))
 }
 
 fn run_on(global: &DatabaseChoice, url: &str, args: TableArgs) -> anyhow::Result<ExitCode> {

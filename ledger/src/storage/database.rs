@@ -16,6 +16,20 @@ pub struct DatabaseChoice {
     pub data_dir: PathBuf,
 }
 
+impl DatabaseChoice {
+    /// Opens the database this names, runs `work` on its owner's URL and closes it again
+    /// whatever `work` answered (a failure to close first, then `work`'s own answer).
+    pub fn with_database<T, E: From<LedgerError>>(
+        &self,
+        work: impl FnOnce(&str) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let db = Database::open(self.database_url.clone(), &self.data_dir)?;
+        let result = work(&db.url);
+        db.close()?;
+        result
+    }
+}
+
 pub struct Database {
     /// The owner's URL: migrations, and the command-line tools that work on the database directly.
     pub url: String,
