@@ -35,6 +35,14 @@ fn spin(outcome: Value, bets: Value) -> Value {
     })
 }
 
+/// A spin that stopped on `segment` after `turns` full turns.
+fn stopped_at(segment: u32, turns: u32, bets: Value) -> Value {
+    spin(
+        json!({"result": "segment", "segment": segment, "turns": turns}),
+        bets,
+    )
+}
+
 fn bet(id: &str, player: &str, on: &str, stake_h: i64, paid_h: i64) -> Value {
     json!({"bet_id": id, "player": player, "box": on, "stake_h": stake_h, "paid_h": paid_h})
 }
@@ -84,8 +92,9 @@ fn a_layout_must_have_the_plans_segment_counts() {
 fn a_box_pays_n_to_1_plus_the_stake_when_its_segment_stops() {
     // Segment 20 is `2x`: 100 Kč on 2x gets 2 × 100 + 100 = 300 Kč; 50 Kč on 1x and 20 Kč on
     // 25x black lose.
-    let (expected, findings) = judge(spin(
-        json!({"result": "segment", "segment": 20, "turns": 4}),
+    let (expected, findings) = judge(stopped_at(
+        20,
+        4,
         json!([
             bet("b1", "p1", "2x", 10_000, 30_000),
             bet("b2", "p1", "1x", 5_000, 0),
@@ -103,8 +112,9 @@ fn a_25x_bet_wins_only_on_its_own_colour() {
     let plan = plan();
     let wp = plan.money_wheel_1.as_ref().unwrap();
     let layout = layout_1(wp);
-    let round = wheel_round(spin(
-        json!({"result": "segment", "segment": 35, "turns": 5}),
+    let round = wheel_round(stopped_at(
+        35,
+        5,
         json!([
             bet("pink", "p1", "25x_pink", 10_000, 260_000),
             bet("black", "p2", "25x_black", 10_000, 260_000)
@@ -140,8 +150,9 @@ fn fewer_than_three_turns_makes_the_spin_void_even_if_a_segment_was_paid() {
     // Two full turns, stopped on `1x` (segment 3), and the dealer paid the 1x bet 2 × 100 Kč:
     // the spin is void, each stake comes back (100 and 50 Kč), so 1x is overpaid by 100 Kč
     // and the 2x bet (paid nothing) is short of its 50 Kč.
-    let (expected, findings) = judge(spin(
-        json!({"result": "segment", "segment": 3, "turns": 2}),
+    let (expected, findings) = judge(stopped_at(
+        3,
+        2,
         json!([
             bet("b1", "p1", "1x", 10_000, 20_000),
             bet("b2", "p1", "2x", 5_000, 0)
@@ -164,8 +175,9 @@ fn limits_apply_per_player_and_box_and_the_net_win_is_capped() {
     // below 10 Kč. Segment 32 is `10x`: p1's two bets each win 10 × 6 000 + 6 000 = 66 000 Kč,
     // a net 60 000 Kč each — within the 250 000 Kč maximum net win. p3 is paid 300 000 Kč net
     // on a 10 000 Kč 10x bet (should be 110 000 Kč back): overpaid, and above the maximum.
-    let (expected, findings) = judge(spin(
-        json!({"result": "segment", "segment": 32, "turns": 3}),
+    let (expected, findings) = judge(stopped_at(
+        32,
+        3,
         json!([
             bet("b1", "p1", "10x", 600_000, 6_600_000),
             bet("b2", "p1", "10x", 600_000, 6_600_000),
@@ -188,20 +200,14 @@ fn limits_apply_per_player_and_box_and_the_net_win_is_capped() {
 #[test]
 fn a_bet_on_no_box_and_a_segment_off_the_wheel() {
     // `50x` is no box of wheel I: not accepted, its 10 Kč must be returned.
-    let (expected, findings) = judge(spin(
-        json!({"result": "segment", "segment": 0, "turns": 3}),
-        json!([bet("b1", "p1", "50x", 1_000, 0)]),
-    ));
+    let (expected, findings) = judge(stopped_at(0, 3, json!([bet("b1", "p1", "50x", 1_000, 0)])));
     assert_eq!(expected, [1_000]);
     assert_eq!(findings, [FindingKind::BetNotAllowed]);
     // Segment 36 does not exist on a 36-segment wheel (0–35): the record is refused.
     let plan = plan();
     let wp = plan.money_wheel_1.as_ref().unwrap();
     let layout = layout_1(wp);
-    let round = wheel_round(spin(
-        json!({"result": "segment", "segment": 36, "turns": 3}),
-        json!([]),
-    ));
+    let round = wheel_round(stopped_at(36, 3, json!([])));
     let e = adjudicate(wp, &plan, &on(layout), &round)
         .unwrap_err()
         .to_string();
@@ -213,8 +219,9 @@ fn round_statistics_price_each_box_by_its_segments() {
     let plan = plan();
     let wp = plan.money_wheel_1.as_ref().unwrap();
     let layout = layout_1(wp);
-    let round = wheel_round(spin(
-        json!({"result": "segment", "segment": 0, "turns": 3}),
+    let round = wheel_round(stopped_at(
+        0,
+        3,
         json!([bet("b1", "p1", "1x", 10_000, 20_000)]),
     ));
     let s = round_statistics(wp, &layout, &round);
@@ -278,8 +285,9 @@ fn a_players_stake_on_a_box_is_judged_by_the_tables_posted_limits() {
     // plan's 10 Kč, 30 Kč short of the table's 50 Kč = 3 000 h), loses. Player B: 1 500 Kč +
     // 1 000 Kč on 2x = 2 500 Kč, 500 Kč = 50 000 h over the posted 2 000 Kč; wins
     // 2 × 1 500 + 1 500 = 4 500 Kč and 2 × 1 000 + 1 000 = 3 000 Kč.
-    let round = wheel_round(spin(
-        json!({"result": "segment", "segment": 20, "turns": 4}),
+    let round = wheel_round(stopped_at(
+        20,
+        4,
         json!([
             bet("a", "A", "1x", 2_000, 0),
             bet("b1", "B", "2x", 150_000, 450_000),
@@ -301,8 +309,9 @@ fn a_players_stake_on_a_box_is_judged_by_the_tables_posted_limits() {
 fn the_maximum_per_game_sums_a_players_boxes() {
     // Player a: 6 000 Kč on 1x and 5 000 Kč on 2x; b: 10 000 Kč on 1x. The pointer stops on
     // segment 20 (2x): a's 2x pays 5 000 × 2 + 5 000 = 15 000 Kč.
-    let record = spin(
-        json!({"result": "segment", "segment": 20, "turns": 4}),
+    let record = stopped_at(
+        20,
+        4,
         json!([
             bet("1", "a", "1x", 600_000, 0),
             bet("2", "a", "2x", 500_000, 1_500_000),

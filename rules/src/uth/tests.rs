@@ -67,34 +67,30 @@ fn nines_against_kings(play: (&str, i64), trips: i64) -> Value {
     )
 }
 
+/// A spot of `hole` against `dealer` on `board` that plays 4× the Ante before the flop.
+fn four_times_before_the_flop(
+    dealer: &str,
+    board: &str,
+    hole: &str,
+    ante: i64,
+    trips: i64,
+    paid: [i64; 4],
+) -> Value {
+    let play = Some(("preflop", 4 * ante));
+    one_spot(dealer, board, hole, ante, play, trips, paid)
+}
+
 /// Player A♥ 3♥ (an ace-high flush on 2♥ 7♥ 9♥ K♣ 4♦) against the dealer's Q♠ J♦, playing
 /// 4× before the flop.
 fn flush_against_queen_high(ante: i64, trips: i64, paid: [i64; 4]) -> Value {
-    one_spot(
-        "Qs Jd",
-        "2h 7h 9h Kc 4d",
-        "Ah 3h",
-        ante,
-        Some(("preflop", 4 * ante)),
-        trips,
-        paid,
-    )
+    four_times_before_the_flop("Qs Jd", "2h 7h 9h Kc 4d", "Ah 3h", ante, trips, paid)
 }
 
 /// Player A♠ K♠ (a royal flush with Q♠ J♠ T♠ on the board) against the dealer's 2♣ 2♦ at the
-/// 25 000 Kč maximum, playing 4× before the flop.
+/// 25 000 Kč maximum (Play 4 × 25 000 = 100 000 Kč), playing 4× before the flop.
 fn royal_flush_at_the_maximum(paid: [i64; 4]) -> Value {
-    let (ante, play) = (2_500_000, 10_000_000);
-    let hole = "As Ks";
-    one_spot(
-        "2c 2d",
-        "Qs Js Ts 5h 8d",
-        hole,
-        ante,
-        Some(("preflop", play)),
-        ante,
-        paid,
-    )
+    let ante = 2_500_000;
+    four_times_before_the_flop("2c 2d", "Qs Js Ts 5h 8d", "As Ks", ante, ante, paid)
 }
 
 /// The bets are paid `paid` and the verdict finds nothing.
@@ -148,34 +144,50 @@ fn trips_on_a_folded_hand_is_settled_unless_the_plan_says_lost() {
 
 #[test]
 fn wins_losses_and_ties_between_qualified_hands() {
-    // Dealer K♠ K♦ (pair of kings) beats player 9♣ 9♦ (pair of nines) on 2♥ 7♣ J♦ 4♠ 3♣:
-    // Ante, Blind and Play (2× after the flop) lose: 0.
-    let v = verdict(nines_against_kings(("flop", 20_000), 0));
-    assert_clean_paying(&v, [0, 0, 0]);
-    // The board A♠ K♥ Q♦ J♣ T♠ is a straight for everyone: a tie, Ante, Blind and Play
-    // (1× after the river) push: 100, 100, 100 Kč.
-    let v = verdict(one_spot(
-        "2c 3d",
-        "As Kh Qd Jc Ts",
-        "4c 5d",
-        10_000,
-        Some(("river", 10_000)),
-        0,
-        [10_000, 10_000, 10_000, 0],
-    ));
-    assert_clean_paying(&v, [10_000, 10_000, 10_000]);
-    // Two pair (A♣ A♦ + 7♣ 7♥) beats the dealer's pair of jacks: Ante and Play 1:1 (200 Kč,
-    // 600 Kč for a 3× Play), the Blind pushes below a straight (100 Kč).
-    let v = verdict(one_spot(
-        "Jh Js",
-        "7c 7h 2d 9s 4c",
-        "Ac Ad",
-        10_000,
-        Some(("preflop", 30_000)),
-        0,
-        [20_000, 10_000, 60_000, 0],
-    ));
-    assert_clean_paying(&v, [20_000, 10_000, 60_000]);
+    // 100 Kč Ante and Blind, no Trips; each case: dealer, board, player, Play and what Ante,
+    // Blind and Play pay.
+    let cases = [
+        // Dealer K♠ K♦ (pair of kings) beats player 9♣ 9♦ (pair of nines) on 2♥ 7♣ J♦ 4♠ 3♣:
+        // Ante, Blind and Play (2× after the flop) lose: 0.
+        (
+            "Ks Kd",
+            "2h 7c Jd 4s 3c",
+            "9c 9d",
+            ("flop", 20_000),
+            [0, 0, 0],
+        ),
+        // The board A♠ K♥ Q♦ J♣ T♠ is a straight for everyone: a tie, Ante, Blind and Play
+        // (1× after the river) push: 100, 100, 100 Kč.
+        (
+            "2c 3d",
+            "As Kh Qd Jc Ts",
+            "4c 5d",
+            ("river", 10_000),
+            [10_000, 10_000, 10_000],
+        ),
+        // Two pair (A♣ A♦ + 7♣ 7♥) beats the dealer's pair of jacks: Ante and Play 1:1 (200 Kč,
+        // 600 Kč for a 3× Play), the Blind pushes below a straight (100 Kč).
+        (
+            "Jh Js",
+            "7c 7h 2d 9s 4c",
+            "Ac Ad",
+            ("preflop", 30_000),
+            [20_000, 10_000, 60_000],
+        ),
+    ];
+    for (dealer, board, hole, play, paid) in cases {
+        let [ante, blind, play_paid] = paid;
+        let record = one_spot(
+            dealer,
+            board,
+            hole,
+            10_000,
+            Some(play),
+            0,
+            [ante, blind, play_paid, 0],
+        );
+        assert_clean_paying(&verdict(record), paid);
+    }
 }
 
 #[test]
