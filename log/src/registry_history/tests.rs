@@ -9,16 +9,22 @@ use ed25519_dalek::SigningKey;
 
 mod log_keeping;
 
-/// Applies the event at `index` (received at [`at0`], signed by the operator), which must hold.
-fn applied(history: &mut RegistryHistory, index: u64, event: &RegistryEvent) {
-    history.apply(index, at0(), TEST_OPERATOR, event).unwrap();
+/// The steps a test takes on a history: each event received at [`at0`], signed by the operator.
+trait Steps {
+    /// Applies the event at `index`.
+    fn applied(&mut self, index: u64, event: &RegistryEvent);
+    /// Why the history refuses the event at `index`.
+    fn refused(&mut self, index: u64, event: &RegistryEvent) -> String;
 }
 
-/// Why `history` refuses the event at `index` (received at [`at0`], signed by the operator).
-fn refused(history: &mut RegistryHistory, index: u64, event: &RegistryEvent) -> String {
-    history
-        .apply(index, at0(), TEST_OPERATOR, event)
-        .unwrap_err()
+impl Steps for RegistryHistory {
+    fn applied(&mut self, index: u64, event: &RegistryEvent) {
+        self.apply(index, at0(), TEST_OPERATOR, event).unwrap();
+    }
+
+    fn refused(&mut self, index: u64, event: &RegistryEvent) -> String {
+        self.apply(index, at0(), TEST_OPERATOR, event).unwrap_err()
+    }
 }
 
 fn t(text: &str) -> DateTime<Utc> {
@@ -37,10 +43,21 @@ fn public(n: u8) -> (String, String) {
 }
 
 fn registered(previous: Option<u64>) -> RegistryEvent {
-    let (key_id, public_key) = public(1);
+    registration("R1", previous, "cli:root", 1, "2026-11-20T10:00:00Z")
+}
+
+/// Roulette table `table_id` registered by `actor` in Praha with key `key`, valid from `valid_from`.
+fn registration(
+    table_id: &str,
+    previous: Option<u64>,
+    actor: &str,
+    key: u8,
+    valid_from: &str,
+) -> RegistryEvent {
+    let (key_id, public_key) = public(key);
     RegistryEvent::TableRegistered {
-        actor: Some("cli:root".into()),
-        table_id: "R1".into(),
+        actor: Some(actor.into()),
+        table_id: table_id.into(),
         previous,
         game: "roulette".into(),
         location: "Praha".into(),
@@ -49,23 +66,21 @@ fn registered(previous: Option<u64>) -> RegistryEvent {
         limits: None,
         key_id,
         public_key,
-        valid_from: format_time(t("2026-11-20T10:00:00Z")),
+        valid_from: format_time(t(valid_from)),
     }
 }
 
 #[test]
 fn keys_count_from_their_event_and_revocations_from_theirs() {
     let mut history = RegistryHistory::default();
-    applied(&mut history, 3, &registered(None));
+    history.applied(3, &registered(None));
     let (first, _) = public(1);
     let (second, second_public) = public(2);
-    applied(
-        &mut history,
+    history.applied(
         10,
         &key_added(3, second.clone(), second_public, "2026-11-21T00:00:00Z"),
     );
-    applied(
-        &mut history,
+    history.applied(
         20,
         &RegistryEvent::TableKeyRevoked {
             actor: Some("cli:root".into()),
@@ -102,8 +117,8 @@ fn published_reports_are_kept_by_name_and_must_name_a_report() {
     };
     let (a, b) = ("a".repeat(64), "b".repeat(64));
     let name = "reports/daily-2026-11-10.csv";
-    applied(&mut history, 0, &published(None, name, a.clone()));
-    applied(&mut history, 1, &published(Some(0), name, b.clone()));
+    history.applied(0, &published(None, name, a.clone()));
+    history.applied(1, &published(Some(0), name, b.clone()));
     assert_eq!(history.published_report(name), [(0, a.clone()), (1, b)]);
     assert!(history.published_report("reports/other.csv").is_empty());
     assert_eq!(
@@ -114,23 +129,19 @@ fn published_reports_are_kept_by_name_and_must_name_a_report() {
         ]
     );
     assert!(history.published_under("reports/mf/").is_empty());
-    let err = refused(
-        &mut history,
-        2,
-        &published(Some(1), "../etc/passwd", a.clone()),
-    );
+    let err = history.refused(2, &published(Some(1), "../etc/passwd", a.clone()));
     assert!(err.contains("not under reports/"), "{err}");
-    let err = refused(&mut history, 2, &published(Some(1), name, "A".repeat(64)));
+    let err = history.refused(2, &published(Some(1), name, "A".repeat(64)));
     assert!(err.contains("not lower-case hex"), "{err}");
 }
 
 #[test]
 fn a_missing_or_inconsistent_event_is_named() {
     let mut history = RegistryHistory::default();
-    let err = refused(&mut history, 5, &registered(Some(2)));
+    let err = history.refused(5, &registered(Some(2)));
     assert!(err.contains("none came before it"), "{err}");
-    applied(&mut history, 5, &registered(None));
-    let err = refused(&mut history, 9, &registered(Some(5)));
+    history.applied(5, &registered(None));
+    let err = history.refused(9, &registered(Some(5)));
     assert!(err.contains("registered twice"), "{err}");
     let revoke_other = RegistryEvent::TableKeyRevoked {
         actor: Some("cli:root".into()),
@@ -140,13 +151,13 @@ fn a_missing_or_inconsistent_event_is_named() {
         revoked_at: format_time(t("2026-11-21T06:00:00Z")),
         reason: "x".into(),
     };
-    let err = refused(&mut history, 9, &revoke_other);
+    let err = history.refused(9, &revoke_other);
     assert!(err.contains("not a key of table `R2`"), "{err}");
     let skipped = key_added(7, public(3).0, public(3).1, "2026-11-21T06:00:00Z");
-    let err = refused(&mut history, 9, &skipped);
+    let err = history.refused(9, &skipped);
     assert!(err.contains("is missing or was inserted"), "{err}");
     let wrong_id = key_added(5, public(4).0, public(3).1, "2026-11-21T06:00:00Z");
-    let err = refused(&mut history, 9, &wrong_id);
+    let err = history.refused(9, &wrong_id);
     assert!(err.contains("does not match"), "{err}");
 }
 
@@ -197,58 +208,32 @@ fn resolutions_are_made_by_a_compliance_key_that_could_act_and_follow_the_states
     const OFFICER: (&str, &str, Role) = ("00000000000000aa", "officer", Role::Compliance);
     const NIGHTLY: (&str, &str, Role) = ("00000000000000bb", "nightly", Role::Reporter);
     let mut history = RegistryHistory::default();
-    applied(&mut history, 0, &registered(None));
-    applied(
-        &mut history,
-        1,
-        &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2),
-    );
-    applied(
-        &mut history,
-        2,
-        &api_key(Some(1), NIGHTLY.0, NIGHTLY.1, NIGHTLY.2),
-    );
+    history.applied(0, &registered(None));
+    history.applied(1, &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2));
+    history.applied(2, &api_key(Some(1), NIGHTLY.0, NIGHTLY.1, NIGHTLY.2));
     // Names and ids are unique.
-    let err = refused(
-        &mut history,
+    let err = history.refused(
         3,
         &api_key(Some(2), "00000000000000cc", "officer", Role::Admin),
     );
     assert!(err.contains("used twice"), "{err}");
     // A reporter key may not resolve; a compliance key may, once per allowed step.
-    let err = refused(
-        &mut history,
-        5,
-        &resolution(2, FindingState::Confirmed, NIGHTLY),
-    );
+    let err = history.refused(5, &resolution(2, FindingState::Confirmed, NIGHTLY));
     assert!(err.contains("may not resolve findings"), "{err}");
-    applied(
-        &mut history,
-        5,
-        &resolution(2, FindingState::Escalated, OFFICER),
-    );
-    let err = refused(
-        &mut history,
-        6,
-        &resolution(5, FindingState::Escalated, OFFICER),
-    );
+    history.applied(5, &resolution(2, FindingState::Escalated, OFFICER));
+    let err = history.refused(6, &resolution(5, FindingState::Escalated, OFFICER));
     assert!(
         err.contains("is escalated; it cannot become escalated"),
         "{err}"
     );
-    applied(
-        &mut history,
-        6,
-        &resolution(5, FindingState::Dismissed, OFFICER),
-    );
+    history.applied(6, &resolution(5, FindingState::Dismissed, OFFICER));
     assert_eq!(
         history.resolutions().state_of((4, 1)),
         FindingState::Dismissed
     );
     assert_eq!(history.resolutions().state_of((4, 0)), FindingState::Open);
     // The name and role must be the key's; after its expiry or revocation it cannot act.
-    let err = refused(
-        &mut history,
+    let err = history.refused(
         7,
         &resolution(
             6,
@@ -273,12 +258,8 @@ fn resolutions_are_made_by_a_compliance_key_that_could_act_and_follow_the_states
         revoked_by: "cli:root".into(),
         reason: "left the company".into(),
     };
-    applied(&mut history, 7, &revoked);
-    let err = refused(
-        &mut history,
-        8,
-        &resolution(7, FindingState::Escalated, OFFICER),
-    );
+    history.applied(7, &revoked);
+    let err = history.refused(8, &resolution(7, FindingState::Escalated, OFFICER));
     assert!(err.contains("was revoked at entry 7"), "{err}");
     assert_eq!(history.resolutions().all().len(), 2);
     assert_eq!(history.api_keys().all().len(), 2);
@@ -289,28 +270,16 @@ fn resolutions_are_made_by_a_compliance_key_that_could_act_and_follow_the_states
 fn a_resolution_must_name_the_finding_as_before_and_come_after_its_round() {
     const OFFICER: (&str, &str, Role) = ("00000000000000aa", "officer", Role::Compliance);
     let mut history = RegistryHistory::default();
-    applied(&mut history, 0, &registered(None));
-    applied(
-        &mut history,
-        1,
-        &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2),
-    );
-    let err = refused(
-        &mut history,
-        3,
-        &resolution(1, FindingState::Confirmed, OFFICER),
-    );
+    history.applied(0, &registered(None));
+    history.applied(1, &api_key(Some(0), OFFICER.0, OFFICER.1, OFFICER.2));
+    let err = history.refused(3, &resolution(1, FindingState::Confirmed, OFFICER));
     assert!(err.contains("does not come before it"), "{err}");
-    applied(
-        &mut history,
-        5,
-        &resolution(1, FindingState::Escalated, OFFICER),
-    );
+    history.applied(5, &resolution(1, FindingState::Escalated, OFFICER));
     let mut other_kind = resolution(5, FindingState::Confirmed, OFFICER);
     if let RegistryEvent::FindingResolved { kind, .. } = &mut other_kind {
         *kind = "underpaid".into();
     }
-    let err = refused(&mut history, 6, &other_kind);
+    let err = history.refused(6, &other_kind);
     assert!(
         err.contains("entry 5 resolved it as a `overpaid` finding"),
         "{err}"
@@ -319,7 +288,7 @@ fn a_resolution_must_name_the_finding_as_before_and_come_after_its_round() {
     if let RegistryEvent::FindingResolved { table_id, .. } = &mut unknown_table {
         *table_id = "R9".into();
     }
-    let err = refused(&mut history, 6, &unknown_table);
+    let err = history.refused(6, &unknown_table);
     assert!(err.contains("`R9`, which is not registered"), "{err}");
 }
 
@@ -341,18 +310,12 @@ fn api_keys_are_managed_from_the_command_line_or_by_an_admin_key_that_could_act(
     };
     let mut history = RegistryHistory::default();
     // The first admin key comes from the command line; it creates the others.
-    applied(
-        &mut history,
-        0,
-        &api_key(None, "00000000000000a1", "alice", Role::Admin),
-    );
-    applied(
-        &mut history,
+    history.applied(0, &api_key(None, "00000000000000a1", "alice", Role::Admin));
+    history.applied(
         1,
         &by(0, "00000000000000a2", "officer", Role::Compliance, "alice"),
     );
-    applied(
-        &mut history,
+    history.applied(
         2,
         &by(1, "00000000000000a3", "nightly", Role::Reporter, "alice"),
     );
@@ -365,21 +328,15 @@ fn api_keys_are_managed_from_the_command_line_or_by_an_admin_key_that_could_act(
         ("bob", "which is neither `cli:<user>` nor an API key"),
         ("cli:", "which names no user"),
     ] {
-        let err = refused(
-            &mut history,
+        let err = history.refused(
             3,
             &by(2, "00000000000000b1", "second", Role::Reporter, actor),
         );
         assert!(err.contains(expected), "{actor}: {err}");
     }
     // The admin revokes itself; from then on it can neither create nor revoke.
-    applied(
-        &mut history,
-        3,
-        &revoke(2, "00000000000000a1", "alice", "alice"),
-    );
-    let err = refused(
-        &mut history,
+    history.applied(3, &revoke(2, "00000000000000a1", "alice", "alice"));
+    let err = history.refused(
         4,
         &by(3, "00000000000000b2", "third", Role::Reporter, "alice"),
     );
@@ -387,15 +344,10 @@ fn api_keys_are_managed_from_the_command_line_or_by_an_admin_key_that_could_act(
         err.contains("was revoked at entry 3 before entry 4"),
         "{err}"
     );
-    let err = refused(
-        &mut history,
-        4,
-        &revoke(3, "00000000000000a2", "officer", "alice"),
-    );
+    let err = history.refused(4, &revoke(3, "00000000000000a2", "officer", "alice"));
     assert!(err.contains("revoked by `alice`"), "{err}");
     // Another admin (expiring 2026-12-31, as every key here) cannot act after its expiry.
-    applied(
-        &mut history,
+    history.applied(
         4,
         &by(3, "00000000000000a4", "carol", Role::Admin, "cli:root"),
     );
@@ -408,8 +360,7 @@ fn api_keys_are_managed_from_the_command_line_or_by_an_admin_key_that_could_act(
         )
         .unwrap_err();
     assert!(err.contains("had expired"), "{err}");
-    applied(
-        &mut history,
+    history.applied(
         5,
         &by(4, "00000000000000b3", "fourth", Role::Reporter, "carol"),
     );
@@ -427,20 +378,8 @@ fn tables_and_publications_name_an_actor_whose_role_allowed_it_then() {
     };
     let register = |previous: u64, table: &str, actor: &str| {
         // Each table its own key: R1 key 31, R2 key 32, ...
-        let (key_id, public_key) = public(30 + table[1..].parse::<u8>().unwrap());
-        RegistryEvent::TableRegistered {
-            actor: Some(actor.into()),
-            table_id: table.into(),
-            previous: Some(previous),
-            game: "roulette".into(),
-            location: "Praha".into(),
-            plan_id: "69games-ziva-hra".into(),
-            wheel_layout: None,
-            limits: None,
-            key_id,
-            public_key,
-            valid_from: format_time(t("2026-11-21T06:00:00Z")),
-        }
+        let key = 30 + table[1..].parse::<u8>().unwrap();
+        registration(table, Some(previous), actor, key, "2026-11-21T06:00:00Z")
     };
     let publish = |previous: u64, actor: &str| RegistryEvent::ReportPublished {
         actor: Some(actor.into()),
@@ -470,8 +409,8 @@ fn tables_and_publications_name_an_actor_whose_role_allowed_it_then() {
             .unwrap();
     }
     // A table is registered by an admin key or the command line, by no one else.
-    applied(&mut history, 3, &register(2, "R1", "admin-1"));
-    applied(&mut history, 4, &register(3, "R2", "cli:root"));
+    history.applied(3, &register(2, "R1", "admin-1"));
+    history.applied(4, &register(3, "R2", "cli:root"));
     for (actor, expected) in [
         (
             "officer-1",
@@ -480,7 +419,7 @@ fn tables_and_publications_name_an_actor_whose_role_allowed_it_then() {
         ("server:nightly", "records only the reports it publishes"),
         ("mallory", "neither `cli:<user>` nor an API key"),
     ] {
-        let err = refused(&mut history, 5, &register(4, "R3", actor));
+        let err = history.refused(5, &register(4, "R3", actor));
         assert!(
             err.contains("`table_registered` event recorded for"),
             "{err}"
@@ -489,10 +428,10 @@ fn tables_and_publications_name_an_actor_whose_role_allowed_it_then() {
     }
     // A report is sealed at the request of a key that may read it, the command line or
     // the nightly job; not an admin's.
-    applied(&mut history, 5, &publish(4, "officer-1"));
-    applied(&mut history, 6, &publish(5, "nightly"));
-    applied(&mut history, 7, &publish(6, "server:nightly"));
-    let err = refused(&mut history, 8, &publish(7, "admin-1"));
+    history.applied(5, &publish(4, "officer-1"));
+    history.applied(6, &publish(5, "nightly"));
+    history.applied(7, &publish(6, "server:nightly"));
+    let err = history.refused(8, &publish(7, "admin-1"));
     assert!(
         err.contains(
             "whose role admin may not: this needs the role compliance or regulator or reporter"
@@ -507,8 +446,8 @@ fn tables_and_publications_name_an_actor_whose_role_allowed_it_then() {
         revoked_by: "cli:root".into(),
         reason: "left".into(),
     };
-    applied(&mut history, 8, &revoked);
-    let err = refused(&mut history, 9, &register(8, "R4", "admin-1"));
+    history.applied(8, &revoked);
+    let err = history.refused(9, &register(8, "R4", "admin-1"));
     assert!(
         err.contains("was revoked at entry 8 before entry 9"),
         "{err}"
