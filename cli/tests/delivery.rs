@@ -43,18 +43,28 @@ impl Setup {
         Setup { pki, url, dir }
     }
 
-    fn dozor(&self, args: &[&str]) -> std::process::Output {
-        dozor()
+    /// `dozor` with `args`, this set-up's configuration, operator key and database.
+    fn command<S: AsRef<std::ffi::OsStr>>(
+        &self,
+        args: impl IntoIterator<Item = S>,
+    ) -> std::process::Command {
+        let mut command = dozor();
+        command
             .args(args)
             .arg("--config")
             .arg(self.dir.path().join("dozor.toml"))
             .arg("--operator-key")
             .arg(self.dir.path().join("operator.key"))
-            .arg("--out")
-            .arg(self.dir.path().join("out"))
             .env("DATABASE_URL", &self.url)
             .env_remove("DOZOR_MF_SEAL_PASSWORD")
-            .env_remove("DOZOR_MF_ENCRYPTION_PASSWORD")
+            .env_remove("DOZOR_MF_ENCRYPTION_PASSWORD");
+        command
+    }
+
+    fn dozor(&self, args: &[&str]) -> std::process::Output {
+        self.command(args)
+            .arg("--out")
+            .arg(self.dir.path().join("out"))
             .output()
             .unwrap()
     }
@@ -66,16 +76,8 @@ impl Setup {
     }
 
     fn confirm(&self, file: &std::path::Path) -> std::process::Output {
-        dozor()
-            .args(["report", "mf", "confirm"])
-            .arg(file)
-            .arg("--config")
-            .arg(self.dir.path().join("dozor.toml"))
-            .arg("--operator-key")
-            .arg(self.dir.path().join("operator.key"))
-            .env("DATABASE_URL", &self.url)
-            .env_remove("DOZOR_MF_SEAL_PASSWORD")
-            .env_remove("DOZOR_MF_ENCRYPTION_PASSWORD")
+        let args = ["report", "mf", "confirm"].map(std::ffi::OsStr::new);
+        self.command(args.into_iter().chain([file.as_os_str()]))
             .output()
             .unwrap()
     }
@@ -938,6 +940,30 @@ async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms
     );
 }
 
+/// The bytes of the Ministry's OK for `package`, sealed by the Ministry, its report in the ZIP
+/// as `inner`.
+fn ministry_ok(pki: &Pki, package: &str, inner: &str) -> Vec<u8> {
+    let report = "OK: 20261103-101500\r\n";
+    std::fs::read(confirmation_of(
+        pki,
+        package,
+        report,
+        "ministry-seal",
+        "Ok",
+        inner,
+    ))
+    .unwrap()
+}
+
+/// A posted confirmation was taken (201) as the package's step `step`.
+fn assert_step(status: u16, outcome: &serde_json::Value, step: &str) {
+    assert_eq!(
+        (status, &outcome["step"]),
+        (201, &serde_json::json!(step)),
+        "{outcome}"
+    );
+}
+
 /// Posts `file`'s bytes as the confirmation named `name`, with `role`'s key.
 async fn post_confirmation(
     app: &impl TestApp,
@@ -1010,15 +1036,7 @@ async fn a_confirmation_counts_only_for_the_package_it_confirms() {
     let one = deliver_october(&app).await;
     assert_eq!(one, NAME);
     ministry_downloads(&url, &one, chrono::Utc::now());
-    let ok_one = std::fs::read(confirmation_of(
-        &pki,
-        &one,
-        "OK: 20261103-101500\r\n",
-        "ministry-seal",
-        "Ok",
-        "potvrzeni.txt",
-    ))
-    .unwrap();
+    let ok_one = ministry_ok(&pki, &one, "potvrzeni.txt");
     let (status, outcome) = post_confirmation(
         &app,
         &format!("{one}.Ok.zip.p7e.p7s"),
@@ -1026,11 +1044,7 @@ async fn a_confirmation_counts_only_for_the_package_it_confirms() {
         Role::Compliance,
     )
     .await;
-    assert_eq!(
-        (status, &outcome["step"]),
-        (201, &serde_json::json!("confirmed")),
-        "{outcome}"
-    );
+    assert_step(status, &outcome, "confirmed");
 
     // 02: a late round changes the month; delivered, downloaded, rejected by the Ministry.
     late_october_round(&app, 2).await;
@@ -1053,11 +1067,7 @@ async fn a_confirmation_counts_only_for_the_package_it_confirms() {
         Role::Compliance,
     )
     .await;
-    assert_eq!(
-        (status, &outcome["step"]),
-        (201, &serde_json::json!("rejected")),
-        "{outcome}"
-    );
+    assert_step(status, &outcome, "rejected");
 
     // A reporter's key may not post a confirmation: 403, nothing recorded.
     let replay_name = format!("{two}.Ok.zip.p7e.p7s");
@@ -1149,17 +1159,7 @@ async fn a_confirmation_is_bound_to_the_download_and_to_what_it_names() {
     register_r01(&app).await;
     let one = deliver_october(&app).await;
     let name = format!("{one}.Ok.zip.p7e.p7s");
-    let ok = |inner: &str| {
-        std::fs::read(confirmation_of(
-            &pki,
-            &one,
-            "OK: 20261103-101500\r\n",
-            "ministry-seal",
-            "Ok",
-            inner,
-        ))
-        .unwrap()
-    };
+    let ok = |inner: &str| ministry_ok(&pki, &one, inner);
     let refusal = |(status, body): (u16, serde_json::Value)| {
         assert_eq!(
             (status, &body["code"]),
@@ -1194,26 +1194,14 @@ async fn a_confirmation_is_bound_to_the_download_and_to_what_it_names() {
     // Named after this package: it counts.
     let (status, outcome) =
         post_confirmation(&app, &name, &ok(&format!("{one}.Ok.txt")), Role::Compliance).await;
-    assert_eq!(
-        (status, &outcome["step"]),
-        (201, &serde_json::json!("confirmed")),
-        "{outcome}"
-    );
+    assert_step(status, &outcome, "confirmed");
 
     // 02, which the Ministry downloads an hour from now: a confirmation sealed now predates
     // that download by more than the clocks' tolerance (10 minutes), so it is not 02's.
     late_october_round(&app, 1).await;
     let two = deliver_october(&app).await;
     ministry_downloads(&url, &two, chrono::Utc::now() + chrono::Duration::hours(1));
-    let early = std::fs::read(confirmation_of(
-        &pki,
-        &two,
-        "OK: 20261103-101500\r\n",
-        "ministry-seal",
-        "Ok",
-        "potvrzeni.txt",
-    ))
-    .unwrap();
+    let early = ministry_ok(&pki, &two, "potvrzeni.txt");
     let said = refusal(
         post_confirmation(
             &app,
