@@ -15,6 +15,21 @@ use dozor_log::access::{ApiKeySecret, Role};
 use ledger::storage::api_keys::{create_api_key, revoke_api_key, NewApiKey};
 use serde_json::{json, Value};
 
+/// The state the `n`th resolution of one finding moves it to: open → escalated → confirmed →
+/// escalated → ...: every step is allowed.
+fn resolution_state(n: usize) -> &'static str {
+    if n.is_multiple_of(2) {
+        "escalated"
+    } else {
+        "confirmed"
+    }
+}
+
+/// Spin `seq_no` at R01: 10 Kč on 3 straight up, 3 comes and pays 360 Kč.
+fn straight_3_won(seq_no: u64) -> Value {
+    spin("R01", seq_no, 3, json!([straight("b", 3, 1_000, 36_000)]))
+}
+
 /// A request for the route `path` that succeeds for a role the table allows: the URI with its
 /// parameters filled in and the body. `n` counts the calls, so that a request that changes
 /// something is a new one each time.
@@ -37,21 +52,11 @@ fn example(
         ("GET", "/api/v1/ledger/proof/inclusion") => (format!("{path}?index=0&size=2"), None),
         ("GET", "/api/v1/ledger/proof/consistency") => (format!("{path}?first=1&second=2"), None),
         ("POST", "/api/v1/records") => {
-            let round = spin(
-                "R01",
-                100 + n as u64,
-                3,
-                json!([straight("b", 3, 1_000, 36_000)]),
-            );
+            let round = straight_3_won(100 + n as u64);
             (path.into(), Some(signed(round, &key(1))))
         }
         ("POST", "/api/v1/records/batch") => {
-            let round = spin(
-                "R01",
-                500 + n as u64,
-                3,
-                json!([straight("b", 3, 1_000, 36_000)]),
-            );
+            let round = straight_3_won(500 + n as u64);
             (path.into(), Some(json!([signed(round, &key(1))])))
         }
         ("POST", "/api/v1/tables") => {
@@ -77,12 +82,7 @@ fn example(
             (format!("/api/v1/findings/{}", finding()), None)
         }
         ("POST", "/api/v1/findings/{finding_id}/resolutions") => {
-            // open → escalated → confirmed → escalated → ...: every step is allowed.
-            let state = if n.is_multiple_of(2) {
-                "escalated"
-            } else {
-                "confirmed"
-            };
+            let state = resolution_state(n);
             (
                 format!("/api/v1/findings/{}/resolutions", finding()),
                 Some(json!({"state": state, "comment": "reviewed the video"})),
@@ -93,11 +93,7 @@ fn example(
             (format!("/workbench/findings/{}", finding()), None)
         }
         ("POST", "/workbench/findings/{finding_id}/resolutions") => {
-            let state = if n.is_multiple_of(2) {
-                "escalated"
-            } else {
-                "confirmed"
-            };
+            let state = resolution_state(n);
             (
                 "/workbench/findings/7.1/resolutions".to_owned(),
                 Some(Value::String(format!(

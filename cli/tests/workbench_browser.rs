@@ -7,11 +7,25 @@ mod common;
 
 use std::io::{Read as _, Write as _};
 
-use common::site::Site;
+use common::site::{Server, Site};
 use common::webdriver::Browser;
 use common::{each, key, signed};
 use dozor_log::keys::encode_public_key;
 use serde_json::{json, Value};
+
+/// The finding `id` as the API shows it to `key`.
+fn finding(server: &Server, key: &str, id: &str) -> Value {
+    server
+        .http
+        .get(&format!("/api/v1/findings/{id}"), Some(key))
+        .1
+}
+
+/// The browser's screenshot `name` is taken and saved.
+fn assert_screenshot(browser: &Browser, name: &str) {
+    let (shot, _) = browser.screenshot(name);
+    assert!(shot.exists());
+}
 
 /// Serves `html` to every request on `localhost` (another site than `127.0.0.1`).
 fn serve_elsewhere(html: String) -> u16 {
@@ -190,11 +204,8 @@ fn the_officer_resolves_a_blackjack_finding_in_a_browser_and_a_cross_site_post_i
     browser.click("form.resolve button");
     let done = browser.wait_for("Recorded in the ledger: 1 resolution(s).");
     assert!(done.contains("state-confirmed"), "{done}");
-    let (shot, _) = browser.screenshot("workbench-resolved");
-    assert!(shot.exists());
-    let (_, resolved) = server
-        .http
-        .get(&format!("/api/v1/findings/{dealer}"), Some(&officer));
+    assert_screenshot(&browser, "workbench-resolved");
+    let resolved = finding(&server, &officer, &dealer);
     assert_eq!(resolved["state"], "confirmed", "{resolved}");
     assert_eq!(resolved["history"][0]["key_name"], "officer", "{resolved}");
 
@@ -213,11 +224,8 @@ fn the_officer_resolves_a_blackjack_finding_in_a_browser_and_a_cross_site_post_i
     // the browser's word on where the form came from are what refuse it.)
     let refused = browser.wait_for("\"code\"");
     assert!(refused.contains("cross_site_request"), "{refused}");
-    let (shot, _) = browser.screenshot("workbench-cross-site");
-    assert!(shot.exists());
-    let (_, still) = server
-        .http
-        .get(&format!("/api/v1/findings/{overpaid}"), Some(&officer));
+    assert_screenshot(&browser, "workbench-cross-site");
+    let still = finding(&server, &officer, &overpaid);
     assert_eq!(still["state"], "open", "{still}");
 
     // The same post with the officer's key, the page's valid token and another origin (another
@@ -233,9 +241,7 @@ fn the_officer_resolves_a_blackjack_finding_in_a_browser_and_a_cross_site_post_i
         assert_eq!(status, 403, "{origin}: {answer}");
         let answer: Value = serde_json::from_str(&answer).unwrap();
         assert_eq!(answer["code"], "cross_site_request", "{answer}");
-        let (_, still) = server
-            .http
-            .get(&format!("/api/v1/findings/{overpaid}"), Some(&officer));
+        let still = finding(&server, &officer, &overpaid);
         assert_eq!(still["state"], "open", "{still}");
     }
     // From the page's own origin the very same post is taken: the token was valid, so only
@@ -248,8 +254,6 @@ fn the_officer_resolves_a_blackjack_finding_in_a_browser_and_a_cross_site_post_i
         &format!("http://127.0.0.1:{port}"),
     );
     assert!(status == 200 || status == 303, "{status}: {answer}");
-    let (_, resolved) = server
-        .http
-        .get(&format!("/api/v1/findings/{overpaid}"), Some(&officer));
+    let resolved = finding(&server, &officer, &overpaid);
     assert_eq!(resolved["state"], "dismissed", "{resolved}");
 }
