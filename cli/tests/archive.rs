@@ -226,6 +226,12 @@ async fn reports_of(app: &impl TestApp, uris: &[String]) -> Vec<Value> {
     out
 }
 
+/// The command was refused (exit code 2), saying `expected`.
+fn assert_refused(out: &std::process::Output, expected: String) {
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(said(out), expected);
+}
+
 /// The last line of a command's standard error.
 fn said(out: &std::process::Output) -> String {
     let text = String::from_utf8_lossy(&out.stderr);
@@ -261,11 +267,7 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
     let export_dir = data.path().join("archive-1");
     // d1 has closed, but its night is not sealed: refused, naming the day.
     let refused = archive("16", &export_dir);
-    assert_eq!(refused.status.code(), Some(2));
-    assert_eq!(
-        said(&refused),
-        format!("dozor: gaming day {d1} is not sealed: its night's reports are not in the ledger (`dozor report nightly --day {d1}` seals them); no gaming day has closed and been sealed since the last archive yet; nothing was archived")
-    );
+    assert_refused(&refused, format!("dozor: gaming day {d1} is not sealed: its night's reports are not in the ledger (`dozor report nightly --day {d1}` seals them); no gaming day has closed and been sealed since the last archive yet; nothing was archived"));
     assert!(!export_dir.exists());
 
     // d1's night sealed on d2 (entries 16..); d2's spins 16..=40 after it; d2 not sealed.
@@ -298,11 +300,7 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
     // refused, naming the day, offering the range end that would do.
     let offer = format!("--to 16 archives through gaming day {d1}; nothing was archived");
     let split = archive("32", &export_dir);
-    assert_eq!(split.status.code(), Some(2));
-    assert_eq!(
-        said(&split),
-        format!("dozor: gaming day {d2} has entries on both sides of --to 32 (entry 32 was received on it): an archive takes only whole gaming days; {offer}")
-    );
+    assert_refused(&split, format!("dozor: gaming day {d2} has entries on both sides of --to 32 (entry 32 was received on it): an archive takes only whole gaming days; {offer}"));
     let open_day = size / SPAN * SPAN;
     assert!(open_day > after_d2, "{open_day} {after_d2}");
     let open = archive(&open_day.to_string(), &export_dir);
@@ -319,11 +317,7 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
     assert!(said(&open).ends_with(&offer), "{}", said(&open));
     // Inside d2 again, off the database's ranges: the same refusal, nothing done.
     let odd = archive("40", &export_dir);
-    assert_eq!(odd.status.code(), Some(2));
-    assert_eq!(
-        said(&odd),
-        format!("dozor: gaming day {d2} has entries on both sides of --to 40 (entry 40 was received on it): an archive takes only whole gaming days; {offer}")
-    );
+    assert_refused(&odd, format!("dozor: gaming day {d2} has entries on both sides of --to 40 (entry 40 was received on it): an archive takes only whole gaming days; {offer}"));
     assert!(!export_dir.exists());
 
     // What the reports say before.
@@ -626,11 +620,7 @@ async fn archiving_inside_an_open_gaming_day_is_refused() {
     )
     .output()
     .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        said(&out),
-        format!("dozor: gaming day {today} is not over (it ends at {ends}): an archive takes only whole gaming days that have closed and been sealed; no gaming day has closed and been sealed since the last archive yet; nothing was archived")
-    );
+    assert_refused(&out, format!("dozor: gaming day {today} is not over (it ends at {ends}): an archive takes only whole gaming days that have closed and been sealed; no gaming day has closed and been sealed since the last archive yet; nothing was archived"));
     assert!(!dir.exists());
     assert_eq!(ledger_size(&url), 70);
     assert_eq!(count(&url, "SELECT count(*) AS n FROM archived_entries"), 0);
