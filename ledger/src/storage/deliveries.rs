@@ -7,10 +7,9 @@ use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 
 use super::position::{lock_and_position, Position};
-use super::published_reports::{check_all_kept, publish, KeptFile};
+use super::published_reports::{seal_kept_file, KeptFile};
 use super::registry_append::{append_registry_event, last_registry_event, RegistryReceipt};
 use super::schema::{mf_confirmations, mf_deliveries, registry_entries};
-use super::verify_failure::VerifyFailure;
 use crate::error::LedgerError;
 use dozor_log::registry_event::{DeliveryStep, RegistryEvent};
 
@@ -64,21 +63,12 @@ pub fn deliver_once(
             context: format!("sealing {package}"),
             source: std::io::Error::other(e),
         })?;
-        let sealed = publish(
-            conn,
-            operator,
-            &[(sealed_name(package), sealed_file.clone())],
-            actor,
-            now,
-        )?;
-        let sealed_at = sealed.first().map_or(0, |p| p.index);
+        let file = (sealed_name(package), sealed_file.clone());
+        let sealed_at = seal_kept_file(conn, operator, file, actor, now)?;
         let row = SealedDelivery {
             package: package.to_owned(),
             sealed_file,
-            sealed_at: i64::try_from(sealed_at).map_err(|_| LedgerError::OutOfRange {
-                what: "ledger index",
-                value: i128::from(sealed_at),
-            })?,
+            sealed_at,
         };
         diesel::insert_into(mf_deliveries::table)
             .values(&row)
@@ -128,19 +118,16 @@ pub fn all(conn: &mut PgConnection) -> Result<Vec<SealedDelivery>, LedgerError> 
         .load(conn)?)
 }
 
-/// Every delivered file kept is the one its seal names: the entry at `sealed_at` is a
-/// `report_published` event of the file's name whose SHA-256 is the kept file's.
-pub fn compare_with_seals(
-    conn: &mut PgConnection,
-) -> Result<Result<(), VerifyFailure>, LedgerError> {
-    let deliveries = all(conn)?;
-    let files = deliveries.iter().map(|delivery| KeptFile {
-        sealed_at: delivery.sealed_at,
-        sealed_name: sealed_name(&delivery.package),
-        bytes: &delivery.sealed_file,
-        what: format!("the delivered file of {}", delivery.package),
-    });
-    check_all_kept(conn, files)
+impl SealedDelivery {
+    /// The kept delivered file, as the seal that names it is checked.
+    pub(crate) fn kept(&self) -> KeptFile<'_> {
+        KeptFile {
+            sealed_at: self.sealed_at,
+            sealed_name: sealed_name(&self.package),
+            bytes: &self.sealed_file,
+            what: format!("the delivered file of {}", self.package),
+        }
+    }
 }
 
 /// A step of a delivery on the Ministry's side, to be recorded.

@@ -7,9 +7,8 @@ use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 
 use super::position::lock_and_position;
-use super::published_reports::{check_all_kept, latest_publications, publish, KeptFile};
+use super::published_reports::{latest_publications, seal_kept_file, KeptFile};
 use super::schema::mf_packages;
-use super::verify_failure::VerifyFailure;
 use crate::error::LedgerError;
 
 /// A version of a package as issued.
@@ -103,14 +102,8 @@ pub fn issue(
             context: "making the package".into(),
             source: std::io::Error::other(e),
         })?;
-        let sealed = publish(
-            conn,
-            operator,
-            &[(sealed_name(&name), zip.clone())],
-            actor,
-            now,
-        )?;
-        let sealed_at = sealed.first().map_or(0, |p| p.index);
+        let file = (sealed_name(&name), zip.clone());
+        let sealed_at = seal_kept_file(conn, operator, file, actor, now)?;
         let row = IssuedPackage {
             name,
             month: wanted.month.to_owned(),
@@ -118,10 +111,7 @@ pub fn issue(
             version: i32::from(version),
             content_sha256: wanted.content_sha256.to_vec(),
             zip,
-            sealed_at: i64::try_from(sealed_at).map_err(|_| LedgerError::OutOfRange {
-                what: "ledger index",
-                value: i128::from(sealed_at),
-            })?,
+            sealed_at,
         };
         diesel::insert_into(mf_packages::table)
             .values(&row)
@@ -165,17 +155,14 @@ pub fn all(conn: &mut PgConnection) -> Result<Vec<IssuedPackage>, LedgerError> {
         .load(conn)?)
 }
 
-/// Every package kept is the one its seal names: the entry at `sealed_at` is a
-/// `report_published` event of the package's name whose SHA-256 is the kept ZIP's.
-pub fn compare_with_seals(
-    conn: &mut PgConnection,
-) -> Result<Result<(), VerifyFailure>, LedgerError> {
-    let packages = all(conn)?;
-    let files = packages.iter().map(|package| KeptFile {
-        sealed_at: package.sealed_at,
-        sealed_name: sealed_name(&package.name),
-        bytes: &package.zip,
-        what: format!("package {}", package.name),
-    });
-    check_all_kept(conn, files)
+impl IssuedPackage {
+    /// The kept ZIP, as the seal that names it is checked.
+    pub(crate) fn kept(&self) -> KeptFile<'_> {
+        KeptFile {
+            sealed_at: self.sealed_at,
+            sealed_name: sealed_name(&self.name),
+            bytes: &self.zip,
+            what: format!("package {}", self.name),
+        }
+    }
 }

@@ -110,6 +110,23 @@ pub fn publish(
     })
 }
 
+/// Seals one file kept beside the ledger ([`publish`] of it alone): the index of the entry
+/// that names it, as the file's row keeps it.
+pub(crate) fn seal_kept_file(
+    conn: &mut PgConnection,
+    operator: &SigningKey,
+    file: (String, Vec<u8>),
+    actor: &str,
+    now: DateTime<Utc>,
+) -> Result<i64, LedgerError> {
+    let sealed = publish(conn, operator, &[file], actor, now)?;
+    let sealed_at = sealed.first().map_or(0, |p| p.index);
+    i64::try_from(sealed_at).map_err(|_| LedgerError::OutOfRange {
+        what: "ledger index",
+        value: i128::from(sealed_at),
+    })
+}
+
 /// A file kept beside the ledger is the one its seal names: the entry at `index` is a
 /// `report_published` event of `name` whose SHA-256 is that of `bytes`. `what` names the file
 /// in the failure (`package …`).
