@@ -85,6 +85,13 @@ fn october_first() -> RtpReport {
     }
 }
 
+/// Every one of `parts` is on `page`.
+fn assert_contains_all(page: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(page.contains(part), "{part}: {page}");
+    }
+}
+
 /// The texts between tags (styles left out) with a digit, a point and a digit.
 fn decimal_points(html: &str) -> Vec<&str> {
     html.split('>')
@@ -102,30 +109,22 @@ fn decimal_points(html: &str) -> Vec<&str> {
 fn the_czech_page_names_bet_kinds_with_decimal_commas_and_czech_dates() {
     let plans = rules::PlanBook::builtin().unwrap();
     let page = render_in(&october_first(), &plans, Language::Czech);
-    // The kinds table: the straight up by its Czech name, not its code.
-    assert!(
-        page.contains("<td class=\"l\">Ruleta</td><td class=\"l\">číslo (plein)</td>"),
-        "{page}"
+    // The kinds table: the straight up by its Czech name, not its code. 96.5 % and
+    // 97.297297 % to two places, z = +1.234 to two. The tooltips: the day as Czech write it.
+    assert_contains_all(
+        &page,
+        &[
+            "<td class=\"l\">Ruleta</td><td class=\"l\">číslo (plein)</td>",
+            "<td>96,50 %</td><td>97,30 %</td>",
+            "<span class=\"ok\">+1,23</span>",
+            "<title>1. 10. 2026: 96,50 %, z = +1,23</title>",
+            "<title>1. 10. 2026: 2 nálezů, 1 otevřených</title>",
+            "Herní dny 1. 10. 2026 až 1. 10. 2026",
+            "za ±3σ",
+            "klesne na 0,2:",
+        ],
     );
     assert!(!page.contains(">straight<"), "{page}");
-    // 96.5 % and 97.297297 % to two places, z = +1.234 to two.
-    assert!(page.contains("<td>96,50 %</td><td>97,30 %</td>"), "{page}");
-    assert!(page.contains("<span class=\"ok\">+1,23</span>"), "{page}");
-    // The tooltips: the day as Czech write it.
-    assert!(
-        page.contains("<title>1. 10. 2026: 96,50 %, z = +1,23</title>"),
-        "{page}"
-    );
-    assert!(
-        page.contains("<title>1. 10. 2026: 2 nálezů, 1 otevřených</title>"),
-        "{page}"
-    );
-    assert!(
-        page.contains("Herní dny 1. 10. 2026 až 1. 10. 2026")
-            && page.contains("za ±3σ")
-            && page.contains("klesne na 0,2:"),
-        "{page}"
-    );
     // No number anywhere with a decimal point, the axes' included; no ISO date.
     assert_eq!(decimal_points(&page), Vec::<&str>::new());
     assert!(!page.contains("2026-10-01"), "{page}");
@@ -135,23 +134,17 @@ fn the_czech_page_names_bet_kinds_with_decimal_commas_and_czech_dates() {
 fn the_english_page_keeps_decimal_points_and_iso_dates() {
     let plans = rules::PlanBook::builtin().unwrap();
     let page = render_in(&october_first(), &plans, Language::English);
-    assert!(
-        page.contains("<td class=\"l\">Ruleta</td><td class=\"l\">straight up</td>"),
-        "{page}"
-    );
-    assert!(page.contains("<td>96.50 %</td><td>97.30 %</td>"), "{page}");
-    assert!(page.contains("<span class=\"ok\">+1.23</span>"), "{page}");
-    assert!(
-        page.contains("<title>2026-10-01: 96.50 %, z = +1.23</title>"),
-        "{page}"
-    );
-    assert!(
-        page.contains("<title>2026-10-01: 2 findings, 1 open</title>"),
-        "{page}"
-    );
-    assert!(
-        page.contains("Gaming days 2026-10-01 to 2026-10-01") && page.contains("at most 0.2:"),
-        "{page}"
+    assert_contains_all(
+        &page,
+        &[
+            "<td class=\"l\">Ruleta</td><td class=\"l\">straight up</td>",
+            "<td>96.50 %</td><td>97.30 %</td>",
+            "<span class=\"ok\">+1.23</span>",
+            "<title>2026-10-01: 96.50 %, z = +1.23</title>",
+            "<title>2026-10-01: 2 findings, 1 open</title>",
+            "Gaming days 2026-10-01 to 2026-10-01",
+            "at most 0.2:",
+        ],
     );
     assert!(!page.contains("96,50"), "{page}");
     // The check the Czech page passes finds English's points.
@@ -223,30 +216,26 @@ fn every_bet_kind_has_a_name_in_both_languages() {
         let cs = bet_kind_name(game, kind, Language::Czech);
         assert!(!cs.contains('_'), "{kind}: {cs}");
     }
-    assert_eq!(
-        bet_kind_name("roulette", "dozen_2", Language::Czech),
-        "2. tucet"
-    );
-    assert_eq!(
-        bet_kind_name("roulette", "voisins", Language::Czech),
-        "velká série"
-    );
-    assert_eq!(
-        bet_kind_name("ultimate_texas_holdem", "ante_blind_play", Language::Czech),
-        "Ante, Blind a Play"
-    );
-    assert_eq!(
-        bet_kind_name("money_wheel_1", "25x_pink", Language::Czech),
-        "pole 25x růžové"
-    );
-    assert_eq!(
-        bet_kind_name("money_wheel_2", "15x", Language::English),
-        "box 15x"
-    );
-    assert_eq!(
-        bet_kind_name("roulette", "no_such_kind", Language::Czech),
-        "no_such_kind"
-    );
+    for (game, kind, language, name) in [
+        ("roulette", "dozen_2", Language::Czech, "2. tucet"),
+        ("roulette", "voisins", Language::Czech, "velká série"),
+        (
+            "ultimate_texas_holdem",
+            "ante_blind_play",
+            Language::Czech,
+            "Ante, Blind a Play",
+        ),
+        (
+            "money_wheel_1",
+            "25x_pink",
+            Language::Czech,
+            "pole 25x růžové",
+        ),
+        ("money_wheel_2", "15x", Language::English, "box 15x"),
+        ("roulette", "no_such_kind", Language::Czech, "no_such_kind"),
+    ] {
+        assert_eq!(bet_kind_name(game, kind, language), name);
+    }
 }
 
 #[test]

@@ -69,24 +69,13 @@ fn a_withheld_blackjack_win_heads_with_the_win_and_what_was_paid_as_its_row_show
     // plan", which with the win withheld is the stake) and the bet's row shows the same.
     let record = blackjack_round(json!([{"bet_id": "b1", "player": "p1", "kind": "main",
         "stake_h": 100_000, "paid_h": 100_000, "withheld": true}]));
-    let (heading, layout, finding, figures) = finding_page(
-        &record,
-        &rules::TableSetup::NONE,
-        "payout_withheld",
-        Language::Czech,
+    let page = checked_page(&record, "payout_withheld", Language::Czech);
+    page.heads_with(
+        "Vyhráno (zadrženo): 2 000,00 Kč · Vyplaceno: 1 000,00 Kč · Rozdíl: -1 000,00 Kč",
     );
+    assert_eq!(page.finding.amount_h, 100_000);
     assert_eq!(
-        pairs(&heading),
-        [
-            ("Vyhráno (zadrženo)", "2 000,00 Kč"),
-            ("Vyplaceno", "1 000,00 Kč"),
-            ("Rozdíl", "-1 000,00 Kč")
-        ]
-    );
-    assert_eq!(finding.amount_h, 100_000);
-    let rows = assert_page_agrees(&layout, &finding, &figures);
-    assert_eq!(
-        rows,
+        page.rows,
         [[
             "b1",
             "p1",
@@ -113,28 +102,15 @@ fn main_bets_above_the_box_maximum_head_with_the_limit_and_the_stakes_together()
         {"bet_id": "b2", "player": "p2", "kind": "main", "stake_h": 1_200_000,
          "paid_h": 2_400_000}
     ]));
-    let (heading, layout, finding, figures) = finding_page(
-        &record,
-        &rules::TableSetup::NONE,
-        "stake_above_maximum",
-        Language::English,
-    );
+    let page = checked_page(&record, "stake_above_maximum", Language::English);
+    page.heads_with("The plan's maximum: 25 000,00 Kč · Staked together: 27 000,00 Kč · Difference: 2 000,00 Kč");
+    assert_eq!(page.rows.len(), 2);
     assert_eq!(
-        pairs(&heading),
-        [
-            ("The plan's maximum", "25 000,00 Kč"),
-            ("Staked together", "27 000,00 Kč"),
-            ("Difference", "2 000,00 Kč")
-        ]
-    );
-    let rows = assert_page_agrees(&layout, &finding, &figures);
-    assert_eq!(rows.len(), 2);
-    assert_eq!(
-        rows[0][4..8],
+        page.rows[0][4..8],
         ["15 000,00 Kč", "30 000,00 Kč", "30 000,00 Kč", ""]
     );
     assert_eq!(
-        rows[1][4..8],
+        page.rows[1][4..8],
         ["12 000,00 Kč", "24 000,00 Kč", "24 000,00 Kč", ""]
     );
 }

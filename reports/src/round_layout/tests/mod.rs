@@ -174,6 +174,60 @@ fn assert_page_agrees<'l>(
     flagged
 }
 
+/// A finding's page as a test reads it: its heading's figures, its layout, the finding and the
+/// flagged bet rows' cells.
+struct Page {
+    heading: Vec<(String, String)>,
+    layout: Layout,
+    finding: FindingFacts,
+    rows: Vec<Vec<String>>,
+}
+
+impl Page {
+    /// The heading's figures against the expected ones, written as "label: value" separated by
+    /// " · ".
+    fn heads_with(&self, expected: &str) {
+        let expected: Vec<(&str, &str)> = expected
+            .split(" · ")
+            .map(|pair| pair.split_once(": ").unwrap())
+            .collect();
+        assert_eq!(pairs(&self.heading), expected);
+    }
+}
+
+/// `record`'s finding of `kind` on its page, on a table with no set-up, checked to agree with
+/// itself (`assert_page_agrees`).
+fn checked_page(record: &Value, kind: &str, language: Language) -> Page {
+    checked_page_at(record, &rules::TableSetup::NONE, kind, language)
+}
+
+/// `record`'s finding of `kind` on its page, on a table set up as `setup`, checked to agree with
+/// itself (`assert_page_agrees`).
+fn checked_page_at(
+    record: &Value,
+    setup: &rules::TableSetup,
+    kind: &str,
+    language: Language,
+) -> Page {
+    let (heading, layout, finding, figures) = finding_page(record, setup, kind, language);
+    let rows = assert_page_agrees(&layout, &finding, &figures)
+        .iter()
+        .map(|row| row.iter().map(|cell| cell.to_string()).collect())
+        .collect();
+    Page {
+        heading,
+        layout,
+        finding,
+        rows,
+    }
+}
+
+/// A bet row's cells against the expected ones, written on one line separated by " | ".
+fn assert_bet_row(row: &[String], expected: &str) {
+    let expected: Vec<&str> = expected.split(" | ").collect();
+    assert_eq!(row, expected);
+}
+
 #[test]
 fn cards_read_as_people_write_them() {
     assert_eq!(card_face("Th"), "10♥");

@@ -190,37 +190,15 @@ fn a_poker_seat_not_handed_its_uncalled_bet_shows_what_it_put_in_and_was_handed(
         "board": hand("2c 7d 9s Jh"),
         "awards": [{"seat": 2, "amount_h": 66_500}],
         "rake_h": 3_500});
-    let (heading, layout, finding, figures) = finding_page(
-        &record,
-        &rules::TableSetup::NONE,
-        "underpaid",
-        Language::Czech,
-    );
-    assert_eq!(
-        pairs(&heading),
-        [
-            ("Vyplatit dle plánu", "1 565,00 Kč"),
-            ("Vyplaceno", "665,00 Kč"),
-            ("Rozdíl", "-900,00 Kč")
-        ]
-    );
-    let rows = assert_page_agrees(&layout, &finding, &figures);
-    assert_eq!(
-        rows[0][..8],
-        [
-            "seat-2",
-            "p2",
-            "seat",
-            "",
-            "1 250,00 Kč",
-            "665,00 Kč",
-            "1 565,00 Kč",
-            "-900,00 Kč"
-        ]
+    let page = checked_page(&record, "underpaid", Language::Czech);
+    page.heads_with("Vyplatit dle plánu: 1 565,00 Kč · Vyplaceno: 665,00 Kč · Rozdíl: -900,00 Kč");
+    assert_bet_row(
+        &page.rows[0][..8],
+        "seat-2 | p2 | seat |  | 1 250,00 Kč | 665,00 Kč | 1 565,00 Kč | -900,00 Kč",
     );
     // Seat 1 put in 150 + 200 = 350 Kč and is due nothing.
     assert_eq!(
-        cells(&layout, "Sázky")[0][..8],
+        cells(&page.layout, "Sázky")[0][..8],
         [
             "seat-1",
             "p1",
@@ -239,22 +217,9 @@ fn a_poker_rake_finding_heads_with_the_plans_rake_and_the_one_taken_as_the_facts
     // The 1 700 Kč pot of `poker_hand`: the plan's rake is 5 % = 85 Kč, the table took 150 Kč,
     // 65 Kč too much. The finding names no seat: its figures are among the round's facts,
     // next to the rake as the round shows it.
-    let (heading, layout, finding, figures) = finding_page(
-        &poker_hand(15_000, 155_000),
-        &rules::TableSetup::NONE,
-        "rake_wrong",
-        Language::Czech,
-    );
-    assert_eq!(
-        pairs(&heading),
-        [
-            ("Rake dle plánu", "85,00 Kč"),
-            ("Rake vybrán", "150,00 Kč"),
-            ("Rozdíl", "65,00 Kč")
-        ]
-    );
-    assert_page_agrees(&layout, &finding, &figures);
-    let facts = facts(&layout);
+    let page = checked_page(&poker_hand(15_000, 155_000), "rake_wrong", Language::Czech);
+    page.heads_with("Rake dle plánu: 85,00 Kč · Rake vybrán: 150,00 Kč · Rozdíl: 65,00 Kč");
+    let facts = facts(&page.layout);
     assert!(facts.contains(&("Rake", "150,00 Kč (dle plánu 85,00 Kč)")));
     assert!(facts.contains(&(
         "Nález",

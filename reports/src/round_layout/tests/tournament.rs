@@ -108,36 +108,16 @@ fn a_tournament_prize_paid_short_marks_the_place() {
 fn a_tournament_prize_finding_heads_with_what_its_row_shows() {
     // Second place is due 30 % of the 7 200 Kč prize pool = 2 160 Kč; the floor paid 2 000 Kč:
     // 160 Kč short, in the heading, p02's row and the finding's amount.
-    let (heading, layout, finding, figures) = finding_page(
-        &tournament(504_000, 200_000),
-        &rules::TableSetup::NONE,
-        "underpaid",
-        Language::Czech,
+    let page = checked_page(&tournament(504_000, 200_000), "underpaid", Language::Czech);
+    page.heads_with(
+        "Vyplatit dle plánu: 2 160,00 Kč · Vyplaceno: 2 000,00 Kč · Rozdíl: -160,00 Kč",
     );
-    assert_eq!(
-        pairs(&heading),
-        [
-            ("Vyplatit dle plánu", "2 160,00 Kč"),
-            ("Vyplaceno", "2 000,00 Kč"),
-            ("Rozdíl", "-160,00 Kč")
-        ]
+    assert_eq!(page.finding.amount_h, 16_000);
+    assert_bet_row(
+        &page.rows[0][..8],
+        "p02 | p02 | tournament_player |  | 1 000,00 Kč | 2 000,00 Kč | 2 160,00 Kč | -160,00 Kč",
     );
-    assert_eq!(finding.amount_h, 16_000);
-    let rows = assert_page_agrees(&layout, &finding, &figures);
-    assert_eq!(
-        rows[0][..8],
-        [
-            "p02",
-            "p02",
-            "tournament_player",
-            "",
-            "1 000,00 Kč",
-            "2 000,00 Kč",
-            "2 160,00 Kč",
-            "-160,00 Kč"
-        ]
-    );
-    assert_eq!(flags(&layout, "Výsledky"), [false, true]);
+    assert_eq!(flags(&page.layout, "Výsledky"), [false, true]);
 }
 
 #[test]
@@ -147,20 +127,7 @@ fn a_tournament_fee_finding_heads_with_the_plans_fee_and_the_one_taken() {
     // shows it.
     let mut record = tournament(504_000, 216_000);
     record["fee_h"] = json!(90_000);
-    let (heading, layout, finding, figures) = finding_page(
-        &record,
-        &rules::TableSetup::NONE,
-        "fee_wrong",
-        Language::English,
-    );
-    assert_eq!(
-        pairs(&heading),
-        [
-            ("Fee by the plan", "800,00 Kč"),
-            ("Fee taken", "900,00 Kč"),
-            ("Difference", "100,00 Kč")
-        ]
-    );
-    assert_page_agrees(&layout, &finding, &figures);
-    assert!(facts(&layout).contains(&("Fee", "900,00 Kč (10 %) (by the plan 800,00 Kč)")));
+    let page = checked_page(&record, "fee_wrong", Language::English);
+    page.heads_with("Fee by the plan: 800,00 Kč · Fee taken: 900,00 Kč · Difference: 100,00 Kč");
+    assert!(facts(&page.layout).contains(&("Fee", "900,00 Kč (10 %) (by the plan 800,00 Kč)")));
 }
