@@ -287,17 +287,17 @@ pub fn build_at(
     }
     for a in aggregates {
         let s = per_table.entry((a.game, a.table_id)).or_default();
-        s.rounds = a.rounds;
-        s.void_rounds = a.void_rounds;
-        s.stakes_h = a.stakes_h;
-        s.returned_h = a.returned_h;
+        s.rounds = a.counts.rounds;
+        s.void_rounds = a.counts.void_rounds;
+        s.stakes_h = a.counts.stakes_h;
+        s.returned_h = a.counts.returned_h;
         s.payouts_h = a.payouts_h;
         s.expected_payouts_h = a.expected_payouts_h;
-        s.rtp_stakes_h = a.rtp_stakes_h;
-        s.expected_payout_mh = a.expected_payout_mh;
-        s.variance_h2 = a.variance_h2;
-        s.fees_h = a.fees_h;
-        s.overlay_h = a.overlay_h;
+        s.rtp_stakes_h = a.moments.rtp_stakes_h;
+        s.expected_payout_mh = a.moments.expected_payout_mh;
+        s.variance_h2 = a.moments.variance_h2;
+        s.fees_h = a.tournaments.fees_h;
+        s.overlay_h = a.tournaments.overlay_h;
         s.late_rounds = a.late_rounds;
         s.last_late_received_at = a.last_late_received_at;
     }

@@ -352,16 +352,16 @@ impl PerTable {
 
     fn add_rounds(&mut self, day: NaiveDate, a: DayAggregate) {
         let sums = self.day(a.game, a.table_id, day);
-        sums.rounds = a.rounds;
-        sums.void_rounds = a.void_rounds;
-        sums.stakes_h = a.stakes_h;
-        sums.returned_h = a.returned_h;
+        sums.rounds = a.counts.rounds;
+        sums.void_rounds = a.counts.void_rounds;
+        sums.stakes_h = a.counts.stakes_h;
+        sums.returned_h = a.counts.returned_h;
         sums.payouts_h = a.payouts_h;
         sums.moments = Moments {
             rounds: a.theory_rounds,
-            rtp_stakes_h: a.rtp_stakes_h,
-            expected_payout_mh: i128::from(a.expected_payout_mh),
-            variance_h2: a.variance_h2,
+            rtp_stakes_h: a.moments.rtp_stakes_h,
+            expected_payout_mh: i128::from(a.moments.expected_payout_mh),
+            variance_h2: a.moments.variance_h2,
             third_moment_h3: a.third_moment_h3,
         };
     }

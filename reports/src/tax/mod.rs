@@ -53,14 +53,14 @@ fn game_sums(
                 (
                     r.game,
                     GameSums {
-                        rounds: r.rounds,
-                        void_rounds: r.void_rounds,
-                        stakes_h: r.stakes_h,
-                        returned_h: r.returned_h,
+                        rounds: r.counts.rounds,
+                        void_rounds: r.counts.void_rounds,
+                        stakes_h: r.counts.stakes_h,
+                        returned_h: r.counts.returned_h,
                         wins_h: r.wins_h,
                         time_collection_h: r.time_collection_h,
-                        fees_h: r.fees_h,
-                        overlay_h: r.overlay_h,
+                        fees_h: r.tournaments.fees_h,
+                        overlay_h: r.tournaments.overlay_h,
                     },
                 )
             })

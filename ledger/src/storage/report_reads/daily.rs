@@ -4,7 +4,10 @@ use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Double, Nullable, Text, Timestamptz};
 
-use super::round_sums::{played_within, round_totals, RTP_MOMENTS, TOURNAMENT_SUMS};
+use super::round_sums::{
+    played_within, round_totals, RoundCounts, RtpMoments, TournamentSums, RTP_MOMENTS,
+    TOURNAMENT_SUMS,
+};
 use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
@@ -15,33 +18,23 @@ pub struct TableDay {
     pub game: String,
     #[diesel(sql_type = Text)]
     pub table_id: String,
-    #[diesel(sql_type = BigInt)]
-    pub rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    pub void_rounds: i64,
-    /// Every stake, void rounds included.
-    #[diesel(sql_type = BigInt)]
-    pub stakes_h: i64,
-    /// Stakes handed back on void rounds.
-    #[diesel(sql_type = BigInt)]
-    pub returned_h: i64,
+    /// Rounds, void rounds, every stake and the stakes handed back on void rounds.
+    #[diesel(embed)]
+    #[serde(flatten)]
+    pub counts: RoundCounts,
     /// What was paid on played rounds.
     #[diesel(sql_type = BigInt)]
     pub payouts_h: i64,
     #[diesel(sql_type = BigInt)]
     pub expected_payouts_h: i64,
-    #[diesel(sql_type = BigInt)]
-    pub rtp_stakes_h: i64,
-    #[diesel(sql_type = BigInt)]
-    pub expected_payout_mh: i64,
-    #[diesel(sql_type = Double)]
-    #[serde(with = "crate::storage::report_reads::exact_f64")]
-    pub variance_h2: f64,
+    /// The stakes a theory covers and the moments of their payout.
+    #[diesel(embed)]
+    #[serde(flatten)]
+    pub moments: RtpMoments,
     /// Tournaments played (not void): their fees and the operator's overlay.
-    #[diesel(sql_type = BigInt)]
-    pub fees_h: i64,
-    #[diesel(sql_type = BigInt)]
-    pub overlay_h: i64,
+    #[diesel(embed)]
+    #[serde(flatten)]
+    pub tournaments: TournamentSums,
     /// Rounds received more than `late_after` after they were played, and when the last came.
     #[diesel(sql_type = BigInt)]
     pub late_rounds: i64,
@@ -53,17 +46,11 @@ impl TableDay {
     /// Adds another part of the same table's day (its archived rounds, say).
     pub(super) fn absorb(&mut self, o: &TableDay) -> Result<(), LedgerError> {
         let sum = super::checked_sum;
-        self.rounds = sum(self.rounds, o.rounds)?;
-        self.void_rounds = sum(self.void_rounds, o.void_rounds)?;
-        self.stakes_h = sum(self.stakes_h, o.stakes_h)?;
-        self.returned_h = sum(self.returned_h, o.returned_h)?;
+        self.counts.absorb(&o.counts)?;
         self.payouts_h = sum(self.payouts_h, o.payouts_h)?;
         self.expected_payouts_h = sum(self.expected_payouts_h, o.expected_payouts_h)?;
-        self.rtp_stakes_h = sum(self.rtp_stakes_h, o.rtp_stakes_h)?;
-        self.expected_payout_mh = sum(self.expected_payout_mh, o.expected_payout_mh)?;
-        self.variance_h2 += o.variance_h2;
-        self.fees_h = sum(self.fees_h, o.fees_h)?;
-        self.overlay_h = sum(self.overlay_h, o.overlay_h)?;
+        self.moments.absorb(&o.moments)?;
+        self.tournaments.absorb(&o.tournaments)?;
         self.late_rounds = sum(self.late_rounds, o.late_rounds)?;
         self.last_late_received_at = self.last_late_received_at.max(o.last_late_received_at);
         Ok(())

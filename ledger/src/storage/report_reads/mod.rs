@@ -12,7 +12,7 @@ pub mod mf;
 pub mod monthly;
 pub mod nightly;
 pub mod periods;
-mod round_sums;
+pub mod round_sums;
 pub mod tables;
 pub mod tax;
 pub mod wheels;

@@ -6,7 +6,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Double, Integer, Nullable, Text, Timestamptz};
 
 use super::findings::FindingAggregate;
-use super::round_sums::{played_within, round_totals, RTP_MOMENTS};
+use super::round_sums::{played_within, round_totals, RoundCounts, RtpMoments, RTP_MOMENTS};
 use super::tables::TableGame;
 use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
@@ -21,26 +21,19 @@ pub struct DayAggregate {
     pub game: String,
     #[diesel(sql_type = Text)]
     pub table_id: String,
-    #[diesel(sql_type = BigInt)]
-    pub rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    pub void_rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    pub stakes_h: i64,
-    #[diesel(sql_type = BigInt)]
-    pub returned_h: i64,
+    /// Rounds, void rounds, every stake and the stakes handed back on void rounds.
+    #[diesel(embed)]
+    #[serde(flatten)]
+    pub counts: RoundCounts,
     #[diesel(sql_type = BigInt)]
     pub payouts_h: i64,
     /// Rounds with a theory (stakes the RTP figures cover), and their moments.
     #[diesel(sql_type = BigInt)]
     pub theory_rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    pub rtp_stakes_h: i64,
-    #[diesel(sql_type = BigInt)]
-    pub expected_payout_mh: i64,
-    #[diesel(sql_type = Double)]
-    #[serde(with = "crate::storage::report_reads::exact_f64")]
-    pub variance_h2: f64,
+    /// The stakes a theory covers and the moments of their payout.
+    #[diesel(embed)]
+    #[serde(flatten)]
+    pub moments: RtpMoments,
     #[diesel(sql_type = Double)]
     #[serde(with = "crate::storage::report_reads::exact_f64")]
     pub third_moment_h3: f64,
@@ -94,15 +87,10 @@ impl DayAggregate {
     /// Adds another part of the same table's day (its archived rounds, say).
     pub(super) fn absorb(&mut self, o: &DayAggregate) -> Result<(), LedgerError> {
         let sum = super::checked_sum;
-        self.rounds = sum(self.rounds, o.rounds)?;
-        self.void_rounds = sum(self.void_rounds, o.void_rounds)?;
-        self.stakes_h = sum(self.stakes_h, o.stakes_h)?;
-        self.returned_h = sum(self.returned_h, o.returned_h)?;
+        self.counts.absorb(&o.counts)?;
         self.payouts_h = sum(self.payouts_h, o.payouts_h)?;
         self.theory_rounds = sum(self.theory_rounds, o.theory_rounds)?;
-        self.rtp_stakes_h = sum(self.rtp_stakes_h, o.rtp_stakes_h)?;
-        self.expected_payout_mh = sum(self.expected_payout_mh, o.expected_payout_mh)?;
-        self.variance_h2 += o.variance_h2;
+        self.moments.absorb(&o.moments)?;
         self.third_moment_h3 += o.third_moment_h3;
         Ok(())
     }

@@ -1,5 +1,101 @@
 //! The query pieces the payout reads (daily, monthly, tax) share: the sums each makes of a
-//! group of adjudicated rounds (`adjudications` aliased `a`) and the span they were played in.
+//! group of adjudicated rounds (`adjudications` aliased `a`), the span they were played in,
+//! and the counts every one of them reads back.
+
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Double};
+
+use crate::LedgerError;
+
+/// What [`round_totals`] counts of a group of rounds, besides what played rounds paid.
+#[derive(
+    QueryableByName,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+pub struct RoundCounts {
+    #[diesel(sql_type = BigInt)]
+    pub rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    pub void_rounds: i64,
+    /// Every stake, void rounds included.
+    #[diesel(sql_type = BigInt)]
+    pub stakes_h: i64,
+    /// Stakes handed back on void rounds.
+    #[diesel(sql_type = BigInt)]
+    pub returned_h: i64,
+}
+
+impl RoundCounts {
+    /// Adds the counts of other rounds of the same group (its archived rounds, say).
+    pub(super) fn absorb(&mut self, o: &RoundCounts) -> Result<(), LedgerError> {
+        let sum = super::checked_sum;
+        self.rounds = sum(self.rounds, o.rounds)?;
+        self.void_rounds = sum(self.void_rounds, o.void_rounds)?;
+        self.stakes_h = sum(self.stakes_h, o.stakes_h)?;
+        self.returned_h = sum(self.returned_h, o.returned_h)?;
+        Ok(())
+    }
+}
+
+/// What [`RTP_MOMENTS`] sums of a group of rounds.
+#[derive(
+    QueryableByName, Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize,
+)]
+pub struct RtpMoments {
+    #[diesel(sql_type = BigInt)]
+    pub rtp_stakes_h: i64,
+    #[diesel(sql_type = BigInt)]
+    pub expected_payout_mh: i64,
+    #[diesel(sql_type = Double)]
+    #[serde(with = "crate::storage::report_reads::exact_f64")]
+    pub variance_h2: f64,
+}
+
+impl RtpMoments {
+    /// Adds the moments of other rounds of the same group.
+    pub(super) fn absorb(&mut self, o: &RtpMoments) -> Result<(), LedgerError> {
+        self.rtp_stakes_h = super::checked_sum(self.rtp_stakes_h, o.rtp_stakes_h)?;
+        self.expected_payout_mh =
+            super::checked_sum(self.expected_payout_mh, o.expected_payout_mh)?;
+        self.variance_h2 += o.variance_h2;
+        Ok(())
+    }
+}
+
+/// What [`TOURNAMENT_SUMS`] sums of a group of rounds.
+#[derive(
+    QueryableByName,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+pub struct TournamentSums {
+    #[diesel(sql_type = BigInt)]
+    pub fees_h: i64,
+    #[diesel(sql_type = BigInt)]
+    pub overlay_h: i64,
+}
+
+impl TournamentSums {
+    /// Adds the sums of other rounds of the same group.
+    pub(super) fn absorb(&mut self, o: &TournamentSums) -> Result<(), LedgerError> {
+        self.fees_h = super::checked_sum(self.fees_h, o.fees_h)?;
+        self.overlay_h = super::checked_sum(self.overlay_h, o.overlay_h)?;
+        Ok(())
+    }
+}
 
 /// Rounds, void rounds, every stake, the stakes handed back on void rounds, and what played
 /// rounds paid (as `paid_as`).

@@ -4,7 +4,9 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text, Timestamptz};
 
-use super::round_sums::{played_within, round_totals, TOURNAMENT_SUMS};
+use super::round_sums::{
+    played_within, round_totals, RoundCounts, TournamentSums, TOURNAMENT_SUMS,
+};
 use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
@@ -13,40 +15,30 @@ use crate::LedgerError;
 pub struct GameTotals {
     #[diesel(sql_type = Text)]
     pub game: String,
-    #[diesel(sql_type = BigInt)]
-    pub rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    pub void_rounds: i64,
-    #[diesel(sql_type = BigInt)]
-    pub stakes_h: i64,
-    /// Stakes handed back on void rounds.
-    #[diesel(sql_type = BigInt)]
-    pub returned_h: i64,
+    /// Rounds, void rounds, every stake and the stakes handed back on void rounds.
+    #[diesel(embed)]
+    #[serde(flatten)]
+    pub counts: RoundCounts,
     /// What was paid on played rounds.
     #[diesel(sql_type = BigInt)]
     pub wins_h: i64,
     /// Poker cash games: what the time collections took.
     #[diesel(sql_type = BigInt)]
     pub time_collection_h: i64,
-    /// Tournaments: their fees and the operator's overlay.
-    #[diesel(sql_type = BigInt)]
-    pub fees_h: i64,
-    #[diesel(sql_type = BigInt)]
-    pub overlay_h: i64,
+    /// Tournaments played (not void): their fees and the operator's overlay.
+    #[diesel(embed)]
+    #[serde(flatten)]
+    pub tournaments: TournamentSums,
 }
 
 impl GameTotals {
     /// Adds the same game's figures of other rounds.
     pub(super) fn absorb(&mut self, o: &GameTotals) -> Result<(), LedgerError> {
         let sum = super::checked_sum;
-        self.rounds = sum(self.rounds, o.rounds)?;
-        self.void_rounds = sum(self.void_rounds, o.void_rounds)?;
-        self.stakes_h = sum(self.stakes_h, o.stakes_h)?;
-        self.returned_h = sum(self.returned_h, o.returned_h)?;
+        self.counts.absorb(&o.counts)?;
         self.wins_h = sum(self.wins_h, o.wins_h)?;
         self.time_collection_h = sum(self.time_collection_h, o.time_collection_h)?;
-        self.fees_h = sum(self.fees_h, o.fees_h)?;
-        self.overlay_h = sum(self.overlay_h, o.overlay_h)?;
+        self.tournaments.absorb(&o.tournaments)?;
         Ok(())
     }
 }
