@@ -12,10 +12,9 @@ use chrono::Utc;
 use common::*;
 use dozor_log::access::Role;
 use reports::mf::{PackageSource, Schema, ValidationSettings};
-use rules::gaming_day::{GamingDayClock, Month};
+use rules::gaming_day::GamingDayClock;
 use serde_json::{json, Value};
 use sha2::Digest as _;
-use simulator::month::{MonthSettings, Station};
 
 const PLAN: &str = "69games-ziva-hra";
 
@@ -98,23 +97,18 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
     let (state, url) = api_state_configured();
     create_key(&url, Role::Reporter);
     let app = test_app(&state).await;
-    let plan = builtin_plan();
-    let settings = MonthSettings {
-        month: Month::parse("2026-10").unwrap(),
-        days: 3,
-        rounds: 10,
-        error_share: 0.0,
-        seed: 7,
-        clock: GamingDayClock::default(),
-    };
-    let mut stations = vec![
-        Station::table("R01".into(), "roulette", 1, &plan).unwrap(),
-        Station::table("BJ1".into(), "blackjack", 2, &plan).unwrap(),
-        Station::table("PH1".into(), "poker_cash", 3, &plan).unwrap(),
-        Station::table("ROOM1".into(), "poker_tournament", 4, &plan).unwrap(),
-        Station::cage("CAGE".into()),
-    ];
-    let submitted = submit_simulated_month(&app, &mut stations, &plan, &settings, 7).await;
+    let submitted = submit_simulated_tables(
+        &app,
+        october(3, 10, 0.0, 7),
+        &[
+            ("R01", "roulette"),
+            ("BJ1", "blackjack"),
+            ("PH1", "poker_cash"),
+            ("ROOM1", "poker_tournament"),
+        ],
+        Some("CAGE"),
+    )
+    .await;
     assert!(submitted > 150, "{submitted}");
 
     // Every period reconciles exactly; no round is outside a period.

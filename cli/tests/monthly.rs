@@ -227,22 +227,18 @@ async fn a_simulated_month_adds_up_and_its_page_renders_offline() {
     let (state, url) = api_state();
     create_key(&url, Role::Regulator);
     let app = test_app(&state).await;
-    let plan = builtin_plan();
-    let settings = simulator::month::MonthSettings {
-        month: rules::gaming_day::Month::parse("2026-10").unwrap(),
-        days: 4,
-        rounds: 40,
-        error_share: 0.1,
-        seed: 11,
-        clock: rules::gaming_day::GamingDayClock::default(),
-    };
-    let mut stations = vec![
-        simulator::month::Station::table("R01".into(), "roulette", 1, &plan).unwrap(),
-        simulator::month::Station::table("BJ1".into(), "blackjack", 2, &plan).unwrap(),
-        simulator::month::Station::table("U01".into(), "ultimate_texas_holdem", 3, &plan).unwrap(),
-        simulator::month::Station::table("PH1".into(), "poker_cash", 4, &plan).unwrap(),
-    ];
-    submit_simulated_month(&app, &mut stations, &plan, &settings, 11).await;
+    submit_simulated_tables(
+        &app,
+        october(4, 40, 0.1, 11),
+        &[
+            ("R01", "roulette"),
+            ("BJ1", "blackjack"),
+            ("U01", "ultimate_texas_holdem"),
+            ("PH1", "poker_cash"),
+        ],
+        None,
+    )
+    .await;
     let (status, report) = get(&app, "/api/v1/reports/rtp?month=2026-10").await;
     assert_eq!(status, 200, "{report}");
     let rows = report["rows"].as_array().unwrap();

@@ -26,6 +26,41 @@ pub fn registration_for_october(
            "valid_from": "2026-09-30T00:00:00Z"})
 }
 
+/// October 2026 simulated for `days` gaming days of `rounds` rounds a table a day, `error_share`
+/// of them wrongly paid, from `seed`.
+pub fn october(days: u32, rounds: u64, error_share: f64, seed: u64) -> MonthSettings {
+    MonthSettings {
+        month: rules::gaming_day::Month::parse("2026-10").unwrap(),
+        days,
+        rounds,
+        error_share,
+        seed,
+        clock: rules::gaming_day::GamingDayClock::default(),
+    }
+}
+
+/// A station for each of `tables` (id and game) playing under `plan`, numbered from 1 in order.
+pub fn table_stations(plan: &rules::Plan, tables: &[(&str, &str)]) -> Vec<Station> {
+    let numbered = (1..).zip(tables);
+    numbered
+        .map(|(n, (id, game))| Station::table((*id).into(), game, n, plan).unwrap())
+        .collect()
+}
+
+/// Submits `settings`' month of `tables` (id and game, see [`table_stations`]) and of the cage
+/// `cage`, if any, playing the built-in plan: how many records were submitted.
+pub async fn submit_simulated_tables(
+    app: &impl TestApp,
+    settings: MonthSettings,
+    tables: &[(&str, &str)],
+    cage: Option<&str>,
+) -> usize {
+    let plan = builtin_plan();
+    let mut stations = table_stations(&plan, tables);
+    stations.extend(cage.map(|id| Station::cage(id.into())));
+    submit_simulated_month(app, &mut stations, &plan, &settings, settings.seed).await
+}
+
 /// Registers each of `stations` (its key from `seed`) and submits its records of `settings`'
 /// month, one request each: every one accepted. How many were submitted.
 pub async fn submit_simulated_month(
