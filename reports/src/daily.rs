@@ -508,10 +508,7 @@ pub fn sheet(
         .map(|r| {
             vec![
                 Cell::Day(report.gaming_day),
-                Cell::Coded {
-                    code: r.game.clone(),
-                    words: plans.game_name(&r.game).to_owned(),
-                },
+                Cell::game(&r.game, plans),
                 r.table_id.clone().map_or_else(
                     || Cell::Text(language.pick("celkem", "all tables").to_owned()),
                     Cell::Text,

@@ -281,24 +281,15 @@ pub fn sheet(page: &FindingPage, plan: &rules::PlanBook, language: Language) -> 
                 .unwrap_or_default();
             vec![
                 Cell::Text(f.id.clone()),
-                Cell::Coded {
-                    code: f.state.clone(),
-                    words: words::finding_state_code(&f.state, language),
-                },
+                Cell::coded(&f.state, words::finding_state_code(&f.state, language)),
                 Cell::Day(f.gaming_day),
                 Cell::Time(f.played_at),
-                Cell::Coded {
-                    code: f.game.clone(),
-                    words: plan.game_name(&f.game).to_owned(),
-                },
+                Cell::game(&f.game, plan),
                 Cell::Text(f.table_id.clone()),
                 f.seq_no.map_or(Cell::Empty, Cell::Count),
                 f.round_id.clone().map_or(Cell::Empty, Cell::Text),
                 Cell::Count(f.ledger_index),
-                Cell::Coded {
-                    code: f.kind.clone(),
-                    words: words::finding_kind_code(&f.kind, language),
-                },
+                Cell::coded(&f.kind, words::finding_kind_code(&f.kind, language)),
                 Cell::Money(f.amount_h),
                 money(f.expected_h),
                 money(f.actual_h),

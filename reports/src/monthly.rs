@@ -671,10 +671,7 @@ pub fn sheet(
                     || Cell::Text(language.pick("celý měsíc", "the month").to_owned()),
                     Cell::Day,
                 ),
-                Cell::Coded {
-                    code: r.game.clone(),
-                    words: plans.game_name(&r.game).to_owned(),
-                },
+                Cell::game(&r.game, plans),
                 r.table_id.clone().map_or_else(
                     || Cell::Text(language.pick("celkem", "all tables").to_owned()),
                     Cell::Text,

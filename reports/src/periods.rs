@@ -390,10 +390,7 @@ fn period_sheet(
                 Cell::Text(audit.month.clone()),
                 Cell::yes_no(audit.provisional, language),
                 Cell::Text(p.table_id.clone()),
-                Cell::Coded {
-                    code: line.game.clone(),
-                    words: game_name(&line.game),
-                },
+                Cell::coded(&line.game, game_name(&line.game)),
                 Cell::Text(p.period_id.clone()),
                 Cell::Time(p.opened_at),
                 p.closed_at.map_or(Cell::Empty, Cell::Time),

@@ -148,15 +148,9 @@ impl DayAudit for TableAudit {
     ) -> Vec<Cell> {
         vec![
             Cell::Day(day),
-            Cell::Coded {
-                code: line.kind.clone(),
-                words: crate::words::table_audit_kind(&line.kind, l),
-            },
+            Cell::coded(&line.kind, crate::words::table_audit_kind(&line.kind, l)),
             Cell::Text(line.table_id.clone()),
-            Cell::Coded {
-                code: line.game.clone(),
-                words: plans.game_name(&line.game).to_owned(),
-            },
+            Cell::game(&line.game, plans),
             Cell::unsigned(line.seq_no),
             Cell::Time(line.played_at),
             line.previous_seq_no.map_or(Cell::Empty, Cell::unsigned),

@@ -155,10 +155,7 @@ impl DayAudit for TimeCollectionAudit {
         vec![
             Cell::Day(day),
             Cell::Text(line.table_id.clone()),
-            Cell::Coded {
-                code: line.game.clone(),
-                words: plans.game_name(&line.game).to_owned(),
-            },
+            Cell::game(&line.game, plans),
             Cell::unsigned(line.seq_no),
             Cell::Time(line.played_at),
             line.last_paid_until.map_or(Cell::Empty, Cell::Time),

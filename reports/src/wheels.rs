@@ -339,10 +339,7 @@ pub fn sheet(
                 Cell::Text(statistics.month.clone()),
                 Cell::yes_no(statistics.provisional, language),
                 Cell::Text(line.table_id.clone()),
-                Cell::Coded {
-                    code: line.game.clone(),
-                    words: plans.game_name(&line.game).to_owned(),
-                },
+                Cell::game(&line.game, plans),
                 count(line.spins),
                 Cell::Count(i64::from(line.segments)),
                 decimal(line.chi_square, 3),

@@ -68,6 +68,19 @@ impl Cell {
         Cell::Count(i64::try_from(n).unwrap_or(i64::MAX))
     }
 
+    /// A code for machines and its words for people.
+    pub fn coded(code: &str, words: impl Into<String>) -> Cell {
+        Cell::Coded {
+            code: code.to_owned(),
+            words: words.into(),
+        }
+    }
+
+    /// A game's code and its name in the plan.
+    pub fn game(game: &str, plans: &rules::PlanBook) -> Cell {
+        Cell::coded(game, plans.game_name(game))
+    }
+
     /// Text.
     pub fn text(text: &str) -> Cell {
         Cell::Text(text.to_owned())
