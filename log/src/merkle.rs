@@ -138,32 +138,59 @@ pub fn consistency_proof(
         .collect()
 }
 
+/// The two node positions a proof's verification walks up the tree with (RFC 9162's `fn` and
+/// `sn`): the first tree's or the leaf's, and the last node's.
+struct Walk {
+    fnode: u64,
+    snode: u64,
+}
+
+impl Walk {
+    /// The next proof hash is a left sibling: `fn` is a right child or the last node of its level.
+    #[inline]
+    fn hashes_from_the_left(&self) -> bool {
+        self.fnode & 1 == 1 || self.fnode == self.snode
+    }
+
+    /// Up past the levels where `fn` is a left child (no proof hash on them), short of the root.
+    #[inline]
+    fn climb_left_children(&mut self) {
+        while self.fnode & 1 == 0 && self.fnode != 0 {
+            self.up();
+        }
+    }
+
+    /// One level up.
+    #[inline]
+    fn up(&mut self) {
+        self.fnode >>= 1;
+        self.snode >>= 1;
+    }
+}
+
 /// RFC 9162 §2.1.3.2: does `proof` show `leaf` at `index` in the tree of `size` with `root`?
 pub fn verify_inclusion(index: u64, size: u64, leaf: &Hash, proof: &[Hash], root: &Hash) -> bool {
     if index >= size {
         return false;
     }
-    let (mut fnode, mut snode) = (index, size - 1);
+    let mut walk = Walk {
+        fnode: index,
+        snode: size - 1,
+    };
     let mut r = *leaf;
     for p in proof {
-        if snode == 0 {
+        if walk.snode == 0 {
             return false;
         }
-        if fnode & 1 == 1 || fnode == snode {
+        if walk.hashes_from_the_left() {
             r = node_hash(p, &r);
-            if fnode & 1 == 0 {
-                while fnode & 1 == 0 && fnode != 0 {
-                    fnode >>= 1;
-                    snode >>= 1;
-                }
-            }
+            walk.climb_left_children();
         } else {
             r = node_hash(&r, p);
         }
-        fnode >>= 1;
-        snode >>= 1;
+        walk.up();
     }
-    snode == 0 && r == *root
+    walk.snode == 0 && r == *root
 }
 
 /// RFC 9162 §2.1.4.2: is the tree of `second` leaves with `second_root` an extension of the tree
@@ -189,32 +216,28 @@ pub fn verify_consistency(
     let Some((start, rest)) = path.split_first() else {
         return false;
     };
-    let (mut fnode, mut snode) = (first - 1, second - 1);
-    while fnode & 1 == 1 {
-        fnode >>= 1;
-        snode >>= 1;
+    let mut walk = Walk {
+        fnode: first - 1,
+        snode: second - 1,
+    };
+    while walk.fnode & 1 == 1 {
+        walk.up();
     }
     let (mut fr, mut sr) = (*start, *start);
     for c in rest {
-        if snode == 0 {
+        if walk.snode == 0 {
             return false;
         }
-        if fnode & 1 == 1 || fnode == snode {
+        if walk.hashes_from_the_left() {
             fr = node_hash(c, &fr);
             sr = node_hash(c, &sr);
-            if fnode & 1 == 0 {
-                while fnode & 1 == 0 && fnode != 0 {
-                    fnode >>= 1;
-                    snode >>= 1;
-                }
-            }
+            walk.climb_left_children();
         } else {
             sr = node_hash(&sr, c);
         }
-        fnode >>= 1;
-        snode >>= 1;
+        walk.up();
     }
-    snode == 0 && fr == *first_root && sr == *second_root
+    walk.snode == 0 && fr == *first_root && sr == *second_root
 }
 
 /// Perfect-subtree nodes that become complete when leaves are appended, kept as the "right
