@@ -15,6 +15,11 @@ fn table(kind: &str, seq_no: u64, period: &str, at: &str, fields: Value) -> Oper
     op(record)
 }
 
+/// A table's float counted empty as its period opens or closes.
+fn empty_float(kind: &str, seq_no: u64, period: &str, at: &str) -> Operation {
+    table(kind, seq_no, period, at, json!({"float": []}))
+}
+
 fn chips(pairs: &[(i64, u32)]) -> Value {
     Value::Array(
         pairs
@@ -138,20 +143,8 @@ fn broken_period_sequences_give_their_findings() {
             "2026-10-01T15:00:00Z",
             json!({"slip_no": "F0", "chips": chips(&[(100, 1)]), "by": "A"}),
         ),
-        table(
-            "table_open",
-            1,
-            "A",
-            "2026-10-01T16:00:00Z",
-            json!({"float": []}),
-        ),
-        table(
-            "table_open",
-            2,
-            "B",
-            "2026-10-01T17:00:00Z",
-            json!({"float": []}),
-        ),
+        empty_float("table_open", 1, "A", "2026-10-01T16:00:00Z"),
+        empty_float("table_open", 2, "B", "2026-10-01T17:00:00Z"),
         table(
             "table_drop",
             3,
@@ -159,27 +152,9 @@ fn broken_period_sequences_give_their_findings() {
             "2026-10-01T18:00:00Z",
             json!({"cash_h": 100, "counted_by": "c"}),
         ),
-        table(
-            "table_close",
-            4,
-            "B",
-            "2026-10-01T17:30:00Z",
-            json!({"float": []}),
-        ),
-        table(
-            "table_open",
-            5,
-            "A",
-            "2026-10-01T19:00:00Z",
-            json!({"float": []}),
-        ),
-        table(
-            "table_close",
-            6,
-            "A",
-            "2026-10-01T20:00:00Z",
-            json!({"float": []}),
-        ),
+        empty_float("table_close", 4, "B", "2026-10-01T17:30:00Z"),
+        empty_float("table_open", 5, "A", "2026-10-01T19:00:00Z"),
+        empty_float("table_close", 6, "A", "2026-10-01T20:00:00Z"),
     ];
     let periods = assemble(&ops);
     let kinds: Vec<_> = periods

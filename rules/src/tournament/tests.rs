@@ -89,6 +89,11 @@ fn kinds_in_kc(findings: &[Finding]) -> Vec<(FindingKind, i64)> {
     findings.iter().map(|f| (f.kind, f.amount_h / KC)).collect()
 }
 
+/// The findings of `record`, each with its amount in whole Kč.
+fn findings_in_kc(record: &Value) -> Vec<(FindingKind, i64)> {
+    kinds_in_kc(&judge(record).0)
+}
+
 const GUARANTEED: [i64; 6] = [19_000, 11_500, 7_500, 5_000, 4_000, 3_000];
 
 #[test]
@@ -166,10 +171,8 @@ fn a_deal_among_the_last_three_keeps_their_prizes_together() {
     let mut bigger = record.clone();
     bigger["deal"]["shares"][2]["amount_h"] = json!(11_100 * KC);
     bigger["results"][2]["prize_h"] = json!(11_100 * KC);
-    let (findings, _, _) = judge(&bigger);
-    let kinds = kinds_in_kc(&findings);
     assert_eq!(
-        kinds,
+        findings_in_kc(&bigger),
         [
             (FindingKind::ChipsNotConserved, 100),
             (FindingKind::Underpaid, 5_000),
@@ -183,10 +186,8 @@ fn a_deal_among_the_last_three_keeps_their_prizes_together() {
     // the table's prizes stand — p01 underpaid 5 000, p02 and p03 overpaid 1 500 and 3 500 Kč.
     let mut early = record.clone();
     early["deal"]["at"] = json!("2026-11-21T19:30:00Z");
-    let (findings, _, _) = judge(&early);
-    let kinds = kinds_in_kc(&findings);
     assert_eq!(
-        kinds,
+        findings_in_kc(&early),
         [
             (FindingKind::IllegalDecision, 0),
             (FindingKind::IllegalDecision, 0),
@@ -328,10 +329,8 @@ fn players_out_together_with_equal_stacks_split_their_places() {
     // Paid by place instead: p04 overpaid 4 442 − 3 997 = 445, p05 underpaid 3 998 − 3 553 = 445.
     let by_place = [16_884, 10_217, 6_663, 4_442, 3_553, 2_665];
     record["results"] = forty_entries(1_234, None, &by_place)["results"].clone();
-    let (findings, _, _) = judge(&record);
-    let kinds = kinds_in_kc(&findings);
     assert_eq!(
-        kinds,
+        findings_in_kc(&record),
         [(FindingKind::Overpaid, 445), (FindingKind::Underpaid, 445)]
     );
 }
