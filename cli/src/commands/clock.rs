@@ -1,4 +1,7 @@
-//! The gaming-day clock's arguments, shared by every command that builds or serves reports.
+//! The gaming-day clock's arguments, shared by every command that builds or serves reports,
+//! and the months named relative to it.
+
+use anyhow::Context as _;
 
 /// How gaming days are cut and when a round counts as late: shared by every command that
 /// builds or serves reports, so they all agree.
@@ -15,7 +18,6 @@ pub struct ClockArgs {
 
 impl ClockArgs {
     pub fn clock(&self) -> anyhow::Result<rules::gaming_day::GamingDayClock> {
-        use anyhow::Context;
         rules::gaming_day::GamingDayClock::new(
             chrono_tz::Europe::Prague,
             self.gaming_day_start_hour,
@@ -24,4 +26,18 @@ impl ClockArgs {
         .with_late_after_hours(self.late_after_hours)
         .context("--late-after-hours must be at least 1")
     }
+}
+
+/// The month a `--month` argument names.
+pub fn month_arg(
+    text: &str,
+    clock: &rules::gaming_day::GamingDayClock,
+) -> anyhow::Result<rules::gaming_day::Month> {
+    let this = rules::gaming_day::Month::of(clock.day_of(chrono::Utc::now()));
+    Ok(match text {
+        "this" => this,
+        "last" => this.previous(),
+        other => rules::gaming_day::Month::parse(other)
+            .with_context(|| format!("--month `{other}` is not YYYY-MM, this or last"))?,
+    })
 }

@@ -142,7 +142,7 @@ pub fn delivery_keys(
 
 fn deliver(global: &DatabaseChoice, args: DeliverArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
-    let month = super::monthly::month_arg(&args.month, &clock)?;
+    let month = super::clock::month_arg(&args.month, &clock)?;
     let config_file = config_path(global, args.config);
     let config = OperatorConfig::load(&config_file)?;
     anyhow::ensure!(
@@ -343,7 +343,7 @@ pub fn package(global: &DatabaseChoice, args: MfArgs) -> anyhow::Result<ExitCode
         None => {}
     }
     let clock = args.clock.clock()?;
-    let month = super::monthly::month_arg(args.month.as_deref().unwrap_or_default(), &clock)?;
+    let month = super::clock::month_arg(args.month.as_deref().unwrap_or_default(), &clock)?;
     let misto = args.misto.unwrap_or_default();
     anyhow::ensure!(
         args.version.is_none_or(|v| (1..=99).contains(&v)),
@@ -462,7 +462,7 @@ pub struct PeriodsArgs {
 
 pub fn periods(global: &DatabaseChoice, args: PeriodsArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
-    let month = super::monthly::month_arg(&args.month, &clock)?;
+    let month = super::clock::month_arg(&args.month, &clock)?;
     let format = args.output.format("json", false)?;
     let plans = rules::PlanBook::builtin()?;
     let path = config_path(global, args.config.clone());

@@ -2,8 +2,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context as _;
-use chrono::{NaiveDate, Utc};
+use chrono::NaiveDate;
 use ledger::storage::connect;
 use ledger::storage::database::Database;
 use reports::monthly::{self, RtpRequest};
@@ -31,23 +30,9 @@ pub struct RtpReportArgs {
     clock: super::clock::ClockArgs,
 }
 
-/// The month a `--month` argument names.
-pub fn month_arg(
-    text: &str,
-    clock: &rules::gaming_day::GamingDayClock,
-) -> anyhow::Result<rules::gaming_day::Month> {
-    let this = rules::gaming_day::Month::of(clock.day_of(Utc::now()));
-    Ok(match text {
-        "this" => this,
-        "last" => this.previous(),
-        other => rules::gaming_day::Month::parse(other)
-            .with_context(|| format!("--month `{other}` is not YYYY-MM, this or last"))?,
-    })
-}
-
 pub fn run(global: &DatabaseChoice, args: RtpReportArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
-    let month = month_arg(&args.month, &clock)?;
+    let month = super::clock::month_arg(&args.month, &clock)?;
     let format = args.output.format("csv", true)?;
     let plans = rules::PlanBook::builtin()?;
     let request = RtpRequest {

@@ -66,7 +66,7 @@ struct MonthArgs {
 
 fn wheels(global: &DatabaseChoice, args: MonthArgs) -> anyhow::Result<ExitCode> {
     let clock = args.clock.clock()?;
-    let month = super::monthly::month_arg(&args.month, &clock)?;
+    let month = super::clock::month_arg(&args.month, &clock)?;
     let format = args.output.format("csv", false)?;
     let plans = rules::PlanBook::builtin()?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
