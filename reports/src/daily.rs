@@ -6,6 +6,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
 use ledger::storage::read_cut::LedgerCut;
 use ledger::storage::report_reads;
+use ledger::storage::report_reads::round_sums::{RoundCounts, RtpMoments, TournamentSums};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -136,17 +137,11 @@ impl StateCounts {
 /// Running sums for a row; the statistics are kept apart from the money.
 #[derive(Debug, Clone, Default)]
 struct Sums {
-    rounds: i64,
-    void_rounds: i64,
-    stakes_h: i64,
-    returned_h: i64,
+    counts: RoundCounts,
     payouts_h: i64,
     expected_payouts_h: i64,
-    rtp_stakes_h: i64,
-    expected_payout_mh: i64,
-    variance_h2: f64,
-    fees_h: i64,
-    overlay_h: i64,
+    moments: RtpMoments,
+    tournaments: TournamentSums,
     kinds: BTreeMap<String, KindTotal>,
     states: StateCounts,
     late_rounds: i64,
@@ -160,17 +155,11 @@ fn add(a: i64, b: i64) -> Result<i64, ReportError> {
 
 impl Sums {
     fn absorb(&mut self, o: &Sums) -> Result<(), ReportError> {
-        self.rounds = add(self.rounds, o.rounds)?;
-        self.void_rounds = add(self.void_rounds, o.void_rounds)?;
-        self.stakes_h = add(self.stakes_h, o.stakes_h)?;
-        self.returned_h = add(self.returned_h, o.returned_h)?;
+        self.counts.absorb_with(&o.counts, add)?;
         self.payouts_h = add(self.payouts_h, o.payouts_h)?;
         self.expected_payouts_h = add(self.expected_payouts_h, o.expected_payouts_h)?;
-        self.rtp_stakes_h = add(self.rtp_stakes_h, o.rtp_stakes_h)?;
-        self.expected_payout_mh = add(self.expected_payout_mh, o.expected_payout_mh)?;
-        self.variance_h2 += o.variance_h2;
-        self.fees_h = add(self.fees_h, o.fees_h)?;
-        self.overlay_h = add(self.overlay_h, o.overlay_h)?;
+        self.moments.absorb_with(&o.moments, add)?;
+        self.tournaments.absorb_with(&o.tournaments, add)?;
         for (kind, t) in &o.kinds {
             let mine = self.kinds.entry(kind.clone()).or_default();
             mine.count = add(mine.count, t.count)?;
@@ -184,8 +173,9 @@ impl Sums {
 
     fn row(&self, game: &str, table_id: Option<&str>) -> Result<PayoutRow, ReportError> {
         let played_h = self
+            .counts
             .stakes_h
-            .checked_sub(self.returned_h)
+            .checked_sub(self.counts.returned_h)
             .ok_or(ReportError::Overflow("played stakes"))?;
         let ggr_h = played_h
             .checked_sub(self.payouts_h)
@@ -202,11 +192,12 @@ impl Sums {
             (played_h > 0 && !rake_game).then(|| pct(self.payouts_h as f64 / played_h as f64));
         let rake_share_pct =
             (played_h > 0 && rake_game).then(|| pct(ggr_h as f64 / played_h as f64));
-        let theoretical_rtp_pct = (self.rtp_stakes_h > 0)
-            .then(|| pct(self.expected_payout_mh as f64 / 1000.0 / self.rtp_stakes_h as f64));
-        let deviation_sd = (self.variance_h2 > 0.0).then(|| {
-            let excess = self.payouts_h as f64 - self.expected_payout_mh as f64 / 1000.0;
-            ((excess / self.variance_h2.sqrt()) * 100.0).round() / 100.0
+        let theoretical_rtp_pct = (self.moments.rtp_stakes_h > 0).then(|| {
+            pct(self.moments.expected_payout_mh as f64 / 1000.0 / self.moments.rtp_stakes_h as f64)
+        });
+        let deviation_sd = (self.moments.variance_h2 > 0.0).then(|| {
+            let excess = self.payouts_h as f64 - self.moments.expected_payout_mh as f64 / 1000.0;
+            ((excess / self.moments.variance_h2.sqrt()) * 100.0).round() / 100.0
         });
         let mut findings = 0;
         let mut findings_amount_h = 0;
@@ -222,10 +213,10 @@ impl Sums {
         Ok(PayoutRow {
             game: game.to_owned(),
             table_id: table_id.map(str::to_owned),
-            rounds: self.rounds,
-            void_rounds: self.void_rounds,
-            stakes_h: self.stakes_h,
-            returned_stakes_h: self.returned_h,
+            rounds: self.counts.rounds,
+            void_rounds: self.counts.void_rounds,
+            stakes_h: self.counts.stakes_h,
+            returned_stakes_h: self.counts.returned_h,
             payouts_h: self.payouts_h,
             expected_payouts_h: self.expected_payouts_h,
             ggr_h,
@@ -236,8 +227,8 @@ impl Sums {
             } else {
                 "stakes_minus_payouts".into()
             },
-            tournament_fees_h: tournament.then_some(self.fees_h),
-            tournament_overlay_h: tournament.then_some(self.overlay_h),
+            tournament_fees_h: tournament.then_some(self.tournaments.fees_h),
+            tournament_overlay_h: tournament.then_some(self.tournaments.overlay_h),
             rake_share_pct,
             actual_rtp_pct,
             theoretical_rtp_pct,
@@ -287,17 +278,11 @@ pub fn build_at(
     }
     for a in aggregates {
         let s = per_table.entry((a.game, a.table_id)).or_default();
-        s.rounds = a.counts.rounds;
-        s.void_rounds = a.counts.void_rounds;
-        s.stakes_h = a.counts.stakes_h;
-        s.returned_h = a.counts.returned_h;
+        s.counts = a.counts;
         s.payouts_h = a.payouts_h;
         s.expected_payouts_h = a.expected_payouts_h;
-        s.rtp_stakes_h = a.moments.rtp_stakes_h;
-        s.expected_payout_mh = a.moments.expected_payout_mh;
-        s.variance_h2 = a.moments.variance_h2;
-        s.fees_h = a.tournaments.fees_h;
-        s.overlay_h = a.tournaments.overlay_h;
+        s.moments = a.moments;
+        s.tournaments = a.tournaments;
         s.late_rounds = a.late_rounds;
         s.last_late_received_at = a.last_late_received_at;
     }
@@ -355,7 +340,7 @@ pub fn build_at(
     }
     let rounds = per_table
         .values()
-        .try_fold(0i64, |total, sums| add(total, sums.rounds))?;
+        .try_fold(0i64, |total, sums| add(total, sums.counts.rounds))?;
     let archived = crate::archived::days_within(conn, cut, start, end)?.pop();
     Ok(DailyReport {
         rounds,

@@ -46,11 +46,11 @@ impl TableDay {
     /// Adds another part of the same table's day (its archived rounds, say).
     pub(super) fn absorb(&mut self, o: &TableDay) -> Result<(), LedgerError> {
         let sum = super::checked_sum;
-        self.counts.absorb(&o.counts)?;
+        self.counts.absorb_with(&o.counts, sum)?;
         self.payouts_h = sum(self.payouts_h, o.payouts_h)?;
         self.expected_payouts_h = sum(self.expected_payouts_h, o.expected_payouts_h)?;
-        self.moments.absorb(&o.moments)?;
-        self.tournaments.absorb(&o.tournaments)?;
+        self.moments.absorb_with(&o.moments, sum)?;
+        self.tournaments.absorb_with(&o.tournaments, sum)?;
         self.late_rounds = sum(self.late_rounds, o.late_rounds)?;
         self.last_late_received_at = self.last_late_received_at.max(o.last_late_received_at);
         Ok(())

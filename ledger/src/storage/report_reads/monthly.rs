@@ -87,10 +87,10 @@ impl DayAggregate {
     /// Adds another part of the same table's day (its archived rounds, say).
     pub(super) fn absorb(&mut self, o: &DayAggregate) -> Result<(), LedgerError> {
         let sum = super::checked_sum;
-        self.counts.absorb(&o.counts)?;
+        self.counts.absorb_with(&o.counts, sum)?;
         self.payouts_h = sum(self.payouts_h, o.payouts_h)?;
         self.theory_rounds = sum(self.theory_rounds, o.theory_rounds)?;
-        self.moments.absorb(&o.moments)?;
+        self.moments.absorb_with(&o.moments, sum)?;
         self.third_moment_h3 += o.third_moment_h3;
         Ok(())
     }

@@ -5,8 +5,6 @@
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Double};
 
-use crate::LedgerError;
-
 /// What [`round_totals`] counts of a group of rounds, besides what played rounds paid.
 #[derive(
     QueryableByName,
@@ -33,9 +31,13 @@ pub struct RoundCounts {
 }
 
 impl RoundCounts {
-    /// Adds the counts of other rounds of the same group (its archived rounds, say).
-    pub(super) fn absorb(&mut self, o: &RoundCounts) -> Result<(), LedgerError> {
-        let sum = super::checked_sum;
+    /// Adds the counts of other rounds of the same group (its archived rounds, say), each
+    /// count by `sum` (which refuses an overflow in its caller's terms).
+    pub fn absorb_with<E>(
+        &mut self,
+        o: &RoundCounts,
+        sum: impl Fn(i64, i64) -> Result<i64, E>,
+    ) -> Result<(), E> {
         self.rounds = sum(self.rounds, o.rounds)?;
         self.void_rounds = sum(self.void_rounds, o.void_rounds)?;
         self.stakes_h = sum(self.stakes_h, o.stakes_h)?;
@@ -59,11 +61,14 @@ pub struct RtpMoments {
 }
 
 impl RtpMoments {
-    /// Adds the moments of other rounds of the same group.
-    pub(super) fn absorb(&mut self, o: &RtpMoments) -> Result<(), LedgerError> {
-        self.rtp_stakes_h = super::checked_sum(self.rtp_stakes_h, o.rtp_stakes_h)?;
-        self.expected_payout_mh =
-            super::checked_sum(self.expected_payout_mh, o.expected_payout_mh)?;
+    /// Adds the moments of other rounds of the same group, the integers by `sum`.
+    pub fn absorb_with<E>(
+        &mut self,
+        o: &RtpMoments,
+        sum: impl Fn(i64, i64) -> Result<i64, E>,
+    ) -> Result<(), E> {
+        self.rtp_stakes_h = sum(self.rtp_stakes_h, o.rtp_stakes_h)?;
+        self.expected_payout_mh = sum(self.expected_payout_mh, o.expected_payout_mh)?;
         self.variance_h2 += o.variance_h2;
         Ok(())
     }
@@ -89,10 +94,14 @@ pub struct TournamentSums {
 }
 
 impl TournamentSums {
-    /// Adds the sums of other rounds of the same group.
-    pub(super) fn absorb(&mut self, o: &TournamentSums) -> Result<(), LedgerError> {
-        self.fees_h = super::checked_sum(self.fees_h, o.fees_h)?;
-        self.overlay_h = super::checked_sum(self.overlay_h, o.overlay_h)?;
+    /// Adds the sums of other rounds of the same group, each by `sum`.
+    pub fn absorb_with<E>(
+        &mut self,
+        o: &TournamentSums,
+        sum: impl Fn(i64, i64) -> Result<i64, E>,
+    ) -> Result<(), E> {
+        self.fees_h = sum(self.fees_h, o.fees_h)?;
+        self.overlay_h = sum(self.overlay_h, o.overlay_h)?;
         Ok(())
     }
 }

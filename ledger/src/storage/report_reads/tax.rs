@@ -35,10 +35,10 @@ impl GameTotals {
     /// Adds the same game's figures of other rounds.
     pub(super) fn absorb(&mut self, o: &GameTotals) -> Result<(), LedgerError> {
         let sum = super::checked_sum;
-        self.counts.absorb(&o.counts)?;
+        self.counts.absorb_with(&o.counts, sum)?;
         self.wins_h = sum(self.wins_h, o.wins_h)?;
         self.time_collection_h = sum(self.time_collection_h, o.time_collection_h)?;
-        self.tournaments.absorb(&o.tournaments)?;
+        self.tournaments.absorb_with(&o.tournaments, sum)?;
         Ok(())
     }
 }
