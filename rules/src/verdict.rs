@@ -178,6 +178,24 @@ impl Finding {
         )
     }
 
+    /// Bets `bet_ids` that together stake `staked_h`, above the maximum `max_h` (the caller has
+    /// found `staked_h > max_h`), as `message` says.
+    pub fn stakes_above_maximum(
+        bet_ids: Vec<String>,
+        max_h: i64,
+        staked_h: i64,
+        message: String,
+    ) -> Finding {
+        Finding {
+            kind: FindingKind::StakeAboveMaximum,
+            bet_ids: Some(bet_ids),
+            expected_h: Some(max_h),
+            actual_h: Some(staked_h),
+            amount_h: staked_h - max_h,
+            message,
+        }
+    }
+
     /// Cards burned other than the rule says, or `None` when `burned` is `expected`. The
     /// message reads `<burned> cards burned; <rule>`.
     pub fn burns(burned: usize, expected: usize, rule: std::fmt::Arguments<'_>) -> Option<Finding> {

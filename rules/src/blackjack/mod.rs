@@ -391,19 +391,17 @@ fn check_box_limits(
         .map(|bet| bet.stake_h)
         .fold(0, i64::saturating_add);
     if box_total > bp.box_max_h {
-        findings.push(Finding {
-            kind: FindingKind::StakeAboveMaximum,
-            bet_ids: Some(mains.iter().map(|bet| bet.bet_id.clone()).collect()),
-            expected_h: Some(bp.box_max_h),
-            actual_h: Some(box_total),
-            amount_h: box_total - bp.box_max_h,
-            message: format!(
+        findings.push(Finding::stakes_above_maximum(
+            mains.iter().map(|bet| bet.bet_id.clone()).collect(),
+            bp.box_max_h,
+            box_total,
+            format!(
                 "box {}: main bets of {} together, above the box maximum of {}",
                 b.box_no,
                 format_czk(box_total),
                 format_czk(bp.box_max_h)
             ),
-        });
+        ));
     } else if let Some(posted) = posted.filter(|p| box_total > p.max_h) {
         let what = format!("box {}: main bets together", b.box_no);
         let ids = mains.iter().map(|bet| bet.bet_id.clone()).collect();

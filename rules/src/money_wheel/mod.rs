@@ -282,19 +282,17 @@ fn check_game_maximum(
             stake_h = stake_h.checked_add(b.stake_h).ok_or_else(overflow)?;
         }
         if stake_h > wp.max_bet_h {
-            findings.push(Finding {
-                kind: FindingKind::StakeAboveMaximum,
-                bet_ids: Some(together.iter().map(|b| b.bet_id.clone()).collect()),
-                expected_h: Some(wp.max_bet_h),
-                actual_h: Some(stake_h),
-                amount_h: stake_h - wp.max_bet_h,
-                message: format!(
+            findings.push(Finding::stakes_above_maximum(
+                together.iter().map(|b| b.bet_id.clone()).collect(),
+                wp.max_bet_h,
+                stake_h,
+                format!(
                     "player {} staked {} on the spin, above the maximum of {} per game",
                     bet.player,
                     format_czk(stake_h),
                     format_czk(wp.max_bet_h)
                 ),
-            });
+            ));
         }
     }
     Ok(())

@@ -363,19 +363,17 @@ fn check_spot(
         )),
     }
     if let Some(trips) = spot.bet(UthBetKind::Trips).filter(|t| t.stake_h > ante_h) {
-        findings.push(Finding {
-            kind: FindingKind::StakeAboveMaximum,
-            bet_ids: Some(vec![trips.bet_id.clone()]),
-            expected_h: Some(ante_h),
-            actual_h: Some(trips.stake_h),
-            amount_h: trips.stake_h - ante_h,
-            message: format!(
+        findings.push(Finding::stakes_above_maximum(
+            vec![trips.bet_id.clone()],
+            ante_h,
+            trips.stake_h,
+            format!(
                 "spot {}: Trips of {} above the Ante of {}",
                 spot.spot,
                 format_czk(trips.stake_h),
                 format_czk(ante_h)
             ),
-        });
+        ));
     }
     if let (Some(play), Some(street)) = (spot.bet(UthBetKind::Play), spot.play_street) {
         let allowed: Vec<u8> = match street {
