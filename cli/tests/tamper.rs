@@ -519,11 +519,8 @@ fn verify_names_a_round_id_row_changed_past_the_triggers_and_counts_shared_ids()
     let (code, report, stderr) = verify_database(&url);
     assert_eq!(code, Some(0), "{report} {stderr}");
     assert_eq!(
-        (
-            report["rounds_readjudicated"].as_u64(),
-            report["rounds_sharing_an_id"].as_u64()
-        ),
-        (Some(3), Some(1)),
+        counts(&report, ["rounds_readjudicated", "rounds_sharing_an_id"]),
+        [Some(3), Some(1)],
         "{report}"
     );
     // Past the triggers: B's row removed, changed, or a row for the registration.

@@ -57,3 +57,8 @@ impl AuditLine for rules::table_audit::AuditFinding {
 pub fn audit_lines<T: AuditLine>(findings: &[T]) -> Vec<AuditTuple<'_>> {
     findings.iter().map(AuditLine::line).collect()
 }
+
+/// The counts `names` of a verifier's `report`, in order (`None` for one missing or not a count).
+pub fn counts<const N: usize>(report: &Value, names: [&str; N]) -> [Option<u64>; N] {
+    names.map(|name| report[name].as_u64())
+}
