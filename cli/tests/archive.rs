@@ -364,6 +364,13 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
         1,
         "{receipt}"
     );
+    // The operator is told where the export is and how many days' figures were kept.
+    let said = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        said.contains(&format!("as the export in {} (", export_dir.display()))
+            && said.contains("the figures of its 1 gaming days kept and sealed"),
+        "{said}"
+    );
     let sealed_at = receipt["days_kept"][0]["sealed_index"].as_u64().unwrap();
     let archived_at = receipt["index"].as_u64().unwrap();
     let mut detached: Vec<&str> = each(&receipt["detached"], |d| d.as_str().unwrap());

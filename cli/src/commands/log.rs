@@ -308,8 +308,8 @@ impl LogKeeper<'_> {
             receipt.from,
             receipt.to,
             receipt.index,
-            receipt.days_kept.len(),
             dir.display(),
+            receipt.days_kept.len(),
             receipt.detached.join(", ")
         );
         Ok(ExitCode::SUCCESS)
