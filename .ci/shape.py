@@ -325,9 +325,14 @@ def main():
                         broken.append(f"re-export of another workspace crate: {rel}: pub use {path}")
 
     explain = "--edges" in sys.argv
+    # Each crate's import graph, read once for the circles and the layers: (edges, why).
+    graphs = {}
     for crate in crates:
         why = {}
-        for component in cycles(module_edges(crate, why)):
+        graphs[crate.name] = (module_edges(crate, why), why)
+    for crate in crates:
+        edges, why = graphs[crate.name]
+        for component in cycles(edges):
             files = ", ".join(str(crate.modules[m].relative_to(ROOT)) for m in component)
             broken.append(f"import circle in {crate.directory} ({len(component)} files): {files}")
             if explain:
@@ -340,8 +345,7 @@ def main():
 
     for crate in crates:
         bottom = BOTTOM_LAYERS.get(crate.name, set())
-        why = {}
-        edges = module_edges(crate, why)
+        edges, why = graphs[crate.name]
         for name in sorted(bottom):
             module = tuple(name.split("::"))
             if module not in crate.modules:
