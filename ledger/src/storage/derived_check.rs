@@ -8,7 +8,7 @@ use std::fmt::Debug;
 use diesel::prelude::*;
 
 use super::append::rows::{finding_rows, verdict_row};
-use super::models::{AdjudicationRow, FindingRow, NewAdjudication, NewFinding, RoundIdRow};
+use super::models::{AdjudicationRow, FindingRow, NewAdjudication, RoundIdRow};
 use super::schema::{adjudications, findings, round_ids};
 use crate::error::LedgerError;
 use crate::ingest::submission::Derived;
@@ -134,7 +134,7 @@ fn verdict_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<
     .or_else(|| (row.verdict != e.verdict).then(|| "the verdict JSON differs".to_owned()))
 }
 
-fn finding_difference(row: &FindingRow, e: &NewFinding) -> Option<String> {
+fn finding_difference(row: &FindingRow, e: &FindingRow) -> Option<String> {
     first_difference([
         field("position", row.position, e.position),
         field("table_id", &row.table_id, &e.table_id),

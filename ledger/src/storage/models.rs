@@ -77,16 +77,17 @@ pub struct SignificantEventRow {
     pub details: serde_json::Value,
 }
 
-/// A round's verdict and statistics, as the writer inserts them (borrowed from what it appends).
-#[derive(Debug, Clone, Insertable)]
+/// A round's verdict and statistics: the writer inserts them borrowed from what it appends
+/// ([`NewAdjudication`]), reads give them owned ([`AdjudicationRow`]); `S` is the text's type.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = adjudications, check_for_backend(diesel::pg::Pg))]
 #[diesel(treat_none_as_default_value = false)]
-pub struct NewAdjudication<'a> {
+pub struct Adjudication<S> {
     pub ledger_index: i64,
-    pub table_id: &'a str,
-    pub game: &'a str,
-    pub plan_id: &'a str,
-    pub rules_version: &'a str,
+    pub table_id: S,
+    pub game: S,
+    pub plan_id: S,
+    pub rules_version: S,
     pub played_at: DateTime<Utc>,
     pub void: bool,
     pub stakes_h: i64,
@@ -97,41 +98,7 @@ pub struct NewAdjudication<'a> {
     pub payout_variance_h2: f64,
     pub finding_count: i32,
     /// JSON, as `serde_json` wrote it.
-    pub verdict: &'a str,
-    pub payout_third_moment_h3: f64,
-    pub tournament_fee_h: i64,
-    pub tournament_overlay_h: i64,
-    pub time_collection: bool,
-    pub wheel_result: Option<i32>,
-    /// The round's bet kinds, in the rules' order (by name), and each figure's element per kind.
-    pub kind_names: Vec<&'a str>,
-    pub kind_bets: Vec<i64>,
-    pub kind_stakes_h: Vec<i64>,
-    pub kind_paid_h: Vec<i64>,
-    pub kind_expected_payout_mh: Vec<i64>,
-    pub kind_variance_h2: Vec<f64>,
-    pub kind_third_moment_h3: Vec<f64>,
-}
-
-/// A round's verdict and statistics, as stored.
-#[derive(Debug, Clone, Queryable, Selectable)]
-#[diesel(table_name = adjudications, check_for_backend(diesel::pg::Pg))]
-pub struct AdjudicationRow {
-    pub ledger_index: i64,
-    pub table_id: String,
-    pub game: String,
-    pub plan_id: String,
-    pub rules_version: String,
-    pub played_at: DateTime<Utc>,
-    pub void: bool,
-    pub stakes_h: i64,
-    pub expected_paid_h: i64,
-    pub paid_h: i64,
-    pub rtp_stakes_h: i64,
-    pub expected_payout_mh: i64,
-    pub payout_variance_h2: f64,
-    pub finding_count: i32,
-    pub verdict: String,
+    pub verdict: S,
     pub payout_third_moment_h3: f64,
     /// What reports read of the verdict, in columns of their own (`append::ReportFigures`).
     pub tournament_fee_h: i64,
@@ -140,7 +107,7 @@ pub struct AdjudicationRow {
     pub wheel_result: Option<i32>,
     /// The round's bet kinds, in the rules' order (by name), and for each figure an element per
     /// kind: its bets' figures and what the table paid on them.
-    pub kind_names: Vec<String>,
+    pub kind_names: Vec<S>,
     pub kind_bets: Vec<i64>,
     pub kind_stakes_h: Vec<i64>,
     pub kind_paid_h: Vec<i64>,
@@ -148,6 +115,12 @@ pub struct AdjudicationRow {
     pub kind_variance_h2: Vec<f64>,
     pub kind_third_moment_h3: Vec<f64>,
 }
+
+/// A round's verdict and statistics, as the writer inserts them (borrowed from what it appends).
+pub type NewAdjudication<'a> = Adjudication<&'a str>;
+
+/// A round's verdict and statistics, as stored.
+pub type AdjudicationRow = Adjudication<String>;
 
 /// A table's own id for a round, and the entry holding that round.
 #[derive(Debug, Clone, PartialEq, Eq, Insertable, Queryable, Selectable)]
@@ -159,10 +132,12 @@ pub struct RoundIdRow {
     pub ledger_index: i64,
 }
 
-#[derive(Debug, Clone, Insertable)]
+/// A finding of a round's verdict, as the writer inserts it and reads give it (the database's
+/// own `id` only orders findings of equal sort keys, and is never read).
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = findings, check_for_backend(diesel::pg::Pg))]
 #[diesel(treat_none_as_default_value = false)]
-pub struct NewFinding {
+pub struct FindingRow {
     pub ledger_index: i64,
     pub table_id: String,
     pub game: String,
@@ -174,23 +149,6 @@ pub struct NewFinding {
     pub amount_h: i64,
     pub message: String,
     /// Which of the verdict's findings it is (from 0).
-    pub position: i32,
-}
-
-#[derive(Debug, Clone, Queryable, Selectable)]
-#[diesel(table_name = findings, check_for_backend(diesel::pg::Pg))]
-pub struct FindingRow {
-    pub id: i64,
-    pub ledger_index: i64,
-    pub table_id: String,
-    pub game: String,
-    pub played_at: DateTime<Utc>,
-    pub kind: String,
-    pub bet_ids: serde_json::Value,
-    pub expected_h: Option<i64>,
-    pub actual_h: Option<i64>,
-    pub amount_h: i64,
-    pub message: String,
     pub position: i32,
 }
 

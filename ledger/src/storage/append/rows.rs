@@ -8,13 +8,13 @@ use super::outcome::Receipt;
 use crate::error::LedgerError;
 use crate::ingest::submission::{Derived, Submission};
 use crate::storage::columns::to_i64;
-use crate::storage::models::{NewAdjudication, NewFinding, NewSignificantEvent, RoundIdRow};
+use crate::storage::models::{FindingRow, NewAdjudication, NewSignificantEvent, RoundIdRow};
 
 /// The rows of a round's derived data, as the writer inserts them.
 #[derive(Default)]
 pub(crate) struct DerivedRows<'a> {
     pub verdicts: Vec<NewAdjudication<'a>>,
-    pub findings: Vec<NewFinding>,
+    pub findings: Vec<FindingRow>,
     pub round_ids: Vec<RoundIdRow>,
 }
 
@@ -71,12 +71,12 @@ pub(crate) fn verdict_row(index: i64, d: &Derived) -> NewAdjudication<'_> {
 }
 
 /// The finding rows of the round `d` at `index`, in the verdict's order.
-pub(crate) fn finding_rows(index: i64, d: &Derived) -> Result<Vec<NewFinding>, LedgerError> {
+pub(crate) fn finding_rows(index: i64, d: &Derived) -> Result<Vec<FindingRow>, LedgerError> {
     d.findings
         .iter()
         .enumerate()
         .map(|(position, f)| {
-            Ok(NewFinding {
+            Ok(FindingRow {
                 position: i32::try_from(position).map_err(|_| LedgerError::OutOfRange {
                     what: "finding position",
                     value: position as i128,
