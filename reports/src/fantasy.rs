@@ -8,9 +8,8 @@ use rules::ofc::audit_fantasy_sequence;
 use rules::{GameCode, Round};
 use serde::Serialize;
 
-use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
-use crate::day_rounds::rounds_with_lookback;
-use crate::sheet::columns::{GAMING_DAY, HAND_SEQ_NO, TABLE};
+use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead, Words};
+use crate::sheet::columns::{HAND_SEQ_NO, TABLE};
 use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
 
@@ -32,11 +31,10 @@ pub struct FantasyAudit {
     pub mismatches: Vec<FantasyLine>,
 }
 
-day_audit_entry_points!(FantasyAudit);
+day_audit_entry_points!(FantasyAudit, FantasyLine, mismatches);
 
 /// The columns of the fantasy-land audit for people.
-const PEOPLE_COLUMNS: [Column; 5] = [
-    GAMING_DAY,
+const PEOPLE_COLUMNS: [Column; 4] = [
     TABLE,
     column(
         "previous_seq_no",
@@ -48,23 +46,14 @@ const PEOPLE_COLUMNS: [Column; 5] = [
 ];
 
 impl DayAudit for FantasyAudit {
-    type Line = FantasyLine;
     const COLUMNS: &'static [Column] = &PEOPLE_COLUMNS;
 
     /// The OFC hands of `day`, each against the table's hand before it (looked up to a gaming
     /// day earlier, so the first hand of the day is checked too).
     fn read(conn: &mut PgConnection, at: DayRead<'_>) -> Result<FantasyAudit, ReportError> {
-        let DayRead {
-            cut,
-            clock,
-            day,
-            plans,
-        } = at;
         let mut hands = Vec::new();
         let mut today = std::collections::HashSet::new();
-        for (round, in_day) in
-            rounds_with_lookback(conn, cut, clock, day, GameCode::OpenFaceChinese)?
-        {
+        for (round, in_day) in at.rounds(conn, GameCode::OpenFaceChinese)? {
             if let Round::OpenFaceChinese(hand) = round {
                 // A hand that cannot have happened earns nothing and is its own finding.
                 if rules::Game::check_possible(&hand).is_err() {
@@ -79,7 +68,7 @@ impl DayAudit for FantasyAudit {
         // Dealing order is each table's sequence order (hands may reach the ledger out of order).
         hands.sort_by(|a, b| (&a.table_id, a.seq_no).cmp(&(&b.table_id, b.seq_no)));
         let mismatches = audit_fantasy_sequence(&hands, |h| {
-            plans
+            at.plans
                 .get(&h.plan_id)
                 .and_then(|p| p.open_face_chinese.as_ref())
         })
@@ -93,19 +82,14 @@ impl DayAudit for FantasyAudit {
         })
         .collect();
         Ok(FantasyAudit {
-            gaming_day: day,
+            gaming_day: at.day,
             hands: u32::try_from(today.len()).unwrap_or(u32::MAX),
             mismatches,
         })
     }
 
-    fn day_and_lines(&self) -> (NaiveDate, &[FantasyLine]) {
-        (self.gaming_day, &self.mismatches)
-    }
-
-    fn machine_line(day: NaiveDate, line: &FantasyLine) -> Vec<Cell> {
+    fn cells(line: &FantasyLine, _: Words<'_>) -> Vec<Cell> {
         vec![
-            Cell::Day(day),
             Cell::Text(line.table_id.clone()),
             Cell::unsigned(line.previous_seq_no),
             Cell::unsigned(line.seq_no),

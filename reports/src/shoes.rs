@@ -6,12 +6,11 @@ use std::collections::HashSet;
 use chrono::NaiveDate;
 use diesel::PgConnection;
 use rules::blackjack::shoe::{audit, ShoeTally};
-use rules::{GameCode, PlanBook, Round};
+use rules::{GameCode, Round};
 use serde::Serialize;
 
-use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
-use crate::day_rounds::rounds_with_lookback;
-use crate::sheet::columns::{GAMING_DAY, ROUNDS, TABLE};
+use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead, Words};
+use crate::sheet::columns::{ROUNDS, TABLE};
 use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
 
@@ -38,11 +37,10 @@ pub struct ShoeAudit {
     pub shoes: Vec<ShoeLine>,
 }
 
-day_audit_entry_points!(ShoeAudit);
+day_audit_entry_points!(ShoeAudit, ShoeLine, shoes);
 
 /// The columns of the shoe audit for people.
-const PEOPLE_COLUMNS: [Column; 9] = [
-    GAMING_DAY,
+const PEOPLE_COLUMNS: [Column; 8] = [
     TABLE,
     column("shoe_id", "Sáňky (shoe)", "Shoe"),
     column("from_shuffle", "Od zamíchání", "From the shuffle"),
@@ -66,21 +64,14 @@ const PEOPLE_COLUMNS: [Column; 9] = [
 ];
 
 impl DayAudit for ShoeAudit {
-    type Line = ShoeLine;
     const COLUMNS: &'static [Column] = &PEOPLE_COLUMNS;
 
     /// The shoes of the blackjack rounds played in `day`, each tallied from its shuffle if
     /// that was at most one gaming day earlier.
     fn read(conn: &mut PgConnection, at: DayRead<'_>) -> Result<ShoeAudit, ReportError> {
-        let DayRead {
-            cut,
-            clock,
-            day,
-            plans,
-        } = at;
         let mut rounds = Vec::new();
         let mut today: HashSet<(String, String, u64)> = HashSet::new();
-        for (round, in_day) in rounds_with_lookback(conn, cut, clock, day, GameCode::Blackjack)? {
+        for (round, in_day) in at.rounds(conn, GameCode::Blackjack)? {
             if let Round::Blackjack(round) = round {
                 if in_day {
                     today.insert((round.table_id.clone(), round.shoe_id.clone(), round.seq_no));
@@ -91,7 +82,7 @@ impl DayAudit for ShoeAudit {
         // Dealing order is each table's sequence order (rounds may reach the ledger out of order).
         rounds.sort_by(|a, b| (&a.table_id, a.seq_no).cmp(&(&b.table_id, b.seq_no)));
         let decks = |round: &rules::blackjack::BlackjackRound| {
-            plans
+            at.plans
                 .get(&round.plan_id)
                 .and_then(|p| p.blackjack.as_ref())
                 .map_or(6, |b| b.decks)
@@ -108,35 +99,16 @@ impl DayAudit for ShoeAudit {
             .map(line)
             .collect();
         Ok(ShoeAudit {
-            gaming_day: day,
+            gaming_day: at.day,
             shoes,
         })
     }
 
-    fn day_and_lines(&self) -> (NaiveDate, &[ShoeLine]) {
-        (self.gaming_day, &self.shoes)
-    }
-
-    fn machine_line(day: NaiveDate, line: &ShoeLine) -> Vec<Cell> {
+    fn cells(line: &ShoeLine, words: Words<'_>) -> Vec<Cell> {
         vec![
-            Cell::Day(day),
             Cell::Text(line.table_id.clone()),
             Cell::Text(line.shoe_id.clone()),
-            Cell::Text(line.from_shuffle.to_string()),
-            Cell::Count(i64::from(line.rounds)),
-            Cell::unsigned(line.first_seq_no),
-            Cell::unsigned(line.last_seq_no),
-            Cell::Count(i64::from(line.cards)),
-            Cell::Text(line.excess.join("; ")),
-        ]
-    }
-
-    fn people_line(day: NaiveDate, line: &ShoeLine, _: &PlanBook, l: Language) -> Vec<Cell> {
-        vec![
-            Cell::Day(day),
-            Cell::Text(line.table_id.clone()),
-            Cell::Text(line.shoe_id.clone()),
-            Cell::yes_no(line.from_shuffle, l),
+            words.yes_no(line.from_shuffle),
             Cell::Count(i64::from(line.rounds)),
             Cell::unsigned(line.first_seq_no),
             Cell::unsigned(line.last_seq_no),

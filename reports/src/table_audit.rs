@@ -8,12 +8,11 @@ use std::collections::{HashMap, HashSet};
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
 use rules::table_audit::{audit, Fact};
-use rules::{GameCode, PlanBook};
+use rules::GameCode;
 use serde::Serialize;
 
-use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
-use crate::day_rounds::rounds_with_lookback;
-use crate::sheet::columns::{DESCRIPTION, GAME, GAMING_DAY, PLAYED_AT, TABLE};
+use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead, Words};
+use crate::sheet::columns::{DESCRIPTION, GAME, PLAYED_AT, TABLE};
 use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
 
@@ -44,11 +43,10 @@ pub struct TableAudit {
     pub findings: Vec<TableAuditLine>,
 }
 
-day_audit_entry_points!(TableAudit);
+day_audit_entry_points!(TableAudit, TableAuditLine, findings);
 
 /// The columns of the table audit for people.
-const PEOPLE_COLUMNS: [Column; 8] = [
-    GAMING_DAY,
+const PEOPLE_COLUMNS: [Column; 7] = [
     column("kind", "Nález", "Finding"),
     TABLE,
     GAME,
@@ -63,15 +61,11 @@ const PEOPLE_COLUMNS: [Column; 8] = [
 ];
 
 impl DayAudit for TableAudit {
-    type Line = TableAuditLine;
     const COLUMNS: &'static [Column] = &PEOPLE_COLUMNS;
 
     /// The day's roulette spins and poker cash hands, each against its table's round before
     /// it, and the day's hands played for time against their tables' collections.
     fn read(conn: &mut PgConnection, at: DayRead<'_>) -> Result<TableAudit, ReportError> {
-        let DayRead {
-            cut, clock, day, ..
-        } = at;
         let mut facts = Vec::new();
         let mut today: HashSet<(String, u64)> = HashSet::new();
         let mut games: HashMap<String, GameCode> = HashMap::new();
@@ -81,7 +75,7 @@ impl DayAudit for TableAudit {
             GameCode::PokerCash,
             GameCode::OpenFaceChinese,
         ] {
-            for (round, in_day) in rounds_with_lookback(conn, cut, clock, day, game)? {
+            for (round, in_day) in at.rounds(conn, game)? {
                 let fact = Fact::of(&round);
                 if in_day {
                     spins += u32::from(matches!(round, rules::Round::Roulette(_)));
@@ -115,7 +109,7 @@ impl DayAudit for TableAudit {
             })
             .collect();
         Ok(TableAudit {
-            gaming_day: day,
+            gaming_day: at.day,
             spins,
             spins_with_directions,
             hands,
@@ -123,34 +117,11 @@ impl DayAudit for TableAudit {
         })
     }
 
-    fn day_and_lines(&self) -> (NaiveDate, &[TableAuditLine]) {
-        (self.gaming_day, &self.findings)
-    }
-
-    fn machine_line(day: NaiveDate, line: &TableAuditLine) -> Vec<Cell> {
+    fn cells(line: &TableAuditLine, words: Words<'_>) -> Vec<Cell> {
         vec![
-            Cell::Day(day),
-            Cell::Text(line.kind.clone()),
+            words.coded(&line.kind, crate::words::table_audit_kind),
             Cell::Text(line.table_id.clone()),
-            Cell::Text(line.game.clone()),
-            Cell::unsigned(line.seq_no),
-            Cell::Time(line.played_at),
-            line.previous_seq_no.map_or(Cell::Empty, Cell::unsigned),
-            Cell::Text(line.message.clone()),
-        ]
-    }
-
-    fn people_line(
-        day: NaiveDate,
-        line: &TableAuditLine,
-        plans: &PlanBook,
-        l: Language,
-    ) -> Vec<Cell> {
-        vec![
-            Cell::Day(day),
-            Cell::coded(&line.kind, crate::words::table_audit_kind(&line.kind, l)),
-            Cell::Text(line.table_id.clone()),
-            Cell::game(&line.game, plans),
+            words.game(&line.game),
             Cell::unsigned(line.seq_no),
             Cell::Time(line.played_at),
             line.previous_seq_no.map_or(Cell::Empty, Cell::unsigned),

@@ -6,12 +6,11 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
 use rules::poker_cash::time_audit::{audit, CollectedPeriod, TimedHand};
 use rules::poker_cash::Collection;
-use rules::{GameCode, PlanBook, Round};
+use rules::{GameCode, Round};
 use serde::Serialize;
 
-use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead};
-use crate::day_rounds::rounds_with_lookback;
-use crate::sheet::columns::{GAME, GAMING_DAY, HAND_SEQ_NO, PLAYED_AT, TABLE};
+use crate::day_audit::{day_audit_entry_points, DayAudit, DayRead, Words};
+use crate::sheet::columns::{GAME, HAND_SEQ_NO, PLAYED_AT, TABLE};
 use crate::sheet::{column, Cell, Column, Language};
 use crate::ReportError;
 
@@ -40,11 +39,10 @@ pub struct TimeCollectionAudit {
     pub uncollected: Vec<UncollectedHand>,
 }
 
-day_audit_entry_points!(TimeCollectionAudit);
+day_audit_entry_points!(TimeCollectionAudit, UncollectedHand, uncollected);
 
 /// The columns of the time collection audit for people.
-const PEOPLE_COLUMNS: [Column; 7] = [
-    GAMING_DAY,
+const PEOPLE_COLUMNS: [Column; 6] = [
     TABLE,
     GAME,
     HAND_SEQ_NO,
@@ -58,19 +56,15 @@ const PEOPLE_COLUMNS: [Column; 7] = [
 ];
 
 impl DayAudit for TimeCollectionAudit {
-    type Line = UncollectedHand;
     const COLUMNS: &'static [Column] = &PEOPLE_COLUMNS;
 
     /// The day's time-collected hands against their tables' collections.
     fn read(conn: &mut PgConnection, at: DayRead<'_>) -> Result<TimeCollectionAudit, ReportError> {
-        let DayRead {
-            cut, clock, day, ..
-        } = at;
         let mut hands = Vec::new();
         let mut collections = Vec::new();
         let (mut collections_today, mut collected_h) = (0u32, 0i64);
         for game in [GameCode::PokerCash, GameCode::OpenFaceChinese] {
-            for (round, in_day) in rounds_with_lookback(conn, cut, clock, day, game)? {
+            for (round, in_day) in at.rounds(conn, game)? {
                 match round {
                     // A void hand is dealt again: nothing to collect for it.
                     Round::PokerCash(h)
@@ -122,7 +116,7 @@ impl DayAudit for TimeCollectionAudit {
             })
             .collect();
         Ok(TimeCollectionAudit {
-            gaming_day: day,
+            gaming_day: at.day,
             time_hands: u32::try_from(hands.len()).unwrap_or(u32::MAX),
             collections: collections_today,
             collected_h,
@@ -130,32 +124,10 @@ impl DayAudit for TimeCollectionAudit {
         })
     }
 
-    fn day_and_lines(&self) -> (NaiveDate, &[UncollectedHand]) {
-        (self.gaming_day, &self.uncollected)
-    }
-
-    fn machine_line(day: NaiveDate, line: &UncollectedHand) -> Vec<Cell> {
+    fn cells(line: &UncollectedHand, words: Words<'_>) -> Vec<Cell> {
         vec![
-            Cell::Day(day),
             Cell::Text(line.table_id.clone()),
-            Cell::Text(line.game.clone()),
-            Cell::unsigned(line.seq_no),
-            Cell::Time(line.played_at),
-            line.last_paid_until.map_or(Cell::Empty, Cell::Time),
-            Cell::Text(line.message.clone()),
-        ]
-    }
-
-    fn people_line(
-        day: NaiveDate,
-        line: &UncollectedHand,
-        plans: &PlanBook,
-        _: Language,
-    ) -> Vec<Cell> {
-        vec![
-            Cell::Day(day),
-            Cell::Text(line.table_id.clone()),
-            Cell::game(&line.game, plans),
+            words.game(&line.game),
             Cell::unsigned(line.seq_no),
             Cell::Time(line.played_at),
             line.last_paid_until.map_or(Cell::Empty, Cell::Time),
