@@ -9,6 +9,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use ed25519_dalek::{Signature, Signer as _, SigningKey, VerifyingKey};
 use sha2::{Digest, Sha256};
+use std::marker::PhantomData;
 
 use crate::merkle::Hash;
 use crate::signed_note::{Malformed, SignatureLine, SignedNote, SIG_PREFIX};
@@ -170,40 +171,78 @@ impl NamedSigningKey {
     }
 }
 
-/// A note signer: the operator's checkpoint key.
-#[derive(Clone)]
-pub struct NoteSigner(NamedSigningKey);
+/// A signed-note signature type a [`KeySigner`] signs with.
+pub trait SignatureType {
+    /// The type byte in key ids and key forms.
+    const ALG: u8;
+    /// What a private key of the type is called in errors.
+    const WHAT: &'static str;
+    /// The signer's type name in debug output (which never shows the key).
+    const SIGNER: &'static str;
+}
 
-impl std::fmt::Debug for NoteSigner {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.debug(f, "NoteSigner")
+/// A named Ed25519 signing key of signature type `T`: [`NoteSigner`], or a witness's
+/// [`crate::cosignature::CosignatureSigner`].
+pub struct KeySigner<T>(pub(crate) NamedSigningKey, PhantomData<T>);
+
+impl<T> Clone for KeySigner<T> {
+    fn clone(&self) -> Self {
+        KeySigner(self.0.clone(), PhantomData)
     }
 }
 
-impl NoteSigner {
-    pub fn new(name: &str, key: SigningKey) -> Result<NoteSigner, NoteError> {
-        NamedSigningKey::new(name, key, ALG_ED25519).map(NoteSigner)
+impl<T: SignatureType> std::fmt::Debug for KeySigner<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.debug(f, T::SIGNER)
+    }
+}
+
+impl<T: SignatureType> KeySigner<T> {
+    pub fn new(name: &str, key: SigningKey) -> Result<KeySigner<T>, NoteError> {
+        NamedSigningKey::new(name, key, T::ALG).map(KeySigner::of)
     }
 
-    /// Parses Go's private key format `PRIVATE+KEY+<name>+<hex id>+<base64(0x01 ‖ seed)>`.
-    pub fn from_private_key(text: &str) -> Result<NoteSigner, NoteError> {
-        NamedSigningKey::from_private_key(text, ALG_ED25519, "ed25519").map(NoteSigner)
+    /// Parses the private key form `PRIVATE+KEY+<name>+<hex id>+<base64(type ‖ seed)>` (for
+    /// checkpoints, Go's).
+    pub fn from_private_key(text: &str) -> Result<KeySigner<T>, NoteError> {
+        NamedSigningKey::from_private_key(text, T::ALG, T::WHAT).map(KeySigner::of)
+    }
+
+    fn of(key: NamedSigningKey) -> KeySigner<T> {
+        KeySigner(key, PhantomData)
     }
 
     pub fn private_key(&self) -> String {
-        self.0.private_key(ALG_ED25519)
-    }
-
-    pub fn verifier(&self) -> NoteVerifier {
-        NoteVerifier {
-            name: self.0.name.clone(),
-            id: self.0.id,
-            key: self.0.key.verifying_key(),
-        }
+        self.0.private_key(T::ALG)
     }
 
     pub fn name(&self) -> &str {
         &self.0.name
+    }
+
+    /// The name, key id and public key: what the signer's verifier is made of.
+    pub(crate) fn public_parts(&self) -> (String, u32, VerifyingKey) {
+        (self.0.name.clone(), self.0.id, self.0.key.verifying_key())
+    }
+}
+
+/// The signature type of checkpoints: ed25519 (0x01).
+#[derive(Debug, Clone, Copy)]
+pub struct Ed25519Note;
+
+impl SignatureType for Ed25519Note {
+    const ALG: u8 = ALG_ED25519;
+    const WHAT: &'static str = "ed25519";
+    const SIGNER: &'static str = "NoteSigner";
+}
+
+/// A note signer: the operator's checkpoint key.
+pub type NoteSigner = KeySigner<Ed25519Note>;
+
+impl KeySigner<Ed25519Note> {
+    pub fn verifier(&self) -> NoteVerifier {
+        let (name, id, key) = self.public_parts();
+        NoteVerifier { name, id, key }
     }
 
     /// The ed25519 key itself, which also signs the operator's registry events.

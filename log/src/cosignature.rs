@@ -9,10 +9,11 @@
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
-use ed25519_dalek::{Signature, Signer as _, SigningKey, VerifyingKey};
+use ed25519_dalek::{Signature, Signer as _, VerifyingKey};
 
 use crate::checkpoint::{
-    key_id_of, read_verifier_key, write_verifier_key, NamedSigningKey, NoteError,
+    key_id_of, read_verifier_key, write_verifier_key, KeySigner, NamedSigningKey, NoteError,
+    SignatureType,
 };
 use crate::signed_note::{SignatureLine, SignedNote, SIG_PREFIX};
 
@@ -31,41 +32,23 @@ pub fn message(timestamp: u64, note_text: &str) -> Vec<u8> {
     format!("cosignature/v1\ntime {timestamp}\n{note_text}").into_bytes()
 }
 
-/// A witness's signing key.
-#[derive(Clone)]
-pub struct CosignatureSigner(NamedSigningKey);
+/// The signature type of witness cosignatures: `cosignature/v1` (0x04).
+#[derive(Debug, Clone, Copy)]
+pub struct CosignatureV1;
 
-impl std::fmt::Debug for CosignatureSigner {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.debug(f, "CosignatureSigner")
-    }
+impl SignatureType for CosignatureV1 {
+    const ALG: u8 = ALG_COSIGNATURE_V1;
+    const WHAT: &'static str = WHAT;
+    const SIGNER: &'static str = "CosignatureSigner";
 }
 
-impl CosignatureSigner {
-    pub fn new(name: &str, key: SigningKey) -> Result<CosignatureSigner, NoteError> {
-        NamedSigningKey::new(name, key, ALG_COSIGNATURE_V1).map(CosignatureSigner)
-    }
+/// A witness's signing key.
+pub type CosignatureSigner = KeySigner<CosignatureV1>;
 
-    /// Parses `PRIVATE+KEY+<name>+<hex id>+<base64(0x04 ‖ seed)>` (the signed-note private key
-    /// form, with the cosignature type byte).
-    pub fn from_private_key(text: &str) -> Result<CosignatureSigner, NoteError> {
-        NamedSigningKey::from_private_key(text, ALG_COSIGNATURE_V1, WHAT).map(CosignatureSigner)
-    }
-
-    pub fn private_key(&self) -> String {
-        self.0.private_key(ALG_COSIGNATURE_V1)
-    }
-
+impl KeySigner<CosignatureV1> {
     pub fn verifier(&self) -> CosignatureVerifier {
-        CosignatureVerifier {
-            name: self.0.name.clone(),
-            id: self.0.id,
-            key: self.0.key.verifying_key(),
-        }
-    }
-
-    pub fn name(&self) -> &str {
-        &self.0.name
+        let (name, id, key) = self.public_parts();
+        CosignatureVerifier { name, id, key }
     }
 
     /// The cosignature line (ending in a newline) over `note_text` at `timestamp`.
@@ -160,6 +143,7 @@ pub fn cosignatures(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ed25519_dalek::SigningKey;
 
     /// The witness key of the test vector: seed 31ffc2…b34f, public key 64848a…8e50.
     fn witness() -> CosignatureSigner {
