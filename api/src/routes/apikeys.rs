@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::Authorized;
+use crate::routes::blocking::{blocking, on_primary};
 use crate::routes::tables::LedgerEntryView;
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -118,10 +119,10 @@ fn api_key_error(e: ApiKeyError) -> ApiError {
     responses((status = 200, body = Vec<ApiKeyView>)))]
 #[get("/apikeys")]
 pub async fn list(Authorized { state, .. }: Authorized) -> Result<HttpResponse, ApiError> {
-    let shared = state.clone();
-    let keys = web::block(move || shared.ingest.directory().api_keys(&shared.pool))
-        .await?
-        .map_err(ApiError::from)?;
+    let keys = blocking(state, |state| {
+        state.ingest.directory().api_keys(&state.pool)
+    })
+    .await?;
     Ok(HttpResponse::Ok().json(keys.into_iter().map(ApiKeyView::from).collect::<Vec<_>>()))
 }
 
@@ -138,7 +139,7 @@ pub async fn create(
     let body = body.into_inner();
     let secret = ApiKeySecret::generate();
     let token = secret.token();
-    let (record, receipt) = web::block(move || {
+    let (record, receipt) = on_primary(state, move |conn, state| {
         let new = NewApiKey {
             name: &body.name,
             role: body.role,
@@ -146,7 +147,7 @@ pub async fn create(
             expires_at: body.expires_at,
         };
         api_keys::create_api_key(
-            &mut *state.conn()?,
+            conn,
             state.operator.signing_key(),
             &new,
             &secret,
@@ -154,7 +155,7 @@ pub async fn create(
         )
         .map_err(api_key_error)
     })
-    .await??;
+    .await?;
     let mut key = ApiKeyView::from(record);
     key.ledger_entry = Some(receipt.into());
     Ok(HttpResponse::Created().json(CreatedApiKey { token, key }))
@@ -174,11 +175,10 @@ pub async fn revoke(
 ) -> Result<HttpResponse, ApiError> {
     let key = path.into_inner();
     let reason = body.into_inner().reason.trim().to_owned();
-    let shared = state.clone();
-    let (record, receipt) = web::block(move || {
+    let (record, receipt) = on_primary(state.clone(), move |conn, state| {
         api_keys::revoke_api_key(
-            &mut *shared.conn()?,
-            shared.operator.signing_key(),
+            conn,
+            state.operator.signing_key(),
             &key,
             &caller.name,
             &reason,
@@ -186,7 +186,7 @@ pub async fn revoke(
         )
         .map_err(api_key_error)
     })
-    .await??;
+    .await?;
     state.gatekeeper.forget(&record.key.key_id);
     let mut view = ApiKeyView::from(record);
     view.ledger_entry = Some(receipt.into());

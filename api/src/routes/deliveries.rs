@@ -11,6 +11,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::Authorized;
+use crate::routes::blocking::{blocking, on_primary};
 use crate::routes::filters;
 use crate::routes::mf::package_request;
 
@@ -27,10 +28,7 @@ fn not_configured() -> ApiError {
     responses((status = 200, body = Vec<DeliveryStatus>)))]
 #[get("/reports/mf/deliveries")]
 pub async fn list(Authorized { state, .. }: Authorized) -> Result<HttpResponse, ApiError> {
-    let statuses = web::block(move || -> Result<_, ApiError> {
-        Ok(reports::mf::status::statuses(&mut *state.conn()?)?)
-    })
-    .await??;
+    let statuses = on_primary(state, |conn, _| reports::mf::status::statuses(conn)).await?;
     Ok(HttpResponse::Ok().json(statuses))
 }
 
@@ -87,8 +85,8 @@ pub async fn deliver(
         .as_ref()
         .map(|d| d.download_url.clone())
         .unwrap_or_default();
-    let delivered = web::block(move || -> Result<_, ApiError> {
-        let request = package_request(&config, &misto, month, &state)?;
+    let delivered = blocking(state, move |state| -> Result<_, ApiError> {
+        let request = package_request(&config, &misto, month, state)?;
         Ok(reports::mf::deliver::deliver(
             &mut *state.conn()?,
             state.operator.signing_key(),
@@ -97,7 +95,7 @@ pub async fn deliver(
             &caller.name,
         )?)
     })
-    .await??;
+    .await?;
     let file = ledger::storage::deliveries::file_name(&delivered.sealed.package);
     let receipt = DeliveryReceipt {
         download_url: format!("{download_url}{file}"),
@@ -158,17 +156,17 @@ pub async fn confirm(
     let Some(keys) = state.delivery_keys.clone() else {
         return Err(not_configured());
     };
-    let outcome = web::block(move || -> Result<_, ApiError> {
-        Ok(reports::mf::confirm::receive(
-            &mut *state.conn()?,
+    let outcome = on_primary(state, move |conn, state| {
+        reports::mf::confirm::receive(
+            conn,
             state.operator.signing_key(),
             &keys,
             &file_name,
             &body,
             chrono::Utc::now(),
-        )?)
+        )
     })
-    .await??;
+    .await?;
     if outcome.step == DeliveryStep::ConfirmationRefused {
         return Err(ApiError::unprocessable(
             "confirmation_refused",

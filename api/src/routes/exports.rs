@@ -11,6 +11,7 @@ use utoipa::IntoParams;
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::Authorized;
+use crate::routes::blocking::blocking;
 
 /// Longest period one request may export; longer periods: `dozor export` on the server.
 const MAX_DAYS: i64 = 93;
@@ -81,7 +82,7 @@ pub async fn export(
     }
     let name = format!("dozor-export-{}-{}", q.from, q.to);
     let zip_name = name.clone();
-    let (archive, temp) = web::block(move || -> Result<_, ApiError> {
+    let (archive, temp) = blocking(state, move |state| -> Result<_, ApiError> {
         let temp = tempfile::tempdir().map_err(ApiError::internal)?;
         let dir = temp.path().join(&zip_name);
         // The seals are written on the primary; the entries are read on the replica when one
@@ -132,7 +133,7 @@ pub async fn export(
             .map_err(ApiError::internal)?;
         Ok((archive, temp))
     })
-    .await??;
+    .await?;
     Ok(HttpResponse::Ok()
         .content_type("application/zip")
         .insert_header((

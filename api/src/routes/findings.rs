@@ -14,6 +14,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::download::{self, Format};
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::Authorized;
+use crate::routes::blocking::on_primary;
 use crate::routes::tables::LedgerEntryView;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -127,23 +128,24 @@ pub async fn list(
     let language = download::language(query.lang.take().as_deref())?;
     let mut filter = query.filter(&state.clock)?;
     if format == Format::Json {
-        let page = web::block(move || -> Result<_, ApiError> {
-            Ok(findings::list(&mut *state.conn()?, &state.clock, &filter)?)
+        let page = on_primary(state, move |conn, state| {
+            findings::list(conn, &state.clock, &filter)
         })
-        .await??;
+        .await?;
         return Ok(HttpResponse::Ok().json(page));
     }
     filter.limit = findings::MAX_EXPORT;
     filter.offset = 0;
-    let sheet = web::block(move || -> Result<_, ApiError> {
-        let page = findings::export(&mut *state.conn()?, &state.clock, &filter)?;
+    let sheet = on_primary(state, move |conn, state| -> Result<_, ApiError> {
+        let page = findings::export(conn, &state.clock, &filter)?;
         Ok(findings::sheet(&page, &state.plans, language))
     })
-    .await??;
+    .await?;
     download::sheet_file(sheet, format, language, "findings").await
 }
 
-fn finding_id(text: &str) -> Result<(u64, u32), ApiError> {
+/// A finding's id as a path gives it: `<round ledger index>.<position>`.
+pub(crate) fn finding_id(text: &str) -> Result<(u64, u32), ApiError> {
     parse_finding_ref(text).ok_or_else(|| {
         ApiError::bad_request(
             "invalid_path",
@@ -163,10 +165,10 @@ pub async fn get(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let finding = finding_id(&path.into_inner())?;
-    let found = web::block(move || -> Result<_, ApiError> {
-        Ok(findings::get(&mut *state.conn()?, &state.clock, finding)?)
+    let found = on_primary(state, move |conn, state| {
+        findings::get(conn, &state.clock, finding)
     })
-    .await??;
+    .await?;
     found
         .map(|f| HttpResponse::Ok().json(f))
         .ok_or_else(|| ApiError::not_found("unknown_finding", "no such finding"))
@@ -279,17 +281,13 @@ pub async fn resolve(
         reason: body.reason,
         comment: body.comment,
     };
-    let mut done = web::block(move || {
+    let mut done = on_primary(state, move |conn, state| {
         let by = Resolver {
             key_id: &caller.key_id,
             name: &caller.name,
             role: caller.role,
         };
-        let (conn, key, now) = (
-            &mut *state.conn()?,
-            state.operator.signing_key(),
-            Utc::now(),
-        );
+        let (key, now) = (state.operator.signing_key(), Utc::now());
         if whole_round {
             resolutions::resolve_round(conn, key, finding, &decision, by, now)
         } else {
@@ -297,7 +295,7 @@ pub async fn resolve(
         }
         .map_err(resolution_error)
     })
-    .await??
+    .await?
     .into_iter();
     let (row, receipt) = done
         .next()

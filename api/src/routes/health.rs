@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::{Authorized, Public};
+use crate::routes::blocking::on_primary;
 
 /// The process answers and the database is reachable, with the ledger's size (kept for
 /// existing monitors; `/healthz` and `/readyz` split the two questions).
@@ -14,10 +15,7 @@ use crate::gate::{Authorized, Public};
               (status = 503, description = "database unreachable", body = ErrorBody)))]
 #[get("/health")]
 pub async fn health(Public { state }: Public) -> Result<HttpResponse, ApiError> {
-    let size = web::block(move || -> Result<u64, ApiError> {
-        Ok(ledger::storage::reads::size(&mut *state.conn()?)?)
-    })
-    .await??;
+    let size = on_primary(state, |conn, _| ledger::storage::reads::size(conn)).await?;
     Ok(HttpResponse::Ok().json(HealthView {
         status: "ok".into(),
         ledger_size: size,

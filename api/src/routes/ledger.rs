@@ -8,6 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::{Authorized, Public};
+use crate::routes::blocking::on_primary;
 use crate::routes::reading::{self, GapView};
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -23,10 +24,7 @@ pub struct HeadView {
 #[utoipa::path(operation_id = "ledger_head", get, tag = "ledger", responses((status = 200, body = HeadView)))]
 #[get("/ledger/head")]
 pub async fn head(Authorized { state, .. }: Authorized) -> Result<HttpResponse, ApiError> {
-    let head = web::block(move || -> Result<_, ApiError> {
-        Ok(ledger::storage::append::head(&mut *state.conn()?)?)
-    })
-    .await??;
+    let head = on_primary(state, |conn, _| ledger::storage::append::head(conn)).await?;
     Ok(HttpResponse::Ok().json(HeadView {
         size: head.map_or(0, |h| h.index + 1),
         head_hash: head.map(|h| hex::encode(h.hash)),
@@ -63,18 +61,17 @@ pub async fn entry(
     path: web::Path<u64>,
 ) -> Result<HttpResponse, ApiError> {
     let index = path.into_inner();
-    let found = web::block(move || -> Result<_, ApiError> {
-        let mut conn = state.conn()?;
-        let Some(row) = reads::entry(&mut conn, index)? else {
-            return match ledger::storage::archive::archived_entry(&mut conn, index)? {
+    let found = on_primary(state, move |conn, _| -> Result<_, ApiError> {
+        let Some(row) = reads::entry(conn, index)? else {
+            return match ledger::storage::archive::archived_entry(conn, index)? {
                 Some(archived) => Err(entry_archived(&archived)),
                 None => Ok(None),
             };
         };
-        let verdict = reads::verdict(&mut conn, index)?;
+        let verdict = reads::verdict(conn, index)?;
         Ok(Some((row, verdict)))
     })
-    .await??;
+    .await?;
     let (row, verdict) =
         found.ok_or_else(|| ApiError::not_found("unknown_entry", format!("no entry {index}")))?;
     Ok(HttpResponse::Ok().json(EntryView {
@@ -178,18 +175,15 @@ pub async fn significant_events(
             ));
         }
     }
-    let rows = web::block(move || -> Result<_, ApiError> {
-        Ok(reads::significant_events(
-            &mut *state.conn()?,
-            reads::EventFilter {
-                table_id: q.table_id.as_deref(),
-                kind: q.kind.as_deref(),
-                since: q.since,
-            },
-            limit,
-        )?)
+    let rows = on_primary(state, move |conn, _| {
+        let filter = reads::EventFilter {
+            table_id: q.table_id.as_deref(),
+            kind: q.kind.as_deref(),
+            since: q.since,
+        };
+        reads::significant_events(conn, filter, limit)
     })
-    .await??;
+    .await?;
     let views: Vec<EventView> = rows
         .into_iter()
         .map(|r| EventView {
@@ -258,16 +252,15 @@ pub async fn inclusion_proof(
             "tree sizes start at 1",
         ));
     }
-    let view = web::block(move || -> Result<_, ApiError> {
-        let mut conn = state.conn()?;
+    let view = on_primary(state, move |conn, _| -> Result<_, ApiError> {
         let size = match q.size {
             Some(s) => s,
-            None => reads::size(&mut conn)?,
+            None => reads::size(conn)?,
         };
         let (root, proof) =
-            ledger::storage::tree::inclusion_proof(&mut conn, q.index, size).map_err(tree_error)?;
+            ledger::storage::tree::inclusion_proof(conn, q.index, size).map_err(tree_error)?;
         // The leaf's hash stays when its entry is archived.
-        let leaf_hash = reads::leaf_hash_at(&mut conn, q.index)?
+        let leaf_hash = reads::leaf_hash_at(conn, q.index)?
             .ok_or_else(|| ApiError::internal("entry vanished"))?;
         Ok(InclusionProofView {
             index: q.index,
@@ -277,7 +270,7 @@ pub async fn inclusion_proof(
             proof: proof.iter().map(hex::encode).collect(),
         })
     })
-    .await??;
+    .await?;
     Ok(HttpResponse::Ok().json(view))
 }
 
@@ -316,15 +309,13 @@ pub async fn consistency_proof(
             "tree sizes start at 1",
         ));
     }
-    let view = web::block(move || -> Result<_, ApiError> {
-        let mut conn = state.conn()?;
+    let view = on_primary(state, move |conn, _| -> Result<_, ApiError> {
         let second = match q.second {
             Some(s) => s,
-            None => reads::size(&mut conn)?,
+            None => reads::size(conn)?,
         };
         let (first_root, second_root, proof) =
-            ledger::storage::tree::consistency_proof(&mut conn, q.first, second)
-                .map_err(tree_error)?;
+            ledger::storage::tree::consistency_proof(conn, q.first, second).map_err(tree_error)?;
         Ok(ConsistencyProofView {
             first: q.first,
             second,
@@ -333,7 +324,7 @@ pub async fn consistency_proof(
             proof: proof.iter().map(hex::encode).collect(),
         })
     })
-    .await??;
+    .await?;
     Ok(HttpResponse::Ok().json(view))
 }
 
@@ -359,14 +350,10 @@ pub async fn checkpoint(
 ) -> Result<HttpResponse, ApiError> {
     let wanted = usize::from(query.cosignatures.unwrap_or(0));
     let keys = state.witnesses.keys();
-    let found = web::block(move || -> Result<_, ApiError> {
-        Ok(ledger::storage::cosignatures::latest_with_quorum(
-            &mut *state.conn()?,
-            &keys,
-            wanted,
-        )?)
+    let found = on_primary(state, move |conn, _| {
+        ledger::storage::cosignatures::latest_with_quorum(conn, &keys, wanted)
     })
-    .await??;
+    .await?;
     let cosigned = found.ok_or_else(|| {
         if wanted == 0 {
             ApiError::not_found("no_checkpoint", "no checkpoint has been signed yet")

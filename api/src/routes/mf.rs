@@ -9,6 +9,7 @@ use utoipa::IntoParams;
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::Authorized;
+use crate::routes::blocking::on_primary;
 use crate::routes::filters;
 use crate::state::AppState;
 use diesel::PgConnection;
@@ -113,27 +114,22 @@ pub async fn package(
             message: "the operator and its premises are not configured (dozor.toml)".into(),
             details: serde_json::json!({}),
         })?;
-    let (issued, new, provisional) = web::block(move || -> Result<_, ApiError> {
-        let mut conn = state.conn()?;
-        let request = package_request(&config, &misto, month, &state)?;
+    let (issued, new, provisional) = on_primary(state, move |conn, state| -> Result<_, ApiError> {
+        let request = package_request(&config, &misto, month, state)?;
         Ok(match version {
             Some(v) => (
-                mf::deliver::issued_version(&mut conn, &request, v)?,
+                mf::deliver::issued_version(conn, &request, v)?,
                 false,
                 false,
             ),
             None => {
-                let issued = mf::deliver::issue(
-                    &mut conn,
-                    state.operator.signing_key(),
-                    &request,
-                    &caller.name,
-                )?;
+                let issued =
+                    mf::deliver::issue(conn, state.operator.signing_key(), &request, &caller.name)?;
                 (issued.package, issued.new, issued.summary.provisional)
             }
         })
     })
-    .await??;
+    .await?;
     let sha256 = mf::deliver::zip_sha256(&issued);
     Ok(HttpResponse::Ok()
         .content_type("application/zip")

@@ -1,6 +1,7 @@
 //! HTTP routes, one file per resource. Handlers extract, call the domain, map the result.
 
 pub mod apikeys;
+pub mod blocking;
 pub mod body;
 pub mod deliveries;
 pub mod exports;
@@ -18,6 +19,7 @@ pub mod tables;
 pub mod tax;
 pub mod workbench;
 
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::web;
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -54,22 +56,17 @@ fn routes(cfg: &mut ServiceConfig) {
         .service(health::metrics)
         .service(
             // Pages people read in a browser: the same keys and roles as the API.
-            scope(PAGES_PREFIX)
-                .default_service(web::to(no_route))
-                .service(reports::month_page),
+            scope_under(PAGES_PREFIX).service(reports::month_page),
         )
         .service(
             // The officer's workbench: pages, the same keys and roles.
-            scope(WORKBENCH_PREFIX)
-                .default_service(web::to(no_route))
+            scope_under(WORKBENCH_PREFIX)
                 .service(workbench::list)
                 .service(workbench::show)
                 .service(workbench::resolve),
         )
         .service(
-            scope(API_PREFIX)
-                // A nested scope falls back to the application's default, not its parent's.
-                .default_service(web::to(no_route))
+            scope_under(API_PREFIX)
                 .service(records::submit_batch)
                 .service(records::submit)
                 .service(tables::register)
@@ -113,6 +110,22 @@ fn routes(cfg: &mut ServiceConfig) {
                 .service(apikeys::whoami)
                 .service(health::openapi),
         );
+}
+
+/// A scope of routes under `prefix` that answers an unknown route as the application does: a
+/// nested scope falls back to the application's default, not its parent's.
+fn scope_under(
+    prefix: &str,
+) -> utoipa_actix_web::scope::Scope<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    scope(prefix).default_service(web::to(no_route))
 }
 
 /// Extractor settings that turn malformed input into our `{code, message, details}` errors,

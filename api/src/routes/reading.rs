@@ -2,7 +2,7 @@
 //! answered with what they cover; a report for people written as JSON, CSV or a sheet.
 
 use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::{web, HttpResponse, HttpResponseBuilder};
+use actix_web::{HttpResponse, HttpResponseBuilder};
 use diesel::PgConnection;
 use ledger::storage::read_cut::{read_at_cut, LedgerCut, ReadSource};
 use ledger::storage::reads::{sequence_gaps, SeqGap};
@@ -13,6 +13,7 @@ use utoipa::ToSchema;
 use crate::download::{self, Format};
 use crate::error::ApiError;
 use crate::gate::State;
+use crate::routes::blocking::blocking;
 use crate::state::AppState;
 
 /// Writes a report as CSV for programs.
@@ -39,8 +40,9 @@ where
     let format = Format::parse(format.as_deref())?;
     let language = download::language(lang.as_deref())?;
     let plans = state.plans.clone();
+    // The caller's `E` is not the helper's: the read answers an `ApiError` already.
     let (report, cut) =
-        web::block(move || -> Result<_, ApiError> { read_report(&state, build) }).await??;
+        blocking::<_, ApiError>(state, move |state| read_report(state, build)).await?;
     let (size, source) = coverage_headers(cut);
     let mut response = match format {
         Format::Json => Ok(HttpResponse::Ok().json(report)),
@@ -133,11 +135,11 @@ impl From<SeqGap> for GapView {
 /// Gaps in the `seq_no` sequence of one table, or of every table: records numbered but never
 /// delivered.
 pub async fn gaps(state: State, table_id: Option<String>) -> Result<HttpResponse, ApiError> {
-    let (gaps, cut): (Vec<SeqGap>, _) = web::block(move || {
-        read_report(&state, |conn, cut, _| {
+    let (gaps, cut): (Vec<SeqGap>, _) = blocking(state, move |state| {
+        read_report(state, |conn, cut, _| {
             sequence_gaps(conn, cut, table_id.as_deref())
         })
     })
-    .await??;
+    .await?;
     Ok(covered(cut).json(gaps.into_iter().map(GapView::from).collect::<Vec<_>>()))
 }

@@ -18,6 +18,7 @@ use ledger::storage::read_cut::LedgerCut;
 use crate::download;
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::{Authorized, State};
+use crate::routes::blocking::blocking;
 use crate::routes::filters;
 use crate::routes::reading::{covered, read_report, report_for_people, CsvWriter, PeopleSheet};
 use crate::state::AppState;
@@ -195,8 +196,8 @@ pub async fn month_page(
         game: filters::game_filter(game)?,
         table_id,
     };
-    let (page, cut) = web::block(move || -> Result<_, ApiError> {
-        let (report, cut) = read_report(&state, |conn, cut, state| {
+    let (page, cut) = blocking(state, move |state| -> Result<_, ApiError> {
+        let (report, cut) = read_report(state, |conn, cut, state| {
             monthly_report::build_at(conn, cut, &state.clock, &request)
         })?;
         Ok((
@@ -204,7 +205,7 @@ pub async fn month_page(
             cut,
         ))
     })
-    .await??;
+    .await?;
     Ok(covered(cut)
         .content_type("text/html; charset=utf-8")
         .insert_header((

@@ -6,6 +6,7 @@ use reports::round_view::{self, RecordRef, RecordView};
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::Authorized;
+use crate::routes::blocking::on_primary;
 
 async fn answer(
     Authorized { state, .. }: Authorized,
@@ -16,15 +17,10 @@ async fn answer(
         RecordRef::SeqNo(n) => format!("no record {n} of table `{table_id}`"),
         RecordRef::RoundId(id) => format!("no round `{id}` of table `{table_id}`"),
     };
-    let found = web::block(move || -> Result<_, ApiError> {
-        Ok(round_view::find(
-            &mut *state.conn()?,
-            &state.clock,
-            &table_id,
-            &what,
-        )?)
+    let found = on_primary(state, move |conn, state| {
+        round_view::find(conn, &state.clock, &table_id, &what)
     })
-    .await??;
+    .await?;
     found
         .map(|view| HttpResponse::Ok().json(view))
         .ok_or_else(|| ApiError::not_found("unknown_record", described))

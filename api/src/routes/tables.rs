@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::Authorized;
+use crate::routes::blocking::{blocking, on_primary};
 use crate::routes::reading::{self, GapView};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -306,9 +307,7 @@ pub async fn register(
         ApiError::unprocessable("invalid_table", e.message, json!({ "field": e.field }))
     })?;
     let key = parse_public_key(&body.public_key).map_err(bad_key)?;
-    let shared = state.clone();
-    let table = web::block(move || {
-        let mut conn = shared.conn()?;
+    let table = on_primary(state.clone(), move |conn, state| {
         let new = NewTable {
             table_id: &body.table_id,
             game: checked.game.as_str(),
@@ -319,8 +318,8 @@ pub async fn register(
             limits: limits.as_ref(),
         };
         registry::register_table(
-            &mut conn,
-            shared.operator.signing_key(),
+            conn,
+            state.operator.signing_key(),
             new,
             &key,
             &caller.name,
@@ -328,7 +327,7 @@ pub async fn register(
         )
         .map_err(registry_error)
     })
-    .await??;
+    .await?;
     let (table, receipt) = table;
     state.ingest.directory().remember_table(&table.table);
     let mut view = TableView::from(table);
@@ -340,9 +339,10 @@ pub async fn register(
 #[utoipa::path(operation_id = "list_tables", get, tag = "tables", responses((status = 200, body = Vec<TableView>)))]
 #[get("/tables")]
 pub async fn list(Authorized { state, .. }: Authorized) -> Result<HttpResponse, ApiError> {
-    let tables =
-        web::block(move || registry::list_tables(&mut *state.conn()?).map_err(registry_error))
-            .await??;
+    let tables = on_primary(state, |conn, _| {
+        registry::list_tables(conn).map_err(registry_error)
+    })
+    .await?;
     Ok(HttpResponse::Ok().json(tables.into_iter().map(TableView::from).collect::<Vec<_>>()))
 }
 
@@ -355,13 +355,12 @@ pub async fn get(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = path.into_inner();
-    let table = web::block(move || -> Result<_, ApiError> {
-        let mut conn = state.conn()?;
-        let Some(table) = registry::find_table(&mut conn, &id).map_err(registry_error)? else {
+    let table = on_primary(state, move |conn, _| -> Result<_, ApiError> {
+        let Some(table) = registry::find_table(conn, &id).map_err(registry_error)? else {
             return Ok(None);
         };
         let mut view = TableView::from(table);
-        let last = last_record(&mut conn, &id)?;
+        let last = last_record(conn, &id)?;
         view.last_seq_no = last.as_ref().map(|l| l.seq_no);
         view.last_record = last.map(|l| LastRecordView {
             seq_no: l.seq_no,
@@ -370,7 +369,7 @@ pub async fn get(
         });
         Ok(Some(view))
     })
-    .await??;
+    .await?;
     table
         .map(|t| HttpResponse::Ok().json(t))
         .ok_or_else(|| ApiError::not_found("unknown_table", "no such table"))
@@ -390,9 +389,9 @@ pub async fn add_key(
     let key = parse_public_key(&body.public_key).map_err(bad_key)?;
     let now = Utc::now();
     let valid_from = body.valid_from.unwrap_or(now);
-    let (row, receipt) = web::block(move || {
+    let (row, receipt) = on_primary(state, move |conn, state| {
         registry::add_key(
-            &mut *state.conn()?,
+            conn,
             state.operator.signing_key(),
             &table_id,
             &key,
@@ -402,7 +401,7 @@ pub async fn add_key(
         )
         .map_err(registry_error)
     })
-    .await??;
+    .await?;
     Ok(HttpResponse::Created().json(KeyView {
         public_key: body.public_key.trim().to_owned(),
         key_id: row.key_id,
@@ -432,9 +431,7 @@ pub async fn revoke_key(
     }
     let now = Utc::now();
     let revoked_at = body.revoked_at.unwrap_or(now);
-    let shared = state.clone();
-    let (table, receipt) = web::block(move || {
-        let mut conn = shared.conn()?;
+    let (table, receipt) = on_primary(state.clone(), move |conn, state| {
         let revocation = registry::KeyRevocation {
             table_id: &table_id,
             key_id: &key_id,
@@ -442,19 +439,19 @@ pub async fn revoke_key(
             reason: &reason,
         };
         let (_, receipt) = registry::revoke_key(
-            &mut conn,
-            shared.operator.signing_key(),
+            conn,
+            state.operator.signing_key(),
             revocation,
             &caller.name,
             now,
         )
         .map_err(registry_error)?;
         Ok::<_, ApiError>((
-            registry::find_table(&mut conn, &table_id).map_err(registry_error)?,
+            registry::find_table(conn, &table_id).map_err(registry_error)?,
             receipt,
         ))
     })
-    .await??;
+    .await?;
     let mut view = table
         .map(TableView::from)
         .and_then(|t| t.keys.into_iter().find(|k| k.key_id == revoked_key))
@@ -487,20 +484,19 @@ pub async fn set_limits(
             json!({ "field": "reason" }),
         ));
     }
-    let shared = state.clone();
     let actor = caller.name.clone();
-    let (effective_from, receipt) = web::block(move || -> Result<_, ApiError> {
-        let table = shared
+    let (effective_from, receipt) = blocking(state.clone(), move |state| -> Result<_, ApiError> {
+        let table = state
             .ingest
             .directory()
-            .registered_table(&shared.pool, &table_id)?
+            .registered_table(&state.pool, &table_id)?
             .ok_or_else(|| {
                 ApiError::not_found(
                     "unknown_table",
                     format!("table `{table_id}` is not registered"),
                 )
             })?;
-        dozor_log::registration::check_table_limits(&shared.plans, &table, &limits).map_err(
+        dozor_log::registration::check_table_limits(&state.plans, &table, &limits).map_err(
             |e| ApiError::unprocessable("invalid_limits", e.message, json!({ "field": e.field })),
         )?;
         let change = registry::LimitsChange {
@@ -510,15 +506,15 @@ pub async fn set_limits(
             reason: &reason,
         };
         registry::set_limits(
-            &mut *shared.conn()?,
-            shared.operator.signing_key(),
+            &mut *state.conn()?,
+            state.operator.signing_key(),
             change,
             &actor,
             Utc::now(),
         )
         .map_err(registry_error)
     })
-    .await??;
+    .await?;
     state.ingest.directory().registry_changed();
     Ok(HttpResponse::Created().json(LimitsPosting {
         limits: body.limits,
@@ -539,13 +535,13 @@ pub async fn show_limits(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let table_id = path.into_inner();
-    let table = web::block(move || {
+    let table = blocking(state, move |state| {
         state
             .ingest
             .directory()
             .registered_table(&state.pool, &table_id)
     })
-    .await??
+    .await?
     .ok_or_else(|| ApiError::not_found("unknown_table", "no such table"))?;
     let in_force = table
         .limits_in_force(u64::MAX, Utc::now())

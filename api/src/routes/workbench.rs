@@ -7,7 +7,7 @@ use actix_web::http::header::LOCATION;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use chrono::Utc;
 use dozor_log::access::{Decision, FindingState, RESOLVING_ROLES};
-use ledger::storage::resolutions::{self, parse_finding_ref, ResolutionError, Resolver};
+use ledger::storage::resolutions::{self, ResolutionError, Resolver};
 use reports::findings::{self, FindingFilter};
 use reports::round_view::{self, RecordRef};
 use reports::sheet::Language;
@@ -17,7 +17,8 @@ use utoipa::IntoParams;
 
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::{Authorized, State};
-use crate::routes::findings::FindingQuery;
+use crate::routes::blocking::on_primary;
+use crate::routes::findings::{finding_id, FindingQuery};
 
 /// What the pages may load: nothing but their own inline style; forms post only to dozor.
 const PAGE_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; \
@@ -139,11 +140,10 @@ pub async fn list(
     let filter = query.filter(&state.clock);
     let (status, page, notice) = match filter {
         Ok(filter) => {
-            let state = state.clone();
-            let page = web::block(move || -> Result<_, ApiError> {
-                Ok(findings::list(&mut *state.conn()?, &state.clock, &filter)?)
+            let page = on_primary(state.clone(), move |conn, state| {
+                findings::list(conn, &state.clock, &filter)
             })
-            .await??;
+            .await?;
             (actix_web::http::StatusCode::OK, page, None)
         }
         Err(e) => (
@@ -186,15 +186,6 @@ pub struct FindingPageQuery {
     pub resolved: Option<u16>,
 }
 
-fn finding_id(text: &str) -> Result<(u64, u32), ApiError> {
-    parse_finding_ref(text).ok_or_else(|| {
-        ApiError::bad_request(
-            "invalid_path",
-            "a finding id is `<round ledger index>.<position>`, e.g. `1234.0`",
-        )
-    })
-}
-
 /// Renders a finding's page for `caller`, with `notice` (and `status`).
 async fn finding_page(
     state: State,
@@ -206,9 +197,8 @@ async fn finding_page(
 ) -> Result<HttpResponse, ApiError> {
     let token = state.form_secret.token(&caller.key_id);
     let may_resolve = RESOLVING_ROLES.contains(&caller.role);
-    let page = web::block(move || -> Result<_, ApiError> {
-        let mut conn = state.conn()?;
-        let Some(finding) = findings::get(&mut conn, &state.clock, id)? else {
+    let page = on_primary(state, move |conn, state| -> Result<_, ApiError> {
+        let Some(finding) = findings::get(conn, &state.clock, id)? else {
             return Ok(None);
         };
         let seq_no = u64::try_from(finding.finding.seq_no.unwrap_or(-1)).map_err(|_| {
@@ -218,7 +208,7 @@ async fn finding_page(
             ))
         })?;
         let record = round_view::find(
-            &mut conn,
+            conn,
             &state.clock,
             &finding.finding.table_id,
             &RecordRef::SeqNo(seq_no),
@@ -258,7 +248,7 @@ async fn finding_page(
             language,
         })))
     })
-    .await??;
+    .await?;
     let page = page.ok_or_else(|| ApiError::not_found("unknown_finding", "no such finding"))?;
     Ok(html(status, page))
 }
@@ -365,18 +355,15 @@ pub async fn resolve(
     };
     let whole_round = form.scope == "round";
     let (page_state, page_caller) = (state.clone(), caller.clone());
-    let outcome = web::block(
-        move || -> Result<Result<usize, ResolutionError>, ApiError> {
+    let outcome = on_primary(
+        state,
+        move |conn, state| -> Result<Result<usize, ResolutionError>, ApiError> {
             let by = Resolver {
                 key_id: &caller.key_id,
                 name: &caller.name,
                 role: caller.role,
             };
-            let (conn, key, now) = (
-                &mut *state.conn()?,
-                state.operator.signing_key(),
-                Utc::now(),
-            );
+            let (key, now) = (state.operator.signing_key(), Utc::now());
             Ok(if whole_round {
                 resolutions::resolve_round(conn, key, id, &decision, by, now).map(|done| done.len())
             } else {
@@ -384,7 +371,7 @@ pub async fn resolve(
             })
         },
     )
-    .await??;
+    .await?;
     match outcome {
         Ok(done) => Ok(HttpResponse::SeeOther()
             .insert_header((
