@@ -65,6 +65,8 @@ const CONFIRMATION_TAKERS: &[Role] = &[Compliance];
 /// Who sees which API keys exist (never their secrets).
 const KEY_READERS: &[Role] = &[Admin, Compliance, Regulator];
 const EVERY_ROLE: &[Role] = &[Admin, Compliance, Regulator, Reporter];
+/// Who changes the registry and the keys.
+const ADMINS: &[Role] = &[Admin];
 
 const fn route(method: &'static str, path: &'static str, access: Access) -> RouteAccess {
     RouteAccess {
@@ -74,162 +76,82 @@ const fn route(method: &'static str, path: &'static str, access: Access) -> Rout
     }
 }
 
+/// The table's rows, one a line: a method and its path for a key of one of `roles`, or a
+/// public route, or a table's signed submissions.
+const fn get(path: &'static str, roles: &'static [Role]) -> RouteAccess {
+    route("GET", path, Access::Roles(roles))
+}
+
+const fn post(path: &'static str, roles: &'static [Role]) -> RouteAccess {
+    route("POST", path, Access::Roles(roles))
+}
+
+const fn public(path: &'static str) -> RouteAccess {
+    route("GET", path, Access::Public)
+}
+
+const fn signed(path: &'static str) -> RouteAccess {
+    route("POST", path, Access::TableSignature)
+}
+
 pub const ROUTES: &[RouteAccess] = &[
-    route("GET", "/health", Access::Public),
-    route("GET", "/healthz", Access::Public),
-    route("GET", "/readyz", Access::Public),
+    public("/health"),
+    public("/healthz"),
+    public("/readyz"),
     // Any key: a Prometheus job scrapes with its own key (a reporter's, say); the series show
     // volumes and findings, which are not for everyone on the network.
-    route("GET", "/metrics", Access::Roles(EVERY_ROLE)),
-    route("GET", "/api/v1/openapi.json", Access::Public),
-    route("GET", "/api/v1/ledger/checkpoint", Access::Public),
-    route("GET", "/api/v1/ledger/proof/inclusion", Access::Public),
-    route("GET", "/api/v1/ledger/proof/consistency", Access::Public),
-    route("POST", "/api/v1/records", Access::TableSignature),
-    route("POST", "/api/v1/records/batch", Access::TableSignature),
-    route("POST", "/api/v1/tables", Access::Roles(&[Admin])),
-    route("GET", "/api/v1/tables", Access::Roles(TABLE_READERS)),
-    route(
-        "GET",
-        "/api/v1/tables/{table_id}",
-        Access::Roles(TABLE_READERS),
-    ),
-    route(
-        "POST",
-        "/api/v1/tables/{table_id}/keys",
-        Access::Roles(&[Admin]),
-    ),
-    route(
-        "POST",
-        "/api/v1/tables/{table_id}/keys/{key_id}/revoke",
-        Access::Roles(&[Admin]),
-    ),
-    route(
-        "GET",
-        "/api/v1/tables/{table_id}/gaps",
-        Access::Roles(TABLE_READERS),
-    ),
-    route(
-        "POST",
-        "/api/v1/tables/{table_id}/limits",
-        Access::Roles(&[Admin]),
-    ),
-    route(
-        "GET",
-        "/api/v1/tables/{table_id}/limits",
-        Access::Roles(TABLE_READERS),
-    ),
-    route(
-        "GET",
-        "/api/v1/tables/{table_id}/records/{seq_no}",
-        Access::Roles(LEDGER_READERS),
-    ),
-    route(
-        "GET",
+    get("/metrics", EVERY_ROLE),
+    public("/api/v1/openapi.json"),
+    public("/api/v1/ledger/checkpoint"),
+    public("/api/v1/ledger/proof/inclusion"),
+    public("/api/v1/ledger/proof/consistency"),
+    signed("/api/v1/records"),
+    signed("/api/v1/records/batch"),
+    post("/api/v1/tables", ADMINS),
+    get("/api/v1/tables", TABLE_READERS),
+    get("/api/v1/tables/{table_id}", TABLE_READERS),
+    post("/api/v1/tables/{table_id}/keys", ADMINS),
+    post("/api/v1/tables/{table_id}/keys/{key_id}/revoke", ADMINS),
+    get("/api/v1/tables/{table_id}/gaps", TABLE_READERS),
+    post("/api/v1/tables/{table_id}/limits", ADMINS),
+    get("/api/v1/tables/{table_id}/limits", TABLE_READERS),
+    get("/api/v1/tables/{table_id}/records/{seq_no}", LEDGER_READERS),
+    get(
         "/api/v1/tables/{table_id}/rounds/{round_id}",
-        Access::Roles(LEDGER_READERS),
+        LEDGER_READERS,
     ),
-    route("GET", "/api/v1/ledger/head", Access::Roles(LEDGER_READERS)),
-    route(
-        "GET",
-        "/api/v1/ledger/entries/{index}",
-        Access::Roles(LEDGER_READERS),
-    ),
-    route("GET", "/api/v1/ledger/gaps", Access::Roles(LEDGER_READERS)),
-    route(
-        "GET",
-        "/api/v1/significant-events",
-        Access::Roles(LEDGER_READERS),
-    ),
-    route("GET", "/api/v1/findings", Access::Roles(LEDGER_READERS)),
-    route(
-        "GET",
-        "/api/v1/findings/{finding_id}",
-        Access::Roles(LEDGER_READERS),
-    ),
-    route(
-        "POST",
-        "/api/v1/findings/{finding_id}/resolutions",
-        Access::Roles(RESOLVING_ROLES),
-    ),
-    route(
-        "GET",
-        "/api/v1/reports/daily",
-        Access::Roles(REPORT_READERS),
-    ),
-    route(
-        "GET",
-        "/api/v1/reports/shoes",
-        Access::Roles(REPORT_READERS),
-    ),
-    route(
-        "GET",
-        "/api/v1/reports/fantasy",
-        Access::Roles(REPORT_READERS),
-    ),
-    route(
-        "GET",
-        "/api/v1/reports/time-collection",
-        Access::Roles(REPORT_READERS),
-    ),
-    route(
-        "GET",
-        "/api/v1/reports/table-audit",
-        Access::Roles(REPORT_READERS),
-    ),
-    route(
-        "GET",
-        "/api/v1/reports/wheels",
-        Access::Roles(REPORT_READERS),
-    ),
-    route("GET", "/api/v1/reports/rtp", Access::Roles(REPORT_READERS)),
-    route("GET", "/api/v1/reports/tax", Access::Roles(REPORT_READERS)),
-    route(
-        "GET",
-        "/reports/month/{month}",
-        Access::Roles(REPORT_READERS),
-    ),
-    route("GET", "/api/v1/reports/mf", Access::Roles(REPORT_READERS)),
-    route(
-        "GET",
-        "/api/v1/reports/mf/deliveries",
-        Access::Roles(REPORT_READERS),
-    ),
-    route(
-        "POST",
-        "/api/v1/reports/mf/deliveries",
-        Access::Roles(DELIVERERS),
-    ),
-    route(
-        "POST",
-        "/api/v1/reports/mf/confirmations",
-        Access::Roles(CONFIRMATION_TAKERS),
-    ),
-    route(
-        "GET",
-        "/api/v1/reports/periods",
-        Access::Roles(REPORT_READERS),
-    ),
-    route("GET", "/api/v1/exports", Access::Roles(LEDGER_READERS)),
-    route("GET", "/workbench/findings", Access::Roles(LEDGER_READERS)),
-    route(
-        "GET",
-        "/workbench/findings/{finding_id}",
-        Access::Roles(LEDGER_READERS),
-    ),
-    route(
-        "POST",
+    get("/api/v1/ledger/head", LEDGER_READERS),
+    get("/api/v1/ledger/entries/{index}", LEDGER_READERS),
+    get("/api/v1/ledger/gaps", LEDGER_READERS),
+    get("/api/v1/significant-events", LEDGER_READERS),
+    get("/api/v1/findings", LEDGER_READERS),
+    get("/api/v1/findings/{finding_id}", LEDGER_READERS),
+    post("/api/v1/findings/{finding_id}/resolutions", RESOLVING_ROLES),
+    get("/api/v1/reports/daily", REPORT_READERS),
+    get("/api/v1/reports/shoes", REPORT_READERS),
+    get("/api/v1/reports/fantasy", REPORT_READERS),
+    get("/api/v1/reports/time-collection", REPORT_READERS),
+    get("/api/v1/reports/table-audit", REPORT_READERS),
+    get("/api/v1/reports/wheels", REPORT_READERS),
+    get("/api/v1/reports/rtp", REPORT_READERS),
+    get("/api/v1/reports/tax", REPORT_READERS),
+    get("/reports/month/{month}", REPORT_READERS),
+    get("/api/v1/reports/mf", REPORT_READERS),
+    get("/api/v1/reports/mf/deliveries", REPORT_READERS),
+    post("/api/v1/reports/mf/deliveries", DELIVERERS),
+    post("/api/v1/reports/mf/confirmations", CONFIRMATION_TAKERS),
+    get("/api/v1/reports/periods", REPORT_READERS),
+    get("/api/v1/exports", LEDGER_READERS),
+    get("/workbench/findings", LEDGER_READERS),
+    get("/workbench/findings/{finding_id}", LEDGER_READERS),
+    post(
         "/workbench/findings/{finding_id}/resolutions",
-        Access::Roles(RESOLVING_ROLES),
+        RESOLVING_ROLES,
     ),
-    route("GET", "/api/v1/apikeys", Access::Roles(KEY_READERS)),
-    route("POST", "/api/v1/apikeys", Access::Roles(&[Admin])),
-    route(
-        "POST",
-        "/api/v1/apikeys/{key_id}/revoke",
-        Access::Roles(&[Admin]),
-    ),
-    route("GET", "/api/v1/whoami", Access::Roles(EVERY_ROLE)),
+    get("/api/v1/apikeys", KEY_READERS),
+    post("/api/v1/apikeys", ADMINS),
+    post("/api/v1/apikeys/{key_id}/revoke", ADMINS),
+    get("/api/v1/whoami", EVERY_ROLE),
 ];
 
 /// Pages outside the API, public like the document they render: the API docs (`/docs`,
