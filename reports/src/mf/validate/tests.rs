@@ -137,6 +137,12 @@ fn edited(file: &str, edit: impl FnOnce(String) -> String) -> PackageSource {
     source
 }
 
+/// Replacing `from` with `to` in `file` breaks the package with one error, of `code` in `field`.
+fn assert_refused(file: &str, from: &str, to: &str, code: &str, field: &str) {
+    let e = the_error(&edited(file, |t| t.replace(from, to)));
+    assert_eq!((e.code, e.field.as_deref()), (code, Some(field)));
+}
+
 /// The one error of a broken package (besides the file's own `ERR_FILE`).
 fn the_error(source: &PackageSource) -> MfError {
     let mut errors: Vec<MfError> = errors(source)
@@ -253,26 +259,24 @@ fn a_decimal_point_is_refused() {
 
 #[test]
 fn a_value_outside_its_codebook_is_refused() {
-    let e = the_error(&edited("pstb_transakce.csv", |t| t.replace(";J2;", ";X9;")));
-    assert_eq!(
-        (e.code, e.field.as_deref()),
-        ("ERR_FIELD_CODEBOOK", Some("TransakceTyp"))
+    assert_refused(
+        "pstb_transakce.csv",
+        ";J2;",
+        ";X9;",
+        "ERR_FIELD_CODEBOOK",
+        "TransakceTyp",
     );
-    let e = the_error(&edited("misto.csv", |t| t.replace(";PHA;", ";PRG;")));
-    assert_eq!(
-        (e.code, e.field.as_deref()),
-        ("ERR_FIELD_CODEBOOK", Some("Kraj"))
-    );
+    assert_refused("misto.csv", ";PHA;", ";PRG;", "ERR_FIELD_CODEBOOK", "Kraj");
 }
 
 #[test]
 fn an_id_without_the_operators_prefix_is_refused() {
-    let e = the_error(&edited("evidence_her.csv", |t| {
-        t.replace("12345679-roulette", "roulette")
-    }));
-    assert_eq!(
-        (e.code, e.field.as_deref()),
-        ("ERR_FIELD_CTX_OPERATORID_PREFIX", Some("IDHra"))
+    assert_refused(
+        "evidence_her.csv",
+        "12345679-roulette",
+        "roulette",
+        "ERR_FIELD_CTX_OPERATORID_PREFIX",
+        "IDHra",
     );
     let e = the_error(&edited("provozovatel.csv", |t| {
         t.replace("\r\n12345679;", "\r\n87654321;")
@@ -283,27 +287,27 @@ fn an_id_without_the_operators_prefix_is_refused() {
 #[test]
 fn a_time_outside_the_month_is_refused() {
     // Before the month's first gaming day starts (06:00 on 1 October).
-    let e = the_error(&edited("pokladna_stul_turnaj_bingo.csv", |t| {
-        t.replace("2026-10-01T18:00:00.0+02:00", "2026-10-01T05:59:59.9+02:00")
-    }));
-    assert_eq!(
-        (e.code, e.field.as_deref()),
-        ("ERR_FIELD_CTX_PKG_TIMESPAN", Some("ProvozOd"))
+    assert_refused(
+        "pokladna_stul_turnaj_bingo.csv",
+        "2026-10-01T18:00:00.0+02:00",
+        "2026-10-01T05:59:59.9+02:00",
+        "ERR_FIELD_CTX_PKG_TIMESPAN",
+        "ProvozOd",
     );
-    let e = the_error(&edited("mozna_vyhra_pro_hru.csv", |t| {
-        t.replace(";2026-10-01", ";2026-11-01")
-    }));
-    assert_eq!(
-        (e.code, e.field.as_deref()),
-        ("ERR_FIELD_CTX_PKG_TIMESPAN", Some("Datum"))
+    assert_refused(
+        "mozna_vyhra_pro_hru.csv",
+        ";2026-10-01",
+        ";2026-11-01",
+        "ERR_FIELD_CTX_PKG_TIMESPAN",
+        "Datum",
     );
     // Without its one fractional digit a time is malformed, not outside.
-    let e = the_error(&edited("pokladna_stul_turnaj_bingo.csv", |t| {
-        t.replace("2026-10-02T04:00:00.0+02:00", "2026-10-02T04:00:00+02:00")
-    }));
-    assert_eq!(
-        (e.code, e.field.as_deref()),
-        ("ERR_FIELD_BAD_FORMAT_RE", Some("ProvozDo"))
+    assert_refused(
+        "pokladna_stul_turnaj_bingo.csv",
+        "2026-10-02T04:00:00.0+02:00",
+        "2026-10-02T04:00:00+02:00",
+        "ERR_FIELD_BAD_FORMAT_RE",
+        "ProvozDo",
     );
 }
 
@@ -345,26 +349,22 @@ fn metadata_lines_are_checked_field_by_field() {
 #[test]
 fn values_are_checked_by_presence_count_and_condition() {
     // A mandatory field left empty.
-    let e = the_error(&edited("misto.csv", |t| t.replace(";Praha;", ";;")));
-    assert_eq!(
-        (e.code, e.field.as_deref()),
-        ("ERR_FIELD_NOT_NULL", Some("Obec"))
-    );
+    assert_refused("misto.csv", ";Praha;", ";;", "ERR_FIELD_NOT_NULL", "Obec");
     // A table's period needs its game; a cage's does not.
-    let e = the_error(&edited("pokladna_stul_turnaj_bingo.csv", |t| {
-        t.replace(";12345679-roulette;", ";;")
-    }));
-    assert_eq!(
-        (e.code, e.field.as_deref()),
-        ("ERR_FIELD_MANDATORY", Some("IDHra"))
+    assert_refused(
+        "pokladna_stul_turnaj_bingo.csv",
+        ";12345679-roulette;",
+        ";;",
+        "ERR_FIELD_MANDATORY",
+        "IDHra",
     );
     // A chip purchase states whether it was cash.
-    let e = the_error(&edited("pstb_transakce.csv", |t| {
-        t.replace(";CZK;1\r\n", ";CZK;\r\n")
-    }));
-    assert_eq!(
-        (e.code, e.field.as_deref()),
-        ("ERR_FIELD_MANDATORY", Some("TransakceZpusob"))
+    assert_refused(
+        "pstb_transakce.csv",
+        ";CZK;1\r\n",
+        ";CZK;\r\n",
+        "ERR_FIELD_MANDATORY",
+        "TransakceZpusob",
     );
     // Two premises in one package.
     let e = the_error(&edited("misto.csv", |t| {

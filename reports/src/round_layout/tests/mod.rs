@@ -44,6 +44,27 @@ fn judged_layout(
     )
 }
 
+/// `record` judged on a table with no set-up and laid out in `language`, with the kinds of the
+/// verdict's findings.
+fn plain_layout(record: &Value, language: Language) -> (Layout, Vec<&'static str>) {
+    judged_layout(record, &rules::TableSetup::NONE, language)
+}
+
+/// `record` judged on a table with no set-up and laid out in `language`, checked to have no
+/// findings, to be headed by `headline` and to show `expected` facts.
+fn clean_layout(
+    record: &Value,
+    language: Language,
+    headline: &str,
+    expected: &[(&str, &str)],
+) -> Layout {
+    let (layout, findings) = plain_layout(record, language);
+    assert_eq!(findings, Vec::<&str>::new());
+    assert_eq!(layout.headline, headline);
+    assert_eq!(facts(&layout), expected);
+    layout
+}
+
 fn section<'l>(layout: &'l Layout, title: &str) -> &'l Section {
     layout
         .sections
@@ -192,6 +213,12 @@ impl Page {
             .map(|pair| pair.split_once(": ").unwrap())
             .collect();
         assert_eq!(pairs(&self.heading), expected);
+    }
+
+    /// The finding's amount, and the first row's bet cells (`assert_bet_row`).
+    fn amounts_to(&self, amount_h: i64, first_row: &str) {
+        assert_eq!(self.finding.amount_h, amount_h);
+        assert_bet_row(&self.rows[0][..8], first_row);
     }
 }
 

@@ -29,6 +29,17 @@ fn uth_spot(n: u8, hole: &str, play: Option<(&str, i64)>, trips: i64, paid: [i64
     spot
 }
 
+/// Spot 1's flush (A♥ 3♥, Play 4× before the flop, 100 Kč Trips) with its Blind paid 200 Kč.
+fn flush_with_the_blind_paid_200() -> Value {
+    uth_round(vec![uth_spot(
+        1,
+        "Ah 3h",
+        Some(("preflop", 40_000)),
+        10_000,
+        [10_000, 20_000, 80_000, 80_000],
+    )])
+}
+
 #[test]
 fn an_uth_round_shows_the_dealer_the_board_each_spots_play_and_its_bets() {
     // The dealer's Q♠ J♦ with the board make K-Q-J-9-7, no pair: the dealer does not
@@ -55,16 +66,15 @@ fn an_uth_round_shows_the_dealer_the_board_each_spots_play_and_its_bets() {
         ),
         uth_spot(3, "5c 6c", None, 0, [0, 0, 0, 0]),
     ]);
-    let (layout, findings) = judged_layout(&record, &rules::TableSetup::NONE, Language::English);
-    assert_eq!(findings, Vec::<&str>::new());
-    assert_eq!(layout.headline, "Dealer Q♠ J♦ | 2♥ 7♥ 9♥ K♣ 4♦");
-    assert_eq!(
-        facts(&layout),
-        [
+    let layout = clean_layout(
+        &record,
+        Language::English,
+        "Dealer Q♠ J♦ | 2♥ 7♥ 9♥ K♣ 4♦",
+        &[
             ("Dealer", "Q♠ J♦"),
             ("Board", "2♥ 7♥ 9♥ K♣ 4♦"),
-            ("Burned", "2♠ 3♠")
-        ]
+            ("Burned", "2♠ 3♠"),
+        ],
     );
     assert_eq!(
         cells(&layout, "Spots"),
@@ -102,14 +112,7 @@ fn an_uth_round_shows_the_dealer_the_board_each_spots_play_and_its_bets() {
 fn an_uth_blind_paid_short_marks_the_bet_and_its_spot() {
     // Spot 1's flush as above: the Blind is due 3:2, 150 + 100 = 250 Kč; the dealer paid
     // 200 Kč, 50 Kč short.
-    let record = uth_round(vec![uth_spot(
-        1,
-        "Ah 3h",
-        Some(("preflop", 40_000)),
-        10_000,
-        [10_000, 20_000, 80_000, 80_000],
-    )]);
-    let (layout, findings) = judged_layout(&record, &rules::TableSetup::NONE, Language::Czech);
+    let (layout, findings) = plain_layout(&flush_with_the_blind_paid_200(), Language::Czech);
     assert_eq!(findings, ["underpaid"]);
     assert_eq!(
         cells(&layout, "Boxy"),
@@ -138,18 +141,14 @@ fn an_uth_blind_paid_short_marks_the_bet_and_its_spot() {
 fn an_uth_finding_heads_with_the_blinds_due_and_paid_as_its_row_shows() {
     // Spot 1's flush: the Blind is due 3:2, 150 + 100 = 250 Kč; the dealer paid 200 Kč, 50 Kč
     // short: the heading, the Blind's row and the finding's amount all say so.
-    let record = uth_round(vec![uth_spot(
-        1,
-        "Ah 3h",
-        Some(("preflop", 40_000)),
-        10_000,
-        [10_000, 20_000, 80_000, 80_000],
-    )]);
-    let page = checked_page(&record, "underpaid", Language::English);
+    let page = checked_page(
+        &flush_with_the_blind_paid_200(),
+        "underpaid",
+        Language::English,
+    );
     page.heads_with("Due by the plan: 250,00 Kč · Paid: 200,00 Kč · Difference: -50,00 Kč");
-    assert_eq!(page.finding.amount_h, 5_000);
-    assert_bet_row(
-        &page.rows[0][..8],
+    page.amounts_to(
+        5_000,
         "s1-blind | p1 | blind | spot 1 | 100,00 Kč | 200,00 Kč | 250,00 Kč | -50,00 Kč",
     );
 }
