@@ -50,349 +50,216 @@ fn games() -> Value {
     strings(GameCode::ALL.iter().map(|g| g.as_str()))
 }
 
+/// The reports that also come as a sheet for people.
+const SHEET_REPORTS: &[&str] = &[
+    "daily_report",
+    "rtp_report",
+    "tax_report",
+    "shoe_audit",
+    "fantasy_audit",
+    "time_collection_audit",
+    "table_audit",
+    "wheel_statistics",
+    "period_audit",
+];
+/// The audits of one gaming day.
+const DAY_AUDITS: &[&str] = &[
+    "daily_report",
+    "shoe_audit",
+    "fantasy_audit",
+    "time_collection_audit",
+    "table_audit",
+];
+const WORKBENCH_LIST: &[&str] = &["workbench_findings"];
+const FINDINGS_LIST: &[&str] = &["list_findings"];
+
+/// The document being constrained, one constraint a call.
+struct Constrained<'a>(&'a mut Value);
+
+impl Constrained<'_> {
+    /// The parameter `name` of each of `operations` takes `constraints`.
+    fn parameter(&mut self, operations: &[&str], name: &str, constraints: Value) {
+        for operation_id in operations {
+            parameter(self.0, operation_id, name, &constraints);
+        }
+    }
+
+    /// The property `name` of the body schema `schema` takes `constraints`.
+    fn property(&mut self, schema: &str, name: &str, constraints: Value) {
+        property(self.0, schema, name, &constraints);
+    }
+}
+
 /// Applies every constraint; `plans` are the plan ids a table may be registered under.
 pub fn apply(document: &mut Value, plans: &[String]) {
-    let limit = json!({"minimum": 1, "maximum": 1000});
     // Every report also comes as a sheet for people.
-    for operation in [
-        "daily_report",
-        "rtp_report",
-        "tax_report",
-        "shoe_audit",
-        "fantasy_audit",
-        "time_collection_audit",
-        "table_audit",
-        "wheel_statistics",
-        "period_audit",
-    ] {
-        parameter(
-            document,
-            operation,
-            "format",
-            &json!({"enum": ["json", "csv", "csv-cz", "xlsx"]}),
-        );
+    for operation in SHEET_REPORTS {
         also_csv(document, operation);
         also_xlsx(document, operation);
     }
-    for operation in [
-        "daily_report",
-        "shoe_audit",
-        "fantasy_audit",
-        "time_collection_audit",
-        "table_audit",
-        "rtp_report",
-        "tax_report",
-        "month_page",
-        "wheel_statistics",
-        "period_audit",
-    ] {
-        parameter(document, operation, "lang", &json!({"enum": ["cs", "en"]}));
-    }
-    for operation in [
-        "wheel_statistics",
-        "rtp_report",
-        "mf_package",
-        "mf_deliver",
-        "period_audit",
-        "month_page",
-    ] {
-        parameter(document, operation, "month", &json!({"pattern": MONTH}));
-    }
-    // A confirmation's file: the package's name, then anything readable.
-    parameter(
-        document,
-        "mf_confirmation",
-        "file",
-        &json!({"pattern": r"^[A-Za-z0-9_-]{1,100}(\.[^\u0000-\u001F\u007F-\u009F\uFFFD]*)?$"}),
-    );
-    parameter(
-        document,
-        "tax_report",
-        "quarter",
-        &json!({"pattern": QUARTER}),
-    );
-    for operation in [
-        "daily_report",
-        "shoe_audit",
-        "fantasy_audit",
-        "time_collection_audit",
-        "table_audit",
-    ] {
-        parameter(document, operation, "day", &day());
-    }
-    for operation in ["rtp_report", "month_page", "list_findings"] {
-        parameter(document, operation, "game", &json!({"enum": games()}));
-    }
-    parameter(
-        document,
-        "list_findings",
-        "kind",
-        &json!({"enum": strings(FindingKind::ALL.iter().map(|k| k.as_str()))}),
-    );
-    parameter(
-        document,
-        "list_findings",
-        "state",
-        &json!({"enum": strings(FindingState::ALL.iter().map(|s| s.as_str()))}),
-    );
-    parameter(document, "list_findings", "limit", &limit);
-    parameter(
-        document,
-        "list_findings",
-        "format",
-        &json!({"enum": ["json", "csv", "csv-cz", "xlsx"]}),
-    );
     also_csv(document, "list_findings");
     also_xlsx(document, "list_findings");
-    parameter(
-        document,
-        "list_findings",
-        "lang",
-        &json!({"enum": ["cs", "en"]}),
+    let mut doc = Constrained(document);
+    parameters(&mut doc);
+    workbench_parameters(&mut doc);
+    bodies(&mut doc, plans);
+    readable_parameters(document);
+}
+
+/// The API's query and path parameters.
+fn parameters(doc: &mut Constrained) {
+    let limit = json!({"minimum": 1, "maximum": 1000});
+    let formats = json!({"enum": ["json", "csv", "csv-cz", "xlsx"]});
+    let languages = json!({"enum": ["cs", "en"]});
+    doc.parameter(SHEET_REPORTS, "format", formats.clone());
+    doc.parameter(SHEET_REPORTS, "lang", languages.clone());
+    doc.parameter(&["month_page"], "lang", languages.clone());
+    doc.parameter(
+        &[
+            "wheel_statistics",
+            "rtp_report",
+            "mf_package",
+            "mf_deliver",
+            "period_audit",
+            "month_page",
+        ],
+        "month",
+        json!({"pattern": MONTH}),
     );
-    parameter(
-        document,
-        "list_findings",
-        "sort",
-        &json!({"enum": strings(ledger::storage::report_reads::findings::FindingSort::ALL.iter().map(|s| s.as_str()))}),
+    // A confirmation's file: the package's name, then anything readable.
+    doc.parameter(
+        &["mf_confirmation"],
+        "file",
+        json!({"pattern": r"^[A-Za-z0-9_-]{1,100}(\.[^\u0000-\u001F\u007F-\u009F\uFFFD]*)?$"}),
     );
+    doc.parameter(&["tax_report"], "quarter", json!({"pattern": QUARTER}));
+    doc.parameter(DAY_AUDITS, "day", day());
+    let game = json!({"enum": games()});
+    doc.parameter(&["rtp_report", "month_page", "list_findings"], "game", game);
+    doc.parameter(FINDINGS_LIST, "kind", json!({"enum": finding_kinds()}));
+    doc.parameter(FINDINGS_LIST, "state", json!({"enum": finding_states()}));
+    doc.parameter(FINDINGS_LIST, "limit", limit.clone());
+    doc.parameter(FINDINGS_LIST, "format", formats);
+    doc.parameter(FINDINGS_LIST, "lang", languages);
+    doc.parameter(FINDINGS_LIST, "sort", json!({"enum": finding_sorts()}));
     for name in ["day", "from", "to"] {
-        parameter(document, "list_findings", name, &day());
+        doc.parameter(FINDINGS_LIST, name, day());
     }
-    // The workbench's list: its form's fields, empty when not filled in.
+    for name in ["min_amount_h", "max_amount_h"] {
+        doc.parameter(FINDINGS_LIST, name, json!({"minimum": 0}));
+    }
+    let table_id = json!({"pattern": IDENTIFIER});
+    doc.parameter(&["table_record", "table_round"], "table_id", table_id);
+    doc.parameter(&["table_record"], "seq_no", json!({"minimum": 0}));
+    doc.parameter(FINDINGS_LIST, "offset", json!({"minimum": 0}));
+    let kinds = json!({"enum": crate::routes::ledger::EVENT_KINDS});
+    doc.parameter(&["significant_events"], "kind", kinds);
+    let version = json!({"minimum": 1, "maximum": 99});
+    doc.parameter(&["mf_package"], "version", version);
+    doc.parameter(&["significant_events"], "limit", limit);
+    let finding = json!({"pattern": FINDING_ID});
+    doc.parameter(&["get_finding", "resolve_finding"], "finding_id", finding);
+    for name in ["first", "second"] {
+        doc.parameter(&["consistency_proof"], name, json!({"minimum": 1}));
+    }
+    doc.parameter(&["inclusion_proof"], "size", json!({"minimum": 1}));
+}
+
+/// The workbench's parameters: its form's fields, empty when not filled in.
+fn workbench_parameters(doc: &mut Constrained) {
+    let day = json!({"anyOf": [{"format": "date"}, {"enum": ["today", "yesterday", "last", ""]}]});
     for name in ["from", "to"] {
-        parameter(
-            document,
-            "workbench_findings",
-            name,
-            &json!({"anyOf": [{"format": "date"}, {"enum": ["today", "yesterday", "last", ""]}]}),
-        );
+        doc.parameter(WORKBENCH_LIST, name, day.clone());
     }
-    parameter(document, "workbench_findings", "game", &field_of(games()));
-    parameter(
-        document,
-        "workbench_findings",
-        "kind",
-        &field_of(strings(FindingKind::ALL.iter().map(|k| k.as_str()))),
-    );
-    parameter(
-        document,
-        "workbench_findings",
-        "state",
-        &field_of(strings(FindingState::ALL.iter().map(|s| s.as_str()))),
-    );
-    parameter(
-        document,
-        "workbench_findings",
-        "sort",
-        &field_of(strings(
-            ledger::storage::report_reads::findings::FindingSort::ALL
-                .iter()
-                .map(|s| s.as_str()),
-        )),
-    );
-    parameter(
-        document,
-        "workbench_findings",
-        "table_id",
-        &json!({"pattern": "^([A-Za-z0-9_.-]{1,64})?$"}),
-    );
+    doc.parameter(WORKBENCH_LIST, "game", field_of(games()));
+    doc.parameter(WORKBENCH_LIST, "kind", field_of(finding_kinds()));
+    doc.parameter(WORKBENCH_LIST, "state", field_of(finding_states()));
+    doc.parameter(WORKBENCH_LIST, "sort", field_of(finding_sorts()));
+    let table_id = json!({"pattern": "^([A-Za-z0-9_.-]{1,64})?$"});
+    doc.parameter(WORKBENCH_LIST, "table_id", table_id);
     for name in ["min_amount", "max_amount"] {
         // Koruny with up to two decimals after a comma or a point.
-        parameter(
-            document,
-            "workbench_findings",
-            name,
-            &json!({"pattern": "^([0-9]{1,12}([.,][0-9]{1,2})?)?$"}),
-        );
+        let amount = json!({"pattern": "^([0-9]{1,12}([.,][0-9]{1,2})?)?$"});
+        doc.parameter(WORKBENCH_LIST, name, amount);
     }
-    parameter(
-        document,
-        "workbench_findings",
-        "offset",
-        &json!({"pattern": "^[0-9]{0,9}$"}),
-    );
-    for operation in [
+    doc.parameter(WORKBENCH_LIST, "offset", json!({"pattern": "^[0-9]{0,9}$"}));
+    let pages = [
         "workbench_findings",
         "workbench_finding",
         "workbench_resolve",
-    ] {
-        parameter(document, operation, "lang", &json!({"enum": ["cs", "en"]}));
-    }
-    for operation in ["workbench_finding", "workbench_resolve"] {
-        parameter(
-            document,
-            operation,
-            "finding_id",
-            &json!({"pattern": FINDING_ID}),
-        );
-        parameter(
-            document,
-            operation,
-            "resolved",
-            &json!({"minimum": 0, "maximum": 65535}),
-        );
-    }
-    for name in ["min_amount_h", "max_amount_h"] {
-        parameter(document, "list_findings", name, &json!({"minimum": 0}));
-    }
-    for operation in ["table_record", "table_round"] {
-        parameter(
-            document,
-            operation,
-            "table_id",
-            &json!({"pattern": IDENTIFIER}),
-        );
-    }
-    parameter(document, "table_record", "seq_no", &json!({"minimum": 0}));
-    parameter(document, "list_findings", "offset", &json!({"minimum": 0}));
-    parameter(
-        document,
-        "significant_events",
-        "kind",
-        &json!({"enum": crate::routes::ledger::EVENT_KINDS}),
-    );
-    parameter(
-        document,
-        "mf_package",
-        "version",
-        &json!({"minimum": 1, "maximum": 99}),
-    );
-    parameter(document, "significant_events", "limit", &limit);
-    for operation in ["get_finding", "resolve_finding"] {
-        parameter(
-            document,
-            operation,
-            "finding_id",
-            &json!({"pattern": FINDING_ID}),
-        );
-    }
-    parameter(
-        document,
-        "consistency_proof",
-        "first",
-        &json!({"minimum": 1}),
-    );
-    parameter(
-        document,
-        "consistency_proof",
-        "second",
-        &json!({"minimum": 1}),
-    );
-    parameter(document, "inclusion_proof", "size", &json!({"minimum": 1}));
+    ];
+    doc.parameter(&pages, "lang", json!({"enum": ["cs", "en"]}));
+    let finding_pages = ["workbench_finding", "workbench_resolve"];
+    doc.parameter(&finding_pages, "finding_id", json!({"pattern": FINDING_ID}));
+    let resolved = json!({"minimum": 0, "maximum": 65535});
+    doc.parameter(&finding_pages, "resolved", resolved);
+}
 
-    property(
-        document,
-        "ErrorBody",
-        "code",
-        &json!({
-            "enum": strings(crate::error_codes::ERROR_CODES.iter().map(|(code, _)| *code)),
-            "description": format!(
-                "Stable machine-readable code:\n{}",
-                crate::error_codes::describe()
-            ),
-        }),
+/// The request bodies' and the error body's properties.
+fn bodies(doc: &mut Constrained, plans: &[String]) {
+    let codes = strings(
+        crate::error_codes::ERROR_CODES
+            .iter()
+            .map(|(code, _)| *code),
     );
+    let code = json!({
+        "enum": codes,
+        "description": format!(
+            "Stable machine-readable code:\n{}",
+            crate::error_codes::describe()
+        ),
+    });
+    doc.property("ErrorBody", "code", code);
 
     // 64 bytes of standard base64: the last character before `==` carries 2 bits.
     let base64_signature = json!({"pattern": "^[A-Za-z0-9+/]{85}[AQgw]==$"});
-    property(
-        document,
-        "SignedRecord",
-        "key_id",
-        &json!({"pattern": "^[0-9a-f]{16}$"}),
-    );
-    property(document, "SignedRecord", "signature", &base64_signature);
-    closed(document, "SignedRecord");
+    let key_id = json!({"pattern": "^[0-9a-f]{16}$"});
+    doc.property("SignedRecord", "key_id", key_id);
+    doc.property("SignedRecord", "signature", base64_signature);
+    closed(doc.0, "SignedRecord");
     let mut stations = games();
     if let Value::Array(list) = &mut stations {
         list.push(Value::from("cage"));
     }
-    property(
-        document,
-        "RegisterTable",
-        "table_id",
-        &json!({"pattern": IDENTIFIER}),
-    );
-    property(
-        document,
-        "RegisterTable",
-        "game",
-        &json!({"enum": stations}),
-    );
-    property(
-        document,
-        "RegisterTable",
-        "location",
-        &free_text(dozor_log::registration::MAX_LOCATION_CHARS),
-    );
-    property(
-        document,
+    let location = free_text(dozor_log::registration::MAX_LOCATION_CHARS);
+    doc.property("RegisterTable", "table_id", json!({"pattern": IDENTIFIER}));
+    doc.property("RegisterTable", "game", json!({"enum": stations}));
+    doc.property("RegisterTable", "location", location);
+    doc.property(
         "RegisterTable",
         "public_key",
-        &json!({"pattern": PUBLIC_KEY}),
+        json!({"pattern": PUBLIC_KEY}),
     );
-    property(
-        document,
-        "RegisterTable",
-        "plan_id",
-        &json!({"enum": plans}),
-    );
-    property(
-        document,
-        "AddKey",
-        "public_key",
-        &json!({"pattern": PUBLIC_KEY}),
-    );
-    property(
-        document,
-        "RevokeKey",
-        "reason",
-        &free_text(MAX_REASON_CHARS),
-    );
-    property(
-        document,
-        "RevokeApiKey",
-        "reason",
-        &free_text(MAX_REASON_CHARS),
-    );
-    property(
-        document,
-        "CreateApiKey",
-        "name",
-        &json!({"pattern": "^[A-Za-z0-9_.@-]{1,64}$"}),
-    );
-    property(
-        document,
-        "CreateApiKey",
-        "role",
-        &json!({"enum": strings(Role::ALL.iter().map(|r| r.as_str()))}),
-    );
-    property(
-        document,
-        "ResolveFinding",
-        "state",
-        &json!({"enum": ["confirmed", "dismissed", "escalated"]}),
-    );
-    property(
-        document,
-        "ResolveFinding",
-        "scope",
-        &json!({"enum": ["finding", "round"]}),
-    );
-    property(
-        document,
-        "ResolveFinding",
-        "comment",
-        &free_text(MAX_COMMENT_CHARS),
-    );
-    property(
-        document,
-        "ResolveFinding",
-        "reason",
-        &free_text(MAX_REASON_CHARS),
-    );
-    readable_parameters(document);
+    doc.property("RegisterTable", "plan_id", json!({"enum": plans}));
+    doc.property("AddKey", "public_key", json!({"pattern": PUBLIC_KEY}));
+    doc.property("RevokeKey", "reason", free_text(MAX_REASON_CHARS));
+    doc.property("RevokeApiKey", "reason", free_text(MAX_REASON_CHARS));
+    let name = json!({"pattern": "^[A-Za-z0-9_.@-]{1,64}$"});
+    doc.property("CreateApiKey", "name", name);
+    let roles = strings(Role::ALL.iter().map(|r| r.as_str()));
+    doc.property("CreateApiKey", "role", json!({"enum": roles}));
+    let states = json!({"enum": ["confirmed", "dismissed", "escalated"]});
+    doc.property("ResolveFinding", "state", states);
+    let scopes = json!({"enum": ["finding", "round"]});
+    doc.property("ResolveFinding", "scope", scopes);
+    doc.property("ResolveFinding", "comment", free_text(MAX_COMMENT_CHARS));
+    doc.property("ResolveFinding", "reason", free_text(MAX_REASON_CHARS));
+}
+
+fn finding_kinds() -> Value {
+    strings(FindingKind::ALL.iter().map(|k| k.as_str()))
+}
+
+fn finding_states() -> Value {
+    strings(FindingState::ALL.iter().map(|s| s.as_str()))
+}
+
+fn finding_sorts() -> Value {
+    strings(
+        ledger::storage::report_reads::findings::FindingSort::ALL
+            .iter()
+            .map(|s| s.as_str()),
+    )
 }
 
 /// No path or query parameter may hold a control character or U+FFFD (what bytes that are not
