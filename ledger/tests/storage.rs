@@ -11,6 +11,7 @@ use ledger::storage::append::{
 };
 use ledger::storage::registry::{add_key, revoke_key, KeyRevocation};
 use ledger::storage::verify::{verify_ledger, VerifyReport};
+use ledger::storage::verify_failure::VerifyFailure;
 use ledger::storage::{connect, reads, testing};
 use serde_json::json;
 use std::collections::HashMap;
@@ -54,6 +55,12 @@ fn not_allowed_because<T>(
 
 fn verify(conn: &mut PgConnection) -> VerifyReport {
     verify_ledger(conn, &operators(&operator()), SignatureCheck::Batch, |_| {}).unwrap()
+}
+
+/// Asserts that `failure` names the entry at `index`, for a reason that says `why`.
+fn assert_fails_at(failure: &VerifyFailure, index: u64, why: &str) {
+    assert_eq!(failure.index, index);
+    assert!(failure.reason.contains(why), "{}", failure.reason);
 }
 
 /// Registers table R01 (ledger entry 0) and returns its key.
@@ -478,8 +485,7 @@ fn verify_names_the_first_tampered_index() {
     ledger::storage::testing::rewrite_entry(&mut conn, 3, "\"marker\":0", "\"marker\":1").unwrap();
     let report = verify(&mut conn);
     let failure = report.failure.expect("tampering must be detected");
-    assert_eq!(failure.index, 3);
-    assert!(failure.reason.contains("hash"), "{}", failure.reason);
+    assert_fails_at(&failure, 3, "hash");
     assert_eq!(report.entries_checked, 3);
 
     // Recomputing the stored hash too moves the break to the next link.
@@ -507,6 +513,21 @@ fn verify_paged(conn: &mut PgConnection, page: usize, chunk: usize) -> VerifyRep
     .unwrap()
 }
 
+/// Verifies with pages and chunks of `(page, chunk)` entries and asserts that it fails at the
+/// entry at `index`, for a reason that says `why`.
+fn verify_paged_fails_at(
+    conn: &mut PgConnection,
+    (page, chunk): (usize, usize),
+    index: u64,
+    why: &str,
+) -> VerifyReport {
+    let report = verify_paged(conn, page, chunk);
+    let failure = report.failure.as_ref().unwrap();
+    assert_eq!(failure.index, index, "{page}/{chunk}: {}", failure.reason);
+    assert!(failure.reason.contains(why), "{}", failure.reason);
+    report
+}
+
 #[test]
 fn pages_and_chunks_of_any_size_give_the_same_verdict() {
     let (mut conn, _) = ledger_of_notes(40);
@@ -528,16 +549,9 @@ fn pages_and_chunks_of_any_size_give_the_same_verdict() {
          SET session_replication_role = origin",
     )
     .unwrap();
-    for (page, chunk) in sizes {
-        let failure = verify_paged(&mut conn, page, chunk).failure.unwrap();
-        assert_eq!(failure.index, 24, "{page}/{chunk}: {}", failure.reason);
-        assert!(
-            failure
-                .reason
-                .contains("Merkle node (level 3, index 3) over entries 24..=31"),
-            "{}",
-            failure.reason
-        );
+    for paging in sizes {
+        let node = "Merkle node (level 3, index 3) over entries 24..=31";
+        verify_paged_fails_at(&mut conn, paging, 24, node);
     }
     // An earlier entry's link broken (15 starts a chunk of 3 and of 5): it comes first.
     conn.batch_execute(
@@ -546,17 +560,9 @@ fn pages_and_chunks_of_any_size_give_the_same_verdict() {
          SET session_replication_role = origin",
     )
     .unwrap();
-    for (page, chunk) in sizes {
-        let report = verify_paged(&mut conn, page, chunk);
-        let failure = report.failure.unwrap();
-        assert_eq!(failure.index, 15, "{page}/{chunk}: {}", failure.reason);
-        assert!(
-            failure
-                .reason
-                .contains("prev_hash does not match the hash of the previous entry"),
-            "{}",
-            failure.reason
-        );
+    for paging in sizes {
+        let link = "prev_hash does not match the hash of the previous entry";
+        let report = verify_paged_fails_at(&mut conn, paging, 15, link);
         assert_eq!(report.entries_checked, 15);
     }
     // A still earlier entry whose signature fails (its hash recomputed, so only the signature
@@ -568,10 +574,8 @@ fn pages_and_chunks_of_any_size_give_the_same_verdict() {
          SET session_replication_role = origin",
     )
     .unwrap();
-    for (page, chunk) in sizes {
-        let failure = verify_paged(&mut conn, page, chunk).failure.unwrap();
-        assert_eq!(failure.index, 6, "{page}/{chunk}: {}", failure.reason);
-        assert!(failure.reason.contains("signature"), "{}", failure.reason);
+    for paging in sizes {
+        verify_paged_fails_at(&mut conn, paging, 6, "signature");
     }
 }
 
@@ -645,12 +649,7 @@ fn verify_catches_a_changed_tree_node() {
         .execute(&mut conn)
         .unwrap();
     let failure = verify(&mut conn).failure.unwrap();
-    assert_eq!(failure.index, 4);
-    assert!(
-        failure.reason.contains("level 2, index 1"),
-        "{}",
-        failure.reason
-    );
+    assert_fails_at(&failure, 4, "level 2, index 1");
 }
 
 #[test]
@@ -706,12 +705,7 @@ fn registry_events_are_operator_signed_entries_of_the_ledger() {
     .unwrap()
     .failure
     .unwrap();
-    assert_eq!(failure.index, 0);
-    assert!(
-        failure.reason.contains("not an operator key"),
-        "{}",
-        failure.reason
-    );
+    assert_fails_at(&failure, 0, "not an operator key");
     // A table key cannot be the operator's.
     let err = add_key(
         &mut conn,
@@ -745,12 +739,7 @@ fn a_key_slipped_into_the_registry_tables_does_not_pass_verification() {
     assert!(matches!(out[0], AppendOutcome::Appended(_)));
     // ...but the ledger itself never added that key.
     let failure = verify(&mut conn).failure.expect("must be caught");
-    assert_eq!(failure.index, 1);
-    assert!(
-        failure.reason.contains("no earlier registry event"),
-        "{}",
-        failure.reason
-    );
+    assert_fails_at(&failure, 1, "no earlier registry event");
 }
 
 #[test]
