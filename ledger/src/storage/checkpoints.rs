@@ -19,11 +19,12 @@ pub struct CheckpointRow {
 }
 
 pub fn latest(conn: &mut PgConnection) -> Result<Option<CheckpointRow>, diesel::result::Error> {
-    checkpoints::table
-        .order(checkpoints::size.desc())
-        .select(CheckpointRow::as_select())
-        .first(conn)
-        .optional()
+    first_of(
+        conn,
+        checkpoints::table
+            .order(checkpoints::size.desc())
+            .into_boxed(),
+    )
 }
 
 /// The first checkpoint at or above `size`: the one that covers an entry below `size`.
@@ -31,9 +32,16 @@ pub fn covering(
     conn: &mut PgConnection,
     size: u64,
 ) -> Result<Option<CheckpointRow>, diesel::result::Error> {
-    checkpoints::table
-        .filter(checkpoints::size.ge(size as i64))
-        .order(checkpoints::size.asc())
+    let above = checkpoints::table.filter(checkpoints::size.ge(size as i64));
+    first_of(conn, above.order(checkpoints::size.asc()).into_boxed())
+}
+
+/// The first checkpoint of `ordered` (checkpoints filtered and put in order), if any.
+fn first_of(
+    conn: &mut PgConnection,
+    ordered: checkpoints::BoxedQuery<'static, diesel::pg::Pg>,
+) -> Result<Option<CheckpointRow>, diesel::result::Error> {
+    ordered
         .select(CheckpointRow::as_select())
         .first(conn)
         .optional()
@@ -47,9 +55,7 @@ pub fn create(
     size: u64,
     now: DateTime<Utc>,
 ) -> Result<CheckpointRow, TreeError> {
-    check_signer(conn, signer)?;
-    let root = tree::root(conn, size)?;
-    store_signed(conn, signer, size, root, now)
+    create_checked(conn, signer, size, now, |conn| tree::root(conn, size))
 }
 
 /// [`create`] of a tree whose root the caller computed: the writer, inside the transaction that
@@ -61,18 +67,20 @@ pub fn create_with_root(
     root: [u8; 32],
     now: DateTime<Utc>,
 ) -> Result<CheckpointRow, TreeError> {
-    check_signer(conn, signer)?;
-    store_signed(conn, signer, size, root, now)
+    create_checked(conn, signer, size, now, |_| Ok(root))
 }
 
-/// Signs the checkpoint of `size` entries at `root` and stores it (nothing if one exists).
-fn store_signed(
+/// Checks `signer` (see [`check_signer`]), then signs the checkpoint of `size` entries at the
+/// root `root_of` gives and stores it (nothing if one exists).
+fn create_checked(
     conn: &mut PgConnection,
     signer: &NoteSigner,
     size: u64,
-    root: [u8; 32],
     now: DateTime<Utc>,
+    root_of: impl FnOnce(&mut PgConnection) -> Result<[u8; 32], TreeError>,
 ) -> Result<CheckpointRow, TreeError> {
+    check_signer(conn, signer)?;
+    let root = root_of(conn)?;
     let body = Checkpoint {
         origin: signer.name().to_owned(),
         size,
