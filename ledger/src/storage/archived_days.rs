@@ -12,6 +12,7 @@ use diesel::sql_types::{BigInt, Bytea, Date, Timestamptz};
 use serde::{Deserialize, Serialize};
 
 use super::read_cut::{LedgerCut, ReadSource};
+use super::report_reads::round_sums::{Narrowing, PlayedSpan};
 use super::report_reads::{daily, monthly, tax, wheels};
 use crate::LedgerError;
 
@@ -71,8 +72,9 @@ pub fn compute(
         at_checkpoint: false,
     };
     let (start, end) = (span.starts_at, span.ends_at);
-    let tables = daily::tables_of_day_live(conn, cut, start, end, late_after)?;
-    let month = monthly::month_live(conn, cut, &[start, end], None, None)?;
+    let played = PlayedSpan { cut, start, end };
+    let tables = daily::tables_of_day_live(conn, played, late_after)?;
+    let month = monthly::month_live(conn, cut, &[start, end], Narrowing::default())?;
     Ok(DayFigures {
         gaming_day: span.day,
         starts_at: start,
@@ -82,8 +84,8 @@ pub fn compute(
         tables,
         month_days: month.days,
         kinds: month.kinds,
-        taxes: tax::game_totals_live(conn, cut, start, end)?,
-        segments: wheels::segment_counts_live(conn, cut, start, end)?,
+        taxes: tax::game_totals_live(conn, played)?,
+        segments: wheels::segment_counts_live(conn, played)?,
     })
 }
 

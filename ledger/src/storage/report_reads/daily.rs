@@ -5,10 +5,9 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Double, Nullable, Text, Timestamptz};
 
 use super::round_sums::{
-    played_within, round_totals, RoundCounts, RtpMoments, TournamentSums, RTP_MOMENTS,
+    round_totals, PlayedSpan, RoundCounts, RtpMoments, TournamentSums, PLAYED_WITHIN, RTP_MOMENTS,
     TOURNAMENT_SUMS,
 };
-use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
 /// One table's rounds of the day.
@@ -57,18 +56,16 @@ impl TableDay {
     }
 }
 
-/// The rounds the ledger holds that were played in `[start, end)`, summed per game and table; a
-/// round received more than `late_after` after it was played counts as late (the kept figures of
-/// archived days are added by [`super::with_archived::tables_of_day`]).
+/// The rounds the ledger holds of `span`, summed per game and table; a round received more than
+/// `late_after` after it was played counts as late (the kept figures of archived days are added
+/// by [`super::with_archived::tables_of_day`]).
 pub fn tables_of_day_live(
     conn: &mut PgConnection,
-    cut: LedgerCut,
-    start: DateTime<Utc>,
-    end: DateTime<Utc>,
+    span: PlayedSpan,
     late_after: Duration,
 ) -> Result<Vec<TableDay>, LedgerError> {
-    let late = "e.received_at - a.played_at > $3 * interval '1 second'";
-    Ok(diesel::sql_query(format!(
+    let late = "e.received_at - a.played_at > $4 * interval '1 second'";
+    let sql = format!(
         "SELECT a.game AS game, a.table_id AS table_id, {}, \
                 coalesce(sum(a.expected_paid_h) FILTER (WHERE NOT a.void), 0)::bigint \
                     AS expected_payouts_h, \
@@ -76,14 +73,12 @@ pub fn tables_of_day_live(
                 count(*) FILTER (WHERE {late})::bigint AS late_rounds, \
                 max(e.received_at) FILTER (WHERE {late}) AS last_late_received_at \
          FROM adjudications a JOIN ledger_entries e ON e.idx = a.ledger_index \
-         WHERE {} \
+         WHERE {PLAYED_WITHIN} \
          GROUP BY a.game, a.table_id",
         round_totals("payouts_h"),
-        played_within(4),
-    ))
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .bind::<Double, _>(late_after.num_seconds() as f64)
-    .bind::<BigInt, _>(cut.bound())
-    .load(conn)?)
+    );
+    Ok(span
+        .query(sql)
+        .bind::<Double, _>(late_after.num_seconds() as f64)
+        .load(conn)?)
 }

@@ -3,10 +3,12 @@
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Array, BigInt, Double, Integer, Nullable, Text, Timestamptz};
+use diesel::sql_types::{Array, BigInt, Double, Integer, Text, Timestamptz};
 
 use super::findings::FindingAggregate;
-use super::round_sums::{played_within, round_totals, RoundCounts, RtpMoments, RTP_MOMENTS};
+use super::round_sums::{
+    round_totals, Narrowing, PlayedSpan, RoundCounts, RtpMoments, PLAYED_WITHIN, RTP_MOMENTS,
+};
 use super::tables::TableGame;
 use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
@@ -76,13 +78,6 @@ pub struct MonthFigures {
     pub tables: Vec<TableGame>,
 }
 
-/// The request's game and table filter on rows aliased `a`, with their parameter numbers.
-fn filter(game: u8, table: u8) -> String {
-    format!(
-        "(${game}::text IS NULL OR a.game = ${game}) AND (${table}::text IS NULL OR a.table_id = ${table})"
-    )
-}
-
 impl DayAggregate {
     /// Adds another part of the same table's day (its archived rounds, say).
     pub(super) fn absorb(&mut self, o: &DayAggregate) -> Result<(), LedgerError> {
@@ -112,18 +107,18 @@ impl KindAggregate {
 }
 
 /// The figures of the rounds the ledger holds of the gaming days whose starts are `bounds` (and
-/// the last one's end), narrowed to `game` and `table_id` when given (the kept figures of
-/// archived days are added by [`super::with_archived::month`]).
+/// the last one's end), narrowed by `only` (the kept figures of archived days are added by
+/// [`super::with_archived::month`]).
 pub fn month_live(
     conn: &mut PgConnection,
     cut: LedgerCut,
     bounds: &[DateTime<Utc>],
-    game: Option<&str>,
-    table_id: Option<&str>,
+    only: Narrowing<'_>,
 ) -> Result<MonthFigures, LedgerError> {
     let (Some(&start), Some(&end)) = (bounds.first(), bounds.last()) else {
         return Ok(MonthFigures::default());
     };
+    let span = PlayedSpan { cut, start, end };
     // The groups are few (tables × days, tables × kinds) but the planner, before statistics
     // catch up with a busy table, may expect millions and sort a month of rows to group them;
     // hashing is right for every size here (it spills to disk if it must).
@@ -131,28 +126,24 @@ pub fn month_live(
         diesel::sql_query("SET LOCAL enable_sort = off").execute(conn)?;
         // Compiling these queries (JIT) costs more than it saves on a month of rounds.
         diesel::sql_query("SET LOCAL jit = off").execute(conn)?;
-        let days: Vec<DayAggregate> = diesel::sql_query(format!(
-            "SELECT width_bucket(a.played_at, $5::timestamptz[]) AS day_index, a.game, a.table_id, \
+        let days = format!(
+            "SELECT width_bucket(a.played_at, $6::timestamptz[]) AS day_index, a.game, a.table_id, \
                     {}, \
                     count(*) FILTER (WHERE a.rtp_stakes_h > 0)::bigint AS theory_rounds, \
                     {RTP_MOMENTS}, \
                     coalesce(sum(a.payout_third_moment_h3) FILTER (WHERE a.rtp_stakes_h > 0), 0)::float8 \
                         AS third_moment_h3 \
              FROM adjudications a \
-             WHERE {} AND {} \
+             WHERE {PLAYED_WITHIN} AND {} \
              GROUP BY 1, 2, 3",
             round_totals("payouts_h"),
-            played_within(6),
-            filter(3, 4)
-        ))
-        .bind::<Timestamptz, _>(start)
-        .bind::<Timestamptz, _>(end)
-        .bind::<Nullable<Text>, _>(game)
-        .bind::<Nullable<Text>, _>(table_id)
-        .bind::<Array<Timestamptz>, _>(bounds)
-        .bind::<BigInt, _>(cut.bound())
-        .load(conn)?;
-        let kinds: Vec<KindAggregate> = diesel::sql_query(format!(
+            Narrowing::SQL,
+        );
+        let days: Vec<DayAggregate> = only
+            .bind(span.query(days))
+            .bind::<Array<Timestamptz>, _>(bounds)
+            .load(conn)?;
+        let kinds = format!(
             // A verdict keeps its kinds' figures as arrays, an element per kind, in the same
             // order: the names are unnested (with their position) and the figures subscripted,
             // the cheapest of the forms measured (docs/PERFORMANCE.md).
@@ -165,17 +156,12 @@ pub fn month_live(
                     sum(a.kind_third_moment_h3[k.i])::float8 AS third_moment_h3 \
              FROM adjudications a \
              CROSS JOIN LATERAL unnest(a.kind_names) WITH ORDINALITY AS k(kind, i) \
-             WHERE {} AND {} \
+             WHERE {PLAYED_WITHIN} AND {} \
              GROUP BY 1, 2, 3",
-            played_within(5),
-            filter(3, 4)
-        ))
-        .bind::<Timestamptz, _>(start)
-        .bind::<Timestamptz, _>(end)
-        .bind::<Nullable<Text>, _>(game)
-        .bind::<Nullable<Text>, _>(table_id)
-        .bind::<BigInt, _>(cut.bound())
-        .load(conn)?;
+            Narrowing::SQL,
+        );
+        let kinds: Vec<KindAggregate> = only.bind(span.query(kinds)).load(conn)?;
+        let (game, table_id) = (only.game, only.table_id);
         let findings = super::findings::aggregate(conn, cut, bounds, game, table_id)?;
         let tables = super::tables::registered_before(conn, end, game, table_id)?;
         Ok(MonthFigures {

@@ -2,8 +2,13 @@
 //! group of adjudicated rounds (`adjudications` aliased `a`), the span they were played in,
 //! and the counts every one of them reads back.
 
+use chrono::{DateTime, Utc};
+use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Double};
+use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
+use diesel::sql_types::{BigInt, Double, Nullable, Text, Timestamptz};
+
+use crate::storage::read_cut::LedgerCut;
 
 /// What [`round_totals`] counts of a group of rounds, besides what played rounds paid.
 #[derive(
@@ -129,7 +134,56 @@ pub(super) const TOURNAMENT_SUMS: &str = "coalesce(sum(a.tournament_fee_h) \
      coalesce(sum(a.tournament_overlay_h) \
          FILTER (WHERE NOT a.void AND a.game = 'poker_tournament'), 0)::bigint AS overlay_h";
 
-/// Rounds played in `[$1, $2)` below the cut bound as parameter `cut`.
-pub(super) fn played_within(cut: u8) -> String {
-    format!("a.played_at >= $1 AND a.played_at < $2 AND a.ledger_index < ${cut}")
+/// Rounds played in `[$1, $2)` below the cut bound `$3`: the parameters [`PlayedSpan::query`]
+/// binds.
+pub(super) const PLAYED_WITHIN: &str =
+    "a.played_at >= $1 AND a.played_at < $2 AND a.ledger_index < $3";
+
+/// The rounds a read sums: those played in `[start, end)` among the entries below `cut`.
+#[derive(Debug, Clone, Copy)]
+pub struct PlayedSpan {
+    pub cut: LedgerCut,
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+}
+
+impl PlayedSpan {
+    /// `sql` with the span bound as its first parameters: `$1` the start, `$2` the end and `$3`
+    /// the cut's bound (as [`PLAYED_WITHIN`] reads them).
+    pub(super) fn query<'f>(&self, sql: String) -> BoxedSqlQuery<'f, Pg, SqlQuery> {
+        diesel::sql_query(sql)
+            .into_boxed()
+            .bind::<Timestamptz, _>(self.start)
+            .bind::<Timestamptz, _>(self.end)
+            .bind::<BigInt, _>(self.cut.bound())
+    }
+}
+
+/// A report's narrowing to one game and one table, each when given.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Narrowing<'a> {
+    pub game: Option<&'a str>,
+    pub table_id: Option<&'a str>,
+}
+
+impl<'a> Narrowing<'a> {
+    /// The narrowing of rows aliased `a`, as parameters `$4` (game) and `$5` (table), which
+    /// [`Narrowing::bind`] binds after a [`PlayedSpan`]'s.
+    pub(super) const SQL: &'static str =
+        "($4::text IS NULL OR a.game = $4) AND ($5::text IS NULL OR a.table_id = $5)";
+
+    /// `query` (a [`PlayedSpan::query`]) with the game and table bound as `$4` and `$5`.
+    pub(super) fn bind(
+        &self,
+        query: BoxedSqlQuery<'a, Pg, SqlQuery>,
+    ) -> BoxedSqlQuery<'a, Pg, SqlQuery> {
+        query
+            .bind::<Nullable<Text>, _>(self.game)
+            .bind::<Nullable<Text>, _>(self.table_id)
+    }
+
+    /// Whether a row of `game` and `table_id` is among those wanted.
+    pub(super) fn admits(&self, game: &str, table_id: &str) -> bool {
+        self.game.is_none_or(|g| g == game) && self.table_id.is_none_or(|t| t == table_id)
+    }
 }

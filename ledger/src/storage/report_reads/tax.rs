@@ -1,13 +1,11 @@
 //! The gambling tax's figures: every adjudicated record of a span, summed per game.
 
-use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text, Timestamptz};
+use diesel::sql_types::{BigInt, Text};
 
 use super::round_sums::{
-    played_within, round_totals, RoundCounts, TournamentSums, TOURNAMENT_SUMS,
+    round_totals, PlayedSpan, RoundCounts, TournamentSums, PLAYED_WITHIN, TOURNAMENT_SUMS,
 };
-use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
 /// One game's records of a span.
@@ -43,28 +41,22 @@ impl GameTotals {
     }
 }
 
-/// Every adjudicated record the ledger holds that was played in `[start, end)`, summed per game
-/// (the kept figures of archived days are added by [`super::with_archived::game_totals`]).
+/// Every adjudicated record the ledger holds of `span`, summed per game (the kept figures of
+/// archived days are added by [`super::with_archived::game_totals`]).
 pub fn game_totals_live(
     conn: &mut PgConnection,
-    cut: LedgerCut,
-    start: DateTime<Utc>,
-    end: DateTime<Utc>,
+    span: PlayedSpan,
 ) -> Result<Vec<GameTotals>, LedgerError> {
-    Ok(diesel::sql_query(format!(
+    let sql = format!(
         "SELECT a.game, {}, \
                 coalesce(sum(a.stakes_h - a.paid_h) FILTER (WHERE NOT a.void \
                     AND a.game = 'poker_cash' AND a.time_collection), 0)::bigint \
                     AS time_collection_h, \
                 {TOURNAMENT_SUMS} \
          FROM adjudications a \
-         WHERE {} \
+         WHERE {PLAYED_WITHIN} \
          GROUP BY a.game",
         round_totals("wins_h"),
-        played_within(3),
-    ))
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .bind::<BigInt, _>(cut.bound())
-    .load(conn)?)
+    );
+    Ok(span.query(sql).load(conn)?)
 }

@@ -7,6 +7,7 @@ use diesel::PgConnection;
 
 use super::daily::{self, TableDay};
 use super::monthly::{self, MonthFigures};
+use super::round_sums::{Narrowing, PlayedSpan};
 use super::tax::{self, GameTotals};
 use super::wheels::{self, SegmentCount};
 use crate::storage::archived_days;
@@ -38,7 +39,8 @@ pub fn tables_of_day(
     end: DateTime<Utc>,
     late_after: Duration,
 ) -> Result<Vec<TableDay>, LedgerError> {
-    let mut rows = daily::tables_of_day_live(conn, cut, start, end, late_after)?;
+    let span = PlayedSpan { cut, start, end };
+    let mut rows = daily::tables_of_day_live(conn, span, late_after)?;
     for kept in archived_days::within(conn, cut, start, end)? {
         merge(
             &mut rows,
@@ -59,11 +61,11 @@ pub fn month(
     game: Option<&str>,
     table_id: Option<&str>,
 ) -> Result<MonthFigures, LedgerError> {
-    let mut figures = monthly::month_live(conn, cut, bounds, game, table_id)?;
+    let only = Narrowing { game, table_id };
+    let mut figures = monthly::month_live(conn, cut, bounds, only)?;
     let (Some(&start), Some(&end)) = (bounds.first(), bounds.last()) else {
         return Ok(figures);
     };
-    let wanted = |g: &str, t: &str| game.is_none_or(|x| x == g) && table_id.is_none_or(|x| x == t);
     for kept in archived_days::within(conn, cut, start, end)? {
         // The kept day's index among the bounds, as width_bucket gives it (1-based).
         let Some(day_index) = bounds
@@ -77,7 +79,7 @@ pub fn month(
             .figures
             .month_days
             .into_iter()
-            .filter(|k| wanted(&k.game, &k.table_id));
+            .filter(|k| only.admits(&k.game, &k.table_id));
         merge(
             &mut figures.days,
             days.map(|mut k| {
@@ -92,7 +94,7 @@ pub fn month(
             kept.figures
                 .kinds
                 .into_iter()
-                .filter(|k| wanted(&k.game, &k.table_id)),
+                .filter(|k| only.admits(&k.game, &k.table_id)),
             |d, k| (&d.game, &d.table_id, &d.kind) == (&k.game, &k.table_id, &k.kind),
             monthly::KindAggregate::absorb,
         )?;
@@ -107,7 +109,7 @@ pub fn game_totals(
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> Result<Vec<GameTotals>, LedgerError> {
-    let mut rows = tax::game_totals_live(conn, cut, start, end)?;
+    let mut rows = tax::game_totals_live(conn, PlayedSpan { cut, start, end })?;
     for kept in archived_days::within(conn, cut, start, end)? {
         merge(
             &mut rows,
@@ -127,7 +129,7 @@ pub fn segment_counts(
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> Result<Vec<SegmentCount>, LedgerError> {
-    let mut rows = wheels::segment_counts_live(conn, cut, start, end)?;
+    let mut rows = wheels::segment_counts_live(conn, PlayedSpan { cut, start, end })?;
     let mut merged = false;
     for kept in archived_days::within(conn, cut, start, end)? {
         merged |= !kept.figures.segments.is_empty();
