@@ -9,7 +9,6 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use ed25519_dalek::{Signature, Signer as _, SigningKey, VerifyingKey};
 use sha2::{Digest, Sha256};
-use std::marker::PhantomData;
 
 use crate::merkle::Hash;
 use crate::signed_note::{Malformed, SignatureLine, SignedNote, SIG_PREFIX};
@@ -171,80 +170,77 @@ impl NamedSigningKey {
     }
 }
 
-/// A signed-note signature type a [`KeySigner`] signs with.
-pub trait SignatureType {
-    /// The type byte in key ids and key forms.
-    const ALG: u8;
-    /// What a private key of the type is called in errors.
-    const WHAT: &'static str;
-    /// The signer's type name in debug output (which never shows the key).
-    const SIGNER: &'static str;
+/// Signature algorithm byte of witness cosignatures, `cosignature/v1`
+/// ([`crate::cosignature`]).
+pub const ALG_COSIGNATURE_V1: u8 = 0x04;
+
+/// What the keys of a signature type are called: in errors about their text, and as the
+/// signer's and the verifier's types in debug output (which never shows a private key).
+struct KeyNames {
+    what: &'static str,
+    signer: &'static str,
+    verifier: &'static str,
 }
 
-/// A named Ed25519 signing key of signature type `T`: [`NoteSigner`], or a witness's
+/// The names of the keys of signature type `alg`: checkpoints' or witness cosignatures'.
+const fn key_names(alg: u8) -> KeyNames {
+    match alg {
+        ALG_ED25519 => KeyNames {
+            what: "ed25519",
+            signer: "NoteSigner",
+            verifier: "NoteVerifier",
+        },
+        _ => KeyNames {
+            what: "Ed25519 cosignature (type 0x04)",
+            signer: "CosignatureSigner",
+            verifier: "CosignatureVerifier",
+        },
+    }
+}
+
+/// A named Ed25519 signing key of signature type `ALG`: [`NoteSigner`], or a witness's
 /// [`crate::cosignature::CosignatureSigner`].
-pub struct KeySigner<T>(pub(crate) NamedSigningKey, PhantomData<T>);
+#[derive(Clone)]
+pub struct KeySigner<const ALG: u8>(pub(crate) NamedSigningKey);
 
-impl<T> Clone for KeySigner<T> {
-    fn clone(&self) -> Self {
-        KeySigner(self.0.clone(), PhantomData)
-    }
-}
-
-impl<T: SignatureType> std::fmt::Debug for KeySigner<T> {
+impl<const ALG: u8> std::fmt::Debug for KeySigner<ALG> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.debug(f, T::SIGNER)
+        self.0.debug(f, key_names(ALG).signer)
     }
 }
 
-impl<T: SignatureType> KeySigner<T> {
-    pub fn new(name: &str, key: SigningKey) -> Result<KeySigner<T>, NoteError> {
-        NamedSigningKey::new(name, key, T::ALG).map(KeySigner::of)
+impl<const ALG: u8> KeySigner<ALG> {
+    pub fn new(name: &str, key: SigningKey) -> Result<KeySigner<ALG>, NoteError> {
+        NamedSigningKey::new(name, key, ALG).map(KeySigner)
     }
 
     /// Parses the private key form `PRIVATE+KEY+<name>+<hex id>+<base64(type ‖ seed)>` (for
     /// checkpoints, Go's).
-    pub fn from_private_key(text: &str) -> Result<KeySigner<T>, NoteError> {
-        NamedSigningKey::from_private_key(text, T::ALG, T::WHAT).map(KeySigner::of)
-    }
-
-    fn of(key: NamedSigningKey) -> KeySigner<T> {
-        KeySigner(key, PhantomData)
+    pub fn from_private_key(text: &str) -> Result<KeySigner<ALG>, NoteError> {
+        NamedSigningKey::from_private_key(text, ALG, key_names(ALG).what).map(KeySigner)
     }
 
     pub fn private_key(&self) -> String {
-        self.0.private_key(T::ALG)
+        self.0.private_key(ALG)
     }
 
     pub fn name(&self) -> &str {
         &self.0.name
     }
 
-    /// The name, key id and public key: what the signer's verifier is made of.
-    pub(crate) fn public_parts(&self) -> (String, u32, VerifyingKey) {
-        (self.0.name.clone(), self.0.id, self.0.key.verifying_key())
+    pub fn verifier(&self) -> KeyVerifier<ALG> {
+        KeyVerifier {
+            name: self.0.name.clone(),
+            id: self.0.id,
+            key: self.0.key.verifying_key(),
+        }
     }
-}
-
-/// The signature type of checkpoints: ed25519 (0x01).
-#[derive(Debug, Clone, Copy)]
-pub struct Ed25519Note;
-
-impl SignatureType for Ed25519Note {
-    const ALG: u8 = ALG_ED25519;
-    const WHAT: &'static str = "ed25519";
-    const SIGNER: &'static str = "NoteSigner";
 }
 
 /// A note signer: the operator's checkpoint key.
-pub type NoteSigner = KeySigner<Ed25519Note>;
+pub type NoteSigner = KeySigner<ALG_ED25519>;
 
-impl KeySigner<Ed25519Note> {
-    pub fn verifier(&self) -> NoteVerifier {
-        let (name, id, key) = self.public_parts();
-        NoteVerifier { name, id, key }
-    }
-
+impl NoteSigner {
     /// The ed25519 key itself, which also signs the operator's registry events.
     pub fn signing_key(&self) -> &SigningKey {
         &self.0.key
@@ -285,21 +281,40 @@ fn split_key(text: &str) -> Result<(&str, u32, Vec<u8>), NoteError> {
     Ok((name, id, key))
 }
 
-/// A verifier key: who may sign checkpoints.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoteVerifier {
+/// A verifier key of signature type `ALG`: `<name>+<hex id>+<base64(type ‖ public key)>`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct KeyVerifier<const ALG: u8> {
     pub name: String,
     pub id: u32,
     pub key: VerifyingKey,
 }
 
-impl NoteVerifier {
-    /// Parses `<name>+<hex id>+<base64(0x01 ‖ public key)>`.
-    pub fn parse(text: &str) -> Result<NoteVerifier, NoteError> {
-        let (name, id, key) = read_verifier_key(text, ALG_ED25519, "ed25519")?;
-        Ok(NoteVerifier { name, id, key })
+impl<const ALG: u8> std::fmt::Debug for KeyVerifier<ALG> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct(key_names(ALG).verifier)
+            .field("name", &self.name)
+            .field("id", &self.id)
+            .field("key", &self.key)
+            .finish()
     }
 }
+
+impl<const ALG: u8> KeyVerifier<ALG> {
+    /// Parses `<name>+<hex id>+<base64(type ‖ public key)>`.
+    pub fn parse(text: &str) -> Result<KeyVerifier<ALG>, NoteError> {
+        let (name, id, key) = read_verifier_key(text, ALG, key_names(ALG).what)?;
+        Ok(KeyVerifier { name, id, key })
+    }
+}
+
+impl<const ALG: u8> std::fmt::Display for KeyVerifier<ALG> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write_verifier_key(f, &self.name, self.id, ALG, &self.key)
+    }
+}
+
+/// A verifier key: who may sign checkpoints.
+pub type NoteVerifier = KeyVerifier<ALG_ED25519>;
 
 impl NoteVerifier {
     /// SHA-256 of the verifier key as written (`name+id+key`), in sixteen groups of four hex
@@ -314,12 +329,6 @@ impl NoteVerifier {
             .map(|c| String::from_utf8_lossy(c).into_owned())
             .collect::<Vec<_>>()
             .join(" ")
-    }
-}
-
-impl std::fmt::Display for NoteVerifier {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write_verifier_key(f, &self.name, self.id, ALG_ED25519, &self.key)
     }
 }
 

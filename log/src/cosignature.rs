@@ -11,15 +11,11 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use ed25519_dalek::{Signature, Signer as _, VerifyingKey};
 
-use crate::checkpoint::{
-    key_id_of, read_verifier_key, write_verifier_key, KeySigner, NamedSigningKey, NoteError,
-    SignatureType,
-};
+use crate::checkpoint::{key_id_of, KeySigner, KeyVerifier, NamedSigningKey, NoteError};
 use crate::signed_note::{SignatureLine, SignedNote, SIG_PREFIX};
 
 /// Signature type byte of an Ed25519 `cosignature/v1` key.
-pub const ALG_COSIGNATURE_V1: u8 = 0x04;
-const WHAT: &str = "Ed25519 cosignature (type 0x04)";
+pub use crate::checkpoint::ALG_COSIGNATURE_V1;
 
 /// Key id of a cosigner key under `name`.
 pub fn key_id(name: &str, key: &VerifyingKey) -> u32 {
@@ -32,25 +28,10 @@ pub fn message(timestamp: u64, note_text: &str) -> Vec<u8> {
     format!("cosignature/v1\ntime {timestamp}\n{note_text}").into_bytes()
 }
 
-/// The signature type of witness cosignatures: `cosignature/v1` (0x04).
-#[derive(Debug, Clone, Copy)]
-pub struct CosignatureV1;
-
-impl SignatureType for CosignatureV1 {
-    const ALG: u8 = ALG_COSIGNATURE_V1;
-    const WHAT: &'static str = WHAT;
-    const SIGNER: &'static str = "CosignatureSigner";
-}
-
 /// A witness's signing key.
-pub type CosignatureSigner = KeySigner<CosignatureV1>;
+pub type CosignatureSigner = KeySigner<ALG_COSIGNATURE_V1>;
 
-impl KeySigner<CosignatureV1> {
-    pub fn verifier(&self) -> CosignatureVerifier {
-        let (name, id, key) = self.public_parts();
-        CosignatureVerifier { name, id, key }
-    }
-
+impl CosignatureSigner {
     /// The cosignature line (ending in a newline) over `note_text` at `timestamp`.
     pub fn cosign(&self, note_text: &str, timestamp: u64) -> String {
         let NamedSigningKey { name, key, id } = &self.0;
@@ -63,25 +44,7 @@ impl KeySigner<CosignatureV1> {
 }
 
 /// A witness's public key: `<name>+<hex id>+<base64(0x04 ‖ public key)>`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CosignatureVerifier {
-    pub name: String,
-    pub id: u32,
-    pub key: VerifyingKey,
-}
-
-impl CosignatureVerifier {
-    pub fn parse(text: &str) -> Result<CosignatureVerifier, NoteError> {
-        let (name, id, key) = read_verifier_key(text, ALG_COSIGNATURE_V1, WHAT)?;
-        Ok(CosignatureVerifier { name, id, key })
-    }
-}
-
-impl std::fmt::Display for CosignatureVerifier {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write_verifier_key(f, &self.name, self.id, ALG_COSIGNATURE_V1, &self.key)
-    }
-}
+pub type CosignatureVerifier = KeyVerifier<ALG_COSIGNATURE_V1>;
 
 /// A cosignature that verified.
 #[derive(Debug, Clone, PartialEq, Eq)]
