@@ -8,7 +8,7 @@ use dozor_log::checkpoint::{open_by_one_of, Checkpoint, NoteVerifier};
 use dozor_log::merkle::{self, Hash, RangeSource};
 
 use crate::error::{fail, InspectionError};
-use crate::files::{hash_hex, json, read_text};
+use crate::files::{hash_hex, json, json_to_size, read_text};
 use crate::format::{
     ConsistencyFile, ExportInfo, TreeFile, CHECKPOINT, CONSISTENCY, ENTRIES, TREE,
 };
@@ -125,16 +125,13 @@ pub(super) fn check_tree(
     checkpoint: &Checkpoint,
     leaves: &[Hash],
 ) -> Result<u64, InspectionError> {
-    let tree: TreeFile = json(dir, TREE)?;
-    if tree.size != checkpoint.size {
-        return Err(fail(
-            TREE,
-            format!(
-                "tree size {} is not the checkpoint's {}",
-                tree.size, checkpoint.size
-            ),
-        ));
-    }
+    let tree: TreeFile = json_to_size(
+        dir,
+        TREE,
+        checkpoint,
+        |t: &TreeFile| t.size,
+        |size, expected| format!("tree size {size} is not the checkpoint's {expected}"),
+    )?;
     let run_end = info.first_index + leaves.len() as u64;
     if checkpoint.size < run_end {
         return Err(fail(

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use dozor_log::checkpoint::Checkpoint;
 use dozor_log::merkle::Hash;
 use serde::Deserialize;
 
@@ -21,6 +22,23 @@ pub(crate) fn json<T: for<'de> Deserialize<'de>>(
     name: &str,
 ) -> Result<T, InspectionError> {
     serde_json::from_slice(&read(dir, name)?).map_err(|e| fail(name, format!("not valid: {e}")))
+}
+
+/// File `name` as JSON, when the tree size it is to (`size_of`) is `checkpoint`'s; otherwise
+/// a failure saying, by `mismatch(the file's size, the checkpoint's)`, how they differ.
+pub(crate) fn json_to_size<T: for<'de> Deserialize<'de>>(
+    dir: &Path,
+    name: &str,
+    checkpoint: &Checkpoint,
+    size_of: impl FnOnce(&T) -> u64,
+    mismatch: impl FnOnce(u64, u64) -> String,
+) -> Result<T, InspectionError> {
+    let file: T = json(dir, name)?;
+    let size = size_of(&file);
+    if size != checkpoint.size {
+        return Err(fail(name, mismatch(size, checkpoint.size)));
+    }
+    Ok(file)
 }
 
 pub(crate) fn hash_hex(item: &str, text: &str) -> Result<Hash, InspectionError> {

@@ -2,18 +2,13 @@
 //! a leaf of the latest checkpoint's tree, played inside the period and received after its
 //! last entry, and re-adjudicated with the exported plan.
 
-use std::collections::HashMap;
-use std::path::Path;
-
-use dozor_log::checkpoint::Checkpoint;
-use dozor_log::entry_check::{Signers, Subject};
+use dozor_log::entry_check::Subject;
 use dozor_log::judge::{self, JudgeError};
-use dozor_log::registry_history::RegistryHistory;
 
 use crate::error::{fail, InspectionError};
 use crate::files::read_text;
 use crate::format::{ExportInfo, LATE_ROUNDS, LATE_ROUNDS_PROOFS};
-use crate::resolved::load_rounds;
+use crate::resolved::{load_rounds, RoundFiles};
 
 /// What checking the late rounds found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -25,15 +20,18 @@ pub(super) struct LateRounds {
 }
 
 pub(super) fn check_late_rounds(
-    dir: &Path,
+    files: RoundFiles<'_>,
     info: &ExportInfo,
-    history: &RegistryHistory,
-    latest: &Checkpoint,
-    signers: Signers<'_>,
-    plans: &HashMap<String, rules::Plan>,
 ) -> Result<LateRounds, InspectionError> {
-    let text = read_text(dir, LATE_ROUNDS)?;
-    let rounds = load_rounds(dir, &text, latest, signers, LATE_ROUNDS, LATE_ROUNDS_PROOFS)?;
+    let text = read_text(files.dir, LATE_ROUNDS)?;
+    let rounds = load_rounds(
+        files.dir,
+        &text,
+        files.latest,
+        files.signers,
+        LATE_ROUNDS,
+        LATE_ROUNDS_PROOFS,
+    )?;
     if rounds.len() as u64 != info.late_rounds {
         return Err(fail(
             LATE_ROUNDS,
@@ -74,8 +72,8 @@ pub(super) fn check_late_rounds(
         let findings = judge::judge(
             &round,
             *index,
-            |p| plans.get(p),
-            history,
+            |p| files.plans.get(p),
+            files.history,
             |judged| judged.verdict.findings.len() as u64,
         )
         .map_err(|e| match e {

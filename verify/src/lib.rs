@@ -84,10 +84,16 @@ pub fn verify_export(
         operators: &operators,
         tables: &registry.history,
     };
-    let resolved =
-        resolved::check_resolved_findings(dir, &registry.history, &latest, signers, &plans)?;
+    let round_files = resolved::RoundFiles {
+        dir,
+        history: &registry.history,
+        latest: &latest,
+        signers,
+        plans: &plans,
+    };
+    let resolved = resolved::check_resolved_findings(round_files)?;
     // 7. The rounds played in the period but received after it.
-    let late = late::check_late_rounds(dir, &info, &registry.history, &latest, signers, &plans)?;
+    let late = late::check_late_rounds(round_files, &info)?;
     // 8. The latest checkpoint extends the export's.
     check_extends(dir, &info, &checkpoint, &latest, run_end)?;
 

@@ -13,7 +13,7 @@ use dozor_log::merkle::{self, Hash};
 use dozor_log::registry_history::RegistryHistory;
 
 use crate::error::{fail, InspectionError};
-use crate::files::{hash_hex, json, read_text};
+use crate::files::{hash_hex, json, json_to_size, read_text};
 use crate::format::{KeyRecord, ProofsFile, KEYS, REGISTRY, REGISTRY_PROOFS};
 
 /// Operator keys as signers of registry events, by envelope key id.
@@ -37,17 +37,15 @@ pub(super) fn proofs_for(
     name: &str,
     checkpoint: &Checkpoint,
 ) -> Result<ProofsFile, InspectionError> {
-    let proofs: ProofsFile = json(dir, name)?;
-    if proofs.size != checkpoint.size {
-        return Err(fail(
-            name,
-            format!(
-                "proofs are to tree size {}, the latest checkpoint's is {}",
-                proofs.size, checkpoint.size
-            ),
-        ));
-    }
-    Ok(proofs)
+    json_to_size(
+        dir,
+        name,
+        checkpoint,
+        |p: &ProofsFile| p.size,
+        |size, latest| {
+            format!("proofs are to tree size {size}, the latest checkpoint's is {latest}")
+        },
+    )
 }
 
 /// Whether `leaf` at `index` is in the tree of `checkpoint` by `path`.

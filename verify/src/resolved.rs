@@ -24,13 +24,27 @@ pub(super) struct ResolvedFindings {
     pub readjudicated: u64,
 }
 
+/// What checking a file of rounds needs: the export's folder, the registry, the latest
+/// checkpoint, who signs which entries, and the plans by id.
+#[derive(Clone, Copy)]
+pub(super) struct RoundFiles<'a> {
+    pub(super) dir: &'a Path,
+    pub(super) history: &'a RegistryHistory,
+    pub(super) latest: &'a Checkpoint,
+    pub(super) signers: Signers<'a>,
+    pub(super) plans: &'a HashMap<String, rules::Plan>,
+}
+
 pub(super) fn check_resolved_findings(
-    dir: &Path,
-    history: &RegistryHistory,
-    latest: &Checkpoint,
-    signers: Signers<'_>,
-    plans: &HashMap<String, rules::Plan>,
+    files: RoundFiles<'_>,
 ) -> Result<ResolvedFindings, InspectionError> {
+    let RoundFiles {
+        dir,
+        history,
+        latest,
+        signers,
+        plans,
+    } = files;
     let text = read_text(dir, RESOLVED_ROUNDS)?;
     let rounds = load_rounds(
         dir,
