@@ -10,7 +10,9 @@ use ledger::storage::resolutions::finding_ref;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::sheet::columns::{DESCRIPTION, GAME, GAMING_DAY, PLAYED_AT, TABLE};
+use crate::sheet::columns::{
+    AMOUNT, BET_IDS, DESCRIPTION, GAME, GAMING_DAY, PLAYED_AT, ROUND_ID, TABLE,
+};
 use crate::sheet::{column, Cell, Column, Language, Sheet};
 use crate::{words, ReportError};
 use rules::gaming_day::GamingDayClock;
@@ -250,13 +252,13 @@ const FINDING_COLUMNS: [Column; 16] = [
     GAME,
     TABLE,
     column("seq_no", "Pořadí záznamu", "Record number"),
-    column("round_id", "Kolo", "Round"),
+    ROUND_ID,
     column("ledger_index", "Index v knize", "Ledger index"),
     column("kind", "Druh", "Kind"),
-    column("amount_h", "Částka (Kč)", "Amount (CZK)"),
+    AMOUNT,
     column("expected_h", "Dle plánu (Kč)", "Per the plan (CZK)"),
     column("actual_h", "Skutečně (Kč)", "Actually (CZK)"),
-    column("bet_ids", "Sázky", "Bets"),
+    BET_IDS,
     DESCRIPTION,
     column("position", "Pořadí nálezu", "Finding position"),
 ];

@@ -115,19 +115,19 @@ impl DeliveryKeys {
         base: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<DeliveryKeys, KeysError> {
-        let seal = identity(
-            base,
+        // Each identity: its PKCS #12 file, the file of its password or else the variable.
+        let read = |pkcs12, password_file: &Option<_>, variable| {
+            identity(base, pkcs12, password_file.as_deref(), variable, env)
+        };
+        let seal = read(
             &config.seal_pkcs12,
-            config.seal_password_file.as_deref(),
+            &config.seal_password_file,
             SEAL_PASSWORD_VARIABLE,
-            env,
         )?;
-        let encryption = identity(
-            base,
+        let encryption = read(
             &config.encryption_pkcs12,
-            config.encryption_password_file.as_deref(),
+            &config.encryption_password_file,
             ENCRYPTION_PASSWORD_VARIABLE,
-            env,
         )?;
         let mut recipients = certificates(base, &config.ministry_encryption_certificates)?;
         recipients.push(encryption.certificate().clone());

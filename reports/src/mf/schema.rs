@@ -383,26 +383,30 @@ mod tests {
         assert!(!schema.in_codebook("TransakceTyp", "X9"));
     }
 
+    /// The condition of `field` in `file` of the monthly package.
+    fn condition_of<'s>(schema: &'s Schema, file: &str, field: &str) -> &'s Condition {
+        let spec = schema
+            .file_fields("M", file)
+            .into_iter()
+            .find(|f| f.name == field)
+            .unwrap();
+        spec.condition.as_ref().unwrap()
+    }
+
     #[test]
     fn conditions_read_with_english_names_and_typographic_quotes() {
         let schema = Schema::embedded().unwrap();
-        let zpusob = schema
-            .file_fields("M", "pstb_transakce.csv")
-            .into_iter()
-            .find(|f| f.name == "TransakceZpusob")
-            .unwrap();
-        let condition = zpusob.condition.as_ref().unwrap();
+        let condition = condition_of(&schema, "pstb_transakce.csv", "TransakceZpusob");
         assert_eq!(condition.field, "TransakceTyp");
         // Not required for an owner's cash delivery (3), nor for code 17 (after "or").
         assert!(!condition.holds("3"));
         assert!(!condition.holds("17"));
         assert!(condition.holds("J1"));
-        let result = schema
-            .file_fields("M", "pokladna_stul_turnaj_bingo.csv")
-            .into_iter()
-            .find(|f| f.name == "CistyHerniVysledek")
-            .unwrap();
-        let c = result.condition.as_ref().unwrap();
+        let c = condition_of(
+            &schema,
+            "pokladna_stul_turnaj_bingo.csv",
+            "CistyHerniVysledek",
+        );
         assert_eq!(c.field, "PokladnaStulTurnajBingo");
         assert!(c.holds("S") && !c.holds("P") && !c.holds("T"));
     }

@@ -20,6 +20,9 @@ pub const GGR: Column = column(
     "Hrubý herní příjem (Kč)",
     "Gross gaming revenue (CZK)",
 );
+pub const AMOUNT: Column = column("amount_h", "Částka (Kč)", "Amount (CZK)");
+pub const BET_IDS: Column = column("bet_ids", "Sázky", "Bets");
+pub const ROUND_ID: Column = column("round_id", "Kolo", "Round");
 pub const DESCRIPTION: Column = column("message", "Popis", "Description");
 pub const MONTH: Column = column("month", "Měsíc", "Month");
 pub const PAYOUTS: Column = column("payouts_h", "Vyplaceno (Kč)", "Paid out (CZK)");

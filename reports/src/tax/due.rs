@@ -81,10 +81,7 @@ pub fn easter_sunday(year: i32) -> Option<NaiveDate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn day(s: &str) -> NaiveDate {
-        s.parse().unwrap()
-    }
+    use crate::tax::tests::day;
 
     #[test]
     fn easter_falls_where_the_calendars_say() {

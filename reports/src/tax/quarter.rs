@@ -103,10 +103,7 @@ impl std::fmt::Display for Quarter {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn day(s: &str) -> NaiveDate {
-        s.parse().unwrap()
-    }
+    use crate::tax::tests::day;
 
     #[test]
     fn quarters_parse_display_and_bound_their_days() {

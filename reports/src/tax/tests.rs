@@ -8,7 +8,8 @@ use rules::gaming_day::GamingDayClock;
 
 use super::*;
 
-fn day(s: &str) -> NaiveDate {
+/// A day written `YYYY-MM-DD` (the tests of the tax's modules write their days so).
+pub(super) fn day(s: &str) -> NaiveDate {
     s.parse().unwrap()
 }
 
