@@ -7,7 +7,7 @@ use ed25519_dalek::SigningKey;
 use thiserror::Error;
 
 use super::actors::check_actor;
-use super::columns::to_i64;
+use super::columns::{insert_row, to_i64};
 use super::models::{ApiKeyRevocationRow, ApiKeyRow};
 use super::position::lock_and_position;
 use super::registry_append::{append_registry_event, last_registry_event, RegistryReceipt};
@@ -111,12 +111,9 @@ pub fn create_api_key(
             expires_at,
             ledger_index: to_i64("ledger index", receipt.index)?,
         };
-        diesel::insert_into(api_keys::table)
-            .values(&row)
-            .execute(conn)?;
         Ok((
             ApiKeyRecord {
-                key: row,
+                key: insert_row(conn, api_keys::table, row)?,
                 revocation: None,
             },
             receipt,
@@ -159,13 +156,10 @@ pub fn revoke_api_key(
             reason: reason.to_owned(),
             ledger_index: to_i64("ledger index", receipt.index)?,
         };
-        diesel::insert_into(api_key_revocations::table)
-            .values(&revocation)
-            .execute(conn)?;
         Ok((
             ApiKeyRecord {
                 key: found.key,
-                revocation: Some(revocation),
+                revocation: Some(insert_row(conn, api_key_revocations::table, revocation)?),
             },
             receipt,
         ))

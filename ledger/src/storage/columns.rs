@@ -1,5 +1,9 @@
 //! Values as the ledger's columns hold them: hashes of 32 bytes, indexes and numbers that fit a
-//! `bigint`.
+//! `bigint`; and a row inserted as it is kept.
+
+use diesel::prelude::*;
+use diesel::query_builder::InsertStatement;
+use diesel::query_dsl::methods::ExecuteDsl;
 
 use crate::error::LedgerError;
 
@@ -14,4 +18,30 @@ pub(crate) fn to_i64(what: &'static str, n: u64) -> Result<i64, LedgerError> {
         what,
         value: i128::from(n),
     })
+}
+
+/// Inserts `row` into `table` and gives it back: what a write returns of the row it stored.
+pub(crate) fn insert_row<T, R>(conn: &mut PgConnection, table: T, row: R) -> QueryResult<R>
+where
+    T: Table,
+    R: RowOf<T>,
+{
+    row.insert_into(conn, table)?;
+    Ok(row)
+}
+
+/// A row that can be inserted into `T` by reference.
+pub(crate) trait RowOf<T> {
+    fn insert_into(&self, conn: &mut PgConnection, table: T) -> QueryResult<usize>;
+}
+
+impl<T, R> RowOf<T> for R
+where
+    T: Table,
+    for<'a> &'a R: Insertable<T>,
+    for<'a> InsertStatement<T, <&'a R as Insertable<T>>::Values>: ExecuteDsl<PgConnection>,
+{
+    fn insert_into(&self, conn: &mut PgConnection, table: T) -> QueryResult<usize> {
+        diesel::insert_into(table).values(self).execute(conn)
+    }
 }

@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 
+use super::columns::insert_row;
 use super::position::{lock_and_position, Position};
 use super::published_reports::{seal_kept_file, KeptFile};
 use super::registry_append::{append_registry_event, last_registry_event, RegistryReceipt};
@@ -70,10 +71,7 @@ pub fn deliver_once(
             sealed_file,
             sealed_at,
         };
-        diesel::insert_into(mf_deliveries::table)
-            .values(&row)
-            .execute(conn)?;
-        Ok((row, true))
+        Ok((insert_row(conn, mf_deliveries::table, row)?, true))
     })
 }
 

@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 
+use super::columns::insert_row;
 use super::position::lock_and_position;
 use super::published_reports::{latest_publications, seal_kept_file, KeptFile};
 use super::schema::mf_packages;
@@ -113,10 +114,7 @@ pub fn issue(
             zip,
             sealed_at,
         };
-        diesel::insert_into(mf_packages::table)
-            .values(&row)
-            .execute(conn)?;
-        Ok((row, true))
+        Ok((insert_row(conn, mf_packages::table, row)?, true))
     })
 }
 

@@ -6,6 +6,7 @@ use diesel::prelude::*;
 use ed25519_dalek::SigningKey;
 use thiserror::Error;
 
+use super::columns::insert_row;
 use super::models::ResolutionRow;
 use super::position::lock_and_position;
 use super::registry_append::{append_registry_event, last_registry_event, RegistryReceipt};
@@ -175,10 +176,7 @@ pub fn resolve_finding(
             key_role: by.role.as_str().to_owned(),
             resolved_at: lock.received_at,
         };
-        diesel::insert_into(finding_resolutions::table)
-            .values(&row)
-            .execute(conn)?;
-        Ok((row, receipt))
+        Ok((insert_row(conn, finding_resolutions::table, row)?, receipt))
     })
 }
 

@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
 use super::checkpoints::{self, CheckpointRow};
+use super::columns::insert_row;
 use super::position::lock_and_position;
 use super::registry_append::{append_registry_event, last_registry_event};
 use super::schema::checkpoints as checkpoint_rows;
@@ -76,13 +77,10 @@ pub fn rotate(
             verifier_key: current.verifier().to_string(),
             created_at: receipt.received_at,
         };
-        diesel::insert_into(checkpoint_rows::table)
-            .values(&row)
-            .execute(conn)?;
         Ok(RotationReceipt {
             index: receipt.index,
             received_at: receipt.received_at,
-            checkpoint: row,
+            checkpoint: insert_row(conn, checkpoint_rows::table, row)?,
         })
     })
 }
