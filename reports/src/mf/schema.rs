@@ -396,14 +396,14 @@ mod tests {
     #[test]
     fn conditions_read_with_english_names_and_typographic_quotes() {
         let schema = Schema::embedded().unwrap();
-        let condition = condition_of(&schema, "pstb_transakce.csv", "TransakceZpusob");
+        let condition = condition_of(schema, "pstb_transakce.csv", "TransakceZpusob");
         assert_eq!(condition.field, "TransakceTyp");
         // Not required for an owner's cash delivery (3), nor for code 17 (after "or").
         assert!(!condition.holds("3"));
         assert!(!condition.holds("17"));
         assert!(condition.holds("J1"));
         let c = condition_of(
-            &schema,
+            schema,
             "pokladna_stul_turnaj_bingo.csv",
             "CistyHerniVysledek",
         );
