@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use dozor_log::registry_event::DeliveryStep;
+use prometheus::core::Collector;
 use prometheus::{
     Encoder as _, Gauge, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts,
     Registry, TextEncoder,
@@ -117,15 +118,27 @@ pub struct Snapshot {
     pub now: Option<DateTime<Utc>>,
 }
 
+/// `metric`, registered: what the registry renders.
+fn registered<M: Collector + Clone + 'static>(
+    registry: &Registry,
+    metric: M,
+) -> Result<M, MetricsError> {
+    registry.register(Box::new(metric.clone()))?;
+    Ok(metric)
+}
+
 impl Metrics {
     pub fn new() -> Result<Metrics, MetricsError> {
         let registry = Registry::new_custom(Some("dozor".into()), None)?;
-        let records = IntCounterVec::new(
-            Opts::new(
-                "records_ingested_total",
-                "Signed records submitted since start, by game (or operation record type) and result",
-            ),
-            &["game", "result"],
+        let records = registered(
+            &registry,
+            IntCounterVec::new(
+                Opts::new(
+                    "records_ingested_total",
+                    "Signed records submitted since start, by game (or operation record type) and result",
+                ),
+                &["game", "result"],
+            )?,
         )?;
         // Every game × result from the start at 0, so a rate is defined from the first scrape
         // (some never move: an operation record has no `findings`, `unknown` is only `refused`).
@@ -137,85 +150,84 @@ impl Metrics {
         // Not set up ahead: the routes are bounded, but which method and status class each
         // answers is not known in advance, and a histogram's series are read together
         // (`rate(…_sum) / rate(…_count)`, quantiles over `…_bucket`), absent meaning no traffic.
-        let requests = HistogramVec::new(
-            HistogramOpts::new(
-                "http_request_duration_seconds",
-                "Time to answer an HTTP request, by method, route pattern and status class",
+        let requests = registered(
+            &registry,
+            HistogramVec::new(
+                HistogramOpts::new(
+                    "http_request_duration_seconds",
+                    "Time to answer an HTTP request, by method, route pattern and status class",
+                )
+                .buckets(LATENCY_BUCKETS.to_vec()),
+                &["method", "route", "status"],
+            )?,
+        )?;
+        let by_label = |name: &str, help: &str, label: &str| -> Result<IntGaugeVec, MetricsError> {
+            registered(
+                &registry,
+                IntGaugeVec::new(Opts::new(name, help), &[label])?,
             )
-            .buckets(LATENCY_BUCKETS.to_vec()),
-            &["method", "route", "status"],
+        };
+        let gauge = |name: &str, help: &str| -> Result<IntGauge, MetricsError> {
+            registered(&registry, IntGauge::new(name, help)?)
+        };
+        let findings = by_label("findings", "Findings in the ledger, by kind", "kind")?;
+        let ledger_size = gauge("ledger_entries", "Entries in the ledger")?;
+        let since_checkpoint = registered(
+            &registry,
+            Gauge::new(
+                "seconds_since_last_checkpoint",
+                "Seconds since the latest signed checkpoint (absent before the first)",
+            )?,
         )?;
-        let findings = IntGaugeVec::new(
-            Opts::new("findings", "Findings in the ledger, by kind"),
-            &["kind"],
-        )?;
-        let ledger_size = IntGauge::new("ledger_entries", "Entries in the ledger")?;
-        let since_checkpoint = Gauge::new(
-            "seconds_since_last_checkpoint",
-            "Seconds since the latest signed checkpoint (absent before the first)",
-        )?;
-        let checkpoints_signed = IntGauge::new(
+        let checkpoints_signed = gauge(
             "checkpoint_present",
             "1 once the ledger has a signed checkpoint",
         )?;
-        let writer_queue = IntGauge::new(
+        let writer_queue = gauge(
             "writer_queue_depth",
             "Submissions waiting for the ledger writer",
         )?;
-        let writer_alive = IntGauge::new("writer_alive", "1 while the ledger writer runs")?;
-        let pool_connections = IntGauge::new(
+        let writer_alive = gauge("writer_alive", "1 while the ledger writer runs")?;
+        let pool_connections = gauge(
             "db_pool_connections",
             "Open connections in the database pool",
         )?;
-        let pool_idle = IntGauge::new("db_pool_idle", "Idle connections in the database pool")?;
-        let pool_max = IntGauge::new("db_pool_max", "Most connections the database pool opens")?;
-        let ministry = IntCounterVec::new(
-            Opts::new(
-                "ministry_requests_total",
-                "Requests of the Ministry's listener since start: package downloads and notifications",
-            ),
-            &["step"],
+        let pool_idle = gauge("db_pool_idle", "Idle connections in the database pool")?;
+        let pool_max = gauge("db_pool_max", "Most connections the database pool opens")?;
+        let ministry = registered(
+            &registry,
+            IntCounterVec::new(
+                Opts::new(
+                    "ministry_requests_total",
+                    "Requests of the Ministry's listener since start: package downloads and notifications",
+                ),
+                &["step"],
+            )?,
         )?;
         // Every label value from the start at 0, so a rate is defined from the first scrape.
         for step in MINISTRY_STEPS {
             ministry.with_label_values(&[step.as_str()]);
         }
-        registry.register(Box::new(ministry.clone()))?;
-        let witness_requests = IntCounterVec::new(
-            Opts::new(
-                "witness_requests_total",
-                "Checkpoints shown to each witness since start: cosigned, answered with its size (409), failed",
-            ),
-            &["witness", "result"],
+        let witness_requests = registered(
+            &registry,
+            IntCounterVec::new(
+                Opts::new(
+                    "witness_requests_total",
+                    "Checkpoints shown to each witness since start: cosigned, answered with its size (409), failed",
+                ),
+                &["witness", "result"],
+            )?,
         )?;
-        let witness_cosigned = IntGaugeVec::new(
-            Opts::new(
-                "witness_cosigned_size",
-                "The largest checkpoint size each witness has cosigned, as far as dozor knows",
-            ),
-            &["witness"],
+        let witness_cosigned = by_label(
+            "witness_cosigned_size",
+            "The largest checkpoint size each witness has cosigned, as far as dozor knows",
+            "witness",
         )?;
-        let witness_lag = IntGaugeVec::new(
-            Opts::new(
-                "witness_lag_entries",
-                "Entries of the latest checkpoint each witness has not cosigned yet",
-            ),
-            &["witness"],
+        let witness_lag = by_label(
+            "witness_lag_entries",
+            "Entries of the latest checkpoint each witness has not cosigned yet",
+            "witness",
         )?;
-        registry.register(Box::new(witness_requests.clone()))?;
-        registry.register(Box::new(witness_cosigned.clone()))?;
-        registry.register(Box::new(witness_lag.clone()))?;
-        registry.register(Box::new(records.clone()))?;
-        registry.register(Box::new(requests.clone()))?;
-        registry.register(Box::new(findings.clone()))?;
-        registry.register(Box::new(ledger_size.clone()))?;
-        registry.register(Box::new(since_checkpoint.clone()))?;
-        registry.register(Box::new(checkpoints_signed.clone()))?;
-        registry.register(Box::new(writer_queue.clone()))?;
-        registry.register(Box::new(writer_alive.clone()))?;
-        registry.register(Box::new(pool_connections.clone()))?;
-        registry.register(Box::new(pool_idle.clone()))?;
-        registry.register(Box::new(pool_max.clone()))?;
         Ok(Metrics {
             registry,
             records,

@@ -92,13 +92,10 @@ impl Constrained<'_> {
 
 /// Applies every constraint; `plans` are the plan ids a table may be registered under.
 pub fn apply(document: &mut Value, plans: &[String]) {
-    // Every report also comes as a sheet for people.
-    for operation in SHEET_REPORTS {
-        also_csv(document, operation);
-        also_xlsx(document, operation);
+    // Every report, and the findings, also come as files for programs and for people.
+    for operation in SHEET_REPORTS.iter().chain(FINDINGS_LIST) {
+        also_files(document, operation);
     }
-    also_csv(document, "list_findings");
-    also_xlsx(document, "list_findings");
     let mut doc = Constrained(document);
     parameters(&mut doc);
     workbench_parameters(&mut doc);
@@ -294,8 +291,9 @@ fn readable_parameters(document: &mut Value) {
     }
 }
 
-/// `format=csv` answers RFC 4180 text: the 200 lists it beside the JSON.
-fn also_csv(document: &mut Value, operation_id: &str) {
+/// `format=csv` answers RFC 4180 text and `format=xlsx` a workbook: the 200 lists both beside
+/// the JSON.
+fn also_files(document: &mut Value, operation_id: &str) {
     for operation in operation(document, operation_id) {
         if let Some(Value::Object(content)) = operation
             .get_mut("responses")
@@ -306,17 +304,6 @@ fn also_csv(document: &mut Value, operation_id: &str) {
                 "text/csv".into(),
                 json!({"schema": {"type": "string", "description": "RFC 4180 CSV with a header line"}}),
             );
-        }
-    }
-}
-
-fn also_xlsx(document: &mut Value, operation_id: &str) {
-    for operation in operation(document, operation_id) {
-        if let Some(Value::Object(content)) = operation
-            .get_mut("responses")
-            .and_then(|r| r.get_mut("200"))
-            .and_then(|r| r.get_mut("content"))
-        {
             content.insert(
                 "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet".into(),
                 json!({"schema": {"type": "string", "format": "binary", "description": "an XLSX workbook"}}),
