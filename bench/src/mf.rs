@@ -33,8 +33,8 @@ pub struct MonthArgs {
     pub runs: usize,
 }
 
-const DATABASE: &str = "dozor_bench_mf";
 const SEED: u64 = 23;
+const MONTH: MonthDatabase = MonthDatabase::new("dozor_bench_mf", SEED, 0x5e, stations, describe);
 
 fn table_id(t: usize) -> String {
     format!("MF-R{t:02}")
@@ -56,6 +56,10 @@ fn config(tables: usize) -> anyhow::Result<OperatorConfig> {
 }
 
 /// The month's stations: roulette tables and the cage.
+fn describe(tables: usize, days: u32) -> String {
+    format!("at {tables} tables over {days} days, with their periods and a cage")
+}
+
 fn stations(plan: &rules::Plan, tables: usize) -> anyhow::Result<Vec<Station>> {
     let mut stations: Vec<Station> = (0..tables)
         .map(|t| Station::table(table_id(t), "roulette", SEED + t as u64, plan))
@@ -161,28 +165,74 @@ fn deliver(
     Ok(delivery::seal(&encrypted, &keys.seal, Utc::now())?.len())
 }
 
+/// A benchmark's month: its database (kept filled between runs), the seed of its rounds and of
+/// its operator key, where its tables stand, and what the filling holds (by tables and days).
+pub(crate) struct MonthDatabase {
+    name: &'static str,
+    seed: u64,
+    operator_seed: u8,
+    stations: fn(&rules::Plan, usize) -> anyhow::Result<Vec<Station>>,
+    describe: fn(usize, u32) -> String,
+}
+
+impl MonthDatabase {
+    pub(crate) const fn new(
+        name: &'static str,
+        seed: u64,
+        operator_seed: u8,
+        stations: fn(&rules::Plan, usize) -> anyhow::Result<Vec<Station>>,
+        describe: fn(usize, u32) -> String,
+    ) -> MonthDatabase {
+        MonthDatabase {
+            name,
+            seed,
+            operator_seed,
+            stations,
+            describe,
+        }
+    }
+}
+
+/// The month `args` asks for, filled into its database once: its settings, the database and a
+/// connection to it.
+pub(crate) fn filled_month(
+    global: &Global,
+    args: &MonthArgs,
+    db: &MonthDatabase,
+) -> anyhow::Result<(MonthSettings, KeptDatabase, PgConnection)> {
+    let tables = args.tables;
+    let settings = MonthSettings::benchmark(args.rounds, tables, args.month.as_str(), db.seed)?;
+    let operator = crate::direct::operator(db.operator_seed)?;
+    let (database, conn) = KeptDatabase::open_filled(
+        global,
+        db.name,
+        settings.total_rounds(tables),
+        &(db.describe)(tables, settings.days),
+        |conn| {
+            let plan = crate::outcome::plan()?;
+            fill(
+                conn,
+                &operator,
+                &settings,
+                &plan,
+                (db.stations)(&plan, tables)?,
+            )
+        },
+    )?;
+    Ok((settings, database, conn))
+}
+
 pub fn mf(
     global: &Global,
     args: &MonthArgs,
     delivery_config: Option<&std::path::Path>,
 ) -> anyhow::Result<ExitCode> {
-    let (rounds, tables, month, runs) = (args.rounds, args.tables, args.month.as_str(), args.runs);
+    let (tables, runs) = (args.tables, args.runs);
     // The keys first: a wrong password is found before the month is filled.
     let keys = delivery_config.map(delivery_keys).transpose()?;
-    let settings = MonthSettings::benchmark(rounds, tables, month, SEED)?;
-    let (month, clock, days) = (settings.month, settings.clock, settings.days);
-    let operator = crate::direct::operator(0x5e)?;
+    let (settings, database, mut conn) = filled_month(global, args, &MONTH)?;
+    let (month, clock) = (settings.month, settings.clock);
     let expected_rounds = settings.total_rounds(tables);
-    let (database, mut conn) = KeptDatabase::open_filled(
-        global,
-        DATABASE,
-        expected_rounds,
-        &format!("at {tables} tables over {days} days, with their periods and a cage"),
-        |conn| {
-            let plan = crate::outcome::plan()?;
-            fill(conn, &operator, &settings, &plan, stations(&plan, tables)?)
-        },
-    )?;
     let config = config(tables)?;
     let plans = rules::PlanBook::builtin()?;
     let mut seconds = Vec::new();

@@ -9,13 +9,11 @@ use ledger::storage::database::DatabaseChoice as Global;
 use reports::month_page;
 use reports::monthly::{self, RtpRequest};
 
-use crate::database::KeptDatabase;
-use crate::mf::fill;
-use crate::mf::MonthArgs;
-use simulator::month::{MonthSettings, Station};
+use crate::mf::{filled_month, MonthArgs, MonthDatabase};
+use simulator::month::Station;
 
-const DATABASE: &str = "dozor_bench_rtp";
 const SEED: u64 = 29;
+const MONTH: MonthDatabase = MonthDatabase::new("dozor_bench_rtp", SEED, 0x5f, stations, describe);
 /// The games whose RTP the report compares with theory, one table of each in turn.
 const GAMES: [&str; 5] = [
     "roulette",
@@ -24,6 +22,10 @@ const GAMES: [&str; 5] = [
     "money_wheel_1",
     "money_wheel_2",
 ];
+
+fn describe(tables: usize, days: u32) -> String {
+    format!("at {tables} tables ({}) over {days} days", GAMES.join(", "))
+}
 
 fn stations(plan: &rules::Plan, tables: usize) -> anyhow::Result<Vec<Station>> {
     (0..tables)
@@ -47,21 +49,10 @@ fn rounded(seconds: &[f64]) -> Vec<f64> {
 }
 
 pub fn rtp(global: &Global, args: &MonthArgs) -> anyhow::Result<ExitCode> {
-    let (rounds, tables, month, runs) = (args.rounds, args.tables, args.month.as_str(), args.runs);
-    let settings = MonthSettings::benchmark(rounds, tables, month, SEED)?;
-    let (month, clock, days) = (settings.month, settings.clock, settings.days);
-    let operator = crate::direct::operator(0x5f)?;
+    let (tables, runs) = (args.tables, args.runs);
+    let (settings, database, mut conn) = filled_month(global, args, &MONTH)?;
+    let (month, clock) = (settings.month, settings.clock);
     let expected_rounds = settings.total_rounds(tables);
-    let (database, mut conn) = KeptDatabase::open_filled(
-        global,
-        DATABASE,
-        expected_rounds,
-        &format!("at {tables} tables ({}) over {days} days", GAMES.join(", ")),
-        |conn| {
-            let plan = crate::outcome::plan()?;
-            fill(conn, &operator, &settings, &plan, stations(&plan, tables)?)
-        },
-    )?;
     let request = RtpRequest {
         month,
         through: None,
