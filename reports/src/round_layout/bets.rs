@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{money, text, Builder, Row};
+use super::{elements, money, text, Builder, Row};
 
 /// A bet's money as its row shows it.
 struct BetMoney {
@@ -27,10 +27,7 @@ impl Builder<'_> {
             return verdict;
         }
         let seat = text(&bet["bet_id"]);
-        let handed = self.record["awards"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let handed = elements(&self.record["awards"])
             .filter(|a| format!("seat-{}", text(&a["seat"])) == seat)
             .filter_map(|a| a["amount_h"].as_i64())
             .try_fold(0i64, i64::checked_add);
@@ -53,10 +50,7 @@ impl Builder<'_> {
         // A bet's own words in the record: its numbers (roulette), box (wheels), or the spot
         // (UTH) or box (blackjack) it lies on.
         let detail = |bet_id: &str| -> String {
-            let own = self.record["bets"]
-                .as_array()
-                .into_iter()
-                .flatten()
+            let own = elements(&self.record["bets"])
                 .find(|b| b["bet_id"] == bet_id)
                 .map(|b| {
                     let numbers = b["numbers"]
@@ -72,17 +66,8 @@ impl Builder<'_> {
             let place = [("spots", "spot", "spot"), ("boxes", "box", "box")]
                 .into_iter()
                 .find_map(|(list, key, en)| {
-                    self.record[list]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .find(|p| {
-                            p["bets"]
-                                .as_array()
-                                .into_iter()
-                                .flatten()
-                                .any(|b| b["bet_id"] == bet_id)
-                        })
+                    elements(&self.record[list])
+                        .find(|p| elements(&p["bets"]).any(|b| b["bet_id"] == bet_id))
                         .map(|p| format!("{} {}", self.word("box", en), text(&p[key])))
                 });
             own.or(place).unwrap_or_default()

@@ -63,6 +63,11 @@ pub fn card_face(text: &str) -> String {
     format!("{rank}{suit}")
 }
 
+/// The elements of a JSON array; none when `value` is not one (absent, null).
+fn elements(value: &Value) -> impl Iterator<Item = &Value> {
+    value.as_array().into_iter().flatten()
+}
+
 fn cards(value: &Value) -> String {
     value
         .as_array()
@@ -115,9 +120,8 @@ impl Builder<'_> {
     /// finding's expected amount), as ` (by the plan …)`; empty when no such finding.
     fn by_the_plan(&self, kind: &str) -> String {
         self.verdict
-            .and_then(|v| v["findings"].as_array())
             .into_iter()
-            .flatten()
+            .flat_map(|v| elements(&v["findings"]))
             .find(|f| f["kind"] == kind)
             .and_then(|f| f["expected_h"].as_i64())
             .map(|h| {
@@ -236,9 +240,8 @@ pub fn lay_out(
     language: Language,
 ) -> Layout {
     let explained = verdict
-        .and_then(|v| v["findings"].as_array())
         .into_iter()
-        .flatten()
+        .flat_map(|v| elements(&v["findings"]))
         .map(FindingFacts::from_json)
         .filter(|f| f.bet_ids.iter().any(|b| flagged_bets.contains(b)))
         .collect();
@@ -264,9 +267,8 @@ pub fn lay_out_finding(
         language,
     );
     let in_a_row = verdict
-        .and_then(|v| v["bets"].as_array())
         .into_iter()
-        .flatten()
+        .flat_map(|v| elements(&v["bets"]))
         .any(|b| finding.bet_ids.iter().any(|id| b["bet_id"] == id.as_str()));
     if !in_a_row {
         let figures = figures(finding, record, language);

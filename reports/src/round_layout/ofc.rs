@@ -1,6 +1,6 @@
 //! Open Face Chinese: each player's rows, result and rake, and fantasy land owed.
 
-use super::{cards, money, text, Builder, Row};
+use super::{cards, elements, money, text, Builder, Row};
 
 impl Builder<'_> {
     pub(super) fn ofc(&mut self) {
@@ -8,9 +8,8 @@ impl Builder<'_> {
         // Fantasy land the verdict says the next hand owes, with its cards.
         let fantasy = self
             .verdict
-            .and_then(|v| v["fantasy_next"].as_array())
             .into_iter()
-            .flatten()
+            .flat_map(|v| elements(&v["fantasy_next"]))
             .map(|f| {
                 format!(
                     "{} ({} {})",
@@ -27,10 +26,7 @@ impl Builder<'_> {
             fantasy,
         );
         // The verdict names the players `player-1` … in the record's order.
-        let rows = self.record["players"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let rows = elements(&self.record["players"])
             .enumerate()
             .map(|(i, p)| Row {
                 flagged: self.is_flagged(&format!("player-{}", i + 1)),

@@ -1,6 +1,6 @@
 //! A poker cash hand: seats, the actions street by street, the pots awarded and the rake.
 
-use super::{cards, money, text, Builder, Row};
+use super::{cards, elements, money, text, Builder, Row};
 
 impl Builder<'_> {
     pub(super) fn poker(&mut self) {
@@ -24,10 +24,7 @@ impl Builder<'_> {
             cards(&self.record["board"]),
             money(self.record["rake_h"].as_i64())
         );
-        let seats = self.record["seats"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let seats = elements(&self.record["seats"])
             .map(|s| Row {
                 flagged: self.is_flagged(&format!("seat-{}", text(&s["seat"]))),
                 cells: vec![
@@ -49,10 +46,7 @@ impl Builder<'_> {
             ],
             seats,
         );
-        let actions = self.record["actions"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let actions = elements(&self.record["actions"])
             .map(|a| Row {
                 flagged: false,
                 cells: vec![
@@ -74,10 +68,7 @@ impl Builder<'_> {
             ],
             actions,
         );
-        let awards = self.record["awards"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let awards = elements(&self.record["awards"])
             .map(|a| Row {
                 flagged: self.is_flagged(&format!("seat-{}", text(&a["seat"]))),
                 cells: vec![text(&a["seat"]), money(a["amount_h"].as_i64())],

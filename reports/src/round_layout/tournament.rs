@@ -1,6 +1,6 @@
 //! A poker tournament: buy-in, fee, the pools and the results.
 
-use super::{money, text, Builder, Row};
+use super::{elements, money, text, Builder, Row};
 
 impl Builder<'_> {
     pub(super) fn tournament(&mut self) {
@@ -34,10 +34,7 @@ impl Builder<'_> {
                 money(f["overlay_h"].as_i64()),
             );
         }
-        let results = self.record["results"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let results = elements(&self.record["results"])
             .map(|r| Row {
                 // The verdict's line of a player is the player.
                 flagged: self.is_flagged(&text(&r["player"])),

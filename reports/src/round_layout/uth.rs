@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{cards, text, Builder, Row};
+use super::{cards, elements, text, Builder, Row};
 
 impl Builder<'_> {
     pub(super) fn uth(&mut self) {
@@ -19,10 +19,7 @@ impl Builder<'_> {
         // When Play was bet, and how many times the Ante; a spot without it folded.
         let play = |s: &Value| -> String {
             let stake = |kind: &str| {
-                s["bets"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
+                elements(&s["bets"])
                     .find(|b| b["kind"] == kind)
                     .and_then(|b| b["stake_h"].as_i64())
             };
@@ -39,16 +36,9 @@ impl Builder<'_> {
                 _ => street.to_owned(),
             }
         };
-        let rows = self.record["spots"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let rows = elements(&self.record["spots"])
             .map(|s| Row {
-                flagged: s["bets"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .any(|b| self.is_flagged(&text(&b["bet_id"]))),
+                flagged: elements(&s["bets"]).any(|b| self.is_flagged(&text(&b["bet_id"]))),
                 cells: vec![
                     text(&s["spot"]),
                     text(&s["player"]),
