@@ -43,20 +43,7 @@ pub async fn daily(
     Authorized { state, .. }: Authorized,
     query: web::Query<DailyQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let DailyQuery { day, format, lang } = query.into_inner();
-    let day = filters::gaming_day(&state.clock, &day)?;
-    let build = move |conn: &mut PgConnection, cut: LedgerCut, state: &AppState| {
-        daily_report::build_at(conn, cut, &state.clock, day)
-    };
-    report_for_people(
-        state,
-        (format, lang),
-        build,
-        daily_report::to_csv,
-        daily_report::sheet,
-        format!("daily-{day}"),
-    )
-    .await
+    DAILY.answer(state, query.into_inner()).await
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -264,8 +251,8 @@ pub async fn table_audit(
     TABLE_AUDIT.answer(state, query.into_inner()).await
 }
 
-/// Builds an audit of one gaming day.
-type DayAuditBuild<R> = fn(
+/// Builds a report of one gaming day.
+type DayReportBuild<R> = fn(
     &mut PgConnection,
     LedgerCut,
     &rules::gaming_day::GamingDayClock,
@@ -273,42 +260,48 @@ type DayAuditBuild<R> = fn(
     &rules::PlanBook,
 ) -> Result<R, reports::ReportError>;
 
-/// An audit of one gaming day that follows tables across rounds: how it is built and written,
-/// and the name its files take.
-struct DayAudit<R> {
-    build: DayAuditBuild<R>,
+/// A report of one gaming day: how it is built and written, and the name its files take.
+struct DayReport<R> {
+    build: DayReportBuild<R>,
     to_csv: CsvWriter<R>,
     to_sheet: PeopleSheet<R>,
     name: &'static str,
 }
 
-const SHOES: DayAudit<ShoeAudit> = DayAudit {
+const DAILY: DayReport<DailyReport> = DayReport {
+    // The daily report takes no plan book.
+    build: |conn, cut, clock, day, _| daily_report::build_at(conn, cut, clock, day),
+    to_csv: daily_report::to_csv,
+    to_sheet: daily_report::sheet,
+    name: "daily",
+};
+const SHOES: DayReport<ShoeAudit> = DayReport {
     build: shoe_report::build_at,
     to_csv: shoe_report::to_csv,
     to_sheet: shoe_report::sheet,
     name: "shoes",
 };
-const FANTASY: DayAudit<FantasyAudit> = DayAudit {
+const FANTASY: DayReport<FantasyAudit> = DayReport {
     build: fantasy_report::build_at,
     to_csv: fantasy_report::to_csv,
     to_sheet: fantasy_report::sheet,
     name: "fantasy",
 };
-const TIME_COLLECTION: DayAudit<TimeCollectionAudit> = DayAudit {
+const TIME_COLLECTION: DayReport<TimeCollectionAudit> = DayReport {
     build: time_report::build_at,
     to_csv: time_report::to_csv,
     to_sheet: time_report::sheet,
     name: "time-collection",
 };
-const TABLE_AUDIT: DayAudit<TableAudit> = DayAudit {
+const TABLE_AUDIT: DayReport<TableAudit> = DayReport {
     build: table_report::build_at,
     to_csv: table_report::to_csv,
     to_sheet: table_report::sheet,
     name: "table-audit",
 };
 
-impl<R: Serialize + Send + 'static> DayAudit<R> {
-    /// The audit of the day the query names, in the format it asks for.
+impl<R: Serialize + Send + 'static> DayReport<R> {
+    /// The report of the day the query names, in the format it asks for.
     async fn answer(
         &self,
         state: State,
