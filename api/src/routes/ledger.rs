@@ -215,6 +215,25 @@ fn tree_error(e: ledger::storage::tree::TreeError) -> ApiError {
     }
 }
 
+/// A proof's tree sizes start at 1: a query that gives 0 for one is refused.
+fn sizes_start_at_one(given: &[Option<u64>]) -> Result<(), ApiError> {
+    if given.contains(&Some(0)) {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "tree sizes start at 1",
+        ));
+    }
+    Ok(())
+}
+
+/// The tree size a query gives, or the ledger's size now.
+fn size_or_now(conn: &mut diesel::PgConnection, given: Option<u64>) -> Result<u64, ApiError> {
+    match given {
+        Some(size) => Ok(size),
+        None => Ok(reads::size(conn)?),
+    }
+}
+
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct InclusionQuery {
@@ -246,17 +265,9 @@ pub async fn inclusion_proof(
     query: web::Query<InclusionQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    if q.size == Some(0) {
-        return Err(ApiError::bad_request(
-            "invalid_query",
-            "tree sizes start at 1",
-        ));
-    }
+    sizes_start_at_one(&[q.size])?;
     let view = on_primary(state, move |conn, _| -> Result<_, ApiError> {
-        let size = match q.size {
-            Some(s) => s,
-            None => reads::size(conn)?,
-        };
+        let size = size_or_now(conn, q.size)?;
         let (root, proof) =
             ledger::storage::tree::inclusion_proof(conn, q.index, size).map_err(tree_error)?;
         // The leaf's hash stays when its entry is archived.
@@ -303,17 +314,9 @@ pub async fn consistency_proof(
     query: web::Query<ConsistencyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    if q.first == 0 || q.second == Some(0) {
-        return Err(ApiError::bad_request(
-            "invalid_query",
-            "tree sizes start at 1",
-        ));
-    }
+    sizes_start_at_one(&[Some(q.first), q.second])?;
     let view = on_primary(state, move |conn, _| -> Result<_, ApiError> {
-        let second = match q.second {
-            Some(s) => s,
-            None => reads::size(conn)?,
-        };
+        let second = size_or_now(conn, q.second)?;
         let (first_root, second_root, proof) =
             ledger::storage::tree::consistency_proof(conn, q.first, second).map_err(tree_error)?;
         Ok(ConsistencyProofView {
