@@ -1,9 +1,11 @@
 //! Values as the ledger's columns hold them: hashes of 32 bytes, indexes and numbers that fit a
 //! `bigint`; and a row inserted as it is kept.
 
+use diesel::dsl::{And, GtEq, Lt};
 use diesel::prelude::*;
 use diesel::query_builder::InsertStatement;
 use diesel::query_dsl::methods::ExecuteDsl;
+use diesel::sql_types::BigInt;
 
 use crate::error::LedgerError;
 
@@ -44,4 +46,12 @@ where
     fn insert_into(&self, conn: &mut PgConnection, table: T) -> QueryResult<usize> {
         diesel::insert_into(table).values(self).execute(conn)
     }
+}
+
+/// `index` (a ledger index column) in `[from, end)`: the rows of a range of entries.
+pub(crate) fn index_within<C>(index: C, from: i64, end: i64) -> And<GtEq<C, i64>, Lt<C, i64>>
+where
+    C: Expression<SqlType = BigInt> + ExpressionMethods + Copy,
+{
+    index.ge(from).and(index.lt(end))
 }

@@ -8,6 +8,7 @@ use std::fmt::Debug;
 use diesel::prelude::*;
 
 use super::append::rows::{finding_rows, verdict_row};
+use super::columns::index_within;
 use super::models::{AdjudicationRow, FindingRow, NewAdjudication, RoundIdRow};
 use super::schema::{adjudications, findings, round_ids};
 use crate::error::LedgerError;
@@ -222,41 +223,37 @@ impl StoredDerived {
     /// The rows stored for the entries `start..end`.
     pub(super) fn load(conn: &mut PgConnection, start: u64, end: u64) -> Result<Self, LedgerError> {
         let (start, end) = (start as i64, end as i64);
-        let verdicts = adjudications::table
-            .filter(adjudications::ledger_index.ge(start))
-            .filter(adjudications::ledger_index.lt(end))
+        let verdicts: Vec<AdjudicationRow> = adjudications::table
+            .filter(index_within(adjudications::ledger_index, start, end))
             .select(AdjudicationRow::as_select())
-            .load(conn)?
-            .into_iter()
-            .map(|row| (row.ledger_index, row))
-            .collect();
-        let mut stored = StoredDerived {
-            verdicts,
-            ..StoredDerived::default()
-        };
+            .load(conn)?;
+        let mut findings_by_index: HashMap<i64, Vec<FindingRow>> = HashMap::new();
         for row in findings::table
-            .filter(findings::ledger_index.ge(start))
-            .filter(findings::ledger_index.lt(end))
+            .filter(index_within(findings::ledger_index, start, end))
             .order((findings::ledger_index.asc(), findings::position.asc()))
             .select(FindingRow::as_select())
             .load(conn)?
         {
-            stored
-                .findings
+            findings_by_index
                 .entry(row.ledger_index)
                 .or_default()
                 .push(row);
         }
-        stored.round_ids = round_ids::table
-            .filter(round_ids::ledger_index.ge(start))
-            .filter(round_ids::ledger_index.lt(end))
+        let round_ids: Vec<RoundIdRow> = round_ids::table
+            .filter(index_within(round_ids::ledger_index, start, end))
             .select(RoundIdRow::as_select())
-            .load(conn)?
-            .into_iter()
-            .map(|row| (row.ledger_index, row))
-            .collect();
-        Ok(stored)
+            .load(conn)?;
+        Ok(StoredDerived {
+            verdicts: by_index(verdicts, |row| row.ledger_index),
+            findings: findings_by_index,
+            round_ids: by_index(round_ids, |row| row.ledger_index),
+        })
     }
+}
+
+/// `rows` by the ledger index `index_of` reads of each.
+fn by_index<R>(rows: Vec<R>, index_of: impl Fn(&R) -> i64) -> HashMap<i64, R> {
+    rows.into_iter().map(|row| (index_of(&row), row)).collect()
 }
 
 /// A round whose id the stored rows do not keep for it: a failure, unless an earlier round of

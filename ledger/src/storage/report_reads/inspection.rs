@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
+use crate::storage::columns::index_within;
 use crate::storage::schema::{adjudications, ledger_entries};
 use crate::LedgerError;
 
@@ -26,11 +27,7 @@ pub fn entries_from(
     limit: i64,
 ) -> Result<Vec<Vec<u8>>, LedgerError> {
     Ok(ledger_entries::table
-        .filter(
-            ledger_entries::idx
-                .ge(from)
-                .and(ledger_entries::idx.lt(end)),
-        )
+        .filter(index_within(ledger_entries::idx, from, end))
         .order(ledger_entries::idx.asc())
         .limit(limit)
         .select(ledger_entries::entry)
@@ -57,8 +54,11 @@ pub fn rounds_played_in_received_from(
     Ok(adjudications::table
         .filter(adjudications::played_at.ge(starts_at))
         .filter(adjudications::played_at.lt(ends_at))
-        .filter(adjudications::ledger_index.ge(from_index))
-        .filter(adjudications::ledger_index.lt(end_index))
+        .filter(index_within(
+            adjudications::ledger_index,
+            from_index,
+            end_index,
+        ))
         .order(adjudications::ledger_index.asc())
         .select(adjudications::ledger_index)
         .load(conn)?)
@@ -81,11 +81,7 @@ pub fn verdicts_from(
     limit: i64,
 ) -> Result<Vec<StoredVerdict>, LedgerError> {
     Ok(adjudications::table
-        .filter(
-            adjudications::ledger_index
-                .ge(from)
-                .and(adjudications::ledger_index.lt(end)),
-        )
+        .filter(index_within(adjudications::ledger_index, from, end))
         .order(adjudications::ledger_index.asc())
         .limit(limit)
         .select((
