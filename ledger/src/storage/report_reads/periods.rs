@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Binary, Text, Timestamptz};
 
+use super::round_sums::{PlayedSpan, PLAYED_WITHIN};
 use crate::storage::read_cut::LedgerCut;
 use crate::LedgerError;
 
@@ -115,16 +116,12 @@ pub fn rounds_per_table(
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> Result<Vec<TableRounds>, LedgerError> {
-    Ok(diesel::sql_query(
-        "SELECT table_id, count(*)::bigint AS rounds FROM adjudications \
-         WHERE played_at >= $1 AND played_at < $2 AND game <> 'poker_tournament' \
-           AND ledger_index < $3 \
-         GROUP BY table_id ORDER BY table_id",
-    )
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .bind::<BigInt, _>(cut.bound())
-    .load(conn)?)
+    let sql = format!(
+        "SELECT a.table_id, count(*)::bigint AS rounds FROM adjudications a \
+         WHERE {PLAYED_WITHIN} AND a.game <> 'poker_tournament' \
+         GROUP BY a.table_id ORDER BY a.table_id"
+    );
+    Ok(PlayedSpan { cut, start, end }.query(sql).load(conn)?)
 }
 
 /// A round and when it was played.
@@ -146,19 +143,18 @@ pub fn first_rounds_outside(
     (from, to): (&[DateTime<Utc>], &[DateTime<Utc>]),
     limit: i64,
 ) -> Result<Vec<RoundAt>, LedgerError> {
-    Ok(diesel::sql_query(
+    let sql = format!(
         "SELECT a.ledger_index, a.played_at FROM adjudications a \
-         WHERE a.table_id = $1 AND a.played_at >= $2 AND a.played_at < $3 AND a.ledger_index < $7 \
-           AND NOT EXISTS (SELECT 1 FROM unnest($4::timestamptz[], $5::timestamptz[]) AS p(f, t) \
+         WHERE {PLAYED_WITHIN} AND a.table_id = $4 \
+           AND NOT EXISTS (SELECT 1 FROM unnest($5::timestamptz[], $6::timestamptz[]) AS p(f, t) \
                            WHERE a.played_at >= p.f AND a.played_at <= p.t) \
-         ORDER BY a.played_at, a.ledger_index LIMIT $6",
-    )
-    .bind::<Text, _>(table_id)
-    .bind::<Timestamptz, _>(start)
-    .bind::<Timestamptz, _>(end)
-    .bind::<Array<Timestamptz>, _>(from)
-    .bind::<Array<Timestamptz>, _>(to)
-    .bind::<BigInt, _>(limit)
-    .bind::<BigInt, _>(cut.bound())
-    .load(conn)?)
+         ORDER BY a.played_at, a.ledger_index LIMIT $7"
+    );
+    Ok(PlayedSpan { cut, start, end }
+        .query(sql)
+        .bind::<Text, _>(table_id)
+        .bind::<Array<Timestamptz>, _>(from)
+        .bind::<Array<Timestamptz>, _>(to)
+        .bind::<BigInt, _>(limit)
+        .load(conn)?)
 }
