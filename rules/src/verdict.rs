@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::round_header::GameCode;
+use crate::round_header::{GameCode, Identified};
 
 /// Kinds of discrepancy between what the table did and what the plan requires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -366,6 +366,12 @@ impl<'a> Verdict<'a> {
             paid_h: totals.paid_h,
             ..self
         }
+    }
+
+    /// The verdict on `round` under plan `plan_id`, judged as `game`, before anything is found.
+    pub fn of(plan_id: &'a str, game: GameCode, round: &'a impl Identified) -> Verdict<'a> {
+        let identity = round.identity();
+        Verdict::new(plan_id, game, identity.table_id, identity.seq_no)
     }
 
     pub fn new(plan_id: &'a str, game: GameCode, table_id: &'a str, seq_no: u64) -> Verdict<'a> {

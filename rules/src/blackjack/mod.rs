@@ -86,13 +86,7 @@ pub fn adjudicate<'a>(
     }
     Ok(Verdict {
         findings,
-        ..Verdict::new(
-            &plan.plan_id,
-            GameCode::Blackjack,
-            &round.table_id,
-            round.seq_no,
-        )
-        .with_bets(totals)
+        ..Verdict::of(&plan.plan_id, GameCode::Blackjack, round).with_bets(totals)
     })
 }
 

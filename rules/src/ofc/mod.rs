@@ -292,12 +292,7 @@ pub fn adjudicate<'a>(op: &OfcPlan, plan: &'a Plan, hand: &'a OfcHand) -> Verdic
         bets,
         findings,
         fantasy_next: Some(fantasy),
-        ..Verdict::new(
-            &plan.plan_id,
-            GameCode::OpenFaceChinese,
-            &hand.table_id,
-            hand.seq_no,
-        )
+        ..Verdict::of(&plan.plan_id, GameCode::OpenFaceChinese, hand)
     }
 }
 

@@ -322,12 +322,7 @@ pub fn adjudicate<'a>(pp: &PokerCashPlan, plan: &'a Plan, hand: &'a PokerHand) -
         paid_h: paid_total_h,
         bets,
         findings,
-        ..Verdict::new(
-            &plan.plan_id,
-            GameCode::PokerCash,
-            &hand.table_id,
-            hand.seq_no,
-        )
+        ..Verdict::of(&plan.plan_id, GameCode::PokerCash, hand)
     }
 }
 

@@ -142,12 +142,7 @@ pub fn adjudicate<'a>(
         paid_h: 0,
         bets,
         findings,
-        ..Verdict::new(
-            &plan.plan_id,
-            collection.game,
-            &collection.table_id,
-            collection.seq_no,
-        )
+        ..Verdict::of(&plan.plan_id, collection.game, collection)
     })
 }
 

@@ -294,13 +294,7 @@ pub fn adjudicate<'a>(
         },
         void: winning.is_none(),
         findings,
-        ..Verdict::new(
-            &plan.plan_id,
-            GameCode::Roulette,
-            &round.table_id,
-            round.seq_no,
-        )
-        .with_bets(totals)
+        ..Verdict::of(&plan.plan_id, GameCode::Roulette, round).with_bets(totals)
     })
 }
 

@@ -185,12 +185,7 @@ pub fn adjudicate<'a>(tp: &TournamentPlan, plan: &'a Plan, t: &'a TournamentReco
             overlay_h: pool.overlay_h,
             prize_pool_h: pool.prize_pool_h,
         }),
-        ..Verdict::new(
-            &plan.plan_id,
-            GameCode::PokerTournament,
-            &t.table_id,
-            t.seq_no,
-        )
+        ..Verdict::of(&plan.plan_id, GameCode::PokerTournament, t)
     }
 }
 

@@ -236,13 +236,7 @@ pub fn adjudicate<'a>(
     }
     Ok(Verdict {
         findings,
-        ..Verdict::new(
-            &plan.plan_id,
-            GameCode::UltimateTexasHoldem,
-            &round.table_id,
-            round.seq_no,
-        )
-        .with_bets(totals)
+        ..Verdict::of(&plan.plan_id, GameCode::UltimateTexasHoldem, round).with_bets(totals)
     })
 }
 
