@@ -105,10 +105,15 @@ fn decimal_points(html: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The page of `october_first` in `language`, with the bundled plans' names.
+fn october_first_page(language: Language) -> String {
+    let plans = rules::PlanBook::builtin().unwrap();
+    render_in(&october_first(), &plans, language)
+}
+
 #[test]
 fn the_czech_page_names_bet_kinds_with_decimal_commas_and_czech_dates() {
-    let plans = rules::PlanBook::builtin().unwrap();
-    let page = render_in(&october_first(), &plans, Language::Czech);
+    let page = october_first_page(Language::Czech);
     // The kinds table: the straight up by its Czech name, not its code. 96.5 % and
     // 97.297297 % to two places, z = +1.234 to two. The tooltips: the day as Czech write it.
     assert_contains_all(
@@ -132,8 +137,7 @@ fn the_czech_page_names_bet_kinds_with_decimal_commas_and_czech_dates() {
 
 #[test]
 fn the_english_page_keeps_decimal_points_and_iso_dates() {
-    let plans = rules::PlanBook::builtin().unwrap();
-    let page = render_in(&october_first(), &plans, Language::English);
+    let page = october_first_page(Language::English);
     assert_contains_all(
         &page,
         &[

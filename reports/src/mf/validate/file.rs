@@ -27,6 +27,17 @@ pub(super) struct FileChecker<'a> {
 pub(super) struct Stop;
 
 impl FileChecker<'_> {
+    /// An error of line `line` after which the file is not read on.
+    fn stop_at(&mut self, code: &'static str, line: usize, message: String) -> Stop {
+        self.error(code, Some(line), None, message);
+        Stop
+    }
+
+    /// An error of field `field` of the metadata line.
+    fn meta_error(&mut self, code: &'static str, field: &str, message: String) {
+        self.error(code, Some(1), Some(field), message);
+    }
+
     pub(super) fn error(
         &mut self,
         code: &'static str,
@@ -56,31 +67,26 @@ impl FileChecker<'_> {
                     .filter(|b| **b == b'\n')
                     .count()
                     + 1;
-                self.error(
+                return Err(self.stop_at(
                     "ERR_LINE_BAD_UTF8",
-                    Some(line),
-                    None,
+                    line,
                     "the file is not UTF-8".into(),
-                );
-                return Err(Stop);
+                ));
             }
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let lines = self.lines(text)?;
         let Some(meta) = lines.first() else {
-            self.error("ERR_LINE_META", Some(1), None, "the file is empty".into());
-            return Err(Stop);
+            return Err(self.stop_at("ERR_LINE_META", 1, "the file is empty".into()));
         };
         self.check_metadata(meta)?;
         let fields = self.schema.file_fields(&self.name.model, self.file);
         let Some(header) = lines.get(1) else {
-            self.error(
+            return Err(self.stop_at(
                 "ERR_LINE_BAD_HEADER",
-                Some(2),
-                None,
+                2,
                 "the header line is missing".into(),
-            );
-            return Err(Stop);
+            ));
         };
         self.check_header(header, &fields)?;
         let records = lines.len() - 2;
@@ -119,32 +125,26 @@ impl FileChecker<'_> {
             let (line, next) = match rest.find('\n') {
                 Some(end) => (&rest[..end], &rest[end + 1..]),
                 None => {
-                    self.error(
+                    return Err(self.stop_at(
                         "ERR_LINE_INVALID_CSV",
-                        Some(number),
-                        None,
+                        number,
                         "the last line does not end with CRLF".into(),
-                    );
-                    return Err(Stop);
+                    ));
                 }
             };
             let Some(line) = line.strip_suffix('\r') else {
-                self.error(
+                return Err(self.stop_at(
                     "ERR_LINE_INVALID_CSV",
-                    Some(number),
-                    None,
+                    number,
                     "the line ends with LF alone; lines end with CRLF".into(),
-                );
-                return Err(Stop);
+                ));
             };
             if line.contains('\r') {
-                self.error(
+                return Err(self.stop_at(
                     "ERR_LINE_INVALID_CSV",
-                    Some(number),
-                    None,
+                    number,
                     "a CR inside the line".into(),
-                );
-                return Err(Stop);
+                ));
             }
             if line.len() + 2 > MAX_LINE_BYTES {
                 self.error(
@@ -162,70 +162,55 @@ impl FileChecker<'_> {
 
     fn check_metadata(&mut self, meta: &str) -> Result<(), Stop> {
         if meta.len() < 4 {
-            self.error(
-                "ERR_LINE_META",
-                Some(1),
-                None,
-                "the metadata line is too short".into(),
-            );
-            return Err(Stop);
+            return Err(self.stop_at("ERR_LINE_META", 1, "the metadata line is too short".into()));
         }
         let Some(meta) = meta.strip_prefix('#') else {
-            self.error(
+            return Err(self.stop_at(
                 "ERR_LINE_INVALID_HASH",
-                Some(1),
-                None,
+                1,
                 "the metadata line must start with `#`".into(),
-            );
-            return Err(Stop);
+            ));
         };
         let parts: Vec<&str> = meta.split(';').collect();
         let [package, file, created, version] = parts.as_slice() else {
-            self.error(
+            return Err(self.stop_at(
                 "ERR_LINE_SPLIT_META",
-                Some(1),
-                None,
+                1,
                 format!("{} fields in the metadata line; it has 4", parts.len()),
-            );
-            return Err(Stop);
+            ));
         };
         let before = self.errors.len();
         if !package.eq_ignore_ascii_case(self.package) {
-            self.error(
+            self.meta_error(
                 "ERR_META_FIELD_BAD_PACKAGE",
-                Some(1),
-                Some("PackageNumber"),
+                "PackageNumber",
                 format!("`{package}` is not the package's name `{}`", self.package),
             );
         }
         if !file.eq_ignore_ascii_case(self.file) {
-            self.error(
+            self.meta_error(
                 "ERR_META_FIELD_BAD_PACKAGE",
-                Some(1),
-                Some("FileName"),
+                "FileName",
                 format!("`{file}` is not the file's name `{}`", self.file),
             );
         }
         match DateTime::parse_from_rfc3339(created) {
             Ok(t) if t.with_timezone(&Utc) <= self.settings.now => {}
-            Ok(_) => self.error(
+            Ok(_) => self.meta_error(
                 "ERR_META_FIELD_DATETIME",
-                Some(1),
-                Some("CreatedAt"),
+                "CreatedAt",
                 format!("`{created}` is in the future"),
             ),
-            Err(_) => self.error(
+            Err(_) => self.meta_error(
                 "ERR_META_FIELD_DATETIME",
-                Some(1),
-                Some("CreatedAt"),
+                "CreatedAt",
                 format!("`{created}` is not an RFC 3339 date-time with an offset"),
             ),
         }
         if *version != FORMAT_VERSION {
-            self.error(
+            self.meta_error(
                 "ERR_META_FIELD_VERSION",
-                Some(1),
-                Some("PackageVersion"),
+                "PackageVersion",
                 format!("`{version}`; the format version is `{FORMAT_VERSION}`"),
             );
         }
@@ -244,16 +229,14 @@ impl FileChecker<'_> {
                 .zip(&expected)
                 .all(|(a, b)| a.eq_ignore_ascii_case(b));
         if !same {
-            self.error(
+            return Err(self.stop_at(
                 "ERR_LINE_BAD_HEADER",
-                Some(2),
-                None,
+                2,
                 format!(
                     "the header is `{header}`; it must be `{}`",
                     expected.join(";")
                 ),
-            );
-            return Err(Stop);
+            ));
         }
         Ok(())
     }
