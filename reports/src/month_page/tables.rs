@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use super::format::{deviation_cell, money, pct_cell, thousands};
 use super::names::{bet_kind_name, GameName};
+use crate::deviation::Deviation;
 use crate::html::esc;
 use crate::monthly::{KindRow, RtpRow};
 use crate::sheet::Language;
@@ -23,11 +24,10 @@ pub(super) fn summary_table(
          <th>z (σ)</th><th>findings (open)</th></tr>",
     ));
     for r in games {
-        let flagged = r.deviation.is_some_and(|d| d.flagged);
         let _ = write!(
             html,
             "<tr{}><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{} ({})</td></tr>",
-            if flagged { " class=\"flag\"" } else { "" },
+            flag_class(r.deviation),
             esc(&name(&r.game)),
             thousands(r.rounds),
             money(r.stakes_h),
@@ -43,6 +43,14 @@ pub(super) fn summary_table(
     html.push_str("</table></section>");
 }
 
+/// The class of a row whose deviation is flagged; none otherwise.
+fn flag_class(deviation: Option<Deviation>) -> &'static str {
+    match deviation.is_some_and(|d| d.flagged) {
+        true => " class=\"flag\"",
+        false => "",
+    }
+}
+
 pub(super) fn kinds_table(html: &mut String, kinds: &[KindRow], name: &GameName<'_>, l: Language) {
     html.push_str(l.pick(
         "<section><h2>Podle druhu sázky (všechny stoly)</h2><table><tr><th class=\"l\">hra</th>\
@@ -53,11 +61,10 @@ pub(super) fn kinds_table(html: &mut String, kinds: &[KindRow], name: &GameName<
          <th>actual RTP</th><th>theoretical</th><th>z (σ)</th></tr>",
     ));
     for k in kinds.iter().filter(|k| k.table_id.is_none()) {
-        let flagged = k.deviation.is_some_and(|d| d.flagged);
         let _ = write!(
             html,
             "<tr{}><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}</tr>",
-            if flagged { " class=\"flag\"" } else { "" },
+            flag_class(k.deviation),
             esc(&name(&k.game)),
             esc(&bet_kind_name(&k.game, &k.bet_kind, l)),
             k.rounds,
