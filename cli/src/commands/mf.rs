@@ -12,6 +12,8 @@ use reports::mf::{self, OperatorConfig, PackageRequest, PackageSource, Validatio
 
 use ledger::storage::database::DatabaseChoice;
 
+use super::database::with_database;
+
 /// The configuration file unless `--config` names another: `dozor.toml` in the data directory.
 pub fn config_path(global: &DatabaseChoice, config: Option<PathBuf>) -> PathBuf {
     config.unwrap_or_else(|| global.data_dir.join("dozor.toml"))
@@ -154,26 +156,24 @@ fn deliver(global: &DatabaseChoice, args: DeliverArgs) -> anyhow::Result<ExitCod
     let keys = delivery_keys(&config, &config_file)?;
     let operator = super::serve::existing_operator_key(global, args.operator_key)?;
     let plans = rules::PlanBook::builtin()?;
-    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let mut conn = connect(&db.url)?;
-    let request = PackageRequest {
-        config: &config,
-        premises: &args.misto,
-        month,
-        version: 1,
-        clock,
-        plans: &plans,
-        now: Utc::now(),
-    };
-    let delivered = mf::deliver::deliver(
-        &mut conn,
-        operator.signing_key(),
-        &request,
-        &keys,
-        &dozor_log::registry_history::cli_actor(),
-    );
-    drop(conn);
-    db.close()?;
+    let delivered = with_database(global, |conn| {
+        let request = PackageRequest {
+            config: &config,
+            premises: &args.misto,
+            month,
+            version: 1,
+            clock,
+            plans: &plans,
+            now: Utc::now(),
+        };
+        mf::deliver::deliver(
+            conn,
+            operator.signing_key(),
+            &request,
+            &keys,
+            &dozor_log::registry_history::cli_actor(),
+        )
+    })?;
     let delivered = match delivered {
         Err(mf::PackageError::Invalid { name, errors }) => {
             for e in &errors {
@@ -224,19 +224,16 @@ fn confirm(global: &DatabaseChoice, args: ConfirmArgs) -> anyhow::Result<ExitCod
     let bytes =
         std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
     let operator = super::serve::existing_operator_key(global, args.operator_key)?;
-    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let mut conn = connect(&db.url)?;
-    let outcome = mf::confirm::receive(
-        &mut conn,
-        operator.signing_key(),
-        &keys,
-        &file_name,
-        &bytes,
-        Utc::now(),
-    );
-    drop(conn);
-    db.close()?;
-    let outcome = outcome?;
+    let outcome = with_database(global, |conn| {
+        mf::confirm::receive(
+            conn,
+            operator.signing_key(),
+            &keys,
+            &file_name,
+            &bytes,
+            Utc::now(),
+        )
+    })??;
     if outcome.step == dozor_log::registry_event::DeliveryStep::ConfirmationRefused {
         // A refusal is one line, as every refusal of the command line is; the file is kept.
         eprintln!(
@@ -295,12 +292,7 @@ fn registration(global: &DatabaseChoice, args: RegistrationArgs) -> anyhow::Resu
 }
 
 fn deliveries(global: &DatabaseChoice, args: DeliveriesArgs) -> anyhow::Result<ExitCode> {
-    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let mut conn = connect(&db.url)?;
-    let statuses = mf::status::statuses(&mut conn);
-    drop(conn);
-    db.close()?;
-    let statuses = statuses?;
+    let statuses = with_database(global, mf::status::statuses)??;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&statuses)?);
         return Ok(ExitCode::SUCCESS);
@@ -471,15 +463,10 @@ pub fn periods(global: &DatabaseChoice, args: PeriodsArgs) -> anyhow::Result<Exi
     } else {
         0
     };
-    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let mut conn = connect(&db.url)?;
-    let audit = reports::periods::build(
-        &mut conn,
-        &reports::periods::AuditSettings { clock, tolerance_h },
-        month,
-    );
-    drop(conn);
-    db.close()?;
+    let audit = with_database(global, |conn| {
+        let settings = reports::periods::AuditSettings { clock, tolerance_h };
+        reports::periods::build(conn, &settings, month)
+    })?;
     let writers = super::output::Writers {
         csv: reports::periods::to_csv,
         sheet: reports::periods::sheet,

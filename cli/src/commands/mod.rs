@@ -3,6 +3,7 @@
 mod adjudicate;
 mod apikey;
 mod clock;
+mod database;
 mod export;
 mod keys;
 mod log;

@@ -3,10 +3,9 @@
 use std::process::ExitCode;
 
 use chrono::NaiveDate;
-use ledger::storage::connect;
-use ledger::storage::database::Database;
 use reports::monthly::{self, RtpRequest};
 
+use super::database::with_database;
 use super::output::{Format, Output, Writers};
 use ledger::storage::database::DatabaseChoice;
 
@@ -41,12 +40,7 @@ pub fn run(global: &DatabaseChoice, args: RtpReportArgs) -> anyhow::Result<ExitC
         game: args.game,
         table_id: args.table_id,
     };
-    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let mut conn = connect(&db.url)?;
-    let report = monthly::build(&mut conn, &clock, &request);
-    drop(conn);
-    db.close()?;
-    let report = report?;
+    let report = with_database(global, |conn| monthly::build(conn, &clock, &request))??;
     match format {
         Format::Html(language) => args
             .output

@@ -1,10 +1,12 @@
 use std::process::ExitCode;
 
-use chrono::Utc;
-use ledger::storage::connect;
-use ledger::storage::database::Database;
-use reports::daily;
+use chrono::{NaiveDate, Utc};
+use ledger::storage::PgConnection;
+use reports::sheet::{Language, Sheet};
+use reports::{daily, fantasy, shoes, table_audit, time_audit, ReportError};
+use rules::gaming_day::GamingDayClock;
 
+use super::database::with_database;
 use super::output::{Output, Writers};
 use ledger::storage::database::DatabaseChoice;
 
@@ -69,11 +71,7 @@ fn wheels(global: &DatabaseChoice, args: MonthArgs) -> anyhow::Result<ExitCode> 
     let month = super::clock::month_arg(&args.month, &clock)?;
     let format = args.output.format("csv", false)?;
     let plans = rules::PlanBook::builtin()?;
-    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let mut conn = connect(&db.url)?;
-    let statistics = reports::wheels::build(&mut conn, &clock, month);
-    drop(conn);
-    db.close()?;
+    let statistics = with_database(global, |conn| reports::wheels::build(conn, &clock, month))?;
     let writers = Writers {
         csv: reports::wheels::to_csv,
         sheet: reports::wheels::sheet,
@@ -125,73 +123,64 @@ pub fn run(global: &DatabaseChoice, args: ReportArgs) -> anyhow::Result<ExitCode
         .map_err(|m| anyhow::anyhow!("--day: {m}"))?;
     let format = output.format("csv", false)?;
     let plans = rules::PlanBook::builtin()?;
-    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let mut conn = connect(&db.url)?;
-    let written = match kind {
-        DayReport::Daily => write_as(
-            &output,
+    let written = with_database(global, |conn| {
+        let mut out = DayOutput {
+            output: &output,
             format,
-            daily::build(&mut conn, &clock, day),
-            Writers {
-                csv: daily::to_csv,
-                sheet: daily::sheet,
-                plans: &plans,
-            },
-        ),
-        DayReport::Shoes => write_as(
-            &output,
-            format,
-            reports::shoes::build(&mut conn, &clock, day, &plans),
-            Writers {
-                csv: reports::shoes::to_csv,
-                sheet: reports::shoes::sheet,
-                plans: &plans,
-            },
-        ),
-        DayReport::Fantasy => write_as(
-            &output,
-            format,
-            reports::fantasy::build(&mut conn, &clock, day, &plans),
-            Writers {
-                csv: reports::fantasy::to_csv,
-                sheet: reports::fantasy::sheet,
-                plans: &plans,
-            },
-        ),
-        DayReport::TimeCollection => write_as(
-            &output,
-            format,
-            reports::time_audit::build(&mut conn, &clock, day, &plans),
-            Writers {
-                csv: reports::time_audit::to_csv,
-                sheet: reports::time_audit::sheet,
-                plans: &plans,
-            },
-        ),
-        DayReport::TableAudit => write_as(
-            &output,
-            format,
-            reports::table_audit::build(&mut conn, &clock, day, &plans),
-            Writers {
-                csv: reports::table_audit::to_csv,
-                sheet: reports::table_audit::sheet,
-                plans: &plans,
-            },
-        ),
-    };
-    drop(conn);
-    db.close()?;
+            plans: &plans,
+            conn,
+            clock: &clock,
+            day,
+        };
+        match kind {
+            DayReport::Daily => out.write(
+                |conn, clock, day, _| daily::build(conn, clock, day),
+                daily::to_csv,
+                daily::sheet,
+            ),
+            DayReport::Shoes => out.write(shoes::build, shoes::to_csv, shoes::sheet),
+            DayReport::Fantasy => out.write(fantasy::build, fantasy::to_csv, fantasy::sheet),
+            DayReport::TimeCollection => {
+                out.write(time_audit::build, time_audit::to_csv, time_audit::sheet)
+            }
+            DayReport::TableAudit => {
+                out.write(table_audit::build, table_audit::to_csv, table_audit::sheet)
+            }
+        }
+    })?;
     written??;
     Ok(ExitCode::SUCCESS)
 }
 
-/// A report as asked, when it was built; its build's error otherwise (the caller closes the
-/// database first either way).
-fn write_as<R: serde::Serialize>(
-    output: &Output,
+/// A gaming day's report as asked: where and how it is written, and what it is built from.
+struct DayOutput<'a> {
+    output: &'a Output,
     format: super::output::Format,
-    built: Result<R, reports::ReportError>,
-    writers: Writers<'_, R>,
-) -> Result<anyhow::Result<()>, reports::ReportError> {
-    built.map(|report| output.write(format, &report, writers))
+    plans: &'a rules::PlanBook,
+    conn: &'a mut PgConnection,
+    clock: &'a GamingDayClock,
+    day: NaiveDate,
+}
+
+/// How a day's report is built.
+type DayBuild<R> =
+    fn(&mut PgConnection, &GamingDayClock, NaiveDate, &rules::PlanBook) -> Result<R, ReportError>;
+
+impl DayOutput<'_> {
+    /// The report `build` makes, written by `csv` or `sheet`, when it was built; its build's
+    /// error otherwise (the caller closes the database first either way).
+    fn write<R: serde::Serialize>(
+        &mut self,
+        build: DayBuild<R>,
+        csv: fn(&R) -> Result<String, ReportError>,
+        sheet: fn(&R, &rules::PlanBook, Language) -> Sheet,
+    ) -> Result<anyhow::Result<()>, ReportError> {
+        let writers = Writers {
+            csv,
+            sheet,
+            plans: self.plans,
+        };
+        build(self.conn, self.clock, self.day, self.plans)
+            .map(|report| self.output.write(self.format, &report, writers))
+    }
 }

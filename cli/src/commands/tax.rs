@@ -5,10 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use chrono::Utc;
-use ledger::storage::connect;
-use ledger::storage::database::Database;
 use reports::tax::{self, Quarter, RateTable};
 
+use super::database::with_database;
 use super::output::{Output, Writers};
 use ledger::storage::database::DatabaseChoice;
 
@@ -41,11 +40,7 @@ pub fn run(global: &DatabaseChoice, args: TaxArgs) -> anyhow::Result<ExitCode> {
     };
     // A quarter the table has no rate for is refused before the database is opened.
     tax::segments(quarter, &rates)?;
-    let db = Database::open(global.database_url.clone(), &global.data_dir)?;
-    let mut conn = connect(&db.url)?;
-    let report = tax::build(&mut conn, &clock, quarter, &rates);
-    drop(conn);
-    db.close()?;
+    let report = with_database(global, |conn| tax::build(conn, &clock, quarter, &rates))?;
     let writers = Writers {
         csv: tax::to_csv,
         sheet: tax::sheet,
