@@ -3,12 +3,10 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum LedgerError {
-    #[error("not canonicalizable JSON: {0}")]
-    Canonical(String),
-    #[error("bad signature: {0}")]
-    Signature(String),
-    #[error("bad key: {0}")]
-    Key(String),
+    /// A record, key or signature that does not read (`dozor_log`'s own errors), or a key the
+    /// ledger refuses ([`LedgerError::key`]).
+    #[error(transparent)]
+    Log(dozor_log::LogError),
     #[error("database: {0}")]
     Database(#[from] diesel::result::Error),
     #[error("database connection: {0}")]
@@ -105,6 +103,11 @@ pub(crate) use storage_error_from_diesel;
 storage_error_from_diesel!(TreeError);
 
 impl LedgerError {
+    /// A bad key: one the ledger's own account of keys refuses.
+    pub fn key(message: String) -> Self {
+        LedgerError::Log(dozor_log::LogError::Key(message))
+    }
+
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
         LedgerError::Io {
             context: context.into(),
@@ -125,10 +128,8 @@ impl From<TreeError> for LedgerError {
 impl From<dozor_log::LogError> for LedgerError {
     fn from(e: dozor_log::LogError) -> Self {
         match e {
-            dozor_log::LogError::Canonical(m) => LedgerError::Canonical(m),
-            dozor_log::LogError::Signature(m) => LedgerError::Signature(m),
-            dozor_log::LogError::Key(m) => LedgerError::Key(m),
             dozor_log::LogError::Io { context, source } => LedgerError::Io { context, source },
+            other => LedgerError::Log(other),
         }
     }
 }

@@ -37,13 +37,13 @@ pub fn load_or_create(
             .map_err(|e| LedgerError::io(format!("creating {}", data_dir.display()), e))?;
         let key = dozor_log::keys::generate();
         let name = origin.map_or_else(|| default_origin(&key.verifying_key()), str::to_owned);
-        let signer = NoteSigner::new(&name, key).map_err(|e| LedgerError::Key(e.to_string()))?;
+        let signer = NoteSigner::new(&name, key).map_err(|e| LedgerError::key(e.to_string()))?;
         write_private(&path, &signer.private_key())?;
         tracing::warn!(path = %path.display(), verifier_key = %signer.verifier(), "created an operator checkpoint key");
     }
     let signer = read(&path)?;
     if let Some(origin) = origin.filter(|o| *o != signer.name()) {
-        return Err(LedgerError::Key(format!(
+        return Err(LedgerError::key(format!(
             "the operator key {} signs checkpoints under the origin `{}`, the configuration says `{origin}`: a log's origin changes only by a recorded rotation (`dozor log rotate`)",
             path.display(),
             signer.name()
@@ -57,7 +57,7 @@ pub fn load_or_create(
 pub fn load_existing(data_dir: &Path, path: Option<PathBuf>) -> Result<NoteSigner, LedgerError> {
     let path = path.unwrap_or_else(|| default_path(data_dir));
     if !path.exists() {
-        return Err(LedgerError::Key(format!(
+        return Err(LedgerError::key(format!(
             "no operator key at {}: give the ledger's own with --operator-key",
             path.display()
         )));
@@ -69,7 +69,7 @@ fn read(path: &Path) -> Result<NoteSigner, LedgerError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| LedgerError::io(format!("reading operator key {}", path.display()), e))?;
     let signer = NoteSigner::from_private_key(&text)
-        .map_err(|e| LedgerError::Key(format!("operator key {}: {e}", path.display())))?;
+        .map_err(|e| LedgerError::key(format!("operator key {}: {e}", path.display())))?;
     tracing::info!(verifier_key = %signer.verifier(), "checkpoints are signed with");
     Ok(signer)
 }

@@ -115,7 +115,7 @@ pub fn check_signer(conn: &mut PgConnection, signer: &NoteSigner) -> Result<(), 
         if next.to_string() == given {
             return Ok(());
         }
-        return Err(LedgerError::Key(format!(
+        return Err(LedgerError::key(format!(
             "the log was handed to `{next}` at size {}; the operator key given is `{given}`",
             latest.size
         )));
@@ -123,7 +123,7 @@ pub fn check_signer(conn: &mut PgConnection, signer: &NoteSigner) -> Result<(), 
     if latest.verifier_key == given {
         return Ok(());
     }
-    Err(LedgerError::Key(format!(
+    Err(LedgerError::key(format!(
         "the ledger's checkpoints (the latest of size {}) are signed by `{}`; the operator key given is `{given}`: a log's key and origin change only by a recorded rotation (`dozor log rotate`)",
         latest.size, latest.verifier_key
     )))
@@ -131,5 +131,5 @@ pub fn check_signer(conn: &mut PgConnection, signer: &NoteSigner) -> Result<(), 
 
 /// The key a stored checkpoint hands the log to, if it is a rotation's.
 pub fn successor(row: &CheckpointRow) -> Result<Option<NoteVerifier>, LedgerError> {
-    rotated_to(&row.note).map_err(|e| LedgerError::Key(format!("checkpoint {}: {e}", row.size)))
+    rotated_to(&row.note).map_err(|e| LedgerError::key(format!("checkpoint {}: {e}", row.size)))
 }

@@ -97,7 +97,7 @@ pub fn accept(
     now: DateTime<Utc>,
 ) -> Result<AcceptedReceipt, LedgerError> {
     if reason.trim().is_empty() {
-        return Err(LedgerError::Key(
+        return Err(LedgerError::key(
             "accepting a rollback needs a reason".into(),
         ));
     }
@@ -135,7 +135,7 @@ pub fn accept(
             }
         }
         if lost.is_empty() {
-            return Err(LedgerError::Key(format!(
+            return Err(LedgerError::key(format!(
                 "no rollback to accept: no witnessed checkpoint is larger than the ledger's {size} entries"
             )));
         }

@@ -40,10 +40,10 @@ pub fn rotate(
     now: DateTime<Utc>,
 ) -> Result<RotationReceipt, LedgerError> {
     if reason.trim().is_empty() {
-        return Err(LedgerError::Key("a rotation needs a reason".into()));
+        return Err(LedgerError::key("a rotation needs a reason".into()));
     }
     if next.key == current.verifier().key {
-        return Err(LedgerError::Key(
+        return Err(LedgerError::key(
             "the new key is the key that holds the log".into(),
         ));
     }

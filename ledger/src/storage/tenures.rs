@@ -39,7 +39,7 @@ pub fn rotations(conn: &mut PgConnection) -> Result<Vec<StoredRotation>, LedgerE
             };
             let key = |text: &str| {
                 NoteVerifier::parse(text).map_err(|e| {
-                    LedgerError::Key(format!("the rotation at index {index} names `{text}`: {e}"))
+                    LedgerError::key(format!("the rotation at index {index} names `{text}`: {e}"))
                 })
             };
             Ok(StoredRotation {
@@ -62,7 +62,7 @@ pub fn operator_chain(
     let mut chain: Vec<NoteVerifier> = Vec::with_capacity(rotations.len() + 1);
     for rotation in &rotations {
         if chain.last().is_some_and(|last| *last != rotation.from_key) {
-            return Err(LedgerError::Key(format!(
+            return Err(LedgerError::key(format!(
                 "the rotation at index {} hands over `{}`, which did not hold the log",
                 rotation.index, rotation.from_key
             )));
@@ -75,7 +75,7 @@ pub fn operator_chain(
     match chain.last() {
         None => Ok(vec![holder.clone()]),
         Some(last) if last == holder => Ok(chain),
-        Some(last) => Err(LedgerError::Key(format!(
+        Some(last) => Err(LedgerError::key(format!(
             "the log was handed to `{last}` (rotation at index {}); the operator key given is `{holder}`",
             rotations.last().map_or(0, |r| r.index)
         ))),
@@ -135,10 +135,10 @@ pub fn check_holder(
         {
             Ok(())
         }
-        Ok(RegistryEvent::LogRotated { to_key, .. }) => Err(LedgerError::Key(format!(
+        Ok(RegistryEvent::LogRotated { to_key, .. }) => Err(LedgerError::key(format!(
             "the log was handed to `{to_key}`; this operator key no longer signs it"
         ))),
-        _ => Err(LedgerError::Key(
+        _ => Err(LedgerError::key(
             "the ledger's latest rotation does not read as one".into(),
         )),
     }
