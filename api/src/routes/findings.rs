@@ -13,7 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::download::{self, Format};
 use crate::error::{ApiError, ErrorBody};
-use crate::gate::Authorized;
+use crate::gate::{Authorized, State};
 use crate::routes::blocking::on_primary;
 use crate::routes::tables::LedgerEntryView;
 
@@ -128,11 +128,7 @@ pub async fn list(
     let language = download::language(query.lang.take().as_deref())?;
     let mut filter = query.filter(&state.clock)?;
     if format == Format::Json {
-        let page = on_primary(state, move |conn, state| {
-            findings::list(conn, &state.clock, &filter)
-        })
-        .await?;
-        return Ok(HttpResponse::Ok().json(page));
+        return Ok(HttpResponse::Ok().json(page(state, filter).await?));
     }
     filter.limit = findings::MAX_EXPORT;
     filter.offset = 0;
@@ -142,6 +138,14 @@ pub async fn list(
     })
     .await?;
     download::sheet_file(sheet, format, language, "findings").await
+}
+
+/// The page of findings `filter` selects (its limit and offset).
+pub(crate) async fn page(state: State, filter: FindingFilter) -> Result<FindingPage, ApiError> {
+    on_primary(state, move |conn, state| {
+        findings::list(conn, &state.clock, &filter)
+    })
+    .await
 }
 
 /// A finding's id as a path gives it: `<round ledger index>.<position>`.

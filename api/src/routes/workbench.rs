@@ -140,10 +140,7 @@ pub async fn list(
     let filter = query.filter(&state.clock);
     let (status, page, notice) = match filter {
         Ok(filter) => {
-            let page = on_primary(state.clone(), move |conn, state| {
-                findings::list(conn, &state.clock, &filter)
-            })
-            .await?;
+            let page = crate::routes::findings::page(state.clone(), filter).await?;
             (actix_web::http::StatusCode::OK, page, None)
         }
         Err(e) => (
