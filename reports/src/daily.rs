@@ -149,8 +149,7 @@ struct Sums {
 }
 
 fn add(a: i64, b: i64) -> Result<i64, ReportError> {
-    a.checked_add(b)
-        .ok_or(ReportError::Overflow("report totals"))
+    crate::error::checked_sum(a, b, "report totals")
 }
 
 impl Sums {

@@ -15,3 +15,8 @@ pub enum ReportError {
     #[error(transparent)]
     Ledger(#[from] ledger::LedgerError),
 }
+
+/// `a + b`, or the overflow of summing `what`.
+pub(crate) fn checked_sum(a: i64, b: i64, what: &'static str) -> Result<i64, ReportError> {
+    a.checked_add(b).ok_or(ReportError::Overflow(what))
+}

@@ -10,6 +10,7 @@ use ledger::storage::read_cut::LedgerCut;
 use ledger::storage::report_reads;
 use ledger::storage::report_reads::findings::FindingAggregate;
 use ledger::storage::report_reads::monthly::{DayAggregate, KindAggregate};
+use ledger::storage::report_reads::round_sums::RoundCounts;
 use ledger::storage::report_reads::tables::TableGame;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -146,17 +147,14 @@ impl RtpReport {
 }
 
 fn add(a: i64, b: i64) -> Result<i64, ReportError> {
-    a.checked_add(b)
-        .ok_or(ReportError::Overflow("RTP report totals"))
+    crate::error::checked_sum(a, b, "RTP report totals")
 }
 
 /// Running sums of a row.
 #[derive(Debug, Clone, Default)]
 struct Sums {
-    rounds: i64,
-    void_rounds: i64,
-    stakes_h: i64,
-    returned_h: i64,
+    /// Rounds, void rounds, every stake and the stakes handed back on void rounds.
+    counts: RoundCounts,
     payouts_h: i64,
     moments: Moments,
     findings: FindingSummary,
@@ -183,10 +181,7 @@ impl FindingSummary {
 
 impl Sums {
     fn absorb(&mut self, o: &Sums) -> Result<(), ReportError> {
-        self.rounds = add(self.rounds, o.rounds)?;
-        self.void_rounds = add(self.void_rounds, o.void_rounds)?;
-        self.stakes_h = add(self.stakes_h, o.stakes_h)?;
-        self.returned_h = add(self.returned_h, o.returned_h)?;
+        self.counts.absorb_with(&o.counts, add)?;
         self.payouts_h = add(self.payouts_h, o.payouts_h)?;
         self.moments.absorb(&o.moments);
         self.findings.absorb(&o.findings)
@@ -199,8 +194,9 @@ impl Sums {
         table_id: Option<&str>,
     ) -> Result<RtpRow, ReportError> {
         let played_h = self
+            .counts
             .stakes_h
-            .checked_sub(self.returned_h)
+            .checked_sub(self.counts.returned_h)
             .ok_or(ReportError::Overflow("played stakes"))?;
         let ggr_h = played_h
             .checked_sub(self.payouts_h)
@@ -210,10 +206,10 @@ impl Sums {
             gaming_day,
             game: game.to_owned(),
             table_id: table_id.map(str::to_owned),
-            rounds: self.rounds,
-            void_rounds: self.void_rounds,
-            stakes_h: self.stakes_h,
-            returned_stakes_h: self.returned_h,
+            rounds: self.counts.rounds,
+            void_rounds: self.counts.void_rounds,
+            stakes_h: self.counts.stakes_h,
+            returned_stakes_h: self.counts.returned_h,
             payouts_h: self.payouts_h,
             ggr_h,
             actual_rtp_pct: (played_h > 0 && against_house)
@@ -352,10 +348,7 @@ impl PerTable {
 
     fn add_rounds(&mut self, day: NaiveDate, a: DayAggregate) {
         let sums = self.day(a.game, a.table_id, day);
-        sums.rounds = a.counts.rounds;
-        sums.void_rounds = a.counts.void_rounds;
-        sums.stakes_h = a.counts.stakes_h;
-        sums.returned_h = a.counts.returned_h;
+        sums.counts = a.counts;
         sums.payouts_h = a.payouts_h;
         sums.moments = Moments {
             rounds: a.theory_rounds,

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
+use ledger::storage::report_reads::round_sums::{RoundCounts, TournamentSums};
 use rules::gaming_day::GamingDayClock;
 use rules::GameCode;
 
@@ -28,18 +29,16 @@ quarter.";
 /// What the ledger says of one game over some gaming days.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct GameSums {
-    pub rounds: i64,
-    pub void_rounds: i64,
-    pub stakes_h: i64,
-    pub returned_h: i64,
+    /// Rounds, void rounds, every stake and the stakes handed back on void rounds.
+    pub counts: RoundCounts,
     pub wins_h: i64,
     pub time_collection_h: i64,
-    pub fees_h: i64,
-    pub overlay_h: i64,
+    /// Tournaments' fees and overlays.
+    pub tournaments: TournamentSums,
 }
 
 fn add(a: i64, b: i64) -> Result<i64, ReportError> {
-    a.checked_add(b).ok_or(ReportError::Overflow("tax sums"))
+    crate::error::checked_sum(a, b, "tax sums")
 }
 
 fn sub(a: i64, b: i64) -> Result<i64, ReportError> {
@@ -49,20 +48,18 @@ fn sub(a: i64, b: i64) -> Result<i64, ReportError> {
 
 impl GameSums {
     fn absorb(&mut self, o: &GameSums) -> Result<(), ReportError> {
-        self.rounds = add(self.rounds, o.rounds)?;
-        self.void_rounds = add(self.void_rounds, o.void_rounds)?;
-        self.stakes_h = add(self.stakes_h, o.stakes_h)?;
-        self.returned_h = add(self.returned_h, o.returned_h)?;
+        self.counts.absorb_with(&o.counts, add)?;
         self.wins_h = add(self.wins_h, o.wins_h)?;
         self.time_collection_h = add(self.time_collection_h, o.time_collection_h)?;
-        self.fees_h = add(self.fees_h, o.fees_h)?;
-        self.overlay_h = add(self.overlay_h, o.overlay_h)?;
-        Ok(())
+        self.tournaments.absorb_with(&o.tournaments, add)
     }
 
     /// stakes − returned stakes − wins.
     fn difference(&self) -> Result<i64, ReportError> {
-        sub(sub(self.stakes_h, self.returned_h)?, self.wins_h)
+        sub(
+            sub(self.counts.stakes_h, self.counts.returned_h)?,
+            self.wins_h,
+        )
     }
 }
 
@@ -227,7 +224,7 @@ fn part(
                 s.absorb(g)?;
             }
         }
-        if s.rounds == 0 {
+        if s.counts.rounds == 0 {
             continue;
         }
         total.absorb(&s)?;
@@ -245,8 +242,8 @@ fn part(
         last_gaming_day: end.pred_opt().unwrap_or(first),
         starts_at: clock.start_of(first),
         ends_at: clock.start_of(end),
-        stakes_h: total.stakes_h,
-        returned_stakes_h: total.returned_h,
+        stakes_h: total.counts.stakes_h,
+        returned_stakes_h: total.counts.returned_h,
         wins_h: total.wins_h,
         difference_h,
         base_h,
@@ -264,15 +261,20 @@ fn game_line(game: GameCode, s: &GameSums) -> Result<GameLine, ReportError> {
     let (basis, time_collection_h, fees_h, overlay_h) = match game {
         GameCode::PokerCash => ("rake", Some(s.time_collection_h), None, None),
         GameCode::OpenFaceChinese => ("rake", None, None, None),
-        GameCode::PokerTournament => ("fees_less_overlay", None, Some(s.fees_h), Some(s.overlay_h)),
+        GameCode::PokerTournament => (
+            "fees_less_overlay",
+            None,
+            Some(s.tournaments.fees_h),
+            Some(s.tournaments.overlay_h),
+        ),
         _ => ("stakes_minus_wins", None, None, None),
     };
     Ok(GameLine {
         game: game.as_str().to_owned(),
-        rounds: s.rounds,
-        void_rounds: s.void_rounds,
-        stakes_h: s.stakes_h,
-        returned_stakes_h: s.returned_h,
+        rounds: s.counts.rounds,
+        void_rounds: s.counts.void_rounds,
+        stakes_h: s.counts.stakes_h,
+        returned_stakes_h: s.counts.returned_h,
         wins_h: s.wins_h,
         difference_h: s.difference()?,
         basis: basis.to_owned(),

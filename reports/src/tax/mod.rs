@@ -53,14 +53,10 @@ fn game_sums(
                 (
                     r.game,
                     GameSums {
-                        rounds: r.counts.rounds,
-                        void_rounds: r.counts.void_rounds,
-                        stakes_h: r.counts.stakes_h,
-                        returned_h: r.counts.returned_h,
+                        counts: r.counts,
                         wins_h: r.wins_h,
                         time_collection_h: r.time_collection_h,
-                        fees_h: r.tournaments.fees_h,
-                        overlay_h: r.tournaments.overlay_h,
+                        tournaments: r.tournaments,
                     },
                 )
             })

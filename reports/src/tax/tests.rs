@@ -15,9 +15,12 @@ pub(super) fn day(s: &str) -> NaiveDate {
 
 fn sums(stakes_h: i64, returned_h: i64, wins_h: i64) -> GameSums {
     GameSums {
-        rounds: 1,
-        stakes_h,
-        returned_h,
+        counts: ledger::storage::report_reads::round_sums::RoundCounts {
+            rounds: 1,
+            stakes_h,
+            returned_h,
+            ..Default::default()
+        },
         wins_h,
         ..GameSums::default()
     }
