@@ -82,6 +82,24 @@ impl Setup {
             .unwrap()
     }
 
+    /// `dozor verify` of this set-up's database against the tests' operator key; with
+    /// `data_dir`, given this set-up's data directory too.
+    fn verify(&self, data_dir: bool) -> std::process::Output {
+        let mut command = dozor();
+        if data_dir {
+            command.arg("--data-dir").arg(self.dir.path());
+        }
+        command
+            .args([
+                "verify",
+                "--operator-key",
+                &operator().verifier().to_string(),
+            ])
+            .env("DATABASE_URL", &self.url)
+            .output()
+            .unwrap()
+    }
+
     fn ledger_size(&self) -> u64 {
         let mut conn = ledger::storage::connect(&self.url).unwrap();
         ledger::storage::reads::size(&mut conn).unwrap()
@@ -115,6 +133,16 @@ fn said_lines(out: &std::process::Output) -> Vec<String> {
         })
         .map(str::to_owned)
         .collect()
+}
+
+/// The command refused a confirmation: exit 1 and one line, `confirmation_refused` and `why`.
+fn assert_refused(refused: &std::process::Output, why: &str) {
+    assert_eq!(refused.status.code(), Some(1), "{}", text(refused));
+    let said = said_lines(refused);
+    assert!(
+        said.len() == 1 && said[0].contains("confirmation_refused") && said[0].contains(why),
+        "{said:?}"
+    );
 }
 
 fn text(out: &std::process::Output) -> String {
@@ -194,15 +222,7 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
     assert_eq!(std::fs::read(&sealed_path).unwrap(), sealed);
     assert_eq!(setup.ledger_size(), size);
     // The database verify checks the kept file against its seal.
-    let verified = dozor()
-        .args([
-            "verify",
-            "--operator-key",
-            &operator().verifier().to_string(),
-        ])
-        .env("DATABASE_URL", &setup.url)
-        .output()
-        .unwrap();
+    let verified = setup.verify(false);
     assert!(verified.status.success(), "{}", text(&verified));
 
     // The nightly job names the package the Ministry has not confirmed, in its output and in
@@ -237,14 +257,7 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
     // Before the Ministry has downloaded the package, nothing confirms it: refused, kept.
     let early = ministry_confirmation(&setup.pki, "OK: 20261103-101500\r\n", "ministry-seal", "Ok");
     let refused = setup.confirm(&early);
-    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
-    let said = said_lines(&refused);
-    assert!(
-        said.len() == 1
-            && said[0].contains("confirmation_refused")
-            && said[0].contains(&format!("the Ministry has not downloaded {NAME}")),
-        "{said:?}"
-    );
+    assert_refused(&refused, &format!("the Ministry has not downloaded {NAME}"));
     // The Ministry's confirmation, made as the Ministry makes it (openssl: a ZIP of the report,
     // encrypted to the operator, sealed by the Ministry) after it downloaded the package:
     // recorded as confirmed.
@@ -306,17 +319,7 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
     let rejected = setup.confirm(&errors);
     assert_eq!(rejected.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&rejected.stdout).contains(": rejected"));
-    let verified = dozor()
-        .arg("--data-dir")
-        .arg(setup.dir.path())
-        .args([
-            "verify",
-            "--operator-key",
-            &operator().verifier().to_string(),
-        ])
-        .env("DATABASE_URL", &setup.url)
-        .output()
-        .unwrap();
+    let verified = setup.verify(true);
     assert!(verified.status.success(), "{}", text(&verified));
 
     // The kept package and the delivered file, each changed past the triggers: verify names
@@ -331,15 +334,7 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
             "SET session_replication_role = replica; UPDATE {table} SET {column} = {column} || '\\x00'::bytea"
         );
         conn.batch_execute(&change).unwrap();
-        let broken = dozor()
-            .args([
-                "verify",
-                "--operator-key",
-                &operator().verifier().to_string(),
-            ])
-            .env("DATABASE_URL", &setup.url)
-            .output()
-            .unwrap();
+        let broken = setup.verify(false);
         assert_eq!(broken.status.code(), Some(1), "{}", text(&broken));
         let said = text(&broken);
         assert!(
@@ -667,20 +662,14 @@ async fn the_api_delivers_lists_and_takes_the_confirmation() {
     let pki = Pki::new();
     let (state, url) = api_state_delivering(&pki);
     let app = test_app(&state).await;
-    let deliver = || {
-        test::TestRequest::post()
-            .uri("/api/v1/reports/mf/deliveries?month=2026-10&misto=kasino_1")
-            .insert_header(bearer(dozor_log::access::Role::Compliance))
-            .to_request()
-    };
-    let (status, receipt) = call(&app, deliver()).await;
+    let (status, receipt) = post_delivery(&app, "2026-10").await;
     assert_eq!(status, 201, "{receipt}");
     assert_eq!(receipt["package"], NAME);
     assert_eq!(
         receipt["download_url"],
         format!("https://mf.kasino.test/data/{NAME}.zip.p7e.p7s")
     );
-    let (status, again) = call(&app, deliver()).await;
+    let (status, again) = post_delivery(&app, "2026-10").await;
     assert_eq!((status, &again["new"]), (200, &serde_json::json!(false)));
     assert_eq!(again["sealed_file_sha256"], receipt["sealed_file_sha256"]);
     let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
@@ -870,28 +859,14 @@ async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms
     drop(conn);
 
     let app = test_app(&state).await;
-    let (status, receipt) = call(
-        &app,
-        test::TestRequest::post()
-            .uri("/api/v1/reports/mf/deliveries?month=2026-10&misto=kasino_1")
-            .insert_header(bearer(dozor_log::access::Role::Compliance))
-            .to_request(),
-    )
-    .await;
+    let (status, receipt) = post_delivery(&app, "2026-10").await;
     assert_eq!(
         (status, receipt["package"].as_str()),
         (201, Some(NAME)),
         "{receipt}"
     );
     // This month is not over: its package is not delivered, and takes no version either.
-    let (status, refused) = call(
-        &app,
-        test::TestRequest::post()
-            .uri("/api/v1/reports/mf/deliveries?month=this&misto=kasino_1")
-            .insert_header(bearer(dozor_log::access::Role::Compliance))
-            .to_request(),
-    )
-    .await;
+    let (status, refused) = post_delivery(&app, "this").await;
     assert_eq!(
         (status, &refused["code"]),
         (409, &serde_json::json!("month_not_over")),
@@ -904,29 +879,15 @@ async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms
     // refused, and the package still waits for its confirmation.
     ministry_downloads(&url, NAME, chrono::Utc::now());
     let forged = ministry_confirmation(&pki, "OK: 20261103-101500\r\n", "operator-seal", "Ok");
-    let (status, outcome) = call(
+    let (status, outcome) = post_confirmation(
         &app,
-        test::TestRequest::post()
-            .uri(&format!(
-                "/api/v1/reports/mf/confirmations?file={NAME}.Ok.zip.p7e.p7s"
-            ))
-            .insert_header(bearer(dozor_log::access::Role::Compliance))
-            .insert_header(("content-type", "application/octet-stream"))
-            .set_payload(std::fs::read(&forged).unwrap())
-            .to_request(),
+        &format!("{NAME}.Ok.zip.p7e.p7s"),
+        &std::fs::read(&forged).unwrap(),
+        dozor_log::access::Role::Compliance,
     )
     .await;
-    assert_eq!(
-        (status, &outcome["code"], &outcome["details"]["step"]),
-        (
-            422,
-            &serde_json::json!("confirmation_refused"),
-            &serde_json::json!("confirmation_refused")
-        ),
-        "{outcome}"
-    );
     assert!(
-        message_of(&outcome).contains("not by a certificate configured for it"),
+        api_refusal(status, &outcome).contains("not by a certificate configured for it"),
         "{outcome}"
     );
     let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
@@ -955,6 +916,20 @@ fn ministry_ok(pki: &Pki, package: &str, inner: &str) -> Vec<u8> {
     .unwrap()
 }
 
+/// A posted confirmation was refused (422, step `confirmation_refused`): the refusal's message.
+fn api_refusal(status: u16, outcome: &serde_json::Value) -> &str {
+    assert_eq!(
+        (status, &outcome["code"], &outcome["details"]["step"]),
+        (
+            422,
+            &serde_json::json!("confirmation_refused"),
+            &serde_json::json!("confirmation_refused")
+        ),
+        "{outcome}"
+    );
+    message_of(outcome)
+}
+
 /// A posted confirmation was taken (201) as the package's step `step`.
 fn assert_step(status: u16, outcome: &serde_json::Value, step: &str) {
     assert_eq!(
@@ -962,6 +937,14 @@ fn assert_step(status: u16, outcome: &serde_json::Value, step: &str) {
         (201, &serde_json::json!(step)),
         "{outcome}"
     );
+}
+
+/// Posts `file`'s bytes as the confirmation named `name`, with the compliance officer's key:
+/// taken as the package's step `step`.
+async fn answer(app: &impl TestApp, name: &str, file: &[u8], step: &str) {
+    let compliance = dozor_log::access::Role::Compliance;
+    let (status, outcome) = post_confirmation(app, name, file, compliance).await;
+    assert_step(status, &outcome, step);
 }
 
 /// Posts `file`'s bytes as the confirmation named `name`, with `role`'s key.
@@ -985,16 +968,23 @@ async fn post_confirmation(
 
 /// Delivers October's package of kasino_1 as the compliance officer: its name.
 async fn deliver_october(app: &impl TestApp) -> String {
-    let (status, receipt) = call(
+    let (status, receipt) = post_delivery(app, "2026-10").await;
+    assert_eq!(status, 201, "{receipt}");
+    receipt["package"].as_str().unwrap().to_owned()
+}
+
+/// Posts the delivery of `month`'s package of kasino_1 as the compliance officer.
+async fn post_delivery(app: &impl TestApp, month: &str) -> (u16, serde_json::Value) {
+    call(
         app,
         test::TestRequest::post()
-            .uri("/api/v1/reports/mf/deliveries?month=2026-10&misto=kasino_1")
+            .uri(&format!(
+                "/api/v1/reports/mf/deliveries?month={month}&misto=kasino_1"
+            ))
             .insert_header(bearer(dozor_log::access::Role::Compliance))
             .to_request(),
     )
-    .await;
-    assert_eq!(status, 201, "{receipt}");
-    receipt["package"].as_str().unwrap().to_owned()
+    .await
 }
 
 /// Registers the roulette table R01, valid from September (October's rounds are its).
@@ -1037,14 +1027,7 @@ async fn a_confirmation_counts_only_for_the_package_it_confirms() {
     assert_eq!(one, NAME);
     ministry_downloads(&url, &one, chrono::Utc::now());
     let ok_one = ministry_ok(&pki, &one, "potvrzeni.txt");
-    let (status, outcome) = post_confirmation(
-        &app,
-        &format!("{one}.Ok.zip.p7e.p7s"),
-        &ok_one,
-        Role::Compliance,
-    )
-    .await;
-    assert_step(status, &outcome, "confirmed");
+    answer(&app, &format!("{one}.Ok.zip.p7e.p7s"), &ok_one, "confirmed").await;
 
     // 02: a late round changes the month; delivered, downloaded, rejected by the Ministry.
     late_october_round(&app, 2).await;
@@ -1060,14 +1043,7 @@ async fn a_confirmation_counts_only_for_the_package_it_confirms() {
         "chyby.txt",
     ))
     .unwrap();
-    let (status, outcome) = post_confirmation(
-        &app,
-        &format!("{two}.Err.zip.p7e.p7s"),
-        &errors,
-        Role::Compliance,
-    )
-    .await;
-    assert_step(status, &outcome, "rejected");
+    answer(&app, &format!("{two}.Err.zip.p7e.p7s"), &errors, "rejected").await;
 
     // A reporter's key may not post a confirmation: 403, nothing recorded.
     let replay_name = format!("{two}.Ok.zip.p7e.p7s");
@@ -1086,16 +1062,7 @@ async fn a_confirmation_counts_only_for_the_package_it_confirms() {
     padded.push(0);
     for file in [&ok_one, &padded] {
         let (status, refused) = post_confirmation(&app, &replay_name, file, Role::Compliance).await;
-        assert_eq!(
-            (status, &refused["code"], &refused["details"]["step"]),
-            (
-                422,
-                &serde_json::json!("confirmation_refused"),
-                &serde_json::json!("confirmation_refused")
-            ),
-            "{refused}"
-        );
-        let message = message_of(&refused);
+        let message = api_refusal(status, &refused);
         assert!(
             message.contains(&format!("counted for {one} already")),
             "{message}"
@@ -1124,14 +1091,7 @@ async fn a_confirmation_counts_only_for_the_package_it_confirms() {
     std::fs::write(&copied, &ok_one).unwrap();
     let size = ledger_size(&url);
     let refused = setup.confirm(&copied);
-    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
-    let said = said_lines(&refused);
-    assert!(
-        said.len() == 1
-            && said[0].contains("confirmation_refused")
-            && said[0].contains(&format!("counted for {one} already")),
-        "{said:?}"
-    );
+    assert_refused(&refused, &format!("counted for {one} already"));
     assert!(refused.stdout.is_empty(), "{}", text(&refused));
     assert_eq!(ledger_size(&url), size + 1);
     let (_, listed) = get(&app, "/api/v1/reports/mf/deliveries").await;
