@@ -95,34 +95,6 @@ pub trait DayAudit: DayLines + Sized {
     fn sheet_name(&self, l: Language) -> String;
 }
 
-/// The audit of `day`, of the entries the primary holds now.
-pub fn build<A: DayAudit>(
-    conn: &mut PgConnection,
-    clock: &GamingDayClock,
-    day: NaiveDate,
-    plans: &PlanBook,
-) -> Result<A, ReportError> {
-    let cut = crate::coverage::primary_now(conn)?;
-    build_at(conn, cut, clock, day, plans)
-}
-
-/// [`build`] of the entries below `cut` (a replica's checkpoint, say).
-pub fn build_at<A: DayAudit>(
-    conn: &mut PgConnection,
-    cut: LedgerCut,
-    clock: &GamingDayClock,
-    day: NaiveDate,
-    plans: &PlanBook,
-) -> Result<A, ReportError> {
-    let at = DayRead {
-        cut,
-        clock,
-        day,
-        plans,
-    };
-    A::read(conn, at)
-}
-
 /// The audit as CSV (RFC 4180, UTF-8, CRLF line ends): a line each.
 pub fn to_csv<A: DayAudit>(audit: &A) -> Result<String, ReportError> {
     let lines = rows(audit, Words::Machines);
@@ -173,7 +145,8 @@ macro_rules! day_audit_entry_points {
             day: chrono::NaiveDate,
             plans: &rules::PlanBook,
         ) -> Result<$audit, crate::ReportError> {
-            crate::day_audit::build(conn, clock, day, plans)
+            let cut = crate::coverage::primary_now(conn)?;
+            build_at(conn, cut, clock, day, plans)
         }
 
         /// [`build`] of the entries below `cut` (a replica's checkpoint, say).
@@ -184,7 +157,13 @@ macro_rules! day_audit_entry_points {
             day: chrono::NaiveDate,
             plans: &rules::PlanBook,
         ) -> Result<$audit, crate::ReportError> {
-            crate::day_audit::build_at(conn, cut, clock, day, plans)
+            let at = crate::day_audit::DayRead {
+                cut,
+                clock,
+                day,
+                plans,
+            };
+            <$audit as crate::day_audit::DayAudit>::read(conn, at)
         }
 
         /// The audit as CSV (RFC 4180, UTF-8, CRLF line ends): a line each.
