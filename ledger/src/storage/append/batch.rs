@@ -23,6 +23,19 @@ use crate::storage::schema::{
 };
 use crate::storage::tree;
 
+/// COPYs the rows `$rows` into `$table` (binary), unless there are none. A macro, not a
+/// function: diesel keeps the bounds a generic COPY would name to itself.
+macro_rules! copy_rows {
+    ($conn:expr, $table:expr, $rows:expr) => {
+        let rows = $rows;
+        if !rows.is_empty() {
+            diesel::copy_from($table)
+                .from_insertable(rows)
+                .execute($conn)?;
+        }
+    };
+}
+
 /// Appends a batch in one transaction. Outcomes are in batch order.
 pub fn append_batch(
     conn: &mut PgConnection,
@@ -347,27 +360,11 @@ impl<'b> Placing<'b> {
     /// Writes the rows of the placed records.
     fn write(&self, conn: &mut PgConnection) -> Result<(), LedgerError> {
         // COPY (binary): far less work for PostgreSQL than multi-row INSERTs of this size.
-        if !self.entries.is_empty() {
-            diesel::copy_from(ledger_entries::table)
-                .from_insertable(&self.entries)
-                .execute(conn)?;
-        }
+        copy_rows!(conn, ledger_entries::table, &self.entries);
         let derived = &self.derived;
-        if !derived.verdicts.is_empty() {
-            diesel::copy_from(adjudications::table)
-                .from_insertable(&derived.verdicts)
-                .execute(conn)?;
-        }
-        if !derived.findings.is_empty() {
-            diesel::copy_from(findings::table)
-                .from_insertable(&derived.findings)
-                .execute(conn)?;
-        }
-        if !derived.round_ids.is_empty() {
-            diesel::copy_from(round_ids::table)
-                .from_insertable(&derived.round_ids)
-                .execute(conn)?;
-        }
+        copy_rows!(conn, adjudications::table, &derived.verdicts);
+        copy_rows!(conn, findings::table, &derived.findings);
+        copy_rows!(conn, round_ids::table, &derived.round_ids);
         if !self.events.is_empty() {
             diesel::insert_into(significant_events::table)
                 .values(&self.events)
