@@ -36,6 +36,14 @@ pub fn covering(
     first_of(conn, above.order(checkpoints::size.asc()).into_boxed())
 }
 
+/// The checkpoint of exactly `size` entries, if one is stored.
+pub fn of_size(
+    conn: &mut PgConnection,
+    size: i64,
+) -> Result<Option<CheckpointRow>, diesel::result::Error> {
+    first_of(conn, checkpoints::table.find(size).into_boxed())
+}
+
 /// The first checkpoint of `ordered` (checkpoints filtered and put in order), if any.
 fn first_of(
     conn: &mut PgConnection,

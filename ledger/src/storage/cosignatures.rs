@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
-use super::checkpoints::CheckpointRow;
-use super::schema::{checkpoint_cosignatures, checkpoints};
+use super::checkpoints::{self, CheckpointRow};
+use super::schema::checkpoint_cosignatures;
 use crate::error::LedgerError;
 use dozor_log::cosignature::{self, CosignatureVerifier, Cosigned};
 
@@ -140,12 +140,7 @@ pub fn latest_with_quorum(
         .order(checkpoint_cosignatures::size.desc())
         .load(conn)?;
     for size in candidates {
-        let Some(row) = checkpoints::table
-            .find(size)
-            .select(CheckpointRow::as_select())
-            .first(conn)
-            .optional()?
-        else {
+        let Some(row) = checkpoints::of_size(conn, size)? else {
             continue;
         };
         let found = cosigned(conn, row, witnesses)?;
