@@ -285,7 +285,13 @@ fn game_line(game: GameCode, s: &GameSums) -> Result<GameLine, ReportError> {
 }
 
 fn category_total(category: &Category, parts: Vec<PartTax>) -> Result<CategoryTax, ReportError> {
-    let mut t = CategoryTax {
+    // Each of the category's figures is the sum of its parts'.
+    let sum = |figure: fn(&PartTax) -> i64| {
+        parts
+            .iter()
+            .try_fold(0, |total, part| add(total, figure(part)))
+    };
+    Ok(CategoryTax {
         category: category.id.clone(),
         name: category.name.clone(),
         games: category
@@ -293,26 +299,14 @@ fn category_total(category: &Category, parts: Vec<PartTax>) -> Result<CategoryTa
             .iter()
             .map(|g| g.as_str().to_owned())
             .collect(),
-        stakes_h: 0,
-        returned_stakes_h: 0,
-        wins_h: 0,
-        difference_h: 0,
-        base_h: 0,
-        rounded_base_h: 0,
-        negative_difference_h: 0,
-        tax_h: 0,
-        parts: Vec::new(),
-    };
-    for p in &parts {
-        t.stakes_h = add(t.stakes_h, p.stakes_h)?;
-        t.returned_stakes_h = add(t.returned_stakes_h, p.returned_stakes_h)?;
-        t.wins_h = add(t.wins_h, p.wins_h)?;
-        t.difference_h = add(t.difference_h, p.difference_h)?;
-        t.base_h = add(t.base_h, p.base_h)?;
-        t.rounded_base_h = add(t.rounded_base_h, p.rounded_base_h)?;
-        t.negative_difference_h = add(t.negative_difference_h, p.negative_difference_h)?;
-        t.tax_h = add(t.tax_h, p.tax_h)?;
-    }
-    t.parts = parts;
-    Ok(t)
+        stakes_h: sum(|p| p.stakes_h)?,
+        returned_stakes_h: sum(|p| p.returned_stakes_h)?,
+        wins_h: sum(|p| p.wins_h)?,
+        difference_h: sum(|p| p.difference_h)?,
+        base_h: sum(|p| p.base_h)?,
+        rounded_base_h: sum(|p| p.rounded_base_h)?,
+        negative_difference_h: sum(|p| p.negative_difference_h)?,
+        tax_h: sum(|p| p.tax_h)?,
+        parts,
+    })
 }
