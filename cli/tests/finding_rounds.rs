@@ -57,6 +57,20 @@ async fn finding_page(app: &impl TestApp, table_id: &str, kind: &str) -> (Value,
     (finding, html)
 }
 
+/// The page of the one finding of `kind` at `table_id`, whose amount is `amount_h`: the facts
+/// of its heading, its flagged rows, and the page.
+async fn flagged_page(
+    app: &impl TestApp,
+    table_id: &str,
+    kind: &str,
+    amount_h: i64,
+) -> (Vec<(String, String)>, Vec<Vec<String>>, String) {
+    let (finding, html) = finding_page(app, table_id, kind).await;
+    assert_eq!(finding["amount_h"], amount_h);
+    let (heading, flagged) = page_parts(&html);
+    (heading, flagged, html)
+}
+
 /// Registers `table_id` for `game`, signed by `key(k)`, and submits `record`.
 async fn submit(app: &impl TestApp, table_id: &str, game: &str, k: u8, record: Value) {
     let table = registration_of(table_id, game, &key(k));
@@ -75,6 +89,11 @@ fn figures<'h>(heading: &'h [(String, String)], label: &str) -> Vec<(&'h str, &'
         .collect()
 }
 
+/// The heading shows the three figures `expected` (the plan's, the table's, the difference).
+fn assert_figures(heading: &[(String, String)], expected: [(&str, &str); 3]) {
+    assert_eq!(figures(heading, expected[0].0), expected);
+}
+
 #[actix_web::test]
 async fn a_withheld_blackjack_win_heads_its_page_with_what_its_row_shows() {
     let (_state, _url, app) = api_app().await;
@@ -88,17 +107,14 @@ async fn a_withheld_blackjack_win_heads_its_page_with_what_its_row_shows() {
         "boxes": [{"box": 1, "hands": [["stand"]], "bets": [{"bet_id": "b1", "player": "p1",
             "kind": "main", "stake_h": 100_000, "paid_h": 100_000, "withheld": true}]}]});
     submit(&app, "BJ1", "blackjack", 5, round).await;
-    let (finding, html) = finding_page(&app, "BJ1", "payout_withheld").await;
-    assert_eq!(finding["amount_h"], 100_000);
-    let (heading, flagged) = page_parts(&html);
-    let said = figures(&heading, "Vyhráno (zadrženo)");
-    assert_eq!(
-        said,
+    let (heading, flagged, _) = flagged_page(&app, "BJ1", "payout_withheld", 100_000).await;
+    assert_figures(
+        &heading,
         [
             ("Vyhráno (zadrženo)", "2 000,00 Kč"),
             ("Vyplaceno", "1 000,00 Kč"),
-            ("Rozdíl", "-1 000,00 Kč")
-        ]
+            ("Rozdíl", "-1 000,00 Kč"),
+        ],
     );
     assert!(
         !heading.iter().any(|(l, _)| l == "Dle plánu"),
@@ -163,16 +179,14 @@ async fn a_poker_seat_kept_from_its_uncalled_bet_heads_its_page_with_what_its_ro
         "awards": [{"seat": 2, "amount_h": 66_500}],
         "rake_h": 3_500});
     submit(&app, "P1", "poker_cash", 6, hand).await;
-    let (finding, html) = finding_page(&app, "P1", "underpaid").await;
-    assert_eq!(finding["amount_h"], 90_000);
-    let (heading, flagged) = page_parts(&html);
-    assert_eq!(
-        figures(&heading, "Vyplatit dle plánu"),
+    let (heading, flagged, html) = flagged_page(&app, "P1", "underpaid", 90_000).await;
+    assert_figures(
+        &heading,
         [
             ("Vyplatit dle plánu", "1 565,00 Kč"),
             ("Vyplaceno", "665,00 Kč"),
-            ("Rozdíl", "-900,00 Kč")
-        ]
+            ("Rozdíl", "-900,00 Kč"),
+        ],
     );
     // Seat 2's row: put in 150 + 200 + 900 = 1 250 Kč, handed 665, due 1 565, −900 Kč.
     let seat = flagged.iter().find(|r| r.len() == 9).unwrap();
@@ -204,16 +218,14 @@ async fn a_roulette_stake_above_the_maximum_heads_its_page_with_the_limit_and_th
     let red = json!({"bet_id": "r1", "player": "seat-1", "kind": "red", "stake_h": 3_000_000,
         "paid_h": 0});
     submit(&app, "R01", "roulette", 7, spin("R01", 1, 17, json!([red]))).await;
-    let (finding, html) = finding_page(&app, "R01", "stake_above_maximum").await;
-    assert_eq!(finding["amount_h"], 500_000);
-    let (heading, flagged) = page_parts(&html);
-    assert_eq!(
-        figures(&heading, "Maximum dle plánu"),
+    let (heading, flagged, _) = flagged_page(&app, "R01", "stake_above_maximum", 500_000).await;
+    assert_figures(
+        &heading,
         [
             ("Maximum dle plánu", "25 000,00 Kč"),
             ("Vsazeno", "30 000,00 Kč"),
-            ("Rozdíl", "5 000,00 Kč")
-        ]
+            ("Rozdíl", "5 000,00 Kč"),
+        ],
     );
     assert_eq!(
         flagged[0],
