@@ -22,6 +22,23 @@ fn seat(n: u8, stack_h: i64, shown: Option<&str>) -> Value {
     s
 }
 
+/// Seats `numbers`, each with 1 000 Kč and no cards shown.
+fn unshown(numbers: &[u8]) -> Value {
+    json!(numbers
+        .iter()
+        .map(|&n| seat(n, 100_000, None))
+        .collect::<Vec<_>>())
+}
+
+/// `preflop`, then a check by each of `seats` in turn on the flop, the turn and the river.
+fn checked_down(preflop: &[&str], seats: &[u8]) -> Vec<String> {
+    let mut actions: Vec<String> = preflop.iter().map(|a| (*a).to_owned()).collect();
+    for street in ["flop", "turn", "river"] {
+        actions.extend(seats.iter().map(|n| format!("{n} {street} check")));
+    }
+    actions
+}
+
 /// `"3 preflop raise 20000"`, `"1 flop check"`: seat, street, action and a "to" amount.
 fn act(text: &str) -> Value {
     let parts: Vec<&str> = text.split_whitespace().collect();
@@ -33,13 +50,12 @@ fn act(text: &str) -> Value {
     a
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A hand of `variant` at blinds of 25/50 Kč (what every hand here is played for).
 fn hand(
     variant: &str,
     button: u8,
-    blinds: (i64, i64),
     seats: Value,
-    actions: &[&str],
+    actions: &[impl AsRef<str>],
     board: &str,
     awards: &[(u8, i64)],
     rake_h: i64,
@@ -48,9 +64,9 @@ fn hand(
         "type": "round", "game": "poker_cash", "table_id": "P1", "seq_no": 1,
         "plan_id": "69games-ziva-hra", "played_at": "2026-11-21T23:00:00Z",
         "variant": variant, "button": button,
-        "small_blind_h": blinds.0, "big_blind_h": blinds.1,
+        "small_blind_h": 2_500, "big_blind_h": 5_000,
         "seats": seats,
-        "actions": actions.iter().map(|a| act(a)).collect::<Vec<_>>(),
+        "actions": actions.iter().map(|a| act(a.as_ref())).collect::<Vec<_>>(),
         "board": cards(board),
         "awards": awards.iter().map(|(s, a)| json!({"seat": s, "amount_h": a})).collect::<Vec<_>>(),
         "rake_h": rake_h
@@ -82,7 +98,6 @@ fn side_pot_hand() -> Value {
     hand(
         "holdem",
         5,
-        (2_500, 5_000),
         json!([
             seat(1, 100_000, None),
             seat(2, 100_000, Some("Ac 9d")),
@@ -137,23 +152,19 @@ fn omaha_plays_exactly_two_hole_cards_and_three_from_the_board() {
     let record = hand(
         "omaha",
         2,
-        (2_500, 5_000),
         json!([
             seat(1, 100_000, Some("Th 2s 3s 4c")),
             seat(2, 100_000, Some("9s 9d 8c 8d"))
         ]),
-        &[
-            "2 preflop small_blind 2500",
-            "1 preflop big_blind 5000",
-            "2 preflop call",
-            "1 preflop check",
-            "1 flop check",
-            "2 flop check",
-            "1 turn check",
-            "2 turn check",
-            "1 river check",
-            "2 river check",
-        ],
+        &checked_down(
+            &[
+                "2 preflop small_blind 2500",
+                "1 preflop big_blind 5000",
+                "2 preflop call",
+                "1 preflop check",
+            ],
+            &[1, 2],
+        ),
         "Ah Kh Qh Jh 5c",
         &[(2, 9_500)],
         500,
@@ -197,7 +208,6 @@ fn the_rake_cap_counts_the_seated_players_when_the_plan_reads_it_so() {
         let mut h = hand(
             "holdem",
             2,
-            (2_500, 5_000),
             json!([
                 seat(1, 1_000_000, Some("As Ad")),
                 seat(2, 1_000_000, Some("Kh Kd"))
@@ -250,27 +260,23 @@ fn an_all_in_short_of_a_full_raise_does_not_reopen_the_betting() {
     let record = hand(
         "holdem",
         3,
-        (2_500, 5_000),
         json!([
             seat(1, 30_000, Some("Ks Kd")),
             seat(2, 200_000, Some("2c 7d")),
             seat(3, 200_000, Some("Qs Qd"))
         ]),
-        &[
-            "1 preflop small_blind 2500",
-            "2 preflop big_blind 5000",
-            "3 preflop raise 20000",
-            "1 preflop all_in 30000",
-            "2 preflop call",
-            "3 preflop raise 60000",
-            "2 preflop call",
-            "2 flop check",
-            "3 flop check",
-            "2 turn check",
-            "3 turn check",
-            "2 river check",
-            "3 river check",
-        ],
+        &checked_down(
+            &[
+                "1 preflop small_blind 2500",
+                "2 preflop big_blind 5000",
+                "3 preflop raise 20000",
+                "1 preflop all_in 30000",
+                "2 preflop call",
+                "3 preflop raise 60000",
+                "2 preflop call",
+            ],
+            &[2, 3],
+        ),
         "As 8h 5c 4d 3s",
         &[],
         0,
@@ -291,7 +297,6 @@ fn a_raise_below_the_minimum_and_acting_out_of_turn_are_findings() {
     let record = hand(
         "holdem",
         3,
-        (2_500, 5_000),
         json!([
             seat(1, 500_000, None),
             seat(2, 500_000, None),
@@ -340,8 +345,7 @@ fn small_blind_folds(after: &[&str], award_h: i64, rake_h: i64) -> Value {
     hand(
         "holdem",
         2,
-        (2_500, 5_000),
-        json!([seat(1, 100_000, None), seat(2, 100_000, None)]),
+        unshown(&[1, 2]),
         &actions,
         "",
         &[(1, award_h)],
@@ -382,7 +386,6 @@ fn impossible_hands_are_refused() {
         hand(
             "holdem",
             2,
-            (2_500, 5_000),
             json!([seat(1, 100_000, Some("As Ad")), seat(2, 100_000, None)]),
             &["2 preflop small_blind 2500", "1 preflop big_blind 5000"],
             "Kh Kd Kc 2s 3s",
@@ -414,7 +417,7 @@ fn impossible_hands_are_refused() {
     stranger["awards"] = json!([{"seat": 7, "amount_h": 7_500}]);
     assert!(impossible(stranger).starts_with("awards[0].seat: seat 7 is not dealt in"));
     let mut lonely = base();
-    lonely["seats"] = json!([seat(1, 100_000, None)]);
+    lonely["seats"] = unshown(&[1]);
     assert!(Round::parse(&lonely).is_err());
 }
 
@@ -562,8 +565,7 @@ fn a_void_hand_puts_every_chip_back_where_it_was_and_takes_no_rake() {
     let mut record = hand(
         "holdem",
         2,
-        (2_500, 5_000),
-        json!([seat(1, 100_000, None), seat(2, 100_000, None)]),
+        unshown(&[1, 2]),
         &["1 preflop small_blind 2500", "2 preflop big_blind 5000"],
         "",
         &[(1, 2_500), (2, 5_000)],
@@ -597,12 +599,7 @@ fn a_hand_may_start_without_a_small_blind_and_a_newcomer_may_post_a_big_blind() 
     let (expected, findings) = judge(hand(
         "holdem",
         3,
-        (2_500, 5_000),
-        json!([
-            seat(1, 100_000, None),
-            seat(2, 100_000, None),
-            seat(3, 100_000, None)
-        ]),
+        unshown(&[1, 2, 3]),
         &[
             "1 preflop big_blind 5000",
             "2 preflop fold",
@@ -620,23 +617,21 @@ fn a_hand_may_start_without_a_small_blind_and_a_newcomer_may_post_a_big_blind() 
     // posts a big blind of 50 Kč to enter (a live bet: it may check). Seats 4 and 1 fold;
     // 2 and 3 check down. Pot 25 + 50 + 50 = 125 Kč; rake 5 % = 6,25 Kč → 6 Kč (whole Kč);
     // seat 2's aces beat seat 3's kings: 125 − 6 = 119 Kč = 11 900 h.
-    let mut streets = vec![
-        "1 preflop small_blind 2500",
-        "2 preflop big_blind 5000",
-        "3 preflop big_blind 5000",
-        "3 preflop check",
-        "4 preflop fold",
-        "1 preflop fold",
-        "2 preflop check",
-    ];
-    for street in ["flop", "turn", "river"] {
-        streets.push(Box::leak(format!("2 {street} check").into_boxed_str()));
-        streets.push(Box::leak(format!("3 {street} check").into_boxed_str()));
-    }
+    let streets = checked_down(
+        &[
+            "1 preflop small_blind 2500",
+            "2 preflop big_blind 5000",
+            "3 preflop big_blind 5000",
+            "3 preflop check",
+            "4 preflop fold",
+            "1 preflop fold",
+            "2 preflop check",
+        ],
+        &[2, 3],
+    );
     let (expected, findings) = judge(hand(
         "holdem",
         4,
-        (2_500, 5_000),
         json!([
             seat(1, 100_000, None),
             seat(2, 100_000, Some("As Ad")),
@@ -662,13 +657,7 @@ fn a_misdeal_after_two_players_acted_is_a_finding_for_every_chip_that_went_back(
         let mut record = hand(
             "holdem",
             4,
-            (2_500, 5_000),
-            json!([
-                seat(1, 100_000, None),
-                seat(2, 100_000, None),
-                seat(3, 100_000, None),
-                seat(4, 100_000, None)
-            ]),
+            unshown(&[1, 2, 3, 4]),
             actions,
             board,
             awards,
@@ -741,13 +730,7 @@ fn a_misdeal_after_two_players_acted_is_a_finding_for_every_chip_that_went_back(
     let mut record = hand(
         "holdem",
         4,
-        (2_500, 5_000),
-        json!([
-            seat(1, 100_000, None),
-            seat(2, 100_000, None),
-            seat(3, 100_000, None),
-            seat(4, 100_000, None)
-        ]),
+        unshown(&[1, 2, 3, 4]),
         &[
             "1 preflop small_blind 2500",
             "2 preflop big_blind 5000",
@@ -781,7 +764,6 @@ fn a_newcomer_dealt_in_between_the_button_and_the_big_blind_is_the_one_named() {
     let (_, findings) = judge(hand(
         "holdem",
         3,
-        (2_500, 5_000),
         seats(4),
         &[
             "5 preflop small_blind 2500",
@@ -810,7 +792,6 @@ fn a_newcomer_dealt_in_between_the_button_and_the_big_blind_is_the_one_named() {
     let (_, findings) = judge(hand(
         "holdem",
         3,
-        (2_500, 5_000),
         seats(6),
         &[
             "5 preflop small_blind 2500",
@@ -832,12 +813,7 @@ fn a_newcomer_dealt_in_between_the_button_and_the_big_blind_is_the_one_named() {
     let (_, findings) = judge(hand(
         "holdem",
         3,
-        (2_500, 5_000),
-        json!([
-            seat(1, 100_000, None),
-            seat(2, 100_000, None),
-            seat(3, 100_000, None)
-        ]),
+        unshown(&[1, 2, 3]),
         &[
             "3 preflop small_blind 2500",
             "2 preflop big_blind 5000",
