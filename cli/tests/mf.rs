@@ -82,6 +82,11 @@ fn rows(zip: &[u8], file: &str) -> Vec<BTreeMap<String, String>> {
         .collect()
 }
 
+/// The row of `file` in the package `zip` for the table (or period) `id` (its `IDZaznamPSTB`).
+fn table_row(zip: &[u8], file: &str, id: &str) -> BTreeMap<String, String> {
+    row_where(&rows(zip, file), "IDZaznamPSTB", id).clone()
+}
+
 fn row_where<'a>(
     rows: &'a [BTreeMap<String, String>],
     field: &str,
@@ -137,13 +142,12 @@ async fn a_simulated_month_gives_a_package_the_validator_passes() {
     assert_eq!(results, expected);
     assert_eq!(python_czech_column(&people, "Rozdíl (Kč)"), vec!["0,00"; 9]);
 
-    let (status, zip, headers) = get_bytes(
+    let (zip, headers) = package(
         &app,
         "/api/v1/reports/mf?month=2026-10&misto=kasino_1",
         Role::Reporter,
     )
     .await;
-    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&zip));
     let name = "12345679-M-202610-Z-kasino_1-01";
     assert_eq!(
         headers.get("content-disposition").unwrap(),
@@ -561,13 +565,12 @@ async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
         (&json!(false), &Value::Null)
     );
 
-    let (status, zip, headers) = get_bytes(
+    let (zip, headers) = package(
         &app,
         "/api/v1/reports/mf?month=2026-10&misto=kasino_1",
         Role::Compliance,
     )
     .await;
-    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&zip));
     assert_eq!(
         headers
             .get("x-dozor-provisional")
@@ -578,35 +581,23 @@ async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
     assert_eq!(errors, Vec::<String>::new());
 
     let table = "12345679-S-R01-1";
-    let period = row_where(
-        &rows(&zip, "pokladna_stul_turnaj_bingo.csv"),
-        "IDZaznamPSTB",
-        table,
-    )
-    .clone();
+    let period = table_row(&zip, "pokladna_stul_turnaj_bingo.csv", table);
     assert_eq!(period["PokladnaStulTurnajBingo"], "S");
     assert_eq!(period["CistyHerniVysledek"], "-32500,00");
     assert_eq!(period["ProvozOd"], "2026-10-05T18:00:00.0+02:00");
     assert_eq!(period["ProvozDo"], "2026-10-06T00:00:00.0+02:00");
     let holdings = rows(&zip, "prostredek.csv");
-    let holding = |id: &str| {
-        let r = row_where(&holdings, "IDZaznamProstredek", id);
-        (r["StavVysePocatek"].clone(), r["StavVyseKonec"].clone())
+    // What the holding `id` held at the start of the day and at its end.
+    let held = |id: String, start: &str, end: &str| {
+        let r = row_where(&holdings, "IDZaznamProstredek", &id);
+        let found = (r["StavVysePocatek"].as_str(), r["StavVyseKonec"].as_str());
+        assert_eq!(found, (start, end), "{id}");
     };
     // Drop box cash, float, tronc.
-    assert_eq!(
-        holding(&format!("{table}-0")),
-        ("0,00".into(), "20000,00".into())
-    );
-    assert_eq!(
-        holding(&format!("{table}-1")),
-        ("100000,00".into(), "62500,00".into())
-    );
-    assert_eq!(
-        holding(&format!("{table}-2")),
-        ("0,00".into(), "100,00".into())
-    );
-    let game = row_where(&rows(&zip, "hra_turnaj_bingo.csv"), "IDZaznamPSTB", table).clone();
+    held(format!("{table}-0"), "0,00", "20000,00");
+    held(format!("{table}-1"), "100000,00", "62500,00");
+    held(format!("{table}-2"), "0,00", "100,00");
+    let game = table_row(&zip, "hra_turnaj_bingo.csv", table);
     assert_eq!(
         (
             game["UhrnSazkyVyse"].as_str(),
@@ -615,12 +606,7 @@ async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
         ),
         ("3500,00", "36000,00", "0,00")
     );
-    let possible = row_where(
-        &rows(&zip, "mozna_vyhra_stul_bingo.csv"),
-        "IDZaznamPSTB",
-        table,
-    )
-    .clone();
+    let possible = table_row(&zip, "mozna_vyhra_stul_bingo.csv", table);
     assert_eq!(possible["MoznaVyhraVyseKonec"], "900000,00");
 
     // The cage's day: movements by the Ministry's codes and payment (1 cash, 0 not).
@@ -638,14 +624,8 @@ async fn one_table_period_and_one_cage_day_give_the_hand_computed_package() {
     assert_eq!(amount(&format!("{cage_id}-1-1")), "5000,00");
     // And the table's drop: cash bought chips at the table (J2), 20 000 Kč.
     assert_eq!(amount(&format!("{table}-J2-1")), "20000,00");
-    assert_eq!(
-        holding(&format!("{cage_id}-0")),
-        ("1000000,00".into(), "1058000,00".into())
-    );
-    assert_eq!(
-        holding(&format!("{cage_id}-1")),
-        ("1000000,00".into(), "989000,00".into())
-    );
+    held(format!("{cage_id}-0"), "1000000,00", "1058000,00");
+    held(format!("{cage_id}-1"), "1000000,00", "989000,00");
 
     // The command names every period finding of the month, one line each, as the audit has
     // them: the round outside R02's period and its drop 1 500 Kč short.
