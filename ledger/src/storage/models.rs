@@ -54,9 +54,13 @@ pub struct LedgerRow {
     pub record_hash: Vec<u8>,
 }
 
-#[derive(Debug, Clone, Insertable)]
+/// A significant event: as the writer inserts it ([`NewSignificantEvent`], whose `id` the
+/// database assigns) and as reads give it ([`SignificantEventRow`]).
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = significant_events, check_for_backend(diesel::pg::Pg))]
-pub struct NewSignificantEvent {
+pub struct SignificantEvent<Id> {
+    #[diesel(skip_insertion)]
+    pub id: Id,
     pub occurred_at: DateTime<Utc>,
     pub kind: String,
     pub table_id: String,
@@ -65,17 +69,11 @@ pub struct NewSignificantEvent {
     pub details: serde_json::Value,
 }
 
-#[derive(Debug, Clone, Queryable, Selectable)]
-#[diesel(table_name = significant_events, check_for_backend(diesel::pg::Pg))]
-pub struct SignificantEventRow {
-    pub id: i64,
-    pub occurred_at: DateTime<Utc>,
-    pub kind: String,
-    pub table_id: String,
-    pub seq_no: i64,
-    pub ledger_index: Option<i64>,
-    pub details: serde_json::Value,
-}
+/// A significant event to insert: the database assigns its id.
+pub type NewSignificantEvent = SignificantEvent<()>;
+
+/// A significant event as stored.
+pub type SignificantEventRow = SignificantEvent<i64>;
 
 /// A round's verdict and statistics: the writer inserts them borrowed from what it appends
 /// ([`NewAdjudication`]), reads give them owned ([`AdjudicationRow`]); `S` is the text's type.

@@ -113,6 +113,7 @@ pub(super) fn refusal_event(
         map.insert("rejected_envelope".into(), s.envelope_evidence());
     }
     Ok(NewSignificantEvent {
+        id: (),
         occurred_at,
         kind: kind.into(),
         table_id: s.table_id.clone(),
@@ -137,6 +138,7 @@ pub(super) fn late_record(
         return Ok(None);
     }
     Ok(Some(NewSignificantEvent {
+        id: (),
         occurred_at: received_at,
         kind: "late_record".into(),
         table_id: s.table_id.clone(),
