@@ -28,6 +28,18 @@ fn ledger_over_three_days() -> (String, NaiveDate) {
     (url, day)
 }
 
+/// `record`, played and received at `(played, received)`, signed by `k` and appended.
+fn append_played(
+    state: &api::state::AppState,
+    conn: &mut diesel::PgConnection,
+    mut record: serde_json::Value,
+    k: &ed25519_dalek::SigningKey,
+    (played, received): (DateTime<Utc>, DateTime<Utc>),
+) {
+    record["played_at"] = json!(played.to_rfc3339());
+    append_signed(state, conn, record, k, received);
+}
+
 fn ledger_and_state() -> (api::state::AppState, String, NaiveDate) {
     let (state, url) = state();
     let mut conn = connect(&url).unwrap();
@@ -39,20 +51,14 @@ fn ledger_and_state() -> (api::state::AppState, String, NaiveDate) {
         let t = noon(day) + Duration::days(offset);
         for i in 0..spins {
             seq += 1;
-            let mut record = spin(
+            let record = spin(
                 "R01",
                 seq,
                 17,
                 json!([straight("b1", 17, 10_000, 360_000 + i * 1_000)]),
             );
-            record["played_at"] = json!(t.to_rfc3339());
-            append_signed(
-                &state,
-                &mut conn,
-                record,
-                &k,
-                t + Duration::seconds(seq as i64),
-            );
+            let received = t + Duration::seconds(seq as i64);
+            append_played(&state, &mut conn, record, &k, (t, received));
         }
     }
     checkpoints::create(&mut conn, &operator(), 8, Utc::now()).unwrap();
@@ -185,6 +191,19 @@ fn a_period_without_activity_is_a_valid_empty_export() {
     );
 }
 
+/// Verifying the export in `d`, once its MANIFEST is rewritten to what its files now hold,
+/// fails at `item`, saying `said`.
+fn assert_refused_fixed(d: &tempfile::TempDir, item: &str, said: &str) {
+    fix_manifest(&path(d));
+    assert_names(&verify(&path(d)).unwrap_err(), item, said);
+}
+
+/// The failure `e` names `item` and says `said`.
+fn assert_names(e: &InspectionError, item: &str, said: &str) {
+    assert_eq!(e.item, item);
+    assert!(e.message.contains(said), "{e}");
+}
+
 #[test]
 fn every_kind_of_tampering_is_caught_precisely() {
     let (url, day) = ledger_over_three_days();
@@ -206,9 +225,7 @@ fn every_kind_of_tampering_is_caught_precisely() {
     edit_lines(&path(&d), "entries.jsonl", |l| {
         l[2] = l[2].replace("361000", "391000")
     });
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "entries.jsonl");
-    assert!(e.message.contains("SHA-256"), "{e}");
+    assert_names(&verify(&path(&d)).unwrap_err(), "entries.jsonl", "SHA-256");
     // ...and with the manifest rewritten, the signature of that very entry does.
     fix_manifest(&path(&d));
     let e = verify(&path(&d)).unwrap_err();
@@ -226,18 +243,12 @@ fn every_kind_of_tampering_is_caught_precisely() {
             *line = line.replace("\"period_entries\": 3", "\"period_entries\": 2");
         }
     });
-    fix_manifest(&path(&d));
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "entries.jsonl line 3 (index 4)");
-    assert!(e.message.contains("carries index 5"), "{e}");
+    assert_refused_fixed(&d, "entries.jsonl line 3 (index 4)", "carries index 5");
 
     // Reordered entries.
     let d = fresh();
     edit_lines(&path(&d), "entries.jsonl", |l| l.swap(1, 2));
-    fix_manifest(&path(&d));
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "entries.jsonl line 2 (index 3)");
-    assert!(e.message.contains("carries index 4"), "{e}");
+    assert_refused_fixed(&d, "entries.jsonl line 2 (index 3)", "carries index 4");
 
     // A checkpoint swapped for another, even one the operator signed, of another tree.
     let d = fresh();
@@ -251,10 +262,7 @@ fn every_kind_of_tampering_is_caught_precisely() {
         operator().sign(&forged.text()).unwrap(),
     )
     .unwrap();
-    fix_manifest(&path(&d));
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "checkpoint.txt");
-    assert!(e.message.contains("another root"), "{e}");
+    assert_refused_fixed(&d, "checkpoint.txt", "another root");
 
     // The wrong operator key.
     let other = NoteSigner::new(
@@ -278,9 +286,11 @@ fn every_kind_of_tampering_is_caught_precisely() {
         let line = l.iter_mut().find(|x| x.ends_with("  keys.json")).unwrap();
         *line = format!("{}{}", "0".repeat(64), &line[64..]);
     });
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "keys.json");
-    assert!(e.message.contains("MANIFEST says 0000"), "{e}");
+    assert_names(
+        &verify(&path(&d)).unwrap_err(),
+        "keys.json",
+        "MANIFEST says 0000",
+    );
 
     // A file slipped in.
     let d = fresh();
@@ -296,20 +306,22 @@ fn every_kind_of_tampering_is_caught_precisely() {
     edit_lines(&path(&d), "adjudications.jsonl", |l| {
         l[0] = l[0].replace("\"paid_h\":360000", "\"paid_h\":360001")
     });
-    fix_manifest(&path(&d));
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "adjudications.jsonl line 1");
-    assert!(e.message.contains("index 3: the verdict differs"), "{e}");
+    assert_refused_fixed(
+        &d,
+        "adjudications.jsonl line 1",
+        "index 3: the verdict differs",
+    );
 
     // A verdict missing, one for an entry that is not a round, verdicts out of order.
     let d = fresh();
     edit_lines(&path(&d), "adjudications.jsonl", |l| {
         l.remove(0);
     });
-    fix_manifest(&path(&d));
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "entries.jsonl line 2 (index 3)");
-    assert!(e.message.contains("a round without a verdict"), "{e}");
+    assert_refused_fixed(
+        &d,
+        "entries.jsonl line 2 (index 3)",
+        "a round without a verdict",
+    );
     let d = fresh();
     edit_lines(&path(&d), "adjudications.jsonl", |l| {
         let forged = l[0].replacen("{\"index\":3,", "{\"index\":2,", 1);
@@ -325,20 +337,14 @@ fn every_kind_of_tampering_is_caught_precisely() {
     );
     let d = fresh();
     edit_lines(&path(&d), "adjudications.jsonl", |l| l.swap(0, 1));
-    fix_manifest(&path(&d));
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "adjudications.jsonl line 2");
-    assert!(e.message.contains("increasing index order"), "{e}");
+    assert_refused_fixed(&d, "adjudications.jsonl line 2", "increasing index order");
 
     // A registry event changed: its operator signature fails.
     let d = fresh();
     edit_lines(&path(&d), "registry.jsonl", |l| {
         l[0] = l[0].replace("Praha", "Brno")
     });
-    fix_manifest(&path(&d));
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "registry.jsonl line 1 (index 0)");
-    assert!(e.message.contains("signature"), "{e}");
+    assert_refused_fixed(&d, "registry.jsonl line 1 (index 0)", "signature");
 
     // keys.json saying something the registry events do not.
     let d = fresh();
@@ -350,10 +356,7 @@ fn every_kind_of_tampering_is_caught_precisely() {
             );
         }
     });
-    fix_manifest(&path(&d));
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "keys.json");
-    assert!(e.message.contains("does not match"), "{e}");
+    assert_refused_fixed(&d, "keys.json", "does not match");
 
     // The table's registration left out altogether: its key is unknown to the verifier.
     let d = fresh();
@@ -365,10 +368,11 @@ fn every_kind_of_tampering_is_caught_precisely() {
         *l = vec![json!({"size": proofs["size"], "proofs": []}).to_string()];
     });
     std::fs::write(path(&d).join("keys.json"), "[]").unwrap();
-    fix_manifest(&path(&d));
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "entries.jsonl line 1 (index 2)");
-    assert!(e.message.contains("no earlier registry event"), "{e}");
+    assert_refused_fixed(
+        &d,
+        "entries.jsonl line 1 (index 2)",
+        "no earlier registry event",
+    );
 
     // A report changed after it was published, with MANIFEST recomputed: its seal in the
     // ledger no longer matches.
@@ -376,28 +380,27 @@ fn every_kind_of_tampering_is_caught_precisely() {
     edit_lines(&path(&d), "reports/daily-2026-11-10.csv", |l| {
         l[1] = l[1].replacen(",roulette,R01,", ",roulette,R02,", 1);
     });
-    fix_manifest(&path(&d));
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "reports/daily-2026-11-10.csv");
-    assert!(e.message.contains("changed after it was published"), "{e}");
+    assert_refused_fixed(
+        &d,
+        "reports/daily-2026-11-10.csv",
+        "changed after it was published",
+    );
 
     // A report left out, or one added that was never published.
     let d = fresh();
     std::fs::remove_file(path(&d).join("reports/shoes-2026-11-10.csv")).unwrap();
-    fix_manifest(&path(&d));
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "reports/shoes-2026-11-10.csv");
-    assert!(e.message.contains("missing"), "{e}");
+    assert_refused_fixed(&d, "reports/shoes-2026-11-10.csv", "missing");
     let d = fresh();
     std::fs::write(
         path(&d).join("reports/daily-2026-11-11.csv"),
         "gaming_day\r\n",
     )
     .unwrap();
-    fix_manifest(&path(&d));
-    let e = verify(&path(&d)).unwrap_err();
-    assert_eq!(e.item, "reports/daily-2026-11-11.csv");
-    assert!(e.message.contains("no report_published event"), "{e}");
+    assert_refused_fixed(
+        &d,
+        "reports/daily-2026-11-11.csv",
+        "no report_published event",
+    );
 }
 
 #[test]
@@ -433,9 +436,14 @@ fn a_key_rotated_inside_the_period_verifies_from_the_ledger_alone() {
         t,
     )
     .unwrap();
-    let mut record = spin("R01", 50, 17, json!([straight("b1", 17, 10_000, 360_000)]));
-    record["played_at"] = json!(t.to_rfc3339());
-    append_signed(&state, &mut conn, record, &new, t + Duration::seconds(1));
+    let record = spin("R01", 50, 17, json!([straight("b1", 17, 10_000, 360_000)]));
+    append_played(
+        &state,
+        &mut conn,
+        record,
+        &new,
+        (t, t + Duration::seconds(1)),
+    );
     checkpoints::create(&mut conn, &operator(), 11, Utc::now()).unwrap();
     // Receipt times never go backwards: entries 8-10 are received after entry 7 (the next day).
     let dir = export(&url, day, day + Duration::days(1));
@@ -723,15 +731,10 @@ fn a_back_filled_period_carries_its_late_rounds_each_proven() {
         (3, november, 361_000),
         (4, november, 360_000),
     ] {
-        let mut record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, paid)]));
-        record["played_at"] = json!((noon(day) + Duration::minutes(seq as i64)).to_rfc3339());
-        append_signed(
-            &state,
-            &mut conn,
-            record,
-            &k,
-            received + Duration::seconds(seq as i64),
-        );
+        let record = spin("R01", seq, 17, json!([straight("b1", 17, 10_000, paid)]));
+        let played_at = noon(day) + Duration::minutes(seq as i64);
+        let received_at = received + Duration::seconds(seq as i64);
+        append_played(&state, &mut conn, record, &k, (played_at, received_at));
     }
     checkpoints::create(&mut conn, &operator(), 5, Utc::now()).unwrap();
 
