@@ -165,8 +165,8 @@ impl Contents<'_> {
     pub(super) fn late_rounds(&mut self) -> Result<u64, ExportError> {
         let late = inspection::rounds_played_in_received_from(
             self.conn,
-            (self.period.starts_at, self.period.ends_at),
-            self.period.period_end as i64,
+            self.period.bounds,
+            self.period.entries.end as i64,
             self.checkpoints.latest.size as i64,
         )?;
         let late: Vec<u64> = late.into_iter().map(|i| i as u64).collect();
@@ -188,7 +188,7 @@ impl Contents<'_> {
         &mut self,
         plan_ids: &mut BTreeSet<String>,
     ) -> Result<(), ExportError> {
-        let (period_first, period_end) = (self.period.period_first, self.period.period_end);
+        let (period_first, period_end) = (self.period.entries.start, self.period.entries.end);
         let conn = &mut *self.conn;
         self.files.stream(fmt::ADJUDICATIONS, |sink| {
             let mut next = period_first as i64;

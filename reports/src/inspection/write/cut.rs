@@ -74,14 +74,12 @@ fn first_index_at(
 pub(super) struct Period {
     pub from: NaiveDate,
     pub to: NaiveDate,
-    /// The bounds of the period's gaming days.
-    pub starts_at: DateTime<Utc>,
-    pub ends_at: DateTime<Utc>,
+    /// The bounds of the period's gaming days, `[starts_at, ends_at)`.
+    pub bounds: (DateTime<Utc>, DateTime<Utc>),
     /// The first entry exported: the link before the period, or its first entry.
     pub first_index: u64,
-    /// The period's entries, `[period_first, period_end)`.
-    pub period_first: u64,
-    pub period_end: u64,
+    /// The period's entries.
+    pub entries: std::ops::Range<u64>,
     /// Whether the entry after the period is exported as the link after it.
     pub link_after: bool,
     /// The end of the entries exported.
@@ -121,11 +119,9 @@ impl Period {
         Ok(Period {
             from,
             to,
-            starts_at,
-            ends_at,
+            bounds: (starts_at, ends_at),
             first_index,
-            period_first,
-            period_end,
+            entries: period_first..period_end,
             link_after,
             run_end: period_end + u64::from(link_after),
         })
