@@ -5,6 +5,7 @@
 use serde::de::DeserializeOwned;
 
 use crate::error::RecordError;
+use crate::examined::Examined;
 use crate::money_wheel::layout::WheelLayout;
 use crate::plan::document::Plan;
 use crate::round_header::{GameCode, Identified};
@@ -26,13 +27,29 @@ pub trait Game: Identified {
     /// What the record says that cannot have happened, as [`RecordError::Impossible`]: the
     /// round is then kept with a `record_impossible` finding instead of a judged settlement.
     /// Checked before adjudication, which may rely on it (one deck holds each card once).
+    ///
+    /// By default, [`Game::find_impossible`] as it was found when the record was read, for a
+    /// record that keeps it ([`Identified::examined`]); found now otherwise.
     fn check_possible(&self) -> Result<(), RecordError> {
+        match self.examined() {
+            Some(examined) => examined.or_find(|| self.find_impossible()),
+            None => self.find_impossible(),
+        }
+    }
+
+    /// What the record says that cannot have happened, worked out from the record itself.
+    fn find_impossible(&self) -> Result<(), RecordError> {
         Ok(())
     }
 
     /// Works out once, as the record is read, what [`Game::check_possible`] then reports (a
-    /// round is read once and may be judged many times).
-    fn examine(&mut self) {}
+    /// round is read once and may be judged many times), for a record that keeps it.
+    fn examine(&mut self) {
+        let found = self.find_impossible();
+        if let Some(examined) = self.examined_mut() {
+            *examined = Examined::of(found);
+        }
+    }
 
     /// The stakes and the payouts as the record reports them, for the verdict of a round that
     /// cannot be judged (its money still moved as the table says).
@@ -51,28 +68,6 @@ pub trait Game: Identified {
         _setup: &TableSetup,
     ) -> Result<RoundStatistics, RecordError> {
         Ok(RoundStatistics::default())
-    }
-}
-
-/// What [`Game::check_possible`] found when a record was read, kept with the record: a round is
-/// read once and may be judged many times. Boxed, as it is almost always `Ok`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Examined(Option<Result<(), Box<RecordError>>>);
-
-impl Examined {
-    pub fn of(found: Result<(), RecordError>) -> Examined {
-        Examined(Some(found.map_err(Box::new)))
-    }
-
-    /// What was found, or, for a record never examined, what `find` finds now.
-    pub fn or_find(
-        &self,
-        find: impl FnOnce() -> Result<(), RecordError>,
-    ) -> Result<(), RecordError> {
-        match &self.0 {
-            Some(found) => found.clone().map_err(|e| *e),
-            None => find(),
-        }
     }
 }
 

@@ -10,6 +10,7 @@ mod adjudication;
 pub mod blackjack;
 pub mod cards;
 pub mod error;
+pub mod examined;
 pub mod game;
 pub mod gaming_day;
 pub mod hand_rank;

@@ -195,6 +195,17 @@ pub trait Identified {
         validate_game(header.game, codes)?;
         validate_round_identity(header.table_id, header.plan_id, header.seq_no)
     }
+
+    /// What the record keeps of what cannot have happened, found as it was read; `None` for a
+    /// record that keeps nothing (a `round_record!` declared `examined` keeps it in its
+    /// `examined` field).
+    fn examined(&self) -> Option<&crate::examined::Examined> {
+        None
+    }
+
+    fn examined_mut(&mut self) -> Option<&mut crate::examined::Examined> {
+        None
+    }
 }
 
 /// Declares a game's round record: the header every round shares (`type`, `game`, `table_id`,
@@ -202,7 +213,7 @@ pub trait Identified {
 /// declared here once; the record stays one flat struct, so serde reads it strictly
 /// (`deny_unknown_fields`) and as fast as any other struct.
 macro_rules! round_record {
-    ($(#[$meta:meta])* $vis:vis struct $name:ident { $($fields:tt)* }) => {
+    (@record $(#[$meta:meta])* $vis:vis struct $name:ident { $($fields:tt)* } $($keeps:tt)*) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -232,7 +243,26 @@ macro_rules! round_record {
                     played_at: self.played_at,
                 }
             }
+
+            $($keeps)*
         }
+    };
+    // `examined`: the record keeps what cannot have happened, found once as it is read, in its
+    // `examined` field.
+    ($(#[$meta:meta])* $vis:vis struct $name:ident examined { $($fields:tt)* }) => {
+        $crate::round_header::round_record! {
+            @record $(#[$meta])* $vis struct $name { $($fields)* }
+            fn examined(&self) -> Option<&$crate::examined::Examined> {
+                Some(&self.examined)
+            }
+
+            fn examined_mut(&mut self) -> Option<&mut $crate::examined::Examined> {
+                Some(&mut self.examined)
+            }
+        }
+    };
+    ($(#[$meta:meta])* $vis:vis struct $name:ident { $($fields:tt)* }) => {
+        $crate::round_header::round_record! { @record $(#[$meta])* $vis struct $name { $($fields)* } }
     };
 }
 pub(crate) use round_record;

@@ -11,7 +11,7 @@ mod scoring;
 
 use crate::cards::{Card, CardSet};
 use crate::error::RecordError;
-use crate::game::{Examined, Game, GameRecord, Judged, TableSetup};
+use crate::game::{Game, GameRecord, Judged, TableSetup};
 use crate::money::format_czk;
 use crate::plan::document::Plan;
 use crate::plan::poker::OfcPlan;
@@ -301,13 +301,8 @@ impl Game for OfcHand {
         OfcHand::validate(self)
     }
 
-    /// As [`OfcHand::find_impossible`] found it when the record was read.
-    fn check_possible(&self) -> Result<(), RecordError> {
-        self.examined.or_find(|| self.find_impossible())
-    }
-
-    fn examine(&mut self) {
-        self.examined = Examined::of(self.find_impossible());
+    fn find_impossible(&self) -> Result<(), RecordError> {
+        OfcHand::find_impossible(self)
     }
 
     /// What the players lost and paid in rake; what they won (a tournament hand's points are

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet};
 use crate::error::RecordError;
-use crate::game::Examined;
+use crate::examined::Examined;
 use crate::money::MAX_AMOUNT_H;
 use crate::poker_cash::record::Collection;
 use crate::round_header::{round_record, validate_identifier};
@@ -19,7 +19,7 @@ pub const NORMAL_DEAL: [usize; 5] = [5, 3, 3, 3, 3];
 
 round_record! {
     /// One hand as the table reports it.
-    pub struct OfcHand {
+    pub struct OfcHand examined {
         /// In dealing order from the button.
         pub players: Vec<OfcPlayer>,
         /// The money value of one point, agreed for each pair of players.

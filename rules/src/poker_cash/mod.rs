@@ -14,7 +14,7 @@ pub(crate) mod time_collection;
 
 use crate::cards::CardSet;
 use crate::error::RecordError;
-use crate::game::{Examined, Game, GameRecord, Judged, TableSetup};
+use crate::game::{Game, GameRecord, Judged, TableSetup};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::document::Plan;
 use crate::plan::poker::{PokerCashPlan, RakeCapCounts};
@@ -326,7 +326,59 @@ pub fn adjudicate<'a>(pp: &PokerCashPlan, plan: &'a Plan, hand: &'a PokerHand) -
     }
 }
 
-impl PokerHand {
+impl PokerHand {}
+
+impl Game for PokerHand {
+    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
+    fn validate(&self) -> Result<(), RecordError> {
+        if !(2..=usize::from(MAX_SEATS)).contains(&self.seats.len()) {
+            return Err(RecordError::invalid(
+                "seats",
+                format!("a hand is dealt to 2 to {MAX_SEATS} seats"),
+            ));
+        }
+        let mut previous = 0u8;
+        for (i, s) in self.seats.iter().enumerate() {
+            let at = |e: RecordError| e.within(format_args!("seats[{i}]"));
+            if s.seat <= previous || s.seat > MAX_SEATS {
+                return Err(at(RecordError::invalid(
+                    "seat",
+                    format!("seats are numbered 1 to {MAX_SEATS}, in order, each once"),
+                )));
+            }
+            previous = s.seat;
+            validate_identifier("player", &s.player).map_err(at)?;
+            if validate_amount("stack_h", s.stack_h).map_err(at)? == 0 {
+                return Err(at(RecordError::invalid("stack_h", "must be positive")));
+            }
+            if s.shown.as_ref().is_some_and(|shown| shown.len() > 4) {
+                return Err(at(RecordError::invalid("shown", "at most 4 cards")));
+            }
+        }
+        if !matches!(self.board.len(), 0 | 3 | 4 | 5) {
+            return Err(RecordError::invalid(
+                "board",
+                format!("0, 3, 4 or 5 cards, not {}", self.board.len()),
+            ));
+        }
+        validate_amount("small_blind_h", self.small_blind_h)?;
+        validate_amount("big_blind_h", self.big_blind_h)?;
+        for (i, a) in self.actions.iter().enumerate() {
+            if let Some(to) = a.to_h {
+                validate_amount("to_h", to).map_err(|e| e.within(format_args!("actions[{i}]")))?;
+            }
+        }
+        if self.actions.len() > 1_000 {
+            return Err(RecordError::invalid("actions", "at most 1 000 actions"));
+        }
+        for (i, award) in self.awards.iter().enumerate() {
+            validate_amount("amount_h", award.amount_h)
+                .map_err(|e| e.within(format_args!("awards[{i}]")))?;
+        }
+        validate_amount("rake_h", self.rake_h)?;
+        Ok(())
+    }
+
     /// What a table can sign but cannot have dealt: hole cards other than the variant's, a
     /// button off the table, a card twice from one deck, blinds the wrong way round, actions
     /// or awards of seats not dealt in.
@@ -400,67 +452,6 @@ impl PokerHand {
             }
         }
         Ok(())
-    }
-}
-
-impl Game for PokerHand {
-    /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
-    fn validate(&self) -> Result<(), RecordError> {
-        if !(2..=usize::from(MAX_SEATS)).contains(&self.seats.len()) {
-            return Err(RecordError::invalid(
-                "seats",
-                format!("a hand is dealt to 2 to {MAX_SEATS} seats"),
-            ));
-        }
-        let mut previous = 0u8;
-        for (i, s) in self.seats.iter().enumerate() {
-            let at = |e: RecordError| e.within(format_args!("seats[{i}]"));
-            if s.seat <= previous || s.seat > MAX_SEATS {
-                return Err(at(RecordError::invalid(
-                    "seat",
-                    format!("seats are numbered 1 to {MAX_SEATS}, in order, each once"),
-                )));
-            }
-            previous = s.seat;
-            validate_identifier("player", &s.player).map_err(at)?;
-            if validate_amount("stack_h", s.stack_h).map_err(at)? == 0 {
-                return Err(at(RecordError::invalid("stack_h", "must be positive")));
-            }
-            if s.shown.as_ref().is_some_and(|shown| shown.len() > 4) {
-                return Err(at(RecordError::invalid("shown", "at most 4 cards")));
-            }
-        }
-        if !matches!(self.board.len(), 0 | 3 | 4 | 5) {
-            return Err(RecordError::invalid(
-                "board",
-                format!("0, 3, 4 or 5 cards, not {}", self.board.len()),
-            ));
-        }
-        validate_amount("small_blind_h", self.small_blind_h)?;
-        validate_amount("big_blind_h", self.big_blind_h)?;
-        for (i, a) in self.actions.iter().enumerate() {
-            if let Some(to) = a.to_h {
-                validate_amount("to_h", to).map_err(|e| e.within(format_args!("actions[{i}]")))?;
-            }
-        }
-        if self.actions.len() > 1_000 {
-            return Err(RecordError::invalid("actions", "at most 1 000 actions"));
-        }
-        for (i, award) in self.awards.iter().enumerate() {
-            validate_amount("amount_h", award.amount_h)
-                .map_err(|e| e.within(format_args!("awards[{i}]")))?;
-        }
-        validate_amount("rake_h", self.rake_h)?;
-        Ok(())
-    }
-
-    /// As [`PokerHand::find_impossible`] found it when the record was read.
-    fn check_possible(&self) -> Result<(), RecordError> {
-        self.examined.or_find(|| self.find_impossible())
-    }
-
-    fn examine(&mut self) {
-        self.examined = Examined::of(self.find_impossible());
     }
 
     /// The pots as what was handed out plus the rake; what was handed out.

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cards::Card;
-use crate::game::Examined;
+use crate::examined::Examined;
 use crate::round_header::round_record;
 use crate::void_hand::VoidHand;
 
@@ -45,7 +45,7 @@ pub enum Collection {
 
 round_record! {
     /// One hand as the table reports it.
-    pub struct PokerHand {
+    pub struct PokerHand examined {
         pub variant: Variant,
         /// The seat with the dealer button (a dead button may be an empty seat).
         pub button: u8,

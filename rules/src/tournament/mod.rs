@@ -9,7 +9,7 @@ mod prizes;
 pub(crate) mod record;
 
 use crate::error::RecordError;
-use crate::game::{Examined, Game, GameRecord, Judged, TableSetup};
+use crate::game::{Game, GameRecord, Judged, TableSetup};
 use crate::money::format_czk;
 use crate::plan::document::Plan;
 use crate::plan::poker::TournamentPlan;
@@ -194,13 +194,8 @@ impl Game for TournamentRecord {
         TournamentRecord::validate(self)
     }
 
-    /// As [`TournamentRecord::find_impossible`] found it when the record was read.
-    fn check_possible(&self) -> Result<(), RecordError> {
-        self.examined.or_find(|| self.find_impossible())
-    }
-
-    fn examine(&mut self) {
-        self.examined = Examined::of(self.find_impossible());
+    fn find_impossible(&self) -> Result<(), RecordError> {
+        TournamentRecord::find_impossible(self)
     }
 
     /// The money paid in; the prizes (or, cancelled, the refunds) paid out.

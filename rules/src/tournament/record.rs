@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::error::RecordError;
-use crate::game::Examined;
+use crate::examined::Examined;
 use crate::money::validate_amount;
 use crate::round_header::{round_record, validate_identifier};
 
@@ -44,7 +44,7 @@ pub enum EntryKind {
 
 round_record! {
     /// A tournament's settlement, as the floor reports it when it ends (or is cancelled).
-    pub struct TournamentRecord {
+    pub struct TournamentRecord examined {
         pub tournament_id: String,
         pub variant: TournamentVariant,
         pub format: Format,

@@ -10,7 +10,8 @@ use smallvec::SmallVec;
 
 use crate::cards::{Card, CardSet};
 use crate::error::RecordError;
-use crate::game::{reported_totals, Examined, Game, GameRecord, Judged, Statistics, TableSetup};
+use crate::examined::Examined;
+use crate::game::{reported_totals, Game, GameRecord, Judged, Statistics, TableSetup};
 use crate::hand_rank::{evaluate, Category, HandRank};
 use crate::money::{format_czk, validate_amount};
 use crate::plan::document::Plan;
@@ -28,7 +29,7 @@ pub const MAX_SPOTS: u8 = 7;
 
 round_record! {
     /// An Ultimate Texas Hold'em round as the table reports it.
-    pub struct UthRound {
+    pub struct UthRound examined {
         /// Cards burned: one before the flop, one before the turn and river.
         pub burned: Vec<Card>,
         /// The dealer's two cards and the five of the board (a void hand: those dealt). Kept
@@ -449,32 +450,7 @@ pub fn round_statistics(
     sum.finish()
 }
 
-impl UthRound {
-    /// A hand played out: two cards to the dealer and each spot, five on the board; one deck:
-    /// every card at most once among everything dealt and burned. A void hand holds what was
-    /// dealt when it was stopped, whatever that is.
-    fn find_impossible(&self) -> Result<(), RecordError> {
-        if self.void.is_some() {
-            return Ok(());
-        }
-        let hands = [
-            ("dealer", &self.dealer[..], 2),
-            ("board", &self.board[..], 5),
-        ];
-        let spots = self.spots.iter().map(|s| ("spots.cards", &s.cards[..], 2));
-        let mut seen = CardSet::default();
-        for (field, cards, wanted) in hands.into_iter().chain(spots) {
-            if cards.len() != wanted {
-                return Err(RecordError::impossible(
-                    field,
-                    format!("{} cards; a hand played out has {wanted}", cards.len()),
-                ));
-            }
-            seen = add_once(seen, cards)?;
-        }
-        add_once(seen, &self.burned).map(|_| ())
-    }
-}
+impl UthRound {}
 
 impl Game for UthRound {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
@@ -540,13 +516,29 @@ impl Game for UthRound {
         Ok(())
     }
 
-    /// As [`UthRound::find_impossible`] found it when the record was read.
-    fn check_possible(&self) -> Result<(), RecordError> {
-        self.examined.or_find(|| self.find_impossible())
-    }
-
-    fn examine(&mut self) {
-        self.examined = Examined::of(self.find_impossible());
+    /// A hand played out: two cards to the dealer and each spot, five on the board; one deck:
+    /// every card at most once among everything dealt and burned. A void hand holds what was
+    /// dealt when it was stopped, whatever that is.
+    fn find_impossible(&self) -> Result<(), RecordError> {
+        if self.void.is_some() {
+            return Ok(());
+        }
+        let hands = [
+            ("dealer", &self.dealer[..], 2),
+            ("board", &self.board[..], 5),
+        ];
+        let spots = self.spots.iter().map(|s| ("spots.cards", &s.cards[..], 2));
+        let mut seen = CardSet::default();
+        for (field, cards, wanted) in hands.into_iter().chain(spots) {
+            if cards.len() != wanted {
+                return Err(RecordError::impossible(
+                    field,
+                    format!("{} cards; a hand played out has {wanted}", cards.len()),
+                ));
+            }
+            seen = add_once(seen, cards)?;
+        }
+        add_once(seen, &self.burned).map(|_| ())
     }
 
     fn reported_totals(&self) -> (i64, i64) {
