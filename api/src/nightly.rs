@@ -92,16 +92,17 @@ fn catch_up(
             break;
         }
         match job.run(&mut conn, day, Utc::now())? {
-            NightOutcome::Published {
-                day,
-                files,
-                rounds,
-                checkpoint_size,
-                unconfirmed,
-            } => {
-                tracing::info!(%day, files, rounds, checkpoint_size, "nightly reports sealed");
-                if !unconfirmed.is_empty() {
-                    let packages = unconfirmed.join(", ");
+            NightOutcome::Published(sealed) => {
+                let day = sealed.day;
+                tracing::info!(
+                    %day,
+                    files = sealed.files,
+                    rounds = sealed.rounds,
+                    checkpoint_size = sealed.checkpoint_size,
+                    "nightly reports sealed"
+                );
+                if !sealed.unconfirmed.is_empty() {
+                    let packages = sealed.unconfirmed.join(", ");
                     tracing::warn!(%day, %packages, "the Ministry has not confirmed these packages yet");
                 }
             }

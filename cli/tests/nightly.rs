@@ -9,7 +9,7 @@ use chrono::{Duration, NaiveDate, NaiveTime, Utc};
 use common::*;
 use dozor_verify::{verify_export, VerifyOptions};
 use ledger::storage::connect;
-use reports::nightly::{NightOutcome, NightlyJob};
+use reports::nightly::{NightOutcome, NightSealed, NightlyJob};
 use rules::gaming_day::GamingDayClock;
 use serde_json::{json, Value};
 
@@ -43,12 +43,12 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
     let mut conn = connect(&url).unwrap();
     let before = ledger_size(&url);
     let outcome = job.run(&mut conn, day, Utc::now()).unwrap();
-    let NightOutcome::Published {
+    let NightOutcome::Published(NightSealed {
         files,
         rounds,
         checkpoint_size,
         ..
-    } = outcome
+    }) = outcome
     else {
         panic!("{outcome:?}")
     };
@@ -87,7 +87,7 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
     let quiet = day.succ_opt().unwrap();
     assert!(matches!(
         job.run(&mut conn, quiet, Utc::now()).unwrap(),
-        NightOutcome::Published { rounds: 0, .. }
+        NightOutcome::Published(NightSealed { rounds: 0, .. })
     ));
     let summary = read_json(
         &data

@@ -97,16 +97,20 @@ pub struct NightSummary {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NightOutcome {
     /// Sealed now: the files, and the checkpoint that covers them.
-    Published {
-        day: NaiveDate,
-        files: usize,
-        rounds: i64,
-        checkpoint_size: u64,
-        /// The Ministry's packages not confirmed yet, each `name (state)`.
-        unconfirmed: Vec<String>,
-    },
+    Published(NightSealed),
     /// Sealed before: nothing was changed.
     AlreadyDone { day: NaiveDate },
+}
+
+/// A night sealed now: what the scheduler logs and the command prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NightSealed {
+    pub day: NaiveDate,
+    pub files: usize,
+    pub rounds: i64,
+    pub checkpoint_size: u64,
+    /// The Ministry's packages not confirmed yet, each `name (state)`.
+    pub unconfirmed: Vec<String>,
 }
 
 /// A night's reports as (name in the ledger, bytes), the summary last.
@@ -243,13 +247,13 @@ impl NightlyJob<'_> {
         published_reports::publish(conn, self.sealer.signing_key(), &to_seal, self.actor, now)?;
         let size = reads::size(conn)?;
         checkpoints::create(conn, self.sealer, size, now)?;
-        Ok(NightOutcome::Published {
+        Ok(NightOutcome::Published(NightSealed {
             day,
             files: count,
             rounds,
             checkpoint_size: size,
             unconfirmed,
-        })
+        }))
     }
 
     /// The nights due by `now` and not done yet, oldest first: from the day after the last

@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use chrono::{NaiveDate, NaiveTime, Utc};
 use ledger::storage::connect;
 use ledger::storage::database::Database;
-use reports::nightly::{NightOutcome, NightlyJob};
+use reports::nightly::{NightOutcome, NightSealed, NightlyJob};
 
 use ledger::storage::database::DatabaseChoice;
 
@@ -63,24 +63,7 @@ pub fn run(global: &DatabaseChoice, args: NightlyArgs) -> anyhow::Result<ExitCod
         }
         for day in days {
             match job.run(&mut conn, day, Utc::now())? {
-                NightOutcome::Published {
-                    day,
-                    files,
-                    rounds,
-                    checkpoint_size,
-                    unconfirmed,
-                } => {
-                    println!(
-                        "{day}: sealed {files} reports ({rounds} rounds) under {}, checkpoint {checkpoint_size}",
-                        global.data_dir.join(reports::night_names::night_prefix(day)).display()
-                    );
-                    if !unconfirmed.is_empty() {
-                        println!(
-                            "{day}: the Ministry has not confirmed: {}",
-                            unconfirmed.join(", ")
-                        );
-                    }
-                }
+                NightOutcome::Published(sealed) => print_sealed(&sealed, &global.data_dir),
                 NightOutcome::AlreadyDone { day } => {
                     println!("{day}: done before; nothing changed")
                 }
@@ -92,4 +75,25 @@ pub fn run(global: &DatabaseChoice, args: NightlyArgs) -> anyhow::Result<ExitCod
     db.close()?;
     result?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a night sealed now tells the operator: where its reports are, and what the Ministry
+/// has not confirmed yet.
+fn print_sealed(sealed: &NightSealed, data_dir: &std::path::Path) {
+    let day = sealed.day;
+    println!(
+        "{day}: sealed {} reports ({} rounds) under {}, checkpoint {}",
+        sealed.files,
+        sealed.rounds,
+        data_dir
+            .join(reports::night_names::night_prefix(day))
+            .display(),
+        sealed.checkpoint_size
+    );
+    if !sealed.unconfirmed.is_empty() {
+        println!(
+            "{day}: the Ministry has not confirmed: {}",
+            sealed.unconfirmed.join(", ")
+        );
+    }
 }
