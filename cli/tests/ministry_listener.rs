@@ -82,6 +82,25 @@ impl Listener {
         let same = std::fs::read(&body).is_ok_and(|b| b == self.sealed);
         (status, same, took)
     }
+
+    /// A listener of 512 places, 16 an address, whose handshake time is `handshake_seconds`,
+    /// for [`IDLE`] silent connections (this process may open files enough for them first).
+    fn for_idle_connections(handshake_seconds: &str) -> Listener {
+        raise_open_files(IDLE as u64 + 1_000);
+        Listener::start(&[
+            ("DOZOR_MINISTRY_HANDSHAKE_SECONDS", handshake_seconds),
+            ("DOZOR_MINISTRY_CONNECTIONS_PER_ADDRESS", "16"),
+            ("DOZOR_MINISTRY_CONNECTIONS", "512"),
+        ])
+    }
+
+    /// The Ministry downloads the sealed file as delivered, within 3 seconds.
+    fn downloads_in_time(&self) {
+        let (status, same, took) = self.download();
+        assert_eq!(status, "200", "took {took:?}");
+        assert!(same, "the sealed file as delivered");
+        assert!(took < Duration::from_secs(3), "the download took {took:?}");
+    }
 }
 
 fn free_port() -> u16 {
@@ -155,20 +174,12 @@ fn still_open(held: &[TcpStream]) -> usize {
 // `test` is the standard test attribute here.
 #[test]
 fn two_thousand_silent_connections_from_one_address_leave_the_ministry_served() {
-    raise_open_files(IDLE as u64 + 1_000);
-    let listener = Listener::start(&[
-        ("DOZOR_MINISTRY_HANDSHAKE_SECONDS", "8"),
-        ("DOZOR_MINISTRY_CONNECTIONS_PER_ADDRESS", "16"),
-        ("DOZOR_MINISTRY_CONNECTIONS", "512"),
-    ]);
+    let listener = Listener::for_idle_connections("8");
     let opened = Instant::now();
     let held = idle_connections(listener.port, IDLE, |_| IpAddr::from([127, 0, 0, 2]));
 
     // While they are held, the Ministry (another address) downloads at once.
-    let (status, same, took) = listener.download();
-    assert_eq!(status, "200", "took {took:?}");
-    assert!(same, "the sealed file as delivered");
-    assert!(took < Duration::from_secs(3), "the download took {took:?}");
+    listener.downloads_in_time();
 
     // The address holds its 16 places; every other connection of it was closed at once.
     std::thread::sleep(Duration::from_millis(500));
@@ -182,13 +193,8 @@ fn two_thousand_silent_connections_from_one_address_leave_the_ministry_served() 
 
 #[test]
 fn two_thousand_silent_connections_from_many_addresses_give_way_to_the_ministry() {
-    raise_open_files(IDLE as u64 + 1_000);
     // A handshake time far longer than the test: only giving way frees a place here.
-    let listener = Listener::start(&[
-        ("DOZOR_MINISTRY_HANDSHAKE_SECONDS", "60"),
-        ("DOZOR_MINISTRY_CONNECTIONS_PER_ADDRESS", "16"),
-        ("DOZOR_MINISTRY_CONNECTIONS", "512"),
-    ]);
+    let listener = Listener::for_idle_connections("60");
     // 250 addresses, 8 connections each: every one within its address's share.
     let held = idle_connections(listener.port, IDLE, |i| {
         IpAddr::from([127, 0, 1, 1 + (i % 250) as u8])
@@ -204,10 +210,7 @@ fn two_thousand_silent_connections_from_many_addresses_give_way_to_the_ministry(
         "the oldest gave way"
     );
 
-    let (status, same, took) = listener.download();
-    assert_eq!(status, "200", "took {took:?}");
-    assert!(same, "the sealed file as delivered");
-    assert!(took < Duration::from_secs(3), "the download took {took:?}");
+    listener.downloads_in_time();
     // The Ministry's connection took the place of the oldest silent one.
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(still_open(&held), 511);
