@@ -453,10 +453,8 @@ pub struct PeriodsArgs {
 }
 
 pub fn periods(global: &DatabaseChoice, args: PeriodsArgs) -> anyhow::Result<ExitCode> {
-    let clock = args.clock.clock()?;
-    let month = super::clock::month_arg(&args.month, &clock)?;
-    let format = args.output.format("json", false)?;
-    let plans = rules::PlanBook::builtin()?;
+    let (clock, month, format, plans) =
+        args.output.month(&args.clock, &args.month, "json", false)?;
     let path = config_path(global, args.config.clone());
     let tolerance_h = if args.config.is_some() || path.exists() {
         OperatorConfig::load(&path)?.reconciliation.tolerance_h

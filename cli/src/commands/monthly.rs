@@ -30,10 +30,7 @@ pub struct RtpReportArgs {
 }
 
 pub fn run(global: &DatabaseChoice, args: RtpReportArgs) -> anyhow::Result<ExitCode> {
-    let clock = args.clock.clock()?;
-    let month = super::clock::month_arg(&args.month, &clock)?;
-    let format = args.output.format("csv", true)?;
-    let plans = rules::PlanBook::builtin()?;
+    let (clock, month, format, plans) = args.output.month(&args.clock, &args.month, "csv", true)?;
     let request = RtpRequest {
         month,
         through: args.through,

@@ -5,6 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use reports::sheet::{Language, Sheet};
+use rules::gaming_day::{GamingDayClock, Month};
+
+use super::clock::{month_arg, ClockArgs};
 
 #[derive(Debug, clap::Args)]
 pub struct Output {
@@ -38,7 +41,25 @@ pub struct Writers<'a, R> {
     pub plans: &'a rules::PlanBook,
 }
 
+/// What a month's report starts from: the gaming-day clock, the month, the format and the plans.
+pub type MonthReport = (GamingDayClock, Month, Format, rules::PlanBook);
+
 impl Output {
+    /// A month's report as asked: the gaming-day clock of `clock`, the month `month` names
+    /// under it, the format ([`Output::format`]) and the bundled plans, each checked in turn.
+    pub fn month(
+        &self,
+        clock: &ClockArgs,
+        month: &str,
+        default: &str,
+        html: bool,
+    ) -> anyhow::Result<MonthReport> {
+        let clock = clock.clock()?;
+        let month = month_arg(month, &clock)?;
+        let format = self.format(default, html)?;
+        Ok((clock, month, format, rules::PlanBook::builtin()?))
+    }
+
     /// The format asked for (`default` without `--format`), checked before any work; `html`
     /// only where the report has a page.
     pub fn format(&self, default: &str, html: bool) -> anyhow::Result<Format> {

@@ -67,10 +67,8 @@ struct MonthArgs {
 }
 
 fn wheels(global: &DatabaseChoice, args: MonthArgs) -> anyhow::Result<ExitCode> {
-    let clock = args.clock.clock()?;
-    let month = super::clock::month_arg(&args.month, &clock)?;
-    let format = args.output.format("csv", false)?;
-    let plans = rules::PlanBook::builtin()?;
+    let (clock, month, format, plans) =
+        args.output.month(&args.clock, &args.month, "csv", false)?;
     let statistics = with_database(global, |conn| reports::wheels::build(conn, &clock, month))?;
     let writers = Writers {
         csv: reports::wheels::to_csv,
