@@ -9,6 +9,11 @@ use crate::verdict::Finding;
 use crate::verdict::FindingKind;
 use crate::verdict::Verdict;
 
+/// `message` says `said` (the whole message is shown when it does not).
+pub(crate) fn assert_says(message: &str, said: &str) {
+    assert!(message.contains(said), "{message}");
+}
+
 /// The verdict of `record` under `plan`; leaks both so the borrowed verdict can outlive the
 /// helper (tests only).
 pub(crate) fn verdict_with(plan: Plan, record: Value) -> Verdict<'static> {

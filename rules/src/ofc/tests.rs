@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 use super::*;
 use crate::plan::bundled_plan as plan;
 use crate::record::Round;
+use crate::test_support::assert_says;
 use crate::verdict::FindingKind;
 
 fn cards(text: &str) -> Vec<&str> {
@@ -135,11 +136,7 @@ fn three_players_one_foul_a_scoop_and_a_point_value_per_pair() {
             (FindingKind::Overpaid, 91_000),  // C: −320 − (−1 230) = 910 Kč
         ]
     );
-    assert!(
-        findings[2].message.contains("fouled"),
-        "{}",
-        findings[2].message
-    );
+    assert_says(&findings[2].message, "fouled");
 }
 
 #[test]

@@ -2,6 +2,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use super::*;
+use crate::test_support::assert_says;
 
 fn t(minute: u32) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339("2026-11-10T20:00:00Z")
@@ -61,11 +62,7 @@ fn a_settled_spin_whose_wheel_turned_as_on_the_spin_before_is_named() {
             (AuditFindingKind::RotorNotReversed, 8, 7),
         ]
     );
-    assert!(
-        findings[0].message.contains("clockwise as spin 3"),
-        "{}",
-        findings[0].message
-    );
+    assert_says(&findings[0].message, "clockwise as spin 3");
 }
 
 #[test]
@@ -101,12 +98,9 @@ fn after_a_no_spin_the_wheel_turns_the_same_way_and_otherwise_the_other_way() {
             (AuditFindingKind::RotorNotReversed, 11, 10),
         ]
     );
-    assert!(
-        findings[0].message.contains(
-            "spin 6 turned the wheel clockwise after no-spin 5 had turned it counterclockwise"
-        ),
-        "{}",
-        findings[0].message
+    assert_says(
+        &findings[0].message,
+        "spin 6 turned the wheel clockwise after no-spin 5 had turned it counterclockwise",
     );
     assert_eq!(findings[0].kind.as_str(), "rotor_reversed_after_no_spin");
 }
@@ -157,16 +151,8 @@ fn the_button_and_the_big_blind_move_one_player_a_hand() {
             (AuditFindingKind::ButtonOutOfTurn, 4, 3),
         ]
     );
-    assert!(
-        findings[0].message.contains("passing over seat 1"),
-        "{}",
-        findings[0].message
-    );
-    assert!(
-        findings[2].message.contains("to seat 8"),
-        "{}",
-        findings[2].message
-    );
+    assert_says(&findings[0].message, "passing over seat 1");
+    assert_says(&findings[2].message, "to seat 8");
 }
 
 #[test]
