@@ -508,20 +508,11 @@ async fn the_api_serves_the_export_as_a_zip_that_verifies() {
     let app = test_app(&state).await;
     let uri = format!("/api/v1/exports?from={day}&to={day}");
     let regulator = bearer(dozor_log::access::Role::Regulator);
-    let response = web_test::call_service(
-        &app,
-        web_test::TestRequest::get()
-            .uri(&uri)
-            .insert_header(regulator.clone())
-            .to_request(),
-    )
-    .await;
-    assert_eq!(response.status().as_u16(), 200);
-    assert_eq!(
-        response.headers().get("content-type").unwrap(),
-        "application/zip"
-    );
-    let bytes = web_test::read_body(response).await;
+    let request = web_test::TestRequest::get()
+        .uri(&uri)
+        .insert_header(regulator.clone())
+        .to_request();
+    let bytes = call_for_file(&app, request, "content-type", "application/zip").await;
     let dir = tempfile::tempdir().unwrap();
     zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec()))
         .unwrap()

@@ -309,20 +309,16 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     assert_eq!(python_czech_column(&people, "Předběžné"), [words]);
 
     // XLSX: a workbook (a zip holding the sheet), its headings in English on request.
-    let response = test::call_service(
+    let bytes = call_for_file(
         &app,
         role_get(
             "/api/v1/findings?format=xlsx&lang=en",
             dozor_log::access::Role::Compliance,
         ),
+        "content-disposition",
+        "attachment; filename=\"dozor-findings.xlsx\"",
     )
     .await;
-    assert_eq!(response.status().as_u16(), 200);
-    assert_eq!(
-        response.headers().get("content-disposition").unwrap(),
-        "attachment; filename=\"dozor-findings.xlsx\""
-    );
-    let bytes = test::read_body(response).await;
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec())).unwrap();
     let mut strings = String::new();
     std::io::Read::read_to_string(

@@ -427,6 +427,19 @@ pub async fn call_text(app: &impl TestApp, request: actix_http::Request) -> (u16
     (status, String::from_utf8_lossy(&body).into_owned())
 }
 
+/// Sends a request to a test app that must answer 200 with `header` set to `value`: the body.
+pub async fn call_for_file(
+    app: &impl TestApp,
+    request: actix_http::Request,
+    header: &str,
+    value: &str,
+) -> actix_web::web::Bytes {
+    let response = actix_web::test::call_service(app, request).await;
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(response.headers().get(header).unwrap(), value);
+    actix_web::test::read_body(response).await
+}
+
 /// Rewrites MANIFEST to match the files, as a forger would.
 pub fn fix_manifest(dir: &std::path::Path) {
     let mut lines = Vec::new();
