@@ -3,7 +3,6 @@
 //! comes out clean unless it is damaged afterwards.
 
 use crate::games::table::{Simulated, Slot, TableSimulator};
-use chrono::{DateTime, Utc};
 use rand::seq::SliceRandom as _;
 use rand::{Rng as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
@@ -71,12 +70,7 @@ impl BlackjackSimulator {
     }
 
     /// One round of `table_id`.
-    pub fn round(
-        &mut self,
-        table_id: &str,
-        seq_no: u64,
-        at: DateTime<Utc>,
-    ) -> anyhow::Result<Value> {
+    pub fn round(&mut self, slot: Slot<'_>) -> anyhow::Result<Value> {
         let bp = self
             .plan
             .blackjack
@@ -145,9 +139,10 @@ impl BlackjackSimulator {
             }
         }
         let mut record = json!({
-            "type": "round", "game": "blackjack", "table_id": table_id, "seq_no": seq_no,
-            "plan_id": self.plan.plan_id, "played_at": at.to_rfc3339(),
-            "shoe_id": format!("{table_id}-shoe-{}", self.shoes), "shuffled": shuffled,
+            "type": "round", "game": "blackjack", "table_id": slot.table_id,
+            "seq_no": slot.seq_no, "plan_id": self.plan.plan_id,
+            "played_at": slot.played_at.to_rfc3339(),
+            "shoe_id": format!("{}-shoe-{}", slot.table_id, self.shoes), "shuffled": shuffled,
             "burned": burned.iter().map(Card::to_string).collect::<Vec<_>>(),
             "deal": deal.iter().map(Card::to_string).collect::<Vec<_>>(),
             "boxes": boxes,
@@ -234,12 +229,7 @@ impl UthSimulator {
         }
     }
 
-    pub fn round(
-        &mut self,
-        table_id: &str,
-        seq_no: u64,
-        at: DateTime<Utc>,
-    ) -> anyhow::Result<Value> {
+    pub fn round(&mut self, slot: Slot<'_>) -> anyhow::Result<Value> {
         let mut deck: Vec<Card> = Card::deck().collect();
         deck.shuffle(&mut self.rng);
         let mut cards = deck.into_iter();
@@ -297,8 +287,9 @@ impl UthSimulator {
             spots.push(spot);
         }
         let mut record = json!({
-            "type": "round", "game": "ultimate_texas_holdem", "table_id": table_id,
-            "seq_no": seq_no, "plan_id": self.plan.plan_id, "played_at": at.to_rfc3339(),
+            "type": "round", "game": "ultimate_texas_holdem", "table_id": slot.table_id,
+            "seq_no": slot.seq_no, "plan_id": self.plan.plan_id,
+            "played_at": slot.played_at.to_rfc3339(),
             "burned": text(&burned), "dealer": text(&dealer), "board": text(&board),
             "spots": spots,
         });
@@ -323,6 +314,16 @@ fn positions(record: &mut Value) -> std::slice::IterMut<'_, Value> {
 }
 
 /// The bundled plan and a blackjack and a UTH table seeded with `seed`, for the tests.
+/// Round `seq_no` of `table_id`, played now.
+#[cfg(test)]
+fn slot(table_id: &str, seq_no: u64) -> Slot<'_> {
+    Slot {
+        table_id,
+        seq_no,
+        played_at: chrono::Utc::now(),
+    }
+}
+
 #[cfg(test)]
 fn card_tables(seed: u64) -> (Plan, BlackjackSimulator, UthSimulator) {
     let plan = crate::games::table::test_plan();
@@ -342,8 +343,8 @@ mod tests {
         let (plan, mut blackjack, mut uth) = card_tables(5);
         for seq in 1..=2_000 {
             for record in [
-                blackjack.round("BJ1", seq, Utc::now()).unwrap(),
-                uth.round("U1", seq, Utc::now()).unwrap(),
+                blackjack.round(slot("BJ1", seq)).unwrap(),
+                uth.round(slot("U1", seq)).unwrap(),
             ] {
                 let round = Round::parse(&record).unwrap();
                 let verdict = rules::adjudicate(&plan, &round).unwrap();
@@ -414,14 +415,14 @@ fn damage(rng: &mut ChaCha8Rng, record: &mut Value, error_share: f64) -> Option<
 
 impl TableSimulator for BlackjackSimulator {
     fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
-        let record = self.round(slot.table_id, slot.seq_no, slot.played_at);
+        let record = self.round(slot);
         damaged(record, &mut self.rng, error_share)
     }
 }
 
 impl TableSimulator for UthSimulator {
     fn next_record(&mut self, slot: Slot<'_>, error_share: f64) -> Simulated {
-        let record = self.round(slot.table_id, slot.seq_no, slot.played_at);
+        let record = self.round(slot);
         damaged(record, &mut self.rng, error_share)
     }
 }
@@ -550,8 +551,8 @@ mod robustness_tests {
         let (mut refused, mut judged) = (0, 0);
         for seq in 1..=3_000 {
             for mut record in [
-                blackjack.round("BJ1", seq, Utc::now()).unwrap(),
-                uth.round("U1", seq, Utc::now()).unwrap(),
+                blackjack.round(slot("BJ1", seq)).unwrap(),
+                uth.round(slot("U1", seq)).unwrap(),
             ] {
                 mutate(&mut rng, &mut record);
                 match Round::parse(&record) {
