@@ -50,35 +50,62 @@ fn verify_db(url: &str, data: &std::path::Path) -> (Option<i32>, Value) {
     (out.status.code(), report)
 }
 
-/// `dozor export` of gaming days `from`..=`to` into `export-d2` under `data`, then `dozor verify`
-/// of it offline: both must succeed. What its export.json says.
-fn export_verified_offline(
-    url: &str,
-    data: &std::path::Path,
-    (from, to): (NaiveDate, NaiveDate),
-    key_file: &std::path::Path,
-) -> Value {
-    let later = data.join("export-d2");
-    dozor_on(url, data)
-        .args([
-            "export",
-            "--from",
-            &from.to_string(),
-            "--to",
-            &to.to_string(),
-        ])
-        .arg("--operator-key")
-        .arg(key_file)
-        .arg(&later)
-        .succeeds();
-    let export_info: Value =
-        serde_json::from_slice(&std::fs::read(later.join("export.json")).unwrap()).unwrap();
-    dozor_on(url, data)
-        .args(["verify"])
-        .arg(&later)
-        .args(["--operator-key", &operator().verifier().to_string()])
-        .succeeds();
-    export_info
+/// The operator at work on the ledger at `url` with the data directory `data`, its key (the
+/// tests' operator key) written to `operator.key` under it.
+struct Operating<'a> {
+    url: &'a str,
+    data: &'a std::path::Path,
+    key_file: std::path::PathBuf,
+}
+
+impl<'a> Operating<'a> {
+    fn new(url: &'a str, data: &'a std::path::Path) -> Operating<'a> {
+        let key_file = data.join("operator.key");
+        ledger::operator_key::write_private(&key_file, &operator().private_key()).unwrap();
+        Operating {
+            url,
+            data,
+            key_file,
+        }
+    }
+
+    /// `dozor log archive --to TO --reason REASON` (`to_reason`) signed with the operator's
+    /// key, the archive's export written to `dir`.
+    fn archive(&self, (to, reason): (&str, &str), dir: &std::path::Path) -> std::process::Command {
+        let mut command = dozor_on(self.url, self.data);
+        command
+            .args(["log", "archive", "--to", to, "--reason", reason])
+            .arg("--operator-key")
+            .arg(&self.key_file)
+            .arg(dir);
+        command
+    }
+
+    /// `dozor export` of gaming days `from`..=`to` into `export-d2` under the data directory,
+    /// then `dozor verify` of it offline: both must succeed. What its export.json says.
+    fn export_verified_offline(&self, (from, to): (NaiveDate, NaiveDate)) -> Value {
+        let later = self.data.join("export-d2");
+        dozor_on(self.url, self.data)
+            .args([
+                "export",
+                "--from",
+                &from.to_string(),
+                "--to",
+                &to.to_string(),
+            ])
+            .arg("--operator-key")
+            .arg(&self.key_file)
+            .arg(&later)
+            .succeeds();
+        let export_info: Value =
+            serde_json::from_slice(&std::fs::read(later.join("export.json")).unwrap()).unwrap();
+        dozor_on(self.url, self.data)
+            .args(["verify"])
+            .arg(&later)
+            .args(["--operator-key", &operator().verifier().to_string()])
+            .succeeds();
+        export_info
+    }
 }
 
 /// A state on a fresh database whose ranges hold `SPAN` entries.
@@ -108,31 +135,6 @@ fn spanned_ledger_with_r01() -> (
 fn past_days() -> (NaiveDate, NaiveDate, NaiveDate) {
     let today = GamingDayClock::default().day_of(Utc::now());
     (today, today - Duration::days(3), today - Duration::days(2))
-}
-
-/// The tests' operator key written to `operator.key` under `data`: its path.
-fn operator_key_file(data: &std::path::Path) -> std::path::PathBuf {
-    let key_file = data.join("operator.key");
-    ledger::operator_key::write_private(&key_file, &operator().private_key()).unwrap();
-    key_file
-}
-
-/// `dozor log archive --to TO --reason REASON` (`to_reason`) signed with the key in `key_file`,
-/// the archive's export written to `dir`.
-fn archive_command(
-    url: &str,
-    data: &std::path::Path,
-    key_file: &std::path::Path,
-    (to, reason): (&str, &str),
-    dir: &std::path::Path,
-) -> std::process::Command {
-    let mut command = dozor_on(url, data);
-    command
-        .args(["log", "archive", "--to", to, "--reason", reason])
-        .arg("--operator-key")
-        .arg(key_file)
-        .arg(dir);
-    command
 }
 
 /// Noon (Prague) of gaming day `day`.
@@ -252,17 +254,12 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
     assert_eq!(ledger_size(&url), 16);
 
     let data = tempfile::tempdir().unwrap();
-    let key_file = operator_key_file(data.path());
+    let operating = Operating::new(&url, data.path());
     let archive = |to: &str, dir: &std::path::Path| {
-        archive_command(
-            &url,
-            data.path(),
-            &key_file,
-            (to, "a range kept as its export"),
-            dir,
-        )
-        .output()
-        .unwrap()
+        operating
+            .archive((to, "a range kept as its export"), dir)
+            .output()
+            .unwrap()
     };
     let export_dir = data.path().join("archive-1");
     // d1 has closed, but its night is not sealed: refused, naming the day.
@@ -482,7 +479,7 @@ async fn a_closed_sealed_day_leaves_as_a_verified_export_and_its_reports_stay() 
         "{b}"
     );
     assert!(message_of(&b).contains("start at index 0,"), "{b}");
-    let export_info = export_verified_offline(&url, data.path(), (d2, today), &key_file);
+    let export_info = operating.export_verified_offline((d2, today));
     assert_eq!(
         (
             &export_info["first_index"],
@@ -616,17 +613,12 @@ async fn archiving_inside_an_open_gaming_day_is_refused() {
     assert_eq!(report_before["rounds"], 67);
 
     let data = tempfile::tempdir().unwrap();
-    let key_file = operator_key_file(data.path());
+    let operating = Operating::new(&url, data.path());
     let dir = data.path().join("archive");
-    let out = archive_command(
-        &url,
-        data.path(),
-        &key_file,
-        ("32", "as the tester did"),
-        &dir,
-    )
-    .output()
-    .unwrap();
+    let out = operating
+        .archive(("32", "as the tester did"), &dir)
+        .output()
+        .unwrap();
     assert_refused(&out, format!("dozor: gaming day {today} is not over (it ends at {ends}): an archive takes only whole gaming days that have closed and been sealed; no gaming day has closed and been sealed since the last archive yet; nothing was archived"));
     assert!(!dir.exists());
     assert_eq!(ledger_size(&url), 70);
@@ -683,7 +675,7 @@ async fn an_archive_ending_inside_a_range_splits_it_at_the_days_end() {
     append_spins(&state, &mut conn, 1..=10, d1, |_| 36_000);
     assert_eq!(ledger_size(&url), 11);
     let data = tempfile::tempdir().unwrap();
-    let key_file = operator_key_file(data.path());
+    let operating = Operating::new(&url, data.path());
     seal_night(&mut conn, data.path(), d1);
     append_spins(&state, &mut conn, 11..=15, d2, |_| 36_000);
     create_key(&url, dozor_log::access::Role::Admin);
@@ -704,15 +696,10 @@ async fn an_archive_ending_inside_a_range_splits_it_at_the_days_end() {
     .await;
 
     // What the refusal offers is d1's end, entry 11, inside the first range.
-    let refused = archive_command(
-        &url,
-        data.path(),
-        &key_file,
-        ("12", "d1"),
-        &data.path().join("none"),
-    )
-    .output()
-    .unwrap();
+    let refused = operating
+        .archive(("12", "d1"), &data.path().join("none"))
+        .output()
+        .unwrap();
     assert_eq!(refused.status.code(), Some(2));
     assert!(
         said(&refused).ends_with(&format!(
@@ -722,14 +709,9 @@ async fn an_archive_ending_inside_a_range_splits_it_at_the_days_end() {
         said(&refused)
     );
     let export_dir = data.path().join("archive-d1");
-    let done = archive_command(
-        &url,
-        data.path(),
-        &key_file,
-        ("11", "d1 kept as its export"),
-        &export_dir,
-    )
-    .succeeds();
+    let done = operating
+        .archive(("11", "d1 kept as its export"), &export_dir)
+        .succeeds();
     let receipt: Value = serde_json::from_slice(&done.stdout).unwrap();
     assert_eq!(
         (&receipt["from"], &receipt["to"]),
@@ -792,6 +774,6 @@ async fn an_archive_ending_inside_a_range_splits_it_at_the_days_end() {
     assert_eq!(code, Some(0), "{report}");
 
     // d2 and after, exported after the archive: from entry 11, and it verifies offline.
-    let export_info = export_verified_offline(&url, data.path(), (d2, today), &key_file);
+    let export_info = operating.export_verified_offline((d2, today));
     assert_eq!(export_info["first_index"], 11, "{export_info}");
 }
