@@ -387,25 +387,19 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     // One decision for the whole round: 5.0 with an amount, 5.1 the same way without one, in
     // one transaction; a scope that is neither is refused and changes nothing.
     let resolve = |body: Value| {
-        test::TestRequest::post()
+        let request = test::TestRequest::post()
             .uri("/api/v1/findings/5.0/resolutions")
             .insert_header(bearer(dozor_log::access::Role::Compliance))
             .set_json(body)
-            .to_request()
+            .to_request();
+        call(&app, request)
     };
-    let (s, b) = call(
-        &app,
-        resolve(json!({"state": "confirmed", "comment": "c", "scope": "table"})),
-    )
-    .await;
+    let (s, b) = resolve(json!({"state": "confirmed", "comment": "c", "scope": "table"})).await;
     assert_error(s, &b, 422, "invalid_resolution");
     let (_, open) = get(&app, "/api/v1/findings?state=open").await;
     assert_eq!(open["items"].as_array().unwrap().len(), 4, "{open}");
-    let (s, receipt) = call(
-        &app,
-        resolve(json!({"state": "confirmed", "amount_settled_h": 1_000,
-                       "comment": "the player repaid the round at the cage", "scope": "round"})),
-    )
+    let (s, receipt) = resolve(json!({"state": "confirmed", "amount_settled_h": 1_000,
+        "comment": "the player repaid the round at the cage", "scope": "round"}))
     .await;
     assert_eq!(s, 201, "{receipt}");
     assert_eq!(receipt["finding"], "5.0");
@@ -421,11 +415,7 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     assert_eq!(open["items"].as_array().unwrap().len(), 2, "{open}");
     // The round again: nothing of it is open, so only the named finding's step is taken —
     // and refused, confirmed cannot become confirmed.
-    let (s, b) = call(
-        &app,
-        resolve(json!({"state": "confirmed", "comment": "again", "scope": "round"})),
-    )
-    .await;
+    let (s, b) = resolve(json!({"state": "confirmed", "comment": "again", "scope": "round"})).await;
     assert_error(s, &b, 409, "resolution_not_allowed");
 
     // A settlement above the finding's amount, with the reason it needs: recorded with it.
@@ -491,42 +481,35 @@ async fn the_workbench_page_filters_sorts_pages_and_resolves_a_whole_round() {
             .map(|rest| rest.split('?').next().unwrap().to_owned())
             .collect()
     };
+    // The page shows each of `parts`.
+    let shows = |html: &str, parts: &[&str]| {
+        assert!(parts.iter().all(|part| html.contains(part)), "{html}");
+    };
 
     // The 20th, largest first: 400 Kč (3.1), then 100 Kč (3.0); the totals and the files say
     // the same filter.
     let html = page("from=2026-11-20&to=2026-11-20&sort=-amount").await;
     assert_eq!(listed(&html), ["3.1", "3.0"]);
-    assert!(
-        html.contains("<b>2</b>") && html.contains("<b>500,00 Kč</b>"),
-        "{html}"
-    );
-    assert!(
-        html.contains(
-            "/api/v1/findings?from=2026-11-20&amp;to=2026-11-20&amp;sort=-amount&amp;format=csv-cz"
-        ),
-        "{html}"
+    shows(&html, &["<b>2</b>", "<b>500,00 Kč</b>"]);
+    shows(
+        &html,
+        &["/api/v1/findings?from=2026-11-20&amp;to=2026-11-20&amp;sort=-amount&amp;format=csv-cz"],
     );
     // Smallest first; and from 200 Kč up only the 400 Kč one, its file asking the same in haléře.
     let html = page("from=2026-11-20&to=2026-11-20&sort=amount").await;
     assert_eq!(listed(&html), ["3.0", "3.1"]);
     let html = page("from=2026-11-20&to=2026-11-20&min_amount=200").await;
     assert_eq!(listed(&html), ["3.1"]);
-    assert!(html.contains("min_amount_h=20000"), "{html}");
+    shows(&html, &["min_amount_h=20000"]);
 
     // 103 findings: a page of 100 and the way to the next, which holds the other 3.
     let html = page("sort=played_at").await;
     assert_eq!(listed(&html).len(), 100);
-    assert!(
-        html.contains("<b>103</b>") && html.contains("1–100"),
-        "{html}"
-    );
-    assert!(html.contains("offset=100"), "{html}");
+    shows(&html, &["<b>103</b>", "1–100"]);
+    shows(&html, &["offset=100"]);
     let html = page("sort=played_at&offset=100").await;
     assert_eq!(listed(&html).len(), 3);
-    assert!(
-        html.contains("101–103") && html.contains("offset=0"),
-        "{html}"
-    );
+    shows(&html, &["101–103", "offset=0"]);
 
     // The form of 3.0, with "the round's other open findings the same way": both recorded.
     let (_, finding) = get_text(&app, "/workbench/findings/3.0").await;
