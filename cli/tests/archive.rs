@@ -154,20 +154,8 @@ fn spin_record(seq_no: u64, paid_h: i64, at: DateTime<Utc>) -> Value {
     record
 }
 
-/// A spin of R01 played at `at` and appended as received then (`paid_h` on a 10 Kč straight
-/// up that won: 360 Kč is right).
-fn append_spin(
-    state: &api::state::AppState,
-    conn: &mut diesel::PgConnection,
-    seq_no: u64,
-    paid_h: i64,
-    at: DateTime<Utc>,
-) {
-    append_signed(state, conn, spin_record(seq_no, paid_h, at), &key(1), at);
-}
-
-/// `append_spin` of each of R01's spins `seq_nos`, played on `day` at noon and a minute per
-/// seq_no, `paid_h(seq_no)` paid.
+/// Each of R01's spins `seq_nos`, played on `day` at noon and a minute per seq_no and appended
+/// as received then, `paid_h(seq_no)` paid (on a 10 Kč straight up that won: 360 Kč is right).
 fn append_spins(
     state: &api::state::AppState,
     conn: &mut diesel::PgConnection,
@@ -177,7 +165,8 @@ fn append_spins(
 ) {
     for seq_no in seq_nos {
         let at = noon(day) + Duration::minutes(seq_no as i64);
-        append_spin(state, conn, seq_no, paid_h(seq_no), at);
+        let spin = spin_record(seq_no, paid_h(seq_no), at);
+        append_signed(state, conn, spin, &key(1), at);
     }
 }
 
