@@ -9,10 +9,10 @@
 //! apart are not compared: the game stopped, and the button is drawn again before its first
 //! hand.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 use smallvec::SmallVec;
 
-use super::finding::{AuditFinding, AuditFindingKind};
+use super::finding::{AuditFinding, AuditFindingKind, AuditedRound};
 use crate::poker_cash::record::{ActionKind, PokerHand, Street, MAX_SEATS};
 
 /// A pause this long or longer starts a new game.
@@ -21,9 +21,8 @@ pub const NEW_GAME_AFTER: Duration = Duration::minutes(60);
 /// A hand's positions as the audit needs them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HandPositions {
-    pub table_id: String,
-    pub seq_no: u64,
-    pub played_at: DateTime<Utc>,
+    /// The hand: its table, sequence number and when it was played.
+    pub round: AuditedRound,
     pub button: u8,
     pub small_blind: Option<u8>,
     pub big_blind: Option<u8>,
@@ -55,9 +54,7 @@ impl HandPositions {
                 .map(|a| a.seat)
         };
         Some(HandPositions {
-            table_id: hand.table_id.clone(),
-            seq_no: hand.seq_no,
-            played_at: hand.played_at,
+            round: AuditedRound::of(hand),
             button: hand.button,
             small_blind: posted(ActionKind::SmallBlind),
             big_blind: posted(ActionKind::BigBlind),
@@ -86,20 +83,16 @@ fn clockwise(from: u8, to: u8) -> u16 {
 pub fn compare(previous: &HandPositions, current: &HandPositions, out: &mut Vec<AuditFinding>) {
     // Only the hand right after in the table's sequence: with a record missing (or another
     // record between them) the positions in between are unknown.
-    if previous.seq_no.checked_add(1) != Some(current.seq_no)
-        || current.played_at - previous.played_at >= NEW_GAME_AFTER
-    {
+    if !current.round.follows(&previous.round, NEW_GAME_AFTER) {
         return;
     }
     let mut found = |kind, message| {
-        out.push(AuditFinding {
+        out.push(AuditFinding::after(
             kind,
-            table_id: current.table_id.clone(),
-            seq_no: current.seq_no,
-            played_at: current.played_at,
-            previous_seq_no: Some(previous.seq_no),
+            &current.round,
+            &previous.round,
             message,
-        });
+        ));
     };
     // A seat dealt in both hands to the same player.
     let continues = |seat: u8| {
@@ -117,7 +110,7 @@ pub fn compare(previous: &HandPositions, current: &HandPositions, out: &mut Vec<
                 AuditFindingKind::BigBlindOutOfTurn,
                 format!(
                     "seat {now} posted the big blind in hand {} too: nobody is the big blind twice running",
-                    previous.seq_no
+                    previous.round.seq_no
                 ),
             );
         } else {
@@ -161,11 +154,11 @@ pub fn compare(previous: &HandPositions, current: &HandPositions, out: &mut Vec<
             match expected {
                 Some(seat) => format!(
                     "the button went from seat {} to seat {}; it moves one position clockwise each hand, to seat {seat}, the small blind of hand {}",
-                    previous.button, current.button, previous.seq_no
+                    previous.button, current.button, previous.round.seq_no
                 ),
                 None => format!(
                     "the button went from seat {} to seat {}; it moves one position clockwise each hand, and no further than seat {before}, the big blind of hand {}",
-                    previous.button, current.button, previous.seq_no
+                    previous.button, current.button, previous.round.seq_no
                 ),
             },
         );

@@ -63,8 +63,8 @@ impl Fact {
 
     pub fn table_id(&self) -> &str {
         match self {
-            Fact::Spin(s) => &s.table_id,
-            Fact::Hand(h) => &h.table_id,
+            Fact::Spin(s) => &s.round.table_id,
+            Fact::Hand(h) => &h.round.table_id,
             Fact::TimedHand { table_id, .. } => table_id,
             Fact::Collection(c) => &c.table_id,
         }
@@ -73,8 +73,8 @@ impl Fact {
     /// The round's place in its table's sequence (a collection's is not needed: 0).
     pub fn seq_no(&self) -> u64 {
         match self {
-            Fact::Spin(s) => s.seq_no,
-            Fact::Hand(h) => h.seq_no,
+            Fact::Spin(s) => s.round.seq_no,
+            Fact::Hand(h) => h.round.seq_no,
             Fact::TimedHand { seq_no, .. } => *seq_no,
             Fact::Collection(_) => 0,
         }
@@ -84,9 +84,9 @@ impl Fact {
     fn timed(&self) -> Option<TimedHand<'_>> {
         match self {
             Fact::Hand(h) if h.for_time => Some(TimedHand {
-                table_id: &h.table_id,
-                seq_no: h.seq_no,
-                played_at: h.played_at,
+                table_id: &h.round.table_id,
+                seq_no: h.round.seq_no,
+                played_at: h.round.played_at,
             }),
             Fact::TimedHand {
                 table_id,

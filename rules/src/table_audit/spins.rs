@@ -12,9 +12,9 @@
 //! earlier: a missing record, a spin without evidence or a long pause leaves nothing certain to
 //! compare with.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 
-use super::finding::{AuditFinding, AuditFindingKind};
+use super::finding::{AuditFinding, AuditFindingKind, AuditedRound};
 use crate::roulette::record::{Direction, RouletteRound, SpinOutcome};
 
 /// Spins further apart are not compared (the wheel stood; a day's report, which looks one
@@ -24,9 +24,8 @@ pub const SAME_SESSION: Duration = Duration::hours(12);
 /// A spin with the wheel's evidence, as the audit needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spin {
-    pub table_id: String,
-    pub seq_no: u64,
-    pub played_at: DateTime<Utc>,
+    /// The spin: its table, sequence number and when it was played.
+    pub round: AuditedRound,
     pub rotor: Direction,
     /// The spin was settled (not declared void).
     pub settled: bool,
@@ -36,9 +35,7 @@ impl Spin {
     /// The spin, if the wheel reported its directions.
     pub fn of(round: &RouletteRound) -> Option<Spin> {
         Some(Spin {
-            table_id: round.table_id.clone(),
-            seq_no: round.seq_no,
-            played_at: round.played_at,
+            round: AuditedRound::of(round),
             rotor: round.spin?.rotor,
             settled: matches!(round.outcome, SpinOutcome::Number { .. }),
         })
@@ -56,9 +53,7 @@ fn name(direction: Direction) -> &'static str {
 /// have turned the wheel against the spin before it, unless that spin was a no-spin, after
 /// which the wheel turns the same way ("Ruletové kolo následně otočí ve stejném směru").
 pub fn compare(previous: &Spin, current: &Spin) -> Option<AuditFinding> {
-    let next = previous.seq_no.checked_add(1) == Some(current.seq_no);
-    let recent = current.played_at - previous.played_at < SAME_SESSION;
-    if !(next && recent && current.settled) {
+    if !(current.round.follows(&previous.round, SAME_SESSION) && current.settled) {
         return None;
     }
     let after_no_spin = !previous.settled;
@@ -67,29 +62,27 @@ pub fn compare(previous: &Spin, current: &Spin) -> Option<AuditFinding> {
             AuditFindingKind::RotorNotReversed,
             format!(
                 "spin {} turned the wheel {} as spin {} did: the plan makes a spin whose wheel was not reversed void (chybné roztočení), yet it was settled",
-                current.seq_no,
+                current.round.seq_no,
                 name(current.rotor),
-                previous.seq_no
+                previous.round.seq_no
             ),
         ),
         (true, false) => (
             AuditFindingKind::RotorReversedAfterNoSpin,
             format!(
                 "spin {} turned the wheel {} after no-spin {} had turned it {}: after a no-spin the plan turns the wheel the same way („Ruletové kolo následně otočí ve stejném směru a do protisměru vhodí kuličku“), yet it was reversed and settled",
-                current.seq_no,
+                current.round.seq_no,
                 name(current.rotor),
-                previous.seq_no,
+                previous.round.seq_no,
                 name(previous.rotor)
             ),
         ),
         _ => return None,
     };
-    Some(AuditFinding {
+    Some(AuditFinding::after(
         kind,
-        table_id: current.table_id.clone(),
-        seq_no: current.seq_no,
-        played_at: current.played_at,
-        previous_seq_no: Some(previous.seq_no),
+        &current.round,
+        &previous.round,
         message,
-    })
+    ))
 }
