@@ -128,16 +128,18 @@ fn hand(
     fact(record).unwrap()
 }
 
+/// Four players, a, b, c and d, at seats 1, 3, 5 and 8.
+const FOUR_PLAYERS: [(u8, &str); 4] = [(1, "a"), (3, "b"), (5, "c"), (8, "d")];
+
 #[test]
 fn the_button_and_the_big_blind_move_one_player_a_hand() {
-    let four = [(1, "a"), (3, "b"), (5, "c"), (8, "d")];
     let facts = vec![
         // Button 1, small blind 3, big blind 5.
-        hand(1, 0, 1, Some(3), 5, &four),
+        hand(1, 0, 1, Some(3), 5, &FOUR_PLAYERS),
         // Right: button 3, small blind 5, big blind 8.
-        hand(2, 2, 3, Some(5), 8, &four),
+        hand(2, 2, 3, Some(5), 8, &FOUR_PLAYERS),
         // Button 5 is right, but the big blind jumps from 8 over seat 1 to seat 3.
-        hand(3, 4, 5, Some(8), 3, &four),
+        hand(3, 4, 5, Some(8), 3, &FOUR_PLAYERS),
         // Seat 5 (c) leaves. Button stays on 5 (it must go to seat 8, the small blind of 3),
         // and seat 3 is the big blind again (b, twice running).
         hand(4, 6, 5, Some(1), 3, &[(1, "a"), (3, "b"), (8, "d")]),
@@ -205,10 +207,9 @@ fn a_dead_button_a_hand_without_small_blind_and_heads_up_are_in_turn() {
 fn only_the_record_right_before_is_compared() {
     // Hand 2 is missing (or another record took its number): 1 and 3 are not compared, though
     // seat 5 is the big blind in both.
-    let four = [(1, "a"), (3, "b"), (5, "c"), (8, "d")];
     let facts = vec![
-        hand(1, 0, 1, Some(3), 5, &four),
-        hand(3, 4, 1, Some(3), 5, &four),
+        hand(1, 0, 1, Some(3), 5, &FOUR_PLAYERS),
+        hand(3, 4, 1, Some(3), 5, &FOUR_PLAYERS),
     ];
     assert_eq!(found(&audit(facts)), []);
     // Spins 1 and 3 turned the same way; spin 2 is not in hand: nothing to say.
