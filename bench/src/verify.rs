@@ -2,6 +2,7 @@
 //! ed25519-dalek batch verification of the same signatures; and `dozor verify` of the same
 //! ledger in the database.
 
+use reports::inspection::ExportRequest;
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::ExitCode;
@@ -194,19 +195,9 @@ fn export(
         std::fs::remove_dir_all(out).with_context(|| format!("removing {}", out.display()))?;
     }
     let started = Instant::now();
-    let summary = reports::inspection::write_export(
-        conn,
-        &clock,
-        operator,
-        &dozor_log::registry_history::cli_actor(),
-        from,
-        to,
-        out,
-        Utc::now(),
-        None,
-        &Default::default(),
-        &mut |_, _| {},
-    )?;
+    let actor = dozor_log::registry_history::cli_actor();
+    let request = ExportRequest::new(&clock, operator, &actor, (from, to), out, Utc::now());
+    let summary = reports::inspection::write_export(conn, &request, &mut |_, _| {})?;
     Ok((summary, started.elapsed().as_secs_f64()))
 }
 

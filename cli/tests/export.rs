@@ -3,6 +3,7 @@
 
 mod common;
 
+use reports::inspection::ExportRequest;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -155,19 +156,11 @@ fn writing_an_export_reports_its_progress_through_the_entries() {
     let (url, day) = ledger_over_three_days();
     let dir = tempfile::tempdir().unwrap();
     let mut calls = Vec::new();
-    reports::inspection::write_export(
-        &mut connect(&url).unwrap(),
-        &GamingDayClock::default(),
-        &operator(),
-        "cli:tests",
-        day,
-        day,
-        &path(&dir),
-        Utc::now(),
-        None,
-        &Default::default(),
-        &mut |done, total| calls.push((done, total)),
-    )
+    let (clock, operator, out) = (GamingDayClock::default(), operator(), path(&dir));
+    let request = ExportRequest::new(&clock, &operator, "cli:tests", (day, day), &out, Utc::now());
+    reports::inspection::write_export(&mut connect(&url).unwrap(), &request, &mut |done, total| {
+        calls.push((done, total))
+    })
     .unwrap();
     let lines = std::fs::read_to_string(path(&dir).join("entries.jsonl"))
         .unwrap()

@@ -9,6 +9,7 @@ use chrono::{Duration, NaiveDate, NaiveTime, Utc};
 use common::*;
 use dozor_verify::{verify_export, VerifyOptions};
 use ledger::storage::connect;
+use reports::inspection::ExportRequest;
 use reports::nightly::{NightOutcome, NightSealed, NightlyJob};
 use rules::gaming_day::GamingDayClock;
 use serde_json::{json, Value};
@@ -146,20 +147,18 @@ async fn a_night_is_sealed_once_and_a_changed_report_is_caught() {
     // An export carries the night's files; offline verify checks them against the seals.
     let export_dir = tempfile::tempdir().unwrap();
     let export = export_dir.path().join("export");
-    reports::inspection::write_export(
-        &mut conn,
-        &clock,
-        &sealer,
-        "cli:tests",
-        day,
-        quiet,
-        &export,
-        Utc::now(),
-        Some(data.path()),
-        &Default::default(),
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let request = ExportRequest {
+        nightly_from: Some(data.path()),
+        ..ExportRequest::new(
+            &clock,
+            &sealer,
+            "cli:tests",
+            (day, quiet),
+            &export,
+            Utc::now(),
+        )
+    };
+    reports::inspection::write_export(&mut conn, &request, &mut |_, _| {}).unwrap();
     let options = || VerifyOptions::default();
     verify_export(&export, &[sealer.verifier()], options(), |_, _| {}).unwrap();
 

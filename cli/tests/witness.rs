@@ -6,6 +6,7 @@
 
 mod common;
 
+use reports::inspection::{ExportRequest, ExportWitnesses};
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -380,20 +381,21 @@ fn export_day(
 ) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let mut conn = ledger::storage::connect(url).unwrap();
-    reports::inspection::write_export(
-        &mut conn,
-        &rules::gaming_day::GamingDayClock::default(),
-        sealer,
-        "cli:tests",
-        "2026-11-20".parse().unwrap(),
-        "2026-11-20".parse().unwrap(),
-        &dir.path().join("export"),
-        chrono::Utc::now(),
-        None,
-        &reports::inspection::ExportWitnesses { keys, quorum, wait },
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let clock = rules::gaming_day::GamingDayClock::default();
+    let day = "2026-11-20".parse().unwrap();
+    let out = dir.path().join("export");
+    let request = ExportRequest {
+        witnesses: ExportWitnesses { keys, quorum, wait },
+        ..ExportRequest::new(
+            &clock,
+            sealer,
+            "cli:tests",
+            (day, day),
+            &out,
+            chrono::Utc::now(),
+        )
+    };
+    reports::inspection::write_export(&mut conn, &request, &mut |_, _| {}).unwrap();
     dir
 }
 

@@ -5,7 +5,7 @@ use std::io::Seek as _;
 use actix_web::{get, web, HttpResponse};
 use chrono::{NaiveDate, Utc};
 use reports::inspection::zip::zip_dir;
-use reports::inspection::{write_export_reading, ExportError, ExportWitnesses};
+use reports::inspection::{write_export_reading, ExportError, ExportRequest, ExportWitnesses};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -88,17 +88,23 @@ pub async fn export(
         // The seals are written on the primary; the entries are read on the replica when one
         // is configured and has replayed the checkpoint that covers them.
         let mut replica = state.replica.as_ref().and_then(|pool| pool.get().ok());
+        let days = (q.from, q.to);
+        let request = ExportRequest {
+            nightly_from: state.data_dir.as_deref(),
+            witnesses: ExportWitnesses::all(state.witnesses.keys(), WITNESS_WAIT),
+            ..ExportRequest::new(
+                &state.clock,
+                &state.operator,
+                &caller.name,
+                days,
+                &dir,
+                Utc::now(),
+            )
+        };
         write_export_reading(
             &mut *state.conn()?,
             replica.as_deref_mut(),
-            &state.clock,
-            &state.operator,
-            &caller.name,
-            (q.from, q.to),
-            &dir,
-            Utc::now(),
-            state.data_dir.as_deref(),
-            &ExportWitnesses::all(state.witnesses.keys(), WITNESS_WAIT),
+            &request,
             &mut |_, _| {},
         )
         .map_err(|e| match e {

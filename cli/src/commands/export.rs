@@ -1,3 +1,4 @@
+use reports::inspection::ExportRequest;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -57,17 +58,23 @@ pub fn run(global: &DatabaseChoice, args: ExportArgs) -> anyhow::Result<ExitCode
         Some(url) if !url.trim().is_empty() => Some(connect(url)?),
         _ => None,
     };
+    let actor = dozor_log::registry_history::cli_actor();
+    let request = ExportRequest {
+        nightly_from: Some(&global.data_dir),
+        witnesses,
+        ..ExportRequest::new(
+            &clock,
+            &sealer,
+            &actor,
+            (args.from, args.to),
+            &args.dir,
+            Utc::now(),
+        )
+    };
     let summary = reports::inspection::write_export_reading(
         &mut connect(&db.url)?,
         replica.as_mut(),
-        &clock,
-        &sealer,
-        &dozor_log::registry_history::cli_actor(),
-        (args.from, args.to),
-        &args.dir,
-        Utc::now(),
-        Some(&global.data_dir),
-        &witnesses,
+        &request,
         &mut |done, total| {
             bar.set_length(total);
             bar.set_position(done);

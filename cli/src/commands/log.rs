@@ -2,6 +2,7 @@
 //! over by a recorded rotation, the keys that held it, a restore to an earlier point accepted
 //! on the record, and old entries archived as a verified export, on the record.
 
+use reports::inspection::ExportRequest;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -250,19 +251,19 @@ impl LogKeeper<'_> {
             }
         };
         let (from, first_day, last_day) = (plan.from, plan.first_day, plan.last_day);
-        let summary = reports::inspection::write_export(
-            conn,
-            clock,
-            operator,
-            &dozor_log::registry_history::cli_actor(),
-            first_day,
-            last_day,
-            dir,
-            Utc::now(),
-            Some(&global.data_dir),
-            &reports::inspection::ExportWitnesses::all(Vec::new(), std::time::Duration::ZERO),
-            &mut |_, _| {},
-        )?;
+        let actor = dozor_log::registry_history::cli_actor();
+        let request = ExportRequest {
+            nightly_from: Some(&global.data_dir),
+            ..ExportRequest::new(
+                clock,
+                operator,
+                &actor,
+                (first_day, last_day),
+                dir,
+                Utc::now(),
+            )
+        };
+        let summary = reports::inspection::write_export(conn, &request, &mut |_, _| {})?;
         let written = entry_lines(&dir.join(dozor_verify::format::ENTRIES))
             .with_context(|| format!("reading the export's entries in {}", dir.display()))?;
         let (covered_from, covered_to) = (summary.first_index, summary.first_index + written);

@@ -6,6 +6,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use ed25519_dalek::SigningKey;
 use ledger::storage::append::AppendOutcome;
 use ledger::storage::registry::NewTable;
+use reports::inspection::ExportRequest;
+use rules::gaming_day::GamingDayClock;
 use serde_json::Value;
 use std::path::Path;
 
@@ -86,20 +88,9 @@ pub fn appended_index(outcome: &[AppendOutcome]) -> u64 {
 /// Writes the inspection export of gaming days `from` to `to` into `out`, sealed by the tests'
 /// operator, with no data directory and no witnesses.
 pub fn export_days(conn: &mut diesel::PgConnection, from: NaiveDate, to: NaiveDate, out: &Path) {
-    reports::inspection::write_export(
-        conn,
-        &rules::gaming_day::GamingDayClock::default(),
-        &operator(),
-        "cli:tests",
-        from,
-        to,
-        out,
-        Utc::now(),
-        None,
-        &Default::default(),
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let (clock, operator) = (GamingDayClock::default(), operator());
+    let request = ExportRequest::new(&clock, &operator, "cli:tests", (from, to), out, Utc::now());
+    reports::inspection::write_export(conn, &request, &mut |_, _| {}).unwrap();
 }
 
 /// Signs a checkpoint over the whole ledger in the database at `url` and exports gaming day

@@ -6,4 +6,6 @@ mod write;
 pub mod zip;
 
 pub use show::{show_round, ShownRound};
-pub use write::{write_export, write_export_reading, ExportError, ExportSummary, ExportWitnesses};
+pub use write::{
+    write_export, write_export_reading, ExportError, ExportRequest, ExportSummary, ExportWitnesses,
+};

@@ -79,55 +79,76 @@ pub struct ExportSummary {
     pub read_from: crate::coverage::ReadFrom,
 }
 
-/// Writes the export of gaming days `from..=to` into `dir` (created; must be empty), its
-/// reports sealed in the name of `actor` (whose request it is), calling
-/// `progress(entries written, entries to write)` after each page of entries (for a progress
-/// bar on long exports).
-#[allow(clippy::too_many_arguments)]
+/// An export to write: its gaming days, who seals it and when, where it goes and what it
+/// carries besides the ledger.
+#[derive(Debug, Clone)]
+pub struct ExportRequest<'a> {
+    pub clock: &'a GamingDayClock,
+    pub sealer: &'a NoteSigner,
+    /// Whose request it is: the period's reports are sealed in this name.
+    pub actor: &'a str,
+    /// The first and the last gaming day, both included.
+    pub days: (NaiveDate, NaiveDate),
+    /// Created; must be empty.
+    pub dir: &'a Path,
+    pub now: DateTime<Utc>,
+    /// The data directory whose sealed nightly reports of the period the export carries.
+    pub nightly_from: Option<&'a Path>,
+    pub witnesses: ExportWitnesses,
+}
+
+impl<'a> ExportRequest<'a> {
+    /// The export of `days` into `dir`, sealed by `sealer` for `actor` at `now`: without
+    /// nightly reports or witnesses.
+    pub fn new(
+        clock: &'a GamingDayClock,
+        sealer: &'a NoteSigner,
+        actor: &'a str,
+        days: (NaiveDate, NaiveDate),
+        dir: &'a Path,
+        now: DateTime<Utc>,
+    ) -> Self {
+        ExportRequest {
+            clock,
+            sealer,
+            actor,
+            days,
+            dir,
+            now,
+            nightly_from: None,
+            witnesses: ExportWitnesses::default(),
+        }
+    }
+}
+
+/// Writes the export `request` asks for, calling `progress(entries written, entries to write)`
+/// after each page of entries (for a progress bar on long exports).
 pub fn write_export(
     conn: &mut PgConnection,
-    clock: &GamingDayClock,
-    sealer: &NoteSigner,
-    actor: &str,
-    from: NaiveDate,
-    to: NaiveDate,
-    dir: &Path,
-    now: DateTime<Utc>,
-    nightly_from: Option<&Path>,
-    witnesses: &ExportWitnesses,
+    request: &ExportRequest<'_>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ExportSummary, ExportError> {
-    write_export_reading(
-        conn,
-        None,
-        clock,
-        sealer,
-        actor,
-        (from, to),
-        dir,
-        now,
-        nightly_from,
-        witnesses,
-        progress,
-    )
+    write_export_reading(conn, None, request, progress)
 }
 
 /// [`write_export`], its entries read on `replica` (when given, and once it holds the
 /// checkpoint that covers the export's seals, which are written on `conn`, the primary).
-#[allow(clippy::too_many_arguments)]
 pub fn write_export_reading(
     primary: &mut PgConnection,
     replica: Option<&mut PgConnection>,
-    clock: &GamingDayClock,
-    sealer: &NoteSigner,
-    actor: &str,
-    (from, to): (NaiveDate, NaiveDate),
-    dir: &Path,
-    now: DateTime<Utc>,
-    nightly_from: Option<&Path>,
-    witnesses: &ExportWitnesses,
+    request: &ExportRequest<'_>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ExportSummary, ExportError> {
+    let &ExportRequest {
+        clock,
+        sealer,
+        actor,
+        days: (from, to),
+        dir,
+        now,
+        nightly_from,
+        ref witnesses,
+    } = request;
     if to < from {
         return Err(ExportError::BadPeriod { from, to });
     }
