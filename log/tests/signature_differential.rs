@@ -151,6 +151,8 @@ impl Signers {
 }
 
 /// The adversarial cases, each a function making one or more items (some in several variants).
+/// The first six are never accepted by any verifier, and are kept first: the comparison's
+/// last check takes them by their place.
 const CASES: &[&str] = &[
     "non-canonical s (s + ℓ)",
     "small-order R (each torsion point, s = h·a)",
@@ -583,8 +585,8 @@ fn ingest_strict_check_agrees_with_verify_strict_on_every_case() {
     assert_eq!(accepted["one bit changed"].0, 0);
     let (passed, all) = accepted["mixed-order A, torsion-free R, passing verify_strict"];
     assert_eq!(passed, all);
-    // Never: the first six cases (a non-canonical s; a small-order or identity R or A, the
-    // small-order ones canonically encoded), and these.
+    // Never: the first six cases (a non-canonical s; a small-order or identity R, either
+    // encoding; a small-order or identity A, canonically encoded), and these.
     let never = [
         "mixed-order R (valid point + torsion), torsion-free A",
         "R not on the curve",

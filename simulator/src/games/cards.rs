@@ -313,7 +313,6 @@ fn positions(record: &mut Value) -> std::slice::IterMut<'_, Value> {
         .unwrap_or_default()
 }
 
-/// The bundled plan and a blackjack and a UTH table seeded with `seed`, for the tests.
 /// Round `seq_no` of `table_id`, played now.
 #[cfg(test)]
 fn slot(table_id: &str, seq_no: u64) -> Slot<'_> {
@@ -324,6 +323,7 @@ fn slot(table_id: &str, seq_no: u64) -> Slot<'_> {
     }
 }
 
+/// The bundled plan and a blackjack and a UTH table seeded with `seed`, for the tests.
 #[cfg(test)]
 fn card_tables(seed: u64) -> (Plan, BlackjackSimulator, UthSimulator) {
     let plan = crate::games::table::test_plan();
