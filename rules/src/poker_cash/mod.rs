@@ -326,8 +326,6 @@ pub fn adjudicate<'a>(pp: &PokerCashPlan, plan: &'a Plan, hand: &'a PokerHand) -
     }
 }
 
-impl PokerHand {}
-
 impl Game for PokerHand {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {

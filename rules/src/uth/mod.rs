@@ -450,8 +450,6 @@ pub fn round_statistics(
     sum.finish()
 }
 
-impl UthRound {}
-
 impl Game for UthRound {
     /// Structural checks; anything failing here is a malformed record (rejected, 4xx).
     fn validate(&self) -> Result<(), RecordError> {
