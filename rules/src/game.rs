@@ -45,6 +45,11 @@ pub trait Game: Identified {
     /// Works out once, as the record is read, what [`Game::check_possible`] then reports (a
     /// round is read once and may be judged many times), for a record that keeps it.
     fn examine(&mut self) {
+        // A record that keeps nothing is checked when judged: working it out here too would
+        // be done twice.
+        if self.examined().is_none() {
+            return;
+        }
         let found = self.find_impossible();
         if let Some(examined) = self.examined_mut() {
             *examined = Examined::of(found);
