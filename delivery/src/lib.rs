@@ -13,6 +13,7 @@ pub mod envelope;
 pub mod error;
 mod ess;
 pub mod identity;
+pub mod pki;
 pub mod seal;
 
 pub use certificate::{read_certificates, Certificate};
