@@ -39,8 +39,21 @@ const SUPERUSER: &str = "postgres";
 pub const SERVER_ROLE: &str = "dozor_server";
 /// The group role the migrations grant the server's privileges to.
 const WRITER_ROLE: &str = "dozor_writer";
+/// How long `pg_ctl start` waits for the server to accept connections.
+const START_WAIT_SECONDS: u64 = 60;
+/// How long a restored copy may take to reach a consistent state (replaying WAL from its base
+/// backup's start); `pg_ctl` stops waiting at once when the server exits.
+const RECOVERY_WAIT_SECONDS: u64 = 24 * 3600;
+/// The directory of setting files the managed cluster includes after its postgresql.conf.
+pub const CONF_D: &str = "conf.d";
 /// How long to wait for another live dozor process to start the cluster it owns, or let it go.
 const OWNER_START_WAIT: Duration = Duration::from_secs(60);
+
+#[derive(QueryableByName)]
+struct Found {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    found: bool,
+}
 
 #[derive(QueryableByName)]
 struct RoleName {
@@ -114,6 +127,11 @@ fn find_bin_dir() -> Result<PathBuf, LedgerError> {
                  set DOZOR_PG_BIN, or set DATABASE_URL",
             )
         })
+}
+
+/// `text` quoted for the shell `pg_ctl` starts the server through.
+fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// Runs `command` with `args`; an error with what it wrote unless it succeeds.
@@ -194,8 +212,96 @@ impl LocalCluster {
         if !cluster.data_dir().join("PG_VERSION").is_file() {
             cluster.init(false)?;
         }
-        cluster.start_with(DURABLE_SERVER_OPTIONS)?;
+        cluster.include_conf_d()?;
+        if let Err(e) = cluster.start_managed() {
+            // Whatever got started is stopped again: a failed command leaves nothing running.
+            if cluster.is_running() {
+                if let Err(stop) = cluster.pg_ctl_stop() {
+                    tracing::warn!("stopping the managed PostgreSQL after a failed start: {stop}");
+                }
+            }
+            return Err(e);
+        }
         Ok(cluster)
+    }
+
+    /// `conf.d/` beside postgresql.conf, read after it (`include_dir`), so the settings a file
+    /// there gives (deploy/postgres/archive.conf: WAL archiving) apply; added to a cluster made
+    /// by an earlier version too.
+    fn include_conf_d(&self) -> Result<(), LedgerError> {
+        let conf_d = self.data_dir().join(CONF_D);
+        if !conf_d.is_dir() {
+            fs::create_dir(&conf_d)
+                .map_err(|e| LedgerError::io(format!("creating {}", conf_d.display()), e))?;
+            self.chown_to_postgres(&conf_d)?;
+        }
+        let conf = self.data_dir().join("postgresql.conf");
+        let text =
+            fs::read_to_string(&conf).map_err(|e| LedgerError::io("reading postgresql.conf", e))?;
+        let included = text
+            .lines()
+            .any(|line| line.trim_start().starts_with(&format!("include_dir = '{CONF_D}'")));
+        if included {
+            return Ok(());
+        }
+        self.append_settings(&format!(
+            "\n# dozor: the files in {CONF_D}/ (deploy/postgres/archive.conf) override the settings above\n\
+             include_dir = '{CONF_D}'\n"
+        ))
+    }
+
+    /// Starts the managed cluster with its socket in this directory whatever postgresql.conf
+    /// says (a copy restored from another directory's backup names that one's). A copy being
+    /// restored (`recovery.signal`) is waited for until it has replayed the archived WAL and
+    /// promoted itself: before that it is read-only and holds only part of the ledger.
+    fn start_managed(&mut self) -> Result<(), LedgerError> {
+        let socket = self.socket_dir().display().to_string();
+        let options = format!(
+            "{DURABLE_SERVER_OPTIONS} -k {}",
+            shell_quoted(&socket)
+        );
+        let recovery_signal = self.data_dir().join("recovery.signal");
+        if !recovery_signal.exists() {
+            return self.start_waiting(&options, START_WAIT_SECONDS);
+        }
+        tracing::info!(
+            cluster = %self.root.display(),
+            "a restored copy: waiting while PostgreSQL replays the archived WAL"
+        );
+        self.start_waiting(&options, RECOVERY_WAIT_SECONDS)?;
+        let mut reported = Instant::now();
+        while recovery_signal.exists() {
+            if !self.is_running() {
+                return Err(cluster_err(format!(
+                    "PostgreSQL stopped while restoring the copy under {}: see {}",
+                    self.root.display(),
+                    self.log_file().display()
+                )));
+            }
+            if reported.elapsed() >= Duration::from_secs(30) {
+                tracing::info!(cluster = %self.root.display(), "still replaying the archived WAL");
+                reported = Instant::now();
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        // Promoted: it takes writes once the end-of-recovery checkpoint is done.
+        let deadline = Instant::now() + Duration::from_secs(START_WAIT_SECONDS);
+        loop {
+            let promoted = super::connection::connect(&self.url("postgres"))
+                .and_then(|mut c| super::reads::takes_writes(&mut c))
+                .unwrap_or(false);
+            if promoted {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(cluster_err(format!(
+                    "the restored copy under {} did not take writes after its recovery: see {}",
+                    self.root.display(),
+                    self.log_file().display()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     /// The owner lock, unless another live process holds it.
@@ -387,10 +493,16 @@ impl LocalCluster {
 
     /// Starts the server with `options` (`postgres` command-line settings) unless it runs.
     pub(super) fn start_with(&mut self, options: &str) -> Result<(), LedgerError> {
+        self.start_waiting(options, START_WAIT_SECONDS)
+    }
+
+    /// [`LocalCluster::start_with`], waiting up to `seconds` for it to accept connections.
+    fn start_waiting(&mut self, options: &str, seconds: u64) -> Result<(), LedgerError> {
         if self.is_running() {
             return Ok(());
         }
         let (data, log) = (self.data_dir(), self.log_file());
+        let seconds = seconds.to_string();
         self.run(
             "pg_ctl",
             &[
@@ -399,7 +511,7 @@ impl LocalCluster {
                 OsStr::new(options),
                 OsStr::new("-w"),
                 OsStr::new("-t"),
-                OsStr::new("60"),
+                OsStr::new(&seconds),
                 OsStr::new("-D"),
                 data.as_os_str(),
                 OsStr::new("-l"),
@@ -523,9 +635,18 @@ rm -rf "$4""#;
         Ok(self.url_as(SERVER_ROLE, database))
     }
 
-    /// Creates `database` unless it exists.
+    /// Creates `database` unless it exists (so a read-only copy, still recovering, that has
+    /// it is not asked to create it).
     pub fn create_database(&self, database: &str) -> Result<(), LedgerError> {
         let mut conn = self.connect_to_manage(database)?;
+        let found: Found = diesel::sql_query(
+            "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS found",
+        )
+        .bind::<diesel::sql_types::Text, _>(database)
+        .get_result(&mut conn)?;
+        if found.found {
+            return Ok(());
+        }
         match diesel::sql_query(format!("CREATE DATABASE \"{database}\"")).execute(&mut conn) {
             Ok(_) => {}
             Err(diesel::result::Error::DatabaseError(_, info))

@@ -102,13 +102,17 @@ impl Database {
             },
             None => {
                 let cluster = LocalCluster::open(&data_dir.join("pg"))?;
-                cluster.create_database(MANAGED_DATABASE)?;
                 let url = cluster.url(MANAGED_DATABASE);
-                Database {
+                // Held before anything can fail, so that a failure stops the cluster (drop).
+                let database = Database {
                     server_url: url.clone(),
                     url,
                     cluster: Some(cluster),
+                };
+                if let Some(cluster) = &database.cluster {
+                    cluster.create_database(MANAGED_DATABASE)?;
                 }
+                database
             }
         })
     }
