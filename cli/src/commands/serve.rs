@@ -41,8 +41,9 @@ pub struct ServeArgs {
     /// ...or this many seconds after the last one (`ledger.checkpoint_seconds`).
     #[arg(long)]
     checkpoint_seconds: Option<u64>,
-    /// Also keep every signed checkpoint in this file (`ledger.checkpoint_witness`): a ledger
-    /// rolled back behind it is refused at start and named by `verify --witness FILE`.
+    /// Keep every signed checkpoint in this file (`ledger.checkpoint_witness`; default
+    /// `<data dir>/checkpoints.jsonl`): a ledger rolled back behind it is refused at start and
+    /// named by `verify --witness FILE`.
     #[arg(long)]
     checkpoint_witness: Option<PathBuf>,
     /// Requests per second each API key may make on average (`limits.api_key_rate`)...
@@ -247,11 +248,15 @@ fn settings(
     settings.checkpoints = Some(CheckpointPolicy {
         every_entries: config.ledger.checkpoint_every,
         every: std::time::Duration::from_secs(config.ledger.checkpoint_seconds),
-        witness: config
-            .ledger
-            .checkpoint_witness
-            .clone()
-            .map(ledger::witness::Witness::new),
+        // By default beside the data (what a restore check holds a copy to); better on storage
+        // the database's administrators cannot write (`ledger.checkpoint_witness`).
+        witness: Some(ledger::witness::Witness::new(
+            config
+                .ledger
+                .checkpoint_witness
+                .clone()
+                .unwrap_or_else(|| global.data_dir.join("checkpoints.jsonl")),
+        )),
     });
     settings.witnesses = config.witness_endpoints()?;
     Ok(settings)
