@@ -7,6 +7,7 @@
 
 pub mod access;
 pub mod auth;
+pub mod configured;
 pub mod csrf;
 pub mod docs;
 pub mod download;

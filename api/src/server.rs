@@ -49,12 +49,9 @@ pub struct Settings {
     pub api_key_rate: RateLimit,
     /// Requests each client address may make under the API, with or without a key.
     pub address_rate: RateLimit,
-    /// The operator and its premises (the Ministry's package); none when not configured.
-    pub operator_config: Option<reports::mf::OperatorConfig>,
-    /// The keys and certificates of the Ministry's delivery; none when not configured.
-    pub delivery_keys: Option<Arc<reports::mf::keys::DeliveryKeys>>,
-    /// The gambling-tax rate table the tax route uses; the bundled one when none.
-    pub tax_rates: Option<reports::tax::RateTable>,
+    /// The operator and its premises (the Ministry's package), the delivery's keys and the
+    /// tax-rate table: what a SIGHUP re-reads.
+    pub configured: crate::configured::Configured,
     /// The data directory: where the nightly job keeps its sealed reports (exports carry
     /// them); none when the server keeps no files.
     pub data_dir: Option<std::path::PathBuf>,
@@ -77,9 +74,7 @@ impl Settings {
             checkpoints: None,
             api_key_rate: RateLimit::default(),
             address_rate: DEFAULT_ADDRESS_RATE,
-            operator_config: None,
-            delivery_keys: None,
-            tax_rates: None,
+            configured: crate::configured::Configured::default(),
             data_dir: None,
             witnesses: Vec::new(),
         }
@@ -153,9 +148,9 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
         default_plan: settings.default_plan.clone(),
         body_limit: settings.body_limit,
         in_flight: crate::in_flight::InFlight::new(settings.in_flight),
-        operator_config: settings.operator_config.clone().map(Arc::new),
-        delivery_keys: settings.delivery_keys.clone(),
-        tax_rates: settings.tax_rates.clone().map(Arc::new),
+        configured: Arc::new(crate::configured::Reloadable::new(
+            settings.configured.clone(),
+        )),
         data_dir: settings.data_dir.clone(),
         metrics,
         witnesses: Arc::new(witnesses),

@@ -30,12 +30,8 @@ pub struct AppState {
     pub body_limit: usize,
     /// What all requests in flight may hold at once: bodies' bytes, files being made.
     pub in_flight: Arc<crate::in_flight::InFlight>,
-    /// The operator and its premises, for the Ministry's package; none when not configured.
-    pub operator_config: Option<Arc<reports::mf::OperatorConfig>>,
-    /// The keys and certificates of the Ministry's delivery; none when not configured.
-    pub delivery_keys: Option<Arc<reports::mf::keys::DeliveryKeys>>,
-    /// The operator's gambling-tax rate table (`serve --tax-rates`); the bundled one when none.
-    pub tax_rates: Option<Arc<reports::tax::RateTable>>,
+    /// The operator and its premises, the delivery's keys and the tax rates: re-read on SIGHUP.
+    pub configured: Arc<crate::configured::Reloadable>,
     /// Where the nightly job keeps its sealed reports.
     pub data_dir: Option<std::path::PathBuf>,
     /// Prometheus series (`/metrics`).

@@ -345,6 +345,61 @@ impl Source {
     }
 }
 
+/// The keys a running server applies only at its next start, each with its value as text
+/// (`serve` re-reads the others on SIGHUP: the operator, its premises, the delivery's keys,
+/// the tax rates). Values are compared, never logged: a database URL may hold a password.
+pub fn restart_keys(config: &Config) -> Vec<(String, String)> {
+    let section = |name: &str, value: serde_json::Result<serde_json::Value>| {
+        let fields = match value {
+            Ok(serde_json::Value::Object(fields)) => fields,
+            _ => Default::default(),
+        };
+        fields
+            .into_iter()
+            .map(|(key, value)| (format!("{name}.{key}"), value.to_string()))
+            .collect::<Vec<_>>()
+    };
+    let mut keys = [
+        section("server", serde_json::to_value(&config.server)),
+        section("database", serde_json::to_value(&config.database)),
+        section("ledger", serde_json::to_value(&config.ledger)),
+        section("gaming_day", serde_json::to_value(&config.gaming_day)),
+        section("limits", serde_json::to_value(&config.limits)),
+        section("log", serde_json::to_value(&config.log)),
+    ]
+    .concat();
+    keys.push((
+        "reports.nightly_at".into(),
+        config.reports.nightly_at.clone(),
+    ));
+    keys.push(("witness".into(), format!("{:?}", config.witnesses)));
+    let delivery = config.delivery.as_ref();
+    let listener = delivery.map(|d| {
+        (
+            &d.listen,
+            &d.server_certificate,
+            &d.server_key,
+            &d.ministry_client_certificates,
+            d.download_path(),
+        )
+    });
+    keys.push(("delivery.listen".into(), format!("{listener:?}")));
+    keys
+}
+
+/// The keys whose values differ between two [`restart_keys`] lists, or that only one has.
+pub fn changed_keys(before: &[(String, String)], after: &[(String, String)]) -> Vec<String> {
+    let mut changed: Vec<String> = before
+        .iter()
+        .filter(|entry| !after.contains(entry))
+        .chain(after.iter().filter(|entry| !before.contains(entry)))
+        .map(|(key, _)| key.clone())
+        .collect();
+    changed.sort();
+    changed.dedup();
+    changed
+}
+
 /// A bad configuration: one line, naming the key and where its value came from.
 #[derive(Debug, thiserror::Error)]
 #[error("configuration: {0}")]

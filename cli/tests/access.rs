@@ -438,7 +438,8 @@ async fn a_key_over_its_rate_limit_gets_429_while_other_keys_are_served() {
 /// table (and regenerating the docs from it) fails this test.
 #[actix_web::test]
 async fn the_policy_written_by_hand_holds() {
-    let (state, url) = state_with(|s| s.operator_config = Some(operator_config()));
+    let (state, url) =
+        state_with(|s| s.configured.operator_config = Some(std::sync::Arc::new(operator_config())));
     for role in Role::ALL {
         create_key(&url, role);
     }

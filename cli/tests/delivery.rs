@@ -809,8 +809,8 @@ fn the_registration_form_is_valid_by_the_ministrys_schema() {
 async fn an_invalid_package_takes_no_version_and_a_refused_confirmation_confirms_nothing() {
     let pki = Pki::new();
     let (state, url) = api_state_delivering(&pki);
-    let config = state.operator_config.clone().unwrap();
-    let keys = state.delivery_keys.clone().unwrap();
+    let config = state.configured.current().operator_config.clone().unwrap();
+    let keys = state.configured.current().delivery_keys.clone().unwrap();
     let mut conn = ledger::storage::connect(&url).unwrap();
     let request = reports::mf::PackageRequest {
         config: &config,

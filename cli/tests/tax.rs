@@ -285,7 +285,7 @@ async fn a_hand_made_quarter_gives_the_hand_computed_tax() {
     assert_eq!(from_cli, report);
     // And so does the API of a server given the table (`serve --tax-rates`).
     let mut settings = server::Settings::new(url.clone(), operator());
-    settings.tax_rates = Some(rates.clone());
+    settings.configured.tax_rates = Some(std::sync::Arc::new(rates.clone()));
     let configured = server::state(&settings).unwrap();
     let configured = test_app(&configured).await;
     let request = role_get(

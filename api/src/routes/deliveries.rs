@@ -76,7 +76,11 @@ pub async fn deliver(
 ) -> Result<HttpResponse, ApiError> {
     let DeliverQuery { month, misto } = query.into_inner();
     let month = filters::month(&state.clock, &month)?;
-    let (config, keys) = match (state.operator_config.clone(), state.delivery_keys.clone()) {
+    let configured = state.configured.current();
+    let (config, keys) = match (
+        configured.operator_config.clone(),
+        configured.delivery_keys.clone(),
+    ) {
         (Some(config), Some(keys)) => (config, keys),
         _ => return Err(not_configured()),
     };
@@ -153,7 +157,7 @@ pub async fn confirm(
             "the body is empty; it is the confirmation file as received",
         ));
     }
-    let Some(keys) = state.delivery_keys.clone() else {
+    let Some(keys) = state.configured.current().delivery_keys.clone() else {
         return Err(not_configured());
     };
     let outcome = on_primary(state, move |conn, state| {

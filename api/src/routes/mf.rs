@@ -107,6 +107,8 @@ pub async fn package(
         return Err(PackageError::BadVersion.into());
     }
     let config = state
+        .configured
+        .current()
         .operator_config
         .clone()
         .ok_or_else(|| ApiError::Conflict {
@@ -174,6 +176,8 @@ pub async fn periods(
     } = query.into_inner();
     let month = filters::month(&state.clock, &text)?;
     let tolerance_h = state
+        .configured
+        .current()
         .operator_config
         .as_ref()
         .map_or(0, |c| c.reconciliation.tolerance_h);

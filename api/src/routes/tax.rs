@@ -52,7 +52,7 @@ pub async fn report(
     } = query.into_inner();
     let parsed = Quarter::parse_named(&quarter, &state.clock, chrono::Utc::now())
         .map_err(|m| ApiError::bad_request("invalid_query", format!("quarter: {m}")))?;
-    let rates = match &state.tax_rates {
+    let rates = match &state.configured.current().tax_rates {
         Some(table) => table.clone(),
         None => std::sync::Arc::new(RateTable::bundled()?),
     };

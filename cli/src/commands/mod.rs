@@ -42,6 +42,11 @@ pub struct Args {
     /// Where dozor keeps its own PostgreSQL cluster and other state.
     #[arg(long, env = "DOZOR_DATA_DIR", default_value = "var", global = true)]
     data_dir: PathBuf,
+    /// Log what the command does (its `info` lines) on standard error; without it a command
+    /// other than `serve` logs only warnings and errors (`DOZOR_LOG_LEVEL` or `RUST_LOG` set
+    /// any level).
+    #[arg(long, short = 'v', global = true)]
+    verbose: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -148,11 +153,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             // The configuration first: it says how to log.
             let config = serve::configuration(&global, &a)?;
             crate::logging::init(&config.log);
-            return serve::run(&global, config);
+            return serve::run(&global, &a, config);
         }
         other => other,
     };
-    crate::logging::init(&crate::logging::from_environment());
+    let service = matches!(&command, Command::Witness(a) if a.is_service());
+    crate::logging::init(&crate::logging::for_command(args.verbose || service));
     match command {
         Command::Serve(_) => Ok(ExitCode::SUCCESS),
         Command::Migrate(args) => {

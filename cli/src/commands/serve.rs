@@ -148,7 +148,7 @@ pub fn configuration(global: &DatabaseChoice, args: &ServeArgs) -> anyhow::Resul
     Ok(config::load(&source, &args.overrides())?)
 }
 
-pub fn run(global: &DatabaseChoice, config: Config) -> anyhow::Result<ExitCode> {
+pub fn run(global: &DatabaseChoice, args: &ServeArgs, config: Config) -> anyhow::Result<ExitCode> {
     let clock = config.clock()?;
     let nightly_at = config.nightly_at().map_err(anyhow::Error::msg)?;
     let global = database_choice(global, &config);
@@ -163,7 +163,8 @@ pub fn run(global: &DatabaseChoice, config: Config) -> anyhow::Result<ExitCode> 
     let state = server::state(&settings)?;
     let background = Background::start(&state, nightly_at, &global)?;
     let ministry = ministry_listener(&config)?;
-    let served = serve_http(state, &config, ministry);
+    let reload = reloader(&global, args, &config);
+    let served = serve_http(state, &config, ministry, reload);
     tracing::info!("stopped accepting; requests in flight have finished");
     if let Some(scheduler) = background.scheduler {
         scheduler.stop();
@@ -220,23 +221,7 @@ fn settings(
     settings.max_batch = config.ledger.max_batch;
     settings.body_limit = config.limits.body_limit_bytes;
     settings.in_flight = config.limits.in_flight();
-    settings.operator_config = config.operator_config()?;
-    if let Some(delivery) = &config.delivery {
-        // Read at start: a wrong password or a missing certificate stops the server here.
-        let base = config.file_dir.clone().unwrap_or_default();
-        settings.delivery_keys = Some(std::sync::Arc::new(
-            reports::mf::keys::DeliveryKeys::load(delivery, &base, &|name| {
-                std::env::var(name).ok()
-            })
-            .context("configuration: delivery")?,
-        ));
-    }
-    if let Some(path) = &config.reports.tax_rates {
-        settings.tax_rates = Some(
-            reports::tax::RateTable::load(path)
-                .with_context(|| "configuration: key `reports.tax_rates`")?,
-        );
-    }
+    settings.configured = reloadable_parts(config)?;
     settings.api_key_rate = api::auth::RateLimit {
         per_second: config.limits.api_key_rate,
         burst: config.limits.api_key_burst,
@@ -260,6 +245,59 @@ fn settings(
     });
     settings.witnesses = config.witness_endpoints()?;
     Ok(settings)
+}
+
+/// The parts of `config` a running server re-reads on SIGHUP (`api::configured`); the files
+/// they name (the delivery's keys, the tax rates) are read here, so that a bad one is refused
+/// whole: at the start it stops the server, on a reload it leaves the configuration in force.
+fn reloadable_parts(config: &Config) -> anyhow::Result<api::configured::Configured> {
+    use std::sync::Arc;
+    let mut configured = api::configured::Configured {
+        operator_config: config.operator_config()?.map(Arc::new),
+        ..Default::default()
+    };
+    if let Some(delivery) = &config.delivery {
+        let base = config.file_dir.clone().unwrap_or_default();
+        configured.delivery_keys = Some(Arc::new(
+            reports::mf::keys::DeliveryKeys::load(delivery, &base, &|name| {
+                std::env::var(name).ok()
+            })
+            .context("configuration: delivery")?,
+        ));
+    }
+    if let Some(path) = &config.reports.tax_rates {
+        configured.tax_rates = Some(Arc::new(
+            reports::tax::RateTable::load(path)
+                .with_context(|| "configuration: key `reports.tax_rates`")?,
+        ));
+    }
+    Ok(configured)
+}
+
+/// How `serve` re-reads its configuration on SIGHUP: the same file (or, when none was there at
+/// the start, the data directory's `dozor.toml` if it has appeared since), the same
+/// environment and flags. The keys that change only at a restart are named in the log.
+fn reloader(
+    global: &DatabaseChoice,
+    args: &ServeArgs,
+    started: &Config,
+) -> impl Fn() -> Result<api::configured::Configured, String> + Send + Sync + 'static {
+    let global = global.clone();
+    let explicit = args.config.clone();
+    let flags = args.overrides();
+    let started = config::restart_keys(started);
+    move || {
+        let source = config::Source::find(explicit.clone(), &global.data_dir);
+        let config = config::load(&source, &flags).map_err(|e| e.to_string())?;
+        let changed = config::changed_keys(&started, &config::restart_keys(&config));
+        if !changed.is_empty() {
+            tracing::warn!(
+                keys = %changed.join(", "),
+                "configuration changed where only a restart applies it; in force until then: the values of the start"
+            );
+        }
+        reloadable_parts(&config).map_err(|e| format!("{e:#}"))
+    }
 }
 
 /// What runs beside the HTTP server: the witness clients and the nightly scheduler.
@@ -304,6 +342,7 @@ fn serve_http(
     state: api::state::AppState,
     config: &Config,
     ministry: Option<(String, rustls::ServerConfig, String)>,
+    reload: impl Fn() -> Result<api::configured::Configured, String> + Send + Sync + 'static,
 ) -> std::io::Result<()> {
     let workers = config
         .server
@@ -314,6 +353,7 @@ fn serve_http(
     tracing::info!(bind = %listen, workers, "dozor listening");
     let ministry_state = state.clone();
     actix_web::rt::System::new().block_on(async move {
+        api::configured::reload_on_hangup(state.configured.clone(), reload)?;
         let api = HttpServer::new(move || App::new().configure(server::configure(state.clone())))
             .workers(workers)
             .client_request_timeout(server::REQUEST_HEAD_TIMEOUT)

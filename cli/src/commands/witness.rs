@@ -18,6 +18,13 @@ pub struct WitnessArgs {
     command: WitnessCommand,
 }
 
+impl WitnessArgs {
+    /// `witness serve`: a service, whose log says what it does as `serve`'s does.
+    pub fn is_service(&self) -> bool {
+        matches!(self.command, WitnessCommand::Serve { .. })
+    }
+}
+
 #[derive(Debug, clap::Subcommand)]
 enum WitnessCommand {
     /// Create the witness's Ed25519 cosignature key (file mode 0600) and print its verifier key,

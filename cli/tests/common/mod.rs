@@ -49,7 +49,8 @@ pub fn api_state() -> (AppState, String) {
 
 /// [`api_state`] with the operator and its premises configured (see [`operator_config`]).
 pub fn api_state_configured() -> (AppState, String) {
-    let (state, url) = state_with(|s| s.operator_config = Some(operator_config()));
+    let (state, url) =
+        state_with(|s| s.configured.operator_config = Some(std::sync::Arc::new(operator_config())));
     create_key(&url, Role::Admin);
     create_key(&url, Role::Compliance);
     (state, url)
@@ -69,8 +70,8 @@ pub fn delivering(settings: &mut Settings, pki: &pki::Pki) {
         &|_| None,
     )
     .unwrap();
-    settings.operator_config = Some(config);
-    settings.delivery_keys = Some(std::sync::Arc::new(keys));
+    settings.configured.operator_config = Some(std::sync::Arc::new(config));
+    settings.configured.delivery_keys = Some(std::sync::Arc::new(keys));
 }
 
 /// [`api_state_configured`] that also delivers to the Ministry: `[delivery]` names `pki`'s
