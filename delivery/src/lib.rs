@@ -13,6 +13,7 @@ pub mod envelope;
 pub mod error;
 mod ess;
 pub mod identity;
+pub mod ministry;
 pub mod pki;
 pub mod seal;
 
