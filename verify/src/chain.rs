@@ -12,7 +12,6 @@ use crate::files::{hash_hex, json, json_to_size, read_text};
 use crate::format::{
     ConsistencyFile, ExportInfo, TreeFile, CHECKPOINT, CONSISTENCY, ENTRIES, TREE,
 };
-use crate::options::{Cosigner, WitnessPolicy};
 
 /// The hashes of the subtrees outside the exported entries, by level and index (tree.json).
 pub(crate) type TreeNodes = HashMap<(u32, u64), Hash>;
@@ -55,52 +54,6 @@ pub(super) fn check_signer(
     history
         .check_checkpoint_signer(signer, checkpoint.size)
         .map_err(|m| fail(name, m))
-}
-
-/// Stage 2, the witnesses: the latest checkpoint carries at least the policy's quorum of
-/// cosignatures by its witness keys. A cosignature line by a given key that does not verify is
-/// a failure, not merely uncounted: the note was changed.
-pub(super) fn check_witnessed(
-    dir: &Path,
-    policy: &WitnessPolicy,
-) -> Result<Vec<Cosigner>, InspectionError> {
-    if policy.keys.is_empty() && policy.quorum == 0 {
-        return Ok(Vec::new());
-    }
-    let name = crate::format::CHECKPOINT_LATEST;
-    let note = read_text(dir, name)?;
-    let found = dozor_log::cosignature::cosignatures(&note, &policy.keys)
-        .map_err(|e| fail(name, format!("a witness's cosignature: {e}")))?;
-    if found.len() < policy.quorum {
-        return Err(fail(
-            name,
-            format!(
-                "cosigned by {} of the {} witness keys given{}; {} required",
-                found.len(),
-                policy.keys.len(),
-                if found.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " ({})",
-                        found
-                            .iter()
-                            .map(|c| c.witness.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                },
-                policy.quorum
-            ),
-        ));
-    }
-    Ok(found
-        .into_iter()
-        .map(|c| Cosigner {
-            witness: c.witness,
-            timestamp: c.timestamp,
-        })
-        .collect())
 }
 
 /// Stage 5, the tree: with the entries' leaves and the nodes of tree.json, the signed

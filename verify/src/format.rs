@@ -9,6 +9,8 @@
 //! | `tree.json` | hashes of the subtrees outside those entries needed to rebuild the checkpoint's root |
 //! | `checkpoint.txt` | the signed checkpoint covering every exported entry |
 //! | `checkpoint-latest.txt`, `consistency.json` | the latest checkpoint and the proof that it extends the first |
+//! | `checkpoint-witnessed.txt` | when the latest checkpoint lacks the witnesses' cosignatures: the latest one they cosigned |
+//! | `checkpoint-proofs.json` | the consistency proof to the latest checkpoint from the witnessed one |
 //! | `registry.jsonl`, `registry-proofs.json` | every registry event (table registrations, table and API key additions and revocations, resolutions of findings) the latest checkpoint covers, with its inclusion proof to that checkpoint |
 //! | `resolved-rounds.jsonl`, `resolved-rounds-proofs.json` | the round of every resolved finding, with its inclusion proof to the latest checkpoint |
 //! | `late-rounds.jsonl`, `late-rounds-proofs.json` | every round played in the period but received after it, with its inclusion proof to the latest checkpoint |
@@ -43,6 +45,10 @@ pub const CHECKPOINT: &str = "checkpoint.txt";
 pub const CHECKPOINT_LATEST: &str = "checkpoint-latest.txt";
 
 pub const CONSISTENCY: &str = "consistency.json";
+
+pub const CHECKPOINT_WITNESSED: &str = "checkpoint-witnessed.txt";
+
+pub const CHECKPOINT_PROOFS: &str = "checkpoint-proofs.json";
 
 pub const KEYS: &str = "keys.json";
 
@@ -108,6 +114,23 @@ pub struct TreeFile {
 pub struct ConsistencyFile {
     pub first: u64,
     pub second: u64,
+    pub proof: Vec<String>,
+}
+
+/// Consistency proofs to the latest checkpoint (`size`) from earlier ones: what proves a
+/// checkpoint kept from an earlier visit, or the witnesses' one, is a prefix of the export's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointProofsFile {
+    pub size: u64,
+    pub proofs: Vec<ConsistencyFrom>,
+}
+
+/// The RFC 6962 consistency proof from the tree of `first` entries to the latest checkpoint's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConsistencyFrom {
+    pub first: u64,
     pub proof: Vec<String>,
 }
 

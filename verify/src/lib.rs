@@ -17,6 +17,7 @@ mod context;
 mod entries;
 mod error;
 mod files;
+mod kept;
 mod late;
 mod lines;
 mod manifest;
@@ -27,13 +28,16 @@ mod report;
 mod resolved;
 mod round;
 mod sealed_reports;
+mod source;
 mod verdicts;
 
 pub use crate::format::*;
 pub use error::InspectionError;
+pub use kept::{PinReport, PinnedCheckpoint, ProvenBy};
 pub use options::{Chunking, Cosigner, VerifyOptions, WitnessPolicy, SIGNATURE_BATCH};
 pub use report::{InspectionReport, SealedPackage};
 pub use round::{find_round, FoundRound, WhichRound};
+pub use source::{locate_export, ExportSource, SourceError};
 
 use chain::{check_extends, check_tree};
 use entries::check_entries;
@@ -60,7 +64,6 @@ pub fn verify_export(
         operators,
         registry,
     } = open_export(dir, operator_keys)?;
-    let cosigned_by = chain::check_witnessed(dir, &options.witnesses)?;
     let plans = load_plans(dir, &registry.history)?;
     // 4. Entries: canonical form, chain, keys, signatures and verdicts.
     let entries = check_entries(
@@ -94,12 +97,35 @@ pub fn verify_export(
     let resolved = resolved::check_resolved_findings(round_files)?;
     // 7. The rounds played in the period but received after it.
     let late = late::check_late_rounds(round_files, &info)?;
-    // 8. The latest checkpoint extends the export's.
+    // 8. The latest checkpoint extends the export's; the witnesses' checkpoint and the one
+    //    pinned on an earlier visit are prefixes of it.
     check_extends(dir, &info, &checkpoint, &latest, run_end)?;
+    let tree = kept::ProvenTree {
+        dir,
+        info: &info,
+        checkpoint: &checkpoint,
+        latest: &latest,
+        leaves: &entries.leaves,
+    };
+    let witnessed =
+        kept::check_witnessed(&tree, &options.witnesses, operator_keys, &registry.history)?;
+    let pin = match &options.pin {
+        Some(pin) => Some(kept::check_pin(
+            &tree,
+            pin,
+            operator_keys,
+            &registry.history,
+        )?),
+        None => None,
+    };
+    let (witnessed_size, cosigned_by) =
+        witnessed.map_or((None, Vec::new()), |w| (Some(w.size), w.cosigned_by));
 
     let table_audit = rules::table_audit::audit_tables(entries.facts);
     Ok(InspectionReport {
         table_audit,
+        witnessed_size,
+        pin,
         origin: info.origin,
         period: (info.from, info.to),
         period_entries: info.period_entries,

@@ -22,6 +22,8 @@ pub struct VerifyOptions {
     /// The witnesses whose cosignatures of the export's latest checkpoint count, and how many
     /// must be there.
     pub witnesses: WitnessPolicy,
+    /// A checkpoint kept from an earlier visit: the export's ledger must extend it.
+    pub pin: Option<crate::kept::PinnedCheckpoint>,
 }
 
 impl Default for VerifyOptions {
@@ -31,13 +33,14 @@ impl Default for VerifyOptions {
             readjudicate: true,
             chunking: Chunking::default(),
             witnesses: WitnessPolicy::default(),
+            pin: None,
         }
     }
 }
 
 /// Which witnesses' cosignatures count (C2SP tlog-cosignature keys) and how many the export's
-/// latest checkpoint must carry. The latest checkpoint is proven to extend the one the entries
-/// are cut at, so its cosignatures vouch for every exported entry.
+/// latest checkpoint must carry (or, when the witnesses have not seen it, the latest one they
+/// cosigned, proven a prefix of it and covering the period's entries).
 #[derive(Debug, Clone, Default)]
 pub struct WitnessPolicy {
     pub keys: Vec<CosignatureVerifier>,

@@ -13,8 +13,13 @@ pub struct InspectionReport {
     pub checkpoint_size: u64,
     pub checkpoint_root: String,
     pub latest_size: u64,
-    /// The witnesses whose cosignatures of the latest checkpoint verified (those given).
+    /// The witnesses whose cosignatures verified (those given), of the latest checkpoint or
+    /// of the latest one they cosigned (`witnessed_size`), proven a prefix of it.
     pub cosigned_by: Vec<Cosigner>,
+    /// The size of the checkpoint the witnesses' quorum cosigned; none without witness keys.
+    pub witnessed_size: Option<u64>,
+    /// The checkpoint kept from an earlier visit (`--pin`), proven a prefix of the ledger.
+    pub pin: Option<crate::kept::PinReport>,
     pub files_checked: usize,
     pub registry_events: u64,
     pub signatures_checked: u64,
@@ -47,4 +52,51 @@ pub struct SealedPackage {
     pub name: String,
     pub index: u64,
     pub sha256: String,
+}
+
+impl InspectionReport {
+    /// Every round re-adjudicated: the period's entries' and the late ones'.
+    pub fn all_rounds_readjudicated(&self) -> u64 {
+        self.rounds_readjudicated + self.late_rounds_readjudicated
+    }
+
+    /// What the verification established, in one line: the period's entries, the rounds played
+    /// in the period wherever they arrived (late ones counted as rounds and named as late), the
+    /// signatures, resolutions and seals, the tree, the witnesses and the pinned checkpoint.
+    pub fn summary(&self) -> String {
+        let mut line = format!(
+            "{} entries received in {}..{} (plus chain links) and {} rounds played in it but received later; {} rounds re-adjudicated ({} of them late, with {} findings), {} signatures, {} resolutions ({} resolved findings found again), {} reports matching their seals, {} Ministry packages sealed, all leaves of checkpoint {} checked",
+            self.period_entries,
+            self.period.0,
+            self.period.1,
+            self.late_rounds,
+            self.all_rounds_readjudicated(),
+            self.late_rounds_readjudicated,
+            self.late_round_findings,
+            self.signatures_checked,
+            self.resolutions,
+            self.resolved_findings_readjudicated,
+            self.reports_sealed,
+            self.ministry_packages.len(),
+            self.checkpoint_size,
+        );
+        if let Some(size) = self.witnessed_size {
+            let names: Vec<&str> = self
+                .cosigned_by
+                .iter()
+                .map(|c| c.witness.as_str())
+                .collect();
+            line.push_str(&format!(
+                "; witnessed up to {size} entries by {}",
+                names.join(", ")
+            ));
+        }
+        if let Some(pin) = &self.pin {
+            line.push_str(&format!(
+                "; pinned checkpoint {} ({} entries) is a prefix of the ledger",
+                pin.file, pin.size
+            ));
+        }
+        line
+    }
 }

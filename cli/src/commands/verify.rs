@@ -18,8 +18,13 @@ use ledger::storage::database::DatabaseChoice;
 
 #[derive(Debug, clap::Args)]
 pub struct VerifyArgs {
-    /// An inspection export to verify offline; without it, the ledger in the database.
+    /// An inspection export to verify offline: its folder, the folder its ZIP was unpacked
+    /// into, or the ZIP as downloaded; without it, the ledger in the database.
     dir: Option<PathBuf>,
+    /// Export only: a signed checkpoint kept from an earlier visit (`checkpoint-latest.txt` of
+    /// an earlier export, or one a witness kept): the export's ledger must extend it.
+    #[arg(long, value_name = "CHECKPOINT_FILE")]
+    pin: Option<PathBuf>,
     /// Operator verifier key (`name+id+key`, or a file holding it) that must have signed the
     /// checkpoints and registry events; repeat for keys before and after a rotation. The
     /// database check defaults to the key `dozor serve` uses (`DOZOR_OPERATOR_KEY`, else
@@ -106,7 +111,17 @@ pub fn run(global: &DatabaseChoice, args: VerifyArgs) -> anyhow::Result<ExitCode
     }
 }
 
-fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+/// The pinned checkpoint's file, read (a usage error when it cannot be).
+fn pinned(path: &std::path::Path) -> anyhow::Result<dozor_verify::PinnedCheckpoint> {
+    let note = std::fs::read_to_string(path)
+        .with_context(|| format!("--pin {}: cannot be read", path.display()))?;
+    Ok(dozor_verify::PinnedCheckpoint {
+        name: path.display().to_string(),
+        note,
+    })
+}
+
+fn offline(given: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     if args.operator_keys.is_empty() {
         anyhow::bail!("give the operator's verifier key with --operator-key (it is what makes the export trustworthy)");
     }
@@ -115,30 +130,25 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
         signatures: args.signature_check(),
         readjudicate: !args.skip_readjudication,
         witnesses: args.witness_policy()?,
+        pin: args.pin.as_deref().map(pinned).transpose()?,
         ..VerifyOptions::default()
     };
+    // A path that is no export is the command's mistake (exit 2), not a broken export.
+    let source = dozor_verify::locate_export(given)?;
     let started = std::time::Instant::now();
     let bar = simulator::progress_bar(0, "entries");
-    let result = dozor_verify::verify_export(dir, &verifiers, options, |done, total| {
+    let result = dozor_verify::verify_export(source.dir(), &verifiers, options, |done, total| {
         bar.set_length(total);
         bar.set_position(done);
     });
     bar.finish_and_clear();
+    drop(source);
     match result {
         Ok(report) => {
             println!("{}", serde_json::to_string_pretty(&report)?);
             eprintln!(
-                "export OK: {} entries of {}..{} (plus chain links), {} signatures, {} rounds re-adjudicated, {} resolutions ({} resolved findings found again), {} reports matching their seals, {} Ministry packages sealed, all leaves of checkpoint {} checked in {:.2} s",
-                report.period_entries,
-                report.period.0,
-                report.period.1,
-                report.signatures_checked,
-                report.rounds_readjudicated,
-                report.resolutions,
-                report.resolved_findings_readjudicated,
-                report.reports_sealed,
-                report.ministry_packages.len(),
-                report.checkpoint_size,
+                "export OK: {} in {:.2} s",
+                report.summary(),
                 started.elapsed().as_secs_f64()
             );
             for rollback in &report.accepted_rollbacks {
@@ -154,6 +164,9 @@ fn offline(dir: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode>
 }
 
 fn database(global: &DatabaseChoice, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    if args.pin.is_some() {
+        anyhow::bail!("--pin checks an export: give the export's folder or ZIP");
+    }
     let mut verifiers = verifier_keys(&args.operator_keys)?;
     if verifiers.is_empty() {
         verifiers.push(server_verifier(global)?);

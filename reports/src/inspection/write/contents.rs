@@ -10,7 +10,8 @@ use dozor_log::merkle::range_nodes_needed;
 use dozor_log::registry_event::RegistryEvent;
 use dozor_log::registry_history::RegistryHistory;
 use dozor_verify::format::{
-    self as fmt, AdjudicationLine, ConsistencyFile, InclusionProof, ProofsFile, TreeFile, TreeNode,
+    self as fmt, AdjudicationLine, CheckpointProofsFile, ConsistencyFile, ConsistencyFrom,
+    InclusionProof, ProofsFile, TreeFile, TreeNode,
 };
 use ledger::storage::report_reads::inspection::{self, StoredVerdict};
 use ledger::storage::{published_reports, registry_log, tree};
@@ -101,6 +102,33 @@ impl Contents<'_> {
                 first: checkpoint.size,
                 second: latest.size,
                 proof: proof.iter().map(hex::encode).collect(),
+            },
+        )?;
+        self.kept_checkpoints()
+    }
+
+    /// When the latest checkpoint lacks the witnesses' quorum, the latest one that has it and
+    /// the consistency proof from it to the latest. (A checkpoint an inspector kept is proven
+    /// from the entries and tree.json, when the entries reach it.)
+    fn kept_checkpoints(&mut self) -> Result<(), ExportError> {
+        let latest_size = self.checkpoints.latest.size;
+        let mut proofs = Vec::new();
+        if let Some((size, note)) = &self.checkpoints.witnessed {
+            self.files
+                .file(fmt::CHECKPOINT_WITNESSED, note.as_bytes())?;
+            if (1..latest_size).contains(size) {
+                let (_, _, proof) = tree::consistency_proof(self.conn, *size, latest_size)?;
+                proofs.push(ConsistencyFrom {
+                    first: *size,
+                    proof: proof.iter().map(hex::encode).collect(),
+                });
+            }
+        }
+        self.files.json(
+            fmt::CHECKPOINT_PROOFS,
+            &CheckpointProofsFile {
+                size: latest_size,
+                proofs,
             },
         )
     }

@@ -152,41 +152,74 @@ impl ExportWitnesses {
     }
 }
 
+/// The export's latest checkpoint and what the witnesses have seen of it.
+struct Latest {
+    row: checkpoints::CheckpointRow,
+    /// Its note, with the cosignature lines it has.
+    note: String,
+    /// When it lacks the witnesses' quorum: the latest checkpoint that has it (smaller), with
+    /// its note and cosignature lines.
+    witnessed: Option<(checkpoints::CheckpointRow, String)>,
+}
+
 /// The export's latest checkpoint: the newest with `witnesses.quorum` cosignatures at least as
 /// large as `latest` (waiting up to `witnesses.wait` for the witnesses to cosign it), else
-/// `latest` with the cosignatures it has; with its note, cosignature lines included.
+/// `latest` with the cosignatures it has and the latest checkpoint the quorum did cosign (a
+/// server stopped since, or witnesses down: the export proves itself an extension of it).
 fn witnessed_latest(
     conn: &mut PgConnection,
     witnesses: &ExportWitnesses,
     latest: checkpoints::CheckpointRow,
-) -> Result<(checkpoints::CheckpointRow, String), ExportError> {
+) -> Result<Latest, ExportError> {
     if witnesses.keys.is_empty() {
         let note = latest.note.clone();
-        return Ok((latest, note));
+        return Ok(Latest {
+            row: latest,
+            note,
+            witnessed: None,
+        });
     }
     let deadline = std::time::Instant::now() + witnesses.wait;
     loop {
         let found = cosignatures::latest_with_quorum(conn, &witnesses.keys, witnesses.quorum)?;
-        if let Some(found) = found.filter(|f| f.checkpoint.size >= latest.size) {
-            let note = found.note();
-            return Ok((found.checkpoint, note));
+        match found {
+            Some(found) if found.checkpoint.size >= latest.size => {
+                let note = found.note();
+                return Ok(Latest {
+                    row: found.checkpoint,
+                    note,
+                    witnessed: None,
+                });
+            }
+            earlier if std::time::Instant::now() >= deadline => {
+                let witnessed = earlier.map(|w| {
+                    let note = w.note();
+                    (w.checkpoint, note)
+                });
+                let found = cosignatures::cosigned(conn, latest, &witnesses.keys)?;
+                let note = found.note();
+                return Ok(Latest {
+                    row: found.checkpoint,
+                    note,
+                    witnessed,
+                });
+            }
+            _ => std::thread::sleep(std::time::Duration::from_millis(200)),
         }
-        if std::time::Instant::now() >= deadline {
-            let found = cosignatures::cosigned(conn, latest, &witnesses.keys)?;
-            let note = found.note();
-            return Ok((found.checkpoint, note));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(200));
     }
 }
 
 /// The checkpoints the export is proved against: the first that covers its entries, and the
-/// latest (with the witnesses' cosignatures it carries).
+/// latest (with the witnesses' cosignatures it carries); the latest the witnesses cosigned
+/// when that is an earlier one.
 pub(super) struct ExportCheckpoints {
     pub covering: checkpoints::CheckpointRow,
     pub checkpoint: Checkpoint,
     pub latest_note: String,
     pub latest: Checkpoint,
+    /// The latest checkpoint with the witnesses' quorum, when smaller than `latest`: its size
+    /// and note with the cosignature lines.
+    pub witnessed: Option<(u64, String)>,
 }
 
 impl ExportCheckpoints {
@@ -197,14 +230,15 @@ impl ExportCheckpoints {
     ) -> Result<ExportCheckpoints, ExportError> {
         let covering = checkpoints::covering(conn, run_end)?.ok_or(ExportError::NoCheckpoint)?;
         let latest_row = checkpoints::latest(conn)?.ok_or(ExportError::NoCheckpoint)?;
-        let (latest_row, latest_note) = witnessed_latest(conn, witnesses, latest_row)?;
+        let latest = witnessed_latest(conn, witnesses, latest_row)?;
         let checkpoint = parse(&covering.note, &covering.verifier_key)?;
-        let latest = parse(&latest_row.note, &latest_row.verifier_key)?;
+        let witnessed = latest.witnessed.map(|(row, note)| (row.size as u64, note));
         Ok(ExportCheckpoints {
-            covering,
             checkpoint,
-            latest_note,
-            latest,
+            latest: parse(&latest.row.note, &latest.row.verifier_key)?,
+            covering,
+            latest_note: latest.note,
+            witnessed,
         })
     }
 }

@@ -1,0 +1,299 @@
+//! Checkpoints kept apart from the export, proven to be prefixes of its ledger: one the inspector
+//! pinned on an earlier visit (`verify --pin`), and the latest one the witnesses cosigned, when
+//! the export's latest checkpoint is newer than anything they have seen.
+
+use std::path::Path;
+
+use dozor_log::checkpoint::{open_by_one_of, Checkpoint, NoteVerifier};
+use dozor_log::merkle::{self, Hash, ProofError, RangeSource};
+use dozor_log::registry_history::RegistryHistory;
+use serde::Serialize;
+
+use crate::chain::{check_signer, open_checkpoint, tree_nodes};
+use crate::error::{fail, InspectionError};
+use crate::files::{hash_hex, json, read_text};
+use crate::format::{
+    CheckpointProofsFile, ExportInfo, CHECKPOINT_LATEST, CHECKPOINT_PROOFS, CHECKPOINT_WITNESSED,
+};
+use crate::options::{Cosigner, WitnessPolicy};
+
+/// A signed checkpoint kept from an earlier visit: `name` (its file, as given) and the note.
+#[derive(Debug, Clone)]
+pub struct PinnedCheckpoint {
+    pub name: String,
+    pub note: String,
+}
+
+/// How a kept checkpoint was proven a prefix of the export's ledger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProvenBy {
+    /// It is one of the export's own checkpoints (same size, same root).
+    SameTree,
+    /// A consistency proof built here from the exported entries and tree.json.
+    Entries,
+    /// The consistency proof the export carries (checkpoint-proofs.json).
+    CarriedProof,
+}
+
+/// The pinned checkpoint, proven.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PinReport {
+    pub file: String,
+    pub size: u64,
+    pub root: String,
+    pub proven_by: ProvenBy,
+}
+
+/// The checkpoint the witnesses' quorum cosigned, and what it covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Witnessed {
+    pub(crate) size: u64,
+    pub(crate) cosigned_by: Vec<Cosigner>,
+}
+
+/// The export's tree as far as the verification established it: its entries' leaves under the
+/// signed checkpoint, which the latest checkpoint is proven to extend.
+pub(crate) struct ProvenTree<'a> {
+    pub(crate) dir: &'a Path,
+    pub(crate) info: &'a ExportInfo,
+    pub(crate) checkpoint: &'a Checkpoint,
+    pub(crate) latest: &'a Checkpoint,
+    pub(crate) leaves: &'a [Hash],
+}
+
+impl ProvenTree<'_> {
+    /// Proves `kept` a prefix of the export's ledger, a failure named `item` otherwise: of the
+    /// same size as one of the export's checkpoints, it has its root; smaller, a consistency
+    /// proof to the checkpoint (built from the entries) or to the latest (carried) verifies.
+    pub(crate) fn prove(&self, item: &str, kept: &Checkpoint) -> Result<ProvenBy, InspectionError> {
+        let (m, latest) = (kept.size, self.latest);
+        if m > latest.size {
+            return Err(fail(
+                item,
+                format!(
+                    "covers {m} entries, more than the export's latest checkpoint ({}): the export is of a ledger cut back below it, or of another ledger",
+                    latest.size
+                ),
+            ));
+        }
+        for export in [self.checkpoint, latest] {
+            if m == export.size {
+                return if kept.root == export.root {
+                    Ok(ProvenBy::SameTree)
+                } else {
+                    Err(different_tree(item, m, &kept.root, &export.root))
+                };
+            }
+        }
+        if m == 0 {
+            return Ok(ProvenBy::SameTree);
+        }
+        if m < self.checkpoint.size {
+            if let Some(proof) = self.proof_from_entries(m)? {
+                return if merkle::verify_consistency(
+                    m,
+                    self.checkpoint.size,
+                    &proof,
+                    &kept.root,
+                    &self.checkpoint.root,
+                ) {
+                    Ok(ProvenBy::Entries)
+                } else {
+                    Err(inconsistent(item, m, self.checkpoint.size))
+                };
+            }
+        }
+        let proof = self.carried_proof(item, m)?;
+        if merkle::verify_consistency(m, latest.size, &proof, &kept.root, &latest.root) {
+            Ok(ProvenBy::CarriedProof)
+        } else {
+            Err(inconsistent(item, m, latest.size))
+        }
+    }
+
+    /// The consistency proof from `m` entries to the signed checkpoint, from the exported
+    /// entries and tree.json; none when `m` lies where they do not reach. Whatever its nodes'
+    /// source, a proof that verifies against both signed roots proves consistency.
+    fn proof_from_entries(&self, m: u64) -> Result<Option<Vec<Hash>>, InspectionError> {
+        let outside = tree_nodes(self.dir)?;
+        let src = RangeSource {
+            start: self.info.first_index,
+            leaves: self.leaves,
+            outside: &outside,
+        };
+        match merkle::consistency_proof(&src, m, self.checkpoint.size) {
+            Ok(proof) => Ok(Some(proof)),
+            Err(ProofError::MissingNode { .. }) => Ok(None),
+            Err(e) => Err(fail(crate::format::TREE, e.to_string())),
+        }
+    }
+
+    /// The consistency proof from `m` entries to the latest checkpoint that the export carries.
+    fn carried_proof(&self, item: &str, m: u64) -> Result<Vec<Hash>, InspectionError> {
+        let not_carried = || {
+            fail(
+                item,
+                format!(
+                    "the tree of {m} entries cannot be proven a prefix of this export's ledger: it ends before the export's entries (from index {}) and the export carries no consistency proof from it; an export whose period holds entry {} proves it",
+                    self.info.first_index,
+                    m - 1
+                ),
+            )
+        };
+        if !self.dir.join(CHECKPOINT_PROOFS).is_file() {
+            return Err(not_carried());
+        }
+        let carried: CheckpointProofsFile = json(self.dir, CHECKPOINT_PROOFS)?;
+        if carried.size != self.latest.size {
+            return Err(fail(
+                CHECKPOINT_PROOFS,
+                format!(
+                    "proofs to a tree of {} entries, not the latest checkpoint's {}",
+                    carried.size, self.latest.size
+                ),
+            ));
+        }
+        let found = carried
+            .proofs
+            .iter()
+            .find(|p| p.first == m)
+            .ok_or_else(not_carried)?;
+        found
+            .proof
+            .iter()
+            .map(|h| hash_hex(CHECKPOINT_PROOFS, h))
+            .collect()
+    }
+}
+
+fn different_tree(item: &str, size: u64, kept: &Hash, export: &Hash) -> InspectionError {
+    fail(
+        item,
+        format!(
+            "the tree of {size} entries has root {} there but {} in the export: not the ledger that was pinned",
+            hex::encode(kept),
+            hex::encode(export)
+        ),
+    )
+}
+
+fn inconsistent(item: &str, m: u64, n: u64) -> InspectionError {
+    fail(
+        item,
+        format!("is not consistent with the export's checkpoint of {n} entries: the export's first {m} entries are another tree than the one pinned"),
+    )
+}
+
+/// The pinned checkpoint: signed by one of the operator keys (by the key that held the log at
+/// its size) and a prefix of the export's ledger. Failures name it.
+pub(crate) fn check_pin(
+    tree: &ProvenTree<'_>,
+    pin: &PinnedCheckpoint,
+    operator_keys: &[NoteVerifier],
+    history: &RegistryHistory,
+) -> Result<PinReport, InspectionError> {
+    let item = format!("pinned checkpoint {}", pin.name);
+    let (text, signer) = open_by_one_of(&pin.note, operator_keys).map_err(|e| {
+        fail(
+            &item,
+            format!(
+                "{e}: not signed by an operator key given (operator keys given: {})",
+                operator_keys.len()
+            ),
+        )
+    })?;
+    let kept = Checkpoint::parse(text).map_err(|e| fail(&item, e.to_string()))?;
+    check_signer(&item, &kept, &signer, &tree.info.origin, history)?;
+    let proven_by = tree.prove(&item, &kept)?;
+    Ok(PinReport {
+        file: pin.name.clone(),
+        size: kept.size,
+        root: hex::encode(kept.root),
+        proven_by,
+    })
+}
+
+/// The witnesses' quorum: on the latest checkpoint, or else on checkpoint-witnessed.txt, which
+/// is then proven a prefix of the latest and must cover the period's entries. A cosignature line
+/// by a given key that does not verify is a failure, not merely uncounted: the note was changed.
+pub(crate) fn check_witnessed(
+    tree: &ProvenTree<'_>,
+    policy: &WitnessPolicy,
+    operator_keys: &[NoteVerifier],
+    history: &RegistryHistory,
+) -> Result<Option<Witnessed>, InspectionError> {
+    if policy.keys.is_empty() && policy.quorum == 0 {
+        return Ok(None);
+    }
+    let on_latest = cosigners(tree.dir, CHECKPOINT_LATEST, policy)?;
+    if on_latest.len() >= policy.quorum {
+        return Ok(Some(Witnessed {
+            size: tree.latest.size,
+            cosigned_by: on_latest,
+        }));
+    }
+    if !tree.dir.join(CHECKPOINT_WITNESSED).is_file() {
+        return Err(short_of_quorum(CHECKPOINT_LATEST, &on_latest, policy));
+    }
+    let name = CHECKPOINT_WITNESSED;
+    let (witnessed, signer) = open_checkpoint(tree.dir, name, operator_keys)?;
+    check_signer(name, &witnessed, &signer, &tree.info.origin, history)?;
+    let found = cosigners(tree.dir, name, policy)?;
+    if found.len() < policy.quorum {
+        return Err(short_of_quorum(name, &found, policy));
+    }
+    tree.prove(name, &witnessed)?;
+    let period_end = tree.info.period_first_index + tree.info.period_entries;
+    if witnessed.size < period_end {
+        return Err(fail(
+            name,
+            format!(
+                "the witnesses cosigned the ledger up to {} entries, and the latest checkpoint ({}) has no quorum: they have not seen the period's entries up to index {}",
+                witnessed.size,
+                tree.latest.size,
+                period_end - 1
+            ),
+        ));
+    }
+    Ok(Some(Witnessed {
+        size: witnessed.size,
+        cosigned_by: found,
+    }))
+}
+
+/// The cosignatures of the note in file `name` by the policy's witness keys.
+fn cosigners(
+    dir: &Path,
+    name: &str,
+    policy: &WitnessPolicy,
+) -> Result<Vec<Cosigner>, InspectionError> {
+    let note = read_text(dir, name)?;
+    let found = dozor_log::cosignature::cosignatures(&note, &policy.keys)
+        .map_err(|e| fail(name, format!("a witness's cosignature: {e}")))?;
+    Ok(found
+        .into_iter()
+        .map(|c| Cosigner {
+            witness: c.witness,
+            timestamp: c.timestamp,
+        })
+        .collect())
+}
+
+fn short_of_quorum(name: &str, found: &[Cosigner], policy: &WitnessPolicy) -> InspectionError {
+    let who = if found.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<&str> = found.iter().map(|c| c.witness.as_str()).collect();
+        format!(" ({})", names.join(", "))
+    };
+    fail(
+        name,
+        format!(
+            "cosigned by {} of the {} witness keys given{who}; {} required",
+            found.len(),
+            policy.keys.len(),
+            policy.quorum
+        ),
+    )
+}
