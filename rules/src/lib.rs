@@ -14,6 +14,7 @@ pub mod examined;
 pub mod game;
 pub mod gaming_day;
 pub mod hand_rank;
+pub mod messages;
 pub mod money;
 pub mod money_wheel;
 pub mod ofc;
