@@ -7,6 +7,7 @@
 
 pub mod games;
 pub mod month;
+mod resume;
 pub mod simulate;
 pub mod submit;
 

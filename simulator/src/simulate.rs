@@ -10,6 +10,9 @@ use dozor_log::Envelope;
 use futures_util::{stream, StreamExt as _};
 use serde_json::{json, Value};
 
+use crate::resume::{
+    holds_key, next_seq_no, register, resume_point, MonthBounds, RecordReader, Registered,
+};
 use crate::submit::{Submitter, Tally};
 
 #[derive(Debug, clap::Args)]
@@ -60,8 +63,10 @@ pub struct SimulateArgs {
     /// plays `--rounds` rounds, takes a fill and a credit, tips, a counted drop and closes; a
     /// cage (`CAGE`) trades chips, cash and tournament entries. `--game` may then list
     /// several games (comma-separated), each with `--tables` tables (`R01…`, `BJ01…`, as a
-    /// casino names them). Run again, it submits only what the ledger does not hold yet, and
-    /// refuses when a station holds other records of the month.
+    /// casino names them). Run again, it submits only what the ledger does not hold yet (a
+    /// month run before a later one is found whole and nothing is sent); a month a station
+    /// cannot take (one earlier than records it holds, or other records of the month) is
+    /// refused before anything is sent.
     #[arg(long)]
     month: Option<String>,
     /// With `--month`: how many of its gaming days, from the first (default: all).
@@ -160,36 +165,6 @@ fn table_prefix(game: &str) -> &'static str {
     }
 }
 
-/// A registered table as the server describes it.
-async fn read_table(client: &reqwest::Client, base: &str, table_id: &str) -> anyhow::Result<Value> {
-    Ok(client
-        .get(format!("{base}/api/v1/tables/{table_id}"))
-        .send()
-        .await?
-        .json()
-        .await?)
-}
-
-/// Registers a station (201, or 409 when it exists) and returns its next sequence number.
-async fn register(client: &reqwest::Client, base: &str, body: Value) -> anyhow::Result<u64> {
-    let table_id = body["table_id"].as_str().unwrap_or_default().to_owned();
-    let registration = client
-        .post(format!("{base}/api/v1/tables"))
-        .json(&body)
-        .send()
-        .await
-        .with_context(|| format!("cannot reach {base}; is `dozor serve` running?"))?;
-    match registration.status().as_u16() {
-        201 | 409 => {}
-        status => bail!(
-            "registering {table_id}: HTTP {status}: {}",
-            registration.text().await?
-        ),
-    }
-    let table = read_table(client, base, &table_id).await?;
-    Ok(table["last_seq_no"].as_u64().map_or(1, |s| s + 1))
-}
-
 async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow::Result<ExitCode> {
     let client = client_with_key(token)?;
     let base = args
@@ -201,53 +176,29 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
     if let Some(month) = args.month.clone() {
         return simulate_month(&args, &month, plan, &client, &base).await;
     }
-    let prefix = table_prefix(&args.game);
     let mut envelopes = Vec::new();
     let mut injected: BTreeMap<&str, u64> = BTreeMap::new();
-    for t in 1..=args.tables {
-        let table_id = format!("{prefix}{t:02}");
-        let key = table_key(args.seed, &table_id);
-        // Each table deals from its own shoe (or spins its own wheel).
-        let bias = if t == 1 { args.uneven_wheel } else { 0.0 };
-        let mut simulator = table_of(
-            &args.game,
-            args.seed.wrapping_add(t as u64),
-            plan.clone(),
-            bias,
-        )?;
-        // Omaha and Hold'em hands are both `poker_cash` tables.
-        let table_game = if args.game == "poker_omaha" {
-            "poker_cash"
-        } else {
-            args.game.as_str()
-        };
-        let mut body = json!({"table_id": table_id, "game": table_game, "plan_id": plan.plan_id,
-                              "location": format!("Simulated pit, {} {t}", args.game),
-                              "public_key": encode_public_key(&key.verifying_key())});
-        if let Some(layout) = simulator.wheel_layout() {
-            body["wheel_layout"] = json!(layout);
-        }
-        if let Some(limits) = simulator.post_limits() {
-            body["limits"] = limits;
-        }
-        let first = register(&client, &base, body).await?;
+    let (tables, passed_over) = own_tables(&args, &plan, &client, &base).await?;
+    let table_ids: Vec<String> = tables.iter().map(|t| t.table_id.clone()).collect();
+    for mut table in tables {
+        let first = table.first_seq_no;
         for seq_no in first..first + args.rounds {
             // Halfway through the night the pit narrows the table's limits.
             if seq_no == first + args.rounds / 2 {
-                if let Some(limits) = simulator.night_limits() {
-                    post_night_limits(&client, &base, &table_id, limits).await?;
+                if let Some(limits) = table.simulator.night_limits() {
+                    post_night_limits(&client, &base, &table.table_id, limits).await?;
                 }
             }
             let slot = Slot {
-                table_id: &table_id,
+                table_id: &table.table_id,
                 seq_no,
                 played_at: Utc::now(),
             };
-            let (record, error) = simulator.next_record(slot, args.error_share)?;
+            let (record, error) = table.simulator.next_record(slot, args.error_share)?;
             if let Some(e) = error {
                 *injected.entry(e).or_default() += 1;
             }
-            envelopes.push(Envelope::sign(record, &key)?);
+            envelopes.push(Envelope::sign(record, &table.key)?);
         }
     }
     let total = envelopes.len();
@@ -262,7 +213,8 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
         "{}",
         serde_json::to_string_pretty(&json!({
             "game": args.game,
-            "tables": args.tables,
+            "tables": table_ids,
+            "tables_passed_over": passed_over,
             "rounds_submitted": total,
             "http_status_counts": tally.by_status,
             "retried_after_429_or_503": tally.retries,
@@ -273,6 +225,86 @@ async fn simulate(args: SimulateArgs, plan: rules::Plan, token: &str) -> anyhow:
         }))?
     );
     Ok(exit_code(&tally))
+}
+
+/// A table a run deals at: registered with the run's key, from its next `seq_no`.
+struct OwnTable {
+    table_id: String,
+    key: ed25519_dalek::SigningKey,
+    simulator: Box<dyn crate::games::table::TableSimulator + Send>,
+    first_seq_no: u64,
+}
+
+/// How many table numbers past `--tables` a run tries before giving up on finding its own.
+const MAX_PASSED_OVER: usize = 99;
+
+/// The run's `--tables` tables: `SIM-R01`, `SIM-R02`, … registered with the key `--seed`
+/// gives each (by this run, or by an earlier one with the same seed, whose tables it goes on
+/// dealing at); a number registered with another key (another seed's, or a real table's) is
+/// passed over for the next, and named in the result.
+async fn own_tables(
+    args: &SimulateArgs,
+    plan: &rules::Plan,
+    client: &reqwest::Client,
+    base: &str,
+) -> anyhow::Result<(Vec<OwnTable>, Vec<String>)> {
+    let prefix = table_prefix(&args.game);
+    let (mut tables, mut passed_over) = (Vec::new(), Vec::new());
+    for t in 1..=args.tables + MAX_PASSED_OVER {
+        if tables.len() == args.tables {
+            break;
+        }
+        let table_id = format!("{prefix}{t:02}");
+        let key = table_key(args.seed, &table_id);
+        // Each table deals from its own shoe (or spins its own wheel); the run's first
+        // table's wheel is the uneven one.
+        let bias = if tables.is_empty() {
+            args.uneven_wheel
+        } else {
+            0.0
+        };
+        let mut simulator = table_of(
+            &args.game,
+            args.seed.wrapping_add(t as u64),
+            plan.clone(),
+            bias,
+        )?;
+        // Omaha and Hold'em hands are both `poker_cash` tables.
+        let table_game = if args.game == "poker_omaha" {
+            "poker_cash"
+        } else {
+            args.game.as_str()
+        };
+        let public_key = encode_public_key(&key.verifying_key());
+        let mut body = json!({"table_id": table_id, "game": table_game, "plan_id": plan.plan_id,
+                              "location": format!("Simulated pit, {} {t}", args.game),
+                              "public_key": public_key});
+        if let Some(layout) = simulator.wheel_layout() {
+            body["wheel_layout"] = json!(layout);
+        }
+        if let Some(limits) = simulator.post_limits() {
+            body["limits"] = limits;
+        }
+        let table = register(client, base, body).await?;
+        if !holds_key(&table, &public_key) || table["game"] != table_game {
+            passed_over.push(table_id);
+            continue;
+        }
+        tables.push(OwnTable {
+            table_id,
+            key,
+            simulator,
+            first_seq_no: next_seq_no(&table),
+        });
+    }
+    if tables.len() < args.tables {
+        bail!(
+            "{prefix}01…{prefix}{:02} are registered with other keys than --seed {} gives; nothing was submitted: use the seed that made them, or another",
+            args.tables + MAX_PASSED_OVER,
+            args.seed
+        );
+    }
+    Ok((tables, passed_over))
 }
 
 /// Posts a table's night limits, in force from now.
@@ -358,83 +390,6 @@ fn month_station_id(game: &str, t: usize) -> String {
     format!("{prefix}{t:02}")
 }
 
-/// A station of the month as its registration found it in the ledger.
-struct Registered {
-    last_seq_no: Option<u64>,
-    last_record_hash: Option<String>,
-    last_at: Option<chrono::DateTime<Utc>>,
-}
-
-/// Registers a station (201, or 409 when it exists) and reads where its sequence stands.
-async fn register_station(
-    client: &reqwest::Client,
-    base: &str,
-    body: Value,
-) -> anyhow::Result<Registered> {
-    let table_id = body["table_id"].as_str().unwrap_or_default().to_owned();
-    register(client, base, body).await?;
-    let table = read_table(client, base, &table_id).await?;
-    Ok(Registered {
-        last_seq_no: table["last_seq_no"].as_u64(),
-        last_record_hash: table["last_record"]["record_hash"]
-            .as_str()
-            .map(str::to_owned),
-        last_at: table["last_record"]["at"]
-            .as_str()
-            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-            .map(|t| t.with_timezone(&Utc)),
-    })
-}
-
-/// `record` as it would be numbered `seq_no`: the number and the ids made from it.
-fn renumbered(record: &Value, seq_no: u64) -> Value {
-    let mut record = record.clone();
-    let table_id = record["table_id"].as_str().unwrap_or_default().to_owned();
-    record["seq_no"] = json!(seq_no);
-    for id in ["round_id", "tournament_id"] {
-        if record.get(id).is_some() {
-            record[id] = json!(format!("{table_id}-{seq_no}"));
-        }
-    }
-    record
-}
-
-fn canonical_hash(record: &Value) -> anyhow::Result<String> {
-    let bytes = dozor_log::canonical::canonicalize(record)?;
-    Ok(hex::encode(dozor_log::entry::record_hash(&bytes)))
-}
-
-/// Where a station's month starts in its sequence, and how many of its records the ledger
-/// holds already: `records` are the month's records numbered from 1. The station's last
-/// record, if it is one of them, says how far an earlier run got; a station whose records
-/// before the month are someone else's continues after them; one holding other records of
-/// the month (or later) is refused.
-fn resume_point(
-    table_id: &str,
-    registered: &Registered,
-    records: &[Value],
-    month_start: chrono::DateTime<Utc>,
-) -> anyhow::Result<(u64, usize)> {
-    let (Some(last), Some(hash)) = (registered.last_seq_no, &registered.last_record_hash) else {
-        return Ok((1, 0));
-    };
-    for (j, record) in records.iter().enumerate().rev() {
-        let Some(first) = last.checked_sub(j as u64).filter(|f| *f >= 1) else {
-            continue;
-        };
-        if &canonical_hash(&renumbered(record, last))? == hash {
-            return Ok((first, j + 1));
-        }
-    }
-    match registered.last_at {
-        Some(at) if at < month_start => Ok((last + 1, 0)),
-        at => bail!(
-            "{table_id} already holds records of this month or later that this simulation did not make (its last, seq_no {last}, at {}); nothing was submitted: simulate another month, or use another --seed or data directory",
-            at.map_or_else(|| "an unknown time".to_owned(), |t| t.to_rfc3339())
-        ),
-    }
-}
-
 /// A month of operations at every table of every game listed, and a cage.
 /// The month `--month` names, as the arguments play it.
 fn month_settings(args: &SimulateArgs, month: &str) -> anyhow::Result<crate::month::MonthSettings> {
@@ -481,48 +436,52 @@ async fn submit_stations(
     .await
 }
 
-async fn simulate_month(
-    args: &SimulateArgs,
-    month: &str,
+/// A month's run: what every station plays, and where they are sent.
+struct MonthRun<'a> {
+    args: &'a SimulateArgs,
     plan: rules::Plan,
-    client: &reqwest::Client,
-    base: &str,
-) -> anyhow::Result<ExitCode> {
-    use crate::month::{station_records, Station};
-    let settings = month_settings(args, month)?;
-    let (month, clock) = (settings.month, settings.clock);
-    // The stations play from the month's first gaming day on.
-    let month_start = clock.start_of(month.first_day());
-    let plays_from = month_start - chrono::Duration::hours(1);
-    let mut ids: Vec<(String, Option<(String, u64)>)> = Vec::new();
-    for game in args.game.split(',') {
-        for t in 1..=args.tables {
-            let seed = args.seed.wrapping_add(t as u64);
-            ids.push((month_station_id(game, t), Some((game.to_owned(), seed))));
-        }
-    }
-    ids.push(("CAGE".into(), None));
-    // A station as a run starts it: the limits it posts are drawn before its records, so the
-    // same seed gives the same records every time.
-    let fresh = |table_id: &str,
-                 game: &Option<(String, u64)>|
-     -> anyhow::Result<(Station, Option<Value>)> {
+    settings: crate::month::MonthSettings,
+    bounds: MonthBounds,
+    client: &'a reqwest::Client,
+    base: &'a str,
+}
+
+/// A station's id and its game with its seed (none: the cage).
+type StationId = (String, Option<(String, u64)>);
+
+impl MonthRun<'_> {
+    /// A station as a run starts it: the limits it posts are drawn before its records, so the
+    /// same seed gives the same records every time.
+    fn fresh(
+        &self,
+        (table_id, game): &StationId,
+    ) -> anyhow::Result<(crate::month::Station, Option<Value>)> {
+        use crate::month::Station;
         let mut station = match game {
-            Some((game, seed)) => Station::table(table_id.to_owned(), game, *seed, &plan)?,
+            Some((game, seed)) => Station::table(table_id.to_owned(), game, *seed, &self.plan)?,
             None => Station::cage(table_id.to_owned()),
         };
         let limits = station.post_limits();
         Ok((station, limits))
-    };
-    let mut work: Vec<(String, Vec<Envelope>)> = Vec::new();
-    let (mut already, mut total) = (0usize, 0usize);
-    for (table_id, game) in &ids {
-        let key = table_key(args.seed, table_id);
-        let (station, limits) = fresh(table_id, game)?;
+    }
+
+    /// Registers a station (or finds it registered) and signs what the ledger lacks of its
+    /// month; with how many of its records the month has and how many the ledger holds.
+    async fn station(
+        &self,
+        id: &StationId,
+        reader: &mut RecordReader<'_>,
+    ) -> anyhow::Result<(Vec<Envelope>, usize, usize)> {
+        let table_id = id.0.as_str();
+        let key = table_key(self.args.seed, table_id);
+        let (station, limits) = self.fresh(id)?;
+        let public_key = encode_public_key(&key.verifying_key());
+        // The stations play from the month's first gaming day on.
+        let plays_from = self.bounds.start - chrono::Duration::hours(1);
         let mut body = json!({"table_id": table_id, "game": station.game,
-                              "plan_id": plan.plan_id,
+                              "plan_id": self.plan.plan_id,
                               "location": format!("Simulated casino, {table_id}"),
-                              "public_key": encode_public_key(&key.verifying_key()),
+                              "public_key": public_key,
                               "valid_from": plays_from.to_rfc3339()});
         if let Some(layout) = station.wheel_layout() {
             body["wheel_layout"] = json!(layout);
@@ -530,23 +489,91 @@ async fn simulate_month(
         if let Some(limits) = limits {
             body["limits"] = limits;
         }
-        let registered = register_station(client, base, body).await?;
-        let (mut numbered_from_one, _) = fresh(table_id, game)?;
-        let tentative = station_records(&mut numbered_from_one, &plan, &settings, 1)?;
-        let (first, skip) = resume_point(table_id, &registered, &tentative, month_start)?;
+        let registered = Registered::of(register(self.client, self.base, body).await?);
+        let numbered_from = |first: u64| {
+            let (mut station, _) = self.fresh(id)?;
+            crate::month::station_records(&mut station, &self.plan, &self.settings, first)
+        };
+        let tentative = numbered_from(1)?;
+        let (first, skip) = resume_point(
+            table_id,
+            &registered,
+            &tentative,
+            &numbered_from,
+            &self.bounds,
+            reader,
+        )
+        .await?;
         let records = if first == 1 {
             tentative
         } else {
-            let (mut station, _) = fresh(table_id, game)?;
-            station_records(&mut station, &plan, &settings, first)?
+            numbered_from(first)?
         };
-        already += skip.min(records.len());
-        total += records.len();
+        if skip < records.len() && !holds_key(&registered.table, &public_key) {
+            bail!(
+                "{table_id} is registered with another key than --seed {} gives; nothing was submitted: use the seed that made it, or another data directory",
+                self.args.seed
+            );
+        }
+        let (total, already) = (records.len(), skip.min(records.len()));
         let mut envelopes = Vec::new();
         for record in records.into_iter().skip(skip) {
             envelopes.push(Envelope::sign(record, &key)?);
         }
-        work.push((table_id.clone(), envelopes));
+        Ok((envelopes, total, already))
+    }
+}
+
+async fn simulate_month(
+    args: &SimulateArgs,
+    month: &str,
+    plan: rules::Plan,
+    client: &reqwest::Client,
+    base: &str,
+) -> anyhow::Result<ExitCode> {
+    let settings = month_settings(args, month)?;
+    let (month, clock) = (settings.month, settings.clock);
+    let mut ids: Vec<StationId> = Vec::new();
+    for game in args.game.split(',') {
+        for t in 1..=args.tables {
+            let seed = args.seed.wrapping_add(t as u64);
+            ids.push((month_station_id(game, t), Some((game.to_owned(), seed))));
+        }
+    }
+    ids.push(("CAGE".into(), None));
+    let run = MonthRun {
+        args,
+        plan,
+        bounds: MonthBounds {
+            name: month.to_string(),
+            start: clock.start_of(month.first_day()),
+            end: clock.start_of(month.next_first_day()),
+        },
+        settings,
+        client,
+        base,
+    };
+    // Every station is looked at before anything is sent: a refusal sends nothing.
+    let mut work: Vec<(String, Vec<Envelope>)> = Vec::new();
+    let (mut already, mut total) = (0usize, 0usize);
+    let mut reader = RecordReader::new(client, base);
+    let mut refused = None;
+    for id in &ids {
+        match run.station(id, &mut reader).await {
+            Ok((envelopes, of_month, held)) => {
+                total += of_month;
+                already += held;
+                work.push((id.0.clone(), envelopes));
+            }
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+        }
+    }
+    reader.close().await?;
+    if let Some(e) = refused {
+        return Err(e);
     }
     let submitted: usize = work.iter().map(|(_, e)| e.len()).sum();
     let started = std::time::Instant::now();
@@ -560,7 +587,7 @@ async fn simulate_month(
         "{}",
         serde_json::to_string_pretty(&json!({
             "month": month.to_string(),
-            "days": settings.days,
+            "days": run.settings.days,
             "stations": ids.iter().map(|(id, _)| id).collect::<Vec<_>>(),
             "records_of_the_month": total,
             "already_in_the_ledger": already,
