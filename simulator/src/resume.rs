@@ -154,7 +154,7 @@ impl<'a> RecordReader<'a> {
                     body["message"]
                 );
             };
-            self.reader = Some((crate::simulate::client_with_key(token)?, key_id.to_owned()));
+            self.reader = Some((crate::submit::client_with_key(token)?, key_id.to_owned()));
         }
         self.reader
             .as_ref()

@@ -3,7 +3,7 @@ use std::process::ExitCode;
 
 use crate::games::table::{table_key, Slot};
 use crate::games::table_of;
-use anyhow::{anyhow, bail, Context as _};
+use anyhow::{anyhow, bail};
 use chrono::Utc;
 use dozor_log::keys::encode_public_key;
 use dozor_log::Envelope;
@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use crate::resume::{
     holds_key, next_seq_no, register, resume_point, MonthBounds, RecordReader, Registered,
 };
-use crate::submit::{Submitter, Tally};
+use crate::submit::{client_with_key, Submitter, Tally};
 
 #[derive(Debug, clap::Args)]
 pub struct SimulateArgs {
@@ -137,18 +137,6 @@ impl Simulation {
             .build()?;
         runtime.block_on(simulate(self.args, self.plan, token))
     }
-}
-
-/// An HTTP client that sends `token` as its bearer token.
-pub fn client_with_key(token: &str) -> anyhow::Result<reqwest::Client> {
-    let mut headers = reqwest::header::HeaderMap::new();
-    let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
-        .context("the API key is not a valid header value")?;
-    value.set_sensitive(true);
-    headers.insert(reqwest::header::AUTHORIZATION, value);
-    Ok(reqwest::Client::builder()
-        .default_headers(headers)
-        .build()?)
 }
 
 fn table_prefix(game: &str) -> &'static str {

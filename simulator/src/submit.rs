@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use anyhow::Context as _;
 use dozor_log::Envelope;
 use serde_json::Value;
 
@@ -66,6 +67,18 @@ impl Tally {
             parts.join(", ")
         ))
     }
+}
+
+/// An HTTP client that sends `token` as its bearer token.
+pub fn client_with_key(token: &str) -> anyhow::Result<reqwest::Client> {
+    let mut headers = reqwest::header::HeaderMap::new();
+    let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+        .context("the API key is not a valid header value")?;
+    value.set_sensitive(true);
+    headers.insert(reqwest::header::AUTHORIZATION, value);
+    Ok(reqwest::Client::builder()
+        .default_headers(headers)
+        .build()?)
 }
 
 /// Whether a record answered `status` is in the ledger: appended (201) or already there (200).
