@@ -15,14 +15,7 @@ use crate::files::{hash_hex, json, read_text};
 use crate::format::{
     CheckpointProofsFile, ExportInfo, CHECKPOINT_LATEST, CHECKPOINT_PROOFS, CHECKPOINT_WITNESSED,
 };
-use crate::options::{Cosigner, WitnessPolicy};
-
-/// A signed checkpoint kept from an earlier visit: `name` (its file, as given) and the note.
-#[derive(Debug, Clone)]
-pub struct PinnedCheckpoint {
-    pub name: String,
-    pub note: String,
-}
+use crate::options::{Cosigner, PinnedCheckpoint, WitnessPolicy};
 
 /// How a kept checkpoint was proven a prefix of the export's ledger.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

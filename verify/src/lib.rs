@@ -33,8 +33,10 @@ mod verdicts;
 
 pub use crate::format::*;
 pub use error::InspectionError;
-pub use kept::{PinReport, PinnedCheckpoint, ProvenBy};
-pub use options::{Chunking, Cosigner, VerifyOptions, WitnessPolicy, SIGNATURE_BATCH};
+pub use kept::{PinReport, ProvenBy};
+pub use options::{
+    Chunking, Cosigner, PinnedCheckpoint, VerifyOptions, WitnessPolicy, SIGNATURE_BATCH,
+};
 pub use report::{InspectionReport, SealedPackage};
 pub use round::{find_round, FoundRound, WhichRound};
 pub use source::{locate_export, ExportSource, SourceError};

@@ -23,7 +23,7 @@ pub struct VerifyOptions {
     /// must be there.
     pub witnesses: WitnessPolicy,
     /// A checkpoint kept from an earlier visit: the export's ledger must extend it.
-    pub pin: Option<crate::kept::PinnedCheckpoint>,
+    pub pin: Option<PinnedCheckpoint>,
 }
 
 impl Default for VerifyOptions {
@@ -36,6 +36,13 @@ impl Default for VerifyOptions {
             pin: None,
         }
     }
+}
+
+/// A signed checkpoint kept from an earlier visit: `name` (its file, as given) and the note.
+#[derive(Debug, Clone)]
+pub struct PinnedCheckpoint {
+    pub name: String,
+    pub note: String,
 }
 
 /// Which witnesses' cosignatures count (C2SP tlog-cosignature keys) and how many the export's
