@@ -296,7 +296,8 @@ pub fn sheet(page: &FindingPage, plan: &rules::PlanBook, language: Language) -> 
                 money(f.expected_h),
                 money(f.actual_h),
                 Cell::Text(bets),
-                Cell::Text(f.message.clone()),
+                // Programs read the rules' English as the ledger keeps it; people their language.
+                Cell::coded(&f.message, words::finding_message(&f.message, language)),
                 Cell::Count(i64::from(f.position)),
             ]
         })

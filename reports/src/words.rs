@@ -5,35 +5,25 @@ use rules::FindingKind;
 
 use crate::sheet::Language;
 
-/// A finding kind as a compliance officer names it.
+/// A finding kind as a compliance officer names it (the names are the rules' catalogue's).
 pub fn finding_kind(kind: FindingKind, language: Language) -> &'static str {
-    use FindingKind::*;
-    let (cs, en) = match kind {
-        Overpaid => ("přeplaceno", "overpaid"),
-        Underpaid => ("nedoplaceno", "underpaid"),
-        StakeBelowMinimum => ("sázka pod minimem plánu", "stake below the plan's minimum"),
-        StakeAboveMaximum => ("sázka nad maximem plánu", "stake above the plan's maximum"),
-        StakeBelowTableMinimum => ("sázka pod minimem stolu", "stake below the table's minimum"),
-        StakeAboveTableMaximum => ("sázka nad maximem stolu", "stake above the table's maximum"),
-        WinAboveMaximum => ("výhra nad maximem", "win above the maximum"),
-        InvalidNumber => ("neplatná čísla sázky", "numbers not on the layout"),
-        VoidHandledWrongly => (
-            "neplatná hra vypořádána chybně",
-            "void round handled wrongly",
-        ),
-        IllegalDecision => ("nedovolené rozhodnutí", "decision not allowed"),
-        DealerDrawingWrong => ("krupiér bral chybně", "dealer drew wrongly"),
-        CardsInconsistent => ("karty nesouhlasí", "cards inconsistent"),
-        PayoutWithheld => ("výhra nevyplacena", "win withheld"),
-        BetNotAllowed => ("nedovolená sázka", "bet not allowed"),
-        ChipsNotConserved => ("žetony nesouhlasí", "chips do not add up"),
-        RakeWrong => ("chybný rake", "wrong rake"),
-        FantasyLandWrong => ("chybná Fantasy Land", "wrong fantasy land"),
-        FeeWrong => ("chybný poplatek turnaje", "wrong tournament fee"),
-        SpinInvalid => ("neplatné roztočení", "invalid spin"),
-        RecordImpossible => ("nemožný záznam", "impossible record"),
-    };
-    language.pick(cs, en)
+    let words = rules::messages::kind_words(kind);
+    language.pick(words.cs, words.en)
+}
+
+/// A finding's message as `language` reads it: the rules write it in English (the ledger keeps
+/// it as evidence); in Czech it is read by the rules' catalogue, bet kinds named as the month
+/// page names them. A message of no template the catalogue knows stays as it is.
+pub fn finding_message(message: &str, language: Language) -> String {
+    match language {
+        Language::English => message.to_owned(),
+        Language::Czech => {
+            let names = |game: &str, code: &str| {
+                crate::month_page::bet_kind_name(game, code, Language::Czech)
+            };
+            rules::messages::czech_or_english(message, &names)
+        }
+    }
 }
 
 /// A finding kind's words from its code; the code itself when it is none dozor knows.
@@ -98,6 +88,30 @@ mod tests {
         assert_eq!(
             finding_kind_code("no_such_kind", Language::Czech),
             "no_such_kind"
+        );
+    }
+
+    #[test]
+    fn a_finding_reads_in_czech_with_the_month_pages_bet_names() {
+        let message = "bet b1 (tiers): underpaid; paid 450,00 Kč, the plan requires 900,00 Kč";
+        assert_eq!(
+            finding_message(message, Language::Czech),
+            "sázka b1 (malá série): nedoplaceno; vyplaceno 450,00 Kč, plán požaduje 900,00 Kč"
+        );
+        assert_eq!(finding_message(message, Language::English), message);
+        assert_eq!(
+            finding_message(
+                "bet w1 on 25x_black: overpaid; paid 10,00 Kč, the plan requires 0,00 Kč",
+                Language::Czech
+            ),
+            "sázka w1 na pole 25x černé: přeplaceno; vyplaceno 10,00 Kč, plán požaduje 0,00 Kč"
+        );
+        assert_eq!(
+            finding_message(
+                "spot 2 trips (u7): underpaid; paid 0,00 Kč, the plan requires 50,00 Kč",
+                Language::Czech
+            ),
+            "box 2, Trips (u7): nedoplaceno; vyplaceno 0,00 Kč, plán požaduje 50,00 Kč"
         );
     }
 }

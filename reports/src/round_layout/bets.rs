@@ -86,7 +86,11 @@ impl Builder<'_> {
                     cells: vec![
                         id.clone(),
                         text(&b["player"]),
-                        text(&b["kind"]),
+                        crate::month_page::bet_kind_name(
+                            &text(&self.record["game"]),
+                            &text(&b["kind"]),
+                            self.language,
+                        ),
                         detail(&id),
                         money(staked),
                         money(paid),

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use dozor_log::access::FindingState;
 use rules::money::format_czk;
 
-use super::frame::{page, prague, select, state_cell};
+use super::frame::{day, page, prague, select, state_cell};
 use crate::findings::{FindingItem, FindingWithHistory};
 use crate::html::esc;
 use crate::round_layout::{self, FindingFacts};
@@ -80,7 +80,7 @@ pub fn render_finding(v: &FindingPageView<'_>) -> String {
         l.code(),
         w("Nálezy", "Findings"),
         esc(&title),
-        esc(&f.message)
+        esc(&words::finding_message(&f.message, l))
     );
     if let Some((ok, text)) = &v.notice {
         let _ = write!(
@@ -104,12 +104,18 @@ pub fn render_finding(v: &FindingPageView<'_>) -> String {
             w("Pořadí záznamu (seq_no)", "Record number (seq_no)").to_owned(),
             r.seq_no.to_string(),
         ),
-        (w("Odehráno", "Played at").to_owned(), prague(f.played_at)),
+        (
+            w("Odehráno", "Played at").to_owned(),
+            prague(f.played_at, l),
+        ),
         (
             w("Herní den", "Gaming day").to_owned(),
-            f.gaming_day.format("%d.%m.%Y").to_string(),
+            day(f.gaming_day, l),
         ),
-        (w("Přijato", "Received").to_owned(), prague(r.received_at)),
+        (
+            w("Přijato", "Received").to_owned(),
+            prague(r.received_at, l),
+        ),
     ];
     if let Some(id) = &r.round_id {
         about.insert(
@@ -149,7 +155,7 @@ pub fn render_finding(v: &FindingPageView<'_>) -> String {
             esc(&words::finding_kind_code(&other.kind, l)),
             esc(&format_czk(other.amount_h)),
             state_cell(&other.state, l),
-            esc(&other.message),
+            esc(&words::finding_message(&other.message, l)),
             id = esc(&other.id),
         );
     }
@@ -193,7 +199,7 @@ fn history_html(body: &mut String, history: &[crate::findings::ResolutionView], 
             let _ = write!(
                 body,
                 "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{} ({})</td><td class=\"n\">{}</td></tr>",
-                prague(h.resolved_at),
+                prague(h.resolved_at, l),
                 state_cell(&h.state, l),
                 esc(&h.amount_settled_h.map_or_else(String::new, format_czk)),
                 esc(h.reason.as_deref().unwrap_or("")),
@@ -265,7 +271,7 @@ fn ledger_html(body: &mut String, r: &RecordView, proof_checked: Option<bool>, l
                     w("velikost", "size"),
                     c.size,
                     w("podepsán", "signed"),
-                    prague(c.created_at)
+                    prague(c.created_at, l)
                 ),
             ));
             ledger.push((w("Kořen stromu", "Tree root").to_owned(), c.root.clone()));

@@ -76,10 +76,23 @@ pub(super) fn state_cell(state: &str, language: Language) -> String {
     )
 }
 
-pub(super) fn prague(t: chrono::DateTime<chrono::Utc>) -> String {
-    t.with_timezone(&chrono_tz::Europe::Prague)
-        .format("%d.%m.%Y %H:%M:%S")
-        .to_string()
+/// A moment in Prague time, as `language` writes it: `1. 10. 2026 20:16:03` (Czech),
+/// `2026-10-01 20:16:03` (English).
+pub(super) fn prague(t: chrono::DateTime<chrono::Utc>, language: Language) -> String {
+    let at = t.with_timezone(&chrono_tz::Europe::Prague);
+    format!(
+        "{} {}",
+        day(at.date_naive(), language),
+        at.format("%H:%M:%S")
+    )
+}
+
+/// A day as `language` writes it: `1. 10. 2026`, `2026-10-01`.
+pub(super) fn day(d: chrono::NaiveDate, language: Language) -> String {
+    match language {
+        Language::Czech => d.format("%-d. %-m. %Y").to_string(),
+        Language::English => d.format("%Y-%m-%d").to_string(),
+    }
 }
 
 pub(super) fn value_of<'a>(pairs: &'a [(String, String)], key: &str) -> &'a str {

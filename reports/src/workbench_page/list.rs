@@ -6,7 +6,7 @@ use dozor_log::access::FindingState;
 use ledger::storage::report_reads::findings::FindingSort;
 use rules::money::format_czk;
 
-use super::frame::{page, prague, query, select, state_cell, value_of, with};
+use super::frame::{day, page, prague, query, select, state_cell, value_of, with};
 use crate::findings::{FindingItem, FindingPage};
 use crate::html::esc;
 use crate::sheet::Language;
@@ -207,15 +207,15 @@ fn list_row(body: &mut String, item: &FindingItem, plans: &rules::PlanBook, l: L
         body,
         "<tr><td><a href=\"/workbench/findings/{id}?lang={lang}\">{id}</a></td><td>{}</td><td>{}</td>\
          <td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",
-        item.gaming_day.format("%d.%m.%Y"),
-        prague(item.played_at),
+        day(item.gaming_day, l),
+        prague(item.played_at, l),
         esc(plans.game_name(&item.game)),
         esc(&item.table_id),
         item.seq_no.map_or_else(String::new, |n| n.to_string()),
         esc(&words::finding_kind_code(&item.kind, l)),
         esc(&format_czk(item.amount_h)),
         state_cell(&item.state, l),
-        esc(&item.message),
+        esc(&words::finding_message(&item.message, l)),
         id = esc(&item.id),
     );
 }

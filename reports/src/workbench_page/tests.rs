@@ -88,12 +88,21 @@ fn a_withheld_blackjack_win_heads_its_page_with_the_figures_its_flagged_row_show
          <dt>Vyplaceno</dt><dd>1 000,00 Kč</dd><dt>Rozdíl</dt><dd>-1 000,00 Kč</dd>";
     assert!(page.contains(figures), "{page}");
     assert!(!page.contains("<dt>Dle plánu</dt>"));
-    let row = "<tr class=\"flag\"><td>b1</td><td>p1</td><td>main</td><td>box 1</td>\
+    let row = "<tr class=\"flag\"><td>b1</td><td>p1</td><td>hlavní sázka</td><td>box 1</td>\
          <td>1 000,00 Kč</td><td>1 000,00 Kč</td><td>1 000,00 Kč</td><td></td>\
          <td>výhra nevyplacena: Vyhráno (zadrženo) 2 000,00 Kč · Vyplaceno 1 000,00 Kč · \
          Rozdíl -1 000,00 Kč</td></tr>";
     assert!(page.contains(row), "{page}");
     assert!(page.contains("Nález 7.0 — výhra nevyplacena 1 000,00 Kč"));
+    // The description in Czech, as the rules' catalogue reads the English the ledger keeps.
+    assert!(page.contains(
+        "<p>sázka b1: kasino zadrželo výhru 2 000,00 Kč (počítání karet) a vrátilo vklad \
+         1 000,00 Kč; rozhodnutí musí být zdůvodněno</p>"
+    ));
+    assert!(!page.contains("the casino withheld"), "{page}");
+    // Days and times as Czech write them, in Prague time (20:16:03 UTC is 21:16:03 CET).
+    assert!(page.contains("<dd>21. 11. 2026 21:16:03</dd>"), "{page}");
+    assert!(page.contains("<dd>21. 11. 2026</dd>"), "{page}");
 }
 
 #[test]

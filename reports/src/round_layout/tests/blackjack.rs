@@ -79,7 +79,7 @@ fn a_withheld_blackjack_win_heads_with_the_win_and_what_was_paid_as_its_row_show
         [[
             "b1",
             "p1",
-            "main",
+            "hlavní sázka",
             "box 1",
             "1 000,00 Kč",
             "1 000,00 Kč",

@@ -285,7 +285,7 @@ fn roulette_shows_the_number_and_each_bet_paid_against_due() {
         vec![
             "b1",
             "seat-3",
-            "straight",
+            "číslo (plein)",
             "17",
             "100,00 Kč",
             "3 700,00 Kč",

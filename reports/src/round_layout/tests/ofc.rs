@@ -89,7 +89,7 @@ fn an_ofc_hand_shows_each_players_rows_result_and_rake() {
             [
                 "player-1",
                 "A",
-                "ofc_player",
+                "player",
                 "",
                 "25,00 Kč",
                 "2 050,00 Kč",
@@ -100,7 +100,7 @@ fn an_ofc_hand_shows_each_players_rows_result_and_rake() {
             [
                 "player-2",
                 "B",
-                "ofc_player",
+                "player",
                 "",
                 "845,00 Kč",
                 "0,00 Kč",
@@ -111,7 +111,7 @@ fn an_ofc_hand_shows_each_players_rows_result_and_rake() {
             [
                 "player-3",
                 "C",
-                "ofc_player",
+                "player",
                 "",
                 "1 255,00 Kč",
                 "0,00 Kč",

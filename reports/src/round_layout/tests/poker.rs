@@ -150,7 +150,7 @@ fn a_poker_rake_above_the_plans_shows_what_the_plan_allows_and_marks_the_winner(
         [
             "seat-1",
             "p1",
-            "seat",
+            "hráč u stolu",
             "",
             "850,00 Kč",
             "1 550,00 Kč",
@@ -185,7 +185,7 @@ fn a_poker_seat_not_handed_its_uncalled_bet_shows_what_it_put_in_and_was_handed(
     page.heads_with("Vyplatit dle plánu: 1 565,00 Kč · Vyplaceno: 665,00 Kč · Rozdíl: -900,00 Kč");
     assert_bet_row(
         &page.rows[0][..8],
-        "seat-2 | p2 | seat |  | 1 250,00 Kč | 665,00 Kč | 1 565,00 Kč | -900,00 Kč",
+        "seat-2 | p2 | hráč u stolu |  | 1 250,00 Kč | 665,00 Kč | 1 565,00 Kč | -900,00 Kč",
     );
     // Seat 1 put in 150 + 200 = 350 Kč and is due nothing.
     assert_eq!(
@@ -193,7 +193,7 @@ fn a_poker_seat_not_handed_its_uncalled_bet_shows_what_it_put_in_and_was_handed(
         [
             "seat-1",
             "p1",
-            "seat",
+            "hráč u stolu",
             "",
             "350,00 Kč",
             "0,00 Kč",

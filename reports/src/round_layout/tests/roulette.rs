@@ -23,7 +23,7 @@ fn a_roulette_payout_finding_heads_with_what_its_row_shows() {
     page.heads_with("Vyplatit dle plánu: 3 600,00 Kč · Vyplaceno: 3 700,00 Kč · Rozdíl: 100,00 Kč");
     page.amounts_to(
         10_000,
-        "b1 | seat-3 | straight | 17 | 100,00 Kč | 3 700,00 Kč | 3 600,00 Kč | 100,00 Kč",
+        "b1 | seat-3 | číslo (plein) | 17 | 100,00 Kč | 3 700,00 Kč | 3 600,00 Kč | 100,00 Kč",
     );
 }
 

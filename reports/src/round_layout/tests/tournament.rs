@@ -57,7 +57,7 @@ fn a_tournament_shows_buy_in_fee_entries_pools_and_results() {
         [
             "p01",
             "p01",
-            "tournament_player",
+            "hráč turnaje",
             "",
             "1 000,00 Kč",
             "5 040,00 Kč",
@@ -71,7 +71,7 @@ fn a_tournament_shows_buy_in_fee_entries_pools_and_results() {
         [
             "p08",
             "p08",
-            "tournament_player",
+            "hráč turnaje",
             "",
             "1 000,00 Kč",
             "0,00 Kč",
@@ -105,7 +105,7 @@ fn a_tournament_prize_finding_heads_with_what_its_row_shows() {
     );
     page.amounts_to(
         16_000,
-        "p02 | p02 | tournament_player |  | 1 000,00 Kč | 2 000,00 Kč | 2 160,00 Kč | -160,00 Kč",
+        "p02 | p02 | hráč turnaje |  | 1 000,00 Kč | 2 000,00 Kč | 2 160,00 Kč | -160,00 Kč",
     );
     assert_eq!(flags(&page.layout, "Výsledky"), [false, true]);
 }

@@ -94,15 +94,15 @@ fn an_uth_round_shows_the_dealer_the_board_each_spots_play_and_its_bets() {
     assert_eq!(
         cells(&layout, "Bets"),
         [
-            due(["s1-ante", "p1", "ante", s1], "100,00 Kč", "100,00 Kč"),
-            due(["s1-blind", "p1", "blind", s1], "100,00 Kč", "250,00 Kč"),
-            due(["s1-play", "p1", "play", s1], "400,00 Kč", "800,00 Kč"),
-            due(["s1-trips", "p1", "trips", s1], "100,00 Kč", "800,00 Kč"),
-            due(["s2-ante", "p2", "ante", s2], "100,00 Kč", "100,00 Kč"),
-            due(["s2-blind", "p2", "blind", s2], "100,00 Kč", "100,00 Kč"),
-            due(["s2-play", "p2", "play", s2], "200,00 Kč", "400,00 Kč"),
-            due(["s3-ante", "p3", "ante", s3], "100,00 Kč", "0,00 Kč"),
-            due(["s3-blind", "p3", "blind", s3], "100,00 Kč", "0,00 Kč"),
+            due(["s1-ante", "p1", "Ante", s1], "100,00 Kč", "100,00 Kč"),
+            due(["s1-blind", "p1", "Blind", s1], "100,00 Kč", "250,00 Kč"),
+            due(["s1-play", "p1", "Play", s1], "400,00 Kč", "800,00 Kč"),
+            due(["s1-trips", "p1", "Trips", s1], "100,00 Kč", "800,00 Kč"),
+            due(["s2-ante", "p2", "Ante", s2], "100,00 Kč", "100,00 Kč"),
+            due(["s2-blind", "p2", "Blind", s2], "100,00 Kč", "100,00 Kč"),
+            due(["s2-play", "p2", "Play", s2], "200,00 Kč", "400,00 Kč"),
+            due(["s3-ante", "p3", "Ante", s3], "100,00 Kč", "0,00 Kč"),
+            due(["s3-blind", "p3", "Blind", s3], "100,00 Kč", "0,00 Kč"),
         ]
     );
     assert!(section(&layout, "Bets").rows.iter().all(|r| !r.flagged));
@@ -125,7 +125,7 @@ fn an_uth_blind_paid_short_marks_the_bet_and_its_spot() {
         [
             "s1-blind",
             "p1",
-            "blind",
+            "Blind",
             "box 1",
             "100,00 Kč",
             "200,00 Kč",
@@ -149,6 +149,6 @@ fn an_uth_finding_heads_with_the_blinds_due_and_paid_as_its_row_shows() {
     page.heads_with("Due by the plan: 250,00 Kč · Paid: 200,00 Kč · Difference: -50,00 Kč");
     page.amounts_to(
         5_000,
-        "s1-blind | p1 | blind | spot 1 | 100,00 Kč | 200,00 Kč | 250,00 Kč | -50,00 Kč",
+        "s1-blind | p1 | Blind | spot 1 | 100,00 Kč | 200,00 Kč | 250,00 Kč | -50,00 Kč",
     );
 }

@@ -43,7 +43,7 @@ fn a_money_wheel_shows_the_segment_its_label_and_marks_a_losing_box_paid() {
             [
                 "pink",
                 "p1",
-                "25x_pink",
+                "pole 25x růžové",
                 "25x_pink",
                 "100,00 Kč",
                 "2 600,00 Kč",
@@ -54,7 +54,7 @@ fn a_money_wheel_shows_the_segment_its_label_and_marks_a_losing_box_paid() {
             [
                 "black",
                 "p2",
-                "25x_black",
+                "pole 25x černé",
                 "25x_black",
                 "100,00 Kč",
                 "2 600,00 Kč",
@@ -66,7 +66,7 @@ fn a_money_wheel_shows_the_segment_its_label_and_marks_a_losing_box_paid() {
             [
                 "b3",
                 "p2",
-                "1x",
+                "pole 1x",
                 "1x",
                 "50,00 Kč",
                 "0,00 Kč",
@@ -95,6 +95,6 @@ fn a_wheel_finding_heads_with_what_was_due_and_paid_as_its_row_shows() {
     page.heads_with("Vyplatit dle plánu: 0,00 Kč · Vyplaceno: 1 200,00 Kč · Rozdíl: 1 200,00 Kč");
     assert_bet_row(
         &page.rows[0][..8],
-        "five | p1 | 5x | 5x | 200,00 Kč | 1 200,00 Kč | 0,00 Kč | 1 200,00 Kč",
+        "five | p1 | pole 5x | 5x | 200,00 Kč | 1 200,00 Kč | 0,00 Kč | 1 200,00 Kč",
     );
 }
