@@ -84,5 +84,20 @@ pub fn run(global: &DatabaseChoice, args: ExportArgs) -> anyhow::Result<ExitCode
     db.close()?;
     let summary = summary?;
     println!("{}", serde_json::to_string_pretty(&summary)?);
+    eprintln!(
+        "export written to {}: {} entries received in {}..{} and {} rounds played in it but received later, under checkpoint {} (latest {})",
+        summary.dir.display(),
+        summary.period_entries,
+        args.from,
+        args.to,
+        summary.late_rounds,
+        summary.checkpoint_size,
+        summary.latest_size
+    );
+    if let Some(size) = summary.witnessed_checkpoint_size {
+        eprintln!(
+            "the witnesses have not cosigned the latest checkpoint (is `dozor serve` running?): the export carries the latest one they did ({size} entries), proven a prefix of it"
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -73,6 +73,9 @@ pub struct ExportSummary {
     pub latest_size: u64,
     /// Rounds played in the period but received after it, exported with their proofs.
     pub late_rounds: u64,
+    /// When the latest checkpoint lacks the witnesses' quorum (a server stopped, witnesses
+    /// down): the size of the latest one that has it, carried with its consistency proof.
+    pub witnessed_checkpoint_size: Option<u64>,
     pub files: usize,
     /// Where the export's entries were read: the replica once it held the checkpoint that
     /// covers the export's seals, else the primary.
@@ -224,6 +227,7 @@ fn finish(
         checkpoint_size: checkpoints.checkpoint.size,
         latest_size: checkpoints.latest.size,
         late_rounds: info.late_rounds,
+        witnessed_checkpoint_size: checkpoints.witnessed.as_ref().map(|(size, _)| *size),
         files: files.finish()?,
         read_from,
     })
