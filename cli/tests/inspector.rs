@@ -522,7 +522,8 @@ fn a_round_is_shown_as_played_in_prague_time_with_its_findings_in_czech_and_how_
         "odehráno 5. 10. 2026 13:03:00, přijato 3. 11. 2026 12:00:03 (čas v Praze)".to_owned(),
         // 361 000 − 360 000 = 1 000 haléřů over.
         "3.0 přeplaceno 10,00 Kč".to_owned(),
-        "popis:".to_owned(),
+        // The rules' English message, read in Czech by their catalogue.
+        "popis: sázka b1 (číslo (plein)): přeplaceno; vyplaceno 3 610,00 Kč, plán požaduje 3 600,00 Kč".to_owned(),
         "Ověření offline".to_owned(),
         format!(
             "dozor round {} --table R01 --seq-no 3 --operator-key {verifier}",

@@ -62,10 +62,12 @@ pub fn run(args: RoundArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A moment as a person in Prague reads it: `1. 10. 2026 14:05:03`.
-fn prague_time(t: DateTime<Utc>) -> String {
+/// A moment in Prague time, as `language` writes it: `1. 10. 2026 14:05:03` (Czech),
+/// `2026-10-01 14:05:03` (English).
+fn prague_time(t: DateTime<Utc>, language: Language) -> String {
+    let format = language.pick("%-d. %-m. %Y %H:%M:%S", "%Y-%m-%d %H:%M:%S");
     t.with_timezone(&chrono_tz::Europe::Prague)
-        .format("%-d. %-m. %Y %H:%M:%S")
+        .format(format)
         .to_string()
 }
 
@@ -77,7 +79,7 @@ fn print_round(shown: &ShownRound, language: Language) {
     let played = round.record["played_at"]
         .as_str()
         .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
-        .map_or_else(|| "—".to_owned(), |t| prague_time(t.to_utc()));
+        .map_or_else(|| "—".to_owned(), |t| prague_time(t.to_utc(), language));
     println!(
         "{} {} #{} — {} {}",
         w("Záznam stolu", "Record of table"),
@@ -90,7 +92,7 @@ fn print_round(shown: &ShownRound, language: Language) {
         "{} {played}, {} {} ({})",
         w("odehráno", "played"),
         w("přijato", "received"),
-        prague_time(round.received_at),
+        prague_time(round.received_at, language),
         w("čas v Praze", "Prague time")
     );
     println!(
@@ -145,10 +147,10 @@ fn print_findings(shown: &ShownRound, language: Language) {
     }
 }
 
-/// A finding's description in `language`. The Czech words come from the findings' message
-/// catalogue where it has them; otherwise the verdict's own message, which is English.
-fn finding_description(finding: &serde_json::Value, _language: Language) -> String {
-    finding["message"].as_str().unwrap_or_default().to_owned()
+/// A finding's description in `language`: the verdict's message is the rules' English (the
+/// ledger's evidence); Czech reads it by the rules' catalogue of messages.
+fn finding_description(finding: &serde_json::Value, language: Language) -> String {
+    reports::words::finding_message(finding["message"].as_str().unwrap_or_default(), language)
 }
 
 /// The commands that check this round, and the whole export, offline: what an inspector runs.
