@@ -125,11 +125,14 @@ impl ProvenTree<'_> {
     /// The consistency proof from `m` entries to the latest checkpoint that the export carries.
     fn carried_proof(&self, item: &str, m: u64) -> Result<Vec<Hash>, InspectionError> {
         let not_carried = || {
+            let run_end = self.info.first_index + self.leaves.len() as u64;
             fail(
                 item,
                 format!(
-                    "the tree of {m} entries cannot be proven a prefix of this export's ledger: it ends before the export's entries (from index {}) and the export carries no consistency proof from it; an export whose period holds entry {} proves it",
+                    "the tree of {m} entries cannot be proven a prefix of this export's ledger: its last entry ({}) is not among the export's (indexes {} to {}) and the export carries no consistency proof from it; an export whose period holds entry {} proves it",
+                    m - 1,
                     self.info.first_index,
+                    run_end.saturating_sub(1),
                     m - 1
                 ),
             )
