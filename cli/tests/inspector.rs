@@ -160,11 +160,14 @@ async fn verify_takes_the_zip_as_downloaded_and_the_folder_it_unpacks_to() {
     let dir = tempfile::tempdir().unwrap();
     let zip = dir.path().join(format!("dozor-export-{day}-{day}.zip"));
     std::fs::write(&zip, &bytes).unwrap();
+    // Unpacked as an inspector would, by Info-ZIP's unzip.
     let unpacked = dir.path().join("unpacked");
-    zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec()))
-        .unwrap()
-        .extract(&unpacked)
-        .unwrap();
+    std::process::Command::new("unzip")
+        .arg("-q")
+        .arg(&zip)
+        .arg("-d")
+        .arg(&unpacked)
+        .succeeds();
     let folder = unpacked.join(format!("dozor-export-{day}-{day}"));
     // The ZIP, the folder it unpacks to, and the folder it was unpacked into all verify.
     for given in [&zip, &folder, &unpacked] {
