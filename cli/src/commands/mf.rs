@@ -14,6 +14,9 @@ use ledger::storage::database::DatabaseChoice;
 
 use super::database::with_database;
 
+mod deliveries;
+mod rehearse;
+
 /// The configuration file unless `--config` names another: `dozor.toml` in the data directory.
 pub fn config_path(global: &DatabaseChoice, config: Option<PathBuf>) -> PathBuf {
     config.unwrap_or_else(|| global.data_dir.join("dozor.toml"))
@@ -69,6 +72,13 @@ enum MfAction {
     /// URLs, seal, encryption and server CA certificates and its packages, from the
     /// configuration and keys, as XML for the Ministry.
     Registration(RegistrationArgs),
+    /// The whole delivery rehearsed before the Ministry is involved: a throwaway PKI (the
+    /// Ministry's and the operator's), the month's package delivered into a rehearsal ledger of
+    /// its own (the real ledger is only read), the real listener on a local port, and the
+    /// Ministry played against it: the download over mutual TLS, the seal and envelope opened,
+    /// the Ministry's rules, its sealed answer recorded. Ends `confirmed` (exit 0) or with the
+    /// Ministry's errors (exit 1).
+    Rehearse(rehearse::RehearseArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -98,7 +108,7 @@ struct ConfirmArgs {
 
 #[derive(Debug, clap::Args)]
 struct DeliveriesArgs {
-    /// JSON instead of a line per package.
+    /// JSON (the API's fields, in English) instead of the table in Czech.
     #[arg(long)]
     json: bool,
 }
@@ -297,32 +307,7 @@ fn deliveries(global: &DatabaseChoice, args: DeliveriesArgs) -> anyhow::Result<E
         println!("{}", serde_json::to_string_pretty(&statuses)?);
         return Ok(ExitCode::SUCCESS);
     }
-    for s in &statuses {
-        let when = |t: Option<chrono::DateTime<Utc>>| {
-            t.map_or_else(
-                || "-".to_owned(),
-                |t| t.format("%Y-%m-%d %H:%M").to_string(),
-            )
-        };
-        println!(
-            "{}  {}  generated {}  sealed {}  downloads {} (last {})  {}",
-            s.package,
-            s.state,
-            when(Some(s.generated_at)),
-            when(s.sealed_at),
-            s.downloads,
-            when(s.last_download_at),
-            s.confirmation
-                .as_ref()
-                .map(|c| format!(
-                    "{} {}: {}",
-                    c.result,
-                    when(Some(c.at)),
-                    c.detail.lines().next().unwrap_or_default()
-                ))
-                .unwrap_or_else(|| "not confirmed".into()),
-        );
-    }
+    print!("{}", deliveries::table(&statuses));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -332,6 +317,7 @@ pub fn package(global: &DatabaseChoice, args: MfArgs) -> anyhow::Result<ExitCode
         Some(MfAction::Confirm(a)) => return confirm(global, a),
         Some(MfAction::Deliveries(a)) => return deliveries(global, a),
         Some(MfAction::Registration(a)) => return registration(global, a),
+        Some(MfAction::Rehearse(a)) => return rehearse::run(global, a),
         None => {}
     }
     let clock = args.clock.clock()?;

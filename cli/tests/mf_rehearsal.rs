@@ -1,0 +1,383 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The delivery rehearsed end to end (`dozor report mf rehearse`): a throwaway PKI, the real
+//! listener, the Ministry's download over mutual TLS, its sealed answer recorded in a ledger of
+//! the rehearsal's own — confirmed, or rejected with the Ministry's errors — while the real
+//! ledger is only read. What the Ministry downloaded and answered is checked by Debian's
+//! `openssl`, and the certificates' purposes too.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+
+use common::pki::openssl;
+use common::*;
+
+const NAME: &str = "12345679-M-202610-Z-kasino_1-01";
+
+/// A casino's data directory (configuration, operator key) on a fresh database of its own.
+struct Casino {
+    dir: tempfile::TempDir,
+    url: String,
+}
+
+impl Casino {
+    fn new() -> Casino {
+        let dir = tempfile::tempdir().unwrap();
+        // The rehearsal's PostgreSQL runs as `postgres` and walks into this folder.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        ledger::operator_key::write_private(
+            &dir.path().join("operator.key"),
+            &operator().private_key(),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("dozor.toml"), OPERATOR_CONFIG).unwrap();
+        Casino {
+            dir,
+            url: ledger::storage::testing::fresh_database().unwrap(),
+        }
+    }
+
+    fn rehearsal(&self) -> PathBuf {
+        self.dir.path().join("rehearsal")
+    }
+
+    /// `dozor report mf rehearse` of October into [`Casino::rehearsal`], with `extra`.
+    fn rehearse(&self, extra: &[&str]) -> std::process::Output {
+        dozor()
+            .arg("--data-dir")
+            .arg(self.dir.path())
+            .args([
+                "report", "mf", "rehearse", "--month", "2026-10", "--misto", "kasino_1", "--dir",
+            ])
+            .arg(self.rehearsal())
+            .args(extra)
+            .env("DATABASE_URL", &self.url)
+            .output()
+            .unwrap()
+    }
+
+    /// The real ledger's size.
+    fn ledger_size(&self) -> u64 {
+        let mut conn = ledger::storage::connect(&self.url).unwrap();
+        ledger::storage::reads::size(&mut conn).unwrap()
+    }
+
+    /// `report mf deliveries --json` of the real ledger.
+    fn real_deliveries(&self) -> serde_json::Value {
+        let out = dozor()
+            .args(["report", "mf", "deliveries", "--json"])
+            .env("DATABASE_URL", &self.url)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// `report mf deliveries` of the rehearsal's ledger, as the command's last line says to
+    /// ask for it: JSON, or the Czech table.
+    fn rehearsed_deliveries(&self, json: bool) -> std::process::Output {
+        let out = dozor()
+            .arg("--data-dir")
+            .arg(self.rehearsal().join("ledger"))
+            .args(["report", "mf", "deliveries"])
+            .args(json.then_some("--json"))
+            .env_remove("DATABASE_URL")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        out
+    }
+}
+
+fn text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The line of the command's output that starts with the step `word`.
+fn step<'a>(stdout: &'a str, word: &str) -> &'a str {
+    stdout
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(word))
+        .unwrap_or_else(|| panic!("no `{word}` step in\n{stdout}"))
+}
+
+/// openssl, in `dir`: the operator's seal on the file the Ministry downloaded holds under the
+/// operator's CA (CAdES: its signing-certificate-v2 too), and the Ministry's key opens the
+/// envelope to the package's ZIP (written as `{NAME}.zip`), which `mf-validate` passes.
+fn openssl_opens_the_download(dir: &Path) -> Vec<u8> {
+    openssl(
+        dir,
+        &[
+            "cms",
+            "-verify",
+            "-cades",
+            "-binary",
+            "-inform",
+            "DER",
+            "-in",
+            &format!("ministerstvo/stazeno/{NAME}.zip.p7e.p7s"),
+            "-CAfile",
+            "keys/ca.pem",
+            "-out",
+            "package.p7e",
+        ],
+    );
+    openssl(
+        dir,
+        &[
+            "cms",
+            "-decrypt",
+            "-binary",
+            "-inform",
+            "DER",
+            "-in",
+            "package.p7e",
+            "-inkey",
+            "ministerstvo/mf-sifrovani.key",
+            "-recip",
+            "mf/mf-sifrovani.pem",
+            "-out",
+            &format!("{NAME}.zip"),
+        ],
+    );
+    let validated = dozor()
+        .args(["report", "mf-validate"])
+        .arg(dir.join(format!("{NAME}.zip")))
+        .output()
+        .unwrap();
+    assert!(validated.status.success(), "{}", text(&validated));
+    std::fs::read(dir.join(format!("{NAME}.zip"))).unwrap()
+}
+
+/// openssl: the Ministry's answer is sealed with the Ministry's seal, under its CA.
+fn openssl_verifies_the_answer(dir: &Path, answer: &str) {
+    openssl(
+        dir,
+        &[
+            "cms",
+            "-verify",
+            "-cades",
+            "-binary",
+            "-inform",
+            "DER",
+            "-in",
+            &format!("odpovedi/{answer}"),
+            "-CAfile",
+            "mf/mf-ca.pem",
+            "-out",
+            "answer.p7e",
+        ],
+    );
+}
+
+#[test]
+fn a_rehearsal_delivers_to_the_playing_ministry_and_records_its_confirmation_apart() {
+    let casino = Casino::new();
+    let before = casino.ledger_size();
+    let out = casino.rehearse(&[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let dir = casino.rehearsal();
+
+    // Every step said, in order, and the verdict last.
+    let words: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let order = [
+        "folder",
+        "package",
+        "pki",
+        "ledger",
+        "deliver",
+        "listen",
+        "refused",
+        "download",
+        "open",
+        "validate",
+        "answer",
+        "notify",
+        "confirm",
+        "stav",
+        "kept",
+        "confirmed",
+    ];
+    assert_eq!(words.last(), Some(&"confirmed"), "{stdout}");
+    let mut at = 0;
+    for word in order {
+        at += words[at..]
+            .iter()
+            .position(|w| *w == word)
+            .unwrap_or_else(|| panic!("`{word}` missing or out of order:\n{stdout}"));
+    }
+    assert!(
+        step(&stdout, "refused").contains("refused at the TLS handshake"),
+        "{stdout}"
+    );
+    assert!(step(&stdout, "download").contains(": 200, "), "{stdout}");
+    assert!(
+        step(&stdout, "confirm").contains(&format!("{NAME}.Ok.zip.p7e.p7s: confirmed")),
+        "{stdout}"
+    );
+    assert!(step(&stdout, "stav").contains("Stav: potvrzen"), "{stdout}");
+
+    // The download, opened by openssl, is the package the rehearsal says it decrypted.
+    let zip = openssl_opens_the_download(&dir);
+    let sha256 = {
+        use sha2::Digest as _;
+        hex::encode(sha2::Sha256::digest(&zip))
+    };
+    assert!(step(&stdout, "open").contains(&sha256), "{stdout}");
+    openssl_verifies_the_answer(&dir, &format!("{NAME}.Ok.zip.p7e.p7s"));
+
+    // The PKI's certificates do what each is for, in openssl's judgement.
+    for (ca, purpose, certificate) in [
+        ("mf/mf-ca.pem", "sslclient", "mf/mf-klient-1.pem"),
+        ("keys/ca.pem", "sslserver", "keys/server-chain.pem"),
+        ("mf/mf-ca.pem", "smimeencrypt", "mf/mf-sifrovani.pem"),
+        ("mf/mf-ca.pem", "smimesign", "mf/mf-pecet.pem"),
+    ] {
+        openssl(
+            &dir,
+            &["verify", "-CAfile", ca, "-purpose", purpose, certificate],
+        );
+    }
+    let refused = std::process::Command::new("openssl")
+        .current_dir(&dir)
+        .args([
+            "verify",
+            "-CAfile",
+            "mf/mf-ca.pem",
+            "-purpose",
+            "sslserver",
+            "mf/mf-klient-1.pem",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        !refused.status.success(),
+        "the Ministry's client certificate is no server's"
+    );
+    openssl(
+        &dir,
+        &[
+            "pkcs12",
+            "-in",
+            "keys/pecet.p12",
+            "-passin",
+            "file:keys/pecet.heslo",
+            "-noout",
+        ],
+    );
+
+    // Recorded in the rehearsal's ledger as the real delivery would be.
+    let listed: serde_json::Value =
+        serde_json::from_slice(&casino.rehearsed_deliveries(true).stdout).unwrap();
+    let status = &listed[0];
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(status["package"], NAME, "{listed}");
+    assert_eq!(status["state"], "confirmed", "{listed}");
+    assert_eq!(status["downloads"], 1, "{listed}");
+    assert_eq!(status["notifications"], 1, "{listed}");
+    assert_eq!(status["refused_confirmations"], 0, "{listed}");
+    assert!(
+        status["downloaded_by"][0]
+            .as_str()
+            .unwrap()
+            .contains("CN=MF klient (rehearsal only)"),
+        "{listed}"
+    );
+    assert!(
+        status["confirmation"]["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("OK: 20"),
+        "{listed}"
+    );
+    assert!(
+        status["confirmation"]["sealed_by"]
+            .as_str()
+            .unwrap()
+            .contains("CN=MF pecet"),
+        "{listed}"
+    );
+    let sealed =
+        std::fs::read(dir.join(format!("ministerstvo/stazeno/{NAME}.zip.p7e.p7s"))).unwrap();
+    assert_eq!(status["sealed_file_sha256"].as_str().unwrap(), {
+        use sha2::Digest as _;
+        hex::encode(sha2::Sha256::digest(&sealed))
+    });
+    // The same in Czech, as the officer reads it.
+    let table = String::from_utf8(casino.rehearsed_deliveries(false).stdout).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(
+        lines[0].starts_with("Balíček") && lines[0].contains("Odpověď ministerstva"),
+        "{table}"
+    );
+    assert!(
+        lines[1].starts_with(NAME) && lines[1].contains("potvrzen") && lines[1].contains("1×"),
+        "{table}"
+    );
+
+    // The real ledger has not moved and knows of no delivery.
+    assert_eq!(casino.ledger_size(), before);
+    assert_eq!(casino.real_deliveries(), serde_json::json!([]));
+}
+
+#[test]
+fn a_broken_package_is_rehearsed_to_the_ministrys_error_report() {
+    let casino = Casino::new();
+    let before = casino.ledger_size();
+    let out = casino.rehearse(&["--break"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(step(&stdout, "break").contains("misto.csv"), "{stdout}");
+    assert!(
+        step(&stdout, "confirm").contains(&format!("{NAME}.Err.zip.p7e.p7s: rejected")),
+        "{stdout}"
+    );
+    // It ends with the Ministry's errors: the file missing from the package it checked.
+    let tail: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| *l != "rejected: the Ministry's errors:")
+        .collect();
+    assert!(
+        tail.len() >= 2
+            && tail[1].starts_with("ERR_PKG_MISSING_FILE")
+            && tail[1].contains("misto.csv"),
+        "{stdout}"
+    );
+    assert!(
+        step(&stdout, "notify").contains("/notify/error: 200 Accepted"),
+        "{stdout}"
+    );
+    openssl_verifies_the_answer(&casino.rehearsal(), &format!("{NAME}.Err.zip.p7e.p7s"));
+
+    let listed: serde_json::Value =
+        serde_json::from_slice(&casino.rehearsed_deliveries(true).stdout).unwrap();
+    assert_eq!(listed[0]["state"], "rejected", "{listed}");
+    assert!(
+        listed[0]["confirmation"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("ERR_PKG_MISSING_FILE"),
+        "{listed}"
+    );
+    let table = String::from_utf8(casino.rehearsed_deliveries(false).stdout).unwrap();
+    assert!(
+        table.contains("odmítnut") && table.contains("odmítnuto"),
+        "{table}"
+    );
+    assert_eq!(casino.ledger_size(), before);
+    assert_eq!(casino.real_deliveries(), serde_json::json!([]));
+
+    // A rehearsal starts afresh: the folder of an earlier one is refused, in one line.
+    let again = casino.rehearse(&[]);
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again));
+    assert!(text(&again).contains("is not empty"), "{}", text(&again));
+}
