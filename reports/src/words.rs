@@ -47,6 +47,20 @@ pub fn finding_state_code(code: &str, language: Language) -> String {
     FindingState::parse(code).map_or_else(|| code.to_owned(), |s| finding_state(s, language).into())
 }
 
+/// Where a package for the Ministry stands, in words; the code itself when it is none dozor
+/// knows.
+pub fn delivery_state(code: &str, language: Language) -> String {
+    let (cs, en) = match code {
+        "generated" => ("vytvořen", "generated"),
+        "sealed" => ("zapečetěn, ke stažení", "sealed, to be downloaded"),
+        "downloaded" => ("stažen ministerstvem", "downloaded by the Ministry"),
+        "confirmed" => ("potvrzen", "confirmed"),
+        "rejected" => ("odmítnut", "rejected"),
+        other => return other.to_owned(),
+    };
+    language.pick(cs, en).to_owned()
+}
+
 /// A finding of the table audit (across rounds), in words.
 pub fn table_audit_kind(code: &str, language: Language) -> String {
     let (cs, en) = match code {

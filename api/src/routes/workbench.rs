@@ -11,7 +11,7 @@ use ledger::storage::resolutions::{self, ResolutionError, Resolver};
 use reports::findings::{self, FindingFilter};
 use reports::round_view::{self, RecordRef};
 use reports::sheet::Language;
-use reports::workbench_page::{self, parse_koruny, FindingPageView, ListView, ResolveForm};
+use reports::workbench_page::{self, parse_koruny, FindingPageView, ListView, ResolveForm, Typed};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -40,7 +40,8 @@ fn language(text: Option<&str>) -> Result<Language, ApiError> {
 
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct ListQuery {
-    /// First and last gaming day: `YYYY-MM-DD`, `today`, `yesterday`, `last`.
+    /// First and last gaming day: `YYYY-MM-DD`, `today`, `yesterday`, `last`; without both (and
+    /// without `all=1`), yesterday's.
     pub from: Option<String>,
     pub to: Option<String>,
     pub game: Option<String>,
@@ -50,17 +51,36 @@ pub struct ListQuery {
     /// Amounts in koruny as people type them (`1 234,50`).
     pub min_amount: Option<String>,
     pub max_amount: Option<String>,
-    /// `played_at`, `-played_at`, `-amount`, `amount`, `table` or `kind`.
+    /// `played_at`, `-played_at` (newest first, the default), `-amount`, `amount`, `table` or
+    /// `kind`.
     pub sort: Option<String>,
     pub offset: Option<String>,
     /// `cs` (default) or `en`.
     pub lang: Option<String>,
+    /// `1`: every gaming day (without `from` and `to` the page shows yesterday's).
+    pub all: Option<String>,
 }
 
 /// Page size of the list.
 const PAGE_SIZE: i64 = 100;
 
 impl ListQuery {
+    /// The list as it opens: without days, yesterday's gaming day (unless every day is asked
+    /// for); without an order, newest first. Written out, so that the form and the links show
+    /// them.
+    fn with_defaults(mut self, today: chrono::NaiveDate) -> ListQuery {
+        let empty = |v: &Option<String>| v.as_deref().is_none_or(|v| v.trim().is_empty());
+        if empty(&self.from) && empty(&self.to) && self.all.as_deref() != Some("1") {
+            let yesterday = today.pred_opt().unwrap_or(today).to_string();
+            self.from = Some(yesterday.clone());
+            self.to = Some(yesterday);
+        }
+        if empty(&self.sort) {
+            self.sort = Some("-played_at".into());
+        }
+        self
+    }
+
     fn pairs(&self) -> Vec<(String, String)> {
         [
             ("from", &self.from),
@@ -74,6 +94,7 @@ impl ListQuery {
             ("sort", &self.sort),
             ("offset", &self.offset),
             ("lang", &self.lang),
+            ("all", &self.all),
         ]
         .into_iter()
         .filter_map(|(k, v)| {
@@ -134,7 +155,8 @@ pub async fn list(
     Authorized { state, .. }: Authorized,
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let query = query.into_inner();
+    let today = state.clock.day_of(Utc::now());
+    let query = query.into_inner().with_defaults(today);
     let language = language(query.lang.as_deref())?;
     let pairs = query.pairs();
     let filter = query.filter(&state.clock);
@@ -160,6 +182,7 @@ pub async fn list(
         filter: &pairs,
         plans: &state.plans,
         language,
+        today,
     });
     if let Some(notice) = notice {
         // Shown above the form, where the officer looks.
@@ -183,15 +206,51 @@ pub struct FindingPageQuery {
     pub resolved: Option<u16>,
 }
 
-/// Renders a finding's page for `caller`, with `notice` (and `status`).
+/// What a finding's page says besides the finding: a notice (good news, or why the form was
+/// refused, with what was typed into it to show again), and its status.
+struct Said {
+    notice: Option<(bool, String)>,
+    typed: Typed,
+    status: actix_web::http::StatusCode,
+}
+
+impl Said {
+    fn ok(notice: Option<(bool, String)>) -> Said {
+        Said {
+            notice,
+            typed: Typed::default(),
+            status: actix_web::http::StatusCode::OK,
+        }
+    }
+
+    fn refused(status: actix_web::http::StatusCode, why: String, form: &ResolveFormBody) -> Said {
+        Said {
+            notice: Some((false, why)),
+            typed: Typed {
+                state: form.state.clone(),
+                amount_settled: form.amount_settled.clone(),
+                reason: form.reason.clone(),
+                comment: form.comment.clone(),
+                whole_round: form.scope == "round",
+            },
+            status,
+        }
+    }
+}
+
+/// Renders a finding's page for `caller`, with what it says besides the finding.
 async fn finding_page(
     state: State,
     caller: crate::auth::Caller,
     id: (u64, u32),
     language: Language,
-    notice: Option<(bool, String)>,
-    status: actix_web::http::StatusCode,
+    said: Said,
 ) -> Result<HttpResponse, ApiError> {
+    let Said {
+        notice,
+        typed,
+        status,
+    } = said;
     let token = state.form_secret.token(&caller.key_id);
     let may_resolve = RESOLVING_ROLES.contains(&caller.role);
     let page = on_primary(state, move |conn, state| -> Result<_, ApiError> {
@@ -234,6 +293,7 @@ async fn finding_page(
                 .iter()
                 .filter(|f| f.id != finding.finding.id && f.state == "open")
                 .count(),
+            typed,
         });
         Ok(Some(workbench_page::render_finding(&FindingPageView {
             finding: &finding,
@@ -275,15 +335,7 @@ pub async fn show(
             },
         )
     });
-    finding_page(
-        state,
-        caller,
-        id,
-        language,
-        notice,
-        actix_web::http::StatusCode::OK,
-    )
-    .await
+    finding_page(state, caller, id, language, Said::ok(notice)).await
 }
 
 /// The resolution form as the page posts it.
@@ -302,13 +354,6 @@ pub struct ResolveFormBody {
     /// `round`: the round's other open findings the same way (without an amount).
     #[serde(default)]
     pub scope: String,
-}
-
-fn in_words(e: &ResolutionError) -> String {
-    match e {
-        ResolutionError::Invalid { message, .. } => message.clone(),
-        other => other.to_string(),
-    }
 }
 
 /// Resolves a finding from its page (and, when asked, the round's other open findings the same
@@ -339,15 +384,12 @@ pub async fn resolve(
     let decision = match read_decision(&form, language) {
         Ok(d) => d,
         Err(message) => {
-            return finding_page(
-                state,
-                caller,
-                id,
-                language,
-                Some((false, message)),
+            let said = Said::refused(
                 actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
-            )
-            .await
+                message,
+                &form,
+            );
+            return finding_page(state, caller, id, language, said).await;
         }
     };
     let whole_round = form.scope == "round";
@@ -390,15 +432,8 @@ pub async fn resolve(
                 ResolutionError::KeyMayNotResolve(_) => actix_web::http::StatusCode::FORBIDDEN,
                 _ => actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
             };
-            finding_page(
-                page_state,
-                page_caller,
-                id,
-                language,
-                Some((false, in_words(&e))),
-                status,
-            )
-            .await
+            let said = Said::refused(status, workbench_page::refusal(&e, language), &form);
+            finding_page(page_state, page_caller, id, language, said).await
         }
     }
 }

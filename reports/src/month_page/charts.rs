@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use chrono::NaiveDate;
 
-use super::format::{day_text, decimal, money, shortened, signed, trim_number};
+use super::format::{day_text, decimal, money, shortened, signed, thousands, trim_number};
 use super::names::GameName;
 use crate::html::esc;
 use crate::monthly::{RtpReport, RtpRow};
@@ -334,9 +334,9 @@ pub(super) fn findings_section(
                 "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&name(&r.game)),
                 esc(&crate::words::finding_kind_code(kind, l)),
-                k.count,
+                thousands(k.count),
                 money(k.amount_h),
-                k.open
+                thousands(k.open)
             );
         }
     }

@@ -163,7 +163,10 @@ fn notices(html: &mut String, report: &RtpReport, l: Language) {
         let listed: Vec<String> = report
             .ministry_packages_unconfirmed
             .iter()
-            .map(|p| format!("{} ({})", esc(&p.package), esc(&p.state)))
+            .map(|p| {
+                let state = crate::words::delivery_state(&p.state, l);
+                format!("{} ({})", esc(&p.package), esc(&state))
+            })
             .collect();
         let _ = write!(
             html,

@@ -36,8 +36,8 @@ pub(super) fn summary_table(
             pct_cell(r.actual_rtp_pct, l),
             pct_cell(r.theoretical_rtp_pct, l),
             deviation_cell(&r.deviation, r.rounds, l),
-            r.findings.count,
-            r.findings.open,
+            thousands(r.findings.count),
+            thousands(r.findings.open),
         );
     }
     html.push_str("</table></section>");
@@ -67,8 +67,8 @@ pub(super) fn kinds_table(html: &mut String, kinds: &[KindRow], name: &GameName<
             flag_class(k.deviation),
             esc(&name(&k.game)),
             esc(&bet_kind_name(&k.game, &k.bet_kind, l)),
-            k.rounds,
-            k.bets,
+            thousands(k.rounds),
+            thousands(k.bets),
             money(k.stakes_h),
             money(k.payouts_h),
             pct_cell(k.actual_rtp_pct, l),

@@ -266,3 +266,33 @@ fn steps_are_round_numbers() {
     assert_eq!(nice_step(2.3), 5.0);
     assert_eq!(nice_step(12.0), 20.0);
 }
+
+#[test]
+fn counts_carry_the_thousands_space_and_package_states_are_in_words() {
+    let mut report = october_first();
+    // A month of 3 100 spins with 13 826 bets, 1 251 findings of which 1 004 open.
+    report.kinds[0].rounds = 3_100;
+    report.kinds[0].bets = 13_826;
+    for row in &mut report.rows {
+        row.findings.count = 1_251;
+        row.findings.open = 1_004;
+    }
+    report.ministry_packages_unconfirmed = vec![crate::mf::status::Unconfirmed {
+        package: "MF-2026-10".into(),
+        state: "sealed".into(),
+    }];
+    let plans = rules::PlanBook::builtin().unwrap();
+    let cs = render_in(&report, &plans, Language::Czech);
+    assert_contains_all(
+        &cs,
+        &[
+            "<td>3&#8239;100</td><td>13&#8239;826</td>",
+            "<td>1&#8239;251 (1&#8239;004)</td>",
+            "MF-2026-10 (zapečetěn, ke stažení)",
+        ],
+    );
+    assert!(!cs.contains("(sealed)"), "{cs}");
+    assert!(!cs.contains("3100") && !cs.contains("13826"), "{cs}");
+    let en = render_in(&report, &plans, Language::English);
+    assert!(en.contains("MF-2026-10 (sealed, to be downloaded)"), "{en}");
+}

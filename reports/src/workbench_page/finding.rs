@@ -22,6 +22,19 @@ pub struct ResolveForm {
     pub next_states: Vec<FindingState>,
     /// Other open findings of the same round (for "all of the round").
     pub open_in_round: usize,
+    /// What was typed into the form the last time, when it was refused: shown again.
+    pub typed: Typed,
+}
+
+/// The form as it was filled in.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Typed {
+    pub state: String,
+    pub amount_settled: String,
+    pub reason: String,
+    pub comment: String,
+    /// The round's other open findings the same way.
+    pub whole_round: bool,
 }
 
 /// What a finding's page shows.
@@ -313,24 +326,34 @@ fn resolve_form(body: &mut String, f: &FindingItem, form: &ResolveForm, l: Langu
             )
         })
         .collect();
-    body.push_str(&select("state", w("Nový stav", "New state"), &states, ""));
+    let typed = &form.typed;
+    body.push_str(&select(
+        "state",
+        w("Nový stav", "New state"),
+        &states,
+        &typed.state,
+    ));
     let _ = write!(
         body,
-        "<label>{}<input name=\"amount_settled\" inputmode=\"decimal\" placeholder=\"{}\"></label>\
-         <label class=\"wide\">{}<input name=\"reason\" maxlength=\"500\"></label>\
-         <label class=\"wide\">{}<textarea name=\"comment\" rows=\"3\" maxlength=\"2000\" required></textarea></label>",
+        "<label>{}<input name=\"amount_settled\" inputmode=\"decimal\" placeholder=\"{}\" value=\"{}\"></label>\
+         <label class=\"wide\">{}<input name=\"reason\" maxlength=\"500\" value=\"{}\"></label>\
+         <label class=\"wide\">{}<textarea name=\"comment\" rows=\"3\" maxlength=\"2000\" required>{}</textarea></label>",
         w("Vráceno nebo doplaceno (Kč, jen potvrzení)", "Recovered or paid back (CZK, confirmations only)"),
         esc(&format_czk(f.amount_h)),
+        esc(&typed.amount_settled),
         w(
             "Důvod (zamítnutí; potvrzení s částkou nad částkou nálezu)",
             "Reason (a dismissal; a confirmation settling more than the finding)"
         ),
+        esc(&typed.reason),
         w("Komentář (vždy): co se stalo a proč", "Comment (always): what was done and why"),
+        esc(&typed.comment),
     );
     if form.open_in_round > 0 {
         let _ = write!(
             body,
-            "<label class=\"wide\" style=\"flex-direction:row;gap:2mm\"><input type=\"checkbox\" name=\"scope\" value=\"round\">{} ({})</label>",
+            "<label class=\"wide\" style=\"flex-direction:row;gap:2mm\"><input type=\"checkbox\" name=\"scope\" value=\"round\"{}>{} ({})</label>",
+            if typed.whole_round { " checked" } else { "" },
             w(
                 "stejně vyřešit i ostatní otevřené nálezy tohoto kola (bez částky)",
                 "resolve this round's other open findings the same way (without an amount)"

@@ -19,6 +19,8 @@ pub struct ListView<'a> {
     pub filter: &'a [(String, String)],
     pub plans: &'a rules::PlanBook,
     pub language: Language,
+    /// Today's gaming day, which the day shortcuts count from.
+    pub today: chrono::NaiveDate,
 }
 
 /// The findings list: filters, totals, files, the page of findings and the way to the next.
@@ -36,6 +38,7 @@ pub fn render_list(v: &ListView<'_>) -> String {
             "Discrepancies between what the tables did and what the plan requires. Each finding opens its round."
         )
     );
+    day_shortcuts(&mut body, v);
     filter_form(&mut body, v);
     let shown_to = v.page.offset + v.page.items.len() as i64;
     list_totals(&mut body, v, shown_to);
@@ -70,6 +73,85 @@ pub fn render_list(v: &ListView<'_>) -> String {
         )
     );
     page(w("Nálezy", "Findings"), l, &switch, &body)
+}
+
+/// Links to the days an officer looks at — yesterday's gaming day (where the page opens),
+/// today's, each of the five before yesterday, this month, last month, every day — each
+/// keeping the other filters; the one shown is marked.
+fn day_shortcuts(body: &mut String, v: &ListView<'_>) {
+    use chrono::{Datelike, Duration};
+    let l = v.language;
+    let w = |cs: &'static str, en: &'static str| l.pick(cs, en);
+    let kept: Vec<(String, String)> = v
+        .filter
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "from" | "to" | "all" | "offset"))
+        .cloned()
+        .collect();
+    let (today, yesterday) = (v.today, v.today - Duration::days(1));
+    let month = rules::gaming_day::Month::of(today);
+    let last_month = month.previous();
+    let weekday = |d: chrono::NaiveDate| {
+        let i = d.weekday().num_days_from_monday() as usize;
+        match l {
+            Language::Czech => ["po", "út", "st", "čt", "pá", "so", "ne"][i],
+            Language::English => ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][i],
+        }
+    };
+    let mut days: Vec<(String, Option<(chrono::NaiveDate, chrono::NaiveDate)>)> = vec![
+        (
+            w("včera", "yesterday").to_owned(),
+            Some((yesterday, yesterday)),
+        ),
+        (w("dnes", "today").to_owned(), Some((today, today))),
+    ];
+    for back in 2..=6 {
+        let d = today - Duration::days(back);
+        days.push((format!("{} {}", weekday(d), day(d, l)), Some((d, d))));
+    }
+    days.push((
+        w("tento měsíc", "this month").to_owned(),
+        Some((month.first_day(), today)),
+    ));
+    days.push((
+        w("minulý měsíc", "last month").to_owned(),
+        Some((
+            last_month.first_day(),
+            month.first_day() - Duration::days(1),
+        )),
+    ));
+    days.push((w("všechny dny", "every day").to_owned(), None));
+    let shown = (value_of(v.filter, "from"), value_of(v.filter, "to"));
+    let _ = write!(
+        body,
+        "<p class=\"days\">{}: ",
+        w("Herní dny", "Gaming days")
+    );
+    for (i, (label, range)) in days.iter().enumerate() {
+        if i > 0 {
+            body.push_str(" · ");
+        }
+        let (pairs, current) = match range {
+            Some((from, to)) => {
+                let (from, to) = (from.to_string(), to.to_string());
+                let current = shown == (from.as_str(), to.as_str());
+                let pairs = with(&with(&kept, "from", &from), "to", &to);
+                (pairs, current)
+            }
+            None => (with(&kept, "all", "1"), value_of(v.filter, "all") == "1"),
+        };
+        if current {
+            let _ = write!(body, "<b aria-current=\"page\">{}</b>", esc(label));
+        } else {
+            let _ = write!(
+                body,
+                "<a href=\"?{}\">{}</a>",
+                esc(&query(&pairs)),
+                esc(label)
+            );
+        }
+    }
+    body.push_str("</p>");
 }
 
 /// The filter form: a GET of this page.
@@ -191,7 +273,7 @@ fn paging(body: &mut String, v: &ListView<'_>, shown_to: i64) {
 /// The list page's filter as the API's findings query (amounts in haléře).
 fn api_filter(f: &[(String, String)]) -> Vec<(String, String)> {
     f.iter()
-        .filter(|(k, _)| k != "offset")
+        .filter(|(k, _)| k != "offset" && k != "all")
         .filter_map(|(k, v)| match k.as_str() {
             "min_amount" | "max_amount" => {
                 parse_koruny(v).map(|h| (format!("{k}_h"), h.to_string()))

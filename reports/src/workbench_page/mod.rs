@@ -6,10 +6,12 @@
 mod finding;
 mod frame;
 mod list;
+mod refusal;
 #[cfg(test)]
 mod tests;
 
 pub use crate::html::esc;
-pub use finding::{finding_facts, render_finding, FindingPageView, ResolveForm};
+pub use finding::{finding_facts, render_finding, FindingPageView, ResolveForm, Typed};
 pub use frame::query;
 pub use list::{parse_koruny, render_list, ListView};
+pub use refusal::{refusal, REFUSALS};

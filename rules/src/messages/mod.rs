@@ -43,6 +43,13 @@ pub fn czech_or_english(message: &str, names: &BetKindNames<'_>) -> String {
     czech(message, names).unwrap_or_else(|| message.to_owned())
 }
 
+/// `text` in Czech by a catalogue of the caller's (English and Czech templates with the slots
+/// above, tried in order; nested phrases by the findings' [`PARTS`]), or `None` when it is none
+/// of them: for other English the rules' crates write that a Czech person reads.
+pub fn czech_by(text: &str, entries: &[(&str, &str)], names: &BetKindNames<'_>) -> Option<String> {
+    translate(text, entries, names)
+}
+
 /// A template's pieces: literal text and slots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Piece<'a> {
