@@ -452,7 +452,7 @@ fn an_export_made_with_the_server_stopped_passes_the_witnesses_quorum() {
     copy_dir(&export, &changed);
     let witnessed = changed.join("checkpoint-witnessed.txt");
     let note = std::fs::read_to_string(&witnessed).unwrap();
-    let last = note.trim_end().lines().last().unwrap().to_owned();
+    let last = note.trim_end().lines().next_back().unwrap().to_owned();
     let flipped = format!(
         "{}{}",
         &last[..last.len() - 3],
