@@ -134,6 +134,12 @@ fn shell_quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
+/// Where PostgreSQL's programs are, found as for dozor's own cluster (`DOZOR_PG_BIN`, `PATH`,
+/// Debian's newest versioned directory).
+pub fn postgres_bin_dir() -> Result<PathBuf, LedgerError> {
+    find_bin_dir()
+}
+
 /// Runs `command` with `args`; an error with what it wrote unless it succeeds.
 fn run_to_success(mut command: Command, program: &str, args: &[&OsStr]) -> Result<(), LedgerError> {
     let output = command
@@ -238,9 +244,10 @@ impl LocalCluster {
         let conf = self.data_dir().join("postgresql.conf");
         let text =
             fs::read_to_string(&conf).map_err(|e| LedgerError::io("reading postgresql.conf", e))?;
-        let included = text
-            .lines()
-            .any(|line| line.trim_start().starts_with(&format!("include_dir = '{CONF_D}'")));
+        let included = text.lines().any(|line| {
+            line.trim_start()
+                .starts_with(&format!("include_dir = '{CONF_D}'"))
+        });
         if included {
             return Ok(());
         }
@@ -256,10 +263,7 @@ impl LocalCluster {
     /// promoted itself: before that it is read-only and holds only part of the ledger.
     fn start_managed(&mut self) -> Result<(), LedgerError> {
         let socket = self.socket_dir().display().to_string();
-        let options = format!(
-            "{DURABLE_SERVER_OPTIONS} -k {}",
-            shell_quoted(&socket)
-        );
+        let options = format!("{DURABLE_SERVER_OPTIONS} -k {}", shell_quoted(&socket));
         let recovery_signal = self.data_dir().join("recovery.signal");
         if !recovery_signal.exists() {
             return self.start_waiting(&options, START_WAIT_SECONDS);
@@ -334,6 +338,43 @@ impl LocalCluster {
         cluster.start_with("")?;
         cluster.spawn_watchdog()?;
         Ok(cluster)
+    }
+
+    /// A throwaway cluster that reads `conf.d/` after its postgresql.conf, as the managed one
+    /// and Debian's do: what the backup drill runs an external PostgreSQL as.
+    pub fn temporary_with_conf_d() -> Result<LocalCluster, LedgerError> {
+        let temp = tempfile::Builder::new()
+            .prefix("dozor-pg-")
+            .tempdir()
+            .map_err(|e| LedgerError::io("creating a temporary directory", e))?;
+        let mut cluster = LocalCluster::prepare(temp.path().to_path_buf(), Some(temp))?;
+        cluster.init(true)?;
+        cluster.include_conf_d()?;
+        cluster.start_with("")?;
+        cluster.spawn_watchdog()?;
+        Ok(cluster)
+    }
+
+    /// Restarts the server (settings such as `archive_mode` change only so).
+    pub fn restart(&self) -> Result<(), LedgerError> {
+        // Its output to the log, as at the start (a pipe left open would hold the caller).
+        let log = self.log_file().display().to_string();
+        self.pg_ctl(&["restart", "-w", "-t", "60", "-m", "fast", "-l", &log])
+    }
+
+    /// Where PostgreSQL's programs are (`initdb`, `pg_ctl`, `pg_verifybackup`).
+    pub fn bin_dir(&self) -> &Path {
+        &self.bin_dir
+    }
+
+    /// The directory of the cluster's Unix socket.
+    pub fn socket_directory(&self) -> PathBuf {
+        self.socket_dir()
+    }
+
+    /// The cluster's data directory.
+    pub fn data_directory(&self) -> PathBuf {
+        self.data_dir()
     }
 
     pub(super) fn prepare(
