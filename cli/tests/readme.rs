@@ -10,7 +10,8 @@ mod common;
 use common::python_czech_column;
 use common::site::Site;
 use common::Succeeds as _;
-use serde_json::Value;
+use serde_json::{json, Value};
+use std::process::{Command, Stdio};
 
 /// The arguments of the README's command that starts with `prefix` (after `cargo run
 /// --release --`), split at spaces; comments dropped.
@@ -225,4 +226,307 @@ fn the_readmes_month_is_accepted_whole_once_and_gives_a_valid_package() {
         .arg(&package)
         .succeeds();
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("OK: "));
+}
+
+/// The README's shell commands in order: each code block's lines, a line ending in `\` joined
+/// with the next, comments dropped; with the number of the block each is in.
+fn readme_script() -> Vec<(usize, String)> {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let (mut lines, mut block, mut in_sh, mut pending) = (Vec::new(), 0, false, String::new());
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            block += usize::from(in_sh);
+            continue;
+        }
+        if !in_sh {
+            continue;
+        }
+        match line.strip_suffix('\\') {
+            Some(head) => pending.push_str(head),
+            None => {
+                pending.push_str(line);
+                let command = without_comment(&pending).trim().to_owned();
+                if !command.is_empty() {
+                    lines.push((block, command));
+                }
+                pending.clear();
+            }
+        }
+    }
+    lines
+}
+
+/// `line` up to its comment: a `#` after a space, outside quotes.
+fn without_comment(line: &str) -> &str {
+    let (mut quote, mut previous) = (None, ' ');
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '#') if previous.is_whitespace() => return &line[..i],
+            _ => {}
+        }
+        previous = c;
+    }
+    line
+}
+
+/// A README walked through as a person does, in a fresh directory holding what the README
+/// reads from the source tree (`deploy/dozor.example.toml`): every command run by `sh`, with
+/// `cargo run --release --` and `dozor` meaning the binary under test.
+struct Walk {
+    dir: tempfile::TempDir,
+    port: u16,
+    /// The variables the README sets (`OFFICER=dzr_…`), from the output they refer to.
+    variables: Vec<(String, String)>,
+    /// What the last command printed (standard output, then standard error).
+    last: String,
+    servers: Vec<common::site::Server>,
+}
+
+impl Walk {
+    fn new() -> Walk {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        // PostgreSQL (the `postgres` user when the tests run as root) must reach var/pg.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        // The example configuration as shipped, on a port of the test's own (the README's
+        // `127.0.0.1:8080` is that port throughout) and without the server's own nightly
+        // run, which would race the README's `report nightly` in the same minutes.
+        let example = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../deploy/dozor.example.toml"
+        ))
+        .unwrap();
+        for setting in ["listen = \"127.0.0.1:8080\"", "nightly_at = \"06:30\""] {
+            assert!(example.contains(setting), "{setting}");
+        }
+        let example = example
+            .replace("127.0.0.1:8080", &format!("127.0.0.1:{port}"))
+            .replace("nightly_at = \"06:30\"", "nightly_at = \"off\"");
+        std::fs::create_dir_all(dir.path().join("deploy")).unwrap();
+        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+        std::fs::write(dir.path().join("deploy/dozor.example.toml"), example).unwrap();
+        Walk {
+            dir,
+            port,
+            variables: Vec::new(),
+            last: String::new(),
+            servers: Vec::new(),
+        }
+    }
+
+    /// The README's line as `sh` runs it here: the binary under test for `cargo run --release
+    /// --` and `dozor`, the test's port for 8080, its own `tmp` for `/tmp`, and each
+    /// `<placeholder>` filled from the output before (`<IČO>`: the configuration's).
+    fn shell(&self, line: &str) -> String {
+        let mut text = line
+            .replace("cargo run --release --", "\"$DOZOR\"")
+            .replace("127.0.0.1:8080", &format!("127.0.0.1:{}", self.port))
+            .replace(" /tmp", &format!(" {}/tmp", self.dir.path().display()));
+        if let Some(rest) = text.strip_prefix("dozor ") {
+            text = format!("\"$DOZOR\" {rest}");
+        }
+        while let Some(start) = text.find('<') {
+            let Some(length) = text[start..].find('>') else {
+                break;
+            };
+            let name = &text[start + 1..start + length];
+            let value = if name == "IČO" {
+                let config =
+                    std::fs::read_to_string(self.dir.path().join("var/dozor.toml")).unwrap();
+                field_after(&config, "ico = \"").unwrap()
+            } else {
+                field_after(&self.last, &format!("\"{name}\":\""))
+                    .unwrap_or_else(|| panic!("`{line}`: no {name} in:\n{}", self.last))
+            };
+            text.replace_range(start..=start + length, &value);
+        }
+        text
+    }
+
+    fn sh(&self, script: &str) -> Command {
+        let mut command = Command::new("sh");
+        command
+            .args(["-c", script])
+            .current_dir(self.dir.path())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.dir.path())
+            .envs(
+                ["USER", "LOGNAME"]
+                    .iter()
+                    .filter_map(|k| Some((k, std::env::var(k).ok()?))),
+            )
+            .env("DOZOR", env!("CARGO_BIN_EXE_dozor"))
+            // The README's 127.0.0.1:8080 is the test's port, also before the configuration
+            // (which says so too) is copied.
+            .env("DOZOR_BIND", format!("127.0.0.1:{}", self.port))
+            .envs(self.variables.iter().map(|(k, v)| (k, v)));
+        command
+    }
+
+    /// Starts `script` (a `serve`) and waits until it answers.
+    fn start(&mut self, script: &str) -> common::site::Server {
+        let log = self
+            .dir
+            .path()
+            .join(format!("serve-{}.log", self.servers.len()));
+        let file = std::fs::File::create(&log).unwrap();
+        let child = self
+            .sh(&format!("exec {script}"))
+            .stdin(Stdio::null())
+            .stdout(file.try_clone().unwrap())
+            .stderr(file)
+            .spawn()
+            .unwrap();
+        let mut server = common::site::Server {
+            child,
+            log,
+            http: common::site::Http::new(self.port),
+        };
+        server.wait_until_healthy();
+        server
+    }
+
+    /// Runs one README line; its standard output.
+    fn run(&mut self, line: &str) -> String {
+        if let Some((name, "dzr_…")) = line.split_once('=') {
+            // `OFFICER=dzr_…`: the token the line above printed.
+            let token = self
+                .last
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+                .filter(|w| w.starts_with("dzr_"))
+                .last()
+                .unwrap_or_else(|| panic!("`{line}`: no token in:\n{}", self.last))
+                .to_owned();
+            self.variables.push((name.to_owned(), token));
+            return String::new();
+        }
+        let script = self.shell(line);
+        if let Some(background) = script.strip_suffix('&') {
+            let server = self.start(background.trim());
+            self.servers.push(server);
+            return String::new();
+        }
+        if script.starts_with("\"$DOZOR\" serve") {
+            // In the foreground, as in a terminal of its own: it answers, and stops on SIGTERM
+            // (Ctrl-C's twin) as it should.
+            self.start(&script).stop();
+            return String::new();
+        }
+        let out = self.sh(&script).output().unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        );
+        assert!(
+            out.status.success(),
+            "`{line}` failed ({}):\n{stdout}\n{stderr}",
+            out.status
+        );
+        // An answer of dozor's API that is an error (`{code, message, details, request_id}`)
+        // does not make curl fail: it is a failure of the README all the same.
+        assert!(
+            !(stdout.contains("\"request_id\":") && stdout.contains("\"code\":")),
+            "`{line}` was answered with an error:\n{stdout}"
+        );
+        self.last = format!("{stdout}\n{stderr}");
+        stdout
+    }
+}
+
+/// The text after `prefix` in `text` up to the next `"`.
+fn field_after(text: &str, prefix: &str) -> Option<String> {
+    let start = text.find(prefix)? + prefix.len();
+    let length = text[start..].find('"')?;
+    Some(text[start..start + length].to_owned())
+}
+
+#[test]
+fn every_readme_command_runs_in_order_on_a_fresh_directory_the_simulations_twice() {
+    let mut walk = Walk::new();
+    let script = readme_script();
+    assert!(script.len() > 25, "{script:?}");
+    let mut simulated = 0;
+    for (block, line) in &script {
+        // The first block's second line runs the workspace's tests, this one among them.
+        if line == "cargo test --workspace" {
+            assert_eq!(*block, 1);
+            continue;
+        }
+        let out = walk.run(line);
+        if line.contains(" simulate --tables ") {
+            // Again: the same tables, 200 more rounds at each, every one accepted.
+            let first: Value = serde_json::from_str(&out).unwrap();
+            let again: Value = serde_json::from_str(&walk.run(line)).unwrap();
+            for run in [&first, &again] {
+                assert_eq!(
+                    run["tables"],
+                    json!(["SIM-R01", "SIM-R02", "SIM-R03"]),
+                    "{run}"
+                );
+                assert_eq!(run["tables_passed_over"], json!([]), "{run}");
+                assert_eq!(run["http_status_counts"], json!({"201": 600}), "{run}");
+            }
+            simulated += 1;
+        }
+        if line.contains(" simulate --month ") {
+            // Again: the month is in the ledger whole; nothing is sent.
+            let first: Value = serde_json::from_str(&out).unwrap();
+            let total = first["records_of_the_month"].clone();
+            assert_eq!(
+                first["http_status_counts"],
+                json!({"201": total}),
+                "{first}"
+            );
+            let again: Value = serde_json::from_str(&walk.run(line)).unwrap();
+            assert_eq!(
+                (&again["already_in_the_ledger"], &again["records_submitted"]),
+                (&total, &json!(0)),
+                "{again}"
+            );
+            simulated += 1;
+        }
+        if line.contains("findings?kind=overpaid") {
+            assert!(out.contains("\"kind\":\"overpaid\""), "{out}");
+        }
+        if line.contains("/resolutions") {
+            assert!(out.contains("\"confirmed\""), "{out}");
+        }
+        if line.contains("mf-validate") {
+            assert!(out.starts_with("OK: "), "{out}");
+        }
+        if line.contains("api/v1/records ") {
+            assert!(out.contains("\"entry_hash\""), "{out}");
+        }
+    }
+    assert_eq!(simulated, 2);
+    // What the README's lines wrote is what they say.
+    let tmp = walk.dir.path().join("tmp");
+    for (file, starts) in [
+        ("2026-10.html", "<!doctype html>"),
+        ("page.html", "<!doctype html>"),
+        ("2026-10.csv", "\u{feff}"),
+    ] {
+        let text = std::fs::read_to_string(tmp.join(file)).unwrap();
+        assert!(
+            text.to_lowercase().starts_with(starts),
+            "{file}: {}",
+            text.chars().take(200).collect::<String>()
+        );
+    }
+    assert!(std::fs::read(walk.dir.path().join("today.xlsx"))
+        .unwrap()
+        .starts_with(b"PK"));
+    for server in walk.servers.drain(..) {
+        server.stop();
+    }
 }
