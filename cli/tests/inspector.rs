@@ -363,6 +363,24 @@ fn a_checkpoint_kept_from_an_earlier_visit_pins_the_ledger() {
         "{}",
         stderr(&out)
     );
+    // On the server, the same pin is held against the ledger in the database.
+    let (code, _, said) = verify_database_with(&url, &["--pin", pin_arg]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains(&format!(
+            "pinned checkpoint {pin_arg} (5 entries) is a prefix of the ledger"
+        )),
+        "{said}"
+    );
+    let (code, _, said) = verify_database_with(&url, &["--pin", forked.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "ledger NOT PINNED: pinned checkpoint {}: the tree of 5 entries has root 0707",
+            forked.display()
+        )),
+        "{said}"
+    );
     // A pin file that is not there is a usage error.
     assert_usage_error(
         &verify(

@@ -62,12 +62,11 @@ impl ProvenTree<'_> {
     pub(crate) fn prove(&self, item: &str, kept: &Checkpoint) -> Result<ProvenBy, InspectionError> {
         let (m, latest) = (kept.size, self.latest);
         if m > latest.size {
-            return Err(fail(
+            return Err(larger(
                 item,
-                format!(
-                    "covers {m} entries, more than the export's latest checkpoint ({}): the export is of a ledger cut back below it, or of another ledger",
-                    latest.size
-                ),
+                m,
+                "the export's latest checkpoint",
+                latest.size,
             ));
         }
         for export in [self.checkpoint, latest] {
@@ -163,15 +162,68 @@ impl ProvenTree<'_> {
     }
 }
 
-fn different_tree(item: &str, size: u64, kept: &Hash, export: &Hash) -> InspectionError {
+fn larger(item: &str, m: u64, what: &str, n: u64) -> InspectionError {
+    fail(
+        item,
+        format!("covers {m} entries, more than {what} ({n}): the ledger was cut back below it, or is another"),
+    )
+}
+
+fn different_tree(item: &str, size: u64, kept: &Hash, ledger: &Hash) -> InspectionError {
     fail(
         item,
         format!(
-            "the tree of {size} entries has root {} there but {} in the export: not the ledger that was pinned",
+            "the tree of {size} entries has root {} there but {} here: not the ledger that was pinned",
             hex::encode(kept),
-            hex::encode(export)
+            hex::encode(ledger)
         ),
     )
+}
+
+impl PinnedCheckpoint {
+    /// How failures name it: `pinned checkpoint <file>`.
+    pub fn item(&self) -> String {
+        format!("pinned checkpoint {}", self.name)
+    }
+
+    /// Its checkpoint, signed by one of `operator_keys` (and the key that did).
+    pub fn open(
+        &self,
+        operator_keys: &[NoteVerifier],
+    ) -> Result<(Checkpoint, NoteVerifier), InspectionError> {
+        let item = self.item();
+        let (text, signer) = open_by_one_of(&self.note, operator_keys).map_err(|e| {
+            fail(
+                &item,
+                format!(
+                    "{e}: not signed by an operator key given (operator keys given: {})",
+                    operator_keys.len()
+                ),
+            )
+        })?;
+        let kept = Checkpoint::parse(text).map_err(|e| fail(&item, e.to_string()))?;
+        Ok((kept, signer))
+    }
+
+    /// `kept` (this pin, opened) against a whole ledger of `size` entries whose root at the
+    /// pin's size `root_at` gives (asked only when the ledger is large enough).
+    pub fn check_against_ledger<E>(
+        &self,
+        kept: &Checkpoint,
+        size: u64,
+        root_at: impl FnOnce(u64) -> Result<Hash, E>,
+    ) -> Result<Result<(), InspectionError>, E> {
+        let item = self.item();
+        if kept.size > size {
+            return Ok(Err(larger(&item, kept.size, "the ledger holds", size)));
+        }
+        let root = root_at(kept.size)?;
+        Ok(if root == kept.root {
+            Ok(())
+        } else {
+            Err(different_tree(&item, kept.size, &kept.root, &root))
+        })
+    }
 }
 
 fn inconsistent(item: &str, m: u64, n: u64) -> InspectionError {
@@ -189,17 +241,8 @@ pub(crate) fn check_pin(
     operator_keys: &[NoteVerifier],
     history: &RegistryHistory,
 ) -> Result<PinReport, InspectionError> {
-    let item = format!("pinned checkpoint {}", pin.name);
-    let (text, signer) = open_by_one_of(&pin.note, operator_keys).map_err(|e| {
-        fail(
-            &item,
-            format!(
-                "{e}: not signed by an operator key given (operator keys given: {})",
-                operator_keys.len()
-            ),
-        )
-    })?;
-    let kept = Checkpoint::parse(text).map_err(|e| fail(&item, e.to_string()))?;
+    let item = pin.item();
+    let (kept, signer) = pin.open(operator_keys)?;
     check_signer(&item, &kept, &signer, &tree.info.origin, history)?;
     let proven_by = tree.prove(&item, &kept)?;
     Ok(PinReport {

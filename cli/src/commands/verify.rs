@@ -21,8 +21,9 @@ pub struct VerifyArgs {
     /// An inspection export to verify offline: its folder, the folder its ZIP was unpacked
     /// into, or the ZIP as downloaded; without it, the ledger in the database.
     dir: Option<PathBuf>,
-    /// Export only: a signed checkpoint kept from an earlier visit (`checkpoint-latest.txt` of
-    /// an earlier export, or one a witness kept): the export's ledger must extend it.
+    /// A signed checkpoint kept from an earlier visit (`checkpoint-latest.txt` of an earlier
+    /// export, or one the server served or a witness kept): the export's ledger (or the
+    /// database's) must extend it.
     #[arg(long, value_name = "CHECKPOINT_FILE")]
     pin: Option<PathBuf>,
     /// Operator verifier key (`name+id+key`, or a file holding it) that must have signed the
@@ -164,9 +165,6 @@ fn offline(given: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCod
 }
 
 fn database(global: &DatabaseChoice, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
-    if args.pin.is_some() {
-        anyhow::bail!("--pin checks an export: give the export's folder or ZIP");
-    }
     let mut verifiers = verifier_keys(&args.operator_keys)?;
     if verifiers.is_empty() {
         verifiers.push(server_verifier(global)?);
@@ -201,6 +199,8 @@ struct DatabaseCheck {
     witnessed_checkpoint: Option<Option<CosignedCheckpoint>>,
     /// The nightly reports matching their seals, and those changed.
     sealed: Result<(u64, Vec<ChangedReport>), NightlyError>,
+    /// The pinned checkpoint (`--pin`): what it covers, or why the ledger is not its.
+    pin: Option<Result<String, String>>,
     started: std::time::Instant,
 }
 
@@ -213,6 +213,7 @@ fn check_database(
     mut verifiers: Vec<NoteVerifier>,
     policy: &dozor_verify::WitnessPolicy,
 ) -> anyhow::Result<DatabaseCheck> {
+    let pin_file = args.pin.as_deref().map(pinned).transpose()?;
     if let (true, [own]) = (args.operator_keys.is_empty(), verifiers.as_slice()) {
         // The server's own key, and the keys that held the log before it (the registry
         // replay below checks each signed only where the rotations give it the log).
@@ -250,12 +251,43 @@ fn check_database(
     bar.finish_and_clear();
     // The nightly reports under the data directory must still be what was sealed.
     let sealed = reports::nightly::check_files(conn, &global.data_dir);
+    let pin = match &pin_file {
+        Some(pin) => Some(pin_in_database(conn, pin, &verifiers)?),
+        None => None,
+    };
     Ok(DatabaseCheck {
         report,
         witnessed_checkpoint,
         sealed,
+        pin,
         started,
     })
+}
+
+/// The pinned checkpoint against the ledger in the database (whose tree the walk has just
+/// checked): signed by one of `verifiers`, no larger than the ledger, and with the ledger's root
+/// at its size. What it covers, or why the ledger is not the one pinned.
+fn pin_in_database(
+    conn: &mut PgConnection,
+    pin: &dozor_verify::PinnedCheckpoint,
+    verifiers: &[NoteVerifier],
+) -> anyhow::Result<Result<String, String>> {
+    let kept = match pin.open(verifiers) {
+        Ok((kept, _)) => kept,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let size = reads::size(conn)?;
+    let checked =
+        pin.check_against_ledger(&kept, size, |m| ledger::storage::tree::root(conn, m))?;
+    Ok(checked
+        .map(|()| {
+            format!(
+                "{} ({} entries) is a prefix of the ledger",
+                pin.item(),
+                kept.size
+            )
+        })
+        .map_err(|e| e.to_string()))
 }
 
 /// The report on standard output, the verdict in one line on standard error, and the exit
@@ -268,6 +300,7 @@ fn print_database_check(
         report,
         witnessed_checkpoint,
         sealed,
+        pin,
         started,
     } = checked;
     let (reports_matching, changed_reports) = sealed?;
@@ -286,6 +319,10 @@ fn print_database_check(
     }
     println!("{}", serde_json::to_string_pretty(&printed)?);
     if report.failure.is_none() {
+        if let Some(Err(why)) = &pin {
+            eprintln!("ledger NOT PINNED: {why}");
+            return Ok(ExitCode::from(1));
+        }
         if let Some(None) = witnessed_checkpoint {
             eprintln!(
                 "ledger NOT WITNESSED: no checkpoint carries {} cosignatures of the {} witness keys given",
@@ -301,6 +338,9 @@ fn print_database_check(
                 "ledger OK: {} entries, every hash, link, signature, tree node and signed checkpoint checked, {} rounds re-adjudicated against their stored verdicts and findings, {reports_matching} nightly reports matching their seals, in {seconds:.2} s",
                 report.entries_checked, report.rounds_readjudicated
             );
+            if let Some(Ok(pinned)) = &pin {
+                eprintln!("{pinned}");
+            }
             for rollback in &report.accepted_rollbacks {
                 eprintln!("{}", rollback.describe());
             }
