@@ -88,3 +88,78 @@ pub fn write_private(path: &Path, text: &str) -> Result<(), LedgerError> {
         .and_then(|()| file.write_all(b"\n"))
         .map_err(|e| LedgerError::io(context(), e))
 }
+
+/// Where the key that held the log before a rotation is kept: beside the key file, named by the
+/// retired key's id (`operator.key.retired-<16 hex>`), readable by its owner only.
+pub fn retired_path(path: &Path, retired: &NoteSigner) -> PathBuf {
+    let id = dozor_log::keys::key_id(&retired.verifier().key);
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_else(|| "operator.key".into());
+    name.push(format!(".retired-{id}"));
+    path.with_file_name(name)
+}
+
+/// A rotation's key files, prepared before the rotation is recorded: the key that holds the
+/// log copied to its retired name, the new one written beside the key file. [`Handover::install`]
+/// then puts the new key where every command reads it (one rename); [`Handover::abandon`]
+/// removes what was prepared when the rotation is not recorded.
+pub struct Handover {
+    path: PathBuf,
+    staged: PathBuf,
+    retired: PathBuf,
+}
+
+impl Handover {
+    /// Prepares handing the key file at `path` (holding `current`) over to `next`.
+    pub fn prepare(
+        path: &Path,
+        current: &NoteSigner,
+        next: &NoteSigner,
+    ) -> Result<Handover, LedgerError> {
+        let retired = retired_path(path, current);
+        if retired.exists() {
+            return Err(LedgerError::key(format!(
+                "{} exists: this key was retired before",
+                retired.display()
+            )));
+        }
+        let mut staged_name = path
+            .file_name()
+            .map_or_else(|| "operator.key".into(), |n| n.to_os_string());
+        staged_name.push(".next");
+        let staged = path.with_file_name(staged_name);
+        write_private(&retired, &current.private_key())?;
+        if let Err(e) = write_private(&staged, &next.private_key()) {
+            let _ = std::fs::remove_file(&retired);
+            return Err(e);
+        }
+        Ok(Handover {
+            path: path.to_path_buf(),
+            staged,
+            retired,
+        })
+    }
+
+    /// The new key where the old one was (atomically); the old one's retired copy stays.
+    pub fn install(self) -> Result<(PathBuf, PathBuf), LedgerError> {
+        std::fs::rename(&self.staged, &self.path).map_err(|e| {
+            LedgerError::io(
+                format!(
+                    "the log was handed over, but the new key could not be put in place: move {} to {}",
+                    self.staged.display(),
+                    self.path.display()
+                ),
+                e,
+            )
+        })?;
+        Ok((self.path, self.retired))
+    }
+
+    /// Removes the prepared files (the rotation was not recorded; the key file is unchanged).
+    pub fn abandon(self) {
+        let _ = std::fs::remove_file(&self.staged);
+        let _ = std::fs::remove_file(&self.retired);
+    }
+}

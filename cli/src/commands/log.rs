@@ -26,14 +26,19 @@ pub struct LogArgs {
 
 #[derive(Debug, clap::Subcommand)]
 enum LogCommand {
-    /// Hand the log to another operator key (from `dozor keygen --operator`, under the same or
-    /// a new origin): a `log_rotated` ledger entry signed by the key that holds the log, and
-    /// the checkpoint ending with it, signed by that key and naming the new one for the
-    /// witnesses. Stop the server first; start it again with the new key.
+    /// Hand the log to a new operator key: a `log_rotated` ledger entry signed by the key that
+    /// holds the log, and the checkpoint ending with it, signed by that key and naming the new
+    /// one for the witnesses. The new key then takes the old one's place (the key file every
+    /// command reads: `--operator-key`, `DOZOR_OPERATOR_KEY` or `<data dir>/operator.key`); the
+    /// old one is kept beside it as `<file>.retired-<key id>`. Stop the server first; start it
+    /// again after.
     Rotate {
-        /// The new operator key's file.
+        /// The new key, from `dozor keygen --operator`; default, one made here.
         #[arg(long)]
-        new_key: PathBuf,
+        new_key: Option<PathBuf>,
+        /// The name (log origin) of the key made here; default, the log's own.
+        #[arg(long, conflicts_with = "new_key")]
+        name: Option<String>,
         /// Why, for the record.
         #[arg(long)]
         reason: String,
@@ -77,19 +82,24 @@ enum LogCommand {
 }
 
 pub fn run(global: &DatabaseChoice, args: LogArgs) -> anyhow::Result<ExitCode> {
+    let key_file = args
+        .operator_key
+        .clone()
+        .unwrap_or_else(|| ledger::operator_key::default_path(&global.data_dir));
     let operator = ledger::operator_key::load_existing(&global.data_dir, args.operator_key)?;
-    global.with_database(|url| run_on(url, &operator, args.command, global))
+    global.with_database(|url| run_on(url, (&operator, &key_file), args.command, global))
 }
 
 fn run_on(
     url: &str,
-    operator: &NoteSigner,
+    (operator, key_file): (&NoteSigner, &std::path::Path),
     command: LogCommand,
     global: &DatabaseChoice,
 ) -> anyhow::Result<ExitCode> {
     let mut keeper = LogKeeper {
         conn: connect(url)?,
         operator,
+        key_file,
     };
     match command {
         LogCommand::Archive {
@@ -98,7 +108,11 @@ fn run_on(
             dir,
             clock,
         } => keeper.archive(global, (to, &reason, &dir), &clock.clock()?),
-        LogCommand::Rotate { new_key, reason } => keeper.rotate(&new_key, &reason),
+        LogCommand::Rotate {
+            new_key,
+            name,
+            reason,
+        } => keeper.rotate(new_key.as_deref(), name.as_deref(), &reason),
         LogCommand::AcceptRollback { witness, reason } => keeper.accept_rollback(&witness, &reason),
         LogCommand::Keys => keeper.list_keys(),
     }
@@ -109,20 +123,51 @@ fn run_on(
 struct LogKeeper<'k> {
     conn: PgConnection,
     operator: &'k NoteSigner,
+    /// The file the operator key was read from, which a rotation hands to the new key.
+    key_file: &'k std::path::Path,
 }
 
 impl LogKeeper<'_> {
-    /// `dozor log rotate`: the log handed to the new key, on the record.
-    fn rotate(&mut self, new_key: &std::path::Path, reason: &str) -> anyhow::Result<ExitCode> {
+    /// `dozor log rotate`: the log handed to the new key, on the record, and the new key put
+    /// where every command reads the operator key.
+    fn rotate(
+        &mut self,
+        new_key: Option<&std::path::Path>,
+        name: Option<&str>,
+        reason: &str,
+    ) -> anyhow::Result<ExitCode> {
         let (conn, operator) = (&mut self.conn, self.operator);
-        let text = std::fs::read_to_string(new_key)
-            .with_context(|| format!("reading {}", new_key.display()))?;
-        let next = NoteSigner::from_private_key(&text)
-            .with_context(|| format!("{} is not an operator key", new_key.display()))?
-            .verifier();
+        let signer = match new_key {
+            Some(file) => {
+                let text = std::fs::read_to_string(file)
+                    .with_context(|| format!("reading {}", file.display()))?;
+                NoteSigner::from_private_key(&text)
+                    .with_context(|| format!("{} is not an operator key", file.display()))?
+            }
+            None => NoteSigner::new(name.unwrap_or(operator.name()), dozor_log::keys::generate())?,
+        };
+        let next = signer.verifier();
+        anyhow::ensure!(
+            next.key != operator.verifier().key,
+            "the new key is the one that holds the log; nothing was rotated"
+        );
+        let handover = ledger::operator_key::Handover::prepare(self.key_file, operator, &signer)?;
         let actor = dozor_log::registry_history::cli_actor();
-        let receipt =
-            ledger::storage::rotation::rotate(conn, operator, &next, reason, &actor, Utc::now())?;
+        let receipt = match ledger::storage::rotation::rotate(
+            conn,
+            operator,
+            &next,
+            reason,
+            &actor,
+            Utc::now(),
+        ) {
+            Ok(receipt) => receipt,
+            Err(e) => {
+                handover.abandon();
+                return Err(e.into());
+            }
+        };
+        let (key_file, retired) = handover.install()?;
         println!(
             "{}",
             serde_json::to_string_pretty(&json!({
@@ -131,13 +176,22 @@ impl LogKeeper<'_> {
                 "from_key": operator.verifier().to_string(),
                 "to_key": next.to_string(),
                 "origin": next.name,
+                "key_file": key_file,
+                "retired_key_file": retired,
             }))?
         );
+        let origin = if next.name == operator.name() {
+            String::new()
+        } else {
+            format!(
+                " (a new origin: set ledger.origin = `{}` if the configuration names one)",
+                next.name
+            )
+        };
         eprintln!(
-            "the log is now {}'s: start the server with --operator-key {} (and ledger.origin `{}`); witnesses learn of the rotation from the checkpoint of size {}",
-            next,
-            new_key.display(),
-            next.name,
+            "the log is now {next}'s, whose key is in {} where every command reads it{origin}; the old key is kept in {} (keep it offline). Start the server again; witnesses learn of the rotation from the checkpoint of size {}",
+            key_file.display(),
+            retired.display(),
             receipt.checkpoint.size
         );
         Ok(ExitCode::SUCCESS)

@@ -52,8 +52,12 @@ pub fn run(global: &DatabaseChoice, args: TableArgs) -> anyhow::Result<ExitCode>
 fn run_on(global: &DatabaseChoice, url: &str, args: TableArgs) -> anyhow::Result<ExitCode> {
     let mut conn = connect(url)?;
     let operator = super::serve::operator_key(global, args.operator_key, None)?;
-    let verifier = operator.verifier().key;
-    let operators = HashMap::from([(dozor_log::keys::key_id(&verifier), verifier)]);
+    // Every key that held the log (registry events before a rotation carry the old key's).
+    let operators: HashMap<_, _> =
+        ledger::storage::rotation::operator_chain(&mut conn, &operator.verifier())?
+            .into_iter()
+            .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
+            .collect();
     let mut history = RegistryHistory::default();
     ledger::storage::registry_log::follow(&mut conn, &mut history, &operators)?.map_err(|f| {
         anyhow!(
