@@ -679,7 +679,7 @@ async fn the_api_delivers_lists_and_takes_the_confirmation() {
     assert_eq!(status, 200, "{page}");
     assert!(
         page.contains(&format!(
-            "Ministerstvo dosud nepotvrdilo balíčky: {NAME} (sealed)"
+            "Ministerstvo dosud nepotvrdilo balíčky: {NAME} (zapečetěn, ke stažení)"
         )),
         "{page}"
     );

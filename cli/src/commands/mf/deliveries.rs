@@ -16,16 +16,9 @@ const COLUMNS: [&str; 7] = [
     "Odpověď ministerstva",
 ];
 
-/// A state as the officer reads it.
-pub fn state(state: &str) -> &str {
-    match state {
-        "generated" => "vytvořen",
-        "sealed" => "zapečetěn, ke stažení",
-        "downloaded" => "stažen ministerstvem",
-        "confirmed" => "potvrzen",
-        "rejected" => "odmítnut",
-        other => other,
-    }
+/// A state as the officer reads it (the words the month page uses too).
+pub fn state(state: &str) -> String {
+    reports::words::delivery_state(state, reports::sheet::Language::Czech)
 }
 
 /// `1. 10. 2026 14:05`, Prague time; `–` for none.
@@ -67,7 +60,7 @@ fn answer(s: &DeliveryStatus) -> String {
 fn cells(s: &DeliveryStatus) -> [String; 7] {
     [
         s.package.clone(),
-        state(&s.state).to_owned(),
+        state(&s.state),
         when(Some(s.generated_at)),
         when(s.sealed_at),
         format!("{}×", s.downloads),
