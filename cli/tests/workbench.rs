@@ -213,6 +213,12 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     let total: i64 = rows.iter().map(|r| r[amount].parse::<i64>().unwrap()).sum();
     assert_eq!((rows.len(), total), (4, 61_000));
     assert_eq!(&rows[0][seq_no], "1");
+    // Programs read the description as the ledger keeps it, in the rules' English.
+    let message = header.iter().position(|h| h == "message").unwrap();
+    assert_eq!(
+        &rows[0][message],
+        "bet b1 (straight): overpaid; paid 3 700,00 Kč, the plan requires 3 600,00 Kč"
+    );
 
     // CSV for a Czech office, read by Python's csv module: the same total, the plan's names.
     let (s, people) = get_text(
@@ -225,6 +231,11 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
     let (total, games) = python_sum_of_koruny(&people, "Částka (Kč)");
     assert_eq!(total, 61_000);
     assert_eq!(games, vec!["Ruleta"; 4]);
+    // A Czech office reads the description in Czech, the bet kind by its Czech name.
+    assert_eq!(
+        python_czech_column(&people, "Popis")[0],
+        "sázka b1 (číslo (plein)): přeplaceno; vyplaceno 3 700,00 Kč, plán požaduje 3 600,00 Kč"
+    );
 
     // The daily report for people, read back by Python's csv module: the same payouts as the
     // JSON (every line, games and tables).
@@ -503,11 +514,11 @@ async fn the_workbench_page_filters_sorts_pages_and_resolves_a_whole_round() {
     shows(&html, &["min_amount_h=20000"]);
 
     // 103 findings: a page of 100 and the way to the next, which holds the other 3.
-    let html = page("sort=played_at").await;
+    let html = page("sort=played_at&all=1").await;
     assert_eq!(listed(&html).len(), 100);
     shows(&html, &["<b>103</b>", "1–100"]);
     shows(&html, &["offset=100"]);
-    let html = page("sort=played_at&offset=100").await;
+    let html = page("sort=played_at&all=1&offset=100").await;
     assert_eq!(listed(&html).len(), 3);
     shows(&html, &["101–103", "offset=0"]);
 

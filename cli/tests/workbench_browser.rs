@@ -2,6 +2,8 @@
 //! The workbench in a real browser (headless Chromium driven over WebDriver) against `dozor
 //! serve`: the officer lists the findings, opens a blackjack finding laid out hand by hand with
 //! the dealer's draw, resolves it with the page's form; a form another site posts is refused.
+//! In Czech: the page opens at yesterday's gaming day, newest first, every description, bet
+//! kind, day and time as a Czech officer reads them, and a refused form keeps what was typed.
 
 mod common;
 
@@ -166,7 +168,7 @@ fn the_officer_resolves_a_blackjack_finding_in_a_browser_and_a_cross_site_post_i
     let browser = Browser::start();
     // The key is the password of HTTP Basic authentication; the browser keeps it for the site.
     browser.go(&format!(
-        "http://officer:{officer}@127.0.0.1:{port}/workbench/findings?lang=en"
+        "http://officer:{officer}@127.0.0.1:{port}/workbench/findings?lang=en&all=1"
     ));
     let list = browser.wait_for("Findings");
     assert!(list.contains(&dealer) && list.contains(&overpaid), "{list}");
@@ -256,4 +258,159 @@ fn the_officer_resolves_a_blackjack_finding_in_a_browser_and_a_cross_site_post_i
     assert!(status == 200 || status == 303, "{status}: {answer}");
     let resolved = finding(&server, &officer, &overpaid);
     assert_eq!(resolved["state"], "dismissed", "{resolved}");
+}
+
+/// A record of `round` at `played_at` on table `table_id` of `game`, registered from a month
+/// before; its receipt's ledger index.
+fn submitted(
+    server: &Server,
+    admin: &str,
+    round: Value,
+    table_key: &ed25519_dalek::SigningKey,
+) -> u64 {
+    let (status, receipt) = server
+        .http
+        .post("/api/v1/records", None, &signed(round, table_key));
+    assert_eq!(status, 201, "{receipt} ({admin})");
+    receipt["index"].as_u64().unwrap()
+}
+
+#[test]
+fn a_czech_officer_opens_yesterday_reads_every_finding_in_czech_and_a_refused_form_keeps_the_comment(
+) {
+    use chrono::{Duration, Utc};
+    let site = Site::new();
+    let server = site.serve();
+    let admin = site.apikey("it-admin", "admin");
+    let officer = site.apikey("officer", "compliance");
+    let clock = rules::gaming_day::GamingDayClock::default();
+    let now = Utc::now();
+    let today = clock.day_of(now);
+    let yesterday = today - Duration::days(1);
+    // Played yesterday (24 h ago: yesterday's gaming day) and, a round the page must not open
+    // with, three days ago.
+    let at = |ago: Duration| (now - ago).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let valid_from = at(Duration::days(30));
+    for (table, game, n) in [("R01", "roulette", 1), ("BJ1", "blackjack", 2)] {
+        let (status, body) = server.http.post(
+            "/api/v1/tables",
+            Some(&admin),
+            &json!({"table_id": table, "game": game, "location": "Praha, sál B",
+                    "public_key": encode_public_key(&key(n).verifying_key()),
+                    "valid_from": valid_from}),
+        );
+        assert_eq!(status, 201, "{body}");
+    }
+    // 27 comes up. Tiers (malá série) of 50 Kč chips: six chips, 300 Kč; the split 27/30 wins
+    // 17:1, its chip back with 17 × 50 = 18 × 50 = 900 Kč. The table paid 450 Kč.
+    let spin = |seq_no: u64, played_at: String| {
+        json!({"type": "round", "game": "roulette", "table_id": "R01", "seq_no": seq_no,
+               "plan_id": "69games-ziva-hra", "played_at": played_at,
+               "outcome": {"result": "number", "number": 27},
+               "bets": [{"bet_id": "b1", "player": "seat-1", "kind": "tiers", "numbers": [],
+                         "chip_h": 5_000, "paid_h": 45_000}]})
+    };
+    let older = submitted(&server, &admin, spin(1, at(Duration::days(3))), &key(1));
+    let tiers = submitted(
+        &server,
+        &admin,
+        spin(2, at(Duration::hours(24) + Duration::minutes(10))),
+        &key(1),
+    );
+    // Box 1: 10♠ 7♦ (17), stands; the dealer's 9♥ 8♣ (17) drew 5♦: by the plan a push, 100 Kč
+    // back; the table paid 200 Kč. Played ten minutes after the spin.
+    let blackjack = json!({"type": "round", "game": "blackjack", "table_id": "BJ1", "seq_no": 1,
+        "plan_id": "69games-ziva-hra", "played_at": at(Duration::hours(24)), "shoe_id": "BJ1-S1",
+        "deal": ["Ts", "9h", "7d", "8c", "5d"],
+        "boxes": [{"box": 1, "hands": [["stand"]],
+                   "bets": [{"bet_id": "b1", "player": "seat-1", "kind": "main",
+                             "stake_h": 10000, "paid_h": 20000},
+                            {"bet_id": "b2", "player": "seat-1", "kind": "perfect_pairs",
+                             "stake_h": 1000, "paid_h": 0}]}]});
+    let dealt = submitted(&server, &admin, blackjack, &key(2));
+
+    let port = server.http.port;
+    let browser = Browser::start();
+    browser.go(&format!(
+        "http://officer:{officer}@127.0.0.1:{port}/workbench/findings"
+    ));
+    let list = browser.wait_for("Nálezy");
+    // Yesterday's gaming day, marked among the shortcuts; the older spin is not listed.
+    assert!(
+        list.contains("<b aria-current=\"page\">včera</b>"),
+        "{list}"
+    );
+    assert!(list.contains(&format!("value=\"{yesterday}\"")), "{list}");
+    assert!(
+        !list.contains(&format!("/workbench/findings/{older}.")),
+        "{list}"
+    );
+    // Newest first: the blackjack round's findings before the spin's.
+    let first_bj = list.find(&format!("/workbench/findings/{dealt}.")).unwrap();
+    let first_spin = list
+        .find(&format!("/workbench/findings/{tiers}.0"))
+        .unwrap();
+    assert!(first_bj < first_spin, "{list}");
+    // The description in Czech, with the month page's name for the bet kind; the day as Czech
+    // write it; nothing of the rules' English.
+    assert!(
+        list.contains(
+            "sázka b1 (malá série): nedoplaceno; vyplaceno 450,00 Kč, plán požaduje 900,00 Kč"
+        ),
+        "{list}"
+    );
+    assert!(
+        !list.contains("the plan requires") && !list.contains("; paid "),
+        "{list}"
+    );
+    assert!(
+        list.contains(&yesterday.format("<td>%-d. %-m. %Y</td>").to_string()),
+        "{list}"
+    );
+    let (shot, size) = browser.screenshot("workbench-findings-cs");
+    assert!(size > 10_000, "{}", shot.display());
+
+    // Every day: the older spin too; the shortcut keeps the page's other filters.
+    browser.click("a[href*='all=1']");
+    let all = browser.wait_for("<b aria-current=\"page\">všechny dny</b>");
+    assert!(
+        all.contains(&format!("/workbench/findings/{older}.0")),
+        "{all}"
+    );
+
+    // The spin's finding: the round laid out in Czech, the bet kind by its Czech name.
+    browser.go(&format!(
+        "http://officer:{officer}@127.0.0.1:{port}/workbench/findings/{tiers}.0"
+    ));
+    let page = browser.wait_for("Kolo");
+    for shown in [
+        "<td>malá série</td>",
+        "<p>sázka b1 (malá série): nedoplaceno; vyplaceno 450,00 Kč, plán požaduje 900,00 Kč</p>",
+        "Nálezy tohoto kola",
+    ] {
+        assert!(page.contains(shown), "the page lacks `{shown}`:\n{page}");
+    }
+    assert!(!page.contains(">tiers<"), "{page}");
+    let (shot, size) = browser.screenshot("workbench-round-cs");
+    assert!(size > 10_000, "{}", shot.display());
+
+    // Dismissed without a reason: refused in Czech, and the comment typed stays in the form.
+    browser.click("select[name=state] option[value=dismissed]");
+    browser.type_into(
+        "textarea[name=comment]",
+        "Kamera ukazuje správnou výplatu; zápis stolu je chybný.",
+    );
+    browser.click("form.resolve button");
+    let refused = browser.wait_for("Zamítnutí nálezu potřebuje důvod");
+    assert!(
+        refused.contains("Kamera ukazuje správnou výplatu; zápis stolu je chybný.</textarea>"),
+        "{refused}"
+    );
+    assert!(
+        refused.contains("<option value=\"dismissed\" selected"),
+        "{refused}"
+    );
+    assert_screenshot(&browser, "workbench-refused-cs");
+    let still = finding(&server, &officer, &format!("{tiers}.0"));
+    assert_eq!(still["state"], "open", "{still}");
 }
