@@ -275,6 +275,29 @@ fn a_rehearsal_delivers_to_the_playing_ministry_and_records_its_confirmation_apa
         ],
     );
 
+    // The `[delivery]` section the rehearsal wrote is one the real commands read: beside the
+    // operator's configuration it gives the registration form of the rehearsal's PKI.
+    let section = std::fs::read_to_string(dir.join("delivery.toml")).unwrap();
+    std::fs::write(
+        dir.join("dozor.toml"),
+        format!("{OPERATOR_CONFIG}\n{section}"),
+    )
+    .unwrap();
+    let registration = dozor()
+        .args(["report", "mf", "registration", "--config"])
+        .arg(dir.join("dozor.toml"))
+        .output()
+        .unwrap();
+    assert!(registration.status.success(), "{}", text(&registration));
+    let form = String::from_utf8_lossy(&registration.stdout);
+    let server_ca = std::fs::read_to_string(dir.join("keys/ca.pem")).unwrap();
+    let body = |pem: &str| {
+        pem.lines()
+            .filter(|l| !l.starts_with("-----"))
+            .collect::<String>()
+    };
+    assert!(form.contains(&body(&server_ca)[..64]), "{form}");
+
     // Recorded in the rehearsal's ledger as the real delivery would be.
     let listed: serde_json::Value =
         serde_json::from_slice(&casino.rehearsed_deliveries(true).stdout).unwrap();

@@ -193,3 +193,21 @@ fn parse(answer: &[u8]) -> anyhow::Result<Answer> {
         body: body[..length].to_vec(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_is_read_by_its_content_length() {
+        let answer = parse(b"HTTP/1.1 200 OK\r\ncontent-length: 9\r\n\r\nAccepted\nmore").unwrap();
+        assert_eq!(
+            (answer.status, answer.body.as_slice()),
+            (200, &b"Accepted\n"[..])
+        );
+        // Cut short, chunked, or without a head: refused, not taken for a whole answer.
+        assert!(parse(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nAccepted\n").is_err());
+        assert!(parse(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\n").is_err());
+        assert!(parse(b"HTTP/1.1 200 OK").is_err());
+    }
+}
