@@ -364,8 +364,9 @@ fn a_checkpoint_kept_from_an_earlier_visit_pins_the_ledger() {
         stderr(&out)
     );
     // On the server, the same pin is held against the ledger in the database.
-    let (code, _, said) = verify_database_with(&url, &["--pin", pin_arg]);
+    let (code, printed, said) = verify_database_with(&url, &["--pin", pin_arg]);
     assert_eq!(code, Some(0), "{said}");
+    assert_eq!(printed["pin"]["prefix"], true, "{printed}");
     assert!(
         said.contains(&format!(
             "pinned checkpoint {pin_arg} (5 entries) is a prefix of the ledger"

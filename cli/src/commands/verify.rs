@@ -308,6 +308,12 @@ fn print_database_check(
     let mut printed = serde_json::to_value(&report)?;
     printed["nightly_reports_matching"] = reports_matching.into();
     printed["nightly_reports_changed"] = serde_json::to_value(&changed_reports)?;
+    if let Some(pinned) = &pin {
+        printed["pin"] = match pinned {
+            Ok(said) => serde_json::json!({"prefix": true, "said": said}),
+            Err(said) => serde_json::json!({"prefix": false, "said": said}),
+        };
+    }
     if let Some(Some(w)) = &witnessed_checkpoint {
         printed["witnessed_size"] = w.checkpoint.size.into();
         printed["cosigned_by"] = w
