@@ -61,8 +61,8 @@ fn stream_file(
 /// How long an export waits for the configured witnesses to cosign the checkpoint it signs.
 const WITNESS_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 
-/// Inspection export of a period as a zip (format: docs/EXPORT.md); verify it offline with
-/// `dozor verify DIR --operator-key KEY` after unpacking.
+/// Inspection export of a period as a zip (format: docs/EXPORT.md); verify it offline as
+/// downloaded with `dozor verify EXPORT.zip --operator-key KEY` (or the folder it unpacks to).
 #[utoipa::path(operation_id = "export_period", get, tag = "ledger", params(ExportQuery),
     responses((status = 200, description = "zip of the export directory", content_type = "application/zip"),
               (status = 400, body = ErrorBody),
