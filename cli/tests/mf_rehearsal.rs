@@ -75,16 +75,20 @@ impl Casino {
     }
 
     /// `report mf deliveries` of the rehearsal's ledger, as the command's last line says to
-    /// ask for it: JSON, or the Czech table.
-    fn rehearsed_deliveries(&self, json: bool) -> std::process::Output {
-        let out = dozor()
+    /// ask for it: JSON, or the Czech table; in the database `ledger_url` names, or the
+    /// rehearsal's own cluster.
+    fn rehearsed_deliveries(&self, json: bool, ledger_url: Option<&str>) -> std::process::Output {
+        let mut command = dozor();
+        command
             .arg("--data-dir")
             .arg(self.rehearsal().join("ledger"))
             .args(["report", "mf", "deliveries"])
-            .args(json.then_some("--json"))
-            .env_remove("DATABASE_URL")
-            .output()
-            .unwrap();
+            .args(json.then_some("--json"));
+        match ledger_url {
+            Some(url) => command.env("DATABASE_URL", url),
+            None => command.env_remove("DATABASE_URL"),
+        };
+        let out = command.output().unwrap();
         assert!(out.status.success(), "{}", text(&out));
         out
     }
@@ -300,7 +304,7 @@ fn a_rehearsal_delivers_to_the_playing_ministry_and_records_its_confirmation_apa
 
     // Recorded in the rehearsal's ledger as the real delivery would be.
     let listed: serde_json::Value =
-        serde_json::from_slice(&casino.rehearsed_deliveries(true).stdout).unwrap();
+        serde_json::from_slice(&casino.rehearsed_deliveries(true, None).stdout).unwrap();
     let status = &listed[0];
     assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
     assert_eq!(status["package"], NAME, "{listed}");
@@ -336,7 +340,7 @@ fn a_rehearsal_delivers_to_the_playing_ministry_and_records_its_confirmation_apa
         hex::encode(sha2::Sha256::digest(&sealed))
     });
     // The same in Czech, as the officer reads it.
-    let table = String::from_utf8(casino.rehearsed_deliveries(false).stdout).unwrap();
+    let table = String::from_utf8(casino.rehearsed_deliveries(false, None).stdout).unwrap();
     let lines: Vec<&str> = table.lines().collect();
     assert!(
         lines[0].starts_with("Balíček") && lines[0].contains("Odpověď ministerstva"),
@@ -356,7 +360,10 @@ fn a_rehearsal_delivers_to_the_playing_ministry_and_records_its_confirmation_apa
 fn a_broken_package_is_rehearsed_to_the_ministrys_error_report() {
     let casino = Casino::new();
     let before = casino.ledger_size();
-    let out = casino.rehearse(&["--break"]);
+    // The rehearsal's ledger in a database of its own, as on a machine without PostgreSQL's
+    // server programs.
+    let ledger_url = ledger::storage::testing::fresh_database().unwrap();
+    let out = casino.rehearse(&["--break", "--ledger-url", &ledger_url]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(step(&stdout, "break").contains("misto.csv"), "{stdout}");
@@ -382,7 +389,8 @@ fn a_broken_package_is_rehearsed_to_the_ministrys_error_report() {
     openssl_verifies_the_answer(&casino.rehearsal(), &format!("{NAME}.Err.zip.p7e.p7s"));
 
     let listed: serde_json::Value =
-        serde_json::from_slice(&casino.rehearsed_deliveries(true).stdout).unwrap();
+        serde_json::from_slice(&casino.rehearsed_deliveries(true, Some(&ledger_url)).stdout)
+            .unwrap();
     assert_eq!(listed[0]["state"], "rejected", "{listed}");
     assert!(
         listed[0]["confirmation"]["detail"]
@@ -391,7 +399,8 @@ fn a_broken_package_is_rehearsed_to_the_ministrys_error_report() {
             .contains("ERR_PKG_MISSING_FILE"),
         "{listed}"
     );
-    let table = String::from_utf8(casino.rehearsed_deliveries(false).stdout).unwrap();
+    let table =
+        String::from_utf8(casino.rehearsed_deliveries(false, Some(&ledger_url)).stdout).unwrap();
     assert!(
         table.contains("odmítnut") && table.contains("odmítnuto"),
         "{table}"
@@ -399,8 +408,19 @@ fn a_broken_package_is_rehearsed_to_the_ministrys_error_report() {
     assert_eq!(casino.ledger_size(), before);
     assert_eq!(casino.real_deliveries(), serde_json::json!([]));
 
-    // A rehearsal starts afresh: the folder of an earlier one is refused, in one line.
+    // A rehearsal starts afresh, in one line each: the folder of an earlier one, a ledger that
+    // holds entries, and the real ledger are refused.
     let again = casino.rehearse(&[]);
     assert_eq!(again.status.code(), Some(2), "{}", text(&again));
     assert!(text(&again).contains("is not empty"), "{}", text(&again));
+    std::fs::remove_dir_all(casino.rehearsal()).unwrap();
+    for (url, why) in [
+        (&ledger_url, "holds a ledger"),
+        (&casino.url, "is the real ledger's database"),
+    ] {
+        let refused = casino.rehearse(&["--ledger-url", url]);
+        assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+        assert!(text(&refused).contains(why), "{}", text(&refused));
+    }
+    assert_eq!(casino.ledger_size(), before);
 }

@@ -38,6 +38,11 @@ pub struct RehearseArgs {
     /// without its `misto.csv`, finds it wanting and answers with its errors.
     #[arg(long = "break")]
     break_package: bool,
+    /// An empty PostgreSQL database for the rehearsal's ledger, instead of a cluster of its
+    /// own under the folder (for a machine without PostgreSQL's server programs). Never the
+    /// real ledger's: one that holds any entry is refused.
+    #[arg(long, hide_env_values = true)]
+    ledger_url: Option<String>,
     /// The configuration file with `[operator]` and `[[premises]]` (default:
     /// DATA_DIR/dozor.toml); its `[delivery]`, if any, is not used.
     #[arg(long)]
@@ -76,6 +81,10 @@ pub fn run(global: &DatabaseChoice, args: RehearseArgs) -> anyhow::Result<ExitCo
         config.premises(&args.misto).is_some(),
         "--misto `{}` is not a premises of the configuration",
         args.misto
+    );
+    anyhow::ensure!(
+        args.ledger_url.is_none() || args.ledger_url != global.database_url,
+        "--ledger-url is the real ledger's database: a rehearsal records in a ledger of its own"
     );
     let plans = rules::PlanBook::builtin()?;
     let now = Utc::now();
@@ -134,12 +143,17 @@ pub fn run(global: &DatabaseChoice, args: RehearseArgs) -> anyhow::Result<ExitCo
 
     let ledger_dir = dir.join("ledger");
     let signer = rehearsal_operator_key(&ledger_dir)?;
-    let db = Database::open(None, &ledger_dir)?;
+    let db = open_ledger(&ledger_dir, args.ledger_url.clone())?;
     step(
         "ledger",
         format!(
-            "{}: the rehearsal's own ledger (its own PostgreSQL, operator key {}); nothing is written to the real one",
+            "{}: the rehearsal's own ledger ({}, operator key {}); nothing is written to the real one",
             ledger_dir.display(),
+            if args.ledger_url.is_some() {
+                "the database --ledger-url names"
+            } else {
+                "its own PostgreSQL"
+            },
             signer.verifier()
         ),
     );
@@ -154,15 +168,38 @@ pub fn run(global: &DatabaseChoice, args: RehearseArgs) -> anyhow::Result<ExitCo
     let outcome = rehearsal.deliver_and_play(&db, &signer, package);
     db.close()?;
     let verdict = outcome?;
+    let listing = match &args.ledger_url {
+        Some(_) => "DATABASE_URL=<the --ledger-url> dozor report mf deliveries".to_owned(),
+        None => format!(
+            "DATABASE_URL= dozor --data-dir {} report mf deliveries",
+            ledger_dir.display()
+        ),
+    };
     step(
         "kept",
         format!(
-            "{}: `DATABASE_URL= dozor --data-dir {} report mf deliveries` lists what the rehearsal recorded",
-            rehearsal.dir.display(),
-            ledger_dir.display()
+            "{}: `{listing}` lists what the rehearsal recorded",
+            rehearsal.dir.display()
         ),
     );
     Ok(verdict.print())
+}
+
+/// The rehearsal's ledger: a cluster of its own under `ledger_dir`, or the database `url`
+/// names, which must hold no entry yet.
+fn open_ledger(ledger_dir: &Path, url: Option<String>) -> anyhow::Result<Database> {
+    let given = url.is_some();
+    let db = Database::open(url, ledger_dir)?;
+    if given {
+        let entries = ledger::storage::reads::size(&mut ledger::storage::connect(&db.url)?)?;
+        if entries > 0 {
+            db.close()?;
+            anyhow::bail!(
+                "--ledger-url names a database that holds a ledger ({entries} entries): a rehearsal's ledger starts empty"
+            );
+        }
+    }
+    Ok(db)
 }
 
 /// `dir` made, or refused when it holds anything: a rehearsal starts afresh.
