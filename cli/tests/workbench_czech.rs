@@ -64,7 +64,7 @@ fn every_finding_of_simulated_error_rounds_reads_in_czech() {
             for f in &verdict.findings {
                 *kinds.entry(f.kind.as_str()).or_default() += 1;
                 let names = |game: &str, code: &str| {
-                    reports::month_page::bet_kind_name(game, code, Language::Czech)
+                    reports::words::bet_kind_name(game, code, Language::Czech)
                 };
                 let Some(czech) = rules::messages::czech(&f.message, &names) else {
                     unread.push(format!("{game}: no Czech for `{}`", f.message));

@@ -22,8 +22,6 @@ use format::{day_text, number};
 use names::GameName;
 use tables::{kinds_table, summary_table};
 
-pub use names::bet_kind_name;
-
 const STYLE: &str = "
 @page { size: A4; margin: 14mm 12mm; }
 * { box-sizing: border-box; }

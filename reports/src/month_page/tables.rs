@@ -3,11 +3,12 @@
 use std::fmt::Write as _;
 
 use super::format::{deviation_cell, money, pct_cell, thousands};
-use super::names::{bet_kind_name, GameName};
+use super::names::GameName;
 use crate::deviation::Deviation;
 use crate::html::esc;
 use crate::monthly::{KindRow, RtpRow};
 use crate::sheet::Language;
+use crate::words::bet_kind_name;
 
 pub(super) fn summary_table(
     html: &mut String,

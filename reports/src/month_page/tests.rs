@@ -5,6 +5,7 @@ use super::*;
 use crate::coverage::{Coverage, ReadFrom};
 use crate::deviation::Deviation;
 use crate::monthly::{FindingSummary, KindFindings, KindRow};
+use crate::words::bet_kind_name;
 use chrono::NaiveDate;
 
 /// Roulette on the one gaming day 1 October 2026: RTP 96.5 % against 97.2973 %, z = +1.234;

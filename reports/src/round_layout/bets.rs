@@ -86,7 +86,7 @@ impl Builder<'_> {
                     cells: vec![
                         id.clone(),
                         text(&b["player"]),
-                        crate::month_page::bet_kind_name(
+                        crate::words::bet_kind_name(
                             &text(&self.record["game"]),
                             &text(&b["kind"]),
                             self.language,
