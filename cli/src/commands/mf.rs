@@ -141,7 +141,7 @@ pub fn delivery_keys(
     config_file: &std::path::Path,
 ) -> anyhow::Result<mf::keys::DeliveryKeys> {
     let delivery = config.delivery.as_ref().context(
-        "the configuration has no [delivery] section: the Ministry's certificates and the operator's seal (docs/MF.md)",
+        "the configuration has no [delivery] section: the Ministry's certificates and the operator's seal (docs/MF.md; `dozor report mf rehearse` rehearses the delivery without one)",
     )?;
     let base = config_file
         .parent()
