@@ -6,7 +6,7 @@ use dozor_log::access::FindingState;
 use ledger::storage::report_reads::findings::FindingSort;
 use rules::money::format_czk;
 
-use super::frame::{day, page, prague, query, select, state_cell, value_of, with};
+use super::frame::{count, day, page, prague, query, select, state_cell, value_of, with};
 use crate::findings::{FindingItem, FindingPage};
 use crate::html::esc;
 use crate::sheet::Language;
@@ -229,16 +229,19 @@ fn list_totals(body: &mut String, v: &ListView<'_>, shown_to: i64) {
          <a href=\"/api/v1/findings?{}\">CSV</a> · <a href=\"/api/v1/findings?{}\">XLSX</a> · \
          <a href=\"/api/v1/findings?{}\">{}</a></p>",
         w("Nálezů", "Findings"),
-        v.page.total,
+        count(v.page.total, v.language),
         w("v částce", "amounting to"),
         esc(&format_czk(v.page.total_amount_h)),
         w("zobrazeny", "showing"),
-        if v.page.items.is_empty() {
-            0
-        } else {
-            v.page.offset + 1
-        },
-        shown_to,
+        count(
+            if v.page.items.is_empty() {
+                0
+            } else {
+                v.page.offset + 1
+            },
+            v.language
+        ),
+        count(shown_to, v.language),
         w("Stáhnout vše", "Download all"),
         esc(&query(&with(&api_filter(f), "format", "csv-cz"))),
         esc(&query(&with(&api_filter(f), "format", "xlsx"))),

@@ -131,3 +131,71 @@ fn text_is_escaped_and_queries_encoded() {
     ]);
     assert_eq!(q, "table_id=R+01%26x");
 }
+
+#[test]
+fn the_list_counts_with_the_thousands_space_and_offers_the_days_keeping_the_filters() {
+    let plans = rules::PlanBook::builtin().unwrap();
+    let at = chrono::DateTime::parse_from_rfc3339("2026-10-01T20:16:03Z")
+        .unwrap()
+        .to_utc();
+    let item = FindingItem {
+        id: "7.0".into(),
+        ledger_index: 7,
+        position: 0,
+        state: "open".into(),
+        table_id: "R01".into(),
+        seq_no: Some(3),
+        round_id: None,
+        game: "roulette".into(),
+        played_at: at,
+        gaming_day: at.date_naive(),
+        kind: "underpaid".into(),
+        bet_ids: json!(["b1"]),
+        expected_h: Some(90_000),
+        actual_h: Some(45_000),
+        amount_h: 45_000,
+        message: "bet b1 (tiers): underpaid; paid 450,00 Kč, the plan requires 900,00 Kč".into(),
+    };
+    // 1 251 findings over October, the first of them shown.
+    let page = crate::findings::FindingPage {
+        total: 1_251,
+        total_amount_h: 123_456_789,
+        limit: 100,
+        offset: 0,
+        items: vec![item],
+    };
+    let filter: Vec<(String, String)> = [
+        ("from", "2026-11-28"),
+        ("to", "2026-11-28"),
+        ("kind", "underpaid"),
+        ("sort", "-played_at"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    let html = render_list(&ListView {
+        page: &page,
+        filter: &filter,
+        plans: &plans,
+        language: Language::Czech,
+        today: chrono::NaiveDate::from_ymd_opt(2026, 11, 29).unwrap(),
+    });
+    for shown in [
+        "Nálezů <b>1\u{a0}251</b>, v částce <b>1 234 567,89 Kč</b>; zobrazeny 1–1.",
+        // Yesterday (28 Nov) is the day shown; the others keep the kind and the order.
+        "<b aria-current=\"page\">včera</b>",
+        "<a href=\"?kind=underpaid&amp;sort=-played_at&amp;from=2026-11-29&amp;to=2026-11-29\">dnes</a>",
+        "<a href=\"?kind=underpaid&amp;sort=-played_at&amp;from=2026-11-27&amp;to=2026-11-27\">pá 27. 11. 2026</a>",
+        "<a href=\"?kind=underpaid&amp;sort=-played_at&amp;from=2026-11-01&amp;to=2026-11-29\">tento měsíc</a>",
+        "<a href=\"?kind=underpaid&amp;sort=-played_at&amp;from=2026-10-01&amp;to=2026-10-31\">minulý měsíc</a>",
+        "<a href=\"?kind=underpaid&amp;sort=-played_at&amp;all=1\">všechny dny</a>",
+        "<option value=\"-played_at\" selected>nejnovější první</option>",
+        // 20:16:03 UTC is 22:16:03 in Prague (summer time on 1 October).
+        "<td>1. 10. 2026</td><td>1. 10. 2026 22:16:03</td>",
+        "<td>sázka b1 (malá série): nedoplaceno; vyplaceno 450,00 Kč, plán požaduje 900,00 Kč</td>",
+    ] {
+        assert!(html.contains(shown), "`{shown}` is not on the page:\n{html}");
+    }
+    // The files download every day of the filter, without the page's `all`.
+    assert!(!html.contains("findings?all"), "{html}");
+}
