@@ -9,240 +9,28 @@
 //! and neither restored copy writes into the archive.
 
 mod common;
+mod drill;
 
-use std::os::unix::fs::PermissionsExt as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 use std::time::Duration;
 
-use common::poll::poll_until;
 use common::site::Site;
 use common::{key, registration, submit_spins};
-use diesel::prelude::*;
+use drill::{
+    all_succeeded, archive_current_segment, block, only_the_primarys_timeline, succeeded, text,
+    verify_report, wait_for_witnessed, Machine, StopOnDrop,
+};
 use ledger::storage::cluster::LocalCluster;
-use serde_json::Value;
 
-const DOCS: &str = include_str!("../../docs/OPERATIONS.md");
 const BACKUP_UNIT: &str = include_str!("../../deploy/systemd/dozor-basebackup.service");
-/// The moment the documentation's point-in-time restore names.
-const DOCUMENTED_MOMENT: &str = "2026-11-27 13:05:00+01";
 
-/// The lines of the documentation's block `sh drill=<name>`.
-fn block(name: &str) -> Vec<String> {
-    let opening = format!("```sh drill={name}");
-    let mut lines = DOCS.lines().skip_while(|l| l.trim() != opening);
-    assert!(
-        lines.next().is_some(),
-        "no `{opening}` block in OPERATIONS.md"
-    );
-    let found: Vec<String> = lines
-        .take_while(|l| l.trim() != "```")
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_owned)
-        .collect();
-    assert!(!found.is_empty(), "the block `{opening}` is empty");
-    found
-}
-
-/// The backup unit's command, as systemd runs it.
 fn unit_command() -> String {
     BACKUP_UNIT
         .lines()
         .find_map(|l| l.strip_prefix("ExecStart="))
         .expect("ExecStart in dozor-basebackup.service")
         .to_owned()
-}
-
-/// A machine's paths put under a temporary directory: what is replaced, in order, by what.
-struct Machine {
-    _dir: std::sync::Arc<tempfile::TempDir>,
-    root: PathBuf,
-    places: Vec<(String, String)>,
-}
-
-impl Machine {
-    /// `/usr/local/bin`, `/etc/dozor` and `/mnt` under a new directory, with `dozor` installed;
-    /// the data directory `/var/lib/dozor/var` is `data_dir`.
-    fn new(data_dir: &Path) -> Machine {
-        let temp = tempfile::tempdir().unwrap();
-        let dir = temp.path().to_path_buf();
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-        for sub in ["usr/local/bin", "etc/dozor", "mnt"] {
-            std::fs::create_dir_all(dir.join(sub)).unwrap();
-        }
-        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_dozor"), dir.join("usr/local/bin/dozor"))
-            .unwrap();
-        let under = |p: &str| format!("{}{p}", dir.display());
-        let mut places = vec![
-            ("/usr/local/bin/".to_owned(), under("/usr/local/bin/")),
-            ("/etc/dozor/".to_owned(), under("/etc/dozor/")),
-            ("/mnt/dozor-backups".to_owned(), under("/mnt/dozor-backups")),
-            (
-                "/var/lib/dozor/var".to_owned(),
-                data_dir.display().to_string(),
-            ),
-            (
-                "/var/lib/postgresql/15/restored".to_owned(),
-                under("/restored"),
-            ),
-        ];
-        if !running_as_root() {
-            // PostgreSQL runs as this user then.
-            places.push(("-o postgres -g postgres ".to_owned(), String::new()));
-            places.push(("runuser -u postgres -- ".to_owned(), String::new()));
-        }
-        Machine {
-            _dir: std::sync::Arc::new(temp),
-            root: dir,
-            places,
-        }
-    }
-
-    fn with(mut self, from: &str, to: &str) -> Machine {
-        self.places.insert(0, (from.to_owned(), to.to_owned()));
-        self
-    }
-
-    fn place(&self, text: &str) -> String {
-        self.places
-            .iter()
-            .fold(text.to_owned(), |t, (from, to)| t.replace(from, to))
-    }
-
-    fn backups(&self) -> PathBuf {
-        self.root.join("mnt/dozor-backups")
-    }
-
-    /// A file installed by a documented command, with the machine's paths in it.
-    fn place_file(&self, path: &str) {
-        let path = PathBuf::from(self.place(path));
-        let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(&path, self.place(&text)).unwrap();
-    }
-
-    /// Runs each line of the documentation's block as written, with the machine's paths, from
-    /// the repository (the commands name `deploy/…`); each line's output.
-    fn run_block(&self, name: &str, moment: Option<&str>) -> Vec<Output> {
-        block(name)
-            .iter()
-            .map(|line| {
-                let mut line = self.place(line);
-                if let Some(moment) = moment {
-                    line = line.replace(DOCUMENTED_MOMENT, moment);
-                }
-                self.sh(&line)
-            })
-            .collect()
-    }
-
-    fn sh(&self, line: &str) -> Output {
-        let path = format!(
-            "{}:{}",
-            self.root.join("usr/local/bin").display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        Command::new("sh")
-            .args(["-c", line])
-            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-            .env("PATH", path)
-            .env_remove("DATABASE_URL")
-            .env_remove("DOZOR_DATA_DIR")
-            .env_remove("DOZOR_CHECKPOINT_WITNESS")
-            .output()
-            .unwrap()
-    }
-}
-
-fn running_as_root() -> bool {
-    std::fs::metadata("/proc/self").unwrap().uid() == 0
-}
-
-use std::os::unix::fs::MetadataExt as _;
-
-fn succeeded(line: &str, out: &Output) {
-    assert!(
-        out.status.success(),
-        "`{line}` failed ({}):\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn all_succeeded(name: &str, outs: &[Output]) {
-    for (line, out) in block(name).iter().zip(outs) {
-        succeeded(line, out);
-    }
-}
-
-#[derive(QueryableByName)]
-struct Text {
-    #[diesel(sql_type = diesel::sql_types::Text)]
-    text: String,
-}
-
-fn text(conn: &mut PgConnection, sql: &str) -> String {
-    diesel::sql_query(sql)
-        .get_result::<Text>(conn)
-        .unwrap()
-        .text
-}
-
-/// Waits until the witness file's latest checkpoint covers more than `index` entries.
-fn wait_for_witnessed(file: &Path, index: u64) {
-    poll_until(Duration::from_secs(30), Duration::from_millis(100), || {
-        let text = std::fs::read_to_string(file).unwrap_or_default();
-        let latest = text
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter_map(|c| c["size"].as_u64())
-            .next_back()
-            .unwrap_or(0);
-        if latest > index {
-            return Ok(());
-        }
-        Err(format!("no witnessed checkpoint past {index}: {text}"))
-    });
-}
-
-/// The WAL segment being written finished and archived (into the machine's `wal/`).
-fn archive_current_segment(url: &str, machine: &Machine) {
-    let mut conn = ledger::storage::connect(url).unwrap();
-    let segment = text(&mut conn, "SELECT pg_walfile_name(pg_switch_wal()) AS text");
-    let archived = machine.backups().join("wal").join(&segment);
-    poll_until(Duration::from_secs(30), Duration::from_millis(100), || {
-        if archived.is_file() {
-            return Ok(());
-        }
-        Err(format!("{} not archived", archived.display()))
-    });
-}
-
-/// Nothing but the primary's timeline in the archive: no restored copy wrote its own there.
-fn only_the_primarys_timeline(machine: &Machine) {
-    let names: Vec<String> = std::fs::read_dir(machine.backups().join("wal"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert!(!names.is_empty());
-    let foreign: Vec<&String> = names
-        .iter()
-        .filter(|n| !n.starts_with("00000001") || n.ends_with(".history"))
-        .collect();
-    assert!(foreign.is_empty(), "a restored copy archived {foreign:?}");
-}
-
-/// `dozor verify`'s report (the last line's output), which passed or failed as `passes` says.
-fn verify_report(outs: &[Output], passes: bool) -> Value {
-    let out = outs.last().unwrap();
-    assert_eq!(
-        out.status.success(),
-        passes,
-        "verify: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// Records before and after a restore point, witnessed: (size at the point, the final size,
@@ -447,26 +235,4 @@ fn the_documented_backup_and_restore_of_an_external_postgresql_restores_every_en
 
     archive_current_segment(&url, &machine);
     only_the_primarys_timeline(&machine);
-}
-
-/// Stops a restored copy left running by a failed drill.
-struct StopOnDrop(PathBuf, PathBuf);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        if self.0.join("postmaster.pid").exists() {
-            let pg_ctl = self.1.join("pg_ctl");
-            let mut command = if running_as_root() {
-                let mut c = Command::new("runuser");
-                c.args(["-u", "postgres", "--"]).arg(pg_ctl);
-                c
-            } else {
-                Command::new(pg_ctl)
-            };
-            let _ = command
-                .args(["stop", "-m", "immediate", "-D"])
-                .arg(&self.0)
-                .output();
-        }
-    }
 }

@@ -87,6 +87,23 @@ fn cluster_err(message: impl Into<String>) -> LedgerError {
     LedgerError::Cluster(message.into())
 }
 
+/// The tools of the PostgreSQL version that made the data directory `data` (its `PG_VERSION`)
+/// when Debian has them: a newer version installed beside it (before `pg_upgrade`) cannot
+/// start it.
+fn bin_dir_for(data: &Path) -> Result<PathBuf, LedgerError> {
+    if std::env::var_os("DOZOR_PG_BIN").is_none() {
+        if let Ok(version) = fs::read_to_string(data.join("PG_VERSION")) {
+            let dir = Path::new("/usr/lib/postgresql")
+                .join(version.trim())
+                .join("bin");
+            if dir.join("pg_ctl").is_file() {
+                return Ok(dir);
+            }
+        }
+    }
+    find_bin_dir()
+}
+
 /// Finds `initdb` and `pg_ctl`: `DOZOR_PG_BIN`, then `PATH`, then Debian's versioned directories.
 fn find_bin_dir() -> Result<PathBuf, LedgerError> {
     let has_tools = |dir: &Path| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file();
@@ -263,7 +280,12 @@ impl LocalCluster {
     /// promoted itself: before that it is read-only and holds only part of the ledger.
     fn start_managed(&mut self) -> Result<(), LedgerError> {
         let socket = self.socket_dir().display().to_string();
-        let options = format!("{DURABLE_SERVER_OPTIONS} -k {}", shell_quoted(&socket));
+        // Unix socket only, whatever postgresql.conf says (one made by `initdb` for `pg_upgrade`
+        // would listen on localhost).
+        let options = format!(
+            "{DURABLE_SERVER_OPTIONS} -c listen_addresses= -k {}",
+            shell_quoted(&socket)
+        );
         let recovery_signal = self.data_dir().join("recovery.signal");
         if !recovery_signal.exists() {
             return self.start_waiting(&options, START_WAIT_SECONDS);
@@ -381,7 +403,7 @@ impl LocalCluster {
         root: PathBuf,
         temp: Option<tempfile::TempDir>,
     ) -> Result<LocalCluster, LedgerError> {
-        let bin_dir = find_bin_dir()?;
+        let bin_dir = bin_dir_for(&root.join("data"))?;
         let run_as = if running_as_root() {
             Some(postgres_account()?)
         } else {
