@@ -403,8 +403,7 @@ impl Walk {
             let token = self
                 .last
                 .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-                .filter(|w| w.starts_with("dzr_"))
-                .last()
+                .rfind(|w| w.starts_with("dzr_"))
                 .unwrap_or_else(|| panic!("`{line}`: no token in:\n{}", self.last))
                 .to_owned();
             self.variables.push((name.to_owned(), token));
@@ -529,4 +528,121 @@ fn every_readme_command_runs_in_order_on_a_fresh_directory_the_simulations_twice
     for server in walk.servers.drain(..) {
         server.stop();
     }
+}
+
+#[test]
+fn months_run_again_after_later_ones_send_nothing_and_an_earlier_month_is_refused_naming_the_station(
+) {
+    let site = Site::new();
+    let server = site.serve();
+    let simulate = |month: &str, days: &str, seed: &str| {
+        site.dozor()
+            .args(["simulate", "--server", &server.http.base, "--month", month])
+            .args(["--days", days, "--seed", seed])
+            .args(["--game", "roulette", "--tables", "1", "--rounds", "4"])
+            .output()
+            .unwrap()
+    };
+    let summary = |out: std::process::Output| -> Value {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let officer = site.apikey("officer", "compliance");
+    let last_of = |table: &str| {
+        let (status, view) = server
+            .http
+            .get(&format!("/api/v1/tables/{table}"), Some(&officer));
+        assert_eq!(status, 200, "{view}");
+        view["last_record"].clone()
+    };
+    // September's first two days, then October's: R01 plays 2 × (open, 4 rounds, fill,
+    // credit, tips, drop, close) = 2 × 10 = 20 records a month.
+    let september = summary(simulate("2026-09", "2", "42"));
+    let october = summary(simulate("2026-10", "2", "42"));
+    for month in [&september, &october] {
+        assert_eq!(month["already_in_the_ledger"], 0, "{month}");
+        assert!(month["records_submitted"].as_u64().unwrap() > 20, "{month}");
+    }
+    assert_eq!(last_of("R01")["seq_no"], 40);
+    // September again, after October: found whole where it starts, nothing sent.
+    let again = summary(simulate("2026-09", "2", "42"));
+    assert_eq!(again["records_submitted"], 0, "{again}");
+    assert_eq!(
+        again["already_in_the_ledger"],
+        september["records_of_the_month"]
+    );
+    // August cannot go before September's records; a month of another seed cannot go over
+    // September; a longer September cannot follow its two days with October after them.
+    // Each is refused in one line naming the station, and nothing is sent.
+    let (r01, cage) = (last_of("R01"), last_of("CAGE"));
+    for (month, days, seed, says) in [
+        ("2026-08", "2", "42", "R01 holds records played after 2026-08 (from seq_no 1,"),
+        ("2026-09", "2", "7", "R01 already holds records of this month or later that are not this simulation's 2026-09 (seq_no 1 to 40,"),
+        ("2026-09", "3", "42", "R01 already holds records of this month or later that are not this simulation's 2026-09 (seq_no 1 to 40,"),
+    ] {
+        let out = simulate(month, days, seed);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("dozor:")).collect();
+        assert!(
+            lines.len() == 1 && lines[0].starts_with(&format!("dozor: {says}")),
+            "{stderr}"
+        );
+    }
+    assert_eq!((last_of("R01"), last_of("CAGE")), (r01, cage));
+    // The key each run made to read the stations' records is revoked.
+    let keys = site.dozor().args(["apikey", "list"]).succeeds();
+    let keys = String::from_utf8_lossy(&keys.stdout).into_owned();
+    let readers: Vec<&str> = keys
+        .lines()
+        .filter(|l| l.contains("simulator-reader-"))
+        .collect();
+    assert!(!readers.is_empty(), "{keys}");
+    assert!(readers.iter().all(|l| l.contains("revoked")), "{keys}");
+}
+
+#[test]
+fn a_second_simulation_deals_on_at_its_tables_and_passes_over_those_of_another_seed() {
+    let site = Site::new();
+    let server = site.serve();
+    let simulate = |seed: &str| -> Value {
+        let out = site
+            .dozor()
+            .args(["simulate", "--server", &server.http.base, "--seed", seed])
+            .args(["--tables", "2", "--rounds", "5"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let first = simulate("42");
+    let again = simulate("42");
+    let other = simulate("7");
+    for (run, tables, passed_over) in [
+        (&first, json!(["SIM-R01", "SIM-R02"]), json!([])),
+        (&again, json!(["SIM-R01", "SIM-R02"]), json!([])),
+        (
+            &other,
+            json!(["SIM-R03", "SIM-R04"]),
+            json!(["SIM-R01", "SIM-R02"]),
+        ),
+    ] {
+        assert_eq!(run["tables"], tables, "{run}");
+        assert_eq!(run["tables_passed_over"], passed_over, "{run}");
+        // 2 tables × 5 rounds, each appended.
+        assert_eq!(run["http_status_counts"], json!({"201": 10}), "{run}");
+    }
+    // The second run went on from the first's last seq_no: 5 + 5 rounds at SIM-R01.
+    let officer = site.apikey("officer", "compliance");
+    let (status, table) = server.http.get("/api/v1/tables/SIM-R01", Some(&officer));
+    assert_eq!(status, 200, "{table}");
+    assert_eq!(table["last_seq_no"], 10, "{table}");
 }
