@@ -107,6 +107,43 @@ fn after_a_rotation_every_command_finds_the_new_key_in_the_default_file_and_the_
     server.stop();
     let report = json(&dozor(&site).arg("verify").succeeds());
     assert!(report["failure"].is_null(), "{report}");
+    // The nightly unit's command as systemd runs it (its escapes undone), with the data
+    // directory as dozor.env would give it and nothing else.
+    let unit = include_str!("../../deploy/systemd/dozor-nightly.service");
+    let exec = unit
+        .split("ExecStart=")
+        .nth(1)
+        .unwrap()
+        .split("\n")
+        .scan(true, |going_on, line| {
+            let take = std::mem::replace(going_on, line.ends_with('\\'));
+            take.then(|| line.trim_end_matches('\\').to_owned())
+        })
+        .collect::<String>()
+        .replace("$$", "$")
+        .replace("%%", "%")
+        .replace("/usr/local/bin/dozor", env!("CARGO_BIN_EXE_dozor"));
+    let script = exec
+        .strip_prefix("/bin/sh -c '")
+        .and_then(|s| s.strip_suffix('\''))
+        .unwrap();
+    std::process::Command::new("sh")
+        .args(["-c", script])
+        .current_dir(site.path())
+        .env("DOZOR_DATA_DIR", site.path())
+        .env_remove("DATABASE_URL")
+        .env_remove("DOZOR_OWNER_DATABASE_URL")
+        .env_remove("DOZOR_OPERATOR_KEY")
+        .env_remove("DOZOR_CHECKPOINT_WITNESS")
+        .succeeds();
+    let verified = std::fs::read_dir(site.path().join("verify"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(verified).unwrap()).unwrap();
+    assert!(report["failure"].is_null(), "{report}");
     let keys = json(&dozor(&site).args(["log", "keys"]).succeeds());
     assert_eq!(
         keys[0]["verifier_key"],
