@@ -10,6 +10,8 @@ mod common;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
+use std::time::Duration;
+
 use common::pki::openssl;
 use common::*;
 
@@ -179,6 +181,76 @@ fn openssl_verifies_the_answer(dir: &Path, answer: &str) {
     );
 }
 
+/// `dozor serve` on the rehearsal's ledger with `dir/dozor.toml` (its `[delivery]` the
+/// rehearsal's), and `curl` (OpenSSL's TLS) downloading as the Ministry with the rehearsal's
+/// client certificate, trusting the operator's CA: the HTTP status and the body.
+fn curl_from_the_served_rehearsal(dir: &Path, listen: &str) -> (String, Vec<u8>) {
+    struct Stopped(std::process::Child);
+    impl Drop for Stopped {
+        fn drop(&mut self) {
+            // SIGTERM: the server stops its PostgreSQL as it exits.
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &self.0.id().to_string()])
+                .status();
+            let _ = self.0.wait();
+        }
+    }
+    let api = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let log = std::fs::File::create(dir.join("serve.log")).unwrap();
+    let mut server = Stopped(
+        dozor()
+            .arg("--data-dir")
+            .arg(dir.join("ledger"))
+            .args([
+                "serve",
+                "--nightly-at",
+                "off",
+                "--bind",
+                &api.to_string(),
+                "--config",
+            ])
+            .arg(dir.join("dozor.toml"))
+            .env_remove("DATABASE_URL")
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    );
+    poll::poll_until(Duration::from_secs(60), Duration::from_millis(100), || {
+        if let Some(status) = server.0.try_wait().unwrap() {
+            panic!(
+                "serve exited ({status}): {}",
+                std::fs::read_to_string(dir.join("serve.log")).unwrap()
+            );
+        }
+        std::net::TcpStream::connect(listen).map_err(|e| e.to_string())
+    });
+    let out = std::process::Command::new("curl")
+        .current_dir(dir)
+        .args([
+            "-s",
+            "--max-time",
+            "20",
+            "-o",
+            "curled",
+            "-w",
+            "%{http_code}",
+        ])
+        .args(["--cacert", "keys/ca.pem", "--cert", "mf/mf-klient-1.pem"])
+        .args(["--key", "ministerstvo/mf-klient-1.key"])
+        .arg(format!("https://{listen}/data/{NAME}.zip.p7e.p7s"))
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&out.stdout).into_owned();
+    (
+        status,
+        std::fs::read(dir.join("curled")).unwrap_or_default(),
+    )
+}
+
 #[test]
 fn a_rehearsal_delivers_to_the_playing_ministry_and_records_its_confirmation_apart() {
     let casino = Casino::new();
@@ -339,6 +411,22 @@ fn a_rehearsal_delivers_to_the_playing_ministry_and_records_its_confirmation_apa
         use sha2::Digest as _;
         hex::encode(sha2::Sha256::digest(&sealed))
     });
+    // `serve` with the rehearsal's [delivery] section serves the same file to `curl` with the
+    // Ministry's certificate: OpenSSL's TLS takes the listener's certificate and the listener
+    // the client's, and the download is recorded too.
+    let listen = section
+        .lines()
+        .find_map(|l| l.strip_prefix("listen = "))
+        .unwrap()
+        .trim_matches('"')
+        .to_owned();
+    let (status, curled) = curl_from_the_served_rehearsal(&dir, &listen);
+    assert_eq!(status, "200");
+    assert_eq!(curled, sealed);
+    let listed: serde_json::Value =
+        serde_json::from_slice(&casino.rehearsed_deliveries(true, None).stdout).unwrap();
+    assert_eq!(listed[0]["downloads"], 2, "{listed}");
+
     // The same in Czech, as the officer reads it.
     let table = String::from_utf8(casino.rehearsed_deliveries(false, None).stdout).unwrap();
     let lines: Vec<&str> = table.lines().collect();
@@ -347,7 +435,7 @@ fn a_rehearsal_delivers_to_the_playing_ministry_and_records_its_confirmation_apa
         "{table}"
     );
     assert!(
-        lines[1].starts_with(NAME) && lines[1].contains("potvrzen") && lines[1].contains("1×"),
+        lines[1].starts_with(NAME) && lines[1].contains("potvrzen") && lines[1].contains("2×"),
         "{table}"
     );
 
