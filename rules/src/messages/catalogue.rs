@@ -86,20 +86,20 @@ pub const MESSAGES: &[(&str, &str)] = &[
         "box {n}: hlavních sázek {n2}, plán dovoluje nejvýše {n3} na box",
     ),
     (
-        "{i} appears more than {n} times, more than a {n2}-deck shoe holds",
-        "{i} se objevuje víc než {n}×, víc, než obsahuje bota o {n2} balíčcích",
+        "{c} appears more than {n} times, more than a {n2}-deck shoe holds",
+        "{c} se objevuje víc než {n}×, víc, než obsahuje bota o {n2} balíčcích",
     ),
     (
         "the dealer stood on {n} but must draw to 17",
         "krupiér stál na {n}, ale musí brát do 17",
     ),
     (
-        "the dealer drew {v} on {n}, where the plan says stand",
-        "krupiér bral {v} na {n}, kde plán říká stát",
+        "the dealer drew {c} on {n}, where the plan says stand",
+        "krupiér bral {c} na {n}, kde plán říká stát",
     ),
     (
-        "the dealer drew {v} although every player hand was settled",
-        "krupiér bral {v}, ačkoli všechny ruce hráčů byly vypořádány",
+        "the dealer drew {c} although every player hand was settled",
+        "krupiér bral {c}, ačkoli všechny ruce hráčů byly vypořádány",
     ),
     ("box {n}, hand {n2}: {t}", "box {n}, ruka {n2}: {t}"),
     // A void hand of any card game.
@@ -531,12 +531,12 @@ pub const PARTS: &[(&str, &str)] = &[
     ("a table seats at most {n}, not {n2}", "ke stolu se vejde nejvýše {n} hráčů, ne {n2}"),
     ("a seat number 1 to {n}, not {n2}", "číslo místa 1 až {n}, ne {n2}"),
     (
-        "{i} is dealt twice; one deck holds each card once",
-        "{i} je rozdána dvakrát; balíček má každou kartu jednou",
+        "{c} is dealt twice; one deck holds each card once",
+        "{c} je rozdána dvakrát; balíček má každou kartu jednou",
     ),
     (
-        "{i} is dealt twice; a one-deck game holds each card once",
-        "{i} je rozdána dvakrát; hra s jedním balíčkem má každou kartu jednou",
+        "{c} is dealt twice; a one-deck game holds each card once",
+        "{c} je rozdána dvakrát; hra s jedním balíčkem má každou kartu jednou",
     ),
     (
         "blinds must be positive, the big blind at least the small one",
@@ -587,9 +587,9 @@ pub const PARTS: &[(&str, &str)] = &[
         "outside fantasy land the deal is 5 cards, then 4 × 3; got groups of {v}",
         "mimo fantasy land se rozdává 5 karet, pak 4 × 3; skupiny byly {v}",
     ),
-    ("{i} is dealt twice to the player", "{i} je hráči rozdána dvakrát"),
-    ("{i} is dealt to two players (one deck)", "{i} je rozdána dvěma hráčům (jeden balíček)"),
-    ("{i} appears twice in the rows and discards", "{i} je dvakrát v řadách a odhozech"),
+    ("{c} is dealt twice to the player", "{c} je hráči rozdána dvakrát"),
+    ("{c} is dealt to two players (one deck)", "{c} je rozdána dvěma hráčům (jeden balíček)"),
+    ("{c} appears twice in the rows and discards", "{c} je dvakrát v řadách a odhozech"),
     (
         "{n} is not a pocket of a single-zero wheel (0-36)",
         "{n} není pole kola s jednou nulou (0–36)",

@@ -14,6 +14,7 @@
 //! - `n`: a whole number; `i`: one word (a bet id, a player, a card, a field), kept as it is;
 //! - `v`: any text kept as it is (lists of seats, of cards, of players);
 //! - `l`: numbers joined by ` or ` (read `nebo`);
+//! - `c`: cards as the rules write them, `Td 5s` (read as people write them: `10♦ 5♠`);
 //! - `d`: a time as the rules write it, `2026-10-01 20:00` (read `1. 10. 2026 20:00`);
 //! - `k`: a bet kind's code, `b`: a money wheel's box, both named by the caller's names;
 //! - `w`: a code word of the rules (a street, a poker action, a hand's category, a reason a
@@ -140,6 +141,7 @@ fn slot(name: &str, value: &str, names: &BetKindNames<'_>) -> Option<String> {
             .split(" or ")
             .all(number)
             .then(|| value.replace(" or ", " nebo ")),
+        'c' => cards(value),
         'd' => time(value),
         'k' => word(value).then(|| names("", value)),
         'b' => word(value).then(|| names("money_wheel", value)),
@@ -168,6 +170,33 @@ fn amount(value: &str) -> Option<String> {
         && !whole.is_empty()
         && whole.bytes().all(|b| b.is_ascii_digit() || b == b' ');
     ok.then(|| value.to_owned())
+}
+
+/// Cards as people write them: `10♦ 5♠` for `Td 5s`; none when `value` is not cards.
+fn cards(value: &str) -> Option<String> {
+    let faces: Option<Vec<String>> = value
+        .split(' ')
+        .map(|card| {
+            let mut chars = card.chars();
+            let (Some(rank), Some(suit), None) = (chars.next(), chars.next(), chars.next()) else {
+                return None;
+            };
+            let rank = match rank {
+                'T' => "10".to_owned(),
+                '2'..='9' | 'J' | 'Q' | 'K' | 'A' => rank.to_string(),
+                _ => return None,
+            };
+            let suit = match suit {
+                's' => '♠',
+                'h' => '♥',
+                'd' => '♦',
+                'c' => '♣',
+                _ => return None,
+            };
+            Some(format!("{rank}{suit}"))
+        })
+        .collect();
+    faces.map(|f| f.join(" "))
 }
 
 /// `2026-10-01 20:00` as Czech write it: `1. 10. 2026 20:00`.

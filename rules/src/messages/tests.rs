@@ -114,6 +114,7 @@ fn sample(name: &str) -> String {
         Some('i') => "b1".into(),
         Some('v') => "1, 2".into(),
         Some('l') => "1 or 2".into(),
+        Some('c') => "Td".into(),
         Some('d') => "2026-10-01 20:00".into(),
         Some('k') => "tiers".into(),
         Some('b') => "2x".into(),
@@ -154,7 +155,7 @@ fn messages_of_every_game_read_in_czech() {
         "bet b1: numbers [1, 5] are not a split of the layout; such a bet cannot be accepted and its stake of 100,00 Kč must be returned",
         "box 2, hand 1: `hit` on a bust hand",
         "box 2, hand 2: `double` on 21",
-        "the dealer drew K♠ 5♦ on 18, where the plan says stand",
+        "the dealer drew Ks 5d on 18, where the plan says stand",
         "seat 3 (Novák): overpaid; handed 1 200,00 Kč, the pots give 1 000,00 Kč",
         "pot 1: the dealer made 300,00 Kč for seats 1, 2, 3; the chips put in make no such pot",
         "seat 4 acts out of turn on the pre-flop: seat 5 is to act",
@@ -168,13 +169,22 @@ fn messages_of_every_game_read_in_czech() {
         "P9: overpaid; paid 1 500,00 Kč, the plan requires 1 000,00 Kč (refund of everything paid in)",
         "fee 900,00 Kč: 10 % of the prize pool 9 000,00 Kč is 818,18 Kč",
         "12 000,00 Kč paid out, more than the prize pool of 11 000,00 Kč",
-        "board: 7♣ is dealt twice; one deck holds each card once. The round cannot have happened as recorded; it is kept as evidence and its settlement is not judged",
+        "board: 7c is dealt twice; one deck holds each card once. The round cannot have happened as recorded; it is kept as evidence and its settlement is not judged",
         "deal: the deal has no card left for box 2's second card. The round cannot have happened as recorded; it is kept as evidence and its settlement is not judged",
         "b5 (perfect_pairs): the hand is void (duplicate_card), so 50,00 Kč must go back; 0,00 Kč was",
         "spin 12 turned the wheel clockwise as spin 11 did: the plan makes a spin whose wheel was not reversed void (chybné roztočení), yet it was settled",
     ] {
         assert_czech(message);
     }
+    assert_eq!(
+        cs("the dealer drew Ks 5d on 18, where the plan says stand"),
+        "krupiér bral K♠ 5♦ na 18, kde plán říká stát"
+    );
+    assert_eq!(
+        cs("board: Td is dealt twice; one deck holds each card once. The round cannot have happened as recorded; it is kept as evidence and its settlement is not judged"),
+        "board: 10♦ je rozdána dvakrát; balíček má každou kartu jednou. Kolo nemohlo proběhnout \
+         tak, jak je zapsáno; je uchováno jako důkaz a jeho vypořádání se neposuzuje"
+    );
     assert_eq!(
         cs("the results list 2 places; with 30 entries the plan pays 4"),
         "výsledky uvádějí míst: 2; při 30 vstupech plán platí 4"
