@@ -225,6 +225,16 @@ fn new_key() -> Result<rsa::RsaPrivateKey, DeliveryError> {
     rsa::RsaPrivateKey::new(&mut rand::thread_rng(), KEY_BITS).map_err(cms)
 }
 
+/// A password for a throwaway PKCS#12 file: 24 random letters and digits.
+pub fn random_password() -> String {
+    use rand::Rng as _;
+    rand::thread_rng()
+        .sample_iter(rand::distributions::Alphanumeric)
+        .take(24)
+        .map(char::from)
+        .collect()
+}
+
 impl Issued {
     /// A self-signed certificate authority named `subject` (`CN=…,O=…,C=CZ`), valid for
     /// `days` days from now.
