@@ -525,8 +525,67 @@ fn every_readme_command_runs_in_order_on_a_fresh_directory_the_simulations_twice
     assert!(std::fs::read(walk.dir.path().join("today.xlsx"))
         .unwrap()
         .starts_with(b"PK"));
+    // The month's report a person reads on a terminal (a terminal of `script`'s): a table in
+    // Czech, its first line the month's roulette as the JSON gives it.
+    let json: Value = serde_json::from_str(
+        &walk
+            .run("cargo run --release -- report rtp --month 2026-10 --game roulette --format json"),
+    )
+    .unwrap();
+    let terminal = walk
+        .sh("script -qec \"$DOZOR report rtp --month 2026-10 --game roulette\" /dev/null")
+        .output()
+        .unwrap();
+    assert!(terminal.status.success(), "{terminal:?}");
+    let table = String::from_utf8(terminal.stdout)
+        .unwrap()
+        .replace('\r', "");
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines[0], "RTP 2026-10", "{table}");
+    assert!(
+        lines[2].starts_with("Herní den") && lines[2].contains("Vsazeno (Kč)"),
+        "{table}"
+    );
+    let month = &json["rows"][0];
+    assert!(month["gaming_day"].is_null(), "{month}");
+    let cells: Vec<&str> = lines[4]
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    // The whole month's line: its words, then the rounds and the stakes as a Czech reader
+    // writes them (thousands apart by a space, a decimal comma).
+    assert_eq!(&cells[..3], ["celý měsíc", "Ruleta", "celkem"], "{table}");
+    assert_eq!(
+        cells[3],
+        czech(month["rounds"].as_i64().unwrap() * 100, false),
+        "{table}"
+    );
+    assert_eq!(
+        cells[4],
+        czech(month["stakes_h"].as_i64().unwrap(), true),
+        "{table}"
+    );
     for server in walk.servers.drain(..) {
         server.stop();
+    }
+}
+
+/// `h` haléře as koruny with two decimals (or, `with_halere` false, `h / 100` as a whole
+/// number), thousands apart by a space: groups of three cut from the right.
+fn czech(h: i64, with_halere: bool) -> String {
+    let digits: Vec<char> = (h.abs() / 100).to_string().chars().collect();
+    let groups: Vec<String> = digits
+        .rchunks(3)
+        .rev()
+        .map(|g| g.iter().collect())
+        .collect();
+    let sign = if h < 0 { "-" } else { "" };
+    let whole = format!("{sign}{}", groups.join(" "));
+    if with_halere {
+        format!("{whole},{:02}", h.abs() % 100)
+    } else {
+        whole
     }
 }
 

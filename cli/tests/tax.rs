@@ -364,7 +364,7 @@ fn bad_input_is_one_line_and_a_failure() {
     assert!(e.contains("`2026-09`"), "{e}");
     let e = refusal(&["2026Q3", "--format", "xml"], None);
     assert!(
-        e.contains("--format must be csv, json, csv-cz or xlsx"),
+        e.contains("--format must be table, csv, json, csv-cz or xlsx"),
         "{e}"
     );
     // A rates file that does not parse, one that is not valid, one that is missing.
