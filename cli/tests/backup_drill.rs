@@ -22,6 +22,7 @@ use drill::{
     verify_report, wait_for_witnessed, Machine, StopOnDrop,
 };
 use ledger::storage::cluster::LocalCluster;
+use serde_json::Value;
 
 const BACKUP_UNIT: &str = include_str!("../../deploy/systemd/dozor-basebackup.service");
 
@@ -156,6 +157,35 @@ fn the_documented_backup_and_restore_of_the_cluster_dozor_runs_itself_restore_in
         pitr.postmaster(),
         None,
         "a failed verify left the copy running"
+    );
+
+    // A copy that stays read-only (a standby of the archive): verify reads it as it is, with no
+    // CREATE DATABASE, and stops it after.
+    let standby = Site::new();
+    let restored = standby.path().join("pg/data");
+    let out = machine.sh(&format!("dozor-backup restore --to {}", restored.display()));
+    succeeded("dozor-backup restore", &out);
+    std::fs::rename(
+        restored.join("recovery.signal"),
+        restored.join("standby.signal"),
+    )
+    .unwrap();
+    let out = standby
+        .dozor()
+        .args(["verify", "--operator-key"])
+        .arg(site.path().join("operator.key"))
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert!(
+        out.status.success() && report["failure"].is_null(),
+        "{report} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        standby.postmaster(),
+        None,
+        "verify left the standby running"
     );
 
     // The primary went on archiving its own timeline only.

@@ -3,10 +3,48 @@
 use std::path::{Path, PathBuf};
 
 use super::cluster::LocalCluster;
-use super::connection::{connect, migrate, require_migrated};
+use std::collections::HashSet;
+
+use diesel::prelude::*;
+
+use super::connection::{connect, migrate, require_migrated, PgConnection, MIGRATIONS};
 use crate::error::LedgerError;
 
 pub const MANAGED_DATABASE: &str = "dozor";
+
+#[derive(QueryableByName)]
+struct Applied {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    version: String,
+}
+
+/// Fails unless every migration of this dozor is applied, also on a copy that takes no writes
+/// (a standby, a restore still replaying), where diesel's own check would try to create its
+/// table: there the applied versions are read.
+fn require_current_schema(conn: &mut PgConnection) -> Result<(), LedgerError> {
+    if super::reads::takes_writes(conn)? {
+        return require_migrated(conn);
+    }
+    let applied: HashSet<String> =
+        diesel::sql_query("SELECT version::text AS version FROM __diesel_schema_migrations")
+            .load::<Applied>(conn)?
+            .into_iter()
+            .map(|a| a.version)
+            .collect();
+    let known = diesel::migration::MigrationSource::<diesel::pg::Pg>::migrations(&MIGRATIONS)
+        .map_err(|e| LedgerError::Migration(e.to_string()))?;
+    match known
+        .iter()
+        .find(|m| !applied.contains(&m.name().version().to_string()))
+    {
+        Some(missing) => Err(LedgerError::Migration(format!(
+            "the database's schema is older than this dozor (it lacks {}), and it takes no writes \
+             (a standby, or a restore not yet promoted): migrate its primary",
+            missing.name()
+        ))),
+        None => Ok(()),
+    }
+}
 
 /// Which PostgreSQL a command uses, as its command line gives it: `DATABASE_URL`, or else the
 /// data directory under which dozor runs its own cluster.
@@ -83,7 +121,7 @@ impl Database {
     /// tree building; the schema must be current.
     pub fn open_for_reading(url: Option<String>, data_dir: &Path) -> Result<Database, LedgerError> {
         let database = Self::start(url, data_dir)?;
-        require_migrated(&mut connect(&database.url)?)?;
+        require_current_schema(&mut connect(&database.url)?)?;
         Ok(database)
     }
 
