@@ -25,6 +25,11 @@ struct Casino {
 
 impl Casino {
     fn new() -> Casino {
+        Casino::on(ledger::storage::testing::fresh_database().unwrap())
+    }
+
+    /// The casino whose real ledger is the database at `url`.
+    fn on(url: String) -> Casino {
         let dir = tempfile::tempdir().unwrap();
         // The rehearsal's PostgreSQL runs as `postgres` and walks into this folder.
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -34,10 +39,7 @@ impl Casino {
         )
         .unwrap();
         std::fs::write(dir.path().join("dozor.toml"), OPERATOR_CONFIG).unwrap();
-        Casino {
-            dir,
-            url: ledger::storage::testing::fresh_database().unwrap(),
-        }
+        Casino { dir, url }
     }
 
     fn rehearsal(&self) -> PathBuf {
@@ -251,13 +253,31 @@ fn curl_from_the_served_rehearsal(dir: &Path, listen: &str) -> (String, Vec<u8>)
     )
 }
 
-#[test]
-fn a_rehearsal_delivers_to_the_playing_ministry_and_records_its_confirmation_apart() {
-    let casino = Casino::new();
+#[actix_web::test]
+async fn a_rehearsal_delivers_to_the_playing_ministry_and_records_its_confirmation_apart() {
+    // Two gaming days of October at a roulette and a blackjack table, 5 rounds a table a day,
+    // and the cage, submitted as the tables submit them.
+    let (state, url) = api_state();
+    let app = test_app(&state).await;
+    let tables = [("R01", "roulette"), ("BJ1", "blackjack")];
+    simulated::submit_simulated_tables(
+        &app,
+        simulated::october(2, 5, 0.0, 7),
+        &tables,
+        Some("CAGE"),
+    )
+    .await;
+    let casino = Casino::on(url);
     let before = casino.ledger_size();
     let out = casino.rehearse(&[]);
     assert!(out.status.success(), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    // A period a table a day (2 × 2), one a cage day (2); 2 tables × 2 days × 5 rounds = 20.
+    assert!(
+        step(&stdout, "package")
+            .contains("4 table periods, 2 cage periods, 0 tournaments, 20 rounds"),
+        "{stdout}"
+    );
     let dir = casino.rehearsal();
 
     // Every step said, in order, and the verdict last.
