@@ -168,10 +168,15 @@ impl Builder<'_> {
 
     fn void(&mut self) {
         if self.verdict.is_some_and(|v| v["void"] == true) {
-            let reason = self
+            let code = self
                 .verdict
                 .map(|v| text(&v["void_reason"]))
                 .unwrap_or_default();
+            // Why, in Czech by the rules' words (the code itself when it has none).
+            let reason = match self.language {
+                Language::Czech => rules::messages::word(&code).map_or(code, str::to_owned),
+                Language::English => code,
+            };
             let value = format!("{} {reason}", self.word("ano", "yes"))
                 .trim()
                 .to_owned();

@@ -47,19 +47,25 @@ impl Builder<'_> {
             .map(|v| text(&v["segment_label"]))
             .unwrap_or_default();
         let segment = text(&self.record["outcome"]["segment"]);
+        // The label is the box the segment pays (`25x_black`): named as the bets' column names it.
+        let label = if label.is_empty() {
+            label
+        } else {
+            crate::words::bet_kind_name("money_wheel", &label, self.language)
+        };
         self.layout.headline = if label.is_empty() {
             self.word("Neplatné roztočení", "Void spin").to_owned()
         } else {
             format!(
                 "{} {label}",
-                self.word("Kolo zastavilo na", "The wheel stopped on")
+                self.word("Kolo zastavilo:", "The wheel stopped on")
             )
         };
-        self.fact(
-            "Pole",
-            "Segment",
-            format!("{segment} {label}").trim().to_owned(),
-        );
+        let stopped = match label.is_empty() {
+            true => segment,
+            false => format!("{segment} ({label})"),
+        };
+        self.fact("Segment", "Segment", stopped.trim().to_owned());
         self.fact("Otáčky", "Turns", text(&self.record["outcome"]["turns"]));
     }
 }

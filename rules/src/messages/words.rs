@@ -84,6 +84,18 @@ pub const WORDS: &[(&str, &str)] = &[
     ("duplicate_card", "zdvojená karta"),
     ("premature_card", "předčasně odkrytá karta"),
     ("inspector_decision", "rozhodnutí inspektora"),
+    // Why a spin was void (roulette's `VoidReason`, the wheels' `WheelVoidReason`).
+    (
+        "wheel_not_reversed",
+        "kolo se netočilo opačně (chybné roztočení)",
+    ),
+    (
+        "ball_spun_with_wheel",
+        "kulička vhozena ve směru rotoru (chybné roztočení)",
+    ),
+    ("too_few_revolutions", "kulička oběhla příliš málokrát"),
+    ("too_few_turns", "kolo se otočilo příliš málokrát"),
+    ("pointer_between_segments", "ukazatel mezi poli"),
     // A tournament's entries and formats (their `Debug`).
     ("BuyIn", "buy-in"),
     ("ReEntry", "re-entry"),

@@ -35,8 +35,11 @@ fn a_money_wheel_shows_the_segment_its_label_and_marks_a_losing_box_paid() {
     ]});
     let (layout, findings) = judged_layout(&record, &setup, Language::Czech);
     assert_eq!(findings, ["overpaid"]);
-    assert_eq!(layout.headline, "Kolo zastavilo na 25x_pink");
-    assert_eq!(facts(&layout), [("Pole", "35 25x_pink"), ("Otáčky", "5")]);
+    assert_eq!(layout.headline, "Kolo zastavilo: pole 25x růžové");
+    assert_eq!(
+        facts(&layout),
+        [("Segment", "35 (pole 25x růžové)"), ("Otáčky", "5")]
+    );
     assert_eq!(
         cells(&layout, "Sázky"),
         [
