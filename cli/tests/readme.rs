@@ -30,28 +30,37 @@ fn readme_command(prefix: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn the_readmes_month_is_accepted_whole_once_and_gives_a_valid_package() {
-    let site = Site::new();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
-        .port();
-    // `cp deploy/dozor.example.toml var/dozor.toml`, on a port of its own (the simulator must
-    // find the server there without being told).
+        .port()
+}
+
+/// The example configuration as shipped, listening on `port`, and without the server's own
+/// nightly run (which would race the README's `report nightly` and the tests' counts).
+fn example_config(port: u16) -> String {
     let example = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../deploy/dozor.example.toml"
     ))
     .unwrap();
-    assert!(example.contains("listen = \"127.0.0.1:8080\""));
-    let config = example
-        .replace(
-            "listen = \"127.0.0.1:8080\"",
-            &format!("listen = \"127.0.0.1:{port}\""),
-        )
-        .replace("nightly_at = \"06:30\"", "nightly_at = \"off\"");
+    for setting in ["listen = \"127.0.0.1:8080\"", "nightly_at = \"06:30\""] {
+        assert!(example.contains(setting), "{setting}");
+    }
+    example
+        .replace("127.0.0.1:8080", &format!("127.0.0.1:{port}"))
+        .replace("nightly_at = \"06:30\"", "nightly_at = \"off\"")
+}
+
+#[test]
+fn the_readmes_month_is_accepted_whole_once_and_gives_a_valid_package() {
+    let site = Site::new();
+    let port = free_port();
+    // `cp deploy/dozor.example.toml var/dozor.toml`, on a port of its own (the simulator must
+    // find the server there without being told).
+    let config = example_config(port);
     std::fs::write(site.path().join("dozor.toml"), config).unwrap();
     let server = site.serve_as_configured(port);
 
@@ -292,25 +301,10 @@ impl Walk {
         let dir = tempfile::tempdir().unwrap();
         // PostgreSQL (the `postgres` user when the tests run as root) must reach var/pg.
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         // The example configuration as shipped, on a port of the test's own (the README's
-        // `127.0.0.1:8080` is that port throughout) and without the server's own nightly
-        // run, which would race the README's `report nightly` in the same minutes.
-        let example = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../deploy/dozor.example.toml"
-        ))
-        .unwrap();
-        for setting in ["listen = \"127.0.0.1:8080\"", "nightly_at = \"06:30\""] {
-            assert!(example.contains(setting), "{setting}");
-        }
-        let example = example
-            .replace("127.0.0.1:8080", &format!("127.0.0.1:{port}"))
-            .replace("nightly_at = \"06:30\"", "nightly_at = \"off\"");
+        // `127.0.0.1:8080` is that port throughout).
+        let example = example_config(port);
         std::fs::create_dir_all(dir.path().join("deploy")).unwrap();
         std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
         std::fs::write(dir.path().join("deploy/dozor.example.toml"), example).unwrap();
