@@ -178,7 +178,7 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ),
     (
         "delivery_not_configured",
-        "no [delivery] section: the Ministry's certificates and the operator's seal",
+        "no [delivery] section: the Ministry's certificates and the operator's seal (`dozor report mf rehearse` tries a delivery without them)",
     ),
     // The Ministry's listener.
     ("unknown_file", "no delivered package's sealed file of this name"),

@@ -113,7 +113,7 @@ pub async fn package(
         .clone()
         .ok_or_else(|| ApiError::Conflict {
             code: "not_configured",
-            message: "the operator and its premises are not configured (dozor.toml)".into(),
+            message: "the operator and its premises are not configured: [operator] and [[premises]] in dozor.toml, then `kill -HUP` the server".into(),
             details: serde_json::json!({}),
         })?;
     let (issued, new, provisional) = on_primary(state, move |conn, state| -> Result<_, ApiError> {
