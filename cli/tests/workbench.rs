@@ -530,6 +530,58 @@ async fn the_workbench_page_filters_sorts_pages_and_resolves_a_whole_round() {
         .and_then(|rest| rest.split('"').next())
         .unwrap()
         .to_owned();
+    // A form the page refuses: why, in Czech (the ledger's English reason read by the
+    // catalogue, or the form's own check), and the page keeps what was typed.
+    let post = |form: String| {
+        let app = &app;
+        async move {
+            let response = test::call_service(
+                app,
+                test::TestRequest::post()
+                    .uri("/workbench/findings/3.0/resolutions")
+                    .insert_header(bearer(dozor_log::access::Role::Compliance))
+                    .insert_header(("sec-fetch-site", "same-origin"))
+                    .insert_header(("content-type", "application/x-www-form-urlencoded"))
+                    .set_payload(form)
+                    .to_request(),
+            )
+            .await;
+            let status = response.status().as_u16();
+            let body = test::read_body(response).await;
+            (status, String::from_utf8(body.to_vec()).unwrap())
+        }
+    };
+    let (status, refused) = post(format!(
+        "token={token}&state=dismissed&amount_settled=&reason=&comment=Kamera+%3C1%3E&scope=round"
+    ))
+    .await;
+    assert_eq!(status, 422, "{refused}");
+    shows(
+        &refused,
+        &[
+            "Zamítnutí nálezu potřebuje důvod o 1 až 500 znacích.",
+            "<option value=\"dismissed\" selected>",
+            "required>Kamera &lt;1&gt;</textarea>",
+            "name=\"scope\" value=\"round\" checked>",
+        ],
+    );
+    let (status, refused) = post(format!(
+        "token={token}&state=confirmed&amount_settled=sto&reason=viz+video&comment=x"
+    ))
+    .await;
+    assert_eq!(status, 422, "{refused}");
+    shows(
+        &refused,
+        &[
+            "Částka se píše v korunách, např. 1 234,50, ne `sto`",
+            "value=\"sto\"",
+            "value=\"viz video\"",
+            "required>x</textarea>",
+        ],
+    );
+    let (_, f) = get(&app, "/api/v1/findings/3.0").await;
+    assert_eq!(f["state"], "open", "{f}");
+
     let response = test::call_service(
         &app,
         test::TestRequest::post()
