@@ -286,6 +286,29 @@ async fn findings_over_days_sorted_as_files_and_the_round_behind_each() {
         let (s, workbook) = get_text(&app, &format!("/api/v1/reports/{path}&format=xlsx")).await;
         assert_eq!((s, &workbook[..2]), (200, "PK"), "{path}");
     }
+    // What the audits found reads in Czech for people, as the rules' catalogue reads the
+    // English the JSON keeps: OFC1's player A earned 14 cards and was dealt a normal hand; P1's
+    // hand was played for time with no time collected.
+    let (_, fantasy) = get(&app, "/api/v1/reports/fantasy?day=2026-11-20").await;
+    assert_eq!(
+        fantasy["mismatches"][0]["message"],
+        "A: earned fantasy land with 14 cards in the previous hand, dealt a normal hand"
+    );
+    let (_, people) = get_text(&app, "/api/v1/reports/fantasy?day=2026-11-20&format=csv-cz").await;
+    assert_eq!(
+        python_czech_column(&people, "Nesoulad"),
+        ["A: v předchozí hře získal fantasy land se 14 kartami, rozdána běžná hra"]
+    );
+    let (_, people) = get_text(
+        &app,
+        "/api/v1/reports/time-collection?day=2026-11-20&format=csv-cz",
+    )
+    .await;
+    let found = python_czech_column(&people, "Nález");
+    assert!(
+        found.len() == 1 && found[0].contains("se hrála na čas") && !found[0].contains("played"),
+        "{found:?}"
+    );
     // The wheel's spins for people are the JSON's, under the plan's name of the game.
     let (_, wheels) = get(&app, "/api/v1/reports/wheels?month=2026-11").await;
     let (_, people) = get_text(&app, "/api/v1/reports/wheels?month=2026-11&format=csv-cz").await;

@@ -88,12 +88,12 @@ impl DayAudit for FantasyAudit {
         })
     }
 
-    fn cells(line: &FantasyLine, _: Words<'_>) -> Vec<Cell> {
+    fn cells(line: &FantasyLine, words: Words<'_>) -> Vec<Cell> {
         vec![
             Cell::Text(line.table_id.clone()),
             Cell::unsigned(line.previous_seq_no),
             Cell::unsigned(line.seq_no),
-            Cell::Text(line.message.clone()),
+            words.coded(&line.message, crate::words::finding_message),
         ]
     }
 

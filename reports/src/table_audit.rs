@@ -125,7 +125,7 @@ impl DayAudit for TableAudit {
             Cell::unsigned(line.seq_no),
             Cell::Time(line.played_at),
             line.previous_seq_no.map_or(Cell::Empty, Cell::unsigned),
-            Cell::Text(line.message.clone()),
+            words.coded(&line.message, crate::words::finding_message),
         ]
     }
 

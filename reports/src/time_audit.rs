@@ -131,7 +131,7 @@ impl DayAudit for TimeCollectionAudit {
             Cell::unsigned(line.seq_no),
             Cell::Time(line.played_at),
             line.last_paid_until.map_or(Cell::Empty, Cell::Time),
-            Cell::Text(line.message.clone()),
+            words.coded(&line.message, crate::words::finding_message),
         ]
     }
 
