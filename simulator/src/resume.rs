@@ -162,16 +162,31 @@ impl<'a> RecordReader<'a> {
             .ok_or_else(|| anyhow!("no reader key"))
     }
 
-    /// The signed record `seq_no` of `table_id`.
+    /// The signed record `seq_no` of `table_id`; a 429 or 503 waited out for as long as its
+    /// `Retry-After` says, as the records are sent.
     async fn record(&mut self, table_id: &str, seq_no: u64) -> anyhow::Result<Value> {
+        use crate::submit::{retryable, wait_of, MAX_ATTEMPTS};
         let url = format!("{}/api/v1/tables/{table_id}/records/{seq_no}", self.base);
-        let answer = self.client().await?.get(url).send().await?;
-        let status = answer.status().as_u16();
-        let mut body: Value = answer.json().await.unwrap_or(Value::Null);
-        if status != 200 {
-            bail!("reading {table_id}'s record {seq_no}: HTTP {status}: {body}");
+        let client = self.client().await?;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let answer = client.get(&url).send().await?;
+            let status = answer.status().as_u16();
+            if retryable(status) && attempt < MAX_ATTEMPTS {
+                tokio::time::sleep(wait_of(&answer)).await;
+                continue;
+            }
+            let mut body: Value = answer.json().await.unwrap_or(Value::Null);
+            if status != 200 {
+                bail!(
+                    "reading {table_id}'s record {seq_no}: HTTP {status}: {} {}",
+                    body["code"],
+                    body["message"]
+                );
+            }
+            return Ok(body["record"].take());
         }
-        Ok(body["record"].take())
     }
 
     /// When `table_id`'s record `seq_no` was played.

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 /// How often one request is sent again after a 429 or 503 (or a dropped connection) before
 /// the answer counts as a refusal.
-const MAX_ATTEMPTS: u32 = 60;
+pub(crate) const MAX_ATTEMPTS: u32 = 60;
 /// The longest wait between attempts, whatever `Retry-After` says.
 const MAX_WAIT: Duration = Duration::from_secs(30);
 
@@ -86,12 +86,12 @@ pub fn accepted(status: u16) -> bool {
     status == 200 || status == 201
 }
 
-fn retryable(status: u16) -> bool {
+pub(crate) fn retryable(status: u16) -> bool {
     status == 429 || status == 503
 }
 
 /// The wait a refusal asks for: its `Retry-After` seconds, or a second.
-fn wait_of(response: &reqwest::Response) -> Duration {
+pub(crate) fn wait_of(response: &reqwest::Response) -> Duration {
     response
         .headers()
         .get(reqwest::header::RETRY_AFTER)
