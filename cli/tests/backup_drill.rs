@@ -266,3 +266,45 @@ fn the_documented_backup_and_restore_of_an_external_postgresql_restores_every_en
     archive_current_segment(&url, &machine);
     only_the_primarys_timeline(&machine);
 }
+
+#[test]
+fn the_archive_takes_a_segment_again_only_when_identical_and_a_restore_never_overwrites() {
+    let data = tempfile::tempdir().unwrap();
+    let machine = Machine::new(data.path());
+    all_succeeded("install", &machine.run_block("install", None));
+    machine.place_file("/usr/local/bin/dozor-backup");
+    machine.place_file("/etc/dozor/backup.env");
+    let segment = data.path().join("000000010000000000000007");
+    std::fs::write(&segment, b"the segment's bytes").unwrap();
+    let archive =
+        |name: &str| machine.sh(&format!("dozor-backup wal {} {name}", segment.display()));
+    let archived = machine.backups().join("wal/000000010000000000000007");
+    succeeded("dozor-backup wal", &archive("000000010000000000000007"));
+    assert_eq!(std::fs::read(&archived).unwrap(), b"the segment's bytes");
+    // Again, as the archiver retries after a crash: the same bytes are success.
+    succeeded("dozor-backup wal", &archive("000000010000000000000007"));
+    // Other bytes under the same name are refused and the archived file kept.
+    std::fs::write(&segment, b"other bytes").unwrap();
+    let out = archive("000000010000000000000007");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("archived already with other content"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&archived).unwrap(), b"the segment's bytes");
+    // A name that is not a WAL file's (a path) is refused.
+    assert!(!archive("../escape").status.success());
+    // A restore makes a new directory: one with anything in it is refused, untouched.
+    let taken = data.path().join("taken");
+    std::fs::create_dir(&taken).unwrap();
+    std::fs::write(taken.join("PG_VERSION"), "15\n").unwrap();
+    let out = machine.sh(&format!("dozor-backup restore --to {}", taken.display()));
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is not empty"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_dir(&taken).unwrap().count(), 1);
+}
