@@ -29,7 +29,9 @@ pub struct SimulateArgs {
     /// open_face_chinese (Pineapple) or poker_tournament (each record a whole tournament).
     #[arg(long, default_value = "roulette")]
     game: String,
-    /// Number of tables.
+    /// Number of tables: `SIM-R01…` (by game), registered with the keys `--seed` gives; run
+    /// again with the same seed, the same tables deal on from their next `seq_no`, and a
+    /// number registered with another key is passed over for the next.
     #[arg(long, default_value_t = 3)]
     tables: usize,
     /// Rounds per table.
