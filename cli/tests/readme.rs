@@ -1,9 +1,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-//! The README's month of operations, run exactly as written in a fresh data directory: the
-//! configuration copied from the example, `dozor serve` as configured, the month simulated
-//! (every record accepted under the server's default limits, wherever the configuration says
-//! the server listens), simulated again (nothing appended twice), and its Ministry package made
-//! and validated.
+//! The README's promises. Every command of its code blocks, read from README.md and run by
+//! `sh` in order in a fresh directory, the simulations twice (a second `simulate` adds rounds
+//! at the same tables; a second month run sends nothing). The month of operations in a fresh
+//! data directory: the configuration copied from the example, `dozor serve` as configured, the
+//! month simulated (every record accepted under the server's default limits, wherever the
+//! configuration says the server listens), simulated again (nothing appended twice), and its
+//! Ministry package made and validated. A month run again after later ones, an earlier month
+//! refused, and a second simulation beside another seed's tables.
 
 mod common;
 
