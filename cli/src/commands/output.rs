@@ -255,14 +255,23 @@ fn person_cell(cell: &Cell, language: Language, in_koruny: bool) -> String {
             .map(|c| if c.is_control() { ' ' } else { c })
             .collect(),
         Cell::Coded { words, .. } => words.clone(),
+        // Czech koruny as everywhere else in dozor (`rules::money::format_czk`).
+        Cell::Money(h) if czech => {
+            let amount = rules::money::format_czk(*h);
+            if in_koruny {
+                amount.trim_end_matches(" Kč").to_owned()
+            } else {
+                amount
+            }
+        }
         Cell::Money(h) => {
-            let (mark, koruny, halere) = (if czech { ',' } else { '.' }, h / 100, (h % 100).abs());
+            let (koruny, halere) = (h / 100, (h % 100).abs());
             let sign = if *h < 0 && koruny == 0 { "-" } else { "" };
-            let amount = format!("{sign}{}{mark}{halere:02}", grouped(koruny, separator));
-            match (in_koruny, czech) {
-                (true, _) => amount,
-                (false, true) => amount + " Kč",
-                (false, false) => amount + " CZK",
+            let amount = format!("{sign}{}.{halere:02}", grouped(koruny, separator));
+            if in_koruny {
+                amount
+            } else {
+                amount + " CZK"
             }
         }
         Cell::Count(n) => grouped(*n, separator),
