@@ -40,7 +40,8 @@ fn language(text: Option<&str>) -> Result<Language, ApiError> {
 
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct ListQuery {
-    /// First and last gaming day: `YYYY-MM-DD`, `today`, `yesterday`, `last`; without both (and
+    /// First and last gaming day: `YYYY-MM-DD` (or `27. 11. 2026`), `today`, `yesterday`,
+    /// `last`; without both (and
     /// without `all=1`), yesterday's.
     pub from: Option<String>,
     pub to: Option<String>,
@@ -69,6 +70,12 @@ impl ListQuery {
     /// for); without an order, newest first. Written out, so that the form and the links show
     /// them.
     fn with_defaults(mut self, today: chrono::NaiveDate) -> ListQuery {
+        // Days as people type them (`27. 11. 2026`) are the API's ISO days.
+        for day in [&mut self.from, &mut self.to] {
+            if let Some(iso) = day.as_deref().and_then(workbench_page::parse_czech_day) {
+                *day = Some(iso);
+            }
+        }
         let empty = |v: &Option<String>| v.as_deref().is_none_or(|v| v.trim().is_empty());
         if empty(&self.from) && empty(&self.to) && self.all.as_deref() != Some("1") {
             let yesterday = today.pred_opt().unwrap_or(today).to_string();

@@ -201,12 +201,25 @@ fn filter_form(body: &mut String, v: &ListView<'_>) {
             esc(value_of(f, name))
         )
     };
+    // A day typed as people write it (`27. 11. 2026`; ISO is taken too), shown the same way
+    // whatever the browser's own language.
+    let day_input = |name: &str, label: &str| {
+        let value = value_of(f, name);
+        let shown = chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d")
+            .map_or_else(|_| value.to_owned(), |d| day(d, l));
+        format!(
+            "<label>{}<input type=\"text\" name=\"{name}\" value=\"{}\" placeholder=\"{}\" size=\"11\"></label>",
+            esc(label),
+            esc(&shown),
+            l.pick("d. m. rrrr", "yyyy-mm-dd"),
+        )
+    };
     let _ = write!(
         body,
         "<form class=\"filters\" method=\"get\">{}{}{}{}{}{}{}{}{}\
          <input type=\"hidden\" name=\"lang\" value=\"{}\"><button type=\"submit\">{}</button></form>",
-        input("from", w("Od herního dne", "From gaming day"), "date"),
-        input("to", w("Do herního dne", "To gaming day"), "date"),
+        day_input("from", w("Od herního dne", "From gaming day")),
+        day_input("to", w("Do herního dne", "To gaming day")),
         select("game", w("Hra", "Game"), &games, value_of(f, "game")),
         input("table_id", w("Stůl", "Table"), "text"),
         select("kind", w("Druh", "Kind"), &kinds, value_of(f, "kind")),
@@ -303,6 +316,19 @@ fn list_row(body: &mut String, item: &FindingItem, plans: &rules::PlanBook, l: L
         esc(&words::finding_message(&item.message, l)),
         id = esc(&item.id),
     );
+}
+
+/// A day as people type it — `27. 11. 2026`, `27.11.2026` — as ISO (`2026-11-27`); none when it
+/// is not one (ISO dates and words such as `yesterday` are the API's and pass as they are).
+pub fn parse_czech_day(text: &str) -> Option<String> {
+    let cleaned: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut parts = cleaned.split('.');
+    let (d, m, y) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    let date = chrono::NaiveDate::from_ymd_opt(y.parse().ok()?, m.parse().ok()?, d.parse().ok()?)?;
+    Some(date.to_string())
 }
 
 /// Koruny as people type them — `1 234,50`, `1234.5`, `100` — in haléře; none if it is not an

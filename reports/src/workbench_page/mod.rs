@@ -13,5 +13,5 @@ mod tests;
 pub use crate::html::esc;
 pub use finding::{finding_facts, render_finding, FindingPageView, ResolveForm, Typed};
 pub use frame::query;
-pub use list::{parse_koruny, render_list, ListView};
+pub use list::{parse_czech_day, parse_koruny, render_list, ListView};
 pub use refusal::{refusal, REFUSALS};

@@ -106,6 +106,18 @@ fn a_withheld_blackjack_win_heads_its_page_with_the_figures_its_flagged_row_show
 }
 
 #[test]
+fn days_are_read_as_people_type_them() {
+    assert_eq!(
+        parse_czech_day("27. 11. 2026").as_deref(),
+        Some("2026-11-27")
+    );
+    assert_eq!(parse_czech_day("1.10.2026").as_deref(), Some("2026-10-01"));
+    assert_eq!(parse_czech_day("31. 11. 2026"), None);
+    assert_eq!(parse_czech_day("2026-11-27"), None);
+    assert_eq!(parse_czech_day("yesterday"), None);
+}
+
+#[test]
 fn koruny_are_read_as_people_type_them() {
     assert_eq!(parse_koruny("100"), Some(10_000));
     assert_eq!(parse_koruny("1 234,50"), Some(123_450));
@@ -190,6 +202,8 @@ fn the_list_counts_with_the_thousands_space_and_offers_the_days_keeping_the_filt
         "<a href=\"?kind=underpaid&amp;sort=-played_at&amp;from=2026-10-01&amp;to=2026-10-31\">minulý měsíc</a>",
         "<a href=\"?kind=underpaid&amp;sort=-played_at&amp;all=1\">všechny dny</a>",
         "<option value=\"-played_at\" selected>nejnovější první</option>",
+        // The days in the form as Czech write them, whatever the browser's language.
+        "name=\"from\" value=\"28. 11. 2026\"",
         // 20:16:03 UTC is 22:16:03 in Prague (summer time on 1 October).
         "<td>1. 10. 2026</td><td>1. 10. 2026 22:16:03</td>",
         "<td>sázka b1 (malá série): nedoplaceno; vyplaceno 450,00 Kč, plán požaduje 900,00 Kč</td>",
