@@ -24,18 +24,11 @@ pub fn validate_amount(field: &str, amount_h: i64) -> Result<i64, crate::error::
 /// Formats haléře as Czech koruna, e.g. `900 000,00 Kč`.
 pub fn format_czk(amount_h: i64) -> String {
     let abs = amount_h.unsigned_abs();
-    let koruna = abs / 100;
-    let digits = koruna.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 8);
+    let mut out = String::with_capacity(32);
     if amount_h < 0 {
         out.push('-');
     }
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(' ');
-        }
-        out.push(c);
-    }
+    push_grouped(&mut out, abs / 100, " ");
     let halere = abs % 100;
     out.push(',');
     out.push(char::from(b'0' + (halere / 10) as u8));
@@ -44,9 +37,42 @@ pub fn format_czk(amount_h: i64) -> String {
     out
 }
 
+/// An integer with `separator` between groups of three digits: `13 826`, `-1 000`; how every
+/// count and amount people read is written (a space in Czech, a comma in English).
+pub fn group_thousands(n: i64, separator: &str) -> String {
+    let mut out = String::new();
+    if n < 0 {
+        out.push('-');
+    }
+    push_grouped(&mut out, n.unsigned_abs(), separator);
+    out
+}
+
+fn push_grouped(out: &mut String, n: u64, separator: &str) {
+    let digits = n.to_string();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push_str(separator);
+        }
+        out.push(c);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn groups_thousands_with_the_separator_asked() {
+        assert_eq!(group_thousands(13_826, " "), "13 826");
+        assert_eq!(group_thousands(-1_000, ","), "-1,000");
+        assert_eq!(group_thousands(999, " "), "999");
+        assert_eq!(group_thousands(0, " "), "0");
+        assert_eq!(
+            group_thousands(1_234_567, "&#8239;"),
+            "1&#8239;234&#8239;567"
+        );
+    }
 
     #[test]
     fn formats_with_thousands_and_halere() {

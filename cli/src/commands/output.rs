@@ -218,22 +218,6 @@ fn is_figure(cell: &Cell) -> bool {
     )
 }
 
-/// An integer with a space between thousands: `13 826`, `-1 000`.
-fn grouped(n: i64, separator: char) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    if n < 0 {
-        out.push('-');
-    }
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(separator);
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// A figure with `places` decimals and the language's decimal mark.
 fn decimal(value: f64, places: u8, language: Language) -> String {
     let text = format!("{value:.prec$}", prec = usize::from(places));
@@ -246,7 +230,7 @@ fn decimal(value: f64, places: u8, language: Language) -> String {
 /// One cell as a person reads it.
 fn person_cell(cell: &Cell, language: Language, in_koruny: bool) -> String {
     let czech = language == Language::Czech;
-    let separator = if czech { ' ' } else { ',' };
+    let separator = if czech { " " } else { "," };
     match cell {
         Cell::Empty => String::new(),
         // A terminal shows no control characters: a line break in a message is a space.
@@ -267,14 +251,17 @@ fn person_cell(cell: &Cell, language: Language, in_koruny: bool) -> String {
         Cell::Money(h) => {
             let (koruny, halere) = (h / 100, (h % 100).abs());
             let sign = if *h < 0 && koruny == 0 { "-" } else { "" };
-            let amount = format!("{sign}{}.{halere:02}", grouped(koruny, separator));
+            let amount = format!(
+                "{sign}{}.{halere:02}",
+                rules::money::group_thousands(koruny, separator)
+            );
             if in_koruny {
                 amount
             } else {
                 amount + " CZK"
             }
         }
-        Cell::Count(n) => grouped(*n, separator),
+        Cell::Count(n) => rules::money::group_thousands(*n, separator),
         Cell::Day(day) if czech => format!("{}. {}. {}", day.day(), day.month(), day.year()),
         Cell::Day(day) => day.to_string(),
         Cell::Time(t) => {

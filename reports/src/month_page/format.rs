@@ -83,18 +83,7 @@ pub(super) fn deviation_cell(
 
 /// An integer with thin spaces between thousands.
 pub(super) fn thousands(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    if n < 0 {
-        out.push('-');
-    }
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push_str("&#8239;");
-        }
-        out.push(c);
-    }
-    out
+    rules::money::group_thousands(n, "&#8239;")
 }
 
 /// At most `chars` characters of `text`, an ellipsis marking what was cut.

@@ -89,19 +89,7 @@ pub(super) fn prague(t: chrono::DateTime<chrono::Utc>, language: Language) -> St
 
 /// A count as `language` writes it: `1 251` (a no-break space) in Czech, `1,251` in English.
 pub(super) fn count(n: i64, language: Language) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let separator = language.pick("\u{a0}", ",");
-    let mut out = String::new();
-    if n < 0 {
-        out.push('-');
-    }
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push_str(separator);
-        }
-        out.push(c);
-    }
-    out
+    rules::money::group_thousands(n, language.pick("\u{a0}", ","))
 }
 
 /// A day as `language` writes it: `1. 10. 2026`, `2026-10-01`.
