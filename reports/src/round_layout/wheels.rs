@@ -1,5 +1,7 @@
 //! Roulette and the money wheels: where the ball or the pointer stopped.
 
+use serde_json::Value;
+
 use super::{text, Builder};
 
 /// The roulette numbers on red.
@@ -31,13 +33,27 @@ impl Builder<'_> {
         }
         let spin = &self.record["spin"];
         if spin.is_object() {
-            self.fact("Rotor", "Rotor", text(&spin["rotor_direction"]));
-            self.fact("Kulička", "Ball", text(&spin["ball_direction"]));
+            // The record's own field names (rules::roulette::SpinEvidence).
+            let rotor = self.direction(&spin["rotor"]);
+            self.fact("Rotor", "Rotor", rotor);
+            let ball = self.direction(&spin["ball"]);
+            self.fact("Kulička", "Ball", ball);
             self.fact(
                 "Otáčky kuličky",
                 "Ball revolutions",
                 text(&spin["ball_revolutions"]),
             );
+        }
+    }
+
+    /// Which way the rotor or the ball turned, in words; as recorded when it is no direction.
+    fn direction(&self, value: &Value) -> String {
+        match value.as_str() {
+            Some("clockwise") => self.word("po směru hodin", "clockwise").to_owned(),
+            Some("counterclockwise") => self
+                .word("proti směru hodin", "counterclockwise")
+                .to_owned(),
+            _ => text(value),
         }
     }
 

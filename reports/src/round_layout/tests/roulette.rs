@@ -51,3 +51,21 @@ fn a_roulette_stake_above_the_maximum_heads_with_the_limit_and_the_stake() {
          Rozdíl 5 000,00 Kč"
     );
 }
+
+#[test]
+fn a_spin_the_wheel_reports_shows_its_rotor_and_ball_in_words() {
+    // The wheel turned clockwise and the ball against it, nine times round: a valid spin of 17,
+    // shown with the directions as a Czech officer reads them.
+    let mut record = spin(17, json!([]));
+    record["spin"] = json!({"rotor": "clockwise", "ball": "counterclockwise",
+        "ball_revolutions": 9});
+    let (layout, findings) = plain_layout(&record, Language::Czech);
+    assert!(findings.is_empty(), "{findings:?}");
+    let facts = facts(&layout);
+    assert!(facts.contains(&("Rotor", "po směru hodin")), "{facts:?}");
+    assert!(
+        facts.contains(&("Kulička", "proti směru hodin")),
+        "{facts:?}"
+    );
+    assert!(facts.contains(&("Otáčky kuličky", "9")), "{facts:?}");
+}
