@@ -128,7 +128,7 @@ async fn a_withheld_blackjack_win_heads_its_page_with_what_its_row_shows() {
         [
             "b1",
             "p1",
-            "main",
+            "hlavní sázka",
             "box 1",
             "1 000,00 Kč",
             "1 000,00 Kč",
@@ -195,7 +195,7 @@ async fn a_poker_seat_kept_from_its_uncalled_bet_heads_its_page_with_what_its_ro
         [
             "seat-2",
             "p2",
-            "seat",
+            "hráč u stolu",
             "",
             "1 250,00 Kč",
             "665,00 Kč",
@@ -232,7 +232,7 @@ async fn a_roulette_stake_above_the_maximum_heads_its_page_with_the_limit_and_th
         [
             "r1",
             "seat-1",
-            "red",
+            "červená",
             "",
             "30 000,00 Kč",
             "0,00 Kč",
