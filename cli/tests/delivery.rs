@@ -5,7 +5,7 @@
 mod common;
 
 use actix_web::test;
-use common::pki::Pki;
+use common::pki::{cms_args, Cms, Pki};
 use common::Succeeds as _;
 use common::*;
 
@@ -101,8 +101,7 @@ impl Setup {
     }
 
     fn ledger_size(&self) -> u64 {
-        let mut conn = ledger::storage::connect(&self.url).unwrap();
-        ledger::storage::reads::size(&mut conn).unwrap()
+        ledger_size(&self.url)
     }
 }
 
@@ -145,14 +144,6 @@ fn assert_refused(refused: &std::process::Output, why: &str) {
     );
 }
 
-fn text(out: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 // `test` is actix's here; this one is the standard test attribute.
 #[::core::prelude::v1::test]
 fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
@@ -173,20 +164,11 @@ fn a_month_is_delivered_encrypted_and_sealed_once_and_openssl_opens_it() {
 
     // openssl verifies the seal with the operator's CA (and, -cades, that its
     // signing-certificate-v2 names the sealer), giving the encrypted file.
-    setup.pki.run(&[
-        "cms",
-        "-verify",
-        "-cades",
-        "-binary",
-        "-inform",
-        "DER",
-        "-in",
+    setup.pki.run(&cms_args(
+        Cms::Verify("operator-ca.pem"),
         "package.p7s",
-        "-CAfile",
-        "operator-ca.pem",
-        "-out",
         "package.p7e",
-    ]);
+    ));
     // The Ministry decrypts it with its key: the package's ZIP, which the validator passes,
     // and which is the very ZIP `report mf` writes for the month.
     decrypt(&setup.pki, "ministry", &format!("{NAME}.zip"));
@@ -365,52 +347,31 @@ fn confirmation_of(
     inner: &str,
 ) -> std::path::PathBuf {
     let stem = format!("{sealer}/{package}.{kind}");
+    let (zip, encrypted, sealed) = (
+        format!("{stem}.zip"),
+        format!("{stem}.zip.p7e"),
+        format!("{stem}.zip.p7e.p7s"),
+    );
     std::fs::create_dir_all(pki.path(sealer)).unwrap();
     let zipped = std::process::Command::new("python3")
         .args([
             "-c",
             "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z: z.writestr(sys.argv[3], sys.argv[2])",
         ])
-        .arg(pki.path(&format!("{stem}.zip")))
+        .arg(pki.path(&zip))
         .arg(report)
         .arg(inner)
         .status()
         .unwrap();
     assert!(zipped.success());
-    pki.run(&[
-        "cms",
-        "-encrypt",
-        "-binary",
-        "-aes256",
-        "-in",
-        &format!("{stem}.zip"),
-        "-outform",
-        "DER",
-        "-out",
-        &format!("{stem}.zip.p7e"),
-        "-recip",
-        "operator-encryption.pem",
-    ]);
-    pki.run(&[
-        "cms",
-        "-sign",
-        "-binary",
-        "-nodetach",
-        "-cades",
-        "-md",
-        "sha256",
-        "-in",
-        &format!("{stem}.zip.p7e"),
-        "-signer",
-        &format!("{sealer}.pem"),
-        "-inkey",
-        &format!("{sealer}.key"),
-        "-outform",
-        "DER",
-        "-out",
-        &format!("{stem}.zip.p7e.p7s"),
-    ]);
-    pki.path(&format!("{stem}.zip.p7e.p7s"))
+    pki.run(&cms_args(Cms::Encrypt, &zip, &encrypted));
+    let (certificate, key) = (format!("{sealer}.pem"), format!("{sealer}.key"));
+    pki.run(&cms_args(
+        Cms::Seal(&certificate, &key),
+        &encrypted,
+        &sealed,
+    ));
+    pki.path(&sealed)
 }
 
 /// The Ministry's download of `package`'s sealed file at `at`, recorded as the listener records
@@ -470,21 +431,11 @@ fn a_wrong_or_missing_password_is_one_line_and_nothing_is_made() {
 fn decrypt(pki: &Pki, recipient: &str, out: &str) {
     let certificate = format!("{recipient}-encryption.pem");
     let key = format!("{recipient}-encryption.key");
-    pki.run(&[
-        "cms",
-        "-decrypt",
-        "-binary",
-        "-inform",
-        "DER",
-        "-in",
+    pki.run(&cms_args(
+        Cms::Decrypt(&certificate, &key),
         "package.p7e",
-        "-recip",
-        &certificate,
-        "-inkey",
-        &key,
-        "-out",
         out,
-    ]);
+    ));
 }
 
 /// `curl` (an independent TLS client) against the Ministry's listener: `cert` names the client
@@ -536,19 +487,12 @@ fn the_ministry_downloads_over_tls_with_its_certificate_only_and_each_download_i
     pki.issue("ministry-expired", "ministry-ca", &["-days", "0"]);
     pki.issue("ministry-unlisted", "ministry-ca", &[]);
     let site = common::site::Site::new();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let config = format!(
-        "{OPERATOR_CONFIG}{}listen = \"127.0.0.1:{port}\"\nserver_certificate = \"{}\"\nserver_key = \"{}\"\n",
-        pki.delivery_section(&format!("https://127.0.0.1:{port}/data/")),
-        pki.path("operator-server.pem").display(),
-        pki.path("operator-server.key").display(),
-    )
-    .replace(
-        &format!("ministry_client_certificates = [\"{}\"]", pki.path("ministry-client.pem").display()),
+    let port = free_port();
+    let config = format!("{OPERATOR_CONFIG}{}", pki.listener_section(port)).replace(
+        &format!(
+            "ministry_client_certificates = [\"{}\"]",
+            pki.path("ministry-client.pem").display()
+        ),
         &format!(
             "ministry_client_certificates = [\"{}\", \"{}\"]",
             pki.path("ministry-client.pem").display(),

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use std::time::Duration;
 
-use common::pki::openssl;
+use common::pki::{cms_args, openssl, Cms};
 use common::*;
 
 const NAME: &str = "12345679-M-202610-Z-kasino_1-01";
@@ -63,8 +63,7 @@ impl Casino {
 
     /// The real ledger's size.
     fn ledger_size(&self) -> u64 {
-        let mut conn = ledger::storage::connect(&self.url).unwrap();
-        ledger::storage::reads::size(&mut conn).unwrap()
+        ledger_size(&self.url)
     }
 
     /// `report mf deliveries --json` of the real ledger.
@@ -98,14 +97,6 @@ impl Casino {
     }
 }
 
-fn text(out: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 /// The line of the command's output that starts with the step `word`.
 fn step<'a>(stdout: &'a str, word: &str) -> &'a str {
     stdout
@@ -118,40 +109,18 @@ fn step<'a>(stdout: &'a str, word: &str) -> &'a str {
 /// operator's CA (CAdES: its signing-certificate-v2 too), and the Ministry's key opens the
 /// envelope to the package's ZIP (written as `{NAME}.zip`), which `mf-validate` passes.
 fn openssl_opens_the_download(dir: &Path) -> Vec<u8> {
+    let downloaded = format!("ministerstvo/stazeno/{NAME}.zip.p7e.p7s");
     openssl(
         dir,
-        &[
-            "cms",
-            "-verify",
-            "-cades",
-            "-binary",
-            "-inform",
-            "DER",
-            "-in",
-            &format!("ministerstvo/stazeno/{NAME}.zip.p7e.p7s"),
-            "-CAfile",
-            "keys/ca.pem",
-            "-out",
-            "package.p7e",
-        ],
+        &cms_args(Cms::Verify("keys/ca.pem"), &downloaded, "package.p7e"),
     );
     openssl(
         dir,
-        &[
-            "cms",
-            "-decrypt",
-            "-binary",
-            "-inform",
-            "DER",
-            "-in",
+        &cms_args(
+            Cms::Decrypt("mf/mf-sifrovani.pem", "ministerstvo/mf-sifrovani.key"),
             "package.p7e",
-            "-inkey",
-            "ministerstvo/mf-sifrovani.key",
-            "-recip",
-            "mf/mf-sifrovani.pem",
-            "-out",
             &format!("{NAME}.zip"),
-        ],
+        ),
     );
     let validated = dozor()
         .args(["report", "mf-validate"])
@@ -164,22 +133,10 @@ fn openssl_opens_the_download(dir: &Path) -> Vec<u8> {
 
 /// openssl: the Ministry's answer is sealed with the Ministry's seal, under its CA.
 fn openssl_verifies_the_answer(dir: &Path, answer: &str) {
+    let answer = format!("odpovedi/{answer}");
     openssl(
         dir,
-        &[
-            "cms",
-            "-verify",
-            "-cades",
-            "-binary",
-            "-inform",
-            "DER",
-            "-in",
-            &format!("odpovedi/{answer}"),
-            "-CAfile",
-            "mf/mf-ca.pem",
-            "-out",
-            "answer.p7e",
-        ],
+        &cms_args(Cms::Verify("mf/mf-ca.pem"), &answer, "answer.p7e"),
     );
 }
 
@@ -197,23 +154,13 @@ fn curl_from_the_served_rehearsal(dir: &Path, listen: &str) -> (String, Vec<u8>)
             let _ = self.0.wait();
         }
     }
-    let api = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let api = format!("127.0.0.1:{}", free_port());
     let log = std::fs::File::create(dir.join("serve.log")).unwrap();
     let mut server = Stopped(
         dozor()
             .arg("--data-dir")
             .arg(dir.join("ledger"))
-            .args([
-                "serve",
-                "--nightly-at",
-                "off",
-                "--bind",
-                &api.to_string(),
-                "--config",
-            ])
+            .args(["serve", "--nightly-at", "off", "--bind", &api, "--config"])
             .arg(dir.join("dozor.toml"))
             .env_remove("DATABASE_URL")
             .stdout(log.try_clone().unwrap())

@@ -12,7 +12,7 @@ use delivery::{decrypt, encrypt, open_seal, read_certificates, seal, Certificate
 #[allow(dead_code)]
 #[path = "../../cli/tests/common/pki.rs"]
 mod pki;
-use pki::Pki;
+use pki::{cms_args, Cms, Pki};
 
 fn certificate(pki: &Pki, name: &str) -> Certificate {
     read_certificates(&std::fs::read(pki.path(&format!("{name}.pem"))).unwrap())
@@ -30,74 +30,6 @@ fn identity(pki: &Pki, name: &str, ca: &str) -> Identity {
 }
 
 /// A stand-in for a package ZIP: bytes of every value, longer than a block.
-/// `openssl cms` sealing `input` as CAdES (SHA-256, content enveloped, DER) with the seal's
-/// certificate and key into `out`.
-fn cades_seal_args<'a>(
-    input: &'a str,
-    certificate: &'a str,
-    key: &'a str,
-    out: &'a str,
-) -> Vec<&'a str> {
-    vec![
-        "cms",
-        "-sign",
-        "-binary",
-        "-nodetach",
-        "-cades",
-        "-md",
-        "sha256",
-        "-in",
-        input,
-        "-signer",
-        certificate,
-        "-inkey",
-        key,
-        "-outform",
-        "DER",
-        "-out",
-        out,
-    ]
-}
-
-/// `openssl cms` encrypting `input` (AES-256, DER) to the operator's encryption certificate into
-/// `out`.
-fn encrypt_args<'a>(input: &'a str, out: &'a str) -> Vec<&'a str> {
-    vec![
-        "cms",
-        "-encrypt",
-        "-binary",
-        "-aes256",
-        "-in",
-        input,
-        "-outform",
-        "DER",
-        "-out",
-        out,
-        "-recip",
-        "operator-encryption.pem",
-    ]
-}
-
-/// `openssl cms` decrypting package.zip.p7e (DER) with a recipient's certificate and key into
-/// `out`.
-fn decrypt_package_args<'a>(certificate: &'a str, key: &'a str, out: &'a str) -> Vec<&'a str> {
-    vec![
-        "cms",
-        "-decrypt",
-        "-binary",
-        "-inform",
-        "DER",
-        "-in",
-        "package.zip.p7e",
-        "-recip",
-        certificate,
-        "-inkey",
-        key,
-        "-out",
-        out,
-    ]
-}
-
 fn package() -> Vec<u8> {
     (0..70_000u32).map(|i| (i * 7 % 251) as u8).collect()
 }
@@ -123,20 +55,11 @@ fn openssl_verifies_the_seal_and_decrypts_what_dozor_sealed() {
 
     // The seal verifies with the operator's CA (`-cades`: and its signing-certificate-v2 names
     // the sealer's certificate), and gives back the encrypted file exactly.
-    pki.run(&[
-        "cms",
-        "-verify",
-        "-cades",
-        "-binary",
-        "-inform",
-        "DER",
-        "-in",
+    pki.run(&cms_args(
+        Cms::Verify("operator-ca.pem"),
         "package.zip.p7e.p7s",
-        "-CAfile",
-        "operator-ca.pem",
-        "-out",
         "package.zip.p7e",
-    ]);
+    ));
     assert_eq!(
         std::fs::read(pki.path("package.zip.p7e")).unwrap(),
         encrypted
@@ -188,15 +111,19 @@ fn openssl_verifies_the_seal_and_decrypts_what_dozor_sealed() {
     for recipient in ["ministry-encryption", "operator-encryption"] {
         let out = format!("{recipient}.zip");
         let (certificate, key) = (format!("{recipient}.pem"), format!("{recipient}.key"));
-        pki.run(&decrypt_package_args(&certificate, &key, &out));
+        pki.run(&cms_args(
+            Cms::Decrypt(&certificate, &key),
+            "package.zip.p7e",
+            &out,
+        ));
         assert_eq!(std::fs::read(pki.path(&out)).unwrap(), zip, "{recipient}");
     }
     // A certificate it was not encrypted to gets nothing.
     let refused = Command::new("openssl")
         .current_dir(pki.dir.path())
-        .args(decrypt_package_args(
-            "ministry-seal.pem",
-            "ministry-seal.key",
+        .args(cms_args(
+            Cms::Decrypt("ministry-seal.pem", "ministry-seal.key"),
+            "package.zip.p7e",
             "nothing.zip",
         ))
         .output()
@@ -220,13 +147,12 @@ fn dozor_opens_what_openssl_seals_and_encrypts() {
     let ministry_seal = certificate(&pki, "ministry-seal");
     let operator = identity(&pki, "operator-encryption", "operator-ca");
     for stream in [false, true] {
-        let mut sign = cades_seal_args(
+        let mut sign = cms_args(
+            Cms::Seal("ministry-seal.pem", "ministry-seal.key"),
             "confirmation.xml",
-            "ministry-seal.pem",
-            "ministry-seal.key",
             "confirmation.p7s",
         );
-        let mut encrypt = encrypt_args("confirmation.xml", "confirmation.p7e");
+        let mut encrypt = cms_args(Cms::Encrypt, "confirmation.xml", "confirmation.p7e");
         if stream {
             sign.push("-stream");
             encrypt.push("-stream");
@@ -246,7 +172,7 @@ fn dozor_opens_what_openssl_seals_and_encrypts() {
         );
     }
     // RSA-OAEP key transport, as some writers choose.
-    let mut oaep = encrypt_args("confirmation.xml", "oaep.p7e");
+    let mut oaep = cms_args(Cms::Encrypt, "confirmation.xml", "oaep.p7e");
     oaep.extend(["-keyopt", "rsa_padding_mode:oaep"]);
     pki.run(&oaep);
     let encrypted = std::fs::read(pki.path("oaep.p7e")).unwrap();
@@ -257,10 +183,9 @@ fn dozor_opens_what_openssl_seals_and_encrypts() {
 fn a_seal_by_anyone_else_or_over_other_bytes_does_not_hold() {
     let pki = Pki::new();
     std::fs::write(pki.path("data.xml"), b"<potvrzeni>OK</potvrzeni>").unwrap();
-    pki.run(&cades_seal_args(
+    pki.run(&cms_args(
+        Cms::Seal("stranger-seal.pem", "stranger-seal.key"),
         "data.xml",
-        "stranger-seal.pem",
-        "stranger-seal.key",
         "stranger.p7s",
     ));
     let stranger = std::fs::read(pki.path("stranger.p7s")).unwrap();

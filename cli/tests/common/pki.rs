@@ -24,6 +24,64 @@ pub fn openssl(dir: &Path, args: &[&str]) -> std::process::Output {
     out
 }
 
+/// What an `openssl cms` run does, with the files it needs besides its input and output.
+pub enum Cms<'a> {
+    /// Seals as CAdES (SHA-256, content enveloped, DER) with the seal's certificate and key.
+    Seal(&'a str, &'a str),
+    /// Verifies a CAdES seal (DER) under this CA certificate (`-cades`: its
+    /// signing-certificate-v2 must name the sealer's certificate); the output is the content.
+    Verify(&'a str),
+    /// Encrypts (AES-256, DER) to the operator's encryption certificate.
+    Encrypt,
+    /// Decrypts (DER) with a recipient's certificate and key.
+    Decrypt(&'a str, &'a str),
+}
+
+/// `openssl cms` arguments doing `what` to the file `input`, writing `out`.
+pub fn cms_args<'a>(what: Cms<'a>, input: &'a str, out: &'a str) -> Vec<&'a str> {
+    let mut args = vec!["cms"];
+    match what {
+        Cms::Seal(certificate, key) => args.extend([
+            "-sign",
+            "-binary",
+            "-nodetach",
+            "-cades",
+            "-md",
+            "sha256",
+            "-signer",
+            certificate,
+            "-inkey",
+            key,
+            "-outform",
+            "DER",
+        ]),
+        Cms::Verify(ca_file) => args.extend([
+            "-verify", "-cades", "-binary", "-inform", "DER", "-CAfile", ca_file,
+        ]),
+        Cms::Encrypt => args.extend([
+            "-encrypt",
+            "-binary",
+            "-aes256",
+            "-outform",
+            "DER",
+            "-recip",
+            "operator-encryption.pem",
+        ]),
+        Cms::Decrypt(certificate, key) => args.extend([
+            "-decrypt",
+            "-binary",
+            "-inform",
+            "DER",
+            "-recip",
+            certificate,
+            "-inkey",
+            key,
+        ]),
+    }
+    args.extend(["-in", input, "-out", out]);
+    args
+}
+
 impl Pki {
     /// CAs `ministry-ca` and `operator-ca`; certificates `ministry-encryption`,
     /// `ministry-seal`, `ministry-client` (TLS client), `operator-seal`,
@@ -143,6 +201,17 @@ impl Pki {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         self.run(&args);
         self.path(&file)
+    }
+
+    /// [`Pki::delivery_section`] with the Ministry's listener on `port` (the operator's server
+    /// certificate), its download URL the listener's.
+    pub fn listener_section(&self, port: u16) -> String {
+        format!(
+            "{}listen = \"127.0.0.1:{port}\"\nserver_certificate = \"{}\"\nserver_key = \"{}\"\n",
+            self.delivery_section(&format!("https://127.0.0.1:{port}/data/")),
+            self.path("operator-server.pem").display(),
+            self.path("operator-server.key").display(),
+        )
     }
 
     /// A `[delivery]` section naming this PKI's files (passwords in files beside them).
