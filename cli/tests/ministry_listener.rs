@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use common::pki::Pki;
 use common::site::{Server, Site};
 use common::Succeeds as _;
-use common::OPERATOR_CONFIG;
+use common::{free_port, OPERATOR_CONFIG};
 
 const NAME: &str = "12345679-M-202610-Z-kasino_1-01";
 const IDLE: usize = 2_000;
@@ -32,12 +32,7 @@ impl Listener {
         let pki = Pki::new();
         let site = Site::new();
         let port = free_port();
-        let config = format!(
-            "{OPERATOR_CONFIG}{}listen = \"127.0.0.1:{port}\"\nserver_certificate = \"{}\"\nserver_key = \"{}\"\n",
-            pki.delivery_section(&format!("https://127.0.0.1:{port}/data/")),
-            pki.path("operator-server.pem").display(),
-            pki.path("operator-server.key").display(),
-        );
+        let config = format!("{OPERATOR_CONFIG}{}", pki.listener_section(port));
         std::fs::write(site.path().join("dozor.toml"), config).unwrap();
         let server = site.serve_with(env);
         site.dozor()
@@ -101,14 +96,6 @@ impl Listener {
         assert!(same, "the sealed file as delivered");
         assert!(took < Duration::from_secs(3), "the download took {took:?}");
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Raises this process's soft limit of open files to `needed` (the server started after it

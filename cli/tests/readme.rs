@@ -10,9 +10,9 @@
 
 mod common;
 
-use common::python_czech_column;
 use common::site::Site;
 use common::Succeeds as _;
+use common::{free_port, python_czech_column};
 use serde_json::{json, Value};
 use std::process::{Command, Stdio};
 
@@ -31,14 +31,6 @@ fn readme_command(prefix: &str) -> Vec<String> {
         .skip(4)
         .map(str::to_owned)
         .collect()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// The example configuration as shipped, listening on `port`, and without the server's own
@@ -670,13 +662,7 @@ fn a_second_simulation_deals_on_at_its_tables_and_passes_over_those_of_another_s
             .dozor()
             .args(["simulate", "--server", &server.http.base, "--seed", seed])
             .args(["--tables", "2", "--rounds", "5"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .succeeds();
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let first = simulate("42");

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::poll::poll_until;
 use common::site::{Server, Site};
-use common::OPERATOR_CONFIG;
+use common::{Succeeds as _, OPERATOR_CONFIG};
 
 const PACKAGE: &str = "/api/v1/reports/mf?month=2026-10&misto=kasino_1";
 
@@ -98,13 +98,7 @@ fn a_command_other_than_serve_logs_only_when_asked() {
         }
         let out = dozor
             .args(["apikey", "create", "--name", name, "--role", "admin"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .succeeds();
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     // The first command makes the cluster, the database and the operator key: said nothing.

@@ -350,6 +350,24 @@ pub fn dozor() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_dozor"))
 }
 
+/// What a command wrote, its standard output then its standard error.
+pub fn text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A local TCP port no one listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// Runs a command that must succeed (its output), or fail with one line on standard error
 /// and exit status 2 (that line).
 pub trait Succeeds {

@@ -43,11 +43,7 @@ impl Site {
 
     /// `dozor serve` with these environment variables too.
     pub fn serve_with(&self, env: &[(&str, &str)]) -> Server {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = super::free_port();
         let mut command = self.dozor();
         command
             .envs(env.iter().copied())

@@ -44,11 +44,7 @@ pub struct Browser {
 impl Browser {
     pub fn start() -> Browser {
         let driver_path = chromedriver();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = super::free_port();
         let driver = Command::new(driver_path)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
