@@ -15,11 +15,12 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+use common::poll::wait_for_witnessed;
 use common::site::Site;
 use common::{key, registration, submit_spins};
 use drill::{
     all_succeeded, archive_current_segment, block, only_the_primarys_timeline, succeeded, text,
-    verify_report, wait_for_witnessed, Machine, StopOnDrop,
+    verify_report, Machine, StopOnDrop,
 };
 use ledger::storage::cluster::LocalCluster;
 use serde_json::Value;

@@ -10,7 +10,7 @@ mod common;
 use std::os::unix::fs::PermissionsExt as _;
 use std::time::Duration;
 
-use common::poll::poll_until;
+use common::poll::wait_for_witnessed;
 use common::site::Site;
 use common::{key, registration, submit_spins, Succeeds as _};
 use diesel::prelude::*;
@@ -41,23 +41,6 @@ fn verified(site: &Site, url: &str, witness: &str) -> (Value, String) {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(report["failure"].is_null(), "{report}");
     (report, String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
-/// Waits until the witness file's latest checkpoint covers more than `index` entries.
-fn wait_for_witnessed(file: &std::path::Path, index: u64) {
-    poll_until(Duration::from_secs(30), Duration::from_millis(100), || {
-        let text = std::fs::read_to_string(file).unwrap_or_default();
-        let latest = text
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter_map(|c| c["size"].as_u64())
-            .next_back()
-            .unwrap_or(0);
-        if latest > index {
-            return Ok(());
-        }
-        Err(format!("no witnessed checkpoint past {index}: {text}"))
-    });
 }
 
 #[test]

@@ -11,11 +11,10 @@ mod drill;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use common::poll::wait_for_witnessed;
 use common::site::Site;
 use common::{key, registration, submit_spins, Succeeds as _};
-use drill::{
-    all_succeeded, running_as_root, succeeded, verify_report, wait_for_witnessed, Machine,
-};
+use drill::{all_succeeded, as_user, succeeded, verify_report, Machine};
 use ledger::storage::cluster::LocalCluster;
 use serde_json::Value;
 
@@ -59,15 +58,7 @@ fn load_previous_release(cluster: &LocalCluster, database: &str) {
     diesel::sql_query("CREATE ROLE dozor_writer NOLOGIN")
         .execute(&mut ledger::storage::connect(&cluster.url("postgres")).unwrap())
         .unwrap();
-    let pg_restore = cluster.bin_dir().join("pg_restore");
-    let mut command = if running_as_root() {
-        let mut c = Command::new("runuser");
-        c.args(["-u", "postgres", "--"]).arg(pg_restore);
-        c
-    } else {
-        Command::new(pg_restore)
-    };
-    let out = command
+    let out = as_user("postgres", cluster.bin_dir().join("pg_restore"))
         .arg("-h")
         .arg(cluster.socket_directory())
         .args([

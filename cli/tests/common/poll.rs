@@ -18,3 +18,20 @@ pub fn poll_until<T>(
         std::thread::sleep(every);
     }
 }
+
+/// Waits until the witness file's latest checkpoint covers more than `index` entries.
+pub fn wait_for_witnessed(file: &std::path::Path, index: u64) {
+    poll_until(Duration::from_secs(30), Duration::from_millis(100), || {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let latest = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|c| c["size"].as_u64())
+            .next_back()
+            .unwrap_or(0);
+        if latest > index {
+            return Ok(());
+        }
+        Err(format!("no witnessed checkpoint past {index}: {text}"))
+    });
+}

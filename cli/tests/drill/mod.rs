@@ -133,16 +133,11 @@ impl Machine {
             .map(|l| self.place(l))
             .collect::<Vec<_>>()
             .join("\n");
-        let mut command = if running_as_root() {
-            let mut c = Command::new("runuser");
-            c.args(["-u", user, "--", "sh", "-e", "-c", &script]);
-            c
-        } else {
-            let mut c = Command::new("sh");
-            c.args(["-e", "-c", &script]);
-            c
-        };
-        command.current_dir("/").output().unwrap()
+        as_user(user, "sh")
+            .args(["-e", "-c", &script])
+            .current_dir("/")
+            .output()
+            .unwrap()
     }
 
     /// Runs each line of the block as [`Machine::run_block`] does, with `env` set.
@@ -181,6 +176,17 @@ pub fn running_as_root() -> bool {
     std::fs::metadata("/proc/self").unwrap().uid() == 0
 }
 
+/// `program` to run as `user` (by `runuser`) when root runs the tests, else as the tests' user.
+pub fn as_user(user: &str, program: impl AsRef<std::ffi::OsStr>) -> Command {
+    if running_as_root() {
+        let mut c = Command::new("runuser");
+        c.args(["-u", user, "--"]).arg(program);
+        c
+    } else {
+        Command::new(program)
+    }
+}
+
 pub fn succeeded(line: &str, out: &Output) {
     assert!(
         out.status.success(),
@@ -208,23 +214,6 @@ pub fn text(conn: &mut PgConnection, sql: &str) -> String {
         .get_result::<Text>(conn)
         .unwrap()
         .text
-}
-
-/// Waits until the witness file's latest checkpoint covers more than `index` entries.
-pub fn wait_for_witnessed(file: &Path, index: u64) {
-    poll_until(Duration::from_secs(30), Duration::from_millis(100), || {
-        let text = std::fs::read_to_string(file).unwrap_or_default();
-        let latest = text
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter_map(|c| c["size"].as_u64())
-            .next_back()
-            .unwrap_or(0);
-        if latest > index {
-            return Ok(());
-        }
-        Err(format!("no witnessed checkpoint past {index}: {text}"))
-    });
 }
 
 /// The WAL segment being written finished and archived (into the machine's `wal/`).
@@ -276,15 +265,7 @@ pub struct StopOnDrop(pub PathBuf, pub PathBuf);
 impl Drop for StopOnDrop {
     fn drop(&mut self) {
         if self.0.join("postmaster.pid").exists() {
-            let pg_ctl = self.1.join("pg_ctl");
-            let mut command = if running_as_root() {
-                let mut c = Command::new("runuser");
-                c.args(["-u", "postgres", "--"]).arg(pg_ctl);
-                c
-            } else {
-                Command::new(pg_ctl)
-            };
-            let _ = command
+            let _ = as_user("postgres", self.1.join("pg_ctl"))
                 .args(["stop", "-m", "immediate", "-D"])
                 .arg(&self.0)
                 .output();
