@@ -120,6 +120,19 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Asserts `dozor verify` of `export` with `extra` finds the export broken (exit 1), saying
+/// `said`.
+fn assert_broken(export: &Path, extra: &[&str], said: impl AsRef<str>) {
+    let out = verify(export, extra);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains(said.as_ref()), "{}", stderr(&out));
+}
+
+/// [`assert_broken`] pinned to the checkpoint file `pin`.
+fn assert_pin_broken(export: &Path, pin: &Path, said: impl AsRef<str>) {
+    assert_broken(export, &["--pin", pin.to_str().unwrap()], said);
+}
+
 /// Asserts `out` is a usage error: exit 2, one line, no verdict on any export.
 fn assert_usage_error(out: &Output, said: &str) {
     let text = stderr(out);
@@ -212,12 +225,10 @@ async fn verify_takes_the_zip_as_downloaded_and_the_folder_it_unpacks_to() {
             *content = content.replacen(b"361000", b"360000");
         }
     });
-    let out = verify(&tampered, &[]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("export BROKEN: late-rounds.jsonl: SHA-256 is"),
-        "{}",
-        stderr(&out)
+    assert_broken(
+        &tampered,
+        &[],
+        "export BROKEN: late-rounds.jsonl: SHA-256 is",
     );
 }
 
@@ -296,39 +307,29 @@ fn a_checkpoint_kept_from_an_earlier_visit_pins_the_ledger() {
     // Another tree of 5 entries, signed by the same key (a ledger rewritten and re-signed):
     // the export's entries do not extend it, and the failure names the pinned file.
     let forked = signed_checkpoint(office.dir.path(), "forked.txt", 5, [7; 32]);
-    let out = verify(&export, &["--pin", forked.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(&format!(
+    assert_pin_broken(
+        &export,
+        &forked,
+        format!(
             "export BROKEN: pinned checkpoint {}: is not consistent with the export's checkpoint",
             forked.display()
-        )),
-        "{}",
-        stderr(&out)
+        ),
     );
     // A pinned tree larger than the export's latest: the ledger was cut back since.
     let latest: serde_json::Value = serde_json::from_slice(&verify(&export, &[]).stdout).unwrap();
     let latest_size = latest["latest_size"].as_u64().unwrap();
     let larger = signed_checkpoint(office.dir.path(), "larger.txt", latest_size + 3, [9; 32]);
-    let out = verify(&export, &["--pin", larger.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(&format!(
+    assert_pin_broken(
+        &export,
+        &larger,
+        format!(
             "covers {} entries, more than the export's latest checkpoint ({latest_size})",
             latest_size + 3
-        )),
-        "{}",
-        stderr(&out)
+        ),
     );
     // The same tree at the export's own checkpoint size but another root.
     let other_root = signed_checkpoint(office.dir.path(), "other.txt", latest_size, [3; 32]);
-    let out = verify(&export, &["--pin", other_root.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("not the ledger that was pinned"),
-        "{}",
-        stderr(&out)
-    );
+    assert_pin_broken(&export, &other_root, "not the ledger that was pinned");
     // A checkpoint no operator key given signed.
     let foreign = office.path("foreign.txt");
     std::fs::write(
@@ -345,23 +346,15 @@ fn a_checkpoint_kept_from_an_earlier_visit_pins_the_ledger() {
             .unwrap(),
     )
     .unwrap();
-    let out = verify(&export, &["--pin", foreign.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("not signed by an operator key given"),
-        "{}",
-        stderr(&out)
-    );
+    assert_pin_broken(&export, &foreign, "not signed by an operator key given");
     // A pin the export's entries do not reach (the tree of 2 entries ends before them) is
     // named with the export that would prove it.
     let (early_root, _, _) = ledger::storage::tree::consistency_proof(&mut conn, 2, 7).unwrap();
     let early = signed_checkpoint(office.dir.path(), "early.txt", 2, early_root);
-    let out = verify(&export, &["--pin", early.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("an export whose period holds entry 1 proves it"),
-        "{}",
-        stderr(&out)
+    assert_pin_broken(
+        &export,
+        &early,
+        "an export whose period holds entry 1 proves it",
     );
     // On the server, the same pin is held against the ledger in the database.
     let (code, printed, said) = verify_database_with(&url, &["--pin", pin_arg]);
@@ -479,12 +472,10 @@ fn an_export_made_with_the_server_stopped_passes_the_witnesses_quorum() {
     );
     std::fs::write(&witnessed, note.replace(&last, &flipped)).unwrap();
     fix_manifest(&changed);
-    let out = verify(&changed, &quorum);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("checkpoint-witnessed.txt: a witness's cosignature"),
-        "{}",
-        stderr(&out)
+    assert_broken(
+        &changed,
+        &quorum,
+        "checkpoint-witnessed.txt: a witness's cosignature",
     );
 
     // Rounds received after what the witnesses saw are not vouched for by them: today, whose
@@ -496,12 +487,10 @@ fn an_export_made_with_the_server_stopped_passes_the_witnesses_quorum() {
     checkpoints::create(&mut conn, &operator(), size, Utc::now()).unwrap();
     let today = rules::gaming_day::GamingDayClock::default().day_of(now);
     let unseen = office.export(today, "unseen", &wait);
-    let out = verify(&unseen, &quorum);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("the witnesses cosigned the ledger up to 5 entries"),
-        "{}",
-        stderr(&out)
+    assert_broken(
+        &unseen,
+        &quorum,
+        "the witnesses cosigned the ledger up to 5 entries",
     );
 }
 
