@@ -1,14 +1,16 @@
 //! `dozor report mf`, `report mf-validate` and `report periods`: the Ministry's monthly
 //! package, its check, and the period audit it is built on.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use ledger::storage::connect;
 use ledger::storage::database::Database;
+use reports::mf::confirm::ConfirmationOutcome;
 use reports::mf::{self, OperatorConfig, PackageRequest, PackageSource, ValidationSettings};
+use rules::gaming_day::{GamingDayClock, Month};
 
 use ledger::storage::database::DatabaseChoice;
 
@@ -20,6 +22,88 @@ mod rehearse;
 /// The configuration file unless `--config` names another: `dozor.toml` in the data directory.
 pub fn config_path(global: &DatabaseChoice, config: Option<PathBuf>) -> PathBuf {
     config.unwrap_or_else(|| global.data_dir.join("dozor.toml"))
+}
+
+/// What a month's package is made from, as `report mf`, `deliver` and `rehearse` take it: the
+/// month by the gaming-day clock, the configuration (which must name the premises) and the
+/// plans.
+struct MonthPackage {
+    config: OperatorConfig,
+    misto: String,
+    month: Month,
+    clock: GamingDayClock,
+    plans: rules::PlanBook,
+}
+
+impl MonthPackage {
+    /// `--month` by `clock`'s gaming days, and the configuration file `config_file`, which must
+    /// have the premises `--misto`.
+    fn load(
+        clock: &super::clock::ClockArgs,
+        month: &str,
+        config_file: &Path,
+        misto: &str,
+    ) -> anyhow::Result<MonthPackage> {
+        let clock = clock.clock()?;
+        let month = super::clock::month_arg(month, &clock)?;
+        let config = OperatorConfig::load(config_file)?;
+        anyhow::ensure!(
+            config.premises(misto).is_some(),
+            "--misto `{misto}` is not a premises of the configuration",
+        );
+        Ok(MonthPackage {
+            config,
+            misto: misto.to_owned(),
+            month,
+            clock,
+            plans: rules::PlanBook::builtin()?,
+        })
+    }
+
+    /// The request for the package, made `now` (its version the delivery's rules decide).
+    fn request(&self, now: DateTime<Utc>) -> PackageRequest<'_> {
+        PackageRequest {
+            config: &self.config,
+            premises: &self.misto,
+            month: self.month,
+            version: 1,
+            clock: self.clock,
+            plans: &self.plans,
+            now,
+        }
+    }
+}
+
+/// A delivery's result; a package that fails validation is not delivered: its errors printed,
+/// one a line, and an error that counts them (`ending` closes its sentence).
+fn delivered_or_errors<T>(result: Result<T, mf::PackageError>, ending: &str) -> anyhow::Result<T> {
+    match result {
+        Err(mf::PackageError::Invalid { name, errors }) => {
+            for e in &errors {
+                println!("{e}");
+            }
+            anyhow::bail!(
+                "{name} fails validation with {} errors (above) and is not delivered{ending}",
+                errors.len()
+            );
+        }
+        other => Ok(other?),
+    }
+}
+
+/// A recorded confirmation as a line: `{file}: {step} ({ledger} index {n})`, and who sealed it
+/// when its seal held.
+fn confirmation_line(file: &str, outcome: &ConfirmationOutcome, ledger: &str) -> String {
+    format!(
+        "{file}: {} ({ledger} index {}){}",
+        outcome.step.as_str(),
+        outcome.ledger_index,
+        outcome
+            .sealed_by
+            .as_deref()
+            .map(|s| format!(", sealed by {s}"))
+            .unwrap_or_default()
+    )
 }
 
 #[derive(Debug, clap::Args)]
@@ -153,49 +237,22 @@ pub fn delivery_keys(
 }
 
 fn deliver(global: &DatabaseChoice, args: DeliverArgs) -> anyhow::Result<ExitCode> {
-    let clock = args.clock.clock()?;
-    let month = super::clock::month_arg(&args.month, &clock)?;
     let config_file = config_path(global, args.config);
-    let config = OperatorConfig::load(&config_file)?;
-    anyhow::ensure!(
-        config.premises(&args.misto).is_some(),
-        "--misto `{}` is not a premises of the configuration",
-        args.misto
-    );
+    let source = MonthPackage::load(&args.clock, &args.month, &config_file, &args.misto)?;
+    let config = &source.config;
     // Keys first: a wrong password is found before anything is made.
-    let keys = delivery_keys(&config, &config_file)?;
+    let keys = delivery_keys(config, &config_file)?;
     let operator = super::serve::existing_operator_key(global, args.operator_key)?;
-    let plans = rules::PlanBook::builtin()?;
     let delivered = with_database(global, |conn| {
-        let request = PackageRequest {
-            config: &config,
-            premises: &args.misto,
-            month,
-            version: 1,
-            clock,
-            plans: &plans,
-            now: Utc::now(),
-        };
         mf::deliver::deliver(
             conn,
             operator.signing_key(),
-            &request,
+            &source.request(Utc::now()),
             &keys,
             &dozor_log::registry_history::cli_actor(),
         )
     })?;
-    let delivered = match delivered {
-        Err(mf::PackageError::Invalid { name, errors }) => {
-            for e in &errors {
-                println!("{e}");
-            }
-            anyhow::bail!(
-                "{name} fails validation with {} errors (above) and is not delivered",
-                errors.len()
-            );
-        }
-        other => other?,
-    };
+    let delivered = delivered_or_errors(delivered, "")?;
     let name = &delivered.sealed.package;
     let file_name = ledger::storage::deliveries::file_name(name);
     if let Some(out) = &args.out {
@@ -256,15 +313,8 @@ fn confirm(global: &DatabaseChoice, args: ConfirmArgs) -> anyhow::Result<ExitCod
         return Ok(ExitCode::FAILURE);
     }
     println!(
-        "{}: {} (ledger index {}){}",
-        outcome.package,
-        outcome.step.as_str(),
-        outcome.ledger_index,
-        outcome
-            .sealed_by
-            .as_deref()
-            .map(|s| format!(", sealed by {s}"))
-            .unwrap_or_default()
+        "{}",
+        confirmation_line(&outcome.package, &outcome, "ledger")
     );
     println!("{}", outcome.detail);
     Ok(match outcome.step {
@@ -320,31 +370,20 @@ pub fn package(global: &DatabaseChoice, args: MfArgs) -> anyhow::Result<ExitCode
         Some(MfAction::Rehearse(a)) => return rehearse::run(global, a),
         None => {}
     }
-    let clock = args.clock.clock()?;
-    let month = super::clock::month_arg(args.month.as_deref().unwrap_or_default(), &clock)?;
-    let misto = args.misto.unwrap_or_default();
     anyhow::ensure!(
         args.version.is_none_or(|v| (1..=99).contains(&v)),
         "--version must be 1-99"
     );
-    let config = OperatorConfig::load(&config_path(global, args.config))?;
-    anyhow::ensure!(
-        config.premises(&misto).is_some(),
-        "--misto `{misto}` is not a premises of the configuration",
-    );
+    let source = MonthPackage::load(
+        &args.clock,
+        args.month.as_deref().unwrap_or_default(),
+        &config_path(global, args.config),
+        args.misto.as_deref().unwrap_or_default(),
+    )?;
     let operator = super::serve::existing_operator_key(global, args.operator_key)?;
-    let plans = rules::PlanBook::builtin()?;
     let db = Database::open(global.database_url.clone(), &global.data_dir)?;
     let mut conn = connect(&db.url)?;
-    let request = PackageRequest {
-        config: &config,
-        premises: &misto,
-        month,
-        version: 1,
-        clock,
-        plans: &plans,
-        now: Utc::now(),
-    };
+    let request = source.request(Utc::now());
     let (issued, summary, new) = match args.version {
         Some(v) => (
             mf::deliver::issued_version(&mut conn, &request, v)?,

@@ -17,9 +17,9 @@ use chrono::Utc;
 use dozor_log::checkpoint::NoteSigner;
 use dozor_log::registry_event::DeliveryStep;
 use ledger::storage::database::{Database, DatabaseChoice};
-use reports::mf::{self, OperatorConfig, PackageRequest};
+use reports::mf::{self, PackageRequest};
 
-use super::deliveries;
+use super::{config_path, confirmation_line, delivered_or_errors, deliveries, MonthPackage};
 use crate::commands::database::with_database;
 
 #[derive(Debug, clap::Args)]
@@ -70,33 +70,18 @@ struct Rehearsal<'a> {
 }
 
 pub fn run(global: &DatabaseChoice, args: RehearseArgs) -> anyhow::Result<ExitCode> {
-    let clock = args.clock.clock()?;
-    let month = crate::commands::clock::month_arg(&args.month, &clock)?;
-    let config_file = args
-        .config
-        .clone()
-        .unwrap_or_else(|| global.data_dir.join("dozor.toml"));
-    let config = OperatorConfig::load(&config_file)?;
-    anyhow::ensure!(
-        config.premises(&args.misto).is_some(),
-        "--misto `{}` is not a premises of the configuration",
-        args.misto
-    );
+    let source = MonthPackage::load(
+        &args.clock,
+        &args.month,
+        &config_path(global, args.config.clone()),
+        &args.misto,
+    )?;
     anyhow::ensure!(
         args.ledger_url.is_none() || args.ledger_url != global.database_url,
         "--ledger-url is the real ledger's database: a rehearsal records in a ledger of its own"
     );
-    let plans = rules::PlanBook::builtin()?;
     let now = Utc::now();
-    let request = PackageRequest {
-        config: &config,
-        premises: &args.misto,
-        month,
-        version: 1,
-        clock,
-        plans: &plans,
-        now,
-    };
+    let request = source.request(now);
     // The package from the real ledger, which is only read.
     let package = with_database(global, |conn| mf::build(conn, &request))??;
     let stem = package.name.to_string();
@@ -279,25 +264,17 @@ impl Rehearsal<'_> {
     ) -> anyhow::Result<Verdict> {
         let mut conn = ledger::storage::connect(&db.url)?;
         let actor = dozor_log::registry_history::cli_actor();
-        let delivered = match mf::deliver::deliver_built(
-            &mut conn,
-            signer.signing_key(),
-            &self.request,
-            package,
-            &self.keys,
-            &actor,
-        ) {
-            Err(mf::PackageError::Invalid { name, errors }) => {
-                for e in &errors {
-                    println!("{e}");
-                }
-                anyhow::bail!(
-                    "{name} fails validation with {} errors (above) and is not delivered, as `deliver` would not",
-                    errors.len()
-                );
-            }
-            other => other?,
-        };
+        let delivered = delivered_or_errors(
+            mf::deliver::deliver_built(
+                &mut conn,
+                signer.signing_key(),
+                &self.request,
+                package,
+                &self.keys,
+                &actor,
+            ),
+            ", as `deliver` would not",
+        )?;
         let name = delivered.sealed.package.clone();
         step(
             "deliver",
@@ -355,17 +332,7 @@ impl Rehearsal<'_> {
         )?;
         step(
             "confirm",
-            format!(
-                "{}: {} (rehearsal ledger index {}){}",
-                answer.file,
-                outcome.step.as_str(),
-                outcome.ledger_index,
-                outcome
-                    .sealed_by
-                    .as_deref()
-                    .map(|s| format!(", sealed by {s}"))
-                    .unwrap_or_default()
-            ),
+            confirmation_line(&answer.file, &outcome, "rehearsal ledger"),
         );
         let statuses = mf::status::statuses(&mut conn)?;
         for status in statuses.iter().filter(|s| s.package == name) {
