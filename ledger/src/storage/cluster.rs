@@ -351,27 +351,26 @@ impl LocalCluster {
     /// A throwaway cluster in a temporary directory with fsync off. It is stopped and removed
     /// when dropped, or by a watchdog when this process exits without dropping it.
     pub fn temporary() -> Result<LocalCluster, LedgerError> {
-        let temp = tempfile::Builder::new()
-            .prefix("dozor-pg-")
-            .tempdir()
-            .map_err(|e| LedgerError::io("creating a temporary directory", e))?;
-        let mut cluster = LocalCluster::prepare(temp.path().to_path_buf(), Some(temp))?;
-        cluster.init(true)?;
-        cluster.start_with("")?;
-        cluster.spawn_watchdog()?;
-        Ok(cluster)
+        LocalCluster::temporary_reading(false)
     }
 
     /// A throwaway cluster that reads `conf.d/` after its postgresql.conf, as the managed one
     /// and Debian's do: what the backup drill runs an external PostgreSQL as.
     pub fn temporary_with_conf_d() -> Result<LocalCluster, LedgerError> {
+        LocalCluster::temporary_reading(true)
+    }
+
+    /// [`LocalCluster::temporary`], reading `conf.d/` too with `conf_d`.
+    fn temporary_reading(conf_d: bool) -> Result<LocalCluster, LedgerError> {
         let temp = tempfile::Builder::new()
             .prefix("dozor-pg-")
             .tempdir()
             .map_err(|e| LedgerError::io("creating a temporary directory", e))?;
         let mut cluster = LocalCluster::prepare(temp.path().to_path_buf(), Some(temp))?;
         cluster.init(true)?;
-        cluster.include_conf_d()?;
+        if conf_d {
+            cluster.include_conf_d()?;
+        }
         cluster.start_with("")?;
         cluster.spawn_watchdog()?;
         Ok(cluster)
