@@ -1,110 +1,23 @@
 //! `dozor report mf`, `report mf-validate` and `report periods`: the Ministry's monthly
 //! package, its check, and the period audit it is built on.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use ledger::storage::connect;
 use ledger::storage::database::Database;
-use reports::mf::confirm::ConfirmationOutcome;
-use reports::mf::{self, OperatorConfig, PackageRequest, PackageSource, ValidationSettings};
-use rules::gaming_day::{GamingDayClock, Month};
+use reports::mf::{self, OperatorConfig, PackageSource, ValidationSettings};
 
 use ledger::storage::database::DatabaseChoice;
 
 use super::database::with_database;
+use source::{config_path, confirmation_line, delivered_or_errors, MonthPackage};
 
 mod deliveries;
 mod rehearse;
-
-/// The configuration file unless `--config` names another: `dozor.toml` in the data directory.
-pub fn config_path(global: &DatabaseChoice, config: Option<PathBuf>) -> PathBuf {
-    config.unwrap_or_else(|| global.data_dir.join("dozor.toml"))
-}
-
-/// What a month's package is made from, as `report mf`, `deliver` and `rehearse` take it: the
-/// month by the gaming-day clock, the configuration (which must name the premises) and the
-/// plans.
-struct MonthPackage {
-    config: OperatorConfig,
-    misto: String,
-    month: Month,
-    clock: GamingDayClock,
-    plans: rules::PlanBook,
-}
-
-impl MonthPackage {
-    /// `--month` by `clock`'s gaming days, and the configuration file `config_file`, which must
-    /// have the premises `--misto`.
-    fn load(
-        clock: &super::clock::ClockArgs,
-        month: &str,
-        config_file: &Path,
-        misto: &str,
-    ) -> anyhow::Result<MonthPackage> {
-        let clock = clock.clock()?;
-        let month = super::clock::month_arg(month, &clock)?;
-        let config = OperatorConfig::load(config_file)?;
-        anyhow::ensure!(
-            config.premises(misto).is_some(),
-            "--misto `{misto}` is not a premises of the configuration",
-        );
-        Ok(MonthPackage {
-            config,
-            misto: misto.to_owned(),
-            month,
-            clock,
-            plans: rules::PlanBook::builtin()?,
-        })
-    }
-
-    /// The request for the package, made `now` (its version the delivery's rules decide).
-    fn request(&self, now: DateTime<Utc>) -> PackageRequest<'_> {
-        PackageRequest {
-            config: &self.config,
-            premises: &self.misto,
-            month: self.month,
-            version: 1,
-            clock: self.clock,
-            plans: &self.plans,
-            now,
-        }
-    }
-}
-
-/// A delivery's result; a package that fails validation is not delivered: its errors printed,
-/// one a line, and an error that counts them (`ending` closes its sentence).
-fn delivered_or_errors<T>(result: Result<T, mf::PackageError>, ending: &str) -> anyhow::Result<T> {
-    match result {
-        Err(mf::PackageError::Invalid { name, errors }) => {
-            for e in &errors {
-                println!("{e}");
-            }
-            anyhow::bail!(
-                "{name} fails validation with {} errors (above) and is not delivered{ending}",
-                errors.len()
-            );
-        }
-        other => Ok(other?),
-    }
-}
-
-/// A recorded confirmation as a line: `{file}: {step} ({ledger} index {n})`, and who sealed it
-/// when its seal held.
-fn confirmation_line(file: &str, outcome: &ConfirmationOutcome, ledger: &str) -> String {
-    format!(
-        "{file}: {} ({ledger} index {}){}",
-        outcome.step.as_str(),
-        outcome.ledger_index,
-        outcome
-            .sealed_by
-            .as_deref()
-            .map(|s| format!(", sealed by {s}"))
-            .unwrap_or_default()
-    )
-}
+mod source;
 
 #[derive(Debug, clap::Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]

@@ -19,7 +19,8 @@ use dozor_log::registry_event::DeliveryStep;
 use ledger::storage::database::{Database, DatabaseChoice};
 use reports::mf::{self, PackageRequest};
 
-use super::{config_path, confirmation_line, delivered_or_errors, deliveries, MonthPackage};
+use super::deliveries;
+use super::source::{config_path, confirmation_line, delivered_or_errors, MonthPackage};
 use crate::commands::database::with_database;
 
 #[derive(Debug, clap::Args)]
