@@ -30,6 +30,18 @@ fn migrations() -> usize {
         .count()
 }
 
+/// The migrations the previous release's database holds, as its `RELEASE` file records them.
+fn released_migrations() -> usize {
+    let release = std::fs::read_to_string(fixture().join("RELEASE")).unwrap();
+    release
+        .lines()
+        .find_map(|l| l.strip_prefix("migrations "))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
 #[derive(diesel::QueryableByName)]
 struct Count {
     #[diesel(sql_type = diesel::sql_types::BigInt)]
@@ -84,6 +96,12 @@ fn the_previous_releases_database_upgrades_as_documented_verifies_and_takes_reco
     let url = cluster.url("dozor");
     let before = applied(&url);
     assert!(before > 0 && before <= migrations(), "{before} migrations");
+    // The dump is the release its RELEASE file names: it holds that release's migrations.
+    assert_eq!(
+        before,
+        released_migrations(),
+        "the fixture is not the release RELEASE names"
+    );
 
     // The server's data directory holds what the previous release's did: its key, its witness.
     let site = Site::new();
