@@ -20,12 +20,27 @@ pub enum SourceError {
     Unreadable(PathBuf, std::io::Error),
 }
 
+/// The most entries a ZIP may hold to be unpacked: an export holds a file per report and per
+/// ledger segment, far fewer than this.
+const MAX_ZIP_ENTRIES: usize = 1_000_000;
+
+/// The most bytes a ZIP may unpack to (16 GiB): an export is made by the inspected casino, and
+/// one over this bound is refused before it fills the inspector's disk.
+const MAX_ZIP_BYTES: u64 = 16 << 30;
+
+/// How much a ZIP may hold to be unpacked.
+#[derive(Debug, Clone, Copy)]
+struct ZipLimits {
+    entries: usize,
+    bytes: u64,
+}
+
 /// An export found where it was given: [`ExportSource::dir`] is its folder. A ZIP's temporary
 /// folder is removed when this is dropped.
 #[derive(Debug)]
 pub struct ExportSource {
     dir: PathBuf,
-    unpacked_into: Option<PathBuf>,
+    unpacked_into: Option<tempfile::TempDir>,
 }
 
 impl ExportSource {
@@ -37,14 +52,6 @@ impl ExportSource {
     /// Whether the export was given as a ZIP (and unpacked to be read).
     pub fn was_zip(&self) -> bool {
         self.unpacked_into.is_some()
-    }
-}
-
-impl Drop for ExportSource {
-    fn drop(&mut self) {
-        if let Some(dir) = &self.unpacked_into {
-            let _ = std::fs::remove_dir_all(dir);
-        }
     }
 }
 
@@ -71,7 +78,13 @@ pub fn locate_export(path: &Path) -> Result<ExportSource, SourceError> {
             "a file that is not a ZIP: give the export's folder or its ZIP as downloaded".into(),
         ));
     }
-    unzip(path)
+    unzip(
+        path,
+        ZipLimits {
+            entries: MAX_ZIP_ENTRIES,
+            bytes: MAX_ZIP_BYTES,
+        },
+    )
 }
 
 /// Whether `dir` is an export's folder (or what is left of one: a verification says what is
@@ -99,20 +112,60 @@ fn export_folder(dir: &Path) -> Result<PathBuf, SourceError> {
     }
 }
 
+/// `bytes` as people read a limit: whole gibibytes as such, anything else in bytes.
+fn size(bytes: u64) -> String {
+    const GIB: u64 = 1 << 30;
+    if bytes >= GIB && bytes.is_multiple_of(GIB) {
+        format!("{} GiB", bytes / GIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
 /// Unpacks the ZIP at `path` into a new temporary folder and finds the export in it. Only
-/// plain files and folders are unpacked, each inside that folder.
-fn unzip(path: &Path) -> Result<ExportSource, SourceError> {
+/// plain files and folders are unpacked, each inside that folder, and no more than `limits`
+/// allow: the sizes the ZIP declares are checked before anything is written, the bytes
+/// actually unpacked as they are written.
+fn unzip(path: &Path, limits: ZipLimits) -> Result<ExportSource, SourceError> {
     let not_export = |why: String| SourceError::NotAnExport(path.to_path_buf(), why);
+    let too_large = || {
+        not_export(format!(
+            "a ZIP that unpacks to more than {}, the most an export is unpacked to: refused",
+            size(limits.bytes)
+        ))
+    };
     let file =
         std::fs::File::open(path).map_err(|e| SourceError::Unreadable(path.to_path_buf(), e))?;
     let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
         .map_err(|e| not_export(format!("not a readable ZIP: {e}")))?;
-    let into = temporary_folder().map_err(|e| SourceError::Unreadable(path.to_path_buf(), e))?;
+    if archive.len() > limits.entries {
+        return Err(not_export(format!(
+            "a ZIP of {} entries, more than the {} an export may hold: refused",
+            archive.len(),
+            limits.entries
+        )));
+    }
+    let mut declared = 0u64;
+    for i in 0..archive.len() {
+        let entry = archive
+            .by_index_raw(i)
+            .map_err(|e| not_export(format!("not a readable ZIP: {e}")))?;
+        declared = declared
+            .checked_add(entry.size())
+            .filter(|&total| total <= limits.bytes)
+            .ok_or_else(too_large)?;
+    }
+    let folder = tempfile::Builder::new()
+        .prefix("dozor-verify-")
+        .tempdir()
+        .map_err(|e| SourceError::Unreadable(path.to_path_buf(), e))?;
+    let into = folder.path().to_path_buf();
     // Removed on any failure below, as on success once the caller is done.
     let mut source = ExportSource {
         dir: into.clone(),
-        unpacked_into: Some(into.clone()),
+        unpacked_into: Some(folder),
     };
+    let mut written = 0u64;
     for i in 0..archive.len() {
         let mut entry = archive
             .by_index(i)
@@ -135,8 +188,18 @@ fn unzip(path: &Path) -> Result<ExportSource, SourceError> {
             std::fs::create_dir_all(parent).map_err(io)?;
         }
         let mut out = std::fs::File::create_new(&target).map_err(io)?;
-        std::io::copy(&mut entry, &mut out)
-            .map_err(|e| not_export(format!("`{name}` cannot be unpacked: {e}")))?;
+        // One byte past what is left tells an entry that overruns the limit from one that
+        // fills it exactly; `written` never exceeds `limits.bytes` here.
+        let remaining = limits.bytes - written;
+        let copied = std::io::copy(
+            &mut (&mut entry).take(remaining.saturating_add(1)),
+            &mut out,
+        )
+        .map_err(|e| not_export(format!("`{name}` cannot be unpacked: {e}")))?;
+        if copied > remaining {
+            return Err(too_large());
+        }
+        written += copied;
     }
     source.dir = export_folder(&into).map_err(|_| {
         not_export(format!(
@@ -144,28 +207,6 @@ fn unzip(path: &Path) -> Result<ExportSource, SourceError> {
         ))
     })?;
     Ok(source)
-}
-
-/// A new, empty folder under the system's temporary directory (`TMPDIR`).
-fn temporary_folder() -> std::io::Result<PathBuf> {
-    let base = std::env::temp_dir();
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    for attempt in 0..100u32 {
-        let dir = base.join(format!(
-            "dozor-verify-{}-{nanos}-{attempt}",
-            std::process::id()
-        ));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(std::io::Error::other(
-        "no new temporary folder could be made",
-    ))
 }
 
 #[cfg(test)]
@@ -206,6 +247,84 @@ mod tests {
         );
         drop(source);
         assert!(!unpacked.exists(), "the unpacked folder is removed");
+    }
+
+    fn write_zip(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let zip = dir.join(name);
+        std::fs::write(&zip, bytes).unwrap();
+        zip
+    }
+
+    #[test]
+    fn a_zip_over_the_byte_limit_is_refused_and_one_at_it_unpacked() {
+        let dir = tempfile::tempdir().unwrap();
+        // 1 + 4 + 5 = 10 bytes unpacked.
+        let zip = write_zip(
+            dir.path(),
+            "export.zip",
+            &zip_of(&[
+                ("x/MANIFEST", b"m"),
+                ("x/a.csv", b"a;b\n"),
+                ("x/b.csv", b"c;d;e"),
+            ]),
+        );
+        let at = |bytes| ZipLimits { entries: 10, bytes };
+        let source = unzip(&zip, at(10)).unwrap();
+        assert_eq!(std::fs::read(source.dir().join("b.csv")).unwrap(), b"c;d;e");
+        drop(source);
+        let e = unzip(&zip, at(9)).unwrap_err();
+        assert!(matches!(e, SourceError::NotAnExport(..)), "{e:?}");
+        let e = e.to_string();
+        assert!(e.contains("unpacks to more than 9 bytes"), "{e}");
+        assert!(e.starts_with(&zip.display().to_string()), "{e}");
+        assert!(!e.contains('\n'), "one line: {e}");
+        assert_eq!(size(MAX_ZIP_BYTES), "16 GiB");
+    }
+
+    #[test]
+    fn a_zip_understating_its_sizes_is_stopped_while_unpacking() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        zip.start_file("x/MANIFEST", stored).unwrap();
+        zip.write_all(&[b'm'; 100]).unwrap();
+        let mut bytes = zip.finish().unwrap().into_inner();
+        // The central directory's record (signature PK\x01\x02) holds the uncompressed size at
+        // offset 24: declare 1 byte where 100 are stored, as a crafted export could.
+        let record = bytes.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+        bytes[record + 24..record + 28].copy_from_slice(&1u32.to_le_bytes());
+        let zip = write_zip(dir.path(), "lying.zip", &bytes);
+        let limits = ZipLimits {
+            entries: 10,
+            bytes: 50,
+        };
+        let e = unzip(&zip, limits).unwrap_err().to_string();
+        assert!(e.contains("unpacks to more than 50 bytes"), "{e}");
+    }
+
+    #[test]
+    fn a_zip_over_the_entry_limit_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let files: Vec<(String, &[u8])> = (0..5)
+            .map(|i| (format!("x/{i}.csv"), b"a".as_slice()))
+            .chain([("x/MANIFEST".to_owned(), b"m".as_slice())])
+            .collect();
+        let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), *b)).collect();
+        // 5 reports and MANIFEST: 6 entries.
+        let zip = write_zip(dir.path(), "export.zip", &zip_of(&files));
+        let at = |entries| ZipLimits {
+            entries,
+            bytes: 1 << 20,
+        };
+        assert!(unzip(&zip, at(6)).unwrap().dir().join("4.csv").is_file());
+        let e = unzip(&zip, at(5)).unwrap_err();
+        assert!(matches!(e, SourceError::NotAnExport(..)), "{e:?}");
+        let e = e.to_string();
+        assert!(
+            e.contains("a ZIP of 6 entries, more than the 5 an export may hold"),
+            "{e}"
+        );
     }
 
     #[test]
