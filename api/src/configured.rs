@@ -50,6 +50,21 @@ impl Reloadable {
     }
 }
 
+/// Takes SIGHUP from its default action (ending the process) for the rest of the process's
+/// life, so that a reload asked for while the server is still starting (migrations, a
+/// restored copy replaying its WAL) is not a kill; [`reload_on_hangup`] acts on it once the
+/// server runs. Call first thing at the start.
+pub fn survive_hangup() -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()?;
+    // Tokio installs its handler once and keeps it; the stream itself may go.
+    let _installed = runtime.block_on(async {
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+    })?;
+    Ok(())
+}
+
 /// Re-reads the configuration on every SIGHUP with `reload` and puts it in force; a reload
 /// that fails keeps the configuration in force and logs why. Must run inside the server's
 /// runtime.

@@ -18,7 +18,7 @@ use crate::routes::mf::package_request;
 fn not_configured() -> ApiError {
     ApiError::Conflict {
         code: "delivery_not_configured",
-        message: "the delivery is not configured: [delivery] in dozor.toml, then `kill -HUP` the server (docs/MF.md; `dozor report mf rehearse` tries the whole delivery first)".into(),
+        message: "the delivery is not configured: [delivery] in dozor.toml, then `kill -HUP` the server, or restart it when it is to listen for the Ministry too (docs/MF.md; `dozor report mf rehearse` tries the whole delivery first)".into(),
         details: serde_json::json!({}),
     }
 }

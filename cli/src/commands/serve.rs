@@ -149,6 +149,7 @@ pub fn configuration(global: &DatabaseChoice, args: &ServeArgs) -> anyhow::Resul
 }
 
 pub fn run(global: &DatabaseChoice, args: &ServeArgs, config: Config) -> anyhow::Result<ExitCode> {
+    api::configured::survive_hangup().context("taking SIGHUP for reloads")?;
     let clock = config.clock()?;
     let nightly_at = config.nightly_at().map_err(anyhow::Error::msg)?;
     let global = database_choice(global, &config);

@@ -48,11 +48,12 @@ impl Builder<'_> {
 
     /// Which way the rotor or the ball turned, in words; as recorded when it is no direction.
     fn direction(&self, value: &Value) -> String {
+        // The rules' catalogue of words names them, as the findings' messages do.
         match value.as_str() {
-            Some("clockwise") => self.word("po směru hodin", "clockwise").to_owned(),
-            Some("counterclockwise") => self
-                .word("proti směru hodin", "counterclockwise")
-                .to_owned(),
+            Some(code @ ("clockwise" | "counterclockwise")) => {
+                let czech = rules::messages::word(code).unwrap_or(code);
+                self.word(czech, code).to_owned()
+            }
             _ => text(value),
         }
     }

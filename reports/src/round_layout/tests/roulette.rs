@@ -62,9 +62,12 @@ fn a_spin_the_wheel_reports_shows_its_rotor_and_ball_in_words() {
     let (layout, findings) = plain_layout(&record, Language::Czech);
     assert!(findings.is_empty(), "{findings:?}");
     let facts = facts(&layout);
-    assert!(facts.contains(&("Rotor", "po směru hodin")), "{facts:?}");
     assert!(
-        facts.contains(&("Kulička", "proti směru hodin")),
+        facts.contains(&("Rotor", "po směru hodinových ručiček")),
+        "{facts:?}"
+    );
+    assert!(
+        facts.contains(&("Kulička", "proti směru hodinových ručiček")),
         "{facts:?}"
     );
     assert!(facts.contains(&("Otáčky kuličky", "9")), "{facts:?}");
