@@ -415,9 +415,9 @@ async fn a_rehearsal_delivers_to_the_playing_ministry_and_records_its_confirmati
 fn a_broken_package_is_rehearsed_to_the_ministrys_error_report() {
     let casino = Casino::new();
     let before = casino.ledger_size();
-    // The rehearsal's ledger in a database of its own, as on a machine without PostgreSQL's
-    // server programs.
-    let ledger_url = ledger::storage::testing::fresh_database().unwrap();
+    // The rehearsal's ledger in an empty database of its own, as on a machine without
+    // PostgreSQL's server programs.
+    let ledger_url = empty_database();
     let out = casino.rehearse(&["--break", "--ledger-url", &ledger_url]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -478,4 +478,87 @@ fn a_broken_package_is_rehearsed_to_the_ministrys_error_report() {
         assert!(text(&refused).contains(why), "{}", text(&refused));
     }
     assert_eq!(casino.ledger_size(), before);
+}
+
+/// A new database with nothing in it (not even dozor's migrations) on the test's cluster.
+fn empty_database() -> String {
+    use diesel::connection::SimpleConnection as _;
+    let fresh = ledger::storage::testing::fresh_database().unwrap();
+    let name = fresh.split('/').nth(3).unwrap().split('?').next().unwrap();
+    let empty = format!("{name}_empty");
+    ledger::storage::connect(&fresh.replacen(&format!("/{name}?"), "/postgres?", 1))
+        .unwrap()
+        .batch_execute(&format!("CREATE DATABASE {empty}"))
+        .unwrap();
+    let url = fresh.replacen(&format!("/{name}?"), &format!("/{empty}?"), 1);
+    assert_eq!(
+        ledger::storage::database::tables(&mut ledger::storage::connect(&url).unwrap()).unwrap(),
+        Vec::<String>::new()
+    );
+    url
+}
+
+/// What a database holds, as far as a rehearsal could change it: its tables, the migrations
+/// applied, and the rows of the ledger's tables (when it has them).
+fn contents(url: &str) -> (Vec<String>, String) {
+    #[derive(diesel::QueryableByName)]
+    struct Rows {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        rows: String,
+    }
+    let mut conn = ledger::storage::connect(url).unwrap();
+    let tables = ledger::storage::database::tables(&mut conn).unwrap();
+    let rows = if tables.contains(&"public.ledger_entries".to_owned()) {
+        diesel::RunQueryDsl::get_result::<Rows>(
+            diesel::sql_query(
+                "SELECT concat_ws(' ', \
+                   (SELECT string_agg(version, ',' ORDER BY version) FROM __diesel_schema_migrations), \
+                   (SELECT count(*) FROM ledger_entries), (SELECT count(*) FROM merkle_nodes), \
+                   (SELECT count(*) FROM checkpoints), (SELECT count(*) FROM mf_deliveries)) AS rows",
+            ),
+            &mut conn,
+        )
+        .unwrap()
+        .rows
+    } else {
+        String::new()
+    };
+    (tables, rows)
+}
+
+#[test]
+fn a_ledger_url_that_is_not_an_empty_database_is_refused_before_anything_touches_it() {
+    use diesel::connection::SimpleConnection as _;
+    let casino = Casino::new();
+    // The real ledger under another spelling of its URL (the same socket, the same database).
+    let respelled = format!("{}&application_name=rehearsal", casino.url);
+    assert_ne!(respelled, casino.url);
+    // A ledger's schema without entries; a database another program uses.
+    let schema_only = ledger::storage::testing::fresh_database().unwrap();
+    let foreign = empty_database();
+    ledger::storage::connect(&foreign)
+        .unwrap()
+        .batch_execute("CREATE TABLE notes (line text)")
+        .unwrap();
+    for (url, why) in [
+        (&respelled, "holds a ledger (dozor's schema"),
+        (&schema_only, "holds a ledger (dozor's schema"),
+        (&foreign, "is not empty (it holds public.notes)"),
+    ] {
+        let before = contents(url);
+        assert!(!before.0.is_empty(), "{before:?}");
+        let refused = casino.rehearse(&["--ledger-url", url]);
+        assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+        assert!(text(&refused).contains(why), "{}", text(&refused));
+        assert_eq!(
+            text(&refused).trim().lines().count(),
+            1,
+            "{}",
+            text(&refused)
+        );
+        // Nothing made, nothing migrated or written: the same tables, migrations and rows.
+        assert!(!casino.rehearsal().exists());
+        assert_eq!(contents(url), before, "{url}");
+    }
+    assert_eq!(casino.real_deliveries(), serde_json::json!([]));
 }

@@ -46,6 +46,32 @@ fn require_current_schema(conn: &mut PgConnection) -> Result<(), LedgerError> {
     }
 }
 
+#[derive(QueryableByName)]
+struct Table {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    name: String,
+}
+
+/// The tables, views and sequences of the connected database outside PostgreSQL's own
+/// schemas, as `schema.name`, sorted: none in a database nothing has used yet. Only read: a
+/// command that must not write to a database it was not made for asks this before anything
+/// else (a ledger's schema shows as `public.__diesel_schema_migrations`,
+/// `public.ledger_entries`…).
+pub fn tables(conn: &mut PgConnection) -> Result<Vec<String>, LedgerError> {
+    Ok(diesel::sql_query(
+        "SELECT n.nspname || '.' || c.relname AS name \
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+         WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S') \
+           AND n.nspname NOT IN ('pg_catalog', 'information_schema') \
+           AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%' \
+         ORDER BY 1",
+    )
+    .load::<Table>(conn)?
+    .into_iter()
+    .map(|t| t.name)
+    .collect())
+}
+
 /// Which PostgreSQL a command uses, as its command line gives it: `DATABASE_URL`, or else the
 /// data directory under which dozor runs its own cluster.
 #[derive(Debug, Clone)]

@@ -21,7 +21,6 @@ use reports::mf::{self, PackageRequest};
 
 use super::deliveries;
 use super::source::{config_path, confirmation_line, delivered_or_errors, MonthPackage};
-use crate::commands::database::with_database;
 
 #[derive(Debug, clap::Args)]
 pub struct RehearseArgs {
@@ -41,7 +40,8 @@ pub struct RehearseArgs {
     break_package: bool,
     /// An empty PostgreSQL database for the rehearsal's ledger, instead of a cluster of its
     /// own under the folder (for a machine without PostgreSQL's server programs). Never the
-    /// real ledger's: one that holds any entry is refused.
+    /// real ledger's: one that holds any table (a ledger's schema, even without entries, or
+    /// anything else) is refused before anything is written to it.
     #[arg(long, hide_env_values = true)]
     ledger_url: Option<String>,
     /// The configuration file with `[operator]` and `[[premises]]` (default:
@@ -81,10 +81,13 @@ pub fn run(global: &DatabaseChoice, args: RehearseArgs) -> anyhow::Result<ExitCo
         args.ledger_url.is_none() || args.ledger_url != global.database_url,
         "--ledger-url is the real ledger's database: a rehearsal records in a ledger of its own"
     );
+    // Refused before anything is made: the same database may be spelled otherwise.
+    if let Some(url) = &args.ledger_url {
+        require_empty(url)?;
+    }
     let now = Utc::now();
     let request = source.request(now);
-    // The package from the real ledger, which is only read.
-    let package = with_database(global, |conn| mf::build(conn, &request))??;
+    let package = build_read_only(global, &request)?;
     let stem = package.name.to_string();
     let stem = stem.get(..stem.len().saturating_sub(3)).unwrap_or(&stem);
     let dir = args.dir.clone().unwrap_or_else(|| {
@@ -171,21 +174,54 @@ pub fn run(global: &DatabaseChoice, args: RehearseArgs) -> anyhow::Result<ExitCo
     Ok(verdict.print())
 }
 
-/// The rehearsal's ledger: a cluster of its own under `ledger_dir`, or the database `url`
-/// names, which must hold no entry yet.
-fn open_ledger(ledger_dir: &Path, url: Option<String>) -> anyhow::Result<Database> {
-    let given = url.is_some();
-    let db = Database::open(url, ledger_dir)?;
-    if given {
-        let entries = ledger::storage::reads::size(&mut ledger::storage::connect(&db.url)?)?;
-        if entries > 0 {
-            db.close()?;
-            anyhow::bail!(
-                "--ledger-url names a database that holds a ledger ({entries} entries): a rehearsal's ledger starts empty"
-            );
-        }
+/// The month's package built from the real ledger, opened only to be read: neither migrated
+/// nor written (its schema must be current, as `verify` needs it).
+fn build_read_only(
+    global: &DatabaseChoice,
+    request: &PackageRequest<'_>,
+) -> anyhow::Result<mf::Package> {
+    let real = Database::open_for_reading(global.database_url.clone(), &global.data_dir)?;
+    let built = ledger::storage::connect(&real.url)
+        .map_err(anyhow::Error::from)
+        .and_then(|mut conn| Ok(mf::build(&mut conn, request)?));
+    real.close()?;
+    built
+}
+
+/// Refuses the database `url` names for the rehearsal's ledger unless it holds no table at
+/// all: asked before anything migrates or writes it, so that no other spelling of the real
+/// ledger's URL (nor any database with something in it) is ever touched.
+fn require_empty(url: &str) -> anyhow::Result<()> {
+    let tables = ledger::storage::database::tables(&mut ledger::storage::connect(url)?)?;
+    let ledger_table = |name: &str| {
+        let bare = name.rsplit('.').next().unwrap_or(name);
+        bare == "__diesel_schema_migrations" || bare == "ledger_entries"
+    };
+    if tables.iter().any(|t| ledger_table(t)) {
+        anyhow::bail!(
+            "--ledger-url names a database that holds a ledger (dozor's schema, {} tables): a rehearsal's ledger starts in an empty database",
+            tables.len()
+        );
     }
-    Ok(db)
+    if let Some(first) = tables.first() {
+        let more = match tables.len() - 1 {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        anyhow::bail!(
+            "--ledger-url names a database that is not empty (it holds {first}{more}): a rehearsal's ledger starts in an empty database"
+        );
+    }
+    Ok(())
+}
+
+/// The rehearsal's ledger: a cluster of its own under `ledger_dir`, or the database `url`
+/// names, which must be empty (asked again right before it is migrated).
+fn open_ledger(ledger_dir: &Path, url: Option<String>) -> anyhow::Result<Database> {
+    if let Some(url) = &url {
+        require_empty(url)?;
+    }
+    Ok(Database::open(url, ledger_dir)?)
 }
 
 /// `dir` made, or refused when it holds anything: a rehearsal starts afresh.
