@@ -31,6 +31,7 @@ pub mod resolution_check;
 pub mod signature_batch;
 mod signed_note;
 pub mod strict_signature;
+pub mod tiles;
 pub mod tlog_witness;
 
 pub use entry::{leaf_hash, Entry, GENESIS_PREV_HASH};
