@@ -101,7 +101,9 @@ impl Tile {
             path: path.chars().take(200).collect(),
             why,
         };
-        let rest = path.strip_prefix("tile/").ok_or(bad("it does not start with `tile/`"))?;
+        let rest = path
+            .strip_prefix("tile/")
+            .ok_or(bad("it does not start with `tile/`"))?;
         let (level, rest) = rest.split_once('/').ok_or(bad("it has no index"))?;
         let kind = if level == "entries" {
             TileKind::Entries
@@ -164,7 +166,9 @@ fn parse_index_path(text: &str) -> Option<u64> {
         if n == 0 && digits == "000" {
             return None;
         }
-        index = index.checked_mul(1000)?.checked_add(three_digits(digits)?)?;
+        index = index
+            .checked_mul(1000)?
+            .checked_add(three_digits(digits)?)?;
     }
     index.checked_mul(1000)?.checked_add(three_digits(last)?)
 }
@@ -203,7 +207,8 @@ pub fn tiles_between(old_size: u64, new_size: u64) -> Vec<Tile> {
         let first_new_full = full_tiles(level, old_size.min(new_size));
         let full = full_tiles(level, new_size);
         let partial = edge_width(level, new_size);
-        let old_partial = (full_tiles(level, old_size) == full).then(|| edge_width(level, old_size));
+        let old_partial =
+            (full_tiles(level, old_size) == full).then(|| edge_width(level, old_size));
         for &kind in kinds {
             for index in first_new_full..full {
                 tiles.push(Tile {
@@ -285,15 +290,17 @@ pub fn decode_hashes(tile: &Tile, bytes: &[u8]) -> Result<Vec<Hash>, TileError> 
 
 /// Appends an entry to a bundle being written; refuses one over [`MAX_ENTRY_BYTES`].
 pub fn push_bundle_entry(bundle: &mut Vec<u8>, entry: &[u8]) -> Result<(), TileError> {
-    let length = u16::try_from(entry.len())
-        .map_err(|_| TileError::EntryTooLarge { size: entry.len() })?;
+    let length =
+        u16::try_from(entry.len()).map_err(|_| TileError::EntryTooLarge { size: entry.len() })?;
     bundle.extend_from_slice(&length.to_be_bytes());
     bundle.extend_from_slice(entry);
     Ok(())
 }
 
 /// An entry bundle's bytes.
-pub fn encode_bundle<'a>(entries: impl IntoIterator<Item = &'a [u8]>) -> Result<Vec<u8>, TileError> {
+pub fn encode_bundle<'a>(
+    entries: impl IntoIterator<Item = &'a [u8]>,
+) -> Result<Vec<u8>, TileError> {
     let mut bundle = Vec::new();
     for entry in entries {
         push_bundle_entry(&mut bundle, entry)?;
@@ -350,7 +357,10 @@ pub fn perfect_root(hashes: &[Hash]) -> Hash {
             .map(|pair| node_hash(&pair[0], &pair[1]))
             .collect();
     }
-    level.first().copied().unwrap_or_else(crate::merkle::empty_root)
+    level
+        .first()
+        .copied()
+        .unwrap_or_else(crate::merkle::empty_root)
 }
 
 /// Hash tiles held in memory, as a [`NodeSource`]: a node between tile levels is computed from

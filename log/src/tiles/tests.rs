@@ -18,7 +18,10 @@ fn paths_are_written_in_groups_of_three_digits_as_the_spec_spells_them() {
         "tile/0/x001/x234/067"
     );
     assert_eq!(tile(TileKind::Hashes(2), 0, 1).path(), "tile/2/000.p/1");
-    assert_eq!(tile(TileKind::Entries, 1000, 112).path(), "tile/entries/x001/000.p/112");
+    assert_eq!(
+        tile(TileKind::Entries, 1000, 112).path(),
+        "tile/entries/x001/000.p/112"
+    );
     assert_eq!(tile(TileKind::Hashes(1), 999, 256).path(), "tile/1/999");
     for t in [
         tile(TileKind::Hashes(0), 1_234_067, 256),
@@ -115,11 +118,15 @@ fn random_leaves(count: usize, seed: u64) -> Vec<Hash> {
     (0..count).map(|_| rng.gen()).collect()
 }
 
-/// Every hash tile of a tree of `leaves`, as a log writes them.
-fn tile_set(leaves: &[Hash]) -> TileSet {
-    let tree = MemoryTree::from_leaves(leaves);
+/// Every hash tile of the tree of the first `size` leaves of `tree`, as a log writes them (a
+/// perfect subtree's hash does not change as the tree grows, so the whole tree serves any size).
+fn tile_set(tree: &MemoryTree, size: u64) -> TileSet {
+    tile_set_of(tree, tiles_between(0, size))
+}
+
+fn tile_set_of(tree: &MemoryTree, tiles: Vec<Tile>) -> TileSet {
     let mut set = TileSet::default();
-    for t in tiles_between(0, leaves.len() as u64) {
+    for t in tiles {
         let TileKind::Hashes(level) = t.kind else {
             continue;
         };
@@ -135,38 +142,30 @@ fn tile_set(leaves: &[Hash]) -> TileSet {
 #[test]
 fn the_root_read_from_tiles_is_the_root_of_the_leaves_for_every_size() {
     let leaves = random_leaves(70_100, 7);
+    let tree = MemoryTree::from_leaves(&leaves);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
-    let mut sizes: Vec<u64> = vec![1, 2, 255, 256, 257, 511, 512, 65_535, 65_536, 65_537, 70_000];
+    let mut sizes: Vec<u64> = vec![
+        1, 2, 255, 256, 257, 511, 512, 65_535, 65_536, 65_537, 70_000,
+    ];
     sizes.extend((0..40).map(|_| rng.gen_range(1..=70_100)));
     for size in sizes {
-        let leaves = &leaves[..size as usize];
-        let expected = MemoryTree::from_leaves(leaves);
-        let set = tile_set(leaves);
+        // The root of the first `size` leaves, from a tree built of exactly those.
+        let expected = root(&MemoryTree::from_leaves(&leaves[..size as usize]), size).unwrap();
         assert_eq!(
-            root(&set, size).unwrap(),
-            root(&expected, size).unwrap(),
+            root(&tile_set(&tree, size), size).unwrap(),
+            expected,
             "size {size}"
         );
         // The tiles the root needs are enough on their own.
-        let mut needed = TileSet::default();
-        for t in tiles_for_root(size).unwrap() {
-            let TileKind::Hashes(level) = t.kind else {
-                panic!("an entry bundle among hash tiles")
-            };
-            let hashes = t
-                .positions()
-                .map(|p| expected.node(TILE_HEIGHT * u32::from(level), p).unwrap())
-                .collect();
-            needed.insert(&t, hashes);
-        }
-        assert_eq!(root(&needed, size).unwrap(), root(&expected, size).unwrap());
+        let needed = tile_set_of(&tree, tiles_for_root(size).unwrap());
+        assert_eq!(root(&needed, size).unwrap(), expected, "size {size}");
     }
 }
 
 #[test]
 fn a_changed_hash_in_a_tile_changes_the_root() {
     let leaves = random_leaves(1000, 9);
-    let mut set = tile_set(&leaves);
+    let mut set = tile_set(&MemoryTree::from_leaves(&leaves), 1000);
     let good = root(&set, 1000).unwrap();
     // Level-0 tile 1 (leaves 256..512), hash 3 flipped.
     let t = tile(TileKind::Hashes(0), 1, 256);
@@ -180,7 +179,11 @@ fn a_changed_hash_in_a_tile_changes_the_root() {
         set.node(1, 129).unwrap(),
         MemoryTree::from_leaves(&leaves).node(1, 129).unwrap()
     );
-    assert_eq!(root(&set, 1000).unwrap(), good, "the root uses the level-1 hash of a full tile");
+    assert_eq!(
+        root(&set, 1000).unwrap(),
+        good,
+        "the root uses the level-1 hash of a full tile"
+    );
     let first_300 = MemoryTree::from_leaves(&leaves[..300]);
     assert_ne!(
         root(&set, 300).unwrap(),
@@ -225,7 +228,13 @@ fn hash_tiles_are_read_only_at_their_width() {
 fn a_node_names_the_tile_it_is_served_in() {
     // Node (9, 3) spans level-8 positions 6..8 → level-1 tile 0, which in a tree of
     // 70 000 entries is full (70 000 ≥ 65 536).
-    assert_eq!(tile_of_node(9, 3, 70_000), tile(TileKind::Hashes(1), 0, 256));
+    assert_eq!(
+        tile_of_node(9, 3, 70_000),
+        tile(TileKind::Hashes(1), 0, 256)
+    );
     // Leaf 69 999 is in level-0 tile 273, partial of width 112 at 70 000.
-    assert_eq!(tile_of_node(0, 69_999, 70_000), tile(TileKind::Hashes(0), 273, 112));
+    assert_eq!(
+        tile_of_node(0, 69_999, 70_000),
+        tile(TileKind::Hashes(0), 273, 112)
+    );
 }
