@@ -69,6 +69,19 @@ pub enum LedgerError {
     /// The checkpoint witness file cannot be read or written, or holds something unsigned.
     #[error("checkpoint witness: {0}")]
     Witness(String),
+    /// A tile the tree of that size does not have: beyond it, or of another width.
+    #[error("tile {path} is not in the tree of {size} entries: {why}")]
+    TileNotFound {
+        path: String,
+        size: u64,
+        why: String,
+    },
+    /// An entry bundle (or its verdicts) holding an archived entry: its bytes left the database.
+    #[error("tile {path} holds archived entries: entries below {minimum_index} are no longer served (see the archived ranges)")]
+    TilePruned { path: String, minimum_index: u64 },
+    /// What the tile format cannot hold (an entry over 65 535 bytes).
+    #[error("tile format: {0}")]
+    TileFormat(#[from] dozor_log::tiles::TileError),
 }
 
 /// Why the stored Merkle tree gives no root or proof.

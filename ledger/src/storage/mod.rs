@@ -4,6 +4,7 @@
 //! In layers, each importing only those below it:
 //! - below all: the schema and its rows (`schema`, `models`, `columns`), connecting
 //!   (`connection`), where the ledger stands and its lock (`position`), the Merkle tree (`tree`),
+//!   making an entry (`entries`),
 //!   the partitioned ranges (`partitions`), signed checkpoints (`checkpoints`), who holds the log
 //!   (`tenures`), the registry events as stored (`registry_log`) and what a check finds
 //!   (`verify_failure`);
@@ -24,6 +25,7 @@ pub mod cosignatures;
 pub mod database;
 pub mod deliveries;
 mod derived_check;
+pub mod entries;
 pub mod issued;
 pub mod models;
 pub mod packages;
@@ -43,6 +45,7 @@ pub mod rollbacks;
 pub mod rotation;
 pub mod schema;
 pub mod tenures;
+pub mod tiles;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod tree;

@@ -1,0 +1,391 @@
+//! The ledger as C2SP tlog-tiles, read from the database: hash tiles (leaf hashes of
+//! `ledger_entries`, or of `archived_entries` for archived ranges; tree nodes of `merkle_nodes`
+//! above), entry bundles (the entries' canonical bytes), the latest checkpoint with its
+//! cosignatures, the minimum index, and the casino's verdicts beside each bundle (docs/TILES.md).
+//!
+//! Bottom layer: imports only the schema, the columns and the checkpoints.
+
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Nullable, Text};
+use serde_json::json;
+
+use super::checkpoints;
+use super::columns::{hash32, to_i64};
+use super::schema::{archived_entries, checkpoint_cosignatures, ledger_entries, merkle_nodes};
+use crate::error::LedgerError;
+use dozor_log::merkle::Hash;
+use dozor_log::tiles::{encode_hashes, push_bundle_entry, Tile, TileKind, TILE_HEIGHT, TILE_WIDTH};
+
+/// The latest signed checkpoint as the folder and the API serve it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishedCheckpoint {
+    pub size: u64,
+    /// The operator's signed note, the witnesses' cosignature lines after its signature.
+    pub text: String,
+}
+
+/// Hashes a tree of `size` entries has at tile level `level` (tree level `8 · level`).
+fn hashes_at_level(level: u8, size: u64) -> u64 {
+    size.checked_shr(TILE_HEIGHT * u32::from(level))
+        .unwrap_or(0)
+}
+
+/// Refuses a tile the tree of `size` does not have: one beyond it, or of another width than the
+/// tree gives it (a full tile once it is complete, the partial of exactly the edge's width before).
+pub fn check_in_tree(tile: &Tile, size: u64) -> Result<(), LedgerError> {
+    let count = hashes_at_level(tile.level(), size);
+    let (full, edge) = (count / TILE_WIDTH, count % TILE_WIDTH);
+    let not_found = |why: String| LedgerError::TileNotFound {
+        path: tile.path(),
+        size,
+        why,
+    };
+    if tile.index < full {
+        if tile.is_full() {
+            return Ok(());
+        }
+        return Err(not_found(format!(
+            "tile {} is full in this tree: ask for it without `.p/{}`",
+            tile.index, tile.width
+        )));
+    }
+    if tile.index == full && edge > 0 {
+        if u64::from(tile.width) == edge {
+            return Ok(());
+        }
+        return Err(not_found(format!(
+            "the tree's partial tile {} is {edge} wide, not {}",
+            tile.index, tile.width
+        )));
+    }
+    Err(not_found(format!(
+        "the tree has {full} full tiles and {} partial at this level",
+        u64::from(edge > 0)
+    )))
+}
+
+/// The bytes of `tile` as published in a tree of `size` (hash tile or entry bundle).
+pub fn read_tile(conn: &mut PgConnection, tile: &Tile, size: u64) -> Result<Vec<u8>, LedgerError> {
+    check_in_tree(tile, size)?;
+    match tile.kind {
+        TileKind::Hashes(0) => Ok(encode_hashes(&leaf_hashes(conn, tile)?)),
+        TileKind::Hashes(level) => Ok(encode_hashes(&node_hashes(conn, tile, level)?)),
+        TileKind::Entries => bundle(conn, tile),
+    }
+}
+
+/// The positions of `tile` as database indices.
+fn position_bounds(tile: &Tile) -> Result<(i64, i64), LedgerError> {
+    let positions = tile.positions();
+    Ok((
+        to_i64("tile position", positions.start)?,
+        to_i64("tile position", positions.end)?,
+    ))
+}
+
+/// The leaf hashes of a level-0 tile: from the entries, and for archived entries from what the
+/// archive kept of them.
+fn leaf_hashes(conn: &mut PgConnection, tile: &Tile) -> Result<Vec<Hash>, LedgerError> {
+    let (first, end) = position_bounds(tile)?;
+    let mut rows: Vec<(i64, Vec<u8>)> = ledger_entries::table
+        .filter(ledger_entries::idx.ge(first))
+        .filter(ledger_entries::idx.lt(end))
+        .order(ledger_entries::idx.asc())
+        .select((ledger_entries::idx, ledger_entries::leaf_hash))
+        .load(conn)?;
+    if rows.len() != usize::from(tile.width) {
+        rows.extend(
+            archived_entries::table
+                .filter(archived_entries::idx.ge(first))
+                .filter(archived_entries::idx.lt(end))
+                .select((archived_entries::idx, archived_entries::leaf_hash))
+                .load::<(i64, Vec<u8>)>(conn)?,
+        );
+        rows.sort_unstable_by_key(|(idx, _)| *idx);
+    }
+    in_order(tile, first, rows, "leaf hash")
+}
+
+/// The stored nodes of tree level `8 · level` a hash tile of that level holds.
+fn node_hashes(conn: &mut PgConnection, tile: &Tile, level: u8) -> Result<Vec<Hash>, LedgerError> {
+    let (first, end) = position_bounds(tile)?;
+    let tree_level = i16::from(level) * TILE_HEIGHT as i16;
+    let rows: Vec<(i64, Vec<u8>)> = merkle_nodes::table
+        .filter(merkle_nodes::level.eq(tree_level))
+        .filter(merkle_nodes::idx.ge(first))
+        .filter(merkle_nodes::idx.lt(end))
+        .order(merkle_nodes::idx.asc())
+        .select((merkle_nodes::idx, merkle_nodes::hash))
+        .load(conn)?;
+    in_order(tile, first, rows, "node hash")
+}
+
+/// `rows` as the tile's hashes, each at its position: a missing one means the database lacks
+/// part of a tree its checkpoints cover.
+fn in_order(
+    tile: &Tile,
+    first: i64,
+    rows: Vec<(i64, Vec<u8>)>,
+    what: &'static str,
+) -> Result<Vec<Hash>, LedgerError> {
+    let mut hashes = Vec::with_capacity(rows.len());
+    for (n, (idx, hash)) in rows.into_iter().enumerate() {
+        if idx != first + n as i64 {
+            break;
+        }
+        hashes.push(hash32(&hash, what)?);
+    }
+    if hashes.len() != usize::from(tile.width) {
+        return Err(missing(tile, first + hashes.len() as i64, what));
+    }
+    Ok(hashes)
+}
+
+fn missing(tile: &Tile, position: i64, what: &str) -> LedgerError {
+    LedgerError::BadStoredValue {
+        what: "tile",
+        owner: tile.path(),
+        value: format!("the database has no {what} at position {position}"),
+    }
+}
+
+/// An entry bundle: each entry's canonical bytes, its length before it.
+fn bundle(conn: &mut PgConnection, tile: &Tile) -> Result<Vec<u8>, LedgerError> {
+    let (first, end) = position_bounds(tile)?;
+    let rows: Vec<(i64, Vec<u8>)> = ledger_entries::table
+        .filter(ledger_entries::idx.ge(first))
+        .filter(ledger_entries::idx.lt(end))
+        .order(ledger_entries::idx.asc())
+        .select((ledger_entries::idx, ledger_entries::entry))
+        .load(conn)?;
+    if rows.len() != usize::from(tile.width) {
+        return Err(not_all_there(conn, tile, first, end, rows.len())?);
+    }
+    let mut bytes = Vec::with_capacity(rows.iter().map(|(_, e)| e.len() + 2).sum());
+    for (n, (idx, entry)) in rows.iter().enumerate() {
+        if *idx != first + n as i64 {
+            return Err(missing(tile, first + n as i64, "entry"));
+        }
+        push_bundle_entry(&mut bytes, entry)?;
+    }
+    Ok(bytes)
+}
+
+/// Why a bundle's range does not hold `found` entries of its width: archived ones (pruned), or
+/// entries the database lacks.
+fn not_all_there(
+    conn: &mut PgConnection,
+    tile: &Tile,
+    first: i64,
+    end: i64,
+    found: usize,
+) -> Result<LedgerError, LedgerError> {
+    let archived: i64 = archived_entries::table
+        .filter(archived_entries::idx.ge(first))
+        .filter(archived_entries::idx.lt(end))
+        .count()
+        .get_result(conn)?;
+    if archived > 0 {
+        return Ok(LedgerError::TilePruned {
+            path: tile.path(),
+            minimum_index: minimum_index(conn)?,
+        });
+    }
+    Ok(missing(tile, first + found as i64, "entry"))
+}
+
+/// The latest signed checkpoint with every cosignature kept for it, as one note text.
+pub fn published_checkpoint(
+    conn: &mut PgConnection,
+) -> Result<Option<PublishedCheckpoint>, LedgerError> {
+    let Some(row) = checkpoints::latest(conn)? else {
+        return Ok(None);
+    };
+    let lines: Vec<String> = checkpoint_cosignatures::table
+        .filter(checkpoint_cosignatures::size.eq(row.size))
+        .order(checkpoint_cosignatures::witness.asc())
+        .select(checkpoint_cosignatures::line)
+        .load(conn)?;
+    let mut text = row.note;
+    for line in lines {
+        // Each was checked under its witness's key when it was kept; one that is not a single
+        // signature line would break the note for every reader, so it is left out.
+        if is_signature_line(&line) {
+            text.push_str(&line);
+        } else {
+            tracing::warn!(
+                size = row.size,
+                "a kept cosignature is not one signature line"
+            );
+        }
+    }
+    Ok(Some(PublishedCheckpoint {
+        size: u64::try_from(row.size).unwrap_or(0),
+        text,
+    }))
+}
+
+/// `— <name> <base64>\n`, one line.
+fn is_signature_line(line: &str) -> bool {
+    line.strip_prefix("\u{2014} ")
+        .and_then(|rest| rest.strip_suffix('\n'))
+        .is_some_and(|rest| !rest.contains('\n') && rest.split(' ').count() == 2)
+}
+
+/// The tile minimum index: the first entry of the first bundle holding no archived entry.
+/// Archived ranges run from entry 0 without a gap, so it is the end of the last one rounded up
+/// to a whole bundle.
+pub fn minimum_index(conn: &mut PgConnection) -> Result<u64, LedgerError> {
+    let last: Option<i64> = archived_entries::table
+        .select(diesel::dsl::max(archived_entries::idx))
+        .first(conn)?;
+    let below = last.map_or(0, |last| u64::try_from(last).unwrap_or(0) + 1);
+    Ok(below.div_ceil(TILE_WIDTH) * TILE_WIDTH)
+}
+
+#[derive(QueryableByName)]
+struct VerdictRow {
+    #[diesel(sql_type = BigInt)]
+    idx: i64,
+    #[diesel(sql_type = Nullable<Text>)]
+    plan_id: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    rules_version: Option<String>,
+    #[diesel(sql_type = Nullable<Bool>)]
+    void: Option<bool>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    stakes_h: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    expected_paid_h: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    paid_h: Option<i64>,
+    #[diesel(sql_type = Nullable<Text>)]
+    verdict: Option<String>,
+}
+
+/// The findings of a stored verdict, in the verdict's order.
+#[derive(serde::Deserialize)]
+struct StoredFindings {
+    findings: Vec<rules::Finding>,
+}
+
+/// The casino's own verdicts for the rounds of an entry bundle's range, as JSON lines: one per
+/// entry, in order (docs/TILES.md).
+pub fn read_verdict_lines(conn: &mut PgConnection, tile: &Tile) -> Result<Vec<u8>, LedgerError> {
+    if tile.kind != TileKind::Entries {
+        return Err(LedgerError::TileNotFound {
+            path: tile.path(),
+            size: 0,
+            why: "verdict lines are kept beside entry bundles only".into(),
+        });
+    }
+    let (first, end) = position_bounds(tile)?;
+    let rows: Vec<VerdictRow> = diesel::sql_query(
+        "SELECT e.idx, a.plan_id, a.rules_version, a.void, a.stakes_h, a.expected_paid_h, \
+                a.paid_h, a.verdict \
+         FROM ledger_entries e \
+         LEFT JOIN adjudications a ON a.ledger_index = e.idx \
+              AND a.ledger_index >= $1 AND a.ledger_index < $2 \
+         WHERE e.idx >= $1 AND e.idx < $2 ORDER BY e.idx",
+    )
+    .bind::<BigInt, _>(first)
+    .bind::<BigInt, _>(end)
+    .load(conn)?;
+    if rows.len() != usize::from(tile.width) {
+        return Err(match not_all_there(conn, tile, first, end, rows.len())? {
+            LedgerError::BadStoredValue { .. } => LedgerError::TileNotFound {
+                path: tile.path(),
+                size: first as u64 + rows.len() as u64,
+                why: "the ledger does not hold every entry of this bundle".into(),
+            },
+            other => other,
+        });
+    }
+    let mut lines = Vec::new();
+    for (n, row) in rows.into_iter().enumerate() {
+        if row.idx != first + n as i64 {
+            return Err(missing(tile, first + n as i64, "entry"));
+        }
+        lines.extend(verdict_line(row)?);
+        lines.push(b'\n');
+    }
+    Ok(lines)
+}
+
+/// One entry's line, canonical JSON (keys sorted, RFC 8785).
+fn verdict_line(row: VerdictRow) -> Result<Vec<u8>, LedgerError> {
+    let index = row.idx as u64;
+    let verdict = match row {
+        VerdictRow {
+            plan_id: Some(plan_id),
+            rules_version: Some(rules_version),
+            void: Some(void),
+            stakes_h: Some(stakes_h),
+            expected_paid_h: Some(expected_paid_h),
+            paid_h: Some(paid_h),
+            verdict: Some(verdict),
+            ..
+        } => {
+            let stored: StoredFindings =
+                serde_json::from_str(&verdict).map_err(|source| LedgerError::VerdictJson {
+                    index: Some(index),
+                    source,
+                })?;
+            json!({
+                "plan_id": plan_id,
+                "rules_version": rules_version,
+                "void": void,
+                "stakes_h": stakes_h,
+                "expected_paid_h": expected_paid_h,
+                "paid_h": paid_h,
+                "findings": stored.findings,
+            })
+        }
+        _ => serde_json::Value::Null,
+    };
+    Ok(dozor_log::canonical::canonicalize(
+        &json!({"index": index, "verdict": verdict}),
+    )?)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn tile(kind: TileKind, index: u64, width: u16) -> Tile {
+        Tile { kind, index, width }
+    }
+
+    #[test]
+    fn a_tile_is_in_a_tree_only_at_the_width_the_tree_gives_it() {
+        let found = |t: Tile, size: u64| check_in_tree(&t, size).is_ok();
+        // 600 entries: level 0 has full tiles 0 and 1 (512 entries) and a partial 2 of
+        // 600 − 512 = 88; level 1 has 600 >> 8 = 2 hashes: a partial tile 0 of width 2.
+        assert!(found(tile(TileKind::Hashes(0), 1, 256), 600));
+        assert!(found(tile(TileKind::Entries, 2, 88), 600));
+        assert!(!found(tile(TileKind::Entries, 2, 87), 600));
+        assert!(!found(tile(TileKind::Hashes(0), 1, 200), 600));
+        assert!(!found(tile(TileKind::Hashes(0), 3, 1), 600));
+        assert!(found(tile(TileKind::Hashes(1), 0, 2), 600));
+        assert!(!found(tile(TileKind::Hashes(1), 0, 256), 600));
+        assert!(!found(tile(TileKind::Hashes(2), 0, 1), 600));
+        // 65 536 entries: level 1 is one full tile, level 2 a partial of width 1.
+        assert!(found(tile(TileKind::Hashes(1), 0, 256), 65_536));
+        assert!(found(tile(TileKind::Hashes(2), 0, 1), 65_536));
+        // Exactly 512: no partial at level 0.
+        assert!(!found(tile(TileKind::Hashes(0), 2, 1), 512));
+        // A level whose shift is past 64 bits has nothing, and does not panic.
+        assert!(!found(tile(TileKind::Hashes(63), 0, 1), u64::MAX));
+    }
+
+    #[test]
+    fn a_cosignature_line_is_one_signature_line() {
+        assert!(is_signature_line("\u{2014} w.example/log abcd==\n"));
+        assert!(!is_signature_line(
+            "\u{2014} w.example/log abcd==\n\u{2014} x y\n"
+        ));
+        assert!(!is_signature_line("w.example/log abcd==\n"));
+        assert!(!is_signature_line("\u{2014} w.example/log abcd=="));
+    }
+}
