@@ -5,11 +5,13 @@ pub mod browser;
 pub mod direct;
 pub mod examples;
 pub mod json;
+pub mod nginx;
 pub mod pki;
 pub mod poll;
 pub mod rounds;
 pub mod simulated;
 pub mod site;
+pub mod tiles_reader;
 pub mod webdriver;
 
 #[allow(unused_imports)]

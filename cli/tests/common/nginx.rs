@@ -1,0 +1,166 @@
+//! Debian's nginx serving a folder as static files, as an operator publishes a tlog-tiles log:
+//! installed on first use when the machine lacks it (as root, with apt-get), run in the
+//! foreground as one process on a free loopback port with a configuration of its own (no system
+//! service, nothing under /etc or /var touched), killed when dropped.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use super::poll::poll_until;
+
+const NGINX: &str = "/usr/sbin/nginx";
+
+/// nginx's path, installing Debian's package when it is missing.
+pub fn nginx_binary() -> PathBuf {
+    let path = Path::new(NGINX);
+    if !path.exists() {
+        let install = |args: &[&str]| {
+            Command::new("apt-get")
+                .args(["-o", "DPkg::Lock::Timeout=600", "-y", "-q"])
+                .args(args)
+                .env("DEBIAN_FRONTEND", "noninteractive")
+                .stdout(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        let installed = install(&["install", "--no-install-recommends", "nginx"])
+            || (install(&["update"]) && install(&["install", "--no-install-recommends", "nginx"]));
+        assert!(
+            installed && path.exists(),
+            "nginx is needed (Debian package `nginx`) and could not be installed"
+        );
+    }
+    path.to_path_buf()
+}
+
+/// A running nginx serving a folder under a URL prefix.
+pub struct Nginx {
+    child: Child,
+    /// Its configuration, logs and temporary files.
+    dir: tempfile::TempDir,
+    pub port: u16,
+    /// `http://127.0.0.1:<port>/<prefix>/`.
+    pub url: String,
+}
+
+impl Nginx {
+    /// nginx serving `folder` (a tlog-tiles publish folder) at `http://127.0.0.1:<port>/<prefix>/`
+    /// with the headers c2sp.org/tlog-tiles asks for: `checkpoint` as `text/plain;
+    /// charset=utf-8` and not cached, tiles and bundles as `application/octet-stream` and
+    /// immutable, bundles gzip-compressed. Every other file is served as it is (octet-stream).
+    pub fn serve_tiles(folder: &Path, prefix: &str) -> Nginx {
+        let folder = folder.canonicalize().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let port = super::free_port();
+        let prefix = prefix.trim_matches('/');
+        let at = |path: &str| folder.join(path).display().to_string();
+        let scratch = dir.path().display().to_string();
+        let config = format!(
+            r#"daemon off;
+master_process off;
+worker_processes 1;
+pid {scratch}/nginx.pid;
+error_log {scratch}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+    access_log {scratch}/access.log;
+    client_body_temp_path {scratch}/body;
+    proxy_temp_path {scratch}/proxy;
+    fastcgi_temp_path {scratch}/fastcgi;
+    uwsgi_temp_path {scratch}/uwsgi;
+    scgi_temp_path {scratch}/scgi;
+    types {{ }}
+    default_type application/octet-stream;
+    server {{
+        listen 127.0.0.1:{port};
+        location = /{prefix}/checkpoint {{
+            alias {checkpoint};
+            default_type text/plain;
+            charset utf-8;
+            add_header Cache-Control "no-cache, max-age=0" always;
+        }}
+        location = /{prefix}/minimum-index {{
+            alias {minimum};
+            default_type text/plain;
+            charset utf-8;
+            add_header Cache-Control "no-cache, max-age=0" always;
+        }}
+        location /{prefix}/tile/entries/ {{
+            alias {entries}/;
+            gzip on;
+            gzip_types application/octet-stream;
+            gzip_min_length 0;
+            add_header Cache-Control "public, max-age=31536000, immutable";
+        }}
+        location /{prefix}/tile/ {{
+            alias {tiles}/;
+            add_header Cache-Control "public, max-age=31536000, immutable";
+        }}
+        location /{prefix}/ {{
+            alias {root}/;
+        }}
+    }}
+}}
+"#,
+            checkpoint = at("checkpoint"),
+            minimum = at("minimum-index"),
+            entries = at("tile/entries"),
+            tiles = at("tile"),
+            root = folder.display(),
+        );
+        let conf = dir.path().join("nginx.conf");
+        std::fs::write(&conf, config).unwrap();
+        let child = Command::new(nginx_binary())
+            .arg("-p")
+            .arg(dir.path())
+            .arg("-e")
+            .arg(dir.path().join("error.log"))
+            .arg("-c")
+            .arg(&conf)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.path().join("stderr.log")).unwrap())
+            .spawn()
+            .unwrap();
+        let mut nginx = Nginx {
+            child,
+            dir,
+            port,
+            url: format!("http://127.0.0.1:{port}/{prefix}/"),
+        };
+        nginx.wait_until_listening();
+        nginx
+    }
+
+    fn wait_until_listening(&mut self) {
+        poll_until(Duration::from_secs(20), Duration::from_millis(50), || {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!("nginx exited ({status}):\n{}", self.log());
+            }
+            std::net::TcpStream::connect(("127.0.0.1", self.port))
+                .map(drop)
+                .map_err(|e| format!("nginx does not listen on {}: {e}", self.port))
+        })
+    }
+
+    /// Its error log and what it wrote on standard error.
+    pub fn log(&self) -> String {
+        ["stderr.log", "error.log"]
+            .iter()
+            .map(|f| std::fs::read_to_string(self.dir.path().join(f)).unwrap_or_default())
+            .collect()
+    }
+
+    /// The requests it answered (its access log).
+    pub fn access_log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("access.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

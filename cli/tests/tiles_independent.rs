@@ -1,0 +1,301 @@
+//! The ledger as C2SP tlog-tiles, read by code that is not dozor's: a Python reader written from
+//! the specifications (`fixtures/tlog_tiles_reader.py`) reads tiles dozor's tile code writes,
+//! and refuses each kind of damage naming the file; then the folder `dozor serve` publishes,
+//! served by Debian's nginx, and the same tiles through the server's own route, read by it after
+//! a simulation has played.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use base64::Engine as _;
+use common::tiles_reader::read_log;
+use dozor_log::checkpoint::{Checkpoint, NoteSigner};
+use dozor_log::cosignature::CosignatureSigner;
+use dozor_log::merkle::{self, MemoryTree, NodeSource as _};
+use dozor_log::tiles::{self, Tile, TileKind};
+use serde_json::Value;
+
+/// Entry `i`: a JSON text of a length that varies from 2 to over 300 bytes (so that a bundle's
+/// length prefixes use both bytes), and one empty entry.
+fn entry(i: u64) -> Vec<u8> {
+    if i == 3 {
+        return Vec::new();
+    }
+    let pad = "x".repeat(((i * 37) % 301) as usize);
+    format!("{{\"entry\":{i},\"pad\":\"{pad}\"}}").into_bytes()
+}
+
+/// A log's folder as tlog-tiles lays it out, written with dozor's tile code from
+/// [`entry`]`(0..)`, grown size by size.
+struct Folder {
+    dir: tempfile::TempDir,
+    entries: Vec<Vec<u8>>,
+    tree: MemoryTree,
+    size: u64,
+}
+
+const ORIGIN: &str = "dozor.test/ledger";
+
+impl Folder {
+    fn new(capacity: u64) -> Folder {
+        let entries: Vec<Vec<u8>> = (0..capacity).map(entry).collect();
+        let leaves: Vec<_> = entries
+            .iter()
+            .map(|e| dozor_log::entry::leaf_hash(e))
+            .collect();
+        Folder {
+            dir: tempfile::tempdir().unwrap(),
+            tree: MemoryTree::from_leaves(&leaves),
+            entries,
+            size: 0,
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn prefix(&self) -> String {
+        self.path().display().to_string()
+    }
+
+    fn bytes_of(&self, tile: &Tile) -> Vec<u8> {
+        match tile.kind {
+            TileKind::Hashes(level) => {
+                let hashes: Vec<_> = tile
+                    .positions()
+                    .map(|p| self.tree.node(8 * u32::from(level), p).unwrap())
+                    .collect();
+                tiles::encode_hashes(&hashes)
+            }
+            TileKind::Entries => {
+                let range = tile.entry_range();
+                let entries = &self.entries[range.start as usize..range.end as usize];
+                tiles::encode_bundle(entries.iter().map(Vec::as_slice)).unwrap()
+            }
+        }
+    }
+
+    /// Writes the tiles the tree grows by to reach `size` and a checkpoint of it signed by
+    /// `signer` and cosigned by a witness (whose line the reader is to pass over): the root.
+    fn grow_to(&mut self, size: u64, signer: &NoteSigner) -> [u8; 32] {
+        for tile in tiles::tiles_between(self.size, size) {
+            let file = self.path().join(tile.path());
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, self.bytes_of(&tile)).unwrap();
+        }
+        self.size = size;
+        let root = merkle::root(&self.tree, size).unwrap();
+        let text = Checkpoint {
+            origin: ORIGIN.into(),
+            size,
+            root,
+        }
+        .text();
+        let witness = CosignatureSigner::new("witness.test/w1", common::key(77)).unwrap();
+        let note = signer.sign(&text).unwrap() + &witness.cosign(&text, 1_790_000_000);
+        std::fs::write(self.path().join("checkpoint"), note).unwrap();
+        root
+    }
+
+    /// Flips one bit of byte `at` of the file at `path` (under the folder).
+    fn flip(&self, path: &str, at: usize) {
+        let file = self.path().join(path);
+        let mut bytes = std::fs::read(&file).unwrap();
+        bytes[at] ^= 0x01;
+        std::fs::write(file, bytes).unwrap();
+    }
+}
+
+fn vkey() -> String {
+    common::operator().verifier().to_string()
+}
+
+/// The files a summary says the reader fetched, after the checkpoint.
+fn fetched(summary: &Value) -> BTreeSet<String> {
+    let all = summary["fetched"].as_array().unwrap();
+    assert_eq!(all[0], "checkpoint", "{summary}");
+    all[1..]
+        .iter()
+        .map(|p| p.as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn paths(tiles: Vec<Tile>) -> BTreeSet<String> {
+    tiles.iter().map(Tile::path).collect()
+}
+
+#[test]
+fn the_independent_reader_finds_the_root_dozor_signed_at_every_size_from_exactly_the_spec_s_tiles()
+{
+    let operator = common::operator();
+    let mut folder = Folder::new(70_000);
+    for size in [1, 255, 256, 257, 70_000] {
+        let root = folder.grow_to(size, &operator);
+        let summary = read_log(&folder.prefix(), &vkey(), &[], None).summary();
+        assert_eq!(summary["size"], size, "{summary}");
+        assert_eq!(summary["root"], hex::encode(root), "{summary}");
+        assert_eq!(summary["origin"], ORIGIN, "{summary}");
+        // Every entry checked against its leaf hash; the witness's line passed over.
+        assert_eq!(summary["entries_checked"], size, "{summary}");
+        assert_eq!(summary["signatures_ignored"], 1, "{summary}");
+        // What the reader, from the spec, fetched is what dozor says a tree of this size has
+        // (everything a tree grows by from nothing), no more: for 70 000, 273 full level-0 tiles
+        // and bundles, their partials of 112, tile/1/000, tile/1/001.p/17 and tile/2/000.p/1
+        // (the spec's own example), 2 · 274 + 3 = 551 files.
+        assert_eq!(fetched(&summary), paths(tiles::tiles_between(0, size)));
+        // The root alone from the tiles dozor says it is computed from.
+        let alone = read_log(&folder.prefix(), &vkey(), &["--root-only"], None).summary();
+        assert_eq!(alone["root"], hex::encode(root), "{alone}");
+        assert_eq!(
+            fetched(&alone),
+            paths(tiles::tiles_for_root(size).unwrap()),
+            "size {size}"
+        );
+    }
+    let summary = read_log(&folder.prefix(), &vkey(), &[], None).summary();
+    assert_eq!(summary["tiles_fetched"], 551, "{summary}");
+    // The spec's examples by name: a tree of 256 is one full level-0 tile and tile/1/000.p/1.
+    assert_eq!(
+        paths(tiles::tiles_between(0, 256)),
+        BTreeSet::from([
+            "tile/0/000".to_owned(),
+            "tile/entries/000".to_owned(),
+            "tile/1/000.p/1".to_owned()
+        ])
+    );
+}
+
+/// A folder at `size`, damaged by `damage`: the reader's refusal.
+fn refusal_of(size: u64, damage: impl FnOnce(&Folder)) -> String {
+    let mut folder = Folder::new(size);
+    folder.grow_to(size, &common::operator());
+    read_log(&folder.prefix(), &vkey(), &[], None).summary();
+    damage(&folder);
+    read_log(&folder.prefix(), &vkey(), &[], None).refusal()
+}
+
+#[test]
+fn the_independent_reader_refuses_each_damaged_file_naming_it() {
+    const SAYS: &str = "tlog-tiles reader: ";
+    // A leaf hash in a full level-0 tile: the level-1 tile's hash of it no longer matches.
+    // Byte 40 is in hash 1 (32 bytes a hash).
+    let why = refusal_of(70_000, |f| f.flip("tile/0/005", 40));
+    assert_eq!(
+        why,
+        format!("{SAYS}tile/1/000: hash 5 is not the Merkle tree hash of tile/0/005")
+    );
+    // A hash of the full level-1 tile: byte 9 · 32 + 3 is in hash 9, the root of tile/0/009.
+    let why = refusal_of(70_000, |f| f.flip("tile/1/000", 9 * 32 + 3));
+    assert_eq!(
+        why,
+        format!("{SAYS}tile/1/000: hash 9 is not the Merkle tree hash of tile/0/009")
+    );
+    // A bundle's entry. Bundle 5 starts with entry 1280: 2 bytes of length, then `{"entry":1280,…`;
+    // byte 4 is the `e` of `entry`, so entry 0 of the bundle changes.
+    let why = refusal_of(70_000, |f| f.flip("tile/entries/005", 4));
+    assert_eq!(
+        why,
+        format!(
+            "{SAYS}tile/entries/005: entry 0 (index 1280) does not hash to hash 0 of tile/0/005"
+        )
+    );
+    // A length prefix: entry 0 of the bundle (`{"entry":0,"pad":""}`, 20 bytes) says 21.
+    let why = refusal_of(1, |f| f.flip("tile/entries/000.p/1", 1));
+    assert_eq!(
+        why,
+        format!("{SAYS}tile/entries/000.p/1: entry 0 says 21 bytes, but fewer remain")
+    );
+    // The only leaf hash of a tree of one: the bundle no longer hashes to it.
+    let why = refusal_of(1, |f| f.flip("tile/0/000.p/1", 0));
+    assert_eq!(
+        why,
+        format!("{SAYS}tile/entries/000.p/1: entry 0 (index 0) does not hash to hash 0 of tile/0/000.p/1")
+    );
+    // The partial level-2 tile of 70 000 is the root of the first 65 536 entries.
+    let why = refusal_of(70_000, |f| f.flip("tile/2/000.p/1", 31));
+    assert_eq!(
+        why,
+        format!("{SAYS}tile/2/000.p/1: hash 0 is not the Merkle tree hash of tile/1/000")
+    );
+    // A tile cut short.
+    let why = refusal_of(257, |f| {
+        let file = f.path().join("tile/0/000");
+        let bytes = std::fs::read(&file).unwrap();
+        std::fs::write(file, &bytes[..bytes.len() - 1]).unwrap();
+    });
+    assert_eq!(
+        why,
+        format!("{SAYS}tile/0/000: 8191 bytes, but a tile of width 256 holds 8192")
+    );
+    // A tile the size needs, missing.
+    let why = refusal_of(257, |f| {
+        std::fs::remove_file(f.path().join("tile/1/000.p/1")).unwrap();
+    });
+    assert_eq!(
+        why,
+        format!("{SAYS}tile/1/000.p/1: the log does not serve it, but the tree's size needs it")
+    );
+}
+
+/// A damage that rewrites the checkpoint's note with `edit`.
+fn rewrite(edit: impl Fn(String) -> String) -> impl FnOnce(&Folder) {
+    move |f: &Folder| {
+        let file = f.path().join("checkpoint");
+        let note = std::fs::read_to_string(&file).unwrap();
+        std::fs::write(file, edit(note)).unwrap();
+    }
+}
+
+#[test]
+fn the_independent_reader_refuses_a_checkpoint_whose_signature_does_not_verify() {
+    let operator = common::operator();
+    let id = format!("{:08x}", operator.verifier().id);
+    let bad_signature =
+        format!("tlog-tiles reader: checkpoint: the signature by {ORIGIN} ({id}) does not verify");
+    // A bit of the signature itself (past the key id's 4 bytes, in base64 the first 6 digits).
+    let flipped = rewrite(|note| {
+        let line = note
+            .lines()
+            .find(|l| l.starts_with(&format!("\u{2014} {ORIGIN} ")))
+            .unwrap();
+        let blob_b64 = line.rsplit(' ').next().unwrap();
+        let mut blob = base64::engine::general_purpose::STANDARD
+            .decode(blob_b64)
+            .unwrap();
+        blob[20] ^= 0x01;
+        let again = base64::engine::general_purpose::STANDARD.encode(&blob);
+        note.replace(blob_b64, &again)
+    });
+    assert_eq!(refusal_of(257, flipped), bad_signature);
+    // The text changed under the signature: a larger tree.
+    let grown = rewrite(|note| note.replacen("\n257\n", "\n258\n", 1));
+    assert_eq!(refusal_of(257, grown), bad_signature);
+    // Signed by another key of the same name: no signature of the operator's key at all.
+    let mut folder = Folder::new(2);
+    folder.grow_to(2, &common::operator_with(43));
+    assert_eq!(
+        read_log(&folder.prefix(), &vkey(), &[], None).refusal(),
+        format!("tlog-tiles reader: checkpoint: no signature by {ORIGIN} ({id})")
+    );
+    // The checkpoint's root not the tiles' (signed all the same).
+    let mut folder = Folder::new(300);
+    folder.grow_to(300, &operator);
+    let wrong = Checkpoint {
+        origin: ORIGIN.into(),
+        size: 300,
+        root: [7; 32],
+    };
+    let note = operator.sign(&wrong.text()).unwrap();
+    std::fs::write(folder.path().join("checkpoint"), note).unwrap();
+    let why = read_log(&folder.prefix(), &vkey(), &[], None).refusal();
+    assert!(
+        why.starts_with(&format!(
+            "tlog-tiles reader: checkpoint: its root {} is not the root computed from the tiles",
+            hex::encode([7u8; 32])
+        )),
+        "{why}"
+    );
+}
