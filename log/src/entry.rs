@@ -130,6 +130,46 @@ pub(crate) fn write_entry(
     out.into_bytes()
 }
 
+/// The length of the entry [`write_entry`] makes from these parts, without making it: the
+/// record's bytes, the quoted `key_id`, `signature` and `received_at`, the index's digits, the
+/// 64 hex digits of `prev_hash`, and the 86 bytes of the entry's fixed JSON.
+pub fn entry_len(
+    index: u64,
+    received_at: &str,
+    key_id: &str,
+    canonical_record: &str,
+    signature: &str,
+) -> usize {
+    // `{"envelope":{"key_id":` 22, `,"record":` 10, `,"signature":` 13, `},"index":` 10,
+    // `,"prev_hash":"` 14, `","received_at":` 16, `}` 1.
+    const FIXED: usize = 22 + 10 + 13 + 10 + 14 + 16 + 1;
+    FIXED
+        + quoted_len(key_id)
+        + canonical_record.len()
+        + quoted_len(signature)
+        + decimal_digits(index)
+        + 64
+        + quoted_len(received_at)
+}
+
+/// Bytes of `s` as a JSON string written by [`crate::canonical::write_string`], quotes included.
+fn quoted_len(s: &str) -> usize {
+    let escapes: usize = s
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\u{8}' | '\t' | '\n' | '\u{c}' | '\r' => 1,
+            c if (c as u32) < 0x20 => 5,
+            _ => 0,
+        })
+        .sum();
+    s.len() + escapes + 2
+}
+
+/// Digits of `n` in decimal.
+fn decimal_digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |log| log as usize + 1)
+}
+
 /// Parses a time written in the ledger's form ([`format_time`]), refusing any other form.
 pub fn parse_ledger_time(text: &str) -> Result<DateTime<Utc>, String> {
     if let Some(at) = read_exact_ledger_time(text) {
@@ -251,6 +291,37 @@ mod tests {
             );
             assert_eq!(fast.hash, slow.hash);
         }
+    }
+
+    #[test]
+    fn the_entry_length_is_the_length_of_the_entry_written() {
+        let key = SigningKey::from_bytes(&[3u8; 32]);
+        let record = json!({"a": "\u{1}\u{1f}\"\\\u{8}\t\n\u{c}\r ž€😀", "b": [1, 2]});
+        let envelope = Envelope::sign(record, &key).unwrap();
+        let canonical = crate::canonical::canonical_text(&envelope.record).unwrap();
+        let t = format_time(Utc::now());
+        for index in [0, 9, 10, 99, 100, 65_535, 999_999, u64::MAX] {
+            for (key_id, signature) in [
+                (envelope.key_id.as_str(), envelope.signature.as_str()),
+                ("\u{0}\"\\é", " \n\t\r\u{7f}\u{1b}x "),
+            ] {
+                let written = write_entry(index, &t, &[5; 32], key_id, &canonical, signature);
+                assert_eq!(
+                    entry_len(index, &t, key_id, &canonical, signature),
+                    written.len(),
+                    "index {index}, key id {key_id:?}"
+                );
+            }
+        }
+        // By hand: the 86 bytes of fixed JSON, `"`+16+`"`, the record, `"`+88+`"`, one digit,
+        // 64 hex digits, `"`+27+`"`: 86 + 18 + 90 + 1 + 64 + 29 = 288 bytes besides the record.
+        assert_eq!(envelope.key_id.len(), 16);
+        assert_eq!(envelope.signature.len(), 88);
+        assert_eq!(t.len(), 27);
+        assert_eq!(
+            entry_len(7, &t, &envelope.key_id, &canonical, &envelope.signature),
+            288 + canonical.len()
+        );
     }
 
     /// The general parse and its check of the form, as the fast reader must agree with them.

@@ -4,6 +4,7 @@ use serde_json::{json, Value};
 use thiserror::Error;
 
 use crate::error::LedgerError;
+use dozor_log::tiles::MAX_ENTRY_BYTES;
 
 #[derive(Debug, Error)]
 pub enum IngestError {
@@ -18,6 +19,11 @@ pub enum IngestError {
         message: String,
         details: Value,
     },
+    /// The record's entry would be over what an entry bundle of the published log holds
+    /// ([`MAX_ENTRY_BYTES`]): `size` is the entry's largest size (at the largest index),
+    /// `record_size` the record's canonical bytes. Nothing was changed.
+    #[error("the record would make a ledger entry of {size} bytes, over the limit of {MAX_ENTRY_BYTES} bytes of an entry (the published log's entry bundles write each entry's length in two bytes): its canonical form is {record_size} bytes, at most {} fit", record_size.saturating_sub(size - MAX_ENTRY_BYTES))]
+    EntryTooLarge { size: usize, record_size: usize },
     /// Not now (the writer's queue is full, or it stopped); nothing was changed, retry.
     /// `cause` is for the log only.
     #[error("{reason}")]

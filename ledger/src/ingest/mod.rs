@@ -24,11 +24,13 @@ pub use submission::{Derived, JudgeError, ReportFigures, Submission};
 
 use crate::storage::append::outcome::AppendOutcome;
 use crate::storage::connection::PgPool;
+use crate::storage::entries::EntryParts;
 use crate::storage::models::GamingTableRow;
 use crate::storage::registry::KeyValidity;
 use dozor_log::checkpoint::NoteSigner;
 use dozor_log::envelope::EnvelopeText;
 use dozor_log::judge;
+use dozor_log::tiles::MAX_ENTRY_BYTES;
 use rules::operations::Operation;
 use rules::{PlanBook, RecordError, Round};
 
@@ -119,6 +121,7 @@ impl Ingest {
     /// Everything short of appending; blocking (may read the database on a cache miss).
     pub fn prepare(&self, envelope: EnvelopeText<'_>) -> Result<Submission, IngestError> {
         let (canonical, header) = read_record(envelope.record.get())?;
+        entry_fits(&envelope, &canonical)?;
         rules::string_limits::check_string_lengths(&canonical)?;
         let table = self
             .directory
@@ -399,6 +402,24 @@ impl Ingest {
         }
         .judged_as_of(judged_as_of))
     }
+}
+
+/// Refuses a record whose entry would be over [`MAX_ENTRY_BYTES`] at any index (its index is
+/// not known yet): refused before anything is looked up, like a body over its limit.
+fn entry_fits(envelope: &EnvelopeText<'_>, canonical: &str) -> Result<(), IngestError> {
+    let size = EntryParts {
+        key_id: &envelope.key_id,
+        signature: &envelope.signature,
+        canonical_record: canonical,
+    }
+    .largest_size();
+    if size > MAX_ENTRY_BYTES {
+        return Err(IngestError::EntryTooLarge {
+            size,
+            record_size: canonical.len(),
+        });
+    }
+    Ok(())
 }
 
 /// A round whose table's limits changed each time it was judged: not appended, retry.

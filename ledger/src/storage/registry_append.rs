@@ -8,11 +8,11 @@ use ed25519_dalek::SigningKey;
 use serde::Serialize;
 
 use super::columns::to_i64;
+use super::entries::{self, EntryParts};
 use super::models::LedgerRow;
 use super::position::Position;
 use super::schema::{ledger_entries, registry_entries};
 use crate::error::LedgerError;
-use dozor_log::entry::Entry;
 use dozor_log::registry_event::RegistryEvent;
 use dozor_log::Envelope;
 
@@ -46,18 +46,21 @@ pub(crate) fn append_registry_event(
     operator: &SigningKey,
 ) -> Result<RegistryReceipt, LedgerError> {
     super::tenures::check_holder(conn, &operator.verifying_key())?;
-    let span = super::partitions::span(conn)?;
-    super::partitions::ensure_room(conn, span, position.next_index, 1)?;
     let envelope = Envelope::sign(event.to_record()?, operator)?;
     let canonical = dozor_log::canonical::canonical_text(&envelope.record)?;
-    let entry = Entry::build_canonical(
+    // Made (or refused as too large) before anything of it is written.
+    let entry = entries::build(
         position.next_index,
         position.received_at,
         position.prev_hash,
-        &envelope.key_id,
-        &envelope.signature,
-        &canonical,
-    );
+        EntryParts {
+            key_id: &envelope.key_id,
+            signature: &envelope.signature,
+            canonical_record: &canonical,
+        },
+    )?;
+    let span = super::partitions::span(conn)?;
+    super::partitions::ensure_room(conn, span, position.next_index, 1)?;
     diesel::insert_into(ledger_entries::table)
         .values(&LedgerRow {
             idx: to_i64("ledger index", position.next_index)?,

@@ -4,7 +4,6 @@
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use dozor_log::entry::Entry;
 use dozor_log::merkle::{Frontier, Hash};
 use serde_json::json;
 
@@ -14,6 +13,7 @@ use super::rows::{late_record, push_derived, refusal_event, DerivedRows};
 use crate::error::LedgerError;
 use crate::ingest::submission::Submission;
 use crate::storage::columns::to_i64;
+use crate::storage::entries::{self, EntryParts};
 use crate::storage::models::{LedgerRow, NewSignificantEvent};
 use crate::storage::partitions;
 use crate::storage::position::{lock_and_position, Position};
@@ -316,14 +316,16 @@ impl<'b> Placing<'b> {
         round_id: Option<String>,
     ) -> Result<AppendOutcome, LedgerError> {
         let received_at = self.received_at;
-        let entry = Entry::build_canonical(
+        let entry = entries::build(
             self.next_index,
             received_at,
             self.prev_hash,
-            &s.key_id,
-            &s.signature,
-            &s.canonical_record,
-        );
+            EntryParts {
+                key_id: &s.key_id,
+                signature: &s.signature,
+                canonical_record: &s.canonical_record,
+            },
+        )?;
         let index = to_i64("ledger index", self.next_index)?;
         self.entries.push(LedgerRow {
             idx: index,
