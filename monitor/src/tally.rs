@@ -1,0 +1,134 @@
+//! The monitor's own figures: per gaming day and game, the rounds it judged and their money,
+//! with the theoretical figures RTP is computed from. Money in haléře, added with overflow
+//! checked.
+
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+
+/// The figures of one gaming day and game (or of a bundle's part of them).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tally {
+    pub rounds: i64,
+    /// Rounds the monitor could not judge (a plan it does not hold, a record the rules do not
+    /// read); their money is not in the sums below.
+    pub unjudged_rounds: i64,
+    pub void_rounds: i64,
+    pub stakes_h: i64,
+    pub paid_h: i64,
+    pub expected_paid_h: i64,
+    /// Stakes that count for RTP, and their expected payout in milli-haléře.
+    pub rtp_stakes_h: i64,
+    pub expected_payout_mh: i64,
+    /// The payout's variance in h² (a statistic, not money).
+    pub payout_variance_h2: f64,
+    /// The monitor's own findings, and the sum of their amounts.
+    pub findings: i64,
+    pub findings_amount_h: i64,
+}
+
+/// A judged round's part of a tally.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RoundFigures {
+    pub void: bool,
+    pub stakes_h: i64,
+    pub paid_h: i64,
+    pub expected_paid_h: i64,
+    pub rtp_stakes_h: i64,
+    pub expected_payout_mh: i64,
+    pub payout_variance_h2: f64,
+    pub findings: i64,
+    pub findings_amount_h: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the sums of {game} on {day} overflow")]
+pub struct Overflow {
+    pub day: NaiveDate,
+    pub game: String,
+}
+
+fn add(total: &mut i64, amount: i64) -> Option<()> {
+    *total = total.checked_add(amount)?;
+    Some(())
+}
+
+impl Tally {
+    /// Adds a judged round (`Some`) or one the monitor could not judge (`None`).
+    fn add_round(&mut self, figures: Option<&RoundFigures>) -> Option<()> {
+        add(&mut self.rounds, 1)?;
+        let Some(f) = figures else {
+            return add(&mut self.unjudged_rounds, 1);
+        };
+        add(&mut self.void_rounds, i64::from(f.void))?;
+        add(&mut self.stakes_h, f.stakes_h)?;
+        add(&mut self.paid_h, f.paid_h)?;
+        add(&mut self.expected_paid_h, f.expected_paid_h)?;
+        add(&mut self.rtp_stakes_h, f.rtp_stakes_h)?;
+        add(&mut self.expected_payout_mh, f.expected_payout_mh)?;
+        self.payout_variance_h2 += f.payout_variance_h2;
+        add(&mut self.findings, f.findings)?;
+        add(&mut self.findings_amount_h, f.findings_amount_h)
+    }
+}
+
+/// Tallies by (gaming day, game code).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tallies(pub BTreeMap<(NaiveDate, String), Tally>);
+
+impl Tallies {
+    pub fn add(
+        &mut self,
+        day: NaiveDate,
+        game: &str,
+        figures: Option<&RoundFigures>,
+    ) -> Result<(), Overflow> {
+        self.0
+            .entry((day, game.to_owned()))
+            .or_default()
+            .add_round(figures)
+            .ok_or_else(|| Overflow {
+                day,
+                game: game.to_owned(),
+            })
+    }
+
+    pub fn rounds(&self) -> i64 {
+        self.0.values().map(|t| t.rounds).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn rounds_add_up_by_day_and_game_and_an_overflow_is_refused() {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
+        let spin = RoundFigures {
+            stakes_h: 10_000,
+            paid_h: 360_000,
+            expected_paid_h: 360_000,
+            rtp_stakes_h: 10_000,
+            expected_payout_mh: 9_729_730,
+            ..RoundFigures::default()
+        };
+        let mut tallies = Tallies::default();
+        tallies.add(day, "roulette", Some(&spin)).unwrap();
+        tallies.add(day, "roulette", Some(&spin)).unwrap();
+        tallies.add(day, "roulette", None).unwrap();
+        tallies.add(day, "blackjack", None).unwrap();
+        let roulette = &tallies.0[&(day, "roulette".to_owned())];
+        // Two judged spins of 10 000 h each: 20 000 h staked, 2 × 360 000 h paid; one unjudged.
+        assert_eq!((roulette.rounds, roulette.unjudged_rounds), (3, 1));
+        assert_eq!((roulette.stakes_h, roulette.paid_h), (20_000, 720_000));
+        assert_eq!(roulette.expected_payout_mh, 19_459_460);
+        assert_eq!(tallies.rounds(), 4);
+        let huge = RoundFigures {
+            stakes_h: i64::MAX,
+            ..RoundFigures::default()
+        };
+        assert!(tallies.add(day, "roulette", Some(&huge)).is_err());
+    }
+}
