@@ -1,0 +1,201 @@
+//! Publishing the ledger as C2SP tlog-tiles to a folder any web server can serve: from the
+//! size the folder's checkpoint holds to the latest signed checkpoint, tiles first and the
+//! checkpoint last (docs/TILES.md). `thread` runs it beside the server.
+
+pub mod error;
+pub mod folder;
+pub mod thread;
+
+use std::path::Path;
+
+use diesel::PgConnection;
+use dozor_log::checkpoint::Checkpoint;
+use dozor_log::tiles::{tiles_between, Tile, TileKind};
+
+use crate::storage::tiles::{self as stored, PublishedCheckpoint};
+use crate::storage::tree;
+use error::PublishError;
+use folder::{verdicts_path, Folder, Written, CHECKPOINT, MINIMUM_INDEX};
+
+/// What a publication did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Published {
+    /// The ledger has no signed checkpoint yet.
+    NoCheckpoint,
+    /// The folder holds the latest checkpoint already, cosignatures and all.
+    UpToDate { size: u64 },
+    /// Only the checkpoint's cosignatures changed: the checkpoint file was replaced.
+    Cosignatures { size: u64 },
+    /// The folder grew from `from` to `to` entries.
+    Grew {
+        from: u64,
+        to: u64,
+        /// Files written (tiles, bundles, verdicts), and of them those already there.
+        written: usize,
+        kept: usize,
+    },
+}
+
+/// The text of the `minimum-index` file (and of the API's answer): decimal and a newline.
+pub fn minimum_index_text(minimum_index: u64) -> String {
+    format!("{minimum_index}\n")
+}
+
+/// Publishes a ledger to one folder; remembers across publications whether it has swept the
+/// folder of what an earlier run left behind.
+#[derive(Debug)]
+pub struct Publisher {
+    folder: Folder,
+    swept: bool,
+    /// Fail after this many tile files (tests of a publication stopped half-way).
+    fail_after: Option<usize>,
+}
+
+impl Publisher {
+    /// A publisher to `dir` (created if missing).
+    pub fn new(dir: &Path) -> Result<Publisher, PublishError> {
+        Ok(Publisher {
+            folder: Folder::open(dir)?,
+            swept: false,
+            fail_after: None,
+        })
+    }
+
+    /// The next publications stop with [`PublishError::Injected`] after `files` tile files,
+    /// before the checkpoint: what a crash half-way leaves.
+    pub fn fail_after(&mut self, files: Option<usize>) {
+        self.fail_after = files;
+    }
+
+    /// Publishes up to the latest signed checkpoint.
+    pub fn publish(&mut self, conn: &mut PgConnection) -> Result<Published, PublishError> {
+        let Some(latest) = stored::published_checkpoint(conn)? else {
+            return Ok(Published::NoCheckpoint);
+        };
+        let there = self.folder.read_text(CHECKPOINT)?;
+        let from = match &there {
+            None => 0,
+            Some(text) => self.folder_size(conn, text, &latest)?,
+        };
+        let outcome = if from == latest.size {
+            if there.as_deref() == Some(latest.text.as_str()) {
+                Published::UpToDate { size: from }
+            } else {
+                self.write_checkpoint(&latest)?;
+                Published::Cosignatures { size: from }
+            }
+        } else {
+            self.grow(conn, from, &latest)?
+        };
+        if !self.swept {
+            self.folder.sweep(latest.size)?;
+            self.swept = true;
+        }
+        Ok(outcome)
+    }
+
+    /// The size of the folder's checkpoint `text`, checked to be of this ledger: not beyond its
+    /// latest checkpoint, and its root the ledger's at that size.
+    fn folder_size(
+        &self,
+        conn: &mut PgConnection,
+        text: &str,
+        latest: &PublishedCheckpoint,
+    ) -> Result<u64, PublishError> {
+        let path = self.folder.root().join(CHECKPOINT);
+        let there = Checkpoint::parse(text).map_err(|e| {
+            PublishError::Folder(format!("{} is not a checkpoint: {e}", path.display()))
+        })?;
+        if there.size > latest.size {
+            return Err(PublishError::Folder(format!(
+                "{} is of {} entries, beyond the ledger's latest checkpoint of {}: was the ledger rolled back, or is the folder another ledger's?",
+                path.display(),
+                there.size,
+                latest.size
+            )));
+        }
+        let root = tree::root(conn, there.size).map_err(crate::error::LedgerError::from)?;
+        if root != there.root {
+            return Err(PublishError::Folder(format!(
+                "{} is of a tree of {} entries with another root than this ledger's: the folder is another ledger's",
+                path.display(),
+                there.size
+            )));
+        }
+        Ok(there.size)
+    }
+
+    /// Writes the tiles from `from` to the latest checkpoint's size, then the minimum index,
+    /// then the checkpoint, then removes the partial tiles no longer needed.
+    fn grow(
+        &mut self,
+        conn: &mut PgConnection,
+        from: u64,
+        latest: &PublishedCheckpoint,
+    ) -> Result<Published, PublishError> {
+        let size = latest.size;
+        let minimum = stored::minimum_index(conn)?;
+        let tiles = tiles_between(from, size);
+        let (mut written, mut kept) = (0, 0);
+        for tile in &tiles {
+            // Bundles holding archived entries cannot be read: not published.
+            if tile.kind == TileKind::Entries && tile.entry_range().start < minimum {
+                continue;
+            }
+            let files = self.write_tile(conn, tile, size)?;
+            for file in files {
+                written += 1;
+                kept += usize::from(file == Written::Same);
+                if self.fail_after.is_some_and(|n| written >= n) {
+                    return Err(PublishError::Injected(written));
+                }
+            }
+        }
+        let minimum_text = minimum_index_text(minimum);
+        if self.folder.read_text(MINIMUM_INDEX)?.as_deref() != Some(minimum_text.as_str()) {
+            self.folder
+                .replace(MINIMUM_INDEX, minimum_text.as_bytes())?;
+        }
+        self.folder.sync()?;
+        self.write_checkpoint(latest)?;
+        for tile in &tiles {
+            self.folder.remove_partials_beside(tile)?;
+        }
+        Ok(Published::Grew {
+            from,
+            to: size,
+            written,
+            kept,
+        })
+    }
+
+    /// Writes `tile` of the tree of `size` (and an entry bundle's verdicts): once if full,
+    /// replaced if partial.
+    fn write_tile(
+        &mut self,
+        conn: &mut PgConnection,
+        tile: &Tile,
+        size: u64,
+    ) -> Result<Vec<Written>, PublishError> {
+        let mut files = vec![(tile.path(), stored::read_tile(conn, tile, size)?)];
+        if tile.kind == TileKind::Entries {
+            files.push((verdicts_path(tile), stored::read_verdict_lines(conn, tile)?));
+        }
+        files
+            .into_iter()
+            .map(|(name, bytes)| {
+                if tile.is_full() {
+                    self.folder.write_once(&name, &bytes)
+                } else {
+                    self.folder.replace(&name, &bytes).map(|()| Written::New)
+                }
+            })
+            .collect()
+    }
+
+    /// Replaces the checkpoint, flushed, and flushes the folder that names it.
+    fn write_checkpoint(&mut self, latest: &PublishedCheckpoint) -> Result<(), PublishError> {
+        self.folder.replace(CHECKPOINT, latest.text.as_bytes())?;
+        self.folder.sync()
+    }
+}

@@ -1,0 +1,100 @@
+//! Publishing beside the server: a thread of its own looks for a new checkpoint (or new
+//! cosignatures) every second and publishes it; a failure is logged and retried later, and never
+//! touches ingest, which does not wait for it.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::{Published, Publisher};
+use crate::storage::PgPool;
+
+/// How often the thread looks for a new checkpoint.
+const POLL: Duration = Duration::from_secs(1);
+/// The longest wait after failures in a row.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+/// The running publisher; [`TilePublishing::stop`] ends it after a last publication.
+pub struct TilePublishing {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<()>,
+}
+
+impl TilePublishing {
+    /// Publishes once more (what was signed at shutdown) and ends the thread.
+    pub fn stop(self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.thread.thread().unpark();
+        if self.thread.join().is_err() {
+            tracing::error!("the tile publisher panicked");
+        }
+    }
+}
+
+/// Starts publishing the ledger of `pool` to `dir`.
+pub fn spawn(pool: PgPool, dir: PathBuf) -> std::io::Result<TilePublishing> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopping = stop.clone();
+    let thread = std::thread::Builder::new()
+        .name("dozor-tiles".into())
+        .spawn(move || run(&pool, dir, &stopping))?;
+    Ok(TilePublishing { stop, thread })
+}
+
+fn run(pool: &PgPool, dir: PathBuf, stop: &AtomicBool) {
+    let mut publisher = None;
+    let mut backoff = POLL;
+    loop {
+        let stopping = stop.load(Ordering::SeqCst);
+        let wait = match attempt(pool, &dir, &mut publisher) {
+            Ok(published) => {
+                if let Published::Grew { from, to, .. } = published {
+                    tracing::debug!(from, to, dir = %dir.display(), "tiles published");
+                }
+                backoff = POLL;
+                POLL
+            }
+            Err(e) => {
+                tracing::error!(error = %e, dir = %dir.display(), retry_in = ?backoff, "tile publication failed");
+                let wait = backoff;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+                wait
+            }
+        };
+        if stopping {
+            return;
+        }
+        sleep_unless_stopped(wait, stop);
+    }
+}
+
+fn attempt(
+    pool: &PgPool,
+    dir: &std::path::Path,
+    publisher: &mut Option<Publisher>,
+) -> Result<Published, String> {
+    if publisher.is_none() {
+        *publisher = Some(Publisher::new(dir).map_err(|e| e.to_string())?);
+    }
+    let Some(publisher) = publisher.as_mut() else {
+        return Err("no publisher".into());
+    };
+    let mut conn = pool
+        .get()
+        .map_err(|e| format!("no database connection: {e}"))?;
+    publisher.publish(&mut conn).map_err(|e| e.to_string())
+}
+
+/// Sleeps `wait`, or less when the thread is told to stop.
+fn sleep_unless_stopped(wait: Duration, stop: &AtomicBool) {
+    let until = Instant::now() + wait;
+    while !stop.load(Ordering::SeqCst) {
+        let now = Instant::now();
+        if now >= until {
+            return;
+        }
+        std::thread::park_timeout(until - now);
+    }
+}
