@@ -1,0 +1,394 @@
+//! An entry bundle, checked against the leaves the tree walk verified: each entry hashes to its
+//! leaf, reads as a canonical entry of its index, links to the one before, and is signed by a
+//! key allowed to sign it there (the signatures of the bundle in one batch, as the verifiers
+//! do); registry events are applied to the registry's history in ledger order; every round is
+//! re-judged by the one judge under the plan it names, counted in the monitor's tallies, and its
+//! verdict compared with the casino's.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use ed25519_dalek::VerifyingKey;
+use serde_json::Value;
+
+use dozor_log::entry_check::{check_entry, verify_signatures, SignatureCheck, Signers, Subject};
+use dozor_log::judge::{self, JudgeError};
+use dozor_log::merkle::{Frontier, Hash};
+use dozor_log::registry_event::RegistryEvent;
+use dozor_log::registry_history::RegistryHistory;
+use dozor_log::tiles::{bundle_leaf_hashes, decode_bundle, Tile, TILE_WIDTH};
+use rules::gaming_day::GamingDayClock;
+
+use crate::tally::{Overflow, RoundFigures, Tallies};
+use crate::tile_math::{check_prefix, run_root};
+use crate::tree_check::TileSummary;
+use crate::verdict_lines::{compare, Difference, VerdictFacts, VerdictLine};
+
+/// What every bundle of a casino is checked with.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    pub plans: &'a rules::PlanBook,
+    pub clock: &'a GamingDayClock,
+    pub signatures: SignatureCheck,
+}
+
+/// What the monitor has followed of a log: its first `size` entries, their tree's frontier, the
+/// last one's hash, the registry their events built, and the operator keys (by envelope key id)
+/// that may sign registry events: the configured ones and those the log's rotations handed it to.
+#[derive(Debug, Clone, Default)]
+pub struct Followed {
+    pub size: u64,
+    pub frontier: Frontier,
+    pub last_leaf: Option<Hash>,
+    pub history: RegistryHistory,
+    pub operators: HashMap<String, VerifyingKey>,
+}
+
+/// A registry event as the log holds it, kept to build the history again on a restart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeenEvent {
+    pub index: u64,
+    pub received_at: DateTime<Utc>,
+    /// The key id of the operator key whose signature verified.
+    pub signer: String,
+    /// The event's canonical JSON, as signed.
+    pub event: String,
+}
+
+/// A finding of the monitor's own judgement of a round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnFinding {
+    pub index: u64,
+    /// Its place among the round's findings.
+    pub position: usize,
+    pub table_id: String,
+    pub seq_no: u64,
+    pub kind: String,
+    pub amount_h: i64,
+    pub message: String,
+}
+
+/// Where the casino's verdict of a round differs from the monitor's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    pub index: u64,
+    pub difference: Difference,
+}
+
+/// Something to tell the regulator that does not stop the monitor following the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// A round under a plan the monitor does not hold: counted, not judged.
+    UnknownPlan { index: u64, plan_id: String },
+    /// A round the rules do not read or cannot judge (ingest judged every round it took).
+    Unjudged { index: u64, why: String },
+}
+
+/// What a bundle gave, to be committed in one transaction with the new followed state.
+#[derive(Debug, Clone)]
+pub struct BundleOutcome {
+    pub followed: Followed,
+    pub events: Vec<SeenEvent>,
+    pub tallies: Tallies,
+    pub findings: Vec<OwnFinding>,
+    pub mismatches: Vec<Mismatch>,
+    pub notices: Vec<Notice>,
+    pub rounds: u64,
+}
+
+/// Why a bundle stops the monitor following the log.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BundleProblem {
+    #[error("{path}: {why}")]
+    Unreadable { path: String, why: String },
+    #[error("{path}: entry {index}, already verified, is not the entry the monitor followed")]
+    Rewritten { path: String, index: u64 },
+    /// The new entries do not hash to the verified leaves; `first` names the first that does
+    /// not, when the level-0 tile is at hand.
+    #[error("{path}: the entries do not hash to the leaves of the signed tree{}", first.map(|i| format!(" (entry {i} first)")).unwrap_or_default())]
+    Leaves { path: String, first: Option<u64> },
+    #[error("entry {index}: {why}")]
+    Entry { index: u64, why: String },
+    #[error(transparent)]
+    Sums(#[from] Overflow),
+}
+
+/// The first position at which a bundle's leaves differ from the level-0 tile's hashes.
+pub fn first_difference(leaves: &[Hash], hashes: &[Hash]) -> Option<usize> {
+    (0..leaves.len().max(hashes.len())).find(|&n| leaves.get(n) != hashes.get(n))
+}
+
+/// The leaves of a bundle's entries, checked against the followed tree (those before its size)
+/// and the walk's summary (the new ones). The entries and the number already followed.
+fn verified_entries<'b>(
+    tile: &Tile,
+    bytes: &'b [u8],
+    summary: &TileSummary,
+    followed: &Followed,
+) -> Result<(Vec<&'b [u8]>, Vec<Hash>, usize), BundleProblem> {
+    let path = tile.path();
+    let entries = decode_bundle(tile, bytes).map_err(|e| BundleProblem::Unreadable {
+        path: path.clone(),
+        why: e.to_string(),
+    })?;
+    let leaves = bundle_leaf_hashes(&entries);
+    let start = tile.index * TILE_WIDTH;
+    let before = followed.size.saturating_sub(start) as usize;
+    if summary.tile.index != tile.index
+        || summary.from != start + before as u64
+        || before > leaves.len()
+    {
+        return Err(BundleProblem::Unreadable {
+            path,
+            why: format!(
+                "it does not continue the followed entries at {}",
+                followed.size
+            ),
+        });
+    }
+    check_prefix(&followed.frontier, start, &leaves[..before]).map_err(|index| {
+        BundleProblem::Rewritten {
+            path: path.clone(),
+            index,
+        }
+    })?;
+    if run_root(&leaves[before..]) != summary.root {
+        return Err(BundleProblem::Leaves { path, first: None });
+    }
+    Ok((entries, leaves, before))
+}
+
+/// Checks a bundle's new entries (see the module's text); `verdicts`, the casino's lines for the
+/// bundle when it published them.
+pub fn check_bundle(
+    tile: &Tile,
+    bytes: &[u8],
+    summary: &TileSummary,
+    followed: &Followed,
+    verdicts: Option<&[VerdictLine]>,
+    context: Context<'_>,
+) -> Result<BundleOutcome, BundleProblem> {
+    let (entries, leaves, before) = verified_entries(tile, bytes, summary, followed)?;
+    let start = tile.index * TILE_WIDTH;
+    let mut history = Cow::Borrowed(&followed.history);
+    let mut operators = Cow::Borrowed(&followed.operators);
+    let mut frontier = followed.frontier.clone();
+    let mut last_leaf = followed.last_leaf;
+    let mut checked = Vec::with_capacity(entries.len() - before);
+    let mut out = Gathered::default();
+    for (n, (bytes, leaf)) in entries.iter().zip(&leaves).enumerate().skip(before) {
+        let index = start + n as u64;
+        let failed = |why: String| BundleProblem::Entry { index, why };
+        let signers = Signers {
+            operators: &operators,
+            tables: &history,
+        };
+        let entry = check_entry(bytes, index, signers).map_err(&failed)?;
+        let expected_prev = if index == 0 {
+            Some(dozor_log::GENESIS_PREV_HASH)
+        } else {
+            last_leaf
+        };
+        if expected_prev.is_some_and(|prev| prev != entry.prev_hash) {
+            return Err(failed(format!(
+                "prev_hash is not the hash of entry {}",
+                index.saturating_sub(1)
+            )));
+        }
+        match &entry.subject {
+            Subject::Registry(event) => {
+                history
+                    .to_mut()
+                    .apply(index, entry.received_at, entry.key_id, event)
+                    .map_err(&failed)?;
+                if let RegistryEvent::LogRotated { .. } = event {
+                    if let Some(rotation) = history.rotations().last() {
+                        let key = rotation.to_key.key;
+                        operators
+                            .to_mut()
+                            .insert(dozor_log::keys::key_id(&key), key);
+                    }
+                }
+                out.events.push(SeenEvent {
+                    index,
+                    received_at: entry.received_at,
+                    signer: entry.key_id.to_owned(),
+                    event: entry.record.to_owned(),
+                });
+            }
+            Subject::Record(header) if rules::is_adjudicated(&header.record_type) => {
+                let line = verdicts
+                    .and_then(|lines| lines.get(n))
+                    .map(|l| l.verdict.as_ref());
+                out.round(
+                    index,
+                    header,
+                    entry.record,
+                    entry.received_at,
+                    &history,
+                    line,
+                    context,
+                )?;
+            }
+            Subject::Record(_) => {
+                if let Some(Some(verdict)) = verdicts
+                    .and_then(|lines| lines.get(n))
+                    .map(|l| l.verdict.as_ref())
+                {
+                    out.differ(index, compare(Some(verdict), None));
+                }
+            }
+        }
+        frontier.push(*leaf);
+        last_leaf = Some(*leaf);
+        checked.push(entry);
+    }
+    verify_signatures(&checked, context.signatures).map_err(|(n, why)| BundleProblem::Entry {
+        index: start + (before + n) as u64,
+        why,
+    })?;
+    Ok(BundleOutcome {
+        followed: Followed {
+            size: start + entries.len() as u64,
+            frontier,
+            last_leaf,
+            history: history.into_owned(),
+            operators: operators.into_owned(),
+        },
+        events: out.events,
+        tallies: out.tallies,
+        findings: out.findings,
+        mismatches: out.mismatches,
+        notices: out.notices,
+        rounds: out.rounds,
+    })
+}
+
+/// What the rounds and events of a bundle gave so far.
+#[derive(Default)]
+struct Gathered {
+    events: Vec<SeenEvent>,
+    tallies: Tallies,
+    findings: Vec<OwnFinding>,
+    mismatches: Vec<Mismatch>,
+    notices: Vec<Notice>,
+    rounds: u64,
+}
+
+/// A round judged: its figures and verdict facts, its findings.
+struct JudgedRound {
+    figures: RoundFigures,
+    facts: VerdictFacts,
+    findings: Vec<(String, i64, String)>,
+    played_at: DateTime<Utc>,
+    game: String,
+}
+
+fn judge_round(
+    index: u64,
+    header: &rules::RecordHeader,
+    record: &str,
+    history: &RegistryHistory,
+    plans: &rules::PlanBook,
+) -> Result<JudgedRound, Notice> {
+    let unjudged = |why: String| Notice::Unjudged { index, why };
+    let round = judge::read_round(header, record).map_err(|e| unjudged(e.to_string()))?;
+    let judged = judge::judge(
+        &round,
+        index,
+        |p| plans.get(p),
+        history,
+        |j| {
+            let statistics = j.statistics().map_err(|e| e.to_string())?;
+            let v = &j.verdict;
+            let findings_amount_h = v
+                .findings
+                .iter()
+                .try_fold(0i64, |sum, f| sum.checked_add(f.amount_h))
+                .ok_or("the findings' amounts overflow")?;
+            Ok::<_, String>(JudgedRound {
+                figures: RoundFigures {
+                    void: v.void,
+                    stakes_h: v.stakes_h,
+                    paid_h: v.paid_h,
+                    expected_paid_h: v.expected_paid_h,
+                    rtp_stakes_h: statistics.rtp_stakes_h,
+                    expected_payout_mh: statistics.expected_payout_mh,
+                    payout_variance_h2: statistics.payout_variance_h2,
+                    findings: v.findings.len() as i64,
+                    findings_amount_h,
+                },
+                facts: VerdictFacts::of(v),
+                findings: v
+                    .findings
+                    .iter()
+                    .map(|f| (f.kind.as_str().to_owned(), f.amount_h, f.message.clone()))
+                    .collect(),
+                played_at: round.played_at(),
+                game: round.game().as_str().to_owned(),
+            })
+        },
+    );
+    match judged {
+        Ok(Ok(judged)) => Ok(judged),
+        Ok(Err(why)) => Err(unjudged(why)),
+        Err(JudgeError::UnknownPlan(plan_id)) => Err(Notice::UnknownPlan { index, plan_id }),
+        Err(e) => Err(unjudged(e.to_string())),
+    }
+}
+
+impl Gathered {
+    #[allow(clippy::too_many_arguments)]
+    fn round(
+        &mut self,
+        index: u64,
+        header: &rules::RecordHeader,
+        record: &str,
+        received_at: DateTime<Utc>,
+        history: &RegistryHistory,
+        casino: Option<Option<&Value>>,
+        context: Context<'_>,
+    ) -> Result<(), BundleProblem> {
+        self.rounds += 1;
+        match judge_round(index, header, record, history, context.plans) {
+            Ok(judged) => {
+                let day = context.clock.day_of(judged.played_at);
+                self.tallies.add(day, &judged.game, Some(&judged.figures))?;
+                for (position, (kind, amount_h, message)) in judged.findings.into_iter().enumerate()
+                {
+                    self.findings.push(OwnFinding {
+                        index,
+                        position,
+                        table_id: header.table_id.clone(),
+                        seq_no: header.seq_no,
+                        kind,
+                        amount_h,
+                        message,
+                    });
+                }
+                if let Some(casino) = casino {
+                    self.differ(index, compare(casino, Some(&judged.facts)));
+                }
+            }
+            Err(notice) => {
+                let day = context.clock.day_of(received_at);
+                self.tallies
+                    .add(day, header.game.as_deref().unwrap_or("unknown"), None)?;
+                self.notices.push(notice);
+            }
+        }
+        Ok(())
+    }
+
+    fn differ(&mut self, index: u64, differences: Vec<Difference>) {
+        self.mismatches.extend(
+            differences
+                .into_iter()
+                .map(|difference| Mismatch { index, difference }),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests;
