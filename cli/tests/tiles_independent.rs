@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The ledger as C2SP tlog-tiles, read by code that is not dozor's: a Python reader written from
 //! the specifications (`fixtures/tlog_tiles_reader.py`) reads tiles dozor's tile code writes,
 //! and refuses each kind of damage naming the file; then the folder `dozor serve` publishes,
@@ -10,8 +11,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use base64::Engine as _;
+use common::nginx::Nginx;
 use common::tiles_reader::read_log;
-use dozor_log::checkpoint::{Checkpoint, NoteSigner};
+use common::Succeeds as _;
+use dozor_log::checkpoint::{Checkpoint, NoteSigner, NoteVerifier};
 use dozor_log::cosignature::CosignatureSigner;
 use dozor_log::merkle::{self, MemoryTree, NodeSource as _};
 use dozor_log::tiles::{self, Tile, TileKind};
@@ -168,34 +171,113 @@ fn the_independent_reader_finds_the_root_dozor_signed_at_every_size_from_exactly
     );
 }
 
-/// A folder at `size`, damaged by `damage`: the reader's refusal.
-fn refusal_of(size: u64, damage: impl FnOnce(&Folder)) -> String {
+/// Each file the reader fetched as nginx served it: the checkpoint as UTF-8 text, tiles as
+/// octet streams, bundles compressed as the spec recommends (the reader decompressed them).
+fn assert_served_as_the_spec_says(nginx: &Nginx, summary: &Value) {
+    let access = nginx.access_log();
+    let served: Vec<&str> = access.lines().collect();
+    assert_eq!(
+        served.len(),
+        summary["fetched"].as_array().unwrap().len(),
+        "{access}"
+    );
+    for line in served {
+        let expected = if line.contains("/checkpoint ") {
+            "200 \"text/plain; charset=utf-8\" -"
+        } else if line.contains("/tile/entries/") {
+            "200 \"application/octet-stream\" gzip"
+        } else {
+            "200 \"application/octet-stream\" -"
+        };
+        assert!(line.ends_with(expected), "{line}");
+    }
+}
+
+#[test]
+fn the_folder_served_by_nginx_reads_the_same_and_a_partial_tile_gone_is_read_from_its_full_tile() {
+    let operator = common::operator();
+    let mut folder = Folder::new(600);
+    let root = folder.grow_to(300, &operator);
+    let nginx = Nginx::serve_tiles(folder.path(), "kasino/praha");
+    let summary = read_log(&nginx.url, &vkey(), &[], None).summary();
+    assert_eq!(summary["root"], hex::encode(root), "{summary}");
+    assert_eq!(summary["entries_checked"], 300, "{summary}");
+    assert_eq!(fetched(&summary), paths(tiles::tiles_between(0, 300)));
+    assert_served_as_the_spec_says(&nginx, &summary);
+    // The log grows to 600 and its partial tiles of 300 go (the spec lets a log delete a
+    // partial tile once the full one is there): a reader holding the checkpoint of 300 reads
+    // the first 300 − 256 = 44 hashes and entries of tile/0/001 and tile/entries/001 instead.
+    let checkpoint_of_300 = std::fs::read(folder.path().join("checkpoint")).unwrap();
+    folder.grow_to(600, &operator);
+    for gone in ["tile/0/001.p/44", "tile/entries/001.p/44"] {
+        std::fs::remove_file(folder.path().join(gone)).unwrap();
+    }
+    std::fs::write(folder.path().join("checkpoint"), checkpoint_of_300).unwrap();
+    let summary = read_log(&nginx.url, &vkey(), &[], None).summary();
+    assert_eq!(summary["root"], hex::encode(root), "{summary}");
+    assert_eq!(summary["entries_checked"], 300, "{summary}");
+    assert_eq!(
+        fetched(&summary),
+        BTreeSet::from(
+            [
+                "tile/0/000",
+                "tile/0/001",
+                "tile/entries/000",
+                "tile/entries/001",
+                "tile/1/000.p/1"
+            ]
+            .map(String::from)
+        )
+    );
+}
+
+/// A copy of `folder`, damaged by `damage`: the reader's refusal.
+fn refusal_of(folder: &Folder, damage: impl FnOnce(&Folder)) -> String {
+    let copy = Folder {
+        dir: tempfile::tempdir().unwrap(),
+        entries: Vec::new(),
+        tree: MemoryTree::default(),
+        size: folder.size,
+    };
+    let copied = std::process::Command::new("cp")
+        .args(["-a", "--"])
+        .arg(format!("{}/.", folder.prefix()))
+        .arg(copy.path())
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    damage(&copy);
+    read_log(&copy.prefix(), &vkey(), &[], None).refusal()
+}
+
+/// A folder of a tree of `size`, which the reader reads as valid.
+fn valid_folder(size: u64) -> Folder {
     let mut folder = Folder::new(size);
     folder.grow_to(size, &common::operator());
     read_log(&folder.prefix(), &vkey(), &[], None).summary();
-    damage(&folder);
-    read_log(&folder.prefix(), &vkey(), &[], None).refusal()
+    folder
 }
 
 #[test]
 fn the_independent_reader_refuses_each_damaged_file_naming_it() {
     const SAYS: &str = "tlog-tiles reader: ";
+    let (one, big, some) = (valid_folder(1), valid_folder(70_000), valid_folder(257));
     // A leaf hash in a full level-0 tile: the level-1 tile's hash of it no longer matches.
     // Byte 40 is in hash 1 (32 bytes a hash).
-    let why = refusal_of(70_000, |f| f.flip("tile/0/005", 40));
+    let why = refusal_of(&big, |f| f.flip("tile/0/005", 40));
     assert_eq!(
         why,
         format!("{SAYS}tile/1/000: hash 5 is not the Merkle tree hash of tile/0/005")
     );
     // A hash of the full level-1 tile: byte 9 · 32 + 3 is in hash 9, the root of tile/0/009.
-    let why = refusal_of(70_000, |f| f.flip("tile/1/000", 9 * 32 + 3));
+    let why = refusal_of(&big, |f| f.flip("tile/1/000", 9 * 32 + 3));
     assert_eq!(
         why,
         format!("{SAYS}tile/1/000: hash 9 is not the Merkle tree hash of tile/0/009")
     );
     // A bundle's entry. Bundle 5 starts with entry 1280: 2 bytes of length, then `{"entry":1280,…`;
     // byte 4 is the `e` of `entry`, so entry 0 of the bundle changes.
-    let why = refusal_of(70_000, |f| f.flip("tile/entries/005", 4));
+    let why = refusal_of(&big, |f| f.flip("tile/entries/005", 4));
     assert_eq!(
         why,
         format!(
@@ -203,25 +285,25 @@ fn the_independent_reader_refuses_each_damaged_file_naming_it() {
         )
     );
     // A length prefix: entry 0 of the bundle (`{"entry":0,"pad":""}`, 20 bytes) says 21.
-    let why = refusal_of(1, |f| f.flip("tile/entries/000.p/1", 1));
+    let why = refusal_of(&one, |f| f.flip("tile/entries/000.p/1", 1));
     assert_eq!(
         why,
         format!("{SAYS}tile/entries/000.p/1: entry 0 says 21 bytes, but fewer remain")
     );
     // The only leaf hash of a tree of one: the bundle no longer hashes to it.
-    let why = refusal_of(1, |f| f.flip("tile/0/000.p/1", 0));
+    let why = refusal_of(&one, |f| f.flip("tile/0/000.p/1", 0));
     assert_eq!(
         why,
         format!("{SAYS}tile/entries/000.p/1: entry 0 (index 0) does not hash to hash 0 of tile/0/000.p/1")
     );
     // The partial level-2 tile of 70 000 is the root of the first 65 536 entries.
-    let why = refusal_of(70_000, |f| f.flip("tile/2/000.p/1", 31));
+    let why = refusal_of(&big, |f| f.flip("tile/2/000.p/1", 31));
     assert_eq!(
         why,
         format!("{SAYS}tile/2/000.p/1: hash 0 is not the Merkle tree hash of tile/1/000")
     );
     // A tile cut short.
-    let why = refusal_of(257, |f| {
+    let why = refusal_of(&some, |f| {
         let file = f.path().join("tile/0/000");
         let bytes = std::fs::read(&file).unwrap();
         std::fs::write(file, &bytes[..bytes.len() - 1]).unwrap();
@@ -231,7 +313,7 @@ fn the_independent_reader_refuses_each_damaged_file_naming_it() {
         format!("{SAYS}tile/0/000: 8191 bytes, but a tile of width 256 holds 8192")
     );
     // A tile the size needs, missing.
-    let why = refusal_of(257, |f| {
+    let why = refusal_of(&some, |f| {
         std::fs::remove_file(f.path().join("tile/1/000.p/1")).unwrap();
     });
     assert_eq!(
@@ -251,6 +333,7 @@ fn rewrite(edit: impl Fn(String) -> String) -> impl FnOnce(&Folder) {
 
 #[test]
 fn the_independent_reader_refuses_a_checkpoint_whose_signature_does_not_verify() {
+    let some = valid_folder(257);
     let operator = common::operator();
     let id = format!("{:08x}", operator.verifier().id);
     let bad_signature =
@@ -269,10 +352,10 @@ fn the_independent_reader_refuses_a_checkpoint_whose_signature_does_not_verify()
         let again = base64::engine::general_purpose::STANDARD.encode(&blob);
         note.replace(blob_b64, &again)
     });
-    assert_eq!(refusal_of(257, flipped), bad_signature);
+    assert_eq!(refusal_of(&some, flipped), bad_signature);
     // The text changed under the signature: a larger tree.
     let grown = rewrite(|note| note.replacen("\n257\n", "\n258\n", 1));
-    assert_eq!(refusal_of(257, grown), bad_signature);
+    assert_eq!(refusal_of(&some, grown), bad_signature);
     // Signed by another key of the same name: no signature of the operator's key at all.
     let mut folder = Folder::new(2);
     folder.grow_to(2, &common::operator_with(43));
@@ -298,4 +381,94 @@ fn the_independent_reader_refuses_a_checkpoint_whose_signature_does_not_verify()
         )),
         "{why}"
     );
+}
+
+/// The operator key `dozor serve` made in the site's data directory: its verifier key.
+fn site_vkey(site: &common::site::Site) -> String {
+    let key = std::fs::read_to_string(site.path().join("operator.key")).unwrap();
+    NoteSigner::from_private_key(&key)
+        .unwrap()
+        .verifier()
+        .to_string()
+}
+
+/// The tree size of a checkpoint's note.
+fn size_of(note: &str) -> Option<u64> {
+    note.lines().nth(1)?.parse().ok()
+}
+
+#[test]
+#[ignore = "needs `[tiles] publish_dir` in dozor.toml (the server's publisher) and the regulator's /api/v1/tiles/ route"]
+fn what_serve_publishes_reads_through_nginx_and_through_the_server_as_the_ledger_s_checkpoint() {
+    let site = common::site::Site::new();
+    let published = site.path().join("tiles");
+    std::fs::write(
+        site.path().join("dozor.toml"),
+        format!("[tiles]\npublish_dir = \"{}\"\n", published.display()),
+    )
+    .unwrap();
+    let server = site.serve();
+    // Three tables of 100 rounds with their sessions: over 256 entries, so full level-0 tiles
+    // and bundles, their level-1 hashes, and partial edges.
+    site.dozor()
+        .args(["simulate", "--server", &server.http.base, "--seed", "7"])
+        .args(["--tables", "3", "--rounds", "100", "--error-share", "0.1"])
+        .succeeds();
+    let admin = site.apikey("admin", "admin");
+    let (status, head) = server.http.get("/api/v1/ledger/head", Some(&admin));
+    assert_eq!(status, 200, "{head}");
+    let size = head["size"].as_u64().unwrap();
+    assert!(size > 512, "{head}");
+    // The checkpoint is published last, once the ledger's checkpoint covers every entry.
+    let note = common::poll_until(
+        std::time::Duration::from_secs(30),
+        std::time::Duration::from_millis(100),
+        || {
+            let note = std::fs::read_to_string(published.join("checkpoint")).unwrap_or_default();
+            match size_of(&note) {
+                Some(s) if s == size => Ok(note),
+                other => Err(format!(
+                    "published checkpoint of {other:?}, the ledger holds {size}:\n{}",
+                    server.log()
+                )),
+            }
+        },
+    );
+    // It is the ledger's latest signed checkpoint, byte for byte (no witness configured).
+    let (status, served) = server
+        .http
+        .try_call("GET", "/api/v1/ledger/checkpoint", None, None)
+        .unwrap();
+    assert_eq!((status, &served), (200, &note));
+    let vkey = site_vkey(&site);
+    let (text, _) =
+        dozor_log::checkpoint::open(&note, &[NoteVerifier::parse(&vkey).unwrap()]).unwrap();
+    let checkpoint = Checkpoint::parse(text).unwrap();
+
+    // The folder through Debian's nginx: the independent reader finds the checkpoint's root in
+    // the tiles and every entry in them.
+    let nginx = Nginx::serve_tiles(&published, "kasino/praha");
+    let through_nginx = read_log(&nginx.url, &vkey, &[], None).summary();
+    assert_eq!(through_nginx["size"], size, "{through_nginx}");
+    assert_eq!(through_nginx["root"], hex::encode(checkpoint.root));
+    assert_eq!(through_nginx["entries_checked"], size);
+    assert_eq!(
+        fetched(&through_nginx),
+        paths(tiles::tiles_between(0, size))
+    );
+    assert_served_as_the_spec_says(&nginx, &through_nginx);
+
+    // The same tiles through the server, to a regulator's key.
+    let regulator = site.apikey("inspector", "regulator");
+    let api = format!("{}/api/v1/tiles/", server.http.base);
+    let through_api = read_log(&api, &vkey, &[], Some(&regulator)).summary();
+    assert_eq!(through_api, through_nginx);
+    // Not without a key, nor to a key of a role that does not read tiles.
+    let reporter = site.apikey("nightly", "reporter");
+    for (token, status) in [(None, 401), (Some(reporter.as_str()), 403)] {
+        assert_eq!(
+            read_log(&api, &vkey, &[], token).refusal(),
+            format!("tlog-tiles reader: checkpoint: the log answered HTTP {status}")
+        );
+    }
 }

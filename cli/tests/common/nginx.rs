@@ -64,7 +64,8 @@ pid {scratch}/nginx.pid;
 error_log {scratch}/error.log warn;
 events {{ worker_connections 64; }}
 http {{
-    access_log {scratch}/access.log;
+    log_format files '$uri $status "$sent_http_content_type" $sent_http_content_encoding';
+    access_log {scratch}/access.log files;
     client_body_temp_path {scratch}/body;
     proxy_temp_path {scratch}/proxy;
     fastcgi_temp_path {scratch}/fastcgi;
@@ -152,7 +153,9 @@ http {{
             .collect()
     }
 
-    /// The requests it answered (its access log).
+    /// The requests it answered (its access log), a line each: the path, the status, the
+    /// content type in quotes and the content encoding (`-` for none), e.g.
+    /// `/log/tile/entries/000 200 "application/octet-stream" gzip`.
     pub fn access_log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("access.log")).unwrap_or_default()
     }
