@@ -1,9 +1,13 @@
 //! A fetched checkpoint: signed by a key that held the log, under that key's origin, cosigned by
 //! a quorum of the witnesses; and what it is to the checkpoint the monitor holds.
 
+use std::collections::HashMap;
+
 use dozor_log::checkpoint::{self, Checkpoint, NoteError, NoteVerifier};
 use dozor_log::cosignature::{self, CosignatureVerifier};
 use dozor_log::merkle::Hash;
+use dozor_log::registry_history::RegistryHistory;
+use ed25519_dalek::VerifyingKey;
 
 /// Whom the monitor trusts for one casino's log.
 #[derive(Debug, Clone, Copy)]
@@ -94,6 +98,35 @@ pub fn open_checkpoint(
         signer,
         cosigned_by,
     })
+}
+
+/// Every key that may sign the log's checkpoints: those configured, and those the log's own
+/// recorded rotations handed it to (or from), so a rotation the monitor followed needs no new
+/// configuration.
+pub fn known_operator_keys(
+    configured: &[NoteVerifier],
+    history: &RegistryHistory,
+) -> Vec<NoteVerifier> {
+    let mut keys = configured.to_vec();
+    for rotation in history.rotations() {
+        for key in [&rotation.from_key, &rotation.to_key] {
+            if !keys.contains(key) {
+                keys.push(key.clone());
+            }
+        }
+    }
+    keys
+}
+
+/// The operator keys as signers of registry events, by envelope key id.
+pub fn operator_signers(
+    configured: &[NoteVerifier],
+    history: &RegistryHistory,
+) -> HashMap<String, VerifyingKey> {
+    known_operator_keys(configured, history)
+        .into_iter()
+        .map(|k| (dozor_log::keys::key_id(&k.key), k.key))
+        .collect()
 }
 
 /// A verified checkpoint the monitor holds: its tree size and root.

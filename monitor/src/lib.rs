@@ -12,13 +12,13 @@
 
 pub mod bundle_check;
 pub mod checkpoint_check;
-// pub mod config;
+pub mod config;
 pub mod error;
-// pub mod fetch;
+pub mod fetch;
 // pub mod follow;
 pub mod tile_math;
 // pub mod run;
-// pub mod store;
+pub mod store;
 pub mod tally;
 pub mod tree_check;
 pub mod verdict_lines;

@@ -1,0 +1,62 @@
+#![allow(clippy::unwrap_used)]
+use super::*;
+
+const OPERATOR: &str = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW";
+const WITNESS: &str = "example.com/witness+10a1c019+BGSEitir7W6FmBs7OHWyUrh2frtLAvcDrKOx5xu9ao5Q";
+
+fn casino(extra: &str) -> String {
+    format!(
+        "[[casino]]\nname = \"casino-1\"\ntiles_url = \"https://tiles.example/ledger\"\n\
+         operator_keys = [\"{OPERATOR}\"]\nwitnesses = [\"{WITNESS}\"]\n{extra}"
+    )
+}
+
+#[test]
+fn a_casino_is_read_with_its_keys_and_the_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("token"), "secret-token\n").unwrap();
+    let text = casino("bearer_token_file = \"token\"\n");
+    let config = MonitorConfig::parse(&text, dir.path()).unwrap();
+    let c = &config.casinos[0];
+    assert_eq!(c.tiles_url, "https://tiles.example/ledger/");
+    assert_eq!(c.credentials.bearer_token.as_deref(), Some("secret-token"));
+    // Every witness given unless a quorum is.
+    assert_eq!(c.quorum, 1);
+    assert_eq!(c.operator_keys[0].to_string(), OPERATOR);
+    assert_eq!(config.poll, Duration::from_secs(30));
+    assert_eq!(config.data_dir, dir.path().join("var"));
+    assert!(c.plans.get("69games-ziva-hra").is_some());
+    // The token never shows in debug output.
+    assert!(!format!("{config:?}").contains("secret-token"));
+}
+
+#[test]
+fn each_wrong_setting_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("token"), "secret\n").unwrap();
+    let refused = |text: &str| MonitorConfig::parse(text, dir.path()).unwrap_err();
+    assert_eq!(refused(""), "no [[casino]] to follow");
+    assert!(
+        refused(&casino("quorum = 2\n")).ends_with("quorum 2 is more than the 1 witnesses given")
+    );
+    assert!(refused(&casino("colour = 1\n")).contains("unknown field `colour`"));
+    let plain = casino("bearer_token_file = \"token\"\n")
+        .replace("https://tiles.example", "http://tiles.example");
+    assert!(
+        refused(&plain).ends_with("a bearer token is sent only over https (or to this machine)")
+    );
+    let local = plain.replace("http://tiles.example", "http://127.0.0.1:8080/api/v1/tiles");
+    assert!(MonitorConfig::parse(&local, dir.path()).is_ok());
+    let two = format!("{}{}", casino(""), casino(""));
+    assert_eq!(refused(&two), "two casinos are named `casino-1`");
+    assert!(refused(&casino("").replace("casino-1", "casino 1")).contains("name must be"));
+    assert!(refused(&casino("").replace(OPERATOR, "nonsense")).contains("operator key `nonsense`"));
+    let slow = format!(
+        "[follow]\npoll_seconds = 60\nbackoff_max_seconds = 10\n{}",
+        casino("")
+    );
+    assert_eq!(
+        refused(&slow),
+        "[follow] backoff_max_seconds must be at least poll_seconds"
+    );
+}

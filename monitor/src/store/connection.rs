@@ -1,0 +1,77 @@
+//! Where the monitor's state is: `DATABASE_URL`, or its own PostgreSQL cluster under its data
+//! directory (the cluster `dozor serve` runs for itself, `ledger::storage::cluster`), and the
+//! monitor's migrations.
+
+use std::path::Path;
+
+use diesel::{Connection as _, PgConnection};
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness as _};
+use ledger::storage::cluster::LocalCluster;
+
+use crate::error::MonitorError;
+
+pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
+
+/// The database of the monitor's own cluster.
+pub const MANAGED_DATABASE: &str = "dozor_monitor";
+
+pub fn connect(url: &str) -> Result<PgConnection, MonitorError> {
+    PgConnection::establish(url).map_err(|e| MonitorError::Connection(e.to_string()))
+}
+
+/// Applies the monitor's pending migrations; the versions applied.
+pub fn migrate(conn: &mut PgConnection) -> Result<Vec<String>, MonitorError> {
+    let applied = conn
+        .run_pending_migrations(MIGRATIONS)
+        .map_err(|e| MonitorError::Migration(e.to_string()))?;
+    Ok(applied.iter().map(ToString::to_string).collect())
+}
+
+/// The monitor's database, migrated; its cluster (when it runs one) stops when this is dropped
+/// or closed.
+pub struct StateDatabase {
+    pub url: String,
+    cluster: Option<LocalCluster>,
+}
+
+impl StateDatabase {
+    /// `url` if given, else the cluster under `data_dir/pg` (created on first use).
+    pub fn open(url: Option<String>, data_dir: &Path) -> Result<StateDatabase, MonitorError> {
+        let database = match url {
+            Some(url) => StateDatabase { url, cluster: None },
+            None => {
+                let cluster = LocalCluster::open(&data_dir.join("pg"))?;
+                let database = StateDatabase {
+                    url: cluster.url(MANAGED_DATABASE),
+                    cluster: Some(cluster),
+                };
+                if let Some(cluster) = &database.cluster {
+                    cluster.create_database(MANAGED_DATABASE)?;
+                }
+                database
+            }
+        };
+        for version in migrate(&mut connect(&database.url)?)? {
+            tracing::info!(%version, "applied a migration of the monitor's state");
+        }
+        Ok(database)
+    }
+
+    /// Stops the monitor's own cluster if this process started it.
+    pub fn close(mut self) -> Result<(), MonitorError> {
+        match self.cluster.as_mut() {
+            Some(cluster) => Ok(cluster.stop()?),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for StateDatabase {
+    fn drop(&mut self) {
+        if let Some(cluster) = self.cluster.as_mut() {
+            if let Err(e) = cluster.stop() {
+                tracing::warn!("stopping the monitor's PostgreSQL: {e}");
+            }
+        }
+    }
+}

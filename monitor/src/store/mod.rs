@@ -1,0 +1,8 @@
+//! The monitor's PostgreSQL state (monitor/migrations): its own database, never a casino's. All
+//! of the monitor's SQL is here.
+
+pub mod alerts;
+pub mod connection;
+pub mod schema;
+pub mod state;
+pub mod status;
