@@ -55,6 +55,8 @@ pub struct Config {
     pub reports: Reports,
     pub limits: Limits,
     pub log: Log,
+    /// The ledger published as C2SP tlog-tiles to a folder (docs/TILES.md).
+    pub tiles: Tiles,
     /// The operator and its premises (the Ministry's package): checked by `reports`.
     #[serde(skip_serializing)]
     pub operator: Option<reports::mf::config::Operator>,
@@ -200,6 +202,26 @@ impl Default for Ledger {
             checkpoint_witness: None,
             max_batch: 1000,
         }
+    }
+}
+
+/// `[tiles]`: where `serve` publishes the ledger as tiles.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Tiles {
+    /// The folder a web server serves the tiles from; none: not published. A relative path
+    /// starts at the configuration file's folder.
+    pub publish_dir: Option<PathBuf>,
+}
+
+impl Config {
+    /// The folder `serve` publishes the tiles to, if one is configured.
+    pub fn tiles_publish_dir(&self) -> Option<PathBuf> {
+        let dir = self.tiles.publish_dir.as_ref()?;
+        Some(match &self.file_dir {
+            Some(base) if dir.is_relative() => base.join(dir),
+            _ => dir.clone(),
+        })
     }
 }
 
@@ -366,6 +388,7 @@ pub fn restart_keys(config: &Config) -> Vec<(String, String)> {
         section("gaming_day", serde_json::to_value(&config.gaming_day)),
         section("limits", serde_json::to_value(&config.limits)),
         section("log", serde_json::to_value(&config.log)),
+        section("tiles", serde_json::to_value(&config.tiles)),
     ]
     .concat();
     keys.push((
@@ -525,6 +548,9 @@ impl Config {
         }
         if self.limits.ministry_handshake_seconds > 60 {
             return Err(invalid("limits.ministry_handshake_seconds", "must be 1-60"));
+        }
+        if (self.tiles.publish_dir.as_ref()).is_some_and(|d| d.as_os_str().is_empty()) {
+            return Err(invalid("tiles.publish_dir", "is empty: give a folder"));
         }
         if self.gaming_day.start_hour > 23 {
             return Err(invalid("gaming_day.start_hour", "must be 0-23"));
@@ -707,6 +733,28 @@ mod tests {
             ("https://b.example", key("w1.example/log", 1)),
         ]))
         .contains("listed twice"));
+    }
+
+    #[test]
+    fn the_tiles_folder_starts_at_the_file_s_folder_and_is_a_restart_key() {
+        let load = |text: &str| from_file(text, serde_json::json!({}));
+        let none = load("").unwrap();
+        assert_eq!(none.tiles_publish_dir(), None);
+        let relative = load("[tiles]\npublish_dir = \"site/tiles\"\n").unwrap();
+        let base = relative.file_dir.clone().unwrap();
+        assert!(base.is_absolute());
+        assert_eq!(relative.tiles_publish_dir(), Some(base.join("site/tiles")));
+        let absolute = load("[tiles]\npublish_dir = \"/srv/tiles\"\n").unwrap();
+        assert_eq!(absolute.tiles_publish_dir(), Some("/srv/tiles".into()));
+        let changed = changed_keys(&restart_keys(&none), &restart_keys(&absolute));
+        assert_eq!(changed, ["tiles.publish_dir"]);
+        for (text, said) in [
+            ("publish_dir = \"\"", "key `tiles.publish_dir`"),
+            ("dir = 1", "dir"),
+        ] {
+            let error = load(&format!("[tiles]\n{text}\n")).unwrap_err().to_string();
+            assert!(error.contains(said), "{error}");
+        }
     }
 
     #[test]

@@ -37,7 +37,7 @@ fn signer() -> NoteSigner {
 fn submission(key: &SigningKey, seq_no: u64) -> Submission {
     let record = json!({"type": "note", "table_id": "R01", "seq_no": seq_no, "plan_id": "p"});
     let mut submission = note_submission(key, record, "R01", seq_no);
-    if seq_no % 7 == 0 {
+    if seq_no.is_multiple_of(7) {
         submission.derived = Some(derived(seq_no));
     }
     submission
@@ -52,7 +52,7 @@ fn derived(seq_no: u64) -> Derived {
     verdict.stakes_h = 10_000;
     verdict.expected_paid_h = 360_000;
     verdict.paid_h = 360_000;
-    if seq_no % 14 == 0 {
+    if seq_no.is_multiple_of(14) {
         verdict.paid_h = 370_000;
         verdict.findings.push(rules::Finding::new(
             rules::FindingKind::Overpaid,

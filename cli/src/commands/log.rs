@@ -1,6 +1,7 @@
-//! `dozor log rotate|keys|accept-rollback|archive`: the log's operator key (and origin) handed
-//! over by a recorded rotation, the keys that held it, a restore to an earlier point accepted
-//! on the record, and old entries archived as a verified export, on the record.
+//! `dozor log rotate|keys|accept-rollback|archive|publish-tiles`: the log's operator key (and
+//! origin) handed over by a recorded rotation, the keys that held it, a restore to an earlier
+//! point accepted on the record, old entries archived as a verified export, on the record, and
+//! the ledger published as tiles to a folder.
 
 use reports::inspection::ExportRequest;
 use std::path::PathBuf;
@@ -79,9 +80,22 @@ enum LogCommand {
         #[command(flatten)]
         clock: super::clock::ClockArgs,
     },
+    /// Publish the ledger as C2SP tlog-tiles to a folder (docs/TILES.md), up to its latest
+    /// signed checkpoint, as `serve` does with `[tiles] publish_dir`: from the size the
+    /// folder's checkpoint holds (an empty folder from the start), tiles first and the
+    /// checkpoint last. Fills or refills a folder without the server; safe beside it.
+    PublishTiles {
+        /// The folder (created if missing).
+        #[arg(long)]
+        dir: PathBuf,
+    },
 }
 
 pub fn run(global: &DatabaseChoice, args: LogArgs) -> anyhow::Result<ExitCode> {
+    // Publishing reads the ledger only: no operator key.
+    if let LogCommand::PublishTiles { dir } = &args.command {
+        return global.with_database(|url| publish_tiles(url, dir));
+    }
     let key_file = args
         .operator_key
         .clone()
@@ -115,7 +129,36 @@ fn run_on(
         } => keeper.rotate(new_key.as_deref(), name.as_deref(), &reason),
         LogCommand::AcceptRollback { witness, reason } => keeper.accept_rollback(&witness, &reason),
         LogCommand::Keys => keeper.list_keys(),
+        LogCommand::PublishTiles { dir } => publish_tiles(url, &dir),
     }
+}
+
+/// `dozor log publish-tiles`: one publication, what it did on stdout as JSON.
+fn publish_tiles(url: &str, dir: &std::path::Path) -> anyhow::Result<ExitCode> {
+    use ledger::tile_publish::{Published, Publisher};
+    let mut conn = connect(url)?;
+    let published = Publisher::new(dir)?.publish(&mut conn)?;
+    let report = match published {
+        Published::NoCheckpoint => {
+            json!({"published": "nothing", "why": "the ledger has no signed checkpoint yet"})
+        }
+        Published::UpToDate { size } => json!({"published": "up_to_date", "size": size}),
+        Published::Cosignatures { size } => json!({"published": "cosignatures", "size": size}),
+        Published::Grew {
+            from,
+            to,
+            written,
+            kept,
+        } => json!({
+            "published": "tiles",
+            "from": from,
+            "to": to,
+            "files_written": written,
+            "files_already_there": kept,
+        }),
+    };
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(ExitCode::SUCCESS)
 }
 
 /// What every `dozor log` command works with: a connection to the ledger and the operator key

@@ -162,7 +162,7 @@ pub fn run(global: &DatabaseChoice, args: &ServeArgs, config: Config) -> anyhow:
     // Migrations ran as the owner; the server itself gets only the writer's privileges.
     let settings = settings(&global, &config, db.server_url(), clock)?;
     let state = server::state(&settings)?;
-    let background = Background::start(&state, nightly_at, &global)?;
+    let background = Background::start(&state, nightly_at, &global, config.tiles_publish_dir())?;
     let ministry = ministry_listener(&config)?;
     let reload = reloader(&global, args, &config);
     let served = serve_http(state, &config, ministry, reload);
@@ -175,6 +175,10 @@ pub fn run(global: &DatabaseChoice, args: &ServeArgs, config: Config) -> anyhow:
         tracing::info!("final checkpoint signed over every acknowledged record");
     }
     background.witness_clients.stop();
+    if let Some(tiles) = background.tiles {
+        // After the final checkpoint: the folder ends with it.
+        tiles.stop();
+    }
     db.close()?;
     tracing::info!("stopped");
     let bind = &config.server.listen;
@@ -301,10 +305,12 @@ fn reloader(
     }
 }
 
-/// What runs beside the HTTP server: the witness clients and the nightly scheduler.
+/// What runs beside the HTTP server: the witness clients, the nightly scheduler and the tile
+/// publisher.
 struct Background {
     witness_clients: api::witnessing::WitnessClients,
     scheduler: Option<api::nightly::Scheduler>,
+    tiles: Option<ledger::tile_publish::thread::TilePublishing>,
 }
 
 impl Background {
@@ -312,7 +318,18 @@ impl Background {
         state: &api::state::AppState,
         nightly_at: Option<chrono::NaiveTime>,
         global: &DatabaseChoice,
+        tiles_dir: Option<PathBuf>,
     ) -> anyhow::Result<Background> {
+        let tiles = tiles_dir
+            .map(|dir| {
+                // A folder that cannot be made stops the start, named.
+                ledger::tile_publish::Publisher::new(&dir)
+                    .context("configuration: key `tiles.publish_dir`")?;
+                tracing::info!(dir = %dir.display(), "publishing the ledger as tiles");
+                ledger::tile_publish::thread::spawn(state.pool.clone(), dir)
+                    .context("starting the tile publisher")
+            })
+            .transpose()?;
         let witness_clients = api::witnessing::spawn(
             state.pool.clone(),
             state.witnesses.clone(),
@@ -334,6 +351,7 @@ impl Background {
         Ok(Background {
             witness_clients,
             scheduler,
+            tiles,
         })
     }
 }
