@@ -8,7 +8,9 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use common::tiles_reader::read_log;
 use common::Succeeds as _;
+use dozor_log::checkpoint::NoteSigner;
 use serde_json::Value;
 
 /// Every file under `dir`, by its path relative to it.
@@ -70,15 +72,26 @@ fn serve_publishes_the_ledger_as_tiles_and_publish_tiles_refills_a_folder_with_t
     assert!(server.terminate().success());
     let served = files(&published);
 
+    let final_size = size_of(&served["checkpoint"]).unwrap();
+    // The independent reader (Python, from the specifications) finds the checkpoint, signed
+    // by the operator, its root in the tiles and every entry in the bundles.
+    let operator = std::fs::read_to_string(site.path().join("operator.key")).unwrap();
+    let vkey = NoteSigner::from_private_key(&operator).unwrap().verifier();
+    let read = read_log(published.to_str().unwrap(), &vkey.to_string(), &[], None).summary();
+    assert_eq!(read["size"], final_size, "{read}");
+    assert_eq!(read["entries_checked"], final_size, "{read}");
+
     // From the database alone, into a new folder: the same files, byte for byte.
     let refill = site.path().join("refill");
-    let out = site
-        .dozor()
-        .args(["log", "publish-tiles", "--dir"])
-        .arg(&refill)
-        .succeeds();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let final_size = size_of(&served["checkpoint"]).unwrap();
+    let publish = || -> Value {
+        let out = site
+            .dozor()
+            .args(["log", "publish-tiles", "--dir"])
+            .arg(&refill)
+            .succeeds();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let report = publish();
     assert_eq!(report["published"], "tiles", "{report}");
     assert_eq!(
         (report["from"].as_u64(), report["to"].as_u64()),
@@ -95,12 +108,7 @@ fn serve_publishes_the_ledger_as_tiles_and_publish_tiles_refills_a_folder_with_t
     assert!(served.contains_key("verdicts/000"));
     assert_eq!(served["minimum-index"], b"0\n");
     // Once more: nothing new.
-    let out = site
-        .dozor()
-        .args(["log", "publish-tiles", "--dir"])
-        .arg(&refill)
-        .succeeds();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = publish();
     assert_eq!(report["published"], "up_to_date", "{report}");
     assert_eq!(report["size"].as_u64(), Some(final_size));
     // A file where the folder should be: one line naming it, and nothing written.
