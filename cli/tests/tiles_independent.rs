@@ -12,7 +12,7 @@ use std::path::Path;
 
 use base64::Engine as _;
 use common::nginx::Nginx;
-use common::tiles_reader::read_log;
+use common::tiles_reader::{read_log, Reading};
 use common::Succeeds as _;
 use dozor_log::checkpoint::{Checkpoint, NoteSigner, NoteVerifier};
 use dozor_log::cosignature::CosignatureSigner;
@@ -392,14 +392,14 @@ fn site_vkey(site: &common::site::Site) -> String {
         .to_string()
 }
 
-/// The tree size of a checkpoint's note.
-fn size_of(note: &str) -> Option<u64> {
-    note.lines().nth(1)?.parse().ok()
-}
-
-#[test]
-#[ignore = "needs `[tiles] publish_dir` in dozor.toml (the server's publisher) and the regulator's /api/v1/tiles/ route"]
-fn what_serve_publishes_reads_through_nginx_and_through_the_server_as_the_ledger_s_checkpoint() {
+/// A site whose `dozor serve` publishes its tiles to `<data dir>/tiles`, its server, and a
+/// regulator's key.
+fn publishing_site() -> (
+    common::site::Site,
+    std::path::PathBuf,
+    common::site::Server,
+    String,
+) {
     let site = common::site::Site::new();
     let published = site.path().join("tiles");
     std::fs::write(
@@ -408,32 +408,28 @@ fn what_serve_publishes_reads_through_nginx_and_through_the_server_as_the_ledger
     )
     .unwrap();
     let server = site.serve();
-    // Three tables of 100 rounds with their sessions: over 256 entries, so full level-0 tiles
-    // and bundles, their level-1 hashes, and partial edges.
+    let regulator = site.apikey("inspector", "regulator");
+    (site, published, server, regulator)
+}
+
+/// The tree size of a checkpoint's note.
+fn size_of(note: &str) -> Option<u64> {
+    note.lines().nth(1)?.parse().ok()
+}
+
+#[test]
+#[ignore = "needs `[tiles] publish_dir` in dozor.toml (the server's publisher) and the regulator's /api/v1/tiles/ route"]
+fn what_serve_publishes_reads_through_nginx_and_through_the_server_as_the_ledger_s_checkpoint() {
+    let (site, published, server, regulator) = publishing_site();
+    // Three tables of 200 rounds, and their registrations and keys: over 512 entries, so two
+    // full level-0 tiles and bundles, a level-1 tile of their two hashes, and partial edges.
     site.dozor()
         .args(["simulate", "--server", &server.http.base, "--seed", "7"])
-        .args(["--tables", "3", "--rounds", "100", "--error-share", "0.1"])
+        .args(["--tables", "3", "--rounds", "200", "--error-share", "0.1"])
         .succeeds();
-    let admin = site.apikey("admin", "admin");
-    let (status, head) = server.http.get("/api/v1/ledger/head", Some(&admin));
-    assert_eq!(status, 200, "{head}");
-    let size = head["size"].as_u64().unwrap();
-    assert!(size > 512, "{head}");
     // The checkpoint is published last, once the ledger's checkpoint covers every entry.
-    let note = common::poll_until(
-        std::time::Duration::from_secs(30),
-        std::time::Duration::from_millis(100),
-        || {
-            let note = std::fs::read_to_string(published.join("checkpoint")).unwrap_or_default();
-            match size_of(&note) {
-                Some(s) if s == size => Ok(note),
-                other => Err(format!(
-                    "published checkpoint of {other:?}, the ledger holds {size}:\n{}",
-                    server.log()
-                )),
-            }
-        },
-    );
+    let (size, note) = settled_checkpoint(&server, &published, &regulator);
+    assert!(size > 512, "{size}");
     // It is the ledger's latest signed checkpoint, byte for byte (no witness configured).
     let (status, served) = server
         .http
@@ -459,7 +455,6 @@ fn what_serve_publishes_reads_through_nginx_and_through_the_server_as_the_ledger
     assert_served_as_the_spec_says(&nginx, &through_nginx);
 
     // The same tiles through the server, to a regulator's key.
-    let regulator = site.apikey("inspector", "regulator");
     let api = format!("{}/api/v1/tiles/", server.http.base);
     let through_api = read_log(&api, &vkey, &[], Some(&regulator)).summary();
     assert_eq!(through_api, through_nginx);
@@ -471,4 +466,69 @@ fn what_serve_publishes_reads_through_nginx_and_through_the_server_as_the_ledger
             format!("tlog-tiles reader: checkpoint: the log answered HTTP {status}")
         );
     }
+}
+
+/// The published checkpoint once it covers the whole ledger (read by `regulator`'s key).
+fn settled_checkpoint(
+    server: &common::site::Server,
+    folder: &Path,
+    regulator: &str,
+) -> (u64, String) {
+    let (status, head) = server.http.get("/api/v1/ledger/head", Some(regulator));
+    assert_eq!(status, 200, "{head}");
+    let size = head["size"].as_u64().unwrap();
+    let note = common::poll_until(
+        std::time::Duration::from_secs(30),
+        std::time::Duration::from_millis(100),
+        || {
+            let note = std::fs::read_to_string(folder.join("checkpoint")).unwrap_or_default();
+            match size_of(&note) {
+                Some(s) if s == size => Ok(note),
+                other => Err(format!(
+                    "published checkpoint of {other:?}, the ledger holds {size}:\n{}",
+                    server.log()
+                )),
+            }
+        },
+    );
+    (size, note)
+}
+
+#[test]
+#[ignore = "the publisher deletes, and the server refuses, the partial tiles of an earlier checkpoint once a wider partial exists, which tlog-tiles says a log MUST serve until the full tile is available"]
+fn the_partial_tiles_of_an_earlier_checkpoint_are_served_until_their_full_tile_is() {
+    let (site, published, server, regulator) = publishing_site();
+    let simulate = |rounds: &str| {
+        site.dozor()
+            .args(["simulate", "--server", &server.http.base, "--tables", "1"])
+            .args(["--rounds", rounds, "--error-share", "0"])
+            .succeeds();
+    };
+    simulate("5");
+    let (earlier, earlier_note) = settled_checkpoint(&server, &published, &regulator);
+    simulate("5");
+    let (later, _) = settled_checkpoint(&server, &published, &regulator);
+    // Both trees end in the first tile: neither has a full tile yet.
+    assert!(earlier < later && later < 256, "{earlier} {later}");
+    // A reader that verified the earlier checkpoint reads its tree: the spec says the log
+    // serves its partial tiles until the full tiles are there, through nginx as through the
+    // server.
+    let held = tempfile::tempdir().unwrap();
+    let held_note = held.path().join("checkpoint");
+    std::fs::write(&held_note, &earlier_note).unwrap();
+    let held_note = held_note.display().to_string();
+    let nginx = Nginx::serve_tiles(&published, "kasino/praha");
+    let api = format!("{}/api/v1/tiles/", server.http.base);
+    let vkey = site_vkey(&site);
+    let mut refused = Vec::new();
+    for (prefix, token) in [(&nginx.url, None), (&api, Some(regulator.as_str()))] {
+        match read_log(prefix, &vkey, &["--checkpoint", &held_note], token) {
+            Reading::Read(summary) => {
+                assert_eq!(summary["size"], earlier, "{summary}");
+                assert_eq!(summary["entries_checked"], earlier, "{summary}");
+            }
+            Reading::Refused(why) => refused.push(format!("{prefix}: {why}")),
+        }
+    }
+    assert!(refused.is_empty(), "{refused:#?}");
 }
