@@ -119,6 +119,9 @@ pub fn first_difference(leaves: &[Hash], hashes: &[Hash]) -> Option<usize> {
     (0..leaves.len().max(hashes.len())).find(|&n| leaves.get(n) != hashes.get(n))
 }
 
+/// A bundle's entries, their leaves, and how many of them were followed already.
+type VerifiedEntries<'b> = (Vec<&'b [u8]>, Vec<Hash>, usize);
+
 /// The leaves of a bundle's entries, checked against the followed tree (those before its size)
 /// and the walk's summary (the new ones). The entries and the number already followed.
 fn verified_entries<'b>(
@@ -126,7 +129,7 @@ fn verified_entries<'b>(
     bytes: &'b [u8],
     summary: &TileSummary,
     followed: &Followed,
-) -> Result<(Vec<&'b [u8]>, Vec<Hash>, usize), BundleProblem> {
+) -> Result<VerifiedEntries<'b>, BundleProblem> {
     let path = tile.path();
     let entries = decode_bundle(tile, bytes).map_err(|e| BundleProblem::Unreadable {
         path: path.clone(),

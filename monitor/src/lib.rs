@@ -15,11 +15,11 @@ pub mod checkpoint_check;
 pub mod config;
 pub mod error;
 pub mod fetch;
-// pub mod follow;
-pub mod tile_math;
-// pub mod run;
+pub mod follow;
+pub mod run;
 pub mod store;
 pub mod tally;
+pub mod tile_math;
 pub mod tree_check;
 pub mod verdict_lines;
 

@@ -149,10 +149,6 @@ impl TestLog {
         }
     }
 
-    pub fn len(&self) -> u64 {
-        self.entries.len() as u64
-    }
-
     pub fn root(&self, size: u64) -> Hash {
         let tree = MemoryTree::from_leaves(&self.leaves[..size as usize]);
         dozor_log::merkle::root(&tree, size).unwrap()

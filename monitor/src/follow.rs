@@ -1,0 +1,457 @@
+//! One step of following one casino: its checkpoint fetched and opened; compared with the one
+//! held (a smaller tree or another root: both notes kept, an alert, never followed again); the
+//! new range's tiles walked to the checkpoint's root; then each entry bundle checked and
+//! committed with its tallies and the followed state in one transaction.
+
+use chrono::Utc;
+use diesel::PgConnection;
+use serde_json::json;
+use sha2::Digest as _;
+
+use dozor_log::checkpoint::Checkpoint;
+use dozor_log::entry_check::SignatureCheck;
+use dozor_log::merkle::empty_root;
+use dozor_log::tiles::{
+    bundle_leaf_hashes, decode_bundle, decode_hashes, Tile, TileKind, TILE_WIDTH,
+};
+
+use crate::bundle_check::{
+    check_bundle, first_difference, BundleProblem, Context, Followed, Notice,
+};
+use crate::checkpoint_check::{
+    compare, known_operator_keys, open_checkpoint, Against, Held, OpenedCheckpoint, Trust,
+};
+use crate::config::CasinoConfig;
+use crate::error::MonitorError;
+use crate::fetch::{
+    FetchError, TileSource, BUNDLE_LIMIT, CHECKPOINT_LIMIT, HASH_TILE_LIMIT, VERDICTS_LIMIT,
+};
+use crate::store::alerts::{keep_fork, raise, NewAlert};
+use crate::store::state::{self, CasinoState};
+use crate::tile_math::{run_root, verdicts_path};
+use crate::tree_check::{tiles_to_fetch, TileSummary, TreeProblem, TreeWalk, WalkedTree};
+use crate::verdict_lines::{parse_verdict_lines, VerdictLine};
+
+/// How a step ended when nothing went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Nothing new: followed to the checkpoint's size.
+    UpToDate { size: u64 },
+    /// Followed from one size to another; the rounds judged on the way.
+    Followed { from: u64, to: u64, rounds: u64 },
+    /// The checkpoint lacks its witnesses' cosignatures (yet): not followed.
+    Waiting { size: u64, why: String },
+    /// The log forked or was rolled back: it is not followed any more.
+    Halted { why: String },
+}
+
+/// Why a step did not end well.
+#[derive(Debug, thiserror::Error)]
+pub enum FollowError {
+    #[error(transparent)]
+    Monitor(#[from] MonitorError),
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    /// The casino's log is wrong here; an alert says so.
+    #[error("{0}")]
+    Log(String),
+}
+
+/// SHA-256 of a note, hex: what tells one checkpoint's alerts from another's.
+fn note_digest(note: &str) -> String {
+    hex::encode(sha2::Sha256::digest(note.as_bytes()))
+}
+
+fn get(source: &dyn TileSource, path: &str, limit: u64) -> Result<Vec<u8>, FollowError> {
+    source.get(path, limit)?.ok_or_else(|| {
+        FollowError::Fetch(FetchError::Status {
+            path: path.to_owned(),
+            status: 404,
+            message: "not published".into(),
+        })
+    })
+}
+
+/// Raises `alert` and answers the step with it.
+fn alarm(conn: &mut PgConnection, casino: &str, alert: NewAlert) -> FollowError {
+    let message = alert.message.clone();
+    match raise(conn, casino, &alert, Utc::now()) {
+        Ok(_) => FollowError::Log(message),
+        Err(e) => FollowError::Monitor(e),
+    }
+}
+
+/// One step of following `casino` from `source`.
+pub fn follow_once(
+    conn: &mut PgConnection,
+    casino: &CasinoConfig,
+    source: &dyn TileSource,
+) -> Result<Step, FollowError> {
+    let name = casino.name.as_str();
+    let state = state::load(conn, name, &casino.operator_keys)?;
+    if let Some(why) = state.halted {
+        return Ok(Step::Halted { why });
+    }
+    let note = get(source, "checkpoint", CHECKPOINT_LIMIT)?;
+    let note = String::from_utf8(note)
+        .map_err(|_| FollowError::Log("the checkpoint is not UTF-8".into()))?;
+    let keys = known_operator_keys(&casino.operator_keys, &state.followed.history);
+    let trust = Trust {
+        operator_keys: &keys,
+        witnesses: &casino.witnesses,
+        quorum: casino.quorum,
+    };
+    let opened = match open_checkpoint(&note, trust) {
+        Ok(opened) => opened,
+        Err(problem) if problem.is_waiting() => {
+            let size = Checkpoint::parse(note.split("\n\n").next().unwrap_or_default())
+                .map_or(0, |c| c.size);
+            return Ok(Step::Waiting {
+                size,
+                why: problem.to_string(),
+            });
+        }
+        Err(problem) => {
+            return Err(alarm(
+                conn,
+                name,
+                NewAlert {
+                    kind: "checkpoint",
+                    key: format!("checkpoint:{}", note_digest(&note)),
+                    message: format!("the published checkpoint is refused: {problem}"),
+                    evidence: json!({"note": note, "problem": problem.to_string()}),
+                },
+            ))
+        }
+    };
+    let held = state.checkpoint.as_ref().map(|c| c.held);
+    let target = match compare(held, &opened.checkpoint) {
+        Against::Smaller => return fork(conn, name, &state, &opened, "rollback"),
+        Against::Forked => return fork(conn, name, &state, &opened, "fork"),
+        Against::Same if state.followed.size == opened.checkpoint.size => {
+            return Ok(Step::UpToDate {
+                size: state.followed.size,
+            })
+        }
+        Against::Same | Against::Larger => opened.checkpoint.clone(),
+    };
+    let from = state.followed.size;
+    let walked = match walk(source, &state, &target) {
+        Ok(walked) => walked,
+        Err(FollowError::Log(m)) if m.starts_with(NOT_EXTENDING) => {
+            return fork(conn, name, &state, &opened, "not_extending")
+        }
+        Err(FollowError::Log(m)) => {
+            return Err(alarm(
+                conn,
+                name,
+                NewAlert {
+                    kind: "tiles",
+                    key: format!("tiles:{}:{m}", target.size),
+                    message: format!(
+                        "the tiles of the checkpoint of size {} are wrong: {m}",
+                        target.size
+                    ),
+                    evidence: json!({"note": note, "problem": m}),
+                },
+            ))
+        }
+        Err(e) => return Err(e),
+    };
+    if held.is_none_or(|h| h.size < target.size) {
+        let held = Held {
+            size: target.size,
+            root: target.root,
+        };
+        state::record_checkpoint(conn, name, held, &note, Utc::now())?;
+    }
+    let (rounds, followed) =
+        follow_bundles(conn, casino, source, state.followed, &walked.summaries)?;
+    check_signer(conn, &casino.name, &followed, &opened)?;
+    Ok(Step::Followed {
+        from,
+        to: target.size,
+        rounds,
+    })
+}
+
+/// The prefix of the message a walk whose signed tree does not contain the held one fails with.
+const NOT_EXTENDING: &str = "not extending: ";
+
+/// Walks the tiles from the followed size to `target`.
+fn walk(
+    source: &dyn TileSource,
+    state: &CasinoState,
+    target: &Checkpoint,
+) -> Result<WalkedTree, FollowError> {
+    let held = state.checkpoint.as_ref().map_or(
+        Held {
+            size: 0,
+            root: empty_root(),
+        },
+        |c| c.held,
+    );
+    let mut walk = TreeWalk::new(state.followed.frontier.clone(), held, target.clone());
+    let (level0, higher) = tiles_to_fetch(state.followed.size, target.size);
+    let wrong = |p: TreeProblem| match p {
+        p @ TreeProblem::NotExtending { .. } => FollowError::Log(format!("{NOT_EXTENDING}{p}")),
+        p => FollowError::Log(p.to_string()),
+    };
+    for tile in &level0 {
+        walk.push_level0(tile, &get(source, &tile.path(), HASH_TILE_LIMIT)?)
+            .map_err(wrong)?;
+    }
+    for tile in &higher {
+        walk.check_higher(tile, &get(source, &tile.path(), HASH_TILE_LIMIT)?)
+            .map_err(wrong)?;
+    }
+    walk.finish().map_err(wrong)
+}
+
+/// Keeps both notes of a rollback or fork, raises the alert and stops following the casino.
+fn fork(
+    conn: &mut PgConnection,
+    casino: &str,
+    state: &CasinoState,
+    seen: &OpenedCheckpoint,
+    kind: &'static str,
+) -> Result<Step, FollowError> {
+    let held_note = state
+        .checkpoint
+        .as_ref()
+        .map(|c| c.note.as_str())
+        .unwrap_or_default();
+    let held_size = state.checkpoint.as_ref().map_or(0, |c| c.held.size);
+    let why = match kind {
+        "rollback" => format!(
+            "the log was rolled back: it now signs a tree of {} entries after one of {held_size}",
+            seen.checkpoint.size
+        ),
+        "fork" => {
+            format!("the log forked: two signed trees of {held_size} entries with different roots")
+        }
+        _ => format!(
+            "the log forked: the signed tree of {} entries does not contain the one of {held_size}",
+            seen.checkpoint.size
+        ),
+    };
+    let now = Utc::now();
+    keep_fork(conn, casino, kind, held_note, &seen.note, now)?;
+    raise(
+        conn,
+        casino,
+        &NewAlert {
+            kind,
+            key: format!("{kind}:{}", note_digest(&seen.note)),
+            message: why.clone(),
+            evidence: json!({"held": held_note, "seen": seen.note}),
+        },
+        now,
+    )?;
+    state::halt(conn, casino, &why)?;
+    Ok(Step::Halted { why })
+}
+
+/// The casino's verdict lines of `bundle`, or none (with an alert) when they are missing or do
+/// not read: the monitor's own judgement goes on without them.
+fn verdicts(
+    conn: &mut PgConnection,
+    casino: &str,
+    source: &dyn TileSource,
+    bundle: &Tile,
+) -> Result<Option<Vec<VerdictLine>>, FollowError> {
+    let path = verdicts_path(bundle);
+    let why = match source.get(&path, VERDICTS_LIMIT)? {
+        Some(bytes) => {
+            match parse_verdict_lines(&bytes, bundle.index * TILE_WIDTH, u64::from(bundle.width)) {
+                Ok(lines) => return Ok(Some(lines)),
+                Err(why) => why,
+            }
+        }
+        None => "not published".to_owned(),
+    };
+    raise(
+        conn,
+        casino,
+        &NewAlert {
+            kind: "verdicts_missing",
+            key: format!("verdicts:{path}"),
+            message: format!("{path}: {why}; the rounds are judged without the casino's verdicts"),
+            evidence: json!({"path": path, "problem": why}),
+        },
+        Utc::now(),
+    )?;
+    Ok(None)
+}
+
+/// Checks and commits each bundle of the walked range; the rounds judged and the state followed.
+fn follow_bundles(
+    conn: &mut PgConnection,
+    casino: &CasinoConfig,
+    source: &dyn TileSource,
+    mut followed: Followed,
+    summaries: &[TileSummary],
+) -> Result<(u64, Followed), FollowError> {
+    let name = casino.name.as_str();
+    let context = Context {
+        plans: &casino.plans,
+        clock: &casino.clock,
+        signatures: SignatureCheck::Batch,
+    };
+    let mut rounds = 0;
+    for summary in summaries {
+        let bundle = Tile {
+            kind: TileKind::Entries,
+            ..summary.tile
+        };
+        let bytes = get(source, &bundle.path(), BUNDLE_LIMIT)?;
+        let lines = verdicts(conn, name, source, &bundle)?;
+        let outcome = match check_bundle(
+            &bundle,
+            &bytes,
+            summary,
+            &followed,
+            lines.as_deref(),
+            context,
+        ) {
+            Ok(outcome) => outcome,
+            Err(problem) => {
+                let problem = name_leaf(source, summary, &bytes, problem);
+                let key = match &problem {
+                    BundleProblem::Entry { index, .. } => format!("entry:{index}"),
+                    BundleProblem::Leaves {
+                        first: Some(index), ..
+                    } => format!("entry:{index}"),
+                    other => format!("bundle:{}:{other}", bundle.path()),
+                };
+                return Err(alarm(
+                    conn,
+                    name,
+                    NewAlert {
+                        kind: "entry",
+                        key,
+                        message: format!("{problem}"),
+                        evidence: json!({"bundle": bundle.path(), "problem": problem.to_string()}),
+                    },
+                ));
+            }
+        };
+        let alerts = outcome_alerts(&outcome.notices, &outcome.mismatches);
+        state::commit_bundle(conn, name, followed.size, &outcome, &alerts, Utc::now())?;
+        rounds += outcome.rounds;
+        followed = outcome.followed;
+    }
+    Ok((rounds, followed))
+}
+
+/// Entries that do not hash to the verified leaves: the first one named, from the level-0 tile
+/// fetched again (if it still gives the verified root).
+fn name_leaf(
+    source: &dyn TileSource,
+    summary: &TileSummary,
+    bundle: &[u8],
+    problem: BundleProblem,
+) -> BundleProblem {
+    let BundleProblem::Leaves { path, first: None } = problem else {
+        return problem;
+    };
+    let skip = (summary.from - summary.tile.index * TILE_WIDTH) as usize;
+    let bundle_tile = Tile {
+        kind: TileKind::Entries,
+        ..summary.tile
+    };
+    let first = source
+        .get(&summary.tile.path(), HASH_TILE_LIMIT)
+        .ok()
+        .flatten()
+        .and_then(|bytes| decode_hashes(&summary.tile, &bytes).ok())
+        .filter(|hashes| hashes.len() >= skip && run_root(&hashes[skip..]) == summary.root)
+        .and_then(|hashes| {
+            let entries = decode_bundle(&bundle_tile, bundle).ok()?;
+            let leaves = bundle_leaf_hashes(&entries);
+            first_difference(leaves.get(skip..)?, &hashes[skip..])
+        })
+        .map(|n| summary.from + n as u64);
+    BundleProblem::Leaves { path, first }
+}
+
+/// The alerts a committed bundle raises: a round not judged, a plan not held, each round whose
+/// verdict differs from the casino's.
+fn outcome_alerts(
+    notices: &[Notice],
+    mismatches: &[crate::bundle_check::Mismatch],
+) -> Vec<NewAlert> {
+    let mut alerts: Vec<NewAlert> = notices
+        .iter()
+        .map(|notice| match notice {
+            Notice::UnknownPlan { index, plan_id } => NewAlert {
+                kind: "unknown_plan",
+                key: format!("plan:{plan_id}"),
+                message: format!("entry {index}: a round under plan {plan_id}, which the monitor does not hold: its rounds are counted, not judged"),
+                evidence: json!({"index": index, "plan_id": plan_id}),
+            },
+            Notice::Unjudged { index, why } => NewAlert {
+                kind: "unjudged_round",
+                key: format!("unjudged:{index}"),
+                message: format!("entry {index}: the round cannot be judged: {why}"),
+                evidence: json!({"index": index, "why": why}),
+            },
+        })
+        .collect();
+    let mut indexes: Vec<u64> = mismatches.iter().map(|m| m.index).collect();
+    indexes.dedup();
+    for index in indexes {
+        let fields: Vec<_> = mismatches.iter().filter(|m| m.index == index).collect();
+        let evidence: serde_json::Map<String, serde_json::Value> = fields
+            .iter()
+            .map(|m| {
+                (
+                    m.difference.field.to_owned(),
+                    json!({"casino": m.difference.casino, "monitor": m.difference.monitor}),
+                )
+            })
+            .collect();
+        let names: Vec<&str> = fields.iter().map(|m| m.difference.field).collect();
+        alerts.push(NewAlert {
+            kind: "verdict_mismatch",
+            key: format!("mismatch:{index}"),
+            message: format!(
+                "entry {index}: the casino's verdict differs from the monitor's in {}",
+                names.join(", ")
+            ),
+            evidence: json!({"index": index, "differences": evidence}),
+        });
+    }
+    alerts
+}
+
+/// Once the log is followed to a checkpoint, its signer must be the key that held the log at that
+/// size by the rotations the log records; an alert otherwise.
+fn check_signer(
+    conn: &mut PgConnection,
+    casino: &str,
+    followed: &Followed,
+    opened: &OpenedCheckpoint,
+) -> Result<(), FollowError> {
+    let size = opened.checkpoint.size;
+    if let Err(why) = followed
+        .history
+        .check_checkpoint_signer(&opened.signer, size)
+    {
+        raise(
+            conn,
+            casino,
+            &NewAlert {
+                kind: "checkpoint",
+                key: format!("signer:{}", note_digest(&opened.note)),
+                message: format!("the checkpoint of size {size} is {why}"),
+                evidence: json!({"note": opened.note, "problem": why}),
+            },
+            Utc::now(),
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,230 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The follow step on a real PostgreSQL (a throwaway cluster) with a casino served from memory.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+use diesel::prelude::*;
+use ledger::storage::cluster::LocalCluster;
+
+use super::*;
+use crate::config::Credentials;
+use crate::store::alerts::alerts;
+use crate::store::schema::{monitor_casinos, monitor_tallies};
+use crate::store::status::status;
+use crate::test_log::TestLog;
+
+static CLUSTER: OnceLock<LocalCluster> = OnceLock::new();
+static NEXT: AtomicU32 = AtomicU32::new(0);
+
+/// A fresh, migrated database of the monitor's on this process's throwaway cluster.
+fn database() -> PgConnection {
+    let cluster = CLUSTER.get_or_init(|| LocalCluster::temporary().unwrap());
+    let name = format!("monitor_test_{}", NEXT.fetch_add(1, Ordering::SeqCst));
+    cluster.create_database(&name).unwrap();
+    let mut conn = crate::store::connection::connect(&cluster.url(&name)).unwrap();
+    crate::store::connection::migrate(&mut conn).unwrap();
+    conn
+}
+
+fn casino(log: &TestLog) -> CasinoConfig {
+    CasinoConfig {
+        name: "casino-1".into(),
+        tiles_url: "http://127.0.0.1/".into(),
+        credentials: Credentials::default(),
+        operator_keys: log.operator_keys(),
+        witnesses: log.witnesses(),
+        quorum: 1,
+        plans: rules::PlanBook::builtin().unwrap(),
+        clock: rules::gaming_day::GamingDayClock::default(),
+    }
+}
+
+fn rounds_counted(conn: &mut PgConnection) -> i64 {
+    status(conn).unwrap()[0].rounds
+}
+
+fn stakes_counted(conn: &mut PgConnection) -> i64 {
+    monitor_tallies::table
+        .select(monitor_tallies::stakes_h)
+        .load::<i64>(conn)
+        .unwrap()
+        .iter()
+        .sum()
+}
+
+#[test]
+fn a_log_is_followed_as_it_grows_and_every_round_counted_once() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(299);
+    let config = casino(&log);
+    let step = follow_once(&mut conn, &config, &log.publish(300)).unwrap();
+    assert_eq!(
+        step,
+        Step::Followed {
+            from: 0,
+            to: 300,
+            rounds: 299
+        }
+    );
+    assert_eq!(
+        follow_once(&mut conn, &config, &log.publish(300)).unwrap(),
+        Step::UpToDate { size: 300 }
+    );
+    log.spins(300);
+    let step = follow_once(&mut conn, &config, &log.publish(600)).unwrap();
+    assert_eq!(
+        step,
+        Step::Followed {
+            from: 300,
+            to: 600,
+            rounds: 300
+        }
+    );
+    // 599 spins of 10 000 h each: 5 990 000 h staked, every one counted once.
+    assert_eq!(rounds_counted(&mut conn), 599);
+    assert_eq!(stakes_counted(&mut conn), 5_990_000);
+    let s = &status(&mut conn).unwrap()[0];
+    assert_eq!((s.size, s.checkpoint_size), (600, Some(600)));
+    // One overpaid spin in ten: 60 of the monitor's own findings, none differing from the casino's.
+    assert_eq!((s.findings, s.mismatched_rounds, s.alerts), (60, 0, 0));
+}
+
+#[test]
+fn a_pass_cut_between_bundles_resumes_where_it_was_and_counts_nothing_twice() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(599);
+    let config = casino(&log);
+    let mut files = log.publish(600);
+    // The second bundle cannot be had: the pass stops after committing the first.
+    let second = files.remove("tile/entries/001").unwrap();
+    let cut = follow_once(&mut conn, &config, &files).unwrap_err();
+    assert!(
+        matches!(
+            cut,
+            FollowError::Fetch(FetchError::Status { status: 404, .. })
+        ),
+        "{cut}"
+    );
+    let size: i64 = monitor_casinos::table
+        .select(monitor_casinos::size)
+        .first(&mut conn)
+        .unwrap();
+    assert_eq!(size, 256);
+    assert_eq!(rounds_counted(&mut conn), 255);
+    files.insert("tile/entries/001".into(), second);
+    let step = follow_once(&mut conn, &config, &files).unwrap();
+    assert_eq!(
+        step,
+        Step::Followed {
+            from: 256,
+            to: 600,
+            rounds: 344
+        }
+    );
+    assert_eq!(rounds_counted(&mut conn), 599);
+    assert_eq!(stakes_counted(&mut conn), 5_990_000);
+}
+
+#[test]
+fn a_changed_tile_byte_is_named_in_one_alert_and_nothing_is_followed() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(599);
+    let config = casino(&log);
+    let mut files = log.publish(600);
+    files.get_mut("tile/0/001").unwrap()[100] ^= 1;
+    for _ in 0..2 {
+        let e = follow_once(&mut conn, &config, &files).unwrap_err();
+        assert!(e.to_string().contains("tile/0/001"), "{e}");
+    }
+    let raised = alerts(&mut conn, Some("casino-1")).unwrap();
+    assert_eq!(raised.len(), 1);
+    assert_eq!(raised[0].kind, "tiles");
+    assert!(
+        raised[0].message.contains("tile/0/001"),
+        "{}",
+        raised[0].message
+    );
+    assert_eq!(status(&mut conn).unwrap()[0].size, 0);
+    // An entry changed in its bundle is named by its index.
+    let mut files = log.publish(600);
+    let bundle = files.get_mut("tile/entries/001").unwrap();
+    let at = bundle
+        .windows(12)
+        .position(|w| w == b"\"seq_no\":300")
+        .unwrap();
+    bundle[at + 11] = b'1';
+    let e = follow_once(&mut conn, &config, &files).unwrap_err();
+    assert!(e.to_string().contains("entry 300 first"), "{e}");
+    assert_eq!(status(&mut conn).unwrap()[0].size, 256);
+}
+
+#[test]
+fn a_fork_or_a_rollback_keeps_both_notes_and_is_never_followed() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(20);
+    let config = casino(&log);
+    follow_once(&mut conn, &config, &log.publish(21)).unwrap();
+    // Another log of the same key and size: entry 1 differs.
+    let mut other = TestLog::new();
+    other.spin(1, 0);
+    other.spins(19);
+    let step = follow_once(&mut conn, &config, &other.publish(21)).unwrap();
+    assert!(
+        matches!(&step, Step::Halted { why } if why.contains("forked")),
+        "{step:?}"
+    );
+    // Halted for good: even the right log is not followed any more.
+    log.spins(5);
+    assert!(matches!(
+        follow_once(&mut conn, &config, &log.publish(26)).unwrap(),
+        Step::Halted { .. }
+    ));
+    assert_eq!(
+        crate::store::alerts::forks(&mut conn, "casino-1").unwrap(),
+        1
+    );
+    let raised = alerts(&mut conn, None).unwrap();
+    assert_eq!(raised.len(), 1);
+    assert_eq!(raised[0].kind, "fork");
+    assert_eq!(
+        raised[0].evidence["seen"],
+        serde_json::json!(other.checkpoint(21))
+    );
+
+    let mut conn = database();
+    follow_once(&mut conn, &config, &log.publish(26)).unwrap();
+    let step = follow_once(&mut conn, &config, &log.publish(21)).unwrap();
+    assert!(
+        matches!(&step, Step::Halted { why } if why.contains("rolled back")),
+        "{step:?}"
+    );
+}
+
+#[test]
+fn a_checkpoint_without_its_witness_waits_and_a_softened_verdict_is_a_mismatch() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(20);
+    let config = casino(&log);
+    let mut files = log.publish(21);
+    let note = String::from_utf8(files["checkpoint"].clone()).unwrap();
+    let unwitnessed: String = note.lines().take(5).map(|l| format!("{l}\n")).collect();
+    files.insert("checkpoint".into(), unwitnessed.into_bytes());
+    let step = follow_once(&mut conn, &config, &files).unwrap();
+    assert!(matches!(step, Step::Waiting { size: 21, .. }), "{step:?}");
+    // Entry 4 is an overpaid spin the casino says was paid as due.
+    log.verdicts[4] = Some(serde_json::json!({"plan_id": crate::test_log::PLAN,
+        "rules_version": rules::RULES_VERSION, "expected_paid_h": 370_000, "paid_h": 370_000,
+        "findings": []}));
+    follow_once(&mut conn, &config, &log.publish(21)).unwrap();
+    let raised = alerts(&mut conn, None).unwrap();
+    assert_eq!(raised.len(), 1);
+    assert_eq!(raised[0].kind, "verdict_mismatch");
+    assert_eq!(raised[0].key, "mismatch:4");
+    assert_eq!(status(&mut conn).unwrap()[0].mismatched_rounds, 1);
+}
