@@ -46,6 +46,10 @@ pub struct IngestArgs {
     /// server started on this machine: the cost of being witnessed.
     #[arg(long, default_value_t = 0)]
     witnesses: usize,
+    /// Publish the ledger as tiles to a temporary folder while it runs, as `serve` does with
+    /// `[tiles] publish_dir`: the cost of publishing.
+    #[arg(long)]
+    tiles: bool,
     /// Requests per second the started server allows each client address (`limits.address_rate`;
     /// default: the server's).
     #[arg(long, default_value_t = server::DEFAULT_ADDRESS_RATE.per_second)]
@@ -65,6 +69,7 @@ struct Shape {
     /// One record per request, each table from its own address (else batches from a gateway).
     single: bool,
     witnesses: usize,
+    tiles: bool,
     address_rate: api::auth::RateLimit,
     /// The addresses requests are sent from (the tables are registered from 127.0.0.1).
     addresses: Vec<std::net::IpAddr>,
@@ -98,6 +103,7 @@ impl Shape {
             batch,
             single,
             witnesses: args.witnesses,
+            tiles: args.tiles,
             address_rate: api::auth::RateLimit {
                 per_second: args.address_limit_per_second,
                 burst: args.address_limit_burst,
@@ -179,6 +185,11 @@ struct Served {
     server_thread: std::thread::JoinHandle<std::io::Result<()>>,
     handle: actix_web::dev::ServerHandle,
     base: String,
+    /// The folder the tiles are published to, and the publisher.
+    tiles: Option<(
+        tempfile::TempDir,
+        ledger::tile_publish::thread::TilePublishing,
+    )>,
 }
 
 /// A dedicated database on the durable cluster (or the given one), emptied for each run.
@@ -243,6 +254,14 @@ impl Served {
             state.metrics.clone(),
         )?;
         let progress_of_witnesses = state.witnesses.clone();
+        let tiles = if shape.tiles {
+            let dir = tempfile::tempdir()?;
+            let publisher =
+                ledger::tile_publish::thread::spawn(state.pool.clone(), dir.path().into())?;
+            Some((dir, publisher))
+        } else {
+            None
+        };
         let (tx, rx) = std::sync::mpsc::channel();
         let server_thread = std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
@@ -269,23 +288,33 @@ impl Served {
             server_thread,
             handle,
             base: format!("http://127.0.0.1:{port}"),
+            tiles,
         })
     }
 
     /// Stops the server (with its final checkpoint), the witnesses and the cluster; returns
     /// where the witnesses stood when the last record was acknowledged (ingest never waits for
-    /// them).
-    fn stop(mut self, runtime: &tokio::runtime::Runtime) -> anyhow::Result<serde_json::Value> {
+    /// them), and the size of the tiles published (after the final checkpoint).
+    fn stop(
+        mut self,
+        runtime: &tokio::runtime::Runtime,
+    ) -> anyhow::Result<(serde_json::Value, Option<u64>)> {
         runtime.block_on(self.handle.stop(true));
         let _ = self.server_thread.join();
         server::final_checkpoint(&self.settings)?;
+        let tiles = self.tiles.take().map(|(dir, publisher)| {
+            publisher.stop();
+            std::fs::read_to_string(dir.path().join("checkpoint"))
+                .ok()
+                .and_then(|note| note.lines().nth(1)?.parse().ok())
+        });
         let witnessed = self.progress_of_witnesses.progress();
         self.witness_clients.stop();
         self.witnesses.stop();
         if let Some(c) = self.cluster.as_mut() {
             c.stop()?;
         }
-        Ok(serde_json::to_value(witnessed)?)
+        Ok((serde_json::to_value(witnessed)?, tiles.flatten()))
     }
 }
 
@@ -357,7 +386,7 @@ fn figures(
     elapsed: Duration,
     outcomes: &[Answers],
     accepted: usize,
-    witnessed: serde_json::Value,
+    (witnessed, tiles): (serde_json::Value, Option<u64>),
 ) -> serde_json::Value {
     let mut latencies: Vec<Duration> = outcomes.iter().map(|(_, d)| *d).collect();
     latencies.sort_unstable();
@@ -385,6 +414,7 @@ fn figures(
         },
         "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
         "witnesses": witnessed,
+        "tiles_published_size": tiles,
     })
 }
 
