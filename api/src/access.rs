@@ -62,6 +62,9 @@ const DELIVERERS: &[Role] = &[Compliance, Reporter];
 /// regulator are told the Ministry accepted, so only the compliance officer, who answers for
 /// the reporting duty (not the nightly job, not IT, not the regulator that sends them).
 const CONFIRMATION_TAKERS: &[Role] = &[Compliance];
+/// Who reads the ledger as C2SP tlog-tiles: the regulator follows the ledger by them, the
+/// operator's IT checks what it publishes. Not public: tiles carry the casino's business data.
+const TILE_READERS: &[Role] = &[Admin, Regulator];
 /// Who sees which API keys exist (never their secrets).
 const KEY_READERS: &[Role] = &[Admin, Compliance, Regulator];
 const EVERY_ROLE: &[Role] = &[Admin, Compliance, Regulator, Reporter];
@@ -123,6 +126,10 @@ pub const ROUTES: &[RouteAccess] = &[
     get("/api/v1/ledger/head", LEDGER_READERS),
     get("/api/v1/ledger/entries/{index}", LEDGER_READERS),
     get("/api/v1/ledger/gaps", LEDGER_READERS),
+    get("/api/v1/tiles/checkpoint", TILE_READERS),
+    get("/api/v1/tiles/tile/{path}", TILE_READERS),
+    get("/api/v1/tiles/verdicts/{path}", TILE_READERS),
+    get("/api/v1/tiles/minimum-index", TILE_READERS),
     get("/api/v1/significant-events", LEDGER_READERS),
     get("/api/v1/findings", LEDGER_READERS),
     get("/api/v1/findings/{finding_id}", LEDGER_READERS),
@@ -161,10 +168,37 @@ pub const PUBLIC_PAGES: &[&str] = &["/docs", "/docs/{file:.*}"];
 /// The rule of the route registered as `pattern` for `method`: none when the table has none
 /// (the gate then refuses).
 pub fn rule(method: &str, pattern: &str) -> Option<Access> {
-    match lookup(method, pattern) {
+    match lookup(method, &table_pattern(pattern)) {
         Lookup::Found(access) => Some(access),
         _ if method == "GET" && PUBLIC_PAGES.contains(&pattern) => Some(Access::Public),
         _ => None,
+    }
+}
+
+/// The table's (and the OpenAPI document's) form of a pattern as registered: a parameter that
+/// spans several segments is registered with its regular expression (`{path:.*}`) and named
+/// without it (`{path}`). A pattern the table does not hold in that form is left as it is.
+pub fn table_pattern(pattern: &str) -> std::borrow::Cow<'_, str> {
+    if !pattern.contains(':') {
+        return pattern.into();
+    }
+    let mut bare = String::with_capacity(pattern.len());
+    let mut in_regex = false;
+    for c in pattern.chars() {
+        match c {
+            ':' if bare.rfind('{') > bare.rfind('}') => in_regex = true,
+            '}' => {
+                in_regex = false;
+                bare.push(c);
+            }
+            c if !in_regex => bare.push(c),
+            _ => {}
+        }
+    }
+    if ROUTES.iter().any(|r| r.path == bare) {
+        bare.into()
+    } else {
+        pattern.into()
     }
 }
 
@@ -280,6 +314,21 @@ mod tests {
         );
         assert_eq!(lookup("GET", "/api/v1/nothing"), Lookup::Missing);
         assert!(!Access::Roles(&[Admin]).allows(Compliance));
+        // A parameter over several segments is named as the table and the document name it.
+        assert_eq!(
+            table_pattern("/api/v1/tiles/tile/{path:.*}"),
+            "/api/v1/tiles/tile/{path}"
+        );
+        assert_eq!(
+            rule("GET", "/api/v1/tiles/verdicts/{path:.*}"),
+            Some(Access::Roles(TILE_READERS))
+        );
+        assert_eq!(table_pattern("/docs/{file:.*}"), "/docs/{file:.*}");
+        assert_eq!(rule("GET", "/docs/{file:.*}"), Some(Access::Public));
+        assert_eq!(
+            table_pattern("/api/v1/tables/{table_id}"),
+            "/api/v1/tables/{table_id}"
+        );
         assert!(Access::Public.allows(Reporter));
     }
 }

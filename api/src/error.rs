@@ -6,6 +6,8 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use dozor_log::tiles::MAX_ENTRY_BYTES;
+
 /// Error body of every 4xx/5xx answer.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorBody {
@@ -53,6 +55,10 @@ pub enum ApiError {
     },
     #[error("request body is larger than {limit} bytes")]
     TooLarge { limit: usize },
+    /// A record or registry event whose ledger entry would be over what an entry bundle of the
+    /// published log holds: nothing was appended. `details` names the sizes.
+    #[error("{message}")]
+    EntryTooLarge { message: String, details: Value },
     /// No key, or one that is unknown, revoked or expired.
     #[error("{message}")]
     Unauthenticated { code: &'static str, message: String },
@@ -120,6 +126,7 @@ impl ApiError {
             | ApiError::Conflict { code, .. }
             | ApiError::Gone { code, .. } => code,
             ApiError::TooLarge { .. } => "payload_too_large",
+            ApiError::EntryTooLarge { .. } => "entry_too_large",
             ApiError::Unauthenticated { code, .. } => code,
             ApiError::Forbidden { .. } => "forbidden",
             ApiError::CrossSite { .. } => "cross_site_request",
@@ -172,6 +179,7 @@ impl ApiError {
             | ApiError::Unprocessable { details, .. }
             | ApiError::Conflict { details, .. }
             | ApiError::Gone { details, .. }
+            | ApiError::EntryTooLarge { details, .. }
             | ApiError::Forbidden { details, .. } => details.clone(),
             ApiError::TooLarge { limit } => serde_json::json!({ "limit_bytes": limit }),
             ApiError::RateLimited {
@@ -195,7 +203,9 @@ impl ResponseError for ApiError {
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Gone { .. } => StatusCode::GONE,
-            ApiError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::TooLarge { .. } | ApiError::EntryTooLarge { .. } => {
+                StatusCode::PAYLOAD_TOO_LARGE
+            }
             ApiError::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden { .. } | ApiError::CrossSite { .. } => StatusCode::FORBIDDEN,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -251,6 +261,27 @@ impl From<ledger::LedgerError> for ApiError {
                 message: why,
                 details: serde_json::json!({}),
             },
+            ledger::LedgerError::TileFormat(dozor_log::tiles::TileError::EntryTooLarge {
+                size,
+            }) => ApiError::EntryTooLarge {
+                message: format!(
+                    "the ledger entry would be {size} bytes, over the limit of {MAX_ENTRY_BYTES} bytes of an entry (the published log's entry bundles write each entry's length in two bytes); nothing was appended"
+                ),
+                details: serde_json::json!({ "entry_bytes": size, "limit_bytes": MAX_ENTRY_BYTES }),
+            },
+            not_found @ ledger::LedgerError::TileNotFound { .. } => {
+                ApiError::not_found("no_such_tile", not_found.to_string())
+            }
+            ledger::LedgerError::TilePruned {
+                path,
+                minimum_index,
+            } => ApiError::Gone {
+                code: "tile_pruned",
+                message: format!(
+                    "{path} holds archived entries, whose bytes left the database: entry bundles below the minimum index {minimum_index} are no longer served (the inspection export of each archived range holds them)"
+                ),
+                details: serde_json::json!({ "path": path, "minimum_index": minimum_index }),
+            },
             other => ApiError::internal(other),
         }
     }
@@ -273,6 +304,15 @@ impl From<ledger::ingest::IngestError> for ApiError {
                 code,
                 message,
                 details,
+            },
+            IngestError::EntryTooLarge { size, record_size } => ApiError::EntryTooLarge {
+                message: IngestError::EntryTooLarge { size, record_size }.to_string(),
+                details: serde_json::json!({
+                    "entry_bytes": size,
+                    "limit_bytes": MAX_ENTRY_BYTES,
+                    "record_bytes": record_size,
+                    "record_limit_bytes": record_size.saturating_sub(size - MAX_ENTRY_BYTES),
+                }),
             },
             IngestError::Unavailable { reason, cause } => ApiError::Unavailable { reason, cause },
             IngestError::Ledger(e) => e.into(),

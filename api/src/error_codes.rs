@@ -25,6 +25,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "the body is larger than the server's limit",
     ),
     (
+        "entry_too_large",
+        "the record's ledger entry would be over 65 535 bytes, what an entry of the published log (C2SP tlog-tiles) may hold; the sizes are in details",
+    ),
+    (
         "unsupported_media_type",
         "the body is not declared application/json",
     ),
@@ -140,6 +144,14 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ),
     ("no_such_proof", "no such leaf or tree in the ledger (yet)"),
     ("no_checkpoint", "no checkpoint covers it yet"),
+    (
+        "no_such_tile",
+        "the tree of the published checkpoint has no such tile: beyond its size, or of another width",
+    ),
+    (
+        "tile_pruned",
+        "the entry bundle holds archived entries (410): below the minimum index",
+    ),
     (
         "no_cosigned_checkpoint",
         "no checkpoint carries that many cosignatures of the configured witnesses yet",

@@ -110,7 +110,9 @@ fn decide(request: &HttpRequest, kind: Kind) -> Result<(State, Option<Caller>), 
     let gated = gated(request)?;
     // The pattern of the resource the router matched for this handler (the routing marks the
     // resource before the handler runs, so this is never a guess from the raw path).
-    let route = request.match_pattern();
+    let route = request
+        .match_pattern()
+        .map(|pattern| access::table_pattern(&pattern).into_owned());
     let rule = route
         .as_deref()
         .and_then(|pattern| access::rule(request.method().as_str(), pattern));

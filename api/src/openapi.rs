@@ -32,6 +32,7 @@ pub const SECURITY_SCHEME: &str = "api_key";
         (name = "records", description = "Signed records from the tables"),
         (name = "tables", description = "Gaming tables and their keys"),
         (name = "ledger", description = "The append-only ledger"),
+        (name = "tiles", description = "The ledger as C2SP tlog-tiles: checkpoint, hash tiles, entry bundles, verdicts"),
         (name = "findings", description = "Discrepancies found by re-adjudication"),
         (name = "reports", description = "Payout and RTP reports"),
         (name = "access", description = "API keys and their roles"),

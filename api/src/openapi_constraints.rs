@@ -41,6 +41,15 @@ fn field_of(values: Value) -> Value {
     json!({ "enum": all })
 }
 const FINDING_ID: &str = "^[0-9]{1,18}\\.[0-9]{1,9}$";
+/// A tile's index as tlog-tiles writes it (`dozor_log::tiles::Tile::path`): groups of three
+/// digits, each but the last after `x`, the first not `x000`; at most six groups (below 10^18).
+const TILE_INDEX: &str = "(x(00[1-9]|0[1-9][0-9]|[1-9][0-9]{2})(/x[0-9]{3}){0,4}/)?[0-9]{3}";
+/// A partial tile's width, 1 to 255.
+const PARTIAL_SUFFIX: &str = "(\\.p/([1-9]|[1-9][0-9]|1[0-9]{2}|2[0-4][0-9]|25[0-5]))?";
+/// A tile after `tile/`: a hash tile of level 0 to 63, or an entry bundle.
+fn tile_path() -> String {
+    format!("^([0-9]|[1-5][0-9]|6[0-3]|entries)/{TILE_INDEX}{PARTIAL_SUFFIX}$")
+}
 
 fn strings(values: impl IntoIterator<Item = &'static str>) -> Value {
     Value::Array(values.into_iter().map(Value::from).collect())
@@ -108,6 +117,12 @@ fn parameters(doc: &mut Constrained) {
     let limit = json!({"minimum": 1, "maximum": 1000});
     let formats = json!({"enum": ["json", "csv", "csv-cz", "xlsx"]});
     let languages = json!({"enum": ["cs", "en"]});
+    doc.parameter(&["tiles_tile"], "path", json!({"pattern": tile_path()}));
+    doc.parameter(
+        &["tiles_verdicts"],
+        "path",
+        json!({"pattern": format!("^{TILE_INDEX}{PARTIAL_SUFFIX}$")}),
+    );
     doc.parameter(SHEET_REPORTS, "format", formats.clone());
     doc.parameter(SHEET_REPORTS, "lang", languages.clone());
     doc.parameter(&["month_page"], "lang", languages.clone());
@@ -369,5 +384,47 @@ fn property(document: &mut Value, schema: &str, name: &str, constraints: &Value)
 fn closed(document: &mut Value, schema: &str) {
     if let Some(Value::Object(object)) = document["components"]["schemas"].get_mut(schema) {
         object.insert("additionalProperties".into(), Value::Bool(false));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use dozor_log::tiles::{Tile, TileKind};
+
+    #[test]
+    fn the_tile_patterns_take_every_tile_path_and_refuse_other_spellings() {
+        let tile = regex::Regex::new(&tile_path()).unwrap();
+        let bundle = regex::Regex::new(&format!("^{TILE_INDEX}{PARTIAL_SUFFIX}$")).unwrap();
+        for kind in [TileKind::Hashes(0), TileKind::Hashes(63), TileKind::Entries] {
+            for index in [0, 7, 999, 1000, 1_234_067, 999_999_999_999_999_999] {
+                for width in [1, 9, 10, 99, 100, 199, 249, 255, 256] {
+                    let path = Tile { kind, index, width }.path();
+                    let tail = path.strip_prefix("tile/").unwrap();
+                    assert!(tile.is_match(tail), "{tail}");
+                    assert_eq!(Tile::parse(&path).unwrap(), Tile { kind, index, width });
+                    if let Some(tail) = tail.strip_prefix("entries/") {
+                        assert!(bundle.is_match(tail), "{tail}");
+                    }
+                }
+            }
+        }
+        for bad in [
+            "64/000",
+            "00/000",
+            "0/0",
+            "0/x000/001",
+            "0/001/x002",
+            "0/000.p/0",
+            "0/000.p/256",
+            "0/000.p/07",
+            "entries/x001/x002/x003/x004/x005/x006/007",
+            "0/000/",
+            "verdicts/000",
+        ] {
+            assert!(!tile.is_match(bad), "{bad}");
+        }
+        assert!(!bundle.is_match("entries/000"));
     }
 }

@@ -32,14 +32,18 @@ fn straight_3_won(seq_no: u64) -> Value {
 
 /// A request for the route `path` that succeeds for a role the table allows: the URI with its
 /// parameters filled in and the body. `n` counts the calls, so that a request that changes
-/// something is a new one each time.
+/// something is a new one each time; `tree_size` is the latest checkpoint's (below 256).
 fn example(
     method: &str,
     path: &str,
     n: usize,
     spare_table_key: &str,
+    tree_size: u64,
 ) -> Option<(String, Option<Value>)> {
     if let Some(example) = example_of_shared_route(method, path) {
+        return Some(example);
+    }
+    if let Some(example) = example_of_tiles_route(method, path, tree_size) {
         return Some(example);
     }
     Some(match (method, path) {
@@ -251,7 +255,7 @@ async fn every_route_answers_each_role_as_the_role_table_says() {
                 *spare_key += 1;
             }
             let spare = &spare_table_keys[(*spare_key).min(spare_table_keys.len() - 1)];
-            example(route.method, route.path, *calls, spare).unwrap_or_else(|| {
+            example(route.method, route.path, *calls, spare, size).unwrap_or_else(|| {
                 panic!(
                     "no example request for {} {}: add one",
                     route.method, route.path
@@ -436,6 +440,14 @@ async fn a_key_over_its_rate_limit_gets_429_while_other_keys_are_served() {
 
 /// The access policy as written by hand, not read from the role table: widening a role in the
 /// table (and regenerating the docs from it) fails this test.
+/// The tiles of the tree of 6 entries the hand-written policy signs a checkpoint of.
+const TILES: [&str; 4] = [
+    "/api/v1/tiles/checkpoint",
+    "/api/v1/tiles/tile/0/000.p/6",
+    "/api/v1/tiles/verdicts/000.p/6",
+    "/api/v1/tiles/minimum-index",
+];
+
 #[actix_web::test]
 async fn the_policy_written_by_hand_holds() {
     let (state, url) =
@@ -560,9 +572,18 @@ async fn the_policy_written_by_hand_holds() {
         "/api/v1/apikeys",
         "/api/v1/tables",
         "/api/v1/tables/R01",
-    ] {
+    ]
+    .into_iter()
+    .chain(TILES)
+    {
         let (s, b) = call(&app, as_role(Some(Role::Reporter), "GET", uri, None)).await;
         assert_eq!(s, 403, "reporter GET {uri}: {b}");
+    }
+    // The tiles are the regulator's (and the admin's, checking what the log publishes): a
+    // compliance officer reads the same entries through the ledger's routes.
+    for uri in TILES {
+        let (s, b) = call(&app, as_role(Some(Role::Compliance), "GET", uri, None)).await;
+        assert_eq!(s, 403, "compliance GET {uri}: {b}");
     }
     // With no key, nothing is read but what a transparency log publishes and the probes.
     let public = [
@@ -605,7 +626,10 @@ async fn the_policy_written_by_hand_holds() {
         "/api/v1/whoami",
         "/workbench/findings",
         "/workbench/findings/5.0",
-    ];
+    ]
+    .into_iter()
+    .chain(TILES)
+    .collect::<Vec<_>>();
     let mut conn = ledger::storage::connect(&url).unwrap();
     let size = ledger::storage::reads::size(&mut conn).unwrap();
     ledger::storage::checkpoints::create(&mut conn, &operator(), size, Utc::now()).unwrap();
@@ -613,13 +637,18 @@ async fn the_policy_written_by_hand_holds() {
         let (s, b) = call(&app, as_role(None, "GET", uri, None)).await;
         assert_eq!(s, 200, "no key GET {uri}: {b}");
     }
-    for uri in keyed {
+    for &uri in &keyed {
         let (s, b) = call(&app, as_role(None, "GET", uri, None)).await;
         assert_eq!(s, 401, "no key GET {uri}: {b}");
     }
-    // An admin manages tables and keys: it reads those, the metrics and who it is, and no
-    // finding, ledger entry, record, export, report or page of the workbench.
+    // An admin manages tables and keys: it reads those, the metrics and who it is, the tiles the
+    // log publishes, and no finding, ledger entry, record, export, report or page of the
+    // workbench.
     let admin_reads = [
+        TILES[0],
+        TILES[1],
+        TILES[2],
+        TILES[3],
         "/metrics",
         "/api/v1/tables",
         "/api/v1/tables/R01",
@@ -628,7 +657,7 @@ async fn the_policy_written_by_hand_holds() {
         "/api/v1/apikeys",
         "/api/v1/whoami",
     ];
-    for uri in keyed {
+    for &uri in &keyed {
         let (s, b) = call(&app, as_role(Some(Role::Admin), "GET", uri, None)).await;
         if admin_reads.contains(&uri) {
             assert_eq!(s, 200, "admin GET {uri}: {b}");
@@ -652,7 +681,9 @@ async fn the_policy_written_by_hand_holds() {
             .replace("{finding_id}", "5.0")
             .replace("{seq_no}", "1")
             .replace("{round_id}", "R01-1")
-            .replace("{month}", "2026-11");
+            .replace("{month}", "2026-11")
+            .replace("tile/{path}", "tile/0/000.p/6")
+            .replace("verdicts/{path}", "verdicts/000.p/6");
         assert!(
             listed.contains(&concrete),
             "GET {} is not in the hand-written policy",

@@ -272,6 +272,89 @@ async fn bad_input_is_refused_and_changes_nothing() {
     assert_error(s, &b, 400, "invalid_query");
 }
 
+/// A roulette spin on R01 of `seq_no` whose canonical record is 65 165 + `padding` bytes: 844
+/// losing red bets, the ids of the last two `padding` characters longer between them (an id is
+/// at most 64 characters).
+fn spin_of_size(seq_no: u64, padding: usize) -> Value {
+    let mut bets: Vec<Value> = (1..=844)
+        .map(|n| {
+            json!({"bet_id": format!("b{n:04}"), "kind": "red", "paid_h": 0, "player": "seat-1",
+                   "stake_h": 10_000})
+        })
+        .collect();
+    bets[842]["bet_id"] = json!(format!("b0843{}", "x".repeat(padding / 2)));
+    bets[843]["bet_id"] = json!(format!("b0844{}", "x".repeat(padding - padding / 2)));
+    spin("R01", seq_no, 17, Value::Array(bets))
+}
+
+#[actix_web::test]
+async fn a_record_whose_entry_would_be_over_65_535_bytes_is_refused_and_nothing_is_appended() {
+    let (_state, url, app) = api_app().await;
+    let k = key(4);
+    assert_eq!(
+        post(&app, "/api/v1/tables", registration("R01", &k))
+            .await
+            .0,
+        201
+    );
+    // The record without bets is 178 bytes of canonical JSON
+    // (`{"bets":[],"game":"roulette","outcome":{"number":17,"result":"number"},…,"type":"round"}`);
+    // a bet `{"bet_id":"b0001","kind":"red","paid_h":0,"player":"seat-1","stake_h":10000}` is 76,
+    // with a comma between two: 844 bets make 178 + 844 · 76 + 843 = 65 165 bytes. Its entry adds
+    // 86 bytes of fixed JSON, the quoted key id 18, the quoted signature 90, 64 hex digits of
+    // prev_hash and the quoted time 29 (287), and the index: at most 19 digits before the index
+    // is known. So 65 535 − 287 − 19 = 65 229 bytes fit: the last two ids 64 characters longer.
+    let fits = spin_of_size(1, 64);
+    let over = spin_of_size(1, 65);
+    for (record, size) in [(&fits, 65_229), (&over, 65_230)] {
+        let canonical = dozor_log::canonical::canonical_text(record).unwrap();
+        assert_eq!(canonical.len(), size);
+    }
+    let before = ledger_size(&url);
+    assert_eq!(before, 3, "two API keys and the registration");
+
+    let (s, b) = post(&app, "/api/v1/records", signed(over.clone(), &k)).await;
+    assert_error(s, &b, 413, "entry_too_large");
+    // 65 230 + 287 + 19 = 65 536 bytes at the largest index; 65 230 − 1 fit.
+    assert_eq!(b["details"]["entry_bytes"], 65_536, "{b}");
+    assert_eq!(b["details"]["limit_bytes"], 65_535, "{b}");
+    assert_eq!(b["details"]["record_bytes"], 65_230, "{b}");
+    assert_eq!(b["details"]["record_limit_bytes"], 65_229, "{b}");
+    let message = b["message"].as_str().unwrap();
+    assert!(
+        message.contains("65536 bytes") && message.contains("65535 bytes"),
+        "{message}"
+    );
+    // In a batch: that record's result, the other record appended.
+    let (s, b) = post(
+        &app,
+        "/api/v1/records/batch",
+        json!([signed(over, &k), signed(spin("R01", 2, 17, json!([])), &k)]),
+    )
+    .await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(batch_statuses(&b), vec![413, 201]);
+    assert_eq!(b["results"][0]["error"]["code"], "entry_too_large");
+    assert_eq!(
+        ledger_size(&url),
+        before + 1,
+        "nothing appended for the record over the limit"
+    );
+
+    // Its sequence number was not used: the record that fits takes it.
+    let receipt = posted_record(&app, fits, &k).await;
+    assert_eq!(receipt["seq_no"], 1);
+    let index = receipt["index"].as_u64().unwrap();
+    assert_eq!(index, 4);
+    // Stored at index 4 (one digit): 65 229 + 287 + 1 = 65 517 bytes.
+    let mut conn = ledger::storage::connect(&url).unwrap();
+    let row = ledger::storage::reads::entry(&mut conn, index)
+        .unwrap()
+        .unwrap();
+    assert_eq!(row.entry.len(), 65_517);
+    assert_eq!(ledger_size(&url), before + 2);
+}
+
 #[actix_web::test]
 async fn a_batch_is_handled_record_by_record() {
     let (_state, url, app) = api_app().await;

@@ -53,11 +53,15 @@ fn spellings(uri: &str, pattern: &str) -> Vec<(String, Spelling, String)> {
         None => (uri, String::new()),
     };
     let segments: Vec<&str> = path.split('/').skip(1).collect();
-    let kinds: Vec<bool> = pattern
+    let mut kinds: Vec<bool> = pattern
         .split('/')
         .skip(1)
         .map(|s| s.starts_with('{'))
         .collect();
+    // A parameter that ends the pattern may span the path's last segments (a tile's path).
+    if kinds.last() == Some(&true) && segments.len() > kinds.len() {
+        kinds.resize(segments.len(), true);
+    }
     assert_eq!(segments.len(), kinds.len(), "{uri} for {pattern}");
     let join = |parts: &[String]| format!("/{}{query}", parts.join("/"));
     let owned: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
@@ -217,6 +221,16 @@ impl Examples {
         self.n += 1;
         let n = self.n;
         if let Some(example) = example_of_shared_route(method, path) {
+            return example;
+        }
+        // The tiles of the latest checkpoint's tree (any tile before one is signed: the gate
+        // and the parameters' check come first).
+        let published = ledger::storage::tiles::published_checkpoint(
+            &mut ledger::storage::connect(url).unwrap(),
+        )
+        .unwrap();
+        if let Some(example) = example_of_tiles_route(method, path, published.map_or(1, |c| c.size))
+        {
             return example;
         }
         match (method, path) {

@@ -17,6 +17,7 @@ pub mod reports;
 pub mod rounds;
 pub mod tables;
 pub mod tax;
+pub mod tiles;
 pub mod workbench;
 
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
@@ -86,6 +87,10 @@ fn routes(cfg: &mut ServiceConfig) {
                 .service(ledger::consistency_proof)
                 .service(ledger::gaps)
                 .service(ledger::significant_events)
+                .service(tiles::checkpoint)
+                .service(tiles::tile)
+                .service(tiles::verdicts)
+                .service(tiles::minimum_index)
                 .service(findings::list)
                 .service(findings::get)
                 .service(findings::resolve)

@@ -56,7 +56,10 @@ impl From<&Receipt> for ReceiptView {
 pub enum BodyRefusals {
     #[response(status = 408, description = "the body did not arrive in time")]
     Late(ErrorBody),
-    #[response(status = 413, description = "body too large")]
+    #[response(
+        status = 413,
+        description = "the body is over the server's limit (`payload_too_large`), or a record's ledger entry would be over 65 535 bytes, what an entry of the published tiles holds (`entry_too_large`, with `entry_bytes`, `limit_bytes`, `record_bytes` and `record_limit_bytes` in details; in a batch, that record's result); nothing was appended"
+    )]
     TooLarge(ErrorBody),
     #[response(status = 415, description = "body not declared application/json")]
     NotJson(ErrorBody),

@@ -54,3 +54,21 @@ pub fn example_of_shared_route(method: &str, path: &str) -> Option<(String, Opti
         _ => return None,
     })
 }
+
+/// The request for a tiles route that succeeds in a tree of `tree_size` entries (1 to 255, its
+/// latest checkpoint's): the partial level-0 tile, bundle and verdicts of that width.
+pub fn example_of_tiles_route(
+    method: &str,
+    path: &str,
+    tree_size: u64,
+) -> Option<(String, Option<Value>)> {
+    let uri = match (method, path) {
+        ("GET", "/api/v1/tiles/checkpoint" | "/api/v1/tiles/minimum-index") => path.to_owned(),
+        ("GET", "/api/v1/tiles/tile/{path}") => format!("/api/v1/tiles/tile/0/000.p/{tree_size}"),
+        ("GET", "/api/v1/tiles/verdicts/{path}") => {
+            format!("/api/v1/tiles/verdicts/000.p/{tree_size}")
+        }
+        _ => return None,
+    };
+    Some((uri, None))
+}
