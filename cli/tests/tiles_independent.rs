@@ -455,7 +455,6 @@ fn what_serve_publishes_reads_through_nginx_as_the_ledger_s_checkpoint() {
 }
 
 #[test]
-#[ignore = "needs the regulator's /api/v1/tiles/ route of `dozor serve`"]
 fn the_server_gives_a_regulator_the_tiles_it_publishes_and_no_one_else() {
     let (site, published, server, regulator) = publishing_site();
     // One table of 300 rounds, its registration and keys: a full tile and a partial edge.
