@@ -432,4 +432,42 @@ mod tests {
         assert!(!body.message.contains("constraint"));
         assert!(body.details["incident"].is_string());
     }
+
+    #[test]
+    fn the_ledgers_tile_and_entry_errors_are_answered_by_what_they_are() {
+        let answer = |e: ledger::LedgerError| {
+            let e = ApiError::from(e);
+            (e.status_code().as_u16(), e.body())
+        };
+        let (status, body) = answer(ledger::LedgerError::TilePruned {
+            path: "tile/entries/000".into(),
+            minimum_index: 512,
+        });
+        assert_eq!((status, body.code.as_str()), (410, "tile_pruned"));
+        assert!(body.message.contains("512"), "{}", body.message);
+        assert_eq!(body.details["minimum_index"], 512);
+        let (status, body) = answer(ledger::LedgerError::TileNotFound {
+            path: "tile/0/001".into(),
+            size: 300,
+            why: "the tree has 1 full tiles".into(),
+        });
+        assert_eq!((status, body.code.as_str()), (404, "no_such_tile"));
+        assert!(body.message.contains("tile/0/001"), "{}", body.message);
+        let (status, body) = answer(ledger::LedgerError::TileFormat(
+            dozor_log::tiles::TileError::EntryTooLarge { size: 70_123 },
+        ));
+        assert_eq!((status, body.code.as_str()), (413, "entry_too_large"));
+        assert!(body.message.contains("70123 bytes"), "{}", body.message);
+        assert_eq!(body.details["entry_bytes"], 70_123);
+        assert_eq!(body.details["limit_bytes"], 65_535);
+        // Another error of the tile format is the server's.
+        let (status, _) = answer(ledger::LedgerError::TileFormat(
+            dozor_log::tiles::TileError::HashBytes {
+                tile: "tile/0/000".into(),
+                expected: 256,
+                actual: 31,
+            },
+        ));
+        assert_eq!(status, 500);
+    }
 }
