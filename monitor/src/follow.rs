@@ -28,7 +28,7 @@ use crate::fetch::{
 };
 use crate::store::alerts::{keep_fork, raise, NewAlert};
 use crate::store::state::{self, CasinoState};
-use crate::tile_math::{run_root, verdicts_path};
+use crate::tile_math::{cut_to_width, run_root, verdicts_path};
 use crate::tree_check::{tiles_to_fetch, TileSummary, TreeProblem, TreeWalk, WalkedTree};
 use crate::verdict_lines::{parse_verdict_lines, VerdictLine};
 
@@ -66,6 +66,41 @@ fn get(source: &dyn TileSource, path: &str, limit: u64) -> Result<Vec<u8>, Follo
     source.get(path, limit)?.ok_or_else(|| {
         FollowError::Fetch(FetchError::Status {
             path: path.to_owned(),
+            status: 404,
+            message: "not published".into(),
+        })
+    })
+}
+
+/// A tile's bytes: the tile, or when a partial one is gone (its full tile published since), the
+/// prefix of its full tile. `verdicts` for the casino's verdict lines of a bundle.
+fn get_tile(
+    source: &dyn TileSource,
+    tile: &Tile,
+    verdicts: bool,
+    limit: u64,
+) -> Result<Option<Vec<u8>>, FetchError> {
+    let path_of = |t: &Tile| if verdicts { verdicts_path(t) } else { t.path() };
+    if let Some(bytes) = source.get(&path_of(tile), limit)? {
+        return Ok(Some(bytes));
+    }
+    if tile.is_full() {
+        return Ok(None);
+    }
+    let full = Tile {
+        width: TILE_WIDTH as u16,
+        ..*tile
+    };
+    Ok(source
+        .get(&path_of(&full), limit)?
+        .and_then(|bytes| cut_to_width(tile, &bytes, verdicts)))
+}
+
+/// [`get_tile`], which must be there.
+fn need_tile(source: &dyn TileSource, tile: &Tile, limit: u64) -> Result<Vec<u8>, FollowError> {
+    get_tile(source, tile, false, limit)?.ok_or_else(|| {
+        FollowError::Fetch(FetchError::Status {
+            path: tile.path(),
             status: 404,
             message: "not published".into(),
         })
@@ -198,11 +233,11 @@ fn walk(
         p => FollowError::Log(p.to_string()),
     };
     for tile in &level0 {
-        walk.push_level0(tile, &get(source, &tile.path(), HASH_TILE_LIMIT)?)
+        walk.push_level0(tile, &need_tile(source, tile, HASH_TILE_LIMIT)?)
             .map_err(wrong)?;
     }
     for tile in &higher {
-        walk.check_higher(tile, &get(source, &tile.path(), HASH_TILE_LIMIT)?)
+        walk.check_higher(tile, &need_tile(source, tile, HASH_TILE_LIMIT)?)
             .map_err(wrong)?;
     }
     walk.finish().map_err(wrong)
@@ -261,7 +296,7 @@ fn verdicts(
     bundle: &Tile,
 ) -> Result<Option<Vec<VerdictLine>>, FollowError> {
     let path = verdicts_path(bundle);
-    let why = match source.get(&path, VERDICTS_LIMIT)? {
+    let why = match get_tile(source, bundle, true, VERDICTS_LIMIT)? {
         Some(bytes) => {
             match parse_verdict_lines(&bytes, bundle.index * TILE_WIDTH, u64::from(bundle.width)) {
                 Ok(lines) => return Ok(Some(lines)),
@@ -304,7 +339,7 @@ fn follow_bundles(
             kind: TileKind::Entries,
             ..summary.tile
         };
-        let bytes = get(source, &bundle.path(), BUNDLE_LIMIT)?;
+        let bytes = need_tile(source, &bundle, BUNDLE_LIMIT)?;
         let lines = verdicts(conn, name, source, &bundle)?;
         let outcome = match check_bundle(
             &bundle,
@@ -360,8 +395,7 @@ fn name_leaf(
         kind: TileKind::Entries,
         ..summary.tile
     };
-    let first = source
-        .get(&summary.tile.path(), HASH_TILE_LIMIT)
+    let first = get_tile(source, &summary.tile, false, HASH_TILE_LIMIT)
         .ok()
         .flatten()
         .and_then(|bytes| decode_hashes(&summary.tile, &bytes).ok())

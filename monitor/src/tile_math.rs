@@ -54,6 +54,32 @@ pub fn verdicts_path(bundle: &Tile) -> String {
     format!("verdicts/{rest}")
 }
 
+/// A partial tile's bytes taken from its full tile (tlog-tiles lets a client read a partial tile's
+/// content as the prefix of the full one, once the partial is gone): the first `width` hashes, the
+/// first `width` entries of a bundle, or the first `width` lines of verdicts. None when the full
+/// tile does not hold them.
+pub fn cut_to_width(tile: &Tile, full: &[u8], verdicts: bool) -> Option<Vec<u8>> {
+    let width = usize::from(tile.width);
+    if verdicts {
+        let mut end = 0;
+        for _ in 0..width {
+            end += full.get(end..)?.iter().position(|b| *b == b'\n')? + 1;
+        }
+        return Some(full[..end].to_vec());
+    }
+    match tile.kind {
+        dozor_log::tiles::TileKind::Hashes(_) => full.get(..width * 32).map(<[u8]>::to_vec),
+        dozor_log::tiles::TileKind::Entries => {
+            let whole = Tile {
+                width: TILE_WIDTH as u16,
+                ..*tile
+            };
+            let entries = dozor_log::tiles::decode_bundle(&whole, full).ok()?;
+            dozor_log::tiles::encode_bundle(entries.into_iter().take(width)).ok()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -96,6 +122,45 @@ mod tests {
         assert_eq!(check_prefix(&held, 256, &hashes[256..268]), Err(256));
         // A tile that starts at the held size has nothing to check.
         assert_eq!(check_prefix(&held, 512, &[]), Ok(()));
+    }
+
+    #[test]
+    fn a_partial_tile_is_the_prefix_of_its_full_one() {
+        let partial = Tile {
+            kind: TileKind::Hashes(0),
+            index: 0,
+            width: 2,
+        };
+        let full: Vec<u8> = (0..=255u8).flat_map(|b| [b; 32]).collect();
+        assert_eq!(
+            cut_to_width(&partial, &full, false),
+            Some(full[..64].to_vec())
+        );
+        let entries: Vec<Vec<u8>> = (0..256u32).map(|i| i.to_string().into_bytes()).collect();
+        let bundle = dozor_log::tiles::encode_bundle(entries.iter().map(Vec::as_slice)).unwrap();
+        let cut = cut_to_width(
+            &Tile {
+                kind: TileKind::Entries,
+                index: 0,
+                width: 3,
+            },
+            &bundle,
+            false,
+        );
+        // Three entries "0", "1", "2": each a length of 1 (0x00 0x01) and its digit.
+        assert_eq!(cut, Some(b"\x00\x010\x00\x011\x00\x012".to_vec()));
+        let lines = b"{\"index\":0}\n{\"index\":1}\n{\"index\":2}\n";
+        let cut = cut_to_width(
+            &Tile {
+                kind: TileKind::Entries,
+                index: 0,
+                width: 2,
+            },
+            lines,
+            true,
+        );
+        assert_eq!(cut, Some(b"{\"index\":0}\n{\"index\":1}\n".to_vec()));
+        assert_eq!(cut_to_width(&partial, &full[..40], false), None);
     }
 
     #[test]

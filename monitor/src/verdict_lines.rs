@@ -10,6 +10,8 @@ use serde_json::Value;
 pub struct VerdictFacts {
     pub plan_id: String,
     pub rules_version: String,
+    pub void: bool,
+    pub stakes_h: i64,
     pub expected_paid_h: i64,
     pub paid_h: i64,
     pub findings: Vec<FindingFacts>,
@@ -29,6 +31,8 @@ impl VerdictFacts {
         VerdictFacts {
             plan_id: verdict.plan_id.to_owned(),
             rules_version: verdict.rules_version.to_owned(),
+            void: verdict.void,
+            stakes_h: verdict.stakes_h,
             expected_paid_h: verdict.expected_paid_h,
             paid_h: verdict.paid_h,
             findings: verdict
@@ -107,8 +111,8 @@ pub fn parse_verdict_lines(
 /// One field on which the casino's verdict and the monitor's differ.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Difference {
-    /// `plan_id`, `rules_version`, `expected_paid_h`, `paid_h`, `findings`, or `verdict` (one
-    /// side has none).
+    /// `plan_id`, `rules_version`, `void`, `stakes_h`, `expected_paid_h`, `paid_h`,
+    /// `findings`, or `verdict` (one side has none).
     pub field: &'static str,
     pub casino: Value,
     pub monitor: Value,
@@ -199,6 +203,8 @@ mod tests {
         VerdictFacts {
             plan_id: "p".into(),
             rules_version: "1".into(),
+            void: false,
+            stakes_h: 10_000,
             expected_paid_h: 360_000,
             paid_h: 370_000,
             findings: vec![FindingFacts {
@@ -234,11 +240,11 @@ mod tests {
 
     #[test]
     fn the_same_verdict_has_no_difference_and_each_other_field_is_named() {
-        let theirs = json!({"plan_id": "p", "rules_version": "1", "expected_paid_h": 360_000,
+        let theirs = json!({"plan_id": "p", "rules_version": "1", "void": false, "stakes_h": 10_000, "expected_paid_h": 360_000,
             "paid_h": 370_000, "findings": [{"kind": "overpaid", "amount_h": 10_000, "bet_id": "b1"}]});
         assert!(compare(Some(&theirs), Some(&ours())).is_empty());
         // The casino says the round was paid as due: no finding, expected = paid.
-        let lenient = json!({"plan_id": "p", "rules_version": "1", "expected_paid_h": 370_000,
+        let lenient = json!({"plan_id": "p", "rules_version": "1", "void": false, "stakes_h": 10_000, "expected_paid_h": 370_000,
             "paid_h": 370_000, "findings": []});
         let fields: Vec<&str> = compare(Some(&lenient), Some(&ours()))
             .iter()

@@ -8,6 +8,7 @@ mod export;
 mod keys;
 mod log;
 mod mf;
+mod monitor;
 mod monthly;
 mod nightly;
 mod output;
@@ -113,6 +114,9 @@ enum Command {
     /// The witness a regulator runs: `witness key`, `witness serve --key FILE --log VKEY…
     /// --store FILE`, `witness checkpoints`, `witness evidence`.
     Witness(witness::WitnessArgs),
+    /// The regulator's monitor: follows every casino of `--config FILE` (their published
+    /// tiles), `--once` for one pass, `--status` and `--alerts` for what it found.
+    Monitor(monitor::MonitorArgs),
     /// Print the role table: which roles may call each route (as docs/ACCESS.md lists it).
     Roles,
     /// Print the OpenAPI document (as checked in at openapi/openapi.json).
@@ -157,7 +161,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         other => other,
     };
-    let service = matches!(&command, Command::Witness(a) if a.is_service());
+    let service = matches!(&command, Command::Witness(a) if a.is_service())
+        || matches!(&command, Command::Monitor(a) if a.is_service());
     crate::logging::init(&crate::logging::for_command(args.verbose || service));
     match command {
         Command::Serve(_) => Ok(ExitCode::SUCCESS),
@@ -211,6 +216,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Bench(a) => bench::command::run(&global, a),
         Command::Probe(a) => probe::run(a),
         Command::Witness(a) => witness::run(a),
+        Command::Monitor(a) => monitor::run(&global, a),
         Command::Log(a) => log::run(&global, a),
         Command::Roles => {
             print!("{}", api::access::markdown());

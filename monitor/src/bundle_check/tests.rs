@@ -121,7 +121,8 @@ fn a_verdict_the_casino_softened_is_a_mismatch_named_by_its_round() {
     log.spins(20);
     // Entry 4 (spin k = 3) is overpaid; the casino's verdict says it was paid as due.
     log.verdicts[4] = Some(serde_json::json!({"plan_id": crate::test_log::PLAN,
-        "rules_version": rules::RULES_VERSION, "expected_paid_h": 370_000, "paid_h": 370_000,
+        "rules_version": rules::RULES_VERSION, "void": false, "stakes_h": 10_000,
+        "expected_paid_h": 370_000, "paid_h": 370_000,
         "findings": []}));
     let outcomes = follow(&log, 21, |_| {}).unwrap();
     let mismatches: Vec<(u64, &str)> = outcomes[0]

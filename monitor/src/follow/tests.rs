@@ -219,7 +219,8 @@ fn a_checkpoint_without_its_witness_waits_and_a_softened_verdict_is_a_mismatch()
     assert!(matches!(step, Step::Waiting { size: 21, .. }), "{step:?}");
     // Entry 4 is an overpaid spin the casino says was paid as due.
     log.verdicts[4] = Some(serde_json::json!({"plan_id": crate::test_log::PLAN,
-        "rules_version": rules::RULES_VERSION, "expected_paid_h": 370_000, "paid_h": 370_000,
+        "rules_version": rules::RULES_VERSION, "void": false, "stakes_h": 10_000,
+        "expected_paid_h": 370_000, "paid_h": 370_000,
         "findings": []}));
     follow_once(&mut conn, &config, &log.publish(21)).unwrap();
     let raised = alerts(&mut conn, None).unwrap();
@@ -227,4 +228,38 @@ fn a_checkpoint_without_its_witness_waits_and_a_softened_verdict_is_a_mismatch()
     assert_eq!(raised[0].kind, "verdict_mismatch");
     assert_eq!(raised[0].key, "mismatch:4");
     assert_eq!(status(&mut conn).unwrap()[0].mismatched_rounds, 1);
+}
+
+#[test]
+fn a_partial_tile_gone_since_is_read_from_its_full_tile() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(255);
+    let config = casino(&log);
+    // The checkpoint of 20 entries, fetched just before the casino published its tile of 256
+    // and deleted the partial ones of 20.
+    let mut files = log.publish(256);
+    files.insert("checkpoint".into(), log.checkpoint(20).into_bytes());
+    assert!(!files.contains_key("tile/0/000.p/20"));
+    let step = follow_once(&mut conn, &config, &files).unwrap();
+    assert_eq!(
+        step,
+        Step::Followed {
+            from: 0,
+            to: 20,
+            rounds: 19
+        }
+    );
+    assert_eq!(status(&mut conn).unwrap()[0].mismatched_rounds, 0);
+    files.insert("checkpoint".into(), log.checkpoint(256).into_bytes());
+    let step = follow_once(&mut conn, &config, &files).unwrap();
+    assert_eq!(
+        step,
+        Step::Followed {
+            from: 20,
+            to: 256,
+            rounds: 236
+        }
+    );
+    assert_eq!(rounds_counted(&mut conn), 255);
 }

@@ -27,6 +27,27 @@ pub fn migrate(conn: &mut PgConnection) -> Result<Vec<String>, MonitorError> {
     Ok(applied.iter().map(ToString::to_string).collect())
 }
 
+#[derive(diesel::QueryableByName)]
+struct Found {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    found: bool,
+}
+
+/// Refuses a casino's ledger database: the monitor keeps its state apart from anything it
+/// follows (a `DATABASE_URL` meant for `dozor serve` must not become the monitor's).
+fn refuse_a_ledger(conn: &mut PgConnection) -> Result<(), MonitorError> {
+    use diesel::RunQueryDsl as _;
+    let ledger: Found =
+        diesel::sql_query("SELECT to_regclass('ledger_entries') IS NOT NULL AS found")
+            .get_result(conn)?;
+    if ledger.found {
+        return Err(MonitorError::Connection(
+            "the database holds a casino's ledger (ledger_entries): the monitor's state needs a database of its own".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// The monitor's database, migrated; its cluster (when it runs one) stops when this is dropped
 /// or closed.
 pub struct StateDatabase {
@@ -51,7 +72,9 @@ impl StateDatabase {
                 database
             }
         };
-        for version in migrate(&mut connect(&database.url)?)? {
+        let mut conn = connect(&database.url)?;
+        refuse_a_ledger(&mut conn)?;
+        for version in migrate(&mut conn)? {
             tracing::info!(%version, "applied a migration of the monitor's state");
         }
         Ok(database)

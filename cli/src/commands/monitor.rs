@@ -1,0 +1,151 @@
+//! `dozor monitor --config FILE`: the regulator's monitor, following every casino of its
+//! configuration (docs/MONITOR.md); `--once` makes one pass over each and exits, `--status`
+//! shows what it holds of each casino, `--alerts` lists its alerts.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use chrono::{DateTime, Utc};
+use dozor_monitor::config::MonitorConfig;
+use dozor_monitor::follow::Step;
+use dozor_monitor::store::connection::{connect, StateDatabase};
+use ledger::storage::database::DatabaseChoice;
+
+#[derive(Debug, clap::Args)]
+pub struct MonitorArgs {
+    /// The monitor's configuration (`monitor.toml`): the casinos, their keys and witnesses.
+    #[arg(long)]
+    config: PathBuf,
+    /// One pass over every casino, then exit: 0 when each was followed (or had nothing new),
+    /// 1 when any failed, waits for its witnesses or is halted.
+    #[arg(long, conflicts_with_all = ["status", "alerts"])]
+    once: bool,
+    /// Show each casino's state: entries followed, the latest checkpoint's age, rounds,
+    /// mismatches with the casino's verdicts, alerts.
+    #[arg(long, conflicts_with = "alerts")]
+    status: bool,
+    /// List the alerts raised, one JSON object per line.
+    #[arg(long)]
+    alerts: bool,
+    /// With --status: JSON lines instead of a table.
+    #[arg(long, requires = "status")]
+    json: bool,
+}
+
+impl MonitorArgs {
+    /// Following for ever: a service, whose log says what it does as `serve`'s does.
+    pub fn is_service(&self) -> bool {
+        !(self.once || self.status || self.alerts)
+    }
+}
+
+pub fn run(global: &DatabaseChoice, args: MonitorArgs) -> anyhow::Result<ExitCode> {
+    let config = MonitorConfig::load(&args.config)?;
+    // DATABASE_URL (or --database-url) when given, else the configuration's, else the monitor's
+    // own cluster under its data directory.
+    let url = global
+        .database_url
+        .clone()
+        .or_else(|| config.database_url.clone());
+    let database =
+        StateDatabase::open(url, &config.data_dir).context("opening the monitor's state")?;
+    let result = if args.status {
+        status(&database.url, args.json)
+    } else if args.alerts {
+        alerts(&database.url)
+    } else {
+        follow(&config, &database.url, args.once)
+    };
+    database.close()?;
+    result
+}
+
+fn follow(config: &MonitorConfig, url: &str, once: bool) -> anyhow::Result<ExitCode> {
+    let passes = dozor_monitor::run::run(config, url, once)?;
+    let mut all_well = true;
+    for (casino, pass) in passes {
+        let line = match pass {
+            Ok(Step::UpToDate { size }) => format!("up to date at {size} entries"),
+            Ok(Step::Followed { from, to, rounds }) => {
+                format!("followed from {from} to {to} entries ({rounds} rounds judged)")
+            }
+            Ok(Step::Waiting { size, why }) => {
+                all_well = false;
+                format!("the checkpoint of size {size} waits for its witnesses: {why}")
+            }
+            Ok(Step::Halted { why }) => {
+                all_well = false;
+                format!("halted: {why}")
+            }
+            Err(why) => {
+                all_well = false;
+                format!("failed: {why}")
+            }
+        };
+        println!("{casino}: {line}");
+    }
+    Ok(if all_well {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `3 h 20 min`, `45 s`: how long ago `at` was.
+fn age(at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> String {
+    let Some(at) = at else {
+        return "—".into();
+    };
+    let seconds = (now - at).num_seconds().max(0);
+    match seconds {
+        s if s < 60 => format!("{s} s"),
+        s if s < 3600 => format!("{} min", s / 60),
+        s => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
+fn status(url: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let rows = dozor_monitor::store::status::status(&mut connect(url)?)?;
+    if json {
+        for row in &rows {
+            println!("{}", serde_json::to_string(row)?);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let now = Utc::now();
+    println!(
+        "{:<20} {:>10} {:>16} {:>10} {:>9} {:>10} {:>6}  state",
+        "casino", "entries", "checkpoint age", "rounds", "findings", "mismatches", "alerts"
+    );
+    for row in &rows {
+        let state = match (&row.halted, &row.last_error) {
+            (Some(why), _) => format!("halted: {why}"),
+            (None, Some(error)) => format!("failing ({}): {error}", row.failures),
+            (None, None) if row.last_success_at.is_some() => "following".into(),
+            (None, None) => "not yet followed".into(),
+        };
+        println!(
+            "{:<20} {:>10} {:>16} {:>10} {:>9} {:>10} {:>6}  {state}",
+            row.casino,
+            row.size,
+            age(row.checkpoint_at, now),
+            row.rounds,
+            row.findings,
+            row.mismatched_rounds,
+            row.alerts
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn alerts(url: &str) -> anyhow::Result<ExitCode> {
+    for alert in dozor_monitor::store::alerts::alerts(&mut connect(url)?, None)? {
+        println!(
+            "{}",
+            serde_json::json!({"casino": alert.casino, "kind": alert.kind, "key": alert.key,
+                "raised_at": alert.raised_at, "message": alert.message, "evidence": alert.evidence})
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
