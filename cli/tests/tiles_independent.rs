@@ -231,6 +231,44 @@ fn the_folder_served_by_nginx_reads_the_same_and_a_partial_tile_gone_is_read_fro
     );
 }
 
+#[test]
+fn a_pruned_log_reads_from_its_minimum_index_and_not_below() {
+    // 600 entries; the minimum index 512 lets the log refuse what ends at or below it: bundles
+    // 000 and 001 and the full level-0 tiles 000 and 001 (hash tiles dozor keeps, but another
+    // log need not). The root of 600 = 512 + 88 needs none of them: tile/1/000.p/2 holds the
+    // roots of the first two 256-entry tiles.
+    let folder = valid_folder(600);
+    for pruned in [
+        "tile/entries/000",
+        "tile/entries/001",
+        "tile/0/000",
+        "tile/0/001",
+    ] {
+        std::fs::remove_file(folder.path().join(pruned)).unwrap();
+    }
+    let summary = read_log(&folder.prefix(), &vkey(), &["--minimum-index", "512"], None).summary();
+    assert_eq!(summary["size"], 600, "{summary}");
+    // 600 − 512 = 88 entries, all in tile/entries/002.p/88.
+    assert_eq!(summary["entries_checked"], 88, "{summary}");
+    // Below the minimum index nothing may be missing; above the tree's size it is no minimum.
+    for (minimum, says) in [
+        (
+            "256",
+            "tile/0/001: the log does not serve it, but the tree's size needs it",
+        ),
+        ("601", "the minimum index 601 is above the tree size 600"),
+    ] {
+        let why = read_log(
+            &folder.prefix(),
+            &vkey(),
+            &["--minimum-index", minimum],
+            None,
+        )
+        .refusal();
+        assert_eq!(why, format!("tlog-tiles reader: {says}"));
+    }
+}
+
 /// A copy of `folder`, damaged by `damage`: the reader's refusal.
 fn refusal_of(folder: &Folder, damage: impl FnOnce(&Folder)) -> String {
     let copy = Folder {
