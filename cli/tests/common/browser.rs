@@ -10,25 +10,7 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 
 /// The browser's path, installing Debian's package when it is missing.
 pub fn chromium() -> PathBuf {
-    let path = Path::new(CHROMIUM);
-    if !path.exists() {
-        let install = |args: &[&str]| {
-            Command::new("apt-get")
-                .args(["-o", "DPkg::Lock::Timeout=600", "-y", "-q"])
-                .args(args)
-                .env("DEBIAN_FRONTEND", "noninteractive")
-                .status()
-                .is_ok_and(|s| s.success())
-        };
-        let installed = install(&["install", "--no-install-recommends", "chromium"])
-            || (install(&["update"])
-                && install(&["install", "--no-install-recommends", "chromium"]));
-        assert!(
-            installed && path.exists(),
-            "headless Chromium is needed (Debian package `chromium`) and could not be installed"
-        );
-    }
-    path.to_path_buf()
+    super::debian::program(CHROMIUM, "chromium", "headless Chromium")
 }
 
 /// What the browser made of a page.

@@ -13,25 +13,7 @@ const NGINX: &str = "/usr/sbin/nginx";
 
 /// nginx's path, installing Debian's package when it is missing.
 pub fn nginx_binary() -> PathBuf {
-    let path = Path::new(NGINX);
-    if !path.exists() {
-        let install = |args: &[&str]| {
-            Command::new("apt-get")
-                .args(["-o", "DPkg::Lock::Timeout=600", "-y", "-q"])
-                .args(args)
-                .env("DEBIAN_FRONTEND", "noninteractive")
-                .stdout(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
-        };
-        let installed = install(&["install", "--no-install-recommends", "nginx"])
-            || (install(&["update"]) && install(&["install", "--no-install-recommends", "nginx"]));
-        assert!(
-            installed && path.exists(),
-            "nginx is needed (Debian package `nginx`) and could not be installed"
-        );
-    }
-    path.to_path_buf()
+    super::debian::program(NGINX, "nginx", "nginx")
 }
 
 /// A running nginx serving a folder under a URL prefix.
