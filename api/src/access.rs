@@ -228,8 +228,12 @@ pub fn lookup(method: &str, pattern: &str) -> Lookup {
     }
 }
 
+/// A parameter that ends a pattern and takes the rest of the path, several segments (a tile's
+/// path: its routes are registered with `{path:.*}`).
+const SPANNING_PARAMETER: &str = "{path}";
+
 /// The methods of the routes whose pattern `path` matches (a `{name}` stands for one
-/// non-empty segment): what a 405 lists in `Allow`.
+/// non-empty segment, a final [`SPANNING_PARAMETER`] for the rest): what a 405 lists in `Allow`.
 pub fn methods_of_path(path: &str) -> Vec<&'static str> {
     let mut methods: Vec<&'static str> = ROUTES
         .iter()
@@ -244,11 +248,14 @@ pub fn methods_of_path(path: &str) -> Vec<&'static str> {
 }
 
 fn pattern_matches(pattern: &str, path: &str) -> bool {
-    let mut wanted = pattern.split('/');
+    let mut wanted = pattern.split('/').peekable();
     let mut given = path.split('/');
     loop {
         match (wanted.next(), given.next()) {
             (None, None) => return true,
+            (Some(SPANNING_PARAMETER), Some(g)) if wanted.peek().is_none() => {
+                return !g.is_empty() || given.next().is_some();
+            }
             (Some(w), Some(g)) if w.starts_with('{') && w.ends_with('}') => {
                 if g.is_empty() {
                     return false;
@@ -329,6 +336,15 @@ mod tests {
             table_pattern("/api/v1/tables/{table_id}"),
             "/api/v1/tables/{table_id}"
         );
+        // Another method on a tile's path of several segments: a 405 naming GET.
+        for path in [
+            "/api/v1/tiles/tile/0/x001/000.p/5",
+            "/api/v1/tiles/verdicts/000",
+        ] {
+            assert_eq!(methods_of_path(path), vec!["GET"], "{path}");
+        }
+        assert!(methods_of_path("/api/v1/tiles/tile/").is_empty());
+        assert!(methods_of_path("/api/v1/tables/R01/x").is_empty());
         assert!(Access::Public.allows(Reporter));
     }
 }

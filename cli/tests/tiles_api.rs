@@ -239,6 +239,18 @@ async fn the_regulator_follows_the_ledger_by_its_tiles() {
         assert_eq!(refused(&app, uri).await, (status, code.to_owned()), "{uri}");
     }
 
+    // Another method: a 405 naming GET, for a tile's path of several segments too.
+    let response = test::call_service(
+        &app,
+        test::TestRequest::post()
+            .uri("/api/v1/tiles/tile/0/x001/000.p/5")
+            .insert_header(bearer(Role::Regulator))
+            .to_request(),
+    )
+    .await;
+    assert_eq!(response.status().as_u16(), 405);
+    assert_eq!(response.headers().get("allow").unwrap(), "GET");
+
     // Who may read them: the regulator and the admin; no key is a 401, the compliance officer
     // and the nightly job a 403.
     for uri in [
