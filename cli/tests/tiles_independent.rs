@@ -43,7 +43,11 @@ const ORIGIN: &str = "dozor.test/ledger";
 
 impl Folder {
     fn new(capacity: u64) -> Folder {
-        let entries: Vec<Vec<u8>> = (0..capacity).map(entry).collect();
+        Folder::of((0..capacity).map(entry).collect())
+    }
+
+    /// A folder that can grow to hold `entries`.
+    fn of(entries: Vec<Vec<u8>>) -> Folder {
         let leaves: Vec<_> = entries
             .iter()
             .map(|e| dozor_log::entry::leaf_hash(e))
@@ -266,6 +270,67 @@ fn a_pruned_log_reads_from_its_minimum_index_and_not_below() {
         )
         .refusal();
         assert_eq!(why, format!("tlog-tiles reader: {says}"));
+    }
+}
+
+/// The RFC 6962 test data's eight entries and the roots of their trees of 1 to 8, as the
+/// Certificate Transparency reference implementations publish them (not computed here).
+const REFERENCE_ENTRIES: [&str; 8] = [
+    "",
+    "00",
+    "10",
+    "2021",
+    "3031",
+    "40414243",
+    "5051525354555657",
+    "606162636465666768696a6b6c6d6e6f",
+];
+const REFERENCE_ROOTS: [&str; 8] = [
+    "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
+    "fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125",
+    "aeb6bcfe274b70a14fb067a5e5578264db0fa9b51af5e0ba159158f329e06e77",
+    "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+    "4e3bbb1f7b478dcfe71fb631631519a3bca12c9aefca1612bfce4c13a86264d4",
+    "76e67dadbcdf1e10e1b74ddc608abd2f98dfb16fbce75277b5232a127f2087ef",
+    "ddb89be403809e325750d3d263cd78929c2942b7942a34b77e122c9594a74c8c",
+    "5dc9da79a70659a9ad559cb701ded9a2ab9d823aad2f4960cfe370eff4604328",
+];
+
+#[test]
+fn dozor_and_the_independent_reader_give_the_published_reference_roots() {
+    let entries = REFERENCE_ENTRIES.map(|e| hex::decode(e).unwrap()).to_vec();
+    let mut folder = Folder::of(entries);
+    for (size, expected) in (1..).zip(REFERENCE_ROOTS) {
+        let root = folder.grow_to(size, &common::operator());
+        assert_eq!(hex::encode(root), expected, "dozor's root of {size}");
+        let summary = read_log(&folder.prefix(), &vkey(), &[], None).summary();
+        assert_eq!(summary["root"], expected, "{summary}");
+    }
+}
+
+#[test]
+fn the_independent_reader_verifies_go_s_signed_note_example_and_nothing_else() {
+    // golang.org/x/mod/sumdb/note's example note and key: the signature verifies, and the
+    // reader goes on to refuse its text, which is not a checkpoint.
+    const VERIFIER: &str = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW";
+    const SIGNED: &str = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n\n\u{2014} PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n";
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().display().to_string();
+    for (note, says) in [
+        (
+            SIGNED.to_owned(),
+            "checkpoint: the text is not three or more non-empty lines",
+        ),
+        (
+            SIGNED.replace("answer", "ANSWER"),
+            "checkpoint: the signature by PeterNeumann (c74f20a3) does not verify",
+        ),
+    ] {
+        std::fs::write(dir.path().join("checkpoint"), note).unwrap();
+        assert_eq!(
+            read_log(&prefix, VERIFIER, &[], None).refusal(),
+            format!("tlog-tiles reader: {says}")
+        );
     }
 }
 
