@@ -1,0 +1,232 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! `dozor monitor` following a casino the way a regulator does: `dozor serve` publishes its
+//! ledger as tiles into a folder while `simulate` plays, nginx serves the folder, and the monitor
+//! follows it over HTTP with its own PostgreSQL. Every round the casino published appears in the
+//! monitor's figures, a monitor killed while following resumes where it was and counts nothing
+//! twice, and a changed byte of a published tile is caught and named.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::nginx::Nginx;
+use common::Succeeds as _;
+use dozor_log::checkpoint::NoteSigner;
+use dozor_monitor::store::status::{status, CasinoStatus};
+use ledger::storage::cluster::LocalCluster;
+use serde_json::Value;
+
+fn size_of(note: &[u8]) -> Option<u64> {
+    std::str::from_utf8(note).ok()?.lines().nth(1)?.parse().ok()
+}
+
+/// Every file under `dir` whose path (relative to it) starts with `prefix`.
+fn files_under(dir: &Path, prefix: &str) -> Vec<(String, Vec<u8>)> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let name = path.strip_prefix(dir).unwrap().to_str().unwrap().to_owned();
+                if name.starts_with(prefix) {
+                    found.push((name, std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The rounds and findings the casino published, counted from its verdict lines (one file per
+/// bundle; the folder keeps no partial file beside a wider or full one).
+fn published_rounds_and_findings(folder: &Path) -> (i64, i64) {
+    let (mut rounds, mut findings) = (0, 0);
+    for (_, bytes) in files_under(folder, "verdicts/") {
+        for line in String::from_utf8(bytes).unwrap().lines() {
+            let line: Value = serde_json::from_str(line).unwrap();
+            if let Some(verdict) = line["verdict"].as_object() {
+                rounds += 1;
+                findings += verdict["findings"].as_array().unwrap().len() as i64;
+            }
+        }
+    }
+    (rounds, findings)
+}
+
+/// The casino: a server that published 4 tables × 250 rounds, stopped (its final checkpoint
+/// published), and nginx serving the folder. The folder, the operator's verifier key, nginx.
+fn casino(site: &common::site::Site) -> (std::path::PathBuf, String, Nginx) {
+    std::fs::write(
+        site.path().join("dozor.toml"),
+        "[tiles]\npublish_dir = \"site/tiles\"\n",
+    )
+    .unwrap();
+    let folder = site.path().join("site/tiles");
+    let server = site.serve();
+    site.dozor()
+        .args(["simulate", "--server", &server.http.base, "--seed", "11"])
+        .args(["--tables", "4", "--rounds", "250", "--error-share", "0.1"])
+        .succeeds();
+    assert!(server.terminate().success());
+    let operator = std::fs::read_to_string(site.path().join("operator.key")).unwrap();
+    let vkey = NoteSigner::from_private_key(&operator)
+        .unwrap()
+        .verifier()
+        .to_string();
+    let nginx = Nginx::serve_tiles(&folder, "casino-1");
+    (folder, vkey, nginx)
+}
+
+struct Monitor {
+    config: std::path::PathBuf,
+    url: String,
+}
+
+impl Monitor {
+    /// A monitor of the casino at `tiles_url` keeping its state in database `name` of `cluster`.
+    fn new(dir: &Path, cluster: &LocalCluster, name: &str, tiles_url: &str, vkey: &str) -> Monitor {
+        cluster.create_database(name).unwrap();
+        let config = dir.join(format!("{name}.toml"));
+        std::fs::write(
+            &config,
+            format!(
+                "[follow]\npoll_seconds = 1\n\n[[casino]]\nname = \"casino-1\"\n\
+                 tiles_url = \"{tiles_url}\"\noperator_keys = [\"{vkey}\"]\n"
+            ),
+        )
+        .unwrap();
+        Monitor {
+            config,
+            url: cluster.url(name),
+        }
+    }
+
+    fn command(&self, site: &common::site::Site) -> Command {
+        let mut command = site.dozor();
+        command
+            .args(["monitor", "--config"])
+            .arg(&self.config)
+            .args(["--database-url", &self.url]);
+        command
+    }
+
+    fn status(&self) -> CasinoStatus {
+        let mut conn = dozor_monitor::store::connection::connect(&self.url).unwrap();
+        status(&mut conn).unwrap().remove(0)
+    }
+}
+
+#[test]
+fn the_monitor_follows_published_tiles_resumes_after_a_kill_and_names_a_changed_tile() {
+    let site = common::site::Site::new();
+    let (folder, vkey, nginx) = casino(&site);
+    let size = size_of(&std::fs::read(folder.join("checkpoint")).unwrap()).unwrap();
+    let (rounds, findings) = published_rounds_and_findings(&folder);
+    // 4 tables × 250 rounds and their registrations: three full bundles of 256 and a partial.
+    assert_eq!(rounds, 4 * 250, "{size} entries");
+    assert!(size > 3 * 256, "{size} entries");
+    let cluster = LocalCluster::temporary().unwrap();
+    let work = tempfile::tempdir().unwrap();
+
+    // Following for ever, killed (SIGKILL) as soon as it has committed part of the log.
+    let monitor = Monitor::new(work.path(), &cluster, "monitor_a", &nginx.url, &vkey);
+    let mut child = monitor
+        .command(&site)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    common::poll_until(Duration::from_secs(120), Duration::from_millis(2), || {
+        let conn = dozor_monitor::store::connection::connect(&monitor.url);
+        let followed = conn
+            .ok()
+            .and_then(|mut c| status(&mut c).ok())
+            .and_then(|s| s.first().map(|s| s.size));
+        match followed {
+            Some(s) if s > 0 => Ok(()),
+            other => Err(format!("followed {other:?}")),
+        }
+    });
+    child.kill().unwrap();
+    let killed = child.wait_with_output().unwrap();
+    let before = monitor.status();
+    let (at_kill, rounds_before) = (before.size as u64, before.rounds);
+    assert!(at_kill > 0, "{}", String::from_utf8_lossy(&killed.stderr));
+    // One pass resumes from there and judges the rest: with what was counted before the kill,
+    // every round once.
+    let out = monitor.command(&site).arg("--once").succeeds();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let expected = if at_kill < size {
+        format!(
+            "casino-1: followed from {at_kill} to {size} entries ({} rounds judged)",
+            rounds - rounds_before
+        )
+    } else {
+        format!("casino-1: up to date at {size} entries")
+    };
+    assert_eq!(said.trim(), expected);
+    let s = monitor.status();
+    assert_eq!(
+        (s.size as u64, s.checkpoint_size.map(|c| c as u64)),
+        (size, Some(size))
+    );
+    assert_eq!(s.rounds, rounds, "every round the casino published, once");
+    assert_eq!(
+        s.findings, findings,
+        "the monitor finds what the casino found"
+    );
+    assert_eq!((s.mismatched_rounds, s.alerts), (0, 0), "{s:?}");
+    let out = monitor.command(&site).arg("--once").succeeds();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("casino-1: up to date at {size} entries")
+    );
+
+    // Another monitor, from nothing, on a folder whose first hash tile has a changed byte.
+    let tile = folder.join("tile/0/000");
+    let mut bytes = std::fs::read(&tile).unwrap();
+    bytes[77] ^= 0x20;
+    std::fs::write(&tile, &bytes).unwrap();
+    let fresh = Monitor::new(work.path(), &cluster, "monitor_b", &nginx.url, &vkey);
+    let out = fresh.command(&site).arg("--once").output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.starts_with("casino-1: failed: ") && said.contains("tile/0/000"),
+        "{said}"
+    );
+    let out = fresh.command(&site).arg("--alerts").succeeds();
+    let alerts: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!(alerts[0]["kind"], "tiles");
+    assert!(
+        alerts[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("tile/0/000"),
+        "{alerts:?}"
+    );
+    assert_eq!(
+        fresh.status().size,
+        0,
+        "nothing of a log whose tiles are wrong is followed"
+    );
+    // The status view names the casino, its entries and its alert.
+    let out = fresh.command(&site).arg("--status").succeeds();
+    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        table
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("casino-1") && l.contains("failing (1)")),
+        "{table}"
+    );
+}
