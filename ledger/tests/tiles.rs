@@ -259,6 +259,11 @@ fn verdict_lines_are_the_stored_verdicts_in_canonical_json() {
     assert_eq!(lines.len(), 20);
     assert!(text.ends_with('\n'));
     assert_eq!(lines[0], r#"{"index":0,"verdict":null}"#);
+    for line in &lines {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        let canonical = dozor_log::canonical::canonical_text(&value).unwrap();
+        assert_eq!(line, &canonical, "RFC 8785");
+    }
     assert_eq!(lines[1], r#"{"index":1,"verdict":null}"#);
     let version = rules::RULES_VERSION;
     assert_eq!(
@@ -307,13 +312,13 @@ fn a_publication_stopped_half_way_leaves_the_last_checkpoint_and_the_next_comple
     publisher.publish(&mut conn).unwrap();
     let before = std::fs::read_to_string(dir.path().join("checkpoint")).unwrap();
     grow_to(&mut conn, &key, 700);
-    // tiles_between(200, 700): level 0's tiles 0 and 1 (full) and 2.p/188, then the bundles of
-    // the same (each with its verdicts), then level 1's 000.p/2. Stopped after 4 files: tiles
-    // 0, 1 and 2.p/188, bundle 0 (whose verdicts are written with it).
+    // tiles_between(200, 700): level 0's tiles 0 and 1 (full) and 2.p/188, each written with
+    // its bundle and verdicts, then level 1's 000.p/2. Asked to stop at 4 files, it stops after
+    // tile 1's three: 6 files, all full.
     publisher.fail_after(Some(4));
     assert!(matches!(
         publisher.publish(&mut conn),
-        Err(PublishError::Injected(4))
+        Err(PublishError::Injected(6))
     ));
     // The checkpoint is the last one, and what it needs is all there still.
     assert_eq!(
@@ -322,8 +327,7 @@ fn a_publication_stopped_half_way_leaves_the_last_checkpoint_and_the_next_comple
     );
     assert!(dir.path().join("tile/0/000.p/200").exists());
     assert!(dir.path().join("tile/0/000").exists());
-    // Run again (a new process): the full files written are there with the same bytes, kept:
-    // tiles 0 and 1, bundle 0 and its verdicts (2.p/188 is partial, replaced).
+    // Run again (a new process): the 6 full files written are there with the same bytes, kept.
     let mut again = Publisher::new(dir.path()).unwrap();
     let outcome = again.publish(&mut conn).unwrap();
     assert!(
@@ -332,7 +336,7 @@ fn a_publication_stopped_half_way_leaves_the_last_checkpoint_and_the_next_comple
             Published::Grew {
                 from: 200,
                 to: 700,
-                kept: 4,
+                kept: 6,
                 ..
             }
         ),

@@ -45,9 +45,9 @@ pub mod rollbacks;
 pub mod rotation;
 pub mod schema;
 pub mod tenures;
-pub mod tiles;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod tiles;
 pub mod tree;
 pub mod verify;
 mod verify_archived;

@@ -6,8 +6,7 @@
 //! Bottom layer: imports only the schema, the columns and the checkpoints.
 
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Nullable, Text};
-use serde_json::json;
+use diesel::sql_types::{BigInt, Bool, Bytea, Nullable, Text};
 
 use super::checkpoints;
 use super::columns::{hash32, to_i64};
@@ -243,10 +242,16 @@ pub fn minimum_index(conn: &mut PgConnection) -> Result<u64, LedgerError> {
     Ok(below.div_ceil(TILE_WIDTH) * TILE_WIDTH)
 }
 
+/// An entry of a bundle's range with the verdict stored for it, if it is a judged round.
 #[derive(QueryableByName)]
-struct VerdictRow {
+struct EntryRow {
     #[diesel(sql_type = BigInt)]
     idx: i64,
+    #[diesel(sql_type = Bytea)]
+    leaf_hash: Vec<u8>,
+    /// Empty when not asked for.
+    #[diesel(sql_type = Bytea)]
+    entry: Vec<u8>,
     #[diesel(sql_type = Nullable<Text>)]
     plan_id: Option<String>,
     #[diesel(sql_type = Nullable<Text>)]
@@ -263,31 +268,30 @@ struct VerdictRow {
     verdict: Option<String>,
 }
 
-/// The findings of a stored verdict, in the verdict's order.
-#[derive(serde::Deserialize)]
-struct StoredFindings {
-    findings: Vec<rules::Finding>,
-}
-
-/// The casino's own verdicts for the rounds of an entry bundle's range, as JSON lines: one per
-/// entry, in order (docs/TILES.md).
-pub fn read_verdict_lines(conn: &mut PgConnection, tile: &Tile) -> Result<Vec<u8>, LedgerError> {
+/// The entries of an entry bundle's range with their verdicts, in order, each at its position;
+/// refused when any is archived (pruned) or missing.
+fn entry_rows(
+    conn: &mut PgConnection,
+    tile: &Tile,
+    with_entry: bool,
+) -> Result<Vec<EntryRow>, LedgerError> {
     if tile.kind != TileKind::Entries {
         return Err(LedgerError::TileNotFound {
             path: tile.path(),
             size: 0,
-            why: "verdict lines are kept beside entry bundles only".into(),
+            why: "entries and their verdicts are read by entry bundle".into(),
         });
     }
     let (first, end) = position_bounds(tile)?;
-    let rows: Vec<VerdictRow> = diesel::sql_query(
-        "SELECT e.idx, a.plan_id, a.rules_version, a.void, a.stakes_h, a.expected_paid_h, \
-                a.paid_h, a.verdict \
+    let entry = if with_entry { "e.entry" } else { "''::bytea" };
+    let rows: Vec<EntryRow> = diesel::sql_query(format!(
+        "SELECT e.idx, e.leaf_hash, {entry} AS entry, a.plan_id, a.rules_version, a.void, \
+                a.stakes_h, a.expected_paid_h, a.paid_h, a.verdict \
          FROM ledger_entries e \
          LEFT JOIN adjudications a ON a.ledger_index = e.idx \
               AND a.ledger_index >= $1 AND a.ledger_index < $2 \
-         WHERE e.idx >= $1 AND e.idx < $2 ORDER BY e.idx",
-    )
+         WHERE e.idx >= $1 AND e.idx < $2 ORDER BY e.idx"
+    ))
     .bind::<BigInt, _>(first)
     .bind::<BigInt, _>(end)
     .load(conn)?;
@@ -301,22 +305,88 @@ pub fn read_verdict_lines(conn: &mut PgConnection, tile: &Tile) -> Result<Vec<u8
             other => other,
         });
     }
-    let mut lines = Vec::new();
-    for (n, row) in rows.into_iter().enumerate() {
+    for (n, row) in rows.iter().enumerate() {
         if row.idx != first + n as i64 {
             return Err(missing(tile, first + n as i64, "entry"));
         }
-        lines.extend(verdict_line(row)?);
+    }
+    Ok(rows)
+}
+
+/// The casino's own verdicts for the rounds of an entry bundle's range, as JSON lines: one per
+/// entry, in order (docs/TILES.md).
+pub fn read_verdict_lines(conn: &mut PgConnection, tile: &Tile) -> Result<Vec<u8>, LedgerError> {
+    verdict_lines(&entry_rows(conn, tile, false)?)
+}
+
+fn verdict_lines(rows: &[EntryRow]) -> Result<Vec<u8>, LedgerError> {
+    let mut lines = Vec::with_capacity(rows.len() * 32);
+    for row in rows {
+        verdict_line(row, &mut lines)?;
         lines.push(b'\n');
     }
     Ok(lines)
 }
 
-/// One entry's line, canonical JSON (keys sorted, RFC 8785).
-fn verdict_line(row: VerdictRow) -> Result<Vec<u8>, LedgerError> {
+/// What publishing reads for each 256 entries, in one query: the level-0 hash tile, the entry
+/// bundle and the verdict lines of the entry bundle `bundle` in a tree of `size`, each the
+/// bytes [`read_tile`] and [`read_verdict_lines`] give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryTiles {
+    pub hashes: Vec<u8>,
+    pub bundle: Vec<u8>,
+    pub verdicts: Vec<u8>,
+}
+
+pub fn read_entry_tiles(
+    conn: &mut PgConnection,
+    bundle: &Tile,
+    size: u64,
+) -> Result<EntryTiles, LedgerError> {
+    check_in_tree(bundle, size)?;
+    let rows = entry_rows(conn, bundle, true)?;
+    let mut tiles = EntryTiles {
+        hashes: Vec::with_capacity(bundle.hash_bytes()),
+        bundle: Vec::with_capacity(rows.iter().map(|r| r.entry.len() + 2).sum()),
+        verdicts: verdict_lines(&rows)?,
+    };
+    for row in &rows {
+        tiles.hashes.extend(hash32(&row.leaf_hash, "leaf hash")?);
+        push_bundle_entry(&mut tiles.bundle, &row.entry)?;
+    }
+    Ok(tiles)
+}
+
+/// The findings of a stored verdict, in the verdict's order.
+#[derive(serde::Deserialize)]
+struct StoredFindings {
+    findings: Vec<rules::Finding>,
+}
+
+/// A verdict line. Fields are declared in sorted order (as are a finding's), so that serde's
+/// output is RFC 8785 canonical JSON, as the verdict's own is.
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    index: u64,
+    verdict: Option<LineVerdict<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct LineVerdict<'a> {
+    expected_paid_h: i64,
+    findings: Vec<rules::Finding>,
+    paid_h: i64,
+    plan_id: &'a str,
+    rules_version: &'a str,
+    stakes_h: i64,
+    void: bool,
+}
+
+/// Appends one entry's line (without its newline) to `out`.
+fn verdict_line(row: &EntryRow, out: &mut Vec<u8>) -> Result<(), LedgerError> {
     let index = row.idx as u64;
     let verdict = match row {
-        VerdictRow {
+        EntryRow {
             plan_id: Some(plan_id),
             rules_version: Some(rules_version),
             void: Some(void),
@@ -327,25 +397,28 @@ fn verdict_line(row: VerdictRow) -> Result<Vec<u8>, LedgerError> {
             ..
         } => {
             let stored: StoredFindings =
-                serde_json::from_str(&verdict).map_err(|source| LedgerError::VerdictJson {
+                serde_json::from_str(verdict).map_err(|source| LedgerError::VerdictJson {
                     index: Some(index),
                     source,
                 })?;
-            json!({
-                "plan_id": plan_id,
-                "rules_version": rules_version,
-                "void": void,
-                "stakes_h": stakes_h,
-                "expected_paid_h": expected_paid_h,
-                "paid_h": paid_h,
-                "findings": stored.findings,
+            Some(LineVerdict {
+                expected_paid_h: *expected_paid_h,
+                findings: stored.findings,
+                paid_h: *paid_h,
+                plan_id,
+                rules_version,
+                stakes_h: *stakes_h,
+                void: *void,
             })
         }
-        _ => serde_json::Value::Null,
+        _ => None,
     };
-    Ok(dozor_log::canonical::canonicalize(
-        &json!({"index": index, "verdict": verdict}),
-    )?)
+    serde_json::to_writer(out, &Line { index, verdict }).map_err(|source| {
+        LedgerError::VerdictJson {
+            index: Some(index),
+            source,
+        }
+    })
 }
 
 #[cfg(test)]

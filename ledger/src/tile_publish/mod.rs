@@ -138,17 +138,15 @@ impl Publisher {
         let tiles = tiles_between(from, size);
         let (mut written, mut kept) = (0, 0);
         for tile in &tiles {
-            // Bundles holding archived entries cannot be read: not published.
-            if tile.kind == TileKind::Entries && tile.entry_range().start < minimum {
+            // Entry bundles are written with their level-0 tile.
+            if tile.kind == TileKind::Entries {
                 continue;
             }
-            let files = self.write_tile(conn, tile, size)?;
-            for file in files {
-                written += 1;
-                kept += usize::from(file == Written::Same);
-                if self.fail_after.is_some_and(|n| written >= n) {
-                    return Err(PublishError::Injected(written));
-                }
+            let files = self.write_tile(conn, tile, size, minimum)?;
+            written += files.len();
+            kept += files.iter().filter(|f| **f == Written::Same).count();
+            if self.fail_after.is_some_and(|n| written >= n) {
+                return Err(PublishError::Injected(written));
             }
         }
         let minimum_text = minimum_index_text(minimum);
@@ -169,18 +167,30 @@ impl Publisher {
         })
     }
 
-    /// Writes `tile` of the tree of `size` (and an entry bundle's verdicts): once if full,
-    /// replaced if partial.
+    /// Writes hash tile `tile` of the tree of `size`, a level-0 one with its entry bundle and
+    /// verdicts (read together) unless they hold archived entries (below `minimum`): once if
+    /// full, replaced if partial.
     fn write_tile(
         &mut self,
         conn: &mut PgConnection,
         tile: &Tile,
         size: u64,
+        minimum: u64,
     ) -> Result<Vec<Written>, PublishError> {
-        let mut files = vec![(tile.path(), stored::read_tile(conn, tile, size)?)];
-        if tile.kind == TileKind::Entries {
-            files.push((verdicts_path(tile), stored::read_verdict_lines(conn, tile)?));
-        }
+        let bundle = Tile {
+            kind: TileKind::Entries,
+            ..*tile
+        };
+        let files = if tile.kind == TileKind::Hashes(0) && tile.entry_range().start >= minimum {
+            let read = stored::read_entry_tiles(conn, &bundle, size)?;
+            vec![
+                (tile.path(), read.hashes),
+                (bundle.path(), read.bundle),
+                (verdicts_path(&bundle), read.verdicts),
+            ]
+        } else {
+            vec![(tile.path(), stored::read_tile(conn, tile, size)?)]
+        };
         files
             .into_iter()
             .map(|(name, bytes)| {
