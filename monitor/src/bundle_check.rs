@@ -213,6 +213,9 @@ pub fn check_bundle(
                             .insert(dozor_log::keys::key_id(&key), key);
                     }
                 }
+                if let Some(Some(verdict)) = verdict_of(verdicts, n) {
+                    out.differ(index, compare(Some(verdict), None));
+                }
                 out.events.push(SeenEvent {
                     index,
                     received_at: entry.received_at,
@@ -221,9 +224,7 @@ pub fn check_bundle(
                 });
             }
             Subject::Record(header) if rules::is_adjudicated(&header.record_type) => {
-                let line = verdicts
-                    .and_then(|lines| lines.get(n))
-                    .map(|l| l.verdict.as_ref());
+                let line = verdict_of(verdicts, n);
                 out.round(
                     index,
                     header,
@@ -235,10 +236,7 @@ pub fn check_bundle(
                 )?;
             }
             Subject::Record(_) => {
-                if let Some(Some(verdict)) = verdicts
-                    .and_then(|lines| lines.get(n))
-                    .map(|l| l.verdict.as_ref())
-                {
+                if let Some(Some(verdict)) = verdict_of(verdicts, n) {
                     out.differ(index, compare(Some(verdict), None));
                 }
             }
@@ -266,6 +264,13 @@ pub fn check_bundle(
         notices: out.notices,
         rounds: out.rounds,
     })
+}
+
+/// The casino's verdict line of the bundle's `n`th entry: none when it published no lines.
+fn verdict_of(verdicts: Option<&[VerdictLine]>, n: usize) -> Option<Option<&Value>> {
+    verdicts
+        .and_then(|lines| lines.get(n))
+        .map(|l| l.verdict.as_ref())
 }
 
 /// What the rounds and events of a bundle gave so far.

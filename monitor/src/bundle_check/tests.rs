@@ -124,13 +124,18 @@ fn a_verdict_the_casino_softened_is_a_mismatch_named_by_its_round() {
         "rules_version": rules::RULES_VERSION, "void": false, "stakes_h": 10_000,
         "expected_paid_h": 370_000, "paid_h": 370_000,
         "findings": []}));
+    // And a verdict for entry 0, which registers the table: not a round.
+    log.verdicts[0] = Some(serde_json::json!({"paid_h": 0}));
     let outcomes = follow(&log, 21, |_| {}).unwrap();
     let mismatches: Vec<(u64, &str)> = outcomes[0]
         .mismatches
         .iter()
         .map(|m| (m.index, m.difference.field))
         .collect();
-    assert_eq!(mismatches, vec![(4, "expected_paid_h"), (4, "findings")]);
+    assert_eq!(
+        mismatches,
+        vec![(0, "verdict"), (4, "expected_paid_h"), (4, "findings")]
+    );
 }
 
 #[test]
