@@ -202,12 +202,19 @@ fn the_folder_served_by_nginx_reads_the_same_and_a_partial_tile_gone_is_read_fro
     let operator = common::operator();
     let mut folder = Folder::new(600);
     let root = folder.grow_to(300, &operator);
-    let nginx = Nginx::serve_tiles(folder.path(), "kasino/praha");
+    // Beside it on the same nginx, another casino's log of 5 entries.
+    let other = valid_folder(5);
+    let nginx = Nginx::serve_logs(&[
+        (folder.path(), "kasino/praha"),
+        (other.path(), "kasino/brno"),
+    ]);
     let summary = read_log(&nginx.url, &vkey(), &[], None).summary();
     assert_eq!(summary["root"], hex::encode(root), "{summary}");
     assert_eq!(summary["entries_checked"], 300, "{summary}");
     assert_eq!(fetched(&summary), paths(tiles::tiles_between(0, 300)));
     assert_served_as_the_spec_says(&nginx, &summary);
+    let brno = read_log(&nginx.url_of("kasino/brno"), &vkey(), &[], None).summary();
+    assert_eq!(brno["size"], 5, "{brno}");
     // The log grows to 600 and its partial tiles of 300 go (the spec lets a log delete a
     // partial tile once the full one is there): a reader holding the checkpoint of 300 reads
     // the first 300 − 256 = 44 hashes and entries of tile/0/001 and tile/entries/001 instead.
@@ -555,6 +562,24 @@ fn what_serve_publishes_reads_through_nginx_as_the_ledger_s_checkpoint() {
         paths(tiles::tiles_between(0, size))
     );
     assert_served_as_the_spec_says(&nginx, &through_nginx);
+    // Beside the tiles, dozor's verdict lines (one per entry of the bundle) and the minimum
+    // index, as nginx serves them.
+    let http = common::site::Http::new(nginx.port);
+    let (status, headers, lines) = http.get_with_headers("/kasino/praha/verdicts/000", None);
+    assert_eq!(status, 200, "{lines}");
+    assert_eq!(headers["content-type"], "application/x-ndjson");
+    let indexes: Vec<u64> = lines
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["index"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(indexes, (0..256).collect::<Vec<u64>>());
+    let (status, headers, minimum) = http.get_with_headers("/kasino/praha/minimum-index", None);
+    assert_eq!((status, minimum.as_str()), (200, "0\n"));
+    assert_eq!(headers["content-type"], "text/plain; charset=utf-8");
 }
 
 #[test]

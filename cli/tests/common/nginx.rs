@@ -16,47 +16,22 @@ pub fn nginx_binary() -> PathBuf {
     super::debian::program(NGINX, "nginx", "nginx")
 }
 
-/// A running nginx serving a folder under a URL prefix.
+/// A running nginx serving folders, each under a URL prefix.
 pub struct Nginx {
     child: Child,
     /// Its configuration, logs and temporary files.
     dir: tempfile::TempDir,
     pub port: u16,
-    /// `http://127.0.0.1:<port>/<prefix>/`.
+    /// `http://127.0.0.1:<port>/<prefix>/` of the first folder.
     pub url: String,
 }
 
-impl Nginx {
-    /// nginx serving `folder` (a tlog-tiles publish folder) at `http://127.0.0.1:<port>/<prefix>/`
-    /// with the headers c2sp.org/tlog-tiles asks for: `checkpoint` as `text/plain;
-    /// charset=utf-8` and not cached, tiles and bundles as `application/octet-stream` and
-    /// immutable, bundles gzip-compressed. Every other file is served as it is (octet-stream).
-    pub fn serve_tiles(folder: &Path, prefix: &str) -> Nginx {
-        let folder = folder.canonicalize().unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let port = super::free_port();
-        let prefix = prefix.trim_matches('/');
-        let at = |path: &str| folder.join(path).display().to_string();
-        let scratch = dir.path().display().to_string();
-        let config = format!(
-            r#"daemon off;
-master_process off;
-worker_processes 1;
-pid {scratch}/nginx.pid;
-error_log {scratch}/error.log warn;
-events {{ worker_connections 64; }}
-http {{
-    log_format files '$uri $status "$sent_http_content_type" $sent_http_content_encoding';
-    access_log {scratch}/access.log files;
-    client_body_temp_path {scratch}/body;
-    proxy_temp_path {scratch}/proxy;
-    fastcgi_temp_path {scratch}/fastcgi;
-    uwsgi_temp_path {scratch}/uwsgi;
-    scgi_temp_path {scratch}/scgi;
-    types {{ }}
-    default_type application/octet-stream;
-    server {{
-        listen 127.0.0.1:{port};
+/// The locations serving the tlog-tiles folder `folder` at `/<prefix>/`.
+fn log_locations(folder: &Path, prefix: &str) -> String {
+    let folder = folder.canonicalize().unwrap();
+    let at = |path: &str| folder.join(path).display().to_string();
+    format!(
+        r#"
         location = /{prefix}/checkpoint {{
             alias {checkpoint};
             default_type text/plain;
@@ -80,17 +55,70 @@ http {{
             alias {tiles}/;
             add_header Cache-Control "public, max-age=31536000, immutable";
         }}
+        location /{prefix}/verdicts/ {{
+            alias {verdicts}/;
+            default_type application/x-ndjson;
+            gzip on;
+            gzip_types application/x-ndjson;
+            gzip_min_length 0;
+            add_header Cache-Control "public, max-age=31536000, immutable";
+        }}
         location /{prefix}/ {{
             alias {root}/;
         }}
+"#,
+        checkpoint = at("checkpoint"),
+        minimum = at("minimum-index"),
+        entries = at("tile/entries"),
+        tiles = at("tile"),
+        verdicts = at("verdicts"),
+        root = folder.display(),
+    )
+}
+
+impl Nginx {
+    /// nginx serving `folder` (a tlog-tiles publish folder) at `http://127.0.0.1:<port>/<prefix>/`
+    /// with the headers c2sp.org/tlog-tiles asks for: `checkpoint` as `text/plain;
+    /// charset=utf-8` and not cached, tiles and bundles as `application/octet-stream` and
+    /// immutable, bundles gzip-compressed; `verdicts/…` as JSON lines (`application/x-ndjson`,
+    /// as the server's route gives them), `minimum-index` as text. Anything else as it is.
+    pub fn serve_tiles(folder: &Path, prefix: &str) -> Nginx {
+        Nginx::serve_logs(&[(folder, prefix)])
+    }
+
+    /// [`Nginx::serve_tiles`] of several folders (a casino's premises each, say) on one port;
+    /// [`Nginx::url_of`] gives each one's URL.
+    pub fn serve_logs(logs: &[(&Path, &str)]) -> Nginx {
+        let dir = tempfile::tempdir().unwrap();
+        let port = super::free_port();
+        let locations: String = logs
+            .iter()
+            .map(|(folder, prefix)| log_locations(folder, prefix.trim_matches('/')))
+            .collect();
+        let scratch = dir.path().display().to_string();
+        let config = format!(
+            r#"daemon off;
+master_process off;
+worker_processes 1;
+pid {scratch}/nginx.pid;
+error_log {scratch}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+    log_format files '$uri $status "$sent_http_content_type" $sent_http_content_encoding';
+    access_log {scratch}/access.log files;
+    client_body_temp_path {scratch}/body;
+    proxy_temp_path {scratch}/proxy;
+    fastcgi_temp_path {scratch}/fastcgi;
+    uwsgi_temp_path {scratch}/uwsgi;
+    scgi_temp_path {scratch}/scgi;
+    types {{ }}
+    default_type application/octet-stream;
+    server {{
+        listen 127.0.0.1:{port};
+{locations}
     }}
 }}
-"#,
-            checkpoint = at("checkpoint"),
-            minimum = at("minimum-index"),
-            entries = at("tile/entries"),
-            tiles = at("tile"),
-            root = folder.display(),
+"#
         );
         let conf = dir.path().join("nginx.conf");
         std::fs::write(&conf, config).unwrap();
@@ -106,14 +134,26 @@ http {{
             .stderr(std::fs::File::create(dir.path().join("stderr.log")).unwrap())
             .spawn()
             .unwrap();
+        let first = logs
+            .first()
+            .map_or("", |(_, prefix)| prefix.trim_matches('/'));
         let mut nginx = Nginx {
             child,
             dir,
             port,
-            url: format!("http://127.0.0.1:{port}/{prefix}/"),
+            url: format!("http://127.0.0.1:{port}/{first}/"),
         };
         nginx.wait_until_listening();
         nginx
+    }
+
+    /// `http://127.0.0.1:<port>/<prefix>/`.
+    pub fn url_of(&self, prefix: &str) -> String {
+        format!(
+            "http://127.0.0.1:{}/{}/",
+            self.port,
+            prefix.trim_matches('/')
+        )
     }
 
     fn wait_until_listening(&mut self) {
