@@ -54,27 +54,23 @@ pub fn verdicts_path(bundle: &Tile) -> String {
     format!("verdicts/{rest}")
 }
 
-/// A partial tile's bytes taken from its full tile (tlog-tiles lets a client read a partial tile's
-/// content as the prefix of the full one, once the partial is gone): the first `width` hashes, the
-/// first `width` entries of a bundle, or the first `width` lines of verdicts. None when the full
-/// tile does not hold them.
-pub fn cut_to_width(tile: &Tile, full: &[u8], verdicts: bool) -> Option<Vec<u8>> {
+/// A partial tile's bytes taken from `wider`'s, a wider or full tile of the same index
+/// (tlog-tiles lets a client read a partial tile's content as the prefix of the full one, once
+/// the partial is gone): the first `width` hashes, the first `width` entries of a bundle, or the
+/// first `width` lines of verdicts. None when `bytes` do not hold them.
+pub fn cut_to_width(tile: &Tile, wider: &Tile, bytes: &[u8], verdicts: bool) -> Option<Vec<u8>> {
     let width = usize::from(tile.width);
     if verdicts {
         let mut end = 0;
         for _ in 0..width {
-            end += full.get(end..)?.iter().position(|b| *b == b'\n')? + 1;
+            end += bytes.get(end..)?.iter().position(|b| *b == b'\n')? + 1;
         }
-        return Some(full[..end].to_vec());
+        return Some(bytes[..end].to_vec());
     }
     match tile.kind {
-        dozor_log::tiles::TileKind::Hashes(_) => full.get(..width * 32).map(<[u8]>::to_vec),
+        dozor_log::tiles::TileKind::Hashes(_) => bytes.get(..width * 32).map(<[u8]>::to_vec),
         dozor_log::tiles::TileKind::Entries => {
-            let whole = Tile {
-                width: TILE_WIDTH as u16,
-                ..*tile
-            };
-            let entries = dozor_log::tiles::decode_bundle(&whole, full).ok()?;
+            let entries = dozor_log::tiles::decode_bundle(wider, bytes).ok()?;
             dozor_log::tiles::encode_bundle(entries.into_iter().take(width)).ok()
         }
     }
@@ -125,42 +121,34 @@ mod tests {
     }
 
     #[test]
-    fn a_partial_tile_is_the_prefix_of_its_full_one() {
-        let partial = Tile {
-            kind: TileKind::Hashes(0),
+    fn a_partial_tile_is_the_prefix_of_a_wider_one() {
+        let tile = |kind, width| Tile {
+            kind,
             index: 0,
-            width: 2,
+            width,
         };
+        let (partial, full_tile) = (tile(TileKind::Hashes(0), 2), tile(TileKind::Hashes(0), 256));
         let full: Vec<u8> = (0..=255u8).flat_map(|b| [b; 32]).collect();
         assert_eq!(
-            cut_to_width(&partial, &full, false),
+            cut_to_width(&partial, &full_tile, &full, false),
             Some(full[..64].to_vec())
         );
-        let entries: Vec<Vec<u8>> = (0..256u32).map(|i| i.to_string().into_bytes()).collect();
+        // A bundle of 5 entries "0" … "4", cut to its first 3: each a length of 1 (0x00 0x01)
+        // and its digit.
+        let entries: Vec<Vec<u8>> = (0..5u32).map(|i| i.to_string().into_bytes()).collect();
         let bundle = dozor_log::tiles::encode_bundle(entries.iter().map(Vec::as_slice)).unwrap();
-        let cut = cut_to_width(
-            &Tile {
-                kind: TileKind::Entries,
-                index: 0,
-                width: 3,
-            },
-            &bundle,
-            false,
-        );
-        // Three entries "0", "1", "2": each a length of 1 (0x00 0x01) and its digit.
+        let (three, five) = (tile(TileKind::Entries, 3), tile(TileKind::Entries, 5));
+        let cut = cut_to_width(&three, &five, &bundle, false);
         assert_eq!(cut, Some(b"\x00\x010\x00\x011\x00\x012".to_vec()));
-        let lines = b"{\"index\":0}\n{\"index\":1}\n{\"index\":2}\n";
-        let cut = cut_to_width(
-            &Tile {
-                kind: TileKind::Entries,
-                index: 0,
-                width: 2,
-            },
-            lines,
-            true,
+        // Read as a bundle of another width, the bytes are refused.
+        assert_eq!(
+            cut_to_width(&three, &tile(TileKind::Entries, 256), &bundle, false),
+            None
         );
+        let lines = b"{\"index\":0}\n{\"index\":1}\n{\"index\":2}\n";
+        let cut = cut_to_width(&tile(TileKind::Entries, 2), &three, lines, true);
         assert_eq!(cut, Some(b"{\"index\":0}\n{\"index\":1}\n".to_vec()));
-        assert_eq!(cut_to_width(&partial, &full[..40], false), None);
+        assert_eq!(cut_to_width(&partial, &full_tile, &full[..40], false), None);
     }
 
     #[test]

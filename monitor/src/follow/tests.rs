@@ -263,3 +263,44 @@ fn a_partial_tile_gone_since_is_read_from_its_full_tile() {
     );
     assert_eq!(rounds_counted(&mut conn), 255);
 }
+
+#[test]
+fn a_partial_tile_gone_since_is_read_from_the_wider_one_of_the_latest_checkpoint() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(99);
+    let config = casino(&log);
+    // The checkpoint of 40 entries was fetched; by the time its tiles are, the casino serves the
+    // tree of 100 (partials of 100 only) and its checkpoint.
+    let mut files = log.publish(100);
+    let at_100 = files.clone();
+    files.insert("checkpoint".into(), log.checkpoint(40).into_bytes());
+    struct Racing {
+        first: std::cell::Cell<bool>,
+        files: std::collections::HashMap<String, Vec<u8>>,
+        later: std::collections::HashMap<String, Vec<u8>>,
+    }
+    impl TileSource for Racing {
+        fn get(&self, path: &str, limit: u64) -> Result<Option<Vec<u8>>, FetchError> {
+            if path == "checkpoint" && !self.first.replace(false) {
+                return TileSource::get(&self.later, path, limit);
+            }
+            TileSource::get(&self.files, path, limit)
+        }
+    }
+    let source = Racing {
+        first: std::cell::Cell::new(true),
+        files,
+        later: at_100,
+    };
+    let step = follow_once(&mut conn, &config, &source).unwrap();
+    assert_eq!(
+        step,
+        Step::Followed {
+            from: 0,
+            to: 40,
+            rounds: 39
+        }
+    );
+    assert_eq!(status(&mut conn).unwrap()[0].mismatched_rounds, 0);
+}
