@@ -90,13 +90,25 @@ struct Monitor {
 impl Monitor {
     /// A monitor of the casino at `tiles_url` keeping its state in database `name` of `cluster`.
     fn new(dir: &Path, cluster: &LocalCluster, name: &str, tiles_url: &str, vkey: &str) -> Monitor {
+        Monitor::with(dir, cluster, name, tiles_url, vkey, "")
+    }
+
+    /// [`Monitor::new`] with more settings of the casino.
+    fn with(
+        dir: &Path,
+        cluster: &LocalCluster,
+        name: &str,
+        tiles_url: &str,
+        vkey: &str,
+        more: &str,
+    ) -> Monitor {
         cluster.create_database(name).unwrap();
         let config = dir.join(format!("{name}.toml"));
         std::fs::write(
             &config,
             format!(
                 "[follow]\npoll_seconds = 1\n\n[[casino]]\nname = \"casino-1\"\n\
-                 tiles_url = \"{tiles_url}\"\noperator_keys = [\"{vkey}\"]\n"
+                 tiles_url = \"{tiles_url}\"\noperator_keys = [\"{vkey}\"]\n{more}"
             ),
         )
         .unwrap();
@@ -229,4 +241,58 @@ fn the_monitor_follows_published_tiles_resumes_after_a_kill_and_names_a_changed_
             .is_some_and(|l| l.starts_with("casino-1") && l.contains("failing (1)")),
         "{table}"
     );
+}
+
+#[test]
+fn the_monitor_follows_a_running_server_s_tiles_route_with_a_regulator_key_and_none_without() {
+    let site = common::site::Site::new();
+    let server = site.serve();
+    site.dozor()
+        .args(["simulate", "--server", &server.http.base, "--seed", "5"])
+        .args(["--tables", "2", "--rounds", "150", "--error-share", "0.1"])
+        .succeeds();
+    let work = tempfile::tempdir().unwrap();
+    let token = site.apikey("monitor", "regulator");
+    std::fs::write(work.path().join("regulator.token"), format!("{token}\n")).unwrap();
+    let operator = std::fs::read_to_string(site.path().join("operator.key")).unwrap();
+    let vkey = NoteSigner::from_private_key(&operator)
+        .unwrap()
+        .verifier()
+        .to_string();
+    let route = format!("{}/api/v1/tiles/", server.http.base);
+    let cluster = LocalCluster::temporary().unwrap();
+    let keyed = Monitor::with(
+        work.path(),
+        &cluster,
+        "monitor_keyed",
+        &route,
+        &vkey,
+        "bearer_token_file = \"regulator.token\"\n",
+    );
+    // The server signs a checkpoint every second while it runs: passes until one covers every
+    // round (2 tables × 150 = 300), each pass following from where the last one stopped.
+    common::poll_until(Duration::from_secs(60), Duration::from_millis(200), || {
+        let out = keyed.command(&site).arg("--once").output().unwrap();
+        let s = keyed.status();
+        match s.rounds {
+            300 => Ok(()),
+            _ => Err(format!("{s:?}: {}", String::from_utf8_lossy(&out.stdout))),
+        }
+    });
+    let s = keyed.status();
+    assert_eq!((s.mismatched_rounds, s.alerts), (0, 0), "{s:?}");
+    assert!(
+        s.findings > 0,
+        "an error share of 0.1 makes findings: {s:?}"
+    );
+    // Without a key the route is refused, and the monitor says so.
+    let bare = Monitor::new(work.path(), &cluster, "monitor_bare", &route, &vkey);
+    let out = bare.command(&site).arg("--once").output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.starts_with("casino-1: failed: checkpoint: the casino answers 401"),
+        "{said}"
+    );
+    server.stop();
 }
