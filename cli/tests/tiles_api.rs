@@ -212,11 +212,48 @@ async fn the_regulator_follows_the_ledger_by_its_tiles() {
     .await;
     assert_eq!(minimum, b"0\n");
 
-    // What the tree of 305 entries does not have, or what is no tile's path.
+    // A reader holding an earlier checkpoint reads its partial tiles while the log grows: the
+    // tree of 256 + 17 = 273 entries ends in `001.p/17`, whose hashes and entries are the first
+    // 17 of the latest `001.p/49`; the tree of 9 entries in `000.p/9`.
+    let octets = "application/octet-stream";
+    let latest = served(&app, "/api/v1/tiles/tile/0/001.p/49", octets, IMMUTABLE).await;
+    let earlier = served(&app, "/api/v1/tiles/tile/0/001.p/17", octets, IMMUTABLE).await;
+    assert_eq!(earlier, latest[..17 * 32]);
+    let latest = served(
+        &app,
+        "/api/v1/tiles/tile/entries/001.p/49",
+        octets,
+        IMMUTABLE,
+    )
+    .await;
+    let earlier = served(
+        &app,
+        "/api/v1/tiles/tile/entries/001.p/17",
+        octets,
+        IMMUTABLE,
+    )
+    .await;
+    assert!(latest.starts_with(&earlier) && earlier.len() < latest.len());
+    let nine = Tile::parse("tile/entries/000.p/9").unwrap();
+    let bytes = served(
+        &app,
+        "/api/v1/tiles/tile/entries/000.p/9",
+        octets,
+        IMMUTABLE,
+    )
+    .await;
+    assert_eq!(tiles::decode_bundle(&nine, &bytes).unwrap().len(), 9);
+    let ndjson = "application/x-ndjson";
+    let lines = served(&app, "/api/v1/tiles/verdicts/001.p/17", ndjson, IMMUTABLE).await;
+    assert_eq!(String::from_utf8(lines).unwrap().lines().count(), 17);
+    let first9 = served(&app, "/api/v1/tiles/tile/0/000.p/9", octets, IMMUTABLE).await;
+    assert_eq!(first9, level0[..9 * 32]);
+
+    // What the tree of 305 entries does not hold, or what is no tile's path.
     for (uri, status, code) in [
         ("/api/v1/tiles/tile/0/001", 404, "no_such_tile"),
-        ("/api/v1/tiles/tile/0/001.p/48", 404, "no_such_tile"),
-        ("/api/v1/tiles/tile/0/000.p/49", 404, "no_such_tile"),
+        ("/api/v1/tiles/tile/0/001.p/50", 404, "no_such_tile"),
+        ("/api/v1/tiles/tile/1/000.p/2", 404, "no_such_tile"),
         ("/api/v1/tiles/tile/0/002.p/1", 404, "no_such_tile"),
         ("/api/v1/tiles/tile/2/000.p/1", 404, "no_such_tile"),
         ("/api/v1/tiles/tile/entries/x001/000", 404, "no_such_tile"),

@@ -1,12 +1,12 @@
 //! The ledger as C2SP tlog-tiles (docs/TILES.md): the latest signed checkpoint with its
 //! cosignatures, hash tiles, entry bundles, the casino's verdicts beside each bundle and the
 //! minimum index — the bytes of the publish folder, to the regulator (and admin) roles. A tile
-//! is one of the tree of the latest signed checkpoint.
+//! is one of the tree of the latest signed checkpoint, or a partial tile of an earlier one.
 
 use actix_web::http::header::CACHE_CONTROL;
 use actix_web::{get, web, HttpResponse};
 use diesel::PgConnection;
-use dozor_log::tiles::{Tile, TileError};
+use dozor_log::tiles::{Tile, TileError, TILE_HEIGHT};
 use ledger::storage::tiles;
 
 use crate::error::{ApiError, ErrorBody};
@@ -45,7 +45,7 @@ pub async fn checkpoint(Authorized { state, .. }: Authorized) -> Result<HttpResp
     responses(
         (status = 200, description = "the tile's bytes", content_type = "application/octet-stream", body = Vec<u8>),
         (status = 400, description = "not a tile path (`invalid_path`)", body = ErrorBody),
-        (status = 404, description = "no checkpoint yet, or a tile the tree of the latest checkpoint does not have: beyond its size, or of another width (`no_such_tile`)", body = ErrorBody),
+        (status = 404, description = "no checkpoint yet, or a tile the tree of the latest checkpoint does not hold: beyond its size, or a partial tile wider than its edge (`no_such_tile`); a partial tile is served at every width the tree holds, as for every checkpoint the log produced", body = ErrorBody),
         (status = 410, description = "an entry bundle holding archived entries, below the minimum index (`tile_pruned`)", body = ErrorBody)))]
 #[get("/tiles/tile/{path:.*}")]
 pub async fn tile(
@@ -54,7 +54,7 @@ pub async fn tile(
 ) -> Result<HttpResponse, ApiError> {
     let tile = parse("tile/", &path.into_inner())?;
     let bytes = on_primary(state, move |conn, _| -> Result<_, ApiError> {
-        let size = tree_size(conn)?;
+        let size = serving_size(&tile, tree_size(conn)?);
         Ok(tiles::read_tile(conn, &tile, size)?)
     })
     .await?;
@@ -69,7 +69,7 @@ pub async fn tile(
     responses(
         (status = 200, description = "one JSON line per entry of the bundle", content_type = "application/x-ndjson", body = String),
         (status = 400, description = "not a bundle's path (`invalid_path`)", body = ErrorBody),
-        (status = 404, description = "no checkpoint yet, or a bundle the tree of the latest checkpoint does not have (`no_such_tile`)", body = ErrorBody),
+        (status = 404, description = "no checkpoint yet, or a bundle the tree of the latest checkpoint does not hold (`no_such_tile`); a partial bundle is served at every width the tree holds", body = ErrorBody),
         (status = 410, description = "a bundle holding archived entries, below the minimum index (`tile_pruned`)", body = ErrorBody)))]
 #[get("/tiles/verdicts/{path:.*}")]
 pub async fn verdicts(
@@ -78,7 +78,7 @@ pub async fn verdicts(
 ) -> Result<HttpResponse, ApiError> {
     let bundle = parse("tile/entries/", &path.into_inner())?;
     let lines = on_primary(state, move |conn, _| -> Result<_, ApiError> {
-        let size = tree_size(conn)?;
+        let size = serving_size(&bundle, tree_size(conn)?);
         tiles::check_in_tree(&bundle, size)?;
         Ok(tiles::read_verdict_lines(conn, &bundle)?)
     })
@@ -125,6 +125,24 @@ fn immutable(content_type: &'static str, bytes: Vec<u8>) -> HttpResponse {
         .body(bytes)
 }
 
+/// The size of the tree `wanted` is read from, in a log whose latest checkpoint is of `size`: that
+/// size for a full tile; for a partial one, the tree whose edge it is, when the latest tree holds
+/// every hash of it. tlog-tiles asks a log to serve the partial tiles of every checkpoint it
+/// produced, so a reader holding an earlier checkpoint reads its tree while the log grows (its
+/// bytes are the same in every tree that holds them). `size` otherwise: the tile is not there,
+/// as the read then says.
+fn serving_size(wanted: &Tile, size: u64) -> u64 {
+    if wanted.is_full() {
+        return size;
+    }
+    let hashes = wanted.positions().end;
+    let per_hash = 1u64.checked_shl(TILE_HEIGHT * u32::from(wanted.level()));
+    match per_hash.and_then(|per_hash| hashes.checked_mul(per_hash)) {
+        Some(edge) if edge <= size => edge,
+        _ => size,
+    }
+}
+
 /// The size of the tree tiles are served of: the latest signed checkpoint's.
 fn tree_size(conn: &mut PgConnection) -> Result<u64, ApiError> {
     Ok(tiles::published_checkpoint(conn)?
@@ -134,4 +152,31 @@ fn tree_size(conn: &mut PgConnection) -> Result<u64, ApiError> {
 
 fn no_checkpoint() -> ApiError {
     ApiError::not_found("no_checkpoint", "no checkpoint has been signed yet")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn a_partial_tile_is_read_from_the_tree_whose_edge_it_is() {
+        let at = |path: &str| Tile::parse(path).unwrap();
+        // 305 = 256 + 49 entries; level 1 holds one hash (the first full tile's).
+        assert_eq!(serving_size(&at("tile/0/000"), 305), 305);
+        assert_eq!(serving_size(&at("tile/0/001.p/49"), 305), 305);
+        // Narrower: the tree of 256 + 17 entries, whose edge it is.
+        assert_eq!(serving_size(&at("tile/0/001.p/17"), 305), 273);
+        assert_eq!(serving_size(&at("tile/entries/001.p/17"), 305), 273);
+        // A partial of a tile full since: the tree of 9 entries.
+        assert_eq!(serving_size(&at("tile/0/000.p/9"), 305), 9);
+        // Level 1, width 1: the tree of 256 entries.
+        assert_eq!(serving_size(&at("tile/1/000.p/1"), 305), 256);
+        // Wider than the tree holds, beyond it, or too high to count: the latest size, which
+        // does not have it.
+        assert_eq!(serving_size(&at("tile/0/001.p/50"), 305), 305);
+        assert_eq!(serving_size(&at("tile/0/002.p/1"), 305), 305);
+        assert_eq!(serving_size(&at("tile/1/000.p/2"), 305), 305);
+        assert_eq!(serving_size(&at("tile/63/000.p/1"), 305), 305);
+    }
 }
