@@ -138,6 +138,41 @@ impl TestLog {
         self.verdicts.push(Some(verdict));
     }
 
+    /// Entry `len`: the log handed to `new` by the key holding it (the last registry event being
+    /// entry 0); `new` signs the checkpoints from then on. The checkpoint of the tree ending with
+    /// the rotation, as the old key signs it (naming the new key), cosigned.
+    pub fn rotate(&mut self, new: NoteSigner) -> String {
+        let index = self.entries.len() as u64;
+        let event = RegistryEvent::LogRotated {
+            previous: Some(0),
+            from_key: self.operator.verifier().to_string(),
+            to_key: new.verifier().to_string(),
+            reason: "the key's holder left".into(),
+            actor: "cli:root".into(),
+        };
+        let envelope = Envelope::sign(
+            serde_json::to_value(&event).unwrap(),
+            self.operator.signing_key(),
+        )
+        .unwrap();
+        let entry = self.append(&envelope);
+        let signer = dozor_log::keys::key_id(&self.operator.signing_key().verifying_key());
+        self.history
+            .apply(index, entry.received_at, &signer, &event)
+            .unwrap();
+        self.verdicts.push(None);
+        let body = Checkpoint {
+            origin: self.operator.name().into(),
+            size: index + 1,
+            root: self.root(index + 1),
+        };
+        let text = body.rotation_text(&new.verifier());
+        let mut note = self.operator.sign(&text).unwrap();
+        note.push_str(&self.witness.cosign(&text, 1_700_000_000));
+        self.operator = new;
+        note
+    }
+
     /// `n` spins, one in ten overpaid by 10 000 h.
     pub fn spins(&mut self, n: usize) {
         for k in 0..n {
@@ -157,7 +192,7 @@ impl TestLog {
     /// The checkpoint of the first `size` entries, signed and cosigned.
     pub fn checkpoint(&self, size: u64) -> String {
         let body = Checkpoint {
-            origin: ORIGIN.into(),
+            origin: self.operator.name().into(),
             size,
             root: self.root(size),
         };

@@ -304,3 +304,59 @@ fn a_partial_tile_gone_since_is_read_from_the_wider_one_of_the_latest_checkpoint
     );
     assert_eq!(status(&mut conn).unwrap()[0].mismatched_rounds, 0);
 }
+
+#[test]
+fn a_rotation_the_log_records_hands_it_to_a_key_the_configuration_does_not_name() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(10);
+    let config = casino(&log);
+    let new = dozor_log::checkpoint::NoteSigner::new(
+        "casino.example/ledger-2",
+        ed25519_dalek::SigningKey::from_bytes(&[9; 32]),
+    )
+    .unwrap();
+    let rotation = log.rotate(new.clone());
+    // The casino's checkpoint while the rotation is its latest: the old key's, naming the new.
+    let mut files = log.publish(12);
+    files.insert("checkpoint".into(), rotation.into_bytes());
+    let step = follow_once(&mut conn, &config, &files).unwrap();
+    assert_eq!(
+        step,
+        Step::Followed {
+            from: 0,
+            to: 12,
+            rounds: 10
+        }
+    );
+    // Then the new key signs; the monitor knows it from the log, not from its configuration.
+    log.spins(5);
+    assert_eq!(
+        config.operator_keys,
+        vec![TestLog::new().operator.verifier()]
+    );
+    let step = follow_once(&mut conn, &config, &log.publish(17)).unwrap();
+    assert_eq!(
+        step,
+        Step::Followed {
+            from: 12,
+            to: 17,
+            rounds: 5
+        }
+    );
+    assert_eq!(status(&mut conn).unwrap()[0].alerts, 0);
+    // A key the log never handed it to is refused, even under the new origin.
+    let stranger = dozor_log::checkpoint::NoteSigner::new(
+        "casino.example/ledger-2",
+        ed25519_dalek::SigningKey::from_bytes(&[10; 32]),
+    )
+    .unwrap();
+    log.operator = stranger;
+    log.spins(1);
+    let e = follow_once(&mut conn, &config, &log.publish(18)).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("no operator key the monitor holds signs"),
+        "{e}"
+    );
+}
