@@ -264,6 +264,9 @@ struct EntryRow {
     expected_paid_h: Option<i64>,
     #[diesel(sql_type = Nullable<BigInt>)]
     paid_h: Option<i64>,
+    #[diesel(sql_type = Nullable<diesel::sql_types::Integer>)]
+    finding_count: Option<i32>,
+    /// The verdict's JSON, read only when it has findings.
     #[diesel(sql_type = Nullable<Text>)]
     verdict: Option<String>,
 }
@@ -286,7 +289,8 @@ fn entry_rows(
     let entry = if with_entry { "e.entry" } else { "''::bytea" };
     let rows: Vec<EntryRow> = diesel::sql_query(format!(
         "SELECT e.idx, e.leaf_hash, {entry} AS entry, a.plan_id, a.rules_version, a.void, \
-                a.stakes_h, a.expected_paid_h, a.paid_h, a.verdict \
+                a.stakes_h, a.expected_paid_h, a.paid_h, a.finding_count, \
+                CASE WHEN a.finding_count > 0 THEN a.verdict END AS verdict \
          FROM ledger_entries e \
          LEFT JOIN adjudications a ON a.ledger_index = e.idx \
               AND a.ledger_index >= $1 AND a.ledger_index < $2 \
@@ -393,24 +397,18 @@ fn verdict_line(row: &EntryRow, out: &mut Vec<u8>) -> Result<(), LedgerError> {
             stakes_h: Some(stakes_h),
             expected_paid_h: Some(expected_paid_h),
             paid_h: Some(paid_h),
-            verdict: Some(verdict),
+            finding_count: Some(finding_count),
+            verdict,
             ..
-        } => {
-            let stored: StoredFindings =
-                serde_json::from_str(verdict).map_err(|source| LedgerError::VerdictJson {
-                    index: Some(index),
-                    source,
-                })?;
-            Some(LineVerdict {
-                expected_paid_h: *expected_paid_h,
-                findings: stored.findings,
-                paid_h: *paid_h,
-                plan_id,
-                rules_version,
-                stakes_h: *stakes_h,
-                void: *void,
-            })
-        }
+        } => Some(LineVerdict {
+            expected_paid_h: *expected_paid_h,
+            findings: stored_findings(index, *finding_count, verdict.as_deref())?,
+            paid_h: *paid_h,
+            plan_id,
+            rules_version,
+            stakes_h: *stakes_h,
+            void: *void,
+        }),
         _ => None,
     };
     serde_json::to_writer(out, &Line { index, verdict }).map_err(|source| {
@@ -419,6 +417,31 @@ fn verdict_line(row: &EntryRow, out: &mut Vec<u8>) -> Result<(), LedgerError> {
             source,
         }
     })
+}
+
+/// The findings of the verdict of entry `index`: none without reading its JSON when it counts
+/// none (most rounds), else as its JSON holds them (which must be as many).
+fn stored_findings(
+    index: u64,
+    count: i32,
+    verdict: Option<&str>,
+) -> Result<Vec<rules::Finding>, LedgerError> {
+    let Some(verdict) = verdict.filter(|_| count > 0) else {
+        return Ok(Vec::new());
+    };
+    let stored: StoredFindings =
+        serde_json::from_str(verdict).map_err(|source| LedgerError::VerdictJson {
+            index: Some(index),
+            source,
+        })?;
+    if stored.findings.len() != count as usize {
+        return Err(LedgerError::BadStoredValue {
+            what: "finding count",
+            owner: format!("the verdict of entry {index}"),
+            value: format!("{count}, its JSON holds {}", stored.findings.len()),
+        });
+    }
+    Ok(stored.findings)
 }
 
 #[cfg(test)]
