@@ -53,6 +53,7 @@ struct FollowFile {
     backoff_max_seconds: Option<u64>,
     timeout_seconds: Option<u64>,
     quorum_grace_seconds: Option<u64>,
+    max_step_entries: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -110,6 +111,9 @@ pub struct CasinoConfig {
     pub quorum: usize,
     pub plans: rules::PlanBook,
     pub clock: GamingDayClock,
+    /// The most entries one step follows: a checkpoint further ahead of the followed size is
+    /// not followed (an alert), since the walk holds about 200 bytes per 256 entries of its range.
+    pub max_step_entries: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -124,6 +128,11 @@ pub struct MonitorConfig {
     pub quorum_grace: Duration,
     pub casinos: Vec<CasinoConfig>,
 }
+
+/// The most entries one step follows unless configured: 2^28 (268 435 456). A walk holds about
+/// 200 bytes per 256 entries of its range (each level-0 tile's root and place, the node it
+/// completes): about 200 MiB for 2^28.
+pub const DEFAULT_MAX_STEP_ENTRIES: u64 = 1 << 28;
 
 /// A casino's name: what its state and alerts are kept under.
 fn valid_name(name: &str) -> bool {
@@ -179,6 +188,13 @@ impl MonitorConfig {
             s => Ok(Duration::from_secs(s)),
         };
         let follow = file.follow;
+        let max_step_entries = follow.max_step_entries.unwrap_or(DEFAULT_MAX_STEP_ENTRIES);
+        if max_step_entries == 0 {
+            return Err("[follow] max_step_entries must be at least 1".into());
+        }
+        for casino in &mut casinos {
+            casino.max_step_entries = max_step_entries;
+        }
         let poll = seconds(follow.poll_seconds, 30, "poll_seconds")?;
         let backoff_max = seconds(follow.backoff_max_seconds, 600, "backoff_max_seconds")?;
         if backoff_max < poll {
@@ -263,6 +279,7 @@ fn read_casino(casino: CasinoFile, base: &Path) -> Result<CasinoConfig, String> 
         quorum,
         plans,
         clock,
+        max_step_entries: DEFAULT_MAX_STEP_ENTRIES,
     })
 }
 

@@ -197,6 +197,22 @@ pub fn follow_once(
         Against::Same | Against::Larger => opened.checkpoint.clone(),
     };
     let from = state.followed.size;
+    if target.size - from > casino.max_step_entries {
+        return Err(alarm(
+            conn,
+            name,
+            NewAlert {
+                kind: "too_far_ahead",
+                key: format!("too_far_ahead:{}", target.size),
+                message: format!(
+                    "the checkpoint is {} entries ahead of the {from} followed, more than one step follows ([follow] max_step_entries = {})",
+                    target.size - from,
+                    casino.max_step_entries
+                ),
+                evidence: json!({"note": note, "followed": from}),
+            },
+        ));
+    }
     let walked = match walk(source, &state, &target) {
         Ok(walked) => walked,
         Err(FollowError::Log(m)) if m.starts_with(NOT_EXTENDING) => {

@@ -37,6 +37,7 @@ fn casino(log: &TestLog) -> CasinoConfig {
         quorum: 1,
         plans: rules::PlanBook::builtin().unwrap(),
         clock: rules::gaming_day::GamingDayClock::default(),
+        max_step_entries: crate::config::DEFAULT_MAX_STEP_ENTRIES,
     }
 }
 
@@ -359,4 +360,23 @@ fn a_rotation_the_log_records_hands_it_to_a_key_the_configuration_does_not_name(
             .contains("no operator key the monitor holds signs"),
         "{e}"
     );
+}
+
+#[test]
+fn a_checkpoint_further_ahead_than_one_step_follows_is_an_alert_and_not_followed() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(299);
+    let config = CasinoConfig {
+        max_step_entries: 256,
+        ..casino(&log)
+    };
+    let e = follow_once(&mut conn, &config, &log.publish(300)).unwrap_err();
+    assert!(e.to_string().contains("300 entries ahead"), "{e}");
+    let raised = alerts(&mut conn, None).unwrap();
+    assert_eq!(
+        (raised.len(), raised[0].kind.as_str()),
+        (1, "too_far_ahead")
+    );
+    assert_eq!(status(&mut conn).unwrap()[0].size, 0);
 }
