@@ -20,6 +20,9 @@ const VERDICTS: &str = "verdicts/";
 const ENTRIES: &str = "tile/entries/";
 /// Temporary files start with this (hidden from a listing, never a tile's name).
 const TEMPORARY: &str = ".tmp-";
+/// The file a publication holds locked: one publication at a time (`serve`'s thread and
+/// `dozor log publish-tiles` may share a folder).
+const LOCK: &str = ".publish-lock";
 
 /// The path of the verdict lines of an entry bundle: `verdicts/<N>[.p/<W>]`.
 pub fn verdicts_path(bundle: &Tile) -> String {
@@ -64,6 +67,20 @@ impl Folder {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Waits until no other publication holds the folder, then holds it until the file given
+    /// back is dropped.
+    pub fn lock(&self) -> Result<File, PublishError> {
+        let path = self.root.join(LOCK);
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io_error(&path))?;
+        file.lock().map_err(io_error(&path))?;
+        Ok(file)
     }
 
     /// The text of a small file of the folder (`checkpoint`, `minimum-index`), if it exists.
@@ -332,6 +349,20 @@ mod tests {
         ));
         assert_eq!(fs::read(dir.path().join("tile/0/000")).unwrap(), b"abc");
         folder.sync().unwrap();
+    }
+
+    #[test]
+    fn one_publication_holds_the_folder_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = Folder::open(dir.path()).unwrap();
+        let held = folder.lock().unwrap();
+        let other = File::options()
+            .write(true)
+            .open(dir.path().join(LOCK))
+            .unwrap();
+        assert!(other.try_lock().is_err());
+        drop(held);
+        assert!(other.try_lock().is_ok());
     }
 
     #[test]

@@ -69,6 +69,7 @@ impl Publisher {
 
     /// Publishes up to the latest signed checkpoint.
     pub fn publish(&mut self, conn: &mut PgConnection) -> Result<Published, PublishError> {
+        let _held = self.folder.lock()?;
         let Some(latest) = stored::published_checkpoint(conn)? else {
             return Ok(Published::NoCheckpoint);
         };
