@@ -174,3 +174,102 @@ impl TileSource for std::collections::HashMap<String, Vec<u8>> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::io::{Read as _, Write as _};
+
+    /// A one-connection-at-a-time HTTP server on loopback answering each request with
+    /// `answer(path, authorization)`: (status, body). Its base URL.
+    fn server(answer: fn(&str, Option<&str>) -> (u16, Vec<u8>)) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let mut stream = stream.unwrap();
+                let mut request = Vec::new();
+                let mut buffer = [0u8; 4096];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    let n = stream.read(&mut buffer).unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    request.extend_from_slice(&buffer[..n]);
+                }
+                let text = String::from_utf8_lossy(&request).into_owned();
+                let path = text.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                let auth = text
+                    .lines()
+                    .find_map(|l| {
+                        l.strip_prefix("authorization: ")
+                            .or_else(|| l.strip_prefix("Authorization: "))
+                    })
+                    .map(str::to_owned);
+                let (status, body) = answer(&path, auth.as_deref());
+                let head = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    body.len()
+                );
+                stream.write_all(head.as_bytes()).unwrap();
+                stream.write_all(&body).unwrap();
+            }
+        });
+        format!("http://127.0.0.1:{port}/log/")
+    }
+
+    fn source(url: String, token: Option<&str>) -> HttpSource {
+        let casino = CasinoConfig {
+            name: "c".into(),
+            tiles_url: url,
+            credentials: crate::config::Credentials {
+                bearer_token: token.map(str::to_owned),
+                ..Default::default()
+            },
+            operator_keys: Vec::new(),
+            witnesses: Vec::new(),
+            quorum: 0,
+            plans: rules::PlanBook::default(),
+            clock: rules::gaming_day::GamingDayClock::default(),
+            max_step_entries: 1,
+        };
+        HttpSource::new(&casino, Duration::from_secs(5)).unwrap()
+    }
+
+    #[test]
+    fn answers_are_found_missing_refused_or_too_large_and_the_token_is_sent() {
+        let url = server(|path, auth| match (path, auth) {
+            (_, None) => (401, b"unauthorized\nmore".to_vec()),
+            ("/log/checkpoint", Some("Bearer t0ken")) => (200, b"note\n".to_vec()),
+            ("/log/tile/0/000", _) => (200, vec![7u8; 9000]),
+            _ => (404, Vec::new()),
+        });
+        let keyed = source(url.clone(), Some("t0ken"));
+        assert_eq!(
+            keyed.get("checkpoint", 100).unwrap(),
+            Some(b"note\n".to_vec())
+        );
+        assert_eq!(keyed.get("tile/0/001", 100).unwrap(), None);
+        assert_eq!(
+            keyed.get("tile/0/000", HASH_TILE_LIMIT).unwrap_err(),
+            FetchError::TooLarge {
+                path: "tile/0/000".into(),
+                limit: HASH_TILE_LIMIT
+            }
+        );
+        assert_eq!(
+            source(url, None).get("checkpoint", 100).unwrap_err(),
+            FetchError::Status {
+                path: "checkpoint".into(),
+                status: 401,
+                message: "unauthorized".into()
+            }
+        );
+        let nowhere = source("http://127.0.0.1:9/".into(), None);
+        assert!(matches!(
+            nowhere.get("checkpoint", 100),
+            Err(FetchError::Unreachable { .. })
+        ));
+    }
+}
