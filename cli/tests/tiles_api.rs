@@ -57,6 +57,24 @@ async fn refused(app: &impl TestApp, uri: &str) -> (u16, String) {
 
 const IMMUTABLE: &str = "private, max-age=31536000, immutable";
 
+/// `bytes` decompressed by Python's gzip module.
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut python = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import gzip, sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    python.stdin.take().unwrap().write_all(bytes).unwrap();
+    let out = python.wait_with_output().unwrap();
+    assert!(out.status.success());
+    out.stdout
+}
+
 #[actix_web::test]
 async fn the_regulator_follows_the_ledger_by_its_tiles() {
     let (_state, url, app) = api_app().await;
@@ -89,6 +107,7 @@ async fn the_regulator_follows_the_ledger_by_its_tiles() {
     assert_eq!(size, 305);
     ledger::storage::checkpoints::create(&mut conn, &operator(), size, chrono::Utc::now()).unwrap();
 
+    let octets = "application/octet-stream";
     // The checkpoint: signed by the operator, of 305 entries.
     let note = served(
         &app,
@@ -171,6 +190,29 @@ async fn the_regulator_follows_the_ledger_by_its_tiles() {
         }
     }
 
+    // Compressed for a client that accepts gzip, as the spec asks of entry bundles: Python's
+    // gzip reads back the same bundle.
+    let response = test::call_service(
+        &app,
+        test::TestRequest::get()
+            .uri("/api/v1/tiles/tile/entries/000")
+            .insert_header(bearer(Role::Regulator))
+            .insert_header(("accept-encoding", "gzip"))
+            .to_request(),
+    )
+    .await;
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(response.headers().get("content-encoding").unwrap(), "gzip");
+    let gzipped = test::read_body(response).await.to_vec();
+    let plain = served(&app, "/api/v1/tiles/tile/entries/000", octets, IMMUTABLE).await;
+    assert!(
+        gzipped.len() < plain.len() / 2,
+        "{} {}",
+        gzipped.len(),
+        plain.len()
+    );
+    assert_eq!(gunzip(&gzipped), plain);
+
     // The verdicts beside the second bundle: entries 256-304 are rounds 252-300; round 252 =
     // 7 · 36 was overpaid by 370 000 − 360 000 = 10 000, round 253 was not.
     let lines = served(
@@ -215,7 +257,6 @@ async fn the_regulator_follows_the_ledger_by_its_tiles() {
     // A reader holding an earlier checkpoint reads its partial tiles while the log grows: the
     // tree of 256 + 17 = 273 entries ends in `001.p/17`, whose hashes and entries are the first
     // 17 of the latest `001.p/49`; the tree of 9 entries in `000.p/9`.
-    let octets = "application/octet-stream";
     let latest = served(&app, "/api/v1/tiles/tile/0/001.p/49", octets, IMMUTABLE).await;
     let earlier = served(&app, "/api/v1/tiles/tile/0/001.p/17", octets, IMMUTABLE).await;
     assert_eq!(earlier, latest[..17 * 32]);

@@ -39,7 +39,8 @@ pub async fn checkpoint(Authorized { state, .. }: Authorized) -> Result<HttpResp
 
 /// A hash tile (`<L>/<N>[.p/<W>]`: the hashes of tree level 8·L at positions 256·N …, 32 bytes
 /// each) or an entry bundle (`entries/<N>[.p/<W>]`: each entry as its big-endian `u16` length
-/// and its bytes), of the tree of the latest signed checkpoint.
+/// and its bytes), of the tree of the latest signed checkpoint. Compressed with gzip for
+/// a client that accepts it (`Accept-Encoding`), as tlog-tiles asks of entry bundles.
 #[utoipa::path(operation_id = "tiles_tile", get, tag = "tiles",
     params(("path" = String, Path, description = "the tile's path after `tile/`: `0/x001/234.p/5`, `entries/000`")),
     responses(
@@ -47,7 +48,10 @@ pub async fn checkpoint(Authorized { state, .. }: Authorized) -> Result<HttpResp
         (status = 400, description = "not a tile path (`invalid_path`)", body = ErrorBody),
         (status = 404, description = "no checkpoint yet, or a tile the tree of the latest checkpoint does not hold: beyond its size, or a partial tile wider than its edge (`no_such_tile`); a partial tile is served at every width the tree holds, as for every checkpoint the log produced", body = ErrorBody),
         (status = 410, description = "an entry bundle holding archived entries, below the minimum index (`tile_pruned`)", body = ErrorBody)))]
-#[get("/tiles/tile/{path:.*}")]
+#[get(
+    "/tiles/tile/{path:.*}",
+    wrap = "actix_web::middleware::Compress::default()"
+)]
 pub async fn tile(
     Authorized { state, .. }: Authorized,
     path: web::Path<String>,
@@ -71,7 +75,10 @@ pub async fn tile(
         (status = 400, description = "not a bundle's path (`invalid_path`)", body = ErrorBody),
         (status = 404, description = "no checkpoint yet, or a bundle the tree of the latest checkpoint does not hold (`no_such_tile`); a partial bundle is served at every width the tree holds", body = ErrorBody),
         (status = 410, description = "a bundle holding archived entries, below the minimum index (`tile_pruned`)", body = ErrorBody)))]
-#[get("/tiles/verdicts/{path:.*}")]
+#[get(
+    "/tiles/verdicts/{path:.*}",
+    wrap = "actix_web::middleware::Compress::default()"
+)]
 pub async fn verdicts(
     Authorized { state, .. }: Authorized,
     path: web::Path<String>,
