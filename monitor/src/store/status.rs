@@ -30,16 +30,18 @@ pub struct CasinoStatus {
     pub alerts: i64,
 }
 
-type Row = (
-    String,
-    i64,
-    Option<i64>,
-    Option<DateTime<Utc>>,
-    Option<DateTime<Utc>>,
-    Option<String>,
-    i32,
-    Option<String>,
-);
+/// The casino's own row.
+#[derive(Queryable)]
+struct Row {
+    casino: String,
+    size: i64,
+    checkpoint_size: Option<i64>,
+    checkpoint_at: Option<DateTime<Utc>>,
+    last_success_at: Option<DateTime<Utc>>,
+    last_error: Option<String>,
+    failures: i32,
+    halted: Option<String>,
+}
 
 /// Every casino the monitor has state of, by name.
 pub fn status(conn: &mut PgConnection) -> Result<Vec<CasinoStatus>, MonitorError> {
@@ -57,46 +59,37 @@ pub fn status(conn: &mut PgConnection) -> Result<Vec<CasinoStatus>, MonitorError
         ))
         .load(conn)?;
     let mut out = Vec::with_capacity(rows.len());
-    for (
-        casino,
-        size,
-        checkpoint_size,
-        checkpoint_at,
-        last_success_at,
-        last_error,
-        failures,
-        halted,
-    ) in rows
-    {
+    for row in rows {
+        let casino = row.casino.as_str();
         let rounds: Option<i64> = monitor_tallies::table
-            .filter(monitor_tallies::casino.eq(&casino))
+            .filter(monitor_tallies::casino.eq(casino))
             .select(sql::<Nullable<BigInt>>("CAST(SUM(rounds) AS BIGINT)"))
             .first(conn)?;
         let findings: i64 = monitor_findings::table
-            .filter(monitor_findings::casino.eq(&casino))
+            .filter(monitor_findings::casino.eq(casino))
             .select(count_star())
             .first(conn)?;
         let mismatched_rounds: i64 = monitor_mismatches::table
-            .filter(monitor_mismatches::casino.eq(&casino))
+            .filter(monitor_mismatches::casino.eq(casino))
             .select(sql::<BigInt>("COUNT(DISTINCT ledger_index)"))
             .first(conn)?;
         let alerts: i64 = monitor_alerts::table
-            .filter(monitor_alerts::casino.eq(&casino))
+            .filter(monitor_alerts::casino.eq(casino))
             .select(count_star())
             .first(conn)?;
         out.push(CasinoStatus {
-            casino,
-            size,
-            checkpoint_size,
-            checkpoint_at,
-            last_success_at,
-            last_error,
-            failures,
-            halted,
             rounds: rounds.unwrap_or(0),
             findings,
             mismatched_rounds,
             alerts,
+            casino: row.casino,
+            size: row.size,
+            checkpoint_size: row.checkpoint_size,
+            checkpoint_at: row.checkpoint_at,
+            last_success_at: row.last_success_at,
+            last_error: row.last_error,
+            failures: row.failures,
+            halted: row.halted,
         });
     }
     Ok(out)
