@@ -530,4 +530,4 @@ fn check_signer(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

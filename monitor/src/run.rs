@@ -161,6 +161,51 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_checkpoint_waiting_for_its_witnesses_longer_than_the_grace_is_one_alert() {
+        let mut conn = crate::store::test_db::database();
+        let log = crate::test_log::TestLog::new();
+        let casino = crate::follow::tests::casino(&log);
+        state::ensure(&mut conn, &casino.name).unwrap();
+        let config = MonitorConfig {
+            database_url: None,
+            data_dir: std::path::PathBuf::new(),
+            poll: Duration::from_secs(1),
+            backoff_max: Duration::from_secs(1),
+            timeout: Duration::from_secs(1),
+            quorum_grace: Duration::from_millis(50),
+            casinos: Vec::new(),
+        };
+        let waiting_pass: Pass = Ok(Step::Waiting {
+            size: 9,
+            why: "0 of the 1".into(),
+        });
+        let mut waiting = HashMap::new();
+        let alerts = |conn: &mut PgConnection| crate::store::alerts::alerts(conn, None).unwrap();
+        quorum_overdue(&mut conn, &config, &casino, &waiting_pass, &mut waiting).unwrap();
+        assert!(alerts(&mut conn).is_empty(), "within the grace");
+        std::thread::sleep(Duration::from_millis(60));
+        for _ in 0..2 {
+            quorum_overdue(&mut conn, &config, &casino, &waiting_pass, &mut waiting).unwrap();
+        }
+        let raised = alerts(&mut conn);
+        assert_eq!(raised.len(), 1);
+        assert_eq!(
+            (raised[0].kind.as_str(), raised[0].key.as_str()),
+            ("quorum_missing", "quorum:9")
+        );
+        // Followed since: the wait is forgotten.
+        quorum_overdue(
+            &mut conn,
+            &config,
+            &casino,
+            &Ok(Step::UpToDate { size: 9 }),
+            &mut waiting,
+        )
+        .unwrap();
+        assert!(waiting.is_empty());
+    }
+
+    #[test]
     fn the_delay_doubles_per_failure_up_to_the_cap() {
         let (poll, cap) = (Duration::from_secs(30), Duration::from_secs(600));
         // 30 s × 2^f: 60, 120, 240, 480, then the cap of 600.

@@ -1,11 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The follow step on a real PostgreSQL (a throwaway cluster) with a casino served from memory.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::OnceLock;
-
 use diesel::prelude::*;
-use ledger::storage::cluster::LocalCluster;
 
 use super::*;
 use crate::config::Credentials;
@@ -14,20 +10,9 @@ use crate::store::schema::{monitor_casinos, monitor_tallies};
 use crate::store::status::status;
 use crate::test_log::TestLog;
 
-static CLUSTER: OnceLock<LocalCluster> = OnceLock::new();
-static NEXT: AtomicU32 = AtomicU32::new(0);
+use crate::store::test_db::database;
 
-/// A fresh, migrated database of the monitor's on this process's throwaway cluster.
-fn database() -> PgConnection {
-    let cluster = CLUSTER.get_or_init(|| LocalCluster::temporary().unwrap());
-    let name = format!("monitor_test_{}", NEXT.fetch_add(1, Ordering::SeqCst));
-    cluster.create_database(&name).unwrap();
-    let mut conn = crate::store::connection::connect(&cluster.url(&name)).unwrap();
-    crate::store::connection::migrate(&mut conn).unwrap();
-    conn
-}
-
-fn casino(log: &TestLog) -> CasinoConfig {
+pub(crate) fn casino(log: &TestLog) -> CasinoConfig {
     CasinoConfig {
         name: "casino-1".into(),
         tiles_url: "http://127.0.0.1/".into(),

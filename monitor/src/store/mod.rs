@@ -6,3 +6,6 @@ pub mod connection;
 pub mod schema;
 pub mod state;
 pub mod status;
+
+#[cfg(test)]
+pub(crate) mod test_db;
