@@ -317,6 +317,57 @@ async fn the_regulator_follows_the_ledger_by_its_tiles() {
         assert_eq!(refused(&app, uri).await, (status, code.to_owned()), "{uri}");
     }
 
+    // Archived below entry 10 (as `dozor log archive` leaves them: the leaf hashes kept, the
+    // rows gone): bundle 0 (entries 0..256) holds archived entries, so the minimum index is 256
+    // and the bundle and its verdicts are gone (410); its hash tile stays whole.
+    {
+        use diesel::connection::SimpleConnection as _;
+        conn.batch_execute(
+            "SET session_replication_role = replica;
+             INSERT INTO archived_entries (idx, received_at, leaf_hash, record_hash)
+                 SELECT idx, received_at, leaf_hash, record_hash FROM ledger_entries
+                 WHERE idx < 10;
+             DELETE FROM findings WHERE ledger_index < 10;
+             DELETE FROM adjudications WHERE ledger_index < 10;
+             DELETE FROM ledger_entries WHERE idx < 10;
+             SET session_replication_role = DEFAULT;",
+        )
+        .unwrap();
+    }
+    let minimum = served(
+        &app,
+        "/api/v1/tiles/minimum-index",
+        "text/plain; charset=utf-8",
+        "no-cache",
+    )
+    .await;
+    assert_eq!(minimum, b"256\n");
+    for uri in [
+        "/api/v1/tiles/tile/entries/000",
+        "/api/v1/tiles/tile/entries/000.p/9",
+        "/api/v1/tiles/verdicts/000",
+    ] {
+        let (status, _, _, body) = fetch(&app, uri, Some(Role::Regulator)).await;
+        let body: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            (status, &body["code"]),
+            (410, &json!("tile_pruned")),
+            "{uri}: {body}"
+        );
+        assert_eq!(body["details"]["minimum_index"], 256, "{uri}: {body}");
+    }
+    assert_eq!(
+        served(&app, "/api/v1/tiles/tile/0/000", octets, IMMUTABLE).await,
+        level0
+    );
+    served(
+        &app,
+        "/api/v1/tiles/tile/entries/001.p/49",
+        octets,
+        IMMUTABLE,
+    )
+    .await;
+
     // Another method: a 405 naming GET, for a tile's path of several segments too.
     let response = test::call_service(
         &app,
@@ -335,7 +386,7 @@ async fn the_regulator_follows_the_ledger_by_its_tiles() {
         "/api/v1/tiles/checkpoint",
         "/api/v1/tiles/tile/0/000",
         "/api/v1/tiles/tile/entries/001.p/49",
-        "/api/v1/tiles/verdicts/000",
+        "/api/v1/tiles/verdicts/001.p/49",
         "/api/v1/tiles/minimum-index",
     ] {
         for (role, expected) in [
