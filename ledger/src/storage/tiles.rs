@@ -10,6 +10,7 @@ use diesel::sql_types::{BigInt, Bool, Bytea, Nullable, Text};
 
 use super::checkpoints;
 use super::columns::{hash32, to_i64};
+use super::schema::checkpoints as checkpoints_table;
 use super::schema::{archived_entries, checkpoint_cosignatures, ledger_entries, merkle_nodes};
 use crate::error::LedgerError;
 use dozor_log::merkle::Hash;
@@ -229,6 +230,21 @@ fn is_signature_line(line: &str) -> bool {
     line.strip_prefix("\u{2014} ")
         .and_then(|rest| rest.strip_suffix('\n'))
         .is_some_and(|rest| !rest.contains('\n') && rest.split(' ').count() == 2)
+}
+
+/// The sizes of the checkpoints signed between `from` and `to` (both left out), in order.
+pub fn checkpoint_sizes_between(
+    conn: &mut PgConnection,
+    from: u64,
+    to: u64,
+) -> Result<Vec<u64>, LedgerError> {
+    let sizes: Vec<i64> = checkpoints_table::table
+        .filter(checkpoints_table::size.gt(to_i64("checkpoint size", from)?))
+        .filter(checkpoints_table::size.lt(to_i64("checkpoint size", to)?))
+        .order(checkpoints_table::size.asc())
+        .select(checkpoints_table::size)
+        .load(conn)?;
+    Ok(sizes.into_iter().map(|s| s as u64).collect())
 }
 
 /// The tile minimum index: the first entry of the first bundle holding no archived entry.

@@ -7,7 +7,7 @@ use std::fs::{self, File};
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
-use dozor_log::tiles::{Tile, TileKind, TILE_HEIGHT, TILE_WIDTH};
+use dozor_log::tiles::{Tile, TileKind};
 
 use super::error::PublishError;
 
@@ -171,90 +171,54 @@ impl Folder {
         Ok(())
     }
 
-    /// Removes what a larger tree no longer needs beside `tile` (just published): the partial
-    /// tiles of its index once it is full, the partials of other widths when it is partial.
+    /// Removes the partial tiles of `tile`'s index (and of its bundle and verdicts) once it is
+    /// full: tlog-tiles lets a log delete them then, and not before (a partial tile of every
+    /// signed checkpoint is kept until the full tile is there).
     pub fn remove_partials_beside(&self, tile: &Tile) -> Result<(), PublishError> {
+        if !tile.is_full() {
+            return Ok(());
+        }
         let mut names = vec![tile.path()];
         if tile.kind == TileKind::Entries {
             names.push(verdicts_path(tile));
         }
         for name in names {
-            let (dir, keep) = match name.split_once(".p/") {
-                Some((stem, width)) => {
-                    (self.root.join(format!("{stem}.p")), Some(width.to_owned()))
-                }
-                None => (self.root.join(format!("{name}.p")), None),
-            };
-            match keep {
-                None => remove_dir(&dir)?,
-                Some(width) => remove_files_but(&dir, &width)?,
-            }
+            remove_dir(&self.root.join(format!("{name}.p")))?;
         }
         Ok(())
     }
 
-    /// Removes every partial tile (and temporary file) a tree of `size` does not have: those a
-    /// publication stopped before its clean-up left behind. Walks the whole folder.
-    pub fn sweep(&self, size: u64) -> Result<(), PublishError> {
+    /// Removes what a publication stopped before its clean-up left behind: temporary files, and
+    /// the partial tiles of an index whose full tile is there. Walks the whole folder.
+    pub fn sweep(&self) -> Result<(), PublishError> {
         for top in ["tile", "verdicts"] {
             let dir = self.root.join(top);
             if dir.is_dir() {
-                self.sweep_dir(&dir, size)?;
+                sweep_dir(&dir)?;
             }
         }
         Ok(())
-    }
-
-    fn sweep_dir(&self, dir: &Path, size: u64) -> Result<(), PublishError> {
-        for entry in fs::read_dir(dir).map_err(io_error(dir))? {
-            let entry = entry.map_err(io_error(dir))?;
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with(TEMPORARY) {
-                remove_file(&path)?;
-            } else if path.is_dir() && name.ends_with(".p") {
-                for width in fs::read_dir(&path).map_err(io_error(&path))? {
-                    let width = width.map_err(io_error(&path))?.path();
-                    if !self.is_partial_of(&width, size) {
-                        remove_file(&width)?;
-                    }
-                }
-                let _ = fs::remove_dir(&path);
-            } else if path.is_dir() {
-                self.sweep_dir(&path, size)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Whether the file at `path` is a partial tile (or its verdicts) of the tree of `size`.
-    fn is_partial_of(&self, path: &Path, size: u64) -> bool {
-        let Some(relative) = path.strip_prefix(&self.root).ok().and_then(Path::to_str) else {
-            return false;
-        };
-        let as_tile = match relative.strip_prefix(VERDICTS) {
-            Some(rest) => format!("{ENTRIES}{rest}"),
-            None => relative.to_owned(),
-        };
-        Tile::parse(&as_tile).is_ok_and(|tile| edge_of(tile.kind, size) == Some(tile))
     }
 }
 
-/// The partial tile of `kind` at the edge of a tree of `size`, if it has one.
-pub fn edge_of(kind: TileKind, size: u64) -> Option<Tile> {
-    let level = match kind {
-        TileKind::Hashes(level) => level,
-        TileKind::Entries => 0,
-    };
-    let count = size
-        .checked_shr(TILE_HEIGHT * u32::from(level))
-        .unwrap_or(0);
-    let width = count % TILE_WIDTH;
-    (width > 0).then_some(Tile {
-        kind,
-        index: count / TILE_WIDTH,
-        width: width as u16,
-    })
+fn sweep_dir(dir: &Path) -> Result<(), PublishError> {
+    for entry in fs::read_dir(dir).map_err(io_error(dir))? {
+        let entry = entry.map_err(io_error(dir))?;
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(TEMPORARY) {
+            remove_file(&path)?;
+        } else if let Some(full) = name.strip_suffix(".p") {
+            if dir.join(full).is_file() {
+                remove_dir(&path)?;
+            } else {
+                sweep_dir(&path)?;
+            }
+        } else if path.is_dir() {
+            sweep_dir(&path)?;
+        }
+    }
+    Ok(())
 }
 
 fn sync_dir(dir: &Path) -> Result<(), PublishError> {
@@ -277,22 +241,6 @@ fn remove_dir(dir: &Path) -> Result<(), PublishError> {
     }
 }
 
-/// Removes the files of `dir` other than `keep`.
-fn remove_files_but(dir: &Path, keep: &str) -> Result<(), PublishError> {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io_error(dir)(e)),
-    };
-    for entry in entries {
-        let entry = entry.map_err(io_error(dir))?;
-        if entry.file_name().to_str() != Some(keep) {
-            remove_file(&entry.path())?;
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -313,22 +261,6 @@ mod tests {
             "verdicts/x001/x234/067"
         );
         assert_eq!(verdicts_path(&entries(2, 5)), "verdicts/002.p/5");
-    }
-
-    #[test]
-    fn the_edge_of_a_tree_is_its_partial_tile_at_each_level() {
-        // 600 entries: 600 = 2·256 + 88 at level 0; 600 >> 8 = 2 hashes at level 1.
-        assert_eq!(edge_of(TileKind::Entries, 600), Some(entries(2, 88)));
-        assert_eq!(
-            edge_of(TileKind::Hashes(1), 600),
-            Some(Tile {
-                kind: TileKind::Hashes(1),
-                index: 0,
-                width: 2
-            })
-        );
-        assert_eq!(edge_of(TileKind::Hashes(0), 512), None);
-        assert_eq!(edge_of(TileKind::Hashes(2), 600), None);
     }
 
     #[test]
@@ -366,35 +298,32 @@ mod tests {
     }
 
     #[test]
-    fn partials_go_once_the_full_tile_or_a_wider_one_is_there() {
+    fn partials_go_once_the_full_tile_is_there_and_not_before() {
         let dir = tempfile::tempdir().unwrap();
         let mut folder = Folder::open(dir.path()).unwrap();
-        for name in [
+        let names = [
             "tile/entries/000.p/3",
             "tile/entries/000.p/7",
             "verdicts/000.p/3",
-        ] {
+        ];
+        for name in names {
             folder.replace(name, b"x").unwrap();
         }
+        // A wider partial: the narrower ones stay (a reader may hold their checkpoints).
         folder.remove_partials_beside(&entries(0, 7)).unwrap();
-        assert!(!dir.path().join("tile/entries/000.p/3").exists());
-        assert!(dir.path().join("tile/entries/000.p/7").exists());
-        assert!(!dir.path().join("verdicts/000.p/3").exists());
+        assert!(names.iter().all(|n| dir.path().join(n).exists()));
         folder.remove_partials_beside(&entries(0, 256)).unwrap();
         assert!(!dir.path().join("tile/entries/000.p").exists());
-        // A sweep keeps only the edge of the tree it is told of: 256 + 9 entries.
-        for name in [
-            "tile/0/001.p/4",
-            "tile/0/001.p/9",
-            "tile/0/000.p/5",
-            "tile/0/.tmp-x",
-        ] {
+        assert!(!dir.path().join("verdicts/000.p").exists());
+        // A sweep removes temporary files and the partials of a full tile, nothing else.
+        for name in ["tile/0/001.p/4", "tile/0/000.p/5", "tile/0/.tmp-x"] {
             folder.replace(name, b"x").unwrap();
         }
-        folder.sweep(265).unwrap();
-        assert!(dir.path().join("tile/0/001.p/9").exists());
-        assert!(!dir.path().join("tile/0/001.p/4").exists());
+        folder.replace("tile/0/000", b"full").unwrap();
+        folder.sweep().unwrap();
+        assert!(dir.path().join("tile/0/001.p/4").exists());
         assert!(!dir.path().join("tile/0/000.p").exists());
+        assert!(dir.path().join("tile/0/000").exists());
         assert!(!dir.path().join("tile/0/.tmp-x").exists());
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod error;
 pub mod folder;
+pub mod partials;
 pub mod thread;
 
 use std::path::Path;
@@ -16,6 +17,7 @@ use crate::storage::tiles::{self as stored, PublishedCheckpoint};
 use crate::storage::tree;
 use error::PublishError;
 use folder::{verdicts_path, Folder, Written, CHECKPOINT, MINIMUM_INDEX};
+use partials::{at_width, narrower_widths, prefix, Part};
 
 /// What a publication did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,7 +91,7 @@ impl Publisher {
             self.grow(conn, from, &latest)?
         };
         if !self.swept {
-            self.folder.sweep(latest.size)?;
+            self.folder.sweep()?;
             self.swept = true;
         }
         Ok(outcome)
@@ -137,13 +139,15 @@ impl Publisher {
         let size = latest.size;
         let minimum = stored::minimum_index(conn)?;
         let tiles = tiles_between(from, size);
+        // The checkpoints signed since the last publication: their partial tiles too.
+        let signed = stored::checkpoint_sizes_between(conn, from, size)?;
         let (mut written, mut kept) = (0, 0);
         for tile in &tiles {
             // Entry bundles are written with their level-0 tile.
             if tile.kind == TileKind::Entries {
                 continue;
             }
-            let files = self.write_tile(conn, tile, size, minimum)?;
+            let files = self.write_tile(conn, tile, (size, &signed), minimum)?;
             written += files.len();
             kept += files.iter().filter(|f| **f == Written::Same).count();
             if self.fail_after.is_some_and(|n| written >= n) {
@@ -170,12 +174,13 @@ impl Publisher {
 
     /// Writes hash tile `tile` of the tree of `size`, a level-0 one with its entry bundle and
     /// verdicts (read together) unless they hold archived entries (below `minimum`): once if
-    /// full, replaced if partial.
+    /// full; if partial, replaced, with the narrower partials of the checkpoints `signed`
+    /// since the last publication.
     fn write_tile(
         &mut self,
         conn: &mut PgConnection,
         tile: &Tile,
-        size: u64,
+        (size, signed): (u64, &[u64]),
         minimum: u64,
     ) -> Result<Vec<Written>, PublishError> {
         let bundle = Tile {
@@ -185,28 +190,49 @@ impl Publisher {
         let files = if tile.kind == TileKind::Hashes(0) && tile.entry_range().start >= minimum {
             let read = stored::read_entry_tiles(conn, &bundle, size)?;
             vec![
-                (tile.path(), read.hashes),
-                (bundle.path(), read.bundle),
-                (verdicts_path(&bundle), read.verdicts),
+                (Part::Hashes, read.hashes),
+                (Part::Bundle, read.bundle),
+                (Part::Verdicts, read.verdicts),
             ]
         } else {
-            vec![(tile.path(), stored::read_tile(conn, tile, size)?)]
+            vec![(Part::Hashes, stored::read_tile(conn, tile, size)?)]
         };
-        files
-            .into_iter()
-            .map(|(name, bytes)| {
-                if tile.is_full() {
-                    self.folder.write_once(&name, &bytes)
-                } else {
-                    self.folder.replace(&name, &bytes).map(|()| Written::New)
-                }
-            })
-            .collect()
+        if tile.is_full() {
+            return files
+                .iter()
+                .map(|(part, bytes)| self.folder.write_once(&file_name(tile, *part), bytes))
+                .collect();
+        }
+        let mut written = Vec::new();
+        for width in narrower_widths(tile, signed) {
+            for (part, bytes) in &files {
+                let narrower = at_width(tile, *part, width);
+                let cut = prefix(*part, bytes, width).ok_or_else(|| {
+                    PublishError::Folder(format!("{} is narrower than {width}", tile.path()))
+                })?;
+                self.folder.replace(&file_name(&narrower, *part), cut)?;
+                written.push(Written::New);
+            }
+        }
+        for (part, bytes) in &files {
+            self.folder.replace(&file_name(tile, *part), bytes)?;
+            written.push(Written::New);
+        }
+        Ok(written)
     }
 
     /// Replaces the checkpoint, flushed, and flushes the folder that names it.
     fn write_checkpoint(&mut self, latest: &PublishedCheckpoint) -> Result<(), PublishError> {
         self.folder.replace(CHECKPOINT, latest.text.as_bytes())?;
         self.folder.sync()
+    }
+}
+
+/// The name in the folder of the file of `part` beside hash tile `tile` (or of `tile` itself).
+fn file_name(tile: &Tile, part: Part) -> String {
+    let beside = at_width(tile, part, tile.width);
+    match part {
+        Part::Hashes | Part::Bundle => beside.path(),
+        Part::Verdicts => verdicts_path(&beside),
     }
 }
