@@ -27,7 +27,7 @@ BOTTOM_LAYERS = {
         "error", "ingest::submission", "storage::schema", "storage::models",
         "storage::connection", "storage::columns", "storage::position", "storage::tree",
         "storage::partitions", "storage::checkpoints", "storage::tenures",
-        "storage::registry_log", "storage::verify_failure",
+        "storage::registry_log", "storage::verify_failure", "storage::tiles",
     },
 }
 # Declarative tables: a list read as a table, longer than a screen by nature.
