@@ -42,12 +42,20 @@ fn files_under(dir: &Path, prefix: &str) -> Vec<(String, Vec<u8>)> {
     found
 }
 
-/// The rounds and findings the casino published, counted from its verdict lines (one file per
-/// bundle; the folder keeps no partial file beside a wider or full one).
+/// The rounds and findings the casino published, counted from its verdict lines: of each
+/// bundle's index, the widest file (a partial one may stay beside a wider or the full one).
 fn published_rounds_and_findings(folder: &Path) -> (i64, i64) {
+    let mut widest: std::collections::BTreeMap<u64, (u16, Vec<u8>)> = Default::default();
+    for (name, bytes) in files_under(folder, "verdicts/") {
+        let rest = name.strip_prefix("verdicts/").unwrap();
+        let tile = dozor_log::tiles::Tile::parse(&format!("tile/entries/{rest}")).unwrap();
+        if widest.get(&tile.index).is_none_or(|(w, _)| *w < tile.width) {
+            widest.insert(tile.index, (tile.width, bytes));
+        }
+    }
     let (mut rounds, mut findings) = (0, 0);
-    for (_, bytes) in files_under(folder, "verdicts/") {
-        for line in String::from_utf8(bytes).unwrap().lines() {
+    for (_, bytes) in widest.values() {
+        for line in std::str::from_utf8(bytes).unwrap().lines() {
             let line: Value = serde_json::from_str(line).unwrap();
             if let Some(verdict) = line["verdict"].as_object() {
                 rounds += 1;
@@ -80,6 +88,50 @@ fn casino(site: &common::site::Site) -> (std::path::PathBuf, String, Nginx) {
         .to_string();
     let nginx = Nginx::serve_tiles(&folder, "casino-1");
     (folder, vkey, nginx)
+}
+
+/// `openssl s_server -WWW` serving a folder over TLS with the casino's server certificate,
+/// demanding a client certificate under the regulator's (here: the Ministry's) CA.
+struct TlsFolder {
+    child: std::process::Child,
+    url: String,
+}
+
+impl TlsFolder {
+    fn serve(folder: &Path, pki: &common::pki::Pki) -> TlsFolder {
+        let port = common::free_port();
+        let child = Command::new("openssl")
+            .current_dir(folder)
+            .args(["s_server", "-quiet", "-WWW", "-accept", &port.to_string()])
+            .arg("-cert")
+            .arg(pki.path("operator-server.pem"))
+            .arg("-key")
+            .arg(pki.path("operator-server.key"))
+            .arg("-CAfile")
+            .arg(pki.path("ministry-ca.pem"))
+            .args(["-Verify", "1"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        common::poll_until(Duration::from_secs(10), Duration::from_millis(50), || {
+            std::net::TcpStream::connect(("127.0.0.1", port))
+                .map(drop)
+                .map_err(|e| e.to_string())
+        });
+        TlsFolder {
+            child,
+            url: format!("https://127.0.0.1:{port}/"),
+        }
+    }
+}
+
+impl Drop for TlsFolder {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 struct Monitor {
@@ -198,6 +250,53 @@ fn the_monitor_follows_published_tiles_resumes_after_a_kill_and_names_a_changed_
         String::from_utf8_lossy(&out.stdout).trim(),
         format!("casino-1: up to date at {size} entries")
     );
+
+    // Over mutual TLS: Debian's openssl serving the folder, asking for a client certificate
+    // under the regulator's CA; the monitor trusts the casino's CA only.
+    let pki = common::pki::Pki::new();
+    let tls = TlsFolder::serve(&folder, &pki);
+    std::fs::write(
+        work.path().join("tls.toml.part"),
+        format!(
+            "client_certificate = \"{}\"\nclient_key = \"{}\"\nca_certificates = \"{}\"\n",
+            pki.path("ministry-client.pem").display(),
+            pki.path("ministry-client.key").display(),
+            pki.path("operator-ca.pem").display()
+        ),
+    )
+    .unwrap();
+    let identity = std::fs::read_to_string(work.path().join("tls.toml.part")).unwrap();
+    let mutual = Monitor::with(
+        work.path(),
+        &cluster,
+        "monitor_tls",
+        &tls.url,
+        &vkey,
+        &identity,
+    );
+    let out = mutual.command(&site).arg("--once").succeeds();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("casino-1: followed from 0 to {size} entries ({rounds} rounds judged)")
+    );
+    // Without the client certificate the server refuses the connection.
+    let anonymous = format!(
+        "ca_certificates = \"{}\"\n",
+        pki.path("operator-ca.pem").display()
+    );
+    let refused = Monitor::with(
+        work.path(),
+        &cluster,
+        "monitor_anon",
+        &tls.url,
+        &vkey,
+        &anonymous,
+    );
+    let out = refused.command(&site).arg("--once").output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("cannot be reached"), "{said}");
+    drop(tls);
 
     // Another monitor, from nothing, on a folder whose first hash tile has a changed byte.
     let tile = folder.join("tile/0/000");
