@@ -395,3 +395,132 @@ fn the_monitor_follows_a_running_server_s_tiles_route_with_a_regulator_key_and_n
     );
     server.stop();
 }
+
+/// `dozor witness serve` for the log of `vkey`: the process and its verifier key and URL.
+fn witness(
+    dir: &Path,
+    site: &common::site::Site,
+    vkey: &str,
+) -> (std::process::Child, String, String) {
+    use std::io::BufRead as _;
+    let key = dir.join("witness.key");
+    let out = site
+        .dozor()
+        .args([
+            "witness",
+            "key",
+            "--name",
+            "witness.regulator.test",
+            "--out",
+        ])
+        .arg(&key)
+        .succeeds();
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let verifier = printed["verifier_key"].as_str().unwrap().to_owned();
+    let mut child = site
+        .dozor()
+        .args(["witness", "serve", "--key"])
+        .arg(&key)
+        .args(["--log", vkey, "--store"])
+        .arg(dir.join("witness.redb"))
+        .args(["--bind", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let listening: Value = serde_json::from_str(&line).unwrap();
+    let url = format!("http://{}", listening["listening"].as_str().unwrap());
+    (child, verifier, url)
+}
+
+#[test]
+fn the_monitor_follows_only_checkpoints_its_witness_cosigned() {
+    let site = common::site::Site::new();
+    let operator_file = site.path().join("operator.key");
+    site.dozor()
+        .args([
+            "keygen",
+            "--operator",
+            "--name",
+            "casino.test/ledger",
+            "--out",
+        ])
+        .arg(&operator_file)
+        .succeeds();
+    let operator = std::fs::read_to_string(&operator_file).unwrap();
+    let vkey = NoteSigner::from_private_key(&operator)
+        .unwrap()
+        .verifier()
+        .to_string();
+    let work = tempfile::tempdir().unwrap();
+    let (mut witness, wkey, wurl) = witness(work.path(), &site, &vkey);
+    std::fs::write(
+        site.path().join("dozor.toml"),
+        format!(
+            "[tiles]\npublish_dir = \"site/tiles\"\n\n[[witness]]\nurl = \"{wurl}/\"\nkey = \"{wkey}\"\n"
+        ),
+    )
+    .unwrap();
+    let folder = site.path().join("site/tiles");
+    let server = site.serve();
+    site.dozor()
+        .args(["simulate", "--server", &server.http.base, "--seed", "7"])
+        .args(["--tables", "1", "--rounds", "60", "--error-share", "0.1"])
+        .succeeds();
+    // The published checkpoint, once it covers every round and carries the witness's line.
+    common::poll_until(Duration::from_secs(60), Duration::from_millis(100), || {
+        let note = std::fs::read_to_string(folder.join("checkpoint")).unwrap_or_default();
+        let cosigned = note.contains("\u{2014} witness.regulator.test ");
+        match size_of(note.as_bytes()) {
+            Some(size) if size > 60 && cosigned => Ok(()),
+            other => Err(format!("{other:?} cosigned {cosigned}:\n{note}")),
+        }
+    });
+    let nginx = Nginx::serve_tiles(&folder, "casino-1");
+    let cluster = LocalCluster::temporary().unwrap();
+    let trusted = format!("witnesses = [\"{wkey}\"]\nquorum = 1\n");
+    let monitor = Monitor::with(
+        work.path(),
+        &cluster,
+        "witnessed",
+        &nginx.url,
+        &vkey,
+        &trusted,
+    );
+    let out = monitor.command(&site).arg("--once").succeeds();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(said.starts_with("casino-1: followed from 0 to "), "{said}");
+    assert_eq!(monitor.status().rounds, 60);
+    // A witness the casino never showed its checkpoints to: nothing is followed.
+    let other = dozor_log::cosignature::CosignatureSigner::new(
+        "other.regulator.test",
+        ed25519_dalek::SigningKey::from_bytes(&[3; 32]),
+    )
+    .unwrap()
+    .verifier()
+    .to_string();
+    let strict = format!("witnesses = [\"{other}\"]\nquorum = 1\n");
+    let waiting = Monitor::with(
+        work.path(),
+        &cluster,
+        "unwitnessed",
+        &nginx.url,
+        &vkey,
+        &strict,
+    );
+    let out = waiting.command(&site).arg("--once").output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("waits for its witnesses: 0 of the 1 witness cosignatures needed"),
+        "{said}"
+    );
+    assert_eq!(waiting.status().size, 0);
+    server.stop();
+    let _ = witness.kill();
+    let _ = witness.wait();
+}
