@@ -51,7 +51,7 @@ pub fn run(global: &DatabaseChoice, args: MonitorArgs) -> anyhow::Result<ExitCod
     let database =
         StateDatabase::open(url, &config.data_dir).context("opening the monitor's state")?;
     let result = if args.status {
-        status(&database.url, args.json)
+        status(&config, &database.url, args.json)
     } else if args.alerts {
         alerts(&database.url)
     } else {
@@ -105,8 +105,13 @@ fn age(at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> String {
     }
 }
 
-fn status(url: &str, json: bool) -> anyhow::Result<ExitCode> {
-    let rows = dozor_monitor::store::status::status(&mut connect(url)?)?;
+fn status(config: &MonitorConfig, url: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let mut conn = connect(url)?;
+    // A casino configured but not followed yet is shown too.
+    for casino in &config.casinos {
+        dozor_monitor::store::state::ensure(&mut conn, &casino.name)?;
+    }
+    let rows = dozor_monitor::store::status::status(&mut conn)?;
     if json {
         for row in &rows {
             println!("{}", serde_json::to_string(row)?);
