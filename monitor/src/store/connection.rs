@@ -98,3 +98,46 @@ impl Drop for StateDatabase {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use diesel::RunQueryDsl as _;
+
+    #[test]
+    fn the_state_is_migrated_once_and_a_casino_s_ledger_is_refused() {
+        let url = super::super::test_db::empty_database();
+        let state = StateDatabase::open(Some(url.clone()), Path::new("unused")).unwrap();
+        assert!(migrate(&mut connect(&state.url).unwrap())
+            .unwrap()
+            .is_empty());
+        // Evidence is append-only.
+        let mut conn = connect(&url).unwrap();
+        diesel::sql_query("INSERT INTO monitor_casinos (casino) VALUES ('c')")
+            .execute(&mut conn)
+            .unwrap();
+        diesel::sql_query(
+            "INSERT INTO monitor_alerts (casino, kind, key, raised_at, message, evidence) \
+             VALUES ('c', 'k', 'k', now(), 'm', '{}')",
+        )
+        .execute(&mut conn)
+        .unwrap();
+        let refused = diesel::sql_query("DELETE FROM monitor_alerts")
+            .execute(&mut conn)
+            .unwrap_err();
+        assert!(refused.to_string().contains("append-only"), "{refused}");
+        // A database holding a ledger is not the monitor's.
+        let ledger = super::super::test_db::empty_database();
+        diesel::sql_query("CREATE TABLE ledger_entries (idx BIGINT)")
+            .execute(&mut connect(&ledger).unwrap())
+            .unwrap();
+        let refused = StateDatabase::open(Some(ledger), Path::new("unused"))
+            .err()
+            .unwrap();
+        assert!(
+            refused.to_string().contains("holds a casino's ledger"),
+            "{refused}"
+        );
+    }
+}

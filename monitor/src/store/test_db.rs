@@ -11,12 +11,17 @@ use ledger::storage::cluster::LocalCluster;
 static CLUSTER: OnceLock<LocalCluster> = OnceLock::new();
 static NEXT: AtomicU32 = AtomicU32::new(0);
 
-/// A fresh, migrated database of the monitor's on this process's throwaway cluster.
-pub fn database() -> PgConnection {
+/// The URL of a fresh, empty database on this process's throwaway cluster.
+pub fn empty_database() -> String {
     let cluster = CLUSTER.get_or_init(|| LocalCluster::temporary().unwrap());
     let name = format!("monitor_test_{}", NEXT.fetch_add(1, Ordering::SeqCst));
     cluster.create_database(&name).unwrap();
-    let mut conn = super::connection::connect(&cluster.url(&name)).unwrap();
+    cluster.url(&name)
+}
+
+/// A fresh, migrated database of the monitor's on this process's throwaway cluster.
+pub fn database() -> PgConnection {
+    let mut conn = super::connection::connect(&empty_database()).unwrap();
     super::connection::migrate(&mut conn).unwrap();
     conn
 }
