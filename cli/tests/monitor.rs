@@ -44,7 +44,7 @@ fn files_under(dir: &Path, prefix: &str) -> Vec<(String, Vec<u8>)> {
 
 /// The rounds and findings the casino published, counted from its verdict lines: of each
 /// bundle's index, the widest file (a partial one may stay beside a wider or the full one).
-fn published_rounds_and_findings(folder: &Path) -> (i64, i64) {
+fn published_rounds_and_findings(folder: &Path) -> (i64, i64, i64, i64) {
     let mut widest: std::collections::BTreeMap<u64, (u16, Vec<u8>)> = Default::default();
     for (name, bytes) in files_under(folder, "verdicts/") {
         let rest = name.strip_prefix("verdicts/").unwrap();
@@ -53,17 +53,19 @@ fn published_rounds_and_findings(folder: &Path) -> (i64, i64) {
             widest.insert(tile.index, (tile.width, bytes));
         }
     }
-    let (mut rounds, mut findings) = (0, 0);
+    let (mut rounds, mut findings, mut stakes_h, mut paid_h) = (0, 0, 0, 0);
     for (_, bytes) in widest.values() {
         for line in std::str::from_utf8(bytes).unwrap().lines() {
             let line: Value = serde_json::from_str(line).unwrap();
             if let Some(verdict) = line["verdict"].as_object() {
                 rounds += 1;
                 findings += verdict["findings"].as_array().unwrap().len() as i64;
+                stakes_h += verdict["stakes_h"].as_i64().unwrap();
+                paid_h += verdict["paid_h"].as_i64().unwrap();
             }
         }
     }
-    (rounds, findings)
+    (rounds, findings, stakes_h, paid_h)
 }
 
 /// The casino: a server that published 4 tables × 250 rounds, stopped (its final checkpoint
@@ -190,7 +192,7 @@ fn the_monitor_follows_published_tiles_resumes_after_a_kill_and_names_a_changed_
     let site = common::site::Site::new();
     let (folder, vkey, nginx) = casino(&site);
     let size = size_of(&std::fs::read(folder.join("checkpoint")).unwrap()).unwrap();
-    let (rounds, findings) = published_rounds_and_findings(&folder);
+    let (rounds, findings, stakes_h, paid_h) = published_rounds_and_findings(&folder);
     // 4 tables × 250 rounds and their registrations: three full bundles of 256 and a partial.
     assert_eq!(rounds, 4 * 250, "{size} entries");
     assert!(size > 3 * 256, "{size} entries");
@@ -249,6 +251,25 @@ fn the_monitor_follows_published_tiles_resumes_after_a_kill_and_names_a_changed_
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
         format!("casino-1: up to date at {size} entries")
+    );
+    // Its tallies by gaming day and game add up to the money the casino's verdicts state.
+    let out = monitor
+        .command(&site)
+        .args(["--show", "tallies"])
+        .succeeds();
+    let tallies: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let sum = |field: &str| {
+        tallies
+            .iter()
+            .map(|t| t[field].as_i64().unwrap())
+            .sum::<i64>()
+    };
+    assert_eq!(
+        (sum("rounds"), sum("stakes_h"), sum("paid_h")),
+        (rounds, stakes_h, paid_h)
     );
 
     // Over mutual TLS: Debian's openssl serving the folder, asking for a client certificate
@@ -311,7 +332,7 @@ fn the_monitor_follows_published_tiles_resumes_after_a_kill_and_names_a_changed_
         said.starts_with("casino-1: failed: ") && said.contains("tile/0/000"),
         "{said}"
     );
-    let out = fresh.command(&site).arg("--alerts").succeeds();
+    let out = fresh.command(&site).args(["--show", "alerts"]).succeeds();
     let alerts: Vec<Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

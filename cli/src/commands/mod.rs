@@ -115,7 +115,7 @@ enum Command {
     /// --store FILE`, `witness checkpoints`, `witness evidence`.
     Witness(witness::WitnessArgs),
     /// The regulator's monitor: follows every casino of `--config FILE` (their published
-    /// tiles), `--once` for one pass, `--status` and `--alerts` for what it found.
+    /// tiles), `--once` for one pass, `--status` and `--show …` for what it found.
     Monitor(monitor::MonitorArgs),
     /// Print the role table: which roles may call each route (as docs/ACCESS.md lists it).
     Roles,

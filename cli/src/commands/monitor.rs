@@ -1,6 +1,7 @@
 //! `dozor monitor --config FILE`: the regulator's monitor, following every casino of its
 //! configuration (docs/MONITOR.md); `--once` makes one pass over each and exits, `--status`
-//! shows what it holds of each casino, `--alerts` lists its alerts.
+//! shows what it holds of each casino, `--show alerts|tallies|findings|mismatches` lists what it
+//! kept.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,15 +20,17 @@ pub struct MonitorArgs {
     config: PathBuf,
     /// One pass over every casino, then exit: 0 when each was followed (or had nothing new),
     /// 1 when any failed, waits for its witnesses or is halted.
-    #[arg(long, conflicts_with_all = ["status", "alerts"])]
+    #[arg(long, conflicts_with_all = ["status", "show"])]
     once: bool,
     /// Show each casino's state: entries followed, the latest checkpoint's age, rounds,
     /// mismatches with the casino's verdicts, alerts.
-    #[arg(long, conflicts_with = "alerts")]
+    #[arg(long, conflicts_with = "show")]
     status: bool,
-    /// List the alerts raised, one JSON object per line.
-    #[arg(long)]
-    alerts: bool,
+    /// List what the monitor kept, one JSON object per line: `alerts`, `tallies` (per casino,
+    /// gaming day and game), `findings` (its own, per round) or `mismatches` (with the casino's
+    /// verdicts).
+    #[arg(long, value_parser = ["alerts", "tallies", "findings", "mismatches"])]
+    show: Option<String>,
     /// With --status: JSON lines instead of a table.
     #[arg(long, requires = "status")]
     json: bool,
@@ -36,7 +39,7 @@ pub struct MonitorArgs {
 impl MonitorArgs {
     /// Following for ever: a service, whose log says what it does as `serve`'s does.
     pub fn is_service(&self) -> bool {
-        !(self.once || self.status || self.alerts)
+        !(self.once || self.status || self.show.is_some())
     }
 }
 
@@ -52,8 +55,8 @@ pub fn run(global: &DatabaseChoice, args: MonitorArgs) -> anyhow::Result<ExitCod
         StateDatabase::open(url, &config.data_dir).context("opening the monitor's state")?;
     let result = if args.status {
         status(&config, &database.url, args.json)
-    } else if args.alerts {
-        alerts(&database.url)
+    } else if let Some(what) = &args.show {
+        show(&database.url, what)
     } else {
         follow(&config, &database.url, args.once)
     };
@@ -144,13 +147,21 @@ fn status(config: &MonitorConfig, url: &str, json: bool) -> anyhow::Result<ExitC
     Ok(ExitCode::SUCCESS)
 }
 
-fn alerts(url: &str) -> anyhow::Result<ExitCode> {
-    for alert in dozor_monitor::store::alerts::alerts(&mut connect(url)?, None)? {
-        println!(
-            "{}",
-            serde_json::json!({"casino": alert.casino, "kind": alert.kind, "key": alert.key,
-                "raised_at": alert.raised_at, "message": alert.message, "evidence": alert.evidence})
-        );
+/// Prints each row as one JSON object per line.
+fn lines<T: serde::Serialize>(rows: &[T]) -> anyhow::Result<()> {
+    for row in rows {
+        println!("{}", serde_json::to_string(row)?);
+    }
+    Ok(())
+}
+
+fn show(url: &str, what: &str) -> anyhow::Result<ExitCode> {
+    let mut conn = connect(url)?;
+    match what {
+        "alerts" => lines(&dozor_monitor::store::alerts::alerts(&mut conn, None)?)?,
+        "tallies" => lines(&dozor_monitor::store::status::tallies(&mut conn)?)?,
+        "findings" => lines(&dozor_monitor::store::status::findings(&mut conn)?)?,
+        _ => lines(&dozor_monitor::store::status::mismatches(&mut conn)?)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -69,7 +69,7 @@ pub fn keep_fork(
 }
 
 /// An alert as kept.
-#[derive(Debug, Clone, Queryable)]
+#[derive(Debug, Clone, Queryable, serde::Serialize)]
 pub struct Alert {
     pub id: i64,
     pub casino: String,

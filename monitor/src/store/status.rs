@@ -94,3 +94,104 @@ pub fn status(conn: &mut PgConnection) -> Result<Vec<CasinoStatus>, MonitorError
     }
     Ok(out)
 }
+
+/// A tally row as kept: casino, gaming day and game, and its figures.
+#[derive(Debug, Clone, PartialEq, Queryable, serde::Serialize)]
+pub struct TallyRow {
+    pub casino: String,
+    pub gaming_day: chrono::NaiveDate,
+    pub game: String,
+    pub rounds: i64,
+    pub unjudged_rounds: i64,
+    pub void_rounds: i64,
+    pub stakes_h: i64,
+    pub paid_h: i64,
+    pub expected_paid_h: i64,
+    pub rtp_stakes_h: i64,
+    pub expected_payout_mh: i64,
+    pub payout_variance_h2: f64,
+    pub findings: i64,
+    pub findings_amount_h: i64,
+}
+
+/// The tallies, by casino, gaming day and game.
+pub fn tallies(conn: &mut PgConnection) -> Result<Vec<TallyRow>, MonitorError> {
+    use monitor_tallies as t;
+    Ok(t::table
+        .order((t::casino.asc(), t::gaming_day.asc(), t::game.asc()))
+        .select((
+            t::casino,
+            t::gaming_day,
+            t::game,
+            t::rounds,
+            t::unjudged_rounds,
+            t::void_rounds,
+            t::stakes_h,
+            t::paid_h,
+            t::expected_paid_h,
+            t::rtp_stakes_h,
+            t::expected_payout_mh,
+            t::payout_variance_h2,
+            t::findings,
+            t::findings_amount_h,
+        ))
+        .load(conn)?)
+}
+
+/// A mismatch as kept: where the casino's verdict of a round differs from the monitor's.
+#[derive(Debug, Clone, PartialEq, Queryable, serde::Serialize)]
+pub struct MismatchRow {
+    pub casino: String,
+    pub ledger_index: i64,
+    pub field: String,
+    pub casino_value: serde_json::Value,
+    pub monitor_value: serde_json::Value,
+    pub found_at: DateTime<Utc>,
+}
+
+/// The mismatches, by casino and ledger index.
+pub fn mismatches(conn: &mut PgConnection) -> Result<Vec<MismatchRow>, MonitorError> {
+    use monitor_mismatches as m;
+    Ok(m::table
+        .order((m::casino.asc(), m::ledger_index.asc(), m::field.asc()))
+        .select((
+            m::casino,
+            m::ledger_index,
+            m::field,
+            m::casino_value,
+            m::monitor_value,
+            m::found_at,
+        ))
+        .load(conn)?)
+}
+
+/// One of the monitor's own findings as kept.
+#[derive(Debug, Clone, PartialEq, Queryable, serde::Serialize)]
+pub struct FindingRow {
+    pub casino: String,
+    pub ledger_index: i64,
+    pub position: i32,
+    pub table_id: String,
+    pub seq_no: i64,
+    pub kind: String,
+    pub amount_h: i64,
+    pub message: String,
+}
+
+/// The monitor's findings, by casino and ledger index.
+pub fn findings(conn: &mut PgConnection) -> Result<Vec<FindingRow>, MonitorError> {
+    use monitor_findings as f;
+    Ok(f::table
+        .order((f::casino.asc(), f::ledger_index.asc(), f::position.asc()))
+        .select((
+            f::casino,
+            f::ledger_index,
+            f::position,
+            f::table_id,
+            f::seq_no,
+            f::kind,
+            f::amount_h,
+            f::message,
+        ))
+        .load(conn)?)
+}
