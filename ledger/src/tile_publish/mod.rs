@@ -76,19 +76,20 @@ impl Publisher {
             return Ok(Published::NoCheckpoint);
         };
         let there = self.folder.read_text(CHECKPOINT)?;
-        let from = match &there {
-            None => 0,
-            Some(text) => self.folder_size(conn, text, &latest)?,
-        };
-        let outcome = if from == latest.size {
-            if there.as_deref() == Some(latest.text.as_str()) {
-                Published::UpToDate { size: from }
-            } else {
+        let outcome = if there.as_deref() == Some(latest.text.as_str()) {
+            // What a server polling every second mostly finds: nothing more to read.
+            Published::UpToDate { size: latest.size }
+        } else {
+            let from = match &there {
+                None => 0,
+                Some(text) => self.folder_size(conn, text, &latest)?,
+            };
+            if from == latest.size {
                 self.write_checkpoint(&latest)?;
                 Published::Cosignatures { size: from }
+            } else {
+                self.grow(conn, from, &latest)?
             }
-        } else {
-            self.grow(conn, from, &latest)?
         };
         if !self.swept {
             self.folder.sweep()?;
