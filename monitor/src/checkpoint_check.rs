@@ -24,6 +24,8 @@ pub struct Trust<'a> {
 pub struct OpenedCheckpoint {
     /// The whole note as fetched: evidence.
     pub note: String,
+    /// The signed text (the checkpoint and its extension lines).
+    pub text: String,
     pub checkpoint: Checkpoint,
     /// The operator key whose signature verified.
     pub signer: NoteVerifier,
@@ -94,6 +96,7 @@ pub fn open_checkpoint(
     }
     Ok(OpenedCheckpoint {
         note: note.to_owned(),
+        text: text.to_owned(),
         checkpoint: parsed,
         signer,
         cosigned_by,
@@ -127,6 +130,21 @@ pub fn operator_signers(
         .into_iter()
         .map(|k| (dozor_log::keys::key_id(&k.key), k.key))
         .collect()
+}
+
+/// A checkpoint that hands its log to another key (`dozor-rotated-to`, `checkpoint::rotated_to`)
+/// must be the tree ending with the log's own record of that hand-over, as the history the
+/// monitor followed gives it.
+pub fn check_rotation(opened: &OpenedCheckpoint, history: &RegistryHistory) -> Result<(), String> {
+    let size = opened.checkpoint.size;
+    match checkpoint::rotated_to(&opened.text) {
+        Err(e) => Err(format!("its rotation line does not read: {e}")),
+        Ok(None) => Ok(()),
+        Ok(Some(key)) if history.rotations().iter().any(|r| r.size() == size && r.to_key == key) => Ok(()),
+        Ok(Some(key)) => Err(format!(
+            "it hands the log to `{key}`, but the log records no such rotation ending at {size} entries"
+        )),
+    }
 }
 
 /// A verified checkpoint the monitor holds: its tree size and root.

@@ -19,7 +19,8 @@ use crate::bundle_check::{
     check_bundle, first_difference, BundleProblem, Context, Followed, Notice,
 };
 use crate::checkpoint_check::{
-    compare, known_operator_keys, open_checkpoint, Against, Held, OpenedCheckpoint, Trust,
+    check_rotation, compare, known_operator_keys, open_checkpoint, Against, Held, OpenedCheckpoint,
+    Trust,
 };
 use crate::config::CasinoConfig;
 use crate::error::MonitorError;
@@ -510,10 +511,11 @@ fn check_signer(
     opened: &OpenedCheckpoint,
 ) -> Result<(), FollowError> {
     let size = opened.checkpoint.size;
-    if let Err(why) = followed
+    let checked = followed
         .history
         .check_checkpoint_signer(&opened.signer, size)
-    {
+        .and_then(|()| check_rotation(opened, &followed.history));
+    if let Err(why) = checked {
         raise(
             conn,
             casino,

@@ -60,3 +60,19 @@ fn each_wrong_setting_is_named() {
         "[follow] backoff_max_seconds must be at least poll_seconds"
     );
 }
+
+#[test]
+fn a_plan_file_is_added_to_the_built_in_plans_and_one_of_the_same_id_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let builtin = rules::PlanBook::builtin_source("69games-ziva-hra").unwrap();
+    let renamed = builtin.replacen("69games-ziva-hra", "casino-1-special", 1);
+    assert_ne!(renamed, builtin);
+    std::fs::write(dir.path().join("special.toml"), renamed).unwrap();
+    std::fs::write(dir.path().join("same.toml"), builtin).unwrap();
+    let config = MonitorConfig::parse(&casino("plans = [\"special.toml\"]\n"), dir.path()).unwrap();
+    let plans = &config.casinos[0].plans;
+    assert!(plans.get("casino-1-special").is_some() && plans.get("69games-ziva-hra").is_some());
+    let refused =
+        MonitorConfig::parse(&casino("plans = [\"same.toml\"]\n"), dir.path()).unwrap_err();
+    assert!(refused.contains("plan same.toml"), "{refused}");
+}

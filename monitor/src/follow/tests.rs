@@ -315,6 +315,33 @@ fn a_rotation_the_log_records_hands_it_to_a_key_the_configuration_does_not_name(
             rounds: 10
         }
     );
+    // A rotation checkpoint naming a key the log's event does not: an alert, once.
+    let mut other = TestLog::new();
+    other.spins(10);
+    let wrong = dozor_log::checkpoint::NoteSigner::new(
+        "casino.example/ledger-3",
+        ed25519_dalek::SigningKey::from_bytes(&[11; 32]),
+    )
+    .unwrap();
+    let body = dozor_log::checkpoint::Checkpoint {
+        origin: crate::test_log::ORIGIN.into(),
+        size: 12,
+        root: log.root(12),
+    };
+    let text = body.rotation_text(&wrong.verifier());
+    let mut forged = other.operator.sign(&text).unwrap();
+    forged.push_str(&log.witness.cosign(&text, 1_700_000_000));
+    let mut conn2 = database();
+    let mut files2 = log.publish(12);
+    files2.insert("checkpoint".into(), forged.into_bytes());
+    follow_once(&mut conn2, &config, &files2).unwrap();
+    let raised = alerts(&mut conn2, None).unwrap();
+    assert_eq!(raised.len(), 1);
+    assert!(
+        raised[0].message.contains("records no such rotation"),
+        "{}",
+        raised[0].message
+    );
     // Then the new key signs; the monitor knows it from the log, not from its configuration.
     log.spins(5);
     assert_eq!(
