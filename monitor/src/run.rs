@@ -87,11 +87,16 @@ fn follow_casino(config: &MonitorConfig, casino: &CasinoConfig, url: &str, once:
     let mut waiting = HashMap::new();
     let mut failures = 0u32;
     loop {
-        let pass = connect(url).and_then(|mut conn| {
-            let pass = attempt(&mut conn, casino, &source)?;
-            quorum_overdue(&mut conn, config, casino, &pass, &mut waiting)?;
-            Ok(pass)
-        });
+        // A step that panics is a failure of this casino's, retried as any other: the others
+        // go on, and so does this one.
+        let pass = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            connect(url).and_then(|mut conn| {
+                let pass = attempt(&mut conn, casino, &source)?;
+                quorum_overdue(&mut conn, config, casino, &pass, &mut waiting)?;
+                Ok(pass)
+            })
+        }))
+        .unwrap_or_else(|_| Ok(Err("the step failed unexpectedly (a panic)".into())));
         let pass = pass
             .map_err(|e| format!("the monitor's state: {e}"))
             .and_then(|p| p);
