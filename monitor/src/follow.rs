@@ -225,7 +225,7 @@ pub fn follow_once(
                 name,
                 NewAlert {
                     kind: "tiles",
-                    key: format!("tiles:{}:{m}", target.size),
+                    key: format!("tiles:{m}"),
                     message: format!(
                         "the tiles of the checkpoint of size {} are wrong: {m}",
                         target.size
@@ -353,7 +353,7 @@ fn verdicts(
         casino,
         &NewAlert {
             kind: "verdicts_missing",
-            key: format!("verdicts:{path}"),
+            key: format!("verdicts:{}", bundle.index),
             message: format!("{path}: {why}; the rounds are judged without the casino's verdicts"),
             evidence: json!({"path": path, "problem": why}),
         },

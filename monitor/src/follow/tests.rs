@@ -126,6 +126,11 @@ fn a_changed_tile_byte_is_named_in_one_alert_and_nothing_is_followed() {
         let e = follow_once(&mut conn, &config, &files).unwrap_err();
         assert!(e.to_string().contains("tile/0/001"), "{e}");
     }
+    // The casino grows; the same broken tile is still the one alert.
+    log.spins(50);
+    let mut files = log.publish(650);
+    files.get_mut("tile/0/001").unwrap()[100] ^= 1;
+    assert!(follow_once(&mut conn, &config, &files).is_err());
     let raised = alerts(&mut conn, Some("casino-1")).unwrap();
     assert_eq!(raised.len(), 1);
     assert_eq!(raised[0].kind, "tiles");
