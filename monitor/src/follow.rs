@@ -154,38 +154,11 @@ pub fn follow_once(
     if let Some(why) = state.halted {
         return Ok(Step::Halted { why });
     }
-    let note = get(source, "checkpoint", CHECKPOINT_LIMIT)?;
-    let note = String::from_utf8(note)
-        .map_err(|_| FollowError::Log("the checkpoint is not UTF-8".into()))?;
-    let keys = known_operator_keys(&casino.operator_keys, &state.followed.history);
-    let trust = Trust {
-        operator_keys: &keys,
-        witnesses: &casino.witnesses,
-        quorum: casino.quorum,
-    };
-    let opened = match open_checkpoint(&note, trust) {
+    let opened = match fetch_checkpoint(conn, casino, source, &state)? {
         Ok(opened) => opened,
-        Err(problem) if problem.is_waiting() => {
-            let size = Checkpoint::parse(note.split("\n\n").next().unwrap_or_default())
-                .map_or(0, |c| c.size);
-            return Ok(Step::Waiting {
-                size,
-                why: problem.to_string(),
-            });
-        }
-        Err(problem) => {
-            return Err(alarm(
-                conn,
-                name,
-                NewAlert {
-                    kind: "checkpoint",
-                    key: format!("checkpoint:{}", note_digest(&note)),
-                    message: format!("the published checkpoint is refused: {problem}"),
-                    evidence: json!({"note": note, "problem": problem.to_string()}),
-                },
-            ))
-        }
+        Err(waiting) => return Ok(waiting),
     };
+    let note = opened.note.clone();
     let held = state.checkpoint.as_ref().map(|c| c.held);
     let target = match compare(held, &opened.checkpoint) {
         Against::Smaller => return fork(conn, name, &state, &opened, "rollback"),
@@ -251,6 +224,46 @@ pub fn follow_once(
         to: target.size,
         rounds,
     })
+}
+
+/// The casino's checkpoint, opened with the keys and witnesses trusted for it; or the step ends
+/// waiting for its witnesses' cosignatures; or (an alert raised) it is refused.
+fn fetch_checkpoint(
+    conn: &mut PgConnection,
+    casino: &CasinoConfig,
+    source: &dyn TileSource,
+    state: &CasinoState,
+) -> Result<Result<OpenedCheckpoint, Step>, FollowError> {
+    let note = get(source, "checkpoint", CHECKPOINT_LIMIT)?;
+    let note = String::from_utf8(note)
+        .map_err(|_| FollowError::Log("the checkpoint is not UTF-8".into()))?;
+    let keys = known_operator_keys(&casino.operator_keys, &state.followed.history);
+    let trust = Trust {
+        operator_keys: &keys,
+        witnesses: &casino.witnesses,
+        quorum: casino.quorum,
+    };
+    match open_checkpoint(&note, trust) {
+        Ok(opened) => Ok(Ok(opened)),
+        Err(problem) if problem.is_waiting() => {
+            let size = Checkpoint::parse(note.split("\n\n").next().unwrap_or_default())
+                .map_or(0, |c| c.size);
+            Ok(Err(Step::Waiting {
+                size,
+                why: problem.to_string(),
+            }))
+        }
+        Err(problem) => Err(alarm(
+            conn,
+            &casino.name,
+            NewAlert {
+                kind: "checkpoint",
+                key: format!("checkpoint:{}", note_digest(&note)),
+                message: format!("the published checkpoint is refused: {problem}"),
+                evidence: json!({"note": note, "problem": problem.to_string()}),
+            },
+        )),
+    }
 }
 
 /// The prefix of the message a walk whose signed tree does not contain the held one fails with.
