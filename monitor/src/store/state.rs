@@ -110,6 +110,12 @@ pub fn load(
         }),
         _ => None,
     };
+    if checkpoint.as_ref().map_or(0, |c| c.held.size) < size {
+        return Err(MonitorError::corrupt(
+            casino,
+            "entries are followed beyond the checkpoint held",
+        ));
+    }
     Ok(CasinoState {
         followed: Followed {
             size,
