@@ -8,8 +8,8 @@ use chrono::{DateTime, Utc};
 use dozor_log::registry_event::DeliveryStep;
 use prometheus::core::Collector;
 use prometheus::{
-    Encoder as _, Gauge, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts,
-    Registry, TextEncoder,
+    Encoder as _, Gauge, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
+    IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
 /// Seconds: from a cached key check (well under a millisecond) to a month's report.
@@ -348,6 +348,37 @@ impl Metrics {
         let mut out = Vec::new();
         TextEncoder::new().encode(&families, &mut out)?;
         Ok(String::from_utf8(out)?)
+    }
+}
+
+/// The tile publisher's series (`[tiles] publish_dir`), registered when it starts.
+pub struct TileSeries {
+    published: IntGauge,
+    failures: IntCounter,
+}
+
+impl TileSeries {
+    pub fn register(metrics: &Metrics) -> Result<TileSeries, MetricsError> {
+        let published = IntGauge::new(
+            "tiles_published_size",
+            "The size of the checkpoint the tiles folder holds (0 before the first publication)",
+        )?;
+        let failures = IntCounter::new(
+            "tiles_publish_failures_total",
+            "Tile publications that failed since start (each is retried)",
+        )?;
+        Ok(TileSeries {
+            published: registered(&metrics.registry, published)?,
+            failures: registered(&metrics.registry, failures)?,
+        })
+    }
+
+    /// A publication ended with the folder at `size` entries, or failed (`None`).
+    pub fn published(&self, size: Option<u64>) {
+        match size {
+            Some(size) => self.published.set(i64::try_from(size).unwrap_or(i64::MAX)),
+            None => self.failures.inc(),
+        }
     }
 }
 

@@ -68,6 +68,30 @@ fn serve_publishes_the_ledger_as_tiles_and_publish_tiles_refills_a_folder_with_t
             other => Err(format!("published {other:?} of {size}:\n{}", server.log())),
         },
     );
+    // The metrics say how far the folder is published (set just after each publication).
+    let published_size = size_of(&std::fs::read(published.join("checkpoint")).unwrap()).unwrap();
+    let metrics = common::poll_until(
+        std::time::Duration::from_secs(10),
+        std::time::Duration::from_millis(100),
+        || {
+            let (_, metrics) = server
+                .http
+                .try_call("GET", "/metrics", Some(&compliance), None)
+                .unwrap();
+            let gauge = metrics
+                .lines()
+                .find_map(|l| l.strip_prefix("dozor_tiles_published_size "))
+                .and_then(|v| v.parse::<u64>().ok());
+            match gauge {
+                Some(g) if g >= published_size => Ok(metrics),
+                _ => Err(format!("the folder holds {published_size}:\n{metrics}")),
+            }
+        },
+    );
+    assert!(
+        metrics.contains("dozor_tiles_publish_failures_total 0"),
+        "{metrics}"
+    );
     // Shutdown signs a final checkpoint (of the API key's registry event too) and publishes it.
     assert!(server.terminate().success());
     let served = files(&published);

@@ -514,7 +514,14 @@ fn the_publishing_thread_follows_new_checkpoints_until_stopped() {
     grow_to(&mut conn, &key, 40);
     let dir = tempfile::tempdir().unwrap();
     let pool = ledger::storage::pool(&url, 2).unwrap();
-    let publishing = ledger::tile_publish::thread::spawn(pool, dir.path().join("tiles")).unwrap();
+    let reported = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let report = reported.clone();
+    let publishing = ledger::tile_publish::thread::spawn(
+        pool,
+        dir.path().join("tiles"),
+        Box::new(move |size| report.lock().unwrap().push(size)),
+    )
+    .unwrap();
     let size_there = || {
         std::fs::read_to_string(dir.path().join("tiles/checkpoint"))
             .ok()
@@ -530,5 +537,10 @@ fn the_publishing_thread_follows_new_checkpoints_until_stopped() {
     grow_to(&mut conn, &key, 90);
     publishing.stop();
     assert_eq!(size_there(), Some(90));
+    // Each attempt was reported: 40 while it waited, 90 last, no failure.
+    let reported = reported.lock().unwrap().clone();
+    assert!(reported.contains(&Some(40)), "{reported:?}");
+    assert_eq!(reported.last(), Some(&Some(90)));
+    assert!(!reported.contains(&None), "{reported:?}");
     check_folder(&mut conn, &dir.path().join("tiles"), 0);
 }

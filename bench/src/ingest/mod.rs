@@ -256,8 +256,11 @@ impl Served {
         let progress_of_witnesses = state.witnesses.clone();
         let tiles = if shape.tiles {
             let dir = tempfile::tempdir()?;
-            let publisher =
-                ledger::tile_publish::thread::spawn(state.pool.clone(), dir.path().into())?;
+            let publisher = ledger::tile_publish::thread::spawn(
+                state.pool.clone(),
+                dir.path().into(),
+                Box::new(|_| {}),
+            )?;
             Some((dir, publisher))
         } else {
             None

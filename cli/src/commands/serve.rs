@@ -326,7 +326,9 @@ impl Background {
                 ledger::tile_publish::Publisher::new(&dir)
                     .context("configuration: key `tiles.publish_dir`")?;
                 tracing::info!(dir = %dir.display(), "publishing the ledger as tiles");
-                ledger::tile_publish::thread::spawn(state.pool.clone(), dir)
+                let series = api::metrics::TileSeries::register(&state.metrics)?;
+                let report = Box::new(move |size| series.published(size));
+                ledger::tile_publish::thread::spawn(state.pool.clone(), dir, report)
                     .context("starting the tile publisher")
             })
             .transpose()?;

@@ -38,6 +38,17 @@ pub enum Published {
     },
 }
 
+impl Published {
+    /// The size of the checkpoint the folder holds after the publication (0: none).
+    pub fn size(&self) -> u64 {
+        match self {
+            Published::NoCheckpoint => 0,
+            Published::UpToDate { size } | Published::Cosignatures { size } => *size,
+            Published::Grew { to, .. } => *to,
+        }
+    }
+}
+
 /// The text of the `minimum-index` file (and of the API's answer): decimal and a newline.
 pub fn minimum_index_text(minimum_index: u64) -> String {
     format!("{minimum_index}\n")

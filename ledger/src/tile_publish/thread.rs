@@ -33,23 +33,28 @@ impl TilePublishing {
     }
 }
 
-/// Starts publishing the ledger of `pool` to `dir`.
-pub fn spawn(pool: PgPool, dir: PathBuf) -> std::io::Result<TilePublishing> {
+/// What each attempt came to: the size of the checkpoint the folder holds, or `None` when it
+/// failed (for the server's metrics).
+pub type Report = Box<dyn Fn(Option<u64>) + Send>;
+
+/// Starts publishing the ledger of `pool` to `dir`, telling `report` what each attempt came to.
+pub fn spawn(pool: PgPool, dir: PathBuf, report: Report) -> std::io::Result<TilePublishing> {
     let stop = Arc::new(AtomicBool::new(false));
     let stopping = stop.clone();
     let thread = std::thread::Builder::new()
         .name("dozor-tiles".into())
-        .spawn(move || run(&pool, dir, &stopping))?;
+        .spawn(move || run(&pool, dir, &stopping, &report))?;
     Ok(TilePublishing { stop, thread })
 }
 
-fn run(pool: &PgPool, dir: PathBuf, stop: &AtomicBool) {
+fn run(pool: &PgPool, dir: PathBuf, stop: &AtomicBool, report: &Report) {
     let mut publisher = None;
     let mut backoff = POLL;
     loop {
         let stopping = stop.load(Ordering::SeqCst);
         let wait = match attempt(pool, &dir, &mut publisher) {
             Ok(published) => {
+                report(Some(published.size()));
                 if let Published::Grew { from, to, .. } = published {
                     tracing::debug!(from, to, dir = %dir.display(), "tiles published");
                 }
@@ -57,6 +62,7 @@ fn run(pool: &PgPool, dir: PathBuf, stop: &AtomicBool) {
                 POLL
             }
             Err(e) => {
+                report(None);
                 tracing::error!(error = %e, dir = %dir.display(), retry_in = ?backoff, "tile publication failed");
                 let wait = backoff;
                 backoff = (backoff * 2).min(MAX_BACKOFF);
