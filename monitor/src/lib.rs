@@ -16,6 +16,7 @@ pub mod config;
 pub mod error;
 pub mod fetch;
 pub mod follow;
+pub mod metrics;
 pub mod run;
 pub mod store;
 pub mod tally;
