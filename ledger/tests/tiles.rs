@@ -17,7 +17,10 @@ use dozor_log::tiles::{
 use ed25519_dalek::SigningKey;
 use ledger::ingest::submission::Derived;
 use ledger::storage::append::{append_batch, Submission};
-use ledger::storage::tiles::{minimum_index, published_checkpoint, read_tile, read_verdict_lines};
+use ledger::storage::tiles::{
+    minimum_index, published_checkpoint, published_checkpoint_between, read_tile,
+    read_verdict_lines,
+};
 use ledger::storage::{checkpoints, connect, cosignatures, reads, testing};
 use ledger::tile_publish::error::PublishError;
 use ledger::tile_publish::{Published, Publisher};
@@ -130,9 +133,14 @@ fn tree_of(tile: &Tile, size: u64) -> u64 {
 /// is `read_verdict_lines`, one beside each bundle.
 fn check_folder(conn: &mut PgConnection, dir: &Path, minimum: u64) -> u64 {
     let text = std::fs::read_to_string(dir.join("checkpoint")).unwrap();
-    assert_eq!(text, published_checkpoint(conn).unwrap().unwrap().text);
     let checkpoint = Checkpoint::parse(&text).unwrap();
     let size = checkpoint.size;
+    let signed = published_checkpoint_between(conn, size - 1, size).unwrap();
+    assert_eq!(
+        text,
+        signed.unwrap().text,
+        "the signed checkpoint of {size}"
+    );
     let tiles = files(dir, "tile");
     let mut set = TileSet::default();
     for (path, bytes) in &tiles {
@@ -543,4 +551,40 @@ fn the_publishing_thread_follows_new_checkpoints_until_stopped() {
     assert_eq!(reported.last(), Some(&Some(90)));
     assert!(!reported.contains(&None), "{reported:?}");
     check_folder(&mut conn, &dir.path().join("tiles"), 0);
+}
+
+#[test]
+fn a_long_catch_up_goes_by_steps_of_signed_checkpoints() {
+    let (mut conn, key) = ledger();
+    for size in [200, 300, 700, 2_100] {
+        grow_to(&mut conn, &key, size);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut publisher = Publisher::new(dir.path()).unwrap();
+    publisher.set_step(500);
+    // Steps of at most 500 entries where a checkpoint allows: from 0 the largest checkpoint at
+    // most 500 is 300; from 300, 700 (at most 800); from 700 none is at most 1 200, so the next
+    // one, 2 100. Each step leaves a folder whole at its checkpoint.
+    let mut steps = Vec::new();
+    loop {
+        match publisher.publish(&mut conn).unwrap() {
+            Published::Grew {
+                from, to, latest, ..
+            } => {
+                assert_eq!(latest, 2_100);
+                assert_eq!(check_folder(&mut conn, dir.path(), 0), to);
+                steps.push((from, to));
+            }
+            Published::UpToDate { size } => {
+                assert_eq!(size, 2_100);
+                break;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(steps, [(0, 300), (300, 700), (700, 2_100)]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("checkpoint")).unwrap(),
+        published_checkpoint(&mut conn).unwrap().unwrap().text
+    );
 }

@@ -133,29 +133,44 @@ fn run_on(
     }
 }
 
-/// `dozor log publish-tiles`: one publication, what it did on stdout as JSON.
+/// `dozor log publish-tiles`: publications until the folder holds the latest checkpoint (a
+/// long catch-up goes by steps, each on stderr), what they did on stdout as JSON.
 fn publish_tiles(url: &str, dir: &std::path::Path) -> anyhow::Result<ExitCode> {
     use ledger::tile_publish::{Published, Publisher};
     let mut conn = connect(url)?;
-    let published = Publisher::new(dir)?.publish(&mut conn)?;
-    let report = match published {
-        Published::NoCheckpoint => {
-            json!({"published": "nothing", "why": "the ledger has no signed checkpoint yet"})
+    let mut publisher = Publisher::new(dir)?;
+    let (mut start, mut written, mut kept) = (None, 0, 0);
+    let report = loop {
+        match publisher.publish(&mut conn)? {
+            Published::Grew {
+                from,
+                to,
+                latest,
+                written: w,
+                kept: k,
+            } => {
+                start.get_or_insert(from);
+                (written, kept) = (written + w, kept + k);
+                if to < latest {
+                    eprintln!("published {to} of {latest} entries");
+                    continue;
+                }
+                break json!({
+                    "published": "tiles",
+                    "from": start.unwrap_or(from),
+                    "to": to,
+                    "files_written": written,
+                    "files_already_there": kept,
+                });
+            }
+            Published::NoCheckpoint => {
+                break json!({"published": "nothing", "why": "the ledger has no signed checkpoint yet"})
+            }
+            Published::UpToDate { size } => break json!({"published": "up_to_date", "size": size}),
+            Published::Cosignatures { size } => {
+                break json!({"published": "cosignatures", "size": size})
+            }
         }
-        Published::UpToDate { size } => json!({"published": "up_to_date", "size": size}),
-        Published::Cosignatures { size } => json!({"published": "cosignatures", "size": size}),
-        Published::Grew {
-            from,
-            to,
-            written,
-            kept,
-        } => json!({
-            "published": "tiles",
-            "from": from,
-            "to": to,
-            "files_written": written,
-            "files_already_there": kept,
-        }),
     };
     println!("{}", serde_json::to_string_pretty(&report)?);
     Ok(ExitCode::SUCCESS)

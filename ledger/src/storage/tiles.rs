@@ -198,9 +198,41 @@ fn not_all_there(
 pub fn published_checkpoint(
     conn: &mut PgConnection,
 ) -> Result<Option<PublishedCheckpoint>, LedgerError> {
-    let Some(row) = checkpoints::latest(conn)? else {
-        return Ok(None);
-    };
+    match checkpoints::latest(conn)? {
+        Some(row) => Ok(Some(with_cosignatures(conn, row)?)),
+        None => Ok(None),
+    }
+}
+
+/// A step of a long catch-up: the largest signed checkpoint above `from` and at most `to`, or if
+/// there is none the smallest above `to`, with its cosignatures (`None`: none above `from`).
+pub fn published_checkpoint_between(
+    conn: &mut PgConnection,
+    from: u64,
+    to: u64,
+) -> Result<Option<PublishedCheckpoint>, LedgerError> {
+    let (from, to) = (
+        to_i64("checkpoint size", from)?,
+        to_i64("checkpoint size", to)?,
+    );
+    let mut row = checkpoints_table::table
+        .filter(checkpoints_table::size.gt(from))
+        .filter(checkpoints_table::size.le(to))
+        .order(checkpoints_table::size.desc())
+        .select(checkpoints::CheckpointRow::as_select())
+        .first(conn)
+        .optional()?;
+    if row.is_none() {
+        row = checkpoints::covering(conn, (to as u64).saturating_add(1))?;
+    }
+    row.map(|row| with_cosignatures(conn, row)).transpose()
+}
+
+/// The operator's note of `row` with the cosignature lines kept for it, in witness order.
+fn with_cosignatures(
+    conn: &mut PgConnection,
+    row: checkpoints::CheckpointRow,
+) -> Result<PublishedCheckpoint, LedgerError> {
     let lines: Vec<String> = checkpoint_cosignatures::table
         .filter(checkpoint_cosignatures::size.eq(row.size))
         .order(checkpoint_cosignatures::witness.asc())
@@ -219,10 +251,10 @@ pub fn published_checkpoint(
             );
         }
     }
-    Ok(Some(PublishedCheckpoint {
+    Ok(PublishedCheckpoint {
         size: u64::try_from(row.size).unwrap_or(0),
         text,
-    }))
+    })
 }
 
 /// `— <name> <base64>\n`, one line.

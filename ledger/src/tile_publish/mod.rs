@@ -28,10 +28,12 @@ pub enum Published {
     UpToDate { size: u64 },
     /// Only the checkpoint's cosignatures changed: the checkpoint file was replaced.
     Cosignatures { size: u64 },
-    /// The folder grew from `from` to `to` entries.
+    /// The folder grew from `from` to `to` entries (short of the latest checkpoint's `latest`
+    /// when a long catch-up goes by steps).
     Grew {
         from: u64,
         to: u64,
+        latest: u64,
         /// Files written (tiles, bundles, verdicts), and of them those already there.
         written: usize,
         kept: usize,
@@ -54,12 +56,17 @@ pub fn minimum_index_text(minimum_index: u64) -> String {
     format!("{minimum_index}\n")
 }
 
+/// Entries a publication adds to the folder at most, if a signed checkpoint allows: a long
+/// catch-up goes by steps, each visible (its checkpoint written) when it is done.
+pub const STEP: u64 = 65_536;
+
 /// Publishes a ledger to one folder; remembers across publications whether it has swept the
 /// folder of what an earlier run left behind.
 #[derive(Debug)]
 pub struct Publisher {
     folder: Folder,
     swept: bool,
+    step: u64,
     /// Fail after this many tile files (tests of a publication stopped half-way).
     fail_after: Option<usize>,
 }
@@ -70,8 +77,14 @@ impl Publisher {
         Ok(Publisher {
             folder: Folder::open(dir)?,
             swept: false,
+            step: STEP,
             fail_after: None,
         })
+    }
+
+    /// Entries a publication adds at most, if a signed checkpoint allows (default [`STEP`]).
+    pub fn set_step(&mut self, entries: u64) {
+        self.step = entries.max(1);
     }
 
     /// The next publications stop with [`PublishError::Injected`] after `files` tile files,
@@ -98,8 +111,11 @@ impl Publisher {
             if from == latest.size {
                 self.write_checkpoint(&latest)?;
                 Published::Cosignatures { size: from }
+            } else if latest.size - from > self.step {
+                let step = stored::published_checkpoint_between(conn, from, from + self.step)?;
+                self.grow(conn, from, step.as_ref().unwrap_or(&latest), latest.size)?
             } else {
-                self.grow(conn, from, &latest)?
+                self.grow(conn, from, &latest, latest.size)?
             }
         };
         if !self.swept {
@@ -140,15 +156,17 @@ impl Publisher {
         Ok(there.size)
     }
 
-    /// Writes the tiles from `from` to the latest checkpoint's size, then the minimum index,
-    /// then the checkpoint, then removes the partial tiles no longer needed.
+    /// Writes the tiles from `from` to the size of checkpoint `target` (the latest, of size
+    /// `latest`, or a step towards it), then the minimum index, then the checkpoint, then
+    /// removes the partial tiles no longer needed.
     fn grow(
         &mut self,
         conn: &mut PgConnection,
         from: u64,
-        latest: &PublishedCheckpoint,
+        target: &PublishedCheckpoint,
+        latest: u64,
     ) -> Result<Published, PublishError> {
-        let size = latest.size;
+        let size = target.size;
         let minimum = stored::minimum_index(conn)?;
         let tiles = tiles_between(from, size);
         // The checkpoints signed since the last publication: their partial tiles too.
@@ -172,13 +190,14 @@ impl Publisher {
                 .replace(MINIMUM_INDEX, minimum_text.as_bytes())?;
         }
         self.folder.sync()?;
-        self.write_checkpoint(latest)?;
+        self.write_checkpoint(target)?;
         for tile in &tiles {
             self.folder.remove_partials_beside(tile)?;
         }
         Ok(Published::Grew {
             from,
             to: size,
+            latest,
             written,
             kept,
         })

@@ -55,11 +55,21 @@ fn run(pool: &PgPool, dir: PathBuf, stop: &AtomicBool, report: &Report) {
         let wait = match attempt(pool, &dir, &mut publisher) {
             Ok(published) => {
                 report(Some(published.size()));
-                if let Published::Grew { from, to, .. } = published {
-                    tracing::debug!(from, to, dir = %dir.display(), "tiles published");
-                }
                 backoff = POLL;
-                POLL
+                match published {
+                    // A step of a long catch-up: the next one at once.
+                    Published::Grew {
+                        from, to, latest, ..
+                    } if to < latest => {
+                        tracing::info!(from, to, latest, dir = %dir.display(), "tiles published, catching up");
+                        Duration::ZERO
+                    }
+                    Published::Grew { from, to, .. } => {
+                        tracing::debug!(from, to, dir = %dir.display(), "tiles published");
+                        POLL
+                    }
+                    _ => POLL,
+                }
             }
             Err(e) => {
                 report(None);
