@@ -87,6 +87,7 @@ impl Publisher {
         self.step = entries.max(1);
     }
 
+    #[cfg(any(test, feature = "testing"))]
     /// The next publications stop with [`PublishError::Injected`] after `files` tile files,
     /// before the checkpoint: what a crash half-way leaves.
     pub fn fail_after(&mut self, files: Option<usize>) {
