@@ -67,6 +67,8 @@ pub struct OwnFinding {
     pub kind: String,
     pub amount_h: i64,
     pub message: String,
+    /// When the round was played (how long the finding has been open counts from there).
+    pub played_at: DateTime<Utc>,
 }
 
 /// Where the casino's verdict of a round differs from the monitor's.
@@ -373,6 +375,7 @@ impl Gathered {
                         kind,
                         amount_h,
                         message,
+                        played_at: judged.played_at,
                     });
                 }
                 if let Some(casino) = casino {

@@ -37,6 +37,7 @@ struct File {
     follow: FollowFile,
     #[serde(default)]
     casino: Vec<CasinoFile>,
+    alerts: Option<crate::alerts::config::AlertsFile>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -127,6 +128,8 @@ pub struct MonitorConfig {
     /// How long a checkpoint may wait for its witnesses' cosignatures before it is an alert.
     pub quorum_grace: Duration,
     pub casinos: Vec<CasinoConfig>,
+    /// The checks beside following and the webhook (`[alerts]`); none: neither.
+    pub alerts: Option<crate::alerts::config::AlertsConfig>,
 }
 
 /// The most entries one step follows unless configured: 2^28 (268 435 456). A walk holds about
@@ -143,7 +146,7 @@ fn valid_name(name: &str) -> bool {
 }
 
 /// Whether `url`'s host is this machine's loopback (where a token may go over plain HTTP).
-fn loopback(url: &str) -> bool {
+pub(crate) fn loopback(url: &str) -> bool {
     let rest = url.strip_prefix("http://").unwrap_or(url);
     let host = rest.split('/').next().unwrap_or_default();
     let host = host.rsplit_once(':').map_or(host, |(h, port)| {
@@ -208,6 +211,7 @@ impl MonitorConfig {
             timeout: seconds(follow.timeout_seconds, 30, "timeout_seconds")?,
             quorum_grace: seconds(follow.quorum_grace_seconds, 600, "quorum_grace_seconds")?,
             casinos,
+            alerts: file.alerts.map(|a| a.check(base)).transpose()?,
         })
     }
 }

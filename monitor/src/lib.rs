@@ -10,6 +10,7 @@
 //! `verdict_lines`, `tally`); the network (`fetch`) and the state (`store`) are at the edges,
 //! and `follow` joins them for one casino, `run` for all of them.
 
+pub mod alerts;
 pub mod bundle_check;
 pub mod checkpoint_check;
 pub mod config;

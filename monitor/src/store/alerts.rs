@@ -41,7 +41,7 @@ pub fn raise(
         .do_nothing()
         .execute(conn)?;
     if inserted > 0 {
-        tracing::warn!(casino, kind = alert.kind, "{}", alert.message);
+        crate::alerts::log_alert(casino, alert.kind, &alert.key, &alert.message, &alert.evidence);
     }
     Ok(inserted > 0)
 }

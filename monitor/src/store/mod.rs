@@ -1,8 +1,10 @@
 //! The monitor's PostgreSQL state (monitor/migrations): its own database, never a casino's. All
 //! of the monitor's SQL is here.
 
+pub mod alert_reads;
 pub mod alerts;
 pub mod connection;
+pub mod outbox;
 pub mod schema;
 pub mod state;
 pub mod status;

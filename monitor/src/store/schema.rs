@@ -67,6 +67,7 @@ diesel::table! {
         kind -> Text,
         amount_h -> Int8,
         message -> Text,
+        played_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -104,7 +105,20 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    monitor_outbox (alert_id) {
+        alert_id -> Int8,
+        attempts -> Int4,
+        next_attempt_at -> Timestamptz,
+        delivered_at -> Nullable<Timestamptz>,
+        last_error -> Nullable<Text>,
+    }
+}
+
+diesel::joinable!(monitor_outbox -> monitor_alerts (alert_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
+    monitor_outbox,
     monitor_casinos,
     monitor_checkpoints,
     monitor_registry_events,

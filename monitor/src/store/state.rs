@@ -257,6 +257,7 @@ fn insert_evidence(
                 monitor_findings::kind.eq(&finding.kind),
                 monitor_findings::amount_h.eq(finding.amount_h),
                 monitor_findings::message.eq(&finding.message),
+                monitor_findings::played_at.eq(finding.played_at),
             ))
             .execute(conn)?;
     }
