@@ -60,6 +60,10 @@ enum BenchKind {
     /// The server's peak memory (a `dozor serve` of its own) under 120 batch bodies of 15 MiB
     /// at once, then 8 XLSX downloads of 100 000 findings at once, `/healthz` asked throughout.
     Memory(crate::memory::MemoryArgs),
+    /// The regulator's monitor following casinos' tiles (`catch-up`, `casinos`), and the cost
+    /// of publishing them (`ingest`).
+    #[command(subcommand)]
+    Monitor(crate::monitor::MonitorBench),
     /// Inclusion-proof latency on a large tree (synthetic entries generated in SQL, kept between runs).
     Proofs {
         /// Entries in the tree.
@@ -98,5 +102,6 @@ fn run_kind(global: &DatabaseChoice, kind: BenchKind) -> anyhow::Result<ExitCode
         } => crate::verify::verify(global, entries, strict_signatures),
         BenchKind::Ingest(args) => ingest(global, &args),
         BenchKind::Memory(args) => crate::memory::memory(global, &args),
+        BenchKind::Monitor(bench) => crate::monitor::run(global, bench),
     }
 }

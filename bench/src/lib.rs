@@ -14,6 +14,7 @@ mod direct;
 mod ingest;
 mod memory;
 mod mf;
+mod monitor;
 mod outcome;
 mod proofs;
 mod rtp;

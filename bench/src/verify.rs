@@ -29,7 +29,7 @@ use simulator::games::table::table_key;
 use ledger::storage::database::DatabaseChoice as Global;
 
 const DATABASE: &str = "dozor_bench_verify";
-const TABLES: usize = 16;
+pub(crate) const TABLES: usize = 16;
 
 fn table_id(t: usize) -> String {
     format!("BENCH-{t:02}")
@@ -140,7 +140,7 @@ fn signatures(strict: bool) -> SignatureCheck {
 
 /// The database of the benchmark, filled with `rounds` spins (once; kept for later runs) and
 /// open.
-fn filled_database(
+pub(crate) fn filled_database(
     global: &Global,
     operator: &NoteSigner,
     rounds: u64,
@@ -178,7 +178,7 @@ fn filled_database(
 
 /// The inspection export of the filled entries, written anew to `out`: its summary and the
 /// seconds it took.
-fn export(
+pub(crate) fn export(
     conn: &mut PgConnection,
     operator: &NoteSigner,
     filled: u64,
@@ -252,7 +252,7 @@ fn verify_database(
 
 /// `dozor verify` of the export: with every check, and the integrity pass alone
 /// (`--skip-readjudication`), in seconds.
-fn verify_offline(
+pub(crate) fn verify_offline(
     out: &Path,
     operator: &NoteSigner,
     strict: bool,
@@ -397,9 +397,9 @@ fn backend_pid(conn: &mut PgConnection) -> Option<u32> {
 
 /// A timed step: its result, wall time, and the CPU time this process and the PostgreSQL
 /// backend (if any) spent in it.
-struct Measured<T> {
-    value: T,
-    seconds: f64,
+pub(crate) struct Measured<T> {
+    pub value: T,
+    pub seconds: f64,
     cpu: Option<std::time::Duration>,
     backend: Option<u32>,
     backend_cpu: Option<std::time::Duration>,
@@ -432,7 +432,7 @@ impl<T> Measured<T> {
     }
 
     /// `{"dozor": s, "postgresql": s}` (PostgreSQL only where a backend served the step).
-    fn cpu_seconds(&self) -> serde_json::Value {
+    pub fn cpu_seconds(&self) -> serde_json::Value {
         let mut spent = json!({ "dozor": crate::cpu_time::seconds(self.cpu) });
         if self.backend.is_some() {
             spent["postgresql"] = json!(crate::cpu_time::seconds(self.backend_cpu));
