@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod casinos;
 pub mod debian;
 pub mod direct;
 pub mod examples;

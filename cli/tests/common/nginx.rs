@@ -120,20 +120,8 @@ http {{
 }}
 "#
         );
-        let conf = dir.path().join("nginx.conf");
-        std::fs::write(&conf, config).unwrap();
-        let child = Command::new(nginx_binary())
-            .arg("-p")
-            .arg(dir.path())
-            .arg("-e")
-            .arg(dir.path().join("error.log"))
-            .arg("-c")
-            .arg(&conf)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(dir.path().join("stderr.log")).unwrap())
-            .spawn()
-            .unwrap();
+        std::fs::write(dir.path().join("nginx.conf"), config).unwrap();
+        let child = spawn(dir.path());
         let first = logs
             .first()
             .map_or("", |(_, prefix)| prefix.trim_matches('/'));
@@ -154,6 +142,18 @@ http {{
             self.port,
             prefix.trim_matches('/')
         )
+    }
+
+    /// Stops it: nothing answers on its port until [`Nginx::start`].
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts it again, with the same configuration on the same port.
+    pub fn start(&mut self) {
+        self.child = spawn(self.dir.path());
+        self.wait_until_listening();
     }
 
     fn wait_until_listening(&mut self) {
@@ -181,6 +181,22 @@ http {{
     pub fn access_log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("access.log")).unwrap_or_default()
     }
+}
+
+/// nginx in the foreground on the configuration `dir/nginx.conf`.
+fn spawn(dir: &Path) -> Child {
+    Command::new(nginx_binary())
+        .arg("-p")
+        .arg(dir)
+        .arg("-e")
+        .arg(dir.join("error.log"))
+        .arg("-c")
+        .arg(dir.join("nginx.conf"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("stderr.log")).unwrap())
+        .spawn()
+        .unwrap()
 }
 
 impl Drop for Nginx {
