@@ -5,7 +5,10 @@
 //! in the outbox in the same transaction.
 
 pub mod checks;
+#[cfg(test)]
+mod db_tests;
 pub mod config;
+pub mod periodic;
 pub mod rtp;
 pub mod summary;
 pub mod webhook;

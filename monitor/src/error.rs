@@ -16,6 +16,8 @@ pub enum MonitorError {
     /// A stored value the monitor never writes: its database was changed by hand.
     #[error("the monitor's state of casino `{casino}` is corrupt: {what}")]
     Corrupt { casino: String, what: String },
+    #[error("the monitor's metrics: {0}")]
+    Metrics(String),
     #[error("casino `{casino}`: {message}")]
     Casino { casino: String, message: String },
 }

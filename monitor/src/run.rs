@@ -135,7 +135,19 @@ pub fn run(
         state::ensure(&mut conn, &casino.name)?;
     }
     drop(conn);
-    Ok(std::thread::scope(|scope| {
+    let webhook = crate::alerts::periodic::webhook(config)?;
+    let webhook = webhook.as_ref();
+    let passes = std::thread::scope(|scope| {
+        if !once && config.alerts.is_some() {
+            let checks = std::thread::Builder::new()
+                .name("monitor alerts".into())
+                .spawn_scoped(scope, move || {
+                    crate::alerts::periodic::keep_checking(url, config, webhook)
+                });
+            if let Err(e) = checks {
+                tracing::error!("the alerts' thread could not start: {e}");
+            }
+        }
         let threads: Vec<_> = config
             .casinos
             .iter()
@@ -158,7 +170,11 @@ pub fn run(
                 (name, pass)
             })
             .collect()
-    }))
+    });
+    if once && config.alerts.is_some() {
+        crate::alerts::periodic::pass(url, config, webhook, Utc::now())?;
+    }
+    Ok(passes)
 }
 
 #[cfg(test)]
