@@ -37,6 +37,7 @@ struct File {
     follow: FollowFile,
     #[serde(default)]
     casino: Vec<CasinoFile>,
+    http: Option<crate::http_config::HttpFile>,
     alerts: Option<crate::alerts::config::AlertsFile>,
 }
 
@@ -128,6 +129,8 @@ pub struct MonitorConfig {
     /// How long a checkpoint may wait for its witnesses' cosignatures before it is an alert.
     pub quorum_grace: Duration,
     pub casinos: Vec<CasinoConfig>,
+    /// The listener of the regulator's view (`[http]`); none: no listener.
+    pub http: Option<crate::http_config::HttpConfig>,
     /// The checks beside following and the webhook (`[alerts]`); none: neither.
     pub alerts: Option<crate::alerts::config::AlertsConfig>,
 }
@@ -211,6 +214,7 @@ impl MonitorConfig {
             timeout: seconds(follow.timeout_seconds, 30, "timeout_seconds")?,
             quorum_grace: seconds(follow.quorum_grace_seconds, 600, "quorum_grace_seconds")?,
             casinos,
+            http: file.http.map(crate::http_config::HttpFile::check).transpose()?,
             alerts: file.alerts.map(|a| a.check(base)).transpose()?,
         })
     }

@@ -77,7 +77,7 @@ fn get(source: &dyn TileSource, path: &str, limit: u64) -> Result<Vec<u8>, Follo
 /// and publishes that tree's tiles), the prefix of the tile of the same index in the tree its
 /// current checkpoint names, full or wider. That checkpoint needs no trust: the bytes are checked
 /// against the tree being followed. `verdicts` for the casino's verdict lines of a bundle.
-fn get_tile(
+pub(crate) fn get_tile(
     source: &dyn TileSource,
     tile: &Tile,
     verdicts: bool,
@@ -154,12 +154,22 @@ pub fn follow_once(
     if let Some(why) = state.halted {
         return Ok(Step::Halted { why });
     }
+    let held = state.checkpoint.as_ref().map(|c| c.held);
     let opened = match fetch_checkpoint(conn, casino, source, &state)? {
         Ok(opened) => opened,
-        Err(waiting) => return Ok(waiting),
+        // A smaller tree, or another root of the held size, signed by the operator is the
+        // operator's own evidence of a rollback or fork: the witnesses that refuse to cosign it
+        // add nothing to it, and waiting for them would hide it.
+        Err((waiting, Some(signed))) => {
+            return match compare(held, &signed.checkpoint) {
+                Against::Smaller => fork(conn, name, &state, &signed, "rollback"),
+                Against::Forked => fork(conn, name, &state, &signed, "fork"),
+                Against::Same | Against::Larger => Ok(waiting),
+            }
+        }
+        Err((waiting, None)) => return Ok(waiting),
     };
     let note = opened.note.clone();
-    let held = state.checkpoint.as_ref().map(|c| c.held);
     let target = match compare(held, &opened.checkpoint) {
         Against::Smaller => return fork(conn, name, &state, &opened, "rollback"),
         Against::Forked => return fork(conn, name, &state, &opened, "fork"),
@@ -227,13 +237,14 @@ pub fn follow_once(
 }
 
 /// The casino's checkpoint, opened with the keys and witnesses trusted for it; or the step ends
-/// waiting for its witnesses' cosignatures; or (an alert raised) it is refused.
+/// waiting for its witnesses' cosignatures (with the checkpoint as the operator signed it, when
+/// that signature verifies); or (an alert raised) it is refused.
 fn fetch_checkpoint(
     conn: &mut PgConnection,
     casino: &CasinoConfig,
     source: &dyn TileSource,
     state: &CasinoState,
-) -> Result<Result<OpenedCheckpoint, Step>, FollowError> {
+) -> Result<Result<OpenedCheckpoint, (Step, Option<OpenedCheckpoint>)>, FollowError> {
     let note = get(source, "checkpoint", CHECKPOINT_LIMIT)?;
     let note = String::from_utf8(note)
         .map_err(|_| FollowError::Log("the checkpoint is not UTF-8".into()))?;
@@ -248,10 +259,12 @@ fn fetch_checkpoint(
         Err(problem) if problem.is_waiting() => {
             let size = Checkpoint::parse(note.split("\n\n").next().unwrap_or_default())
                 .map_or(0, |c| c.size);
-            Ok(Err(Step::Waiting {
+            let signed = open_checkpoint(&note, Trust { quorum: 0, ..trust }).ok();
+            let waiting = Step::Waiting {
                 size,
                 why: problem.to_string(),
-            }))
+            };
+            Ok(Err((waiting, signed)))
         }
         Err(problem) => Err(alarm(
             conn,

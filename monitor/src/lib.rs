@@ -17,6 +17,8 @@ pub mod config;
 pub mod error;
 pub mod fetch;
 pub mod follow;
+pub mod http;
+pub mod http_config;
 pub mod metrics;
 pub mod run;
 pub mod store;
@@ -24,6 +26,7 @@ pub mod tally;
 pub mod tile_math;
 pub mod tree_check;
 pub mod verdict_lines;
+pub mod view;
 
 #[cfg(test)]
 mod test_log;

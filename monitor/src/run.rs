@@ -195,6 +195,7 @@ mod tests {
             timeout: Duration::from_secs(1),
             quorum_grace: Duration::from_millis(50),
             casinos: Vec::new(),
+            http: None,
             alerts: None,
         };
         let waiting_pass: Pass = Ok(Step::Waiting {

@@ -1,0 +1,295 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The view on a real PostgreSQL with a small real log followed: the figures against the
+//! monitor's state worked by hand, a round proven from the published tiles, the page rendered
+//! in headless Chromium with the network off, the CSV read by Python's csv module, and the
+//! listener's tokens (401 without one, 403 with another).
+
+use std::process::Command;
+
+use actix_web::test as web_test;
+
+use super::*;
+use crate::follow::follow_once;
+use crate::http_config::HttpConfig;
+use crate::store::test_db::empty_database;
+use crate::test_log::TestLog;
+
+const TOKEN: &str = "regulator-secret-token";
+
+/// A database with casino-1 followed to 300 entries: entry 0 registers R1, 299 spins, one in ten
+/// (k = 3, 13, …, 293: 30) overpaid by 10 000 h.
+fn followed() -> (TestLog, MonitorConfig, String) {
+    let url = empty_database();
+    let mut conn = connect(&url).unwrap();
+    crate::store::connection::migrate(&mut conn).unwrap();
+    let mut log = TestLog::new();
+    log.spins(299);
+    let casino = crate::follow::tests::casino(&log);
+    follow_once(&mut conn, &casino, &log.publish(300)).unwrap();
+    // As `run` records each pass.
+    crate::store::state::record_attempt(&mut conn, &casino.name, None, Utc::now()).unwrap();
+    let config = MonitorConfig {
+        database_url: Some(url.clone()),
+        data_dir: std::path::PathBuf::new(),
+        poll: std::time::Duration::from_secs(1),
+        backoff_max: std::time::Duration::from_secs(1),
+        timeout: std::time::Duration::from_secs(5),
+        quorum_grace: std::time::Duration::from_secs(1),
+        casinos: vec![casino],
+        http: Some(HttpConfig {
+            listen: "0.0.0.0:9464".parse().unwrap(),
+            token_sha256: vec![sha2::Sha256::digest(TOKEN.as_bytes()).into()],
+        }),
+        alerts: None,
+    };
+    (log, config, url)
+}
+
+fn november() -> Month {
+    Month::parse("2026-11").unwrap()
+}
+
+#[test]
+fn the_figures_are_the_monitor_s_state_of_the_month() {
+    let (_log, config, url) = followed();
+    let mut conn = connect(&url).unwrap();
+    let view = overview::overview(&mut conn, &config, november(), Utc::now()).unwrap();
+    let c = &view.casinos[0];
+    assert_eq!((c.casino.as_str(), c.state), ("casino-1", "following"));
+    assert_eq!((c.entries_followed, c.checkpoint_size), (300, Some(300)));
+    assert!(c.witnesses.quorum_met);
+    assert_eq!(c.witnesses.cosigners.len(), 1);
+    let g = &c.games[0];
+    assert_eq!(g.game, "roulette");
+    // 299 spins of 10 000 h: 2 990 000 h staked. Paid: 30 overpaid spins × 370 000 h and 8 won
+    // straight-ups (k ≡ 17 mod 37: 17, 54, 91, 128, 165, 202, 239, 276) × 360 000 h
+    // = 11 100 000 + 2 880 000 = 13 980 000 h.
+    assert_eq!(
+        (g.rounds, g.stakes_h, g.paid_h),
+        (299, 2_990_000, 13_980_000)
+    );
+    // Due by the plan: the 8 wins and the 30 overpaid spins' 360 000 h = 38 × 360 000.
+    assert_eq!(g.expected_paid_h, 13_680_000);
+    assert_eq!((g.findings, g.findings_amount_h), (30, 300_000));
+    assert_eq!((g.findings_open, g.findings_resolved), (30, 0));
+    assert_eq!(g.actual_rtp_pct, Some(467.5585));
+    assert!(g.flagged, "paid far above theory: {:?}", g.deviation_sd);
+    assert!(c.mismatched_rounds.is_empty());
+    // Another month has no rounds, the findings' states stay (they are the whole log's).
+    let october = overview::overview(
+        &mut conn,
+        &config,
+        Month::parse("2026-10").unwrap(),
+        Utc::now(),
+    )
+    .unwrap();
+    assert_eq!(october.casinos[0].games[0].rounds, 0);
+}
+
+/// Headless Chromium's DOM of `html`, the network off, and a screenshot into `png`.
+fn chromium(html: &str, png: &std::path::Path) -> Option<String> {
+    let browser = std::path::Path::new("/usr/bin/chromium");
+    if !browser.exists() {
+        eprintln!("no /usr/bin/chromium: the page is not rendered");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, html).unwrap();
+    let run = |extra: &str| {
+        let profile = tempfile::tempdir().unwrap();
+        let out = Command::new(browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--hide-scrollbars",
+                "--host-resolver-rules=MAP * ~NOTFOUND",
+                "--proxy-server=http://127.0.0.1:9",
+                "--window-size=1200,1400",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg(extra)
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let dom = run("--dump-dom");
+    run(&format!("--screenshot={}", png.display()));
+    assert!(std::fs::metadata(png).unwrap().len() > 10_000);
+    Some(dom)
+}
+
+fn self_contained(html: &str) {
+    for attribute in [
+        "src=\"http",
+        "href=\"http",
+        "src='http",
+        "href='http",
+        "url(http",
+        "@import",
+    ] {
+        assert!(!html.contains(attribute), "{attribute} in the page");
+    }
+    assert!(!html.contains("<script"));
+}
+
+#[test]
+fn the_pages_render_in_czech_self_contained_and_the_round_is_proven_from_the_tiles() {
+    let (log, config, url) = followed();
+    let mut conn = connect(&url).unwrap();
+    let view = overview::overview(&mut conn, &config, november(), Utc::now()).unwrap();
+    let page = html::overview_page(&view, november());
+    self_contained(&page);
+    for words in [
+        "Dozor nad kasiny — listopad 2026",
+        "sleduje se",
+        "skutečné RTP",
+        "Ruleta",
+    ] {
+        assert!(page.contains(words), "{words}");
+    }
+    // 2 990 000 h = 29 900,00 Kč.
+    assert!(page.contains("29 900,00 Kč"));
+    let shots = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/monitor-view");
+    std::fs::create_dir_all(&shots).unwrap();
+    if let Some(dom) = chromium(&page, &shots.join("monitor-casinos.png")) {
+        assert!(dom.contains("sleduje se") && dom.contains("casino-1"));
+    }
+
+    // Entry 4 is spin k = 3: overpaid by 10 000 h on bet b1.
+    let files = log.publish(300);
+    let round = crate::view::round::round_view(&mut conn, &config.casinos[0], &files, 4).unwrap();
+    assert!(round.proof.verified);
+    assert_eq!(round.proof.checkpoint_size, 300);
+    assert_eq!(round.proof.leaf_hash, hex::encode(log.leaves[4]));
+    assert_eq!(round.proof.checkpoint_root, hex::encode(log.root(300)));
+    // A tree of 300: the path from leaf 4 has ⌈log2 300⌉ = 9 hashes.
+    assert_eq!(round.proof.path.len(), 9);
+    assert_eq!(round.findings.len(), 1);
+    assert_eq!(
+        (round.findings[0].kind.as_str(), round.findings[0].amount_h),
+        ("overpaid", 10_000)
+    );
+    assert_eq!(round.findings[0].bet_ids, vec!["b1".to_owned()]);
+    assert!(round.casino_verdict.is_some() && round.mismatches.is_empty());
+    let page = html::round_page(&round);
+    self_contained(&page);
+    assert!(page.contains("Záznam č. 4 je v kontrolním bodě velikosti 300 s kořenem"));
+    assert!(page.contains("ověřeno") && page.contains("přeplaceno"));
+    assert!(page.contains("<tr class=\"flag\"><td>b1</td>"));
+    if let Some(dom) = chromium(&page, &shots.join("monitor-round.png")) {
+        assert!(dom.contains("Důkaz z dlaždic kasina"));
+    }
+    // A changed hash tile: the proof does not verify against the held root.
+    let mut broken = files.clone();
+    broken.get_mut("tile/0/001.p/44").unwrap()[0] ^= 1;
+    let changed =
+        crate::view::round::round_view(&mut conn, &config.casinos[0], &broken, 4).unwrap();
+    assert!(!changed.proof.verified);
+    assert!(html::round_page(&changed).contains("DŮKAZ ZAHRNUTÍ NESEDÍ"));
+    // Beyond what was followed.
+    assert!(matches!(
+        crate::view::round::round_view(&mut conn, &config.casinos[0], &files, 300),
+        Err(crate::view::round::RoundError::NotFound(_))
+    ));
+}
+
+#[test]
+fn the_csv_reads_in_python_with_czech_headings_and_decimal_commas() {
+    let (_log, config, url) = followed();
+    let mut conn = connect(&url).unwrap();
+    let view = overview::overview(&mut conn, &config, november(), Utc::now()).unwrap();
+    let text = csv::overview_csv(&view);
+    assert!(text.starts_with('\u{feff}'));
+    let script = "import csv,sys,json\nrows=list(csv.reader(open(sys.argv[1],encoding='utf-8-sig',newline=''),delimiter=';'))\nprint(json.dumps(rows))";
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("view.csv");
+    std::fs::write(&file, &text).unwrap();
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<Vec<String>> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows[0][0], "Kasino");
+    assert_eq!(rows[0][7], "Vsazeno (Kč)");
+    assert_eq!(rows.len(), 2);
+    let row = &rows[1];
+    assert_eq!(
+        (row[0].as_str(), row[1].as_str(), row[5].as_str()),
+        ("casino-1", "sleduje se", "Ruleta")
+    );
+    // 2 990 000 h and 13 980 000 h in koruny.
+    assert_eq!(
+        (row[7].as_str(), row[8].as_str()),
+        ("29900,00", "139800,00")
+    );
+    assert_eq!(row[10], "467,56");
+}
+
+#[actix_web::test]
+async fn every_route_needs_an_allowed_token() {
+    let (_log, config, url) = followed();
+    let state = web::Data::new(ViewState {
+        config,
+        database_url: url,
+    });
+    let app = web_test::init_service(
+        App::new()
+            .app_data(state.clone())
+            .route("/", web::get().to(overview_page))
+            .route("/view.json", web::get().to(overview_json))
+            .route("/view.csv", web::get().to(overview_csv))
+            .route("/casino/{name}/round/{index}", web::get().to(round)),
+    )
+    .await;
+    for path in [
+        "/",
+        "/view.json?month=2026-11",
+        "/view.csv",
+        "/casino/casino-1/round/4",
+    ] {
+        let none =
+            web_test::call_service(&app, web_test::TestRequest::get().uri(path).to_request()).await;
+        assert_eq!(none.status(), StatusCode::UNAUTHORIZED, "{path}");
+        let other = web_test::TestRequest::get()
+            .uri(path)
+            .insert_header((header::AUTHORIZATION, "Bearer not-the-token"))
+            .to_request();
+        let other = web_test::call_service(&app, other).await;
+        assert_eq!(other.status(), StatusCode::FORBIDDEN, "{path}");
+        let body: serde_json::Value = web_test::read_body_json(other).await;
+        assert_eq!(body["code"], "forbidden");
+    }
+    let allowed = web_test::TestRequest::get()
+        .uri("/view.json?month=2026-11")
+        .insert_header((header::AUTHORIZATION, format!("Bearer {TOKEN}")))
+        .to_request();
+    let answer = web_test::call_service(&app, allowed).await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    let body: serde_json::Value = web_test::read_body_json(answer).await;
+    assert_eq!(body["casinos"][0]["games"][0]["rounds"], 299);
+    let bad = web_test::TestRequest::get()
+        .uri("/view.json?month=2026-13")
+        .insert_header((header::AUTHORIZATION, format!("Bearer {TOKEN}")))
+        .to_request();
+    assert_eq!(
+        web_test::call_service(&app, bad).await.status(),
+        StatusCode::BAD_REQUEST
+    );
+}

@@ -1,0 +1,319 @@
+//! Every casino as the monitor holds it, for one month of gaming days: its state, the entries
+//! followed, the checkpoint held and its witnesses, the alerts; per game the month's rounds,
+//! money, RTP against theory with z, and the findings with where the casino's resolutions
+//! (recorded in its own log) left them; the rounds whose verdict differs from the casino's.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use serde::Serialize;
+
+use dozor_log::access::FindingState;
+
+use super::figures::{rounded, Month};
+use crate::alerts::rtp::MonthFigures;
+use crate::checkpoint_check::{open_checkpoint, Trust};
+use crate::config::{CasinoConfig, MonitorConfig};
+use crate::error::MonitorError;
+use crate::store::schema::{monitor_alerts, monitor_findings, monitor_mismatches};
+use crate::store::state;
+use crate::store::status::{self, CasinoStatus, TallyRow};
+
+/// The whole view.
+#[derive(Debug, Clone, Serialize)]
+pub struct Overview {
+    /// `2026-11`.
+    pub month: String,
+    pub generated_at: DateTime<Utc>,
+    pub casinos: Vec<CasinoView>,
+}
+
+/// One casino.
+#[derive(Debug, Clone, Serialize)]
+pub struct CasinoView {
+    pub casino: String,
+    /// `following`, `failing`, `halted`, `waiting_for_witnesses`, `not_followed_yet`.
+    pub state: &'static str,
+    /// Why it fails, halted or waits.
+    pub state_detail: Option<String>,
+    pub entries_followed: i64,
+    pub checkpoint_size: Option<i64>,
+    pub checkpoint_root: Option<String>,
+    pub checkpoint_verified_at: Option<DateTime<Utc>>,
+    pub checkpoint_age_seconds: Option<i64>,
+    pub witnesses: WitnessView,
+    pub alerts_open: i64,
+    pub games: Vec<GameView>,
+    /// Rounds (ledger indexes) whose verdict differs from the casino's, all the log.
+    pub mismatched_rounds: Vec<i64>,
+}
+
+/// The witnesses of the checkpoint held.
+#[derive(Debug, Clone, Serialize)]
+pub struct WitnessView {
+    pub configured: usize,
+    pub quorum: usize,
+    /// The witnesses whose cosignatures on the checkpoint held verify.
+    pub cosigners: Vec<String>,
+    pub quorum_met: bool,
+}
+
+/// One game of a casino: the month's figures and the findings' states.
+#[derive(Debug, Clone, Serialize)]
+pub struct GameView {
+    pub game: String,
+    pub game_name: String,
+    pub rounds: i64,
+    pub unjudged_rounds: i64,
+    pub void_rounds: i64,
+    pub stakes_h: i64,
+    pub paid_h: i64,
+    pub expected_paid_h: i64,
+    pub rtp_stakes_h: i64,
+    pub actual_rtp_pct: Option<f64>,
+    pub theoretical_rtp_pct: Option<f64>,
+    /// (paid − expected payout) / standard deviation.
+    pub deviation_sd: Option<f64>,
+    pub flagged: bool,
+    /// The monitor's own findings in the month's rounds, and their amounts.
+    pub findings: i64,
+    pub findings_amount_h: i64,
+    /// Of the monitor's findings in the whole log (of the game's tables): those the casino's
+    /// log records as confirmed or dismissed, and the others.
+    pub findings_resolved: i64,
+    pub findings_open: i64,
+}
+
+#[derive(Default)]
+struct Sums {
+    rounds: i64,
+    unjudged_rounds: i64,
+    void_rounds: i64,
+    stakes_h: i64,
+    paid_h: i64,
+    expected_paid_h: i64,
+    rtp_stakes_h: i64,
+    expected_payout_mh: i64,
+    variance_h2: f64,
+    findings: i64,
+    findings_amount_h: i64,
+}
+
+impl Sums {
+    fn add(&mut self, t: &TallyRow) -> Option<()> {
+        self.rounds = self.rounds.checked_add(t.rounds)?;
+        self.unjudged_rounds = self.unjudged_rounds.checked_add(t.unjudged_rounds)?;
+        self.void_rounds = self.void_rounds.checked_add(t.void_rounds)?;
+        self.stakes_h = self.stakes_h.checked_add(t.stakes_h)?;
+        self.paid_h = self.paid_h.checked_add(t.paid_h)?;
+        self.expected_paid_h = self.expected_paid_h.checked_add(t.expected_paid_h)?;
+        self.rtp_stakes_h = self.rtp_stakes_h.checked_add(t.rtp_stakes_h)?;
+        self.expected_payout_mh = self.expected_payout_mh.checked_add(t.expected_payout_mh)?;
+        self.variance_h2 += t.payout_variance_h2;
+        self.findings = self.findings.checked_add(t.findings)?;
+        self.findings_amount_h = self.findings_amount_h.checked_add(t.findings_amount_h)?;
+        Some(())
+    }
+}
+
+/// The state in a word, and why.
+fn state_of(status: &CasinoStatus, waiting: Option<String>) -> (&'static str, Option<String>) {
+    match (&status.halted, &status.last_error) {
+        (Some(why), _) => ("halted", Some(why.clone())),
+        (None, Some(error)) => ("failing", Some(format!("{}× {error}", status.failures))),
+        _ if waiting.is_some() => ("waiting_for_witnesses", waiting),
+        (None, None) if status.last_success_at.is_some() => ("following", None),
+        _ => ("not_followed_yet", None),
+    }
+}
+
+/// The witnesses' cosignatures on the held note that verify.
+fn witnesses(
+    casino: &CasinoConfig,
+    note: Option<&str>,
+    keys: &[dozor_log::checkpoint::NoteVerifier],
+) -> WitnessView {
+    let cosigners = note
+        .and_then(|note| {
+            open_checkpoint(
+                note,
+                Trust {
+                    operator_keys: keys,
+                    witnesses: &casino.witnesses,
+                    quorum: 0,
+                },
+            )
+            .ok()
+        })
+        .map(|opened| opened.cosigned_by)
+        .unwrap_or_default();
+    WitnessView {
+        configured: casino.witnesses.len(),
+        quorum: casino.quorum,
+        quorum_met: cosigners.len() >= casino.quorum,
+        cosigners,
+    }
+}
+
+/// Builds the view of `month` from the monitor's state.
+pub fn overview(
+    conn: &mut PgConnection,
+    config: &MonitorConfig,
+    month: Month,
+    now: DateTime<Utc>,
+) -> Result<Overview, MonitorError> {
+    for casino in &config.casinos {
+        state::ensure(conn, &casino.name)?;
+    }
+    let statuses = status::status(conn)?;
+    let tallies = status::tallies(conn)?;
+    let mut casinos = Vec::new();
+    for casino in &config.casinos {
+        let Some(row) = statuses.iter().find(|s| s.casino == casino.name) else {
+            continue;
+        };
+        casinos.push(casino_view(conn, casino, row, &tallies, month, now)?);
+    }
+    Ok(Overview {
+        month: month.to_string(),
+        generated_at: now,
+        casinos,
+    })
+}
+
+fn casino_view(
+    conn: &mut PgConnection,
+    casino: &CasinoConfig,
+    row: &CasinoStatus,
+    tallies: &[TallyRow],
+    month: Month,
+    now: DateTime<Utc>,
+) -> Result<CasinoView, MonitorError> {
+    let name = casino.name.as_str();
+    let held = state::load(conn, name, &casino.operator_keys)?;
+    let history = &held.followed.history;
+    let keys = crate::checkpoint_check::known_operator_keys(&casino.operator_keys, history);
+    let note = held.checkpoint.as_ref().map(|c| c.note.as_str());
+    let alert_keys: Vec<String> = monitor_alerts::table
+        .filter(monitor_alerts::casino.eq(name))
+        .select(monitor_alerts::key)
+        .load(conn)?;
+    let held_size = row.checkpoint_size.unwrap_or(0);
+    // A checkpoint larger than the one held waiting for its witnesses past the grace.
+    let waiting = alert_keys
+        .iter()
+        .filter_map(|k| k.strip_prefix("quorum:")?.parse::<i64>().ok())
+        .filter(|size| *size > held_size)
+        .max()
+        .map(|size| format!("kontrolní bod velikosti {size} čeká na kosignace svědků"));
+    let (state, state_detail) = state_of(row, waiting);
+    let mut games: BTreeMap<String, Sums> = BTreeMap::new();
+    for t in tallies
+        .iter()
+        .filter(|t| t.casino == name && month.contains(t.gaming_day))
+    {
+        games
+            .entry(t.game.clone())
+            .or_default()
+            .add(t)
+            .ok_or_else(|| MonitorError::corrupt(name, "the month's sums overflow"))?;
+    }
+    // The monitor's findings per table, and the casino's resolutions of them.
+    let per_table: Vec<(String, i64)> = monitor_findings::table
+        .filter(monitor_findings::casino.eq(name))
+        .group_by(monitor_findings::table_id)
+        .select((monitor_findings::table_id, diesel::dsl::count_star()))
+        .load(conn)?;
+    let resolved: Vec<_> = history
+        .resolutions()
+        .resolved_findings()
+        .filter(|r| {
+            matches!(
+                history.resolutions().state_of((r.round_index, r.finding)),
+                FindingState::Confirmed | FindingState::Dismissed
+            )
+        })
+        .map(|r| (r.table_id.clone(), r.round_index, r.finding))
+        .collect();
+    let indexes: Vec<i64> = resolved
+        .iter()
+        .map(|(_, i, _)| i64::try_from(*i).unwrap_or(i64::MAX))
+        .collect();
+    let kept: Vec<(i64, i32)> = monitor_findings::table
+        .filter(monitor_findings::casino.eq(name))
+        .filter(monitor_findings::ledger_index.eq_any(&indexes))
+        .select((monitor_findings::ledger_index, monitor_findings::position))
+        .load(conn)?;
+    let game_of = |table: &str| history.table(table).map(|t| t.game.clone());
+    let mut states: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+    for (table, n) in &per_table {
+        if let Some(game) = game_of(table) {
+            states.entry(game).or_default().0 += n;
+        }
+    }
+    for (table, index, finding) in &resolved {
+        let ours = kept
+            .iter()
+            .any(|(i, p)| *i as u64 == *index && *p as i64 == i64::from(*finding));
+        if let (true, Some(game)) = (ours, game_of(table)) {
+            states.entry(game).or_default().1 += 1;
+        }
+    }
+    for game in states.keys() {
+        games.entry(game.clone()).or_default();
+    }
+    let games = games
+        .into_iter()
+        .map(|(game, s)| {
+            let (all, resolved) = states.get(&game).copied().unwrap_or_default();
+            let deviation = MonthFigures {
+                rounds: s.rounds,
+                rtp_stakes_h: s.rtp_stakes_h,
+                paid_h: s.paid_h,
+                expected_payout_mh: s.expected_payout_mh,
+                payout_variance_h2: s.variance_h2,
+            }
+            .deviation();
+            GameView {
+                game_name: casino.plans.game_name(&game).to_owned(),
+                rounds: s.rounds,
+                unjudged_rounds: s.unjudged_rounds,
+                void_rounds: s.void_rounds,
+                stakes_h: s.stakes_h,
+                paid_h: s.paid_h,
+                expected_paid_h: s.expected_paid_h,
+                rtp_stakes_h: s.rtp_stakes_h,
+                actual_rtp_pct: deviation.map(|d| rounded(d.actual_rtp_pct, 4)),
+                theoretical_rtp_pct: deviation.map(|d| rounded(d.theoretical_rtp_pct, 4)),
+                deviation_sd: deviation.map(|d| rounded(d.z, 2)),
+                flagged: deviation.is_some_and(|d| d.flagged()),
+                findings: s.findings,
+                findings_amount_h: s.findings_amount_h,
+                findings_resolved: resolved,
+                findings_open: all - resolved,
+                game,
+            }
+        })
+        .collect();
+    let mismatched_rounds: Vec<i64> = monitor_mismatches::table
+        .filter(monitor_mismatches::casino.eq(name))
+        .select(monitor_mismatches::ledger_index)
+        .distinct()
+        .order(monitor_mismatches::ledger_index.asc())
+        .load(conn)?;
+    Ok(CasinoView {
+        casino: name.to_owned(),
+        state,
+        state_detail,
+        entries_followed: row.size,
+        checkpoint_size: row.checkpoint_size,
+        checkpoint_root: held.checkpoint.as_ref().map(|c| hex::encode(c.held.root)),
+        checkpoint_verified_at: row.checkpoint_at,
+        checkpoint_age_seconds: row.checkpoint_at.map(|at| (now - at).num_seconds().max(0)),
+        witnesses: witnesses(casino, note, &keys),
+        alerts_open: row.alerts,
+        games,
+        mismatched_rounds,
+    })
+}
