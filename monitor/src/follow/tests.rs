@@ -1,6 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The follow step on a real PostgreSQL (a throwaway cluster) with a casino served from memory.
 
+use std::collections::HashMap;
+
 use diesel::prelude::*;
 
 use super::*;
@@ -193,6 +195,60 @@ fn a_fork_or_a_rollback_keeps_both_notes_and_is_never_followed() {
     assert!(
         matches!(&step, Step::Halted { why } if why.contains("rolled back")),
         "{step:?}"
+    );
+}
+
+/// `files` with its checkpoint stripped of the witnesses' cosignatures: as the operator alone
+/// signed it.
+fn uncosigned(mut files: HashMap<String, Vec<u8>>) -> HashMap<String, Vec<u8>> {
+    let note = String::from_utf8(files["checkpoint"].clone()).unwrap();
+    let signed: String = note.lines().take(5).map(|l| format!("{l}\n")).collect();
+    files.insert("checkpoint".into(), signed.into_bytes());
+    files
+}
+
+#[test]
+fn a_rollback_or_fork_the_operator_signed_halts_though_no_witness_cosigns_it() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(25);
+    let config = casino(&log);
+    follow_once(&mut conn, &config, &log.publish(26)).unwrap();
+    // A larger tree without its witness waits, as any checkpoint does.
+    let mut grown = TestLog::new();
+    grown.spins(30);
+    let step = follow_once(&mut conn, &config, &uncosigned(grown.publish(31))).unwrap();
+    assert!(matches!(step, Step::Waiting { size: 31, .. }), "{step:?}");
+    // A smaller one, which no witness that cosigned the 26 will cosign: a rollback at once.
+    let step = follow_once(&mut conn, &config, &uncosigned(log.publish(21))).unwrap();
+    assert!(
+        matches!(&step, Step::Halted { why } if why.contains("rolled back")),
+        "{step:?}"
+    );
+    let raised = alerts(&mut conn, None).unwrap();
+    assert_eq!(raised.len(), 1);
+    assert_eq!(raised[0].kind, "rollback");
+    assert_eq!(
+        raised[0].evidence["held"],
+        serde_json::json!(log.checkpoint(26))
+    );
+    let seen = String::from_utf8(uncosigned(log.publish(21))["checkpoint"].clone()).unwrap();
+    assert_eq!(raised[0].evidence["seen"], serde_json::json!(seen));
+
+    // Another root of the held size, signed by the operator alone: a fork.
+    let mut conn = database();
+    follow_once(&mut conn, &config, &log.publish(26)).unwrap();
+    let mut other = TestLog::new();
+    other.spin(1, 0);
+    other.spins(24);
+    let step = follow_once(&mut conn, &config, &uncosigned(other.publish(26))).unwrap();
+    assert!(
+        matches!(&step, Step::Halted { why } if why.contains("forked")),
+        "{step:?}"
+    );
+    assert_eq!(
+        crate::store::alerts::forks(&mut conn, "casino-1").unwrap(),
+        1
     );
 }
 
