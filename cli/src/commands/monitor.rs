@@ -34,12 +34,18 @@ pub struct MonitorArgs {
     /// With --status: JSON lines instead of a table.
     #[arg(long, requires = "status")]
     json: bool,
+    /// Write the regulator's view (index.html, view.json, view.csv) into this folder, then exit.
+    #[arg(long, conflicts_with_all = ["once", "status", "show"])]
+    view_out: Option<PathBuf>,
+    /// With --view-out: the month of gaming days (YYYY-MM); this month in Prague by default.
+    #[arg(long, requires = "view_out")]
+    month: Option<String>,
 }
 
 impl MonitorArgs {
     /// Following for ever: a service, whose log says what it does as `serve`'s does.
     pub fn is_service(&self) -> bool {
-        !(self.once || self.status || self.show.is_some())
+        !(self.once || self.status || self.show.is_some() || self.view_out.is_some())
     }
 }
 
@@ -57,6 +63,8 @@ pub fn run(global: &DatabaseChoice, args: MonitorArgs) -> anyhow::Result<ExitCod
         status(&config, &database.url, args.json)
     } else if let Some(what) = &args.show {
         show(&database.url, what)
+    } else if let Some(dir) = &args.view_out {
+        view_out(&config, &database.url, dir, args.month.as_deref())
     } else {
         follow(&config, &database.url, args.once)
     };
@@ -65,6 +73,17 @@ pub fn run(global: &DatabaseChoice, args: MonitorArgs) -> anyhow::Result<ExitCod
 }
 
 fn follow(config: &MonitorConfig, url: &str, once: bool) -> anyhow::Result<ExitCode> {
+    if !once {
+        // The regulator's view on `[http] listen`, beside following; one line says where.
+        if let Some(address) =
+            dozor_monitor::http::spawn(config, url).context("listening on [http] listen")?
+        {
+            println!(
+                "{}",
+                serde_json::json!({ "view_listening": address.to_string() })
+            );
+        }
+    }
     let passes = dozor_monitor::run::run(config, url, once)?;
     let mut all_well = true;
     for (casino, pass) in passes {
@@ -153,6 +172,25 @@ fn lines<T: serde::Serialize>(rows: &[T]) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string(row)?);
     }
     Ok(())
+}
+
+/// Writes the view of `month` (this month in Prague by default) into `dir`.
+fn view_out(
+    config: &MonitorConfig,
+    url: &str,
+    dir: &std::path::Path,
+    month: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    use dozor_monitor::view::figures::Month;
+    let month = match month {
+        Some(text) => Month::parse(text)
+            .with_context(|| format!("--month `{text}` is not YYYY-MM, e.g. 2026-11"))?,
+        None => Month::of(Utc::now()),
+    };
+    let mut conn = connect(url)?;
+    dozor_monitor::view::write_files(&mut conn, config, month, Utc::now(), dir)?;
+    println!("{}", dir.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 fn show(url: &str, what: &str) -> anyhow::Result<ExitCode> {
