@@ -46,7 +46,19 @@ pub enum Written {
 pub struct Folder {
     root: PathBuf,
     touched: BTreeSet<PathBuf>,
+    /// Files written once, waiting under a temporary name to be flushed and linked.
+    staged: Vec<Staged>,
 }
+
+/// A file to write once, written under a temporary name, not yet flushed nor linked.
+#[derive(Debug)]
+struct Staged {
+    file: tempfile::NamedTempFile,
+    path: PathBuf,
+}
+
+/// Threads that flush staged files at once: the disk's journal commits them together.
+const FLUSHERS: usize = 8;
 
 fn io_error(path: &Path) -> impl FnOnce(io::Error) -> PublishError + '_ {
     move |source| PublishError::Io {
@@ -62,6 +74,7 @@ impl Folder {
         Ok(Folder {
             root: root.to_path_buf(),
             touched: BTreeSet::new(),
+            staged: Vec::new(),
         })
     }
 
@@ -95,8 +108,8 @@ impl Folder {
         }
     }
 
-    /// A new temporary file beside `path` holding `bytes`, flushed to disk.
-    fn temporary(
+    /// A new temporary file beside `path` holding `bytes` (not flushed).
+    fn unflushed(
         &mut self,
         path: &Path,
         bytes: &[u8],
@@ -108,27 +121,73 @@ impl Folder {
             .tempfile_in(&dir)
             .map_err(io_error(&dir))?;
         file.write_all(bytes).map_err(io_error(path))?;
-        file.as_file().sync_all().map_err(io_error(path))?;
         self.touched.insert(dir);
         Ok(file)
     }
 
-    /// Writes `name` once: created whole (written under a temporary name, then linked to its
-    /// name, never replacing anything); a file already there is kept if it holds `bytes`, and is
-    /// an error if it holds anything else.
+    /// A new temporary file beside `path` holding `bytes`, flushed to disk.
+    fn temporary(
+        &mut self,
+        path: &Path,
+        bytes: &[u8],
+    ) -> Result<tempfile::NamedTempFile, PublishError> {
+        let file = self.unflushed(path, bytes)?;
+        file.as_file().sync_all().map_err(io_error(path))?;
+        Ok(file)
+    }
+
+    /// Writes `name` once: created whole (written under a temporary name, flushed, then linked
+    /// to its name, never replacing anything); a file already there is kept if it holds
+    /// `bytes`, and is an error if it holds anything else.
     pub fn write_once(&mut self, name: &str, bytes: &[u8]) -> Result<Written, PublishError> {
+        let staged = self.stage_once(name, bytes)?;
+        let linked = self.commit()?;
+        Ok(staged.unwrap_or(if linked == 1 {
+            Written::New
+        } else {
+            Written::Same
+        }))
+    }
+
+    /// [`Folder::write_once`] with the flush and the link left to [`Folder::commit`], for
+    /// several files at once; what is known now (`Same` for a file there with these bytes).
+    pub fn stage_once(
+        &mut self,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<Option<Written>, PublishError> {
         let path = self.root.join(name);
         if path.exists() {
-            return self.same_bytes(&path, bytes);
+            return self.same_bytes(&path, bytes).map(Some);
         }
-        let file = self.temporary(&path, bytes)?;
-        match file.persist_noclobber(&path) {
-            Ok(_) => Ok(Written::New),
-            Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => {
-                self.same_bytes(&path, bytes)
+        let file = self.unflushed(&path, bytes)?;
+        self.staged.push(Staged { file, path });
+        Ok(None)
+    }
+
+    /// Files staged and not yet committed.
+    pub fn staged(&self) -> usize {
+        self.staged.len()
+    }
+
+    /// Flushes the staged files to disk, several at once, then links each to its name; how
+    /// many were linked (a file there by then with the same bytes is kept, with others an
+    /// error).
+    pub fn commit(&mut self) -> Result<usize, PublishError> {
+        let staged = std::mem::take(&mut self.staged);
+        flush_all(&staged)?;
+        let mut linked = 0;
+        for Staged { file, path } in staged {
+            match file.persist_noclobber(&path) {
+                Ok(_) => linked += 1,
+                Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => {
+                    let bytes = fs::read(e.file.path()).map_err(io_error(&path))?;
+                    self.same_bytes(&path, &bytes)?;
+                }
+                Err(e) => return Err(io_error(&path)(e.error)),
             }
-            Err(e) => Err(io_error(&path)(e.error)),
         }
+        Ok(linked)
     }
 
     fn same_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Written, PublishError> {
@@ -219,6 +278,28 @@ fn sweep_dir(dir: &Path) -> Result<(), PublishError> {
         }
     }
     Ok(())
+}
+
+/// Flushes `staged` to disk, up to [`FLUSHERS`] files at a time.
+fn flush_all(staged: &[Staged]) -> Result<(), PublishError> {
+    let chunk = staged.len().div_ceil(FLUSHERS).max(1);
+    std::thread::scope(|scope| {
+        let flushers: Vec<_> = staged
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .try_for_each(|s| s.file.as_file().sync_all().map_err(io_error(&s.path)))
+                })
+            })
+            .collect();
+        for flusher in flushers {
+            flusher
+                .join()
+                .map_err(|_| PublishError::Folder("a thread flushing tiles panicked".into()))??;
+        }
+        Ok(())
+    })
 }
 
 fn sync_dir(dir: &Path) -> Result<(), PublishError> {

@@ -60,6 +60,9 @@ pub fn minimum_index_text(minimum_index: u64) -> String {
 /// catch-up goes by steps, each visible (its checkpoint written) when it is done.
 pub const STEP: u64 = 65_536;
 
+/// Full files flushed to disk together (16 level-0 tiles with their bundles and verdicts).
+const FLUSH_TOGETHER: usize = 48;
+
 /// Publishes a ledger to one folder; remembers across publications whether it has swept the
 /// folder of what an earlier run left behind.
 #[derive(Debug)]
@@ -181,10 +184,16 @@ impl Publisher {
             let files = self.write_tile(conn, tile, (size, &signed), minimum)?;
             written += files.len();
             kept += files.iter().filter(|f| **f == Written::Same).count();
+            if self.folder.staged() >= FLUSH_TOGETHER {
+                self.folder.commit()?;
+            }
             if self.fail_after.is_some_and(|n| written >= n) {
+                // What was written is on disk, as a crash after it would leave it.
+                self.folder.commit()?;
                 return Err(PublishError::Injected(written));
             }
         }
+        self.folder.commit()?;
         let minimum_text = minimum_index_text(minimum);
         if self.folder.read_text(MINIMUM_INDEX)?.as_deref() != Some(minimum_text.as_str()) {
             self.folder
@@ -232,7 +241,10 @@ impl Publisher {
         if tile.is_full() {
             return files
                 .iter()
-                .map(|(part, bytes)| self.folder.write_once(&file_name(tile, *part), bytes))
+                .map(|(part, bytes)| {
+                    let staged = self.folder.stage_once(&file_name(tile, *part), bytes)?;
+                    Ok(staged.unwrap_or(Written::New))
+                })
                 .collect();
         }
         let mut written = Vec::new();
