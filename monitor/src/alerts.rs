@@ -5,13 +5,15 @@
 //! in the outbox in the same transaction.
 
 pub mod checks;
-#[cfg(test)]
-mod db_tests;
 pub mod config;
+#[cfg(test)]
+pub(crate) mod db_tests;
 pub mod periodic;
 pub mod rtp;
 pub mod summary;
 pub mod webhook;
+#[cfg(test)]
+mod webhook_tests;
 
 /// How grave an alert is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -79,7 +81,14 @@ mod tests {
 
     #[test]
     fn every_kind_has_its_severity() {
-        for kind in ["fork", "rollback", "not_extending", "tiles", "entry", "checkpoint"] {
+        for kind in [
+            "fork",
+            "rollback",
+            "not_extending",
+            "tiles",
+            "entry",
+            "checkpoint",
+        ] {
             assert_eq!(severity(kind), Severity::Critical, "{kind}");
         }
         for kind in [

@@ -52,7 +52,9 @@ fn registered<M: Collector + Clone + 'static>(
     metric: Result<M, prometheus::Error>,
 ) -> Result<M, MonitorError> {
     let metric = metric.map_err(failed)?;
-    registry.register(Box::new(metric.clone())).map_err(failed)?;
+    registry
+        .register(Box::new(metric.clone()))
+        .map_err(failed)?;
     Ok(metric)
 }
 
@@ -125,12 +127,19 @@ fn casino_series(
     let name = casino.name.as_str();
     let l = &[name];
     let row = alert_reads::casino_row(conn, name)?;
-    s.entries.with_label_values(l).set(row.as_ref().map_or(0, |r| r.size));
-    if let Some(at) = row.as_ref().and_then(|r| checkpoint_signed_at(r, &casino.witnesses)) {
+    s.entries
+        .with_label_values(l)
+        .set(row.as_ref().map_or(0, |r| r.size));
+    if let Some(at) = row
+        .as_ref()
+        .and_then(|r| checkpoint_signed_at(r, &casino.witnesses))
+    {
         let age = now.signed_duration_since(at).num_milliseconds() as f64 / 1000.0;
         s.checkpoint_age.with_label_values(l).set(age.max(0.0));
     }
-    s.rounds.with_label_values(l).inc_by(count(alert_reads::rounds(conn, name)?));
+    s.rounds
+        .with_label_values(l)
+        .inc_by(count(alert_reads::rounds(conn, name)?));
     s.mismatches
         .with_label_values(l)
         .inc_by(count(alert_reads::mismatched_rounds(conn, name)?));
@@ -159,7 +168,10 @@ fn casino_series(
         findings
             .iter()
             .filter(|f| {
-                let at = (count(f.ledger_index), u32::try_from(f.position).unwrap_or(u32::MAX));
+                let at = (
+                    count(f.ledger_index),
+                    u32::try_from(f.position).unwrap_or(u32::MAX),
+                );
                 resolutions.state_of(at) == FindingState::Open
             })
             .count()
@@ -202,3 +214,6 @@ pub fn render_metrics(
         .map_err(failed)?;
     String::from_utf8(out).map_err(failed)
 }
+
+#[cfg(test)]
+mod tests;

@@ -167,7 +167,8 @@ fn findings_open(
     };
     let before = casino.clock.start_of(first_in_time);
     let raised_before = alert_reads::alert_keys(conn, name, "findings_open")?;
-    let key = |f: &alert_reads::PlayedFinding| format!("finding_open:{}.{}", f.ledger_index, f.position);
+    let key =
+        |f: &alert_reads::PlayedFinding| format!("finding_open:{}.{}", f.ledger_index, f.position);
     let overdue: Vec<_> = alert_reads::findings_played_before(conn, name, Some(before))?
         .into_iter()
         .filter(|f| !raised_before.contains(&key(f)))

@@ -99,7 +99,9 @@ impl AlertsFile {
         if stale == 0 {
             return Err("[alerts] stale_after_seconds must be at least 1".into());
         }
-        let days = self.findings_open_days.unwrap_or(DEFAULT_FINDINGS_OPEN_DAYS);
+        let days = self
+            .findings_open_days
+            .unwrap_or(DEFAULT_FINDINGS_OPEN_DAYS);
         if days == 0 {
             return Err("[alerts] findings_open_days must be at least 1".into());
         }

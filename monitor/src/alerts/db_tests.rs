@@ -17,7 +17,9 @@ use crate::test_log::TestLog;
 use dozor_log::checkpoint::Checkpoint;
 
 pub(crate) fn at(text: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(text).unwrap().with_timezone(&Utc)
+    DateTime::parse_from_rfc3339(text)
+        .unwrap()
+        .with_timezone(&Utc)
 }
 
 /// A configuration following `log` under each of `names`, with `alerts` (TOML of `[alerts]`).
@@ -81,13 +83,23 @@ fn a_stale_checkpoint_is_one_alert_per_stall_and_moving_again_one_notice() {
     let (url, mut conn) = database_at();
     let mut log = TestLog::new();
     log.spins(9);
-    let config = config(&log, &["casino-1"], &alerts_section("stale_after_seconds = 3600"));
+    let config = config(
+        &log,
+        &["casino-1"],
+        &alerts_section("stale_after_seconds = 3600"),
+    );
     let casino = &config.casinos[0];
     let signed = at("2026-11-20T12:00:00Z");
     follow_once(&mut conn, casino, &published(&log, 10, signed)).unwrap();
     // Signed (cosigned) at 12:00:00: 3 600 s later it is not over the limit yet, 3 601 s is.
-    assert_eq!(periodic_checks(&mut conn, &config, at("2026-11-20T13:00:00Z")).unwrap(), 0);
-    assert_eq!(periodic_checks(&mut conn, &config, at("2026-11-20T13:00:01Z")).unwrap(), 1);
+    assert_eq!(
+        periodic_checks(&mut conn, &config, at("2026-11-20T13:00:00Z")).unwrap(),
+        0
+    );
+    assert_eq!(
+        periodic_checks(&mut conn, &config, at("2026-11-20T13:00:01Z")).unwrap(),
+        1
+    );
     for later in ["2026-11-20T14:00:00Z", "2026-11-21T09:00:00Z"] {
         assert_eq!(periodic_checks(&mut conn, &config, at(later)).unwrap(), 0);
     }
@@ -99,7 +111,12 @@ fn a_stale_checkpoint_is_one_alert_per_stall_and_moving_again_one_notice() {
     assert_eq!(stale[0].evidence["signed_at"], "2026-11-20T12:00:00Z");
     // It moves again: one notice, and the new checkpoint is not stale.
     log.spins(10);
-    follow_once(&mut conn, casino, &published(&log, 20, at("2026-11-21T10:00:00Z"))).unwrap();
+    follow_once(
+        &mut conn,
+        casino,
+        &published(&log, 20, at("2026-11-21T10:00:00Z")),
+    )
+    .unwrap();
     let restarted = &mut crate::store::connection::connect(&url).unwrap();
     for _ in 0..2 {
         periodic_checks(restarted, &config, at("2026-11-21T10:05:00Z")).unwrap();
@@ -108,13 +125,19 @@ fn a_stale_checkpoint_is_one_alert_per_stall_and_moving_again_one_notice() {
     assert_eq!(recovered.len(), 1, "{recovered:?}");
     assert_eq!(recovered[0].key, "recovered:10");
     assert_eq!(
-        (recovered[0].evidence["stalled_size"].as_i64(), recovered[0].evidence["size"].as_i64()),
+        (
+            recovered[0].evidence["stalled_size"].as_i64(),
+            recovered[0].evidence["size"].as_i64()
+        ),
         (Some(10), Some(20))
     );
     assert_eq!(of_kind(&mut conn, "checkpoint_stale").len(), 1);
     // Stalled again at 20: a second episode.
     periodic_checks(&mut conn, &config, at("2026-11-21T11:00:01Z")).unwrap();
-    let keys: Vec<String> = of_kind(&mut conn, "checkpoint_stale").into_iter().map(|a| a.key).collect();
+    let keys: Vec<String> = of_kind(&mut conn, "checkpoint_stale")
+        .into_iter()
+        .map(|a| a.key)
+        .collect();
     assert_eq!(keys, ["stale:10", "stale:20"]);
 }
 
@@ -135,7 +158,11 @@ fn findings_without_a_resolution_are_one_alert_each_after_the_gaming_days_set() 
     // 1 140 (spins 0 to 1 139) are on the 20th, the log reaches the 21st. Overpaid spins are
     // k = 3, 13, … : 114 of them up to k = 1 133 on the 20th, 120 in all.
     log.spins(1200);
-    let one_day = config(&log, &["casino-1"], &alerts_section("findings_open_days = 1"));
+    let one_day = config(
+        &log,
+        &["casino-1"],
+        &alerts_section("findings_open_days = 1"),
+    );
     follow_once(&mut conn, &one_day.casinos[0], &log.publish(1201)).unwrap();
     let now = at("2026-11-28T12:00:00Z");
     assert_eq!(periodic_checks(&mut conn, &one_day, now).unwrap(), 114);
@@ -156,7 +183,11 @@ fn findings_without_a_resolution_are_one_alert_each_after_the_gaming_days_set() 
     assert_eq!(open[113].evidence["round_index"], 1134);
     // Two days: none is that old in the log's time, however late the clock.
     let mut conn = database();
-    let two_days = config(&log, &["casino-1"], &alerts_section("findings_open_days = 2"));
+    let two_days = config(
+        &log,
+        &["casino-1"],
+        &alerts_section("findings_open_days = 2"),
+    );
     follow_once(&mut conn, &two_days.casinos[0], &log.publish(1201)).unwrap();
     assert_eq!(periodic_checks(&mut conn, &two_days, now).unwrap(), 0);
 }
@@ -206,8 +237,12 @@ fn every_gaming_day_is_summed_up_once_after_it_closes_even_when_all_is_well() {
         &["casino-1"],
         &alerts_section("daily_summary = true\nstale_after_seconds = 86400"),
     );
-    follow_once(&mut conn, &config.casinos[0], &published(&log, 10, at("2026-11-21T04:00:00Z")))
-        .unwrap();
+    follow_once(
+        &mut conn,
+        &config.casinos[0],
+        &published(&log, 10, at("2026-11-21T04:00:00Z")),
+    )
+    .unwrap();
     crate::store::state::record_attempt(&mut conn, "casino-1", None, at("2026-11-21T04:00:00Z"))
         .unwrap();
     // Still the 20th's gaming day (it ends at 05:00Z): the 19th is summed up, with nothing.
@@ -222,12 +257,21 @@ fn every_gaming_day_is_summed_up_once_after_it_closes_even_when_all_is_well() {
     let e = &daily[1].evidence;
     // 9 spins on the 20th, one overpaid (k = 3) by 10 000 h; no mismatch.
     assert_eq!(e["rounds"], 9);
-    assert_eq!((e["findings"].as_i64(), e["findings_amount_h"].as_i64()), (Some(1), Some(10_000)));
+    assert_eq!(
+        (e["findings"].as_i64(), e["findings_amount_h"].as_i64()),
+        (Some(1), Some(10_000))
+    );
     assert_eq!(e["mismatched_rounds"], 0);
     assert_eq!(e["all_well"], true, "{e}");
     assert_eq!(e["checkpoint_age_seconds"], 3600);
     assert_eq!(e["witnesses"][0]["cosigned"], true);
     assert_eq!(e["state"], "following");
-    assert!(daily[1].message.starts_with("gaming day 2026-11-20: all well"), "{}", daily[1].message);
+    assert!(
+        daily[1]
+            .message
+            .starts_with("gaming day 2026-11-20: all well"),
+        "{}",
+        daily[1].message
+    );
     assert_eq!(super::severity(&daily[1].kind), super::Severity::Info);
 }

@@ -104,7 +104,10 @@ pub fn daily_summary(
         _ => {}
     }
     if cosigned < casino.quorum {
-        concerns.push(format!("{cosigned} of the {} cosignatures needed", casino.quorum));
+        concerns.push(format!(
+            "{cosigned} of the {} cosignatures needed",
+            casino.quorum
+        ));
     }
     let verdict = if concerns.is_empty() {
         "all well".to_owned()

@@ -21,7 +21,11 @@ use crate::store::outbox;
 /// at most an hour.
 pub fn retry_delay(attempts: i32) -> Duration {
     let doubled = 1u64
-        .checked_shl(u32::try_from(attempts.saturating_sub(1)).unwrap_or(0).min(30))
+        .checked_shl(
+            u32::try_from(attempts.saturating_sub(1))
+                .unwrap_or(0)
+                .min(30),
+        )
         .unwrap_or(u64::MAX);
     Duration::from_secs(10u64.saturating_mul(doubled).min(3_600))
 }
@@ -129,7 +133,11 @@ pub fn deliver_due(
                     let delay = retry_delay(pending.attempts.saturating_add(1));
                     let next = now
                         + chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::hours(1));
-                    tracing::warn!(alert = id, attempts = pending.attempts + 1, "delivering an alert: {why}; tried again at {next}");
+                    tracing::warn!(
+                        alert = id,
+                        attempts = pending.attempts + 1,
+                        "delivering an alert: {why}; tried again at {next}"
+                    );
                     outbox::failed(conn, id, next, &why)?;
                     done.failed += 1;
                     return Ok(done);

@@ -29,7 +29,10 @@ pub struct CasinoRow {
 }
 
 /// The row of `casino`, if the monitor has one.
-pub fn casino_row(conn: &mut PgConnection, casino: &str) -> Result<Option<CasinoRow>, MonitorError> {
+pub fn casino_row(
+    conn: &mut PgConnection,
+    casino: &str,
+) -> Result<Option<CasinoRow>, MonitorError> {
     use monitor_casinos as c;
     Ok(c::table
         .find(casino)
@@ -58,7 +61,15 @@ fn alert_columns() -> (
     monitor_alerts::evidence,
 ) {
     use monitor_alerts as a;
-    (a::id, a::casino, a::kind, a::key, a::raised_at, a::message, a::evidence)
+    (
+        a::id,
+        a::casino,
+        a::kind,
+        a::key,
+        a::raised_at,
+        a::message,
+        a::evidence,
+    )
 }
 
 /// The casino's latest alert of `kind`.
@@ -193,10 +204,7 @@ pub fn tallied_months(
         .select(t::gaming_day)
         .distinct()
         .load(conn)?;
-    let mut months: Vec<NaiveDate> = days
-        .into_iter()
-        .filter_map(|d| d.with_day0(0))
-        .collect();
+    let mut months: Vec<NaiveDate> = days.into_iter().filter_map(|d| d.with_day0(0)).collect();
     months.sort_unstable();
     months.dedup();
     Ok(months)

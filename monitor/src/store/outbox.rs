@@ -31,7 +31,15 @@ pub fn due(
         .order(o::alert_id.asc())
         .limit(limit)
         .select((
-            (a::id, a::casino, a::kind, a::key, a::raised_at, a::message, a::evidence),
+            (
+                a::id,
+                a::casino,
+                a::kind,
+                a::key,
+                a::raised_at,
+                a::message,
+                a::evidence,
+            ),
             o::attempts,
         ))
         .load(conn)?;
