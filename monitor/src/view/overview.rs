@@ -219,47 +219,7 @@ fn casino_view(
             .add(t)
             .ok_or_else(|| MonitorError::corrupt(name, "the month's sums overflow"))?;
     }
-    // The monitor's findings per table, and the casino's resolutions of them.
-    let per_table: Vec<(String, i64)> = monitor_findings::table
-        .filter(monitor_findings::casino.eq(name))
-        .group_by(monitor_findings::table_id)
-        .select((monitor_findings::table_id, diesel::dsl::count_star()))
-        .load(conn)?;
-    let resolved: Vec<_> = history
-        .resolutions()
-        .resolved_findings()
-        .filter(|r| {
-            matches!(
-                history.resolutions().state_of((r.round_index, r.finding)),
-                FindingState::Confirmed | FindingState::Dismissed
-            )
-        })
-        .map(|r| (r.table_id.clone(), r.round_index, r.finding))
-        .collect();
-    let indexes: Vec<i64> = resolved
-        .iter()
-        .map(|(_, i, _)| i64::try_from(*i).unwrap_or(i64::MAX))
-        .collect();
-    let kept: Vec<(i64, i32)> = monitor_findings::table
-        .filter(monitor_findings::casino.eq(name))
-        .filter(monitor_findings::ledger_index.eq_any(&indexes))
-        .select((monitor_findings::ledger_index, monitor_findings::position))
-        .load(conn)?;
-    let game_of = |table: &str| history.table(table).map(|t| t.game.clone());
-    let mut states: BTreeMap<String, (i64, i64)> = BTreeMap::new();
-    for (table, n) in &per_table {
-        if let Some(game) = game_of(table) {
-            states.entry(game).or_default().0 += n;
-        }
-    }
-    for (table, index, finding) in &resolved {
-        let ours = kept
-            .iter()
-            .any(|(i, p)| *i as u64 == *index && *p as i64 == i64::from(*finding));
-        if let (true, Some(game)) = (ours, game_of(table)) {
-            states.entry(game).or_default().1 += 1;
-        }
-    }
+    let states = finding_states(conn, name, history)?;
     for game in states.keys() {
         games.entry(game.clone()).or_default();
     }
@@ -316,4 +276,55 @@ fn casino_view(
         games,
         mismatched_rounds,
     })
+}
+
+/// Per game: the monitor's findings in the whole log (by their tables' game), and those of them
+/// the casino's log records as confirmed or dismissed.
+fn finding_states(
+    conn: &mut PgConnection,
+    name: &str,
+    history: &dozor_log::registry_history::RegistryHistory,
+) -> Result<BTreeMap<String, (i64, i64)>, MonitorError> {
+    // The monitor's findings per table, and the casino's resolutions of them.
+    let per_table: Vec<(String, i64)> = monitor_findings::table
+        .filter(monitor_findings::casino.eq(name))
+        .group_by(monitor_findings::table_id)
+        .select((monitor_findings::table_id, diesel::dsl::count_star()))
+        .load(conn)?;
+    let resolved: Vec<_> = history
+        .resolutions()
+        .resolved_findings()
+        .filter(|r| {
+            matches!(
+                history.resolutions().state_of((r.round_index, r.finding)),
+                FindingState::Confirmed | FindingState::Dismissed
+            )
+        })
+        .map(|r| (r.table_id.clone(), r.round_index, r.finding))
+        .collect();
+    let indexes: Vec<i64> = resolved
+        .iter()
+        .map(|(_, i, _)| i64::try_from(*i).unwrap_or(i64::MAX))
+        .collect();
+    let kept: Vec<(i64, i32)> = monitor_findings::table
+        .filter(monitor_findings::casino.eq(name))
+        .filter(monitor_findings::ledger_index.eq_any(&indexes))
+        .select((monitor_findings::ledger_index, monitor_findings::position))
+        .load(conn)?;
+    let game_of = |table: &str| history.table(table).map(|t| t.game.clone());
+    let mut states: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+    for (table, n) in &per_table {
+        if let Some(game) = game_of(table) {
+            states.entry(game).or_default().0 += n;
+        }
+    }
+    for (table, index, finding) in &resolved {
+        let ours = kept
+            .iter()
+            .any(|(i, p)| *i as u64 == *index && *p as i64 == i64::from(*finding));
+        if let (true, Some(game)) = (ours, game_of(table)) {
+            states.entry(game).or_default().1 += 1;
+        }
+    }
+    Ok(states)
 }
