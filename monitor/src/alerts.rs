@@ -9,6 +9,7 @@ pub mod config;
 #[cfg(test)]
 pub(crate) mod db_tests;
 pub mod periodic;
+pub mod readings;
 pub mod rtp;
 pub mod summary;
 pub mod webhook;

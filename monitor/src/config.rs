@@ -148,20 +148,6 @@ fn valid_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
 
-/// Whether `url`'s host is this machine's loopback (where a token may go over plain HTTP).
-pub(crate) fn loopback(url: &str) -> bool {
-    let rest = url.strip_prefix("http://").unwrap_or(url);
-    let host = rest.split('/').next().unwrap_or_default();
-    let host = host.rsplit_once(':').map_or(host, |(h, port)| {
-        if port.bytes().all(|b| b.is_ascii_digit()) {
-            h
-        } else {
-            host
-        }
-    });
-    matches!(host, "127.0.0.1" | "localhost" | "[::1]")
-}
-
 impl MonitorConfig {
     /// Reads and checks `path`; relative paths in it are relative to its directory.
     pub fn load(path: &Path) -> Result<MonitorConfig, MonitorError> {
@@ -214,7 +200,10 @@ impl MonitorConfig {
             timeout: seconds(follow.timeout_seconds, 30, "timeout_seconds")?,
             quorum_grace: seconds(follow.quorum_grace_seconds, 600, "quorum_grace_seconds")?,
             casinos,
-            http: file.http.map(crate::http_config::HttpFile::check).transpose()?,
+            http: file
+                .http
+                .map(crate::http_config::HttpFile::check)
+                .transpose()?,
             alerts: file.alerts.map(|a| a.check(base)).transpose()?,
         })
     }
@@ -238,7 +227,7 @@ fn read_casino(casino: CasinoFile, base: &Path) -> Result<CasinoConfig, String> 
         url.push('/');
     }
     let credentials = read_credentials(&casino, base)?;
-    if credentials.bearer_token.is_some() && !https && !loopback(&url) {
+    if credentials.bearer_token.is_some() && !https && !crate::alerts::config::loopback(&url) {
         return Err("a bearer token is sent only over https (or to this machine)".into());
     }
     if (credentials.client_identity.is_some() || credentials.ca_certificates.is_some()) && !https {

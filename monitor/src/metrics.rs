@@ -20,7 +20,7 @@ use prometheus::{Encoder as _, GaugeVec, IntCounterVec, IntGaugeVec, Opts, Regis
 
 use dozor_log::access::FindingState;
 
-use crate::alerts::checks::{checkpoint_signed_at, month_bounds, month_label};
+use crate::alerts::readings::{checkpoint_signed_at, month_bounds, month_label};
 use crate::alerts::rtp::MonthFigures;
 use crate::config::{CasinoConfig, MonitorConfig};
 use crate::error::MonitorError;

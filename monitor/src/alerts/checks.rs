@@ -3,36 +3,21 @@
 //! the monitor's own without a resolution in the log after the set gaming days, a game's month
 //! past ±3σ of theory, and the daily summary. Each alert is raised once per casino and key.
 
-use chrono::{DateTime, Datelike as _, Days, Months, NaiveDate, Utc};
+use chrono::{DateTime, Days, NaiveDate, Utc};
 use diesel::PgConnection;
 use serde_json::json;
 
 use dozor_log::access::FindingState;
-use dozor_log::cosignature::{cosignatures, CosignatureVerifier};
 
 use super::config::AlertsConfig;
+use super::readings::{checkpoint_signed_at, month_bounds, month_label};
 use super::rtp::MonthFigures;
 use super::summary::daily_summary;
 use crate::config::{CasinoConfig, MonitorConfig};
 use crate::error::MonitorError;
-use crate::store::alert_reads::{self, CasinoRow};
+use crate::store::alert_reads;
 use crate::store::alerts::{raise, NewAlert};
 use crate::store::state;
-
-/// When the checkpoint held was signed, as near as the monitor can tell: the operator's
-/// signature carries no time, so the newest cosignature of a configured witness (its
-/// timestamp), else when the monitor first verified it. None: no checkpoint held.
-pub fn checkpoint_signed_at(
-    row: &CasinoRow,
-    witnesses: &[CosignatureVerifier],
-) -> Option<DateTime<Utc>> {
-    let note = row.checkpoint_note.as_deref()?;
-    let cosigned = cosignatures(note, witnesses)
-        .ok()
-        .and_then(|c| c.iter().map(|c| c.timestamp).max())
-        .and_then(|t| DateTime::from_timestamp(i64::try_from(t).ok()?, 0));
-    cosigned.or(row.checkpoint_at)
-}
 
 /// Runs every check for every casino of `config` at `now` (nothing without `[alerts]`); the
 /// alerts raised. A casino whose checks fail is logged and the others are checked.
@@ -217,17 +202,6 @@ fn findings_open(
         raised += usize::from(raise(conn, name, &alert, now)?);
     }
     Ok(raised)
-}
-
-/// The first and last gaming day of the month `first` begins.
-pub fn month_bounds(first: NaiveDate) -> Option<(NaiveDate, NaiveDate)> {
-    let next = first.checked_add_months(Months::new(1))?;
-    Some((first, next.pred_opt()?))
-}
-
-/// The month a day is in, as `YYYY-MM`.
-pub fn month_label(day: NaiveDate) -> String {
-    format!("{:04}-{:02}", day.year(), day.month())
 }
 
 /// Each game's month whose payouts are past ±3σ of theory, once it has `rtp_min_rounds`

@@ -89,6 +89,20 @@ fn read(base: &Path, path: &Path, what: &str) -> Result<String, String> {
         .map_err(|e| format!("[alerts.webhook] {what} {}: {e}", full.display()))
 }
 
+/// Whether `url`'s host is this machine's loopback (where a token may go over plain HTTP).
+pub fn loopback(url: &str) -> bool {
+    let rest = url.strip_prefix("http://").unwrap_or(url);
+    let host = rest.split('/').next().unwrap_or_default();
+    let host = host.rsplit_once(':').map_or(host, |(h, port)| {
+        if port.bytes().all(|b| b.is_ascii_digit()) {
+            h
+        } else {
+            host
+        }
+    });
+    matches!(host, "127.0.0.1" | "localhost" | "[::1]")
+}
+
 impl AlertsFile {
     /// The settings, or why they are refused (named as `[alerts] <setting>`); files are found
     /// under `base`.
@@ -139,7 +153,7 @@ impl WebhookFile {
             }
             None => None,
         };
-        if bearer_token.is_some() && !https && !crate::config::loopback(&url) {
+        if bearer_token.is_some() && !https && !loopback(&url) {
             return Err(
                 "[alerts.webhook] a bearer token is sent only over https (or to this machine)"
                     .into(),

@@ -9,8 +9,8 @@ use serde_json::json;
 
 use dozor_log::cosignature::cosignatures;
 
-use super::checks::checkpoint_signed_at;
 use super::config::AlertsConfig;
+use super::readings::checkpoint_signed_at;
 use super::{severity, Severity};
 use crate::config::CasinoConfig;
 use crate::error::MonitorError;

@@ -1,0 +1,34 @@
+//! Readings the checks, the daily summary and the metrics share: when the checkpoint held was
+//! signed, and the months tallies are summed by.
+
+use chrono::{DateTime, Datelike as _, Months, NaiveDate, Utc};
+
+use dozor_log::cosignature::{cosignatures, CosignatureVerifier};
+
+use crate::store::alert_reads::CasinoRow;
+
+/// When the checkpoint held was signed, as near as the monitor can tell: the operator's
+/// signature carries no time, so the newest cosignature of a configured witness (its
+/// timestamp), else when the monitor first verified it. None: no checkpoint held.
+pub fn checkpoint_signed_at(
+    row: &CasinoRow,
+    witnesses: &[CosignatureVerifier],
+) -> Option<DateTime<Utc>> {
+    let note = row.checkpoint_note.as_deref()?;
+    let cosigned = cosignatures(note, witnesses)
+        .ok()
+        .and_then(|c| c.iter().map(|c| c.timestamp).max())
+        .and_then(|t| DateTime::from_timestamp(i64::try_from(t).ok()?, 0));
+    cosigned.or(row.checkpoint_at)
+}
+
+/// The first and last gaming day of the month `first` begins.
+pub fn month_bounds(first: NaiveDate) -> Option<(NaiveDate, NaiveDate)> {
+    let next = first.checked_add_months(Months::new(1))?;
+    Some((first, next.pred_opt()?))
+}
+
+/// The month a day is in, as `YYYY-MM`.
+pub fn month_label(day: NaiveDate) -> String {
+    format!("{:04}-{:02}", day.year(), day.month())
+}
