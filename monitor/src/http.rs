@@ -1,5 +1,5 @@
 //! The monitor's own HTTP listener (`[http] listen`): the regulator's view as a page, JSON and
-//! CSV, and one round proven from the casino's tiles. Every route needs a bearer token whose
+//! CSV, one round proven from the casino's tiles, and the Prometheus metrics (`/metrics`). Every route needs a bearer token whose
 //! SHA-256 is in the configuration (401 without one, 403 with another); only a listener on the
 //! loopback address may be configured without tokens, and then it serves this machine alone.
 //! Tokens are compared by their hashes and never logged.
@@ -40,6 +40,7 @@ pub fn server(
             .route("/view.json", web::get().to(overview_json))
             .route("/view.csv", web::get().to(overview_csv))
             .route("/casino/{name}/round/{index}", web::get().to(round))
+            .route("/metrics", web::get().to(metrics))
             .default_service(web::to(|| async {
                 problem(
                     StatusCode::NOT_FOUND,
@@ -206,6 +207,26 @@ async fn overview_csv(
             ))
             .body(csv::overview_csv(&view)),
         Err(answer) => *answer,
+    }
+}
+
+/// The monitor's Prometheus metrics (`crate::metrics`), behind the same tokens as the view.
+async fn metrics(state: web::Data<ViewState>, request: HttpRequest) -> HttpResponse {
+    if let Some(refusal) = refused(&request, tokens(&state)) {
+        return refusal;
+    }
+    let state = state.into_inner();
+    let rendered = web::block(move || {
+        let mut conn = connect(&state.database_url)?;
+        crate::metrics::render_metrics(&mut conn, &state.config, Utc::now())
+    })
+    .await;
+    match rendered {
+        Ok(Ok(text)) => HttpResponse::Ok()
+            .content_type("text/plain; version=0.0.4; charset=utf-8")
+            .body(text),
+        Ok(Err(e)) => internal(e),
+        Err(e) => internal(e),
     }
 }
 

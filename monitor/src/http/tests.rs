@@ -19,11 +19,17 @@ const TOKEN: &str = "regulator-secret-token";
 /// A database with casino-1 followed to 300 entries: entry 0 registers R1, 299 spins, one in ten
 /// (k = 3, 13, …, 293: 30) overpaid by 10 000 h.
 fn followed() -> (TestLog, MonitorConfig, String) {
+    followed_with(|_| {})
+}
+
+/// [`followed`], the log changed by `change` before it is published.
+fn followed_with(change: impl FnOnce(&mut TestLog)) -> (TestLog, MonitorConfig, String) {
     let url = empty_database();
     let mut conn = connect(&url).unwrap();
     crate::store::connection::migrate(&mut conn).unwrap();
     let mut log = TestLog::new();
     log.spins(299);
+    change(&mut log);
     let casino = crate::follow::tests::casino(&log);
     follow_once(&mut conn, &casino, &log.publish(300)).unwrap();
     // As `run` records each pass.
@@ -204,6 +210,30 @@ fn the_pages_render_in_czech_self_contained_and_the_round_is_proven_from_the_til
 }
 
 #[test]
+fn a_round_whose_verdict_the_casino_softened_is_listed_and_its_difference_highlighted() {
+    // The casino says entry 4 (overpaid by 10 000 h) was paid as due: no finding.
+    let (log, config, url) = followed_with(|log| {
+        let verdict = log.verdicts[4].as_mut().unwrap();
+        verdict["expected_paid_h"] = serde_json::json!(370_000);
+        verdict["findings"] = serde_json::json!([]);
+    });
+    let mut conn = connect(&url).unwrap();
+    let view = overview::overview(&mut conn, &config, november(), Utc::now()).unwrap();
+    assert_eq!(view.casinos[0].mismatched_rounds, vec![4]);
+    let page = html::overview_page(&view, november());
+    assert!(page.contains("<a href=\"/casino/casino-1/round/4\">4</a>"));
+    let files = log.publish(300);
+    let round = crate::view::round::round_view(&mut conn, &config.casinos[0], &files, 4).unwrap();
+    let fields: Vec<&str> = round.mismatches.iter().map(|m| m.field.as_str()).collect();
+    assert_eq!(fields, vec!["expected_paid_h", "findings"]);
+    let page = html::round_page(&round);
+    assert!(page.contains("Verdikt kasina se liší od posouzení monitoru."));
+    assert!(page.contains("<tr class=\"flag\"><td>expected_paid_h</td><td><code>370000</code></td><td><code>360000</code></td></tr>"));
+    // The casino's own verdict beside the monitor's: no finding.
+    assert!(page.contains("<dt>Nálezy kasina</dt><dd>žádné</dd>"));
+}
+
+#[test]
 fn the_csv_reads_in_python_with_czech_headings_and_decimal_commas() {
     let (_log, config, url) = followed();
     let mut conn = connect(&url).unwrap();
@@ -255,7 +285,8 @@ async fn every_route_needs_an_allowed_token() {
             .route("/", web::get().to(overview_page))
             .route("/view.json", web::get().to(overview_json))
             .route("/view.csv", web::get().to(overview_csv))
-            .route("/casino/{name}/round/{index}", web::get().to(round)),
+            .route("/casino/{name}/round/{index}", web::get().to(round))
+            .route("/metrics", web::get().to(metrics)),
     )
     .await;
     for path in [
@@ -284,6 +315,14 @@ async fn every_route_needs_an_allowed_token() {
     assert_eq!(answer.status(), StatusCode::OK);
     let body: serde_json::Value = web_test::read_body_json(answer).await;
     assert_eq!(body["casinos"][0]["games"][0]["rounds"], 299);
+    let scrape = web_test::TestRequest::get()
+        .uri("/metrics")
+        .insert_header((header::AUTHORIZATION, format!("Bearer {TOKEN}")))
+        .to_request();
+    let scrape = web_test::call_service(&app, scrape).await;
+    assert_eq!(scrape.status(), StatusCode::OK);
+    let text = String::from_utf8(web_test::read_body(scrape).await.to_vec()).unwrap();
+    assert!(text.contains("casino=\"casino-1\""), "{text}");
     let bad = web_test::TestRequest::get()
         .uri("/view.json?month=2026-13")
         .insert_header((header::AUTHORIZATION, format!("Bearer {TOKEN}")))
