@@ -173,6 +173,23 @@ impl TestLog {
         note
     }
 
+    /// Entry `len`: `event`, signed by the operator key; its index.
+    pub fn registry_event(&mut self, event: &RegistryEvent) -> u64 {
+        let index = self.entries.len() as u64;
+        let envelope = Envelope::sign(
+            serde_json::to_value(event).unwrap(),
+            self.operator.signing_key(),
+        )
+        .unwrap();
+        let entry = self.append(&envelope);
+        let signer = dozor_log::keys::key_id(&self.operator.signing_key().verifying_key());
+        self.history
+            .apply(index, entry.received_at, &signer, event)
+            .unwrap();
+        self.verdicts.push(None);
+        index
+    }
+
     /// `n` spins, one in ten overpaid by 10 000 h.
     pub fn spins(&mut self, n: usize) {
         for k in 0..n {

@@ -149,6 +149,41 @@ pub(crate) fn database_at() -> (String, PgConnection) {
     (url, conn)
 }
 
+/// A compliance key created in the log, and its escalation of the finding of round `round`.
+fn resolve(log: &mut TestLog, round: u64) {
+    use dozor_log::access::{FindingState, Role};
+    use dozor_log::registry_event::RegistryEvent;
+    // A key's id is the first 8 bytes of its token's SHA-256 (here 32 zero bytes).
+    let created = log.registry_event(&RegistryEvent::ApiKeyCreated {
+        previous: Some(0),
+        key_id: "0000000000000000".into(),
+        token_sha256: Some("0".repeat(64)),
+        name: "officer".into(),
+        role: Role::Compliance,
+        created_by: "cli:root".into(),
+        expires_at: None,
+    });
+    let rules_version = log.verdicts[round as usize].as_ref().unwrap()["rules_version"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    log.registry_event(&RegistryEvent::FindingResolved {
+        previous: Some(created),
+        table_id: "R1".into(),
+        round_index: round,
+        finding: 0,
+        kind: "overpaid".into(),
+        rules_version,
+        state: FindingState::Escalated,
+        amount_settled_h: None,
+        reason: None,
+        comment: "handed to the board".into(),
+        key_id: "0000000000000000".into(),
+        key_name: "officer".into(),
+        key_role: Role::Compliance,
+    });
+}
+
 #[test]
 fn findings_without_a_resolution_are_one_alert_each_after_the_gaming_days_set() {
     let mut conn = database();
@@ -158,29 +193,33 @@ fn findings_without_a_resolution_are_one_alert_each_after_the_gaming_days_set() 
     // 1 140 (spins 0 to 1 139) are on the 20th, the log reaches the 21st. Overpaid spins are
     // k = 3, 13, … : 114 of them up to k = 1 133 on the 20th, 120 in all.
     log.spins(1200);
+    // The compliance officer escalates the finding of entry 4 (spin 3) in the log itself:
+    // 113 are left open.
+    resolve(&mut log, 4);
     let one_day = config(
         &log,
         &["casino-1"],
         &alerts_section("findings_open_days = 1"),
     );
-    follow_once(&mut conn, &one_day.casinos[0], &log.publish(1201)).unwrap();
+    follow_once(&mut conn, &one_day.casinos[0], &log.publish(1203)).unwrap();
     let now = at("2026-11-28T12:00:00Z");
-    assert_eq!(periodic_checks(&mut conn, &one_day, now).unwrap(), 114);
+    assert_eq!(periodic_checks(&mut conn, &one_day, now).unwrap(), 113);
     for _ in 0..2 {
         assert_eq!(periodic_checks(&mut conn, &one_day, now).unwrap(), 0);
     }
     let open = of_kind(&mut conn, "findings_open");
-    assert_eq!(open.len(), 114);
+    assert_eq!(open.len(), 113);
+    assert!(!open.iter().any(|a| a.key == "finding_open:4.0"));
     let first = &open[0];
-    assert_eq!(first.key, "finding_open:4.0");
-    assert_eq!(first.evidence["round_index"], 4);
+    assert_eq!(first.key, "finding_open:14.0");
+    assert_eq!(first.evidence["round_index"], 14);
     assert_eq!(first.evidence["finding"], 0);
     assert_eq!(first.evidence["kind"], "overpaid");
     assert_eq!(first.evidence["amount_h"], 10_000);
     assert_eq!(first.evidence["gaming_day"], "2026-11-20");
     assert_eq!(first.evidence["log_reached_day"], "2026-11-21");
     assert_eq!(first.evidence["open_days"], 1);
-    assert_eq!(open[113].evidence["round_index"], 1134);
+    assert_eq!(open[112].evidence["round_index"], 1134);
     // Two days: none is that old in the log's time, however late the clock.
     let mut conn = database();
     let two_days = config(
@@ -188,7 +227,7 @@ fn findings_without_a_resolution_are_one_alert_each_after_the_gaming_days_set() 
         &["casino-1"],
         &alerts_section("findings_open_days = 2"),
     );
-    follow_once(&mut conn, &two_days.casinos[0], &log.publish(1201)).unwrap();
+    follow_once(&mut conn, &two_days.casinos[0], &log.publish(1203)).unwrap();
     assert_eq!(periodic_checks(&mut conn, &two_days, now).unwrap(), 0);
 }
 
