@@ -144,4 +144,19 @@ fn serve_publishes_the_ledger_as_tiles_and_publish_tiles_refills_a_folder_with_t
         .arg(&not_a_folder)
         .fails();
     assert!(said.contains("not-a-folder"), "{said}");
+    // The server does not start with such a folder: one line naming the key.
+    std::fs::write(
+        site.path().join("dozor.toml"),
+        "[tiles]\npublish_dir = \"not-a-folder\"\n",
+    )
+    .unwrap();
+    let said = site
+        .dozor()
+        .args([
+            "serve",
+            "--bind",
+            &format!("127.0.0.1:{}", common::free_port()),
+        ])
+        .fails();
+    assert!(said.contains("tiles.publish_dir"), "{said}");
 }

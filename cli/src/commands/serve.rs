@@ -152,6 +152,11 @@ pub fn run(global: &DatabaseChoice, args: &ServeArgs, config: Config) -> anyhow:
     api::configured::survive_hangup().context("taking SIGHUP for reloads")?;
     let clock = config.clock()?;
     let nightly_at = config.nightly_at().map_err(anyhow::Error::msg)?;
+    if let Some(dir) = config.tiles_publish_dir() {
+        // A folder that cannot be made or written stops the start, named.
+        ledger::tile_publish::Publisher::new(&dir)
+            .context("configuration: key `tiles.publish_dir`")?;
+    }
     let global = database_choice(global, &config);
     let owner_url = config
         .database
@@ -322,9 +327,6 @@ impl Background {
     ) -> anyhow::Result<Background> {
         let tiles = tiles_dir
             .map(|dir| {
-                // A folder that cannot be made stops the start, named.
-                ledger::tile_publish::Publisher::new(&dir)
-                    .context("configuration: key `tiles.publish_dir`")?;
                 tracing::info!(dir = %dir.display(), "publishing the ledger as tiles");
                 let series = api::metrics::TileSeries::register(&state.metrics)?;
                 let report = Box::new(move |size| series.published(size));

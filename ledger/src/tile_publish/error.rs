@@ -8,11 +8,10 @@ use crate::error::LedgerError;
 pub enum PublishError {
     #[error(transparent)]
     Ledger(#[from] LedgerError),
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A published file holds other bytes than the ledger gives it: never overwritten.
     #[error("{} is published already with other bytes; published tiles are never rewritten: does the folder hold another ledger's tiles?", path.display())]

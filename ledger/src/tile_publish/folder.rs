@@ -61,16 +61,19 @@ struct Staged {
 const FLUSHERS: usize = 8;
 
 fn io_error(path: &Path) -> impl FnOnce(io::Error) -> PublishError + '_ {
-    move |source| PublishError::Io {
+    move |error| PublishError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 
 impl Folder {
-    /// The folder at `root`, created if missing.
+    /// The folder at `root`, created if missing, and its lock file (so a folder that cannot be
+    /// written is refused here, not at the first publication).
     pub fn open(root: &Path) -> Result<Folder, PublishError> {
         fs::create_dir_all(root).map_err(io_error(root))?;
+        let lock = root.join(LOCK);
+        lock_file(&lock).map_err(io_error(&lock))?;
         Ok(Folder {
             root: root.to_path_buf(),
             touched: BTreeSet::new(),
@@ -86,12 +89,7 @@ impl Folder {
     /// back is dropped.
     pub fn lock(&self) -> Result<File, PublishError> {
         let path = self.root.join(LOCK);
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(io_error(&path))?;
+        let file = lock_file(&path).map_err(io_error(&path))?;
         file.lock().map_err(io_error(&path))?;
         Ok(file)
     }
@@ -278,6 +276,15 @@ fn sweep_dir(dir: &Path) -> Result<(), PublishError> {
         }
     }
     Ok(())
+}
+
+/// The lock file, created if missing.
+fn lock_file(path: &Path) -> io::Result<File> {
+    File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
 }
 
 /// Flushes `staged` to disk, up to [`FLUSHERS`] files at a time.
