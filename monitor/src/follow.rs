@@ -157,15 +157,8 @@ pub fn follow_once(
     let held = state.checkpoint.as_ref().map(|c| c.held);
     let opened = match fetch_checkpoint(conn, casino, source, &state)? {
         Ok(opened) => opened,
-        // A smaller tree, or another root of the held size, signed by the operator is the
-        // operator's own evidence of a rollback or fork: the witnesses that refuse to cosign it
-        // add nothing to it, and waiting for them would hide it.
         Err((waiting, Some(signed))) => {
-            return match compare(held, &signed.checkpoint) {
-                Against::Smaller => fork(conn, name, &state, &signed, "rollback"),
-                Against::Forked => fork(conn, name, &state, &signed, "fork"),
-                Against::Same | Against::Larger => Ok(waiting),
-            }
+            return unwitnessed(conn, casino, source, &state, waiting, &signed)
         }
         Err((waiting, None)) => return Ok(waiting),
     };
@@ -279,6 +272,37 @@ fn fetch_checkpoint(
     }
 }
 
+/// A checkpoint the operator signed that lacks its witnesses' quorum. A smaller tree, another
+/// root of the held size, or a larger tree whose tiles do not pass through the held one, signed
+/// by the operator, is the operator's own evidence of a rollback or fork: the witnesses that
+/// refuse to cosign it add nothing to it, and waiting for them would hide it. Anything else
+/// waits (a tile that cannot be read now included: it is met again once the tree is cosigned).
+fn unwitnessed(
+    conn: &mut PgConnection,
+    casino: &CasinoConfig,
+    source: &dyn TileSource,
+    state: &CasinoState,
+    waiting: Step,
+    signed: &OpenedCheckpoint,
+) -> Result<Step, FollowError> {
+    let name = casino.name.as_str();
+    let held = state.checkpoint.as_ref().map(|c| c.held);
+    let ahead = signed.checkpoint.size.saturating_sub(state.followed.size);
+    match compare(held, &signed.checkpoint) {
+        Against::Smaller => fork(conn, name, state, signed, "rollback"),
+        Against::Forked => fork(conn, name, state, signed, "fork"),
+        Against::Larger if held.is_some() && ahead <= casino.max_step_entries => {
+            match walk(source, state, &signed.checkpoint) {
+                Err(FollowError::Log(m)) if m.starts_with(NOT_EXTENDING) => {
+                    fork(conn, name, state, signed, "not_extending")
+                }
+                _ => Ok(waiting),
+            }
+        }
+        Against::Same | Against::Larger => Ok(waiting),
+    }
+}
+
 /// The prefix of the message a walk whose signed tree does not contain the held one fails with.
 const NOT_EXTENDING: &str = "not extending: ";
 
@@ -295,21 +319,57 @@ fn walk(
         },
         |c| c.held,
     );
-    let mut walk = TreeWalk::new(state.followed.frontier.clone(), held, target.clone());
-    let (level0, higher) = tiles_to_fetch(state.followed.size, target.size);
-    let wrong = |p: TreeProblem| match p {
+    let walked = match walk_from(source, state.followed.frontier.clone(), held, target)? {
+        // The tiles give other leaves than those verified before: a fork when, from the start
+        // of that tile, they make the signed tree (which then does not contain the held one);
+        // a wrong tile otherwise.
+        Err(rewritten @ TreeProblem::Rewritten { .. }) => {
+            let start = state.followed.size / TILE_WIDTH * TILE_WIDTH;
+            match frontier_from_tiles(source, start).map(|f| walk_from(source, f, held, target)) {
+                Some(Ok(Err(fork @ TreeProblem::NotExtending { .. }))) => Err(fork),
+                _ => Err(rewritten),
+            }
+        }
+        walked => walked,
+    };
+    walked.map_err(|p| match p {
         p @ TreeProblem::NotExtending { .. } => FollowError::Log(format!("{NOT_EXTENDING}{p}")),
         p => FollowError::Log(p.to_string()),
-    };
+    })
+}
+
+/// The walk from `frontier` to `target`'s root, through `held`: the tree, or what is wrong with
+/// the tiles (a tile that cannot be fetched is the step's error).
+fn walk_from(
+    source: &dyn TileSource,
+    frontier: dozor_log::merkle::Frontier,
+    held: Held,
+    target: &Checkpoint,
+) -> Result<Result<WalkedTree, TreeProblem>, FollowError> {
+    let (level0, higher) = tiles_to_fetch(frontier.size(), target.size);
+    let mut walk = TreeWalk::new(frontier, held, target.clone());
     for tile in &level0 {
-        walk.push_level0(tile, &need_tile(source, tile, HASH_TILE_LIMIT)?)
-            .map_err(wrong)?;
+        if let Err(p) = walk.push_level0(tile, &need_tile(source, tile, HASH_TILE_LIMIT)?) {
+            return Ok(Err(p));
+        }
     }
     for tile in &higher {
-        walk.check_higher(tile, &need_tile(source, tile, HASH_TILE_LIMIT)?)
-            .map_err(wrong)?;
+        if let Err(p) = walk.check_higher(tile, &need_tile(source, tile, HASH_TILE_LIMIT)?) {
+            return Ok(Err(p));
+        }
     }
-    walk.finish().map_err(wrong)
+    Ok(walk.finish())
+}
+
+/// The frontier of the first `start` leaves (a multiple of 256) as the published hash tiles give
+/// it, or none if they cannot be read. Unverified: a walk from it to a signed root verifies it.
+fn frontier_from_tiles(source: &dyn TileSource, start: u64) -> Option<dozor_log::merkle::Frontier> {
+    let mut set = dozor_log::tiles::TileSet::default();
+    for tile in dozor_log::tiles::tiles_for_root(start).ok()? {
+        let bytes = get_tile(source, &tile, false, HASH_TILE_LIMIT).ok()??;
+        set.insert(&tile, decode_hashes(&tile, &bytes).ok()?);
+    }
+    dozor_log::merkle::Frontier::at(&set, start).ok()
 }
 
 /// Keeps both notes of a rollback or fork, raises the alert and stops following the casino.

@@ -208,17 +208,17 @@ fn uncosigned(mut files: HashMap<String, Vec<u8>>) -> HashMap<String, Vec<u8>> {
 }
 
 #[test]
-fn a_rollback_or_fork_the_operator_signed_halts_though_no_witness_cosigns_it() {
+fn a_rollback_or_fork_the_operator_signed_halts_though_no_witness_cosigns_it_an_extension_waits() {
     let mut conn = database();
     let mut log = TestLog::new();
     log.spins(25);
     let config = casino(&log);
     follow_once(&mut conn, &config, &log.publish(26)).unwrap();
-    // A larger tree without its witness waits, as any checkpoint does.
-    let mut grown = TestLog::new();
-    grown.spins(30);
-    let step = follow_once(&mut conn, &config, &uncosigned(grown.publish(31))).unwrap();
+    // A larger tree that extends the held one, without its witness, waits.
+    log.spins(5);
+    let step = follow_once(&mut conn, &config, &uncosigned(log.publish(31))).unwrap();
     assert!(matches!(step, Step::Waiting { size: 31, .. }), "{step:?}");
+    assert_eq!(status(&mut conn).unwrap()[0].size, 26);
     // A smaller one, which no witness that cosigned the 26 will cosign: a rollback at once.
     let step = follow_once(&mut conn, &config, &uncosigned(log.publish(21))).unwrap();
     assert!(
@@ -249,6 +249,30 @@ fn a_rollback_or_fork_the_operator_signed_halts_though_no_witness_cosigns_it() {
     assert_eq!(
         crate::store::alerts::forks(&mut conn, "casino-1").unwrap(),
         1
+    );
+
+    // A larger tree that does not pass through the held one (entry 1 differs), signed by the
+    // operator alone: its tiles show the fork.
+    let mut conn = database();
+    follow_once(&mut conn, &config, &log.publish(26)).unwrap();
+    other.spins(5);
+    let step = follow_once(&mut conn, &config, &uncosigned(other.publish(31))).unwrap();
+    assert!(
+        matches!(&step, Step::Halted { why } if why.contains("does not contain")),
+        "{step:?}"
+    );
+    let raised = alerts(&mut conn, None).unwrap();
+    assert_eq!(
+        (raised.len(), raised[0].kind.as_str()),
+        (1, "not_extending")
+    );
+    // The same tree cosigned: the same fork, not a wrong tile.
+    let mut conn = database();
+    follow_once(&mut conn, &config, &log.publish(26)).unwrap();
+    let step = follow_once(&mut conn, &config, &other.publish(31)).unwrap();
+    assert!(
+        matches!(&step, Step::Halted { why } if why.contains("does not contain")),
+        "{step:?}"
     );
 }
 
