@@ -31,7 +31,8 @@ fn followed_with(change: impl FnOnce(&mut TestLog)) -> (TestLog, MonitorConfig, 
     log.spins(299);
     change(&mut log);
     let casino = crate::follow::tests::casino(&log);
-    follow_once(&mut conn, &casino, &log.publish(300)).unwrap();
+    let size = log.entries.len() as u64;
+    follow_once(&mut conn, &casino, &log.publish(size)).unwrap();
     // As `run` records each pass.
     crate::store::state::record_attempt(&mut conn, &casino.name, None, Utc::now()).unwrap();
     let config = MonitorConfig {
@@ -81,7 +82,7 @@ fn the_figures_are_the_monitor_s_state_of_the_month() {
     assert_eq!(g.actual_rtp_pct, Some(467.5585));
     assert!(g.flagged, "paid far above theory: {:?}", g.deviation_sd);
     assert!(c.mismatched_rounds.is_empty());
-    // Another month has no rounds, the findings' states stay (they are the whole log's).
+    // October has no rounds, so no figures and no findings.
     let october = overview::overview(
         &mut conn,
         &config,
@@ -89,7 +90,7 @@ fn the_figures_are_the_monitor_s_state_of_the_month() {
         Utc::now(),
     )
     .unwrap();
-    assert_eq!(october.casinos[0].games[0].rounds, 0);
+    assert!(october.casinos[0].games.is_empty());
 }
 
 /// Headless Chromium's DOM of `html`, the network off, and a screenshot into `png`.
@@ -231,6 +232,53 @@ fn a_round_whose_verdict_the_casino_softened_is_listed_and_its_difference_highli
     assert!(page.contains("<tr class=\"flag\"><td>expected_paid_h</td><td><code>370000</code></td><td><code>360000</code></td></tr>"));
     // The casino's own verdict beside the monitor's: no finding.
     assert!(page.contains("<dt>Nálezy kasina</dt><dd>žádné</dd>"));
+}
+
+#[test]
+fn a_finding_the_casino_s_log_records_as_confirmed_is_resolved_the_others_open() {
+    use dozor_log::access::{FindingState, Role};
+    use dozor_log::registry_event::RegistryEvent;
+    // After the 299 spins: entry 300 creates a compliance officer's API key, entry 301 confirms
+    // the overpaid finding of entry 4 (its finding 0).
+    let (_log, config, url) = followed_with(|log| {
+        let key_id = "0123456789abcdef".to_owned();
+        let created = log.registry_event(&RegistryEvent::ApiKeyCreated {
+            previous: Some(0),
+            key_id: key_id.clone(),
+            token_sha256: None,
+            name: "officer".into(),
+            role: Role::Compliance,
+            created_by: "cli:root".into(),
+            expires_at: None,
+        });
+        let rules_version = log.verdicts[4].as_ref().unwrap()["rules_version"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        log.registry_event(&RegistryEvent::FindingResolved {
+            previous: Some(created),
+            table_id: "R1".into(),
+            round_index: 4,
+            finding: 0,
+            kind: "overpaid".into(),
+            rules_version,
+            state: FindingState::Confirmed,
+            amount_settled_h: Some(10_000),
+            reason: None,
+            comment: "vráceno hráčem".into(),
+            key_id,
+            key_name: "officer".into(),
+            key_role: Role::Compliance,
+        });
+    });
+    let mut conn = connect(&url).unwrap();
+    let view = overview::overview(&mut conn, &config, november(), Utc::now()).unwrap();
+    let g = &view.casinos[0].games[0];
+    // 30 findings, one of them confirmed.
+    assert_eq!(
+        (g.findings, g.findings_resolved, g.findings_open),
+        (30, 1, 29)
+    );
 }
 
 #[test]

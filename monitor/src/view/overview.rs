@@ -79,8 +79,8 @@ pub struct GameView {
     /// The monitor's own findings in the month's rounds, and their amounts.
     pub findings: i64,
     pub findings_amount_h: i64,
-    /// Of the monitor's findings in the whole log (of the game's tables): those the casino's
-    /// log records as confirmed or dismissed, and the others.
+    /// Of the monitor's findings of the month's rounds: those the casino's log records as
+    /// confirmed or dismissed, and the others (open or escalated).
     pub findings_resolved: i64,
     pub findings_open: i64,
 }
@@ -219,7 +219,7 @@ fn casino_view(
             .add(t)
             .ok_or_else(|| MonitorError::corrupt(name, "the month's sums overflow"))?;
     }
-    let states = finding_states(conn, name, history)?;
+    let states = finding_states(conn, casino, history, month)?;
     for game in states.keys() {
         games.entry(game.clone()).or_default();
     }
@@ -278,53 +278,44 @@ fn casino_view(
     })
 }
 
-/// Per game: the monitor's findings in the whole log (by their tables' game), and those of them
-/// the casino's log records as confirmed or dismissed.
+/// Per game: the monitor's findings of rounds played in the month's gaming days (by their
+/// tables' game), and those of them the casino's log records as confirmed or dismissed.
+/// Findings kept before their round's time was (`played_at` empty) are in no month.
 fn finding_states(
     conn: &mut PgConnection,
-    name: &str,
+    casino: &CasinoConfig,
     history: &dozor_log::registry_history::RegistryHistory,
+    month: Month,
 ) -> Result<BTreeMap<String, (i64, i64)>, MonitorError> {
-    // The monitor's findings per table, and the casino's resolutions of them.
-    let per_table: Vec<(String, i64)> = monitor_findings::table
-        .filter(monitor_findings::casino.eq(name))
-        .group_by(monitor_findings::table_id)
-        .select((monitor_findings::table_id, diesel::dsl::count_star()))
+    use monitor_findings as f;
+    let (Some(first), Some(last)) = (month.first_day(), month.last_day()) else {
+        return Ok(BTreeMap::new());
+    };
+    let from = casino.clock.start_of(first);
+    let until = casino.clock.bounds(last).1;
+    let found: Vec<(i64, i32, String)> = f::table
+        .filter(f::casino.eq(&casino.name))
+        .filter(f::played_at.ge(from))
+        .filter(f::played_at.lt(until))
+        .select((f::ledger_index, f::position, f::table_id))
         .load(conn)?;
-    let resolved: Vec<_> = history
-        .resolutions()
-        .resolved_findings()
-        .filter(|r| {
-            matches!(
-                history.resolutions().state_of((r.round_index, r.finding)),
-                FindingState::Confirmed | FindingState::Dismissed
-            )
-        })
-        .map(|r| (r.table_id.clone(), r.round_index, r.finding))
-        .collect();
-    let indexes: Vec<i64> = resolved
-        .iter()
-        .map(|(_, i, _)| i64::try_from(*i).unwrap_or(i64::MAX))
-        .collect();
-    let kept: Vec<(i64, i32)> = monitor_findings::table
-        .filter(monitor_findings::casino.eq(name))
-        .filter(monitor_findings::ledger_index.eq_any(&indexes))
-        .select((monitor_findings::ledger_index, monitor_findings::position))
-        .load(conn)?;
-    let game_of = |table: &str| history.table(table).map(|t| t.game.clone());
+    let resolutions = history.resolutions();
     let mut states: BTreeMap<String, (i64, i64)> = BTreeMap::new();
-    for (table, n) in &per_table {
-        if let Some(game) = game_of(table) {
-            states.entry(game).or_default().0 += n;
-        }
-    }
-    for (table, index, finding) in &resolved {
-        let ours = kept
-            .iter()
-            .any(|(i, p)| *i as u64 == *index && *p as i64 == i64::from(*finding));
-        if let (true, Some(game)) = (ours, game_of(table)) {
-            states.entry(game).or_default().1 += 1;
-        }
+    for (index, position, table) in found {
+        let Some(game) = history.table(&table).map(|t| t.game.clone()) else {
+            continue;
+        };
+        let at = (
+            u64::try_from(index).unwrap_or(u64::MAX),
+            u32::try_from(position).unwrap_or(u32::MAX),
+        );
+        let resolved = matches!(
+            resolutions.state_of(at),
+            FindingState::Confirmed | FindingState::Dismissed
+        );
+        let entry = states.entry(game).or_default();
+        entry.0 += 1;
+        entry.1 += i64::from(resolved);
     }
     Ok(states)
 }
