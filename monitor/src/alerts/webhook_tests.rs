@@ -200,3 +200,36 @@ fn every_alert_reaches_the_webhook_once_it_answers_and_nothing_is_lost_across_a_
     let first = kept[0].id;
     assert_eq!(received.iter().filter(|(_, b)| b["id"] == first).count(), 2);
 }
+
+#[test]
+fn a_pass_after_once_raises_the_checks_alerts_and_delivers_them() {
+    let (url, _conn) = database_at();
+    let (hook_url, received) = server(Arc::new(AtomicU32::new(0)));
+    let log = crate::test_log::TestLog::new();
+    let mut config = super::db_tests::config(
+        &log,
+        &["casino-1"],
+        &format!("[alerts]\n[alerts.webhook]\nurl = \"{hook_url}\""),
+    );
+    // Nothing listens on port 9: the casino cannot be reached.
+    config.casinos[0].tiles_url = "http://127.0.0.1:9/".into();
+    let passes = crate::run::run(&config, &url, true).unwrap();
+    assert!(passes[0].1.is_err(), "{passes:?}");
+    // The gaming day before today's is summed up, the failed attempt in it, and delivered.
+    let mut conn = connect(&url).unwrap();
+    let kept = crate::store::alerts::alerts(&mut conn, None).unwrap();
+    let yesterday = config.casinos[0]
+        .clock
+        .day_of(chrono::Utc::now())
+        .pred_opt()
+        .unwrap();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0].key, format!("daily:{yesterday}"));
+    assert_eq!(kept[0].evidence["all_well"], false);
+    let state = kept[0].evidence["state"].as_str().unwrap();
+    assert!(state.starts_with("failing (1): "), "{state}");
+    assert_eq!(outbox::pending(&mut conn).unwrap(), 0);
+    let received = received.lock().unwrap();
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].1["key"], kept[0].key);
+}
