@@ -41,7 +41,13 @@ pub fn raise(
         .do_nothing()
         .execute(conn)?;
     if inserted > 0 {
-        crate::alerts::log_alert(casino, alert.kind, &alert.key, &alert.message, &alert.evidence);
+        crate::alerts::log_alert(
+            casino,
+            alert.kind,
+            &alert.key,
+            &alert.message,
+            &alert.evidence,
+        );
     }
     Ok(inserted > 0)
 }
