@@ -18,7 +18,7 @@ use ed25519_dalek::SigningKey;
 use ledger::ingest::submission::Derived;
 use ledger::storage::append::{append_batch, Submission};
 use ledger::storage::tiles::{
-    minimum_index, published_checkpoint, published_checkpoint_between, read_tile,
+    minimum_index, minimum_index_at, published_checkpoint, published_checkpoint_between, read_tile,
     read_verdict_lines,
 };
 use ledger::storage::{checkpoints, connect, cosignatures, reads, testing};
@@ -482,6 +482,10 @@ fn bundles_holding_archived_entries_are_refused_and_not_published() {
     // Archived below 300: bundles 0 (0..256) and 1 (256..512) hold archived entries; the first
     // without any starts at 2 · 256 = 512.
     assert_eq!(minimum_index(&mut conn).unwrap(), 512);
+    // Never above the tree's size (tlog-tiles): in a tree of 301 entries the edge bundle 1.p/45
+    // (256..301) still holds archived entries, and the minimum index is 301, its end index.
+    assert_eq!(minimum_index_at(&mut conn, 301).unwrap(), 301);
+    assert_eq!(minimum_index_at(&mut conn, 600).unwrap(), 512);
     for index in [0, 1] {
         let bundle = Tile {
             kind: TileKind::Entries,

@@ -279,15 +279,23 @@ pub fn checkpoint_sizes_between(
     Ok(sizes.into_iter().map(|s| s as u64).collect())
 }
 
-/// The tile minimum index: the first entry of the first bundle holding no archived entry.
-/// Archived ranges run from entry 0 without a gap, so it is the end of the last one rounded up
-/// to a whole bundle.
+/// The tile minimum index of the latest signed checkpoint; see [`minimum_index_at`].
 pub fn minimum_index(conn: &mut PgConnection) -> Result<u64, LedgerError> {
+    let size = checkpoints::latest(conn)?.map_or(0, |row| u64::try_from(row.size).unwrap_or(0));
+    minimum_index_at(conn, size)
+}
+
+/// The tile minimum index in a tree of `size`: the first entry of the first bundle holding no
+/// archived entry (archived ranges run from entry 0 without a gap, so the end of the last one
+/// rounded up to a whole bundle), but never above `size`, as tlog-tiles requires. Below a
+/// bundle boundary it is `size` itself: the edge bundle still holds archived entries, and its
+/// end index is then not above the minimum index, so it may be refused.
+pub fn minimum_index_at(conn: &mut PgConnection, size: u64) -> Result<u64, LedgerError> {
     let last: Option<i64> = archived_entries::table
         .select(diesel::dsl::max(archived_entries::idx))
         .first(conn)?;
     let below = last.map_or(0, |last| u64::try_from(last).unwrap_or(0) + 1);
-    Ok(below.div_ceil(TILE_WIDTH) * TILE_WIDTH)
+    Ok((below.div_ceil(TILE_WIDTH) * TILE_WIDTH).min(size))
 }
 
 /// An entry of a bundle's range with the verdict stored for it, if it is a judged round.

@@ -171,7 +171,7 @@ impl Publisher {
         latest: u64,
     ) -> Result<Published, PublishError> {
         let size = target.size;
-        let minimum = stored::minimum_index(conn)?;
+        let minimum = stored::minimum_index_at(conn, size)?;
         let tiles = tiles_between(from, size);
         // The checkpoints signed since the last publication: their partial tiles too.
         let signed = stored::checkpoint_sizes_between(conn, from, size)?;
