@@ -99,7 +99,7 @@ enum Command {
     /// Reports (the nightly job runs `report daily`).
     Report(report::ReportArgs),
     /// Benchmarks: `bench adjudicate`, `bench ingest`, `bench proofs`, `bench verify`, `bench mf`,
-    /// `bench rtp`. One that did not measure what it claims prints no figure, names why in one
+    /// `bench rtp`, `bench memory`, `bench monitor`. One that did not measure what it claims prints no figure, names why in one
     /// line on standard error and exits 1.
     Bench(bench::command::BenchArgs),
     /// Ask the server at a URL (`http://127.0.0.1:8080/readyz`) whether it answers 200: a
