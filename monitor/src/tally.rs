@@ -16,6 +16,8 @@ pub struct Tally {
     pub void_rounds: i64,
     pub stakes_h: i64,
     pub paid_h: i64,
+    /// What void rounds paid back (part of `paid_h`): not a payout for RTP.
+    pub returned_h: i64,
     pub expected_paid_h: i64,
     /// Stakes that count for RTP, and their expected payout in milli-haléře.
     pub rtp_stakes_h: i64,
@@ -63,6 +65,9 @@ impl Tally {
         add(&mut self.void_rounds, i64::from(f.void))?;
         add(&mut self.stakes_h, f.stakes_h)?;
         add(&mut self.paid_h, f.paid_h)?;
+        if f.void {
+            add(&mut self.returned_h, f.paid_h)?;
+        }
         add(&mut self.expected_paid_h, f.expected_paid_h)?;
         add(&mut self.rtp_stakes_h, f.rtp_stakes_h)?;
         add(&mut self.expected_payout_mh, f.expected_payout_mh)?;
@@ -130,5 +135,30 @@ mod tests {
             ..RoundFigures::default()
         };
         assert!(tallies.add(day, "roulette", Some(&huge)).is_err());
+    }
+
+    #[test]
+    fn what_a_void_round_returns_is_kept_apart_from_payouts() {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
+        let void = RoundFigures {
+            void: true,
+            stakes_h: 10_000,
+            paid_h: 10_000,
+            ..RoundFigures::default()
+        };
+        let win = RoundFigures {
+            stakes_h: 10_000,
+            paid_h: 360_000,
+            ..RoundFigures::default()
+        };
+        let mut tallies = Tallies::default();
+        tallies.add(day, "roulette", Some(&void)).unwrap();
+        tallies.add(day, "roulette", Some(&win)).unwrap();
+        let t = &tallies.0[&(day, "roulette".to_owned())];
+        // Paid 10 000 (the void round's stake back) + 360 000; of that, 10 000 returned.
+        assert_eq!(
+            (t.paid_h, t.returned_h, t.void_rounds),
+            (370_000, 10_000, 1)
+        );
     }
 }

@@ -157,6 +157,7 @@ pub fn findings_played_before(
 pub struct Summed {
     pub rounds: i64,
     pub rtp_stakes_h: i64,
+    /// Paid in rounds played (not what void rounds returned), as the reports count payouts.
     pub paid_h: i64,
     pub expected_payout_mh: i64,
     pub payout_variance_h2: f64,
@@ -182,7 +183,7 @@ pub fn summed_by_game(
             (
                 big("rounds"),
                 big("rtp_stakes_h"),
-                big("paid_h"),
+                big("paid_h - returned_h"),
                 big("expected_payout_mh"),
                 sql::<Double>("COALESCE(SUM(payout_variance_h2), 0)"),
                 big("findings"),

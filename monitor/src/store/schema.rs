@@ -54,6 +54,7 @@ diesel::table! {
         payout_variance_h2 -> Float8,
         findings -> Int8,
         findings_amount_h -> Int8,
+        returned_h -> Int8,
     }
 }
 

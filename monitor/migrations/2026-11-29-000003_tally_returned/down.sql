@@ -1,0 +1,1 @@
+ALTER TABLE monitor_tallies DROP COLUMN returned_h;
