@@ -105,7 +105,7 @@ struct World {
     b: Casino,
     nginx: Nginx,
     monitor: Monitor,
-    _witness: Witness,
+    witness: Witness,
     work: tempfile::TempDir,
 }
 
@@ -125,6 +125,7 @@ impl World {
         let nginx = Nginx::serve_logs(&[(&a.folder, "casino-a"), (&b.folder, "casino-b")]);
         let monitor = Monitor::new(
             work.path(),
+            "monitor",
             &[
                 (&a, nginx.url_of("casino-a")),
                 (&b, nginx.url_of("casino-b")),
@@ -136,7 +137,7 @@ impl World {
             b,
             nginx,
             monitor,
-            _witness: witness,
+            witness,
             work,
         }
     }
@@ -168,9 +169,9 @@ fn one_monitor_follows_two_casinos_through_nginx_and_names_each_fault_the_other_
 
     killed_in_a_large_step(&mut world);
     unreachable_for_a_while(&mut world);
-    verdict_changed_by_the_superuser(&mut world);
+    let edited = verdict_changed_by_the_superuser(&mut world);
     changed_byte_of_a_published_tile(&mut world);
-    rolled_back_and_signed_again(&mut world, &backup);
+    rolled_back_and_signed_again(&mut world, &backup, edited);
 }
 
 /// `cp -a`: a stopped cluster's data directory, owner and modes kept.
@@ -292,7 +293,9 @@ fn superuser_raises_paid(casino: &Casino, rounds: &[i64]) {
 ///   bundle's lines again (and a full bundle published before the change keeps the old line for
 ///   every reader). What the superuser changed after publication shows only in the casino's own
 ///   reports, which then differ from the monitor's figures: that difference is the evidence.
-fn verdict_changed_by_the_superuser(world: &mut World) {
+///
+/// The two rounds edited, the one the monitor had read and the one it had not.
+fn verdict_changed_by_the_superuser(world: &mut World) -> [i64; 2] {
     let (b, monitor) = (&world.b, &mut world.monitor);
     monitor.kill();
     let followed = monitor.status(b.name).size;
@@ -357,6 +360,7 @@ fn verdict_changed_by_the_superuser(world: &mut World) {
     assert!(monitor_figures(monitor, b) != monitored_before);
     assert!(monitor.mismatches(world.a.name).is_empty());
     assert!(alerts(monitor, &world.a).is_empty());
+    [seen, unseen]
 }
 
 /// a. A byte changed in a level-0 hash tile of casino A the monitor has not read yet, in the
@@ -421,9 +425,29 @@ fn changed_byte_of_a_published_tile(world: &mut World) {
 /// accept-rollback`), its tiles published again from the restored ledger and new rounds signed
 /// under the same key: a history other than the one the monitor followed. The monitor keeps
 /// both signed notes, alerts and halts B; A is followed on.
-fn rolled_back_and_signed_again(world: &mut World, backup: &std::path::Path) {
+fn rolled_back_and_signed_again(world: &mut World, backup: &std::path::Path, edited: [i64; 2]) {
     let held = world.wait_both_followed().1;
     let held_note = world.b.published_note().unwrap();
+    // A second monitor of B, which will be away while B is rolled back: it holds B's tree now.
+    let url_b = world.nginx.url_of("casino-b");
+    let away = Monitor::new(
+        world.work.path(),
+        "away",
+        &[(&world.b, url_b)],
+        &world.witness,
+    );
+    away.command().arg("--once").succeeds();
+    assert_eq!(away.status(world.b.name).size as u64, held);
+    // Reading B's first bundle for the first time, it reads the verdict lines the publisher
+    // wrote after the superuser's edit (the bundle was still partial then): both edited rounds
+    // are named, where the monitor that had read the first one before the edit names only the
+    // other.
+    let named: Vec<i64> = away
+        .mismatches(world.b.name)
+        .iter()
+        .map(|m| m.ledger_index)
+        .collect();
+    assert_eq!(named, edited);
     let b = &mut world.b;
     b.stop();
     let data = b.site.path().join("pg/data");
@@ -485,4 +509,32 @@ fn rolled_back_and_signed_again(world: &mut World, backup: &std::path::Path) {
         1
     );
     assert_eq!(monitor.status(b.name).size as u64, held);
+
+    // The monitor that was away meets B's new history only once it is longer than the tree it
+    // held (the witness cosigns none of it): the signed tree does not contain the held one, a
+    // fork; both notes kept, B halted.
+    b.play(12, 2, 100);
+    let longer = b.wait_signed(false);
+    assert!(longer > held, "{longer} {held}");
+    let out = away.command().arg("--once").output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert_eq!(
+        said.trim(),
+        format!(
+            "casino-b: halted: the log forked: the signed tree of {longer} entries does not contain the one of {held}"
+        )
+    );
+    let raised = alerts(&away, b);
+    let kinds: Vec<&str> = raised.iter().map(|(kind, ..)| kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["verdict_mismatch", "verdict_mismatch", "not_extending"],
+        "{raised:?}"
+    );
+    let mut conn = dozor_monitor::store::connection::connect(&away.url).unwrap();
+    assert_eq!(
+        dozor_monitor::store::alerts::forks(&mut conn, b.name).unwrap(),
+        1
+    );
 }

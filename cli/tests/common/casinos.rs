@@ -180,14 +180,20 @@ impl Casino {
     /// Waits until the folder's checkpoint covers the whole ledger and carries the witness's
     /// cosignature: its size.
     pub fn wait_published(&self) -> u64 {
+        self.wait_signed(true)
+    }
+
+    /// Waits until the folder's checkpoint covers the whole ledger (and, with `cosigned`,
+    /// carries the witness's cosignature): its size.
+    pub fn wait_signed(&self, cosigned: bool) -> u64 {
         let size = self.ledger_size();
         poll_until(Duration::from_secs(60), Duration::from_millis(100), || {
             let note = self.published_note().unwrap_or_default();
-            let cosigned = note.contains(&format!("\u{2014} {WITNESS_NAME} "));
+            let witnessed = note.contains(&format!("\u{2014} {WITNESS_NAME} "));
             match size_of(&note) {
-                Some(s) if s == size && cosigned => Ok(s),
+                Some(s) if s == size && (witnessed || !cosigned) => Ok(s),
                 other => Err(format!(
-                    "{}: published {other:?} of {size}, cosigned {cosigned}:\n{note}",
+                    "{}: published {other:?} of {size}, cosigned {witnessed}:\n{note}",
                     self.name
                 )),
             }
@@ -235,8 +241,14 @@ pub struct Monitor {
 
 impl Monitor {
     /// A monitor following `casinos`, each at `tiles_url`, with `witness` needed on every
-    /// checkpoint; its state in a throwaway cluster.
-    pub fn new(dir: &Path, casinos: &[(&Casino, String)], witness: &Witness) -> Monitor {
+    /// checkpoint; its state in a throwaway cluster; its configuration and log in `dir`, named
+    /// after `name`.
+    pub fn new(
+        dir: &Path,
+        name: &str,
+        casinos: &[(&Casino, String)],
+        witness: &Witness,
+    ) -> Monitor {
         let cluster = LocalCluster::temporary().unwrap();
         cluster.create_database("monitor").unwrap();
         let mut text = String::from(
@@ -249,13 +261,13 @@ impl Monitor {
                 casino.name, casino.vkey, witness.verifier
             ));
         }
-        let config = dir.join("monitor.toml");
+        let config = dir.join(format!("{name}.toml"));
         std::fs::write(&config, text).unwrap();
         Monitor {
             config,
             url: cluster.url("monitor"),
             child: None,
-            log: dir.join("monitor.log"),
+            log: dir.join(format!("{name}.log")),
             _cluster: cluster,
         }
     }
