@@ -36,23 +36,42 @@ pub fn server(
     Ok(HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
-            .route("/", web::get().to(overview_page))
-            .route("/view.json", web::get().to(overview_json))
-            .route("/view.csv", web::get().to(overview_csv))
-            .route("/casino/{name}/round/{index}", web::get().to(round))
-            .route("/metrics", web::get().to(metrics))
-            .default_service(web::to(|| async {
-                problem(
-                    StatusCode::NOT_FOUND,
-                    "not_found",
-                    "no such page",
-                    json!({}),
-                )
-            }))
+            .wrap(headers())
+            .configure(routes)
     })
     .workers(2)
     .listen(listener)?
     .run())
+}
+
+/// Every route of the listener.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config
+        .route("/", web::get().to(overview_page))
+        .route("/view.json", web::get().to(overview_json))
+        .route("/view.csv", web::get().to(overview_csv))
+        .route("/casino/{name}/round/{index}", web::get().to(round))
+        .route("/metrics", web::get().to(metrics))
+        .default_service(web::to(|| async {
+            problem(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "no such page",
+                json!({}),
+            )
+        }));
+}
+
+/// What every answer carries: casinos' business figures are never kept by a cache on the way,
+/// and a page fetches nothing.
+pub fn headers() -> actix_web::middleware::DefaultHeaders {
+    actix_web::middleware::DefaultHeaders::new()
+        .add((header::CACHE_CONTROL, "no-store"))
+        .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .add((
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+        ))
 }
 
 /// `{code, message, details}` with `status`.

@@ -330,11 +330,8 @@ async fn every_route_needs_an_allowed_token() {
     let app = web_test::init_service(
         App::new()
             .app_data(state.clone())
-            .route("/", web::get().to(overview_page))
-            .route("/view.json", web::get().to(overview_json))
-            .route("/view.csv", web::get().to(overview_csv))
-            .route("/casino/{name}/round/{index}", web::get().to(round))
-            .route("/metrics", web::get().to(metrics)),
+            .wrap(headers())
+            .configure(routes),
     )
     .await;
     for path in [
@@ -361,6 +358,10 @@ async fn every_route_needs_an_allowed_token() {
         .to_request();
     let answer = web_test::call_service(&app, allowed).await;
     assert_eq!(answer.status(), StatusCode::OK);
+    assert_eq!(
+        answer.headers().get(header::CACHE_CONTROL).unwrap(),
+        "no-store"
+    );
     let body: serde_json::Value = web_test::read_body_json(answer).await;
     assert_eq!(body["casinos"][0]["games"][0]["rounds"], 299);
     let scrape = web_test::TestRequest::get()
