@@ -326,6 +326,7 @@ fn judge_round(
                     rtp_stakes_h: statistics.rtp_stakes_h,
                     expected_payout_mh: statistics.expected_payout_mh,
                     payout_variance_h2: statistics.payout_variance_h2,
+                    payout_third_moment_h3: statistics.payout_third_moment_h3,
                     findings: v.findings.len() as i64,
                     findings_amount_h,
                 },

@@ -20,8 +20,7 @@ use prometheus::{Encoder as _, GaugeVec, IntCounterVec, IntGaugeVec, Opts, Regis
 
 use dozor_log::access::FindingState;
 
-use crate::alerts::readings::{checkpoint_signed_at, month_bounds, month_label};
-use crate::alerts::rtp::MonthFigures;
+use crate::alerts::readings::{checkpoint_signed_at, month_bounds, month_figures, month_label};
 use crate::config::{CasinoConfig, MonitorConfig};
 use crate::error::MonitorError;
 use crate::store::alert_reads;
@@ -183,14 +182,7 @@ fn casino_series(
     if let Some((from, to)) = first.and_then(month_bounds) {
         let month = month_label(from);
         for (game, summed) in alert_reads::summed_by_game(conn, name, from, to)? {
-            let figures = MonthFigures {
-                rounds: summed.rounds,
-                rtp_stakes_h: summed.rtp_stakes_h,
-                paid_h: summed.paid_h,
-                expected_payout_mh: summed.expected_payout_mh,
-                payout_variance_h2: summed.payout_variance_h2,
-            };
-            if let Some(d) = figures.deviation() {
+            if let Some(d) = month_figures(&summed).deviation() {
                 s.rtp_z.with_label_values(&[name, &game, &month]).set(d.z);
             }
         }

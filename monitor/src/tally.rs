@@ -24,6 +24,8 @@ pub struct Tally {
     pub expected_payout_mh: i64,
     /// The payout's variance in h² (a statistic, not money).
     pub payout_variance_h2: f64,
+    /// The payout's third central moment in h³ (a statistic).
+    pub payout_third_moment_h3: f64,
     /// The monitor's own findings, and the sum of their amounts.
     pub findings: i64,
     pub findings_amount_h: i64,
@@ -39,6 +41,7 @@ pub struct RoundFigures {
     pub rtp_stakes_h: i64,
     pub expected_payout_mh: i64,
     pub payout_variance_h2: f64,
+    pub payout_third_moment_h3: f64,
     pub findings: i64,
     pub findings_amount_h: i64,
 }
@@ -72,6 +75,7 @@ impl Tally {
         add(&mut self.rtp_stakes_h, f.rtp_stakes_h)?;
         add(&mut self.expected_payout_mh, f.expected_payout_mh)?;
         self.payout_variance_h2 += f.payout_variance_h2;
+        self.payout_third_moment_h3 += f.payout_third_moment_h3;
         add(&mut self.findings, f.findings)?;
         add(&mut self.findings_amount_h, f.findings_amount_h)
     }

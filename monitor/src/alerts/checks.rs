@@ -10,8 +10,7 @@ use serde_json::json;
 use dozor_log::access::FindingState;
 
 use super::config::AlertsConfig;
-use super::readings::{checkpoint_signed_at, month_bounds, month_label};
-use super::rtp::MonthFigures;
+use super::readings::{checkpoint_signed_at, month_bounds, month_figures, month_label};
 use super::summary::daily_summary;
 use crate::config::{CasinoConfig, MonitorConfig};
 use crate::error::MonitorError;
@@ -205,7 +204,8 @@ fn findings_open(
 }
 
 /// Each game's month whose payouts are past ±3σ of theory, once it has `rtp_min_rounds`
-/// rounds: one alert per casino, game and month.
+/// rounds and as many as the payouts' skewness asks for the flag to be trusted: one alert per
+/// casino, game and month.
 fn rtp(
     conn: &mut PgConnection,
     casino: &CasinoConfig,
@@ -225,22 +225,19 @@ fn rtp(
             if summed.rounds < alerts.rtp_min_rounds || raised_before.contains(&key) {
                 continue;
             }
-            let figures = MonthFigures {
-                rounds: summed.rounds,
-                rtp_stakes_h: summed.rtp_stakes_h,
-                paid_h: summed.paid_h,
-                expected_payout_mh: summed.expected_payout_mh,
-                payout_variance_h2: summed.payout_variance_h2,
-            };
-            let Some(deviation) = figures.deviation().filter(|d| d.flagged()) else {
+            let figures = month_figures(&summed);
+            let Some(deviation) = figures
+                .deviation()
+                .filter(|d| d.flagged() && d.meaningful(figures.theory_rounds))
+            else {
                 continue;
             };
             let alert = NewAlert {
                 kind: "rtp_deviation",
                 key,
                 message: format!(
-                    "{game} in {month}: RTP {:.4} % against {:.4} % in theory, {:+.2} σ over {} rounds (flagged past ±3 σ)",
-                    deviation.actual_rtp_pct, deviation.theoretical_rtp_pct, deviation.z, figures.rounds
+                    "{game} in {month}: RTP {:.4} % against {:.4} % in theory, {:+.2} σ over {} rounds (flagged past ±3 σ; {} rounds needed for the flag)",
+                    deviation.actual_rtp_pct, deviation.theoretical_rtp_pct, deviation.z, figures.rounds, deviation.rounds_needed
                 ),
                 evidence: json!({"game": game, "month": month, "figures": figures, "deviation": deviation}),
             };

@@ -7,7 +7,7 @@
 //! [alerts]
 //! stale_after_seconds = 86400     # the checkpoint held is older than this: an alert
 //! findings_open_days = 30         # a finding without a resolution in the log after this
-//! rtp_min_rounds = 1000           # a month's game needs this many rounds before its RTP is judged
+//! rtp_min_rounds = 100            # a month's game needs at least this many rounds to be judged
 //! daily_summary = true            # "all well" (or not) once per casino and gaming day
 //!
 //! [alerts.webhook]
@@ -48,9 +48,8 @@ pub struct AlertsConfig {
     pub stale_after: Duration,
     /// Gaming days a finding may stay without a resolution recorded in the log.
     pub findings_open_days: u32,
-    /// Rounds a game needs in a month before its RTP is compared with theory: the monitor keeps
-    /// no third moment of the payouts, so it cannot tell when the normal approximation holds
-    /// and asks for a number of rounds instead.
+    /// Rounds a game needs in a month before its RTP is compared with theory, beside those the
+    /// payouts' skewness asks for (the flag is trusted only then, as in the reports).
     pub rtp_min_rounds: i64,
     pub daily_summary: bool,
     pub webhook: Option<WebhookConfig>,
@@ -81,7 +80,7 @@ impl std::fmt::Debug for WebhookConfig {
 /// 24 hours: a casino open every day signs a checkpoint at least daily.
 pub const DEFAULT_STALE_AFTER_SECONDS: u64 = 86_400;
 pub const DEFAULT_FINDINGS_OPEN_DAYS: u32 = 30;
-pub const DEFAULT_RTP_MIN_ROUNDS: i64 = 1_000;
+pub const DEFAULT_RTP_MIN_ROUNDS: i64 = 100;
 
 fn read(base: &Path, path: &Path, what: &str) -> Result<String, String> {
     let full = base.join(path);
@@ -197,7 +196,7 @@ mod tests {
         assert_eq!(config.stale_after, Duration::from_secs(86_400));
         assert_eq!(
             (config.findings_open_days, config.rtp_min_rounds),
-            (30, 1000)
+            (30, 100)
         );
         assert!(config.daily_summary && config.webhook.is_none());
         std::fs::write(dir.path().join("t"), "s3cret\n").unwrap();

@@ -234,16 +234,22 @@ fn findings_without_a_resolution_are_one_alert_each_after_the_gaming_days_set() 
 #[test]
 fn a_game_s_month_past_three_sigma_is_one_alert_with_its_figures() {
     let mut log = TestLog::new();
-    log.spins(300);
+    log.spins(900);
     let now = at("2026-11-28T12:00:00Z");
-    // Too few rounds: not judged.
+    let none = |rounds: u64, min: &str| {
+        let mut conn = database();
+        let config = config(&log, &["casino-1"], &alerts_section(min));
+        follow_once(&mut conn, &config.casinos[0], &log.publish(rounds + 1)).unwrap();
+        periodic_checks(&mut conn, &config, now).unwrap() == 0
+    };
+    // 300 straight-ups: z = 10.94, but a straight-up's skewness (35/6 for one spin) asks for
+    // 851 spins before a 3σ flag means anything (as the reports say): not raised.
+    assert!(none(300, "rtp_min_rounds = 1"));
+    // 900 spins, but fewer than the rounds set.
+    assert!(none(900, "rtp_min_rounds = 901"));
     let mut conn = database();
-    let few = config(&log, &["casino-1"], &alerts_section("rtp_min_rounds = 301"));
-    follow_once(&mut conn, &few.casinos[0], &log.publish(301)).unwrap();
-    assert_eq!(periodic_checks(&mut conn, &few, now).unwrap(), 0);
-    let mut conn = database();
-    let config = config(&log, &["casino-1"], &alerts_section("rtp_min_rounds = 300"));
-    follow_once(&mut conn, &config.casinos[0], &log.publish(301)).unwrap();
+    let config = config(&log, &["casino-1"], &alerts_section("rtp_min_rounds = 900"));
+    follow_once(&mut conn, &config.casinos[0], &log.publish(901)).unwrap();
     for _ in 0..3 {
         periodic_checks(&mut conn, &config, now).unwrap();
     }
@@ -251,18 +257,23 @@ fn a_game_s_month_past_three_sigma_is_one_alert_with_its_figures() {
     assert_eq!(rtp.len(), 1, "{rtp:?}");
     let e = &rtp[0].evidence;
     assert_eq!(rtp[0].key, "rtp:roulette:2026-11");
-    // 300 straight-ups of 10 000 h on 17. Paid: 30 overpaid wins × 370 000 (k = 3, 13, …) and
-    // 8 wins × 360 000 (k ≡ 17 mod 37 and k ≢ 3 mod 10: 17, 54, …, 276) = 13 980 000 h.
-    // Expected per spin 10 000 × 36/37 = 9 729.7297 h, kept as 9 729 729 mh: 300 × that =
-    // 2 918 918 700 mh; variance 300 × 10 000² × 36² × 36/37²
-    // = 1 022 410 518 627 h², σ = 1 011 143.17 h; z = (13 980 000 − 2 918 918.7) / σ = 10.939.
-    assert_eq!(e["figures"]["rounds"], 300);
-    assert_eq!(e["figures"]["paid_h"], 13_980_000);
-    assert_eq!(e["figures"]["expected_payout_mh"], 2_918_918_700i64);
+    // 900 straight-ups of 10 000 h on 17. Paid: 90 overpaid wins × 370 000 (k = 3, 13, …) and
+    // 22 wins × 360 000 (k = 17 + 37j ≤ 899: 24 of them, less 313 and 683, which end in 3)
+    // = 33 300 000 + 7 920 000 = 41 220 000 h.
+    // Expected per spin 10 000 × 36/37 = 9 729.7297 h, kept as 9 729 729 mh: 900 × that =
+    // 8 756 756 100 mh; variance 900 × 10 000² × 36² × 36/37² = 3 067 231 555 880 h²,
+    // σ = 1 751 351.35 h; z = (41 220 000 − 8 756 756.1) / σ = 18.536.
+    assert_eq!(e["figures"]["rounds"], 900);
+    assert_eq!(e["figures"]["theory_rounds"], 900);
+    assert_eq!(e["figures"]["paid_h"], 41_220_000);
+    assert_eq!(e["figures"]["expected_payout_mh"], 8_756_756_100i64);
     let z = e["deviation"]["z"].as_f64().unwrap();
-    assert!((z - 10.939).abs() < 0.001, "{z}");
-    // 13 980 000 / 3 000 000 = 466 %; 36/37 = 97.2973 %.
-    assert!((e["deviation"]["actual_rtp_pct"].as_f64().unwrap() - 466.0).abs() < 1e-9);
+    assert!((z - 18.536).abs() < 0.001, "{z}");
+    // Skewness (35/6)/√900 = 0.1944; rounds needed 900 × (0.1944 / 0.2)² = 850.7 → 851.
+    assert_eq!(e["deviation"]["rounds_needed"], 851);
+    assert!((e["deviation"]["skewness"].as_f64().unwrap() - 0.1944).abs() < 0.0001);
+    // 41 220 000 / 9 000 000 = 458 %; 36/37 = 97.2973 %.
+    assert!((e["deviation"]["actual_rtp_pct"].as_f64().unwrap() - 458.0).abs() < 1e-9);
     assert!((e["deviation"]["theoretical_rtp_pct"].as_f64().unwrap() - 97.2973).abs() < 1e-4);
 }
 

@@ -5,7 +5,8 @@ use chrono::{DateTime, Datelike as _, Months, NaiveDate, Utc};
 
 use dozor_log::cosignature::{cosignatures, CosignatureVerifier};
 
-use crate::store::alert_reads::CasinoRow;
+use super::rtp::MonthFigures;
+use crate::store::alert_reads::{CasinoRow, Summed};
 
 /// When the checkpoint held was signed, as near as the monitor can tell: the operator's
 /// signature carries no time, so the newest cosignature of a configured witness (its
@@ -31,4 +32,17 @@ pub fn month_bounds(first: NaiveDate) -> Option<(NaiveDate, NaiveDate)> {
 /// The month a day is in, as `YYYY-MM`.
 pub fn month_label(day: NaiveDate) -> String {
     format!("{:04}-{:02}", day.year(), day.month())
+}
+
+/// A game's month as the RTP check reads it.
+pub fn month_figures(summed: &Summed) -> MonthFigures {
+    MonthFigures {
+        rounds: summed.rounds,
+        rtp_stakes_h: summed.rtp_stakes_h,
+        paid_h: summed.paid_h,
+        expected_payout_mh: summed.expected_payout_mh,
+        payout_variance_h2: summed.payout_variance_h2,
+        payout_third_moment_h3: summed.payout_third_moment_h3,
+        theory_rounds: summed.theory_rounds,
+    }
 }

@@ -1,11 +1,15 @@
 //! A game's month against theory, as the casino's RTP report computes it (docs/RTP.md): the
 //! rounds' payouts are independent, so their sum has the summed mean and variance; z =
-//! (paid − expected) / √variance, flagged past ±3.
+//! (paid − expected) / √variance, flagged past ±3. A 3σ flag assumes the sum is nearly normal;
+//! a long shot (a 35:1 straight-up) makes it skewed, and the skewness of the sum, μ₃ / σ³, falls
+//! as 1/√n: the flag is trusted once it is at most [`SKEWNESS_LIMIT`], as in the reports.
 
 use serde::Serialize;
 
 /// |z| above this is flagged, as the reports flag it.
 pub const FLAG_SD: f64 = 3.0;
+/// The skewness of the sum at or below which a flag means something, as the reports take it.
+pub const SKEWNESS_LIMIT: f64 = 0.2;
 
 /// A casino's game over a month, summed from the monitor's tallies.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -16,6 +20,9 @@ pub struct MonthFigures {
     /// Expected payout of the RTP stakes, milli-haléře.
     pub expected_payout_mh: i64,
     pub payout_variance_h2: f64,
+    pub payout_third_moment_h3: f64,
+    /// Rounds the theory covers (judged, not void).
+    pub theory_rounds: i64,
 }
 
 /// Where a month's payouts stand against theory.
@@ -31,6 +38,10 @@ pub struct Deviation {
     pub theoretical_rtp_pct: f64,
     /// Half-width of the ±3σ band around the theoretical RTP, percentage points.
     pub band_3sd_pct: f64,
+    /// μ₃ / σ³ of the month's payouts.
+    pub skewness: f64,
+    /// Rounds needed before a flag can be trusted (skewness at most [`SKEWNESS_LIMIT`]).
+    pub rounds_needed: i64,
 }
 
 impl MonthFigures {
@@ -42,19 +53,35 @@ impl MonthFigures {
         let sd = self.payout_variance_h2.sqrt();
         let expected_h = self.expected_payout_mh as f64 / 1000.0;
         let stakes = self.rtp_stakes_h as f64;
+        let skewness = self.payout_third_moment_h3 / (sd * sd * sd);
+        // skewness(n) = skewness(1)/√n: n must grow by (skewness / limit)².
+        let needed = (self.theory_rounds as f64 * (skewness / SKEWNESS_LIMIT).powi(2)).ceil();
+        let rounds_needed = if needed.is_finite() && needed < i64::MAX as f64 {
+            (needed as i64).max(1)
+        } else {
+            i64::MAX
+        };
         Some(Deviation {
             z: (self.paid_h as f64 - expected_h) / sd,
             sd_h: sd,
             actual_rtp_pct: 100.0 * self.paid_h as f64 / stakes,
             theoretical_rtp_pct: 100.0 * expected_h / stakes,
             band_3sd_pct: 100.0 * FLAG_SD * sd / stakes,
+            skewness,
+            rounds_needed,
         })
     }
 }
 
 impl Deviation {
+    /// |z| past 3.
     pub fn flagged(&self) -> bool {
         self.z.abs() > FLAG_SD
+    }
+
+    /// Whether `rounds` are enough for the flag (or its absence) to mean something.
+    pub fn meaningful(&self, rounds: i64) -> bool {
+        rounds >= self.rounds_needed
     }
 }
 
@@ -74,8 +101,17 @@ mod tests {
             paid_h: 180_000,
             expected_payout_mh: 97_297_297,
             payout_variance_h2: 340_803_506.0,
+            // Per spin 3 600³ × p(1 − p)(1 − 2p) = 46 656 000 000 × 36 × 35 / 37³
+            // = 1 160 574 102 h³.
+            payout_third_moment_h3: 1_160_574_102.0 * 1_000.0,
+            theory_rounds: 1_000,
         };
         let d = month.deviation().unwrap();
+        // Skewness (35/6)/√1 000 = 0.1845; rounds needed 1 000 × (0.1845 / 0.2)² = 850.7 → 851,
+        // as the reports count them for a straight-up.
+        assert!((d.skewness - 0.1845).abs() < 0.0001, "{d:?}");
+        assert_eq!(d.rounds_needed, 851);
+        assert!(d.meaningful(851) && !d.meaningful(850));
         assert!((d.z - 4.48).abs() < 0.005, "{d:?}");
         assert!(d.flagged());
         assert!((d.actual_rtp_pct - 180.0).abs() < 1e-9);

@@ -161,6 +161,9 @@ pub struct Summed {
     pub paid_h: i64,
     pub expected_payout_mh: i64,
     pub payout_variance_h2: f64,
+    pub payout_third_moment_h3: f64,
+    /// Rounds judged and not void: those the theory covers.
+    pub theory_rounds: i64,
     pub findings: i64,
     pub findings_amount_h: i64,
 }
@@ -186,6 +189,8 @@ pub fn summed_by_game(
                 big("paid_h - returned_h"),
                 big("expected_payout_mh"),
                 sql::<Double>("COALESCE(SUM(payout_variance_h2), 0)"),
+                sql::<Double>("COALESCE(SUM(payout_third_moment_h3), 0)"),
+                big("rounds - void_rounds - unjudged_rounds"),
                 big("findings"),
                 big("findings_amount_h"),
             ),

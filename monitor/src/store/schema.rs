@@ -55,6 +55,7 @@ diesel::table! {
         findings -> Int8,
         findings_amount_h -> Int8,
         returned_h -> Int8,
+        payout_third_moment_h3 -> Float8,
     }
 }
 

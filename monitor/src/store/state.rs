@@ -299,6 +299,7 @@ fn add_tally(
             m::expected_payout_mh.eq(t.expected_payout_mh),
             m::payout_variance_h2.eq(t.payout_variance_h2),
             m::returned_h.eq(t.returned_h),
+            m::payout_third_moment_h3.eq(t.payout_third_moment_h3),
             m::findings.eq(t.findings),
             m::findings_amount_h.eq(t.findings_amount_h),
         ))
@@ -315,6 +316,8 @@ fn add_tally(
             m::expected_payout_mh.eq(m::expected_payout_mh + excluded(m::expected_payout_mh)),
             m::payout_variance_h2.eq(m::payout_variance_h2 + excluded(m::payout_variance_h2)),
             m::returned_h.eq(m::returned_h + excluded(m::returned_h)),
+            m::payout_third_moment_h3
+                .eq(m::payout_third_moment_h3 + excluded(m::payout_third_moment_h3)),
             m::findings.eq(m::findings + excluded(m::findings)),
             m::findings_amount_h.eq(m::findings_amount_h + excluded(m::findings_amount_h)),
         ))

@@ -233,6 +233,9 @@ fn casino_view(
                 paid_h: s.paid_h,
                 expected_payout_mh: s.expected_payout_mh,
                 payout_variance_h2: s.variance_h2,
+                // Only z and the flag are shown here, not the rounds a flag needs.
+                payout_third_moment_h3: 0.0,
+                theory_rounds: s.rounds,
             }
             .deviation();
             GameView {
