@@ -221,7 +221,10 @@ fn a_round_whose_verdict_the_casino_softened_is_listed_and_its_difference_highli
     let mut conn = connect(&url).unwrap();
     let view = overview::overview(&mut conn, &config, november(), Utc::now()).unwrap();
     assert_eq!(view.casinos[0].mismatched_rounds, vec![4]);
+    assert_eq!(view.casinos[0].alerts_open, 1);
+    assert_eq!(view.casinos[0].latest_alerts[0].kind, "verdict_mismatch");
     let page = html::overview_page(&view, november());
+    assert!(page.contains("<td>verdikt kasina se liší</td>"));
     assert!(page.contains("<a href=\"/casino/casino-1/round/4\">4</a>"));
     let files = log.publish(300);
     let round = crate::view::round::round_view(&mut conn, &config.casinos[0], &files, 4).unwrap();

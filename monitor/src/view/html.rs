@@ -199,6 +199,7 @@ fn games_table(body: &mut String, c: &CasinoView) {
         );
     }
     body.push_str("</tbody></table>");
+    alerts_table(body, c);
     if !c.mismatched_rounds.is_empty() {
         let links: Vec<String> = c
             .mismatched_rounds
@@ -212,6 +213,52 @@ fn games_table(body: &mut String, c: &CasinoView) {
             links.join(", ")
         );
     }
+}
+
+/// An alert's kind in Czech; the code itself for one the view does not know.
+pub fn alert_kind_words(kind: &str) -> &str {
+    match kind {
+        "checkpoint" => "kontrolní bod odmítnut",
+        "checkpoint_stale" => "kontrolní bod zastaral",
+        "checkpoint_recovered" => "kontrolní bod opět roste",
+        "quorum_missing" => "chybí kosignace svědků",
+        "rollback" => "kniha vrácena zpět",
+        "fork" | "not_extending" => "kniha se rozdvojila",
+        "too_far_ahead" => "kontrolní bod příliš napřed",
+        "tiles" => "dlaždice nesedí",
+        "entry" => "záznam nesedí",
+        "verdict_mismatch" => "verdikt kasina se liší",
+        "verdicts_missing" => "verdikty kasina chybí",
+        "unknown_plan" => "neznámý herní plán",
+        "unjudged_round" => "kolo nelze posoudit",
+        "findings_open" => "nálezy dlouho otevřené",
+        "rtp_deviation" => "RTP za ±3σ",
+        "daily_summary" => "denní souhrn",
+        other => other,
+    }
+}
+
+/// The casino's latest alerts, newest first.
+fn alerts_table(body: &mut String, c: &CasinoView) {
+    if c.latest_alerts.is_empty() {
+        return;
+    }
+    let _ = write!(
+        body,
+        "<h3>Poslední výstrahy ({} z {})</h3><table><thead><tr><th>kdy</th><th>druh</th><th>zpráva monitoru</th></tr></thead><tbody>",
+        c.latest_alerts.len(),
+        count(c.alerts_open)
+    );
+    for a in &c.latest_alerts {
+        let _ = write!(
+            body,
+            "<tr><td>{}</td><td>{}</td><td class=\"muted\">{}</td></tr>",
+            prague(a.raised_at),
+            esc(alert_kind_words(&a.kind)),
+            esc(&a.message)
+        );
+    }
+    body.push_str("</tbody></table>");
 }
 
 fn facts(body: &mut String, facts: &[(&str, String)]) {

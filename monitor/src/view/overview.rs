@@ -43,10 +43,25 @@ pub struct CasinoView {
     pub checkpoint_verified_at: Option<DateTime<Utc>>,
     pub checkpoint_age_seconds: Option<i64>,
     pub witnesses: WitnessView,
+    /// Every alert raised for the casino (the monitor keeps no acknowledgement yet).
     pub alerts_open: i64,
+    /// The latest alerts, newest first (at most [`LATEST_ALERTS`]).
+    pub latest_alerts: Vec<AlertView>,
     pub games: Vec<GameView>,
     /// Rounds (ledger indexes) whose verdict differs from the casino's, all the log.
     pub mismatched_rounds: Vec<i64>,
+}
+
+/// How many of a casino's latest alerts the view lists.
+pub const LATEST_ALERTS: usize = 10;
+
+/// An alert as the view lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct AlertView {
+    pub kind: String,
+    pub raised_at: DateTime<Utc>,
+    /// The monitor's message (English, as kept with the alert's evidence).
+    pub message: String,
 }
 
 /// The witnesses of the checkpoint held.
@@ -265,7 +280,18 @@ fn casino_view(
         .distinct()
         .order(monitor_mismatches::ledger_index.asc())
         .load(conn)?;
+    let latest_alerts = crate::store::alerts::alerts(conn, Some(name))?
+        .into_iter()
+        .rev()
+        .take(LATEST_ALERTS)
+        .map(|a| AlertView {
+            kind: a.kind,
+            raised_at: a.raised_at,
+            message: a.message,
+        })
+        .collect();
     Ok(CasinoView {
+        latest_alerts,
         casino: name.to_owned(),
         state,
         state_detail,
