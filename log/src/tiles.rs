@@ -127,7 +127,16 @@ impl Tile {
         let index = parse_index_path(index_part).ok_or(bad(
             "the index is not in groups of three digits, each but the last with `x`",
         ))?;
-        Ok(Tile { kind, index, width })
+        let tile = Tile { kind, index, width };
+        // A tile whose entries lie past 2^64 names no part of any tree (and its positions
+        // would not fit in a u64).
+        let last_index = u64::MAX
+            .checked_shr(TILE_HEIGHT * (u32::from(tile.level()) + 1))
+            .unwrap_or(0);
+        if tile.index > last_index {
+            return Err(bad("the index is past any tree's end"));
+        }
+        Ok(tile)
     }
 
     /// Bytes a tile of this width holds when it is a hash tile.

@@ -25,7 +25,8 @@ fn paths_are_written_in_groups_of_three_digits_as_the_spec_spells_them() {
     assert_eq!(tile(TileKind::Hashes(1), 999, 256).path(), "tile/1/999");
     for t in [
         tile(TileKind::Hashes(0), 1_234_067, 256),
-        tile(TileKind::Hashes(63), u64::MAX, 255),
+        tile(TileKind::Hashes(0), (u64::MAX >> 8) - 1, 255),
+        tile(TileKind::Hashes(63), 0, 255),
         tile(TileKind::Entries, 0, 1),
         tile(TileKind::Entries, 1_000_000, 256),
     ] {
@@ -48,6 +49,9 @@ fn every_other_spelling_of_a_path_is_refused() {
         "tiles/0/001",
         "tile/0/",
         "tile/0/x99999999999999999/000", // does not fit
+        // 2^56 = 72 057 594 037 927 936: level-0 tile 2^56 starts at entry 2^64.
+        "tile/0/x072/x057/x594/x037/x927/936",
+        "tile/7/001", // level 7 starts at 2^64 from its second tile on
     ] {
         assert!(Tile::parse(path).is_err(), "{path} was read");
     }
