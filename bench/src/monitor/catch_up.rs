@@ -18,7 +18,7 @@ use ledger::tile_publish::Publisher;
 use serde_json::json;
 
 use super::nginx::Nginx;
-use super::process::{mib, MonitorProcess, Usage};
+use super::process::{mib, ClusterUsage, MonitorProcess, Usage};
 use super::round2;
 use crate::outcome::expect_result;
 
@@ -102,9 +102,11 @@ pub fn catch_up(global: &Global, args: &CatchUpArgs) -> anyhow::Result<ExitCode>
     let mut nginx_usage = Usage::default();
     nginx_usage.read(nginx.pid());
     let nginx_cpu_before = nginx_usage.cpu;
+    let mut state_usage = ClusterUsage::of(&state.data_directory());
+    state_usage.start();
     let started = Instant::now();
     let mut child = MonitorProcess::start(&config, &state_url, true)?;
-    let (status, ended) = child.wait()?;
+    let (status, ended) = child.wait(&mut state_usage)?;
     let monitor_seconds = ended.duration_since(started).as_secs_f64();
     nginx_usage.read(nginx.pid());
     expect_result(status.success(), || {
@@ -155,6 +157,7 @@ pub fn catch_up(global: &Global, args: &CatchUpArgs) -> anyhow::Result<ExitCode>
             "cpu_seconds": {
                 "monitor": child.usage.cpu_seconds().map(round2),
                 "nginx": nginx_cpu,
+                "monitor_state_postgresql": state_usage.seconds().map(round2),
                 "verify": offline.cpu_seconds(),
             },
             "verify_entries": offline.value.signatures_checked,

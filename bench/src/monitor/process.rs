@@ -51,6 +51,81 @@ impl Usage {
     }
 }
 
+/// The CPU time of a PostgreSQL cluster's server processes (its postmaster's children: the
+/// backends serving the monitor, the writer, the WAL writer…), each process's latest reading kept
+/// so that a backend that has exited still counts.
+#[derive(Debug, Default)]
+pub(super) struct ClusterUsage {
+    postmaster: Option<u32>,
+    seen: std::collections::HashMap<u32, Duration>,
+    /// What each process had spent before the measurement ([`ClusterUsage::start`]).
+    before: std::collections::HashMap<u32, Duration>,
+}
+
+/// The parent process id in a `/proc/<pid>/stat` line (the field after the state, which follows
+/// the command name in parentheses).
+fn parent_of(stat: &str) -> Option<u32> {
+    let after_name = stat.get(stat.rfind(')')? + 1..)?;
+    after_name.split_whitespace().nth(1)?.parse().ok()
+}
+
+impl ClusterUsage {
+    /// The cluster whose data directory is `data`: its postmaster from `postmaster.pid`.
+    pub fn of(data: &Path) -> ClusterUsage {
+        let postmaster = std::fs::read_to_string(data.join("postmaster.pid"))
+            .ok()
+            .and_then(|text| text.lines().next()?.trim().parse().ok());
+        ClusterUsage {
+            postmaster,
+            ..ClusterUsage::default()
+        }
+    }
+
+    /// Starts the measurement: what its processes have spent so far is not counted.
+    pub fn start(&mut self) {
+        self.read();
+        self.before = self.seen.clone();
+    }
+
+    /// Reads the CPU time of every child of the postmaster now running.
+    pub fn read(&mut self) {
+        let Some(postmaster) = self.postmaster else {
+            return;
+        };
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            if parent_of(&stat) == Some(postmaster) {
+                if let Some(cpu) = crate::cpu_time::of_process(Some(pid)) {
+                    self.seen.insert(pid, cpu);
+                }
+            }
+        }
+    }
+
+    /// The CPU seconds of its server processes since their start (`None`: no postmaster found).
+    pub fn seconds(&self) -> Option<f64> {
+        self.postmaster.map(|_| {
+            self.seen
+                .iter()
+                .map(|(pid, cpu)| {
+                    let before = self.before.get(pid).copied().unwrap_or_default();
+                    cpu.saturating_sub(before).as_secs_f64()
+                })
+                .sum()
+        })
+    }
+}
+
 /// MiB, one decimal.
 pub(super) fn mib(bytes: u64) -> f64 {
     (bytes as f64 / 1024.0 / 1024.0 * 10.0).round() / 10.0
@@ -81,10 +156,12 @@ impl MonitorProcess {
         })
     }
 
-    /// Waits for it to end, reading its usage every 20 ms meanwhile: how it ended and when.
-    pub fn wait(&mut self) -> anyhow::Result<(ExitStatus, Instant)> {
+    /// Waits for it to end, reading its usage and that of its state's cluster every 20 ms
+    /// meanwhile: how it ended and when.
+    pub fn wait(&mut self, state: &mut ClusterUsage) -> anyhow::Result<(ExitStatus, Instant)> {
         loop {
             self.usage.read(self.child.id());
+            state.read();
             if let Some(status) = self.child.try_wait()? {
                 return Ok((status, Instant::now()));
             }
@@ -116,5 +193,42 @@ impl MonitorProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
         self.usage
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parent_is_read_after_a_command_name_with_spaces_and_parentheses() {
+        // pid (comm) state ppid …: the name may hold ") 9 " itself.
+        let stat = "4242 (postgres: a) 9 b) S 1717 4242 4242 0 -1 4194304 300 0 0 0 12 3";
+        assert_eq!(parent_of(stat), Some(1717));
+        assert_eq!(parent_of("garbage"), None);
+    }
+
+    #[test]
+    fn this_process_is_seen_as_a_child_of_its_parent() {
+        let own = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+        let parent = parent_of(&own);
+        assert!(parent.is_some(), "{own}");
+        let mut usage = ClusterUsage {
+            postmaster: parent,
+            ..ClusterUsage::default()
+        };
+        usage.start();
+        assert!(usage.seen.contains_key(&std::process::id()));
+        // Spin for a while: what this process spends from now on is counted, nothing before.
+        let until = Instant::now() + Duration::from_millis(300);
+        let mut spins = 0u64;
+        while Instant::now() < until {
+            spins = std::hint::black_box(spins + 1);
+        }
+        usage.read();
+        let spent = usage.seconds().unwrap_or(-1.0);
+        let total = crate::cpu_time::of_process(None).map_or(0.0, |d| d.as_secs_f64());
+        assert!(spent > 0.0 && spent <= total, "{spent} of {total}");
+        assert_eq!(ClusterUsage::default().seconds(), None);
     }
 }
