@@ -635,7 +635,6 @@ fn settled_checkpoint(
 }
 
 #[test]
-#[ignore = "the publisher deletes, and the server refuses, the partial tiles of an earlier checkpoint once a wider partial exists, which tlog-tiles says a log MUST serve until the full tile is available"]
 fn the_partial_tiles_of_an_earlier_checkpoint_are_served_until_their_full_tile_is() {
     let (site, published, server, regulator) = publishing_site();
     let simulate = |rounds: &str| {
