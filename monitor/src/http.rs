@@ -1,7 +1,9 @@
 //! The monitor's own HTTP listener (`[http] listen`): the regulator's view as a page, JSON and
 //! CSV, one round proven from the casino's tiles, and the Prometheus metrics (`/metrics`). Every route needs a bearer token whose
 //! SHA-256 is in the configuration (401 without one, 403 with another); only a listener on the
-//! loopback address may be configured without tokens, and then it serves this machine alone.
+//! loopback address may be configured without tokens, and then it answers only requests naming
+//! it by a loopback name and its port (`Host`), so a web page whose name a browser on this
+//! machine resolves to 127.0.0.1 (DNS rebinding) reads nothing.
 //! Tokens are compared by their hashes and never logged.
 #![allow(clippy::disallowed_types)]
 
@@ -89,10 +91,45 @@ fn same(a: &[u8; 32], b: &[u8; 32]) -> bool {
     a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
 }
 
+/// Whether the request names this listener by a loopback name (`127.0.0.1:<port>`,
+/// `[::1]:<port>`, `localhost:<port>`, the port the listener's own). A page in a browser on
+/// this machine whose name was rebound to 127.0.0.1 sends its own name, and is refused.
+fn loopback_host(request: &HttpRequest) -> bool {
+    let port = request.app_config().local_addr().port();
+    let Some(host) = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let host = host.trim().to_ascii_lowercase();
+    let (name, given) = match host.rsplit_once(':') {
+        Some((name, p)) if !name.is_empty() && !p.contains(']') => (name, Some(p)),
+        _ => (host.as_str(), None),
+    };
+    // A browser leaves out port 80 only.
+    let port_matches = match given {
+        Some(p) => p.parse::<u16>().ok() == Some(port),
+        None => port == 80,
+    };
+    port_matches && matches!(name, "127.0.0.1" | "[::1]" | "localhost")
+}
+
 /// Whether the request may read the view: none when it may, else the answer refusing it.
+/// Without tokens (a loopback listener), only a request naming the listener by a loopback name
+/// may (DNS rebinding); with tokens, only one presenting an allowed token.
 pub fn refused(request: &HttpRequest, allowed: &[[u8; 32]]) -> Option<HttpResponse> {
     if allowed.is_empty() {
-        return None;
+        if loopback_host(request) {
+            return None;
+        }
+        return Some(problem(
+            StatusCode::FORBIDDEN,
+            "forbidden_host",
+            "without a bearer token the view answers only requests to this machine's loopback address and the listener's port",
+            json!({"host": request.headers().get(header::HOST).and_then(|v| v.to_str().ok())}),
+        ));
     }
     let presented = request
         .headers()

@@ -384,3 +384,68 @@ async fn every_route_needs_an_allowed_token() {
         StatusCode::BAD_REQUEST
     );
 }
+
+#[actix_web::test]
+async fn without_tokens_only_a_request_naming_the_loopback_listener_is_answered() {
+    let (_log, mut config, url) = followed();
+    config.http = Some(HttpConfig {
+        listen: "127.0.0.1:9464".parse().unwrap(),
+        token_sha256: Vec::new(),
+    });
+    let state = web::Data::new(ViewState {
+        config,
+        database_url: url,
+    });
+    let app = web_test::init_service(
+        App::new()
+            .app_data(state.clone())
+            .wrap(headers())
+            .configure(routes),
+    )
+    .await;
+    // The test listener's own address is 127.0.0.1:8080 (actix's test set-up).
+    for host in [
+        "127.0.0.1:8080",
+        "localhost:8080",
+        "[::1]:8080",
+        "LocalHost:8080",
+    ] {
+        for path in ["/view.json?month=2026-11", "/metrics"] {
+            let request = web_test::TestRequest::get()
+                .uri(path)
+                .insert_header((header::HOST, host))
+                .to_request();
+            let answer = web_test::call_service(&app, request).await;
+            assert_eq!(answer.status(), StatusCode::OK, "{host} {path}");
+        }
+    }
+    // A page whose own name was rebound to 127.0.0.1 sends that name; another port or a name
+    // merely beginning like a loopback one is not this listener either.
+    for host in [
+        Some("rebound.example:8080"),
+        Some("127.0.0.1.rebound.example:8080"),
+        Some("127.0.0.1:9464"),
+        Some("localhost"),
+        Some("localhost:8080:8080"),
+        Some("[::1]"),
+        None,
+    ] {
+        for path in [
+            "/",
+            "/view.json?month=2026-11",
+            "/view.csv",
+            "/casino/casino-1/round/4",
+            "/metrics",
+        ] {
+            let mut request = web_test::TestRequest::get().uri(path);
+            if let Some(host) = host {
+                request = request.insert_header((header::HOST, host));
+            }
+            let answer = web_test::call_service(&app, request.to_request()).await;
+            assert_eq!(answer.status(), StatusCode::FORBIDDEN, "{host:?} {path}");
+            let body: serde_json::Value = web_test::read_body_json(answer).await;
+            assert_eq!(body["code"], "forbidden_host", "{host:?} {path}");
+            assert!(body["message"].as_str().unwrap().contains("loopback"));
+        }
+    }
+}
