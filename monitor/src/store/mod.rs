@@ -8,6 +8,7 @@ pub mod outbox;
 pub mod schema;
 pub mod state;
 pub mod status;
+pub mod view_reads;
 
 #[cfg(test)]
 pub(crate) mod test_db;

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
+use diesel::PgConnection;
 use serde::Serialize;
 
 use dozor_log::access::FindingState;
@@ -16,9 +16,9 @@ use crate::alerts::rtp::MonthFigures;
 use crate::checkpoint_check::{open_checkpoint, Trust};
 use crate::config::{CasinoConfig, MonitorConfig};
 use crate::error::MonitorError;
-use crate::store::schema::{monitor_alerts, monitor_findings, monitor_mismatches};
 use crate::store::state;
 use crate::store::status::{self, CasinoStatus, TallyRow};
+use crate::store::view_reads;
 
 /// The whole view.
 #[derive(Debug, Clone, Serialize)]
@@ -210,10 +210,7 @@ fn casino_view(
     let history = &held.followed.history;
     let keys = crate::checkpoint_check::known_operator_keys(&casino.operator_keys, history);
     let note = held.checkpoint.as_ref().map(|c| c.note.as_str());
-    let alert_keys: Vec<String> = monitor_alerts::table
-        .filter(monitor_alerts::casino.eq(name))
-        .select(monitor_alerts::key)
-        .load(conn)?;
+    let alert_keys = view_reads::alert_keys(conn, name)?;
     let held_size = row.checkpoint_size.unwrap_or(0);
     // A checkpoint larger than the one held waiting for its witnesses past the grace.
     let waiting = alert_keys
@@ -274,12 +271,7 @@ fn casino_view(
             }
         })
         .collect();
-    let mismatched_rounds: Vec<i64> = monitor_mismatches::table
-        .filter(monitor_mismatches::casino.eq(name))
-        .select(monitor_mismatches::ledger_index)
-        .distinct()
-        .order(monitor_mismatches::ledger_index.asc())
-        .load(conn)?;
+    let mismatched_rounds = view_reads::mismatched_indexes(conn, name)?;
     let latest_alerts = crate::store::alerts::alerts(conn, Some(name))?
         .into_iter()
         .rev()
@@ -316,27 +308,21 @@ fn finding_states(
     history: &dozor_log::registry_history::RegistryHistory,
     month: Month,
 ) -> Result<BTreeMap<String, (i64, i64)>, MonitorError> {
-    use monitor_findings as f;
     let (Some(first), Some(last)) = (month.first_day(), month.last_day()) else {
         return Ok(BTreeMap::new());
     };
     let from = casino.clock.start_of(first);
     let until = casino.clock.bounds(last).1;
-    let found: Vec<(i64, i32, String)> = f::table
-        .filter(f::casino.eq(&casino.name))
-        .filter(f::played_at.ge(from))
-        .filter(f::played_at.lt(until))
-        .select((f::ledger_index, f::position, f::table_id))
-        .load(conn)?;
+    let found = view_reads::findings_played_between(conn, &casino.name, from, until)?;
     let resolutions = history.resolutions();
     let mut states: BTreeMap<String, (i64, i64)> = BTreeMap::new();
-    for (index, position, table) in found {
-        let Some(game) = history.table(&table).map(|t| t.game.clone()) else {
+    for finding in found {
+        let Some(game) = history.table(&finding.table_id).map(|t| t.game.clone()) else {
             continue;
         };
         let at = (
-            u64::try_from(index).unwrap_or(u64::MAX),
-            u32::try_from(position).unwrap_or(u32::MAX),
+            u64::try_from(finding.ledger_index).unwrap_or(u64::MAX),
+            u32::try_from(finding.position).unwrap_or(u32::MAX),
         );
         let resolved = matches!(
             resolutions.state_of(at),

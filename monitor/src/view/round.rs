@@ -3,7 +3,7 @@
 //! casino's hash tiles and verified against the held root; its record read and judged again by
 //! the one judge, beside the casino's own verdict line and what the monitor kept of it.
 
-use diesel::prelude::*;
+use diesel::PgConnection;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -17,8 +17,8 @@ use crate::config::CasinoConfig;
 use crate::error::MonitorError;
 use crate::fetch::{TileSource, BUNDLE_LIMIT, HASH_TILE_LIMIT, VERDICTS_LIMIT};
 use crate::follow::get_tile;
-use crate::store::schema::{monitor_findings, monitor_mismatches};
 use crate::store::state;
+use crate::store::view_reads;
 use crate::verdict_lines::parse_verdict_lines;
 
 /// Why a round cannot be shown.
@@ -316,28 +316,13 @@ fn judge_into(
 /// What the monitor kept of the round when it followed it.
 fn kept(conn: &mut PgConnection, view: &mut RoundView) -> Result<(), MonitorError> {
     let index = i64::try_from(view.index).unwrap_or(i64::MAX);
-    view.kept_findings = monitor_findings::table
-        .filter(monitor_findings::casino.eq(&view.casino))
-        .filter(monitor_findings::ledger_index.eq(index))
-        .order(monitor_findings::position.asc())
-        .select(monitor_findings::message)
-        .load(conn)?;
-    let rows: Vec<(String, Value, Value)> = monitor_mismatches::table
-        .filter(monitor_mismatches::casino.eq(&view.casino))
-        .filter(monitor_mismatches::ledger_index.eq(index))
-        .order(monitor_mismatches::field.asc())
-        .select((
-            monitor_mismatches::field,
-            monitor_mismatches::casino_value,
-            monitor_mismatches::monitor_value,
-        ))
-        .load(conn)?;
-    view.mismatches = rows
+    view.kept_findings = view_reads::round_finding_messages(conn, &view.casino, index)?;
+    view.mismatches = view_reads::round_mismatches(conn, &view.casino, index)?
         .into_iter()
-        .map(|(field, casino, monitor)| RoundMismatch {
-            field,
-            casino,
-            monitor,
+        .map(|m| RoundMismatch {
+            field: m.field,
+            casino: m.casino_value,
+            monitor: m.monitor_value,
         })
         .collect();
     Ok(())
