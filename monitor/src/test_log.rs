@@ -128,6 +128,7 @@ impl TestLog {
                     })
                     .collect();
                 json!({"plan_id": j.verdict.plan_id, "rules_version": j.verdict.rules_version,
+                    "void": j.verdict.void, "stakes_h": j.verdict.stakes_h,
                     "expected_paid_h": j.verdict.expected_paid_h, "paid_h": j.verdict.paid_h,
                     "findings": findings})
             },

@@ -177,6 +177,12 @@ pub fn compare(casino: Option<&Value>, monitor: Option<&VerdictFacts>) -> Vec<Di
         casino.get("rules_version"),
         Value::from(monitor.rules_version.clone()),
     );
+    field("void", casino.get("void"), Value::from(monitor.void));
+    field(
+        "stakes_h",
+        casino.get("stakes_h"),
+        Value::from(monitor.stakes_h),
+    );
     field(
         "expected_paid_h",
         casino.get("expected_paid_h"),
@@ -251,6 +257,30 @@ mod tests {
             .map(|d| d.field)
             .collect();
         assert_eq!(fields, vec!["expected_paid_h", "findings"]);
+        // The casino calls the round void, or books other stakes: each named on its own.
+        let mut void = theirs.clone();
+        void["void"] = json!(true);
+        let differences = compare(Some(&void), Some(&ours()));
+        assert_eq!(differences.len(), 1);
+        assert_eq!(differences[0].field, "void");
+        assert_eq!(differences[0].casino, json!(true));
+        assert_eq!(differences[0].monitor, json!(false));
+        let mut stakes = theirs.clone();
+        stakes["stakes_h"] = json!(5_000);
+        let differences = compare(Some(&stakes), Some(&ours()));
+        assert_eq!(differences.len(), 1);
+        assert_eq!(differences[0].field, "stakes_h");
+        assert_eq!(differences[0].casino, json!(5_000));
+        assert_eq!(differences[0].monitor, json!(10_000));
+        // A line without the fields differs on both.
+        let mut bare = theirs.clone();
+        bare.as_object_mut().unwrap().remove("void");
+        bare.as_object_mut().unwrap().remove("stakes_h");
+        let fields: Vec<&str> = compare(Some(&bare), Some(&ours()))
+            .iter()
+            .map(|d| d.field)
+            .collect();
+        assert_eq!(fields, vec!["void", "stakes_h"]);
         // A round the casino did not judge.
         let missing = compare(None, Some(&ours()));
         assert_eq!(missing.len(), 1);
