@@ -9,7 +9,9 @@ use std::time::Duration;
 use crate::config::CasinoConfig;
 
 /// The most bytes an answer may have: a checkpoint with its cosignatures; a hash tile; a bundle
-/// of 256 entries of at most 65 535 bytes each (and their lengths); its verdict lines.
+/// of 256 entries of at most 65 535 bytes each (and their lengths); its verdict lines. The bytes
+/// counted are those decoded: a gzip answer (which a tlog-tiles log may send unasked) is bounded
+/// by what it decodes to.
 pub const CHECKPOINT_LIMIT: u64 = 64 * 1024;
 pub const HASH_TILE_LIMIT: u64 = 256 * 32;
 pub const BUNDLE_LIMIT: u64 = 256 * (2 + 65_535);
@@ -184,6 +186,14 @@ mod tests {
     /// A one-connection-at-a-time HTTP server on loopback answering each request with
     /// `answer(path, authorization)`: (status, body). Its base URL.
     fn server(answer: fn(&str, Option<&str>) -> (u16, Vec<u8>)) -> String {
+        server_with(answer, "")
+    }
+
+    /// [`server`], each answer's head carrying `headers` (lines ending `\r\n`).
+    fn server_with(
+        answer: fn(&str, Option<&str>) -> (u16, Vec<u8>),
+        headers: &'static str,
+    ) -> String {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         std::thread::spawn(move || {
@@ -209,7 +219,7 @@ mod tests {
                     .map(str::to_owned);
                 let (status, body) = answer(&path, auth.as_deref());
                 let head = format!(
-                    "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    "HTTP/1.1 {status} X\r\ncontent-length: {}\r\n{headers}connection: close\r\n\r\n",
                     body.len()
                 );
                 stream.write_all(head.as_bytes()).unwrap();
@@ -271,5 +281,37 @@ mod tests {
             nowhere.get("checkpoint", 100),
             Err(FetchError::Unreachable { .. })
         ));
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    #[test]
+    fn a_gzip_answer_is_decoded_and_the_limit_bounds_the_decoded_bytes() {
+        // Sent `Content-Encoding: gzip` unasked, as tlog-tiles lets a log do.
+        let url = server_with(
+            |path, _| match path {
+                // A full hash tile: 256 hashes of 32 bytes = 8 192 bytes, exactly the limit.
+                "/log/tile/0/000" => (200, gzip(&[7u8; 256 * 32])),
+                // A bundle that decodes to one byte over BUNDLE_LIMIT (256 · 65 537 =
+                // 16 777 472 bytes) but compresses to a few kilobytes: a gzip bomb.
+                "/log/tile/entries/000" => (200, gzip(&vec![0u8; BUNDLE_LIMIT as usize + 1])),
+                _ => (404, Vec::new()),
+            },
+            "content-encoding: gzip\r\n",
+        );
+        let casino = source(url, None);
+        let tile = casino.get("tile/0/000", HASH_TILE_LIMIT).unwrap().unwrap();
+        assert_eq!(tile, vec![7u8; 256 * 32]);
+        assert_eq!(
+            casino.get("tile/entries/000", BUNDLE_LIMIT).unwrap_err(),
+            FetchError::TooLarge {
+                path: "tile/entries/000".into(),
+                limit: BUNDLE_LIMIT
+            }
+        );
     }
 }
