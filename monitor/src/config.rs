@@ -16,6 +16,7 @@
 //! operator_keys = ["casino-1.example/ledger+1a2b3c4d+AX…"]
 //! witnesses = ["witness.regulator.example+5e6f7a8b+BG…"]
 //! quorum = 1
+//! # allow_no_witness = true      # only to follow on the operator's signature alone
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -71,6 +72,9 @@ struct CasinoFile {
     #[serde(default)]
     witnesses: Vec<String>,
     quorum: Option<usize>,
+    /// Follows the casino on its operator's signature alone: no witness, or a quorum of 0.
+    #[serde(default)]
+    allow_no_witness: bool,
     #[serde(default)]
     plans: Vec<PathBuf>,
     gaming_day_start_hour: Option<u32>,
@@ -252,6 +256,13 @@ fn read_casino(casino: CasinoFile, base: &Path) -> Result<CasinoConfig, String> 
             "quorum {quorum} is more than the {} witnesses given",
             witnesses.len()
         ));
+    }
+    if quorum == 0 && !casino.allow_no_witness {
+        return Err(
+            "no witness cosigns its checkpoints (no witnesses, or quorum = 0): a split view goes \
+             unseen; set allow_no_witness = true to follow it on the operator's signature alone"
+                .into(),
+        );
     }
     let mut plans = rules::PlanBook::builtin().map_err(|e| e.to_string())?;
     for path in &casino.plans {

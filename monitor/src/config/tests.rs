@@ -40,6 +40,22 @@ fn each_wrong_setting_is_named() {
         refused(&casino("quorum = 2\n")).ends_with("quorum 2 is more than the 1 witnesses given")
     );
     assert!(refused(&casino("colour = 1\n")).contains("unknown field `colour`"));
+    // No witness cosigns: refused unless the casino is allowed to go without.
+    let unwitnessed = casino("").replace(&format!("witnesses = [\"{WITNESS}\"]\n"), "");
+    assert!(refused(&unwitnessed).contains("set allow_no_witness = true"));
+    assert!(refused(&casino("quorum = 0\n")).contains("no witness cosigns its checkpoints"));
+    let allowed = format!("{unwitnessed}allow_no_witness = true\n");
+    assert_eq!(
+        MonitorConfig::parse(&allowed, dir.path()).unwrap().casinos[0].quorum,
+        0
+    );
+    assert_eq!(
+        MonitorConfig::parse(&casino("quorum = 0\nallow_no_witness = true\n"), dir.path())
+            .unwrap()
+            .casinos[0]
+            .quorum,
+        0
+    );
     let plain = casino("bearer_token_file = \"token\"\n")
         .replace("https://tiles.example", "http://tiles.example");
     assert!(
