@@ -71,6 +71,24 @@ pub struct OwnFinding {
     pub played_at: DateTime<Utc>,
 }
 
+/// A table record followed: the `(table_id, seq_no)` its table signed and its place in the log.
+/// Ingest appends a `(table_id, seq_no)` once; the table's signature does not cover the index,
+/// so the same signed record appended again is a replay, never a new record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeenRecord {
+    pub index: u64,
+    pub table_id: String,
+    pub seq_no: u64,
+}
+
+/// Why the record at `index` is a replay: its table and seq_no are already at `earlier`.
+pub fn replayed(record: &SeenRecord, earlier: u64) -> String {
+    format!(
+        "table {} seq_no {} already at index {earlier}",
+        record.table_id, record.seq_no
+    )
+}
+
 /// Where the casino's verdict of a round differs from the monitor's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mismatch {
@@ -92,6 +110,8 @@ pub enum Notice {
 pub struct BundleOutcome {
     pub followed: Followed,
     pub events: Vec<SeenEvent>,
+    /// The table records of the bundle, each `(table_id, seq_no)` once.
+    pub records: Vec<SeenRecord>,
     pub tallies: Tallies,
     pub findings: Vec<OwnFinding>,
     pub mismatches: Vec<Mismatch>,
@@ -201,6 +221,9 @@ pub fn check_bundle(
                 index.saturating_sub(1)
             )));
         }
+        if let Subject::Record(header) = &entry.subject {
+            out.record(index, header).map_err(&failed)?;
+        }
         match &entry.subject {
             Subject::Registry(event) => {
                 history
@@ -260,6 +283,7 @@ pub fn check_bundle(
             operators: operators.into_owned(),
         },
         events: out.events,
+        records: out.records,
         tallies: out.tallies,
         findings: out.findings,
         mismatches: out.mismatches,
@@ -279,6 +303,9 @@ fn verdict_of(verdicts: Option<&[VerdictLine]>, n: usize) -> Option<Option<&Valu
 #[derive(Default)]
 struct Gathered {
     events: Vec<SeenEvent>,
+    records: Vec<SeenRecord>,
+    /// The bundle's records by `(table_id, seq_no)`: their index.
+    record_at: HashMap<(String, u64), u64>,
     tallies: Tallies,
     findings: Vec<OwnFinding>,
     mismatches: Vec<Mismatch>,
@@ -350,6 +377,21 @@ fn judge_round(
 }
 
 impl Gathered {
+    /// A table record: refused when its `(table_id, seq_no)` is already in the bundle.
+    fn record(&mut self, index: u64, header: &rules::RecordHeader) -> Result<(), String> {
+        let record = SeenRecord {
+            index,
+            table_id: header.table_id.clone(),
+            seq_no: header.seq_no,
+        };
+        let key = (record.table_id.clone(), record.seq_no);
+        if let Some(earlier) = self.record_at.insert(key, index) {
+            return Err(replayed(&record, earlier));
+        }
+        self.records.push(record);
+        Ok(())
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn round(
         &mut self,

@@ -16,7 +16,7 @@ use dozor_log::tiles::{
 };
 
 use crate::bundle_check::{
-    check_bundle, first_difference, BundleProblem, Context, Followed, Notice,
+    check_bundle, first_difference, replayed, BundleProblem, Context, Followed, Notice,
 };
 use crate::checkpoint_check::{
     check_rotation, compare, known_operator_keys, open_checkpoint, Against, Held, OpenedCheckpoint,
@@ -500,6 +500,19 @@ fn follow_bundles(
                 ));
             }
         };
+        if let Some((record, earlier)) = state::replayed_record(conn, name, &outcome.records)? {
+            let why = replayed(record, earlier);
+            return Err(alarm(
+                conn,
+                name,
+                NewAlert {
+                    kind: "entry",
+                    key: format!("entry:{}", record.index),
+                    message: format!("entry {}: {why}", record.index),
+                    evidence: json!({"bundle": bundle.path(), "problem": why}),
+                },
+            ));
+        }
         let alerts = outcome_alerts(&outcome.notices, &outcome.mismatches);
         state::commit_bundle(conn, name, followed.size, &outcome, &alerts, Utc::now())?;
         rounds += outcome.rounds;

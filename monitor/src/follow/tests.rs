@@ -477,3 +477,43 @@ fn a_checkpoint_further_ahead_than_one_step_follows_is_an_alert_and_not_followed
     );
     assert_eq!(status(&mut conn).unwrap()[0].size, 0);
 }
+
+#[test]
+fn a_table_record_appended_again_is_an_entry_problem_and_never_counted_twice() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(9);
+    let config = casino(&log);
+    follow_once(&mut conn, &config, &log.publish(10)).unwrap();
+    // Entry 12: the spin of entry 5 (table R1, seq_no 5) as its table signed it, appended again
+    // by the operator in a later step.
+    log.spins(2);
+    log.replay(5);
+    let e = follow_once(&mut conn, &config, &log.publish(13)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "entry 12: table R1 seq_no 5 already at index 5"
+    );
+    // Nothing of the bundle is counted: 9 spins of 10 000 h, 90 000 h.
+    assert_eq!(rounds_counted(&mut conn), 9);
+    assert_eq!(stakes_counted(&mut conn), 90_000);
+    assert_eq!(status(&mut conn).unwrap()[0].size, 10);
+    let raised = alerts(&mut conn, None).unwrap();
+    assert_eq!(
+        (
+            raised.len(),
+            raised[0].kind.as_str(),
+            raised[0].key.as_str()
+        ),
+        (1, "entry", "entry:12")
+    );
+    // Within one bundle: the same.
+    let mut conn = database();
+    let e = follow_once(&mut conn, &config, &log.publish(13)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "entry 12: table R1 seq_no 5 already at index 5"
+    );
+    assert_eq!(status(&mut conn).unwrap()[0].size, 0);
+    assert_eq!(status(&mut conn).unwrap()[0].rounds, 0);
+}

@@ -74,6 +74,15 @@ diesel::table! {
 }
 
 diesel::table! {
+    monitor_rounds (casino, table_id, seq_no) {
+        casino -> Text,
+        table_id -> Text,
+        seq_no -> Int8,
+        ledger_index -> Int8,
+    }
+}
+
+diesel::table! {
     monitor_mismatches (casino, ledger_index, field) {
         casino -> Text,
         ledger_index -> Int8,
@@ -126,6 +135,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     monitor_registry_events,
     monitor_tallies,
     monitor_findings,
+    monitor_rounds,
     monitor_mismatches,
     monitor_forks,
     monitor_alerts,

@@ -14,9 +14,9 @@ use dozor_log::registry_history::RegistryHistory;
 use super::alerts::{raise, NewAlert};
 use super::schema::{
     monitor_casinos, monitor_checkpoints, monitor_findings, monitor_mismatches,
-    monitor_registry_events, monitor_tallies,
+    monitor_registry_events, monitor_rounds, monitor_tallies,
 };
-use crate::bundle_check::{BundleOutcome, Followed};
+use crate::bundle_check::{BundleOutcome, Followed, SeenRecord};
 use crate::checkpoint_check::{operator_signers, Held};
 use crate::error::MonitorError;
 
@@ -229,12 +229,51 @@ pub fn commit_bundle(
     })
 }
 
+/// The first of `records` whose `(table_id, seq_no)` an entry followed before holds, with that
+/// entry's index: a replay.
+pub fn replayed_record<'r>(
+    conn: &mut PgConnection,
+    casino: &str,
+    records: &'r [SeenRecord],
+) -> Result<Option<(&'r SeenRecord, u64)>, MonitorError> {
+    if records.is_empty() {
+        return Ok(None);
+    }
+    let tables: Vec<&str> = records.iter().map(|r| r.table_id.as_str()).collect();
+    let seq_nos: Vec<i64> = records.iter().map(|r| to_i64(r.seq_no)).collect();
+    let held: Vec<(String, i64, i64)> = monitor_rounds::table
+        .filter(monitor_rounds::casino.eq(casino))
+        .filter(monitor_rounds::table_id.eq_any(&tables))
+        .filter(monitor_rounds::seq_no.eq_any(&seq_nos))
+        .select((
+            monitor_rounds::table_id,
+            monitor_rounds::seq_no,
+            monitor_rounds::ledger_index,
+        ))
+        .load(conn)?;
+    Ok(records.iter().find_map(|r| {
+        held.iter()
+            .find(|(table, seq_no, _)| *table == r.table_id && *seq_no == to_i64(r.seq_no))
+            .map(|(_, _, index)| (r, u64::try_from(*index).unwrap_or(0)))
+    }))
+}
+
 fn insert_evidence(
     conn: &mut PgConnection,
     casino: &str,
     outcome: &BundleOutcome,
     at: DateTime<Utc>,
 ) -> Result<(), MonitorError> {
+    for record in &outcome.records {
+        diesel::insert_into(monitor_rounds::table)
+            .values((
+                monitor_rounds::casino.eq(casino),
+                monitor_rounds::table_id.eq(&record.table_id),
+                monitor_rounds::seq_no.eq(to_i64(record.seq_no)),
+                monitor_rounds::ledger_index.eq(to_i64(record.index)),
+            ))
+            .execute(conn)?;
+    }
     for event in &outcome.events {
         diesel::insert_into(monitor_registry_events::table)
             .values((
