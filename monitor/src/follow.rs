@@ -73,10 +73,11 @@ fn get(source: &dyn TileSource, path: &str, limit: u64) -> Result<Vec<u8>, Follo
     })
 }
 
-/// A tile's bytes: the tile, or when a partial one is gone (the casino signed a larger tree since
-/// and publishes that tree's tiles), the prefix of the tile of the same index in the tree its
-/// current checkpoint names, full or wider. That checkpoint needs no trust: the bytes are checked
-/// against the tree being followed. `verdicts` for the casino's verdict lines of a bundle.
+/// A tile's bytes: the tile, or when a partial one is gone (the casino published the full tile
+/// since), the prefix of the full tile of the same index: those bytes are checked against the
+/// tree being followed like any others. Never a partial tile of another width: tlog-tiles lets a
+/// client fetch only the partial tiles a checkpoint it verified requires, and a checkpoint fetched
+/// here would be unverified. `verdicts` for the casino's verdict lines of a bundle.
 pub(crate) fn get_tile(
     source: &dyn TileSource,
     tile: &Tile,
@@ -94,33 +95,9 @@ pub(crate) fn get_tile(
         width: TILE_WIDTH as u16,
         ..*tile
     };
-    let mut wider = vec![full];
-    let latest = source
-        .get("checkpoint", CHECKPOINT_LIMIT)?
-        .and_then(|note| {
-            let text = String::from_utf8(note).ok()?;
-            Checkpoint::parse(text.split("\n\n").next()?).ok()
-        })
-        .and_then(|latest| width_at(tile, latest.size));
-    if let Some(width) = latest.filter(|w| *w > tile.width && usize::from(*w) < TILE_WIDTH as usize)
-    {
-        wider.insert(0, Tile { width, ..*tile });
-    }
-    for candidate in wider {
-        if let Some(bytes) = source.get(&path_of(&candidate), limit)? {
-            return Ok(cut_to_width(tile, &candidate, &bytes, verdicts));
-        }
-    }
-    Ok(None)
-}
-
-/// The width of the tile of `tile`'s level and index in a tree of `size` (256: full).
-fn width_at(tile: &Tile, size: u64) -> Option<u16> {
-    let at_level = size >> (dozor_log::tiles::TILE_HEIGHT * u32::from(tile.level()));
-    let width = at_level
-        .checked_sub(tile.index * TILE_WIDTH)?
-        .min(TILE_WIDTH);
-    u16::try_from(width).ok()
+    Ok(source
+        .get(&path_of(&full), limit)?
+        .and_then(|bytes| cut_to_width(tile, &full, &bytes, verdicts)))
 }
 
 /// [`get_tile`], which must be there.

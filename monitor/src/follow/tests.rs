@@ -335,42 +335,70 @@ fn a_partial_tile_gone_since_is_read_from_its_full_tile() {
     assert_eq!(rounds_counted(&mut conn), 255);
 }
 
+/// `files`, recording every path asked for; the checkpoint served is `checkpoints`' next one
+/// (the last one again once they run out).
+struct Recording {
+    files: HashMap<String, Vec<u8>>,
+    checkpoints: std::cell::RefCell<Vec<Vec<u8>>>,
+    asked: std::cell::RefCell<Vec<String>>,
+}
+
+impl Recording {
+    fn new(files: HashMap<String, Vec<u8>>) -> Recording {
+        Recording {
+            files,
+            checkpoints: Default::default(),
+            asked: Default::default(),
+        }
+    }
+}
+
+impl TileSource for Recording {
+    fn get(&self, path: &str, limit: u64) -> Result<Option<Vec<u8>>, FetchError> {
+        self.asked.borrow_mut().push(path.to_owned());
+        let mut checkpoints = self.checkpoints.borrow_mut();
+        if path == "checkpoint" && !checkpoints.is_empty() {
+            let next = if checkpoints.len() > 1 {
+                checkpoints.remove(0)
+            } else {
+                checkpoints[0].clone()
+            };
+            return Ok(Some(next));
+        }
+        TileSource::get(&self.files, path, limit)
+    }
+}
+
 #[test]
-fn a_partial_tile_gone_since_is_read_from_the_wider_one_of_the_latest_checkpoint() {
+fn a_partial_tile_gone_since_is_never_read_from_the_width_an_unverified_checkpoint_names() {
     let mut conn = database();
     let mut log = TestLog::new();
     log.spins(99);
     let config = casino(&log);
     // The checkpoint of 40 entries was fetched; by the time its tiles are, the casino serves the
-    // tree of 100 (partials of 100 only) and its checkpoint.
-    let mut files = log.publish(100);
-    let at_100 = files.clone();
-    files.insert("checkpoint".into(), log.checkpoint(40).into_bytes());
-    struct Racing {
-        first: std::cell::Cell<bool>,
-        files: std::collections::HashMap<String, Vec<u8>>,
-        later: std::collections::HashMap<String, Vec<u8>>,
-    }
-    impl TileSource for Racing {
-        fn get(&self, path: &str, limit: u64) -> Result<Option<Vec<u8>>, FetchError> {
-            if path == "checkpoint" && !self.first.replace(false) {
-                return TileSource::get(&self.later, path, limit);
-            }
-            TileSource::get(&self.files, path, limit)
-        }
-    }
-    let source = Racing {
-        first: std::cell::Cell::new(true),
-        files,
-        later: at_100,
-    };
+    // tree of 100 (partials of 100 only) and its checkpoint: that one is not verified, so the
+    // partial tiles of 100 are not fetched for the tree of 40 (tlog-tiles), only the full tile.
+    let source = Recording::new(log.publish(100));
+    *source.checkpoints.borrow_mut() = vec![
+        log.checkpoint(40).into_bytes(),
+        log.checkpoint(100).into_bytes(),
+    ];
+    let e = follow_once(&mut conn, &config, &source).unwrap_err();
+    assert!(e.to_string().contains("tile/0/000.p/40"), "{e}");
+    let asked = source.asked.borrow().clone();
+    assert_eq!(
+        asked,
+        ["checkpoint", "tile/0/000.p/40", "tile/0/000"],
+        "{asked:?}"
+    );
+    // The next step verifies the checkpoint of 100 and follows it.
     let step = follow_once(&mut conn, &config, &source).unwrap();
     assert_eq!(
         step,
         Step::Followed {
             from: 0,
-            to: 40,
-            rounds: 39
+            to: 100,
+            rounds: 99
         }
     );
     assert_eq!(status(&mut conn).unwrap()[0].mismatched_rounds, 0);
