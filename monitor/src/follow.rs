@@ -157,7 +157,7 @@ pub fn follow_once(
             name,
             NewAlert {
                 kind: "too_far_ahead",
-                key: format!("too_far_ahead:{}", target.size),
+                key: format!("too_far_ahead:{from}"),
                 message: format!(
                     "the checkpoint is {} entries ahead of the {from} followed, more than one step follows ([follow] max_step_entries = {})",
                     target.size - from,
@@ -178,12 +178,12 @@ pub fn follow_once(
                 name,
                 NewAlert {
                     kind: "tiles",
-                    key: format!("tiles:{m}"),
+                    key: format!("tiles:{from}"),
                     message: format!(
                         "the tiles of the checkpoint of size {} are wrong: {m}",
                         target.size
                     ),
-                    evidence: json!({"note": note, "problem": m}),
+                    evidence: json!({"note": note, "problem": cut(&m)}),
                 },
             ))
         }
@@ -241,9 +241,12 @@ fn fetch_checkpoint(
             &casino.name,
             NewAlert {
                 kind: "checkpoint",
-                key: format!("checkpoint:{}", note_digest(&note)),
-                message: format!("the published checkpoint is refused: {problem}"),
-                evidence: json!({"note": note, "problem": problem.to_string()}),
+                key: format!("checkpoint:refused:{}", state.followed.size),
+                message: format!(
+                    "the published checkpoint is refused: {}",
+                    cut(&problem.to_string())
+                ),
+                evidence: json!({"note": cut(&note), "problem": cut(&problem.to_string())}),
             },
         )),
     }
@@ -278,6 +281,16 @@ fn unwitnessed(
         }
         Against::Same | Against::Larger => Ok(waiting),
     }
+}
+
+/// `text` cut to at most 4 096 bytes (at a character boundary): what an alert's evidence keeps
+/// of what the casino sent.
+fn cut(text: &str) -> String {
+    let mut end = text.len().min(4096);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
 }
 
 /// The prefix of the message a walk whose signed tree does not contain the held one fails with.
@@ -463,7 +476,7 @@ fn follow_bundles(
                     BundleProblem::Leaves {
                         first: Some(index), ..
                     } => format!("entry:{index}"),
-                    other => format!("bundle:{}:{other}", bundle.path()),
+                    _ => format!("bundle:{}", bundle.path()),
                 };
                 return Err(alarm(
                     conn,
@@ -472,7 +485,7 @@ fn follow_bundles(
                         kind: "entry",
                         key,
                         message: format!("{problem}"),
-                        evidence: json!({"bundle": bundle.path(), "problem": problem.to_string()}),
+                        evidence: json!({"bundle": bundle.path(), "problem": cut(&problem.to_string())}),
                     },
                 ));
             }
@@ -597,7 +610,7 @@ fn check_signer(
             casino,
             &NewAlert {
                 kind: "checkpoint",
-                key: format!("signer:{}", note_digest(&opened.note)),
+                key: format!("signer:{size}"),
                 message: format!("the checkpoint of size {size} is {why}"),
                 evidence: json!({"note": opened.note, "problem": why}),
             },

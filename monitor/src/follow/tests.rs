@@ -545,3 +545,23 @@ fn a_table_record_appended_again_is_an_entry_problem_and_never_counted_twice() {
     assert_eq!(status(&mut conn).unwrap()[0].size, 0);
     assert_eq!(status(&mut conn).unwrap()[0].rounds, 0);
 }
+
+#[test]
+fn a_different_bad_checkpoint_on_every_poll_is_one_alert_with_the_first_evidence() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(9);
+    let config = casino(&log);
+    let mut files = log.publish(10);
+    for n in 0..3 {
+        files.insert(
+            "checkpoint".into(),
+            format!("not a note {n}\n").into_bytes(),
+        );
+        assert!(follow_once(&mut conn, &config, &files).is_err());
+    }
+    let raised = alerts(&mut conn, None).unwrap();
+    assert_eq!(raised.len(), 1);
+    assert_eq!(raised[0].key, "checkpoint:refused:0");
+    assert_eq!(raised[0].evidence["note"], "not a note 0\n");
+}
