@@ -23,6 +23,7 @@ use crate::checkpoint_check::{
     Trust,
 };
 use crate::config::CasinoConfig;
+use crate::consistency::{self, Consistency};
 use crate::error::MonitorError;
 use crate::fetch::{
     FetchError, TileSource, BUNDLE_LIMIT, CHECKPOINT_LIMIT, HASH_TILE_LIMIT, VERDICTS_LIMIT,
@@ -141,7 +142,7 @@ pub fn follow_once(
     };
     let note = opened.note.clone();
     let target = match compare(held, &opened.checkpoint) {
-        Against::Smaller => return fork(conn, name, &state, &opened, "rollback"),
+        Against::Smaller => return smaller(conn, name, source, &state, &opened),
         Against::Forked => return fork(conn, name, &state, &opened, "fork"),
         Against::Same if state.followed.size == opened.checkpoint.size => {
             return Ok(Step::UpToDate {
@@ -269,7 +270,7 @@ fn unwitnessed(
     let held = state.checkpoint.as_ref().map(|c| c.held);
     let ahead = signed.checkpoint.size.saturating_sub(state.followed.size);
     match compare(held, &signed.checkpoint) {
-        Against::Smaller => fork(conn, name, state, signed, "rollback"),
+        Against::Smaller => smaller(conn, name, source, state, signed),
         Against::Forked => fork(conn, name, state, signed, "fork"),
         Against::Larger if held.is_some() && ahead <= casino.max_step_entries => {
             match walk(source, state, &signed.checkpoint) {
@@ -280,6 +281,64 @@ fn unwitnessed(
             }
         }
         Against::Same | Against::Larger => Ok(waiting),
+    }
+}
+
+/// The tree a checkpoint signs.
+fn held_of(opened: &OpenedCheckpoint) -> Held {
+    Held {
+        size: opened.checkpoint.size,
+        root: opened.checkpoint.root,
+    }
+}
+
+/// Fetches hash tiles for [`consistency::check`].
+fn fetch_hashes(
+    source: &dyn TileSource,
+) -> impl Fn(&Tile) -> Result<Option<Vec<u8>>, FetchError> + '_ {
+    move |tile| get_tile(source, tile, false, HASH_TILE_LIMIT)
+}
+
+/// A signed tree smaller than the held one. When the held tree's tiles show the held tree
+/// contains it, it is an older checkpoint served again (a stale cache): a warning, once per
+/// held size, and nothing followed. When they show another root at that size, or the held
+/// tree's tiles are not served any more (nor a larger tree's checkpoint), the log was rolled
+/// back: both notes kept and the casino halted. A tile that cannot be fetched now is the step's
+/// error.
+fn smaller(
+    conn: &mut PgConnection,
+    casino: &str,
+    source: &dyn TileSource,
+    state: &CasinoState,
+    seen: &OpenedCheckpoint,
+) -> Result<Step, FollowError> {
+    let Some(held) = state.checkpoint.as_ref().map(|c| c.held) else {
+        return fork(conn, casino, state, seen, "rollback");
+    };
+    match consistency::check(&fetch_hashes(source), held_of(seen), held)? {
+        Consistency::Contains => {
+            let size = seen.checkpoint.size;
+            raise(
+                conn,
+                casino,
+                &NewAlert {
+                    kind: "stale_checkpoint_served",
+                    key: format!("stale_served:{}", held.size),
+                    message: format!(
+                        "the casino serves an older checkpoint, of {size} entries, after one of {} (a stale copy: the tree held contains it)",
+                        held.size
+                    ),
+                    evidence: json!({"seen": seen.note, "held_size": held.size}),
+                },
+                Utc::now(),
+            )?;
+            Ok(Step::UpToDate {
+                size: state.followed.size,
+            })
+        }
+        Consistency::Differs | Consistency::Unproven(_) => {
+            fork(conn, casino, state, seen, "rollback")
+        }
     }
 }
 

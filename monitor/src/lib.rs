@@ -14,6 +14,7 @@ pub mod alerts;
 pub mod bundle_check;
 pub mod checkpoint_check;
 pub mod config;
+pub mod consistency;
 pub mod error;
 pub mod fetch;
 pub mod follow;

@@ -565,3 +565,51 @@ fn a_different_bad_checkpoint_on_every_poll_is_one_alert_with_the_first_evidence
     assert_eq!(raised[0].key, "checkpoint:refused:0");
     assert_eq!(raised[0].evidence["note"], "not a note 0\n");
 }
+
+#[test]
+fn an_older_checkpoint_served_again_is_a_warning_once_and_another_root_there_a_rollback() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(30);
+    let config = casino(&log);
+    follow_once(&mut conn, &config, &log.publish(26)).unwrap();
+    // A stale copy of the checkpoint of 21 beside the tiles of 26, cosigned or not: the tree of
+    // 26 held contains it.
+    let mut stale = log.publish(26);
+    stale.insert("checkpoint".into(), log.checkpoint(21).into_bytes());
+    for files in [stale.clone(), uncosigned(stale.clone())] {
+        let step = follow_once(&mut conn, &config, &files).unwrap();
+        assert_eq!(step, Step::UpToDate { size: 26 });
+    }
+    let raised = alerts(&mut conn, None).unwrap();
+    assert_eq!(raised.len(), 1);
+    assert_eq!(
+        (raised[0].kind.as_str(), raised[0].key.as_str()),
+        ("stale_checkpoint_served", "stale_served:26")
+    );
+    // Not halted: the log is followed on.
+    let step = follow_once(&mut conn, &config, &log.publish(31)).unwrap();
+    assert!(
+        matches!(
+            step,
+            Step::Followed {
+                from: 26,
+                to: 31,
+                ..
+            }
+        ),
+        "{step:?}"
+    );
+    // A checkpoint of 21 with another root (entry 1 differs) beside the tiles of 31: a rollback.
+    let mut other = TestLog::new();
+    other.spin(1, 0);
+    other.spins(19);
+    let mut rolled = log.publish(31);
+    rolled.insert("checkpoint".into(), other.checkpoint(21).into_bytes());
+    let step = follow_once(&mut conn, &config, &rolled).unwrap();
+    assert!(
+        matches!(&step, Step::Halted { why } if why.contains("rolled back")),
+        "{step:?}"
+    );
+    assert_eq!(alerts(&mut conn, None).unwrap()[1].kind, "rollback");
+}
