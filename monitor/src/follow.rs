@@ -253,11 +253,12 @@ fn fetch_checkpoint(
     }
 }
 
-/// A checkpoint the operator signed that lacks its witnesses' quorum. A smaller tree, another
-/// root of the held size, or a larger tree whose tiles do not pass through the held one, signed
-/// by the operator, is the operator's own evidence of a rollback or fork: the witnesses that
-/// refuse to cosign it add nothing to it, and waiting for them would hide it. Anything else
-/// waits (a tile that cannot be read now included: it is met again once the tree is cosigned).
+/// A checkpoint the operator signed that lacks its witnesses' quorum. A smaller tree not in the
+/// held one, another root of the held size, or a larger tree that does not contain the held one,
+/// signed by the operator, is the operator's own evidence of a rollback or fork: the witnesses
+/// that refuse to cosign it add nothing to it, and waiting for them would hide it. The larger
+/// tree is checked with the few tiles a consistency proof needs, never walked: the walk waits for
+/// the quorum. Anything else waits (a tile that cannot be read now included).
 fn unwitnessed(
     conn: &mut PgConnection,
     casino: &CasinoConfig,
@@ -268,19 +269,16 @@ fn unwitnessed(
 ) -> Result<Step, FollowError> {
     let name = casino.name.as_str();
     let held = state.checkpoint.as_ref().map(|c| c.held);
-    let ahead = signed.checkpoint.size.saturating_sub(state.followed.size);
-    match compare(held, &signed.checkpoint) {
-        Against::Smaller => smaller(conn, name, source, state, signed),
-        Against::Forked => fork(conn, name, state, signed, "fork"),
-        Against::Larger if held.is_some() && ahead <= casino.max_step_entries => {
-            match walk(source, state, &signed.checkpoint) {
-                Err(FollowError::Log(m)) if m.starts_with(NOT_EXTENDING) => {
-                    fork(conn, name, state, signed, "not_extending")
-                }
-                _ => Ok(waiting),
+    match (compare(held, &signed.checkpoint), held) {
+        (Against::Smaller, _) => smaller(conn, name, source, state, signed),
+        (Against::Forked, _) => fork(conn, name, state, signed, "fork"),
+        (Against::Larger, Some(held)) => {
+            match consistency::check(&fetch_hashes(source), held, held_of(signed))? {
+                Consistency::Differs => fork(conn, name, state, signed, "not_extending"),
+                Consistency::Contains | Consistency::Unproven(_) => Ok(waiting),
             }
         }
-        Against::Same | Against::Larger => Ok(waiting),
+        (Against::Same | Against::Larger, _) => Ok(waiting),
     }
 }
 

@@ -547,26 +547,6 @@ fn a_table_record_appended_again_is_an_entry_problem_and_never_counted_twice() {
 }
 
 #[test]
-fn a_different_bad_checkpoint_on_every_poll_is_one_alert_with_the_first_evidence() {
-    let mut conn = database();
-    let mut log = TestLog::new();
-    log.spins(9);
-    let config = casino(&log);
-    let mut files = log.publish(10);
-    for n in 0..3 {
-        files.insert(
-            "checkpoint".into(),
-            format!("not a note {n}\n").into_bytes(),
-        );
-        assert!(follow_once(&mut conn, &config, &files).is_err());
-    }
-    let raised = alerts(&mut conn, None).unwrap();
-    assert_eq!(raised.len(), 1);
-    assert_eq!(raised[0].key, "checkpoint:refused:0");
-    assert_eq!(raised[0].evidence["note"], "not a note 0\n");
-}
-
-#[test]
 fn an_older_checkpoint_served_again_is_a_warning_once_and_another_root_there_a_rollback() {
     let mut conn = database();
     let mut log = TestLog::new();
@@ -612,4 +592,49 @@ fn an_older_checkpoint_served_again_is_a_warning_once_and_another_root_there_a_r
         "{step:?}"
     );
     assert_eq!(alerts(&mut conn, None).unwrap()[1].kind, "rollback");
+}
+
+#[test]
+fn a_larger_checkpoint_without_its_witness_costs_a_few_tiles_never_the_walk() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(599);
+    let config = casino(&log);
+    follow_once(&mut conn, &config, &log.publish(26)).unwrap();
+    let source = Recording::new(uncosigned(log.publish(600)));
+    let step = follow_once(&mut conn, &config, &source).unwrap();
+    assert!(matches!(step, Step::Waiting { size: 600, .. }), "{step:?}");
+    // The consistency proof of 26 in 600 lies in tiles 0/000, 0/002.p/88 and 1/000.p/2; the
+    // walk would have read 0/001 and the bundles too.
+    let mut asked = source.asked.borrow().clone();
+    asked.sort();
+    assert_eq!(
+        asked,
+        [
+            "checkpoint",
+            "tile/0/000",
+            "tile/0/002.p/88",
+            "tile/1/000.p/2"
+        ]
+    );
+}
+
+#[test]
+fn a_different_bad_checkpoint_on_every_poll_is_one_alert_with_the_first_evidence() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(9);
+    let config = casino(&log);
+    let mut files = log.publish(10);
+    for n in 0..3 {
+        files.insert(
+            "checkpoint".into(),
+            format!("not a note {n}\n").into_bytes(),
+        );
+        assert!(follow_once(&mut conn, &config, &files).is_err());
+    }
+    let raised = alerts(&mut conn, None).unwrap();
+    assert_eq!(raised.len(), 1);
+    assert_eq!(raised[0].key, "checkpoint:refused:0");
+    assert_eq!(raised[0].evidence["note"], "not a note 0\n");
 }
