@@ -221,6 +221,7 @@ pub fn alert_kind_words(kind: &str) -> &str {
         "checkpoint" => "kontrolní bod odmítnut",
         "checkpoint_stale" => "kontrolní bod zastaral",
         "checkpoint_recovered" => "kontrolní bod opět roste",
+        "stale_checkpoint_served" => "kasino podává starší kontrolní bod",
         "quorum_missing" => "chybí kosignace svědků",
         "rollback" => "kniha vrácena zpět",
         "fork" | "not_extending" => "kniha se rozdvojila",
