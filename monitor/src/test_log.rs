@@ -101,12 +101,24 @@ impl TestLog {
 
     /// A spin of R1 landing on `number`, a straight bet of 10 000 h on 17 paid `paid_h`.
     pub fn spin(&mut self, number: u8, paid_h: i64) {
+        self.spin_of(json!({"number": number, "result": "number"}), paid_h);
+    }
+
+    /// A no-spin of R1 (too few revolutions): the straight bet's 10 000 h handed back.
+    pub fn void_spin(&mut self) {
+        self.spin_of(
+            json!({"result": "void", "reason": "too_few_revolutions"}),
+            10_000,
+        );
+    }
+
+    fn spin_of(&mut self, outcome: Value, paid_h: i64) {
         let index = self.entries.len() as u64;
         let seq_no = index;
         let played_at = format_time(Self::received_at(index) - Duration::seconds(30));
         let record = json!({"type": "round", "game": "roulette", "table_id": "R1",
             "seq_no": seq_no, "plan_id": PLAN, "played_at": played_at,
-            "outcome": {"number": number, "result": "number"},
+            "outcome": outcome,
             "bets": [{"bet_id": "b1", "kind": "straight", "numbers": [17], "paid_h": paid_h,
                       "player": "seat-1", "stake_h": 10_000}]});
         let text = String::from_utf8(dozor_log::canonical::canonicalize(&record).unwrap()).unwrap();

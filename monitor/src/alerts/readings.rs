@@ -34,11 +34,14 @@ pub fn month_label(day: NaiveDate) -> String {
     format!("{:04}-{:02}", day.year(), day.month())
 }
 
-/// A game's month as the RTP check reads it.
+/// A game's month as the RTP check, the metrics and the regulator's view read it, counted as
+/// the casino's month page counts it (docs/REPORTS.md): payouts are what played rounds paid,
+/// and the stakes played are every stake less those void rounds handed back.
 pub fn month_figures(summed: &Summed) -> MonthFigures {
     MonthFigures {
         rounds: summed.rounds,
         rtp_stakes_h: summed.rtp_stakes_h,
+        played_stakes_h: summed.stakes_h.saturating_sub(summed.returned_h),
         paid_h: summed.paid_h,
         expected_payout_mh: summed.expected_payout_mh,
         payout_variance_h2: summed.payout_variance_h2,

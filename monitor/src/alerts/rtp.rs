@@ -16,6 +16,9 @@ pub const SKEWNESS_LIMIT: f64 = 0.2;
 pub struct MonthFigures {
     pub rounds: i64,
     pub rtp_stakes_h: i64,
+    /// Every stake less those void rounds handed back: what actual RTP is over.
+    pub played_stakes_h: i64,
+    /// What played rounds paid (not the stakes void rounds handed back).
     pub paid_h: i64,
     /// Expected payout of the RTP stakes, milli-haléře.
     pub expected_payout_mh: i64,
@@ -32,7 +35,7 @@ pub struct Deviation {
     pub z: f64,
     /// σ of the month's payouts, haléře.
     pub sd_h: f64,
-    /// paid / RTP stakes, percent.
+    /// paid / played stakes, percent (as the casino's month page).
     pub actual_rtp_pct: f64,
     /// expected / RTP stakes, percent.
     pub theoretical_rtp_pct: f64,
@@ -47,7 +50,7 @@ pub struct Deviation {
 impl MonthFigures {
     /// Its deviation; none without stakes or variance.
     pub fn deviation(&self) -> Option<Deviation> {
-        if self.payout_variance_h2 <= 0.0 || self.rtp_stakes_h <= 0 {
+        if self.payout_variance_h2 <= 0.0 || self.rtp_stakes_h <= 0 || self.played_stakes_h <= 0 {
             return None;
         }
         let sd = self.payout_variance_h2.sqrt();
@@ -64,7 +67,7 @@ impl MonthFigures {
         Some(Deviation {
             z: (self.paid_h as f64 - expected_h) / sd,
             sd_h: sd,
-            actual_rtp_pct: 100.0 * self.paid_h as f64 / stakes,
+            actual_rtp_pct: 100.0 * self.paid_h as f64 / self.played_stakes_h as f64,
             theoretical_rtp_pct: 100.0 * expected_h / stakes,
             band_3sd_pct: 100.0 * FLAG_SD * sd / stakes,
             skewness,
@@ -98,6 +101,7 @@ mod tests {
         let month = MonthFigures {
             rounds: 1_000,
             rtp_stakes_h: 100_000,
+            played_stakes_h: 100_000,
             paid_h: 180_000,
             expected_payout_mh: 97_297_297,
             payout_variance_h2: 340_803_506.0,

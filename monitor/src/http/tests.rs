@@ -13,6 +13,7 @@ use crate::follow::follow_once;
 use crate::http_config::HttpConfig;
 use crate::store::test_db::empty_database;
 use crate::test_log::TestLog;
+use crate::view::figures::rounded;
 
 const TOKEN: &str = "regulator-secret-token";
 
@@ -316,11 +317,12 @@ fn the_csv_reads_in_python_with_czech_headings_and_decimal_commas() {
         ("casino-1", "sleduje se", "Ruleta")
     );
     // 2 990 000 h and 13 980 000 h in koruny.
+    // 2 990 000 h staked, nothing handed back, 13 980 000 h paid, in koruny.
     assert_eq!(
-        (row[7].as_str(), row[8].as_str()),
-        ("29900,00", "139800,00")
+        (row[7].as_str(), row[8].as_str(), row[9].as_str()),
+        ("29900,00", "0,00", "139800,00")
     );
-    assert_eq!(row[10], "467,56");
+    assert_eq!(row[11], "467,56");
 }
 
 #[actix_web::test]
@@ -448,4 +450,56 @@ async fn without_tokens_only_a_request_naming_the_loopback_listener_is_answered(
             assert!(body["message"].as_str().unwrap().contains("loopback"));
         }
     }
+}
+
+#[test]
+fn a_void_round_s_returned_stake_is_no_payout_on_the_page_the_csv_or_the_rtp_alert() {
+    // After the 299 spins, entry 300 is a no-spin: its 10 000 h stake handed back.
+    let (_log, config, url) = followed_with(|log| log.void_spin());
+    let mut conn = connect(&url).unwrap();
+    let view = overview::overview(&mut conn, &config, november(), Utc::now()).unwrap();
+    let g = &view.casinos[0].games[0];
+    // 300 rounds, one void; staked 2 990 000 + 10 000 = 3 000 000 h, 10 000 h of it handed
+    // back; paid 13 980 000 + 10 000 = 13 990 000 h in all, of which the played rounds'
+    // payouts 13 980 000 h.
+    assert_eq!((g.rounds, g.void_rounds), (300, 1));
+    assert_eq!(
+        (g.stakes_h, g.returned_h, g.paid_h, g.payouts_h),
+        (3_000_000, 10_000, 13_990_000, 13_980_000)
+    );
+    // As the casino's month page: payouts / (stakes − returned) = 13 980 000 / 2 990 000
+    // = 467.5585 % (not 13 990 000 / 2 990 000 = 467.8930 %).
+    assert_eq!(g.actual_rtp_pct, Some(467.5585));
+    // Theory over the 299 played straight-ups of 10 000 h: expected 299 × 9 729.730 h
+    // = 2 909 189.27 h; variance 299 × 360 000² × (1/37)(36/37) = 1 019 002 483 565 h²,
+    // σ = 1 009 456.53 h. z = (13 980 000 − 2 909 189.27) / 1 009 456.53 = 10.967 → 10.97
+    // (with the returned stake as a payout it would be 10.98).
+    assert_eq!(g.deviation_sd, Some(10.97));
+    assert_eq!(g.theoretical_rtp_pct, Some(97.2973));
+    // A straight-up's payout has skewness (35/37) / √(36/37²) = 35/6; the sum of n of them
+    // 35/(6√n), at most 0.2 from n = (35/6 / 0.2)² = 850.7 → 851 rounds: the 299 played are
+    // too few for the flag to mean anything, so no RTP alert.
+    assert_eq!((g.rounds_needed, g.flag_meaningful), (Some(851), false));
+    // The RTP alert reads the same figures through the same function.
+    let (first, last) = (
+        november().first_day().unwrap(),
+        november().last_day().unwrap(),
+    );
+    let summed =
+        crate::store::alert_reads::summed_by_game(&mut conn, "casino-1", first, last).unwrap();
+    let alert = crate::alerts::readings::month_figures(&summed["roulette"])
+        .deviation()
+        .unwrap();
+    assert_eq!(g.actual_rtp_pct, Some(rounded(alert.actual_rtp_pct, 4)));
+    assert_eq!(g.deviation_sd, Some(rounded(alert.z, 2)));
+    // The CSV: 100,00 Kč handed back, RTP 467,56 %.
+    let text = csv::overview_csv(&view);
+    let line = text.lines().nth(1).unwrap();
+    let cells: Vec<&str> = line.split(';').collect();
+    assert_eq!(
+        (cells[7], cells[8], cells[9], cells[11]),
+        ("30000,00", "100,00", "139900,00", "467,56")
+    );
+    let json = serde_json::to_value(&view).unwrap();
+    assert_eq!(json["casinos"][0]["games"][0]["payouts_h"], 13_980_000);
 }

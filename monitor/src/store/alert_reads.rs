@@ -166,6 +166,14 @@ pub struct Summed {
     pub theory_rounds: i64,
     pub findings: i64,
     pub findings_amount_h: i64,
+    pub void_rounds: i64,
+    pub unjudged_rounds: i64,
+    /// Every stake placed, void rounds' included.
+    pub stakes_h: i64,
+    /// Stakes handed back on void rounds.
+    pub returned_h: i64,
+    /// What the plan says is due, void rounds' returns included (as the verdicts count it).
+    pub expected_paid_h: i64,
 }
 
 /// The casino's tallies from `from` to `to` (both included), summed by game.
@@ -193,6 +201,11 @@ pub fn summed_by_game(
                 big("rounds - void_rounds - unjudged_rounds"),
                 big("findings"),
                 big("findings_amount_h"),
+                big("void_rounds"),
+                big("unjudged_rounds"),
+                big("stakes_h"),
+                big("returned_h"),
+                big("expected_paid_h"),
             ),
         ))
         .load(conn)?;

@@ -25,7 +25,7 @@ pub fn text_cell(text: &str) -> String {
     }
 }
 
-const HEADINGS: [&str; 17] = [
+const HEADINGS: [&str; 18] = [
     "Kasino",
     "Stav",
     "Záznamů ověřeno",
@@ -34,6 +34,7 @@ const HEADINGS: [&str; 17] = [
     "Hra",
     "Kol",
     "Vsazeno (Kč)",
+    "Vráceno na neplatných kolech (Kč)",
     "Vyplaceno (Kč)",
     "Podle plánu (Kč)",
     "Skutečné RTP (%)",
@@ -72,6 +73,7 @@ pub fn overview_csv(view: &Overview) -> String {
                 text_cell(&g.game_name),
                 g.rounds.to_string(),
                 koruny_plain(g.stakes_h),
+                koruny_plain(g.returned_h),
                 koruny_plain(g.paid_h),
                 koruny_plain(g.expected_paid_h),
                 opt(g.actual_rtp_pct, 2),

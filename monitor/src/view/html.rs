@@ -161,7 +161,7 @@ fn games_table(body: &mut String, c: &CasinoView) {
     let _ = write!(
         body,
         "<h2 id=\"c-{id}\">{name}: hry v měsíci</h2><table><thead><tr><th>hra</th><th class=\"n\">kol</th>\
-         <th class=\"n\">vsazeno</th><th class=\"n\">vyplaceno</th><th class=\"n\">skutečné RTP</th>\
+         <th class=\"n\">vsazeno</th><th class=\"n\">vráceno (neplatná kola)</th><th class=\"n\">vyplaceno</th><th class=\"n\">skutečné RTP</th>\
          <th class=\"n\">teoretické</th><th class=\"n\">z (σ)</th><th class=\"n\">nálezy v měsíci</th>\
          <th class=\"n\">nálezy otevřené</th><th class=\"n\">vyřešené</th></tr></thead><tbody>",
         id = esc(&c.casino),
@@ -169,7 +169,7 @@ fn games_table(body: &mut String, c: &CasinoView) {
     );
     if c.games.is_empty() {
         body.push_str(
-            "<tr><td colspan=\"10\" class=\"muted\">V tomto měsíci žádná kola.</td></tr>",
+            "<tr><td colspan=\"11\" class=\"muted\">V tomto měsíci žádná kola.</td></tr>",
         );
     }
     for g in &c.games {
@@ -183,12 +183,13 @@ fn games_table(body: &mut String, c: &CasinoView) {
         };
         let _ = write!(
             body,
-            "<tr{}><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+            "<tr{}><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{z}</td><td class=\"n\">{} ({})</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
             if g.flagged { " class=\"flag\"" } else { "" },
             esc(&g.game_name),
             count(g.rounds),
             money(g.stakes_h),
+            money(g.returned_h),
             money(g.paid_h),
             pct(g.actual_rtp_pct),
             pct(g.theoretical_rtp_pct),

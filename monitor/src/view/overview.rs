@@ -12,12 +12,13 @@ use serde::Serialize;
 use dozor_log::access::FindingState;
 
 use super::figures::{rounded, Month};
-use crate::alerts::rtp::MonthFigures;
+use crate::alerts::readings::month_figures;
 use crate::checkpoint_check::{open_checkpoint, Trust};
 use crate::config::{CasinoConfig, MonitorConfig};
 use crate::error::MonitorError;
+use crate::store::alert_reads::summed_by_game;
 use crate::store::state;
-use crate::store::status::{self, CasinoStatus, TallyRow};
+use crate::store::status::{self, CasinoStatus};
 use crate::store::view_reads;
 
 /// The whole view.
@@ -82,15 +83,26 @@ pub struct GameView {
     pub rounds: i64,
     pub unjudged_rounds: i64,
     pub void_rounds: i64,
+    /// Every stake placed, void rounds' included.
     pub stakes_h: i64,
+    /// Stakes handed back on void rounds.
+    pub returned_h: i64,
+    /// Everything paid, void rounds' returns included, against what the plan says is due.
     pub paid_h: i64,
     pub expected_paid_h: i64,
+    /// What played rounds paid (`paid_h` − `returned_h`): the payouts RTP and z are over.
+    pub payouts_h: i64,
     pub rtp_stakes_h: i64,
+    /// payouts / (stakes − returned), as the casino's month page (`alerts::readings::month_figures`).
     pub actual_rtp_pct: Option<f64>,
     pub theoretical_rtp_pct: Option<f64>,
     /// (paid − expected payout) / standard deviation.
     pub deviation_sd: Option<f64>,
     pub flagged: bool,
+    /// Rounds of this mix a flag needs before it means something (the payouts' skewness), and
+    /// whether the month has them: an RTP alert is raised only then.
+    pub rounds_needed: Option<i64>,
+    pub flag_meaningful: bool,
     /// The monitor's own findings in the month's rounds, and their amounts.
     pub findings: i64,
     pub findings_amount_h: i64,
@@ -98,38 +110,6 @@ pub struct GameView {
     /// confirmed or dismissed, and the others (open or escalated).
     pub findings_resolved: i64,
     pub findings_open: i64,
-}
-
-#[derive(Default)]
-struct Sums {
-    rounds: i64,
-    unjudged_rounds: i64,
-    void_rounds: i64,
-    stakes_h: i64,
-    paid_h: i64,
-    expected_paid_h: i64,
-    rtp_stakes_h: i64,
-    expected_payout_mh: i64,
-    variance_h2: f64,
-    findings: i64,
-    findings_amount_h: i64,
-}
-
-impl Sums {
-    fn add(&mut self, t: &TallyRow) -> Option<()> {
-        self.rounds = self.rounds.checked_add(t.rounds)?;
-        self.unjudged_rounds = self.unjudged_rounds.checked_add(t.unjudged_rounds)?;
-        self.void_rounds = self.void_rounds.checked_add(t.void_rounds)?;
-        self.stakes_h = self.stakes_h.checked_add(t.stakes_h)?;
-        self.paid_h = self.paid_h.checked_add(t.paid_h)?;
-        self.expected_paid_h = self.expected_paid_h.checked_add(t.expected_paid_h)?;
-        self.rtp_stakes_h = self.rtp_stakes_h.checked_add(t.rtp_stakes_h)?;
-        self.expected_payout_mh = self.expected_payout_mh.checked_add(t.expected_payout_mh)?;
-        self.variance_h2 += t.payout_variance_h2;
-        self.findings = self.findings.checked_add(t.findings)?;
-        self.findings_amount_h = self.findings_amount_h.checked_add(t.findings_amount_h)?;
-        Some(())
-    }
 }
 
 /// The state in a word, and why.
@@ -182,13 +162,12 @@ pub fn overview(
         state::ensure(conn, &casino.name)?;
     }
     let statuses = status::status(conn)?;
-    let tallies = status::tallies(conn)?;
     let mut casinos = Vec::new();
     for casino in &config.casinos {
         let Some(row) = statuses.iter().find(|s| s.casino == casino.name) else {
             continue;
         };
-        casinos.push(casino_view(conn, casino, row, &tallies, month, now)?);
+        casinos.push(casino_view(conn, casino, row, month, now)?);
     }
     Ok(Overview {
         month: month.to_string(),
@@ -201,7 +180,6 @@ fn casino_view(
     conn: &mut PgConnection,
     casino: &CasinoConfig,
     row: &CasinoStatus,
-    tallies: &[TallyRow],
     month: Month,
     now: DateTime<Utc>,
 ) -> Result<CasinoView, MonitorError> {
@@ -220,17 +198,10 @@ fn casino_view(
         .max()
         .map(|size| format!("kontrolní bod velikosti {size} čeká na kosignace svědků"));
     let (state, state_detail) = state_of(row, waiting);
-    let mut games: BTreeMap<String, Sums> = BTreeMap::new();
-    for t in tallies
-        .iter()
-        .filter(|t| t.casino == name && month.contains(t.gaming_day))
-    {
-        games
-            .entry(t.game.clone())
-            .or_default()
-            .add(t)
-            .ok_or_else(|| MonitorError::corrupt(name, "the month's sums overflow"))?;
-    }
+    let mut games = match (month.first_day(), month.last_day()) {
+        (Some(first), Some(last)) => summed_by_game(conn, name, first, last)?,
+        _ => BTreeMap::new(),
+    };
     let states = finding_states(conn, casino, history, month)?;
     for game in states.keys() {
         games.entry(game.clone()).or_default();
@@ -239,30 +210,26 @@ fn casino_view(
         .into_iter()
         .map(|(game, s)| {
             let (all, resolved) = states.get(&game).copied().unwrap_or_default();
-            let deviation = MonthFigures {
-                rounds: s.rounds,
-                rtp_stakes_h: s.rtp_stakes_h,
-                paid_h: s.paid_h,
-                expected_payout_mh: s.expected_payout_mh,
-                payout_variance_h2: s.variance_h2,
-                // Only z and the flag are shown here, not the rounds a flag needs.
-                payout_third_moment_h3: 0.0,
-                theory_rounds: s.rounds,
-            }
-            .deviation();
+            // The figures the RTP alert is raised on, counted as the casino's month page.
+            let figures = month_figures(&s);
+            let deviation = figures.deviation();
             GameView {
                 game_name: casino.plans.game_name(&game).to_owned(),
                 rounds: s.rounds,
                 unjudged_rounds: s.unjudged_rounds,
                 void_rounds: s.void_rounds,
                 stakes_h: s.stakes_h,
-                paid_h: s.paid_h,
+                returned_h: s.returned_h,
+                paid_h: s.paid_h.saturating_add(s.returned_h),
                 expected_paid_h: s.expected_paid_h,
+                payouts_h: s.paid_h,
                 rtp_stakes_h: s.rtp_stakes_h,
                 actual_rtp_pct: deviation.map(|d| rounded(d.actual_rtp_pct, 4)),
                 theoretical_rtp_pct: deviation.map(|d| rounded(d.theoretical_rtp_pct, 4)),
                 deviation_sd: deviation.map(|d| rounded(d.z, 2)),
                 flagged: deviation.is_some_and(|d| d.flagged()),
+                rounds_needed: deviation.map(|d| d.rounds_needed),
+                flag_meaningful: deviation.is_some_and(|d| d.meaningful(figures.theory_rounds)),
                 findings: s.findings,
                 findings_amount_h: s.findings_amount_h,
                 findings_resolved: resolved,
