@@ -30,6 +30,8 @@ pub struct Witness {
     child: Child,
     pub verifier: String,
     pub url: String,
+    /// Its store (redb): read by `dozor witness checkpoints|evidence` once it is stopped.
+    pub store: PathBuf,
 }
 
 impl Witness {
@@ -48,9 +50,10 @@ impl Witness {
         for vkey in vkeys {
             command.args(["--log", vkey]);
         }
+        let store = dir.join("witness.redb");
         let mut child = command
             .arg("--store")
-            .arg(dir.join("witness.redb"))
+            .arg(&store)
             .args(["--bind", "127.0.0.1:0"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -66,7 +69,26 @@ impl Witness {
             child,
             verifier,
             url,
+            store,
         }
+    }
+
+    /// Stops it (its store is then free to read).
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// `dozor witness checkpoints --origin ORIGIN`: every checkpoint of that log it cosigned.
+    pub fn cosigned(&self, origin: &str) -> Vec<Value> {
+        let out = super::dozor()
+            .args(["witness", "checkpoints", "--origin", origin, "--store"])
+            .arg(&self.store)
+            .succeeds();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
     }
 }
 
