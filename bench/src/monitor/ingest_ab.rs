@@ -100,7 +100,14 @@ pub fn ingest_ab(args: &IngestAbArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let runs = (without.clone(), with.clone());
+    // Each run with tiles against the run without it just before: the machine's drift between
+    // pairs cancels.
+    let mut paired: Vec<f64> = without
+        .iter()
+        .zip(&with)
+        .map(|(a, b)| round2((b - a) / a * 100.0))
+        .collect();
+    let runs = (without.clone(), with.clone(), paired.clone());
     let (m_without, m_with) = (median(&mut without), median(&mut with));
     println!(
         "{}",
@@ -116,6 +123,8 @@ pub fn ingest_ab(args: &IngestAbArgs) -> anyhow::Result<ExitCode> {
             "median_without": m_without.round(),
             "median_with": m_with.round(),
             "difference_percent": round2((m_with - m_without) / m_without * 100.0),
+            "paired_difference_percent": runs.2,
+            "median_paired_difference_percent": round2(median(&mut paired)),
         }))?
     );
     Ok(ExitCode::SUCCESS)
