@@ -63,10 +63,9 @@ fn every_finding_of_simulated_error_rounds_reads_in_czech() {
             };
             for f in &verdict.findings {
                 *kinds.entry(f.kind.as_str()).or_default() += 1;
-                let names = |game: &str, code: &str| {
-                    reports::words::bet_kind_name(game, code, Language::Czech)
-                };
-                let Some(czech) = rules::messages::czech(&f.message, &names) else {
+                let Some(czech) =
+                    rules::messages::czech(&f.message, &rules::bet_kinds::czech_bet_kind)
+                else {
                     unread.push(format!("{game}: no Czech for `{}`", f.message));
                     continue;
                 };

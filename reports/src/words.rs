@@ -13,13 +13,12 @@ pub fn finding_kind(kind: FindingKind, language: Language) -> &'static str {
 
 /// A finding's message as `language` reads it: the rules write it in English (the ledger keeps
 /// it as evidence); in Czech it is read by the rules' catalogue, bet kinds named by
-/// [`bet_kind_name`]. A message of no template the catalogue knows stays as it is.
+/// `rules::bet_kinds`. A message of no template the catalogue knows stays as it is.
 pub fn finding_message(message: &str, language: Language) -> String {
     match language {
         Language::English => message.to_owned(),
         Language::Czech => {
-            let names = |game: &str, code: &str| bet_kind_name(game, code, Language::Czech);
-            rules::messages::czech_or_english(message, &names)
+            rules::messages::czech_or_english(message, &rules::bet_kinds::czech_bet_kind)
         }
     }
 }
@@ -76,64 +75,6 @@ pub fn table_audit_kind(code: &str, language: Language) -> String {
         other => return other.to_owned(),
     };
     language.pick(cs, en).to_owned()
-}
-
-/// A bet kind of `game` as people in `l` name it (the report's `bet_kind` codes: roulette's
-/// positions, blackjack's and UTH's bets, a wheel's boxes, the lines of games between players);
-/// the code itself when it is none dozor knows.
-pub fn bet_kind_name(game: &str, kind: &str, l: Language) -> String {
-    let (cs, en) = match kind {
-        "straight" => ("číslo (plein)", "straight up"),
-        "split" => ("dvojčíslí (cheval)", "split"),
-        "street" => ("trojčíslí (transversale)", "street"),
-        "corner" => ("čtyřčíslí (carré)", "corner"),
-        "six_line" => ("šestičíslí (sixain)", "six line"),
-        "dozen_1" => ("1. tucet", "1st dozen"),
-        "dozen_2" => ("2. tucet", "2nd dozen"),
-        "dozen_3" => ("3. tucet", "3rd dozen"),
-        "column_1" => ("1. sloupec", "1st column"),
-        "column_2" => ("2. sloupec", "2nd column"),
-        "column_3" => ("3. sloupec", "3rd column"),
-        "red" => ("červená", "red"),
-        "black" => ("černá", "black"),
-        "odd" => ("lichá", "odd"),
-        "even" => ("sudá", "even"),
-        "low" => ("malá čísla (1–18)", "low (1–18)"),
-        "high" => ("velká čísla (19–36)", "high (19–36)"),
-        "neighbours" => ("sousedé", "neighbours"),
-        "zero_spiel" => ("zero spiel", "zero spiel"),
-        "voisins" => ("velká série", "voisins du zéro"),
-        "tiers" => ("malá série", "tiers du cylindre"),
-        "orphelins" => ("orphelins", "orphelins"),
-        "main" => ("hlavní sázka", "main bet"),
-        "perfect_pairs" => ("Perfect Pairs", "Perfect Pairs"),
-        "insurance" => ("pojištění", "insurance"),
-        rules::statistics::UTH_HAND => ("Ante, Blind a Play", "Ante, Blind and Play"),
-        "ante" => ("Ante", "Ante"),
-        "blind" => ("Blind", "Blind"),
-        "play" => ("Play", "Play"),
-        "trips" => ("Trips", "Trips"),
-        "seat" => ("hráč u stolu", "seat"),
-        "time_collection" => ("poplatek za čas (time collection)", "time collection"),
-        "ofc_player" => ("hráč", "player"),
-        "tournament_player" => ("hráč turnaje", "tournament player"),
-        "unknown_box" => ("neznámé pole", "unknown box"),
-        box_id if game.starts_with("money_wheel") => return wheel_box_name(box_id, l),
-        other => return other.to_owned(),
-    };
-    l.pick(cs, en).to_owned()
-}
-
-/// A wheel's box (`2x`, `25x_black`): its multiple and, for the two 25x boxes, the colour.
-fn wheel_box_name(box_id: &str, l: Language) -> String {
-    let (multiple, colour) = box_id.split_once('_').unwrap_or((box_id, ""));
-    let colour = match colour {
-        "" => return format!("{} {multiple}", l.pick("pole", "box")),
-        "black" => l.pick("černé", "black"),
-        "pink" => l.pick("růžové", "pink"),
-        _ => return box_id.to_owned(),
-    };
-    format!("{} {multiple} {colour}", l.pick("pole", "box"))
 }
 
 #[cfg(test)]

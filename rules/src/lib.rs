@@ -7,6 +7,7 @@
 //! other crate that judges, deals or reads a record builds on it.
 
 mod adjudication;
+pub mod bet_kinds;
 pub mod blackjack;
 pub mod cards;
 pub mod error;

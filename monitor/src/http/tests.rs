@@ -194,6 +194,17 @@ fn the_pages_render_in_czech_self_contained_and_the_round_is_proven_from_the_til
     assert!(page.contains("Záznam č. 4 je v kontrolním bodě velikosti 300 s kořenem"));
     assert!(page.contains("ověřeno") && page.contains("přeplaceno"));
     assert!(page.contains("<tr class=\"flag\"><td>b1</td>"));
+    // The bet's kind and the outcome in Czech, as the casino's workbench names them: 17 is a
+    // black pocket; the finding's message names the kind the same way.
+    assert_eq!(round.outcome_words.as_deref(), Some("padlo 17 (černá)"));
+    assert_eq!(round.bets[0].kind_name, "číslo (plein)");
+    assert!(page.contains("<tr class=\"flag\"><td>b1</td><td>číslo (plein)</td>"));
+    assert!(
+        page.contains("<dt>Výsledek</dt><dd>padlo 17 (černá)</dd>"),
+        "{page}"
+    );
+    assert!(page.contains("sázka b1 (číslo (plein))"));
+    assert!(!page.contains("straight") && !page.contains("result: number"));
     if let Some(dom) = chromium(&page, &shots.join("monitor-round.png")) {
         assert!(dom.contains("Důkaz z dlaždic kasina"));
     }
@@ -455,7 +466,7 @@ async fn without_tokens_only_a_request_naming_the_loopback_listener_is_answered(
 #[test]
 fn a_void_round_s_returned_stake_is_no_payout_on_the_page_the_csv_or_the_rtp_alert() {
     // After the 299 spins, entry 300 is a no-spin: its 10 000 h stake handed back.
-    let (_log, config, url) = followed_with(|log| log.void_spin());
+    let (log, config, url) = followed_with(|log| log.void_spin());
     let mut conn = connect(&url).unwrap();
     let view = overview::overview(&mut conn, &config, november(), Utc::now()).unwrap();
     let g = &view.casinos[0].games[0];
@@ -502,4 +513,11 @@ fn a_void_round_s_returned_stake_is_no_payout_on_the_page_the_csv_or_the_rtp_ale
     );
     let json = serde_json::to_value(&view).unwrap();
     assert_eq!(json["casinos"][0]["games"][0]["payouts_h"], 13_980_000);
+    // The void round's page says why it was void, in Czech.
+    let files = log.publish(301);
+    let round = crate::view::round::round_view(&mut conn, &config.casinos[0], &files, 300).unwrap();
+    assert_eq!(
+        round.outcome_words.as_deref(),
+        Some("neplatné roztočení (kulička oběhla příliš málokrát)")
+    );
 }

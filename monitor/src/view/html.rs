@@ -273,7 +273,7 @@ fn facts(body: &mut String, facts: &[(&str, String)]) {
 
 /// A finding's message in Czech (the rules' catalogue).
 pub fn czech_message(message: &str) -> String {
-    rules::messages::czech_or_english(message, &|_, code| code.to_owned())
+    rules::messages::czech_or_english(message, &rules::bet_kinds::czech_bet_kind)
 }
 
 /// A finding kind in Czech.
@@ -322,8 +322,10 @@ pub fn round_page(v: &RoundView) -> String {
         about.push(("Odehráno", esc(at)));
     }
     about.push(("Přijato", esc(&v.received_at)));
-    if let Some(outcome) = &v.outcome {
-        about.push(("Výsledek", outcome_words(outcome)));
+    if let Some(words) = &v.outcome_words {
+        about.push(("Výsledek", esc(words)));
+    } else if let Some(outcome) = &v.outcome {
+        about.push(("Výsledek", esc(&outcome.to_string())));
     }
     if let (Some(s), Some(p), Some(e)) = (v.stakes_h, v.paid_h, v.expected_paid_h) {
         about.push(("Vsazeno", money(s)));
@@ -339,22 +341,6 @@ pub fn round_page(v: &RoundView) -> String {
     page(&title, &body)
 }
 
-fn outcome_words(outcome: &serde_json::Value) -> String {
-    match outcome.as_object() {
-        Some(map) => esc(&map
-            .iter()
-            .map(|(k, v)| {
-                format!(
-                    "{k}: {}",
-                    v.as_str().map_or_else(|| v.to_string(), str::to_owned)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", ")),
-        None => esc(&outcome.to_string()),
-    }
-}
-
 fn round_tables(body: &mut String, v: &RoundView) {
     let flagged = |id: &str| v.findings.iter().any(|f| f.bet_ids.iter().any(|b| b == id));
     if !v.bets.is_empty() {
@@ -368,7 +354,7 @@ fn round_tables(body: &mut String, v: &RoundView) {
                 "<tr{}><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
                 if flagged(&b.bet_id) { " class=\"flag\"" } else { "" },
                 esc(&b.bet_id),
-                esc(&b.kind),
+                esc(&b.kind_name),
                 esc(&b.player),
                 money(b.stake_h),
                 money(b.paid_h),

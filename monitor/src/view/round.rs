@@ -66,6 +66,8 @@ pub struct RoundFinding {
 pub struct RoundBet {
     pub bet_id: String,
     pub kind: String,
+    /// The kind as people name it in Czech (`rules::bet_kinds`).
+    pub kind_name: String,
     pub player: String,
     pub stake_h: i64,
     pub paid_h: i64,
@@ -95,6 +97,9 @@ pub struct RoundView {
     pub seq_no: Option<u64>,
     pub played_at: Option<String>,
     pub outcome: Option<Value>,
+    /// The outcome as the casino's workbench says it: `17 (černá)`, a wheel's segment and box,
+    /// a void spin and why.
+    pub outcome_words: Option<String>,
     pub bets: Vec<RoundBet>,
     pub stakes_h: Option<i64>,
     pub paid_h: Option<i64>,
@@ -223,6 +228,7 @@ pub fn round_view(
         seq_no: None,
         played_at: None,
         outcome: record.get("outcome").cloned(),
+        outcome_words: None,
         bets: Vec::new(),
         stakes_h: None,
         paid_h: None,
@@ -282,12 +288,18 @@ fn judge_into(
             view.paid_h = Some(v.paid_h);
             view.expected_paid_h = Some(v.expected_paid_h);
             view.void = Some(v.void);
+            view.outcome_words = view
+                .outcome
+                .as_ref()
+                .map(|o| outcome_words(view.game.as_deref(), o, v.segment_label, v.void_reason));
+            let game = view.game.clone().unwrap_or_default();
             view.bets = v
                 .bets
                 .iter()
                 .map(|b| RoundBet {
                     bet_id: b.bet_id.to_owned(),
                     kind: b.kind.to_owned(),
+                    kind_name: rules::bet_kinds::czech_bet_kind(&game, b.kind),
                     player: b.player.to_owned(),
                     stake_h: b.stake_h,
                     paid_h: b.paid_h,
@@ -326,4 +338,61 @@ fn kept(conn: &mut PgConnection, view: &mut RoundView) -> Result<(), MonitorErro
         })
         .collect();
     Ok(())
+}
+
+/// An outcome in Czech, as the casino's workbench lays it out: where the ball stopped and its
+/// colour, the wheel's segment and the box it pays, a void spin and why; for the other games
+/// the outcome's fields as recorded.
+pub fn outcome_words(
+    game: Option<&str>,
+    outcome: &Value,
+    segment_label: Option<&str>,
+    void_reason: Option<&str>,
+) -> String {
+    let void = || {
+        let why = void_reason
+            .or_else(|| outcome.get("reason").and_then(Value::as_str))
+            .map(|code| rules::messages::word(code).unwrap_or(code));
+        match why {
+            Some(why) => format!("neplatné roztočení ({why})"),
+            None => "neplatné roztočení".to_owned(),
+        }
+    };
+    match game.unwrap_or_default() {
+        "roulette" => match outcome
+            .get("number")
+            .and_then(Value::as_u64)
+            .and_then(|n| u8::try_from(n).ok())
+        {
+            Some(n) => match rules::bet_kinds::pocket_colour(n) {
+                Some(colour) => format!("padlo {n} ({})", colour.cs),
+                None => format!("padlo {n}"),
+            },
+            None => void(),
+        },
+        g if g.starts_with("money_wheel") => match segment_label.filter(|l| !l.is_empty()) {
+            Some(label) => {
+                let segment = outcome.get("segment").map(Value::to_string);
+                let name = rules::bet_kinds::czech_bet_kind("money_wheel", label);
+                match segment {
+                    Some(segment) => format!("kolo zastavilo na segmentu {segment}: {name}"),
+                    None => format!("kolo zastavilo: {name}"),
+                }
+            }
+            None => void(),
+        },
+        _ => match outcome.as_object() {
+            Some(map) => map
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{k}: {}",
+                        v.as_str().map_or_else(|| v.to_string(), str::to_owned)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+            None => outcome.to_string(),
+        },
+    }
 }

@@ -8,7 +8,6 @@ use crate::deviation::Deviation;
 use crate::html::esc;
 use crate::monthly::{KindRow, RtpRow};
 use crate::sheet::Language;
-use crate::words::bet_kind_name;
 
 pub(super) fn summary_table(
     html: &mut String,
@@ -62,12 +61,13 @@ pub(super) fn kinds_table(html: &mut String, kinds: &[KindRow], name: &GameName<
          <th>actual RTP</th><th>theoretical</th><th>z (σ)</th></tr>",
     ));
     for k in kinds.iter().filter(|k| k.table_id.is_none()) {
+        let kind = rules::bet_kinds::bet_kind_name(&k.game, &k.bet_kind);
         let _ = write!(
             html,
             "<tr{}><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}</tr>",
             flag_class(k.deviation),
             esc(&name(&k.game)),
-            esc(&bet_kind_name(&k.game, &k.bet_kind, l)),
+            esc(l.pick(&kind.cs, &kind.en)),
             thousands(k.rounds),
             thousands(k.bets),
             money(k.stakes_h),

@@ -5,7 +5,6 @@ use super::*;
 use crate::coverage::{Coverage, ReadFrom};
 use crate::deviation::Deviation;
 use crate::monthly::{FindingSummary, KindFindings, KindRow};
-use crate::words::bet_kind_name;
 use chrono::NaiveDate;
 
 /// Roulette on the one gaming day 1 October 2026: RTP 96.5 % against 97.2973 %, z = +1.234;
@@ -169,78 +168,6 @@ fn numbers_and_days_follow_the_language() {
     let day = NaiveDate::from_ymd_opt(2026, 10, 1).unwrap();
     assert_eq!(day_text(day, Language::Czech), "1. 10. 2026");
     assert_eq!(day_text(day, Language::English), "2026-10-01");
-}
-
-#[test]
-fn every_bet_kind_has_a_name_in_both_languages() {
-    let kinds = [
-        ("roulette", "straight"),
-        ("roulette", "split"),
-        ("roulette", "street"),
-        ("roulette", "corner"),
-        ("roulette", "six_line"),
-        ("roulette", "dozen_1"),
-        ("roulette", "dozen_2"),
-        ("roulette", "dozen_3"),
-        ("roulette", "column_1"),
-        ("roulette", "column_2"),
-        ("roulette", "column_3"),
-        ("roulette", "red"),
-        ("roulette", "black"),
-        ("roulette", "odd"),
-        ("roulette", "even"),
-        ("roulette", "low"),
-        ("roulette", "high"),
-        ("roulette", "neighbours"),
-        ("roulette", "zero_spiel"),
-        ("roulette", "voisins"),
-        ("roulette", "tiers"),
-        ("roulette", "orphelins"),
-        ("blackjack", "main"),
-        ("blackjack", "perfect_pairs"),
-        ("blackjack", "insurance"),
-        ("ultimate_texas_holdem", "ante_blind_play"),
-        ("ultimate_texas_holdem", "trips"),
-        ("money_wheel_1", "1x"),
-        ("money_wheel_1", "25x_black"),
-        ("money_wheel_1", "25x_pink"),
-        ("poker_cash", "seat"),
-        ("poker_cash", "time_collection"),
-        ("open_face_chinese", "ofc_player"),
-        ("poker_tournament", "tournament_player"),
-    ];
-    for l in [Language::Czech, Language::English] {
-        let names: std::collections::BTreeSet<String> = kinds
-            .iter()
-            .map(|(game, kind)| bet_kind_name(game, kind, l))
-            .collect();
-        // Each kind its own name (roulette's and the wheel's colours apart).
-        assert_eq!(names.len(), kinds.len(), "{names:?}");
-    }
-    for (game, kind) in kinds {
-        let cs = bet_kind_name(game, kind, Language::Czech);
-        assert!(!cs.contains('_'), "{kind}: {cs}");
-    }
-    for (game, kind, language, name) in [
-        ("roulette", "dozen_2", Language::Czech, "2. tucet"),
-        ("roulette", "voisins", Language::Czech, "velká série"),
-        (
-            "ultimate_texas_holdem",
-            "ante_blind_play",
-            Language::Czech,
-            "Ante, Blind a Play",
-        ),
-        (
-            "money_wheel_1",
-            "25x_pink",
-            Language::Czech,
-            "pole 25x růžové",
-        ),
-        ("money_wheel_2", "15x", Language::English, "box 15x"),
-        ("roulette", "no_such_kind", Language::Czech, "no_such_kind"),
-    ] {
-        assert_eq!(bet_kind_name(game, kind, language), name);
-    }
 }
 
 #[test]

@@ -86,11 +86,13 @@ impl Builder<'_> {
                     cells: vec![
                         id.clone(),
                         text(&b["player"]),
-                        crate::words::bet_kind_name(
-                            &text(&self.record["game"]),
-                            &text(&b["kind"]),
-                            self.language,
-                        ),
+                        {
+                            let name = rules::bet_kinds::bet_kind_name(
+                                &text(&self.record["game"]),
+                                &text(&b["kind"]),
+                            );
+                            self.word(&name.cs, &name.en).to_owned()
+                        },
                         detail(&id),
                         money(staked),
                         money(paid),

@@ -4,11 +4,6 @@ use serde_json::Value;
 
 use super::{text, Builder};
 
-/// The roulette numbers on red.
-const RED: [u8; 18] = [
-    1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36,
-];
-
 impl Builder<'_> {
     pub(super) fn roulette(&mut self) {
         let outcome = &self.record["outcome"];
@@ -17,13 +12,8 @@ impl Builder<'_> {
             .and_then(|n| u8::try_from(n).ok())
         {
             Some(n) => {
-                let colour = if n == 0 {
-                    self.word("zelená", "green")
-                } else if RED.contains(&n) {
-                    self.word("červená", "red")
-                } else {
-                    self.word("černá", "black")
-                };
+                let colour =
+                    rules::bet_kinds::pocket_colour(n).map_or("", |w| self.word(w.cs, w.en));
                 self.layout.headline = format!("{} {n} ({colour})", self.word("Padlo", "Number"));
                 self.fact("Číslo", "Number", format!("{n} ({colour})"));
             }
@@ -68,7 +58,8 @@ impl Builder<'_> {
         let label = if label.is_empty() {
             label
         } else {
-            crate::words::bet_kind_name("money_wheel", &label, self.language)
+            let name = rules::bet_kinds::bet_kind_name("money_wheel", &label);
+            self.word(&name.cs, &name.en).to_owned()
         };
         self.layout.headline = if label.is_empty() {
             self.word("Neplatné roztočení", "Void spin").to_owned()
