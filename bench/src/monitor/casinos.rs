@@ -29,7 +29,7 @@ use simulator::games::table::table_key;
 
 use super::nginx::Nginx;
 use super::process::{mib, MonitorProcess};
-use super::round2;
+use super::shared::round2;
 use crate::outcome::{expect_result, percentile};
 
 #[derive(Debug, clap::Args)]
@@ -304,7 +304,10 @@ pub fn casinos(args: &CasinosArgs) -> anyhow::Result<ExitCode> {
         })
         .collect();
     let config = folders.path().join("monitor.toml");
-    std::fs::write(&config, super::monitor_config(args.poll_seconds, &followed))?;
+    std::fs::write(
+        &config,
+        super::shared::monitor_config(args.poll_seconds, &followed),
+    )?;
     let mut monitor = MonitorProcess::start(&config, &state_url, false)?;
     let mut state = connect_when_migrated(&state_url, &mut monitor)?;
     eprintln!(

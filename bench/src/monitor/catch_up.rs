@@ -19,7 +19,7 @@ use serde_json::json;
 
 use super::nginx::Nginx;
 use super::process::{mib, ClusterUsage, MonitorProcess, Usage};
-use super::round2;
+use super::shared::round2;
 use crate::outcome::expect_result;
 
 #[derive(Debug, clap::Args)]
@@ -98,7 +98,7 @@ pub fn catch_up(global: &Global, args: &CatchUpArgs) -> anyhow::Result<ExitCode>
         nginx.url_of("casino"),
         operator.verifier().to_string(),
     );
-    std::fs::write(&config, super::monitor_config(30, &[casino]))?;
+    std::fs::write(&config, super::shared::monitor_config(30, &[casino]))?;
     let mut nginx_usage = Usage::default();
     nginx_usage.read(nginx.pid());
     let nginx_cpu_before = nginx_usage.cpu;

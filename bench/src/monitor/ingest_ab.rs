@@ -7,7 +7,7 @@ use std::process::{Command, ExitCode, Stdio};
 use anyhow::{anyhow, Context as _};
 use serde_json::{json, Value};
 
-use super::{median, round2};
+use super::shared::{median, round2};
 use crate::outcome::expect_result;
 
 #[derive(Debug, clap::Args)]
