@@ -28,6 +28,7 @@ pub mod record;
 pub mod roulette;
 pub mod round_header;
 pub mod rtp;
+pub mod spreadsheet;
 pub mod statistics;
 pub mod string_limits;
 pub mod table_audit;

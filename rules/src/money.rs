@@ -37,6 +37,14 @@ pub fn format_czk(amount_h: i64) -> String {
     out
 }
 
+/// Koruny with two decimals and a decimal comma, no grouping and no unit: `373775,00`, `-0,50`;
+/// how a CSV file for a Czech office writes an amount (a spreadsheet reads it as a number).
+pub fn koruny_plain(amount_h: i64) -> String {
+    let sign = if amount_h < 0 { "-" } else { "" };
+    let abs = amount_h.unsigned_abs();
+    format!("{sign}{},{:02}", abs / 100, abs % 100)
+}
+
 /// An integer with `separator` between groups of three digits: `13 826`, `-1 000`; how every
 /// count and amount people read is written (a space in Czech, a comma in English).
 pub fn group_thousands(n: i64, separator: &str) -> String {
@@ -80,6 +88,15 @@ mod tests {
         assert_eq!(format_czk(1_005), "10,05 Kč");
         assert_eq!(format_czk(-250), "-2,50 Kč");
         assert_eq!(format_czk(0), "0,00 Kč");
+    }
+
+    #[test]
+    fn plain_koruny_have_a_decimal_comma_and_no_grouping() {
+        // 37 377 500 h = 373 775 Kč; −50 h = −0,50 Kč; i64::MIN h still has its digits.
+        assert_eq!(koruny_plain(37_377_500), "373775,00");
+        assert_eq!(koruny_plain(-50), "-0,50");
+        assert_eq!(koruny_plain(7), "0,07");
+        assert_eq!(koruny_plain(i64::MIN), "-92233720368547758,08");
     }
 
     #[test]

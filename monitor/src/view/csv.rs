@@ -3,21 +3,17 @@
 //! text cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a
 //! line end, or their full-width forms) written with a single quote before it, and quoted.
 
-use super::figures::{decimal, koruny_plain};
+use rules::money::koruny_plain;
+use rules::spreadsheet::{neutralise, reads_as_formula};
+
+use super::figures::decimal;
 use super::overview::Overview;
 
-const FORMULA_STARTS: [char; 11] = [
-    '=', '+', '-', '@', '\t', '\r', '\n', '\u{FF1D}', '\u{FF0B}', '\u{FF0D}', '\u{FF20}',
-];
-
-/// A text cell: neutralised when it would read as a formula, quoted where CSV needs it.
+/// A text cell: neutralised when it would read as a formula (`rules::spreadsheet`, as the
+/// casino's CSV files), quoted where CSV needs it.
 pub fn text_cell(text: &str) -> String {
-    let formula = text.starts_with(FORMULA_STARTS);
-    let text = if formula {
-        format!("'{text}")
-    } else {
-        text.to_owned()
-    };
+    let formula = reads_as_formula(text);
+    let text = neutralise(text).into_owned();
     if formula || text.contains([';', '"', '\r', '\n']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {

@@ -124,13 +124,6 @@ pub fn signed(v: f64) -> String {
     format!("{v:+.2}").replace('.', ",")
 }
 
-/// An amount in koruny with a decimal comma and no grouping, for CSV: `-0,50`.
-pub fn koruny_plain(h: i64) -> String {
-    let sign = if h < 0 { "-" } else { "" };
-    let abs = h.unsigned_abs();
-    format!("{sign}{},{:02}", abs / 100, abs % 100)
-}
-
 /// How long ago, as Czech says it: `45 s`, `12 min`, `3 h 20 min`, `2 d 4 h`.
 pub fn age(seconds: i64) -> String {
     let s = seconds.max(0);
@@ -180,7 +173,6 @@ mod tests {
     fn numbers_are_written_as_czech_writes_them() {
         assert_eq!(rounded(97.297_297, 4), 97.2973);
         assert_eq!(signed(-1.666), "-1,67");
-        assert_eq!(koruny_plain(-50), "-0,50");
         assert_eq!(count(1_251), "1\u{a0}251");
         assert_eq!(age(12_000), "3 h 20 min");
     }

@@ -136,13 +136,6 @@ pub struct Sheet {
     pub rows: Vec<Vec<Cell>>,
 }
 
-/// Koruny with two decimals and a decimal comma, no grouping: `373775,00`, `-0,50`.
-pub fn czech_amount(h: i64) -> String {
-    let sign = if h < 0 { "-" } else { "" };
-    let abs = h.unsigned_abs();
-    format!("{sign}{},{:02}", abs / 100, abs % 100)
-}
-
 pub(crate) fn prague(t: DateTime<Utc>) -> String {
     t.with_timezone(&chrono_tz::Europe::Prague)
         .format("%d.%m.%Y %H:%M:%S")

@@ -15,7 +15,10 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-use super::cell::{czech_amount, prague, Cell};
+use rules::money::koruny_plain;
+use rules::spreadsheet::{neutralise, reads_as_formula};
+
+use super::cell::{prague, Cell};
 use crate::ReportError;
 
 /// Who reads the file.
@@ -34,26 +37,6 @@ impl Audience {
             Audience::Machines => b',',
             Audience::People => b';',
         }
-    }
-}
-
-/// The first characters a spreadsheet may read as the start of a formula.
-const FORMULA_STARTS: [char; 11] = [
-    '=', '+', '-', '@', '\t', '\r', '\n', '\u{FF1D}', '\u{FF0B}', '\u{FF0D}', '\u{FF20}',
-];
-
-/// Whether a spreadsheet could read `text`, written as a cell, as a formula.
-pub fn reads_as_formula(text: &str) -> bool {
-    text.starts_with(FORMULA_STARTS)
-}
-
-/// `text` as a text cell: with a single quote before it when a spreadsheet could read it as a
-/// formula.
-pub fn neutralise(text: &str) -> Cow<'_, str> {
-    if reads_as_formula(text) {
-        Cow::Owned(format!("'{text}"))
-    } else {
-        Cow::Borrowed(text)
     }
 }
 
@@ -91,7 +74,7 @@ fn field(cell: &Cell, audience: Audience) -> Field<'_> {
         (Cell::Coded { code, .. }, Audience::Machines) => Field::text(code),
         (Cell::Coded { words, .. }, Audience::People) => Field::text(words),
         (Cell::Money(h), Audience::Machines) | (Cell::Count(h), _) => Field::value(h.to_string()),
-        (Cell::Money(h), Audience::People) => Field::value(czech_amount(*h)),
+        (Cell::Money(h), Audience::People) => Field::value(koruny_plain(*h)),
         (Cell::Day(d), Audience::Machines) => Field::value(d.to_string()),
         (Cell::Day(d), Audience::People) => Field::value(d.format("%d.%m.%Y").to_string()),
         (Cell::Time(t), Audience::Machines) => Field::value(t.to_rfc3339()),

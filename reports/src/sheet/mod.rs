@@ -10,5 +10,5 @@ mod csv_text;
 mod csv_writer;
 mod workbook;
 
-pub use cell::{column, czech_amount, Cell, Column, Language, Sheet};
-pub use csv_writer::{machine_csv, neutralise, reads_as_formula, Audience, CsvWriter};
+pub use cell::{column, Cell, Column, Language, Sheet};
+pub use csv_writer::{machine_csv, Audience, CsvWriter};
