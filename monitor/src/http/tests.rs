@@ -336,20 +336,30 @@ fn the_csv_reads_in_python_with_czech_headings_and_decimal_commas() {
     assert_eq!(row[11], "467,56");
 }
 
-#[actix_web::test]
-async fn every_route_needs_an_allowed_token() {
-    let (_log, config, url) = followed();
+/// The listener's routes and headers over `config` and the database at `url`, as served.
+fn listener(
+    config: MonitorConfig,
+    url: String,
+) -> App<
+    impl actix_web::dev::ServiceFactory<
+        actix_web::dev::ServiceRequest,
+        Config = (),
+        Response = actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
     let state = web::Data::new(ViewState {
         config,
         database_url: url,
     });
-    let app = web_test::init_service(
-        App::new()
-            .app_data(state.clone())
-            .wrap(headers())
-            .configure(routes),
-    )
-    .await;
+    App::new().app_data(state).wrap(headers()).configure(routes)
+}
+
+#[actix_web::test]
+async fn every_route_needs_an_allowed_token() {
+    let (_log, config, url) = followed();
+    let app = web_test::init_service(listener(config, url)).await;
     for path in [
         "/",
         "/view.json?month=2026-11",
@@ -405,17 +415,7 @@ async fn without_tokens_only_a_request_naming_the_loopback_listener_is_answered(
         listen: "127.0.0.1:9464".parse().unwrap(),
         token_sha256: Vec::new(),
     });
-    let state = web::Data::new(ViewState {
-        config,
-        database_url: url,
-    });
-    let app = web_test::init_service(
-        App::new()
-            .app_data(state.clone())
-            .wrap(headers())
-            .configure(routes),
-    )
-    .await;
+    let app = web_test::init_service(listener(config, url)).await;
     // The test listener's own address is 127.0.0.1:8080 (actix's test set-up).
     for host in [
         "127.0.0.1:8080",
