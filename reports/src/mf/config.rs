@@ -139,6 +139,7 @@ pub const SERVER_SECTIONS: &[&str] = &[
     "reports",
     "limits",
     "log",
+    "tiles",
 ];
 
 #[derive(Debug, thiserror::Error)]
