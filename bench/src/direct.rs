@@ -42,6 +42,26 @@ pub fn register(
     Ok(())
 }
 
+/// Registers a roulette table of the benchmarks under `plan_id`, as [`register`] does.
+pub fn register_roulette(
+    conn: &mut PgConnection,
+    operator: &NoteSigner,
+    table_id: &str,
+    plan_id: &str,
+    key: &SigningKey,
+) -> anyhow::Result<()> {
+    let table = NewTable {
+        table_id,
+        game: "roulette",
+        location: "benchmark",
+        plan_id,
+        wheel_layout: None,
+        plays_from: None,
+        limits: None,
+    };
+    register(conn, operator, table, key)
+}
+
 /// A record signed by its table's key and, for a round, judged as ingest judges it.
 pub fn submission(
     record: Value,

@@ -18,7 +18,6 @@ use dozor_log::parallel::par_map;
 use dozor_verify::{verify_export, VerifyOptions, SIGNATURE_BATCH};
 use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
 use ledger::storage::append::WriterCache;
-use ledger::storage::registry::NewTable;
 use ledger::storage::verify::verify_ledger;
 use ledger::storage::{checkpoints, reads};
 use rules::gaming_day::GamingDayClock;
@@ -44,16 +43,7 @@ fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::
         .ok_or_else(|| anyhow!("default plan missing"))?;
     let keys: Vec<SigningKey> = (0..TABLES).map(|t| table_key(11, &table_id(t))).collect();
     for (t, key) in keys.iter().enumerate() {
-        let table = NewTable {
-            table_id: &table_id(t),
-            game: "roulette",
-            location: "benchmark",
-            plan_id: &plan.plan_id,
-            wheel_layout: None,
-            plays_from: None,
-            limits: None,
-        };
-        crate::direct::register(conn, operator, table, key)?;
+        crate::direct::register_roulette(conn, operator, &table_id(t), &plan.plan_id, key)?;
     }
     let mut simulator = RouletteSimulator::new(11, plan.clone(), 0.02);
     let mut cache = WriterCache::default();

@@ -20,7 +20,6 @@ use dozor_log::checkpoint::NoteSigner;
 use ed25519_dalek::SigningKey;
 use ledger::storage::append::WriterCache;
 use ledger::storage::cluster::LocalCluster;
-use ledger::storage::registry::NewTable;
 use ledger::storage::{checkpoints, reads};
 use ledger::tile_publish::Publisher;
 use serde_json::json;
@@ -99,16 +98,13 @@ impl Casino {
             .map(|t| table_key(n as u64, &table_id(t)))
             .collect();
         for (t, key) in keys.iter().enumerate() {
-            let table = NewTable {
-                table_id: &table_id(t),
-                game: "roulette",
-                location: "benchmark",
-                plan_id: &plan.plan_id,
-                wheel_layout: None,
-                plays_from: None,
-                limits: None,
-            };
-            crate::direct::register(&mut conn, &operator, table, key)?;
+            crate::direct::register_roulette(
+                &mut conn,
+                &operator,
+                &table_id(t),
+                &plan.plan_id,
+                key,
+            )?;
         }
         let folder = root.join(format!("casino-{n:02}"));
         Ok(Casino {
