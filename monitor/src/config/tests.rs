@@ -92,3 +92,32 @@ fn a_plan_file_is_added_to_the_built_in_plans_and_one_of_the_same_id_refused() {
         MonitorConfig::parse(&casino("plans = [\"same.toml\"]\n"), dir.path()).unwrap_err();
     assert!(refused.contains("plan same.toml"), "{refused}");
 }
+
+#[test]
+fn the_example_configuration_reads_with_the_files_it_names() {
+    // deploy/monitor.example.toml, with the credential files it names put beside it.
+    let dir = tempfile::tempdir().unwrap();
+    for (file, text) in [
+        ("webhook.token", "webhook-secret\n"),
+        ("casino-2.token", "dzr_regulator\n"),
+        ("monitor.crt", "-----BEGIN CERTIFICATE-----\n"),
+        ("monitor.key", "-----BEGIN PRIVATE KEY-----\n"),
+        ("casino-1-ca.pem", "-----BEGIN CERTIFICATE-----\n"),
+    ] {
+        std::fs::write(dir.path().join(file), text).unwrap();
+    }
+    let text = include_str!("../../../deploy/monitor.example.toml");
+    let config = MonitorConfig::parse(text, dir.path()).unwrap();
+    let names: Vec<&str> = config.casinos.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["casino-1", "casino-2"]);
+    assert_eq!(config.casinos[0].quorum, 1);
+    assert_eq!(
+        config.casinos[1].credentials.bearer_token.as_deref(),
+        Some("dzr_regulator")
+    );
+    assert!(
+        config.alerts.is_some(),
+        "the example checks beside following"
+    );
+    assert!(config.http.is_some(), "the example serves the view");
+}
