@@ -102,13 +102,11 @@ pub(crate) fn get_tile(
 }
 
 /// [`get_tile`], which must be there.
-fn need_tile(source: &dyn TileSource, tile: &Tile, limit: u64) -> Result<Vec<u8>, FollowError> {
-    get_tile(source, tile, false, limit)?.ok_or_else(|| {
-        FollowError::Fetch(FetchError::Status {
-            path: tile.path(),
-            status: 404,
-            message: "not published".into(),
-        })
+fn need_tile(source: &dyn TileSource, tile: &Tile, limit: u64) -> Result<Vec<u8>, FetchError> {
+    get_tile(source, tile, false, limit)?.ok_or_else(|| FetchError::Status {
+        path: tile.path(),
+        status: 404,
+        message: "not published".into(),
     })
 }
 
@@ -125,7 +123,7 @@ fn alarm(conn: &mut PgConnection, casino: &str, alert: NewAlert) -> FollowError 
 pub fn follow_once(
     conn: &mut PgConnection,
     casino: &CasinoConfig,
-    source: &dyn TileSource,
+    source: &(dyn TileSource + Sync),
 ) -> Result<Step, FollowError> {
     let name = casino.name.as_str();
     let state = state::load(conn, name, &casino.operator_keys)?;
@@ -468,11 +466,11 @@ fn fork(
 fn verdicts(
     conn: &mut PgConnection,
     casino: &str,
-    source: &dyn TileSource,
+    fetched: Option<Vec<u8>>,
     bundle: &Tile,
 ) -> Result<Option<Vec<VerdictLine>>, FollowError> {
     let path = verdicts_path(bundle);
-    let why = match get_tile(source, bundle, true, VERDICTS_LIMIT)? {
+    let why = match fetched {
         Some(bytes) => {
             match parse_verdict_lines(&bytes, bundle.index * TILE_WIDTH, u64::from(bundle.width)) {
                 Ok(lines) => return Ok(Some(lines)),
@@ -495,13 +493,59 @@ fn verdicts(
     Ok(None)
 }
 
+/// How many bundles (with their verdict lines) are fetched ahead of the one being checked.
+const FETCH_AHEAD: usize = 6;
+
+/// A bundle's bytes and its casino's verdict lines (none when not published), as fetched.
+type FetchedBundle = Result<(Vec<u8>, Option<Vec<u8>>), FetchError>;
+
+/// The entry bundle a walked tile summary stands for.
+fn bundle_of(summary: &TileSummary) -> Tile {
+    Tile {
+        kind: TileKind::Entries,
+        ..summary.tile
+    }
+}
+
 /// Checks and commits each bundle of the walked range; the rounds judged and the state followed.
+/// The bundles and their verdict lines are fetched in order on another thread, at most
+/// [`FETCH_AHEAD`] ahead of the bundle being checked; the first one that cannot be fetched ends
+/// the fetching, and the step ends there once the bundles before it are committed.
 fn follow_bundles(
+    conn: &mut PgConnection,
+    casino: &CasinoConfig,
+    source: &(dyn TileSource + Sync),
+    followed: Followed,
+    summaries: &[TileSummary],
+) -> Result<(u64, Followed), FollowError> {
+    std::thread::scope(|scope| {
+        let (send, fetched) = std::sync::mpsc::sync_channel::<FetchedBundle>(FETCH_AHEAD);
+        scope.spawn(move || {
+            for summary in summaries {
+                let bundle = bundle_of(summary);
+                let item = need_tile(source, &bundle, BUNDLE_LIMIT).and_then(|bytes| {
+                    Ok((bytes, get_tile(source, &bundle, true, VERDICTS_LIMIT)?))
+                });
+                let failed = item.is_err();
+                // A closed channel: the step ended without the bundles still to come.
+                if send.send(item).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        commit_bundles(conn, casino, source, followed, summaries, fetched)
+    })
+}
+
+/// [`follow_bundles`]' checking and committing, one bundle at a time in the log's order, from
+/// the bundles `fetched` ahead.
+fn commit_bundles(
     conn: &mut PgConnection,
     casino: &CasinoConfig,
     source: &dyn TileSource,
     mut followed: Followed,
     summaries: &[TileSummary],
+    fetched: std::sync::mpsc::Receiver<FetchedBundle>,
 ) -> Result<(u64, Followed), FollowError> {
     let name = casino.name.as_str();
     let context = Context {
@@ -511,12 +555,14 @@ fn follow_bundles(
     };
     let mut rounds = 0;
     for summary in summaries {
-        let bundle = Tile {
-            kind: TileKind::Entries,
-            ..summary.tile
-        };
-        let bytes = need_tile(source, &bundle, BUNDLE_LIMIT)?;
-        let lines = verdicts(conn, name, source, &bundle)?;
+        let bundle = bundle_of(summary);
+        let (bytes, lines) = fetched.recv().map_err(|_| {
+            FollowError::Fetch(FetchError::Unreachable {
+                path: bundle.path(),
+                why: "the fetching stopped".into(),
+            })
+        })??;
+        let lines = verdicts(conn, name, lines, &bundle)?;
         let outcome = match check_bundle(
             &bundle,
             &bytes,

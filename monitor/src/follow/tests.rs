@@ -117,6 +117,62 @@ fn a_pass_cut_between_bundles_resumes_where_it_was_and_counts_nothing_twice() {
 }
 
 #[test]
+fn bundles_fetched_ahead_are_committed_in_order_and_fetching_stops_at_the_first_missing_one() {
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(2299);
+    let config = casino(&log);
+    // 2 300 entries: bundles 000 – 008 (the last partial, 2 300 − 8 · 256 = 252 entries), more
+    // than are fetched ahead at once.
+    let mut files = log.publish(2300);
+    files.remove("tile/entries/004").unwrap();
+    let source = Recording::new(files);
+    let cut = follow_once(&mut conn, &config, &source).unwrap_err();
+    assert!(cut.to_string().contains("tile/entries/004"), "{cut}");
+    // Bundles 000 – 003 committed (4 · 256 = 1 024 entries, 1 023 rounds: entry 0 is the
+    // table's registration); nothing after the missing bundle was fetched.
+    let size: i64 = monitor_casinos::table
+        .select(monitor_casinos::size)
+        .first(&mut conn)
+        .unwrap();
+    assert_eq!(size, 1024);
+    assert_eq!(rounds_counted(&mut conn), 1023);
+    let asked = source.asked.lock().unwrap().clone();
+    let bundles: Vec<&str> = asked
+        .iter()
+        .map(String::as_str)
+        .filter(|p| p.starts_with("tile/entries/") || p.starts_with("verdicts/"))
+        .collect();
+    assert_eq!(
+        bundles,
+        [
+            "tile/entries/000",
+            "verdicts/000",
+            "tile/entries/001",
+            "verdicts/001",
+            "tile/entries/002",
+            "verdicts/002",
+            "tile/entries/003",
+            "verdicts/003",
+            "tile/entries/004",
+            // A missing full tile is not looked for as a partial one.
+        ]
+    );
+    let step = follow_once(&mut conn, &config, &log.publish(2300)).unwrap();
+    assert_eq!(
+        step,
+        Step::Followed {
+            from: 1024,
+            to: 2300,
+            rounds: 1276
+        }
+    );
+    // 2 299 spins of 10 000 h each, every one counted once.
+    assert_eq!(rounds_counted(&mut conn), 2299);
+    assert_eq!(stakes_counted(&mut conn), 22_990_000);
+}
+
+#[test]
 fn a_changed_tile_byte_is_named_in_one_alert_and_nothing_is_followed() {
     let mut conn = database();
     let mut log = TestLog::new();
@@ -339,8 +395,8 @@ fn a_partial_tile_gone_since_is_read_from_its_full_tile() {
 /// (the last one again once they run out).
 struct Recording {
     files: HashMap<String, Vec<u8>>,
-    checkpoints: std::cell::RefCell<Vec<Vec<u8>>>,
-    asked: std::cell::RefCell<Vec<String>>,
+    checkpoints: std::sync::Mutex<Vec<Vec<u8>>>,
+    asked: std::sync::Mutex<Vec<String>>,
 }
 
 impl Recording {
@@ -355,8 +411,8 @@ impl Recording {
 
 impl TileSource for Recording {
     fn get(&self, path: &str, limit: u64) -> Result<Option<Vec<u8>>, FetchError> {
-        self.asked.borrow_mut().push(path.to_owned());
-        let mut checkpoints = self.checkpoints.borrow_mut();
+        self.asked.lock().unwrap().push(path.to_owned());
+        let mut checkpoints = self.checkpoints.lock().unwrap();
         if path == "checkpoint" && !checkpoints.is_empty() {
             let next = if checkpoints.len() > 1 {
                 checkpoints.remove(0)
@@ -379,13 +435,13 @@ fn a_partial_tile_gone_since_is_never_read_from_the_width_an_unverified_checkpoi
     // tree of 100 (partials of 100 only) and its checkpoint: that one is not verified, so the
     // partial tiles of 100 are not fetched for the tree of 40 (tlog-tiles), only the full tile.
     let source = Recording::new(log.publish(100));
-    *source.checkpoints.borrow_mut() = vec![
+    *source.checkpoints.lock().unwrap() = vec![
         log.checkpoint(40).into_bytes(),
         log.checkpoint(100).into_bytes(),
     ];
     let e = follow_once(&mut conn, &config, &source).unwrap_err();
     assert!(e.to_string().contains("tile/0/000.p/40"), "{e}");
-    let asked = source.asked.borrow().clone();
+    let asked = source.asked.lock().unwrap().clone();
     assert_eq!(
         asked,
         ["checkpoint", "tile/0/000.p/40", "tile/0/000"],
@@ -606,7 +662,7 @@ fn a_larger_checkpoint_without_its_witness_costs_a_few_tiles_never_the_walk() {
     assert!(matches!(step, Step::Waiting { size: 600, .. }), "{step:?}");
     // The consistency proof of 26 in 600 lies in tiles 0/000, 0/002.p/88 and 1/000.p/2; the
     // walk would have read 0/001 and the bundles too.
-    let mut asked = source.asked.borrow().clone();
+    let mut asked = source.asked.lock().unwrap().clone();
     asked.sort();
     assert_eq!(
         asked,
