@@ -249,15 +249,16 @@ pub fn replayed_record<'r>(
     if records.is_empty() {
         return Ok(None);
     }
-    // Exactly the bundle's (table_id, seq_no) pairs, each an index lookup: never a cross
-    // product of its tables and seq_nos, nor a range a replayed old seq_no would widen.
+    // Exactly the bundle's (table_id, seq_no) pairs, each its own primary-key lookup (LATERAL:
+    // never a scan of every record followed, whatever the planner thinks of a growing table),
+    // never a cross product of its tables and seq_nos.
     let tables: Vec<&str> = records.iter().map(|r| r.table_id.as_str()).collect();
     let seq_nos: Vec<i64> = records.iter().map(|r| to_i64(r.seq_no)).collect();
     let held: Vec<(String, i64, i64)> = diesel::sql_query(
-        "SELECT r.table_id, r.seq_no, r.ledger_index FROM monitor_rounds r \
-         JOIN unnest($2::text[], $3::bigint[]) AS w(table_id, seq_no) \
-           ON r.table_id = w.table_id AND r.seq_no = w.seq_no \
-         WHERE r.casino = $1",
+        "SELECT w.table_id, w.seq_no, r.ledger_index \
+         FROM unnest($2::text[], $3::bigint[]) AS w(table_id, seq_no) \
+         CROSS JOIN LATERAL (SELECT m.ledger_index FROM monitor_rounds m \
+             WHERE m.casino = $1 AND m.table_id = w.table_id AND m.seq_no = w.seq_no) r",
     )
     .bind::<diesel::sql_types::Text, _>(casino)
     .bind::<diesel::sql_types::Array<diesel::sql_types::Text>, _>(&tables)
