@@ -423,47 +423,6 @@ fn the_monitor_follows_a_running_server_s_tiles_route_with_a_regulator_key_and_n
     server.stop();
 }
 
-/// `dozor witness serve` for the log of `vkey`: the process and its verifier key and URL.
-fn witness(
-    dir: &Path,
-    site: &common::site::Site,
-    vkey: &str,
-) -> (std::process::Child, String, String) {
-    use std::io::BufRead as _;
-    let key = dir.join("witness.key");
-    let out = site
-        .dozor()
-        .args([
-            "witness",
-            "key",
-            "--name",
-            "witness.regulator.test",
-            "--out",
-        ])
-        .arg(&key)
-        .succeeds();
-    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let verifier = printed["verifier_key"].as_str().unwrap().to_owned();
-    let mut child = site
-        .dozor()
-        .args(["witness", "serve", "--key"])
-        .arg(&key)
-        .args(["--log", vkey, "--store"])
-        .arg(dir.join("witness.redb"))
-        .args(["--bind", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let listening: Value = serde_json::from_str(&line).unwrap();
-    let url = format!("http://{}", listening["listening"].as_str().unwrap());
-    (child, verifier, url)
-}
-
 #[test]
 fn the_monitor_follows_only_checkpoints_its_witness_cosigned() {
     let site = common::site::Site::new();
@@ -484,7 +443,8 @@ fn the_monitor_follows_only_checkpoints_its_witness_cosigned() {
         .verifier()
         .to_string();
     let work = tempfile::tempdir().unwrap();
-    let (mut witness, wkey, wurl) = witness(work.path(), &site, &vkey);
+    let mut witness = common::casinos::Witness::start(work.path(), &[&vkey]);
+    let (wkey, wurl) = (witness.verifier.clone(), witness.url.clone());
     std::fs::write(
         site.path().join("dozor.toml"),
         format!(
@@ -548,6 +508,5 @@ fn the_monitor_follows_only_checkpoints_its_witness_cosigned() {
     );
     assert_eq!(waiting.status().size, 0);
     server.stop();
-    let _ = witness.kill();
-    let _ = witness.wait();
+    witness.stop();
 }
