@@ -21,6 +21,7 @@ pub mod follow;
 pub mod http;
 pub mod http_config;
 pub mod metrics;
+pub mod record_runs;
 pub mod run;
 pub mod store;
 pub mod tally;

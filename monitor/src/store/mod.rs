@@ -5,6 +5,7 @@ pub mod alert_reads;
 pub mod alerts;
 pub mod connection;
 pub mod outbox;
+pub mod record_runs;
 pub mod schema;
 pub mod state;
 pub mod status;

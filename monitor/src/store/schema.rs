@@ -83,6 +83,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    monitor_record_runs (casino, table_id, first_seq) {
+        casino -> Text,
+        table_id -> Text,
+        first_seq -> Int8,
+        last_seq -> Int8,
+        first_index -> Int8,
+        last_index -> Int8,
+    }
+}
+
+diesel::table! {
     monitor_mismatches (casino, ledger_index, field) {
         casino -> Text,
         ledger_index -> Int8,
@@ -136,6 +147,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     monitor_tallies,
     monitor_findings,
     monitor_rounds,
+    monitor_record_runs,
     monitor_mismatches,
     monitor_forks,
     monitor_alerts,
