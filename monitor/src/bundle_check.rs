@@ -105,18 +105,69 @@ pub enum Notice {
     Unjudged { index: u64, why: String },
 }
 
-/// What a bundle gave, to be committed in one transaction with the new followed state.
-#[derive(Debug, Clone)]
-pub struct BundleOutcome {
-    pub followed: Followed,
+/// What a bundle's entries gave to be kept: its registry events and table records, the tallies,
+/// findings and verdict differences of its rounds; what several bundles gave, added up, is
+/// committed in one transaction with the followed state after them.
+#[derive(Debug, Clone, Default)]
+pub struct Evidence {
     pub events: Vec<SeenEvent>,
-    /// The table records of the bundle, each `(table_id, seq_no)` once.
+    /// The table records, each `(table_id, seq_no)` once.
     pub records: Vec<SeenRecord>,
     pub tallies: Tallies,
     pub findings: Vec<OwnFinding>,
     pub mismatches: Vec<Mismatch>,
     pub notices: Vec<Notice>,
     pub rounds: u64,
+}
+
+impl Evidence {
+    /// Adds what a later bundle gave.
+    pub fn absorb(&mut self, later: Evidence) -> Result<(), Overflow> {
+        self.tallies.absorb(later.tallies)?;
+        self.events.extend(later.events);
+        self.records.extend(later.records);
+        self.findings.extend(later.findings);
+        self.mismatches.extend(later.mismatches);
+        self.notices.extend(later.notices);
+        self.rounds += later.rounds;
+        Ok(())
+    }
+}
+
+/// What a bundle gave, with the followed state after it.
+#[derive(Debug, Clone)]
+pub struct BundleOutcome {
+    pub followed: Followed,
+    pub evidence: Evidence,
+}
+
+/// Where a bundle continues the log, and the registry its entries are checked with: enough to
+/// check it on any thread while the bundles before it are still being checked.
+#[derive(Debug, Clone, Copy)]
+pub struct BundleStart<'a> {
+    /// The hash of the entry before the bundle's first new one (none: not known, not checked).
+    pub prev_leaf: Option<Hash>,
+    pub history: &'a RegistryHistory,
+    pub operators: &'a HashMap<String, VerifyingKey>,
+}
+
+/// The registry after a bundle's events: its history and the operator keys.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    pub history: RegistryHistory,
+    pub operators: HashMap<String, VerifyingKey>,
+}
+
+/// A bundle checked on its own (see [`check_entries`]).
+#[derive(Debug, Clone)]
+pub struct CheckedBundle {
+    /// The leaf hash of each of its entries, those followed before included.
+    pub leaves: Vec<Hash>,
+    /// How many of its entries were followed before.
+    pub before: usize,
+    /// The registry after its events; none when it has none.
+    pub registry: Option<Registry>,
+    pub evidence: Evidence,
 }
 
 /// Why a bundle stops the monitor following the log.
@@ -144,13 +195,12 @@ pub fn first_difference(leaves: &[Hash], hashes: &[Hash]) -> Option<usize> {
 /// A bundle's entries, their leaves, and how many of them were followed already.
 type VerifiedEntries<'b> = (Vec<&'b [u8]>, Vec<Hash>, usize);
 
-/// The leaves of a bundle's entries, checked against the followed tree (those before its size)
-/// and the walk's summary (the new ones). The entries and the number already followed.
+/// The leaves of a bundle's entries; its new ones (from the walk's summary on) checked against
+/// the summary. Those followed before are checked by [`continue_followed`].
 fn verified_entries<'b>(
     tile: &Tile,
     bytes: &'b [u8],
     summary: &TileSummary,
-    followed: &Followed,
 ) -> Result<VerifiedEntries<'b>, BundleProblem> {
     let path = tile.path();
     let entries = decode_bundle(tile, bytes).map_err(|e| BundleProblem::Unreadable {
@@ -159,33 +209,23 @@ fn verified_entries<'b>(
     })?;
     let leaves = bundle_leaf_hashes(&entries);
     let start = tile.index * TILE_WIDTH;
-    let before = followed.size.saturating_sub(start) as usize;
-    if summary.tile.index != tile.index
-        || summary.from != start + before as u64
-        || before > leaves.len()
-    {
+    let before = summary.from.saturating_sub(start) as usize;
+    if summary.tile.index != tile.index || summary.from < start || before > leaves.len() {
         return Err(BundleProblem::Unreadable {
             path,
             why: format!(
                 "it does not continue the followed entries at {}",
-                followed.size
+                summary.from
             ),
         });
     }
-    check_prefix(&followed.frontier, start, &leaves[..before]).map_err(|index| {
-        BundleProblem::Rewritten {
-            path: path.clone(),
-            index,
-        }
-    })?;
     if run_root(&leaves[before..]) != summary.root {
         return Err(BundleProblem::Leaves { path, first: None });
     }
     Ok((entries, leaves, before))
 }
 
-/// Checks a bundle's new entries (see the module's text); `verdicts`, the casino's lines for the
-/// bundle when it published them.
+/// Checks a bundle as [`check_entries`] and [`continue_followed`] do, one after the other.
 pub fn check_bundle(
     tile: &Tile,
     bytes: &[u8],
@@ -194,16 +234,77 @@ pub fn check_bundle(
     verdicts: Option<&[VerdictLine]>,
     context: Context<'_>,
 ) -> Result<BundleOutcome, BundleProblem> {
-    let (entries, leaves, before) = verified_entries(tile, bytes, summary, followed)?;
+    let start = BundleStart {
+        prev_leaf: followed.last_leaf,
+        history: &followed.history,
+        operators: &followed.operators,
+    };
+    let checked = check_entries(tile, bytes, summary, start, verdicts, context)?;
+    let mut next = followed.clone();
+    continue_followed(&mut next, tile, summary, &checked)?;
+    Ok(BundleOutcome {
+        followed: next,
+        evidence: checked.evidence,
+    })
+}
+
+/// Continues `followed` with a bundle checked on its own: the bundle must start where `followed`
+/// ends, the entries of it followed before must be those held, and its registry (if its events
+/// changed it) becomes the one held.
+pub fn continue_followed(
+    followed: &mut Followed,
+    tile: &Tile,
+    summary: &TileSummary,
+    checked: &CheckedBundle,
+) -> Result<(), BundleProblem> {
+    let path = tile.path();
+    if summary.from != followed.size {
+        return Err(BundleProblem::Unreadable {
+            path,
+            why: format!(
+                "it does not continue the followed entries at {}",
+                followed.size
+            ),
+        });
+    }
     let start = tile.index * TILE_WIDTH;
-    let mut history = Cow::Borrowed(&followed.history);
-    let mut operators = Cow::Borrowed(&followed.operators);
-    let mut frontier = followed.frontier.clone();
-    let mut last_leaf = followed.last_leaf;
+    check_prefix(&followed.frontier, start, &checked.leaves[..checked.before])
+        .map_err(|index| BundleProblem::Rewritten { path, index })?;
+    for leaf in &checked.leaves[checked.before..] {
+        followed.frontier.push(*leaf);
+    }
+    followed.size = start + checked.leaves.len() as u64;
+    if let Some(last) = checked.leaves.last() {
+        followed.last_leaf = Some(*last);
+    }
+    if let Some(registry) = &checked.registry {
+        followed.history = registry.history.clone();
+        followed.operators = registry.operators.clone();
+    }
+    Ok(())
+}
+
+/// Checks a bundle's new entries on their own (see the module's text), from `start`: each
+/// hashes to the walk's leaves, reads, links to the one before, is signed by a key allowed to
+/// sign it there, and each round is judged; `verdicts`, the casino's lines for the bundle when
+/// it published them.
+pub fn check_entries(
+    tile: &Tile,
+    bytes: &[u8],
+    summary: &TileSummary,
+    start: BundleStart<'_>,
+    verdicts: Option<&[VerdictLine]>,
+    context: Context<'_>,
+) -> Result<CheckedBundle, BundleProblem> {
+    let (entries, leaves, before) = verified_entries(tile, bytes, summary)?;
+    let first = tile.index * TILE_WIDTH;
+    let mut history = Cow::Borrowed(start.history);
+    let mut operators = Cow::Borrowed(start.operators);
+    let mut last_leaf = start.prev_leaf;
     let mut checked = Vec::with_capacity(entries.len() - before);
     let mut out = Gathered::default();
     for (n, (bytes, leaf)) in entries.iter().zip(&leaves).enumerate().skip(before) {
-        let index = start + n as u64;
+        let index = first + n as u64;
         let failed = |why: String| BundleProblem::Entry { index, why };
         let signers = Signers {
             operators: &operators,
@@ -241,7 +342,7 @@ pub fn check_bundle(
                 if let Some(Some(verdict)) = verdict_of(verdicts, n) {
                     out.differ(index, compare(Some(verdict), None));
                 }
-                out.events.push(SeenEvent {
+                out.evidence.events.push(SeenEvent {
                     index,
                     received_at: entry.received_at,
                     signer: entry.key_id.to_owned(),
@@ -266,29 +367,25 @@ pub fn check_bundle(
                 }
             }
         }
-        frontier.push(*leaf);
         last_leaf = Some(*leaf);
         checked.push(entry);
     }
     verify_signatures(&checked, context.signatures).map_err(|(n, why)| BundleProblem::Entry {
-        index: start + (before + n) as u64,
+        index: first + (before + n) as u64,
         why,
     })?;
-    Ok(BundleOutcome {
-        followed: Followed {
-            size: start + entries.len() as u64,
-            frontier,
-            last_leaf,
+    let registry = match (history, operators) {
+        (Cow::Borrowed(_), Cow::Borrowed(_)) => None,
+        (history, operators) => Some(Registry {
             history: history.into_owned(),
             operators: operators.into_owned(),
-        },
-        events: out.events,
-        records: out.records,
-        tallies: out.tallies,
-        findings: out.findings,
-        mismatches: out.mismatches,
-        notices: out.notices,
-        rounds: out.rounds,
+        }),
+    };
+    Ok(CheckedBundle {
+        leaves,
+        before,
+        registry,
+        evidence: out.evidence,
     })
 }
 
@@ -302,15 +399,9 @@ fn verdict_of(verdicts: Option<&[VerdictLine]>, n: usize) -> Option<Option<&Valu
 /// What the rounds and events of a bundle gave so far.
 #[derive(Default)]
 struct Gathered {
-    events: Vec<SeenEvent>,
-    records: Vec<SeenRecord>,
+    evidence: Evidence,
     /// The bundle's records by `(table_id, seq_no)`: their index.
     record_at: HashMap<(String, u64), u64>,
-    tallies: Tallies,
-    findings: Vec<OwnFinding>,
-    mismatches: Vec<Mismatch>,
-    notices: Vec<Notice>,
-    rounds: u64,
 }
 
 /// A round judged: its figures and verdict facts, its findings.
@@ -388,7 +479,7 @@ impl Gathered {
         if let Some(earlier) = self.record_at.insert(key, index) {
             return Err(replayed(&record, earlier));
         }
-        self.records.push(record);
+        self.evidence.records.push(record);
         Ok(())
     }
 
@@ -403,14 +494,16 @@ impl Gathered {
         casino: Option<Option<&Value>>,
         context: Context<'_>,
     ) -> Result<(), BundleProblem> {
-        self.rounds += 1;
+        self.evidence.rounds += 1;
         match judge_round(index, header, record, history, context.plans) {
             Ok(judged) => {
                 let day = context.clock.day_of(judged.played_at);
-                self.tallies.add(day, &judged.game, Some(&judged.figures))?;
+                self.evidence
+                    .tallies
+                    .add(day, &judged.game, Some(&judged.figures))?;
                 for (position, (kind, amount_h, message)) in judged.findings.into_iter().enumerate()
                 {
-                    self.findings.push(OwnFinding {
+                    self.evidence.findings.push(OwnFinding {
                         index,
                         position,
                         table_id: header.table_id.clone(),
@@ -427,16 +520,19 @@ impl Gathered {
             }
             Err(notice) => {
                 let day = context.clock.day_of(received_at);
-                self.tallies
-                    .add(day, header.game.as_deref().unwrap_or("unknown"), None)?;
-                self.notices.push(notice);
+                self.evidence.tallies.add(
+                    day,
+                    header.game.as_deref().unwrap_or("unknown"),
+                    None,
+                )?;
+                self.evidence.notices.push(notice);
             }
         }
         Ok(())
     }
 
     fn differ(&mut self, index: u64, differences: Vec<Difference>) {
-        self.mismatches.extend(
+        self.evidence.mismatches.extend(
             differences
                 .into_iter()
                 .map(|difference| Mismatch { index, difference }),

@@ -6,7 +6,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use dozor_log::tiles::{Tile, TILE_WIDTH};
+
 use crate::config::CasinoConfig;
+use crate::tile_math::{cut_to_width, verdicts_path};
 
 /// The most bytes an answer may have: a checkpoint with its cosignatures; a hash tile; a bundle
 /// of 256 entries of at most 65 535 bytes each (and their lengths); its verdict lines. The bytes
@@ -34,6 +37,42 @@ pub enum FetchError {
 /// Where a casino's published files come from. `Ok(None)`: not there (404, 410).
 pub trait TileSource {
     fn get(&self, path: &str, limit: u64) -> Result<Option<Vec<u8>>, FetchError>;
+}
+
+/// A tile's bytes: the tile, or when a partial one is gone (the casino published the full tile
+/// since), the prefix of the full tile of the same index: those bytes are checked against the
+/// tree being followed like any others. Never a partial tile of another width: tlog-tiles lets a
+/// client fetch only the partial tiles a checkpoint it verified requires, and a checkpoint fetched
+/// here would be unverified. `verdicts` for the casino's verdict lines of a bundle.
+pub fn get_tile(
+    source: &dyn TileSource,
+    tile: &Tile,
+    verdicts: bool,
+    limit: u64,
+) -> Result<Option<Vec<u8>>, FetchError> {
+    let path_of = |t: &Tile| if verdicts { verdicts_path(t) } else { t.path() };
+    if let Some(bytes) = source.get(&path_of(tile), limit)? {
+        return Ok(Some(bytes));
+    }
+    if tile.is_full() {
+        return Ok(None);
+    }
+    let full = Tile {
+        width: TILE_WIDTH as u16,
+        ..*tile
+    };
+    Ok(source
+        .get(&path_of(&full), limit)?
+        .and_then(|bytes| cut_to_width(tile, &full, &bytes, verdicts)))
+}
+
+/// [`get_tile`], which must be there.
+pub fn need_tile(source: &dyn TileSource, tile: &Tile, limit: u64) -> Result<Vec<u8>, FetchError> {
+    get_tile(source, tile, false, limit)?.ok_or_else(|| FetchError::Status {
+        path: tile.path(),
+        status: 404,
+        message: "not published".into(),
+    })
 }
 
 /// A casino's files over HTTP(S).

@@ -1,7 +1,7 @@
 //! One step of following one casino: its checkpoint fetched and opened; compared with the one
 //! held (a smaller tree or another root: both notes kept, an alert, never followed again); the
-//! new range's tiles walked to the checkpoint's root; then each entry bundle checked and
-//! committed with its tallies and the followed state in one transaction.
+//! new range's tiles walked to the checkpoint's root; then the entry bundles checked and
+//! committed with their tallies and the followed state (`follow_bundles`).
 
 use chrono::Utc;
 use diesel::PgConnection;
@@ -9,55 +9,24 @@ use serde_json::json;
 use sha2::Digest as _;
 
 use dozor_log::checkpoint::Checkpoint;
-use dozor_log::entry_check::SignatureCheck;
 use dozor_log::merkle::empty_root;
-use dozor_log::tiles::{
-    bundle_leaf_hashes, decode_bundle, decode_hashes, Tile, TileKind, TILE_WIDTH,
-};
+use dozor_log::tiles::{decode_hashes, Tile, TILE_WIDTH};
 
-use crate::bundle_check::{
-    check_bundle, first_difference, replayed, BundleProblem, Context, Followed, Notice,
-};
+use crate::bundle_check::Followed;
 use crate::checkpoint_check::{
     check_rotation, compare, known_operator_keys, open_checkpoint, Against, Held, OpenedCheckpoint,
     Trust,
 };
 use crate::config::CasinoConfig;
 use crate::consistency::{self, Consistency};
-use crate::error::MonitorError;
 use crate::fetch::{
-    FetchError, TileSource, BUNDLE_LIMIT, CHECKPOINT_LIMIT, HASH_TILE_LIMIT, VERDICTS_LIMIT,
+    get_tile, need_tile, FetchError, TileSource, CHECKPOINT_LIMIT, HASH_TILE_LIMIT,
 };
+use crate::follow_bundles::{alarm, cut, follow_bundles};
+use crate::step::{FollowError, Step};
 use crate::store::alerts::{keep_fork, raise, NewAlert};
 use crate::store::state::{self, CasinoState};
-use crate::tile_math::{cut_to_width, run_root, verdicts_path};
-use crate::tree_check::{tiles_to_fetch, TileSummary, TreeProblem, TreeWalk, WalkedTree};
-use crate::verdict_lines::{parse_verdict_lines, VerdictLine};
-
-/// How a step ended when nothing went wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
-    /// Nothing new: followed to the checkpoint's size.
-    UpToDate { size: u64 },
-    /// Followed from one size to another; the rounds judged on the way.
-    Followed { from: u64, to: u64, rounds: u64 },
-    /// The checkpoint lacks its witnesses' cosignatures (yet): not followed.
-    Waiting { size: u64, why: String },
-    /// The log forked or was rolled back: it is not followed any more.
-    Halted { why: String },
-}
-
-/// Why a step did not end well.
-#[derive(Debug, thiserror::Error)]
-pub enum FollowError {
-    #[error(transparent)]
-    Monitor(#[from] MonitorError),
-    #[error(transparent)]
-    Fetch(#[from] FetchError),
-    /// The casino's log is wrong here; an alert says so.
-    #[error("{0}")]
-    Log(String),
-}
+use crate::tree_check::{tiles_to_fetch, TreeProblem, TreeWalk, WalkedTree};
 
 /// SHA-256 of a note, hex: what tells one checkpoint's alerts from another's.
 fn note_digest(note: &str) -> String {
@@ -74,51 +43,6 @@ fn get(source: &dyn TileSource, path: &str, limit: u64) -> Result<Vec<u8>, Follo
     })
 }
 
-/// A tile's bytes: the tile, or when a partial one is gone (the casino published the full tile
-/// since), the prefix of the full tile of the same index: those bytes are checked against the
-/// tree being followed like any others. Never a partial tile of another width: tlog-tiles lets a
-/// client fetch only the partial tiles a checkpoint it verified requires, and a checkpoint fetched
-/// here would be unverified. `verdicts` for the casino's verdict lines of a bundle.
-pub(crate) fn get_tile(
-    source: &dyn TileSource,
-    tile: &Tile,
-    verdicts: bool,
-    limit: u64,
-) -> Result<Option<Vec<u8>>, FetchError> {
-    let path_of = |t: &Tile| if verdicts { verdicts_path(t) } else { t.path() };
-    if let Some(bytes) = source.get(&path_of(tile), limit)? {
-        return Ok(Some(bytes));
-    }
-    if tile.is_full() {
-        return Ok(None);
-    }
-    let full = Tile {
-        width: TILE_WIDTH as u16,
-        ..*tile
-    };
-    Ok(source
-        .get(&path_of(&full), limit)?
-        .and_then(|bytes| cut_to_width(tile, &full, &bytes, verdicts)))
-}
-
-/// [`get_tile`], which must be there.
-fn need_tile(source: &dyn TileSource, tile: &Tile, limit: u64) -> Result<Vec<u8>, FetchError> {
-    get_tile(source, tile, false, limit)?.ok_or_else(|| FetchError::Status {
-        path: tile.path(),
-        status: 404,
-        message: "not published".into(),
-    })
-}
-
-/// Raises `alert` and answers the step with it.
-fn alarm(conn: &mut PgConnection, casino: &str, alert: NewAlert) -> FollowError {
-    let message = alert.message.clone();
-    match raise(conn, casino, &alert, Utc::now()) {
-        Ok(_) => FollowError::Log(message),
-        Err(e) => FollowError::Monitor(e),
-    }
-}
-
 /// One step of following `casino` from `source`.
 pub fn follow_once(
     conn: &mut PgConnection,
@@ -126,7 +50,7 @@ pub fn follow_once(
     source: &(dyn TileSource + Sync),
 ) -> Result<Step, FollowError> {
     let name = casino.name.as_str();
-    let state = state::load(conn, name, &casino.operator_keys)?;
+    let mut state = state::load(conn, name, &casino.operator_keys)?;
     if let Some(why) = state.halted {
         return Ok(Step::Halted { why });
     }
@@ -195,8 +119,14 @@ pub fn follow_once(
         };
         state::record_checkpoint(conn, name, held, &note, Utc::now())?;
     }
-    let (rounds, followed) =
-        follow_bundles(conn, casino, source, state.followed, &walked.summaries)?;
+    let (rounds, followed) = follow_bundles(
+        conn,
+        casino,
+        source,
+        state.followed,
+        &mut state.runs,
+        &walked.summaries,
+    )?;
     check_signer(conn, &casino.name, &followed, &opened)?;
     Ok(Step::Followed {
         from,
@@ -338,16 +268,6 @@ fn smaller(
     }
 }
 
-/// `text` cut to at most 4 096 bytes (at a character boundary): what an alert's evidence keeps
-/// of what the casino sent.
-fn cut(text: &str) -> String {
-    let mut end = text.len().min(4096);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text[..end].to_owned()
-}
-
 /// The prefix of the message a walk whose signed tree does not contain the held one fails with.
 const NOT_EXTENDING: &str = "not extending: ";
 
@@ -459,239 +379,6 @@ fn fork(
     )?;
     state::halt(conn, casino, &why)?;
     Ok(Step::Halted { why })
-}
-
-/// The casino's verdict lines of `bundle`, or none (with an alert) when they are missing or do
-/// not read: the monitor's own judgement goes on without them.
-fn verdicts(
-    conn: &mut PgConnection,
-    casino: &str,
-    fetched: Option<Vec<u8>>,
-    bundle: &Tile,
-) -> Result<Option<Vec<VerdictLine>>, FollowError> {
-    let path = verdicts_path(bundle);
-    let why = match fetched {
-        Some(bytes) => {
-            match parse_verdict_lines(&bytes, bundle.index * TILE_WIDTH, u64::from(bundle.width)) {
-                Ok(lines) => return Ok(Some(lines)),
-                Err(why) => why,
-            }
-        }
-        None => "not published".to_owned(),
-    };
-    raise(
-        conn,
-        casino,
-        &NewAlert {
-            kind: "verdicts_missing",
-            key: format!("verdicts:{}", bundle.index),
-            message: format!("{path}: {why}; the rounds are judged without the casino's verdicts"),
-            evidence: json!({"path": path, "problem": why}),
-        },
-        Utc::now(),
-    )?;
-    Ok(None)
-}
-
-/// How many bundles (with their verdict lines) are fetched ahead of the one being checked.
-const FETCH_AHEAD: usize = 6;
-
-/// A bundle's bytes and its casino's verdict lines (none when not published), as fetched.
-type FetchedBundle = Result<(Vec<u8>, Option<Vec<u8>>), FetchError>;
-
-/// The entry bundle a walked tile summary stands for.
-fn bundle_of(summary: &TileSummary) -> Tile {
-    Tile {
-        kind: TileKind::Entries,
-        ..summary.tile
-    }
-}
-
-/// Checks and commits each bundle of the walked range; the rounds judged and the state followed.
-/// The bundles and their verdict lines are fetched in order on another thread, at most
-/// [`FETCH_AHEAD`] ahead of the bundle being checked; the first one that cannot be fetched ends
-/// the fetching, and the step ends there once the bundles before it are committed.
-fn follow_bundles(
-    conn: &mut PgConnection,
-    casino: &CasinoConfig,
-    source: &(dyn TileSource + Sync),
-    followed: Followed,
-    summaries: &[TileSummary],
-) -> Result<(u64, Followed), FollowError> {
-    std::thread::scope(|scope| {
-        let (send, fetched) = std::sync::mpsc::sync_channel::<FetchedBundle>(FETCH_AHEAD);
-        scope.spawn(move || {
-            for summary in summaries {
-                let bundle = bundle_of(summary);
-                let item = need_tile(source, &bundle, BUNDLE_LIMIT).and_then(|bytes| {
-                    Ok((bytes, get_tile(source, &bundle, true, VERDICTS_LIMIT)?))
-                });
-                let failed = item.is_err();
-                // A closed channel: the step ended without the bundles still to come.
-                if send.send(item).is_err() || failed {
-                    return;
-                }
-            }
-        });
-        commit_bundles(conn, casino, source, followed, summaries, fetched)
-    })
-}
-
-/// [`follow_bundles`]' checking and committing, one bundle at a time in the log's order, from
-/// the bundles `fetched` ahead.
-fn commit_bundles(
-    conn: &mut PgConnection,
-    casino: &CasinoConfig,
-    source: &dyn TileSource,
-    mut followed: Followed,
-    summaries: &[TileSummary],
-    fetched: std::sync::mpsc::Receiver<FetchedBundle>,
-) -> Result<(u64, Followed), FollowError> {
-    let name = casino.name.as_str();
-    let context = Context {
-        plans: &casino.plans,
-        clock: &casino.clock,
-        signatures: SignatureCheck::Batch,
-    };
-    let mut rounds = 0;
-    for summary in summaries {
-        let bundle = bundle_of(summary);
-        let (bytes, lines) = fetched.recv().map_err(|_| {
-            FollowError::Fetch(FetchError::Unreachable {
-                path: bundle.path(),
-                why: "the fetching stopped".into(),
-            })
-        })??;
-        let lines = verdicts(conn, name, lines, &bundle)?;
-        let outcome = match check_bundle(
-            &bundle,
-            &bytes,
-            summary,
-            &followed,
-            lines.as_deref(),
-            context,
-        ) {
-            Ok(outcome) => outcome,
-            Err(problem) => {
-                let problem = name_leaf(source, summary, &bytes, problem);
-                let key = match &problem {
-                    BundleProblem::Entry { index, .. } => format!("entry:{index}"),
-                    BundleProblem::Leaves {
-                        first: Some(index), ..
-                    } => format!("entry:{index}"),
-                    _ => format!("bundle:{}", bundle.path()),
-                };
-                return Err(alarm(
-                    conn,
-                    name,
-                    NewAlert {
-                        kind: "entry",
-                        key,
-                        message: format!("{problem}"),
-                        evidence: json!({"bundle": bundle.path(), "problem": cut(&problem.to_string())}),
-                    },
-                ));
-            }
-        };
-        if let Some((record, earlier)) = state::replayed_record(conn, name, &outcome.records)? {
-            let why = replayed(record, earlier);
-            return Err(alarm(
-                conn,
-                name,
-                NewAlert {
-                    kind: "entry",
-                    key: format!("entry:{}", record.index),
-                    message: format!("entry {}: {why}", record.index),
-                    evidence: json!({"bundle": bundle.path(), "problem": why}),
-                },
-            ));
-        }
-        let alerts = outcome_alerts(&outcome.notices, &outcome.mismatches);
-        state::commit_bundle(conn, name, followed.size, &outcome, &alerts, Utc::now())?;
-        rounds += outcome.rounds;
-        followed = outcome.followed;
-    }
-    Ok((rounds, followed))
-}
-
-/// Entries that do not hash to the verified leaves: the first one named, from the level-0 tile
-/// fetched again (if it still gives the verified root).
-fn name_leaf(
-    source: &dyn TileSource,
-    summary: &TileSummary,
-    bundle: &[u8],
-    problem: BundleProblem,
-) -> BundleProblem {
-    let BundleProblem::Leaves { path, first: None } = problem else {
-        return problem;
-    };
-    let skip = (summary.from - summary.tile.index * TILE_WIDTH) as usize;
-    let bundle_tile = Tile {
-        kind: TileKind::Entries,
-        ..summary.tile
-    };
-    let first = get_tile(source, &summary.tile, false, HASH_TILE_LIMIT)
-        .ok()
-        .flatten()
-        .and_then(|bytes| decode_hashes(&summary.tile, &bytes).ok())
-        .filter(|hashes| hashes.len() >= skip && run_root(&hashes[skip..]) == summary.root)
-        .and_then(|hashes| {
-            let entries = decode_bundle(&bundle_tile, bundle).ok()?;
-            let leaves = bundle_leaf_hashes(&entries);
-            first_difference(leaves.get(skip..)?, &hashes[skip..])
-        })
-        .map(|n| summary.from + n as u64);
-    BundleProblem::Leaves { path, first }
-}
-
-/// The alerts a committed bundle raises: a round not judged, a plan not held, each round whose
-/// verdict differs from the casino's.
-fn outcome_alerts(
-    notices: &[Notice],
-    mismatches: &[crate::bundle_check::Mismatch],
-) -> Vec<NewAlert> {
-    let mut alerts: Vec<NewAlert> = notices
-        .iter()
-        .map(|notice| match notice {
-            Notice::UnknownPlan { index, plan_id } => NewAlert {
-                kind: "unknown_plan",
-                key: format!("plan:{plan_id}"),
-                message: format!("entry {index}: a round under plan {plan_id}, which the monitor does not hold: its rounds are counted, not judged"),
-                evidence: json!({"index": index, "plan_id": plan_id}),
-            },
-            Notice::Unjudged { index, why } => NewAlert {
-                kind: "unjudged_round",
-                key: format!("unjudged:{index}"),
-                message: format!("entry {index}: the round cannot be judged: {why}"),
-                evidence: json!({"index": index, "why": why}),
-            },
-        })
-        .collect();
-    let mut indexes: Vec<u64> = mismatches.iter().map(|m| m.index).collect();
-    indexes.dedup();
-    for index in indexes {
-        let fields: Vec<_> = mismatches.iter().filter(|m| m.index == index).collect();
-        let evidence: serde_json::Map<String, serde_json::Value> = fields
-            .iter()
-            .map(|m| {
-                (
-                    m.difference.field.to_owned(),
-                    json!({"casino": m.difference.casino, "monitor": m.difference.monitor}),
-                )
-            })
-            .collect();
-        let names: Vec<&str> = fields.iter().map(|m| m.difference.field).collect();
-        alerts.push(NewAlert {
-            kind: "verdict_mismatch",
-            key: format!("mismatch:{index}"),
-            message: format!(
-                "entry {index}: the casino's verdict differs from the monitor's in {}",
-                names.join(", ")
-            ),
-            evidence: json!({"index": index, "differences": evidence}),
-        });
-    }
-    alerts
 }
 
 /// Once the log is followed to a checkpoint, its signer must be the key that held the log at that

@@ -59,6 +59,23 @@ fn add(total: &mut i64, amount: i64) -> Option<()> {
 }
 
 impl Tally {
+    /// Adds another tally of the same day and game.
+    fn absorb(&mut self, other: &Tally) -> Option<()> {
+        add(&mut self.rounds, other.rounds)?;
+        add(&mut self.unjudged_rounds, other.unjudged_rounds)?;
+        add(&mut self.void_rounds, other.void_rounds)?;
+        add(&mut self.stakes_h, other.stakes_h)?;
+        add(&mut self.paid_h, other.paid_h)?;
+        add(&mut self.returned_h, other.returned_h)?;
+        add(&mut self.expected_paid_h, other.expected_paid_h)?;
+        add(&mut self.rtp_stakes_h, other.rtp_stakes_h)?;
+        add(&mut self.expected_payout_mh, other.expected_payout_mh)?;
+        self.payout_variance_h2 += other.payout_variance_h2;
+        self.payout_third_moment_h3 += other.payout_third_moment_h3;
+        add(&mut self.findings, other.findings)?;
+        add(&mut self.findings_amount_h, other.findings_amount_h)
+    }
+
     /// Adds a judged round (`Some`) or one the monitor could not judge (`None`).
     fn add_round(&mut self, figures: Option<&RoundFigures>) -> Option<()> {
         add(&mut self.rounds, 1)?;
@@ -100,6 +117,15 @@ impl Tallies {
                 day,
                 game: game.to_owned(),
             })
+    }
+
+    /// Adds the tallies of later rounds.
+    pub fn absorb(&mut self, later: Tallies) -> Result<(), Overflow> {
+        for ((day, game), tally) in later.0 {
+            let held = self.0.entry((day, game.clone())).or_default();
+            held.absorb(&tally).ok_or(Overflow { day, game })?;
+        }
+        Ok(())
     }
 
     pub fn rounds(&self) -> i64 {
@@ -164,5 +190,43 @@ mod tests {
             (t.paid_h, t.returned_h, t.void_rounds),
             (370_000, 10_000, 1)
         );
+    }
+
+    #[test]
+    fn tallies_added_up_bundle_by_bundle_are_the_tallies_of_all_their_rounds() {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
+        let next_day = NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
+        let spin = RoundFigures {
+            stakes_h: 10_000,
+            paid_h: 360_000,
+            findings: 1,
+            findings_amount_h: 10_000,
+            payout_variance_h2: 2.5,
+            ..RoundFigures::default()
+        };
+        let (mut first, mut second, mut all) =
+            (Tallies::default(), Tallies::default(), Tallies::default());
+        first.add(day, "roulette", Some(&spin)).unwrap();
+        second.add(day, "roulette", Some(&spin)).unwrap();
+        second.add(next_day, "roulette", Some(&spin)).unwrap();
+        for day in [day, day, next_day] {
+            all.add(day, "roulette", Some(&spin)).unwrap();
+        }
+        first.absorb(second).unwrap();
+        assert_eq!(first, all);
+        // Two spins on the first day: 2 × 360 000 = 720 000 paid, variance 2 × 2.5 = 5.
+        let t = &first.0[&(day, "roulette".to_owned())];
+        assert_eq!((t.rounds, t.paid_h, t.findings), (2, 720_000, 2));
+        assert_eq!(t.payout_variance_h2, 5.0);
+        // A sum past i64::MAX is refused.
+        let mut huge = Tallies::default();
+        let big = RoundFigures {
+            stakes_h: i64::MAX,
+            ..RoundFigures::default()
+        };
+        huge.add(day, "roulette", Some(&big)).unwrap();
+        let mut more = Tallies::default();
+        more.add(day, "roulette", Some(&spin)).unwrap();
+        assert!(huge.absorb(more).is_err());
     }
 }

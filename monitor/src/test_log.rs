@@ -203,6 +203,28 @@ impl TestLog {
         index
     }
 
+    /// From now on R1's records are signed by the key made from `seed`, whether the log added it
+    /// or not.
+    pub fn sign_with(&mut self, seed: u8) {
+        self.table_key = SigningKey::from_bytes(&[seed; 32]);
+    }
+
+    /// Entry `len`: the key made from `seed` added to R1, valid from the entry's time; R1's
+    /// records are signed by it from then on. The entry's index.
+    pub fn add_table_key(&mut self, seed: u8) -> u64 {
+        self.sign_with(seed);
+        let key = self.table_key.verifying_key();
+        let index = self.entries.len() as u64;
+        self.registry_event(&RegistryEvent::TableKeyAdded {
+            table_id: "R1".into(),
+            previous: Some(0),
+            key_id: dozor_log::keys::key_id(&key),
+            public_key: dozor_log::keys::encode_public_key(&key),
+            valid_from: format_time(Self::received_at(index)),
+            actor: Some("cli:root".into()),
+        })
+    }
+
     /// Entry `len`: the record of entry `index` appended again as it was signed (a table signs
     /// its record, not the record's place in the log), with the casino's verdict of it.
     pub fn replay(&mut self, index: usize) {

@@ -22,6 +22,8 @@ pub struct TileSummary {
     pub tile: Tile,
     pub from: u64,
     pub root: Hash,
+    /// The tile's last leaf: what the next tile's first entry links to.
+    pub last: Hash,
 }
 
 /// Why the tiles do not make the checkpoint's tree.
@@ -179,6 +181,7 @@ impl TreeWalk {
             tile: *tile,
             from: start + before as u64,
             root: run_root(&hashes[before..]),
+            last: hashes[hashes.len() - 1],
         });
         Ok(())
     }

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use chrono::{DateTime, Utc};
 use dozor_monitor::config::MonitorConfig;
-use dozor_monitor::follow::Step;
+use dozor_monitor::step::Step;
 use dozor_monitor::store::connection::{connect, StateDatabase};
 use ledger::storage::database::DatabaseChoice;
 

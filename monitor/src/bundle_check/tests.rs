@@ -86,23 +86,25 @@ fn every_round_is_judged_counted_and_found_as_the_casino_found_it() {
     log.spins(299);
     let outcomes = follow(&log, 300, |_| {}).unwrap();
     assert_eq!(outcomes.len(), 2);
-    let rounds: u64 = outcomes.iter().map(|o| o.rounds).sum();
+    let rounds: u64 = outcomes.iter().map(|o| o.evidence.rounds).sum();
     assert_eq!(rounds, 299);
-    assert_eq!(outcomes[0].events.len(), 1);
-    assert!(outcomes[0].events[0].event.contains("\"table_registered\""));
+    assert_eq!(outcomes[0].evidence.events.len(), 1);
+    assert!(outcomes[0].evidence.events[0]
+        .event
+        .contains("\"table_registered\""));
     // Spins k = 3, 13, …, 293 are overpaid by 10 000 h: 30 findings, all the casino's too.
-    let findings: Vec<&OwnFinding> = outcomes.iter().flat_map(|o| &o.findings).collect();
+    let findings: Vec<&OwnFinding> = outcomes.iter().flat_map(|o| &o.evidence.findings).collect();
     assert_eq!(findings.len(), 30);
     assert!(findings
         .iter()
         .all(|f| f.kind == "overpaid" && f.amount_h == 10_000));
-    assert!(outcomes.iter().all(|o| o.mismatches.is_empty()));
+    assert!(outcomes.iter().all(|o| o.evidence.mismatches.is_empty()));
     // Every spin stakes 10 000 h: 299 × 10 000 = 2 990 000 h. Paid: the 30 overpaid straights
     // at 370 000 h, and the spins k ≡ 17 (mod 37), k not ≡ 3 (mod 10), at 360 000 h:
     // k = 17, 54, 91, 128, 165, 202, 239, 276 (none ends in 3): 8 × 360 000.
     let mut total = crate::tally::Tally::default();
     for outcome in &outcomes {
-        for tally in outcome.tallies.0.values() {
+        for tally in outcome.evidence.tallies.0.values() {
             total.rounds += tally.rounds;
             total.stakes_h += tally.stakes_h;
             total.paid_h += tally.paid_h;
@@ -128,6 +130,7 @@ fn a_verdict_the_casino_softened_is_a_mismatch_named_by_its_round() {
     log.verdicts[0] = Some(serde_json::json!({"paid_h": 0}));
     let outcomes = follow(&log, 21, |_| {}).unwrap();
     let mismatches: Vec<(u64, &str)> = outcomes[0]
+        .evidence
         .mismatches
         .iter()
         .map(|m| (m.index, m.difference.field))

@@ -574,9 +574,10 @@ fn a_table_record_appended_again_is_an_entry_problem_and_never_counted_twice() {
     log.spins(2);
     log.replay(5);
     let e = follow_once(&mut conn, &config, &log.publish(13)).unwrap_err();
+    // The records of R1 followed are seq_nos 1 to 9, at indexes 1 to 9: one run.
     assert_eq!(
         e.to_string(),
-        "entry 12: table R1 seq_no 5 already at index 5"
+        "entry 12: table R1 seq_no 5 already followed, in its run of seq_nos 1 to 9 (seq_no 1 at index 1, seq_no 9 at index 9)"
     );
     // Nothing of the bundle is counted: 9 spins of 10 000 h, 90 000 h.
     assert_eq!(rounds_counted(&mut conn), 9);
@@ -693,4 +694,44 @@ fn a_different_bad_checkpoint_on_every_poll_is_one_alert_with_the_first_evidence
     assert_eq!(raised.len(), 1);
     assert_eq!(raised[0].key, "checkpoint:refused:0");
     assert_eq!(raised[0].evidence["note"], "not a note 0\n");
+}
+
+#[test]
+fn a_key_added_in_one_bundle_signs_the_next_bundles_checked_at_the_same_time() {
+    // Entries 1 to 299 are spins signed by key 1; entry 300 adds key 2 to R1; entries 301 to
+    // 599 are signed by key 2. Bundles 0, 1 and 2 are handed to the checking threads together,
+    // with the registry before entry 300: bundle 2 (entries 512 to 598) is checked again, in
+    // order, with the registry bundle 1 left.
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(299);
+    assert_eq!(log.add_table_key(2), 300);
+    log.spins(299);
+    let config = casino(&log);
+    let step = follow_once(&mut conn, &config, &log.publish(600)).unwrap();
+    assert_eq!(
+        step,
+        Step::Followed {
+            from: 0,
+            to: 600,
+            rounds: 598
+        }
+    );
+    assert!(alerts(&mut conn, None).unwrap().is_empty());
+    assert_eq!(rounds_counted(&mut conn), 598);
+
+    // A record signed by key 2 before the log added it is refused, though a later bundle adds
+    // it: entry 6, in bundle 0, with key 2 added at entry 300.
+    let mut conn = database();
+    let mut log = TestLog::new();
+    log.spins(5);
+    log.sign_with(2);
+    log.spins(1);
+    log.sign_with(1);
+    log.spins(293);
+    log.add_table_key(2);
+    log.spins(299);
+    let e = follow_once(&mut conn, &config, &log.publish(600)).unwrap_err();
+    assert!(e.to_string().starts_with("entry 6: signed with key"), "{e}");
+    assert_eq!(status(&mut conn).unwrap()[0].size, 0);
 }

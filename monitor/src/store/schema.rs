@@ -74,15 +74,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    monitor_rounds (casino, table_id, seq_no) {
-        casino -> Text,
-        table_id -> Text,
-        seq_no -> Int8,
-        ledger_index -> Int8,
-    }
-}
-
-diesel::table! {
     monitor_record_runs (casino, table_id, first_seq) {
         casino -> Text,
         table_id -> Text,
@@ -146,7 +137,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     monitor_registry_events,
     monitor_tallies,
     monitor_findings,
-    monitor_rounds,
     monitor_record_runs,
     monitor_mismatches,
     monitor_forks,

@@ -14,11 +14,12 @@ use dozor_log::registry_history::RegistryHistory;
 use super::alerts::{raise, NewAlert};
 use super::schema::{
     monitor_casinos, monitor_checkpoints, monitor_findings, monitor_mismatches,
-    monitor_registry_events, monitor_rounds, monitor_tallies,
+    monitor_registry_events, monitor_tallies,
 };
-use crate::bundle_check::{BundleOutcome, Followed, SeenRecord};
+use crate::bundle_check::{Evidence, Followed};
 use crate::checkpoint_check::{operator_signers, Held};
 use crate::error::MonitorError;
+use crate::record_runs::{RecordRuns, RunChange};
 
 /// The checkpoint a casino's log was last verified at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +36,8 @@ pub struct CasinoState {
     pub checkpoint: Option<HeldCheckpoint>,
     /// Why following stopped for good (a fork); none while it follows.
     pub halted: Option<String>,
+    /// Every table record followed, as runs of seq_nos per table.
+    pub runs: RecordRuns,
 }
 
 fn to_i64(value: u64) -> i64 {
@@ -126,6 +129,7 @@ pub fn load(
         },
         checkpoint,
         halted,
+        runs: super::record_runs::load(conn, casino)?,
     })
 }
 
@@ -188,19 +192,22 @@ pub fn record_checkpoint(
     })
 }
 
-/// Commits a bundle: its events, findings, mismatches, tallies and alerts, and the followed
-/// state after it, in one transaction; refused unless the casino was still followed to
-/// `before` entries (another monitor on the same database moved it).
-pub fn commit_bundle(
+/// Commits a group of bundles: their events, findings, mismatches, tallies, alerts and the
+/// changed runs of table records, and the followed state after them, in one transaction;
+/// refused unless the casino was still followed to `before` entries (another monitor on the
+/// same database moved it).
+#[allow(clippy::too_many_arguments)]
+pub fn commit_group(
     conn: &mut PgConnection,
     casino: &str,
     before: u64,
-    outcome: &BundleOutcome,
+    followed: &Followed,
+    evidence: &Evidence,
+    runs: &[RunChange],
     alerts: &[NewAlert],
     at: DateTime<Utc>,
 ) -> Result<(), MonitorError> {
     conn.transaction(|conn| {
-        let followed = &outcome.followed;
         let moved = diesel::update(
             monitor_casinos::table
                 .find(casino)
@@ -218,8 +225,9 @@ pub fn commit_bundle(
                 message: format!("its state moved past {before} entries meanwhile: is another monitor following it on this database?"),
             });
         }
-        insert_evidence(conn, casino, outcome, at)?;
-        for ((day, game), tally) in &outcome.tallies.0 {
+        insert_evidence(conn, casino, evidence, at)?;
+        super::record_runs::save(conn, casino, runs)?;
+        for ((day, game), tally) in &evidence.tallies.0 {
             add_tally(conn, casino, *day, game, tally)?;
         }
         for alert in alerts {
@@ -229,112 +237,72 @@ pub fn commit_bundle(
     })
 }
 
-#[derive(QueryableByName)]
-struct HeldRecord {
-    #[diesel(sql_type = diesel::sql_types::Text)]
-    table_id: String,
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    seq_no: i64,
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    ledger_index: i64,
-}
+/// Rows a statement inserts at most: PostgreSQL binds at most 65 535 parameters a statement.
+const ROWS_A_STATEMENT: usize = 1_000;
 
-/// The first of `records` whose `(table_id, seq_no)` an entry followed before holds, with that
-/// entry's index: a replay.
-pub fn replayed_record<'r>(
-    conn: &mut PgConnection,
-    casino: &str,
-    records: &'r [SeenRecord],
-) -> Result<Option<(&'r SeenRecord, u64)>, MonitorError> {
-    if records.is_empty() {
-        return Ok(None);
-    }
-    // Exactly the bundle's (table_id, seq_no) pairs, each its own primary-key lookup (LATERAL:
-    // never a scan of every record followed, whatever the planner thinks of a growing table),
-    // never a cross product of its tables and seq_nos.
-    let tables: Vec<&str> = records.iter().map(|r| r.table_id.as_str()).collect();
-    let seq_nos: Vec<i64> = records.iter().map(|r| to_i64(r.seq_no)).collect();
-    let held: Vec<(String, i64, i64)> = diesel::sql_query(
-        "SELECT w.table_id, w.seq_no, r.ledger_index \
-         FROM unnest($2::text[], $3::bigint[]) AS w(table_id, seq_no) \
-         CROSS JOIN LATERAL (SELECT m.ledger_index FROM monitor_rounds m \
-             WHERE m.casino = $1 AND m.table_id = w.table_id AND m.seq_no = w.seq_no) r",
-    )
-    .bind::<diesel::sql_types::Text, _>(casino)
-    .bind::<diesel::sql_types::Array<diesel::sql_types::Text>, _>(&tables)
-    .bind::<diesel::sql_types::Array<diesel::sql_types::BigInt>, _>(&seq_nos)
-    .load::<HeldRecord>(conn)?
-    .into_iter()
-    .map(|h| (h.table_id, h.seq_no, h.ledger_index))
-    .collect();
-    Ok(records.iter().find_map(|r| {
-        held.iter()
-            .find(|(table, seq_no, _)| *table == r.table_id && *seq_no == to_i64(r.seq_no))
-            .map(|(_, _, index)| (r, u64::try_from(*index).unwrap_or(0)))
-    }))
-}
-
+/// A group's events, findings and mismatches, a statement per thousand rows (a row a statement
+/// costs a round trip each).
 fn insert_evidence(
     conn: &mut PgConnection,
     casino: &str,
-    outcome: &BundleOutcome,
+    evidence: &Evidence,
     at: DateTime<Utc>,
 ) -> Result<(), MonitorError> {
-    // One statement for a bundle's records (a row a statement costs a round trip each: the
-    // catch-up's rate fell sixfold with it).
-    let rounds: Vec<_> = outcome
-        .records
-        .iter()
-        .map(|record| {
-            (
-                monitor_rounds::casino.eq(casino),
-                monitor_rounds::table_id.eq(&record.table_id),
-                monitor_rounds::seq_no.eq(to_i64(record.seq_no)),
-                monitor_rounds::ledger_index.eq(to_i64(record.index)),
-            )
-        })
-        .collect();
-    if !rounds.is_empty() {
-        diesel::insert_into(monitor_rounds::table)
-            .values(&rounds)
-            .execute(conn)?;
-    }
-    for event in &outcome.events {
+    for events in evidence.events.chunks(ROWS_A_STATEMENT) {
+        let rows: Vec<_> = events
+            .iter()
+            .map(|event| {
+                (
+                    monitor_registry_events::casino.eq(casino),
+                    monitor_registry_events::ledger_index.eq(to_i64(event.index)),
+                    monitor_registry_events::received_at.eq(event.received_at),
+                    monitor_registry_events::signer.eq(&event.signer),
+                    monitor_registry_events::event.eq(&event.event),
+                )
+            })
+            .collect();
         diesel::insert_into(monitor_registry_events::table)
-            .values((
-                monitor_registry_events::casino.eq(casino),
-                monitor_registry_events::ledger_index.eq(to_i64(event.index)),
-                monitor_registry_events::received_at.eq(event.received_at),
-                monitor_registry_events::signer.eq(&event.signer),
-                monitor_registry_events::event.eq(&event.event),
-            ))
+            .values(&rows)
             .execute(conn)?;
     }
-    for finding in &outcome.findings {
+    for findings in evidence.findings.chunks(ROWS_A_STATEMENT) {
+        let rows: Vec<_> = findings
+            .iter()
+            .map(|finding| {
+                (
+                    monitor_findings::casino.eq(casino),
+                    monitor_findings::ledger_index.eq(to_i64(finding.index)),
+                    monitor_findings::position
+                        .eq(i32::try_from(finding.position).unwrap_or(i32::MAX)),
+                    monitor_findings::table_id.eq(&finding.table_id),
+                    monitor_findings::seq_no.eq(to_i64(finding.seq_no)),
+                    monitor_findings::kind.eq(&finding.kind),
+                    monitor_findings::amount_h.eq(finding.amount_h),
+                    monitor_findings::message.eq(&finding.message),
+                    monitor_findings::played_at.eq(finding.played_at),
+                )
+            })
+            .collect();
         diesel::insert_into(monitor_findings::table)
-            .values((
-                monitor_findings::casino.eq(casino),
-                monitor_findings::ledger_index.eq(to_i64(finding.index)),
-                monitor_findings::position.eq(i32::try_from(finding.position).unwrap_or(i32::MAX)),
-                monitor_findings::table_id.eq(&finding.table_id),
-                monitor_findings::seq_no.eq(to_i64(finding.seq_no)),
-                monitor_findings::kind.eq(&finding.kind),
-                monitor_findings::amount_h.eq(finding.amount_h),
-                monitor_findings::message.eq(&finding.message),
-                monitor_findings::played_at.eq(finding.played_at),
-            ))
+            .values(&rows)
             .execute(conn)?;
     }
-    for mismatch in &outcome.mismatches {
+    for mismatches in evidence.mismatches.chunks(ROWS_A_STATEMENT) {
+        let rows: Vec<_> = mismatches
+            .iter()
+            .map(|mismatch| {
+                (
+                    monitor_mismatches::casino.eq(casino),
+                    monitor_mismatches::ledger_index.eq(to_i64(mismatch.index)),
+                    monitor_mismatches::field.eq(mismatch.difference.field),
+                    monitor_mismatches::casino_value.eq(&mismatch.difference.casino),
+                    monitor_mismatches::monitor_value.eq(&mismatch.difference.monitor),
+                    monitor_mismatches::found_at.eq(at),
+                )
+            })
+            .collect();
         diesel::insert_into(monitor_mismatches::table)
-            .values((
-                monitor_mismatches::casino.eq(casino),
-                monitor_mismatches::ledger_index.eq(to_i64(mismatch.index)),
-                monitor_mismatches::field.eq(mismatch.difference.field),
-                monitor_mismatches::casino_value.eq(&mismatch.difference.casino),
-                monitor_mismatches::monitor_value.eq(&mismatch.difference.monitor),
-                monitor_mismatches::found_at.eq(at),
-            ))
+            .values(&rows)
             .execute(conn)?;
     }
     Ok(())

@@ -15,8 +15,8 @@ use dozor_log::tiles::{
 
 use crate::config::CasinoConfig;
 use crate::error::MonitorError;
+use crate::fetch::get_tile;
 use crate::fetch::{TileSource, BUNDLE_LIMIT, HASH_TILE_LIMIT, VERDICTS_LIMIT};
-use crate::follow::get_tile;
 use crate::store::state;
 use crate::store::view_reads;
 use crate::verdict_lines::parse_verdict_lines;
