@@ -28,6 +28,7 @@
 //! with [`verify_one`] signature by signature, and both with `verify_strict`, on batches with
 //! adversarial signatures at random positions.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use curve25519_dalek::constants::ED25519_BASEPOINT_POINT;
@@ -48,6 +49,32 @@ pub fn registered_key_point(key: &VerifyingKey) -> Option<EdwardsPoint> {
     let point = key.to_edwards();
     let canonical = point.compress().as_bytes() == key.as_bytes();
     (canonical && !point.is_small_order() && point.is_torsion_free()).then_some(point)
+}
+
+thread_local! {
+    /// The points of keys this thread found to be registered keys: checking a key costs a
+    /// scalar multiplication (torsion-freeness), and the same few table keys sign batch after
+    /// batch. A key's bytes decide its point, so what is kept is what would be found again.
+    static REGISTERED: RefCell<HashMap<[u8; 32], EdwardsPoint>> = RefCell::new(HashMap::new());
+}
+
+/// How many keys a thread keeps found: past it, it forgets them all and starts again.
+const REGISTERED_KEPT: usize = 4096;
+
+/// [`registered_key_point`], once per key and thread.
+fn registered_key_point_kept(key: &VerifyingKey) -> Option<EdwardsPoint> {
+    REGISTERED.with(|kept| {
+        if let Some(point) = kept.borrow().get(key.as_bytes()) {
+            return Some(*point);
+        }
+        let point = registered_key_point(key)?;
+        let mut kept = kept.borrow_mut();
+        if kept.len() >= REGISTERED_KEPT {
+            kept.clear();
+        }
+        kept.insert(key.to_bytes(), point);
+        Some(point)
+    })
 }
 
 fn challenge(signature: &Signature, key: &VerifyingKey, message: &[u8]) -> Scalar {
@@ -121,7 +148,7 @@ pub fn verify_each<'a>(
         let slot = match key_slot.get(key.as_bytes()) {
             Some(slot) => *slot,
             None => {
-                let Some(point) = registered_key_point(key) else {
+                let Some(point) = registered_key_point_kept(key) else {
                     return false;
                 };
                 key_scalars.push(Scalar::ZERO);
@@ -378,6 +405,28 @@ mod tests {
         // A small-order key.
         let weak = VerifyingKey::from_bytes(EIGHT_TORSION[2].compress().as_bytes()).unwrap();
         assert!(registered_key_point(&weak).is_none());
+    }
+
+    #[test]
+    fn keys_found_once_are_kept_and_keys_refused_are_refused_every_time() {
+        use curve25519_dalek::constants::{ED25519_BASEPOINT_TABLE, EIGHT_TORSION};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let batch = Batch::new(&mut rng, 8, 2);
+        assert!(batch.grouped());
+        assert!(batch.grouped(), "verified again with the keys kept");
+        let point = registered_key_point_kept(&batch.keys[0]);
+        assert_eq!(point, registered_key_point(&batch.keys[0]));
+        // A batch with a bad signature fails though its keys are kept.
+        let mut bad = clone(&batch);
+        bad.signatures[3] = with_signature_byte(&bad.signatures[3], 40, 1);
+        assert!(!bad.grouped());
+        // A mixed-order key is never kept: refused again and again.
+        let mixed = &Scalar::from(11u64) * ED25519_BASEPOINT_TABLE + EIGHT_TORSION[1];
+        let key = VerifyingKey::from_bytes(mixed.compress().as_bytes()).unwrap();
+        for _ in 0..2 {
+            assert!(registered_key_point_kept(&key).is_none());
+        }
+        assert!(!REGISTERED.with(|kept| kept.borrow().contains_key(key.as_bytes())));
     }
 
     fn clone(batch: &Batch) -> Batch {

@@ -75,6 +75,36 @@ pub fn need_tile(source: &dyn TileSource, tile: &Tile, limit: u64) -> Result<Vec
     })
 }
 
+/// Fetches each of `items` with `fetch` on another thread, at most `ahead` ahead, and hands
+/// the answers to `take` in order on this one, until `take` breaks (its value answered) or the
+/// items end (none).
+pub fn fetch_ahead<I: Sync, T: Send, B>(
+    items: &[I],
+    ahead: usize,
+    fetch: impl Fn(&I) -> T + Sync,
+    mut take: impl FnMut(&I, T) -> std::ops::ControlFlow<B>,
+) -> Option<B> {
+    std::thread::scope(|scope| {
+        let (send, fetched) = std::sync::mpsc::sync_channel::<T>(ahead.max(1));
+        let fetch = &fetch;
+        scope.spawn(move || {
+            for item in items {
+                // A closed channel: the taking stopped.
+                if send.send(fetch(item)).is_err() {
+                    return;
+                }
+            }
+        });
+        for item in items {
+            let answer = fetched.recv().ok()?;
+            if let std::ops::ControlFlow::Break(value) = take(item, answer) {
+                return Some(value);
+            }
+        }
+        None
+    })
+}
+
 /// A casino's files over HTTP(S).
 pub struct HttpSource {
     agent: ureq::Agent,
@@ -352,5 +382,43 @@ mod tests {
                 limit: BUNDLE_LIMIT
             }
         );
+    }
+
+    #[test]
+    fn what_is_fetched_ahead_is_taken_in_order_until_the_taking_stops() {
+        use std::ops::ControlFlow;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let items: Vec<u64> = (0..100).collect();
+        let fetched = AtomicUsize::new(0);
+        let fetch = |n: &u64| {
+            fetched.fetch_add(1, Ordering::SeqCst);
+            n * 2
+        };
+        let mut taken = Vec::new();
+        let stopped = fetch_ahead(&items, 4, fetch, |n, doubled| {
+            taken.push(doubled);
+            if *n == 9 {
+                ControlFlow::Break("at 9")
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert_eq!(stopped, Some("at 9"));
+        // 0, 2, …, 18: each answer in the items' order.
+        assert_eq!(taken, (0..10).map(|n| n * 2).collect::<Vec<u64>>());
+        // Ten taken; at most four waiting and one being fetched besides: never all hundred.
+        assert!(fetched.load(Ordering::SeqCst) <= 10 + 4 + 1);
+        let mut all = 0;
+        let ended = fetch_ahead(
+            &items,
+            4,
+            |n: &u64| *n,
+            |_, n| {
+                all += n;
+                ControlFlow::<()>::Continue(())
+            },
+        );
+        // 0 + 1 + … + 99 = 4 950.
+        assert_eq!((ended, all), (None, 4950));
     }
 }

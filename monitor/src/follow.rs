@@ -3,6 +3,8 @@
 //! new range's tiles walked to the checkpoint's root; then the entry bundles checked and
 //! committed with their tallies and the followed state (`follow_bundles`).
 
+use std::ops::ControlFlow;
+
 use chrono::Utc;
 use diesel::PgConnection;
 use serde_json::json;
@@ -20,7 +22,7 @@ use crate::checkpoint_check::{
 use crate::config::CasinoConfig;
 use crate::consistency::{self, Consistency};
 use crate::fetch::{
-    get_tile, need_tile, FetchError, TileSource, CHECKPOINT_LIMIT, HASH_TILE_LIMIT,
+    fetch_ahead, get_tile, need_tile, FetchError, TileSource, CHECKPOINT_LIMIT, HASH_TILE_LIMIT,
 };
 use crate::follow_bundles::{alarm, cut, follow_bundles};
 use crate::step::{FollowError, Step};
@@ -268,12 +270,15 @@ fn smaller(
     }
 }
 
+/// How many level-0 tiles a walk fetches ahead of the one it checks.
+const WALK_AHEAD: usize = 32;
+
 /// The prefix of the message a walk whose signed tree does not contain the held one fails with.
 const NOT_EXTENDING: &str = "not extending: ";
 
 /// Walks the tiles from the followed size to `target`.
 fn walk(
-    source: &dyn TileSource,
+    source: &(dyn TileSource + Sync),
     state: &CasinoState,
     target: &Checkpoint,
 ) -> Result<WalkedTree, FollowError> {
@@ -306,17 +311,26 @@ fn walk(
 /// The walk from `frontier` to `target`'s root, through `held`: the tree, or what is wrong with
 /// the tiles (a tile that cannot be fetched is the step's error).
 fn walk_from(
-    source: &dyn TileSource,
+    source: &(dyn TileSource + Sync),
     frontier: dozor_log::merkle::Frontier,
     held: Held,
     target: &Checkpoint,
 ) -> Result<Result<WalkedTree, TreeProblem>, FollowError> {
     let (level0, higher) = tiles_to_fetch(frontier.size(), target.size);
     let mut walk = TreeWalk::new(frontier, held, target.clone());
-    for tile in &level0 {
-        if let Err(p) = walk.push_level0(tile, &need_tile(source, tile, HASH_TILE_LIMIT)?) {
-            return Ok(Err(p));
-        }
+    let fetch = |tile: &Tile| need_tile(source, tile, HASH_TILE_LIMIT);
+    // The level-0 tiles fetched ahead on another thread while each is checked.
+    let problem = fetch_ahead(&level0, WALK_AHEAD, fetch, |tile, bytes| match bytes {
+        Ok(bytes) => match walk.push_level0(tile, &bytes) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(p) => ControlFlow::Break(Ok(p)),
+        },
+        Err(e) => ControlFlow::Break(Err(e)),
+    });
+    match problem {
+        Some(Ok(p)) => return Ok(Err(p)),
+        Some(Err(e)) => return Err(e.into()),
+        None => {}
     }
     for tile in &higher {
         if let Err(p) = walk.check_higher(tile, &need_tile(source, tile, HASH_TILE_LIMIT)?) {

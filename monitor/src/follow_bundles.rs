@@ -40,7 +40,7 @@ use crate::tree_check::TileSummary;
 use crate::verdict_lines::{parse_verdict_lines, VerdictLine};
 
 /// How many bundles (with their verdict lines) are fetched ahead of the ones being checked.
-const FETCH_AHEAD: usize = 6;
+const FETCH_AHEAD: usize = 16;
 
 /// A group's transaction is committed once it holds this many entries, or once its first
 /// bundle has waited this long: few transactions while catching up, little delay when live.
@@ -261,7 +261,7 @@ impl Following<'_, '_> {
         let casino = self.casino.name.clone();
         let result = dozor_log::ordered_pool::run_in_order(
             threads,
-            2 * threads + 2,
+            4 * threads + 8,
             jobs,
             |job| work(job, context),
             |done| self.take(done?, &snapshot, context),

@@ -84,15 +84,15 @@ pub fn parse_verdict_lines(
         .enumerate()
         .map(|(n, line)| {
             let expected = first + n as u64;
-            let value: Value =
+            let mut value: Value =
                 serde_json::from_str(line).map_err(|e| format!("line {}: not JSON: {e}", n + 1))?;
             let index = value.get("index").and_then(Value::as_u64);
             if index != Some(expected) {
                 return Err(format!("line {} is not of index {expected}", n + 1));
             }
-            let verdict = match value.get("verdict") {
+            let verdict = match value.get_mut("verdict").map(Value::take) {
                 Some(Value::Null) => None,
-                Some(v @ Value::Object(_)) => Some(v.clone()),
+                Some(v @ Value::Object(_)) => Some(v),
                 _ => {
                     return Err(format!(
                         "line {}: `verdict` is neither null nor an object",

@@ -285,7 +285,7 @@ pub fn casinos(args: &CasinosArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|c| (c.folder.clone(), c.name.clone()))
         .collect();
-    let nginx = Nginx::serve(&served)?;
+    let nginx = Nginx::serve(&served, true)?;
     let state_cluster = LocalCluster::temporary()?;
     state_cluster.create_database("monitor")?;
     let state_url = state_cluster.url("monitor");

@@ -4,7 +4,7 @@
 //! The ledger is `bench verify`'s (filled once, kept); its export is written anew (it seals a
 //! report into the ledger), a checkpoint of the whole ledger is signed, and the ledger is
 //! published as tiles to a folder kept beside it (each run adds what the ledger grew by). nginx
-//! serves the folder; `dozor monitor --once` follows it from entry 0 with its state in a throwaway
+//! serves the folder (the files as published, or with `--gzip` compressed on the fly); `dozor monitor --once` follows it from entry 0 with its state in a throwaway
 //! cluster, and must end with every entry followed, every round judged, and no alert.
 
 use std::process::ExitCode;
@@ -27,6 +27,10 @@ pub struct CatchUpArgs {
     /// Signed spins in the ledger (`bench verify`'s: the same fill, kept between runs).
     #[arg(long, default_value_t = 1_000_000)]
     entries: u64,
+    /// nginx compresses bundles and verdicts on the fly (its CPU is then taken from the
+    /// monitor's cores: the casino's server shares the machine here, as it never does in use).
+    #[arg(long)]
+    gzip: bool,
 }
 
 /// Publishes the ledger up to its latest checkpoint into `dir`: the size published and seconds.
@@ -87,7 +91,7 @@ pub fn catch_up(global: &Global, args: &CatchUpArgs) -> anyhow::Result<ExitCode>
     )?;
 
     eprintln!("following {published} entries with dozor monitor --once");
-    let nginx = Nginx::serve(&[(tiles_dir.clone(), "casino".to_owned())])?;
+    let nginx = Nginx::serve(&[(tiles_dir.clone(), "casino".to_owned())], args.gzip)?;
     let state = ledger::storage::cluster::LocalCluster::temporary()?;
     state.create_database("monitor")?;
     let state_url = state.url("monitor");
@@ -145,6 +149,7 @@ pub fn catch_up(global: &Global, args: &CatchUpArgs) -> anyhow::Result<ExitCode>
         serde_json::to_string_pretty(&json!({
             "benchmark": "dozor monitor --once following a ledger from entry 0 (tiles served by Debian's nginx, state in a throwaway PostgreSQL), against dozor verify of the same ledger's inspection export (every check, rounds re-judged), same run",
             "server": "nginx",
+            "server_gzip": args.gzip,
             "cores": cores,
             "ledger_entries": published,
             "rounds": rounds,

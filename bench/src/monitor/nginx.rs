@@ -18,8 +18,10 @@ pub(super) struct Nginx {
 }
 
 /// The locations serving the folder `folder` at `/<prefix>/`, with the headers c2sp.org/tlog-tiles
-/// asks for (the checkpoint not cached, tiles immutable, bundles and verdicts compressed).
-fn locations(folder: &Path, prefix: &str) -> String {
+/// asks for (the checkpoint not cached, tiles immutable); bundles and verdicts compressed on the
+/// fly when `gzip` (the server's choice: the files are published uncompressed).
+fn locations(folder: &Path, prefix: &str, gzip: bool) -> String {
+    let gzip = if gzip { "on" } else { "off" };
     let at = |path: &str| folder.join(path).display().to_string();
     format!(
         r#"
@@ -31,7 +33,7 @@ fn locations(folder: &Path, prefix: &str) -> String {
         }}
         location /{prefix}/tile/entries/ {{
             alias {entries}/;
-            gzip on;
+            gzip {gzip};
             gzip_types application/octet-stream;
             gzip_min_length 0;
             add_header Cache-Control "public, max-age=31536000, immutable";
@@ -43,7 +45,7 @@ fn locations(folder: &Path, prefix: &str) -> String {
         location /{prefix}/verdicts/ {{
             alias {verdicts}/;
             default_type application/x-ndjson;
-            gzip on;
+            gzip {gzip};
             gzip_types application/x-ndjson;
             gzip_min_length 0;
             add_header Cache-Control "public, max-age=31536000, immutable";
@@ -58,12 +60,14 @@ fn locations(folder: &Path, prefix: &str) -> String {
         tiles = at("tile"),
         verdicts = at("verdicts"),
         root = folder.display(),
+        gzip = gzip,
     )
 }
 
 impl Nginx {
-    /// nginx serving each folder at `http://127.0.0.1:<port>/<prefix>/`, one worker process.
-    pub fn serve(logs: &[(PathBuf, String)]) -> anyhow::Result<Nginx> {
+    /// nginx serving each folder at `http://127.0.0.1:<port>/<prefix>/`, one worker process;
+    /// bundles and verdicts compressed on the fly when `gzip`.
+    pub fn serve(logs: &[(PathBuf, String)], gzip: bool) -> anyhow::Result<Nginx> {
         anyhow::ensure!(
             Path::new(NGINX).exists(),
             "{NGINX} is missing: this benchmark serves the tiles with Debian's nginx (apt-get install nginx)"
@@ -77,7 +81,7 @@ impl Nginx {
             let folder = folder
                 .canonicalize()
                 .with_context(|| format!("{}", folder.display()))?;
-            served.push_str(&locations(&folder, prefix));
+            served.push_str(&locations(&folder, prefix, gzip));
         }
         let scratch = dir.path().display().to_string();
         let config = format!(
