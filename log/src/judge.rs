@@ -71,6 +71,11 @@ impl Judged<'_> {
     pub fn statistics(&self) -> Result<rules::RoundStatistics, rules::RecordError> {
         rules::round_statistics_at(self.plan, self.setup, self.round)
     }
+
+    /// [`Self::statistics`] of the round as a whole (`by_kind` may be empty): cheaper.
+    pub fn round_totals(&self) -> Result<rules::RoundStatistics, rules::RecordError> {
+        rules::round_totals_at(self.plan, self.setup, self.round)
+    }
 }
 
 /// Reads `record` (canonical JSON whose header is `header`) as a round.

@@ -428,7 +428,7 @@ fn judge_round(
         |p| plans.get(p),
         history,
         |j| {
-            let statistics = j.statistics().map_err(|e| e.to_string())?;
+            let statistics = j.round_totals().map_err(|e| e.to_string())?;
             let v = &j.verdict;
             let findings_amount_h = v
                 .findings

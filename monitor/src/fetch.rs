@@ -75,34 +75,34 @@ pub fn need_tile(source: &dyn TileSource, tile: &Tile, limit: u64) -> Result<Vec
     })
 }
 
-/// Fetches each of `items` with `fetch` on another thread, at most `ahead` ahead, and hands
-/// the answers to `take` in order on this one, until `take` breaks (its value answered) or the
-/// items end (none).
+/// Fetches each of `items` with `fetch` on `threads` other threads, at most `ahead` ahead, and
+/// hands the answers to `take` in order on this one, until `take` breaks (its value answered)
+/// or the items end (none). Several requests at once: one at a time, each would wait its turn
+/// for the server and for a core.
 pub fn fetch_ahead<I: Sync, T: Send, B>(
     items: &[I],
+    threads: usize,
     ahead: usize,
     fetch: impl Fn(&I) -> T + Sync,
     mut take: impl FnMut(&I, T) -> std::ops::ControlFlow<B>,
 ) -> Option<B> {
-    std::thread::scope(|scope| {
-        let (send, fetched) = std::sync::mpsc::sync_channel::<T>(ahead.max(1));
-        let fetch = &fetch;
-        scope.spawn(move || {
-            for item in items {
-                // A closed channel: the taking stopped.
-                if send.send(fetch(item)).is_err() {
-                    return;
-                }
+    let mut taken = items.iter();
+    let mut stopped = None;
+    let _ = dozor_log::ordered_pool::run_in_order(
+        threads,
+        ahead,
+        items.iter(),
+        |item| fetch(item),
+        |answer| match taken.next().map(|item| take(item, answer)) {
+            Some(std::ops::ControlFlow::Break(value)) => {
+                stopped = Some(value);
+                Err(())
             }
-        });
-        for item in items {
-            let answer = fetched.recv().ok()?;
-            if let std::ops::ControlFlow::Break(value) = take(item, answer) {
-                return Some(value);
-            }
-        }
-        None
-    })
+            _ => Ok(()),
+        },
+        || (),
+    );
+    stopped
 }
 
 /// A casino's files over HTTP(S).
@@ -395,7 +395,7 @@ mod tests {
             n * 2
         };
         let mut taken = Vec::new();
-        let stopped = fetch_ahead(&items, 4, fetch, |n, doubled| {
+        let stopped = fetch_ahead(&items, 3, 4, fetch, |n, doubled| {
             taken.push(doubled);
             if *n == 9 {
                 ControlFlow::Break("at 9")
@@ -406,11 +406,12 @@ mod tests {
         assert_eq!(stopped, Some("at 9"));
         // 0, 2, …, 18: each answer in the items' order.
         assert_eq!(taken, (0..10).map(|n| n * 2).collect::<Vec<u64>>());
-        // Ten taken; at most four waiting and one being fetched besides: never all hundred.
-        assert!(fetched.load(Ordering::SeqCst) <= 10 + 4 + 1);
+        // Ten taken; at most four more handed out: never all hundred.
+        assert!(fetched.load(Ordering::SeqCst) <= 10 + 4);
         let mut all = 0;
         let ended = fetch_ahead(
             &items,
+            3,
             4,
             |n: &u64| *n,
             |_, n| {

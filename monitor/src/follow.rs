@@ -320,7 +320,7 @@ fn walk_from(
     let mut walk = TreeWalk::new(frontier, held, target.clone());
     let fetch = |tile: &Tile| need_tile(source, tile, HASH_TILE_LIMIT);
     // The level-0 tiles fetched ahead on another thread while each is checked.
-    let problem = fetch_ahead(&level0, WALK_AHEAD, fetch, |tile, bytes| match bytes {
+    let problem = fetch_ahead(&level0, 4, WALK_AHEAD, fetch, |tile, bytes| match bytes {
         Ok(bytes) => match walk.push_level0(tile, &bytes) {
             Ok(()) => ControlFlow::Continue(()),
             Err(p) => ControlFlow::Break(Ok(p)),

@@ -39,8 +39,10 @@ use crate::tile_math::{run_root, verdicts_path};
 use crate::tree_check::TileSummary;
 use crate::verdict_lines::{parse_verdict_lines, VerdictLine};
 
-/// How many bundles (with their verdict lines) are fetched ahead of the ones being checked.
+/// How many bundles (with their verdict lines) are fetched ahead of the ones being checked, and
+/// by how many threads.
 const FETCH_AHEAD: usize = 16;
+const FETCHING_THREADS: usize = 4;
 
 /// A group's transaction is committed once it holds this many entries, or once its first
 /// bundle has waited this long: few transactions while catching up, little delay when live.
@@ -166,17 +168,29 @@ pub(crate) fn follow_bundles(
     std::thread::scope(|scope| {
         let (send, fetched) = std::sync::mpsc::sync_channel::<FetchedBundle>(FETCH_AHEAD);
         scope.spawn(move || {
-            for summary in summaries {
-                let bundle = bundle_of(summary);
-                let item = need_tile(source, &bundle, BUNDLE_LIMIT).and_then(|bytes| {
-                    Ok((bytes, get_tile(source, &bundle, true, VERDICTS_LIMIT)?))
-                });
-                let failed = item.is_err();
-                // A closed channel: the step ended without the bundles still to come.
-                if send.send(item).is_err() || failed {
-                    return;
-                }
-            }
+            // Several requests at once: one at a time, each waits its turn for the server and
+            // for this thread while every core checks (the fetching paced the whole step).
+            let stopped = dozor_log::ordered_pool::run_in_order(
+                FETCHING_THREADS,
+                FETCH_AHEAD,
+                summaries.iter(),
+                |summary| {
+                    let bundle = bundle_of(summary);
+                    need_tile(source, &bundle, BUNDLE_LIMIT).and_then(|bytes| {
+                        Ok((bytes, get_tile(source, &bundle, true, VERDICTS_LIMIT)?))
+                    })
+                },
+                |item| {
+                    let failed = item.is_err();
+                    // A closed channel: the step ended without the bundles still to come.
+                    match send.send(item) {
+                        Ok(()) if !failed => Ok(()),
+                        _ => Err(()),
+                    }
+                },
+                || (),
+            );
+            let _ = stopped;
         });
         let mut following = Following {
             conn,

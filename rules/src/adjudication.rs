@@ -51,6 +51,23 @@ pub fn round_statistics_at(
     }
 }
 
+/// [`round_statistics_at`] of the round as a whole ([`Game::round_totals`]: `by_kind` may be
+/// empty).
+pub fn round_totals_at(
+    plan: &Plan,
+    setup: &TableSetup,
+    round: &Round,
+) -> Result<RoundStatistics, RecordError> {
+    let game = round.as_game();
+    match game
+        .check_possible()
+        .and_then(|()| game.round_totals(plan, setup))
+    {
+        Err(RecordError::Impossible { .. }) => Ok(RoundStatistics::default()),
+        figures => figures,
+    }
+}
+
 // Built here, beside its only caller, so that the verdict module needs neither plans nor games.
 impl<'a> Verdict<'a> {
     /// The verdict of a round whose record says something that cannot have happened: its money

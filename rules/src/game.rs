@@ -74,6 +74,16 @@ pub trait Game: Identified {
     ) -> Result<RoundStatistics, RecordError> {
         Ok(RoundStatistics::default())
     }
+
+    /// [`Game::statistics`] of the round as a whole: `by_kind` may be left empty, the other
+    /// figures are the same. Games whose figures per kind cost much compute less here.
+    fn round_totals(
+        &self,
+        plan: &Plan,
+        setup: &TableSetup,
+    ) -> Result<RoundStatistics, RecordError> {
+        self.statistics(plan, setup)
+    }
 }
 
 /// The stakes and payouts of a record's bets as reported: `(stake, paid)` of each, summed.

@@ -41,7 +41,9 @@ pub mod verdict;
 mod version;
 pub mod void_hand;
 
-pub use adjudication::{adjudicate, adjudicate_at, round_statistics, round_statistics_at};
+pub use adjudication::{
+    adjudicate, adjudicate_at, round_statistics, round_statistics_at, round_totals_at,
+};
 pub use error::{PlanError, RecordError};
 pub use game::{Game, GameRecord, TableSetup};
 pub use plan::{Plan, PlanBook};

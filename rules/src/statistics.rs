@@ -217,6 +217,36 @@ impl RoundStatistics {
         }
     }
 
+    /// [`Self::over_equally_likely`]'s round figures without those per kind (`by_kind` empty):
+    /// the same values, at a fraction of the cost, for whoever needs only the round's (the
+    /// monitor's RTP per game). The payouts per outcome are summed in one array, as the figures
+    /// per kind are summed into the round's; stakes are not negative, so their saturating sum
+    /// is the same whichever way it is grouped.
+    pub fn totals_over_equally_likely(
+        outcomes: usize,
+        bets: &[(&str, i64)],
+        add_payouts: impl Fn(usize, &mut [i128]),
+    ) -> RoundStatistics {
+        if outcomes == 0 || bets.is_empty() {
+            return RoundStatistics::default();
+        }
+        let mut total = vec![0i128; outcomes];
+        let mut stakes = 0i64;
+        for (b, (_, stake)) in bets.iter().enumerate() {
+            stakes = stakes.saturating_add(*stake);
+            add_payouts(b, &mut total);
+        }
+        let (expected_payout_mh, payout_variance_h2, payout_third_moment_h3) =
+            equally_likely_moments(&total);
+        RoundStatistics {
+            rtp_stakes_h: stakes,
+            expected_payout_mh,
+            payout_variance_h2,
+            payout_third_moment_h3,
+            by_kind: Vec::new(),
+        }
+    }
+
     /// Adds what the table actually did per kind: the number of bets and what it paid, from the
     /// round's verdict. Only kinds with figures are kept; a void round has none.
     pub fn with_actual(mut self, verdict: &Verdict<'_>) -> RoundStatistics {

@@ -14,6 +14,7 @@ use anyhow::anyhow;
 use chrono::Utc;
 use ledger::storage::database::DatabaseChoice as Global;
 use ledger::storage::{checkpoints, reads};
+use ledger::tile_publish::error::PublishError;
 use ledger::tile_publish::Publisher;
 use serde_json::json;
 
@@ -34,7 +35,22 @@ pub struct CatchUpArgs {
 }
 
 /// Publishes the ledger up to its latest checkpoint into `dir`: the size published and seconds.
+/// A folder of another ledger (the bench's ledger was filled anew since) is published anew.
 fn publish(conn: &mut diesel::PgConnection, dir: &std::path::Path) -> anyhow::Result<(u64, f64)> {
+    match publish_into(conn, dir) {
+        Err(PublishError::Folder(_) | PublishError::Conflict { .. }) if dir.exists() => {
+            eprintln!("{}: another ledger's tiles, published anew", dir.display());
+            std::fs::remove_dir_all(dir)?;
+            Ok(publish_into(conn, dir)?)
+        }
+        published => Ok(published?),
+    }
+}
+
+fn publish_into(
+    conn: &mut diesel::PgConnection,
+    dir: &std::path::Path,
+) -> Result<(u64, f64), PublishError> {
     let started = Instant::now();
     let mut publisher = Publisher::new(dir)?;
     let latest = reads::size(conn)?;
@@ -43,9 +59,10 @@ fn publish(conn: &mut diesel::PgConnection, dir: &std::path::Path) -> anyhow::Re
         if published.size() >= latest {
             return Ok((published.size(), started.elapsed().as_secs_f64()));
         }
-        expect_result(published.size() > 0, || {
-            format!("publishing the tiles to {} made no progress", dir.display())
-        })?;
+        if published.size() == 0 {
+            // No progress: the caller finds the size short of the ledger's.
+            return Ok((0, started.elapsed().as_secs_f64()));
+        }
     }
 }
 
@@ -72,12 +89,20 @@ pub fn catch_up(global: &Global, args: &CatchUpArgs) -> anyhow::Result<ExitCode>
     let size = reads::size(&mut conn)?;
     checkpoints::create(&mut conn, &operator, size, Utc::now())
         .map_err(|e| anyhow!("checkpoint: {e}"))?;
-    let tiles_dir = global.data_dir.join("bench-monitor-tiles");
+    let tiles_dir = global
+        .data_dir
+        .join(format!("bench-monitor-tiles-{rounds}"));
     eprintln!(
         "exported {} entries in {export_seconds:.1} s; publishing the tiles",
         summary.period_entries
     );
     let (published, publish_seconds) = publish(&mut conn, &tiles_dir)?;
+    expect_result(published >= size, || {
+        format!(
+            "publishing the tiles to {} stopped at {published} of {size} entries",
+            tiles_dir.display()
+        )
+    })?;
     drop(conn);
     database.stop()?;
 

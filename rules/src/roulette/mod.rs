@@ -458,6 +458,23 @@ fn push_limit_finding(
 /// Expected payout, variance and third moment over the 37 equally likely pockets, per bet kind
 /// and for the whole spin.
 pub fn round_statistics(rp: &RoulettePlan, round: &RouletteRound) -> RoundStatistics {
+    statistics_of(rp, round, |n, bets, add| {
+        RoundStatistics::over_equally_likely(n, bets, add)
+    })
+}
+
+/// [`round_statistics`] without the figures per kind.
+pub fn round_totals(rp: &RoulettePlan, round: &RouletteRound) -> RoundStatistics {
+    statistics_of(rp, round, |n, bets, add| {
+        RoundStatistics::totals_over_equally_likely(n, bets, add)
+    })
+}
+
+/// How the figures of a round's priced bets over the pockets are made: per kind and in total,
+/// or in total only.
+type OverPockets = fn(usize, &[(&str, i64)], &dyn Fn(usize, &mut [i128])) -> RoundStatistics;
+
+fn statistics_of(rp: &RoulettePlan, round: &RouletteRound, over: OverPockets) -> RoundStatistics {
     if matches!(round.outcome, SpinOutcome::Void { .. }) {
         return RoundStatistics::default();
     }
@@ -471,7 +488,7 @@ pub fn round_statistics(rp: &RoulettePlan, round: &RouletteRound) -> RoundStatis
             }
         }
     }
-    RoundStatistics::over_equally_likely(POCKETS as usize, &priced, |b, payouts| {
+    over(POCKETS as usize, &priced, &|b, payouts| {
         let (chips, unit) = &valid[b];
         for (payout, paid) in payouts.iter_mut().zip(payout_per_pocket(chips, *unit, rp)) {
             *payout += i128::from(paid.unwrap_or(0));
@@ -547,6 +564,10 @@ impl Game for RouletteRound {
 
     fn statistics(&self, plan: &Plan, _: &TableSetup) -> Statistics {
         Ok(round_statistics(plan.roulette()?, self))
+    }
+
+    fn round_totals(&self, plan: &Plan, _: &TableSetup) -> Statistics {
+        Ok(round_totals(plan.roulette()?, self))
     }
 }
 

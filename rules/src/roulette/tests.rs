@@ -717,3 +717,56 @@ fn a_position_lists_the_pockets_it_covers() {
         assert_eq!(position.covered().collect::<Vec<u8>>(), position.numbers());
     }
 }
+
+#[test]
+fn the_round_totals_are_the_statistics_of_the_round_without_those_per_kind() {
+    let plan = plan();
+    let rp = plan.roulette().unwrap();
+    let rounds = [
+        json!([bet("b", "straight", &[17], 100, 0)]),
+        json!([
+            bet("s", "straight", &[17], 10_000, 360_000),
+            bet("t", "straight", &[5], 20_000, 0),
+            bet("p", "split", &[17, 20], 5_000, 90_000),
+            bet("r", "red", &[], 100_000, 0),
+            bet("d", "dozen_2", &[], 30_000, 0),
+            call("n", "neighbours", &[5], 5_000, 0),
+        ]),
+        json!([
+            call("z", "zero_spiel", &[], 1_000, 0),
+            bet("x", "corner", &[16, 17, 19, 20], 7, 0)
+        ]),
+        // A bet that does not read is not priced, in either.
+        json!([
+            bet("w", "split", &[1, 36], 100, 0),
+            bet("ok", "black", &[], 100, 0)
+        ]),
+    ];
+    for bets in rounds {
+        let record = round(number(17), bets.clone());
+        let Round::Roulette(r) = Round::parse(&record).unwrap() else {
+            panic!("not roulette")
+        };
+        let full = round_statistics(rp, &r);
+        let totals = round_totals(rp, &r);
+        assert!(full.rtp_stakes_h > 0, "{bets}");
+        assert!(!full.by_kind.is_empty());
+        assert_eq!(
+            totals,
+            RoundStatistics {
+                by_kind: Vec::new(),
+                ..full
+            },
+            "{bets}"
+        );
+    }
+    // A void spin has none.
+    let record = round(
+        json!({"result": "void", "reason": "too_few_revolutions"}),
+        json!([bet("b", "straight", &[17], 100, 100)]),
+    );
+    let Round::Roulette(r) = Round::parse(&record).unwrap() else {
+        panic!("not roulette")
+    };
+    assert_eq!(round_totals(rp, &r), RoundStatistics::default());
+}
