@@ -92,7 +92,7 @@ pub fn fetch_ahead<I: Sync, T: Send, B>(
         threads,
         ahead,
         items.iter(),
-        |item| fetch(item),
+        &fetch,
         |answer| match taken.next().map(|item| take(item, answer)) {
             Some(std::ops::ControlFlow::Break(value)) => {
                 stopped = Some(value);
