@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use ed25519_dalek::VerifyingKey;
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use dozor_log::entry_check::{check_entry, verify_signatures, SignatureCheck, Signers, Subject};
 use dozor_log::judge::{self, JudgeError};
@@ -390,10 +390,10 @@ pub fn check_entries(
 }
 
 /// The casino's verdict line of the bundle's `n`th entry: none when it published no lines.
-fn verdict_of(verdicts: Option<&[VerdictLine]>, n: usize) -> Option<Option<&Value>> {
+fn verdict_of(verdicts: Option<&[VerdictLine]>, n: usize) -> Option<Option<&RawValue>> {
     verdicts
         .and_then(|lines| lines.get(n))
-        .map(|l| l.verdict.as_ref())
+        .map(|l| l.verdict.as_deref())
 }
 
 /// What the rounds and events of a bundle gave so far.
@@ -491,7 +491,7 @@ impl Gathered {
         record: &str,
         received_at: DateTime<Utc>,
         history: &RegistryHistory,
-        casino: Option<Option<&Value>>,
+        casino: Option<Option<&RawValue>>,
         context: Context<'_>,
     ) -> Result<(), BundleProblem> {
         self.evidence.rounds += 1;

@@ -2,6 +2,9 @@
 //! JSON line per entry of the bundle, docs/TILES.md), and their comparison with the monitor's
 //! judgement of the same rounds.
 
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// What the monitor compares of a round's verdict: the plan and rules it was judged under, the
@@ -60,11 +63,36 @@ impl VerdictFacts {
 }
 
 /// One line of a verdicts file: an entry's index and the casino's verdict (none: not a judged
-/// round), kept as JSON so that what the casino wrote is what is shown.
-#[derive(Debug, Clone, PartialEq)]
+/// round), kept as the JSON text the casino wrote, so that what it wrote is what is shown.
+#[derive(Debug, Clone)]
 pub struct VerdictLine {
     pub index: u64,
-    pub verdict: Option<Value>,
+    pub verdict: Option<Box<RawValue>>,
+}
+
+impl VerdictLine {
+    /// The casino's verdict as JSON.
+    pub fn verdict_value(&self) -> Option<Value> {
+        self.verdict.as_deref().map(raw_to_value)
+    }
+}
+
+fn raw_to_value(raw: &RawValue) -> Value {
+    // It was read as JSON already: it reads again.
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+}
+
+/// A line as read: its members kept as written (a `null` too: only a missing member is none).
+#[derive(serde::Deserialize)]
+struct RawLine<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    index: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    verdict: Option<&'a RawValue>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(member: D) -> Result<Option<&'de RawValue>, D::Error> {
+    serde::Deserialize::deserialize(member).map(Some)
 }
 
 /// Reads a verdicts file of a bundle of `width` entries from `first`: one line per entry, in
@@ -84,15 +112,15 @@ pub fn parse_verdict_lines(
         .enumerate()
         .map(|(n, line)| {
             let expected = first + n as u64;
-            let mut value: Value =
+            let raw: RawLine<'_> =
                 serde_json::from_str(line).map_err(|e| format!("line {}: not JSON: {e}", n + 1))?;
-            let index = value.get("index").and_then(Value::as_u64);
+            let index = raw.index.and_then(|i| i.get().parse::<u64>().ok());
             if index != Some(expected) {
                 return Err(format!("line {} is not of index {expected}", n + 1));
             }
-            let verdict = match value.get_mut("verdict").map(Value::take) {
-                Some(Value::Null) => None,
-                Some(v @ Value::Object(_)) => Some(v),
+            let verdict = match raw.verdict.map(|v| v.get().trim()) {
+                Some("null") => None,
+                Some(text) if text.starts_with('{') => RawValue::from_string(text.to_owned()).ok(),
                 _ => {
                     return Err(format!(
                         "line {}: `verdict` is neither null nor an object",
@@ -106,6 +134,57 @@ pub fn parse_verdict_lines(
             })
         })
         .collect()
+}
+
+/// The members of a casino's verdict the monitor compares, read as the types they should be:
+/// the fast way to find a verdict the same as the monitor's. What does not read so is compared
+/// member by member as JSON.
+#[derive(serde::Deserialize)]
+struct TypedVerdict<'a> {
+    #[serde(borrow)]
+    plan_id: Cow<'a, str>,
+    #[serde(borrow)]
+    rules_version: Cow<'a, str>,
+    void: bool,
+    stakes_h: i64,
+    expected_paid_h: i64,
+    paid_h: i64,
+    #[serde(borrow)]
+    findings: Vec<TypedFinding<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct TypedFinding<'a> {
+    #[serde(borrow)]
+    kind: Cow<'a, str>,
+    amount_h: i64,
+    #[serde(borrow, default)]
+    bet_ids: Option<Vec<Cow<'a, str>>>,
+    #[serde(borrow, default)]
+    bet_id: Option<Cow<'a, str>>,
+}
+
+/// Whether the casino's verdict (as written) states exactly the monitor's facts.
+fn states_the_same(casino: &RawValue, monitor: &VerdictFacts) -> bool {
+    let Ok(theirs) = serde_json::from_str::<TypedVerdict<'_>>(casino.get()) else {
+        return false;
+    };
+    let findings_agree = theirs.findings.len() == monitor.findings.len()
+        && theirs.findings.iter().zip(&monitor.findings).all(|(t, m)| {
+            let bets = match (&t.bet_ids, &t.bet_id) {
+                (Some(ids), _) => ids.join(","),
+                (None, Some(id)) => id.to_string(),
+                (None, None) => String::new(),
+            };
+            t.kind == m.kind && t.amount_h == m.amount_h && bets == m.bets
+        });
+    findings_agree
+        && theirs.plan_id == monitor.plan_id
+        && theirs.rules_version == monitor.rules_version
+        && theirs.void == monitor.void
+        && theirs.stakes_h == monitor.stakes_h
+        && theirs.expected_paid_h == monitor.expected_paid_h
+        && theirs.paid_h == monitor.paid_h
 }
 
 /// One field on which the casino's verdict and the monitor's differ.
@@ -143,9 +222,19 @@ fn casino_findings(verdict: &Value) -> Option<Vec<FindingFacts>> {
         .collect()
 }
 
-/// Where the casino's verdict (`casino`) and the monitor's (`monitor`) differ; none for an entry
-/// neither judged.
-pub fn compare(casino: Option<&Value>, monitor: Option<&VerdictFacts>) -> Vec<Difference> {
+/// Where the casino's verdict (`casino`, as written) and the monitor's (`monitor`) differ; none
+/// for an entry neither judged.
+pub fn compare(casino: Option<&RawValue>, monitor: Option<&VerdictFacts>) -> Vec<Difference> {
+    if let (Some(c), Some(m)) = (casino, monitor) {
+        if states_the_same(c, m) {
+            return Vec::new();
+        }
+    }
+    compare_values(casino.map(raw_to_value).as_ref(), monitor)
+}
+
+/// [`compare`] of the casino's verdict as JSON, member by member.
+pub fn compare_values(casino: Option<&Value>, monitor: Option<&VerdictFacts>) -> Vec<Difference> {
     let (casino, monitor) = match (casino, monitor) {
         (None, None) => return Vec::new(),
         (Some(c), Some(m)) => (c, m),
@@ -226,14 +315,26 @@ mod tests {
         let text =
             b"{\"index\":256,\"verdict\":null}\n{\"index\":257,\"verdict\":{\"paid_h\":1}}\n";
         let lines = parse_verdict_lines(text, 256, 2).unwrap();
-        assert_eq!(
-            lines[0],
-            VerdictLine {
-                index: 256,
-                verdict: None
-            }
-        );
-        assert_eq!(lines[1].verdict, Some(json!({"paid_h": 1})));
+        assert_eq!((lines[0].index, lines[0].verdict_value()), (256, None));
+        assert_eq!(lines[1].index, 257);
+        assert_eq!(lines[1].verdict_value(), Some(json!({"paid_h": 1})));
+        // A verdict that is neither null nor an object, a line without one, or a bad index.
+        for (line, why) in [
+            (
+                &b"{\"index\":256,\"verdict\":7}"[..],
+                "line 1: `verdict` is neither null nor an object",
+            ),
+            (
+                &b"{\"index\":256}"[..],
+                "line 1: `verdict` is neither null nor an object",
+            ),
+            (
+                &b"{\"index\":\"256\",\"verdict\":null}"[..],
+                "line 1 is not of index 256",
+            ),
+        ] {
+            assert_eq!(parse_verdict_lines(line, 256, 1).unwrap_err(), why);
+        }
         assert_eq!(
             parse_verdict_lines(text, 256, 3).unwrap_err(),
             "2 lines for 3 entries"
@@ -242,6 +343,60 @@ mod tests {
             parse_verdict_lines(text, 255, 2).unwrap_err(),
             "line 1 is not of index 255"
         );
+    }
+
+    /// `compare` of a verdict given as JSON, and the member-by-member comparison, which must agree.
+    fn compare(casino: Option<&Value>, monitor: Option<&VerdictFacts>) -> Vec<Difference> {
+        let raw = casino.map(|c| serde_json::value::to_raw_value(c).unwrap());
+        let fast = super::compare(raw.as_deref(), monitor);
+        assert_eq!(fast, compare_values(casino, monitor));
+        fast
+    }
+
+    #[test]
+    fn a_verdict_read_as_typed_agrees_with_one_compared_member_by_member() {
+        let same = json!({"plan_id": "p", "rules_version": "1", "void": false, "stakes_h": 10_000,
+            "expected_paid_h": 360_000, "paid_h": 370_000, "extra": [1, 2],
+            "findings": [{"kind": "overpaid", "amount_h": 10_000, "bet_ids": ["b1"]}]});
+        assert!(compare(Some(&same), Some(&ours())).is_empty());
+        // Members of other types are differences, not errors: as JSON they differ.
+        for (field, value) in [
+            ("stakes_h", json!(10_000.0)),
+            ("stakes_h", json!("10000")),
+            ("void", json!(0)),
+            ("plan_id", json!(null)),
+            (
+                "findings",
+                json!([{"kind": "overpaid", "amount_h": 10_000, "bet_id": 1}]),
+            ),
+            (
+                "findings",
+                json!([{"kind": "overpaid", "amount_h": 10_000, "bet_ids": [1]}]),
+            ),
+            (
+                "findings",
+                json!([{"kind": "overpaid", "amount_h": 10_000, "bet_ids": ["b1", "b2"]}]),
+            ),
+        ] {
+            let mut other = same.clone();
+            other[field] = value;
+            let differences = compare(Some(&other), Some(&ours()));
+            assert_eq!(differences.len(), 1, "{other}");
+            assert_eq!(differences[0].field, field);
+        }
+        // bet_ids null: the finding's bet_id counts, as member by member.
+        let mut by_id = same.clone();
+        by_id["findings"] =
+            json!([{"kind": "overpaid", "amount_h": 10_000, "bet_ids": null, "bet_id": "b1"}]);
+        assert!(compare(Some(&by_id), Some(&ours())).is_empty());
+        // Text with escapes reads the same.
+        let mut escaped = same.clone();
+        escaped["plan_id"] = json!("p");
+        let text = serde_json::to_string(&escaped)
+            .unwrap()
+            .replace("\"p\"", "\"\\u0070\"");
+        let raw = RawValue::from_string(text).unwrap();
+        assert!(super::compare(Some(&raw), Some(&ours())).is_empty());
     }
 
     #[test]

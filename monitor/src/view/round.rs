@@ -208,7 +208,7 @@ pub fn round_view(
             parse_verdict_lines(&b, bundle.index * TILE_WIDTH, u64::from(bundle.width)).ok()
         })
         .and_then(|lines| lines.into_iter().nth(offset))
-        .and_then(|line| line.verdict);
+        .and_then(|line| line.verdict_value());
     let history = &held.followed.history;
     let signers = Signers {
         operators: &held.followed.operators,
