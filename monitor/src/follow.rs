@@ -24,7 +24,7 @@ use crate::consistency::{self, Consistency};
 use crate::fetch::{
     fetch_ahead, get_tile, need_tile, FetchError, TileSource, CHECKPOINT_LIMIT, HASH_TILE_LIMIT,
 };
-use crate::follow_bundles::{alarm, cut, follow_bundles};
+use crate::follow_bundles::{alarm, cut, follow_bundles, FETCHING_THREADS};
 use crate::step::{FollowError, Step};
 use crate::store::alerts::{keep_fork, raise, NewAlert};
 use crate::store::state::{self, CasinoState};
@@ -320,13 +320,19 @@ fn walk_from(
     let mut walk = TreeWalk::new(frontier, held, target.clone());
     let fetch = |tile: &Tile| need_tile(source, tile, HASH_TILE_LIMIT);
     // The level-0 tiles fetched ahead on another thread while each is checked.
-    let problem = fetch_ahead(&level0, 4, WALK_AHEAD, fetch, |tile, bytes| match bytes {
-        Ok(bytes) => match walk.push_level0(tile, &bytes) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(p) => ControlFlow::Break(Ok(p)),
+    let problem = fetch_ahead(
+        &level0,
+        FETCHING_THREADS,
+        WALK_AHEAD,
+        fetch,
+        |tile, bytes| match bytes {
+            Ok(bytes) => match walk.push_level0(tile, &bytes) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(p) => ControlFlow::Break(Ok(p)),
+            },
+            Err(e) => ControlFlow::Break(Err(e)),
         },
-        Err(e) => ControlFlow::Break(Err(e)),
-    });
+    );
     match problem {
         Some(Ok(p)) => return Ok(Err(p)),
         Some(Err(e)) => return Err(e.into()),

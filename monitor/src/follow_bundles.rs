@@ -42,7 +42,7 @@ use crate::verdict_lines::{parse_verdict_lines, VerdictLine};
 /// How many bundles (with their verdict lines) are fetched ahead of the ones being checked, and
 /// by how many threads.
 const FETCH_AHEAD: usize = 16;
-const FETCHING_THREADS: usize = 4;
+pub(crate) const FETCHING_THREADS: usize = 4;
 
 /// A group's transaction is committed once it holds this many entries, or once its first
 /// bundle has waited this long: few transactions while catching up, little delay when live.
