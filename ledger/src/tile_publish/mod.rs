@@ -176,12 +176,14 @@ impl Publisher {
         // The checkpoints signed since the last publication: their partial tiles too.
         let signed = stored::checkpoint_sizes_between(conn, from, size)?;
         let (mut written, mut kept) = (0, 0);
+        let mut read_ahead = BundlesRead::default();
         for tile in &tiles {
             // Entry bundles are written with their level-0 tile.
             if tile.kind == TileKind::Entries {
                 continue;
             }
-            let files = self.write_tile(conn, tile, (size, &signed), minimum)?;
+            let bundle = read_ahead.take(conn, &tiles, tile, (size, minimum))?;
+            let files = self.write_tile(conn, tile, (size, &signed), bundle)?;
             written += files.len();
             kept += files.iter().filter(|f| **f == Written::Same).count();
             if self.folder.staged() >= FLUSH_TOGETHER {
@@ -214,29 +216,23 @@ impl Publisher {
     }
 
     /// Writes hash tile `tile` of the tree of `size`, a level-0 one with its entry bundle and
-    /// verdicts (read together) unless they hold archived entries (below `minimum`): once if
-    /// full; if partial, replaced, with the narrower partials of the checkpoints `signed`
-    /// since the last publication.
+    /// verdicts when they were read (`bundle`; not for archived entries): once if full; if
+    /// partial, replaced, with the narrower partials of the checkpoints `signed` since the last
+    /// publication.
     fn write_tile(
         &mut self,
         conn: &mut PgConnection,
         tile: &Tile,
         (size, signed): (u64, &[u64]),
-        minimum: u64,
+        bundle: Option<stored::EntryTiles>,
     ) -> Result<Vec<Written>, PublishError> {
-        let bundle = Tile {
-            kind: TileKind::Entries,
-            ..*tile
-        };
-        let files = if tile.kind == TileKind::Hashes(0) && tile.entry_range().start >= minimum {
-            let read = stored::read_entry_tiles(conn, &bundle, size)?;
-            vec![
+        let files = match bundle {
+            Some(read) => vec![
                 (Part::Hashes, read.hashes),
                 (Part::Bundle, read.bundle),
                 (Part::Verdicts, read.verdicts),
-            ]
-        } else {
-            vec![(Part::Hashes, stored::read_tile(conn, tile, size)?)]
+            ],
+            None => vec![(Part::Hashes, stored::read_tile(conn, tile, size)?)],
         };
         if tile.is_full() {
             return files
@@ -269,6 +265,57 @@ impl Publisher {
     fn write_checkpoint(&mut self, latest: &PublishedCheckpoint) -> Result<(), PublishError> {
         self.folder.replace(CHECKPOINT, latest.text.as_bytes())?;
         self.folder.sync()
+    }
+}
+
+/// How many consecutive bundles are read in one query.
+const BUNDLES_READ_TOGETHER: usize = 16;
+
+/// The bundles of the level-0 tiles of a publication, read [`BUNDLES_READ_TOGETHER`] at a
+/// time ahead of the tile being written.
+#[derive(Default)]
+struct BundlesRead {
+    ahead: std::collections::VecDeque<(Tile, stored::EntryTiles)>,
+}
+
+impl BundlesRead {
+    /// The bundle beside `tile` (a level-0 tile of `tiles`, in order) when it is published:
+    /// read with the bundles of the level-0 tiles after it unless it was read already. None
+    /// for a higher tile, or a level-0 one of archived entries (below `minimum`).
+    fn take(
+        &mut self,
+        conn: &mut PgConnection,
+        tiles: &[Tile],
+        tile: &Tile,
+        (size, minimum): (u64, u64),
+    ) -> Result<Option<stored::EntryTiles>, PublishError> {
+        let with_bundle =
+            |t: &Tile| t.kind == TileKind::Hashes(0) && t.entry_range().start >= minimum;
+        if !with_bundle(tile) {
+            return Ok(None);
+        }
+        if self.ahead.front().is_none_or(|(t, _)| t != tile) {
+            let bundles: Vec<Tile> = tiles
+                .iter()
+                .skip_while(|t| *t != tile)
+                .take_while(|t| with_bundle(t))
+                .take(BUNDLES_READ_TOGETHER)
+                .map(|t| Tile {
+                    kind: TileKind::Entries,
+                    ..*t
+                })
+                .collect();
+            let read = stored::read_entry_tiles_run(conn, &bundles, size)?;
+            self.ahead = bundles
+                .iter()
+                .map(|b| Tile {
+                    kind: TileKind::Hashes(0),
+                    ..*b
+                })
+                .zip(read)
+                .collect();
+        }
+        Ok(self.ahead.pop_front().map(|(_, read)| read))
     }
 }
 
