@@ -34,17 +34,29 @@ pub struct CatchUpArgs {
     gzip: bool,
 }
 
-/// Publishes the ledger up to its latest checkpoint into `dir`: the size published and seconds.
-/// A folder of another ledger (the bench's ledger was filled anew since) is published anew.
-fn publish(conn: &mut diesel::PgConnection, dir: &std::path::Path) -> anyhow::Result<(u64, f64)> {
-    match publish_into(conn, dir) {
+/// Publishes the ledger up to its latest checkpoint (of `size` entries) into `dir`: the size
+/// published and seconds. A folder of another ledger (the bench's ledger was filled anew since)
+/// is published anew.
+fn publish(
+    conn: &mut diesel::PgConnection,
+    dir: &std::path::Path,
+    size: u64,
+) -> anyhow::Result<(u64, f64)> {
+    let (published, seconds) = match publish_into(conn, dir) {
         Err(PublishError::Folder(_) | PublishError::Conflict { .. }) if dir.exists() => {
             eprintln!("{}: another ledger's tiles, published anew", dir.display());
             std::fs::remove_dir_all(dir)?;
-            Ok(publish_into(conn, dir)?)
+            publish_into(conn, dir)?
         }
-        published => Ok(published?),
-    }
+        published => published?,
+    };
+    expect_result(published >= size, || {
+        format!(
+            "publishing the tiles to {} stopped at {published} of {size} entries",
+            dir.display()
+        )
+    })?;
+    Ok((published, seconds))
 }
 
 fn publish_into(
@@ -96,13 +108,7 @@ pub fn catch_up(global: &Global, args: &CatchUpArgs) -> anyhow::Result<ExitCode>
         "exported {} entries in {export_seconds:.1} s; publishing the tiles",
         summary.period_entries
     );
-    let (published, publish_seconds) = publish(&mut conn, &tiles_dir)?;
-    expect_result(published >= size, || {
-        format!(
-            "publishing the tiles to {} stopped at {published} of {size} entries",
-            tiles_dir.display()
-        )
-    })?;
+    let (published, publish_seconds) = publish(&mut conn, &tiles_dir, size)?;
     drop(conn);
     database.stop()?;
 
