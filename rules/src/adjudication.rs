@@ -40,15 +40,7 @@ pub fn round_statistics_at(
     setup: &TableSetup,
     round: &Round,
 ) -> Result<RoundStatistics, RecordError> {
-    let game = round.as_game();
-    // A round that cannot have happened is not priced.
-    match game
-        .check_possible()
-        .and_then(|()| game.statistics(plan, setup))
-    {
-        Err(RecordError::Impossible { .. }) => Ok(RoundStatistics::default()),
-        figures => figures,
-    }
+    priced(round, |game| game.statistics(plan, setup))
 }
 
 /// [`round_statistics_at`] of the round as a whole ([`Game::round_totals`]: `by_kind` may be
@@ -58,11 +50,16 @@ pub fn round_totals_at(
     setup: &TableSetup,
     round: &Round,
 ) -> Result<RoundStatistics, RecordError> {
+    priced(round, |game| game.round_totals(plan, setup))
+}
+
+/// The `figures` of a round, none for a round that cannot have happened (it is not priced).
+fn priced(
+    round: &Round,
+    figures: impl FnOnce(&dyn Game) -> Result<RoundStatistics, RecordError>,
+) -> Result<RoundStatistics, RecordError> {
     let game = round.as_game();
-    match game
-        .check_possible()
-        .and_then(|()| game.round_totals(plan, setup))
-    {
+    match game.check_possible().and_then(|()| figures(game)) {
         Err(RecordError::Impossible { .. }) => Ok(RoundStatistics::default()),
         figures => figures,
     }
