@@ -57,6 +57,7 @@ struct FollowFile {
     timeout_seconds: Option<u64>,
     quorum_grace_seconds: Option<u64>,
     max_step_entries: Option<u64>,
+    commit_entries: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -120,6 +121,8 @@ pub struct CasinoConfig {
     /// The most entries one step follows: a checkpoint further ahead of the followed size is
     /// not followed (an alert), since the walk holds about 200 bytes per 256 entries of its range.
     pub max_step_entries: u64,
+    /// The most entries a transaction commits while following (what a kill loses at most).
+    pub commit_entries: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -143,6 +146,9 @@ pub struct MonitorConfig {
 /// 200 bytes per 256 entries of its range (each level-0 tile's root and place, the node it
 /// completes): about 200 MiB for 2^28.
 pub const DEFAULT_MAX_STEP_ENTRIES: u64 = 1 << 28;
+
+/// Entries a transaction commits at most while following: few transactions while catching up.
+pub const DEFAULT_COMMIT_ENTRIES: u64 = 16_384;
 
 /// A casino's name: what its state and alerts are kept under.
 fn valid_name(name: &str) -> bool {
@@ -188,8 +194,13 @@ impl MonitorConfig {
         if max_step_entries == 0 {
             return Err("[follow] max_step_entries must be at least 1".into());
         }
+        let commit_entries = follow.commit_entries.unwrap_or(DEFAULT_COMMIT_ENTRIES);
+        if commit_entries == 0 {
+            return Err("[follow] commit_entries must be at least 1".into());
+        }
         for casino in &mut casinos {
             casino.max_step_entries = max_step_entries;
+            casino.commit_entries = commit_entries;
         }
         let poll = seconds(follow.poll_seconds, 30, "poll_seconds")?;
         let backoff_max = seconds(follow.backoff_max_seconds, 600, "backoff_max_seconds")?;
@@ -288,6 +299,7 @@ fn read_casino(casino: CasinoFile, base: &Path) -> Result<CasinoConfig, String> 
         plans,
         clock,
         max_step_entries: DEFAULT_MAX_STEP_ENTRIES,
+        commit_entries: DEFAULT_COMMIT_ENTRIES,
     })
 }
 

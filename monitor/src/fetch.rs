@@ -312,6 +312,7 @@ mod tests {
             plans: rules::PlanBook::default(),
             clock: rules::gaming_day::GamingDayClock::default(),
             max_step_entries: 1,
+            commit_entries: 1,
         };
         HttpSource::new(&casino, Duration::from_secs(5)).unwrap()
     }

@@ -44,9 +44,9 @@ use crate::verdict_lines::{parse_verdict_lines, VerdictLine};
 const FETCH_AHEAD: usize = 16;
 pub(crate) const FETCHING_THREADS: usize = 4;
 
-/// A group's transaction is committed once it holds this many entries, or once its first
-/// bundle has waited this long: few transactions while catching up, little delay when live.
-const GROUP_ENTRIES: u64 = 16_384;
+/// A group's transaction is committed once it holds `[follow] commit_entries` entries, or once
+/// its first bundle has waited this long: few transactions while catching up, little delay when
+/// live.
 const GROUP_WAIT: Duration = Duration::from_secs(1);
 
 /// A bundle's bytes and its casino's verdict lines (none when not published), as fetched.
@@ -361,7 +361,9 @@ impl Following<'_, '_> {
         self.pending.evidence.absorb(evidence).map_err(|overflow| {
             FollowError::Log(format!("the group's sums overflow: {overflow}"))
         })?;
-        if self.pending.entries >= GROUP_ENTRIES || self.pending.since.elapsed() >= GROUP_WAIT {
+        if self.pending.entries >= self.casino.commit_entries
+            || self.pending.since.elapsed() >= GROUP_WAIT
+        {
             self.flush()?;
         }
         Ok(())

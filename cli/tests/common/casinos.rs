@@ -274,7 +274,8 @@ impl Monitor {
         let cluster = LocalCluster::temporary().unwrap();
         cluster.create_database("monitor").unwrap();
         let mut text = String::from(
-            "[follow]\npoll_seconds = 1\nbackoff_max_seconds = 2\ntimeout_seconds = 5\n",
+            "[follow]\npoll_seconds = 1\nbackoff_max_seconds = 2\ntimeout_seconds = 5\n\
+             commit_entries = 256\n",
         );
         for (casino, tiles_url) in casinos {
             text.push_str(&format!(

@@ -24,6 +24,7 @@ fn a_casino_is_read_with_its_keys_and_the_defaults() {
     assert_eq!(c.quorum, 1);
     assert_eq!(c.operator_keys[0].to_string(), OPERATOR);
     assert_eq!(config.poll, Duration::from_secs(30));
+    assert_eq!(c.commit_entries, crate::config::DEFAULT_COMMIT_ENTRIES);
     assert_eq!(config.data_dir, dir.path().join("var"));
     assert!(c.plans.get("69games-ziva-hra").is_some());
     // The token never shows in debug output.
@@ -75,6 +76,14 @@ fn each_wrong_setting_is_named() {
         refused(&slow),
         "[follow] backoff_max_seconds must be at least poll_seconds"
     );
+    let none_committed = format!("[follow]\ncommit_entries = 0\n{}", casino(""));
+    assert_eq!(
+        refused(&none_committed),
+        "[follow] commit_entries must be at least 1"
+    );
+    let per_bundle = format!("[follow]\ncommit_entries = 256\n{}", casino(""));
+    let config = MonitorConfig::parse(&per_bundle, dir.path()).unwrap();
+    assert_eq!(config.casinos[0].commit_entries, 256);
 }
 
 #[test]

@@ -25,6 +25,7 @@ pub(crate) fn casino(log: &TestLog) -> CasinoConfig {
         plans: rules::PlanBook::builtin().unwrap(),
         clock: rules::gaming_day::GamingDayClock::default(),
         max_step_entries: crate::config::DEFAULT_MAX_STEP_ENTRIES,
+        commit_entries: crate::config::DEFAULT_COMMIT_ENTRIES,
     }
 }
 
@@ -555,6 +556,7 @@ fn a_checkpoint_further_ahead_than_one_step_follows_is_an_alert_and_not_followed
     log.spins(299);
     let config = CasinoConfig {
         max_step_entries: 256,
+        commit_entries: crate::config::DEFAULT_COMMIT_ENTRIES,
         ..casino(&log)
     };
     let e = follow_once(&mut conn, &config, &log.publish(300)).unwrap_err();
