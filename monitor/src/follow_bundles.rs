@@ -154,9 +154,9 @@ fn work<'s>(job: Job<'s>, context: Context<'_>) -> Result<Done<'s>, FetchError> 
 }
 
 /// Checks and commits each bundle of the walked range; the rounds judged and the state followed.
-/// The bundles and their verdict lines are fetched in order on another thread, at most
-/// [`FETCH_AHEAD`] ahead; the first one that cannot be fetched ends the fetching, and the step
-/// ends there once the bundles before it are committed.
+/// The bundles and their verdict lines are fetched by [`FETCHING_THREADS`] threads and handed
+/// over in order, at most [`FETCH_AHEAD`] ahead; the first one that cannot be fetched ends the
+/// fetching, and the step ends there once the bundles before it are committed.
 pub(crate) fn follow_bundles(
     conn: &mut PgConnection,
     casino: &CasinoConfig,
