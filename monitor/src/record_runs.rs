@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::bundle_check::SeenRecord;
+use crate::bundle_check::{replayed, SeenRecord};
 
 /// One run of consecutive seq_nos of a table: all followed, the first at ledger index
 /// `first_index`, the last at `last_index`, the others at indices not kept (in a log whose seq_nos
@@ -239,7 +239,7 @@ pub fn replay_message(record: &SeenRecord, held: &HeldAt) -> String {
         HeldAt::Earlier(run) => run.index_of(seq_no).ok_or(run),
     };
     match exact {
-        Ok(index) => format!("table {table} seq_no {seq_no} already at index {index}"),
+        Ok(index) => replayed(record, index),
         Err(run) => format!(
             "table {table} seq_no {seq_no} already followed, in its run of seq_nos {} to {} \
              (seq_no {} at index {}, seq_no {} at index {})",

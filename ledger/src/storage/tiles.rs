@@ -410,9 +410,9 @@ fn verdict_lines(rows: &[EntryRow]) -> Result<Vec<u8>, LedgerError> {
     Ok(lines)
 }
 
-/// What publishing reads for each 256 entries, in one query: the level-0 hash tile, the entry
-/// bundle and the verdict lines of the entry bundle `bundle` in a tree of `size`, each the
-/// bytes [`read_tile`] and [`read_verdict_lines`] give.
+/// What publishing reads for each 256 entries: the level-0 hash tile, the entry bundle and the
+/// verdict lines of one entry bundle, each the bytes [`read_tile`] and [`read_verdict_lines`]
+/// give.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntryTiles {
     pub hashes: Vec<u8>,
@@ -420,18 +420,8 @@ pub struct EntryTiles {
     pub verdicts: Vec<u8>,
 }
 
-pub fn read_entry_tiles(
-    conn: &mut PgConnection,
-    bundle: &Tile,
-    size: u64,
-) -> Result<EntryTiles, LedgerError> {
-    check_in_tree(bundle, size)?;
-    let rows = entry_rows(conn, bundle, true)?;
-    entry_tiles(bundle, &rows)
-}
-
-/// [`read_entry_tiles`] of consecutive entry bundles (each starting where the one before ends)
-/// in one query: a query a bundle cost publishing more than the bundles' bytes.
+/// The [`EntryTiles`] of consecutive entry bundles (each starting where the one before ends) in
+/// a tree of `size`, in one query: a query a bundle cost publishing more than the bundles' bytes.
 pub fn read_entry_tiles_run(
     conn: &mut PgConnection,
     bundles: &[Tile],
