@@ -57,6 +57,9 @@ pub struct Settings {
     pub data_dir: Option<std::path::PathBuf>,
     /// The witnesses each signed checkpoint is shown to (C2SP tlog-witness).
     pub witnesses: Vec<crate::witnessing::WitnessEndpoint>,
+    /// Where the ledger writer hands each committed entry to the tile publisher (when the
+    /// ledger is published as tiles beside the server).
+    pub tile_handoff: Option<Arc<ledger::tile_publish::handoff::Handoff>>,
 }
 
 impl Settings {
@@ -77,6 +80,7 @@ impl Settings {
             configured: crate::configured::Configured::default(),
             data_dir: None,
             witnesses: Vec::new(),
+            tile_handoff: None,
         }
     }
 }
@@ -116,6 +120,7 @@ pub fn state(settings: &Settings) -> Result<AppState, StartError> {
             operator: settings.operator.clone(),
             checkpoints: settings.checkpoints.clone(),
             late_after: settings.clock.late_after,
+            tile_handoff: settings.tile_handoff.clone(),
         },
         pool.clone(),
         plans.clone(),

@@ -285,8 +285,9 @@ fn superuser_raises_paid(casino: &Casino, rounds: &[i64]) {
 }
 
 /// b. A verdict changed by casino B's database superuser. The monitor compares the casino's
-/// verdict lines when it reads a bundle, and the publisher writes a bundle's lines from the
-/// stored rows when it publishes the bundle (each wider partial, then the full one). So:
+/// verdict lines when it reads a bundle, and the publisher writes a partial bundle's lines from
+/// the stored rows each time it publishes the bundle wider (the full one from what ingest's
+/// writer handed over as it committed, docs/TILES.md). So:
 /// - a round whose lines the monitor has not read yet, changed before the publisher writes its
 ///   bundle again (more rounds arrive and widen it), is named as a mismatch;
 /// - a round the monitor had followed already is not: an incremental follower never reads a

@@ -16,13 +16,14 @@ use dozor_log::tiles::{
 };
 use ed25519_dalek::SigningKey;
 use ledger::ingest::submission::Derived;
-use ledger::storage::append::{append_batch, Submission};
+use ledger::storage::append::{append_batch, AppendOutcome, Submission};
 use ledger::storage::tiles::{
     minimum_index, minimum_index_at, published_checkpoint, published_checkpoint_between, read_tile,
     read_verdict_lines,
 };
 use ledger::storage::{checkpoints, connect, cosignatures, reads, testing};
 use ledger::tile_publish::error::PublishError;
+use ledger::tile_publish::handoff::Handoff;
 use ledger::tile_publish::{Published, Publisher};
 use ledger::LedgerError;
 use serde_json::json;
@@ -531,6 +532,7 @@ fn the_publishing_thread_follows_new_checkpoints_until_stopped() {
     let publishing = ledger::tile_publish::thread::spawn(
         pool,
         dir.path().join("tiles"),
+        None,
         Box::new(move |size| report.lock().unwrap().push(size)),
     )
     .unwrap();
@@ -590,5 +592,133 @@ fn a_long_catch_up_goes_by_steps_of_signed_checkpoints() {
     assert_eq!(
         std::fs::read_to_string(dir.path().join("checkpoint")).unwrap(),
         published_checkpoint(&mut conn).unwrap().unwrap().text
+    );
+}
+
+/// An appender on `url` handing what it commits to `handoff`, ready (it has read the head).
+fn handing_appender(url: &str, handoff: &std::sync::Arc<Handoff>) -> ledger::ingest::Appender {
+    let appender = ledger::ingest::Appender::start(
+        url.to_owned(),
+        100,
+        2_000,
+        signer(),
+        None,
+        Some(handoff.clone()),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while appender.status().head_problem().is_some() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the writer is not ready"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    appender
+}
+
+/// Appends entries up to `size` through `appender` (batches of at most 100) and signs a
+/// checkpoint of them.
+async fn append_through(
+    appender: &ledger::ingest::Appender,
+    conn: &mut PgConnection,
+    key: &SigningKey,
+    size: u64,
+) {
+    let from = reads::size(conn).unwrap();
+    let batch: Vec<_> = (from..size).map(|seq_no| submission(key, seq_no)).collect();
+    for outcome in appender.append_all(batch).await {
+        assert!(
+            matches!(outcome, Ok(AppendOutcome::Appended(_))),
+            "{outcome:?}"
+        );
+    }
+    checkpoints::create(conn, &signer(), size, Utc::now()).unwrap();
+}
+
+/// Publishes `conn`'s ledger to a new folder (taking from `handoff` if given): the folder and
+/// how many bundles were taken from the hand-off.
+fn publish_once(
+    conn: &mut PgConnection,
+    handoff: Option<&std::sync::Arc<Handoff>>,
+) -> (tempfile::TempDir, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut publisher = Publisher::new(dir.path()).unwrap();
+    if let Some(handoff) = handoff {
+        publisher.take_handed(handoff.clone());
+    }
+    match publisher.publish(conn).unwrap() {
+        Published::Grew { handed, .. } => (dir, handed),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The folder's files a reader reads: every tile, bundle and verdict file, and the checkpoint.
+fn published_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut all = files(dir, "tile");
+    all.extend(files(dir, "verdicts"));
+    all.insert(
+        "checkpoint".into(),
+        std::fs::read(dir.join("checkpoint")).unwrap(),
+    );
+    all
+}
+
+#[tokio::test]
+async fn bundles_handed_over_by_the_writer_are_the_files_read_back_from_the_database() {
+    let url = testing::fresh_database().unwrap();
+    let mut conn = connect(&url).unwrap();
+    let key = register_r01(&mut conn, &SigningKey::from_bytes(&[9u8; 32]));
+    let handoff = std::sync::Arc::new(Handoff::new());
+    let appender = handing_appender(&url, &handoff);
+    // 1 100 = 4 · 256 + 76 entries. Entry 0 (the table's registration) was not appended by the
+    // writer: bundle 0 is read back, and so is the partial bundle 4.p/76 at the edge; bundles
+    // 1, 2 and 3 (every seventh entry a judged round, every fourteenth with a finding) are
+    // taken from the hand-off.
+    append_through(&appender, &mut conn, &key, 1_100).await;
+    let (handed_dir, handed) = publish_once(&mut conn, Some(&handoff));
+    assert_eq!(handed, 3);
+    let (read_dir, none) = publish_once(&mut conn, None);
+    assert_eq!(none, 0);
+    let (with, without) = (
+        published_files(handed_dir.path()),
+        published_files(read_dir.path()),
+    );
+    assert!(with.contains_key("verdicts/003") && with.contains_key("tile/entries/004.p/76"));
+    assert_eq!(with, without);
+    check_folder(&mut conn, handed_dir.path(), 0);
+    // What was taken is gone; the edge's entries stay until their bundle is full.
+    assert_eq!(handoff.counts(), (76, 0));
+}
+
+#[tokio::test]
+async fn entries_handed_over_that_are_not_the_databases_are_read_back_instead() {
+    // Two ledgers of the same table: the writer of one hands over its entries, the publisher
+    // reads the other (what a publisher would find after a failover to a standby that did not
+    // have them, and other entries appended at their places).
+    let (ours, theirs) = (
+        testing::fresh_database().unwrap(),
+        testing::fresh_database().unwrap(),
+    );
+    let operator = SigningKey::from_bytes(&[9u8; 32]);
+    let mut ours_conn = connect(&ours).unwrap();
+    let key = register_r01(&mut ours_conn, &operator);
+    let mut theirs_conn = connect(&theirs).unwrap();
+    register_r01(&mut theirs_conn, &operator);
+    let handoff = std::sync::Arc::new(Handoff::new());
+    let appender = handing_appender(&ours, &handoff);
+    append_through(&appender, &mut ours_conn, &key, 600).await;
+    // The other ledger: the same records but one (entry 300 a judged round of another seq_no).
+    let mut batch: Vec<_> = (1..600).map(|seq_no| submission(&key, seq_no)).collect();
+    batch[299] = submission(&key, 700);
+    append_batch(&mut theirs_conn, &batch, Utc::now()).unwrap();
+    checkpoints::create(&mut theirs_conn, &signer(), 600, Utc::now()).unwrap();
+    let (dir, handed) = publish_once(&mut theirs_conn, Some(&handoff));
+    // Bundle 1 (256 – 511) was handed over whole, and its root is not the database's.
+    assert_eq!(handed, 0);
+    check_folder(&mut theirs_conn, dir.path(), 0);
+    let (read_dir, _) = publish_once(&mut theirs_conn, None);
+    assert_eq!(
+        published_files(dir.path()),
+        published_files(read_dir.path())
     );
 }

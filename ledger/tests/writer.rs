@@ -31,7 +31,7 @@ fn ledger() -> (String, SigningKey) {
 
 fn appender(url: &str) -> Appender {
     let signer = NoteSigner::new("dozor.test/ledger", SigningKey::from_bytes(&[9u8; 32])).unwrap();
-    Appender::start(url.to_owned(), 100, 100, signer, None)
+    Appender::start(url.to_owned(), 100, 100, signer, None, None)
 }
 
 /// Waits (at most 10 s) until the writer's head problem is as `wanted` says.

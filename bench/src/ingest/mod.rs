@@ -244,6 +244,10 @@ impl Served {
     fn start(global: &DatabaseChoice, shape: &Shape) -> anyhow::Result<Served> {
         let (url, cluster) = fresh_database(global)?;
         let mut settings = settings(url, shape.address_rate)?;
+        // As `serve` publishing tiles: the writer hands what it commits to the publisher.
+        settings.tile_handoff = shape
+            .tiles
+            .then(|| std::sync::Arc::new(ledger::tile_publish::handoff::Handoff::new()));
         let admin = admin_key(&settings)?;
         let witnesses = LocalWitnesses::start(shape.witnesses, &settings.operator.verifier())?;
         settings.witnesses = witnesses.endpoints.clone();
@@ -259,6 +263,7 @@ impl Served {
             let publisher = ledger::tile_publish::thread::spawn(
                 state.pool.clone(),
                 dir.path().into(),
+                settings.tile_handoff.clone(),
                 Box::new(|_| {}),
             )?;
             Some((dir, publisher))

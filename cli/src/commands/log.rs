@@ -148,6 +148,7 @@ fn publish_tiles(url: &str, dir: &std::path::Path) -> anyhow::Result<ExitCode> {
                 latest,
                 written: w,
                 kept: k,
+                ..
             } => {
                 start.get_or_insert(from);
                 (written, kept) = (written + w, kept + k);

@@ -167,7 +167,10 @@ pub fn run(global: &DatabaseChoice, args: &ServeArgs, config: Config) -> anyhow:
     // Migrations ran as the owner; the server itself gets only the writer's privileges.
     let settings = settings(&global, &config, db.server_url(), clock)?;
     let state = server::state(&settings)?;
-    let background = Background::start(&state, nightly_at, &global, config.tiles_publish_dir())?;
+    let tiles = config
+        .tiles_publish_dir()
+        .map(|dir| (dir, settings.tile_handoff.clone()));
+    let background = Background::start(&state, nightly_at, &global, tiles)?;
     let ministry = ministry_listener(&config)?;
     let reload = reloader(&global, args, &config);
     let served = serve_http(state, &config, ministry, reload);
@@ -254,6 +257,10 @@ fn settings(
         )),
     });
     settings.witnesses = config.witness_endpoints()?;
+    // Published as tiles: the writer hands what it commits to the publisher.
+    settings.tile_handoff = config
+        .tiles_publish_dir()
+        .map(|_| std::sync::Arc::new(ledger::tile_publish::handoff::Handoff::new()));
     Ok(settings)
 }
 
@@ -310,6 +317,12 @@ fn reloader(
     }
 }
 
+/// The folder tiles are published to, and what the ledger writer hands the publisher.
+type TilesBeside = (
+    PathBuf,
+    Option<std::sync::Arc<ledger::tile_publish::handoff::Handoff>>,
+);
+
 /// What runs beside the HTTP server: the witness clients, the nightly scheduler and the tile
 /// publisher.
 struct Background {
@@ -323,14 +336,14 @@ impl Background {
         state: &api::state::AppState,
         nightly_at: Option<chrono::NaiveTime>,
         global: &DatabaseChoice,
-        tiles_dir: Option<PathBuf>,
+        tiles: Option<TilesBeside>,
     ) -> anyhow::Result<Background> {
-        let tiles = tiles_dir
-            .map(|dir| {
+        let tiles = tiles
+            .map(|(dir, handoff)| {
                 tracing::info!(dir = %dir.display(), "publishing the ledger as tiles");
                 let series = api::metrics::TileSeries::register(&state.metrics)?;
                 let report = Box::new(move |size| series.published(size));
-                ledger::tile_publish::thread::spawn(state.pool.clone(), dir, report)
+                ledger::tile_publish::thread::spawn(state.pool.clone(), dir, handoff, report)
                     .context("starting the tile publisher")
             })
             .transpose()?;

@@ -18,6 +18,7 @@ use crate::storage::append::outcome::AppendOutcome;
 use crate::storage::checkpoints::{self, CheckpointRow};
 use crate::storage::connection::connect;
 use crate::storage::reads;
+use crate::tile_publish::handoff::Handoff;
 use crate::witness::Witness;
 use dozor_log::checkpoint::NoteSigner;
 
@@ -109,6 +110,7 @@ impl Appender {
         queue_len: usize,
         signer: NoteSigner,
         checkpoints: Option<CheckpointPolicy>,
+        handoff: Option<Arc<Handoff>>,
     ) -> Appender {
         let (queue, jobs) = sync_channel(queue_len);
         let checkpoints = checkpoints.map(|policy| (signer, policy));
@@ -119,7 +121,9 @@ impl Appender {
             .name("ledger-appender".into())
             .spawn(move || {
                 let _alive = AliveWhileHeld::new(writer_status.clone());
-                run(url, jobs, max_batch.max(1), checkpoints, &writer_status)
+                let mut writer = Writer::new(url);
+                writer.handoff = handoff;
+                run(writer, jobs, max_batch.max(1), checkpoints, &writer_status)
             })
             .map_err(|e| tracing::error!("cannot start the ledger appender: {e}"))
             .ok();
@@ -215,6 +219,8 @@ struct Writer {
     /// database whose ledger lacks it (a standby that was not synchronous, a restore to an
     /// earlier point) is never appended to.
     acknowledged: Option<(u64, [u8; 32])>,
+    /// Where each committed batch's entries go for the tile publisher, if tiles are published.
+    handoff: Option<Arc<Handoff>>,
 }
 
 impl Writer {
@@ -225,6 +231,7 @@ impl Writer {
             cache: WriterCache::default(),
             last_checkpoint: None,
             acknowledged: None,
+            handoff: None,
         }
     }
 
@@ -325,13 +332,12 @@ impl Writer {
 }
 
 fn run(
-    url: String,
+    mut writer: Writer,
     jobs: Receiver<Job>,
     max_batch: usize,
     policy: Option<(NoteSigner, CheckpointPolicy)>,
     status: &WriterStatus,
 ) {
-    let mut writer = Writer::new(url);
     let every = policy
         .as_ref()
         .map_or(Duration::from_secs(3600), |(_, p)| p.every);
@@ -429,6 +435,7 @@ fn append_queued(
     let (submissions, replies): (Vec<Submission>, Vec<Reply>) =
         batch.into_iter().map(|j| (j.submission, j.reply)).unzip();
     let mut cache = std::mem::take(&mut writer.cache);
+    cache.hand_over(writer.handoff.is_some());
     let last = writer.last_checkpoint;
     let result = writer.connection(status).and_then(|c| {
         append_batch_then(
@@ -446,6 +453,9 @@ fn append_queued(
     });
     match result {
         Ok((outcomes, (last, signed))) => {
+            if let Some(handoff) = &writer.handoff {
+                handoff.hand(cache.take_committed());
+            }
             writer.cache = cache;
             writer.acknowledge(&outcomes);
             for (reply, outcome) in replies.into_iter().zip(outcomes) {

@@ -49,6 +49,8 @@ pub struct IngestSettings {
     pub checkpoints: Option<CheckpointPolicy>,
     /// A round received this long after it was played is logged as a late record.
     pub late_after: chrono::Duration,
+    /// Where the writer hands each committed entry to the tile publisher, if it runs.
+    pub tile_handoff: Option<Arc<crate::tile_publish::handoff::Handoff>>,
 }
 
 /// The ingest path of one server: key directory, plans and the ledger's single writer.
@@ -93,6 +95,7 @@ impl Ingest {
             settings.queue_len,
             settings.operator,
             settings.checkpoints,
+            settings.tile_handoff,
         );
         // Ready on return when the database answers: the writer has read the ledger's head.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);

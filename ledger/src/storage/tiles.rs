@@ -10,6 +10,7 @@ use diesel::sql_types::{BigInt, Bool, Bytea, Nullable, Text};
 
 use super::checkpoints;
 use super::columns::{hash32, to_i64};
+use super::models::NewAdjudication;
 use super::schema::checkpoints as checkpoints_table;
 use super::schema::{archived_entries, checkpoint_cosignatures, ledger_entries, merkle_nodes};
 use crate::error::LedgerError;
@@ -298,16 +299,18 @@ pub fn minimum_index_at(conn: &mut PgConnection, size: u64) -> Result<u64, Ledge
     Ok((below.div_ceil(TILE_WIDTH) * TILE_WIDTH).min(size))
 }
 
-/// An entry of a bundle's range with the verdict stored for it, if it is a judged round.
-#[derive(QueryableByName)]
-struct EntryRow {
+/// An entry of a bundle's range with the verdict stored for it, if it is a judged round: read
+/// from the database, or handed over by ingest's writer as it committed them
+/// (`tile_publish::handoff`).
+#[derive(Debug, QueryableByName)]
+pub(crate) struct EntryRow {
     #[diesel(sql_type = BigInt)]
-    idx: i64,
+    pub(crate) idx: i64,
     #[diesel(sql_type = Bytea)]
     leaf_hash: Vec<u8>,
     /// Empty when not asked for.
     #[diesel(sql_type = Bytea)]
-    entry: Vec<u8>,
+    pub(crate) entry: Vec<u8>,
     #[diesel(sql_type = Nullable<Text>)]
     plan_id: Option<String>,
     #[diesel(sql_type = Nullable<Text>)]
@@ -324,7 +327,44 @@ struct EntryRow {
     finding_count: Option<i32>,
     /// The verdict's JSON, read only when it has findings.
     #[diesel(sql_type = Nullable<Text>)]
-    verdict: Option<String>,
+    pub(crate) verdict: Option<String>,
+}
+
+impl EntryRow {
+    /// The row of an entry just written with its verdict row (if a round), as a read of both
+    /// would give it back.
+    pub(crate) fn written(
+        idx: i64,
+        leaf_hash: Vec<u8>,
+        entry: Vec<u8>,
+        verdict: Option<&NewAdjudication<'_>>,
+    ) -> EntryRow {
+        EntryRow {
+            idx,
+            leaf_hash,
+            entry,
+            plan_id: verdict.map(|v| v.plan_id.to_owned()),
+            rules_version: verdict.map(|v| v.rules_version.to_owned()),
+            void: verdict.map(|v| v.void),
+            stakes_h: verdict.map(|v| v.stakes_h),
+            expected_paid_h: verdict.map(|v| v.expected_paid_h),
+            paid_h: verdict.map(|v| v.paid_h),
+            finding_count: verdict.map(|v| v.finding_count),
+            verdict: verdict
+                .filter(|v| v.finding_count > 0)
+                .map(|v| v.verdict.to_owned()),
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn without_verdict(idx: i64, leaf_hash: [u8; 32], entry: Vec<u8>) -> EntryRow {
+        EntryRow::written(idx, leaf_hash.to_vec(), entry, None)
+    }
+
+    /// The entry's leaf hash.
+    pub(crate) fn leaf_hash(&self) -> Result<Hash, LedgerError> {
+        hash32(&self.leaf_hash, "leaf hash")
+    }
 }
 
 /// The entries of an entry bundle's range with their verdicts, in order, each at its position;
@@ -458,8 +498,8 @@ pub fn read_entry_tiles_run(
     Ok(read)
 }
 
-/// The three files of a bundle from its rows.
-fn entry_tiles(bundle: &Tile, rows: &[EntryRow]) -> Result<EntryTiles, LedgerError> {
+/// The three files of a bundle from its rows (every entry of the bundle, in order).
+pub(crate) fn entry_tiles(bundle: &Tile, rows: &[EntryRow]) -> Result<EntryTiles, LedgerError> {
     let mut tiles = EntryTiles {
         hashes: Vec::with_capacity(bundle.hash_bytes()),
         bundle: Vec::with_capacity(rows.iter().map(|r| r.entry.len() + 2).sum()),
@@ -470,6 +510,37 @@ fn entry_tiles(bundle: &Tile, rows: &[EntryRow]) -> Result<EntryTiles, LedgerErr
         push_bundle_entry(&mut tiles.bundle, &row.entry)?;
     }
     Ok(tiles)
+}
+
+/// The roots of the subtrees of full entry bundles `bundles` (tree level 8, the node each
+/// bundle's level-0 tile hashes to), as the database's tree holds them; one query.
+pub(crate) fn bundle_roots(
+    conn: &mut PgConnection,
+    bundles: &[Tile],
+) -> Result<Vec<Hash>, LedgerError> {
+    let (Some(first), Some(last)) = (bundles.first(), bundles.last()) else {
+        return Ok(Vec::new());
+    };
+    let (first, end) = (
+        to_i64("tile", first.index)?,
+        to_i64("tile", last.index + 1)?,
+    );
+    let rows: Vec<(i64, Vec<u8>)> = merkle_nodes::table
+        .filter(merkle_nodes::level.eq(TILE_HEIGHT as i16))
+        .filter(merkle_nodes::idx.ge(first))
+        .filter(merkle_nodes::idx.lt(end))
+        .order(merkle_nodes::idx.asc())
+        .select((merkle_nodes::idx, merkle_nodes::hash))
+        .load(conn)?;
+    let mut roots = Vec::with_capacity(bundles.len());
+    for bundle in bundles {
+        let at = to_i64("tile", bundle.index)?;
+        let Some((_, hash)) = rows.iter().find(|(idx, _)| *idx == at) else {
+            return Err(missing(bundle, at, "subtree root"));
+        };
+        roots.push(hash32(hash, "subtree root")?);
+    }
+    Ok(roots)
 }
 
 /// The findings of a stored verdict, in the verdict's order.

@@ -4,10 +4,12 @@
 
 pub mod error;
 pub mod folder;
+pub mod handoff;
 pub mod partials;
 pub mod thread;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use diesel::PgConnection;
 use dozor_log::checkpoint::Checkpoint;
@@ -17,6 +19,7 @@ use crate::storage::tiles::{self as stored, PublishedCheckpoint};
 use crate::storage::tree;
 use error::PublishError;
 use folder::{verdicts_path, Folder, Written, CHECKPOINT, MINIMUM_INDEX};
+use handoff::{handed_tiles, Handoff};
 use partials::{at_width, narrower_widths, prefix, Part};
 
 /// What a publication did.
@@ -37,6 +40,8 @@ pub enum Published {
         /// Files written (tiles, bundles, verdicts), and of them those already there.
         written: usize,
         kept: usize,
+        /// Entry bundles written from what ingest handed over, not read from the database.
+        handed: usize,
     },
 }
 
@@ -70,6 +75,8 @@ pub struct Publisher {
     folder: Folder,
     swept: bool,
     step: u64,
+    /// What ingest's writer hands over as it commits, when the publisher runs beside it.
+    handoff: Option<Arc<Handoff>>,
     /// Fail after this many tile files (tests of a publication stopped half-way).
     fail_after: Option<usize>,
 }
@@ -81,8 +88,15 @@ impl Publisher {
             folder: Folder::open(dir)?,
             swept: false,
             step: STEP,
+            handoff: None,
             fail_after: None,
         })
+    }
+
+    /// Takes full entry bundles from what ingest's writer hands over where it can, instead of
+    /// reading them back from the database.
+    pub fn take_handed(&mut self, handoff: Arc<Handoff>) {
+        self.handoff = Some(handoff);
     }
 
     /// Entries a publication adds at most, if a signed checkpoint allows (default [`STEP`]).
@@ -176,7 +190,10 @@ impl Publisher {
         // The checkpoints signed since the last publication: their partial tiles too.
         let signed = stored::checkpoint_sizes_between(conn, from, size)?;
         let (mut written, mut kept) = (0, 0);
-        let mut read_ahead = BundlesRead::default();
+        let mut read_ahead = BundlesRead {
+            handoff: self.handoff.clone(),
+            ..BundlesRead::default()
+        };
         for tile in &tiles {
             // Entry bundles are written with their level-0 tile.
             if tile.kind == TileKind::Entries {
@@ -212,6 +229,7 @@ impl Publisher {
             latest,
             written,
             kept,
+            handed: read_ahead.handed,
         })
     }
 
@@ -276,6 +294,9 @@ const BUNDLES_READ_TOGETHER: usize = 16;
 #[derive(Default)]
 struct BundlesRead {
     ahead: std::collections::VecDeque<(Tile, stored::EntryTiles)>,
+    handoff: Option<Arc<Handoff>>,
+    /// Bundles taken from the hand-off.
+    handed: usize,
 }
 
 impl BundlesRead {
@@ -305,7 +326,7 @@ impl BundlesRead {
                     ..*t
                 })
                 .collect();
-            let read = stored::read_entry_tiles_run(conn, &bundles, size)?;
+            let read = self.read(conn, &bundles, size)?;
             self.ahead = bundles
                 .iter()
                 .map(|b| Tile {
@@ -316,6 +337,40 @@ impl BundlesRead {
                 .collect();
         }
         Ok(self.ahead.pop_front().map(|(_, read)| read))
+    }
+}
+
+impl BundlesRead {
+    /// The files of consecutive `bundles`: those handed over whole, and the others read from
+    /// the database, each run of them in one query.
+    fn read(
+        &mut self,
+        conn: &mut PgConnection,
+        bundles: &[Tile],
+        size: u64,
+    ) -> Result<Vec<stored::EntryTiles>, PublishError> {
+        let mut handed = match &self.handoff {
+            Some(handoff) => handed_tiles(handoff, conn, bundles)?,
+            None => bundles.iter().map(|_| None).collect(),
+        };
+        let mut read = Vec::with_capacity(bundles.len());
+        let mut at = 0;
+        while at < bundles.len() {
+            if let Some(tiles) = handed[at].take() {
+                read.push(tiles);
+                self.handed += 1;
+                at += 1;
+                continue;
+            }
+            let run = handed[at..].iter().take_while(|t| t.is_none()).count();
+            read.extend(stored::read_entry_tiles_run(
+                conn,
+                &bundles[at..at + run],
+                size,
+            )?);
+            at += run;
+        }
+        Ok(read)
     }
 }
 

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::handoff::Handoff;
 use super::{Published, Publisher};
 use crate::storage::PgPool;
 
@@ -37,22 +38,33 @@ impl TilePublishing {
 /// failed (for the server's metrics).
 pub type Report = Box<dyn Fn(Option<u64>) + Send>;
 
-/// Starts publishing the ledger of `pool` to `dir`, telling `report` what each attempt came to.
-pub fn spawn(pool: PgPool, dir: PathBuf, report: Report) -> std::io::Result<TilePublishing> {
+/// Starts publishing the ledger of `pool` to `dir`, telling `report` what each attempt came to;
+/// full entry bundles are taken from `handoff` where ingest's writer handed them over.
+pub fn spawn(
+    pool: PgPool,
+    dir: PathBuf,
+    handoff: Option<Arc<Handoff>>,
+    report: Report,
+) -> std::io::Result<TilePublishing> {
     let stop = Arc::new(AtomicBool::new(false));
     let stopping = stop.clone();
     let thread = std::thread::Builder::new()
         .name("dozor-tiles".into())
-        .spawn(move || run(&pool, dir, &stopping, &report))?;
+        .spawn(move || run(&pool, (dir, handoff), &stopping, &report))?;
     Ok(TilePublishing { stop, thread })
 }
 
-fn run(pool: &PgPool, dir: PathBuf, stop: &AtomicBool, report: &Report) {
+fn run(
+    pool: &PgPool,
+    (dir, handoff): (PathBuf, Option<Arc<Handoff>>),
+    stop: &AtomicBool,
+    report: &Report,
+) {
     let mut publisher = None;
     let mut backoff = POLL;
     loop {
         let stopping = stop.load(Ordering::SeqCst);
-        let wait = match attempt(pool, &dir, &mut publisher) {
+        let wait = match attempt(pool, (&dir, handoff.as_ref()), &mut publisher) {
             Ok(published) => {
                 report(Some(published.size()));
                 backoff = POLL;
@@ -64,8 +76,11 @@ fn run(pool: &PgPool, dir: PathBuf, stop: &AtomicBool, report: &Report) {
                         tracing::info!(from, to, latest, dir = %dir.display(), "tiles published, catching up");
                         Duration::ZERO
                     }
-                    Published::Grew { from, to, .. } => {
-                        tracing::debug!(from, to, dir = %dir.display(), "tiles published");
+                    Published::Grew {
+                        from, to, handed, ..
+                    } => {
+                        let (held, dropped) = handoff.as_ref().map_or((0, 0), |h| h.counts());
+                        tracing::debug!(from, to, handed, held, dropped, dir = %dir.display(), "tiles published");
                         POLL
                     }
                     _ => POLL,
@@ -88,11 +103,15 @@ fn run(pool: &PgPool, dir: PathBuf, stop: &AtomicBool, report: &Report) {
 
 fn attempt(
     pool: &PgPool,
-    dir: &std::path::Path,
+    (dir, handoff): (&std::path::Path, Option<&Arc<Handoff>>),
     publisher: &mut Option<Publisher>,
 ) -> Result<Published, String> {
     if publisher.is_none() {
-        *publisher = Some(Publisher::new(dir).map_err(|e| e.to_string())?);
+        let mut new = Publisher::new(dir).map_err(|e| e.to_string())?;
+        if let Some(handoff) = handoff {
+            new.take_handed(handoff.clone());
+        }
+        *publisher = Some(new);
     }
     let Some(publisher) = publisher.as_mut() else {
         return Err("no publisher".into());

@@ -21,6 +21,7 @@ use crate::storage::registry::KeyValidity;
 use crate::storage::schema::{
     adjudications, findings, ledger_entries, round_ids, significant_events,
 };
+use crate::storage::tiles::EntryRow;
 use crate::storage::tree;
 
 /// COPYs the rows `$rows` into `$table` (binary), unless there are none. A macro, not a
@@ -58,6 +59,22 @@ pub struct WriterCache {
     last_seq_nos: Option<LastSeqNos>,
     /// Entries per range of the partitioned tables (set once, while the ledger was empty).
     span: Option<u64>,
+    /// Whether the rows of each committed batch are kept for the tile publisher.
+    hand_over: bool,
+    /// The rows of the last committed batch, when handed over.
+    committed: Vec<EntryRow>,
+}
+
+impl WriterCache {
+    /// Keeps the entries (and verdicts) of each committed batch for the tile publisher.
+    pub(crate) fn hand_over(&mut self, on: bool) {
+        self.hand_over = on;
+    }
+
+    /// The rows the last committed batch appended, when handed over (once).
+    pub(crate) fn take_committed(&mut self) -> Vec<EntryRow> {
+        std::mem::take(&mut self.committed)
+    }
 }
 
 /// [`append_batch`] for a long-lived writer that keeps what it learnt between batches.
@@ -155,6 +172,7 @@ fn append_batch_with<T>(
             _ => tree::frontier(conn, position.next_index)?,
         };
         let mut placing = Placing::new(position, frontier, held, batch.len());
+        placing.hand_over = cache.hand_over;
         for s in batch {
             placing.place(s)?;
         }
@@ -162,10 +180,11 @@ fn append_batch_with<T>(
         let then = and_then(conn, placing.next_index, placing.frontier.root())?;
         Ok(placing.finish(then))
     })
-    .map(|(outcomes, then, frontier, last_seq_nos)| {
+    .map(|(outcomes, then, frontier, last_seq_nos, committed)| {
         // Kept only once committed; a failed batch leaves the cache empty.
         cache.frontier = Some(frontier);
         cache.last_seq_nos = Some(last_seq_nos);
+        cache.committed = committed;
         (outcomes, then)
     })
 }
@@ -199,10 +218,12 @@ struct Placing<'b> {
     entries: Vec<LedgerRow>,
     derived: DerivedRows<'b>,
     events: Vec<NewSignificantEvent>,
+    /// Whether the entries' rows are kept for the tile publisher.
+    hand_over: bool,
 }
 
 /// What a batch's transaction hands back to be kept once it commits.
-type Placed<T> = (Vec<AppendOutcome>, T, Frontier, LastSeqNos);
+type Placed<T> = (Vec<AppendOutcome>, T, Frontier, LastSeqNos, Vec<EntryRow>);
 
 impl<'b> Placing<'b> {
     fn new(position: Position, frontier: Frontier, held: Held, batch_len: usize) -> Placing<'b> {
@@ -220,6 +241,7 @@ impl<'b> Placing<'b> {
                 ..DerivedRows::default()
             },
             events: Vec::new(),
+            hand_over: false,
         }
     }
 
@@ -377,10 +399,22 @@ impl<'b> Placing<'b> {
 
     /// The outcomes, and what the writer keeps of the ledger once the batch commits.
     fn finish<T>(self, then: T) -> Placed<T> {
+        let committed = if self.hand_over {
+            let mut verdicts = self.derived.verdicts.iter().peekable();
+            self.entries
+                .into_iter()
+                .map(|row| {
+                    let verdict = verdicts.next_if(|v| v.ledger_index == row.idx);
+                    EntryRow::written(row.idx, row.leaf_hash, row.entry, verdict)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let last_seq_nos = LastSeqNos {
             ledger_size: self.next_index,
             by_table: self.held.last_seq_nos,
         };
-        (self.outcomes, then, self.frontier, last_seq_nos)
+        (self.outcomes, then, self.frontier, last_seq_nos, committed)
     }
 }
