@@ -18,9 +18,10 @@ use crate::error::LedgerError;
 use crate::storage::tiles::{bundle_roots, entry_tiles, EntryRow, EntryTiles};
 
 /// Bytes of handed entries held at most (their bytes and verdicts, and a little for the rest):
-/// about two seconds of ingest at its best rate on two cores. Past it, new entries are not
-/// held and their bundles are read from the database.
-pub const HELD_BYTES: usize = 32 << 20;
+/// about 40 000 entries of 1.4 KB, two to three seconds of ingest at its best rate on two
+/// cores, which is how far the publisher (at the lowest priority) falls behind then. Past it,
+/// new entries are not held and their bundles are read from the database.
+pub const HELD_BYTES: usize = 64 << 20;
 
 /// Bytes an entry's row holds beyond its entry's bytes, counted against [`HELD_BYTES`].
 const ROW_OVERHEAD: usize = 256;

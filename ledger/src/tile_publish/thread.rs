@@ -60,6 +60,7 @@ fn run(
     stop: &AtomicBool,
     report: &Report,
 ) {
+    lower_priority();
     let mut publisher = None;
     let mut backoff = POLL;
     loop {
@@ -122,6 +123,18 @@ fn attempt(
     publisher.publish(&mut conn).map_err(|e| e.to_string())
 }
 
+/// The publisher's niceness: it takes what ingest leaves of the processors.
+const NICENESS: i32 = 19;
+
+/// Lowers this thread's priority to [`NICENESS`] (and that of the threads it starts, which
+/// inherit it): publishing runs in bursts, once a second, and would otherwise take a share of
+/// the processors from ingest's writer, whose pace sets ingest's.
+fn lower_priority() {
+    if let Err(e) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), NICENESS) {
+        tracing::warn!(error = %e, "the tile publisher runs at the server's priority");
+    }
+}
+
 /// Sleeps `wait`, or less when the thread is told to stop.
 fn sleep_unless_stopped(wait: Duration, stop: &AtomicBool) {
     let until = Instant::now() + wait;
@@ -131,5 +144,33 @@ fn sleep_unless_stopped(wait: Duration, stop: &AtomicBool) {
             return;
         }
         std::thread::park_timeout(until - now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn own_niceness() -> i32 {
+        rustix::process::getpriority_process(Some(rustix::thread::gettid())).unwrap()
+    }
+
+    #[test]
+    fn the_publisher_and_the_threads_it_starts_run_at_the_lowest_priority() {
+        let (before, after, started) = std::thread::spawn(|| {
+            let before = own_niceness();
+            lower_priority();
+            let after = own_niceness();
+            // As the flushing threads a publication starts.
+            let started = std::thread::spawn(own_niceness).join().unwrap();
+            (before, after, started)
+        })
+        .join()
+        .unwrap();
+        assert!(before < NICENESS, "{before}");
+        assert_eq!((after, started), (NICENESS, NICENESS));
+        // Only that thread: this one is as it was.
+        assert_eq!(own_niceness(), before);
     }
 }
