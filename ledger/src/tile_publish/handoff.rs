@@ -9,6 +9,8 @@
 //! the tree the database holds (the bundle's subtree root) before it is published.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 
 use diesel::PgConnection;
@@ -26,22 +28,42 @@ pub const HELD_BYTES: usize = 64 << 20;
 /// Bytes an entry's row holds beyond its entry's bytes, counted against [`HELD_BYTES`].
 const ROW_OVERHEAD: usize = 256;
 
-/// The entries ingest committed and the publisher has not taken yet, in index order.
-#[derive(Debug, Default)]
+/// The entries ingest committed and the publisher has not taken yet. The writer only sends (it
+/// never waits for a lock the publisher, at the lowest priority, might hold while descheduled);
+/// the publisher keeps what it received in index order.
+#[derive(Debug)]
 pub struct Handoff {
-    held: Mutex<Held>,
+    sender: Sender<Vec<EntryRow>>,
+    /// Bytes sent and not yet given up by the publisher, counted against [`HELD_BYTES`].
+    bytes: AtomicUsize,
+    /// Entries not sent because the bound was reached (for the log).
+    dropped: AtomicU64,
+    received: Mutex<Received>,
 }
 
-#[derive(Debug, Default)]
-struct Held {
+#[derive(Debug)]
+struct Received {
+    receiver: Receiver<Vec<EntryRow>>,
     rows: VecDeque<EntryRow>,
-    bytes: usize,
-    /// Entries not held because the bound was reached (for the log).
-    dropped: u64,
 }
 
 fn row_bytes(row: &EntryRow) -> usize {
     row.entry.len() + row.verdict.as_ref().map_or(0, String::len) + ROW_OVERHEAD
+}
+
+impl Default for Handoff {
+    fn default() -> Handoff {
+        let (sender, receiver) = channel();
+        Handoff {
+            sender,
+            bytes: AtomicUsize::new(0),
+            dropped: AtomicU64::new(0),
+            received: Mutex::new(Received {
+                receiver,
+                rows: VecDeque::new(),
+            }),
+        }
+    }
 }
 
 impl Handoff {
@@ -49,54 +71,67 @@ impl Handoff {
         Handoff::default()
     }
 
-    fn held(&self) -> std::sync::MutexGuard<'_, Held> {
-        self.held
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// Hands over the rows of a committed batch (in index order), unless that would hold more
+    /// than [`HELD_BYTES`]: then they are not held, and their bundles are read back.
+    pub(crate) fn hand(&self, rows: Vec<EntryRow>) {
+        if rows.is_empty() {
+            return;
+        }
+        let bytes: usize = rows.iter().map(row_bytes).sum();
+        let held = self.bytes.load(Ordering::Relaxed);
+        if held + bytes > HELD_BYTES {
+            self.dropped.fetch_add(rows.len() as u64, Ordering::Relaxed);
+            return;
+        }
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+        if self.sender.send(rows).is_err() {
+            // The receiver lives as long as the hand-off: not reached.
+            self.bytes.fetch_sub(bytes, Ordering::Relaxed);
+        }
     }
 
-    /// Hands over the rows of a committed batch (in index order). Rows that do not follow the
-    /// last held one (another ledger's history after a failover or restore) replace what is
-    /// held; past [`HELD_BYTES`] they are not held.
-    pub(crate) fn hand(&self, rows: Vec<EntryRow>) {
-        let mut held = self.held();
-        if let (Some(last), Some(first)) = (held.rows.back(), rows.first()) {
-            if first.idx <= last.idx {
-                tracing::warn!(
-                    held_up_to = last.idx,
-                    handed_from = first.idx,
-                    "entries handed to the tile publisher go back before what it holds: dropping what it held"
-                );
-                held.rows.clear();
-                held.bytes = 0;
+    fn received(&self) -> std::sync::MutexGuard<'_, Received> {
+        let mut received = self
+            .received
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Received { receiver, rows } = &mut *received;
+        for batch in receiver.try_iter() {
+            if let (Some(last), Some(first)) = (rows.back(), batch.first()) {
+                if first.idx <= last.idx {
+                    // Another history from there on (a failover, a restore): what was held
+                    // before it is not this ledger's.
+                    tracing::warn!(
+                        held_up_to = last.idx,
+                        handed_from = first.idx,
+                        "entries handed to the tile publisher go back before what it holds: dropping what it held"
+                    );
+                    let gone: usize = rows.drain(..).map(|r| row_bytes(&r)).sum();
+                    self.bytes.fetch_sub(gone, Ordering::Relaxed);
+                }
             }
+            rows.extend(batch);
         }
-        for row in rows {
-            let bytes = row_bytes(&row);
-            if held.bytes + bytes > HELD_BYTES {
-                held.dropped += 1;
-                continue;
-            }
-            held.bytes += bytes;
-            held.rows.push_back(row);
-        }
+        received
     }
 
     /// The rows of the entries from `first` to before `end`, if every one of them is held;
     /// what is held before `end` is given up either way (the publisher reads the database for
     /// a range it was not wholly handed).
     pub(crate) fn take(&self, first: i64, end: i64) -> Option<Vec<EntryRow>> {
-        let mut held = self.held();
+        let mut received = self.received();
         let mut taken = Vec::with_capacity(usize::try_from(end - first).unwrap_or(0));
-        while held.rows.front().is_some_and(|row| row.idx < end) {
-            let Some(row) = held.rows.pop_front() else {
+        let mut gone = 0;
+        while received.rows.front().is_some_and(|row| row.idx < end) {
+            let Some(row) = received.rows.pop_front() else {
                 break;
             };
-            held.bytes -= row_bytes(&row);
+            gone += row_bytes(&row);
             if row.idx >= first {
                 taken.push(row);
             }
         }
+        self.bytes.fetch_sub(gone, Ordering::Relaxed);
         let whole = taken.len() as i64 == end - first
             && taken
                 .iter()
@@ -107,8 +142,8 @@ impl Handoff {
 
     /// Entries held now, and entries not held since the start because of the bound.
     pub fn counts(&self) -> (usize, u64) {
-        let held = self.held();
-        (held.rows.len(), held.dropped)
+        let held = self.received().rows.len();
+        (held, self.dropped.load(Ordering::Relaxed))
     }
 }
 
@@ -202,7 +237,10 @@ mod tests {
     fn entries_past_the_bound_are_not_held() {
         let handoff = Handoff::new();
         let size = HELD_BYTES / 4 - ROW_OVERHEAD;
-        handoff.hand((0..6).map(|i| row(i, size)).collect());
+        // Batch by batch: a batch is held whole or not at all.
+        for i in 0..6 {
+            handoff.hand(vec![row(i, size)]);
+        }
         assert_eq!(handoff.counts(), (4, 2));
         // The range that reaches past what is held is read from the database.
         assert!(handoff.take(0, 6).is_none());
