@@ -110,15 +110,25 @@ fn leaf_hashes(conn: &mut PgConnection, tile: &Tile) -> Result<Vec<Hash>, Ledger
 /// The stored nodes of tree level `8 · level` a hash tile of that level holds.
 fn node_hashes(conn: &mut PgConnection, tile: &Tile, level: u8) -> Result<Vec<Hash>, LedgerError> {
     let (first, end) = position_bounds(tile)?;
+    let rows = stored_nodes(conn, level, first, end)?;
+    in_order(tile, first, rows, "node hash")
+}
+
+/// The stored nodes of tree level `8 · level` from index `first` to before `end`, in order.
+fn stored_nodes(
+    conn: &mut PgConnection,
+    level: u8,
+    first: i64,
+    end: i64,
+) -> Result<Vec<(i64, Vec<u8>)>, LedgerError> {
     let tree_level = i16::from(level) * TILE_HEIGHT as i16;
-    let rows: Vec<(i64, Vec<u8>)> = merkle_nodes::table
+    Ok(merkle_nodes::table
         .filter(merkle_nodes::level.eq(tree_level))
         .filter(merkle_nodes::idx.ge(first))
         .filter(merkle_nodes::idx.lt(end))
         .order(merkle_nodes::idx.asc())
         .select((merkle_nodes::idx, merkle_nodes::hash))
-        .load(conn)?;
-    in_order(tile, first, rows, "node hash")
+        .load(conn)?)
 }
 
 /// `rows` as the tile's hashes, each at its position: a missing one means the database lacks
@@ -525,13 +535,7 @@ pub(crate) fn bundle_roots(
         to_i64("tile", first.index)?,
         to_i64("tile", last.index + 1)?,
     );
-    let rows: Vec<(i64, Vec<u8>)> = merkle_nodes::table
-        .filter(merkle_nodes::level.eq(TILE_HEIGHT as i16))
-        .filter(merkle_nodes::idx.ge(first))
-        .filter(merkle_nodes::idx.lt(end))
-        .order(merkle_nodes::idx.asc())
-        .select((merkle_nodes::idx, merkle_nodes::hash))
-        .load(conn)?;
+    let rows = stored_nodes(conn, 1, first, end)?;
     let mut roots = Vec::with_capacity(bundles.len());
     for bundle in bundles {
         let at = to_i64("tile", bundle.index)?;

@@ -338,9 +338,7 @@ impl BundlesRead {
         }
         Ok(self.ahead.pop_front().map(|(_, read)| read))
     }
-}
 
-impl BundlesRead {
     /// The files of consecutive `bundles`: those handed over whole, and the others read from
     /// the database, each run of them in one query.
     fn read(
