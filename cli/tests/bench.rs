@@ -150,3 +150,32 @@ fn the_other_benchmarks_run_small_and_give_their_figures() {
     let adjudicate = figures(&site, "adjudicate --rounds 50");
     assert!(adjudicate["rounds_per_second"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn ingest_publishing_tiles_to_a_folder_keeps_it_and_refuses_one_not_empty() {
+    let site = Site::new();
+    let scratch = tempfile::tempdir().unwrap();
+    let folder = scratch.path().join("tiles");
+    let args = format!(
+        "ingest --rounds 100 --batch 50 --concurrency 2 --tables 2 --tiles --tiles-dir {}",
+        folder.display()
+    );
+    let ok = figures(&site, &args);
+    assert_eq!(ok["accepted_201"], 100, "{ok}");
+    // The folder is kept: its checkpoint is the size the figures give, every spin in it.
+    let size = ok["tiles_published_size"].as_u64().unwrap();
+    assert!(size >= 100, "{ok}");
+    let checkpoint = std::fs::read_to_string(folder.join("checkpoint")).unwrap();
+    assert_eq!(checkpoint.lines().nth(1), Some(size.to_string().as_str()));
+
+    // A folder holding anything is refused before anything runs.
+    let (code, stdout, last) = bench(&site, &args);
+    assert_ne!(code, Some(0), "{last}");
+    assert!(stdout.trim().is_empty(), "{stdout}");
+    assert!(
+        last.contains("--tiles-dir") && last.contains("not empty"),
+        "{last}"
+    );
+    let again = std::fs::read_to_string(folder.join("checkpoint")).unwrap();
+    assert_eq!(again, checkpoint);
+}

@@ -50,6 +50,12 @@ pub struct IngestArgs {
     /// `[tiles] publish_dir`: the cost of publishing.
     #[arg(long)]
     tiles: bool,
+    /// With `--tiles`: publish to this folder (new or empty) and keep it, instead of a temporary
+    /// folder removed after the run. `bench monitor ingest` keeps each run's folder until its
+    /// last run: removing thousands of files just before the next run would make that run's
+    /// publisher pay for it (see docs/PERFORMANCE.md).
+    #[arg(long, requires = "tiles")]
+    tiles_dir: Option<std::path::PathBuf>,
     /// Requests per second the started server allows each client address (`limits.address_rate`;
     /// default: the server's).
     #[arg(long, default_value_t = server::DEFAULT_ADDRESS_RATE.per_second)]
@@ -58,6 +64,44 @@ pub struct IngestArgs {
     /// default: the server's).
     #[arg(long, default_value_t = server::DEFAULT_ADDRESS_RATE.burst)]
     address_limit_burst: u32,
+}
+
+/// Where `--tiles` publishes.
+enum TilesFolder {
+    /// A temporary folder, removed after the run.
+    Temporary,
+    /// This folder, kept.
+    Kept(std::path::PathBuf),
+}
+
+impl TilesFolder {
+    /// Where `args` ask to publish, if they do; a folder to keep must be new or empty.
+    fn of(args: &IngestArgs) -> anyhow::Result<Option<TilesFolder>> {
+        if !args.tiles {
+            return Ok(None);
+        }
+        let Some(dir) = &args.tiles_dir else {
+            return Ok(Some(TilesFolder::Temporary));
+        };
+        let empty = match std::fs::read_dir(dir) {
+            Ok(mut entries) => entries.next().is_none(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+            Err(e) => anyhow::bail!("--tiles-dir {}: {e}", dir.display()),
+        };
+        anyhow::ensure!(empty, "--tiles-dir {}: not empty", dir.display());
+        Ok(Some(TilesFolder::Kept(dir.clone())))
+    }
+
+    /// The folder, and what removes it when dropped (a temporary one).
+    fn open(&self) -> anyhow::Result<(std::path::PathBuf, Option<tempfile::TempDir>)> {
+        match self {
+            TilesFolder::Temporary => {
+                let dir = tempfile::tempdir()?;
+                Ok((dir.path().to_path_buf(), Some(dir)))
+            }
+            TilesFolder::Kept(dir) => Ok((dir.clone(), None)),
+        }
+    }
 }
 
 /// The run `IngestArgs` ask for, checked.
@@ -69,7 +113,7 @@ struct Shape {
     /// One record per request, each table from its own address (else batches from a gateway).
     single: bool,
     witnesses: usize,
-    tiles: bool,
+    tiles: Option<TilesFolder>,
     address_rate: api::auth::RateLimit,
     /// The addresses requests are sent from (the tables are registered from 127.0.0.1).
     addresses: Vec<std::net::IpAddr>,
@@ -103,7 +147,7 @@ impl Shape {
             batch,
             single,
             witnesses: args.witnesses,
-            tiles: args.tiles,
+            tiles: TilesFolder::of(args)?,
             address_rate: api::auth::RateLimit {
                 per_second: args.address_limit_per_second,
                 burst: args.address_limit_burst,
@@ -187,7 +231,8 @@ struct Served {
     base: String,
     /// The folder the tiles are published to, and the publisher.
     tiles: Option<(
-        tempfile::TempDir,
+        std::path::PathBuf,
+        Option<tempfile::TempDir>,
         ledger::tile_publish::thread::TilePublishing,
     )>,
 }
@@ -247,6 +292,7 @@ impl Served {
         // As `serve` publishing tiles: the writer hands what it commits to the publisher.
         settings.tile_handoff = shape
             .tiles
+            .is_some()
             .then(|| std::sync::Arc::new(ledger::tile_publish::handoff::Handoff::new()));
         let admin = admin_key(&settings)?;
         let witnesses = LocalWitnesses::start(shape.witnesses, &settings.operator.verifier())?;
@@ -258,17 +304,18 @@ impl Served {
             state.metrics.clone(),
         )?;
         let progress_of_witnesses = state.witnesses.clone();
-        let tiles = if shape.tiles {
-            let dir = tempfile::tempdir()?;
-            let publisher = ledger::tile_publish::thread::spawn(
-                state.pool.clone(),
-                dir.path().into(),
-                settings.tile_handoff.clone(),
-                Box::new(|_| {}),
-            )?;
-            Some((dir, publisher))
-        } else {
-            None
+        let tiles = match &shape.tiles {
+            Some(folder) => {
+                let (dir, temporary) = folder.open()?;
+                let publisher = ledger::tile_publish::thread::spawn(
+                    state.pool.clone(),
+                    dir.clone(),
+                    settings.tile_handoff.clone(),
+                    Box::new(|_| {}),
+                )?;
+                Some((dir, temporary, publisher))
+            }
+            None => None,
         };
         let (tx, rx) = std::sync::mpsc::channel();
         let server_thread = std::thread::spawn(move || {
@@ -310,9 +357,9 @@ impl Served {
         runtime.block_on(self.handle.stop(true));
         let _ = self.server_thread.join();
         server::final_checkpoint(&self.settings)?;
-        let tiles = self.tiles.take().map(|(dir, publisher)| {
+        let tiles = self.tiles.take().map(|(dir, _temporary, publisher)| {
             publisher.stop();
-            std::fs::read_to_string(dir.path().join("checkpoint"))
+            std::fs::read_to_string(dir.join("checkpoint"))
                 .ok()
                 .and_then(|note| note.lines().nth(1)?.parse().ok())
         });

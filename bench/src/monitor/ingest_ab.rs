@@ -2,6 +2,7 @@
 //! ledger as tiles while it runs, as `serve` with `[tiles] publish_dir` does), alternated, each a
 //! child process of this binary with the same arguments: the medians and their difference.
 
+use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 
 use anyhow::{anyhow, Context as _};
@@ -26,8 +27,8 @@ pub struct IngestAbArgs {
     concurrency: usize,
 }
 
-/// One `dozor bench ingest` run: its figures.
-fn run_once(args: &IngestAbArgs, tiles: bool) -> anyhow::Result<Value> {
+/// One `dozor bench ingest` run, publishing to `tiles` if given: its figures.
+fn run_once(args: &IngestAbArgs, tiles: Option<&Path>) -> anyhow::Result<Value> {
     let mut command = Command::new(std::env::current_exe()?);
     command.args(["bench", "ingest", "--rounds"]);
     command.arg(args.rounds.to_string());
@@ -35,8 +36,8 @@ fn run_once(args: &IngestAbArgs, tiles: bool) -> anyhow::Result<Value> {
     command
         .arg("--concurrency")
         .arg(args.concurrency.to_string());
-    if tiles {
-        command.arg("--tiles");
+    if let Some(dir) = tiles {
+        command.arg("--tiles").arg("--tiles-dir").arg(dir);
     }
     let out = command
         .stdin(Stdio::null())
@@ -53,7 +54,7 @@ fn run_once(args: &IngestAbArgs, tiles: bool) -> anyhow::Result<Value> {
     expect_result(out.status.success(), || {
         format!(
             "bench ingest{} exited ({}): {last}",
-            if tiles { " --tiles" } else { "" },
+            if tiles.is_some() { " --tiles" } else { "" },
             out.status
         )
     })?;
@@ -64,6 +65,10 @@ pub fn ingest_ab(args: &IngestAbArgs) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(args.runs > 0, "--runs must be positive");
     let (mut without, mut with) = (Vec::new(), Vec::new());
     let mut published = Vec::new();
+    // Each run's folder is kept until the last run: removing thousands of files just before
+    // a run makes its publisher skip their inodes at each file it creates (ext4 without a
+    // journal), a cost a serving log, which never removes a full tile, does not have.
+    let folders = tempfile::tempdir()?;
     for run in 0..args.runs {
         for tiles in [false, true] {
             eprintln!(
@@ -72,7 +77,8 @@ pub fn ingest_ab(args: &IngestAbArgs) -> anyhow::Result<ExitCode> {
                 args.runs,
                 if tiles { " --tiles" } else { "" }
             );
-            let figures = run_once(args, tiles)?;
+            let folder = folders.path().join(format!("run-{run}"));
+            let figures = run_once(args, tiles.then_some(folder.as_path()))?;
             let rate = figures["spins_per_second"]
                 .as_f64()
                 .ok_or_else(|| anyhow!("bench ingest gave no spins_per_second: {figures}"))?;

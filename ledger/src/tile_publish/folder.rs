@@ -113,6 +113,7 @@ impl Folder {
         bytes: &[u8],
     ) -> Result<tempfile::NamedTempFile, PublishError> {
         let dir = path.parent().unwrap_or(&self.root).to_path_buf();
+        self.touch_parents_of_missing(&dir);
         fs::create_dir_all(&dir).map_err(io_error(&dir))?;
         let mut file = tempfile::Builder::new()
             .prefix(TEMPORARY)
@@ -207,23 +208,24 @@ impl Folder {
         Ok(())
     }
 
-    /// Flushes every folder whose entries changed to disk: the files written so far are there
-    /// after a crash.
+    /// Marks as touched the parent of each folder on the way to `dir` that is not there yet: a
+    /// folder created is an entry of its parent. Folders already there are not flushed again,
+    /// since each flush of a folder is a flush of the disk that PostgreSQL's commits wait behind.
+    fn touch_parents_of_missing(&mut self, dir: &Path) {
+        let mut missing = Some(dir);
+        while let Some(folder) = missing.filter(|d| d.starts_with(&self.root) && !d.is_dir()) {
+            missing = folder.parent();
+            if let Some(parent) = missing {
+                self.touched.insert(parent.to_path_buf());
+            }
+        }
+    }
+
+    /// Flushes every folder whose entries changed to disk, each once: the files written so far
+    /// are there after a crash.
     pub fn sync(&mut self) -> Result<(), PublishError> {
         for dir in std::mem::take(&mut self.touched) {
             sync_dir(&dir)?;
-            // A folder created for this publication is an entry of its parent.
-            let mut parent = dir.parent();
-            while let Some(p) = parent {
-                if !p.starts_with(&self.root) {
-                    break;
-                }
-                sync_dir(p)?;
-                if p == self.root {
-                    break;
-                }
-                parent = p.parent();
-            }
         }
         Ok(())
     }
