@@ -242,7 +242,7 @@ pub fn verify_consistency(
 
 /// Perfect-subtree nodes that become complete when leaves are appended, kept as the "right
 /// frontier" of the tree (one pending left sibling per level).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Frontier {
     size: u64,
     /// `pending[level]`: the complete left subtree at that level waiting for its right sibling.

@@ -14,7 +14,7 @@ use rules::TableLimits;
 use crate::access::{FindingState, Role};
 
 /// Record types of registry events; table keys may not sign these.
-pub const REGISTRY_TYPES: [&str; 12] = [
+pub const REGISTRY_TYPES: [&str; 13] = [
     "table_registered",
     "table_limits_set",
     "table_key_added",
@@ -27,6 +27,7 @@ pub const REGISTRY_TYPES: [&str; 12] = [
     "log_rotated",
     "rollback_accepted",
     "range_archived",
+    "ledger_verified",
 ];
 
 pub fn is_registry_type(record_type: &str) -> bool {
@@ -244,6 +245,60 @@ pub enum RegistryEvent {
         /// Who archived it: `cli:<user>` (only the command line can).
         actor: String,
     },
+    /// The operator's own check of the ledger in its database (a verification mark): entries
+    /// `[from, to)` were checked (each hash, link and signature, each round judged again, the
+    /// rows and tree nodes derived from them), `to` the size of a signed checkpoint. An
+    /// incremental check starts where the last passing one ended; a full walk at the first
+    /// entry the database holds.
+    LedgerVerified {
+        previous: Option<u64>,
+        scope: VerificationScope,
+        from: u64,
+        to: u64,
+        /// The root of the tree of the first `to` entries (lower-case hex).
+        root: String,
+        /// The roots of the perfect subtrees that make up that tree, largest first (lower-case
+        /// hex): where the next incremental check goes on from, with no stored node trusted.
+        frontier: Vec<String>,
+        /// The leaf hash of entry `to - 1` (lower-case hex): the `prev_hash` of entry `to`.
+        last_leaf_hash: String,
+        /// What was checked, by name (docs/VERIFY.md).
+        checks: Vec<String>,
+        /// The first failure, if any: the check passed when there is none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failure: Option<VerificationFailure>,
+        started_at: String,
+        finished_at: String,
+        /// Who ran it: `cli:<user>`, or `server:nightly` (the server's nightly job).
+        actor: String,
+    },
+}
+
+/// Which entries a verification mark covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerificationScope {
+    /// What was appended since the last passing check.
+    Incremental,
+    /// Every entry the database holds.
+    Full,
+}
+
+impl VerificationScope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerificationScope::Incremental => "incremental",
+            VerificationScope::Full => "full",
+        }
+    }
+}
+
+/// The first failure a verification found: the entry and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerificationFailure {
+    pub index: u64,
+    pub reason: String,
 }
 
 /// A signed checkpoint a restore lost: its size and root (lower-case hex).
@@ -298,6 +353,7 @@ impl RegistryEvent {
             RegistryEvent::LogRotated { .. } => "log_rotated",
             RegistryEvent::RollbackAccepted { .. } => "rollback_accepted",
             RegistryEvent::RangeArchived { .. } => "range_archived",
+            RegistryEvent::LedgerVerified { .. } => "ledger_verified",
         }
     }
 
@@ -315,7 +371,8 @@ impl RegistryEvent {
             | RegistryEvent::PackageDelivery { .. }
             | RegistryEvent::LogRotated { .. }
             | RegistryEvent::RollbackAccepted { .. }
-            | RegistryEvent::RangeArchived { .. } => None,
+            | RegistryEvent::RangeArchived { .. }
+            | RegistryEvent::LedgerVerified { .. } => None,
         }
     }
 
@@ -332,7 +389,8 @@ impl RegistryEvent {
             | RegistryEvent::PackageDelivery { previous, .. }
             | RegistryEvent::LogRotated { previous, .. }
             | RegistryEvent::RollbackAccepted { previous, .. }
-            | RegistryEvent::RangeArchived { previous, .. } => *previous,
+            | RegistryEvent::RangeArchived { previous, .. }
+            | RegistryEvent::LedgerVerified { previous, .. } => *previous,
         }
     }
 

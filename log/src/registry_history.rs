@@ -13,6 +13,7 @@ pub(crate) mod resolutions;
 pub(crate) mod rollbacks;
 pub(crate) mod rotation;
 pub(crate) mod tables;
+pub(crate) mod verifications;
 
 pub use actors::{cli_actor, PUBLISHERS, TABLE_KEEPERS};
 pub use api_keys::{
@@ -25,6 +26,7 @@ pub use rotation::Rotation;
 pub use tables::{
     HistoricKey, PostedLimits, RegisteredTable, Revocation, LIMITS_BACKDATING_SECONDS,
 };
+pub use verifications::VerificationMark;
 
 /// The key id of the operator key that signs the registry events of the tests.
 #[cfg(test)]

@@ -34,7 +34,8 @@ pub(super) fn actor_of(event: &RegistryEvent) -> Option<(&str, ActorRule)> {
         | RegistryEvent::PackageDelivery { .. }
         | RegistryEvent::LogRotated { .. }
         | RegistryEvent::RollbackAccepted { .. }
-        | RegistryEvent::RangeArchived { .. } => None,
+        | RegistryEvent::RangeArchived { .. }
+        | RegistryEvent::LedgerVerified { .. } => None,
     }
 }
 

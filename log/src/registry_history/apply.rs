@@ -10,6 +10,7 @@ use super::rotation::Rotation;
 use super::tables::{
     HistoricKey, PostedLimits, RegisteredTable, Revocation, LIMITS_BACKDATING_SECONDS,
 };
+use super::verifications::VerificationMark;
 use crate::entry::parse_ledger_time;
 use crate::keys::{key_id, parse_public_key};
 use crate::registry_event::RegistryEvent;
@@ -118,6 +119,15 @@ impl RegistryHistory {
             RegistryEvent::RollbackAccepted { .. } => {
                 self.rollbacks
                     .push(AcceptedRollback::from_event(index, event)?);
+            }
+            RegistryEvent::LedgerVerified { .. } => {
+                let mark = VerificationMark::from_event(
+                    index,
+                    event,
+                    self.verified_to(),
+                    self.archived_below(),
+                )?;
+                self.verifications.push(mark);
             }
             RegistryEvent::RangeArchived { .. } => {
                 let from = self.archived_below();

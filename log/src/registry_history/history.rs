@@ -8,6 +8,7 @@ use super::resolutions::Resolutions;
 use super::rollbacks::{AcceptedRollback, ArchivedRange};
 use super::rotation::Rotation;
 use super::tables::{HistoricKey, RegisteredTable};
+use super::verifications::VerificationMark;
 use crate::checkpoint::NoteVerifier;
 use crate::entry::KeyWindow;
 use crate::merkle::Hash;
@@ -26,6 +27,7 @@ pub struct RegistryHistory {
     pub(super) rotations: Vec<Rotation>,
     pub(super) rollbacks: Vec<AcceptedRollback>,
     pub(super) archived: Vec<ArchivedRange>,
+    pub(super) verifications: Vec<VerificationMark>,
     pub(super) last_event: Option<u64>,
 }
 
@@ -43,6 +45,26 @@ impl RegistryHistory {
     /// The entries below this index have left the database (0: none have).
     pub fn archived_below(&self) -> u64 {
         self.archived.last().map_or(0, |a| a.to)
+    }
+
+    /// The operator's checks of its ledger (verification marks), in ledger order.
+    pub fn verification_marks(&self) -> &[VerificationMark] {
+        &self.verifications
+    }
+
+    /// The passing check that reached furthest (the later of two that reached as far): where
+    /// the next incremental check goes on from.
+    pub fn last_verified(&self) -> Option<&VerificationMark> {
+        self.verifications
+            .iter()
+            .filter(|m| m.passed())
+            .max_by_key(|m| (m.to, m.index))
+    }
+
+    /// Where the next incremental check starts: the end of the furthest passing check, else the
+    /// first entry the database holds.
+    pub fn verified_to(&self) -> u64 {
+        self.last_verified().map_or(self.archived_below(), |m| m.to)
     }
 
     /// Whether the signed checkpoint of `size` entries with `root` was lost in a rollback the

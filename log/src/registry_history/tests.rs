@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use ed25519_dalek::SigningKey;
 
 mod log_keeping;
+mod verification_marks;
 
 /// The steps a test takes on a history: each event received at [`at0`], signed by the operator.
 trait Steps {

@@ -1,0 +1,165 @@
+//! The operator's checks of its own ledger (`ledger_verified` events, verification marks): what
+//! each covered and found, and where the next incremental check starts.
+
+use super::api_keys::{CLI_ACTOR, SCHEDULER_ACTOR};
+use crate::merkle::{Frontier, Hash};
+use crate::registry_event::{RegistryEvent, VerificationFailure, VerificationScope};
+
+/// A verification mark as the ledger records it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct VerificationMark {
+    /// The event's ledger index.
+    pub index: u64,
+    pub scope: VerificationScope,
+    pub from: u64,
+    pub to: u64,
+    /// The root of the tree of `to` entries (lower-case hex).
+    pub root: String,
+    /// The tree of `to` entries as its perfect subtrees, and the leaf hash of entry `to - 1`.
+    #[serde(skip)]
+    pub frontier: Frontier,
+    #[serde(skip)]
+    pub last_leaf_hash: Hash,
+    pub checks: Vec<String>,
+    pub failure: Option<VerificationFailure>,
+    pub started_at: String,
+    pub finished_at: String,
+    pub actor: String,
+}
+
+impl VerificationMark {
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+
+    /// The root of the tree of `to` entries.
+    pub fn root_hash(&self) -> Hash {
+        self.frontier.root()
+    }
+
+    /// One line for a person.
+    pub fn describe(&self) -> String {
+        let result = match &self.failure {
+            None => "passed".to_owned(),
+            Some(f) => format!("FAILED at index {}: {}", f.index, f.reason),
+        };
+        format!(
+            "{} verification of entries {}..{} (mark at index {}, {} – {}, by {}): {result}",
+            self.scope.as_str(),
+            self.from,
+            self.to,
+            self.index,
+            self.started_at,
+            self.finished_at,
+            self.actor
+        )
+    }
+
+    /// Checks a `ledger_verified` event found at ledger `index`, `verified_to` where the last
+    /// passing mark before it ended (0 for none) and `first_held` the first entry the database
+    /// held (past the archived ranges): the mark it records.
+    pub fn from_event(
+        index: u64,
+        event: &RegistryEvent,
+        verified_to: u64,
+        first_held: u64,
+    ) -> Result<VerificationMark, String> {
+        let RegistryEvent::LedgerVerified {
+            scope,
+            from,
+            to,
+            root,
+            frontier,
+            last_leaf_hash,
+            checks,
+            failure,
+            started_at,
+            finished_at,
+            actor,
+            ..
+        } = event
+        else {
+            return Err(format!("registry event {index} is not a verification mark"));
+        };
+        let what = format!("the verification mark at index {index}");
+        if !(from < to && *to <= index) {
+            return Err(format!(
+                "{what} covers [{from}, {to}): it must be entries before the mark"
+            ));
+        }
+        let expected_from = match scope {
+            VerificationScope::Incremental => verified_to,
+            VerificationScope::Full => first_held,
+        };
+        if *from != expected_from {
+            return Err(format!(
+                "{what} is {} from entry {from}; it must start at {expected_from} ({})",
+                scope.as_str(),
+                match scope {
+                    VerificationScope::Incremental => "where the last passing check ended",
+                    VerificationScope::Full => "the first entry the database holds",
+                }
+            ));
+        }
+        if *actor != SCHEDULER_ACTOR && !actor.starts_with(CLI_ACTOR) {
+            return Err(format!(
+                "{what} is recorded for `{actor}`: only the command line or the nightly job verifies"
+            ));
+        }
+        if checks.is_empty() {
+            return Err(format!("{what} names no check"));
+        }
+        if let Some(f) = failure {
+            if f.index < *from || f.index > *to || f.reason.trim().is_empty() {
+                return Err(format!(
+                    "{what}: its failure must name an entry it covers and why"
+                ));
+            }
+        }
+        let roots = frontier
+            .iter()
+            .map(|h| {
+                parse_hash(h)
+                    .ok_or_else(|| format!("{what}: a subtree root is not lower-case hex SHA-256"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let tree = Frontier::from_subtree_roots(*to, &roots).ok_or_else(|| {
+            format!(
+                "{what} names {} subtree roots; a tree of {to} entries has {}",
+                roots.len(),
+                to.count_ones()
+            )
+        })?;
+        if parse_hash(root) != Some(tree.root()) {
+            return Err(format!("{what}: its subtree roots do not make its root"));
+        }
+        let last_leaf_hash = parse_hash(last_leaf_hash)
+            .ok_or_else(|| format!("{what}: last_leaf_hash is not lower-case hex SHA-256"))?;
+        for (time, field) in [(started_at, "started_at"), (finished_at, "finished_at")] {
+            chrono::DateTime::parse_from_rfc3339(time)
+                .map_err(|_| format!("{what}: {field} is not an RFC 3339 time"))?;
+        }
+        Ok(VerificationMark {
+            index,
+            scope: *scope,
+            from: *from,
+            to: *to,
+            root: root.clone(),
+            frontier: tree,
+            last_leaf_hash,
+            checks: checks.clone(),
+            failure: failure.clone(),
+            started_at: started_at.clone(),
+            finished_at: finished_at.clone(),
+            actor: actor.clone(),
+        })
+    }
+}
+
+/// 32 bytes written as lower-case hex.
+fn parse_hash(text: &str) -> Option<Hash> {
+    if text.len() != 64 || !text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return None;
+    }
+    hex::decode(text).ok()?.try_into().ok()
+}
