@@ -255,16 +255,12 @@ pub enum RegistryEvent {
         scope: VerificationScope,
         from: u64,
         to: u64,
-        /// The root of the tree of the first `to` entries (lower-case hex).
-        root: String,
-        /// The roots of the perfect subtrees that make up that tree, largest first (lower-case
-        /// hex): where the next incremental check goes on from, with no stored node trusted.
-        frontier: Vec<String>,
-        /// The leaf hash of entry `to - 1` (lower-case hex): the `prev_hash` of entry `to`.
-        last_leaf_hash: String,
         /// What was checked, by name (docs/VERIFY.md).
         checks: Vec<String>,
-        /// The first failure, if any: the check passed when there is none.
+        /// The tree a passing check found: present exactly when there is no failure.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        verified: Option<VerifiedTree>,
+        /// The first failure a failing check found.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         failure: Option<VerificationFailure>,
         started_at: String,
@@ -291,6 +287,19 @@ impl VerificationScope {
             VerificationScope::Full => "full",
         }
     }
+}
+
+/// The tree of the first `to` entries as a passing check found it: where the next incremental
+/// check goes on from, with no stored node or row of the verified range trusted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifiedTree {
+    /// The tree's root (lower-case hex).
+    pub root: String,
+    /// The roots of the perfect subtrees that make it up, largest first (lower-case hex).
+    pub frontier: Vec<String>,
+    /// The leaf hash of entry `to - 1` (lower-case hex): the `prev_hash` of entry `to`.
+    pub last_leaf_hash: String,
 }
 
 /// The first failure a verification found: the entry and why.

@@ -54,7 +54,7 @@ pub struct VerifyReport {
 
 /// The registry events, in ledger order: each signed by an operator key, each consistent with
 /// those before it. Which key was valid for each record follows from them alone.
-fn registry_history(
+pub(super) fn registry_history(
     conn: &mut PgConnection,
     operators: &HashMap<String, VerifyingKey>,
 ) -> Result<Result<(RegistryHistory, HashSet<u64>), VerifyFailure>, LedgerError> {
@@ -319,13 +319,14 @@ fn walk_archived_ranges(
         index,
         prev_hash,
         frontier,
+        until: None,
     })
 }
 
 /// How many rounds share their id with an earlier round of their table; a round whose id the
 /// stored rows do not keep and that shares it with none is the first failure, unless `failure`
 /// came before it.
-fn rounds_sharing_an_id(
+pub(super) fn rounds_sharing_an_id(
     conn: &mut PgConnection,
     unkept_ids: Vec<(u64, UnkeptRoundId)>,
     failure: Option<VerifyFailure>,
@@ -367,7 +368,7 @@ fn tree_complete(
 
 /// The access tables say what the ledger says, and every resolved finding is a finding (found
 /// again by re-adjudicating its round): how many resolved findings were.
-fn compare_tables(
+pub(super) fn compare_tables(
     conn: &mut PgConnection,
     history: &RegistryHistory,
     size: u64,

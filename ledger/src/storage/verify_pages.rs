@@ -51,11 +51,13 @@ pub(super) struct Context<'a> {
     pub signatures: SignatureCheck,
 }
 
-/// Where the walk of the entries starts: after the archived ranges, if any.
+/// Where the walk of the entries starts (after the archived ranges, if any, or where the last
+/// check ended), and before which entry it ends (`None`: after the last one stored).
 pub(super) struct Start {
     pub index: u64,
     pub prev_hash: Hash,
     pub frontier: Frontier,
+    pub until: Option<u64>,
 }
 
 /// How the walk of the entries ended.
@@ -63,6 +65,8 @@ pub(super) struct Walked {
     /// Entries walked (the index of the first failing one, on failure).
     pub entries: u64,
     pub prev_hash: Hash,
+    /// The tree of the entries walked (of those before the failure, on failure).
+    pub frontier: Frontier,
     pub rounds_readjudicated: u64,
     /// Rounds whose id the stored rows do not keep for them, with their index, in order: each
     /// shares its id with an earlier round, or is the first failure.
@@ -80,9 +84,16 @@ struct Page {
 }
 
 impl Page {
-    fn read(conn: &mut PgConnection, first: u64, size: usize) -> Result<Self, LedgerError> {
+    fn read(
+        conn: &mut PgConnection,
+        first: u64,
+        size: usize,
+        until: Option<u64>,
+    ) -> Result<Self, LedgerError> {
+        let until = until.map_or(i64::MAX, |u| i64::try_from(u).unwrap_or(i64::MAX));
         let rows: Vec<LedgerRow> = ledger_entries::table
             .filter(ledger_entries::idx.ge(first as i64))
+            .filter(ledger_entries::idx.lt(until))
             .order(ledger_entries::idx.asc())
             .limit(size as i64)
             .select(LedgerRow::as_select())
@@ -105,17 +116,17 @@ impl Page {
     }
 }
 
-/// The pages from `from` on, in order, until the entries end or reading fails (the error is
-/// the last item).
+/// The pages from `from` on (before `until`), in order, until the entries end or reading fails
+/// (the error is the last item).
 fn pages(
     conn: &mut PgConnection,
-    from: u64,
+    (from, until): (u64, Option<u64>),
     size: usize,
 ) -> impl Iterator<Item = Result<Page, LedgerError>> + '_ {
     let mut next = Some(from);
     std::iter::from_fn(move || {
         let at = next.take()?;
-        match Page::read(conn, at, size.max(1)) {
+        match Page::read(conn, at, size.max(1), until) {
             Ok(page) if page.rows.is_empty() => None,
             Ok(page) => {
                 next = Some(at + page.rows.len() as u64);
@@ -133,18 +144,18 @@ pub(super) fn read_only(
     from: u64,
     size: usize,
 ) -> Result<u64, LedgerError> {
-    pages(conn, from, size).try_fold(0, |read, page| Ok(read + page?.rows.len() as u64))
+    pages(conn, (from, None), size).try_fold(0, |read, page| Ok(read + page?.rows.len() as u64))
 }
 
 /// Reads pages from `from` on and sends them, until the entries end, reading fails or the
 /// pages are no longer wanted (the sender dropped at the end tells the receiver).
 fn read_pages(
     conn: &mut PgConnection,
-    from: u64,
+    span: (u64, Option<u64>),
     size: usize,
     sender: &SyncSender<Result<Page, LedgerError>>,
 ) {
-    for page in pages(conn, from, size) {
+    for page in pages(conn, span, size) {
         if sender.send(page).is_err() {
             return;
         }
@@ -449,8 +460,8 @@ pub(super) fn walk_entries(
     let (send, received) = sync_channel(1);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let outcome = std::thread::scope(|scope| {
-        let from = start.index;
-        scope.spawn(move || read_pages(conn, from, paging.page.max(1), &send));
+        let span = (start.index, start.until);
+        scope.spawn(move || read_pages(conn, span, paging.page.max(1), &send));
         let work = |job: Job| match job {
             Job::Failed(e) => Err(e),
             Job::Check { page, rows, last } => {
@@ -488,6 +499,7 @@ pub(super) fn walk_entries(
             .as_ref()
             .map_or(chain.next, |f| f.index.min(chain.next)),
         prev_hash: chain.prev_hash,
+        frontier: chain.frontier,
         rounds_readjudicated: chain.rounds_readjudicated,
         unkept_ids: chain.unkept_ids,
         failure,

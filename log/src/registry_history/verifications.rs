@@ -3,7 +3,7 @@
 
 use super::api_keys::{CLI_ACTOR, SCHEDULER_ACTOR};
 use crate::merkle::{Frontier, Hash};
-use crate::registry_event::{RegistryEvent, VerificationFailure, VerificationScope};
+use crate::registry_event::{RegistryEvent, VerificationFailure, VerificationScope, VerifiedTree};
 
 /// A verification mark as the ledger records it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -13,13 +13,11 @@ pub struct VerificationMark {
     pub scope: VerificationScope,
     pub from: u64,
     pub to: u64,
-    /// The root of the tree of `to` entries (lower-case hex).
-    pub root: String,
-    /// The tree of `to` entries as its perfect subtrees, and the leaf hash of entry `to - 1`.
+    /// The root of the tree of `to` entries (lower-case hex), as a passing check found it.
+    pub root: Option<String>,
+    /// That tree as its perfect subtrees, and the leaf hash of entry `to - 1`.
     #[serde(skip)]
-    pub frontier: Frontier,
-    #[serde(skip)]
-    pub last_leaf_hash: Hash,
+    pub end: Option<(Frontier, Hash)>,
     pub checks: Vec<String>,
     pub failure: Option<VerificationFailure>,
     pub started_at: String,
@@ -30,11 +28,6 @@ pub struct VerificationMark {
 impl VerificationMark {
     pub fn passed(&self) -> bool {
         self.failure.is_none()
-    }
-
-    /// The root of the tree of `to` entries.
-    pub fn root_hash(&self) -> Hash {
-        self.frontier.root()
     }
 
     /// One line for a person.
@@ -68,10 +61,8 @@ impl VerificationMark {
             scope,
             from,
             to,
-            root,
-            frontier,
-            last_leaf_hash,
             checks,
+            verified,
             failure,
             started_at,
             finished_at,
@@ -109,32 +100,24 @@ impl VerificationMark {
         if checks.is_empty() {
             return Err(format!("{what} names no check"));
         }
-        if let Some(f) = failure {
-            if f.index < *from || f.index > *to || f.reason.trim().is_empty() {
+        let end = match (verified, failure) {
+            (Some(tree), None) => Some(verified_end(&what, *to, tree)?),
+            (None, Some(f))
+                if f.index >= *from && f.index <= *to && !f.reason.trim().is_empty() =>
+            {
+                None
+            }
+            (None, Some(_)) => {
                 return Err(format!(
                     "{what}: its failure must name an entry it covers and why"
-                ));
+                ))
             }
-        }
-        let roots = frontier
-            .iter()
-            .map(|h| {
-                parse_hash(h)
-                    .ok_or_else(|| format!("{what}: a subtree root is not lower-case hex SHA-256"))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let tree = Frontier::from_subtree_roots(*to, &roots).ok_or_else(|| {
-            format!(
-                "{what} names {} subtree roots; a tree of {to} entries has {}",
-                roots.len(),
-                to.count_ones()
-            )
-        })?;
-        if parse_hash(root) != Some(tree.root()) {
-            return Err(format!("{what}: its subtree roots do not make its root"));
-        }
-        let last_leaf_hash = parse_hash(last_leaf_hash)
-            .ok_or_else(|| format!("{what}: last_leaf_hash is not lower-case hex SHA-256"))?;
+            _ => {
+                return Err(format!(
+                    "{what} must give either the tree it verified or its failure"
+                ))
+            }
+        };
         for (time, field) in [(started_at, "started_at"), (finished_at, "finished_at")] {
             chrono::DateTime::parse_from_rfc3339(time)
                 .map_err(|_| format!("{what}: {field} is not an RFC 3339 time"))?;
@@ -144,9 +127,8 @@ impl VerificationMark {
             scope: *scope,
             from: *from,
             to: *to,
-            root: root.clone(),
-            frontier: tree,
-            last_leaf_hash,
+            root: verified.as_ref().map(|t| t.root.clone()),
+            end,
             checks: checks.clone(),
             failure: failure.clone(),
             started_at: started_at.clone(),
@@ -154,6 +136,31 @@ impl VerificationMark {
             actor: actor.clone(),
         })
     }
+}
+
+/// The tree a passing mark verified, checked: its subtree roots make its root.
+fn verified_end(what: &str, to: u64, tree: &VerifiedTree) -> Result<(Frontier, Hash), String> {
+    let roots = tree
+        .frontier
+        .iter()
+        .map(|h| {
+            parse_hash(h)
+                .ok_or_else(|| format!("{what}: a subtree root is not lower-case hex SHA-256"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let frontier = Frontier::from_subtree_roots(to, &roots).ok_or_else(|| {
+        format!(
+            "{what} names {} subtree roots; a tree of {to} entries has {}",
+            roots.len(),
+            to.count_ones()
+        )
+    })?;
+    if parse_hash(&tree.root) != Some(frontier.root()) {
+        return Err(format!("{what}: its subtree roots do not make its root"));
+    }
+    let last_leaf_hash = parse_hash(&tree.last_leaf_hash)
+        .ok_or_else(|| format!("{what}: last_leaf_hash is not lower-case hex SHA-256"))?;
+    Ok((frontier, last_leaf_hash))
 }
 
 /// 32 bytes written as lower-case hex.

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::merkle::{Frontier, MemoryTree};
-use crate::registry_event::{VerificationFailure, VerificationScope};
+use crate::registry_event::{VerificationFailure, VerificationScope, VerifiedTree};
 
 /// The leaves of a ledger of `n` entries (any distinct hashes do for the tree).
 fn tree(n: u8) -> MemoryTree {
@@ -20,15 +20,18 @@ fn mark(
     failure: Option<VerificationFailure>,
 ) -> RegistryEvent {
     let frontier = Frontier::at(&tree(40), to).unwrap();
+    let verified = failure.is_none().then(|| VerifiedTree {
+        root: hex::encode(frontier.root()),
+        frontier: frontier.subtree_roots().iter().map(hex::encode).collect(),
+        last_leaf_hash: hex::encode([(to - 1) as u8; 32]),
+    });
     RegistryEvent::LedgerVerified {
         previous: Some(previous),
         scope,
         from,
         to,
-        root: hex::encode(frontier.root()),
-        frontier: frontier.subtree_roots().iter().map(hex::encode).collect(),
-        last_leaf_hash: hex::encode([(to - 1) as u8; 32]),
         checks: vec!["hashes".into(), "signatures".into()],
+        verified,
         failure,
         started_at: "2026-11-21T03:00:00.000000Z".into(),
         finished_at: "2026-11-21T03:00:09.000000Z".into(),
@@ -77,11 +80,10 @@ fn an_incremental_check_goes_on_from_the_last_passing_one() {
     );
     let last = history.last_verified().unwrap();
     assert_eq!((last.index, last.from, last.to), (30, 0, 30));
-    assert_eq!(
-        last.root_hash(),
-        Frontier::at(&tree(40), 30).unwrap().root()
-    );
-    assert_eq!(last.last_leaf_hash, [29; 32]);
+    let (frontier, last_leaf_hash) = last.end.clone().unwrap();
+    assert_eq!(frontier.root(), Frontier::at(&tree(40), 30).unwrap().root());
+    assert_eq!(frontier.size(), 30);
+    assert_eq!(last_leaf_hash, [29; 32]);
 }
 
 #[test]
@@ -91,15 +93,23 @@ fn a_mark_is_refused_unless_its_subtree_roots_make_its_root_and_a_verifier_signe
     let good = mark(0, VerificationScope::Incremental, (0, 13), "cli:root", None);
     // 13 = 8 + 4 + 1: three subtree roots; one dropped, or another root, is refused.
     let mut fewer = good.clone();
-    if let RegistryEvent::LedgerVerified { frontier, .. } = &mut fewer {
-        assert_eq!(frontier.len(), 3);
-        frontier.pop();
+    if let RegistryEvent::LedgerVerified {
+        verified: Some(tree),
+        ..
+    } = &mut fewer
+    {
+        assert_eq!(tree.frontier.len(), 3);
+        tree.frontier.pop();
     }
     let err = history.refused(13, &fewer);
     assert!(err.contains("a tree of 13 entries has 3"), "{err}");
     let mut other_root = good.clone();
-    if let RegistryEvent::LedgerVerified { root, .. } = &mut other_root {
-        *root = hex::encode([7u8; 32]);
+    if let RegistryEvent::LedgerVerified {
+        verified: Some(tree),
+        ..
+    } = &mut other_root
+    {
+        tree.root = hex::encode([7u8; 32]);
     }
     let err = history.refused(13, &other_root);
     assert!(err.contains("do not make its root"), "{err}");
@@ -126,6 +136,16 @@ fn a_mark_is_refused_unless_its_subtree_roots_make_its_root_and_a_verifier_signe
         ),
     );
     assert!(err.contains("an entry it covers"), "{err}");
+    // A passing check gives the tree it verified; a failing one does not.
+    let mut neither = good.clone();
+    if let RegistryEvent::LedgerVerified { verified, .. } = &mut neither {
+        *verified = None;
+    }
+    let err = history.refused(13, &neither);
+    assert!(
+        err.contains("either the tree it verified or its failure"),
+        "{err}"
+    );
     history.applied(13, &good);
     assert_eq!(history.verified_to(), 13);
 }
