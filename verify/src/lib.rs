@@ -152,6 +152,7 @@ pub fn verify_export(
             .iter()
             .map(|r| r.notice())
             .collect(),
+        verification_marks: registry.history.verification_marks().to_vec(),
         ministry_packages: registry
             .history
             .published_under(crate::format::SEALED_PREFIX)

@@ -44,6 +44,9 @@ pub struct InspectionReport {
     /// Restores to an earlier point the operator accepted (in the registry up to the latest
     /// checkpoint): what each lost.
     pub accepted_rollbacks: Vec<dozor_log::registry_history::RollbackNotice>,
+    /// The operator's own checks of its ledger (verification marks, in the registry up to the
+    /// latest checkpoint), each checked as a registry event: what each covered and found.
+    pub verification_marks: Vec<dozor_log::registry_history::VerificationMark>,
 }
 
 /// A Ministry package's seal: its name, the ledger index of the seal and the ZIP's SHA-256.

@@ -54,6 +54,17 @@ pub struct VerifyArgs {
     /// the walk meets with its root. Default: all the keys given.
     #[arg(long)]
     quorum: Option<usize>,
+    /// Database only: check what was appended since the last passing check, up to the latest
+    /// signed checkpoint, and record the result in the ledger as an operator-signed
+    /// verification mark (the first one walks the whole ledger); what the nightly job runs
+    /// (docs/VERIFY.md).
+    #[arg(long, conflicts_with_all = ["dir", "pin", "witness_keys", "quorum"])]
+    since_last: bool,
+    /// With `--since-last`: where the last mark recorded is kept outside the database, so that
+    /// a restore of the database to before it is named (default: `verification-mark.json` in
+    /// the data directory).
+    #[arg(long, requires = "since_last")]
+    mark_file: Option<PathBuf>,
 }
 
 impl VerifyArgs {
@@ -108,6 +119,14 @@ pub(super) fn verifier_keys(keys: &[String]) -> anyhow::Result<Vec<NoteVerifier>
 pub fn run(global: &DatabaseChoice, args: VerifyArgs) -> anyhow::Result<ExitCode> {
     match &args.dir {
         Some(dir) => offline(dir, &args),
+        None if args.since_last => super::verify_since::run(
+            global,
+            &super::verify_since::SinceLastArgs {
+                witness: args.witness.clone(),
+                mark_file: args.mark_file.clone(),
+                signatures: args.signature_check(),
+            },
+        ),
         None => database(global, &args),
     }
 }

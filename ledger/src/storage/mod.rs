@@ -49,10 +49,12 @@ pub mod tenures;
 pub mod testing;
 pub mod tiles;
 pub mod tree;
+pub mod verification_marks;
 pub mod verify;
 mod verify_archived;
 pub mod verify_failure;
 mod verify_pages;
+pub mod verify_since;
 
 // Where callers outside the ledger have always found them.
 pub use connection::{
