@@ -28,6 +28,7 @@ mod derived_check;
 pub mod entries;
 pub mod issued;
 pub mod models;
+pub mod nightly_check;
 pub mod packages;
 pub mod partitions;
 pub mod position;

@@ -1,0 +1,191 @@
+//! The check of the ledger each night (`dozor verify --since-last`, and the server's nightly
+//! job): what was appended since the last passing check, or the whole ledger the first time,
+//! recorded as an operator-signed verification mark and kept outside the database too
+//! (docs/VERIFY.md).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use diesel::PgConnection;
+use ed25519_dalek::VerifyingKey;
+
+use super::issued::IssuedCheckpoint;
+use super::registry_append::RegistryReceipt;
+use super::verification_marks::{self, MarkToRecord};
+use super::verify::{verify_ledger_witnessed, VerifyReport};
+use super::verify_failure::VerifyFailure;
+use super::verify_since::{check_since_last, checks_of, IncrementalReport, KeptMark, SinceLast};
+use crate::error::LedgerError;
+use dozor_log::checkpoint::NoteSigner;
+use dozor_log::entry_check::SignatureCheck;
+use dozor_log::merkle::Frontier;
+use dozor_log::registry_event::VerificationScope;
+
+/// Who checks, against what, and where the last mark is kept outside the database.
+pub struct NightlyCheck<'a> {
+    /// The operator key that signs the mark.
+    pub operator: &'a NoteSigner,
+    /// The operator keys the ledger's entries may be signed by (its rotations).
+    pub operators: &'a HashMap<String, VerifyingKey>,
+    pub signatures: SignatureCheck,
+    /// Checkpoints kept outside the database (a witness file), held to the same rule.
+    pub witnessed: Vec<IssuedCheckpoint>,
+    pub mark_file: &'a Path,
+    /// `cli:<user>` or `server:nightly`.
+    pub actor: String,
+}
+
+/// The check made: the whole ledger (the first time), or what was appended since.
+#[derive(Debug, Clone)]
+pub enum CheckMade {
+    /// The full walk's report, and the tree of the entries walked when it passed.
+    Full(VerifyReport, Option<Frontier>),
+    Incremental(IncrementalReport),
+}
+
+/// What the night's check came to.
+#[derive(Debug)]
+pub enum NightlyOutcome {
+    /// No checkpoint signed since the last passing check: nothing checked or recorded.
+    NothingNew { verified_to: u64, since_mark: u64 },
+    /// The registry does not read: nothing could be checked, nor a mark recorded.
+    RegistryBroken(VerifyFailure),
+    /// Checked, and recorded (or why not).
+    Made(Box<Made>),
+}
+
+/// A check made, its mark, and the mark's receipt (or why it was not recorded).
+#[derive(Debug)]
+pub struct Made {
+    pub check: CheckMade,
+    pub mark: MarkToRecord,
+    pub recorded: Result<RegistryReceipt, LedgerError>,
+}
+
+impl NightlyCheck<'_> {
+    /// Checks, records the mark, and keeps it outside the database. `progress(walked)` after
+    /// each page.
+    pub fn run(
+        self,
+        conn: &mut PgConnection,
+        mut progress: impl FnMut(u64),
+    ) -> Result<NightlyOutcome, LedgerError> {
+        let kept = KeptMark::read(self.mark_file)?;
+        let started = Utc::now();
+        let check = match check_since_last(
+            conn,
+            self.operators,
+            self.signatures,
+            (self.witnessed.clone(), kept.as_ref()),
+            &mut progress,
+        )? {
+            SinceLast::NothingNew {
+                verified_to,
+                since_mark,
+            } => {
+                return Ok(NightlyOutcome::NothingNew {
+                    verified_to,
+                    since_mark,
+                })
+            }
+            SinceLast::RegistryBroken(f) => return Ok(NightlyOutcome::RegistryBroken(f)),
+            SinceLast::NoPassingCheck => self.full_walk(conn, progress)?,
+            SinceLast::Checked(report) => CheckMade::Incremental(report),
+        };
+        let mark = check.mark(started, self.actor.clone())?;
+        let recorded =
+            verification_marks::record(conn, self.operator, self.operators, &mark, Utc::now());
+        if let Ok(receipt) = &recorded {
+            KeptMark::recorded(receipt, &mark).write(self.mark_file)?;
+        }
+        Ok(NightlyOutcome::Made(Box::new(Made {
+            check,
+            mark,
+            recorded,
+        })))
+    }
+
+    /// The whole ledger walked, when no check has passed yet.
+    fn full_walk(
+        &self,
+        conn: &mut PgConnection,
+        progress: impl FnMut(u64),
+    ) -> Result<CheckMade, LedgerError> {
+        let report = verify_ledger_witnessed(
+            conn,
+            self.operators,
+            self.signatures,
+            self.witnessed.clone(),
+            progress,
+        )?;
+        // The stored tree at the size walked, which the walk has just found to be the entries'.
+        let frontier = match report.failure {
+            None => Some(super::tree::frontier(conn, report.entries_checked)?),
+            Some(_) => None,
+        };
+        Ok(CheckMade::Full(report, frontier))
+    }
+}
+
+impl CheckMade {
+    /// The mark that records the check, started at `started_at` by `actor`.
+    pub fn mark(
+        &self,
+        started_at: DateTime<Utc>,
+        actor: String,
+    ) -> Result<MarkToRecord, LedgerError> {
+        let finished_at = Utc::now();
+        Ok(match self {
+            CheckMade::Incremental(report) => MarkToRecord {
+                scope: VerificationScope::Incremental,
+                from: report.from,
+                to: report.to,
+                checks: checks_of(VerificationScope::Incremental),
+                end: report.end.clone(),
+                failure: report.failure.clone(),
+                started_at,
+                finished_at,
+                actor,
+            },
+            CheckMade::Full(report, frontier) => {
+                let from = report.archived_ranges.last().map_or(0, |r| r.to);
+                let end = match (frontier, &report.head_hash) {
+                    (Some(f), Some(head)) => Some((f.clone(), hash_of(head)?)),
+                    _ => None,
+                };
+                // A failing walk covered the entries up to its failure's.
+                let to = match &report.failure {
+                    None => report.entries_checked,
+                    Some(f) => f.index.max(from) + 1,
+                };
+                MarkToRecord {
+                    scope: VerificationScope::Full,
+                    from,
+                    to,
+                    checks: checks_of(VerificationScope::Full),
+                    end,
+                    failure: report.failure.clone(),
+                    started_at,
+                    finished_at,
+                    actor,
+                }
+            }
+        })
+    }
+
+    /// The failure found, if any.
+    pub fn failure(&self) -> Option<&VerifyFailure> {
+        match self {
+            CheckMade::Full(report, _) => report.failure.as_ref(),
+            CheckMade::Incremental(report) => report.failure.as_ref(),
+        }
+    }
+}
+
+fn hash_of(text: &str) -> Result<[u8; 32], LedgerError> {
+    hex::decode(text)
+        .ok()
+        .and_then(|bytes| bytes.try_into().ok())
+        .ok_or_else(|| LedgerError::key(format!("the walk's head hash `{text}` is not 32 bytes")))
+}
