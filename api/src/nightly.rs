@@ -8,6 +8,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use chrono::{NaiveTime, Utc};
+use ledger::storage::nightly_check::{NightlyCheck, NightlyOutcome};
 use reports::nightly::{due_at, NightOutcome, NightlyJob};
 
 use crate::state::AppState;
@@ -18,8 +19,12 @@ use crate::stopping::sleep_unless_stopped;
 pub struct NightlySchedule {
     /// Local time (the gaming day's zone) after which a closed day's night is due.
     pub at: NaiveTime,
-    /// The data directory the reports are written under.
+    /// The data directory the reports are written under, and the last verification mark kept
+    /// (`verification-mark.json`).
     pub data_dir: PathBuf,
+    /// The file every signed checkpoint is kept in, if any: the night's check of the ledger
+    /// holds the database to it.
+    pub checkpoint_witness: Option<ledger::witness::Witness>,
 }
 
 /// The running scheduler; [`Scheduler::stop`] lets a night in progress finish.
@@ -55,6 +60,9 @@ fn run(state: &AppState, schedule: &NightlySchedule, stop: &AtomicBool) {
     while !stop.load(Ordering::SeqCst) {
         let wait = match catch_up(state, schedule, stop) {
             Ok(()) => {
+                if !stop.load(Ordering::SeqCst) {
+                    check_ledger(state, schedule);
+                }
                 // The night of the gaming day in progress comes next.
                 let today = state.clock.day_of(Utc::now());
                 let next = due_at(&state.clock, schedule.at, today);
@@ -110,4 +118,75 @@ fn catch_up(
         }
     }
     Ok(())
+}
+
+/// The night's check of the ledger (docs/VERIFY.md): what was appended since the last passing
+/// check, the whole ledger the first time, recorded as a verification mark. Its result goes to
+/// the log; a check that could not run is tried again the next night.
+fn check_ledger(state: &AppState, schedule: &NightlySchedule) {
+    match run_check(state, schedule) {
+        Ok(NightlyOutcome::NothingNew { verified_to, .. }) => {
+            tracing::info!(
+                verified_to,
+                "ledger check: no checkpoint signed since the last"
+            );
+        }
+        Ok(NightlyOutcome::RegistryBroken(f)) => {
+            tracing::error!(index = f.index, reason = %f.reason, "ledger check: the registry does not read; nothing recorded");
+        }
+        Ok(NightlyOutcome::Made(made)) => {
+            let (mark, index) = (&made.mark, made.recorded.as_ref().ok().map(|r| r.index));
+            match (&mark.failure, &made.recorded) {
+                (None, Ok(_)) => tracing::info!(
+                    scope = mark.scope.as_str(),
+                    from = mark.from,
+                    to = mark.to,
+                    mark_index = index,
+                    "ledger check passed"
+                ),
+                (Some(f), _) => tracing::error!(
+                    scope = mark.scope.as_str(),
+                    index = f.index,
+                    reason = %f.reason,
+                    mark_index = index,
+                    "ledger check FAILED"
+                ),
+                (None, Err(e)) => {
+                    tracing::error!(error = %e, "ledger check passed but was not recorded");
+                }
+            }
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "ledger check could not run; trying again next night")
+        }
+    }
+}
+
+fn run_check(
+    state: &AppState,
+    schedule: &NightlySchedule,
+) -> Result<NightlyOutcome, ledger::error::LedgerError> {
+    let mut conn = state.pool.get().map_err(ledger::error::LedgerError::from)?;
+    let verifiers =
+        ledger::storage::rotation::operator_chain(&mut conn, &state.operator.verifier())?;
+    let operators = verifiers
+        .iter()
+        .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
+        .collect();
+    let witnessed = match &schedule.checkpoint_witness {
+        Some(witness) => witness.read(&verifiers)?,
+        None => Vec::new(),
+    };
+    let mark_file = schedule
+        .data_dir
+        .join(ledger::storage::nightly_check::MARK_FILE);
+    NightlyCheck {
+        operator: &state.operator,
+        operators: &operators,
+        signatures: dozor_log::entry_check::SignatureCheck::Batch,
+        witnessed,
+        mark_file: &mark_file,
+        actor: dozor_log::registry_history::SCHEDULER_ACTOR.to_owned(),
+    }
+    .run(&mut conn, |_| {})
 }

@@ -224,6 +224,7 @@ async fn the_server_catches_up_the_nights_it_missed_at_start() {
     let schedule = api::nightly::NightlySchedule {
         at: NaiveTime::from_hms_opt(clock.start_hour, 0, 0).unwrap(),
         data_dir: data.path().to_path_buf(),
+        checkpoint_witness: None,
     };
     let missed = [played[0], played[1], today - Duration::days(1)];
     let summary_of = |day: NaiveDate| {
@@ -233,12 +234,29 @@ async fn the_server_catches_up_the_nights_it_missed_at_start() {
         ))
     };
     let scheduler = api::nightly::spawn(state.clone(), schedule.clone()).unwrap();
+    // After the nights, the night's check of the ledger: the whole of it, the first time,
+    // recorded as a verification mark and kept beside the reports.
+    let mark_file = data.path().join(ledger::storage::nightly_check::MARK_FILE);
     let waited = std::time::Instant::now();
-    while !summary_of(missed[2]).exists() && waited.elapsed() < std::time::Duration::from_secs(120)
+    while !(summary_of(missed[2]).exists() && mark_file.exists())
+        && waited.elapsed() < std::time::Duration::from_secs(120)
     {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     scheduler.stop();
+    let kept = read_json(&mark_file);
+    let mark_index = kept["index"].as_u64().unwrap();
+    let row = ledger::storage::reads::entry(&mut connect(&url).unwrap(), mark_index)
+        .unwrap()
+        .unwrap();
+    let entry: Value = serde_json::from_slice(&row.entry).unwrap();
+    let mark = &entry["envelope"]["record"];
+    assert_eq!(mark["type"], "ledger_verified", "{mark}");
+    assert_eq!(mark["scope"], "full", "{mark}");
+    assert_eq!(mark["actor"], "server:nightly", "{mark}");
+    assert_eq!(mark["from"], 0, "{mark}");
+    assert!(mark["failure"].is_null(), "{mark}");
+    assert!(mark["to"].as_u64().unwrap() <= mark_index, "{mark}");
     let rounds: Vec<Value> = missed
         .iter()
         .map(|day| read_json(&summary_of(*day))["rounds"].clone())

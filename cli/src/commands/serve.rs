@@ -170,7 +170,11 @@ pub fn run(global: &DatabaseChoice, args: &ServeArgs, config: Config) -> anyhow:
     let tiles = config
         .tiles_publish_dir()
         .map(|dir| (dir, settings.tile_handoff.clone()));
-    let background = Background::start(&state, nightly_at, &global, tiles)?;
+    let witness = settings
+        .checkpoints
+        .as_ref()
+        .and_then(|c| c.witness.clone());
+    let background = Background::start(&state, (nightly_at, witness), &global, tiles)?;
     let ministry = ministry_listener(&config)?;
     let reload = reloader(&global, args, &config);
     let served = serve_http(state, &config, ministry, reload);
@@ -334,7 +338,10 @@ struct Background {
 impl Background {
     fn start(
         state: &api::state::AppState,
-        nightly_at: Option<chrono::NaiveTime>,
+        (nightly_at, checkpoint_witness): (
+            Option<chrono::NaiveTime>,
+            Option<ledger::witness::Witness>,
+        ),
         global: &DatabaseChoice,
         tiles: Option<TilesBeside>,
     ) -> anyhow::Result<Background> {
@@ -360,6 +367,7 @@ impl Background {
                     api::nightly::NightlySchedule {
                         at,
                         data_dir: global.data_dir.clone(),
+                        checkpoint_witness: checkpoint_witness.clone(),
                     },
                 )
             })

@@ -24,9 +24,11 @@ pub(super) struct SinceLastArgs {
 
 /// Where the last mark is kept outside the database: `--mark-file`, else in the data directory.
 fn mark_file(global: &DatabaseChoice, args: &SinceLastArgs) -> PathBuf {
-    args.mark_file
-        .clone()
-        .unwrap_or_else(|| global.data_dir.join("verification-mark.json"))
+    args.mark_file.clone().unwrap_or_else(|| {
+        global
+            .data_dir
+            .join(ledger::storage::nightly_check::MARK_FILE)
+    })
 }
 
 pub(super) fn run(global: &DatabaseChoice, args: &SinceLastArgs) -> anyhow::Result<ExitCode> {

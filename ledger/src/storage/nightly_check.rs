@@ -22,6 +22,9 @@ use dozor_log::entry_check::SignatureCheck;
 use dozor_log::merkle::Frontier;
 use dozor_log::registry_event::VerificationScope;
 
+/// The file in the data directory the last mark is kept in outside the database.
+pub const MARK_FILE: &str = "verification-mark.json";
+
 /// Who checks, against what, and where the last mark is kept outside the database.
 pub struct NightlyCheck<'a> {
     /// The operator key that signs the mark.
