@@ -131,6 +131,9 @@ fn check_ledger(state: &AppState, schedule: &NightlySchedule) {
                 "ledger check: no checkpoint signed since the last"
             );
         }
+        Ok(NightlyOutcome::NoPassingCheck) => tracing::warn!(
+            "ledger check: no check has passed yet; `dozor verify --since-last` walks the whole ledger once, then each night checks what it gained"
+        ),
         Ok(NightlyOutcome::RegistryBroken(f)) => {
             tracing::error!(index = f.index, reason = %f.reason, "ledger check: the registry does not read; nothing recorded");
         }
@@ -187,6 +190,7 @@ fn run_check(
         witnessed,
         mark_file: &mark_file,
         actor: dozor_log::registry_history::SCHEDULER_ACTOR.to_owned(),
+        walk_all_first: false,
     }
     .run(&mut conn, |_| {})
 }

@@ -55,10 +55,14 @@ pub(super) fn run(global: &DatabaseChoice, args: &SinceLastArgs) -> anyhow::Resu
         witnessed,
         mark_file: &mark_file,
         actor: cli_actor(),
+        walk_all_first: true,
     };
     let bar = simulator::progress_bar(0, "entries");
     let outcome = check.run(&mut conn, |walked| bar.set_position(walked))?;
     bar.finish_and_clear();
+    // The night's files against their seals, as the full `verify` checks them.
+    let (reports_matching, changed_reports) =
+        reports::nightly::check_files(&mut conn, &global.data_dir)?;
     drop(conn);
     db.close()?;
     match outcome {
@@ -68,10 +72,30 @@ pub(super) fn run(global: &DatabaseChoice, args: &SinceLastArgs) -> anyhow::Resu
         } => {
             println!(
                 "{}",
-                json!({"scope": "incremental", "nothing_new": true, "verified_to": verified_to, "since_mark": since_mark})
+                json!({
+                    "scope": "incremental",
+                    "nothing_new": true,
+                    "verified_to": verified_to,
+                    "since_mark": since_mark,
+                    "nightly_reports_matching": reports_matching,
+                    "nightly_reports_changed": changed_reports,
+                })
             );
-            eprintln!("ledger OK: no checkpoint signed since the last check (entries 0..{verified_to} verified, the mark at index {since_mark}); nothing recorded");
+            if !changed_reports.is_empty() {
+                eprintln!(
+                    "reports CHANGED: {} nightly report(s) differ from their seals",
+                    changed_reports.len()
+                );
+                return Ok(ExitCode::from(1));
+            }
+            match since_mark {
+                Some(mark) => eprintln!("ledger OK: no checkpoint signed since the last check (entries 0..{verified_to} verified, the mark at index {mark}); nothing recorded"),
+                None => eprintln!("ledger OK: empty; nothing recorded"),
+            }
             Ok(ExitCode::SUCCESS)
+        }
+        NightlyOutcome::NoPassingCheck => {
+            anyhow::bail!("no check has passed yet and the whole ledger was not walked")
         }
         NightlyOutcome::RegistryBroken(f) => {
             eprintln!(
@@ -87,25 +111,36 @@ pub(super) fn run(global: &DatabaseChoice, args: &SinceLastArgs) -> anyhow::Resu
                 recorded,
             } = *made;
             let index = recorded.as_ref().ok().map(|r| r.index);
-            let code = print(&check, &mark, index)?;
-            match recorded {
-                Ok(_) => Ok(code),
-                Err(e) => {
-                    eprintln!("the check was NOT recorded: {e}");
-                    Ok(ExitCode::from(1))
-                }
+            let mut printed = printed(&check, &mark, index)?;
+            printed["nightly_reports_matching"] = reports_matching.into();
+            printed["nightly_reports_changed"] = serde_json::to_value(&changed_reports)?;
+            println!("{}", serde_json::to_string_pretty(&printed)?);
+            let code = result_line(&check, &mark, index);
+            if let Err(e) = recorded {
+                eprintln!("the check was NOT recorded: {e}");
+                return Ok(ExitCode::from(1));
             }
+            if let Some(changed) = changed_reports.first() {
+                eprintln!(
+                    "reports CHANGED: {} ({}), sealed at index {}; {} in all",
+                    changed.name,
+                    changed.problem,
+                    changed.ledger_index,
+                    changed_reports.len()
+                );
+                return Ok(ExitCode::from(1));
+            }
+            Ok(code)
         }
     }
 }
 
-/// The report on standard output, the result in one line on standard error; exit 1 when the
-/// check failed.
-fn print(
+/// The report of the check, for standard output.
+fn printed(
     check: &CheckMade,
     mark: &MarkToRecord,
     mark_index: Option<u64>,
-) -> anyhow::Result<ExitCode> {
+) -> anyhow::Result<serde_json::Value> {
     let mut printed = match check {
         CheckMade::Incremental(report) => {
             let mut v = serde_json::to_value(report)?;
@@ -116,7 +151,11 @@ fn print(
     };
     printed["scope"] = mark.scope.as_str().into();
     printed["mark_index"] = mark_index.into();
-    println!("{}", serde_json::to_string_pretty(&printed)?);
+    Ok(printed)
+}
+
+/// The result in one line on standard error; exit 1 when the check failed.
+fn result_line(check: &CheckMade, mark: &MarkToRecord, mark_index: Option<u64>) -> ExitCode {
     let recorded = mark_index.map_or("not recorded".to_owned(), |i| {
         format!("recorded as the mark at index {i}")
     });
@@ -133,11 +172,11 @@ fn print(
                 eprintln!("{}", rollback.describe());
             }
         }
-        return Ok(ExitCode::SUCCESS);
+        return ExitCode::SUCCESS;
     };
     eprintln!(
         "ledger BROKEN at index {}: {} ({recorded})",
         f.index, f.reason
     );
-    Ok(ExitCode::from(1))
+    ExitCode::from(1)
 }

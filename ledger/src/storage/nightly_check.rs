@@ -37,6 +37,9 @@ pub struct NightlyCheck<'a> {
     pub mark_file: &'a Path,
     /// `cli:<user>` or `server:nightly`.
     pub actor: String,
+    /// Whether to walk the whole ledger when no check has passed yet (the command line does;
+    /// the server leaves it to a walk that does not compete with ingest).
+    pub walk_all_first: bool,
 }
 
 /// The check made: the whole ledger (the first time), or what was appended since.
@@ -50,8 +53,14 @@ pub enum CheckMade {
 /// What the night's check came to.
 #[derive(Debug)]
 pub enum NightlyOutcome {
-    /// No checkpoint signed since the last passing check: nothing checked or recorded.
-    NothingNew { verified_to: u64, since_mark: u64 },
+    /// No checkpoint signed since the last passing check (`since_mark`; none yet when the
+    /// ledger holds nothing to check): nothing checked or recorded.
+    NothingNew {
+        verified_to: u64,
+        since_mark: Option<u64>,
+    },
+    /// No check has passed yet, and the whole ledger was not to be walked now.
+    NoPassingCheck,
     /// The registry does not read: nothing could be checked, nor a mark recorded.
     RegistryBroken(VerifyFailure),
     /// Checked, and recorded (or why not).
@@ -89,11 +98,24 @@ impl NightlyCheck<'_> {
             } => {
                 return Ok(NightlyOutcome::NothingNew {
                     verified_to,
-                    since_mark,
+                    since_mark: Some(since_mark),
                 })
             }
             SinceLast::RegistryBroken(f) => return Ok(NightlyOutcome::RegistryBroken(f)),
-            SinceLast::NoPassingCheck => self.full_walk(conn, progress)?,
+            SinceLast::NoPassingCheck if !self.walk_all_first => {
+                return Ok(NightlyOutcome::NoPassingCheck)
+            }
+            SinceLast::NoPassingCheck => match self.full_walk(conn, progress)? {
+                CheckMade::Full(report, _)
+                    if report.failure.is_none() && report.entries_checked == 0 =>
+                {
+                    return Ok(NightlyOutcome::NothingNew {
+                        verified_to: 0,
+                        since_mark: None,
+                    })
+                }
+                made => made,
+            },
             SinceLast::Checked(report) => CheckMade::Incremental(report),
         };
         let mark = check.mark(started, self.actor.clone())?;
