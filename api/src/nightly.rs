@@ -134,6 +134,9 @@ fn check_ledger(state: &AppState, schedule: &NightlySchedule) {
         Ok(NightlyOutcome::NoPassingCheck) => tracing::warn!(
             "ledger check: no check has passed yet; `dozor verify --since-last` walks the whole ledger once, then each night checks what it gained"
         ),
+        Ok(NightlyOutcome::RolledBack(f)) => {
+            tracing::error!(index = f.index, reason = %f.reason, "ledger check FAILED; nothing recorded");
+        }
         Ok(NightlyOutcome::RegistryBroken(f)) => {
             tracing::error!(index = f.index, reason = %f.reason, "ledger check: the registry does not read; nothing recorded");
         }

@@ -602,6 +602,7 @@ fn the_bet_kind_figures_survive_the_move_into_the_verdicts_and_back() {
     assert_eq!(
         reverted,
         [
+            "20261213000030",
             "20261212000029",
             "20261211000028",
             "20261210000027",

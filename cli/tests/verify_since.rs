@@ -238,6 +238,18 @@ fn an_incremental_check_after_a_rollback_names_it() {
                                                          // The database restored to its first 5 entries (the first mark kept, the second lost),
                                                          // then three other spins and a checkpoint over them.
     roll_back_to(&url, 5);
+    // Nothing signed since the first mark: the check has no range to record, and names the
+    // loss all the same.
+    let (code, report, last) = since_last(&url, dir.path());
+    assert_eq!(code, Some(1), "{last}\n{report}");
+    assert!(last.contains("nothing recorded"), "{last}");
+    let reason = report["failure"]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("rollback: the verification mark kept outside the database (index 8"),
+        "{reason}"
+    );
+    let size = ledger::storage::reads::size(&mut connect(&url).unwrap()).unwrap();
+    assert_eq!(size, 5, "nothing appended");
     append_spins(&state, &url, 4..=6, 0);
     // Inside the database the last passing check is the one at 4, and 4..8 would pass again;
     // the mark kept outside it names what was lost.

@@ -97,6 +97,17 @@ pub(super) fn run(global: &DatabaseChoice, args: &SinceLastArgs) -> anyhow::Resu
         NightlyOutcome::NoPassingCheck => {
             anyhow::bail!("no check has passed yet and the whole ledger was not walked")
         }
+        NightlyOutcome::RolledBack(f) => {
+            println!(
+                "{}",
+                json!({"scope": "incremental", "failure": {"index": f.index, "reason": f.reason}})
+            );
+            eprintln!(
+                "ledger BROKEN at index {}: {} (nothing recorded: nothing was signed since)",
+                f.index, f.reason
+            );
+            Ok(ExitCode::from(1))
+        }
         NightlyOutcome::RegistryBroken(f) => {
             eprintln!(
                 "ledger BROKEN at index {}: {} (nothing recorded: the registry does not read)",

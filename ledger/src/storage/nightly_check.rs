@@ -63,6 +63,9 @@ pub enum NightlyOutcome {
     NoPassingCheck,
     /// The registry does not read: nothing could be checked, nor a mark recorded.
     RegistryBroken(VerifyFailure),
+    /// The database was restored to before the last mark (kept outside it), and nothing was
+    /// signed since: named, nothing recorded.
+    RolledBack(VerifyFailure),
     /// Checked, and recorded (or why not).
     Made(Box<Made>),
 }
@@ -102,6 +105,7 @@ impl NightlyCheck<'_> {
                 })
             }
             SinceLast::RegistryBroken(f) => return Ok(NightlyOutcome::RegistryBroken(f)),
+            SinceLast::RolledBack(f) => return Ok(NightlyOutcome::RolledBack(f)),
             SinceLast::NoPassingCheck if !self.walk_all_first => {
                 return Ok(NightlyOutcome::NoPassingCheck)
             }

@@ -98,6 +98,9 @@ pub enum SinceLast {
     NoPassingCheck,
     /// The registry itself does not read: nothing can be checked, nor a mark recorded.
     RegistryBroken(VerifyFailure),
+    /// The mark kept outside the database is not in it, and nothing was signed since the
+    /// check before it: the database was restored to before it (nothing recorded).
+    RolledBack(VerifyFailure),
     Checked(IncrementalReport),
 }
 
@@ -140,12 +143,14 @@ pub fn check_since_last(
                 Ok(issued) => issued,
                 Err(failure) => return Ok(SinceLast::RegistryBroken(failure)),
             };
-            let Some(target) = issued.last().map(|c| c.size).filter(|s| *s > mark.to) else {
-                return Ok(SinceLast::NothingNew {
-                    verified_to: mark.to,
-                    since_mark: mark.index,
-                });
-            };
+            // The checks end at the largest signed checkpoint, the database's or one kept
+            // outside it (larger only if the database lost it: the walk then names that).
+            let pending: Vec<IssuedCheckpoint> = issued
+                .into_iter()
+                .chain(rollbacks::binding(witnessed, history.accepted_rollbacks()))
+                .filter(|c| c.size > mark.to)
+                .collect();
+            let target = pending.iter().map(|c| c.size).max().unwrap_or(mark.to);
             let walk = Incremental {
                 history: &history,
                 registry_events: &registry_events,
@@ -154,11 +159,19 @@ pub fn check_since_last(
                 mark: &mark,
                 to: target,
             };
-            let pending = issued
-                .into_iter()
-                .chain(rollbacks::binding(witnessed, history.accepted_rollbacks()))
-                .filter(|c| c.size > mark.to)
-                .collect();
+            let kept = match kept {
+                Some(kept) => walk.kept_mark(conn, kept)?,
+                None => KeptMarkFound::InTheLedger,
+            };
+            if target <= mark.to {
+                return Ok(match kept {
+                    KeptMarkFound::Lost(failure) => SinceLast::RolledBack(failure),
+                    _ => SinceLast::NothingNew {
+                        verified_to: mark.to,
+                        since_mark: mark.index,
+                    },
+                });
+            }
             walk.run(conn, pending, kept, progress)
                 .map(SinceLast::Checked)
         })
@@ -179,7 +192,7 @@ impl Incremental<'_> {
         &self,
         conn: &mut PgConnection,
         pending: Vec<IssuedCheckpoint>,
-        kept: Option<&KeptMark>,
+        kept: KeptMarkFound,
         progress: impl FnMut(u64),
     ) -> Result<IncrementalReport, LedgerError> {
         let from = self.mark.to;
@@ -205,18 +218,16 @@ impl Incremental<'_> {
             failure: None,
             end: None,
         };
-        if let Some(kept) = kept {
-            match self.kept_mark_lost(conn, kept)? {
-                KeptMarkFound::InTheLedger => {}
-                KeptMarkFound::LostInAcceptedRollback(notice) => {
-                    if !report.accepted_rollbacks.contains(&notice) {
-                        report.accepted_rollbacks.push(notice);
-                    }
+        match kept {
+            KeptMarkFound::InTheLedger => {}
+            KeptMarkFound::LostInAcceptedRollback(notice) => {
+                if !report.accepted_rollbacks.contains(&notice) {
+                    report.accepted_rollbacks.push(notice);
                 }
-                KeptMarkFound::Lost(failure) => {
-                    report.failure = Some(failure);
-                    return Ok(report);
-                }
+            }
+            KeptMarkFound::Lost(failure) => {
+                report.failure = Some(failure);
+                return Ok(report);
             }
         }
         self.walk(conn, pending, &mut report, progress)?;
@@ -310,7 +321,7 @@ impl Incremental<'_> {
     }
 
     /// Whether the mark kept outside the database is still in the ledger.
-    fn kept_mark_lost(
+    fn kept_mark(
         &self,
         conn: &mut PgConnection,
         kept: &KeptMark,
