@@ -388,14 +388,8 @@ fn print_database_check(
             eprintln!("ledger BROKEN at index {}: {}", f.index, f.reason);
             Ok(ExitCode::from(1))
         }
-        (None, Some(changed)) => {
-            eprintln!(
-                "reports CHANGED: {} ({}), sealed at index {}; {} in all",
-                changed.name,
-                changed.problem,
-                changed.ledger_index,
-                changed_reports.len()
-            );
+        (None, Some(_)) => {
+            super::verify_since::say_changed(&changed_reports);
             Ok(ExitCode::from(1))
         }
     }

@@ -81,11 +81,7 @@ pub(super) fn run(global: &DatabaseChoice, args: &SinceLastArgs) -> anyhow::Resu
                     "nightly_reports_changed": changed_reports,
                 })
             );
-            if !changed_reports.is_empty() {
-                eprintln!(
-                    "reports CHANGED: {} nightly report(s) differ from their seals",
-                    changed_reports.len()
-                );
+            if say_changed(&changed_reports) {
                 return Ok(ExitCode::from(1));
             }
             match since_mark {
@@ -131,14 +127,7 @@ pub(super) fn run(global: &DatabaseChoice, args: &SinceLastArgs) -> anyhow::Resu
                 eprintln!("the check was NOT recorded: {e}");
                 return Ok(ExitCode::from(1));
             }
-            if let Some(changed) = changed_reports.first() {
-                eprintln!(
-                    "reports CHANGED: {} ({}), sealed at index {}; {} in all",
-                    changed.name,
-                    changed.problem,
-                    changed.ledger_index,
-                    changed_reports.len()
-                );
+            if say_changed(&changed_reports) {
                 return Ok(ExitCode::from(1));
             }
             Ok(code)
@@ -190,4 +179,20 @@ fn result_line(check: &CheckMade, mark: &MarkToRecord, mark_index: Option<u64>) 
         f.index, f.reason
     );
     ExitCode::from(1)
+}
+
+/// Says in one line on standard error which nightly report is not the one sealed, if any:
+/// whether one is.
+pub(super) fn say_changed(changed: &[reports::nightly::ChangedReport]) -> bool {
+    let Some(first) = changed.first() else {
+        return false;
+    };
+    eprintln!(
+        "reports CHANGED: {} ({}), sealed at index {}; {} in all",
+        first.name,
+        first.problem,
+        first.ledger_index,
+        changed.len()
+    );
+    true
 }
