@@ -21,14 +21,7 @@ fn bench(site: &Site, args: &str) -> (Option<i32>, String, String) {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let last = stderr
-        .trim_end()
-        .lines()
-        .last()
-        .unwrap_or_default()
-        .to_owned();
-    (out.status.code(), stdout, last)
+    (out.status.code(), stdout, common::last_stderr_line(&out))
 }
 
 /// A benchmark that succeeded: its JSON figures.

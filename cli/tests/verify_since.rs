@@ -60,13 +60,7 @@ fn since_last(url: &str, dir: &Path) -> (Option<i32>, Value, String) {
         .env_remove("DOZOR_OPERATOR_KEY")
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let last = stderr
-        .trim_end()
-        .lines()
-        .last()
-        .unwrap_or_default()
-        .to_owned();
+    let last = last_stderr_line(&out);
     let report =
         serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
     (out.status.code(), report, last)

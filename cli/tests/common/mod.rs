@@ -363,6 +363,16 @@ pub fn text(out: &std::process::Output) -> String {
     )
 }
 
+/// The last line a command wrote to standard error (where dozor says its result).
+pub fn last_stderr_line(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr)
+        .trim_end()
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// A local TCP port no one listens on now.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
