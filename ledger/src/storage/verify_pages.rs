@@ -90,14 +90,19 @@ impl Page {
         size: usize,
         until: Option<u64>,
     ) -> Result<Self, LedgerError> {
-        let until = until.map_or(i64::MAX, |u| i64::try_from(u).unwrap_or(i64::MAX));
-        let rows: Vec<LedgerRow> = ledger_entries::table
-            .filter(ledger_entries::idx.ge(first as i64))
-            .filter(ledger_entries::idx.lt(until))
-            .order(ledger_entries::idx.asc())
-            .limit(size as i64)
-            .select(LedgerRow::as_select())
-            .load(conn)?;
+        // Entries are consecutive: a page ending before `until` is a shorter page (past a gap,
+        // which fails the walk first, it may hold an entry after `until`).
+        let size = until.map_or(size as u64, |u| (size as u64).min(u.saturating_sub(first)));
+        let rows: Vec<LedgerRow> = if size == 0 {
+            Vec::new()
+        } else {
+            ledger_entries::table
+                .filter(ledger_entries::idx.ge(first as i64))
+                .order(ledger_entries::idx.asc())
+                .limit(i64::try_from(size).unwrap_or(i64::MAX))
+                .select(LedgerRow::as_select())
+                .load(conn)?
+        };
         let end = first + rows.len() as u64;
         let (derived, nodes) = if rows.is_empty() {
             (StoredDerived::default(), HashMap::new())
