@@ -268,3 +268,48 @@ fn an_incremental_check_after_a_rollback_names_it() {
     );
     assert!(failed["verified"].is_null(), "{failed}");
 }
+
+#[test]
+fn a_rollback_the_operator_accepted_on_the_record_is_reported_not_failed() {
+    let (state, url, dir) = ledger(3);
+    assert_eq!(since_last(&url, dir.path()).0, Some(0)); // full, recorded at 4
+    append_spins(&state, &url, 4..=6, 360_000);
+    assert_eq!(since_last(&url, dir.path()).0, Some(0)); // 4..8, recorded at 8
+                                                         // Every checkpoint kept outside the database, as `serve` keeps them.
+    let witness = ledger::witness::Witness::new(dir.path().join("checkpoints.jsonl"));
+    let mut conn = connect(&url).unwrap();
+    for size in [4, 8] {
+        let row = checkpoints::of_size(&mut conn, size).unwrap().unwrap();
+        witness
+            .record(size as u64, row.created_at, &row.note)
+            .unwrap();
+    }
+    // Restored to its first 5 entries, the loss accepted on the record (at index 5), then
+    // three other spins.
+    roll_back_to(&url, 5);
+    dozor()
+        .args(["log", "accept-rollback", "--witness"])
+        .arg(witness.path())
+        .args([
+            "--reason",
+            "disk failure; restored from the backup",
+            "--data-dir",
+        ])
+        .arg(dir.path())
+        .env("DATABASE_URL", &url)
+        .env_remove("DOZOR_OPERATOR_KEY")
+        .succeeds();
+    append_spins(&state, &url, 4..=6, 360_000);
+    // The check goes on from the mark at 4 over the acceptance and the spins, and reports the
+    // accepted rollback that lost the mark kept outside the database.
+    let (code, report, last) = since_last(&url, dir.path());
+    assert_eq!(code, Some(0), "{last}\n{report}");
+    assert_eq!(
+        (report["from"].as_u64(), report["to"].as_u64()),
+        (Some(4), Some(9))
+    );
+    let accepted = report["accepted_rollbacks"].as_array().unwrap();
+    assert_eq!(accepted.len(), 1, "{report}");
+    assert_eq!(accepted[0]["index"], 5, "{report}");
+    assert_eq!(accepted[0]["lost_size"], 8, "{report}");
+}

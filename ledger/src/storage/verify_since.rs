@@ -330,11 +330,14 @@ impl Incremental<'_> {
         if stored.map(hex::encode).as_deref() == Some(kept.leaf_hash.as_str()) {
             return Ok(KeptMarkFound::InTheLedger);
         }
+        // An accepted rollback explains the loss if the ledger it restored from held the mark:
+        // restored to before it, having lost the checkpoint it verified up to (an earlier
+        // acceptance, with the mark recorded after it, does not).
         if let Some(accepted) = self
             .history
             .accepted_rollbacks()
             .iter()
-            .find(|r| r.index <= kept.index)
+            .find(|r| r.index <= kept.index && kept.to <= r.lost_size())
         {
             return Ok(KeptMarkFound::LostInAcceptedRollback(accepted.notice()));
         }
