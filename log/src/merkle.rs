@@ -15,6 +15,14 @@ pub fn empty_root() -> Hash {
     Sha256::digest([]).into()
 }
 
+/// A hash written as lower-case hex (64 digits), as registry events write them.
+pub fn parse_lower_hex(text: &str) -> Option<Hash> {
+    if text.len() != 64 || !text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return None;
+    }
+    hex::decode(text).ok()?.try_into().ok()
+}
+
 /// Interior node: SHA-256(0x01 ‖ left ‖ right).
 pub fn node_hash(left: &Hash, right: &Hash) -> Hash {
     let mut hasher = Sha256::new();

@@ -202,19 +202,9 @@ impl CheckMade {
             }
         })
     }
-
-    /// The failure found, if any.
-    pub fn failure(&self) -> Option<&VerifyFailure> {
-        match self {
-            CheckMade::Full(report, _) => report.failure.as_ref(),
-            CheckMade::Incremental(report) => report.failure.as_ref(),
-        }
-    }
 }
 
 fn hash_of(text: &str) -> Result<[u8; 32], LedgerError> {
-    hex::decode(text)
-        .ok()
-        .and_then(|bytes| bytes.try_into().ok())
+    dozor_log::merkle::parse_lower_hex(text)
         .ok_or_else(|| LedgerError::key(format!("the walk's head hash `{text}` is not 32 bytes")))
 }

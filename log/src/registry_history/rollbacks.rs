@@ -2,7 +2,7 @@
 //! checkpoints lost with them) and ranges archived out of the database.
 
 use super::actors::check_command_line_act;
-use crate::merkle::Hash;
+use crate::merkle::{parse_lower_hex, Hash};
 use crate::registry_event::RegistryEvent;
 
 /// A rollback the operator accepted (a `rollback_accepted` event): the checkpoints it names
@@ -80,14 +80,8 @@ impl ArchivedRange {
         }
         check_command_line_act(&what, "is recorded for", "archives", actor, reason)?;
         let hash = |text: &str, field: &str| -> Result<Hash, String> {
-            let bytes = (text.len() == 64
-                && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
-            .then(|| hex::decode(text).ok())
-            .flatten()
-            .ok_or_else(|| format!("{what}: {field} is not lower-case hex SHA-256"))?;
-            bytes
-                .try_into()
-                .map_err(|_| format!("{what}: {field} is not 32 bytes"))
+            parse_lower_hex(text)
+                .ok_or_else(|| format!("{what}: {field} is not lower-case hex SHA-256"))
         };
         if frontier.len() != to.count_ones() as usize {
             return Err(format!(
@@ -208,13 +202,7 @@ impl AcceptedRollback {
                 "the rollback accepted at index {index} names no lost checkpoint"
             ));
         }
-        let hash = |text: &str| {
-            hex::decode(text)
-                .ok()
-                .filter(|_| text.bytes().all(|b| !b.is_ascii_uppercase()))
-                .and_then(|bytes| Hash::try_from(bytes.as_slice()).ok())
-        };
-        let restored_root = hash(restored_root).ok_or_else(|| {
+        let restored_root = parse_lower_hex(restored_root).ok_or_else(|| {
             format!(
                 "the rollback accepted at index {index}: restored_root is not lower-case hex SHA-256"
             )
@@ -235,7 +223,7 @@ impl AcceptedRollback {
                     "the rollback accepted at index {index} lists its lost checkpoints out of order"
                 ));
             }
-            let root = hash(&checkpoint.root).ok_or_else(|| {
+            let root = parse_lower_hex(&checkpoint.root).ok_or_else(|| {
                     format!(
                         "the rollback accepted at index {index}: the root of the checkpoint of {} entries is not lower-case hex SHA-256",
                         checkpoint.size

@@ -2,7 +2,7 @@
 //! each covered and found, and where the next incremental check starts.
 
 use super::api_keys::{CLI_ACTOR, SCHEDULER_ACTOR};
-use crate::merkle::{Frontier, Hash};
+use crate::merkle::{parse_lower_hex, Frontier, Hash};
 use crate::registry_event::{RegistryEvent, VerificationFailure, VerificationScope, VerifiedTree};
 
 /// A verification mark as the ledger records it.
@@ -144,7 +144,7 @@ fn verified_end(what: &str, to: u64, tree: &VerifiedTree) -> Result<(Frontier, H
         .frontier
         .iter()
         .map(|h| {
-            parse_hash(h)
+            parse_lower_hex(h)
                 .ok_or_else(|| format!("{what}: a subtree root is not lower-case hex SHA-256"))
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -155,18 +155,10 @@ fn verified_end(what: &str, to: u64, tree: &VerifiedTree) -> Result<(Frontier, H
             to.count_ones()
         )
     })?;
-    if parse_hash(&tree.root) != Some(frontier.root()) {
+    if parse_lower_hex(&tree.root) != Some(frontier.root()) {
         return Err(format!("{what}: its subtree roots do not make its root"));
     }
-    let last_leaf_hash = parse_hash(&tree.last_leaf_hash)
+    let last_leaf_hash = parse_lower_hex(&tree.last_leaf_hash)
         .ok_or_else(|| format!("{what}: last_leaf_hash is not lower-case hex SHA-256"))?;
     Ok((frontier, last_leaf_hash))
-}
-
-/// 32 bytes written as lower-case hex.
-fn parse_hash(text: &str) -> Option<Hash> {
-    if text.len() != 64 || !text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-        return None;
-    }
-    hex::decode(text).ok()?.try_into().ok()
 }
