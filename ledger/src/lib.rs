@@ -10,6 +10,7 @@ pub mod error;
 pub mod ingest;
 pub mod operator_key;
 pub mod storage;
+pub mod throttle;
 pub mod tile_publish;
 pub mod witness;
 

@@ -22,6 +22,7 @@ mod simulate;
 mod table;
 mod tax;
 mod verify;
+mod verify_full_walk;
 mod verify_since;
 mod witness;
 

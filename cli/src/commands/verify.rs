@@ -60,11 +60,19 @@ pub struct VerifyArgs {
     /// (docs/VERIFY.md).
     #[arg(long, conflicts_with_all = ["dir", "pin", "witness_keys", "quorum"])]
     since_last: bool,
-    /// With `--since-last`: where the last mark recorded is kept outside the database, so that
-    /// a restore of the database to before it is named (default: `verification-mark.json` in
-    /// the data directory).
-    #[arg(long, requires = "since_last")]
+    /// With `--since-last` or `--full-walk`: where the last mark recorded is kept outside the
+    /// database, so that a restore of the database to before it is named (default:
+    /// `verification-mark.json` in the data directory).
+    #[arg(long)]
     mark_file: Option<PathBuf>,
+    /// Database only: walk the whole ledger up to the largest checkpoint signed, in the
+    /// background: resumable after a stop or a crash, within a budget of processor time and
+    /// reads, its result recorded as a full verification mark; what the nightly job runs once
+    /// a week (docs/VERIFY.md).
+    #[arg(long, conflicts_with_all = ["dir", "pin", "witness_keys", "quorum", "since_last"])]
+    full_walk: bool,
+    #[command(flatten)]
+    full_walk_options: super::verify_full_walk::FullWalkOptions,
 }
 
 impl VerifyArgs {
@@ -125,6 +133,15 @@ pub fn run(global: &DatabaseChoice, args: VerifyArgs) -> anyhow::Result<ExitCode
                 witness: args.witness.clone(),
                 mark_file: args.mark_file.clone(),
                 signatures: args.signature_check(),
+            },
+        ),
+        None if args.full_walk => super::verify_full_walk::run(
+            global,
+            &super::verify_full_walk::FullWalkArgs {
+                witness: args.witness.clone(),
+                mark_file: args.mark_file.clone(),
+                signatures: args.signature_check(),
+                options: &args.full_walk_options,
             },
         ),
         None => database(global, &args),

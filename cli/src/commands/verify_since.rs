@@ -24,11 +24,16 @@ pub(super) struct SinceLastArgs {
 
 /// Where the last mark is kept outside the database: `--mark-file`, else in the data directory.
 fn mark_file(global: &DatabaseChoice, args: &SinceLastArgs) -> PathBuf {
-    args.mark_file.clone().unwrap_or_else(|| {
-        global
-            .data_dir
-            .join(ledger::storage::nightly_check::MARK_FILE)
-    })
+    args.mark_file
+        .clone()
+        .unwrap_or_else(|| default_mark_file(global))
+}
+
+/// The last mark's file in the data directory.
+pub(super) fn default_mark_file(global: &DatabaseChoice) -> PathBuf {
+    global
+        .data_dir
+        .join(ledger::storage::nightly_check::MARK_FILE)
 }
 
 pub(super) fn run(global: &DatabaseChoice, args: &SinceLastArgs) -> anyhow::Result<ExitCode> {
@@ -136,7 +141,7 @@ pub(super) fn run(global: &DatabaseChoice, args: &SinceLastArgs) -> anyhow::Resu
 }
 
 /// The report of the check, for standard output.
-fn printed(
+pub(super) fn printed(
     check: &CheckMade,
     mark: &MarkToRecord,
     mark_index: Option<u64>,
@@ -155,7 +160,11 @@ fn printed(
 }
 
 /// The result in one line on standard error; exit 1 when the check failed.
-fn result_line(check: &CheckMade, mark: &MarkToRecord, mark_index: Option<u64>) -> ExitCode {
+pub(super) fn result_line(
+    check: &CheckMade,
+    mark: &MarkToRecord,
+    mark_index: Option<u64>,
+) -> ExitCode {
     let recorded = mark_index.map_or("not recorded".to_owned(), |i| {
         format!("recorded as the mark at index {i}")
     });

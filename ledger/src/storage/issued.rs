@@ -75,7 +75,20 @@ pub fn load(
     operators: &HashMap<String, VerifyingKey>,
     history: &dozor_log::registry_history::RegistryHistory,
 ) -> Result<Result<Vec<IssuedCheckpoint>, VerifyFailure>, LedgerError> {
+    load_sizes(conn, operators, history, 0..=u64::MAX)
+}
+
+/// [`load`], of the checkpoints whose size is in `sizes` only (a walk in segments checks each
+/// segment's).
+pub fn load_sizes(
+    conn: &mut PgConnection,
+    operators: &HashMap<String, VerifyingKey>,
+    history: &dozor_log::registry_history::RegistryHistory,
+    sizes: std::ops::RangeInclusive<u64>,
+) -> Result<Result<Vec<IssuedCheckpoint>, VerifyFailure>, LedgerError> {
+    let bound = |size: u64| i64::try_from(size).unwrap_or(i64::MAX);
     let rows: Vec<CheckpointRow> = checkpoints_table::table
+        .filter(checkpoints_table::size.between(bound(*sizes.start()), bound(*sizes.end())))
         .order(checkpoints_table::size.asc())
         .select(CheckpointRow::as_select())
         .load(conn)?;

@@ -122,17 +122,15 @@ impl NightlyCheck<'_> {
             },
             SinceLast::Checked(report) => CheckMade::Incremental(report),
         };
-        let mark = check.mark(started, self.actor.clone())?;
-        let recorded =
-            verification_marks::record(conn, self.operator, self.operators, &mark, Utc::now());
-        if let Ok(receipt) = &recorded {
-            KeptMark::recorded(receipt, &mark).write(self.mark_file)?;
-        }
-        Ok(NightlyOutcome::Made(Box::new(Made {
-            check,
-            mark,
-            recorded,
-        })))
+        let recording = Recording {
+            operator: self.operator,
+            operators: self.operators,
+            mark_file: self.mark_file,
+            actor: self.actor.clone(),
+        };
+        Ok(NightlyOutcome::Made(Box::new(
+            recording.record(conn, check, started)?,
+        )))
     }
 
     /// The whole ledger walked, when no check has passed yet.
@@ -154,6 +152,42 @@ impl NightlyCheck<'_> {
             Some(_) => None,
         };
         Ok(CheckMade::Full(report, frontier))
+    }
+}
+
+/// Who records a check's mark, and where the last is kept outside the database.
+pub struct Recording<'a> {
+    pub operator: &'a NoteSigner,
+    pub operators: &'a HashMap<String, VerifyingKey>,
+    pub mark_file: &'a Path,
+    /// `cli:<user>` or `server:nightly`.
+    pub actor: String,
+}
+
+impl Recording<'_> {
+    /// Records the mark of `check`, started at `started`, and keeps it outside the database
+    /// unless the mark kept there already verified further (a full walk ends at the checkpoint
+    /// signed when it started; the nightly checks may have gone past it since).
+    pub fn record(
+        &self,
+        conn: &mut PgConnection,
+        check: CheckMade,
+        started: DateTime<Utc>,
+    ) -> Result<Made, LedgerError> {
+        let mark = check.mark(started, self.actor.clone())?;
+        let recorded =
+            verification_marks::record(conn, self.operator, self.operators, &mark, Utc::now());
+        if let Ok(receipt) = &recorded {
+            let kept = KeptMark::read(self.mark_file)?;
+            if kept.is_none_or(|kept| kept.to <= mark.to) {
+                KeptMark::recorded(receipt, &mark).write(self.mark_file)?;
+            }
+        }
+        Ok(Made {
+            check,
+            mark,
+            recorded,
+        })
     }
 }
 

@@ -232,7 +232,7 @@ fn walk_stages(
     let walked = verify_pages::walk_entries(
         conn,
         start,
-        paging,
+        verify_pages::Reading::unthrottled(paging),
         context,
         &mut pending,
         &restored_roots,

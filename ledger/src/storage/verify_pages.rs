@@ -41,6 +41,27 @@ impl Default for Paging {
     }
 }
 
+/// How the walk reads and checks: its page sizes, its checking threads, and what it does after
+/// each page read (a background walk waits there to keep within its budget).
+#[derive(Clone, Copy)]
+pub(super) struct Reading<'a> {
+    pub paging: Paging,
+    pub threads: usize,
+    /// Called by the reading thread after each page with the bytes of its entries.
+    pub after_page: &'a (dyn Fn(u64) + Sync),
+}
+
+impl Reading<'_> {
+    /// Pages of `paging`, every core checking, no wait.
+    pub fn unthrottled(paging: Paging) -> Reading<'static> {
+        Reading {
+            paging,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            after_page: &|_| {},
+        }
+    }
+}
+
 /// What the entries are checked against, the same for every chunk.
 #[derive(Clone, Copy)]
 pub(super) struct Context<'a> {
@@ -158,12 +179,17 @@ fn read_pages(
     conn: &mut PgConnection,
     span: (u64, Option<u64>),
     size: usize,
+    after_page: &(dyn Fn(u64) + Sync),
     sender: &SyncSender<Result<Page, LedgerError>>,
 ) {
     for page in pages(conn, span, size) {
+        let bytes = page.as_ref().map_or(0, |p| {
+            p.rows.iter().map(|r| r.entry.len() as u64).sum::<u64>()
+        });
         if sender.send(page).is_err() {
             return;
         }
+        after_page(bytes);
     }
 }
 
@@ -446,7 +472,7 @@ impl Chain<'_> {
 pub(super) fn walk_entries(
     conn: &mut PgConnection,
     start: Start,
-    paging: Paging,
+    reading: Reading<'_>,
     context: Context<'_>,
     pending: &mut PendingCheckpoints,
     restored_roots: &HashMap<u64, Hash>,
@@ -463,10 +489,11 @@ pub(super) fn walk_entries(
     };
     // Two pages in the channel at most: memory stays bounded whatever the ledger's size.
     let (send, received) = sync_channel(1);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (paging, threads) = (reading.paging, reading.threads.max(1));
     let outcome = std::thread::scope(|scope| {
         let span = (start.index, start.until);
-        scope.spawn(move || read_pages(conn, span, paging.page.max(1), &send));
+        let after_page = reading.after_page;
+        scope.spawn(move || read_pages(conn, span, paging.page.max(1), after_page, &send));
         let work = |job: Job| match job {
             Job::Failed(e) => Err(e),
             Job::Check { page, rows, last } => {

@@ -276,7 +276,7 @@ impl Incremental<'_> {
         let walked = verify_pages::walk_entries(
             conn,
             start,
-            Paging::default(),
+            verify_pages::Reading::unthrottled(Paging::default()),
             context,
             &mut pending,
             &restored_roots,
@@ -392,22 +392,10 @@ impl KeptMark {
         })
     }
 
-    /// Replaces the mark kept at `path`: written whole under another name, flushed, renamed.
+    /// Replaces the mark kept at `path` whole.
     pub fn write(&self, path: &std::path::Path) -> Result<(), LedgerError> {
-        let io = |e| LedgerError::io(format!("{}", path.display()), e);
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => std::path::Path::new("."),
-        };
-        std::fs::create_dir_all(dir).map_err(io)?;
-        let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| LedgerError::key(format!("a kept verification mark: {e}")))?;
-        std::io::Write::write_all(&mut file, text.as_bytes()).map_err(io)?;
-        file.as_file().sync_all().map_err(io)?;
-        file.persist(path).map_err(|e| io(e.error))?;
-        std::fs::File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(io)
+        super::files::replace(path, text.as_bytes())
     }
 }
