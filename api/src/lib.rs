@@ -13,6 +13,7 @@ pub mod docs;
 pub mod download;
 pub mod error;
 pub mod error_codes;
+pub mod full_walk;
 pub mod gate;
 pub mod in_flight;
 mod json_numbers;

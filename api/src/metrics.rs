@@ -382,6 +382,47 @@ impl TileSeries {
     }
 }
 
+/// The full walk's series, registered when the server's walker starts.
+pub struct FullWalkSeries {
+    running: IntGauge,
+    next: IntGauge,
+    target: IntGauge,
+}
+
+impl FullWalkSeries {
+    pub fn register(metrics: &Metrics) -> Result<FullWalkSeries, MetricsError> {
+        let gauge = |name: &str, help: &str| -> Result<IntGauge, MetricsError> {
+            registered(&metrics.registry, IntGauge::new(name, help)?)
+        };
+        Ok(FullWalkSeries {
+            running: gauge(
+                "full_walk_running",
+                "1 while the full walk of the ledger runs",
+            )?,
+            next: gauge(
+                "full_walk_next_entry",
+                "The next entry the full walk checks (its progress)",
+            )?,
+            target: gauge(
+                "full_walk_target_entries",
+                "The size of the signed checkpoint the full walk goes to",
+            )?,
+        })
+    }
+
+    /// The walk is at entry `next` of `target`.
+    pub fn walking(&self, next: u64, target: u64) {
+        self.running.set(1);
+        self.next.set(i64::try_from(next).unwrap_or(i64::MAX));
+        self.target.set(i64::try_from(target).unwrap_or(i64::MAX));
+    }
+
+    /// The walk ended or stopped (the last position stays).
+    pub fn stopped(&self) {
+        self.running.set(0);
+    }
+}
+
 impl std::fmt::Debug for Metrics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Metrics").finish_non_exhaustive()

@@ -173,16 +173,8 @@ fn run_check(
     schedule: &NightlySchedule,
 ) -> Result<NightlyOutcome, ledger::error::LedgerError> {
     let mut conn = state.pool.get().map_err(ledger::error::LedgerError::from)?;
-    let verifiers =
-        ledger::storage::rotation::operator_chain(&mut conn, &state.operator.verifier())?;
-    let operators = verifiers
-        .iter()
-        .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
-        .collect();
-    let witnessed = match &schedule.checkpoint_witness {
-        Some(witness) => witness.read(&verifiers)?,
-        None => Vec::new(),
-    };
+    let (operators, witnessed) =
+        operators_and_witnessed(state, &mut conn, schedule.checkpoint_witness.as_ref())?;
     let mark_file = schedule
         .data_dir
         .join(ledger::storage::nightly_check::MARK_FILE);
@@ -196,4 +188,29 @@ fn run_check(
         walk_all_first: false,
     }
     .run(&mut conn, |_| {})
+}
+
+/// The operator keys the ledger's entries may be signed by (the current one and those it
+/// rotated from), and the checkpoints kept in the witness file, if one is kept.
+pub(crate) fn operators_and_witnessed(
+    state: &AppState,
+    conn: &mut diesel::PgConnection,
+    witness: Option<&ledger::witness::Witness>,
+) -> Result<
+    (
+        std::collections::HashMap<String, ed25519_dalek::VerifyingKey>,
+        Vec<ledger::storage::issued::IssuedCheckpoint>,
+    ),
+    ledger::error::LedgerError,
+> {
+    let verifiers = ledger::storage::rotation::operator_chain(conn, &state.operator.verifier())?;
+    let operators = verifiers
+        .iter()
+        .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
+        .collect();
+    let witnessed = match witness {
+        Some(witness) => witness.read(&verifiers)?,
+        None => Vec::new(),
+    };
+    Ok((operators, witnessed))
 }

@@ -37,6 +37,8 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("DOZOR_LATE_AFTER_HOURS", "gaming_day.late_after_hours"),
     ("DOZOR_TAX_RATES", "reports.tax_rates"),
     ("DOZOR_NIGHTLY_AT", "reports.nightly_at"),
+    ("DOZOR_FULL_WALK_EVERY_DAYS", "reports.full_walk_every_days"),
+    ("DOZOR_FULL_WALK_CORES", "reports.full_walk_cores"),
     ("DOZOR_API_KEY_RATE", "limits.api_key_rate"),
     ("DOZOR_API_KEY_BURST", "limits.api_key_burst"),
     ("DOZOR_ADDRESS_RATE", "limits.address_rate"),
@@ -247,6 +249,10 @@ pub struct Reports {
     pub tax_rates: Option<PathBuf>,
     /// `HH:MM` (Europe/Prague) or `off`.
     pub nightly_at: String,
+    /// The full walk of the ledger: one every so many days (0: never), and its processor
+    /// budget in cores (0: no limit).
+    pub full_walk_every_days: u32,
+    pub full_walk_cores: f64,
 }
 
 impl Default for Reports {
@@ -254,6 +260,8 @@ impl Default for Reports {
         Reports {
             tax_rates: None,
             nightly_at: "06:30".into(),
+            full_walk_every_days: 7,
+            full_walk_cores: 1.0,
         }
     }
 }
@@ -391,9 +399,15 @@ pub fn restart_keys(config: &Config) -> Vec<(String, String)> {
         section("tiles", serde_json::to_value(&config.tiles)),
     ]
     .concat();
+    let reports = &config.reports;
+    keys.push(("reports.nightly_at".into(), reports.nightly_at.clone()));
     keys.push((
-        "reports.nightly_at".into(),
-        config.reports.nightly_at.clone(),
+        "reports.full_walk_every_days".into(),
+        reports.full_walk_every_days.to_string(),
+    ));
+    keys.push((
+        "reports.full_walk_cores".into(),
+        reports.full_walk_cores.to_string(),
     ));
     keys.push(("witness".into(), format!("{:?}", config.witnesses)));
     let delivery = config.delivery.as_ref();
@@ -558,6 +572,9 @@ impl Config {
         if self.reports.nightly_at != "off" {
             self.nightly_at()
                 .map_err(|reason| invalid("reports.nightly_at", reason))?;
+        }
+        if !(self.reports.full_walk_cores >= 0.0 && self.reports.full_walk_cores.is_finite()) {
+            return Err(invalid("reports.full_walk_cores", "must be 0 or more"));
         }
         if self.operator.is_none() && self.delivery.is_some() {
             return Err(invalid("operator", "delivery needs the [operator] section"));

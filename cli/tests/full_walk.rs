@@ -22,7 +22,7 @@ const SEGMENT: &str = "2";
 /// a straight on 17 of 100 Kč paid 3 600 Kč (35 × 10 000 h + the stake: correct), a checkpoint
 /// after every 25 spins and one over all of it; with a data directory holding the operator's
 /// key.
-fn ledger(spins: u64) -> (String, tempfile::TempDir) {
+fn ledger(spins: u64) -> (api::state::AppState, String, tempfile::TempDir) {
     let (state, url) = state();
     let mut conn = connect(&url).unwrap();
     let start = Utc::now() - Duration::hours(4);
@@ -39,7 +39,7 @@ fn ledger(spins: u64) -> (String, tempfile::TempDir) {
     }
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("operator.key"), operator().private_key()).unwrap();
-    (url, dir)
+    (state, url, dir)
 }
 
 /// `dozor verify --full-walk` on `url` with the data directory `dir`, in segments of 8
@@ -71,6 +71,31 @@ fn progress_in(file: &Path) -> Option<Value> {
     serde_json::from_str(note.lines().nth(1)?).ok()
 }
 
+/// A walk slowed to about a page a second by the read budget, killed after three segments:
+/// the progress it kept.
+fn killed_midway(url: &str, data: &Path) -> Value {
+    let progress_file = data.join("full-walk.progress");
+    let mut child = full_walk(url, data, &["--read-mib-per-second", "0.004"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + StdDuration::from_secs(60);
+    while progress_in(&progress_file).is_none_or(|p| p["segments"].as_u64() < Some(3)) {
+        assert!(Instant::now() < until, "the walk kept no progress");
+        std::thread::sleep(StdDuration::from_millis(50));
+    }
+    // While it runs, another walk of the same progress file does nothing.
+    let (code, other, last) = walked(url, data, &[]);
+    assert_eq!(code, Some(0), "{last}");
+    assert_eq!(other["already_running"], true, "{other}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let at_kill = progress_in(&progress_file).unwrap();
+    assert_eq!(at_kill["target"], 121, "{at_kill}");
+    at_kill
+}
+
 /// The verification mark at `index`, as the ledger holds it.
 fn mark_at(url: &str, index: u64) -> Value {
     let mut conn = connect(url).unwrap();
@@ -97,7 +122,7 @@ fn outcome(report: &Value) -> Value {
 
 #[test]
 fn a_walk_killed_midway_goes_on_from_its_progress_and_ends_as_an_uninterrupted_one() {
-    let (url, dir) = ledger(120);
+    let (_, url, dir) = ledger(120);
     let data = dir.path();
     // Uninterrupted: 121 entries (the registration and 120 spins), 16 segments of 8 (the last
     // of 1), recorded as a full mark at index 121.
@@ -118,24 +143,7 @@ fn a_walk_killed_midway_goes_on_from_its_progress_and_ends_as_an_uninterrupted_o
         "a walk that ended keeps no progress"
     );
 
-    // Slowed to about a page a second by the read budget, and killed after three segments.
-    let mut child = full_walk(&url, data, &["--read-mib-per-second", "0.004"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let until = Instant::now() + StdDuration::from_secs(60);
-    let kept = loop {
-        if let Some(p) = progress_in(&progress_file).filter(|p| p["segments"].as_u64() >= Some(3)) {
-            break p;
-        }
-        assert!(Instant::now() < until, "the walk kept no progress");
-        std::thread::sleep(StdDuration::from_millis(50));
-    };
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let at_kill = progress_in(&progress_file).unwrap();
-    assert_eq!(at_kill["target"], 121, "{kept}");
+    let at_kill = killed_midway(&url, data);
     let next = at_kill["next"].as_u64().unwrap();
     assert!((24..121).contains(&next), "{at_kill}");
 
@@ -162,7 +170,7 @@ fn a_walk_killed_midway_goes_on_from_its_progress_and_ends_as_an_uninterrupted_o
 
 #[test]
 fn a_progress_file_that_does_not_open_starts_the_walk_over() {
-    let (url, dir) = ledger(20);
+    let (_, url, dir) = ledger(20);
     let progress_file = dir.path().join("full-walk.progress");
     std::fs::write(&progress_file, "dozor full walk progress\n{\"next\": 20}\n").unwrap();
     let (code, report, last) = walked(&url, dir.path(), &[]);
@@ -175,7 +183,7 @@ fn a_progress_file_that_does_not_open_starts_the_walk_over() {
 
 #[test]
 fn a_row_changed_under_the_walk_is_named_and_recorded_as_a_failing_full_mark() {
-    let (url, dir) = ledger(30);
+    let (_, url, dir) = ledger(30);
     // Entry 12's verdict changed past every trigger.
     connect(&url)
         .unwrap()
@@ -195,7 +203,7 @@ fn a_row_changed_under_the_walk_is_named_and_recorded_as_a_failing_full_mark() {
 
 #[test]
 fn the_walk_runs_only_when_due_with_every_days() {
-    let (url, dir) = ledger(5);
+    let (_, url, dir) = ledger(5);
     // None passed yet: due, walked.
     let (code, first, _) = walked(&url, dir.path(), &["--every-days", "7"]);
     assert_eq!(code, Some(0));
@@ -211,4 +219,52 @@ fn the_walk_runs_only_when_due_with_every_days() {
     let (code, third, _) = walked(&url, dir.path(), &["--every-days", "0"]);
     assert_eq!(code, Some(0));
     assert_eq!(third["mark_index"], 7, "{third}");
+}
+
+#[test]
+fn the_server_goes_on_with_a_walk_in_progress_at_start_and_shows_it_in_its_metrics() {
+    let (state, url, dir) = ledger(120);
+    let data = dir.path();
+    killed_midway(&url, data);
+    let walker = api::full_walk::spawn(
+        state.clone(),
+        api::full_walk::WalkSchedule {
+            // Not tonight: only the walk in progress runs.
+            at: chrono::NaiveTime::from_hms_opt(6, 30, 0).unwrap(),
+            every_days: 7,
+            budget: ledger::throttle::Budget::default(),
+            data_dir: data.to_path_buf(),
+            checkpoint_witness: None,
+        },
+    )
+    .unwrap();
+    let progress_file = data.join("full-walk.progress");
+    let until = Instant::now() + StdDuration::from_secs(120);
+    while progress_file.exists() {
+        assert!(Instant::now() < until, "the walk did not end");
+        std::thread::sleep(StdDuration::from_millis(100));
+    }
+    walker.stop();
+    // The walk went to its end from where it was killed, and was recorded at index 121.
+    let mark = mark_at(&url, 121);
+    assert_eq!(
+        (&mark["scope"], &mark["to"], &mark["actor"]),
+        (&json!("full"), &json!(121), &json!("server:nightly"))
+    );
+    assert!(mark["failure"].is_null(), "{mark}");
+    let kept: Value =
+        serde_json::from_slice(&std::fs::read(data.join("verification-mark.json")).unwrap())
+            .unwrap();
+    assert_eq!(kept["index"], 121, "{kept}");
+    let metrics = state
+        .metrics
+        .render(&api::metrics::Snapshot::default())
+        .unwrap();
+    for line in [
+        "dozor_full_walk_running 0",
+        "dozor_full_walk_next_entry 121",
+        "dozor_full_walk_target_entries 121",
+    ] {
+        assert!(metrics.contains(line), "{line} in\n{metrics}");
+    }
 }

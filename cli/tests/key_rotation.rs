@@ -107,9 +107,46 @@ fn after_a_rotation_every_command_finds_the_new_key_in_the_default_file_and_the_
     server.stop();
     let report = json(&dozor(&site).arg("verify").succeeds());
     assert!(report["failure"].is_null(), "{report}");
-    // The nightly unit's command as systemd runs it (its escapes undone), with the data
-    // directory as dozor.env would give it and nothing else.
-    let unit = include_str!("../../deploy/systemd/dozor-nightly.service");
+    // The weekly full walk's unit as systemd runs it (its first run walks, none having passed),
+    // then the nightly unit's, whose check goes on from the walk's mark: both pass across the
+    // rotation, and both record a mark.
+    for (unit, report) in [
+        (
+            include_str!("../../deploy/systemd/dozor-full-walk.service"),
+            "full-walk-",
+        ),
+        (
+            include_str!("../../deploy/systemd/dozor-nightly.service"),
+            "verify-",
+        ),
+    ] {
+        run_unit(unit, &site.path());
+        let verified = std::fs::read_dir(site.path().join("verify"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_str().unwrap().starts_with(report))
+            .unwrap();
+        let report: Value =
+            serde_json::from_str(&std::fs::read_to_string(verified).unwrap()).unwrap();
+        assert!(report["failure"].is_null(), "{report}");
+        assert!(report["mark_index"].is_u64(), "{report}");
+    }
+    let keys = json(&dozor(&site).args(["log", "keys"]).succeeds());
+    assert_eq!(
+        keys[0]["verifier_key"],
+        old.verifier().to_string(),
+        "{keys}"
+    );
+    assert_eq!(
+        keys[1]["verifier_key"],
+        new.verifier().to_string(),
+        "{keys}"
+    );
+}
+
+/// Runs a systemd unit's `ExecStart` as systemd would (its escapes undone) in `site`, with the
+/// data directory as dozor.env would give it and nothing else.
+fn run_unit(unit: &str, site: &std::path::Path) {
     let exec = unit
         .split("ExecStart=")
         .nth(1)
@@ -129,30 +166,11 @@ fn after_a_rotation_every_command_finds_the_new_key_in_the_default_file_and_the_
         .unwrap();
     std::process::Command::new("sh")
         .args(["-c", script])
-        .current_dir(site.path())
-        .env("DOZOR_DATA_DIR", site.path())
+        .current_dir(site)
+        .env("DOZOR_DATA_DIR", site)
         .env_remove("DATABASE_URL")
         .env_remove("DOZOR_OWNER_DATABASE_URL")
         .env_remove("DOZOR_OPERATOR_KEY")
         .env_remove("DOZOR_CHECKPOINT_WITNESS")
         .succeeds();
-    let verified = std::fs::read_dir(site.path().join("verify"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(verified).unwrap()).unwrap();
-    assert!(report["failure"].is_null(), "{report}");
-    let keys = json(&dozor(&site).args(["log", "keys"]).succeeds());
-    assert_eq!(
-        keys[0]["verifier_key"],
-        old.verifier().to_string(),
-        "{keys}"
-    );
-    assert_eq!(
-        keys[1]["verifier_key"],
-        new.verifier().to_string(),
-        "{keys}"
-    );
 }

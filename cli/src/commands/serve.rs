@@ -174,13 +174,20 @@ pub fn run(global: &DatabaseChoice, args: &ServeArgs, config: Config) -> anyhow:
         .checkpoints
         .as_ref()
         .and_then(|c| c.witness.clone());
-    let background = Background::start(&state, (nightly_at, witness), &global, tiles)?;
+    let walk = WalkSettings {
+        every_days: config.reports.full_walk_every_days,
+        cores: config.reports.full_walk_cores,
+    };
+    let background = Background::start(&state, (nightly_at, witness, walk), &global, tiles)?;
     let ministry = ministry_listener(&config)?;
     let reload = reloader(&global, args, &config);
     let served = serve_http(state, &config, ministry, reload);
     tracing::info!("stopped accepting; requests in flight have finished");
     if let Some(scheduler) = background.scheduler {
         scheduler.stop();
+    }
+    if let Some(walker) = background.walker {
+        walker.stop();
     }
     let sealed = server::final_checkpoint(&settings);
     if sealed.is_ok() {
@@ -327,20 +334,28 @@ type TilesBeside = (
     Option<std::sync::Arc<ledger::tile_publish::handoff::Handoff>>,
 );
 
+/// The full walk's schedule and budget (`[reports] full_walk_*`).
+struct WalkSettings {
+    every_days: u32,
+    cores: f64,
+}
+
 /// What runs beside the HTTP server: the witness clients, the nightly scheduler and the tile
 /// publisher.
 struct Background {
     witness_clients: api::witnessing::WitnessClients,
     scheduler: Option<api::nightly::Scheduler>,
+    walker: Option<api::full_walk::Walker>,
     tiles: Option<ledger::tile_publish::thread::TilePublishing>,
 }
 
 impl Background {
     fn start(
         state: &api::state::AppState,
-        (nightly_at, checkpoint_witness): (
+        (nightly_at, checkpoint_witness, walk): (
             Option<chrono::NaiveTime>,
             Option<ledger::witness::Witness>,
+            WalkSettings,
         ),
         global: &DatabaseChoice,
         tiles: Option<TilesBeside>,
@@ -373,9 +388,29 @@ impl Background {
             })
             .transpose()
             .context("starting the nightly scheduler")?;
+        let walker = nightly_at
+            .filter(|_| walk.every_days > 0)
+            .map(|at| {
+                api::full_walk::spawn(
+                    state.clone(),
+                    api::full_walk::WalkSchedule {
+                        at,
+                        every_days: walk.every_days,
+                        budget: ledger::throttle::Budget {
+                            cores: (walk.cores > 0.0).then_some(walk.cores),
+                            read_bytes_per_second: None,
+                        },
+                        data_dir: global.data_dir.clone(),
+                        checkpoint_witness,
+                    },
+                )
+            })
+            .transpose()
+            .context("starting the full walk")?;
         Ok(Background {
             witness_clients,
             scheduler,
+            walker,
             tiles,
         })
     }

@@ -143,6 +143,14 @@ pub(super) fn run(global: &DatabaseChoice, args: &FullWalkArgs<'_>) -> anyhow::R
             );
             ExitCode::from(1)
         }
+        WalkOutcome::AlreadyRunning => {
+            println!("{}", json!({"scope": "full", "already_running": true}));
+            eprintln!(
+                "a full walk is already running with {}; nothing done",
+                progress_file.display()
+            );
+            ExitCode::SUCCESS
+        }
         WalkOutcome::Stopped(progress) => {
             eprintln!(
                 "walk stopped at entry {} of {}; it goes on from there next time",

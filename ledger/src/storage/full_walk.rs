@@ -53,6 +53,8 @@ pub enum WalkOutcome {
     NothingSigned,
     /// The registry does not read: nothing can be walked.
     RegistryBroken(VerifyFailure),
+    /// Another walk holds the progress file's lock (the server's, or another command's).
+    AlreadyRunning,
     /// Stopped when asked; the progress kept.
     Stopped(Box<WalkProgress>),
     /// Walked to its end (or its first failure).
@@ -89,6 +91,18 @@ impl FullWalk<'_> {
         stop: &AtomicBool,
         mut progress: impl FnMut(u64, u64),
     ) -> Result<WalkOutcome, LedgerError> {
+        // One walk at a time per progress file; the lock goes with the process.
+        let lock_path = self.progress_file.with_extension("lock");
+        let io = |e| LedgerError::io(format!("{}", lock_path.display()), e);
+        if let Some(dir) = lock_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let lock = std::fs::File::create(&lock_path).map_err(io)?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => return Ok(WalkOutcome::AlreadyRunning),
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+        }
         let backend: i32 = diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>(
             "pg_backend_pid()",
         ))
