@@ -1,79 +1,8 @@
-//! CPU time spent by a process (this one, or the PostgreSQL backend serving a connection), read
-//! from Linux's `/proc`: what a benchmark on a machine whose cores are all busy needs beside its
-//! wall time, to say which process the time went to.
+//! CPU time in a benchmark's report (read by `ledger::cpu_time`).
 
 use std::time::Duration;
-
-/// Clock ticks per second, as `/proc` counts CPU time (asked of `getconf` once).
-fn ticks_per_second() -> Option<u64> {
-    static TICKS: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
-    *TICKS.get_or_init(|| {
-        let out = std::process::Command::new("getconf")
-            .arg("CLK_TCK")
-            .output()
-            .ok()?;
-        String::from_utf8(out.stdout).ok()?.trim().parse().ok()
-    })
-}
-
-/// User and system CPU time of process `pid` (`None`: this process), all its threads together;
-/// `None` where `/proc` does not say (another system, or a process on another machine).
-pub fn of_process(pid: Option<u32>) -> Option<Duration> {
-    let path = match pid {
-        Some(pid) => format!("/proc/{pid}/stat"),
-        None => "/proc/self/stat".to_owned(),
-    };
-    let ticks = ticks_in(&std::fs::read_to_string(path).ok()?)?;
-    Some(Duration::from_secs_f64(
-        ticks as f64 / ticks_per_second()? as f64,
-    ))
-}
-
-/// Whether process `pid` on this machine is a PostgreSQL server process.
-pub fn is_postgres(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|name| name.trim() == "postgres")
-}
-
-/// `utime + stime` of a `/proc/<pid>/stat` line: fields 14 and 15, counted after the command
-/// name, which is in parentheses and may itself hold spaces and parentheses.
-fn ticks_in(stat: &str) -> Option<u64> {
-    let after_name = stat.get(stat.rfind(')')? + 1..)?;
-    let mut fields = after_name.split_whitespace().skip(11);
-    let user: u64 = fields.next()?.parse().ok()?;
-    let system: u64 = fields.next()?.parse().ok()?;
-    user.checked_add(system)
-}
 
 /// Seconds, to two decimals, for a report; `None` stays `null`.
 pub fn seconds(cpu: Option<Duration>) -> Option<f64> {
     cpu.map(|d| (d.as_secs_f64() * 100.0).round() / 100.0)
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    #[test]
-    fn user_and_system_time_are_read_past_a_name_with_spaces_and_parentheses() {
-        // pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
-        // utime stime …: utime 250 and stime 70 ticks.
-        let stat = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 900 0 3 0 250 70 0 0 20 0 9 0";
-        assert_eq!(ticks_in(stat), Some(320));
-        assert_eq!(ticks_in("4242 (short) S 1"), None);
-    }
-
-    #[test]
-    fn this_process_has_spent_some_cpu_time() {
-        // Spin until the clock ticks at least once: a running test has used CPU.
-        let started = std::time::Instant::now();
-        let mut x = 0u64;
-        while started.elapsed() < Duration::from_millis(50) {
-            x = x.wrapping_add(std::hint::black_box(1));
-        }
-        assert!(x > 0);
-        assert!(of_process(None).unwrap() > Duration::ZERO);
-        // A test binary is not PostgreSQL.
-        assert!(!is_postgres(std::process::id()));
-    }
 }

@@ -382,7 +382,7 @@ fn backend_pid(conn: &mut PgConnection) -> Option<u32> {
     .get_result::<i32>(conn)
     .ok()
     .and_then(|pid| u32::try_from(pid).ok())?;
-    crate::cpu_time::is_postgres(pid).then_some(pid)
+    ledger::cpu_time::is_postgres(pid).then_some(pid)
 }
 
 /// A timed step: its result, wall time, and the CPU time this process and the PostgreSQL
@@ -401,14 +401,14 @@ impl<T> Measured<T> {
         step: impl FnOnce() -> Result<T, E>,
     ) -> anyhow::Result<Measured<T>> {
         let (cpu, backend_cpu) = (
-            crate::cpu_time::of_process(None),
-            backend.and_then(|pid| crate::cpu_time::of_process(Some(pid))),
+            ledger::cpu_time::of_process(None),
+            backend.and_then(|pid| ledger::cpu_time::of_process(Some(pid))),
         );
         let started = Instant::now();
         let value = step().map_err(Into::into)?;
         let seconds = started.elapsed().as_secs_f64();
         let spent = |before: Option<std::time::Duration>, pid: Option<u32>| {
-            crate::cpu_time::of_process(pid)
+            ledger::cpu_time::of_process(pid)
                 .zip(before)
                 .map(|(after, before)| after.saturating_sub(before))
         };

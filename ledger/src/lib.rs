@@ -6,6 +6,7 @@
 //! `cli` build on it. `storage` is in layers: its bottom (schema, models, connection, position,
 //! tree, partitions, checkpoints) imports nothing above it; ingest's own types are in `ingest`.
 
+pub mod cpu_time;
 pub mod error;
 pub mod ingest;
 pub mod operator_key;

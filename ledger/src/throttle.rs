@@ -1,8 +1,11 @@
 //! The budget of a walk in the background: the processor time it and the database process
 //! serving it may take (in cores), and the bytes of entries it may read each second. After each
 //! page the walk waits as long as it takes to be back within both; between them it runs at the
-//! lowest priority, so that ingest, which shares the machine, keeps its pace.
+//! lowest priority, so that ingest, which shares the machine, keeps its pace. The walk's own
+//! processor time is that of its threads while they work for it (counted around each piece of
+//! work), not its process's: the server's walk shares its process with ingest.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -33,13 +36,14 @@ pub const NICENESS: i32 = 19;
 pub struct Throttle {
     budget: Budget,
     started: Instant,
-    own_cpu_at_start: Duration,
+    /// Nanoseconds of processor time the walk's threads spent working for it.
+    walk_cpu: AtomicU64,
     backend: Option<Backend>,
     read: Mutex<u64>,
 }
 
 /// The database process serving the walk, when it runs on this machine and its processor time
-/// can be read (`/proc/<pid>/stat`).
+/// can be read (`/proc/<pid>/stat`, crate::cpu_time).
 struct Backend {
     pid: i32,
     cpu_at_start: Duration,
@@ -54,7 +58,7 @@ impl Throttle {
         Throttle {
             budget,
             started: Instant::now(),
-            own_cpu_at_start: own_cpu(),
+            walk_cpu: AtomicU64::new(0),
             backend,
             read: Mutex::new(0),
         }
@@ -77,6 +81,18 @@ impl Throttle {
             .as_ref()
             .and_then(|b| Pid::from_raw(b.pid))
             .is_some_and(|pid| setpriority_process(Some(pid), NICENESS).is_ok())
+    }
+
+    /// Runs `f` on the calling thread, its processor time counted as the walk's.
+    pub fn count<T>(&self, f: impl FnOnce() -> T) -> T {
+        let before = thread_cpu();
+        let value = f();
+        let spent = thread_cpu().saturating_sub(before);
+        self.walk_cpu.fetch_add(
+            u64::try_from(spent.as_nanos()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+        value
     }
 
     /// Called after each page read with its entries' bytes: waits until the walk is within its
@@ -113,9 +129,9 @@ impl Throttle {
         due.saturating_sub(elapsed).min(Duration::from_secs(1))
     }
 
-    /// Processor time spent since the start: this process's and the database process's.
+    /// Processor time spent since the start: the walk's threads' and the database process's.
     fn cpu_spent(&self) -> Duration {
-        let own = own_cpu().saturating_sub(self.own_cpu_at_start);
+        let own = Duration::from_nanos(self.walk_cpu.load(Ordering::Relaxed));
         let backend = self.backend.as_ref().map_or(Duration::ZERO, |b| {
             process_cpu(b.pid).map_or(Duration::ZERO, |now| now.saturating_sub(b.cpu_at_start))
         });
@@ -123,34 +139,21 @@ impl Throttle {
     }
 }
 
-/// This process's processor time, all its threads.
-fn own_cpu() -> Duration {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+/// The calling thread's processor time.
+fn thread_cpu() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
     Duration::new(
         u64::try_from(t.tv_sec).unwrap_or(0),
         u32::try_from(t.tv_nsec).unwrap_or(0),
     )
 }
 
-/// Clock ticks per second in `/proc/<pid>/stat` (USER_HZ, 100 on Linux whatever the kernel's).
-const TICKS_PER_SECOND: u64 = 100;
-
-/// The processor time of process `pid` (user and system), if `/proc` shows it.
+/// The processor time of process `pid`, if `/proc` shows it and it is PostgreSQL's.
 fn process_cpu(pid: i32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    ticks_of_stat(&stat)
-        .map(|ticks| Duration::from_millis(ticks.saturating_mul(1000) / TICKS_PER_SECOND))
-}
-
-/// `utime + stime` of a `/proc/<pid>/stat` line: fields 14 and 15, counted after the command
-/// name in parentheses (which may hold spaces).
-fn ticks_of_stat(stat: &str) -> Option<u64> {
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    let mut fields = after_name.split_ascii_whitespace();
-    // After the name: state is field 3, so utime (14) is the 12th and stime the 13th.
-    let utime: u64 = fields.nth(11)?.parse().ok()?;
-    let stime: u64 = fields.next()?.parse().ok()?;
-    Some(utime + stime)
+    let pid = u32::try_from(pid).ok()?;
+    crate::cpu_time::is_postgres(pid)
+        .then(|| crate::cpu_time::of_process(Some(pid)))
+        .flatten()
 }
 
 #[cfg(test)]
@@ -159,18 +162,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn processor_ticks_are_read_after_a_name_with_spaces() {
-        // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
-        // utime=250 stime=50: 300 ticks.
-        let stat = "4242 (postgres: dozor x) S 1 2 3 0 -1 4194304 10 0 0 0 250 50 0 0 20 0 1 0";
-        assert_eq!(ticks_of_stat(stat), Some(300));
-        assert_eq!(ticks_of_stat("4242 (short"), None);
+    fn the_work_counted_is_the_walks_threads_only() {
+        let throttle = Throttle::start(Budget::default(), None);
+        // Work on another thread, not counted: the walk spent nothing.
+        std::thread::spawn(|| spin(Duration::from_millis(30)))
+            .join()
+            .unwrap();
+        assert_eq!(throttle.cpu_spent(), Duration::ZERO);
+        // Work counted: at least most of the 30 ms spun (the clock's granularity aside).
+        throttle.count(|| spin(Duration::from_millis(30)));
+        assert!(throttle.cpu_spent() >= Duration::from_millis(20));
+        // One core: the walk is due when its processor time is, so about no wait right after.
+        assert!(throttle.wait(0) <= Duration::from_millis(40));
     }
 
-    #[test]
-    fn this_process_shows_its_processor_time() {
-        let pid = i32::try_from(std::process::id()).unwrap();
-        assert!(process_cpu(pid).is_some());
+    fn spin(time: Duration) {
+        let started = Instant::now();
+        while started.elapsed() < time {
+            std::hint::black_box(started.elapsed());
+        }
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub(super) struct Usage {
 impl Usage {
     /// Reads process `pid`'s usage; what `/proc` does not say (it has exited) is kept.
     pub fn read(&mut self, pid: u32) {
-        if let Some(cpu) = crate::cpu_time::of_process(Some(pid)) {
+        if let Some(cpu) = ledger::cpu_time::of_process(Some(pid)) {
             self.cpu = Some(cpu);
         }
         if let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
@@ -105,7 +105,7 @@ impl ClusterUsage {
             };
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
             if parent_of(&stat) == Some(postmaster) {
-                if let Some(cpu) = crate::cpu_time::of_process(Some(pid)) {
+                if let Some(cpu) = ledger::cpu_time::of_process(Some(pid)) {
                     self.seen.insert(pid, cpu);
                 }
             }
@@ -227,7 +227,7 @@ mod tests {
         };
         usage.start();
         assert!(usage.seen.contains_key(&std::process::id()));
-        let own = || crate::cpu_time::of_process(None).map_or(0.0, |d| d.as_secs_f64());
+        let own = || ledger::cpu_time::of_process(None).map_or(0.0, |d| d.as_secs_f64());
         let before = own();
         // Spin for a while: what this process spends from now on is counted, nothing before.
         let until = Instant::now() + Duration::from_millis(300);

@@ -327,11 +327,10 @@ impl FullWalk<'_> {
             .map(|r| (r.index, r.restored_root))
             .collect();
         let mut pending = PendingCheckpoints::new(pending);
-        let after_page = |bytes| throttle.after_page(bytes);
         let reading = Reading {
             paging: self.paging,
             threads: self.threads(),
-            after_page: &after_page,
+            throttle: Some(throttle),
         };
         let walked = verify_pages::walk_entries(
             conn,

@@ -18,6 +18,7 @@ use super::schema::ledger_entries;
 use super::tree::fetch_completed_by;
 use super::verify_failure::VerifyFailure;
 use crate::error::LedgerError;
+use crate::throttle::Throttle;
 use dozor_log::entry::{format_time, leaf_hash, record_hash};
 use dozor_log::entry_check::{
     check_entry, verify_signatures, CheckedEntry, SignatureCheck, Signers, Subject,
@@ -41,23 +42,31 @@ impl Default for Paging {
     }
 }
 
-/// How the walk reads and checks: its page sizes, its checking threads, and what it does after
-/// each page read (a background walk waits there to keep within its budget).
+/// How the walk reads and checks: its page sizes, its checking threads, and the budget it keeps
+/// (a background walk's: the processor time of its threads is counted, and the reading thread
+/// waits after a page until the walk is within it).
 #[derive(Clone, Copy)]
 pub(super) struct Reading<'a> {
     pub paging: Paging,
     pub threads: usize,
-    /// Called by the reading thread after each page with the bytes of its entries.
-    pub after_page: &'a (dyn Fn(u64) + Sync),
+    pub throttle: Option<&'a Throttle>,
 }
 
 impl Reading<'_> {
-    /// Pages of `paging`, every core checking, no wait.
+    /// Pages of `paging`, every core checking, no budget.
     pub fn unthrottled(paging: Paging) -> Reading<'static> {
         Reading {
             paging,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            after_page: &|_| {},
+            throttle: None,
+        }
+    }
+
+    /// `f`, its processor time counted against the budget if there is one.
+    fn counted<T>(&self, f: impl FnOnce() -> T) -> T {
+        match self.throttle {
+            Some(throttle) => throttle.count(f),
+            None => f(),
         }
     }
 }
@@ -179,17 +188,20 @@ fn read_pages(
     conn: &mut PgConnection,
     span: (u64, Option<u64>),
     size: usize,
-    after_page: &(dyn Fn(u64) + Sync),
+    reading: Reading<'_>,
     sender: &SyncSender<Result<Page, LedgerError>>,
 ) {
-    for page in pages(conn, span, size) {
+    let mut pages = pages(conn, span, size);
+    while let Some(page) = reading.counted(|| pages.next()) {
         let bytes = page.as_ref().map_or(0, |p| {
             p.rows.iter().map(|r| r.entry.len() as u64).sum::<u64>()
         });
         if sender.send(page).is_err() {
             return;
         }
-        after_page(bytes);
+        if let Some(throttle) = reading.throttle {
+            throttle.after_page(bytes);
+        }
     }
 }
 
@@ -492,18 +504,17 @@ pub(super) fn walk_entries(
     let (paging, threads) = (reading.paging, reading.threads.max(1));
     let outcome = std::thread::scope(|scope| {
         let span = (start.index, start.until);
-        let after_page = reading.after_page;
-        scope.spawn(move || read_pages(conn, span, paging.page.max(1), after_page, &send));
+        scope.spawn(move || read_pages(conn, span, paging.page.max(1), reading, &send));
         let work = |job: Job| match job {
             Job::Failed(e) => Err(e),
-            Job::Check { page, rows, last } => {
-                check_chunk(&page, rows, &context).map(|rows| Checked { page, rows, last })
-            }
+            Job::Check { page, rows, last } => reading
+                .counted(|| check_chunk(&page, rows, &context))
+                .map(|rows| Checked { page, rows, last }),
         };
         let consume = |checked: Result<Checked, LedgerError>| -> Result<(), Stop> {
             let checked = checked.map_err(Stop::Database)?;
-            chain
-                .follow(&checked.page, checked.rows)
+            reading
+                .counted(|| chain.follow(&checked.page, checked.rows))
                 .map_err(Stop::Failed)?;
             if checked.last {
                 progress(chain.next);
