@@ -41,6 +41,9 @@ enum BenchKind {
         #[arg(long)]
         strict_signatures: bool,
     },
+    /// Ingest (batches of 500, 4 in flight) while the full walk runs in the background within
+    /// its budget, against ingest alone, in pairs; the walk goes over the `bench verify` fill.
+    Walk(crate::walk::WalkArgs),
     /// The Ministry's monthly package over a month of rounds, periods and cage days (filled
     /// once, kept): period audit, files and ZIP.
     Mf {
@@ -101,6 +104,7 @@ fn run_kind(global: &DatabaseChoice, kind: BenchKind) -> anyhow::Result<ExitCode
             strict_signatures,
         } => crate::verify::verify(global, entries, strict_signatures),
         BenchKind::Ingest(args) => ingest(global, &args),
+        BenchKind::Walk(args) => crate::walk::walk(global, &args),
         BenchKind::Memory(args) => crate::memory::memory(global, &args),
         BenchKind::Monitor(bench) => crate::monitor::run(global, bench),
     }

@@ -19,3 +19,4 @@ mod outcome;
 mod proofs;
 mod rtp;
 mod verify;
+mod walk;

@@ -198,6 +198,37 @@ pub(crate) fn export(
 struct DatabaseFigures {
     read: Measured<u64>,
     verify: Measured<ledger::storage::verify::VerifyReport>,
+    /// The full walk in segments (`verify --full-walk`), without a budget.
+    full_walk: Measured<ledger::storage::verify::VerifyReport>,
+}
+
+/// `dozor verify --full-walk --cores 0` of the database: the walk in segments of 8 pages, each
+/// in a snapshot of its own, every core checking; recorded nowhere (the fill stays as it is).
+fn full_walk(
+    conn: &mut PgConnection,
+    operator: &NoteSigner,
+    operators: &HashMap<String, VerifyingKey>,
+    strict: bool,
+) -> anyhow::Result<ledger::storage::verify::VerifyReport> {
+    let progress = tempfile::tempdir()?;
+    let walk = ledger::storage::full_walk::FullWalk {
+        operator,
+        operators,
+        signatures: signatures(strict),
+        witnessed: Vec::new(),
+        progress_file: &progress.path().join("full-walk.progress"),
+        budget: ledger::throttle::Budget {
+            cores: None,
+            read_bytes_per_second: None,
+        },
+        paging: ledger::storage::verify::Paging::default(),
+        segment_pages: 8,
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    match walk.run(conn, &stop, |_, _| {})? {
+        ledger::storage::full_walk::WalkOutcome::Finished(finished) => Ok(finished.report),
+        other => Err(anyhow!("the full walk did not end: {other:?}")),
+    }
 }
 
 fn verify_database(
@@ -237,7 +268,18 @@ fn verify_database(
             )
         },
     )?;
-    Ok(DatabaseFigures { read, verify })
+    let full_walk = Measured::of(backend, || full_walk(conn, operator, &operators, strict))?;
+    crate::outcome::expect_result(
+        full_walk.value.failure.is_none()
+            && full_walk.value.entries_checked == report.entries_checked
+            && full_walk.value.rounds_readjudicated == rounds,
+        || format!("the full walk found otherwise: {:?}", full_walk.value),
+    )?;
+    Ok(DatabaseFigures {
+        read,
+        verify,
+        full_walk,
+    })
 }
 
 /// `dozor verify` of the export: with every check, and the integrity pass alone
@@ -360,10 +402,13 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
             "database_verify_entries_per_second": (database_report.entries_checked as f64 / database_seconds).round(),
             "database_vs_offline_verify": (database_seconds / verify_seconds * 100.0).round() / 100.0,
             "database_read_only_seconds": (in_database.read.seconds * 100.0).round() / 100.0,
+            "database_full_walk_seconds": (in_database.full_walk.seconds * 100.0).round() / 100.0,
+            "full_walk_vs_offline_verify": (in_database.full_walk.seconds / verify_seconds * 100.0).round() / 100.0,
             "cpu_seconds": {
                 "verify": offline.cpu_seconds(),
                 "database_verify": in_database.verify.cpu_seconds(),
                 "database_read_only": in_database.read.cpu_seconds(),
+                "database_full_walk": in_database.full_walk.cpu_seconds(),
             },
             "export": out.display().to_string(),
             "operator_key": operator.verifier().to_string(),
@@ -374,7 +419,7 @@ pub fn verify(global: &Global, entries: u64, strict: bool) -> anyhow::Result<Exi
 
 /// The process id of the PostgreSQL backend serving `conn`, when it runs on this machine (a
 /// server elsewhere has its own process ids: the process here with that id is not it).
-fn backend_pid(conn: &mut PgConnection) -> Option<u32> {
+pub(crate) fn backend_pid(conn: &mut PgConnection) -> Option<u32> {
     use diesel::prelude::*;
     let pid = diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>(
         "pg_backend_pid()",

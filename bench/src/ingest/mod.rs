@@ -474,6 +474,34 @@ fn figures(
 }
 
 pub fn ingest(global: &DatabaseChoice, args: &IngestArgs) -> anyhow::Result<ExitCode> {
+    let figures = measure(global, args)?;
+    println!("{}", serde_json::to_string_pretty(&figures)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+impl IngestArgs {
+    /// `--rounds rounds --batch 500 --concurrency 4`, the rest the defaults: the gateway's
+    /// figure other benchmarks set theirs beside.
+    pub(crate) fn batches_of_500(rounds: u64) -> IngestArgs {
+        IngestArgs {
+            rounds,
+            concurrency: 4,
+            tables: None,
+            batch: 500,
+            witnesses: 0,
+            tiles: false,
+            tiles_dir: None,
+            address_limit_per_second: server::DEFAULT_ADDRESS_RATE.per_second,
+            address_limit_burst: server::DEFAULT_ADDRESS_RATE.burst,
+        }
+    }
+}
+
+/// One run of `args`: its figures.
+pub(crate) fn measure(
+    global: &DatabaseChoice,
+    args: &IngestArgs,
+) -> anyhow::Result<serde_json::Value> {
     let shape = Shape::of(args)?;
     let signed = sign(&shape)?;
     let served = Served::start(global, &shape)?;
@@ -486,7 +514,5 @@ pub fn ingest(global: &DatabaseChoice, args: &IngestArgs) -> anyhow::Result<Exit
     let witnessed = served.stop(&runtime)?;
     let (elapsed, outcomes) = sent?;
     let accepted = accepted(&outcomes, shape.rounds)?;
-    let figures = figures(&shape, elapsed, &outcomes, accepted, witnessed);
-    println!("{}", serde_json::to_string_pretty(&figures)?);
-    Ok(ExitCode::SUCCESS)
+    Ok(figures(&shape, elapsed, &outcomes, accepted, witnessed))
 }

@@ -453,7 +453,7 @@ impl FullWalk<'_> {
     /// The report of a walk that failed: how far it came, and the failure.
     fn failed(&self, walk: &WalkProgress, failure: VerifyFailure) -> VerifyReport {
         VerifyReport {
-            entries_checked: failure.index.min(walk.next.max(failure.index)),
+            entries_checked: failure.index,
             registry_events: 0,
             api_keys: 0,
             resolutions: 0,
