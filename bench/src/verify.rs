@@ -217,10 +217,7 @@ fn full_walk(
         signatures: signatures(strict),
         witnessed: Vec::new(),
         progress_file: &progress.path().join("full-walk.progress"),
-        budget: ledger::throttle::Budget {
-            cores: None,
-            read_bytes_per_second: None,
-        },
+        budget: ledger::throttle::Budget::UNLIMITED,
         paging: ledger::storage::verify::Paging::default(),
         segment_pages: 8,
     };

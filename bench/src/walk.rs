@@ -24,6 +24,9 @@ pub struct WalkArgs {
     /// The walk's processor budget in cores, the database process serving it counted in.
     #[arg(long, default_value_t = 1.0)]
     cores: f64,
+    /// Its budget while the rest of the machine keeps more than half its cores busy.
+    #[arg(long, default_value_t = ledger::throttle::UNDER_LOAD)]
+    cores_under_load: f64,
     /// Pairs of runs (ingest alone, then beside the walk).
     #[arg(long, default_value_t = 3)]
     pairs: usize,
@@ -35,8 +38,10 @@ pub struct WalkArgs {
 pub fn walk(global: &Global, args: &WalkArgs) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(args.pairs > 0, "--pairs must be positive");
     anyhow::ensure!(
-        args.cores.is_finite() && args.cores > 0.0,
-        "--cores must be positive"
+        [args.cores, args.cores_under_load]
+            .iter()
+            .all(|c| c.is_finite() && *c > 0.0),
+        "--cores and --cores-under-load must be positive"
     );
     let operator = crate::direct::operator(0x5e)?;
     let (database, conn) = crate::verify::filled_database(global, &operator, args.entries)?;
@@ -47,7 +52,12 @@ pub fn walk(global: &Global, args: &WalkArgs) -> anyhow::Result<ExitCode> {
         eprintln!("pair {pair}: ingest alone");
         let alone = rate(&measure(global, &ingest)?)?;
         eprintln!("pair {pair}: ingest beside the walk");
-        let beside = beside_the_walk(global, &database.url, &operator, args.cores, &ingest)?;
+        let budget = Budget {
+            cores: Some(args.cores),
+            cores_under_load: Some(args.cores_under_load),
+            read_bytes_per_second: None,
+        };
+        let beside = beside_the_walk(global, &database.url, &operator, budget, &ingest)?;
         pairs.push((alone, beside));
     }
     database.stop()?;
@@ -59,6 +69,7 @@ pub fn walk(global: &Global, args: &WalkArgs) -> anyhow::Result<ExitCode> {
             "benchmark": "ingest (batches of 500, 4 in flight) beside the full walk in the background, against ingest alone, in pairs",
             "walked_ledger_entries": args.entries,
             "walk_budget_cores": args.cores,
+            "walk_budget_cores_under_load": args.cores_under_load,
             "ingest_spins_per_run": args.rounds,
             "pairs": pairs.iter().zip(&ratios).map(|((alone, beside), ratio)| json!({
                 "ingest_alone_spins_per_second": alone.round(),
@@ -102,7 +113,7 @@ fn beside_the_walk(
     global: &Global,
     url: &str,
     operator: &NoteSigner,
-    cores: f64,
+    budget: Budget,
     ingest: &IngestArgs,
 ) -> anyhow::Result<Beside> {
     let verifier = operator.verifier();
@@ -124,10 +135,7 @@ fn beside_the_walk(
                 signatures: dozor_log::entry_check::SignatureCheck::Batch,
                 witnessed: Vec::new(),
                 progress_file: &progress_file,
-                budget: Budget {
-                    cores: Some(cores),
-                    read_bytes_per_second: None,
-                },
+                budget,
                 paging: ledger::storage::verify::Paging::default(),
                 segment_pages: 8,
             };

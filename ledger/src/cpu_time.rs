@@ -30,6 +30,27 @@ pub fn of_process(pid: Option<u32>) -> Option<Duration> {
     ))
 }
 
+/// The machine's processor time since boot: busy (user, nice, system, interrupts, stolen) and
+/// in all (busy, idle and waiting on I/O), every core together, from `/proc/stat`.
+pub fn of_machine() -> Option<(Duration, Duration)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let (busy, all) = machine_ticks(stat.lines().next()?)?;
+    let per_second = ticks_per_second()? as f64;
+    let seconds = |ticks: u64| Duration::from_secs_f64(ticks as f64 / per_second);
+    Some((seconds(busy), seconds(all)))
+}
+
+/// Busy and all ticks of the `cpu` line of `/proc/stat`: user nice system idle iowait irq
+/// softirq steal (guest time is counted in user already).
+fn machine_ticks(line: &str) -> Option<(u64, u64)> {
+    let mut fields = line.strip_prefix("cpu ")?.split_ascii_whitespace();
+    let mut next = || -> Option<u64> { fields.next()?.parse().ok() };
+    let (user, nice, system, idle, iowait) = (next()?, next()?, next()?, next()?, next()?);
+    let (irq, softirq, steal) = (next()?, next()?, next().unwrap_or(0));
+    let busy = user + nice + system + irq + softirq + steal;
+    Some((busy, busy + idle + iowait))
+}
+
 /// Whether process `pid` on this machine is a PostgreSQL server process.
 pub fn is_postgres(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|name| name.trim() == "postgres")
@@ -57,6 +78,17 @@ mod tests {
         let stat = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 900 0 3 0 250 70 0 0 20 0 9 0";
         assert_eq!(ticks_in(stat), Some(320));
         assert_eq!(ticks_in("4242 (short) S 1"), None);
+    }
+
+    #[test]
+    fn the_machines_busy_time_leaves_out_idle_and_io_wait() {
+        // user 100, nice 5, system 20, idle 800, iowait 30, irq 1, softirq 2, steal 3, guest 0:
+        // busy 100 + 5 + 20 + 1 + 2 + 3 = 131; all 131 + 800 + 30 = 961.
+        let line = "cpu  100 5 20 800 30 1 2 3 0 0";
+        assert_eq!(machine_ticks(line), Some((131, 961)));
+        assert_eq!(machine_ticks("cpu0 1 2 3 4 5 6 7 8"), None);
+        let (busy, all) = of_machine().unwrap();
+        assert!(busy <= all && all > Duration::ZERO);
     }
 
     #[test]

@@ -15,17 +15,40 @@ pub struct Budget {
     /// Processor time per second of the walk, in cores: its own threads and, when the database
     /// runs on the same machine, the database process serving it.
     pub cores: Option<f64>,
+    /// The same while the rest of the machine keeps more than half its cores busy (ingest):
+    /// even at the idle priority, a walk that runs whenever a core is free slows a busy ingest
+    /// by sharing the processors' caches with it (docs/PERFORMANCE.md), so it takes less then.
+    pub cores_under_load: Option<f64>,
     /// Bytes of entries read per second.
     pub read_bytes_per_second: Option<u64>,
 }
 
-impl Default for Budget {
-    /// One core, reads unbounded (the processor budget bounds them too).
-    fn default() -> Self {
+impl Budget {
+    /// No limit at all (a walk measured, or run by hand on a quiet machine).
+    pub const UNLIMITED: Budget = Budget {
+        cores: None,
+        cores_under_load: None,
+        read_bytes_per_second: None,
+    };
+
+    /// `cores` (none: no limit), a quarter core under load (no more than `cores`), reads
+    /// unbounded.
+    pub fn cores(cores: Option<f64>) -> Budget {
         Budget {
-            cores: Some(1.0),
+            cores,
+            cores_under_load: Some(cores.map_or(UNDER_LOAD, |c| c.min(UNDER_LOAD))),
             read_bytes_per_second: None,
         }
+    }
+}
+
+/// Cores a walk takes by default while the machine is busy.
+pub const UNDER_LOAD: f64 = 0.25;
+
+impl Default for Budget {
+    /// One core, a quarter under load, reads unbounded (the processor budget bounds them too).
+    fn default() -> Self {
+        Budget::cores(Some(1.0))
     }
 }
 
@@ -39,7 +62,18 @@ pub struct Throttle {
     /// Nanoseconds of processor time the walk's threads spent working for it.
     walk_cpu: AtomicU64,
     backend: Option<Backend>,
-    read: Mutex<u64>,
+    spent: Mutex<Spent>,
+}
+
+/// What the walk had spent at the last page, and the processor time it was due to have by then.
+#[derive(Default)]
+struct Spent {
+    read: u64,
+    cpu: Duration,
+    /// The machine's busy and all processor time at the last page.
+    machine: Option<(Duration, Duration)>,
+    /// When, after the start, the walk's processor time so far is within its budget.
+    cpu_due: Duration,
 }
 
 /// The database process serving the walk, when it runs on this machine and its processor time
@@ -60,7 +94,10 @@ impl Throttle {
             started: Instant::now(),
             walk_cpu: AtomicU64::new(0),
             backend,
-            read: Mutex::new(0),
+            spent: Mutex::new(Spent {
+                machine: crate::cpu_time::of_machine(),
+                ..Spent::default()
+            }),
         }
     }
 
@@ -69,13 +106,25 @@ impl Throttle {
         self.backend.is_some()
     }
 
-    /// Lowers the calling thread (and the threads it starts after) to [`NICENESS`], and the
-    /// database process serving the walk when allowed (the same user, or root). Whether the
-    /// database process was lowered.
+    /// Puts the calling thread (and the threads it starts after) under the idle policy
+    /// (`SCHED_IDLE`: it runs only when no other thread wants the processor, and gives way at
+    /// once when one does; at [`NICENESS`] where the policy cannot be set), and lowers the
+    /// database process serving the walk to [`NICENESS`] when allowed (the same user, or root).
+    /// Whether the database process was lowered.
     pub fn lower_priority(&self) -> bool {
         use rustix::process::{setpriority_process, Pid};
-        if let Err(e) = setpriority_process(Some(rustix::thread::gettid()), NICENESS) {
-            tracing::warn!(error = %e, "the walk runs at the caller's priority");
+        use thread_priority::{
+            set_thread_priority_and_policy, thread_native_id, NormalThreadSchedulePolicy,
+            ThreadPriority, ThreadSchedulePolicy,
+        };
+        let idle = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle);
+        if let Err(e) =
+            set_thread_priority_and_policy(thread_native_id(), ThreadPriority::Min, idle)
+        {
+            tracing::debug!(error = ?e, "the walk runs at the lowest niceness instead of the idle policy");
+            if let Err(e) = setpriority_process(Some(rustix::thread::gettid()), NICENESS) {
+                tracing::warn!(error = %e, "the walk runs at the caller's priority");
+            }
         }
         self.backend
             .as_ref()
@@ -98,35 +147,49 @@ impl Throttle {
     /// Called after each page read with its entries' bytes: waits until the walk is within its
     /// budget again.
     pub fn after_page(&self, bytes: u64) {
-        let read = match self.read.lock() {
-            Ok(mut read) => {
-                *read = read.saturating_add(bytes);
-                *read
-            }
+        let wait = match self.spent.lock() {
+            Ok(mut spent) => self.account(&mut spent, bytes),
             Err(_) => return,
         };
-        let wait = self.wait(read);
         if !wait.is_zero() {
             std::thread::sleep(wait);
         }
     }
 
-    /// How long to wait, `read` bytes read so far: the longer of what the processor budget and
-    /// the read budget ask.
-    fn wait(&self, read: u64) -> Duration {
+    /// Adds a page of `bytes` and the processor time spent since the last page (at the rate of
+    /// the budget that held meanwhile: under load or not) to what the walk has spent: how long
+    /// it must wait to be within its budget.
+    fn account(&self, spent: &mut Spent, bytes: u64) -> Duration {
         let elapsed = self.started.elapsed();
-        let for_cpu = self.budget.cores.filter(|c| *c > 0.0).map(|cores| {
-            let spent = self.cpu_spent();
-            spent.div_f64(cores)
-        });
+        spent.read = spent.read.saturating_add(bytes);
+        let cpu = self.cpu_spent();
+        let used = cpu.saturating_sub(spent.cpu);
+        spent.cpu = cpu;
+        let machine = crate::cpu_time::of_machine();
+        let loaded = spent
+            .machine
+            .zip(machine)
+            .is_some_and(|(before, after)| others_keep_half_busy(used, before, after));
+        spent.machine = machine;
+        let cores = if loaded {
+            self.budget.cores_under_load.or(self.budget.cores)
+        } else {
+            self.budget.cores
+        };
+        // Time not used is not saved for later beyond a second: no burst after a quiet spell.
+        let floor = elapsed.saturating_sub(Duration::from_secs(1));
+        spent.cpu_due = match cores.filter(|c| *c > 0.0) {
+            Some(cores) => spent.cpu_due.max(floor) + used.div_f64(cores),
+            None => elapsed,
+        };
         let for_reads = self
             .budget
             .read_bytes_per_second
             .filter(|r| *r > 0)
-            .map(|rate| Duration::from_secs_f64(read as f64 / rate as f64));
-        let due = for_cpu.max(for_reads).unwrap_or_default();
-        // No more than a second at a time: the budget is an average, not a debt paid at once.
-        due.saturating_sub(elapsed).min(Duration::from_secs(1))
+            .map_or(Duration::ZERO, |rate| {
+                Duration::from_secs_f64(spent.read as f64 / rate as f64)
+            });
+        spent.cpu_due.max(for_reads).saturating_sub(elapsed)
     }
 
     /// Processor time spent since the start: the walk's threads' and the database process's.
@@ -137,6 +200,18 @@ impl Throttle {
         });
         own + backend
     }
+}
+
+/// Whether, between two readings of the machine's (busy, all) processor time, the processes
+/// other than the walk (which used `used`) kept more than half of it busy.
+fn others_keep_half_busy(
+    used: Duration,
+    (busy_before, all_before): (Duration, Duration),
+    (busy_after, all_after): (Duration, Duration),
+) -> bool {
+    let others = busy_after.saturating_sub(busy_before).saturating_sub(used);
+    let all = all_after.saturating_sub(all_before);
+    !all.is_zero() && others.as_secs_f64() > all.as_secs_f64() / 2.0
 }
 
 /// The calling thread's processor time.
@@ -172,8 +247,10 @@ mod tests {
         // Work counted: at least most of the 30 ms spun (the clock's granularity aside).
         throttle.count(|| spin(Duration::from_millis(30)));
         assert!(throttle.cpu_spent() >= Duration::from_millis(20));
-        // One core: the walk is due when its processor time is, so about no wait right after.
-        assert!(throttle.wait(0) <= Duration::from_millis(40));
+        // One core (or a quarter under load: 30 ms are due 120 ms after the start): at most
+        // about 120 ms less the 60 ms spun to wait.
+        let mut spent = throttle.spent.lock().unwrap();
+        assert!(throttle.account(&mut spent, 0) <= Duration::from_millis(80));
     }
 
     fn spin(time: Duration) {
@@ -187,23 +264,49 @@ mod tests {
     fn the_read_budget_sets_the_wait() {
         let throttle = Throttle::start(
             Budget {
-                cores: None,
                 read_bytes_per_second: Some(1000),
+                ..Budget::UNLIMITED
             },
             None,
         );
+        let mut spent = throttle.spent.lock().unwrap();
         // 500 bytes at 1000 a second are due half a second after the start.
-        let wait = throttle.wait(500);
+        let wait = throttle.account(&mut spent, 500);
         assert!(wait > Duration::from_millis(400) && wait <= Duration::from_millis(500));
-        // Far beyond the budget: a second at most at a time.
-        assert_eq!(throttle.wait(1_000_000), Duration::from_secs(1));
-        let unbounded = Throttle::start(
-            Budget {
-                cores: None,
-                read_bytes_per_second: None,
-            },
-            None,
-        );
-        assert_eq!(unbounded.wait(1_000_000), Duration::ZERO);
+        // 500 + 999 500 = 1 000 000 bytes are due 1 000 s after the start.
+        assert!(throttle.account(&mut spent, 999_500) > Duration::from_secs(999));
+        let unbounded = Throttle::start(Budget::UNLIMITED, None);
+        let mut spent = unbounded.spent.lock().unwrap();
+        assert_eq!(unbounded.account(&mut spent, 1_000_000), Duration::ZERO);
+    }
+
+    #[test]
+    fn the_machine_is_under_load_when_others_keep_half_of_it_busy() {
+        let s = Duration::from_secs;
+        // Two cores for 10 s: 20 s in all. Busy 14 s, 5 of them the walk's: others 9 < 10.
+        assert!(!others_keep_half_busy(
+            s(5),
+            (s(100), s(1000)),
+            (s(114), s(1020))
+        ));
+        // Busy 16 s, 5 the walk's: others 11 > 10.
+        assert!(others_keep_half_busy(
+            s(5),
+            (s(100), s(1000)),
+            (s(116), s(1020))
+        ));
+        // No time passed: not under load.
+        assert!(!others_keep_half_busy(
+            s(0),
+            (s(100), s(1000)),
+            (s(100), s(1000))
+        ));
+    }
+
+    #[test]
+    fn under_load_the_budget_is_a_quarter_core_at_most() {
+        assert_eq!(Budget::default().cores_under_load, Some(UNDER_LOAD));
+        assert_eq!(Budget::cores(Some(0.1)).cores_under_load, Some(0.1));
+        assert_eq!(Budget::cores(None).cores, None);
     }
 }

@@ -396,10 +396,9 @@ impl Background {
                     api::full_walk::WalkSchedule {
                         at,
                         every_days: walk.every_days,
-                        budget: ledger::throttle::Budget {
-                            cores: (walk.cores > 0.0).then_some(walk.cores),
-                            read_bytes_per_second: None,
-                        },
+                        budget: ledger::throttle::Budget::cores(
+                            (walk.cores > 0.0).then_some(walk.cores),
+                        ),
                         data_dir: global.data_dir.clone(),
                         checkpoint_witness,
                     },

@@ -27,6 +27,10 @@ pub struct FullWalkOptions {
     /// database process serving it counted together (0: no limit).
     #[arg(long, default_value_t = 1.0, value_name = "CORES")]
     cores: f64,
+    /// With `--full-walk`: the same while the rest of the machine keeps more than half its
+    /// cores busy (ingest); no more than `--cores`.
+    #[arg(long, default_value_t = ledger::throttle::UNDER_LOAD, value_name = "CORES")]
+    cores_under_load: f64,
     /// With `--full-walk`: bytes of entries it may read per second, in MiB (default: no limit
     /// beyond the processor budget's).
     #[arg(long, value_name = "MIB")]
@@ -46,8 +50,13 @@ pub struct FullWalkOptions {
 
 impl FullWalkOptions {
     fn budget(&self) -> anyhow::Result<Budget> {
-        if !self.cores.is_finite() || self.cores < 0.0 {
-            anyhow::bail!("--cores {} is not a number of cores", self.cores);
+        for (name, cores) in [
+            ("--cores", self.cores),
+            ("--cores-under-load", self.cores_under_load),
+        ] {
+            if !cores.is_finite() || cores < 0.0 {
+                anyhow::bail!("{name} {cores} is not a number of cores");
+            }
         }
         let read = match self.read_mib_per_second {
             Some(mib) if !mib.is_finite() || mib <= 0.0 => {
@@ -56,8 +65,14 @@ impl FullWalkOptions {
             Some(mib) => Some((mib * 1024.0 * 1024.0) as u64),
             None => None,
         };
+        let cores = (self.cores > 0.0).then_some(self.cores);
+        let under_load = (self.cores_under_load > 0.0).then_some(self.cores_under_load);
         Ok(Budget {
-            cores: (self.cores > 0.0).then_some(self.cores),
+            cores,
+            cores_under_load: match (under_load, cores) {
+                (Some(u), Some(c)) => Some(u.min(c)),
+                (u, c) => u.or(c),
+            },
             read_bytes_per_second: read,
         })
     }
