@@ -96,19 +96,6 @@ fn killed_midway(url: &str, data: &Path) -> Value {
     at_kill
 }
 
-/// The verification mark at `index`, as the ledger holds it.
-fn mark_at(url: &str, index: u64) -> Value {
-    let mut conn = connect(url).unwrap();
-    let bytes = ledger::storage::reads::entry(&mut conn, index)
-        .unwrap()
-        .unwrap()
-        .entry;
-    let entry: Value = serde_json::from_slice(&bytes).unwrap();
-    let record = entry["envelope"]["record"].clone();
-    assert_eq!(record["type"], "ledger_verified", "{entry}");
-    record
-}
-
 /// What two walks of the same ledger must agree on.
 fn outcome(report: &Value) -> Value {
     json!({

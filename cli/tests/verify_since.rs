@@ -66,19 +66,6 @@ fn since_last(url: &str, dir: &Path) -> (Option<i32>, Value, String) {
     (out.status.code(), report, last)
 }
 
-/// The verification mark at `index`, as the ledger holds it.
-fn mark_at(url: &str, index: u64) -> Value {
-    let mut conn = connect(url).unwrap();
-    let bytes = ledger::storage::reads::entry(&mut conn, index)
-        .unwrap()
-        .unwrap()
-        .entry;
-    let entry: Value = serde_json::from_slice(&bytes).unwrap();
-    let record = entry["envelope"]["record"].clone();
-    assert_eq!(record["type"], "ledger_verified", "{entry}");
-    record
-}
-
 #[test]
 fn the_nightly_check_covers_what_was_appended_since_the_last_and_records_it() {
     let (state, url, dir) = ledger(3);

@@ -1,15 +1,12 @@
 //! `dozor verify --full-walk`: the whole ledger walked in the background, resumable and within
 //! a budget, its result recorded as a full verification mark (docs/VERIFY.md).
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
 use dozor_log::registry_history::cli_actor;
-use ed25519_dalek::VerifyingKey;
-use ledger::storage::connect;
-use ledger::storage::database::{Database, DatabaseChoice};
+use ledger::storage::database::DatabaseChoice;
 use ledger::storage::full_walk::{self, FullWalk, WalkOutcome};
 use ledger::storage::full_walk_progress::PROGRESS_FILE;
 use ledger::storage::nightly_check::{CheckMade, Recording};
@@ -88,17 +85,13 @@ pub(super) struct FullWalkArgs<'a> {
 
 pub(super) fn run(global: &DatabaseChoice, args: &FullWalkArgs<'_>) -> anyhow::Result<ExitCode> {
     let budget = args.options.budget()?;
-    let operator = super::serve::existing_operator_key(
-        global,
-        std::env::var_os("DOZOR_OPERATOR_KEY").map(PathBuf::from),
-    )?;
-    let db = Database::open_for_reading(global.database_url.clone(), &global.data_dir)?;
-    let mut conn = connect(&db.url)?;
-    let verifiers = ledger::storage::rotation::operator_chain(&mut conn, &operator.verifier())?;
-    let operators: HashMap<String, VerifyingKey> = verifiers
-        .iter()
-        .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
-        .collect();
+    let super::verify_since::Checking {
+        operator,
+        db,
+        mut conn,
+        operators,
+        witnessed,
+    } = super::verify_since::Checking::open(global, args.witness.as_deref())?;
     let progress_file = args
         .options
         .progress_file
@@ -122,10 +115,6 @@ pub(super) fn run(global: &DatabaseChoice, args: &FullWalkArgs<'_>) -> anyhow::R
             return Ok(ExitCode::SUCCESS);
         }
     }
-    let witnessed = match &args.witness {
-        Some(path) => ledger::witness::Witness::new(path).read(&verifiers)?,
-        None => Vec::new(),
-    };
     let walk = FullWalk {
         operator: &operator,
         operators: &operators,

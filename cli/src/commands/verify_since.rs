@@ -36,22 +36,55 @@ pub(super) fn default_mark_file(global: &DatabaseChoice) -> PathBuf {
         .join(ledger::storage::nightly_check::MARK_FILE)
 }
 
+/// What a check that records its mark works with: the operator key (`DOZOR_OPERATOR_KEY`, else
+/// the data directory's), the database open for reading, the operator keys its entries may be
+/// signed by (the current one and those it rotated from), and the witness file's checkpoints.
+pub(super) struct Checking {
+    pub operator: dozor_log::checkpoint::NoteSigner,
+    pub db: Database,
+    pub conn: ledger::storage::PgConnection,
+    pub operators: HashMap<String, VerifyingKey>,
+    pub witnessed: Vec<ledger::storage::issued::IssuedCheckpoint>,
+}
+
+impl Checking {
+    pub(super) fn open(
+        global: &DatabaseChoice,
+        witness: Option<&std::path::Path>,
+    ) -> anyhow::Result<Checking> {
+        let operator = super::serve::existing_operator_key(
+            global,
+            std::env::var_os("DOZOR_OPERATOR_KEY").map(PathBuf::from),
+        )?;
+        let db = Database::open_for_reading(global.database_url.clone(), &global.data_dir)?;
+        let mut conn = connect(&db.url)?;
+        let verifiers = ledger::storage::rotation::operator_chain(&mut conn, &operator.verifier())?;
+        let operators = verifiers
+            .iter()
+            .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
+            .collect();
+        let witnessed = match witness {
+            Some(path) => ledger::witness::Witness::new(path).read(&verifiers)?,
+            None => Vec::new(),
+        };
+        Ok(Checking {
+            operator,
+            db,
+            conn,
+            operators,
+            witnessed,
+        })
+    }
+}
+
 pub(super) fn run(global: &DatabaseChoice, args: &SinceLastArgs) -> anyhow::Result<ExitCode> {
-    let operator = super::serve::existing_operator_key(
-        global,
-        std::env::var_os("DOZOR_OPERATOR_KEY").map(PathBuf::from),
-    )?;
-    let db = Database::open_for_reading(global.database_url.clone(), &global.data_dir)?;
-    let mut conn = connect(&db.url)?;
-    let verifiers = ledger::storage::rotation::operator_chain(&mut conn, &operator.verifier())?;
-    let operators: HashMap<String, VerifyingKey> = verifiers
-        .iter()
-        .map(|v| (dozor_log::keys::key_id(&v.key), v.key))
-        .collect();
-    let witnessed = match &args.witness {
-        Some(path) => ledger::witness::Witness::new(path).read(&verifiers)?,
-        None => Vec::new(),
-    };
+    let Checking {
+        operator,
+        db,
+        mut conn,
+        operators,
+        witnessed,
+    } = Checking::open(global, args.witness.as_deref())?;
     let mark_file = mark_file(global, args);
     let check = NightlyCheck {
         operator: &operator,

@@ -680,3 +680,16 @@ pub fn pypi(module: &str, requirement: &str) -> std::path::PathBuf {
     }
     packages
 }
+
+/// The verification mark at `index`, as the ledger holds it.
+pub fn mark_at(url: &str, index: u64) -> Value {
+    let mut conn = ledger::storage::connect(url).unwrap();
+    let bytes = ledger::storage::reads::entry(&mut conn, index)
+        .unwrap()
+        .unwrap()
+        .entry;
+    let entry: Value = serde_json::from_slice(&bytes).unwrap();
+    let record = entry["envelope"]["record"].clone();
+    assert_eq!(record["type"], "ledger_verified", "{entry}");
+    record
+}

@@ -320,12 +320,7 @@ impl FullWalk<'_> {
             plans: &plans,
             signatures: self.signatures,
         };
-        let restored_roots: HashMap<u64, Hash> = scope
-            .history
-            .accepted_rollbacks()
-            .iter()
-            .map(|r| (r.index, r.restored_root))
-            .collect();
+        let restored_roots = verify_pages::restored_roots(scope.history);
         let mut pending = PendingCheckpoints::new(pending);
         let reading = Reading {
             paging: self.paging,

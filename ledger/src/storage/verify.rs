@@ -223,12 +223,7 @@ fn walk_stages(
         plans: &plans,
         signatures,
     };
-    // An accepted rollback holds for the ledger it names: the tree of the entries before it.
-    let restored_roots: HashMap<u64, Hash> = history
-        .accepted_rollbacks()
-        .iter()
-        .map(|r| (r.index, r.restored_root))
-        .collect();
+    let restored_roots = verify_pages::restored_roots(&history);
     let walked = verify_pages::walk_entries(
         conn,
         start,

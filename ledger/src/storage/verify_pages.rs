@@ -90,6 +90,16 @@ pub(super) struct Start {
     pub until: Option<u64>,
 }
 
+/// An accepted rollback holds for the ledger it names: the tree of the entries before it, by
+/// the index it was accepted at.
+pub(super) fn restored_roots(history: &RegistryHistory) -> HashMap<u64, Hash> {
+    history
+        .accepted_rollbacks()
+        .iter()
+        .map(|r| (r.index, r.restored_root))
+        .collect()
+}
+
 /// How the walk of the entries ended.
 pub(super) struct Walked {
     /// Entries walked (the index of the first failing one, on failure).

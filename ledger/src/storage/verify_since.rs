@@ -260,12 +260,7 @@ impl Incremental<'_> {
             plans: &plans,
             signatures: self.signatures,
         };
-        let restored_roots: HashMap<u64, Hash> = self
-            .history
-            .accepted_rollbacks()
-            .iter()
-            .map(|r| (r.index, r.restored_root))
-            .collect();
+        let restored_roots = verify_pages::restored_roots(self.history);
         let mut pending = PendingCheckpoints::new(pending);
         let start = Start {
             index: report.from,
