@@ -1084,3 +1084,50 @@ fn small_ranges_are_set_on_an_empty_ledger_only_and_made_as_the_writer_goes() {
     assert!(verified.failure.is_none(), "{:?}", verified.failure);
     assert_eq!(verified.entries_checked, 61);
 }
+
+/// A page read with binary COPY holds the rows, column for column, that the query reads, the
+/// registry event's NULL sequence number included, from any index and of any size.
+#[test]
+fn a_page_read_with_copy_is_the_rows_the_query_reads() {
+    use ledger::storage::copy_pages::EntryPage;
+    use ledger::storage::models::LedgerRow;
+    use ledger::storage::schema::ledger_entries;
+    let (mut conn, _) = ledger_of_notes(12);
+    let queried: Vec<LedgerRow> = ledger_entries::table
+        .order(ledger_entries::idx.asc())
+        .select(LedgerRow::as_select())
+        .load(&mut conn)
+        .unwrap();
+    assert_eq!(queried.len(), 13);
+    assert_eq!(queried[0].seq_no, None, "entry 0 registers the table");
+    for (from, size) in [(0u64, 13u64), (0, 5), (4, 3), (11, 10), (13, 4)] {
+        // Each page followed by a prepared statement in the same transaction: the COPY has
+        // left the connection ready for it.
+        let (page, after) = conn
+            .transaction(|conn| {
+                let page = EntryPage::read(conn, from, size)?;
+                let after: i64 = ledger_entries::table.count().get_result(conn)?;
+                Ok::<_, ledger::error::LedgerError>((page, after))
+            })
+            .unwrap();
+        assert_eq!(after, 13);
+        let expected: Vec<&LedgerRow> = queried
+            .iter()
+            .skip(from as usize)
+            .take(size as usize)
+            .collect();
+        assert_eq!(page.len(), expected.len(), "from {from}, {size}");
+        for (n, row) in expected.into_iter().enumerate() {
+            let read = page.get(n).unwrap();
+            assert_eq!(read.idx, row.idx);
+            assert_eq!(read.received_at, row.received_at);
+            assert_eq!(read.prev_hash, row.prev_hash.as_slice());
+            assert_eq!(read.leaf_hash, row.leaf_hash.as_slice());
+            assert_eq!(read.entry, row.entry.as_slice());
+            assert_eq!(read.table_id, row.table_id.as_deref());
+            assert_eq!(read.seq_no, row.seq_no);
+            assert_eq!(read.key_id, row.key_id);
+            assert_eq!(read.record_hash, row.record_hash.as_slice());
+        }
+    }
+}

@@ -21,6 +21,7 @@ pub mod checkpoints;
 pub mod cluster;
 mod columns;
 pub mod connection;
+pub mod copy_pages;
 pub mod cosignatures;
 pub mod database;
 pub mod deliveries;

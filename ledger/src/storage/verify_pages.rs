@@ -11,10 +11,9 @@ use std::sync::Arc;
 
 use diesel::prelude::*;
 
+use super::copy_pages::{EntryPage, EntryRow};
 use super::derived_check::{self, StoredDerived, UnkeptRoundId};
 use super::issued::PendingCheckpoints;
-use super::models::LedgerRow;
-use super::schema::ledger_entries;
 use super::tree::fetch_completed_by;
 use super::verify_failure::VerifyFailure;
 use crate::error::LedgerError;
@@ -117,7 +116,7 @@ pub(super) struct Walked {
 /// A page of stored entries and what the database holds beside them.
 struct Page {
     first: u64,
-    rows: Vec<LedgerRow>,
+    rows: EntryPage,
     derived: StoredDerived,
     /// The tree's interior nodes that the page's leaves complete.
     nodes: HashMap<(u32, u64), Hash>,
@@ -133,15 +132,10 @@ impl Page {
         // Entries are consecutive: a page ending before `until` is a shorter page (past a gap,
         // which fails the walk first, it may hold an entry after `until`).
         let size = until.map_or(size as u64, |u| (size as u64).min(u.saturating_sub(first)));
-        let rows: Vec<LedgerRow> = if size == 0 {
-            Vec::new()
+        let rows = if size == 0 {
+            EntryPage::default()
         } else {
-            ledger_entries::table
-                .filter(ledger_entries::idx.ge(first as i64))
-                .order(ledger_entries::idx.asc())
-                .limit(i64::try_from(size).unwrap_or(i64::MAX))
-                .select(LedgerRow::as_select())
-                .load(conn)?
+            EntryPage::read(conn, first, size)?
         };
         let end = first + rows.len() as u64;
         let (derived, nodes) = if rows.is_empty() {
@@ -203,9 +197,7 @@ fn read_pages(
 ) {
     let mut pages = pages(conn, span, size);
     while let Some(page) = reading.counted(|| pages.next()) {
-        let bytes = page.as_ref().map_or(0, |p| {
-            p.rows.iter().map(|r| r.entry.len() as u64).sum::<u64>()
-        });
+        let bytes = page.as_ref().map_or(0, |p| p.rows.entry_bytes());
         if sender.send(page).is_err() {
             return;
         }
@@ -334,29 +326,29 @@ fn check_chunk(
 /// Checks one stored row against everything that must hold for it on its own, except its
 /// signature, its derived rows and its link to the previous entry.
 fn check_row<'r>(
-    row: &'r LedgerRow,
+    row: EntryRow<'r>,
     index: u64,
     context: &Context<'_>,
 ) -> (CheckedRow, Option<CheckedEntry<'r>>) {
-    let hash = leaf_hash(&row.entry);
+    let hash = leaf_hash(row.entry);
     let early = if row.idx as u64 != index {
         Some(format!(
             "entry {index} is missing (next stored index is {})",
             row.idx
         ))
-    } else if row.leaf_hash.as_slice() != hash {
+    } else if row.leaf_hash != hash.as_slice() {
         Some("stored entry hash does not match the entry bytes".into())
     } else {
         None
     };
     let entry = match early {
         Some(_) => Err(String::new()),
-        None => check_entry(&row.entry, index, context.signers),
+        None => check_entry(row.entry, index, context.signers),
     };
     let late = entry
         .as_ref()
         .ok()
-        .and_then(|entry| columns_problem(row, entry, index, context.registry_events));
+        .and_then(|entry| columns_problem(&row, entry, index, context.registry_events));
     let checked = CheckedRow {
         hash,
         early,
@@ -370,7 +362,7 @@ fn check_row<'r>(
 
 /// What is wrong with a row's columns against the entry it holds, if anything.
 fn columns_problem(
-    row: &LedgerRow,
+    row: &EntryRow<'_>,
     entry: &CheckedEntry<'_>,
     index: u64,
     registry_events: &HashSet<u64>,
@@ -384,20 +376,20 @@ fn columns_problem(
     }
     let columns_match = match &entry.subject {
         Subject::Record(header) => {
-            row.table_id.as_deref() == Some(header.table_id.as_str())
+            row.table_id == Some(header.table_id.as_str())
                 && row.seq_no == Some(header.seq_no as i64)
         }
         Subject::Registry(event) => {
             if !registry_events.contains(&index) {
                 return Some("a registry event stored as if it were a table's record".into());
             }
-            event.table_id() == row.table_id.as_deref() && row.seq_no.is_none()
+            event.table_id() == row.table_id && row.seq_no.is_none()
         }
     };
     let problem = if !columns_match {
         "table_id/seq_no columns differ from the signed record"
     } else if row.key_id != entry.key_id
-        || row.record_hash.as_slice() != record_hash(entry.record.as_bytes())
+        || row.record_hash != record_hash(entry.record.as_bytes()).as_slice()
     {
         "key_id/record_hash columns differ from the signed record"
     } else {
@@ -452,7 +444,7 @@ impl Chain<'_> {
             let stored_prev_hash = index
                 .checked_sub(page.first)
                 .and_then(|n| page.rows.get(usize::try_from(n).ok()?))
-                .map(|stored| stored.prev_hash.as_slice());
+                .map(|stored| stored.prev_hash);
             if stored_prev_hash != Some(self.prev_hash.as_slice()) {
                 return Err(fail(
                     "prev_hash does not match the hash of the previous entry".into(),

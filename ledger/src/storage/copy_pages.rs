@@ -1,0 +1,338 @@
+//! A page of stored entries read with PostgreSQL's binary `COPY`: the page's bytes in one
+//! buffer, each row a set of spans into it, so that reading a page allocates twice whatever its
+//! size (the buffer and the spans), not once a column a row as decoding rows into owned values
+//! does. The rows read are those of `ledger_entries` from an index on, in order, as many as
+//! asked.
+
+use std::io::Read as _;
+use std::ops::Range;
+
+use chrono::{DateTime, Utc};
+use diesel::connection::SimpleConnection as _;
+use diesel::pg::{CopyFormat, CopyTarget, Pg};
+use diesel::query_builder::AstPass;
+use diesel::PgConnection;
+
+use super::schema::ledger_entries;
+use crate::error::LedgerError;
+
+/// The `COPY` target: the page's rows, bounded by two settings made for the transaction
+/// (`COPY` takes no bound parameters, and diesel's target is a type, not a value).
+struct EntryPageRows;
+
+impl CopyTarget for EntryPageRows {
+    type Table = ledger_entries::table;
+    type SqlType = (
+        diesel::sql_types::BigInt,
+        diesel::sql_types::Timestamptz,
+        diesel::sql_types::Binary,
+        diesel::sql_types::Binary,
+        diesel::sql_types::Binary,
+        diesel::sql_types::Nullable<diesel::sql_types::Text>,
+        diesel::sql_types::Nullable<diesel::sql_types::BigInt>,
+        diesel::sql_types::Text,
+        diesel::sql_types::Binary,
+    );
+
+    fn walk_target(mut pass: AstPass<'_, '_, Pg>) -> diesel::QueryResult<()> {
+        pass.push_sql(
+            "(SELECT idx, received_at, prev_hash, leaf_hash, entry, table_id, seq_no, key_id, record_hash \
+             FROM ledger_entries \
+             WHERE idx >= current_setting('dozor.page_from')::bigint \
+             ORDER BY idx \
+             LIMIT current_setting('dozor.page_size')::bigint)",
+        );
+        Ok(())
+    }
+}
+
+/// The columns of a row, in the order the target selects them.
+const COLUMNS: i16 = 9;
+
+/// A page of entries as `COPY` sent them.
+#[derive(Debug, Default)]
+pub struct EntryPage {
+    bytes: Vec<u8>,
+    rows: Vec<RowSpans>,
+}
+
+/// Where a row's columns are in the page's bytes.
+#[derive(Debug, Clone)]
+struct RowSpans {
+    idx: i64,
+    received_at: i64,
+    prev_hash: Range<usize>,
+    leaf_hash: Range<usize>,
+    entry: Range<usize>,
+    table_id: Option<Range<usize>>,
+    seq_no: Option<i64>,
+    key_id: Range<usize>,
+    record_hash: Range<usize>,
+}
+
+/// A stored entry's row, borrowed from its page.
+#[derive(Debug, Clone, Copy)]
+pub struct EntryRow<'a> {
+    pub idx: i64,
+    pub received_at: DateTime<Utc>,
+    pub prev_hash: &'a [u8],
+    pub leaf_hash: &'a [u8],
+    pub entry: &'a [u8],
+    pub table_id: Option<&'a str>,
+    pub seq_no: Option<i64>,
+    pub key_id: &'a str,
+    pub record_hash: &'a [u8],
+}
+
+impl EntryPage {
+    /// Up to `size` entries from index `from` on, in the caller's transaction (the settings
+    /// that bound the page end with it).
+    pub fn read(conn: &mut PgConnection, from: u64, size: u64) -> Result<EntryPage, LedgerError> {
+        conn.batch_execute(&format!(
+            "SELECT set_config('dozor.page_from', '{from}', true), set_config('dozor.page_size', '{size}', true)"
+        ))?;
+        let mut bytes = Vec::new();
+        diesel::copy_to(EntryPageRows)
+            .with_format(CopyFormat::Binary)
+            .load_raw(conn)?
+            .read_to_end(&mut bytes)
+            .map_err(|e| LedgerError::io("reading a page of entries", e))?;
+        // diesel's raw COPY leaves the command's final result unread when its data ends, and
+        // the next prepared statement would find the connection busy: a simple query (libpq's
+        // PQexec) takes it first.
+        conn.batch_execute("SELECT 1")?;
+        let rows = decode(&bytes).map_err(|e| {
+            LedgerError::key(format!("a page of entries from {from} does not read: {e}"))
+        })?;
+        Ok(EntryPage { bytes, rows })
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Row `n` of the page.
+    pub fn get(&self, n: usize) -> Option<EntryRow<'_>> {
+        let spans = self.rows.get(n)?;
+        let bytes = |r: &Range<usize>| self.bytes.get(r.clone());
+        let text = |r: &Range<usize>| std::str::from_utf8(bytes(r)?).ok();
+        Some(EntryRow {
+            idx: spans.idx,
+            received_at: from_postgres_micros(spans.received_at)?,
+            prev_hash: bytes(&spans.prev_hash)?,
+            leaf_hash: bytes(&spans.leaf_hash)?,
+            entry: bytes(&spans.entry)?,
+            table_id: match &spans.table_id {
+                Some(r) => Some(text(r)?),
+                None => None,
+            },
+            seq_no: spans.seq_no,
+            key_id: text(&spans.key_id)?,
+            record_hash: bytes(&spans.record_hash)?,
+        })
+    }
+
+    /// The bytes of the page's entries.
+    pub fn entry_bytes(&self) -> u64 {
+        self.rows.iter().map(|r| r.entry.len() as u64).sum()
+    }
+}
+
+/// Microseconds from PostgreSQL's epoch (2000-01-01) to the Unix epoch's.
+const POSTGRES_EPOCH_MICROS: i64 = 946_684_800_000_000;
+
+fn from_postgres_micros(micros: i64) -> Option<DateTime<Utc>> {
+    DateTime::from_timestamp_micros(micros.checked_add(POSTGRES_EPOCH_MICROS)?)
+}
+
+/// The signature every binary `COPY` starts with.
+const SIGNATURE: &[u8] = b"PGCOPY\n\xff\r\n\0";
+
+/// The rows of a binary `COPY` of the page's columns.
+fn decode(bytes: &[u8]) -> Result<Vec<RowSpans>, String> {
+    let mut at = Cursor { bytes, at: 0 };
+    if at.take(SIGNATURE.len())? != SIGNATURE {
+        return Err("not a binary COPY".into());
+    }
+    let _flags = at.i32()?;
+    let extension = at.i32()?;
+    at.take(usize::try_from(extension).map_err(|_| "a negative header extension")?)?;
+    let mut rows = Vec::new();
+    loop {
+        let columns = at.i16()?;
+        if columns == -1 {
+            return Ok(rows);
+        }
+        if columns != COLUMNS {
+            return Err(format!("a row of {columns} columns, not {COLUMNS}"));
+        }
+        rows.push(RowSpans {
+            idx: at.int8()?,
+            received_at: at.int8()?,
+            prev_hash: at.span()?,
+            leaf_hash: at.span()?,
+            entry: at.span()?,
+            table_id: at.nullable_span()?,
+            seq_no: at.nullable_int8()?,
+            key_id: at.span()?,
+            record_hash: at.span()?,
+        });
+    }
+}
+
+/// Reading a binary `COPY` in order.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        let end = self.at.checked_add(n).ok_or("a length past the end")?;
+        let taken = self.bytes.get(self.at..end).ok_or("cut short")?;
+        self.at = end;
+        Ok(taken)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], String> {
+        self.take(N)?.try_into().map_err(|_| "cut short".to_owned())
+    }
+
+    fn i16(&mut self) -> Result<i16, String> {
+        Ok(i16::from_be_bytes(self.array()?))
+    }
+
+    fn i32(&mut self) -> Result<i32, String> {
+        Ok(i32::from_be_bytes(self.array()?))
+    }
+
+    /// A field's span, or `None` for NULL.
+    fn nullable_span(&mut self) -> Result<Option<Range<usize>>, String> {
+        let length = self.i32()?;
+        if length == -1 {
+            return Ok(None);
+        }
+        let length = usize::try_from(length).map_err(|_| "a negative length")?;
+        let start = self.at;
+        self.take(length)?;
+        Ok(Some(start..start + length))
+    }
+
+    fn span(&mut self) -> Result<Range<usize>, String> {
+        self.nullable_span()?
+            .ok_or_else(|| "NULL in a column that is never".into())
+    }
+
+    fn nullable_int8(&mut self) -> Result<Option<i64>, String> {
+        match self.nullable_span()? {
+            None => Ok(None),
+            Some(span) => {
+                let bytes = self.bytes.get(span).ok_or("cut short")?;
+                let bytes: [u8; 8] = bytes
+                    .try_into()
+                    .map_err(|_| "an int8 of other than 8 bytes")?;
+                Ok(Some(i64::from_be_bytes(bytes)))
+            }
+        }
+    }
+
+    fn int8(&mut self) -> Result<i64, String> {
+        self.nullable_int8()?
+            .ok_or_else(|| "NULL in a column that is never".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// A binary COPY of `rows`, each a list of fields (`None`: NULL), as PostgreSQL writes it.
+    fn copy_of(rows: &[Vec<Option<Vec<u8>>>]) -> Vec<u8> {
+        let mut out = SIGNATURE.to_vec();
+        out.extend(0i32.to_be_bytes());
+        out.extend(0i32.to_be_bytes());
+        for row in rows {
+            out.extend((row.len() as i16).to_be_bytes());
+            for field in row {
+                match field {
+                    None => out.extend((-1i32).to_be_bytes()),
+                    Some(bytes) => {
+                        out.extend((bytes.len() as i32).to_be_bytes());
+                        out.extend(bytes);
+                    }
+                }
+            }
+        }
+        out.extend((-1i16).to_be_bytes());
+        out
+    }
+
+    fn row(idx: i64, table_id: Option<&str>, seq_no: Option<i64>) -> Vec<Option<Vec<u8>>> {
+        // 2026-11-29T00:00:00Z: 1 795 910 400 s after 1970, 849 225 600 s after 2000.
+        let received = 849_225_600_000_000i64;
+        vec![
+            Some(idx.to_be_bytes().to_vec()),
+            Some(received.to_be_bytes().to_vec()),
+            Some(vec![1; 32]),
+            Some(vec![2; 32]),
+            Some(b"{\"entry\":1}".to_vec()),
+            table_id.map(|t| t.as_bytes().to_vec()),
+            seq_no.map(|s| s.to_be_bytes().to_vec()),
+            Some(b"key-11".to_vec()),
+            Some(vec![3; 32]),
+        ]
+    }
+
+    #[test]
+    fn rows_are_spans_of_the_copy() {
+        let bytes = copy_of(&[row(7, Some("R01"), Some(4)), row(8, None, None)]);
+        let page = EntryPage {
+            rows: decode(&bytes).unwrap(),
+            bytes,
+        };
+        assert_eq!(page.len(), 2);
+        let first = page.get(0).unwrap();
+        assert_eq!(
+            (first.idx, first.table_id, first.seq_no),
+            (7, Some("R01"), Some(4))
+        );
+        assert_eq!(first.received_at.to_rfc3339(), "2026-11-29T00:00:00+00:00");
+        assert_eq!(
+            (first.prev_hash, first.leaf_hash),
+            (&[1u8; 32][..], &[2u8; 32][..])
+        );
+        assert_eq!(
+            (first.entry, first.key_id),
+            (&b"{\"entry\":1}"[..], "key-11")
+        );
+        let second = page.get(1).unwrap();
+        assert_eq!(
+            (second.idx, second.table_id, second.seq_no),
+            (8, None, None)
+        );
+        assert!(page.get(2).is_none());
+        assert_eq!(page.entry_bytes(), 2 * 11);
+    }
+
+    #[test]
+    fn a_copy_cut_short_or_of_other_columns_does_not_read() {
+        let bytes = copy_of(&[row(7, Some("R01"), Some(4))]);
+        assert!(decode(&bytes[..bytes.len() - 3]).is_err());
+        assert!(decode(&bytes[..40]).is_err());
+        assert!(decode(b"PGCOPY\n\xff\r\n\x01").is_err());
+        let mut short = row(7, None, None);
+        short.pop();
+        assert!(decode(&copy_of(&[short]))
+            .unwrap_err()
+            .contains("8 columns"));
+        let mut null_key = row(7, None, None);
+        null_key[7] = None;
+        assert!(decode(&copy_of(&[null_key])).unwrap_err().contains("NULL"));
+        assert!(decode(&copy_of(&[])).unwrap().is_empty());
+    }
+}
