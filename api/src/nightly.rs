@@ -132,7 +132,7 @@ fn check_ledger(state: &AppState, schedule: &NightlySchedule) {
             );
         }
         Ok(NightlyOutcome::NoPassingCheck) => tracing::warn!(
-            "ledger check: no check has passed yet; `dozor verify --since-last` walks the whole ledger once, then each night checks what it gained"
+            "ledger check: no check has passed yet; the full walk (tonight, within its budget, or now: `dozor verify --full-walk`) checks the whole ledger once, then each night checks what it gained"
         ),
         Ok(NightlyOutcome::RolledBack(f)) => {
             tracing::error!(index = f.index, reason = %f.reason, "ledger check FAILED; nothing recorded");
