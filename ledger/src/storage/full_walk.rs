@@ -16,11 +16,11 @@ use ed25519_dalek::VerifyingKey;
 
 use super::full_walk_progress::WalkProgress;
 use super::issued::{self, IssuedCheckpoint, PendingCheckpoints};
-use super::rollbacks;
 use super::verify::{compare_tables, registry_history, rounds_sharing_an_id, VerifyReport};
 use super::verify_archived::walk_archived;
 use super::verify_failure::VerifyFailure;
 use super::verify_pages::{self, Context, Paging, Reading, Start};
+use super::{registry_log, rollbacks};
 use crate::error::LedgerError;
 use crate::throttle::{Budget, Throttle};
 use dozor_log::checkpoint::NoteSigner;
@@ -119,14 +119,27 @@ impl FullWalk<'_> {
             None => match self.begin(conn)? {
                 Begun::Progress(progress) => *progress,
                 Begun::Outcome(outcome) => return Ok(outcome),
+                Begun::Failed(failed) => {
+                    let (walk, failure) = *failed;
+                    let report = self.failed(&walk, failure);
+                    let finished = self.finished(&walk, report, None, &throttle);
+                    return Ok(WalkOutcome::Finished(Box::new(finished)));
+                }
             },
         };
         self.keep(&walk)?;
+        // The registry is followed on from segment to segment (its events are appended only);
+        // the end checks it whole again.
+        let mut against = Against {
+            history: RegistryHistory::default(),
+            registry_events: HashSet::new(),
+            plans: rules::PlanBook::builtin().map_err(LedgerError::from)?,
+        };
         loop {
             if stop.load(Ordering::SeqCst) {
                 return Ok(WalkOutcome::Stopped(Box::new(walk)));
             }
-            let segment = self.segment(conn, &mut walk, &throttle, &mut progress)?;
+            let segment = self.segment(conn, &mut walk, &mut against, &throttle, &mut progress)?;
             let ended = match segment {
                 Segment::Failed(failure) => Some(self.failed(&walk, failure)),
                 Segment::Walked if walk.next == walk.target => None,
@@ -214,10 +227,7 @@ impl FullWalk<'_> {
                 Ok(last) => walk.set_tree(&frontier, &last),
                 Err(failure) => {
                     walk.set_tree(&frontier, &GENESIS_PREV_HASH);
-                    let report = self.failed(&walk, failure);
-                    return Ok(Begun::Outcome(WalkOutcome::Finished(Box::new(
-                        self.finished(&walk, report, None, &Throttle::start(self.budget, None)),
-                    ))));
+                    return Ok(Begun::Failed(Box::new((walk, failure))));
                 }
             }
             Ok(Begun::Progress(Box::new(walk)))
@@ -249,6 +259,7 @@ impl FullWalk<'_> {
         &self,
         conn: &mut PgConnection,
         walk: &mut WalkProgress,
+        against: &mut Against,
         throttle: &Throttle,
         progress: &mut impl FnMut(u64, u64),
     ) -> Result<Segment, LedgerError> {
@@ -258,11 +269,11 @@ impl FullWalk<'_> {
             return Err(LedgerError::key("the walk's tree does not read".into()));
         };
         in_snapshot(conn, |conn| {
-            let (history, registry_events) = match registry_history(conn, self.operators)? {
-                Ok(found) => found,
+            match registry_log::follow(conn, &mut against.history, self.operators)? {
+                Ok(new) => against.registry_events.extend(new),
                 Err(failure) => return Ok(Segment::Failed(failure)),
-            };
-            let pending = match self.checkpoints(conn, &history, walk.next + 1..=end)? {
+            }
+            let pending = match self.checkpoints(conn, &against.history, walk.next + 1..=end)? {
                 Ok(pending) => pending,
                 Err(failure) => return Ok(Segment::Failed(failure)),
             };
@@ -273,12 +284,8 @@ impl FullWalk<'_> {
                 frontier,
                 until: Some(end),
             };
-            let scope = Scope {
-                history: &history,
-                registry_events: &registry_events,
-            };
             let target = walk.target;
-            let walked = self.walk_segment(conn, start, scope, pending, throttle, |next| {
+            let walked = self.walk_segment(conn, start, against, pending, throttle, |next| {
                 progress(next, target)
             })?;
             let walked = match walked {
@@ -304,23 +311,22 @@ impl FullWalk<'_> {
         &self,
         conn: &mut PgConnection,
         start: Start,
-        scope: Scope<'_>,
+        against: &Against,
         pending: Vec<IssuedCheckpoint>,
         throttle: &Throttle,
         progress: impl FnMut(u64),
     ) -> Result<Result<SegmentWalked, VerifyFailure>, LedgerError> {
-        let plans = rules::PlanBook::builtin().map_err(LedgerError::from)?;
         let context = Context {
             signers: Signers {
                 operators: self.operators,
-                tables: scope.history,
+                tables: &against.history,
             },
-            registry_events: scope.registry_events,
-            history: scope.history,
-            plans: &plans,
+            registry_events: &against.registry_events,
+            history: &against.history,
+            plans: &against.plans,
             signatures: self.signatures,
         };
-        let restored_roots = verify_pages::restored_roots(scope.history);
+        let restored_roots = verify_pages::restored_roots(&against.history);
         let mut pending = PendingCheckpoints::new(pending);
         let reading = Reading {
             paging: self.paging,
@@ -494,13 +500,16 @@ struct SegmentWalked {
 enum Begun {
     Progress(Box<WalkProgress>),
     Outcome(WalkOutcome),
+    /// The archived ranges failed: how far the walk came, and the failure.
+    Failed(Box<(WalkProgress, VerifyFailure)>),
 }
 
-/// The registry as a segment's snapshot has it.
-#[derive(Clone, Copy)]
-struct Scope<'a> {
-    history: &'a RegistryHistory,
-    registry_events: &'a HashSet<u64>,
+/// What the segments are checked against: the registry followed so far (with its events'
+/// indexes), and the plans.
+struct Against {
+    history: RegistryHistory,
+    registry_events: HashSet<u64>,
+    plans: rules::PlanBook,
 }
 
 /// Runs `f` in a read-only snapshot of its own.
