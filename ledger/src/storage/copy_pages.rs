@@ -4,15 +4,14 @@
 //! does. The rows read are those of `ledger_entries` from an index on, in order, as many as
 //! asked.
 
-use std::io::Read as _;
 use std::ops::Range;
 
 use chrono::{DateTime, Utc};
-use diesel::connection::SimpleConnection as _;
-use diesel::pg::{CopyFormat, CopyTarget, Pg};
+use diesel::pg::{CopyTarget, Pg};
 use diesel::query_builder::AstPass;
 use diesel::PgConnection;
 
+use super::copy_binary::{copy_out, from_postgres_micros, Cursor};
 use super::schema::ledger_entries;
 use crate::error::LedgerError;
 
@@ -88,19 +87,11 @@ impl EntryPage {
     /// Up to `size` entries from index `from` on, in the caller's transaction (the settings
     /// that bound the page end with it).
     pub fn read(conn: &mut PgConnection, from: u64, size: u64) -> Result<EntryPage, LedgerError> {
-        conn.batch_execute(&format!(
-            "SELECT set_config('dozor.page_from', '{from}', true), set_config('dozor.page_size', '{size}', true)"
-        ))?;
-        let mut bytes = Vec::new();
-        diesel::copy_to(EntryPageRows)
-            .with_format(CopyFormat::Binary)
-            .load_raw(conn)?
-            .read_to_end(&mut bytes)
-            .map_err(|e| LedgerError::io("reading a page of entries", e))?;
-        // diesel's raw COPY leaves the command's final result unread when its data ends, and
-        // the next prepared statement would find the connection busy: a simple query (libpq's
-        // PQexec) takes it first.
-        conn.batch_execute("SELECT 1")?;
+        let bounds = [
+            ("dozor.page_from", i64::try_from(from).unwrap_or(i64::MAX)),
+            ("dozor.page_size", i64::try_from(size).unwrap_or(i64::MAX)),
+        ];
+        let bytes = copy_out(conn, EntryPageRows, &bounds, "reading a page of entries")?;
         let rows = decode(&bytes).map_err(|e| {
             LedgerError::key(format!("a page of entries from {from} does not read: {e}"))
         })?;
@@ -142,34 +133,12 @@ impl EntryPage {
     }
 }
 
-/// Microseconds from PostgreSQL's epoch (2000-01-01) to the Unix epoch's.
-const POSTGRES_EPOCH_MICROS: i64 = 946_684_800_000_000;
-
-fn from_postgres_micros(micros: i64) -> Option<DateTime<Utc>> {
-    DateTime::from_timestamp_micros(micros.checked_add(POSTGRES_EPOCH_MICROS)?)
-}
-
-/// The signature every binary `COPY` starts with.
-const SIGNATURE: &[u8] = b"PGCOPY\n\xff\r\n\0";
-
 /// The rows of a binary `COPY` of the page's columns.
 fn decode(bytes: &[u8]) -> Result<Vec<RowSpans>, String> {
-    let mut at = Cursor { bytes, at: 0 };
-    if at.take(SIGNATURE.len())? != SIGNATURE {
-        return Err("not a binary COPY".into());
-    }
-    let _flags = at.i32()?;
-    let extension = at.i32()?;
-    at.take(usize::try_from(extension).map_err(|_| "a negative header extension")?)?;
+    let mut at = Cursor::new(bytes);
+    at.header()?;
     let mut rows = Vec::new();
-    loop {
-        let columns = at.i16()?;
-        if columns == -1 {
-            return Ok(rows);
-        }
-        if columns != COLUMNS {
-            return Err(format!("a row of {columns} columns, not {COLUMNS}"));
-        }
+    while at.row(COLUMNS)? {
         rows.push(RowSpans {
             idx: at.int8()?,
             received_at: at.int8()?,
@@ -182,95 +151,14 @@ fn decode(bytes: &[u8]) -> Result<Vec<RowSpans>, String> {
             record_hash: at.span()?,
         });
     }
-}
-
-/// Reading a binary `COPY` in order.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.at.checked_add(n).ok_or("a length past the end")?;
-        let taken = self.bytes.get(self.at..end).ok_or("cut short")?;
-        self.at = end;
-        Ok(taken)
-    }
-
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], String> {
-        self.take(N)?.try_into().map_err(|_| "cut short".to_owned())
-    }
-
-    fn i16(&mut self) -> Result<i16, String> {
-        Ok(i16::from_be_bytes(self.array()?))
-    }
-
-    fn i32(&mut self) -> Result<i32, String> {
-        Ok(i32::from_be_bytes(self.array()?))
-    }
-
-    /// A field's span, or `None` for NULL.
-    fn nullable_span(&mut self) -> Result<Option<Range<usize>>, String> {
-        let length = self.i32()?;
-        if length == -1 {
-            return Ok(None);
-        }
-        let length = usize::try_from(length).map_err(|_| "a negative length")?;
-        let start = self.at;
-        self.take(length)?;
-        Ok(Some(start..start + length))
-    }
-
-    fn span(&mut self) -> Result<Range<usize>, String> {
-        self.nullable_span()?
-            .ok_or_else(|| "NULL in a column that is never".into())
-    }
-
-    fn nullable_int8(&mut self) -> Result<Option<i64>, String> {
-        match self.nullable_span()? {
-            None => Ok(None),
-            Some(span) => {
-                let bytes = self.bytes.get(span).ok_or("cut short")?;
-                let bytes: [u8; 8] = bytes
-                    .try_into()
-                    .map_err(|_| "an int8 of other than 8 bytes")?;
-                Ok(Some(i64::from_be_bytes(bytes)))
-            }
-        }
-    }
-
-    fn int8(&mut self) -> Result<i64, String> {
-        self.nullable_int8()?
-            .ok_or_else(|| "NULL in a column that is never".into())
-    }
+    Ok(rows)
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-
-    /// A binary COPY of `rows`, each a list of fields (`None`: NULL), as PostgreSQL writes it.
-    fn copy_of(rows: &[Vec<Option<Vec<u8>>>]) -> Vec<u8> {
-        let mut out = SIGNATURE.to_vec();
-        out.extend(0i32.to_be_bytes());
-        out.extend(0i32.to_be_bytes());
-        for row in rows {
-            out.extend((row.len() as i16).to_be_bytes());
-            for field in row {
-                match field {
-                    None => out.extend((-1i32).to_be_bytes()),
-                    Some(bytes) => {
-                        out.extend((bytes.len() as i32).to_be_bytes());
-                        out.extend(bytes);
-                    }
-                }
-            }
-        }
-        out.extend((-1i16).to_be_bytes());
-        out
-    }
+    use crate::storage::copy_binary::tests::copy_of;
 
     fn row(idx: i64, table_id: Option<&str>, seq_no: Option<i64>) -> Vec<Option<Vec<u8>>> {
         // 2026-11-29T00:00:00Z: 1 795 910 400 s after 1970, 849 225 600 s after 2000.

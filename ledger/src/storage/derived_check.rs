@@ -9,8 +9,9 @@ use diesel::prelude::*;
 
 use super::append::rows::{finding_rows, verdict_row};
 use super::columns::index_within;
-use super::models::{AdjudicationRow, FindingRow, NewAdjudication, RoundIdRow};
-use super::schema::{adjudications, findings, round_ids};
+use super::copy_verdicts::{StoredVerdict, VerdictPage};
+use super::models::{FindingRow, NewAdjudication, RoundIdRow};
+use super::schema::{findings, round_ids};
 use crate::error::LedgerError;
 use crate::ingest::submission::Derived;
 use dozor_log::entry_check::{CheckedEntry, Subject};
@@ -96,12 +97,12 @@ fn micros(t: chrono::DateTime<chrono::Utc>) -> i64 {
     t.timestamp_micros()
 }
 
-fn verdict_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<String> {
+fn verdict_difference(row: &StoredVerdict<'_>, e: &NewAdjudication<'_>) -> Option<String> {
     first_difference([
-        field("table_id", row.table_id.as_str(), e.table_id),
-        field("game", row.game.as_str(), e.game),
-        field("plan_id", row.plan_id.as_str(), e.plan_id),
-        field("played_at", micros(row.played_at), micros(e.played_at)),
+        field("table_id", row.table_id, e.table_id),
+        field("game", row.game, e.game),
+        field("plan_id", row.plan_id, e.plan_id),
+        field("played_at", row.played_at_micros, micros(e.played_at)),
         field("void", row.void, e.void),
         field("stakes_h", row.stakes_h, e.stakes_h),
         field("expected_paid_h", row.expected_paid_h, e.expected_paid_h),
@@ -114,12 +115,12 @@ fn verdict_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<
         ),
         field(
             "payout_variance_h2",
-            row.payout_variance_h2.to_bits(),
+            row.payout_variance_h2,
             e.payout_variance_h2.to_bits(),
         ),
         field(
             "payout_third_moment_h3",
-            row.payout_third_moment_h3.to_bits(),
+            row.payout_third_moment_h3,
             e.payout_third_moment_h3.to_bits(),
         ),
         field("finding_count", row.finding_count, e.finding_count),
@@ -132,7 +133,9 @@ fn verdict_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<
         field("time_collection", row.time_collection, e.time_collection),
         field("wheel_result", row.wheel_result, e.wheel_result),
     ])
-    .or_else(|| (row.verdict != e.verdict).then(|| "the verdict JSON differs".to_owned()))
+    .or_else(|| {
+        (row.verdict != e.verdict.as_bytes()).then(|| "the verdict JSON differs".to_owned())
+    })
 }
 
 fn finding_difference(row: &FindingRow, e: &FindingRow) -> Option<String> {
@@ -152,17 +155,18 @@ fn finding_difference(row: &FindingRow, e: &FindingRow) -> Option<String> {
 
 /// The first difference between a round's stored bet-kind figures and the re-derived ones
 /// (both in kind order), naming the kind; figures are formatted only when they differ.
-fn kinds_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<String> {
+fn kinds_difference(row: &StoredVerdict<'_>, e: &NewAdjudication<'_>) -> Option<String> {
     let names_differ = row.kind_names.len() != e.kind_names.len()
         || row
             .kind_names
-            .iter()
+            .text()
             .zip(&e.kind_names)
-            .any(|(a, b)| a != b);
+            .any(|(a, b)| a != *b);
     if names_differ {
         return Some(format!(
             "kinds are {:?}, re-adjudication gives {:?}",
-            row.kind_names, e.kind_names
+            row.kind_names.text().collect::<Vec<_>>(),
+            e.kind_names
         ));
     }
     // SQL keeps an element per kind in every array (a CHECK); a database without it is named.
@@ -182,28 +186,42 @@ fn kinds_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<St
     }
     let int = |v: &[i64], i: usize| v.get(i).copied().unwrap_or_default();
     let bits = |v: &[f64], i: usize| v.get(i).map_or(0, |x| x.to_bits());
+    let mut bets = row.kind_bets.int8();
+    let mut stakes_h = row.kind_stakes_h.int8();
+    let mut paid_h = row.kind_paid_h.int8();
+    let mut expected_payout_mh = row.kind_expected_payout_mh.int8();
+    let mut variance_h2 = row.kind_variance_h2.float8_bits();
+    let mut third_moment_h3 = row.kind_third_moment_h3.float8_bits();
     e.kind_names.iter().enumerate().find_map(|(i, kind)| {
         first_difference([
-            field("bets", int(&row.kind_bets, i), int(&e.kind_bets, i)),
+            field(
+                "bets",
+                bets.next().unwrap_or_default(),
+                int(&e.kind_bets, i),
+            ),
             field(
                 "stakes_h",
-                int(&row.kind_stakes_h, i),
+                stakes_h.next().unwrap_or_default(),
                 int(&e.kind_stakes_h, i),
             ),
-            field("paid_h", int(&row.kind_paid_h, i), int(&e.kind_paid_h, i)),
+            field(
+                "paid_h",
+                paid_h.next().unwrap_or_default(),
+                int(&e.kind_paid_h, i),
+            ),
             field(
                 "expected_payout_mh",
-                int(&row.kind_expected_payout_mh, i),
+                expected_payout_mh.next().unwrap_or_default(),
                 int(&e.kind_expected_payout_mh, i),
             ),
             field(
                 "variance_h2",
-                bits(&row.kind_variance_h2, i),
+                variance_h2.next().unwrap_or_default(),
                 bits(&e.kind_variance_h2, i),
             ),
             field(
                 "third_moment_h3",
-                bits(&row.kind_third_moment_h3, i),
+                third_moment_h3.next().unwrap_or_default(),
                 bits(&e.kind_third_moment_h3, i),
             ),
         ])
@@ -214,7 +232,7 @@ fn kinds_difference(row: &AdjudicationRow, e: &NewAdjudication<'_>) -> Option<St
 /// The derived rows stored for a range of entries, read ahead of their checking.
 #[derive(Default)]
 pub(super) struct StoredDerived {
-    verdicts: HashMap<i64, AdjudicationRow>,
+    verdicts: VerdictPage,
     findings: HashMap<i64, Vec<FindingRow>>,
     round_ids: HashMap<i64, RoundIdRow>,
 }
@@ -223,10 +241,7 @@ impl StoredDerived {
     /// The rows stored for the entries `start..end`.
     pub(super) fn load(conn: &mut PgConnection, start: u64, end: u64) -> Result<Self, LedgerError> {
         let (start, end) = (start as i64, end as i64);
-        let verdicts: Vec<AdjudicationRow> = adjudications::table
-            .filter(index_within(adjudications::ledger_index, start, end))
-            .select(AdjudicationRow::as_select())
-            .load(conn)?;
+        let verdicts = VerdictPage::read(conn, start, end)?;
         let mut findings_by_index: HashMap<i64, Vec<FindingRow>> = HashMap::new();
         for row in findings::table
             .filter(index_within(findings::ledger_index, start, end))
@@ -244,7 +259,7 @@ impl StoredDerived {
             .select(RoundIdRow::as_select())
             .load(conn)?;
         Ok(StoredDerived {
-            verdicts: by_index(verdicts, |row| row.ledger_index),
+            verdicts,
             findings: findings_by_index,
             round_ids: by_index(round_ids, |row| row.ledger_index),
         })
@@ -315,7 +330,7 @@ pub(super) fn check_entry(
 ) -> Result<EntryCheck, LedgerError> {
     let at = index as i64;
     let differs = |reason: String| Ok(EntryCheck::differs(reason));
-    let (derived, row) = match (derive(entry, history, plans), stored.verdicts.get(&at)) {
+    let (derived, row) = match (derive(entry, history, plans), stored.verdicts.get(at)) {
         (Err(reason), _) => return differs(format!("the record cannot be re-checked: {reason}")),
         (Ok(Expected::NotARound), None) => {
             if stored.round_ids.contains_key(&at) {
@@ -338,10 +353,7 @@ pub(super) fn check_entry(
         .round_ids
         .get(&at)
         .map(|r| (r.table_id.as_str(), r.round_id.as_str()));
-    let expected_id = derived
-        .round_id
-        .as_deref()
-        .map(|id| (row.table_id.as_str(), id));
+    let expected_id = derived.round_id.as_deref().map(|id| (row.table_id, id));
     let mut check = EntryCheck::default();
     if let Some(problem) = round_id_problem(stored_pair, expected_id) {
         match (stored_pair, expected_id) {
@@ -361,7 +373,7 @@ pub(super) fn check_entry(
         // Judged by other rules: what they gave cannot be re-derived here.
         return Ok(check);
     }
-    check.difference = stored_difference(at, &derived, row, stored)?;
+    check.difference = stored_difference(at, &derived, &row, stored)?;
     check.readjudicated = check.difference.is_none();
     Ok(check)
 }
@@ -371,7 +383,7 @@ pub(super) fn check_entry(
 fn stored_difference(
     at: i64,
     derived: &Derived,
-    row: &AdjudicationRow,
+    row: &StoredVerdict<'_>,
     stored: &StoredDerived,
 ) -> Result<Option<String>, LedgerError> {
     let expected_verdict = verdict_row(at, derived);

@@ -1,0 +1,279 @@
+//! The verdict rows (`adjudications`) of a range of entries read with binary `COPY`, each row
+//! read in place when it is compared: reading a page of them allocates twice (the bytes and
+//! where each row starts), not once for each text and array of each row.
+
+use diesel::pg::{CopyTarget, Pg};
+use diesel::query_builder::AstPass;
+use diesel::PgConnection;
+
+use super::copy_binary::{copy_out, unix_micros, Cursor, Elements};
+use super::schema::adjudications;
+use crate::error::LedgerError;
+
+/// The `COPY` target: the verdict rows of the entries in a range, in ledger order, every
+/// column in the table's order.
+struct VerdictRows;
+
+impl CopyTarget for VerdictRows {
+    type Table = adjudications::table;
+    /// Every column, in the table's order.
+    type SqlType = adjudications::SqlType;
+
+    fn walk_target(mut pass: AstPass<'_, '_, Pg>) -> diesel::QueryResult<()> {
+        pass.push_sql(
+            "(SELECT ledger_index, table_id, game, plan_id, rules_version, played_at, void, \
+             stakes_h, expected_paid_h, paid_h, rtp_stakes_h, expected_payout_mh, \
+             payout_variance_h2, finding_count, verdict, payout_third_moment_h3, \
+             tournament_fee_h, tournament_overlay_h, time_collection, wheel_result, \
+             kind_names, kind_bets, kind_stakes_h, kind_paid_h, kind_expected_payout_mh, \
+             kind_variance_h2, kind_third_moment_h3 \
+             FROM adjudications \
+             WHERE ledger_index >= current_setting('dozor.verdicts_from')::bigint \
+             AND ledger_index < current_setting('dozor.verdicts_end')::bigint \
+             ORDER BY ledger_index)",
+        );
+        Ok(())
+    }
+}
+
+/// The columns of a row, in the order the target selects them.
+const COLUMNS: i16 = 27;
+
+/// A stored verdict row, borrowed from its page. Floats are their bits: a stored figure must be
+/// the computed one bit for bit.
+#[derive(Debug, Clone, Copy)]
+pub struct StoredVerdict<'a> {
+    pub ledger_index: i64,
+    pub table_id: &'a str,
+    pub game: &'a str,
+    pub plan_id: &'a str,
+    pub rules_version: &'a str,
+    /// Microseconds since 1970.
+    pub played_at_micros: i64,
+    pub void: bool,
+    pub stakes_h: i64,
+    pub expected_paid_h: i64,
+    pub paid_h: i64,
+    pub rtp_stakes_h: i64,
+    pub expected_payout_mh: i64,
+    pub payout_variance_h2: u64,
+    pub finding_count: i32,
+    /// The verdict's JSON, as stored.
+    pub verdict: &'a [u8],
+    pub payout_third_moment_h3: u64,
+    pub tournament_fee_h: i64,
+    pub tournament_overlay_h: i64,
+    pub time_collection: bool,
+    pub wheel_result: Option<i32>,
+    pub kind_names: Elements<'a>,
+    pub kind_bets: Elements<'a>,
+    pub kind_stakes_h: Elements<'a>,
+    pub kind_paid_h: Elements<'a>,
+    pub kind_expected_payout_mh: Elements<'a>,
+    pub kind_variance_h2: Elements<'a>,
+    pub kind_third_moment_h3: Elements<'a>,
+}
+
+impl<'a> StoredVerdict<'a> {
+    /// The row at the cursor (after its column count).
+    fn read(at: &mut Cursor<'a>) -> Result<Self, String> {
+        let int8_array = Some(8);
+        Ok(StoredVerdict {
+            ledger_index: at.int8()?,
+            table_id: at.text()?,
+            game: at.text()?,
+            plan_id: at.text()?,
+            rules_version: at.text()?,
+            played_at_micros: unix_micros(at.int8()?),
+            void: at.bool()?,
+            stakes_h: at.int8()?,
+            expected_paid_h: at.int8()?,
+            paid_h: at.int8()?,
+            rtp_stakes_h: at.int8()?,
+            expected_payout_mh: at.int8()?,
+            payout_variance_h2: at.float8_bits()?,
+            finding_count: at.int4()?,
+            verdict: at.field()?,
+            payout_third_moment_h3: at.float8_bits()?,
+            tournament_fee_h: at.int8()?,
+            tournament_overlay_h: at.int8()?,
+            time_collection: at.bool()?,
+            wheel_result: at.nullable_int4()?,
+            kind_names: at.elements(None)?,
+            kind_bets: at.elements(int8_array)?,
+            kind_stakes_h: at.elements(int8_array)?,
+            kind_paid_h: at.elements(int8_array)?,
+            kind_expected_payout_mh: at.elements(int8_array)?,
+            kind_variance_h2: at.elements(int8_array)?,
+            kind_third_moment_h3: at.elements(int8_array)?,
+        })
+    }
+}
+
+/// The verdict rows of a range of entries as `COPY` sent them.
+#[derive(Debug, Default)]
+pub(super) struct VerdictPage {
+    bytes: Vec<u8>,
+    /// Each row's ledger index and where it starts, in ledger order.
+    rows: Vec<(i64, usize)>,
+}
+
+impl VerdictPage {
+    /// The verdict rows of the entries `start..end`, in the caller's transaction.
+    pub fn read(conn: &mut PgConnection, start: i64, end: i64) -> Result<Self, LedgerError> {
+        let bounds = [("dozor.verdicts_from", start), ("dozor.verdicts_end", end)];
+        let bytes = copy_out(conn, VerdictRows, &bounds, "reading verdict rows")?;
+        Self::decode(bytes).map_err(|e| {
+            LedgerError::key(format!(
+                "the verdict rows of entries {start}..{end} do not read: {e}"
+            ))
+        })
+    }
+
+    /// Every row read once (so that reading one later cannot fail), where each starts kept.
+    fn decode(bytes: Vec<u8>) -> Result<Self, String> {
+        let mut rows = Vec::new();
+        let mut at = Cursor::new(&bytes);
+        at.header()?;
+        loop {
+            let start = at.position();
+            if !at.row(COLUMNS)? {
+                break;
+            }
+            let row = StoredVerdict::read(&mut at)?;
+            if rows
+                .last()
+                .is_some_and(|&(last, _)| last >= row.ledger_index)
+            {
+                return Err("rows out of ledger order".into());
+            }
+            rows.push((row.ledger_index, start));
+        }
+        Ok(VerdictPage { bytes, rows })
+    }
+
+    /// The verdict row of the entry at `index`, if one is stored.
+    pub fn get(&self, index: i64) -> Option<StoredVerdict<'_>> {
+        let n = self.rows.binary_search_by_key(&index, |&(i, _)| i).ok()?;
+        let &(_, start) = self.rows.get(n)?;
+        let mut at = Cursor::at(&self.bytes, start);
+        at.row(COLUMNS).ok()?;
+        StoredVerdict::read(&mut at).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::storage::copy_binary::tests::{array_of, copy_of};
+
+    fn int8(v: i64) -> Option<Vec<u8>> {
+        Some(v.to_be_bytes().to_vec())
+    }
+
+    fn text(v: &str) -> Option<Vec<u8>> {
+        Some(v.as_bytes().to_vec())
+    }
+
+    /// A verdict row of entry `index` with two kinds, as PostgreSQL sends it.
+    fn row(index: i64, wheel_result: Option<i32>) -> Vec<Option<Vec<u8>>> {
+        let ints = |a: i64, b: i64| {
+            Some(array_of(
+                20,
+                &[a.to_be_bytes().to_vec(), b.to_be_bytes().to_vec()],
+            ))
+        };
+        let floats = |a: f64, b: f64| {
+            Some(array_of(
+                701,
+                &[a.to_be_bytes().to_vec(), b.to_be_bytes().to_vec()],
+            ))
+        };
+        vec![
+            int8(index),
+            text("R01"),
+            text("roulette"),
+            text("69games-ziva-hra"),
+            text("rules-7"),
+            // 2026-11-29T00:00:00Z: 849 225 600 s after 2000.
+            int8(849_225_600_000_000),
+            Some(vec![0]),
+            int8(10_000),
+            int8(36_000),
+            int8(36_000),
+            int8(10_000),
+            int8(9_729_730),
+            Some(2.5f64.to_be_bytes().to_vec()),
+            Some(1i32.to_be_bytes().to_vec()),
+            text("{\"void\":false}"),
+            Some((-0.5f64).to_be_bytes().to_vec()),
+            int8(0),
+            int8(0),
+            Some(vec![1]),
+            wheel_result.map(|w| w.to_be_bytes().to_vec()),
+            Some(array_of(25, &[b"red".to_vec(), b"straight_up".to_vec()])),
+            ints(1, 2),
+            ints(5_000, 5_000),
+            ints(0, 36_000),
+            ints(4_864_865, 4_864_865),
+            floats(1.0, 2.0),
+            floats(0.0, -3.0),
+        ]
+    }
+
+    #[test]
+    fn rows_read_in_place_by_ledger_index() {
+        let page = VerdictPage::decode(copy_of(&[row(4, Some(17)), row(9, None)])).unwrap();
+        let first = page.get(4).unwrap();
+        assert_eq!(
+            (first.ledger_index, first.table_id, first.game),
+            (4, "R01", "roulette")
+        );
+        assert_eq!(
+            (first.plan_id, first.rules_version),
+            ("69games-ziva-hra", "rules-7")
+        );
+        // 849 225 600 s after 2000 + 946 684 800 s from 1970 to 2000 = 1 795 910 400 s.
+        assert_eq!(first.played_at_micros, 1_795_910_400_000_000);
+        assert!(!first.void && first.time_collection);
+        assert_eq!(
+            (first.stakes_h, first.expected_paid_h, first.paid_h),
+            (10_000, 36_000, 36_000)
+        );
+        assert_eq!(
+            (first.rtp_stakes_h, first.expected_payout_mh),
+            (10_000, 9_729_730)
+        );
+        assert_eq!(f64::from_bits(first.payout_variance_h2), 2.5);
+        assert_eq!(f64::from_bits(first.payout_third_moment_h3), -0.5);
+        assert_eq!((first.finding_count, first.wheel_result), (1, Some(17)));
+        assert_eq!(first.verdict, b"{\"void\":false}");
+        assert_eq!(
+            first.kind_names.text().collect::<Vec<_>>(),
+            ["red", "straight_up"]
+        );
+        assert_eq!(first.kind_bets.int8().collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(first.kind_paid_h.int8().collect::<Vec<_>>(), [0, 36_000]);
+        let bits: Vec<u64> = first.kind_third_moment_h3.float8_bits().collect();
+        assert_eq!(bits, [0.0f64.to_bits(), (-3.0f64).to_bits()]);
+        assert_eq!(page.get(9).unwrap().wheel_result, None);
+        assert!(page.get(5).is_none() && page.get(10).is_none());
+    }
+
+    #[test]
+    fn rows_that_do_not_read_or_come_out_of_order_fail_the_page() {
+        assert!(VerdictPage::decode(copy_of(&[row(9, None), row(4, None)]))
+            .unwrap_err()
+            .contains("order"));
+        let mut short_array = row(4, None);
+        short_array[22] = Some(array_of(20, &[vec![0; 4]]));
+        assert!(VerdictPage::decode(copy_of(&[short_array])).is_err());
+        let mut null_text = row(4, None);
+        null_text[1] = None;
+        assert!(VerdictPage::decode(copy_of(&[null_text]))
+            .unwrap_err()
+            .contains("NULL"));
+        assert!(VerdictPage::decode(copy_of(&[])).unwrap().get(0).is_none());
+    }
+}
