@@ -2,7 +2,7 @@
 //! every page of the walk is read with, so that reading rows allocates per page, not per row
 //! and column.
 
-use std::io::Read as _;
+use std::io::BufRead as _;
 use std::ops::Range;
 
 use chrono::{DateTime, Utc};
@@ -12,31 +12,42 @@ use diesel::PgConnection;
 
 use crate::error::LedgerError;
 
-/// The bytes of a binary `COPY` of `target`, its query bounded by the transaction-local
-/// settings `bounds` (`COPY` takes no bound parameters, and diesel's target is a type, not a
-/// value), in the caller's transaction.
+/// The bytes of a binary `COPY` of `target` into `bytes` (emptied first; its memory is reused:
+/// a page's buffer is megabytes, and fresh memory costs the kernel's zeroing), its query
+/// bounded by the transaction-local settings `bounds` (`COPY` takes no bound parameters, and
+/// diesel's target is a type, not a value), in the caller's transaction.
 pub(super) fn copy_out<T: CopyTarget>(
     conn: &mut PgConnection,
     target: T,
     bounds: &[(&str, i64)],
     what: &str,
-) -> Result<Vec<u8>, LedgerError> {
+    bytes: &mut Vec<u8>,
+) -> Result<(), LedgerError> {
     let settings: Vec<String> = bounds
         .iter()
         .map(|(name, value)| format!("set_config('{name}', '{value}', true)"))
         .collect();
     conn.batch_execute(&format!("SELECT {}", settings.join(", ")))?;
-    let mut bytes = Vec::new();
-    diesel::copy_to(target)
+    bytes.clear();
+    let mut copy = diesel::copy_to(target)
         .with_format(CopyFormat::Binary)
-        .load_raw(conn)?
-        .read_to_end(&mut bytes)
-        .map_err(|e| LedgerError::io(what, e))?;
+        .load_raw(conn)?;
+    // Appended as received: `read_to_end` would zero the spare capacity first.
+    loop {
+        let received = copy.fill_buf().map_err(|e| LedgerError::io(what, e))?;
+        if received.is_empty() {
+            break;
+        }
+        bytes.extend_from_slice(received);
+        let n = received.len();
+        copy.consume(n);
+    }
+    drop(copy);
     // diesel's raw COPY leaves the command's final result unread when its data ends, and the
     // next prepared statement would find the connection busy: a simple query (libpq's PQexec)
     // takes it first.
     conn.batch_execute("SELECT 1")?;
-    Ok(bytes)
+    Ok(())
 }
 
 /// Microseconds from PostgreSQL's epoch (2000-01-01) to the Unix epoch's.
@@ -168,6 +179,14 @@ impl<'a> Cursor<'a> {
     pub fn span(&mut self) -> Result<Range<usize>, String> {
         self.nullable_span()?
             .ok_or_else(|| "NULL in a column that is never".into())
+    }
+
+    /// Past `n` fields, reading only their lengths.
+    pub fn skip(&mut self, n: usize) -> Result<(), String> {
+        for _ in 0..n {
+            self.nullable_span()?;
+        }
+        Ok(())
     }
 
     /// A field's bytes.

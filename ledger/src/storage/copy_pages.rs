@@ -87,15 +87,26 @@ impl EntryPage {
     /// Up to `size` entries from index `from` on, in the caller's transaction (the settings
     /// that bound the page end with it).
     pub fn read(conn: &mut PgConnection, from: u64, size: u64) -> Result<EntryPage, LedgerError> {
+        EntryPage::default().read_again(conn, from, size)
+    }
+
+    /// [`EntryPage::read`] into this page's memory.
+    pub fn read_again(
+        mut self,
+        conn: &mut PgConnection,
+        from: u64,
+        size: u64,
+    ) -> Result<EntryPage, LedgerError> {
         let bounds = [
             ("dozor.page_from", i64::try_from(from).unwrap_or(i64::MAX)),
             ("dozor.page_size", i64::try_from(size).unwrap_or(i64::MAX)),
         ];
-        let bytes = copy_out(conn, EntryPageRows, &bounds, "reading a page of entries")?;
-        let rows = decode(&bytes).map_err(|e| {
+        let what = "reading a page of entries";
+        copy_out(conn, EntryPageRows, &bounds, what, &mut self.bytes)?;
+        decode(&self.bytes, &mut self.rows).map_err(|e| {
             LedgerError::key(format!("a page of entries from {from} does not read: {e}"))
         })?;
-        Ok(EntryPage { bytes, rows })
+        Ok(self)
     }
 
     pub fn len(&self) -> usize {
@@ -133,11 +144,11 @@ impl EntryPage {
     }
 }
 
-/// The rows of a binary `COPY` of the page's columns.
-fn decode(bytes: &[u8]) -> Result<Vec<RowSpans>, String> {
+/// The rows of a binary `COPY` of the page's columns, into `rows` (emptied first).
+fn decode(bytes: &[u8], rows: &mut Vec<RowSpans>) -> Result<(), String> {
     let mut at = Cursor::new(bytes);
     at.header()?;
-    let mut rows = Vec::new();
+    rows.clear();
     while at.row(COLUMNS)? {
         rows.push(RowSpans {
             idx: at.int8()?,
@@ -151,7 +162,7 @@ fn decode(bytes: &[u8]) -> Result<Vec<RowSpans>, String> {
             record_hash: at.span()?,
         });
     }
-    Ok(rows)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -159,6 +170,27 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::storage::copy_binary::tests::copy_of;
+
+    fn decoded(bytes: &[u8]) -> Result<Vec<RowSpans>, String> {
+        let mut rows = vec![row_spans_left_over()];
+        decode(bytes, &mut rows)?;
+        Ok(rows)
+    }
+
+    /// A row a reused page held before: decoding replaces it.
+    fn row_spans_left_over() -> RowSpans {
+        RowSpans {
+            idx: -1,
+            received_at: 0,
+            prev_hash: 0..0,
+            leaf_hash: 0..0,
+            entry: 0..0,
+            table_id: None,
+            seq_no: None,
+            key_id: 0..0,
+            record_hash: 0..0,
+        }
+    }
 
     fn row(idx: i64, table_id: Option<&str>, seq_no: Option<i64>) -> Vec<Option<Vec<u8>>> {
         // 2026-11-29T00:00:00Z: 1 795 910 400 s after 1970, 849 225 600 s after 2000.
@@ -180,7 +212,7 @@ mod tests {
     fn rows_are_spans_of_the_copy() {
         let bytes = copy_of(&[row(7, Some("R01"), Some(4)), row(8, None, None)]);
         let page = EntryPage {
-            rows: decode(&bytes).unwrap(),
+            rows: decoded(&bytes).unwrap(),
             bytes,
         };
         assert_eq!(page.len(), 2);
@@ -210,17 +242,17 @@ mod tests {
     #[test]
     fn a_copy_cut_short_or_of_other_columns_does_not_read() {
         let bytes = copy_of(&[row(7, Some("R01"), Some(4))]);
-        assert!(decode(&bytes[..bytes.len() - 3]).is_err());
-        assert!(decode(&bytes[..40]).is_err());
-        assert!(decode(b"PGCOPY\n\xff\r\n\x01").is_err());
+        assert!(decoded(&bytes[..bytes.len() - 3]).is_err());
+        assert!(decoded(&bytes[..40]).is_err());
+        assert!(decoded(b"PGCOPY\n\xff\r\n\x01").is_err());
         let mut short = row(7, None, None);
         short.pop();
-        assert!(decode(&copy_of(&[short]))
+        assert!(decoded(&copy_of(&[short]))
             .unwrap_err()
             .contains("8 columns"));
         let mut null_key = row(7, None, None);
         null_key[7] = None;
-        assert!(decode(&copy_of(&[null_key])).unwrap_err().contains("NULL"));
-        assert!(decode(&copy_of(&[])).unwrap().is_empty());
+        assert!(decoded(&copy_of(&[null_key])).unwrap_err().contains("NULL"));
+        assert!(decoded(&copy_of(&[])).unwrap().is_empty());
     }
 }

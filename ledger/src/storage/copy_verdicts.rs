@@ -43,7 +43,6 @@ const COLUMNS: i16 = 27;
 /// the computed one bit for bit.
 #[derive(Debug, Clone, Copy)]
 pub struct StoredVerdict<'a> {
-    pub ledger_index: i64,
     pub table_id: &'a str,
     pub game: &'a str,
     pub plan_id: &'a str,
@@ -75,11 +74,10 @@ pub struct StoredVerdict<'a> {
 }
 
 impl<'a> StoredVerdict<'a> {
-    /// The row at the cursor (after its column count).
+    /// The row at the cursor (after its column count and ledger index).
     fn read(at: &mut Cursor<'a>) -> Result<Self, String> {
         let int8_array = Some(8);
         Ok(StoredVerdict {
-            ledger_index: at.int8()?,
             table_id: at.text()?,
             game: at.text()?,
             plan_id: at.text()?,
@@ -119,46 +117,55 @@ pub(super) struct VerdictPage {
 }
 
 impl VerdictPage {
-    /// The verdict rows of the entries `start..end`, in the caller's transaction.
-    pub fn read(conn: &mut PgConnection, start: i64, end: i64) -> Result<Self, LedgerError> {
+    /// The verdict rows of the entries `start..end`, in the caller's transaction, read into
+    /// this page's memory.
+    pub fn read_again(
+        mut self,
+        conn: &mut PgConnection,
+        start: i64,
+        end: i64,
+    ) -> Result<Self, LedgerError> {
         let bounds = [("dozor.verdicts_from", start), ("dozor.verdicts_end", end)];
-        let bytes = copy_out(conn, VerdictRows, &bounds, "reading verdict rows")?;
-        Self::decode(bytes).map_err(|e| {
+        let what = "reading verdict rows";
+        copy_out(conn, VerdictRows, &bounds, what, &mut self.bytes)?;
+        self.index().map_err(|e| {
             LedgerError::key(format!(
                 "the verdict rows of entries {start}..{end} do not read: {e}"
             ))
-        })
+        })?;
+        Ok(self)
     }
 
-    /// Every row read once (so that reading one later cannot fail), where each starts kept.
-    fn decode(bytes: Vec<u8>) -> Result<Self, String> {
-        let mut rows = Vec::new();
-        let mut at = Cursor::new(&bytes);
+    /// Where each row starts, by its ledger index; its other columns are read when it is
+    /// compared (a row that does not read is named then, for its entry).
+    fn index(&mut self) -> Result<(), String> {
+        self.rows.clear();
+        let mut at = Cursor::new(&self.bytes);
         at.header()?;
         loop {
             let start = at.position();
             if !at.row(COLUMNS)? {
-                break;
+                return Ok(());
             }
-            let row = StoredVerdict::read(&mut at)?;
-            if rows
-                .last()
-                .is_some_and(|&(last, _)| last >= row.ledger_index)
-            {
+            let index = at.int8()?;
+            at.skip(COLUMNS as usize - 1)?;
+            if self.rows.last().is_some_and(|&(last, _)| last >= index) {
                 return Err("rows out of ledger order".into());
             }
-            rows.push((row.ledger_index, start));
+            self.rows.push((index, start));
         }
-        Ok(VerdictPage { bytes, rows })
     }
 
-    /// The verdict row of the entry at `index`, if one is stored.
-    pub fn get(&self, index: i64) -> Option<StoredVerdict<'_>> {
+    /// The verdict row of the entry at `index`, if one is stored, or why it does not read.
+    pub fn get(&self, index: i64) -> Option<Result<StoredVerdict<'_>, String>> {
         let n = self.rows.binary_search_by_key(&index, |&(i, _)| i).ok()?;
         let &(_, start) = self.rows.get(n)?;
         let mut at = Cursor::at(&self.bytes, start);
-        at.row(COLUMNS).ok()?;
-        StoredVerdict::read(&mut at).ok()
+        Some(
+            at.row(COLUMNS)
+                .and_then(|_| at.skip(1))
+                .and_then(|_| StoredVerdict::read(&mut at)),
+        )
     }
 }
 
@@ -222,14 +229,20 @@ mod tests {
         ]
     }
 
+    fn page_of(bytes: Vec<u8>) -> Result<VerdictPage, String> {
+        let mut page = VerdictPage {
+            bytes,
+            rows: vec![(-1, 0)],
+        };
+        page.index()?;
+        Ok(page)
+    }
+
     #[test]
     fn rows_read_in_place_by_ledger_index() {
-        let page = VerdictPage::decode(copy_of(&[row(4, Some(17)), row(9, None)])).unwrap();
-        let first = page.get(4).unwrap();
-        assert_eq!(
-            (first.ledger_index, first.table_id, first.game),
-            (4, "R01", "roulette")
-        );
+        let page = page_of(copy_of(&[row(4, Some(17)), row(9, None)])).unwrap();
+        let first = page.get(4).unwrap().unwrap();
+        assert_eq!((first.table_id, first.game), ("R01", "roulette"));
         assert_eq!(
             (first.plan_id, first.rules_version),
             ("69games-ziva-hra", "rules-7")
@@ -257,23 +270,25 @@ mod tests {
         assert_eq!(first.kind_paid_h.int8().collect::<Vec<_>>(), [0, 36_000]);
         let bits: Vec<u64> = first.kind_third_moment_h3.float8_bits().collect();
         assert_eq!(bits, [0.0f64.to_bits(), (-3.0f64).to_bits()]);
-        assert_eq!(page.get(9).unwrap().wheel_result, None);
+        assert_eq!(page.get(9).unwrap().unwrap().wheel_result, None);
         assert!(page.get(5).is_none() && page.get(10).is_none());
     }
 
     #[test]
-    fn rows_that_do_not_read_or_come_out_of_order_fail_the_page() {
-        assert!(VerdictPage::decode(copy_of(&[row(9, None), row(4, None)]))
+    fn rows_out_of_order_or_cut_short_fail_the_page_and_a_row_that_does_not_read_its_entry() {
+        assert!(page_of(copy_of(&[row(9, None), row(4, None)]))
             .unwrap_err()
             .contains("order"));
-        let mut short_array = row(4, None);
+        let whole = copy_of(&[row(4, None)]);
+        assert!(page_of(whole[..whole.len() - 5].to_vec()).is_err());
+        let mut short_array = row(5, None);
         short_array[22] = Some(array_of(20, &[vec![0; 4]]));
-        assert!(VerdictPage::decode(copy_of(&[short_array])).is_err());
-        let mut null_text = row(4, None);
+        let mut null_text = row(6, None);
         null_text[1] = None;
-        assert!(VerdictPage::decode(copy_of(&[null_text]))
-            .unwrap_err()
-            .contains("NULL"));
-        assert!(VerdictPage::decode(copy_of(&[])).unwrap().get(0).is_none());
+        let page = page_of(copy_of(&[row(4, None), short_array, null_text])).unwrap();
+        assert!(page.get(4).unwrap().is_ok());
+        assert!(page.get(5).unwrap().unwrap_err().contains("4 bytes"));
+        assert!(page.get(6).unwrap().unwrap_err().contains("NULL"));
+        assert!(page_of(copy_of(&[])).unwrap().get(0).is_none());
     }
 }

@@ -238,37 +238,36 @@ pub(super) struct StoredDerived {
 }
 
 impl StoredDerived {
-    /// The rows stored for the entries `start..end`.
-    pub(super) fn load(conn: &mut PgConnection, start: u64, end: u64) -> Result<Self, LedgerError> {
+    /// The rows stored for the entries `start..end`, read into the memory of `self` (what an
+    /// earlier range held).
+    pub(super) fn load_again(
+        mut self,
+        conn: &mut PgConnection,
+        start: u64,
+        end: u64,
+    ) -> Result<Self, LedgerError> {
         let (start, end) = (start as i64, end as i64);
-        let verdicts = VerdictPage::read(conn, start, end)?;
-        let mut findings_by_index: HashMap<i64, Vec<FindingRow>> = HashMap::new();
+        self.verdicts = std::mem::take(&mut self.verdicts).read_again(conn, start, end)?;
+        self.findings.clear();
         for row in findings::table
             .filter(index_within(findings::ledger_index, start, end))
             .order((findings::ledger_index.asc(), findings::position.asc()))
             .select(FindingRow::as_select())
             .load(conn)?
         {
-            findings_by_index
-                .entry(row.ledger_index)
-                .or_default()
-                .push(row);
+            self.findings.entry(row.ledger_index).or_default().push(row);
         }
-        let round_ids: Vec<RoundIdRow> = round_ids::table
-            .filter(index_within(round_ids::ledger_index, start, end))
-            .select(RoundIdRow::as_select())
-            .load(conn)?;
-        Ok(StoredDerived {
-            verdicts,
-            findings: findings_by_index,
-            round_ids: by_index(round_ids, |row| row.ledger_index),
-        })
+        self.round_ids.clear();
+        self.round_ids.extend(
+            round_ids::table
+                .filter(index_within(round_ids::ledger_index, start, end))
+                .select(RoundIdRow::as_select())
+                .load::<RoundIdRow>(conn)?
+                .into_iter()
+                .map(|row| (row.ledger_index, row)),
+        );
+        Ok(self)
     }
-}
-
-/// `rows` by the ledger index `index_of` reads of each.
-fn by_index<R>(rows: Vec<R>, index_of: impl Fn(&R) -> i64) -> HashMap<i64, R> {
-    rows.into_iter().map(|row| (index_of(&row), row)).collect()
 }
 
 /// A round whose id the stored rows do not keep for it: a failure, unless an earlier round of
@@ -345,6 +344,10 @@ pub(super) fn check_entry(
             return differs("the round's stored verdict is missing".into())
         }
         (Ok(Expected::Round(d)), Some(row)) => (d, row),
+    };
+    let row = match row {
+        Ok(row) => row,
+        Err(e) => return differs(format!("the stored verdict row does not read: {e}")),
     };
     // The round's id, as its signed record gives it: the row that keeps it unique per table,
     // or none (a round under an id already used is never appended; one appended before the

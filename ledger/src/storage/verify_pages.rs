@@ -123,26 +123,30 @@ struct Page {
 }
 
 impl Page {
+    /// The page of entries from `first`, read into the memory of `spare` (a page already
+    /// checked) if there is one.
     fn read(
         conn: &mut PgConnection,
         first: u64,
         size: usize,
         until: Option<u64>,
+        spare: Option<Page>,
     ) -> Result<Self, LedgerError> {
+        let (rows, derived) = spare.map_or_else(Default::default, |p| (p.rows, p.derived));
         // Entries are consecutive: a page ending before `until` is a shorter page (past a gap,
         // which fails the walk first, it may hold an entry after `until`).
         let size = until.map_or(size as u64, |u| (size as u64).min(u.saturating_sub(first)));
         let rows = if size == 0 {
             EntryPage::default()
         } else {
-            EntryPage::read(conn, first, size)?
+            rows.read_again(conn, first, size)?
         };
         let end = first + rows.len() as u64;
         let (derived, nodes) = if rows.is_empty() {
             (StoredDerived::default(), HashMap::new())
         } else {
             (
-                StoredDerived::load(conn, first, end)?,
+                derived.load_again(conn, first, end)?,
                 fetch_completed_by(conn, first..end)?,
             )
         };
@@ -157,15 +161,17 @@ impl Page {
 
 /// The pages from `from` on (before `until`), in order, until the entries end or reading fails
 /// (the error is the last item).
-fn pages(
-    conn: &mut PgConnection,
+/// Each page is read into the memory of a page already checked, if `spare` gives one.
+fn pages<'c>(
+    conn: &'c mut PgConnection,
     (from, until): (u64, Option<u64>),
     size: usize,
-) -> impl Iterator<Item = Result<Page, LedgerError>> + '_ {
+    mut spare: impl FnMut() -> Option<Page> + 'c,
+) -> impl Iterator<Item = Result<Page, LedgerError>> + 'c {
     let mut next = Some(from);
     std::iter::from_fn(move || {
         let at = next.take()?;
-        match Page::read(conn, at, size.max(1), until) {
+        match Page::read(conn, at, size.max(1), until, spare()) {
             Ok(page) if page.rows.is_empty() => None,
             Ok(page) => {
                 next = Some(at + page.rows.len() as u64);
@@ -183,19 +189,28 @@ pub(super) fn read_only(
     from: u64,
     size: usize,
 ) -> Result<u64, LedgerError> {
-    pages(conn, (from, None), size).try_fold(0, |read, page| Ok(read + page?.rows.len() as u64))
+    let spare = std::cell::Cell::new(None);
+    let read = pages(conn, (from, None), size, || spare.take()).try_fold(0, |read, page| {
+        let page = page?;
+        let read = read + page.rows.len() as u64;
+        spare.set(Some(page));
+        Ok(read)
+    });
+    read
 }
 
 /// Reads pages from `from` on and sends them, until the entries end, reading fails or the
-/// pages are no longer wanted (the sender dropped at the end tells the receiver).
+/// pages are no longer wanted (the sender dropped at the end tells the receiver); pages
+/// already checked come back through `spares` to be read into again.
 fn read_pages(
     conn: &mut PgConnection,
     span: (u64, Option<u64>),
     size: usize,
     reading: Reading<'_>,
     sender: &SyncSender<Result<Page, LedgerError>>,
+    spares: &Receiver<Page>,
 ) {
-    let mut pages = pages(conn, span, size);
+    let mut pages = pages(conn, span, size, || spares.try_recv().ok());
     while let Some(page) = reading.counted(|| pages.next()) {
         let bytes = page.as_ref().map_or(0, |p| p.rows.entry_bytes());
         if sender.send(page).is_err() {
@@ -503,10 +518,12 @@ pub(super) fn walk_entries(
     };
     // Two pages in the channel at most: memory stays bounded whatever the ledger's size.
     let (send, received) = sync_channel(1);
+    let (recycle, spares) = sync_channel(2);
     let (paging, threads) = (reading.paging, reading.threads.max(1));
     let outcome = std::thread::scope(|scope| {
         let span = (start.index, start.until);
-        scope.spawn(move || read_pages(conn, span, paging.page.max(1), reading, &send));
+        let size = paging.page.max(1);
+        scope.spawn(move || read_pages(conn, span, size, reading, &send, &spares));
         let work = |job: Job| match job {
             Job::Failed(e) => Err(e),
             Job::Check { page, rows, last } => reading
@@ -520,6 +537,10 @@ pub(super) fn walk_entries(
                 .map_err(Stop::Failed)?;
             if checked.last {
                 progress(chain.next);
+                // The page's chunks are all followed: its memory is read into again.
+                if let Ok(page) = Arc::try_unwrap(checked.page) {
+                    let _ = recycle.try_send(page);
+                }
             }
             Ok(())
         };
