@@ -44,6 +44,9 @@ enum BenchKind {
     /// Ingest (batches of 500, 4 in flight) while the full walk runs in the background within
     /// its budget, against ingest alone, in pairs; the walk goes over the `bench verify` fill.
     Walk(crate::walk::WalkArgs),
+    /// The nightly check (`verify --since-last`) of one day's rounds (300 tables × 60 rounds ×
+    /// 20 hours) on a ledger of ten million entries (filled once and checked whole once, kept).
+    Nightly(crate::nightly::NightlyArgs),
     /// The Ministry's monthly package over a month of rounds, periods and cage days (filled
     /// once, kept): period audit, files and ZIP.
     Mf {
@@ -105,6 +108,7 @@ fn run_kind(global: &DatabaseChoice, kind: BenchKind) -> anyhow::Result<ExitCode
         } => crate::verify::verify(global, entries, strict_signatures),
         BenchKind::Ingest(args) => ingest(global, &args),
         BenchKind::Walk(args) => crate::walk::walk(global, &args),
+        BenchKind::Nightly(args) => crate::nightly::nightly(global, &args),
         BenchKind::Memory(args) => crate::memory::memory(global, &args),
         BenchKind::Monitor(bench) => crate::monitor::run(global, bench),
     }

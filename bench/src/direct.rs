@@ -143,3 +143,74 @@ mod tests {
         );
     }
 }
+
+/// Roulette tables of a benchmark's fill, registered under one plan, each with its key and the
+/// sequence number its next spin takes.
+pub struct SpinningTables {
+    tables: Vec<(String, SigningKey, u64)>,
+    plan: rules::Plan,
+    simulator: simulator::games::roulette::RouletteSimulator,
+    cache: WriterCache,
+}
+
+impl SpinningTables {
+    /// The tables `ids` under the default plan, their keys derived from `seed` and each id;
+    /// `next_seq_no` gives each table's next sequence number (1 for a new table).
+    pub fn new(
+        seed: u64,
+        ids: Vec<String>,
+        mut next_seq_no: impl FnMut(&str) -> u64,
+    ) -> anyhow::Result<SpinningTables> {
+        let plan = rules::PlanBook::builtin()?
+            .get(rules::plan::DEFAULT_PLAN)
+            .cloned()
+            .ok_or_else(|| anyhow!("default plan missing"))?;
+        let tables = ids
+            .into_iter()
+            .map(|id| {
+                let key = simulator::games::table::table_key(seed, &id);
+                let next = next_seq_no(&id);
+                (id, key, next)
+            })
+            .collect();
+        Ok(SpinningTables {
+            tables,
+            simulator: simulator::games::roulette::RouletteSimulator::new(seed, plan.clone(), 0.02),
+            plan,
+            cache: WriterCache::default(),
+        })
+    }
+
+    /// Registers every table under the operator.
+    pub fn register(&self, conn: &mut PgConnection, operator: &NoteSigner) -> anyhow::Result<()> {
+        for (id, key, _) in &self.tables {
+            register_roulette(conn, operator, id, &self.plan.plan_id, key)?;
+        }
+        Ok(())
+    }
+
+    /// Appends `rounds` signed, adjudicated spins, the tables in turn, in batches (streamed:
+    /// memory stays that of a batch whatever the count).
+    pub fn append(&mut self, conn: &mut PgConnection, rounds: u64) -> anyhow::Result<()> {
+        anyhow::ensure!(!self.tables.is_empty(), "no tables to spin at");
+        let progress = simulator::progress_bar(rounds, "spins appended");
+        let mut done = 0u64;
+        let (mut turn, count) = (0usize, self.tables.len());
+        while done < rounds {
+            let batch_len = (rounds - done).min(2_000);
+            let mut batch = Vec::with_capacity(batch_len as usize);
+            for _ in 0..batch_len {
+                let (id, key, seq_no) = &mut self.tables[turn % count];
+                turn += 1;
+                let (record, _) = self.simulator.spin(id, *seq_no, Utc::now());
+                *seq_no += 1;
+                batch.push(submission(record, key, &self.plan, &rules::TableSetup::NONE)?);
+            }
+            append(conn, &batch, &mut self.cache)?;
+            done += batch_len;
+            progress.set_position(done);
+        }
+        progress.finish_and_clear();
+        Ok(())
+    }
+}

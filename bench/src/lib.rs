@@ -15,6 +15,7 @@ mod ingest;
 mod memory;
 mod mf;
 mod monitor;
+mod nightly;
 mod outcome;
 mod proofs;
 mod rtp;

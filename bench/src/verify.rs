@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::database::KeptDatabase;
+use crate::direct::SpinningTables;
 use anyhow::{anyhow, Context as _};
 use chrono::Utc;
 use diesel::PgConnection;
@@ -16,14 +17,11 @@ use dozor_log::checkpoint::NoteSigner;
 use dozor_log::entry_check::SignatureCheck;
 use dozor_log::parallel::par_map;
 use dozor_verify::{verify_export, VerifyOptions, SIGNATURE_BATCH};
-use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
-use ledger::storage::append::WriterCache;
+use ed25519_dalek::{Signature, VerifyingKey};
 use ledger::storage::verify::verify_ledger;
 use ledger::storage::{checkpoints, reads};
 use rules::gaming_day::GamingDayClock;
 use serde_json::json;
-use simulator::games::roulette::RouletteSimulator;
-use simulator::games::table::table_key;
 
 use ledger::storage::database::DatabaseChoice as Global;
 
@@ -37,37 +35,9 @@ fn table_id(t: usize) -> String {
 /// Registers the tables and appends `rounds` signed, adjudicated spins straight into the ledger
 /// (no HTTP: this benchmark measures verification, not ingest).
 fn fill(conn: &mut PgConnection, operator: &NoteSigner, rounds: u64) -> anyhow::Result<()> {
-    let plan = rules::PlanBook::builtin()?
-        .get(rules::plan::DEFAULT_PLAN)
-        .cloned()
-        .ok_or_else(|| anyhow!("default plan missing"))?;
-    let keys: Vec<SigningKey> = (0..TABLES).map(|t| table_key(11, &table_id(t))).collect();
-    for (t, key) in keys.iter().enumerate() {
-        crate::direct::register_roulette(conn, operator, &table_id(t), &plan.plan_id, key)?;
-    }
-    let mut simulator = RouletteSimulator::new(11, plan.clone(), 0.02);
-    let mut cache = WriterCache::default();
-    let progress = simulator::progress_bar(rounds, "spins appended");
-    let mut done = 0u64;
-    while done < rounds {
-        let batch_len = (rounds - done).min(2_000);
-        let mut batch = Vec::with_capacity(batch_len as usize);
-        for i in done..done + batch_len {
-            let t = (i as usize) % TABLES;
-            let seq_no = i / TABLES as u64 + 1;
-            let (record, _) = simulator.spin(&table_id(t), seq_no, Utc::now());
-            batch.push(crate::direct::submission(
-                record,
-                &keys[t],
-                &plan,
-                &rules::TableSetup::NONE,
-            )?);
-        }
-        crate::direct::append(conn, &batch, &mut cache)?;
-        done += batch_len;
-        progress.set_position(done);
-    }
-    progress.finish_and_clear();
+    let mut tables = SpinningTables::new(11, (0..TABLES).map(table_id).collect(), |_| 1)?;
+    tables.register(conn, operator)?;
+    tables.append(conn, rounds)?;
     let size = reads::size(conn)?;
     checkpoints::create(conn, operator, size, Utc::now())
         .map_err(|e| anyhow!("checkpoint: {e}"))?;
@@ -438,7 +408,7 @@ pub(crate) struct Measured<T> {
 }
 
 impl<T> Measured<T> {
-    fn of<E: Into<anyhow::Error>>(
+    pub(crate) fn of<E: Into<anyhow::Error>>(
         backend: Option<u32>,
         step: impl FnOnce() -> Result<T, E>,
     ) -> anyhow::Result<Measured<T>> {

@@ -210,6 +210,7 @@ fn read_pages(
     sender: &SyncSender<Result<Page, LedgerError>>,
     spares: &Receiver<Page>,
 ) {
+    crate::throttle::wake_in_batches();
     let mut pages = pages(conn, span, size, || spares.try_recv().ok());
     while let Some(page) = reading.counted(|| pages.next()) {
         let bytes = page.as_ref().map_or(0, |p| p.rows.entry_bytes());
