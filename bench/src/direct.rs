@@ -204,7 +204,12 @@ impl SpinningTables {
                 turn += 1;
                 let (record, _) = self.simulator.spin(id, *seq_no, Utc::now());
                 *seq_no += 1;
-                batch.push(submission(record, key, &self.plan, &rules::TableSetup::NONE)?);
+                batch.push(submission(
+                    record,
+                    key,
+                    &self.plan,
+                    &rules::TableSetup::NONE,
+                )?);
             }
             append(conn, &batch, &mut self.cache)?;
             done += batch_len;

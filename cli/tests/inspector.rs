@@ -329,7 +329,7 @@ fn a_checkpoint_kept_from_an_earlier_visit_pins_the_ledger() {
     );
     // The same tree at the export's own checkpoint size but another root.
     let other_root = signed_checkpoint(office.dir.path(), "other.txt", latest_size, [3; 32]);
-    assert_pin_broken(&export, &other_root, "not the ledger that was pinned");
+    assert_pin_broken(&export, &other_root, "not the ledger it was kept from");
     // A checkpoint no operator key given signed.
     let foreign = office.path("foreign.txt");
     std::fs::write(

@@ -157,6 +157,67 @@ fn the_nightly_check_covers_what_was_appended_since_the_last_and_records_it() {
         offline.verification_marks[1].root.as_deref(),
         Some(hex::encode(root).as_str())
     );
+    // Each mark's tree is proven a prefix of the export's ledger: the full mark's 4 entries
+    // and the incremental one's 8, under the roots they name.
+    assert_eq!(offline.verification_marks_proven, 2);
+}
+
+/// A mark naming another tree than the ledger's first entries fails the export, named; the
+/// export carries a consistency proof from each passing mark's tree, for an export whose
+/// entries do not reach it (proven as a witnessed checkpoint is: `inspector` tests).
+#[test]
+fn a_mark_naming_another_tree_fails_the_export_which_carries_a_proof_from_each_mark() {
+    use dozor_log::merkle::Frontier;
+    use ledger::storage::verification_marks::{record, MarkToRecord};
+    let (state, url, dir) = ledger(3);
+    assert_eq!(since_last(&url, dir.path()).0, Some(0));
+    append_spins(&state, &url, 4..=6, 360_000);
+    // A mark of 4..8 whose tree is one subtree of 8 other leaves: signed by the operator and
+    // accepted by the registry (which cannot see the entries), but not this ledger's tree.
+    let mut conn = connect(&url).unwrap();
+    let forged = MarkToRecord {
+        scope: dozor_log::registry_event::VerificationScope::Incremental,
+        from: 4,
+        to: 8,
+        checks: vec!["entries".into()],
+        end: Some((
+            Frontier::from_subtree_roots(8, &[[7u8; 32]]).unwrap(),
+            [8u8; 32],
+        )),
+        failure: None,
+        started_at: Utc::now(),
+        finished_at: Utc::now(),
+        actor: dozor_log::registry_history::cli_actor(),
+    };
+    let operators = std::collections::HashMap::from([(
+        dozor_log::keys::key_id(&operator().verifier().key),
+        operator().verifier().key,
+    )]);
+    record(&mut conn, &operator(), &operators, &forged, Utc::now()).unwrap();
+    let day = rules::gaming_day::GamingDayClock::default().day_of(start());
+    let out = tempfile::tempdir().unwrap();
+    checkpoint_and_export_day(&url, day, &out.path().join("export"));
+    let refused = verify_exported(&out.path().join("export"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("verification mark at index 8")
+            && refused.contains("another tree than the one it names"),
+        "{refused}"
+    );
+    // The export carries a consistency proof to its latest checkpoint from each passing mark's
+    // tree (4 and 8 entries): what proves a mark the period's entries do not reach.
+    let proofs: Value = serde_json::from_slice(
+        &std::fs::read(out.path().join("export/checkpoint-proofs.json")).unwrap(),
+    )
+    .unwrap();
+    let firsts: Vec<u64> = proofs["proofs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["first"].as_u64().unwrap())
+        .collect();
+    assert_eq!(firsts, [4, 8], "{proofs}");
 }
 
 #[test]

@@ -329,7 +329,8 @@ pub fn wake_in_batches() {
     let niceness = rustix::process::getpriority_process(rustix::process::Pid::from_raw(
         rustix::thread::gettid().as_raw_nonzero().get(),
     ));
-    if thread_schedule_policy().is_ok_and(|policy| policy == normal) && niceness.is_ok_and(|n| n == 0)
+    if thread_schedule_policy().is_ok_and(|policy| policy == normal)
+        && niceness.is_ok_and(|n| n == 0)
     {
         let batch = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Batch);
         let unchanged = ThreadPriority::Os(ThreadPriorityOsValue::default());

@@ -14,6 +14,7 @@ use crate::error::{fail, InspectionError};
 use crate::files::{hash_hex, json, read_text};
 use crate::format::{
     CheckpointProofsFile, ExportInfo, CHECKPOINT_LATEST, CHECKPOINT_PROOFS, CHECKPOINT_WITNESSED,
+    REGISTRY,
 };
 use crate::options::{Cosigner, PinnedCheckpoint, WitnessPolicy};
 
@@ -60,7 +61,13 @@ impl ProvenTree<'_> {
     /// same size as one of the export's checkpoints, it has its root; smaller, a consistency
     /// proof to the checkpoint (built from the entries) or to the latest (carried) verifies.
     pub(crate) fn prove(&self, item: &str, kept: &Checkpoint) -> Result<ProvenBy, InspectionError> {
-        let (m, latest) = (kept.size, self.latest);
+        self.prove_tree(item, kept.size, &kept.root)
+    }
+
+    /// That the tree of `m` entries whose root is `root` is a prefix of the export's ledger,
+    /// as [`ProvenTree::prove`] proves a kept checkpoint's.
+    fn prove_tree(&self, item: &str, m: u64, root: &Hash) -> Result<ProvenBy, InspectionError> {
+        let latest = self.latest;
         if m > latest.size {
             return Err(larger(
                 item,
@@ -71,10 +78,10 @@ impl ProvenTree<'_> {
         }
         for export in [self.checkpoint, latest] {
             if m == export.size {
-                return if kept.root == export.root {
+                return if *root == export.root {
                     Ok(ProvenBy::SameTree)
                 } else {
-                    Err(different_tree(item, m, &kept.root, &export.root))
+                    Err(different_tree(item, m, root, &export.root))
                 };
             }
         }
@@ -87,7 +94,7 @@ impl ProvenTree<'_> {
                     m,
                     self.checkpoint.size,
                     &proof,
-                    &kept.root,
+                    root,
                     &self.checkpoint.root,
                 ) {
                     Ok(ProvenBy::Entries)
@@ -97,7 +104,7 @@ impl ProvenTree<'_> {
             }
         }
         let proof = self.carried_proof(item, m)?;
-        if merkle::verify_consistency(m, latest.size, &proof, &kept.root, &latest.root) {
+        if merkle::verify_consistency(m, latest.size, &proof, root, &latest.root) {
             Ok(ProvenBy::CarriedProof)
         } else {
             Err(inconsistent(item, m, latest.size))
@@ -173,7 +180,7 @@ fn different_tree(item: &str, size: u64, kept: &Hash, ledger: &Hash) -> Inspecti
     fail(
         item,
         format!(
-            "the tree of {size} entries has root {} there but {} here: not the ledger that was pinned",
+            "the tree of {size} entries has root {} there but {} here: not the ledger it was kept from",
             hex::encode(kept),
             hex::encode(ledger)
         ),
@@ -229,8 +236,30 @@ impl PinnedCheckpoint {
 fn inconsistent(item: &str, m: u64, n: u64) -> InspectionError {
     fail(
         item,
-        format!("is not consistent with the export's checkpoint of {n} entries: the export's first {m} entries are another tree than the one pinned"),
+        format!("is not consistent with the export's checkpoint of {n} entries: the export's first {m} entries are another tree than the one it names"),
     )
+}
+
+/// Each passing verification mark's tree, the ledger's first `to` entries under the root the
+/// mark names, proven a prefix of the export's ledger: a mark naming another tree was recorded
+/// for another ledger, or the entries it covered were rewritten after it. How many were proven.
+pub(crate) fn check_marks(
+    tree: &ProvenTree<'_>,
+    history: &RegistryHistory,
+) -> Result<u64, InspectionError> {
+    let mut proven = 0;
+    for mark in history.verification_marks() {
+        // A failing mark names no tree.
+        let Some(root) = &mark.root else { continue };
+        let item = format!(
+            "{} (the verification mark at index {})",
+            REGISTRY, mark.index
+        );
+        let root = hash_hex(&item, root)?;
+        tree.prove_tree(&item, mark.to, &root)?;
+        proven += 1;
+    }
+    Ok(proven)
 }
 
 /// The pinned checkpoint: signed by one of the operator keys (by the key that held the log at

@@ -120,6 +120,7 @@ pub fn verify_export(
         )?),
         None => None,
     };
+    let verification_marks_proven = kept::check_marks(&tree, &registry.history)?;
     let (witnessed_size, cosigned_by) =
         witnessed.map_or((None, Vec::new()), |w| (Some(w.size), w.cosigned_by));
 
@@ -153,6 +154,7 @@ pub fn verify_export(
             .map(|r| r.notice())
             .collect(),
         verification_marks: registry.history.verification_marks().to_vec(),
+        verification_marks_proven,
         ministry_packages: registry
             .history
             .published_under(crate::format::SEALED_PREFIX)

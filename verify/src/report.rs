@@ -47,6 +47,9 @@ pub struct InspectionReport {
     /// The operator's own checks of its ledger (verification marks, in the registry up to the
     /// latest checkpoint), each checked as a registry event: what each covered and found.
     pub verification_marks: Vec<dozor_log::registry_history::VerificationMark>,
+    /// Passing marks whose tree (their entries under the root they name) was proven a prefix
+    /// of the export's ledger: each of them, since a mark naming another tree fails the export.
+    pub verification_marks_proven: u64,
 }
 
 /// A Ministry package's seal: its name, the ledger index of the seal and the ZIP's SHA-256.

@@ -57,8 +57,12 @@ impl Contents<'_> {
     }
 
     /// The tree nodes that prove the entries, both checkpoints' notes and the consistency of
-    /// the covering checkpoint with the latest.
-    pub(super) fn tree_and_checkpoints(&mut self) -> Result<(), ExportError> {
+    /// the covering checkpoint with the latest, and of the trees `history`'s verification marks
+    /// name with it.
+    pub(super) fn tree_and_checkpoints(
+        &mut self,
+        history: &RegistryHistory,
+    ) -> Result<(), ExportError> {
         let (checkpoint, latest) = (&self.checkpoints.checkpoint, &self.checkpoints.latest);
         let first_index = self.period.first_index;
         let run_len = self.period.run_end - first_index;
@@ -104,25 +108,36 @@ impl Contents<'_> {
                 proof: proof.iter().map(hex::encode).collect(),
             },
         )?;
-        self.kept_checkpoints()
+        self.kept_checkpoints(history)
     }
 
-    /// When the latest checkpoint lacks the witnesses' quorum, the latest one that has it and
-    /// the consistency proof from it to the latest. (A checkpoint an inspector kept is proven
-    /// from the entries and tree.json, when the entries reach it.)
-    fn kept_checkpoints(&mut self) -> Result<(), ExportError> {
+    /// When the latest checkpoint lacks the witnesses' quorum, the latest one that has it; and
+    /// the consistency proofs to the latest from it and from the tree of each passing
+    /// verification mark, which the verifier holds to the root the mark names. (A checkpoint
+    /// an inspector kept is proven from the entries and tree.json, when the entries reach it.)
+    fn kept_checkpoints(&mut self, history: &RegistryHistory) -> Result<(), ExportError> {
         let latest_size = self.checkpoints.latest.size;
-        let mut proofs = Vec::new();
+        let mut sizes: BTreeSet<u64> = history
+            .verification_marks()
+            .iter()
+            .filter(|mark| mark.passed())
+            .map(|mark| mark.to)
+            .collect();
         if let Some((size, note)) = &self.checkpoints.witnessed {
             self.files
                 .file(fmt::CHECKPOINT_WITNESSED, note.as_bytes())?;
-            if (1..latest_size).contains(size) {
-                let (_, _, proof) = tree::consistency_proof(self.conn, *size, latest_size)?;
-                proofs.push(ConsistencyFrom {
-                    first: *size,
-                    proof: proof.iter().map(hex::encode).collect(),
-                });
-            }
+            sizes.insert(*size);
+        }
+        let mut proofs = Vec::new();
+        for size in sizes
+            .into_iter()
+            .filter(|size| (1..latest_size).contains(size))
+        {
+            let (_, _, proof) = tree::consistency_proof(self.conn, size, latest_size)?;
+            proofs.push(ConsistencyFrom {
+                first: size,
+                proof: proof.iter().map(hex::encode).collect(),
+            });
         }
         self.files.json(
             fmt::CHECKPOINT_PROOFS,

@@ -172,8 +172,8 @@ pub fn write_export_reading(
         checkpoints,
     };
     export.entries(progress)?;
-    export.tree_and_checkpoints()?;
     let history = export.registry()?;
+    export.tree_and_checkpoints(&history)?;
     export.resolved_rounds(&history)?;
     let late_rounds = export.late_rounds()?;
     export
