@@ -141,12 +141,13 @@ fn filled(
     Ok((database, conn))
 }
 
-/// The sequence number the table's next record takes.
+/// The sequence number the table's next record takes (from the table's sequence numbers, by
+/// their key: not a scan of the entries).
 fn next_seq_no(conn: &mut PgConnection, table: &str) -> u64 {
-    use ledger::storage::schema::ledger_entries as e;
-    e::table
-        .filter(e::table_id.eq(table))
-        .select(diesel::dsl::max(e::seq_no))
+    use ledger::storage::schema::table_records as r;
+    r::table
+        .filter(r::table_id.eq(table))
+        .select(diesel::dsl::max(r::seq_no))
         .first::<Option<i64>>(conn)
         .ok()
         .flatten()

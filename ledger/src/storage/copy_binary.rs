@@ -75,6 +75,9 @@ pub struct Elements<'a> {
     bytes: &'a [u8],
 }
 
+/// An 8-byte element (`int8`, `float8`) with its length before it.
+const EIGHT_BYTE_STRIDE: usize = 4 + 8;
+
 impl<'a> Elements<'a> {
     pub fn len(&self) -> usize {
         self.count
@@ -86,16 +89,22 @@ impl<'a> Elements<'a> {
         (0..self.count).map_while(move |_| at.span().ok().and_then(|s| at.bytes.get(s)))
     }
 
-    /// The elements as 8-byte integers (an `int8[]`).
-    pub fn int8(&self) -> impl Iterator<Item = i64> + 'a {
-        self.iter()
-            .map(|e| e.try_into().map_or(0, i64::from_be_bytes))
+    /// The elements of an array read as one of 8-byte elements, at their fixed stride.
+    fn eight_bytes(&self) -> impl Iterator<Item = [u8; 8]> + 'a {
+        self.bytes
+            .chunks_exact(EIGHT_BYTE_STRIDE)
+            .filter_map(|element| element.get(4..)?.try_into().ok())
     }
 
-    /// The elements as the bits of 8-byte floats (a `float8[]`), compared bit for bit.
+    /// The elements as 8-byte integers (an `int8[]`, read as one of 8-byte elements).
+    pub fn int8(&self) -> impl Iterator<Item = i64> + 'a {
+        self.eight_bytes().map(i64::from_be_bytes)
+    }
+
+    /// The elements as the bits of 8-byte floats (a `float8[]`, read as one of 8-byte
+    /// elements), compared bit for bit.
     pub fn float8_bits(&self) -> impl Iterator<Item = u64> + 'a {
-        self.iter()
-            .map(|e| e.try_into().map_or(0, u64::from_be_bytes))
+        self.eight_bytes().map(u64::from_be_bytes)
     }
 
     /// The elements as text (a `text[]`); one that is not UTF-8 reads as U+FFFD.
@@ -267,20 +276,32 @@ impl<'a> Cursor<'a> {
         if has_nulls != 0 {
             return Err("an array with NULLs".into());
         }
-        let start = array.at;
-        for _ in 0..count {
-            let element = array.field()?;
-            if element_size.is_some_and(|size| element.len() != size) {
-                return Err(format!("an array element of {} bytes", element.len()));
+        let bytes = array.bytes.get(array.at..).unwrap_or_default();
+        match element_size {
+            // Elements of one size follow each other at a fixed stride: checked in one pass.
+            Some(size) => {
+                let length = i32::try_from(size).map_err(|_| "an element size past i32")?;
+                let stride = size + 4;
+                let fits = bytes.len() == count.saturating_mul(stride)
+                    && bytes
+                        .chunks_exact(stride)
+                        .all(|e| e.get(..4) == Some(&length.to_be_bytes()[..]));
+                if !fits {
+                    return Err(format!(
+                        "an array of other than {count} elements of {size} bytes"
+                    ));
+                }
+            }
+            None => {
+                for _ in 0..count {
+                    array.field()?;
+                }
+                if array.at != array.bytes.len() {
+                    return Err("an array longer than its elements".into());
+                }
             }
         }
-        if array.at != array.bytes.len() {
-            return Err("an array longer than its elements".into());
-        }
-        Ok(Elements {
-            count,
-            bytes: array.bytes.get(start..).unwrap_or_default(),
-        })
+        Ok(Elements { count, bytes })
     }
 }
 

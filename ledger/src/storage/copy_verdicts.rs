@@ -287,7 +287,7 @@ mod tests {
         null_text[1] = None;
         let page = page_of(copy_of(&[row(4, None), short_array, null_text])).unwrap();
         assert!(page.get(4).unwrap().is_ok());
-        assert!(page.get(5).unwrap().unwrap_err().contains("4 bytes"));
+        assert!(page.get(5).unwrap().unwrap_err().contains("of 8 bytes"));
         assert!(page.get(6).unwrap().unwrap_err().contains("NULL"));
         assert!(page_of(copy_of(&[])).unwrap().get(0).is_none());
     }
