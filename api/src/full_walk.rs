@@ -112,7 +112,7 @@ fn walk_if_due(
         progress_file: &progress_file,
         budget: schedule.budget,
         paging: ledger::storage::verify::Paging::default(),
-        segment_pages: 8,
+        segment_pages: ledger::storage::full_walk::SEGMENT_PAGES,
     };
     let outcome = walk.run(&mut conn, stop, |next, target| series.walking(next, target));
     series.stopped();

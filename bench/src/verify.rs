@@ -189,7 +189,7 @@ fn full_walk(
         progress_file: &progress.path().join("full-walk.progress"),
         budget: ledger::throttle::Budget::UNLIMITED,
         paging: ledger::storage::verify::Paging::default(),
-        segment_pages: 8,
+        segment_pages: ledger::storage::full_walk::SEGMENT_PAGES,
     };
     let stop = std::sync::atomic::AtomicBool::new(false);
     match walk.run(conn, &stop, |_, _| {})? {

@@ -137,7 +137,7 @@ fn beside_the_walk(
                 progress_file: &progress_file,
                 budget,
                 paging: ledger::storage::verify::Paging::default(),
-                segment_pages: 8,
+                segment_pages: ledger::storage::full_walk::SEGMENT_PAGES,
             };
             Ok(walk.run(&mut conn, &stop, |at, _| next.store(at, Ordering::SeqCst))?)
         });

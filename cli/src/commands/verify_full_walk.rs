@@ -34,7 +34,7 @@ pub struct FullWalkOptions {
     read_mib_per_second: Option<f64>,
     /// With `--full-walk`: pages (of 16 384 entries) per segment, each read in a snapshot of
     /// its own and followed by the progress kept.
-    #[arg(long, default_value_t = 8, value_name = "PAGES")]
+    #[arg(long, default_value_t = ledger::storage::full_walk::SEGMENT_PAGES, value_name = "PAGES")]
     segment_pages: usize,
     /// With `--full-walk`: walk only when due, one walk every so many days (a walk in progress
     /// always goes on); what the nightly job runs.

@@ -21,13 +21,17 @@ use dozor_log::registry_history::RegistryHistory;
 /// What re-adjudicating an entry gives.
 enum Expected {
     NotARound,
-    Round(Box<Derived>),
+    /// The round's derived figures, and whether its verdict serializes to the stored JSON.
+    Round(Box<Derived>, bool),
 }
 
+/// `stored_json`: the verdict's JSON stored for the entry, if any, compared as the verdict is
+/// serialized (no string of its own a round).
 fn derive(
     entry: &CheckedEntry<'_>,
     history: &RegistryHistory,
     plans: &rules::PlanBook,
+    stored_json: Option<&[u8]>,
 ) -> Result<Expected, String> {
     let Subject::Record(header) = &entry.subject else {
         return Ok(Expected::NotARound);
@@ -56,10 +60,13 @@ fn derive(
         entry.index,
         |p| plans.get(p),
         history,
-        |j| Derived::of(&j),
+        |j| {
+            let same_json =
+                stored_json.is_some_and(|s| dozor_log::json_compare::serializes_to(&j.verdict, s));
+            Derived::figures_of(&j).map(|d| Expected::Round(Box::new(d), same_json))
+        },
     )
     .map_err(|e| e.to_string())?
-    .map(|d| Expected::Round(Box::new(d)))
     .map_err(|e| e.to_string())
 }
 
@@ -97,7 +104,12 @@ fn micros(t: chrono::DateTime<chrono::Utc>) -> i64 {
     t.timestamp_micros()
 }
 
-fn verdict_difference(row: &StoredVerdict<'_>, e: &NewAdjudication<'_>) -> Option<String> {
+/// `same_json`: whether the verdict serializes to the stored JSON.
+fn verdict_difference(
+    row: &StoredVerdict<'_>,
+    e: &NewAdjudication<'_>,
+    same_json: bool,
+) -> Option<String> {
     first_difference([
         field("table_id", row.table_id, e.table_id),
         field("game", row.game, e.game),
@@ -133,9 +145,7 @@ fn verdict_difference(row: &StoredVerdict<'_>, e: &NewAdjudication<'_>) -> Optio
         field("time_collection", row.time_collection, e.time_collection),
         field("wheel_result", row.wheel_result, e.wheel_result),
     ])
-    .or_else(|| {
-        (row.verdict != e.verdict.as_bytes()).then(|| "the verdict JSON differs".to_owned())
-    })
+    .or_else(|| (!same_json).then(|| "the verdict JSON differs".to_owned()))
 }
 
 fn finding_difference(row: &FindingRow, e: &FindingRow) -> Option<String> {
@@ -329,7 +339,12 @@ pub(super) fn check_entry(
 ) -> Result<EntryCheck, LedgerError> {
     let at = index as i64;
     let differs = |reason: String| Ok(EntryCheck::differs(reason));
-    let (derived, row) = match (derive(entry, history, plans), stored.verdicts.get(at)) {
+    let stored_row = stored.verdicts.get(at);
+    let stored_json = match &stored_row {
+        Some(Ok(row)) => Some(row.verdict),
+        _ => None,
+    };
+    let (derived, same_json, row) = match (derive(entry, history, plans, stored_json), stored_row) {
         (Err(reason), _) => return differs(format!("the record cannot be re-checked: {reason}")),
         (Ok(Expected::NotARound), None) => {
             if stored.round_ids.contains_key(&at) {
@@ -340,10 +355,10 @@ pub(super) fn check_entry(
         (Ok(Expected::NotARound), Some(_)) => {
             return differs("a verdict is stored for an entry that is not a round".into())
         }
-        (Ok(Expected::Round(_)), None) => {
+        (Ok(Expected::Round(..)), None) => {
             return differs("the round's stored verdict is missing".into())
         }
-        (Ok(Expected::Round(d)), Some(row)) => (d, row),
+        (Ok(Expected::Round(d, same_json)), Some(row)) => (d, same_json, row),
     };
     let row = match row {
         Ok(row) => row,
@@ -376,21 +391,22 @@ pub(super) fn check_entry(
         // Judged by other rules: what they gave cannot be re-derived here.
         return Ok(check);
     }
-    check.difference = stored_difference(at, &derived, &row, stored)?;
+    check.difference = stored_difference(at, (&derived, same_json), &row, stored)?;
     check.readjudicated = check.difference.is_none();
     Ok(check)
 }
 
 /// How the stored verdict, findings and bet-kind figures of the round at `at` differ from what
-/// re-adjudication gives (`derived`), if they do.
+/// re-adjudication gives (`derived`, and whether the verdict serializes to the stored JSON),
+/// if they do.
 fn stored_difference(
     at: i64,
-    derived: &Derived,
+    (derived, same_json): (&Derived, bool),
     row: &StoredVerdict<'_>,
     stored: &StoredDerived,
 ) -> Result<Option<String>, LedgerError> {
     let expected_verdict = verdict_row(at, derived);
-    if let Some(difference) = verdict_difference(row, &expected_verdict) {
+    if let Some(difference) = verdict_difference(row, &expected_verdict, same_json) {
         return Ok(Some(format!(
             "the stored verdict differs from re-adjudication: {difference}"
         )));

@@ -46,6 +46,12 @@ pub struct FullWalk<'a> {
     pub segment_pages: usize,
 }
 
+/// Pages per segment unless told otherwise: 524 288 entries, about 15 s of a walk at a core
+/// and under two minutes at a quarter core, what a stop makes it read again. Each segment
+/// ends with the checking threads emptied before the next snapshot is read: at 8 pages that
+/// cost the walk a tenth of its time on a quiet machine.
+pub const SEGMENT_PAGES: usize = 32;
+
 /// What a walk came to.
 #[derive(Debug)]
 pub enum WalkOutcome {
