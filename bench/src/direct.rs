@@ -123,27 +123,6 @@ fn all_appended(outcomes: &[AppendOutcome]) -> anyhow::Result<()> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_fill_with_a_record_not_appended_is_named_in_one_line() {
-        assert!(all_appended(&[]).is_ok());
-        let refused = AppendOutcome::KeyNotValid {
-            key_id: "k".into(),
-            reason: "unknown key".into(),
-        };
-        let e = all_appended(&[refused.clone(), refused])
-            .err()
-            .map(|e| e.to_string());
-        assert_eq!(
-            e.as_deref(),
-            Some("2 record(s) not appended: key_not_valid (unknown key) ×2")
-        );
-    }
-}
-
 /// Roulette tables of a benchmark's fill, registered under one plan, each with its key and the
 /// sequence number its next spin takes.
 pub struct SpinningTables {
@@ -217,5 +196,26 @@ impl SpinningTables {
         }
         progress.finish_and_clear();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fill_with_a_record_not_appended_is_named_in_one_line() {
+        assert!(all_appended(&[]).is_ok());
+        let refused = AppendOutcome::KeyNotValid {
+            key_id: "k".into(),
+            reason: "unknown key".into(),
+        };
+        let e = all_appended(&[refused.clone(), refused])
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some("2 record(s) not appended: key_not_valid (unknown key) ×2")
+        );
     }
 }

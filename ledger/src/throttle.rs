@@ -231,6 +231,33 @@ fn process_cpu(pid: i32) -> Option<Duration> {
         .flatten()
 }
 
+/// Puts the calling thread, a reader of the database's rows, under the batch policy
+/// (`SCHED_BATCH`) unless it runs under another than the normal one (a background walk's idle
+/// policy is kept). The database sends a few kilobytes at a time; a normal thread woken for
+/// each takes the processor from the checking threads at once and sleeps again, twice a
+/// context switch for every few kilobytes, while a batch thread is not preferred on waking and
+/// reads what has come meanwhile in one go.
+pub fn wake_in_batches() {
+    use thread_priority::{
+        set_thread_priority_and_policy, thread_native_id, thread_schedule_policy,
+        NormalThreadSchedulePolicy, ThreadPriority, ThreadPriorityOsValue, ThreadSchedulePolicy,
+    };
+    let normal = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Other);
+    // The policy is set with a niceness: only the default one (0) is kept as it is.
+    let niceness = rustix::process::getpriority_process(rustix::process::Pid::from_raw(
+        rustix::thread::gettid().as_raw_nonzero().get(),
+    ));
+    if thread_schedule_policy().is_ok_and(|policy| policy == normal)
+        && niceness.is_ok_and(|n| n == 0)
+    {
+        let batch = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Batch);
+        let unchanged = ThreadPriority::Os(ThreadPriorityOsValue::default());
+        if let Err(e) = set_thread_priority_and_policy(thread_native_id(), unchanged, batch) {
+            tracing::debug!(error = ?e, "the reading thread keeps the normal policy");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -310,32 +337,5 @@ mod tests {
         assert_eq!(Budget::default().cores_under_load, Some(UNDER_LOAD));
         assert_eq!(Budget::cores(Some(0.1)).cores_under_load, Some(0.1));
         assert_eq!(Budget::cores(None).cores, None);
-    }
-}
-
-/// Puts the calling thread, a reader of the database's rows, under the batch policy
-/// (`SCHED_BATCH`) unless it runs under another than the normal one (a background walk's idle
-/// policy is kept). The database sends a few kilobytes at a time; a normal thread woken for
-/// each takes the processor from the checking threads at once and sleeps again, twice a
-/// context switch for every few kilobytes, while a batch thread is not preferred on waking and
-/// reads what has come meanwhile in one go.
-pub fn wake_in_batches() {
-    use thread_priority::{
-        set_thread_priority_and_policy, thread_native_id, thread_schedule_policy,
-        NormalThreadSchedulePolicy, ThreadPriority, ThreadPriorityOsValue, ThreadSchedulePolicy,
-    };
-    let normal = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Other);
-    // The policy is set with a niceness: only the default one (0) is kept as it is.
-    let niceness = rustix::process::getpriority_process(rustix::process::Pid::from_raw(
-        rustix::thread::gettid().as_raw_nonzero().get(),
-    ));
-    if thread_schedule_policy().is_ok_and(|policy| policy == normal)
-        && niceness.is_ok_and(|n| n == 0)
-    {
-        let batch = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Batch);
-        let unchanged = ThreadPriority::Os(ThreadPriorityOsValue::default());
-        if let Err(e) = set_thread_priority_and_policy(thread_native_id(), unchanged, batch) {
-            tracing::debug!(error = ?e, "the reading thread keeps the normal policy");
-        }
     }
 }
