@@ -100,9 +100,20 @@ struct TlsFolder {
 }
 
 impl TlsFolder {
+    /// A port found free may be bound by another test before openssl binds it: openssl then
+    /// exits, and the folder is served on another port.
     fn serve(folder: &Path, pki: &common::pki::Pki) -> TlsFolder {
-        let port = common::free_port();
-        let child = Command::new("openssl")
+        for _ in 0..5 {
+            if let Some(served) = TlsFolder::serve_on(folder, pki, common::free_port()) {
+                return served;
+            }
+        }
+        panic!("openssl s_server exited at once on five ports");
+    }
+
+    /// The folder served on `port`, or `None` if openssl exited before accepting there.
+    fn serve_on(folder: &Path, pki: &common::pki::Pki, port: u16) -> Option<TlsFolder> {
+        let mut child = Command::new("openssl")
             .current_dir(folder)
             .args(["s_server", "-quiet", "-WWW", "-accept", &port.to_string()])
             .arg("-cert")
@@ -117,15 +128,19 @@ impl TlsFolder {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        common::poll_until(Duration::from_secs(10), Duration::from_millis(50), || {
+        let exited = common::poll_until(Duration::from_secs(10), Duration::from_millis(50), || {
+            if child.try_wait().unwrap().is_some() {
+                return Ok(true);
+            }
             std::net::TcpStream::connect(("127.0.0.1", port))
-                .map(drop)
+                .map(|_| false)
                 .map_err(|e| e.to_string())
         });
-        TlsFolder {
+        // Accepting, and its own: openssl is still running.
+        (!exited && child.try_wait().unwrap().is_none()).then(|| TlsFolder {
             child,
             url: format!("https://127.0.0.1:{port}/"),
-        }
+        })
     }
 }
 
