@@ -73,18 +73,8 @@ impl Derived {
     /// What ingest stores beside a judged round (see [`dozor_log::judge`]) and what every later
     /// check recomputes: its verdict and statistics.
     pub fn of(judged: &dozor_log::judge::Judged<'_>) -> Result<Derived, JudgeError> {
-        let mut derived = Derived::figures_of(judged)?;
-        derived.verdict = verdict_json(&judged.verdict)?;
-        Ok(derived)
-    }
-
-    /// [`Derived::of`] without the verdict's JSON (`verdict` left empty): what a check of a
-    /// stored verdict needs, which compares the JSON by serializing the verdict against it
-    /// rather than into a string of its own.
-    pub fn figures_of(judged: &dozor_log::judge::Judged<'_>) -> Result<Derived, JudgeError> {
         let statistics = judged.statistics()?;
-        let mut derived =
-            Derived::with_figures(judged.round.played_at(), &judged.verdict, statistics);
+        let mut derived = Derived::new(judged.round.played_at(), &judged.verdict, statistics)?;
         derived.round_id = judged.round.round_id().map(str::to_owned);
         Ok(derived)
     }
@@ -94,19 +84,9 @@ impl Derived {
         verdict: &rules::Verdict<'_>,
         statistics: rules::RoundStatistics,
     ) -> Result<Derived, LedgerError> {
-        let mut derived = Derived::with_figures(played_at, verdict, statistics);
-        derived.verdict = verdict_json(verdict)?;
-        Ok(derived)
-    }
-
-    fn with_figures(
-        played_at: DateTime<Utc>,
-        verdict: &rules::Verdict<'_>,
-        statistics: rules::RoundStatistics,
-    ) -> Derived {
         // What the table paid per kind comes from the verdict.
         let statistics = statistics.with_actual(verdict);
-        Derived {
+        Ok(Derived {
             game: verdict.game.to_string(),
             played_at,
             table_id: verdict.table_id.to_owned(),
@@ -117,20 +97,15 @@ impl Derived {
             expected_paid_h: verdict.expected_paid_h,
             paid_h: verdict.paid_h,
             findings: verdict.findings.clone(),
-            verdict: String::new(),
+            verdict: serde_json::to_string(verdict).map_err(|source| LedgerError::VerdictJson {
+                index: None,
+                source,
+            })?,
             statistics,
             round_id: None,
             report_figures: ReportFigures::of(verdict),
-        }
+        })
     }
-}
-
-/// The verdict as stored: JSON, as `serde_json` writes it.
-fn verdict_json(verdict: &rules::Verdict<'_>) -> Result<String, LedgerError> {
-    serde_json::to_string(verdict).map_err(|source| LedgerError::VerdictJson {
-        index: None,
-        source,
-    })
 }
 
 /// A signed record whose signature has been verified, ready to append. It holds the record only

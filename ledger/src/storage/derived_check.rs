@@ -21,17 +21,13 @@ use dozor_log::registry_history::RegistryHistory;
 /// What re-adjudicating an entry gives.
 enum Expected {
     NotARound,
-    /// The round's derived figures, and whether its verdict serializes to the stored JSON.
-    Round(Box<Derived>, bool),
+    Round(Box<Derived>),
 }
 
-/// `stored_json`: the verdict's JSON stored for the entry, if any, compared as the verdict is
-/// serialized (no string of its own a round).
 fn derive(
     entry: &CheckedEntry<'_>,
     history: &RegistryHistory,
     plans: &rules::PlanBook,
-    stored_json: Option<&[u8]>,
 ) -> Result<Expected, String> {
     let Subject::Record(header) = &entry.subject else {
         return Ok(Expected::NotARound);
@@ -60,13 +56,10 @@ fn derive(
         entry.index,
         |p| plans.get(p),
         history,
-        |j| {
-            let same_json =
-                stored_json.is_some_and(|s| dozor_log::json_compare::serializes_to(&j.verdict, s));
-            Derived::figures_of(&j).map(|d| Expected::Round(Box::new(d), same_json))
-        },
+        |j| Derived::of(&j),
     )
     .map_err(|e| e.to_string())?
+    .map(|d| Expected::Round(Box::new(d)))
     .map_err(|e| e.to_string())
 }
 
@@ -104,12 +97,7 @@ fn micros(t: chrono::DateTime<chrono::Utc>) -> i64 {
     t.timestamp_micros()
 }
 
-/// `same_json`: whether the verdict serializes to the stored JSON.
-fn verdict_difference(
-    row: &StoredVerdict<'_>,
-    e: &NewAdjudication<'_>,
-    same_json: bool,
-) -> Option<String> {
+fn verdict_difference(row: &StoredVerdict<'_>, e: &NewAdjudication<'_>) -> Option<String> {
     first_difference([
         field("table_id", row.table_id, e.table_id),
         field("game", row.game, e.game),
@@ -145,7 +133,9 @@ fn verdict_difference(
         field("time_collection", row.time_collection, e.time_collection),
         field("wheel_result", row.wheel_result, e.wheel_result),
     ])
-    .or_else(|| (!same_json).then(|| "the verdict JSON differs".to_owned()))
+    .or_else(|| {
+        (row.verdict != e.verdict.as_bytes()).then(|| "the verdict JSON differs".to_owned())
+    })
 }
 
 fn finding_difference(row: &FindingRow, e: &FindingRow) -> Option<String> {
@@ -339,12 +329,7 @@ pub(super) fn check_entry(
 ) -> Result<EntryCheck, LedgerError> {
     let at = index as i64;
     let differs = |reason: String| Ok(EntryCheck::differs(reason));
-    let stored_row = stored.verdicts.get(at);
-    let stored_json = match &stored_row {
-        Some(Ok(row)) => Some(row.verdict),
-        _ => None,
-    };
-    let (derived, same_json, row) = match (derive(entry, history, plans, stored_json), stored_row) {
+    let (derived, row) = match (derive(entry, history, plans), stored.verdicts.get(at)) {
         (Err(reason), _) => return differs(format!("the record cannot be re-checked: {reason}")),
         (Ok(Expected::NotARound), None) => {
             if stored.round_ids.contains_key(&at) {
@@ -355,10 +340,10 @@ pub(super) fn check_entry(
         (Ok(Expected::NotARound), Some(_)) => {
             return differs("a verdict is stored for an entry that is not a round".into())
         }
-        (Ok(Expected::Round(..)), None) => {
+        (Ok(Expected::Round(_)), None) => {
             return differs("the round's stored verdict is missing".into())
         }
-        (Ok(Expected::Round(d, same_json)), Some(row)) => (d, same_json, row),
+        (Ok(Expected::Round(d)), Some(row)) => (d, row),
     };
     let row = match row {
         Ok(row) => row,
@@ -391,22 +376,21 @@ pub(super) fn check_entry(
         // Judged by other rules: what they gave cannot be re-derived here.
         return Ok(check);
     }
-    check.difference = stored_difference(at, (&derived, same_json), &row, stored)?;
+    check.difference = stored_difference(at, &derived, &row, stored)?;
     check.readjudicated = check.difference.is_none();
     Ok(check)
 }
 
 /// How the stored verdict, findings and bet-kind figures of the round at `at` differ from what
-/// re-adjudication gives (`derived`, and whether the verdict serializes to the stored JSON),
-/// if they do.
+/// re-adjudication gives (`derived`), if they do.
 fn stored_difference(
     at: i64,
-    (derived, same_json): (&Derived, bool),
+    derived: &Derived,
     row: &StoredVerdict<'_>,
     stored: &StoredDerived,
 ) -> Result<Option<String>, LedgerError> {
     let expected_verdict = verdict_row(at, derived);
-    if let Some(difference) = verdict_difference(row, &expected_verdict, same_json) {
+    if let Some(difference) = verdict_difference(row, &expected_verdict) {
         return Ok(Some(format!(
             "the stored verdict differs from re-adjudication: {difference}"
         )));
