@@ -130,29 +130,55 @@ fn clamp(mh: i128) -> i64 {
 }
 
 /// Mean (in mh), variance and third central moment of payouts over equally likely outcomes.
-fn equally_likely_moments(payouts: &[i128]) -> (i64, f64, f64) {
+/// The same function of the payouts' values whether they come as 64- or 128-bit integers.
+fn equally_likely_moments<T: Copy + Into<i128>>(payouts: &[T]) -> (i64, f64, f64) {
     let n = payouts.len() as i128;
     if n == 0 {
         return (0, 0.0, 0.0);
     }
-    let (sum, sum_sq) = payouts
-        .iter()
-        .fold((0i128, 0i128), |(s, q), &x| (s + x, q + x * x));
+    let (sum, sum_sq) = payouts.iter().fold((0i128, 0i128), |(s, q), &x| {
+        let x: i128 = x.into();
+        (s + x, q + x * x)
+    });
     // The variance exactly from integer sums; the third moment about the mean in floating point.
-    let variance = (n * sum_sq - sum * sum) as f64 / (n * n) as f64;
-    let mean = sum as f64 / n as f64;
-    // Payouts that fit in 64 bits (all real ones) are converted from 64 bits: the same values,
-    // without the software conversion 128 bits take.
-    let cubes: f64 = if payouts.iter().all(|&x| i64::try_from(x).is_ok()) {
-        payouts
-            .iter()
-            .map(|&x| (x as i64 as f64 - mean).powi(3))
-            .sum()
-    } else {
-        payouts.iter().map(|&x| (x as f64 - mean).powi(3)).sum()
-    };
-    let third = cubes / n as f64;
-    (clamp(sum * 1000 / n), variance, third)
+    let variance = to_f64(n * sum_sq - sum * sum) / to_f64(n * n);
+    let mean = to_f64(sum) / to_f64(n);
+    let cubes: f64 = payouts
+        .iter()
+        .map(|&x| (to_f64(x.into()) - mean).powi(3))
+        .sum();
+    let third = cubes / to_f64(n);
+    (mean_mh(sum, n), variance, third)
+}
+
+/// An integer as the nearest float: from 64 bits where it fits (all real figures), the same
+/// value without the software conversion 128 bits take.
+fn to_f64(x: i128) -> f64 {
+    match i64::try_from(x) {
+        Ok(x) => x as f64,
+        Err(_) => x as f64,
+    }
+}
+
+/// `sum / n` in milli-units, truncated: in 64 bits where they fit, the same quotient.
+fn mean_mh(sum: i128, n: i128) -> i64 {
+    match (
+        i64::try_from(sum).ok().and_then(|s| s.checked_mul(1000)),
+        i64::try_from(n),
+    ) {
+        (Some(sum_mh), Ok(n)) if n > 0 => sum_mh / n,
+        _ => clamp(sum * 1000 / n),
+    }
+}
+
+/// The largest payout per outcome, and the most outcomes, whose moments 64-bit sums give
+/// exactly: with |x| ≤ 2⁵³ and n ≤ 2¹⁰, n·Σx² ≤ 2¹²⁶ and (Σx)² ≤ 2¹²⁶ stay within 128 bits.
+const MAX_EXACT_PAYOUT: u64 = 1 << 53;
+const MAX_EXACT_OUTCOMES: usize = 1 << 10;
+
+/// The same bet kind: kinds are mostly the same static names, compared by address first.
+fn same_kind(a: &str, b: &str) -> bool {
+    std::ptr::eq(a, b) || a == b
 }
 
 impl RoundStatistics {
@@ -215,6 +241,86 @@ impl RoundStatistics {
             payout_third_moment_h3,
             by_kind,
         }
+    }
+
+    /// [`Self::over_equally_likely`]'s figures with every payout summed in 64 bits:
+    /// `add_exact(bet, payouts)` adds what bet `bet` pays on each outcome to its kind's
+    /// `payouts`, `None` when a sum would leave 64 bits. `None` when any does or a payout is
+    /// beyond [`MAX_EXACT_PAYOUT`] (the caller then sums in 128 bits); otherwise the same
+    /// figures bit for bit, since every sum is then exact either way, without a payout array
+    /// per bet or 128-bit products. Only for bets paying no negative amount: a bet's own sums
+    /// are then no larger than its kind's.
+    pub fn over_equally_likely_exact(
+        outcomes: usize,
+        bets: &[(&str, i64)],
+        add_exact: impl Fn(usize, &mut [i64]) -> Option<()>,
+    ) -> Option<RoundStatistics> {
+        if outcomes == 0 || bets.is_empty() {
+            return Some(RoundStatistics::default());
+        }
+        if outcomes > MAX_EXACT_OUTCOMES {
+            return None;
+        }
+        // The kinds in order of appearance with their stakes; their payouts per outcome, one
+        // kind after another.
+        let mut kinds: Vec<(&str, i64)> = Vec::with_capacity(8);
+        let mut per_kind: Vec<i64> = Vec::with_capacity(8 * outcomes);
+        for (b, (kind, stake)) in bets.iter().enumerate() {
+            let k = match kinds.iter().position(|(known, _)| same_kind(known, kind)) {
+                Some(k) => k,
+                None => {
+                    kinds.push((kind, 0));
+                    per_kind.resize(kinds.len() * outcomes, 0);
+                    kinds.len() - 1
+                }
+            };
+            let (_, stakes) = kinds.get_mut(k)?;
+            *stakes = stakes.saturating_add(*stake);
+            add_exact(b, per_kind.get_mut(k * outcomes..(k + 1) * outcomes)?)?;
+        }
+        let mut total = vec![0i64; outcomes];
+        for payouts in per_kind.chunks_exact(outcomes) {
+            for (sum, p) in total.iter_mut().zip(payouts) {
+                *sum = sum.checked_add(*p)?;
+            }
+        }
+        if per_kind
+            .iter()
+            .chain(&total)
+            .any(|x| x.unsigned_abs() > MAX_EXACT_PAYOUT)
+        {
+            return None;
+        }
+        let mut order: Vec<usize> = (0..kinds.len()).collect();
+        order.sort_unstable_by_key(|&k| kinds[k].0);
+        let by_kind = order
+            .iter()
+            .map(|&k| {
+                let (kind, stakes_h) = kinds[k];
+                let (expected_payout_mh, variance_h2, third_moment_h3) =
+                    equally_likely_moments(&per_kind[k * outcomes..(k + 1) * outcomes]);
+                KindStatistics {
+                    kind: kind.to_owned(),
+                    bets: 0,
+                    stakes_h,
+                    paid_h: 0,
+                    expected_payout_mh,
+                    variance_h2,
+                    third_moment_h3,
+                }
+            })
+            .collect();
+        let (expected_payout_mh, payout_variance_h2, payout_third_moment_h3) =
+            equally_likely_moments(&total);
+        Some(RoundStatistics {
+            rtp_stakes_h: order
+                .iter()
+                .fold(0i64, |a, &k| a.saturating_add(kinds[k].1)),
+            expected_payout_mh,
+            payout_variance_h2,
+            payout_third_moment_h3,
+            by_kind,
+        })
     }
 
     /// [`Self::over_equally_likely`]'s round figures without those per kind (`by_kind` empty):

@@ -3,8 +3,10 @@
 pub mod call_bets;
 mod evidence;
 pub mod layout;
+mod statistics;
 
 pub use evidence::MIN_BALL_REVOLUTIONS;
+pub use statistics::{round_statistics, round_totals};
 
 use smallvec::SmallVec;
 
@@ -17,7 +19,6 @@ use crate::plan::document::Plan;
 use crate::plan::table_games::RoulettePlan;
 use crate::ratio::Ratio;
 use crate::round_header::{validate_bet_count, validate_bet_id, validate_identifier, GameCode};
-use crate::statistics::RoundStatistics;
 use crate::table_limits::Posted;
 use crate::verdict::{BetTotals, BetVerdict, Finding, FindingKind, Verdict};
 
@@ -453,47 +454,6 @@ fn push_limit_finding(
             format_czk(limit)
         ),
     });
-}
-
-/// Expected payout, variance and third moment over the 37 equally likely pockets, per bet kind
-/// and for the whole spin.
-pub fn round_statistics(rp: &RoulettePlan, round: &RouletteRound) -> RoundStatistics {
-    statistics_of(rp, round, |n, bets, add| {
-        RoundStatistics::over_equally_likely(n, bets, add)
-    })
-}
-
-/// [`round_statistics`] without the figures per kind.
-pub fn round_totals(rp: &RoulettePlan, round: &RouletteRound) -> RoundStatistics {
-    statistics_of(rp, round, |n, bets, add| {
-        RoundStatistics::totals_over_equally_likely(n, bets, add)
-    })
-}
-
-/// How the figures of a round's priced bets over the pockets are made: per kind and in total,
-/// or in total only.
-type OverPockets = fn(usize, &[(&str, i64)], &dyn Fn(usize, &mut [i128])) -> RoundStatistics;
-
-fn statistics_of(rp: &RoulettePlan, round: &RouletteRound, over: OverPockets) -> RoundStatistics {
-    if matches!(round.outcome, SpinOutcome::Void { .. }) {
-        return RoundStatistics::default();
-    }
-    let mut valid: Vec<(Chips, i64)> = Vec::with_capacity(round.bets.len());
-    let mut priced: Vec<(&str, i64)> = Vec::with_capacity(round.bets.len());
-    for bet in &round.bets {
-        if let Ok(chips) = chips_of(bet) {
-            if let Ok((unit, total)) = unit_and_total(bet, Some(&chips)) {
-                priced.push((bet.kind.as_str(), total));
-                valid.push((chips, unit));
-            }
-        }
-    }
-    over(POCKETS as usize, &priced, &|b, payouts| {
-        let (chips, unit) = &valid[b];
-        for (payout, paid) in payouts.iter_mut().zip(payout_per_pocket(chips, *unit, rp)) {
-            *payout += i128::from(paid.unwrap_or(0));
-        }
-    })
 }
 
 /// Theoretical RTP of a bet kind under the plan's pay table, from the layout (never typed in).

@@ -4,6 +4,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::record::Round;
+use crate::statistics::RoundStatistics;
 
 use crate::plan::bundled_plan as plan;
 
