@@ -15,13 +15,17 @@ use crate::error::LedgerError;
 /// The bytes of a binary `COPY` of `target` into `bytes` (emptied first; its memory is reused:
 /// a page's buffer is megabytes, and fresh memory costs the kernel's zeroing), its query
 /// bounded by the transaction-local settings `bounds` (`COPY` takes no bound parameters, and
-/// diesel's target is a type, not a value), in the caller's transaction.
+/// diesel's target is a type, not a value), in the caller's transaction. Where each message
+/// of the server's starts goes into `messages` if given: PostgreSQL sends each row in a
+/// message of its own (the header with the first, the trailer alone), so rows can be found
+/// without reading their fields.
 pub(super) fn copy_out<T: CopyTarget>(
     conn: &mut PgConnection,
     target: T,
     bounds: &[(&str, i64)],
     what: &str,
     bytes: &mut Vec<u8>,
+    mut messages: Option<&mut Vec<usize>>,
 ) -> Result<(), LedgerError> {
     let settings: Vec<String> = bounds
         .iter()
@@ -29,6 +33,9 @@ pub(super) fn copy_out<T: CopyTarget>(
         .collect();
     conn.batch_execute(&format!("SELECT {}", settings.join(", ")))?;
     bytes.clear();
+    if let Some(messages) = messages.as_deref_mut() {
+        messages.clear();
+    }
     let mut copy = diesel::copy_to(target)
         .with_format(CopyFormat::Binary)
         .load_raw(conn)?;
@@ -37,6 +44,9 @@ pub(super) fn copy_out<T: CopyTarget>(
         let received = copy.fill_buf().map_err(|e| LedgerError::io(what, e))?;
         if received.is_empty() {
             break;
+        }
+        if let Some(messages) = messages.as_deref_mut() {
+            messages.push(bytes.len());
         }
         bytes.extend_from_slice(received);
         let n = received.len();

@@ -102,11 +102,24 @@ impl EntryPage {
             ("dozor.page_size", i64::try_from(size).unwrap_or(i64::MAX)),
         ];
         let what = "reading a page of entries";
-        copy_out(conn, EntryPageRows, &bounds, what, &mut self.bytes)?;
+        copy_out(conn, EntryPageRows, &bounds, what, &mut self.bytes, None)?;
         decode(&self.bytes, &mut self.rows).map_err(|e| {
             LedgerError::key(format!("a page of entries from {from} does not read: {e}"))
         })?;
         Ok(self)
+    }
+
+    /// An empty page whose memory takes `bytes` of `COPY` without growing.
+    pub fn with_capacity(bytes: usize) -> EntryPage {
+        EntryPage {
+            bytes: Vec::with_capacity(bytes),
+            rows: Vec::new(),
+        }
+    }
+
+    /// The bytes of the `COPY` the page was read from.
+    pub fn copy_len(&self) -> usize {
+        self.bytes.len()
     }
 
     pub fn len(&self) -> usize {

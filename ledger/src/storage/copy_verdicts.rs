@@ -112,11 +112,28 @@ impl<'a> StoredVerdict<'a> {
 #[derive(Debug, Default)]
 pub(super) struct VerdictPage {
     bytes: Vec<u8>,
+    /// Where each message of the server's starts: a row each (see [`copy_out`]).
+    messages: Vec<usize>,
     /// Each row's ledger index and where it starts, in ledger order.
     rows: Vec<(i64, usize)>,
+    /// Where the trailer starts: the last row ends there.
+    trailer: usize,
 }
 
 impl VerdictPage {
+    /// An empty page whose memory takes `bytes` of `COPY` without growing.
+    pub fn with_capacity(bytes: usize) -> VerdictPage {
+        VerdictPage {
+            bytes: Vec::with_capacity(bytes),
+            ..VerdictPage::default()
+        }
+    }
+
+    /// The bytes of the `COPY` the page was read from.
+    pub fn copy_len(&self) -> usize {
+        self.bytes.len()
+    }
+
     /// The verdict rows of the entries `start..end`, in the caller's transaction, read into
     /// this page's memory.
     pub fn read_again(
@@ -127,7 +144,8 @@ impl VerdictPage {
     ) -> Result<Self, LedgerError> {
         let bounds = [("dozor.verdicts_from", start), ("dozor.verdicts_end", end)];
         let what = "reading verdict rows";
-        copy_out(conn, VerdictRows, &bounds, what, &mut self.bytes)?;
+        let messages = Some(&mut self.messages);
+        copy_out(conn, VerdictRows, &bounds, what, &mut self.bytes, messages)?;
         self.index().map_err(|e| {
             LedgerError::key(format!(
                 "the verdict rows of entries {start}..{end} do not read: {e}"
@@ -136,35 +154,50 @@ impl VerdictPage {
         Ok(self)
     }
 
-    /// Where each row starts, by its ledger index; its other columns are read when it is
-    /// compared (a row that does not read is named then, for its entry).
+    /// Each row's ledger index and start, from where the server's messages start (no field
+    /// but the index is read: the rest is read when the row is compared, and a row that does
+    /// not read, or does not end where the next begins, is named then, for its entry).
     fn index(&mut self) -> Result<(), String> {
         self.rows.clear();
+        if self.messages.first() != Some(&0) {
+            return Err("no header".into());
+        }
         let mut at = Cursor::new(&self.bytes);
         at.header()?;
-        loop {
-            let start = at.position();
+        // The first message holds the header and the first row (or the trailer).
+        let starts = std::iter::once(at.position()).chain(self.messages.iter().skip(1).copied());
+        for start in starts {
+            let mut at = Cursor::at(&self.bytes, start);
             if !at.row(COLUMNS)? {
+                if at.position() != self.bytes.len() {
+                    return Err("bytes after the trailer".into());
+                }
+                self.trailer = start;
                 return Ok(());
             }
             let index = at.int8()?;
-            at.skip(COLUMNS as usize - 1)?;
             if self.rows.last().is_some_and(|&(last, _)| last >= index) {
                 return Err("rows out of ledger order".into());
             }
             self.rows.push((index, start));
         }
+        Err("cut short before the trailer".into())
     }
 
     /// The verdict row of the entry at `index`, if one is stored, or why it does not read.
     pub fn get(&self, index: i64) -> Option<Result<StoredVerdict<'_>, String>> {
         let n = self.rows.binary_search_by_key(&index, |&(i, _)| i).ok()?;
         let &(_, start) = self.rows.get(n)?;
+        let end = self.rows.get(n + 1).map_or(self.trailer, |&(_, next)| next);
         let mut at = Cursor::at(&self.bytes, start);
         Some(
             at.row(COLUMNS)
                 .and_then(|_| at.skip(1))
-                .and_then(|_| StoredVerdict::read(&mut at)),
+                .and_then(|_| StoredVerdict::read(&mut at))
+                .and_then(|row| match at.position() == end {
+                    true => Ok(row),
+                    false => Err("a row that does not end where the next begins".into()),
+                }),
         )
     }
 }
@@ -229,10 +262,26 @@ mod tests {
         ]
     }
 
-    fn page_of(bytes: Vec<u8>) -> Result<VerdictPage, String> {
+    /// The page PostgreSQL sends for `rows`: the header with the first row in one message,
+    /// each other row in one, the trailer alone.
+    fn page_of_rows(rows: &[Vec<Option<Vec<u8>>>]) -> Result<VerdictPage, String> {
+        page_of(copy_of(rows), messages_of(rows))
+    }
+
+    /// Where PostgreSQL's messages start in the copy of `rows`: the second row's after the
+    /// first (the trailer, two bytes, left out), and so on; the trailer's last.
+    fn messages_of(rows: &[Vec<Option<Vec<u8>>>]) -> Vec<usize> {
+        let mut messages = vec![0];
+        messages.extend((1..=rows.len()).map(|n| copy_of(&rows[..n]).len() - 2));
+        messages
+    }
+
+    fn page_of(bytes: Vec<u8>, messages: Vec<usize>) -> Result<VerdictPage, String> {
         let mut page = VerdictPage {
             bytes,
+            messages,
             rows: vec![(-1, 0)],
+            trailer: 0,
         };
         page.index()?;
         Ok(page)
@@ -240,7 +289,7 @@ mod tests {
 
     #[test]
     fn rows_read_in_place_by_ledger_index() {
-        let page = page_of(copy_of(&[row(4, Some(17)), row(9, None)])).unwrap();
+        let page = page_of_rows(&[row(4, Some(17)), row(9, None)]).unwrap();
         let first = page.get(4).unwrap().unwrap();
         assert_eq!((first.table_id, first.game), ("R01", "roulette"));
         assert_eq!(
@@ -276,19 +325,52 @@ mod tests {
 
     #[test]
     fn rows_out_of_order_or_cut_short_fail_the_page_and_a_row_that_does_not_read_its_entry() {
-        assert!(page_of(copy_of(&[row(9, None), row(4, None)]))
+        assert!(page_of_rows(&[row(9, None), row(4, None)])
             .unwrap_err()
             .contains("order"));
         let whole = copy_of(&[row(4, None)]);
-        assert!(page_of(whole[..whole.len() - 5].to_vec()).is_err());
+        let messages = messages_of(&[row(4, None)]);
+        assert!(page_of(whole[..whole.len() - 5].to_vec(), messages.clone()).is_err());
+        let mut longer = whole.clone();
+        longer.push(0);
+        assert!(page_of(longer, messages)
+            .unwrap_err()
+            .contains("after the trailer"));
         let mut short_array = row(5, None);
         short_array[22] = Some(array_of(20, &[vec![0; 4]]));
         let mut null_text = row(6, None);
         null_text[1] = None;
-        let page = page_of(copy_of(&[row(4, None), short_array, null_text])).unwrap();
+        let page = page_of_rows(&[row(4, None), short_array, null_text]).unwrap();
         assert!(page.get(4).unwrap().is_ok());
         assert!(page.get(5).unwrap().unwrap_err().contains("of 8 bytes"));
         assert!(page.get(6).unwrap().unwrap_err().contains("NULL"));
-        assert!(page_of(copy_of(&[])).unwrap().get(0).is_none());
+        assert!(page_of_rows(&[]).unwrap().get(0).is_none());
+    }
+
+    #[test]
+    fn rows_are_found_where_messages_start_and_must_end_where_the_next_begins() {
+        let rows = [row(4, None), row(5, None), row(6, Some(3))];
+        let page = page_of_rows(&rows).unwrap();
+        assert!([4, 5, 6].iter().all(|&i| page.get(i).unwrap().is_ok()));
+        // Two rows in one message: the first does not end where the next message begins, and
+        // the one inside it is not found, so neither passes for a row read.
+        let mut messages = messages_of(&rows);
+        messages.remove(2);
+        let page = page_of(copy_of(&rows), messages).unwrap();
+        assert!(page
+            .get(5)
+            .unwrap()
+            .unwrap_err()
+            .contains("does not end where the next begins"));
+        assert!(page.get(6).is_none());
+        assert!(page.get(4).unwrap().is_ok());
+        // A message starting inside a row reads as a row of other columns.
+        let mut messages = messages_of(&rows);
+        messages.insert(2, messages[1] + 10);
+        assert!(page_of(copy_of(&rows), messages).is_err());
+        // Without the first message at the start, nothing is read.
+        assert!(page_of(copy_of(&rows), vec![4])
+            .unwrap_err()
+            .contains("header"));
     }
 }

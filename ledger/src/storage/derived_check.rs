@@ -238,6 +238,19 @@ pub(super) struct StoredDerived {
 }
 
 impl StoredDerived {
+    /// No rows yet, the memory of the verdict rows taking `bytes` of them without growing.
+    pub(super) fn with_capacity(bytes: usize) -> Self {
+        StoredDerived {
+            verdicts: VerdictPage::with_capacity(bytes),
+            ..StoredDerived::default()
+        }
+    }
+
+    /// The bytes of the verdict rows read.
+    pub(super) fn verdict_bytes(&self) -> usize {
+        self.verdicts.copy_len()
+    }
+
     /// The rows stored for the entries `start..end`, read into the memory of `self` (what an
     /// earlier range held).
     pub(super) fn load_again(

@@ -123,16 +123,33 @@ struct Page {
 }
 
 impl Page {
-    /// The page of entries from `first`, read into the memory of `spare` (a page already
-    /// checked) if there is one.
+    /// An empty page whose memory takes `bytes` (of entries, of verdict rows) without growing:
+    /// a page is tens of megabytes, and memory grown by doubling is zeroed by the kernel
+    /// about twice over.
+    fn with_capacity((entries, verdicts): (usize, usize)) -> Page {
+        Page {
+            first: 0,
+            rows: EntryPage::with_capacity(entries),
+            derived: StoredDerived::with_capacity(verdicts),
+            nodes: HashMap::new(),
+        }
+    }
+
+    /// The bytes the page was read from, of entries and of verdict rows.
+    fn copy_len(&self) -> (usize, usize) {
+        (self.rows.copy_len(), self.derived.verdict_bytes())
+    }
+
+    /// The page of entries from `first`, read into the memory of `into` (a page already
+    /// checked, or a new one).
     fn read(
         conn: &mut PgConnection,
         first: u64,
         size: usize,
         until: Option<u64>,
-        spare: Option<Page>,
+        into: Page,
     ) -> Result<Self, LedgerError> {
-        let (rows, derived) = spare.map_or_else(Default::default, |p| (p.rows, p.derived));
+        let Page { rows, derived, .. } = into;
         // Entries are consecutive: a page ending before `until` is a shorter page (past a gap,
         // which fails the walk first, it may hold an entry after `until`).
         let size = until.map_or(size as u64, |u| (size as u64).min(u.saturating_sub(first)));
@@ -169,12 +186,20 @@ fn pages<'c>(
     mut spare: impl FnMut() -> Option<Page> + 'c,
 ) -> impl Iterator<Item = Result<Page, LedgerError>> + 'c {
     let mut next = Some(from);
+    // The largest page read so far: a new page's memory is made to take it and an eighth more.
+    let mut largest = (0, 0);
     std::iter::from_fn(move || {
         let at = next.take()?;
-        match Page::read(conn, at, size.max(1), until, spare()) {
+        let into = spare().unwrap_or_else(|| {
+            let (entries, verdicts) = largest;
+            Page::with_capacity((entries + entries / 8, verdicts + verdicts / 8))
+        });
+        match Page::read(conn, at, size.max(1), until, into) {
             Ok(page) if page.rows.is_empty() => None,
             Ok(page) => {
                 next = Some(at + page.rows.len() as u64);
+                let (entries, verdicts) = page.copy_len();
+                largest = (largest.0.max(entries), largest.1.max(verdicts));
                 Some(Ok(page))
             }
             Err(e) => Some(Err(e)),
