@@ -92,11 +92,13 @@ fn insert_leaves(
 }
 
 /// The interior nodes whose last leaf is one of `leaves`: those the leaves complete when pushed
-/// in order (one index range per level, read as ranges).
+/// in order (one index range per level, read as ranges), into `found` (emptied first; its
+/// memory is reused, a page's nodes being thousands).
 pub fn fetch_completed_by(
     conn: &mut PgConnection,
     leaves: std::ops::Range<u64>,
-) -> Result<HashMap<(u32, u64), Hash>, LedgerError> {
+    found: &mut HashMap<(u32, u64), Hash>,
+) -> Result<(), LedgerError> {
     // One index range per level, OR-ed: the planner scans each range of the primary key (a
     // join against the list of ranges was planned as a scan of the whole table).
     let mut query = merkle_nodes::table
@@ -121,11 +123,12 @@ pub fn fetch_completed_by(
         }
     }
     let rows: Vec<(i16, i64, Vec<u8>)> = query.load(conn)?;
-    let mut found = HashMap::with_capacity(rows.len());
+    found.clear();
+    found.reserve(rows.len());
     for (level, idx, hash) in rows {
         found.insert((level as u32, idx as u64), hash32(&hash, "node hash")?);
     }
-    Ok(found)
+    Ok(())
 }
 
 /// Runs a tree computation in two passes: note the nodes it reads, fetch them, compute.

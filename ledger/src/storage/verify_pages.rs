@@ -149,7 +149,12 @@ impl Page {
         until: Option<u64>,
         into: Page,
     ) -> Result<Self, LedgerError> {
-        let Page { rows, derived, .. } = into;
+        let Page {
+            rows,
+            derived,
+            mut nodes,
+            ..
+        } = into;
         // Entries are consecutive: a page ending before `until` is a shorter page (past a gap,
         // which fails the walk first, it may hold an entry after `until`).
         let size = until.map_or(size as u64, |u| (size as u64).min(u.saturating_sub(first)));
@@ -159,13 +164,12 @@ impl Page {
             rows.read_again(conn, first, size)?
         };
         let end = first + rows.len() as u64;
-        let (derived, nodes) = if rows.is_empty() {
-            (StoredDerived::default(), HashMap::new())
+        let derived = if rows.is_empty() {
+            nodes.clear();
+            StoredDerived::default()
         } else {
-            (
-                derived.load_again(conn, first, end)?,
-                fetch_completed_by(conn, first..end)?,
-            )
+            fetch_completed_by(conn, first..end, &mut nodes)?;
+            derived.load_again(conn, first, end)?
         };
         Ok(Page {
             first,
