@@ -31,6 +31,13 @@ impl Budget {
         read_bytes_per_second: None,
     };
 
+    /// Whether it limits anything: a walk without a limit runs at the caller's priority.
+    pub fn limits(&self) -> bool {
+        self.cores.is_some()
+            || self.cores_under_load.is_some()
+            || self.read_bytes_per_second.is_some()
+    }
+
     /// `cores` (none: no limit), a quarter core under load (no more than `cores`), reads
     /// unbounded.
     pub fn cores(cores: Option<f64>) -> Budget {

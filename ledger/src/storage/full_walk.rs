@@ -19,7 +19,7 @@ use super::issued::{self, IssuedCheckpoint, PendingCheckpoints};
 use super::verify::{compare_tables, registry_history, rounds_sharing_an_id, VerifyReport};
 use super::verify_archived::walk_archived;
 use super::verify_failure::VerifyFailure;
-use super::verify_pages::{self, Context, Paging, Reading, Start};
+use super::verify_pages::{self, Context, PagePool, Paging, Reading, Start};
 use super::{registry_log, rollbacks};
 use crate::error::LedgerError;
 use crate::throttle::{Budget, Throttle};
@@ -114,7 +114,9 @@ impl FullWalk<'_> {
         ))
         .get_result(conn)?;
         let throttle = Throttle::start(self.budget, Some(backend));
-        if throttle.counts_the_database() && !throttle.lower_priority() {
+        // In the background (a budget), the walk and the process serving it give way to the
+        // rest of the machine.
+        if self.budget.limits() && throttle.counts_the_database() && !throttle.lower_priority() {
             tracing::debug!("the database process serving the walk keeps its priority");
         }
         let mut walk = match self.kept_progress()? {
@@ -141,11 +143,14 @@ impl FullWalk<'_> {
             registry_events: HashSet::new(),
             plans: rules::PlanBook::builtin().map_err(LedgerError::from)?,
         };
+        // A segment's pages are read into again by the next.
+        let pages = PagePool::default();
         loop {
             if stop.load(Ordering::SeqCst) {
                 return Ok(WalkOutcome::Stopped(Box::new(walk)));
             }
-            let segment = self.segment(conn, &mut walk, &mut against, &throttle, &mut progress)?;
+            let reading = (&throttle, &pages);
+            let segment = self.segment(conn, &mut walk, &mut against, reading, &mut progress)?;
             let ended = match segment {
                 Segment::Failed(failure) => Some(self.failed(&walk, failure)),
                 Segment::Walked if walk.next == walk.target => None,
@@ -266,7 +271,7 @@ impl FullWalk<'_> {
         conn: &mut PgConnection,
         walk: &mut WalkProgress,
         against: &mut Against,
-        throttle: &Throttle,
+        reading: (&Throttle, &PagePool),
         progress: &mut impl FnMut(u64, u64),
     ) -> Result<Segment, LedgerError> {
         let span = (self.paging.page.max(1) * self.segment_pages.max(1)) as u64;
@@ -291,7 +296,7 @@ impl FullWalk<'_> {
                 until: Some(end),
             };
             let target = walk.target;
-            let walked = self.walk_segment(conn, start, against, pending, throttle, |next| {
+            let walked = self.walk_segment(conn, start, against, pending, reading, |next| {
                 progress(next, target)
             })?;
             let walked = match walked {
@@ -319,7 +324,7 @@ impl FullWalk<'_> {
         start: Start,
         against: &Against,
         pending: Vec<IssuedCheckpoint>,
-        throttle: &Throttle,
+        (throttle, pages): (&Throttle, &PagePool),
         progress: impl FnMut(u64),
     ) -> Result<Result<SegmentWalked, VerifyFailure>, LedgerError> {
         let context = Context {
@@ -338,6 +343,7 @@ impl FullWalk<'_> {
             paging: self.paging,
             threads: self.threads(),
             throttle: Some(throttle),
+            pool: Some(pages),
         };
         let walked = verify_pages::walk_entries(
             conn,

@@ -49,7 +49,33 @@ pub(super) struct Reading<'a> {
     pub paging: Paging,
     pub threads: usize,
     pub throttle: Option<&'a Throttle>,
+    /// Where the pages of one walk of the entries are kept for the next (a full walk's
+    /// segments), if anywhere.
+    pub pool: Option<&'a PagePool>,
 }
+
+/// Pages kept from one walk of the entries to the next: read into again, their memory is not
+/// fresh memory the kernel zeroes (tens of megabytes a page).
+#[derive(Default)]
+pub(super) struct PagePool(std::sync::Mutex<Vec<Page>>);
+
+impl PagePool {
+    fn take(&self) -> Vec<Page> {
+        self.0
+            .lock()
+            .map(|mut pages| std::mem::take(&mut *pages))
+            .unwrap_or_default()
+    }
+
+    fn keep(&self, pages: impl Iterator<Item = Page>) {
+        if let Ok(mut kept) = self.0.lock() {
+            kept.extend(pages);
+        }
+    }
+}
+
+/// Pages kept for reading into again, at most: more than a walk has in flight.
+const PAGES_KEPT: usize = 8;
 
 impl Reading<'_> {
     /// Pages of `paging`, every core checking, no budget.
@@ -58,6 +84,7 @@ impl Reading<'_> {
             paging,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             throttle: None,
+            pool: None,
         }
     }
 
@@ -548,12 +575,19 @@ pub(super) fn walk_entries(
     };
     // Two pages in the channel at most: memory stays bounded whatever the ledger's size.
     let (send, received) = sync_channel(1);
-    let (recycle, spares) = sync_channel(2);
+    let (recycle, spares) = sync_channel(PAGES_KEPT);
+    for page in reading.pool.map(PagePool::take).unwrap_or_default() {
+        let _ = recycle.try_send(page);
+    }
     let (paging, threads) = (reading.paging, reading.threads.max(1));
     let outcome = std::thread::scope(|scope| {
         let span = (start.index, start.until);
         let size = paging.page.max(1);
-        scope.spawn(move || read_pages(conn, span, size, reading, &send, &spares));
+        // The reader gives the spares back when it ends, to be kept for the next walk.
+        let reader = scope.spawn(move || {
+            read_pages(conn, span, size, reading, &send, &spares);
+            spares
+        });
         let work = |job: Job| match job {
             Job::Failed(e) => Err(e),
             Job::Check { page, rows, last } => reading
@@ -574,7 +608,7 @@ pub(super) fn walk_entries(
             }
             Ok(())
         };
-        dozor_log::ordered_pool::run_in_order(
+        let outcome = dozor_log::ordered_pool::run_in_order(
             threads,
             // Two pages' worth keeps every core busy across page boundaries.
             2 * paging.page.div_ceil(paging.chunk.max(1)),
@@ -582,7 +616,11 @@ pub(super) fn walk_entries(
             work,
             consume,
             || Stop::Panicked,
-        )
+        );
+        if let (Some(pool), Ok(spares)) = (reading.pool, reader.join()) {
+            pool.keep(spares.try_iter());
+        }
+        outcome
     });
     let failure = match outcome {
         Ok(()) => None,
