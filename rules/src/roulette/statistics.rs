@@ -4,7 +4,8 @@
 
 use super::call_bets::Chips;
 use super::layout::POCKETS;
-use super::{chips_of, payout_per_pocket, unit_and_total, RouletteRound, SpinOutcome};
+use super::pricing::{chips_of, payout_per_pocket, unit_and_total};
+use super::record::{RouletteRound, SpinOutcome};
 use crate::plan::table_games::RoulettePlan;
 use crate::statistics::RoundStatistics;
 

@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use super::pricing::payout_per_pocket;
 use super::*;
 use crate::record::Round;
 use crate::statistics::RoundStatistics;
