@@ -39,6 +39,27 @@ pub struct KindStatistics {
     pub third_moment_h3: f64,
 }
 
+impl KindStatistics {
+    /// A kind's theoretical figures from its payouts per equally likely outcome (what the
+    /// table did is added by [`RoundStatistics::with_actual`]).
+    fn over_equally_likely<T: Copy + Into<i128>>(
+        kind: &str,
+        stakes_h: i64,
+        payouts: &[T],
+    ) -> KindStatistics {
+        let (expected_payout_mh, variance_h2, third_moment_h3) = equally_likely_moments(payouts);
+        KindStatistics {
+            kind: kind.to_owned(),
+            bets: 0,
+            stakes_h,
+            paid_h: 0,
+            expected_payout_mh,
+            variance_h2,
+            third_moment_h3,
+        }
+    }
+}
+
 /// The moments of a bet's payout per unit staked: a bet of stake s has variance s²·σ² and
 /// third central moment s³·μ₃.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -219,17 +240,7 @@ impl RoundStatistics {
             .zip(per_kind.chunks_exact(outcomes))
             .zip(&stakes)
             .map(|((kind, payouts), stakes_h)| {
-                let (expected_payout_mh, variance_h2, third_moment_h3) =
-                    equally_likely_moments(payouts);
-                KindStatistics {
-                    kind: (*kind).to_owned(),
-                    bets: 0,
-                    stakes_h: *stakes_h,
-                    paid_h: 0,
-                    expected_payout_mh,
-                    variance_h2,
-                    third_moment_h3,
-                }
+                KindStatistics::over_equally_likely(kind, *stakes_h, payouts)
             })
             .collect();
         let (expected_payout_mh, payout_variance_h2, payout_third_moment_h3) =
@@ -297,17 +308,8 @@ impl RoundStatistics {
             .iter()
             .map(|&k| {
                 let (kind, stakes_h) = kinds[k];
-                let (expected_payout_mh, variance_h2, third_moment_h3) =
-                    equally_likely_moments(&per_kind[k * outcomes..(k + 1) * outcomes]);
-                KindStatistics {
-                    kind: kind.to_owned(),
-                    bets: 0,
-                    stakes_h,
-                    paid_h: 0,
-                    expected_payout_mh,
-                    variance_h2,
-                    third_moment_h3,
-                }
+                let payouts = &per_kind[k * outcomes..(k + 1) * outcomes];
+                KindStatistics::over_equally_likely(kind, stakes_h, payouts)
             })
             .collect();
         let (expected_payout_mh, payout_variance_h2, payout_third_moment_h3) =
