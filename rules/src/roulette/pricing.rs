@@ -65,16 +65,24 @@ pub(super) fn unit_and_total(
     }
 }
 
+/// What `count` unit chips of `unit_h` on `position` pay when it wins, stake included (`None`
+/// past 64 bits).
+pub(super) fn position_win(
+    position: Position,
+    count: u8,
+    unit_h: i64,
+    plan: &RoulettePlan,
+) -> Option<i64> {
+    let multiple = i64::from(position.odds(&plan.odds)) + 1;
+    unit_h.checked_mul(i64::from(count))?.checked_mul(multiple)
+}
+
 /// What the chips pay when `number` wins, stake included.
 pub(super) fn payout(chips: &Chips, unit_h: i64, number: u8, plan: &RoulettePlan) -> Option<i64> {
     let mut total = 0i64;
     for (position, count) in chips.as_slice() {
         if position.covers(number) {
-            let multiple = i64::from(position.odds(&plan.odds)) + 1;
-            let win = unit_h
-                .checked_mul(i64::from(*count))?
-                .checked_mul(multiple)?;
-            total = total.checked_add(win)?;
+            total = total.checked_add(position_win(*position, *count, unit_h, plan)?)?;
         }
     }
     Some(total)
@@ -89,10 +97,7 @@ pub(super) fn payout_per_pocket(
 ) -> [Option<i64>; POCKETS as usize] {
     let mut totals = [Some(0i64); POCKETS as usize];
     for (position, count) in chips.as_slice() {
-        let multiple = i64::from(position.odds(&plan.odds)) + 1;
-        let win = unit_h
-            .checked_mul(i64::from(*count))
-            .and_then(|w| w.checked_mul(multiple));
+        let win = position_win(*position, *count, unit_h, plan);
         for number in position.covered() {
             if let Some(total) = totals.get_mut(usize::from(number)) {
                 *total = total.zip(win).and_then(|(t, w)| t.checked_add(w));

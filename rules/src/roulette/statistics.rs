@@ -4,7 +4,7 @@
 
 use super::call_bets::Chips;
 use super::layout::POCKETS;
-use super::pricing::{chips_of, payout_per_pocket, unit_and_total};
+use super::pricing::{chips_of, payout_per_pocket, position_win, unit_and_total};
 use super::record::{RouletteRound, SpinOutcome};
 use crate::plan::table_games::RoulettePlan;
 use crate::statistics::RoundStatistics;
@@ -84,8 +84,7 @@ impl<'r> PricedBets<'r> {
                 return None;
             }
             for (position, count) in chips.as_slice() {
-                let multiple = i64::from(position.odds(&rp.odds)) + 1;
-                let win = unit.checked_mul(i64::from(*count))?.checked_mul(multiple)?;
+                let win = position_win(*position, *count, *unit, rp)?;
                 for number in position.covered() {
                     let payout = payouts.get_mut(usize::from(number))?;
                     *payout = payout.checked_add(win)?;
