@@ -27,8 +27,9 @@ pub struct RoundStatistics {
 /// The figures of one bet kind in a round, and what the table actually paid on it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct KindStatistics {
-    /// The bet kind as RTP tables name it (`straight`, `main`, `ante_blind_play`, `trips`, …).
-    pub kind: String,
+    /// The bet kind as RTP tables name it (`straight`, `main`, `ante_blind_play`, `trips`, …):
+    /// short names, kept inline (every round of every check makes them again).
+    pub kind: compact_str::CompactString,
     /// Bets of the kind in the round.
     pub bets: i64,
     pub stakes_h: i64,
@@ -49,7 +50,7 @@ impl KindStatistics {
     ) -> KindStatistics {
         let (expected_payout_mh, variance_h2, third_moment_h3) = equally_likely_moments(payouts);
         KindStatistics {
-            kind: kind.to_owned(),
+            kind: kind.into(),
             bets: 0,
             stakes_h,
             paid_h: 0,
@@ -106,7 +107,7 @@ impl StatisticsSum {
             None => {
                 self.kinds.push((
                     KindStatistics {
-                        kind: kind.to_owned(),
+                        kind: kind.into(),
                         ..KindStatistics::default()
                     },
                     0,

@@ -73,8 +73,19 @@ impl Derived {
     /// What ingest stores beside a judged round (see [`dozor_log::judge`]) and what every later
     /// check recomputes: its verdict and statistics.
     pub fn of(judged: &dozor_log::judge::Judged<'_>) -> Result<Derived, JudgeError> {
+        Derived::expecting(judged, None)
+    }
+
+    /// [`Derived::of`], given the JSON its verdict is expected to serialize to (what a check
+    /// compares with): when the verdict serializes to exactly that, the JSON is taken as it
+    /// is, not made again in a string of its own (the same bytes, at a fraction of the cost).
+    pub fn expecting(
+        judged: &dozor_log::judge::Judged<'_>,
+        verdict_json: Option<&[u8]>,
+    ) -> Result<Derived, JudgeError> {
         let statistics = judged.statistics()?;
-        let mut derived = Derived::new(judged.round.played_at(), &judged.verdict, statistics)?;
+        let played_at = judged.round.played_at();
+        let mut derived = Derived::with_json(played_at, &judged.verdict, statistics, verdict_json)?;
         derived.round_id = judged.round.round_id().map(str::to_owned);
         Ok(derived)
     }
@@ -83,6 +94,15 @@ impl Derived {
         played_at: DateTime<Utc>,
         verdict: &rules::Verdict<'_>,
         statistics: rules::RoundStatistics,
+    ) -> Result<Derived, LedgerError> {
+        Derived::with_json(played_at, verdict, statistics, None)
+    }
+
+    fn with_json(
+        played_at: DateTime<Utc>,
+        verdict: &rules::Verdict<'_>,
+        statistics: rules::RoundStatistics,
+        expected_json: Option<&[u8]>,
     ) -> Result<Derived, LedgerError> {
         // What the table paid per kind comes from the verdict.
         let statistics = statistics.with_actual(verdict);
@@ -97,14 +117,26 @@ impl Derived {
             expected_paid_h: verdict.expected_paid_h,
             paid_h: verdict.paid_h,
             findings: verdict.findings.clone(),
-            verdict: serde_json::to_string(verdict).map_err(|source| LedgerError::VerdictJson {
-                index: None,
-                source,
-            })?,
+            verdict: verdict_json(verdict, expected_json)?,
             statistics,
             round_id: None,
             report_figures: ReportFigures::of(verdict),
         })
+    }
+}
+
+/// The verdict's JSON: `expected` if the verdict serializes to exactly those bytes.
+fn verdict_json(
+    verdict: &rules::Verdict<'_>,
+    expected: Option<&[u8]>,
+) -> Result<String, LedgerError> {
+    let same = expected.filter(|json| dozor_log::json_compare::serializes_to(verdict, json));
+    match same.map(std::str::from_utf8) {
+        Some(Ok(json)) => Ok(json.to_owned()),
+        _ => serde_json::to_string(verdict).map_err(|source| LedgerError::VerdictJson {
+            index: None,
+            source,
+        }),
     }
 }
 
@@ -195,5 +227,27 @@ impl Submission {
         let record = serde_json::from_str::<serde_json::Value>(&self.canonical_record)
             .unwrap_or_else(|_| json!(self.canonical_record));
         json!({ "record": record, "key_id": self.key_id, "signature": self.signature })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_verdict_json_expected_is_taken_only_when_it_is_the_verdicts_exactly() {
+        let mut verdict = rules::Verdict::new("p", rules::GameCode::Roulette, "R01", 7);
+        verdict.stakes_h = 10_000;
+        let made = serde_json::to_string(&verdict).unwrap();
+        assert!(made.contains(r#""stakes_h":10000"#));
+        assert_eq!(verdict_json(&verdict, None).unwrap(), made);
+        assert_eq!(verdict_json(&verdict, Some(made.as_bytes())).unwrap(), made);
+        // Another verdict's JSON, one byte more, or none at all: the verdict's own is made.
+        let other = made.replace("10000", "10001");
+        let longer = format!("{made} ");
+        for expected in [other.as_bytes(), longer.as_bytes(), b"", &[0xff]] {
+            assert_eq!(verdict_json(&verdict, Some(expected)).unwrap(), made);
+        }
     }
 }

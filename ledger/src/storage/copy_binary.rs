@@ -107,6 +107,7 @@ impl<'a> Elements<'a> {
     }
 
     /// The elements as 8-byte integers (an `int8[]`, read as one of 8-byte elements).
+    #[inline]
     pub fn int8(&self) -> impl Iterator<Item = i64> + 'a {
         self.eight_bytes().map(i64::from_be_bytes)
     }
@@ -118,10 +119,44 @@ impl<'a> Elements<'a> {
     }
 
     /// The elements as text (a `text[]`); one that is not UTF-8 reads as U+FFFD.
+    #[inline]
     pub fn text(&self) -> impl Iterator<Item = &'a str> + 'a {
         self.iter()
             .map(|e| std::str::from_utf8(e).unwrap_or("\u{fffd}"))
     }
+}
+
+/// Why a binary `COPY` does not read: a value, formatted only when shown, so that reading a
+/// field is a few instructions (a page holds millions of fields).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(super) enum CopyError {
+    #[error("not a binary COPY")]
+    NotBinaryCopy,
+    #[error("cut short")]
+    CutShort,
+    #[error("a negative length")]
+    NegativeLength,
+    #[error("a row of {found} columns, not {expected}")]
+    Columns { found: i16, expected: i16 },
+    #[error("NULL in a column that is never")]
+    Null,
+    #[error("a field of {found} bytes, not {expected}")]
+    FieldSize { found: usize, expected: usize },
+    #[error("a boolean of {0}")]
+    Boolean(u8),
+    #[error("text that is not UTF-8")]
+    NotUtf8,
+    #[error("an array of {0} dimensions")]
+    Dimensions(i32),
+    #[error("an array with NULLs")]
+    ArrayWithNulls,
+    #[error("an array of other than {count} elements of {size} bytes")]
+    ArrayShape { count: usize, size: usize },
+    #[error("an array longer than its elements")]
+    ArrayLonger,
+    /// How the rows of a `COPY` lie: out of order, past its trailer, …
+    #[error("{0}")]
+    Layout(&'static str),
 }
 
 /// Reading a binary `COPY` in order.
@@ -145,63 +180,72 @@ impl<'a> Cursor<'a> {
     }
 
     /// Past the header of a binary `COPY`.
-    pub fn header(&mut self) -> Result<(), String> {
+    pub fn header(&mut self) -> Result<(), CopyError> {
         if self.take(SIGNATURE.len())? != SIGNATURE {
-            return Err("not a binary COPY".into());
+            return Err(CopyError::NotBinaryCopy);
         }
         let _flags = self.i32()?;
         let extension = self.i32()?;
-        self.take(usize::try_from(extension).map_err(|_| "a negative header extension")?)?;
+        self.take(usize::try_from(extension).map_err(|_| CopyError::NegativeLength)?)?;
         Ok(())
     }
 
     /// Past the start of the next row, of `columns` columns; `false` at the end of the copy.
-    pub fn row(&mut self, columns: i16) -> Result<bool, String> {
+    #[inline]
+    pub fn row(&mut self, columns: i16) -> Result<bool, CopyError> {
         match self.i16()? {
             -1 => Ok(false),
             n if n == columns => Ok(true),
-            n => Err(format!("a row of {n} columns, not {columns}")),
+            found => Err(CopyError::Columns {
+                found,
+                expected: columns,
+            }),
         }
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.at.checked_add(n).ok_or("a length past the end")?;
-        let taken = self.bytes.get(self.at..end).ok_or("cut short")?;
+    #[inline]
+    fn take(&mut self, n: usize) -> Result<&'a [u8], CopyError> {
+        let end = self.at.checked_add(n).ok_or(CopyError::CutShort)?;
+        let taken = self.bytes.get(self.at..end).ok_or(CopyError::CutShort)?;
         self.at = end;
         Ok(taken)
     }
 
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], String> {
-        self.take(N)?.try_into().map_err(|_| "cut short".to_owned())
+    #[inline]
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], CopyError> {
+        self.take(N)?.try_into().map_err(|_| CopyError::CutShort)
     }
 
-    fn i16(&mut self) -> Result<i16, String> {
+    #[inline]
+    fn i16(&mut self) -> Result<i16, CopyError> {
         Ok(i16::from_be_bytes(self.array()?))
     }
 
-    fn i32(&mut self) -> Result<i32, String> {
+    #[inline]
+    fn i32(&mut self) -> Result<i32, CopyError> {
         Ok(i32::from_be_bytes(self.array()?))
     }
 
     /// A field's span, or `None` for NULL.
-    pub fn nullable_span(&mut self) -> Result<Option<Range<usize>>, String> {
+    #[inline]
+    pub fn nullable_span(&mut self) -> Result<Option<Range<usize>>, CopyError> {
         let length = self.i32()?;
         if length == -1 {
             return Ok(None);
         }
-        let length = usize::try_from(length).map_err(|_| "a negative length")?;
+        let length = usize::try_from(length).map_err(|_| CopyError::NegativeLength)?;
         let start = self.at;
         self.take(length)?;
         Ok(Some(start..start + length))
     }
 
-    pub fn span(&mut self) -> Result<Range<usize>, String> {
-        self.nullable_span()?
-            .ok_or_else(|| "NULL in a column that is never".into())
+    #[inline]
+    pub fn span(&mut self) -> Result<Range<usize>, CopyError> {
+        self.nullable_span()?.ok_or(CopyError::Null)
     }
 
     /// Past `n` fields, reading only their lengths.
-    pub fn skip(&mut self, n: usize) -> Result<(), String> {
+    pub fn skip(&mut self, n: usize) -> Result<(), CopyError> {
         for _ in 0..n {
             self.nullable_span()?;
         }
@@ -209,67 +253,77 @@ impl<'a> Cursor<'a> {
     }
 
     /// A field's bytes.
-    pub fn field(&mut self) -> Result<&'a [u8], String> {
+    #[inline]
+    pub fn field(&mut self) -> Result<&'a [u8], CopyError> {
         let span = self.span()?;
-        self.bytes.get(span).ok_or_else(|| "cut short".into())
+        self.bytes.get(span).ok_or(CopyError::CutShort)
     }
 
     /// A text field.
-    pub fn text(&mut self) -> Result<&'a str, String> {
-        std::str::from_utf8(self.field()?).map_err(|_| "text that is not UTF-8".into())
+    pub fn text(&mut self) -> Result<&'a str, CopyError> {
+        std::str::from_utf8(self.field()?).map_err(|_| CopyError::NotUtf8)
     }
 
     /// A fixed-size field of `N` bytes, or `None` for NULL.
-    fn nullable_fixed<const N: usize>(&mut self) -> Result<Option<[u8; N]>, String> {
+    #[inline]
+    fn nullable_fixed<const N: usize>(&mut self) -> Result<Option<[u8; N]>, CopyError> {
         match self.nullable_span()? {
             None => Ok(None),
             Some(span) => {
-                let bytes = self.bytes.get(span).ok_or("cut short")?;
+                let bytes = self.bytes.get(span).ok_or(CopyError::CutShort)?;
                 Ok(Some(bytes.try_into().map_err(|_| {
-                    format!("a field of {} bytes, not {N}", bytes.len())
+                    CopyError::FieldSize {
+                        found: bytes.len(),
+                        expected: N,
+                    }
                 })?))
             }
         }
     }
 
-    fn fixed<const N: usize>(&mut self) -> Result<[u8; N], String> {
-        self.nullable_fixed()?
-            .ok_or_else(|| "NULL in a column that is never".into())
+    #[inline]
+    fn fixed<const N: usize>(&mut self) -> Result<[u8; N], CopyError> {
+        self.nullable_fixed()?.ok_or(CopyError::Null)
     }
 
-    pub fn nullable_int8(&mut self) -> Result<Option<i64>, String> {
+    #[inline]
+    pub fn nullable_int8(&mut self) -> Result<Option<i64>, CopyError> {
         Ok(self.nullable_fixed()?.map(i64::from_be_bytes))
     }
 
-    pub fn int8(&mut self) -> Result<i64, String> {
+    pub fn int8(&mut self) -> Result<i64, CopyError> {
         Ok(i64::from_be_bytes(self.fixed()?))
     }
 
-    pub fn nullable_int4(&mut self) -> Result<Option<i32>, String> {
+    #[inline]
+    pub fn nullable_int4(&mut self) -> Result<Option<i32>, CopyError> {
         Ok(self.nullable_fixed()?.map(i32::from_be_bytes))
     }
 
-    pub fn int4(&mut self) -> Result<i32, String> {
+    #[inline]
+    pub fn int4(&mut self) -> Result<i32, CopyError> {
         Ok(i32::from_be_bytes(self.fixed()?))
     }
 
     /// A `float8` field's bits (compared bit for bit, as the stored value must be the one
     /// computed).
-    pub fn float8_bits(&mut self) -> Result<u64, String> {
+    #[inline]
+    pub fn float8_bits(&mut self) -> Result<u64, CopyError> {
         Ok(u64::from_be_bytes(self.fixed()?))
     }
 
-    pub fn bool(&mut self) -> Result<bool, String> {
+    #[inline]
+    pub fn bool(&mut self) -> Result<bool, CopyError> {
         match self.fixed::<1>()? {
             [0] => Ok(false),
             [1] => Ok(true),
-            [b] => Err(format!("a boolean of {b}")),
+            [b] => Err(CopyError::Boolean(b)),
         }
     }
 
     /// An array field of one dimension (or none: empty) without NULLs, each element of
     /// `element_size` bytes if given.
-    pub fn elements(&mut self, element_size: Option<usize>) -> Result<Elements<'a>, String> {
+    pub fn elements(&mut self, element_size: Option<usize>) -> Result<Elements<'a>, CopyError> {
         let mut array = Cursor::new(self.field()?);
         let dimensions = array.i32()?;
         let has_nulls = array.i32()?;
@@ -279,27 +333,26 @@ impl<'a> Cursor<'a> {
             1 => {
                 let count = array.i32()?;
                 let _lower_bound = array.i32()?;
-                usize::try_from(count).map_err(|_| "an array of negative length")?
+                usize::try_from(count).map_err(|_| CopyError::NegativeLength)?
             }
-            n => return Err(format!("an array of {n} dimensions")),
+            n => return Err(CopyError::Dimensions(n)),
         };
         if has_nulls != 0 {
-            return Err("an array with NULLs".into());
+            return Err(CopyError::ArrayWithNulls);
         }
         let bytes = array.bytes.get(array.at..).unwrap_or_default();
         match element_size {
             // Elements of one size follow each other at a fixed stride: checked in one pass.
             Some(size) => {
-                let length = i32::try_from(size).map_err(|_| "an element size past i32")?;
+                let shape = CopyError::ArrayShape { count, size };
+                let length = i32::try_from(size).map_err(|_| shape)?;
                 let stride = size + 4;
                 let fits = bytes.len() == count.saturating_mul(stride)
                     && bytes
                         .chunks_exact(stride)
                         .all(|e| e.get(..4) == Some(&length.to_be_bytes()[..]));
                 if !fits {
-                    return Err(format!(
-                        "an array of other than {count} elements of {size} bytes"
-                    ));
+                    return Err(shape);
                 }
             }
             None => {
@@ -307,7 +360,7 @@ impl<'a> Cursor<'a> {
                     array.field()?;
                 }
                 if array.at != array.bytes.len() {
-                    return Err("an array longer than its elements".into());
+                    return Err(CopyError::ArrayLonger);
                 }
             }
         }
@@ -358,7 +411,7 @@ pub(super) mod tests {
         out
     }
 
-    fn elements_of(field: Vec<u8>, size: Option<usize>) -> Result<Vec<Vec<u8>>, String> {
+    fn elements_of(field: Vec<u8>, size: Option<usize>) -> Result<Vec<Vec<u8>>, CopyError> {
         let copy = copy_of(&[vec![Some(field)]]);
         let mut at = Cursor::new(&copy);
         at.header()?;
@@ -389,6 +442,7 @@ pub(super) mod tests {
         with_nulls[7] = 1;
         assert!(elements_of(with_nulls, Some(8))
             .unwrap_err()
+            .to_string()
             .contains("NULL"));
         let mut two = field.clone();
         two[3] = 2;
@@ -401,7 +455,7 @@ pub(super) mod tests {
         let copy = copy_of(&[vec![Some(vec![1]), None]]);
         let mut at = Cursor::new(&copy);
         at.header().unwrap();
-        assert!(at.row(3).unwrap_err().contains("2 columns"));
+        assert!(at.row(3).unwrap_err().to_string().contains("2 columns"));
         assert!(Cursor::new(b"PGCOPY\n\xff\r\n\x01").header().is_err());
         let mut at = Cursor::new(&copy[..copy.len() - 2]);
         at.header().unwrap();

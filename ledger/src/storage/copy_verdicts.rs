@@ -6,7 +6,7 @@ use diesel::pg::{CopyTarget, Pg};
 use diesel::query_builder::AstPass;
 use diesel::PgConnection;
 
-use super::copy_binary::{copy_out, unix_micros, Cursor, Elements};
+use super::copy_binary::{copy_out, unix_micros, CopyError, Cursor, Elements};
 use super::schema::adjudications;
 use crate::error::LedgerError;
 
@@ -75,7 +75,7 @@ pub struct StoredVerdict<'a> {
 
 impl<'a> StoredVerdict<'a> {
     /// The row at the cursor (after its column count and ledger index).
-    fn read(at: &mut Cursor<'a>) -> Result<Self, String> {
+    fn read(at: &mut Cursor<'a>) -> Result<Self, CopyError> {
         let int8_array = Some(8);
         Ok(StoredVerdict {
             table_id: at.text()?,
@@ -157,10 +157,10 @@ impl VerdictPage {
     /// Each row's ledger index and start, from where the server's messages start (no field
     /// but the index is read: the rest is read when the row is compared, and a row that does
     /// not read, or does not end where the next begins, is named then, for its entry).
-    fn index(&mut self) -> Result<(), String> {
+    fn index(&mut self) -> Result<(), CopyError> {
         self.rows.clear();
         if self.messages.first() != Some(&0) {
-            return Err("no header".into());
+            return Err(CopyError::Layout("no header"));
         }
         let mut at = Cursor::new(&self.bytes);
         at.header()?;
@@ -170,22 +170,22 @@ impl VerdictPage {
             let mut at = Cursor::at(&self.bytes, start);
             if !at.row(COLUMNS)? {
                 if at.position() != self.bytes.len() {
-                    return Err("bytes after the trailer".into());
+                    return Err(CopyError::Layout("bytes after the trailer"));
                 }
                 self.trailer = start;
                 return Ok(());
             }
             let index = at.int8()?;
             if self.rows.last().is_some_and(|&(last, _)| last >= index) {
-                return Err("rows out of ledger order".into());
+                return Err(CopyError::Layout("rows out of ledger order"));
             }
             self.rows.push((index, start));
         }
-        Err("cut short before the trailer".into())
+        Err(CopyError::Layout("cut short before the trailer"))
     }
 
     /// The verdict row of the entry at `index`, if one is stored, or why it does not read.
-    pub fn get(&self, index: i64) -> Option<Result<StoredVerdict<'_>, String>> {
+    pub fn get(&self, index: i64) -> Option<Result<StoredVerdict<'_>, CopyError>> {
         let n = self.rows.binary_search_by_key(&index, |&(i, _)| i).ok()?;
         let &(_, start) = self.rows.get(n)?;
         let end = self.rows.get(n + 1).map_or(self.trailer, |&(_, next)| next);
@@ -196,7 +196,9 @@ impl VerdictPage {
                 .and_then(|_| StoredVerdict::read(&mut at))
                 .and_then(|row| match at.position() == end {
                     true => Ok(row),
-                    false => Err("a row that does not end where the next begins".into()),
+                    false => Err(CopyError::Layout(
+                        "a row that does not end where the next begins",
+                    )),
                 }),
         )
     }
@@ -264,7 +266,7 @@ mod tests {
 
     /// The page PostgreSQL sends for `rows`: the header with the first row in one message,
     /// each other row in one, the trailer alone.
-    fn page_of_rows(rows: &[Vec<Option<Vec<u8>>>]) -> Result<VerdictPage, String> {
+    fn page_of_rows(rows: &[Vec<Option<Vec<u8>>>]) -> Result<VerdictPage, CopyError> {
         page_of(copy_of(rows), messages_of(rows))
     }
 
@@ -276,7 +278,7 @@ mod tests {
         messages
     }
 
-    fn page_of(bytes: Vec<u8>, messages: Vec<usize>) -> Result<VerdictPage, String> {
+    fn page_of(bytes: Vec<u8>, messages: Vec<usize>) -> Result<VerdictPage, CopyError> {
         let mut page = VerdictPage {
             bytes,
             messages,
@@ -327,6 +329,7 @@ mod tests {
     fn rows_out_of_order_or_cut_short_fail_the_page_and_a_row_that_does_not_read_its_entry() {
         assert!(page_of_rows(&[row(9, None), row(4, None)])
             .unwrap_err()
+            .to_string()
             .contains("order"));
         let whole = copy_of(&[row(4, None)]);
         let messages = messages_of(&[row(4, None)]);
@@ -335,6 +338,7 @@ mod tests {
         longer.push(0);
         assert!(page_of(longer, messages)
             .unwrap_err()
+            .to_string()
             .contains("after the trailer"));
         let mut short_array = row(5, None);
         short_array[22] = Some(array_of(20, &[vec![0; 4]]));
@@ -342,8 +346,18 @@ mod tests {
         null_text[1] = None;
         let page = page_of_rows(&[row(4, None), short_array, null_text]).unwrap();
         assert!(page.get(4).unwrap().is_ok());
-        assert!(page.get(5).unwrap().unwrap_err().contains("of 8 bytes"));
-        assert!(page.get(6).unwrap().unwrap_err().contains("NULL"));
+        assert!(page
+            .get(5)
+            .unwrap()
+            .unwrap_err()
+            .to_string()
+            .contains("of 8 bytes"));
+        assert!(page
+            .get(6)
+            .unwrap()
+            .unwrap_err()
+            .to_string()
+            .contains("NULL"));
         assert!(page_of_rows(&[]).unwrap().get(0).is_none());
     }
 
@@ -361,6 +375,7 @@ mod tests {
             .get(5)
             .unwrap()
             .unwrap_err()
+            .to_string()
             .contains("does not end where the next begins"));
         assert!(page.get(6).is_none());
         assert!(page.get(4).unwrap().is_ok());
@@ -371,6 +386,7 @@ mod tests {
         // Without the first message at the start, nothing is read.
         assert!(page_of(copy_of(&rows), vec![4])
             .unwrap_err()
+            .to_string()
             .contains("header"));
     }
 }

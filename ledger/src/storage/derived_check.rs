@@ -2,12 +2,11 @@
 //! every round from its signed record and compares, naming each stored value that differs, a
 //! verdict that is missing, and one stored for an entry that is not a round.
 
-use std::collections::HashMap;
 use std::fmt::Debug;
 
 use diesel::prelude::*;
 
-use super::append::rows::{finding_rows, verdict_row};
+use super::append::rows::{finding_rows, verdict_columns};
 use super::columns::index_within;
 use super::copy_verdicts::{StoredVerdict, VerdictPage};
 use super::models::{FindingRow, NewAdjudication, RoundIdRow};
@@ -24,10 +23,13 @@ enum Expected {
     Round(Box<Derived>),
 }
 
+/// What re-adjudicating `entry` gives; `stored_json` is the verdict JSON stored for it, if any
+/// (taken as the verdict's when it serializes to exactly that).
 fn derive(
     entry: &CheckedEntry<'_>,
     history: &RegistryHistory,
     plans: &rules::PlanBook,
+    stored_json: Option<&[u8]>,
 ) -> Result<Expected, String> {
     let Subject::Record(header) = &entry.subject else {
         return Ok(Expected::NotARound);
@@ -56,7 +58,7 @@ fn derive(
         entry.index,
         |p| plans.get(p),
         history,
-        |j| Derived::of(&j),
+        |j| Derived::expecting(&j, stored_json),
     )
     .map_err(|e| e.to_string())?
     .map(|d| Expected::Round(Box::new(d)))
@@ -155,18 +157,18 @@ fn finding_difference(row: &FindingRow, e: &FindingRow) -> Option<String> {
 
 /// The first difference between a round's stored bet-kind figures and the re-derived ones
 /// (both in kind order), naming the kind; figures are formatted only when they differ.
-fn kinds_difference(row: &StoredVerdict<'_>, e: &NewAdjudication<'_>) -> Option<String> {
-    let names_differ = row.kind_names.len() != e.kind_names.len()
+fn kinds_difference(row: &StoredVerdict<'_>, kinds: &[rules::KindStatistics]) -> Option<String> {
+    let names_differ = row.kind_names.len() != kinds.len()
         || row
             .kind_names
             .text()
-            .zip(&e.kind_names)
-            .any(|(a, b)| a != *b);
+            .zip(kinds)
+            .any(|(a, b)| a != b.kind.as_str());
     if names_differ {
         return Some(format!(
             "kinds are {:?}, re-adjudication gives {:?}",
             row.kind_names.text().collect::<Vec<_>>(),
-            e.kind_names
+            kinds.iter().map(|k| k.kind.as_str()).collect::<Vec<_>>()
         ));
     }
     // SQL keeps an element per kind in every array (a CHECK); a database without it is named.
@@ -184,48 +186,34 @@ fn kinds_difference(row: &StoredVerdict<'_>, e: &NewAdjudication<'_>) -> Option<
             row.kind_names.len()
         ));
     }
-    let int = |v: &[i64], i: usize| v.get(i).copied().unwrap_or_default();
-    let bits = |v: &[f64], i: usize| v.get(i).map_or(0, |x| x.to_bits());
     let mut bets = row.kind_bets.int8();
     let mut stakes_h = row.kind_stakes_h.int8();
     let mut paid_h = row.kind_paid_h.int8();
     let mut expected_payout_mh = row.kind_expected_payout_mh.int8();
     let mut variance_h2 = row.kind_variance_h2.float8_bits();
     let mut third_moment_h3 = row.kind_third_moment_h3.float8_bits();
-    e.kind_names.iter().enumerate().find_map(|(i, kind)| {
+    kinds.iter().find_map(|e| {
         first_difference([
-            field(
-                "bets",
-                bets.next().unwrap_or_default(),
-                int(&e.kind_bets, i),
-            ),
-            field(
-                "stakes_h",
-                stakes_h.next().unwrap_or_default(),
-                int(&e.kind_stakes_h, i),
-            ),
-            field(
-                "paid_h",
-                paid_h.next().unwrap_or_default(),
-                int(&e.kind_paid_h, i),
-            ),
+            field("bets", bets.next().unwrap_or_default(), e.bets),
+            field("stakes_h", stakes_h.next().unwrap_or_default(), e.stakes_h),
+            field("paid_h", paid_h.next().unwrap_or_default(), e.paid_h),
             field(
                 "expected_payout_mh",
                 expected_payout_mh.next().unwrap_or_default(),
-                int(&e.kind_expected_payout_mh, i),
+                e.expected_payout_mh,
             ),
             field(
                 "variance_h2",
                 variance_h2.next().unwrap_or_default(),
-                bits(&e.kind_variance_h2, i),
+                e.variance_h2.to_bits(),
             ),
             field(
                 "third_moment_h3",
                 third_moment_h3.next().unwrap_or_default(),
-                bits(&e.kind_third_moment_h3, i),
+                e.third_moment_h3.to_bits(),
             ),
         ])
-        .map(|d| format!("{kind}: {d}"))
+        .map(|d| format!("{}: {d}", e.kind))
     })
 }
 
@@ -233,8 +221,9 @@ fn kinds_difference(row: &StoredVerdict<'_>, e: &NewAdjudication<'_>) -> Option<
 #[derive(Default)]
 pub(super) struct StoredDerived {
     verdicts: VerdictPage,
-    findings: HashMap<i64, Vec<FindingRow>>,
-    round_ids: HashMap<i64, RoundIdRow>,
+    // Keyed by ledger index: a fast hash, seeded per process.
+    findings: foldhash::HashMap<i64, Vec<FindingRow>>,
+    round_ids: foldhash::HashMap<i64, RoundIdRow>,
 }
 
 impl StoredDerived {
@@ -342,7 +331,12 @@ pub(super) fn check_entry(
 ) -> Result<EntryCheck, LedgerError> {
     let at = index as i64;
     let differs = |reason: String| Ok(EntryCheck::differs(reason));
-    let (derived, row) = match (derive(entry, history, plans), stored.verdicts.get(at)) {
+    let stored_row = stored.verdicts.get(at);
+    let stored_json = match &stored_row {
+        Some(Ok(row)) => Some(row.verdict),
+        _ => None,
+    };
+    let (derived, row) = match (derive(entry, history, plans, stored_json), stored_row) {
         (Err(reason), _) => return differs(format!("the record cannot be re-checked: {reason}")),
         (Ok(Expected::NotARound), None) => {
             if stored.round_ids.contains_key(&at) {
@@ -402,7 +396,7 @@ fn stored_difference(
     row: &StoredVerdict<'_>,
     stored: &StoredDerived,
 ) -> Result<Option<String>, LedgerError> {
-    let expected_verdict = verdict_row(at, derived);
+    let expected_verdict = verdict_columns(at, derived);
     if let Some(difference) = verdict_difference(row, &expected_verdict) {
         return Ok(Some(format!(
             "the stored verdict differs from re-adjudication: {difference}"
@@ -425,7 +419,9 @@ fn stored_difference(
             )));
         }
     }
-    Ok(kinds_difference(row, &expected_verdict).map(|difference| {
-        format!("the stored bet-kind figures differ from re-adjudication: {difference}")
-    }))
+    Ok(
+        kinds_difference(row, &derived.statistics.by_kind).map(|difference| {
+            format!("the stored bet-kind figures differ from re-adjudication: {difference}")
+        }),
+    )
 }

@@ -97,7 +97,7 @@ fn insert_leaves(
 pub fn fetch_completed_by(
     conn: &mut PgConnection,
     leaves: std::ops::Range<u64>,
-    found: &mut HashMap<(u32, u64), Hash>,
+    found: &mut foldhash::HashMap<(u32, u64), Hash>,
 ) -> Result<(), LedgerError> {
     // One index range per level, OR-ed: the planner scans each range of the primary key (a
     // join against the list of ranges was planned as a scan of the whole table).

@@ -146,7 +146,7 @@ struct Page {
     rows: EntryPage,
     derived: StoredDerived,
     /// The tree's interior nodes that the page's leaves complete.
-    nodes: HashMap<(u32, u64), Hash>,
+    nodes: foldhash::HashMap<(u32, u64), Hash>,
 }
 
 impl Page {
@@ -158,7 +158,7 @@ impl Page {
             first: 0,
             rows: EntryPage::with_capacity(entries),
             derived: StoredDerived::with_capacity(verdicts),
-            nodes: HashMap::new(),
+            nodes: foldhash::HashMap::default(),
         }
     }
 

@@ -111,7 +111,7 @@ mod tests {
     fn bits(s: &RoundStatistics) -> Vec<(String, [u64; 5])> {
         let kind = |k: &KindStatistics| {
             (
-                k.kind.clone(),
+                k.kind.to_string(),
                 [
                     k.stakes_h as u64,
                     k.expected_payout_mh as u64,

@@ -40,6 +40,21 @@ pub(crate) fn verdict_row(index: i64, d: &Derived) -> NewAdjudication<'_> {
     // In the rules' order, by name: the order the arrays keep and `verify` expects.
     let kinds = &d.statistics.by_kind;
     NewAdjudication {
+        kind_names: kinds.iter().map(|k| k.kind.as_str()).collect(),
+        kind_bets: kinds.iter().map(|k| k.bets).collect(),
+        kind_stakes_h: kinds.iter().map(|k| k.stakes_h).collect(),
+        kind_paid_h: kinds.iter().map(|k| k.paid_h).collect(),
+        kind_expected_payout_mh: kinds.iter().map(|k| k.expected_payout_mh).collect(),
+        kind_variance_h2: kinds.iter().map(|k| k.variance_h2).collect(),
+        kind_third_moment_h3: kinds.iter().map(|k| k.third_moment_h3).collect(),
+        ..verdict_columns(index, d)
+    }
+}
+
+/// [`verdict_row`] without its arrays per bet kind (left empty): what a check compares column
+/// by column, the kinds compared with the figures they are made from.
+pub(crate) fn verdict_columns(index: i64, d: &Derived) -> NewAdjudication<'_> {
+    NewAdjudication {
         ledger_index: index,
         table_id: &d.table_id,
         game: &d.game,
@@ -60,13 +75,13 @@ pub(crate) fn verdict_row(index: i64, d: &Derived) -> NewAdjudication<'_> {
         tournament_overlay_h: d.report_figures.tournament_overlay_h,
         time_collection: d.report_figures.time_collection,
         wheel_result: d.report_figures.wheel_result,
-        kind_names: kinds.iter().map(|k| k.kind.as_str()).collect(),
-        kind_bets: kinds.iter().map(|k| k.bets).collect(),
-        kind_stakes_h: kinds.iter().map(|k| k.stakes_h).collect(),
-        kind_paid_h: kinds.iter().map(|k| k.paid_h).collect(),
-        kind_expected_payout_mh: kinds.iter().map(|k| k.expected_payout_mh).collect(),
-        kind_variance_h2: kinds.iter().map(|k| k.variance_h2).collect(),
-        kind_third_moment_h3: kinds.iter().map(|k| k.third_moment_h3).collect(),
+        kind_names: Vec::new(),
+        kind_bets: Vec::new(),
+        kind_stakes_h: Vec::new(),
+        kind_paid_h: Vec::new(),
+        kind_expected_payout_mh: Vec::new(),
+        kind_variance_h2: Vec::new(),
+        kind_third_moment_h3: Vec::new(),
     }
 }
 
