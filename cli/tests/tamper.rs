@@ -543,6 +543,13 @@ fn verify_names_a_round_id_row_changed_past_the_triggers_and_counts_shared_ids()
             0,
             "a round id is stored for an entry that is not a round",
         ),
+        // A second id claimed for round B, its own row kept.
+        (
+            "INSERT INTO round_ids VALUES ('R01', 'C', 2)",
+            "DELETE FROM round_ids WHERE round_id = 'C'",
+            2,
+            "2 round ids are stored for the round, which has one at most",
+        ),
     ] {
         past_the_triggers(&url).batch_execute(tamper).unwrap();
         assert_verify_names(&url, index, expected, tamper);

@@ -8,8 +8,9 @@ use diesel::prelude::*;
 
 use super::append::rows::{finding_rows, verdict_columns};
 use super::columns::index_within;
+use super::copy_round_ids::{RoundIdPage, StoredRoundId};
 use super::copy_verdicts::{StoredVerdict, VerdictPage};
-use super::models::{FindingRow, NewAdjudication, RoundIdRow};
+use super::models::{FindingRow, NewAdjudication};
 use super::schema::{findings, round_ids};
 use crate::error::LedgerError;
 use crate::ingest::submission::Derived;
@@ -223,7 +224,7 @@ pub(super) struct StoredDerived {
     verdicts: VerdictPage,
     // Keyed by ledger index: a fast hash, seeded per process.
     findings: foldhash::HashMap<i64, Vec<FindingRow>>,
-    round_ids: foldhash::HashMap<i64, RoundIdRow>,
+    round_ids: RoundIdPage,
 }
 
 impl StoredDerived {
@@ -259,15 +260,7 @@ impl StoredDerived {
         {
             self.findings.entry(row.ledger_index).or_default().push(row);
         }
-        self.round_ids.clear();
-        self.round_ids.extend(
-            round_ids::table
-                .filter(index_within(round_ids::ledger_index, start, end))
-                .select(RoundIdRow::as_select())
-                .load::<RoundIdRow>(conn)?
-                .into_iter()
-                .map(|row| (row.ledger_index, row)),
-        );
+        self.round_ids = std::mem::take(&mut self.round_ids).read_again(conn, start, end)?;
         Ok(self)
     }
 }
@@ -339,7 +332,7 @@ pub(super) fn check_entry(
     let (derived, row) = match (derive(entry, history, plans, stored_json), stored_row) {
         (Err(reason), _) => return differs(format!("the record cannot be re-checked: {reason}")),
         (Ok(Expected::NotARound), None) => {
-            if stored.round_ids.contains_key(&at) {
+            if stored.round_ids.get(at) != StoredRoundId::Missing {
                 return differs("a round id is stored for an entry that is not a round".into());
             }
             return Ok(EntryCheck::default());
@@ -359,10 +352,15 @@ pub(super) fn check_entry(
     // The round's id, as its signed record gives it: the row that keeps it unique per table,
     // or none (a round under an id already used is never appended; one appended before the
     // ids were kept lacks its row and is named here).
-    let stored_pair = stored
-        .round_ids
-        .get(&at)
-        .map(|r| (r.table_id.as_str(), r.round_id.as_str()));
+    let stored_pair = match stored.round_ids.get(at) {
+        StoredRoundId::Missing => None,
+        StoredRoundId::One(table, id) => Some((table, id)),
+        StoredRoundId::Several(n) => {
+            return differs(format!(
+                "{n} round ids are stored for the round, which has one at most"
+            ))
+        }
+    };
     let expected_id = derived.round_id.as_deref().map(|id| (row.table_id, id));
     let mut check = EntryCheck::default();
     if let Some(problem) = round_id_problem(stored_pair, expected_id) {

@@ -23,6 +23,7 @@ mod columns;
 pub mod connection;
 mod copy_binary;
 pub mod copy_pages;
+mod copy_round_ids;
 mod copy_verdicts;
 pub mod cosignatures;
 pub mod database;
